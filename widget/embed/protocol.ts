@@ -1,0 +1,97 @@
+// The one message protocol between the checkout frame and the merchant page. Both sides
+// import it; the loader bundles it, so it stays small and dependency-free.
+// A breaking change bumps PROTOCOL_VERSION: old loaders then ignore new frames instead of
+// misreading them.
+
+export const PROTOCOL_VERSION = 1;
+
+/** Transaction status letters of the API: New, Cancelled, Done (paid), Expired. */
+export type TransactionStatus = 'N' | 'C' | 'D' | 'E';
+
+/** The outcome the frame reports. Never carries payment data. */
+export interface CheckoutResult {
+  transaction_id: string;
+  status: TransactionStatus;
+  order_id: string | null;
+  /** Where the frame wants the top window to go (return_url / cancel_url), if anywhere. */
+  redirect: string | null;
+}
+
+interface Versioned {
+  version: typeof PROTOCOL_VERSION;
+}
+export interface ReadyMessage extends Versioned {
+  type: 'checkout:ready';
+}
+export interface ResizeMessage extends Versioned {
+  type: 'checkout:resize';
+  /** Whole CSS pixels. */
+  height: number;
+}
+export interface CompletedMessage extends Versioned, CheckoutResult {
+  type: 'checkout:completed';
+}
+export interface CancelledMessage extends Versioned, CheckoutResult {
+  type: 'checkout:cancelled';
+}
+export interface ErrorMessage extends Versioned {
+  type: 'checkout:error';
+  code: string;
+  message: string;
+}
+
+export type CheckoutMessage =
+  | ReadyMessage
+  | ResizeMessage
+  | CompletedMessage
+  | CancelledMessage
+  | ErrorMessage;
+
+const isStr = (v: unknown): v is string => typeof v == 'string';
+
+/**
+ * Returns a fresh message holding only the known fields, or null. Rebuilding (rather than
+ * passing `data` through) keeps anything unexpected the frame might send out of merchant code.
+ */
+export function parseMessage(data: unknown): CheckoutMessage | null {
+  if (typeof data != 'object' || !data) return null;
+  const d = data as Record<string, unknown>;
+  const type = d.type;
+  const version = PROTOCOL_VERSION;
+  if (d.version !== version) return null;
+  if (type === 'checkout:ready') return { type, version };
+  if (type === 'checkout:resize') {
+    const h = d.height;
+    // An upper bound stops a misbehaving frame from growing the merchant page without limit.
+    return typeof h == 'number' && h >= 0 && h <= 1e5 ? { type, version, height: Math.ceil(h) } : null;
+  }
+  if (type === 'checkout:completed' || type === 'checkout:cancelled') {
+    const { transaction_id, status, order_id, redirect = null } = d;
+    return isStr(transaction_id) &&
+      isStr(status) &&
+      /^[NCDE]$/.test(status) &&
+      (order_id === null || isStr(order_id)) &&
+      (redirect === null || isStr(redirect))
+      ? { type, version, transaction_id, status: status as TransactionStatus, order_id, redirect }
+      : null;
+  }
+  if (type === 'checkout:error') {
+    const { code, message } = d;
+    return isStr(code) && isStr(message) ? { type, version, code, message } : null;
+  }
+  return null;
+}
+
+/**
+ * The only way a page should read a frame's message: it must come from the checkout origin
+ * AND from that very frame's window (another frame of the same origin, e.g. a second
+ * widget on the page, must not drive this one).
+ */
+export function acceptMessage(
+  event: { origin: string; source: unknown; data: unknown },
+  expected: { origin: string; source: unknown },
+): CheckoutMessage | null {
+  return event.origin === expected.origin && event.source != null && event.source === expected.source
+    ? parseMessage(event.data)
+    : null;
+}
