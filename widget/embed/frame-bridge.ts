@@ -1,0 +1,49 @@
+// The frame side of the protocol, started by the payment screen when `view.embed` is set.
+// `parentOrigin` comes from the server, which only puts an origin there that it also lists
+// in frame-ancestors; every post names it exactly, so a page at any other origin that
+// manages to frame us never receives a message.
+
+import { PROTOCOL_VERSION, type CheckoutMessage, type CheckoutResult } from './protocol';
+
+export interface FrameBridge {
+  ready(): void;
+  completed(result: CheckoutResult): void;
+  cancelled(result: CheckoutResult): void;
+  error(error: { code: string; message: string }): void;
+  stop(): void;
+}
+
+type Body<T extends CheckoutMessage['type']> = Omit<Extract<CheckoutMessage, { type: T }>, 'type' | 'version'>;
+
+export function startFrameBridge({ parentOrigin }: { parentOrigin: string }): FrameBridge {
+  const parent = window.parent;
+  const post = <T extends CheckoutMessage['type']>(type: T, body: Body<T>) => {
+    if (parent !== window) parent.postMessage({ ...body, type, version: PROTOCOL_VERSION }, parentOrigin);
+  };
+  // Copy field by field so nothing else the caller's object holds can reach the merchant.
+  const result = ({ transaction_id, status, order_id, redirect }: CheckoutResult): CheckoutResult => ({
+    transaction_id,
+    status,
+    order_id,
+    redirect,
+  });
+
+  const root = document.documentElement;
+  let lastHeight = -1;
+  const observer = new ResizeObserver(() => {
+    // Rounded up: a fractional height rounded down would clip the last pixel row.
+    const height = Math.ceil(root.getBoundingClientRect().height);
+    if (height == lastHeight) return;
+    lastHeight = height;
+    post('checkout:resize', { height });
+  });
+  observer.observe(root);
+
+  return {
+    ready: () => post('checkout:ready', {}),
+    completed: (r) => post('checkout:completed', result(r)),
+    cancelled: (r) => post('checkout:cancelled', result(r)),
+    error: ({ code, message }) => post('checkout:error', { code, message }),
+    stop: () => observer.disconnect(),
+  };
+}
