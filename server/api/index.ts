@@ -1,0 +1,37 @@
+import express, { Router } from 'express';
+import type { Deps } from '../deps';
+import { requireAppKeys } from '../http/auth';
+import { buildOpenApi } from '../http/openapi';
+import { ApiError, problemHandler } from '../http/problem';
+import { mountRoutes, type RouteDef } from '../http/route';
+import { catalogueRoutes } from './catalogue';
+import { referenceRoutes } from './reference';
+import { transactionRoutes } from './transactions';
+
+export const apiRoutes = (): RouteDef[] => [...transactionRoutes(), ...catalogueRoutes(), ...referenceRoutes()];
+
+/** Everything under /v1: auth on every route, JSON in, problem+json out. */
+export function apiRouter(deps: Deps): Router {
+  const routes = apiRoutes();
+  const openapi = JSON.stringify(buildOpenApi(routes, { version: '1.0.0' }));
+  const router = Router({ strict: true });
+
+  // Every API path ends with a slash; anything else is sent there, method and body kept.
+  router.use((req, res, next) => {
+    if (req.path.endsWith('/') || req.path === '/openapi.json') return next();
+    const q = req.originalUrl.indexOf('?');
+    res.redirect(308, `${req.baseUrl}${req.path}/${q >= 0 ? req.originalUrl.slice(q) : ''}`);
+  });
+  // The contract itself is public, like any API reference.
+  router.get('/openapi.json', (_req, res) => {
+    res.type('application/json').send(openapi);
+  });
+  router.use(requireAppKeys(deps));
+  router.use(express.json({ limit: deps.config.bodyLimit, strict: false }));
+  mountRoutes(router, routes, deps);
+  router.use((req) => {
+    throw new ApiError('not_found', `No route ${req.method} ${req.baseUrl}${req.path}`);
+  });
+  router.use(problemHandler);
+  return router;
+}

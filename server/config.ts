@@ -1,0 +1,59 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+// Read once at start, validated, and passed down: nothing else reads process.env.
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', ''])
+  .optional()
+  .transform((v) => v === 'true' || v === '1');
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  PUBLIC_URL: z.url().optional(),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  BODY_LIMIT: z.string().default('100kb'),
+  DEMO: z.enum(['auto', 'true', 'false']).default('auto'),
+  ALLOW_PRIVATE_NOTIFY_URLS: booleanFlag,
+  TRUST_PROXY: booleanFlag,
+});
+
+export type Config = {
+  port: number;
+  host: string;
+  /** Base URL used in absolute links (pagination, checkout URLs); defaults to localhost:PORT. */
+  publicUrl: string | null;
+  dataDir: string;
+  databaseUrl: string | null;
+  logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  bodyLimit: string;
+  demo: 'auto' | 'on' | 'off';
+  allowPrivateNotifyUrls: boolean;
+  trustProxy: boolean;
+};
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl: e.PUBLIC_URL?.replace(/\/+$/, '') ?? null,
+    dataDir: resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL ?? null,
+    logLevel: e.LOG_LEVEL,
+    bodyLimit: e.BODY_LIMIT,
+    demo: e.DEMO === 'auto' ? 'auto' : e.DEMO === 'true' ? 'on' : 'off',
+    allowPrivateNotifyUrls: e.ALLOW_PRIVATE_NOTIFY_URLS,
+    trustProxy: e.TRUST_PROXY,
+  };
+}

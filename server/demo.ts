@@ -1,0 +1,40 @@
+import type { Config } from './config';
+import type { Database } from './store/db';
+import { countEnvironments, createEnvironment, findDemoEnvironment, type NewKeys } from './store/environments';
+
+/**
+ * On the first start of an empty embedded database (or always with DEMO=true), create a
+ * demo environment so a new user can create a transaction straight away.
+ */
+export async function ensureDemoEnvironment(config: Config, database: Database, now: Date): Promise<NewKeys | null> {
+  const wanted = config.demo === 'on' || (config.demo === 'auto' && database.engine === 'sqlite');
+  if (!wanted) return null;
+  if (config.demo === 'auto' && (await countEnvironments(database.db)) > 0) return null;
+  if (await findDemoEnvironment(database.db)) return null;
+  return createEnvironment(database.db, { name: 'Demo shop', isDemo: true, now });
+}
+
+export function demoInstructions(keys: NewKeys, baseUrl: string): string {
+  const body = JSON.stringify({
+    currency: 'EUR',
+    order_id: 'demo-1',
+    gateway_selected: true,
+    return_url: `${baseUrl}/demo/?paid=1`,
+    cancel_url: `${baseUrl}/demo/?cancelled=1`,
+    products: [{ amount: 2, product: { name: 'Coffee beans 250 g', price: 8.5 } }],
+  });
+  return [
+    '',
+    'A demo environment was created. Its keys (shown only now, keep them):',
+    `  public key:     ${keys.public_key}`,
+    `  secret key:     ${keys.secret_key}`,
+    `  webhook secret: ${keys.webhook_secret}`,
+    '',
+    'Create a transaction, then open its payment_url in a browser:',
+    `  curl -s ${baseUrl}/v1/transaction/ \\`,
+    `    -H 'Authorization: AppKeys ${keys.public_key}:${keys.secret_key}' \\`,
+    `    -H 'Content-Type: application/json' \\`,
+    `    -d '${body}'`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,11 @@
+import type { Logger } from 'pino';
+import type { Config } from './config';
+import type { Database } from './store/db';
+
+/** What the app is built from; tests pass their own clock and database. */
+export interface Deps {
+  config: Config;
+  database: Database;
+  log: Logger;
+  now: () => Date;
+}

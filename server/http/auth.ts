@@ -1,0 +1,29 @@
+import type { RequestHandler } from 'express';
+import type { Deps } from '../deps';
+import { authenticate } from '../store/environments';
+import type { EnvironmentRow } from '../store/schema';
+import { ApiError } from './problem';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    environment?: EnvironmentRow;
+  }
+}
+
+const HEADER = /^AppKeys ([A-Za-z0-9_-]{1,128}):([A-Za-z0-9_-]{1,256})$/;
+
+/** `Authorization: AppKeys <public>:<secret>`; every failure gets the same 401 body. */
+export function requireAppKeys(deps: Deps): RequestHandler {
+  return async (req, _res, next) => {
+    const match = HEADER.exec(req.get('authorization') ?? '');
+    const env = match ? await authenticate(deps.database.db, match[1]!, match[2]!) : null;
+    if (!env) {
+      throw new ApiError(
+        'unauthorized',
+        'Send Authorization: AppKeys <public_key>:<secret_key> with a valid key pair',
+      );
+    }
+    req.environment = env;
+    next();
+  };
+}

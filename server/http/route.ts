@@ -1,0 +1,139 @@
+import { createHash } from 'node:crypto';
+import type { Request, Response, Router } from 'express';
+import type { z } from 'zod';
+import type { Deps } from '../deps';
+import { UUID_PATTERN } from '../domain/ids';
+import type { EnvironmentRow } from '../store/schema';
+import { claimKey, completeKey, releaseKey } from '../store/idempotency';
+import { ApiError, invalid } from './problem';
+
+// A route is declared once: the router mounts it and the OpenAPI document is generated
+// from the same declaration and the same zod schemas.
+
+type Method = 'get' | 'post' | 'patch' | 'delete';
+
+export interface RouteContext<B, Q> {
+  env: EnvironmentRow;
+  body: B;
+  query: Q;
+  params: Record<string, string>;
+  req: Request;
+  deps: Deps;
+  /** Absolute origin for links in responses. */
+  baseUrl: string;
+}
+
+export interface RouteDef<
+  B extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+> {
+  method: Method;
+  /** OpenAPI-style path under /v1, always with a trailing slash: `/product/{id}/`. */
+  path: string;
+  summary: string;
+  tag: string;
+  body?: B;
+  query?: Q;
+  /** Absent for 204 responses. */
+  response?: R;
+  status: 200 | 201 | 204;
+  handler(ctx: RouteContext<z.output<B>, z.output<Q>>): Promise<z.input<R> | void>;
+}
+
+export function route<B extends z.ZodType, Q extends z.ZodType, R extends z.ZodType>(
+  def: RouteDef<B, Q, R>,
+): RouteDef {
+  return def as unknown as RouteDef;
+}
+
+export function baseUrlOf(req: Request, deps: Deps): string {
+  return deps.config.publicUrl ?? `${req.protocol}://${req.get('host')}`;
+}
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** Stable text of a JSON value, keys sorted, so the same body always hashes the same. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function send(res: Response, status: number, body: string | undefined) {
+  if (status === 204) return void res.status(204).end();
+  res.status(status).type('application/json').send(body);
+}
+
+export function mountRoutes(router: Router, routes: RouteDef[], deps: Deps): void {
+  for (const def of routes) {
+    const expressPath = def.path.replace(/\{(\w+)\}/g, ':$1');
+    router[def.method](expressPath, async (req, res) => {
+      // Ids are UUIDs; anything else cannot name an object, so it is simply not found.
+      for (const value of Object.values(req.params as Record<string, string>)) {
+        if (!UUID_PATTERN.test(value)) throw new ApiError('not_found', 'No such object');
+      }
+      const env = req.environment!;
+      const query = def.query ? def.query.safeParse(req.query) : undefined;
+      if (query && !query.success) throw invalid(query.error, 'query');
+      let body: unknown;
+      if (def.body) {
+        if (!req.is('application/json')) {
+          throw new ApiError('unsupported_media_type', 'Send the body as application/json', [
+            { path: '(body)', message: 'Content-Type must be application/json' },
+          ]);
+        }
+        const parsed = def.body.safeParse(req.body);
+        if (!parsed.success) throw invalid(parsed.error);
+        body = parsed.data;
+      }
+      const run = async () => {
+        const result = await def.handler({
+          env,
+          body,
+          query: query?.data,
+          params: req.params as Record<string, string>,
+          req,
+          deps,
+          baseUrl: baseUrlOf(req, deps),
+        });
+        return result === undefined ? undefined : JSON.stringify(result);
+      };
+
+      const key = def.method === 'post' ? req.get('idempotency-key') : undefined;
+      if (key === undefined) return send(res, def.status, await run());
+      if (!IDEMPOTENCY_KEY.test(key)) {
+        throw new ApiError('invalid_request', 'Idempotency-Key must be 1–255 visible ASCII characters', [
+          { path: 'header.Idempotency-Key', message: 'must be 1–255 visible ASCII characters' },
+        ]);
+      }
+      const db = deps.database.db;
+      const ids = { environmentId: env.id, key };
+      const requestHash = createHash('sha256')
+        .update(`${def.method} ${req.path}\n${canonical(req.body ?? null)}`)
+        .digest('hex');
+      const claim = await claimKey(db, { ...ids, requestHash, now: deps.now() });
+      switch (claim.kind) {
+        case 'mismatch':
+          throw new ApiError('idempotency_mismatch', 'This Idempotency-Key was used with a different request');
+        case 'in_flight':
+          throw new ApiError('idempotency_in_flight', 'Retry once the first request has finished');
+        case 'replay':
+          res.set('Idempotent-Replayed', 'true');
+          return send(res, claim.status, claim.body);
+      }
+      let output: string | undefined;
+      try {
+        output = await run();
+      } catch (err) {
+        await releaseKey(db, ids);
+        throw err;
+      }
+      await completeKey(db, { ...ids, status: def.status, body: output ?? '' });
+      send(res, def.status, output);
+    });
+  }
+}

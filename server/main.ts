@@ -1,0 +1,23 @@
+import { loadConfig } from './config';
+import { demoInstructions, ensureDemoEnvironment } from './demo';
+import { createLogger } from './http/logging';
+import { startService } from './service';
+
+const config = loadConfig();
+const log = createLogger(config.logLevel);
+const service = await startService(config, log);
+const baseUrl = config.publicUrl ?? service.url;
+
+const demo = await ensureDemoEnvironment(config, service.deps.database, new Date());
+// Printed to stdout rather than logged: the keys are for the person at the terminal and
+// must never end up in a log store.
+if (demo) process.stdout.write(demoInstructions(demo, baseUrl));
+log.info({ url: baseUrl, engine: service.deps.database.engine }, 'listening');
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, async () => {
+    log.info({ signal }, 'shutting down');
+    await service.close();
+    process.exit(0);
+  });
+}

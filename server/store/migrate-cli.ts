@@ -1,0 +1,12 @@
+import { loadConfig } from '../config';
+import { openDatabase } from './db';
+import { migrate } from './migrations';
+
+const config = loadConfig();
+const database = openDatabase(config);
+try {
+  const applied = await migrate(database);
+  console.log(applied.length ? `applied: ${applied.join(', ')}` : 'already up to date');
+} finally {
+  await database.close();
+}

@@ -1,0 +1,178 @@
+
+// Row shapes of the SQL schema (see migrations.ts). Both engines store the same types:
+// text, 64-bit integers (money in minor units), 0/1 for booleans, ISO 8601 UTC text for
+// moments and JSON text for nested values, so rows read the same on either engine.
+
+export interface EnvironmentRow {
+  id: string;
+  name: string;
+  public_key: string;
+  secret_hash: string;
+  webhook_secret: string;
+  allowed_origins: string; // JSON array of origins allowed to embed the checkout
+  is_demo: number;
+  created_at: string;
+}
+
+interface Owned {
+  id: string;
+  environment_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProductRow extends Owned {
+  product_id: string | null;
+  name: string;
+  description: string | null;
+  price: number;
+  currency: string;
+  enabled: number;
+}
+
+export interface PlanRow extends Owned {
+  plan_id: string | null;
+  name: string;
+  description: string | null;
+  amount: number;
+  currency: string;
+  interval: string;
+  interval_count: number;
+  trial_days: number;
+  enabled: number;
+}
+
+export interface TaxRow extends Owned {
+  name: string;
+  rate_e4: number; // percentage × 10⁴: 21 % → 210000
+  enabled: number;
+}
+
+export interface ShippingRow extends Owned {
+  name: string;
+  price: number;
+  currency: string;
+  enabled: number;
+}
+
+export interface CouponRow extends Owned {
+  name: string;
+  code: string | null;
+  kind: string; // 'fixed' | 'percent'
+  value: number; // minor units when fixed, percentage × 10⁴ when percent
+  currency: string | null;
+  enabled: number;
+}
+
+export interface TransactionRow extends Owned {
+  token: string;
+  order_id: string | null;
+  currency: string;
+  note: string | null;
+  extra: string | null;
+  return_url: string | null;
+  cancel_url: string | null;
+  notify_url: string | null;
+  gateway_selected: number;
+  language: string | null;
+  expired_at: string;
+  authorize: number;
+  tax_ref: string | null;
+  tax_name: string | null;
+  tax_value: number;
+  shipping_ref: string | null;
+  shipping_name: string | null;
+  shipping_value: number;
+  coupon_ref: string | null;
+  coupon_name: string | null;
+  coupon_value: number;
+  items_price: number;
+  total_price: number;
+  source: string | null;
+  destination: string | null;
+  status: string;
+}
+
+export interface TransactionLineRow {
+  id: string;
+  transaction_id: string;
+  position: number;
+  product_ref: string | null;
+  product_id: string | null;
+  name: string;
+  description: string | null;
+  unit_price: number;
+  quantity: string;
+  line_total: number;
+}
+
+export interface IdempotencyRow {
+  environment_id: string;
+  key: string;
+  request_hash: string;
+  state: string; // 'running' | 'done'
+  status_code: number | null;
+  response_body: string | null;
+  created_at: string;
+}
+
+export interface SaleRow extends Owned {
+  transaction_id: string | null;
+  authorization_id: string | null;
+  gateway_id: string;
+  currency: string;
+  amount: number;
+  held: number;
+  captured: number;
+  refunded: number;
+  voided: number;
+  description: string | null;
+  card_brand: string | null;
+  card_last4: string | null;
+}
+
+export interface SaleOperationRow {
+  id: string;
+  sale_id: string;
+  kind: string; // 'authorize' | 'capture' | 'refund' | 'void' | 'charge'
+  amount: number;
+  gateway_reference: string | null;
+  created_at: string;
+}
+
+export interface AuthorizationRow extends Owned {
+  transaction_id: string | null;
+  gateway_id: string;
+  status: string; // 'active' | 'removed'
+  card_brand: string | null;
+  card_last4: string | null;
+  card_exp_month: number | null;
+  card_exp_year: number | null;
+  gateway_reference: string;
+}
+
+export interface PaymentAttemptRow {
+  id: string;
+  transaction_id: string;
+  gateway_id: string;
+  outcome: string; // 'approved' | 'declined' | 'insufficient_funds' | 'redirected' | 'rejected'
+  card_brand: string | null;
+  card_last4: string | null;
+  created_at: string;
+}
+
+export interface Tables {
+  environments: EnvironmentRow;
+  products: ProductRow;
+  plans: PlanRow;
+  taxes: TaxRow;
+  shipping: ShippingRow;
+  coupons: CouponRow;
+  transactions: TransactionRow;
+  transaction_lines: TransactionLineRow;
+  idempotency_keys: IdempotencyRow;
+  sales: SaleRow;
+  sale_operations: SaleOperationRow;
+  authorizations: AuthorizationRow;
+  payment_attempts: PaymentAttemptRow;
+}

@@ -1,0 +1,83 @@
+// The contract between the server (which builds it from a transaction) and the payment
+// screen (which renders it on the server and hydrates it in the browser). Plain data only:
+// it is serialised into the page as the initial state.
+
+export const LANGUAGES = ['en', 'es', 'fr', 'au'] as const;
+export type Language = (typeof LANGUAGES)[number];
+
+/** What the screen shows; `processing` is only ever a client-side state. */
+export type ScreenStatus = 'pending' | 'paid' | 'declined' | 'cancelled' | 'expired';
+
+/** Amounts are integer minor units of `CheckoutView.currency`. */
+export interface ProductLine {
+  name: string;
+  description: string | null;
+  /** Decimal string, e.g. "2" or "1.5". */
+  quantity: string;
+  unitPrice: number;
+  lineTotal: number;
+}
+
+export interface AdjustmentLine {
+  name: string;
+  value: number;
+}
+
+/** A field a gateway asks the customer for; the screen renders fields, not gateways. */
+export interface GatewayField {
+  name: string; // form field name, e.g. "card_number"
+  label: string; // locale key, e.g. "card.number"
+  autocomplete: string; // e.g. "cc-number"
+  inputMode: 'numeric' | 'text';
+  /** Named client+server validator: 'card-number' (Luhn, brand), 'card-expiry', 'card-cvc', 'required'. */
+  validate: 'card-number' | 'card-expiry' | 'card-cvc' | 'required';
+}
+
+export interface GatewayOption {
+  id: string;
+  name: string;
+  /** 'form': collect `fields` and pay in place; 'redirect': send the customer to the provider. */
+  flow: 'form' | 'redirect';
+  fields: GatewayField[];
+}
+
+export interface Receipt {
+  saleId: string;
+  amount: number;
+  brand: string | null;
+  last4: string | null;
+  paidAt: string; // ISO 8601
+}
+
+export interface CheckoutView {
+  token: string;
+  /**
+   * The transaction's id (UUID). Optional, added by the screen: embed mode reports it to
+   * the merchant's page in checkout:completed / checkout:cancelled.
+   */
+  transactionId?: string;
+  language: Language;
+  merchantName: string;
+  orderId: string | null;
+  currency: string; // ISO 4217
+  exponent: number; // minor-unit digits of the currency
+  lines: ProductLine[];
+  itemsPrice: number;
+  tax: AdjustmentLine | null;
+  shipping: AdjustmentLine | null;
+  coupon: AdjustmentLine | null;
+  totalPrice: number;
+  expiresAt: string; // ISO 8601
+  serverNow: string; // ISO 8601, to correct the client clock for the countdown
+  status: ScreenStatus;
+  gateways: GatewayOption[];
+  selectedGateway: string | null;
+  /** Declined message key and per-field error keys from the last POST, if any. */
+  error: { message: string; fields: Record<string, string> } | null;
+  receipt: Receipt | null;
+  csrf: string;
+  /** Embed mode (inside the widget's iframe): the exact merchant origin to post messages to. */
+  embed: { parentOrigin: string } | null;
+  hasReturnUrl: boolean;
+  hasCancelUrl: boolean;
+}
