@@ -16,7 +16,7 @@ export const frameSrc = (checkoutOrigin: string, token: string, parentOrigin: st
 export const isHttpUrl = (url: unknown): url is string => typeof url == 'string' && /^https?:\/\//i.test(url);
 
 export function createCheckout(checkoutOrigin: string): CheckoutApi {
-  const mount = (element: HTMLElement, options: MountOptions): CheckoutHandle => {
+  const embed = (element: HTMLElement, options: MountOptions, onEscape?: () => void): CheckoutHandle => {
     const win = window;
     const frame = document.createElement('iframe');
     let height = -1;
@@ -32,6 +32,7 @@ export function createCheckout(checkoutOrigin: string): CheckoutApi {
       const message = acceptMessage(event, { origin: checkoutOrigin, source: frame.contentWindow });
       if (!message) return;
       const type = message.type;
+      if (type == 'checkout:escape') return onEscape?.();
       if (type == 'checkout:resize') {
         // Writing an unchanged height would still cost a layout pass on the merchant page.
         if (message.height == height) return;
@@ -67,7 +68,7 @@ export function createCheckout(checkoutOrigin: string): CheckoutApi {
 
   return {
     version: 1,
-    mount,
+    mount: (element, options) => embed(element, options),
     open(options) {
       const doc = document;
       const root = doc.documentElement;
@@ -95,8 +96,18 @@ export function createCheckout(checkoutOrigin: string): CheckoutApi {
         color: '#222', font: '28px/1 sans-serif', cursor: 'pointer',
       });
 
-      const frame = mount(panel, options);
-      panel.prepend(button);
+      const frame = embed(panel, options, () => close());
+      const iframe = panel.firstChild as HTMLElement;
+      // A modal dialog alone lets Tab leave for the browser's own UI; these guards wrap it
+      // around inside the dialog instead.
+      const guard = (onfocus: () => void) => {
+        const span = doc.createElement('span');
+        span.tabIndex = 0;
+        span.onfocus = onfocus;
+        return span;
+      };
+      panel.prepend(guard(() => iframe.focus()), button);
+      panel.append(guard(() => button.focus()));
       dialog.append(panel);
       doc.body.append(dialog);
       dialog.showModal();

@@ -38,12 +38,21 @@ export function startFrameBridge({ parentOrigin }: { parentOrigin: string }): Fr
     post('checkout:resize', { height });
   });
   observer.observe(root);
+  // Bubble phase on document: a control that handles Escape itself (and calls
+  // preventDefault) keeps the overlay open.
+  const onKeydown = (event: KeyboardEvent) => {
+    if (event.key == 'Escape' && !event.defaultPrevented) post('checkout:escape', {});
+  };
+  document.addEventListener('keydown', onKeydown);
 
   return {
     ready: () => post('checkout:ready', {}),
     completed: (r) => post('checkout:completed', result(r)),
     cancelled: (r) => post('checkout:cancelled', result(r)),
     error: ({ code, message }) => post('checkout:error', { code, message }),
-    stop: () => observer.disconnect(),
+    stop() {
+      observer.disconnect();
+      document.removeEventListener('keydown', onKeydown);
+    },
   };
 }

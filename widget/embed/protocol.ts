@@ -40,12 +40,17 @@ export interface ErrorMessage extends Versioned {
   message: string;
 }
 
-export type CheckoutMessage =
-  | ReadyMessage
-  | ResizeMessage
-  | CompletedMessage
-  | CancelledMessage
-  | ErrorMessage;
+/**
+ * Internal (loader only, never shown to merchant code): the customer pressed Escape inside
+ * the frame, where the page's overlay cannot hear the key.
+ */
+export interface EscapeMessage extends Versioned {
+  type: 'checkout:escape';
+}
+
+/** What merchants see: callbacks and DOM events. */
+export type PublicMessage = ReadyMessage | ResizeMessage | CompletedMessage | CancelledMessage | ErrorMessage;
+export type CheckoutMessage = PublicMessage | EscapeMessage;
 
 const isStr = (v: unknown): v is string => typeof v == 'string';
 
@@ -59,7 +64,7 @@ export function parseMessage(data: unknown): CheckoutMessage | null {
   const type = d.type;
   const version = PROTOCOL_VERSION;
   if (d.version !== version) return null;
-  if (type === 'checkout:ready') return { type, version };
+  if (type === 'checkout:ready' || type === 'checkout:escape') return { type, version };
   if (type === 'checkout:resize') {
     const h = d.height;
     // An upper bound stops a misbehaving frame from growing the merchant page without limit.
