@@ -1,0 +1,28 @@
+import preact from '@preact/preset-vite';
+import { defineConfig } from 'vitest/config';
+
+// Two projects: `unit` (pure modules, fast) and `api` (the real server over real HTTP on
+// a random port, on SQLite and, when TEST_DATABASE_URL is set, on PostgreSQL).
+export default defineConfig({
+  plugins: [preact()],
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/unit/**/*.test.{ts,tsx}'], environment: 'node' },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'api',
+          include: ['test/api/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+          // Two cores: files in parallel beyond two only add contention.
+          maxWorkers: 2,
+        },
+      },
+    ],
+  },
+});
