@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { PROTOCOL_VERSION, acceptMessage, parseMessage } from '../../../widget/embed/protocol';
+
+// Stand-ins for window objects: acceptMessage compares identity only.
+const checkoutFrame = { name: 'our iframe contentWindow' };
+const otherFrame = { name: 'another frame of the same origin' };
+const CHECKOUT = 'https://checkout.example';
+const expected = { origin: CHECKOUT, source: checkoutFrame };
+
+const completed = {
+  type: 'checkout:completed',
+  version: PROTOCOL_VERSION,
+  transaction_id: 'tx_1',
+  status: 'D',
+  order_id: 'ord_1',
+  redirect: 'https://shop.example/thanks',
+};
+
+describe('acceptMessage', () => {
+  it('accepts a valid message from the checkout origin and our own frame', () => {
+    expect(acceptMessage({ origin: CHECKOUT, source: checkoutFrame, data: completed }, expected)).toEqual(completed);
+  });
+
+  it.each([
+    ['another origin', { origin: 'https://evil.example', source: checkoutFrame }],
+    ['a look-alike origin', { origin: 'https://checkout.example.evil.example', source: checkoutFrame }],
+    ['the origin with another port', { origin: 'https://checkout.example:444', source: checkoutFrame }],
+    ['another window of the checkout origin', { origin: CHECKOUT, source: otherFrame }],
+    ['no source window', { origin: CHECKOUT, source: null }],
+  ])('drops a message from %s', (_, from) => {
+    expect(acceptMessage({ ...from, data: completed }, expected)).toBeNull();
+  });
+
+  it('drops a null source even when our frame is gone (contentWindow null)', () => {
+    expect(acceptMessage({ origin: CHECKOUT, source: null, data: completed }, { origin: CHECKOUT, source: null })).toBeNull();
+  });
+
+  it('drops malformed data from the right frame', () => {
+    expect(acceptMessage({ origin: CHECKOUT, source: checkoutFrame, data: { ...completed, version: 2 } }, expected)).toBeNull();
+  });
+});
+
+describe('parseMessage', () => {
+  it.each([
+    { type: 'checkout:ready', version: 1 },
+    { type: 'checkout:resize', version: 1, height: 640 },
+    { type: 'checkout:completed', version: 1, transaction_id: 't', status: 'D', order_id: null, redirect: null },
+    { type: 'checkout:cancelled', version: 1, transaction_id: 't', status: 'C', order_id: 'o', redirect: 'https://x.example/' },
+    { type: 'checkout:error', version: 1, code: 'declined', message: 'Card declined' },
+    { type: 'checkout:escape', version: 1 },
+  ])('accepts $type', (message) => {
+    expect(parseMessage(message)).toEqual(message);
+  });
+
+  it.each([
+    ['null', null],
+    ['undefined', undefined],
+    ['a string', 'checkout:ready'],
+    ['a JSON string', JSON.stringify({ type: 'checkout:ready', version: 1 })],
+    ['a number', 1],
+    ['an array', ['checkout:ready', 1]],
+    ['no version', { type: 'checkout:ready' }],
+    ['an older version', { type: 'checkout:ready', version: 0 }],
+    ['a newer version', { type: 'checkout:ready', version: 2 }],
+    ['the version as a string', { type: 'checkout:ready', version: '1' }],
+    ['an unknown type', { type: 'checkout:paid', version: 1 }],
+    ['another library’s message', { type: 'webpackOk', version: 1 }],
+    ['a resize without height', { type: 'checkout:resize', version: 1 }],
+    ['a negative height', { type: 'checkout:resize', version: 1, height: -1 }],
+    ['a NaN height', { type: 'checkout:resize', version: 1, height: Number.NaN }],
+    ['an infinite height', { type: 'checkout:resize', version: 1, height: Number.POSITIVE_INFINITY }],
+    ['an absurd height', { type: 'checkout:resize', version: 1, height: 1e6 }],
+    ['a height as a string', { type: 'checkout:resize', version: 1, height: '600px' }],
+    ['completed without transaction_id', { ...completed, transaction_id: undefined }],
+    ['completed with an unknown status', { ...completed, status: 'paid' }],
+    ['completed with a numeric order_id', { ...completed, order_id: 7 }],
+    ['completed without order_id', { ...completed, order_id: undefined }],
+    ['completed with a non-string redirect', { ...completed, redirect: { href: 'https://x' } }],
+    ['an error without a message', { type: 'checkout:error', version: 1, code: 'x' }],
+  ])('rejects %s', (_, data) => {
+    expect(parseMessage(data)).toBeNull();
+  });
+
+  it('rounds the height up so the last pixel row is never clipped', () => {
+    expect(parseMessage({ type: 'checkout:resize', version: 1, height: 300.2 })).toMatchObject({ height: 301 });
+  });
+
+  it('treats a missing redirect as null', () => {
+    const { redirect: _, ...rest } = completed;
+    expect(parseMessage(rest)).toMatchObject({ redirect: null });
+  });
+
+  it('passes on only protocol fields, never anything else the frame sent', () => {
+    const parsed = parseMessage({ ...completed, card_number: '4242424242424242', cvc: '123' });
+    expect(parsed).toEqual(completed);
+    expect(parsed).not.toBe(completed);
+  });
+});
