@@ -132,4 +132,9 @@ describe('install', () => {
     expect(page.win.Checkout).toBe(stub);
     expect(SNIPPET.length).toBeLessThan(300);
   });
+
+  it('is published verbatim in the README', () => {
+    const readme = readFileSync(new URL('../../../widget/embed/README.md', import.meta.url), 'utf8');
+    expect(readme).toContain(`<script>${SNIPPET.trim()}</script>`);
+  });
 });
