@@ -1,0 +1,59 @@
+// Server-side translation with i18next. The browser uses ./translate.ts instead; both read
+// the same JSON files and must agree to the character, or hydration would show a flicker.
+import i18next, { type i18n } from 'i18next';
+import en from '../../locales/en.json' with { type: 'json' };
+import es from '../../locales/es.json' with { type: 'json' };
+import fr from '../../locales/fr.json' with { type: 'json' };
+import au from '../../locales/au.json' with { type: 'json' };
+import { intlLocale, LANGUAGES, type Language } from './language';
+import type { MessageKey, Messages, Strings, TranslationVars, Translator } from './messages';
+
+// Each annotation makes the compiler reject a locale that lacks a key of en.json.
+const esStrings: Messages = es;
+const frStrings: Messages = fr;
+const auStrings: Messages = au;
+
+const STRINGS: Record<Language, Strings> = { en, es: esStrings, fr: frStrings, au: auStrings };
+
+export function getStrings(language: Language): Strings {
+  return STRINGS[language];
+}
+
+function createInstance(language: Language): i18n {
+  // Keyed by the Intl tag so i18next picks the same plural rules as Intl.PluralRules in
+  // the browser (`au` is not a language i18next knows).
+  const lng = intlLocale(language);
+  const instance = i18next.createInstance();
+  void instance.init({
+    lng,
+    fallbackLng: false,
+    resources: { [lng]: { translation: STRINGS[language] } },
+    // Keys are flat and contain dots; merchant text may contain colons.
+    keySeparator: false,
+    nsSeparator: false,
+    // Preact escapes at render time; escaping here would double-escape.
+    interpolation: { escapeValue: false },
+    initAsync: false,
+  });
+  return instance;
+}
+
+const translators = new Map<Language, Translator>();
+
+export function getTranslator(language: Language): Translator {
+  let translator = translators.get(language);
+  if (!translator) {
+    const instance = createInstance(language);
+    const table = STRINGS[language];
+    translator = {
+      language,
+      locale: intlLocale(language),
+      t: (key: MessageKey, vars?: TranslationVars) => instance.t(key, vars ?? {}) as string,
+      has: (key: string): key is MessageKey => Object.prototype.hasOwnProperty.call(table, key),
+    };
+    translators.set(language, translator);
+  }
+  return translator;
+}
+
+export { LANGUAGES };
