@@ -1,0 +1,26 @@
+// What the server hands the browser next to the markup: enough to rebuild the exact tree.
+import type { Strings } from '../i18n/messages';
+import type { CheckoutView } from './view';
+
+export const STATE_ELEMENT_ID = 'checkout-state';
+export const APP_ELEMENT_ID = 'app';
+
+export interface InitialState {
+  view: CheckoutView;
+  /** The one language the page is in; the browser never loads the other locales. */
+  strings: Strings;
+}
+
+const SCRIPT_UNSAFE = /[<>&\u2028\u2029]/g;
+
+/**
+ * JSON that is safe inside <script>: `</script>` and `<!--` cannot appear, and the
+ * characters that once ended JavaScript string literals are escaped too. JSON.parse
+ * reads the \u escapes back to the same text.
+ */
+export function serializeState(state: InitialState): string {
+  return JSON.stringify(state).replace(
+    SCRIPT_UNSAFE,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}

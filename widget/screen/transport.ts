@@ -1,0 +1,89 @@
+// The wire format between the hydrated screen and POST /pay/{token}/. Without JavaScript
+// the same form posts as application/x-www-form-urlencoded; with it, as this JSON.
+import type { CheckoutView } from './view';
+
+export type CheckoutAction = 'pay' | 'cancel';
+
+export interface CheckoutRequest {
+  action: CheckoutAction;
+  gateway: string | null;
+  fields: Record<string, string>;
+}
+
+/**
+ * Where a redirect sends the customer. The server may say so in `kind`; otherwise it is
+ * inferred from the action and the gateway's flow (see `redirectKind`).
+ */
+export type RedirectKind = 'provider' | 'completed' | 'cancelled';
+
+export type CheckoutOutcome =
+  | { outcome: 'redirect'; location: string; kind?: RedirectKind }
+  | { outcome: 'view'; view: CheckoutView };
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const REDIRECT_KINDS: readonly string[] = ['provider', 'completed', 'cancelled'];
+
+/**
+ * Only http(s) targets, absolute or relative to the page: a `javascript:` or `data:`
+ * location from a tampered response must never be navigated to.
+ */
+export function isSafeRedirect(location: string): boolean {
+  try {
+    const { protocol } = new URL(location, 'https://relative.invalid/');
+    return protocol === 'https:' || protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
+export function parseOutcome(body: unknown): CheckoutOutcome | null {
+  if (!isRecord(body)) return null;
+  if (body.outcome === 'redirect' && typeof body.location === 'string' && isSafeRedirect(body.location)) {
+    const kind = typeof body.kind === 'string' && REDIRECT_KINDS.includes(body.kind) ? (body.kind as RedirectKind) : undefined;
+    return { outcome: 'redirect', location: body.location, kind };
+  }
+  if (body.outcome === 'view' && isRecord(body.view) && typeof body.view.status === 'string') {
+    return { outcome: 'view', view: body.view as unknown as CheckoutView };
+  }
+  return null;
+}
+
+export class TransportError extends Error {
+  override name = 'TransportError';
+}
+
+/**
+ * POSTs the action as JSON to the page's own URL. Any answer that is not a well-formed
+ * outcome (network failure, proxy error page, 5xx) is a TransportError; a 4xx that carries
+ * an outcome (a stale CSRF token answered with a fresh view) is still an outcome.
+ */
+export async function postCheckout(
+  fetchImpl: typeof fetch,
+  url: string,
+  csrf: string,
+  request: CheckoutRequest,
+): Promise<CheckoutOutcome> {
+  let response: Response;
+  try {
+    response = await fetchImpl(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': csrf, accept: 'application/json' },
+      body: JSON.stringify(request),
+      credentials: 'same-origin',
+    });
+  } catch (cause) {
+    throw new TransportError('network', { cause });
+  }
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch (cause) {
+    throw new TransportError(`unreadable response (${response.status})`, { cause });
+  }
+  const outcome = parseOutcome(body);
+  if (!outcome) throw new TransportError(`unexpected response (${response.status})`);
+  return outcome;
+}
