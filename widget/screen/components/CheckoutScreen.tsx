@@ -1,0 +1,66 @@
+import { useEffect } from 'preact/hooks';
+import type { Translator } from '../../i18n/messages';
+import { ScreenContext, useScreen } from '../context';
+import type { CheckoutModel, FocusTarget } from '../model';
+import { Chrome } from './Chrome';
+import { fieldId } from './Field';
+import { OrderSummary } from './OrderSummary';
+import { CancelledPanel, ExpiredPanel, PaidPanel } from './Outcome';
+import { PaymentForm } from './PaymentForm';
+
+function focusElement(target: FocusTarget): HTMLElement | null {
+  switch (target.kind) {
+    case 'alert':
+      return document.getElementById('checkout-alert');
+    case 'status':
+      return document.getElementById('status-title');
+    case 'field':
+      return target.name === 'gateway'
+        ? document.querySelector<HTMLElement>('input[name="gateway"]:checked, input[name="gateway"]')
+        : document.getElementById(fieldId(target.name));
+  }
+}
+
+function useFocusRequests(model: CheckoutModel): void {
+  useEffect(
+    () =>
+      model.focusTarget.subscribe((target) => {
+        if (!target) return;
+        // After Preact has rendered the state that asked for focus.
+        setTimeout(() => focusElement(target)?.focus(), 0);
+      }),
+    [model],
+  );
+}
+
+function PaymentPane() {
+  const { model } = useScreen();
+  switch (model.view.value.status) {
+    case 'paid':
+      return <PaidPanel />;
+    case 'cancelled':
+      return <CancelledPanel />;
+    case 'expired':
+      return <ExpiredPanel />;
+    default:
+      return <PaymentForm />;
+  }
+}
+
+/** The whole checkout screen; the same tree is rendered on the server and hydrated. */
+export function CheckoutScreen({ model, i18n }: { model: CheckoutModel; i18n: Translator }) {
+  useFocusRequests(model);
+  const embed = model.view.value.embed !== null;
+  return (
+    <ScreenContext.Provider value={{ model, i18n }}>
+      <Chrome i18n={i18n} embed={embed}>
+        <main class="layout">
+          <OrderSummary />
+          <div class="pane">
+            <PaymentPane />
+          </div>
+        </main>
+      </Chrome>
+    </ScreenContext.Provider>
+  );
+}

@@ -1,0 +1,76 @@
+import type { ComponentChildren } from 'preact';
+import { useMoney, useScreen } from '../context';
+import { brandName } from '../card';
+import { formatDateTime } from '../format';
+import { CheckIcon, CrossIcon, HourglassIcon } from './icons';
+
+/** The heading takes focus when the state changes under the customer (see CheckoutScreen). */
+function StatusPanel({ tone, icon, title, children }: { tone: string; icon: ComponentChildren; title: string; children?: ComponentChildren }) {
+  return (
+    <div class={`status status--${tone}`}>
+      <div class="status__badge">{icon}</div>
+      <h2 class="status__title" id="status-title" tabIndex={-1}>
+        {title}
+      </h2>
+      {children}
+    </div>
+  );
+}
+
+export function PaidPanel() {
+  const { model, i18n } = useScreen();
+  const money = useMoney();
+  const view = model.view.value;
+  const receipt = view.receipt;
+  const brand = brandName(receipt?.brand ?? null);
+  const method = receipt?.last4
+    ? brand
+      ? i18n.t('receipt.card', { brand, last4: receipt.last4 })
+      : i18n.t('receipt.cardNoBrand', { last4: receipt.last4 })
+    : brand;
+  return (
+    <StatusPanel tone="success" icon={<CheckIcon />} title={i18n.t('status.paid.title')}>
+      <p class="status__text">{i18n.t('status.paid.body', { merchant: view.merchantName })}</p>
+      {receipt && (
+        <dl class="receipt" aria-label={i18n.t('receipt.heading')}>
+          <div class="receipt__row">
+            <dt>{i18n.t('receipt.amount')}</dt>
+            <dd>{money(receipt.amount)}</dd>
+          </div>
+          {method && (
+            <div class="receipt__row">
+              <dt>{i18n.t('receipt.method')}</dt>
+              <dd>{method}</dd>
+            </div>
+          )}
+          <div class="receipt__row">
+            <dt>{i18n.t('receipt.date')}</dt>
+            <dd>{formatDateTime(receipt.paidAt, i18n.locale, model.timeZone.value)}</dd>
+          </div>
+          <div class="receipt__row">
+            <dt>{i18n.t('receipt.reference')}</dt>
+            <dd class="receipt__ref">{receipt.saleId}</dd>
+          </div>
+        </dl>
+      )}
+    </StatusPanel>
+  );
+}
+
+export function CancelledPanel() {
+  const { i18n } = useScreen();
+  return (
+    <StatusPanel tone="neutral" icon={<CrossIcon />} title={i18n.t('status.cancelled.title')}>
+      <p class="status__text">{i18n.t('status.cancelled.body')}</p>
+    </StatusPanel>
+  );
+}
+
+export function ExpiredPanel() {
+  const { model, i18n } = useScreen();
+  return (
+    <StatusPanel tone="neutral" icon={<HourglassIcon />} title={i18n.t('status.expired.title')}>
+      <p class="status__text">{i18n.t('status.expired.body', { merchant: model.view.value.merchantName })}</p>
+    </StatusPanel>
+  );
+}

@@ -1,0 +1,121 @@
+import type { TargetedEvent } from 'preact';
+import { useMoney, useScreen } from '../context';
+import type { MessageKey } from '../../i18n/messages';
+import { Field } from './Field';
+import { AlertIcon, ExternalIcon, LockIcon } from './icons';
+
+function FormAlert() {
+  const { model, i18n } = useScreen();
+  const key = model.message.value ?? (model.view.value.status === 'declined' ? 'error.declined' : null);
+  const declined = model.status.value === 'declined';
+  const text = key ? i18n.t(i18n.has(key) ? key : 'error.generic') : null;
+  // Always in the DOM so assistive technology is already watching it when text arrives.
+  return (
+    <div id="checkout-alert" class={text ? 'alert' : 'alert alert--empty'} role="alert" tabIndex={-1}>
+      {text && (
+        <>
+          <AlertIcon class="alert__icon" />
+          <div>
+            <p class="alert__title">{i18n.t(declined ? 'status.declined.title' : 'error.title')}</p>
+            <p class="alert__text">{text}</p>
+          </div>
+        </>
+      )}
+    </div>
+  );
+}
+
+function GatewayChoice() {
+  const { model, i18n } = useScreen();
+  const view = model.view.value;
+  const errorKey = model.fieldErrors.value.gateway;
+  const error = errorKey ? i18n.t(i18n.has(errorKey) ? errorKey : 'error.gatewayRequired') : null;
+  return (
+    <fieldset class={error ? 'gateways gateways--invalid' : 'gateways'} aria-describedby={error ? 'gateway-error' : undefined}>
+      <legend class="gateways__legend">{i18n.t('gateway.legend')}</legend>
+      {error && (
+        <p class="field__error" id="gateway-error">
+          {error}
+        </p>
+      )}
+      <div class="gateways__list">
+        {view.gateways.map((option) => (
+          <label class="gateway" key={option.id}>
+            <input
+              class="gateway__radio"
+              type="radio"
+              name="gateway"
+              id={`gateway-${option.id}`}
+              value={option.id}
+              checked={model.gatewayId.value === option.id}
+              disabled={model.pending.value !== null}
+              onChange={() => model.selectGateway(option.id)}
+            />
+            <span class="gateway__name">{option.name}</span>
+            {option.flow === 'redirect' && <ExternalIcon class="icon--sm gateway__hint" />}
+          </label>
+        ))}
+      </div>
+    </fieldset>
+  );
+}
+
+function Spinner() {
+  return <span class="spinner" aria-hidden="true" />;
+}
+
+export function PaymentForm() {
+  const { model, i18n } = useScreen();
+  const money = useMoney();
+  const view = model.view.value;
+  const gateway = model.gateway.value;
+  const pending = model.pending.value;
+  const amount = money(view.totalPrice);
+
+  function onSubmit(event: TargetedEvent<HTMLFormElement, SubmitEvent>) {
+    event.preventDefault();
+    const submitter = event.submitter as HTMLButtonElement | null;
+    void (submitter?.value === 'cancel' ? model.cancel() : model.pay());
+  }
+
+  const progress: MessageKey | null = model.redirecting.value ? 'status.redirecting' : pending === 'pay' ? 'status.processing' : null;
+  const payLabel =
+    progress && pending === 'pay'
+      ? i18n.t(progress)
+      : gateway?.flow === 'redirect'
+        ? i18n.t('action.continue', { gateway: gateway.name })
+        : i18n.t('action.pay', { amount });
+
+  return (
+    <form class="payment" method="post" action="" onSubmit={onSubmit} aria-busy={pending ? 'true' : undefined}>
+      <input type="hidden" name="csrf" value={view.csrf} />
+      <FormAlert />
+      <GatewayChoice />
+
+      {gateway?.flow === 'form' && gateway.fields.length > 0 && (
+        <div class="fields">
+          {gateway.fields.map((field) => (
+            <Field field={field} key={`${gateway.id}:${field.name}`} />
+          ))}
+        </div>
+      )}
+      {gateway?.flow === 'redirect' && (
+        <p class="redirect-hint">{i18n.t('gateway.redirectHint', { gateway: gateway.name, amount })}</p>
+      )}
+
+      <div class="actions">
+        <button class="button button--primary" type="submit" name="action" value="pay" disabled={pending !== null}>
+          {pending === 'pay' ? <Spinner /> : <LockIcon class="icon--sm" />}
+          <span>{payLabel}</span>
+        </button>
+        <button class="button button--quiet" type="submit" name="action" value="cancel" formnovalidate disabled={pending !== null}>
+          {pending === 'cancel' && <Spinner />}
+          <span>{i18n.t('action.cancel')}</span>
+        </button>
+      </div>
+      <p class="sr-only" role="status">
+        {progress ? i18n.t(progress) : ''}
+      </p>
+    </form>
+  );
+}

@@ -1,0 +1,132 @@
+// Server-side entry: the complete HTML document for /pay/{token}/ and for the 404 page.
+// The server must run it under a CSP with script-src 'nonce-…' and style-src 'self': so
+// no inline styles or handlers here, only the nonced state and module scripts.
+import { renderToString } from 'preact-render-to-string';
+import type { Language } from '../i18n/language';
+import { htmlLang } from '../i18n/language';
+import type { Strings } from '../i18n/messages';
+import { getStrings, getTranslator } from '../i18n/server';
+import { CheckoutScreen } from './components/CheckoutScreen';
+import { NotFoundScreen } from './components/NotFoundScreen';
+import { createCheckoutModel } from './model';
+import { APP_ELEMENT_ID, serializeState, STATE_ELEMENT_ID } from './state';
+import type { CheckoutView } from './view';
+
+export interface DocumentAssets {
+  /** URLs of module scripts, e.g. ["/assets/client-3f2a.js"]. */
+  scripts: string[];
+  /** URLs of stylesheets, e.g. ["/assets/client-9b1c.css"]. */
+  styles: string[];
+}
+
+export interface RenderDocumentOptions {
+  view: CheckoutView;
+  /** The per-response CSP nonce (base64), also put on the state script. */
+  nonce: string;
+  /** The page language's strings; defaults to locales/{view.language}.json. */
+  strings?: Strings;
+  assets: DocumentAssets;
+  /** Defaults to the translated "Pay {merchant}". */
+  title?: string;
+}
+
+export interface RenderNotFoundOptions {
+  language: Language;
+  nonce: string;
+  assets: DocumentAssets;
+}
+
+const ATTRIBUTE_UNSAFE: Record<string, string> = { '&': '&amp;', '"': '&quot;', '<': '&lt;', '>': '&gt;' };
+function escapeAttribute(value: string): string {
+  return value.replace(/[&"<>]/g, (char) => ATTRIBUTE_UNSAFE[char]!);
+}
+const escapeText = escapeAttribute;
+
+interface ShellOptions {
+  language: Language;
+  title: string;
+  styles: string[];
+  body: string;
+  /** Everything after the app element: state and scripts. */
+  tail: string;
+  embed: boolean;
+}
+
+function shell({ language, title, styles, body, tail, embed }: ShellOptions): string {
+  const links = styles.map((href) => `<link rel="stylesheet" href="${escapeAttribute(href)}">`).join('');
+  return (
+    '<!doctype html>' +
+    `<html lang="${htmlLang(language)}"${embed ? ' class="embed"' : ''}>` +
+    '<head>' +
+    '<meta charset="utf-8">' +
+    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
+    '<meta name="color-scheme" content="light dark">' +
+    // The token is in the URL; the page must never send it onwards (also set as a header).
+    '<meta name="referrer" content="no-referrer">' +
+    '<meta name="robots" content="noindex, nofollow">' +
+    `<title>${escapeText(title)}</title>` +
+    links +
+    '</head>' +
+    `<body><div id="${APP_ELEMENT_ID}">${body}</div>${tail}</body>` +
+    '</html>'
+  );
+}
+
+function moduleScripts(scripts: string[], nonce: string): string {
+  return scripts
+    .map((src) => `<script type="module" nonce="${escapeAttribute(nonce)}" src="${escapeAttribute(src)}"></script>`)
+    .join('');
+}
+
+export function renderDocument({ view, nonce, strings, assets, title }: RenderDocumentOptions): string {
+  const i18n = getTranslator(view.language);
+  const model = createCheckoutModel(view);
+  const body = renderToString(<CheckoutScreen model={model} i18n={i18n} />);
+  const state = serializeState({ view, strings: strings ?? getStrings(view.language) });
+  return shell({
+    language: view.language,
+    title: title ?? i18n.t('page.title', { merchant: view.merchantName }),
+    styles: assets.styles,
+    body,
+    embed: view.embed !== null,
+    tail:
+      `<script type="application/json" id="${STATE_ELEMENT_ID}" nonce="${escapeAttribute(nonce)}">${state}</script>` +
+      moduleScripts(assets.scripts, nonce),
+  });
+}
+
+/**
+ * The unknown-token page. It needs no script at all, so `assets.scripts` is ignored: only
+ * the stylesheet is linked.
+ */
+export function renderNotFound({ language, assets }: RenderNotFoundOptions): string {
+  const i18n = getTranslator(language);
+  return shell({
+    language,
+    title: i18n.t('notFound.title'),
+    styles: assets.styles,
+    body: renderToString(<NotFoundScreen i18n={i18n} />),
+    embed: false,
+    tail: '',
+  });
+}
+
+export interface ViteManifestEntry {
+  file: string;
+  css?: string[];
+}
+
+/**
+ * The client entry's script and stylesheet URLs from Vite's manifest
+ * (dist/client/.vite/manifest.json). Files are under `assets/`, so with the server serving
+ * dist/client/assets at /assets/ the URL is "/" + file.
+ */
+export function assetsFromManifest(
+  manifest: Record<string, ViteManifestEntry>,
+  entry = 'widget/screen/client.tsx',
+  base = '/',
+): DocumentAssets {
+  const chunk = manifest[entry];
+  if (!chunk) throw new Error(`${entry} is not in the Vite manifest; run \`vite build\``);
+  return { scripts: [base + chunk.file], styles: (chunk.css ?? []).map((file) => base + file) };
+}
