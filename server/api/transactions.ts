@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { findCurrency } from '../domain/currencies';
 import { newToken, uuidv7 } from '../domain/ids';
-import { unitsToDecimalString, unitsToNumber } from '../domain/money';
+import { MAX_UNITS, unitsToDecimalString, unitsToNumber } from '../domain/money';
 import { type Adjustment, computeTotals, QUANTITY_SCALE } from '../domain/pricing';
 import { effectiveStatus } from '../domain/transaction-status';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
@@ -289,6 +289,11 @@ async function createTransaction(db: Db, envId: string, body: TransactionCreate,
     shipping: resolved.shipping.adjustment,
     coupon: resolved.coupon.adjustment,
   });
+  // Each price and quantity is bounded, their products and sums are not: past MAX_UNITS a
+  // total no longer fits the 64-bit columns (a 500) or a JSON number exactly.
+  const tooLarge = totals.lineTotals.findIndex((t) => t > MAX_UNITS);
+  if (tooLarge >= 0) throw fieldError(`products.${tooLarge}`, 'amount × price is too large');
+  if (totals.itemsPrice > MAX_UNITS) throw fieldError('products', 'the lines add up to too large an amount');
   checkMovements('source', body.source, body.currency, totals.totalPrice);
   checkMovements('destination', body.destination, body.currency, totals.totalPrice);
 
