@@ -18,6 +18,7 @@ export type EngineName = (typeof ENGINES)[number];
 export interface TestService {
   service: Service;
   url: string;
+  dataDir: string;
   /** A fresh environment (tenant) with its own keys. */
   newEnvironment(name?: string): Promise<Client>;
   close(): Promise<void>;
@@ -43,9 +44,16 @@ export class Client {
   async request<T = any>(
     method: string,
     path: string,
-    opts: { body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+    opts: {
+      body?: unknown;
+      raw?: string;
+      headers?: Record<string, string>;
+      /** Replaces the Authorization header; null sends none. */
+      auth?: string | null;
+    } = {},
   ): Promise<Reply<T>> {
-    const headers: Record<string, string> = { authorization: this.auth, ...opts.headers };
+    const auth = opts.auth === undefined ? this.auth : opts.auth;
+    const headers: Record<string, string> = { ...(auth === null ? {} : { authorization: auth }), ...opts.headers };
     let body: string | undefined = opts.raw;
     if (opts.body !== undefined) {
       body = JSON.stringify(opts.body);
@@ -67,6 +75,42 @@ export class Client {
     this.request<T>('POST', path, { body, headers });
   patch = <T = any>(path: string, body: unknown) => this.request<T>('PATCH', path, { body });
   delete = <T = any>(path: string) => this.request<T>('DELETE', path);
+
+  /** `count` of a list, to check that a refused request created nothing. */
+  async count(listPath: string): Promise<number> {
+    const res = await this.get(listPath);
+    if (res.status !== 200) throw new Error(`GET ${listPath}: ${res.status} ${res.text}`);
+    return res.body.count;
+  }
+}
+
+/** A request without any client: no Authorization header unless given. */
+export async function rawRequest(
+  url: string,
+  init: RequestInit = {},
+): Promise<Reply> {
+  const res = await fetch(url, { redirect: 'manual', ...init });
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, headers: res.headers, body, text };
+}
+
+/** Asserts the RFC 9457 shape every error shares; returns the field paths named. */
+export function problemPaths(res: Reply): string[] {
+  const type = res.headers.get('content-type') ?? '';
+  if (!type.startsWith('application/problem+json')) {
+    throw new Error(`expected application/problem+json, got ${type}: ${res.text.slice(0, 200)}`);
+  }
+  const b = res.body;
+  if (!b || b.status !== res.status || typeof b.type !== 'string' || typeof b.title !== 'string' || typeof b.detail !== 'string') {
+    throw new Error(`not a problem body: ${res.text.slice(0, 300)}`);
+  }
+  return (b.errors ?? []).map((e: { path: string }) => e.path);
 }
 
 export async function startTestService(
@@ -87,6 +131,7 @@ export async function startTestService(
   return {
     service,
     url: service.url,
+    dataDir,
     async newEnvironment(name = 'Test shop') {
       const keys = await createEnvironment(service.deps.database.db, { name, now: new Date() });
       return new Client(service.url, keys);
