@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiRoutes } from '../../server/api/index';
+import { type Client, ENGINES, problemPaths, startTestService, type TestService, transactionBody } from './harness';
+
+// One security check for every route that takes an id, run from a route table in the
+// manner of Unkey's route security suite: another environment's keys get a 404 (never a
+// 403 that confirms the object exists) and change nothing; a malformed id is a 404; no
+// key is a 401. The table is checked against apiRoutes(), so a new route with an id
+// cannot be added without being listed here.
+
+interface Group {
+  /** Creates one object in the caller's environment. */
+  create: unknown;
+  /** A valid PATCH body, so that only the environment can be the reason for a 404. */
+  patch?: unknown;
+}
+
+const OWNED: Record<string, Group> = {
+  product: { create: { name: 'Mug', price: 12.5, currency: 'EUR' }, patch: { name: 'Stolen mug', price: 0 } },
+  plan: { create: { name: 'Monthly', amount: 9.99, currency: 'EUR', interval: 'month' }, patch: { amount: 0 } },
+  tax: { create: { name: 'VAT', rate: 21 }, patch: { rate: 0 } },
+  shipping: { create: { name: 'Courier', price: 4.95, currency: 'EUR' }, patch: { price: 0 } },
+  coupon: { create: { name: 'Ten', kind: 'percent', value: 10 }, patch: { value: 100 } },
+  transaction: { create: transactionBody() },
+};
+
+/** Seeded read-only objects, the same in every environment: no isolation to check. */
+const GLOBAL = new Set(['gateway', 'currency']);
+
+interface IdRoute {
+  method: 'GET' | 'PATCH' | 'DELETE' | 'POST';
+  group: string;
+  /** The path with `{id}` in it, as declared. */
+  path: string;
+}
+
+const ID_ROUTES: IdRoute[] = [
+  ...['product', 'plan', 'tax', 'shipping', 'coupon'].flatMap((group) =>
+    (['GET', 'PATCH', 'DELETE'] as const).map((method) => ({ method, group, path: `/${group}/{id}/` })),
+  ),
+  { method: 'GET', group: 'transaction', path: '/transaction/{id}/' },
+];
+
+const MALFORMED = ['not-a-uuid', '123', '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0', '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e0', "1' OR '1'='1", '%00', 'zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz'];
+const MISSING = '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e';
+
+const groupOf = (path: string) => path.split('/')[1]!;
+
+describe('the route table', () => {
+  it('lists every route of apiRoutes() that takes an id of an environment-owned object', () => {
+    const declared = apiRoutes()
+      .filter((r) => r.path.includes('{') && !GLOBAL.has(groupOf(r.path)))
+      .map((r) => `${r.method.toUpperCase()} ${r.path}`)
+      .sort();
+    const listed = ID_ROUTES.map((r) => `${r.method} ${r.path}`).sort();
+    expect(listed).toEqual(declared);
+    for (const r of ID_ROUTES) expect(OWNED[r.group], r.group).toBeDefined();
+  });
+});
+
+describe.each(ENGINES)('environment isolation on %s', (engine) => {
+  let t: TestService;
+  let owner: Client;
+  let stranger: Client;
+  beforeAll(async () => {
+    t = await startTestService(engine);
+    owner = await t.newEnvironment('Owner');
+    stranger = await t.newEnvironment('Stranger');
+  });
+  afterAll(() => t.close());
+
+  const create = async (group: string) => {
+    const res = await owner.post(`/${group}/`, OWNED[group]!.create);
+    expect(res.status, res.text).toBe(201);
+    return res.body as { id: string };
+  };
+  const call = (c: Client, route: IdRoute, id: string, auth?: string | null) =>
+    c.request(route.method, route.path.replace('{id}', id), {
+      body: route.method === 'PATCH' ? OWNED[route.group]!.patch : undefined,
+      auth,
+    });
+  const expectNotFound = (res: Awaited<ReturnType<typeof call>>) => {
+    expect(res.status, res.text).toBe(404);
+    problemPaths(res);
+    expect(res.body.type).toBe('urn:problem:not-found');
+  };
+
+  it.each(ID_ROUTES)('$method $path', async (route) => {
+    const original = await create(route.group);
+    const path = route.path.replace('{id}', original.id);
+    const snapshot = (await owner.get(path)).body;
+
+    // Another environment's keys: 404, exactly as for an id that does not exist.
+    const foreign = await call(stranger, route, original.id);
+    expectNotFound(foreign);
+    const missing = await call(stranger, route, MISSING);
+    expectNotFound(missing);
+    expect({ ...foreign.body, detail: '' }).toEqual({ ...missing.body, detail: '' });
+    expect(foreign.body.detail).toBe(missing.body.detail);
+
+    // Malformed ids, with the owner's keys: 404, never a 400 or 500.
+    for (const bad of MALFORMED) {
+      const res = await call(owner, route, encodeURIComponent(bad));
+      expect(res.status, `${bad}: ${res.text}`).toBe(404);
+      problemPaths(res);
+    }
+    expectNotFound(await call(owner, route, MISSING));
+
+    // No key, or a key pair that does not fit: 401, whatever the id.
+    for (const auth of [null, `AppKeys ${stranger.keys.public_key}:${owner.keys.secret_key}`]) {
+      const res = await call(owner, route, original.id, auth);
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toMatch(/^AppKeys/);
+    }
+
+    // Nothing above changed the object.
+    const after = await owner.get(path);
+    expect(after.status).toBe(200);
+    expect(after.body).toEqual(snapshot);
+
+    // And the owner can do what the others could not: the 404s came from the environment.
+    const own = await call(owner, route, original.id);
+    expect(own.status, own.text).toBe(route.method === 'DELETE' ? 204 : 200);
+    if (route.method === 'PATCH') expect(own.body).toMatchObject(OWNED[route.group]!.patch as object);
+  });
+
+  it.each(Object.keys(OWNED))('GET /%s/ lists only the caller environment', async (group) => {
+    const mine = await create(group);
+    const theirs = await stranger.get(`/${group}/?page_size=100`);
+    expect(theirs.status).toBe(200);
+    expect(theirs.body.results.map((r: { id: string }) => r.id)).not.toContain(mine.id);
+    const own = await owner.get(`/${group}/?page_size=100`);
+    expect(own.body.results.map((r: { id: string }) => r.id)).toContain(mine.id);
+  });
+
+  it.each([...GLOBAL])('GET /%s/{id}/ is the same seeded object for everyone, 404 when malformed, 401 without a key', async (group) => {
+    const list = await owner.get(`/${group}/`);
+    expect(list.status).toBe(200);
+    expect(list.body.count).toBeGreaterThan(0);
+    const id = list.body.results[0].id as string;
+    const a = await owner.get(`/${group}/${id}/`);
+    const b = await stranger.get(`/${group}/${id}/`);
+    expect(a.status).toBe(200);
+    expect(b.body).toEqual(a.body);
+    for (const bad of MALFORMED) expect((await owner.get(`/${group}/${encodeURIComponent(bad)}/`)).status).toBe(404);
+    expect((await owner.get(`/${group}/${MISSING}/`)).status).toBe(404);
+    expect((await owner.request('GET', `/${group}/${id}/`, { auth: null })).status).toBe(401);
+  });
+});
