@@ -43,8 +43,11 @@ export function buildOpenApi(routes: RouteDef[], info: { version: string }) {
     Object.assign(schemas, $defs ?? {});
     const id = (z.globalRegistry.get(schema) as { id?: string } | undefined)?.id;
     if (id) {
-      schemas[id] = rest;
-      return { $ref: `#/components/schemas/${id}` };
+      const ref = `#/components/schemas/${id}`;
+      // zod lifts a root schema with an id into $defs and leaves only a $ref to it at the
+      // root: storing that root would replace the schema with a reference to itself.
+      if (rest.$ref !== ref) schemas[id] = rest;
+      return { $ref: ref };
     }
     return rest;
   };
