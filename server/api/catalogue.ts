@@ -209,7 +209,11 @@ function patchOf(fields: z.ZodObject) {
       (s instanceof z.ZodDefault ? (s.unwrap() as z.ZodType) : (s as z.ZodType)).optional(),
     ]),
   );
-  return z.strictObject(shape).refine((v) => Object.keys(v).length > 0, 'send at least one field to change');
+  // The refine is for the API, minProperties for the OpenAPI document (which cannot show a refine).
+  return z
+    .strictObject(shape)
+    .meta({ minProperties: 1 })
+    .refine((v) => Object.keys(v).length > 0, 'send at least one field to change');
 }
 
 function groupRoutes<T extends CatalogueTable>(g: Group<T, z.ZodObject>): RouteDef[] {
