@@ -1,0 +1,251 @@
+import { dereference, validate, compileErrors } from '@readme/openapi-parser';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiRoutes } from '../../server/api/index';
+import { type Client, ENGINES, rawRequest, startTestService, type TestService, transactionBody } from './harness';
+
+// The published contract: valid OpenAPI 3.1, complete, and no looser or stricter than
+// the API where JSON Schema can say so.
+
+type Schema = Record<string, any>;
+
+/**
+ * The subset of JSON Schema 2020-12 the generated document uses, on a dereferenced schema.
+ * Formats are not checked (a looser check only makes the comparisons below weaker).
+ */
+function accepts(schema: Schema, value: unknown): boolean {
+  if (schema.anyOf && !schema.anyOf.some((s: Schema) => accepts(s, value))) return false;
+  if (schema.oneOf && schema.oneOf.filter((s: Schema) => accepts(s, value)).length !== 1) return false;
+  if (schema.allOf && !schema.allOf.every((s: Schema) => accepts(s, value))) return false;
+  if (schema.enum && !schema.enum.some((e: unknown) => e === value)) return false;
+  if ('const' in schema && schema.const !== value) return false;
+  if (schema.type) {
+    const types: string[] = Array.isArray(schema.type) ? schema.type : [schema.type];
+    const kind =
+      value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' && Number.isInteger(value) ? 'integer' : typeof value;
+    if (!types.some((t) => t === kind || (t === 'number' && kind === 'integer'))) return false;
+  }
+  if (typeof value === 'string') {
+    if (schema.minLength !== undefined && [...value].length < schema.minLength) return false;
+    if (schema.maxLength !== undefined && [...value].length > schema.maxLength) return false;
+    if (schema.pattern && !new RegExp(schema.pattern, 'u').test(value)) return false;
+  }
+  if (typeof value === 'number') {
+    if (schema.minimum !== undefined && value < schema.minimum) return false;
+    if (schema.maximum !== undefined && value > schema.maximum) return false;
+    if (schema.exclusiveMinimum !== undefined && value <= schema.exclusiveMinimum) return false;
+    if (schema.exclusiveMaximum !== undefined && value >= schema.exclusiveMaximum) return false;
+  }
+  if (Array.isArray(value)) {
+    if (schema.minItems !== undefined && value.length < schema.minItems) return false;
+    if (schema.maxItems !== undefined && value.length > schema.maxItems) return false;
+    if (schema.items && !value.every((v) => accepts(schema.items, v))) return false;
+  }
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    const obj = value as Record<string, unknown>;
+    const keys = Object.keys(obj);
+    if (schema.minProperties !== undefined && keys.length < schema.minProperties) return false;
+    if (schema.required && !schema.required.every((k: string) => k in obj)) return false;
+    for (const k of keys) {
+      const prop = schema.properties?.[k];
+      if (prop) {
+        if (!accepts(prop, obj[k])) return false;
+      } else if (schema.additionalProperties === false) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+describe.each(ENGINES)('OpenAPI document on %s', (engine) => {
+  let t: TestService;
+  let api: Client;
+  let doc: Schema;
+  let deref: Schema;
+  const requestSchema = (method: string, path: string): Schema =>
+    deref.paths[path][method].requestBody.content['application/json'].schema;
+
+  beforeAll(async () => {
+    t = await startTestService(engine);
+    api = await t.newEnvironment();
+    const res = await rawRequest(`${t.url}/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    doc = res.body;
+    deref = await dereference(structuredClone(doc));
+  });
+  afterAll(() => t.close());
+
+  it('is public JSON, OpenAPI 3.1, and valid', async () => {
+    const res = await rawRequest(`${t.url}/v1/openapi.json`);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    expect(doc.info).toMatchObject({ title: expect.any(String), version: expect.any(String) });
+    const result = await validate(structuredClone(doc));
+    expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
+  });
+
+  it('lists every route of apiRoutes() with its method, and nothing else', () => {
+    const declared = apiRoutes().map((r) => `${r.method} ${r.path}`).sort();
+    const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
+      .flatMap(([path, ops]) => Object.keys(ops).filter((m) => m !== 'parameters').map((m) => `${m} ${path}`))
+      .sort();
+    expect(documented).toEqual(declared);
+    for (const r of apiRoutes()) {
+      const op = doc.paths[r.path][r.method];
+      expect(op.responses[String(r.status)], `${r.method} ${r.path}`).toBeDefined();
+      expect(op.responses['401'], `${r.method} ${r.path}`).toBeDefined();
+      if (r.path.includes('{id}')) {
+        expect(op.parameters).toContainEqual(expect.objectContaining({ name: 'id', in: 'path', required: true }));
+        expect(op.responses['404']).toBeDefined();
+      }
+      if (r.body) expect(op.requestBody.content['application/json'].schema).toBeDefined();
+      expect(r.path.endsWith('/'), r.path).toBe(true);
+    }
+    const ids = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((ops) =>
+      Object.values(ops).map((o) => o.operationId),
+    );
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('declares the AppKeys scheme and requires it everywhere', () => {
+    expect(doc.components.securitySchemes.AppKeys).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' });
+    expect(doc.components.securitySchemes.AppKeys.description).toMatch(/AppKeys <public_key>:<secret_key>/);
+    expect(doc.security).toEqual([{ AppKeys: [] }]);
+  });
+
+  it('every shared schema is a real schema, not a reference to itself', () => {
+    for (const [name, schema] of Object.entries(doc.components.schemas as Record<string, Schema>)) {
+      expect(schema.$ref, name).not.toBe(`#/components/schemas/${name}`);
+      expect(schema.type ?? schema.anyOf ?? schema.oneOf, name).toBeDefined();
+    }
+    const tx = deref.components.schemas.TransactionCreate;
+    expect(tx.type).toBe('object');
+    expect(tx.properties.products.type).toBe('array');
+  });
+
+  it('TransactionCreate requires currency and products and refuses what the API refuses', async () => {
+    const schema = requestSchema('post', '/transaction/');
+    expect(schema.required).toEqual(expect.arrayContaining(['currency', 'products']));
+    expect(schema.additionalProperties).toBe(false);
+    expect(schema.properties.language.enum).toEqual(['au', 'es', 'en', 'fr']);
+
+    const refused: unknown[] = [
+      { products: [{ amount: 1, product: { name: 'x', price: 1 } }] },
+      { currency: 'EUR' },
+      transactionBody({ currency: 'eur' }),
+      transactionBody({ products: [] }),
+      transactionBody({ products: [{ amount: 0, product: { name: 'x', price: 1 } }] }),
+      transactionBody({ products: [{ amount: 1, product: { name: 'x', price: -1 } }] }),
+      transactionBody({ products: [{ amount: 1, product: { name: 'x', price: 1e13 } }] }),
+      transactionBody({ products: [{ amount: 1, product: { name: '', price: 1 } }] }),
+      transactionBody({ products: [{ amount: 1, product: { name: 'x', price: 1, colour: 'red' } }] }),
+      transactionBody({ products: [{ product: { name: 'x', price: 1 } }] }),
+      transactionBody({ unknown: 1 }),
+      transactionBody({ language: 'de' }),
+      transactionBody({ gateway_selected: 'yes' }),
+      transactionBody({ note: 'n'.repeat(2001) }),
+      transactionBody({ tax: 'VAT' }),
+      transactionBody({ source: [{ amount: 0 }] }),
+    ];
+    for (const body of refused) {
+      expect(accepts(schema, body), JSON.stringify(body).slice(0, 200)).toBe(false);
+      const res = await api.post('/transaction/', body);
+      expect(res.status, JSON.stringify(body).slice(0, 200)).toBe(400);
+    }
+    expect(accepts(schema, transactionBody())).toBe(true);
+  });
+
+  it('a body the API accepts is never refused by the schema (random bodies)', async () => {
+    const schema = requestSchema('post', '/transaction/');
+    const product = (await api.post('/product/', { name: 'Mug', price: 2, currency: 'EUR' })).body.id;
+    // Mostly good values with a bad one now and then, so both outcomes are common.
+    const pick = <T, U>(good: T[], bad: U[]) =>
+      fc.oneof({ arbitrary: fc.constantFrom(...good), weight: 12 }, { arbitrary: fc.constantFrom(...bad), weight: 1 });
+    const line = fc.oneof(
+      fc.record({
+        amount: pick([1, 2.5, 0.001, 1000], [0, -1, 1e7, 0.0001, '1']),
+        product: fc.record({ name: pick(['Mug', 'Tea'], ['', 7]), price: pick([0, 1.5, 3.33, 1e12], [-1, 1e13, 1.001, null]) }),
+      }),
+      fc.record({ amount: pick([1, 3], [0]), product_id: pick([product], ['nope', '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e']) }),
+    );
+    const body = fc.record(
+      {
+        currency: pick(['EUR'], ['eur', 'XYZ', 1]),
+        products: fc.oneof({ arbitrary: fc.array(line, { minLength: 1, maxLength: 3 }), weight: 12 }, { arbitrary: fc.constant([]), weight: 1 }),
+        language: pick(['en', 'fr', 'au', 'es'], ['de', 'EN']),
+        gateway_selected: pick([true, false], ['yes']),
+        return_url: pick(['https://shop.example/ok'], ['javascript:alert(1)', '/ok']),
+        expired_date: pick(['2099-01-01T00:00:00Z', '2099-01-01T00:00:00+02:00'], ['soon', '2099-01-01']),
+        tax_value: pick([0, 1.21], [-1, 1e13]),
+        source: pick([null, [{ amount: 0.01 }]], [[{ amount: 0 }], {}]),
+        extra: pick(['{"a":1}'], ['not json', 5]),
+      },
+      { requiredKeys: ['currency', 'products'] },
+    );
+    let accepted = 0;
+    let refusedBySchema = 0;
+    await fc.assert(
+      fc.asyncProperty(body, async (b) => {
+        const res = await api.post('/transaction/', b);
+        expect(res.status).toBeLessThan(500);
+        if (res.status === 201) {
+          accepted++;
+          expect(accepts(schema, b), JSON.stringify(b)).toBe(true);
+        }
+        // And where the schema refuses, so does the API.
+        if (!accepts(schema, b)) {
+          refusedBySchema++;
+          expect(res.status, JSON.stringify(b)).toBe(400);
+        }
+      }),
+      { numRuns: 120 },
+    );
+    expect(accepted).toBeGreaterThan(10);
+    expect(refusedBySchema).toBeGreaterThan(10);
+  });
+
+  it('catalogue create and PATCH schemas match the API on required fields, unknown fields and empty PATCH', async () => {
+    const creates: Record<string, { ok: Record<string, unknown>; required: string[] }> = {
+      product: { ok: { name: 'P', price: 1, currency: 'EUR' }, required: ['name', 'price', 'currency'] },
+      plan: { ok: { name: 'P', amount: 1, currency: 'EUR', interval: 'month' }, required: ['name', 'amount', 'currency', 'interval'] },
+      tax: { ok: { name: 'VAT', rate: 21 }, required: ['name', 'rate'] },
+      shipping: { ok: { name: 'S', price: 1, currency: 'EUR' }, required: ['name', 'price', 'currency'] },
+      coupon: { ok: { name: 'C', kind: 'percent', value: 5 }, required: ['name', 'kind', 'value'] },
+    };
+    for (const [group, { ok, required }] of Object.entries(creates)) {
+      const create = requestSchema('post', `/${group}/`);
+      expect([...create.required].sort(), group).toEqual([...required].sort());
+      expect(accepts(create, ok), group).toBe(true);
+      expect(accepts(create, { ...ok, unknown: 1 }), group).toBe(false);
+      const made = await api.post(`/${group}/`, ok);
+      expect(made.status).toBe(201);
+      for (const field of required) {
+        const { [field]: _, ...missing } = ok;
+        expect(accepts(create, missing), `${group} without ${field}`).toBe(false);
+        expect((await api.post(`/${group}/`, missing)).status).toBe(400);
+      }
+
+      const patch = requestSchema('patch', `/${group}/{id}/`);
+      expect(patch.required ?? [], group).toEqual([]);
+      expect(accepts(patch, { name: 'Renamed' })).toBe(true);
+      for (const bad of [{}, { unknown: 1 }, { name: '' }]) {
+        expect(accepts(patch, bad), `${group} PATCH ${JSON.stringify(bad)}`).toBe(false);
+        expect((await api.patch(`/${group}/${made.body.id}/`, bad)).status).toBe(400);
+      }
+    }
+  });
+
+  it('response schemas describe what the API returns', async () => {
+    const tx = await api.post('/transaction/', transactionBody());
+    const schema = deref.paths['/transaction/'].post.responses['201'].content['application/json'].schema;
+    expect(accepts(schema, tx.body)).toBe(true);
+    expect(accepts(schema, { ...tx.body, status: 'X' })).toBe(false);
+    const list = await api.get('/transaction/');
+    expect(accepts(deref.paths['/transaction/'].get.responses['200'].content['application/json'].schema, list.body)).toBe(true);
+    const coupon = await api.post('/coupon/', { name: 'C', kind: 'percent', value: 5 });
+    expect(accepts(deref.paths['/coupon/{id}/'].get.responses['200'].content['application/json'].schema, coupon.body)).toBe(true);
+    const currencies = await api.get('/currency/?code=EUR');
+    expect(accepts(deref.paths['/currency/'].get.responses['200'].content['application/json'].schema, currencies.body)).toBe(true);
+  });
+});
