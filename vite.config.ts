@@ -3,8 +3,33 @@
 // (dist/client/.vite/manifest.json); it serves dist/client/assets at /assets/.
 // The widget loader has its own build: vite.widget.config.ts.
 
+import { gzipSync } from 'node:zlib';
 import preact from '@preact/preset-vite';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
+
+// Customers on slow phones pay for every byte before they can pay; the build fails rather
+// than drift. Totals over all emitted files of each kind, gzip -9.
+const BUDGET = { js: 30 * 1024, css: 6 * 1024 };
+
+function budget(): Plugin {
+  return {
+    name: 'screen-budget',
+    apply: 'build',
+    generateBundle(_, bundle) {
+      const totals = { js: 0, css: 0 };
+      for (const file of Object.values(bundle)) {
+        const kind = file.fileName.endsWith('.js') ? 'js' : file.fileName.endsWith('.css') ? 'css' : null;
+        if (!kind) continue;
+        const source = file.type === 'chunk' ? file.code : file.source;
+        totals[kind] += gzipSync(source, { level: 9 }).length;
+      }
+      this.info(`gzip -9: js ${totals.js} B (budget ${BUDGET.js}), css ${totals.css} B (budget ${BUDGET.css})`);
+      for (const kind of ['js', 'css'] as const) {
+        if (totals[kind] > BUDGET[kind]) this.error(`${kind} is ${totals[kind]} B gzipped, over the ${BUDGET[kind]} B budget`);
+      }
+    },
+  };
+}
 
 export default defineConfig({
   // Files land in dist/client/assets/ and are referenced as /assets/<file>.
@@ -16,6 +41,7 @@ export default defineConfig({
       prefreshEnabled: !process.env.VITEST,
       devToolsEnabled: false,
     }),
+    budget(),
   ],
   build: {
     outDir: 'dist/client',

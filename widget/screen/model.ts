@@ -162,9 +162,12 @@ export function createCheckoutModel(givenView: CheckoutView, overrides: Partial<
       if (next.status !== 'pending' && next.status !== 'declined') values.value = {};
     });
     const firstInvalid = Object.keys(fieldErrors.value)[0];
-    if (message.value) requestFocus({ kind: 'alert' });
+    const open = next.status === 'pending' || next.status === 'declined';
+    // A closed payment shows only its result, whatever error text came with it.
+    if (!open) {
+      if (statusChanged) requestFocus({ kind: 'status' });
+    } else if (message.value || next.status === 'declined') requestFocus({ kind: 'alert' });
     else if (firstInvalid) requestFocus({ kind: 'field', name: firstInvalid });
-    else if (statusChanged) requestFocus({ kind: 'status' });
   }
 
   function expire(): void {

@@ -84,7 +84,7 @@ describe('renderDocument: order summary', () => {
     expect(html).toContain('<dt>Subtotal</dt><dd>€74.99</dd>');
     expect(html).toContain('<dt>VAT 21%</dt><dd>€15.75</dd>');
     expect(html).toContain('<dt>Express</dt><dd>€5.00</dd>');
-    expect(html).toContain('<dt>WELCOME10</dt><dd>-€7.50</dd>');
+    expect(html).toContain('<dt>Discount <span class="totals__code">WELCOME10</span></dt><dd>-€7.50</dd>');
     expect(html).toContain('<dt>Total</dt><dd>€88.24</dd>');
   });
 
@@ -92,7 +92,9 @@ describe('renderDocument: order summary', () => {
     const html = appMarkup(render({ tax: null, coupon: null, shipping: { name: '', value: 300 } }));
     expect(html).not.toContain('VAT');
     expect(html).not.toContain('WELCOME10');
+    expect(html).not.toContain('Discount');
     expect(html).toContain('<dt>Shipping</dt><dd>€3.00</dd>');
+    expect(appMarkup(render({ coupon: { name: '', value: 100 } }))).toContain('<dt>Discount</dt><dd>-€1.00</dd>');
   });
 
   it('formats for the language', () => {

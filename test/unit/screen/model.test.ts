@@ -243,3 +243,15 @@ describe('expiry', () => {
     expect(model.status.value).toBe('pending');
   });
 });
+
+describe('focus after a result', () => {
+  it('goes to the result, not to an error that the result panel does not show', async () => {
+    const { model, server } = setup({ status: 'declined', error: { message: 'error.declined', fields: {} } });
+    fill(model, VALID_CARD);
+    const done = model.pay();
+    const receipt = { saleId: 's1', amount: 8824, brand: 'visa', last4: '4242', paidAt: SERVER_NOW };
+    server.answer({ outcome: 'view', view: makeView({ status: 'paid', receipt, error: { message: 'error.declined', fields: {} } }) });
+    await done;
+    expect(model.focusTarget.value).toMatchObject({ kind: 'status' });
+  });
+});

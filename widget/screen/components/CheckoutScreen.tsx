@@ -4,7 +4,7 @@ import { ScreenContext, useScreen } from '../context';
 import type { CheckoutModel, FocusTarget } from '../model';
 import { Chrome } from './Chrome';
 import { fieldId } from './Field';
-import { OrderSummary } from './OrderSummary';
+import { MerchantHeader, OrderSummary } from './OrderSummary';
 import { CancelledPanel, ExpiredPanel, PaidPanel } from './Outcome';
 import { PaymentForm } from './PaymentForm';
 
@@ -54,7 +54,9 @@ export function CheckoutScreen({ model, i18n }: { model: CheckoutModel; i18n: Tr
   return (
     <ScreenContext.Provider value={{ model, i18n }}>
       <Chrome i18n={i18n} embed={embed}>
+        {/* Small screens show the form before the line items (see .layout in styles.css). */}
         <main class="layout">
+          <MerchantHeader />
           <OrderSummary />
           <div class="pane">
             <PaymentPane />
