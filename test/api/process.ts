@@ -1,0 +1,90 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import type { NewKeys } from '../../server/store/environments';
+
+// The service and the keys CLI as real child processes, started the way `npm run dev`
+// and `npm run keys` start them (tsx), for tests about processes: crashes, restarts, CLIs.
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const run = promisify(execFile);
+
+export interface ProcessEnv {
+  DATA_DIR: string;
+  DATABASE_URL?: string;
+  [name: string]: string | undefined;
+}
+
+function childEnv(env: ProcessEnv): NodeJS.ProcessEnv {
+  const { TEST_DATABASE_URL: _, DATABASE_URL: __, ...rest } = process.env;
+  return { ...rest, HOST: '127.0.0.1', PORT: '0', DEMO: 'false', LOG_LEVEL: 'info', ...env };
+}
+
+/** `tsx server/keys-cli.ts …`: its stdout, or a rejection with its stderr. */
+export async function keysCli(args: string[], env: ProcessEnv): Promise<string> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'server/keys-cli.ts', ...args], {
+    cwd: ROOT,
+    env: childEnv(env),
+    timeout: 30_000,
+  });
+  return stdout;
+}
+
+export async function createKeys(name: string, env: ProcessEnv): Promise<NewKeys> {
+  return JSON.parse(await keysCli(['create', '--name', name, '--json'], env));
+}
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  url: string;
+  /** Every stdout line so far. */
+  output: string[];
+  /** Resolves with the exit code or signal. */
+  exited: Promise<number | NodeJS.Signals | null>;
+  stop(): Promise<void>;
+}
+
+/** Starts `server/main.ts` and waits for its pino `listening` line. */
+export async function startServiceProcess(env: ProcessEnv): Promise<ServiceProcess> {
+  // node --import tsx rather than npx: the pid is the service itself, so a signal hits it.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    cwd: ROOT,
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) =>
+    child.once('exit', (code, signal) => resolve(signal ?? code)),
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start:\n${output.join('\n')}\n${stderr}`)), 30_000);
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      output.push(line);
+      try {
+        const msg = JSON.parse(line) as { msg?: string; url?: string };
+        if (msg.msg === 'listening' && msg.url) {
+          clearTimeout(timer);
+          resolve(msg.url);
+        }
+      } catch {
+        // not a log line (demo instructions)
+      }
+    });
+    void exited.then((how) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited (${how}) before listening:\n${output.join('\n')}\n${stderr}`));
+    });
+  });
+  return {
+    child,
+    url,
+    output,
+    exited,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
