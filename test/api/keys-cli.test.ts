@@ -1,0 +1,144 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../server/config';
+import { startService, type Service } from '../../server/service';
+import { Client, ENGINES, transactionBody } from './harness';
+import { keysCli, type ProcessEnv } from './process';
+
+// `npm run keys -- create --name "Shop" --json`: one JSON object with the new pair, keys
+// that work against a service on the same data, and no plain secret key in storage.
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+describe.each(ENGINES)('keys CLI on %s', (engine) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'checkout-keys-'));
+  const env: ProcessEnv = {
+    DATA_DIR: dataDir,
+    ...(engine === 'postgres' ? { DATABASE_URL: process.env.TEST_DATABASE_URL } : {}),
+  };
+  let stdout: string;
+  let keys: Record<string, unknown> & { secret_key: string; public_key: string; environment_id: string; webhook_secret: string };
+
+  /** Every stored value of the environment's row, as the database holds it. */
+  async function storedRow(environmentId: string): Promise<Record<string, unknown>> {
+    if (engine === 'sqlite') {
+      const db = new SQLite(join(dataDir, 'checkout.db'), { readonly: true });
+      try {
+        return db.prepare('select * from environments where id = ?').get(environmentId) as Record<string, unknown>;
+      } finally {
+        db.close();
+      }
+    }
+    const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await client.connect();
+    try {
+      return (await client.query('select * from environments where id = $1', [environmentId])).rows[0];
+    } finally {
+      await client.end();
+    }
+  }
+
+  /** The raw bytes of the embedded database and its WAL, as a reader of the disk sees them. */
+  function databaseFiles(): Buffer {
+    return Buffer.concat(
+      ['checkout.db', 'checkout.db-wal']
+        .map((f) => join(dataDir, f))
+        .filter(existsSync)
+        .map((f) => readFileSync(f)),
+    );
+  }
+
+  beforeAll(async () => {
+    stdout = await keysCli(['create', '--name', 'Shop', '--json'], env);
+    keys = JSON.parse(stdout);
+  }, 60_000);
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('prints exactly one JSON object with the new pair and a Standard Webhooks secret', () => {
+    expect(stdout.trim().split('\n')).toHaveLength(1);
+    expect(keys).toMatchObject({
+      environment_id: expect.stringMatching(UUID),
+      name: 'Shop',
+      public_key: expect.stringMatching(/^[A-Za-z0-9_-]{16,128}$/),
+      secret_key: expect.stringMatching(/^[A-Za-z0-9_-]{32,256}$/),
+      webhook_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]+={0,2}$/),
+    });
+    expect(keys.secret_key).not.toBe(keys.public_key);
+    expect(Buffer.from(keys.webhook_secret.slice('whsec_'.length), 'base64').length).toBeGreaterThanOrEqual(24);
+  });
+
+  it('stores the secret key only as a hash', async () => {
+    const row = await storedRow(keys.environment_id);
+    expect(row.public_key).toBe(keys.public_key);
+    expect(row.secret_hash).toEqual(expect.any(String));
+    expect(row.secret_hash).not.toBe(keys.secret_key);
+    for (const [column, value] of Object.entries(row)) {
+      expect(String(value), column).not.toContain(keys.secret_key);
+      expect(String(value), column).not.toContain(keys.secret_key.slice(3, 20));
+    }
+    if (engine === 'sqlite') {
+      const raw = databaseFiles();
+      expect(raw.length).toBeGreaterThan(0);
+      expect(raw.includes(keys.public_key)).toBe(true); // the check can see what is stored...
+      expect(raw.includes(keys.secret_key)).toBe(false); // ...and the secret is not
+      expect(raw.includes(keys.secret_key.slice(3))).toBe(false);
+    }
+  });
+
+  it('the printed keys work against a service on the same data, and only they do', { timeout: 30_000 }, async () => {
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DEMO: 'false', LOG_LEVEL: 'silent', ...env });
+    const service: Service = await startService(config, pino({ level: 'silent' }));
+    try {
+      const api = new Client(service.url, keys as never);
+      const created = await api.post('/transaction/', transactionBody());
+      expect(created.status, created.text).toBe(201);
+      const list = await api.get('/transaction/');
+      expect(list.status).toBe(200);
+      expect(list.body.results.map((r: { id: string }) => r.id)).toContain(created.body.id);
+
+      const wrong = await api.request('GET', '/transaction/', { auth: `AppKeys ${keys.public_key}:${keys.secret_key}x` });
+      expect(wrong.status).toBe(401);
+
+      // A second environment from the CLI gets its own pair and sees nothing of the first.
+      const other = JSON.parse(await keysCli(['create', '--name', 'Other shop', '--json'], env));
+      expect(other.environment_id).not.toBe(keys.environment_id);
+      expect(other.secret_key).not.toBe(keys.secret_key);
+      const otherApi = new Client(service.url, other);
+      expect((await otherApi.get('/transaction/')).body.count).toBe(0);
+      expect((await otherApi.get(`/transaction/${created.body.id}/`)).status).toBe(404);
+    } finally {
+      await service.close();
+    }
+    if (engine === 'sqlite') expect(databaseFiles().includes(keys.secret_key)).toBe(false);
+  });
+
+  it('list shows environments without any secret', { timeout: 30_000 }, async () => {
+    const out = await keysCli(['list', '--json'], env);
+    const rows = JSON.parse(out) as Record<string, unknown>[];
+    expect(rows.map((r) => r.id)).toContain(keys.environment_id);
+    expect(out).not.toContain(keys.secret_key);
+    expect(out).not.toContain(keys.webhook_secret);
+    expect(out).not.toContain('secret_hash');
+  });
+
+  it('set --rotate-webhook-secret prints a new whsec_ secret', { timeout: 30_000 }, async () => {
+    const out = JSON.parse(await keysCli(['set', '--environment', keys.environment_id, '--rotate-webhook-secret', '--json'], env));
+    expect(out.webhook_secret).toMatch(/^whsec_/);
+    expect(out.webhook_secret).not.toBe(keys.webhook_secret);
+    expect((await storedRow(keys.environment_id)).webhook_secret).toBe(out.webhook_secret);
+  });
+
+  it('create without --name fails with usage and exit code 2', { timeout: 30_000 }, async () => {
+    const err = await keysCli(['create', '--json'], env).then(
+      () => null,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(err?.code).toBe(2);
+    expect(err?.stderr).toMatch(/--name/);
+  });
+});
