@@ -81,7 +81,7 @@ export function createCheckoutModel(givenView: CheckoutView, overrides: Partial<
   const gatewayId = signal<string | null>(initialView.selectedGateway);
   const values = signal<Record<string, string>>({});
   const fieldErrors = signal<Record<string, string>>({ ...initialView.error?.fields });
-  const message = signal<string | null>(initialView.error?.message ?? null);
+  const message = signal<string | null>(initialView.error?.message || null);
   // Starts at the server's clock so the first client render matches the server's markup.
   const now = signal(Date.parse(initialView.serverNow));
   /** Undefined means the browser's own zone; the server renders UTC. */
@@ -157,7 +157,7 @@ export function createCheckoutModel(givenView: CheckoutView, overrides: Partial<
         gatewayId.value = next.selectedGateway;
       }
       fieldErrors.value = { ...next.error?.fields };
-      message.value = next.error?.message ?? null;
+      message.value = next.error?.message || null;
       // Card details are not kept in memory once they can no longer be used.
       if (next.status !== 'pending' && next.status !== 'declined') values.value = {};
     });

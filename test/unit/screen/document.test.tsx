@@ -305,3 +305,10 @@ describe('assetsFromManifest', () => {
     expect(() => assetsFromManifest({})).toThrow(/vite build/);
   });
 });
+
+describe('renderDocument: an empty error message', () => {
+  it('shows no alert when pending, and the default text when declined', () => {
+    expect(appMarkup(render({ error: { message: '', fields: {} } }))).toContain('class="alert alert--empty"');
+    expect(appMarkup(render({ status: 'declined', error: { message: '', fields: {} } }))).toContain('Your payment was declined.');
+  });
+});

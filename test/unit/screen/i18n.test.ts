@@ -49,6 +49,17 @@ describe('browser translator matches the server’s i18next', () => {
     expect(t('expiry.minutesLeft', { count: 5 })).toBe('Quedan 5 minutos para pagar');
   });
 
+  it('rejects unknown keys at compile time and shows the key at run time', () => {
+    const { t } = createTranslator('en', getStrings('en'));
+    // @ts-expect-error 'nope.key' is not in en.json, so `npm run typecheck` fails on it.
+    expect(t('nope.key')).toBe('nope.key');
+    // Plural forms are reached through the base key and `count`, never by suffix.
+    const typeLevelOnly = () =>
+      // @ts-expect-error 'expiry.minutesLeft_one' is a stored form, not a key callers use.
+      t('expiry.minutesLeft_one', { count: 1 });
+    expect(typeof typeLevelOnly).toBe('function');
+  });
+
   it('recognises keys that arrive as data', () => {
     const i18n = createTranslator('fr', getStrings('fr'));
     expect(i18n.has('card.number')).toBe(true);
