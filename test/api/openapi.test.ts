@@ -72,7 +72,7 @@ describe.each(ENGINES)('OpenAPI document on %s', (engine) => {
     const res = await rawRequest(`${t.url}/v1/openapi.json`);
     expect(res.status).toBe(200);
     doc = res.body;
-    deref = await dereference(structuredClone(doc));
+    deref = await dereference(structuredClone(doc) as Parameters<typeof dereference>[0]);
   });
   afterAll(() => t.close());
 
@@ -81,7 +81,7 @@ describe.each(ENGINES)('OpenAPI document on %s', (engine) => {
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(doc.openapi).toMatch(/^3\.1\./);
     expect(doc.info).toMatchObject({ title: expect.any(String), version: expect.any(String) });
-    const result = await validate(structuredClone(doc));
+    const result = await validate(structuredClone(doc) as Parameters<typeof validate>[0]);
     expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
   });
 
