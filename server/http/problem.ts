@@ -80,6 +80,8 @@ export function sendProblem(res: Response, err: ApiError, requestId?: string): v
 /** body-parser and friends signal their failures with `type`/`status` on the error. */
 function fromFramework(err: unknown): ApiError | null {
   if (typeof err !== 'object' || err === null) return null;
+  // The router could not percent-decode a path parameter: such an id names no object.
+  if (err instanceof URIError) return new ApiError('not_found', 'No such object');
   const e = err as { type?: string; status?: number; message?: string };
   switch (e.type) {
     case 'entity.too.large':
