@@ -42,6 +42,8 @@ const ID_ROUTES: IdRoute[] = [
 ];
 
 const MALFORMED = ['not-a-uuid', '123', '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0', '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e0', "1' OR '1'='1", '%00', 'zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz'];
+/** Sent as they are: broken percent-encoding cannot name an object either. */
+const MALFORMED_RAW = ['%zz', '%E0%A4%A', '%', '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0%'];
 const MISSING = '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e';
 
 const groupOf = (path: string) => path.split('/')[1]!;
@@ -104,6 +106,11 @@ describe.each(ENGINES)('environment isolation on %s', (engine) => {
       expect(res.status, `${bad}: ${res.text}`).toBe(404);
       problemPaths(res);
     }
+    for (const bad of MALFORMED_RAW) {
+      const res = await call(owner, route, bad);
+      expect(res.status, `${bad}: ${res.text}`).toBe(404);
+      problemPaths(res);
+    }
     expectNotFound(await call(owner, route, MISSING));
 
     // No key, or a key pair that does not fit: 401, whatever the id.
@@ -143,6 +150,7 @@ describe.each(ENGINES)('environment isolation on %s', (engine) => {
     expect(a.status).toBe(200);
     expect(b.body).toEqual(a.body);
     for (const bad of MALFORMED) expect((await owner.get(`/${group}/${encodeURIComponent(bad)}/`)).status).toBe(404);
+    for (const bad of MALFORMED_RAW) expect((await owner.get(`/${group}/${bad}/`)).status).toBe(404);
     expect((await owner.get(`/${group}/${MISSING}/`)).status).toBe(404);
     expect((await owner.request('GET', `/${group}/${id}/`, { auth: null })).status).toBe(401);
   });
