@@ -149,6 +149,7 @@ const rows: Row[] = [
   { name: 'upper-case language', body: tx({ language: 'EN' }), status: 400, field: 'language' },
   { name: 'expired_date in the past', body: tx({ expired_date: '2020-01-01T00:00:00Z' }), status: 400, field: 'expired_date' },
   { name: 'expired_date as a date only', body: tx({ expired_date: '2099-01-01' }), status: 400, field: 'expired_date' },
+  { name: 'expired_date on 30 February', body: tx({ expired_date: '2099-02-30T00:00:00Z' }), status: 400, field: 'expired_date' },
   { name: 'expired_date not ISO', body: tx({ expired_date: 'next tuesday' }), status: 400, field: 'expired_date' },
   { name: 'expired_date as epoch number', body: tx({ expired_date: 4102444800 }), status: 400, field: 'expired_date' },
   // Lines and references
