@@ -1,6 +1,8 @@
-import express from 'express';
+import express, { type ErrorRequestHandler } from 'express';
 import helmet from 'helmet';
 import { apiRouter } from './api';
+import { assetsRouter, loadScreenAssets } from './checkout/assets';
+import { checkoutRouter } from './checkout/routes';
 import type { Deps } from './deps';
 import { requestLogger } from './http/logging';
 
@@ -15,5 +17,16 @@ export function createApp(deps: Deps) {
     helmet({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } } }),
     apiRouter(deps),
   );
+  app.use(assetsRouter());
+  app.use(checkoutRouter(deps, loadScreenAssets));
+  app.use((_req, res) => {
+    res.status(404).set('X-Content-Type-Options', 'nosniff').type('text/plain').send('Not found');
+  });
+  // Never Express's default handler: it would print stack traces outside production.
+  app.use(((err, req, res, _next) => {
+    req.log?.error({ err }, 'unhandled error');
+    if (res.headersSent) return res.end();
+    res.status(500).set('X-Content-Type-Options', 'nosniff').type('text/plain').send(`Something went wrong (request ${req.id}).`);
+  }) as ErrorRequestHandler);
   return app;
 }

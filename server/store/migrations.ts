@@ -184,6 +184,16 @@ const migrations: Record<string, (d: Def) => Migration> = {
   }),
   '002_payments': (d) => ({
     async up(db) {
+      // Set while one payment attempt talks to its gateway, so a second click waits its
+      // turn instead of charging twice; cleared when the attempt ends.
+      await db.schema.alterTable('transactions').addColumn('processing_until', 'text').execute();
+      // Server-wide secrets (the checkout's CSRF key), shared by every process.
+      await d
+        .table(db, 'secrets')
+        .build((t) =>
+          t.addColumn('name', 'text', (c) => c.primaryKey()).addColumn('value', 'text', (c) => c.notNull()),
+        )
+        .execute();
       await d
         .table(db, 'authorizations')
         .build((t) =>

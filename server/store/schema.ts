@@ -91,6 +91,7 @@ export interface TransactionRow extends Owned {
   source: string | null;
   destination: string | null;
   status: string;
+  processing_until?: string | null;
 }
 
 export interface TransactionLineRow {
@@ -175,4 +176,5 @@ export interface Tables {
   sale_operations: SaleOperationRow;
   authorizations: AuthorizationRow;
   payment_attempts: PaymentAttemptRow;
+  secrets: { name: string; value: string };
 }

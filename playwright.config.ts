@@ -1,0 +1,31 @@
+import { defineConfig } from '@playwright/test';
+
+// Debian's Chromium (apt-get install chromium); Playwright's own download does not work
+// on these machines. Elsewhere: `npx playwright install chromium` and CHROME_PATH unset.
+const executablePath = process.env.CHROME_PATH ?? '/usr/bin/chromium';
+
+export default defineConfig({
+  testDir: 'test/e2e',
+  // Two cores: one worker per core; each worker runs its own service and merchant site.
+  workers: 2,
+  fullyParallel: false,
+  retries: 0,
+  forbidOnly: true,
+  timeout: 30_000,
+  reporter: process.env.CI ? [['list'], ['json', { outputFile: 'test-results/e2e.json' }]] : 'list',
+  use: {
+    browserName: 'chromium',
+    launchOptions: {
+      executablePath,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    },
+    trace: 'off',
+  },
+});

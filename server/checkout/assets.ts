@@ -1,0 +1,73 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import express, { type Router } from 'express';
+import { assetsFromManifest, type DocumentAssets } from '../../widget/screen/document';
+
+// The production build (npm run build) is served from dist/: hashed screen assets with a
+// year-long cache, and the widget loader at a stable and a versioned URL.
+
+const DIST = resolve(import.meta.dirname, '../../dist');
+const YEAR = 365 * 24 * 60 * 60;
+
+export interface WidgetManifest {
+  file: string;
+  hash: string;
+  integrity: string;
+}
+
+let screenAssets: DocumentAssets | undefined;
+
+/** Read on first use, so the API runs (and its tests pass) without a browser build. */
+export function loadScreenAssets(): DocumentAssets {
+  if (screenAssets) return screenAssets;
+  const path = resolve(DIST, 'client/.vite/manifest.json');
+  if (!existsSync(path)) {
+    throw new Error('The checkout screen is not built: run `npm run build` (npm start does it for you).');
+  }
+  screenAssets = assetsFromManifest(JSON.parse(readFileSync(path, 'utf8')));
+  return screenAssets;
+}
+
+export function loadWidgetManifest(): WidgetManifest {
+  const path = resolve(DIST, 'widget/manifest.json');
+  if (!existsSync(path)) throw new Error('The widget is not built: run `npm run build`.');
+  return JSON.parse(readFileSync(path, 'utf8')) as WidgetManifest;
+}
+
+export function assetsRouter(): Router {
+  const router = express.Router();
+  router.use(
+    '/assets',
+    express.static(resolve(DIST, 'client/assets'), {
+      immutable: true,
+      maxAge: YEAR * 1000,
+      fallthrough: false,
+      setHeaders: (res) => res.set('Cross-Origin-Resource-Policy', 'same-origin'),
+    }),
+  );
+  let widget: { manifest: WidgetManifest; code: Buffer } | undefined;
+  const loadWidget = () => {
+    if (!widget) {
+      const manifest = loadWidgetManifest();
+      widget = { manifest, code: readFileSync(resolve(DIST, 'widget', manifest.file)) };
+    }
+    return widget;
+  };
+  const sendWidget = (cache: string) => (_req: express.Request, res: express.Response) => {
+    res.set({
+      'Content-Type': 'text/javascript; charset=utf-8',
+      'Cache-Control': cache,
+      // Merchant pages on any origin load it.
+      'Cross-Origin-Resource-Policy': 'cross-origin',
+      'Access-Control-Allow-Origin': '*',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    res.send(loadWidget().code);
+  };
+  // The stable URL revalidates daily so fixes reach merchants; the versioned one never changes.
+  router.get('/widget.js', sendWidget('public, max-age=86400, stale-while-revalidate=604800'));
+  router.get(/^\/widget\.([0-9a-f]{8})\.js$/, (req, res, next) =>
+    req.params[0] === loadWidget().manifest.hash ? sendWidget(`public, max-age=${YEAR}, immutable`)(req, res) : next(),
+  );
+  return router;
+}

@@ -1,0 +1,293 @@
+import express, { type Request, type Response, Router } from 'express';
+import { z } from 'zod';
+import { validateFields } from '../../widget/screen/card';
+import { renderDocument, renderNotFound, type DocumentAssets } from '../../widget/screen/document';
+import type { CheckoutView, Language } from '../../widget/screen/view';
+import { isLanguage, resolveLanguage } from '../../widget/i18n/language';
+import type { Deps } from '../deps';
+import { baseUrlOf } from '../http/route';
+import type { Gateway } from '../payments/gateway';
+import { findGateway, gatewaysFor } from '../payments/registry';
+import { sandboxRedirect } from '../payments/sandbox';
+import { findEnvironment } from '../store/environments';
+import {
+  cancelTransaction,
+  claimPaymentAttempt,
+  completePayment,
+  findSaleOfTransaction,
+  releaseFailedAttempt,
+  serverSecret,
+} from '../store/payments';
+import type { EnvironmentRow } from '../store/schema';
+import { getTransactionByToken, type StoredTransaction } from '../store/transactions';
+import { csrfToken, sameOriginPost, validCsrf } from './csrf';
+import { renderProviderPage } from './provider-page';
+import { allowedFrameOrigins, applyPageHeaders, newNonce, redirectOrigins } from './security';
+import { buildView } from './view-model';
+
+// /pay/{token}/: resolve the token, build the view, render it on the server; take the
+// form (urlencoded without JavaScript, JSON from the hydrated screen) and move the money.
+
+const TOKEN = /^[A-Za-z0-9_-]{16,64}$/;
+
+const payRequest = z.object({
+  action: z.enum(['pay', 'cancel']),
+  gateway: z.string().max(64).nullish(),
+  fields: z.record(z.string().max(64), z.string().max(256)).default({}),
+  csrf: z.string().max(128).optional(),
+});
+type PayRequest = z.infer<typeof payRequest>;
+
+/** The urlencoded form: the same request, with gateway fields at the top level. */
+function fromForm(body: Record<string, unknown>): unknown {
+  const { action, gateway, csrf, ...fields } = body;
+  return { action, gateway: gateway || null, csrf, fields };
+}
+
+interface Page {
+  tx: StoredTransaction;
+  env: EnvironmentRow;
+  language: Language;
+  embed: { parentOrigin: string } | null;
+  frameAncestors: string[];
+  wantsJson: boolean;
+}
+
+type Outcome =
+  | { kind: 'redirect'; location: string; redirectKind: 'provider' | 'completed' | 'cancelled'; status?: number }
+  | { kind: 'view'; status: number; error?: CheckoutView['error']; chosenGateway?: string | null; declined?: boolean };
+
+export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): Router {
+  const router = Router({ strict: true });
+  const db = deps.database.db;
+  let secret: Promise<string> | undefined;
+  const csrfSecret = () => (secret ??= serverSecret(db, 'checkout-csrf'));
+
+  async function loadPage(req: Request): Promise<Page | null> {
+    const token = String(req.params.token);
+    if (!TOKEN.test(token)) return null;
+    const tx = await getTransactionByToken(db, token);
+    if (!tx) return null;
+    const env = await findEnvironment(db, tx.row.environment_id);
+    if (!env) return null;
+    const requested = typeof req.query.lang === 'string' && isLanguage(req.query.lang) ? req.query.lang : null;
+    const language = requested ?? resolveLanguage(tx.row.language, req.get('accept-language'));
+    let embed: Page['embed'] = null;
+    let frameAncestors: string[] = [];
+    if (req.query.embed === '1' && typeof req.query.origin === 'string') {
+      const allowed = allowedFrameOrigins(JSON.parse(env.allowed_origins) as string[], tx.row);
+      // Unknown origins get no embed mode and frame-ancestors 'none': the browser refuses to show it.
+      if (allowed.includes(req.query.origin)) {
+        embed = { parentOrigin: req.query.origin };
+        frameAncestors = allowed;
+      }
+    }
+    return { tx, env, language, embed, frameAncestors, wantsJson: req.is('application/json') === 'application/json' };
+  }
+
+  async function view(page: Page, extra: Omit<Extract<Outcome, { kind: 'view' }>, 'kind' | 'status'> = {}) {
+    const now = deps.now();
+    const sale = page.tx.row.status === 'D' ? await findSaleOfTransaction(db, page.tx.row.id) : null;
+    return buildView({
+      tx: page.tx,
+      merchantName: page.env.name,
+      language: page.language,
+      csrf: csrfToken(await csrfSecret(), page.tx.row.token),
+      now,
+      embed: page.embed,
+      sale,
+      ...extra,
+    });
+  }
+
+  function notFound(req: Request, res: Response) {
+    const nonce = newNonce();
+    applyPageHeaders(res, { nonce, frameAncestors: [], formTargets: [] });
+    res.status(404).type('html').send(renderNotFound({ language: resolveLanguage(null, req.get('accept-language')), nonce, assets: screenAssets() }));
+  }
+
+  async function respond(res: Response, page: Page, outcome: Outcome) {
+    const nonce = newNonce();
+    applyPageHeaders(res, { nonce, frameAncestors: page.frameAncestors, formTargets: redirectOrigins(page.tx.row) });
+    if (outcome.kind === 'redirect') {
+      if (page.wantsJson) return void res.json({ outcome: 'redirect', location: outcome.location, kind: outcome.redirectKind });
+      return void res.redirect(outcome.status ?? 303, outcome.location);
+    }
+    const v = await view(page, outcome);
+    if (page.wantsJson) return void res.status(outcome.status).json({ outcome: 'view', view: v });
+    res.status(outcome.status).type('html').send(renderDocument({ view: v, nonce, assets: screenAssets() }));
+  }
+
+  /** Re-reads the transaction so the answer shows the state the write produced. */
+  async function reload(page: Page): Promise<Page> {
+    const tx = await getTransactionByToken(db, page.tx.row.token);
+    if (tx) page.tx = tx;
+    return page;
+  }
+
+  const finished = (page: Page, kind: 'completed' | 'cancelled'): Outcome => {
+    const url = kind === 'completed' ? page.tx.row.return_url : page.tx.row.cancel_url;
+    // In embed mode the frame shows the result and tells the merchant page, which moves the top window.
+    if (url && !page.embed) return { kind: 'redirect', location: url, redirectKind: kind };
+    return { kind: 'view', status: 200 };
+  };
+
+  async function pay(page: Page, input: PayRequest, gateway: Gateway): Promise<Outcome> {
+    const now = deps.now();
+    const row = page.tx.row;
+    if (gateway.flow === 'redirect') {
+      return { kind: 'redirect', location: providerUrl(page), redirectKind: 'provider' };
+    }
+    const fieldErrors = validateFields(gateway.fields, input.fields, now);
+    if (Object.keys(fieldErrors).length) {
+      return { kind: 'view', status: 400, chosenGateway: gateway.id, error: { message: 'error.fieldsInvalid', fields: fieldErrors } };
+    }
+    if (!(await claimPaymentAttempt(db, row.id, now))) return stateConflict(page, gateway.id);
+    const hold = row.authorize === 1;
+    let result;
+    try {
+      result = await gateway.pay({ amount: row.total_price, currency: row.currency, capture: !hold, fields: input.fields });
+    } catch (err) {
+      deps.log.error({ err, gateway: gateway.code }, 'gateway failed');
+      await releaseFailedAttempt(db, { transactionId: row.id, gatewayId: gateway.id, outcome: 'declined', cardBrand: null, cardLast4: null }, now);
+      return { kind: 'view', status: 200, chosenGateway: gateway.id, error: { message: 'error.gatewayFailed', fields: {} } };
+    }
+    return settle(page, gateway, result, hold, now);
+  }
+
+  async function settle(
+    page: Page,
+    gateway: Gateway,
+    result: Awaited<ReturnType<Gateway['pay']>>,
+    hold: boolean,
+    now: Date,
+  ): Promise<Outcome> {
+    const row = page.tx.row;
+    if (result.outcome === 'redirect') throw new Error('a redirect is not a settled payment');
+    const attempt = {
+      transactionId: row.id,
+      gatewayId: gateway.id,
+      cardBrand: result.card?.brand ?? null,
+      cardLast4: result.card?.last4 ?? null,
+    };
+    if (result.outcome !== 'approved') {
+      await releaseFailedAttempt(db, { ...attempt, outcome: result.outcome }, now);
+      const message = result.outcome === 'insufficient_funds' ? 'error.insufficientFunds' : 'error.declined';
+      return { kind: 'view', status: 200, chosenGateway: gateway.id, declined: true, error: { message, fields: {} } };
+    }
+    await completePayment(
+      db,
+      {
+        ...attempt,
+        outcome: 'approved',
+        environmentId: row.environment_id,
+        currency: row.currency,
+        amount: row.total_price,
+        hold,
+        gatewayReference: result.reference,
+        card: result.card ? { expMonth: result.card.expMonth, expYear: result.card.expYear } : null,
+      },
+      now,
+    );
+    deps.log.info({ transaction: row.id, gateway: gateway.code, brand: attempt.cardBrand }, 'payment approved');
+    return finished(await reload(page), 'completed');
+  }
+
+  /** The transaction moved on (paid, cancelled, expired) or another attempt is running. */
+  async function stateConflict(page: Page, chosenGateway: string | null): Promise<Outcome> {
+    const { row } = (await reload(page)).tx;
+    const pending = row.status === 'N' && Date.parse(row.expired_at) > deps.now().getTime();
+    if (pending) return { kind: 'view', status: 409, chosenGateway, error: { message: 'error.inProgress', fields: {} } };
+    return { kind: 'view', status: 409 };
+  }
+
+  function providerUrl(page: Page): string {
+    const q = new URLSearchParams();
+    if (page.embed) {
+      q.set('embed', '1');
+      q.set('origin', page.embed.parentOrigin);
+    }
+    const qs = q.toString();
+    return `/pay/${page.tx.row.token}/provider/${qs ? `?${qs}` : ''}`;
+  }
+
+  const small = { limit: '16kb' };
+  router.post('/pay/:token/', express.urlencoded({ ...small, extended: false }), express.json(small));
+  router.post('/pay/:token/provider/', express.urlencoded({ ...small, extended: false }));
+
+  router.get('/pay/:token', (req, res) => res.redirect(308, `/pay/${encodeURIComponent(req.params.token)}/${req.url.slice(req.path.length)}`));
+
+  router.get('/pay/:token/', async (req, res) => {
+    const page = await loadPage(req);
+    if (!page) return notFound(req, res);
+    const declined = req.query.declined === '1' && page.tx.row.status === 'N';
+    await respond(res, page, {
+      kind: 'view',
+      status: 200,
+      ...(declined ? { declined, chosenGateway: sandboxRedirect.id, error: { message: 'error.declined', fields: {} } } : {}),
+    });
+  });
+
+  router.post('/pay/:token/', async (req, res) => {
+    const page = await loadPage(req);
+    if (!page) return notFound(req, res);
+    const raw = page.wantsJson ? { ...req.body, csrf: req.get('x-csrf-token') } : fromForm(req.body ?? {});
+    const parsed = payRequest.safeParse(raw);
+    const secretKey = await csrfSecret();
+    if (!parsed.success) {
+      return respond(res, page, { kind: 'view', status: 400, error: { message: 'error.generic', fields: {} } });
+    }
+    const input = parsed.data;
+    if (!sameOriginPost(req, baseUrlOf(req, deps)) || !validCsrf(secretKey, page.tx.row.token, input.csrf)) {
+      return respond(res, page, { kind: 'view', status: 403, error: { message: 'error.session', fields: {} } });
+    }
+    if (page.tx.row.status !== 'N' || Date.parse(page.tx.row.expired_at) <= deps.now().getTime()) {
+      return respond(res, page, await stateConflict(page, null));
+    }
+    if (input.action === 'cancel') {
+      if (!(await cancelTransaction(db, page.tx.row.id, deps.now()))) return respond(res, page, await stateConflict(page, null));
+      return respond(res, page, finished(await reload(page), 'cancelled'));
+    }
+    const gateway = input.gateway ? gatewaysFor(page.tx.row.currency).find((g) => g.id === input.gateway) : undefined;
+    if (!gateway) {
+      return respond(res, page, { kind: 'view', status: 400, error: { message: 'error.gatewayRequired', fields: { gateway: 'error.gatewayRequired' } } });
+    }
+    return respond(res, page, await pay(page, input, gateway));
+  });
+
+  // The sandbox redirect gateway's "provider": a page of its own where the customer
+  // approves or rejects, as on PayPal or Bizum, then comes back to the checkout.
+  router.get('/pay/:token/provider/', async (req, res) => {
+    const page = await loadPage(req);
+    if (!page) return notFound(req, res);
+    if (page.tx.row.status !== 'N') return res.redirect(303, `/pay/${page.tx.row.token}/${req.url.slice(req.path.length)}`);
+    const nonce = newNonce();
+    applyPageHeaders(res, { nonce, frameAncestors: page.frameAncestors, formTargets: redirectOrigins(page.tx.row) });
+    const v = await view(page);
+    res.type('html').send(renderProviderPage({ view: v, gatewayName: sandboxRedirect.name, styles: screenAssets().styles }));
+  });
+
+  router.post('/pay/:token/provider/', async (req, res) => {
+    const page = await loadPage(req);
+    if (!page) return notFound(req, res);
+    const back = `/pay/${page.tx.row.token}/${req.url.slice(req.path.length)}`;
+    const decision = (req.body as Record<string, unknown> | undefined)?.decision;
+    if (!sameOriginPost(req, baseUrlOf(req, deps)) || !validCsrf(await csrfSecret(), page.tx.row.token, req.body?.csrf)) {
+      return res.redirect(303, back);
+    }
+    const now = deps.now();
+    if (!(await claimPaymentAttempt(db, page.tx.row.id, now))) return res.redirect(303, back);
+    const gateway = findGateway(sandboxRedirect.id)!;
+    const hold = page.tx.row.authorize === 1;
+    const result =
+      decision === 'approve'
+        ? ({ outcome: 'approved', reference: `sbx_redirect_${page.tx.row.id}`, card: null } as const)
+        : ({ outcome: 'declined', card: null } as const);
+    const outcome = await settle(page, gateway, result, hold, now);
+    if (outcome.kind === 'redirect') return res.redirect(303, outcome.location);
+    const sep = back.includes('?') ? '&' : '?';
+    res.redirect(303, decision === 'approve' ? back : `${back}${sep}declined=1`);
+  });
+
+  return router;
+}

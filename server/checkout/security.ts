@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import type { Response } from 'express';
+import type { TransactionRow } from '../store/schema';
+
+// Headers of every checkout page: a strict CSP with a fresh nonce, no referrer (the token
+// is in the URL), and framing only by the merchant's allowed origins in embed mode.
+
+export function newNonce(): string {
+  return randomBytes(16).toString('base64');
+}
+
+function originOf(url: string | null): string | null {
+  if (!url) return null;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
+/** DESIGN.md: the environment's allowed origins, else the origins of return_url and cancel_url. */
+export function allowedFrameOrigins(environmentOrigins: string[], tx: Pick<TransactionRow, 'return_url' | 'cancel_url'>): string[] {
+  if (environmentOrigins.length > 0) return environmentOrigins;
+  const fromUrls = [originOf(tx.return_url), originOf(tx.cancel_url)].filter((o): o is string => o !== null);
+  return [...new Set(fromUrls)];
+}
+
+export interface PageSecurity {
+  nonce: string;
+  /** Exact origins that may frame this response; empty: nobody. */
+  frameAncestors: string[];
+  /** Where the page's form may send the customer after a POST (303 targets). */
+  formTargets: string[];
+}
+
+export function applyPageHeaders(res: Response, s: PageSecurity): void {
+  const csp = [
+    "default-src 'none'",
+    `script-src 'nonce-${s.nonce}'`,
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    // Chromium applies form-action to the redirects after a POST as well.
+    `form-action 'self' ${s.formTargets.join(' ')}`.trim(),
+    `frame-ancestors ${s.frameAncestors.length ? s.frameAncestors.join(' ') : "'none'"}`,
+  ].join('; ');
+  res.set({
+    'Content-Security-Policy': csp,
+    'Referrer-Policy': 'no-referrer',
+    'X-Content-Type-Options': 'nosniff',
+    'Cross-Origin-Opener-Policy': s.frameAncestors.length ? 'unsafe-none' : 'same-origin',
+    'Cache-Control': 'no-store',
+    'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), payment=(self)',
+  });
+  // X-Frame-Options cannot name origins; outside embed mode it backs up frame-ancestors.
+  if (s.frameAncestors.length === 0) res.set('X-Frame-Options', 'DENY');
+}
+
+export function redirectOrigins(tx: Pick<TransactionRow, 'return_url' | 'cancel_url'>): string[] {
+  return [originOf(tx.return_url), originOf(tx.cancel_url)].filter((o): o is string => o !== null);
+}

@@ -1,0 +1,79 @@
+import type { CheckoutView, GatewayOption, Language, Receipt, ScreenStatus } from '../../widget/screen/view';
+import { findCurrency } from '../domain/currencies';
+import { effectiveStatus } from '../domain/transaction-status';
+import { gatewaysFor } from '../payments/registry';
+import type { SaleRow } from '../store/schema';
+import type { StoredTransaction } from '../store/transactions';
+
+// Token → what the screen shows. Pure: the routes fetch, this shapes.
+
+const SCREEN_STATUS: Record<string, ScreenStatus> = { N: 'pending', D: 'paid', C: 'cancelled', E: 'expired' };
+
+export interface ViewInput {
+  tx: StoredTransaction;
+  merchantName: string;
+  language: Language;
+  csrf: string;
+  now: Date;
+  embed: { parentOrigin: string } | null;
+  sale?: SaleRow | null;
+  /** From the last POST: a message key and per-field keys, and the gateway the customer chose. */
+  error?: CheckoutView['error'];
+  chosenGateway?: string | null;
+  declined?: boolean;
+}
+
+export function gatewayOptions(currency: string): GatewayOption[] {
+  return gatewaysFor(currency).map((g) => ({ id: g.id, name: g.name, flow: g.flow, fields: g.fields }));
+}
+
+function receiptOf(sale: SaleRow | null | undefined): Receipt | null {
+  if (!sale) return null;
+  return {
+    saleId: sale.id,
+    amount: sale.amount,
+    brand: sale.card_brand,
+    last4: sale.card_last4,
+    paidAt: sale.created_at,
+  };
+}
+
+export function buildView(input: ViewInput): CheckoutView {
+  const { row, lines } = input.tx;
+  const status = SCREEN_STATUS[effectiveStatus(row.status, row.expired_at, input.now)]!;
+  const gateways = gatewayOptions(row.currency);
+  const chosen = gateways.find((g) => g.id === input.chosenGateway)?.id;
+  const adjustment = (name: string | null, value: number) => (value !== 0 || name ? { name: name ?? '', value } : null);
+  return {
+    token: row.token,
+    transactionId: row.id,
+    language: input.language,
+    merchantName: input.merchantName,
+    orderId: row.order_id,
+    currency: row.currency,
+    exponent: findCurrency(row.currency)?.exponent ?? 2,
+    lines: lines.map((l) => ({
+      name: l.name,
+      description: l.description,
+      quantity: l.quantity,
+      unitPrice: l.unit_price,
+      lineTotal: l.line_total,
+    })),
+    itemsPrice: row.items_price,
+    tax: adjustment(row.tax_name, row.tax_value),
+    shipping: adjustment(row.shipping_name, row.shipping_value),
+    coupon: adjustment(row.coupon_name, row.coupon_value),
+    totalPrice: row.total_price,
+    expiresAt: row.expired_at,
+    serverNow: input.now.toISOString(),
+    status: status === 'pending' && input.declined ? 'declined' : status,
+    gateways,
+    selectedGateway: chosen ?? (row.gateway_selected === 1 ? (gateways[0]?.id ?? null) : null),
+    error: input.error ?? null,
+    receipt: status === 'paid' ? receiptOf(input.sale) : null,
+    csrf: input.csrf,
+    embed: input.embed,
+    hasReturnUrl: row.return_url !== null,
+    hasCancelUrl: row.cancel_url !== null,
+  };
+}

@@ -1,0 +1,168 @@
+import { randomBytes } from 'node:crypto';
+import { uuidv7 } from '../domain/ids';
+import type { Db } from './db';
+import type { SaleRow } from './schema';
+
+// The money-moving writes of the checkout. Each is one database transaction, and each
+// guards its state change with a conditional UPDATE, so it is correct on both engines
+// and across processes without explicit row locks.
+
+const PROCESSING_MS = 60_000;
+
+/**
+ * Claims the right to run one payment attempt: pending, not expired, and nobody else
+ * mid-attempt. Two simultaneous clicks get one `true`.
+ */
+export async function claimPaymentAttempt(db: Db, transactionId: string, now: Date): Promise<boolean> {
+  const at = now.toISOString();
+  const result = await db
+    .updateTable('transactions')
+    .set({ processing_until: new Date(now.getTime() + PROCESSING_MS).toISOString() })
+    .where('id', '=', transactionId)
+    .where('status', '=', 'N')
+    .where('expired_at', '>', at)
+    .where((eb) => eb.or([eb('processing_until', 'is', null), eb('processing_until', '<', at)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export interface AttemptRecord {
+  transactionId: string;
+  gatewayId: string;
+  outcome: 'approved' | 'declined' | 'insufficient_funds' | 'rejected';
+  cardBrand: string | null;
+  cardLast4: string | null;
+}
+
+async function recordAttempt(db: Db, a: AttemptRecord, now: Date) {
+  await db
+    .insertInto('payment_attempts')
+    .values({
+      id: uuidv7(now.getTime()),
+      transaction_id: a.transactionId,
+      gateway_id: a.gatewayId,
+      outcome: a.outcome,
+      card_brand: a.cardBrand,
+      card_last4: a.cardLast4,
+      created_at: now.toISOString(),
+    })
+    .execute();
+}
+
+/** A declined attempt: recorded, and the transaction is free for the next try. */
+export async function releaseFailedAttempt(db: Db, a: AttemptRecord, now: Date): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await recordAttempt(trx, a, now);
+    await trx.updateTable('transactions').set({ processing_until: null }).where('id', '=', a.transactionId).execute();
+  });
+}
+
+export interface ApprovedPayment extends AttemptRecord {
+  environmentId: string;
+  currency: string;
+  amount: number;
+  /** true: funds held (authorize); false: captured now. */
+  hold: boolean;
+  gatewayReference: string;
+  card: { expMonth: number | null; expYear: number | null } | null;
+}
+
+/**
+ * An approved attempt, all or nothing: transaction D, the sale (held or captured), its
+ * first operation, the stored payment method when holding, and the attempt record.
+ */
+export async function completePayment(db: Db, p: ApprovedPayment, now: Date): Promise<SaleRow> {
+  const at = now.toISOString();
+  return db.transaction().execute(async (trx) => {
+    const updated = await trx
+      .updateTable('transactions')
+      .set({ status: 'D', processing_until: null, updated_at: at })
+      .where('id', '=', p.transactionId)
+      .where('status', '=', 'N')
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) !== 1) throw new Error(`transaction ${p.transactionId} is no longer pending`);
+
+    let authorizationId: string | null = null;
+    if (p.hold) {
+      authorizationId = uuidv7(now.getTime());
+      await trx
+        .insertInto('authorizations')
+        .values({
+          id: authorizationId,
+          environment_id: p.environmentId,
+          transaction_id: p.transactionId,
+          gateway_id: p.gatewayId,
+          status: 'active',
+          card_brand: p.cardBrand,
+          card_last4: p.cardLast4,
+          card_exp_month: p.card?.expMonth ?? null,
+          card_exp_year: p.card?.expYear ?? null,
+          gateway_reference: p.gatewayReference,
+          created_at: at,
+          updated_at: at,
+        })
+        .execute();
+    }
+    const sale: SaleRow = {
+      id: uuidv7(now.getTime()),
+      environment_id: p.environmentId,
+      transaction_id: p.transactionId,
+      authorization_id: authorizationId,
+      gateway_id: p.gatewayId,
+      currency: p.currency,
+      amount: p.amount,
+      held: p.hold ? p.amount : 0,
+      captured: p.hold ? 0 : p.amount,
+      refunded: 0,
+      voided: 0,
+      description: null,
+      card_brand: p.cardBrand,
+      card_last4: p.cardLast4,
+      created_at: at,
+      updated_at: at,
+    };
+    await trx.insertInto('sales').values(sale).execute();
+    await trx
+      .insertInto('sale_operations')
+      .values({
+        id: uuidv7(now.getTime()),
+        sale_id: sale.id,
+        kind: p.hold ? 'authorize' : 'capture',
+        amount: p.amount,
+        gateway_reference: p.gatewayReference,
+        created_at: at,
+      })
+      .execute();
+    await recordAttempt(trx, p, now);
+    return sale;
+  });
+}
+
+/** The customer cancels: only a pending, unexpired transaction no one is paying. */
+export async function cancelTransaction(db: Db, transactionId: string, now: Date): Promise<boolean> {
+  const at = now.toISOString();
+  const result = await db
+    .updateTable('transactions')
+    .set({ status: 'C', updated_at: at })
+    .where('id', '=', transactionId)
+    .where('status', '=', 'N')
+    .where('expired_at', '>', at)
+    .where((eb) => eb.or([eb('processing_until', 'is', null), eb('processing_until', '<', at)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export function findSaleOfTransaction(db: Db, transactionId: string) {
+  return db.selectFrom('sales').selectAll().where('transaction_id', '=', transactionId).executeTakeFirst();
+}
+
+/** A named server secret, created once and shared by every process on this database. */
+export async function serverSecret(db: Db, name: string): Promise<string> {
+  await db
+    .insertInto('secrets')
+    .values({ name, value: randomBytes(32).toString('base64url') })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
+  const row = await db.selectFrom('secrets').select('value').where('name', '=', name).executeTakeFirstOrThrow();
+  return row.value;
+}

@@ -1,0 +1,150 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test as base, expect } from '@playwright/test';
+
+// Each worker runs the real service as a child process (its own SQLite directory) and a
+// stand-in merchant site on another origin (127.0.0.1 vs localhost, other port) that
+// records where customers arrive and serves the widget's host pages.
+
+export interface Service {
+  url: string;
+  dataDir: string;
+  auth: string;
+  /** POST /v1/transaction/ with the demo environment's keys. */
+  createTransaction(body: Record<string, unknown>): Promise<Transaction>;
+  api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+}
+
+export interface Transaction {
+  id: string;
+  token: string;
+  status: string;
+  payment_url: string;
+  [key: string]: unknown;
+}
+
+export interface Merchant {
+  origin: string;
+  /** Paths customers arrived at (return/cancel pages), in order. */
+  arrivals: string[];
+  /** Serve `html` at `path` on the merchant origin. */
+  page(path: string, html: string): string;
+  waitForArrival(prefix: string): Promise<string>;
+}
+
+async function startService(): Promise<{ service: Service; stop(): Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'checkout-e2e-'));
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, DEMO: 'true', LOG_LEVEL: 'info', DATABASE_URL: '' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  const ready = new Promise<{ url: string; auth: string }>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const pk = /public key:\s+(\S+)/.exec(out)?.[1];
+      const sk = /secret key:\s+(\S+)/.exec(out)?.[1];
+      const listening = /"url":"([^"]+)".*"msg":"listening"/.exec(out)?.[1];
+      if (pk && sk && listening) resolve({ url: listening, auth: `AppKeys ${pk}:${sk}` });
+    });
+    child.once('exit', (code) => reject(new Error(`service exited with ${code}:\n${out}`)));
+  });
+  const { url, auth } = await ready;
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${url}/v1${path}`, {
+      method,
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  };
+  const service: Service = {
+    url,
+    dataDir,
+    auth,
+    api,
+    async createTransaction(body) {
+      const res = await api('POST', '/transaction/', body);
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body as Transaction;
+    },
+  };
+  return {
+    service,
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function startMerchant(): Promise<{ merchant: Merchant; stop(): Promise<void> }> {
+  const pages = new Map<string, string>();
+  const arrivals: string[] = [];
+  const waiters: { prefix: string; resolve: (p: string) => void }[] = [];
+  const server: Server = createServer((req: IncomingMessage, res) => {
+    const path = req.url ?? '/';
+    const html = pages.get(path.split('?')[0]!);
+    if (html) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+      return;
+    }
+    if (path === '/favicon.ico') return void res.writeHead(404).end();
+    arrivals.push(path);
+    for (const w of waiters.filter((w) => path.startsWith(w.prefix))) w.resolve(path);
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(
+      `<!doctype html><html lang="en"><title>Merchant</title><h1>Merchant page</h1><p id="arrived">${path.replace(/[<&]/g, '')}</p></html>`,
+    );
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    merchant: {
+      origin,
+      arrivals,
+      page(path, html) {
+        pages.set(path, html);
+        return `${origin}${path}`;
+      },
+      waitForArrival(prefix) {
+        const seen = arrivals.find((a) => a.startsWith(prefix));
+        if (seen) return Promise.resolve(seen);
+        return new Promise((resolve) => waiters.push({ prefix, resolve }));
+      },
+    },
+    stop: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+export const test = base.extend<{ merchant: Merchant }, { service: Service; merchantSite: Merchant }>({
+  service: [
+    async ({}, use) => {
+      const { service, stop } = await startService();
+      await use(service);
+      await stop();
+    },
+    { scope: 'worker' },
+  ],
+  merchantSite: [
+    async ({}, use) => {
+      const { merchant, stop } = await startMerchant();
+      await use(merchant);
+      await stop();
+    },
+    { scope: 'worker' },
+  ],
+  // A fresh arrivals list per test on the worker's merchant site.
+  merchant: async ({ merchantSite }, use) => {
+    merchantSite.arrivals.length = 0;
+    await use(merchantSite);
+  },
+});
+
+export { expect };
+export { TEST_CARDS as CARDS } from '../../server/payments/sandbox';
