@@ -12,7 +12,8 @@ export default defineConfig({
   retries: 0,
   forbidOnly: true,
   timeout: 30_000,
-  reporter: process.env.CI ? [['list'], ['json', { outputFile: 'test-results/e2e.json' }]] : 'list',
+  // reports/ rather than test-results/, which Playwright empties at the start of a run.
+  reporter: process.env.CI ? [['list'], ['json', { outputFile: 'reports/playwright.json' }]] : 'list',
   use: {
     browserName: 'chromium',
     launchOptions: {

@@ -6,6 +6,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   plugins: [preact()],
   test: {
+    // CI sums every suite's JSON report into one "N passed, N failed" line (.ci/summary.mjs).
+    reporters: process.env.CI ? ['default', ['json', { outputFile: 'reports/vitest.json' }]] : ['default'],
     projects: [
       {
         extends: true,

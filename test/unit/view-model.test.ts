@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { buildView } from '../../server/checkout/view-model';
+import { sandboxCard, sandboxRedirect } from '../../server/payments/sandbox';
+import type { SaleRow, TransactionLineRow, TransactionRow } from '../../server/store/schema';
+
+const NOW = new Date('2026-03-01T10:00:00.000Z');
+
+function tx(over: Partial<TransactionRow> = {}, lines: Partial<TransactionLineRow>[] = [{}]) {
+  const row: TransactionRow = {
+    id: '0190f5a0-1111-7000-8000-000000000001',
+    environment_id: 'env',
+    token: 'tok_abcdefghijklmnopqrstuvwxyz',
+    order_id: 'A-1',
+    currency: 'EUR',
+    note: null,
+    extra: null,
+    return_url: 'https://shop.example/ok',
+    cancel_url: null,
+    notify_url: null,
+    gateway_selected: 1,
+    language: 'es',
+    expired_at: '2026-03-08T10:00:00.000Z',
+    authorize: 0,
+    tax_ref: null,
+    tax_name: 'IVA',
+    tax_value: 357,
+    shipping_ref: null,
+    shipping_name: null,
+    shipping_value: 0,
+    coupon_ref: null,
+    coupon_name: 'SPRING',
+    coupon_value: 100,
+    items_price: 1700,
+    total_price: 1957,
+    source: null,
+    destination: null,
+    status: 'N',
+    created_at: '2026-03-01T09:00:00.000Z',
+    updated_at: '2026-03-01T09:00:00.000Z',
+    ...over,
+  };
+  const lineRows = lines.map((l, i) => ({
+    id: `line-${i}`,
+    transaction_id: row.id,
+    position: i,
+    product_ref: null,
+    product_id: null,
+    name: 'Coffee',
+    description: null,
+    unit_price: 850,
+    quantity: '2',
+    line_total: 1700,
+    ...l,
+  }));
+  return { row, lines: lineRows };
+}
+
+const base = { merchantName: 'Shop', language: 'es' as const, csrf: 'c', now: NOW, embed: null };
+
+describe('buildView: token → what the screen shows', () => {
+  it('copies lines and totals in minor units with the currency exponent', () => {
+    const v = buildView({ ...base, tx: tx() });
+    expect(v.lines).toEqual([{ name: 'Coffee', description: null, quantity: '2', unitPrice: 850, lineTotal: 1700 }]);
+    expect(v).toMatchObject({ currency: 'EUR', exponent: 2, itemsPrice: 1700, totalPrice: 1957, status: 'pending' });
+    expect(v.tax).toEqual({ name: 'IVA', value: 357 });
+    expect(v.shipping).toBeNull();
+    expect(v.coupon).toEqual({ name: 'SPRING', value: 100 });
+    expect(buildView({ ...base, tx: tx({ currency: 'JPY' }) }).exponent).toBe(0);
+    expect(buildView({ ...base, tx: tx({ currency: 'KWD' }) }).exponent).toBe(3);
+  });
+
+  it('offers the gateways in their fixed order and preselects the first only when asked', () => {
+    const on = buildView({ ...base, tx: tx({ gateway_selected: 1 }) });
+    expect(on.gateways.map((g) => g.id)).toEqual([sandboxCard.id, sandboxRedirect.id]);
+    expect(on.selectedGateway).toBe(sandboxCard.id);
+    expect(buildView({ ...base, tx: tx({ gateway_selected: 0 }) }).selectedGateway).toBeNull();
+    // The customer's own choice from a failed post wins over the preselection.
+    expect(buildView({ ...base, tx: tx(), chosenGateway: sandboxRedirect.id }).selectedGateway).toBe(sandboxRedirect.id);
+    expect(buildView({ ...base, tx: tx(), chosenGateway: 'not-a-gateway' }).selectedGateway).toBe(sandboxCard.id);
+  });
+
+  it('maps every state, expiry included, and shows a receipt only when paid', () => {
+    const sale = { id: 's1', amount: 1957, card_brand: 'visa', card_last4: '4242', created_at: NOW.toISOString() } as SaleRow;
+    expect(buildView({ ...base, tx: tx({ status: 'D' }), sale })).toMatchObject({
+      status: 'paid',
+      receipt: { saleId: 's1', amount: 1957, brand: 'visa', last4: '4242' },
+    });
+    expect(buildView({ ...base, tx: tx({ status: 'C' }) }).status).toBe('cancelled');
+    expect(buildView({ ...base, tx: tx({ status: 'E' }) }).status).toBe('expired');
+    expect(buildView({ ...base, tx: tx({ expired_at: NOW.toISOString() }) }).status).toBe('expired');
+    expect(buildView({ ...base, tx: tx(), declined: true }).status).toBe('declined');
+    expect(buildView({ ...base, tx: tx({ status: 'N' }), sale }).receipt).toBeNull();
+  });
+
+  it('tells the screen about redirects without exposing the URLs', () => {
+    const v = buildView({ ...base, tx: tx() });
+    expect(v.hasReturnUrl).toBe(true);
+    expect(v.hasCancelUrl).toBe(false);
+    expect(JSON.stringify(v)).not.toContain('shop.example');
+  });
+});
