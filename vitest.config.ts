@@ -11,7 +11,12 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/unit/**/*.test.{ts,tsx}'], environment: 'node' },
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.{ts,tsx}'],
+          environment: 'node',
+          sequence: { groupOrder: 0 },
+        },
       },
       {
         extends: true,
@@ -23,6 +28,7 @@ export default defineConfig({
           hookTimeout: 60_000,
           // Two cores: files in parallel beyond two only add contention.
           maxWorkers: 2,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -14,7 +14,10 @@ export function createApp(deps: Deps) {
   app.use(requestLogger(deps.log));
   app.use(
     '/v1',
-    helmet({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } } }),
+    helmet({
+      contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+      frameguard: { action: 'deny' },
+    }),
     apiRouter(deps),
   );
   app.use(assetsRouter());

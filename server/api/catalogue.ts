@@ -217,7 +217,9 @@ function patchOf(fields: z.ZodObject) {
 }
 
 function groupRoutes<T extends CatalogueTable>(g: Group<T, z.ZodObject>): RouteDef[] {
-  const output = z.object({ id: z.uuid(), ...g.fields.shape, ...timestamps }).meta({ id: g.title.replace(/ /g, '') });
+  const output = z.object({ id: z.uuid(), ...g.fields.shape, ...timestamps }).meta({
+    id: g.title.replace(/(?:^|\s)(\w)/g, (_, c: string) => c.toUpperCase()),
+  });
   const present = (row: Row<T>) => ({
     id: row.id,
     ...g.toApi(row),
@@ -241,14 +243,14 @@ function groupRoutes<T extends CatalogueTable>(g: Group<T, z.ZodObject>): RouteD
       query: pageQuery.extend(g.filters.shape),
       response: pageEnvelopeSchema(output),
       status: 200,
-      async handler({ env, query, deps, req, baseUrl }) {
+      async handler({ env, query, req, baseUrl, db }) {
         const { page, page_size, ...filters } = query as { page: number; page_size: number } & Record<string, string>;
         const where = Object.fromEntries(
           Object.entries(filters)
             .filter(([, v]) => v !== undefined)
             .map(([k, v]) => [k, k === 'enabled' ? flag(v === 'true') : v]),
         );
-        const { count, rows } = await listItems(deps.database.db, g.table, env.id, where, { page, page_size });
+        const { count, rows } = await listItems(db, g.table, env.id, where, { page, page_size });
         return pageEnvelope(req, baseUrl, { page, page_size }, count, rows.map(present));
       },
     }),
@@ -260,8 +262,8 @@ function groupRoutes<T extends CatalogueTable>(g: Group<T, z.ZodObject>): RouteD
       body: g.fields,
       response: output,
       status: 201,
-      async handler({ env, body, deps }) {
-        const row = await insertItem(deps.database.db, g.table, env.id, build(body), deps.now());
+      async handler({ env, body, deps, db }) {
+        const row = await insertItem(db, g.table, env.id, build(body), deps.now());
         return present(row);
       },
     }),
@@ -272,8 +274,8 @@ function groupRoutes<T extends CatalogueTable>(g: Group<T, z.ZodObject>): RouteD
       tag,
       response: output,
       status: 200,
-      async handler({ env, params, deps }) {
-        const row = await getItem(deps.database.db, g.table, env.id, params.id!);
+      async handler({ env, params, db }) {
+        const row = await getItem(db, g.table, env.id, params.id!);
         if (!row) throw notFound();
         return present(row);
       },
@@ -286,8 +288,7 @@ function groupRoutes<T extends CatalogueTable>(g: Group<T, z.ZodObject>): RouteD
       body: patchOf(g.fields),
       response: output,
       status: 200,
-      async handler({ env, params, body, deps }) {
-        const db = deps.database.db;
+      async handler({ env, params, body, deps, db }) {
         const row = await getItem(db, g.table, env.id, params.id!);
         if (!row) throw notFound();
         const merged = g.fields.safeParse({ ...g.toApi(row), ...body });
@@ -303,8 +304,8 @@ function groupRoutes<T extends CatalogueTable>(g: Group<T, z.ZodObject>): RouteD
       summary: `Delete a ${g.group}; transactions keep their copy of its name and price`,
       tag,
       status: 204,
-      async handler({ env, params, deps }) {
-        if (!(await deleteItem(deps.database.db, g.table, env.id, params.id!))) throw notFound();
+      async handler({ env, params, db }) {
+        if (!(await deleteItem(db, g.table, env.id, params.id!))) throw notFound();
       },
     }),
   ];

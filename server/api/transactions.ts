@@ -358,11 +358,11 @@ export const transactionRoutes = (): RouteDef[] => [
     query: listQuery,
     response: pageEnvelopeSchema(transactionOut),
     status: 200,
-    async handler({ env, query, deps, req, baseUrl }) {
+    async handler({ env, query, deps, req, baseUrl, db }) {
       const now = deps.now();
       const { page, page_size, ...filters } = query;
       const { count, items } = await listTransactions(
-        deps.database.db,
+        db,
         env.id,
         { ...filters, now: now.toISOString() },
         { page, page_size },
@@ -379,9 +379,9 @@ export const transactionRoutes = (): RouteDef[] => [
     body: transactionCreate,
     response: transactionOut,
     status: 201,
-    async handler({ env, body, deps, baseUrl }) {
+    async handler({ env, body, deps, baseUrl, db }) {
       const now = deps.now();
-      const tx = await createTransaction(deps.database.db, env.id, body, now);
+      const tx = await createTransaction(db, env.id, body, now);
       return presentTransaction(tx, now, baseUrl);
     },
   }),
@@ -392,8 +392,8 @@ export const transactionRoutes = (): RouteDef[] => [
     tag: 'Transaction',
     response: transactionOut,
     status: 200,
-    async handler({ env, params, deps, baseUrl }) {
-      const tx = await getTransaction(deps.database.db, env.id, params.id!);
+    async handler({ env, params, deps, baseUrl, db }) {
+      const tx = await getTransaction(db, env.id, params.id!);
       if (!tx) throw new ApiError('not_found', 'No transaction with this id');
       return presentTransaction(tx, deps.now(), baseUrl);
     },

@@ -1,9 +1,18 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 
+/** A positive decimal integer as written in a query string: no "1e3", "0x10" or " 2". */
+const queryInt = (min: number, max: number, fallback: number) =>
+  z
+    .string()
+    .regex(/^[0-9]{1,7}$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .default(fallback);
+
 export const pageQuery = z.object({
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
-  page_size: z.coerce.number().int().min(1).max(100).default(20),
+  page: queryInt(1, 1_000_000, 1),
+  page_size: queryInt(1, 100, 20),
 });
 export type PageQuery = z.infer<typeof pageQuery>;
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Request, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { Deps } from '../deps';
+import type { Db } from '../store/db';
 import { UUID_PATTERN } from '../domain/ids';
 import type { EnvironmentRow } from '../store/schema';
 import { claimKey, completeKey, releaseKey } from '../store/idempotency';
@@ -14,6 +15,11 @@ type Method = 'get' | 'post' | 'patch' | 'delete';
 
 export interface RouteContext<B, Q> {
   env: EnvironmentRow;
+  /**
+   * The database handle to use: inside a POST with an Idempotency-Key it is the
+   * transaction that also records the response, so both commit or neither does.
+   */
+  db: Db;
   body: B;
   query: Q;
   params: Record<string, string>;
@@ -90,9 +96,10 @@ export function mountRoutes(router: Router, routes: RouteDef[], deps: Deps): voi
         if (!parsed.success) throw invalid(parsed.error);
         body = parsed.data;
       }
-      const run = async () => {
+      const run = async (db: Db) => {
         const result = await def.handler({
           env,
+          db,
           body,
           query: query?.data,
           params: req.params as Record<string, string>,
@@ -104,7 +111,7 @@ export function mountRoutes(router: Router, routes: RouteDef[], deps: Deps): voi
       };
 
       const key = def.method === 'post' ? req.get('idempotency-key') : undefined;
-      if (key === undefined) return send(res, def.status, await run());
+      if (key === undefined) return send(res, def.status, await run(deps.database.db));
       if (!IDEMPOTENCY_KEY.test(key)) {
         throw new ApiError('invalid_request', 'Idempotency-Key must be 1–255 visible ASCII characters', [
           { path: 'header.Idempotency-Key', message: 'must be 1–255 visible ASCII characters' },
@@ -127,12 +134,17 @@ export function mountRoutes(router: Router, routes: RouteDef[], deps: Deps): voi
       }
       let output: string | undefined;
       try {
-        output = await run();
+        // The work and the stored response commit together: after a crash either both
+        // exist (a retry replays) or neither does (a retry does the work once).
+        output = await db.transaction().execute(async (trx) => {
+          const out = await run(trx);
+          await completeKey(trx, { ...ids, status: def.status, body: out ?? '' });
+          return out;
+        });
       } catch (err) {
         await releaseKey(db, ids);
         throw err;
       }
-      await completeKey(db, { ...ids, status: def.status, body: output ?? '' });
       send(res, def.status, output);
     });
   }

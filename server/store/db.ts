@@ -36,3 +36,8 @@ export function openDatabase(opts: { databaseUrl: string | null; dataDir: string
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
   return { db, engine: 'sqlite', close: () => db.destroy() };
 }
+
+/** Runs `fn` in a database transaction, joining the caller's when there already is one. */
+export function inTransaction<T>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T> {
+  return db.isTransaction ? fn(db as Tx) : db.transaction().execute(fn);
+}

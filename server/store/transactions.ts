@@ -1,4 +1,4 @@
-import type { Db } from './db';
+import { type Db, inTransaction } from './db';
 import { countAndPage, type Page } from './paging';
 import type { TransactionLineRow, TransactionRow } from './schema';
 
@@ -9,7 +9,7 @@ export interface StoredTransaction {
 
 /** The transaction and its lines in one database transaction: both or neither. */
 export async function insertTransaction(db: Db, tx: StoredTransaction): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await trx.insertInto('transactions').values(tx.row).execute();
     // Chunked: SQLite caps bound parameters per statement (10 columns × 90 rows fits).
     for (let i = 0; i < tx.lines.length; i += 90) {
