@@ -226,46 +226,43 @@ async function resolve(db: Db, envId: string, body: TransactionCreate): Promise<
     }),
   );
 
-  const explicit = (value: number | undefined, path: string): Adjustment =>
-    value === undefined ? null : { amount: BigInt(toMinor(value, cur, path)) };
-
-  let tax: Resolved['tax'] = { ref: null, name: body.tax_name ?? null, adjustment: explicit(body.tax_value, 'tax_value') };
-  if (body.tax) {
-    const row = await getItem(db, 'taxes', envId, body.tax);
-    if (!row) throw fieldError('tax', 'is not a tax of this environment');
-    tax = { ref: row.id, name: body.tax_name ?? row.name, adjustment: tax.adjustment ?? { percent: BigInt(row.rate_e4) } };
-  }
-  let shipping: Resolved['shipping'] = {
-    ref: null,
-    name: body.shipping_name ?? null,
-    adjustment: explicit(body.shipping_value, 'shipping_value'),
+  // A referenced tax / shipping / coupon supplies name and amount; explicit *_value and
+  // *_name fields win over it.
+  type Referenced = { id: string; name: string; currency: string | null; adjustment: NonNullable<Adjustment> };
+  const adjustment = async (
+    field: 'tax' | 'shipping' | 'coupon',
+    what: string,
+    load: (id: string) => Promise<Referenced | undefined>,
+  ): Promise<Resolved['tax']> => {
+    const value = body[`${field}_value`];
+    const name = body[`${field}_name`] ?? null;
+    const explicit: Adjustment = value === undefined ? null : { amount: BigInt(toMinor(value, cur, `${field}_value`)) };
+    const id = body[field];
+    if (!id) return { ref: null, name, adjustment: explicit };
+    const ref = await load(id);
+    if (!ref) throw fieldError(field, `is not a ${what} of this environment`);
+    if (!explicit) sameCurrency(field, ref.currency);
+    return { ref: ref.id, name: name ?? ref.name, adjustment: explicit ?? ref.adjustment };
   };
-  if (body.shipping) {
-    const row = await getItem(db, 'shipping', envId, body.shipping);
-    if (!row) throw fieldError('shipping', 'is not a shipping option of this environment');
-    if (!shipping.adjustment) sameCurrency('shipping', row.currency);
-    shipping = {
-      ref: row.id,
-      name: body.shipping_name ?? row.name,
-      adjustment: shipping.adjustment ?? { amount: BigInt(row.price) },
+  const tax = await adjustment('tax', 'tax', async (id) => {
+    const row = await getItem(db, 'taxes', envId, id);
+    return row && { id: row.id, name: row.name, currency: null, adjustment: { percent: BigInt(row.rate_e4) } };
+  });
+  const shipping = await adjustment('shipping', 'shipping option', async (id) => {
+    const row = await getItem(db, 'shipping', envId, id);
+    return row && { id: row.id, name: row.name, currency: row.currency, adjustment: { amount: BigInt(row.price) } };
+  });
+  const coupon = await adjustment('coupon', 'coupon', async (id) => {
+    const row = await getItem(db, 'coupons', envId, id);
+    if (!row) return undefined;
+    const value = BigInt(row.value);
+    return {
+      id: row.id,
+      name: row.name,
+      currency: row.currency,
+      adjustment: row.kind === 'fixed' ? { amount: value } : { percent: value },
     };
-  }
-  let coupon: Resolved['coupon'] = {
-    ref: null,
-    name: body.coupon_name ?? null,
-    adjustment: explicit(body.coupon_value, 'coupon_value'),
-  };
-  if (body.coupon) {
-    const row = await getItem(db, 'coupons', envId, body.coupon);
-    if (!row) throw fieldError('coupon', 'is not a coupon of this environment');
-    if (!coupon.adjustment && row.kind === 'fixed') sameCurrency('coupon', row.currency);
-    coupon = {
-      ref: row.id,
-      name: body.coupon_name ?? row.name,
-      adjustment:
-        coupon.adjustment ?? (row.kind === 'fixed' ? { amount: BigInt(row.value) } : { percent: BigInt(row.value) }),
-    };
-  }
+  });
   return { lines, tax, shipping, coupon };
 }
 
