@@ -272,7 +272,8 @@ function checkMovements(path: string, list: TransactionCreate['source'], currenc
   if (sum > total) throw fieldError(path, 'amounts add up to more than total_price');
 }
 
-async function createTransaction(db: Db, envId: string, body: TransactionCreate, now: Date): Promise<StoredTransaction> {
+/** Also used by the demo page (server/demo/routes.ts), which creates its transactions in process. */
+export async function createTransaction(db: Db, envId: string, body: TransactionCreate, now: Date): Promise<StoredTransaction> {
   const expiredAt = body.expired_date ? new Date(body.expired_date) : new Date(now.getTime() + WEEK_MS);
   if (expiredAt.getTime() <= now.getTime()) throw fieldError('expired_date', 'must be in the future');
 
