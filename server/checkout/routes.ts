@@ -55,7 +55,14 @@ interface Page {
 
 type Outcome =
   | { kind: 'redirect'; location: string; redirectKind: 'provider' | 'completed' | 'cancelled'; status?: number }
-  | { kind: 'view'; status: number; error?: CheckoutView['error']; chosenGateway?: string | null; declined?: boolean };
+  | {
+      kind: 'view';
+      status: number;
+      error?: CheckoutView['error'];
+      chosenGateway?: string | null;
+      declined?: boolean;
+      justFinished?: boolean;
+    };
 
 export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): Router {
   const router = Router({ strict: true });
@@ -129,7 +136,7 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
     const url = kind === 'completed' ? page.tx.row.return_url : page.tx.row.cancel_url;
     // In embed mode the frame shows the result and tells the merchant page, which moves the top window.
     if (url && !page.embed) return { kind: 'redirect', location: url, redirectKind: kind };
-    return { kind: 'view', status: 200 };
+    return { kind: 'view', status: 200, justFinished: page.embed !== null };
   };
 
   async function pay(page: Page, input: PayRequest, gateway: Gateway): Promise<Outcome> {
@@ -224,6 +231,8 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
     await respond(res, page, {
       kind: 'view',
       status: 200,
+      // Back from the redirect gateway's approval page in embed mode (see the provider POST).
+      justFinished: page.embed !== null && req.query.finished === '1',
       ...(declined ? { declined, chosenGateway: sandboxRedirect.id, error: { message: 'error.declined', fields: {} } } : {}),
     });
   });
@@ -286,7 +295,9 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
     const outcome = await settle(page, gateway, result, hold, now);
     if (outcome.kind === 'redirect') return res.redirect(303, outcome.location);
     const sep = back.includes('?') ? '&' : '?';
-    res.redirect(303, decision === 'approve' ? back : `${back}${sep}declined=1`);
+    // In embed mode the frame reports the payment to the merchant's page once it is back.
+    const approved = page.embed ? `${back}${sep}finished=1` : back;
+    res.redirect(303, decision === 'approve' ? approved : `${back}${sep}declined=1`);
   });
 
   return router;

@@ -17,6 +17,8 @@ export interface ViewInput {
   now: Date;
   embed: { parentOrigin: string } | null;
   sale?: SaleRow | null;
+  /** This answer shows the result of the customer's own pay/cancel (see EmbedView.justFinished). */
+  justFinished?: boolean;
   /** From the last POST: a message key and per-field keys, and the gateway the customer chose. */
   error?: CheckoutView['error'];
   chosenGateway?: string | null;
@@ -72,7 +74,12 @@ export function buildView(input: ViewInput): CheckoutView {
     error: input.error ?? null,
     receipt: status === 'paid' ? receiptOf(input.sale) : null,
     csrf: input.csrf,
-    embed: input.embed,
+    embed: input.embed && {
+      parentOrigin: input.embed.parentOrigin,
+      returnUrl: row.return_url,
+      cancelUrl: row.cancel_url,
+      justFinished: !!input.justFinished && (status === 'paid' || status === 'cancelled'),
+    },
     hasReturnUrl: row.return_url !== null,
     hasCancelUrl: row.cancel_url !== null,
   };

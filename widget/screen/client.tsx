@@ -1,9 +1,10 @@
 // Browser entry: rebuilds the model from the state the server embedded, hydrates the
 // server's markup, then starts the clock. No i18next here (see widget/i18n/translate.ts).
 import { hydrate } from 'preact';
+import type { Translator } from '../i18n/messages';
 import { createTranslator } from '../i18n/translate';
 import { CheckoutScreen } from './components/CheckoutScreen';
-import { createCheckoutModel, type CheckoutDeps } from './model';
+import { createCheckoutModel, type CheckoutDeps, type CheckoutModel } from './model';
 import { APP_ELEMENT_ID, STATE_ELEMENT_ID, type InitialState } from './state';
 import type { RedirectKind } from './transport';
 import type { CheckoutView } from './view';
@@ -27,8 +28,39 @@ export function embedRedirectHandler(bridge: FrameBridge, view: CheckoutView): C
   };
 }
 
-function embedResult(view: CheckoutView, status: 'D' | 'C', redirect: string | null): CheckoutResult {
+/** `redirect` defaults to the transaction's return_url (paid) or cancel_url (cancelled). */
+function embedResult(
+  view: CheckoutView,
+  status: 'D' | 'C',
+  redirect = (status === 'D' ? view.embed?.returnUrl : view.embed?.cancelUrl) ?? null,
+): CheckoutResult {
   return { transaction_id: view.transactionId ?? '', status, order_id: view.orderId, redirect };
+}
+
+/**
+ * Tells the merchant's page what happens in the frame: ready, the result of the customer's
+ * pay or cancel (reported once per change of state), and every error the screen shows.
+ */
+function reportToParent(bridge: FrameBridge, model: CheckoutModel, i18n: Translator): void {
+  const report = (current: CheckoutView) => {
+    if (current.status === 'paid') bridge.completed(embedResult(current, 'D'));
+    else if (current.status === 'cancelled') bridge.cancelled(embedResult(current, 'C'));
+  };
+  const initial = model.view.value;
+  let reported = initial.status;
+  bridge.ready();
+  // A server-rendered result of the customer's own action (form posted before the script
+  // ran, or back from a redirect gateway); any other paid page loads silently.
+  if (initial.embed?.justFinished) report(initial);
+  model.view.subscribe((current) => {
+    if (current.status === reported) return;
+    reported = current.status;
+    report(current);
+  });
+  // Codes are the message keys without their prefix: declined, insufficientFunds, network…
+  model.message.subscribe((key) => {
+    if (key) bridge.error({ code: key.replace(/^error\./, ''), message: i18n.has(key) ? i18n.t(key) : key });
+  });
 }
 
 function readState(): InitialState {
@@ -73,18 +105,7 @@ async function main(): Promise<void> {
   model.restoreInputs(before.gateway, before.fields);
   model.start({ timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone });
 
-  if (bridge) {
-    const frame = bridge;
-    // A result shown in place (no return URL) is reported too, once per state.
-    let reported = view.status;
-    model.view.subscribe((current) => {
-      if (current.status === reported) return;
-      reported = current.status;
-      if (current.status === 'paid') frame.completed(embedResult(current, 'D', null));
-      else if (current.status === 'cancelled') frame.cancelled(embedResult(current, 'C', null));
-    });
-    frame.ready();
-  }
+  if (bridge) reportToParent(bridge, model, i18n);
 }
 
 void main();

@@ -49,6 +49,26 @@ export interface Receipt {
   paidAt: string; // ISO 8601
 }
 
+/**
+ * What the frame needs to talk to the merchant's page. return_url and cancel_url are the
+ * merchant's own choice and not secret; the frame reports them as `redirect` and the
+ * merchant's page decides whether to go there (the frame never navigates the top window).
+ */
+export interface EmbedView {
+  /** The exact merchant origin to post messages to; the server also lists it in frame-ancestors. */
+  parentOrigin: string;
+  returnUrl: string | null;
+  cancelUrl: string | null;
+  /**
+   * This render is the immediate result of the customer's own pay or cancel (a form post
+   * answered with HTML, or the way back from a redirect gateway's approval page): the
+   * frame reports the paid or cancelled state once it has loaded. Any other load of a
+   * finished transaction reports nothing, so a merchant page that mounts a paid token on
+   * its return_url cannot loop.
+   */
+  justFinished: boolean;
+}
+
 export interface CheckoutView {
   token: string;
   /**
@@ -76,8 +96,8 @@ export interface CheckoutView {
   error: { message: string; fields: Record<string, string> } | null;
   receipt: Receipt | null;
   csrf: string;
-  /** Embed mode (inside the widget's iframe): the exact merchant origin to post messages to. */
-  embed: { parentOrigin: string } | null;
+  /** Embed mode (inside the widget's iframe); null on the hosted page. */
+  embed: EmbedView | null;
   hasReturnUrl: boolean;
   hasCancelUrl: boolean;
 }

@@ -244,7 +244,7 @@ describe('renderDocument: states', () => {
   });
 
   it('embed mode drops the page chrome', () => {
-    const html = render({ embed: { parentOrigin: 'https://shop.example' } });
+    const html = render({ embed: { parentOrigin: 'https://shop.example', returnUrl: null, cancelUrl: null, justFinished: false } });
     expect(html).toContain('<html lang="en" class="embed">');
     expect(html).toContain('class="page page--embed"');
     expect(html).not.toContain('class="topbar"');
