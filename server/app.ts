@@ -4,6 +4,7 @@ import { apiRouter } from './api';
 import { assetsRouter, loadScreenAssets } from './checkout/assets';
 import { checkoutRouter } from './checkout/routes';
 import type { Deps } from './deps';
+import { demoRouter } from './demo/routes';
 import { requestLogger } from './http/logging';
 
 /** Builds the whole service; no I/O here, so tests build one per database and port. */
@@ -22,6 +23,7 @@ export function createApp(deps: Deps) {
   );
   app.use(assetsRouter());
   app.use(checkoutRouter(deps, loadScreenAssets));
+  app.use(demoRouter(deps));
   app.use((_req, res) => {
     res.status(404).set('X-Content-Type-Options', 'nosniff').type('text/plain').send('Not found');
   });

@@ -1,4 +1,5 @@
 import type { Config } from './config';
+import { TEST_CARDS } from './payments/sandbox';
 import type { Database } from './store/db';
 import { countEnvironments, createEnvironment, findDemoEnvironment, type NewKeys } from './store/environments';
 
@@ -35,6 +36,8 @@ export function demoInstructions(keys: NewKeys, baseUrl: string): string {
     `    -H 'Authorization: AppKeys ${keys.public_key}:${keys.secret_key}' \\`,
     `    -H 'Content-Type: application/json' \\`,
     `    -d '${body}'`,
+    '',
+    `Or open ${baseUrl}/demo/ to pay in the embedded widget (test card ${TEST_CARDS.approved}).`,
     '',
   ].join('\n');
 }

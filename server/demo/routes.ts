@@ -1,0 +1,163 @@
+import { type Request, type Response, Router } from 'express';
+import { formatMoney } from '../../widget/screen/format';
+import { createTransaction, transactionCreate } from '../api/transactions';
+import { newNonce } from '../checkout/security';
+import type { Deps } from '../deps';
+import { findCurrency } from '../domain/currencies';
+import { baseUrlOf } from '../http/route';
+import { TEST_CARDS } from '../payments/sandbox';
+import { findDemoEnvironment } from '../store/environments';
+import type { EnvironmentRow } from '../store/schema';
+
+// /demo/: a stand-in merchant shop, so a new user sees the widget take a payment right
+// after `npm start`. Only while the demo environment exists; otherwise 404 like any
+// unknown path. Each visit creates its transactions in process, with the same domain code
+// as POST /v1/transaction/, and embeds them like a merchant would: the script tag, a
+// declarative element and Checkout.open.
+
+const HOUR_MS = 60 * 60 * 1000;
+const QUEUE_SNIPPET =
+  '!function(w,c){c=w.Checkout=w.Checkout||{q:[]};["mount","open"].forEach(function(m){c[m]=c[m]||function(){c.q.push([m,arguments])}})}(window);';
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+
+interface Product {
+  name: string;
+  price: number;
+  amount: number;
+}
+const INLINE_ORDER: Product = { name: 'Coffee beans 250 g', price: 8.5, amount: 2 };
+const OVERLAY_ORDER: Product = { name: 'Ceramic mug', price: 12, amount: 1 };
+
+async function demoTransaction(deps: Deps, env: EnvironmentRow, baseUrl: string, product: Product) {
+  const now = deps.now();
+  const body = transactionCreate.parse({
+    currency: 'EUR',
+    order_id: `demo-${now.getTime().toString(36)}`,
+    gateway_selected: true,
+    // An unpaid demo transaction is only litter: it expires within the hour.
+    expired_date: new Date(now.getTime() + HOUR_MS).toISOString(),
+    return_url: `${baseUrl}/demo/?paid=1`,
+    cancel_url: `${baseUrl}/demo/?cancelled=1`,
+    products: [{ amount: product.amount, product: { name: product.name, price: product.price } }],
+  });
+  const tx = await createTransaction(deps.database.db, env.id, body, now);
+  const exponent = findCurrency(tx.row.currency)?.exponent ?? 2;
+  return { token: tx.row.token, total: formatMoney(tx.row.total_price, tx.row.currency, exponent, 'en-IE') };
+}
+
+const STYLES = `
+body{margin:0;font:16px/1.5 system-ui,sans-serif;color:#1d1d1f;background:#f5f3ef}
+header{background:#2d2a26;color:#fff;padding:.75rem 1.5rem;font-weight:600}
+main{max-width:60rem;margin:0 auto;padding:1.5rem}
+h1{margin:.5rem 0 1rem;font-size:1.75rem}
+h2{font-size:1.25rem;margin:0 0 .5rem}
+.grid{display:grid;gap:1.5rem;grid-template-columns:repeat(auto-fit,minmax(min(100%,24rem),1fr));align-items:start}
+section,aside,.result{background:#fff;border-radius:8px;padding:1.25rem;box-shadow:0 1px 3px rgba(0,0,0,.12)}
+.result{border-left:6px solid #1a7f37;margin-bottom:1.5rem}
+.result--cancelled{border-left-color:#6e6e73}
+button{font:inherit;font-weight:600;padding:.75rem 1.25rem;border:0;border-radius:6px;background:#0b57d0;color:#fff;cursor:pointer}
+button:focus-visible,a:focus-visible{outline:3px solid #0b57d0;outline-offset:2px}
+a{color:#0b57d0}
+code{font-size:.9em;background:#efece6;padding:.1em .3em;border-radius:4px}
+ul{padding-left:1.25rem}
+`;
+
+function page(nonce: string, title: string, content: string, script = ''): string {
+  return (
+    '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
+    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
+    `<title>${esc(title)}</title><style nonce="${nonce}">${STYLES}</style>` +
+    // The queue snippet first, so a click on the overlay button before widget.js has loaded still works.
+    `<script nonce="${nonce}">${QUEUE_SNIPPET}</script><script src="/widget.js" async></script>` +
+    `</head><body><header>Demo shop</header><main>${content}</main>${script}</body></html>`
+  );
+}
+
+function resultPage(nonce: string, paid: boolean): string {
+  const message = paid
+    ? '<h1>Thank you, your payment was received</h1><p>The widget told this page, and the page went to the transaction’s <code>return_url</code>. A real shop confirms the payment on its server (webhook or <code>GET /v1/transaction/{id}/</code>) before shipping.</p>'
+    : '<h1>Payment cancelled</h1><p>Nothing was charged. The page went to the transaction’s <code>cancel_url</code>.</p>';
+  return page(
+    nonce,
+    paid ? 'Payment received · Demo shop' : 'Payment cancelled · Demo shop',
+    `<div class="result${paid ? '' : ' result--cancelled'}" role="status">${message}</div><p><a href="/demo/">Back to the demo shop</a></p>`,
+  );
+}
+
+function shopPage(nonce: string, inline: { token: string; total: string }, overlay: { token: string; total: string }): string {
+  const cards = [
+    [TEST_CARDS.approved, 'approved'],
+    [TEST_CARDS.declined, 'declined'],
+    [TEST_CARDS.insufficientFunds, 'declined: insufficient funds'],
+  ]
+    .map(([card, outcome]) => `<li><code>${card}</code> ${outcome}</li>`)
+    .join('');
+  const content = `
+<h1>Checkout widget demo</h1>
+<p>A stand-in merchant page. Each visit creates two sandbox transactions of the demo environment and embeds their payment screens with <code>/widget.js</code>.</p>
+<div class="grid">
+<section aria-labelledby="inline-title">
+<h2 id="inline-title">Inline: ${esc(INLINE_ORDER.amount + ' × ' + INLINE_ORDER.name)}, ${esc(inline.total)}</h2>
+<p>An element with <code>data-checkout-token</code> becomes the payment frame.</p>
+<div data-checkout-token="${esc(inline.token)}"><a href="/pay/${esc(inline.token)}/">Pay ${esc(inline.total)}</a></div>
+</section>
+<div>
+<section aria-labelledby="overlay-title">
+<h2 id="overlay-title">Overlay: ${esc(OVERLAY_ORDER.name)}, ${esc(overlay.total)}</h2>
+<p><code>Checkout.open({token})</code> shows the same screen in a dialog.</p>
+<button type="button" id="open-overlay">Buy the mug</button>
+</section>
+<aside aria-labelledby="cards-title">
+<h2 id="cards-title">Test cards</h2>
+<ul>${cards}</ul>
+<p>Any future expiry date (e.g. <code>12/34</code>), any 3-digit CVC, any name. “Sandbox Pay” shows a provider approval page instead.</p>
+</aside>
+</div>
+</div>`;
+  const script = `<script nonce="${nonce}">document.getElementById('open-overlay').addEventListener('click',function(){Checkout.open({token:${JSON.stringify(overlay.token)}})});</script>`;
+  return page(nonce, 'Demo shop · checkout widget', content, script);
+}
+
+function applyDemoHeaders(res: Response, nonce: string): void {
+  res.set({
+    'Content-Security-Policy': [
+      "default-src 'none'",
+      // 'self' is /widget.js; the inline snippet and the button's handler carry the nonce.
+      `script-src 'nonce-${nonce}' 'self'`,
+      `style-src 'nonce-${nonce}'`,
+      "frame-src 'self'",
+      "img-src 'self' data:",
+      "base-uri 'none'",
+      "form-action 'none'",
+      "frame-ancestors 'none'",
+    ].join('; '),
+    'Referrer-Policy': 'no-referrer',
+    'X-Content-Type-Options': 'nosniff',
+    'X-Frame-Options': 'DENY',
+    // Every visit creates new transactions: never a cached page.
+    'Cache-Control': 'no-store',
+  });
+}
+
+export function demoRouter(deps: Deps): Router {
+  const router = Router({ strict: true });
+
+  router.get('/demo', (req, res) => res.redirect(308, `/demo/${req.url.slice(req.path.length)}`));
+  router.get('/demo/', async (req: Request, res: Response, next) => {
+    const env = await findDemoEnvironment(deps.database.db);
+    if (!env) return next();
+    const nonce = newNonce();
+    applyDemoHeaders(res, nonce);
+    if (req.query.paid === '1' || req.query.cancelled === '1') {
+      return void res.type('html').send(resultPage(nonce, req.query.paid === '1'));
+    }
+    const baseUrl = baseUrlOf(req, deps);
+    const inline = await demoTransaction(deps, env, baseUrl, INLINE_ORDER);
+    const overlay = await demoTransaction(deps, env, baseUrl, OVERLAY_ORDER);
+    res.type('html').send(shopPage(nonce, inline, overlay));
+  });
+
+  return router;
+}
