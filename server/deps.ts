@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import type { Database } from './store/db';
+import type { Outbox } from './store/events';
 
 /** What the app is built from; tests pass their own clock and database. */
 export interface Deps {
@@ -8,4 +9,6 @@ export interface Deps {
   database: Database;
   log: Logger;
   now: () => Date;
+  /** Where changes record their events, inside their own database transaction. */
+  outbox: Outbox;
 }

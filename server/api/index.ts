@@ -4,11 +4,21 @@ import { requireAppKeys } from '../http/auth';
 import { buildOpenApi } from '../http/openapi';
 import { ApiError, problemHandler } from '../http/problem';
 import { mountRoutes, type RouteDef } from '../http/route';
+import { authorizationRoutes } from './authorizations';
 import { catalogueRoutes } from './catalogue';
+import { eventRoutes } from './events';
 import { referenceRoutes } from './reference';
+import { saleRoutes } from './sales';
 import { transactionRoutes } from './transactions';
 
-export const apiRoutes = (): RouteDef[] => [...transactionRoutes(), ...catalogueRoutes(), ...referenceRoutes()];
+export const apiRoutes = (): RouteDef[] => [
+  ...transactionRoutes(),
+  ...saleRoutes(),
+  ...authorizationRoutes(),
+  ...eventRoutes(),
+  ...catalogueRoutes(),
+  ...referenceRoutes(),
+];
 
 /** Everything under /v1: auth on every route, JSON in, problem+json out. */
 export function apiRouter(deps: Deps): Router {

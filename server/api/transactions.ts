@@ -16,6 +16,7 @@ import {
   listTransactions,
   type StoredTransaction,
 } from '../store/transactions';
+import { checkNotifyUrl } from './notify-url';
 import { amount, currencyCode, httpUrl, name, positiveAmount, ref, text, toMinor, toScaled } from './fields';
 
 const LANGUAGE = z.enum(['au', 'es', 'en', 'fr']);
@@ -378,6 +379,7 @@ export const transactionRoutes = (): RouteDef[] => [
     response: transactionOut,
     status: 201,
     async handler({ env, body, deps, baseUrl, db }) {
+      if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
       const now = deps.now();
       const tx = await createTransaction(db, env.id, body, now);
       return presentTransaction(tx, now, baseUrl);

@@ -195,6 +195,7 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
         card: result.card ? { expMonth: result.card.expMonth, expYear: result.card.expYear } : null,
       },
       now,
+      deps.outbox,
     );
     deps.log.info({ transaction: row.id, gateway: gateway.code, brand: attempt.cardBrand }, 'payment approved');
     return finished(await reload(page), 'completed');
@@ -254,7 +255,7 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
       return respond(res, page, await stateConflict(page, null));
     }
     if (input.action === 'cancel') {
-      if (!(await cancelTransaction(db, page.tx.row.id, deps.now()))) return respond(res, page, await stateConflict(page, null));
+      if (!(await cancelTransaction(db, page.tx.row.id, deps.now(), deps.outbox))) return respond(res, page, await stateConflict(page, null));
       return respond(res, page, finished(await reload(page), 'cancelled'));
     }
     const gateway = input.gateway ? gatewaysFor(page.tx.row.currency).find((g) => g.id === input.gateway) : undefined;

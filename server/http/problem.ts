@@ -7,6 +7,7 @@ import { z } from 'zod';
 const PROBLEMS = {
   invalid_request: { status: 400, title: 'Invalid request' },
   unauthorized: { status: 401, title: 'Authentication required' },
+  payment_declined: { status: 402, title: 'Payment declined' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   conflict: { status: 409, title: 'Conflict with the current state' },
@@ -15,6 +16,7 @@ const PROBLEMS = {
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   idempotency_mismatch: { status: 422, title: 'Idempotency-Key reused with a different request' },
   internal: { status: 500, title: 'Internal error' },
+  gateway_error: { status: 502, title: 'The payment gateway failed' },
 } as const;
 
 export type ProblemCode = keyof typeof PROBLEMS;

@@ -87,12 +87,14 @@ export function mountRoutes(router: Router, routes: RouteDef[], deps: Deps): voi
       if (query && !query.success) throw invalid(query.error, 'query');
       let body: unknown;
       if (def.body) {
-        if (!req.is('application/json')) {
+        // No body at all reads as {}: actions whose fields are all optional need none.
+        const empty = !req.get('transfer-encoding') && Number(req.get('content-length') ?? 0) === 0;
+        if (!empty && !req.is('application/json')) {
           throw new ApiError('unsupported_media_type', 'Send the body as application/json', [
             { path: '(body)', message: 'Content-Type must be application/json' },
           ]);
         }
-        const parsed = def.body.safeParse(req.body);
+        const parsed = def.body.safeParse(empty ? {} : req.body);
         if (!parsed.success) throw invalid(parsed.error);
         body = parsed.data;
       }

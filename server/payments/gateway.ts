@@ -27,6 +27,9 @@ export type PayResult =
   /** The customer must continue on the provider's page; see `Gateway.redirect`. */
   | { outcome: 'redirect' };
 
+/** What a gateway answers when no customer is present to be redirected. */
+export type SettledResult = Exclude<PayResult, { outcome: 'redirect' }>;
+
 export type ActionResult = { ok: true; reference: string } | { ok: false; reason: string };
 
 export interface Gateway {
@@ -43,4 +46,8 @@ export interface Gateway {
   capture(reference: string, amount: number): Promise<ActionResult>;
   refund(reference: string, amount: number): Promise<ActionResult>;
   void(reference: string, amount: number): Promise<ActionResult>;
+  /** Charges a stored payment method (an authorization's reference), captured at once. */
+  charge(reference: string, input: { amount: number; currency: string }): Promise<SettledResult>;
+  /** Stores a payment method without charging it; only gateways whose fields the API can take. */
+  store?(fields: Record<string, string>): Promise<SettledResult>;
 }

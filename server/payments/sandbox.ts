@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { cardBrand, normalizeCardNumber, parseExpiry } from '../../widget/screen/card';
-import type { ActionResult, CardSummary, Gateway } from './gateway';
+import type { ActionResult, CardSummary, Gateway, SettledResult } from './gateway';
 
 // Sandbox gateways: behave like real processors, decided by the test data the customer
 // types or clicks, so merchants and our tests can reach every outcome.
@@ -13,6 +13,14 @@ export const TEST_CARDS = {
 } as const;
 
 const ok = async (): Promise<ActionResult> => ({ ok: true, reference: `sbx_${randomUUID()}` });
+
+// A stored insufficient-funds card keeps failing when charged: its reference says so.
+const NSF_PREFIX = 'sbx_nsf_';
+
+async function chargeStored(reference: string): Promise<SettledResult> {
+  if (reference.startsWith(NSF_PREFIX)) return { outcome: 'insufficient_funds', card: null };
+  return { outcome: 'approved', reference: `sbx_${randomUUID()}`, card: null };
+}
 
 function summarize(fields: Record<string, string>): CardSummary {
   const number = normalizeCardNumber(fields.card_number ?? '');
@@ -48,6 +56,16 @@ export const sandboxCard: Gateway = {
   capture: ok,
   refund: ok,
   void: ok,
+  charge: chargeStored,
+  // Stores any valid card but the declined one; the insufficient-funds card is stored and
+  // then declines every charge, as a real card that runs dry would.
+  async store(fields) {
+    const card = summarize(fields);
+    const number = normalizeCardNumber(fields.card_number ?? '');
+    if (number === normalizeCardNumber(TEST_CARDS.declined)) return { outcome: 'declined', card };
+    const prefix = number === normalizeCardNumber(TEST_CARDS.insufficientFunds) ? NSF_PREFIX : 'sbx_';
+    return { outcome: 'approved', reference: `${prefix}${randomUUID()}`, card };
+  },
 };
 
 /** Like PayPal or Bizum: the customer approves or rejects on the provider's own page. */
@@ -65,4 +83,5 @@ export const sandboxRedirect: Gateway = {
   capture: ok,
   refund: ok,
   void: ok,
+  charge: chargeStored,
 };

@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import type { ExpressionBuilder } from 'kysely';
 import { uuidv7 } from '../domain/ids';
 import type { Db } from './db';
-import type { SaleRow } from './schema';
+import { skipLocked } from './locking';
+import type { Outbox } from './events';
+import type { SaleRow, Tables } from './schema';
 
 // The money-moving writes of the checkout. Each is one database transaction, and each
 // guards its state change with a conditional UPDATE, so it is correct on both engines
@@ -69,9 +72,10 @@ export interface ApprovedPayment extends AttemptRecord {
 
 /**
  * An approved attempt, all or nothing: transaction D, the sale (held or captured), its
- * first operation, the stored payment method when holding, and the attempt record.
+ * first operation, the stored payment method when holding, the attempt record, and the
+ * events that report them.
  */
-export async function completePayment(db: Db, p: ApprovedPayment, now: Date): Promise<SaleRow> {
+export async function completePayment(db: Db, p: ApprovedPayment, now: Date, outbox: Outbox): Promise<SaleRow> {
   const at = now.toISOString();
   return db.transaction().execute(async (trx) => {
     const updated = await trx
@@ -81,6 +85,11 @@ export async function completePayment(db: Db, p: ApprovedPayment, now: Date): Pr
       .where('status', '=', 'N')
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) !== 1) throw new Error(`transaction ${p.transactionId} is no longer pending`);
+    const { notify_url } = await trx
+      .selectFrom('transactions')
+      .select('notify_url')
+      .where('id', '=', p.transactionId)
+      .executeTakeFirstOrThrow();
 
     let authorizationId: string | null = null;
     if (p.hold) {
@@ -98,6 +107,7 @@ export async function completePayment(db: Db, p: ApprovedPayment, now: Date): Pr
           card_exp_month: p.card?.expMonth ?? null,
           card_exp_year: p.card?.expYear ?? null,
           gateway_reference: p.gatewayReference,
+          notify_url,
           created_at: at,
           updated_at: at,
         })
@@ -118,6 +128,8 @@ export async function completePayment(db: Db, p: ApprovedPayment, now: Date): Pr
       description: null,
       card_brand: p.cardBrand,
       card_last4: p.cardLast4,
+      notify_url,
+      failure: null,
       created_at: at,
       updated_at: at,
     };
@@ -134,22 +146,60 @@ export async function completePayment(db: Db, p: ApprovedPayment, now: Date): Pr
       })
       .execute();
     await recordAttempt(trx, p, now);
+    await outbox.emit(trx, 'transaction.paid', p.transactionId, now);
+    if (authorizationId) await outbox.emit(trx, 'authorization.created', authorizationId, now);
+    await outbox.emit(trx, 'sale.created', sale.id, now);
     return sale;
   });
 }
 
 /** The customer cancels: only a pending, unexpired transaction no one is paying. */
-export async function cancelTransaction(db: Db, transactionId: string, now: Date): Promise<boolean> {
+export async function cancelTransaction(db: Db, transactionId: string, now: Date, outbox: Outbox): Promise<boolean> {
   const at = now.toISOString();
-  const result = await db
-    .updateTable('transactions')
-    .set({ status: 'C', updated_at: at })
-    .where('id', '=', transactionId)
-    .where('status', '=', 'N')
-    .where('expired_at', '>', at)
-    .where((eb) => eb.or([eb('processing_until', 'is', null), eb('processing_until', '<', at)]))
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  return db.transaction().execute(async (trx) => {
+    const result = await trx
+      .updateTable('transactions')
+      .set({ status: 'C', updated_at: at })
+      .where('id', '=', transactionId)
+      .where('status', '=', 'N')
+      .where('expired_at', '>', at)
+      .where((eb) => eb.or([eb('processing_until', 'is', null), eb('processing_until', '<', at)]))
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) return false;
+    await outbox.emit(trx, 'transaction.cancelled', transactionId, now);
+    return true;
+  });
+}
+
+/**
+ * Stores E for up to `limit` pending transactions past their expiry, each with its event.
+ * The same guard as a payment claim, so an attempt in progress is never expired under it;
+ * processes sweeping at once skip each other's rows (PostgreSQL) or take turns (SQLite).
+ */
+export async function expireDue(db: Db, now: Date, outbox: Outbox, limit = 100): Promise<number> {
+  const at = now.toISOString();
+  const due = (eb: ExpressionBuilder<Tables, 'transactions'>) =>
+    eb.and([
+      eb('status', '=', 'N'),
+      eb('expired_at', '<=', at),
+      eb.or([eb('processing_until', 'is', null), eb('processing_until', '<', at)]),
+    ]);
+  return db.transaction().execute(async (trx) => {
+    const rows = await skipLocked(trx, trx.selectFrom('transactions').select('id').where(due).limit(limit)).execute();
+    let expired = 0;
+    for (const { id } of rows) {
+      const result = await trx
+        .updateTable('transactions')
+        .set({ status: 'E', updated_at: at })
+        .where('id', '=', id)
+        .where(due)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) continue;
+      await outbox.emit(trx, 'transaction.expired', id, now);
+      expired++;
+    }
+    return expired;
+  });
 }
 
 export function findSaleOfTransaction(db: Db, transactionId: string) {

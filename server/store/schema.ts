@@ -130,12 +130,14 @@ export interface SaleRow extends Owned {
   description: string | null;
   card_brand: string | null;
   card_last4: string | null;
+  notify_url: string | null;
+  failure: string | null; // null, or why the gateway declined a charge: 'declined' | 'insufficient_funds'
 }
 
 export interface SaleOperationRow {
   id: string;
   sale_id: string;
-  kind: string; // 'authorize' | 'capture' | 'refund' | 'void' | 'charge'
+  kind: string; // 'authorize' | 'capture' | 'refund' | 'void' | 'charge' | 'decline'
   amount: number;
   gateway_reference: string | null;
   created_at: string;
@@ -150,6 +152,7 @@ export interface AuthorizationRow extends Owned {
   card_exp_month: number | null;
   card_exp_year: number | null;
   gateway_reference: string;
+  notify_url: string | null;
 }
 
 export interface PaymentAttemptRow {
@@ -159,6 +162,34 @@ export interface PaymentAttemptRow {
   outcome: string; // 'approved' | 'declined' | 'insufficient_funds' | 'redirected' | 'rejected'
   card_brand: string | null;
   card_last4: string | null;
+  created_at: string;
+}
+
+export interface EventRow {
+  id: string;
+  environment_id: string;
+  type: string;
+  object_id: string;
+  notify_url: string;
+  payload: string;
+  delivery_status: string; // 'pending' | 'delivered' | 'failed' | 'stopped'
+  attempt_count: number;
+  next_attempt_at: string | null;
+  locked_until: string | null;
+  claimed_by: string | null;
+  delivered_at: string | null;
+  created_at: string;
+}
+
+export interface DeliveryAttemptRow {
+  id: string;
+  event_id: string;
+  attempt: number;
+  result: string; // 'delivered' | 'failed' | 'gone'
+  status_code: number | null;
+  error: string | null;
+  response_body: string | null;
+  duration_ms: number;
   created_at: string;
 }
 
@@ -177,4 +208,6 @@ export interface Tables {
   authorizations: AuthorizationRow;
   payment_attempts: PaymentAttemptRow;
   secrets: { name: string; value: string };
+  events: EventRow;
+  delivery_attempts: DeliveryAttemptRow;
 }

@@ -1,0 +1,222 @@
+import { z } from 'zod';
+import { validateFields } from '../../widget/screen/card';
+import { uuidv7 } from '../domain/ids';
+import { ApiError, type FieldError } from '../http/problem';
+import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
+import { route, type RouteDef } from '../http/route';
+import { findGateway } from '../payments/registry';
+import type { AuthorizationRow } from '../store/schema';
+import { chargeAuthorization, getAuthorization, insertAuthorization, listAuthorizations, removeAuthorization } from '../store/sales';
+import { checkNotifyUrl } from './notify-url';
+import { currencyCode, httpUrl, positiveAmount, ref, text, toMinor } from './fields';
+import { presentSale, saleOut } from './sales';
+
+// Authorizations: stored payment methods. Only the card's brand, last four digits and
+// expiry are ever stored or returned; the number and CVC go to the gateway and nowhere else.
+
+export const authorizationOut = z
+  .object({
+    id: z.uuid(),
+    status: z.enum(['active', 'removed']),
+    transaction_id: z.uuid().nullable().describe('The transaction paid with `authorize: true` that stored it, if any'),
+    gateway: z.uuid().describe('`id` of the gateway'),
+    card: z
+      .object({
+        brand: z.string().nullable(),
+        last4: z.string().nullable(),
+        exp_month: z.number().int().nullable(),
+        exp_year: z.number().int().nullable(),
+      })
+      .nullable(),
+    notify_url: z.string().nullable(),
+    created: z.string(),
+    updated: z.string(),
+  })
+  .meta({ id: 'Authorization' });
+
+export function presentAuthorization(row: AuthorizationRow): z.input<typeof authorizationOut> {
+  return {
+    id: row.id,
+    status: row.status as 'active' | 'removed',
+    transaction_id: row.transaction_id,
+    gateway: row.gateway_id,
+    card:
+      row.card_brand || row.card_last4
+        ? { brand: row.card_brand, last4: row.card_last4, exp_month: row.card_exp_month, exp_year: row.card_exp_year }
+        : null,
+    notify_url: row.notify_url,
+    created: row.created_at,
+    updated: row.updated_at,
+  };
+}
+
+const card = z.strictObject({
+  number: z.string().max(32).describe('As printed, spaces allowed; the sandbox test cards decide the outcome'),
+  expiry: z.string().max(16).describe('MM/YY'),
+  cvc: z.string().max(8),
+  name: z.string().max(255).describe('Cardholder name'),
+});
+
+const authorizationCreate = z
+  .strictObject({
+    gateway: ref('gateway').describe('`id` of a gateway that can store cards (the sandbox card gateway)'),
+    card,
+    notify_url: httpUrl.optional(),
+  })
+  .meta({ id: 'AuthorizationCreate' });
+
+const chargeBody = z
+  .strictObject({
+    amount: positiveAmount.describe('Major units of `currency`'),
+    currency: currencyCode,
+    description: text(2000).optional(),
+  })
+  .meta({ id: 'AuthorizationCharge' });
+
+// The screen's validators answer with locale keys; the API answers in words.
+const CARD_ERRORS: Record<string, string> = {
+  'error.required': 'is required',
+  'error.card.number.invalid': 'is not a valid card number',
+  'error.card.number.length': 'has the wrong number of digits for its card brand',
+  'error.card.expiry.format': 'must be a month and year as MM/YY, within 20 years',
+  'error.card.expiry.past': 'is in the past: the card has expired',
+  'error.card.cvc.length': 'has the wrong number of digits for its card brand',
+};
+
+const listQuery = pageQuery.extend({
+  status: z.enum(['active', 'removed']).optional(),
+  transaction_id: ref('transaction').optional(),
+});
+
+const notFound = () => new ApiError('not_found', 'No authorization with this id');
+
+export const authorizationRoutes = (): RouteDef[] => [
+  route({
+    method: 'get',
+    path: '/authorization/',
+    summary: 'List authorizations (stored payment methods), newest first',
+    tag: 'Authorization',
+    query: listQuery,
+    response: pageEnvelopeSchema(authorizationOut),
+    status: 200,
+    async handler({ env, query, req, baseUrl, db }) {
+      const { page, page_size, ...filters } = query;
+      const { count, rows } = await listAuthorizations(db, env.id, filters, { page, page_size });
+      return pageEnvelope(req, baseUrl, { page, page_size }, count, rows.map(presentAuthorization));
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/authorization/',
+    summary: 'Store a card with the sandbox card gateway',
+    tag: 'Authorization',
+    body: authorizationCreate,
+    response: authorizationOut,
+    status: 201,
+    async handler({ env, body, deps, db }) {
+      const gateway = findGateway(body.gateway);
+      if (!gateway?.enabled) throw new ApiError('invalid_request', 'gateway: is not a gateway', [{ path: 'gateway', message: 'is not a gateway' }]);
+      if (!gateway.store) {
+        const message = 'cannot store a payment method through the API (its customers approve on the provider page)';
+        throw new ApiError('invalid_request', `gateway: ${message}`, [{ path: 'gateway', message }]);
+      }
+      if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
+      const now = deps.now();
+      const fields = { card_number: body.card.number, card_expiry: body.card.expiry, card_cvc: body.card.cvc, card_name: body.card.name };
+      const invalid = Object.entries(validateFields(gateway.fields, fields, now)).map(
+        ([name, key]): FieldError => ({ path: `card.${name.replace(/^card_/, '')}`, message: CARD_ERRORS[key] ?? 'is not valid' }),
+      );
+      if (invalid.length) throw new ApiError('invalid_request', invalid.map((e) => `${e.path}: ${e.message}`).join('; '), invalid);
+      const result = await gateway.store(fields);
+      if (result.outcome !== 'approved') {
+        throw new ApiError('payment_declined', `The gateway declined the card (${result.outcome}); nothing was stored`);
+      }
+      const at = now.toISOString();
+      const row: AuthorizationRow = {
+        id: uuidv7(now.getTime()),
+        environment_id: env.id,
+        transaction_id: null,
+        gateway_id: gateway.id,
+        status: 'active',
+        card_brand: result.card?.brand ?? null,
+        card_last4: result.card?.last4 ?? null,
+        card_exp_month: result.card?.expMonth ?? null,
+        card_exp_year: result.card?.expYear ?? null,
+        gateway_reference: result.reference,
+        notify_url: body.notify_url ?? null,
+        created_at: at,
+        updated_at: at,
+      };
+      await insertAuthorization(db, row, deps.outbox, now);
+      return presentAuthorization(row);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/authorization/{id}/',
+    summary: 'Get an authorization',
+    tag: 'Authorization',
+    response: authorizationOut,
+    status: 200,
+    async handler({ env, params, db }) {
+      const row = await getAuthorization(db, env.id, params.id!);
+      if (!row) throw notFound();
+      return presentAuthorization(row);
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/authorization/{id}/charge/',
+    summary: 'Charge the stored payment method: a captured sale',
+    tag: 'Authorization',
+    body: chargeBody,
+    response: saleOut,
+    status: 201,
+    async handler({ env, params, body, deps, db }) {
+      const authorization = await getAuthorization(db, env.id, params.id!);
+      if (!authorization) throw notFound();
+      const gateway = findGateway(authorization.gateway_id)!;
+      if (gateway.currencies && !gateway.currencies.includes(body.currency)) {
+        throw new ApiError('invalid_request', `currency: the gateway does not take ${body.currency}`, [
+          { path: 'currency', message: `is not taken by the authorization's gateway` },
+        ]);
+      }
+      const amount = toMinor(body.amount, body.currency, 'amount');
+      const outcome = await chargeAuthorization(db, {
+        authorization,
+        amount,
+        currency: body.currency,
+        description: body.description ?? null,
+        now: deps.now(),
+        outbox: deps.outbox,
+        gateway: (reference) => gateway.charge(reference, { amount, currency: body.currency }),
+      });
+      switch (outcome.kind) {
+        case 'not_active':
+          throw new ApiError('conflict', 'a removed authorization cannot be charged; nothing was charged');
+        case 'declined':
+          throw new ApiError(
+            'payment_declined',
+            `The gateway declined the charge (${outcome.outcome}); the attempt is recorded as sale ${outcome.sale.row.id}`,
+          );
+        case 'approved':
+          return presentSale(outcome.sale);
+      }
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/authorization/{id}/remove/',
+    summary: 'Remove the stored payment method: it can never be charged again',
+    tag: 'Authorization',
+    response: authorizationOut,
+    status: 200,
+    async handler({ env, params, deps, db }) {
+      const removed = await removeAuthorization(db, env.id, params.id!, deps.now(), deps.outbox);
+      const row = await getAuthorization(db, env.id, params.id!);
+      if (!row) throw notFound();
+      if (!removed) throw new ApiError('conflict', 'the authorization is already removed: an authorization is removed once');
+      return presentAuthorization(row);
+    },
+  }),
+];

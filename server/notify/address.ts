@@ -1,0 +1,49 @@
+import { BlockList, isIP } from 'node:net';
+
+// Where notifications may go. A notify_url is the merchant's, but the request comes from
+// inside our network: without this, it could reach our own services (SSRF).
+
+const refused = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8], // "this network"
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10], // carrier-grade NAT
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16], // link-local, cloud metadata
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15], // benchmarking
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved, broadcast
+] as const) {
+  refused.addSubnet(net, prefix, 'ipv4');
+}
+for (const [net, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['::ffff:0:0', 96], // IPv4-mapped: would smuggle any IPv4 address
+  ['fc00::', 7], // unique local
+  ['fe80::', 10], // link-local
+  ['ff00::', 8], // multicast
+] as const) {
+  refused.addSubnet(net, prefix, 'ipv6');
+}
+
+/** True for an IP address a notification may be sent to. */
+export function isPublicAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return false;
+  return !refused.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * What can be refused without DNS when a notify_url is given: a private or loopback IP
+ * literal, or a localhost name. Names are checked again, resolved, on every delivery.
+ */
+export function refusedNotifyUrl(url: string): string | null {
+  const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return 'must not point to localhost';
+  if (isIP(host) && !isPublicAddress(host)) return 'must not point to a private, loopback or link-local address';
+  return null;
+}

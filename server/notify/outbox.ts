@@ -1,0 +1,58 @@
+import { presentAuthorization } from '../api/authorizations';
+import { presentSale } from '../api/sales';
+import { presentTransaction } from '../api/transactions';
+import type { Tx } from '../store/db';
+import { type EventType, insertEvent, type Outbox } from '../store/events';
+import { getAuthorization, getSale } from '../store/sales';
+import { getTransaction } from '../store/transactions';
+
+// Turns "this object changed" into an outbox row: the object as the API presents it, read
+// inside the same database transaction, so the event shows exactly the committed state.
+// Objects without a notify_url have no one to tell, and get no event.
+
+interface Snapshot {
+  environmentId: string;
+  notifyUrl: string | null;
+  data: () => Promise<unknown>;
+}
+
+/** `baseUrl` makes the absolute links in the data (a transaction's payment_url). */
+export function createOutbox(baseUrl: () => string): Outbox {
+  async function snapshot(trx: Tx, type: EventType, id: string, now: Date): Promise<Snapshot | undefined> {
+    switch (type.slice(0, type.indexOf('.'))) {
+      case 'transaction': {
+        const row = await trx.selectFrom('transactions').select(['environment_id', 'notify_url']).where('id', '=', id).executeTakeFirst();
+        return (
+          row && {
+            environmentId: row.environment_id,
+            notifyUrl: row.notify_url,
+            data: async () => presentTransaction((await getTransaction(trx, row.environment_id, id))!, now, baseUrl()),
+          }
+        );
+      }
+      case 'sale': {
+        const sale = await getSale(trx, null, id);
+        return sale && { environmentId: sale.row.environment_id, notifyUrl: sale.row.notify_url, data: async () => presentSale(sale) };
+      }
+      default: {
+        const row = await getAuthorization(trx, null, id);
+        return row && { environmentId: row.environment_id, notifyUrl: row.notify_url, data: async () => presentAuthorization(row) };
+      }
+    }
+  }
+
+  return {
+    async emit(trx, type, objectId, now) {
+      const found = await snapshot(trx, type, objectId, now);
+      if (!found?.notifyUrl) return;
+      await insertEvent(trx, {
+        environmentId: found.environmentId,
+        type,
+        objectId,
+        notifyUrl: found.notifyUrl,
+        data: await found.data(),
+        now,
+      });
+    },
+  };
+}
