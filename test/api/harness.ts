@@ -115,7 +115,8 @@ export function problemPaths(res: Reply): string[] {
 
 export async function startTestService(
   engine: EngineName,
-  opts: { now?: () => Date; env?: Record<string, string> } = {},
+  /** background: false stops the delivery and expiry timers; tests call service.background.runOnce(). */
+  opts: { now?: () => Date; env?: Record<string, string>; background?: boolean } = {},
 ): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'checkout-test-'));
   const config = loadConfig({
@@ -127,7 +128,7 @@ export async function startTestService(
     ...(engine === 'postgres' ? { DATABASE_URL: process.env.TEST_DATABASE_URL } : {}),
     ...opts.env,
   });
-  const service = await startService(config, pino({ level: 'silent' }), opts.now);
+  const service = await startService(config, pino({ level: 'silent' }), opts.now, { background: opts.background });
   return {
     service,
     url: service.url,

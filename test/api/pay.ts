@@ -1,0 +1,49 @@
+import { TEST_CARDS } from '../../server/payments/sandbox';
+import type { Client } from './harness';
+
+// Paying the way a customer does: the real checkout page and its form post, so tests of
+// what happens after a payment start from a sale the checkout itself made.
+
+export const SANDBOX_CARD = '0190f5a0-0000-7000-8000-000000000001';
+
+export async function payToken(baseUrl: string, token: string, card: string = TEST_CARDS.approved): Promise<number> {
+  const page = await fetch(`${baseUrl}/pay/${token}/`);
+  const html = await page.text();
+  const state = /<script[^>]*id="checkout-state"[^>]*>([\s\S]*?)<\/script>/.exec(html);
+  if (!state) throw new Error(`no checkout state on the page (${page.status})`);
+  const { csrf } = (JSON.parse(state[1]!) as { view: { csrf: string } }).view;
+  const res = await fetch(`${baseUrl}/pay/${token}/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
+    body: JSON.stringify({
+      action: 'pay',
+      gateway: SANDBOX_CARD,
+      fields: { card_number: card, card_expiry: '12/34', card_cvc: '123', card_name: 'A' },
+    }),
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+export interface Paid {
+  transaction: any;
+  sale: any;
+}
+
+/** Creates a transaction, pays it with the approving test card and returns it with its sale. */
+export async function paidTransaction(api: Client, body: Record<string, unknown>): Promise<Paid> {
+  const created = await api.post('/transaction/', body);
+  if (created.status !== 201) throw new Error(`create: ${created.status} ${created.text}`);
+  const status = await payToken(api.url, created.body.token);
+  if (status !== 200) throw new Error(`pay: ${status}`);
+  const sales = await api.get(`/sale/?transaction_id=${created.body.id}`);
+  if (sales.body?.count !== 1) throw new Error(`no sale for ${created.body.id}: ${sales.text}`);
+  return { transaction: (await api.get(`/transaction/${created.body.id}/`)).body, sale: sales.body.results[0] };
+}
+
+/** A transaction body for one line of `price` in `currency`. */
+export const priced = (currency: string, price: number, over: Record<string, unknown> = {}) => ({
+  currency,
+  products: [{ amount: 1, product: { name: 'Item', price } }],
+  ...over,
+});
