@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { validateFields } from '../../widget/screen/card';
 import { uuidv7 } from '../domain/ids';
-import { ApiError, type FieldError } from '../http/problem';
+import { ApiError, type FieldError, RecordedError } from '../http/problem';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { route, type RouteDef } from '../http/route';
 import { findGateway } from '../payments/registry';
@@ -195,7 +195,7 @@ export const authorizationRoutes = (): RouteDef[] => [
         case 'not_active':
           throw new ApiError('conflict', 'a removed authorization cannot be charged; nothing was charged');
         case 'declined':
-          throw new ApiError(
+          throw new RecordedError(
             'payment_declined',
             `The gateway declined the charge (${outcome.outcome}); the attempt is recorded as sale ${outcome.sale.row.id}`,
           );

@@ -38,6 +38,12 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * An error answer whose database work stands: a declined charge is recorded all the same.
+ * It commits, and a repeat with the same Idempotency-Key replays it.
+ */
+export class RecordedError extends ApiError {}
+
 /** A 400 naming one field, for rules checked after parsing (references, totals). */
 export function fieldError(path: string, message: string): ApiError {
   return new ApiError('invalid_request', `${path}: ${message}`, [{ path, message }]);
@@ -62,21 +68,20 @@ export function invalid(error: z.ZodError, prefix?: string): ApiError {
   return new ApiError('invalid_request', detail, errors);
 }
 
+export function problemBody(err: ApiError, requestId?: string): string {
+  return JSON.stringify({
+    type: `urn:problem:${err.code.replace(/_/g, '-')}`,
+    title: PROBLEMS[err.code].title,
+    status: err.status,
+    detail: err.detail ?? PROBLEMS[err.code].title,
+    ...(err.errors ? { errors: err.errors } : {}),
+    ...(requestId ? { request_id: requestId } : {}),
+  });
+}
+
 export function sendProblem(res: Response, err: ApiError, requestId?: string): void {
   if (err.code === 'unauthorized') res.set('WWW-Authenticate', 'AppKeys realm="api"');
-  res
-    .status(err.status)
-    .type('application/problem+json')
-    .send(
-      JSON.stringify({
-        type: `urn:problem:${err.code.replace(/_/g, '-')}`,
-        title: PROBLEMS[err.code].title,
-        status: err.status,
-        detail: err.detail ?? PROBLEMS[err.code].title,
-        ...(err.errors ? { errors: err.errors } : {}),
-        ...(requestId ? { request_id: requestId } : {}),
-      }),
-    );
+  res.status(err.status).type('application/problem+json').send(problemBody(err, requestId));
 }
 
 /** body-parser and friends signal their failures with `type`/`status` on the error. */

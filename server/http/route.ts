@@ -6,7 +6,7 @@ import type { Db } from '../store/db';
 import { UUID_PATTERN } from '../domain/ids';
 import type { EnvironmentRow } from '../store/schema';
 import { claimKey, completeKey, releaseKey } from '../store/idempotency';
-import { ApiError, invalid } from './problem';
+import { ApiError, invalid, problemBody, RecordedError } from './problem';
 
 // A route is declared once: the router mounts it and the OpenAPI document is generated
 // from the same declaration and the same zod schemas.
@@ -71,7 +71,7 @@ function canonical(value: unknown): string {
 
 function send(res: Response, status: number, body: string | undefined) {
   if (status === 204) return void res.status(204).end();
-  res.status(status).type('application/json').send(body);
+  res.status(status).type(status >= 400 ? 'application/problem+json' : 'application/json').send(body);
 }
 
 export function mountRoutes(router: Router, routes: RouteDef[], deps: Deps): void {
@@ -135,11 +135,20 @@ export function mountRoutes(router: Router, routes: RouteDef[], deps: Deps): voi
           return send(res, claim.status, claim.body);
       }
       let output: string | undefined;
+      let recorded: RecordedError | undefined;
       try {
         // The work and the stored response commit together: after a crash either both
         // exist (a retry replays) or neither does (a retry does the work once).
         output = await db.transaction().execute(async (trx) => {
-          const out = await run(trx);
+          let out: string | undefined;
+          try {
+            out = await run(trx);
+          } catch (err) {
+            if (!(err instanceof RecordedError)) throw err;
+            recorded = err;
+            await completeKey(trx, { ...ids, status: err.status, body: problemBody(err) });
+            return undefined;
+          }
           await completeKey(trx, { ...ids, status: def.status, body: out ?? '' });
           return out;
         });
@@ -147,6 +156,7 @@ export function mountRoutes(router: Router, routes: RouteDef[], deps: Deps): voi
         await releaseKey(db, ids);
         throw err;
       }
+      if (recorded) throw recorded;
       send(res, def.status, output);
     });
   }
