@@ -20,6 +20,7 @@ const envSchema = z.object({
   BODY_LIMIT: z.string().default('100kb'),
   DEMO: z.enum(['auto', 'true', 'false']).default('auto'),
   ALLOW_PRIVATE_NOTIFY_URLS: booleanFlag,
+  BACKGROUND_WORK: z.enum(['true', 'false']).default('true'),
   TRUST_PROXY: booleanFlag,
 });
 
@@ -34,6 +35,8 @@ export type Config = {
   bodyLimit: string;
   demo: 'auto' | 'on' | 'off';
   allowPrivateNotifyUrls: boolean;
+  /** Webhook delivery and the expiry sweep in this process; off for API-only processes. */
+  backgroundWork: boolean;
   trustProxy: boolean;
 };
 
@@ -56,6 +59,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimit: e.BODY_LIMIT,
     demo: e.DEMO === 'auto' ? 'auto' : e.DEMO === 'true' ? 'on' : 'off',
     allowPrivateNotifyUrls: e.ALLOW_PRIVATE_NOTIFY_URLS,
+    backgroundWork: e.BACKGROUND_WORK === 'true',
     trustProxy: e.TRUST_PROXY,
   };
 }

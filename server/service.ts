@@ -45,7 +45,7 @@ export async function startService(
     log,
     allowPrivateNotifyUrls: config.allowPrivateNotifyUrls,
   });
-  if (opts.background !== false) background.start();
+  if (opts.background ?? config.backgroundWork) background.start();
   return {
     url,
     server,

@@ -22,7 +22,6 @@ for (const [net, prefix] of [
 for (const [net, prefix] of [
   ['::', 128],
   ['::1', 128],
-  ['::ffff:0:0', 96], // IPv4-mapped: would smuggle any IPv4 address
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
   ['ff00::', 8], // multicast
@@ -30,7 +29,7 @@ for (const [net, prefix] of [
   refused.addSubnet(net, prefix, 'ipv6');
 }
 
-/** True for an IP address a notification may be sent to. */
+/** True for an IP address a notification may be sent to. BlockList checks IPv4-mapped IPv6 (::ffff:a.b.c.d) against the IPv4 rules. */
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;

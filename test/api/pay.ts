@@ -6,7 +6,8 @@ import type { Client } from './harness';
 
 export const SANDBOX_CARD = '0190f5a0-0000-7000-8000-000000000001';
 
-export async function payToken(baseUrl: string, token: string, card: string = TEST_CARDS.approved): Promise<number> {
+/** Posts the checkout form as the hydrated screen does: the csrf from the page, JSON body. */
+async function checkoutPost(baseUrl: string, token: string, body: Record<string, unknown>): Promise<number> {
   const page = await fetch(`${baseUrl}/pay/${token}/`);
   const html = await page.text();
   const state = /<script[^>]*id="checkout-state"[^>]*>([\s\S]*?)<\/script>/.exec(html);
@@ -15,15 +16,20 @@ export async function payToken(baseUrl: string, token: string, card: string = TE
   const res = await fetch(`${baseUrl}/pay/${token}/`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
-    body: JSON.stringify({
-      action: 'pay',
-      gateway: SANDBOX_CARD,
-      fields: { card_number: card, card_expiry: '12/34', card_cvc: '123', card_name: 'A' },
-    }),
+    body: JSON.stringify(body),
   });
   await res.arrayBuffer();
   return res.status;
 }
+
+export const payToken = (baseUrl: string, token: string, card: string = TEST_CARDS.approved) =>
+  checkoutPost(baseUrl, token, {
+    action: 'pay',
+    gateway: SANDBOX_CARD,
+    fields: { card_number: card, card_expiry: '12/34', card_cvc: '123', card_name: 'A' },
+  });
+
+export const cancelToken = (baseUrl: string, token: string) => checkoutPost(baseUrl, token, { action: 'cancel' });
 
 export interface Paid {
   transaction: any;

@@ -1,0 +1,62 @@
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+// A merchant's webhook endpoint for tests: records every request and answers with the
+// next scripted status (then 200), or not at all ('hang').
+
+export interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** The parsed body, for convenience. */
+  payload: { id: string; type: string; created: string; data: any };
+}
+
+export type Answer = number | 'hang';
+
+export interface Receiver {
+  url: string;
+  received: Received[];
+  /** Answers for the next requests, in order; afterwards 200. */
+  script(...answers: Answer[]): void;
+  /** Resolves once `n` requests have arrived. */
+  waitFor(n: number, timeoutMs?: number): Promise<Received[]>;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(port = 0): Promise<Receiver> {
+  const received: Received[] = [];
+  let answers: Answer[] = [];
+  const hanging: ServerResponse[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (body += c));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body, payload: JSON.parse(body) });
+      const answer = answers.shift() ?? 200;
+      if (answer === 'hang') return void hanging.push(res);
+      if (answer >= 300 && answer < 400) res.setHeader('location', 'https://elsewhere.example/');
+      res.writeHead(answer, { 'content-type': 'text/plain' }).end(`answer ${answer}`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  return {
+    url,
+    received,
+    script: (...next) => void (answers = next),
+    async waitFor(n, timeoutMs = 20_000) {
+      const until = Date.now() + timeoutMs;
+      while (received.length < n) {
+        if (Date.now() > until) throw new Error(`expected ${n} requests, got ${received.length}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return received;
+    },
+    async close() {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
