@@ -68,7 +68,8 @@ function page(nonce: string, title: string, content: string, script = ''): strin
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
-    `<title>${esc(title)}</title><style nonce="${nonce}">${STYLES}</style>` +
+    // No favicon request (it would be a 404 in the console).
+    `<title>${esc(title)}</title><link rel="icon" href="data:,"><style nonce="${nonce}">${STYLES}</style>` +
     // The queue snippet first, so a click on the overlay button before widget.js has loaded still works.
     `<script nonce="${nonce}">${QUEUE_SNIPPET}</script><script src="/widget.js" async></script>` +
     `</head><body><header>Demo shop</header><main>${content}</main>${script}</body></html>`

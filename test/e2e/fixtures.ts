@@ -36,10 +36,14 @@ export interface Merchant {
   waitForArrival(prefix: string): Promise<string>;
 }
 
-async function startService(): Promise<{ service: Service; stop(): Promise<void> }> {
+/**
+ * The service as a child process on a fresh SQLite directory, with its demo environment
+ * (whose keys `auth` holds) unless `env` says DEMO=false (then `auth` is empty).
+ */
+export async function startService(env: Record<string, string> = {}): Promise<{ service: Service; stop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'checkout-e2e-'));
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, DEMO: 'true', LOG_LEVEL: 'info', DATABASE_URL: '' },
+    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, DEMO: 'true', LOG_LEVEL: 'info', DATABASE_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -49,7 +53,8 @@ async function startService(): Promise<{ service: Service; stop(): Promise<void>
       const pk = /public key:\s+(\S+)/.exec(out)?.[1];
       const sk = /secret key:\s+(\S+)/.exec(out)?.[1];
       const listening = /"url":"([^"]+)".*"msg":"listening"/.exec(out)?.[1];
-      if (pk && sk && listening) resolve({ url: listening, auth: `AppKeys ${pk}:${sk}` });
+      // The demo keys are printed before "listening".
+      if (listening) resolve({ url: listening, auth: pk && sk ? `AppKeys ${pk}:${sk}` : '' });
     });
     child.once('exit', (code) => reject(new Error(`service exited with ${code}:\n${out}`)));
   });
@@ -84,7 +89,7 @@ async function startService(): Promise<{ service: Service; stop(): Promise<void>
   };
 }
 
-async function startMerchant(): Promise<{ merchant: Merchant; stop(): Promise<void> }> {
+export async function startMerchant(): Promise<{ merchant: Merchant; stop(): Promise<void> }> {
   const pages = new Map<string, string>();
   const arrivals: string[] = [];
   const waiters: { prefix: string; resolve: (p: string) => void }[] = [];

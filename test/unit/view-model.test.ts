@@ -98,4 +98,19 @@ describe('buildView: token → what the screen shows', () => {
     expect(v.hasCancelUrl).toBe(false);
     expect(JSON.stringify(v)).not.toContain('shop.example');
   });
+
+  it('embed mode only: the URLs the frame reports as redirect, and whether this render is the customer\'s own result', () => {
+    const embed = { parentOrigin: 'https://shop.example' };
+    expect(buildView({ ...base, tx: tx(), embed }).embed).toEqual({
+      parentOrigin: 'https://shop.example',
+      returnUrl: 'https://shop.example/ok',
+      cancelUrl: null,
+      justFinished: false,
+    });
+    expect(buildView({ ...base, tx: tx({ status: 'D' }), embed, justFinished: true }).embed?.justFinished).toBe(true);
+    expect(buildView({ ...base, tx: tx({ status: 'C' }), embed, justFinished: true }).embed?.justFinished).toBe(true);
+    // Only a finished transaction is reported, whatever the request claimed.
+    expect(buildView({ ...base, tx: tx({ status: 'N' }), embed, justFinished: true }).embed?.justFinished).toBe(false);
+    expect(buildView({ ...base, tx: tx(), justFinished: true }).embed).toBeNull();
+  });
 });

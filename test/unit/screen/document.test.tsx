@@ -249,6 +249,10 @@ describe('renderDocument: states', () => {
     expect(html).toContain('class="page page--embed"');
     expect(html).not.toContain('class="topbar"');
     expect(appMarkup(render())).toContain('class="topbar"');
+    // The merchant's page has the main landmark; the frame is a named region of it.
+    expect(appMarkup(html)).not.toContain('<main');
+    expect(appMarkup(html)).toMatch(/<section class="layout" aria-label="Pay [^"]+">/);
+    expect(appMarkup(render())).toContain('<main class="layout">');
   });
 });
 

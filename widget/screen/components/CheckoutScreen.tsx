@@ -50,18 +50,30 @@ function PaymentPane() {
 /** The whole checkout screen; the same tree is rendered on the server and hydrated. */
 export function CheckoutScreen({ model, i18n }: { model: CheckoutModel; i18n: Translator }) {
   useFocusRequests(model);
-  const embed = model.view.value.embed !== null;
+  const view = model.view.value;
+  const embed = view.embed !== null;
+  const content = (
+    <>
+      <MerchantHeader />
+      <OrderSummary />
+      <div class="pane">
+        <PaymentPane />
+      </div>
+    </>
+  );
   return (
     <ScreenContext.Provider value={{ model, i18n }}>
       <Chrome i18n={i18n} embed={embed}>
         {/* Small screens show the form before the line items (see .layout in styles.css). */}
-        <main class="layout">
-          <MerchantHeader />
-          <OrderSummary />
-          <div class="pane">
-            <PaymentPane />
-          </div>
-        </main>
+        {embed ? (
+          // In the widget the screen is one part of the merchant's page, which has its own
+          // main landmark: a named region, so assistive technology lists it once.
+          <section class="layout" aria-label={i18n.t('page.title', { merchant: view.merchantName })}>
+            {content}
+          </section>
+        ) : (
+          <main class="layout">{content}</main>
+        )}
       </Chrome>
     </ScreenContext.Provider>
   );

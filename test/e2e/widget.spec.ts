@@ -1,0 +1,645 @@
+import AxeBuilder from '@axe-core/playwright';
+import type { Frame, FrameLocator, Page } from '@playwright/test';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { CARDS, expect, type Merchant, type Service, startMerchant, startService, test as base } from './fixtures';
+
+// The widget on a stand-in merchant site (http://127.0.0.1:…) loading /widget.js from the
+// service (http://localhost:…): a real cross-origin embed. A second site on another port,
+// `stranger`, is a third origin: an ad frame forging messages, or a shop that may not embed.
+
+const test = base.extend<{ stranger: Merchant }, { strangerSite: Merchant }>({
+  strangerSite: [
+    async ({}, use) => {
+      const { merchant, stop } = await startMerchant();
+      await use(merchant);
+      await stop();
+    },
+    { scope: 'worker' },
+  ],
+  stranger: async ({ strangerSite }, use) => {
+    strangerSite.arrivals.length = 0;
+    await use(strangerSite);
+  },
+});
+
+const EVENT_TYPES = ['checkout:ready', 'checkout:resize', 'checkout:completed', 'checkout:cancelled', 'checkout:error'];
+const QUEUE_SNIPPET = readFileSync('widget/embed/snippet.js', 'utf8').trim();
+
+interface Recorded {
+  type: string;
+  detail: Record<string, unknown>;
+}
+
+/**
+ * Records every widget event (they bubble to document) in window.events, and in
+ * sessionStorage so the list survives the top window's move to return_url.
+ */
+const RECORDER = `<script>
+window.events = [];
+for (const type of ${JSON.stringify(EVENT_TYPES)}) {
+  document.addEventListener(type, (event) => {
+    events.push({ type, detail: event.detail });
+    sessionStorage.setItem('events', JSON.stringify(events));
+  });
+}
+</script>`;
+
+function shopHtml(body: string, head = ''): string {
+  return (
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title>' +
+    `${RECORDER}${head}</head><body><main><h1>Shop</h1>${body}</main></body></html>`
+  );
+}
+
+let pageCount = 0;
+/** Serves a shop page on the merchant origin at a fresh path and opens it. */
+async function openShop(page: Page, merchant: Merchant, body: string, head = ''): Promise<string> {
+  const url = merchant.page(`/shop-${++pageCount}`, shopHtml(body, head));
+  await page.goto(url);
+  return url;
+}
+
+const widgetScript = (service: Service, extra = 'async') => `<script src="${service.url}/widget.js" ${extra}></script>`;
+
+function order(merchant: Merchant, over: Record<string, unknown> = {}) {
+  return {
+    currency: 'EUR',
+    order_id: 'W-1',
+    gateway_selected: true,
+    return_url: `${merchant.origin}/return?order=W-1`,
+    cancel_url: `${merchant.origin}/cancel?order=W-1`,
+    products: [{ amount: 2, product: { name: 'Coffee beans 250 g', price: 8.5 } }],
+    ...over,
+  };
+}
+
+const checkoutFrame = (page: Page): FrameLocator => page.frameLocator('iframe[src*="/pay/"]');
+
+async function checkoutFrameHandle(page: Page): Promise<Frame> {
+  const handle = await page.locator('iframe[src*="/pay/"]').elementHandle();
+  const frame = await handle!.contentFrame();
+  return frame!;
+}
+
+async function fillCard(scope: FrameLocator, number: string) {
+  await scope.locator('input[autocomplete="cc-number"]').fill(number);
+  await scope.locator('input[autocomplete="cc-exp"]').fill('12/34');
+  await scope.locator('input[autocomplete="cc-csc"]').fill('123');
+  await scope.locator('input[autocomplete="cc-name"]').fill('Ada Lovelace');
+}
+
+const payButton = (scope: FrameLocator) => scope.locator('button[name="action"][value="pay"]');
+const cancelButton = (scope: FrameLocator) => scope.locator('button[name="action"][value="cancel"]');
+
+const events = (page: Page): Promise<Recorded[]> => page.evaluate(() => (window as unknown as { events: Recorded[] }).events);
+const eventTypes = async (page: Page) => (await events(page)).map((e) => e.type);
+/** Events recorded before the top window navigated away (same origin, same tab). */
+const storedEvents = async (page: Page): Promise<Recorded[]> =>
+  JSON.parse((await page.evaluate(() => sessionStorage.getItem('events'))) ?? '[]');
+
+async function waitForEvent(page: Page, type: string) {
+  await expect.poll(async () => (await eventTypes(page)).includes(type), { message: `waiting for ${type}` }).toBe(true);
+}
+
+const iframeHeight = (page: Page) =>
+  page.locator('iframe[src*="/pay/"]').evaluate((el) => el.getBoundingClientRect().height);
+
+async function transactionStatus(service: Service, id: string): Promise<string> {
+  return (await service.api('GET', `/transaction/${id}/`)).body.status;
+}
+
+/** Live `message` listeners on the page's window, straight from the DevTools protocol. */
+async function messageListeners(page: Page): Promise<number> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const { result } = await cdp.send('Runtime.evaluate', { expression: 'window' });
+    const { listeners } = await cdp.send('DOMDebugger.getEventListeners', { objectId: result.objectId! });
+    return listeners.filter((l) => l.type === 'message').length;
+  } finally {
+    await cdp.detach();
+  }
+}
+
+test.describe('inline', () => {
+  test('declarative element pays with 4242: one checkout:completed, then return_url', async ({ page, service, merchant }) => {
+    const tx = await service.createTransaction(order(merchant));
+    await openShop(
+      page,
+      merchant,
+      `<div data-checkout-token="${tx.token}"><a href="${tx.payment_url}">Pay</a></div>`,
+      widgetScript(service),
+    );
+    // The fallback link is replaced by the frame, titled for assistive technology.
+    await expect(page.locator('[data-checkout-token] a')).toHaveCount(0);
+    await expect(page.locator('iframe[src*="/pay/"]')).toHaveAttribute('title', 'Checkout');
+    const frame = checkoutFrame(page);
+    await expect(frame.locator('html')).toHaveClass(/embed/);
+    await fillCard(frame, CARDS.approved);
+    await payButton(frame).click();
+
+    await page.waitForURL(`${merchant.origin}/return?order=W-1`);
+    expect(merchant.arrivals).toEqual(['/return?order=W-1']);
+    const recorded = await storedEvents(page);
+    const completed = recorded.filter((e) => e.type === 'checkout:completed');
+    expect(completed).toHaveLength(1);
+    expect(completed[0]!.detail).toEqual({
+      type: 'checkout:completed',
+      version: 1,
+      transaction_id: tx.id,
+      status: 'D',
+      order_id: 'W-1',
+      redirect: `${merchant.origin}/return?order=W-1`,
+    });
+    expect(recorded.map((e) => e.type)).toContain('checkout:ready');
+    // Nothing the customer typed ever reaches the merchant's page.
+    const all = JSON.stringify(recorded);
+    for (const secret of ['4242', '12/34', 'Ada Lovelace']) expect(all).not.toContain(secret);
+    expect(await transactionStatus(service, tx.id)).toBe('D');
+  });
+
+  for (const how of ['onComplete returns false', 'a listener calls preventDefault()'] as const) {
+    test(`stays on the page when ${how}`, async ({ page, service, merchant }) => {
+      const tx = await service.createTransaction(order(merchant));
+      const stay =
+        how === 'onComplete returns false'
+          ? `Checkout.mount(el, { token: ${JSON.stringify(tx.token)}, onComplete: (m) => { window.completedCalls = (window.completedCalls || 0) + 1; return false; } });`
+          : `Checkout.mount(el, { token: ${JSON.stringify(tx.token)} }); el.addEventListener('checkout:completed', (e) => e.preventDefault());`;
+      const url = await openShop(
+        page,
+        merchant,
+        `<div id="pay"></div>`,
+        `${widgetScript(service, '')}<script>addEventListener('DOMContentLoaded', () => { const el = document.getElementById('pay'); ${stay} });</script>`,
+      );
+      const frame = checkoutFrame(page);
+      await fillCard(frame, CARDS.approved);
+      await payButton(frame).click();
+      // The frame shows the result itself.
+      await expect(frame.getByRole('heading', { name: /payment complete/i })).toBeVisible();
+      await waitForEvent(page, 'checkout:completed');
+      // A navigation would start synchronously after the event; give it time to show.
+      await page.waitForTimeout(500);
+      expect(page.url()).toBe(url);
+      expect(merchant.arrivals).toEqual([]);
+      expect((await eventTypes(page)).filter((t) => t === 'checkout:completed')).toHaveLength(1);
+      if (how === 'onComplete returns false') expect(await page.evaluate(() => (window as any).completedCalls)).toBe(1);
+      expect(await transactionStatus(service, tx.id)).toBe('D');
+    });
+  }
+
+  test('cancel inside the frame: checkout:cancelled, then cancel_url', async ({ page, service, merchant }) => {
+    const tx = await service.createTransaction(order(merchant));
+    await openShop(page, merchant, `<div data-checkout-token="${tx.token}"></div>`, widgetScript(service));
+    await cancelButton(checkoutFrame(page)).click();
+    await page.waitForURL(`${merchant.origin}/cancel?order=W-1`);
+    const cancelled = (await storedEvents(page)).filter((e) => e.type === 'checkout:cancelled');
+    expect(cancelled.map((e) => e.detail)).toEqual([
+      {
+        type: 'checkout:cancelled',
+        version: 1,
+        transaction_id: tx.id,
+        status: 'C',
+        order_id: 'W-1',
+        redirect: `${merchant.origin}/cancel?order=W-1`,
+      },
+    ]);
+    expect(await transactionStatus(service, tx.id)).toBe('C');
+  });
+
+  test('resize follows the content: a declined message grows the frame, never an inner scrollbar', async ({ page, service, merchant }) => {
+    const tx = await service.createTransaction(order(merchant));
+    await openShop(page, merchant, `<div data-checkout-token="${tx.token}"></div>`, widgetScript(service));
+    await waitForEvent(page, 'checkout:ready');
+    const frameHandle = await checkoutFrameHandle(page);
+    const innerOverflow = () =>
+      frameHandle.evaluate(() => document.documentElement.scrollHeight - document.documentElement.clientHeight);
+    // Sized to its content (not the 150 px default), and the content fits.
+    await expect.poll(() => iframeHeight(page)).toBeGreaterThan(300);
+    expect(await innerOverflow()).toBeLessThanOrEqual(0);
+    const before = await iframeHeight(page);
+
+    const frame = checkoutFrame(page);
+    await fillCard(frame, CARDS.declined);
+    await payButton(frame).click();
+    await expect(frame.getByRole('alert')).toContainText(/declined/i);
+    await expect.poll(() => iframeHeight(page)).toBeGreaterThan(before);
+    await expect.poll(innerOverflow).toBeLessThanOrEqual(0);
+
+    const recorded = await events(page);
+    const error = recorded.find((e) => e.type === 'checkout:error');
+    expect(error?.detail).toMatchObject({ type: 'checkout:error', version: 1, code: 'declined' });
+    expect(String(error?.detail.message)).toMatch(/declined/i);
+    // Heights are posted only when they change.
+    const heights = recorded.filter((e) => e.type === 'checkout:resize').map((e) => e.detail.height as number);
+    expect(heights.length).toBeGreaterThan(0);
+    heights.forEach((h, i) => expect(h).not.toBe(heights[i - 1]));
+    expect(Math.abs(heights.at(-1)! - (await iframeHeight(page)))).toBeLessThanOrEqual(1);
+    expect(recorded.some((e) => e.type === 'checkout:completed')).toBe(false);
+    expect(await transactionStatus(service, tx.id)).toBe('N');
+  });
+
+  test('data-language localises the frame and its title', async ({ page, service, merchant }) => {
+    const tx = await service.createTransaction(order(merchant));
+    await openShop(page, merchant, `<div data-checkout-token="${tx.token}" data-language="fr"></div>`, widgetScript(service));
+    await expect(page.locator('iframe[src*="/pay/"]')).toHaveAttribute('title', 'Paiement');
+    await expect(checkoutFrame(page).locator('html')).toHaveAttribute('lang', 'fr');
+  });
+
+  test('redirect gateway inside the frame: approve on the provider page, then checkout:completed', async ({ page, service, merchant }) => {
+    const tx = await service.createTransaction(order(merchant));
+    await openShop(page, merchant, `<div data-checkout-token="${tx.token}"></div>`, widgetScript(service));
+    const frame = checkoutFrame(page);
+    await frame.getByRole('radio', { name: /sandbox pay/i }).check();
+    await payButton(frame).click();
+    await frame.getByRole('button', { name: /approve/i }).click();
+    await page.waitForURL(`${merchant.origin}/return?order=W-1`);
+    const completed = (await storedEvents(page)).filter((e) => e.type === 'checkout:completed');
+    expect(completed.map((e) => e.detail.transaction_id)).toEqual([tx.id]);
+  });
+
+  test('a paid transaction mounted again reports nothing and stays put (no redirect loop)', async ({ page, service, merchant }) => {
+    const tx = await service.createTransaction(order(merchant));
+    await page.goto(tx.payment_url);
+    await page.locator('input[autocomplete="cc-number"]').fill(CARDS.approved);
+    await page.locator('input[autocomplete="cc-exp"]').fill('12/34');
+    await page.locator('input[autocomplete="cc-csc"]').fill('123');
+    await page.locator('input[autocomplete="cc-name"]').fill('Ada');
+    await page.locator('button[name="action"][value="pay"]').click();
+    await page.waitForURL(/\/return\?order=W-1$/);
+    merchant.arrivals.length = 0;
+
+    const url = await openShop(page, merchant, `<div data-checkout-token="${tx.token}"></div>`, widgetScript(service));
+    await waitForEvent(page, 'checkout:ready');
+    await expect(checkoutFrame(page).getByRole('heading', { name: /payment complete/i })).toBeVisible();
+    await page.waitForTimeout(300);
+    expect(page.url()).toBe(url);
+    expect(await eventTypes(page)).not.toContain('checkout:completed');
+  });
+});
+
+test.describe('overlay', () => {
+  async function openOverlayShop(page: Page, service: Service, merchant: Merchant, token: string) {
+    await openShop(
+      page,
+      merchant,
+      `<p>Ceramic mug, 12.00 €</p><button type="button" id="buy">Buy now</button>`,
+      `${widgetScript(service)}<script>
+        window.closeCount = 0;
+        addEventListener('DOMContentLoaded', () => document.getElementById('buy').addEventListener('click', () => {
+          window.overlay = Checkout.open({ token: ${JSON.stringify(token)}, onClose: () => window.closeCount++ });
+        }));
+      </script>`,
+    );
+    await page.waitForFunction(() => (window as any).Checkout?.version === 1);
+  }
+
+  const dialog = (page: Page) => page.getByRole('dialog', { name: 'Checkout' });
+  const focusInDialog = (page: Page) => page.evaluate(() => !!document.querySelector('dialog')?.contains(document.activeElement));
+  /** What has focus inside the checkout frame (its autocomplete or type), or null. */
+  const focusInFrame = async (page: Page) => {
+    const frame = await checkoutFrameHandle(page);
+    return frame.evaluate(() =>
+      document.hasFocus() ? (document.activeElement?.getAttribute('autocomplete') ?? document.activeElement?.getAttribute('type') ?? null) : null,
+    );
+  };
+
+  test('opens as a modal, keeps Tab inside, closes with Escape and returns focus', async ({ page, service, merchant }) => {
+    const tx = await service.createTransaction(order(merchant));
+    await openOverlayShop(page, service, merchant, tx.token);
+    const opener = page.getByRole('button', { name: 'Buy now' });
+    await opener.focus();
+    await page.keyboard.press('Enter');
+
+    await expect(dialog(page)).toBeVisible();
+    await expect(dialog(page).getByRole('button', { name: 'Close' })).toBeFocused();
+    await waitForEvent(page, 'checkout:ready');
+    // The page behind does not scroll.
+    expect(await page.evaluate(() => getComputedStyle(document.documentElement).overflow)).toBe('hidden');
+
+    // Forward through the close button, every control in the frame, and around again.
+    const seen = new Set<string>();
+    for (let i = 0; i < 25; i++) {
+      await page.keyboard.press('Tab');
+      expect(await focusInDialog(page)).toBe(true);
+      const inFrame = await focusInFrame(page);
+      seen.add(inFrame ? `frame:${inFrame}` : (await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))) ?? '?');
+    }
+    expect(seen).toContain('Close');
+    expect(seen).toContain('frame:cc-number');
+    expect(seen).toContain('frame:submit');
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press('Shift+Tab');
+      expect(await focusInDialog(page)).toBe(true);
+    }
+
+    // Escape inside the frame (the page itself cannot hear that key) closes the overlay.
+    for (let i = 0; i < 15 && (await focusInFrame(page)) !== 'cc-number'; i++) await page.keyboard.press('Tab');
+    expect(await focusInFrame(page)).toBe('cc-number');
+    await page.keyboard.press('Escape');
+    await expect(dialog(page)).toHaveCount(0);
+    await expect(opener).toBeFocused();
+    expect(await page.evaluate(() => (window as any).closeCount)).toBe(1);
+    expect(await page.evaluate(() => document.documentElement.style.overflow)).toBe('');
+    expect(await page.locator('iframe').count()).toBe(0);
+
+    // Escape on the page's own part of the dialog (the close button) too.
+    await page.keyboard.press('Enter');
+    await expect(dialog(page).getByRole('button', { name: 'Close' })).toBeFocused();
+    await page.keyboard.press('Escape');
+    await expect(dialog(page)).toHaveCount(0);
+    await expect(opener).toBeFocused();
+    // And the close button.
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter');
+    await expect(dialog(page)).toHaveCount(0);
+    await expect(opener).toBeFocused();
+    expect(await page.evaluate(() => (window as any).closeCount)).toBe(3);
+    expect(await transactionStatus(service, tx.id)).toBe('N');
+  });
+
+  test('keyboard only: fill the card and pay in the overlay', async ({ page, service, merchant }) => {
+    const tx = await service.createTransaction(order(merchant));
+    await openOverlayShop(page, service, merchant, tx.token);
+    await page.getByRole('button', { name: 'Buy now' }).focus();
+    await page.keyboard.press('Enter');
+    await waitForEvent(page, 'checkout:ready');
+    for (let i = 0; i < 15 && (await focusInFrame(page)) !== 'cc-number'; i++) await page.keyboard.press('Tab');
+    await page.keyboard.type(CARDS.approved);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('12/34');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('123');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('Ada Lovelace');
+    await page.keyboard.press('Tab');
+    expect(await focusInFrame(page)).toBe('submit');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${merchant.origin}/return?order=W-1`);
+    expect((await storedEvents(page)).filter((e) => e.type === 'checkout:completed')).toHaveLength(1);
+    expect(await transactionStatus(service, tx.id)).toBe('D');
+  });
+
+  test('axe finds nothing on the open overlay', async ({ page, service, merchant }) => {
+    const tx = await service.createTransaction(order(merchant));
+    await openOverlayShop(page, service, merchant, tx.token);
+    await page.getByRole('button', { name: 'Buy now' }).click();
+    await waitForEvent(page, 'checkout:ready');
+    await expect(checkoutFrame(page).locator('input[autocomplete="cc-number"]')).toBeVisible();
+    const results = await new AxeBuilder({ page }).analyze();
+    expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
+  });
+});
+
+test.describe('origins', () => {
+  test('a forged message from a third origin, or from another frame of the checkout origin, changes nothing', async ({ page, service, merchant, stranger }) => {
+    const tx = await service.createTransaction(order(merchant));
+    const forged = {
+      type: 'checkout:completed',
+      version: 1,
+      transaction_id: tx.id,
+      status: 'D',
+      order_id: 'W-1',
+      redirect: `${merchant.origin}/forged`,
+    };
+    const resize = { type: 'checkout:resize', version: 1, height: 4321 };
+    const ad = stranger.page(
+      `/forge-${++pageCount}`,
+      `<!doctype html><html lang="en"><title>Ad</title><script>
+        for (const m of ${JSON.stringify([forged, resize, { type: 'checkout:ready', version: 1 }])}) parent.postMessage(m, '*');
+        parent.postMessage('forgery done', '*');
+      </script></html>`,
+    );
+    const url = await openShop(
+      page,
+      merchant,
+      `<div data-checkout-token="${tx.token}"></div><div id="ads"></div>`,
+      `${widgetScript(service)}<script>
+        window.forgeries = 0;
+        addEventListener('message', (e) => { if (e.data === 'forgery done') window.forgeries++; });
+      </script>`,
+    );
+    await waitForEvent(page, 'checkout:ready');
+    await expect.poll(() => iframeHeight(page)).toBeGreaterThan(300);
+    const height = await iframeHeight(page);
+    const before = (await events(page)).length;
+
+    // A frame on a third origin posts a complete, well-formed completed message.
+    await page.evaluate((src) => {
+      const frame = document.createElement('iframe');
+      frame.src = src;
+      frame.title = 'Advertisement';
+      document.getElementById('ads')!.append(frame);
+    }, ad);
+    await expect.poll(() => page.evaluate(() => (window as any).forgeries)).toBe(1);
+
+    // A frame of the checkout origin that is not this widget's frame (here: widget.js opened
+    // as a document), and the merchant page itself.
+    await page.evaluate((src) => {
+      const other = document.createElement('iframe');
+      other.src = src;
+      other.title = 'Other';
+      document.getElementById('ads')!.append(other);
+      return new Promise((resolve) => (other.onload = resolve));
+    }, `${service.url}/widget.js`);
+    const other = page.frames().find((f) => f.url() === `${service.url}/widget.js`)!;
+    await other.evaluate((messages) => {
+      for (const m of messages) parent.postMessage(m, '*');
+      parent.postMessage('forgery done', '*');
+    }, [forged, resize]);
+    await page.evaluate((messages) => {
+      for (const m of messages) postMessage(m, '*');
+      postMessage('forgery done', '*');
+    }, [forged, resize]);
+    await expect.poll(() => page.evaluate(() => (window as any).forgeries)).toBe(3);
+
+    expect((await events(page)).length).toBe(before);
+    expect(await iframeHeight(page)).toBe(height);
+    await page.waitForTimeout(300);
+    expect(page.url()).toBe(url);
+    expect(merchant.arrivals).toEqual([]);
+    // The real frame still works after all that.
+    await fillCard(checkoutFrame(page), CARDS.approved);
+    await payButton(checkoutFrame(page)).click();
+    await page.waitForURL(`${merchant.origin}/return?order=W-1`);
+  });
+
+  test('a page on an origin that is not allowed cannot display the frame', async ({ page, service, merchant, stranger }) => {
+    const tx = await service.createTransaction(order(merchant));
+    const frameResponses: { url: string; csp: string }[] = [];
+    page.on('response', (res) => {
+      if (res.url().includes('/pay/')) frameResponses.push({ url: res.url(), csp: res.headers()['content-security-policy'] ?? '' });
+    });
+    // The loader on the stranger's page (origin=the stranger's), and a hand-made
+    // iframe that claims to be the merchant's origin.
+    const lying = `${service.url}/pay/${tx.token}/?embed=1&origin=${encodeURIComponent(merchant.origin)}`;
+    await page.goto(
+      stranger.page(
+        `/shop-${++pageCount}`,
+        shopHtml(`<div data-checkout-token="${tx.token}"></div><iframe id="lying" title="Lying" src="${lying}"></iframe>`, widgetScript(service)),
+      ),
+    );
+    await expect(page.locator('[data-checkout-token] iframe')).toHaveCount(1);
+    await expect.poll(() => frameResponses.length).toBe(2);
+    const strangerEncoded = encodeURIComponent(stranger.origin);
+    for (const r of frameResponses) expect(r.csp.split('frame-ancestors')[1]).not.toContain(stranger.origin);
+    expect(frameResponses.find((r) => r.url.includes(strangerEncoded))!.csp).toContain("frame-ancestors 'none'");
+    expect(frameResponses.find((r) => r.url === lying)!.csp).toContain(`frame-ancestors ${merchant.origin}`);
+
+    await page.waitForTimeout(1000);
+    // Chromium replaces a refused frame with its error page: no screen, no messages.
+    for (const frame of page.frames().filter((f) => f !== page.mainFrame())) {
+      expect(frame.url()).not.toContain('/pay/');
+      expect(await frame.locator('main, form, input').count()).toBe(0);
+    }
+    expect(await events(page)).toEqual([]);
+    expect(await transactionStatus(service, tx.id)).toBe('N');
+  });
+
+  test('allowed origins set with the keys command replace the return/cancel URL origins', async ({ page, service, merchant, stranger }) => {
+    // A second environment, made with the CLI, that lets only the stranger's origin embed.
+    const created = await new Promise<string>((resolve, reject) => {
+      const cli = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'server/keys-cli.ts', 'create', '--name', 'Stranger', '--allowed-origin', stranger.origin, '--json'],
+        { env: { ...process.env, DATA_DIR: service.dataDir, DATABASE_URL: '', LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      let out = '';
+      cli.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      cli.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`keys create exited ${code}`))));
+    });
+    const keys = JSON.parse(created) as { public_key: string; secret_key: string; allowed_origins: string[] };
+    expect(keys.allowed_origins).toEqual([stranger.origin]);
+    const res = await fetch(`${service.url}/v1/transaction/`, {
+      method: 'POST',
+      headers: { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(order(merchant)),
+    });
+    const tx = (await res.json()) as { token: string };
+
+    await page.goto(stranger.page(`/shop-${++pageCount}`, shopHtml(`<div data-checkout-token="${tx.token}"></div>`, widgetScript(service))));
+    await waitForEvent(page, 'checkout:ready');
+    await expect(checkoutFrame(page).locator('input[autocomplete="cc-number"]')).toBeVisible();
+
+    // The merchant origin of its return_url is no longer enough.
+    await openShop(page, merchant, `<div data-checkout-token="${tx.token}"></div>`, widgetScript(service));
+    await page.waitForTimeout(1000);
+    expect(await events(page)).toEqual([]);
+  });
+});
+
+test.describe('loader', () => {
+  test('loading the script twice (and its versioned copy) mounts once', async ({ page, service, merchant }) => {
+    const manifest = JSON.parse(readFileSync('dist/widget/manifest.json', 'utf8')) as { hash: string; integrity: string };
+    const tx = await service.createTransaction(order(merchant));
+    const onload = 'onload="window.loads = (window.loads || 0) + 1"';
+    await openShop(
+      page,
+      merchant,
+      `<div data-checkout-token="${tx.token}"></div>`,
+      widgetScript(service, `async ${onload}`) +
+        widgetScript(service, `defer ${onload}`) +
+        `<script src="${service.url}/widget.${manifest.hash}.js" integrity="${manifest.integrity}" crossorigin="anonymous" async ${onload}></script>`,
+    );
+    await expect.poll(() => page.evaluate(() => (window as any).loads)).toBe(3);
+    await waitForEvent(page, 'checkout:ready');
+    await page.waitForTimeout(300);
+    expect(await page.locator('iframe').count()).toBe(1);
+    expect((await eventTypes(page)).filter((t) => t === 'checkout:ready')).toHaveLength(1);
+    expect(await messageListeners(page)).toBe(1);
+  });
+
+  test('destroy() removes the frame and its listener', async ({ page, service, merchant }) => {
+    const tx = await service.createTransaction(order(merchant));
+    await openShop(page, merchant, `<div id="pay"></div>`, widgetScript(service, ''));
+    const baseline = await messageListeners(page);
+    await page.evaluate((token) => {
+      (window as any).handle = (window as any).Checkout.mount(document.getElementById('pay'), { token });
+    }, tx.token);
+    await waitForEvent(page, 'checkout:ready');
+    expect(await messageListeners(page)).toBe(baseline + 1);
+    await page.evaluate(() => (window as any).handle.destroy());
+    await expect(page.locator('iframe')).toHaveCount(0);
+    expect(await messageListeners(page)).toBe(baseline);
+    // Idempotent.
+    await page.evaluate(() => (window as any).handle.destroy());
+  });
+
+  test('calls queued by the snippet before the script loads are replayed', async ({ page, service, merchant }) => {
+    const tx = await service.createTransaction(order(merchant));
+    await openShop(
+      page,
+      merchant,
+      `<div id="pay"></div>
+      <script>${QUEUE_SNIPPET}</script>
+      <script>
+        window.readyCalls = 0;
+        Checkout.mount(document.getElementById('pay'), { token: ${JSON.stringify(tx.token)}, onReady: () => window.readyCalls++ });
+        window.queued = Checkout.q.length;
+      </script>
+      ${widgetScript(service)}`,
+    );
+    expect(await page.evaluate(() => (window as any).queued)).toBe(1);
+    await expect.poll(() => page.evaluate(() => (window as any).readyCalls)).toBe(1);
+    expect(await page.evaluate(() => (window as any).Checkout.version)).toBe(1);
+    await expect(page.locator('#pay iframe')).toHaveCount(1);
+    await expect(checkoutFrame(page).locator('input[autocomplete="cc-number"]')).toBeVisible();
+  });
+
+  test('an element added after load (single-page app) is mounted', async ({ page, service, merchant }) => {
+    const tx = await service.createTransaction(order(merchant));
+    await openShop(page, merchant, `<div id="app"></div>`, widgetScript(service, ''));
+    await page.evaluate((token) => {
+      const el = document.createElement('div');
+      el.dataset.checkoutToken = token;
+      document.getElementById('app')!.append(el);
+    }, tx.token);
+    await waitForEvent(page, 'checkout:ready');
+    await expect(page.locator('#app iframe')).toHaveCount(1);
+  });
+});
+
+test.describe('demo page', () => {
+  test('a new user opens /demo/ and pays inline with 4242', async ({ page, service }) => {
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
+    page.on('pageerror', (e) => problems.push(e.message));
+    const res = await page.goto(`${service.url}/demo/`);
+    expect(res?.status()).toBe(200);
+    const csp = res!.headers()['content-security-policy']!;
+    expect(csp).toMatch(/script-src 'nonce-[^']+' 'self'/);
+    expect(csp).not.toContain('unsafe-inline');
+    await expect(page.getByText('4242 4242 4242 4242')).toBeVisible();
+
+    // The overlay opens from the button and closes again.
+    await page.getByRole('button', { name: 'Buy the mug' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Checkout' });
+    await expect(dialog.frameLocator('iframe').locator('input[autocomplete="cc-number"]')).toBeVisible();
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await expect(dialog).toHaveCount(0);
+
+    const inline = page.frameLocator('[data-checkout-token] iframe');
+    await fillCard(inline, CARDS.approved);
+    await payButton(inline).click();
+    await page.waitForURL(`${service.url}/demo/?paid=1`);
+    await expect(page.getByRole('status')).toContainText(/payment was received/i);
+    expect(problems).toEqual([]);
+  });
+
+  test('cancelled demo payment says so', async ({ page, service }) => {
+    await page.goto(`${service.url}/demo/`);
+    await cancelButton(page.frameLocator('[data-checkout-token] iframe')).click();
+    await page.waitForURL(`${service.url}/demo/?cancelled=1`);
+    await expect(page.getByRole('status')).toContainText(/cancelled/i);
+  });
+
+  test('/demo/ is 404 without a demo environment', async () => {
+    const { service, stop } = await startService({ DEMO: 'false' });
+    try {
+      expect((await fetch(`${service.url}/demo/`)).status).toBe(404);
+    } finally {
+      await stop();
+    }
+  });
+});
