@@ -238,6 +238,20 @@ test.describe('inline', () => {
     expect(await transactionStatus(service, tx.id)).toBe('N');
   });
 
+  test('insufficient funds: checkout:error with its code, and the customer can still pay', async ({ page, service, merchant }) => {
+    const tx = await service.createTransaction(order(merchant));
+    await openShop(page, merchant, `<div data-checkout-token="${tx.token}"></div>`, widgetScript(service));
+    const frame = checkoutFrame(page);
+    await fillCard(frame, CARDS.insufficientFunds);
+    await payButton(frame).click();
+    await expect(frame.getByRole('alert')).toContainText(/insufficient funds/i);
+    await waitForEvent(page, 'checkout:error');
+    expect((await events(page)).filter((e) => e.type === 'checkout:error').map((e) => e.detail.code)).toEqual(['insufficient_funds']);
+    await fillCard(frame, CARDS.approved);
+    await payButton(frame).click();
+    await page.waitForURL(`${merchant.origin}/return?order=W-1`);
+  });
+
   test('data-language localises the frame and its title', async ({ page, service, merchant }) => {
     const tx = await service.createTransaction(order(merchant));
     await openShop(page, merchant, `<div data-checkout-token="${tx.token}" data-language="fr"></div>`, widgetScript(service));

@@ -37,6 +37,9 @@ function embedResult(
   return { transaction_id: view.transactionId ?? '', status, order_id: view.orderId, redirect };
 }
 
+/** The message key as a protocol code: error.insufficientFunds → insufficient_funds. */
+const errorCode = (key: string) => key.replace(/^error\./, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
 /**
  * Tells the merchant's page what happens in the frame: ready, the result of the customer's
  * pay or cancel (reported once per change of state), and every error the screen shows.
@@ -57,9 +60,8 @@ function reportToParent(bridge: FrameBridge, model: CheckoutModel, i18n: Transla
     reported = current.status;
     report(current);
   });
-  // Codes are the message keys without their prefix: declined, insufficientFunds, network…
   model.message.subscribe((key) => {
-    if (key) bridge.error({ code: key.replace(/^error\./, ''), message: i18n.has(key) ? i18n.t(key) : key });
+    if (key) bridge.error({ code: errorCode(key), message: i18n.t(i18n.has(key) ? key : 'error.generic') });
   });
 }
 
