@@ -115,7 +115,7 @@ export function problemPaths(res: Reply): string[] {
 
 export async function startTestService(
   engine: EngineName,
-  /** background: false stops the delivery and expiry timers; tests call service.background.runOnce(). */
+  /** background: true starts the delivery and expiry timers; otherwise tests call service.background.runOnce(). */
   opts: { now?: () => Date; env?: Record<string, string>; background?: boolean } = {},
 ): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'checkout-test-'));
@@ -128,7 +128,9 @@ export async function startTestService(
     ...(engine === 'postgres' ? { DATABASE_URL: process.env.TEST_DATABASE_URL } : {}),
     ...opts.env,
   });
-  const service = await startService(config, pino({ level: 'silent' }), opts.now, { background: opts.background });
+  // Off unless asked for, for the same reason as in process.ts: test files share the
+  // PostgreSQL database, and one file's worker would take another's events.
+  const service = await startService(config, pino({ level: 'silent' }), opts.now, { background: opts.background ?? false });
   return {
     service,
     url: service.url,

@@ -17,7 +17,9 @@ export interface ProcessEnv {
 
 function childEnv(env: ProcessEnv): NodeJS.ProcessEnv {
   const { TEST_DATABASE_URL: _, DATABASE_URL: __, ...rest } = process.env;
-  return { ...rest, HOST: '127.0.0.1', PORT: '0', DEMO: 'false', LOG_LEVEL: 'info', ...env };
+  // No background work unless a test asks for it: a worker of one test file must not
+  // deliver or expire another's rows in a shared PostgreSQL database.
+  return { ...rest, HOST: '127.0.0.1', PORT: '0', DEMO: 'false', LOG_LEVEL: 'info', BACKGROUND_WORK: 'false', ...env };
 }
 
 /** `tsx server/keys-cli.ts …`: its stdout, or a rejection with its stderr. */

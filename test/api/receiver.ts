@@ -23,7 +23,8 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(port = 0): Promise<Receiver> {
+/** `delayMs`: how long each answer takes, like a receiver doing some work. */
+export async function startReceiver(opts: { delayMs?: number } = {}): Promise<Receiver> {
   const received: Received[] = [];
   let answers: Answer[] = [];
   const hanging: ServerResponse[] = [];
@@ -36,10 +37,10 @@ export async function startReceiver(port = 0): Promise<Receiver> {
       const answer = answers.shift() ?? 200;
       if (answer === 'hang') return void hanging.push(res);
       if (answer >= 300 && answer < 400) res.setHeader('location', 'https://elsewhere.example/');
-      res.writeHead(answer, { 'content-type': 'text/plain' }).end(`answer ${answer}`);
+      setTimeout(() => res.writeHead(answer, { 'content-type': 'text/plain' }).end(`answer ${answer}`), opts.delayMs ?? 0);
     });
   });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
   return {
     url,
