@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRoutes } from '../../server/api/index';
 import { type Client, ENGINES, problemPaths, startTestService, type TestService, transactionBody } from './harness';
+import { cancelToken, paidTransaction, priced, SANDBOX_CARD } from './pay';
 
 // One security check for every route that takes an id, run from a route table in the
 // manner of Unkey's route security suite: another environment's keys get a 404 (never a
@@ -9,11 +10,13 @@ import { type Client, ENGINES, problemPaths, startTestService, type TestService,
 // cannot be added without being listed here.
 
 interface Group {
-  /** Creates one object in the caller's environment. */
+  /** Creates one object in the caller's environment: a POST body, or a function for objects no POST makes. */
   create: unknown;
-  /** A valid PATCH body, so that only the environment can be the reason for a 404. */
+  /** A valid PATCH (or action) body, so that only the environment can be the reason for a 404. */
   patch?: unknown;
 }
+
+const card = { number: '4242 4242 4242 4242', expiry: '12/34', cvc: '123', name: 'A' };
 
 const OWNED: Record<string, Group> = {
   product: { create: { name: 'Mug', price: 12.5, currency: 'EUR' }, patch: { name: 'Stolen mug', price: 0 } },
@@ -22,6 +25,22 @@ const OWNED: Record<string, Group> = {
   shipping: { create: { name: 'Courier', price: 4.95, currency: 'EUR' }, patch: { price: 0 } },
   coupon: { create: { name: 'Ten', kind: 'percent', value: 10 }, patch: { value: 100 } },
   transaction: { create: transactionBody() },
+  sale: {
+    // Partly captured, so that capture, refund and void of 1 are all allowed.
+    create: async (c: Client) => {
+      const { sale } = await paidTransaction(c, priced('EUR', 10, { authorize: true }));
+      return (await c.post(`/sale/${sale.id}/capture/`, { amount: 5 })).body;
+    },
+    patch: { amount: 1 },
+  },
+  authorization: { create: { gateway: SANDBOX_CARD, card }, patch: { amount: 1, currency: 'EUR' } },
+  event: {
+    create: async (c: Client) => {
+      const tx = await c.post('/transaction/', transactionBody({ notify_url: 'https://shop.example/hook' }));
+      await cancelToken(c.url, tx.body.token);
+      return (await c.get(`/event/?object_id=${tx.body.id}`)).body.results[0];
+    },
+  },
 };
 
 /** Seeded read-only objects, the same in every environment: no isolation to check. */
@@ -32,6 +51,8 @@ interface IdRoute {
   group: string;
   /** The path with `{id}` in it, as declared. */
   path: string;
+  /** An action that takes the group's `patch` body. */
+  withBody?: boolean;
 }
 
 const ID_ROUTES: IdRoute[] = [
@@ -39,6 +60,13 @@ const ID_ROUTES: IdRoute[] = [
     (['GET', 'PATCH', 'DELETE'] as const).map((method) => ({ method, group, path: `/${group}/{id}/` })),
   ),
   { method: 'GET', group: 'transaction', path: '/transaction/{id}/' },
+  { method: 'GET', group: 'sale', path: '/sale/{id}/' },
+  ...['capture', 'refund', 'void'].map((a) => ({ method: 'POST' as const, group: 'sale', path: `/sale/{id}/${a}/`, withBody: true })),
+  { method: 'GET', group: 'authorization', path: '/authorization/{id}/' },
+  { method: 'POST', group: 'authorization', path: '/authorization/{id}/charge/', withBody: true },
+  { method: 'POST', group: 'authorization', path: '/authorization/{id}/remove/' },
+  { method: 'GET', group: 'event', path: '/event/{id}/' },
+  { method: 'POST', group: 'event', path: '/event/{id}/retry/' },
 ];
 
 const MALFORMED = ['not-a-uuid', '123', '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0', '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e0', "1' OR '1'='1", '%00', 'zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz'];
@@ -72,13 +100,15 @@ describe.each(ENGINES)('environment isolation on %s', (engine) => {
   afterAll(() => t.close());
 
   const create = async (group: string) => {
-    const res = await owner.post(`/${group}/`, OWNED[group]!.create);
+    const { create: made } = OWNED[group]!;
+    if (typeof made === 'function') return (await made(owner)) as { id: string };
+    const res = await owner.post(`/${group}/`, made);
     expect(res.status, res.text).toBe(201);
     return res.body as { id: string };
   };
   const call = (c: Client, route: IdRoute, id: string, auth?: string | null) =>
     c.request(route.method, route.path.replace('{id}', id), {
-      body: route.method === 'PATCH' ? OWNED[route.group]!.patch : undefined,
+      body: route.method === 'PATCH' || route.withBody ? OWNED[route.group]!.patch : undefined,
       auth,
     });
   const expectNotFound = (res: Awaited<ReturnType<typeof call>>) => {
@@ -89,7 +119,8 @@ describe.each(ENGINES)('environment isolation on %s', (engine) => {
 
   it.each(ID_ROUTES)('$method $path', async (route) => {
     const original = await create(route.group);
-    const path = route.path.replace('{id}', original.id);
+    // Actions change the object itself: it is read at its own path.
+    const path = `/${route.group}/${original.id}/`;
     const snapshot = (await owner.get(path)).body;
 
     // Another environment's keys: 404, exactly as for an id that does not exist.
@@ -127,7 +158,7 @@ describe.each(ENGINES)('environment isolation on %s', (engine) => {
 
     // And the owner can do what the others could not: the 404s came from the environment.
     const own = await call(owner, route, original.id);
-    expect(own.status, own.text).toBe(route.method === 'DELETE' ? 204 : 200);
+    expect(own.status, own.text).toBe(route.method === 'DELETE' ? 204 : route.path.endsWith('/charge/') ? 201 : 200);
     if (route.method === 'PATCH') expect(own.body).toMatchObject(OWNED[route.group]!.patch as object);
   });
 
