@@ -105,6 +105,13 @@ export type ActionOutcome =
   | { kind: 'conflict' }
   | { kind: 'gateway_failed'; reason: string };
 
+function addOperation(trx: Tx, saleId: string, kind: string, amount: number, reference: string | null, now: Date) {
+  return trx
+    .insertInto('sale_operations')
+    .values({ id: uuidv7(now.getTime()), sale_id: saleId, kind, amount, gateway_reference: reference, created_at: now.toISOString() })
+    .execute();
+}
+
 const ACTION_EVENTS = { capture: 'sale.captured', refund: 'sale.refunded', void: 'sale.voided' } as const;
 
 /**
@@ -147,10 +154,7 @@ export async function applySaleAction(
       .executeTakeFirst();
     const gateway = await a.gateway(first?.gateway_reference ?? null, x);
     if (!gateway.ok) throw new Abort<ActionOutcome>({ kind: 'gateway_failed', reason: gateway.reason });
-    await trx
-      .insertInto('sale_operations')
-      .values({ id: uuidv7(a.now.getTime()), sale_id: a.saleId, kind: a.action, amount: x, gateway_reference: gateway.reference, created_at: at })
-      .execute();
+    await addOperation(trx, a.saleId, a.action, x, gateway.reference, a.now);
     await a.outbox.emit(trx, ACTION_EVENTS[a.action], a.saleId, a.now);
     return { kind: 'done', sale: (await getSale(trx, null, a.saleId))! } as const;
   });
@@ -254,17 +258,7 @@ export async function chargeAuthorization(
       updated_at: at,
     };
     await trx.insertInto('sales').values(sale).execute();
-    await trx
-      .insertInto('sale_operations')
-      .values({
-        id: uuidv7(c.now.getTime()),
-        sale_id: sale.id,
-        kind: approved ? 'charge' : 'decline',
-        amount: c.amount,
-        gateway_reference: approved ? result.reference : null,
-        created_at: at,
-      })
-      .execute();
+    await addOperation(trx, sale.id, approved ? 'charge' : 'decline', c.amount, approved ? result.reference : null, c.now);
     if (approved) {
       await trx.updateTable('authorizations').set({ updated_at: at }).where('id', '=', auth.id).execute();
       await c.outbox.emit(trx, 'sale.created', sale.id, c.now);
