@@ -252,6 +252,38 @@ test.describe('inline', () => {
     await page.waitForURL(`${merchant.origin}/return?order=W-1`);
   });
 
+  test('paying before the frame\'s script has run (a plain form post) still reports checkout:completed', async ({ page, service, merchant }) => {
+    const tx = await service.createTransaction(order(merchant));
+    // Hold the screen's script on the first load, so the customer submits the server's
+    // markup as a plain form; the answer's page gets its script.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let first = true;
+    await page.route(/\/assets\/client-[^/]+\.js$/, async (route) => {
+      if (first) {
+        first = false;
+        await gate;
+      }
+      await route.continue().catch(() => {});
+    });
+    try {
+      // Not until "load": that waits for the frame's held script.
+      await page.goto(merchant.page(`/shop-${++pageCount}`, shopHtml(`<div data-checkout-token="${tx.token}"></div>`, widgetScript(service))), {
+        waitUntil: 'domcontentloaded',
+      });
+      const frame = checkoutFrame(page);
+      await fillCard(frame, CARDS.approved);
+      await payButton(frame).click();
+      await page.waitForURL(`${merchant.origin}/return?order=W-1`);
+      const recorded = await storedEvents(page);
+      expect(recorded.filter((e) => e.type === 'checkout:completed').map((e) => e.detail.redirect)).toEqual([
+        `${merchant.origin}/return?order=W-1`,
+      ]);
+    } finally {
+      release();
+    }
+  });
+
   test('data-language localises the frame and its title', async ({ page, service, merchant }) => {
     const tx = await service.createTransaction(order(merchant));
     await openShop(page, merchant, `<div data-checkout-token="${tx.token}" data-language="fr"></div>`, widgetScript(service));
