@@ -54,6 +54,7 @@ main{max-width:60rem;margin:0 auto;padding:1.5rem}
 h1{margin:.5rem 0 1rem;font-size:1.75rem}
 h2{font-size:1.25rem;margin:0 0 .5rem}
 .grid{display:grid;gap:1.5rem;grid-template-columns:repeat(auto-fit,minmax(min(100%,24rem),1fr));align-items:start}
+.stack{display:grid;gap:1.5rem}
 section,aside,.result{background:#fff;border-radius:8px;padding:1.25rem;box-shadow:0 1px 3px rgba(0,0,0,.12)}
 .result{border-left:6px solid #1a7f37;margin-bottom:1.5rem}
 .result--cancelled{border-left-color:#6e6e73}
@@ -104,7 +105,7 @@ function shopPage(nonce: string, inline: { token: string; total: string }, overl
 <p>An element with <code>data-checkout-token</code> becomes the payment frame.</p>
 <div data-checkout-token="${esc(inline.token)}"><a href="/pay/${esc(inline.token)}/">Pay ${esc(inline.total)}</a></div>
 </section>
-<div>
+<div class="stack">
 <section aria-labelledby="overlay-title">
 <h2 id="overlay-title">Overlay: ${esc(OVERLAY_ORDER.name)}, ${esc(overlay.total)}</h2>
 <p><code>Checkout.open({token})</code> shows the same screen in a dialog.</p>

@@ -657,6 +657,9 @@ test.describe('demo page', () => {
     expect(csp).toMatch(/script-src 'nonce-[^']+' 'self'/);
     expect(csp).not.toContain('unsafe-inline');
     await expect(page.getByText('4242 4242 4242 4242')).toBeVisible();
+    await expect(page.frameLocator('[data-checkout-token] iframe').locator('input[autocomplete="cc-number"]')).toBeVisible();
+    const axe = await new AxeBuilder({ page }).analyze();
+    expect(axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
 
     // The overlay opens from the button and closes again.
     await page.getByRole('button', { name: 'Buy the mug' }).click();
