@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../server/payments/sandbox';
+import { freshDatabase } from './database';
 import { ENGINES } from './harness';
 import { payToken, priced, SANDBOX_CARD } from './pay';
 import { createKeys, type ProcessEnv, type ServiceProcess, startServiceProcess } from './process';
@@ -14,24 +13,6 @@ import { type Receiver, startReceiver } from './receiver';
 // The outbox and its workers as real processes: a SIGKILL between the commit and the
 // delivery loses nothing, and two processes on one PostgreSQL deliver each event once.
 // Each run on PostgreSQL gets a database of its own, so no other test's events mix in.
-
-async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const base = process.env.TEST_DATABASE_URL!;
-  const name = `checkout_notify_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  return {
-    url: base.replace(/\/[^/?]*(\?|$)/, `/${name}$1`),
-    async drop() {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
-}
 
 const running: ServiceProcess[] = [];
 const cleanups: (() => Promise<void> | void)[] = [];

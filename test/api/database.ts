@@ -1,0 +1,26 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+/**
+ * A PostgreSQL database of its own, next to TEST_DATABASE_URL's, for tests whose
+ * background work (deliveries, the expiry sweep, a skewed clock) must not touch other
+ * test files' rows in the shared database, nor see theirs.
+ */
+export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const base = process.env.TEST_DATABASE_URL!;
+  const name = `checkout_notify_${randomBytes(6).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: base });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create database ${name}`);
+  return {
+    url: base.replace(/\/[^/?]*(\?|$)/, `/${name}$1`),
+    drop: () => admin(`drop database if exists ${name} with (force)`),
+  };
+}
