@@ -33,7 +33,12 @@ export interface CancelledMessage extends CheckoutResult {
 export interface ErrorMessage {
   type: 'checkout:error';
   version: 1;
+  /**
+   * declined, insufficient_funds, gateway_failed, network, session, in_progress,
+   * fields_invalid, gateway_required or generic; treat any other code like generic.
+   */
   code: string;
+  /** The localised text the frame shows the customer. */
   message: string;
 }
 export type CheckoutMessage =

@@ -36,7 +36,9 @@ export interface CancelledMessage extends Versioned, CheckoutResult {
 }
 export interface ErrorMessage extends Versioned {
   type: 'checkout:error';
+  /** The screen's message key in snake_case (error.insufficientFunds → insufficient_funds). */
   code: string;
+  /** The localised text the frame shows the customer. */
   message: string;
 }
 
