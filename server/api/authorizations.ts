@@ -113,6 +113,7 @@ export const authorizationRoutes = (): RouteDef[] => [
     body: authorizationCreate,
     response: authorizationOut,
     status: 201,
+    problems: [402],
     async handler({ env, body, deps, db }) {
       const gateway = findGateway(body.gateway);
       if (!gateway?.enabled) throw new ApiError('invalid_request', 'gateway: is not a gateway', [{ path: 'gateway', message: 'is not a gateway' }]);
@@ -172,6 +173,7 @@ export const authorizationRoutes = (): RouteDef[] => [
     body: chargeBody,
     response: saleOut,
     status: 201,
+    problems: [402],
     async handler({ env, params, body, deps, db }) {
       const authorization = await getAuthorization(db, env.id, params.id!);
       if (!authorization) throw notFound();

@@ -103,6 +103,7 @@ const action = (name: SaleAction, summary: string) =>
     body: actionBody,
     response: saleOut,
     status: 200,
+    problems: [502],
     async handler({ env, params, body, deps, db }) {
       const sale = await getSale(db, env.id, params.id!);
       if (!sale) throw new ApiError('not_found', 'No sale with this id');

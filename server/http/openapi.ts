@@ -86,6 +86,7 @@ export function buildOpenApi(routes: RouteDef[], info: { version: string }) {
       responses['409'] = problem;
       responses['422'] = problem;
     }
+    for (const status of r.problems ?? []) responses[status] = problem;
     (paths[r.path] ??= {})[r.method] = {
       summary: r.summary,
       tags: [r.tag],

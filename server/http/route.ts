@@ -44,6 +44,8 @@ export interface RouteDef<
   /** Absent for 204 responses. */
   response?: R;
   status: 200 | 201 | 204;
+  /** Answers beyond the common ones, for the OpenAPI document: 402 declined, 502 gateway failed. */
+  problems?: (402 | 502)[];
   handler(ctx: RouteContext<z.output<B>, z.output<Q>>): Promise<z.input<R> | void>;
 }
 
