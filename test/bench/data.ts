@@ -1,0 +1,94 @@
+import { newToken, uuidv7 } from '../../server/domain/ids';
+import { type Database, openDatabase } from '../../server/store/db';
+import { createEnvironment, type NewKeys } from '../../server/store/environments';
+import { migrate } from '../../server/store/migrations';
+import type { StoredTransaction } from '../../server/store/transactions';
+
+// What the measurements run on: a migrated database with one environment, transactions
+// created through the API like a merchant's, and copies of them written straight into the
+// tables when thousands are needed.
+
+export interface Store {
+  database: Database;
+  keys: NewKeys;
+  /** `Authorization` header value for the environment. */
+  auth: string;
+}
+
+export async function openStore(engine: { dataDir: string; databaseUrl: string | null }, now = new Date()): Promise<Store> {
+  const database = openDatabase(engine);
+  await migrate(database);
+  const keys = await createEnvironment(database.db, { name: 'Bench shop', now });
+  return { database, keys, auth: `AppKeys ${keys.public_key}:${keys.secret_key}` };
+}
+
+/**
+ * A typical checkout: `lines` products defined inline, EUR, first gateway preselected. Lean
+ * lines, so that 1,000 of them fit the API's 100 kB body limit.
+ */
+export function transactionBody(lines: number, merchantOrigin = 'https://shop.example') {
+  return {
+    currency: 'EUR',
+    order_id: `bench-${lines}`,
+    gateway_selected: true,
+    return_url: `${merchantOrigin}/return`,
+    cancel_url: `${merchantOrigin}/cancel`,
+    products: Array.from({ length: lines }, (_, i) => ({
+      amount: (i % 3) + 1,
+      product: { name: `Product ${i + 1}`, price: 12.5 + i },
+    })),
+  };
+}
+
+export interface CreatedTransaction {
+  id: string;
+  token: string;
+  payment_url: string;
+}
+
+export async function createTransaction(baseUrl: string, auth: string, body: unknown): Promise<CreatedTransaction> {
+  const res = await fetch(`${baseUrl}/v1/transaction/`, {
+    method: 'POST',
+    headers: { authorization: auth, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (res.status !== 201) throw new Error(`POST /v1/transaction/ answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as CreatedTransaction;
+}
+
+/** The same transaction as a new one: fresh id, token and line ids. */
+export function copyOf(template: StoredTransaction, now = Date.now()): StoredTransaction {
+  const id = uuidv7(now);
+  return {
+    row: { ...template.row, id, token: newToken() },
+    lines: template.lines.map((line) => ({ ...line, id: uuidv7(now), transaction_id: id })),
+  };
+}
+
+async function insertRows(db: Database['db'], table: 'transactions' | 'transaction_lines', rows: object[]): Promise<void> {
+  // Both engines cap bound parameters per statement (SQLite 32,766): stay under 30,000.
+  const perStatement = Math.max(1, Math.floor(30_000 / Object.keys(rows[0] ?? {}).length));
+  for (let i = 0; i < rows.length; i += perStatement) {
+    await db.insertInto(table).values(rows.slice(i, i + perStatement) as never).execute();
+  }
+}
+
+/** `count` copies of `template` straight into the tables, `batch` per database transaction. */
+export async function seedTransactions(store: Store, template: StoredTransaction, count: number, batch = 1000): Promise<void> {
+  const now = Date.now();
+  for (let done = 0; done < count; done += batch) {
+    const copies = Array.from({ length: Math.min(batch, count - done) }, () => copyOf(template, now));
+    await store.database.db.transaction().execute(async (trx) => {
+      await insertRows(trx, 'transactions', copies.map((c) => c.row));
+      await insertRows(trx, 'transaction_lines', copies.flatMap((c) => c.lines));
+    });
+  }
+}
+
+export async function countTransactions(store: Store): Promise<number> {
+  const row = await store.database.db
+    .selectFrom('transactions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

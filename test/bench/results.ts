@@ -1,0 +1,73 @@
+import type { AssetBytes, Budget, Size } from './bytes';
+import type { Timing } from './browser';
+import type { LoadResult } from './load';
+import type { RawResult } from './raw';
+
+// The shape of test/bench/results/latest.json. Every throughput figure is a list with one
+// sample per round, so the spread between rounds stays visible.
+
+export interface Machine {
+  cpu: string;
+  cores: number;
+  node: string;
+  platform: string;
+  /** 1-minute load average at the start and the end: other work on the machine. */
+  load: [number, number];
+}
+
+export interface Settings {
+  /** Seconds per measured load run, after `warmup` seconds of unmeasured load. */
+  duration: number;
+  warmup: number;
+  /** Seconds of unmeasured load on every freshly started server before its first run. */
+  startWarmup: number;
+  rounds: number;
+  browserRuns: number;
+  apiConnections: number;
+  scalingConnections: number;
+}
+
+export interface PageRow {
+  connections: number;
+  service: LoadResult[];
+  express: LoadResult[];
+  http: LoadResult[];
+}
+
+export interface ScalingRow {
+  products: number;
+  /** Transactions in the database while measuring. */
+  stored: number;
+  samples: LoadResult[];
+}
+
+export interface EngineResults {
+  engine: 'sqlite' | 'postgres';
+  page: PageRow[];
+  api: {
+    connections: number;
+    create: LoadResult[];
+    read: LoadResult[];
+    storeInsert: RawResult[];
+    storeRead: RawResult[];
+    /** SQLite only: prepared statements without Kysely. */
+    sqliteInsert: RawResult[];
+  };
+  scaling: ScalingRow[];
+}
+
+export interface BrowserResults {
+  hosted: { service: Timing; static: Timing };
+  widget: { service: Timing; static: Timing };
+}
+
+export interface Results {
+  date: string;
+  machine: Machine;
+  settings: Settings;
+  bytes: { assets: AssetBytes; html: Size; budgets: Budget[] };
+  engines: EngineResults[];
+  browser: BrowserResults | null;
+  /** Sections that failed, with the error: the rest still ran. */
+  errors: string[];
+}

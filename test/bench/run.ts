@@ -1,0 +1,273 @@
+// npm run bench: builds (npm does, before this), then measures the checkout against what
+// the machine can do, in one run, and prints one table (see docs/performance.md).
+//   --bytes-only     only the byte budgets and the page's HTML size: fast, for CI
+//   --cpu-prof       write V8 CPU profiles of the service to test/bench/results/profiles/
+//   --duration=S     seconds per measured load run (default 5, after 1 s of warm-up)
+//   --rounds=N       samples of each load measurement (default 2)
+//   --only=LIST      some of page,scaling,api,browser (default: all)
+// BENCH_DATABASE_URL=postgres://… adds a PostgreSQL run (in a scratch schema, dropped after).
+// Never asserts timings; exits 1 when a byte budget is exceeded, 2 when a section failed.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { getTransaction } from '../../server/store/transactions';
+import { frameSrc } from '../../widget/embed/embed';
+import { launchBrowser, startMerchant, timeInteractive } from './browser';
+import { assetBytes, checkBudgets, sizeOf } from './bytes';
+import { countTransactions, createTransaction, openStore, seedTransactions, type Store, transactionBody } from './data';
+import { load, type LoadRequest, type LoadResult } from './load';
+import { scratchSchema } from './postgres';
+import { sqliteInsertRate, storeInsertRate, storeReadRate } from './raw';
+import type { BrowserResults, EngineResults, Results, Settings } from './results';
+import { renderTable } from './table';
+import { type BaselineKind, freePort, startBaseline, startService, type Target } from './targets';
+
+const { values: flags } = parseArgs({
+  options: {
+    'bytes-only': { type: 'boolean', default: false },
+    'cpu-prof': { type: 'boolean', default: false },
+    only: { type: 'string', default: 'page,scaling,api,browser' },
+    duration: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '2' },
+  },
+});
+
+const only = new Set(flags.only.split(','));
+const RESULTS_DIR = new URL('./results/', import.meta.url).pathname;
+const PAGE_CONNECTIONS = [1, 10, 50];
+
+const settings: Settings = {
+  duration: Number(flags.duration),
+  warmup: 1,
+  startWarmup: 5,
+  rounds: Number(flags.rounds),
+  browserRuns: 10,
+  apiConnections: 10,
+  scalingConnections: 10,
+};
+const timing = { duration: settings.duration, warmup: settings.warmup };
+const progress = (message: string) => process.stderr.write(`· ${message}\n`);
+
+const work = mkdtempSync(join(tmpdir(), 'checkout-bench-'));
+const logFile = join(work, 'servers.log');
+const port = await freePort();
+const cpuProfDir = flags['cpu-prof'] ? join(RESULTS_DIR, 'profiles') : undefined;
+if (cpuProfDir) mkdirSync(cpuProfDir, { recursive: true });
+
+const assets = assetBytes();
+const results: Results = {
+  date: new Date().toISOString(),
+  machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: availableParallelism(), node: process.version, platform: `${process.platform} ${process.arch}`, load: [loadavg()[0]!, 0] },
+  settings,
+  bytes: { assets, html: sizeOf([]), budgets: checkBudgets(assets) },
+  engines: [],
+  browser: null,
+  errors: [],
+};
+
+const merchant = await startMerchant();
+const open: { stop(): Promise<void> }[] = [];
+
+async function serve(kind: 'service' | BaselineKind, engine: { dataDir: string; databaseUrl: string | null }, pagesFile: string, onPort = port): Promise<Target> {
+  const target =
+    kind === 'service'
+      ? await startService({ port: onPort, ...engine, logFile, cpuProfDir })
+      : await startBaseline(kind, onPort, pagesFile, logFile);
+  open.push(target);
+  return target;
+}
+
+/**
+ * A freshly started process needs a thousand or so requests before V8 has optimised its
+ * hot paths (the page's CPU per request falls by about 40 %): load it unmeasured first.
+ */
+async function warmUp(target: Target, request: LoadRequest): Promise<void> {
+  await load(request, { duration: settings.startWarmup, warmup: 0 }, target);
+}
+
+async function stop(target: Target): Promise<void> {
+  if (open.includes(target)) open.splice(open.indexOf(target), 1);
+  await target.stop();
+}
+
+async function section(name: string, run: () => Promise<void>): Promise<void> {
+  const started = Date.now();
+  try {
+    await run();
+  } catch (err) {
+    results.errors.push(`${name}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  }
+  progress(`${name}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
+
+async function fetchPage(url: string): Promise<string> {
+  const res = await fetch(url);
+  const body = await res.text();
+  if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}: ${body.slice(0, 300)}`);
+  return body;
+}
+
+const show = (label: string, r: LoadResult) => progress(`${label}: ${Math.round(r.rps)} req/s, p99 ${r.p99} ms${r.failures ? `, ${r.failures} failed` : ''}`);
+
+async function benchEngine(engine: EngineResults['engine'], config: { dataDir: string; databaseUrl: string | null }): Promise<void> {
+  const store: Store = await openStore(config);
+  const pagesFile = join(work, `pages-${engine}.json`);
+  const e: EngineResults = {
+    engine,
+    page: PAGE_CONNECTIONS.map((connections) => ({ connections, service: [], express: [], http: [] })),
+    api: { connections: settings.apiConnections, create: [], read: [], storeInsert: [], storeRead: [], sqliteInsert: [] },
+    scaling: [],
+  };
+  let service = await serve('service', config, pagesFile);
+  try {
+    const typical = await createTransaction(service.url, store.auth, transactionBody(3));
+    const pagePath = `/pay/${typical.token}/`;
+    const html = await fetchPage(`${service.url}${pagePath}`);
+    if (engine === 'sqlite') results.bytes.html = sizeOf([{ name: 'page.html', body: Buffer.from(html) }]);
+    if (flags['bytes-only']) return;
+    results.engines.push(e);
+    writeFileSync(pagesFile, JSON.stringify({ '*': html }));
+    const bySize: { products: number; token: string }[] = [];
+    for (const products of [1, 10, 1000]) {
+      bySize.push({ products, token: (await createTransaction(service.url, store.auth, transactionBody(products))).token });
+    }
+    const template = (await getTransaction(store.database.db, store.keys.environment_id, typical.id))!;
+    if (!only.has('page')) await warmUp(service, { url: `${service.url}${pagePath}`, connections: 10 });
+
+    // The page beside its baselines, one target at a time on the same port; the baselines
+    // answer the same bytes whatever the engine, so only the first engine measures them.
+    if (only.has('page')) await section(`page [${engine}]`, async () => {
+      await stop(service);
+      try {
+        const kinds = (['http', 'express', 'service'] as const).filter((k) => k === 'service' || results.engines.length === 1);
+        for (let round = 0; round < settings.rounds; round++) {
+          for (const kind of kinds) {
+            const target = await serve(kind, config, pagesFile);
+            try {
+              await warmUp(target, { url: `${target.url}${pagePath}`, connections: 10 });
+              for (const row of e.page) {
+                const r = await load({ url: `${target.url}${pagePath}`, connections: row.connections }, timing, target);
+                row[kind].push(r);
+                show(`page ${kind} ${row.connections}c`, r);
+              }
+            } finally {
+              await stop(target);
+            }
+          }
+        }
+        const first = results.engines[0]!;
+        if (first !== e) e.page.forEach((row, i) => Object.assign(row, { express: first.page[i]!.express, http: first.page[i]!.http }));
+      } finally {
+        service = await serve('service', config, pagesFile);
+        await warmUp(service, { url: `${service.url}${pagePath}`, connections: 10 });
+      }
+    });
+
+    if (only.has('scaling')) await section(`scaling [${engine}]`, async () => {
+      const measure = async (products: number, token: string) => {
+        const stored = await countTransactions(store);
+        const row = { products, stored, samples: [] as LoadResult[] };
+        for (let round = 0; round < settings.rounds; round++) {
+          const r = await load({ url: `${service.url}/pay/${token}/`, connections: settings.scalingConnections }, timing, service);
+          row.samples.push(r);
+          show(`scaling ${products} products ${stored} stored`, r);
+        }
+        e.scaling.push(row);
+      };
+      for (const tx of bySize) await measure(tx.products, tx.token);
+      for (const target of [1_000, 100_000]) {
+        const started = Date.now();
+        await seedTransactions(store, template, Math.max(0, target - (await countTransactions(store))));
+        progress(`seeded to ${target} transactions in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+        await measure(3, typical.token);
+      }
+    });
+
+    if (only.has('api')) await section(`api [${engine}]`, async () => {
+      const headers = { authorization: store.auth, 'content-type': 'application/json' };
+      const raw = { ...timing, concurrency: settings.apiConnections };
+      const c = settings.apiConnections;
+      const create: LoadRequest = { url: `${service.url}/v1/transaction/`, method: 'POST', headers, body: JSON.stringify(transactionBody(3)), connections: c };
+      const read: LoadRequest = { url: `${service.url}/v1/transaction/${typical.id}/`, headers, connections: c };
+      await warmUp(service, create);
+      await warmUp(service, read);
+      for (let round = 0; round < settings.rounds; round++) {
+        e.api.create.push(await load(create, timing, service));
+        show('POST /v1/transaction/', e.api.create.at(-1)!);
+        e.api.storeInsert.push(await storeInsertRate(store, template, raw));
+        progress(`store insert: ${Math.round(e.api.storeInsert.at(-1)!.rps)}/s`);
+        if (engine === 'sqlite') {
+          e.api.sqliteInsert.push(await sqliteInsertRate(config.dataDir, template, raw));
+          progress(`better-sqlite3 insert: ${Math.round(e.api.sqliteInsert.at(-1)!.rps)}/s`);
+        }
+        e.api.read.push(await load(read, timing, service));
+        show('GET /v1/transaction/{id}/', e.api.read.at(-1)!);
+        e.api.storeRead.push(await storeReadRate(store, typical.id, raw));
+        progress(`store read: ${Math.round(e.api.storeRead.at(-1)!.rps)}/s`);
+      }
+    });
+
+    if (engine === 'sqlite' && only.has('browser')) {
+      await section('browser', async () => {
+        const tx = await createTransaction(service.url, store.auth, transactionBody(3, merchant.origin));
+        const hostedPath = `/pay/${tx.token}/`;
+        const frame = new URL(frameSrc(service.url, tx.token, merchant.origin));
+        const embedPath = frame.pathname + frame.search;
+        const staticFile = join(work, 'static.json');
+        const pages = { [hostedPath]: await fetchPage(`${service.url}${hostedPath}`), [embedPath]: await fetchPage(`${service.url}${embedPath}`) };
+        writeFileSync(staticFile, JSON.stringify(pages));
+        const staticServer = await serve('static', config, staticFile, await freePort());
+        const browser = await launchBrowser();
+        try {
+          const runs = settings.browserRuns;
+          const b: BrowserResults = {
+            hosted: {
+              service: await timeInteractive(browser, `${service.url}${hostedPath}`, false, runs),
+              static: await timeInteractive(browser, `${staticServer.url}${hostedPath}`, false, runs),
+            },
+            widget: {
+              service: await timeInteractive(browser, merchant.widgetPage('/shop/service', service.url, tx.token), true, runs),
+              static: await timeInteractive(browser, merchant.widgetPage('/shop/static', staticServer.url, tx.token), true, runs),
+            },
+          };
+          results.browser = b;
+          progress(`browser: hosted ${Math.round(b.hosted.service.median)} ms, widget ${Math.round(b.widget.service.median)} ms`);
+        } finally {
+          await browser.close();
+          await stop(staticServer);
+        }
+      });
+    }
+  } finally {
+    await stop(service);
+    await store.database.close();
+  }
+}
+
+let code = 0;
+try {
+  await section('sqlite', () => benchEngine('sqlite', { dataDir: join(work, 'sqlite'), databaseUrl: null }));
+  const pgUrl = process.env.BENCH_DATABASE_URL;
+  if (pgUrl && !flags['bytes-only']) {
+    await section('postgres', async () => {
+      const schema = await scratchSchema(pgUrl);
+      try {
+        await benchEngine('postgres', { dataDir: join(work, 'postgres'), databaseUrl: schema.url });
+      } finally {
+        await schema.drop();
+      }
+    });
+  }
+} finally {
+  await Promise.all(open.map((t) => t.stop()));
+  await merchant.close();
+  results.machine.load[1] = loadavg()[0]!;
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+  process.stdout.write(`${renderTable(results)}\n`);
+  if (results.errors.length) process.stderr.write(`Service and baseline logs: ${logFile}\n`);
+  else rmSync(work, { recursive: true, force: true });
+  code = results.bytes.budgets.some((b) => !b.ok) ? 1 : results.errors.length ? 2 : 0;
+}
+process.exit(code);

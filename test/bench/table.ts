@@ -1,0 +1,154 @@
+import type { Size } from './bytes';
+import type { Timing } from './browser';
+import type { LoadResult } from './load';
+import type { RawResult } from './raw';
+import type { EngineResults, Results } from './results';
+
+// results → one plain-text table. Throughput is the mean of the rounds, with ± half the
+// range between them when there are several; latency is the mean of the rounds' values.
+
+type Row = [string, string, string, string, string] | string;
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const pct = (n: number) => `${Math.round(n * 100)}%`;
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+
+function spread(values: number[]): string {
+  if (values.length < 2) return '';
+  const m = mean(values);
+  return m ? ` ±${Math.round(((Math.max(...values) - Math.min(...values)) / 2 / m) * 100)}%` : '';
+}
+
+type Sample = LoadResult | RawResult;
+const rps = (samples: Sample[]) => mean(samples.map((s) => s.rps));
+
+function rate(samples: Sample[], unit = 'req/s'): string {
+  if (!samples.length) return 'not measured';
+  const failures = samples.reduce((n, s) => n + ('failures' in s ? s.failures : 0), 0);
+  const ms = (v: number) => (v < 10 ? v.toFixed(1).replace(/\.0$/, '') : int(v));
+  const cpu = cpuPerRequest(samples);
+  return (
+    `${int(rps(samples))} ${unit}${spread(samples.map((s) => s.rps))} · ` +
+    `p50 ${ms(mean(samples.map((s) => s.p50)))} · p99 ${ms(mean(samples.map((s) => s.p99)))} ms` +
+    (cpu === null ? '' : ` · CPU ${cpu.toFixed(2)} ms/req`) +
+    (failures ? ` · ${int(failures)} FAILED` : '')
+  );
+}
+
+/** Mean server CPU per request over the rounds, when measured. */
+function cpuPerRequest(samples: Sample[]): number | null {
+  const values = samples.flatMap((s) => ('cpuPerRequest' in s && s.cpuPerRequest !== null ? [s.cpuPerRequest] : []));
+  return values.length ? mean(values) : null;
+}
+
+/** Throughput ratio a/b, and the same from CPU per request (b's cost over a's) when known. */
+function costRatio(a: LoadResult[], b: LoadResult[]): string {
+  const ca = cpuPerRequest(a);
+  const cb = cpuPerRequest(b);
+  return `${ratio(a, b)}${ca && cb ? ` (CPU ${pct(cb / ca)})` : ''}`;
+}
+
+const ratio = (a: Sample[], b: Sample[]) => (a.length && b.length ? pct(rps(a) / rps(b)) : '');
+const bytes = (s: Size) => `${int(s.gzip)} B gzip · ${int(s.brotli)} br · ${int(s.raw)} raw`;
+const ms = (t: Timing) => `${int(t.median)} ms (${int(t.min)}–${int(t.max)})`;
+
+function requestsSummary(urls: string[]): string {
+  const kinds = urls.map((u) => {
+    const path = new URL(u).pathname;
+    if (path.endsWith('.js')) return 'js';
+    if (path.endsWith('.css')) return 'css';
+    return 'html';
+  });
+  const count = (k: string) => kinds.filter((x) => x === k).length;
+  return `${urls.length} (${count('html')} html, ${count('js')} js, ${count('css')} css)`;
+}
+
+function engineRows(e: EngineResults, r: Results): Row[] {
+  const rows: Row[] = [];
+  const page = e.page.filter((p) => p.service.length);
+  if (page.length) rows.push(`Page GET /pay/{token}/, 3 products [${e.engine}]`);
+  for (const p of page) {
+    const target = p.connections === 50 ? '≥ 80% Express, p99 < 25 ms' : '≥ 80% Express';
+    rows.push([
+      `  ${p.connections} connection${p.connections === 1 ? '' : 's'}`,
+      rate(p.service),
+      p.express.length ? `Express ${int(rps(p.express))} · http ${int(rps(p.http))}` : '',
+      p.express.length ? `${costRatio(p.service, p.express)} · ${costRatio(p.service, p.http)}` : '',
+      target,
+    ]);
+  }
+  const a = e.api;
+  if (a.create.length) rows.push(...apiRows(e));
+  if (e.scaling.length) rows.push(`Scaling: page at ${r.settings.scalingConnections} connections [${e.engine}]`);
+  const first = e.scaling[0];
+  for (const s of e.scaling) {
+    rows.push([
+      `  ${int(s.products)} product${s.products === 1 ? '' : 's'}, ${int(s.stored)} stored`,
+      rate(s.samples),
+      first && s !== first ? `first row ${int(rps(first.samples))}` : '',
+      first && s !== first ? ratio(s.samples, first.samples) : '',
+      '',
+    ]);
+  }
+  return rows;
+}
+
+function apiRows(e: EngineResults): Row[] {
+  const a = e.api;
+  const rows: Row[] = [`API, ${a.connections} connections [${e.engine}]`];
+  rows.push(['  POST /v1/transaction/ (3 products)', rate(a.create), `store insert ${int(rps(a.storeInsert))}/s`, ratio(a.create, a.storeInsert), e.engine === 'sqlite' ? '≥ 50% of raw insert' : '']);
+  rows.push(['  GET /v1/transaction/{id}/', rate(a.read), `store read ${int(rps(a.storeRead))}/s`, ratio(a.read, a.storeRead), '']);
+  rows.push(['  raw: store insertTransaction', rate(a.storeInsert, 'tx/s'), '', '', '']);
+  if (a.sqliteInsert.length) {
+    rows.push(['  raw: better-sqlite3 prepared', rate(a.sqliteInsert, 'tx/s'), '', `store ${ratio(a.storeInsert, a.sqliteInsert)}`, 'Kysely cost']);
+  }
+  rows.push(['  raw: store getTransaction', rate(a.storeRead, 'tx/s'), '', '', '']);
+  return rows;
+}
+
+export function renderTable(r: Results): string {
+  const s = r.settings;
+  const rows: Row[] = [['Measure', 'Result', 'Reference', 'Ratio', 'Target / budget']];
+  rows.push('Bytes (each file compressed on its own; sums over the files a page loads)');
+  const a = r.bytes.assets;
+  const budget = (name: string) => {
+    const b = r.bytes.budgets.find((x) => x.name === name)!;
+    return `≤ ${int(b.limit)} B gzip ${b.ok ? 'ok' : 'OVER'}`;
+  };
+  rows.push(['  widget.js', bytes(a.widget), '', '', budget('widget.js')]);
+  const files = (n: number) => `${n} file${n === 1 ? '' : 's'}`;
+  rows.push([`  screen JS, hosted page (${files(a.screenJs.files.length)})`, bytes(a.screenJs), '', '', budget('screen JS, hosted page')]);
+  rows.push([`  screen JS, embed page (${files(a.embedJs.files.length)})`, bytes(a.embedJs), '', '', budget('screen JS, embed page')]);
+  rows.push([`  screen CSS (${files(a.css.files.length)})`, bytes(a.css), '', '', budget('screen CSS')]);
+  rows.push(['  page HTML (3 products)', bytes(r.bytes.html), '', '', '']);
+  if (r.browser) {
+    rows.push(['  requests before interactive, hosted', requestsSummary(r.browser.hosted.service.requests), '', '', '']);
+    rows.push(['  requests before interactive, widget', requestsSummary(r.browser.widget.service.requests), '', '', '']);
+  }
+  for (const e of r.engines) rows.push(...engineRows(e, r));
+  if (r.browser) {
+    const b = r.browser;
+    rows.push(`Browser: navigation → pay button interactive, median of ${s.browserRuns} (min–max) [sqlite]`);
+    rows.push(['  hosted page', ms(b.hosted.service), `static ${ms(b.hosted.static)}`, `${(b.hosted.service.median / b.hosted.static.median).toFixed(2)}×`, '']);
+    rows.push(['  widget inline, merchant page', ms(b.widget.service), `static ${ms(b.widget.static)}`, `${(b.widget.service.median / b.widget.static.median).toFixed(2)}×`, '']);
+  }
+
+  const cells = rows.filter((row): row is Exclude<Row, string> => typeof row !== 'string');
+  const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...cells.map((c) => c[i]!.length)));
+  const line = (c: string[]) => c.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+  const total = widths.reduce((x, y) => x + y + 2, -2);
+  const out = [
+    `Checkout benchmark, ${r.date}: ${r.machine.cpu}, ${r.machine.cores} cores, Node ${r.machine.node}, load average ${r.machine.load.map((l) => l.toFixed(1)).join(' → ')}`,
+    r.engines.length
+      ? `Load: autocannon on loopback, ${s.rounds} round(s) × ${s.duration} s, each after ${s.warmup} s warm-up (${s.startWarmup} s after a server starts); ` +
+        'ratio = req/s over req/s (and CPU per request: theirs over ours); the service logs at info to a file'
+      : 'Bytes only',
+    '─'.repeat(total),
+  ];
+  for (const row of rows) out.push(typeof row === 'string' ? row : line(row));
+  out.push('─'.repeat(total));
+  const over = r.bytes.budgets.filter((b) => !b.ok);
+  out.push(over.length ? `OVER BUDGET: ${over.map((b) => `${b.name} ${int(b.actual)} B > ${int(b.limit)} B`).join('; ')}` : 'All byte budgets met.');
+  for (const e of r.errors) out.push(`FAILED: ${e}`);
+  return out.join('\n');
+}
