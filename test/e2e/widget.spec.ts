@@ -340,14 +340,17 @@ test.describe('overlay', () => {
   }
 
   const dialog = (page: Page) => page.getByRole('dialog', { name: 'Checkout' });
-  const focusInDialog = (page: Page) => page.evaluate(() => !!document.querySelector('dialog')?.contains(document.activeElement));
+  /** Whether focus is inside the dialog, and the aria-label of what has it (in the page). */
+  const focusInPage = (page: Page) =>
+    page.evaluate(() => ({
+      inDialog: !!document.querySelector('dialog')?.contains(document.activeElement),
+      label: document.activeElement?.getAttribute('aria-label') ?? null,
+    }));
   /** What has focus inside the checkout frame (its autocomplete or type), or null. */
-  const focusInFrame = async (page: Page) => {
-    const frame = await checkoutFrameHandle(page);
-    return frame.evaluate(() =>
+  const focusInFrame = (frame: Frame) =>
+    frame.evaluate(() =>
       document.hasFocus() ? (document.activeElement?.getAttribute('autocomplete') ?? document.activeElement?.getAttribute('type') ?? null) : null,
     );
-  };
 
   test('opens as a modal, keeps Tab inside, closes with Escape and returns focus', async ({ page, service, merchant }) => {
     const tx = await service.createTransaction(order(merchant));
@@ -363,24 +366,26 @@ test.describe('overlay', () => {
     expect(await page.evaluate(() => getComputedStyle(document.documentElement).overflow)).toBe('hidden');
 
     // Forward through the close button, every control in the frame, and around again.
+    const frame = await checkoutFrameHandle(page);
     const seen = new Set<string>();
     for (let i = 0; i < 25; i++) {
       await page.keyboard.press('Tab');
-      expect(await focusInDialog(page)).toBe(true);
-      const inFrame = await focusInFrame(page);
-      seen.add(inFrame ? `frame:${inFrame}` : (await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))) ?? '?');
+      const { inDialog, label } = await focusInPage(page);
+      expect(inDialog).toBe(true);
+      const inFrame = await focusInFrame(frame);
+      seen.add(inFrame ? `frame:${inFrame}` : (label ?? '?'));
     }
     expect(seen).toContain('Close');
     expect(seen).toContain('frame:cc-number');
     expect(seen).toContain('frame:submit');
     for (let i = 0; i < 12; i++) {
       await page.keyboard.press('Shift+Tab');
-      expect(await focusInDialog(page)).toBe(true);
+      expect((await focusInPage(page)).inDialog).toBe(true);
     }
 
     // Escape inside the frame (the page itself cannot hear that key) closes the overlay.
-    for (let i = 0; i < 15 && (await focusInFrame(page)) !== 'cc-number'; i++) await page.keyboard.press('Tab');
-    expect(await focusInFrame(page)).toBe('cc-number');
+    for (let i = 0; i < 15 && (await focusInFrame(frame)) !== 'cc-number'; i++) await page.keyboard.press('Tab');
+    expect(await focusInFrame(frame)).toBe('cc-number');
     await page.keyboard.press('Escape');
     await expect(dialog(page)).toHaveCount(0);
     await expect(opener).toBeFocused();
@@ -409,7 +414,8 @@ test.describe('overlay', () => {
     await page.getByRole('button', { name: 'Buy now' }).focus();
     await page.keyboard.press('Enter');
     await waitForEvent(page, 'checkout:ready');
-    for (let i = 0; i < 15 && (await focusInFrame(page)) !== 'cc-number'; i++) await page.keyboard.press('Tab');
+    const frame = await checkoutFrameHandle(page);
+    for (let i = 0; i < 15 && (await focusInFrame(frame)) !== 'cc-number'; i++) await page.keyboard.press('Tab');
     await page.keyboard.type(CARDS.approved);
     await page.keyboard.press('Tab');
     await page.keyboard.type('12/34');
@@ -418,7 +424,7 @@ test.describe('overlay', () => {
     await page.keyboard.press('Tab');
     await page.keyboard.type('Ada Lovelace');
     await page.keyboard.press('Tab');
-    expect(await focusInFrame(page)).toBe('submit');
+    expect(await focusInFrame(frame)).toBe('submit');
     await page.keyboard.press('Enter');
     await page.waitForURL(`${merchant.origin}/return?order=W-1`);
     expect((await storedEvents(page)).filter((e) => e.type === 'checkout:completed')).toHaveLength(1);
