@@ -16,9 +16,9 @@ import {
   completePayment,
   findSaleOfTransaction,
   releaseFailedAttempt,
-  serverSecret,
 } from '../store/payments';
 import type { EnvironmentRow } from '../store/schema';
+import { serverSecret } from '../store/secrets';
 import { getTransactionByToken, type StoredTransaction } from '../store/transactions';
 import { csrfToken, sameOriginPost, validCsrf } from './csrf';
 import { renderProviderPage } from './provider-page';

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { Request, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { Deps } from '../deps';
@@ -6,6 +6,7 @@ import type { Db } from '../store/db';
 import { UUID_PATTERN } from '../domain/ids';
 import type { EnvironmentRow } from '../store/schema';
 import { claimKey, completeKey, releaseKey } from '../store/idempotency';
+import { serverSecret } from '../store/secrets';
 import { ApiError, invalid, problemBody, RecordedError } from './problem';
 
 // A route is declared once: the router mounts it and the OpenAPI document is generated
@@ -77,6 +78,8 @@ function send(res: Response, status: number, body: string | undefined) {
 }
 
 export function mountRoutes(router: Router, routes: RouteDef[], deps: Deps): void {
+  let secret: Promise<string> | undefined;
+  const idempotencyKey = () => (secret ??= serverSecret(deps.database.db, 'idempotency'));
   for (const def of routes) {
     const expressPath = def.path.replace(/\{(\w+)\}/g, ':$1');
     router[def.method](expressPath, async (req, res) => {
@@ -123,7 +126,8 @@ export function mountRoutes(router: Router, routes: RouteDef[], deps: Deps): voi
       }
       const db = deps.database.db;
       const ids = { environmentId: env.id, key };
-      const requestHash = createHash('sha256')
+      // Keyed: a body may hold a card number, and a plain hash of one can be reversed.
+      const requestHash = createHmac('sha256', await idempotencyKey())
         .update(`${def.method} ${req.path}\n${canonical(req.body ?? null)}`)
         .digest('hex');
       const claim = await claimKey(db, { ...ids, requestHash, now: deps.now() });

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { ExpressionBuilder } from 'kysely';
 import { uuidv7 } from '../domain/ids';
 import type { Db } from './db';
@@ -204,15 +203,4 @@ export async function expireDue(db: Db, now: Date, outbox: Outbox, limit = 100):
 
 export function findSaleOfTransaction(db: Db, transactionId: string) {
   return db.selectFrom('sales').selectAll().where('transaction_id', '=', transactionId).executeTakeFirst();
-}
-
-/** A named server secret, created once and shared by every process on this database. */
-export async function serverSecret(db: Db, name: string): Promise<string> {
-  await db
-    .insertInto('secrets')
-    .values({ name, value: randomBytes(32).toString('base64url') })
-    .onConflict((oc) => oc.column('name').doNothing())
-    .execute();
-  const row = await db.selectFrom('secrets').select('value').where('name', '=', name).executeTakeFirstOrThrow();
-  return row.value;
 }
