@@ -22,7 +22,7 @@ export const SALE_STATUSES = [
 ] as const;
 export type SaleStatus = (typeof SALE_STATUSES)[number];
 
-/** See docs/payments.md: the first rule that applies wins. */
+/** See the README (Sales, Status): the first rule that applies wins. */
 export function saleStatus(s: SaleAmounts): SaleStatus {
   if (s.failure !== null) return 'declined';
   if (s.held > 0) return s.captured > 0 ? 'partially_captured' : 'held';

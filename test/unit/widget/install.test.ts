@@ -134,7 +134,7 @@ describe('install', () => {
   });
 
   it('is published verbatim in the README', () => {
-    const readme = readFileSync(new URL('../../../widget/embed/README.md', import.meta.url), 'utf8');
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
     expect(readme).toContain(`<script>${SNIPPET.trim()}</script>`);
   });
 });
