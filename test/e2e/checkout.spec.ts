@@ -314,6 +314,23 @@ test.describe('security and robustness', () => {
     expect((await service.api('GET', `/transaction/${tx.id}/`)).body.status).toBe('D');
   });
 
+  test('logs hold no card data, keys or checkout tokens', async ({ page, service, merchant }) => {
+    const tx = await service.createTransaction(order(merchant));
+    await page.goto(tx.payment_url);
+    await fillCard(page, CARDS.declined);
+    await payButton(page).click();
+    await expect(page.getByRole('alert')).toContainText(/declined/i);
+    await fillCard(page, CARDS.approved);
+    await payButton(page).click();
+    await page.waitForURL(/\/return\?order=A-1001$/);
+    const logs = service.logLines().join('\n');
+    expect(logs).toContain('payment approved'); // the logs were captured at all
+    const secret = service.auth.split(':')[1]!;
+    for (const forbidden of [secret, service.auth, tx.token, '4242424242424242', '4242 4242 4242 4242', '4000000000000002', 'Ada Lovelace']) {
+      expect(logs).not.toContain(forbidden);
+    }
+  });
+
   test('a cross-site form post is refused', async ({ page, service, merchant }) => {
     const tx = await service.createTransaction(order(merchant));
     const attacker = merchant.page(

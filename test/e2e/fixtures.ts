@@ -17,6 +17,8 @@ export interface Service {
   /** POST /v1/transaction/ with the demo environment's keys. */
   createTransaction(body: Record<string, unknown>): Promise<Transaction>;
   api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** The service's structured log lines so far (JSON lines on stdout; the demo banner excluded). */
+  logLines(): string[];
 }
 
 export interface Transaction {
@@ -73,6 +75,7 @@ export async function startService(env: Record<string, string> = {}): Promise<{ 
     dataDir,
     auth,
     api,
+    logLines: () => out.split('\n').filter((line) => line.startsWith('{')),
     async createTransaction(body) {
       const res = await api('POST', '/transaction/', body);
       expect(res.status, JSON.stringify(res.body)).toBe(201);
