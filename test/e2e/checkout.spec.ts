@@ -2,7 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { CARDS, expect, type Merchant, type Service, test } from './fixtures';
+import { CARDS, expect, type Merchant, type Service, test, typeCardWithKeyboard } from './fixtures';
 
 // The hosted checkout against the real server in Chromium: every state, four languages,
 // with and without JavaScript, by keyboard, at 360 px, and under concurrent clicks.
@@ -353,14 +353,7 @@ test('keyboard only: choose, fill and pay', async ({ page, service, merchant }) 
   await page.keyboard.press('Space');
   await expect(page.getByRole('radio').first()).toBeChecked();
   for (let i = 0; i < 10 && (await focused()) !== 'cc-number'; i++) await page.keyboard.press('Tab');
-  await page.keyboard.type(CARDS.approved);
-  await page.keyboard.press('Tab');
-  await page.keyboard.type('12/34');
-  await page.keyboard.press('Tab');
-  await page.keyboard.type('123');
-  await page.keyboard.press('Tab');
-  await page.keyboard.type('Ada Lovelace');
-  await page.keyboard.press('Tab');
+  await typeCardWithKeyboard(page);
   await expect(payButton(page)).toBeFocused();
   await page.keyboard.press('Enter');
   await page.waitForURL(/\/return\?order=A-1001$/);

@@ -4,7 +4,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test as base, expect } from '@playwright/test';
+import { test as base, expect, type Page } from '@playwright/test';
+import { TEST_CARDS } from '../../server/payments/sandbox';
 
 // Each worker runs the real service as a child process (its own SQLite directory) and a
 // stand-in merchant site on another origin (127.0.0.1 vs localhost, other port) that
@@ -155,4 +156,13 @@ export const test = base.extend<{ merchant: Merchant }, { service: Service; merc
 });
 
 export { expect };
-export { TEST_CARDS as CARDS } from '../../server/payments/sandbox';
+export { TEST_CARDS as CARDS };
+
+/** From a focused card number field: types the approving card, then Tab through expiry, CVC and name. */
+export async function typeCardWithKeyboard(page: Page): Promise<void> {
+  const fields = [TEST_CARDS.approved, '12/34', '123', 'Ada Lovelace'];
+  for (const value of fields) {
+    await page.keyboard.type(value);
+    await page.keyboard.press('Tab');
+  }
+}

@@ -2,7 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Frame, FrameLocator, Page } from '@playwright/test';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { CARDS, expect, type Merchant, type Service, startMerchant, startService, test as base } from './fixtures';
+import { CARDS, expect, type Merchant, type Service, startMerchant, startService, test as base, typeCardWithKeyboard } from './fixtures';
 
 // The widget on a stand-in merchant site (http://127.0.0.1:…) loading /widget.js from the
 // service (http://localhost:…): a real cross-origin embed. A second site on another port,
@@ -416,14 +416,7 @@ test.describe('overlay', () => {
     await waitForEvent(page, 'checkout:ready');
     const frame = await checkoutFrameHandle(page);
     for (let i = 0; i < 15 && (await focusInFrame(frame)) !== 'cc-number'; i++) await page.keyboard.press('Tab');
-    await page.keyboard.type(CARDS.approved);
-    await page.keyboard.press('Tab');
-    await page.keyboard.type('12/34');
-    await page.keyboard.press('Tab');
-    await page.keyboard.type('123');
-    await page.keyboard.press('Tab');
-    await page.keyboard.type('Ada Lovelace');
-    await page.keyboard.press('Tab');
+    await typeCardWithKeyboard(page);
     expect(await focusInFrame(frame)).toBe('submit');
     await page.keyboard.press('Enter');
     await page.waitForURL(`${merchant.origin}/return?order=W-1`);
