@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Tables } from './schema';
 
@@ -19,6 +19,28 @@ export interface Database {
 // so a Number is exact.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
+/**
+ * Kysely's SQLite driver calls prepare() for every query, and better-sqlite3 compiles the
+ * SQL each time: a third of a token lookup's cost. Queries with the same text get the same
+ * compiled statement back (SQLite re-prepares it by itself if the schema changes); one
+ * still being iterated (a streamed query) is never handed out twice.
+ */
+function reusingStatements(sqlite: SQLite.Database, max = 500): SqliteDatabase {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sql: string) {
+      const cached = statements.get(sql);
+      if (cached && !cached.busy) return cached;
+      const statement = sqlite.prepare(sql);
+      // Multi-row inserts and IN lists vary in length: keep the cache bounded, oldest out.
+      if (!cached && statements.size >= max) statements.delete(statements.keys().next().value!);
+      statements.set(sql, statement);
+      return statement;
+    },
+  };
+}
+
 export function openDatabase(opts: { databaseUrl: string | null; dataDir: string }): Database {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
@@ -33,7 +55,7 @@ export function openDatabase(opts: { databaseUrl: string | null; dataDir: string
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: reusingStatements(sqlite) }) });
   return { db, engine: 'sqlite', close: () => db.destroy() };
 }
 
