@@ -51,6 +51,8 @@ export function formatQuantity(quantity: string, locale: string): string {
   return formatDecimal(format, quantity);
 }
 
+const dateTimeFormats = new Map<string, Intl.DateTimeFormat>();
+
 /**
  * Date and time of an ISO instant. The server does not know the customer's zone, so it
  * renders UTC with the zone shown; the browser switches to the local zone after hydration.
@@ -58,15 +60,22 @@ export function formatQuantity(quantity: string, locale: string): string {
 export function formatDateTime(iso: string, locale: string, timeZone: string | undefined): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return new Intl.DateTimeFormat(locale, {
-    year: 'numeric',
-    month: 'long',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: '2-digit',
-    timeZoneName: 'short',
-    timeZone,
-  }).format(date);
+  // Building a DateTimeFormat (zone names included) costs far more than formatting with one.
+  const key = `${locale}|${timeZone ?? ''}`;
+  let format = dateTimeFormats.get(key);
+  if (!format) {
+    format = new Intl.DateTimeFormat(locale, {
+      year: 'numeric',
+      month: 'long',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: '2-digit',
+      timeZoneName: 'short',
+      timeZone,
+    });
+    dateTimeFormats.set(key, format);
+  }
+  return format.format(date);
 }
 
 /** "9:05" for a countdown; whole seconds, rounded up so it reads 0:00 only at the end. */
