@@ -45,11 +45,20 @@ export function getTranslator(language: Language): Translator {
   if (!translator) {
     const instance = createInstance(language);
     const table = STRINGS[language];
+    const has = (key: string): key is MessageKey => Object.prototype.hasOwnProperty.call(table, key);
+    // i18next resolves, interpolates and nests on every call: a page asks for dozens of
+    // texts. Without variables a key always gives the same text, so it is asked once.
+    const fixed = new Map<MessageKey, string>();
     translator = {
       language,
       locale: intlLocale(language),
-      t: (key: MessageKey, vars?: TranslationVars) => instance.t(key, vars ?? {}) as string,
-      has: (key: string): key is MessageKey => Object.prototype.hasOwnProperty.call(table, key),
+      t: (key: MessageKey, vars?: TranslationVars) => {
+        if (vars || !has(key)) return instance.t(key, vars ?? {}) as string;
+        let text = fixed.get(key);
+        if (text === undefined) fixed.set(key, (text = instance.t(key, {}) as string));
+        return text;
+      },
+      has,
     };
     translators.set(language, translator);
   }
