@@ -2,7 +2,7 @@ import type { Size } from './bytes';
 import type { Timing } from './browser';
 import type { LoadResult } from './load';
 import type { RawResult } from './raw';
-import type { EngineResults, Results } from './results';
+import type { EngineResults, Results, ScalingRow } from './results';
 
 // results → one plain-text table. Throughput is the mean of the rounds, with ± half the
 // range between them when there are several; latency is the mean of the rounds' values.
@@ -80,15 +80,11 @@ function engineRows(e: EngineResults, r: Results): Row[] {
   const a = e.api;
   if (a.create.length) rows.push(...apiRows(e));
   if (e.scaling.length) rows.push(`Scaling: page at ${r.settings.scalingConnections} connections [${e.engine}]`);
+  const label = (s: ScalingRow) => `${int(s.products)} product${s.products === 1 ? '' : 's'}, ${int(s.stored)} stored`;
   const first = e.scaling[0];
   for (const s of e.scaling) {
-    rows.push([
-      `  ${int(s.products)} product${s.products === 1 ? '' : 's'}, ${int(s.stored)} stored`,
-      rate(s.samples),
-      first && s !== first ? `first row ${int(rps(first.samples))}` : '',
-      first && s !== first ? ratio(s.samples, first.samples) : '',
-      '',
-    ]);
+    const vs = first && s !== first;
+    rows.push([`  ${label(s)}`, rate(s.samples), vs ? `${label(first)}: ${int(rps(first.samples))}` : '', vs ? costRatio(s.samples, first.samples) : '', '']);
   }
   return rows;
 }
