@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { newToken, uuidv7 } from '../../server/domain/ids';
 import { type Database, openDatabase } from '../../server/store/db';
 import { createEnvironment, type NewKeys } from '../../server/store/environments';
@@ -83,6 +84,9 @@ export async function seedTransactions(store: Store, template: StoredTransaction
       await insertRows(trx, 'transaction_lines', copies.flatMap((c) => c.lines));
     });
   }
+  // Move the seeded pages from SQLite's write-ahead log into the database file, so every
+  // row starts from the same state whatever the seeding left in the log.
+  if (store.database.engine === 'sqlite') await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(store.database.db);
 }
 
 export async function countTransactions(store: Store): Promise<number> {

@@ -128,9 +128,11 @@ async function benchEngine(engine: EngineResults['engine'], config: { dataDir: s
     if (flags['bytes-only']) return;
     results.engines.push(e);
     writeFileSync(pagesFile, JSON.stringify({ '*': html }));
+    // The scaling rows' transactions; the typical one is also the reference for thousands stored.
     const bySize: { products: number; token: string }[] = [];
-    for (const products of [1, 10, 1000]) {
-      bySize.push({ products, token: (await createTransaction(service.url, store.auth, transactionBody(products))).token });
+    for (const products of [1, 3, 10, 1000]) {
+      const token = products === 3 ? typical.token : (await createTransaction(service.url, store.auth, transactionBody(products))).token;
+      bySize.push({ products, token });
     }
     const template = (await getTransaction(store.database.db, store.keys.environment_id, typical.id))!;
     if (!only.has('page')) await warmUp(service, { url: `${service.url}${pagePath}`, connections: 10 });

@@ -81,11 +81,11 @@ function engineRows(e: EngineResults, r: Results): Row[] {
   if (a.create.length) rows.push(...apiRows(e));
   if (e.scaling.length) rows.push(`Scaling: page at ${r.settings.scalingConnections} connections [${e.engine}]`);
   const label = (s: ScalingRow) => `${int(s.products)} product${s.products === 1 ? '' : 's'}, ${int(s.stored)} stored`;
-  const first = e.scaling[0];
-  for (const s of e.scaling) {
-    const vs = first && s !== first;
-    rows.push([`  ${label(s)}`, rate(s.samples), vs ? `${label(first)}: ${int(rps(first.samples))}` : '', vs ? costRatio(s.samples, first.samples) : '', '']);
-  }
+  // Each row against the first one with as many products (more stored), else the first row.
+  e.scaling.forEach((s, i) => {
+    const ref = e.scaling.slice(0, i).find((x) => x.products === s.products) ?? (i ? e.scaling[0] : undefined);
+    rows.push([`  ${label(s)}`, rate(s.samples), ref ? `${label(ref)}: ${int(rps(ref.samples))}` : '', ref ? costRatio(s.samples, ref.samples) : '', '']);
+  });
   return rows;
 }
 

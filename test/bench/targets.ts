@@ -39,6 +39,10 @@ export interface ServiceOptions {
   logFile: string;
   /** Write a V8 CPU profile of the service into this folder when it stops. */
   cpuProfDir?: string;
+  /** Another checkout of the project to run the service from (compare.ts); default: this one. */
+  root?: string;
+  /** DEMO=true: the service creates an environment and prints its keys to the log. */
+  demo?: boolean;
 }
 
 /** A port that was free a moment ago; every target of a comparison listens on it in turn. */
@@ -50,9 +54,9 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-async function launch(args: string[], env: NodeJS.ProcessEnv, port: number, logFile: string): Promise<Target> {
+async function launch(args: string[], env: NodeJS.ProcessEnv, port: number, logFile: string, cwd = ROOT): Promise<Target> {
   const log = openSync(logFile, 'a');
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', log, log] });
+  const child: ChildProcess = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', log, log] });
   closeSync(log);
   let exited = false;
   const exit = new Promise<void>((resolve) => child.once('exit', () => ((exited = true), resolve())));
@@ -90,12 +94,12 @@ export function startService(o: ServiceOptions): Promise<Target> {
     HOST: '127.0.0.1',
     DATA_DIR: o.dataDir,
     DATABASE_URL: o.databaseUrl ?? '',
-    DEMO: 'false',
+    DEMO: o.demo ? 'true' : 'false',
     // The production default: one pino line per request, written to a file.
     LOG_LEVEL: 'info',
   };
   const profile = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`] : [];
-  return launch([...profile, '--import', 'tsx', 'server/main.ts'], env, o.port, o.logFile);
+  return launch([...profile, '--import', 'tsx', 'server/main.ts'], env, o.port, o.logFile, o.root);
 }
 
 export type BaselineKind = 'http' | 'express' | 'static';

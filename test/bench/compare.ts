@@ -1,0 +1,99 @@
+// A/B of one route between two checkouts of the project, e.g. before and after a change:
+// both services run side by side and take turns under load in short slices, so whatever
+// else the machine does hits both alike. Prints the medians and the median of the paired
+// ratios (B over A), for req/s and for the service's CPU time per request.
+//
+//   git worktree add /tmp/before HEAD~1 && ln -s "$PWD/node_modules" "$PWD/dist" /tmp/before/
+//   npx tsx test/bench/compare.ts /tmp/before . page --pairs=10 --seconds=3
+//
+// Routes: page (GET /pay/{token}/, 3 products), page1000 (1,000 products),
+// create (POST /v1/transaction/, 3 products), read (GET /v1/transaction/{id}/).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { createTransaction, transactionBody } from './data';
+import { load, type LoadRequest, type LoadResult } from './load';
+import { freePort, startService, type Target } from './targets';
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    pairs: { type: 'string', default: '10' },
+    seconds: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '10' },
+  },
+});
+const [rootA, rootB, route = 'page'] = positionals;
+if (!rootA || !rootB) throw new Error('usage: compare.ts <checkout A> <checkout B> [page|page1000|create|read] [--pairs=10] [--seconds=3]');
+const connections = Number(values.connections);
+
+interface Side {
+  name: string;
+  service: Target;
+  request: LoadRequest;
+  samples: LoadResult[];
+}
+
+const work = mkdtempSync(join(tmpdir(), 'checkout-compare-'));
+
+async function demoKeys(logFile: string): Promise<string> {
+  for (let i = 0; i < 300; i++) {
+    const log = readFileSync(logFile, 'utf8');
+    const pk = /public key:\s+(\S+)/.exec(log)?.[1];
+    const sk = /secret key:\s+(\S+)/.exec(log)?.[1];
+    if (pk && sk) return `AppKeys ${pk}:${sk}`;
+    await sleep(100);
+  }
+  throw new Error(`no demo keys in ${logFile}`);
+}
+
+async function side(name: string, root: string): Promise<Side> {
+  const dataDir = join(work, name);
+  const logFile = join(work, `${name}.log`);
+  const service = await startService({ port: await freePort(), dataDir, databaseUrl: null, logFile, root: resolve(root), demo: true });
+  const auth = await demoKeys(logFile);
+  const headers = { authorization: auth, 'content-type': 'application/json' };
+  const tx = await createTransaction(service.url, auth, transactionBody(route === 'page1000' ? 1000 : 3));
+  const requests: Record<string, LoadRequest> = {
+    page: { url: `${service.url}/pay/${tx.token}/`, connections },
+    page1000: { url: `${service.url}/pay/${tx.token}/`, connections },
+    create: { url: `${service.url}/v1/transaction/`, method: 'POST', headers, body: JSON.stringify(transactionBody(3)), connections },
+    read: { url: `${service.url}/v1/transaction/${tx.id}/`, headers, connections },
+  };
+  const request = requests[route];
+  if (!request) throw new Error(`unknown route ${route}`);
+  return { name, service, request, samples: [] };
+}
+
+const median = (values: number[]) => {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+const sides = [await side('A', rootA), await side('B', rootB)];
+try {
+  for (const s of sides) await load(s.request, { duration: 8, warmup: 0 }, s.service);
+  const slice = { duration: Number(values.seconds), warmup: 0 };
+  for (let pair = 0; pair < Number(values.pairs); pair++) {
+    // ABBA…: neither side always goes first.
+    for (const s of pair % 2 ? [...sides].reverse() : sides) s.samples.push(await load(s.request, slice, s.service));
+  }
+  const [a, b] = sides as [Side, Side];
+  for (const s of sides) {
+    const rps = s.samples.map((x) => x.rps);
+    const cpu = s.samples.map((x) => x.cpuPerRequest ?? NaN);
+    console.log(
+      `${s.name} ${s.name === 'A' ? rootA : rootB}: ${Math.round(median(rps))} req/s, ${median(cpu).toFixed(3)} ms CPU/req, ` +
+        `p99 ${median(s.samples.map((x) => x.p99))} ms (slices: ${rps.map(Math.round).join(' ')})`,
+    );
+  }
+  const paired = (f: (r: LoadResult) => number) => median(b.samples.map((x, i) => f(x) / f(a.samples[i]!)));
+  console.log(
+    `B/A ${route}: req/s ${Math.round(paired((r) => r.rps) * 100)} %, CPU per request ${Math.round(paired((r) => r.cpuPerRequest ?? NaN) * 100)} % (medians of ${a.samples.length} paired slices)`,
+  );
+} finally {
+  await Promise.all(sides.map((s) => s.service.stop()));
+  rmSync(work, { recursive: true, force: true });
+}
