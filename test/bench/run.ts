@@ -67,7 +67,7 @@ const results: Results = {
 };
 
 const merchant = await startMerchant();
-const open: { stop(): Promise<void> }[] = [];
+const open: Target[] = [];
 
 async function serve(kind: 'service' | BaselineKind, engine: { dataDir: string; databaseUrl: string | null }, pagesFile: string, onPort = port): Promise<Target> {
   const target =
@@ -79,8 +79,8 @@ async function serve(kind: 'service' | BaselineKind, engine: { dataDir: string; 
 }
 
 /**
- * A freshly started process needs a thousand or so requests before V8 has optimised its
- * hot paths (the page's CPU per request falls by about 40 %): load it unmeasured first.
+ * A freshly started process needs a few thousand requests before V8 has optimised its hot
+ * paths (the page's CPU per request falls by a third to a half): load it unmeasured first.
  */
 async function warmUp(target: Target, request: LoadRequest): Promise<void> {
   await load(request, { duration: settings.startWarmup, warmup: 0 }, target);
