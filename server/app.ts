@@ -29,6 +29,10 @@ export function createApp(deps: Deps) {
   });
   // Never Express's default handler: it would print stack traces outside production.
   app.use(((err, req, res, _next) => {
+    // express.static reports a missing asset as an error carrying status 404.
+    if ((err as { status?: number }).status === 404 && !res.headersSent) {
+      return res.status(404).set('X-Content-Type-Options', 'nosniff').type('text/plain').send('Not found');
+    }
     req.log?.error({ err }, 'unhandled error');
     if (res.headersSent) return res.end();
     res.status(500).set('X-Content-Type-Options', 'nosniff').type('text/plain').send(`Something went wrong (request ${req.id}).`);

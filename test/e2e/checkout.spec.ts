@@ -284,6 +284,11 @@ test.describe('security and robustness', () => {
     expect(h['referrer-policy']).toBe('no-referrer');
   });
 
+  test('a missing asset is a 404, not an error', async ({ request, service }) => {
+    const res = await request.get(`${service.url}/assets/no-such-file.js`);
+    expect(res.status()).toBe(404);
+  });
+
   test('merchant text is escaped in markup and state', async ({ page, service, merchant }) => {
     const evil = '</script><script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">';
     const tx = await service.createTransaction(order(merchant, { products: [{ amount: 1, product: { name: evil, price: 1 } }] }));
