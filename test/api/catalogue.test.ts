@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Client, ENGINES, problemPaths, startTestService, type TestService } from './harness';
+import { describe, expect, it } from 'vitest';
+import { type Client, ENGINES, problemPaths, useTestService } from './harness';
 
 // The five catalogue groups share five operations; one table describes each group and the
 // same tests run over all of them.
@@ -79,13 +79,7 @@ const GROUPS: Group[] = [
 const isUuidV7 = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id);
 
 describe.each(ENGINES)('catalogue on %s', (engine) => {
-  let t: TestService;
-  let api: Client;
-  beforeAll(async () => {
-    t = await startTestService(engine);
-    api = await t.newEnvironment('Catalogue');
-  });
-  afterAll(() => t.close());
+  const svc = useTestService(engine, 'Catalogue');
 
   describe.each(GROUPS)('/$group/', (g) => {
     const base = `/${g.group}/`;
@@ -96,7 +90,7 @@ describe.each(ENGINES)('catalogue on %s', (engine) => {
     };
 
     it('POST creates with 201 and fills the defaults; GET returns the same object', async () => {
-      const res = await api.post(base, g.create);
+      const res = await svc.api.post(base, g.create);
       expect(res.status, res.text).toBe(201);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       expect(res.body).toEqual({
@@ -109,36 +103,36 @@ describe.each(ENGINES)('catalogue on %s', (engine) => {
       expect(isUuidV7(res.body.id)).toBe(true);
       expect(new Date(res.body.created).toISOString()).toBe(res.body.created);
       expect(res.body.updated).toBe(res.body.created);
-      const read = await api.get(`${base}${res.body.id}/`);
+      const read = await svc.api.get(`${base}${res.body.id}/`);
       expect(read.status).toBe(200);
       expect(read.body).toEqual(res.body);
     });
 
     it('PATCH changes only the fields sent', async () => {
-      const before = await create(api);
+      const before = await create(svc.api);
       await new Promise((r) => setTimeout(r, 5));
-      const res = await api.patch(`${base}${before.id}/`, g.patch);
+      const res = await svc.api.patch(`${base}${before.id}/`, g.patch);
       expect(res.status, res.text).toBe(200);
       expect(res.body).toEqual({ ...before, ...g.patch, updated: res.body.updated });
       expect(Date.parse(res.body.updated)).toBeGreaterThan(Date.parse(before.updated));
-      expect((await api.get(`${base}${before.id}/`)).body).toEqual(res.body);
+      expect((await svc.api.get(`${base}${before.id}/`)).body).toEqual(res.body);
       // enabled alone, and back
-      const off = await api.patch(`${base}${before.id}/`, { enabled: false });
+      const off = await svc.api.patch(`${base}${before.id}/`, { enabled: false });
       expect(off.body).toEqual({ ...res.body, enabled: false, updated: off.body.updated });
     });
 
     it('PATCH re-validates the whole object and changes nothing when refused', async () => {
       for (const bad of g.invalid) {
-        const before = await create(api, bad.from);
-        const res = await api.patch(`${base}${before.id}/`, bad.patch);
+        const before = await create(svc.api, bad.from);
+        const res = await svc.api.patch(`${base}${before.id}/`, bad.patch);
         expect(res.status, `${JSON.stringify(bad.patch)}: ${res.text}`).toBe(400);
         expect(problemPaths(res)).toContain(bad.field);
-        expect((await api.get(`${base}${before.id}/`)).body).toEqual(before);
+        expect((await svc.api.get(`${base}${before.id}/`)).body).toEqual(before);
       }
     });
 
     it('PATCH refuses an empty body, unknown and read-only fields, and null for a required field', async () => {
-      const before = await create(api);
+      const before = await create(svc.api);
       const cases: [unknown, string][] = [
         [{}, '(body)'],
         [{ colour: 'red' }, 'colour'],
@@ -149,32 +143,32 @@ describe.each(ENGINES)('catalogue on %s', (engine) => {
         [{ enabled: 'no' }, 'enabled'],
       ];
       for (const [body, field] of cases) {
-        const res = await api.patch(`${base}${before.id}/`, body);
+        const res = await svc.api.patch(`${base}${before.id}/`, body);
         expect(res.status, `${JSON.stringify(body)}: ${res.text}`).toBe(400);
         expect(problemPaths(res)).toContain(field);
       }
-      expect((await api.get(`${base}${before.id}/`)).body).toEqual(before);
+      expect((await svc.api.get(`${base}${before.id}/`)).body).toEqual(before);
     });
 
     it('DELETE answers 204 with no body, then the object is 404 everywhere', async () => {
-      const item = await create(api);
-      const count = await api.count(base);
-      const res = await api.delete(`${base}${item.id}/`);
+      const item = await create(svc.api);
+      const count = await svc.api.count(base);
+      const res = await svc.api.delete(`${base}${item.id}/`);
       expect(res.status).toBe(204);
       expect(res.text).toBe('');
       for (const again of [
-        await api.get(`${base}${item.id}/`),
-        await api.delete(`${base}${item.id}/`),
-        await api.patch(`${base}${item.id}/`, { enabled: false }),
+        await svc.api.get(`${base}${item.id}/`),
+        await svc.api.delete(`${base}${item.id}/`),
+        await svc.api.patch(`${base}${item.id}/`, { enabled: false }),
       ]) {
         expect(again.status).toBe(404);
         problemPaths(again);
       }
-      expect(await api.count(base)).toBe(count - 1);
+      expect(await svc.api.count(base)).toBe(count - 1);
     });
 
     it('lists newest first, pages, and filters on enabled and other fields', async () => {
-      const env = await t.newEnvironment(`List ${g.group}`);
+      const env = await svc.t.newEnvironment(`List ${g.group}`);
       const a = await create(env);
       const b = await create(env, { enabled: false });
       const c = await create(env);
@@ -186,7 +180,7 @@ describe.each(ENGINES)('catalogue on %s', (engine) => {
 
       const page2 = await env.get(`${base}?page_size=2&page=2`);
       expect(page2.body.results.map((r: { id: string }) => r.id)).toEqual([a.id]);
-      expect(page2.body.previous).toBe(`${t.url}/v1${base}?page_size=2&page=1`);
+      expect(page2.body.previous).toBe(`${svc.t.url}/v1${base}?page_size=2&page=1`);
 
       const disabled = await env.get(`${base}?enabled=false`);
       expect(disabled.body.count).toBe(1);
@@ -223,50 +217,50 @@ describe.each(ENGINES)('catalogue on %s', (engine) => {
       [0, 'EUR'],
     ];
     it.each(prices)('%s %s stays exactly that through create, read and a transaction line', async (price, currency) => {
-      const p = await api.post('/product/', { name: 'Exact', price, currency });
+      const p = await svc.api.post('/product/', { name: 'Exact', price, currency });
       expect(p.status, p.text).toBe(201);
       expect(p.body.price).toBe(price);
-      expect((await api.get(`/product/${p.body.id}/`)).body.price).toBe(price);
-      expect((await api.get(`/product/${p.body.id}/`)).text).toContain(`"price":${JSON.stringify(price)},`);
-      const tx = await api.post('/transaction/', { currency, products: [{ amount: 1, product_id: p.body.id }] });
+      expect((await svc.api.get(`/product/${p.body.id}/`)).body.price).toBe(price);
+      expect((await svc.api.get(`/product/${p.body.id}/`)).text).toContain(`"price":${JSON.stringify(price)},`);
+      const tx = await svc.api.post('/transaction/', { currency, products: [{ amount: 1, product_id: p.body.id }] });
       expect(tx.status, tx.text).toBe(201);
       expect(tx.body.items_price).toBe(price);
       expect(tx.body.products[0].product.price).toBe(price);
     });
 
     it('0.1 + 0.2 computed in floating point is refused, not rounded to 0.3', async () => {
-      const res = await api.post('/product/', { name: 'Float', price: 0.1 + 0.2, currency: 'EUR' });
+      const res = await svc.api.post('/product/', { name: 'Float', price: 0.1 + 0.2, currency: 'EUR' });
       expect(res.status).toBe(400);
       expect(problemPaths(res)).toContain('price');
     });
 
     it('rates and percentages keep their 4 decimals; plan amounts and shipping prices their exponent', async () => {
-      expect((await api.post('/tax/', { name: 'Odd', rate: 7.0625 })).body.rate).toBe(7.0625);
-      expect((await api.post('/coupon/', { name: 'Odd', kind: 'percent', value: 33.3333 })).body.value).toBe(33.3333);
-      expect((await api.post('/coupon/', { name: 'Fixed', kind: 'fixed', value: 0.3, currency: 'EUR' })).body.value).toBe(0.3);
-      expect((await api.post('/plan/', { name: 'P', amount: 1.15, currency: 'EUR', interval: 'week' })).body.amount).toBe(1.15);
-      expect((await api.post('/shipping/', { name: 'S', price: 0.07, currency: 'EUR' })).body.price).toBe(0.07);
-      const patched = await api.post('/product/', { name: 'Re-priced', price: 1, currency: 'EUR' });
-      expect((await api.patch(`/product/${patched.body.id}/`, { price: 4.35 })).body.price).toBe(4.35);
+      expect((await svc.api.post('/tax/', { name: 'Odd', rate: 7.0625 })).body.rate).toBe(7.0625);
+      expect((await svc.api.post('/coupon/', { name: 'Odd', kind: 'percent', value: 33.3333 })).body.value).toBe(33.3333);
+      expect((await svc.api.post('/coupon/', { name: 'Fixed', kind: 'fixed', value: 0.3, currency: 'EUR' })).body.value).toBe(0.3);
+      expect((await svc.api.post('/plan/', { name: 'P', amount: 1.15, currency: 'EUR', interval: 'week' })).body.amount).toBe(1.15);
+      expect((await svc.api.post('/shipping/', { name: 'S', price: 0.07, currency: 'EUR' })).body.price).toBe(0.07);
+      const patched = await svc.api.post('/product/', { name: 'Re-priced', price: 1, currency: 'EUR' });
+      expect((await svc.api.patch(`/product/${patched.body.id}/`, { price: 4.35 })).body.price).toBe(4.35);
     });
   });
 
   it('a transaction keeps its copy of a product that is changed or deleted later', async () => {
-    const p = await api.post('/product/', { name: 'Teapot', price: 25, currency: 'EUR', product_id: 'sku-teapot' });
-    const tx = await api.post('/transaction/', { currency: 'EUR', products: [{ amount: 2, product_id: p.body.id }] });
+    const p = await svc.api.post('/product/', { name: 'Teapot', price: 25, currency: 'EUR', product_id: 'sku-teapot' });
+    const tx = await svc.api.post('/transaction/', { currency: 'EUR', products: [{ amount: 2, product_id: p.body.id }] });
     expect(tx.status).toBe(201);
-    expect((await api.patch(`/product/${p.body.id}/`, { name: 'Kettle', price: 30 })).status).toBe(200);
-    expect((await api.delete(`/product/${p.body.id}/`)).status).toBe(204);
-    const read = await api.get(`/transaction/${tx.body.id}/`);
+    expect((await svc.api.patch(`/product/${p.body.id}/`, { name: 'Kettle', price: 30 })).status).toBe(200);
+    expect((await svc.api.delete(`/product/${p.body.id}/`)).status).toBe(204);
+    const read = await svc.api.get(`/transaction/${tx.body.id}/`);
     expect(read.body).toEqual(tx.body);
     expect(read.body.products[0]).toMatchObject({ product_id: p.body.id, product: { product_id: 'sku-teapot', name: 'Teapot', price: 25 }, total: 50 });
   });
 
   it('a disabled product cannot be sold until it is enabled again', async () => {
-    const p = await api.post('/product/', { name: 'Seasonal', price: 3, currency: 'EUR', enabled: false });
+    const p = await svc.api.post('/product/', { name: 'Seasonal', price: 3, currency: 'EUR', enabled: false });
     const body = { currency: 'EUR', products: [{ amount: 1, product_id: p.body.id }] };
-    expect((await api.post('/transaction/', body)).status).toBe(400);
-    expect((await api.patch(`/product/${p.body.id}/`, { enabled: true })).status).toBe(200);
-    expect((await api.post('/transaction/', body)).status).toBe(201);
+    expect((await svc.api.post('/transaction/', body)).status).toBe(400);
+    expect((await svc.api.patch(`/product/${p.body.id}/`, { enabled: true })).status).toBe(200);
+    expect((await svc.api.post('/transaction/', body)).status).toBe(201);
   });
 });

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -144,6 +145,20 @@ export async function startTestService(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A service for the enclosing describe block (started before its tests, closed after) and
+ * one fresh environment on it: `svc.t` and `svc.api` are set once the block starts.
+ */
+export function useTestService(engine: EngineName, environmentName?: string): { t: TestService; api: Client } {
+  const svc = {} as { t: TestService; api: Client };
+  beforeAll(async () => {
+    svc.t = await startTestService(engine);
+    svc.api = await svc.t.newEnvironment(environmentName);
+  });
+  afterAll(() => svc.t?.close());
+  return svc;
 }
 
 /** A minimal valid transaction body, overridable field by field. */

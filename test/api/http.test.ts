@@ -1,15 +1,6 @@
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type Client,
-  ENGINES,
-  problemPaths,
-  rawRequest,
-  type Reply,
-  startTestService,
-  type TestService,
-  transactionBody,
-} from './harness';
+import { describe, expect, it } from 'vitest';
+import { ENGINES, problemPaths, rawRequest, type Reply, transactionBody, useTestService } from './harness';
 
 // HTTP-level rules that hold for every route: trailing slashes, unknown routes, headers,
 // problem bodies, request ids and the body size limit.
@@ -29,20 +20,14 @@ function expectSecurityHeaders(res: Reply, what: string) {
 }
 
 describe.each(ENGINES)('HTTP rules on %s', (engine) => {
-  let t: TestService;
-  let api: Client;
-  beforeAll(async () => {
-    t = await startTestService(engine);
-    api = await t.newEnvironment();
-  });
-  afterAll(() => t.close());
+  const svc = useTestService(engine);
 
   describe('trailing slash', () => {
     it('GET without the slash answers 308 to the slashed path, query kept', async () => {
-      const res = await api.get('/transaction?page=2&page_size=5&order_id=a%20b');
+      const res = await svc.api.get('/transaction?page=2&page_size=5&order_id=a%20b');
       expect(res.status).toBe(308);
       expect(res.headers.get('location')).toBe('/v1/transaction/?page=2&page_size=5&order_id=a%20b');
-      const bare = await api.get('/transaction');
+      const bare = await svc.api.get('/transaction');
       expect(bare.status).toBe(308);
       expect(bare.headers.get('location')).toBe('/v1/transaction/');
     });
@@ -50,38 +35,38 @@ describe.each(ENGINES)('HTTP rules on %s', (engine) => {
     it('item paths are redirected too, before authentication', async () => {
       const id = '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e';
       for (const path of [`/product/${id}`, `/coupon/${id}`, '/currency', `/gateway/${id}`]) {
-        const res = await api.request('GET', path, { auth: null });
+        const res = await svc.api.request('GET', path, { auth: null });
         expect(res.status, path).toBe(308);
         expect(res.headers.get('location')).toBe(`/v1${path}/`);
       }
     });
 
     it('POST without the slash is 308 (method and body kept), and following it creates once', async () => {
-      const before = await api.count('/transaction/');
-      const res = await api.post('/transaction', transactionBody());
+      const before = await svc.api.count('/transaction/');
+      const res = await svc.api.post('/transaction', transactionBody());
       expect(res.status).toBe(308);
       expect(res.headers.get('location')).toBe('/v1/transaction/');
-      expect(await api.count('/transaction/')).toBe(before);
+      expect(await svc.api.count('/transaction/')).toBe(before);
 
-      const followed = await fetch(`${t.url}/v1/transaction`, {
+      const followed = await fetch(`${svc.t.url}/v1/transaction`, {
         method: 'POST',
-        headers: { authorization: api.auth, 'content-type': 'application/json' },
+        headers: { authorization: svc.api.auth, 'content-type': 'application/json' },
         body: JSON.stringify(transactionBody({ order_id: 'via-308' })),
         redirect: 'follow',
       });
       expect(followed.status).toBe(201);
       expect(((await followed.json()) as { order_id: string }).order_id).toBe('via-308');
-      expect(await api.count('/transaction/')).toBe(before + 1);
+      expect(await svc.api.count('/transaction/')).toBe(before + 1);
     });
 
     it('PATCH and DELETE without the slash are 308 too', async () => {
-      const p = await api.post('/tax/', { name: 'VAT', rate: 21 });
+      const p = await svc.api.post('/tax/', { name: 'VAT', rate: 21 });
       for (const method of ['PATCH', 'DELETE']) {
-        const res = await api.request(method, `/tax/${p.body.id}`, { body: { rate: 10 } });
+        const res = await svc.api.request(method, `/tax/${p.body.id}`, { body: { rate: 10 } });
         expect(res.status).toBe(308);
         expect(res.headers.get('location')).toBe(`/v1/tax/${p.body.id}/`);
       }
-      expect((await api.get(`/tax/${p.body.id}/`)).body.rate).toBe(21);
+      expect((await svc.api.get(`/tax/${p.body.id}/`)).body.rate).toBe(21);
     });
   });
 
@@ -96,7 +81,7 @@ describe.each(ENGINES)('HTTP rules on %s', (engine) => {
       ['PATCH', '/currency/'],
       ['POST', '/gateway/'],
     ])('%s %s is a 404 problem', async (method, path) => {
-      const res = await api.request(method, path, { body: method === 'GET' || method === 'DELETE' ? undefined : {} });
+      const res = await svc.api.request(method, path, { body: method === 'GET' || method === 'DELETE' ? undefined : {} });
       expect([404, 405]).toContain(res.status);
       problemPaths(res);
       expect(res.text).not.toMatch(STACK);
@@ -106,18 +91,18 @@ describe.each(ENGINES)('HTTP rules on %s', (engine) => {
 
   describe('headers', () => {
     it('every kind of API response carries the security headers and a request id', async () => {
-      const p = await api.post('/product/', { name: 'Mug', price: 1, currency: 'EUR' });
+      const p = await svc.api.post('/product/', { name: 'Mug', price: 1, currency: 'EUR' });
       const responses: [string, Reply][] = [
-        ['200 list', await api.get('/transaction/')],
-        ['201 create', await api.post('/transaction/', transactionBody())],
-        ['204 delete', await api.delete(`/product/${p.body.id}/`)],
-        ['308 redirect', await api.get('/transaction')],
-        ['400 invalid', await api.post('/transaction/', {})],
-        ['401 no key', await api.request('GET', '/transaction/', { auth: null })],
-        ['404 unknown', await api.get('/nope/')],
-        ['413 too large', await api.post('/transaction/', transactionBody({ note: 'x'.repeat(200_000) }))],
-        ['415 media type', await api.request('POST', '/transaction/', { raw: '{}', headers: { 'content-type': 'text/plain' } })],
-        ['openapi', await rawRequest(`${t.url}/v1/openapi.json`)],
+        ['200 list', await svc.api.get('/transaction/')],
+        ['201 create', await svc.api.post('/transaction/', transactionBody())],
+        ['204 delete', await svc.api.delete(`/product/${p.body.id}/`)],
+        ['308 redirect', await svc.api.get('/transaction')],
+        ['400 invalid', await svc.api.post('/transaction/', {})],
+        ['401 no key', await svc.api.request('GET', '/transaction/', { auth: null })],
+        ['404 unknown', await svc.api.get('/nope/')],
+        ['413 too large', await svc.api.post('/transaction/', transactionBody({ note: 'x'.repeat(200_000) }))],
+        ['415 media type', await svc.api.request('POST', '/transaction/', { raw: '{}', headers: { 'content-type': 'text/plain' } })],
+        ['openapi', await rawRequest(`${svc.t.url}/v1/openapi.json`)],
       ];
       for (const [what, res] of responses) expectSecurityHeaders(res, what);
     });
@@ -125,7 +110,7 @@ describe.each(ENGINES)('HTTP rules on %s', (engine) => {
     it('X-Request-Id is a fresh UUID on each response, not taken from the client', async () => {
       const ids = new Set<string>();
       for (let i = 0; i < 5; i++) {
-        const res = await api.get('/transaction/', { 'x-request-id': 'client-chosen' });
+        const res = await svc.api.get('/transaction/', { 'x-request-id': 'client-chosen' });
         const id = res.headers.get('x-request-id') ?? '';
         expect(id).toMatch(UUID);
         ids.add(id);
@@ -134,27 +119,27 @@ describe.each(ENGINES)('HTTP rules on %s', (engine) => {
     });
 
     it('JSON responses say so; problem responses are application/problem+json', async () => {
-      expect((await api.get('/currency/')).headers.get('content-type')).toMatch(/^application\/json/);
-      expect((await api.get('/nope/')).headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect((await svc.api.get('/currency/')).headers.get('content-type')).toMatch(/^application\/json/);
+      expect((await svc.api.get('/nope/')).headers.get('content-type')).toMatch(/^application\/problem\+json/);
     });
   });
 
   describe('problem bodies', () => {
     it('never carry a stack trace or internals, whatever failed', async () => {
       const responses: Reply[] = [
-        await api.request('POST', '/transaction/', { raw: '{"currency":', headers: { 'content-type': 'application/json' } }),
-        await api.request('POST', '/transaction/', { raw: '{"a":1}', headers: { 'content-type': 'application/json; charset=utf-16' } }),
-        await api.request('POST', '/transaction/', { raw: 'garbage', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } }),
-        await api.request('POST', '/transaction/', { raw: '{}', headers: { 'content-type': 'application/json', 'content-encoding': 'br-unknown' } }),
-        await api.post('/transaction/', transactionBody({ note: 'x'.repeat(200_000) })),
-        await api.post('/transaction/', { currency: 'EUR', products: [{ amount: 1, product_id: '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e' }] }),
-        await api.request('POST', '/transaction/', {
+        await svc.api.request('POST', '/transaction/', { raw: '{"currency":', headers: { 'content-type': 'application/json' } }),
+        await svc.api.request('POST', '/transaction/', { raw: '{"a":1}', headers: { 'content-type': 'application/json; charset=utf-16' } }),
+        await svc.api.request('POST', '/transaction/', { raw: 'garbage', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } }),
+        await svc.api.request('POST', '/transaction/', { raw: '{}', headers: { 'content-type': 'application/json', 'content-encoding': 'br-unknown' } }),
+        await svc.api.post('/transaction/', transactionBody({ note: 'x'.repeat(200_000) })),
+        await svc.api.post('/transaction/', { currency: 'EUR', products: [{ amount: 1, product_id: '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e' }] }),
+        await svc.api.request('POST', '/transaction/', {
           raw: JSON.stringify(transactionBody()).replace(/}$/, ',"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}'),
           headers: { 'content-type': 'application/json' },
         }),
-        await api.get('/transaction/not-an-id/'),
-        await api.get('/transaction/?page=999999999999'),
-        await api.request('GET', '/transaction/', { auth: 'AppKeys a:b' }),
+        await svc.api.get('/transaction/not-an-id/'),
+        await svc.api.get('/transaction/?page=999999999999'),
+        await svc.api.request('GET', '/transaction/', { auth: 'AppKeys a:b' }),
       ];
       for (const res of responses) {
         expect(res.status, res.text).toBeGreaterThanOrEqual(400);
@@ -168,9 +153,9 @@ describe.each(ENGINES)('HTTP rules on %s', (engine) => {
     });
 
     it('a gzip-encoded JSON body is read like a plain one', async () => {
-      const gz = await fetch(`${t.url}/v1/transaction/`, {
+      const gz = await fetch(`${svc.t.url}/v1/transaction/`, {
         method: 'POST',
-        headers: { authorization: api.auth, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        headers: { authorization: svc.api.auth, 'content-type': 'application/json', 'content-encoding': 'gzip' },
         body: gzipSync(JSON.stringify(transactionBody({ order_id: 'gz' }))),
       });
       expect(gz.status).toBe(201);
@@ -179,11 +164,11 @@ describe.each(ENGINES)('HTTP rules on %s', (engine) => {
 
   describe('body size limit (100kb)', () => {
     it('a body over the limit is a 413 and creates nothing', async () => {
-      const before = await api.count('/transaction/');
-      const res = await api.post('/transaction/', transactionBody({ note: 'x'.repeat(150 * 1024) }));
+      const before = await svc.api.count('/transaction/');
+      const res = await svc.api.post('/transaction/', transactionBody({ note: 'x'.repeat(150 * 1024) }));
       expect(res.status).toBe(413);
       expect(res.body.type).toBe('urn:problem:payload-too-large');
-      expect(await api.count('/transaction/')).toBe(before);
+      expect(await svc.api.count('/transaction/')).toBe(before);
     });
 
     it('a large body under the limit is parsed: 1000 product lines in one transaction', async () => {
@@ -191,17 +176,17 @@ describe.each(ENGINES)('HTTP rules on %s', (engine) => {
       const body = JSON.stringify({ currency: 'EUR', products });
       expect(body.length).toBeLessThan(100 * 1024);
       expect(body.length).toBeGreaterThan(50 * 1024);
-      const res = await api.post('/transaction/', { currency: 'EUR', products });
+      const res = await svc.api.post('/transaction/', { currency: 'EUR', products });
       expect(res.status, res.text.slice(0, 200)).toBe(201);
       expect(res.body.items_price).toBe(10);
       expect(res.body.products).toHaveLength(1000);
       expect(res.body.products[999].product.name).toBe('Item 999');
-      const read = await api.get(`/transaction/${res.body.id}/`);
+      const read = await svc.api.get(`/transaction/${res.body.id}/`);
       expect(read.body).toEqual(res.body);
     });
 
     it('an unauthenticated client gets its 401 before any body is read', async () => {
-      const res = await api.request('POST', '/transaction/', { body: transactionBody({ note: 'x'.repeat(150 * 1024) }), auth: null });
+      const res = await svc.api.request('POST', '/transaction/', { body: transactionBody({ note: 'x'.repeat(150 * 1024) }), auth: null });
       expect(res.status).toBe(401);
     });
   });

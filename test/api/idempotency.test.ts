@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Client, ENGINES, problemPaths, startTestService, type TestService, transactionBody } from './harness';
+import { describe, expect, it } from 'vitest';
+import { type Client, ENGINES, problemPaths, transactionBody, useTestService } from './harness';
 
 // Idempotency-Key on POST: a replay returns the stored response, a different body is 422,
 // a repeat while the first runs is 409, and concurrent repeats create exactly one object.
@@ -8,20 +8,14 @@ import { type Client, ENGINES, problemPaths, startTestService, type TestService,
 const key = () => `key-${randomUUID()}`;
 
 describe.each(ENGINES)('Idempotency-Key on %s', (engine) => {
-  let t: TestService;
-  let api: Client;
-  beforeAll(async () => {
-    t = await startTestService(engine);
-    api = await t.newEnvironment('Idempotent');
-  });
-  afterAll(() => t.close());
+  const svc = useTestService(engine, 'Idempotent');
 
-  const post = (k: string, body: unknown, c: Client = api, path = '/transaction/') =>
+  const post = (k: string, body: unknown, c: Client = svc.api, path = '/transaction/') =>
     c.post(path, body, { 'idempotency-key': k });
 
   it('a replay returns the same status and body with Idempotent-Replayed: true, and creates nothing', async () => {
     const k = key();
-    const before = await api.count('/transaction/');
+    const before = await svc.api.count('/transaction/');
     const first = await post(k, transactionBody());
     expect(first.status).toBe(201);
     expect(first.headers.get('idempotent-replayed')).toBeNull();
@@ -32,7 +26,7 @@ describe.each(ENGINES)('Idempotency-Key on %s', (engine) => {
       expect(again.headers.get('content-type')).toMatch(/^application\/json/);
       expect(again.text).toBe(first.text);
     }
-    expect(await api.count('/transaction/')).toBe(before + 1);
+    expect(await svc.api.count('/transaction/')).toBe(before + 1);
   });
 
   it('the same body with its keys in another order is the same request', async () => {
@@ -50,21 +44,21 @@ describe.each(ENGINES)('Idempotency-Key on %s', (engine) => {
     const k = key();
     const first = await post(k, transactionBody({ order_id: 'A' }));
     expect(first.status).toBe(201);
-    const before = await api.count('/transaction/');
+    const before = await svc.api.count('/transaction/');
     const other = await post(k, transactionBody({ order_id: 'B' }));
     expect(other.status).toBe(422);
     problemPaths(other);
     expect(other.body.type).toBe('urn:problem:idempotency-mismatch');
     // ...as is the same key on another route.
-    const elsewhere = await post(k, { name: 'VAT', rate: 21 }, api, '/tax/');
+    const elsewhere = await post(k, { name: 'VAT', rate: 21 }, svc.api, '/tax/');
     expect(elsewhere.status).toBe(422);
-    expect(await api.count('/transaction/')).toBe(before);
+    expect(await svc.api.count('/transaction/')).toBe(before);
     // The stored response is still there for the original body.
     expect((await post(k, transactionBody({ order_id: 'A' }))).body.id).toBe(first.body.id);
   });
 
   it('20 parallel POSTs with one key create exactly one transaction; every 2xx has its id', async () => {
-    const env = await t.newEnvironment('Parallel');
+    const env = await svc.t.newEnvironment('Parallel');
     const k = key();
     const body = transactionBody({ order_id: 'parallel' });
     const results = await Promise.all(Array.from({ length: 20 }, () => post(k, body, env)));
@@ -86,15 +80,15 @@ describe.each(ENGINES)('Idempotency-Key on %s', (engine) => {
   });
 
   it('parallel POSTs with different keys all succeed', async () => {
-    const env = await t.newEnvironment('Parallel distinct');
+    const env = await svc.t.newEnvironment('Parallel distinct');
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => post(key(), transactionBody({ order_id: `o-${i}` }), env)));
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
     expect(await env.count('/transaction/')).toBe(10);
   });
 
   it('the same key in two environments is two independent requests', async () => {
-    const a = await t.newEnvironment('A');
-    const b = await t.newEnvironment('B');
+    const a = await svc.t.newEnvironment('A');
+    const b = await svc.t.newEnvironment('B');
     const k = key();
     const ra = await post(k, transactionBody(), a);
     const rb = await post(k, transactionBody({ order_id: 'different body' }), b);
@@ -129,19 +123,19 @@ describe.each(ENGINES)('Idempotency-Key on %s', (engine) => {
 
   it('works on every POST that creates: catalogue too', async () => {
     const k = key();
-    const first = await post(k, { name: 'Mug', price: 3, currency: 'EUR' }, api, '/product/');
-    const again = await post(k, { name: 'Mug', price: 3, currency: 'EUR' }, api, '/product/');
+    const first = await post(k, { name: 'Mug', price: 3, currency: 'EUR' }, svc.api, '/product/');
+    const again = await post(k, { name: 'Mug', price: 3, currency: 'EUR' }, svc.api, '/product/');
     expect(first.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
   });
 
   it('a key still running is 409; one abandoned by a dead process (over a minute) can be taken over; after 24 h it is free', async () => {
-    const db = t.service.deps.database.db;
+    const db = svc.t.service.deps.database.db;
     const k = key();
     const first = await post(k, transactionBody());
     expect(first.status).toBe(201);
-    const where = (q: any) => q.where('environment_id', '=', api.keys.environment_id).where('key', '=', k);
+    const where = (q: any) => q.where('environment_id', '=', svc.api.keys.environment_id).where('key', '=', k);
 
     // As a request that is still running leaves it:
     await where(db.updateTable('idempotency_keys').set({ state: 'running', status_code: null, response_body: null })).execute();
@@ -166,7 +160,7 @@ describe.each(ENGINES)('Idempotency-Key on %s', (engine) => {
   });
 
   it('GET ignores the header', async () => {
-    const res = await api.get('/transaction/', { 'idempotency-key': 'x'.repeat(300) });
+    const res = await svc.api.get('/transaction/', { 'idempotency-key': 'x'.repeat(300) });
     expect(res.status).toBe(200);
   });
 });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Charge, chargeArb, decimalArb, modelTotals, type PricingCase, scaled } from '../unit/pricing-model';
-import { type Client, ENGINES, startTestService, type TestService } from './harness';
+import { ENGINES, useTestService } from './harness';
 
 // The same independent pricing model as the unit tests, through HTTP: JSON numbers in,
 // catalogue references resolved, JSON numbers out.
@@ -32,13 +32,7 @@ const caseArb: fc.Arbitrary<PricingCase> = fc.constantFrom<0 | 2 | 3>(0, 2, 3).c
 );
 
 describe.each(ENGINES)('pricing through the API on %s', (engine) => {
-  let t: TestService;
-  let api: Client;
-  beforeAll(async () => {
-    t = await startTestService(engine);
-    api = await t.newEnvironment('Pricing');
-  });
-  afterAll(() => t.close());
+  const svc = useTestService(engine, 'Pricing');
 
   it('totals of random carts equal the independent model (property)', async () => {
     await fc.assert(
@@ -48,7 +42,7 @@ describe.each(ENGINES)('pricing through the API on %s', (engine) => {
         const lines = body.products as unknown[];
         for (const [i, l] of c.lines.entries()) {
           if (viaCatalogue) {
-            const p = await api.post('/product/', { name: `P${i}`, price: Number(l.price), currency });
+            const p = await svc.api.post('/product/', { name: `P${i}`, price: Number(l.price), currency });
             expect(p.status, p.text).toBe(201);
             lines.push({ amount: Number(l.quantity), product_id: p.body.id });
           } else {
@@ -60,16 +54,16 @@ describe.each(ENGINES)('pricing through the API on %s', (engine) => {
           if ('amount' in ch) {
             body[`${name}_value`] = Number(ch.amount);
           } else if (name === 'tax') {
-            body.tax = (await api.post('/tax/', { name: 'Tax', rate: Number(ch.percent) })).body.id;
+            body.tax = (await svc.api.post('/tax/', { name: 'Tax', rate: Number(ch.percent) })).body.id;
           } else {
-            body.coupon = (await api.post('/coupon/', { name: 'Coupon', kind: 'percent', value: Number(ch.percent) })).body.id;
+            body.coupon = (await svc.api.post('/coupon/', { name: 'Coupon', kind: 'percent', value: Number(ch.percent) })).body.id;
           }
         };
         await charge('tax', c.tax);
         await charge('shipping', c.shipping);
         await charge('coupon', c.coupon);
 
-        const res = await api.post('/transaction/', body);
+        const res = await svc.api.post('/transaction/', body);
         expect(res.status, res.text).toBe(201);
         const m = modelTotals(c);
         const e = c.exponent;
@@ -89,7 +83,7 @@ describe.each(ENGINES)('pricing through the API on %s', (engine) => {
           total_price: major(m.totalPrice, e),
         });
         // The stored copy reads back identically.
-        expect((await api.get(`/transaction/${res.body.id}/`)).body).toEqual(res.body);
+        expect((await svc.api.get(`/transaction/${res.body.id}/`)).body).toEqual(res.body);
       }),
       { numRuns: 60 },
     );

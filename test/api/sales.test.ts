@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { unitsToNumber } from '../../server/domain/money';
 import { sandboxCard } from '../../server/payments/sandbox';
-import { type Client, ENGINES, problemPaths, startTestService, type TestService } from './harness';
+import { ENGINES, problemPaths, useTestService } from './harness';
 import { paidTransaction, priced } from './pay';
 
 // Capture, refund and void as tables: each row starts from a fresh sale (held when the
@@ -126,19 +126,13 @@ const CASES: Case[] = [
 ];
 
 describe.each(ENGINES)('sales on %s', (engine) => {
-  let t: TestService;
-  let api: Client;
-  beforeAll(async () => {
-    t = await startTestService(engine);
-    api = await t.newEnvironment();
-  });
-  afterAll(() => t.close());
+  const svc = useTestService(engine);
 
   describe.each(CURRENCIES)('in $code', ({ code, exp }) => {
     const major = (units: number) => unitsToNumber(units, exp);
 
     it.each(CASES)('$name', async ({ authorize, steps }) => {
-      const { sale } = await paidTransaction(api, priced(code, major(TOTAL), { authorize }));
+      const { sale } = await paidTransaction(svc.api, priced(code, major(TOTAL), { authorize }));
       expect(sale).toMatchObject({ currency: code, amount: major(TOTAL), status: authorize ? 'held' : 'captured' });
       let operations = sale.operations.length;
       for (const [i, step] of steps.entries()) {
@@ -146,8 +140,8 @@ describe.each(ENGINES)('sales on %s', (engine) => {
         const path = `/sale/${sale.id}/${step.action}/`;
         const res =
           step.amount === undefined
-            ? await api.request('POST', path)
-            : await api.post(path, { amount: major(step.amount) });
+            ? await svc.api.request('POST', path)
+            : await svc.api.post(path, { amount: major(step.amount) });
         expect(res.status, `${label}: ${res.text}`).toBe(step.status);
         const [held, captured, refunded, voided, status] = step.after;
         const expected = {
@@ -158,7 +152,7 @@ describe.each(ENGINES)('sales on %s', (engine) => {
           refundable: major(captured - refunded),
           status,
         };
-        const read = await api.get(`/sale/${sale.id}/`);
+        const read = await svc.api.get(`/sale/${sale.id}/`);
         expect(read.body, label).toMatchObject(expected);
         if (step.status === 200) {
           expect(res.body, label).toEqual(read.body);
@@ -177,67 +171,67 @@ describe.each(ENGINES)('sales on %s', (engine) => {
     });
 
     it('refuses amounts the currency cannot express, and amounts ≤ 0, with a 400', async () => {
-      const { sale } = await paidTransaction(api, priced(code, major(TOTAL)));
+      const { sale } = await paidTransaction(svc.api, priced(code, major(TOTAL)));
       const tooPrecise = exp === 0 ? 1.5 : Number(`0.${'0'.repeat(exp)}1`);
       for (const amount of [tooPrecise, 0, -1, '1']) {
-        const res = await api.post(`/sale/${sale.id}/refund/`, { amount });
+        const res = await svc.api.post(`/sale/${sale.id}/refund/`, { amount });
         expect(res.status, `${amount}: ${res.text}`).toBe(400);
         expect(problemPaths(res)).toEqual(['amount']);
       }
-      expect((await api.post(`/sale/${sale.id}/refund/`, { amount: 1, extra: true })).status).toBe(400);
-      expect((await api.get(`/sale/${sale.id}/`)).body).toMatchObject({ refunded: 0, status: 'captured' });
+      expect((await svc.api.post(`/sale/${sale.id}/refund/`, { amount: 1, extra: true })).status).toBe(400);
+      expect((await svc.api.get(`/sale/${sale.id}/`)).body).toMatchObject({ refunded: 0, status: 'captured' });
     });
   });
 
   it('every action goes through the sale gateway adapter, and its refusal changes nothing', async () => {
-    const { sale } = await paidTransaction(api, priced('EUR', 50, { authorize: true }));
+    const { sale } = await paidTransaction(svc.api, priced('EUR', 50, { authorize: true }));
     const capture = vi.spyOn(sandboxCard, 'capture');
     try {
-      const res = await api.post(`/sale/${sale.id}/capture/`, { amount: 20 });
+      const res = await svc.api.post(`/sale/${sale.id}/capture/`, { amount: 20 });
       expect(res.status).toBe(200);
       expect(capture).toHaveBeenCalledTimes(1);
       expect(capture.mock.calls[0]![1]).toBe(2000);
       expect(capture.mock.calls[0]![0]).toMatch(/^sbx_/);
 
       capture.mockResolvedValueOnce({ ok: false, reason: 'processor unavailable' });
-      const refused = await api.post(`/sale/${sale.id}/capture/`, { amount: 5 });
+      const refused = await svc.api.post(`/sale/${sale.id}/capture/`, { amount: 5 });
       expect(refused.status).toBe(502);
       expect(refused.body.detail).toMatch(/processor unavailable/);
-      expect((await api.get(`/sale/${sale.id}/`)).body).toMatchObject({ held: 30, captured: 20, status: 'partially_captured' });
-      expect((await api.get(`/sale/${sale.id}/`)).body.operations).toHaveLength(2);
+      expect((await svc.api.get(`/sale/${sale.id}/`)).body).toMatchObject({ held: 30, captured: 20, status: 'partially_captured' });
+      expect((await svc.api.get(`/sale/${sale.id}/`)).body.operations).toHaveLength(2);
     } finally {
       capture.mockRestore();
     }
   });
 
   it('20 concurrent partial refunds never refund more than was captured', async () => {
-    const { sale } = await paidTransaction(api, priced('EUR', 100));
+    const { sale } = await paidTransaction(svc.api, priced('EUR', 100));
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => api.post(`/sale/${sale.id}/refund/`, { amount: 7 })),
+      Array.from({ length: 20 }, () => svc.api.post(`/sale/${sale.id}/refund/`, { amount: 7 })),
     );
     const accepted = results.filter((r) => r.status === 200).length;
     for (const r of results) expect([200, 409], r.text).toContain(r.status);
     // 14 × 7 = 98 ≤ 100 < 105 = 15 × 7.
     expect(accepted).toBe(14);
-    const read = (await api.get(`/sale/${sale.id}/`)).body;
+    const read = (await svc.api.get(`/sale/${sale.id}/`)).body;
     expect(read).toMatchObject({ captured: 100, refunded: 98, refundable: 2, status: 'partially_refunded' });
     expect(read.operations.filter((o: { kind: string }) => o.kind === 'refund')).toHaveLength(14);
   });
 
   it('concurrent captures and voids of one hold never move more than was held', async () => {
-    const { sale } = await paidTransaction(api, priced('KWD', 10, { authorize: true }));
+    const { sale } = await paidTransaction(svc.api, priced('KWD', 10, { authorize: true }));
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => api.post(`/sale/${sale.id}/${i % 2 ? 'void' : 'capture'}/`, { amount: 0.75 })),
+      Array.from({ length: 20 }, (_, i) => svc.api.post(`/sale/${sale.id}/${i % 2 ? 'void' : 'capture'}/`, { amount: 0.75 })),
     );
     const ok = results.filter((r) => r.status === 200).length;
     expect(ok).toBe(13); // 13 × 0.750 = 9.750 ≤ 10.000
-    const read = (await api.get(`/sale/${sale.id}/`)).body;
+    const read = (await svc.api.get(`/sale/${sale.id}/`)).body;
     expect(read.held).toBe(0.25);
     expect(Math.round((read.captured + read.voided) * 1000)).toBe(9750);
   });
 
   it('lists sales newest first with filters, the status filter agreeing with each status', async () => {
-    const other = await t.newEnvironment('Other');
+    const other = await svc.t.newEnvironment('Other');
     const a = await paidTransaction(other, priced('EUR', 10, { authorize: true }));
     const b = await paidTransaction(other, priced('EUR', 10));
     await other.post(`/sale/${b.sale.id}/refund/`, { amount: 4 });
@@ -252,8 +246,8 @@ describe.each(ENGINES)('sales on %s', (engine) => {
     expect((await other.get(`/sale/?transaction_id=${b.transaction.id}`)).body.count).toBe(1);
     expect((await other.get('/sale/?status=nope')).status).toBe(400);
     // Another environment's sale is not found, for reads and actions alike.
-    expect((await api.get(`/sale/${a.sale.id}/`)).status).toBe(404);
-    expect((await api.request('POST', `/sale/${a.sale.id}/capture/`)).status).toBe(404);
+    expect((await svc.api.get(`/sale/${a.sale.id}/`)).status).toBe(404);
+    expect((await svc.api.request('POST', `/sale/${a.sale.id}/capture/`)).status).toBe(404);
     expect((await other.get(`/sale/${a.sale.id}/`)).body.status).toBe('held');
   });
 });

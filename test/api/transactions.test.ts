@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, type Client, startTestService, type TestService, transactionBody } from './harness';
+import { describe, expect, it } from 'vitest';
+import { ENGINES, transactionBody, useTestService } from './harness';
 
 describe.each(ENGINES)('transactions on %s', (engine) => {
-  let t: TestService;
-  let api: Client;
-  beforeAll(async () => {
-    t = await startTestService(engine);
-    api = await t.newEnvironment();
-  });
-  afterAll(() => t.close());
+  const svc = useTestService(engine);
 
   it('creates a transaction with exact totals in minor units', async () => {
-    const res = await api.post('/transaction/', {
+    const res = await svc.api.post('/transaction/', {
       currency: 'EUR',
       products: [
         { amount: 2, product: { name: 'Coffee', price: 8.5 } },
@@ -32,35 +26,35 @@ describe.each(ENGINES)('transactions on %s', (engine) => {
     expect(res.body.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(res.body.token).toMatch(/^[A-Za-z0-9_-]{32,}$/);
     expect(res.body.token).not.toBe(res.body.id);
-    expect(res.body.payment_url).toBe(`${t.url}/pay/${res.body.token}/`);
+    expect(res.body.payment_url).toBe(`${svc.t.url}/pay/${res.body.token}/`);
     const week = Date.parse(res.body.expired_date) - Date.parse(res.body.created);
     expect(week).toBe(7 * 24 * 60 * 60 * 1000);
 
-    const read = await api.get(`/transaction/${res.body.id}/`);
+    const read = await svc.api.get(`/transaction/${res.body.id}/`);
     expect(read.status).toBe(200);
     expect(read.body).toEqual(res.body);
   });
 
   it('uses each currency exponent: JPY has none, KWD three', async () => {
-    const jpy = await api.post('/transaction/', transactionBody({ currency: 'JPY', products: [{ amount: 3, product: { name: 'Mochi', price: 150 } }] }));
+    const jpy = await svc.api.post('/transaction/', transactionBody({ currency: 'JPY', products: [{ amount: 3, product: { name: 'Mochi', price: 150 } }] }));
     expect(jpy.status).toBe(201);
     expect(jpy.body.total_price).toBe(450);
-    const jpyFraction = await api.post('/transaction/', transactionBody({ currency: 'JPY', products: [{ amount: 1, product: { name: 'Mochi', price: 1.5 } }] }));
+    const jpyFraction = await svc.api.post('/transaction/', transactionBody({ currency: 'JPY', products: [{ amount: 1, product: { name: 'Mochi', price: 1.5 } }] }));
     expect(jpyFraction.status).toBe(400);
     expect(jpyFraction.body.errors[0].path).toBe('products.0.product.price');
-    const kwd = await api.post('/transaction/', transactionBody({ currency: 'KWD', products: [{ amount: 1, product: { name: 'Dates', price: 1.234 } }] }));
+    const kwd = await svc.api.post('/transaction/', transactionBody({ currency: 'KWD', products: [{ amount: 1, product: { name: 'Dates', price: 1.234 } }] }));
     expect(kwd.status).toBe(201);
     expect(kwd.body.total_price).toBe(1.234);
   });
 
   it('prices references to catalogue tax, shipping and coupon, and explicit values override', async () => {
-    const product = await api.post('/product/', { name: 'Mug', price: 12.5, currency: 'EUR' });
-    const tax = await api.post('/tax/', { name: 'VAT', rate: 21 });
-    const ship = await api.post('/shipping/', { name: 'Courier', price: 4.95, currency: 'EUR' });
-    const coupon = await api.post('/coupon/', { name: 'WELCOME10', code: 'WELCOME10', kind: 'percent', value: 10 });
+    const product = await svc.api.post('/product/', { name: 'Mug', price: 12.5, currency: 'EUR' });
+    const tax = await svc.api.post('/tax/', { name: 'VAT', rate: 21 });
+    const ship = await svc.api.post('/shipping/', { name: 'Courier', price: 4.95, currency: 'EUR' });
+    const coupon = await svc.api.post('/coupon/', { name: 'WELCOME10', code: 'WELCOME10', kind: 'percent', value: 10 });
     for (const r of [product, tax, ship, coupon]) expect(r.status).toBe(201);
 
-    const res = await api.post('/transaction/', {
+    const res = await svc.api.post('/transaction/', {
       currency: 'EUR',
       products: [{ amount: 3, product_id: product.body.id }],
       tax: tax.body.id,
@@ -82,7 +76,7 @@ describe.each(ENGINES)('transactions on %s', (engine) => {
     });
     expect(res.body.products[0]).toMatchObject({ amount: 3, product_id: product.body.id, product: { name: 'Mug', price: 12.5 }, total: 37.5 });
 
-    const overridden = await api.post('/transaction/', {
+    const overridden = await svc.api.post('/transaction/', {
       currency: 'EUR',
       products: [{ amount: 1, product_id: product.body.id }],
       tax: tax.body.id,
@@ -93,34 +87,34 @@ describe.each(ENGINES)('transactions on %s', (engine) => {
   });
 
   it('never lets the total go below zero', async () => {
-    const res = await api.post('/transaction/', transactionBody({ coupon_value: 1000 }));
+    const res = await svc.api.post('/transaction/', transactionBody({ coupon_value: 1000 }));
     expect(res.status).toBe(201);
     expect(res.body.total_price).toBe(0);
   });
 
   it('refuses source amounts above the total', async () => {
-    const res = await api.post('/transaction/', transactionBody({ source: [{ amount: 17.01 }] }));
+    const res = await svc.api.post('/transaction/', transactionBody({ source: [{ amount: 17.01 }] }));
     expect(res.status).toBe(400);
     expect(res.body.errors[0].path).toBe('source');
-    const ok = await api.post('/transaction/', transactionBody({ source: [{ amount: 17 }], destination: null }));
+    const ok = await svc.api.post('/transaction/', transactionBody({ source: [{ amount: 17 }], destination: null }));
     expect(ok.status).toBe(201);
     expect(ok.body.source).toEqual([{ amount: 17 }]);
   });
 
   it('shows E when read past expired_date', async () => {
     const soon = new Date(Date.now() + 1500).toISOString();
-    const res = await api.post('/transaction/', transactionBody({ expired_date: soon }));
+    const res = await svc.api.post('/transaction/', transactionBody({ expired_date: soon }));
     expect(res.status).toBe(201);
     expect(res.body.status).toBe('N');
     await new Promise((r) => setTimeout(r, 1700));
-    const read = await api.get(`/transaction/${res.body.id}/`);
+    const read = await svc.api.get(`/transaction/${res.body.id}/`);
     expect(read.body.status).toBe('E');
-    const list = await api.get('/transaction/?status=E');
+    const list = await svc.api.get('/transaction/?status=E');
     expect(list.body.results.map((x: { id: string }) => x.id)).toContain(res.body.id);
   });
 
   it('paginates newest first with absolute links and filters', async () => {
-    const env = await t.newEnvironment('Pager');
+    const env = await svc.t.newEnvironment('Pager');
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
       const r = await env.post('/transaction/', transactionBody({ order_id: i === 2 ? 'special' : `o-${i}` }));
@@ -131,7 +125,7 @@ describe.each(ENGINES)('transactions on %s', (engine) => {
     expect(first.body.items_per_page).toBe(2);
     expect(first.body.results.map((r: { id: string }) => r.id)).toEqual([ids[4], ids[3]]);
     expect(first.body.previous).toBeNull();
-    expect(first.body.next).toBe(`${t.url}/v1/transaction/?page_size=2&page=2`);
+    expect(first.body.next).toBe(`${svc.t.url}/v1/transaction/?page_size=2&page=2`);
     const last = await env.get('/transaction/?page_size=2&page=3');
     expect(last.body.results.map((r: { id: string }) => r.id)).toEqual([ids[0]]);
     expect(last.body.next).toBeNull();
