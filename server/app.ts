@@ -13,6 +13,8 @@ export function createApp(deps: Deps) {
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.trustProxy);
   app.use(requestLogger(deps.log));
+  // First: the payment page is the busiest route, and every layer before it costs a match.
+  app.use(checkoutRouter(deps, loadScreenAssets));
   app.use(
     '/v1',
     helmet({
@@ -22,7 +24,6 @@ export function createApp(deps: Deps) {
     apiRouter(deps),
   );
   app.use(assetsRouter());
-  app.use(checkoutRouter(deps, loadScreenAssets));
   app.use(demoRouter(deps));
   app.use((_req, res) => {
     res.status(404).set('X-Content-Type-Options', 'nosniff').type('text/plain').send('Not found');

@@ -1,7 +1,8 @@
 import express, { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import { validateFields } from '../../widget/screen/card';
-import { renderDocument, renderNotFound, type DocumentAssets } from '../../widget/screen/document';
+import { documentTemplate, renderDocument, renderNotFound, type DocumentAssets, type DocumentTemplate } from '../../widget/screen/document';
+import { COUNTDOWN_FROM_MS } from '../../widget/screen/model';
 import type { CheckoutView, Language } from '../../widget/screen/view';
 import { isLanguage, resolveLanguage } from '../../widget/i18n/language';
 import type { Deps } from '../deps';
@@ -9,7 +10,6 @@ import { baseUrlOf } from '../http/route';
 import type { Gateway } from '../payments/gateway';
 import { findGateway, gatewaysFor } from '../payments/registry';
 import { sandboxRedirect } from '../payments/sandbox';
-import { findEnvironment } from '../store/environments';
 import {
   cancelTransaction,
   claimPaymentAttempt,
@@ -17,18 +17,21 @@ import {
   findSaleOfTransaction,
   releaseFailedAttempt,
 } from '../store/payments';
-import type { EnvironmentRow } from '../store/schema';
 import { serverSecret } from '../store/secrets';
-import { getTransactionByToken, type StoredTransaction } from '../store/transactions';
+import { type Checkout, checkoutVersion, findCheckout, transactionLines } from '../store/transactions';
 import { csrfToken, sameOriginPost, validCsrf } from './csrf';
+import { PageCache } from './page-cache';
 import { renderProviderPage } from './provider-page';
-import { allowedFrameOrigins, applyPageHeaders, newNonce, redirectOrigins } from './security';
+import { allowedFrameOrigins, applyPageHeaders, newNonce, type PageSecurity, redirectOrigins } from './security';
 import { buildView } from './view-model';
 
 // /pay/{token}/: resolve the token, build the view, render it on the server; take the
 // form (urlencoded without JavaScript, JSON from the hydrated screen) and move the money.
 
 const TOKEN = /^[A-Za-z0-9_-]{16,64}$/;
+
+/** Rendered pages kept in memory, in UTF-16 code units: 16 Mi, about 1,500 typical pages. */
+const PAGE_CACHE_CHARS = 16 * 2 ** 20;
 
 const payRequest = z.object({
   action: z.enum(['pay', 'cancel']),
@@ -44,9 +47,7 @@ function fromForm(body: Record<string, unknown>): unknown {
   return { action, gateway: gateway || null, csrf, fields };
 }
 
-interface Page {
-  tx: StoredTransaction;
-  env: EnvironmentRow;
+interface Page extends Checkout {
   language: Language;
   embed: { parentOrigin: string } | null;
   frameAncestors: string[];
@@ -73,33 +74,32 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
   async function loadPage(req: Request): Promise<Page | null> {
     const token = String(req.params.token);
     if (!TOKEN.test(token)) return null;
-    const tx = await getTransactionByToken(db, token);
-    if (!tx) return null;
-    const env = await findEnvironment(db, tx.row.environment_id);
-    if (!env) return null;
+    const found = await findCheckout(db, token);
+    if (!found) return null;
+    const { row, merchant, version } = found;
     const requested = typeof req.query.lang === 'string' && isLanguage(req.query.lang) ? req.query.lang : null;
-    const language = requested ?? resolveLanguage(tx.row.language, req.get('accept-language'));
+    const language = requested ?? resolveLanguage(row.language, req.get('accept-language'));
     let embed: Page['embed'] = null;
     let frameAncestors: string[] = [];
     if (req.query.embed === '1' && typeof req.query.origin === 'string') {
-      const allowed = allowedFrameOrigins(JSON.parse(env.allowed_origins) as string[], tx.row);
+      const allowed = allowedFrameOrigins(JSON.parse(merchant.allowedOrigins) as string[], row);
       // Unknown origins get no embed mode and frame-ancestors 'none': the browser refuses to show it.
       if (allowed.includes(req.query.origin)) {
         embed = { parentOrigin: req.query.origin };
         frameAncestors = allowed;
       }
     }
-    return { tx, env, language, embed, frameAncestors, wantsJson: req.is('application/json') === 'application/json' };
+    return { row, merchant, version, language, embed, frameAncestors, wantsJson: req.is('application/json') === 'application/json' };
   }
 
-  async function view(page: Page, extra: Omit<Extract<Outcome, { kind: 'view' }>, 'kind' | 'status'> = {}) {
-    const now = deps.now();
-    const sale = page.tx.row.status === 'D' ? await findSaleOfTransaction(db, page.tx.row.id) : null;
+  async function view(page: Page, extra: Omit<Extract<Outcome, { kind: 'view' }>, 'kind' | 'status'> = {}, now = deps.now()) {
+    const { row } = page;
+    const sale = row.status === 'D' ? await findSaleOfTransaction(db, row.id) : null;
     return buildView({
-      tx: page.tx,
-      merchantName: page.env.name,
+      tx: { row, lines: await transactionLines(db, row.id) },
+      merchantName: page.merchant.name,
       language: page.language,
-      csrf: csrfToken(await csrfSecret(), page.tx.row.token),
+      csrf: csrfToken(await csrfSecret(), row.token),
       now,
       embed: page.embed,
       sale,
@@ -115,7 +115,7 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
 
   async function respond(res: Response, page: Page, outcome: Outcome) {
     const nonce = newNonce();
-    applyPageHeaders(res, { nonce, frameAncestors: page.frameAncestors, formTargets: redirectOrigins(page.tx.row) });
+    applyPageHeaders(res, { nonce, frameAncestors: page.frameAncestors, formTargets: redirectOrigins(page.row) });
     if (outcome.kind === 'redirect') {
       if (page.wantsJson) return void res.json({ outcome: 'redirect', location: outcome.location, kind: outcome.redirectKind });
       return void res.redirect(outcome.status ?? 303, outcome.location);
@@ -125,15 +125,57 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
     res.status(outcome.status).type('html').send(renderDocument({ view: v, nonce, assets: screenAssets() }));
   }
 
+  // The page as customers open it: rendered once, then only its nonce and clock change.
+  interface CachedPage {
+    template: DocumentTemplate;
+    security: Omit<PageSecurity, 'nonce'>;
+  }
+  const pages = new PageCache<CachedPage>(PAGE_CACHE_CHARS);
+
+  /**
+   * What selects a rendering, taken from the request alone (so a kept page is found with
+   * one small query); null for answers that show a one-off message.
+   */
+  function pageKey(req: Request): string | null {
+    const { lang, embed, origin, declined, finished } = req.query;
+    if (declined !== undefined || finished !== undefined) return null;
+    const text = (v: unknown) => (typeof v === 'string' ? v : null);
+    return JSON.stringify([req.params.token, text(lang), req.get('accept-language') ?? null, text(embed), text(origin)]);
+  }
+
+  async function renderPage(page: Page, key: string): Promise<CachedPage> {
+    const now = deps.now();
+    const { row } = page;
+    const rendered = {
+      template: documentTemplate({ view: await view(page, {}, now), assets: screenAssets() }),
+      security: { frameAncestors: page.frameAncestors, formTargets: redirectOrigins(row) },
+    };
+    // Pending pages look the same until the countdown starts. A paid page shows its sale,
+    // which captures and refunds change behind the transaction's back: never kept.
+    const until = Date.parse(row.expired_at) - COUNTDOWN_FROM_MS;
+    if (row.status === 'N' && until > now.getTime()) {
+      pages.set(key, { value: rendered, version: page.version, until, size: key.length + rendered.template.length });
+    }
+    return rendered;
+  }
+
+  function sendPage(res: Response, { template, security }: CachedPage) {
+    const nonce = newNonce();
+    applyPageHeaders(res, { nonce, ...security });
+    // No ETag: the page is no-store, and hashing it would cost more than filling it in.
+    res.status(200).setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.end(template.fill({ nonce, serverNow: deps.now().toISOString() }));
+  }
+
   /** Re-reads the transaction so the answer shows the state the write produced. */
   async function reload(page: Page): Promise<Page> {
-    const tx = await getTransactionByToken(db, page.tx.row.token);
-    if (tx) page.tx = tx;
+    const found = await findCheckout(db, page.row.token);
+    if (found) page.row = found.row;
     return page;
   }
 
   const finished = (page: Page, kind: 'completed' | 'cancelled'): Outcome => {
-    const url = kind === 'completed' ? page.tx.row.return_url : page.tx.row.cancel_url;
+    const url = kind === 'completed' ? page.row.return_url : page.row.cancel_url;
     // In embed mode the frame shows the result and tells the merchant page, which moves the top window.
     if (url && !page.embed) return { kind: 'redirect', location: url, redirectKind: kind };
     return { kind: 'view', status: 200, justFinished: page.embed !== null };
@@ -141,7 +183,7 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
 
   async function pay(page: Page, input: PayRequest, gateway: Gateway): Promise<Outcome> {
     const now = deps.now();
-    const row = page.tx.row;
+    const row = page.row;
     if (gateway.flow === 'redirect') {
       return { kind: 'redirect', location: providerUrl(page), redirectKind: 'provider' };
     }
@@ -169,7 +211,7 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
     hold: boolean,
     now: Date,
   ): Promise<Outcome> {
-    const row = page.tx.row;
+    const row = page.row;
     if (result.outcome === 'redirect') throw new Error('a redirect is not a settled payment');
     const attempt = {
       transactionId: row.id,
@@ -203,7 +245,7 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
 
   /** The transaction moved on (paid, cancelled, expired) or another attempt is running. */
   async function stateConflict(page: Page, chosenGateway: string | null): Promise<Outcome> {
-    const { row } = (await reload(page)).tx;
+    const { row } = await reload(page);
     const pending = row.status === 'N' && Date.parse(row.expired_at) > deps.now().getTime();
     if (pending) return { kind: 'view', status: 409, chosenGateway, error: { message: 'error.inProgress', fields: {} } };
     return { kind: 'view', status: 409 };
@@ -216,19 +258,20 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
       q.set('origin', page.embed.parentOrigin);
     }
     const qs = q.toString();
-    return `/pay/${page.tx.row.token}/provider/${qs ? `?${qs}` : ''}`;
+    return `/pay/${page.row.token}/provider/${qs ? `?${qs}` : ''}`;
   }
 
-  const small = { limit: '16kb' };
-  router.post('/pay/:token/', express.urlencoded({ ...small, extended: false }), express.json(small));
-  router.post('/pay/:token/provider/', express.urlencoded({ ...small, extended: false }));
-
-  router.get('/pay/:token', (req, res) => res.redirect(308, `/pay/${encodeURIComponent(req.params.token)}/${req.url.slice(req.path.length)}`));
-
   router.get('/pay/:token/', async (req, res) => {
+    const key = TOKEN.test(req.params.token!) ? pageKey(req) : null;
+    if (key) {
+      const version = await checkoutVersion(db, req.params.token!);
+      const kept = version && pages.get(key, version, deps.now().getTime());
+      if (kept) return sendPage(res, kept);
+    }
     const page = await loadPage(req);
     if (!page) return notFound(req, res);
-    const declined = req.query.declined === '1' && page.tx.row.status === 'N';
+    if (key) return sendPage(res, await renderPage(page, key));
+    const declined = req.query.declined === '1' && page.row.status === 'N';
     await respond(res, page, {
       kind: 'view',
       status: 200,
@@ -237,6 +280,12 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
       ...(declined ? { declined, chosenGateway: sandboxRedirect.id, error: { message: 'error.declined', fields: {} } } : {}),
     });
   });
+
+  const small = { limit: '16kb' };
+  router.post('/pay/:token/', express.urlencoded({ ...small, extended: false }), express.json(small));
+  router.post('/pay/:token/provider/', express.urlencoded({ ...small, extended: false }));
+
+  router.get('/pay/:token', (req, res) => res.redirect(308, `/pay/${encodeURIComponent(req.params.token)}/${req.url.slice(req.path.length)}`));
 
   router.post('/pay/:token/', async (req, res) => {
     const page = await loadPage(req);
@@ -248,17 +297,17 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
       return respond(res, page, { kind: 'view', status: 400, error: { message: 'error.generic', fields: {} } });
     }
     const input = parsed.data;
-    if (!sameOriginPost(req, baseUrlOf(req, deps)) || !validCsrf(secretKey, page.tx.row.token, input.csrf)) {
+    if (!sameOriginPost(req, baseUrlOf(req, deps)) || !validCsrf(secretKey, page.row.token, input.csrf)) {
       return respond(res, page, { kind: 'view', status: 403, error: { message: 'error.session', fields: {} } });
     }
-    if (page.tx.row.status !== 'N' || Date.parse(page.tx.row.expired_at) <= deps.now().getTime()) {
+    if (page.row.status !== 'N' || Date.parse(page.row.expired_at) <= deps.now().getTime()) {
       return respond(res, page, await stateConflict(page, null));
     }
     if (input.action === 'cancel') {
-      if (!(await cancelTransaction(db, page.tx.row.id, deps.now(), deps.outbox))) return respond(res, page, await stateConflict(page, null));
+      if (!(await cancelTransaction(db, page.row.id, deps.now(), deps.outbox))) return respond(res, page, await stateConflict(page, null));
       return respond(res, page, finished(await reload(page), 'cancelled'));
     }
-    const gateway = input.gateway ? gatewaysFor(page.tx.row.currency).find((g) => g.id === input.gateway) : undefined;
+    const gateway = input.gateway ? gatewaysFor(page.row.currency).find((g) => g.id === input.gateway) : undefined;
     if (!gateway) {
       return respond(res, page, { kind: 'view', status: 400, error: { message: 'error.gatewayRequired', fields: { gateway: 'error.gatewayRequired' } } });
     }
@@ -270,9 +319,9 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
   router.get('/pay/:token/provider/', async (req, res) => {
     const page = await loadPage(req);
     if (!page) return notFound(req, res);
-    if (page.tx.row.status !== 'N') return res.redirect(303, `/pay/${page.tx.row.token}/${req.url.slice(req.path.length)}`);
+    if (page.row.status !== 'N') return res.redirect(303, `/pay/${page.row.token}/${req.url.slice(req.path.length)}`);
     const nonce = newNonce();
-    applyPageHeaders(res, { nonce, frameAncestors: page.frameAncestors, formTargets: redirectOrigins(page.tx.row) });
+    applyPageHeaders(res, { nonce, frameAncestors: page.frameAncestors, formTargets: redirectOrigins(page.row) });
     const v = await view(page);
     res.type('html').send(renderProviderPage({ view: v, gatewayName: sandboxRedirect.name, styles: screenAssets().styles }));
   });
@@ -280,18 +329,18 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
   router.post('/pay/:token/provider/', async (req, res) => {
     const page = await loadPage(req);
     if (!page) return notFound(req, res);
-    const back = `/pay/${page.tx.row.token}/${req.url.slice(req.path.length)}`;
+    const back = `/pay/${page.row.token}/${req.url.slice(req.path.length)}`;
     const decision = (req.body as Record<string, unknown> | undefined)?.decision;
-    if (!sameOriginPost(req, baseUrlOf(req, deps)) || !validCsrf(await csrfSecret(), page.tx.row.token, req.body?.csrf)) {
+    if (!sameOriginPost(req, baseUrlOf(req, deps)) || !validCsrf(await csrfSecret(), page.row.token, req.body?.csrf)) {
       return res.redirect(303, back);
     }
     const now = deps.now();
-    if (!(await claimPaymentAttempt(db, page.tx.row.id, now))) return res.redirect(303, back);
+    if (!(await claimPaymentAttempt(db, page.row.id, now))) return res.redirect(303, back);
     const gateway = findGateway(sandboxRedirect.id)!;
-    const hold = page.tx.row.authorize === 1;
+    const hold = page.row.authorize === 1;
     const result =
       decision === 'approve'
-        ? ({ outcome: 'approved', reference: `sbx_redirect_${page.tx.row.id}`, card: null } as const)
+        ? ({ outcome: 'approved', reference: `sbx_redirect_${page.row.id}`, card: null } as const)
         : ({ outcome: 'declined', card: null } as const);
     const outcome = await settle(page, gateway, result, hold, now);
     if (outcome.kind === 'redirect') return res.redirect(303, outcome.location);

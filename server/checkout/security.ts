@@ -1,12 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import type { Response } from 'express';
+import { secureRandomBytes } from '../domain/random';
 import type { TransactionRow } from '../store/schema';
 
 // Headers of every checkout page: a strict CSP with a fresh nonce, no referrer (the token
 // is in the URL), and framing only by the merchant's allowed origins in embed mode.
 
 export function newNonce(): string {
-  return randomBytes(16).toString('base64');
+  return secureRandomBytes(16).toString('base64');
 }
 
 function originOf(url: string | null): string | null {
@@ -45,16 +45,14 @@ export function applyPageHeaders(res: Response, s: PageSecurity): void {
     `form-action 'self' ${s.formTargets.join(' ')}`.trim(),
     `frame-ancestors ${s.frameAncestors.length ? s.frameAncestors.join(' ') : "'none'"}`,
   ].join('; ');
-  res.set({
-    'Content-Security-Policy': csp,
-    'Referrer-Policy': 'no-referrer',
-    'X-Content-Type-Options': 'nosniff',
-    'Cross-Origin-Opener-Policy': s.frameAncestors.length ? 'unsafe-none' : 'same-origin',
-    'Cache-Control': 'no-store',
-    'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), payment=(self)',
-  });
+  res.setHeader('Content-Security-Policy', csp);
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Cross-Origin-Opener-Policy', s.frameAncestors.length ? 'unsafe-none' : 'same-origin');
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Permissions-Policy', 'camera=(), microphone=(), geolocation=(), payment=(self)');
   // X-Frame-Options cannot name origins; outside embed mode it backs up frame-ancestors.
-  if (s.frameAncestors.length === 0) res.set('X-Frame-Options', 'DENY');
+  if (s.frameAncestors.length === 0) res.setHeader('X-Frame-Options', 'DENY');
 }
 
 export function redirectOrigins(tx: Pick<TransactionRow, 'return_url' | 'cancel_url'>): string[] {

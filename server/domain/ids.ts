@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { secureRandomBytes } from './random';
 
 /** RFC 9562 UUIDv7: 48-bit Unix milliseconds then randomness, so ids sort by creation. */
 export function uuidv7(now: number = Date.now()): string {
-  const bytes = randomBytes(16);
+  const bytes = secureRandomBytes(16);
   bytes.writeUIntBE(now, 0, 6);
   bytes[6] = (bytes[6]! & 0x0f) | 0x70;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
@@ -12,7 +13,7 @@ export function uuidv7(now: number = Date.now()): string {
 
 /** 192 random bits, URL-safe: the customer-facing handle of a transaction, never its id. */
 export function newToken(): string {
-  return randomBytes(24).toString('base64url');
+  return secureRandomBytes(24).toString('base64url');
 }
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

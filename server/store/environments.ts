@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { uuidv7 } from '../domain/ids';
+import { compiledOnce } from './compiled';
 import type { Db } from './db';
 import type { EnvironmentRow } from './schema';
 
@@ -55,16 +56,17 @@ export async function createEnvironment(
 const DUMMY_HASH = hashSecret('dummy').toString('hex');
 
 /** The environment whose key pair this is, or null; constant-time on the secret. */
+// Every API request runs it.
+const environmentByPublicKey = compiledOnce((db, publicKey: string) =>
+  db.selectFrom('environments').selectAll().where('public_key', '=', publicKey),
+);
+
 export async function authenticate(
   db: Db,
   publicKey: string,
   secretKey: string,
 ): Promise<EnvironmentRow | null> {
-  const row = await db
-    .selectFrom('environments')
-    .selectAll()
-    .where('public_key', '=', publicKey)
-    .executeTakeFirst();
+  const [row] = await environmentByPublicKey(db, publicKey);
   const expected = Buffer.from(row?.secret_hash ?? DUMMY_HASH, 'hex');
   const ok = timingSafeEqual(hashSecret(secretKey), expected);
   return row && ok ? row : null;

@@ -8,14 +8,13 @@
 //
 // Routes: page (GET /pay/{token}/, 3 products), page1000 (1,000 products),
 // create (POST /v1/transaction/, 3 products), read (GET /v1/transaction/{id}/).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createTransaction, transactionBody } from './data';
 import { load, type LoadRequest, type LoadResult } from './load';
-import { freePort, startService, type Target } from './targets';
+import { startRouteTarget } from './route-target';
+import type { Target } from './targets';
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -38,32 +37,8 @@ interface Side {
 
 const work = mkdtempSync(join(tmpdir(), 'checkout-compare-'));
 
-async function demoKeys(logFile: string): Promise<string> {
-  for (let i = 0; i < 300; i++) {
-    const log = readFileSync(logFile, 'utf8');
-    const pk = /public key:\s+(\S+)/.exec(log)?.[1];
-    const sk = /secret key:\s+(\S+)/.exec(log)?.[1];
-    if (pk && sk) return `AppKeys ${pk}:${sk}`;
-    await sleep(100);
-  }
-  throw new Error(`no demo keys in ${logFile}`);
-}
-
 async function side(name: string, root: string): Promise<Side> {
-  const dataDir = join(work, name);
-  const logFile = join(work, `${name}.log`);
-  const service = await startService({ port: await freePort(), dataDir, databaseUrl: null, logFile, root: resolve(root), demo: true });
-  const auth = await demoKeys(logFile);
-  const headers = { authorization: auth, 'content-type': 'application/json' };
-  const tx = await createTransaction(service.url, auth, transactionBody(route === 'page1000' ? 1000 : 3));
-  const requests: Record<string, LoadRequest> = {
-    page: { url: `${service.url}/pay/${tx.token}/`, connections },
-    page1000: { url: `${service.url}/pay/${tx.token}/`, connections },
-    create: { url: `${service.url}/v1/transaction/`, method: 'POST', headers, body: JSON.stringify(transactionBody(3)), connections },
-    read: { url: `${service.url}/v1/transaction/${tx.id}/`, headers, connections },
-  };
-  const request = requests[route];
-  if (!request) throw new Error(`unknown route ${route}`);
+  const { service, request } = await startRouteTarget({ name, root, route, work, connections });
   return { name, service, request, samples: [] };
 }
 

@@ -72,27 +72,64 @@ function shell({ language, title, styles, body, tail, embed }: ShellOptions): st
   );
 }
 
-function moduleScripts(scripts: string[], nonce: string): string {
-  return scripts
-    .map((src) => `<script type="module" nonce="${escapeAttribute(nonce)}" src="${escapeAttribute(src)}"></script>`)
-    .join('');
+/** What changes between two responses showing the same view. */
+export interface DocumentSlots {
+  /** The response's CSP nonce. */
+  nonce: string;
+  /** The server's clock for the client's countdown, ISO 8601 (the state's view.serverNow). */
+  serverNow: string;
 }
 
-export function renderDocument({ view, nonce, strings, assets, title }: RenderDocumentOptions): string {
+/** A rendered document with its per-response values left open. */
+export interface DocumentTemplate {
+  /** UTF-16 code units, roughly the bytes it holds in memory. */
+  length: number;
+  fill(slots: DocumentSlots): string;
+}
+
+/**
+ * Renders the document once for any number of responses: the server fills in each
+ * response's nonce and clock. The markup must not depend on the clock beyond the view's
+ * status (the caller's business: no countdown on screen, see COUNTDOWN_FROM_MS).
+ */
+export function documentTemplate({ view, strings, assets, title }: Omit<RenderDocumentOptions, 'nonce'>): DocumentTemplate {
   const i18n = getTranslator(view.language);
   const model = createCheckoutModel(view);
   const body = renderToString(<CheckoutScreen model={model} i18n={i18n} />);
-  const state = serializeState({ view, strings: strings ?? getStrings(view.language) });
-  return shell({
+  // Random stand-ins, rendered where the values go: no merchant text can contain them.
+  const mark = crypto.randomUUID();
+  const NONCE = `nonce-${mark}`;
+  const NOW = `now-${mark}`;
+  const state = serializeState({ view: { ...view, serverNow: NOW }, strings: strings ?? getStrings(view.language) });
+  const html = shell({
     language: view.language,
     title: title ?? i18n.t('page.title', { merchant: view.merchantName }),
     styles: assets.styles,
     body,
     embed: view.embed !== null,
     tail:
-      `<script type="application/json" id="${STATE_ELEMENT_ID}" nonce="${escapeAttribute(nonce)}">${state}</script>` +
-      moduleScripts(assets.scripts, nonce),
+      `<script type="application/json" id="${STATE_ELEMENT_ID}" nonce="${NONCE}">${state}</script>` +
+      moduleScripts(assets.scripts, NONCE),
   });
+  const parts = html.split(new RegExp(`(${NONCE}|${NOW})`));
+  return {
+    length: html.length,
+    fill({ nonce, serverNow }) {
+      const now = JSON.stringify(serverNow).slice(1, -1);
+      const attribute = escapeAttribute(nonce);
+      let out = '';
+      for (const part of parts) out += part === NONCE ? attribute : part === NOW ? now : part;
+      return out;
+    },
+  };
+}
+
+export function renderDocument(options: RenderDocumentOptions): string {
+  return documentTemplate(options).fill({ nonce: options.nonce, serverNow: options.view.serverNow });
+}
+
+function moduleScripts(scripts: string[], nonce: string): string {
+  return scripts.map((src) => `<script type="module" nonce="${nonce}" src="${escapeAttribute(src)}"></script>`).join('');
 }
 
 /**
