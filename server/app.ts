@@ -5,14 +5,14 @@ import { assetsRouter, loadScreenAssets } from './checkout/assets';
 import { checkoutRouter } from './checkout/routes';
 import type { Deps } from './deps';
 import { demoRouter } from './demo/routes';
-import { requestLogger } from './http/logging';
+import { installRequestLogging } from './http/logging';
 
 /** Builds the whole service; no I/O here, so tests build one per database and port. */
 export function createApp(deps: Deps) {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.trustProxy);
-  app.use(requestLogger(deps.log));
+  installRequestLogging(app, deps.log);
   // First: the payment page is the busiest route, and every layer before it costs a match.
   app.use(checkoutRouter(deps, loadScreenAssets));
   app.use(

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { Express, Request } from 'express';
 import pino, { type Logger } from 'pino';
 
 declare module 'node:http' {
@@ -27,31 +27,33 @@ export function loggablePath(url: string): string {
   return url.replace(/^\/pay\/[^/?]+/, '/pay/:token').replace(/\?.*$/, '');
 }
 
+const CHILD = Symbol('request logger');
+
 /**
  * One line per request when it ends: method, path without query or token, status, time.
- * No headers, no bodies. (pino-http did this with a child logger per request, about a
- * tenth of a payment page's cost; a handler's child is only made when it logs.)
+ * No headers, no bodies. `req.log` is a child logger carrying the request's id, made only
+ * when a handler logs. (pino-http made a child per request, and a per-request property
+ * accessor would push every request object into slow dictionary mode: the getter lives on
+ * the app's request prototype instead.)
  */
-export function requestLogger(logger: Logger): RequestHandler {
-  return (req, res, next) => {
+export function installRequestLogging(app: Express, logger: Logger): void {
+  const summary = (req: Request) => ({ id: req.id, method: req.method, path: loggablePath(req.originalUrl) });
+  Object.defineProperty(app.request, 'log', {
+    get(this: Request & { [CHILD]?: Logger }) {
+      return (this[CHILD] ??= logger.child({ req: summary(this) }));
+    },
+  });
+  app.use((req, res, next) => {
     const start = performance.now();
-    const id = randomUUID();
-    req.id = id;
-    res.setHeader('X-Request-Id', id);
-    const summary = () => ({ id, method: req.method, path: loggablePath(req.originalUrl) });
-    let child: Logger | undefined;
-    Object.defineProperty(req, 'log', { get: () => (child ??= logger.child({ req: summary() })), configurable: true });
+    req.id = randomUUID();
+    res.setHeader('X-Request-Id', req.id);
     // 'close' follows 'finish' on every response, and also comes alone when the client left.
     res.once('close', () => {
-      const line = {
-        req: summary(),
-        res: { status: res.statusCode },
-        responseTime: Math.round(performance.now() - start),
-      };
+      const line = { req: summary(req), res: { status: res.statusCode }, responseTime: Math.round(performance.now() - start) };
       if (!res.writableFinished) logger.warn(line, 'request aborted');
       else if (res.statusCode >= 500) logger.error(line, 'request failed');
       else logger.info(line, 'request completed');
     });
     next();
-  };
+  });
 }

@@ -82,9 +82,10 @@ export interface DocumentSlots {
 
 /** A rendered document with its per-response values left open. */
 export interface DocumentTemplate {
-  /** UTF-16 code units, roughly the bytes it holds in memory. */
+  /** Bytes it holds. */
   length: number;
-  fill(slots: DocumentSlots): string;
+  /** The document as UTF-8, ready to send: the rest was encoded once, at render time. */
+  fill(slots: DocumentSlots): Buffer;
 }
 
 /**
@@ -111,21 +112,18 @@ export function documentTemplate({ view, strings, assets, title }: Omit<RenderDo
       `<script type="application/json" id="${STATE_ELEMENT_ID}" nonce="${NONCE}">${state}</script>` +
       moduleScripts(assets.scripts, NONCE),
   });
-  const parts = html.split(new RegExp(`(${NONCE}|${NOW})`));
+  const parts = html.split(new RegExp(`(${NONCE}|${NOW})`)).map((part) => (part === NONCE || part === NOW ? part : Buffer.from(part)));
   return {
-    length: html.length,
+    length: parts.reduce((n, part) => n + part.length, 0),
     fill({ nonce, serverNow }) {
-      const now = JSON.stringify(serverNow).slice(1, -1);
-      const attribute = escapeAttribute(nonce);
-      let out = '';
-      for (const part of parts) out += part === NONCE ? attribute : part === NOW ? now : part;
-      return out;
+      const values = { [NONCE]: Buffer.from(escapeAttribute(nonce)), [NOW]: Buffer.from(JSON.stringify(serverNow).slice(1, -1)) };
+      return Buffer.concat(parts.map((part) => (typeof part === 'string' ? values[part]! : part)));
     },
   };
 }
 
 export function renderDocument(options: RenderDocumentOptions): string {
-  return documentTemplate(options).fill({ nonce: options.nonce, serverNow: options.view.serverNow });
+  return documentTemplate(options).fill({ nonce: options.nonce, serverNow: options.view.serverNow }).toString();
 }
 
 function moduleScripts(scripts: string[], nonce: string): string {
