@@ -30,17 +30,17 @@ export function loggablePath(url: string): string {
 const CHILD = Symbol('request logger');
 
 /**
- * One line per request when it ends: method, path without query or token, status, time.
- * No headers, no bodies. `req.log` is a child logger carrying the request's id, made only
- * when a handler logs. (pino-http made a child per request, and a per-request property
- * accessor would push every request object into slow dictionary mode: the getter lives on
- * the app's request prototype instead.)
+ * One line per request when it ends: request id, method, path without query or token,
+ * status, time. No headers, no bodies. Flat on purpose: pino writes strings and numbers
+ * straight into the line, while nested objects go through a generic serializer (measured:
+ * 12 % of a payment page's CPU). `req.log` is a child logger carrying the request id, made
+ * only when a handler logs; the getter lives on the app's request prototype (a
+ * per-request accessor would push every request object into slow dictionary mode).
  */
 export function installRequestLogging(app: Express, logger: Logger): void {
-  const summary = (req: Request) => ({ id: req.id, method: req.method, path: loggablePath(req.originalUrl) });
   Object.defineProperty(app.request, 'log', {
     get(this: Request & { [CHILD]?: Logger }) {
-      return (this[CHILD] ??= logger.child({ req: summary(this) }));
+      return (this[CHILD] ??= logger.child({ reqId: this.id }));
     },
   });
   app.use((req, res, next) => {
@@ -49,7 +49,13 @@ export function installRequestLogging(app: Express, logger: Logger): void {
     res.setHeader('X-Request-Id', req.id);
     // 'close' follows 'finish' on every response, and also comes alone when the client left.
     res.once('close', () => {
-      const line = { req: summary(req), res: { status: res.statusCode }, responseTime: Math.round(performance.now() - start) };
+      const line = {
+        reqId: req.id,
+        method: req.method,
+        path: loggablePath(req.originalUrl),
+        status: res.statusCode,
+        responseTime: Math.round(performance.now() - start),
+      };
       if (!res.writableFinished) logger.warn(line, 'request aborted');
       else if (res.statusCode >= 500) logger.error(line, 'request failed');
       else logger.info(line, 'request completed');
