@@ -30,8 +30,8 @@ import { buildView } from './view-model';
 
 const TOKEN = /^[A-Za-z0-9_-]{16,64}$/;
 
-/** Rendered pages kept in memory, in UTF-16 code units: 16 Mi, about 1,500 typical pages. */
-const PAGE_CACHE_CHARS = 16 * 2 ** 20;
+/** Rendered pages kept in memory, in bytes: 16 MiB, about 1,500 typical pages. */
+const PAGE_CACHE_BYTES = 16 * 2 ** 20;
 
 const payRequest = z.object({
   action: z.enum(['pay', 'cancel']),
@@ -130,7 +130,7 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
     template: DocumentTemplate;
     security: Omit<PageSecurity, 'nonce'>;
   }
-  const pages = new PageCache<CachedPage>(PAGE_CACHE_CHARS);
+  const pages = new PageCache<CachedPage>(PAGE_CACHE_BYTES);
 
   /**
    * What selects a rendering, taken from the request alone (so a kept page is found with
@@ -163,8 +163,10 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
     const nonce = newNonce();
     applyPageHeaders(res, { nonce, ...security });
     // No ETag: the page is no-store, and hashing it would cost more than filling it in.
+    const body = template.fill({ nonce, serverNow: deps.now().toISOString() });
     res.status(200).setHeader('Content-Type', 'text/html; charset=utf-8');
-    res.end(template.fill({ nonce, serverNow: deps.now().toISOString() }));
+    res.setHeader('Content-Length', body.length);
+    res.end(body);
   }
 
   /** Re-reads the transaction so the answer shows the state the write produced. */

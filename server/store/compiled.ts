@@ -21,7 +21,8 @@ export function compiledOnce<A extends string[], R>(build: (db: Db, ...args: A) 
         const arg = marks.indexOf(value as string);
         return arg >= 0 ? { arg } : { value };
       });
-      if (!marks.every((mark) => compiled.parameters.includes(mark))) throw new Error('every argument must be a bound value of the query');
+      const bound = (mark: string) => compiled.parameters.includes(mark) && !compiled.sql.includes(mark);
+      if (!marks.every(bound)) throw new Error('every argument must be a bound value of the query, and only that');
       entry = { compiled, slots };
       perEngine.set(engine, entry);
     }
