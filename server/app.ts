@@ -14,7 +14,7 @@ export function createApp(deps: Deps) {
   app.set('trust proxy', deps.config.trustProxy);
   installRequestLogging(app, deps.log);
   // First: the payment page is the busiest route, and every layer before it costs a match.
-  app.use(checkoutRouter(deps, loadScreenAssets));
+  app.use('/pay', checkoutRouter(deps, loadScreenAssets));
   app.use(
     '/v1',
     helmet({

@@ -25,7 +25,7 @@ import { renderProviderPage } from './provider-page';
 import { allowedFrameOrigins, applyPageHeaders, newNonce, type PageSecurity, redirectOrigins } from './security';
 import { buildView } from './view-model';
 
-// /pay/{token}/: resolve the token, build the view, render it on the server; take the
+// /pay/{token}/ (mounted at /pay): resolve the token, build the view, render it on the server; take the
 // form (urlencoded without JavaScript, JSON from the hydrated screen) and move the money.
 
 const TOKEN = /^[A-Za-z0-9_-]{16,64}$/;
@@ -263,7 +263,7 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
     return `/pay/${page.row.token}/provider/${qs ? `?${qs}` : ''}`;
   }
 
-  router.get('/pay/:token/', async (req, res) => {
+  router.get('/:token/', async (req, res) => {
     const key = TOKEN.test(req.params.token!) ? pageKey(req) : null;
     if (key) {
       const version = await checkoutVersion(db, req.params.token!);
@@ -284,12 +284,12 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
   });
 
   const small = { limit: '16kb' };
-  router.post('/pay/:token/', express.urlencoded({ ...small, extended: false }), express.json(small));
-  router.post('/pay/:token/provider/', express.urlencoded({ ...small, extended: false }));
+  router.post('/:token/', express.urlencoded({ ...small, extended: false }), express.json(small));
+  router.post('/:token/provider/', express.urlencoded({ ...small, extended: false }));
 
-  router.get('/pay/:token', (req, res) => res.redirect(308, `/pay/${encodeURIComponent(req.params.token)}/${req.url.slice(req.path.length)}`));
+  router.get('/:token', (req, res) => res.redirect(308, `/pay/${encodeURIComponent(req.params.token)}/${req.url.slice(req.path.length)}`));
 
-  router.post('/pay/:token/', async (req, res) => {
+  router.post('/:token/', async (req, res) => {
     const page = await loadPage(req);
     if (!page) return notFound(req, res);
     const raw = page.wantsJson ? { ...req.body, csrf: req.get('x-csrf-token') } : fromForm(req.body ?? {});
@@ -318,7 +318,7 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
 
   // The sandbox redirect gateway's "provider": a page of its own where the customer
   // approves or rejects, as on PayPal or Bizum, then comes back to the checkout.
-  router.get('/pay/:token/provider/', async (req, res) => {
+  router.get('/:token/provider/', async (req, res) => {
     const page = await loadPage(req);
     if (!page) return notFound(req, res);
     if (page.row.status !== 'N') return res.redirect(303, `/pay/${page.row.token}/${req.url.slice(req.path.length)}`);
@@ -328,7 +328,7 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
     res.type('html').send(renderProviderPage({ view: v, gatewayName: sandboxRedirect.name, styles: screenAssets().styles }));
   });
 
-  router.post('/pay/:token/provider/', async (req, res) => {
+  router.post('/:token/provider/', async (req, res) => {
     const page = await loadPage(req);
     if (!page) return notFound(req, res);
     const back = `/pay/${page.row.token}/${req.url.slice(req.path.length)}`;

@@ -72,9 +72,13 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/** No ETag: answers are per tenant and change with every write; hashing each one bought nothing. */
 function send(res: Response, status: number, body: string | undefined) {
   if (status === 204) return void res.status(204).end();
-  res.status(status).type(status >= 400 ? 'application/problem+json' : 'application/json').send(body);
+  const bytes = Buffer.from(body ?? '');
+  res.status(status).setHeader('Content-Type', `${status >= 400 ? 'application/problem+json' : 'application/json'}; charset=utf-8`);
+  res.setHeader('Content-Length', bytes.length);
+  res.end(bytes);
 }
 
 export function mountRoutes(router: Router, routes: RouteDef[], deps: Deps): void {
