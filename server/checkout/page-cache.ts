@@ -1,10 +1,13 @@
 // Rendered payment pages, kept while nothing they show can have changed. A pending
 // transaction's content never changes: only its status does, and the clock. So an entry
 // is keyed by what selects the rendering (token, language, embedding origin), carries the
-// version of the data it was rendered from (checked on every request against a fresh
-// read of the database, so a payment made by another process is seen at once), and
-// expires when the clock would change the rendering. Bounded by size, least recently
-// used out first.
+// version of the data it was rendered from (checked against a fresh read of the database,
+// so a payment made by another process is seen at once), and expires when the clock would
+// change the rendering. Where the database can tell cheaply that nothing at all was
+// written since an entry was last checked (its change stamp, see Database.changeStamp),
+// the read is skipped. The stamp must be taken before the read that checks the version:
+// then a write between the two either shows in the read or leaves a newer stamp. Bounded
+// by size, least recently used out first.
 
 export interface CacheEntry<T> {
   value: T;
@@ -14,6 +17,8 @@ export interface CacheEntry<T> {
   until: number;
   /** What the entry counts against the budget. */
   size: number;
+  /** The database's change stamp when the version was last checked; null: none. */
+  stamp: string | null;
 }
 
 export class PageCache<T> {
@@ -26,15 +31,31 @@ export class PageCache<T> {
     return this.#size;
   }
 
-  get(key: string, version: string, now: number): T | undefined {
+  /** The value if nothing was written since its version was checked (and it is not stale). */
+  unchanged(key: string, stamp: string | null, now: number): T | undefined {
+    const entry = this.#entries.get(key);
+    if (stamp === null || entry?.stamp !== stamp || now >= entry.until) return undefined;
+    this.#touch(key, entry);
+    return entry.value;
+  }
+
+  /** The value if it was rendered from `version`; records `stamp` as the moment of the check. */
+  get(key: string, version: string, now: number, stamp: string | null = null): T | undefined {
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
-    this.#remove(key, entry);
-    if (entry.version !== version || now >= entry.until) return undefined;
-    // Back in as the most recently used.
-    this.#entries.set(key, entry);
-    this.#size += entry.size;
+    if (entry.version !== version || now >= entry.until) {
+      this.#remove(key, entry);
+      return undefined;
+    }
+    entry.stamp = stamp;
+    this.#touch(key, entry);
     return entry.value;
+  }
+
+  /** Back in as the most recently used. */
+  #touch(key: string, entry: CacheEntry<T>): void {
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
   }
 
   set(key: string, entry: CacheEntry<T>): void {

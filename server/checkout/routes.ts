@@ -134,7 +134,7 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
 
   /**
    * What selects a rendering, taken from the request alone (so a kept page is found with
-   * one small query); null for answers that show a one-off message.
+   * one small query at most); null for answers that show a one-off message.
    */
   function pageKey(req: Request): string | null {
     const { lang, embed, origin, declined, finished } = req.query;
@@ -143,7 +143,7 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
     return JSON.stringify([req.params.token, text(lang), req.get('accept-language') ?? null, text(embed), text(origin)]);
   }
 
-  async function renderPage(page: Page, key: string): Promise<CachedPage> {
+  async function renderPage(page: Page, key: string, stamp: string | null): Promise<CachedPage> {
     const now = deps.now();
     const { row } = page;
     const rendered = {
@@ -154,7 +154,7 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
     // which captures and refunds change behind the transaction's back: never kept.
     const until = Date.parse(row.expired_at) - COUNTDOWN_FROM_MS;
     if (row.status === 'N' && until > now.getTime()) {
-      pages.set(key, { value: rendered, version: page.version, until, size: key.length + rendered.template.length });
+      pages.set(key, { value: rendered, version: page.version, until, stamp, size: key.length + rendered.template.length });
     }
     return rendered;
   }
@@ -265,14 +265,20 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
 
   router.get('/:token/', async (req, res) => {
     const key = TOKEN.test(req.params.token!) ? pageKey(req) : null;
+    // Before any read (see page-cache.ts).
+    const stamp = deps.database.changeStamp();
     if (key) {
-      const version = await checkoutVersion(db, req.params.token!);
-      const kept = version && pages.get(key, version, deps.now().getTime());
+      const now = deps.now().getTime();
+      let kept = pages.unchanged(key, stamp, now);
+      if (!kept) {
+        const version = await checkoutVersion(db, req.params.token!);
+        kept = version ? pages.get(key, version, now, stamp) : undefined;
+      }
       if (kept) return sendPage(res, kept);
     }
     const page = await loadPage(req);
     if (!page) return notFound(req, res);
-    if (key) return sendPage(res, await renderPage(page, key));
+    if (key) return sendPage(res, await renderPage(page, key, stamp));
     const declined = req.query.declined === '1' && page.row.status === 'N';
     await respond(res, page, {
       kind: 'view',

@@ -10,6 +10,7 @@ const entry = (value: string, over: Partial<CacheEntry<string>> = {}): CacheEntr
   version: 'v1',
   until: T + 1000,
   size: 10,
+  stamp: null,
   ...over,
 });
 
@@ -183,5 +184,47 @@ describe('PageCache', () => {
       }
     }
     expect(cache.size).toBe(sum);
+  });
+});
+
+describe('PageCache change stamps', () => {
+  it('serves without a version check only for the stamp of the last check, never for null', () => {
+    const cache = new PageCache<string>(100);
+    cache.set('a', entry('page a', { stamp: 's1' }));
+    expect(cache.unchanged('a', 's1', T)).toBe('page a');
+    expect(cache.unchanged('a', 's2', T)).toBeUndefined();
+    expect(cache.unchanged('a', null, T)).toBeUndefined();
+    cache.set('b', entry('page b'));
+    expect(cache.unchanged('b', null, T)).toBeUndefined();
+    // A miss on the stamp keeps the entry: the version check decides.
+    expect(cache.get('a', 'v1', T)).toBe('page a');
+  });
+
+  it('a version check records its stamp; a failed one drops the entry', () => {
+    const cache = new PageCache<string>(100);
+    cache.set('a', entry('page a', { stamp: 's1' }));
+    expect(cache.get('a', 'v1', T, 's2')).toBe('page a');
+    expect(cache.unchanged('a', 's1', T)).toBeUndefined();
+    expect(cache.unchanged('a', 's2', T)).toBe('page a');
+    expect(cache.get('a', 'v2', T, 's3')).toBeUndefined();
+    expect(cache.unchanged('a', 's2', T)).toBeUndefined();
+  });
+
+  it('a matching stamp does not outlive until', () => {
+    const cache = new PageCache<string>(100);
+    cache.set('a', entry('page a', { stamp: 's1', until: T + 10 }));
+    expect(cache.unchanged('a', 's1', T + 9)).toBe('page a');
+    expect(cache.unchanged('a', 's1', T + 10)).toBeUndefined();
+  });
+
+  it('a hit by stamp makes the entry the most recently used', () => {
+    const cache = new PageCache<string>(30);
+    cache.set('a', entry('A', { stamp: 's' }));
+    cache.set('b', entry('B', { stamp: 's' }));
+    cache.set('c', entry('C', { stamp: 's' }));
+    expect(cache.unchanged('a', 's', T)).toBe('A');
+    cache.set('d', entry('D', { stamp: 's' }));
+    expect(cache.unchanged('b', 's', T)).toBeUndefined();
+    expect(cache.unchanged('a', 's', T)).toBe('A');
   });
 });
