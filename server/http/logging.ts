@@ -43,6 +43,8 @@ export function installRequestLogging(app: Express, logger: Logger): void {
       return (this[CHILD] ??= logger.child({ reqId: this.id }));
     },
   });
+  // Built from known fields only, so the access line skips redaction (half a line's cost).
+  const access = logger.child({}, { redact: [] });
   app.use((req, res, next) => {
     const start = performance.now();
     req.id = randomUUID();
@@ -56,9 +58,9 @@ export function installRequestLogging(app: Express, logger: Logger): void {
         status: res.statusCode,
         responseTime: Math.round(performance.now() - start),
       };
-      if (!res.writableFinished) logger.warn(line, 'request aborted');
-      else if (res.statusCode >= 500) logger.error(line, 'request failed');
-      else logger.info(line, 'request completed');
+      if (!res.writableFinished) access.warn(line, 'request aborted');
+      else if (res.statusCode >= 500) access.error(line, 'request failed');
+      else access.info(line, 'request completed');
     });
     next();
   });
