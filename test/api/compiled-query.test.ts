@@ -53,16 +53,6 @@ afterAll(async () => {
 const environmentByKey = compiledOnce((db, publicKey: string) => db.selectFrom('environments').selectAll().where('public_key', '=', publicKey));
 
 /** Arguments in the opposite order to their place in the query, between constants. */
-const pendingOrders = compiledOnce((db, orderId: string, environmentId: string) =>
-  db
-    .selectFrom('transactions')
-    .select(['id', 'status', 'order_id', 'currency'])
-    .where('environment_id', '=', environmentId)
-    .where('status', '=', 'N')
-    .where('order_id', '=', orderId)
-    .where('currency', 'in', ['EUR', 'USD'])
-    .orderBy('id'),
-);
 const plainPendingOrders = (db: Db, orderId: string, environmentId: string) =>
   db
     .selectFrom('transactions')
@@ -72,6 +62,7 @@ const plainPendingOrders = (db: Db, orderId: string, environmentId: string) =>
     .where('order_id', '=', orderId)
     .where('currency', 'in', ['EUR', 'USD'])
     .orderBy('id');
+const pendingOrders = compiledOnce(plainPendingOrders);
 
 /** One argument in two places. */
 const byOrderOrCurrency = compiledOnce((db, environmentId: string, value: string) =>
