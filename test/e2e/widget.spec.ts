@@ -450,6 +450,128 @@ test.describe('overlay', () => {
     expect(await transactionStatus(service, tx.id)).toBe('N');
   });
 
+  /** Whether the checkout frame's focused element is its "Cancel payment" button. */
+  const cancelFocused = (frame: Frame) =>
+    frame.evaluate(() => document.activeElement?.matches('button[name="action"][value="cancel"]') ?? false);
+
+  test('Shift+Tab from Close goes straight to the last control in the frame', async ({ page, service, merchant }) => {
+    const tx = await service.createTransaction(order(merchant));
+    await openOverlayShop(page, service, merchant, tx.token);
+    await page.getByRole('button', { name: 'Buy now' }).click();
+    await waitForEvent(page, 'checkout:ready');
+    const frame = await checkoutFrameHandle(page);
+    await expect(checkoutFrame(page).getByRole('button', { name: 'Cancel payment' })).toBeVisible();
+    // The last control Tab reaches in the screen is its "Cancel payment" button.
+    expect(
+      await frame.evaluate(() => {
+        const all = [...document.querySelectorAll<HTMLElement>('a[href],button,input,select,textarea,[tabindex]')];
+        const last = all.filter((el) => el.tabIndex >= 0 && !el.matches(':disabled') && el.getClientRects().length).at(-1);
+        return last?.textContent?.trim();
+      }),
+    ).toBe('Cancel payment');
+    await expect(dialog(page).getByRole('button', { name: 'Close' })).toBeFocused();
+    await page.evaluate(() => {
+      // Every element that takes focus from here on, in the page.
+      (window as any).focusTrail = [];
+      document.addEventListener('focusin', (e) => (window as any).focusTrail.push((e.target as Element).tagName));
+    });
+    await frame.evaluate(() => {
+      (window as any).focusTrail = [];
+      document.addEventListener('focusin', (e) => (window as any).focusTrail.push((e.target as Element).textContent?.trim() || (e.target as Element).tagName));
+    });
+
+    await page.keyboard.press('Shift+Tab');
+    // One key press: focus comes to rest on "Cancel payment", visibly, with nothing in between.
+    await expect.poll(() => cancelFocused(frame), { message: 'Cancel payment takes focus' }).toBe(true);
+    const { inDialog, inFrame } = await settledFocus(page, frame);
+    expect(inDialog).toBe(true);
+    expect(inFrame).toBe('submit');
+    expect(await cancelFocused(frame)).toBe(true);
+    expect(await frame.evaluate(() => document.activeElement!.matches(':focus-visible'))).toBe(true);
+    expect(await frame.evaluate(() => (window as any).focusTrail)).toEqual(['Cancel payment']);
+    // In the page: the guard hands focus to the frame at once (from its own focus handler, so
+    // the guard's focusin may never fire); nothing else in the page takes it.
+    expect((await page.evaluate(() => (window as any).focusTrail)).filter((t: string) => t !== 'SPAN')).toEqual(['IFRAME']);
+    expect(await page.evaluate(() => (window as any).focusOutside)).toEqual([]);
+
+    // And back: Tab from the last control wraps to Close.
+    await page.keyboard.press('Tab');
+    await expect(dialog(page).getByRole('button', { name: 'Close' })).toBeFocused();
+  });
+
+  test('checkout:focus-last is obeyed only from the parent page at its origin', async ({ page, service, merchant, stranger }) => {
+    const tx = await service.createTransaction(order(merchant));
+    await openOverlayShop(page, service, merchant, tx.token);
+    await page.getByRole('button', { name: 'Buy now' }).click();
+    await waitForEvent(page, 'checkout:ready');
+    const frame = await checkoutFrameHandle(page);
+    await expect(checkoutFrame(page).getByRole('button', { name: 'Cancel payment' })).toBeVisible();
+    await expect(dialog(page).getByRole('button', { name: 'Close' })).toBeFocused();
+    // The frame counts forgeries after the bridge's own listener has seen each one, and
+    // reports any focus change (an element focused in an unfocused document still becomes
+    // its activeElement).
+    await frame.evaluate(() => {
+      (window as any).forgeries = 0;
+      (window as any).focusTrail = [];
+      addEventListener('message', (e) => e.data === 'forgery done' && (window as any).forgeries++);
+      document.addEventListener('focusin', (e) => (window as any).focusTrail.push((e.target as Element).tagName));
+    });
+    const focusLast = { type: 'checkout:focus-last', version: 1 };
+    const forger = `<!doctype html><html lang="en"><title>Ad</title><script>
+      // The checkout frame is the page's first frame; this one is appended after it.
+      const target = parent.frames[0];
+      target.postMessage(${JSON.stringify(focusLast)}, '*');
+      target.postMessage('forgery done', '*');
+    </script></html>`;
+    // Sibling frames on the merchant page: a third origin, and the merchant's own origin
+    // (right origin, but not the parent window).
+    const urls = [
+      stranger.page(`/focus-forge-${++pageCount}`, forger),
+      merchant.page(`/focus-forge-${++pageCount}`, forger),
+    ];
+    for (const [i, src] of urls.entries()) {
+      await page.evaluate(
+        ({ src, i }) => {
+          const ad = document.createElement('iframe');
+          ad.src = src;
+          ad.title = `Ad ${i}`;
+          document.body.append(ad);
+        },
+        { src, i },
+      );
+      await expect.poll(() => frame.evaluate(() => (window as any).forgeries)).toBe(i + 1);
+    }
+    // The parent window, but a wrong version or an unknown type; and the frame itself.
+    await page.evaluate(
+      ({ origin, messages }) => {
+        const target = document.querySelector<HTMLIFrameElement>('iframe[src*="/pay/"]')!.contentWindow!;
+        for (const m of messages) target.postMessage(m, origin);
+        target.postMessage('forgery done', origin);
+      },
+      {
+        origin: service.url,
+        messages: [{ ...focusLast, version: 2 }, { ...focusLast, version: '1' }, { type: 'checkout:focus-first', version: 1 }, JSON.stringify(focusLast)],
+      },
+    );
+    await frame.evaluate((m) => {
+      postMessage(m, '*');
+      postMessage('forgery done', '*');
+    }, focusLast);
+    await expect.poll(() => frame.evaluate(() => (window as any).forgeries)).toBe(4);
+
+    expect(await frame.evaluate(() => (window as any).focusTrail)).toEqual([]);
+    expect(await cancelFocused(frame)).toBe(false);
+    await expect(dialog(page).getByRole('button', { name: 'Close' })).toBeFocused();
+
+    // The same message from the parent at its own origin is obeyed (so the above was a
+    // real test of the filter).
+    await page.evaluate(
+      ({ origin, m }) => document.querySelector<HTMLIFrameElement>('iframe[src*="/pay/"]')!.contentWindow!.postMessage(m, origin),
+      { origin: service.url, m: focusLast },
+    );
+    await expect.poll(() => cancelFocused(frame)).toBe(true);
+  });
+
   test('keyboard only: fill the card and pay in the overlay', async ({ page, service, merchant }) => {
     const tx = await service.createTransaction(order(merchant));
     await openOverlayShop(page, service, merchant, tx.token);

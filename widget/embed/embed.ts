@@ -1,7 +1,7 @@
 // Mounting the checkout frame, inline or in an overlay. Runs on merchant pages, which may
 // have a strict CSP: styles are set through element.style (CSSOM), never a <style> tag.
 
-import { acceptMessage, type CheckoutMessage } from './protocol';
+import { FOCUS_LAST, PROTOCOL_VERSION, acceptMessage, type CheckoutMessage } from './protocol';
 import type { CheckoutApi, CheckoutHandle, MountOptions } from './checkout';
 
 // [frame title, close button name]; the frame's own page is localised by the server.
@@ -97,7 +97,7 @@ export function createCheckout(checkoutOrigin: string): CheckoutApi {
       });
 
       const frame = embed(panel, options, () => close());
-      const iframe = panel.firstChild as HTMLElement;
+      const iframe = panel.firstChild as HTMLIFrameElement;
       // A modal dialog alone lets Tab leave for the browser's own UI; these guards wrap it
       // around inside the dialog instead.
       const guard = (onfocus: () => void) => {
@@ -106,7 +106,16 @@ export function createCheckout(checkoutOrigin: string): CheckoutApi {
         span.onfocus = onfocus;
         return span;
       };
-      panel.prepend(guard(() => iframe.focus()), button);
+      // Shift+Tab from the close button: the page can focus only the frame itself, not a
+      // control inside it (cross-origin), so it asks the frame to focus its last control,
+      // posting to the checkout origin only.
+      panel.prepend(
+        guard(() => {
+          iframe.focus();
+          iframe.contentWindow?.postMessage({ type: FOCUS_LAST, version: PROTOCOL_VERSION }, checkoutOrigin);
+        }),
+        button,
+      );
       panel.append(guard(() => button.focus()));
       dialog.append(panel);
       doc.body.append(dialog);

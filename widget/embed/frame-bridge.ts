@@ -3,7 +3,7 @@
 // in frame-ancestors; every post names it exactly, so a page at any other origin that
 // manages to frame us never receives a message.
 
-import { PROTOCOL_VERSION, type CheckoutMessage, type CheckoutResult } from './protocol';
+import { PROTOCOL_VERSION, acceptParentMessage, type CheckoutMessage, type CheckoutResult } from './protocol';
 
 export interface FrameBridge {
   ready(): void;
@@ -11,6 +11,36 @@ export interface FrameBridge {
   cancelled(result: CheckoutResult): void;
   error(error: { code: string; message: string }): void;
   stop(): void;
+}
+
+// Everything that can take focus by itself; what is disabled, hidden or out of the tab order
+// is filtered below.
+const FOCUSABLE = 'a[href],area[href],button,input,select,textarea,iframe,summary,[tabindex],[contenteditable]';
+
+/**
+ * Focuses the last control Tab can reach in the document (what Shift+Tab from the page's
+ * close button should land on), trying the previous one whenever focus does not take.
+ */
+export function focusLastControl(doc: Document = document): HTMLElement | null {
+  const controls = [...doc.querySelectorAll<HTMLElement>(FOCUSABLE)];
+  for (let i = controls.length - 1; i >= 0; i--) {
+    const el = controls[i]!;
+    const radio = el instanceof HTMLInputElement && el.type == 'radio' && el.name ? el : null;
+    if (
+      el.tabIndex < 0 ||
+      el.matches(':disabled') ||
+      el.closest('[inert]') ||
+      // display: none (itself or an ancestor, type=hidden too) has no boxes.
+      !el.getClientRects().length ||
+      getComputedStyle(el).visibility != 'visible' ||
+      // Tab reaches a radio group on its checked button only, if it has one.
+      (radio && !radio.checked && radio.form?.querySelector(`input[type=radio][name="${CSS.escape(radio.name)}"]:checked`))
+    )
+      continue;
+    el.focus();
+    if (doc.activeElement === el) return el;
+  }
+  return null;
 }
 
 type Body<T extends CheckoutMessage['type']> = Omit<Extract<CheckoutMessage, { type: T }>, 'type' | 'version'>;
@@ -44,6 +74,13 @@ export function startFrameBridge({ parentOrigin }: { parentOrigin: string }): Fr
     if (event.key == 'Escape' && !event.defaultPrevented) post('checkout:escape', {});
   };
   document.addEventListener('keydown', onKeydown);
+  // Page → frame: only from the window that framed us, at the origin the server allowed
+  // (never from a sibling frame, a popup or ourselves). Not framed: nobody may ask.
+  const onMessage = (event: MessageEvent) => {
+    const message = acceptParentMessage(event, { origin: parentOrigin, source: parent !== window ? parent : null });
+    if (message) focusLastControl();
+  };
+  window.addEventListener('message', onMessage);
 
   return {
     ready: () => post('checkout:ready', {}),
@@ -53,6 +90,7 @@ export function startFrameBridge({ parentOrigin }: { parentOrigin: string }): Fr
     stop() {
       observer.disconnect();
       document.removeEventListener('keydown', onKeydown);
+      window.removeEventListener('message', onMessage);
     },
   };
 }

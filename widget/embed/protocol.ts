@@ -50,6 +50,16 @@ export interface EscapeMessage extends Versioned {
   type: 'checkout:escape';
 }
 
+/**
+ * Page → frame (loader only): Shift+Tab from the overlay's close button. The page cannot
+ * focus anything inside the cross-origin frame, so it asks the frame to focus its own last
+ * control. Never accepted by the page (parseMessage does not know it).
+ */
+export interface FocusLastMessage extends Versioned {
+  type: 'checkout:focus-last';
+}
+export const FOCUS_LAST = 'checkout:focus-last';
+
 /** What merchants see: callbacks and DOM events. */
 export type PublicMessage = ReadyMessage | ResizeMessage | CompletedMessage | CancelledMessage | ErrorMessage;
 export type CheckoutMessage = PublicMessage | EscapeMessage;
@@ -100,5 +110,22 @@ export function acceptMessage(
 ): CheckoutMessage | null {
   return event.origin === expected.origin && event.source != null && event.source === expected.source
     ? parseMessage(event.data)
+    : null;
+}
+
+/**
+ * The frame's side of acceptMessage, for messages from the page: only from the origin the
+ * server allowed (`parentOrigin`) AND from the very window that framed us (`window.parent`;
+ * pass null when not framed, so nothing is accepted), with a known type and this
+ * protocol version. Returns a fresh message holding only the known fields, or null.
+ */
+export function acceptParentMessage(
+  event: { origin: string; source: unknown; data: unknown },
+  expected: { origin: string; source: unknown },
+): FocusLastMessage | null {
+  if (event.origin !== expected.origin || event.source == null || event.source !== expected.source) return null;
+  const d = event.data as Record<string, unknown> | null;
+  return typeof d == 'object' && d && d.version === PROTOCOL_VERSION && d.type === FOCUS_LAST
+    ? { type: FOCUS_LAST, version: PROTOCOL_VERSION }
     : null;
 }

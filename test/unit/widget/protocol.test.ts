@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PROTOCOL_VERSION, acceptMessage, parseMessage } from '../../../widget/embed/protocol';
+import { PROTOCOL_VERSION, acceptMessage, acceptParentMessage, parseMessage } from '../../../widget/embed/protocol';
 
 // Stand-ins for window objects: acceptMessage compares identity only.
 const checkoutFrame = { name: 'our iframe contentWindow' };
@@ -77,6 +77,7 @@ describe('parseMessage', () => {
     ['completed without order_id', { ...completed, order_id: undefined }],
     ['completed with a non-string redirect', { ...completed, redirect: { href: 'https://x' } }],
     ['an error without a message', { type: 'checkout:error', version: 1, code: 'x' }],
+    ['the page-to-frame focus-last (never accepted by the page)', { type: 'checkout:focus-last', version: 1 }],
   ])('rejects %s', (_, data) => {
     expect(parseMessage(data)).toBeNull();
   });
@@ -94,5 +95,48 @@ describe('parseMessage', () => {
     const parsed = parseMessage({ ...completed, card_number: '4242424242424242', cvc: '123' });
     expect(parsed).toEqual(completed);
     expect(parsed).not.toBe(completed);
+  });
+});
+
+describe('acceptParentMessage (the frame reading the page)', () => {
+  const SHOP = 'https://shop.example';
+  const parentWindow = { name: 'window.parent' };
+  const sibling = { name: 'another frame of the shop origin' };
+  const parent = { origin: SHOP, source: parentWindow };
+  const focusLast = { type: 'checkout:focus-last', version: PROTOCOL_VERSION };
+
+  it('accepts focus-last from the parent window at the parent origin, as a fresh object', () => {
+    const data = { ...focusLast, extra: 'dropped' };
+    const accepted = acceptParentMessage({ origin: SHOP, source: parentWindow, data }, parent);
+    expect(accepted).toEqual(focusLast);
+    expect(accepted).not.toBe(data);
+  });
+
+  it.each([
+    ['another origin', { origin: 'https://evil.example', source: parentWindow }],
+    ['a look-alike origin', { origin: 'https://shop.example.evil.example', source: parentWindow }],
+    ['the origin with another port', { origin: 'https://shop.example:444', source: parentWindow }],
+    ['the checkout origin (the frame itself or a sibling)', { origin: CHECKOUT, source: checkoutFrame }],
+    ['another window of the parent origin', { origin: SHOP, source: sibling }],
+    ['no source window', { origin: SHOP, source: null }],
+  ])('drops focus-last from %s', (_, from) => {
+    expect(acceptParentMessage({ ...from, data: focusLast }, parent)).toBeNull();
+  });
+
+  it('drops everything when not framed (expected source null)', () => {
+    expect(acceptParentMessage({ origin: SHOP, source: null, data: focusLast }, { origin: SHOP, source: null })).toBeNull();
+  });
+
+  it.each([
+    ['null', null],
+    ['a string', 'checkout:focus-last'],
+    ['a JSON string', JSON.stringify(focusLast)],
+    ['no version', { type: 'checkout:focus-last' }],
+    ['a newer version', { ...focusLast, version: 2 }],
+    ['the version as a string', { ...focusLast, version: '1' }],
+    ['an unknown type', { type: 'checkout:focus-first', version: 1 }],
+    ['a frame-to-page type', { type: 'checkout:completed', version: 1 }],
+  ])('drops %s from the parent', (_, data) => {
+    expect(acceptParentMessage({ origin: SHOP, source: parentWindow, data }, parent)).toBeNull();
   });
 });
