@@ -450,17 +450,23 @@ test.describe('overlay', () => {
     expect(await transactionStatus(service, tx.id)).toBe('N');
   });
 
-  /** Whether the checkout frame's focused element is its "Cancel payment" button. */
-  const cancelFocused = (frame: Frame) =>
-    frame.evaluate(() => document.activeElement?.matches('button[name="action"][value="cancel"]') ?? false);
-
-  test('Shift+Tab from Close goes straight to the last control in the frame', async ({ page, service, merchant }) => {
+  /** Opens the overlay on a new transaction; resolves with the frame once the screen is ready. */
+  async function openOverlayReady(page: Page, service: Service, merchant: Merchant) {
     const tx = await service.createTransaction(order(merchant));
     await openOverlayShop(page, service, merchant, tx.token);
     await page.getByRole('button', { name: 'Buy now' }).click();
     await waitForEvent(page, 'checkout:ready');
     const frame = await checkoutFrameHandle(page);
     await expect(checkoutFrame(page).getByRole('button', { name: 'Cancel payment' })).toBeVisible();
+    return frame;
+  }
+
+  /** Whether the checkout frame's focused element is its "Cancel payment" button. */
+  const cancelFocused = (frame: Frame) =>
+    frame.evaluate(() => document.activeElement?.matches('button[name="action"][value="cancel"]') ?? false);
+
+  test('Shift+Tab from Close goes straight to the last control in the frame', async ({ page, service, merchant }) => {
+    const frame = await openOverlayReady(page, service, merchant);
     // The last control Tab reaches in the screen is its "Cancel payment" button.
     expect(
       await frame.evaluate(() => {
@@ -500,12 +506,7 @@ test.describe('overlay', () => {
   });
 
   test('checkout:focus-last is obeyed only from the parent page at its origin', async ({ page, service, merchant, stranger }) => {
-    const tx = await service.createTransaction(order(merchant));
-    await openOverlayShop(page, service, merchant, tx.token);
-    await page.getByRole('button', { name: 'Buy now' }).click();
-    await waitForEvent(page, 'checkout:ready');
-    const frame = await checkoutFrameHandle(page);
-    await expect(checkoutFrame(page).getByRole('button', { name: 'Cancel payment' })).toBeVisible();
+    const frame = await openOverlayReady(page, service, merchant);
     await expect(dialog(page).getByRole('button', { name: 'Close' })).toBeFocused();
     // The frame counts forgeries after the bridge's own listener has seen each one, and
     // reports any focus change (an element focused in an unfocused document still becomes

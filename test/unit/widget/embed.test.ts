@@ -1,6 +1,7 @@
 // The loader's message handling, with fake window/document objects (no DOM library): what a
 // mount does with each message. Overlay focus and layout are left to the browser tests.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { MessageCountingWindow } from './fake-window';
 import { createCheckout, frameSrc, isHttpUrl } from '../../../widget/embed/embed';
 
 const CHECKOUT = 'https://checkout.example';
@@ -35,18 +36,8 @@ class FakeElement extends EventTarget {
   }
 }
 
-/** A window whose live `message` listeners can be counted. */
-class FakeWindow extends EventTarget {
+class FakeWindow extends MessageCountingWindow {
   location = { origin: SHOP, assign: vi.fn() };
-  messageListeners = new Set<unknown>();
-  override addEventListener(type: string, listener: EventListener) {
-    if (type === 'message') this.messageListeners.add(listener);
-    super.addEventListener(type, listener);
-  }
-  override removeEventListener(type: string, listener: EventListener) {
-    if (type === 'message') this.messageListeners.delete(listener);
-    super.removeEventListener(type, listener);
-  }
 }
 
 let win: FakeWindow;

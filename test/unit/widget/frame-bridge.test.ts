@@ -2,6 +2,7 @@
 // DOM library): who may ask the frame to focus its last control. Real focus is left to the
 // browser tests.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { MessageCountingWindow } from './fake-window';
 import { startFrameBridge } from '../../../widget/embed/frame-bridge';
 
 const SHOP = 'https://shop.example';
@@ -22,18 +23,8 @@ class FakeControl {
   }
 }
 
-/** A window whose live `message` listeners can be counted. */
-class FakeWindow extends EventTarget {
+class FakeWindow extends MessageCountingWindow {
   parent: object = { name: 'window.parent' };
-  messageListeners = new Set<unknown>();
-  override addEventListener(type: string, listener: EventListener) {
-    if (type === 'message') this.messageListeners.add(listener);
-    super.addEventListener(type, listener);
-  }
-  override removeEventListener(type: string, listener: EventListener) {
-    if (type === 'message') this.messageListeners.delete(listener);
-    super.removeEventListener(type, listener);
-  }
 }
 
 let win: FakeWindow;
