@@ -265,8 +265,8 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
 
   router.get('/:token/', async (req, res) => {
     const key = TOKEN.test(req.params.token!) ? pageKey(req) : null;
-    // Before any read (see page-cache.ts).
-    const stamp = deps.database.changeStamp();
+    // Before any read (see page-cache.ts); only pages that can be kept need it.
+    const stamp = key ? deps.database.changeStamp() : null;
     if (key) {
       const now = deps.now().getTime();
       let kept = pages.unchanged(key, stamp, now);
