@@ -2,7 +2,7 @@ import express, { type ErrorRequestHandler } from 'express';
 import helmet from 'helmet';
 import { apiRouter } from './api';
 import { assetsRouter, loadScreenAssets } from './checkout/assets';
-import { checkoutRouter } from './checkout/routes';
+import { checkoutRoutes } from './checkout/routes';
 import type { Deps } from './deps';
 import { demoRouter } from './demo/routes';
 import { installRequestLogging } from './http/logging';
@@ -12,9 +12,11 @@ export function createApp(deps: Deps) {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.trustProxy);
+  // '/pay/{token}/' and '/pay/{token}' are different routes (the second redirects).
+  app.enable('strict routing');
   installRequestLogging(app, deps.log);
   // First: the payment page is the busiest route, and every layer before it costs a match.
-  app.use('/pay', checkoutRouter(deps, loadScreenAssets));
+  checkoutRoutes(app, deps, loadScreenAssets);
   app.use(
     '/v1',
     helmet({

@@ -1,4 +1,4 @@
-import express, { type Request, type Response, Router } from 'express';
+import express, { type IRouter, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { validateFields } from '../../widget/screen/card';
 import { documentTemplate, renderDocument, renderNotFound, type DocumentAssets, type DocumentTemplate } from '../../widget/screen/document';
@@ -25,7 +25,7 @@ import { renderProviderPage } from './provider-page';
 import { allowedFrameOrigins, applyPageHeaders, newNonce, type PageSecurity, redirectOrigins } from './security';
 import { buildView } from './view-model';
 
-// /pay/{token}/ (mounted at /pay): resolve the token, build the view, render it on the server; take the
+// /pay/{token}/: resolve the token, build the view, render it on the server; take the
 // form (urlencoded without JavaScript, JSON from the hydrated screen) and move the money.
 
 const TOKEN = /^[A-Za-z0-9_-]{16,64}$/;
@@ -40,6 +40,8 @@ const payRequest = z.object({
   csrf: z.string().max(128).optional(),
 });
 type PayRequest = z.infer<typeof payRequest>;
+
+const textOrNull = (v: unknown) => (typeof v === 'string' ? v : null);
 
 /** The urlencoded form: the same request, with gateway fields at the top level. */
 function fromForm(body: Record<string, unknown>): unknown {
@@ -65,8 +67,11 @@ type Outcome =
       justFinished?: boolean;
     };
 
-export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): Router {
-  const router = Router({ strict: true });
+/**
+ * Declared on the app itself, not on a router mounted at /pay: a nested router costs the
+ * page, the busiest route, a second dispatch on every view. The app needs strict routing.
+ */
+export function checkoutRoutes(router: IRouter, deps: Deps, screenAssets: () => DocumentAssets): void {
   const db = deps.database.db;
   let secret: Promise<string> | undefined;
   const csrfSecret = () => (secret ??= serverSecret(db, 'checkout-csrf'));
@@ -139,8 +144,7 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
   function pageKey(req: Request): string | null {
     const { lang, embed, origin, declined, finished } = req.query;
     if (declined !== undefined || finished !== undefined) return null;
-    const text = (v: unknown) => (typeof v === 'string' ? v : null);
-    return JSON.stringify([req.params.token, text(lang), req.get('accept-language') ?? null, text(embed), text(origin)]);
+    return JSON.stringify([req.params.token, textOrNull(lang), req.get('accept-language') ?? null, textOrNull(embed), textOrNull(origin)]);
   }
 
   async function renderPage(page: Page, key: string, stamp: string | null): Promise<CachedPage> {
@@ -164,7 +168,8 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
     applyPageHeaders(res, { nonce, ...security });
     // No ETag: the page is no-store, and hashing it would cost more than filling it in.
     const body = template.fill({ nonce, serverNow: deps.now().toISOString() });
-    res.status(200).setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.statusCode = 200;
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
     res.setHeader('Content-Length', body.length);
     res.end(body);
   }
@@ -263,7 +268,7 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
     return `/pay/${page.row.token}/provider/${qs ? `?${qs}` : ''}`;
   }
 
-  router.get('/:token/', async (req, res) => {
+  router.get('/pay/:token/', async (req, res) => {
     const key = TOKEN.test(req.params.token!) ? pageKey(req) : null;
     // Before any read (see page-cache.ts); only pages that can be kept need it.
     const stamp = key ? deps.database.changeStamp() : null;
@@ -290,12 +295,12 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
   });
 
   const small = { limit: '16kb' };
-  router.post('/:token/', express.urlencoded({ ...small, extended: false }), express.json(small));
-  router.post('/:token/provider/', express.urlencoded({ ...small, extended: false }));
+  router.post('/pay/:token/', express.urlencoded({ ...small, extended: false }), express.json(small));
+  router.post('/pay/:token/provider/', express.urlencoded({ ...small, extended: false }));
 
-  router.get('/:token', (req, res) => res.redirect(308, `/pay/${encodeURIComponent(req.params.token)}/${req.url.slice(req.path.length)}`));
+  router.get('/pay/:token', (req, res) => res.redirect(308, `/pay/${encodeURIComponent(req.params.token)}/${req.url.slice(req.path.length)}`));
 
-  router.post('/:token/', async (req, res) => {
+  router.post('/pay/:token/', async (req, res) => {
     const page = await loadPage(req);
     if (!page) return notFound(req, res);
     const raw = page.wantsJson ? { ...req.body, csrf: req.get('x-csrf-token') } : fromForm(req.body ?? {});
@@ -324,7 +329,7 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
 
   // The sandbox redirect gateway's "provider": a page of its own where the customer
   // approves or rejects, as on PayPal or Bizum, then comes back to the checkout.
-  router.get('/:token/provider/', async (req, res) => {
+  router.get('/pay/:token/provider/', async (req, res) => {
     const page = await loadPage(req);
     if (!page) return notFound(req, res);
     if (page.row.status !== 'N') return res.redirect(303, `/pay/${page.row.token}/${req.url.slice(req.path.length)}`);
@@ -334,7 +339,7 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
     res.type('html').send(renderProviderPage({ view: v, gatewayName: sandboxRedirect.name, styles: screenAssets().styles }));
   });
 
-  router.post('/:token/provider/', async (req, res) => {
+  router.post('/pay/:token/provider/', async (req, res) => {
     const page = await loadPage(req);
     if (!page) return notFound(req, res);
     const back = `/pay/${page.row.token}/${req.url.slice(req.path.length)}`;
@@ -357,6 +362,4 @@ export function checkoutRouter(deps: Deps, screenAssets: () => DocumentAssets): 
     const approved = page.embed ? `${back}${sep}finished=1` : back;
     res.redirect(303, decision === 'approve' ? approved : `${back}${sep}declined=1`);
   });
-
-  return router;
 }

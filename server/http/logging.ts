@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { Express, Request } from 'express';
 import pino, { type Logger } from 'pino';
+
+const STARTED = Symbol('request start');
 
 declare module 'node:http' {
   interface IncomingMessage {
@@ -8,6 +11,8 @@ declare module 'node:http' {
     id: string;
     /** Lines logged while handling the request carry its id. */
     log: Logger;
+    /** performance.now() when the request reached the app, for the access line. */
+    [STARTED]?: number;
   }
 }
 
@@ -45,23 +50,26 @@ export function installRequestLogging(app: Express, logger: Logger): void {
   });
   // Built from known fields only, so the access line skips redaction (half a line's cost).
   const access = logger.child({}, { redact: [] });
+  // One listener for all responses (a closure per request was measurable): 'close' follows
+  // 'finish' on every response, and also comes alone when the client left.
+  function logLine(this: ServerResponse<Request>) {
+    const req = this.req;
+    const line = {
+      reqId: req.id,
+      method: req.method,
+      path: loggablePath(req.originalUrl),
+      status: this.statusCode,
+      responseTime: Math.round(performance.now() - req[STARTED]!),
+    };
+    if (!this.writableFinished) access.warn(line, 'request aborted');
+    else if (this.statusCode >= 500) access.error(line, 'request failed');
+    else access.info(line, 'request completed');
+  }
   app.use((req, res, next) => {
-    const start = performance.now();
+    req[STARTED] = performance.now();
     req.id = randomUUID();
     res.setHeader('X-Request-Id', req.id);
-    // 'close' follows 'finish' on every response, and also comes alone when the client left.
-    res.once('close', () => {
-      const line = {
-        reqId: req.id,
-        method: req.method,
-        path: loggablePath(req.originalUrl),
-        status: res.statusCode,
-        responseTime: Math.round(performance.now() - start),
-      };
-      if (!res.writableFinished) access.warn(line, 'request aborted');
-      else if (res.statusCode >= 500) access.error(line, 'request failed');
-      else access.info(line, 'request completed');
-    });
+    res.on('close', logLine);
     next();
   });
 }
