@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_CARDS } from '../../server/payments/sandbox';
+import { SANDBOX_CARD, priced } from './pay';
+import { createKeys, type ServiceProcess, startServiceProcess } from './process';
+
+// The access log as an operator reads it: the service as a real process, its stdout
+// parsed line by line. One line per request, carrying the id the client was given, and
+// nothing a log store must not hold: no checkout token, no key, no card, no query.
+
+interface AccessLine {
+  reqId: string;
+  method: string;
+  path: string;
+  status: number;
+  responseTime: number;
+  msg: string;
+}
+
+describe('access log', () => {
+  let service: ServiceProcess;
+  let dataDir: string;
+  let auth: Record<string, string>;
+  let secretKey: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'checkout-log-'));
+    const keys = await createKeys('Log shop', { DATA_DIR: dataDir });
+    secretKey = keys.secret_key;
+    auth = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
+    service = await startServiceProcess({ DATA_DIR: dataDir });
+  }, 60_000);
+
+  afterAll(async () => {
+    await service?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** The access line of the response with this X-Request-Id, once it was written. */
+  async function lineOf(res: Response): Promise<AccessLine> {
+    const id = res.headers.get('x-request-id');
+    expect(id).toBeTruthy();
+    for (let waited = 0; waited < 5_000; waited += 20) {
+      const line = service.output.map((l) => JSON.parse(l) as AccessLine).find((l) => l.reqId === id && 'status' in l);
+      if (line) return line;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error(`no access line for request ${id}:\n${service.output.join('\n')}`);
+  }
+
+  it('writes one line per request with the id, method, path, status and time', async () => {
+    const created = await fetch(`${service.url}/v1/transaction/?x=1`, { method: 'POST', headers: auth, body: JSON.stringify(priced('EUR', 9.99)) });
+    expect(created.status).toBe(201);
+    const { token } = (await created.json()) as { token: string };
+    const page = await fetch(`${service.url}/pay/${token}/?lang=es`);
+    await page.arrayBuffer();
+    const missing = await fetch(`${service.url}/v1/transaction/`, { headers: { authorization: 'AppKeys nope:nope' } });
+    await missing.arrayBuffer();
+
+    expect(await lineOf(created)).toMatchObject({ method: 'POST', path: '/v1/transaction/', status: 201, msg: 'request completed' });
+    const pageLine = await lineOf(page);
+    expect(pageLine).toMatchObject({ method: 'GET', path: '/pay/:token/', status: 200 });
+    expect(pageLine.responseTime).toEqual(expect.any(Number));
+    expect(await lineOf(missing)).toMatchObject({ method: 'GET', path: '/v1/transaction/', status: 401 });
+    const ids = service.output.filter((l) => l.includes('"request completed"')).map((l) => (JSON.parse(l) as AccessLine).reqId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(service.output.join('\n')).not.toContain(token);
+  });
+
+  it('never logs keys, cards or bodies', async () => {
+    const number = TEST_CARDS.approved;
+    const res = await fetch(`${service.url}/v1/authorization/`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ gateway: SANDBOX_CARD, card: { number, expiry: '12/34', cvc: '987', name: 'Ada Lovelace' } }),
+    });
+    expect(res.status, await res.text()).toBe(201);
+    await lineOf(res);
+    const log = service.output.join('\n');
+    for (const secret of [secretKey, number, 'Ada Lovelace', 'AppKeys']) expect(log).not.toContain(secret);
+  });
+});
