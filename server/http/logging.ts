@@ -58,8 +58,8 @@ export function installRequestLogging(app: Express, logger: Logger): void {
   });
   // Built from known fields only, so the access line skips redaction (half a line's cost).
   const access = logger.child({}, { redact: [] });
-  // One listener for all responses (a closure per request was measurable): 'close' follows
-  // 'finish' on every response, and also comes alone when the client left.
+  // One listener shared by every response rather than a closure made per request: 'close'
+  // follows 'finish' on every response, and also comes alone when the client left.
   function logLine(this: ServerResponse<Request>) {
     const req = this.req;
     const line = {

@@ -112,21 +112,12 @@ export function documentTemplate({ view, strings, assets, title }: Omit<RenderDo
       `<script type="application/json" id="${STATE_ELEMENT_ID}" nonce="${NONCE}">${state}</script>` +
       moduleScripts(assets.scripts, NONCE),
   });
-  // The fixed parts as bytes, and between them the index of the value that goes there.
-  const SLOTS = [NONCE, NOW];
-  const parts = html.split(new RegExp(`(${NONCE}|${NOW})`)).map((part) => (SLOTS.includes(part) ? SLOTS.indexOf(part) : Buffer.from(part)));
-  const fixed = parts.reduce<number>((n, part) => n + (typeof part === 'number' ? 0 : part.length), 0);
-  const uses = SLOTS.map((_, slot) => parts.filter((part) => part === slot).length);
-  const size = (values: string[]) => values.reduce((n, value, slot) => n + uses[slot]! * Buffer.byteLength(value), fixed);
+  const parts = html.split(new RegExp(`(${NONCE}|${NOW})`)).map((part) => (part === NONCE || part === NOW ? part : Buffer.from(part)));
   return {
-    length: size(SLOTS),
-    // Sized once and written in place: one allocation per response.
+    length: parts.reduce((n, part) => n + part.length, 0),
     fill({ nonce, serverNow }) {
-      const values = [escapeAttribute(nonce), JSON.stringify(serverNow).slice(1, -1)];
-      const out = Buffer.allocUnsafe(size(values));
-      let at = 0;
-      for (const part of parts) at += typeof part === 'number' ? out.write(values[part]!, at) : part.copy(out, at);
-      return out;
+      const values = { [NONCE]: Buffer.from(escapeAttribute(nonce)), [NOW]: Buffer.from(JSON.stringify(serverNow).slice(1, -1)) };
+      return Buffer.concat(parts.map((part) => (typeof part === 'string' ? values[part]! : part)));
     },
   };
 }
