@@ -14,6 +14,7 @@ import {
   cancelTransaction,
   claimPaymentAttempt,
   completePayment,
+  failedAttemptsWait,
   findSaleOfTransaction,
   releaseFailedAttempt,
 } from '../store/payments';
@@ -65,6 +66,8 @@ type Outcome =
       chosenGateway?: string | null;
       declined?: boolean;
       justFinished?: boolean;
+      /** Seconds, sent as Retry-After (429). */
+      retryAfter?: number;
     };
 
 /**
@@ -125,6 +128,7 @@ export function checkoutRoutes(router: IRouter, deps: Deps, screenAssets: () => 
       if (page.wantsJson) return void res.json({ outcome: 'redirect', location: outcome.location, kind: outcome.redirectKind });
       return void res.redirect(outcome.status ?? 303, outcome.location);
     }
+    if (outcome.retryAfter) res.setHeader('Retry-After', String(outcome.retryAfter));
     const v = await view(page, outcome);
     if (page.wantsJson) return void res.status(outcome.status).json({ outcome: 'view', view: v });
     res.status(outcome.status).type('html').send(renderDocument({ view: v, nonce, assets: screenAssets() }));
@@ -198,7 +202,13 @@ export function checkoutRoutes(router: IRouter, deps: Deps, screenAssets: () => 
     if (Object.keys(fieldErrors).length) {
       return { kind: 'view', status: 400, chosenGateway: gateway.id, error: { message: 'error.fieldsInvalid', fields: fieldErrors } };
     }
-    if (!(await claimPaymentAttempt(db, row.id, now))) return stateConflict(page, gateway.id);
+    if (!(await claimPaymentAttempt(db, row.id, now))) {
+      const wait = await failedAttemptsWait(db, row.id, now);
+      if (wait > 0) {
+        return { kind: 'view', status: 429, retryAfter: Math.ceil(wait / 1000), chosenGateway: gateway.id, error: { message: 'error.tooManyAttempts', fields: {} } };
+      }
+      return stateConflict(page, gateway.id);
+    }
     const hold = row.authorize === 1;
     let result;
     try {

@@ -12,8 +12,27 @@ import type { SaleRow, Tables } from './schema';
 const PROCESSING_MS = 60_000;
 
 /**
- * Claims the right to run one payment attempt: pending, not expired, and nobody else
- * mid-attempt. Two simultaneous clicks get one `true`.
+ * Card testing: a public checkout page is a way to try stolen card numbers one after the
+ * other. A transaction takes at most this many declined attempts in any hour; then the
+ * next attempt waits until the oldest of them is an hour old.
+ */
+export const FAILED_ATTEMPTS_LIMIT = 10;
+const FAILED_ATTEMPTS_WINDOW_MS = 60 * 60_000;
+/** Refused payments (a gateway that failed is recorded as declined too); a customer rejecting a redirect provider's page is not counted. */
+const FAILED = ['declined', 'insufficient_funds'];
+
+/** The transaction's declined attempts of the last hour. */
+const recentFailures = (db: Db, transactionId: string, now: Date) =>
+  db
+    .selectFrom('payment_attempts')
+    .where('transaction_id', '=', transactionId)
+    .where('outcome', 'in', FAILED)
+    .where('created_at', '>', new Date(now.getTime() - FAILED_ATTEMPTS_WINDOW_MS).toISOString());
+
+/**
+ * Claims the right to run one payment attempt: pending, not expired, nobody else
+ * mid-attempt, and fewer than FAILED_ATTEMPTS_LIMIT declines in the last hour, all in one
+ * conditional update. Two simultaneous clicks get one `true`.
  */
 export async function claimPaymentAttempt(db: Db, transactionId: string, now: Date): Promise<boolean> {
   const at = now.toISOString();
@@ -24,8 +43,21 @@ export async function claimPaymentAttempt(db: Db, transactionId: string, now: Da
     .where('status', '=', 'N')
     .where('expired_at', '>', at)
     .where((eb) => eb.or([eb('processing_until', 'is', null), eb('processing_until', '<', at)]))
+    .where((eb) => eb(recentFailures(db, transactionId, now).select(eb.fn.countAll().as('n')), '<', FAILED_ATTEMPTS_LIMIT))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/** Milliseconds until the transaction takes another attempt after too many declines; 0 if it does now. */
+export async function failedAttemptsWait(db: Db, transactionId: string, now: Date): Promise<number> {
+  const recent = await recentFailures(db, transactionId, now)
+    .select('created_at')
+    .orderBy('created_at', 'desc')
+    .limit(FAILED_ATTEMPTS_LIMIT)
+    .execute();
+  if (recent.length < FAILED_ATTEMPTS_LIMIT) return 0;
+  // Free again when the oldest of the last LIMIT declines leaves the window.
+  return Math.max(0, Date.parse(recent.at(-1)!.created_at) + FAILED_ATTEMPTS_WINDOW_MS - now.getTime());
 }
 
 export interface AttemptRecord {

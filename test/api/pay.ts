@@ -7,29 +7,36 @@ import type { Client } from './harness';
 export const SANDBOX_CARD = '0190f5a0-0000-7000-8000-000000000001';
 
 /** Posts the checkout form as the hydrated screen does: the csrf from the page, JSON body. */
-async function checkoutPost(baseUrl: string, token: string, body: Record<string, unknown>): Promise<number> {
+async function checkoutPost(baseUrl: string, token: string, body: Record<string, unknown>): Promise<Response> {
   const page = await fetch(`${baseUrl}/pay/${token}/`);
   const html = await page.text();
   const state = /<script[^>]*id="checkout-state"[^>]*>([\s\S]*?)<\/script>/.exec(html);
   if (!state) throw new Error(`no checkout state on the page (${page.status})`);
   const { csrf } = (JSON.parse(state[1]!) as { view: { csrf: string } }).view;
-  const res = await fetch(`${baseUrl}/pay/${token}/`, {
+  return fetch(`${baseUrl}/pay/${token}/`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
     body: JSON.stringify(body),
   });
-  await res.arrayBuffer();
-  return res.status;
 }
 
-export const payToken = (baseUrl: string, token: string, card: string = TEST_CARDS.approved) =>
+const statusOf = async (res: Promise<Response>) => {
+  const r = await res;
+  await r.arrayBuffer();
+  return r.status;
+};
+
+/** The pay request and its whole answer, for tests that read more than the status. */
+export const payWithCard = (baseUrl: string, token: string, card: string = TEST_CARDS.approved) =>
   checkoutPost(baseUrl, token, {
     action: 'pay',
     gateway: SANDBOX_CARD,
     fields: { card_number: card, card_expiry: '12/34', card_cvc: '123', card_name: 'A' },
   });
 
-export const cancelToken = (baseUrl: string, token: string) => checkoutPost(baseUrl, token, { action: 'cancel' });
+export const payToken = (baseUrl: string, token: string, card: string = TEST_CARDS.approved) => statusOf(payWithCard(baseUrl, token, card));
+
+export const cancelToken = (baseUrl: string, token: string) => statusOf(checkoutPost(baseUrl, token, { action: 'cancel' }));
 
 export interface Paid {
   transaction: any;

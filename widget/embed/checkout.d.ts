@@ -35,7 +35,8 @@ export interface ErrorMessage {
   version: 1;
   /**
    * declined, insufficient_funds, gateway_failed, network, session, in_progress,
-   * fields_invalid, gateway_required or generic; treat any other code like generic.
+   * too_many_attempts, fields_invalid, gateway_required or generic; treat any other code
+   * like generic.
    */
   code: string;
   /** The localised text the frame shows the customer. */

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { TEST_CARDS } from '../../server/payments/sandbox';
+import { FAILED_ATTEMPTS_LIMIT } from '../../server/store/payments';
+import { type Client, ENGINES, startTestService, type TestService, transactionBody } from './harness';
+import { payToken, payWithCard, SANDBOX_CARD } from './pay';
+
+// Card testing: the checkout takes a limited number of declined cards per transaction and
+// hour, then answers 429 with Retry-After and moves no money, until the hour has passed.
+
+const HOUR = 60 * 60_000;
+
+describe.each(ENGINES)('payment attempts on %s', (engine) => {
+  let t: TestService;
+  let api: Client;
+  /** The service's clock is real time shifted by this much. */
+  let offset = 0;
+  const now = () => new Date(Date.now() + offset);
+
+  beforeAll(async () => {
+    t = await startTestService(engine, { now });
+    api = await t.newEnvironment('Attempts Shop');
+  });
+  afterAll(() => t?.close());
+  beforeEach(() => {
+    offset = 0;
+  });
+
+  async function create(): Promise<{ id: string; token: string }> {
+    const res = await api.post('/transaction/', transactionBody());
+    expect(res.status, res.text).toBe(201);
+    return { id: res.body.id, token: res.body.token };
+  }
+
+  async function declineTimes(token: string, n: number) {
+    for (let i = 0; i < n; i++) expect(await payToken(t.url, token, TEST_CARDS.declined)).not.toBe(429);
+  }
+
+  it(`refuses the attempt after ${FAILED_ATTEMPTS_LIMIT} declines with 429 and Retry-After, and charges nothing`, async () => {
+    const tx = await create();
+    await declineTimes(tx.token, FAILED_ATTEMPTS_LIMIT);
+
+    const res = await payWithCard(t.url, tx.token, TEST_CARDS.approved);
+    expect(res.status).toBe(429);
+    const retryAfter = Number(res.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(HOUR / 1000 - 60);
+    expect(retryAfter).toBeLessThanOrEqual(HOUR / 1000);
+    const body = (await res.json()) as { outcome: string; view: { status: string; error: { message: string } } };
+    expect(body).toMatchObject({ outcome: 'view', view: { status: 'pending', error: { message: 'error.tooManyAttempts' } } });
+
+    expect((await api.get(`/transaction/${tx.id}/`)).body.status).toBe('N');
+    expect((await api.get(`/sale/?transaction_id=${tx.id}`)).body.count).toBe(0);
+  });
+
+  it('takes attempts again once the oldest counted decline is an hour old', async () => {
+    const tx = await create();
+    await declineTimes(tx.token, 1);
+    offset = 10 * 60_000;
+    await declineTimes(tx.token, FAILED_ATTEMPTS_LIMIT - 1);
+    expect(await payToken(t.url, tx.token)).toBe(429);
+
+    // The first decline leaves the window: one attempt is free again, and it pays.
+    offset = HOUR + 1_000;
+    expect(await payToken(t.url, tx.token)).toBe(200);
+    expect((await api.get(`/transaction/${tx.id}/`)).body.status).toBe('D');
+  });
+
+  it('counts per transaction: another transaction of the same shop still pays', async () => {
+    const tx = await create();
+    await declineTimes(tx.token, FAILED_ATTEMPTS_LIMIT);
+    const other = await create();
+    expect(await payToken(t.url, other.token)).toBe(200);
+  });
+
+  it('answers the form post without JavaScript with the page and its message', async () => {
+    const tx = await create();
+    await declineTimes(tx.token, FAILED_ATTEMPTS_LIMIT);
+    const page = await fetch(`${t.url}/pay/${tx.token}/`);
+    const html = await page.text();
+    const csrf = /"csrf":"([^"]+)"/.exec(html)![1]!;
+    const res = await fetch(`${t.url}/pay/${tx.token}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: t.url },
+      body: new URLSearchParams({ action: 'pay', gateway: SANDBOX_CARD, csrf, card_number: TEST_CARDS.approved, card_expiry: '12/34', card_cvc: '123', card_name: 'A' }),
+    });
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await res.text()).toContain('Too many declined payment attempts');
+  });
+});
