@@ -363,3 +363,21 @@ test('keyboard only: choose, fill and pay', async ({ page, service, merchant }) 
   await page.keyboard.press('Enter');
   await page.waitForURL(/\/return\?order=A-1001$/);
 });
+
+test('card testing: after ten declines the screen asks to try later and charges nothing', async ({ page, service, merchant }) => {
+  const tx = await service.createTransaction(order(merchant));
+  await page.goto(tx.payment_url);
+  const alert = page.getByRole('alert');
+  // Each click's answer is awaited, so every attempt is a decline rather than "in progress".
+  const pay = async (card: string) => {
+    await fillCard(page, card);
+    const [answer] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), payButton(page).click()]);
+    return answer.status();
+  };
+  for (let i = 0; i < 10; i++) expect(await pay(CARDS.declined)).toBe(200);
+  await expect(alert).toContainText(/declined/i);
+  expect(await pay(CARDS.approved)).toBe(429);
+  await expect(alert).toContainText(/too many declined payment attempts/i);
+  expect((await service.api('GET', `/transaction/${tx.id}/`)).body.status).toBe('N');
+  expect(salesOf(service, tx.id)).toBe(0);
+});
