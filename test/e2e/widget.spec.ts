@@ -465,6 +465,20 @@ test.describe('overlay', () => {
   const cancelFocused = (frame: Frame) =>
     frame.evaluate(() => document.activeElement?.matches('button[name="action"][value="cancel"]') ?? false);
 
+  test('opening focuses Close at once, never passing through the frame', async ({ page, service, merchant }) => {
+    const tx = await service.createTransaction(order(merchant));
+    await openOverlayShop(page, service, merchant, tx.token);
+    await page.evaluate(() => {
+      (window as any).focusTrail = [];
+      document.addEventListener('focusin', (e) => (window as any).focusTrail.push((e.target as Element).getAttribute('aria-label') ?? (e.target as Element).tagName), true);
+    });
+    await page.getByRole('button', { name: 'Buy now' }).click();
+    await waitForEvent(page, 'checkout:ready');
+    await expect(dialog(page).getByRole('button', { name: 'Close' })).toBeFocused();
+    // The shop's own button, then the dialog's Close: no guard, no frame in between.
+    expect(await page.evaluate(() => (window as any).focusTrail)).toEqual(['BUTTON', 'Close']);
+  });
+
   test('Shift+Tab from Close goes straight to the last control in the frame', async ({ page, service, merchant }) => {
     const frame = await openOverlayReady(page, service, merchant);
     // The last control Tab reaches in the screen is its "Cancel payment" button.

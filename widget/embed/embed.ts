@@ -89,6 +89,9 @@ export function createCheckout(checkoutOrigin: string): CheckoutApi {
         maxWidth: '32rem', margin: '5vh auto', background: '#fff', borderRadius: '8px', overflow: 'hidden',
       });
       button.type = 'button';
+      // showModal() focuses it directly; without, it would focus the first guard, which
+      // passes focus through the frame (and asks the frame for its last control) first.
+      button.autofocus = true;
       button.textContent = '×';
       button.setAttribute('aria-label', closeName!);
       Object.assign(button.style, {
@@ -120,7 +123,6 @@ export function createCheckout(checkoutOrigin: string): CheckoutApi {
       dialog.append(panel);
       doc.body.append(dialog);
       dialog.showModal();
-      button.focus();
       root.style.overflow = 'hidden';
 
       const close = () => {
