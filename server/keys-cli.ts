@@ -8,7 +8,7 @@ import { migrate } from './store/migrations';
 const USAGE = `Usage:
   npm run keys -- create --name "Shop" [--allowed-origin https://shop.example]... [--json]
   npm run keys -- list [--json]
-  npm run keys -- set --environment <id> [--allowed-origin <origin>]... [--rotate-webhook-secret] [--json]`;
+  npm run keys -- set --environment <id> [--name "Shop"] [--allowed-origin <origin>]... [--rotate-webhook-secret] [--json]`;
 
 const origin = z
   .url({ protocol: /^https?$/ })
@@ -59,7 +59,9 @@ try {
     }
     case 'set': {
       const id = values.environment ?? fail('set needs --environment');
+      const name = values.name === undefined ? undefined : values.name.trim() || fail('--name must not be empty');
       const row = await updateEnvironment(db, id, {
+        name,
         allowedOrigins: origins,
         rotateWebhookSecret: values['rotate-webhook-secret'],
       });

@@ -91,9 +91,10 @@ export async function countEnvironments(db: Db): Promise<number> {
 export async function updateEnvironment(
   db: Db,
   id: string,
-  patch: { allowedOrigins?: string[]; rotateWebhookSecret?: boolean },
+  patch: { name?: string; allowedOrigins?: string[]; rotateWebhookSecret?: boolean },
 ): Promise<EnvironmentRow | undefined> {
   const values: Partial<EnvironmentRow> = {};
+  if (patch.name !== undefined) values.name = patch.name;
   if (patch.allowedOrigins) values.allowed_origins = JSON.stringify(patch.allowedOrigins);
   if (patch.rotateWebhookSecret) values.webhook_secret = newWebhookSecret();
   if (Object.keys(values).length) {

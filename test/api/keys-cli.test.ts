@@ -126,6 +126,25 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
     expect(out).not.toContain('secret_hash');
   });
 
+  it('set --name renames the shop, and a payment page already open in a running service shows it on the next view', { timeout: 30_000 }, async () => {
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DEMO: 'false', LOG_LEVEL: 'silent', ...env });
+    const service: Service = await startService(config, pino({ level: 'silent' }));
+    try {
+      const created = await new Client(service.url, keys as never).post('/transaction/', transactionBody());
+      expect(created.status, created.text).toBe(201);
+      const page = async () => (await fetch(`${service.url}/pay/${created.body.token}/`)).text();
+      // Viewed twice, so the second view comes from the kept page.
+      await page();
+      expect(await page()).toContain('Shop');
+      const out = JSON.parse(await keysCli(['set', '--environment', keys.environment_id, '--name', 'Renamed & Co', '--json'], env));
+      expect(out).toMatchObject({ environment_id: keys.environment_id, name: 'Renamed & Co' });
+      expect(await page()).toContain('Renamed &amp; Co');
+    } finally {
+      await service.close();
+    }
+    await expect(keysCli(['set', '--environment', keys.environment_id, '--name', '  '], env)).rejects.toThrow(/--name must not be empty/);
+  });
+
   it('set --rotate-webhook-secret prints a new whsec_ secret', { timeout: 30_000 }, async () => {
     const out = JSON.parse(await keysCli(['set', '--environment', keys.environment_id, '--rotate-webhook-secret', '--json'], env));
     expect(out.webhook_secret).toMatch(/^whsec_/);
