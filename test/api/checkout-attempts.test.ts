@@ -25,8 +25,8 @@ describe.each(ENGINES)('payment attempts on %s', (engine) => {
     offset = 0;
   });
 
-  async function create(): Promise<{ id: string; token: string }> {
-    const res = await api.post('/transaction/', transactionBody());
+  async function create(over: Record<string, unknown> = {}): Promise<{ id: string; token: string }> {
+    const res = await api.post('/transaction/', transactionBody(over));
     expect(res.status, res.text).toBe(201);
     return { id: res.body.id, token: res.body.token };
   }
@@ -69,6 +69,16 @@ describe.each(ENGINES)('payment attempts on %s', (engine) => {
     await declineTimes(tx.token, FAILED_ATTEMPTS_LIMIT);
     const other = await create();
     expect(await payToken(t.url, other.token)).toBe(200);
+  });
+
+  it('a transaction that expired meanwhile answers as expired, not as waiting out its declines', async () => {
+    const tx = await create({ expired_date: new Date(Date.now() + 30 * 60_000).toISOString() });
+    await declineTimes(tx.token, FAILED_ATTEMPTS_LIMIT);
+    offset = 31 * 60_000;
+    const res = await payWithCard(t.url, tx.token);
+    expect(res.status).toBe(409);
+    expect(res.headers.get('retry-after')).toBeNull();
+    expect(((await res.json()) as { view: { status: string } }).view.status).toBe('expired');
   });
 
   it('answers the form post without JavaScript with the page and its message', async () => {
