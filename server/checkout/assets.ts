@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { extname, resolve } from 'node:path';
 import express, { type Router } from 'express';
 import { assetsFromManifest, type DocumentAssets } from '../../widget/screen/document';
+import { type Encoded, encodeOnce, sendEncoded } from '../http/encoded';
 
 // The production build (npm run build) is served from dist/: hashed screen assets with a
 // year-long cache, and the widget loader at a stable and a versioned URL.
@@ -34,26 +35,36 @@ export function loadWidgetManifest(): WidgetManifest {
   return JSON.parse(readFileSync(path, 'utf8')) as WidgetManifest;
 }
 
+/** The built scripts and styles by file name, read and compressed on first use. */
+function loadBuiltAssets(): Map<string, Encoded> {
+  const dir = resolve(DIST, 'client/assets');
+  return new Map(readdirSync(dir).map((name) => [name, encodeOnce(readFileSync(resolve(dir, name)))]));
+}
+
 export function assetsRouter(): Router {
   const router = express.Router();
-  router.use(
-    '/assets',
-    express.static(resolve(DIST, 'client/assets'), {
-      immutable: true,
-      maxAge: YEAR * 1000,
-      fallthrough: false,
-      setHeaders: (res) => res.set('Cross-Origin-Resource-Policy', 'same-origin'),
-    }),
-  );
-  let widget: { manifest: WidgetManifest; code: Buffer } | undefined;
+  let built: Map<string, Encoded> | undefined;
+  // Hashed names: a file's content never changes, so caches keep it for a year.
+  router.get('/assets/:name', (req, res, next) => {
+    const body = (built ??= loadBuiltAssets()).get(String(req.params.name));
+    if (!body) return next();
+    res.type(extname(String(req.params.name)));
+    res.set({
+      'Cache-Control': `public, max-age=${YEAR}, immutable`,
+      'Cross-Origin-Resource-Policy': 'same-origin',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    sendEncoded(req, res, body);
+  });
+  let widget: { manifest: WidgetManifest; code: Encoded } | undefined;
   const loadWidget = () => {
     if (!widget) {
       const manifest = loadWidgetManifest();
-      widget = { manifest, code: readFileSync(resolve(DIST, 'widget', manifest.file)) };
+      widget = { manifest, code: encodeOnce(readFileSync(resolve(DIST, 'widget', manifest.file))) };
     }
     return widget;
   };
-  const sendWidget = (cache: string) => (_req: express.Request, res: express.Response) => {
+  const sendWidget = (cache: string) => (req: express.Request, res: express.Response) => {
     res.set({
       'Content-Type': 'text/javascript; charset=utf-8',
       'Cache-Control': cache,
@@ -62,7 +73,7 @@ export function assetsRouter(): Router {
       'Access-Control-Allow-Origin': '*',
       'X-Content-Type-Options': 'nosniff',
     });
-    res.send(loadWidget().code);
+    sendEncoded(req, res, loadWidget().code);
   };
   // The stable URL revalidates daily so fixes reach merchants; the versioned one never changes.
   router.get('/widget.js', sendWidget('public, max-age=86400, stale-while-revalidate=604800'));
