@@ -35,9 +35,10 @@ export function loadWidgetManifest(): WidgetManifest {
   return JSON.parse(readFileSync(path, 'utf8')) as WidgetManifest;
 }
 
-/** The built scripts and styles by file name, read and compressed on first use. */
+/** The built scripts and styles by file name, read and compressed on first use; none before a build. */
 function loadBuiltAssets(): Map<string, Encoded> {
   const dir = resolve(DIST, 'client/assets');
+  if (!existsSync(dir)) return new Map();
   return new Map(readdirSync(dir).map((name) => [name, encodeOnce(readFileSync(resolve(dir, name)))]));
 }
 
