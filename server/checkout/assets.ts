@@ -47,7 +47,9 @@ export function assetsRouter(): Router {
   let built: Map<string, Encoded> | undefined;
   // Hashed names: a file's content never changes, so caches keep it for a year.
   router.get('/assets/:name', (req, res, next) => {
-    const body = (built ??= loadBuiltAssets()).get(String(req.params.name));
+    // Read again while empty: a build made after the start is then served, as the page is.
+    if (!built?.size) built = loadBuiltAssets();
+    const body = built.get(String(req.params.name));
     if (!body) return next();
     res.type(extname(String(req.params.name)));
     res.set({
