@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase, type Transaction } from 'kysely';
+import { type Compilable, Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Tables } from './schema';
+import { SplitConnection, splitSqliteDialect } from './sqlite-split';
 
 export type Engine = 'sqlite' | 'postgres';
 export type Db = Kysely<Tables>;
@@ -13,9 +14,9 @@ export interface Database {
   db: Db;
   engine: Engine;
   /**
-   * Changes whenever the database may have changed: before any write of this process
-   * runs, and after any commit by another connection. null where the engine cannot tell
-   * without a round trip (PostgreSQL).
+   * Changes whenever a commit may have changed the database (on SQLite every write is
+   * another connection's: this process's writer thread or another process). null where
+   * the engine cannot tell without a round trip (PostgreSQL).
    */
   changeStamp(): string | null;
   close(): Promise<void>;
@@ -25,33 +26,6 @@ export interface Database {
 // so a Number is exact.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
-/**
- * Kysely's SQLite driver calls prepare() for every query, and better-sqlite3 compiles the
- * SQL each time: a third of a token lookup's cost. Queries with the same text get the same
- * compiled statement back (SQLite re-prepares it by itself if the schema changes); one
- * still being iterated (a streamed query) is never handed out twice.
- */
-function reusingStatements(sqlite: SQLite.Database, onWrite: () => void, max = 500): SqliteDatabase {
-  const statements = new Map<string, SQLite.Statement>();
-  return {
-    close: () => sqlite.close(),
-    // Kysely prepares every statement right before it runs it.
-    prepare(sql: string) {
-      const cached = statements.get(sql);
-      if (cached && !cached.busy) return noteWrite(cached);
-      const statement = sqlite.prepare(sql);
-      // Multi-row inserts and IN lists vary in length: keep the cache bounded, oldest out.
-      if (!cached && statements.size >= max) statements.delete(statements.keys().next().value!);
-      statements.set(sql, statement);
-      return noteWrite(statement);
-    },
-  };
-  function noteWrite(statement: SQLite.Statement) {
-    if (!statement.readonly) onWrite();
-    return statement;
-  }
-}
-
 export function openDatabase(opts: { databaseUrl: string | null; dataDir: string }): Database {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
@@ -59,18 +33,41 @@ export function openDatabase(opts: { databaseUrl: string | null; dataDir: string
     return { db, engine: 'postgres', changeStamp: () => null, close: () => db.destroy() };
   }
   mkdirSync(opts.dataDir, { recursive: true });
-  const sqlite = new SQLite(join(opts.dataDir, 'checkout.db'));
+  const file = join(opts.dataDir, 'checkout.db');
+  // Reads here, writes on a thread of their own (sqlite-split.ts). The journal mode is
+  // the file's: set before the writer opens it.
+  const reader = new SQLite(file);
+  reader.pragma('journal_mode = WAL');
+  reader.pragma('busy_timeout = 5000');
+  reader.pragma('query_only = ON');
   // WAL keeps readers off the writer's lock; synchronous=FULL fsyncs every commit so an
   // acknowledged write survives kill -9 and power loss.
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = FULL');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
-  let writes = 0;
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: reusingStatements(sqlite, () => writes++) }) });
-  // data_version moves when another connection (another process: the keys CLI) commits.
-  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
-  return { db, engine: 'sqlite', changeStamp: () => `${dataVersion.get()} ${writes}`, close: () => db.destroy() };
+  const pragmas = ['journal_mode = WAL', 'synchronous = FULL', 'foreign_keys = ON', 'busy_timeout = 5000'];
+  const db = new Kysely<Tables>({ dialect: splitSqliteDialect(reader, file, pragmas) });
+  // data_version moves whenever another connection commits: the writer thread's
+  // connection, or another process's (the keys CLI).
+  const dataVersion = reader.prepare('PRAGMA data_version').pluck();
+  return { db, engine: 'sqlite', changeStamp: () => String(dataVersion.get()), close: () => db.destroy() };
+}
+
+/**
+ * Writes whose results nobody reads, committed together: all or none. On SQLite they reach
+ * the writer thread as one message, so the transaction never waits for this thread to come
+ * round; in a caller's transaction, or on PostgreSQL, they run one by one in one.
+ */
+export async function writeTogether(db: Db, queries: Compilable<unknown>[]): Promise<void> {
+  const compiled = queries.map((q) => q.compile());
+  if (!db.isTransaction) {
+    const sent = await db.getExecutor().provideConnection(async (connection) => {
+      if (!(connection instanceof SplitConnection)) return false;
+      await connection.executeBatch(compiled);
+      return true;
+    });
+    if (sent) return;
+  }
+  await inTransaction(db, async (trx) => {
+    for (const query of compiled) await trx.executeQuery(query);
+  });
 }
 
 /** Runs `fn` in a database transaction, joining the caller's when there already is one. */

@@ -1,5 +1,5 @@
 import { compiledOnce } from './compiled';
-import { type Db, inTransaction } from './db';
+import { type Db, writeTogether } from './db';
 import { countAndPage, type Page } from './paging';
 import type { TransactionLineRow, TransactionRow } from './schema';
 
@@ -9,14 +9,11 @@ export interface StoredTransaction {
 }
 
 /** The transaction and its lines in one database transaction: both or neither. */
-export async function insertTransaction(db: Db, tx: StoredTransaction): Promise<void> {
-  await inTransaction(db, async (trx) => {
-    await trx.insertInto('transactions').values(tx.row).execute();
-    // Chunked: SQLite caps bound parameters per statement (10 columns × 90 rows fits).
-    for (let i = 0; i < tx.lines.length; i += 90) {
-      await trx.insertInto('transaction_lines').values(tx.lines.slice(i, i + 90)).execute();
-    }
-  });
+export function insertTransaction(db: Db, tx: StoredTransaction): Promise<void> {
+  const lines = [];
+  // Chunked: SQLite caps bound parameters per statement (10 columns × 90 rows fits).
+  for (let i = 0; i < tx.lines.length; i += 90) lines.push(db.insertInto('transaction_lines').values(tx.lines.slice(i, i + 90)));
+  return writeTogether(db, [db.insertInto('transactions').values(tx.row), ...lines]);
 }
 
 export function transactionLines(db: Db, transactionId: string): Promise<TransactionLineRow[]> {

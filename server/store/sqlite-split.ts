@@ -1,0 +1,238 @@
+import { Worker } from 'node:worker_threads';
+import type SQLite from 'better-sqlite3';
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from 'kysely';
+
+// SQLite with its reads and its writes on two connections. better-sqlite3 is synchronous,
+// and with synchronous=FULL every commit waits for an fsync: on one connection in the
+// service's thread, that wait stopped every request for its duration, and a transaction
+// held the only connection, so page views queued behind payments. Here:
+//
+// - Writes (every statement in a transaction, and any statement that is not a plain read)
+//   go to a connection on a thread of its own (sqlite-writer.mjs), one transaction at a
+//   time, so the event loop serves other requests while a commit reaches the disk.
+// - Reads outside a transaction run at once on a connection in this thread. WAL lets them
+//   run beside the writer; each sees the last commit made before it started, which, with
+//   synchronous=FULL, is durable: nothing is seen before it is on disk.
+//
+// Protocol with the writer: in, {id, sql, parameters} (one statement), {id, batch: [{sql,
+// parameters}]} (one transaction) or {id, close: true}; out, {id, rows}, {id, changes,
+// lastInsertRowid} or {id, error: {message, code}}, in the order things came in.
+
+interface Statement {
+  sql: string;
+  parameters: readonly unknown[];
+}
+
+type Message = Statement | { batch: Statement[] } | { close: true };
+
+interface Reply {
+  id: number;
+  rows?: unknown[];
+  changes?: number;
+  lastInsertRowid?: number | bigint;
+  error?: { message: string; code?: string };
+}
+
+class WriterThread {
+  readonly #worker: Worker;
+  readonly #pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
+  #next = 0;
+  #stopped: Error | undefined;
+
+  constructor(file: string, pragmas: string[]) {
+    this.#worker = new Worker(new URL('./sqlite-writer.mjs', import.meta.url), { workerData: { file, pragmas } });
+    // Only a statement in flight keeps the process alive (see post).
+    this.#worker.unref();
+    this.#worker.on('message', (reply: Reply) => {
+      const waiting = this.#pending.get(reply.id);
+      this.#pending.delete(reply.id);
+      if (this.#pending.size === 0) this.#worker.unref();
+      waiting?.resolve(reply);
+    });
+    this.#worker.on('error', (err) => this.#stop(err));
+    this.#worker.on('exit', () => this.#stop(new Error('the SQLite writer thread has stopped')));
+  }
+
+  #stop(err: Error) {
+    this.#stopped ??= err;
+    for (const waiting of this.#pending.values()) waiting.reject(err);
+    this.#pending.clear();
+  }
+
+  /** The writer answers in the order things were posted. */
+  post(message: Message): Promise<Reply> {
+    if (this.#stopped) return Promise.reject(this.#stopped);
+    const id = this.#next++;
+    if (this.#pending.size === 0) this.#worker.ref();
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.#worker.postMessage({ id, ...message });
+    });
+  }
+
+  async run(sql: string, parameters: readonly unknown[]): Promise<QueryResult<unknown>> {
+    return this.result(await this.post({ sql, parameters }));
+  }
+
+  result(reply: Reply): QueryResult<unknown> {
+    if (reply.error) throw Object.assign(new Error(reply.error.message), { name: 'SqliteError', code: reply.error.code });
+    if (reply.rows) return { rows: reply.rows };
+    return { rows: [], numAffectedRows: BigInt(reply.changes ?? 0), insertId: BigInt(reply.lastInsertRowid ?? 0) };
+  }
+
+  async close(): Promise<void> {
+    if (this.#stopped) return;
+    await this.post({ close: true });
+    await this.#worker.terminate();
+  }
+}
+
+/** One writer transaction at a time: a statement sent during another's would join it. */
+class Turn {
+  #current: Promise<void> | undefined;
+  #release: (() => void) | undefined;
+
+  async take(): Promise<void> {
+    while (this.#current) await this.#current;
+    this.#current = new Promise((resolve) => (this.#release = resolve));
+  }
+
+  give(): void {
+    const release = this.#release;
+    this.#current = this.#release = undefined;
+    release?.();
+  }
+}
+
+/** Compiled statements of the reader, reused by SQL text (better-sqlite3 compiles on each prepare). */
+function statementsOf(sqlite: SQLite.Database, max = 500) {
+  const statements = new Map<string, SQLite.Statement>();
+  return (sql: string): SQLite.Statement | undefined => {
+    const cached = statements.get(sql);
+    if (cached && !cached.busy) return cached;
+    let statement: SQLite.Statement;
+    try {
+      statement = sqlite.prepare(sql);
+    } catch {
+      // Not for the reader to judge (a table created since, say): the writer answers.
+      return undefined;
+    }
+    // Multi-row inserts and IN lists vary in length: keep the cache bounded, oldest out.
+    if (!cached && statements.size >= max) statements.delete(statements.keys().next().value!);
+    statements.set(sql, statement);
+    return statement;
+  };
+}
+
+export class SplitConnection implements DatabaseConnection {
+  #inTransaction = false;
+
+  constructor(
+    private readonly reader: (sql: string) => SQLite.Statement | undefined,
+    private readonly writer: WriterThread,
+    private readonly turn: Turn,
+  ) {}
+
+  async executeQuery<R>({ sql, parameters }: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.#inTransaction) return (await this.writer.run(sql, parameters)) as QueryResult<R>;
+    const statement = this.reader(sql);
+    if (statement?.readonly && statement.reader) return { rows: statement.all(parameters) as R[] };
+    // Posted in order, run in order: the turn is needed only while posting.
+    await this.turn.take();
+    const reply = this.writer.post({ sql, parameters });
+    this.turn.give();
+    return this.writer.result(await reply) as QueryResult<R>;
+  }
+
+  /** Writes committed together, in one message: the writer's transaction waits on nothing here. */
+  async executeBatch(queries: readonly CompiledQuery[]): Promise<void> {
+    await this.turn.take();
+    const reply = this.writer.post({ batch: queries.map(({ sql, parameters }) => ({ sql, parameters })) });
+    this.turn.give();
+    this.writer.result(await reply);
+  }
+
+  async *streamQuery(): AsyncIterableIterator<QueryResult<never>> {
+    throw new Error('streaming is not used with SQLite');
+  }
+
+  async begin(): Promise<void> {
+    await this.turn.take();
+    try {
+      await this.writer.run('begin', []);
+      this.#inTransaction = true;
+    } catch (err) {
+      this.turn.give();
+      throw err;
+    }
+  }
+
+  /** Kysely calls rollback after a failed commit: by then the transaction is over here. */
+  async end(command: 'commit' | 'rollback'): Promise<void> {
+    if (!this.#inTransaction) return;
+    try {
+      await this.writer.run(command, []);
+    } catch (err) {
+      // A failed commit leaves the transaction open: close it before the next one starts.
+      if (command === 'commit') await this.writer.run('rollback', []).catch(() => undefined);
+      throw err;
+    } finally {
+      this.#inTransaction = false;
+      this.turn.give();
+    }
+  }
+}
+
+class SplitDriver implements Driver {
+  readonly #turn = new Turn();
+  readonly #reader: (sql: string) => SQLite.Statement | undefined;
+
+  constructor(
+    private readonly sqlite: SQLite.Database,
+    private readonly writer: WriterThread,
+  ) {
+    this.#reader = statementsOf(sqlite);
+  }
+
+  async init(): Promise<void> {}
+  async acquireConnection(): Promise<SplitConnection> {
+    return new SplitConnection(this.#reader, this.writer, this.#turn);
+  }
+  beginTransaction(connection: SplitConnection): Promise<void> {
+    return connection.begin();
+  }
+  commitTransaction(connection: SplitConnection): Promise<void> {
+    return connection.end('commit');
+  }
+  rollbackTransaction(connection: SplitConnection): Promise<void> {
+    return connection.end('rollback');
+  }
+  async releaseConnection(): Promise<void> {}
+  async destroy(): Promise<void> {
+    await this.writer.close();
+    this.sqlite.close();
+  }
+}
+
+/**
+ * `reader` is this thread's connection, kept to reads (`query_only`); the writer's
+ * connection opens `file` with `pragmas`.
+ */
+export function splitSqliteDialect(reader: SQLite.Database, file: string, pragmas: string[]): Dialect {
+  return {
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => new SplitDriver(reader, new WriterThread(file, pragmas)),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+    createIntrospector: (db: Kysely<any>) => new SqliteIntrospector(db),
+  };
+}

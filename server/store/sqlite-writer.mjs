@@ -1,0 +1,52 @@
+// The SQLite writer: one connection on a thread of its own, so a commit's fsync (and a
+// checkpoint's) blocks this thread, not the service's event loop. Plain JavaScript: a
+// worker is started from a file, and this one must start the same under tsx, Vitest and
+// plain Node. Protocol: see sqlite-split.ts.
+import { parentPort, workerData } from 'node:worker_threads';
+import SQLite from 'better-sqlite3';
+
+const db = new SQLite(workerData.file);
+for (const pragma of workerData.pragmas) db.pragma(pragma);
+
+const statements = new Map();
+function prepared(sql) {
+  let statement = statements.get(sql);
+  if (!statement) {
+    statement = db.prepare(sql);
+    // Multi-row inserts vary in length: keep the cache bounded, oldest out.
+    if (statements.size >= 500) statements.delete(statements.keys().next().value);
+    statements.set(sql, statement);
+  }
+  return statement;
+}
+
+// A batch is one transaction: all its statements or none.
+const together = db.transaction((batch) => {
+  for (const { sql, parameters } of batch) prepared(sql).run(parameters);
+});
+
+function answer({ sql, parameters, batch }) {
+  if (batch) {
+    together(batch);
+    return { changes: 0 };
+  }
+  const statement = prepared(sql);
+  if (statement.reader) return { rows: statement.all(parameters) };
+  const { changes, lastInsertRowid } = statement.run(parameters);
+  return { changes, lastInsertRowid };
+}
+
+parentPort.on('message', (message) => {
+  if (message.close) {
+    // Closing the last connection checkpoints the WAL into the database file.
+    db.close();
+    parentPort.postMessage({ id: message.id });
+    parentPort.close();
+    return;
+  }
+  try {
+    parentPort.postMessage({ id: message.id, ...answer(message) });
+  } catch (err) {
+    parentPort.postMessage({ id: message.id, error: { message: err.message, code: err.code } });
+  }
+});

@@ -1,0 +1,149 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { type Kysely, sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, writeTogether } from '../../server/store/db';
+import { ENGINES, type EngineName } from './harness';
+
+// The store's SQLite: reads on the service's thread, writes on a thread of their own
+// (server/store/sqlite-split.ts). What that must keep: a transaction is all or nothing and
+// only its own statements are in it; what it must give: reads and the event loop never
+// wait for a write. writeTogether is the same contract on both engines.
+
+/** One table of one text column, under a name of its own (PostgreSQL's database is shared). */
+type ScratchDb = Kysely<Record<string, { v: string }>>;
+
+async function scratch(engine: EngineName, dataDir: string) {
+  const database = openDatabase({ databaseUrl: engine === 'postgres' ? process.env.TEST_DATABASE_URL! : null, dataDir });
+  const db = database.db as unknown as ScratchDb;
+  const name = `scratch_${randomBytes(4).toString('hex')}`;
+  await sql`create table ${sql.table(name)} (v text primary key)`.execute(db);
+  return {
+    database,
+    db,
+    insert: (into: ScratchDb, v: string) => into.insertInto(name).values({ v }),
+    /** The table's values, read afresh. */
+    values: async () => (await db.selectFrom(name).select('v').orderBy('v').execute()).map((r) => r.v),
+    async drop() {
+      await sql`drop table ${sql.table(name)}`.execute(db);
+      await database.close();
+    },
+  };
+}
+
+let dataDir: string;
+beforeEach(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'checkout-writer-'));
+});
+afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+describe.each(ENGINES)('writeTogether [%s]', (engine) => {
+  it('commits every statement or, when one fails, none', async () => {
+    const s = await scratch(engine, dataDir);
+    try {
+      const { db } = s;
+      await writeTogether(s.database.db, [s.insert(db, 'a'), s.insert(db, 'b')]);
+      expect(await s.values()).toEqual(['a', 'b']);
+      // 'c' first, then a duplicate key: 'c' must not stay.
+      await expect(writeTogether(s.database.db, [s.insert(db, 'c'), s.insert(db, 'a')])).rejects.toThrow();
+      expect(await s.values()).toEqual(['a', 'b']);
+    } finally {
+      await s.drop();
+    }
+  });
+});
+
+describe('SQLite reads and writes on two connections', () => {
+  it("a read does not wait for an open transaction, and sees only what was committed", async () => {
+    const s = await scratch('sqlite', dataDir);
+    try {
+      const { db } = s;
+      let seenInside: string[] = [];
+      await db.transaction().execute(async (trx) => {
+        await s.insert(trx, 'x').execute();
+        // The old single connection would wait here for this very transaction: a deadlock.
+        seenInside = await s.values();
+      });
+      expect(seenInside).toEqual([]);
+      expect(await s.values()).toEqual(['x']);
+    } finally {
+      await s.drop();
+    }
+  });
+
+  it('a write made while a transaction is open is not part of it', async () => {
+    const s = await scratch('sqlite', dataDir);
+    try {
+      const { db } = s;
+      let outside: Promise<unknown> | undefined;
+      await expect(
+        db.transaction().execute(async (trx) => {
+          await s.insert(trx, 'in').execute();
+          outside = s.insert(db, 'out').execute();
+          // More of the transaction after the write outside it was started.
+          await s.insert(trx, 'in too').execute();
+          throw new Error('roll back');
+        }),
+      ).rejects.toThrow('roll back');
+      await outside;
+      expect(await s.values()).toEqual(['out']);
+    } finally {
+      await s.drop();
+    }
+  });
+
+  it('keeps SQLite’s error code on a failed write', async () => {
+    const s = await scratch('sqlite', dataDir);
+    try {
+      const { db } = s;
+      await s.insert(db, 'k').execute();
+      await expect(s.insert(db, 'k').execute()).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
+    } finally {
+      await s.drop();
+    }
+  });
+
+  it('the event loop and reads go on while a write waits for the lock', async () => {
+    const s = await scratch('sqlite', dataDir);
+    // Another process's writer, holding the write lock.
+    const other = new SQLite(join(dataDir, 'checkout.db'));
+    try {
+      const { db } = s;
+      other.exec('begin immediate');
+      const write = s.insert(db, 'late').execute();
+      // With the write on this thread, it would block here until busy_timeout ran out.
+      const ticks = await new Promise<number>((resolve) => {
+        let n = 0;
+        const timer = setInterval(() => {
+          if (++n === 5) {
+            clearInterval(timer);
+            resolve(n);
+          }
+        }, 20);
+      });
+      expect(ticks).toBe(5);
+      expect(await s.values()).toEqual([]);
+      other.exec('commit');
+      await write;
+      expect(await s.values()).toEqual(['late']);
+    } finally {
+      other.close();
+      await s.drop();
+    }
+  });
+
+  it('the change stamp moves when the writer commits', async () => {
+    const s = await scratch('sqlite', dataDir);
+    try {
+      const before = s.database.changeStamp();
+      expect(s.database.changeStamp()).toBe(before);
+      await s.insert(s.db, 'v').execute();
+      expect(s.database.changeStamp()).not.toBe(before);
+    } finally {
+      await s.drop();
+    }
+  });
+});
