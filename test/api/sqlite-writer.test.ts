@@ -34,6 +34,18 @@ async function scratch(engine: EngineName, dataDir: string) {
   };
 }
 
+type Scratch = Awaited<ReturnType<typeof scratch>>;
+
+/** Runs `body` against a fresh scratch table, dropped afterwards whatever happens. */
+async function withScratch(engine: EngineName, body: (s: Scratch) => Promise<void>) {
+  const s = await scratch(engine, dataDir);
+  try {
+    await body(s);
+  } finally {
+    await s.drop();
+  }
+}
+
 let dataDir: string;
 beforeEach(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'checkout-writer-'));
@@ -42,24 +54,20 @@ afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe.each(ENGINES)('writeTogether [%s]', (engine) => {
   it('commits every statement or, when one fails, none', async () => {
-    const s = await scratch(engine, dataDir);
-    try {
+    await withScratch(engine, async (s) => {
       const { db } = s;
       await writeTogether(s.database.db, [s.insert(db, 'a'), s.insert(db, 'b')]);
       expect(await s.values()).toEqual(['a', 'b']);
       // 'c' first, then a duplicate key: 'c' must not stay.
       await expect(writeTogether(s.database.db, [s.insert(db, 'c'), s.insert(db, 'a')])).rejects.toThrow();
       expect(await s.values()).toEqual(['a', 'b']);
-    } finally {
-      await s.drop();
-    }
+    });
   });
 });
 
 describe('SQLite reads and writes on two connections', () => {
   it("a read does not wait for an open transaction, and sees only what was committed", async () => {
-    const s = await scratch('sqlite', dataDir);
-    try {
+    await withScratch('sqlite', async (s) => {
       const { db } = s;
       let seenInside: string[] = [];
       await db.transaction().execute(async (trx) => {
@@ -69,14 +77,11 @@ describe('SQLite reads and writes on two connections', () => {
       });
       expect(seenInside).toEqual([]);
       expect(await s.values()).toEqual(['x']);
-    } finally {
-      await s.drop();
-    }
+    });
   });
 
   it('a write made while a transaction is open is not part of it', async () => {
-    const s = await scratch('sqlite', dataDir);
-    try {
+    await withScratch('sqlite', async (s) => {
       const { db } = s;
       let outside: Promise<unknown> | undefined;
       await expect(
@@ -90,60 +95,51 @@ describe('SQLite reads and writes on two connections', () => {
       ).rejects.toThrow('roll back');
       await outside;
       expect(await s.values()).toEqual(['out']);
-    } finally {
-      await s.drop();
-    }
+    });
   });
 
   it('keeps SQLite’s error code on a failed write', async () => {
-    const s = await scratch('sqlite', dataDir);
-    try {
+    await withScratch('sqlite', async (s) => {
       const { db } = s;
       await s.insert(db, 'k').execute();
       await expect(s.insert(db, 'k').execute()).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
-    } finally {
-      await s.drop();
-    }
+    });
   });
 
   it('the event loop and reads go on while a write waits for the lock', async () => {
-    const s = await scratch('sqlite', dataDir);
-    // Another process's writer, holding the write lock.
-    const other = new SQLite(join(dataDir, 'checkout.db'));
-    try {
-      const { db } = s;
-      other.exec('begin immediate');
-      const write = s.insert(db, 'late').execute();
-      // With the write on this thread, it would block here until busy_timeout ran out.
-      const ticks = await new Promise<number>((resolve) => {
-        let n = 0;
-        const timer = setInterval(() => {
-          if (++n === 5) {
-            clearInterval(timer);
-            resolve(n);
-          }
-        }, 20);
-      });
-      expect(ticks).toBe(5);
-      expect(await s.values()).toEqual([]);
-      other.exec('commit');
-      await write;
-      expect(await s.values()).toEqual(['late']);
-    } finally {
-      other.close();
-      await s.drop();
-    }
+    await withScratch('sqlite', async (s) => {
+      // Another process's writer, holding the write lock.
+      const other = new SQLite(join(dataDir, 'checkout.db'));
+      try {
+        other.exec('begin immediate');
+        const write = s.insert(s.db, 'late').execute();
+        // With the write on this thread, it would block here until busy_timeout ran out.
+        const ticks = await new Promise<number>((resolve) => {
+          let n = 0;
+          const timer = setInterval(() => {
+            if (++n === 5) {
+              clearInterval(timer);
+              resolve(n);
+            }
+          }, 20);
+        });
+        expect(ticks).toBe(5);
+        expect(await s.values()).toEqual([]);
+        other.exec('commit');
+        await write;
+        expect(await s.values()).toEqual(['late']);
+      } finally {
+        other.close();
+      }
+    });
   });
 
   it('the change stamp moves when the writer commits', async () => {
-    const s = await scratch('sqlite', dataDir);
-    try {
+    await withScratch('sqlite', async (s) => {
       const before = s.database.changeStamp();
       expect(s.database.changeStamp()).toBe(before);
       await s.insert(s.db, 'v').execute();
       expect(s.database.changeStamp()).not.toBe(before);
-    } finally {
-      await s.drop();
-    }
+    });
   });
 });
