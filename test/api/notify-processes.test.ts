@@ -76,8 +76,9 @@ describe.each(ENGINES)('outbox durability on %s', (engine) => {
     const events = await fetch(`${second.url}/v1/event/`, { headers: auth });
     const list = (await events.json()) as { results: { id: string; delivery_status: string }[] };
     for (const e of list.results) {
-      const detail = (await (await fetch(`${second.url}/v1/event/${e.id}/`, { headers: auth })).json()) as { delivery_status: string; attempt_count: number };
-      expect(detail).toMatchObject({ delivery_status: 'delivered', attempt_count: 1 });
+      const detail = async () => (await (await fetch(`${second.url}/v1/event/${e.id}/`, { headers: auth })).json()) as { delivery_status: string; attempt_count: number };
+      // The worker records a delivery once the receiver has answered: just after the receipt.
+      await expect.poll(detail, { timeout: 5_000 }).toMatchObject({ delivery_status: 'delivered', attempt_count: 1 });
     }
   });
 });
