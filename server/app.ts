@@ -1,3 +1,4 @@
+import type { RequestListener } from 'node:http';
 import express, { type ErrorRequestHandler } from 'express';
 import helmet from 'helmet';
 import { apiRouter } from './api';
@@ -5,16 +6,15 @@ import { assetsRouter, loadScreenAssets } from './checkout/assets';
 import { checkoutRoutes } from './checkout/routes';
 import type { Deps } from './deps';
 import { demoRouter } from './demo/routes';
-import { installRequestLogging } from './http/logging';
+import { withRequestLogging } from './http/logging';
 
-/** Builds the whole service; no I/O here, so tests build one per database and port. */
-export function createApp(deps: Deps) {
+/** Builds the whole service as a server's request listener; no I/O here. */
+export function createApp(deps: Deps): RequestListener {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.trustProxy);
   // '/pay/{token}/' and '/pay/{token}' are different routes (the second redirects).
   app.enable('strict routing');
-  installRequestLogging(app, deps.log);
   // First: the payment page is the busiest route, and every layer before it costs a match.
   checkoutRoutes(app, deps, loadScreenAssets);
   app.use(
@@ -40,5 +40,5 @@ export function createApp(deps: Deps) {
     if (res.headersSent) return res.end();
     res.status(500).set('X-Content-Type-Options', 'nosniff').type('text/plain').send(`Something went wrong (request ${req.id}).`);
   }) as ErrorRequestHandler);
-  return app;
+  return withRequestLogging(app, deps.log);
 }

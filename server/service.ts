@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import { createApp } from './app';
 import type { Config } from './config';
@@ -32,7 +32,7 @@ export async function startService(
   const deps: Deps = { config, database, log, now, outbox };
   const app = createApp(deps);
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(config.port, config.host, () => resolve(s));
+    const s = createServer(app).listen(config.port, config.host, () => resolve(s));
     s.once('error', reject);
   });
   const { port } = server.address() as AddressInfo;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
+import type { RequestListener, ServerResponse } from 'node:http';
 import type { Express, Request } from 'express';
 import pino, { type Logger } from 'pino';
 
@@ -49,8 +49,10 @@ const CHILD = Symbol('request logger');
  * 12 % of a payment page's CPU). `req.log` is a child logger carrying the request id, made
  * only when a handler logs; the getter lives on the app's request prototype (a
  * per-request accessor would push every request object into slow dictionary mode).
+ * Wrapped around the app rather than used in it: a middleware is a router layer every
+ * request walks through.
  */
-export function installRequestLogging(app: Express, logger: Logger): void {
+export function withRequestLogging(app: Express, logger: Logger): RequestListener {
   Object.defineProperty(app.request, 'log', {
     get(this: Request & { [CHILD]?: Logger }) {
       return (this[CHILD] ??= logger.child({ reqId: this.id }));
@@ -65,7 +67,7 @@ export function installRequestLogging(app: Express, logger: Logger): void {
     const line = {
       reqId: req.id,
       method: req.method,
-      path: loggablePath(req.originalUrl),
+      path: loggablePath(req.originalUrl ?? req.url),
       status: this.statusCode,
       responseTime: Math.round(performance.now() - req[STARTED]!),
     };
@@ -73,11 +75,11 @@ export function installRequestLogging(app: Express, logger: Logger): void {
     else if (this.statusCode >= 500) access.error(line, 'request failed');
     else access.info(line, 'request completed');
   }
-  app.use((req, res, next) => {
+  return (req, res) => {
     req[STARTED] = performance.now();
     req.id = randomUUID();
     res.setHeader('X-Request-Id', req.id);
     res.on('close', logLine);
-    next();
-  });
+    app(req, res);
+  };
 }
