@@ -278,17 +278,21 @@ export function checkoutRoutes(router: IRouter, deps: Deps, screenAssets: () => 
     return `/pay/${page.row.token}/provider/${qs ? `?${qs}` : ''}`;
   }
 
-  router.get('/pay/:token/', async (req, res) => {
+  router.get('/pay/:token/', (req, res) => {
     const key = TOKEN.test(req.params.token!) ? pageKey(req) : null;
     // Before any read (see page-cache.ts); only pages that can be kept need it.
     const stamp = key ? deps.database.changeStamp() : null;
+    // Most views: nothing was written since the kept page was checked. Answered in this
+    // turn, without a promise.
+    const kept = key ? pages.unchanged(key, stamp, deps.now().getTime()) : undefined;
+    if (kept) return sendPage(res, kept);
+    return servePage(req, res, key, stamp);
+  });
+
+  async function servePage(req: Request<{ token: string }>, res: Response, key: string | null, stamp: string | null) {
     if (key) {
-      const now = deps.now().getTime();
-      let kept = pages.unchanged(key, stamp, now);
-      if (!kept) {
-        const version = await checkoutVersion(db, req.params.token!);
-        kept = version ? pages.get(key, version, now, stamp) : undefined;
-      }
+      const version = await checkoutVersion(db, req.params.token);
+      const kept = version ? pages.get(key, version, deps.now().getTime(), stamp) : undefined;
       if (kept) return sendPage(res, kept);
     }
     const page = await loadPage(req);
@@ -302,7 +306,7 @@ export function checkoutRoutes(router: IRouter, deps: Deps, screenAssets: () => 
       justFinished: page.embed !== null && req.query.finished === '1',
       ...(declined ? { declined, chosenGateway: sandboxRedirect.id, error: { message: 'error.declined', fields: {} } } : {}),
     });
-  });
+  }
 
   const small = { limit: '16kb' };
   router.post('/pay/:token/', express.urlencoded({ ...small, extended: false }), express.json(small));
