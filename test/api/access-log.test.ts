@@ -1,5 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../server/payments/sandbox';
@@ -67,6 +68,19 @@ describe('access log', () => {
     const ids = service.output.filter((l) => l.includes('"request completed"')).map((l) => (JSON.parse(l) as AccessLine).reqId);
     expect(new Set(ids).size).toBe(ids.length);
     expect(service.output.join('\n')).not.toContain(token);
+  });
+
+  it('logs a request whose client left before the answer as aborted', async () => {
+    const { hostname, port } = new URL(service.url);
+    const socket = connect(Number(port), hostname);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    // Headers and the start of a body, then gone: the body parser is still waiting.
+    socket.write(`POST /v1/transaction/?lost=1 HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: ${auth.authorization}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"currency":`);
+    await new Promise((r) => setTimeout(r, 100));
+    socket.destroy();
+    await expect
+      .poll(() => service.output.map((l) => JSON.parse(l) as AccessLine).find((l) => l.msg === 'request aborted'), { timeout: 5_000 })
+      .toMatchObject({ method: 'POST', path: '/v1/transaction/', reqId: expect.any(String) });
   });
 
   it('never logs keys, cards or bodies', async () => {
