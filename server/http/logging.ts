@@ -67,7 +67,7 @@ export function withRequestLogging(app: Express, logger: Logger): RequestListene
     const line = {
       reqId: req.id,
       method: req.method,
-      path: loggablePath(req.originalUrl ?? req.url),
+      path: loggablePath(req.originalUrl),
       status: this.statusCode,
       responseTime: Math.round(performance.now() - req[STARTED]!),
     };
