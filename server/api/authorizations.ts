@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { validateFields } from '../../widget/screen/card';
+import { validateFields } from '../../widget/fields/card';
 import { uuidv7 } from '../domain/ids';
 import { ApiError, type FieldError, RecordedError } from '../http/problem';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';

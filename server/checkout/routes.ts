@@ -1,6 +1,6 @@
 import express, { type IRouter, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { validateFields } from '../../widget/screen/card';
+import { validateFields } from '../../widget/fields/card';
 import { documentTemplate, renderDocument, renderNotFound, type DocumentAssets, type DocumentTemplate } from '../../widget/screen/document';
 import { COUNTDOWN_FROM_MS } from '../../widget/screen/model';
 import type { CheckoutView, Language } from '../../widget/screen/view';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { cardBrand, normalizeCardNumber, parseExpiry } from '../../widget/screen/card';
+import { cardBrand, normalizeCardNumber, parseExpiry } from '../../widget/fields/card';
 import type { ActionResult, CardSummary, Gateway, SettledResult } from './gateway';
 
 // Sandbox gateways: behave like real processors, decided by the test data the customer
