@@ -1,4 +1,4 @@
-import type { GatewayField } from '../../widget/screen/view';
+import type { GatewayField } from '../../widget/fields/types';
 
 // A payment gateway is an adapter behind this one interface. The checkout renders what a
 // gateway declares (`flow`, `fields`) and calls `pay`; sales call capture/refund/void.
