@@ -218,7 +218,12 @@ export function checkoutRoutes(router: IRouter, deps: Deps, screenAssets: () => 
       }
       case 'gateway_failed':
         // Nothing was charged, or reconciliation reverses it: the customer may simply try again.
-        return { kind: 'view', status: 200, chosenGateway: gateway.id, error: { message: 'error.gatewayFailed', fields: {} } };
+        return {
+          kind: 'view',
+          status: 200,
+          chosenGateway: gateway.id,
+          error: { message: outcome.timedOut ? 'error.gatewayTimeout' : 'error.gatewayFailed', fields: {} },
+        };
     }
   }
 

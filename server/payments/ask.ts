@@ -37,5 +37,9 @@ export async function askGateway<T>(deps: PaymentDeps, gateway: Gateway, call: (
   return answer;
 }
 
+/** A lost answer because time ran out: ours, or the gateway client's own (a TimeoutError). */
+export const timedOut = (answer: Answer<unknown>) =>
+  answer.kind === 'lost' && (answer.error instanceof GatewayTimeout || (answer.error instanceof Error && answer.error.name === 'TimeoutError'));
+
 /** What a gateway did, for a use case to record: a lookup's answer without "not found". */
 export type Settled = Exclude<LookupResult, { status: 'not_found' }>;

@@ -1,7 +1,7 @@
 import { claimPaymentAttempt, completePayment, releaseFailedAttempt } from '../store/payments';
 import { newCall, type GatewayCall } from '../store/gateway-calls';
 import type { TransactionRow } from '../store/schema';
-import { askGateway, type PaymentDeps, type Settled } from './ask';
+import { askGateway, type PaymentDeps, type Settled, timedOut } from './ask';
 import type { Gateway } from './gateway';
 
 // Paying a transaction from the checkout, and settling a redirect gateway's return (the
@@ -12,7 +12,7 @@ export type PaymentOutcome =
   | { kind: 'paid' }
   | { kind: 'declined'; reason: 'declined' | 'insufficient_funds' }
   /** The gateway failed or did not answer in time: nothing recorded, the attempt released. */
-  | { kind: 'gateway_failed' }
+  | { kind: 'gateway_failed'; timedOut: boolean }
   /** Someone else is paying, the transaction moved on, or too many declines: not attempted. */
   | { kind: 'not_claimed' };
 
@@ -44,7 +44,7 @@ export async function payTransaction(
       { transactionId: row.id, gatewayId: gateway.id, outcome: 'declined', cardBrand: null, cardLast4: null, callId: call.id, state: 'abandoned' },
       deps.now(),
     );
-    return { kind: 'gateway_failed' };
+    return { kind: 'gateway_failed', timedOut: timedOut(answer) };
   }
   const result = answer.value;
   const settled: Settled =
