@@ -6,7 +6,6 @@ import { route, type RouteDef } from '../http/route';
 import { chargeAuthorization } from '../payments/charge';
 import { canStore } from '../payments/gateway';
 import { storeCard } from '../payments/store-card';
-import type { AuthorizationRow } from '../store/schema';
 import { getAuthorization, listAuthorizations, removeAuthorization } from '../store/sales';
 import { checkNotifyUrl } from './notify-url';
 import { currencyCode, httpUrl, positiveAmount, ref, text, toMinor } from './fields';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { unitsToDecimalString, unitsToNumber } from '../domain/money';
-import { ACTION_RULES, actionLimit, SALE_STATUSES, type SaleAction, saleStatus } from '../domain/sales';
+import { unitsToDecimalString } from '../domain/money';
+import { ACTION_RULES, actionLimit, SALE_STATUSES, type SaleAction } from '../domain/sales';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { ApiError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';

@@ -1,27 +1,14 @@
 import { z } from 'zod';
-import { findCurrency } from '../domain/currencies';
-import { newToken, uuidv7 } from '../domain/ids';
-import { MAX_UNITS, unitsToDecimalString, unitsToNumber } from '../domain/money';
-import { type Adjustment, computeTotals, QUANTITY_SCALE } from '../domain/pricing';
-import { effectiveStatus } from '../domain/transaction-status';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError, fieldError } from '../http/problem';
+import { ApiError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
-import { getItem } from '../store/catalogue';
-import type { TransactionLineRow, TransactionRow } from '../store/schema';
-import {
-  getTransaction,
-  insertTransaction,
-  listTransactions,
-  type StoredTransaction,
-} from '../store/transactions';
+import { getTransaction, listTransactions } from '../store/transactions';
 import { presentTransaction } from '../present/transaction';
 import { createTransaction } from '../transactions/create';
 import { checkNotifyUrl } from './notify-url';
-import { amount, currencyCode, httpUrl, name, positiveAmount, ref, text, toMinor, toScaled } from './fields';
+import { amount, currencyCode, httpUrl, name, positiveAmount, ref, text } from './fields';
 
 const LANGUAGE = z.enum(['au', 'es', 'en', 'fr']);
-const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
 
 const inlineProduct = z.strictObject({
   product_id: text(255).optional().describe('Your external identifier'),
@@ -87,7 +74,6 @@ export const transactionCreate = z
     destination: movements.optional(),
   })
   .meta({ id: 'TransactionCreate' });
-type TransactionCreate = z.output<typeof transactionCreate>;
 
 const lineOut = z.object({
   amount: z.number(),
