@@ -1,6 +1,6 @@
-import { presentAuthorization } from '../api/authorizations';
-import { presentSale } from '../api/sales';
-import { presentTransaction } from '../api/transactions';
+import { presentAuthorization } from '../present/authorization';
+import { presentSale } from '../present/sale';
+import { presentTransaction } from '../present/transaction';
 import type { Tx } from '../store/db';
 import { type EventType, insertEvent, type Outbox } from '../store/events';
 import { getAuthorization, getSale } from '../store/sales';
