@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '../domain/ids';
-import type { Db, Tx } from './db';
+import { type Db, inTransaction, type Tx } from './db';
 import { skipLocked } from './locking';
 import { countAndPage, type Page } from './paging';
 import type { DeliveryAttemptRow, EventRow } from './schema';
@@ -68,7 +68,7 @@ export async function insertEvent(
 export async function claimDueEvents(db: Db, now: Date, leaseMs: number, limit: number): Promise<EventRow[]> {
   const at = now.toISOString();
   const token = randomUUID();
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const due = await skipLocked(
       trx,
       trx
@@ -108,7 +108,7 @@ export async function recordAttempt(db: Db, event: EventRow, outcome: AttemptOut
   const at = now.toISOString();
   const status =
     outcome.result === 'delivered' ? 'delivered' : outcome.result === 'gone' ? 'stopped' : outcome.retryAt ? 'pending' : 'failed';
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await trx
       .insertInto('delivery_attempts')
       .values({
