@@ -27,14 +27,14 @@ const envSchema = z.object({
   GATEWAY_MODULES: z.string().optional(),
   GATEWAY_SETTINGS: z
     .string()
-    .refine((s) => {
+    .transform((text, ctx) => {
       try {
-        JSON.parse(s);
-        return true;
+        return JSON.parse(text) as unknown;
       } catch {
-        return false;
+        ctx.addIssue({ code: 'custom', message: 'must be JSON' });
+        return z.NEVER;
       }
-    }, 'must be a JSON text')
+    })
     .optional(),
 }).refine((e) => e.PAYMENT_CLAIM_MS === undefined || e.PAYMENT_CLAIM_MS >= 2 * e.GATEWAY_TIMEOUT_MS, {
   message: 'must be at least twice GATEWAY_TIMEOUT_MS, so a claim outlives every gateway call made under it',
@@ -92,6 +92,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     gatewayTimeoutMs: e.GATEWAY_TIMEOUT_MS,
     paymentClaimMs: e.PAYMENT_CLAIM_MS ?? Math.max(60_000, 4 * e.GATEWAY_TIMEOUT_MS),
     gatewayModules: (e.GATEWAY_MODULES ?? '').split(',').map((m) => m.trim()).filter(Boolean),
-    gatewaySettings: e.GATEWAY_SETTINGS === undefined ? null : JSON.parse(e.GATEWAY_SETTINGS),
+    gatewaySettings: e.GATEWAY_SETTINGS ?? null,
   };
 }

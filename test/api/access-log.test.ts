@@ -43,12 +43,9 @@ describe('access log', () => {
   async function lineOf(res: Response): Promise<AccessLine> {
     const id = res.headers.get('x-request-id');
     expect(id).toBeTruthy();
-    for (let waited = 0; waited < 5_000; waited += 20) {
-      const line = service.output.map((l) => JSON.parse(l) as AccessLine).find((l) => l.reqId === id && 'status' in l);
-      if (line) return line;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    throw new Error(`no access line for request ${id}:\n${service.output.join('\n')}`);
+    const line = () => service.output.map((l) => JSON.parse(l) as AccessLine).find((l) => l.reqId === id && 'status' in l);
+    await expect.poll(line, { timeout: 5_000, message: `no access line for request ${id}` }).toBeDefined();
+    return line()!;
   }
 
   it('writes one line per request with the id, method, path, status and time', async () => {

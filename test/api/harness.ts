@@ -152,14 +152,31 @@ export async function startTestService(
   };
 }
 
+/** The service's clock: real time, moved forward by tests instead of waiting. */
+export interface TestClock {
+  now(): Date;
+  advance(ms: number): void;
+  reset(): void;
+}
+
+export function testClock(): TestClock {
+  let offset = 0;
+  return {
+    now: () => new Date(Date.now() + offset),
+    advance: (ms) => void (offset += ms),
+    reset: () => void (offset = 0),
+  };
+}
+
 /**
  * A service for the enclosing describe block (started before its tests, closed after) and
- * one fresh environment on it: `svc.t` and `svc.api` are set once the block starts.
+ * one fresh environment on it: `svc.t` and `svc.api` are set once the block starts;
+ * `svc.clock` is the service's clock.
  */
-export function useTestService(engine: EngineName, environmentName?: string): { t: TestService; api: Client } {
-  const svc = {} as { t: TestService; api: Client };
+export function useTestService(engine: EngineName, environmentName?: string): { t: TestService; api: Client; clock: TestClock } {
+  const svc = { clock: testClock() } as { t: TestService; api: Client; clock: TestClock };
   beforeAll(async () => {
-    svc.t = await startTestService(engine);
+    svc.t = await startTestService(engine, { now: svc.clock.now });
     svc.api = await svc.t.newEnvironment(environmentName);
   });
   afterAll(() => svc.t?.close());

@@ -1,37 +1,23 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { freshDatabase } from './database';
+import { describe, expect, it } from 'vitest';
 import { priced } from './pay';
-import { createKeys, type ServiceProcess, startServiceProcess } from './process';
+import { createKeys, processScope } from './process';
 import { type Receiver, startReceiver } from './receiver';
 
 // The jobs runner with two service processes on one PostgreSQL: the expiry sweep and the
 // webhook delivery both run in both, and each due item is handled once.
 
-const running: ServiceProcess[] = [];
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const p of running.splice(0)) await p.stop();
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const { cleanup, environment, running, started } = processScope();
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)('jobs in two service processes on one PostgreSQL', () => {
   it('expire each of 60 overdue transactions once and deliver each expiry event once', { timeout: 120_000 }, async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'checkout-jobs-'));
-    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const db = await freshDatabase();
-    cleanups.push(db.drop);
-    const env = { DATA_DIR: dataDir, DATABASE_URL: db.url, ALLOW_PRIVATE_NOTIFY_URLS: 'true' };
+    const env = await environment('postgres', { ALLOW_PRIVATE_NOTIFY_URLS: 'true' });
     const keys = await createKeys('Expiring shop', env);
     const headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
     const hook: Receiver = await startReceiver();
-    cleanups.push(() => hook.close());
+    cleanup(() => hook.close());
 
     // Created by a process without jobs, due a moment later.
-    const creator = await startServiceProcess(env);
-    running.push(creator);
+    const creator = await started(env);
     const ids: string[] = [];
     let due = 0;
     for (let i = 0; i < 60; i++) {
@@ -50,8 +36,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('jobs in two service processes o
     while (Date.now() <= due) await new Promise((r) => setTimeout(r, due - Date.now() + 10));
 
     // Both start with a round of every job at once: they race for the same rows.
-    const processes = await Promise.all([startServiceProcess({ ...env, BACKGROUND_WORK: 'true' }), startServiceProcess({ ...env, BACKGROUND_WORK: 'true' })]);
-    running.push(...processes);
+    const processes = await Promise.all([started({ ...env, BACKGROUND_WORK: 'true' }), started({ ...env, BACKGROUND_WORK: 'true' })]);
     await hook.waitFor(60, 60_000);
 
     const events = await fetch(`${processes[0].url}/v1/event/?type=transaction.expired&page_size=100`, { headers });

@@ -1,47 +1,22 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../server/payments/sandbox';
-import { freshDatabase } from './database';
 import { ENGINES } from './harness';
 import { payToken, priced, SANDBOX_CARD } from './pay';
-import { createKeys, type ProcessEnv, type ServiceProcess, startServiceProcess } from './process';
+import { createKeys, processScope } from './process';
 import { type Receiver, startReceiver } from './receiver';
 
 // The outbox and its workers as real processes: a SIGKILL between the commit and the
 // delivery loses nothing, and two processes on one PostgreSQL deliver each event once.
 // Each run on PostgreSQL gets a database of its own, so no other test's events mix in.
 
-const running: ServiceProcess[] = [];
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const p of running.splice(0)) await p.stop();
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function environment(engine: string): Promise<ProcessEnv> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'checkout-outbox-'));
-  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const env: ProcessEnv = { DATA_DIR: dataDir, ALLOW_PRIVATE_NOTIFY_URLS: 'true' };
-  if (engine === 'postgres') {
-    const db = await freshDatabase();
-    cleanups.push(db.drop);
-    env.DATABASE_URL = db.url;
-  }
-  return env;
-}
-
-async function started(env: ProcessEnv): Promise<ServiceProcess> {
-  const p = await startServiceProcess(env);
-  running.push(p);
-  return p;
-}
+const scope = processScope();
+const { running, started } = scope;
+const environment = (engine: string) => scope.environment(engine, { ALLOW_PRIVATE_NOTIFY_URLS: 'true' });
 
 async function receiver(opts?: { delayMs?: number }): Promise<Receiver> {
   const r = await startReceiver(opts);
-  cleanups.push(() => r.close());
+  scope.cleanup(() => r.close());
   return r;
 }
 
@@ -119,8 +94,12 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two service processes on one Po
     );
     expect(ids).toHaveLength(200);
     await hook.waitFor(200, 60_000);
-    // Time for a duplicate to show up, were there one.
-    await new Promise((r) => setTimeout(r, 2_000));
+    const delivered = async () =>
+      ((await (await fetch(`${processes[0]!.url}/v1/event/?delivery_status=delivered&page_size=1`, { headers })).json()) as { count: number }).count;
+    await expect.poll(delivered, { timeout: 10_000 }).toBe(200);
+    // Stopped (SIGTERM: each finishes what it started and takes nothing new), so every
+    // delivery that will ever happen has happened: a duplicate would be here now.
+    for (const p of processes) await p.stop();
     expect(hook.received).toHaveLength(200);
     expect(new Set(hook.received.map((r) => r.headers['webhook-id'])).size).toBe(200);
     expect(new Set(hook.received.map((r) => r.payload.data.id))).toEqual(new Set(ids));
@@ -129,8 +108,5 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two service processes on one Po
     expect(attemptsBy[0]! + attemptsBy[1]!).toBe(200);
     expect(attemptsBy[0], `split ${attemptsBy}`).toBeGreaterThan(0);
     expect(attemptsBy[1], `split ${attemptsBy}`).toBeGreaterThan(0);
-
-    const delivered = await fetch(`${processes[0]!.url}/v1/event/?delivery_status=delivered&page_size=1`, { headers });
-    expect(((await delivered.json()) as { count: number }).count).toBe(200);
   });
 });

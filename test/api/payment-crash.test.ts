@@ -1,12 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { freshDatabase } from './database';
+import { describe, expect, it } from 'vitest';
 import { ENGINES } from './harness';
 import { payWithCard, priced } from './pay';
-import { createKeys, type ProcessEnv, type ServiceProcess, startServiceProcess } from './process';
-import { type Processor, startProcessor } from './processor';
+import { createKeys, processScope } from './process';
+import { startProcessor } from './processor';
 import { REMOTE_ID } from './remote-gateway';
 
 // Crash safety across the gateway call: a real service process pays through a networked
@@ -16,44 +13,20 @@ import { REMOTE_ID } from './remote-gateway';
 
 const GATEWAY_MODULE = join(new URL('.', import.meta.url).pathname, 'remote-gateway.ts');
 
-const running: ServiceProcess[] = [];
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const p of running.splice(0)) await p.stop();
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function environment(engine: string, processor: Processor): Promise<ProcessEnv> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'checkout-crash-'));
-  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const env: ProcessEnv = {
-    DATA_DIR: dataDir,
-    GATEWAY_MODULES: GATEWAY_MODULE,
-    GATEWAY_SETTINGS: JSON.stringify({ url: processor.url }),
-    // Long enough that the kill always comes first; the claim (twice as long) is what
-    // the restarted process waits out before it reconciles.
-    GATEWAY_TIMEOUT_MS: '10000',
-    PAYMENT_CLAIM_MS: '20000',
-  };
-  if (engine === 'postgres') {
-    const db = await freshDatabase();
-    cleanups.push(db.drop);
-    env.DATABASE_URL = db.url;
-  }
-  return env;
-}
-
-async function started(env: ProcessEnv): Promise<ServiceProcess> {
-  const p = await startServiceProcess(env);
-  running.push(p);
-  return p;
-}
+const { cleanup, environment, started } = processScope();
 
 describe.each(ENGINES)('a payment interrupted by a crash on %s', (engine) => {
   it('is recorded exactly once after a restart, and the processor charged once', { timeout: 120_000 }, async () => {
     const processor = await startProcessor();
-    cleanups.push(() => processor.close());
-    const env = await environment(engine, processor);
+    cleanup(() => processor.close());
+    const env = await environment(engine, {
+      GATEWAY_MODULES: GATEWAY_MODULE,
+      GATEWAY_SETTINGS: JSON.stringify({ url: processor.url }),
+      // Long enough that the kill always comes first; the claim (twice as long) is what
+      // the restarted process waits out before it reconciles.
+      GATEWAY_TIMEOUT_MS: '10000',
+      PAYMENT_CLAIM_MS: '20000',
+    });
     const keys = await createKeys('Crash shop', env);
     const headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
 

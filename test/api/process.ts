@@ -1,7 +1,12 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
+import { afterEach } from 'vitest';
 import type { NewKeys } from '../../server/store/environments';
+import { freshDatabase } from './database';
 
 // The service and the keys CLI as real child processes, started the way `npm run dev`
 // and `npm run keys` start them (tsx), for tests about processes: crashes, restarts, CLIs.
@@ -87,6 +92,41 @@ export async function startServiceProcess(env: ProcessEnv): Promise<ServiceProce
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
+    },
+  };
+}
+
+/**
+ * Service processes and their data for a test file: an environment (a fresh data folder,
+ * and a fresh PostgreSQL database on that engine) and started processes, all stopped and
+ * removed after each test.
+ */
+export function processScope() {
+  const running: ServiceProcess[] = [];
+  const cleanups: (() => Promise<void> | void)[] = [];
+  afterEach(async () => {
+    for (const p of running.splice(0)) await p.stop();
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+  return {
+    running,
+    /** Runs after the test, before the data goes (last added, first run). */
+    cleanup: (fn: () => Promise<void> | void) => void cleanups.push(fn),
+    async environment(engine: string, extra: Omit<ProcessEnv, 'DATA_DIR'> = {}): Promise<ProcessEnv> {
+      const dataDir = mkdtempSync(join(tmpdir(), 'checkout-process-'));
+      cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+      const env: ProcessEnv = { ...extra, DATA_DIR: dataDir };
+      if (engine === 'postgres') {
+        const db = await freshDatabase();
+        cleanups.push(db.drop);
+        env.DATABASE_URL = db.url;
+      }
+      return env;
+    },
+    async started(env: ProcessEnv): Promise<ServiceProcess> {
+      const p = await startServiceProcess(env);
+      running.push(p);
+      return p;
     },
   };
 }

@@ -102,15 +102,19 @@ describe.each(ENGINES)('transactions on %s', (engine) => {
   });
 
   it('shows E when read past expired_date', async () => {
-    const soon = new Date(Date.now() + 1500).toISOString();
+    const soon = new Date(svc.clock.now().getTime() + 1500).toISOString();
     const res = await svc.api.post('/transaction/', transactionBody({ expired_date: soon }));
     expect(res.status).toBe(201);
     expect(res.body.status).toBe('N');
-    await new Promise((r) => setTimeout(r, 1700));
-    const read = await svc.api.get(`/transaction/${res.body.id}/`);
-    expect(read.body.status).toBe('E');
-    const list = await svc.api.get('/transaction/?status=E');
-    expect(list.body.results.map((x: { id: string }) => x.id)).toContain(res.body.id);
+    svc.clock.advance(1700);
+    try {
+      const read = await svc.api.get(`/transaction/${res.body.id}/`);
+      expect(read.body.status).toBe('E');
+      const list = await svc.api.get('/transaction/?status=E');
+      expect(list.body.results.map((x: { id: string }) => x.id)).toContain(res.body.id);
+    } finally {
+      svc.clock.reset();
+    }
   });
 
   it('paginates newest first with absolute links and filters', async () => {
