@@ -10,6 +10,8 @@ import { eventRoutes } from './events';
 import { referenceRoutes } from './reference';
 import { saleRoutes } from './sales';
 import { transactionRoutes } from './transactions';
+import { transferRoutes } from './transfers';
+import { walletRoutes } from './wallets';
 
 export const apiRoutes = (): RouteDef[] => [
   ...transactionRoutes(),
@@ -18,6 +20,8 @@ export const apiRoutes = (): RouteDef[] => [
   ...eventRoutes(),
   ...catalogueRoutes(),
   ...referenceRoutes(),
+  ...walletRoutes(),
+  ...transferRoutes(),
 ];
 
 /** Everything under /v1: auth on every route, JSON in, problem+json out. */

@@ -4,6 +4,7 @@ import { ACTION_RULES, actionLimit, SALE_STATUSES, type SaleAction, saleStatus }
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { ApiError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
+import { takeBackDestinations } from '../payments/destinations';
 import { findGateway } from '../payments/registry';
 import { applySaleAction, getSale, listSales, type StoredSale } from '../store/sales';
 import { exponentOf, positiveAmount, ref, toMinor } from './fields';
@@ -117,6 +118,11 @@ const action = (name: SaleAction, summary: string) =>
         now: deps.now(),
         outbox: deps.outbox,
         gateway: (reference, x) => gateway[name](reference ?? '', x),
+        ledger:
+          name === 'refund'
+            ? (trx, after, movementId) =>
+                takeBackDestinations(trx, deps.outbox, { sale: after, before: after.refunded - amount, amount, movementId, now: deps.now() })
+            : undefined,
       });
       switch (outcome.kind) {
         case 'done':
@@ -124,6 +130,11 @@ const action = (name: SaleAction, summary: string) =>
         case 'conflict':
           // The amounts moved since they were read: explain with the ones in force now.
           throw conflict(name, (await getSale(db, env.id, sale.row.id))!, amount);
+        case 'refused':
+          throw new ApiError(
+            'conflict',
+            `refund refused: destination wallet ${outcome.wallet} no longer holds its part of the refund; nothing was changed`,
+          );
         case 'gateway_failed':
           throw new ApiError('gateway_error', `The gateway refused the ${name}: ${outcome.reason}; nothing was changed`);
       }

@@ -9,6 +9,7 @@ import { ApiError, fieldError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import type { Db } from '../store/db';
 import { getItem } from '../store/catalogue';
+import { getWallet } from '../store/ledger';
 import type { TransactionLineRow, TransactionRow } from '../store/schema';
 import {
   getTransaction,
@@ -47,6 +48,12 @@ const movement = z.strictObject({
 });
 const movements = z.array(movement).max(50).nullable();
 
+const destinationElement = z.strictObject({
+  wallet_id: ref('wallet').describe('`id` of a wallet of this environment, in the transaction currency'),
+  amount: positiveAmount.describe("The wallet's share of the sale, in major units"),
+  concept: text(255).optional().describe("Shown on the wallet's ledger entry"),
+});
+
 export const transactionCreate = z
   .strictObject({
     order_id: text(255).optional(),
@@ -83,7 +90,12 @@ export const transactionCreate = z
     coupon: ref('coupon').optional(),
     authorize: z.boolean().default(false),
     source: movements.optional(),
-    destination: movements.optional(),
+    destination: z
+      .array(destinationElement)
+      .max(50)
+      .nullable()
+      .optional()
+      .describe('Wallets credited with these shares when the sale is paid; the rest stays with the merchant. Not with authorize'),
   })
   .meta({ id: 'TransactionCreate' });
 type TransactionCreate = z.output<typeof transactionCreate>;
@@ -128,7 +140,7 @@ export const transactionOut = z
     coupon: z.string().nullable(),
     authorize: z.boolean(),
     source: z.array(movement).nullable(),
-    destination: z.array(movement).nullable(),
+    destination: z.array(destinationElement).nullable(),
     items_price: z.number(),
     total_price: z.number(),
     created: z.string(),
@@ -267,10 +279,23 @@ async function resolve(db: Db, envId: string, body: TransactionCreate): Promise<
   return { lines, tax, shipping, coupon };
 }
 
-function checkMovements(path: string, list: TransactionCreate['source'], currency: string, total: bigint) {
+function checkMovements(path: string, list: { amount: number }[] | null | undefined, currency: string, total: bigint) {
   if (!list) return;
   const sum = list.reduce((acc, m, i) => acc + BigInt(toMinor(m.amount, currency, `${path}.${i}.amount`)), 0n);
   if (sum > total) throw fieldError(path, 'amounts add up to more than total_price');
+}
+
+/** Destination wallets exist here, in the transaction currency, enabled; a split is of a captured sale. */
+async function checkDestinations(db: Db, envId: string, body: TransactionCreate) {
+  if (!body.destination?.length) return;
+  if (body.authorize) throw fieldError('destination', 'cannot be used with authorize: a split is made of captured money');
+  for (const [i, d] of body.destination.entries()) {
+    const path = `destination.${i}.wallet_id`;
+    const wallet = await getWallet(db, envId, d.wallet_id);
+    if (!wallet) throw fieldError(path, 'is not a wallet of this environment');
+    if (wallet.currency !== body.currency) throw fieldError(path, `is a wallet in ${wallet.currency}, the transaction is in ${body.currency}`);
+    if (!wallet.enabled) throw new ApiError('conflict', `${path}: is disabled: no money moves into it`, [{ path, message: 'is disabled' }]);
+  }
 }
 
 /** Also used by the demo page (server/demo/routes.ts), which creates its transactions in process. */
@@ -295,6 +320,7 @@ export async function createTransaction(db: Db, envId: string, body: Transaction
   if (totals.itemsPrice > MAX_UNITS) throw fieldError('products', 'the lines add up to too large an amount');
   checkMovements('source', body.source, body.currency, totals.totalPrice);
   checkMovements('destination', body.destination, body.currency, totals.totalPrice);
+  await checkDestinations(db, envId, body);
 
   const id = uuidv7(now.getTime());
   const at = now.toISOString();

@@ -7,6 +7,7 @@ import type { CheckoutView, Language } from '../../widget/screen/view';
 import { isLanguage, resolveLanguage } from '../../widget/i18n/language';
 import type { Deps } from '../deps';
 import { baseUrlOf } from '../http/route';
+import { creditDestinations } from '../payments/destinations';
 import type { Gateway } from '../payments/gateway';
 import { findGateway, gatewaysFor } from '../payments/registry';
 import { sandboxRedirect } from '../payments/sandbox';
@@ -255,6 +256,7 @@ export function checkoutRoutes(router: IRouter, deps: Deps, screenAssets: () => 
       },
       now,
       deps.outbox,
+      (trx, sale) => creditDestinations(trx, deps.outbox, sale, now),
     );
     deps.log.info({ transaction: row.id, gateway: gateway.code, brand: attempt.cardBrand }, 'payment approved');
     return finished(await reload(page), 'completed');

@@ -1,10 +1,13 @@
 import { presentAuthorization } from '../api/authorizations';
 import { presentSale } from '../api/sales';
 import { presentTransaction } from '../api/transactions';
+import { presentTransfer } from '../api/transfers';
+import { presentEntry } from '../api/wallets';
 import type { Tx } from '../store/db';
 import { type EventType, insertEvent, type Outbox } from '../store/events';
 import { getAuthorization, getSale } from '../store/sales';
 import { getTransaction } from '../store/transactions';
+import { getTransfer } from '../store/transfers';
 
 // Turns "this object changed" into an outbox row: the object as the API presents it, read
 // inside the same database transaction, so the event shows exactly the committed state.
@@ -33,6 +36,21 @@ export function createOutbox(baseUrl: () => string): Outbox {
       case 'sale': {
         const sale = await getSale(trx, null, id);
         return sale && { environmentId: sale.row.environment_id, notifyUrl: sale.row.notify_url, data: async () => presentSale(sale) };
+      }
+      case 'wallet': {
+        // The object of a wallet event is the entry that moved its money.
+        const row = await trx
+          .selectFrom('ledger_entries')
+          .innerJoin('wallets', 'wallets.id', 'ledger_entries.wallet')
+          .selectAll('ledger_entries')
+          .select('wallets.notify_url')
+          .where('ledger_entries.id', '=', id)
+          .executeTakeFirst();
+        return row && { environmentId: row.environment_id, notifyUrl: row.notify_url, data: async () => presentEntry(row) };
+      }
+      case 'transfer': {
+        const row = await getTransfer(trx, null, id);
+        return row && { environmentId: row.environment_id, notifyUrl: row.notify_url, data: async () => presentTransfer(row) };
       }
       default: {
         const row = await getAuthorization(trx, null, id);

@@ -20,6 +20,10 @@ export const EVENT_TYPES = [
   'authorization.created',
   'authorization.charged',
   'authorization.removed',
+  'wallet.credited',
+  'wallet.debited',
+  'transfer.paid',
+  'transfer.failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

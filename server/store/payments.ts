@@ -1,6 +1,6 @@
 import type { ExpressionBuilder } from 'kysely';
 import { uuidv7 } from '../domain/ids';
-import type { Db } from './db';
+import type { Db, Tx } from './db';
 import { skipLocked } from './locking';
 import type { Outbox } from './events';
 import type { SaleRow, Tables } from './schema';
@@ -106,7 +106,14 @@ export interface ApprovedPayment extends AttemptRecord {
  * first operation, the stored payment method when holding, the attempt record, and the
  * events that report them.
  */
-export async function completePayment(db: Db, p: ApprovedPayment, now: Date, outbox: Outbox): Promise<SaleRow> {
+export async function completePayment(
+  db: Db,
+  p: ApprovedPayment,
+  now: Date,
+  outbox: Outbox,
+  /** More of the same database transaction: the ledger postings of the sale. */
+  withSale: (trx: Tx, sale: SaleRow) => Promise<void> = async () => undefined,
+): Promise<SaleRow> {
   const at = now.toISOString();
   return db.transaction().execute(async (trx) => {
     const updated = await trx
@@ -165,6 +172,7 @@ export async function completePayment(db: Db, p: ApprovedPayment, now: Date, out
       updated_at: at,
     };
     await trx.insertInto('sales').values(sale).execute();
+    await withSale(trx, sale);
     await trx
       .insertInto('sale_operations')
       .values({

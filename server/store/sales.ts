@@ -3,6 +3,7 @@ import { uuidv7 } from '../domain/ids';
 import type { ActionResult, PayResult } from '../payments/gateway';
 import { type Db, inTransaction, type Tx } from './db';
 import type { Outbox } from './events';
+import { PostingRefused } from './ledger';
 import { countAndPage, type Page } from './paging';
 import type { AuthorizationRow, SaleOperationRow, SaleRow } from './schema';
 
@@ -103,12 +104,14 @@ async function rollbackOn<T, R>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T 
 export type ActionOutcome =
   | { kind: 'done'; sale: StoredSale }
   | { kind: 'conflict' }
+  /** A destination wallet of the sale does not hold its part of a refund. */
+  | { kind: 'refused'; wallet: string }
   | { kind: 'gateway_failed'; reason: string };
 
-function addOperation(trx: Tx, saleId: string, kind: string, amount: number, reference: string | null, now: Date) {
+function addOperation(trx: Tx, saleId: string, kind: string, amount: number, reference: string | null, now: Date, id = uuidv7(now.getTime())) {
   return trx
     .insertInto('sale_operations')
-    .values({ id: uuidv7(now.getTime()), sale_id: saleId, kind, amount, gateway_reference: reference, created_at: now.toISOString() })
+    .values({ id, sale_id: saleId, kind, amount, gateway_reference: reference, created_at: now.toISOString() })
     .execute();
 }
 
@@ -127,6 +130,8 @@ export async function applySaleAction(
     now: Date;
     outbox: Outbox;
     gateway: (reference: string | null, amount: number) => Promise<ActionResult>;
+    /** Ledger postings of the action, after the amounts moved and before the gateway is called. */
+    ledger?: (trx: Tx, sale: SaleRow, operationId: string) => Promise<void>;
   },
 ): Promise<ActionOutcome> {
   const at = a.now.toISOString();
@@ -143,6 +148,15 @@ export async function applySaleAction(
           : update.set((eb) => ({ held: eb('held', '-', x), voided: eb('voided', '+', x), updated_at: at })).where('held', '>=', x);
     const result = await changed.executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) return { kind: 'conflict' } as const;
+    const operationId = uuidv7(a.now.getTime());
+    if (a.ledger) {
+      try {
+        await a.ledger(trx, (await getSale(trx, null, a.saleId))!.row, operationId);
+      } catch (err) {
+        if (err instanceof PostingRefused) throw new Abort<ActionOutcome>({ kind: 'refused', wallet: err.wallet });
+        throw err;
+      }
+    }
 
     // The payment's own gateway reference: the sale's first operation made it.
     const first = await trx
@@ -154,7 +168,7 @@ export async function applySaleAction(
       .executeTakeFirst();
     const gateway = await a.gateway(first?.gateway_reference ?? null, x);
     if (!gateway.ok) throw new Abort<ActionOutcome>({ kind: 'gateway_failed', reason: gateway.reason });
-    await addOperation(trx, a.saleId, a.action, x, gateway.reference, a.now);
+    await addOperation(trx, a.saleId, a.action, x, gateway.reference, a.now, operationId);
     await a.outbox.emit(trx, ACTION_EVENTS[a.action], a.saleId, a.now);
     return { kind: 'done', sale: (await getSale(trx, null, a.saleId))! } as const;
   });

@@ -193,6 +193,50 @@ export interface DeliveryAttemptRow {
   created_at: string;
 }
 
+export interface WalletRow extends Owned {
+  wallet_id: string;
+  name: string;
+  client_id: string; // the client's id
+  currency: string;
+  notify_url: string | null;
+  enabled: number;
+  balance: number; // minor units, never below 0
+  entry_count: number; // the seq of the wallet's last entry
+}
+
+export interface TransferRow extends Owned {
+  transfer_id: string | null;
+  source_wallet: string;
+  destination_wallet: string | null;
+  destination_iban: string | null;
+  amount: number;
+  currency: string;
+  concept: string | null;
+  status: string; // 'paid' | 'pending' | 'failed'
+  failure: string | null;
+  notify_url: string | null;
+  locked_until: string | null;
+}
+
+export interface LedgerEntryRow {
+  id: string;
+  environment_id: string;
+  /** The movement the entry belongs to: its entries add up to zero. */
+  movement_id: string;
+  account: string; // 'wallet' | 'card_payments' | 'payouts' | 'merchant'
+  wallet: string | null;
+  seq: number | null;
+  currency: string;
+  amount: number; // signed minor units
+  balance: number | null; // the wallet's balance after this entry
+  concept: string | null;
+  with_wallet: string | null;
+  with_sale: string | null;
+  with_external: string | null;
+  transfer: string | null;
+  created_at: string;
+}
+
 export interface Tables {
   environments: EnvironmentRow;
   products: ProductRow;
@@ -210,4 +254,7 @@ export interface Tables {
   secrets: { name: string; value: string };
   events: EventRow;
   delivery_attempts: DeliveryAttemptRow;
+  wallets: WalletRow;
+  transfers: TransferRow;
+  ledger_entries: LedgerEntryRow;
 }

@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
+import type { Db } from '../../server/store/db';
+import type { Client } from './harness';
+import { paidTransaction, priced } from './pay';
+
+// Wallet helpers for the API tests, and the ledger's invariants checked in the database
+// itself (the service's own accounts have no route to read them by).
+
+/** The `id` of a client of the environment that wallets can belong to. */
+export async function newClientId(_api: Client): Promise<string> {
+  return randomUUID();
+}
+
+export async function createWallet(api: Client, over: Record<string, unknown> = {}): Promise<any> {
+  const res = await api.post('/wallet/', {
+    wallet_id: `w-${randomUUID()}`,
+    name: 'Seller',
+    client_id: await newClientId(api),
+    currency: 'EUR',
+    ...over,
+  });
+  if (res.status !== 201) throw new Error(`create wallet: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+/** Pays a transaction of `amount` (major units) whose destination is the whole amount to `wallet`. */
+export async function fund(api: Client, wallet: { id: string; currency: string }, amount: number) {
+  return paidTransaction(api, priced(wallet.currency, amount, { destination: [{ wallet_id: wallet.id, amount }] }));
+}
+
+export const balanceOf = async (api: Client, id: string): Promise<number> => (await api.get(`/wallet/${id}/`)).body.balance;
+
+/** Every entry of a wallet, oldest first. */
+export async function entriesOf(api: Client, id: string): Promise<any[]> {
+  const all: any[] = [];
+  for (let page = 1; ; page++) {
+    const res = await api.get(`/wallet/${id}/entry/?page_size=100&page=${page}`);
+    expect(res.status, res.text).toBe(200);
+    all.push(...res.body.results);
+    if (!res.body.next) return all.reverse();
+  }
+}
+
+/**
+ * The ledger's invariants in one environment, once its movements have settled: each
+ * movement's entries and each currency's add up to zero; each wallet's balance is the sum
+ * of its entries, entries are numbered 1..n and each carries the running sum; no balance
+ * is below zero.
+ */
+export async function checkLedger(db: Db, environmentId: string): Promise<void> {
+  const byMovement = await db
+    .selectFrom('ledger_entries')
+    .where('environment_id', '=', environmentId)
+    .select(['movement_id', (eb) => eb.fn.sum<number>('amount').as('total')])
+    .groupBy('movement_id')
+    .execute();
+  for (const m of byMovement) expect(Number(m.total), `movement ${m.movement_id}`).toBe(0);
+  const byCurrency = await db
+    .selectFrom('ledger_entries')
+    .where('environment_id', '=', environmentId)
+    .select(['currency', (eb) => eb.fn.sum<number>('amount').as('total')])
+    .groupBy('currency')
+    .execute();
+  for (const c of byCurrency) expect(Number(c.total), c.currency).toBe(0);
+
+  const wallets = await db.selectFrom('wallets').select(['id', 'balance', 'entry_count']).where('environment_id', '=', environmentId).execute();
+  const entries = await db
+    .selectFrom('ledger_entries')
+    .where('environment_id', '=', environmentId)
+    .select(['wallet', 'seq', 'amount', 'balance'])
+    .where('wallet', 'is not', null)
+    .orderBy('wallet')
+    .orderBy('seq')
+    .execute();
+  const of = new Map<string, typeof entries>();
+  for (const e of entries) of.set(e.wallet!, [...(of.get(e.wallet!) ?? []), e]);
+  for (const w of wallets) {
+    const list = of.get(w.id) ?? [];
+    expect(w.balance, `wallet ${w.id}`).toBeGreaterThanOrEqual(0);
+    expect(list.map((e) => Number(e.seq))).toEqual(list.map((_, i) => i + 1));
+    expect(Number(w.entry_count)).toBe(list.length);
+    let running = 0;
+    for (const e of list) {
+      running += Number(e.amount);
+      expect(Number(e.balance), `wallet ${w.id} entry ${e.seq}`).toBe(running);
+      expect(running).toBeGreaterThanOrEqual(0);
+    }
+    expect(Number(w.balance), `wallet ${w.id}`).toBe(running);
+  }
+}
