@@ -9,6 +9,7 @@ import {
   type TestService,
   transactionBody,
 } from './harness';
+import { balanceOf, createWallet, fund, newClientId } from './ledger';
 
 // Every row is one bad request. Each must be answered by a 4xx problem+json that names
 // the offending field (errors[].path), or says in `detail` what is wrong when there is no
@@ -26,6 +27,14 @@ interface Fixtures {
   /** Objects of ANOTHER environment. */
   foreignProduct: string;
   foreignTax: string;
+  /** Wallets: EUR (holding 10.00), another EUR, USD, two JPY, and one of another environment. */
+  clientId: string;
+  eurWallet: string;
+  eurWallet2: string;
+  usdWallet: string;
+  jpyWallet: string;
+  jpyWallet2: string;
+  foreignWallet: string;
   /** The caller's keys and another environment's, for the auth rows. */
   publicKey: string;
   secretKey: string;
@@ -51,6 +60,8 @@ interface Row {
 }
 
 const tx = transactionBody;
+const wallet = (f: Fixtures, over: Record<string, unknown>) => ({ wallet_id: 'w', name: 'W', client_id: f.clientId, currency: 'EUR', ...over });
+const transfer = (f: Fixtures, over: Record<string, unknown>) => ({ source_wallet: f.eurWallet, destination_wallet: f.eurWallet2, amount: 1, ...over });
 const line = (over: Record<string, unknown> = {}) => ({ amount: 1, product: { name: 'Tea', price: 3.5 }, ...over });
 const inline = (over: Record<string, unknown>) => tx({ products: [line({ product: { name: 'Tea', price: 3.5, ...over } })] });
 const RANDOM_UUID = '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e';
@@ -171,7 +182,10 @@ const rows: Row[] = [
   { name: 'extra that is not JSON text', body: tx({ extra: '{not json' }), status: 400, field: 'extra' },
   { name: 'extra as an object', body: tx({ extra: { a: 1 } }), status: 400, field: 'extra' },
   { name: 'source amount above total', body: tx({ source: [{ amount: 10 }, { amount: 7.01 }] }), status: 400, field: 'source' },
-  { name: 'destination amount above total', body: tx({ destination: [{ amount: 17.01 }] }), status: 400, field: 'destination' },
+  { name: 'destination amount above total', body: tx({ destination: [{ wallet_id: RANDOM_UUID, amount: 17.01 }] }), status: 400, field: 'destination' },
+  { name: 'destination without wallet_id', body: tx({ destination: [{ amount: 1 }] }), status: 400, field: 'destination.0.wallet_id' },
+  { name: "another environment's destination wallet", body: (f: Fixtures) => tx({ destination: [{ wallet_id: f.foreignWallet, amount: 1 }] }), status: 400, field: 'destination.0.wallet_id' },
+  { name: 'destination wallet in another currency', body: (f: Fixtures) => tx({ destination: [{ wallet_id: f.usdWallet, amount: 1 }] }), status: 400, field: 'destination.0.wallet_id' },
   { name: 'zero source amount', body: tx({ source: [{ amount: 0 }] }), status: 400, field: 'source.0.amount' },
   { name: 'source amount with 3 decimals', body: tx({ source: [{ amount: 1.005 }] }), status: 400, field: 'source.0.amount' },
   { name: 'source wallet_id not a UUID', body: tx({ source: [{ amount: 1, wallet_id: 'w-1' }] }), status: 400, field: 'source.0.wallet_id' },
@@ -191,6 +205,29 @@ const rows: Row[] = [
   { name: 'plan with fractional trial_days', path: '/plan/', body: { name: 'P', amount: 1, currency: 'EUR', interval: 'month', trial_days: 1.5 }, status: 400, field: 'trial_days' },
   { name: 'shipping without currency', path: '/shipping/', body: { name: 'Courier', price: 4.95 }, status: 400, field: 'currency' },
   { name: 'shipping JPY with decimals', path: '/shipping/', body: { name: 'Courier', price: 4.5, currency: 'JPY' }, status: 400, field: 'price' },
+  // Wallets
+  { name: 'wallet without client_id', path: '/wallet/', body: { wallet_id: 'w', name: 'W', currency: 'EUR' }, status: 400, field: 'client_id' },
+  { name: 'wallet client_id not a UUID', path: '/wallet/', body: { wallet_id: 'w', name: 'W', client_id: 'c-1', currency: 'EUR' }, status: 400, field: 'client_id' },
+  { name: 'wallet with an unknown currency', path: '/wallet/', body: (f: Fixtures) => wallet(f, { currency: 'XXY' }), status: 400, field: 'currency' },
+  { name: 'wallet with an empty wallet_id', path: '/wallet/', body: (f: Fixtures) => wallet(f, { wallet_id: '' }), status: 400, field: 'wallet_id' },
+  { name: 'wallet created with a balance', path: '/wallet/', body: (f: Fixtures) => wallet(f, { balance: 100 }), status: 400, field: 'balance' },
+  { name: 'wallet with an ftp notify_url', path: '/wallet/', body: (f: Fixtures) => wallet(f, { notify_url: 'ftp://x.example/' }), status: 400, field: 'notify_url' },
+  // Transfers
+  { name: 'transfer of 0', path: '/transfer/', body: (f: Fixtures) => transfer(f, { amount: 0 }), status: 400, field: 'amount' },
+  { name: 'transfer of a negative amount', path: '/transfer/', body: (f: Fixtures) => transfer(f, { amount: -1 }), status: 400, field: 'amount' },
+  { name: 'transfer of EUR 1.001', path: '/transfer/', body: (f: Fixtures) => transfer(f, { amount: 1.001 }), status: 400, field: 'amount' },
+  { name: 'transfer of JPY 1.5', path: '/transfer/', body: (f: Fixtures) => transfer(f, { source_wallet: f.jpyWallet, destination_wallet: f.jpyWallet2, amount: 1.5 }), status: 400, field: 'amount' },
+  { name: 'transfer amount as text', path: '/transfer/', body: (f: Fixtures) => transfer(f, { amount: '1' }), status: 400, field: 'amount' },
+  { name: 'transfer between currencies', path: '/transfer/', body: (f: Fixtures) => transfer(f, { destination_wallet: f.usdWallet }), status: 400, field: 'destination_wallet' },
+  { name: 'transfer to the same wallet', path: '/transfer/', body: (f: Fixtures) => transfer(f, { destination_wallet: f.eurWallet }), status: 400, field: 'destination_wallet' },
+  { name: 'transfer from an unknown wallet', path: '/transfer/', body: (f: Fixtures) => transfer(f, { source_wallet: RANDOM_UUID }), status: 400, field: 'source_wallet' },
+  { name: 'transfer to an unknown wallet', path: '/transfer/', body: (f: Fixtures) => transfer(f, { destination_wallet: RANDOM_UUID }), status: 400, field: 'destination_wallet' },
+  { name: "transfer from another environment's wallet", path: '/transfer/', body: (f: Fixtures) => transfer(f, { source_wallet: f.foreignWallet }), status: 400, field: 'source_wallet' },
+  { name: "transfer to another environment's wallet", path: '/transfer/', body: (f: Fixtures) => transfer(f, { destination_wallet: f.foreignWallet }), status: 400, field: 'destination_wallet' },
+  { name: 'transfer source_wallet not a UUID', path: '/transfer/', body: (f: Fixtures) => transfer(f, { source_wallet: 'w-1' }), status: 400, field: 'source_wallet' },
+  { name: 'transfer to a wallet and an IBAN', path: '/transfer/', body: (f: Fixtures) => transfer(f, { destination_iban: RANDOM_UUID }), status: 400, field: 'destination_wallet' },
+  { name: 'transfer without a destination', path: '/transfer/', body: (f: Fixtures) => transfer(f, { destination_wallet: undefined }), status: 400, field: 'destination_wallet' },
+  { name: 'transfer with an empty transfer_id', path: '/transfer/', body: (f: Fixtures) => transfer(f, { transfer_id: '' }), status: 400, field: 'transfer_id' },
   // Query strings
   { name: 'page_size 0', method: 'GET', path: '/transaction/?page_size=0', status: 400, field: 'query.page_size' },
   { name: 'page_size 101', method: 'GET', path: '/transaction/?page_size=101', status: 400, field: 'query.page_size' },
@@ -247,13 +284,25 @@ describe.each(ENGINES)('bad input on %s', (engine) => {
       coupon: await made(api, '/coupon/', { name: 'Five', kind: 'fixed', value: 5, currency: 'EUR' }),
       foreignProduct: await made(other, '/product/', { name: 'Theirs', price: 1, currency: 'EUR' }),
       foreignTax: await made(other, '/tax/', { name: 'Their VAT', rate: 20 }),
+      clientId: await newClientId(api),
+      eurWallet: (await createWallet(api)).id,
+      eurWallet2: (await createWallet(api)).id,
+      usdWallet: (await createWallet(api, { currency: 'USD' })).id,
+      jpyWallet: (await createWallet(api, { currency: 'JPY' })).id,
+      jpyWallet2: (await createWallet(api, { currency: 'JPY' })).id,
+      foreignWallet: (await createWallet(other)).id,
       publicKey: api.keys.public_key,
       secretKey: api.keys.secret_key,
       otherSecretKey: other.keys.secret_key,
     };
+    await fund(api, { id: f.eurWallet, currency: 'EUR' }, 10);
     unauthorized = await api.request('POST', '/transaction/', { body: tx(), auth: null });
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    // None of the refused transfers moved money.
+    expect(await balanceOf(api, f.eurWallet)).toBe(10);
+    await t.close();
+  });
 
   it('the table is large enough and every row says what it expects', () => {
     expect(rows.length).toBeGreaterThanOrEqual(40);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRoutes } from '../../server/api/index';
 import { type Client, ENGINES, problemPaths, startTestService, type TestService, transactionBody } from './harness';
+import { createWallet, entriesOf, fund } from './ledger';
 import { cancelToken, paidTransaction, priced, SANDBOX_CARD } from './pay';
 
 // One security check for every route that takes an id, run from a route table in the
@@ -34,6 +35,22 @@ const OWNED: Record<string, Group> = {
     patch: { amount: 1 },
   },
   authorization: { create: { gateway: SANDBOX_CARD, card }, patch: { amount: 1, currency: 'EUR' } },
+  wallet: {
+    // Funded, so that its entry routes have an entry to name (`entry_id`).
+    create: async (c: Client) => {
+      const wallet = await createWallet(c);
+      await fund(c, wallet, 5);
+      return { ...wallet, entry_id: (await entriesOf(c, wallet.id))[0].id };
+    },
+    patch: { name: 'Stolen wallet', enabled: false },
+  },
+  transfer: {
+    create: async (c: Client) => {
+      const [from, to] = [await createWallet(c), await createWallet(c)];
+      await fund(c, from, 5);
+      return (await c.post('/transfer/', { source_wallet: from.id, destination_wallet: to.id, amount: 2 })).body;
+    },
+  },
   event: {
     create: async (c: Client) => {
       const tx = await c.post('/transaction/', transactionBody({ notify_url: 'https://shop.example/hook' }));
@@ -65,6 +82,11 @@ const ID_ROUTES: IdRoute[] = [
   { method: 'GET', group: 'authorization', path: '/authorization/{id}/' },
   { method: 'POST', group: 'authorization', path: '/authorization/{id}/charge/', withBody: true },
   { method: 'POST', group: 'authorization', path: '/authorization/{id}/remove/' },
+  { method: 'GET', group: 'wallet', path: '/wallet/{id}/' },
+  { method: 'PATCH', group: 'wallet', path: '/wallet/{id}/' },
+  { method: 'GET', group: 'wallet', path: '/wallet/{id}/entry/' },
+  { method: 'GET', group: 'wallet', path: '/wallet/{id}/entry/{entry_id}/' },
+  { method: 'GET', group: 'transfer', path: '/transfer/{id}/' },
   { method: 'GET', group: 'event', path: '/event/{id}/' },
   { method: 'POST', group: 'event', path: '/event/{id}/retry/' },
 ];
@@ -101,13 +123,15 @@ describe.each(ENGINES)('environment isolation on %s', (engine) => {
 
   const create = async (group: string) => {
     const { create: made } = OWNED[group]!;
-    if (typeof made === 'function') return (await made(owner)) as { id: string };
+    if (typeof made === 'function') return (await made(owner)) as { id: string; entry_id?: string };
     const res = await owner.post(`/${group}/`, made);
     expect(res.status, res.text).toBe(201);
     return res.body as { id: string };
   };
+  // A wallet's entry is named by the wallet's id (the one under test) and its own.
+  let entryId = MISSING;
   const call = (c: Client, route: IdRoute, id: string, auth?: string | null) =>
-    c.request(route.method, route.path.replace('{id}', id), {
+    c.request(route.method, route.path.replace('{id}', id).replace('{entry_id}', entryId), {
       body: route.method === 'PATCH' || route.withBody ? OWNED[route.group]!.patch : undefined,
       auth,
     });
@@ -119,6 +143,7 @@ describe.each(ENGINES)('environment isolation on %s', (engine) => {
 
   it.each(ID_ROUTES)('$method $path', async (route) => {
     const original = await create(route.group);
+    entryId = original.entry_id ?? MISSING;
     // Actions change the object itself: it is read at its own path.
     const path = `/${route.group}/${original.id}/`;
     const snapshot = (await owner.get(path)).body;
