@@ -20,6 +20,14 @@ export const EVENT_TYPES = [
   'authorization.created',
   'authorization.charged',
   'authorization.removed',
+  'client.created',
+  'client.updated',
+  'client.compliance_changed',
+  'iban.created',
+  'iban.updated',
+  'iban.compliance_changed',
+  'document.accepted',
+  'document.rejected',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
