@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { uuidv7 } from '../domain/ids';
 import { unitsToNumber } from '../domain/money';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError } from '../http/problem';
+import { ApiError, fieldError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { isUniqueViolation } from '../store/errors';
-import { getEntry, getWallet, insertWallet, listEntries, listWallets, updateWallet } from '../store/ledger';
+import { getClient } from '../store/clients';
+import { getEntry, getWallet, insertWallet, listEntries, listWallets, type ShownWallet, updateWallet, withCompliance } from '../store/ledger';
 import type { LedgerEntryRow, WalletRow } from '../store/schema';
 import { checkNotifyUrl } from './notify-url';
 import { currencyCode, exponentOf, httpUrl, name, ref, text, timestamps } from './fields';
@@ -71,10 +72,10 @@ export const entryOut = z
   })
   .meta({ id: 'WalletEntry' });
 
-export function presentWallet(row: WalletRow): z.input<typeof walletOut> {
+export function presentWallet(row: ShownWallet): z.input<typeof walletOut> {
   return {
     id: row.id,
-    enabled_by_compliance: false,
+    enabled_by_compliance: row.enabled_by_compliance,
     wallet_id: row.wallet_id,
     name: row.name,
     client_id: row.client_id,
@@ -159,6 +160,8 @@ export const walletRoutes = (): RouteDef[] => [
     status: 201,
     async handler({ env, body, deps, db }) {
       if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
+      const client = await getClient(db, env.id, body.client_id);
+      if (!client) throw fieldError('client_id', 'is not a client of this environment');
       const now = deps.now();
       const at = now.toISOString();
       const row: WalletRow = {
@@ -176,7 +179,7 @@ export const walletRoutes = (): RouteDef[] => [
         updated_at: at,
       };
       await uniqueWalletId(() => insertWallet(db, row));
-      return presentWallet(row);
+      return presentWallet({ ...row, enabled_by_compliance: client.enabled_by_compliance === 1 });
     },
   }),
   route({
@@ -189,7 +192,7 @@ export const walletRoutes = (): RouteDef[] => [
     async handler({ env, params, db }) {
       const row = await getWallet(db, env.id, params.id!);
       if (!row) throw walletNotFound();
-      return presentWallet(row);
+      return presentWallet((await withCompliance(db, [row]))[0]!);
     },
   }),
   route({
@@ -206,7 +209,7 @@ export const walletRoutes = (): RouteDef[] => [
       const set = { ...rest, ...(enabled === undefined ? {} : { enabled: enabled ? 1 : 0 }) };
       const row = await uniqueWalletId(() => updateWallet(db, env.id, params.id!, set, deps.now()));
       if (!row) throw walletNotFound();
-      return presentWallet(row);
+      return presentWallet((await withCompliance(db, [row]))[0]!);
     },
   }),
   route({

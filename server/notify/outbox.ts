@@ -1,10 +1,12 @@
 import { presentAuthorization } from '../api/authorizations';
+import { presentClient, presentDocument, presentIban } from '../api/client-objects';
 import { presentSale } from '../api/sales';
 import { presentTransaction } from '../api/transactions';
 import { presentTransfer } from '../api/transfers';
 import { presentEntry } from '../api/wallets';
 import type { Tx } from '../store/db';
 import { type EventType, insertEvent, type Outbox } from '../store/events';
+import { getClient, getDocument, getIban } from '../store/clients';
 import { getAuthorization, getSale } from '../store/sales';
 import { getTransaction } from '../store/transactions';
 import { getTransfer } from '../store/transfers';
@@ -52,10 +54,26 @@ export function createOutbox(baseUrl: () => string): Outbox {
         const row = await getTransfer(trx, null, id);
         return row && { environmentId: row.environment_id, notifyUrl: row.notify_url, data: async () => presentTransfer(row) };
       }
-      default: {
+      case 'authorization': {
         const row = await getAuthorization(trx, null, id);
         return row && { environmentId: row.environment_id, notifyUrl: row.notify_url, data: async () => presentAuthorization(row) };
       }
+      case 'client': {
+        const row = await getClient(trx, null, id);
+        return row && { environmentId: row.environment_id, notifyUrl: row.notify_url, data: async () => presentClient(row) };
+      }
+      case 'iban': {
+        const row = await getIban(trx, null, null, id);
+        return row && { environmentId: row.environment_id, notifyUrl: row.notify_url, data: async () => presentIban(row) };
+      }
+      case 'document': {
+        // A document has no notify_url of its own: its client's is told.
+        const row = await getDocument(trx, null, null, id);
+        const client = row && (await getClient(trx, null, row.client_ref));
+        return client && { environmentId: row.environment_id, notifyUrl: client.notify_url, data: async () => presentDocument(row) };
+      }
+      default:
+        throw new Error(`no object family for event ${type}`);
     }
   }
 

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { reviewDocuments } from '../jobs/compliance-review';
 import type { Db } from '../store/db';
 import { findEnvironment } from '../store/environments';
 import { claimDueEvents, type Outbox, recordAttempt } from '../store/events';
@@ -7,8 +8,8 @@ import type { EventRow } from '../store/schema';
 import { DELIVERY_TIMEOUT_MS, postNotification } from './deliver';
 import { signatureHeaders } from './signing';
 
-// The service's background work: delivering due events and expiring overdue
-// transactions. Both claim their rows in the database, so any number of processes can
+// The service's background work: delivering due events, expiring overdue transactions
+// and reviewing client documents. All claim their rows in the database, so any number of processes can
 // run it side by side. The clock is injected, and runOnce() does one round, so tests
 // drive the retry schedule without waiting.
 
@@ -36,6 +37,7 @@ export interface BackgroundOptions {
   random?: () => number;
   deliverEveryMs?: number;
   sweepEveryMs?: number;
+  reviewEveryMs?: number;
   batch?: number;
 }
 
@@ -44,7 +46,10 @@ export interface Background {
   deliver(): Promise<number>;
   /** Expires overdue pending transactions; resolves with how many. */
   sweep(): Promise<number>;
-  runOnce(): Promise<{ expired: number; attempts: number }>;
+  /** Reviews pending client documents; resolves with how many. */
+  review(): Promise<number>;
+  /** Sweeps and reviews, then delivers what that made due. */
+  runOnce(): Promise<{ expired: number; reviewed: number; attempts: number }>;
   start(): void;
   stop(): Promise<void>;
 }
@@ -89,6 +94,8 @@ export function createBackground(o: BackgroundOptions): Background {
   }
 
   const sweep = () => expireDue(o.db, o.now(), o.outbox);
+  const REVIEW_BATCH = 50;
+  const review = () => reviewDocuments(o, REVIEW_BATCH);
 
   let stopped = true;
   const timers = new Set<NodeJS.Timeout>();
@@ -116,14 +123,17 @@ export function createBackground(o: BackgroundOptions): Background {
   return {
     deliver,
     sweep,
+    review,
     async runOnce() {
       const expired = await sweep();
-      return { expired, attempts: await deliver() };
+      const reviewed = await review();
+      return { expired, reviewed, attempts: await deliver() };
     },
     start() {
       stopped = false;
       every(o.deliverEveryMs ?? 500, deliver, batch);
       every(o.sweepEveryMs ?? 30 * S, sweep, 100);
+      every(o.reviewEveryMs ?? 5 * S, review, REVIEW_BATCH);
     },
     async stop() {
       stopped = true;

@@ -17,12 +17,25 @@ export function getWallet(db: Db, environmentId: string, id: string): Promise<Wa
   return db.selectFrom('wallets').selectAll().where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
 }
 
+/** A wallet as the API shows it: with its client's compliance state, which it follows. */
+export type ShownWallet = WalletRow & { enabled_by_compliance: boolean };
+
+export async function withCompliance(db: Db, rows: WalletRow[]): Promise<ShownWallet[]> {
+  const ids = [...new Set(rows.map((r) => r.client_id))];
+  const clients = ids.length
+    ? await db.selectFrom('clients').select(['id', 'enabled_by_compliance']).where('id', 'in', ids).execute()
+    : [];
+  const compliant = new Set(clients.filter((c) => c.enabled_by_compliance === 1).map((c) => c.id));
+  return rows.map((r) => ({ ...r, enabled_by_compliance: compliant.has(r.client_id) }));
+}
+
 export async function listWallets(db: Db, environmentId: string, f: WalletFilters, page: Page) {
   let query = db.selectFrom('wallets').where('environment_id', '=', environmentId);
   for (const [column, value] of Object.entries(f)) {
     if (value !== undefined) query = query.where(column as keyof WalletFilters, '=', value);
   }
-  return countAndPage<WalletRow>(query, page);
+  const { count, rows } = await countAndPage<WalletRow>(query, page);
+  return { count, rows: await withCompliance(db, rows) };
 }
 
 export async function insertWallet(db: Db, row: WalletRow): Promise<void> {

@@ -193,6 +193,52 @@ export interface DeliveryAttemptRow {
   created_at: string;
 }
 
+export interface ClientRow extends Owned {
+  client_id: string | null;
+  name: string;
+  client_type: string | null; // 'individual' | 'company'
+  id_type: string | null;
+  id_country: string;
+  id_number: string;
+  id_expiration_date: string | null; // YYYY-MM-DD
+  email: string | null;
+  phone: string | null; // E.164
+  web: string | null;
+  incorporation_date: string | null;
+  birth_date: string | null;
+  birth_country: string | null;
+  nationality: string | null;
+  street: string | null;
+  postal_code: string | null;
+  city: string | null;
+  province: string | null;
+  country: string | null;
+  notify_url: string | null;
+  enabled: number;
+  enabled_by_compliance: number;
+}
+
+export interface ClientIbanRow extends Owned {
+  client_ref: string; // the client's id
+  iban_id: string | null;
+  iban: string; // electronic format
+  notify_url: string | null;
+  enabled: number;
+  enabled_by_compliance: number;
+}
+
+export interface ClientDocumentRow extends Owned {
+  client_ref: string;
+  type: string;
+  status: string; // 'pending' | 'accepted' | 'rejected'
+  status_reason: string | null;
+  file_name: string;
+  content_type: string;
+  size: number;
+  sha256: string; // hex
+  reviewed_at: string | null;
+}
+
 export interface WalletRow extends Owned {
   wallet_id: string;
   name: string;
@@ -254,6 +300,10 @@ export interface Tables {
   secrets: { name: string; value: string };
   events: EventRow;
   delivery_attempts: DeliveryAttemptRow;
+  clients: ClientRow;
+  client_ibans: ClientIbanRow;
+  client_documents: ClientDocumentRow;
+  client_document_files: { document_id: string; data: Uint8Array };
   wallets: WalletRow;
   transfers: TransferRow;
   ledger_entries: LedgerEntryRow;

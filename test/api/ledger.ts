@@ -1,15 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import type { Db } from '../../server/store/db';
+import { clientBody } from './documents';
 import type { Client } from './harness';
 import { paidTransaction, priced } from './pay';
 
 // Wallet helpers for the API tests, and the ledger's invariants checked in the database
 // itself (the service's own accounts have no route to read them by).
 
-/** The `id` of a client of the environment that wallets can belong to. */
-export async function newClientId(_api: Client): Promise<string> {
-  return randomUUID();
+/** The `id` of a new client of the environment, for wallets to belong to. */
+export async function newClientId(api: Client): Promise<string> {
+  const res = await api.post('/client/', clientBody());
+  if (res.status !== 201) throw new Error(`create client: ${res.status} ${res.text}`);
+  return res.body.id;
 }
 
 export async function createWallet(api: Client, over: Record<string, unknown> = {}): Promise<any> {

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ENGINES, problemPaths, useTestService } from './harness';
-import { balanceOf, checkLedger, createWallet, entriesOf, fund } from './ledger';
+import { reviewDocuments } from '../../server/jobs/compliance-review';
+import { documentBody } from './documents';
+import { balanceOf, checkLedger, createWallet, entriesOf, fund, newClientId } from './ledger';
 import { paidTransaction, priced } from './pay';
+
+const RANDOM_UUID = '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e';
 
 // Wallets, transfers between them, and transactions whose destination credits them: each
 // answer, each entry, and the ledger's invariants after.
@@ -30,6 +34,26 @@ describe.each(ENGINES)('wallets on %s', (engine) => {
       problemPaths(res);
     }
     expect((await api.get(`/wallet/${w.id}/`)).body.currency).toBe('JPY');
+  });
+
+  it("belongs to a client of the environment, and follows the client's compliance state", async () => {
+    const { api, t } = svc;
+    const other = await t.newEnvironment('Other');
+    for (const client_id of [RANDOM_UUID, await newClientId(other)]) {
+      const res = await api.post('/wallet/', { wallet_id: 'w', name: 'W', client_id, currency: 'EUR' });
+      expect(res.status, res.text).toBe(400);
+      expect(problemPaths(res)).toEqual(['client_id']);
+    }
+    const client_id = await newClientId(api);
+    const w = await createWallet(api, { client_id });
+    expect(w.enabled_by_compliance).toBe(false);
+    expect((await api.post(`/client/${client_id}/document/`, documentBody())).status).toBe(201);
+    const { deps } = t.service;
+    // On a shared PostgreSQL database the pass may decide other files' documents too.
+    await reviewDocuments({ db: deps.database.db, outbox: deps.outbox, now: deps.now, log: deps.log });
+    expect((await api.get(`/client/${client_id}/`)).body.enabled_by_compliance).toBe(true);
+    expect((await api.get(`/wallet/${w.id}/`)).body.enabled_by_compliance).toBe(true);
+    expect((await api.get(`/wallet/?client_id=${client_id}`)).body.results[0].enabled_by_compliance).toBe(true);
   });
 
   it('refuses a second wallet with the same wallet_id (409), on create and on patch', async () => {
