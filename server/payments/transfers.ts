@@ -3,10 +3,9 @@ import { transferPostings } from '../domain/ledger';
 import { type Db, inTransaction } from '../store/db';
 import { isUniqueViolation } from '../store/errors';
 import type { Outbox } from '../store/events';
-import { PostingRefused } from '../store/ledger';
+import { PostingRefused, postMovement } from '../store/ledger';
 import type { TransferRow, WalletRow } from '../store/schema';
 import { insertTransfer } from '../store/transfers';
-import { move } from './ledger';
 
 // Transfers between wallets: the transfer row, its two ledger entries and their events,
 // in one database transaction, settled at once.
@@ -49,7 +48,7 @@ export async function transferBetweenWallets(db: Db, outbox: Outbox, t: WalletTr
   try {
     await inTransaction(db, async (trx) => {
       await insertTransfer(trx, row);
-      await move(trx, outbox, {
+      await postMovement(trx, outbox, {
         environmentId: row.environment_id,
         currency: row.currency,
         movementId: row.id,

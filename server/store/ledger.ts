@@ -1,6 +1,7 @@
-import type { Posting } from '../domain/ledger';
+import { balanced, type Posting, type SystemAccount } from '../domain/ledger';
 import { uuidv7 } from '../domain/ids';
 import type { Db, Tx } from './db';
+import type { Outbox } from './events';
 import { countAndPage, type Page } from './paging';
 import type { LedgerEntryRow, WalletRow } from './schema';
 
@@ -84,8 +85,11 @@ export interface Movement {
   evenIfDisabled?: boolean;
 }
 
-/** Posts one balanced movement; must run in a database transaction. Returns the wallet entries. */
-export async function postMovement(trx: Tx, m: Movement): Promise<LedgerEntryRow[]> {
+/**
+ * Posts one balanced movement, with a wallet.credited or wallet.debited event for each
+ * wallet entry; must run in a database transaction. Returns the wallet entries.
+ */
+export async function postMovement(trx: Tx, outbox: Outbox, m: Movement): Promise<LedgerEntryRow[]> {
   const at = m.now.toISOString();
   const entries: LedgerEntryRow[] = [];
   for (const p of m.postings) {
@@ -122,7 +126,43 @@ export async function postMovement(trx: Tx, m: Movement): Promise<LedgerEntryRow
   }
   // SQLite caps bound parameters per statement: 15 columns × 50 rows stays under it.
   for (let i = 0; i < entries.length; i += 50) await trx.insertInto('ledger_entries').values(entries.slice(i, i + 50)).execute();
-  return entries.filter((e) => e.wallet !== null);
+  const wallets = entries.filter((e) => e.wallet !== null);
+  for (const e of wallets) await outbox.emit(trx, e.amount > 0 ? 'wallet.credited' : 'wallet.debited', e.id, m.now);
+  return wallets;
+}
+
+/**
+ * Undoes a movement with its mirror image (entries are never changed): `movementId`'s
+ * postings, negated, as the new movement `reversalId`. Into wallets whatever their
+ * `enabled`, since the money was theirs. Nothing to undo: nothing posted.
+ */
+export async function reverseMovement(
+  trx: Tx,
+  outbox: Outbox,
+  r: { movementId: string; reversalId: string; concept: string; now: Date },
+): Promise<void> {
+  const rows = await trx.selectFrom('ledger_entries').selectAll().where('movement_id', '=', r.movementId).orderBy('id').execute();
+  if (!rows.length) return;
+  await postMovement(trx, outbox, {
+    environmentId: rows[0]!.environment_id,
+    currency: rows[0]!.currency,
+    movementId: r.reversalId,
+    transfer: rows[0]!.transfer ?? undefined,
+    concept: r.concept,
+    postings: balanced(
+      rows.map((e) => ({
+        account: e.wallet ? { wallet: e.wallet } : { system: e.account as SystemAccount },
+        amount: -BigInt(e.amount),
+        counterpart: {
+          with_wallet: e.with_wallet ?? undefined,
+          with_sale: e.with_sale ?? undefined,
+          with_external: e.with_external ?? undefined,
+        },
+      })),
+    ),
+    now: r.now,
+    evenIfDisabled: true,
+  });
 }
 
 async function refusal(trx: Tx, m: Movement, id: string): Promise<PostingRefused['reason']> {

@@ -1,10 +1,10 @@
 import { findCurrency } from '../domain/currencies';
 import { refundPostings, salePostings, type Share } from '../domain/ledger';
 import { toUnits } from '../domain/money';
-import type { Tx } from '../store/db';
-import type { Outbox } from '../store/events';
-import type { SaleRow } from '../store/schema';
-import { move } from './ledger';
+import type { Tx } from './db';
+import type { Outbox } from './events';
+import { postMovement } from './ledger';
+import type { SaleRow } from './schema';
 
 // A transaction's `destination`: wallets credited with their share of the sale in the
 // database transaction that records the sale, and debited their proportional part of every
@@ -41,7 +41,7 @@ async function sharesOf(trx: Tx, sale: SaleRow): Promise<{ shares: Share[]; conc
 export async function creditDestinations(trx: Tx, outbox: Outbox, sale: SaleRow, now: Date): Promise<void> {
   const { shares, concepts } = await sharesOf(trx, sale);
   if (!shares.length) return;
-  await move(trx, outbox, {
+  await postMovement(trx, outbox, {
     environmentId: sale.environment_id,
     currency: sale.currency,
     movementId: sale.id,
@@ -54,8 +54,10 @@ export async function creditDestinations(trx: Tx, outbox: Outbox, sale: SaleRow,
 
 /**
  * Takes back the destinations' part of a refund of `amount`, the sale's refunded total
- * having been `before`. A wallet that no longer holds its part refuses the posting
- * (PostingRefused), and the refund with it.
+ * having been `before`, as movement `movementId` (the refund's gateway call: a refund the
+ * gateway then fails is undone by reverseMovement). A wallet that no longer holds its
+ * part refuses the posting (PostingRefused), and the refund with it; a wallet disabled
+ * since gives its part back all the same.
  */
 export async function takeBackDestinations(
   trx: Tx,
@@ -64,7 +66,7 @@ export async function takeBackDestinations(
 ): Promise<void> {
   const { shares } = await sharesOf(trx, r.sale);
   if (!shares.length) return;
-  await move(trx, outbox, {
+  await postMovement(trx, outbox, {
     environmentId: r.sale.environment_id,
     currency: r.sale.currency,
     movementId: r.movementId,
