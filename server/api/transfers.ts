@@ -3,10 +3,12 @@ import { unitsToNumber } from '../domain/money';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { ApiError, fieldError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
-import { transferBetweenWallets } from '../payments/transfers';
+import { createPayout } from '../payments/payouts';
+import { transferBetweenWallets, type TransferOutcome } from '../payments/transfers';
+import { getClient, getIban } from '../store/clients';
 import type { Db } from '../store/db';
 import { getWallet, type PostingRefused } from '../store/ledger';
-import type { TransferRow } from '../store/schema';
+import type { TransferRow, WalletRow } from '../store/schema';
 import { findTransferById, getTransfer, listTransfers } from '../store/transfers';
 import { checkNotifyUrl } from './notify-url';
 import { exponentOf, httpUrl, positiveAmount, ref, text, toMinor } from './fields';
@@ -92,6 +94,37 @@ function refused(r: PostingRefused, paths: Record<string, string>): ApiError {
   return new ApiError('conflict', `${path}: ${why}; nothing was moved`, [{ path, message: why }]);
 }
 
+function answer(outcome: TransferOutcome, paths: Record<string, string>) {
+  switch (outcome.kind) {
+    case 'made':
+      return presentTransfer(outcome.transfer);
+    case 'duplicate':
+      throw duplicateTransferId();
+    case 'refused':
+      throw refused(outcome.refusal, paths);
+  }
+}
+
+/**
+ * A payout goes to an IBAN of the source wallet's own client (400 otherwise), enabled, and
+ * with both the IBAN and the client through compliance (409 otherwise).
+ */
+async function payoutIbanOf(db: Db, source: WalletRow, ibanId: string) {
+  const iban = await getIban(db, source.environment_id, null, ibanId);
+  if (!iban) throw fieldError('destination_iban', 'is not an IBAN of a client of this environment');
+  if (iban.client_ref !== source.client_id) throw fieldError('destination_iban', "is not an IBAN of the source wallet's client");
+  const client = (await getClient(db, source.environment_id, iban.client_ref))!;
+  const why = !iban.enabled
+    ? 'is disabled'
+    : !client.enabled_by_compliance
+      ? 'belongs to a client that has not passed compliance'
+      : !iban.enabled_by_compliance
+        ? 'has not passed compliance'
+        : null;
+  if (why) throw new ApiError('conflict', `destination_iban: ${why}; nothing was moved`, [{ path: 'destination_iban', message: why }]);
+  return iban;
+}
+
 const listQuery = pageQuery.extend({
   status: z.enum(TRANSFER_STATUSES).optional(),
   transfer_id: z.string().max(255).optional(),
@@ -126,30 +159,26 @@ export const transferRoutes = (): RouteDef[] => [
       if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
       const source = await walletOf(db, env.id, body.source_wallet, 'source_wallet');
       const amount = toMinor(body.amount, source.currency, 'amount');
-      if (body.destination_iban !== undefined) throw fieldError('destination_iban', 'is not an IBAN of a client of this environment');
-      if (body.destination_wallet === source.id) throw fieldError('destination_wallet', 'must be another wallet than source_wallet');
-      const destination = await walletOf(db, env.id, body.destination_wallet!, 'destination_wallet');
-      if (destination.currency !== source.currency) {
-        throw fieldError('destination_wallet', `is in ${destination.currency}, source_wallet in ${source.currency}`);
-      }
       if (body.transfer_id !== undefined && (await findTransferById(db, env.id, body.transfer_id))) throw duplicateTransferId();
-      const outcome = await transferBetweenWallets(db, deps.outbox, {
+      const common = {
         source,
-        destination,
         amount,
         concept: body.concept ?? null,
         transferId: body.transfer_id ?? null,
         notifyUrl: body.notify_url ?? null,
         now: deps.now(),
-      });
-      switch (outcome.kind) {
-        case 'paid':
-          return presentTransfer(outcome.transfer);
-        case 'duplicate':
-          throw duplicateTransferId();
-        case 'refused':
-          throw refused(outcome.refusal, { [source.id]: 'source_wallet', [destination.id]: 'destination_wallet' });
+      };
+      if (body.destination_iban !== undefined) {
+        const iban = await payoutIbanOf(db, source, body.destination_iban);
+        return answer(await createPayout(deps, db, { ...common, iban }), { [source.id]: 'source_wallet' });
       }
+      if (body.destination_wallet === source.id) throw fieldError('destination_wallet', 'must be another wallet than source_wallet');
+      const destination = await walletOf(db, env.id, body.destination_wallet!, 'destination_wallet');
+      if (destination.currency !== source.currency) {
+        throw fieldError('destination_wallet', `is in ${destination.currency}, source_wallet in ${source.currency}`);
+      }
+      const outcome = await transferBetweenWallets(db, deps.outbox, { ...common, destination });
+      return answer(outcome, { [source.id]: 'source_wallet', [destination.id]: 'destination_wallet' });
     },
   }),
   route({

@@ -1,6 +1,7 @@
 import type { Deps } from '../deps';
 import { reviewDocuments } from './compliance-review';
 import { createDelivery } from '../notify/worker';
+import { sendPayouts } from '../payments/payouts';
 import { reconcileCalls } from '../payments/reconcile';
 import { expireDue } from '../store/payments';
 import type { Job } from './runner';
@@ -12,6 +13,7 @@ export const JOB_NAMES = {
   expiry: 'expiry',
   reconciliation: 'reconciliation',
   complianceReview: 'compliance-review',
+  payouts: 'payouts',
   delivery: 'webhook-delivery',
 } as const;
 
@@ -22,6 +24,7 @@ export function serviceJobs(deps: Deps): Job[] {
     { name: JOB_NAMES.expiry, periodMs: 30_000, batch: 100, run: ({ now }) => expireDue(db, now(), deps.outbox, 100) },
     { name: JOB_NAMES.reconciliation, periodMs: 5_000, batch: 20, run: () => reconcileCalls(deps, 20) },
     { name: JOB_NAMES.complianceReview, periodMs: 5_000, batch: 50, run: () => reviewDocuments({ db, outbox: deps.outbox, now: deps.now, log: deps.log }, 50) },
+    { name: JOB_NAMES.payouts, periodMs: 2_000, batch: 20, run: () => sendPayouts(deps, 20) },
     { name: JOB_NAMES.delivery, periodMs: 500, batch: 20, run: () => deliver(20) },
   ];
 }

@@ -11,7 +11,7 @@ import { insertTransfer } from '../store/transfers';
 // in one database transaction, settled at once.
 
 export type TransferOutcome =
-  | { kind: 'paid'; transfer: TransferRow }
+  | { kind: 'made'; transfer: TransferRow }
   | { kind: 'refused'; refusal: PostingRefused }
   | { kind: 'duplicate' };
 
@@ -64,5 +64,5 @@ export async function transferBetweenWallets(db: Db, outbox: Outbox, t: WalletTr
     if (isUniqueViolation(err)) return { kind: 'duplicate' };
     throw err;
   }
-  return { kind: 'paid', transfer: row };
+  return { kind: 'made', transfer: row };
 }

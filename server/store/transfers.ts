@@ -1,4 +1,5 @@
 import type { Db } from './db';
+import { skipLocked } from './locking';
 import { countAndPage, type Page } from './paging';
 import type { TransferRow } from './schema';
 
@@ -32,4 +33,36 @@ export async function listTransfers(db: Db, environmentId: string, f: TransferFi
 
 export async function insertTransfer(db: Db, row: TransferRow): Promise<void> {
   await db.insertInto('transfers').values(row).execute();
+}
+
+/**
+ * Claims up to `limit` pending payouts until `now + leaseMs`, one conditional UPDATE each,
+ * so of two workers racing for a payout exactly one gets it; a worker that dies holding
+ * one loses it when the lease runs out, and the next sends it again (same reference).
+ */
+export async function claimDuePayouts(db: Db, now: Date, leaseMs: number, limit: number): Promise<TransferRow[]> {
+  const at = now.toISOString();
+  const due = await skipLocked(
+    db,
+    db
+      .selectFrom('transfers')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', at)]))
+      .orderBy('id')
+      .limit(limit),
+  ).execute();
+  const claimed: TransferRow[] = [];
+  for (const { id } of due) {
+    const row = await db
+      .updateTable('transfers')
+      .set({ locked_until: new Date(now.getTime() + leaseMs).toISOString() })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', at)]))
+      .returningAll()
+      .executeTakeFirst();
+    if (row) claimed.push(row);
+  }
+  return claimed;
 }

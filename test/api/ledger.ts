@@ -1,12 +1,44 @@
 import { randomUUID } from 'node:crypto';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { Db } from '../../server/store/db';
-import { clientBody } from './documents';
-import type { Client } from './harness';
+import { reviewDocuments } from '../../server/jobs/compliance-review';
+import { clientBody, documentBody, IBANS } from './documents';
+import { freshDatabase } from './database';
+import { type Client, type EngineName, startTestService, type TestService } from './harness';
 import { paidTransaction, priced } from './pay';
 
 // Wallet helpers for the API tests, and the ledger's invariants checked in the database
 // itself (the service's own accounts have no route to read them by).
+
+/**
+ * useTestService on a database of its own (PostgreSQL): these tests run jobs (payouts, the
+ * compliance review), which take every due row of the database they run on.
+ */
+export function useOwnService(engine: EngineName): { t: TestService; api: Client } {
+  const svc = {} as { t: TestService; api: Client };
+  let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
+  beforeAll(async () => {
+    if (engine === 'postgres') database = await freshDatabase();
+    svc.t = await startTestService(engine, { env: database ? { DATABASE_URL: database.url } : {} });
+    svc.api = await svc.t.newEnvironment();
+  });
+  afterAll(async () => {
+    await svc.t?.close();
+    await database?.drop();
+  });
+  return svc;
+}
+
+/** A client whose identity document the compliance review has accepted, with an IBAN. */
+export async function compliantClient(t: TestService, api: Client, iban: string = IBANS.ES): Promise<{ id: string; iban: string }> {
+  const id = await newClientId(api);
+  expect((await api.post(`/client/${id}/document/`, documentBody())).status).toBe(201);
+  const { deps } = t.service;
+  await reviewDocuments({ db: deps.database.db, outbox: deps.outbox, now: deps.now, log: deps.log });
+  const created = await api.post(`/client/${id}/iban/`, { iban });
+  expect(created.body.enabled_by_compliance, created.text).toBe(true);
+  return { id, iban: created.body.id };
+}
 
 /** The `id` of a new client of the environment, for wallets to belong to. */
 export async function newClientId(api: Client): Promise<string> {

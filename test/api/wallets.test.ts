@@ -1,17 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { ENGINES, problemPaths, useTestService } from './harness';
+import { ENGINES, problemPaths } from './harness';
 import { reviewDocuments } from '../../server/jobs/compliance-review';
-import { documentBody } from './documents';
-import { balanceOf, checkLedger, createWallet, entriesOf, fund, newClientId } from './ledger';
+import { documentBody, IBANS } from './documents';
+import { balanceOf, checkLedger, compliantClient, createWallet, entriesOf, fund, newClientId, useOwnService } from './ledger';
 import { paidTransaction, priced } from './pay';
 
 const RANDOM_UUID = '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e';
+/** A valid German IBAN whose last four digits are 0000: the sandbox payout gateway refuses it. */
+const REFUSED_IBAN = 'DE94370400440532010000';
 
 // Wallets, transfers between them, and transactions whose destination credits them: each
 // answer, each entry, and the ledger's invariants after.
 
 describe.each(ENGINES)('wallets on %s', (engine) => {
-  const svc = useTestService(engine);
+  const svc = useOwnService(engine);
   const ledgerHolds = () => checkLedger(svc.t.service.deps.database.db, svc.api.keys.environment_id);
 
   it('creates a wallet with a balance of 0, reads, lists and changes it; currency and client are fixed', async () => {
@@ -49,7 +51,6 @@ describe.each(ENGINES)('wallets on %s', (engine) => {
     expect(w.enabled_by_compliance).toBe(false);
     expect((await api.post(`/client/${client_id}/document/`, documentBody())).status).toBe(201);
     const { deps } = t.service;
-    // On a shared PostgreSQL database the pass may decide other files' documents too.
     await reviewDocuments({ db: deps.database.db, outbox: deps.outbox, now: deps.now, log: deps.log });
     expect((await api.get(`/client/${client_id}/`)).body.enabled_by_compliance).toBe(true);
     expect((await api.get(`/wallet/${w.id}/`)).body.enabled_by_compliance).toBe(true);
@@ -288,5 +289,79 @@ describe.each(ENGINES)('wallets on %s', (engine) => {
     const into = (await entriesOf(api, b.id))[0];
     expect(await events(into.id)).toMatchObject([{ type: 'wallet.credited', notify_url: 'https://shop.example/b', data: into }]);
     expect(await events(t.body.id)).toMatchObject([{ type: 'transfer.paid', notify_url: 'https://shop.example/t', data: t.body }]);
+  });
+});
+
+describe.each(ENGINES)('payouts on %s', (engine) => {
+  const svc = useOwnService(engine);
+  const payoutsRun = () => svc.t.service.jobs.runOnce('payouts');
+
+  it('pays out to a client IBAN: pending at once, paid by the payouts job', async () => {
+    const { api, t } = svc;
+    const client = await compliantClient(t, api);
+    const w = await createWallet(api, { client_id: client.id, notify_url: 'https://shop.example/w' });
+    await fund(api, w, 20);
+    const res = await api.post('/transfer/', { source_wallet: w.id, destination_iban: client.iban, amount: 7.5, notify_url: 'https://shop.example/t' });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body).toMatchObject({ status: 'pending', destination_iban: client.iban, destination_wallet: null, amount: 7.5 });
+    expect(await balanceOf(api, w.id)).toBe(12.5);
+    expect((await entriesOf(api, w.id)).at(-1)).toMatchObject({ amount: -7.5, with_external: `iban:${client.iban}`, transfer: res.body.id });
+
+    await payoutsRun();
+    const paid = (await api.get(`/transfer/${res.body.id}/`)).body;
+    expect(paid).toMatchObject({ status: 'paid', failure: null });
+    expect(await balanceOf(api, w.id)).toBe(12.5);
+    expect((await api.get(`/event/?object_id=${res.body.id}`)).body.results).toMatchObject([{ type: 'transfer.paid', data: paid }]);
+    // Settled once: another round finds nothing to send.
+    expect(await payoutsRun()).toBe(0);
+    await checkLedger(t.service.deps.database.db, api.keys.environment_id);
+  });
+
+  it('a payout the bank refuses (IBAN ending 0000) fails and returns the money with a reversing entry', async () => {
+    const { api, t } = svc;
+    const client = await compliantClient(t, api, REFUSED_IBAN);
+    const w = await createWallet(api, { client_id: client.id });
+    await fund(api, w, 20);
+    const res = await api.post('/transfer/', { source_wallet: w.id, destination_iban: client.iban, amount: 5, notify_url: 'https://shop.example/t' });
+    expect(res.status, res.text).toBe(201);
+    expect(await balanceOf(api, w.id)).toBe(15);
+    await payoutsRun();
+    const failed = (await api.get(`/transfer/${res.body.id}/`)).body;
+    expect(failed.status).toBe('failed');
+    expect(failed.failure).toMatch(/0000/);
+    expect(await balanceOf(api, w.id)).toBe(20);
+    expect((await entriesOf(api, w.id)).slice(-2)).toMatchObject([
+      { amount: -5, balance: 15, with_external: `iban:${client.iban}` },
+      { amount: 5, balance: 20, with_external: `iban:${client.iban}`, transfer: res.body.id },
+    ]);
+    expect((await api.get(`/event/?object_id=${res.body.id}`)).body.results).toMatchObject([{ type: 'transfer.failed', data: failed }]);
+    await checkLedger(t.service.deps.database.db, api.keys.environment_id);
+  });
+
+  it("refuses payouts to an IBAN that has not passed compliance (409), or is not the wallet client's (400)", async () => {
+    const { api, t } = svc;
+    const pending = await newClientId(api);
+    const pendingIban = (await api.post(`/client/${pending}/iban/`, { iban: IBANS.DE })).body.id;
+    const w = await createWallet(api, { client_id: pending });
+    await fund(api, w, 20);
+    const notYet = await api.post('/transfer/', { source_wallet: w.id, destination_iban: pendingIban, amount: 1 });
+    expect(notYet.status, notYet.text).toBe(409);
+    expect(problemPaths(notYet)).toEqual(['destination_iban']);
+
+    const other = await compliantClient(t, api);
+    const foreign = await api.post('/transfer/', { source_wallet: w.id, destination_iban: other.iban, amount: 1 });
+    expect(foreign.status).toBe(400);
+    expect(problemPaths(foreign)).toEqual(['destination_iban']);
+    const unknown = await api.post('/transfer/', { source_wallet: w.id, destination_iban: RANDOM_UUID, amount: 1 });
+    expect(unknown.status).toBe(400);
+
+    // An IBAN disabled by the merchant: 409 too.
+    const owner = await compliantClient(t, api);
+    const mine = await createWallet(api, { client_id: owner.id });
+    await fund(api, mine, 5);
+    expect((await api.patch(`/client/${owner.id}/iban/${owner.iban}/`, { enabled: false })).status).toBe(200);
+    expect((await api.post('/transfer/', { source_wallet: mine.id, destination_iban: owner.iban, amount: 1 })).status).toBe(409);
+    expect(await balanceOf(api, w.id)).toBe(20);
+    expect(await balanceOf(api, mine.id)).toBe(5);
   });
 });
