@@ -1,10 +1,10 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reviewDocuments } from '../../server/jobs/compliance-review';
-import { freshDatabase } from './database';
 import { clientBody, documentBody, IBANS } from './documents';
-import { type Client, ENGINES, startTestService, type TestService } from './harness';
-import { type Receiver, startReceiver } from './receiver';
+import { type Client, ENGINES, type TestService } from './harness';
+import type { Receiver } from './receiver';
+import { startWebhookService } from './webhook-service';
 
 // The compliance review end to end: documents uploaded over HTTP, the review run by hand
 // (runOnce: review, then deliver), the client's and its IBANs' state read back, and the
@@ -16,19 +16,12 @@ describe.each(ENGINES)('compliance review on %s', (engine) => {
   let hook: Receiver;
   const run = () => t.service.background.runOnce();
 
-  let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
+  let stop: () => Promise<void>;
   beforeAll(async () => {
-    // runOnce() reviews every pending document of the database: keep other files' apart.
-    if (engine === 'postgres') database = await freshDatabase();
-    const env = { ALLOW_PRIVATE_NOTIFY_URLS: 'true', ...(database ? { DATABASE_URL: database.url } : {}) };
-    t = await startTestService(engine, { background: false, env });
-    hook = await startReceiver();
+    // runOnce() also reviews every pending document of its database.
+    ({ t, hook, close: stop } = await startWebhookService(engine));
   });
-  afterAll(async () => {
-    await t.close();
-    await hook.close();
-    await database?.drop();
-  });
+  afterAll(() => stop());
   beforeEach(async () => {
     api = await t.newEnvironment();
     await run();

@@ -1,11 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { clientBody, documentBody, pdfOfSize } from './documents';
 import { ENGINES } from './harness';
-import { createKeys, type ProcessEnv, type ServiceProcess, startServiceProcess } from './process';
+import { createKeys, startServiceProcess, useProcesses } from './process';
 
 // A document acknowledged with a 201 is on disk: the real service in a child process takes
 // several uploads at once and is killed with SIGKILL as soon as the first 201 arrives;
@@ -16,16 +13,7 @@ const SIZE = 512 * 1024;
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 describe.each(ENGINES)('document durability on %s', (engine) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'checkout-documents-'));
-  const env: ProcessEnv = {
-    DATA_DIR: dataDir,
-    ...(engine === 'postgres' ? { DATABASE_URL: process.env.TEST_DATABASE_URL } : {}),
-  };
-  const running: ServiceProcess[] = [];
-  afterAll(async () => {
-    for (const p of running) await p.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const { env, running } = useProcesses(engine, 'checkout-documents-');
 
   it('keeps every acknowledged document, bytes and all, across a SIGKILL', { timeout: 90_000 }, async () => {
     const keys = await createKeys('Durable documents', env);
