@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { JOB_NAMES } from '../../server/jobs';
 import { reviewDocuments } from '../../server/jobs/compliance-review';
 import { clientBody, documentBody, IBANS } from './documents';
 import { type Client, ENGINES, type TestService } from './harness';
@@ -7,18 +8,19 @@ import type { Receiver } from './receiver';
 import { startWebhookService } from './webhook-service';
 
 // The compliance review end to end: documents uploaded over HTTP, the review run by hand
-// (runOnce: review, then deliver), the client's and its IBANs' state read back, and the
+// (runAll: the review, then delivery), the client's and its IBANs' state read back, and the
 // events received by a webhook endpoint and verified with the `standardwebhooks` package.
 
 describe.each(ENGINES)('compliance review on %s', (engine) => {
   let t: TestService;
   let api: Client;
   let hook: Receiver;
-  const run = () => t.service.background.runOnce();
+  /** One round of every job: the review, then delivery of what it told. */
+  const run = () => t.service.jobs.runAll();
 
   let stop: () => Promise<void>;
   beforeAll(async () => {
-    // runOnce() also reviews every pending document of its database.
+    // runAll() also reviews every pending document of its database.
     ({ t, hook, close: stop } = await startWebhookService(engine));
   });
   afterAll(() => stop());
@@ -51,7 +53,7 @@ describe.each(ENGINES)('compliance review on %s', (engine) => {
     const doc = await upload(client.id, { type: 'identity_front', name: 'passport.pdf' });
     expect(doc.status).toBe('pending');
 
-    expect(await run()).toMatchObject({ reviewed: 1 });
+    expect(await run()).toMatchObject({ [JOB_NAMES.compliance]: 1 });
     const reviewed = (await api.get(`/client/${client.id}/document/${doc.id}/`)).body;
     expect(reviewed).toMatchObject({ status: 'accepted', status_reason: null, reviewed: expect.any(String) });
     expect((await api.get(`/client/${client.id}/`)).body.enabled_by_compliance).toBe(true);
@@ -69,7 +71,7 @@ describe.each(ENGINES)('compliance review on %s', (engine) => {
     // An IBAN added later starts enabled, as its client is; nothing more to review.
     const later = await created(`/client/${client.id}/iban/`, { iban: IBANS.DE });
     expect(later.enabled_by_compliance).toBe(true);
-    expect(await run()).toMatchObject({ reviewed: 0 });
+    expect(await run()).toMatchObject({ [JOB_NAMES.compliance]: 0 });
     // And the events API lists them.
     const types = (await api.get(`/event/?object_id=${client.id}`)).body.results.map((e: { type: string }) => e.type);
     expect(types.sort()).toEqual(['client.compliance_changed', 'client.created']);

@@ -3,8 +3,8 @@ import { type EngineName, startTestService, type TestService } from './harness';
 import { type Receiver, startReceiver } from './receiver';
 
 /**
- * A service whose background work the test runs by hand (runOnce), allowed to notify
- * private URLs, and a webhook receiver. runOnce() takes every due row of its database,
+ * A service whose background work the test runs by hand (jobs.runAll), allowed to notify
+ * private URLs, and a webhook receiver. A round takes every due row of its database,
  * so on PostgreSQL the service gets a fresh database of its own, apart from other files'.
  */
 export async function startWebhookService(
