@@ -14,12 +14,15 @@ export interface ComplianceReviewDeps {
   outbox: Outbox;
   now: () => Date;
   log: Logger;
+  /** Once aborted, the pass takes no more documents. */
+  signal?: AbortSignal;
 }
 
 /** Reviews up to `limit` pending documents; resolves with how many this pass decided. */
 export async function reviewDocuments(deps: ComplianceReviewDeps, limit = 50): Promise<number> {
   let decided = 0;
   for (const doc of await pendingDocuments(deps.db, limit)) {
+    if (deps.signal?.aborted) break;
     const verdict = sandboxVerdict(doc.file_name);
     if (await recordVerdict(deps.db, doc, verdict, deps.now(), deps.outbox)) {
       decided++;

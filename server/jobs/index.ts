@@ -12,7 +12,7 @@ import type { Job } from './runner';
 export const JOB_NAMES = {
   expiry: 'expiry',
   reconciliation: 'reconciliation',
-  complianceReview: 'compliance-review',
+  compliance: 'compliance-review',
   payouts: 'payouts',
   delivery: 'webhook-delivery',
 } as const;
@@ -23,7 +23,12 @@ export function serviceJobs(deps: Deps): Job[] {
   return [
     { name: JOB_NAMES.expiry, periodMs: 30_000, batch: 100, run: ({ now }) => expireDue(db, now(), deps.outbox, 100) },
     { name: JOB_NAMES.reconciliation, periodMs: 5_000, batch: 20, run: () => reconcileCalls(deps, 20) },
-    { name: JOB_NAMES.complianceReview, periodMs: 5_000, batch: 50, run: () => reviewDocuments({ db, outbox: deps.outbox, now: deps.now, log: deps.log }, 50) },
+    {
+      name: JOB_NAMES.compliance,
+      periodMs: 5_000,
+      batch: 50,
+      run: ({ now, log, signal }) => reviewDocuments({ db, outbox: deps.outbox, now, log, signal }, 50),
+    },
     { name: JOB_NAMES.payouts, periodMs: 2_000, batch: 20, run: () => sendPayouts(deps, 20) },
     { name: JOB_NAMES.delivery, periodMs: 500, batch: 20, run: () => deliver(20) },
   ];

@@ -193,6 +193,35 @@ export interface DeliveryAttemptRow {
   created_at: string;
 }
 
+export const GATEWAY_CALL_KINDS = ['pay', 'charge', 'store', 'capture', 'refund', 'void'] as const;
+export type GatewayCallKind = (typeof GATEWAY_CALL_KINDS)[number];
+/**
+ * pending: reserved, the gateway is being asked (or the process died asking: reconciled
+ * once `claimed_until` has passed); succeeded / failed: recorded; abandoned: the gateway
+ * did not answer in time and the caller was told it failed, so reconciliation undoes
+ * whatever the gateway did after all (reversed) or finds it did nothing (failed).
+ */
+export type GatewayCallState = 'pending' | 'succeeded' | 'failed' | 'abandoned' | 'reversed';
+
+export interface GatewayCallRow extends Owned {
+  reference: string;
+  gateway_id: string;
+  kind: GatewayCallKind;
+  state: GatewayCallState;
+  /** The transaction (pay), authorization (charge) or sale (capture, refund, void) reserved; the call itself for store. */
+  subject_id: string;
+  amount: number;
+  currency: string;
+  /** JSON: what the recording step needs beyond the gateway's answer (never card data). */
+  request: string;
+  claimed_until: string | null;
+  /** When reconciliation asks the gateway next about an abandoned call. */
+  check_at: string | null;
+  checks: number;
+  /** The sale or authorization the recording step made. */
+  result_id: string | null;
+}
+
 export interface ClientRow extends Owned {
   client_id: string | null;
   name: string;
@@ -283,35 +312,6 @@ export interface LedgerEntryRow {
   created_at: string;
 }
 
-export const GATEWAY_CALL_KINDS = ['pay', 'charge', 'store', 'capture', 'refund', 'void'] as const;
-export type GatewayCallKind = (typeof GATEWAY_CALL_KINDS)[number];
-/**
- * pending: reserved, the gateway is being asked (or the process died asking: reconciled
- * once `claimed_until` has passed); succeeded / failed: recorded; abandoned: the gateway
- * did not answer in time and the caller was told it failed, so reconciliation undoes
- * whatever the gateway did after all (reversed) or finds it did nothing (failed).
- */
-export type GatewayCallState = 'pending' | 'succeeded' | 'failed' | 'abandoned' | 'reversed';
-
-export interface GatewayCallRow extends Owned {
-  reference: string;
-  gateway_id: string;
-  kind: GatewayCallKind;
-  state: GatewayCallState;
-  /** The transaction (pay), authorization (charge) or sale (capture, refund, void) reserved; the call itself for store. */
-  subject_id: string;
-  amount: number;
-  currency: string;
-  /** JSON: what the recording step needs beyond the gateway's answer (never card data). */
-  request: string;
-  claimed_until: string | null;
-  /** When reconciliation asks the gateway next about an abandoned call. */
-  check_at: string | null;
-  checks: number;
-  /** The sale or authorization the recording step made. */
-  result_id: string | null;
-}
-
 export interface Tables {
   environments: EnvironmentRow;
   products: ProductRow;
@@ -329,6 +329,7 @@ export interface Tables {
   secrets: { name: string; value: string };
   events: EventRow;
   delivery_attempts: DeliveryAttemptRow;
+  gateway_calls: GatewayCallRow;
   clients: ClientRow;
   client_ibans: ClientIbanRow;
   client_documents: ClientDocumentRow;
@@ -336,5 +337,4 @@ export interface Tables {
   wallets: WalletRow;
   transfers: TransferRow;
   ledger_entries: LedgerEntryRow;
-  gateway_calls: GatewayCallRow;
 }
