@@ -1,15 +1,18 @@
 import { z } from 'zod';
 import { findCurrency } from '../domain/currencies';
 import { newToken, uuidv7 } from '../domain/ids';
-import { MAX_UNITS, unitsToDecimalString, unitsToNumber } from '../domain/money';
+import { MAX_UNITS, toUnits, unitsToDecimalString, unitsToNumber } from '../domain/money';
 import { type Adjustment, computeTotals, QUANTITY_SCALE } from '../domain/pricing';
 import { effectiveStatus } from '../domain/transaction-status';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError, fieldError } from '../http/problem';
+import { ApiError, fieldError, RecordedError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import type { Db } from '../store/db';
 import { getItem } from '../store/catalogue';
 import { getWallet } from '../store/ledger';
+import { getAuthorization } from '../store/sales';
+import { payFromSources, type Source } from '../payments/sources';
+import type { Deps } from '../deps';
 import type { TransactionLineRow, TransactionRow } from '../store/schema';
 import {
   getTransaction,
@@ -41,12 +44,16 @@ const productLine = z
     path: ['product_id'],
   });
 
-const movement = z.strictObject({
-  amount: positiveAmount,
-  wallet_id: ref('wallet').optional(),
-  authorization_id: ref('authorization').optional(),
-});
-const movements = z.array(movement).max(50).nullable();
+const sourceElement = z
+  .strictObject({
+    amount: positiveAmount.describe('Paid by this source, in major units'),
+    wallet_id: ref('wallet').optional().describe('`id` of a wallet of this environment to pay from'),
+    authorization_id: ref('authorization').optional().describe('`id` of an active authorization (a stored card) to charge'),
+  })
+  .refine((m) => (m.wallet_id === undefined) !== (m.authorization_id === undefined), {
+    message: 'send either wallet_id or authorization_id',
+    path: ['wallet_id'],
+  });
 
 const destinationElement = z.strictObject({
   wallet_id: ref('wallet').describe('`id` of a wallet of this environment, in the transaction currency'),
@@ -89,7 +96,12 @@ export const transactionCreate = z
     coupon_name: text(255).optional(),
     coupon: ref('coupon').optional(),
     authorize: z.boolean().default(false),
-    source: movements.optional(),
+    source: z
+      .array(sourceElement)
+      .max(50)
+      .nullable()
+      .optional()
+      .describe('Pays the transaction at creation from wallets and stored cards, all or nothing; the amounts add up to total_price'),
     destination: z
       .array(destinationElement)
       .max(50)
@@ -139,7 +151,7 @@ export const transactionOut = z
     coupon_name: z.string().nullable(),
     coupon: z.string().nullable(),
     authorize: z.boolean(),
-    source: z.array(movement).nullable(),
+    source: z.array(sourceElement).nullable(),
     destination: z.array(destinationElement).nullable(),
     items_price: z.number(),
     total_price: z.number(),
@@ -300,6 +312,13 @@ async function checkDestinations(db: Db, envId: string, body: TransactionCreate)
 
 /** Also used by the demo page (server/demo/routes.ts), which creates its transactions in process. */
 export async function createTransaction(db: Db, envId: string, body: TransactionCreate, now: Date): Promise<StoredTransaction> {
+  const tx = await buildTransaction(db, envId, body, now);
+  await insertTransaction(db, tx);
+  return tx;
+}
+
+/** The transaction as it would be stored, checked; nothing written. */
+async function buildTransaction(db: Db, envId: string, body: TransactionCreate, now: Date): Promise<StoredTransaction> {
   const expiredAt = body.expired_date ? new Date(body.expired_date) : new Date(now.getTime() + WEEK_MS);
   if (expiredAt.getTime() <= now.getTime()) throw fieldError('expired_date', 'must be in the future');
 
@@ -318,7 +337,15 @@ export async function createTransaction(db: Db, envId: string, body: Transaction
   const tooLarge = totals.lineTotals.findIndex((t) => t > MAX_UNITS);
   if (tooLarge >= 0) throw fieldError(`products.${tooLarge}`, 'amount × price is too large');
   if (totals.itemsPrice > MAX_UNITS) throw fieldError('products', 'the lines add up to too large an amount');
-  checkMovements('source', body.source, body.currency, totals.totalPrice);
+  if (body.source?.length) {
+    const sum = body.source.reduce((acc, m, i) => acc + BigInt(toMinor(m.amount, body.currency, `source.${i}.amount`)), 0n);
+    if (sum !== totals.totalPrice) {
+      const exp = findCurrency(body.currency)?.exponent ?? 2;
+      const gap = unitsToDecimalString(sum - totals.totalPrice, exp);
+      throw fieldError('source', `amounts add up to ${unitsToDecimalString(sum, exp)}, total_price is ${unitsToDecimalString(totals.totalPrice, exp)} (difference ${gap})`);
+    }
+    if (body.authorize) throw fieldError('source', 'cannot be used with authorize: a source pays at once');
+  }
   checkMovements('destination', body.destination, body.currency, totals.totalPrice);
   await checkDestinations(db, envId, body);
 
@@ -363,9 +390,44 @@ export async function createTransaction(db: Db, envId: string, body: Transaction
     position: i,
     line_total: Number(totals.lineTotals[i]),
   }));
-  const tx = { row, lines };
-  await insertTransaction(db, tx);
-  return tx;
+  return { row, lines };
+}
+
+/** The sources with their referenced objects, in minor units; a 400 naming a source that does not resolve. */
+async function resolveSources(db: Db, envId: string, body: TransactionCreate): Promise<Source[]> {
+  return Promise.all(
+    (body.source ?? []).map(async (s, index): Promise<Source> => {
+      const amount = toMinor(s.amount, body.currency, `source.${index}.amount`);
+      if (s.wallet_id !== undefined) {
+        const path = `source.${index}.wallet_id`;
+        const wallet = await getWallet(db, envId, s.wallet_id);
+        if (!wallet) throw fieldError(path, 'is not a wallet of this environment');
+        if (wallet.currency !== body.currency) throw fieldError(path, `is a wallet in ${wallet.currency}, the transaction is in ${body.currency}`);
+        return { index, amount, wallet: wallet.id };
+      }
+      const path = `source.${index}.authorization_id`;
+      const authorization = await getAuthorization(db, envId, s.authorization_id!);
+      if (!authorization || authorization.status !== 'active') throw fieldError(path, 'is not an active authorization of this environment');
+      return { index, amount, authorization };
+    }),
+  );
+}
+
+/** Creates a transaction paid at once from its sources, or answers 402 naming the source that failed. */
+async function createPaidFromSources(deps: Deps, envId: string, body: TransactionCreate, now: Date): Promise<StoredTransaction> {
+  const db = deps.database.db;
+  const tx = await buildTransaction(db, envId, body, now);
+  const sources = await resolveSources(db, envId, body);
+  const exp = findCurrency(body.currency)?.exponent ?? 2;
+  const destinations = (body.destination ?? []).map((d) => ({ wallet: d.wallet_id, amount: toUnits(d.amount, exp) }));
+  const paid = { ...tx, row: { ...tx.row, status: 'D' } };
+  const outcome = await payFromSources(deps, { tx: paid, sources, destinations });
+  if (outcome.kind === 'failed') {
+    const path = `source.${outcome.index}`;
+    // Recorded: the charges and their refunds happened; a repeat with the same key replays this answer.
+    throw new RecordedError('payment_declined', `${path}: ${outcome.reason}; nothing was charged or moved`, [{ path, message: outcome.reason }]);
+  }
+  return paid;
 }
 
 const listQuery = pageQuery.extend({
@@ -404,10 +466,12 @@ export const transactionRoutes = (): RouteDef[] => [
     body: transactionCreate,
     response: transactionOut,
     status: 201,
+    problems: [402],
+    movesMoney: (body) => Boolean(body.source?.length),
     async handler({ env, body, deps, baseUrl, db }) {
       if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
       const now = deps.now();
-      const tx = await createTransaction(db, env.id, body, now);
+      const tx = body.source?.length ? await createPaidFromSources(deps, env.id, body, now) : await createTransaction(db, env.id, body, now);
       return presentTransaction(tx, now, baseUrl);
     },
   }),

@@ -84,6 +84,25 @@ export function salePostings(sale: string, total: bigint, destinations: Share[])
   ]);
 }
 
+/**
+ * A transaction paid from its `source`: each source wallet pays its amount, the cards
+ * their total (money in from outside), each destination gets its share and the merchant
+ * the rest. `external` names the transaction on every entry.
+ */
+export function sourcedPostings(external: string, wallets: Share[], cards: bigint, destinations: Share[]): Posting[] {
+  const total = sumOf(wallets) + cards;
+  positive(total, 'a payment');
+  const rest = total - sumOf(destinations);
+  if (rest < 0n) throw new LedgerError('destinations add up to more than the payment');
+  const counterpart = { with_external: external };
+  return balanced([
+    ...wallets.map((w) => ({ account: { wallet: w.wallet }, amount: -w.amount, counterpart })),
+    { account: { system: 'card_payments' as const }, amount: -cards, counterpart },
+    ...destinations.map((d) => ({ account: { wallet: d.wallet }, amount: d.amount, counterpart })),
+    { account: { system: 'merchant' as const }, amount: rest, counterpart },
+  ]);
+}
+
 const sumOf = (shares: Share[]) => shares.reduce((acc, s) => acc + s.amount, 0n);
 
 /**

@@ -58,9 +58,10 @@ export interface RouteDef<
    * inside a database transaction: under an Idempotency-Key it runs outside the one that
    * records the response. The key is claimed first all the same (a concurrent repeat is a
    * 409, a later one replays), and the use case's own reservation makes its money
-   * movement happen once.
+   * movement happen once. A function decides by the parsed body (a transaction moves
+   * money only when it has a `source`).
    */
-  movesMoney?: true;
+  movesMoney?: true | ((body: z.output<B>) => boolean);
   handler(ctx: RouteContext<z.output<B>, z.output<Q>>): Promise<z.input<R> | void>;
 }
 
@@ -198,7 +199,8 @@ export function mountRoutes(router: Router, routes: RouteDef[], deps: Deps): voi
           res.set('Idempotent-Replayed', 'true');
           return send(res, claim.status, claim.body);
       }
-      if (def.movesMoney) return send(res, def.status, await runOutside(run, db, ids, def.status));
+      const outside = typeof def.movesMoney === 'function' ? def.movesMoney(body) : def.movesMoney === true;
+      if (outside) return send(res, def.status, await runOutside(run, db, ids, def.status));
       let output: string | undefined;
       let recorded: RecordedError | undefined;
       try {

@@ -184,13 +184,16 @@ const rows: Row[] = [
   // extra, source, destination
   { name: 'extra that is not JSON text', body: tx({ extra: '{not json' }), status: 400, field: 'extra' },
   { name: 'extra as an object', body: tx({ extra: { a: 1 } }), status: 400, field: 'extra' },
-  { name: 'source amount above total', body: tx({ source: [{ amount: 10 }, { amount: 7.01 }] }), status: 400, field: 'source' },
+  { name: 'source amount above total', body: tx({ source: [{ wallet_id: RANDOM_UUID, amount: 10 }, { wallet_id: RANDOM_UUID, amount: 7.01 }] }), status: 400, field: 'source' },
+  { name: 'source amount below total', body: tx({ source: [{ wallet_id: RANDOM_UUID, amount: 16.99 }] }), status: 400, field: 'source' },
+  { name: 'source naming no payer', body: tx({ source: [{ amount: 17 }] }), status: 400, field: 'source.0.wallet_id' },
+  { name: "another environment's source wallet", body: (f: Fixtures) => tx({ source: [{ wallet_id: f.foreignWallet, amount: 17 }] }), status: 400, field: 'source.0.wallet_id' },
   { name: 'destination amount above total', body: tx({ destination: [{ wallet_id: RANDOM_UUID, amount: 17.01 }] }), status: 400, field: 'destination' },
   { name: 'destination without wallet_id', body: tx({ destination: [{ amount: 1 }] }), status: 400, field: 'destination.0.wallet_id' },
   { name: "another environment's destination wallet", body: (f: Fixtures) => tx({ destination: [{ wallet_id: f.foreignWallet, amount: 1 }] }), status: 400, field: 'destination.0.wallet_id' },
   { name: 'destination wallet in another currency', body: (f: Fixtures) => tx({ destination: [{ wallet_id: f.usdWallet, amount: 1 }] }), status: 400, field: 'destination.0.wallet_id' },
   { name: 'zero source amount', body: tx({ source: [{ amount: 0 }] }), status: 400, field: 'source.0.amount' },
-  { name: 'source amount with 3 decimals', body: tx({ source: [{ amount: 1.005 }] }), status: 400, field: 'source.0.amount' },
+  { name: 'source amount with 3 decimals', body: tx({ source: [{ wallet_id: RANDOM_UUID, amount: 1.005 }] }), status: 400, field: 'source.0.amount' },
   { name: 'source wallet_id not a UUID', body: tx({ source: [{ amount: 1, wallet_id: 'w-1' }] }), status: 400, field: 'source.0.wallet_id' },
   // Catalogue bodies
   { name: 'fixed coupon without currency', path: '/coupon/', body: { name: 'Ten off', kind: 'fixed', value: 10 }, status: 400, field: 'currency' },

@@ -7,6 +7,7 @@ import {
   type Posting,
   refundPostings,
   salePostings,
+  sourcedPostings,
   takenBack,
   transferPostings,
 } from '../../server/domain/ledger';
@@ -64,6 +65,16 @@ describe('movements', () => {
     expect(() => salePostings('s', 100n, [{ wallet: 'a', amount: 101n }])).toThrow(LedgerError);
     // All of it to destinations: the merchant keeps nothing and gets no posting.
     expect(of(salePostings('s', 100n, [{ wallet: 'a', amount: 100n }]), 'merchant')).toBe(0n);
+  });
+
+  it('a transaction paid from sources: wallets and cards pay, destinations and the merchant receive', () => {
+    const ps = sourcedPostings('transaction:t', [{ wallet: 'a', amount: 300n }], 700n, [{ wallet: 'd', amount: 250n }]);
+    expect(sum(ps)).toBe(0n);
+    expect([of(ps, 'a'), of(ps, 'card_payments'), of(ps, 'd'), of(ps, 'merchant')]).toEqual([-300n, -700n, 250n, 750n]);
+    expect(ps.every((p) => p.counterpart.with_external === 'transaction:t')).toBe(true);
+    // Wallets only: no card posting at all.
+    expect(sourcedPostings('x', [{ wallet: 'a', amount: 5n }], 0n, []).map((p) => p.account)).toEqual([{ wallet: 'a' }, { system: 'merchant' }]);
+    expect(() => sourcedPostings('x', [{ wallet: 'a', amount: 5n }], 0n, [{ wallet: 'd', amount: 6n }])).toThrow(LedgerError);
   });
 
   it('a refund takes each destination back by floor(share × refunded / total), the merchant gives the rest', () => {
