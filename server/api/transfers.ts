@@ -11,7 +11,7 @@ import { getWallet, type PostingRefused } from '../store/ledger';
 import type { TransferRow, WalletRow } from '../store/schema';
 import { findTransferById, getTransfer, listTransfers } from '../store/transfers';
 import { checkNotifyUrl } from './notify-url';
-import { exponentOf, httpUrl, positiveAmount, ref, text, toMinor } from './fields';
+import { exponentOf, httpUrl, positiveAmount, ref, text, timestamps, toMinor } from './fields';
 
 // Transfers: money from a wallet to another wallet of the same environment and currency
 // (settled at once), or to a client's IBAN (a payout). The spec shows no fields: these
@@ -48,8 +48,7 @@ export const transferOut = z
     concept: z.string().nullable(),
     notify_url: z.string().nullable(),
     failure: z.string().nullable().describe('Why a payout failed'),
-    created: z.iso.datetime(),
-    updated: z.iso.datetime(),
+    ...timestamps,
   })
   .meta({ id: 'Transfer' });
 

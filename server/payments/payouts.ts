@@ -1,12 +1,11 @@
 import { uuidv7 } from '../domain/ids';
 import { payoutPostings } from '../domain/ledger';
 import type { Deps } from '../deps';
-import { inTransaction } from '../store/db';
-import { isUniqueViolation } from '../store/errors';
-import { PostingRefused, postMovement, reverseMovement } from '../store/ledger';
-import type { ClientIbanRow, TransferRow, WalletRow } from '../store/schema';
-import { claimDuePayouts, insertTransfer } from '../store/transfers';
-import type { TransferOutcome } from './transfers';
+import { type Db, inTransaction } from '../store/db';
+import { reverseMovement } from '../store/ledger';
+import type { ClientIbanRow, TransferRow } from '../store/schema';
+import { claimDuePayouts } from '../store/transfers';
+import { type NewTransfer, recordTransfer, type TransferOutcome, transferRow } from './transfers';
 
 // Payouts: a wallet's money to a client IBAN. Reserve: the transfer (pending) and the
 // debit of the wallet into the outside-world `payouts` account, in one database
@@ -18,48 +17,9 @@ type PayoutDeps = Pick<Deps, 'database' | 'outbox' | 'payouts' | 'log' | 'now'>;
 /** What the ledger names as the other side of a payout. */
 const externalOf = (ibanId: string) => `iban:${ibanId}`;
 
-export async function createPayout(
-  deps: PayoutDeps,
-  db: Deps['database']['db'],
-  p: { source: WalletRow; iban: ClientIbanRow; amount: number; concept: string | null; transferId: string | null; notifyUrl: string | null; now: Date },
-): Promise<TransferOutcome> {
-  const at = p.now.toISOString();
-  const row: TransferRow = {
-    id: uuidv7(p.now.getTime()),
-    environment_id: p.source.environment_id,
-    transfer_id: p.transferId,
-    source_wallet: p.source.id,
-    destination_wallet: null,
-    destination_iban: p.iban.id,
-    amount: p.amount,
-    currency: p.source.currency,
-    concept: p.concept,
-    status: 'pending',
-    failure: null,
-    notify_url: p.notifyUrl,
-    locked_until: null,
-    created_at: at,
-    updated_at: at,
-  };
-  try {
-    await inTransaction(db, async (trx) => {
-      await insertTransfer(trx, row);
-      await postMovement(trx, deps.outbox, {
-        environmentId: row.environment_id,
-        currency: row.currency,
-        movementId: row.id,
-        transfer: row.id,
-        concept: row.concept,
-        postings: payoutPostings(row.source_wallet, BigInt(row.amount), externalOf(p.iban.id)),
-        now: p.now,
-      });
-    });
-  } catch (err) {
-    if (err instanceof PostingRefused) return { kind: 'refused', refusal: err };
-    if (isUniqueViolation(err)) return { kind: 'duplicate' };
-    throw err;
-  }
-  return { kind: 'made', transfer: row };
+export function createPayout(deps: PayoutDeps, db: Db, p: NewTransfer & { iban: ClientIbanRow }): Promise<TransferOutcome> {
+  const row = transferRow(p, { destination_wallet: null, destination_iban: p.iban.id, status: 'pending' });
+  return recordTransfer(db, deps.outbox, row, payoutPostings(row.source_wallet, BigInt(row.amount), externalOf(p.iban.id)), p.now);
 }
 
 /** Longer than any payout call takes, so a live worker never loses its claim. */

@@ -175,7 +175,8 @@ const commands = [
 describe.each(ENGINES)('the ledger against a model on %s', (engine) => {
   const svc = useOwnService(engine);
 
-  it('keeps every balance equal to the model and every invariant, after every step', async () => {
+  // Real HTTP and real payments at every step, on a shared machine: minutes, not seconds.
+  it('keeps every balance equal to the model and every invariant, after every step', { timeout: 300_000 }, async () => {
     await fc.assert(
       fc.asyncProperty(fc.commands(commands, { maxCommands: 12 }), async (cmds) => {
         const { t } = svc;

@@ -1,42 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/store/db';
-import { freshDatabase } from './database';
 import { Client, ENGINES } from './harness';
 import { checkLedger, createWallet, fund } from './ledger';
-import { createKeys, type ProcessEnv, type ServiceProcess, startServiceProcess } from './process';
+import { createKeys, type ProcessEnv, startServiceProcess, useProcesses } from './process';
 
 // The ledger with real service processes: a SIGKILL in the middle of a burst of transfers
 // loses no acknowledged transfer and half-writes none, and two processes on one database
-// moving money out of the same wallets keep every invariant. Each run gets its own data
-// directory, and on PostgreSQL its own database.
-
-const running: ServiceProcess[] = [];
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const p of running.splice(0)) await p.stop();
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function environment(engine: string): Promise<ProcessEnv> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'checkout-ledger-'));
-  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const env: ProcessEnv = { DATA_DIR: dataDir };
-  if (engine === 'postgres') {
-    const db = await freshDatabase();
-    cleanups.push(db.drop);
-    env.DATABASE_URL = db.url;
-  }
-  return env;
-}
-
-async function started(env: ProcessEnv): Promise<ServiceProcess> {
-  const p = await startServiceProcess(env);
-  running.push(p);
-  return p;
-}
+// moving money out of the same wallets keep every invariant. Each test has an environment
+// of its own, and the invariants are checked per environment.
 
 /** The invariants, read straight from the database the processes wrote. */
 async function ledgerHolds(env: ProcessEnv, environmentId: string) {
@@ -49,8 +20,13 @@ async function ledgerHolds(env: ProcessEnv, environmentId: string) {
 }
 
 describe.each(ENGINES)('the ledger across processes on %s', (engine) => {
+  const { env, running } = useProcesses(engine, 'checkout-ledger-');
+  const started = async (e: ProcessEnv) => {
+    const p = await startServiceProcess(e);
+    running.push(p);
+    return p;
+  };
   it('keeps every acknowledged transfer exactly once across a SIGKILL mid-burst', { timeout: 240_000 }, async () => {
-    const env = await environment(engine);
     const keys = await createKeys('Ledger shop', env);
     const first = await started(env);
     const api = new Client(first.url, keys);
@@ -102,7 +78,6 @@ describe.each(ENGINES)('the ledger across processes on %s', (engine) => {
   });
 
   it('two processes on one database: 50 transfers out of a wallet that affords 10 give exactly 10, both ways without loss', { timeout: 240_000 }, async () => {
-    const env = await environment(engine);
     const keys = await createKeys('Two processes', env);
     const [p1, p2] = [await started(env), await started(env)];
     const [one, two] = [new Client(p1.url, keys), new Client(p2.url, keys)];
