@@ -1,23 +1,21 @@
 import { z } from 'zod';
-import { unitsToNumber } from '../domain/money';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { ApiError, fieldError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
+import { presentTransfer, TRANSFER_STATUSES } from '../present/wallet';
 import { createPayout } from '../payments/payouts';
 import { transferBetweenWallets, type TransferOutcome } from '../payments/transfers';
 import { getClient, getIban } from '../store/clients';
 import type { Db } from '../store/db';
 import { getWallet, type PostingRefused } from '../store/ledger';
-import type { TransferRow, WalletRow } from '../store/schema';
+import type { WalletRow } from '../store/schema';
 import { findTransferById, getTransfer, listTransfers } from '../store/transfers';
 import { checkNotifyUrl } from './notify-url';
-import { exponentOf, httpUrl, positiveAmount, ref, text, timestamps, toMinor } from './fields';
+import { httpUrl, positiveAmount, ref, text, timestamps, toMinor } from './fields';
 
 // Transfers: money from a wallet to another wallet of the same environment and currency
 // (settled at once), or to a client's IBAN (a payout). The spec shows no fields: these
 // are documented in docs/wallets.md.
-
-const TRANSFER_STATUSES = ['pending', 'paid', 'failed'] as const;
 
 const transferCreate = z
   .strictObject({
@@ -51,24 +49,6 @@ export const transferOut = z
     ...timestamps,
   })
   .meta({ id: 'Transfer' });
-
-export function presentTransfer(row: TransferRow): z.input<typeof transferOut> {
-  return {
-    id: row.id,
-    transfer_id: row.transfer_id,
-    status: row.status as (typeof TRANSFER_STATUSES)[number],
-    source_wallet: row.source_wallet,
-    destination_wallet: row.destination_wallet,
-    destination_iban: row.destination_iban,
-    amount: unitsToNumber(row.amount, exponentOf(row.currency)),
-    currency: row.currency,
-    concept: row.concept,
-    notify_url: row.notify_url,
-    failure: row.failure,
-    created: row.created_at,
-    updated: row.updated_at,
-  };
-}
 
 async function walletOf(db: Db, envId: string, id: string, path: string) {
   const row = await getWallet(db, envId, id);

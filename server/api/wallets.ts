@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import { uuidv7 } from '../domain/ids';
-import { unitsToNumber } from '../domain/money';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { ApiError, fieldError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
+import { presentEntry, presentWallet } from '../present/wallet';
 import { isUniqueViolation } from '../store/errors';
 import { getClient } from '../store/clients';
-import { getEntry, getWallet, insertWallet, listEntries, listWallets, type ShownWallet, updateWallet, withCompliance } from '../store/ledger';
-import type { LedgerEntryRow, WalletRow } from '../store/schema';
+import { getEntry, getWallet, insertWallet, listEntries, listWallets, updateWallet, withCompliance } from '../store/ledger';
+import type { WalletRow } from '../store/schema';
 import { checkNotifyUrl } from './notify-url';
-import { currencyCode, exponentOf, httpUrl, name, ref, text, timestamps } from './fields';
+import { currencyCode, httpUrl, name, ref, text, timestamps } from './fields';
 
 // Wallets (the spec's payment accounts) and their ledger entries, read-only. Money moves
 // through transfers and transactions (payments/), never through these routes.
@@ -71,39 +71,6 @@ export const entryOut = z
     transfer: z.uuid().nullable().describe('`id` of the transfer that made the entry, if any'),
   })
   .meta({ id: 'WalletEntry' });
-
-export function presentWallet(row: ShownWallet): z.input<typeof walletOut> {
-  return {
-    id: row.id,
-    enabled_by_compliance: row.enabled_by_compliance,
-    wallet_id: row.wallet_id,
-    name: row.name,
-    client_id: row.client_id,
-    currency: row.currency,
-    notify_url: row.notify_url,
-    enabled: row.enabled === 1,
-    balance: unitsToNumber(row.balance, exponentOf(row.currency)),
-    created: row.created_at,
-    updated: row.updated_at,
-  };
-}
-
-export function presentEntry(row: LedgerEntryRow): z.input<typeof entryOut> {
-  const money = (units: number) => unitsToNumber(units, exponentOf(row.currency));
-  return {
-    id: row.id,
-    wallet: row.wallet!,
-    amount: money(row.amount),
-    balance: money(row.balance!),
-    concept: row.concept,
-    currency: row.currency,
-    date: row.created_at,
-    with_wallet: row.with_wallet,
-    with_sale: row.with_sale,
-    with_external: row.with_external,
-    transfer: row.transfer,
-  };
-}
 
 const duplicate = () => new ApiError('conflict', 'wallet_id: another wallet of this environment has it', [
   { path: 'wallet_id', message: 'is already used by another wallet' },

@@ -1,9 +1,8 @@
-import { presentAuthorization } from '../api/authorizations';
+import { presentAuthorization } from '../present/authorization';
+import { presentSale } from '../present/sale';
+import { presentTransaction } from '../present/transaction';
 import { presentClient, presentDocument, presentIban } from '../api/client-objects';
-import { presentSale } from '../api/sales';
-import { presentTransaction } from '../api/transactions';
-import { presentTransfer } from '../api/transfers';
-import { presentEntry } from '../api/wallets';
+import { presentEntry, presentTransfer } from '../present/wallet';
 import type { Tx } from '../store/db';
 import { type EventType, insertEvent, type Outbox } from '../store/events';
 import { getClient, getDocument, getIban } from '../store/clients';

@@ -1,8 +1,9 @@
 import { type Share, sourcedPostings } from '../domain/ledger';
 import { inTransaction } from '../store/db';
 import { PostingRefused, getWallet, postMovement } from '../store/ledger';
-import type { AuthorizationRow, SaleRow } from '../store/schema';
+import type { SaleRow } from '../store/schema';
 import { insertTransaction, type StoredTransaction } from '../store/transactions';
+import type { ResolvedSource } from '../transactions/create';
 import type { PaymentDeps } from './ask';
 import { chargeAuthorization } from './charge';
 import { moveSaleMoney } from './sale-actions';
@@ -15,13 +16,12 @@ import { moveSaleMoney } from './sale-actions';
 // holds its amount at that last step, the cards already charged are refunded in full and
 // nothing is stored.
 
-export type Source = { index: number; amount: number } & ({ wallet: string } | { authorization: AuthorizationRow });
 
 export type SourcesOutcome = { kind: 'paid' } | { kind: 'failed'; index: number; reason: string };
 
 export async function payFromSources(
   deps: PaymentDeps,
-  p: { tx: StoredTransaction; sources: Source[]; destinations: Share[] },
+  p: { tx: StoredTransaction; sources: ResolvedSource[]; destinations: Share[] },
 ): Promise<SourcesOutcome> {
   const { row } = p.tx;
   const db = deps.database.db;
