@@ -151,7 +151,7 @@ async function createPaidFromSources(deps: Deps, envId: string, body: z.output<t
   const db = deps.database.db;
   const tx = await buildTransaction(db, envId, body, now);
   const sources = await resolveSources(db, envId, body);
-  const paid = { ...tx, row: { ...tx.row, status: 'D' } };
+  const paid: StoredTransaction = { ...tx, row: { ...tx.row, status: 'D' } };
   const outcome = await payFromSources(deps, { tx: paid, sources, destinations: destinationShares(body) });
   if (outcome.kind === 'failed') {
     const path = `source.${outcome.index}`;

@@ -2,7 +2,7 @@
 export type TransactionStatus = 'N' | 'C' | 'D' | 'E';
 
 /** The status a reader sees: a pending transaction past its expiry is expired, stored or not. */
-export function effectiveStatus(stored: string, expiredAt: string, now: Date): TransactionStatus {
+export function effectiveStatus(stored: TransactionStatus, expiredAt: string, now: Date): TransactionStatus {
   if (stored === 'N' && Date.parse(expiredAt) <= now.getTime()) return 'E';
-  return stored as TransactionStatus;
+  return stored;
 }

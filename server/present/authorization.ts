@@ -5,7 +5,7 @@ import type { AuthorizationRow } from '../store/schema';
 export function presentAuthorization(row: AuthorizationRow) {
   return {
     id: row.id,
-    status: row.status as 'active' | 'removed',
+    status: row.status,
     transaction_id: row.transaction_id,
     gateway: row.gateway_id,
     card:

@@ -5,8 +5,6 @@ import type { StoredSale } from '../store/sales';
 
 // A sale as the API shows it (and as its events carry it).
 
-type OperationKind = 'authorize' | 'capture' | 'refund' | 'void' | 'charge' | 'decline';
-
 export function presentSale({ row, operations }: StoredSale) {
   const exp = findCurrency(row.currency)?.exponent ?? 2;
   const money = (units: number) => unitsToNumber(units, exp);
@@ -23,13 +21,13 @@ export function presentSale({ row, operations }: StoredSale) {
     refunded: money(row.refunded),
     voided: money(row.voided),
     refundable: money(row.captured - row.refunded),
-    failure: row.failure as 'declined' | 'insufficient_funds' | null,
+    failure: row.failure,
     description: row.description,
     card: row.card_brand || row.card_last4 ? { brand: row.card_brand, last4: row.card_last4 } : null,
     notify_url: row.notify_url,
     operations: operations.map((o) => ({
       id: o.id,
-      kind: o.kind as OperationKind,
+      kind: o.kind,
       amount: money(o.amount),
       created: o.created_at,
     })),

@@ -1,5 +1,5 @@
 import { uuidv7 } from '../domain/ids';
-import type { Db, Tx } from './db';
+import { type Db, inTransaction, type Tx } from './db';
 import { skipLocked } from './locking';
 import type { GatewayCallKind, GatewayCallRow, GatewayCallState } from './schema';
 
@@ -87,7 +87,7 @@ export async function settleCall(
 export async function claimCallsToReconcile(db: Db, now: Date, leaseMs: number, limit: number): Promise<GatewayCall[]> {
   const at = now.toISOString();
   const until = new Date(now.getTime() + leaseMs).toISOString();
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const due = await skipLocked(
       trx,
       trx

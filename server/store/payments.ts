@@ -1,7 +1,7 @@
 import type { ExpressionBuilder } from 'kysely';
 import { uuidv7 } from '../domain/ids';
 import { creditDestinations } from './destinations';
-import { type Db, Rollback, rollbackOn } from './db';
+import { type Db, inTransaction, Rollback, rollbackOn } from './db';
 import { skipLocked } from './locking';
 import type { Outbox } from './events';
 import { type GatewayCall, insertCall, settleCall } from './gateway-calls';
@@ -227,7 +227,7 @@ export async function completePayment(db: Db, p: ApprovedPayment, now: Date, out
 /** The customer cancels: only a pending, unexpired transaction no one is paying. */
 export async function cancelTransaction(db: Db, transactionId: string, now: Date, outbox: Outbox): Promise<boolean> {
   const at = now.toISOString();
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const result = await trx
       .updateTable('transactions')
       .set({ status: 'C', updated_at: at })
@@ -255,7 +255,7 @@ export async function expireDue(db: Db, now: Date, outbox: Outbox, limit = 100):
       eb('expired_at', '<=', at),
       eb.or([eb('processing_until', 'is', null), eb('processing_until', '<', at)]),
     ]);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const rows = await skipLocked(trx, trx.selectFrom('transactions').select('id').where(due).limit(limit)).execute();
     let expired = 0;
     for (const { id } of rows) {

@@ -6,7 +6,7 @@ import type { Outbox } from './events';
 import { PostingRefused, reverseMovement } from './ledger';
 import { type GatewayCall, insertCall, settleCall } from './gateway-calls';
 import { countAndPage, type Page } from './paging';
-import type { AuthorizationRow, SaleOperationRow, SaleRow } from './schema';
+import type { AuthorizationRow, SaleOperationKind, SaleOperationRow, SaleRow } from './schema';
 
 // Sales and authorizations after the payment. Every money movement is two database
 // transactions around a gateway call made outside both (server/payments/): a reservation
@@ -86,7 +86,7 @@ export async function listSales(db: Db, environmentId: string, f: SaleFilters, p
   return { count, items: rows.map((row) => ({ row, operations: operations.filter((o) => o.sale_id === row.id) })) };
 }
 
-function addOperation(trx: Tx, saleId: string, kind: string, amount: number, reference: string | null, now: Date) {
+function addOperation(trx: Tx, saleId: string, kind: SaleOperationKind, amount: number, reference: string | null, now: Date) {
   return trx
     .insertInto('sale_operations')
     .values({ id: uuidv7(now.getTime()), sale_id: saleId, kind, amount, gateway_reference: reference, created_at: now.toISOString() })
@@ -211,7 +211,7 @@ export function getAuthorization(db: Db, environmentId: string | null, id: strin
 export async function listAuthorizations(
   db: Db,
   environmentId: string,
-  f: { status?: string; transaction_id?: string },
+  f: { status?: AuthorizationRow['status']; transaction_id?: string },
   page: Page,
 ) {
   let query = db.selectFrom('authorizations').where('environment_id', '=', environmentId);

@@ -1,3 +1,6 @@
+import type { TransactionStatus } from '../domain/transaction-status';
+
+export type { TransactionStatus };
 
 // Row shapes of the SQL schema (see migrations.ts). Both engines store the same types:
 // text, 64-bit integers (money in minor units), 0/1 for booleans, ISO 8601 UTC text for
@@ -64,6 +67,8 @@ export interface CouponRow extends Owned {
   enabled: number;
 }
 
+export type SaleOperationKind = 'authorize' | 'capture' | 'refund' | 'void' | 'charge' | 'decline';
+
 export interface TransactionRow extends Owned {
   token: string;
   order_id: string | null;
@@ -90,7 +95,7 @@ export interface TransactionRow extends Owned {
   total_price: number;
   source: string | null;
   destination: string | null;
-  status: string;
+  status: TransactionStatus;
   processing_until?: string | null;
 }
 
@@ -131,13 +136,14 @@ export interface SaleRow extends Owned {
   card_brand: string | null;
   card_last4: string | null;
   notify_url: string | null;
-  failure: string | null; // null, or why the gateway declined a charge: 'declined' | 'insufficient_funds'
+  /** null, or why the gateway declined the charge that made the sale. */
+  failure: 'declined' | 'insufficient_funds' | null;
 }
 
 export interface SaleOperationRow {
   id: string;
   sale_id: string;
-  kind: string; // 'authorize' | 'capture' | 'refund' | 'void' | 'charge' | 'decline'
+  kind: SaleOperationKind;
   amount: number;
   gateway_reference: string | null;
   created_at: string;
@@ -146,7 +152,7 @@ export interface SaleOperationRow {
 export interface AuthorizationRow extends Owned {
   transaction_id: string | null;
   gateway_id: string;
-  status: string; // 'active' | 'removed'
+  status: 'active' | 'removed';
   card_brand: string | null;
   card_last4: string | null;
   card_exp_month: number | null;

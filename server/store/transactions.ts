@@ -1,7 +1,7 @@
 import { compiledOnce } from './compiled';
 import { type Db, writeTogether } from './db';
 import { countAndPage, type Page } from './paging';
-import type { TransactionLineRow, TransactionRow } from './schema';
+import type { TransactionLineRow, TransactionRow, TransactionStatus } from './schema';
 
 export interface StoredTransaction {
   row: TransactionRow;
@@ -83,7 +83,7 @@ export async function checkoutVersion(db: Db, token: string): Promise<string | u
 }
 
 export interface TransactionFilters {
-  status?: string;
+  status?: TransactionStatus;
   order_id?: string;
   currency?: string;
   /** `status` as readers see it needs the clock: N past expiry reads as E. */
