@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from './config';
+import type { PayoutGateway } from './payments/payout-gateway';
 import type { Gateways } from './payments/registry';
 import type { Database } from './store/db';
 import type { Outbox } from './store/events';
@@ -14,4 +15,6 @@ export interface Deps {
   outbox: Outbox;
   /** The payment gateways, built from configuration at start; tests pass their own. */
   gateways: Gateways;
+  /** Sends transfers to IBANs; the sandbox unless tests pass their own. */
+  payouts: PayoutGateway;
 }

@@ -5,6 +5,7 @@ import { createApp } from './app';
 import type { Config } from './config';
 import type { Deps } from './deps';
 import { serviceJobs } from './jobs';
+import { type PayoutGateway, sandboxPayouts } from './payments/payout-gateway';
 import { createRunner, type Runner } from './jobs/runner';
 import { createOutbox } from './notify/outbox';
 import { gatewaysFromConfig } from './payments/configured';
@@ -27,6 +28,7 @@ export interface ServiceOptions {
   background?: boolean;
   /** Instead of the gateways the configuration names (tests: gateways that fail on purpose). */
   gateways?: Gateways;
+  payouts?: PayoutGateway;
 }
 
 /** Opens the database, migrates it and listens: what `npm start` and the tests both run. */
@@ -37,7 +39,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
   await migrate(database);
   let url = '';
   const outbox = createOutbox(() => config.publicUrl ?? url);
-  const deps: Deps = { config, database, log, now, outbox, gateways };
+  const deps: Deps = { config, database, log, now, outbox, gateways, payouts: opts.payouts ?? sandboxPayouts() };
   const app = createApp(deps);
   const server = await new Promise<Server>((resolve, reject) => {
     const s = createServer(app).listen(config.port, config.host, () => resolve(s));

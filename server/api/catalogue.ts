@@ -201,7 +201,7 @@ const coupon = defineGroup({
 export const CATALOGUE = [product, plan, tax, shipping, coupon] as Group<CatalogueTable, z.ZodObject>[];
 
 /** Every field optional and without its default, so an absent field stays unchanged. */
-function patchOf(fields: z.ZodObject) {
+export function patchOf(fields: z.ZodObject) {
   const shape = Object.fromEntries(
     Object.entries(fields.shape).map(([k, s]) => [
       k,

@@ -6,10 +6,15 @@ import { ApiError, problemHandler } from '../http/problem';
 import { mountRoutes, type RouteDef } from '../http/route';
 import { authorizationRoutes } from './authorizations';
 import { catalogueRoutes } from './catalogue';
+import { clientDocumentRoutes, DOCUMENT_BODY_LIMIT, tooLargeDocument } from './client-documents';
+import { clientIbanRoutes } from './client-ibans';
+import { clientRoutes } from './clients';
 import { eventRoutes } from './events';
 import { referenceRoutes } from './reference';
 import { saleRoutes } from './sales';
 import { transactionRoutes } from './transactions';
+import { transferRoutes } from './transfers';
+import { walletRoutes } from './wallets';
 
 export const apiRoutes = (): RouteDef[] => [
   ...transactionRoutes(),
@@ -18,6 +23,11 @@ export const apiRoutes = (): RouteDef[] => [
   ...eventRoutes(),
   ...catalogueRoutes(),
   ...referenceRoutes(),
+  ...clientRoutes(),
+  ...clientIbanRoutes(),
+  ...clientDocumentRoutes(),
+  ...walletRoutes(),
+  ...transferRoutes(),
 ];
 
 /** Everything under /v1: auth on every route, JSON in, problem+json out. */
@@ -37,6 +47,12 @@ export function apiRouter(deps: Deps): Router {
     res.type('application/json').send(openapi);
   });
   router.use(requireAppKeys(deps));
+  // Documents are the one body allowed to be large; the parser that reads one first
+  // marks the body as read, so the small limit below does not apply to it.
+  const documentBody = express.json({ limit: DOCUMENT_BODY_LIMIT, strict: false });
+  router.post('/client/:clientId/document/', (req, res, next) =>
+    documentBody(req, res, (err?: { type?: string }) => next(err?.type === 'entity.too.large' ? tooLargeDocument() : err)),
+  );
   router.use(express.json({ limit: deps.config.bodyLimit, strict: false }));
   mountRoutes(router, routes, deps);
   router.use((req) => {

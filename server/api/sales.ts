@@ -87,6 +87,11 @@ const action = (name: SaleAction, summary: string) =>
         case 'conflict':
           // The amounts moved since they were read: explain with the ones in force now.
           throw conflict(name, (await getSale(db, env.id, sale.row.id))!, amount);
+        case 'refused':
+          throw new ApiError(
+            'conflict',
+            `refund refused: destination wallet ${outcome.wallet} no longer holds its part of the refund; nothing was changed`,
+          );
         case 'gateway_failed':
           throw new ApiError('gateway_error', `The gateway refused the ${name}: ${outcome.reason}; nothing was changed`);
       }

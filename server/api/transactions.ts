@@ -1,10 +1,13 @@
 import { z } from 'zod';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError } from '../http/problem';
+import { ApiError, RecordedError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { getTransaction, listTransactions } from '../store/transactions';
 import { presentTransaction } from '../present/transaction';
-import { createTransaction } from '../transactions/create';
+import type { Deps } from '../deps';
+import { payFromSources } from '../payments/sources';
+import type { StoredTransaction } from '../store/transactions';
+import { buildTransaction, createTransaction, destinationShares, resolveSources } from '../transactions/create';
 import { checkNotifyUrl } from './notify-url';
 import { amount, currencyCode, httpUrl, name, positiveAmount, ref, text } from './fields';
 
@@ -28,12 +31,22 @@ const productLine = z
     path: ['product_id'],
   });
 
-const movement = z.strictObject({
-  amount: positiveAmount,
-  wallet_id: ref('wallet').optional(),
-  authorization_id: ref('authorization').optional(),
+const sourceElement = z
+  .strictObject({
+    amount: positiveAmount.describe('Paid by this source, in major units'),
+    wallet_id: ref('wallet').optional().describe('`id` of a wallet of this environment to pay from'),
+    authorization_id: ref('authorization').optional().describe('`id` of an active authorization (a stored card) to charge'),
+  })
+  .refine((m) => (m.wallet_id === undefined) !== (m.authorization_id === undefined), {
+    message: 'send either wallet_id or authorization_id',
+    path: ['wallet_id'],
+  });
+
+const destinationElement = z.strictObject({
+  wallet_id: ref('wallet').describe('`id` of a wallet of this environment, in the transaction currency'),
+  amount: positiveAmount.describe("The wallet's share of the sale, in major units"),
+  concept: text(255).optional().describe("Shown on the wallet's ledger entry"),
 });
-const movements = z.array(movement).max(50).nullable();
 
 export const transactionCreate = z
   .strictObject({
@@ -70,8 +83,18 @@ export const transactionCreate = z
     coupon_name: text(255).optional(),
     coupon: ref('coupon').optional(),
     authorize: z.boolean().default(false),
-    source: movements.optional(),
-    destination: movements.optional(),
+    source: z
+      .array(sourceElement)
+      .max(50)
+      .nullable()
+      .optional()
+      .describe('Pays the transaction at creation from wallets and stored cards, all or nothing; the amounts add up to total_price'),
+    destination: z
+      .array(destinationElement)
+      .max(50)
+      .nullable()
+      .optional()
+      .describe('Wallets credited with these shares when the sale is paid; the rest stays with the merchant. Not with authorize'),
   })
   .meta({ id: 'TransactionCreate' });
 
@@ -114,14 +137,29 @@ export const transactionOut = z
     coupon_name: z.string().nullable(),
     coupon: z.string().nullable(),
     authorize: z.boolean(),
-    source: z.array(movement).nullable(),
-    destination: z.array(movement).nullable(),
+    source: z.array(sourceElement).nullable(),
+    destination: z.array(destinationElement).nullable(),
     items_price: z.number(),
     total_price: z.number(),
     created: z.string(),
     updated: z.string(),
   })
   .meta({ id: 'Transaction' });
+
+/** A transaction paid at once from its sources, or a 402 naming the source that failed. */
+async function createPaidFromSources(deps: Deps, envId: string, body: z.output<typeof transactionCreate>, now: Date): Promise<StoredTransaction> {
+  const db = deps.database.db;
+  const tx = await buildTransaction(db, envId, body, now);
+  const sources = await resolveSources(db, envId, body);
+  const paid: StoredTransaction = { ...tx, row: { ...tx.row, status: 'D' } };
+  const outcome = await payFromSources(deps, { tx: paid, sources, destinations: destinationShares(body) });
+  if (outcome.kind === 'failed') {
+    const path = `source.${outcome.index}`;
+    // Recorded: the charges and their refunds happened; a repeat with the same key replays this answer.
+    throw new RecordedError('payment_declined', `${path}: ${outcome.reason}; nothing was charged or moved`, [{ path, message: outcome.reason }]);
+  }
+  return paid;
+}
 
 const listQuery = pageQuery.extend({
   status: z.enum(['N', 'C', 'D', 'E']).optional(),
@@ -159,10 +197,12 @@ export const transactionRoutes = (): RouteDef[] => [
     body: transactionCreate,
     response: transactionOut,
     status: 201,
+    problems: [402],
+    movesMoney: (body) => Boolean(body.source?.length),
     async handler({ env, body, deps, baseUrl, db }) {
       if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
       const now = deps.now();
-      const tx = await createTransaction(db, env.id, body, now);
+      const tx = body.source?.length ? await createPaidFromSources(deps, env.id, body, now) : await createTransaction(db, env.id, body, now);
       return presentTransaction(tx, now, baseUrl);
     },
   }),

@@ -74,10 +74,13 @@ export function buildOpenApi(routes: RouteDef[], info: { version: string }) {
         schema: { type: 'string', maxLength: 255 },
       });
     }
+    const binary = { schema: { type: 'string', format: 'binary' } };
     const responses: Record<string, unknown> = {
-      [r.status]: r.response
-        ? { description: 'Success', content: { 'application/json': { schema: toSchema(r.response, 'output') } } }
-        : { description: 'Done, no content' },
+      [r.status]: r.file
+        ? { description: 'The file, as an attachment', content: Object.fromEntries(r.file.map((type) => [type, binary])) }
+        : r.response
+          ? { description: 'Success', content: { 'application/json': { schema: toSchema(r.response, 'output') } } }
+          : { description: 'Done, no content' },
       '400': problem,
       '401': problem,
     };

@@ -89,10 +89,10 @@ function fromFramework(err: unknown): ApiError | null {
   if (typeof err !== 'object' || err === null) return null;
   // The router could not percent-decode a path parameter: such an id names no object.
   if (err instanceof URIError) return new ApiError('not_found', 'No such object');
-  const e = err as { type?: string; status?: number; message?: string };
+  const e = err as { type?: string; status?: number; message?: string; limit?: number };
   switch (e.type) {
     case 'entity.too.large':
-      return new ApiError('payload_too_large', 'The JSON body exceeds the size limit');
+      return new ApiError('payload_too_large', `The JSON body exceeds the size limit of ${e.limit} bytes`);
     case 'entity.parse.failed':
       return new ApiError('invalid_request', 'The body is not valid JSON', [
         { path: '(body)', message: 'is not valid JSON' },

@@ -46,16 +46,22 @@ export interface RouteDef<
   /** Absent for 204 responses. */
   response?: R;
   status: 200 | 201 | 204;
-  /** Answers beyond the common ones, for the OpenAPI document: 402 declined, 502 gateway failed. */
-  problems?: (402 | 502)[];
+  /** Answers beyond the common ones, for the OpenAPI document: 402 declined, 502 gateway failed, 413 too large. */
+  problems?: (402 | 413 | 502)[];
+  /**
+   * The media types of a route that answers with a file instead of JSON: its handler
+   * returns a FileAnswer, sent as an attachment.
+   */
+  file?: string[];
   /**
    * The handler calls a gateway (through server/payments/), which must never happen
    * inside a database transaction: under an Idempotency-Key it runs outside the one that
    * records the response. The key is claimed first all the same (a concurrent repeat is a
    * 409, a later one replays), and the use case's own reservation makes its money
-   * movement happen once.
+   * movement happen once. A function decides by the parsed body (a transaction moves
+   * money only when it has a `source`).
    */
-  movesMoney?: true;
+  movesMoney?: true | ((body: z.output<B>) => boolean);
   handler(ctx: RouteContext<z.output<B>, z.output<Q>>): Promise<z.input<R> | void>;
 }
 
@@ -63,6 +69,24 @@ export function route<B extends z.ZodType, Q extends z.ZodType, R extends z.ZodT
   def: RouteDef<B, Q, R>,
 ): RouteDef {
   return def as unknown as RouteDef;
+}
+
+/** A file to send as it is, for download, never rendered by the browser. */
+export interface FileAnswer {
+  name: string;
+  contentType: string;
+  bytes: Uint8Array;
+}
+
+function sendFile(res: Response, file: FileAnswer) {
+  res.attachment(file.name);
+  res.status(200).set({
+    'Content-Type': file.contentType,
+    'Content-Length': String(file.bytes.byteLength),
+    'X-Content-Type-Options': 'nosniff',
+    'Cache-Control': 'private, no-store',
+  });
+  res.end(file.bytes);
 }
 
 export function baseUrlOf(req: Request, deps: Deps): string {
@@ -135,8 +159,8 @@ export function mountRoutes(router: Router, routes: RouteDef[], deps: Deps): voi
         if (!parsed.success) throw invalid(parsed.error);
         body = parsed.data;
       }
-      const run = async (db: Db) => {
-        const result = await def.handler({
+      const handle = (db: Db) =>
+        def.handler({
           env,
           db,
           body,
@@ -146,6 +170,9 @@ export function mountRoutes(router: Router, routes: RouteDef[], deps: Deps): voi
           deps,
           baseUrl: baseUrlOf(req, deps),
         });
+      if (def.file) return sendFile(res, (await handle(deps.database.db)) as FileAnswer);
+      const run = async (db: Db) => {
+        const result = await handle(db);
         return result === undefined ? undefined : JSON.stringify(result);
       };
 
@@ -172,7 +199,8 @@ export function mountRoutes(router: Router, routes: RouteDef[], deps: Deps): voi
           res.set('Idempotent-Replayed', 'true');
           return send(res, claim.status, claim.body);
       }
-      if (def.movesMoney) return send(res, def.status, await runOutside(run, db, ids, def.status));
+      const outside = typeof def.movesMoney === 'function' ? def.movesMoney(body) : def.movesMoney === true;
+      if (outside) return send(res, def.status, await runOutside(run, db, ids, def.status));
       let output: string | undefined;
       let recorded: RecordedError | undefined;
       try {

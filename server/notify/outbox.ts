@@ -1,10 +1,14 @@
 import { presentAuthorization } from '../present/authorization';
 import { presentSale } from '../present/sale';
 import { presentTransaction } from '../present/transaction';
+import { presentClient, presentDocument, presentIban } from '../api/client-objects';
+import { presentEntry, presentTransfer } from '../present/wallet';
 import type { Tx } from '../store/db';
+import { getClient, getDocument, getIban } from '../store/clients';
 import { type EventFamily, familyOf, insertEvent, type Outbox } from '../store/events';
 import { getAuthorization, getSale } from '../store/sales';
 import { getTransaction } from '../store/transactions';
+import { getTransfer } from '../store/transfers';
 
 // Turns "this object changed" into an outbox row: the object as the API presents it, read
 // inside the same database transaction, so the event shows exactly the committed state.
@@ -39,6 +43,35 @@ export function createOutbox(baseUrl: () => string): Outbox {
     async authorization(trx, id) {
       const row = await getAuthorization(trx, null, id);
       return row && { environmentId: row.environment_id, notifyUrl: row.notify_url, data: async () => presentAuthorization(row) };
+    },
+    async client(trx, id) {
+      const row = await getClient(trx, null, id);
+      return row && { environmentId: row.environment_id, notifyUrl: row.notify_url, data: async () => presentClient(row) };
+    },
+    async iban(trx, id) {
+      const row = await getIban(trx, null, null, id);
+      return row && { environmentId: row.environment_id, notifyUrl: row.notify_url, data: async () => presentIban(row) };
+    },
+    async document(trx, id) {
+      // A document has no notify_url of its own: its client's is told.
+      const row = await getDocument(trx, null, null, id);
+      const client = row && (await getClient(trx, null, row.client_ref));
+      return client && { environmentId: row.environment_id, notifyUrl: client.notify_url, data: async () => presentDocument(row) };
+    },
+    async wallet(trx, id) {
+      // The object of a wallet event is the entry that moved its money.
+      const row = await trx
+        .selectFrom('ledger_entries')
+        .innerJoin('wallets', 'wallets.id', 'ledger_entries.wallet')
+        .selectAll('ledger_entries')
+        .select('wallets.notify_url')
+        .where('ledger_entries.id', '=', id)
+        .executeTakeFirst();
+      return row && { environmentId: row.environment_id, notifyUrl: row.notify_url, data: async () => presentEntry(row) };
+    },
+    async transfer(trx, id) {
+      const row = await getTransfer(trx, null, id);
+      return row && { environmentId: row.environment_id, notifyUrl: row.notify_url, data: async () => presentTransfer(row) };
     },
   };
 

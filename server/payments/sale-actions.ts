@@ -11,6 +11,8 @@ export type SaleActionOutcome =
   | { kind: 'done'; sale: StoredSale }
   /** The amounts no longer allow it: nothing reserved, the gateway not asked. */
   | { kind: 'conflict' }
+  /** A destination wallet of the sale does not hold its part of the refund: nothing changed. */
+  | { kind: 'refused'; wallet: string }
   /** The gateway refused, failed or did not answer in time: nothing changed. */
   | { kind: 'gateway_failed'; reason: string };
 
@@ -30,15 +32,15 @@ export async function moveSaleMoney(
     now,
     claimMs: deps.config.paymentClaimMs,
   });
-  const reserved = await reserveSaleAction(deps.database.db, { call, action: a.action, now });
-  if (reserved.kind === 'conflict') return reserved;
+  const reserved = await reserveSaleAction(deps.database.db, { call, action: a.action, now, outbox: deps.outbox });
+  if (reserved.kind !== 'reserved') return reserved;
   const payment = reserved.payment ?? '';
   call.request = { payment };
   const answer = await askGateway(deps, gateway, (signal) =>
     gateway[a.action]({ reference: call.reference, signal, payment, amount: a.amount }),
   );
   if (answer.kind === 'lost') {
-    await releaseSaleAction(deps.database.db, { call, action: a.action, state: 'abandoned', now: deps.now() });
+    await releaseSaleAction(deps.database.db, { call, action: a.action, state: 'abandoned', now: deps.now(), outbox: deps.outbox });
     return { kind: 'gateway_failed', reason: 'the gateway did not answer' };
   }
   const result = answer.value;
@@ -58,6 +60,6 @@ export async function recordSaleActionResult(
   const action = call.kind as SaleAction;
   const db = deps.database.db;
   if (s.status === 'succeeded') return recordSaleAction(db, { call, action, gatewayReference: s.reference, now: deps.now(), outbox: deps.outbox, from });
-  if (from === 'pending') await releaseSaleAction(db, { call, action, state: 'failed', now: deps.now() });
+  if (from === 'pending') await releaseSaleAction(db, { call, action, state: 'failed', now: deps.now(), outbox: deps.outbox });
   return null;
 }

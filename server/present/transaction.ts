@@ -7,11 +7,17 @@ import type { StoredTransaction } from '../store/transactions';
 // A transaction as the API shows it (and as its events carry it): the one presenter the
 // routes and the outbox share, so a webhook shows exactly what a GET would.
 
-/** A source or destination as sent at creation, stored as given. */
-interface Movement {
+/** Sources and destinations as sent at creation, stored as given. */
+interface Source {
   amount: number;
   wallet_id?: string;
   authorization_id?: string;
+}
+
+interface Destination {
+  wallet_id: string;
+  amount: number;
+  concept?: string;
 }
 
 export function presentTransaction(tx: StoredTransaction, now: Date, baseUrl: string) {
@@ -49,8 +55,8 @@ export function presentTransaction(tx: StoredTransaction, now: Date, baseUrl: st
     coupon_name: row.coupon_name,
     coupon: row.coupon_ref,
     authorize: row.authorize === 1,
-    source: row.source ? (JSON.parse(row.source) as Movement[]) : null,
-    destination: row.destination ? (JSON.parse(row.destination) as Movement[]) : null,
+    source: row.source ? (JSON.parse(row.source) as Source[]) : null,
+    destination: row.destination ? (JSON.parse(row.destination) as Destination[]) : null,
     items_price: money(row.items_price),
     total_price: money(row.total_price),
     created: row.created_at,

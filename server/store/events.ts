@@ -17,6 +17,11 @@ export const EVENT_FAMILIES = {
   transaction: ['paid', 'cancelled', 'expired'],
   sale: ['created', 'declined', 'captured', 'refunded', 'voided'],
   authorization: ['created', 'charged', 'removed'],
+  client: ['created', 'updated', 'compliance_changed'],
+  iban: ['created', 'updated', 'compliance_changed'],
+  document: ['accepted', 'rejected'],
+  wallet: ['credited', 'debited'],
+  transfer: ['paid', 'failed'],
 } as const;
 
 type Families = typeof EVENT_FAMILIES;

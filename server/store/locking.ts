@@ -14,3 +14,8 @@ export function isPostgres(db: Db): boolean {
 export function skipLocked<Q extends SelectQueryBuilder<any, any, any>>(db: Db, query: Q): Q {
   return isPostgres(db) ? (query.forUpdate().skipLocked() as Q) : query;
 }
+
+/** Locks the selected rows until the transaction ends; on SQLite the one writer already holds everything. */
+export function forUpdate<Q extends SelectQueryBuilder<any, any, any>>(db: Db, query: Q): Q {
+  return isPostgres(db) ? (query.forUpdate() as Q) : query;
+}

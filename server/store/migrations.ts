@@ -8,6 +8,7 @@ function dialect(engine: Engine) {
   const int = engine === 'postgres' ? 'bigint' : 'integer';
   return {
     int: sql.raw(int),
+    bytes: sql.raw(engine === 'postgres' ? 'bytea' : 'blob'),
     table<T extends string>(db: Kysely<unknown>, name: T) {
       const builder = db.schema.createTable(name);
       return {
@@ -344,6 +345,151 @@ const migrations: Record<string, (d: Def) => Migration> = {
         .execute();
       await db.schema.createIndex('gateway_calls_due').on('gateway_calls').columns(['state', 'check_at']).execute();
       await db.schema.createIndex('gateway_calls_subject').on('gateway_calls').columns(['subject_id', 'state']).execute();
+    },
+  }),
+  '005_clients': (d) => ({
+    async up(db) {
+      await d
+        .table(db, 'clients')
+        .build((t) =>
+          owned(t)
+            .addColumn('client_id', 'text')
+            .addColumn('name', 'text', (c) => c.notNull())
+            .addColumn('client_type', 'text')
+            .addColumn('id_type', 'text')
+            .addColumn('id_country', 'text', (c) => c.notNull())
+            .addColumn('id_number', 'text', (c) => c.notNull())
+            .addColumn('id_expiration_date', 'text')
+            .addColumn('email', 'text')
+            .addColumn('phone', 'text')
+            .addColumn('web', 'text')
+            .addColumn('incorporation_date', 'text')
+            .addColumn('birth_date', 'text')
+            .addColumn('birth_country', 'text')
+            .addColumn('nationality', 'text')
+            .addColumn('street', 'text')
+            .addColumn('postal_code', 'text')
+            .addColumn('city', 'text')
+            .addColumn('province', 'text')
+            .addColumn('country', 'text')
+            .addColumn('notify_url', 'text')
+            .addColumn('enabled', d.int, (c) => c.notNull())
+            .addColumn('enabled_by_compliance', d.int, (c) => c.notNull()),
+        )
+        .execute();
+      await d
+        .table(db, 'client_ibans')
+        .build((t) =>
+          owned(t)
+            .addColumn('client_ref', 'text', (c) => c.notNull().references('clients.id'))
+            .addColumn('iban_id', 'text')
+            .addColumn('iban', 'text', (c) => c.notNull())
+            .addColumn('notify_url', 'text')
+            .addColumn('enabled', d.int, (c) => c.notNull())
+            .addColumn('enabled_by_compliance', d.int, (c) => c.notNull()),
+        )
+        .execute();
+      await d
+        .table(db, 'client_documents')
+        .build((t) =>
+          owned(t)
+            .addColumn('client_ref', 'text', (c) => c.notNull().references('clients.id'))
+            .addColumn('type', 'text', (c) => c.notNull())
+            .addColumn('status', 'text', (c) => c.notNull())
+            .addColumn('status_reason', 'text')
+            .addColumn('file_name', 'text', (c) => c.notNull())
+            .addColumn('content_type', 'text', (c) => c.notNull())
+            .addColumn('size', d.int, (c) => c.notNull())
+            .addColumn('sha256', 'text', (c) => c.notNull())
+            .addColumn('reviewed_at', 'text'),
+        )
+        .execute();
+      // The bytes apart, so listing documents never reads files.
+      await d
+        .table(db, 'client_document_files')
+        .build((t) =>
+          t
+            .addColumn('document_id', 'text', (c) => c.primaryKey().references('client_documents.id'))
+            .addColumn('data', d.bytes, (c) => c.notNull()),
+        )
+        .execute();
+      // NULLs are distinct in both engines: only given external ids must be unique.
+      await db.schema.createIndex('clients_env_client_id').unique().on('clients').columns(['environment_id', 'client_id']).execute();
+      await db.schema.createIndex('clients_env_id').on('clients').columns(['environment_id', 'id']).execute();
+      await db.schema.createIndex('client_ibans_client_iban_id').unique().on('client_ibans').columns(['client_ref', 'iban_id']).execute();
+      await db.schema.createIndex('client_ibans_client').on('client_ibans').columns(['client_ref', 'id']).execute();
+      await db.schema.createIndex('client_documents_client').on('client_documents').columns(['client_ref', 'id']).execute();
+      await db.schema.createIndex('client_documents_pending').on('client_documents').columns(['status', 'id']).execute();
+    },
+  }),
+  '007_wallets': (d) => ({
+    async up(db) {
+      await d
+        .table(db, 'wallets')
+        .build((t) =>
+          owned(t)
+            .addColumn('wallet_id', 'text', (c) => c.notNull())
+            .addColumn('name', 'text', (c) => c.notNull())
+            .addColumn('client_id', 'text', (c) => c.notNull().references('clients.id'))
+            .addColumn('currency', 'text', (c) => c.notNull())
+            .addColumn('notify_url', 'text')
+            .addColumn('enabled', d.int, (c) => c.notNull())
+            // The running balance and the number of entries so far, moved by one
+            // conditional UPDATE per posting: the row is the lock and the floor.
+            .addColumn('balance', d.int, (c) => c.notNull().check(sql`balance >= 0`))
+            .addColumn('entry_count', d.int, (c) => c.notNull()),
+        )
+        .execute();
+      await d
+        .table(db, 'transfers')
+        .build((t) =>
+          owned(t)
+            .addColumn('transfer_id', 'text')
+            .addColumn('source_wallet', 'text', (c) => c.notNull().references('wallets.id'))
+            .addColumn('destination_wallet', 'text', (c) => c.references('wallets.id'))
+            .addColumn('destination_iban', 'text')
+            .addColumn('amount', d.int, (c) => c.notNull())
+            .addColumn('currency', 'text', (c) => c.notNull())
+            .addColumn('concept', 'text')
+            .addColumn('status', 'text', (c) => c.notNull())
+            .addColumn('failure', 'text')
+            .addColumn('notify_url', 'text')
+            // A payout worker's claim while it talks to the payout gateway.
+            .addColumn('locked_until', 'text'),
+        )
+        .execute();
+      // Immutable: inserted, never updated or deleted. Wallet entries carry the wallet's
+      // balance after them and their number in the wallet (seq); entries of the service's
+      // own accounts (card_payments, payouts, merchant) have neither.
+      await d
+        .table(db, 'ledger_entries')
+        .build((t) =>
+          t
+            .addColumn('id', 'text', (c) => c.primaryKey())
+            .addColumn('environment_id', 'text', (c) => c.notNull().references('environments.id'))
+            .addColumn('movement_id', 'text', (c) => c.notNull())
+            .addColumn('account', 'text', (c) => c.notNull())
+            .addColumn('wallet', 'text', (c) => c.references('wallets.id'))
+            .addColumn('seq', d.int)
+            .addColumn('currency', 'text', (c) => c.notNull())
+            .addColumn('amount', d.int, (c) => c.notNull())
+            .addColumn('balance', d.int)
+            .addColumn('concept', 'text')
+            .addColumn('with_wallet', 'text')
+            .addColumn('with_sale', 'text')
+            .addColumn('with_external', 'text')
+            .addColumn('transfer', 'text', (c) => c.references('transfers.id'))
+            .addColumn('created_at', 'text', (c) => c.notNull()),
+        )
+        .execute();
+      await db.schema.createIndex('wallets_env_id').on('wallets').columns(['environment_id', 'id']).execute();
+      await db.schema.createIndex('wallets_env_wallet_id').on('wallets').columns(['environment_id', 'wallet_id']).unique().execute();
+      await db.schema.createIndex('transfers_env_id').on('transfers').columns(['environment_id', 'id']).execute();
+      await db.schema.createIndex('transfers_env_transfer_id').on('transfers').columns(['environment_id', 'transfer_id']).unique().execute();
+      await db.schema.createIndex('transfers_due').on('transfers').columns(['status', 'locked_until']).execute();
+      await db.schema.createIndex('ledger_entries_wallet_seq').on('ledger_entries').columns(['wallet', 'seq']).unique().execute();
+      await db.schema.createIndex('ledger_entries_movement').on('ledger_entries').column('movement_id').execute();
+      await db.schema.createIndex('ledger_entries_sale').on('ledger_entries').column('with_sale').execute();
     },
   }),
 };

@@ -1,5 +1,6 @@
 import type { ExpressionBuilder } from 'kysely';
 import { uuidv7 } from '../domain/ids';
+import { creditDestinations } from './destinations';
 import { type Db, inTransaction, Rollback, rollbackOn } from './db';
 import { skipLocked } from './locking';
 import type { Outbox } from './events';
@@ -198,6 +199,7 @@ export async function completePayment(db: Db, p: ApprovedPayment, now: Date, out
       updated_at: at,
     };
     await trx.insertInto('sales').values(sale).execute();
+    await creditDestinations(trx, outbox, sale, now);
     await trx.updateTable('gateway_calls').set({ result_id: sale.id }).where('id', '=', p.callId).execute();
     await trx
       .insertInto('sale_operations')

@@ -1,7 +1,9 @@
 import { type SaleAction, type SaleStatus } from '../domain/sales';
 import { uuidv7 } from '../domain/ids';
 import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from './db';
+import { takeBackDestinations } from './destinations';
 import type { Outbox } from './events';
+import { PostingRefused, reverseMovement } from './ledger';
 import { type GatewayCall, insertCall, settleCall } from './gateway-calls';
 import { countAndPage, type Page } from './paging';
 import type { AuthorizationRow, SaleOperationKind, SaleOperationRow, SaleRow } from './schema';
@@ -112,16 +114,40 @@ async function moveAmounts(trx: Tx, saleId: string, action: SaleAction, x: numbe
   return Number(result.numUpdatedRows) === 1;
 }
 
-export type Reservation = { kind: 'conflict' } | { kind: 'reserved'; payment: string | null };
+export type Reservation =
+  | { kind: 'conflict' }
+  /** A refund a destination wallet of the sale cannot give its part of. */
+  | { kind: 'refused'; wallet: string }
+  | { kind: 'reserved'; payment: string | null };
+
+/**
+ * A refund takes the sale's split back from its destination wallets as it reserves the
+ * amount (movement: the call), and gives it back if the refund is released.
+ */
+async function takeBack(trx: Tx, call: GatewayCall, outbox: Outbox, now: Date, movementId = call.id) {
+  const sale = (await getSale(trx, null, call.subject_id))!.row;
+  await takeBackDestinations(trx, outbox, { sale, before: sale.refunded - call.amount, amount: call.amount, movementId, now });
+}
 
 /**
  * Reserves a sale action: the amounts move now (so concurrent actions see them moved and
  * cannot exceed them), with the gateway call that will carry it, in one transaction.
  */
-export async function reserveSaleAction(db: Db, a: { call: GatewayCall; action: SaleAction; now: Date }): Promise<Reservation> {
-  return inTransaction(db, async (trx) => {
+export async function reserveSaleAction(
+  db: Db,
+  a: { call: GatewayCall; action: SaleAction; now: Date; outbox: Outbox },
+): Promise<Reservation> {
+  return rollbackOn<Reservation, Reservation>(db, async (trx) => {
     if (!(await moveAmounts(trx, a.call.subject_id, a.action, a.call.amount, a.now))) return { kind: 'conflict' } as const;
     await insertCall(trx, a.call);
+    if (a.action === 'refund') {
+      try {
+        await takeBack(trx, a.call, a.outbox, a.now);
+      } catch (err) {
+        if (err instanceof PostingRefused) throw new Rollback<Reservation>({ kind: 'refused', wallet: err.wallet });
+        throw err;
+      }
+    }
     // The payment's own gateway reference: the sale's first operation made it.
     const first = await trx
       .selectFrom('sale_operations')
@@ -143,7 +169,17 @@ export async function recordSaleAction(
   return rollbackOn<StoredSale | null, null>(db, async (trx) => {
     if (!(await settleCall(trx, r.call.id, [r.from ?? 'pending'], 'succeeded', r.now, { resultId: saleId }))) return null;
     // An abandoned call's amounts were moved back when it was abandoned: move them again, if they still allow it.
-    if (r.from === 'abandoned' && !(await moveAmounts(trx, saleId, r.action, r.call.amount, r.now))) throw new Rollback(null);
+    if (r.from === 'abandoned') {
+      if (!(await moveAmounts(trx, saleId, r.action, r.call.amount, r.now))) throw new Rollback(null);
+      if (r.action === 'refund') {
+        try {
+          await takeBack(trx, r.call, r.outbox, r.now, uuidv7(r.now.getTime()));
+        } catch (err) {
+          if (err instanceof PostingRefused) throw new Rollback(null);
+          throw err;
+        }
+      }
+    }
     await addOperation(trx, saleId, r.action, r.call.amount, r.gatewayReference, r.now);
     await r.outbox.emit(trx, ACTION_EVENTS[r.action], saleId, r.now);
     return (await getSale(trx, null, saleId))!;
@@ -153,12 +189,15 @@ export async function recordSaleAction(
 /** The gateway did not do it (failed) or did not answer (abandoned): the amounts move back. */
 export async function releaseSaleAction(
   db: Db,
-  r: { call: GatewayCall; action: SaleAction; state: 'failed' | 'abandoned'; now: Date },
+  r: { call: GatewayCall; action: SaleAction; state: 'failed' | 'abandoned'; now: Date; outbox: Outbox },
 ): Promise<boolean> {
   return inTransaction(db, async (trx) => {
     const checkAt = r.state === 'abandoned' ? r.now : null;
     if (!(await settleCall(trx, r.call.id, ['pending'], r.state, r.now, { checkAt }))) return false;
     await moveAmounts(trx, r.call.subject_id, r.action, r.call.amount, r.now, true);
+    if (r.action === 'refund') {
+      await reverseMovement(trx, r.outbox, { movementId: r.call.id, reversalId: uuidv7(r.now.getTime()), concept: 'refund not made', now: r.now });
+    }
     return true;
   });
 }

@@ -228,6 +228,96 @@ export interface GatewayCallRow extends Owned {
   result_id: string | null;
 }
 
+export interface ClientRow extends Owned {
+  client_id: string | null;
+  name: string;
+  client_type: string | null; // 'individual' | 'company'
+  id_type: string | null;
+  id_country: string;
+  id_number: string;
+  id_expiration_date: string | null; // YYYY-MM-DD
+  email: string | null;
+  phone: string | null; // E.164
+  web: string | null;
+  incorporation_date: string | null;
+  birth_date: string | null;
+  birth_country: string | null;
+  nationality: string | null;
+  street: string | null;
+  postal_code: string | null;
+  city: string | null;
+  province: string | null;
+  country: string | null;
+  notify_url: string | null;
+  enabled: number;
+  enabled_by_compliance: number;
+}
+
+export interface ClientIbanRow extends Owned {
+  client_ref: string; // the client's id
+  iban_id: string | null;
+  iban: string; // electronic format
+  notify_url: string | null;
+  enabled: number;
+  enabled_by_compliance: number;
+}
+
+export interface ClientDocumentRow extends Owned {
+  client_ref: string;
+  type: string;
+  status: string; // 'pending' | 'accepted' | 'rejected'
+  status_reason: string | null;
+  file_name: string;
+  content_type: string;
+  size: number;
+  sha256: string; // hex
+  reviewed_at: string | null;
+}
+
+export interface WalletRow extends Owned {
+  wallet_id: string;
+  name: string;
+  client_id: string; // the client's id
+  currency: string;
+  notify_url: string | null;
+  enabled: number;
+  balance: number; // minor units, never below 0
+  entry_count: number; // the seq of the wallet's last entry
+}
+
+export interface TransferRow extends Owned {
+  transfer_id: string | null;
+  source_wallet: string;
+  destination_wallet: string | null;
+  destination_iban: string | null;
+  amount: number;
+  currency: string;
+  concept: string | null;
+  status: string; // 'paid' | 'pending' | 'failed'
+  failure: string | null;
+  notify_url: string | null;
+  locked_until: string | null;
+}
+
+export interface LedgerEntryRow {
+  id: string;
+  environment_id: string;
+  /** The movement the entry belongs to: its entries add up to zero. */
+  movement_id: string;
+  account: string; // 'wallet' | 'card_payments' | 'payouts' | 'merchant'
+  wallet: string | null;
+  seq: number | null;
+  currency: string;
+  amount: number; // signed minor units
+  balance: number | null; // the wallet's balance after this entry
+  concept: string | null;
+  with_wallet: string | null;
+  with_sale: string | null;
+  with_external: string | null;
+  transfer: string | null;
+  created_at: string;
+}
+
 export interface Tables {
   environments: EnvironmentRow;
   products: ProductRow;
@@ -246,4 +336,11 @@ export interface Tables {
   events: EventRow;
   delivery_attempts: DeliveryAttemptRow;
   gateway_calls: GatewayCallRow;
+  clients: ClientRow;
+  client_ibans: ClientIbanRow;
+  client_documents: ClientDocumentRow;
+  client_document_files: { document_id: string; data: Uint8Array };
+  wallets: WalletRow;
+  transfers: TransferRow;
+  ledger_entries: LedgerEntryRow;
 }

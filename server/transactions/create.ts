@@ -1,11 +1,14 @@
 import { newToken, uuidv7 } from '../domain/ids';
-import { MAX_UNITS, unitsToDecimalString } from '../domain/money';
+import { findCurrency } from '../domain/currencies';
+import { MAX_UNITS, toUnits, unitsToDecimalString } from '../domain/money';
 import { type Adjustment, computeTotals, QUANTITY_SCALE } from '../domain/pricing';
 import { toMinor, toScaled } from '../api/fields';
-import { fieldError } from '../http/problem';
+import { ApiError, fieldError } from '../http/problem';
 import type { Db } from '../store/db';
 import { getItem } from '../store/catalogue';
-import type { TransactionLineRow, TransactionRow } from '../store/schema';
+import { getWallet } from '../store/ledger';
+import { getAuthorization } from '../store/sales';
+import type { AuthorizationRow, TransactionLineRow, TransactionRow } from '../store/schema';
 import { insertTransaction, type StoredTransaction } from '../store/transactions';
 
 // Creating a transaction: references resolved in the caller's environment, amounts in
@@ -13,10 +16,17 @@ import { insertTransaction, type StoredTransaction } from '../store/transactions
 
 const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
 
-interface Movement {
+/** A source pays with exactly one of wallet_id and authorization_id (the API's schema checks it). */
+interface SourceInput {
   amount: number;
   wallet_id?: string;
   authorization_id?: string;
+}
+
+interface DestinationInput {
+  wallet_id: string;
+  amount: number;
+  concept?: string;
 }
 
 /** What creating a transaction takes: the API's validated body (api/transactions.ts), or the demo's own. */
@@ -46,8 +56,8 @@ export interface TransactionInput {
   coupon_name?: string;
   coupon?: string;
   authorize: boolean;
-  source?: Movement[] | null;
-  destination?: Movement[] | null;
+  source?: SourceInput[] | null;
+  destination?: DestinationInput[] | null;
 }
 
 interface Resolved {
@@ -137,14 +147,75 @@ async function resolve(db: Db, envId: string, body: TransactionInput): Promise<R
   return { lines, tax, shipping, coupon };
 }
 
-function checkMovements(path: string, list: TransactionInput['source'], currency: string, total: bigint) {
+function checkMovements(path: string, list: { amount: number }[] | null | undefined, currency: string, total: bigint) {
   if (!list) return;
   const sum = list.reduce((acc, m, i) => acc + BigInt(toMinor(m.amount, currency, `${path}.${i}.amount`)), 0n);
   if (sum > total) throw fieldError(path, 'amounts add up to more than total_price');
 }
 
 /** Creates a transaction and its lines: POST /v1/transaction/ and the demo shop, which creates its own in process. */
+/** Sources add up to total_price exactly, and pay at once. */
+function checkSources(body: TransactionInput, total: bigint) {
+  if (!body.source?.length) return;
+  const sum = body.source.reduce((acc, m, i) => acc + BigInt(toMinor(m.amount, body.currency, `source.${i}.amount`)), 0n);
+  if (sum !== total) {
+    const exp = findCurrency(body.currency)?.exponent ?? 2;
+    const fmt = (units: bigint) => unitsToDecimalString(units, exp);
+    throw fieldError('source', `amounts add up to ${fmt(sum)}, total_price is ${fmt(total)} (difference ${fmt(sum - total)})`);
+  }
+  if (body.authorize) throw fieldError('source', 'cannot be used with authorize: a source pays at once');
+}
+
+/** Destination wallets exist here, in the transaction currency, enabled; a split is of a captured sale. */
+async function checkDestinations(db: Db, envId: string, body: TransactionInput) {
+  if (!body.destination?.length) return;
+  if (body.authorize) throw fieldError('destination', 'cannot be used with authorize: a split is made of captured money');
+  for (const [i, d] of body.destination.entries()) {
+    const path = `destination.${i}.wallet_id`;
+    const wallet = await getWallet(db, envId, d.wallet_id);
+    if (!wallet) throw fieldError(path, 'is not a wallet of this environment');
+    if (wallet.currency !== body.currency) throw fieldError(path, `is a wallet in ${wallet.currency}, the transaction is in ${body.currency}`);
+    if (!wallet.enabled) throw new ApiError('conflict', `${path}: is disabled: no money moves into it`, [{ path, message: 'is disabled' }]);
+  }
+}
+
+/** A source with what it names, in minor units. */
+export type ResolvedSource = { index: number; amount: number } & ({ wallet: string } | { authorization: AuthorizationRow });
+
+/** The sources' wallets and authorizations, looked up in the environment; a 400 naming a source that does not resolve. */
+export async function resolveSources(db: Db, envId: string, body: TransactionInput): Promise<ResolvedSource[]> {
+  return Promise.all(
+    (body.source ?? []).map(async (s, index): Promise<ResolvedSource> => {
+      const amount = toMinor(s.amount, body.currency, `source.${index}.amount`);
+      if (s.wallet_id !== undefined) {
+        const path = `source.${index}.wallet_id`;
+        const wallet = await getWallet(db, envId, s.wallet_id);
+        if (!wallet) throw fieldError(path, 'is not a wallet of this environment');
+        if (wallet.currency !== body.currency) throw fieldError(path, `is a wallet in ${wallet.currency}, the transaction is in ${body.currency}`);
+        return { index, amount, wallet: wallet.id };
+      }
+      const path = `source.${index}.authorization_id`;
+      const authorization = await getAuthorization(db, envId, s.authorization_id!);
+      if (!authorization || authorization.status !== 'active') throw fieldError(path, 'is not an active authorization of this environment');
+      return { index, amount, authorization };
+    }),
+  );
+}
+
+/** The destinations as ledger shares, in minor units. */
+export function destinationShares(body: TransactionInput) {
+  const exp = findCurrency(body.currency)?.exponent ?? 2;
+  return (body.destination ?? []).map((d) => ({ wallet: d.wallet_id, amount: toUnits(d.amount, exp) }));
+}
+
 export async function createTransaction(db: Db, envId: string, body: TransactionInput, now: Date): Promise<StoredTransaction> {
+  const tx = await buildTransaction(db, envId, body, now);
+  await insertTransaction(db, tx);
+  return tx;
+}
+
+/** The transaction as it would be stored, checked; nothing written (a source payment stores it once paid). */
+export async function buildTransaction(db: Db, envId: string, body: TransactionInput, now: Date): Promise<StoredTransaction> {
   const expiredAt = body.expired_date ? new Date(body.expired_date) : new Date(now.getTime() + WEEK_MS);
   if (expiredAt.getTime() <= now.getTime()) throw fieldError('expired_date', 'must be in the future');
 
@@ -163,8 +234,9 @@ export async function createTransaction(db: Db, envId: string, body: Transaction
   const tooLarge = totals.lineTotals.findIndex((t) => t > MAX_UNITS);
   if (tooLarge >= 0) throw fieldError(`products.${tooLarge}`, 'amount × price is too large');
   if (totals.itemsPrice > MAX_UNITS) throw fieldError('products', 'the lines add up to too large an amount');
-  checkMovements('source', body.source, body.currency, totals.totalPrice);
+  checkSources(body, totals.totalPrice);
   checkMovements('destination', body.destination, body.currency, totals.totalPrice);
+  await checkDestinations(db, envId, body);
 
   const id = uuidv7(now.getTime());
   const at = now.toISOString();
@@ -207,7 +279,5 @@ export async function createTransaction(db: Db, envId: string, body: Transaction
     position: i,
     line_total: Number(totals.lineTotals[i]),
   }));
-  const tx = { row, lines };
-  await insertTransaction(db, tx);
-  return tx;
+  return { row, lines };
 }

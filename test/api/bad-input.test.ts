@@ -9,6 +9,8 @@ import {
   type TestService,
   transactionBody,
 } from './harness';
+import { balanceOf, createWallet, fund, newClientId } from './ledger';
+import { clientBody, documentBody, FILES, IBANS, pdfOfSize } from './documents';
 
 // Every row is one bad request. Each must be answered by a 4xx problem+json that names
 // the offending field (errors[].path), or says in `detail` what is wrong when there is no
@@ -20,12 +22,22 @@ interface Fixtures {
   disabledProduct: string;
   usdProduct: string;
   usdShipping: string;
+  /** A client of the caller's environment, for its nested routes. */
+  client: string;
   tax: string;
   shipping: string;
   coupon: string;
   /** Objects of ANOTHER environment. */
   foreignProduct: string;
   foreignTax: string;
+  /** Wallets: EUR (holding 10.00), another EUR, USD, two JPY, and one of another environment. */
+  clientId: string;
+  eurWallet: string;
+  eurWallet2: string;
+  usdWallet: string;
+  jpyWallet: string;
+  jpyWallet2: string;
+  foreignWallet: string;
   /** The caller's keys and another environment's, for the auth rows. */
   publicKey: string;
   secretKey: string;
@@ -36,7 +48,7 @@ interface Row {
   name: string;
   method?: 'GET' | 'POST' | 'PATCH';
   /** Default `/transaction/`. */
-  path?: string;
+  path?: string | ((f: Fixtures) => string);
   body?: unknown | ((f: Fixtures) => unknown);
   /** Sent as is, instead of `body`. */
   raw?: string;
@@ -51,6 +63,8 @@ interface Row {
 }
 
 const tx = transactionBody;
+const wallet = (f: Fixtures, over: Record<string, unknown>) => ({ wallet_id: 'w', name: 'W', client_id: f.clientId, currency: 'EUR', ...over });
+const transfer = (f: Fixtures, over: Record<string, unknown>) => ({ source_wallet: f.eurWallet, destination_wallet: f.eurWallet2, amount: 1, ...over });
 const line = (over: Record<string, unknown> = {}) => ({ amount: 1, product: { name: 'Tea', price: 3.5 }, ...over });
 const inline = (over: Record<string, unknown>) => tx({ products: [line({ product: { name: 'Tea', price: 3.5, ...over } })] });
 const RANDOM_UUID = '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e';
@@ -170,10 +184,16 @@ const rows: Row[] = [
   // extra, source, destination
   { name: 'extra that is not JSON text', body: tx({ extra: '{not json' }), status: 400, field: 'extra' },
   { name: 'extra as an object', body: tx({ extra: { a: 1 } }), status: 400, field: 'extra' },
-  { name: 'source amount above total', body: tx({ source: [{ amount: 10 }, { amount: 7.01 }] }), status: 400, field: 'source' },
-  { name: 'destination amount above total', body: tx({ destination: [{ amount: 17.01 }] }), status: 400, field: 'destination' },
+  { name: 'source amount above total', body: tx({ source: [{ wallet_id: RANDOM_UUID, amount: 10 }, { wallet_id: RANDOM_UUID, amount: 7.01 }] }), status: 400, field: 'source' },
+  { name: 'source amount below total', body: tx({ source: [{ wallet_id: RANDOM_UUID, amount: 16.99 }] }), status: 400, field: 'source' },
+  { name: 'source naming no payer', body: tx({ source: [{ amount: 17 }] }), status: 400, field: 'source.0.wallet_id' },
+  { name: "another environment's source wallet", body: (f: Fixtures) => tx({ source: [{ wallet_id: f.foreignWallet, amount: 17 }] }), status: 400, field: 'source.0.wallet_id' },
+  { name: 'destination amount above total', body: tx({ destination: [{ wallet_id: RANDOM_UUID, amount: 17.01 }] }), status: 400, field: 'destination' },
+  { name: 'destination without wallet_id', body: tx({ destination: [{ amount: 1 }] }), status: 400, field: 'destination.0.wallet_id' },
+  { name: "another environment's destination wallet", body: (f: Fixtures) => tx({ destination: [{ wallet_id: f.foreignWallet, amount: 1 }] }), status: 400, field: 'destination.0.wallet_id' },
+  { name: 'destination wallet in another currency', body: (f: Fixtures) => tx({ destination: [{ wallet_id: f.usdWallet, amount: 1 }] }), status: 400, field: 'destination.0.wallet_id' },
   { name: 'zero source amount', body: tx({ source: [{ amount: 0 }] }), status: 400, field: 'source.0.amount' },
-  { name: 'source amount with 3 decimals', body: tx({ source: [{ amount: 1.005 }] }), status: 400, field: 'source.0.amount' },
+  { name: 'source amount with 3 decimals', body: tx({ source: [{ wallet_id: RANDOM_UUID, amount: 1.005 }] }), status: 400, field: 'source.0.amount' },
   { name: 'source wallet_id not a UUID', body: tx({ source: [{ amount: 1, wallet_id: 'w-1' }] }), status: 400, field: 'source.0.wallet_id' },
   // Catalogue bodies
   { name: 'fixed coupon without currency', path: '/coupon/', body: { name: 'Ten off', kind: 'fixed', value: 10 }, status: 400, field: 'currency' },
@@ -191,6 +211,96 @@ const rows: Row[] = [
   { name: 'plan with fractional trial_days', path: '/plan/', body: { name: 'P', amount: 1, currency: 'EUR', interval: 'month', trial_days: 1.5 }, status: 400, field: 'trial_days' },
   { name: 'shipping without currency', path: '/shipping/', body: { name: 'Courier', price: 4.95 }, status: 400, field: 'currency' },
   { name: 'shipping JPY with decimals', path: '/shipping/', body: { name: 'Courier', price: 4.5, currency: 'JPY' }, status: 400, field: 'price' },
+  // Clients
+  { name: 'client without name', path: '/client/', body: { id_country: 'GB', id_number: 'X1' }, status: 400, field: 'name' },
+  { name: 'client without id_country', path: '/client/', body: { name: 'Ada', id_number: 'X1' }, status: 400, field: 'id_country' },
+  { name: 'client without id_number', path: '/client/', body: { name: 'Ada', id_country: 'GB' }, status: 400, field: 'id_number' },
+  { name: 'client name as a number', path: '/client/', body: clientBody({ name: 42 }), status: 400, field: 'name' },
+  { name: 'blank client name', path: '/client/', body: clientBody({ name: '  ' }), status: 400, field: 'name' },
+  { name: 'client name over 255 characters', path: '/client/', body: clientBody({ name: 'a'.repeat(256) }), status: 400, field: 'name' },
+  { name: 'HTML in a client name', path: '/client/', body: clientBody({ name: '<script>alert(1)</script>' }), status: 400, field: 'name' },
+  { name: 'HTML in a city', path: '/client/', body: clientBody({ city: 'Paris<img src=x onerror=alert(1)>' }), status: 400, field: 'city' },
+  { name: 'control character in a street', path: '/client/', body: clientBody({ street: 'Main St\u0000 1' }), status: 400, field: 'street' },
+  { name: 'id_number over 64 characters', path: '/client/', body: clientBody({ id_number: '9'.repeat(65) }), status: 400, field: 'id_number' },
+  { name: 'unknown id_country', path: '/client/', body: clientBody({ id_country: 'XX' }), status: 400, field: 'id_country' },
+  { name: 'lower-case id_country', path: '/client/', body: clientBody({ id_country: 'gb' }), status: 400, field: 'id_country' },
+  { name: 'three-letter id_country', path: '/client/', body: clientBody({ id_country: 'GBR' }), status: 400, field: 'id_country' },
+  { name: 'unknown nationality', path: '/client/', body: clientBody({ nationality: 'ZZ' }), status: 400, field: 'nationality' },
+  { name: 'country as a number', path: '/client/', body: clientBody({ country: 34 }), status: 400, field: 'country' },
+  { name: 'birth_date on 30 February', path: '/client/', body: clientBody({ birth_date: '2025-02-30' }), status: 400, field: 'birth_date' },
+  { name: 'birth_date on 29 February of a common year', path: '/client/', body: clientBody({ birth_date: '1990-02-29' }), status: 400, field: 'birth_date' },
+  { name: 'birth_date written DD/MM/YYYY', path: '/client/', body: clientBody({ birth_date: '31/12/1990' }), status: 400, field: 'birth_date' },
+  { name: 'birth_date in the future', path: '/client/', body: clientBody({ birth_date: '2999-01-01' }), status: 400, field: 'birth_date' },
+  { name: 'id_expiration_date in month 13', path: '/client/', body: clientBody({ id_expiration_date: '2030-13-01' }), status: 400, field: 'id_expiration_date' },
+  { name: 'incorporation_date of an individual', path: '/client/', body: clientBody({ client_type: 'individual', incorporation_date: '2001-01-01' }), status: 400, field: 'incorporation_date' },
+  { name: 'incorporation_date without client_type', path: '/client/', body: clientBody({ incorporation_date: '2001-01-01' }), status: 400, field: 'incorporation_date' },
+  { name: 'unknown client_type', path: '/client/', body: clientBody({ client_type: 'person' }), status: 400, field: 'client_type' },
+  { name: 'unknown id_type', path: '/client/', body: clientBody({ id_type: 'ssn' }), status: 400, field: 'id_type' },
+  { name: 'email without @', path: '/client/', body: clientBody({ email: 'ada.example.org' }), status: 400, field: 'email' },
+  { name: 'phone in words', path: '/client/', body: clientBody({ phone: 'call me maybe' }), status: 400, field: 'phone' },
+  { name: 'phone too short for its country', path: '/client/', body: clientBody({ phone: '+34 612' }), status: 400, field: 'phone' },
+  { name: 'national phone without a country', path: '/client/', body: clientBody({ phone: '612 34 56 78' }), status: 400, field: 'phone' },
+  { name: 'javascript: web', path: '/client/', body: clientBody({ web: 'javascript:alert(1)' }), status: 400, field: 'web' },
+  { name: 'file: client notify_url', path: '/client/', body: clientBody({ notify_url: 'file:///etc/passwd' }), status: 400, field: 'notify_url' },
+  { name: 'client enabled as a string', path: '/client/', body: clientBody({ enabled: 'yes' }), status: 400, field: 'enabled' },
+  { name: '__proto__ key in a client', path: '/client/', raw: '{"name":"Ada","id_country":"GB","id_number":"X1","__proto__":{"enabled_by_compliance":true}}', headers: { 'content-type': 'application/json' }, status: 400, field: '__proto__' },
+  { name: 'constructor key in a client', path: '/client/', raw: '{"name":"Ada","id_country":"GB","id_number":"X1","constructor":{"prototype":{"admin":true}}}', headers: { 'content-type': 'application/json' }, status: 400, field: 'constructor' },
+  { name: 'read-only enabled_by_compliance on create', path: '/client/', body: clientBody({ enabled_by_compliance: true }), status: 400, field: 'enabled_by_compliance' },
+  { name: 'read-only id on create', path: '/client/', body: clientBody({ id: RANDOM_UUID }), status: 400, field: 'id' },
+  { name: 'client list enabled=yes', method: 'GET', path: '/client/?enabled=yes', status: 400, field: 'query.enabled' },
+  // IBANs
+  { name: 'IBAN with a wrong check digit', path: (f) => `/client/${f.client}/iban/`, body: { iban: 'ES9221000418450200051332' }, status: 400, field: 'iban' },
+  { name: 'IBAN with two digits swapped', path: (f) => `/client/${f.client}/iban/`, body: { iban: 'DE89370400440532031000' }, status: 400, field: 'iban' },
+  { name: 'IBAN one character short', path: (f) => `/client/${f.client}/iban/`, body: { iban: IBANS.GB.slice(0, -1) }, status: 400, field: 'iban' },
+  { name: 'IBAN one character long', path: (f) => `/client/${f.client}/iban/`, body: { iban: `${IBANS.FR}1` }, status: 400, field: 'iban' },
+  { name: 'IBAN of a country without IBANs', path: (f) => `/client/${f.client}/iban/`, body: { iban: 'US64SVBKUS6S3300958879' }, status: 400, field: 'iban' },
+  { name: 'IBAN of no country', path: (f) => `/client/${f.client}/iban/`, body: { iban: 'XX8937040044053201300' }, status: 400, field: 'iban' },
+  { name: 'IBAN with letters where digits belong', path: (f) => `/client/${f.client}/iban/`, body: { iban: 'ES91210004184502000513AB' }, status: 400, field: 'iban' },
+  { name: 'IBAN as a number', path: (f) => `/client/${f.client}/iban/`, body: { iban: 9121000418450200051332 }, status: 400, field: 'iban' },
+  { name: 'IBAN of 100 characters', path: (f) => `/client/${f.client}/iban/`, body: { iban: 'ES'.padEnd(100, '1') }, status: 400, field: 'iban' },
+  { name: 'no IBAN', path: (f) => `/client/${f.client}/iban/`, body: { iban_id: 'main' }, status: 400, field: 'iban' },
+  { name: 'HTML in an iban_id', path: (f) => `/client/${f.client}/iban/`, body: { iban_id: '<b>main</b>', iban: IBANS.ES }, status: 400, field: 'iban_id' },
+  { name: 'unknown field bic on an IBAN', path: (f) => `/client/${f.client}/iban/`, body: { iban: IBANS.ES, bic: 'CAIXESBBXXX' }, status: 400, field: 'bic' },
+  { name: 'read-only enabled_by_compliance on an IBAN', path: (f) => `/client/${f.client}/iban/`, body: { iban: IBANS.ES, enabled_by_compliance: true }, status: 400, field: 'enabled_by_compliance' },
+  // Documents
+  { name: 'document without file', path: (f) => `/client/${f.client}/document/`, body: { type: 'identity_front' }, status: 400, field: 'file' },
+  { name: 'document without type', path: (f) => `/client/${f.client}/document/`, body: { file: documentBody().file }, status: 400, field: 'type' },
+  { name: 'unknown document type', path: (f) => `/client/${f.client}/document/`, body: documentBody({ type: 'selfie' }), status: 400, field: 'type' },
+  { name: 'document file as a string', path: (f) => `/client/${f.client}/document/`, body: { type: 'other', file: 'passport.pdf' }, status: 400, field: 'file' },
+  { name: 'document content type text/html', path: (f) => `/client/${f.client}/document/`, body: documentBody({ content_type: 'text/html', name: 'x.html' }), status: 400, field: 'file.content_type' },
+  { name: 'a PNG named .pdf', path: (f) => `/client/${f.client}/document/`, body: documentBody({ content_type: 'image/png', name: 'passport.pdf' }), status: 400, field: 'file.name' },
+  { name: 'PNG bytes sent as a PDF', path: (f) => `/client/${f.client}/document/`, body: documentBody({ bytes: FILES['image/png'].bytes }), status: 400, field: 'file.content_type' },
+  { name: 'HTML bytes sent as a PDF', path: (f) => `/client/${f.client}/document/`, body: documentBody({ bytes: Buffer.from('<html><script>alert(1)</script></html>') }), status: 400, field: 'file.content_type' },
+  { name: 'document data that is not base64', path: (f) => `/client/${f.client}/document/`, body: { type: 'other', file: { ...documentBody().file, data: 'not base64!' } }, status: 400, field: 'file.data' },
+  { name: 'empty document data', path: (f) => `/client/${f.client}/document/`, body: { type: 'other', file: { ...documentBody().file, data: '' } }, status: 400, field: 'file.data' },
+  { name: 'document name with a path', path: (f) => `/client/${f.client}/document/`, body: documentBody({ name: '../../etc/passwd.pdf' }), status: 400, field: 'file.name' },
+  { name: 'HTML in a document name', path: (f) => `/client/${f.client}/document/`, body: documentBody({ name: '<img src=x onerror=alert(1)>.pdf' }), status: 400, field: 'file.name' },
+  { name: 'unknown field url in a file', path: (f) => `/client/${f.client}/document/`, body: { type: 'other', file: { ...documentBody().file, url: 'https://x.example/a.pdf' } }, status: 400, field: 'file.url' },
+  { name: '11 MiB document', path: (f) => `/client/${f.client}/document/`, body: () => documentBody({ bytes: pdfOfSize(11 * 1024 * 1024) }), status: 413, field: 'file.data' },
+  { name: 'document list status=approved', method: 'GET', path: (f) => `/client/${f.client}/document/?status=approved`, status: 400, field: 'query.status' },
+  // Wallets
+  { name: 'wallet without client_id', path: '/wallet/', body: { wallet_id: 'w', name: 'W', currency: 'EUR' }, status: 400, field: 'client_id' },
+  { name: 'wallet client_id not a UUID', path: '/wallet/', body: { wallet_id: 'w', name: 'W', client_id: 'c-1', currency: 'EUR' }, status: 400, field: 'client_id' },
+  { name: 'wallet with an unknown currency', path: '/wallet/', body: (f: Fixtures) => wallet(f, { currency: 'XXY' }), status: 400, field: 'currency' },
+  { name: 'wallet with an empty wallet_id', path: '/wallet/', body: (f: Fixtures) => wallet(f, { wallet_id: '' }), status: 400, field: 'wallet_id' },
+  { name: 'wallet created with a balance', path: '/wallet/', body: (f: Fixtures) => wallet(f, { balance: 100 }), status: 400, field: 'balance' },
+  { name: 'wallet with an ftp notify_url', path: '/wallet/', body: (f: Fixtures) => wallet(f, { notify_url: 'ftp://x.example/' }), status: 400, field: 'notify_url' },
+  // Transfers
+  { name: 'transfer of 0', path: '/transfer/', body: (f: Fixtures) => transfer(f, { amount: 0 }), status: 400, field: 'amount' },
+  { name: 'transfer of a negative amount', path: '/transfer/', body: (f: Fixtures) => transfer(f, { amount: -1 }), status: 400, field: 'amount' },
+  { name: 'transfer of EUR 1.001', path: '/transfer/', body: (f: Fixtures) => transfer(f, { amount: 1.001 }), status: 400, field: 'amount' },
+  { name: 'transfer of JPY 1.5', path: '/transfer/', body: (f: Fixtures) => transfer(f, { source_wallet: f.jpyWallet, destination_wallet: f.jpyWallet2, amount: 1.5 }), status: 400, field: 'amount' },
+  { name: 'transfer amount as text', path: '/transfer/', body: (f: Fixtures) => transfer(f, { amount: '1' }), status: 400, field: 'amount' },
+  { name: 'transfer between currencies', path: '/transfer/', body: (f: Fixtures) => transfer(f, { destination_wallet: f.usdWallet }), status: 400, field: 'destination_wallet' },
+  { name: 'transfer to the same wallet', path: '/transfer/', body: (f: Fixtures) => transfer(f, { destination_wallet: f.eurWallet }), status: 400, field: 'destination_wallet' },
+  { name: 'transfer from an unknown wallet', path: '/transfer/', body: (f: Fixtures) => transfer(f, { source_wallet: RANDOM_UUID }), status: 400, field: 'source_wallet' },
+  { name: 'transfer to an unknown wallet', path: '/transfer/', body: (f: Fixtures) => transfer(f, { destination_wallet: RANDOM_UUID }), status: 400, field: 'destination_wallet' },
+  { name: "transfer from another environment's wallet", path: '/transfer/', body: (f: Fixtures) => transfer(f, { source_wallet: f.foreignWallet }), status: 400, field: 'source_wallet' },
+  { name: "transfer to another environment's wallet", path: '/transfer/', body: (f: Fixtures) => transfer(f, { destination_wallet: f.foreignWallet }), status: 400, field: 'destination_wallet' },
+  { name: 'transfer source_wallet not a UUID', path: '/transfer/', body: (f: Fixtures) => transfer(f, { source_wallet: 'w-1' }), status: 400, field: 'source_wallet' },
+  { name: 'transfer to a wallet and an IBAN', path: '/transfer/', body: (f: Fixtures) => transfer(f, { destination_iban: RANDOM_UUID }), status: 400, field: 'destination_wallet' },
+  { name: 'transfer without a destination', path: '/transfer/', body: (f: Fixtures) => transfer(f, { destination_wallet: undefined }), status: 400, field: 'destination_wallet' },
+  { name: 'transfer with an empty transfer_id', path: '/transfer/', body: (f: Fixtures) => transfer(f, { transfer_id: '' }), status: 400, field: 'transfer_id' },
   // Query strings
   { name: 'page_size 0', method: 'GET', path: '/transaction/?page_size=0', status: 400, field: 'query.page_size' },
   { name: 'page_size 101', method: 'GET', path: '/transaction/?page_size=101', status: 400, field: 'query.page_size' },
@@ -247,13 +357,26 @@ describe.each(ENGINES)('bad input on %s', (engine) => {
       coupon: await made(api, '/coupon/', { name: 'Five', kind: 'fixed', value: 5, currency: 'EUR' }),
       foreignProduct: await made(other, '/product/', { name: 'Theirs', price: 1, currency: 'EUR' }),
       foreignTax: await made(other, '/tax/', { name: 'Their VAT', rate: 20 }),
+      client: await made(api, '/client/', clientBody()),
+      clientId: await newClientId(api),
+      eurWallet: (await createWallet(api)).id,
+      eurWallet2: (await createWallet(api)).id,
+      usdWallet: (await createWallet(api, { currency: 'USD' })).id,
+      jpyWallet: (await createWallet(api, { currency: 'JPY' })).id,
+      jpyWallet2: (await createWallet(api, { currency: 'JPY' })).id,
+      foreignWallet: (await createWallet(other)).id,
       publicKey: api.keys.public_key,
       secretKey: api.keys.secret_key,
       otherSecretKey: other.keys.secret_key,
     };
+    await fund(api, { id: f.eurWallet, currency: 'EUR' }, 10);
     unauthorized = await api.request('POST', '/transaction/', { body: tx(), auth: null });
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    // None of the refused transfers moved money.
+    expect(await balanceOf(api, f.eurWallet)).toBe(10);
+    await t.close();
+  });
 
   it('the table is large enough and every row says what it expects', () => {
     expect(rows.length).toBeGreaterThanOrEqual(40);
@@ -267,7 +390,7 @@ describe.each(ENGINES)('bad input on %s', (engine) => {
 
   it.each(rows)('$name → $status', async (row) => {
     const method = row.method ?? 'POST';
-    const path = row.path ?? '/transaction/';
+    const path = typeof row.path === 'function' ? row.path(f) : (row.path ?? '/transaction/');
     const listPath = path.replace(/\?.*$/, '');
     const before = method === 'GET' ? 0 : await api.count(listPath);
 

@@ -1,10 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ENGINES, transactionBody } from './harness';
-import { createKeys, type ProcessEnv, type ServiceProcess, startServiceProcess } from './process';
+import { createKeys, startServiceProcess, useProcesses } from './process';
 
 // "Nothing acknowledged to a client is ever lost on a crash": the real service in a child
 // process takes a burst of creations, is killed with SIGKILL in the middle, restarts on
@@ -15,16 +13,7 @@ const IN_FLIGHT = 8;
 const KILL_AFTER = 80;
 
 describe.each(ENGINES)('durability on %s', (engine) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'checkout-durability-'));
-  const env: ProcessEnv = {
-    DATA_DIR: dataDir,
-    ...(engine === 'postgres' ? { DATABASE_URL: process.env.TEST_DATABASE_URL } : {}),
-  };
-  const running: ServiceProcess[] = [];
-  afterAll(async () => {
-    for (const p of running) await p.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const { env, running } = useProcesses(engine, 'checkout-durability-');
 
   it('keeps every acknowledged transaction across a SIGKILL', { timeout: 90_000 }, async () => {
     const keys = await createKeys('Durable shop', env);
@@ -66,7 +55,7 @@ describe.each(ENGINES)('durability on %s', (engine) => {
 
     if (engine === 'sqlite') {
       // The file the killed process left is a sound database (WAL replayed on open).
-      const db = new SQLite(join(dataDir, 'checkout.db'));
+      const db = new SQLite(join(env.DATA_DIR, 'checkout.db'));
       try {
         expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
       } finally {

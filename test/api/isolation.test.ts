@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRoutes } from '../../server/api/index';
+import { clientBody, documentBody, IBANS } from './documents';
 import { type Client, ENGINES, problemPaths, startTestService, type TestService, transactionBody } from './harness';
+import { createWallet, entriesOf, fund } from './ledger';
 import { cancelToken, paidTransaction, priced, SANDBOX_CARD } from './pay';
 
 // One security check for every route that takes an id, run from a route table in the
@@ -9,12 +11,28 @@ import { cancelToken, paidTransaction, priced, SANDBOX_CARD } from './pay';
 // key is a 401. The table is checked against apiRoutes(), so a new route with an id
 // cannot be added without being listed here.
 
+/** An object as created; objects nested under a client name it. */
+interface Made {
+  id: string;
+  client?: string;
+  /** A funded wallet's first entry. */
+  entry_id?: string;
+}
+
 interface Group {
   /** Creates one object in the caller's environment: a POST body, or a function for objects no POST makes. */
   create: unknown;
   /** A valid PATCH (or action) body, so that only the environment can be the reason for a 404. */
   patch?: unknown;
+  /** Where a nested object is read; others are at `/{group}/{id}/`. */
+  at?: (o: Made) => string;
 }
+
+/** A client with one IBAN or one document. */
+const nested = (kind: 'iban' | 'document', body: unknown) => async (c: Client) => {
+  const client = (await c.post('/client/', clientBody())).body as Made;
+  return (await c.post(`/client/${client.id}/${kind}/`, body)).body as Made;
+};
 
 const card = { number: '4242 4242 4242 4242', expiry: '12/34', cvc: '123', name: 'A' };
 
@@ -34,6 +52,32 @@ const OWNED: Record<string, Group> = {
     patch: { amount: 1 },
   },
   authorization: { create: { gateway: SANDBOX_CARD, card }, patch: { amount: 1, currency: 'EUR' } },
+  client: { create: clientBody(), patch: { name: 'Stolen name', enabled: false } },
+  iban: {
+    create: nested('iban', { iban: IBANS.ES }),
+    patch: { iban: IBANS.DE, enabled: false },
+    at: (o) => `/client/${o.client}/iban/${o.id}/`,
+  },
+  document: {
+    create: nested('document', documentBody()),
+    at: (o) => `/client/${o.client}/document/${o.id}/`,
+  },
+  wallet: {
+    // Funded, so that its entry routes have an entry to name (`entry_id`).
+    create: async (c: Client) => {
+      const wallet = await createWallet(c);
+      await fund(c, wallet, 5);
+      return { ...wallet, entry_id: (await entriesOf(c, wallet.id))[0].id };
+    },
+    patch: { name: 'Stolen wallet', enabled: false },
+  },
+  transfer: {
+    create: async (c: Client) => {
+      const [from, to] = [await createWallet(c), await createWallet(c)];
+      await fund(c, from, 5);
+      return (await c.post('/transfer/', { source_wallet: from.id, destination_wallet: to.id, amount: 2 })).body;
+    },
+  },
   event: {
     create: async (c: Client) => {
       const tx = await c.post('/transaction/', transactionBody({ notify_url: 'https://shop.example/hook' }));
@@ -49,10 +93,12 @@ const GLOBAL = new Set(['gateway', 'currency']);
 interface IdRoute {
   method: 'GET' | 'PATCH' | 'DELETE' | 'POST';
   group: string;
-  /** The path with `{id}` in it, as declared. */
+  /** The path with `{id}` in it, as declared; `{clientId}` is the client of a nested object, or the client itself. */
   path: string;
   /** An action that takes the group's `patch` body. */
   withBody?: boolean;
+  /** The body of a POST that creates an object under the client. */
+  body?: unknown;
 }
 
 const ID_ROUTES: IdRoute[] = [
@@ -65,8 +111,23 @@ const ID_ROUTES: IdRoute[] = [
   { method: 'GET', group: 'authorization', path: '/authorization/{id}/' },
   { method: 'POST', group: 'authorization', path: '/authorization/{id}/charge/', withBody: true },
   { method: 'POST', group: 'authorization', path: '/authorization/{id}/remove/' },
+  { method: 'GET', group: 'wallet', path: '/wallet/{id}/' },
+  { method: 'PATCH', group: 'wallet', path: '/wallet/{id}/' },
+  { method: 'GET', group: 'wallet', path: '/wallet/{id}/entry/' },
+  { method: 'GET', group: 'wallet', path: '/wallet/{id}/entry/{entry_id}/' },
+  { method: 'GET', group: 'transfer', path: '/transfer/{id}/' },
   { method: 'GET', group: 'event', path: '/event/{id}/' },
   { method: 'POST', group: 'event', path: '/event/{id}/retry/' },
+  { method: 'GET', group: 'client', path: '/client/{id}/' },
+  { method: 'PATCH', group: 'client', path: '/client/{id}/' },
+  { method: 'GET', group: 'client', path: '/client/{clientId}/iban/' },
+  { method: 'POST', group: 'client', path: '/client/{clientId}/iban/', body: { iban: IBANS.FR } },
+  { method: 'GET', group: 'client', path: '/client/{clientId}/document/' },
+  { method: 'POST', group: 'client', path: '/client/{clientId}/document/', body: documentBody() },
+  { method: 'GET', group: 'iban', path: '/client/{clientId}/iban/{id}/' },
+  { method: 'PATCH', group: 'iban', path: '/client/{clientId}/iban/{id}/' },
+  { method: 'GET', group: 'document', path: '/client/{clientId}/document/{id}/' },
+  { method: 'GET', group: 'document', path: '/client/{clientId}/document/{id}/file/' },
 ];
 
 const MALFORMED = ['not-a-uuid', '123', '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0', '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e0', "1' OR '1'='1", '%00', 'zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz'];
@@ -101,14 +162,17 @@ describe.each(ENGINES)('environment isolation on %s', (engine) => {
 
   const create = async (group: string) => {
     const { create: made } = OWNED[group]!;
-    if (typeof made === 'function') return (await made(owner)) as { id: string };
+    if (typeof made === 'function') return (await made(owner)) as Made;
     const res = await owner.post(`/${group}/`, made);
     expect(res.status, res.text).toBe(201);
-    return res.body as { id: string };
+    return res.body as Made;
   };
-  const call = (c: Client, route: IdRoute, id: string, auth?: string | null) =>
-    c.request(route.method, route.path.replace('{id}', id), {
-      body: route.method === 'PATCH' || route.withBody ? OWNED[route.group]!.patch : undefined,
+  // A wallet's entry is named by the wallet's id (the one under test) and its own.
+  let entryId = MISSING;
+  /** `id` stands where the object's own id goes; a nested object keeps its client's. */
+  const call = (c: Client, route: IdRoute, id: string, auth?: string | null, client?: string) =>
+    c.request(route.method, route.path.replace('{id}', id).replace('{clientId}', route.group === 'client' ? id : client!).replace('{entry_id}', entryId), {
+      body: route.body ?? (route.method === 'PATCH' || route.withBody ? OWNED[route.group]!.patch : undefined),
       auth,
     });
   const expectNotFound = (res: Awaited<ReturnType<typeof call>>) => {
@@ -119,34 +183,39 @@ describe.each(ENGINES)('environment isolation on %s', (engine) => {
 
   it.each(ID_ROUTES)('$method $path', async (route) => {
     const original = await create(route.group);
+    const client = original.client;
+    entryId = original.entry_id ?? MISSING;
     // Actions change the object itself: it is read at its own path.
-    const path = `/${route.group}/${original.id}/`;
+    const path = OWNED[route.group]!.at?.(original) ?? `/${route.group}/${original.id}/`;
+    // What a POST under a client would add to.
+    const collection = route.body ? route.path.replace('{clientId}', original.id) : undefined;
     const snapshot = (await owner.get(path)).body;
+    const collected = collection && (await owner.count(collection));
 
     // Another environment's keys: 404, exactly as for an id that does not exist.
-    const foreign = await call(stranger, route, original.id);
+    const foreign = await call(stranger, route, original.id, undefined, client);
     expectNotFound(foreign);
-    const missing = await call(stranger, route, MISSING);
+    const missing = await call(stranger, route, MISSING, undefined, client);
     expectNotFound(missing);
     expect({ ...foreign.body, detail: '' }).toEqual({ ...missing.body, detail: '' });
     expect(foreign.body.detail).toBe(missing.body.detail);
 
     // Malformed ids, with the owner's keys: 404, never a 400 or 500.
     for (const bad of MALFORMED) {
-      const res = await call(owner, route, encodeURIComponent(bad));
+      const res = await call(owner, route, encodeURIComponent(bad), undefined, client);
       expect(res.status, `${bad}: ${res.text}`).toBe(404);
       problemPaths(res);
     }
     for (const bad of MALFORMED_RAW) {
-      const res = await call(owner, route, bad);
+      const res = await call(owner, route, bad, undefined, client);
       expect(res.status, `${bad}: ${res.text}`).toBe(404);
       problemPaths(res);
     }
-    expectNotFound(await call(owner, route, MISSING));
+    expectNotFound(await call(owner, route, MISSING, undefined, client));
 
     // No key, or a key pair that does not fit: 401, whatever the id.
     for (const auth of [null, `AppKeys ${stranger.keys.public_key}:${owner.keys.secret_key}`]) {
-      const res = await call(owner, route, original.id, auth);
+      const res = await call(owner, route, original.id, auth, client);
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toMatch(/^AppKeys/);
     }
@@ -155,14 +224,16 @@ describe.each(ENGINES)('environment isolation on %s', (engine) => {
     const after = await owner.get(path);
     expect(after.status).toBe(200);
     expect(after.body).toEqual(snapshot);
+    if (collection) expect(await owner.count(collection)).toBe(collected);
 
     // And the owner can do what the others could not: the 404s came from the environment.
-    const own = await call(owner, route, original.id);
-    expect(own.status, own.text).toBe(route.method === 'DELETE' ? 204 : route.path.endsWith('/charge/') ? 201 : 200);
+    const own = await call(owner, route, original.id, undefined, client);
+    const declared = apiRoutes().find((r) => r.method === route.method.toLowerCase() && r.path === route.path)!;
+    expect(own.status, own.text).toBe(declared.status);
     if (route.method === 'PATCH') expect(own.body).toMatchObject(OWNED[route.group]!.patch as object);
   });
 
-  it.each(Object.keys(OWNED))('GET /%s/ lists only the caller environment', async (group) => {
+  it.each(Object.keys(OWNED).filter((g) => !OWNED[g]!.at))('GET /%s/ lists only the caller environment', async (group) => {
     const mine = await create(group);
     const theirs = await stranger.get(`/${group}/?page_size=100`);
     expect(theirs.status).toBe(200);

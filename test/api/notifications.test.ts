@@ -3,10 +3,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { JOB_NAMES } from '../../server/jobs';
 import { TEST_CARDS } from '../../server/payments/sandbox';
 import { updateEnvironment } from '../../server/store/environments';
-import { freshDatabase } from './database';
 import { type Client, ENGINES, problemPaths, startTestService, type TestService } from './harness';
 import { cancelToken, paidTransaction, priced, SANDBOX_CARD } from './pay';
-import { type Receiver, startReceiver } from './receiver';
+import type { Receiver } from './receiver';
+import { startWebhookService } from './webhook-service';
 
 // Notifications end to end: the outbox rows the changes write, the signed POSTs the
 // worker makes, and the retry schedule, run by hand (runOnce) under an injected clock.
@@ -30,19 +30,12 @@ describe.each(ENGINES)('notifications on %s', (engine) => {
   };
   const tx = (over: Record<string, unknown> = {}) => priced('EUR', 10, { notify_url: hook.url, ...over });
 
-  let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
+  let stop: () => Promise<void>;
   beforeAll(async () => {
     // runOnce() takes every due row of the database, and the clock jumps by days.
-    if (engine === 'postgres') database = await freshDatabase();
-    const env = { ALLOW_PRIVATE_NOTIFY_URLS: 'true', ...(database ? { DATABASE_URL: database.url } : {}) };
-    t = await startTestService(engine, { now, background: false, env });
-    hook = await startReceiver();
+    ({ t, hook, close: stop } = await startWebhookService(engine, { now }));
   });
-  afterAll(async () => {
-    await t.close();
-    await hook.close();
-    await database?.drop();
-  });
+  afterAll(() => stop());
   beforeEach(async () => {
     offset = 0;
     api = await t.newEnvironment();

@@ -2,6 +2,7 @@ import { dereference, validate, compileErrors } from '@readme/openapi-parser';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRoutes } from '../../server/api/index';
+import { clientBody, documentBody, IBANS } from './documents';
 import { type Client, ENGINES, rawRequest, startTestService, type TestService, transactionBody } from './harness';
 
 // The published contract: valid OpenAPI 3.1, complete, and no looser or stricter than
@@ -234,6 +235,33 @@ describe.each(ENGINES)('OpenAPI document on %s', (engine) => {
         expect((await api.patch(`/${group}/${made.body.id}/`, bad)).status).toBe(400);
       }
     }
+  });
+
+  it('client schemas: the three required fields, real answers accepted, the file route binary', async () => {
+    const create = requestSchema('post', '/client/');
+    expect([...create.required].sort()).toEqual(['id_country', 'id_number', 'name']);
+    expect(create.properties.client_type.anyOf ?? [create.properties.client_type]).toContainEqual(
+      expect.objectContaining({ enum: ['individual', 'company'] }),
+    );
+    expect(accepts(create, clientBody())).toBe(true);
+    expect(accepts(create, { ...clientBody(), enabled_by_compliance: true })).toBe(false);
+    const response = (method: string, path: string, status: number) =>
+      deref.paths[path][method].responses[String(status)].content['application/json'].schema;
+
+    const client = (await api.post('/client/', clientBody())).body;
+    expect(accepts(response('post', '/client/', 201), client)).toBe(true);
+    expect(accepts(response('get', '/client/', 200), (await api.get('/client/')).body)).toBe(true);
+    const iban = (await api.post(`/client/${client.id}/iban/`, { iban: IBANS.ES })).body;
+    expect(accepts(response('get', '/client/{clientId}/iban/{id}/', 200), iban)).toBe(true);
+    const doc = (await api.post(`/client/${client.id}/document/`, documentBody())).body;
+    expect(accepts(response('get', '/client/{clientId}/document/{id}/', 200), doc)).toBe(true);
+    expect(accepts(response('get', '/client/{clientId}/document/', 200), (await api.get(`/client/${client.id}/document/`)).body)).toBe(true);
+
+    const upload = deref.paths['/client/{clientId}/document/'].post;
+    expect(upload.responses['413']).toBeDefined();
+    const file = deref.paths['/client/{clientId}/document/{id}/file/'].get.responses['200'].content;
+    expect(Object.keys(file).sort()).toEqual(['application/pdf', 'image/jpeg', 'image/png', 'image/webp']);
+    expect(deref.paths['/client/'].post.tags).toEqual(['Clients']);
   });
 
   it('response schemas describe what the API returns', async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
-import { afterEach } from 'vitest';
+import { afterAll, afterEach } from 'vitest';
 import type { NewKeys } from '../../server/store/environments';
 import { freshDatabase } from './database';
 
@@ -129,4 +129,22 @@ export function processScope() {
       return p;
     },
   };
+}
+
+/**
+ * For the enclosing describe block: what service processes on `engine` run with (a data
+ * directory of their own; on PostgreSQL, TEST_DATABASE_URL), and the list to put them in,
+ * so they are stopped and the directory removed after the block.
+ */
+export function useProcesses(engine: string, prefix: string): { env: ProcessEnv; running: ServiceProcess[] } {
+  const env: ProcessEnv = {
+    DATA_DIR: mkdtempSync(join(tmpdir(), prefix)),
+    ...(engine === 'postgres' ? { DATABASE_URL: process.env.TEST_DATABASE_URL } : {}),
+  };
+  const running: ServiceProcess[] = [];
+  afterAll(async () => {
+    for (const p of running) await p.stop();
+    rmSync(env.DATA_DIR, { recursive: true, force: true });
+  });
+  return { env, running };
 }

@@ -4,6 +4,7 @@ import { type Database, openDatabase } from '../../server/store/db';
 import { createEnvironment, type NewKeys } from '../../server/store/environments';
 import { migrate } from '../../server/store/migrations';
 import type { StoredTransaction } from '../../server/store/transactions';
+import { payToken } from '../api/pay';
 
 // What the measurements run on: a migrated database with one environment, transactions
 // created through the API like a merchant's, and copies of them written straight into the
@@ -95,4 +96,27 @@ export async function countTransactions(store: Store): Promise<number> {
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/**
+ * Two EUR wallets of one client, the first holding 10,000,000.00 (a sale paid through the
+ * checkout with the wallet as its destination): enough for any run of 0.01 transfers.
+ */
+export async function fundedWallets(baseUrl: string, auth: string): Promise<[string, string]> {
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${baseUrl}/v1${path}`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (res.status !== 201) throw new Error(`POST /v1${path} answered ${res.status}: ${await res.text()}`);
+    return (await res.json()) as { id: string; token: string };
+  };
+  const client = await post('/client/', { name: 'Bench seller', id_country: 'ES', id_number: '12345678Z' });
+  const wallet = (n: number) => post('/wallet/', { wallet_id: `bench-${n}`, name: `Bench ${n}`, client_id: client.id, currency: 'EUR' });
+  const [from, to] = [await wallet(1), await wallet(2)];
+  const amount = 10_000_000;
+  const sale = await post('/transaction/', {
+    currency: 'EUR',
+    products: [{ amount: 1, product: { name: 'Float', price: amount } }],
+    destination: [{ wallet_id: from.id, amount }],
+  });
+  if ((await payToken(baseUrl, sale.token)) !== 200) throw new Error('paying the funding sale failed');
+  return [from.id, to.id];
 }

@@ -54,6 +54,8 @@ export interface EngineResults {
     sqliteInsert: RawResult[];
   };
   scaling: ScalingRow[];
+  /** POST /v1/transfer/ between two wallets, beside the store's raw insert measured in the same section. */
+  transfers?: { connections: number; transfer: LoadResult[]; storeInsert: RawResult[] };
 }
 
 export interface BrowserResults {

@@ -4,7 +4,7 @@
 //   --cpu-prof       write V8 CPU profiles of the service to test/bench/results/profiles/
 //   --duration=S     seconds per measured load run (default 5, after 1 s of warm-up)
 //   --rounds=N       samples of each load measurement (default 2)
-//   --only=LIST      some of page,scaling,api,browser (default: all)
+//   --only=LIST      some of page,scaling,api,transfers,browser (default: all)
 // BENCH_DATABASE_URL=postgres://… adds a PostgreSQL run (in a scratch schema, dropped after).
 // Never asserts timings; exits 1 when a byte budget is exceeded, 2 when a section failed.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +15,7 @@ import { getTransaction } from '../../server/store/transactions';
 import { frameSrc } from '../../widget/embed/embed';
 import { launchBrowser, startMerchant, timeInteractive } from './browser';
 import { assetBytes, checkBudgets, sizeOf } from './bytes';
-import { countTransactions, createTransaction, openStore, seedTransactions, type Store, transactionBody } from './data';
+import { countTransactions, createTransaction, fundedWallets, openStore, seedTransactions, type Store, transactionBody } from './data';
 import { load, type LoadRequest, type LoadResult } from './load';
 import { scratchSchema } from './postgres';
 import { sqliteInsertRate, storeInsertRate, storeReadRate } from './raw';
@@ -27,7 +27,7 @@ const { values: flags } = parseArgs({
   options: {
     'bytes-only': { type: 'boolean', default: false },
     'cpu-prof': { type: 'boolean', default: false },
-    only: { type: 'string', default: 'page,scaling,api,browser' },
+    only: { type: 'string', default: 'page,scaling,api,transfers,browser' },
     duration: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '2' },
   },
@@ -207,6 +207,30 @@ async function benchEngine(engine: EngineResults['engine'], config: { dataDir: s
         show('GET /v1/transaction/{id}/', e.api.read.at(-1)!);
         e.api.storeRead.push(await storeReadRate(store, typical.id, raw));
         progress(`store read: ${Math.round(e.api.storeRead.at(-1)!.rps)}/s`);
+      }
+    });
+
+    // Money between two wallets: one database transaction of a transfer row, two
+    // conditional balance updates and two entries, against the raw insert of this run.
+    if (only.has('transfers')) await section(`transfers [${engine}]`, async () => {
+      const c = settings.apiConnections;
+      const t = { connections: c, transfer: [] as LoadResult[], storeInsert: [] as Awaited<ReturnType<typeof storeInsertRate>>[] };
+      e.transfers = t;
+      const [from, to] = await fundedWallets(service.url, store.auth);
+      const headers = { authorization: store.auth, 'content-type': 'application/json' };
+      const transfer: LoadRequest = {
+        url: `${service.url}/v1/transfer/`,
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ source_wallet: from, destination_wallet: to, amount: 0.01 }),
+        connections: c,
+      };
+      await warmUp(service, transfer);
+      for (let round = 0; round < settings.rounds; round++) {
+        t.transfer.push(await load(transfer, timing, service));
+        show('POST /v1/transfer/', t.transfer.at(-1)!);
+        t.storeInsert.push(await storeInsertRate(store, template, { ...timing, concurrency: c }));
+        progress(`store insert: ${Math.round(t.storeInsert.at(-1)!.rps)}/s`);
       }
     });
 

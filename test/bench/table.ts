@@ -79,6 +79,7 @@ function engineRows(e: EngineResults, r: Results): Row[] {
   }
   const a = e.api;
   if (a.create.length) rows.push(...apiRows(e));
+  if (e.transfers?.transfer.length) rows.push(...transferRows(e.transfers, e.engine));
   if (e.scaling.length) rows.push(`Scaling: page at ${r.settings.scalingConnections} connections [${e.engine}]`);
   const label = (s: ScalingRow) => `${int(s.products)} product${s.products === 1 ? '' : 's'}, ${int(s.stored)} stored`;
   // Each row against the first one with as many products (more stored), else the first row.
@@ -87,6 +88,13 @@ function engineRows(e: EngineResults, r: Results): Row[] {
     rows.push([`  ${label(s)}`, rate(s.samples), ref ? `${label(ref)}: ${int(rps(ref.samples))}` : '', ref ? costRatio(s.samples, ref.samples) : '', '']);
   });
   return rows;
+}
+
+function transferRows(t: NonNullable<EngineResults['transfers']>, engine: string): Row[] {
+  return [
+    `Transfers, ${t.connections} connections [${engine}]`,
+    ['  POST /v1/transfer/ (wallet → wallet)', rate(t.transfer), `store insert ${int(rps(t.storeInsert))}/s`, ratio(t.transfer, t.storeInsert), ''],
+  ];
 }
 
 function apiRows(e: EngineResults): Row[] {

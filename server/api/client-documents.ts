@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto';
+import { fileTypeFromBuffer } from 'file-type';
+import { z } from 'zod';
+import { DOCUMENT_STATUSES, DOCUMENT_TYPES } from '../domain/compliance';
+import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
+import { ApiError, fieldError } from '../http/problem';
+import { type FileAnswer, route, type RouteDef } from '../http/route';
+import { getClient, getDocument, getDocumentFile, insertDocument, listDocuments } from '../store/clients';
+import { DOCUMENT_FORMATS, documentCreate, documentOut, MAX_DOCUMENT_BYTES, presentDocument } from './client-objects';
+import { clientNotFound } from './clients';
+
+// A client's documents, for the compliance review. Sent as JSON with the bytes in base64
+// (the spec has every body in JSON); stored with their bytes in the database, so they are
+// as durable as any other write; never editable. The bytes come back only from …/file/.
+
+const TAG = 'Clients';
+const documentNotFound = () => new ApiError('not_found', 'No document with this id');
+
+export const DOCUMENT_LIMIT_TEXT = `${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB (${MAX_DOCUMENT_BYTES} bytes)`;
+
+/** The JSON body that carries the largest document: base64 is 4/3 of the bytes, plus the other fields. */
+export const DOCUMENT_BODY_LIMIT = Math.ceil(MAX_DOCUMENT_BYTES / 3) * 4 + 16 * 1024;
+
+export const tooLargeDocument = () =>
+  new ApiError('payload_too_large', `A document may be at most ${DOCUMENT_LIMIT_TEXT} once decoded`, [
+    { path: 'file.data', message: `is larger than ${DOCUMENT_LIMIT_TEXT}` },
+  ]);
+
+/** The bytes, once they are known to be what the request says they are. */
+async function checkedBytes(file: z.output<typeof documentCreate>['file']): Promise<Buffer> {
+  const bytes = Buffer.from(file.data, 'base64');
+  if (bytes.byteLength > MAX_DOCUMENT_BYTES) throw tooLargeDocument();
+  const endings: readonly string[] = DOCUMENT_FORMATS[file.content_type];
+  if (!endings.some((e) => file.name.toLowerCase().endsWith(e))) {
+    throw fieldError('file.name', `must end with ${endings.join(' or ')} for ${file.content_type}`);
+  }
+  const detected = await fileTypeFromBuffer(bytes);
+  if (detected?.mime !== file.content_type) {
+    const seen = detected && detected.mime in DOCUMENT_FORMATS ? `they are ${detected.mime}` : 'they are not PDF, PNG, JPEG or WebP';
+    throw fieldError('file.content_type', `does not match the file's bytes (${seen})`);
+  }
+  return bytes;
+}
+
+export const clientDocumentRoutes = (): RouteDef[] => [
+  route({
+    method: 'get',
+    path: '/client/{clientId}/document/',
+    summary: "List a client's documents, newest first",
+    tag: TAG,
+    query: pageQuery.extend({ type: z.enum(DOCUMENT_TYPES).optional(), status: z.enum(DOCUMENT_STATUSES).optional() }),
+    response: pageEnvelopeSchema(documentOut),
+    status: 200,
+    async handler({ env, params, query, req, baseUrl, db }) {
+      if (!(await getClient(db, env.id, params.clientId!))) throw clientNotFound();
+      const { page, page_size, type, status } = query;
+      const { count, rows } = await listDocuments(db, env.id, params.clientId!, { type, status }, { page, page_size });
+      return pageEnvelope(req, baseUrl, { page, page_size }, count, rows.map(presentDocument));
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/client/{clientId}/document/',
+    summary: `Upload a document (PDF, PNG, JPEG or WebP, base64, at most ${DOCUMENT_LIMIT_TEXT}); it waits for the compliance review`,
+    tag: TAG,
+    body: documentCreate,
+    response: documentOut,
+    status: 201,
+    problems: [413],
+    async handler({ env, params, body, deps, db }) {
+      const bytes = await checkedBytes(body.file);
+      const values = {
+        type: body.type,
+        file_name: body.file.name,
+        content_type: body.file.content_type,
+        size: bytes.byteLength,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+      };
+      const row = await insertDocument(db, env.id, params.clientId!, values, bytes, deps.now());
+      if (!row) throw clientNotFound();
+      return presentDocument(row);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/client/{clientId}/document/{id}/',
+    summary: "Get one of a client's documents (without its bytes)",
+    tag: TAG,
+    response: documentOut,
+    status: 200,
+    async handler({ env, params, db }) {
+      const row = await getDocument(db, env.id, params.clientId!, params.id!);
+      if (!row) throw documentNotFound();
+      return presentDocument(row);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/client/{clientId}/document/{id}/file/',
+    summary: "Download a document's bytes, as an attachment",
+    tag: TAG,
+    file: Object.keys(DOCUMENT_FORMATS),
+    status: 200,
+    async handler({ env, params, db }): Promise<FileAnswer> {
+      const file = await getDocumentFile(db, env.id, params.clientId!, params.id!);
+      if (!file) throw documentNotFound();
+      return { name: file.file_name, contentType: file.content_type, bytes: file.data };
+    },
+  }),
+];

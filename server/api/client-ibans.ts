@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
+import { ApiError, invalid } from '../http/problem';
+import { route, type RouteDef } from '../http/route';
+import { getClient, getIban, insertIban, listIbans, updateIban } from '../store/clients';
+import type { ClientIbanRow } from '../store/schema';
+import { patchOf } from './catalogue';
+import { ibanFields, ibanFieldsOf, ibanOut, ibanRow, presentIban } from './client-objects';
+import { booleanQuery, clientNotFound, flagOf, unique } from './clients';
+import { checkNotifyUrl } from './notify-url';
+
+// A client's IBANs, where payouts go. Each is enabled by compliance while its client is.
+
+const TAG = 'Clients';
+const ibanNotFound = () => new ApiError('not_found', 'No IBAN with this id');
+
+export const clientIbanRoutes = (): RouteDef[] => [
+  route({
+    method: 'get',
+    path: '/client/{clientId}/iban/',
+    summary: "List a client's IBANs, newest first",
+    tag: TAG,
+    query: pageQuery.extend({
+      iban_id: z.string().optional().describe('Only the IBAN with this external `iban_id`'),
+      enabled: booleanQuery,
+    }),
+    response: pageEnvelopeSchema(ibanOut),
+    status: 200,
+    async handler({ env, params, query, req, baseUrl, db }) {
+      if (!(await getClient(db, env.id, params.clientId!))) throw clientNotFound();
+      const { page, page_size, iban_id, enabled } = query;
+      const { count, rows } = await listIbans(db, env.id, params.clientId!, { iban_id, enabled: flagOf(enabled) }, { page, page_size });
+      return pageEnvelope(req, baseUrl, { page, page_size }, count, rows.map(presentIban));
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/client/{clientId}/iban/',
+    summary: 'Add an IBAN to a client (checked: country, length, format, mod-97)',
+    tag: TAG,
+    body: ibanFields,
+    response: ibanOut,
+    status: 201,
+    async handler({ env, params, body, deps, db }) {
+      if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
+      const row = await unique('iban_id', () => insertIban(db, env.id, params.clientId!, ibanRow(body), deps.now(), deps.outbox));
+      if (!row) throw clientNotFound();
+      return presentIban(row);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/client/{clientId}/iban/{id}/',
+    summary: "Get one of a client's IBANs",
+    tag: TAG,
+    response: ibanOut,
+    status: 200,
+    async handler({ env, params, db }) {
+      const row = await getIban(db, env.id, params.clientId!, params.id!);
+      if (!row) throw ibanNotFound();
+      return presentIban(row);
+    },
+  }),
+  route({
+    method: 'patch',
+    path: '/client/{clientId}/iban/{id}/',
+    summary: 'Change the fields named; id, client and enabled_by_compliance are read-only',
+    tag: TAG,
+    body: patchOf(ibanFields),
+    response: ibanOut,
+    status: 200,
+    async handler({ env, params, body, deps, db }) {
+      const merge = (current: ClientIbanRow) => {
+        const merged = ibanFields.safeParse({ ...ibanFieldsOf(current), ...body });
+        if (!merged.success) throw invalid(merged.error);
+        if (merged.data.notify_url) checkNotifyUrl(merged.data.notify_url, deps.config);
+        return ibanRow(merged.data);
+      };
+      const row = await unique('iban_id', () => updateIban(db, env.id, params.clientId!, params.id!, merge, deps.now(), deps.outbox));
+      if (!row) throw ibanNotFound();
+      return presentIban(row);
+    },
+  }),
+];

@@ -1,0 +1,225 @@
+import countries from 'i18n-iso-countries';
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+import { z } from 'zod';
+import { IBAN_PROBLEMS, ibanProblem, normaliseIban } from '../../widget/fields/iban';
+import { CLIENT_TYPES, DOCUMENT_STATUSES, DOCUMENT_TYPES } from '../domain/compliance';
+import { fieldError } from '../http/problem';
+import type { ClientValues, IbanValues } from '../store/clients';
+import type { ClientDocumentRow, ClientIbanRow, ClientRow } from '../store/schema';
+import { httpUrl, text, timestamps } from './fields';
+
+// The three client objects as the API reads and writes them: the zod schemas (which the
+// OpenAPI document is made from), the rules across fields, and row ↔ API mapping. The
+// events of these objects carry the same presentation, so it lives apart from the routes.
+
+/** Free text shown in back offices: no markup, no control characters. */
+const plain = (max: number) =>
+  text(max).regex(/^[^<>\p{Cc}]*$/u, 'may not contain <, > or control characters');
+
+const country = z
+  .string()
+  .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code in capitals')
+  .refine((code) => countries.isValid(code), 'is not an ISO 3166-1 country code');
+
+const calendarDate = z.iso.date({ error: 'must be a real calendar date, YYYY-MM-DD' });
+
+const ID_TYPES = ['passport', 'national_id', 'tax_id', 'residence_permit', 'driving_licence', 'other'] as const;
+
+const optional = <T extends z.ZodType>(schema: T) => schema.nullable().default(null);
+
+export const clientFields = z
+  .strictObject({
+    name: plain(255).min(1).describe('Full name of the person, or legal name of the company'),
+    client_id: optional(plain(255).min(1)).describe('Your external identifier; unique in your environment when given (a repeat is a 409)'),
+    client_type: optional(z.enum(CLIENT_TYPES)).describe('`individual` or `company`; a client without one is reviewed as an individual'),
+    id_type: optional(z.enum(ID_TYPES)).describe('Kind of the identity document whose number is `id_number`'),
+    id_country: country.describe('ISO 3166-1 alpha-2 code of the country that issued `id_number`'),
+    id_number: plain(64).min(1).describe('Number of the identity document (or tax id)'),
+    id_expiration_date: optional(calendarDate).describe('When the identity document expires, YYYY-MM-DD'),
+    email: optional(z.email().max(254)).describe('E-mail address'),
+    phone: optional(z.string().trim().max(32)).describe(
+      'Phone number; international (+…) or national to `country`; stored and returned in E.164',
+    ),
+    web: optional(httpUrl).describe('Web site, an absolute http(s) URL'),
+    incorporation_date: optional(calendarDate).describe('Companies only: date of incorporation, YYYY-MM-DD, not in the future'),
+    birth_date: optional(calendarDate).describe('Date of birth, YYYY-MM-DD, not in the future'),
+    birth_country: optional(country).describe('ISO 3166-1 alpha-2 country of birth'),
+    nationality: optional(country).describe('ISO 3166-1 alpha-2 country of nationality'),
+    street: optional(plain(255)),
+    postal_code: optional(plain(16)),
+    city: optional(plain(128)),
+    province: optional(plain(128)),
+    country: optional(country).describe('ISO 3166-1 alpha-2 country of the address'),
+    notify_url: optional(httpUrl).describe('Where client.* and document.* events of this client are sent'),
+    enabled: z.boolean().default(true).describe('Your switch; independent of `enabled_by_compliance`'),
+  })
+  .meta({ id: 'ClientCreate' });
+export type ClientFields = z.output<typeof clientFields>;
+
+export const clientOut = z
+  .object({
+    id: z.uuid(),
+    enabled_by_compliance: z
+      .boolean()
+      .describe('Set by the compliance review: an accepted identity document (and, for a company, an accepted company registration)'),
+    ...clientFields.shape,
+    phone: z.string().nullable().describe('E.164'),
+    ...timestamps,
+  })
+  .meta({ id: 'Client' });
+
+const flag = (b: boolean) => (b ? 1 : 0);
+
+/** Rules across fields and against today; the phone comes back in E.164. */
+export function clientRow(v: ClientFields, today: Date): ClientValues {
+  const day = today.toISOString().slice(0, 10);
+  if (v.birth_date && v.birth_date > day) throw fieldError('birth_date', 'is in the future');
+  if (v.incorporation_date && v.incorporation_date > day) throw fieldError('incorporation_date', 'is in the future');
+  if (v.incorporation_date && v.client_type !== 'company') {
+    throw fieldError('incorporation_date', 'is only for clients of client_type company');
+  }
+  let phone: string | null = null;
+  if (v.phone) {
+    const parsed = parsePhoneNumberFromString(v.phone, (v.country ?? undefined) as CountryCode | undefined);
+    if (!parsed?.isValid()) throw fieldError('phone', 'is not a valid phone number (international +…, or national to `country`)');
+    phone = parsed.number;
+  }
+  return { ...v, phone, enabled: flag(v.enabled) };
+}
+
+export function clientFieldsOf(row: ClientRow): ClientFields {
+  const { id: _, environment_id: __, created_at: ___, updated_at: ____, enabled_by_compliance: _____, ...rest } = row;
+  return {
+    ...rest,
+    client_type: row.client_type as ClientFields['client_type'],
+    id_type: row.id_type as ClientFields['id_type'],
+    enabled: row.enabled === 1,
+  };
+}
+
+export function presentClient(row: ClientRow): z.input<typeof clientOut> {
+  return {
+    id: row.id,
+    enabled_by_compliance: row.enabled_by_compliance === 1,
+    ...clientFieldsOf(row),
+    created: row.created_at,
+    updated: row.updated_at,
+  };
+}
+
+// IBANs
+
+export const ibanFields = z
+  .strictObject({
+    iban_id: optional(plain(255).min(1)).describe('Your external identifier; unique per client when given (a repeat is a 409)'),
+    iban: z
+      .string()
+      .max(64)
+      .describe('The IBAN; spaces and lower case accepted; stored and returned in the electronic format (no spaces, capitals)')
+      .transform(normaliseIban)
+      .superRefine((iban, ctx) => {
+        const problem = ibanProblem(iban);
+        if (problem) ctx.addIssue({ code: 'custom', message: IBAN_PROBLEMS[problem] });
+      }),
+    notify_url: optional(httpUrl).describe('Where iban.* events of this IBAN are sent'),
+    enabled: z.boolean().default(true).describe('Your switch; independent of `enabled_by_compliance`'),
+  })
+  .meta({ id: 'IbanCreate' });
+export type IbanFields = z.output<typeof ibanFields>;
+
+export const ibanOut = z
+  .object({
+    id: z.uuid(),
+    client: z.uuid().describe('`id` of the client'),
+    enabled_by_compliance: z.boolean().describe('True while its client is enabled by compliance'),
+    iban_id: z.string().nullable(),
+    iban: z.string().describe('Electronic format'),
+    notify_url: z.string().nullable(),
+    enabled: z.boolean(),
+    ...timestamps,
+  })
+  .meta({ id: 'Iban' });
+
+export const ibanRow = (v: IbanFields): IbanValues => ({ ...v, enabled: flag(v.enabled) });
+
+export const ibanFieldsOf = (row: ClientIbanRow): IbanFields => ({
+  iban_id: row.iban_id,
+  iban: row.iban,
+  notify_url: row.notify_url,
+  enabled: row.enabled === 1,
+});
+
+export function presentIban(row: ClientIbanRow): z.input<typeof ibanOut> {
+  return {
+    id: row.id,
+    client: row.client_ref,
+    enabled_by_compliance: row.enabled_by_compliance === 1,
+    ...ibanFieldsOf(row),
+    created: row.created_at,
+    updated: row.updated_at,
+  };
+}
+
+// Documents
+
+export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
+
+/** Each accepted content type with the file name endings it may have. */
+export const DOCUMENT_FORMATS = {
+  'application/pdf': ['.pdf'],
+  'image/png': ['.png'],
+  'image/jpeg': ['.jpg', '.jpeg'],
+  'image/webp': ['.webp'],
+} as const;
+type ContentType = keyof typeof DOCUMENT_FORMATS;
+const CONTENT_TYPES = Object.keys(DOCUMENT_FORMATS) as [ContentType, ...ContentType[]];
+
+export const documentCreate = z
+  .strictObject({
+    type: z.enum(DOCUMENT_TYPES).describe('What the document is'),
+    file: z
+      .strictObject({
+        name: plain(255)
+          .min(1)
+          .regex(/^[^/\\]*$/, 'may not contain / or \\')
+          .describe('File name, ending as its content type does (.pdf, .png, .jpg/.jpeg, .webp)'),
+        content_type: z.enum(CONTENT_TYPES).describe('Checked against the bytes themselves'),
+        data: z.base64().min(1).describe('The file, base64; at most 10 MiB decoded (a larger one is a 413)'),
+      })
+      .describe('The file content; the document returned never includes the bytes'),
+  })
+  .meta({ id: 'DocumentCreate' });
+
+export const documentOut = z
+  .object({
+    id: z.uuid(),
+    client: z.uuid().describe('`id` of the client'),
+    type: z.enum(DOCUMENT_TYPES),
+    status: z
+      .enum(DOCUMENT_STATUSES)
+      .describe('pending until the compliance review runs; then accepted or rejected (sandbox: a file name starting with "reject" is rejected)'),
+    status_reason: z.string().nullable().describe('Why a document was rejected'),
+    file: z.object({
+      name: z.string(),
+      content_type: z.enum(CONTENT_TYPES),
+      size: z.number().int().describe('Bytes'),
+      sha256: z.string().describe('Hex SHA-256 of the bytes'),
+    }),
+    reviewed: z.string().nullable(),
+    ...timestamps,
+  })
+  .meta({ id: 'Document' });
+
+export function presentDocument(row: ClientDocumentRow): z.input<typeof documentOut> {
+  return {
+    id: row.id,
+    client: row.client_ref,
+    type: row.type as (typeof DOCUMENT_TYPES)[number],
+    status: row.status as (typeof DOCUMENT_STATUSES)[number],
+    status_reason: row.status_reason,
+    file: { name: row.file_name, content_type: row.content_type as ContentType, size: row.size, sha256: row.sha256 },
+    reviewed: row.reviewed_at,
+    created: row.created_at,
+    updated: row.updated_at,
+  };
+}

@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import type { Deps } from '../deps';
+import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
+import { ApiError, invalid } from '../http/problem';
+import { route, type RouteDef } from '../http/route';
+import { DuplicateKeyError, getClient, insertClient, listClients, updateClient } from '../store/clients';
+import { patchOf } from './catalogue';
+import { clientFields, clientFieldsOf, clientOut, clientRow, presentClient } from './client-objects';
+import { checkNotifyUrl } from './notify-url';
+
+// Clients: the people and companies a merchant pays out to. Their IBANs and documents
+// are nested under them (client-ibans.ts, client-documents.ts).
+
+const TAG = 'Clients';
+
+export const booleanQuery = z.enum(['true', 'false']).optional();
+export const flagOf = (v: 'true' | 'false' | undefined) => (v === undefined ? undefined : v === 'true' ? 1 : 0);
+
+export const clientNotFound = () => new ApiError('not_found', 'No client with this id');
+
+/** A unique external id already in use: a 409 naming the field. */
+export async function unique<T>(field: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (!(err instanceof DuplicateKeyError)) throw err;
+    throw new ApiError('conflict', `${field}: is already used`, [{ path: field, message: 'is already used' }]);
+  }
+}
+
+/** Everything about a client that does not fit a schema: today's date, the phone, a private notify_url. */
+function rowOf(value: z.output<typeof clientFields>, deps: Deps) {
+  if (value.notify_url) checkNotifyUrl(value.notify_url, deps.config);
+  return clientRow(value, deps.now());
+}
+
+export const clientRoutes = (): RouteDef[] => [
+  route({
+    method: 'get',
+    path: '/client/',
+    summary: 'List clients, newest first',
+    tag: TAG,
+    query: pageQuery.extend({
+      client_id: z.string().optional().describe('Only the client with this external `client_id`'),
+      enabled: booleanQuery,
+      enabled_by_compliance: booleanQuery,
+    }),
+    response: pageEnvelopeSchema(clientOut),
+    status: 200,
+    async handler({ env, query, req, baseUrl, db }) {
+      const { page, page_size, client_id, enabled, enabled_by_compliance } = query;
+      const filters = { client_id, enabled: flagOf(enabled), enabled_by_compliance: flagOf(enabled_by_compliance) };
+      const { count, rows } = await listClients(db, env.id, filters, { page, page_size });
+      return pageEnvelope(req, baseUrl, { page, page_size }, count, rows.map(presentClient));
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/client/',
+    summary: 'Create a client (name, id_country and id_number are required)',
+    tag: TAG,
+    body: clientFields,
+    response: clientOut,
+    status: 201,
+    async handler({ env, body, deps, db }) {
+      const row = await unique('client_id', () => insertClient(db, env.id, rowOf(body, deps), deps.now(), deps.outbox));
+      return presentClient(row);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/client/{id}/',
+    summary: 'Get a client',
+    tag: TAG,
+    response: clientOut,
+    status: 200,
+    async handler({ env, params, db }) {
+      const row = await getClient(db, env.id, params.id!);
+      if (!row) throw clientNotFound();
+      return presentClient(row);
+    },
+  }),
+  route({
+    method: 'patch',
+    path: '/client/{id}/',
+    summary: 'Change the fields named; id and enabled_by_compliance are read-only',
+    tag: TAG,
+    body: patchOf(clientFields),
+    response: clientOut,
+    status: 200,
+    async handler({ env, params, body, deps, db }) {
+      const merge = (current: Parameters<typeof clientFieldsOf>[0]) => {
+        const merged = clientFields.safeParse({ ...clientFieldsOf(current), ...body });
+        if (!merged.success) throw invalid(merged.error);
+        return rowOf(merged.data, deps);
+      };
+      const row = await unique('client_id', () => updateClient(db, env.id, params.id!, merge, deps.now(), deps.outbox));
+      if (!row) throw clientNotFound();
+      return presentClient(row);
+    },
+  }),
+];

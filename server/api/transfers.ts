@@ -1,0 +1,176 @@
+import { z } from 'zod';
+import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
+import { ApiError, fieldError } from '../http/problem';
+import { route, type RouteDef } from '../http/route';
+import { presentTransfer, TRANSFER_STATUSES } from '../present/wallet';
+import { createPayout } from '../payments/payouts';
+import { transferBetweenWallets, type TransferOutcome } from '../payments/transfers';
+import { getClient, getIban } from '../store/clients';
+import type { Db } from '../store/db';
+import { getWallet, type PostingRefused } from '../store/ledger';
+import type { WalletRow } from '../store/schema';
+import { findTransferById, getTransfer, listTransfers } from '../store/transfers';
+import { checkNotifyUrl } from './notify-url';
+import { httpUrl, positiveAmount, ref, text, timestamps, toMinor } from './fields';
+
+// Transfers: money from a wallet to another wallet of the same environment and currency
+// (settled at once), or to a client's IBAN (a payout). The spec shows no fields: these
+// are documented in docs/wallets.md.
+
+const transferCreate = z
+  .strictObject({
+    source_wallet: ref('wallet').describe('`id` of the wallet the money leaves'),
+    destination_wallet: ref('wallet').optional().describe('`id` of the wallet the money goes to; or send destination_iban'),
+    destination_iban: ref('client IBAN').optional().describe('`id` of a client IBAN to pay out to; or send destination_wallet'),
+    amount: positiveAmount.describe("Major units of the wallets' currency"),
+    concept: text(255).optional().describe('Shown on both ledger entries'),
+    transfer_id: text(255).min(1).optional().describe('Your external identifier, unique in the environment'),
+    notify_url: httpUrl.optional().describe('transfer.paid and transfer.failed events are sent here'),
+  })
+  .refine((t) => (t.destination_wallet === undefined) !== (t.destination_iban === undefined), {
+    message: 'send either destination_wallet or destination_iban',
+    path: ['destination_wallet'],
+  })
+  .meta({ id: 'TransferCreate' });
+
+export const transferOut = z
+  .object({
+    id: z.uuid(),
+    transfer_id: z.string().nullable().describe('Your external identifier'),
+    status: z.enum(TRANSFER_STATUSES).describe('paid: settled; pending: a payout on its way; failed: a payout that failed, its money returned'),
+    source_wallet: z.uuid(),
+    destination_wallet: z.uuid().nullable(),
+    destination_iban: z.uuid().nullable(),
+    amount: z.number(),
+    currency: z.string().describe("The wallets' currency"),
+    concept: z.string().nullable(),
+    notify_url: z.string().nullable(),
+    failure: z.string().nullable().describe('Why a payout failed'),
+    ...timestamps,
+  })
+  .meta({ id: 'Transfer' });
+
+async function walletOf(db: Db, envId: string, id: string, path: string) {
+  const row = await getWallet(db, envId, id);
+  if (!row) throw fieldError(path, 'is not a wallet of this environment');
+  return row;
+}
+
+const duplicateTransferId = () =>
+  new ApiError('conflict', 'transfer_id: another transfer of this environment has it; nothing was moved', [
+    { path: 'transfer_id', message: 'is already used by another transfer' },
+  ]);
+
+/** A posting refused when the money moved: the wallet named by the field it came from. */
+function refused(r: PostingRefused, paths: Record<string, string>): ApiError {
+  const path = paths[r.wallet] ?? 'source_wallet';
+  const why = {
+    disabled: 'is disabled: no money moves into or out of it',
+    insufficient: 'does not hold enough money for this amount',
+    missing: 'no longer exists',
+    currency: 'is in another currency',
+  }[r.reason];
+  return new ApiError('conflict', `${path}: ${why}; nothing was moved`, [{ path, message: why }]);
+}
+
+function answer(outcome: TransferOutcome, paths: Record<string, string>) {
+  switch (outcome.kind) {
+    case 'made':
+      return presentTransfer(outcome.transfer);
+    case 'duplicate':
+      throw duplicateTransferId();
+    case 'refused':
+      throw refused(outcome.refusal, paths);
+  }
+}
+
+/**
+ * A payout goes to an IBAN of the source wallet's own client (400 otherwise), enabled, and
+ * with both the IBAN and the client through compliance (409 otherwise).
+ */
+async function payoutIbanOf(db: Db, source: WalletRow, ibanId: string) {
+  const iban = await getIban(db, source.environment_id, null, ibanId);
+  if (!iban) throw fieldError('destination_iban', 'is not an IBAN of a client of this environment');
+  if (iban.client_ref !== source.client_id) throw fieldError('destination_iban', "is not an IBAN of the source wallet's client");
+  const client = (await getClient(db, source.environment_id, iban.client_ref))!;
+  const why = !iban.enabled
+    ? 'is disabled'
+    : !client.enabled_by_compliance
+      ? 'belongs to a client that has not passed compliance'
+      : !iban.enabled_by_compliance
+        ? 'has not passed compliance'
+        : null;
+  if (why) throw new ApiError('conflict', `destination_iban: ${why}; nothing was moved`, [{ path: 'destination_iban', message: why }]);
+  return iban;
+}
+
+const listQuery = pageQuery.extend({
+  status: z.enum(TRANSFER_STATUSES).optional(),
+  transfer_id: z.string().max(255).optional(),
+  source_wallet: ref('wallet').optional(),
+  destination_wallet: ref('wallet').optional(),
+});
+
+export const transferRoutes = (): RouteDef[] => [
+  route({
+    method: 'get',
+    path: '/transfer/',
+    summary: 'List transfers, newest first',
+    tag: 'Transfers',
+    query: listQuery,
+    response: pageEnvelopeSchema(transferOut),
+    status: 200,
+    async handler({ env, query, req, baseUrl, db }) {
+      const { page, page_size, ...filters } = query;
+      const { count, rows } = await listTransfers(db, env.id, filters, { page, page_size });
+      return pageEnvelope(req, baseUrl, { page, page_size }, count, rows.map(presentTransfer));
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/transfer/',
+    summary: 'Move money from a wallet to another wallet (settled at once) or to a client IBAN (a payout)',
+    tag: 'Transfers',
+    body: transferCreate,
+    response: transferOut,
+    status: 201,
+    async handler({ env, body, deps, db }) {
+      if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
+      const source = await walletOf(db, env.id, body.source_wallet, 'source_wallet');
+      const amount = toMinor(body.amount, source.currency, 'amount');
+      if (body.transfer_id !== undefined && (await findTransferById(db, env.id, body.transfer_id))) throw duplicateTransferId();
+      const common = {
+        source,
+        amount,
+        concept: body.concept ?? null,
+        transferId: body.transfer_id ?? null,
+        notifyUrl: body.notify_url ?? null,
+        now: deps.now(),
+      };
+      if (body.destination_iban !== undefined) {
+        const iban = await payoutIbanOf(db, source, body.destination_iban);
+        return answer(await createPayout(deps, db, { ...common, iban }), { [source.id]: 'source_wallet' });
+      }
+      if (body.destination_wallet === source.id) throw fieldError('destination_wallet', 'must be another wallet than source_wallet');
+      const destination = await walletOf(db, env.id, body.destination_wallet!, 'destination_wallet');
+      if (destination.currency !== source.currency) {
+        throw fieldError('destination_wallet', `is in ${destination.currency}, source_wallet in ${source.currency}`);
+      }
+      const outcome = await transferBetweenWallets(db, deps.outbox, { ...common, destination });
+      return answer(outcome, { [source.id]: 'source_wallet', [destination.id]: 'destination_wallet' });
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/transfer/{id}/',
+    summary: 'Get a transfer',
+    tag: 'Transfers',
+    response: transferOut,
+    status: 200,
+    async handler({ env, params, db }) {
+      const row = await getTransfer(db, env.id, params.id!);
+      if (!row) throw new ApiError('not_found', 'No transfer with this id');
+      return presentTransfer(row);
+    },
+  }),
+];

@@ -1,0 +1,210 @@
+import { z } from 'zod';
+import { uuidv7 } from '../domain/ids';
+import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
+import { ApiError, fieldError } from '../http/problem';
+import { route, type RouteDef } from '../http/route';
+import { presentEntry, presentWallet } from '../present/wallet';
+import { isUniqueViolation } from '../store/errors';
+import { getClient } from '../store/clients';
+import { getEntry, getWallet, insertWallet, listEntries, listWallets, updateWallet, withCompliance } from '../store/ledger';
+import type { WalletRow } from '../store/schema';
+import { checkNotifyUrl } from './notify-url';
+import { currencyCode, httpUrl, name, ref, text, timestamps } from './fields';
+
+// Wallets (the spec's payment accounts) and their ledger entries, read-only. Money moves
+// through transfers and transactions (payments/), never through these routes.
+
+const walletFields = {
+  wallet_id: text(255).min(1).describe('Your external identifier of the wallet, unique in the environment'),
+  name: name.describe('Name of the wallet'),
+  notify_url: httpUrl.nullable().describe('wallet.credited and wallet.debited events are sent here'),
+  enabled: z.boolean().describe('false stops every movement into and out of the wallet (409); reads still work'),
+};
+
+const walletCreate = z
+  .strictObject({
+    ...walletFields,
+    client_id: ref('client').describe('`id` of the client the wallet belongs to, in the same environment'),
+    currency: currencyCode.describe('Currency of every amount in the wallet; fixed at creation'),
+    notify_url: walletFields.notify_url.default(null),
+    enabled: walletFields.enabled.default(true),
+  })
+  .meta({ id: 'WalletCreate' });
+
+const walletPatch = z
+  .strictObject({
+    wallet_id: walletFields.wallet_id.optional(),
+    name: walletFields.name.optional(),
+    notify_url: walletFields.notify_url.optional(),
+    enabled: walletFields.enabled.optional(),
+  })
+  .meta({ id: 'WalletPatch', minProperties: 1 })
+  .refine((v) => Object.keys(v).length > 0, 'send at least one field to change');
+
+export const walletOut = z
+  .object({
+    id: z.uuid(),
+    enabled_by_compliance: z.boolean().describe("The client's compliance state, which the wallet follows"),
+    wallet_id: z.string().describe('Your external identifier'),
+    name: z.string(),
+    client_id: z.uuid().describe('`id` of the client the wallet belongs to'),
+    currency: z.string(),
+    notify_url: z.string().nullable(),
+    enabled: z.boolean(),
+    balance: z.number().describe('Current balance in major units of `currency`; never below 0'),
+    ...timestamps,
+  })
+  .meta({ id: 'Wallet' });
+
+export const entryOut = z
+  .object({
+    id: z.uuid(),
+    wallet: z.uuid().describe('`id` of the wallet'),
+    amount: z.number().describe('Positive: money in; negative: money out. Major units of `currency`'),
+    balance: z.number().describe("The wallet's balance right after this entry"),
+    concept: z.string().nullable(),
+    currency: z.string(),
+    date: z.iso.datetime().describe('When the movement was recorded (ISO 8601, UTC)'),
+    with_wallet: z.uuid().nullable().describe('`id` of the counterpart wallet, for a transfer between wallets'),
+    with_sale: z.uuid().nullable().describe('`id` of the sale, for a destination credit or its refund'),
+    with_external: z.string().nullable().describe('The outside counterpart: `iban:<id of the client IBAN>` for a payout'),
+    transfer: z.uuid().nullable().describe('`id` of the transfer that made the entry, if any'),
+  })
+  .meta({ id: 'WalletEntry' });
+
+const duplicate = () => new ApiError('conflict', 'wallet_id: another wallet of this environment has it', [
+  { path: 'wallet_id', message: 'is already used by another wallet' },
+]);
+
+/** Inserts or updates, turning the unique index on wallet_id into a 409. */
+async function uniqueWalletId<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw duplicate();
+    throw err;
+  }
+}
+
+const walletQuery = pageQuery.extend({
+  wallet_id: z.string().max(255).optional(),
+  client_id: z.string().max(64).optional(),
+  currency: z.string().max(3).optional(),
+  enabled: z.enum(['true', 'false']).optional(),
+});
+
+const entryQuery = pageQuery.extend({
+  with_wallet: ref('wallet').optional(),
+  with_sale: ref('sale').optional(),
+  transfer: ref('transfer').optional(),
+});
+
+const walletNotFound = () => new ApiError('not_found', 'No wallet with this id');
+
+export const walletRoutes = (): RouteDef[] => [
+  route({
+    method: 'get',
+    path: '/wallet/',
+    summary: 'List wallets, newest first',
+    tag: 'Wallets',
+    query: walletQuery,
+    response: pageEnvelopeSchema(walletOut),
+    status: 200,
+    async handler({ env, query, req, baseUrl, db }) {
+      const { page, page_size, enabled, ...filters } = query;
+      const f = { ...filters, ...(enabled === undefined ? {} : { enabled: enabled === 'true' ? 1 : 0 }) };
+      const { count, rows } = await listWallets(db, env.id, f, { page, page_size });
+      return pageEnvelope(req, baseUrl, { page, page_size }, count, rows.map(presentWallet));
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/wallet/',
+    summary: 'Create a wallet for a client, with a balance of 0',
+    tag: 'Wallets',
+    body: walletCreate,
+    response: walletOut,
+    status: 201,
+    async handler({ env, body, deps, db }) {
+      if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
+      const client = await getClient(db, env.id, body.client_id);
+      if (!client) throw fieldError('client_id', 'is not a client of this environment');
+      const now = deps.now();
+      const at = now.toISOString();
+      const row: WalletRow = {
+        id: uuidv7(now.getTime()),
+        environment_id: env.id,
+        wallet_id: body.wallet_id,
+        name: body.name,
+        client_id: body.client_id,
+        currency: body.currency,
+        notify_url: body.notify_url,
+        enabled: body.enabled ? 1 : 0,
+        balance: 0,
+        entry_count: 0,
+        created_at: at,
+        updated_at: at,
+      };
+      await uniqueWalletId(() => insertWallet(db, row));
+      return presentWallet({ ...row, enabled_by_compliance: client.enabled_by_compliance === 1 });
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/wallet/{id}/',
+    summary: 'Get a wallet with its current balance',
+    tag: 'Wallets',
+    response: walletOut,
+    status: 200,
+    async handler({ env, params, db }) {
+      const row = await getWallet(db, env.id, params.id!);
+      if (!row) throw walletNotFound();
+      return presentWallet((await withCompliance(db, [row]))[0]!);
+    },
+  }),
+  route({
+    method: 'patch',
+    path: '/wallet/{id}/',
+    summary: 'Change the name, wallet_id, notify_url or enabled of a wallet (its currency and client are fixed)',
+    tag: 'Wallets',
+    body: walletPatch,
+    response: walletOut,
+    status: 200,
+    async handler({ env, params, body, deps, db }) {
+      if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
+      const { enabled, ...rest } = body;
+      const set = { ...rest, ...(enabled === undefined ? {} : { enabled: enabled ? 1 : 0 }) };
+      const row = await uniqueWalletId(() => updateWallet(db, env.id, params.id!, set, deps.now()));
+      if (!row) throw walletNotFound();
+      return presentWallet((await withCompliance(db, [row]))[0]!);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/wallet/{id}/entry/',
+    summary: "List a wallet's ledger entries, newest first",
+    tag: 'Wallets',
+    query: entryQuery,
+    response: pageEnvelopeSchema(entryOut),
+    status: 200,
+    async handler({ env, params, query, req, baseUrl, db }) {
+      if (!(await getWallet(db, env.id, params.id!))) throw walletNotFound();
+      const { page, page_size, ...filters } = query;
+      const { count, rows } = await listEntries(db, env.id, params.id!, filters, { page, page_size });
+      return pageEnvelope(req, baseUrl, { page, page_size }, count, rows.map(presentEntry));
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/wallet/{id}/entry/{entry_id}/',
+    summary: 'Get one ledger entry of a wallet',
+    tag: 'Wallets',
+    response: entryOut,
+    status: 200,
+    async handler({ env, params, db }) {
+      const row = await getEntry(db, env.id, params.id!, params.entry_id!);
+      if (!row) throw new ApiError('not_found', 'No entry with this id in this wallet');
+      return presentEntry(row);
+    },
+  }),
+];

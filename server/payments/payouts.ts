@@ -1,0 +1,65 @@
+import { uuidv7 } from '../domain/ids';
+import { payoutPostings } from '../domain/ledger';
+import type { Deps } from '../deps';
+import { type Db, inTransaction } from '../store/db';
+import { reverseMovement } from '../store/ledger';
+import type { ClientIbanRow, TransferRow } from '../store/schema';
+import { claimDuePayouts } from '../store/transfers';
+import { type NewTransfer, recordTransfer, type TransferOutcome, transferRow } from './transfers';
+
+// Payouts: a wallet's money to a client IBAN. Reserve: the transfer (pending) and the
+// debit of the wallet into the outside-world `payouts` account, in one database
+// transaction. Then a job asks the payout gateway, outside any transaction, and records
+// the answer: paid, or failed with a reversing movement that returns the money.
+
+type PayoutDeps = Pick<Deps, 'database' | 'outbox' | 'payouts' | 'log' | 'now'>;
+
+/** What the ledger names as the other side of a payout. */
+const externalOf = (ibanId: string) => `iban:${ibanId}`;
+
+export function createPayout(deps: PayoutDeps, db: Db, p: NewTransfer & { iban: ClientIbanRow }): Promise<TransferOutcome> {
+  const row = transferRow(p, { destination_wallet: null, destination_iban: p.iban.id, status: 'pending' });
+  return recordTransfer(db, deps.outbox, row, payoutPostings(row.source_wallet, BigInt(row.amount), externalOf(p.iban.id)), p.now);
+}
+
+/** Longer than any payout call takes, so a live worker never loses its claim. */
+const LEASE_MS = 60_000;
+
+/** One round of the payouts job: sends up to `limit` pending payouts; resolves with how many were settled. */
+export async function sendPayouts(deps: PayoutDeps, limit: number): Promise<number> {
+  const db = deps.database.db;
+  let settled = 0;
+  for (const t of await claimDuePayouts(db, deps.now(), LEASE_MS, limit)) {
+    const iban = await db.selectFrom('client_ibans').select('iban').where('id', '=', t.destination_iban!).executeTakeFirstOrThrow();
+    let result;
+    try {
+      result = await deps.payouts.payout({ reference: t.id, iban: iban.iban, amount: t.amount, currency: t.currency });
+    } catch (err) {
+      // No answer: the claim runs out and the payout is sent again with the same reference.
+      deps.log.warn({ err, transfer: t.id }, 'payout gateway call failed');
+      continue;
+    }
+    if (await settlePayout(deps, t, result.ok ? null : result.reason)) settled++;
+    deps.log.info({ transfer: t.id, paid: result.ok }, 'payout settled');
+  }
+  return settled;
+}
+
+/** pending → paid, or → failed with the money returned to the wallet; once. */
+async function settlePayout(deps: PayoutDeps, t: TransferRow, failure: string | null): Promise<boolean> {
+  const now = deps.now();
+  return inTransaction(deps.database.db, async (trx) => {
+    const done = await trx
+      .updateTable('transfers')
+      .set({ status: failure ? 'failed' : 'paid', failure, locked_until: null, updated_at: now.toISOString() })
+      .where('id', '=', t.id)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    if (Number(done.numUpdatedRows) !== 1) return false;
+    if (failure) {
+      await reverseMovement(trx, deps.outbox, { movementId: t.id, reversalId: uuidv7(now.getTime()), concept: 'payout failed: returned', now });
+    }
+    await deps.outbox.emit(trx, failure ? 'transfer.failed' : 'transfer.paid', t.id, now);
+    return true;
+  });
+}

@@ -1,0 +1,199 @@
+import { balanced, type Posting, type SystemAccount } from '../domain/ledger';
+import { uuidv7 } from '../domain/ids';
+import type { Db, Tx } from './db';
+import type { Outbox } from './events';
+import { countAndPage, type Page } from './paging';
+import type { LedgerEntryRow, WalletRow } from './schema';
+
+// Wallets and their ledger. A movement is one call of postMovement inside the caller's
+// database transaction: each wallet posting is one conditional UPDATE of the wallet's row
+// (enabled, same environment and currency, balance stays ≥ 0) that returns the new balance
+// and entry number, then every entry is inserted. The UPDATE takes the row's write lock
+// (PostgreSQL) or runs alone (SQLite's one writer), so concurrent movements of one wallet
+// queue on it and each sees the balance the one before left.
+
+export type WalletFilters = Partial<Pick<WalletRow, 'wallet_id' | 'client_id' | 'currency' | 'enabled'>>;
+
+export function getWallet(db: Db, environmentId: string, id: string): Promise<WalletRow | undefined> {
+  return db.selectFrom('wallets').selectAll().where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
+}
+
+/** A wallet as the API shows it: with its client's compliance state, which it follows. */
+export type ShownWallet = WalletRow & { enabled_by_compliance: boolean };
+
+export async function withCompliance(db: Db, rows: WalletRow[]): Promise<ShownWallet[]> {
+  const ids = [...new Set(rows.map((r) => r.client_id))];
+  const clients = ids.length
+    ? await db.selectFrom('clients').select(['id', 'enabled_by_compliance']).where('id', 'in', ids).execute()
+    : [];
+  const compliant = new Set(clients.filter((c) => c.enabled_by_compliance === 1).map((c) => c.id));
+  return rows.map((r) => ({ ...r, enabled_by_compliance: compliant.has(r.client_id) }));
+}
+
+export async function listWallets(db: Db, environmentId: string, f: WalletFilters, page: Page) {
+  let query = db.selectFrom('wallets').where('environment_id', '=', environmentId);
+  for (const [column, value] of Object.entries(f)) {
+    if (value !== undefined) query = query.where(column as keyof WalletFilters, '=', value);
+  }
+  const { count, rows } = await countAndPage<WalletRow>(query, page);
+  return { count, rows: await withCompliance(db, rows) };
+}
+
+export async function insertWallet(db: Db, row: WalletRow): Promise<void> {
+  await db.insertInto('wallets').values(row).execute();
+}
+
+export async function updateWallet(
+  db: Db,
+  environmentId: string,
+  id: string,
+  set: Partial<Pick<WalletRow, 'wallet_id' | 'name' | 'notify_url' | 'enabled'>>,
+  now: Date,
+): Promise<WalletRow | undefined> {
+  await db
+    .updateTable('wallets')
+    .set({ ...set, updated_at: now.toISOString() })
+    .where('environment_id', '=', environmentId)
+    .where('id', '=', id)
+    .execute();
+  return getWallet(db, environmentId, id);
+}
+
+/** Why a wallet posting was refused; the movement rolls back with it. */
+export class PostingRefused extends Error {
+  constructor(
+    readonly wallet: string,
+    readonly reason: 'missing' | 'currency' | 'disabled' | 'insufficient',
+  ) {
+    super(`wallet ${wallet}: ${reason}`);
+  }
+}
+
+export interface Movement {
+  environmentId: string;
+  currency: string;
+  /** The transfer, sale or operation the entries belong to. */
+  movementId: string;
+  transfer?: string;
+  concept: string | null;
+  postings: Posting[];
+  now: Date;
+  /**
+   * Moves a wallet whatever its `enabled`: for movements agreed while it was enabled (a
+   * sale's split and its refunds, a failed payout's return).
+   */
+  evenIfDisabled?: boolean;
+}
+
+/**
+ * Posts one balanced movement, with a wallet.credited or wallet.debited event for each
+ * wallet entry; must run in a database transaction. Returns the wallet entries.
+ */
+export async function postMovement(trx: Tx, outbox: Outbox, m: Movement): Promise<LedgerEntryRow[]> {
+  const at = m.now.toISOString();
+  const entries: LedgerEntryRow[] = [];
+  for (const p of m.postings) {
+    const base = {
+      id: uuidv7(m.now.getTime()),
+      environment_id: m.environmentId,
+      movement_id: m.movementId,
+      currency: m.currency,
+      amount: Number(p.amount),
+      concept: m.concept,
+      with_wallet: p.counterpart.with_wallet ?? null,
+      with_sale: p.counterpart.with_sale ?? null,
+      with_external: p.counterpart.with_external ?? null,
+      transfer: m.transfer ?? null,
+      created_at: at,
+    };
+    if ('system' in p.account) {
+      entries.push({ ...base, account: p.account.system, wallet: null, seq: null, balance: null });
+      continue;
+    }
+    const wallet = p.account.wallet;
+    const x = Number(p.amount);
+    let update = trx
+      .updateTable('wallets')
+      .set((eb) => ({ balance: eb('balance', '+', x), entry_count: eb('entry_count', '+', 1), updated_at: at }))
+      .where('id', '=', wallet)
+      .where('environment_id', '=', m.environmentId)
+      .where('currency', '=', m.currency)
+      .where((eb) => eb(eb('balance', '+', x), '>=', 0));
+    if (!m.evenIfDisabled) update = update.where('enabled', '=', 1);
+    const moved = await update.returning(['balance', 'entry_count']).executeTakeFirst();
+    if (!moved) throw new PostingRefused(wallet, await refusal(trx, m, wallet));
+    entries.push({ ...base, account: 'wallet', wallet, seq: moved.entry_count, balance: moved.balance });
+  }
+  // SQLite caps bound parameters per statement: 15 columns × 50 rows stays under it.
+  for (let i = 0; i < entries.length; i += 50) await trx.insertInto('ledger_entries').values(entries.slice(i, i + 50)).execute();
+  const wallets = entries.filter((e) => e.wallet !== null);
+  for (const e of wallets) await outbox.emit(trx, e.amount > 0 ? 'wallet.credited' : 'wallet.debited', e.id, m.now);
+  return wallets;
+}
+
+/**
+ * Undoes a movement with its mirror image (entries are never changed): `movementId`'s
+ * postings, negated, as the new movement `reversalId`. Into wallets whatever their
+ * `enabled`, since the money was theirs. Nothing to undo: nothing posted.
+ */
+export async function reverseMovement(
+  trx: Tx,
+  outbox: Outbox,
+  r: { movementId: string; reversalId: string; concept: string; now: Date },
+): Promise<void> {
+  const rows = await trx.selectFrom('ledger_entries').selectAll().where('movement_id', '=', r.movementId).orderBy('id').execute();
+  if (!rows.length) return;
+  await postMovement(trx, outbox, {
+    environmentId: rows[0]!.environment_id,
+    currency: rows[0]!.currency,
+    movementId: r.reversalId,
+    transfer: rows[0]!.transfer ?? undefined,
+    concept: r.concept,
+    postings: balanced(
+      rows.map((e) => ({
+        account: e.wallet ? { wallet: e.wallet } : { system: e.account as SystemAccount },
+        amount: -BigInt(e.amount),
+        counterpart: {
+          with_wallet: e.with_wallet ?? undefined,
+          with_sale: e.with_sale ?? undefined,
+          with_external: e.with_external ?? undefined,
+        },
+      })),
+    ),
+    now: r.now,
+    evenIfDisabled: true,
+  });
+}
+
+async function refusal(trx: Tx, m: Movement, id: string): Promise<PostingRefused['reason']> {
+  const row = await getWallet(trx, m.environmentId, id);
+  if (!row) return 'missing';
+  if (row.currency !== m.currency) return 'currency';
+  if (!row.enabled && !m.evenIfDisabled) return 'disabled';
+  return 'insufficient';
+}
+
+export function getEntry(db: Db, environmentId: string, wallet: string, id: string): Promise<LedgerEntryRow | undefined> {
+  return db
+    .selectFrom('ledger_entries')
+    .selectAll()
+    .where('environment_id', '=', environmentId)
+    .where('wallet', '=', wallet)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export interface EntryFilters {
+  with_wallet?: string;
+  with_sale?: string;
+  transfer?: string;
+}
+
+/** A wallet's entries, newest first by their number in the wallet. */
+export function listEntries(db: Db, environmentId: string, wallet: string, f: EntryFilters, page: Page) {
+  let query = db.selectFrom('ledger_entries').where('environment_id', '=', environmentId).where('wallet', '=', wallet);
+  for (const [column, value] of Object.entries(f)) {
+    if (value !== undefined) query = query.where(column as keyof EntryFilters, '=', value);
+  }
+  return countAndPage<LedgerEntryRow>(query, page, 'seq');
+}

@@ -1,0 +1,68 @@
+import type { Db } from './db';
+import { skipLocked } from './locking';
+import { countAndPage, type Page } from './paging';
+import type { TransferRow } from './schema';
+
+// Transfer rows. The money they move is in the ledger (ledger.ts), posted in the same
+// database transaction that inserts or changes the row.
+
+export type TransferFilters = Partial<Pick<TransferRow, 'status' | 'transfer_id' | 'source_wallet' | 'destination_wallet'>>;
+
+export function getTransfer(db: Db, environmentId: string | null, id: string): Promise<TransferRow | undefined> {
+  let query = db.selectFrom('transfers').selectAll().where('id', '=', id);
+  if (environmentId !== null) query = query.where('environment_id', '=', environmentId);
+  return query.executeTakeFirst();
+}
+
+export function findTransferById(db: Db, environmentId: string, transferId: string): Promise<TransferRow | undefined> {
+  return db
+    .selectFrom('transfers')
+    .selectAll()
+    .where('environment_id', '=', environmentId)
+    .where('transfer_id', '=', transferId)
+    .executeTakeFirst();
+}
+
+export async function listTransfers(db: Db, environmentId: string, f: TransferFilters, page: Page) {
+  let query = db.selectFrom('transfers').where('environment_id', '=', environmentId);
+  for (const [column, value] of Object.entries(f)) {
+    if (value !== undefined) query = query.where(column as keyof TransferFilters, '=', value);
+  }
+  return countAndPage<TransferRow>(query, page);
+}
+
+export async function insertTransfer(db: Db, row: TransferRow): Promise<void> {
+  await db.insertInto('transfers').values(row).execute();
+}
+
+/**
+ * Claims up to `limit` pending payouts until `now + leaseMs`, one conditional UPDATE each,
+ * so of two workers racing for a payout exactly one gets it; a worker that dies holding
+ * one loses it when the lease runs out, and the next sends it again (same reference).
+ */
+export async function claimDuePayouts(db: Db, now: Date, leaseMs: number, limit: number): Promise<TransferRow[]> {
+  const at = now.toISOString();
+  const due = await skipLocked(
+    db,
+    db
+      .selectFrom('transfers')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', at)]))
+      .orderBy('id')
+      .limit(limit),
+  ).execute();
+  const claimed: TransferRow[] = [];
+  for (const { id } of due) {
+    const row = await db
+      .updateTable('transfers')
+      .set({ locked_until: new Date(now.getTime() + leaseMs).toISOString() })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', at)]))
+      .returningAll()
+      .executeTakeFirst();
+    if (row) claimed.push(row);
+  }
+  return claimed;
+}

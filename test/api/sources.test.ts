@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { TEST_CARDS } from '../../server/payments/sandbox';
+import { type Client, ENGINES, problemPaths, transactionBody } from './harness';
+import { balanceOf, checkLedger, createWallet, entriesOf, fund, useOwnService } from './ledger';
+import { SANDBOX_CARD } from './pay';
+
+// A transaction with a `source` is paid at creation from wallets and stored cards, all or
+// nothing: a source that fails leaves no money moved and no charge standing.
+
+const storedCard = async (api: Client, number: string) => {
+  const res = await api.post('/authorization/', { gateway: SANDBOX_CARD, card: { number, expiry: '12/34', cvc: '123', name: 'Ada' } });
+  expect(res.status, res.text).toBe(201);
+  return res.body.id as string;
+};
+
+/** 2 × 8.50 = 17.00 EUR. */
+const seventeen = (over: Record<string, unknown>) => transactionBody(over);
+
+describe.each(ENGINES)('transactions paid from a source on %s', (engine) => {
+  const svc = useOwnService(engine);
+  const ledgerHolds = () => checkLedger(svc.t.service.deps.database.db, svc.api.keys.environment_id);
+
+  it('pays from two wallets and a card at creation, crediting the destinations in the same movement', async () => {
+    const { api } = svc;
+    const [a, b, seller] = [await createWallet(api), await createWallet(api), await createWallet(api)];
+    await fund(api, a, 10);
+    await fund(api, b, 10);
+    const card = await storedCard(api, TEST_CARDS.approved);
+    const res = await api.post(
+      '/transaction/',
+      seventeen({
+        source: [
+          { wallet_id: a.id, amount: 8 },
+          { wallet_id: b.id, amount: 4 },
+          { authorization_id: card, amount: 5 },
+        ],
+        destination: [{ wallet_id: seller.id, amount: 15 }],
+      }),
+    );
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.status).toBe('D');
+    expect([await balanceOf(api, a.id), await balanceOf(api, b.id), await balanceOf(api, seller.id)]).toEqual([2, 6, 15]);
+    expect((await entriesOf(api, a.id)).at(-1)).toMatchObject({ amount: -8, balance: 2, with_external: `transaction:${res.body.id}` });
+    // The card was charged its part.
+    const sales = (await api.get(`/sale/?authorization_id=${card}`)).body.results;
+    expect(sales).toMatchObject([{ amount: 5, captured: 5, refunded: 0 }]);
+    expect((await api.get(`/transaction/${res.body.id}/`)).body.status).toBe('D');
+    await ledgerHolds();
+  });
+
+  it('a failing second source moves no money and leaves no charge on the first: 402 naming it', async () => {
+    const { api } = svc;
+    const w = await createWallet(api);
+    await fund(api, w, 10);
+    const good = await storedCard(api, TEST_CARDS.approved);
+    const poor = await storedCard(api, TEST_CARDS.insufficientFunds);
+    const before = await api.count('/transaction/');
+    const res = await api.post(
+      '/transaction/',
+      seventeen({
+        source: [
+          { authorization_id: good, amount: 7 },
+          { authorization_id: poor, amount: 5 },
+          { wallet_id: w.id, amount: 5 },
+        ],
+      }),
+    );
+    expect(res.status, res.text).toBe(402);
+    expect(problemPaths(res)).toEqual(['source.1']);
+    // The first card's charge was refunded in full; the wallet kept its money; no transaction.
+    const [charge] = (await api.get(`/sale/?authorization_id=${good}`)).body.results;
+    expect(charge).toMatchObject({ amount: 7, captured: 7, refunded: 7, refundable: 0 });
+    expect(await balanceOf(api, w.id)).toBe(10);
+    expect(await api.count('/transaction/')).toBe(before);
+    await ledgerHolds();
+  });
+
+  it('a wallet that cannot pay fails before any card is charged', async () => {
+    const { api } = svc;
+    const w = await createWallet(api);
+    await fund(api, w, 1);
+    const card = await storedCard(api, TEST_CARDS.approved);
+    const res = await api.post('/transaction/', seventeen({ source: [{ authorization_id: card, amount: 15 }, { wallet_id: w.id, amount: 2 }] }));
+    expect(res.status, res.text).toBe(402);
+    expect(problemPaths(res)).toEqual(['source.1']);
+    expect((await api.get(`/sale/?authorization_id=${card}`)).body.count).toBe(0);
+    expect(await balanceOf(api, w.id)).toBe(1);
+  });
+
+  it('refuses sources that do not add up to total_price, name no or two payers, or are unknown (400)', async () => {
+    const { api } = svc;
+    const w = await createWallet(api);
+    const usd = await createWallet(api, { currency: 'USD' });
+    const cases: [unknown, string, RegExp?][] = [
+      [[{ wallet_id: w.id, amount: 16.99 }], 'source', /difference -0\.01/],
+      [[{ wallet_id: w.id, amount: 17.01 }], 'source', /difference 0\.01/],
+      [[{ amount: 17 }], 'source.0.wallet_id'],
+      [[{ amount: 17, wallet_id: w.id, authorization_id: w.id }], 'source.0.wallet_id'],
+      [[{ wallet_id: '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e', amount: 17 }], 'source.0.wallet_id'],
+      [[{ wallet_id: usd.id, amount: 17 }], 'source.0.wallet_id'],
+      [[{ authorization_id: '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e', amount: 17 }], 'source.0.authorization_id'],
+    ];
+    for (const [source, path, detail] of cases) {
+      const res = await api.post('/transaction/', seventeen({ source }));
+      expect(res.status, res.text).toBe(400);
+      expect(problemPaths(res)).toContain(path);
+      if (detail) expect(res.body.detail).toMatch(detail);
+    }
+    const held = await api.post('/transaction/', seventeen({ authorize: true, source: [{ wallet_id: w.id, amount: 17 }] }));
+    expect(held.status).toBe(400);
+  });
+});
