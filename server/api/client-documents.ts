@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { fileTypeFromBuffer } from 'file-type';
 import { z } from 'zod';
 import { DOCUMENT_STATUSES, DOCUMENT_TYPES } from '../domain/compliance';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
@@ -34,6 +33,8 @@ async function checkedBytes(file: z.output<typeof documentCreate>['file']): Prom
   if (!endings.some((e) => file.name.toLowerCase().endsWith(e))) {
     throw fieldError('file.name', `must end with ${endings.join(' or ')} for ${file.content_type}`);
   }
+  // Loaded on the first upload: the service starts without it.
+  const { fileTypeFromBuffer } = await import('file-type');
   const detected = await fileTypeFromBuffer(bytes);
   if (detected?.mime !== file.content_type) {
     const seen = detected && detected.mime in DOCUMENT_FORMATS ? `they are ${detected.mime}` : 'they are not PDF, PNG, JPEG or WebP';
