@@ -5,7 +5,8 @@ import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination'
 import { ApiError, fieldError } from '../http/problem';
 import { type FileAnswer, route, type RouteDef } from '../http/route';
 import { getClient, getDocument, getDocumentFile, insertDocument, listDocuments } from '../store/clients';
-import { DOCUMENT_FORMATS, documentCreate, documentOut, MAX_DOCUMENT_BYTES, presentDocument } from './client-objects';
+import { presentDocument } from '../present/client';
+import { DOCUMENT_FORMATS, documentCreate, documentOut, MAX_DOCUMENT_BYTES } from './client-objects';
 import { clientNotFound } from './clients';
 
 // A client's documents, for the compliance review. Sent as JSON with the bytes in base64

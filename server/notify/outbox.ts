@@ -1,7 +1,7 @@
-import { presentAuthorization } from '../api/authorizations';
-import { presentClient, presentDocument, presentIban } from '../api/client-objects';
-import { presentSale } from '../api/sales';
-import { presentTransaction } from '../api/transactions';
+import { presentAuthorization } from '../present/authorization';
+import { presentClient, presentDocument, presentIban } from '../present/client';
+import { presentSale } from '../present/sale';
+import { presentTransaction } from '../present/transaction';
 import type { Tx } from '../store/db';
 import { type EventType, insertEvent, type Outbox } from '../store/events';
 import { getClient, getDocument, getIban } from '../store/clients';
