@@ -9,12 +9,14 @@ import { catalogueRoutes } from './catalogue';
 import { eventRoutes } from './events';
 import { referenceRoutes } from './reference';
 import { saleRoutes } from './sales';
+import { subscriptionRoutes } from './subscriptions';
 import { transactionRoutes } from './transactions';
 
 export const apiRoutes = (): RouteDef[] => [
   ...transactionRoutes(),
   ...saleRoutes(),
   ...authorizationRoutes(),
+  ...subscriptionRoutes(),
   ...eventRoutes(),
   ...catalogueRoutes(),
   ...referenceRoutes(),

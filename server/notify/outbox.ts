@@ -1,9 +1,11 @@
 import { presentAuthorization } from '../api/authorizations';
 import { presentSale } from '../api/sales';
+import { presentSubscription } from '../api/subscriptions';
 import { presentTransaction } from '../api/transactions';
 import type { Tx } from '../store/db';
 import { type EventType, insertEvent, type Outbox } from '../store/events';
 import { getAuthorization, getSale } from '../store/sales';
+import { getSubscription } from '../store/subscriptions';
 import { getTransaction } from '../store/transactions';
 
 // Turns "this object changed" into an outbox row: the object as the API presents it, read
@@ -33,6 +35,10 @@ export function createOutbox(baseUrl: () => string): Outbox {
       case 'sale': {
         const sale = await getSale(trx, null, id);
         return sale && { environmentId: sale.row.environment_id, notifyUrl: sale.row.notify_url, data: async () => presentSale(sale) };
+      }
+      case 'subscription': {
+        const sub = await getSubscription(trx, null, id);
+        return sub && { environmentId: sub.row.environment_id, notifyUrl: sub.row.notify_url, data: async () => presentSubscription(sub, baseUrl()) };
       }
       default: {
         const row = await getAuthorization(trx, null, id);

@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import { chargeDueSubscriptions } from '../jobs/subscription-charges';
+import { findGateway } from '../payments/registry';
 import type { Db } from '../store/db';
 import { findEnvironment } from '../store/environments';
 import { claimDueEvents, type Outbox, recordAttempt } from '../store/events';
@@ -36,6 +38,7 @@ export interface BackgroundOptions {
   random?: () => number;
   deliverEveryMs?: number;
   sweepEveryMs?: number;
+  chargeEveryMs?: number;
   batch?: number;
 }
 
@@ -45,6 +48,8 @@ export interface Background {
   /** Expires overdue pending transactions; resolves with how many. */
   sweep(): Promise<number>;
   runOnce(): Promise<{ expired: number; attempts: number }>;
+  /** One pass of the subscription scheduler; resolves with how many subscriptions it took. */
+  charge(): Promise<number>;
   start(): void;
   stop(): Promise<void>;
 }
@@ -89,6 +94,7 @@ export function createBackground(o: BackgroundOptions): Background {
   }
 
   const sweep = () => expireDue(o.db, o.now(), o.outbox);
+  const charge = () => chargeDueSubscriptions({ db: o.db, outbox: o.outbox, now: o.now, log: o.log, findGateway });
 
   let stopped = true;
   const timers = new Set<NodeJS.Timeout>();
@@ -116,6 +122,7 @@ export function createBackground(o: BackgroundOptions): Background {
   return {
     deliver,
     sweep,
+    charge,
     async runOnce() {
       const expired = await sweep();
       return { expired, attempts: await deliver() };
@@ -124,6 +131,7 @@ export function createBackground(o: BackgroundOptions): Background {
       stopped = false;
       every(o.deliverEveryMs ?? 500, deliver, batch);
       every(o.sweepEveryMs ?? 30 * S, sweep, 100);
+      every(o.chargeEveryMs ?? 2 * S, charge, 20);
     },
     async stop() {
       stopped = true;

@@ -46,8 +46,11 @@ export interface Gateway {
   capture(reference: string, amount: number): Promise<ActionResult>;
   refund(reference: string, amount: number): Promise<ActionResult>;
   void(reference: string, amount: number): Promise<ActionResult>;
-  /** Charges a stored payment method (an authorization's reference), captured at once. */
-  charge(reference: string, input: { amount: number; currency: string }): Promise<SettledResult>;
+  /**
+   * Charges a stored payment method (an authorization's reference), captured at once. The
+   * same `idempotencyKey` again answers the first call's result instead of charging twice.
+   */
+  charge(reference: string, input: { amount: number; currency: string }, idempotencyKey?: string): Promise<SettledResult>;
   /** Stores a payment method without charging it; only gateways whose fields the API can take. */
   store?(fields: Record<string, string>): Promise<SettledResult>;
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { cardBrand, normalizeCardNumber, parseExpiry } from '../../widget/screen/card';
 import type { ActionResult, CardSummary, Gateway, SettledResult } from './gateway';
 
@@ -17,9 +17,12 @@ const ok = async (): Promise<ActionResult> => ({ ok: true, reference: `sbx_${ran
 // A stored insufficient-funds card keeps failing when charged: its reference says so.
 const NSF_PREFIX = 'sbx_nsf_';
 
-async function chargeStored(reference: string): Promise<SettledResult> {
+// Idempotent as a processor's charge is: the same key, the same charge reference (derived
+// from the key, so it holds across processes and restarts without any state here).
+async function chargeStored(reference: string, _input: unknown, idempotencyKey?: string): Promise<SettledResult> {
   if (reference.startsWith(NSF_PREFIX)) return { outcome: 'insufficient_funds', card: null };
-  return { outcome: 'approved', reference: `sbx_${randomUUID()}`, card: null };
+  const id = idempotencyKey ? createHash('sha256').update(`${reference}\n${idempotencyKey}`).digest('base64url').slice(0, 32) : randomUUID();
+  return { outcome: 'approved', reference: `sbx_${id}`, card: null };
 }
 
 function summarize(fields: Record<string, string>): CardSummary {

@@ -20,6 +20,13 @@ export const EVENT_TYPES = [
   'authorization.created',
   'authorization.charged',
   'authorization.removed',
+  'subscription.started',
+  'subscription.paused',
+  'subscription.resumed',
+  'subscription.stopped',
+  'subscription.charged',
+  'subscription.charge_failed',
+  'subscription.past_due',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
