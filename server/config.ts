@@ -22,6 +22,7 @@ const envSchema = z.object({
   ALLOW_PRIVATE_NOTIFY_URLS: booleanFlag,
   BACKGROUND_WORK: z.enum(['true', 'false']).default('true'),
   TRUST_PROXY: booleanFlag,
+  TEST_CLOCK_FILE: z.string().optional(),
 });
 
 export type Config = {
@@ -38,6 +39,8 @@ export type Config = {
   /** Webhook delivery and the expiry sweep in this process; off for API-only processes. */
   backgroundWork: boolean;
   trustProxy: boolean;
+  /** Tests only: the clock is real time plus the milliseconds in this file (server/clock.ts). */
+  testClockFile: string | null;
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -61,5 +64,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateNotifyUrls: e.ALLOW_PRIVATE_NOTIFY_URLS,
     backgroundWork: e.BACKGROUND_WORK === 'true',
     trustProxy: e.TRUST_PROXY,
+    testClockFile: e.TEST_CLOCK_FILE ?? null,
   };
 }

@@ -131,7 +131,7 @@ export function createBackground(o: BackgroundOptions): Background {
       stopped = false;
       every(o.deliverEveryMs ?? 500, deliver, batch);
       every(o.sweepEveryMs ?? 30 * S, sweep, 100);
-      every(o.chargeEveryMs ?? 2 * S, charge, 20);
+      every(o.chargeEveryMs ?? S, charge, 20);
     },
     async stop() {
       stopped = true;
