@@ -34,6 +34,7 @@ const OWNED: Record<string, Group> = {
     patch: { amount: 1 },
   },
   authorization: { create: { gateway: SANDBOX_CARD, card }, patch: { amount: 1, currency: 'EUR' } },
+  subscription: { create: (c: Client) => subscriptionIn(c, 'waiting') },
   event: {
     create: async (c: Client) => {
       const tx = await c.post('/transaction/', transactionBody({ notify_url: 'https://shop.example/hook' }));
@@ -42,6 +43,16 @@ const OWNED: Record<string, Group> = {
     },
   },
 };
+
+/** A subscription of its own plan and card, moved to `state` (its action routes need one each). */
+async function subscriptionIn(c: Client, state: 'waiting' | 'active' | 'paused'): Promise<{ id: string }> {
+  const plan = await c.post('/plan/', OWNED.plan!.create);
+  const authorization = await c.post('/authorization/', OWNED.authorization!.create);
+  const sub = (await c.post('/subscription/', { plan: plan.body.id, authorization: authorization.body.id })).body as { id: string };
+  if (state !== 'waiting') await c.post(`/subscription/${sub.id}/start/`, undefined);
+  if (state === 'paused') await c.post(`/subscription/${sub.id}/pause/`, undefined);
+  return sub;
+}
 
 /** Seeded read-only objects, the same in every environment: no isolation to check. */
 const GLOBAL = new Set(['gateway', 'currency']);
@@ -53,6 +64,8 @@ interface IdRoute {
   path: string;
   /** An action that takes the group's `patch` body. */
   withBody?: boolean;
+  /** Creates the object in the state this action needs, instead of the group's `create`. */
+  create?: (c: Client) => Promise<{ id: string }>;
 }
 
 const ID_ROUTES: IdRoute[] = [
@@ -65,6 +78,11 @@ const ID_ROUTES: IdRoute[] = [
   { method: 'GET', group: 'authorization', path: '/authorization/{id}/' },
   { method: 'POST', group: 'authorization', path: '/authorization/{id}/charge/', withBody: true },
   { method: 'POST', group: 'authorization', path: '/authorization/{id}/remove/' },
+  { method: 'GET', group: 'subscription', path: '/subscription/{id}/' },
+  { method: 'POST', group: 'subscription', path: '/subscription/{id}/start/' },
+  { method: 'POST', group: 'subscription', path: '/subscription/{id}/pause/', create: (c) => subscriptionIn(c, 'active') },
+  { method: 'POST', group: 'subscription', path: '/subscription/{id}/active/', create: (c) => subscriptionIn(c, 'paused') },
+  { method: 'POST', group: 'subscription', path: '/subscription/{id}/stop/' },
   { method: 'GET', group: 'event', path: '/event/{id}/' },
   { method: 'POST', group: 'event', path: '/event/{id}/retry/' },
 ];
@@ -118,7 +136,7 @@ describe.each(ENGINES)('environment isolation on %s', (engine) => {
   };
 
   it.each(ID_ROUTES)('$method $path', async (route) => {
-    const original = await create(route.group);
+    const original = route.create ? await route.create(owner) : await create(route.group);
     // Actions change the object itself: it is read at its own path.
     const path = `/${route.group}/${original.id}/`;
     const snapshot = (await owner.get(path)).body;
