@@ -23,6 +23,23 @@ const envSchema = z.object({
   BACKGROUND_WORK: z.enum(['true', 'false']).default('true'),
   TRUST_PROXY: booleanFlag,
   TEST_CLOCK_FILE: z.string().optional(),
+  GATEWAY_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(15_000),
+  PAYMENT_CLAIM_MS: z.coerce.number().int().min(1).max(3_600_000).optional(),
+  GATEWAY_MODULES: z.string().optional(),
+  GATEWAY_SETTINGS: z
+    .string()
+    .refine((s) => {
+      try {
+        JSON.parse(s);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'must be a JSON text')
+    .optional(),
+}).refine((e) => e.PAYMENT_CLAIM_MS === undefined || e.PAYMENT_CLAIM_MS >= 2 * e.GATEWAY_TIMEOUT_MS, {
+  message: 'must be at least twice GATEWAY_TIMEOUT_MS, so a claim outlives every gateway call made under it',
+  path: ['PAYMENT_CLAIM_MS'],
 });
 
 export type Config = {
@@ -41,6 +58,17 @@ export type Config = {
   trustProxy: boolean;
   /** Tests only: the clock is real time plus the milliseconds in this file (server/clock.ts). */
   testClockFile: string | null;
+  /** How long a gateway call may take before it is abandoned (and later reconciled). */
+  gatewayTimeoutMs: number;
+  /**
+   * How long a reservation (a claimed payment attempt, a sale action under way) holds
+   * before the reconciliation job may take it over: always at least twice the timeout.
+   */
+  paymentClaimMs: number;
+  /** Extra gateway adapters: modules whose default export builds them (docs/payments.md). */
+  gatewayModules: string[];
+  /** Passed to every gateway module. */
+  gatewaySettings: unknown;
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -65,5 +93,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     backgroundWork: e.BACKGROUND_WORK === 'true',
     trustProxy: e.TRUST_PROXY,
     testClockFile: e.TEST_CLOCK_FILE ?? null,
+    gatewayTimeoutMs: e.GATEWAY_TIMEOUT_MS,
+    paymentClaimMs: e.PAYMENT_CLAIM_MS ?? Math.max(60_000, 4 * e.GATEWAY_TIMEOUT_MS),
+    gatewayModules: (e.GATEWAY_MODULES ?? '').split(',').map((m) => m.trim()).filter(Boolean),
+    gatewaySettings: e.GATEWAY_SETTINGS === undefined ? null : JSON.parse(e.GATEWAY_SETTINGS),
   };
 }

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from './config';
+import type { Gateways } from './payments/registry';
 import type { Database } from './store/db';
 import type { Outbox } from './store/events';
 
@@ -11,4 +12,6 @@ export interface Deps {
   now: () => Date;
   /** Where changes record their events, inside their own database transaction. */
   outbox: Outbox;
+  /** The payment gateways, built from configuration at start; tests pass their own. */
+  gateways: Gateways;
 }

@@ -6,7 +6,7 @@ import { startService } from './service';
 
 const config = loadConfig();
 const log = createLogger(config.logLevel);
-const service = await startService(config, log, config.testClockFile ? fileClock(config.testClockFile) : undefined);
+const service = await startService(config, log, { now: config.testClockFile ? fileClock(config.testClockFile) : undefined });
 const baseUrl = config.publicUrl ?? service.url;
 
 const demo = await ensureDemoEnvironment(config, service.deps.database, new Date());

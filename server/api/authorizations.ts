@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import { validateFields } from '../../widget/screen/card';
-import { uuidv7 } from '../domain/ids';
+import { validateFields } from '../../widget/fields/card';
 import { ApiError, type FieldError, RecordedError } from '../http/problem';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { route, type RouteDef } from '../http/route';
-import { findGateway } from '../payments/registry';
+import { chargeAuthorization } from '../payments/charge';
+import { canStore } from '../payments/gateway';
+import { storeCard } from '../payments/store-card';
 import type { AuthorizationRow } from '../store/schema';
-import { chargeAuthorization, getAuthorization, insertAuthorization, listAuthorizations, removeAuthorization } from '../store/sales';
+import { getAuthorization, listAuthorizations, removeAuthorization } from '../store/sales';
 import { checkNotifyUrl } from './notify-url';
 import { currencyCode, httpUrl, positiveAmount, ref, text, toMinor } from './fields';
 import { presentSale, saleOut } from './sales';
@@ -89,6 +90,8 @@ const listQuery = pageQuery.extend({
 });
 
 const notFound = () => new ApiError('not_found', 'No authorization with this id');
+const gatewayFailed = (what: string) =>
+  new ApiError('gateway_error', `The gateway failed or did not answer in time; ${what} (a retry is safe)`);
 
 export const authorizationRoutes = (): RouteDef[] => [
   route({
@@ -113,11 +116,12 @@ export const authorizationRoutes = (): RouteDef[] => [
     body: authorizationCreate,
     response: authorizationOut,
     status: 201,
-    problems: [402],
-    async handler({ env, body, deps, db }) {
-      const gateway = findGateway(body.gateway);
+    problems: [402, 502],
+    movesMoney: true,
+    async handler({ env, body, deps }) {
+      const gateway = deps.gateways.find(body.gateway);
       if (!gateway?.enabled) throw new ApiError('invalid_request', 'gateway: is not a gateway', [{ path: 'gateway', message: 'is not a gateway' }]);
-      if (!gateway.store) {
+      if (!canStore(gateway)) {
         const message = 'cannot store a payment method through the API (its customers approve on the provider page)';
         throw new ApiError('invalid_request', `gateway: ${message}`, [{ path: 'gateway', message }]);
       }
@@ -128,27 +132,12 @@ export const authorizationRoutes = (): RouteDef[] => [
         ([name, key]): FieldError => ({ path: `card.${name.replace(/^card_/, '')}`, message: CARD_ERRORS[key] ?? 'is not valid' }),
       );
       if (invalid.length) throw new ApiError('invalid_request', invalid.map((e) => `${e.path}: ${e.message}`).join('; '), invalid);
-      const result = await gateway.store(fields);
-      if (result.outcome !== 'approved') {
-        throw new ApiError('payment_declined', `The gateway declined the card (${result.outcome}); nothing was stored`);
+      const outcome = await storeCard(deps, { environmentId: env.id, gateway, fields, notifyUrl: body.notify_url ?? null });
+      if (outcome.kind === 'gateway_failed') throw gatewayFailed('nothing was stored');
+      if (outcome.kind === 'declined') {
+        throw new ApiError('payment_declined', `The gateway declined the card (${outcome.reason}); nothing was stored`);
       }
-      const at = now.toISOString();
-      const row: AuthorizationRow = {
-        id: uuidv7(now.getTime()),
-        environment_id: env.id,
-        transaction_id: null,
-        gateway_id: gateway.id,
-        status: 'active',
-        card_brand: result.card?.brand ?? null,
-        card_last4: result.card?.last4 ?? null,
-        card_exp_month: result.card?.expMonth ?? null,
-        card_exp_year: result.card?.expYear ?? null,
-        gateway_reference: result.reference,
-        notify_url: body.notify_url ?? null,
-        created_at: at,
-        updated_at: at,
-      };
-      await insertAuthorization(db, row, deps.outbox, now);
+      const row = outcome.authorization;
       return presentAuthorization(row);
     },
   }),
@@ -173,27 +162,22 @@ export const authorizationRoutes = (): RouteDef[] => [
     body: chargeBody,
     response: saleOut,
     status: 201,
-    problems: [402],
+    problems: [402, 502],
+    movesMoney: true,
     async handler({ env, params, body, deps, db }) {
       const authorization = await getAuthorization(db, env.id, params.id!);
       if (!authorization) throw notFound();
-      const gateway = findGateway(authorization.gateway_id)!;
+      const gateway = deps.gateways.find(authorization.gateway_id)!;
       if (gateway.currencies && !gateway.currencies.includes(body.currency)) {
         throw new ApiError('invalid_request', `currency: the gateway does not take ${body.currency}`, [
           { path: 'currency', message: `is not taken by the authorization's gateway` },
         ]);
       }
       const amount = toMinor(body.amount, body.currency, 'amount');
-      const outcome = await chargeAuthorization(db, {
-        authorization,
-        amount,
-        currency: body.currency,
-        description: body.description ?? null,
-        now: deps.now(),
-        outbox: deps.outbox,
-        gateway: (reference) => gateway.charge(reference, { amount, currency: body.currency }),
-      });
+      const outcome = await chargeAuthorization(deps, { authorization, amount, currency: body.currency, description: body.description ?? null });
       switch (outcome.kind) {
+        case 'gateway_failed':
+          throw gatewayFailed('nothing was charged');
         case 'not_active':
           throw new ApiError('conflict', 'a removed authorization cannot be charged; nothing was charged');
         case 'declined':

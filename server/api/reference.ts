@@ -4,7 +4,8 @@ import { uuidv5 } from '../domain/ids';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { ApiError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
-import { GATEWAYS } from '../payments/registry';
+import type { Deps } from '../deps';
+import type { Gateway } from '../payments/gateway';
 
 // Gateways and currencies: seeded, read-only, the same in every environment.
 
@@ -40,7 +41,7 @@ const gatewayOut = z
   })
   .meta({ id: 'Gateway' });
 
-const presentGateway = (g: (typeof GATEWAYS)[number]) => ({
+const presentGateway = (g: Gateway) => ({
   id: g.id,
   code: g.code,
   name: g.name,
@@ -53,12 +54,11 @@ const presentGateway = (g: (typeof GATEWAYS)[number]) => ({
 function readOnly<T extends { id: string }>(opts: {
   group: string;
   tag: string;
-  items: () => T[];
+  items: (deps: Deps) => T[];
   out: z.ZodType;
   filter?: (item: T, query: Record<string, unknown>) => boolean;
   query?: z.ZodObject;
 }): RouteDef[] {
-  const byId = () => new Map(opts.items().map((i) => [i.id, i]));
   return [
     route({
       method: 'get',
@@ -68,9 +68,9 @@ function readOnly<T extends { id: string }>(opts: {
       query: opts.query ?? pageQuery,
       response: pageEnvelopeSchema(opts.out),
       status: 200,
-      async handler({ query, req, baseUrl }) {
+      async handler({ query, req, baseUrl, deps }) {
         const { page, page_size } = query as { page: number; page_size: number };
-        const all = opts.items().filter((i) => opts.filter?.(i, query as Record<string, unknown>) ?? true);
+        const all = opts.items(deps).filter((i) => opts.filter?.(i, query as Record<string, unknown>) ?? true);
         const start = (page - 1) * page_size;
         return pageEnvelope(req, baseUrl, { page, page_size }, all.length, all.slice(start, start + page_size));
       },
@@ -82,8 +82,8 @@ function readOnly<T extends { id: string }>(opts: {
       tag: opts.tag,
       response: opts.out,
       status: 200,
-      async handler({ params }) {
-        const item = byId().get(params.id!);
+      async handler({ params, deps }) {
+        const item = opts.items(deps).find((i) => i.id === params.id);
         if (!item) throw new ApiError('not_found', `No ${opts.group} with this id`);
         return item;
       },
@@ -95,7 +95,7 @@ export const referenceRoutes = (): RouteDef[] => [
   ...readOnly({
     group: 'gateway',
     tag: 'Gateway',
-    items: () => GATEWAYS.map(presentGateway),
+    items: (deps) => deps.gateways.all.map(presentGateway),
     out: gatewayOut,
   }),
   ...readOnly({

@@ -4,8 +4,8 @@ import { ACTION_RULES, actionLimit, SALE_STATUSES, type SaleAction, saleStatus }
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { ApiError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
-import { findGateway } from '../payments/registry';
-import { applySaleAction, getSale, listSales, type StoredSale } from '../store/sales';
+import { moveSaleMoney } from '../payments/sale-actions';
+import { getSale, listSales, type StoredSale } from '../store/sales';
 import { exponentOf, positiveAmount, ref, toMinor } from './fields';
 
 // Sales: what a payment or a charge made, and the three actions on its money.
@@ -104,20 +104,13 @@ const action = (name: SaleAction, summary: string) =>
     response: saleOut,
     status: 200,
     problems: [502],
+    movesMoney: true,
     async handler({ env, params, body, deps, db }) {
       const sale = await getSale(db, env.id, params.id!);
       if (!sale) throw new ApiError('not_found', 'No sale with this id');
       const amount = body.amount === undefined ? actionLimit(name, sale.row) : toMinor(body.amount, sale.row.currency, 'amount');
       if (amount <= 0) throw conflict(name, sale, 0);
-      const gateway = findGateway(sale.row.gateway_id)!;
-      const outcome = await applySaleAction(db, {
-        saleId: sale.row.id,
-        action: name,
-        amount,
-        now: deps.now(),
-        outbox: deps.outbox,
-        gateway: (reference, x) => gateway[name](reference ?? '', x),
-      });
+      const outcome = await moveSaleMoney(deps, { sale: sale.row, action: name, amount });
       switch (outcome.kind) {
         case 'done':
           return presentSale(outcome.sale);

@@ -1,6 +1,6 @@
 import express, { type IRouter, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { validateFields } from '../../widget/screen/card';
+import { validateFields } from '../../widget/fields/card';
 import { documentTemplate, renderDocument, renderNotFound, type DocumentAssets, type DocumentTemplate } from '../../widget/screen/document';
 import { COUNTDOWN_FROM_MS } from '../../widget/screen/model';
 import type { CheckoutView, Language } from '../../widget/screen/view';
@@ -8,16 +8,9 @@ import { isLanguage, resolveLanguage } from '../../widget/i18n/language';
 import type { Deps } from '../deps';
 import { baseUrlOf } from '../http/route';
 import type { Gateway } from '../payments/gateway';
-import { findGateway, gatewaysFor } from '../payments/registry';
-import { sandboxRedirect } from '../payments/sandbox';
-import {
-  cancelTransaction,
-  claimPaymentAttempt,
-  completePayment,
-  failedAttemptsWait,
-  findSaleOfTransaction,
-  releaseFailedAttempt,
-} from '../store/payments';
+import { payTransaction, type PaymentOutcome } from '../payments/pay';
+import { SANDBOX_REDIRECT_ID } from '../payments/sandbox';
+import { cancelTransaction, failedAttemptsWait, findSaleOfTransaction } from '../store/payments';
 import { serverSecret } from '../store/secrets';
 import { type Checkout, checkoutVersion, findCheckout, transactionLines } from '../store/transactions';
 import { csrfToken, sameOriginPost, validCsrf } from './csrf';
@@ -105,6 +98,7 @@ export function checkoutRoutes(router: IRouter, deps: Deps, screenAssets: () => 
     const sale = row.status === 'D' ? await findSaleOfTransaction(db, row.id) : null;
     return buildView({
       tx: { row, lines: await transactionLines(db, row.id) },
+      gateways: deps.gateways,
       merchantName: page.merchant.name,
       language: page.language,
       csrf: csrfToken(await csrfSecret(), row.token),
@@ -202,62 +196,35 @@ export function checkoutRoutes(router: IRouter, deps: Deps, screenAssets: () => 
     if (Object.keys(fieldErrors).length) {
       return { kind: 'view', status: 400, chosenGateway: gateway.id, error: { message: 'error.fieldsInvalid', fields: fieldErrors } };
     }
-    if (!(await claimPaymentAttempt(db, row.id, now))) {
+    const outcome = await payTransaction(deps, { transaction: row, gateway, fields: input.fields });
+    if (outcome.kind === 'not_claimed') {
       const wait = await failedAttemptsWait(db, row.id, now);
       if (wait > 0) {
         return { kind: 'view', status: 429, retryAfter: Math.ceil(wait / 1000), chosenGateway: gateway.id, error: { message: 'error.tooManyAttempts', fields: {} } };
       }
       return stateConflict(page, gateway.id);
     }
-    const hold = row.authorize === 1;
-    let result;
-    try {
-      result = await gateway.pay({ amount: row.total_price, currency: row.currency, capture: !hold, fields: input.fields });
-    } catch (err) {
-      deps.log.error({ err, gateway: gateway.code }, 'gateway failed');
-      await releaseFailedAttempt(db, { transactionId: row.id, gatewayId: gateway.id, outcome: 'declined', cardBrand: null, cardLast4: null }, now);
-      return { kind: 'view', status: 200, chosenGateway: gateway.id, error: { message: 'error.gatewayFailed', fields: {} } };
-    }
-    return settle(page, gateway, result, hold, now);
+    return settled(page, gateway, outcome);
   }
 
-  async function settle(
-    page: Page,
-    gateway: Gateway,
-    result: Awaited<ReturnType<Gateway['pay']>>,
-    hold: boolean,
-    now: Date,
-  ): Promise<Outcome> {
-    const row = page.row;
-    if (result.outcome === 'redirect') throw new Error('a redirect is not a settled payment');
-    const attempt = {
-      transactionId: row.id,
-      gatewayId: gateway.id,
-      cardBrand: result.card?.brand ?? null,
-      cardLast4: result.card?.last4 ?? null,
-    };
-    if (result.outcome !== 'approved') {
-      await releaseFailedAttempt(db, { ...attempt, outcome: result.outcome }, now);
-      const message = result.outcome === 'insufficient_funds' ? 'error.insufficientFunds' : 'error.declined';
-      return { kind: 'view', status: 200, chosenGateway: gateway.id, declined: true, error: { message, fields: {} } };
+  /** What the customer sees after the gateway's answer was recorded. */
+  async function settled(page: Page, gateway: Gateway, outcome: Exclude<PaymentOutcome, { kind: 'not_claimed' }>): Promise<Outcome> {
+    switch (outcome.kind) {
+      case 'paid':
+        return finished(await reload(page), 'completed');
+      case 'declined': {
+        const message = outcome.reason === 'insufficient_funds' ? 'error.insufficientFunds' : 'error.declined';
+        return { kind: 'view', status: 200, chosenGateway: gateway.id, declined: true, error: { message, fields: {} } };
+      }
+      case 'gateway_failed':
+        // Nothing was charged, or reconciliation reverses it: the customer may simply try again.
+        return {
+          kind: 'view',
+          status: 200,
+          chosenGateway: gateway.id,
+          error: { message: outcome.timedOut ? 'error.gatewayTimeout' : 'error.gatewayFailed', fields: {} },
+        };
     }
-    await completePayment(
-      db,
-      {
-        ...attempt,
-        outcome: 'approved',
-        environmentId: row.environment_id,
-        currency: row.currency,
-        amount: row.total_price,
-        hold,
-        gatewayReference: result.reference,
-        card: result.card ? { expMonth: result.card.expMonth, expYear: result.card.expYear } : null,
-      },
-      now,
-      deps.outbox,
-    );
-    deps.log.info({ transaction: row.id, gateway: gateway.code, brand: attempt.cardBrand }, 'payment approved');
-    return finished(await reload(page), 'completed');
   }
 
   /** The transaction moved on (paid, cancelled, expired) or another attempt is running. */
@@ -304,9 +271,11 @@ export function checkoutRoutes(router: IRouter, deps: Deps, screenAssets: () => 
       status: 200,
       // Back from the redirect gateway's approval page in embed mode (see the provider POST).
       justFinished: page.embed !== null && req.query.finished === '1',
-      ...(declined ? { declined, chosenGateway: sandboxRedirect.id, error: { message: 'error.declined', fields: {} } } : {}),
+      ...(declined ? { declined, chosenGateway: SANDBOX_REDIRECT_ID, error: { message: 'error.declined', fields: {} } } : {}),
     });
   }
+
+  const redirectGateway = () => deps.gateways.find(SANDBOX_REDIRECT_ID)!;
 
   const small = { limit: '16kb' };
   router.post('/pay/:token/', express.urlencoded({ ...small, extended: false }), express.json(small));
@@ -334,7 +303,7 @@ export function checkoutRoutes(router: IRouter, deps: Deps, screenAssets: () => 
       if (!(await cancelTransaction(db, page.row.id, deps.now(), deps.outbox))) return respond(res, page, await stateConflict(page, null));
       return respond(res, page, finished(await reload(page), 'cancelled'));
     }
-    const gateway = input.gateway ? gatewaysFor(page.row.currency).find((g) => g.id === input.gateway) : undefined;
+    const gateway = input.gateway ? deps.gateways.forCurrency(page.row.currency).find((g) => g.id === input.gateway) : undefined;
     if (!gateway) {
       return respond(res, page, { kind: 'view', status: 400, error: { message: 'error.gatewayRequired', fields: { gateway: 'error.gatewayRequired' } } });
     }
@@ -350,7 +319,7 @@ export function checkoutRoutes(router: IRouter, deps: Deps, screenAssets: () => 
     const nonce = newNonce();
     applyPageHeaders(res, { nonce, frameAncestors: page.frameAncestors, formTargets: redirectOrigins(page.row) });
     const v = await view(page);
-    res.type('html').send(renderProviderPage({ view: v, gatewayName: sandboxRedirect.name, styles: screenAssets().styles }));
+    res.type('html').send(renderProviderPage({ view: v, gatewayName: redirectGateway().name, styles: screenAssets().styles }));
   });
 
   router.post('/pay/:token/provider/', async (req, res) => {
@@ -361,19 +330,20 @@ export function checkoutRoutes(router: IRouter, deps: Deps, screenAssets: () => 
     if (!sameOriginPost(req, baseUrlOf(req, deps)) || !validCsrf(await csrfSecret(), page.row.token, req.body?.csrf)) {
       return res.redirect(303, back);
     }
-    const now = deps.now();
-    if (!(await claimPaymentAttempt(db, page.row.id, now))) return res.redirect(303, back);
-    const gateway = findGateway(sandboxRedirect.id)!;
-    const hold = page.row.authorize === 1;
-    const result =
-      decision === 'approve'
-        ? ({ outcome: 'approved', reference: `sbx_redirect_${page.row.id}`, card: null } as const)
-        : ({ outcome: 'declined', card: null } as const);
-    const outcome = await settle(page, gateway, result, hold, now);
-    if (outcome.kind === 'redirect') return res.redirect(303, outcome.location);
+    // The provider's answer comes back with the customer: settle the payment with it.
+    const outcome = await payTransaction(deps, {
+      transaction: page.row,
+      gateway: redirectGateway(),
+      fields: { decision: decision === 'approve' ? 'approve' : 'reject' },
+    });
+    if (outcome.kind === 'not_claimed') return res.redirect(303, back);
+    if (outcome.kind === 'paid') {
+      const done = finished(await reload(page), 'completed');
+      if (done.kind === 'redirect') return res.redirect(303, done.location);
+    }
     const sep = back.includes('?') ? '&' : '?';
     // In embed mode the frame reports the payment to the merchant's page once it is back.
     const approved = page.embed ? `${back}${sep}finished=1` : back;
-    res.redirect(303, decision === 'approve' ? approved : `${back}${sep}declined=1`);
+    res.redirect(303, outcome.kind === 'paid' ? approved : `${back}${sep}declined=1`);
   });
 }

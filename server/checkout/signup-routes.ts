@@ -1,13 +1,13 @@
 import express, { type IRouter, type NextFunction, type Request, type Response } from 'express';
-import { validateFields } from '../../widget/screen/card';
+import { validateFields } from '../../widget/fields/card';
 import { type DocumentAssets, renderDocument, renderNotFound } from '../../widget/screen/document';
 import { isLanguage, resolveLanguage } from '../../widget/i18n/language';
 import type { CheckoutView } from '../../widget/screen/view';
 import { signupOpen } from '../api/subscriptions';
 import type { Deps } from '../deps';
-import { uuidv7 } from '../domain/ids';
 import { baseUrlOf } from '../http/route';
-import { findGateway } from '../payments/registry';
+import { canStore } from '../payments/gateway';
+import { storeCard } from '../payments/store-card';
 import { serverSecret } from '../store/secrets';
 import { attachPaymentMethod, findSignup, type SignupPage } from '../store/subscriptions';
 import { csrfToken, sameOriginPost, validCsrf } from './csrf';
@@ -30,7 +30,7 @@ interface Page extends SignupPage {
   wantsJson: boolean;
 }
 
-type Extra = Omit<SignupViewInput, 'row' | 'merchantName' | 'language' | 'csrf' | 'now' | 'embed'>;
+type Extra = Omit<SignupViewInput, 'row' | 'merchantName' | 'language' | 'csrf' | 'now' | 'embed' | 'gateways'>;
 
 /** Declared on the app before the checkout's routes; any other token goes on to them. */
 export function signupRoutes(router: IRouter, deps: Deps, screenAssets: () => DocumentAssets): void {
@@ -62,6 +62,7 @@ export function signupRoutes(router: IRouter, deps: Deps, screenAssets: () => Do
       csrf: csrfToken(await csrfSecret(), page.row.token),
       now: deps.now(),
       embed: page.embed,
+      gateways: signupGateways(deps.gateways, page.row.currency),
       ...extra,
     });
   }
@@ -111,50 +112,27 @@ export function signupRoutes(router: IRouter, deps: Deps, screenAssets: () => Do
     if (!signupOpen(page.row)) return show(res, page, 409);
     if (input.action === 'cancel') return finish(res, page, 'cancelled');
 
-    const option = signupGateways(page.row.currency).find((g) => g.id === input.gateway);
-    const gateway = option && findGateway(option.id);
-    if (!gateway?.store) {
+    const gateway = deps.gateways.forCurrency(page.row.currency).find((g) => g.id === input.gateway);
+    if (!gateway || !canStore(gateway)) {
       return show(res, page, 400, { error: { message: 'error.gatewayRequired', fields: { gateway: 'error.gatewayRequired' } } });
     }
-    const now = deps.now();
-    const fieldErrors = validateFields(gateway.fields, input.fields, now);
+    const fieldErrors = validateFields(gateway.fields, input.fields, deps.now());
     if (Object.keys(fieldErrors).length) {
       return show(res, page, 400, { chosenGateway: gateway.id, error: { message: 'error.fieldsInvalid', fields: fieldErrors } });
     }
-    let stored;
-    try {
-      stored = await gateway.store(input.fields);
-    } catch (err) {
-      deps.log.error({ err, gateway: gateway.code }, 'gateway failed');
+    const stored = await storeCard(deps, { environmentId: page.row.environment_id, gateway, fields: input.fields, notifyUrl: null });
+    if (stored.kind === 'gateway_failed') {
       return show(res, page, 200, { chosenGateway: gateway.id, error: { message: 'error.gatewayFailed', fields: {} } });
     }
-    if (stored.outcome !== 'approved') {
-      const message = stored.outcome === 'insufficient_funds' ? 'error.insufficientFunds' : 'error.declined';
+    if (stored.kind === 'declined') {
+      const message = stored.reason === 'insufficient_funds' ? 'error.insufficientFunds' : 'error.declined';
       return show(res, page, 200, { chosenGateway: gateway.id, declined: true, error: { message, fields: {} } });
     }
-    const at = now.toISOString();
-    const result = await attachPaymentMethod(db, {
-      subscription: page.row,
-      authorization: {
-        id: uuidv7(now.getTime()),
-        environment_id: page.row.environment_id,
-        transaction_id: null,
-        gateway_id: gateway.id,
-        status: 'active',
-        card_brand: stored.card?.brand ?? null,
-        card_last4: stored.card?.last4 ?? null,
-        card_exp_month: stored.card?.expMonth ?? null,
-        card_exp_year: stored.card?.expYear ?? null,
-        gateway_reference: stored.reference,
-        notify_url: null,
-        created_at: at,
-        updated_at: at,
-      },
-      now,
-      outbox: deps.outbox,
-    });
+    // A second sign-up racing this one finds the subscription started: its card stays
+    // stored (an authorization the merchant sees and can remove) and it is told so.
+    const result = await attachPaymentMethod(db, { subscription: page.row, authorizationId: stored.authorization.id, now: deps.now(), outbox: deps.outbox });
     if (result.kind !== 'done') return show(res, { ...page, row: (await findSignup(db, page.row.token))!.row }, 409);
-    deps.log.info({ subscription: page.row.id, gateway: gateway.code, brand: stored.card?.brand ?? null }, 'subscription signed up');
+    deps.log.info({ subscription: page.row.id, gateway: gateway.code, brand: stored.authorization.card_brand }, 'subscription signed up');
     return finish(res, { ...page, row: result.subscription.row }, 'completed');
   });
 }

@@ -2,7 +2,8 @@ import type { CheckoutView, GatewayOption, Language, ScreenStatus } from '../../
 import { exponentOf } from '../api/fields';
 import { signupOpen } from '../api/subscriptions';
 import { addDays, type Interval } from '../domain/periods';
-import { gatewaysFor } from '../payments/registry';
+import { canStore } from '../payments/gateway';
+import type { Gateways } from '../payments/registry';
 import type { SubscriptionRow } from '../store/schema';
 
 // A subscription's sign-up page as the payment screen's view: the same screen, model and
@@ -22,12 +23,14 @@ export interface SignupViewInput {
   error?: CheckoutView['error'];
   chosenGateway?: string | null;
   declined?: boolean;
+  gateways: GatewayOption[];
 }
 
 /** Only gateways that store a card can pay for later periods. */
-export function signupGateways(currency: string): GatewayOption[] {
-  return gatewaysFor(currency)
-    .filter((g) => g.store)
+export function signupGateways(gateways: Gateways, currency: string): GatewayOption[] {
+  return gateways
+    .forCurrency(currency)
+    .filter(canStore)
     .map((g) => ({ id: g.id, name: g.name, flow: g.flow, fields: g.fields }));
 }
 
@@ -44,7 +47,7 @@ function screenStatus(input: SignupViewInput): ScreenStatus {
 export function buildSignupView(input: SignupViewInput): CheckoutView {
   const { row } = input;
   const status = screenStatus(input);
-  const gateways = signupGateways(row.currency);
+  const { gateways } = input;
   const pastDue = row.status === 'past_due';
   // Signing up now: charged now, or at the end of the trial; past due: at once with the new card.
   const firstChargeAt =

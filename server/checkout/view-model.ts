@@ -1,7 +1,7 @@
 import type { CheckoutView, GatewayOption, Language, Receipt, ScreenStatus } from '../../widget/screen/view';
 import { findCurrency } from '../domain/currencies';
 import { effectiveStatus } from '../domain/transaction-status';
-import { gatewaysFor } from '../payments/registry';
+import type { Gateways } from '../payments/registry';
 import type { SaleRow } from '../store/schema';
 import type { StoredTransaction } from '../store/transactions';
 
@@ -11,6 +11,7 @@ const SCREEN_STATUS: Record<string, ScreenStatus> = { N: 'pending', D: 'paid', C
 
 export interface ViewInput {
   tx: StoredTransaction;
+  gateways: Gateways;
   merchantName: string;
   language: Language;
   csrf: string;
@@ -25,8 +26,8 @@ export interface ViewInput {
   declined?: boolean;
 }
 
-export function gatewayOptions(currency: string): GatewayOption[] {
-  return gatewaysFor(currency).map((g) => ({ id: g.id, name: g.name, flow: g.flow, fields: g.fields }));
+export function gatewayOptions(gateways: Gateways, currency: string): GatewayOption[] {
+  return gateways.forCurrency(currency).map((g) => ({ id: g.id, name: g.name, flow: g.flow, fields: g.fields }));
 }
 
 function receiptOf(sale: SaleRow | null | undefined): Receipt | null {
@@ -43,7 +44,7 @@ function receiptOf(sale: SaleRow | null | undefined): Receipt | null {
 export function buildView(input: ViewInput): CheckoutView {
   const { row, lines } = input.tx;
   const status = SCREEN_STATUS[effectiveStatus(row.status, row.expired_at, input.now)]!;
-  const gateways = gatewayOptions(row.currency);
+  const gateways = gatewayOptions(input.gateways, row.currency);
   const chosen = gateways.find((g) => g.id === input.chosenGateway)?.id;
   const adjustment = (name: string | null, value: number) => (value !== 0 || name ? { name: name ?? '', value } : null);
   return {

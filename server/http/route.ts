@@ -18,7 +18,8 @@ export interface RouteContext<B, Q> {
   env: EnvironmentRow;
   /**
    * The database handle to use: inside a POST with an Idempotency-Key it is the
-   * transaction that also records the response, so both commit or neither does.
+   * transaction that also records the response, so both commit or neither does (except
+   * for routes that move money, see RouteDef.movesMoney).
    */
   db: Db;
   body: B;
@@ -47,6 +48,14 @@ export interface RouteDef<
   status: 200 | 201 | 204;
   /** Answers beyond the common ones, for the OpenAPI document: 402 declined, 502 gateway failed. */
   problems?: (402 | 502)[];
+  /**
+   * The handler calls a gateway (through server/payments/), which must never happen
+   * inside a database transaction: under an Idempotency-Key it runs outside the one that
+   * records the response. The key is claimed first all the same (a concurrent repeat is a
+   * 409, a later one replays), and the use case's own reservation makes its money
+   * movement happen once.
+   */
+  movesMoney?: true;
   handler(ctx: RouteContext<z.output<B>, z.output<Q>>): Promise<z.input<R> | void>;
 }
 
@@ -79,6 +88,25 @@ function send(res: Response, status: number, body: string | undefined) {
   res.status(status).setHeader('Content-Type', `${status >= 400 ? 'application/problem+json' : 'application/json'}; charset=utf-8`);
   res.setHeader('Content-Length', bytes.length);
   res.end(bytes);
+}
+
+/** A keyed request of a money-moving route: the work, then its response recorded. */
+async function runOutside(
+  run: (db: Db) => Promise<string | undefined>,
+  db: Db,
+  ids: { environmentId: string; key: string },
+  status: number,
+): Promise<string | undefined> {
+  let output: string | undefined;
+  try {
+    output = await run(db);
+  } catch (err) {
+    if (err instanceof RecordedError) await completeKey(db, { ...ids, status: err.status, body: problemBody(err) });
+    else await releaseKey(db, ids);
+    throw err;
+  }
+  await completeKey(db, { ...ids, status, body: output ?? '' });
+  return output;
 }
 
 export function mountRoutes(router: Router, routes: RouteDef[], deps: Deps): void {
@@ -144,6 +172,7 @@ export function mountRoutes(router: Router, routes: RouteDef[], deps: Deps): voi
           res.set('Idempotent-Replayed', 'true');
           return send(res, claim.status, claim.body);
       }
+      if (def.movesMoney) return send(res, def.status, await runOutside(run, db, ids, def.status));
       let output: string | undefined;
       let recorded: RecordedError | undefined;
       try {

@@ -1,18 +1,14 @@
 import type { Logger } from 'pino';
-import { chargeDueSubscriptions } from '../jobs/subscription-charges';
-import { findGateway } from '../payments/registry';
 import type { Db } from '../store/db';
 import { findEnvironment } from '../store/environments';
-import { claimDueEvents, type Outbox, recordAttempt } from '../store/events';
-import { expireDue } from '../store/payments';
+import { claimDueEvents, recordAttempt } from '../store/events';
 import type { EventRow } from '../store/schema';
 import { DELIVERY_TIMEOUT_MS, postNotification } from './deliver';
 import { signatureHeaders } from './signing';
 
-// The service's background work: delivering due events and expiring overdue
-// transactions. Both claim their rows in the database, so any number of processes can
-// run it side by side. The clock is injected, and runOnce() does one round, so tests
-// drive the retry schedule without waiting.
+// Webhook delivery, one of the service's jobs (server/jobs/): claims due events in the
+// database, so any number of processes can deliver side by side, and schedules retries
+// on the injected clock.
 
 const S = 1000;
 const MIN = 60 * S;
@@ -29,37 +25,20 @@ export function retryAt(attempts: number, now: Date, random: () => number): Date
   return new Date(now.getTime() + Math.round(delay * (1 + JITTER * (2 * random() - 1))));
 }
 
-export interface BackgroundOptions {
+export interface DeliveryOptions {
   db: Db;
-  outbox: Outbox;
   now: () => Date;
   log: Logger;
   allowPrivateNotifyUrls: boolean;
   random?: () => number;
-  deliverEveryMs?: number;
-  sweepEveryMs?: number;
-  chargeEveryMs?: number;
-  batch?: number;
-}
-
-export interface Background {
-  /** Claims and delivers what is due now; resolves with the number of attempts made. */
-  deliver(): Promise<number>;
-  /** Expires overdue pending transactions; resolves with how many. */
-  sweep(): Promise<number>;
-  runOnce(): Promise<{ expired: number; attempts: number }>;
-  /** One pass of the subscription scheduler; resolves with how many subscriptions it took. */
-  charge(): Promise<number>;
-  start(): void;
-  stop(): Promise<void>;
 }
 
 // Longer than any one delivery can take, so a live worker never loses its claim.
 const LEASE_MS = DELIVERY_TIMEOUT_MS * 6;
 
-export function createBackground(o: BackgroundOptions): Background {
+/** One round of webhook delivery: claims up to `batch` due events and posts each; resolves with the attempts made. */
+export function createDelivery(o: DeliveryOptions): (batch: number) => Promise<number> {
   const random = o.random ?? Math.random;
-  const batch = o.batch ?? 20;
 
   async function attempt(event: EventRow): Promise<void> {
     const env = await findEnvironment(o.db, event.environment_id);
@@ -87,57 +66,9 @@ export function createBackground(o: BackgroundOptions): Background {
     o.log.info({ event: event.id, type: event.type, attempt: event.attempt_count + 1, status: code, result }, 'notification attempt');
   }
 
-  async function deliver(): Promise<number> {
+  return async (batch) => {
     const events = await claimDueEvents(o.db, o.now(), LEASE_MS, batch);
     await Promise.all(events.map(attempt));
     return events.length;
-  }
-
-  const sweep = () => expireDue(o.db, o.now(), o.outbox);
-  const charge = () => chargeDueSubscriptions({ db: o.db, outbox: o.outbox, now: o.now, log: o.log, findGateway });
-
-  let stopped = true;
-  const timers = new Set<NodeJS.Timeout>();
-  const running = new Set<Promise<unknown>>();
-  function every(ms: number, work: () => Promise<number>, full: number) {
-    const tick = () => {
-      timers.delete(timer);
-      if (stopped) return;
-      const round = work()
-        .catch((err: unknown) => {
-          o.log.error({ err }, 'background work failed');
-          return 0;
-        })
-        .then((done) => {
-          running.delete(round);
-          // A full batch means more is probably waiting: go on at once.
-          if (!stopped) timers.add((timer = setTimeout(tick, done >= full ? 0 : ms)));
-        });
-      running.add(round);
-    };
-    let timer = setTimeout(tick, 0);
-    timers.add(timer);
-  }
-
-  return {
-    deliver,
-    sweep,
-    charge,
-    async runOnce() {
-      const expired = await sweep();
-      return { expired, attempts: await deliver() };
-    },
-    start() {
-      stopped = false;
-      every(o.deliverEveryMs ?? 500, deliver, batch);
-      every(o.sweepEveryMs ?? 30 * S, sweep, 100);
-      every(o.chargeEveryMs ?? S, charge, 20);
-    },
-    async stop() {
-      stopped = true;
-      for (const t of timers) clearTimeout(t);
-      timers.clear();
-      await Promise.all(running);
-    },
   };
 }

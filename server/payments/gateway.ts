@@ -1,8 +1,11 @@
-import type { GatewayField } from '../../widget/screen/view';
+import type { GatewayField } from '../../widget/fields/types';
 
 // A payment gateway is an adapter behind this one interface. The checkout renders what a
-// gateway declares (`flow`, `fields`) and calls `pay`; sales call capture/refund/void.
-// Adding a gateway means adding an adapter here, not touching the screen.
+// gateway declares (`flow`, `fields`); the use cases in this folder call the rest, always
+// outside any database transaction and always with `reference`: our idempotency
+// reference, derived from the reservation (see docs/payments.md). A gateway that receives
+// the same reference twice must act once and answer the same; `lookup` answers what it
+// did for a reference, so a call whose answer was lost can be reconciled.
 
 export interface CardSummary {
   brand: string | null;
@@ -11,7 +14,15 @@ export interface CardSummary {
   expYear: number | null;
 }
 
-export interface PayInput {
+/** What every call carries. */
+export interface CallContext {
+  /** Our idempotency reference for this call. */
+  reference: string;
+  /** Aborted when the configured gateway timeout runs out: a networked adapter passes it to fetch. */
+  signal: AbortSignal;
+}
+
+export interface PayInput extends CallContext {
   /** Integer minor units. */
   amount: number;
   currency: string;
@@ -21,16 +32,28 @@ export interface PayInput {
   fields: Record<string, string>;
 }
 
-export type PayResult =
+export type SettledResult =
   | { outcome: 'approved'; reference: string; card: CardSummary | null }
-  | { outcome: 'declined' | 'insufficient_funds'; card: CardSummary | null }
-  /** The customer must continue on the provider's page; see `Gateway.redirect`. */
+  | { outcome: 'declined' | 'insufficient_funds'; card: CardSummary | null };
+
+export type PayResult =
+  | SettledResult
+  /** The customer must continue on the provider's page. */
   | { outcome: 'redirect' };
 
-/** What a gateway answers when no customer is present to be redirected. */
-export type SettledResult = Exclude<PayResult, { outcome: 'redirect' }>;
-
 export type ActionResult = { ok: true; reference: string } | { ok: false; reason: string };
+
+/** What the gateway did for one of our references. */
+export type LookupResult =
+  | { status: 'not_found' }
+  | { status: 'failed'; reason: 'declined' | 'insufficient_funds' | 'refused'; card: CardSummary | null }
+  | { status: 'succeeded'; reference: string; card: CardSummary | null };
+
+export interface ActionInput extends CallContext {
+  /** The gateway's reference of the payment the action applies to. */
+  payment: string;
+  amount: number;
+}
 
 export interface Gateway {
   /** Stable UUID, the same in every environment. */
@@ -43,14 +66,16 @@ export interface Gateway {
   currencies: string[] | null;
   enabled: boolean;
   pay(input: PayInput): Promise<PayResult>;
-  capture(reference: string, amount: number): Promise<ActionResult>;
-  refund(reference: string, amount: number): Promise<ActionResult>;
-  void(reference: string, amount: number): Promise<ActionResult>;
-  /**
-   * Charges a stored payment method (an authorization's reference), captured at once. The
-   * same `idempotencyKey` again answers the first call's result instead of charging twice.
-   */
-  charge(reference: string, input: { amount: number; currency: string }, idempotencyKey?: string): Promise<SettledResult>;
+  capture(input: ActionInput): Promise<ActionResult>;
+  refund(input: ActionInput): Promise<ActionResult>;
+  void(input: ActionInput): Promise<ActionResult>;
+  /** Charges a stored payment method (an authorization's gateway reference), captured at once. */
+  charge(input: CallContext & { method: string; amount: number; currency: string }): Promise<SettledResult>;
   /** Stores a payment method without charging it; only gateways whose fields the API can take. */
-  store?(fields: Record<string, string>): Promise<SettledResult>;
+  store?(input: CallContext & { fields: Record<string, string> }): Promise<SettledResult>;
+  lookup(input: CallContext): Promise<LookupResult>;
 }
+
+export type StoringGateway = Gateway & Required<Pick<Gateway, 'store'>>;
+
+export const canStore = (g: Gateway): g is StoringGateway => g.store !== undefined;

@@ -1,14 +1,20 @@
 import type { Gateway } from './gateway';
-import { sandboxCard, sandboxRedirect } from './sandbox';
 
-/** Seeded and read-only: the same gateways, in this fixed order, in every environment. */
-export const GATEWAYS: readonly Gateway[] = [sandboxCard, sandboxRedirect];
-
-export function findGateway(id: string): Gateway | undefined {
-  return GATEWAYS.find((g) => g.id === id);
+/** The gateways of this service, built once at start (service.ts) and passed in deps. */
+export interface Gateways {
+  /** In their fixed order, the same in every environment. */
+  readonly all: readonly Gateway[];
+  find(id: string): Gateway | undefined;
+  /** The enabled gateways that accept `currency`, in their fixed order. */
+  forCurrency(currency: string): Gateway[];
 }
 
-/** The enabled gateways that accept `currency`, in their fixed order. */
-export function gatewaysFor(currency: string): Gateway[] {
-  return GATEWAYS.filter((g) => g.enabled && (g.currencies === null || g.currencies.includes(currency)));
+export function createGateways(list: readonly Gateway[]): Gateways {
+  const ids = new Set(list.map((g) => g.id));
+  if (ids.size !== list.length) throw new Error('two gateways share an id');
+  return {
+    all: list,
+    find: (id) => list.find((g) => g.id === id),
+    forCurrency: (currency) => list.filter((g) => g.enabled && (g.currencies === null || g.currencies.includes(currency))),
+  };
 }

@@ -1,57 +1,84 @@
-import type { Logger } from 'pino';
-import type { Db } from '../store/db';
-import type { Outbox } from '../store/events';
-import { getAuthorization } from '../store/sales';
-import { recordCharged, recordFailed, releaseClaim, reserveCharge } from '../store/subscriptions';
-import type { Gateway } from './gateway';
+import { newCall, type GatewayCall } from '../store/gateway-calls';
+import { type AttemptToReserve, recordCharged, recordFailed, releaseAttempt, releaseClaim, type Reservation, reservationOfCall, reserveCharge } from '../store/subscriptions';
+import { askGateway, type PaymentDeps, type Settled } from './ask';
 
 // The charge of one subscription period, by the payments core's rule: reserve with a
-// conditional write (the unique (subscription, period) row), call the gateway outside any
-// database transaction with the period's idempotency reference, record the result in one
-// transaction. A crash between the call and the record leaves the reservation pending;
-// the next pass takes it over and asks the gateway again with the same reference.
+// conditional write (the unique (subscription, period) row, with the attempt's gateway
+// call), call the gateway outside any database transaction with a reference naming the
+// period and attempt, record the result in one transaction. A process that dies between
+// the call and the record leaves the call pending: reconciliation asks the gateway by
+// that reference and records its answer here (recordSubscriptionCharge).
 
-export interface ChargeDeps {
-  db: Db;
-  outbox: Outbox;
-  now: () => Date;
-  log: Logger;
-  findGateway(id: string): Gateway | undefined;
-}
+/** A gateway that did not answer in time is tried again after this long. */
+const LOST_RETRY_MS = 10 * 60_000;
 
 export type PeriodOutcome = 'charged' | 'failed' | 'skipped';
 
+function attemptCall(deps: PaymentDeps, a: AttemptToReserve): GatewayCall | null {
+  const auth = a.authorization;
+  const gateway = auth && deps.gateways.find(auth.gateway_id);
+  if (!auth || auth.status !== 'active' || !gateway) return null;
+  const call = newCall({
+    environmentId: a.subscription.environment_id,
+    gatewayId: gateway.id,
+    kind: 'subscription',
+    subjectId: a.chargeId,
+    amount: a.subscription.amount,
+    currency: a.subscription.currency,
+    request: { authorization_id: auth.id },
+    now: deps.now(),
+    claimMs: deps.config.paymentClaimMs,
+  });
+  // The period is the idempotency reference: the same attempt at it never charges twice.
+  return { ...call, reference: `subscription:${a.subscription.id}:period:${a.period}:attempt:${a.attempt}` };
+}
+
 /** Charges the owed period of a subscription this process has claimed. */
-export async function chargeSubscriptionPeriod(d: ChargeDeps, subscriptionId: string, claimant: string): Promise<PeriodOutcome> {
-  const reservation = await reserveCharge(d.db, subscriptionId, claimant, d.now());
+export async function chargeSubscriptionPeriod(deps: PaymentDeps, subscriptionId: string, claimant: string): Promise<PeriodOutcome> {
+  const db = deps.database.db;
+  const reservation = await reserveCharge(db, { subscriptionId, claimant, now: deps.now(), call: (a) => attemptCall(deps, a) });
   if (!reservation) {
-    await releaseClaim(d.db, subscriptionId, claimant);
+    await releaseClaim(db, subscriptionId, claimant);
     return 'skipped';
   }
-  const { subscription: sub, charge } = reservation;
-  const authorization = sub.authorization_id ? await getAuthorization(d.db, null, sub.authorization_id) : undefined;
-  const gateway = authorization && d.findGateway(authorization.gateway_id);
-  let result: Awaited<ReturnType<Gateway['charge']>>;
-  if (!authorization || authorization.status !== 'active' || !gateway) {
-    result = { outcome: 'declined', card: null };
-  } else {
-    try {
-      result = await gateway.charge(authorization.gateway_reference, { amount: charge.amount, currency: charge.currency }, charge.reference);
-    } catch (err) {
-      // Unknown whether money moved: the reservation stays pending and the next pass asks
-      // the gateway again with the same reference once the claim has expired.
-      d.log.error({ err, subscription: sub.id, period: charge.period }, 'subscription charge: gateway failed');
-      return 'skipped';
-    }
+  const { call, authorization, charge } = reservation;
+  if (!call || !authorization) return record(deps, reservation, { status: 'failed', reason: 'declined', card: null }, 'authorization_removed');
+  const gateway = deps.gateways.find(call.gateway_id)!;
+  const answer = await askGateway(deps, gateway, (signal) =>
+    gateway.charge({ reference: call.reference, signal, method: authorization.gateway_reference, amount: charge.amount, currency: charge.currency }),
+  );
+  if (answer.kind === 'lost') {
+    const now = deps.now();
+    await releaseAttempt(db, { ...reservation, callState: 'abandoned', failure: 'gateway_failed', retryAt: new Date(now.getTime() + LOST_RETRY_MS), now });
+    return 'skipped';
   }
-  const now = d.now();
-  if (result.outcome === 'approved') {
-    const recorded = await recordCharged(d.db, { ...reservation, gatewayReference: result.reference, gatewayId: gateway!.id, now, outbox: d.outbox });
-    if (recorded) d.log.info({ subscription: sub.id, period: charge.period, attempt: charge.attempts }, 'subscription charged');
+  const r = answer.value;
+  return record(deps, reservation, r.outcome === 'approved' ? { status: 'succeeded', reference: r.reference, card: r.card } : { status: 'failed', reason: r.outcome, card: r.card });
+}
+
+async function record(deps: PaymentDeps, reservation: Reservation, s: Settled, failure: string = s.status === 'failed' ? s.reason : ''): Promise<PeriodOutcome> {
+  const db = deps.database.db;
+  const now = deps.now();
+  const { subscription: sub, charge } = reservation;
+  const log = { subscription: sub.id, period: charge.period, attempt: charge.attempts };
+  if (s.status === 'succeeded') {
+    const recorded = await recordCharged(db, { ...reservation, gatewayReference: s.reference, now, outbox: deps.outbox });
+    if (recorded) deps.log.info(log, 'subscription charged');
     return recorded ? 'charged' : 'skipped';
   }
-  const failure = authorization?.status === 'active' ? result.outcome : 'authorization_removed';
-  const recorded = await recordFailed(d.db, { ...reservation, failure, now, outbox: d.outbox });
-  if (recorded) d.log.info({ subscription: sub.id, period: charge.period, attempt: charge.attempts, failure }, 'subscription charge failed');
+  if (s.reason === 'refused') {
+    // Reconciliation found no trace of the call at the gateway: nothing happened, and the
+    // period is due again at once, as if this attempt had never been made.
+    await releaseAttempt(db, { ...reservation, callState: 'failed', failure: 'not_processed', retryAt: now, now });
+    return 'skipped';
+  }
+  const recorded = await recordFailed(db, { ...reservation, failure, now, outbox: deps.outbox });
+  if (recorded) deps.log.info({ ...log, failure }, 'subscription charge failed');
   return recorded ? 'failed' : 'skipped';
+}
+
+/** Reconciliation's recorder for a subscription call whose process died before recording it. */
+export async function recordSubscriptionCharge(deps: PaymentDeps, call: GatewayCall, s: Settled): Promise<PeriodOutcome | null> {
+  const reservation = await reservationOfCall(deps.database.db, call);
+  return reservation ? record(deps, reservation, s) : null;
 }

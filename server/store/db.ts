@@ -74,3 +74,25 @@ export async function writeTogether(db: Db, queries: Compilable<unknown>[]): Pro
 export function inTransaction<T>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T> {
   return db.isTransaction ? fn(db as Tx) : db.transaction().execute(fn);
 }
+
+/** Thrown inside `fn` of `rollbackOn` to undo its writes and answer `result`. */
+export class Rollback<R> extends Error {
+  constructor(readonly result: R) {
+    super('rolled back');
+  }
+}
+
+/**
+ * The one transaction idiom for a step that may fail after writing: `fn` throws a
+ * Rollback to undo everything and answer its result instead. Joins an open transaction
+ * like inTransaction; a nested Rollback is rethrown so the outer transaction rolls back too.
+ */
+export async function rollbackOn<T, R>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T | R> {
+  if (db.isTransaction) return fn(db as Tx);
+  try {
+    return await db.transaction().execute(fn);
+  } catch (err) {
+    if (err instanceof Rollback) return err.result as R;
+    throw err;
+  }
+}

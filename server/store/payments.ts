@@ -1,15 +1,15 @@
 import type { ExpressionBuilder } from 'kysely';
 import { uuidv7 } from '../domain/ids';
-import type { Db } from './db';
+import { type Db, Rollback, rollbackOn } from './db';
 import { skipLocked } from './locking';
 import type { Outbox } from './events';
+import { type GatewayCall, insertCall, settleCall } from './gateway-calls';
 import type { SaleRow, Tables } from './schema';
 
 // The money-moving writes of the checkout. Each is one database transaction, and each
 // guards its state change with a conditional UPDATE, so it is correct on both engines
-// and across processes without explicit row locks.
-
-const PROCESSING_MS = 60_000;
+// and across processes without explicit row locks. The gateway is called between them,
+// never inside one (server/payments/).
 
 /**
  * Card testing: a public checkout page is a way to try stolen card numbers one after the
@@ -32,20 +32,28 @@ const recentFailures = (db: Db, transactionId: string, now: Date) =>
 /**
  * Claims the right to run one payment attempt: pending, not expired, nobody else
  * mid-attempt, and fewer than FAILED_ATTEMPTS_LIMIT declines in the last hour, all in one
- * conditional update. Two simultaneous clicks get one `true`.
+ * conditional update, with the gateway call it reserves. The claim lasts as long as the
+ * call's (`claimed_until`). Two simultaneous clicks get one `true`.
  */
-export async function claimPaymentAttempt(db: Db, transactionId: string, now: Date): Promise<boolean> {
+export async function claimPaymentAttempt(db: Db, call: GatewayCall, now: Date): Promise<boolean> {
   const at = now.toISOString();
-  const result = await db
-    .updateTable('transactions')
-    .set({ processing_until: new Date(now.getTime() + PROCESSING_MS).toISOString() })
-    .where('id', '=', transactionId)
-    .where('status', '=', 'N')
-    .where('expired_at', '>', at)
-    .where((eb) => eb.or([eb('processing_until', 'is', null), eb('processing_until', '<', at)]))
-    .where((eb) => eb(recentFailures(db, transactionId, now).select(eb.fn.countAll().as('n')), '<', FAILED_ATTEMPTS_LIMIT))
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  const transactionId = call.subject_id;
+  return rollbackOn<boolean, boolean>(db, async (trx) => {
+    const result = await trx
+      .updateTable('transactions')
+      .set({ processing_until: call.claimed_until })
+      .where('id', '=', transactionId)
+      .where('status', '=', 'N')
+      .where('expired_at', '>', at)
+      .where((eb) => eb.or([eb('processing_until', 'is', null), eb('processing_until', '<', at)]))
+      .where((eb) => eb(recentFailures(trx, transactionId, now).select(eb.fn.countAll().as('n')), '<', FAILED_ATTEMPTS_LIMIT))
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) return false;
+    // A claim taken over from a process that died mid-attempt: its call is the
+    // reconciliation's, which settles it on its own (a stale call cannot record: see completePayment).
+    await insertCall(trx, call);
+    return true;
+  });
 }
 
 /** Milliseconds until the transaction takes another attempt after too many declines; 0 if it does now. */
@@ -83,15 +91,32 @@ async function recordAttempt(db: Db, a: AttemptRecord, now: Date) {
     .execute();
 }
 
-/** A declined attempt: recorded, and the transaction is free for the next try. */
-export async function releaseFailedAttempt(db: Db, a: AttemptRecord, now: Date): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+/**
+ * A failed attempt: recorded, its call settled as `state` (failed: the gateway said no;
+ * abandoned: it did not answer, see reconcile.ts), and the transaction free for the next
+ * try, unless another process settled the call first (false, nothing written).
+ */
+export async function releaseFailedAttempt(
+  db: Db,
+  a: AttemptRecord & { callId: string; state: 'failed' | 'abandoned' },
+  now: Date,
+): Promise<boolean> {
+  return rollbackOn<boolean, boolean>(db, async (trx) => {
+    const checkAt = a.state === 'abandoned' ? now : null;
+    if (!(await settleCall(trx, a.callId, ['pending'], a.state, now, { checkAt }))) return false;
     await recordAttempt(trx, a, now);
-    await trx.updateTable('transactions').set({ processing_until: null }).where('id', '=', a.transactionId).execute();
+    await trx
+      .updateTable('transactions')
+      .set({ processing_until: null })
+      .where('id', '=', a.transactionId)
+      .where('status', '=', 'N')
+      .execute();
+    return true;
   });
 }
 
 export interface ApprovedPayment extends AttemptRecord {
+  callId: string;
   environmentId: string;
   currency: string;
   amount: number;
@@ -101,21 +126,29 @@ export interface ApprovedPayment extends AttemptRecord {
   card: { expMonth: number | null; expYear: number | null } | null;
 }
 
+export type CompleteOutcome =
+  | { kind: 'recorded'; sale: SaleRow }
+  /** Another process (the live request or a reconciler) settled the call first: nothing written. */
+  | { kind: 'settled_elsewhere' }
+  /** The claim ran out and the transaction moved on (expired, paid): the call is marked abandoned, to be reversed. */
+  | { kind: 'not_pending' };
+
 /**
- * An approved attempt, all or nothing: transaction D, the sale (held or captured), its
- * first operation, the stored payment method when holding, the attempt record, and the
- * events that report them.
+ * An approved attempt, all or nothing: its call succeeded, transaction D, the sale (held
+ * or captured), its first operation, the stored payment method when holding, the attempt
+ * record, and the events that report them.
  */
-export async function completePayment(db: Db, p: ApprovedPayment, now: Date, outbox: Outbox): Promise<SaleRow> {
+export async function completePayment(db: Db, p: ApprovedPayment, now: Date, outbox: Outbox): Promise<CompleteOutcome> {
   const at = now.toISOString();
-  return db.transaction().execute(async (trx) => {
+  const outcome = await rollbackOn<CompleteOutcome, CompleteOutcome>(db, async (trx) => {
+    if (!(await settleCall(trx, p.callId, ['pending'], 'succeeded', now))) return { kind: 'settled_elsewhere' };
     const updated = await trx
       .updateTable('transactions')
       .set({ status: 'D', processing_until: null, updated_at: at })
       .where('id', '=', p.transactionId)
       .where('status', '=', 'N')
       .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) !== 1) throw new Error(`transaction ${p.transactionId} is no longer pending`);
+    if (Number(updated.numUpdatedRows) !== 1) throw new Rollback<CompleteOutcome>({ kind: 'not_pending' });
     const { notify_url } = await trx
       .selectFrom('transactions')
       .select('notify_url')
@@ -165,6 +198,7 @@ export async function completePayment(db: Db, p: ApprovedPayment, now: Date, out
       updated_at: at,
     };
     await trx.insertInto('sales').values(sale).execute();
+    await trx.updateTable('gateway_calls').set({ result_id: sale.id }).where('id', '=', p.callId).execute();
     await trx
       .insertInto('sale_operations')
       .values({
@@ -180,8 +214,12 @@ export async function completePayment(db: Db, p: ApprovedPayment, now: Date, out
     await outbox.emit(trx, 'transaction.paid', p.transactionId, now);
     if (authorizationId) await outbox.emit(trx, 'authorization.created', authorizationId, now);
     await outbox.emit(trx, 'sale.created', sale.id, now);
-    return sale;
+    return { kind: 'recorded', sale };
   });
+  if (outcome.kind === 'not_pending') {
+    await rollbackOn(db, (trx) => settleCall(trx, p.callId, ['pending'], 'abandoned', now, { checkAt: now }));
+  }
+  return outcome;
 }
 
 /** The customer cancels: only a pending, unexpired transaction no one is paying. */

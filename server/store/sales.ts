@@ -1,16 +1,16 @@
 import { type SaleAction, type SaleStatus } from '../domain/sales';
 import { uuidv7 } from '../domain/ids';
-import type { ActionResult, PayResult } from '../payments/gateway';
-import { type Db, inTransaction, type Tx } from './db';
+import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from './db';
 import type { Outbox } from './events';
+import { type GatewayCall, insertCall, settleCall } from './gateway-calls';
 import { countAndPage, type Page } from './paging';
 import type { AuthorizationRow, SaleOperationRow, SaleRow } from './schema';
 
-// Sales and authorizations after the payment. Every action is one database transaction
-// that starts with a conditional UPDATE: the condition is the action's rule, so it holds
-// under any concurrency, on both engines and across processes. The gateway is called
-// inside that transaction, after the UPDATE has locked the row: actions on one object
-// reach the gateway one at a time, and a gateway refusal rolls everything back.
+// Sales and authorizations after the payment. Every money movement is two database
+// transactions around a gateway call made outside both (server/payments/): a reservation
+// that starts with a conditional UPDATE (the condition is the action's rule, so it holds
+// under any concurrency, on both engines and across processes) and a record of the
+// answer, each settling the call's row exactly once.
 
 export interface StoredSale {
   row: SaleRow;
@@ -84,27 +84,6 @@ export async function listSales(db: Db, environmentId: string, f: SaleFilters, p
   return { count, items: rows.map((row) => ({ row, operations: operations.filter((o) => o.sale_id === row.id) })) };
 }
 
-/** Thrown inside a database transaction to roll it back with a result for the caller. */
-class Abort<T> extends Error {
-  constructor(readonly result: T) {
-    super('rolled back');
-  }
-}
-
-async function rollbackOn<T, R>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T | R> {
-  try {
-    return await inTransaction(db, fn);
-  } catch (err) {
-    if (err instanceof Abort) return err.result as R;
-    throw err;
-  }
-}
-
-export type ActionOutcome =
-  | { kind: 'done'; sale: StoredSale }
-  | { kind: 'conflict' }
-  | { kind: 'gateway_failed'; reason: string };
-
 function addOperation(trx: Tx, saleId: string, kind: string, amount: number, reference: string | null, now: Date) {
   return trx
     .insertInto('sale_operations')
@@ -115,48 +94,72 @@ function addOperation(trx: Tx, saleId: string, kind: string, amount: number, ref
 const ACTION_EVENTS = { capture: 'sale.captured', refund: 'sale.refunded', void: 'sale.voided' } as const;
 
 /**
- * Moves `amount` (minor units, > 0) by `action`, or nothing: 'conflict' when the amounts
- * no longer allow it at the moment of the UPDATE, 'gateway_failed' when the gateway says no.
+ * Moves `amount` by `action` if the amounts allow it at the moment of the UPDATE (the
+ * condition is the action's rule, so it holds under any concurrency, on both engines and
+ * across processes); `undo` moves it back.
  */
-export async function applySaleAction(
-  db: Db,
-  a: {
-    saleId: string;
-    action: SaleAction;
-    amount: number;
-    now: Date;
-    outbox: Outbox;
-    gateway: (reference: string | null, amount: number) => Promise<ActionResult>;
-  },
-): Promise<ActionOutcome> {
-  const at = a.now.toISOString();
-  return rollbackOn(db, async (trx) => {
-    const x = a.amount;
-    const update = trx.updateTable('sales').where('id', '=', a.saleId).where('failure', 'is', null);
-    const changed =
-      a.action === 'refund'
-        ? update
-            .set((eb) => ({ refunded: eb('refunded', '+', x), updated_at: at }))
-            .where((eb) => eb('captured', '>=', eb('refunded', '+', x)))
-        : a.action === 'capture'
-          ? update.set((eb) => ({ held: eb('held', '-', x), captured: eb('captured', '+', x), updated_at: at })).where('held', '>=', x)
-          : update.set((eb) => ({ held: eb('held', '-', x), voided: eb('voided', '+', x), updated_at: at })).where('held', '>=', x);
-    const result = await changed.executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) return { kind: 'conflict' } as const;
+async function moveAmounts(trx: Tx, saleId: string, action: SaleAction, x: number, now: Date, undo = false): Promise<boolean> {
+  const at = now.toISOString();
+  const d = undo ? -x : x;
+  const update = trx.updateTable('sales').where('id', '=', saleId).where('failure', 'is', null);
+  const changed =
+    action === 'refund'
+      ? update.set((eb) => ({ refunded: eb('refunded', '+', d), updated_at: at })).where((eb) => eb('captured', '>=', eb('refunded', '+', d)))
+      : action === 'capture'
+        ? update.set((eb) => ({ held: eb('held', '-', d), captured: eb('captured', '+', d), updated_at: at })).where('held', '>=', d)
+        : update.set((eb) => ({ held: eb('held', '-', d), voided: eb('voided', '+', d), updated_at: at })).where('held', '>=', d);
+  const result = await changed.executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
 
+export type Reservation = { kind: 'conflict' } | { kind: 'reserved'; payment: string | null };
+
+/**
+ * Reserves a sale action: the amounts move now (so concurrent actions see them moved and
+ * cannot exceed them), with the gateway call that will carry it, in one transaction.
+ */
+export async function reserveSaleAction(db: Db, a: { call: GatewayCall; action: SaleAction; now: Date }): Promise<Reservation> {
+  return inTransaction(db, async (trx) => {
+    if (!(await moveAmounts(trx, a.call.subject_id, a.action, a.call.amount, a.now))) return { kind: 'conflict' } as const;
+    await insertCall(trx, a.call);
     // The payment's own gateway reference: the sale's first operation made it.
     const first = await trx
       .selectFrom('sale_operations')
       .select('gateway_reference')
-      .where('sale_id', '=', a.saleId)
+      .where('sale_id', '=', a.call.subject_id)
       .orderBy('id')
       .limit(1)
       .executeTakeFirst();
-    const gateway = await a.gateway(first?.gateway_reference ?? null, x);
-    if (!gateway.ok) throw new Abort<ActionOutcome>({ kind: 'gateway_failed', reason: gateway.reason });
-    await addOperation(trx, a.saleId, a.action, x, gateway.reference, a.now);
-    await a.outbox.emit(trx, ACTION_EVENTS[a.action], a.saleId, a.now);
-    return { kind: 'done', sale: (await getSale(trx, null, a.saleId))! } as const;
+    return { kind: 'reserved', payment: first?.gateway_reference ?? null } as const;
+  });
+}
+
+/** The gateway did it: the operation and its event, once (null: another process recorded it). */
+export async function recordSaleAction(
+  db: Db,
+  r: { call: GatewayCall; action: SaleAction; gatewayReference: string; now: Date; outbox: Outbox; from?: 'pending' | 'abandoned' },
+): Promise<StoredSale | null> {
+  const saleId = r.call.subject_id;
+  return rollbackOn<StoredSale | null, null>(db, async (trx) => {
+    if (!(await settleCall(trx, r.call.id, [r.from ?? 'pending'], 'succeeded', r.now, { resultId: saleId }))) return null;
+    // An abandoned call's amounts were moved back when it was abandoned: move them again, if they still allow it.
+    if (r.from === 'abandoned' && !(await moveAmounts(trx, saleId, r.action, r.call.amount, r.now))) throw new Rollback(null);
+    await addOperation(trx, saleId, r.action, r.call.amount, r.gatewayReference, r.now);
+    await r.outbox.emit(trx, ACTION_EVENTS[r.action], saleId, r.now);
+    return (await getSale(trx, null, saleId))!;
+  });
+}
+
+/** The gateway did not do it (failed) or did not answer (abandoned): the amounts move back. */
+export async function releaseSaleAction(
+  db: Db,
+  r: { call: GatewayCall; action: SaleAction; state: 'failed' | 'abandoned'; now: Date },
+): Promise<boolean> {
+  return inTransaction(db, async (trx) => {
+    const checkAt = r.state === 'abandoned' ? r.now : null;
+    if (!(await settleCall(trx, r.call.id, ['pending'], r.state, r.now, { checkAt }))) return false;
+    await moveAmounts(trx, r.call.subject_id, r.action, r.call.amount, r.now, true);
+    return true;
   });
 }
 
@@ -178,11 +181,19 @@ export async function listAuthorizations(
   return countAndPage<AuthorizationRow>(query, page);
 }
 
-export async function insertAuthorization(db: Db, row: AuthorizationRow, outbox: Outbox, now: Date): Promise<void> {
-  await inTransaction(db, async (trx) => {
+/** A stored card: the authorization, its event and its call's success, once (false: recorded elsewhere). */
+export async function recordStoredCard(db: Db, callId: string, row: AuthorizationRow, outbox: Outbox, now: Date): Promise<boolean> {
+  return inTransaction(db, async (trx) => {
+    if (!(await settleCall(trx, callId, ['pending'], 'succeeded', now, { resultId: row.id }))) return false;
     await trx.insertInto('authorizations').values(row).execute();
     await outbox.emit(trx, 'authorization.created', row.id, now);
+    return true;
   });
+}
+
+/** A call that moved nothing in our books (a store, a charge): only its state changes. */
+export async function settleCallOnly(db: Db, callId: string, state: 'failed' | 'abandoned', now: Date): Promise<boolean> {
+  return inTransaction(db, (trx) => settleCall(trx, callId, ['pending'], state, now, { checkAt: state === 'abandoned' ? now : null }));
 }
 
 /** active → removed, once. */
@@ -203,62 +214,69 @@ export async function removeAuthorization(db: Db, environmentId: string, id: str
 }
 
 export type ChargeOutcome =
-  | { kind: 'not_active' }
   | { kind: 'approved'; sale: StoredSale }
   | { kind: 'declined'; sale: StoredSale; outcome: 'declined' | 'insufficient_funds' };
 
 /**
- * Charges an active authorization: a captured sale, or a declined one that records the
- * attempt. Takes the authorization's row first (a no-op UPDATE that only an active one
- * matches), so a concurrent remove waits for the charge or the charge sees it removed.
+ * Reserves a charge of an authorization: only an active one (a no-op UPDATE that only an
+ * active one matches, which also orders it against a concurrent remove), with its call.
  */
-export async function chargeAuthorization(
-  db: Db,
-  c: {
-    authorization: AuthorizationRow;
-    amount: number;
-    currency: string;
-    description: string | null;
-    now: Date;
-    outbox: Outbox;
-    gateway: (reference: string) => Promise<Exclude<PayResult, { outcome: 'redirect' }>>;
-  },
-): Promise<ChargeOutcome> {
-  const at = c.now.toISOString();
-  const auth = c.authorization;
+export async function reserveCharge(db: Db, call: GatewayCall): Promise<boolean> {
   return inTransaction(db, async (trx) => {
     const active = await trx
       .updateTable('authorizations')
       .set((eb) => ({ status: eb.ref('status') }))
-      .where('id', '=', auth.id)
+      .where('id', '=', call.subject_id)
       .where('status', '=', 'active')
       .executeTakeFirst();
-    if (Number(active.numUpdatedRows) !== 1) return { kind: 'not_active' } as const;
+    if (Number(active.numUpdatedRows) !== 1) return false;
+    await insertCall(trx, call);
+    return true;
+  });
+}
 
-    const result = await c.gateway(auth.gateway_reference);
-    const approved = result.outcome === 'approved';
+/**
+ * The gateway's answer to a charge: a captured sale, or a declined one that records the
+ * attempt, once (null: another process recorded it).
+ */
+export async function recordCharge(
+  db: Db,
+  c: {
+    call: GatewayCall;
+    result: { outcome: 'approved'; reference: string } | { outcome: 'declined' | 'insufficient_funds' };
+    now: Date;
+    outbox: Outbox;
+  },
+): Promise<ChargeOutcome | null> {
+  const at = c.now.toISOString();
+  const approved = c.result.outcome === 'approved';
+  return inTransaction(db, async (trx) => {
+    const saleId = uuidv7(c.now.getTime());
+    if (!(await settleCall(trx, c.call.id, ['pending'], approved ? 'succeeded' : 'failed', c.now, { resultId: saleId }))) return null;
+    const auth = (await getAuthorization(trx, null, c.call.subject_id))!;
     const sale: SaleRow = {
-      id: uuidv7(c.now.getTime()),
+      id: saleId,
       environment_id: auth.environment_id,
       transaction_id: null,
       authorization_id: auth.id,
       gateway_id: auth.gateway_id,
-      currency: c.currency,
-      amount: c.amount,
+      currency: c.call.currency,
+      amount: c.call.amount,
       held: 0,
-      captured: approved ? c.amount : 0,
+      captured: approved ? c.call.amount : 0,
       refunded: 0,
       voided: 0,
-      description: c.description,
+      description: (c.call.request.description as string | null | undefined) ?? null,
       card_brand: auth.card_brand,
       card_last4: auth.card_last4,
       notify_url: auth.notify_url,
-      failure: approved ? null : result.outcome,
+      failure: c.result.outcome === 'approved' ? null : c.result.outcome,
       created_at: at,
       updated_at: at,
     };
     await trx.insertInto('sales').values(sale).execute();
-    await addOperation(trx, sale.id, approved ? 'charge' : 'decline', c.amount, approved ? result.reference : null, c.now);
+    const reference = c.result.outcome === 'approved' ? c.result.reference : null;
+    await addOperation(trx, sale.id, approved ? 'charge' : 'decline', c.call.amount, reference, c.now);
     if (approved) {
       await trx.updateTable('authorizations').set({ updated_at: at }).where('id', '=', auth.id).execute();
       await c.outbox.emit(trx, 'sale.created', sale.id, c.now);
@@ -267,6 +285,6 @@ export async function chargeAuthorization(
       await c.outbox.emit(trx, 'sale.declined', sale.id, c.now);
     }
     const stored = (await getSale(trx, null, sale.id))!;
-    return approved ? { kind: 'approved', sale: stored } : { kind: 'declined', sale: stored, outcome: result.outcome };
+    return c.result.outcome === 'approved' ? { kind: 'approved', sale: stored } : { kind: 'declined', sale: stored, outcome: c.result.outcome };
   });
 }

@@ -193,6 +193,35 @@ export interface DeliveryAttemptRow {
   created_at: string;
 }
 
+export const GATEWAY_CALL_KINDS = ['pay', 'charge', 'store', 'capture', 'refund', 'void', 'subscription'] as const;
+export type GatewayCallKind = (typeof GATEWAY_CALL_KINDS)[number];
+/**
+ * pending: reserved, the gateway is being asked (or the process died asking: reconciled
+ * once `claimed_until` has passed); succeeded / failed: recorded; abandoned: the gateway
+ * did not answer in time and the caller was told it failed, so reconciliation undoes
+ * whatever the gateway did after all (reversed) or finds it did nothing (failed).
+ */
+export type GatewayCallState = 'pending' | 'succeeded' | 'failed' | 'abandoned' | 'reversed';
+
+export interface GatewayCallRow extends Owned {
+  reference: string;
+  gateway_id: string;
+  kind: GatewayCallKind;
+  state: GatewayCallState;
+  /** The transaction (pay), authorization (charge), sale (capture, refund, void) or subscription period (subscription) reserved; the call itself for store. */
+  subject_id: string;
+  amount: number;
+  currency: string;
+  /** JSON: what the recording step needs beyond the gateway's answer (never card data). */
+  request: string;
+  claimed_until: string | null;
+  /** When reconciliation asks the gateway next about an abandoned call. */
+  check_at: string | null;
+  checks: number;
+  /** The sale or authorization the recording step made. */
+  result_id: string | null;
+}
+
 export interface SubscriptionRow extends Owned {
   plan_ref: string;
   plan_name: string;
@@ -261,6 +290,7 @@ export interface Tables {
   secrets: { name: string; value: string };
   events: EventRow;
   delivery_attempts: DeliveryAttemptRow;
+  gateway_calls: GatewayCallRow;
   subscriptions: SubscriptionRow;
   subscription_charges: SubscriptionChargeRow;
 }

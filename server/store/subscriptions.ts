@@ -4,6 +4,7 @@ import { actionTarget, CHARGEABLE, ACTION_FROM, type SubscriptionAction, type Su
 import { chargedSchedule, duePeriod, failedSchedule, resumeSchedule, type Schedule, startSchedule } from '../domain/subscription-schedule';
 import { type Db, inTransaction, type Tx } from './db';
 import type { EventType, Outbox } from './events';
+import { type GatewayCall, insertCall, settleCall } from './gateway-calls';
 import { skipLocked } from './locking';
 import { countAndPage, type Page } from './paging';
 import type { AuthorizationRow, SaleRow, SubscriptionChargeRow, SubscriptionRow, TransactionRow } from './schema';
@@ -196,27 +197,25 @@ export async function applyAction(
 }
 
 /**
- * The hosted sign-up's card, stored as an authorization and made the subscription's
- * payment method, then `start` (waiting) or, for a subscription whose charges fail
- * (past_due), the owed period due again at once: all in one transaction.
+ * The hosted sign-up's card (an authorization just stored) made the subscription's payment
+ * method, then `start` (waiting) or, for a subscription whose charges fail (past_due), the
+ * owed period due again at once: in one transaction.
  */
 export async function attachPaymentMethod(
   db: Db,
-  a: { subscription: SubscriptionRow; authorization: AuthorizationRow; now: Date; outbox: Outbox },
+  a: { subscription: SubscriptionRow; authorizationId: string; now: Date; outbox: Outbox },
 ): Promise<ActionResult> {
   return inTransaction(db, async (trx) => {
-    await trx.insertInto('authorizations').values(a.authorization).execute();
-    await a.outbox.emit(trx, 'authorization.created', a.authorization.id, a.now);
     const { environment_id: environmentId, id } = a.subscription;
     if (a.subscription.status === 'waiting') {
-      const started = await applyAction(trx, { environmentId, id, action: 'start', now: a.now, outbox: a.outbox, authorizationId: a.authorization.id });
+      const started = await applyAction(trx, { environmentId, id, action: 'start', now: a.now, outbox: a.outbox, authorizationId: a.authorizationId });
       if (started.kind !== 'done') throw new Rollback(started);
       return started;
     }
     const at = a.now.toISOString();
     const result = await trx
       .updateTable('subscriptions')
-      .set({ authorization_id: a.authorization.id, next_charge_at: at, updated_at: at })
+      .set({ authorization_id: a.authorizationId, next_charge_at: at, updated_at: at })
       .where('id', '=', id)
       .where('status', '=', 'past_due')
       .executeTakeFirst();
@@ -295,30 +294,44 @@ export async function releaseClaim(db: Db, id: string, claimant: string): Promis
 export interface Reservation {
   charge: SubscriptionChargeRow;
   subscription: SubscriptionRow;
+  /** The gateway call reserved with it; null when there is no usable payment method to call. */
+  call: GatewayCall | null;
+  authorization: AuthorizationRow | null;
+}
+
+/** What the reservation needs to build the attempt's gateway call. */
+export interface AttemptToReserve {
+  chargeId: string;
+  subscription: SubscriptionRow;
+  period: number;
+  attempt: number;
+  authorization: AuthorizationRow | undefined;
 }
 
 /**
- * Reserves the owed period for one gateway attempt: the unique (subscription, period)
- * row, created on the first attempt, moved failed → pending for a retry, or taken over as
- * it is when a process died between the gateway call and the record (the same reference
- * makes the gateway answer that call again instead of charging twice). null: nothing to
- * charge now (stopped, paused, not due, or the claim was lost).
+ * Reserves the owed period for one gateway attempt, with the attempt's gateway call, in
+ * one transaction: the unique (subscription, period) row, created on the first attempt or
+ * moved failed → pending for a retry. null: nothing to charge now (stopped, paused, not
+ * due, the claim lost, or an attempt still pending: reconciliation records that one).
  */
-export async function reserveCharge(db: Db, subscriptionId: string, claimant: string, now: Date): Promise<Reservation | null> {
-  const at = now.toISOString();
+export async function reserveCharge(
+  db: Db,
+  r: { subscriptionId: string; claimant: string; now: Date; call: (a: AttemptToReserve) => GatewayCall | null },
+): Promise<Reservation | null> {
+  const at = r.now.toISOString();
   return db.transaction().execute(async (trx) => {
     // A no-op UPDATE that only a still-chargeable, still-claimed, due row matches: it takes
     // the row's lock, so a concurrent stop or pause commits before this or sees it reserved.
     const held = await trx
       .updateTable('subscriptions')
       .set((eb) => ({ claimed_by: eb.ref('claimed_by') }))
-      .where('id', '=', subscriptionId)
-      .where('claimed_by', '=', claimant)
+      .where('id', '=', r.subscriptionId)
+      .where('claimed_by', '=', r.claimant)
       .where('status', 'in', CHARGEABLE)
       .where('next_charge_at', '<=', at)
       .executeTakeFirst();
     if (Number(held.numUpdatedRows) !== 1) return null;
-    const sub = await trx.selectFrom('subscriptions').selectAll().where('id', '=', subscriptionId).executeTakeFirstOrThrow();
+    const sub = await trx.selectFrom('subscriptions').selectAll().where('id', '=', r.subscriptionId).executeTakeFirstOrThrow();
     const due = duePeriod(scheduleOf(sub), cadenceOf(sub));
     const existing = await trx
       .selectFrom('subscription_charges')
@@ -326,10 +339,18 @@ export async function reserveCharge(db: Db, subscriptionId: string, claimant: st
       .where('subscription_id', '=', sub.id)
       .where('period', '=', sub.period)
       .executeTakeFirst();
-    const reference = (attempt: number) => `subscription:${sub.id}:period:${sub.period}:attempt:${attempt}`;
+    if (existing && existing.status !== 'failed') return null;
+    const attempt = (existing?.attempts ?? 0) + 1;
+    const authorization = sub.authorization_id
+      ? await trx.selectFrom('authorizations').selectAll().where('id', '=', sub.authorization_id).executeTakeFirst()
+      : undefined;
+    const chargeId = existing?.id ?? uuidv7(r.now.getTime());
+    const call = r.call({ chargeId, subscription: sub, period: sub.period, attempt, authorization });
+    const reference = call?.reference ?? `subscription:${sub.id}:period:${sub.period}:attempt:${attempt}`;
+    let charge: SubscriptionChargeRow;
     if (!existing) {
-      const charge: SubscriptionChargeRow = {
-        id: uuidv7(now.getTime()),
+      charge = {
+        id: chargeId,
         subscription_id: sub.id,
         period: sub.period,
         period_start: due.start.toISOString(),
@@ -337,8 +358,8 @@ export async function reserveCharge(db: Db, subscriptionId: string, claimant: st
         amount: sub.amount,
         currency: sub.currency,
         status: 'pending',
-        attempts: 1,
-        reference: reference(1),
+        attempts: attempt,
+        reference,
         failure: null,
         transaction_id: null,
         sale_id: null,
@@ -346,33 +367,65 @@ export async function reserveCharge(db: Db, subscriptionId: string, claimant: st
         updated_at: at,
       };
       await trx.insertInto('subscription_charges').values(charge).execute();
-      return { charge, subscription: sub };
+    } else {
+      const retried = await trx
+        .updateTable('subscription_charges')
+        .set({ status: 'pending', attempts: attempt, reference, updated_at: at })
+        .where('id', '=', existing.id)
+        .where('status', '=', 'failed')
+        .where('attempts', '=', existing.attempts)
+        .executeTakeFirst();
+      if (Number(retried.numUpdatedRows) !== 1) return null;
+      charge = { ...existing, status: 'pending', attempts: attempt, reference, updated_at: at };
     }
-    if (existing.status === 'pending') return { charge: existing, subscription: sub };
-    if (existing.status !== 'failed') return null;
-    const attempt = existing.attempts + 1;
-    const retried = await trx
-      .updateTable('subscription_charges')
-      .set({ status: 'pending', attempts: attempt, reference: reference(attempt), updated_at: at })
-      .where('id', '=', existing.id)
-      .where('status', '=', 'failed')
-      .where('attempts', '=', existing.attempts)
-      .executeTakeFirst();
-    if (Number(retried.numUpdatedRows) !== 1) return null;
-    return { charge: { ...existing, status: 'pending', attempts: attempt, reference: reference(attempt), updated_at: at }, subscription: sub };
+    if (call) await insertCall(trx, call);
+    return { charge, subscription: sub, call, authorization: authorization ?? null };
   });
 }
 
+/** The reservation a pending gateway call belongs to, for reconciliation to record. */
+export async function reservationOfCall(db: Db, call: GatewayCall): Promise<Reservation | undefined> {
+  const charge = await db.selectFrom('subscription_charges').selectAll().where('id', '=', call.subject_id).executeTakeFirst();
+  if (!charge) return undefined;
+  const subscription = await db.selectFrom('subscriptions').selectAll().where('id', '=', charge.subscription_id).executeTakeFirstOrThrow();
+  return { charge, subscription, call, authorization: null };
+}
+
 /** Marks the reservation's attempt done, once: false when another process recorded it first. */
-async function settleReservation(trx: Tx, charge: SubscriptionChargeRow, changes: Partial<SubscriptionChargeRow>): Promise<boolean> {
+async function settleReservation(trx: Tx, r: Reservation, to: 'succeeded' | 'failed' | 'abandoned', changes: Partial<SubscriptionChargeRow>, now: Date, resultId?: string): Promise<boolean> {
+  if (r.call && !(await settleCall(trx, r.call.id, ['pending'], to, now, { resultId: resultId ?? null, checkAt: to === 'abandoned' ? now : null }))) return false;
   const result = await trx
     .updateTable('subscription_charges')
     .set(changes)
-    .where('id', '=', charge.id)
+    .where('id', '=', r.charge.id)
     .where('status', '=', 'pending')
-    .where('attempts', '=', charge.attempts)
+    .where('attempts', '=', r.charge.attempts)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * An attempt that charged nothing through no fault of the card: the gateway never saw it
+ * (reconciliation found no trace of a call whose process died) or did not answer in time
+ * (`abandoned`: reconciliation refunds it should it have gone through). The period stays
+ * owed, on the same schedule, due again at `retryAt`; no failure is counted or notified.
+ */
+export async function releaseAttempt(
+  db: Db,
+  r: Reservation & { callState: 'failed' | 'abandoned'; failure: string; retryAt: Date; now: Date },
+): Promise<boolean> {
+  const at = r.now.toISOString();
+  return db.transaction().execute(async (trx) => {
+    if (!(await settleReservation(trx, r, r.callState, { status: 'failed', failure: r.failure, updated_at: at }, r.now))) return false;
+    await trx
+      .updateTable('subscriptions')
+      .set({ next_charge_at: r.retryAt.toISOString(), claimed_until: null, claimed_by: null, updated_at: at })
+      .where('id', '=', r.subscription.id)
+      .where('period', '=', r.charge.period)
+      .where('status', 'in', CHARGEABLE)
+      .execute();
+    return true;
+  });
 }
 
 /**
@@ -383,10 +436,12 @@ async function settleReservation(trx: Tx, charge: SubscriptionChargeRow, changes
  */
 export async function recordCharged(
   db: Db,
-  r: Reservation & { gatewayReference: string; gatewayId: string; now: Date; outbox: Outbox },
+  r: Reservation & { gatewayReference: string; now: Date; outbox: Outbox },
 ): Promise<boolean> {
   const at = r.now.toISOString();
   const sub = r.subscription;
+  // The card the call charged, which a card update since may have replaced.
+  const authorizationId = (r.call!.request.authorization_id as string | undefined) ?? sub.authorization_id;
   const recorded = db.transaction().execute(async (trx) => {
     const transaction: TransactionRow = {
       id: uuidv7(r.now.getTime()),
@@ -424,8 +479,8 @@ export async function recordCharged(
       id: uuidv7(r.now.getTime()),
       environment_id: sub.environment_id,
       transaction_id: transaction.id,
-      authorization_id: sub.authorization_id,
-      gateway_id: r.gatewayId,
+      authorization_id: authorizationId,
+      gateway_id: r.call!.gateway_id,
       currency: r.charge.currency,
       amount: r.charge.amount,
       held: 0,
@@ -441,8 +496,8 @@ export async function recordCharged(
       created_at: at,
       updated_at: at,
     };
-    const auth = sub.authorization_id
-      ? await trx.selectFrom('authorizations').select(['card_brand', 'card_last4']).where('id', '=', sub.authorization_id).executeTakeFirst()
+    const auth = authorizationId
+      ? await trx.selectFrom('authorizations').select(['card_brand', 'card_last4']).where('id', '=', authorizationId).executeTakeFirst()
       : undefined;
     await trx.insertInto('transactions').values(transaction).execute();
     await trx
@@ -465,7 +520,7 @@ export async function recordCharged(
       .insertInto('sale_operations')
       .values({ id: uuidv7(r.now.getTime()), sale_id: sale.id, kind: 'charge', amount: sale.amount, gateway_reference: r.gatewayReference, created_at: at })
       .execute();
-    if (!(await settleReservation(trx, r.charge, { status: 'charged', transaction_id: transaction.id, sale_id: sale.id, failure: null, updated_at: at }))) {
+    if (!(await settleReservation(trx, r, 'succeeded', { status: 'charged', transaction_id: transaction.id, sale_id: sale.id, failure: null, updated_at: at }, r.now, sale.id))) {
       throw new AlreadyRecorded();
     }
 
@@ -514,7 +569,7 @@ export async function recordFailed(db: Db, r: Reservation & { failure: string; n
   const at = r.now.toISOString();
   const sub = r.subscription;
   return db.transaction().execute(async (trx) => {
-    if (!(await settleReservation(trx, r.charge, { status: 'failed', failure: r.failure, updated_at: at }))) return false;
+    if (!(await settleReservation(trx, r, 'failed', { status: 'failed', failure: r.failure, updated_at: at }, r.now))) return false;
     const current = await trx.selectFrom('subscriptions').selectAll().where('id', '=', sub.id).executeTakeFirstOrThrow();
     const events: EventType[] = ['subscription.charge_failed'];
     if (CHARGEABLE.includes(current.status as SubscriptionStatus) && current.period === r.charge.period) {

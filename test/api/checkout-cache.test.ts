@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sandboxRedirect } from '../../server/payments/sandbox';
+import { SANDBOX_REDIRECT_ID } from '../../server/payments/sandbox';
 import { updateEnvironment } from '../../server/store/environments';
 import type { InitialState } from '../../widget/screen/state';
 import { type Client, ENGINES, startTestService, type TestService, transactionBody } from './harness';
@@ -350,7 +350,7 @@ describe.each(ENGINES)('payment page cache on %s', (engine) => {
     const declined = await open(token, '?declined=1');
     expect(declined.state.view.status).toBe('declined');
     expect(declined.state.view.error).toEqual({ message: 'error.declined', fields: {} });
-    expect(declined.state.view.selectedGateway).toBe(sandboxRedirect.id);
+    expect(declined.state.view.selectedGateway).toBe(SANDBOX_REDIRECT_ID);
     expect(declined.app).toContain('Payment declined');
     expect(declined.app).toContain('<form');
     expect(lineOf(declined)).toBe('Line for declined');

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../../server/config';
+import type { Gateways } from '../../server/payments/registry';
 import { startService, type Service } from '../../server/service';
 import { createEnvironment, type NewKeys } from '../../server/store/environments';
 
@@ -116,8 +117,8 @@ export function problemPaths(res: Reply): string[] {
 
 export async function startTestService(
   engine: EngineName,
-  /** background: true starts the delivery and expiry timers; otherwise tests call service.background.runOnce(). */
-  opts: { now?: () => Date; env?: Record<string, string>; background?: boolean } = {},
+  /** background: true starts the jobs; otherwise tests call service.jobs.runAll(). gateways: instead of the sandbox ones. */
+  opts: { now?: () => Date; env?: Record<string, string>; background?: boolean; gateways?: Gateways } = {},
 ): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'checkout-test-'));
   const config = loadConfig({
@@ -131,7 +132,11 @@ export async function startTestService(
   });
   // Off unless asked for, for the same reason as in process.ts: test files share the
   // PostgreSQL database, and one file's worker would take another's events.
-  const service = await startService(config, pino({ level: 'silent' }), opts.now, { background: opts.background ?? false });
+  const service = await startService(config, pino({ level: 'silent' }), {
+    now: opts.now,
+    background: opts.background ?? false,
+    gateways: opts.gateways,
+  });
   return {
     service,
     url: service.url,

@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { JOB_NAMES } from '../../server/jobs';
 import { TEST_CARDS } from '../../server/payments/sandbox';
 import { updateEnvironment } from '../../server/store/environments';
 import { freshDatabase } from './database';
@@ -22,7 +23,11 @@ describe.each(ENGINES)('notifications on %s', (engine) => {
   /** The service's clock is real time shifted by this much. */
   let offset = 0;
   const now = () => new Date(Date.now() + offset);
-  const run = () => t.service.background.runOnce();
+  /** One round of every job: the expiry sweep, then delivery. */
+  const run = async () => {
+    const done = await t.service.jobs.runAll();
+    return { expired: done[JOB_NAMES.expiry]!, attempts: done[JOB_NAMES.delivery]! };
+  };
   const tx = (over: Record<string, unknown> = {}) => priced('EUR', 10, { notify_url: hook.url, ...over });
 
   let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;

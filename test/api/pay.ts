@@ -27,10 +27,10 @@ const statusOf = async (res: Promise<Response>) => {
 };
 
 /** The pay request and its whole answer, for tests that read more than the status. */
-export const payWithCard = (baseUrl: string, token: string, card: string = TEST_CARDS.approved) =>
+export const payWithCard = (baseUrl: string, token: string, card: string = TEST_CARDS.approved, gateway = SANDBOX_CARD) =>
   checkoutPost(baseUrl, token, {
     action: 'pay',
-    gateway: SANDBOX_CARD,
+    gateway,
     fields: { card_number: card, card_expiry: '12/34', card_cvc: '123', card_name: 'A' },
   });
 

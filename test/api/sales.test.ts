@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { unitsToNumber } from '../../server/domain/money';
-import { sandboxCard } from '../../server/payments/sandbox';
+import { SANDBOX_CARD_ID } from '../../server/payments/sandbox';
 import { ENGINES, problemPaths, useTestService } from './harness';
 import { paidTransaction, priced } from './pay';
 
@@ -185,13 +185,14 @@ describe.each(ENGINES)('sales on %s', (engine) => {
 
   it('every action goes through the sale gateway adapter, and its refusal changes nothing', async () => {
     const { sale } = await paidTransaction(svc.api, priced('EUR', 50, { authorize: true }));
-    const capture = vi.spyOn(sandboxCard, 'capture');
+    const capture = vi.spyOn(svc.t.service.deps.gateways.find(SANDBOX_CARD_ID)!, 'capture');
     try {
       const res = await svc.api.post(`/sale/${sale.id}/capture/`, { amount: 20 });
       expect(res.status).toBe(200);
       expect(capture).toHaveBeenCalledTimes(1);
-      expect(capture.mock.calls[0]![1]).toBe(2000);
-      expect(capture.mock.calls[0]![0]).toMatch(/^sbx_/);
+      expect(capture.mock.calls[0]![0]).toMatchObject({ amount: 2000, payment: expect.stringMatching(/^sbx_/) });
+      // Our idempotency reference, derived from the reservation.
+      expect(capture.mock.calls[0]![0].reference).toMatch(/^gc_/);
 
       capture.mockResolvedValueOnce({ ok: false, reason: 'processor unavailable' });
       const refused = await svc.api.post(`/sale/${sale.id}/capture/`, { amount: 5 });

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SUBSCRIPTION_ACTIONS, SUBSCRIPTION_STATUSES, type SubscriptionAction, type SubscriptionStatus } from '../../server/domain/subscription-states';
-import { findGateway } from '../../server/payments/registry';
+import { JOB_NAMES } from '../../server/jobs';
 import { TEST_CARDS } from '../../server/payments/sandbox';
 import { chargeSubscriptionPeriod } from '../../server/payments/subscription-charge';
 import { claimDueSubscriptions } from '../../server/store/subscriptions';
@@ -11,7 +11,7 @@ import { payWithCard, SANDBOX_CARD } from './pay';
 import { type Receiver, startReceiver } from './receiver';
 
 // Subscriptions over real HTTP on both engines: the spec's actions from every state, the
-// scheduler's charges under a moved clock (one pass at a time: background.charge()),
+// scheduler's charges under a moved clock (one pass at a time: the job run by hand),
 // retries, pause and stop, and the notifications. Each engine gets a database of its own:
 // a pass of the scheduler takes every due subscription it finds.
 
@@ -25,7 +25,8 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
   let frozen: number | null = null;
   const now = () => new Date(frozen ?? Date.now());
   const at = (iso: string) => void (frozen = Date.parse(iso));
-  const charge = () => t.service.background.charge();
+  const charge = () => t.service.jobs.runOnce(JOB_NAMES.subscriptions);
+  const deliver = () => t.service.jobs.runOnce(JOB_NAMES.delivery);
   /** Moves the service's clock `days` on and runs scheduler passes until nothing is due. */
   async function advance(days: number) {
     frozen = (frozen ?? Date.now()) + days * DAY;
@@ -47,7 +48,7 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
   beforeEach(async () => {
     frozen = null;
     api = await t.newEnvironment();
-    await t.service.background.runOnce();
+    await deliver();
     hook.received.length = 0;
   });
 
@@ -316,7 +317,7 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
     const stopped = await act(sub.id, 'stop');
     expect(stopped.body).toMatchObject({ status: 'stopped', stop_reason: 'requested', next_charge_date: null });
     // …and the pass goes on: nothing is charged.
-    const outcome = await chargeSubscriptionPeriod({ db: deps.database.db, outbox: deps.outbox, now, log: deps.log, findGateway }, sub.id, 'pass-1');
+    const outcome = await chargeSubscriptionPeriod(deps, sub.id, 'pass-1');
     expect(outcome).toBe('skipped');
     await advance(400);
     const after = await get(sub.id);
@@ -349,7 +350,7 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
     expect(recovered.charges).toEqual([expect.objectContaining({ period: 1, status: 'charged', attempts: 3, failure: null })]);
     expect(recovered.next_charge_date).toBe('2027-10-01T10:00:00.000Z');
 
-    await t.service.background.runOnce();
+    await deliver();
     const types = hook.received.filter((r) => r.payload.data?.id === sub.id).map((r) => r.payload.type);
     // Delivered side by side: the order of arrival is not the order of the events.
     expect(types.sort()).toEqual(['subscription.charge_failed', 'subscription.charge_failed', 'subscription.charged', 'subscription.past_due', 'subscription.started']);
@@ -375,7 +376,7 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
     await act(sub.id, 'pause');
     await act(sub.id, 'active');
     await act(sub.id, 'stop');
-    await t.service.background.runOnce();
+    await deliver();
     const received = hook.received.filter((r) => r.payload.data?.id === sub.id);
     const byType = new Map(received.map((r) => [r.payload.type, r.payload]));
     expect([...byType.keys()].sort()).toEqual([

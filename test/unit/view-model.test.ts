@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildView } from '../../server/checkout/view-model';
-import { sandboxCard, sandboxRedirect } from '../../server/payments/sandbox';
+import { createGateways } from '../../server/payments/registry';
+import { SANDBOX_CARD_ID, SANDBOX_REDIRECT_ID, sandboxGateways } from '../../server/payments/sandbox';
 import type { SaleRow, TransactionLineRow, TransactionRow } from '../../server/store/schema';
 
 const NOW = new Date('2026-03-01T10:00:00.000Z');
@@ -55,7 +56,7 @@ function tx(over: Partial<TransactionRow> = {}, lines: Partial<TransactionLineRo
   return { row, lines: lineRows };
 }
 
-const base = { merchantName: 'Shop', language: 'es' as const, csrf: 'c', now: NOW, embed: null };
+const base = { merchantName: 'Shop', language: 'es' as const, csrf: 'c', now: NOW, embed: null, gateways: createGateways(sandboxGateways()) };
 
 describe('buildView: token → what the screen shows', () => {
   it('copies lines and totals in minor units with the currency exponent', () => {
@@ -71,12 +72,12 @@ describe('buildView: token → what the screen shows', () => {
 
   it('offers the gateways in their fixed order and preselects the first only when asked', () => {
     const on = buildView({ ...base, tx: tx({ gateway_selected: 1 }) });
-    expect(on.gateways.map((g) => g.id)).toEqual([sandboxCard.id, sandboxRedirect.id]);
-    expect(on.selectedGateway).toBe(sandboxCard.id);
+    expect(on.gateways.map((g) => g.id)).toEqual([SANDBOX_CARD_ID, SANDBOX_REDIRECT_ID]);
+    expect(on.selectedGateway).toBe(SANDBOX_CARD_ID);
     expect(buildView({ ...base, tx: tx({ gateway_selected: 0 }) }).selectedGateway).toBeNull();
     // The customer's own choice from a failed post wins over the preselection.
-    expect(buildView({ ...base, tx: tx(), chosenGateway: sandboxRedirect.id }).selectedGateway).toBe(sandboxRedirect.id);
-    expect(buildView({ ...base, tx: tx(), chosenGateway: 'not-a-gateway' }).selectedGateway).toBe(sandboxCard.id);
+    expect(buildView({ ...base, tx: tx(), chosenGateway: SANDBOX_REDIRECT_ID }).selectedGateway).toBe(SANDBOX_REDIRECT_ID);
+    expect(buildView({ ...base, tx: tx(), chosenGateway: 'not-a-gateway' }).selectedGateway).toBe(SANDBOX_CARD_ID);
   });
 
   it('maps every state, expiry included, and shows a receipt only when paid', () => {

@@ -1,7 +1,7 @@
 // All of the screen's state and behaviour. Components read `.value` and call actions; they
 // hold no state of their own, so the server render and the hydrated tree cannot diverge.
 import { batch, computed, signal, type ReadonlySignal } from '@preact/signals';
-import { validateFields, validateField, type ValidationContext } from './card';
+import { validateFields, validateField, type ValidationContext } from '../fields/card';
 import {
   postCheckout,
   TransportError,

@@ -1,6 +1,7 @@
 // The contract between the server (which builds it from a transaction) and the payment
 // screen (which renders it on the server and hydrates it in the browser). Plain data only:
 // it is serialised into the page as the initial state.
+import type { GatewayField } from '../fields/types';
 
 export const LANGUAGES = ['en', 'es', 'fr', 'au'] as const;
 export type Language = (typeof LANGUAGES)[number];
@@ -23,15 +24,7 @@ export interface AdjustmentLine {
   value: number;
 }
 
-/** A field a gateway asks the customer for; the screen renders fields, not gateways. */
-export interface GatewayField {
-  name: string; // form field name, e.g. "card_number"
-  label: string; // locale key, e.g. "card.number"
-  autocomplete: string; // e.g. "cc-number"
-  inputMode: 'numeric' | 'text';
-  /** Named client+server validator: 'card-number' (Luhn, brand), 'card-expiry', 'card-cvc', 'required'. */
-  validate: 'card-number' | 'card-expiry' | 'card-cvc' | 'required';
-}
+export type { GatewayField } from '../fields/types';
 
 export interface GatewayOption {
   id: string;

@@ -7,7 +7,7 @@ import {
   parseExpiry,
   validateField,
   validateFields,
-} from '../../../widget/screen/card';
+} from '../../../widget/fields/card';
 import { CARD_GATEWAY } from './fixtures';
 
 // 1 March 2026, noon UTC.

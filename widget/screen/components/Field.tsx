@@ -1,5 +1,5 @@
 import { useScreen } from '../context';
-import { brandName, cardBrand, errorVars } from '../card';
+import { brandName, cardBrand, errorVars } from '../../fields/card';
 import type { GatewayField } from '../view';
 
 export const fieldId = (name: string) => `field-${name}`;

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useMoney, useScreen } from '../context';
-import { brandName } from '../card';
+import { brandName } from '../../fields/card';
 import { formatDateTime } from '../format';
 import { CheckIcon, CrossIcon, HourglassIcon } from './icons';
 

@@ -1,7 +1,7 @@
 // Field validators shared by the screen (inline errors while typing) and the server (the
 // authority, also for posts made with JavaScript off). Pure: no DOM, no clock of its own.
 // Each validator returns a locale key from locales/*.json, or null when the value is fine.
-import type { GatewayField } from './view';
+import type { GatewayField } from './types';
 
 export type ValidatorName = GatewayField['validate'];
 

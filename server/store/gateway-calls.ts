@@ -1,0 +1,142 @@
+import { uuidv7 } from '../domain/ids';
+import type { Db, Tx } from './db';
+import { skipLocked } from './locking';
+import type { GatewayCallKind, GatewayCallRow, GatewayCallState } from './schema';
+
+// The reservation of every gateway call: inserted in the same database transaction as the
+// conditional write that reserves the money, settled in the same one as the result.
+
+export interface GatewayCall extends Omit<GatewayCallRow, 'request'> {
+  request: Record<string, unknown>;
+}
+
+export function newCall(c: {
+  environmentId: string;
+  gatewayId: string;
+  kind: GatewayCallKind;
+  subjectId: string;
+  amount: number;
+  currency: string;
+  request?: Record<string, unknown>;
+  now: Date;
+  claimMs: number;
+}): GatewayCall {
+  const id = uuidv7(c.now.getTime());
+  const at = c.now.toISOString();
+  return {
+    id,
+    // Our idempotency reference: the reservation's own id, so a retry of this call (or a
+    // lookup after a crash) names the same reservation.
+    reference: `gc_${id}`,
+    environment_id: c.environmentId,
+    gateway_id: c.gatewayId,
+    kind: c.kind,
+    state: 'pending',
+    subject_id: c.subjectId,
+    amount: c.amount,
+    currency: c.currency,
+    request: c.request ?? {},
+    claimed_until: new Date(c.now.getTime() + c.claimMs).toISOString(),
+    check_at: null,
+    checks: 0,
+    result_id: null,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+const toRow = (c: GatewayCall): GatewayCallRow => ({ ...c, request: JSON.stringify(c.request) });
+const fromRow = (r: GatewayCallRow): GatewayCall => ({ ...r, request: JSON.parse(r.request) as Record<string, unknown> });
+
+export async function insertCall(db: Db, call: GatewayCall): Promise<void> {
+  await db.insertInto('gateway_calls').values(toRow(call)).execute();
+}
+
+/**
+ * Moves a call from one of `from` to `to`, once: false when another process (the live
+ * request or a reconciler) settled it first, so whoever gets true records the result.
+ */
+export async function settleCall(
+  trx: Tx,
+  id: string,
+  from: GatewayCallState[],
+  to: GatewayCallState,
+  now: Date,
+  extra: { resultId?: string | null; checkAt?: Date | null } = {},
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('gateway_calls')
+    .set({
+      state: to,
+      updated_at: now.toISOString(),
+      claimed_until: null,
+      ...(extra.resultId !== undefined ? { result_id: extra.resultId } : {}),
+      check_at: extra.checkAt ? extra.checkAt.toISOString() : null,
+    })
+    .where('id', '=', id)
+    .where('state', 'in', from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Calls to reconcile: pending ones whose claim ran out (the process that made them died
+ * before recording the answer) and abandoned ones due for a check. Each is claimed for
+ * `leaseMs` with a conditional update, so of several processes one takes it.
+ */
+export async function claimCallsToReconcile(db: Db, now: Date, leaseMs: number, limit: number): Promise<GatewayCall[]> {
+  const at = now.toISOString();
+  const until = new Date(now.getTime() + leaseMs).toISOString();
+  return db.transaction().execute(async (trx) => {
+    const due = await skipLocked(
+      trx,
+      trx
+        .selectFrom('gateway_calls')
+        .selectAll()
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('state', '=', 'pending'), eb('claimed_until', '<', at)]),
+            eb.and([eb('state', '=', 'abandoned'), eb('check_at', '<=', at)]),
+          ]),
+        )
+        .orderBy('created_at')
+        .limit(limit),
+    ).execute();
+    const claimed: GatewayCall[] = [];
+    for (const row of due) {
+      const lease =
+        row.state === 'pending'
+          ? trx.updateTable('gateway_calls').set({ claimed_until: until }).where('claimed_until', '=', row.claimed_until)
+          : trx.updateTable('gateway_calls').set({ check_at: until }).where('check_at', '=', row.check_at);
+      const taken = await lease.where('id', '=', row.id).where('state', '=', row.state).executeTakeFirst();
+      if (Number(taken.numUpdatedRows) === 1) claimed.push(fromRow(row));
+    }
+    return claimed;
+  });
+}
+
+/** An abandoned call the gateway could not be asked about: asked again later, or given up on (check_at null). */
+export async function postponeCheck(db: Db, id: string, checkAt: Date | null, now: Date): Promise<void> {
+  await db
+    .updateTable('gateway_calls')
+    .set((eb) => ({ check_at: checkAt ? checkAt.toISOString() : null, checks: eb('checks', '+', 1), updated_at: now.toISOString() }))
+    .where('id', '=', id)
+    .where('state', '=', 'abandoned')
+    .execute();
+}
+
+/** A pending call whose gateway could not be asked: claimed again after `retryAt`. */
+export async function extendClaim(db: Db, id: string, retryAt: Date): Promise<void> {
+  await db
+    .updateTable('gateway_calls')
+    .set((eb) => ({ claimed_until: retryAt.toISOString(), checks: eb('checks', '+', 1) }))
+    .where('id', '=', id)
+    .where('state', '=', 'pending')
+    .execute();
+}
+
+export async function listCalls(db: Db, subjectId: string): Promise<GatewayCall[]> {
+  const rows = await db.selectFrom('gateway_calls').selectAll().where('subject_id', '=', subjectId).orderBy('id').execute();
+  return rows.map(fromRow);
+}
+
