@@ -5,6 +5,7 @@ import { addDays, type Interval } from '../domain/periods';
 import { canStore } from '../payments/gateway';
 import type { Gateways } from '../payments/registry';
 import type { SubscriptionRow } from '../store/schema';
+import { embedView } from './view-model';
 
 // A subscription's sign-up page as the payment screen's view: the same screen, model and
 // client script, with the plan's terms in place of order lines. Pure: the routes fetch.
@@ -75,12 +76,7 @@ export function buildSignupView(input: SignupViewInput): CheckoutView {
     error: input.error ?? null,
     receipt: null,
     csrf: input.csrf,
-    embed: input.embed && {
-      parentOrigin: input.embed.parentOrigin,
-      returnUrl: row.return_url,
-      cancelUrl: row.cancel_url,
-      justFinished: !!input.justFinished && (status === 'paid' || status === 'cancelled'),
-    },
+    embed: embedView(input.embed, row, !!input.justFinished && (status === 'paid' || status === 'cancelled')),
     hasReturnUrl: row.return_url !== null,
     hasCancelUrl: row.cancel_url !== null,
     subscription: {

@@ -5,8 +5,8 @@ import { JOB_NAMES } from '../../server/jobs';
 import { TEST_CARDS } from '../../server/payments/sandbox';
 import { chargeSubscriptionPeriod } from '../../server/payments/subscription-charge';
 import { claimDueSubscriptions } from '../../server/store/subscriptions';
-import { freshDatabase } from './database';
-import { type Client, ENGINES, problemPaths, startTestService, type TestService } from './harness';
+import { startIsolatedService } from './database';
+import { type Client, ENGINES, problemPaths, type TestService } from './harness';
 import { payWithCard, SANDBOX_CARD } from './pay';
 import { type Receiver, startReceiver } from './receiver';
 
@@ -33,17 +33,13 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
     while ((await charge()) > 0);
   }
 
-  let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
   beforeAll(async () => {
-    if (engine === 'postgres') database = await freshDatabase();
-    const env = { ALLOW_PRIVATE_NOTIFY_URLS: 'true', ...(database ? { DATABASE_URL: database.url } : {}) };
-    t = await startTestService(engine, { now, env });
+    t = await startIsolatedService(engine, { now, env: { ALLOW_PRIVATE_NOTIFY_URLS: 'true' } });
     hook = await startReceiver();
   });
   afterAll(async () => {
     await t.close();
     await hook.close();
-    await database?.drop();
   });
   beforeEach(async () => {
     frozen = null;
