@@ -180,24 +180,22 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
     'past_due stop': 'stopped',
   };
 
-  it('moves by the table from every state, and answers every other action with a 409 naming the state, changing nothing', async () => {
-    for (const state of SUBSCRIPTION_STATUSES) {
-      for (const action of SUBSCRIPTION_ACTIONS) {
-        const id = await inState(state);
-        const before = await get(id);
-        expect(before.status, `${state} reached`).toBe(state);
-        const res = await act(id, action);
-        const target = MOVES[`${state} ${action}`];
-        if (target) {
-          expect(res.status, `${state} ${action}`).toBe(200);
-          expect(res.body.status, `${state} ${action}`).toBe(target);
-          expect(await get(id)).toEqual(res.body);
-        } else {
-          expect(res.status, `${state} ${action}`).toBe(409);
-          problemPaths(res);
-          expect(res.body.detail).toContain(`is ${state}`);
-          expect(await get(id), `${state} ${action} changed nothing`).toEqual(before);
-        }
+  it.each(SUBSCRIPTION_STATUSES)('from %s: moves by the table, and answers every other action with a 409 naming the state, changing nothing', async (state) => {
+    for (const action of SUBSCRIPTION_ACTIONS) {
+      const id = await inState(state);
+      const before = await get(id);
+      expect(before.status, `${state} reached`).toBe(state);
+      const res = await act(id, action);
+      const target = MOVES[`${state} ${action}`];
+      if (target) {
+        expect(res.status, `${state} ${action}`).toBe(200);
+        expect(res.body.status, `${state} ${action}`).toBe(target);
+        expect(await get(id)).toEqual(res.body);
+      } else {
+        expect(res.status, `${state} ${action}`).toBe(409);
+        problemPaths(res);
+        expect(res.body.detail).toContain(`is ${state}`);
+        expect(await get(id), `${state} ${action} changed nothing`).toEqual(before);
       }
     }
   });
