@@ -4,6 +4,7 @@ import helmet from 'helmet';
 import { apiRouter } from './api';
 import { assetsRouter, loadScreenAssets } from './checkout/assets';
 import { checkoutRoutes } from './checkout/routes';
+import { signupRoutes } from './checkout/signup-routes';
 import type { Deps } from './deps';
 import { demoPage } from './demo/shop';
 import { withRequestLogging } from './http/logging';
@@ -17,6 +18,7 @@ export function createApp(deps: Deps): RequestListener {
   // '/pay/{token}/' and '/pay/{token}' are different routes (the second redirects).
   app.enable('strict routing');
   // First: the payment page is the busiest route, and every layer before it costs a match.
+  signupRoutes(app, deps, loadScreenAssets);
   checkoutRoutes(app, deps, loadScreenAssets);
   app.use(
     '/v1',

@@ -22,6 +22,7 @@ const envSchema = z.object({
   ALLOW_PRIVATE_NOTIFY_URLS: booleanFlag,
   BACKGROUND_WORK: z.enum(['true', 'false']).default('true'),
   TRUST_PROXY: booleanFlag,
+  TEST_CLOCK_FILE: z.string().optional(),
   GATEWAY_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(15_000),
   PAYMENT_CLAIM_MS: z.coerce.number().int().min(1).max(3_600_000).optional(),
   GATEWAY_MODULES: z.string().optional(),
@@ -55,6 +56,8 @@ export type Config = {
   /** Webhook delivery and the expiry sweep in this process; off for API-only processes. */
   backgroundWork: boolean;
   trustProxy: boolean;
+  /** Tests only: the clock is real time plus the milliseconds in this file (server/clock.ts). */
+  testClockFile: string | null;
   /** How long a gateway call may take before it is abandoned (and later reconciled). */
   gatewayTimeoutMs: number;
   /**
@@ -89,6 +92,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateNotifyUrls: e.ALLOW_PRIVATE_NOTIFY_URLS,
     backgroundWork: e.BACKGROUND_WORK === 'true',
     trustProxy: e.TRUST_PROXY,
+    testClockFile: e.TEST_CLOCK_FILE ?? null,
     gatewayTimeoutMs: e.GATEWAY_TIMEOUT_MS,
     paymentClaimMs: e.PAYMENT_CLAIM_MS ?? Math.max(60_000, 4 * e.GATEWAY_TIMEOUT_MS),
     gatewayModules: (e.GATEWAY_MODULES ?? '').split(',').map((m) => m.trim()).filter(Boolean),

@@ -1,3 +1,4 @@
+import { fileClock } from './clock';
 import { loadConfig } from './config';
 import { demoInstructions, ensureDemoEnvironment } from './demo';
 import { createLogger } from './http/logging';
@@ -5,7 +6,7 @@ import { startService } from './service';
 
 const config = loadConfig();
 const log = createLogger(config.logLevel);
-const service = await startService(config, log);
+const service = await startService(config, log, { now: config.testClockFile ? fileClock(config.testClockFile) : undefined });
 const baseUrl = config.publicUrl ?? service.url;
 
 const demo = await ensureDemoEnvironment(config, service.deps.database, new Date());

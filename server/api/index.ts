@@ -12,6 +12,7 @@ import { clientRoutes } from './clients';
 import { eventRoutes } from './events';
 import { referenceRoutes } from './reference';
 import { saleRoutes } from './sales';
+import { subscriptionRoutes } from './subscriptions';
 import { transactionRoutes } from './transactions';
 import { transferRoutes } from './transfers';
 import { walletRoutes } from './wallets';
@@ -20,6 +21,7 @@ export const apiRoutes = (): RouteDef[] => [
   ...transactionRoutes(),
   ...saleRoutes(),
   ...authorizationRoutes(),
+  ...subscriptionRoutes(),
   ...eventRoutes(),
   ...catalogueRoutes(),
   ...referenceRoutes(),

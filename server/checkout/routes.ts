@@ -27,18 +27,18 @@ const TOKEN = /^[A-Za-z0-9_-]{16,64}$/;
 /** Rendered pages kept in memory, in bytes: 16 MiB, about 1,500 typical pages. */
 const PAGE_CACHE_BYTES = 16 * 2 ** 20;
 
-const payRequest = z.object({
+export const payRequest = z.object({
   action: z.enum(['pay', 'cancel']),
   gateway: z.string().max(64).nullish(),
   fields: z.record(z.string().max(64), z.string().max(256)).default({}),
   csrf: z.string().max(128).optional(),
 });
-type PayRequest = z.infer<typeof payRequest>;
+export type PayRequest = z.infer<typeof payRequest>;
 
 const textOrNull = (v: unknown) => (typeof v === 'string' ? v : null);
 
 /** The urlencoded form: the same request, with gateway fields at the top level. */
-function fromForm(body: Record<string, unknown>): unknown {
+export function fromForm(body: Record<string, unknown>): unknown {
   const { action, gateway, csrf, ...fields } = body;
   return { action, gateway: gateway || null, csrf, fields };
 }

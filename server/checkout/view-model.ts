@@ -1,4 +1,4 @@
-import type { CheckoutView, GatewayOption, Language, Receipt, ScreenStatus } from '../../widget/screen/view';
+import type { CheckoutView, EmbedView, GatewayOption, Language, Receipt, ScreenStatus } from '../../widget/screen/view';
 import { findCurrency } from '../domain/currencies';
 import { effectiveStatus } from '../domain/transaction-status';
 import type { Gateways } from '../payments/registry';
@@ -75,13 +75,17 @@ export function buildView(input: ViewInput): CheckoutView {
     error: input.error ?? null,
     receipt: status === 'paid' ? receiptOf(input.sale) : null,
     csrf: input.csrf,
-    embed: input.embed && {
-      parentOrigin: input.embed.parentOrigin,
-      returnUrl: row.return_url,
-      cancelUrl: row.cancel_url,
-      justFinished: !!input.justFinished && (status === 'paid' || status === 'cancelled'),
-    },
+    embed: embedView(input.embed, row, !!input.justFinished && (status === 'paid' || status === 'cancelled')),
     hasReturnUrl: row.return_url !== null,
     hasCancelUrl: row.cancel_url !== null,
   };
+}
+
+/** The frame's part of a view (null on the hosted page); `justFinished`: see EmbedView. */
+export function embedView(
+  embed: { parentOrigin: string } | null,
+  urls: { return_url: string | null; cancel_url: string | null },
+  justFinished: boolean,
+): EmbedView | null {
+  return embed && { parentOrigin: embed.parentOrigin, returnUrl: urls.return_url, cancelUrl: urls.cancel_url, justFinished };
 }

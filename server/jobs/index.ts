@@ -3,6 +3,7 @@ import { reviewDocuments } from './compliance-review';
 import { createDelivery } from '../notify/worker';
 import { sendPayouts } from '../payments/payouts';
 import { reconcileCalls } from '../payments/reconcile';
+import { chargeDueSubscriptions } from './subscription-charges';
 import { expireDue } from '../store/payments';
 import type { Job } from './runner';
 
@@ -14,6 +15,7 @@ export const JOB_NAMES = {
   reconciliation: 'reconciliation',
   compliance: 'compliance-review',
   payouts: 'payouts',
+  subscriptions: 'subscription-charges',
   delivery: 'webhook-delivery',
 } as const;
 
@@ -30,6 +32,7 @@ export function serviceJobs(deps: Deps): Job[] {
       run: ({ now, log, signal }) => reviewDocuments({ db, outbox: deps.outbox, now, log, signal }, 50),
     },
     { name: JOB_NAMES.payouts, periodMs: 2_000, batch: 20, run: () => sendPayouts(deps, 20) },
+    { name: JOB_NAMES.subscriptions, periodMs: 1_000, batch: 20, run: () => chargeDueSubscriptions(deps, 20) },
     { name: JOB_NAMES.delivery, periodMs: 500, batch: 20, run: () => deliver(20) },
   ];
 }

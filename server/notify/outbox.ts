@@ -1,12 +1,14 @@
 import { presentAuthorization } from '../present/authorization';
 import { presentClient, presentDocument, presentIban } from '../present/client';
 import { presentSale } from '../present/sale';
+import { presentSubscription } from '../present/subscription';
 import { presentTransaction } from '../present/transaction';
 import { presentEntry, presentTransfer } from '../present/wallet';
 import type { Tx } from '../store/db';
 import { getClient, getDocument, getIban } from '../store/clients';
 import { type EventFamily, familyOf, insertEvent, type Outbox } from '../store/events';
 import { getAuthorization, getSale } from '../store/sales';
+import { getSubscription } from '../store/subscriptions';
 import { getTransaction } from '../store/transactions';
 import { getTransfer } from '../store/transfers';
 
@@ -68,6 +70,10 @@ export function createOutbox(baseUrl: () => string): Outbox {
         .where('ledger_entries.id', '=', id)
         .executeTakeFirst();
       return row && { environmentId: row.environment_id, notifyUrl: row.notify_url, data: async () => presentEntry(row) };
+    },
+    async subscription(trx, id) {
+      const sub = await getSubscription(trx, null, id);
+      return sub && { environmentId: sub.row.environment_id, notifyUrl: sub.row.notify_url, data: async () => presentSubscription(sub, baseUrl()) };
     },
     async transfer(trx, id) {
       const row = await getTransfer(trx, null, id);

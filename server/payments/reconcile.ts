@@ -7,6 +7,7 @@ import type { Gateway } from './gateway';
 import { recordPayment } from './pay';
 import { recordSaleActionResult } from './sale-actions';
 import { recordStoredCardResult } from './store-card';
+import { recordSubscriptionCharge } from './subscription-charge';
 
 // Reconciliation of gateway calls whose answer never reached the books. Two kinds:
 // - pending past its claim: the process died between asking and recording. The gateway
@@ -29,6 +30,7 @@ const RECORDERS: Record<GatewayCallKind, (deps: PaymentDeps, call: GatewayCall, 
   capture: recordSaleActionResult,
   refund: recordSaleActionResult,
   void: recordSaleActionResult,
+  subscription: recordSubscriptionCharge,
 };
 
 /** What happened to an abandoned call the gateway did carry out after all. */
@@ -42,7 +44,8 @@ async function undoLate(deps: PaymentDeps, gateway: Gateway, call: GatewayCall, 
       // Nothing was stored on our side and nothing was charged: the gateway's copy is never used.
       return true;
     case 'pay':
-    case 'charge': {
+    case 'charge':
+    case 'subscription': {
       const reverse = call.kind === 'pay' && call.request.hold === true ? gateway.void : gateway.refund;
       const answer = await askGateway(deps, gateway, (signal) =>
         reverse.call(gateway, { reference: `${call.reference}_reversal`, signal, payment: reference, amount: call.amount }),

@@ -22,6 +22,7 @@ export const EVENT_FAMILIES = {
   document: ['accepted', 'rejected'],
   wallet: ['credited', 'debited'],
   transfer: ['paid', 'failed'],
+  subscription: ['started', 'paused', 'resumed', 'stopped', 'charged', 'charge_failed', 'past_due'],
 } as const;
 
 type Families = typeof EVENT_FAMILIES;

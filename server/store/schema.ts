@@ -199,7 +199,7 @@ export interface DeliveryAttemptRow {
   created_at: string;
 }
 
-export const GATEWAY_CALL_KINDS = ['pay', 'charge', 'store', 'capture', 'refund', 'void'] as const;
+export const GATEWAY_CALL_KINDS = ['pay', 'charge', 'store', 'capture', 'refund', 'void', 'subscription'] as const;
 export type GatewayCallKind = (typeof GATEWAY_CALL_KINDS)[number];
 /**
  * pending: reserved, the gateway is being asked (or the process died asking: reconciled
@@ -214,7 +214,7 @@ export interface GatewayCallRow extends Owned {
   gateway_id: string;
   kind: GatewayCallKind;
   state: GatewayCallState;
-  /** The transaction (pay), authorization (charge) or sale (capture, refund, void) reserved; the call itself for store. */
+  /** The transaction (pay), authorization (charge), sale (capture, refund, void) or subscription period (subscription) reserved; the call itself for store. */
   subject_id: string;
   amount: number;
   currency: string;
@@ -316,6 +316,55 @@ export interface LedgerEntryRow {
   with_external: string | null;
   transfer: string | null;
   created_at: string;
+export interface SubscriptionRow extends Owned {
+  plan_ref: string;
+  plan_name: string;
+  amount: number;
+  currency: string;
+  interval: string;
+  interval_count: number;
+  trial_days: number;
+  client_ref: string | null;
+  subscription_id: string | null;
+  authorization_id: string | null;
+  token: string;
+  notify_url: string | null;
+  return_url: string | null;
+  cancel_url: string | null;
+  language: string | null;
+  status: string; // see server/domain/subscription-states.ts
+  started_at: string | null;
+  trial_end: string | null;
+  period: number;
+  anchor_at: string | null;
+  anchor_index: number;
+  failures: number;
+  next_charge_at: string | null;
+  current_period_start: string | null;
+  current_period_end: string | null;
+  paused_at: string | null;
+  stopped_at: string | null;
+  stop_reason: string | null; // 'requested' | 'payment_failed'
+  claimed_until: string | null;
+  claimed_by: string | null;
+}
+
+export interface SubscriptionChargeRow {
+  id: string;
+  subscription_id: string;
+  period: number;
+  period_start: string;
+  period_end: string;
+  amount: number;
+  currency: string;
+  status: string; // 'pending' (reserved, gateway not answered yet) | 'charged' | 'failed'
+  attempts: number;
+  reference: string; // the gateway idempotency reference of the latest attempt
+  failure: string | null;
+  transaction_id: string | null;
+  sale_id: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface Tables {
@@ -343,4 +392,6 @@ export interface Tables {
   wallets: WalletRow;
   transfers: TransferRow;
   ledger_entries: LedgerEntryRow;
+  subscriptions: SubscriptionRow;
+  subscription_charges: SubscriptionChargeRow;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { type EngineName, startTestService, type TestService } from './harness';
 
 /**
  * A PostgreSQL database of its own, next to TEST_DATABASE_URL's, for tests whose
@@ -22,5 +23,21 @@ export async function freshDatabase(): Promise<{ url: string; drop(): Promise<vo
   return {
     url: base.replace(/\/[^/?]*(\?|$)/, `/${name}$1`),
     drop: () => admin(`drop database if exists ${name} with (force)`),
+  };
+}
+
+/**
+ * A test service on a database of its own (a fresh PostgreSQL database; SQLite's is always
+ * its own), dropped on close: for tests whose jobs take every due row they find.
+ */
+export async function startIsolatedService(engine: EngineName, opts: Parameters<typeof startTestService>[1] = {}): Promise<TestService> {
+  const database = engine === 'postgres' ? await freshDatabase() : undefined;
+  const t = await startTestService(engine, { ...opts, env: { ...opts.env, ...(database ? { DATABASE_URL: database.url } : {}) } });
+  return {
+    ...t,
+    async close() {
+      await t.close();
+      await database?.drop();
+    },
   };
 }

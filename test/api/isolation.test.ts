@@ -78,6 +78,7 @@ const OWNED: Record<string, Group> = {
       return (await c.post('/transfer/', { source_wallet: from.id, destination_wallet: to.id, amount: 2 })).body;
     },
   },
+  subscription: { create: (c: Client) => subscriptionIn(c, 'waiting') },
   event: {
     create: async (c: Client) => {
       const tx = await c.post('/transaction/', transactionBody({ notify_url: 'https://shop.example/hook' }));
@@ -86,6 +87,16 @@ const OWNED: Record<string, Group> = {
     },
   },
 };
+
+/** A subscription of its own plan and card, moved to `state` (its action routes need one each). */
+async function subscriptionIn(c: Client, state: 'waiting' | 'active' | 'paused'): Promise<{ id: string }> {
+  const plan = await c.post('/plan/', OWNED.plan!.create);
+  const authorization = await c.post('/authorization/', OWNED.authorization!.create);
+  const sub = (await c.post('/subscription/', { plan: plan.body.id, authorization: authorization.body.id })).body as { id: string };
+  if (state !== 'waiting') await c.post(`/subscription/${sub.id}/start/`, undefined);
+  if (state === 'paused') await c.post(`/subscription/${sub.id}/pause/`, undefined);
+  return sub;
+}
 
 /** Seeded read-only objects, the same in every environment: no isolation to check. */
 const GLOBAL = new Set(['gateway', 'currency']);
@@ -99,6 +110,8 @@ interface IdRoute {
   withBody?: boolean;
   /** The body of a POST that creates an object under the client. */
   body?: unknown;
+  /** Creates the object in the state this action needs, instead of the group's `create`. */
+  create?: (c: Client) => Promise<{ id: string }>;
 }
 
 const ID_ROUTES: IdRoute[] = [
@@ -116,6 +129,11 @@ const ID_ROUTES: IdRoute[] = [
   { method: 'GET', group: 'wallet', path: '/wallet/{id}/entry/' },
   { method: 'GET', group: 'wallet', path: '/wallet/{id}/entry/{entry_id}/' },
   { method: 'GET', group: 'transfer', path: '/transfer/{id}/' },
+  { method: 'GET', group: 'subscription', path: '/subscription/{id}/' },
+  { method: 'POST', group: 'subscription', path: '/subscription/{id}/start/' },
+  { method: 'POST', group: 'subscription', path: '/subscription/{id}/pause/', create: (c) => subscriptionIn(c, 'active') },
+  { method: 'POST', group: 'subscription', path: '/subscription/{id}/active/', create: (c) => subscriptionIn(c, 'paused') },
+  { method: 'POST', group: 'subscription', path: '/subscription/{id}/stop/' },
   { method: 'GET', group: 'event', path: '/event/{id}/' },
   { method: 'POST', group: 'event', path: '/event/{id}/retry/' },
   { method: 'GET', group: 'client', path: '/client/{id}/' },
@@ -182,7 +200,7 @@ describe.each(ENGINES)('environment isolation on %s', (engine) => {
   };
 
   it.each(ID_ROUTES)('$method $path', async (route) => {
-    const original = await create(route.group);
+    const original = route.create ? await route.create(owner) : await create(route.group);
     const client = original.client;
     entryId = original.entry_id ?? MISSING;
     // Actions change the object itself: it is read at its own path.

@@ -62,6 +62,20 @@ export interface EmbedView {
   justFinished: boolean;
 }
 
+/** A subscription's hosted sign-up: what the customer agrees to, instead of order lines. */
+export interface SubscriptionTerms {
+  planName: string;
+  /** Charged every period, minor units. */
+  amount: number;
+  interval: 'day' | 'week' | 'month' | 'year';
+  intervalCount: number;
+  trialDays: number;
+  /** ISO 8601: when the first (or, past due, the owed) period is charged. */
+  firstChargeAt: string;
+  /** The subscription's charges fail: the customer gives a new card for the owed period. */
+  pastDue: boolean;
+}
+
 export interface CheckoutView {
   token: string;
   /**
@@ -93,4 +107,6 @@ export interface CheckoutView {
   embed: EmbedView | null;
   hasReturnUrl: boolean;
   hasCancelUrl: boolean;
+  /** Present on a subscription's sign-up page (/pay/sub_…/). */
+  subscription?: SubscriptionTerms;
 }

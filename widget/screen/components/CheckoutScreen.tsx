@@ -7,6 +7,7 @@ import { fieldId } from './Field';
 import { MerchantHeader, OrderSummary } from './OrderSummary';
 import { CancelledPanel, ExpiredPanel, PaidPanel } from './Outcome';
 import { PaymentForm } from './PaymentForm';
+import { SubscriptionSummary } from './SubscriptionSummary';
 
 function focusElement(target: FocusTarget): HTMLElement | null {
   switch (target.kind) {
@@ -55,7 +56,7 @@ export function CheckoutScreen({ model, i18n }: { model: CheckoutModel; i18n: Tr
   const content = (
     <>
       <MerchantHeader />
-      <OrderSummary />
+      {view.subscription ? <SubscriptionSummary terms={view.subscription} /> : <OrderSummary />}
       <div class="pane">
         <PaymentPane />
       </div>

@@ -46,7 +46,7 @@ export function MerchantHeader() {
       </h1>
       {view.orderId && <p class="merchant__order">{i18n.t('merchant.order', { orderId: view.orderId })}</p>}
       <p class="merchant__total">{money(view.totalPrice)}</p>
-      {model.payable.value && <Expiry />}
+      {model.payable.value && !view.subscription && <Expiry />}
     </section>
   );
 }

@@ -29,8 +29,8 @@ export function PaidPanel() {
       : i18n.t('receipt.cardNoBrand', { last4: receipt.last4 })
     : brand;
   return (
-    <StatusPanel tone="success" icon={<CheckIcon />} title={i18n.t('status.paid.title')}>
-      <p class="status__text">{i18n.t('status.paid.body', { merchant: view.merchantName })}</p>
+    <StatusPanel tone="success" icon={<CheckIcon />} title={i18n.t(view.subscription ? 'subscription.done.title' : 'status.paid.title')}>
+      <p class="status__text">{i18n.t(view.subscription ? 'subscription.done.body' : 'status.paid.body', { merchant: view.merchantName })}</p>
       {receipt && (
         <dl class="receipt" aria-label={i18n.t('receipt.heading')}>
           <div class="receipt__row">

@@ -84,7 +84,9 @@ export function PaymentForm() {
       ? i18n.t(progress)
       : gateway?.flow === 'redirect'
         ? i18n.t('action.continue', { gateway: gateway.name })
-        : i18n.t('action.pay', { amount });
+        : view.subscription
+          ? i18n.t('action.subscribe')
+          : i18n.t('action.pay', { amount });
 
   return (
     <form class="payment" method="post" action="" onSubmit={onSubmit} aria-busy={pending ? 'true' : undefined}>

@@ -1,0 +1,201 @@
+import { z } from 'zod';
+import { LANGUAGES } from '../../widget/screen/view';
+import { unitsToNumber } from '../domain/money';
+import { INTERVALS } from '../domain/periods';
+import { ACTION_FROM, SUBSCRIPTION_ACTIONS, SUBSCRIPTION_STATUSES, type SubscriptionAction } from '../domain/subscription-states';
+import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
+import { ApiError, fieldError } from '../http/problem';
+import { route, type RouteDef } from '../http/route';
+import { getItem } from '../store/catalogue';
+import { getAuthorization } from '../store/sales';
+import type { SubscriptionChargeRow } from '../store/schema';
+import { applyAction, getSubscription, insertSubscription, listSubscriptions, type StoredSubscription } from '../store/subscriptions';
+import { exponentOf, httpUrl, ref, text } from './fields';
+import { checkNotifyUrl } from './notify-url';
+import { presentSubscription } from '../present/subscription';
+
+// The spec's subscriptions: create, read, and the four actions start / pause / active /
+// stop. States, periods, retries and the hosted sign-up: docs/subscriptions.md.
+
+const chargeOut = z.object({
+  period: z.number().int().describe('Number of the period in the life of the subscription: 1, 2, …; each is charged at most once'),
+  period_start: z.iso.datetime(),
+  period_end: z.iso.datetime(),
+  amount: z.number().describe('Major units of `currency`'),
+  currency: z.string(),
+  status: z.enum(['pending', 'charged', 'failed']).describe('`pending` while the gateway answers; `failed` until a retry succeeds'),
+  attempts: z.number().int(),
+  failure: z.string().nullable().describe('Why the latest attempt failed: `declined`, `insufficient_funds` or `authorization_removed`'),
+  transaction: z.uuid().nullable().describe('`id` of the completed transaction the charge produced'),
+  sale: z.uuid().nullable().describe('`id` of the sale the charge produced'),
+});
+
+export const subscriptionOut = z
+  .object({
+    id: z.uuid(),
+    plan: z.uuid().describe('`id` of the plan; its terms below are copied at creation, so a later change of the plan does not alter them'),
+    client: z.uuid().nullable().describe('`id` of the client, if one was given'),
+    subscription_id: z.string().nullable().describe('Your external identifier'),
+    authorization: z.uuid().nullable().describe('`id` of the authorization (stored payment method) every period is charged to'),
+    status: z.enum(SUBSCRIPTION_STATUSES),
+    payment_url: z
+      .string()
+      .nullable()
+      .describe('The hosted sign-up page: takes the card and starts the subscription (waiting, no payment method), or takes a new card (past_due); null otherwise'),
+    notify_url: z.string().nullable(),
+    return_url: z.string().nullable(),
+    cancel_url: z.string().nullable(),
+    language: z.enum(LANGUAGES).nullable(),
+    plan_name: z.string(),
+    amount: z.number().describe('Charged every period, in major units of `currency`'),
+    currency: z.string(),
+    interval: z.enum(INTERVALS),
+    interval_count: z.number().int(),
+    trial_days: z.number().int(),
+    started: z.iso.datetime().nullable(),
+    trial_end: z.iso.datetime().nullable().describe('End of the free trial; the first period is charged then'),
+    current_period_start: z.iso.datetime().nullable().describe('Start of the period paid for (or of the trial)'),
+    current_period_end: z.iso.datetime().nullable(),
+    next_charge_date: z.iso.datetime().nullable().describe('When the next charge (or retry) is made; null when paused, stopped or not started'),
+    failed_attempts: z.number().int().describe('Failed attempts at the owed period (past_due)'),
+    paused: z.iso.datetime().nullable(),
+    stopped: z.iso.datetime().nullable(),
+    stop_reason: z.enum(['requested', 'payment_failed']).nullable(),
+    charges: z.array(chargeOut).describe('One entry per period charged or being charged, oldest first'),
+    created: z.iso.datetime(),
+    updated: z.iso.datetime(),
+  })
+  .meta({ id: 'Subscription' });
+
+const subscriptionCreate = z
+  .strictObject({
+    plan: ref('plan').describe('`id` of an enabled plan: its amount, currency, interval, interval_count and trial_days'),
+    client: ref('client')
+      .optional()
+      .describe('`id` of the client who subscribes (stored as given until clients can be checked: see docs/subscriptions.md)'),
+    subscription_id: text(255).optional().describe('Your external identifier'),
+    authorization: ref('authorization')
+      .optional()
+      .describe('`id` of an active authorization to charge; without one, the customer gives a card on `payment_url`'),
+    notify_url: httpUrl.optional().describe('Receives the subscription.* notifications'),
+    return_url: httpUrl.optional().describe('Where the sign-up page sends the customer once subscribed'),
+    cancel_url: httpUrl.optional().describe('Where the sign-up page sends the customer who cancels'),
+    language: z.enum(LANGUAGES).optional().describe('Language of the sign-up page; else the browser\'s'),
+  })
+  .meta({ id: 'SubscriptionCreate' });
+
+const listQuery = pageQuery.extend({
+  status: z.enum(SUBSCRIPTION_STATUSES).optional(),
+  plan: ref('plan').optional(),
+  client: ref('client').optional(),
+  subscription_id: z.string().max(255).optional(),
+});
+
+const notFound = () => new ApiError('not_found', 'No subscription with this id');
+
+const ACTION_SUMMARIES: Record<SubscriptionAction, string> = {
+  start: 'Start a waiting subscription: trialing when its plan has trial days, else active and charged at once',
+  pause: 'Pause an active subscription: nothing is charged or owed until it is resumed',
+  active: 'Resume a paused subscription: a new period starts, and is charged, at the resume date',
+  stop: 'Stop a subscription for good: no charge is ever made after',
+};
+
+function actionRoute(action: SubscriptionAction): RouteDef {
+  return route({
+    method: 'post',
+    path: `/subscription/{id}/${action}/`,
+    summary: ACTION_SUMMARIES[action],
+    tag: 'Subscriptions',
+    response: subscriptionOut,
+    status: 200,
+    async handler({ env, params, deps, baseUrl, db }) {
+      const result = await applyAction(db, { environmentId: env.id, id: params.id!, action, now: deps.now(), outbox: deps.outbox });
+      switch (result.kind) {
+        case 'not_found':
+          throw notFound();
+        case 'no_payment_method':
+          throw new ApiError('conflict', 'the subscription has no payment method yet: send the customer to its payment_url, which starts it');
+        case 'conflict':
+          throw new ApiError(
+            'conflict',
+            `the subscription is ${result.status}: ${action} needs it ${ACTION_FROM[action].join(' or ')}; nothing was changed`,
+          );
+        case 'done':
+          return presentSubscription(result.subscription, baseUrl);
+      }
+    },
+  });
+}
+
+export const subscriptionRoutes = (): RouteDef[] => [
+  route({
+    method: 'get',
+    path: '/subscription/',
+    summary: 'List subscriptions, newest first',
+    tag: 'Subscriptions',
+    query: listQuery,
+    response: pageEnvelopeSchema(subscriptionOut),
+    status: 200,
+    async handler({ env, query, req, baseUrl, db }) {
+      const { page, page_size, ...filters } = query;
+      const { count, items } = await listSubscriptions(db, env.id, filters, { page, page_size });
+      return pageEnvelope(req, baseUrl, { page, page_size }, count, items.map((s) => presentSubscription(s, baseUrl)));
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/subscription/',
+    summary: 'Create a subscription to a plan (waiting until started, or until the customer signs up on payment_url)',
+    tag: 'Subscriptions',
+    body: subscriptionCreate,
+    response: subscriptionOut,
+    status: 201,
+    async handler({ env, body, deps, baseUrl, db }) {
+      if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
+      const plan = await getItem(db, 'plans', env.id, body.plan);
+      if (!plan) throw fieldError('plan', 'is not a plan of this environment');
+      if (plan.enabled !== 1) throw fieldError('plan', 'is disabled: no new subscriptions');
+      if (body.authorization) {
+        const authorization = await getAuthorization(db, env.id, body.authorization);
+        if (!authorization) throw fieldError('authorization', 'is not an authorization of this environment');
+        if (authorization.status !== 'active') throw fieldError('authorization', 'is removed: it cannot be charged');
+      }
+      const row = await insertSubscription(
+        db,
+        {
+          environment_id: env.id,
+          plan_ref: plan.id,
+          plan_name: plan.name,
+          amount: plan.amount,
+          currency: plan.currency,
+          interval: plan.interval,
+          interval_count: plan.interval_count,
+          trial_days: plan.trial_days,
+          client_ref: body.client ?? null,
+          subscription_id: body.subscription_id ?? null,
+          authorization_id: body.authorization ?? null,
+          notify_url: body.notify_url ?? null,
+          return_url: body.return_url ?? null,
+          cancel_url: body.cancel_url ?? null,
+          language: body.language ?? null,
+        },
+        deps.now(),
+      );
+      return presentSubscription({ row, charges: [] }, baseUrl);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/subscription/{id}/',
+    summary: 'Get a subscription with its charges',
+    tag: 'Subscriptions',
+    response: subscriptionOut,
+    status: 200,
+    async handler({ env, params, baseUrl, db }) {
+      const sub = await getSubscription(db, env.id, params.id!);
+      if (!sub) throw notFound();
+      return presentSubscription(sub, baseUrl);
+    },
+  }),
+  ...SUBSCRIPTION_ACTIONS.map(actionRoute),
+];

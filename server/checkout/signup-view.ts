@@ -1,0 +1,92 @@
+import type { CheckoutView, GatewayOption, Language, ScreenStatus } from '../../widget/screen/view';
+import { exponentOf } from '../api/fields';
+import { signupOpen } from '../present/subscription';
+import { addDays, type Interval } from '../domain/periods';
+import { canStore } from '../payments/gateway';
+import type { Gateways } from '../payments/registry';
+import type { SubscriptionRow } from '../store/schema';
+import { embedView } from './view-model';
+
+// A subscription's sign-up page as the payment screen's view: the same screen, model and
+// client script, with the plan's terms in place of order lines. Pure: the routes fetch.
+
+export interface SignupViewInput {
+  row: SubscriptionRow;
+  merchantName: string;
+  language: Language;
+  csrf: string;
+  now: Date;
+  embed: { parentOrigin: string } | null;
+  /** This answer shows the result of the customer's own action (see EmbedView.justFinished). */
+  justFinished?: boolean;
+  /** This answer is the customer's own cancel. */
+  cancelled?: boolean;
+  error?: CheckoutView['error'];
+  chosenGateway?: string | null;
+  declined?: boolean;
+  gateways: GatewayOption[];
+}
+
+/** Only gateways that store a card can pay for later periods. */
+export function signupGateways(gateways: Gateways, currency: string): GatewayOption[] {
+  return gateways
+    .forCurrency(currency)
+    .filter(canStore)
+    .map((g) => ({ id: g.id, name: g.name, flow: g.flow, fields: g.fields }));
+}
+
+// No expiry: a sign-up link stays valid while the subscription waits for a card.
+const NEVER = '9999-12-31T23:59:59.999Z';
+
+function screenStatus(input: SignupViewInput): ScreenStatus {
+  const { row } = input;
+  if (signupOpen(row)) return input.cancelled ? 'cancelled' : input.declined ? 'declined' : 'pending';
+  // Signed up (or given a card by the API): the page confirms; stopped, it is closed.
+  return row.status === 'stopped' || row.authorization_id === null ? 'expired' : 'paid';
+}
+
+export function buildSignupView(input: SignupViewInput): CheckoutView {
+  const { row } = input;
+  const status = screenStatus(input);
+  const { gateways } = input;
+  const pastDue = row.status === 'past_due';
+  // Signing up now: charged now, or at the end of the trial; past due: at once with the new card.
+  const firstChargeAt =
+    row.status === 'waiting' ? addDays(input.now, row.trial_days) : pastDue ? input.now : new Date(row.next_charge_at ?? input.now);
+  return {
+    token: row.token,
+    // The widget reports it as the result's transaction_id: here, the subscription's id.
+    transactionId: row.id,
+    language: input.language,
+    merchantName: input.merchantName,
+    orderId: row.subscription_id,
+    currency: row.currency,
+    exponent: exponentOf(row.currency),
+    lines: [],
+    itemsPrice: row.amount,
+    tax: null,
+    shipping: null,
+    coupon: null,
+    totalPrice: row.amount,
+    expiresAt: NEVER,
+    serverNow: input.now.toISOString(),
+    status,
+    gateways,
+    selectedGateway: gateways.find((g) => g.id === input.chosenGateway)?.id ?? gateways[0]?.id ?? null,
+    error: input.error ?? null,
+    receipt: null,
+    csrf: input.csrf,
+    embed: embedView(input.embed, row, !!input.justFinished && (status === 'paid' || status === 'cancelled')),
+    hasReturnUrl: row.return_url !== null,
+    hasCancelUrl: row.cancel_url !== null,
+    subscription: {
+      planName: row.plan_name,
+      amount: row.amount,
+      interval: row.interval as Interval,
+      intervalCount: row.interval_count,
+      trialDays: row.trial_days,
+      firstChargeAt: firstChargeAt.toISOString(),
+      pastDue,
+    },
+  };
+}

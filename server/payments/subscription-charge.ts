@@ -1,0 +1,84 @@
+import { newCall, type GatewayCall } from '../store/gateway-calls';
+import { type AttemptToReserve, recordCharged, recordFailed, releaseAttempt, releaseClaim, type Reservation, reservationOfCall, reserveCharge } from '../store/subscriptions';
+import { askGateway, type PaymentDeps, type Settled } from './ask';
+
+// The charge of one subscription period, by the payments core's rule: reserve with a
+// conditional write (the unique (subscription, period) row, with the attempt's gateway
+// call), call the gateway outside any database transaction with a reference naming the
+// period and attempt, record the result in one transaction. A process that dies between
+// the call and the record leaves the call pending: reconciliation asks the gateway by
+// that reference and records its answer here (recordSubscriptionCharge).
+
+/** A gateway that did not answer in time is tried again after this long. */
+const LOST_RETRY_MS = 10 * 60_000;
+
+export type PeriodOutcome = 'charged' | 'failed' | 'skipped';
+
+function attemptCall(deps: PaymentDeps, a: AttemptToReserve): GatewayCall | null {
+  const auth = a.authorization;
+  const gateway = auth && deps.gateways.find(auth.gateway_id);
+  if (!auth || auth.status !== 'active' || !gateway) return null;
+  const call = newCall({
+    environmentId: a.subscription.environment_id,
+    gatewayId: gateway.id,
+    kind: 'subscription',
+    subjectId: a.chargeId,
+    amount: a.subscription.amount,
+    currency: a.subscription.currency,
+    request: { authorization_id: auth.id },
+    now: deps.now(),
+    claimMs: deps.config.paymentClaimMs,
+  });
+  // The period is the idempotency reference: the same attempt at it never charges twice.
+  return { ...call, reference: `subscription:${a.subscription.id}:period:${a.period}:attempt:${a.attempt}` };
+}
+
+/** Charges the owed period of a subscription this process has claimed. */
+export async function chargeSubscriptionPeriod(deps: PaymentDeps, subscriptionId: string, claimant: string): Promise<PeriodOutcome> {
+  const db = deps.database.db;
+  const reservation = await reserveCharge(db, { subscriptionId, claimant, now: deps.now(), call: (a) => attemptCall(deps, a) });
+  if (!reservation) {
+    await releaseClaim(db, subscriptionId, claimant);
+    return 'skipped';
+  }
+  const { call, authorization, charge } = reservation;
+  if (!call || !authorization) return record(deps, reservation, { status: 'failed', reason: 'declined', card: null }, 'authorization_removed');
+  const gateway = deps.gateways.find(call.gateway_id)!;
+  const answer = await askGateway(deps, gateway, (signal) =>
+    gateway.charge({ reference: call.reference, signal, method: authorization.gateway_reference, amount: charge.amount, currency: charge.currency }),
+  );
+  if (answer.kind === 'lost') {
+    const now = deps.now();
+    await releaseAttempt(db, { ...reservation, callState: 'abandoned', failure: 'gateway_failed', retryAt: new Date(now.getTime() + LOST_RETRY_MS), now });
+    return 'skipped';
+  }
+  const r = answer.value;
+  return record(deps, reservation, r.outcome === 'approved' ? { status: 'succeeded', reference: r.reference, card: r.card } : { status: 'failed', reason: r.outcome, card: r.card });
+}
+
+async function record(deps: PaymentDeps, reservation: Reservation, s: Settled, failure: string = s.status === 'failed' ? s.reason : ''): Promise<PeriodOutcome> {
+  const db = deps.database.db;
+  const now = deps.now();
+  const { subscription: sub, charge } = reservation;
+  const log = { subscription: sub.id, period: charge.period, attempt: charge.attempts };
+  if (s.status === 'succeeded') {
+    const recorded = await recordCharged(db, { ...reservation, gatewayReference: s.reference, now, outbox: deps.outbox });
+    if (recorded) deps.log.info(log, 'subscription charged');
+    return recorded ? 'charged' : 'skipped';
+  }
+  if (s.reason === 'refused') {
+    // Reconciliation found no trace of the call at the gateway: nothing happened, and the
+    // period is due again at once, as if this attempt had never been made.
+    await releaseAttempt(db, { ...reservation, callState: 'failed', failure: 'not_processed', retryAt: now, now });
+    return 'skipped';
+  }
+  const recorded = await recordFailed(db, { ...reservation, failure, now, outbox: deps.outbox });
+  if (recorded) deps.log.info({ ...log, failure }, 'subscription charge failed');
+  return recorded ? 'failed' : 'skipped';
+}
+
+/** Reconciliation's recorder for a subscription call whose process died before recording it. */
+export async function recordSubscriptionCharge(deps: PaymentDeps, call: GatewayCall, s: Settled): Promise<PeriodOutcome | null> {
+  const reservation = await reservationOfCall(deps.database.db, call);
+  return reservation ? record(deps, reservation, s) : null;
+}

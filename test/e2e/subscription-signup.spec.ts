@@ -1,0 +1,121 @@
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
+import { CARDS, expect, type Merchant, type Service, test } from './fixtures';
+
+// A subscription's hosted sign-up in Chromium: the plan's terms in four languages with
+// axe finding nothing, the card stored and the subscription started, with and without
+// JavaScript, and inside the widget's frame at the same payment_url.
+
+async function subscription(service: Service, merchant: Merchant, over: Record<string, unknown> = {}, plan: Record<string, unknown> = {}) {
+  const created = await service.api('POST', '/plan/', { name: 'Coffee club', amount: 9.99, currency: 'EUR', interval: 'month', trial_days: 14, ...plan });
+  expect(created.status).toBe(201);
+  const res = await service.api('POST', '/subscription/', {
+    plan: created.body.id,
+    subscription_id: 'S-1',
+    return_url: `${merchant.origin}/welcome?s=S-1`,
+    cancel_url: `${merchant.origin}/maybe-later?s=S-1`,
+    ...over,
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  expect(res.body.payment_url).toMatch(/\/pay\/sub_/);
+  return res.body as { id: string; token?: string; payment_url: string };
+}
+
+async function fillCard(scope: Pick<Page, 'locator'>, number: string = CARDS.approved) {
+  await scope.locator('input[autocomplete="cc-number"]').fill(number);
+  await scope.locator('input[autocomplete="cc-exp"]').fill('12/34');
+  await scope.locator('input[autocomplete="cc-csc"]').fill('123');
+  await scope.locator('input[autocomplete="cc-name"]').fill('Ada Lovelace');
+}
+
+const subscribeButton = (scope: Pick<Page, 'locator'>) => scope.locator('button[name="action"][value="pay"]');
+
+async function expectNoAxeViolations(page: Page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
+}
+
+const status = async (service: Service, id: string) => (await service.api('GET', `/subscription/${id}/`)).body;
+
+test.describe('subscription sign-up in four languages', () => {
+  // Two axe runs and a sign-up each, on a shared two-core machine.
+  test.describe.configure({ timeout: 60_000 });
+  const cases = [
+    { language: 'en', lang: 'en', price: '€9.99 per month', trial: '14-day free trial', button: 'Subscribe', done: 'Subscription confirmed' },
+    { language: 'es', lang: 'es', price: '9,99 € al mes', trial: 'Prueba gratuita de 14 días', button: 'Suscribirme', done: 'Suscripción confirmada' },
+    { language: 'fr', lang: 'fr', price: '9,99 € par mois', trial: 'Essai gratuit de 14 jours', button: 'M’abonner', done: 'Abonnement confirmé' },
+    { language: 'au', lang: 'en-AU', price: 'EUR 9.99 per month', trial: '14-day free trial', button: 'Subscribe', done: 'Subscription confirmed' },
+  ];
+  for (const c of cases) {
+    test(`${c.language}: shows the plan, takes the card, starts the trial`, async ({ page, service, merchant }) => {
+      const sub = await subscription(service, merchant, { language: c.language, return_url: undefined });
+      await page.goto(sub.payment_url);
+      await expect(page.locator('html')).toHaveAttribute('lang', c.lang);
+      await expect(page.getByText(c.price, { exact: true })).toBeVisible();
+      await expect(page.getByText(c.trial)).toBeVisible();
+      await expect(page.getByText('Coffee club')).toBeVisible();
+      await expectNoAxeViolations(page);
+
+      await fillCard(page);
+      await expect(subscribeButton(page)).toHaveText(c.button);
+      await subscribeButton(page).click();
+      await expect(page.getByRole('heading', { name: c.done })).toBeVisible();
+      await expectNoAxeViolations(page);
+      const after = await status(service, sub.id);
+      expect(after).toMatchObject({ status: 'trialing', payment_url: null });
+      expect(after.authorization).toMatch(/^[0-9a-f-]{36}$/);
+      // The page is done: opened again, it confirms rather than asking again.
+      await page.goto(sub.payment_url);
+      await expect(page.getByRole('heading', { name: c.done })).toBeVisible();
+    });
+  }
+});
+
+test('a declined card is shown as declined and starts nothing; a working card then subscribes and goes to return_url', async ({ page, service, merchant }) => {
+  const sub = await subscription(service, merchant, {}, { trial_days: 0 });
+  await page.goto(sub.payment_url);
+  await expect(page.getByText('First charge on')).toBeVisible();
+  await fillCard(page, CARDS.declined);
+  await subscribeButton(page).click();
+  await expect(page.getByRole('alert')).toContainText('declined');
+  expect((await status(service, sub.id)).status).toBe('waiting');
+  await fillCard(page);
+  await subscribeButton(page).click();
+  await page.waitForURL(`${merchant.origin}/welcome?s=S-1`);
+  expect((await status(service, sub.id)).status).toBe('active');
+});
+
+test.describe('without JavaScript', () => {
+  test.use({ javaScriptEnabled: false });
+  test('the form posts and the server redirects to return_url', async ({ page, service, merchant }) => {
+    const sub = await subscription(service, merchant, { language: 'es' });
+    await page.goto(sub.payment_url);
+    await expect(page.getByText('9,99 € al mes', { exact: true })).toBeVisible();
+    await fillCard(page);
+    await subscribeButton(page).click();
+    await page.waitForURL(`${merchant.origin}/welcome?s=S-1`);
+    expect((await status(service, sub.id)).status).toBe('trialing');
+  });
+});
+
+test('the widget embeds the same payment_url: subscribing in the frame reports checkout:completed', async ({ page, service, merchant }) => {
+  const sub = await subscription(service, merchant);
+  const token = /\/pay\/([^/]+)\//.exec(sub.payment_url)![1]!;
+  const shop = merchant.page(
+    '/subscribe-shop',
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title><script>' +
+      // Kept in sessionStorage: the widget moves the top window on to return_url.
+      "document.addEventListener('checkout:completed', (e) => sessionStorage.setItem('completed', JSON.stringify(e.detail)));" +
+      `</script><script src="${service.url}/widget.js" async></script></head>` +
+      `<body><main><h1>Shop</h1><div data-checkout-token="${token}"></div></main></body></html>`,
+  );
+  await page.goto(shop);
+  const frame = page.frameLocator('iframe[src*="/pay/"]');
+  await expect(frame.getByText('€9.99 per month', { exact: true })).toBeVisible();
+  await fillCard(frame);
+  await subscribeButton(frame).click();
+  await page.waitForURL(`${merchant.origin}/welcome?s=S-1`);
+  const completed = JSON.parse((await page.evaluate(() => sessionStorage.getItem('completed'))) ?? 'null');
+  expect(completed).toMatchObject({ type: 'checkout:completed', transaction_id: sub.id, status: 'D', order_id: 'S-1', redirect: `${merchant.origin}/welcome?s=S-1` });
+  expect((await status(service, sub.id)).status).toBe('trialing');
+});
