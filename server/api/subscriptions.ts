@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { LANGUAGES } from '../../widget/screen/view';
-import { unitsToNumber } from '../domain/money';
+import { LANGUAGES } from '../../widget/i18n/language';
 import { INTERVALS } from '../domain/periods';
 import { ACTION_FROM, SUBSCRIPTION_ACTIONS, SUBSCRIPTION_STATUSES, type SubscriptionAction } from '../domain/subscription-states';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
@@ -8,9 +7,8 @@ import { ApiError, fieldError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { getItem } from '../store/catalogue';
 import { getAuthorization } from '../store/sales';
-import type { SubscriptionChargeRow } from '../store/schema';
-import { applyAction, getSubscription, insertSubscription, listSubscriptions, type StoredSubscription } from '../store/subscriptions';
-import { exponentOf, httpUrl, ref, text } from './fields';
+import { applyAction, getSubscription, insertSubscription, listSubscriptions } from '../store/subscriptions';
+import { httpUrl, ref, text } from './fields';
 import { checkNotifyUrl } from './notify-url';
 import { presentSubscription } from '../present/subscription';
 

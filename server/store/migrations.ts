@@ -560,6 +560,8 @@ const migrations: Record<string, (d: Def) => Migration> = {
       await db.schema.createIndex('ledger_entries_wallet_seq').on('ledger_entries').columns(['wallet', 'seq']).unique().execute();
       await db.schema.createIndex('ledger_entries_movement').on('ledger_entries').column('movement_id').execute();
       await db.schema.createIndex('ledger_entries_sale').on('ledger_entries').column('with_sale').execute();
+    },
+  }),
 };
 
 export async function migrate(database: Database): Promise<string[]> {

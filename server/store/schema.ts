@@ -316,6 +316,8 @@ export interface LedgerEntryRow {
   with_external: string | null;
   transfer: string | null;
   created_at: string;
+}
+
 export interface SubscriptionRow extends Owned {
   plan_ref: string;
   plan_name: string;

@@ -111,7 +111,7 @@ interface IdRoute {
   /** The body of a POST that creates an object under the client. */
   body?: unknown;
   /** Creates the object in the state this action needs, instead of the group's `create`. */
-  create?: (c: Client) => Promise<{ id: string }>;
+  create?: (c: Client) => Promise<Made>;
 }
 
 const ID_ROUTES: IdRoute[] = [
