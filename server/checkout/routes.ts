@@ -350,7 +350,7 @@ export function checkoutRoutes(router: IRouter, deps: Deps, screenAssets: () => 
     const nonce = newNonce();
     applyPageHeaders(res, { nonce, frameAncestors: page.frameAncestors, formTargets: redirectOrigins(page.row) });
     const v = await view(page);
-    res.type('html').send(renderProviderPage({ view: v, gatewayName: sandboxRedirect.name, styles: screenAssets().styles }));
+    res.type('html').send(renderProviderPage({ view: v, gateway: sandboxRedirect, styles: screenAssets().styles }));
   });
 
   router.post('/pay/:token/provider/', async (req, res) => {

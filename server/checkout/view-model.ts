@@ -26,7 +26,7 @@ export interface ViewInput {
 }
 
 export function gatewayOptions(currency: string): GatewayOption[] {
-  return gatewaysFor(currency).map((g) => ({ id: g.id, name: g.name, flow: g.flow, fields: g.fields }));
+  return gatewaysFor(currency).map((g) => ({ id: g.id, code: g.code, name: g.name, flow: g.flow, fields: g.fields }));
 }
 
 function receiptOf(sale: SaleRow | null | undefined): Receipt | null {

@@ -35,6 +35,8 @@ export interface GatewayField {
 
 export interface GatewayOption {
   id: string;
+  /** The adapter's code; the screen shows the locale's `gateway.name.{code}`, else `name`. */
+  code?: string;
   name: string;
   /** 'form': collect `fields` and pay in place; 'redirect': send the customer to the provider. */
   flow: 'form' | 'redirect';

@@ -4,31 +4,22 @@ import type { AdjustmentLine } from '../view';
 import type { MessageKey } from '../../i18n/messages';
 import { Expiry } from './Expiry';
 
-function Adjustment({ line, label }: { line: AdjustmentLine | null; label: MessageKey }) {
+/**
+ * A tax, shipping or coupon row: the kind always, the merchant's name beside it ("Shipping ·
+ * Colissimo"), since a bare name ("WELCOME10", "IVA 21 %") does not say what it is.
+ */
+function Adjustment({ line, kind, deduction }: { line: AdjustmentLine | null; kind: MessageKey; deduction?: boolean }) {
   const { i18n } = useScreen();
   const money = useMoney();
   if (!line) return null;
   return (
-    <div class="totals__row">
-      <dt>{line.name || i18n.t(label)}</dt>
-      <dd>{money(line.value)}</dd>
-    </div>
-  );
-}
-
-/** A coupon's name is often a bare code ("WELCOME10"), so it is shown beside the word "Discount". */
-function Deduction({ line }: { line: AdjustmentLine | null }) {
-  const { i18n } = useScreen();
-  const money = useMoney();
-  if (!line) return null;
-  return (
-    <div class="totals__row totals__row--deduction">
+    <div class={deduction ? 'totals__row totals__row--deduction' : 'totals__row'}>
       <dt>
-        {i18n.t('summary.coupon')}
-        {line.name && ' '}
-        {line.name && <span class="totals__code">{line.name}</span>}
+        {i18n.t(kind)}
+        {line.name && <span aria-hidden="true"> · </span>}
+        {line.name && <span class={deduction ? 'totals__code' : 'totals__name'}>{line.name}</span>}
       </dt>
-      <dd>{money(-line.value)}</dd>
+      <dd>{money(deduction ? -line.value : line.value)}</dd>
     </div>
   );
 }
@@ -83,9 +74,11 @@ export function OrderSummary() {
           <dt>{i18n.t('summary.subtotal')}</dt>
           <dd>{money(view.itemsPrice)}</dd>
         </div>
-        <Deduction line={view.coupon} />
-        <Adjustment line={view.shipping} label="summary.shipping" />
-        <Adjustment line={view.tax} label="summary.tax" />
+        {/* In the order of the computation (docs/checkout.md): tax and coupon are both taken
+            on the subtotal, so the discount comes last and never looks taxed. */}
+        <Adjustment line={view.tax} kind="summary.tax" />
+        <Adjustment line={view.shipping} kind="summary.shipping" />
+        <Adjustment line={view.coupon} kind="summary.coupon" deduction />
         <div class="totals__row totals__row--total">
           <dt>{i18n.t('summary.total')}</dt>
           <dd>{money(view.totalPrice)}</dd>

@@ -1,6 +1,7 @@
 import type { TargetedEvent } from 'preact';
 import { useMoney, useScreen } from '../context';
 import type { MessageKey } from '../../i18n/messages';
+import { gatewayName } from '../gateway-name';
 import { Field } from './Field';
 import { AlertIcon, ExternalIcon, LockIcon } from './icons';
 
@@ -51,7 +52,7 @@ function GatewayChoice() {
               disabled={model.pending.value !== null}
               onChange={() => model.selectGateway(option.id)}
             />
-            <span class="gateway__name">{option.name}</span>
+            <span class="gateway__name">{gatewayName(i18n, option)}</span>
             {option.flow === 'redirect' && <ExternalIcon class="icon--sm gateway__hint" />}
           </label>
         ))}
@@ -83,7 +84,7 @@ export function PaymentForm() {
     progress && pending === 'pay'
       ? i18n.t(progress)
       : gateway?.flow === 'redirect'
-        ? i18n.t('action.continue', { gateway: gateway.name })
+        ? i18n.t('action.continue', { gateway: gatewayName(i18n, gateway) })
         : i18n.t('action.pay', { amount });
 
   return (
@@ -100,7 +101,7 @@ export function PaymentForm() {
         </div>
       )}
       {gateway?.flow === 'redirect' && (
-        <p class="redirect-hint">{i18n.t('gateway.redirectHint', { gateway: gateway.name, amount })}</p>
+        <p class="redirect-hint">{i18n.t('gateway.redirectHint', { gateway: gatewayName(i18n, gateway), amount })}</p>
       )}
 
       <div class="actions">
