@@ -4,7 +4,7 @@ import { ScreenContext, useScreen } from '../context';
 import type { CheckoutModel, FocusTarget } from '../model';
 import { Chrome } from './Chrome';
 import { fieldId } from './Field';
-import { MerchantHeader, OrderSummary } from './OrderSummary';
+import { MerchantHeader } from './OrderSummary';
 import { CancelledPanel, ExpiredPanel, PaidPanel } from './Outcome';
 import { PaymentForm } from './PaymentForm';
 
@@ -55,7 +55,6 @@ export function CheckoutScreen({ model, i18n }: { model: CheckoutModel; i18n: Tr
   const content = (
     <>
       <MerchantHeader />
-      <OrderSummary />
       <div class="pane">
         <PaymentPane />
       </div>
@@ -64,7 +63,6 @@ export function CheckoutScreen({ model, i18n }: { model: CheckoutModel; i18n: Tr
   return (
     <ScreenContext.Provider value={{ model, i18n }}>
       <Chrome i18n={i18n} embed={embed}>
-        {/* Small screens show the form before the line items (see .layout in styles.css). */}
         {embed ? (
           // In the widget the screen is one part of the merchant's page, which has its own
           // main landmark: a named region, so assistive technology lists it once.

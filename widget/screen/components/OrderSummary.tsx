@@ -24,20 +24,30 @@ function Adjustment({ line, kind, deduction }: { line: AdjustmentLine | null; ki
   );
 }
 
-/** Who is being paid and how much: first on every screen size. */
+/** What the header calls the merchant: still to pay, paid, or neither any more. */
+function merchantLabel(status: string): MessageKey {
+  if (status === 'paid') return 'merchant.labelPaid';
+  return status === 'cancelled' || status === 'expired' ? 'merchant.labelClosed' : 'merchant.label';
+}
+
+/**
+ * Who is being paid and how much, first on every screen size, with the order's details
+ * as a disclosure right under the total (open beside the form on wide screens).
+ */
 export function MerchantHeader() {
   const { model, i18n } = useScreen();
   const money = useMoney();
   const view = model.view.value;
   return (
     <section class="merchant" aria-labelledby="merchant-name">
-      <p class="merchant__label">{i18n.t('merchant.label')}</p>
+      <p class="merchant__label">{i18n.t(merchantLabel(view.status))}</p>
       <h1 id="merchant-name" class="merchant__name">
         {view.merchantName}
       </h1>
       {view.orderId && <p class="merchant__order">{i18n.t('merchant.order', { orderId: view.orderId })}</p>}
       <p class="merchant__total">{money(view.totalPrice)}</p>
       {model.payable.value && <Expiry />}
+      <OrderSummary />
     </section>
   );
 }
@@ -47,43 +57,47 @@ export function OrderSummary() {
   const money = useMoney();
   const view = model.view.value;
   return (
-    <section class="summary" aria-labelledby="summary-heading">
-      <h2 class="summary__heading" id="summary-heading">
-        {i18n.t('summary.heading')}
-      </h2>
-      <ul class="lines">
-        {view.lines.map((line, index) => (
-          <li class="line" key={index}>
-            <div class="line__main">
-              <span class="line__name">{line.name}</span>
-              {line.description && <span class="line__desc">{line.description}</span>}
-              <span class="line__detail">
-                {i18n.t('summary.lineDetail', {
-                  quantity: formatQuantity(line.quantity, i18n.locale),
-                  unitPrice: money(line.unitPrice),
-                })}
-              </span>
-            </div>
-            <span class="line__total">{money(line.lineTotal)}</span>
-          </li>
-        ))}
-      </ul>
+    // A native disclosure: it opens and closes without JavaScript.
+    <details class="summary">
+      <summary class="summary__toggle">{i18n.t('summary.toggle', { count: view.lines.length })}</summary>
+      <section class="summary__body" aria-labelledby="summary-heading">
+        <h2 class="summary__heading" id="summary-heading">
+          {i18n.t('summary.heading')}
+        </h2>
+        <ul class="lines">
+          {view.lines.map((line, index) => (
+            <li class="line" key={index}>
+              <div class="line__main">
+                <span class="line__name">{line.name}</span>
+                {line.description && <span class="line__desc">{line.description}</span>}
+                <span class="line__detail">
+                  {i18n.t('summary.lineDetail', {
+                    quantity: formatQuantity(line.quantity, i18n.locale),
+                    unitPrice: money(line.unitPrice),
+                  })}
+                </span>
+              </div>
+              <span class="line__total">{money(line.lineTotal)}</span>
+            </li>
+          ))}
+        </ul>
 
-      <dl class="totals">
-        <div class="totals__row">
-          <dt>{i18n.t('summary.subtotal')}</dt>
-          <dd>{money(view.itemsPrice)}</dd>
-        </div>
-        {/* In the order of the computation (docs/checkout.md): tax and coupon are both taken
-            on the subtotal, so the discount comes last and never looks taxed. */}
-        <Adjustment line={view.tax} kind="summary.tax" />
-        <Adjustment line={view.shipping} kind="summary.shipping" />
-        <Adjustment line={view.coupon} kind="summary.coupon" deduction />
-        <div class="totals__row totals__row--total">
-          <dt>{i18n.t('summary.total')}</dt>
-          <dd>{money(view.totalPrice)}</dd>
-        </div>
-      </dl>
-    </section>
+        <dl class="totals">
+          <div class="totals__row">
+            <dt>{i18n.t('summary.subtotal')}</dt>
+            <dd>{money(view.itemsPrice)}</dd>
+          </div>
+          {/* In the order of the computation (docs/checkout.md): tax and coupon are both taken
+              on the subtotal, so the discount comes last and never looks taxed. */}
+          <Adjustment line={view.tax} kind="summary.tax" />
+          <Adjustment line={view.shipping} kind="summary.shipping" />
+          <Adjustment line={view.coupon} kind="summary.coupon" deduction />
+          <div class="totals__row totals__row--total">
+            <dt>{i18n.t('summary.total')}</dt>
+            <dd>{money(view.totalPrice)}</dd>
+          </div>
+        </dl>
+      </section>
+    </details>
   );
 }
