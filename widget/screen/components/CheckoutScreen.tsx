@@ -14,6 +14,10 @@ function focusElement(target: FocusTarget): HTMLElement | null {
       return document.getElementById('checkout-alert');
     case 'status':
       return document.getElementById('status-title');
+    case 'confirm':
+      return document.getElementById('cancel-confirm-title');
+    case 'cancel':
+      return document.querySelector<HTMLElement>('button[name="action"][value="cancel"]');
     case 'field':
       return target.name === 'gateway'
         ? document.querySelector<HTMLElement>('input[name="gateway"]:checked, input[name="gateway"]')
@@ -62,7 +66,7 @@ export function CheckoutScreen({ model, i18n }: { model: CheckoutModel; i18n: Tr
   );
   return (
     <ScreenContext.Provider value={{ model, i18n }}>
-      <Chrome i18n={i18n} embed={embed}>
+      <Chrome i18n={i18n} embed={embed} back={model.payable.value && view.backUrl ? { href: view.backUrl, merchant: view.merchantName } : undefined}>
         {embed ? (
           // In the widget the screen is one part of the merchant's page, which has its own
           // main landmark: a named region, so assistive technology lists it once.

@@ -2,7 +2,6 @@ import { useMoney, useScreen } from '../context';
 import { formatQuantity } from '../format';
 import type { AdjustmentLine } from '../view';
 import type { MessageKey } from '../../i18n/messages';
-import { Expiry } from './Expiry';
 
 /**
  * A tax, shipping or coupon row: the kind always, the merchant's name beside it ("Shipping ·
@@ -32,7 +31,8 @@ function merchantLabel(status: string): MessageKey {
 
 /**
  * Who is being paid and how much, first on every screen size, with the order's details
- * as a disclosure right under the total (open beside the form on wide screens).
+ * as a disclosure right under the total (open beside the form on wide screens). When the
+ * link expires is said under the Pay button, where it matters.
  */
 export function MerchantHeader() {
   const { model, i18n } = useScreen();
@@ -46,7 +46,6 @@ export function MerchantHeader() {
       </h1>
       {view.orderId && <p class="merchant__order">{i18n.t('merchant.order', { orderId: view.orderId })}</p>}
       <p class="merchant__total">{money(view.totalPrice)}</p>
-      {model.payable.value && <Expiry />}
       <OrderSummary />
     </section>
   );

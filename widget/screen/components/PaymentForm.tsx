@@ -1,15 +1,20 @@
 import type { TargetedEvent } from 'preact';
 import { useMoney, useScreen } from '../context';
+import { formatTime } from '../format';
 import type { MessageKey } from '../../i18n/messages';
 import { gatewayName } from '../gateway-name';
+import { Expiry } from './Expiry';
 import { Field } from './Field';
 import { AlertIcon, ExternalIcon, LockIcon } from './icons';
 
 function FormAlert() {
   const { model, i18n } = useScreen();
-  const key = model.message.value ?? (model.view.value.status === 'declined' ? 'error.declined' : null);
+  const { status, retryAt } = model.view.value;
+  const key = model.message.value ?? (status === 'declined' ? 'error.declined' : null);
   const declined = model.status.value === 'declined';
-  const text = key ? i18n.t(i18n.has(key) ? key : 'error.generic') : null;
+  // The wait after too many declines is said as a time of day, in the customer's zone.
+  const vars = retryAt ? { time: formatTime(retryAt, i18n.locale, model.timeZone.value) } : undefined;
+  const text = key ? i18n.t(i18n.has(key) ? key : 'error.generic', vars) : null;
   // Always in the DOM so assistive technology is already watching it when text arrives.
   return (
     <div id="checkout-alert" class={text ? 'alert' : 'alert alert--empty'} role="alert" tabIndex={-1}>
@@ -65,6 +70,44 @@ function Spinner() {
   return <span class="spinner" aria-hidden="true" />;
 }
 
+/**
+ * The second step of cancelling, in place of the form's fields so that Enter in a field
+ * can never confirm it. "Keep paying" is a link to the page itself, which works without
+ * JavaScript too.
+ */
+function CancelConfirmation() {
+  const { model, i18n } = useScreen();
+  const pending = model.pending.value;
+  return (
+    <div class="confirm" role="group" aria-labelledby="cancel-confirm-title">
+      <h2 class="confirm__title" id="cancel-confirm-title" tabIndex={-1}>
+        {i18n.t('cancel.title')}
+      </h2>
+      <p class="confirm__text">{i18n.t('cancel.body', { merchant: model.view.value.merchantName })}</p>
+      <input type="hidden" name="confirm" value="1" />
+      <div class="actions">
+        <button class="button button--danger" type="submit" name="action" value="cancel" formnovalidate disabled={pending !== null}>
+          {pending === 'cancel' && <Spinner />}
+          <span>{i18n.t('cancel.confirm')}</span>
+        </button>
+        <a
+          class="button button--quiet"
+          href=""
+          onClick={(event) => {
+            event.preventDefault();
+            model.keepPaying();
+          }}
+        >
+          {i18n.t('cancel.keep')}
+        </a>
+      </div>
+      <p class="sr-only" role="status">
+        {pending === 'cancel' ? i18n.t('status.processing') : ''}
+      </p>
+    </div>
+  );
+}
+
 export function PaymentForm() {
   const { model, i18n } = useScreen();
   const money = useMoney();
@@ -76,7 +119,18 @@ export function PaymentForm() {
   function onSubmit(event: TargetedEvent<HTMLFormElement, SubmitEvent>) {
     event.preventDefault();
     const submitter = event.submitter as HTMLButtonElement | null;
-    void (submitter?.value === 'cancel' ? model.cancel() : model.pay());
+    if (submitter?.value !== 'cancel') return void model.pay();
+    if (model.confirmingCancel.value) void model.cancel();
+    else model.askCancel();
+  }
+
+  if (model.confirmingCancel.value) {
+    return (
+      <form class="payment" method="post" action="" onSubmit={onSubmit} aria-busy={pending ? 'true' : undefined}>
+        <input type="hidden" name="csrf" value={view.csrf} />
+        <CancelConfirmation />
+      </form>
+    );
   }
 
   const progress: MessageKey | null = model.redirecting.value ? 'status.redirecting' : pending === 'pay' ? 'status.processing' : null;
@@ -90,6 +144,8 @@ export function PaymentForm() {
   return (
     <form class="payment" method="post" action="" onSubmit={onSubmit} aria-busy={pending ? 'true' : undefined}>
       <input type="hidden" name="csrf" value={view.csrf} />
+      {/* Tells the server, for posts made without JavaScript, which fields the customer saw. */}
+      <input type="hidden" name="fields_of" value={gateway?.id ?? ''} />
       <FormAlert />
       <GatewayChoice />
 
@@ -105,10 +161,18 @@ export function PaymentForm() {
       )}
 
       <div class="actions">
-        <button class="button button--primary" type="submit" name="action" value="pay" disabled={pending !== null}>
+        <button
+          class="button button--primary"
+          type="submit"
+          name="action"
+          value="pay"
+          // Until the retry time; without JavaScript the server says so again if pressed early.
+          disabled={pending !== null || (model.interactive.value && model.locked.value)}
+        >
           {pending === 'pay' ? <Spinner /> : <LockIcon class="icon--sm" />}
           <span>{payLabel}</span>
         </button>
+        <Expiry />
         <button class="button button--quiet" type="submit" name="action" value="cancel" formnovalidate disabled={pending !== null}>
           {pending === 'cancel' && <Spinner />}
           <span>{i18n.t('action.cancel')}</span>
