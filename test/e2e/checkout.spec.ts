@@ -158,9 +158,11 @@ for (const javaScriptEnabled of [true, false]) {
       await expect(page.getByRole('alert')).toContainText(/insufficient funds/i);
     });
 
-    test('cancel lands on cancel_url', async ({ page, service, merchant }) => {
+    test('cancel, once confirmed, lands on cancel_url', async ({ page, service, merchant }) => {
       const tx = await service.createTransaction(order(merchant));
       await page.goto(tx.payment_url);
+      await cancelButton(page).click();
+      await expect(page.getByRole('heading', { name: 'Cancel this payment?' })).toBeVisible();
       await cancelButton(page).click();
       await page.waitForURL(`${merchant.origin}/cancel?order=A-1001`);
       expect((await service.api('GET', `/transaction/${tx.id}/`)).body.status).toBe('C');
@@ -244,6 +246,8 @@ test.describe('states', () => {
   test('cancelled page', async ({ page, service, merchant }) => {
     const tx = await service.createTransaction(order(merchant, { cancel_url: undefined, language: 'es' }));
     await page.goto(tx.payment_url);
+    await cancelButton(page).click();
+    await expect(page.getByRole('heading', { name: '¿Cancelar este pago?' })).toBeVisible();
     await cancelButton(page).click();
     await expect(page.locator('h1, h2').filter({ hasText: /cancelad/i }).first()).toBeVisible();
     await expectNoAxeViolations(page);
