@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { expect, test, type Service } from './fixtures';
+import { expect, test } from './fixtures';
 import {
   cvcInput,
   expectAccessible,
@@ -11,15 +11,12 @@ import {
   oneLine,
   payButton,
   PHONE,
+  statusOf,
   typeInto,
 } from './screen';
 
 // Card entry as on a phone's number pad: digits only, formatted as typed with JavaScript,
 // accepted as typed without it.
-
-async function statusOf(service: Service, id: string): Promise<string> {
-  return (await service.api('GET', `/transaction/${id}/`)).body.status;
-}
 
 async function typeCardDigits(page: Page) {
   await typeInto(page, numberInput(page), '4242424242424242');

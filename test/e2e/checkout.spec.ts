@@ -368,7 +368,7 @@ test('keyboard only: choose, fill and pay', async ({ page, service, merchant }) 
   await page.waitForURL(/\/return\?order=A-1001$/);
 });
 
-test('card testing: after ten declines the screen asks to try later and charges nothing', async ({ page, service, merchant }) => {
+test('card testing: after ten declines the screen gives the time to try again, disables Pay and charges nothing', async ({ page, service, merchant }) => {
   const tx = await service.createTransaction(order(merchant));
   await page.goto(tx.payment_url);
   const alert = page.getByRole('alert');
@@ -382,6 +382,9 @@ test('card testing: after ten declines the screen asks to try later and charges 
   await expect(alert).toContainText(/declined/i);
   expect(await pay(CARDS.approved)).toBe(429);
   await expect(alert).toContainText(/too many declined payment attempts/i);
+  // The wait is a time of day, and Pay stays disabled until then.
+  await expect(alert).toContainText(/try again at \d{1,2}:\d{2}/);
+  await expect(payButton(page)).toBeDisabled();
   expect((await service.api('GET', `/transaction/${tx.id}/`)).body.status).toBe('N');
   expect(salesOf(service, tx.id)).toBe(0);
 });

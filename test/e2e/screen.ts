@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
-import { expect, type Merchant } from './fixtures';
+import { expect, type Merchant, type Service } from './fixtures';
 
 // What the screen specs share: the order a customer pays, the buttons they press, and the
 // checks every state must pass.
@@ -50,4 +50,16 @@ export async function expectAccessible(page: Page, javaScriptEnabled: boolean) {
 export async function typeInto(page: Page, selector: ReturnType<typeof numberInput>, text: string) {
   await selector.click();
   await page.keyboard.type(text);
+}
+
+export async function statusOf(service: Service, id: string): Promise<string> {
+  return (await service.api('GET', `/transaction/${id}/`)).body.status;
+}
+
+/** Fills the card fields at once (as autofill would); `expiry` as the customer would give it. */
+export async function fillCard(page: Page, number: string, expiry = '12/34') {
+  await numberInput(page).fill(number);
+  await expiryInput(page).fill(expiry);
+  await cvcInput(page).fill('123');
+  await nameInput(page).fill('Ada Lovelace');
 }

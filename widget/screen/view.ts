@@ -109,7 +109,7 @@ export interface CheckoutView {
    * payment open. Null in embed mode (the shop is around the frame) or when unknown.
    */
   backUrl?: string | null;
-  /** Paid only: where the paid screen links back to, return_url, else `backUrl`. */
+  /** Paid only: where the paid screen links back to, return_url, else the site of cancel_url. */
   returnUrl?: string | null;
   /** Without JavaScript, the customer asked to cancel: the screen asks to confirm. */
   confirmCancel?: boolean;

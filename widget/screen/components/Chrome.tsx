@@ -24,7 +24,7 @@ export function Chrome({ i18n, embed, back, children }: { i18n: Translator; embe
           )}
           <span class="topbar__secure">
             <LockIcon class="icon--sm" />
-            {i18n.t('page.secure')}
+            <span class="topbar__secure-text">{i18n.t('page.secure')}</span>
           </span>
         </header>
       )}
