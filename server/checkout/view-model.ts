@@ -112,7 +112,7 @@ export function buildView(input: ViewInput): CheckoutView {
     hasCancelUrl: row.cancel_url !== null,
     backUrl,
     // return_url may carry the merchant's "paid" markers: shown only once it is true.
-    returnUrl: status === 'paid' && !input.embed ? (row.return_url ?? backUrl) : null,
+    returnUrl: status === 'paid' && !input.embed ? (row.return_url ?? siteOf(row.cancel_url)) : null,
     confirmCancel: !!input.confirmCancel && status === 'pending',
     values: input.values ?? {},
     retryAt: input.retryAt ?? null,
