@@ -17,12 +17,17 @@ import { csrfToken, sameOriginPost, validCsrf } from './csrf';
 import { PageCache } from './page-cache';
 import { renderProviderPage } from './provider-page';
 import { allowedFrameOrigins, applyPageHeaders, newNonce, type PageSecurity, redirectOrigins } from './security';
-import { buildView } from './view-model';
+import { buildView, keptValues } from './view-model';
 
 // /pay/{token}/: resolve the token, build the view, render it on the server; take the
 // form (urlencoded without JavaScript, JSON from the hydrated screen) and move the money.
 
 const TOKEN = /^[A-Za-z0-9_-]{16,64}$/;
+
+/** A padlock on the accent colour, as in the page's top bar. */
+const FAVICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1d4ed8"/>' +
+  '<path d="M11 15v-3a5 5 0 0 1 10 0v3" fill="none" stroke="#fff" stroke-width="2.5"/><rect x="8" y="15" width="16" height="11" rx="2" fill="#fff"/></svg>';
 
 /** Rendered pages kept in memory, in bytes: 16 MiB, about 1,500 typical pages. */
 const PAGE_CACHE_BYTES = 16 * 2 ** 20;
@@ -32,6 +37,10 @@ export const payRequest = z.object({
   gateway: z.string().max(64).nullish(),
   fields: z.record(z.string().max(64), z.string().max(256)).default({}),
   csrf: z.string().max(128).optional(),
+  /** Form posts only: the second step of cancelling (the hydrated screen asks on its own). */
+  confirm: z.literal('1').optional(),
+  /** Form posts only: the gateway whose fields the page showed ('' for none yet). */
+  fieldsOf: z.string().max(64).optional(),
 });
 export type PayRequest = z.infer<typeof payRequest>;
 
@@ -39,8 +48,8 @@ const textOrNull = (v: unknown) => (typeof v === 'string' ? v : null);
 
 /** The urlencoded form: the same request, with gateway fields at the top level. */
 export function fromForm(body: Record<string, unknown>): unknown {
-  const { action, gateway, csrf, ...fields } = body;
-  return { action, gateway: gateway || null, csrf, fields };
+  const { action, gateway, csrf, confirm, fields_of: fieldsOf, ...fields } = body;
+  return { action, gateway: gateway || null, csrf, confirm, fieldsOf, fields };
 }
 
 interface Page extends Checkout {
@@ -61,6 +70,9 @@ type Outcome =
       justFinished?: boolean;
       /** Seconds, sent as Retry-After (429). */
       retryAfter?: number;
+      retryAt?: string;
+      confirmCancel?: boolean;
+      values?: Record<string, string>;
     };
 
 /**
@@ -200,7 +212,8 @@ export function checkoutRoutes(router: IRouter, deps: Deps, screenAssets: () => 
     if (outcome.kind === 'not_claimed') {
       const wait = await failedAttemptsWait(db, row.id, now);
       if (wait > 0) {
-        return { kind: 'view', status: 429, retryAfter: Math.ceil(wait / 1000), chosenGateway: gateway.id, error: { message: 'error.tooManyAttempts', fields: {} } };
+        const retryAt = new Date(now.getTime() + wait).toISOString();
+        return { kind: 'view', status: 429, retryAfter: Math.ceil(wait / 1000), retryAt, chosenGateway: gateway.id, error: { message: 'error.tooManyAttempts', fields: {} } };
       }
       return stateConflict(page, gateway.id);
     }
@@ -244,6 +257,12 @@ export function checkoutRoutes(router: IRouter, deps: Deps, screenAssets: () => 
     const qs = q.toString();
     return `/pay/${page.row.token}/provider/${qs ? `?${qs}` : ''}`;
   }
+
+  // Browsers ask every page's site for an icon; answering keeps a 404 out of each visit.
+  router.get(['/favicon.svg', '/favicon.ico'], (_req, res) => {
+    res.set({ 'Cache-Control': 'public, max-age=86400', 'X-Content-Type-Options': 'nosniff' });
+    res.type('image/svg+xml').send(FAVICON);
+  });
 
   router.get('/pay/:token/', (req, res) => {
     const key = TOKEN.test(req.params.token!) ? pageKey(req) : null;
@@ -300,6 +319,8 @@ export function checkoutRoutes(router: IRouter, deps: Deps, screenAssets: () => 
       return respond(res, page, await stateConflict(page, null));
     }
     if (input.action === 'cancel') {
+      // One click must not end the payment: without JavaScript the page asks first.
+      if (!page.wantsJson && input.confirm !== '1') return respond(res, page, { kind: 'view', status: 200, confirmCancel: true });
       if (!(await cancelTransaction(db, page.row.id, deps.now(), deps.outbox))) return respond(res, page, await stateConflict(page, null));
       return respond(res, page, finished(await reload(page), 'cancelled'));
     }
@@ -307,7 +328,13 @@ export function checkoutRoutes(router: IRouter, deps: Deps, screenAssets: () => 
     if (!gateway) {
       return respond(res, page, { kind: 'view', status: 400, error: { message: 'error.gatewayRequired', fields: { gateway: 'error.gatewayRequired' } } });
     }
-    return respond(res, page, await pay(page, input, gateway));
+    // Without JavaScript the card fields appear once their gateway is chosen: ask for them
+    // before judging them.
+    if (gateway.flow === 'form' && input.fieldsOf !== undefined && input.fieldsOf !== gateway.id) {
+      return respond(res, page, { kind: 'view', status: 200, chosenGateway: gateway.id });
+    }
+    const outcome = await pay(page, input, gateway);
+    return respond(res, page, outcome.kind === 'view' ? { ...outcome, values: keptValues(gateway.fields, input.fields) } : outcome);
   });
 
   // The sandbox redirect gateway's "provider": a page of its own where the customer
@@ -319,7 +346,7 @@ export function checkoutRoutes(router: IRouter, deps: Deps, screenAssets: () => 
     const nonce = newNonce();
     applyPageHeaders(res, { nonce, frameAncestors: page.frameAncestors, formTargets: redirectOrigins(page.row) });
     const v = await view(page);
-    res.type('html').send(renderProviderPage({ view: v, gatewayName: redirectGateway().name, styles: screenAssets().styles }));
+    res.type('html').send(renderProviderPage({ view: v, gateway: redirectGateway(), styles: screenAssets().styles }));
   });
 
   router.post('/pay/:token/provider/', async (req, res) => {

@@ -1,4 +1,4 @@
-import type { CheckoutView, EmbedView, GatewayOption, Language, Receipt, ScreenStatus } from '../../widget/screen/view';
+import type { CheckoutView, EmbedView, GatewayField, GatewayOption, Language, Receipt, ScreenStatus } from '../../widget/screen/view';
 import { findCurrency } from '../domain/currencies';
 import { effectiveStatus } from '../domain/transaction-status';
 import type { Gateways } from '../payments/registry';
@@ -24,10 +24,36 @@ export interface ViewInput {
   error?: CheckoutView['error'];
   chosenGateway?: string | null;
   declined?: boolean;
+  /** The no-JS cancel's first step: ask to confirm. */
+  confirmCancel?: boolean;
+  /** The fields of a failed form post, as kept by `keptValues`. */
+  values?: Record<string, string>;
+  /** When paying is allowed again after too many declines. */
+  retryAt?: string | null;
+}
+
+/** Fields a failed post may show again: everything but the card number and the CVC. */
+export function keptValues(fields: readonly GatewayField[], values: Readonly<Record<string, string>>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const field of fields) {
+    const value = values[field.name];
+    if (value !== undefined && field.validate !== 'card-number' && field.validate !== 'card-cvc') kept[field.name] = value;
+  }
+  return kept;
+}
+
+/** The shop's home page: the site of a URL the merchant gave for this payment. */
+function siteOf(url: string | null): string | null {
+  if (!url) return null;
+  try {
+    return `${new URL(url).origin}/`;
+  } catch {
+    return null;
+  }
 }
 
 export function gatewayOptions(gateways: Gateways, currency: string): GatewayOption[] {
-  return gateways.forCurrency(currency).map((g) => ({ id: g.id, name: g.name, flow: g.flow, fields: g.fields }));
+  return gateways.forCurrency(currency).map((g) => ({ id: g.id, code: g.code, name: g.name, flow: g.flow, fields: g.fields }));
 }
 
 function receiptOf(sale: SaleRow | null | undefined): Receipt | null {
@@ -46,6 +72,8 @@ export function buildView(input: ViewInput): CheckoutView {
   const status = SCREEN_STATUS[effectiveStatus(row.status, row.expired_at, input.now)]!;
   const gateways = gatewayOptions(input.gateways, row.currency);
   const chosen = gateways.find((g) => g.id === input.chosenGateway)?.id;
+  // In embed mode the shop is the page around the frame: no link leaves it.
+  const backUrl = input.embed ? null : (row.cancel_url ?? siteOf(row.return_url));
   const adjustment = (name: string | null, value: number) => (value !== 0 || name ? { name: name ?? '', value } : null);
   return {
     token: row.token,
@@ -78,6 +106,12 @@ export function buildView(input: ViewInput): CheckoutView {
     embed: embedView(input.embed, row, !!input.justFinished && (status === 'paid' || status === 'cancelled')),
     hasReturnUrl: row.return_url !== null,
     hasCancelUrl: row.cancel_url !== null,
+    backUrl,
+    // return_url may carry the merchant's "paid" markers: shown only once it is true.
+    returnUrl: status === 'paid' && !input.embed ? (row.return_url ?? siteOf(row.cancel_url)) : null,
+    confirmCancel: !!input.confirmCancel && status === 'pending',
+    values: input.values ?? {},
+    retryAt: input.retryAt ?? null,
   };
 }
 

@@ -44,8 +44,10 @@ describe.each(ENGINES)('payment attempts on %s', (engine) => {
     const retryAfter = Number(res.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(HOUR / 1000 - 60);
     expect(retryAfter).toBeLessThanOrEqual(HOUR / 1000);
-    const body = (await res.json()) as { outcome: string; view: { status: string; error: { message: string } } };
+    const body = (await res.json()) as { outcome: string; view: { status: string; error: { message: string }; retryAt: string } };
     expect(body).toMatchObject({ outcome: 'view', view: { status: 'pending', error: { message: 'error.tooManyAttempts' } } });
+    // The screen shows the wait as a time: the same moment as Retry-After, to the second.
+    expect(Math.abs(Date.parse(body.view.retryAt) - (Date.now() + retryAfter * 1000))).toBeLessThan(60_000);
 
     expect((await api.get(`/transaction/${tx.id}/`)).body.status).toBe('N');
     expect((await api.get(`/sale/?transaction_id=${tx.id}`)).body.count).toBe(0);

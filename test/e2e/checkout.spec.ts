@@ -158,9 +158,11 @@ for (const javaScriptEnabled of [true, false]) {
       await expect(page.getByRole('alert')).toContainText(/insufficient funds/i);
     });
 
-    test('cancel lands on cancel_url', async ({ page, service, merchant }) => {
+    test('cancel, once confirmed, lands on cancel_url', async ({ page, service, merchant }) => {
       const tx = await service.createTransaction(order(merchant));
       await page.goto(tx.payment_url);
+      await cancelButton(page).click();
+      await expect(page.getByRole('heading', { name: 'Cancel this payment?' })).toBeVisible();
       await cancelButton(page).click();
       await page.waitForURL(`${merchant.origin}/cancel?order=A-1001`);
       expect((await service.api('GET', `/transaction/${tx.id}/`)).body.status).toBe('C');
@@ -244,6 +246,8 @@ test.describe('states', () => {
   test('cancelled page', async ({ page, service, merchant }) => {
     const tx = await service.createTransaction(order(merchant, { cancel_url: undefined, language: 'es' }));
     await page.goto(tx.payment_url);
+    await cancelButton(page).click();
+    await expect(page.getByRole('heading', { name: '¿Cancelar este pago?' })).toBeVisible();
     await cancelButton(page).click();
     await expect(page.locator('h1, h2').filter({ hasText: /cancelad/i }).first()).toBeVisible();
     await expectNoAxeViolations(page);
@@ -364,7 +368,7 @@ test('keyboard only: choose, fill and pay', async ({ page, service, merchant }) 
   await page.waitForURL(/\/return\?order=A-1001$/);
 });
 
-test('card testing: after ten declines the screen asks to try later and charges nothing', async ({ page, service, merchant }) => {
+test('card testing: after ten declines the screen gives the time to try again, disables Pay and charges nothing', async ({ page, service, merchant }) => {
   const tx = await service.createTransaction(order(merchant));
   await page.goto(tx.payment_url);
   const alert = page.getByRole('alert');
@@ -378,6 +382,9 @@ test('card testing: after ten declines the screen asks to try later and charges 
   await expect(alert).toContainText(/declined/i);
   expect(await pay(CARDS.approved)).toBe(429);
   await expect(alert).toContainText(/too many declined payment attempts/i);
+  // The wait is a time of day, and Pay stays disabled until then.
+  await expect(alert).toContainText(/try again at \d{1,2}:\d{2}/);
+  await expect(payButton(page)).toBeDisabled();
   expect((await service.api('GET', `/transaction/${tx.id}/`)).body.status).toBe('N');
   expect(salesOf(service, tx.id)).toBe(0);
 });

@@ -190,6 +190,9 @@ test.describe('inline', () => {
   test('cancel inside the frame: checkout:cancelled, then cancel_url', async ({ page, service, merchant }) => {
     const tx = await service.createTransaction(order(merchant));
     await openShop(page, merchant, `<div data-checkout-token="${tx.token}"></div>`, widgetScript(service));
+    // Cancelling asks to confirm first (the same button name and value on both steps).
+    await cancelButton(checkoutFrame(page)).click();
+    await expect(checkoutFrame(page).getByRole('heading', { name: 'Cancel this payment?' })).toBeVisible();
     await cancelButton(checkoutFrame(page)).click();
     await page.waitForURL(`${merchant.origin}/cancel?order=W-1`);
     const cancelled = (await storedEvents(page)).filter((e) => e.type === 'checkout:cancelled');
@@ -856,7 +859,10 @@ test.describe('demo page', () => {
 
   test('cancelled demo payment says so', async ({ page, service }) => {
     await page.goto(`${service.url}/demo/`);
-    await cancelButton(page.frameLocator('[data-checkout-token] iframe')).click();
+    const frame = page.frameLocator('[data-checkout-token] iframe');
+    await cancelButton(frame).click();
+    await expect(frame.getByRole('heading', { name: 'Cancel this payment?' })).toBeVisible();
+    await cancelButton(frame).click();
     await page.waitForURL(`${service.url}/demo/?cancelled=1`);
     await expect(page.getByRole('status')).toContainText(/cancelled/i);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildView } from '../../server/checkout/view-model';
+import { buildView, keptValues } from '../../server/checkout/view-model';
 import { createGateways } from '../../server/payments/registry';
-import { SANDBOX_CARD_ID, SANDBOX_REDIRECT_ID, sandboxGateways } from '../../server/payments/sandbox';
+import { createSandboxCard, SANDBOX_CARD_ID, SANDBOX_REDIRECT_ID, sandboxGateways } from '../../server/payments/sandbox';
 import type { SaleRow, TransactionLineRow, TransactionRow } from '../../server/store/schema';
 
 const NOW = new Date('2026-03-01T10:00:00.000Z');
@@ -93,11 +93,33 @@ describe('buildView: token → what the screen shows', () => {
     expect(buildView({ ...base, tx: tx({ status: 'N' }), sale }).receipt).toBeNull();
   });
 
-  it('tells the screen about redirects without exposing the URLs', () => {
+  it('links back to the shop: cancel_url, else the site of return_url; return_url itself only once paid', () => {
     const v = buildView({ ...base, tx: tx() });
     expect(v.hasReturnUrl).toBe(true);
     expect(v.hasCancelUrl).toBe(false);
-    expect(JSON.stringify(v)).not.toContain('shop.example');
+    expect(v.backUrl).toBe('https://shop.example/');
+    expect(v.returnUrl).toBeNull();
+    expect(JSON.stringify(v)).not.toContain('shop.example/ok');
+    expect(buildView({ ...base, tx: tx({ cancel_url: 'https://shop.example/basket' }) }).backUrl).toBe('https://shop.example/basket');
+    expect(buildView({ ...base, tx: tx({ status: 'D' }) }).returnUrl).toBe('https://shop.example/ok');
+    expect(buildView({ ...base, tx: tx({ return_url: null }) }).backUrl).toBeNull();
+  });
+
+  it('embed mode: no link leaves the frame (the shop is the page around it)', () => {
+    const v = buildView({ ...base, tx: tx({ status: 'D', cancel_url: 'https://shop.example/basket' }), embed: { parentOrigin: 'https://shop.example' } });
+    expect(v.backUrl).toBeNull();
+    expect(v.returnUrl).toBeNull();
+  });
+
+  it('keeps what a failed post may show again: never the card number or the CVC', () => {
+    const typed = { card_number: '4242 4242 4242 4242', card_expiry: '12 / 34', card_cvc: '123', card_name: 'Ada', stray: 'x' };
+    expect(keptValues(createSandboxCard().fields, typed)).toEqual({ card_expiry: '12 / 34', card_name: 'Ada' });
+    expect(buildView({ ...base, tx: tx(), values: { card_name: 'Ada' } }).values).toEqual({ card_name: 'Ada' });
+  });
+
+  it('asks to confirm a cancel only while the payment is open', () => {
+    expect(buildView({ ...base, tx: tx(), confirmCancel: true }).confirmCancel).toBe(true);
+    expect(buildView({ ...base, tx: tx({ status: 'C' }), confirmCancel: true }).confirmCancel).toBe(false);
   });
 
   it('embed mode only: the URLs the frame reports as redirect, and whether this render is the customer\'s own result', () => {

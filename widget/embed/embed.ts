@@ -79,8 +79,13 @@ export function createCheckout(checkoutOrigin: string): CheckoutApi {
       // behind inert (focus trap, hidden from assistive tech) and turns Escape into `cancel`.
       const dialog = doc.createElement('dialog');
       const panel = doc.createElement('div');
+      const bar = doc.createElement('div');
+      const heading = doc.createElement('h2');
       const button = doc.createElement('button');
-      dialog.setAttribute('aria-label', title!);
+      // A visible title names the dialog, for everyone alike.
+      heading.id = 'checkout-dialog-title';
+      heading.textContent = title!;
+      dialog.setAttribute('aria-labelledby', heading.id);
       Object.assign(dialog.style, {
         width: '100%', height: '100%', maxWidth: 'none', maxHeight: 'none', margin: '0',
         padding: '0', border: '0', background: 'rgba(0,0,0,.6)', overflow: 'auto',
@@ -94,10 +99,13 @@ export function createCheckout(checkoutOrigin: string): CheckoutApi {
       button.autofocus = true;
       button.textContent = '×';
       button.setAttribute('aria-label', closeName!);
+      Object.assign(bar.style, { display: 'flex', alignItems: 'center', justifyContent: 'space-between' });
+      Object.assign(heading.style, { margin: '0', padding: '0 16px', color: '#222', font: '600 16px/1.4 sans-serif' });
       Object.assign(button.style, {
-        display: 'block', marginLeft: 'auto', padding: '8px 14px', border: '0', background: 'none',
+        padding: '8px 14px', border: '0', background: 'none',
         color: '#222', font: '28px/1 sans-serif', cursor: 'pointer',
       });
+      bar.append(heading, button);
 
       const frame = embed(panel, options, () => close());
       const iframe = panel.firstChild as HTMLIFrameElement;
@@ -117,7 +125,7 @@ export function createCheckout(checkoutOrigin: string): CheckoutApi {
           iframe.focus();
           iframe.contentWindow?.postMessage({ type: FOCUS_LAST, version: PROTOCOL_VERSION }, checkoutOrigin);
         }),
-        button,
+        bar,
       );
       panel.append(guard(() => button.focus()));
       dialog.append(panel);

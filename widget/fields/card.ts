@@ -104,12 +104,15 @@ export interface CardExpiry {
   year: number;
 }
 
-/** "MM/YY" (spaces around the slash tolerated, "MM/YYYY" too). */
+/**
+ * "MM/YY" (spaces around the slash tolerated, "MM/YYYY" too), or digits alone ("1234",
+ * "122034"), as typed on a phone's number pad, which has no "/".
+ */
 export function parseExpiry(value: string): CardExpiry | null {
-  const match = /^\s*(\d{1,2})\s*\/\s*(\d{2}|\d{4})\s*$/.exec(value);
+  const match = /^\s*(?:(\d{1,2})\s*\/\s*|(\d{2}))(\d{2}|\d{4})\s*$/.exec(value);
   if (!match) return null;
-  const month = Number(match[1]);
-  const year = match[2]!.length === 2 ? 2000 + Number(match[2]) : Number(match[2]);
+  const month = Number(match[1] ?? match[2]);
+  const year = match[3]!.length === 2 ? 2000 + Number(match[3]) : Number(match[3]);
   return month >= 1 && month <= 12 ? { month, year } : null;
 }
 

@@ -77,7 +77,7 @@ function typedBeforeHydration(root: HTMLElement): { gateway: string | null; fiel
   let gateway: string | null = null;
   if (form) {
     for (const [name, value] of new FormData(form)) {
-      if (typeof value !== 'string' || name === 'csrf') continue;
+      if (typeof value !== 'string' || name === 'csrf' || name === 'fields_of') continue;
       if (name === 'gateway') gateway = value;
       else if (value !== '') fields[name] = value;
     }

@@ -64,6 +64,7 @@ function shell({ language, title, styles, body, tail, embed }: ShellOptions): st
     // The token is in the URL; the page must never send it onwards (also set as a header).
     '<meta name="referrer" content="no-referrer">' +
     '<meta name="robots" content="noindex, nofollow">' +
+    '<link rel="icon" href="/favicon.svg" type="image/svg+xml">' +
     `<title>${escapeText(title)}</title>` +
     links +
     '</head>' +

@@ -85,3 +85,19 @@ export function formatCountdown(remainingMs: number): string {
   const seconds = total % 60;
   return `${minutes}:${String(seconds).padStart(2, '0')}`;
 }
+
+/** The time of day of an ISO instant ("10:42 CET"), in the same zone rules as formatDateTime. */
+export function formatTime(iso: string, locale: string, timeZone: string | undefined): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return new Intl.DateTimeFormat(locale, { hour: 'numeric', minute: '2-digit', timeZoneName: 'short', timeZone }).format(date);
+}
+
+/**
+ * A reference a person can read out and type: the last eight hex digits of a UUIDv7 (its
+ * random part), "9F3A-71C2". It finds the payment among a shop's own, not among all.
+ */
+export function shortReference(id: string): string {
+  const hex = id.replace(/-/g, '').slice(-8).toUpperCase();
+  return `${hex.slice(0, 4)}-${hex.slice(4)}`;
+}

@@ -23,7 +23,7 @@ export type DisplayStatus = ScreenStatus | 'processing';
  * Where keyboard focus should go after a result the customer did not cause directly; the
  * field name `gateway` means the payment method radios.
  */
-export type FocusRequest = { kind: 'field'; name: string } | { kind: 'alert' } | { kind: 'status' };
+export type FocusRequest = { kind: 'field'; name: string } | { kind: 'alert' } | { kind: 'status' } | { kind: 'confirm' } | { kind: 'cancel' };
 /** `seq` makes a repeated request (the same field twice) a new value that subscribers see. */
 export type FocusTarget = FocusRequest & { seq: number };
 
@@ -79,7 +79,10 @@ export function createCheckoutModel(givenView: CheckoutView, overrides: Partial<
   const pending = signal<CheckoutAction | null>(null);
   const redirecting = signal(false);
   const gatewayId = signal<string | null>(initialView.selectedGateway);
-  const values = signal<Record<string, string>>({});
+  // A failed form post (JavaScript off) sends back what may be shown again.
+  const values = signal<Record<string, string>>({ ...initialView.values });
+  /** The second step of cancelling: the screen asks before ending the payment for good. */
+  const confirmingCancel = signal(initialView.confirmCancel ?? false);
   const fieldErrors = signal<Record<string, string>>({ ...initialView.error?.fields });
   const message = signal<string | null>(initialView.error?.message || null);
   // Starts at the server's clock so the first client render matches the server's markup.
@@ -103,6 +106,11 @@ export function createCheckoutModel(givenView: CheckoutView, overrides: Partial<
   const showCountdown = computed(() => payable.value && remainingMs.value < COUNTDOWN_FROM_MS);
   /** Whole minutes left, rounded up: changes once a minute, which is what gets announced. */
   const minutesLeft = computed(() => Math.ceil(remainingMs.value / 60_000));
+  /** After too many declines, until the server's retry time: Pay stays disabled. */
+  const locked = computed(() => {
+    const at = view.value.retryAt;
+    return !!at && now.value < Date.parse(at);
+  });
 
   function requestFocus(target: FocusRequest): void {
     focusTarget.value = { ...target, seq: ++focusSeq };
@@ -158,6 +166,7 @@ export function createCheckoutModel(givenView: CheckoutView, overrides: Partial<
       }
       fieldErrors.value = { ...next.error?.fields };
       message.value = next.error?.message || null;
+      confirmingCancel.value = next.confirmCancel ?? false;
       // Card details are not kept in memory once they can no longer be used.
       if (next.status !== 'pending' && next.status !== 'declined') values.value = {};
     });
@@ -204,6 +213,7 @@ export function createCheckoutModel(givenView: CheckoutView, overrides: Partial<
   async function pay(): Promise<void> {
     if (pending.value || !payable.value) return;
     tick();
+    if (locked.value) return;
     if (remainingMs.value <= 0) return expire();
     const chosen = gateway.value;
     if (!chosen) {
@@ -231,12 +241,39 @@ export function createCheckoutModel(givenView: CheckoutView, overrides: Partial<
     await send('pay', fields);
   }
 
+  /** The first step of cancelling: nothing is sent, the screen asks to confirm. */
+  function askCancel(): void {
+    if (pending.value || !payable.value) return;
+    confirmingCancel.value = true;
+    requestFocus({ kind: 'confirm' });
+  }
+
+  function keepPaying(): void {
+    confirmingCancel.value = false;
+    requestFocus({ kind: 'cancel' });
+  }
+
+  /** Ends the payment for good; only ever called once the customer has confirmed. */
   async function cancel(): Promise<void> {
     if (pending.value || !payable.value) return;
     await send('cancel', {});
   }
 
   let timer: unknown = null;
+  let unlockTimer: unknown = null;
+
+  // Wakes when the wait after too many declines is over, so Pay comes back by itself.
+  function scheduleUnlock(): void {
+    if (unlockTimer !== null) deps.timers.clearTimeout(unlockTimer);
+    unlockTimer = null;
+    const at = view.value.retryAt ? Date.parse(view.value.retryAt) : NaN;
+    if (!(at > now.value)) return;
+    unlockTimer = deps.timers.setTimeout(() => {
+      unlockTimer = null;
+      tick();
+      scheduleUnlock();
+    }, Math.min(Math.max(at - now.value, 50), MAX_TIMER_MS));
+  }
 
   function tick(): void {
     now.value = deps.now() - clockSkew;
@@ -267,12 +304,15 @@ export function createCheckoutModel(givenView: CheckoutView, overrides: Partial<
       timeZone.value = options.timeZone;
       tick();
     });
-    const unsubscribe = view.subscribe(() => schedule());
+    const unsubscribe = view.subscribe(() => {
+      schedule();
+      scheduleUnlock();
+    });
     if (remainingMs.value <= 0) expire();
     return () => {
       unsubscribe();
-      if (timer !== null) deps.timers.clearTimeout(timer);
-      timer = null;
+      for (const handle of [timer, unlockTimer]) if (handle !== null) deps.timers.clearTimeout(handle);
+      timer = unlockTimer = null;
     };
   }
 
@@ -299,6 +339,7 @@ export function createCheckoutModel(givenView: CheckoutView, overrides: Partial<
     timeZone: timeZone as ReadonlySignal<string | undefined>,
     interactive: interactive as ReadonlySignal<boolean>,
     focusTarget: focusTarget as ReadonlySignal<FocusTarget | null>,
+    confirmingCancel: confirmingCancel as ReadonlySignal<boolean>,
     // derived
     gateway,
     status,
@@ -306,11 +347,14 @@ export function createCheckoutModel(givenView: CheckoutView, overrides: Partial<
     remainingMs,
     showCountdown,
     minutesLeft,
+    locked,
     // actions
     selectGateway,
     setField,
     checkField,
     pay,
+    askCancel,
+    keepPaying,
     cancel,
     expire,
     applyView,

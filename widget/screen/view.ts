@@ -28,6 +28,8 @@ export type { GatewayField } from '../fields/types';
 
 export interface GatewayOption {
   id: string;
+  /** The adapter's code; the screen shows the locale's `gateway.name.{code}`, else `name`. */
+  code?: string;
   name: string;
   /** 'form': collect `fields` and pay in place; 'redirect': send the customer to the provider. */
   flow: 'form' | 'redirect';
@@ -109,4 +111,19 @@ export interface CheckoutView {
   hasCancelUrl: boolean;
   /** Present on a subscription's sign-up page (/pay/sub_…/). */
   subscription?: SubscriptionTerms;
+  // Optional, so views built before these existed (and other screens reusing the
+  // components) still type-check.
+  /**
+   * "Back to {shop}": cancel_url, else the home page of return_url's site; it leaves the
+   * payment open. Null in embed mode (the shop is around the frame) or when unknown.
+   */
+  backUrl?: string | null;
+  /** Paid only: where the paid screen links back to, return_url, else the site of cancel_url. */
+  returnUrl?: string | null;
+  /** Without JavaScript, the customer asked to cancel: the screen asks to confirm. */
+  confirmCancel?: boolean;
+  /** What a failed form post had in its fields, to fill them again; never the card number or CVC. */
+  values?: Record<string, string>;
+  /** After too many declined attempts: when paying is possible again (ISO 8601). */
+  retryAt?: string | null;
 }

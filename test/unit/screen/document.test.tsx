@@ -79,13 +79,17 @@ describe('renderDocument: order summary', () => {
     expect(html).toContain('>1 × €49.99<');
   });
 
-  it('shows subtotal, named tax / shipping, the coupon as a deduction, and the total', () => {
+  it('lists the totals in the order they are computed, each kind beside its custom name', () => {
     const html = appMarkup(render());
-    expect(html).toContain('<dt>Subtotal</dt><dd>€74.99</dd>');
-    expect(html).toContain('<dt>VAT 21%</dt><dd>€15.75</dd>');
-    expect(html).toContain('<dt>Express</dt><dd>€5.00</dd>');
-    expect(html).toContain('<dt>Discount <span class="totals__code">WELCOME10</span></dt><dd>-€7.50</dd>');
-    expect(html).toContain('<dt>Total</dt><dd>€88.24</dd>');
+    const rows = [...html.matchAll(/<dt>(.*?)<\/dt><dd>(.*?)<\/dd>/g)].map(([, dt, dd]) => `${dt!.replace(/<[^>]+>/g, '')} = ${dd}`);
+    expect(rows).toEqual([
+      'Subtotal = €74.99',
+      'Tax · VAT 21% = €15.75',
+      'Shipping · Express = €5.00',
+      'Discount · WELCOME10 = -€7.50',
+      'Total = €88.24',
+    ]);
+    expect(html).toContain('<span class="totals__code">WELCOME10</span>');
   });
 
   it('leaves out adjustments that are absent, and names unnamed ones', () => {
@@ -151,7 +155,33 @@ describe('renderDocument: payment methods and fields', () => {
       else expect(input).not.toContain('inputmode=');
     }
     expect(html).toContain('>Card number</label>');
-    expect(html).toContain('>Security code (CVC)</label>');
+    expect(html).toContain('>Security code</label>');
+  });
+
+  it('helps with the card: placeholders, accepted brands, where the CVC is', () => {
+    const html = appMarkup(render());
+    expect(tag(html, /<input[^>]*name="card_number"[^>]*>/g)[0]).toContain('placeholder="1234 1234 1234 1234"');
+    expect(tag(html, /<input[^>]*name="card_expiry"[^>]*>/g)[0]).toContain('placeholder="MM / YY"');
+    expect(html).toMatch(/<ul class="brands" aria-label="Accepted cards">.*Visa.*Mastercard.*Amex.*<\/ul>/);
+    const cvc = tag(html, /<input[^>]*name="card_cvc"[^>]*>/g)[0]!;
+    expect(cvc).toContain('aria-describedby="field-card_cvc-hint"');
+    expect(html).toContain('<p class="field__hint" id="field-card_cvc-hint">3 digits, on the back</p>');
+  });
+
+  it('names the detected brand and links it to the number; 4 CVC digits on the front for Amex', () => {
+    const html = appMarkup(
+      render({ values: { card_number: '3782 822463 10005' } }),
+    );
+    expect(html).toContain('<span class="field__brand" id="field-card_number-brand">American Express</span>');
+    expect(tag(html, /<input[^>]*name="card_number"[^>]*>/g)[0]).toContain('aria-describedby="field-card_number-brand"');
+    expect(html).toContain('4 digits, on the front');
+    expect(tag(html, /<input[^>]*name="card_cvc"[^>]*>/g)[0]).toContain('maxlength="4"');
+  });
+
+  it('fills the kept fields of a failed post again, never the card number or CVC', () => {
+    const html = appMarkup(render({ values: { card_expiry: '12 / 34', card_name: 'Ada' } }));
+    expect(tag(html, /<input[^>]*name="card_expiry"[^>]*>/g)[0]).toContain('value="12 / 34"');
+    expect(tag(html, /<input[^>]*name="card_name"[^>]*>/g)[0]).toContain('value="Ada"');
   });
 
   it('renders a redirect gateway as a button that continues to the provider', () => {
@@ -179,8 +209,8 @@ describe('renderDocument: payment methods and fields', () => {
     const number = tag(html, /<input[^>]*name="card_number"[^>]*>/g)[0]!;
     expect(number).toContain('aria-invalid="true"');
     expect(number).toContain('aria-describedby="field-card_number-error"');
-    expect(html).toContain('<p class="field__error" id="field-card_number-error">Enter a valid card number.</p>');
-    expect(html).toContain('id="field-card_cvc-error">Enter the 3-digit security code.</p>');
+    expect(html).toContain('<p class="field__error" id="field-card_number-error" aria-live="polite">Enter a valid card number.</p>');
+    expect(html).toContain('id="field-card_cvc-error" aria-live="polite">Enter the 3-digit security code.</p>');
     expect(tag(html, /<input[^>]*name="card_expiry"[^>]*>/g)[0]).not.toContain('aria-invalid');
     expect(html).toContain('Check the highlighted details and try again.');
   });
@@ -209,14 +239,16 @@ describe('renderDocument: states', () => {
 
   it('paid: a receipt with amount, card and date, and no form', () => {
     const html = appMarkup(
-      render({ status: 'paid', receipt: { saleId: 'sale-42', amount: 8824, brand: 'visa', last4: '4242', paidAt: '2026-03-01T12:01:00Z' } }),
+      render({ status: 'paid', receipt: { saleId: '0190f5a0-1234-7000-8000-00006f0a0042', amount: 8824, brand: 'visa', last4: '4242', paidAt: '2026-03-01T12:01:00Z' } }),
     );
     expect(html).toContain('Payment complete');
     expect(html).toContain('<dd>€88.24</dd>');
     expect(html).toContain('Visa ending in 4242');
     expect(html).toContain('March 1, 2026 at 12:01 PM UTC');
-    expect(html).toContain('sale-42');
+    expect(html).toContain('<dd class="receipt__ref">6F0A-0042</dd>');
+    expect(html).not.toContain('0190f5a0');
     expect(html).not.toContain('<form');
+    expect(html).toContain('<p class="merchant__label">You paid</p>');
     expect(html).not.toContain('Pay by');
   });
 

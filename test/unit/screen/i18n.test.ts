@@ -16,6 +16,7 @@ const VARS = {
   brand: 'Visa',
   last4: '4242',
   digits: 3,
+  time: '10:42 CET',
 };
 
 function baseKeys(strings: Strings): MessageKey[] {

@@ -1,6 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sandboxGateways } from '../../../server/payments/sandbox';
 import { LANGUAGES } from '../../../widget/i18n/language';
 
 const LOCALES_DIR = join(import.meta.dirname, '../../../locales');
@@ -41,5 +42,11 @@ describe('locale files', () => {
   it('en.json keys avoid underscores, which mark plural forms', () => {
     const stray = baseKeys.filter((key) => key.includes('_') && !/_(zero|one|two|few|many|other)$/.test(key));
     expect(stray).toEqual([]);
+  });
+
+  it.each([...LANGUAGES])('%s names every gateway (by code), so no adapter name leaks into the page', (language) => {
+    const strings = load(language);
+    const unnamed = sandboxGateways().map((gateway) => `gateway.name.${gateway.code}`).filter((key) => typeof strings[key] !== 'string');
+    expect(unnamed).toEqual([]);
   });
 });

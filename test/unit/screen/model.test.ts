@@ -255,3 +255,48 @@ describe('focus after a result', () => {
     expect(model.focusTarget.value).toMatchObject({ kind: 'status' });
   });
 });
+
+describe('cancelling asks first', () => {
+  it('the first step sends nothing and asks; keep paying goes back; the second step cancels', async () => {
+    const { model, server } = setup();
+    model.askCancel();
+    expect(server.submit).not.toHaveBeenCalled();
+    expect(model.confirmingCancel.value).toBe(true);
+    expect(model.focusTarget.value).toMatchObject({ kind: 'confirm' });
+    model.keepPaying();
+    expect(model.confirmingCancel.value).toBe(false);
+    expect(model.focusTarget.value).toMatchObject({ kind: 'cancel' });
+    model.askCancel();
+    void model.cancel();
+    expect(server.requests).toEqual([{ action: 'cancel', gateway: CARD_GATEWAY.id, fields: {} }]);
+  });
+
+  it('starts on the question when the server (no-JS post) asked it', () => {
+    const { model } = setup({ confirmCancel: true });
+    expect(model.confirmingCancel.value).toBe(true);
+  });
+});
+
+describe('after too many attempts', () => {
+  it('keeps Pay locked until the retry time, then lets it send', async () => {
+    const retryAt = new Date(T0 + 5 * 60_000).toISOString();
+    const { model, server } = setup({ retryAt, error: { message: 'error.tooManyAttempts', fields: {} } });
+    fill(model, VALID_CARD);
+    const stop = model.start();
+    expect(model.locked.value).toBe(true);
+    await model.pay();
+    expect(server.submit).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(5 * 60_000);
+    expect(model.locked.value).toBe(false);
+    void model.pay();
+    expect(server.requests).toHaveLength(1);
+    stop();
+  });
+});
+
+describe('a failed post without JavaScript', () => {
+  it('fills the fields the server sent back', () => {
+    const { model } = setup({ values: { card_name: 'Ada', card_expiry: '12 / 34' } });
+    expect(model.values.value).toEqual({ card_name: 'Ada', card_expiry: '12 / 34' });
+  });
+});

@@ -4,7 +4,7 @@ import { ScreenContext, useScreen } from '../context';
 import type { CheckoutModel, FocusTarget } from '../model';
 import { Chrome } from './Chrome';
 import { fieldId } from './Field';
-import { MerchantHeader, OrderSummary } from './OrderSummary';
+import { MerchantHeader } from './OrderSummary';
 import { CancelledPanel, ExpiredPanel, PaidPanel } from './Outcome';
 import { PaymentForm } from './PaymentForm';
 import { SubscriptionSummary } from './SubscriptionSummary';
@@ -15,6 +15,10 @@ function focusElement(target: FocusTarget): HTMLElement | null {
       return document.getElementById('checkout-alert');
     case 'status':
       return document.getElementById('status-title');
+    case 'confirm':
+      return document.getElementById('cancel-confirm-title');
+    case 'cancel':
+      return document.querySelector<HTMLElement>('button[name="action"][value="cancel"]');
     case 'field':
       return target.name === 'gateway'
         ? document.querySelector<HTMLElement>('input[name="gateway"]:checked, input[name="gateway"]')
@@ -56,7 +60,7 @@ export function CheckoutScreen({ model, i18n }: { model: CheckoutModel; i18n: Tr
   const content = (
     <>
       <MerchantHeader />
-      {view.subscription ? <SubscriptionSummary terms={view.subscription} /> : <OrderSummary />}
+      {view.subscription && <SubscriptionSummary terms={view.subscription} />}
       <div class="pane">
         <PaymentPane />
       </div>
@@ -64,8 +68,7 @@ export function CheckoutScreen({ model, i18n }: { model: CheckoutModel; i18n: Tr
   );
   return (
     <ScreenContext.Provider value={{ model, i18n }}>
-      <Chrome i18n={i18n} embed={embed}>
-        {/* Small screens show the form before the line items (see .layout in styles.css). */}
+      <Chrome i18n={i18n} embed={embed} back={model.payable.value && view.backUrl ? { href: view.backUrl, merchant: view.merchantName } : undefined}>
         {embed ? (
           // In the widget the screen is one part of the merchant's page, which has its own
           // main landmark: a named region, so assistive technology lists it once.

@@ -1,8 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useMoney, useScreen } from '../context';
 import { brandName } from '../../fields/card';
-import { formatDateTime } from '../format';
-import { CheckIcon, CrossIcon, HourglassIcon } from './icons';
+import { formatDateTime, shortReference } from '../format';
+import { BackIcon, CheckIcon, CrossIcon, HourglassIcon, PrintIcon } from './icons';
 
 /** The heading takes focus when the state changes under the customer (see CheckoutScreen). */
 function StatusPanel({ tone, icon, title, children }: { tone: string; icon: ComponentChildren; title: string; children?: ComponentChildren }) {
@@ -14,6 +14,18 @@ function StatusPanel({ tone, icon, title, children }: { tone: string; icon: Comp
       </h2>
       {children}
     </div>
+  );
+}
+
+/** A result is not a dead end: the way back to the shop, when the merchant gave one. */
+function BackToShop({ href }: { href: string | null | undefined }) {
+  const { model, i18n } = useScreen();
+  if (!href) return null;
+  return (
+    <a class="button button--primary status__back" href={href}>
+      <BackIcon class="icon--sm" />
+      <span>{i18n.t('action.back', { merchant: model.view.value.merchantName })}</span>
+    </a>
   );
 }
 
@@ -47,21 +59,38 @@ export function PaidPanel() {
             <dt>{i18n.t('receipt.date')}</dt>
             <dd>{formatDateTime(receipt.paidAt, i18n.locale, model.timeZone.value)}</dd>
           </div>
+          {view.orderId && (
+            <div class="receipt__row">
+              <dt>{i18n.t('receipt.order')}</dt>
+              <dd>{view.orderId}</dd>
+            </div>
+          )}
           <div class="receipt__row">
             <dt>{i18n.t('receipt.reference')}</dt>
-            <dd class="receipt__ref">{receipt.saleId}</dd>
+            <dd class="receipt__ref">{shortReference(receipt.saleId)}</dd>
           </div>
         </dl>
       )}
+      <div class="status__actions">
+        <BackToShop href={view.returnUrl} />
+        {/* Printing needs the browser's script; without it the browser's own menu prints. */}
+        {receipt && model.interactive.value && (
+          <button class="button button--quiet" type="button" onClick={() => window.print()}>
+            <PrintIcon class="icon--sm" />
+            <span>{i18n.t('receipt.print')}</span>
+          </button>
+        )}
+      </div>
     </StatusPanel>
   );
 }
 
 export function CancelledPanel() {
-  const { i18n } = useScreen();
+  const { model, i18n } = useScreen();
   return (
     <StatusPanel tone="neutral" icon={<CrossIcon />} title={i18n.t('status.cancelled.title')}>
       <p class="status__text">{i18n.t('status.cancelled.body')}</p>
+      <BackToShop href={model.view.value.backUrl} />
     </StatusPanel>
   );
 }
@@ -71,6 +100,7 @@ export function ExpiredPanel() {
   return (
     <StatusPanel tone="neutral" icon={<HourglassIcon />} title={i18n.t('status.expired.title')}>
       <p class="status__text">{i18n.t('status.expired.body', { merchant: model.view.value.merchantName })}</p>
+      <BackToShop href={model.view.value.backUrl} />
     </StatusPanel>
   );
 }

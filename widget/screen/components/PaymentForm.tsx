@@ -1,14 +1,20 @@
 import type { TargetedEvent } from 'preact';
 import { useMoney, useScreen } from '../context';
+import { formatTime } from '../format';
 import type { MessageKey } from '../../i18n/messages';
+import { gatewayName } from '../gateway-name';
+import { Expiry } from './Expiry';
 import { Field } from './Field';
 import { AlertIcon, ExternalIcon, LockIcon } from './icons';
 
 function FormAlert() {
   const { model, i18n } = useScreen();
-  const key = model.message.value ?? (model.view.value.status === 'declined' ? 'error.declined' : null);
+  const { status, retryAt } = model.view.value;
+  const key = model.message.value ?? (status === 'declined' ? 'error.declined' : null);
   const declined = model.status.value === 'declined';
-  const text = key ? i18n.t(i18n.has(key) ? key : 'error.generic') : null;
+  // The wait after too many declines is said as a time of day, in the customer's zone.
+  const vars = retryAt ? { time: formatTime(retryAt, i18n.locale, model.timeZone.value) } : undefined;
+  const text = key ? i18n.t(i18n.has(key) ? key : 'error.generic', vars) : null;
   // Always in the DOM so assistive technology is already watching it when text arrives.
   return (
     <div id="checkout-alert" class={text ? 'alert' : 'alert alert--empty'} role="alert" tabIndex={-1}>
@@ -51,7 +57,7 @@ function GatewayChoice() {
               disabled={model.pending.value !== null}
               onChange={() => model.selectGateway(option.id)}
             />
-            <span class="gateway__name">{option.name}</span>
+            <span class="gateway__name">{gatewayName(i18n, option)}</span>
             {option.flow === 'redirect' && <ExternalIcon class="icon--sm gateway__hint" />}
           </label>
         ))}
@@ -62,6 +68,44 @@ function GatewayChoice() {
 
 function Spinner() {
   return <span class="spinner" aria-hidden="true" />;
+}
+
+/**
+ * The second step of cancelling, in place of the form's fields so that Enter in a field
+ * can never confirm it. "Keep paying" is a link to the page itself, which works without
+ * JavaScript too.
+ */
+function CancelConfirmation() {
+  const { model, i18n } = useScreen();
+  const pending = model.pending.value;
+  return (
+    <div class="confirm" role="group" aria-labelledby="cancel-confirm-title">
+      <h2 class="confirm__title" id="cancel-confirm-title" tabIndex={-1}>
+        {i18n.t('cancel.title')}
+      </h2>
+      <p class="confirm__text">{i18n.t('cancel.body', { merchant: model.view.value.merchantName })}</p>
+      <input type="hidden" name="confirm" value="1" />
+      <div class="actions">
+        <button class="button button--danger" type="submit" name="action" value="cancel" formnovalidate disabled={pending !== null}>
+          {pending === 'cancel' && <Spinner />}
+          <span>{i18n.t('cancel.confirm')}</span>
+        </button>
+        <a
+          class="button button--quiet"
+          href=""
+          onClick={(event) => {
+            event.preventDefault();
+            model.keepPaying();
+          }}
+        >
+          {i18n.t('cancel.keep')}
+        </a>
+      </div>
+      <p class="sr-only" role="status">
+        {pending === 'cancel' ? i18n.t('status.processing') : ''}
+      </p>
+    </div>
+  );
 }
 
 export function PaymentForm() {
@@ -75,7 +119,18 @@ export function PaymentForm() {
   function onSubmit(event: TargetedEvent<HTMLFormElement, SubmitEvent>) {
     event.preventDefault();
     const submitter = event.submitter as HTMLButtonElement | null;
-    void (submitter?.value === 'cancel' ? model.cancel() : model.pay());
+    if (submitter?.value !== 'cancel') return void model.pay();
+    if (model.confirmingCancel.value) void model.cancel();
+    else model.askCancel();
+  }
+
+  if (model.confirmingCancel.value) {
+    return (
+      <form class="payment" method="post" action="" onSubmit={onSubmit} aria-busy={pending ? 'true' : undefined}>
+        <input type="hidden" name="csrf" value={view.csrf} />
+        <CancelConfirmation />
+      </form>
+    );
   }
 
   const progress: MessageKey | null = model.redirecting.value ? 'status.redirecting' : pending === 'pay' ? 'status.processing' : null;
@@ -83,7 +138,7 @@ export function PaymentForm() {
     progress && pending === 'pay'
       ? i18n.t(progress)
       : gateway?.flow === 'redirect'
-        ? i18n.t('action.continue', { gateway: gateway.name })
+        ? i18n.t('action.continue', { gateway: gatewayName(i18n, gateway) })
         : view.subscription
           ? i18n.t('action.subscribe')
           : i18n.t('action.pay', { amount });
@@ -91,6 +146,8 @@ export function PaymentForm() {
   return (
     <form class="payment" method="post" action="" onSubmit={onSubmit} aria-busy={pending ? 'true' : undefined}>
       <input type="hidden" name="csrf" value={view.csrf} />
+      {/* Tells the server, for posts made without JavaScript, which fields the customer saw. */}
+      <input type="hidden" name="fields_of" value={gateway?.id ?? ''} />
       <FormAlert />
       <GatewayChoice />
 
@@ -102,14 +159,22 @@ export function PaymentForm() {
         </div>
       )}
       {gateway?.flow === 'redirect' && (
-        <p class="redirect-hint">{i18n.t('gateway.redirectHint', { gateway: gateway.name, amount })}</p>
+        <p class="redirect-hint">{i18n.t('gateway.redirectHint', { gateway: gatewayName(i18n, gateway), amount })}</p>
       )}
 
       <div class="actions">
-        <button class="button button--primary" type="submit" name="action" value="pay" disabled={pending !== null}>
+        <button
+          class="button button--primary"
+          type="submit"
+          name="action"
+          value="pay"
+          // Until the retry time; without JavaScript the server says so again if pressed early.
+          disabled={pending !== null || (model.interactive.value && model.locked.value)}
+        >
           {pending === 'pay' ? <Spinner /> : <LockIcon class="icon--sm" />}
           <span>{payLabel}</span>
         </button>
+        {!view.subscription && <Expiry />}
         <button class="button button--quiet" type="submit" name="action" value="cancel" formnovalidate disabled={pending !== null}>
           {pending === 'cancel' && <Spinner />}
           <span>{i18n.t('action.cancel')}</span>

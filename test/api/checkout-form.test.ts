@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_CARDS } from '../../server/payments/sandbox';
+import { type Client, ENGINES, startTestService, type TestService, transactionBody } from './harness';
+import { SANDBOX_CARD } from './pay';
+
+// The checkout form as a browser without JavaScript posts it (urlencoded, answered with
+// HTML or a 303): cancelling asks first, the gateway is chosen before its fields are
+// judged, and a failed post gives back the fields it may.
+
+describe.each(ENGINES)('the no-JavaScript checkout form on %s', (engine) => {
+  let t: TestService;
+  let api: Client;
+
+  beforeAll(async () => {
+    t = await startTestService(engine);
+    api = await t.newEnvironment('Form Shop');
+  });
+  afterAll(() => t?.close());
+
+  async function open(over: Record<string, unknown> = {}) {
+    const res = await api.post('/transaction/', transactionBody({ cancel_url: 'https://shop.example/basket', ...over }));
+    expect(res.status, res.text).toBe(201);
+    const html = await (await fetch(`${t.url}/pay/${res.body.token}/`)).text();
+    const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
+    const post = (fields: Record<string, string>) =>
+      fetch(`${t.url}/pay/${res.body.token}/`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf, ...fields }),
+      });
+    const status = async () => (await api.get(`/transaction/${res.body.id}/`)).body.status as string;
+    return { post, status };
+  }
+
+  it('cancel: the first post asks and changes nothing, the confirmed one cancels', async () => {
+    const tx = await open();
+    const ask = await tx.post({ action: 'cancel' });
+    expect(ask.status).toBe(200);
+    const html = await ask.text();
+    expect(html).toContain('id="cancel-confirm-title"');
+    expect(html).toContain('<input type="hidden" name="confirm" value="1"/>');
+    expect(await tx.status()).toBe('N');
+
+    const confirmed = await tx.post({ action: 'cancel', confirm: '1' });
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.headers.get('location')).toBe('https://shop.example/basket');
+    expect(await tx.status()).toBe('C');
+  });
+
+  it('a forged confirm value is a 400, not a cancel', async () => {
+    const tx = await open();
+    expect((await tx.post({ action: 'cancel', confirm: 'yes' })).status).toBe(400);
+    expect(await tx.status()).toBe('N');
+  });
+
+  it('choosing the card gateway on a page that showed no fields shows them, without errors', async () => {
+    const tx = await open({ gateway_selected: false });
+    const res = await tx.post({ action: 'pay', gateway: SANDBOX_CARD, fields_of: '' });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('name="card_number"');
+    expect(html).not.toContain('aria-invalid');
+    expect(html).toContain(`name="fields_of" value="${SANDBOX_CARD}"`);
+    expect(await tx.status()).toBe('N');
+  });
+
+  it('a failed post gives back the expiry and the name, never the card number or the CVC', async () => {
+    const tx = await open();
+    const fields = { card_number: TEST_CARDS.approved, card_expiry: '1234', card_cvc: '12', card_name: 'Ada Lovelace' };
+    const res = await tx.post({ action: 'pay', gateway: SANDBOX_CARD, fields_of: SANDBOX_CARD, ...fields });
+    expect(res.status).toBe(400);
+    const html = await res.text();
+    expect(html).toMatch(/<input[^>]*name="card_expiry"[^>]*value="1234"/);
+    expect(html).toMatch(/<input[^>]*name="card_name"[^>]*value="Ada Lovelace"/);
+    expect(html).not.toContain('4242');
+    expect(html).not.toMatch(/name="card_cvc"[^>]*value="12"/);
+  });
+
+  it('digits-only expiry and a grouped number are accepted as the browser sends them', async () => {
+    const tx = await open();
+    const fields = { card_number: '4242 4242 4242 4242', card_expiry: '1234', card_cvc: '123', card_name: 'Ada' };
+    const res = await tx.post({ action: 'pay', gateway: SANDBOX_CARD, fields_of: SANDBOX_CARD, ...fields });
+    expect(res.status).toBe(200);
+    expect(await tx.status()).toBe('D');
+  });
+});
