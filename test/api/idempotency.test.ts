@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type Client, ENGINES, problemPaths, transactionBody, useTestService } from './harness';
+import { paidTransaction, priced } from './pay';
 
 // Idempotency-Key on POST: a replay returns the stored response, a different body is 422,
 // a repeat while the first runs is 409, and concurrent repeats create exactly one object.
@@ -157,6 +158,23 @@ describe.each(ENGINES)('Idempotency-Key on %s', (engine) => {
     const fresh = await post(k, transactionBody({ order_id: 'next day' }));
     expect(fresh.status).toBe(201);
     expect(fresh.body.order_id).toBe('next day');
+  });
+
+  it('money-moving routes: parallel keyed captures move the money once, and a repeat replays it', async () => {
+    const { sale } = await paidTransaction(svc.api, priced('EUR', 30, { authorize: true }));
+    const k = key();
+    const path = `/sale/${sale.id}/capture/`;
+    const results = await Promise.all(Array.from({ length: 8 }, () => post(k, { amount: 1 }, svc.api, path)));
+    for (const r of results) expect([200, 409], r.text).toContain(r.status);
+    const done = results.filter((r) => r.status === 200);
+    expect(done.length).toBeGreaterThanOrEqual(1);
+    const again = await post(k, { amount: 1 }, svc.api, path);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(done[0]!.body);
+    const after = (await svc.api.get(`/sale/${sale.id}/`)).body;
+    expect(after).toMatchObject({ captured: 1, held: 29 });
+    expect(after.operations.map((o: { kind: string }) => o.kind)).toEqual(['authorize', 'capture']);
   });
 
   it('GET ignores the header', async () => {
