@@ -97,6 +97,8 @@ test.describe('formatting in four languages', () => {
       await expect(main).toContainText('VAT 21 %');
       await expect(main).toContainText('Courier');
       await expect(main).toContainText('WELCOME');
+      // On a phone the order's details are folded under the total.
+      await page.locator('summary.summary__toggle').click();
       // 2 × 8.50 + 12 = 29.00; + 6.09 + 4.95 − 2 = 38.04
       const digits = (await main.innerText()).replace(/[^\d]/g, ' ');
       expect(digits).toMatch(/\b38 04\b/);
