@@ -6,8 +6,9 @@ import { assetsRouter, loadScreenAssets } from './checkout/assets';
 import { checkoutRoutes } from './checkout/routes';
 import { signupRoutes } from './checkout/signup-routes';
 import type { Deps } from './deps';
-import { demoRouter } from './demo/routes';
+import { demoPage } from './demo/shop';
 import { withRequestLogging } from './http/logging';
+import { baseUrlOf } from './http/route';
 
 /** Builds the whole service as a server's request listener; no I/O here. */
 export function createApp(deps: Deps): RequestListener {
@@ -28,7 +29,12 @@ export function createApp(deps: Deps): RequestListener {
     apiRouter(deps),
   );
   app.use(assetsRouter());
-  app.use(demoRouter(deps));
+  app.get('/demo', (req, res) => res.redirect(308, `/demo/${req.url.slice(req.path.length)}`));
+  app.get('/demo/', async (req, res, next) => {
+    const page = await demoPage(deps, { baseUrl: baseUrlOf(req, deps), paid: req.query.paid === '1', cancelled: req.query.cancelled === '1' });
+    if (!page) return next();
+    res.set(page.headers).type('html').send(page.html);
+  });
   app.use((_req, res) => {
     res.status(404).set('X-Content-Type-Options', 'nosniff').type('text/plain').send('Not found');
   });

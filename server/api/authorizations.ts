@@ -6,11 +6,12 @@ import { route, type RouteDef } from '../http/route';
 import { chargeAuthorization } from '../payments/charge';
 import { canStore } from '../payments/gateway';
 import { storeCard } from '../payments/store-card';
-import type { AuthorizationRow } from '../store/schema';
 import { getAuthorization, listAuthorizations, removeAuthorization } from '../store/sales';
 import { checkNotifyUrl } from './notify-url';
 import { currencyCode, httpUrl, positiveAmount, ref, text, toMinor } from './fields';
-import { presentSale, saleOut } from './sales';
+import { presentAuthorization } from '../present/authorization';
+import { presentSale } from '../present/sale';
+import { saleOut } from './sales';
 
 // Authorizations: stored payment methods. Only the card's brand, last four digits and
 // expiry are ever stored or returned; the number and CVC go to the gateway and nowhere else.
@@ -34,22 +35,6 @@ export const authorizationOut = z
     updated: z.string(),
   })
   .meta({ id: 'Authorization' });
-
-export function presentAuthorization(row: AuthorizationRow): z.input<typeof authorizationOut> {
-  return {
-    id: row.id,
-    status: row.status as 'active' | 'removed',
-    transaction_id: row.transaction_id,
-    gateway: row.gateway_id,
-    card:
-      row.card_brand || row.card_last4
-        ? { brand: row.card_brand, last4: row.card_last4, exp_month: row.card_exp_month, exp_year: row.card_exp_year }
-        : null,
-    notify_url: row.notify_url,
-    created: row.created_at,
-    updated: row.updated_at,
-  };
-}
 
 const card = z.strictObject({
   number: z.string().max(32).describe('As printed, spaces allowed; the sandbox test cards decide the outcome'),

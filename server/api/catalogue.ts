@@ -19,7 +19,6 @@ import {
   exponentOf,
   name,
   percentage,
-  ref,
   text,
   timestamps,
   toMinor,

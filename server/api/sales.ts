@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { unitsToDecimalString, unitsToNumber } from '../domain/money';
-import { ACTION_RULES, actionLimit, SALE_STATUSES, type SaleAction, saleStatus } from '../domain/sales';
+import { unitsToDecimalString } from '../domain/money';
+import { ACTION_RULES, actionLimit, SALE_STATUSES, type SaleAction } from '../domain/sales';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { ApiError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { moveSaleMoney } from '../payments/sale-actions';
+import { presentSale } from '../present/sale';
 import { getSale, listSales, type StoredSale } from '../store/sales';
 import { exponentOf, positiveAmount, ref, toMinor } from './fields';
 
@@ -40,37 +41,6 @@ export const saleOut = z
     updated: z.string(),
   })
   .meta({ id: 'Sale' });
-
-export function presentSale({ row, operations }: StoredSale): z.input<typeof saleOut> {
-  const exp = exponentOf(row.currency);
-  const money = (units: number) => unitsToNumber(units, exp);
-  return {
-    id: row.id,
-    status: saleStatus(row),
-    transaction_id: row.transaction_id,
-    authorization_id: row.authorization_id,
-    gateway: row.gateway_id,
-    currency: row.currency,
-    amount: money(row.amount),
-    held: money(row.held),
-    captured: money(row.captured),
-    refunded: money(row.refunded),
-    voided: money(row.voided),
-    refundable: money(row.captured - row.refunded),
-    failure: row.failure as 'declined' | 'insufficient_funds' | null,
-    description: row.description,
-    card: row.card_brand || row.card_last4 ? { brand: row.card_brand, last4: row.card_last4 } : null,
-    notify_url: row.notify_url,
-    operations: operations.map((o) => ({
-      id: o.id,
-      kind: o.kind as z.infer<typeof operationOut>['kind'],
-      amount: money(o.amount),
-      created: o.created_at,
-    })),
-    created: row.created_at,
-    updated: row.updated_at,
-  };
-}
 
 const actionBody = z
   .strictObject({

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { LANGUAGES } from '../../widget/screen/view';
-import { unitsToNumber } from '../domain/money';
+import { LANGUAGES } from '../../widget/i18n/language';
 import { INTERVALS } from '../domain/periods';
 import { ACTION_FROM, SUBSCRIPTION_ACTIONS, SUBSCRIPTION_STATUSES, type SubscriptionAction } from '../domain/subscription-states';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
@@ -8,9 +7,9 @@ import { ApiError, fieldError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { getItem } from '../store/catalogue';
 import { getAuthorization } from '../store/sales';
-import type { SubscriptionChargeRow } from '../store/schema';
-import { applyAction, getSubscription, insertSubscription, listSubscriptions, type StoredSubscription } from '../store/subscriptions';
-import { exponentOf, httpUrl, ref, text } from './fields';
+import { presentSubscription } from '../present/subscription';
+import { applyAction, getSubscription, insertSubscription, listSubscriptions } from '../store/subscriptions';
+import { httpUrl, ref, text } from './fields';
 import { checkNotifyUrl } from './notify-url';
 
 // The spec's subscriptions: create, read, and the four actions start / pause / active /
@@ -65,62 +64,6 @@ export const subscriptionOut = z
     updated: z.iso.datetime(),
   })
   .meta({ id: 'Subscription' });
-
-type SubscriptionOut = z.input<typeof subscriptionOut>;
-
-/** The sign-up page has something to do: take a card to start, or a new card to recover. */
-export function signupOpen(row: StoredSubscription['row']): boolean {
-  return (row.status === 'waiting' && row.authorization_id === null) || row.status === 'past_due';
-}
-
-function presentCharge(c: SubscriptionChargeRow): z.input<typeof chargeOut> {
-  return {
-    period: c.period,
-    period_start: c.period_start,
-    period_end: c.period_end,
-    amount: unitsToNumber(c.amount, exponentOf(c.currency)),
-    currency: c.currency,
-    status: c.status as 'pending' | 'charged' | 'failed',
-    attempts: c.attempts,
-    failure: c.failure,
-    transaction: c.transaction_id,
-    sale: c.sale_id,
-  };
-}
-
-export function presentSubscription({ row, charges }: StoredSubscription, baseUrl: string): SubscriptionOut {
-  return {
-    id: row.id,
-    plan: row.plan_ref,
-    client: row.client_ref,
-    subscription_id: row.subscription_id,
-    authorization: row.authorization_id,
-    status: row.status as SubscriptionOut['status'],
-    payment_url: signupOpen(row) ? `${baseUrl}/pay/${row.token}/` : null,
-    notify_url: row.notify_url,
-    return_url: row.return_url,
-    cancel_url: row.cancel_url,
-    language: row.language as SubscriptionOut['language'],
-    plan_name: row.plan_name,
-    amount: unitsToNumber(row.amount, exponentOf(row.currency)),
-    currency: row.currency,
-    interval: row.interval as SubscriptionOut['interval'],
-    interval_count: row.interval_count,
-    trial_days: row.trial_days,
-    started: row.started_at,
-    trial_end: row.trial_end,
-    current_period_start: row.current_period_start,
-    current_period_end: row.current_period_end,
-    next_charge_date: row.next_charge_at,
-    failed_attempts: row.failures,
-    paused: row.paused_at,
-    stopped: row.stopped_at,
-    stop_reason: row.stop_reason as SubscriptionOut['stop_reason'],
-    charges: charges.map(presentCharge),
-    created: row.created_at,
-    updated: row.updated_at,
-  };
-}
 
 const subscriptionCreate = z
   .strictObject({

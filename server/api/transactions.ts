@@ -1,26 +1,14 @@
 import { z } from 'zod';
-import { findCurrency } from '../domain/currencies';
-import { newToken, uuidv7 } from '../domain/ids';
-import { MAX_UNITS, unitsToDecimalString, unitsToNumber } from '../domain/money';
-import { type Adjustment, computeTotals, QUANTITY_SCALE } from '../domain/pricing';
-import { effectiveStatus } from '../domain/transaction-status';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError, fieldError } from '../http/problem';
+import { ApiError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
-import type { Db } from '../store/db';
-import { getItem } from '../store/catalogue';
-import type { TransactionLineRow, TransactionRow } from '../store/schema';
-import {
-  getTransaction,
-  insertTransaction,
-  listTransactions,
-  type StoredTransaction,
-} from '../store/transactions';
+import { getTransaction, listTransactions } from '../store/transactions';
+import { presentTransaction } from '../present/transaction';
+import { createTransaction } from '../transactions/create';
 import { checkNotifyUrl } from './notify-url';
-import { amount, currencyCode, httpUrl, name, positiveAmount, ref, text, toMinor, toScaled } from './fields';
+import { amount, currencyCode, httpUrl, name, positiveAmount, ref, text } from './fields';
 
 const LANGUAGE = z.enum(['au', 'es', 'en', 'fr']);
-const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
 
 const inlineProduct = z.strictObject({
   product_id: text(255).optional().describe('Your external identifier'),
@@ -86,7 +74,6 @@ export const transactionCreate = z
     destination: movements.optional(),
   })
   .meta({ id: 'TransactionCreate' });
-type TransactionCreate = z.output<typeof transactionCreate>;
 
 const lineOut = z.object({
   amount: z.number(),
@@ -135,212 +122,6 @@ export const transactionOut = z
     updated: z.string(),
   })
   .meta({ id: 'Transaction' });
-
-export function presentTransaction(tx: StoredTransaction, now: Date, baseUrl: string): z.input<typeof transactionOut> {
-  const { row, lines } = tx;
-  const exp = findCurrency(row.currency)?.exponent ?? 2;
-  const money = (units: number) => unitsToNumber(units, exp);
-  return {
-    id: row.id,
-    token: row.token,
-    status: effectiveStatus(row.status, row.expired_at, now),
-    payment_url: `${baseUrl}/pay/${row.token}/`,
-    order_id: row.order_id,
-    currency: row.currency,
-    note: row.note,
-    extra: row.extra,
-    return_url: row.return_url,
-    cancel_url: row.cancel_url,
-    notify_url: row.notify_url,
-    gateway_selected: row.gateway_selected === 1,
-    language: row.language as z.infer<typeof LANGUAGE> | null,
-    expired_date: row.expired_at,
-    products: lines.map((l) => ({
-      amount: Number(l.quantity),
-      product_id: l.product_ref,
-      product: { product_id: l.product_id, name: l.name, price: money(l.unit_price), description: l.description },
-      total: money(l.line_total),
-    })),
-    tax_value: money(row.tax_value),
-    tax_name: row.tax_name,
-    tax: row.tax_ref,
-    shipping_value: money(row.shipping_value),
-    shipping_name: row.shipping_name,
-    shipping: row.shipping_ref,
-    coupon_value: money(row.coupon_value),
-    coupon_name: row.coupon_name,
-    coupon: row.coupon_ref,
-    authorize: row.authorize === 1,
-    source: row.source ? JSON.parse(row.source) : null,
-    destination: row.destination ? JSON.parse(row.destination) : null,
-    items_price: money(row.items_price),
-    total_price: money(row.total_price),
-    created: row.created_at,
-    updated: row.updated_at,
-  };
-}
-
-interface Resolved {
-  lines: (Omit<TransactionLineRow, 'id' | 'transaction_id' | 'position' | 'line_total'> & {
-    scaledQuantity: bigint;
-  })[];
-  tax: { ref: string | null; name: string | null; adjustment: Adjustment };
-  shipping: { ref: string | null; name: string | null; adjustment: Adjustment };
-  coupon: { ref: string | null; name: string | null; adjustment: Adjustment };
-}
-
-/** Looks up every referenced object in the caller's environment and converts amounts to minor units. */
-async function resolve(db: Db, envId: string, body: TransactionCreate): Promise<Resolved> {
-  const cur = body.currency;
-  const sameCurrency = (path: string, currency: string | null) => {
-    if (currency && currency !== cur) throw fieldError(path, `is priced in ${currency}, the transaction in ${cur}`);
-  };
-  const lines = await Promise.all(
-    body.products.map(async (line, i) => {
-      const quantity = toScaled(line.amount, QUANTITY_SCALE, `products.${i}.amount`);
-      if (line.product) {
-        const p = line.product;
-        return {
-          product_ref: null,
-          product_id: p.product_id ?? null,
-          name: p.name,
-          description: p.description ?? null,
-          unit_price: toMinor(p.price, cur, `products.${i}.product.price`),
-          quantity: unitsToDecimalString(quantity, QUANTITY_SCALE),
-          scaledQuantity: quantity,
-        };
-      }
-      const path = `products.${i}.product_id`;
-      const product = await getItem(db, 'products', envId, line.product_id!);
-      if (!product) throw fieldError(path, 'is not a product of this environment');
-      if (!product.enabled) throw fieldError(path, 'is a disabled product');
-      sameCurrency(path, product.currency);
-      return {
-        product_ref: product.id,
-        product_id: product.product_id,
-        name: product.name,
-        description: product.description,
-        unit_price: product.price,
-        quantity: unitsToDecimalString(quantity, QUANTITY_SCALE),
-        scaledQuantity: quantity,
-      };
-    }),
-  );
-
-  // A referenced tax / shipping / coupon supplies name and amount; explicit *_value and
-  // *_name fields win over it.
-  type Referenced = { id: string; name: string; currency: string | null; adjustment: NonNullable<Adjustment> };
-  const adjustment = async (
-    field: 'tax' | 'shipping' | 'coupon',
-    what: string,
-    load: (id: string) => Promise<Referenced | undefined>,
-  ): Promise<Resolved['tax']> => {
-    const value = body[`${field}_value`];
-    const name = body[`${field}_name`] ?? null;
-    const explicit: Adjustment = value === undefined ? null : { amount: BigInt(toMinor(value, cur, `${field}_value`)) };
-    const id = body[field];
-    if (!id) return { ref: null, name, adjustment: explicit };
-    const ref = await load(id);
-    if (!ref) throw fieldError(field, `is not a ${what} of this environment`);
-    if (!explicit) sameCurrency(field, ref.currency);
-    return { ref: ref.id, name: name ?? ref.name, adjustment: explicit ?? ref.adjustment };
-  };
-  const tax = await adjustment('tax', 'tax', async (id) => {
-    const row = await getItem(db, 'taxes', envId, id);
-    return row && { id: row.id, name: row.name, currency: null, adjustment: { percent: BigInt(row.rate_e4) } };
-  });
-  const shipping = await adjustment('shipping', 'shipping option', async (id) => {
-    const row = await getItem(db, 'shipping', envId, id);
-    return row && { id: row.id, name: row.name, currency: row.currency, adjustment: { amount: BigInt(row.price) } };
-  });
-  const coupon = await adjustment('coupon', 'coupon', async (id) => {
-    const row = await getItem(db, 'coupons', envId, id);
-    if (!row) return undefined;
-    const value = BigInt(row.value);
-    return {
-      id: row.id,
-      name: row.name,
-      currency: row.currency,
-      adjustment: row.kind === 'fixed' ? { amount: value } : { percent: value },
-    };
-  });
-  return { lines, tax, shipping, coupon };
-}
-
-function checkMovements(path: string, list: TransactionCreate['source'], currency: string, total: bigint) {
-  if (!list) return;
-  const sum = list.reduce((acc, m, i) => acc + BigInt(toMinor(m.amount, currency, `${path}.${i}.amount`)), 0n);
-  if (sum > total) throw fieldError(path, 'amounts add up to more than total_price');
-}
-
-/** Also used by the demo page (server/demo/routes.ts), which creates its transactions in process. */
-export async function createTransaction(db: Db, envId: string, body: TransactionCreate, now: Date): Promise<StoredTransaction> {
-  const expiredAt = body.expired_date ? new Date(body.expired_date) : new Date(now.getTime() + WEEK_MS);
-  if (expiredAt.getTime() <= now.getTime()) throw fieldError('expired_date', 'must be in the future');
-
-  const resolved = await resolve(db, envId, body);
-  const totals = computeTotals({
-    lines: resolved.lines.map((l) => ({
-      unitPrice: BigInt(l.unit_price),
-      quantity: l.scaledQuantity,
-    })),
-    tax: resolved.tax.adjustment,
-    shipping: resolved.shipping.adjustment,
-    coupon: resolved.coupon.adjustment,
-  });
-  // Each price and quantity is bounded, their products and sums are not: past MAX_UNITS a
-  // total no longer fits the 64-bit columns (a 500) or a JSON number exactly.
-  const tooLarge = totals.lineTotals.findIndex((t) => t > MAX_UNITS);
-  if (tooLarge >= 0) throw fieldError(`products.${tooLarge}`, 'amount × price is too large');
-  if (totals.itemsPrice > MAX_UNITS) throw fieldError('products', 'the lines add up to too large an amount');
-  checkMovements('source', body.source, body.currency, totals.totalPrice);
-  checkMovements('destination', body.destination, body.currency, totals.totalPrice);
-
-  const id = uuidv7(now.getTime());
-  const at = now.toISOString();
-  const row: TransactionRow = {
-    id,
-    environment_id: envId,
-    token: newToken(),
-    order_id: body.order_id ?? null,
-    currency: body.currency,
-    note: body.note ?? null,
-    extra: body.extra ?? null,
-    return_url: body.return_url ?? null,
-    cancel_url: body.cancel_url ?? null,
-    notify_url: body.notify_url ?? null,
-    gateway_selected: body.gateway_selected ? 1 : 0,
-    language: body.language ?? null,
-    expired_at: expiredAt.toISOString(),
-    authorize: body.authorize ? 1 : 0,
-    tax_ref: resolved.tax.ref,
-    tax_name: resolved.tax.name,
-    tax_value: Number(totals.taxValue),
-    shipping_ref: resolved.shipping.ref,
-    shipping_name: resolved.shipping.name,
-    shipping_value: Number(totals.shippingValue),
-    coupon_ref: resolved.coupon.ref,
-    coupon_name: resolved.coupon.name,
-    coupon_value: Number(totals.couponValue),
-    items_price: Number(totals.itemsPrice),
-    total_price: Number(totals.totalPrice),
-    source: body.source ? JSON.stringify(body.source) : null,
-    destination: body.destination ? JSON.stringify(body.destination) : null,
-    status: 'N',
-    created_at: at,
-    updated_at: at,
-  };
-  const lines = resolved.lines.map(({ scaledQuantity: _, ...l }, i) => ({
-    ...l,
-    id: uuidv7(now.getTime()),
-    transaction_id: id,
-    position: i,
-    line_total: Number(totals.lineTotals[i]),
-  }));
-  const tx = { row, lines };
-  await insertTransaction(db, tx);
-  return tx;
-}
 
 const listQuery = pageQuery.extend({
   status: z.enum(['N', 'C', 'D', 'E']).optional(),

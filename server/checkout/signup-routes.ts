@@ -3,7 +3,7 @@ import { validateFields } from '../../widget/fields/card';
 import { type DocumentAssets, renderDocument, renderNotFound } from '../../widget/screen/document';
 import { isLanguage, resolveLanguage } from '../../widget/i18n/language';
 import type { CheckoutView } from '../../widget/screen/view';
-import { signupOpen } from '../api/subscriptions';
+import { signupOpen } from '../present/subscription';
 import type { Deps } from '../deps';
 import { baseUrlOf } from '../http/route';
 import { canStore } from '../payments/gateway';

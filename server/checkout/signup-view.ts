@@ -1,6 +1,6 @@
 import type { CheckoutView, GatewayOption, Language, ScreenStatus } from '../../widget/screen/view';
 import { exponentOf } from '../api/fields';
-import { signupOpen } from '../api/subscriptions';
+import { signupOpen } from '../present/subscription';
 import { addDays, type Interval } from '../domain/periods';
 import { canStore } from '../payments/gateway';
 import type { Gateways } from '../payments/registry';

@@ -1,7 +1,7 @@
-import { presentAuthorization } from '../api/authorizations';
-import { presentSale } from '../api/sales';
-import { presentSubscription } from '../api/subscriptions';
-import { presentTransaction } from '../api/transactions';
+import { presentAuthorization } from '../present/authorization';
+import { presentSale } from '../present/sale';
+import { presentTransaction } from '../present/transaction';
+import { presentSubscription } from '../present/subscription';
 import type { Tx } from '../store/db';
 import { type EventType, insertEvent, type Outbox } from '../store/events';
 import { getAuthorization, getSale } from '../store/sales';

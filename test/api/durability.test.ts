@@ -34,7 +34,6 @@ describe.each(ENGINES)('durability on %s', (engine) => {
 
     const acked = new Map<string, Record<string, unknown>>();
     let sent = 0;
-    let failed = 0;
     let killed = false;
     const worker = async () => {
       while (sent < TOTAL && !killed) {
@@ -56,7 +55,6 @@ describe.each(ENGINES)('durability on %s', (engine) => {
         } catch (err) {
           // Only requests cut off by the kill may fail.
           if (!killed) throw err;
-          failed++;
         }
       }
     };

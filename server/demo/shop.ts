@@ -1,13 +1,11 @@
-import { type Request, type Response, Router } from 'express';
 import { formatMoney } from '../../widget/screen/format';
-import { createTransaction, transactionCreate } from '../api/transactions';
 import { newNonce } from '../checkout/security';
 import type { Deps } from '../deps';
 import { findCurrency } from '../domain/currencies';
-import { baseUrlOf } from '../http/route';
 import { TEST_CARDS } from '../payments/sandbox';
 import { findDemoEnvironment } from '../store/environments';
 import type { EnvironmentRow } from '../store/schema';
+import { createTransaction } from '../transactions/create';
 
 // /demo/: a stand-in merchant shop, so a new user sees the widget take a payment right
 // after `npm start`. Only while the demo environment exists; otherwise 404 like any
@@ -32,16 +30,17 @@ const OVERLAY_ORDER: Product = { name: 'Ceramic mug', price: 12, amount: 1 };
 
 async function demoTransaction(deps: Deps, env: EnvironmentRow, baseUrl: string, product: Product) {
   const now = deps.now();
-  const body = transactionCreate.parse({
+  const body = {
     currency: 'EUR',
     order_id: `demo-${now.getTime().toString(36)}`,
     gateway_selected: true,
+    authorize: false,
     // An unpaid demo transaction is only litter: it expires within the hour.
     expired_date: new Date(now.getTime() + HOUR_MS).toISOString(),
     return_url: `${baseUrl}/demo/?paid=1`,
     cancel_url: `${baseUrl}/demo/?cancelled=1`,
     products: [{ amount: product.amount, product: { name: product.name, price: product.price } }],
-  });
+  };
   const tx = await createTransaction(deps.database.db, env.id, body, now);
   const exponent = findCurrency(tx.row.currency)?.exponent ?? 2;
   return { token: tx.row.token, total: formatMoney(tx.row.total_price, tx.row.currency, exponent, 'en-IE') };
@@ -122,8 +121,9 @@ function shopPage(nonce: string, inline: { token: string; total: string }, overl
   return page(nonce, 'Demo shop · checkout widget', content, script);
 }
 
-function applyDemoHeaders(res: Response, nonce: string): void {
-  res.set({
+/** Every header of a demo page. */
+function demoHeaders(nonce: string): Record<string, string> {
+  return {
     'Content-Security-Policy': [
       "default-src 'none'",
       // 'self' is /widget.js; the inline snippet and the button's handler carry the nonce.
@@ -140,26 +140,23 @@ function applyDemoHeaders(res: Response, nonce: string): void {
     'X-Frame-Options': 'DENY',
     // Every visit creates new transactions: never a cached page.
     'Cache-Control': 'no-store',
-  });
+  };
 }
 
-export function demoRouter(deps: Deps): Router {
-  const router = Router({ strict: true });
-
-  router.get('/demo', (req, res) => res.redirect(308, `/demo/${req.url.slice(req.path.length)}`));
-  router.get('/demo/', async (req: Request, res: Response, next) => {
-    const env = await findDemoEnvironment(deps.database.db);
-    if (!env) return next();
-    const nonce = newNonce();
-    applyDemoHeaders(res, nonce);
-    if (req.query.paid === '1' || req.query.cancelled === '1') {
-      return void res.type('html').send(resultPage(nonce, req.query.paid === '1'));
-    }
-    const baseUrl = baseUrlOf(req, deps);
-    const inline = await demoTransaction(deps, env, baseUrl, INLINE_ORDER);
-    const overlay = await demoTransaction(deps, env, baseUrl, OVERLAY_ORDER);
-    res.type('html').send(shopPage(nonce, inline, overlay));
-  });
-
-  return router;
+/**
+ * The demo shop's page for one visit (app.ts mounts it at /demo/), or null while there is
+ * no demo environment (then /demo/ is a 404 like any unknown path).
+ */
+export async function demoPage(
+  deps: Deps,
+  visit: { baseUrl: string; paid: boolean; cancelled: boolean },
+): Promise<{ headers: Record<string, string>; html: string } | null> {
+  const env = await findDemoEnvironment(deps.database.db);
+  if (!env) return null;
+  const nonce = newNonce();
+  const headers = demoHeaders(nonce);
+  if (visit.paid || visit.cancelled) return { headers, html: resultPage(nonce, visit.paid) };
+  const inline = await demoTransaction(deps, env, visit.baseUrl, INLINE_ORDER);
+  const overlay = await demoTransaction(deps, env, visit.baseUrl, OVERLAY_ORDER);
+  return { headers, html: shopPage(nonce, inline, overlay) };
 }

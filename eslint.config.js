@@ -1,0 +1,54 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+// Lint for the whole repository, and the dependency directions of CONTRIBUTING.md as
+// import rules: each block names a folder and what it must not import.
+
+/** `no-restricted-imports` patterns for a folder: the groups it may not reach. */
+const forbid = (...groups) => ({
+  'no-restricted-imports': ['error', { patterns: groups.map(([group, message]) => ({ group, message })) }],
+});
+
+const EXPRESS = [['express', 'express/*'], 'HTTP belongs to server/http, server/api and server/checkout'];
+const ROUTES = [['**/api/*', '!**/api/fields'], 'route modules are leaves: import the use case or presenter, not the route'];
+const HTTP = [['**/http/*'], 'HTTP concerns stay in server/http, server/api and server/checkout'];
+const PAYMENTS = [['**/payments/*'], 'only use cases call gateways'];
+const STORE = [['**/store/*'], 'pure code does no I/O'];
+const DRIVERS = [['kysely', 'pg', 'better-sqlite3', 'pino', 'node:*', '!node:crypto'], 'pure code does no I/O (randomness from node:crypto is allowed)'];
+const SCREEN = [['**/widget/screen/*', '**/widget/screen/**'], 'the screen is for the checkout page only; shared field rules live in widget/fields'];
+const SERVER = [['**/server/**'], 'browser code never imports the server'];
+const UPWARDS = [['**/checkout/*', '**/notify/*', '**/jobs/*', '**/demo/*', '**/present/*', '**/transactions/*'], 'the store and the domain sit below every use case'];
+
+export default tseslint.config(
+  // snippet.js is the minified queue stub merchants paste into their pages, kept as shipped.
+  { ignores: ['dist/', 'node_modules/', 'reports/', 'data/', 'test-results/', 'playwright-report/', 'widget/embed/snippet.js'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { ecmaVersion: 2023, sourceType: 'module' },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', caughtErrors: 'none' }],
+      // The store's builder types vary by caller (server/store/locking.ts), and tests read JSON bodies.
+      '@typescript-eslint/no-explicit-any': 'off',
+      // Global augmentation merges interfaces that add nothing of their own (widget/embed/checkout.d.ts).
+      '@typescript-eslint/no-empty-object-type': ['error', { allowInterfaces: 'with-single-extends' }],
+    },
+  },
+  // Plain JavaScript run by Node (CI helpers, this file).
+  { files: ['**/*.js', '**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } } },
+  // Playwright fixtures destructure nothing when they need no other fixture.
+  { files: ['test/e2e/**'], rules: { 'no-empty-pattern': 'off' } },
+  // Type tests state values whose types are the assertion.
+  { files: ['**/*.test-d.ts'], rules: { '@typescript-eslint/no-unused-expressions': 'off' } },
+  { files: ['server/domain/**'], rules: forbid(EXPRESS, ROUTES, HTTP, PAYMENTS, STORE, DRIVERS, UPWARDS) },
+  { files: ['server/store/**'], rules: forbid(EXPRESS, ROUTES, HTTP, PAYMENTS, UPWARDS, SCREEN) },
+  { files: ['server/payments/**'], rules: forbid(EXPRESS, ROUTES, HTTP, SCREEN) },
+  { files: ['server/present/**', 'server/transactions/**'], rules: forbid(EXPRESS, ROUTES, PAYMENTS) },
+  { files: ['server/notify/**', 'server/jobs/**'], rules: forbid(EXPRESS, ROUTES, HTTP) },
+  { files: ['server/demo/**'], rules: forbid(EXPRESS, ROUTES, HTTP) },
+  { files: ['server/api/**', 'server/http/**'], rules: forbid(SCREEN) },
+  { files: ['widget/fields/**'], rules: forbid(SERVER, [['../*', '!../fields'], 'field rules are plain functions of values, shared by the server and the screen: they import neither']) },
+  { files: ['widget/**'], ignores: ['widget/fields/**'], rules: forbid(SERVER) },
+);

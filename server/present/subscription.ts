@@ -1,0 +1,63 @@
+import type { Language } from '../../widget/i18n/language';
+import { exponentOf } from '../api/fields';
+import { unitsToNumber } from '../domain/money';
+import type { Interval } from '../domain/periods';
+import type { SubscriptionStatus } from '../domain/subscription-states';
+import type { SubscriptionChargeRow } from '../store/schema';
+import type { StoredSubscription } from '../store/subscriptions';
+
+// A subscription as the API shows it (and as its events carry it), with its charges.
+
+/** The sign-up page has something to do: take a card to start, or a new card to recover. */
+export function signupOpen(row: StoredSubscription['row']): boolean {
+  return (row.status === 'waiting' && row.authorization_id === null) || row.status === 'past_due';
+}
+
+function presentCharge(c: SubscriptionChargeRow) {
+  return {
+    period: c.period,
+    period_start: c.period_start,
+    period_end: c.period_end,
+    amount: unitsToNumber(c.amount, exponentOf(c.currency)),
+    currency: c.currency,
+    status: c.status as 'pending' | 'charged' | 'failed',
+    attempts: c.attempts,
+    failure: c.failure,
+    transaction: c.transaction_id,
+    sale: c.sale_id,
+  };
+}
+
+export function presentSubscription({ row, charges }: StoredSubscription, baseUrl: string) {
+  return {
+    id: row.id,
+    plan: row.plan_ref,
+    client: row.client_ref,
+    subscription_id: row.subscription_id,
+    authorization: row.authorization_id,
+    status: row.status as SubscriptionStatus,
+    payment_url: signupOpen(row) ? `${baseUrl}/pay/${row.token}/` : null,
+    notify_url: row.notify_url,
+    return_url: row.return_url,
+    cancel_url: row.cancel_url,
+    language: row.language as Language | null,
+    plan_name: row.plan_name,
+    amount: unitsToNumber(row.amount, exponentOf(row.currency)),
+    currency: row.currency,
+    interval: row.interval as Interval,
+    interval_count: row.interval_count,
+    trial_days: row.trial_days,
+    started: row.started_at,
+    trial_end: row.trial_end,
+    current_period_start: row.current_period_start,
+    current_period_end: row.current_period_end,
+    next_charge_date: row.next_charge_at,
+    failed_attempts: row.failures,
+    paused: row.paused_at,
+    stopped: row.stopped_at,
+    stop_reason: row.stop_reason as 'requested' | 'payment_failed' | null,
+    charges: charges.map(presentCharge),
+    created: row.created_at,
+    updated: row.updated_at,
+  };
+}

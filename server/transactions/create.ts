@@ -1,0 +1,213 @@
+import { newToken, uuidv7 } from '../domain/ids';
+import { MAX_UNITS, unitsToDecimalString } from '../domain/money';
+import { type Adjustment, computeTotals, QUANTITY_SCALE } from '../domain/pricing';
+import { toMinor, toScaled } from '../api/fields';
+import { fieldError } from '../http/problem';
+import type { Db } from '../store/db';
+import { getItem } from '../store/catalogue';
+import type { TransactionLineRow, TransactionRow } from '../store/schema';
+import { insertTransaction, type StoredTransaction } from '../store/transactions';
+
+// Creating a transaction: references resolved in the caller's environment, amounts in
+// minor units, totals computed once, the transaction and its lines stored together.
+
+const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
+
+interface Movement {
+  amount: number;
+  wallet_id?: string;
+  authorization_id?: string;
+}
+
+/** What creating a transaction takes: the API's validated body (api/transactions.ts), or the demo's own. */
+export interface TransactionInput {
+  order_id?: string;
+  currency: string;
+  note?: string;
+  extra?: string;
+  return_url?: string;
+  cancel_url?: string;
+  notify_url?: string;
+  gateway_selected: boolean;
+  language?: 'au' | 'es' | 'en' | 'fr';
+  expired_date?: string;
+  products: {
+    amount: number;
+    product_id?: string;
+    product?: { product_id?: string; name: string; price: number; description?: string };
+  }[];
+  tax_value?: number;
+  tax_name?: string;
+  tax?: string;
+  shipping_value?: number;
+  shipping_name?: string;
+  shipping?: string;
+  coupon_value?: number;
+  coupon_name?: string;
+  coupon?: string;
+  authorize: boolean;
+  source?: Movement[] | null;
+  destination?: Movement[] | null;
+}
+
+interface Resolved {
+  lines: (Omit<TransactionLineRow, 'id' | 'transaction_id' | 'position' | 'line_total'> & {
+    scaledQuantity: bigint;
+  })[];
+  tax: { ref: string | null; name: string | null; adjustment: Adjustment };
+  shipping: { ref: string | null; name: string | null; adjustment: Adjustment };
+  coupon: { ref: string | null; name: string | null; adjustment: Adjustment };
+}
+
+/** Looks up every referenced object in the caller's environment and converts amounts to minor units. */
+async function resolve(db: Db, envId: string, body: TransactionInput): Promise<Resolved> {
+  const cur = body.currency;
+  const sameCurrency = (path: string, currency: string | null) => {
+    if (currency && currency !== cur) throw fieldError(path, `is priced in ${currency}, the transaction in ${cur}`);
+  };
+  const lines = await Promise.all(
+    body.products.map(async (line, i) => {
+      const quantity = toScaled(line.amount, QUANTITY_SCALE, `products.${i}.amount`);
+      if (line.product) {
+        const p = line.product;
+        return {
+          product_ref: null,
+          product_id: p.product_id ?? null,
+          name: p.name,
+          description: p.description ?? null,
+          unit_price: toMinor(p.price, cur, `products.${i}.product.price`),
+          quantity: unitsToDecimalString(quantity, QUANTITY_SCALE),
+          scaledQuantity: quantity,
+        };
+      }
+      const path = `products.${i}.product_id`;
+      const product = await getItem(db, 'products', envId, line.product_id!);
+      if (!product) throw fieldError(path, 'is not a product of this environment');
+      if (!product.enabled) throw fieldError(path, 'is a disabled product');
+      sameCurrency(path, product.currency);
+      return {
+        product_ref: product.id,
+        product_id: product.product_id,
+        name: product.name,
+        description: product.description,
+        unit_price: product.price,
+        quantity: unitsToDecimalString(quantity, QUANTITY_SCALE),
+        scaledQuantity: quantity,
+      };
+    }),
+  );
+
+  // A referenced tax / shipping / coupon supplies name and amount; explicit *_value and
+  // *_name fields win over it.
+  type Referenced = { id: string; name: string; currency: string | null; adjustment: NonNullable<Adjustment> };
+  const adjustment = async (
+    field: 'tax' | 'shipping' | 'coupon',
+    what: string,
+    load: (id: string) => Promise<Referenced | undefined>,
+  ): Promise<Resolved['tax']> => {
+    const value = body[`${field}_value`];
+    const name = body[`${field}_name`] ?? null;
+    const explicit: Adjustment = value === undefined ? null : { amount: BigInt(toMinor(value, cur, `${field}_value`)) };
+    const id = body[field];
+    if (!id) return { ref: null, name, adjustment: explicit };
+    const ref = await load(id);
+    if (!ref) throw fieldError(field, `is not a ${what} of this environment`);
+    if (!explicit) sameCurrency(field, ref.currency);
+    return { ref: ref.id, name: name ?? ref.name, adjustment: explicit ?? ref.adjustment };
+  };
+  const tax = await adjustment('tax', 'tax', async (id) => {
+    const row = await getItem(db, 'taxes', envId, id);
+    return row && { id: row.id, name: row.name, currency: null, adjustment: { percent: BigInt(row.rate_e4) } };
+  });
+  const shipping = await adjustment('shipping', 'shipping option', async (id) => {
+    const row = await getItem(db, 'shipping', envId, id);
+    return row && { id: row.id, name: row.name, currency: row.currency, adjustment: { amount: BigInt(row.price) } };
+  });
+  const coupon = await adjustment('coupon', 'coupon', async (id) => {
+    const row = await getItem(db, 'coupons', envId, id);
+    if (!row) return undefined;
+    const value = BigInt(row.value);
+    return {
+      id: row.id,
+      name: row.name,
+      currency: row.currency,
+      adjustment: row.kind === 'fixed' ? { amount: value } : { percent: value },
+    };
+  });
+  return { lines, tax, shipping, coupon };
+}
+
+function checkMovements(path: string, list: TransactionInput['source'], currency: string, total: bigint) {
+  if (!list) return;
+  const sum = list.reduce((acc, m, i) => acc + BigInt(toMinor(m.amount, currency, `${path}.${i}.amount`)), 0n);
+  if (sum > total) throw fieldError(path, 'amounts add up to more than total_price');
+}
+
+/** Creates a transaction and its lines: POST /v1/transaction/ and the demo shop, which creates its own in process. */
+export async function createTransaction(db: Db, envId: string, body: TransactionInput, now: Date): Promise<StoredTransaction> {
+  const expiredAt = body.expired_date ? new Date(body.expired_date) : new Date(now.getTime() + WEEK_MS);
+  if (expiredAt.getTime() <= now.getTime()) throw fieldError('expired_date', 'must be in the future');
+
+  const resolved = await resolve(db, envId, body);
+  const totals = computeTotals({
+    lines: resolved.lines.map((l) => ({
+      unitPrice: BigInt(l.unit_price),
+      quantity: l.scaledQuantity,
+    })),
+    tax: resolved.tax.adjustment,
+    shipping: resolved.shipping.adjustment,
+    coupon: resolved.coupon.adjustment,
+  });
+  // Each price and quantity is bounded, their products and sums are not: past MAX_UNITS a
+  // total no longer fits the 64-bit columns (a 500) or a JSON number exactly.
+  const tooLarge = totals.lineTotals.findIndex((t) => t > MAX_UNITS);
+  if (tooLarge >= 0) throw fieldError(`products.${tooLarge}`, 'amount × price is too large');
+  if (totals.itemsPrice > MAX_UNITS) throw fieldError('products', 'the lines add up to too large an amount');
+  checkMovements('source', body.source, body.currency, totals.totalPrice);
+  checkMovements('destination', body.destination, body.currency, totals.totalPrice);
+
+  const id = uuidv7(now.getTime());
+  const at = now.toISOString();
+  const row: TransactionRow = {
+    id,
+    environment_id: envId,
+    token: newToken(),
+    order_id: body.order_id ?? null,
+    currency: body.currency,
+    note: body.note ?? null,
+    extra: body.extra ?? null,
+    return_url: body.return_url ?? null,
+    cancel_url: body.cancel_url ?? null,
+    notify_url: body.notify_url ?? null,
+    gateway_selected: body.gateway_selected ? 1 : 0,
+    language: body.language ?? null,
+    expired_at: expiredAt.toISOString(),
+    authorize: body.authorize ? 1 : 0,
+    tax_ref: resolved.tax.ref,
+    tax_name: resolved.tax.name,
+    tax_value: Number(totals.taxValue),
+    shipping_ref: resolved.shipping.ref,
+    shipping_name: resolved.shipping.name,
+    shipping_value: Number(totals.shippingValue),
+    coupon_ref: resolved.coupon.ref,
+    coupon_name: resolved.coupon.name,
+    coupon_value: Number(totals.couponValue),
+    items_price: Number(totals.itemsPrice),
+    total_price: Number(totals.totalPrice),
+    source: body.source ? JSON.stringify(body.source) : null,
+    destination: body.destination ? JSON.stringify(body.destination) : null,
+    status: 'N',
+    created_at: at,
+    updated_at: at,
+  };
+  const lines = resolved.lines.map(({ scaledQuantity: _, ...l }, i) => ({
+    ...l,
+    id: uuidv7(now.getTime()),
+    transaction_id: id,
+    position: i,
+    line_total: Number(totals.lineTotals[i]),
+  }));
+  const tx = { row, lines };
+  await insertTransaction(db, tx);
+  return tx;
+}

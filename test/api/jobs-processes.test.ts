@@ -1,0 +1,67 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freshDatabase } from './database';
+import { priced } from './pay';
+import { createKeys, type ServiceProcess, startServiceProcess } from './process';
+import { type Receiver, startReceiver } from './receiver';
+
+// The jobs runner with two service processes on one PostgreSQL: the expiry sweep and the
+// webhook delivery both run in both, and each due item is handled once.
+
+const running: ServiceProcess[] = [];
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const p of running.splice(0)) await p.stop();
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)('jobs in two service processes on one PostgreSQL', () => {
+  it('expire each of 60 overdue transactions once and deliver each expiry event once', { timeout: 120_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'checkout-jobs-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const db = await freshDatabase();
+    cleanups.push(db.drop);
+    const env = { DATA_DIR: dataDir, DATABASE_URL: db.url, ALLOW_PRIVATE_NOTIFY_URLS: 'true' };
+    const keys = await createKeys('Expiring shop', env);
+    const headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
+    const hook: Receiver = await startReceiver();
+    cleanups.push(() => hook.close());
+
+    // Created by a process without jobs, due a moment later.
+    const creator = await startServiceProcess(env);
+    running.push(creator);
+    const ids: string[] = [];
+    let due = 0;
+    for (let i = 0; i < 60; i++) {
+      due = Date.now() + 1_000;
+      const res = await fetch(`${creator.url}/v1/transaction/`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(priced('EUR', 1, { notify_url: hook.url, expired_date: new Date(due).toISOString() })),
+      });
+      expect(res.status).toBe(201);
+      ids.push(((await res.json()) as { id: string }).id);
+    }
+    await creator.stop();
+    running.splice(0);
+    // The one wait on the clock: the sweep takes only transactions already past their expiry.
+    while (Date.now() <= due) await new Promise((r) => setTimeout(r, due - Date.now() + 10));
+
+    // Both start with a round of every job at once: they race for the same rows.
+    const processes = await Promise.all([startServiceProcess({ ...env, BACKGROUND_WORK: 'true' }), startServiceProcess({ ...env, BACKGROUND_WORK: 'true' })]);
+    running.push(...processes);
+    await hook.waitFor(60, 60_000);
+
+    const events = await fetch(`${processes[0].url}/v1/event/?type=transaction.expired&page_size=100`, { headers });
+    const list = (await events.json()) as { count: number; results: { data: { id: string } }[] };
+    expect(list.count).toBe(60);
+    expect(new Set(list.results.map((e) => e.data.id))).toEqual(new Set(ids));
+    // Every event delivered, once: the delivery is recorded after the receiver's answer.
+    const delivered = async () =>
+      ((await (await fetch(`${processes[0].url}/v1/event/?delivery_status=delivered&page_size=1`, { headers })).json()) as { count: number }).count;
+    await expect.poll(delivered, { timeout: 10_000 }).toBe(60);
+    expect(new Set(hook.received.map((r) => r.headers['webhook-id'])).size).toBe(hook.received.length);
+  });
+});
