@@ -7,10 +7,10 @@ import { ApiError, fieldError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { getItem } from '../store/catalogue';
 import { getAuthorization } from '../store/sales';
+import { presentSubscription } from '../present/subscription';
 import { applyAction, getSubscription, insertSubscription, listSubscriptions } from '../store/subscriptions';
 import { httpUrl, ref, text } from './fields';
 import { checkNotifyUrl } from './notify-url';
-import { presentSubscription } from '../present/subscription';
 
 // The spec's subscriptions: create, read, and the four actions start / pause / active /
 // stop. States, periods, retries and the hosted sign-up: docs/subscriptions.md.

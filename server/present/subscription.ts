@@ -1,14 +1,12 @@
 import type { Language } from '../../widget/i18n/language';
-import { findCurrency } from '../domain/currencies';
+import { exponentOf } from '../api/fields';
 import { unitsToNumber } from '../domain/money';
 import type { Interval } from '../domain/periods';
 import type { SubscriptionStatus } from '../domain/subscription-states';
 import type { SubscriptionChargeRow } from '../store/schema';
 import type { StoredSubscription } from '../store/subscriptions';
 
-// A subscription as the API shows it (and as its events carry it).
-
-const exponentOf = (currency: string) => findCurrency(currency)?.exponent ?? 2;
+// A subscription as the API shows it (and as its events carry it), with its charges.
 
 /** The sign-up page has something to do: take a card to start, or a new card to recover. */
 export function signupOpen(row: StoredSubscription['row']): boolean {
