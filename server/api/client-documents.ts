@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { fileTypeFromBuffer } from 'file-type';
 import { z } from 'zod';
 import { DOCUMENT_STATUSES, DOCUMENT_TYPES } from '../domain/compliance';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { ApiError, fieldError } from '../http/problem';
 import { type FileAnswer, route, type RouteDef } from '../http/route';
 import { getClient, getDocument, getDocumentFile, insertDocument, listDocuments } from '../store/clients';
-import { DOCUMENT_FORMATS, documentCreate, documentOut, MAX_DOCUMENT_BYTES, presentDocument } from './client-objects';
+import { presentDocument } from '../present/client';
+import { DOCUMENT_FORMATS, documentCreate, documentOut, MAX_DOCUMENT_BYTES } from './client-objects';
 import { clientNotFound } from './clients';
 
 // A client's documents, for the compliance review. Sent as JSON with the bytes in base64
@@ -34,6 +34,8 @@ async function checkedBytes(file: z.output<typeof documentCreate>['file']): Prom
   if (!endings.some((e) => file.name.toLowerCase().endsWith(e))) {
     throw fieldError('file.name', `must end with ${endings.join(' or ')} for ${file.content_type}`);
   }
+  // Loaded on the first upload: the service starts without it.
+  const { fileTypeFromBuffer } = await import('file-type');
   const detected = await fileTypeFromBuffer(bytes);
   if (detected?.mime !== file.content_type) {
     const seen = detected && detected.mime in DOCUMENT_FORMATS ? `they are ${detected.mime}` : 'they are not PDF, PNG, JPEG or WebP';

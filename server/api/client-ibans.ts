@@ -5,7 +5,8 @@ import { route, type RouteDef } from '../http/route';
 import { getClient, getIban, insertIban, listIbans, updateIban } from '../store/clients';
 import type { ClientIbanRow } from '../store/schema';
 import { patchOf } from './catalogue';
-import { ibanFields, ibanFieldsOf, ibanOut, ibanRow, presentIban } from './client-objects';
+import { ibanFieldsOf, presentIban } from '../present/client';
+import { ibanFields, ibanOut, ibanRow } from './client-objects';
 import { booleanQuery, clientNotFound, flagOf, unique } from './clients';
 import { checkNotifyUrl } from './notify-url';
 

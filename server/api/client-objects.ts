@@ -5,12 +5,11 @@ import { IBAN_PROBLEMS, ibanProblem, normaliseIban } from '../../widget/fields/i
 import { CLIENT_TYPES, DOCUMENT_STATUSES, DOCUMENT_TYPES } from '../domain/compliance';
 import { fieldError } from '../http/problem';
 import type { ClientValues, IbanValues } from '../store/clients';
-import type { ClientDocumentRow, ClientIbanRow, ClientRow } from '../store/schema';
 import { httpUrl, text, timestamps } from './fields';
 
 // The three client objects as the API reads and writes them: the zod schemas (which the
-// OpenAPI document is made from), the rules across fields, and row ↔ API mapping. The
-// events of these objects carry the same presentation, so it lives apart from the routes.
+// OpenAPI document is made from), the rules across fields, and API → row mapping. Row →
+// API is in server/present/client.ts, shared with the events.
 
 /** Free text shown in back offices: no markup, no control characters. */
 const plain = (max: number) =>
@@ -87,26 +86,6 @@ export function clientRow(v: ClientFields, today: Date): ClientValues {
   return { ...v, phone, enabled: flag(v.enabled) };
 }
 
-export function clientFieldsOf(row: ClientRow): ClientFields {
-  const { id: _, environment_id: __, created_at: ___, updated_at: ____, enabled_by_compliance: _____, ...rest } = row;
-  return {
-    ...rest,
-    client_type: row.client_type as ClientFields['client_type'],
-    id_type: row.id_type as ClientFields['id_type'],
-    enabled: row.enabled === 1,
-  };
-}
-
-export function presentClient(row: ClientRow): z.input<typeof clientOut> {
-  return {
-    id: row.id,
-    enabled_by_compliance: row.enabled_by_compliance === 1,
-    ...clientFieldsOf(row),
-    created: row.created_at,
-    updated: row.updated_at,
-  };
-}
-
 // IBANs
 
 export const ibanFields = z
@@ -141,24 +120,6 @@ export const ibanOut = z
   .meta({ id: 'Iban' });
 
 export const ibanRow = (v: IbanFields): IbanValues => ({ ...v, enabled: flag(v.enabled) });
-
-export const ibanFieldsOf = (row: ClientIbanRow): IbanFields => ({
-  iban_id: row.iban_id,
-  iban: row.iban,
-  notify_url: row.notify_url,
-  enabled: row.enabled === 1,
-});
-
-export function presentIban(row: ClientIbanRow): z.input<typeof ibanOut> {
-  return {
-    id: row.id,
-    client: row.client_ref,
-    enabled_by_compliance: row.enabled_by_compliance === 1,
-    ...ibanFieldsOf(row),
-    created: row.created_at,
-    updated: row.updated_at,
-  };
-}
 
 // Documents
 
@@ -209,17 +170,3 @@ export const documentOut = z
     ...timestamps,
   })
   .meta({ id: 'Document' });
-
-export function presentDocument(row: ClientDocumentRow): z.input<typeof documentOut> {
-  return {
-    id: row.id,
-    client: row.client_ref,
-    type: row.type as (typeof DOCUMENT_TYPES)[number],
-    status: row.status as (typeof DOCUMENT_STATUSES)[number],
-    status_reason: row.status_reason,
-    file: { name: row.file_name, content_type: row.content_type as ContentType, size: row.size, sha256: row.sha256 },
-    reviewed: row.reviewed_at,
-    created: row.created_at,
-    updated: row.updated_at,
-  };
-}

@@ -5,7 +5,8 @@ import { ApiError, invalid } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { DuplicateKeyError, getClient, insertClient, listClients, updateClient } from '../store/clients';
 import { patchOf } from './catalogue';
-import { clientFields, clientFieldsOf, clientOut, clientRow, presentClient } from './client-objects';
+import { clientFieldsOf, presentClient } from '../present/client';
+import { clientFields, clientOut, clientRow } from './client-objects';
 import { checkNotifyUrl } from './notify-url';
 
 // Clients: the people and companies a merchant pays out to. Their IBANs and documents

@@ -1,7 +1,7 @@
 import { presentAuthorization } from '../present/authorization';
+import { presentClient, presentDocument, presentIban } from '../present/client';
 import { presentSale } from '../present/sale';
 import { presentTransaction } from '../present/transaction';
-import { presentClient, presentDocument, presentIban } from '../api/client-objects';
 import { presentEntry, presentTransfer } from '../present/wallet';
 import type { Tx } from '../store/db';
 import { getClient, getDocument, getIban } from '../store/clients';

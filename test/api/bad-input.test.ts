@@ -70,6 +70,8 @@ const inline = (over: Record<string, unknown>) => tx({ products: [line({ product
 const RANDOM_UUID = '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e';
 const MB = 'x'.repeat(1024 * 1024);
 const AUTH = /AppKeys <public_key>:<secret_key>/;
+/** Built once, ahead: building it between two requests could outlast the keep-alive timeout. */
+const HUGE_DOCUMENT = documentBody({ bytes: pdfOfSize(11 * 1024 * 1024) });
 
 const rows: Row[] = [
   // Wrong types
@@ -256,7 +258,7 @@ const rows: Row[] = [
   { name: 'IBAN of a country without IBANs', path: (f) => `/client/${f.client}/iban/`, body: { iban: 'US64SVBKUS6S3300958879' }, status: 400, field: 'iban' },
   { name: 'IBAN of no country', path: (f) => `/client/${f.client}/iban/`, body: { iban: 'XX8937040044053201300' }, status: 400, field: 'iban' },
   { name: 'IBAN with letters where digits belong', path: (f) => `/client/${f.client}/iban/`, body: { iban: 'ES91210004184502000513AB' }, status: 400, field: 'iban' },
-  { name: 'IBAN as a number', path: (f) => `/client/${f.client}/iban/`, body: { iban: 9121000418450200051332 }, status: 400, field: 'iban' },
+  { name: 'IBAN as a number', path: (f) => `/client/${f.client}/iban/`, body: { iban: 9121000418 }, status: 400, field: 'iban' },
   { name: 'IBAN of 100 characters', path: (f) => `/client/${f.client}/iban/`, body: { iban: 'ES'.padEnd(100, '1') }, status: 400, field: 'iban' },
   { name: 'no IBAN', path: (f) => `/client/${f.client}/iban/`, body: { iban_id: 'main' }, status: 400, field: 'iban' },
   { name: 'HTML in an iban_id', path: (f) => `/client/${f.client}/iban/`, body: { iban_id: '<b>main</b>', iban: IBANS.ES }, status: 400, field: 'iban_id' },
@@ -276,7 +278,7 @@ const rows: Row[] = [
   { name: 'document name with a path', path: (f) => `/client/${f.client}/document/`, body: documentBody({ name: '../../etc/passwd.pdf' }), status: 400, field: 'file.name' },
   { name: 'HTML in a document name', path: (f) => `/client/${f.client}/document/`, body: documentBody({ name: '<img src=x onerror=alert(1)>.pdf' }), status: 400, field: 'file.name' },
   { name: 'unknown field url in a file', path: (f) => `/client/${f.client}/document/`, body: { type: 'other', file: { ...documentBody().file, url: 'https://x.example/a.pdf' } }, status: 400, field: 'file.url' },
-  { name: '11 MiB document', path: (f) => `/client/${f.client}/document/`, body: () => documentBody({ bytes: pdfOfSize(11 * 1024 * 1024) }), status: 413, field: 'file.data' },
+  { name: '11 MiB document', path: (f) => `/client/${f.client}/document/`, body: HUGE_DOCUMENT, status: 413, field: 'file.data' },
   { name: 'document list status=approved', method: 'GET', path: (f) => `/client/${f.client}/document/?status=approved`, status: 400, field: 'query.status' },
   // Wallets
   { name: 'wallet without client_id', path: '/wallet/', body: { wallet_id: 'w', name: 'W', currency: 'EUR' }, status: 400, field: 'client_id' },

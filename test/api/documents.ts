@@ -1,3 +1,5 @@
+import { request } from 'node:http';
+
 // Small real files of each accepted kind, and bodies for the client routes, shared by the
 // client tests.
 
@@ -43,3 +45,27 @@ export const IBANS = {
   GB: 'GB29NWBK60161331926819',
   FR: 'FR1420041010050500013M02606',
 } as const;
+
+/**
+ * POSTs a large JSON body on a connection of its own. Through fetch's pool, a body that
+ * takes seconds to build and send on a loaded machine can land on a kept-alive
+ * connection just as the server's keep-alive timeout closes it (ECONNRESET).
+ */
+export async function postOnOwnConnection(url: string, auth: string, body: unknown): Promise<{ status: number; body: any }> {
+  const payload = Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      method: 'POST',
+      agent: false,
+      headers: { authorization: auth, 'content-type': 'application/json', 'content-length': payload.length },
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString()) }));
+      res.on('error', reject);
+    });
+    req.end(payload);
+  });
+}
