@@ -15,6 +15,8 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.{ts,tsx}'],
           environment: 'node',
+          // Property tests run thousands of cases; on a shared two-core machine 5 s is not enough.
+          testTimeout: 30_000,
           sequence: { groupOrder: 0 },
         },
       },
