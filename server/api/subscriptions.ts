@@ -6,6 +6,7 @@ import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination'
 import { ApiError, fieldError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { getItem } from '../store/catalogue';
+import { getClient } from '../store/clients';
 import { getAuthorization } from '../store/sales';
 import { presentSubscription } from '../present/subscription';
 import { applyAction, getSubscription, insertSubscription, listSubscriptions } from '../store/subscriptions';
@@ -70,7 +71,7 @@ const subscriptionCreate = z
     plan: ref('plan').describe('`id` of an enabled plan: its amount, currency, interval, interval_count and trial_days'),
     client: ref('client')
       .optional()
-      .describe('`id` of the client who subscribes (stored as given until clients can be checked: see docs/subscriptions.md)'),
+      .describe('`id` of a client of the same environment who subscribes'),
     subscription_id: text(255).optional().describe('Your external identifier'),
     authorization: ref('authorization')
       .optional()
@@ -153,6 +154,9 @@ export const subscriptionRoutes = (): RouteDef[] => [
       const plan = await getItem(db, 'plans', env.id, body.plan);
       if (!plan) throw fieldError('plan', 'is not a plan of this environment');
       if (plan.enabled !== 1) throw fieldError('plan', 'is disabled: no new subscriptions');
+      if (body.client && !(await getClient(db, env.id, body.client))) {
+        throw fieldError('client', 'is not a client of this environment');
+      }
       if (body.authorization) {
         const authorization = await getAuthorization(db, env.id, body.authorization);
         if (!authorization) throw fieldError('authorization', 'is not an authorization of this environment');

@@ -6,6 +6,7 @@ import { TEST_CARDS } from '../../server/payments/sandbox';
 import { chargeSubscriptionPeriod } from '../../server/payments/subscription-charge';
 import { claimDueSubscriptions } from '../../server/store/subscriptions';
 import { startIsolatedService } from './database';
+import { clientBody } from './documents';
 import { type Client, ENGINES, problemPaths, type TestService } from './harness';
 import { payWithCard, SANDBOX_CARD } from './pay';
 import { type Receiver, startReceiver } from './receiver';
@@ -69,7 +70,10 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
   it('creates a waiting subscription with the plan\'s terms, and lists, filters and reads it per environment', async () => {
     const planId = await plan({ amount: 12.5, interval: 'week', interval_count: 2, trial_days: 7 });
     const authorization = await card();
-    const client = '0190f5a0-0000-7000-8000-0000000000aa';
+    const unknown = await api.post('/subscription/', { plan: planId, authorization, client: '0190f5a0-0000-7000-8000-0000000000aa' });
+    expect(unknown.status).toBe(400);
+    expect(problemPaths(unknown)).toEqual(['client']);
+    const client = (await api.post('/client/', clientBody())).body.id as string;
     const created = await api.post('/subscription/', { plan: planId, authorization, client, subscription_id: 'sub-1', notify_url: hook.url });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
