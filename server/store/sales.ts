@@ -310,7 +310,9 @@ export async function recordCharge(
       card_last4: auth.card_last4,
       notify_url: auth.notify_url,
       failure: c.result.outcome === 'approved' ? null : c.result.outcome,
-      created_at: at,
+      // Dated when the charge was reserved and sent, not when its answer was recorded: a
+      // charge reserved before a removal (or recorded late by reconciliation) happened then.
+      created_at: c.call.created_at,
       updated_at: at,
     };
     await trx.insertInto('sales').values(sale).execute();
