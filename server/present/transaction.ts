@@ -1,4 +1,4 @@
-import type { Language } from '../../widget/screen/view';
+import type { Language } from '../../widget/i18n/language';
 import { findCurrency } from '../domain/currencies';
 import { unitsToNumber } from '../domain/money';
 import { effectiveStatus } from '../domain/transaction-status';
