@@ -133,8 +133,8 @@ describe('install', () => {
     expect(SNIPPET.length).toBeLessThan(300);
   });
 
-  it('is published verbatim in the README', () => {
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+  it('is published verbatim in docs/widget.md', () => {
+    const readme = readFileSync(new URL('../../../docs/widget.md', import.meta.url), 'utf8');
     expect(readme).toContain(`<script>${SNIPPET.trim()}</script>`);
   });
 });
