@@ -1,5 +1,6 @@
 import { type Share, sourcedPostings } from '../domain/ledger';
 import { inTransaction } from '../store/db';
+import { markSourceCharges } from '../store/destinations';
 import { PostingRefused, getWallet, postMovement } from '../store/ledger';
 import type { SaleRow } from '../store/schema';
 import { insertTransaction, type StoredTransaction } from '../store/transactions';
@@ -57,6 +58,7 @@ export async function payFromSources(
   try {
     await inTransaction(db, async (trx) => {
       await insertTransaction(trx, p.tx);
+      await markSourceCharges(trx, row.id, charged.map((sale) => sale.id));
       await postMovement(trx, deps.outbox, {
         environmentId: row.environment_id,
         currency: row.currency,

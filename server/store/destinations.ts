@@ -4,6 +4,7 @@ import { toUnits } from '../domain/money';
 import type { Tx } from './db';
 import type { Outbox } from './events';
 import { postMovement } from './ledger';
+import { forUpdate } from './locking';
 import type { SaleRow } from './schema';
 
 // A transaction's `destination`: wallets credited with their share of the sale in the
@@ -17,19 +18,50 @@ export interface Destination {
   concept?: string;
 }
 
-/** The destinations of a sale's transaction, in minor units; none for a sale without. */
-async function sharesOf(trx: Tx, sale: SaleRow): Promise<{ shares: Share[]; concepts: (string | null)[] }> {
-  if (!sale.transaction_id) return { shares: [], concepts: [] };
+/** A transaction's destinations, in minor units. */
+async function destinationsOf(trx: Tx, transactionId: string, currency: string) {
   const { destination } = await trx
     .selectFrom('transactions')
     .select('destination')
-    .where('id', '=', sale.transaction_id)
+    .where('id', '=', transactionId)
     .executeTakeFirstOrThrow();
   const list = destination ? (JSON.parse(destination) as Destination[]) : [];
-  const exponent = findCurrency(sale.currency)?.exponent ?? 2;
+  const exponent = findCurrency(currency)?.exponent ?? 2;
   return {
-    shares: list.map((d) => ({ wallet: d.wallet_id, amount: toUnits(d.amount, exponent) })),
+    shares: list.map((d): Share => ({ wallet: d.wallet_id, amount: toUnits(d.amount, exponent) })),
     concepts: list.map((d) => d.concept ?? null),
+  };
+}
+
+/**
+ * What a refund of a sale is taken back from: the split of the transaction the sale paid,
+ * over the part of it that can be refunded and what has been refunded of that part so far,
+ * this refund excluded.
+ *
+ * - A sale of the checkout carries its transaction's whole split: the pool is the sale.
+ * - The card charges of a transaction paid from its `source` each paid part of it: the pool
+ *   is the transaction's total, and what has been refunded of it is the sum of its charges'
+ *   refunds (the wallets' part of a source is never refunded by a sale). The transaction's
+ *   row is locked so two refunds of two of its charges count each other.
+ */
+async function refundPool(trx: Tx, sale: SaleRow, amount: number) {
+  if (sale.transaction_id) {
+    return { ...(await destinationsOf(trx, sale.transaction_id, sale.currency)), total: sale.amount, before: sale.refunded - amount };
+  }
+  if (!sale.source_transaction_id) return null;
+  const paid = await forUpdate(
+    trx,
+    trx.selectFrom('transactions').select('total_price').where('id', '=', sale.source_transaction_id),
+  ).executeTakeFirstOrThrow();
+  const { refunded } = await trx
+    .selectFrom('sales')
+    .select((eb) => eb.fn.sum<number | string>('refunded').as('refunded'))
+    .where('source_transaction_id', '=', sale.source_transaction_id)
+    .executeTakeFirstOrThrow();
+  return {
+    ...(await destinationsOf(trx, sale.source_transaction_id, sale.currency)),
+    total: Number(paid.total_price),
+    before: Number(refunded) - amount,
   };
 }
 
@@ -39,7 +71,8 @@ async function sharesOf(trx: Tx, sale: SaleRow): Promise<{ shares: Share[]; conc
  * already paid for the split.
  */
 export async function creditDestinations(trx: Tx, outbox: Outbox, sale: SaleRow, now: Date): Promise<void> {
-  const { shares, concepts } = await sharesOf(trx, sale);
+  if (!sale.transaction_id) return;
+  const { shares, concepts } = await destinationsOf(trx, sale.transaction_id, sale.currency);
   if (!shares.length) return;
   await postMovement(trx, outbox, {
     environmentId: sale.environment_id,
@@ -53,26 +86,32 @@ export async function creditDestinations(trx: Tx, outbox: Outbox, sale: SaleRow,
 }
 
 /**
- * Takes back the destinations' part of a refund of `amount`, the sale's refunded total
- * having been `before`, as movement `movementId` (the refund's gateway call: a refund the
- * gateway then fails is undone by reverseMovement). A wallet that no longer holds its
+ * Takes back the destinations' part of a refund of `amount` (already added to the sale's
+ * `refunded`), as movement `movementId` (the refund's gateway call: a refund the gateway
+ * then fails is undone by reverseMovement). A wallet that no longer holds its
  * part refuses the posting (PostingRefused), and the refund with it; a wallet disabled
  * since gives its part back all the same.
  */
 export async function takeBackDestinations(
   trx: Tx,
   outbox: Outbox,
-  r: { sale: SaleRow; before: number; amount: number; movementId: string; now: Date },
+  r: { sale: SaleRow; amount: number; movementId: string; now: Date },
 ): Promise<void> {
-  const { shares } = await sharesOf(trx, r.sale);
-  if (!shares.length) return;
+  const pool = await refundPool(trx, r.sale, r.amount);
+  if (!pool?.shares.length) return;
   await postMovement(trx, outbox, {
     environmentId: r.sale.environment_id,
     currency: r.sale.currency,
     movementId: r.movementId,
     concept: 'refund',
-    postings: refundPostings(r.sale.id, BigInt(r.sale.amount), shares, BigInt(r.before), BigInt(r.amount)),
+    postings: refundPostings(r.sale.id, BigInt(pool.total), pool.shares, BigInt(pool.before), BigInt(r.amount)),
     now: r.now,
     evenIfDisabled: true,
   });
+}
+
+/** Marks the card charges that paid part of a transaction's `source`, with the transaction. */
+export async function markSourceCharges(trx: Tx, transactionId: string, saleIds: string[]): Promise<void> {
+  if (!saleIds.length) return;
+  await trx.updateTable('sales').set({ source_transaction_id: transactionId }).where('id', 'in', saleIds).execute();
 }

@@ -562,6 +562,14 @@ const migrations: Record<string, (d: Def) => Migration> = {
       await db.schema.createIndex('ledger_entries_sale').on('ledger_entries').column('with_sale').execute();
     },
   }),
+  '008_source_charges': () => ({
+    async up(db) {
+      // A card charge that paid part of a transaction's `source`: its refunds take that
+      // transaction's destinations' shares back (store/destinations.ts).
+      await db.schema.alterTable('sales').addColumn('source_transaction_id', 'text', (c) => c.references('transactions.id')).execute();
+      await db.schema.createIndex('sales_source_transaction').on('sales').column('source_transaction_id').execute();
+    },
+  }),
 };
 
 export async function migrate(database: Database): Promise<string[]> {

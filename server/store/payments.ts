@@ -195,6 +195,7 @@ export async function completePayment(db: Db, p: ApprovedPayment, now: Date, out
       card_last4: p.cardLast4,
       notify_url,
       failure: null,
+      source_transaction_id: null,
       created_at: at,
       updated_at: at,
     };

@@ -126,7 +126,7 @@ export type Reservation =
  */
 async function takeBack(trx: Tx, call: GatewayCall, outbox: Outbox, now: Date, movementId = call.id) {
   const sale = (await getSale(trx, null, call.subject_id))!.row;
-  await takeBackDestinations(trx, outbox, { sale, before: sale.refunded - call.amount, amount: call.amount, movementId, now });
+  await takeBackDestinations(trx, outbox, { sale, amount: call.amount, movementId, now });
 }
 
 /**
@@ -310,6 +310,7 @@ export async function recordCharge(
       card_last4: auth.card_last4,
       notify_url: auth.notify_url,
       failure: c.result.outcome === 'approved' ? null : c.result.outcome,
+      source_transaction_id: null,
       // Dated when the charge was reserved and sent, not when its answer was recorded: a
       // charge reserved before a removal (or recorded late by reconciliation) happened then.
       created_at: c.call.created_at,

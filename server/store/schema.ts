@@ -138,6 +138,8 @@ export interface SaleRow extends Owned {
   notify_url: string | null;
   /** null, or why the gateway declined the charge that made the sale. */
   failure: 'declined' | 'insufficient_funds' | null;
+  /** The transaction whose `source` this card charge paid part of, or null. */
+  source_transaction_id: string | null;
 }
 
 export interface SaleOperationRow {

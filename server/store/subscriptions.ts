@@ -493,6 +493,7 @@ export async function recordCharged(
       // The subscription's notify_url hears of it, as subscription.charged.
       notify_url: null,
       failure: null,
+      source_transaction_id: null,
       created_at: at,
       updated_at: at,
     };

@@ -10,19 +10,30 @@ import { type EngineName, startTestService, type TestService } from './harness';
 export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const base = process.env.TEST_DATABASE_URL!;
   const name = `checkout_notify_${randomBytes(6).toString('hex')}`;
-  const admin = async (sql: string) => {
+  const admin = async <T>(work: (client: pg.Client) => Promise<T>) => {
     const client = new pg.Client({ connectionString: base });
     await client.connect();
     try {
-      await client.query(sql);
+      return await work(client);
     } finally {
       await client.end();
     }
   };
-  await admin(`create database ${name}`);
+  await admin((c) => c.query(`create database ${name}`));
   return {
     url: base.replace(/\/[^/?]*(\?|$)/, `/${name}$1`),
-    drop: () => admin(`drop database if exists ${name} with (force)`),
+    // A closed pool has sent its clients' goodbyes but their sessions may still be ending:
+    // forcing the drop then makes the server kill them, and a client still ending reports
+    // that as an error. Wait for the sessions to end; force only what is left after that.
+    drop: () =>
+      admin(async (c) => {
+        for (let i = 0; i < 100; i++) {
+          const { rows } = await c.query<{ n: string }>('select count(*) as n from pg_stat_activity where datname = $1', [name]);
+          if (Number(rows[0]!.n) === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        await c.query(`drop database if exists ${name} with (force)`);
+      }),
   };
 }
 

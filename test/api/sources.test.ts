@@ -48,6 +48,54 @@ describe.each(ENGINES)('transactions paid from a source on %s', (engine) => {
     await ledgerHolds();
   });
 
+  it('a refund of a source card charge takes the destinations back in proportion to the transaction', async () => {
+    const { api } = svc;
+    const [payer, seller, other] = [await createWallet(api), await createWallet(api), await createWallet(api)];
+    await fund(api, payer, 7);
+    const card = await storedCard(api, TEST_CARDS.approved);
+    // 17.00: 7.00 from the wallet, 10.00 from the card; 8.50 to the seller, 3.40 to the other.
+    const res = await api.post(
+      '/transaction/',
+      seventeen({
+        source: [{ wallet_id: payer.id, amount: 7 }, { authorization_id: card, amount: 10 }],
+        destination: [{ wallet_id: seller.id, amount: 8.5 }, { wallet_id: other.id, amount: 3.4 }],
+      }),
+    );
+    expect(res.status, res.text).toBe(201);
+    const [charge] = (await api.get(`/sale/?authorization_id=${card}`)).body.results;
+    // Refunds of 4.00 then 6.00: on the running total, the seller gives back
+    // floor(850 × 400 / 1700) = 2.00, then floor(850 × 1000 / 1700) − 2.00 = 3.00; the
+    // other floor(340 × 400 / 1700) = 0.80, then 2.00 − 0.80 = 1.20.
+    expect((await api.post(`/sale/${charge.id}/refund/`, { amount: 4 })).status).toBe(200);
+    expect([await balanceOf(api, seller.id), await balanceOf(api, other.id)]).toEqual([6.5, 2.6]);
+    expect((await entriesOf(api, seller.id)).at(-1)).toMatchObject({ amount: -2, balance: 6.5, with_sale: charge.id });
+    expect((await api.post(`/sale/${charge.id}/refund/`, {})).status).toBe(200);
+    // The card's 10 of 17 is refunded: each destination gave back 10/17 of its share, rounded down.
+    expect([await balanceOf(api, seller.id), await balanceOf(api, other.id)]).toEqual([3.5, 1.4]);
+    expect(await balanceOf(api, payer.id)).toBe(0);
+    await ledgerHolds();
+  });
+
+  it('a refund of a source card charge whose destination no longer holds its part is a 409, nothing moved', async () => {
+    const { api } = svc;
+    const [seller, elsewhere] = [await createWallet(api), await createWallet(api)];
+    const card = await storedCard(api, TEST_CARDS.approved);
+    const res = await api.post(
+      '/transaction/',
+      seventeen({ source: [{ authorization_id: card, amount: 17 }], destination: [{ wallet_id: seller.id, amount: 17 }] }),
+    );
+    expect(res.status, res.text).toBe(201);
+    expect((await api.post('/transfer/', { source_wallet: seller.id, destination_wallet: elsewhere.id, amount: 10 })).status).toBe(201);
+    const [charge] = (await api.get(`/sale/?authorization_id=${card}`)).body.results;
+    const refused = await api.post(`/sale/${charge.id}/refund/`, { amount: 8 });
+    expect(refused.status, refused.text).toBe(409);
+    expect((await api.get(`/sale/${charge.id}/`)).body).toMatchObject({ refunded: 0, refundable: 17 });
+    expect(await balanceOf(api, seller.id)).toBe(7);
+    expect((await api.post(`/sale/${charge.id}/refund/`, { amount: 7 })).status).toBe(200);
+    expect(await balanceOf(api, seller.id)).toBe(0);
+    await ledgerHolds();
+  });
+
   it('a failing second source moves no money and leaves no charge on the first: 402 naming it', async () => {
     const { api } = svc;
     const w = await createWallet(api);
