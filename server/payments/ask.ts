@@ -16,7 +16,11 @@ export class GatewayTimeout extends Error {
   }
 }
 
-export async function askGateway<T>(deps: PaymentDeps, gateway: Gateway, call: (signal: AbortSignal) => Promise<T>): Promise<Answer<T>> {
+export async function askGateway<T>(
+  deps: Pick<Deps, 'config' | 'log'>,
+  gateway: Pick<Gateway, 'code'>,
+  call: (signal: AbortSignal) => Promise<T>,
+): Promise<Answer<T>> {
   const ms = deps.config.gatewayTimeoutMs;
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;

@@ -10,6 +10,8 @@ export interface PayoutRequest {
   /** Minor units. */
   amount: number;
   currency: string;
+  /** Aborted when the service stops waiting (GATEWAY_TIMEOUT_MS): pass it to fetch. */
+  signal: AbortSignal;
 }
 
 export type PayoutResult = { ok: true; reference: string } | { ok: false; reason: string };

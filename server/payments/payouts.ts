@@ -5,14 +5,21 @@ import { type Db, inTransaction } from '../store/db';
 import { reverseMovement } from '../store/ledger';
 import type { ClientIbanRow, TransferRow } from '../store/schema';
 import { claimDuePayouts } from '../store/transfers';
+import { askGateway } from './ask';
 import { type NewTransfer, recordTransfer, type TransferOutcome, transferRow } from './transfers';
 
 // Payouts: a wallet's money to a client IBAN. Reserve: the transfer (pending) and the
 // debit of the wallet into the outside-world `payouts` account, in one database
 // transaction. Then a job asks the payout gateway, outside any transaction, and records
 // the answer: paid, or failed with a reversing movement that returns the money.
+//
+// A call with no answer (it threw, or outlived GATEWAY_TIMEOUT_MS) leaves the payout
+// pending: the bank may or may not have paid, and only the provider knows. The worker's
+// claim (PAYMENT_CLAIM_MS, at least twice the timeout) then runs out and a later round
+// asks again with the same reference, which the provider answers as it did the first time
+// (the PayoutGateway contract): a payout is paid or returned exactly once, never both.
 
-type PayoutDeps = Pick<Deps, 'database' | 'outbox' | 'payouts' | 'log' | 'now'>;
+type PayoutDeps = Pick<Deps, 'config' | 'database' | 'outbox' | 'payouts' | 'log' | 'now'>;
 
 /** What the ledger names as the other side of a payout. */
 const externalOf = (ibanId: string) => `iban:${ibanId}`;
@@ -22,23 +29,17 @@ export function createPayout(deps: PayoutDeps, db: Db, p: NewTransfer & { iban: 
   return recordTransfer(db, deps.outbox, row, payoutPostings(row.source_wallet, BigInt(row.amount), externalOf(p.iban.id)), p.now);
 }
 
-/** Longer than any payout call takes, so a live worker never loses its claim. */
-const LEASE_MS = 60_000;
-
 /** One round of the payouts job: sends up to `limit` pending payouts; resolves with how many were settled. */
 export async function sendPayouts(deps: PayoutDeps, limit: number): Promise<number> {
   const db = deps.database.db;
   let settled = 0;
-  for (const t of await claimDuePayouts(db, deps.now(), LEASE_MS, limit)) {
+  for (const t of await claimDuePayouts(db, deps.now(), deps.config.paymentClaimMs, limit)) {
     const iban = await db.selectFrom('client_ibans').select('iban').where('id', '=', t.destination_iban!).executeTakeFirstOrThrow();
-    let result;
-    try {
-      result = await deps.payouts.payout({ reference: t.id, iban: iban.iban, amount: t.amount, currency: t.currency });
-    } catch (err) {
-      // No answer: the claim runs out and the payout is sent again with the same reference.
-      deps.log.warn({ err, transfer: t.id }, 'payout gateway call failed');
-      continue;
-    }
+    const answer = await askGateway(deps, deps.payouts, (signal) =>
+      deps.payouts.payout({ reference: t.id, iban: iban.iban, amount: t.amount, currency: t.currency, signal }),
+    );
+    if (answer.kind === 'lost') continue;
+    const result = answer.value;
     if (await settlePayout(deps, t, result.ok ? null : result.reason)) settled++;
     deps.log.info({ transfer: t.id, paid: result.ok }, 'payout settled');
   }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../../server/config';
 import type { Gateways } from '../../server/payments/registry';
+import type { PayoutGateway } from '../../server/payments/payout-gateway';
 import { startService, type Service } from '../../server/service';
 import { createEnvironment, type NewKeys } from '../../server/store/environments';
 
@@ -117,8 +118,8 @@ export function problemPaths(res: Reply): string[] {
 
 export async function startTestService(
   engine: EngineName,
-  /** background: true starts the jobs; otherwise tests call service.jobs.runAll(). gateways: instead of the sandbox ones. */
-  opts: { now?: () => Date; env?: Record<string, string>; background?: boolean; gateways?: Gateways } = {},
+  /** background: true starts the jobs; otherwise tests call service.jobs.runAll(). gateways, payouts: instead of the sandbox ones. */
+  opts: { now?: () => Date; env?: Record<string, string>; background?: boolean; gateways?: Gateways; payouts?: PayoutGateway } = {},
 ): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'checkout-test-'));
   const config = loadConfig({
@@ -136,6 +137,7 @@ export async function startTestService(
     now: opts.now,
     background: opts.background ?? false,
     gateways: opts.gateways,
+    payouts: opts.payouts,
   });
   return {
     service,

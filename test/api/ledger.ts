@@ -14,12 +14,12 @@ import { paidTransaction, priced } from './pay';
  * useTestService on a database of its own (PostgreSQL): these tests run jobs (payouts, the
  * compliance review), which take every due row of the database they run on.
  */
-export function useOwnService(engine: EngineName): { t: TestService; api: Client } {
+export function useOwnService(engine: EngineName, opts: Parameters<typeof startTestService>[1] = {}): { t: TestService; api: Client } {
   const svc = {} as { t: TestService; api: Client };
   let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
   beforeAll(async () => {
     if (engine === 'postgres') database = await freshDatabase();
-    svc.t = await startTestService(engine, { env: database ? { DATABASE_URL: database.url } : {} });
+    svc.t = await startTestService(engine, { ...opts, env: { ...opts.env, ...(database ? { DATABASE_URL: database.url } : {}) } });
     svc.api = await svc.t.newEnvironment();
   });
   afterAll(async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ENGINES, problemPaths } from './harness';
+import { ENGINES, problemPaths, testClock } from './harness';
+import { type PayoutGateway, sandboxPayouts } from '../../server/payments/payout-gateway';
 import { reviewDocuments } from '../../server/jobs/compliance-review';
 import { documentBody, IBANS } from './documents';
 import { balanceOf, checkLedger, compliantClient, createWallet, entriesOf, fund, newClientId, useOwnService } from './ledger';
@@ -363,5 +364,69 @@ describe.each(ENGINES)('payouts on %s', (engine) => {
     expect((await api.post('/transfer/', { source_wallet: mine.id, destination_iban: owner.iban, amount: 1 })).status).toBe(409);
     expect(await balanceOf(api, w.id)).toBe(20);
     expect(await balanceOf(api, mine.id)).toBe(5);
+  });
+});
+
+/**
+ * The sandbox payout provider behind a switch: the next call can hang (the bank never got
+ * it) or lose its answer after the bank acted. Counts what reached the bank per reference.
+ */
+function unreliablePayouts() {
+  const bank = sandboxPayouts();
+  const reached = new Map<string, number>();
+  const provider = {
+    code: 'unreliable-payout',
+    next: 'answer' as 'answer' | 'hang' | 'answer-lost',
+    reached,
+    async payout(r) {
+      const mode = provider.next;
+      provider.next = 'answer';
+      if (mode === 'hang') return new Promise<never>((_, reject) => r.signal.addEventListener('abort', () => reject(r.signal.reason)));
+      reached.set(r.reference, (reached.get(r.reference) ?? 0) + 1);
+      const result = await bank.payout(r);
+      if (mode === 'answer-lost') throw new Error('connection reset after the bank answered');
+      return result;
+    },
+  } satisfies PayoutGateway & Record<string, unknown>;
+  return provider;
+}
+
+describe.each(ENGINES)('payouts whose provider does not answer, on %s', (engine) => {
+  const clock = testClock();
+  const provider = unreliablePayouts();
+  // A claim of 1 s over calls of at most 200 ms: the clock is moved past it, not waited for.
+  const svc = useOwnService(engine, { now: clock.now, payouts: provider, env: { GATEWAY_TIMEOUT_MS: '200', PAYMENT_CLAIM_MS: '1000' } });
+  const payoutsRun = () => svc.t.service.jobs.runOnce('payouts');
+
+  it.each([
+    ['hangs (the bank never got it)', 'hang', IBANS.ES, 'paid', 1],
+    ['loses the answer after the bank paid', 'answer-lost', IBANS.ES, 'paid', 2],
+    ['loses the answer after the bank refused', 'answer-lost', REFUSED_IBAN, 'failed', 2],
+  ] as const)('a call that %s leaves the payout pending, asked again with its reference once the claim runs out, settled once', async (_, mode, iban, status, asked) => {
+    const { api, t } = svc;
+    const client = await compliantClient(t, api, iban);
+    const w = await createWallet(api, { client_id: client.id });
+    await fund(api, w, 10);
+    const res = await api.post('/transfer/', { source_wallet: w.id, destination_iban: client.iban, amount: 4, notify_url: 'https://shop.example/t' });
+    expect(res.status, res.text).toBe(201);
+    const id = res.body.id as string;
+
+    provider.next = mode;
+    expect(await payoutsRun()).toBe(0);
+    expect((await api.get(`/transfer/${id}/`)).body.status).toBe('pending');
+    expect(await balanceOf(api, w.id)).toBe(6);
+    // Still claimed by the round that lost its answer: nobody asks again yet.
+    expect(await payoutsRun()).toBe(0);
+
+    clock.advance(1_001);
+    expect(await payoutsRun()).toBe(1);
+    expect((await api.get(`/transfer/${id}/`)).body.status).toBe(status);
+    expect(await balanceOf(api, w.id)).toBe(status === 'paid' ? 6 : 10);
+    // The provider was reached with one reference, the transfer's, and answered it alike.
+    expect(provider.reached.get(id)).toBe(asked);
+    expect((await api.get(`/event/?object_id=${id}`)).body.results.map((e: { type: string }) => e.type)).toEqual([`transfer.${status}`]);
+    clock.advance(1_001);
+    expect(await payoutsRun()).toBe(0);
+    await checkLedger(t.service.deps.database.db, api.keys.environment_id);
   });
 });
