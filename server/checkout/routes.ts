@@ -152,8 +152,8 @@ export function checkoutRoutes(router: IRouter, deps: Deps, screenAssets: () => 
    * one small query at most); null for answers that show a one-off message.
    */
   function pageKey(req: Request): string | null {
-    const { lang, embed, origin, declined, finished } = req.query;
-    if (declined !== undefined || finished !== undefined) return null;
+    const { lang, embed, origin, declined, failed, finished } = req.query;
+    if (declined !== undefined || failed !== undefined || finished !== undefined) return null;
     return JSON.stringify([req.params.token, textOrNull(lang), req.get('accept-language') ?? null, textOrNull(embed), textOrNull(origin)]);
   }
 
@@ -284,13 +284,18 @@ export function checkoutRoutes(router: IRouter, deps: Deps, screenAssets: () => 
     const page = await loadPage(req);
     if (!page) return notFound(req, res);
     if (key) return sendPage(res, await renderPage(page, key, stamp));
-    const declined = req.query.declined === '1' && page.row.status === 'N';
+    // Back from the redirect gateway's page: the provider declined, or its answer could not
+    // be had (nothing charged; the customer may try again). See the provider POST.
+    const pending = page.row.status === 'N';
+    const declined = req.query.declined === '1' && pending;
+    const failed = req.query.failed === '1' && pending;
     await respond(res, page, {
       kind: 'view',
       status: 200,
       // Back from the redirect gateway's approval page in embed mode (see the provider POST).
       justFinished: page.embed !== null && req.query.finished === '1',
       ...(declined ? { declined, chosenGateway: SANDBOX_REDIRECT_ID, error: { message: 'error.declined', fields: {} } } : {}),
+      ...(failed && !declined ? { chosenGateway: SANDBOX_REDIRECT_ID, error: { message: 'error.gatewayFailed', fields: {} } } : {}),
     });
   }
 
@@ -371,6 +376,7 @@ export function checkoutRoutes(router: IRouter, deps: Deps, screenAssets: () => 
     const sep = back.includes('?') ? '&' : '?';
     // In embed mode the frame reports the payment to the merchant's page once it is back.
     const approved = page.embed ? `${back}${sep}finished=1` : back;
-    res.redirect(303, outcome.kind === 'paid' ? approved : `${back}${sep}declined=1`);
+    const answer = { paid: approved, declined: `${back}${sep}declined=1`, gateway_failed: `${back}${sep}failed=1` } as const;
+    res.redirect(303, answer[outcome.kind]);
   });
 }

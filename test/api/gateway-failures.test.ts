@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { JOB_NAMES } from '../../server/jobs';
-import { TEST_CARDS } from '../../server/payments/sandbox';
+import type { Gateway } from '../../server/payments/gateway';
+import { createGateways } from '../../server/payments/registry';
+import { createSandboxCard, createSandboxRedirect, TEST_CARDS } from '../../server/payments/sandbox';
 import { listCalls } from '../../server/store/gateway-calls';
 import { CONTROLLED_ID, type ControlledGateway, FAILURE_MODES, withControlled } from './gateways';
 import { type Client, ENGINES, problemPaths, startTestService, type TestService, transactionBody } from './harness';
@@ -126,5 +128,58 @@ describe.each(ENGINES)('gateway failures on %s', (engine) => {
     const after = (await api.get(`/sale/${sale.id}/`)).body;
     expect(after).toMatchObject({ captured: 5, status: 'partially_captured' });
     expect(after.operations.map((o: { kind: string }) => o.kind)).toEqual(['authorize', 'capture']);
+  });
+});
+
+describe.each(ENGINES)('a redirect gateway that fails when the customer comes back, on %s', (engine) => {
+  let t: TestService;
+  let api: Client;
+  const provider = { down: false };
+
+  beforeAll(async () => {
+    const redirect = createSandboxRedirect();
+    const failing: Gateway = {
+      ...redirect,
+      async pay(input) {
+        if (provider.down) throw new Error('the provider is down');
+        return redirect.pay(input);
+      },
+    };
+    t = await startTestService(engine, { gateways: createGateways([createSandboxCard(), failing]) });
+    api = await t.newEnvironment('Redirect Shop');
+  });
+  afterAll(() => t?.close());
+
+  /** The page's state: what the screen shows. */
+  async function screen(path: string) {
+    const html = await (await fetch(new URL(path, t.url))).text();
+    const state = /<script[^>]*id="checkout-state"[^>]*>([\s\S]*?)<\/script>/.exec(html)!;
+    return (JSON.parse(state[1]!) as { view: { status: string; csrf: string; error: { message: string } | null } }).view;
+  }
+
+  /** The customer approves on the provider's page; answers where the checkout sends them. */
+  async function approve(token: string) {
+    const { csrf } = await screen(`/pay/${token}/`);
+    const res = await fetch(`${t.url}/pay/${token}/provider/`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: t.url },
+      body: new URLSearchParams({ decision: 'approve', csrf }),
+    });
+    expect(res.status).toBe(303);
+    return res.headers.get('location')!;
+  }
+
+  it('shows that the provider failed (not a decline), charges nothing, and lets the customer try again', async () => {
+    const tx = (await api.post('/transaction/', transactionBody())).body as { id: string; token: string };
+    provider.down = true;
+    const back = await approve(tx.token);
+    expect(back).toBe(`/pay/${tx.token}/?failed=1`);
+    expect(await screen(back)).toMatchObject({ status: 'pending', error: { message: 'error.gatewayFailed' } });
+    expect(await api.count(`/sale/?transaction_id=${tx.id}`)).toBe(0);
+
+    provider.down = false;
+    expect(await approve(tx.token)).toBe(`/pay/${tx.token}/`);
+    expect((await api.get(`/transaction/${tx.id}/`)).body.status).toBe('D');
   });
 });
