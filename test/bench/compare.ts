@@ -7,7 +7,8 @@
 //   npx tsx test/bench/compare.ts /tmp/before . page --pairs=10 --seconds=3
 //
 // Routes: page (GET /pay/{token}/, 3 products), page1000 (1,000 products),
-// create (POST /v1/transaction/, 3 products), read (GET /v1/transaction/{id}/).
+// create (POST /v1/transaction/, 3 products), read (GET /v1/transaction/{id}/),
+// transfer (POST /v1/transfer/, wallet to wallet).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +26,7 @@ const { positionals, values } = parseArgs({
   },
 });
 const [rootA, rootB, route = 'page'] = positionals;
-if (!rootA || !rootB) throw new Error('usage: compare.ts <checkout A> <checkout B> [page|page1000|create|read] [--pairs=10] [--seconds=3]');
+if (!rootA || !rootB) throw new Error('usage: compare.ts <checkout A> <checkout B> [page|page1000|create|read|transfer] [--pairs=10] [--seconds=3]');
 const connections = Number(values.connections);
 
 interface Side {
