@@ -2,6 +2,7 @@ import { dereference, validate, compileErrors } from '@readme/openapi-parser';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRoutes } from '../../server/api/index';
+import { undescribed } from '../openapi/undescribed';
 import { clientBody, documentBody, IBANS } from './documents';
 import { type Client, ENGINES, rawRequest, startTestService, type TestService, transactionBody } from './harness';
 
@@ -109,6 +110,15 @@ describe.each(ENGINES)('OpenAPI document on %s', (engine) => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it('describes every operation, parameter and property', () => {
+    expect(undescribed(doc)).toEqual([]);
+    // The check itself finds what is missing.
+    const broken = structuredClone(doc);
+    delete broken.components.schemas.Transaction.properties.token.description;
+    delete broken.paths['/sale/{id}/capture/'].post.description;
+    expect(undescribed(broken)).toEqual(['Transaction.token', 'post /sale/{id}/capture/ (operation)']);
+  });
+
   it('declares the AppKeys scheme and requires it everywhere', () => {
     expect(doc.components.securitySchemes.AppKeys).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' });
     expect(doc.components.securitySchemes.AppKeys.description).toMatch(/AppKeys <public_key>:<secret_key>/);
@@ -120,12 +130,12 @@ describe.each(ENGINES)('OpenAPI document on %s', (engine) => {
       expect(schema.$ref, name).not.toBe(`#/components/schemas/${name}`);
       expect(schema.type ?? schema.anyOf ?? schema.oneOf, name).toBeDefined();
     }
-    const tx = deref.components.schemas.TransactionCreate;
+    const tx = deref.components.schemas.TransactionInput;
     expect(tx.type).toBe('object');
     expect(tx.properties.products.type).toBe('array');
   });
 
-  it('TransactionCreate requires currency and products and refuses what the API refuses', async () => {
+  it('TransactionInput requires currency and products and refuses what the API refuses', async () => {
     const schema = requestSchema('post', '/transaction/');
     expect(schema.required).toEqual(expect.arrayContaining(['currency', 'products']));
     expect(schema.additionalProperties).toBe(false);
