@@ -7,9 +7,11 @@ import { loadConfig } from '../../server/config';
 import type { Gateways } from '../../server/payments/registry';
 import { startService, type Service } from '../../server/service';
 import { createEnvironment, type NewKeys } from '../../server/store/environments';
+import { assertContract } from './contract';
 
 // The API suite runs against the real service on a random port, once per engine:
-// SQLite always, PostgreSQL whenever TEST_DATABASE_URL is set.
+// SQLite always, PostgreSQL whenever TEST_DATABASE_URL is set. Every answer from /v1/
+// is checked against the OpenAPI document (./contract.ts).
 
 export const ENGINES = [
   'sqlite',
@@ -63,6 +65,7 @@ export class Client {
     }
     const res = await fetch(`${this.url}/v1${path}`, { method, headers, body, redirect: 'manual' });
     const text = await res.text();
+    assertContract(method, res.url || `${this.url}/v1${path}`, res.status, res.headers.get('content-type'), text);
     let parsed: unknown = undefined;
     try {
       parsed = text ? JSON.parse(text) : undefined;
@@ -93,6 +96,7 @@ export async function rawRequest(
 ): Promise<Reply> {
   const res = await fetch(url, { redirect: 'manual', ...init });
   const text = await res.text();
+  assertContract(init.method ?? 'GET', String(url), res.status, res.headers.get('content-type'), text);
   let body: unknown;
   try {
     body = text ? JSON.parse(text) : undefined;
