@@ -110,6 +110,24 @@ function pathParameterDescription(path: string, name: string): string {
   return `\`id\` (UUID) of the ${resource}`;
 }
 
+/**
+ * Request schemas state a default in words instead of the `default` keyword: code
+ * generators (openapi-typescript with its defaults) read `default` as "always present" and
+ * would make a client send every defaulted field. An optional field stays optional.
+ */
+function defaultsInWords(value: unknown): void {
+  if (Array.isArray(value)) return value.forEach(defaultsInWords);
+  if (!value || typeof value !== 'object') return;
+  const schema = value as Json;
+  if ('default' in schema) {
+    const words = `Default: ${JSON.stringify(schema.default)}.`;
+    const description = typeof schema.description === 'string' ? schema.description : '';
+    if (!/default/i.test(description)) schema.description = description ? `${description}. ${words}` : words;
+    delete schema.default;
+  }
+  Object.values(schema).forEach(defaultsInWords);
+}
+
 export interface OpenApiOptions {
   version: string;
   /** The absolute origin the API is served from (`PUBLIC_URL`, else the request's). */
@@ -127,6 +145,7 @@ export function buildOpenApi(routes: RouteDef[], options: OpenApiOptions) {
     const json = JSON.parse(
       JSON.stringify(generated).replace(/"#\/\$defs\/([^"]+)"/g, (_, name: string) => `"#/components/schemas/${name}${suffix}"`),
     ) as Json & { $defs?: Record<string, unknown> };
+    if (io === 'input') defaultsInWords(json);
     const { $defs, $schema: _, ...rest } = json;
     for (const [name, def] of Object.entries($defs ?? {})) schemas[`${name}${suffix}`] = def;
     const id = (z.globalRegistry.get(schema) as { id?: string } | undefined)?.id;
