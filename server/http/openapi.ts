@@ -189,7 +189,10 @@ export function buildOpenApi(routes: RouteDef[], options: OpenApiOptions) {
       [r.status]: r.file
         ? {
             description: 'The file, as an attachment',
-            headers: successHeaders,
+            headers: {
+              ...successHeaders,
+              'Content-Disposition': header('`attachment` with the file name', { type: 'string' }),
+            },
             content: Object.fromEntries(r.file.map((type) => [type, binary])),
           }
         : r.response
