@@ -1,5 +1,7 @@
 import { dereference, validate, compileErrors } from '@readme/openapi-parser';
 import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRoutes } from '../../server/api/index';
 import { PROBLEM_CATALOGUE } from '../../server/http/problem';
@@ -173,6 +175,9 @@ describe.each(ENGINES)('OpenAPI document on %s', (engine) => {
     expect(op('post', '/transaction/').responses['201'].headers['Idempotent-Replayed']).toBeDefined();
     expect(op('post', '/transaction/').parameters).toContainEqual({ $ref: '#/components/parameters/Idempotency-Key' });
     expect(doc.components.responses.Unauthorized.headers['WWW-Authenticate']).toBeDefined();
+    // The merchant reference lists the same problem types, each with its status.
+    const reference = readFileSync(join(import.meta.dirname, '../../docs/api.md'), 'utf8');
+    for (const p of PROBLEM_CATALOGUE) expect(reference, p.type).toContain(`| \`${p.type}\` | ${p.status} |`);
   });
 
   it('request components leave defaulted fields optional; answers always carry them', () => {
