@@ -39,7 +39,7 @@ export const authorizationOut = z
 
 const card = z.strictObject({
   number: z.string().max(32).describe('As printed, spaces allowed; the sandbox test cards decide the outcome'),
-  expiry: z.string().max(16).describe('MM/YY'),
+  expiry: z.string().max(16).describe('Expiry month and year as printed, MM/YY'),
   cvc: z.string().max(8).describe('Card verification code; sent to the gateway, never stored'),
   name: z.string().max(255).describe('Cardholder name'),
 }).describe('The card to store');

@@ -67,7 +67,7 @@ export const clientOut = z
       .boolean()
       .describe('Set by the compliance review: an accepted identity document (and, for a company, an accepted company registration)'),
     ...clientFields.shape,
-    phone: z.string().nullable().describe('E.164'),
+    phone: z.string().nullable().describe('Phone number in E.164 (`+34600123456`)'),
     ...timestamps,
   })
   .meta({ id: 'Client', description: 'A client: a person or a company, with its compliance state' });
@@ -168,7 +168,7 @@ export const documentOut = z
     file: z.object({
       name: z.string().describe('File name, as uploaded'),
       content_type: z.enum(CONTENT_TYPES).describe('Media type, checked against the bytes'),
-      size: z.number().int().describe('Bytes'),
+      size: z.number().int().describe('Size of the file in bytes'),
       sha256: z.string().describe('Hex SHA-256 of the bytes'),
     }).describe('What is kept of the file; its bytes come from …/file/'),
     reviewed: dateTime.nullable().describe('When the compliance review decided (ISO 8601, UTC)'),

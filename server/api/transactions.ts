@@ -126,7 +126,7 @@ export const transactionOut = z
     payment_url: z.url().describe('The hosted payment screen to send the customer to'),
     order_id: z.string().nullable().describe('Your external identifier'),
     currency: currencyOut,
-    note: z.string().nullable().describe('Your note'),
+    note: z.string().nullable().describe('Your note, as sent'),
     extra: z.string().nullable().describe('Your extra values, a JSON text'),
     return_url: z.string().nullable().describe('Where the customer is sent after paying'),
     cancel_url: z.string().nullable().describe('Where the customer is sent after cancelling'),

@@ -128,6 +128,13 @@ function defaultsInWords(value: unknown): void {
   Object.values(schema).forEach(defaultsInWords);
 }
 
+/** What the success answer is: the object's description ("Created: …" for a 201), or a page. */
+function answerDescription(r: RouteDef): string {
+  const about = (z.globalRegistry.get(r.response!) as { description?: string } | undefined)?.description;
+  if (!about) return r.method === 'get' ? 'One page of the list, newest first' : 'The result';
+  return r.status === 201 ? `Created: ${about.charAt(0).toLowerCase()}${about.slice(1)}` : about;
+}
+
 export interface OpenApiOptions {
   version: string;
   /** The absolute origin the API is served from (`PUBLIC_URL`, else the request's). */
@@ -196,7 +203,7 @@ export function buildOpenApi(routes: RouteDef[], options: OpenApiOptions) {
             content: Object.fromEntries(r.file.map((type) => [type, binary])),
           }
         : r.response
-          ? { description: 'Success', headers: successHeaders, content: json(toSchema(r.response, 'output'), r.example?.response) }
+          ? { description: answerDescription(r), headers: successHeaders, content: json(toSchema(r.response, 'output'), r.example?.response) }
           : { description: 'Done, no content', headers: successHeaders },
     };
     const statuses = new Set<number>([401, ...(r.problems ?? [])]);
