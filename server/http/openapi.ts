@@ -240,8 +240,10 @@ export function buildOpenApi(routes: RouteDef[], options: OpenApiOptions) {
         'Transactions and their hosted payment screen, sales, stored payment methods, subscriptions, the catalogue, ' +
         'clients, wallets and transfers. Amounts are decimal numbers in major units of their currency. ' +
         'Errors are RFC 9457 problem details; lists are paginated with `page` and `page_size`.',
-      contact: { name: 'Payment Service API support', email: 'api@payments.example' },
-      license: { name: 'Proprietary', url: 'https://payments.example/terms' },
+      contact: { name: 'Payment Service API support' },
+      // The package is private: no public licence. A LicenseRef- is how SPDX names one of
+      // your own; both linters accept it, and no URL has to be made up.
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: `${options.origin ?? 'http://localhost:3000'}/v1`, description: 'This service' }],
     security: [{ AppKeys: [] }],
