@@ -17,6 +17,8 @@ describe('the response validator', () => {
     expect(contractProblems('GET', `/transaction/${ID}/`, 409, PROBLEM, problem('urn:problem:conflict', 409))[0]).toMatch(/409 is not declared/);
     expect(contractProblems('DELETE', `/product/${ID}/`, 204, null, 'x')[0]).toMatch(/declares no body/);
     expect(contractProblems('GET', `/transaction/${ID}/`, 404, 'text/html', '<p>')[0]).toMatch(/text\/html is not declared/);
+    expect(contractProblems('GET', `/transaction/${ID}/`, 404, PROBLEM, problem('urn:problem:not-found', 400))[0]).toMatch(/says status 400/);
+    expect(contractProblems('GET', `/transaction/${ID}/`, 404, PROBLEM, problem('urn:problem:conflict', 404))[0]).toMatch(/is a 409 problem/);
   });
 
   it('accepts declared answers, problems of unknown routes, and files as they are', () => {

@@ -2,6 +2,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { apiRoutes } from '../../server/api/index';
 import { buildOpenApi } from '../../server/http/openapi';
+import { PROBLEM_CATALOGUE } from '../../server/http/problem';
 
 // Every answer the API suite receives from /v1/ is checked against the published OpenAPI
 // document: the status must be declared for the operation, and the body must be valid
@@ -40,7 +41,9 @@ const resolve = (response: Json): Json =>
 
 const mediaOf = (contentType: string | null) => (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 
-function checkBody(what: string, key: string, schema: unknown, text: string): string[] {
+const STATUS_OF_TYPE = new Map(PROBLEM_CATALOGUE.map((p) => [p.type, p.status]));
+
+function checkBody(what: string, key: string, schema: unknown, text: string, status: number, media: string): string[] {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -48,8 +51,16 @@ function checkBody(what: string, key: string, schema: unknown, text: string): st
     return [`${what}: the body is not JSON: ${text.slice(0, 200)}`];
   }
   const validate = validator(key, schema);
-  if (validate(body)) return [];
-  return (validate.errors ?? []).slice(0, 5).map((e) => `${what}: ${e.instancePath || '(body)'} ${e.message} ${JSON.stringify(e.params)}`);
+  if (!validate(body)) {
+    return (validate.errors ?? []).slice(0, 5).map((e) => `${what}: ${e.instancePath || '(body)'} ${e.message} ${JSON.stringify(e.params)}`);
+  }
+  if (media === 'application/problem+json') {
+    // A problem's status is the answer's, and a type always comes with the same status.
+    const problem = body as { type: string; status: number };
+    if (problem.status !== status) return [`${what}: the problem says status ${problem.status}`];
+    if (STATUS_OF_TYPE.get(problem.type) !== status) return [`${what}: ${problem.type} is a ${STATUS_OF_TYPE.get(problem.type)} problem`];
+  }
+  return [];
 }
 
 /**
@@ -70,7 +81,7 @@ export function contractProblems(method: string, path: string, status: number, c
     if (status < 400) return [`${what}: answered ${status} where the document has no operation`];
     if (m === 'head') return [];
     if (media !== 'application/problem+json') return [`${what}: a problem must be application/problem+json, got ${contentType}`];
-    return checkBody(what, 'Problem', { $ref: '#/components/schemas/Problem' }, text);
+    return checkBody(what, 'Problem', { $ref: '#/components/schemas/Problem' }, text, status, media);
   }
   const declared = op.responses[String(status)] as Json | undefined;
   if (!declared) return [`${what}: status ${status} is not declared for ${op.operationId} (declared: ${Object.keys(op.responses).join(', ')})`];
@@ -82,13 +93,15 @@ export function contractProblems(method: string, path: string, status: number, c
   if (!entry) return [`${what}: content type ${contentType} is not declared (declared: ${Object.keys(content).join(', ')})`];
   // A file download (format: binary) is taken as it is.
   if (!media.endsWith('json')) return [];
-  return checkBody(what, `${op.operationId} ${status} ${media}`, entry.schema, text);
+  return checkBody(what, `${op.operationId} ${status} ${media}`, entry.schema, text, status, media);
 }
 
 /** Throws when an answer of the API disagrees with the document. */
-export function assertContract(method: string, url: string, status: number, contentType: string | null, text: string): void {
+export function assertContract(method: string, url: string, status: number, headers: Headers, text: string): void {
   const { pathname } = new URL(url);
   if (!pathname.startsWith('/v1/')) return;
-  const problems = contractProblems(method, pathname.slice(3), status, contentType, text);
+  const problems = contractProblems(method, pathname.slice(3), status, headers.get('content-type'), text);
+  // Every answer is declared with the request id it carries.
+  if (pathname !== '/v1/openapi.json' && !headers.get('x-request-id')) problems.push(`${method} ${pathname} → ${status}: no X-Request-Id`);
   if (problems.length) throw new Error(`The answer disagrees with the OpenAPI document:\n${problems.join('\n')}`);
 }

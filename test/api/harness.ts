@@ -65,7 +65,7 @@ export class Client {
     }
     const res = await fetch(`${this.url}/v1${path}`, { method, headers, body, redirect: 'manual' });
     const text = await res.text();
-    assertContract(method, res.url || `${this.url}/v1${path}`, res.status, res.headers.get('content-type'), text);
+    assertContract(method, res.url || `${this.url}/v1${path}`, res.status, res.headers, text);
     let parsed: unknown = undefined;
     try {
       parsed = text ? JSON.parse(text) : undefined;
@@ -96,7 +96,7 @@ export async function rawRequest(
 ): Promise<Reply> {
   const res = await fetch(url, { redirect: 'manual', ...init });
   const text = await res.text();
-  assertContract(init.method ?? 'GET', String(url), res.status, res.headers.get('content-type'), text);
+  assertContract(init.method ?? 'GET', String(url), res.status, res.headers, text);
   let body: unknown;
   try {
     body = text ? JSON.parse(text) : undefined;
