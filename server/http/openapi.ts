@@ -178,7 +178,7 @@ export function buildOpenApi(routes: RouteDef[], options: OpenApiOptions) {
     }));
     if (r.query instanceof z.ZodObject) {
       for (const [name, s] of Object.entries(r.query.shape as Record<string, z.ZodType>)) {
-        // The parsed value (an integer for `page`), which is what a client must send as text.
+        // Described by the parsed value, as the service enforces it: `page` is an integer from 1.
         const { description, ...schema } = toSchema(s, 'output') as Json;
         params.push({ name, in: 'query', required: false, description, schema });
       }
@@ -203,7 +203,7 @@ export function buildOpenApi(routes: RouteDef[], options: OpenApiOptions) {
             content: Object.fromEntries(r.file.map((type) => [type, binary])),
           }
         : r.response
-          ? { description: answerDescription(r), headers: successHeaders, content: json(toSchema(r.response, 'output'), r.example?.response) }
+          ? { description: answerDescription(r), headers: successHeaders, content: json(toSchema(r.response, 'output'), r.example.response) }
           : { description: 'Done, no content', headers: successHeaders },
     };
     const statuses = new Set<number>([401, ...(r.problems ?? [])]);
@@ -223,7 +223,7 @@ export function buildOpenApi(routes: RouteDef[], options: OpenApiOptions) {
             requestBody: {
               // A request without a body reads as {}: required only when {} is refused.
               required: !r.body.safeParse({}).success,
-              content: json(toSchema(r.body, 'input'), r.example?.request),
+              content: json(toSchema(r.body, 'input'), r.example.request),
             },
           }
         : {}),
