@@ -8,7 +8,8 @@ import { canStore } from '../payments/gateway';
 import { storeCard } from '../payments/store-card';
 import { getAuthorization, listAuthorizations, removeAuthorization } from '../store/sales';
 import { checkNotifyUrl } from './notify-url';
-import { currencyCode, httpUrl, positiveAmount, ref, text, toMinor } from './fields';
+import { currencyCode, httpUrl, objectId, positiveAmount, ref, text, timestamps, toMinor } from './fields';
+import { AUTHORIZATION_EXAMPLE, IDS, page, SALE_EXAMPLE } from './examples';
 import { presentAuthorization } from '../present/authorization';
 import { presentSale } from '../present/sale';
 import { saleOut } from './sales';
@@ -18,46 +19,49 @@ import { saleOut } from './sales';
 
 export const authorizationOut = z
   .object({
-    id: z.uuid(),
-    status: z.enum(['active', 'removed']),
+    id: objectId,
+    status: z.enum(['active', 'removed']).describe('`active` can be charged; `removed` never again'),
     transaction_id: z.uuid().nullable().describe('The transaction paid with `authorize: true` that stored it, if any'),
     gateway: z.uuid().describe('`id` of the gateway'),
     card: z
       .object({
-        brand: z.string().nullable(),
-        last4: z.string().nullable(),
-        exp_month: z.number().int().nullable(),
-        exp_year: z.number().int().nullable(),
+        brand: z.string().nullable().describe('Card brand (`visa`, `mastercard`, …)'),
+        last4: z.string().nullable().describe('Last four digits of the card number'),
+        exp_month: z.number().int().nullable().describe('Expiry month, 1 to 12'),
+        exp_year: z.number().int().nullable().describe('Expiry year, four digits'),
       })
-      .nullable(),
-    notify_url: z.string().nullable(),
-    created: z.string(),
-    updated: z.string(),
+      .nullable()
+      .describe('What is stored of the card: never its number or CVC'),
+    notify_url: z.string().nullable().describe('Where authorization.* notifications are sent'),
+    ...timestamps,
   })
-  .meta({ id: 'Authorization' });
+  .meta({ id: 'Authorization', description: 'A stored payment method (a card), charged later without the customer' });
 
 const card = z.strictObject({
   number: z.string().max(32).describe('As printed, spaces allowed; the sandbox test cards decide the outcome'),
-  expiry: z.string().max(16).describe('MM/YY'),
-  cvc: z.string().max(8),
+  expiry: z.string().max(16).describe('Expiry month and year as printed, MM/YY'),
+  cvc: z.string().max(8).describe('Card verification code; sent to the gateway, never stored'),
   name: z.string().max(255).describe('Cardholder name'),
-});
+}).describe('The card to store');
 
 const authorizationCreate = z
   .strictObject({
     gateway: ref('gateway').describe('`id` of a gateway that can store cards (the sandbox card gateway)'),
     card,
-    notify_url: httpUrl.optional(),
+    notify_url: httpUrl.optional().describe('Where authorization.* notifications are sent'),
   })
-  .meta({ id: 'AuthorizationCreate' });
+  .meta({ id: 'Authorization', description: 'A card to store as an authorization' });
 
 const chargeBody = z
   .strictObject({
     amount: positiveAmount.describe('Major units of `currency`'),
-    currency: currencyCode,
-    description: text(2000).optional(),
+    currency: currencyCode.describe('Currency of the charge; one the gateway takes'),
+    description: text(2000).optional().describe('What the charge is for, kept on the sale'),
   })
-  .meta({ id: 'AuthorizationCharge' });
+  .meta({ id: 'AuthorizationCharge', description: 'A charge of a stored payment method' });
+
+/** Removing takes no fields: no body, or `{}`. */
+const removeBody = z.strictObject({}).meta({ id: 'AuthorizationRemove', description: 'No fields: send no body, or `{}`' });
 
 // The screen's validators answer with locale keys; the API answers in words.
 const CARD_ERRORS: Record<string, string> = {
@@ -70,8 +74,8 @@ const CARD_ERRORS: Record<string, string> = {
 };
 
 const listQuery = pageQuery.extend({
-  status: z.enum(['active', 'removed']).optional(),
-  transaction_id: ref('transaction').optional(),
+  status: z.enum(['active', 'removed']).optional().describe('Only authorizations in this state'),
+  transaction_id: ref('transaction').optional().describe('Only the authorization stored by this transaction'),
 });
 
 const notFound = () => new ApiError('not_found', 'No authorization with this id');
@@ -82,7 +86,10 @@ export const authorizationRoutes = (): RouteDef[] => [
   route({
     method: 'get',
     path: '/authorization/',
+    operationId: 'listAuthorizations',
     summary: 'List authorizations (stored payment methods), newest first',
+    description: 'The stored payment methods of your environment, newest first; filter by status or by the transaction that stored one.',
+    example: { response: page([AUTHORIZATION_EXAMPLE]) },
     tag: 'Authorization',
     query: listQuery,
     response: pageEnvelopeSchema(authorizationOut),
@@ -96,7 +103,15 @@ export const authorizationRoutes = (): RouteDef[] => [
   route({
     method: 'post',
     path: '/authorization/',
+    operationId: 'createAuthorization',
     summary: 'Store a card with the sandbox card gateway',
+    description:
+      'Checks the card with the gateway and stores it as an authorization; only its brand, last four digits and expiry are kept. ' +
+      'A declined card is a 402; a gateway failure a 502 (a retry is safe).',
+    example: {
+      request: { gateway: IDS.gateway, card: { number: '4242 4242 4242 4242', expiry: '12/30', cvc: '123', name: 'Ana García' } },
+      response: AUTHORIZATION_EXAMPLE,
+    },
     tag: 'Authorization',
     body: authorizationCreate,
     response: authorizationOut,
@@ -129,7 +144,10 @@ export const authorizationRoutes = (): RouteDef[] => [
   route({
     method: 'get',
     path: '/authorization/{id}/',
+    operationId: 'getAuthorization',
     summary: 'Get an authorization',
+    description: 'One stored payment method.',
+    example: { response: AUTHORIZATION_EXAMPLE },
     tag: 'Authorization',
     response: authorizationOut,
     status: 200,
@@ -142,7 +160,15 @@ export const authorizationRoutes = (): RouteDef[] => [
   route({
     method: 'post',
     path: '/authorization/{id}/charge/',
+    operationId: 'chargeAuthorization',
     summary: 'Charge the stored payment method: a captured sale',
+    description:
+      'Charges the stored card and answers with the captured sale. A declined charge is a 402 and is recorded as a `declined` sale; ' +
+      'a removed authorization is a 409; a gateway failure a 502 (nothing was charged).',
+    example: {
+      request: { amount: 19.9, currency: 'EUR', description: 'January box' },
+      response: { ...SALE_EXAMPLE, transaction_id: null, authorization_id: IDS.authorization },
+    },
     tag: 'Authorization',
     body: chargeBody,
     response: saleOut,
@@ -178,8 +204,12 @@ export const authorizationRoutes = (): RouteDef[] => [
   route({
     method: 'post',
     path: '/authorization/{id}/remove/',
+    operationId: 'removeAuthorization',
     summary: 'Remove the stored payment method: it can never be charged again',
+    description: 'Removes the authorization for good; removing one already removed is a 409. Takes no body (or `{}`).',
+    example: { request: {}, response: { ...AUTHORIZATION_EXAMPLE, status: 'removed' } },
     tag: 'Authorization',
+    body: removeBody,
     response: authorizationOut,
     status: 200,
     async handler({ env, params, deps, db }) {

@@ -19,11 +19,21 @@ import {
   exponentOf,
   name,
   percentage,
+  objectId,
   text,
   timestamps,
   toMinor,
   toScaled,
 } from './fields';
+import { EXAMPLE_TIME, IDS, page } from './examples';
+
+const CATALOGUE_IDS: Record<string, string> = {
+  product: IDS.product,
+  plan: IDS.plan,
+  tax: '01943a6e-1a2b-7c3d-8e4f-5a6b7c8d9e0f',
+  shipping: '01943a6e-2b3c-7d4e-9f50-6b7c8d9e0f1a',
+  coupon: '01943a6e-3c4d-7e5f-a061-7c8d9e0f1a2b',
+};
 
 // The five catalogue groups share their five operations; each group only says how its
 // fields look and how they map to a row. PATCH merges into the current object and
@@ -36,6 +46,12 @@ interface Group<T extends CatalogueTable, C extends z.ZodObject> {
   group: string;
   table: T;
   title: string;
+  /** The noun in operationIds: `listProducts`, `createProduct`, … */
+  noun: { one: string; many: string };
+  /** What one object is, for the document. */
+  about: string;
+  /** A create request and the object it makes (without id and timestamps). */
+  example: { request: Record<string, unknown>; object: Record<string, unknown> };
   fields: C;
   /** Rules across fields, on the merged object; throw fieldError. */
   check?(value: z.output<C>): void;
@@ -52,19 +68,25 @@ function defineGroup<T extends CatalogueTable, C extends z.ZodObject>(g: Group<T
 const rate = (units: number) => unitsToNumber(units, RATE_SCALE);
 const money = (units: number, currency: string) => unitsToNumber(units, exponentOf(currency));
 const flag = (b: boolean) => (b ? 1 : 0);
-const enabledFilter = z.object({ enabled: z.enum(['true', 'false']).optional() });
+const enabledFilter = z.object({ enabled: z.enum(['true', 'false']).optional().describe('Only enabled (`true`) or disabled (`false`) objects') });
 
 const product = defineGroup({
   table: 'products',
   group: 'product',
   title: 'Product',
+  noun: { one: 'Product', many: 'Products' },
+  about: 'A catalogue product, referenced by a transaction line through `product_id`',
+  example: {
+    request: { product_id: 'mug-01', name: 'Mug', description: 'Stoneware, 300 ml', price: 12, currency: 'EUR' },
+    object: { product_id: 'mug-01', name: 'Mug', description: 'Stoneware, 300 ml', price: 12, currency: 'EUR', enabled: true },
+  },
   fields: z.strictObject({
     product_id: text(255).nullable().default(null).describe('Your external identifier'),
-    name,
-    description: text(2000).nullable().default(null),
+    name: name.describe('Name of the product, shown on the payment screen'),
+    description: text(2000).nullable().default(null).describe('Description of the product'),
     price: amount.describe('Unit price in major units of `currency`'),
     currency: currencyCode,
-    enabled: z.boolean().default(true),
+    enabled: z.boolean().default(true).describe('Whether new transactions may use it'),
   }),
   toRow: (v) => ({
     product_id: v.product_id,
@@ -82,23 +104,32 @@ const product = defineGroup({
     currency: r.currency,
     enabled: r.enabled === 1,
   }),
-  filters: enabledFilter.extend({ product_id: z.string().optional(), currency: z.string().optional() }),
+  filters: enabledFilter.extend({
+    product_id: z.string().optional().describe('Only products with this `product_id`'),
+    currency: z.string().optional().describe('Only products in this currency'),
+  }),
 });
 
 const plan = defineGroup({
   table: 'plans',
   group: 'plan',
   title: 'Plan',
+  noun: { one: 'Plan', many: 'Plans' },
+  about: 'A catalogue plan: what a subscription charges, and how often',
+  example: {
+    request: { plan_id: 'club', name: 'Coffee club', amount: 19.9, currency: 'EUR', interval: 'month' },
+    object: { plan_id: 'club', name: 'Coffee club', description: null, amount: 19.9, currency: 'EUR', interval: 'month', interval_count: 1, trial_days: 0, enabled: true },
+  },
   fields: z.strictObject({
     plan_id: text(255).nullable().default(null).describe('Your external identifier'),
-    name,
-    description: text(2000).nullable().default(null),
+    name: name.describe('Name of the plan, shown on the sign-up page'),
+    description: text(2000).nullable().default(null).describe('Description of the plan'),
     amount: amount.describe('Charged every period, in major units of `currency`'),
     currency: currencyCode,
-    interval: z.enum(['day', 'week', 'month', 'year']),
-    interval_count: z.number().int().min(1).max(365).default(1),
-    trial_days: z.number().int().min(0).max(730).default(0),
-    enabled: z.boolean().default(true),
+    interval: z.enum(['day', 'week', 'month', 'year']).describe('Unit of the period'),
+    interval_count: z.number().int().min(1).max(365).default(1).describe('Intervals per period: 3 with `month` charges every quarter'),
+    trial_days: z.number().int().min(0).max(730).default(0).describe('Free days before the first charge'),
+    enabled: z.boolean().default(true).describe('Whether new subscriptions may use it'),
   }),
   toRow: (v) => ({
     plan_id: v.plan_id,
@@ -122,17 +153,23 @@ const plan = defineGroup({
     trial_days: r.trial_days,
     enabled: r.enabled === 1,
   }),
-  filters: enabledFilter.extend({ plan_id: z.string().optional(), currency: z.string().optional() }),
+  filters: enabledFilter.extend({
+    plan_id: z.string().optional().describe('Only plans with this `plan_id`'),
+    currency: z.string().optional().describe('Only plans in this currency'),
+  }),
 });
 
 const tax = defineGroup({
   table: 'taxes',
   group: 'tax',
   title: 'Tax',
+  noun: { one: 'Tax', many: 'Taxes' },
+  about: 'A catalogue tax: a percentage of a transaction\'s items_price',
+  example: { request: { name: 'VAT', rate: 21 }, object: { name: 'VAT', rate: 21, enabled: true } },
   fields: z.strictObject({
-    name,
+    name: name.describe('Name of the tax, shown on the payment screen'),
     rate: percentage.describe('Percentage of items_price: 21 means 21 %; up to 4 decimals'),
-    enabled: z.boolean().default(true),
+    enabled: z.boolean().default(true).describe('Whether new transactions may use it'),
   }),
   toRow: (v) => ({ name: v.name, rate_e4: Number(toScaled(v.rate, RATE_SCALE, 'rate')), enabled: flag(v.enabled) }),
   toApi: (r) => ({ name: r.name, rate: rate(r.rate_e4), enabled: r.enabled === 1 }),
@@ -143,11 +180,14 @@ const shipping = defineGroup({
   table: 'shipping',
   group: 'shipping',
   title: 'Shipping option',
+  noun: { one: 'ShippingOption', many: 'ShippingOptions' },
+  about: 'A catalogue shipping option: a price added to a transaction',
+  example: { request: { name: 'Courier', price: 4.95, currency: 'EUR' }, object: { name: 'Courier', price: 4.95, currency: 'EUR', enabled: true } },
   fields: z.strictObject({
-    name,
+    name: name.describe('Name of the shipping option, shown on the payment screen'),
     price: amount.describe('In major units of `currency`'),
     currency: currencyCode,
-    enabled: z.boolean().default(true),
+    enabled: z.boolean().default(true).describe('Whether new transactions may use it'),
   }),
   toRow: (v) => ({
     name: v.name,
@@ -156,20 +196,26 @@ const shipping = defineGroup({
     enabled: flag(v.enabled),
   }),
   toApi: (r) => ({ name: r.name, price: money(r.price, r.currency), currency: r.currency, enabled: r.enabled === 1 }),
-  filters: enabledFilter.extend({ currency: z.string().optional() }),
+  filters: enabledFilter.extend({ currency: z.string().optional().describe('Only shipping options in this currency') }),
 });
 
 const coupon = defineGroup({
   table: 'coupons',
   group: 'coupon',
   title: 'Coupon',
+  noun: { one: 'Coupon', many: 'Coupons' },
+  about: 'A catalogue coupon: a fixed amount or a percentage of items_price off a transaction',
+  example: {
+    request: { name: 'Welcome', code: 'WELCOME10', kind: 'percent', value: 10 },
+    object: { name: 'Welcome', code: 'WELCOME10', kind: 'percent', value: 10, currency: null, enabled: true },
+  },
   fields: z.strictObject({
-    name,
+    name: name.describe('Name of the coupon, shown on the payment screen'),
     code: text(64).nullable().default(null).describe('What the customer types, if anything'),
-    kind: z.enum(['fixed', 'percent']),
+    kind: z.enum(['fixed', 'percent']).describe('`fixed`: an amount off; `percent`: a percentage of items_price off'),
     value: amount.describe('`fixed`: an amount in major units of `currency`; `percent`: a percentage of items_price'),
     currency: currencyCode.nullable().default(null).describe('Required for `fixed`, absent for `percent`'),
-    enabled: z.boolean().default(true),
+    enabled: z.boolean().default(true).describe('Whether new transactions may use it'),
   }),
   check: (v) => {
     if (v.kind === 'fixed' && !v.currency) throw fieldError('currency', 'is required for a fixed coupon');
@@ -195,7 +241,10 @@ const coupon = defineGroup({
     currency: r.currency,
     enabled: r.enabled === 1,
   }),
-  filters: enabledFilter.extend({ code: z.string().optional(), kind: z.string().optional() }),
+  filters: enabledFilter.extend({
+    code: z.string().optional().describe('Only the coupon with this code'),
+    kind: z.string().optional().describe('Only coupons of this kind: `fixed` or `percent`'),
+  }),
 });
 
 export const CATALOGUE = [product, plan, tax, shipping, coupon] as Group<CatalogueTable, z.ZodObject>[];
@@ -203,22 +252,28 @@ export const CATALOGUE = [product, plan, tax, shipping, coupon] as Group<Catalog
 /** Every field optional and without its default, so an absent field stays unchanged. */
 export function patchOf(fields: z.ZodObject) {
   const shape = Object.fromEntries(
-    Object.entries(fields.shape).map(([k, s]) => [
-      k,
-      (s instanceof z.ZodDefault ? (s.unwrap() as z.ZodType) : (s as z.ZodType)).optional(),
-    ]),
+    Object.entries(fields.shape).map(([k, s]) => {
+      const field = (s instanceof z.ZodDefault ? (s.unwrap() as z.ZodType) : (s as z.ZodType)).optional();
+      // The description sits on the default it was declared on: keep it.
+      const { description } = s as z.ZodType;
+      return [k, description ? field.describe(description) : field];
+    }),
   );
   // The refine is for the API, minProperties for the OpenAPI document (which cannot show a refine).
   return z
     .strictObject(shape)
-    .meta({ minProperties: 1 })
+    .meta({ minProperties: 1, description: 'The fields to change, at least one; the others stay as they are' })
     .refine((v) => Object.keys(v).length > 0, 'send at least one field to change');
 }
 
 function groupRoutes<T extends CatalogueTable>(g: Group<T, z.ZodObject>): RouteDef[] {
-  const output = z.object({ id: z.uuid(), ...g.fields.shape, ...timestamps }).meta({
-    id: g.title.replace(/(?:^|\s)(\w)/g, (_, c: string) => c.toUpperCase()),
+  const output = z.object({ id: objectId, ...g.fields.shape, ...timestamps }).meta({
+    id: g.noun.one,
+    description: g.about,
   });
+  const object = { id: CATALOGUE_IDS[g.group]!, ...g.example.object, created: EXAMPLE_TIME, updated: EXAMPLE_TIME };
+  const { one, many } = g.noun;
+  const a = `${/^[aeiou]/i.test(g.group) ? 'an' : 'a'} ${g.title.toLowerCase()}`;
   const present = (row: Row<T>) => ({
     id: row.id,
     ...g.toApi(row),
@@ -237,7 +292,10 @@ function groupRoutes<T extends CatalogueTable>(g: Group<T, z.ZodObject>): RouteD
     route({
       method: 'get',
       path: base,
-      summary: `List ${g.group}s, newest first`,
+      operationId: `list${many}`,
+      summary: `List ${many.replace(/(?!^)([A-Z])/g, ' $1').toLowerCase()}, newest first`,
+      description: `The ${g.title.toLowerCase()} objects of your catalogue, newest first, a page at a time.`,
+      example: { response: page([object]) },
       tag,
       query: pageQuery.extend(g.filters.shape),
       response: pageEnvelopeSchema(output),
@@ -256,7 +314,10 @@ function groupRoutes<T extends CatalogueTable>(g: Group<T, z.ZodObject>): RouteD
     route({
       method: 'post',
       path: base,
-      summary: `Create a ${g.group}`,
+      operationId: `create${one}`,
+      summary: `Create ${a}`,
+      description: `Adds ${a} to your catalogue. Fields with a default may be left out.`,
+      example: { request: g.example.request, response: object },
       tag,
       body: g.fields,
       response: output,
@@ -269,7 +330,10 @@ function groupRoutes<T extends CatalogueTable>(g: Group<T, z.ZodObject>): RouteD
     route({
       method: 'get',
       path: item,
-      summary: `Get a ${g.group}`,
+      operationId: `get${one}`,
+      summary: `Get ${a}`,
+      description: `One ${g.title.toLowerCase()} of your catalogue.`,
+      example: { response: object },
       tag,
       response: output,
       status: 200,
@@ -282,7 +346,10 @@ function groupRoutes<T extends CatalogueTable>(g: Group<T, z.ZodObject>): RouteD
     route({
       method: 'patch',
       path: item,
-      summary: `Change fields of a ${g.group}`,
+      operationId: `update${one}`,
+      summary: `Change fields of ${a}`,
+      description: 'Changes the fields sent (at least one) and checks the whole object again; fields not sent stay as they are.',
+      example: { request: { name: String(g.example.object.name) }, response: object },
       tag,
       body: patchOf(g.fields),
       response: output,
@@ -300,7 +367,10 @@ function groupRoutes<T extends CatalogueTable>(g: Group<T, z.ZodObject>): RouteD
     route({
       method: 'delete',
       path: item,
-      summary: `Delete a ${g.group}; transactions keep their copy of its name and price`,
+      operationId: `delete${one}`,
+      summary: `Delete ${a}`,
+      description: `Deletes ${a}; transactions that used it keep their copy of its name and price.`,
+      example: {},
       tag,
       status: 204,
       async handler({ env, params, db }) {

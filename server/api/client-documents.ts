@@ -8,6 +8,7 @@ import { getClient, getDocument, getDocumentFile, insertDocument, listDocuments 
 import { presentDocument } from '../present/client';
 import { DOCUMENT_FORMATS, documentCreate, documentOut, MAX_DOCUMENT_BYTES } from './client-objects';
 import { clientNotFound } from './clients';
+import { DOCUMENT_EXAMPLE, page } from './examples';
 
 // A client's documents, for the compliance review. Sent as JSON with the bytes in base64
 // (the spec has every body in JSON); stored with their bytes in the database, so they are
@@ -48,9 +49,15 @@ export const clientDocumentRoutes = (): RouteDef[] => [
   route({
     method: 'get',
     path: '/client/{clientId}/document/',
+    operationId: 'listClientDocuments',
+    description: "The client's documents, newest first, without their bytes; filter by `type` or `status`.",
+    example: { response: page([DOCUMENT_EXAMPLE]) },
     summary: "List a client's documents, newest first",
     tag: TAG,
-    query: pageQuery.extend({ type: z.enum(DOCUMENT_TYPES).optional(), status: z.enum(DOCUMENT_STATUSES).optional() }),
+    query: pageQuery.extend({
+      type: z.enum(DOCUMENT_TYPES).optional().describe('Only documents of this type'),
+      status: z.enum(DOCUMENT_STATUSES).optional().describe('Only documents in this state'),
+    }),
     response: pageEnvelopeSchema(documentOut),
     status: 200,
     async handler({ env, params, query, req, baseUrl, db }) {
@@ -63,6 +70,9 @@ export const clientDocumentRoutes = (): RouteDef[] => [
   route({
     method: 'post',
     path: '/client/{clientId}/document/',
+    operationId: 'createClientDocument',
+    description: 'Uploads a document (PDF, PNG, JPEG or WebP, base64 in `file.data`, at most 10 MiB: larger is a 413). Its type is checked against the bytes. It stays `pending` until the compliance review.',
+    example: { request: { type: 'identity_front', file: { name: 'id-card.pdf', content_type: 'application/pdf', data: 'JVBERi0xLjQK' } }, response: DOCUMENT_EXAMPLE },
     summary: `Upload a document (PDF, PNG, JPEG or WebP, base64, at most ${DOCUMENT_LIMIT_TEXT}); it waits for the compliance review`,
     tag: TAG,
     body: documentCreate,
@@ -86,6 +96,9 @@ export const clientDocumentRoutes = (): RouteDef[] => [
   route({
     method: 'get',
     path: '/client/{clientId}/document/{id}/',
+    operationId: 'getClientDocument',
+    description: "One of the client's documents, without its bytes.",
+    example: { response: DOCUMENT_EXAMPLE },
     summary: "Get one of a client's documents (without its bytes)",
     tag: TAG,
     response: documentOut,
@@ -99,6 +112,9 @@ export const clientDocumentRoutes = (): RouteDef[] => [
   route({
     method: 'get',
     path: '/client/{clientId}/document/{id}/file/',
+    operationId: 'downloadClientDocument',
+    description: 'The bytes of the document, as an attachment of its content type.',
+    example: {},
     summary: "Download a document's bytes, as an attachment",
     tag: TAG,
     file: Object.keys(DOCUMENT_FORMATS),

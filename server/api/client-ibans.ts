@@ -9,6 +9,7 @@ import { ibanFieldsOf, presentIban } from '../present/client';
 import { ibanFields, ibanOut, ibanRow } from './client-objects';
 import { booleanQuery, clientNotFound, flagOf, unique } from './clients';
 import { checkNotifyUrl } from './notify-url';
+import { IBAN_EXAMPLE, page } from './examples';
 
 // A client's IBANs, where payouts go. Each is enabled by compliance while its client is.
 
@@ -19,6 +20,9 @@ export const clientIbanRoutes = (): RouteDef[] => [
   route({
     method: 'get',
     path: '/client/{clientId}/iban/',
+    operationId: 'listClientIbans',
+    description: "The client's IBANs, newest first.",
+    example: { response: page([IBAN_EXAMPLE]) },
     summary: "List a client's IBANs, newest first",
     tag: TAG,
     query: pageQuery.extend({
@@ -37,6 +41,9 @@ export const clientIbanRoutes = (): RouteDef[] => [
   route({
     method: 'post',
     path: '/client/{clientId}/iban/',
+    operationId: 'createClientIban',
+    description: 'Adds an IBAN to the client after checking its country, length, format and mod-97 check digits. An `iban_id` already used by the client is a 409.',
+    example: { request: { iban_id: 'main', iban: 'ES91 2100 0418 4502 0005 1332' }, response: IBAN_EXAMPLE },
     summary: 'Add an IBAN to a client (checked: country, length, format, mod-97)',
     tag: TAG,
     body: ibanFields,
@@ -52,6 +59,9 @@ export const clientIbanRoutes = (): RouteDef[] => [
   route({
     method: 'get',
     path: '/client/{clientId}/iban/{id}/',
+    operationId: 'getClientIban',
+    description: "One of the client's IBANs.",
+    example: { response: IBAN_EXAMPLE },
     summary: "Get one of a client's IBANs",
     tag: TAG,
     response: ibanOut,
@@ -65,6 +75,10 @@ export const clientIbanRoutes = (): RouteDef[] => [
   route({
     method: 'patch',
     path: '/client/{clientId}/iban/{id}/',
+    operationId: 'updateClientIban',
+    description: 'Changes the fields sent. An `iban_id` already used by the client is a 409.',
+    example: { request: { enabled: false }, response: { ...IBAN_EXAMPLE, enabled: false } },
+    problems: [409],
     summary: 'Change the fields named; id, client and enabled_by_compliance are read-only',
     tag: TAG,
     body: patchOf(ibanFields),

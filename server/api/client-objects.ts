@@ -5,15 +5,20 @@ import { IBAN_PROBLEMS, ibanProblem, normaliseIban } from '../../widget/fields/i
 import { CLIENT_TYPES, DOCUMENT_STATUSES, DOCUMENT_TYPES } from '../domain/compliance';
 import { fieldError } from '../http/problem';
 import type { ClientValues, IbanValues } from '../store/clients';
-import { httpUrl, text, timestamps } from './fields';
+import { dateTime, httpUrl, objectId, text, timestamps } from './fields';
 
 // The three client objects as the API reads and writes them: the zod schemas (which the
 // OpenAPI document is made from), the rules across fields, and API → row mapping. Row →
 // API is in server/present/client.ts, shared with the events.
 
-/** Free text shown in back offices: no markup, no control characters. */
+/**
+ * Free text shown in back offices: no markup, no control characters. The control
+ * characters (Unicode Cc) are spelled as ranges, not `\p{Cc}`: the OpenAPI document
+ * carries this pattern, and validators without the `u` flag misread `\p{…}`.
+ */
 const plain = (max: number) =>
-  text(max).regex(/^[^<>\p{Cc}]*$/u, 'may not contain <, > or control characters');
+  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
+  text(max).regex(/^[^<>\u0000-\u001f\u007f-\u009f]*$/, 'may not contain <, > or control characters');
 
 const country = z
   .string()
@@ -44,28 +49,28 @@ export const clientFields = z
     birth_date: optional(calendarDate).describe('Date of birth, YYYY-MM-DD, not in the future'),
     birth_country: optional(country).describe('ISO 3166-1 alpha-2 country of birth'),
     nationality: optional(country).describe('ISO 3166-1 alpha-2 country of nationality'),
-    street: optional(plain(255)),
-    postal_code: optional(plain(16)),
-    city: optional(plain(128)),
-    province: optional(plain(128)),
+    street: optional(plain(255)).describe('Street and number of the address'),
+    postal_code: optional(plain(16)).describe('Postal code of the address'),
+    city: optional(plain(128)).describe('City of the address'),
+    province: optional(plain(128)).describe('Province, state or region of the address'),
     country: optional(country).describe('ISO 3166-1 alpha-2 country of the address'),
     notify_url: optional(httpUrl).describe('Where client.* and document.* events of this client are sent'),
     enabled: z.boolean().default(true).describe('Your switch; independent of `enabled_by_compliance`'),
   })
-  .meta({ id: 'ClientCreate' });
+  .meta({ id: 'Client', description: 'A client: a person or a company' });
 export type ClientFields = z.output<typeof clientFields>;
 
 export const clientOut = z
   .object({
-    id: z.uuid(),
+    id: objectId,
     enabled_by_compliance: z
       .boolean()
       .describe('Set by the compliance review: an accepted identity document (and, for a company, an accepted company registration)'),
     ...clientFields.shape,
-    phone: z.string().nullable().describe('E.164'),
+    phone: z.string().nullable().describe('Phone number in E.164 (`+34600123456`)'),
     ...timestamps,
   })
-  .meta({ id: 'Client' });
+  .meta({ id: 'Client', description: 'A client: a person or a company, with its compliance state' });
 
 const flag = (b: boolean) => (b ? 1 : 0);
 
@@ -103,21 +108,21 @@ export const ibanFields = z
     notify_url: optional(httpUrl).describe('Where iban.* events of this IBAN are sent'),
     enabled: z.boolean().default(true).describe('Your switch; independent of `enabled_by_compliance`'),
   })
-  .meta({ id: 'IbanCreate' });
+  .meta({ id: 'Iban', description: 'A bank account (IBAN) of a client' });
 export type IbanFields = z.output<typeof ibanFields>;
 
 export const ibanOut = z
   .object({
-    id: z.uuid(),
+    id: objectId,
     client: z.uuid().describe('`id` of the client'),
     enabled_by_compliance: z.boolean().describe('True while its client is enabled by compliance'),
-    iban_id: z.string().nullable(),
-    iban: z.string().describe('Electronic format'),
-    notify_url: z.string().nullable(),
-    enabled: z.boolean(),
+    iban_id: z.string().nullable().describe('Your external identifier'),
+    iban: z.string().describe('The IBAN, electronic format'),
+    notify_url: z.string().nullable().describe('Where iban.* events of this IBAN are sent'),
+    enabled: z.boolean().describe('Your switch; independent of `enabled_by_compliance`'),
     ...timestamps,
   })
-  .meta({ id: 'Iban' });
+  .meta({ id: 'Iban', description: 'A bank account (IBAN) of a client' });
 
 export const ibanRow = (v: IbanFields): IbanValues => ({ ...v, enabled: flag(v.enabled) });
 
@@ -149,24 +154,24 @@ export const documentCreate = z
       })
       .describe('The file content; the document returned never includes the bytes'),
   })
-  .meta({ id: 'DocumentCreate' });
+  .meta({ id: 'Document', description: 'An identity or company document of a client, to upload' });
 
 export const documentOut = z
   .object({
-    id: z.uuid(),
+    id: objectId,
     client: z.uuid().describe('`id` of the client'),
-    type: z.enum(DOCUMENT_TYPES),
+    type: z.enum(DOCUMENT_TYPES).describe('What the document is'),
     status: z
       .enum(DOCUMENT_STATUSES)
       .describe('pending until the compliance review runs; then accepted or rejected (sandbox: a file name starting with "reject" is rejected)'),
     status_reason: z.string().nullable().describe('Why a document was rejected'),
     file: z.object({
-      name: z.string(),
-      content_type: z.enum(CONTENT_TYPES),
-      size: z.number().int().describe('Bytes'),
+      name: z.string().describe('File name, as uploaded'),
+      content_type: z.enum(CONTENT_TYPES).describe('Media type, checked against the bytes'),
+      size: z.number().int().describe('Size of the file in bytes'),
       sha256: z.string().describe('Hex SHA-256 of the bytes'),
-    }),
-    reviewed: z.string().nullable(),
+    }).describe('What is kept of the file; its bytes come from …/file/'),
+    reviewed: dateTime.nullable().describe('When the compliance review decided (ISO 8601, UTC)'),
     ...timestamps,
   })
-  .meta({ id: 'Document' });
+  .meta({ id: 'Document', description: 'An identity or company document of a client, without its bytes' });

@@ -8,13 +8,14 @@ import { patchOf } from './catalogue';
 import { clientFieldsOf, presentClient } from '../present/client';
 import { clientFields, clientOut, clientRow } from './client-objects';
 import { checkNotifyUrl } from './notify-url';
+import { CLIENT_EXAMPLE, CLIENT_REQUEST, page } from './examples';
 
 // Clients: the people and companies a merchant pays out to. Their IBANs and documents
 // are nested under them (client-ibans.ts, client-documents.ts).
 
 const TAG = 'Clients';
 
-export const booleanQuery = z.enum(['true', 'false']).optional();
+export const booleanQuery = z.enum(['true', 'false']).optional().describe('Only objects where the flag is `true` or `false`');
 export const flagOf = (v: 'true' | 'false' | undefined) => (v === undefined ? undefined : v === 'true' ? 1 : 0);
 
 export const clientNotFound = () => new ApiError('not_found', 'No client with this id');
@@ -39,6 +40,9 @@ export const clientRoutes = (): RouteDef[] => [
   route({
     method: 'get',
     path: '/client/',
+    operationId: 'listClients',
+    description: 'The clients of your environment, newest first; filter by `client_id`, `enabled` or `enabled_by_compliance`.',
+    example: { response: page([CLIENT_EXAMPLE]) },
     summary: 'List clients, newest first',
     tag: TAG,
     query: pageQuery.extend({
@@ -58,6 +62,9 @@ export const clientRoutes = (): RouteDef[] => [
   route({
     method: 'post',
     path: '/client/',
+    operationId: 'createClient',
+    description: 'Registers a client; `name`, `id_country` and `id_number` are required. A `client_id` already used is a 409. The compliance review sets `enabled_by_compliance` later.',
+    example: { request: CLIENT_REQUEST, response: CLIENT_EXAMPLE },
     summary: 'Create a client (name, id_country and id_number are required)',
     tag: TAG,
     body: clientFields,
@@ -71,6 +78,9 @@ export const clientRoutes = (): RouteDef[] => [
   route({
     method: 'get',
     path: '/client/{id}/',
+    operationId: 'getClient',
+    description: 'One client.',
+    example: { response: CLIENT_EXAMPLE },
     summary: 'Get a client',
     tag: TAG,
     response: clientOut,
@@ -84,6 +94,10 @@ export const clientRoutes = (): RouteDef[] => [
   route({
     method: 'patch',
     path: '/client/{id}/',
+    operationId: 'updateClient',
+    description: 'Changes the fields sent and checks the whole client again. A `client_id` already used is a 409.',
+    example: { request: { email: 'ana.garcia@example.com' }, response: { ...CLIENT_EXAMPLE, email: 'ana.garcia@example.com' } },
+    problems: [409],
     summary: 'Change the fields named; id and enabled_by_compliance are read-only',
     tag: TAG,
     body: patchOf(clientFields),

@@ -4,6 +4,8 @@ import { ApiError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { EVENT_TYPES, getEvent, listEvents, retryEvent } from '../store/events';
 import type { DeliveryAttemptRow, EventRow } from '../store/schema';
+import { dateTime } from './fields';
+import { EVENT_DETAIL_EXAMPLE, EVENT_EXAMPLE, page } from './examples';
 
 // Events: the notifications the service sent (or is sending) to the merchant's
 // notify_urls, with every delivery attempt, so a merchant can see why a webhook failed.
@@ -13,30 +15,32 @@ const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'stopped'] as const
 const eventOut = z
   .object({
     id: z.uuid().describe('Also the `webhook-id` of every delivery of this event'),
-    type: z.enum(EVENT_TYPES),
-    created: z.string(),
+    type: z.enum(EVENT_TYPES).describe('What happened: `<object>.<change>`'),
+    created: dateTime.describe('When it happened (ISO 8601, UTC)'),
     data: z.record(z.string(), z.unknown()).describe('The object as the API returned it when the event happened'),
-    notify_url: z.string(),
+    notify_url: z.string().describe('Where it is delivered'),
     delivery_status: z
       .enum(DELIVERY_STATUSES)
       .describe('pending: will be tried (again); delivered: a 2xx came back; failed: retries ran out; stopped: the receiver answered 410'),
-    attempt_count: z.number().int(),
-    next_attempt: z.string().nullable(),
-    delivered: z.string().nullable(),
+    attempt_count: z.number().int().describe('Delivery attempts so far'),
+    next_attempt: dateTime.nullable().describe('When the next attempt is due; null when none is'),
+    delivered: dateTime.nullable().describe('When a 2xx came back'),
   })
-  .meta({ id: 'Event' });
+  .meta({ id: 'Event', description: 'A notification sent to a `notify_url`' });
 
 const attemptOut = z.object({
-  attempt: z.number().int(),
-  created: z.string(),
-  result: z.enum(['delivered', 'failed', 'gone']),
-  status_code: z.number().int().nullable(),
+  attempt: z.number().int().describe('1 for the first attempt, and so on'),
+  created: dateTime.describe('When the attempt was made'),
+  result: z.enum(['delivered', 'failed', 'gone']).describe('delivered: 2xx; failed: anything else; gone: 410'),
+  status_code: z.number().int().nullable().describe('The HTTP status the receiver answered'),
   error: z.string().nullable().describe('Why no status came back: timeout, refused address, connection error'),
   response_body: z.string().nullable().describe('The first 1000 characters of the answer'),
-  duration_ms: z.number().int(),
-});
+  duration_ms: z.number().int().describe('How long the attempt took, in milliseconds'),
+}).describe('One delivery attempt');
 
-const eventDetailOut = eventOut.extend({ attempts: z.array(attemptOut) }).meta({ id: 'EventWithAttempts' });
+const eventDetailOut = eventOut
+  .extend({ attempts: z.array(attemptOut).describe('Every delivery attempt, oldest first') })
+  .meta({ id: 'EventWithAttempts', description: 'A notification with its delivery attempts' });
 
 function presentEvent(row: EventRow): z.input<typeof eventOut> {
   const payload = JSON.parse(row.payload) as { data: Record<string, unknown> };
@@ -67,9 +71,9 @@ const presentDetail = ({ row, attempts }: { row: EventRow; attempts: DeliveryAtt
 });
 
 const listQuery = pageQuery.extend({
-  type: z.enum(EVENT_TYPES).optional(),
-  delivery_status: z.enum(DELIVERY_STATUSES).optional(),
-  object_id: z.uuid().optional(),
+  type: z.enum(EVENT_TYPES).optional().describe('Only events of this type'),
+  delivery_status: z.enum(DELIVERY_STATUSES).optional().describe('Only events with this delivery status'),
+  object_id: z.uuid().optional().describe('Only events about the object with this `id`'),
 });
 
 const notFound = () => new ApiError('not_found', 'No event with this id');
@@ -78,6 +82,9 @@ export const eventRoutes = (): RouteDef[] => [
   route({
     method: 'get',
     path: '/event/',
+    operationId: 'listEvents',
+    description: 'The notifications of your environment, newest first; filter by type, delivery status or the object they are about.',
+    example: { response: page([EVENT_EXAMPLE]) },
     summary: 'List events, newest first',
     tag: 'Event',
     query: listQuery,
@@ -92,6 +99,9 @@ export const eventRoutes = (): RouteDef[] => [
   route({
     method: 'get',
     path: '/event/{id}/',
+    operationId: 'getEvent',
+    description: 'One event with every delivery attempt, to see why a webhook failed.',
+    example: { response: EVENT_DETAIL_EXAMPLE },
     summary: 'Get an event with its delivery attempts',
     tag: 'Event',
     response: eventDetailOut,
@@ -105,6 +115,9 @@ export const eventRoutes = (): RouteDef[] => [
   route({
     method: 'post',
     path: '/event/{id}/retry/',
+    operationId: 'retryEvent',
+    description: 'Delivers the event once more, now, whatever its delivery status; an attempt in progress is a 409. Takes no body.',
+    example: { response: EVENT_DETAIL_EXAMPLE },
     summary: 'Deliver the event once more, now',
     tag: 'Event',
     response: eventDetailOut,

@@ -3,7 +3,7 @@ import type { Deps } from '../deps';
 import { requireAppKeys } from '../http/auth';
 import { buildOpenApi } from '../http/openapi';
 import { ApiError, problemHandler } from '../http/problem';
-import { mountRoutes, type RouteDef } from '../http/route';
+import { baseUrlOf, mountRoutes, type RouteDef } from '../http/route';
 import { authorizationRoutes } from './authorizations';
 import { catalogueRoutes } from './catalogue';
 import { clientDocumentRoutes, DOCUMENT_BODY_LIMIT, tooLargeDocument } from './client-documents';
@@ -35,7 +35,17 @@ export const apiRoutes = (): RouteDef[] => [
 /** Everything under /v1: auth on every route, JSON in, problem+json out. */
 export function apiRouter(deps: Deps): Router {
   const routes = apiRoutes();
-  const openapi = JSON.stringify(buildOpenApi(routes, { version: '1.0.0' }));
+  // The document names the absolute server it is served from: PUBLIC_URL, else the origin
+  // the request came to (one text per origin, built on first use).
+  const documents = new Map<string, string>();
+  const openapi = (origin: string) => {
+    let text = documents.get(origin);
+    if (text === undefined) {
+      text = JSON.stringify(buildOpenApi(routes, { version: '1.0.0', origin }));
+      if (documents.size < 16) documents.set(origin, text);
+    }
+    return text;
+  };
   const router = Router({ strict: true });
 
   // Every API path ends with a slash; anything else is sent there, method and body kept.
@@ -45,8 +55,8 @@ export function apiRouter(deps: Deps): Router {
     res.redirect(308, `${req.baseUrl}${req.path}/${q >= 0 ? req.originalUrl.slice(q) : ''}`);
   });
   // The contract itself is public, like any API reference.
-  router.get('/openapi.json', (_req, res) => {
-    res.type('application/json').send(openapi);
+  router.get('/openapi.json', (req, res) => {
+    res.type('application/json').send(openapi(baseUrlOf(req, deps)));
   });
   router.use(requireAppKeys(deps));
   // Documents are the one body allowed to be large; the parser that reads one first

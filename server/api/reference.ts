@@ -6,6 +6,8 @@ import { ApiError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import type { Deps } from '../deps';
 import type { Gateway } from '../payments/gateway';
+import { CURRENCY_EXAMPLE, GATEWAY_EXAMPLE, page } from './examples';
+import { objectId } from './fields';
 
 // Gateways and currencies: seeded, read-only, the same in every environment.
 
@@ -21,25 +23,25 @@ const currencyList = [...CURRENCIES.values()].map((c) => ({
 
 const currencyOut = z
   .object({
-    id: z.uuid(),
+    id: objectId,
     code: z.string().describe('ISO 4217 alphabetic code: what `currency` fields take'),
-    numeric_code: z.string(),
-    name: z.string(),
+    numeric_code: z.string().describe('ISO 4217 numeric code'),
+    name: z.string().describe('English name of the currency'),
     exponent: z.number().int().describe('Minor-unit digits: amounts may have at most this many decimals'),
   })
-  .meta({ id: 'Currency' });
+  .meta({ id: 'Currency', description: 'A currency the service knows, with its exponent' });
 
 const gatewayOut = z
   .object({
-    id: z.uuid(),
-    code: z.string(),
-    name: z.string(),
+    id: objectId,
+    code: z.string().describe('Short stable name of the gateway'),
+    name: z.string().describe('Name shown to customers'),
     flow: z.enum(['form', 'redirect']).describe('form: the screen collects fields; redirect: the customer continues on the provider page'),
     currencies: z.array(z.string()).nullable().describe('null: every currency'),
-    enabled: z.boolean(),
-    enabled_by_compliance: z.boolean(),
+    enabled: z.boolean().describe('Whether it is offered on the payment screen'),
+    enabled_by_compliance: z.boolean().describe('Always true for the built-in gateways'),
   })
-  .meta({ id: 'Gateway' });
+  .meta({ id: 'Gateway', description: 'A payment gateway of the service' });
 
 const presentGateway = (g: Gateway) => ({
   id: g.id,
@@ -54,6 +56,8 @@ const presentGateway = (g: Gateway) => ({
 function readOnly<T extends { id: string }>(opts: {
   group: string;
   tag: string;
+  noun: { one: string; many: string };
+  example: unknown;
   items: (deps: Deps) => T[];
   out: z.ZodType;
   filter?: (item: T, query: Record<string, unknown>) => boolean;
@@ -63,7 +67,10 @@ function readOnly<T extends { id: string }>(opts: {
     route({
       method: 'get',
       path: `/${opts.group}/`,
-      summary: `List ${opts.group === 'currency' ? 'currencies' : `${opts.group}s`}`,
+      operationId: `list${opts.noun.many}`,
+      summary: `List ${opts.noun.many.toLowerCase()}`,
+      description: `Every ${opts.group} of the service, the same in every environment, in a fixed order.`,
+      example: { response: page([opts.example]) },
       tag: opts.tag,
       query: opts.query ?? pageQuery,
       response: pageEnvelopeSchema(opts.out),
@@ -78,7 +85,10 @@ function readOnly<T extends { id: string }>(opts: {
     route({
       method: 'get',
       path: `/${opts.group}/{id}/`,
+      operationId: `get${opts.noun.one}`,
       summary: `Get a ${opts.group}`,
+      description: `One ${opts.group} of the service.`,
+      example: { response: opts.example },
       tag: opts.tag,
       response: opts.out,
       status: 200,
@@ -95,15 +105,19 @@ export const referenceRoutes = (): RouteDef[] => [
   ...readOnly({
     group: 'gateway',
     tag: 'Gateway',
+    noun: { one: 'Gateway', many: 'Gateways' },
+    example: GATEWAY_EXAMPLE,
     items: (deps) => deps.gateways.all.map(presentGateway),
     out: gatewayOut,
   }),
   ...readOnly({
     group: 'currency',
     tag: 'Currency',
+    noun: { one: 'Currency', many: 'Currencies' },
+    example: CURRENCY_EXAMPLE,
     items: () => currencyList,
     out: currencyOut,
-    query: pageQuery.extend({ code: z.string().max(3).optional() }),
+    query: pageQuery.extend({ code: z.string().max(3).optional().describe('Only the currency with this ISO 4217 code') }),
     filter: (c, q) => q.code === undefined || c.code === q.code,
   }),
 ];

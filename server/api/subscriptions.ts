@@ -10,7 +10,8 @@ import { getClient } from '../store/clients';
 import { getAuthorization } from '../store/sales';
 import { presentSubscription } from '../present/subscription';
 import { applyAction, getSubscription, insertSubscription, listSubscriptions } from '../store/subscriptions';
-import { httpUrl, ref, text } from './fields';
+import { currencyOut, dateTime, httpUrl, objectId, ref, text, timestamps } from './fields';
+import { IDS, page, SUBSCRIPTION_EXAMPLE } from './examples';
 import { checkNotifyUrl } from './notify-url';
 
 // The spec's subscriptions: create, read, and the four actions start / pause / active /
@@ -18,53 +19,52 @@ import { checkNotifyUrl } from './notify-url';
 
 const chargeOut = z.object({
   period: z.number().int().describe('Number of the period in the life of the subscription: 1, 2, …; each is charged at most once'),
-  period_start: z.iso.datetime(),
-  period_end: z.iso.datetime(),
+  period_start: dateTime.describe('Start of the period charged'),
+  period_end: dateTime.describe('End of the period charged'),
   amount: z.number().describe('Major units of `currency`'),
-  currency: z.string(),
+  currency: currencyOut,
   status: z.enum(['pending', 'charged', 'failed']).describe('`pending` while the gateway answers; `failed` until a retry succeeds'),
-  attempts: z.number().int(),
+  attempts: z.number().int().describe('Attempts made at this charge'),
   failure: z.string().nullable().describe('Why the latest attempt failed: `declined`, `insufficient_funds` or `authorization_removed`'),
   transaction: z.uuid().nullable().describe('`id` of the completed transaction the charge produced'),
   sale: z.uuid().nullable().describe('`id` of the sale the charge produced'),
-});
+}).describe('The charge of one period');
 
 export const subscriptionOut = z
   .object({
-    id: z.uuid(),
+    id: objectId,
     plan: z.uuid().describe('`id` of the plan; its terms below are copied at creation, so a later change of the plan does not alter them'),
     client: z.uuid().nullable().describe('`id` of the client, if one was given'),
     subscription_id: z.string().nullable().describe('Your external identifier'),
     authorization: z.uuid().nullable().describe('`id` of the authorization (stored payment method) every period is charged to'),
-    status: z.enum(SUBSCRIPTION_STATUSES),
+    status: z.enum(SUBSCRIPTION_STATUSES).describe('waiting, trialing, active, paused, past_due or stopped (docs/subscriptions.md)'),
     payment_url: z
       .string()
       .nullable()
       .describe('The hosted sign-up page: takes the card and starts the subscription (waiting, no payment method), or takes a new card (past_due); null otherwise'),
-    notify_url: z.string().nullable(),
-    return_url: z.string().nullable(),
-    cancel_url: z.string().nullable(),
-    language: z.enum(LANGUAGES).nullable(),
-    plan_name: z.string(),
+    notify_url: z.string().nullable().describe('Where subscription.* notifications are sent'),
+    return_url: z.string().nullable().describe('Where the sign-up page sends the customer once subscribed'),
+    cancel_url: z.string().nullable().describe('Where the sign-up page sends the customer who cancels'),
+    language: z.enum(LANGUAGES).nullable().describe('Language of the sign-up page; null: the browser\'s'),
+    plan_name: z.string().describe('Name of the plan, copied at creation'),
     amount: z.number().describe('Charged every period, in major units of `currency`'),
-    currency: z.string(),
-    interval: z.enum(INTERVALS),
-    interval_count: z.number().int(),
-    trial_days: z.number().int(),
-    started: z.iso.datetime().nullable(),
-    trial_end: z.iso.datetime().nullable().describe('End of the free trial; the first period is charged then'),
-    current_period_start: z.iso.datetime().nullable().describe('Start of the period paid for (or of the trial)'),
-    current_period_end: z.iso.datetime().nullable(),
-    next_charge_date: z.iso.datetime().nullable().describe('When the next charge (or retry) is made; null when paused, stopped or not started'),
+    currency: currencyOut,
+    interval: z.enum(INTERVALS).describe('Unit of the period, copied from the plan'),
+    interval_count: z.number().int().describe('Intervals per period, copied from the plan'),
+    trial_days: z.number().int().describe('Free days before the first charge, copied from the plan'),
+    started: dateTime.nullable().describe('When it started; null while waiting'),
+    trial_end: dateTime.nullable().describe('End of the free trial; the first period is charged then'),
+    current_period_start: dateTime.nullable().describe('Start of the period paid for (or of the trial)'),
+    current_period_end: dateTime.nullable().describe('End of the period paid for (or of the trial)'),
+    next_charge_date: dateTime.nullable().describe('When the next charge (or retry) is made; null when paused, stopped or not started'),
     failed_attempts: z.number().int().describe('Failed attempts at the owed period (past_due)'),
-    paused: z.iso.datetime().nullable(),
-    stopped: z.iso.datetime().nullable(),
-    stop_reason: z.enum(['requested', 'payment_failed']).nullable(),
+    paused: dateTime.nullable().describe('When it was paused, while paused'),
+    stopped: dateTime.nullable().describe('When it was stopped'),
+    stop_reason: z.enum(['requested', 'payment_failed']).nullable().describe('Why it stopped: asked for, or retries of a charge ran out'),
     charges: z.array(chargeOut).describe('One entry per period charged or being charged, oldest first'),
-    created: z.iso.datetime(),
-    updated: z.iso.datetime(),
+    ...timestamps,
   })
-  .meta({ id: 'Subscription' });
+  .meta({ id: 'Subscription', description: 'Recurring charges of a plan to a stored payment method' });
 
 const subscriptionCreate = z
   .strictObject({
@@ -81,13 +81,13 @@ const subscriptionCreate = z
     cancel_url: httpUrl.optional().describe('Where the sign-up page sends the customer who cancels'),
     language: z.enum(LANGUAGES).optional().describe('Language of the sign-up page; else the browser\'s'),
   })
-  .meta({ id: 'SubscriptionCreate' });
+  .meta({ id: 'Subscription', description: 'A new subscription to a plan' });
 
 const listQuery = pageQuery.extend({
-  status: z.enum(SUBSCRIPTION_STATUSES).optional(),
-  plan: ref('plan').optional(),
-  client: ref('client').optional(),
-  subscription_id: z.string().max(255).optional(),
+  status: z.enum(SUBSCRIPTION_STATUSES).optional().describe('Only subscriptions in this state'),
+  plan: ref('plan').optional().describe('Only subscriptions to this plan'),
+  client: ref('client').optional().describe('Only subscriptions of this client'),
+  subscription_id: z.string().max(255).optional().describe('Only the subscription with this `subscription_id`'),
 });
 
 const notFound = () => new ApiError('not_found', 'No subscription with this id');
@@ -103,7 +103,10 @@ function actionRoute(action: SubscriptionAction): RouteDef {
   return route({
     method: 'post',
     path: `/subscription/{id}/${action}/`,
+    operationId: `${action === 'active' ? 'resume' : action}Subscription`,
     summary: ACTION_SUMMARIES[action],
+    description: `${ACTION_SUMMARIES[action]}. Allowed from ${ACTION_FROM[action].join(' or ')}; from any other state it is a 409. Takes no body.`,
+    example: { response: SUBSCRIPTION_EXAMPLE },
     tag: 'Subscriptions',
     response: subscriptionOut,
     status: 200,
@@ -130,6 +133,9 @@ export const subscriptionRoutes = (): RouteDef[] => [
   route({
     method: 'get',
     path: '/subscription/',
+    operationId: 'listSubscriptions',
+    description: 'The subscriptions of your environment, newest first; filter by status, plan, client or `subscription_id`.',
+    example: { response: page([SUBSCRIPTION_EXAMPLE]) },
     summary: 'List subscriptions, newest first',
     tag: 'Subscriptions',
     query: listQuery,
@@ -144,6 +150,9 @@ export const subscriptionRoutes = (): RouteDef[] => [
   route({
     method: 'post',
     path: '/subscription/',
+    operationId: 'createSubscription',
+    description: 'Subscribes to a plan, whose terms are copied. It waits until started (`start`), or, without an authorization, until the customer gives a card on `payment_url`.',
+    example: { request: { plan: IDS.plan, authorization: IDS.authorization, subscription_id: 'sub-77' }, response: { ...SUBSCRIPTION_EXAMPLE, status: 'waiting', started: null, current_period_start: null, current_period_end: null, next_charge_date: null, charges: [] } },
     summary: 'Create a subscription to a plan (waiting until started, or until the customer signs up on payment_url)',
     tag: 'Subscriptions',
     body: subscriptionCreate,
@@ -189,6 +198,9 @@ export const subscriptionRoutes = (): RouteDef[] => [
   route({
     method: 'get',
     path: '/subscription/{id}/',
+    operationId: 'getSubscription',
+    description: 'One subscription with its charges, oldest first.',
+    example: { response: SUBSCRIPTION_EXAMPLE },
     summary: 'Get a subscription with its charges',
     tag: 'Subscriptions',
     response: subscriptionOut,

@@ -9,16 +9,17 @@ import { payFromSources } from '../payments/sources';
 import type { StoredTransaction } from '../store/transactions';
 import { buildTransaction, createTransaction, destinationShares, resolveSources } from '../transactions/create';
 import { checkNotifyUrl } from './notify-url';
-import { amount, currencyCode, httpUrl, name, positiveAmount, ref, text } from './fields';
+import { amount, currencyCode, currencyOut, dateTime, httpUrl, name, objectId, positiveAmount, ref, text, timestamps } from './fields';
+import { TRANSACTION_EXAMPLE, TRANSACTION_REQUEST, page } from './examples';
 
 const LANGUAGE = z.enum(['au', 'es', 'en', 'fr']);
 
 const inlineProduct = z.strictObject({
   product_id: text(255).optional().describe('Your external identifier'),
-  name,
+  name: name.describe('Name of the product, shown on the payment screen'),
   price: amount.describe('Unit price in major units of the transaction currency'),
-  description: text(2000).optional(),
-});
+  description: text(2000).optional().describe('Description of the product'),
+}).describe('A product defined inline for this transaction');
 
 const productLine = z
   .strictObject({
@@ -29,7 +30,8 @@ const productLine = z
   .refine((l) => (l.product_id === undefined) !== (l.product === undefined), {
     message: 'send either product_id or product',
     path: ['product_id'],
-  });
+  })
+  .describe('A product line: a quantity of a catalogue product (`product_id`) or of one defined inline (`product`)');
 
 const sourceElement = z
   .strictObject({
@@ -40,19 +42,20 @@ const sourceElement = z
   .refine((m) => (m.wallet_id === undefined) !== (m.authorization_id === undefined), {
     message: 'send either wallet_id or authorization_id',
     path: ['wallet_id'],
-  });
+  })
+  .describe('Where part of the funds come from: a wallet or an authorization (stored card)');
 
 const destinationElement = z.strictObject({
   wallet_id: ref('wallet').describe('`id` of a wallet of this environment, in the transaction currency'),
   amount: positiveAmount.describe("The wallet's share of the sale, in major units"),
   concept: text(255).optional().describe("Shown on the wallet's ledger entry"),
-});
+}).describe('A wallet credited with a share of the sale');
 
 export const transactionCreate = z
   .strictObject({
-    order_id: text(255).optional(),
-    currency: currencyCode,
-    note: text(2000).optional(),
+    order_id: text(255).optional().describe('Your external identifier (your order number)'),
+    currency: currencyCode.describe('Currency of the transaction, ISO 4217 code in capitals'),
+    note: text(2000).optional().describe('A note for yourself; not shown to the customer'),
     extra: text(10_000)
       .refine((s) => {
         try {
@@ -62,27 +65,28 @@ export const transactionCreate = z
           return false;
         }
       }, 'must be a JSON text')
-      .optional(),
-    return_url: httpUrl.optional(),
-    cancel_url: httpUrl.optional(),
-    notify_url: httpUrl.optional(),
-    gateway_selected: z.boolean().default(false),
-    language: LANGUAGE.optional(),
+      .optional()
+      .describe('Extra values of yours, a JSON text, returned as sent'),
+    return_url: httpUrl.optional().describe('The customer is sent here (303) after a successful payment; an absolute http(s) URL'),
+    cancel_url: httpUrl.optional().describe('The customer is sent here (303) after cancelling the payment; an absolute http(s) URL'),
+    notify_url: httpUrl.optional().describe('State-change notifications (transaction.* events) are sent here'),
+    gateway_selected: z.boolean().default(false).describe('Whether the first gateway is preselected when the customer opens the payment screen'),
+    language: LANGUAGE.optional().describe('Language of the payment screen; else the browser\'s, else `en`'),
     expired_date: z.iso
       .datetime({ offset: true })
       .optional()
       .describe('ISO 8601 date-time, in the future; default one week after creation'),
-    products: z.array(productLine).min(1).max(1000),
-    tax_value: amount.optional(),
-    tax_name: text(255).optional(),
-    tax: ref('tax').optional(),
-    shipping_value: amount.optional(),
-    shipping_name: text(255).optional(),
-    shipping: ref('shipping option').optional(),
-    coupon_value: amount.optional(),
-    coupon_name: text(255).optional(),
-    coupon: ref('coupon').optional(),
-    authorize: z.boolean().default(false),
+    products: z.array(productLine).min(1).max(1000).describe('Product lines, 1 to 1000'),
+    tax_value: amount.optional().describe('Amount to pay related to tax, in major units; overrides what `tax` gives'),
+    tax_name: text(255).optional().describe('Name of the tax included; overrides what `tax` gives'),
+    tax: ref('tax').optional().describe('`id` of a tax of your catalogue: its rate of items_price and its name'),
+    shipping_value: amount.optional().describe('Amount to pay related to shipping, in major units; overrides what `shipping` gives'),
+    shipping_name: text(255).optional().describe('Name of the shipping included; overrides what `shipping` gives'),
+    shipping: ref('shipping option').optional().describe('`id` of a shipping option of your catalogue: its price and name'),
+    coupon_value: amount.optional().describe('Amount to deduct related to the coupon, in major units; overrides what `coupon` gives'),
+    coupon_name: text(255).optional().describe('Name of the coupon included; overrides what `coupon` gives'),
+    coupon: ref('coupon').optional().describe('`id` of a coupon of your catalogue: a fixed amount or a percentage of items_price'),
+    authorize: z.boolean().default(false).describe('Whether funds are held (captured or voided later) rather than charged, and the card stored as an authorization'),
     source: z
       .array(sourceElement)
       .max(50)
@@ -96,55 +100,58 @@ export const transactionCreate = z
       .optional()
       .describe('Wallets credited with these shares when the sale is paid; the rest stays with the merchant. Not with authorize'),
   })
-  .meta({ id: 'TransactionCreate' });
+  .meta({ id: 'Transaction', description: 'A payment request: product lines, totals and the payment screen' });
 
-const lineOut = z.object({
-  amount: z.number(),
-  product_id: z.string().nullable().describe('`id` of the catalogue product, when the line used one'),
-  product: z.object({
-    product_id: z.string().nullable(),
-    name: z.string(),
-    price: z.number(),
-    description: z.string().nullable(),
-  }),
-  total: z.number().describe('round(amount × price)'),
-});
+const lineOut = z
+  .object({
+    amount: z.number().describe('Quantity of the product'),
+    product_id: z.uuid().nullable().describe('`id` of the catalogue product, when the line used one'),
+    product: z
+      .object({
+        product_id: z.string().nullable().describe('Your external identifier of the product'),
+        name: z.string().describe('Name of the product'),
+        price: z.number().describe('Unit price in major units of the transaction currency'),
+        description: z.string().nullable().describe('Description of the product'),
+      })
+      .describe('The product as it was when the transaction was created'),
+    total: z.number().describe('round(amount × price), in major units'),
+  })
+  .describe('A product line with its total');
 
 export const transactionOut = z
   .object({
-    id: z.uuid(),
-    token: z.string(),
-    status: z.enum(['N', 'C', 'D', 'E']),
-    payment_url: z.string().describe('The hosted payment screen to send the customer to'),
-    order_id: z.string().nullable(),
-    currency: z.string(),
-    note: z.string().nullable(),
-    extra: z.string().nullable(),
-    return_url: z.string().nullable(),
-    cancel_url: z.string().nullable(),
-    notify_url: z.string().nullable(),
-    gateway_selected: z.boolean(),
-    language: LANGUAGE.nullable(),
-    expired_date: z.string(),
-    products: z.array(lineOut),
-    tax_value: z.number(),
-    tax_name: z.string().nullable(),
-    tax: z.string().nullable(),
-    shipping_value: z.number(),
-    shipping_name: z.string().nullable(),
-    shipping: z.string().nullable(),
-    coupon_value: z.number(),
-    coupon_name: z.string().nullable(),
-    coupon: z.string().nullable(),
-    authorize: z.boolean(),
-    source: z.array(sourceElement).nullable(),
-    destination: z.array(destinationElement).nullable(),
-    items_price: z.number(),
-    total_price: z.number(),
-    created: z.string(),
-    updated: z.string(),
+    id: objectId,
+    token: z.string().describe('Transaction token that represents the transaction to the end user (in `payment_url`); not the `id`'),
+    status: z.enum(['N', 'C', 'D', 'E']).describe('`N` new (payable), `D` paid, `C` cancelled by the customer, `E` expired'),
+    payment_url: z.url().describe('The hosted payment screen to send the customer to'),
+    order_id: z.string().nullable().describe('Your external identifier'),
+    currency: currencyOut,
+    note: z.string().nullable().describe('Your note, as sent'),
+    extra: z.string().nullable().describe('Your extra values, a JSON text'),
+    return_url: z.string().nullable().describe('Where the customer is sent after paying'),
+    cancel_url: z.string().nullable().describe('Where the customer is sent after cancelling'),
+    notify_url: z.string().nullable().describe('Where state-change notifications are sent'),
+    gateway_selected: z.boolean().describe('Whether the first gateway is preselected on the payment screen'),
+    language: LANGUAGE.nullable().describe('Language of the payment screen; null: the browser\'s'),
+    expired_date: dateTime.describe('When the transaction expires if unpaid (ISO 8601, UTC)'),
+    products: z.array(lineOut).describe('Product lines'),
+    tax_value: z.number().describe('Tax amount, in major units'),
+    tax_name: z.string().nullable().describe('Name of the tax'),
+    tax: z.uuid().nullable().describe('`id` of the catalogue tax used, if any'),
+    shipping_value: z.number().describe('Shipping amount, in major units'),
+    shipping_name: z.string().nullable().describe('Name of the shipping'),
+    shipping: z.uuid().nullable().describe('`id` of the catalogue shipping option used, if any'),
+    coupon_value: z.number().describe('Amount deducted by the coupon, in major units'),
+    coupon_name: z.string().nullable().describe('Name of the coupon'),
+    coupon: z.uuid().nullable().describe('`id` of the catalogue coupon used, if any'),
+    authorize: z.boolean().describe('Whether the payment holds the funds (capture later) and stores the card'),
+    source: z.array(sourceElement).nullable().describe('Where the funds came from, when paid at creation'),
+    destination: z.array(destinationElement).nullable().describe('Wallets credited with shares of the sale'),
+    items_price: z.number().describe('Total price of all product lines: Σ round(amount × price), in major units'),
+    total_price: z.number().describe('Price to pay: items_price + tax_value + shipping_value − coupon_value, never below 0'),
+    ...timestamps,
   })
-  .meta({ id: 'Transaction' });
+  .meta({ id: 'Transaction', description: 'A payment request: product lines, totals and the payment screen' });
 
 /** A transaction paid at once from its sources, or a 402 naming the source that failed. */
 async function createPaidFromSources(deps: Deps, envId: string, body: z.output<typeof transactionCreate>, now: Date): Promise<StoredTransaction> {
@@ -162,16 +169,19 @@ async function createPaidFromSources(deps: Deps, envId: string, body: z.output<t
 }
 
 const listQuery = pageQuery.extend({
-  status: z.enum(['N', 'C', 'D', 'E']).optional(),
-  order_id: z.string().max(255).optional(),
-  currency: z.string().max(3).optional(),
+  status: z.enum(['N', 'C', 'D', 'E']).optional().describe('Only transactions in this state'),
+  order_id: z.string().max(255).optional().describe('Only transactions with this `order_id`'),
+  currency: z.string().max(3).optional().describe('Only transactions in this currency'),
 });
 
 export const transactionRoutes = (): RouteDef[] => [
   route({
     method: 'get',
     path: '/transaction/',
+    operationId: 'listTransactions',
     summary: 'List transactions, newest first',
+    description: 'The transactions of your environment, newest first, a page at a time; filter by `status`, `order_id` or `currency`.',
+    example: { response: page([TRANSACTION_EXAMPLE]) },
     tag: 'Transaction',
     query: listQuery,
     response: pageEnvelopeSchema(transactionOut),
@@ -192,7 +202,13 @@ export const transactionRoutes = (): RouteDef[] => [
   route({
     method: 'post',
     path: '/transaction/',
+    operationId: 'createTransaction',
     summary: 'Create a transaction and its payment screen',
+    description:
+      'Creates a payment request and answers with its `payment_url`, the hosted screen to send the customer to. ' +
+      'Totals are computed from the lines and the tax, shipping and coupon. With `source`, the transaction is paid at once ' +
+      'from wallets and stored cards, all or nothing (402 naming the source that failed).',
+    example: { request: TRANSACTION_REQUEST, response: TRANSACTION_EXAMPLE },
     tag: 'Transaction',
     body: transactionCreate,
     response: transactionOut,
@@ -209,7 +225,10 @@ export const transactionRoutes = (): RouteDef[] => [
   route({
     method: 'get',
     path: '/transaction/{id}/',
+    operationId: 'getTransaction',
     summary: 'Get a transaction',
+    description: 'One transaction with its current status (an unpaid one past `expired_date` reads as `E`).',
+    example: { response: TRANSACTION_EXAMPLE },
     tag: 'Transaction',
     response: transactionOut,
     status: 200,

@@ -11,7 +11,8 @@ import { getWallet, type PostingRefused } from '../store/ledger';
 import type { WalletRow } from '../store/schema';
 import { findTransferById, getTransfer, listTransfers } from '../store/transfers';
 import { checkNotifyUrl } from './notify-url';
-import { httpUrl, positiveAmount, ref, text, timestamps, toMinor } from './fields';
+import { httpUrl, objectId, positiveAmount, ref, text, timestamps, toMinor } from './fields';
+import { IDS, page, TRANSFER_EXAMPLE } from './examples';
 
 // Transfers: money from a wallet to another wallet of the same environment and currency
 // (settled at once), or to a client's IBAN (a payout). The spec shows no fields: these
@@ -31,24 +32,24 @@ const transferCreate = z
     message: 'send either destination_wallet or destination_iban',
     path: ['destination_wallet'],
   })
-  .meta({ id: 'TransferCreate' });
+  .meta({ id: 'Transfer', description: 'Money to move from a wallet to a wallet or an IBAN' });
 
 export const transferOut = z
   .object({
-    id: z.uuid(),
+    id: objectId,
     transfer_id: z.string().nullable().describe('Your external identifier'),
     status: z.enum(TRANSFER_STATUSES).describe('paid: settled; pending: a payout on its way; failed: a payout that failed, its money returned'),
-    source_wallet: z.uuid(),
-    destination_wallet: z.uuid().nullable(),
-    destination_iban: z.uuid().nullable(),
-    amount: z.number(),
+    source_wallet: z.uuid().describe('`id` of the wallet the money left'),
+    destination_wallet: z.uuid().nullable().describe('`id` of the wallet the money went to'),
+    destination_iban: z.uuid().nullable().describe('`id` of the client IBAN paid out to'),
+    amount: z.number().describe("Major units of the wallets' currency"),
     currency: z.string().describe("The wallets' currency"),
-    concept: z.string().nullable(),
-    notify_url: z.string().nullable(),
+    concept: z.string().nullable().describe('Shown on both ledger entries'),
+    notify_url: z.string().nullable().describe('Where transfer.* events are sent'),
     failure: z.string().nullable().describe('Why a payout failed'),
     ...timestamps,
   })
-  .meta({ id: 'Transfer' });
+  .meta({ id: 'Transfer', description: 'Money moved from a wallet to a wallet or to an IBAN' });
 
 async function walletOf(db: Db, envId: string, id: string, path: string) {
   const row = await getWallet(db, envId, id);
@@ -105,16 +106,19 @@ async function payoutIbanOf(db: Db, source: WalletRow, ibanId: string) {
 }
 
 const listQuery = pageQuery.extend({
-  status: z.enum(TRANSFER_STATUSES).optional(),
-  transfer_id: z.string().max(255).optional(),
-  source_wallet: ref('wallet').optional(),
-  destination_wallet: ref('wallet').optional(),
+  status: z.enum(TRANSFER_STATUSES).optional().describe('Only transfers in this state'),
+  transfer_id: z.string().max(255).optional().describe('Only the transfer with this `transfer_id`'),
+  source_wallet: ref('wallet').optional().describe('Only transfers out of this wallet'),
+  destination_wallet: ref('wallet').optional().describe('Only transfers into this wallet'),
 });
 
 export const transferRoutes = (): RouteDef[] => [
   route({
     method: 'get',
     path: '/transfer/',
+    operationId: 'listTransfers',
+    description: 'The transfers of your environment, newest first.',
+    example: { response: page([TRANSFER_EXAMPLE]) },
     summary: 'List transfers, newest first',
     tag: 'Transfers',
     query: listQuery,
@@ -129,6 +133,9 @@ export const transferRoutes = (): RouteDef[] => [
   route({
     method: 'post',
     path: '/transfer/',
+    operationId: 'createTransfer',
+    description: 'Moves money from a wallet to another wallet of the same currency (settled at once) or to a client IBAN (a payout: `pending`, then `paid` or `failed` and reversed). A wallet without the money, or disabled, is a 409.',
+    example: { request: { source_wallet: IDS.wallet, destination_wallet: IDS.wallet2, amount: 25, concept: 'Monthly settlement', transfer_id: 'payout-9' }, response: TRANSFER_EXAMPLE },
     summary: 'Move money from a wallet to another wallet (settled at once) or to a client IBAN (a payout)',
     tag: 'Transfers',
     body: transferCreate,
@@ -163,6 +170,9 @@ export const transferRoutes = (): RouteDef[] => [
   route({
     method: 'get',
     path: '/transfer/{id}/',
+    operationId: 'getTransfer',
+    description: 'One transfer with its status.',
+    example: { response: TRANSFER_EXAMPLE },
     summary: 'Get a transfer',
     tag: 'Transfers',
     response: transferOut,

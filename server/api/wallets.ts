@@ -9,7 +9,8 @@ import { getClient } from '../store/clients';
 import { getEntry, getWallet, insertWallet, listEntries, listWallets, updateWallet, withCompliance } from '../store/ledger';
 import type { WalletRow } from '../store/schema';
 import { checkNotifyUrl } from './notify-url';
-import { currencyCode, httpUrl, name, ref, text, timestamps } from './fields';
+import { currencyCode, currencyOut, dateTime, httpUrl, name, objectId, ref, text, timestamps } from './fields';
+import { ENTRY_EXAMPLE, IDS, page, WALLET_EXAMPLE } from './examples';
 
 // Wallets (the spec's payment accounts) and their ledger entries, read-only. Money moves
 // through transfers and transactions (payments/), never through these routes.
@@ -29,7 +30,7 @@ const walletCreate = z
     notify_url: walletFields.notify_url.default(null),
     enabled: walletFields.enabled.default(true),
   })
-  .meta({ id: 'WalletCreate' });
+  .meta({ id: 'Wallet', description: 'A new wallet of a client' });
 
 const walletPatch = z
   .strictObject({
@@ -38,39 +39,39 @@ const walletPatch = z
     notify_url: walletFields.notify_url.optional(),
     enabled: walletFields.enabled.optional(),
   })
-  .meta({ id: 'WalletPatch', minProperties: 1 })
+  .meta({ id: 'WalletPatch', minProperties: 1, description: 'The fields to change, at least one' })
   .refine((v) => Object.keys(v).length > 0, 'send at least one field to change');
 
 export const walletOut = z
   .object({
-    id: z.uuid(),
+    id: objectId,
     enabled_by_compliance: z.boolean().describe("The client's compliance state, which the wallet follows"),
     wallet_id: z.string().describe('Your external identifier'),
-    name: z.string(),
+    name: z.string().describe('Name of the wallet'),
     client_id: z.uuid().describe('`id` of the client the wallet belongs to'),
-    currency: z.string(),
-    notify_url: z.string().nullable(),
-    enabled: z.boolean(),
+    currency: currencyOut,
+    notify_url: z.string().nullable().describe('Where wallet.credited and wallet.debited events are sent'),
+    enabled: z.boolean().describe('false stops every movement into and out of the wallet'),
     balance: z.number().describe('Current balance in major units of `currency`; never below 0'),
     ...timestamps,
   })
-  .meta({ id: 'Wallet' });
+  .meta({ id: 'Wallet', description: 'A balance held for a client, in one currency' });
 
 export const entryOut = z
   .object({
-    id: z.uuid(),
+    id: objectId,
     wallet: z.uuid().describe('`id` of the wallet'),
     amount: z.number().describe('Positive: money in; negative: money out. Major units of `currency`'),
     balance: z.number().describe("The wallet's balance right after this entry"),
-    concept: z.string().nullable(),
-    currency: z.string(),
-    date: z.iso.datetime().describe('When the movement was recorded (ISO 8601, UTC)'),
+    concept: z.string().nullable().describe('What the movement was for'),
+    currency: currencyOut,
+    date: dateTime.describe('When the movement was recorded (ISO 8601, UTC)'),
     with_wallet: z.uuid().nullable().describe('`id` of the counterpart wallet, for a transfer between wallets'),
     with_sale: z.uuid().nullable().describe('`id` of the sale, for a destination credit or its refund'),
     with_external: z.string().nullable().describe('The outside counterpart: `iban:<id of the client IBAN>` for a payout'),
     transfer: z.uuid().nullable().describe('`id` of the transfer that made the entry, if any'),
   })
-  .meta({ id: 'WalletEntry' });
+  .meta({ id: 'WalletEntry', description: 'One immutable movement of a wallet, with the balance after it' });
 
 const duplicate = () => new ApiError('conflict', 'wallet_id: another wallet of this environment has it', [
   { path: 'wallet_id', message: 'is already used by another wallet' },
@@ -87,16 +88,16 @@ async function uniqueWalletId<T>(write: () => Promise<T>): Promise<T> {
 }
 
 const walletQuery = pageQuery.extend({
-  wallet_id: z.string().max(255).optional(),
-  client_id: z.string().max(64).optional(),
-  currency: z.string().max(3).optional(),
-  enabled: z.enum(['true', 'false']).optional(),
+  wallet_id: z.string().max(255).optional().describe('Only the wallet with this `wallet_id`'),
+  client_id: z.string().max(64).optional().describe('Only the wallets of the client with this `id`'),
+  currency: z.string().max(3).optional().describe('Only wallets in this currency'),
+  enabled: z.enum(['true', 'false']).optional().describe('Only enabled (`true`) or disabled (`false`) wallets'),
 });
 
 const entryQuery = pageQuery.extend({
-  with_wallet: ref('wallet').optional(),
-  with_sale: ref('sale').optional(),
-  transfer: ref('transfer').optional(),
+  with_wallet: ref('wallet').optional().describe('Only entries with this counterpart wallet'),
+  with_sale: ref('sale').optional().describe('Only entries of this sale'),
+  transfer: ref('transfer').optional().describe('Only entries of this transfer'),
 });
 
 const walletNotFound = () => new ApiError('not_found', 'No wallet with this id');
@@ -105,6 +106,9 @@ export const walletRoutes = (): RouteDef[] => [
   route({
     method: 'get',
     path: '/wallet/',
+    operationId: 'listWallets',
+    description: 'The wallets of your environment with their balances, newest first.',
+    example: { response: page([WALLET_EXAMPLE]) },
     summary: 'List wallets, newest first',
     tag: 'Wallets',
     query: walletQuery,
@@ -120,6 +124,10 @@ export const walletRoutes = (): RouteDef[] => [
   route({
     method: 'post',
     path: '/wallet/',
+    operationId: 'createWallet',
+    description: 'Creates a wallet for a client, in one currency, with a balance of 0. A `wallet_id` already used is a 409.',
+    example: { request: { wallet_id: 'ana-eur', name: 'Ana (EUR)', client_id: IDS.client, currency: 'EUR' }, response: { ...WALLET_EXAMPLE, balance: 0 } },
+    problems: [409],
     summary: 'Create a wallet for a client, with a balance of 0',
     tag: 'Wallets',
     body: walletCreate,
@@ -152,6 +160,9 @@ export const walletRoutes = (): RouteDef[] => [
   route({
     method: 'get',
     path: '/wallet/{id}/',
+    operationId: 'getWallet',
+    description: 'One wallet with its current balance.',
+    example: { response: WALLET_EXAMPLE },
     summary: 'Get a wallet with its current balance',
     tag: 'Wallets',
     response: walletOut,
@@ -165,6 +176,10 @@ export const walletRoutes = (): RouteDef[] => [
   route({
     method: 'patch',
     path: '/wallet/{id}/',
+    operationId: 'updateWallet',
+    description: 'Changes the fields sent; `currency` and `client_id` are fixed. A `wallet_id` already used is a 409.',
+    example: { request: { name: 'Ana (main)' }, response: { ...WALLET_EXAMPLE, name: 'Ana (main)' } },
+    problems: [409],
     summary: 'Change the name, wallet_id, notify_url or enabled of a wallet (its currency and client are fixed)',
     tag: 'Wallets',
     body: walletPatch,
@@ -182,6 +197,9 @@ export const walletRoutes = (): RouteDef[] => [
   route({
     method: 'get',
     path: '/wallet/{id}/entry/',
+    operationId: 'listWalletEntries',
+    description: "The wallet's ledger entries, newest first; each carries the balance right after it.",
+    example: { response: page([ENTRY_EXAMPLE]) },
     summary: "List a wallet's ledger entries, newest first",
     tag: 'Wallets',
     query: entryQuery,
@@ -197,6 +215,9 @@ export const walletRoutes = (): RouteDef[] => [
   route({
     method: 'get',
     path: '/wallet/{id}/entry/{entry_id}/',
+    operationId: 'getWalletEntry',
+    description: 'One ledger entry of the wallet.',
+    example: { response: ENTRY_EXAMPLE },
     summary: 'Get one ledger entry of a wallet',
     tag: 'Wallets',
     response: entryOut,

@@ -11,18 +11,18 @@ const queryInt = (min: number, max: number, fallback: number) =>
     .default(fallback);
 
 export const pageQuery = z.object({
-  page: queryInt(1, 1_000_000, 1),
-  page_size: queryInt(1, 100, 20),
+  page: queryInt(1, 1_000_000, 1).describe('Page number, from 1; default 1'),
+  page_size: queryInt(1, 100, 20).describe('Objects per page, 1 to 100; default 20'),
 });
 export type PageQuery = z.infer<typeof pageQuery>;
 
 export function pageEnvelopeSchema<T extends z.ZodType>(item: T) {
   return z.object({
-    count: z.number().int(),
-    items_per_page: z.number().int(),
-    next: z.string().nullable(),
-    previous: z.string().nullable(),
-    results: z.array(item),
+    count: z.number().int().min(0).describe('How many objects match, on all pages'),
+    items_per_page: z.number().int().min(1).max(100).describe('The page size used (`page_size`)'),
+    next: z.url().nullable().describe('Absolute URL of the next page, with the same filters; null on the last page'),
+    previous: z.url().nullable().describe('Absolute URL of the previous page, with the same filters; null on the first page'),
+    results: z.array(item).describe('The objects of this page, newest first'),
   });
 }
 

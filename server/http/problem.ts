@@ -21,6 +21,16 @@ const PROBLEMS = {
 
 export type ProblemCode = keyof typeof PROBLEMS;
 
+/** The `type` of a problem: a URN made from its code (`payment_declined` → `urn:problem:payment-declined`). */
+export function problemType(code: ProblemCode): string {
+  return `urn:problem:${code.replace(/_/g, '-')}`;
+}
+
+/** Every problem the service can answer, for the OpenAPI document and the docs: the one list. */
+export const PROBLEM_CATALOGUE = (Object.entries(PROBLEMS) as [ProblemCode, { status: number; title: string }][]).map(
+  ([code, { status, title }]) => ({ code, type: problemType(code), status, title }),
+);
+
 export interface FieldError {
   path: string;
   message: string;
@@ -70,7 +80,7 @@ export function invalid(error: z.ZodError, prefix?: string): ApiError {
 
 export function problemBody(err: ApiError, requestId?: string): string {
   return JSON.stringify({
-    type: `urn:problem:${err.code.replace(/_/g, '-')}`,
+    type: problemType(err.code),
     title: PROBLEMS[err.code].title,
     status: err.status,
     detail: err.detail ?? PROBLEMS[err.code].title,

@@ -39,15 +39,30 @@ export interface RouteDef<
   method: Method;
   /** OpenAPI-style path under /v1, always with a trailing slash: `/product/{id}/`. */
   path: string;
+  /** The OpenAPI operationId, as a person would write it: `listTransactions`, `captureSale`. */
+  operationId: string;
+  /** One line, for lists of operations. */
   summary: string;
+  /** What the operation does and answers, for the reference (Markdown). */
+  description: string;
   tag: string;
+  /**
+   * A body when the route reads one. A request without any body reads as `{}`, so the
+   * document declares the body required only when `{}` is refused.
+   */
   body?: B;
   query?: Q;
   /** Absent for 204 responses. */
   response?: R;
   status: 200 | 201 | 204;
-  /** Answers beyond the common ones, for the OpenAPI document: 402 declined, 502 gateway failed, 413 too large. */
-  problems?: (402 | 413 | 502)[];
+  /**
+   * Answers beyond the common ones (400, 401, 404 on paths with ids, 409 and 422 on POST,
+   * 413 and 415 with a body), for the OpenAPI document: 402 declined, 409 conflict of a
+   * PATCH (an external id already used), 413 too large, 502 gateway failed.
+   */
+  problems?: (402 | 409 | 413 | 502)[];
+  /** A request and its answer, shown in the OpenAPI document (and checked against the schemas by the linters). */
+  example: { request?: z.input<B>; response?: z.input<R> };
   /**
    * The media types of a route that answers with a file instead of JSON: its handler
    * returns a FileAnswer, sent as an attachment.

@@ -8,9 +8,11 @@ import type { Gateways } from '../../server/payments/registry';
 import type { PayoutGateway } from '../../server/payments/payout-gateway';
 import { startService, type Service } from '../../server/service';
 import { createEnvironment, type NewKeys } from '../../server/store/environments';
+import { assertContract } from './contract';
 
 // The API suite runs against the real service on a random port, once per engine:
-// SQLite always, PostgreSQL whenever TEST_DATABASE_URL is set.
+// SQLite always, PostgreSQL whenever TEST_DATABASE_URL is set. Every answer from /v1/
+// is checked against the OpenAPI document (./contract.ts).
 
 export const ENGINES = [
   'sqlite',
@@ -64,6 +66,7 @@ export class Client {
     }
     const res = await fetch(`${this.url}/v1${path}`, { method, headers, body, redirect: 'manual' });
     const text = await res.text();
+    assertContract(method, res.url || `${this.url}/v1${path}`, res.status, res.headers, text);
     let parsed: unknown = undefined;
     try {
       parsed = text ? JSON.parse(text) : undefined;
@@ -94,6 +97,7 @@ export async function rawRequest(
 ): Promise<Reply> {
   const res = await fetch(url, { redirect: 'manual', ...init });
   const text = await res.text();
+  assertContract(init.method ?? 'GET', String(url), res.status, res.headers, text);
   let body: unknown;
   try {
     body = text ? JSON.parse(text) : undefined;

@@ -1,7 +1,11 @@
 import { dereference, validate, compileErrors } from '@readme/openapi-parser';
 import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRoutes } from '../../server/api/index';
+import { PROBLEM_CATALOGUE } from '../../server/http/problem';
+import { undescribed } from '../openapi/undescribed';
 import { clientBody, documentBody, IBANS } from './documents';
 import { type Client, ENGINES, rawRequest, startTestService, type TestService, transactionBody } from './harness';
 
@@ -109,6 +113,128 @@ describe.each(ENGINES)('OpenAPI document on %s', (engine) => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it('describes every operation, parameter and property', () => {
+    expect(undescribed(doc)).toEqual([]);
+    // The check itself finds what is missing.
+    const broken = structuredClone(doc);
+    delete broken.components.schemas.Transaction.properties.token.description;
+    delete broken.paths['/sale/{id}/capture/'].post.description;
+    expect(undescribed(broken)).toEqual(['Transaction.token', 'post /sale/{id}/capture/ (operation)']);
+  });
+
+  it('names operations as a person would, and tags them with described tags', () => {
+    const ids = Object.fromEntries(
+      Object.entries(doc.paths as Record<string, Record<string, Schema>>).flatMap(([path, ops]) =>
+        Object.entries(ops).map(([method, op]) => [`${method} ${path}`, op.operationId]),
+      ),
+    );
+    expect(ids).toMatchObject({
+      'get /transaction/': 'listTransactions',
+      'post /transaction/': 'createTransaction',
+      'get /transaction/{id}/': 'getTransaction',
+      'post /sale/{id}/capture/': 'captureSale',
+      'post /sale/{id}/refund/': 'refundSale',
+      'post /sale/{id}/void/': 'voidSale',
+      'get /wallet/': 'listWallets',
+      'patch /wallet/{id}/': 'updateWallet',
+      'get /shipping/': 'listShippingOptions',
+      'delete /coupon/{id}/': 'deleteCoupon',
+    });
+    for (const id of Object.values(ids)) expect(id).toMatch(/^[a-z]+[A-Za-z]*$/);
+    const tags = (doc.tags as { name: string; description: string }[]).map((t) => t.name);
+    const used = new Set(Object.values(doc.paths as Record<string, Record<string, Schema>>).flatMap((ops) => Object.values(ops).flatMap((o) => o.tags)));
+    expect(new Set(tags)).toEqual(used);
+    for (const tag of doc.tags) expect(tag.description, tag.name).toBeTruthy();
+  });
+
+  it('names an absolute server: the origin the document was asked from, or PUBLIC_URL', async () => {
+    expect(doc.servers).toEqual([expect.objectContaining({ url: `${t.url}/v1` })]);
+    expect(doc.info.contact).toBeDefined();
+    expect(doc.info.license.name).toBe('Proprietary');
+    const other = await startTestService(engine, { env: { PUBLIC_URL: 'https://pay.shop.test/' } });
+    try {
+      const res = await rawRequest(`${other.url}/v1/openapi.json`);
+      expect(res.body.servers[0].url).toBe('https://pay.shop.test/v1');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('one Problem component, its type an enum of every problem the service answers, and every status declared', () => {
+    expect(doc.components.schemas.Problem.properties.type.enum).toEqual(PROBLEM_CATALOGUE.map((p) => p.type));
+    for (const response of Object.values(doc.components.responses as Record<string, Schema>)) {
+      expect(response.content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
+    }
+    const op = (method: string, path: string) => doc.paths[path][method];
+    const statuses = (method: string, path: string) => Object.keys(op(method, path).responses).sort();
+    expect(statuses('post', '/transaction/')).toEqual(['201', '400', '401', '402', '409', '413', '415', '422']);
+    expect(statuses('get', '/transaction/{id}/')).toEqual(['200', '401', '404']);
+    expect(statuses('post', '/sale/{id}/capture/')).toEqual(['200', '400', '401', '404', '409', '413', '415', '422', '502']);
+    for (const path of ['/client/{id}/', '/wallet/{id}/', '/client/{clientId}/iban/{id}/']) expect(statuses('patch', path)).toContain('409');
+    expect(op('get', '/transaction/').responses['200'].headers['X-Request-Id']).toBeDefined();
+    expect(op('post', '/transaction/').responses['201'].headers['Idempotent-Replayed']).toBeDefined();
+    expect(op('post', '/transaction/').parameters).toContainEqual({ $ref: '#/components/parameters/Idempotency-Key' });
+    expect(doc.components.responses.Unauthorized.headers['WWW-Authenticate']).toBeDefined();
+    // The merchant reference lists the same problem types, each with its status.
+    const reference = readFileSync(join(import.meta.dirname, '../../docs/api.md'), 'utf8');
+    for (const p of PROBLEM_CATALOGUE) expect(reference, p.type).toContain(`| \`${p.type}\` | ${p.status} |`);
+  });
+
+  it('request components leave defaulted fields optional; answers always carry them', () => {
+    const input = doc.components.schemas.TransactionInput;
+    expect(input.required).not.toContain('gateway_selected');
+    expect(input.required).not.toContain('authorize');
+    expect(input.properties.authorize.default).toBeUndefined();
+    expect(input.properties.authorize.description).toMatch(/Default: false/);
+    const output = doc.components.schemas.Transaction;
+    expect(output.required).toEqual(expect.arrayContaining(['gateway_selected', 'authorize', 'id', 'token']));
+    expect(doc.paths['/transaction/'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/TransactionInput' });
+  });
+
+  it('page and page_size are integers with the bounds the service enforces', async () => {
+    const params = doc.paths['/transaction/'].get.parameters as Schema[];
+    const param = (name: string) => params.find((p) => p.name === name)!.schema;
+    expect(param('page')).toMatchObject({ type: 'integer', minimum: 1, maximum: 1_000_000 });
+    expect(param('page_size')).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+    expect((await api.get('/transaction/?page_size=100')).status).toBe(200);
+    expect((await api.get('/transaction/?page_size=101')).status).toBe(400);
+    expect((await api.get('/transaction/?page=0')).status).toBe(400);
+  });
+
+  it('every timestamp of an answer is a date-time', () => {
+    const loose: string[] = [];
+    const walk = (s: Schema | undefined, at: string) => {
+      if (!s || typeof s !== 'object') return;
+      for (const [name, prop] of Object.entries((s.properties ?? {}) as Record<string, Schema>)) {
+        if (/^(created|updated|date|expired_date|started|paused|stopped|reviewed|delivered|next_attempt|trial_end|.*_(start|end|date))$/.test(name)) {
+          const formats = [prop.format, ...(prop.anyOf ?? []).map((a: Schema) => a.format)];
+          if (!formats.includes('date-time') && !formats.includes('date')) loose.push(`${at}.${name}`);
+        }
+        walk(prop, `${at}.${name}`);
+      }
+      if (s.items) walk(s.items, `${at}[]`);
+      (s.anyOf ?? []).forEach((sub: Schema) => walk(sub, at));
+    };
+    for (const [name, schema] of Object.entries(deref.components.schemas as Record<string, Schema>)) {
+      if (!name.endsWith('Input')) walk(schema, name);
+    }
+    expect(loose).toEqual([]);
+  });
+
+  it('a body is required only where the API refuses none; the remove action declares the body it takes', async () => {
+    for (const action of ['capture', 'refund', 'void']) {
+      expect(doc.paths[`/sale/{id}/${action}/`].post.requestBody.required, action).toBe(false);
+    }
+    expect(doc.paths['/transaction/'].post.requestBody.required).toBe(true);
+    const remove = deref.paths['/authorization/{id}/remove/'].post.requestBody;
+    expect(remove.required).toBe(false);
+    expect(remove.content['application/json'].schema).toMatchObject({ type: 'object', additionalProperties: false });
+    const missing = '/authorization/01943a6e-0000-7000-8000-000000000000/remove/';
+    expect((await api.request('POST', missing)).status).toBe(404);
+    expect((await api.post(missing, { unknown: 1 })).status).toBe(400);
+    expect((await api.request('POST', missing, { raw: 'x', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
+  });
+
   it('declares the AppKeys scheme and requires it everywhere', () => {
     expect(doc.components.securitySchemes.AppKeys).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' });
     expect(doc.components.securitySchemes.AppKeys.description).toMatch(/AppKeys <public_key>:<secret_key>/);
@@ -120,12 +246,12 @@ describe.each(ENGINES)('OpenAPI document on %s', (engine) => {
       expect(schema.$ref, name).not.toBe(`#/components/schemas/${name}`);
       expect(schema.type ?? schema.anyOf ?? schema.oneOf, name).toBeDefined();
     }
-    const tx = deref.components.schemas.TransactionCreate;
+    const tx = deref.components.schemas.TransactionInput;
     expect(tx.type).toBe('object');
     expect(tx.properties.products.type).toBe('array');
   });
 
-  it('TransactionCreate requires currency and products and refuses what the API refuses', async () => {
+  it('TransactionInput requires currency and products and refuses what the API refuses', async () => {
     const schema = requestSchema('post', '/transaction/');
     expect(schema.required).toEqual(expect.arrayContaining(['currency', 'products']));
     expect(schema.additionalProperties).toBe(false);
