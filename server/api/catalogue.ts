@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_EXPONENT } from '../domain/currencies';
 import { unitsToNumber } from '../domain/money';
 import { RATE_SCALE } from '../domain/pricing';
 import { pageQuery, pageEnvelope, pageEnvelopeSchema } from '../http/pagination';
@@ -68,6 +69,7 @@ function defineGroup<T extends CatalogueTable, C extends z.ZodObject>(g: Group<T
 const rate = (units: number) => unitsToNumber(units, RATE_SCALE);
 const money = (units: number, currency: string) => unitsToNumber(units, exponentOf(currency));
 const flag = (b: boolean) => (b ? 1 : 0);
+const PRICE_WITHOUT_CURRENCY_MAX = 1e11;
 const enabledFilter = z.object({ enabled: z.enum(['true', 'false']).optional().describe('Only enabled (`true`) or disabled (`false`) objects') });
 
 const product = defineGroup({
@@ -84,15 +86,26 @@ const product = defineGroup({
     product_id: text(255).nullable().default(null).describe('Your external identifier'),
     name: name.describe('Name of the product, shown on the payment screen'),
     description: text(2000).nullable().default(null).describe('Description of the product'),
-    price: amount.describe('Unit price in major units of `currency`'),
-    currency: currencyCode,
+    price: amount.describe(
+      `Unit price in major units of \`currency\`; without a currency, in those of the transaction that uses it (up to ${MAX_EXPONENT} decimals, checked against that currency then)`,
+    ),
+    currency: currencyCode
+      .nullable()
+      .default(null)
+      .describe('ISO 4217 code the price is in; null (the spec\'s product has no currency): the price is in the currency of each transaction that uses it'),
     enabled: z.boolean().default(true).describe('Whether new transactions may use it'),
   }),
+  // Kept at MAX_EXPONENT decimals, a larger price would pass 2^53 units.
+  check: (v) => {
+    if (v.currency === null && v.price > PRICE_WITHOUT_CURRENCY_MAX) {
+      throw fieldError('price', `without a currency, at most ${PRICE_WITHOUT_CURRENCY_MAX.toLocaleString('en')}`);
+    }
+  },
   toRow: (v) => ({
     product_id: v.product_id,
     name: v.name,
     description: v.description,
-    price: toMinor(v.price, v.currency, 'price'),
+    price: v.currency ? toMinor(v.price, v.currency, 'price') : Number(toScaled(v.price, MAX_EXPONENT, 'price')),
     currency: v.currency,
     enabled: flag(v.enabled),
   }),
@@ -100,7 +113,7 @@ const product = defineGroup({
     product_id: r.product_id,
     name: r.name,
     description: r.description,
-    price: money(r.price, r.currency),
+    price: r.currency ? money(r.price, r.currency) : unitsToNumber(r.price, MAX_EXPONENT),
     currency: r.currency,
     enabled: r.enabled === 1,
   }),

@@ -7,6 +7,7 @@ import type { Database, Engine } from './db';
 function dialect(engine: Engine) {
   const int = engine === 'postgres' ? 'bigint' : 'integer';
   return {
+    engine,
     int: sql.raw(int),
     bytes: sql.raw(engine === 'postgres' ? 'bytea' : 'blob'),
     table<T extends string>(db: Kysely<unknown>, name: T) {
@@ -568,6 +569,33 @@ const migrations: Record<string, (d: Def) => Migration> = {
       // transaction's destinations' shares back (store/destinations.ts).
       await db.schema.alterTable('sales').addColumn('source_transaction_id', 'text', (c) => c.references('transactions.id')).execute();
       await db.schema.createIndex('sales_source_transaction').on('sales').column('source_transaction_id').execute();
+    },
+  }),
+  '009_product_currency_optional': (d) => ({
+    async up(db) {
+      // The spec's product has no currency: a product without one takes the currency of
+      // the transaction that uses it. SQLite cannot drop a NOT NULL, so the table is
+      // rebuilt there (nothing references products: lines keep their own copy).
+      if (d.engine === 'postgres') {
+        await db.schema.alterTable('products').alterColumn('currency', (c) => c.dropNotNull()).execute();
+        return;
+      }
+      await d
+        .table(db, 'products_new')
+        .build((t) =>
+          owned(t)
+            .addColumn('product_id', 'text')
+            .addColumn('name', 'text', (c) => c.notNull())
+            .addColumn('description', 'text')
+            .addColumn('price', d.int, (c) => c.notNull())
+            .addColumn('currency', 'text')
+            .addColumn('enabled', d.int, (c) => c.notNull()),
+        )
+        .execute();
+      await sql`insert into products_new select id, environment_id, created_at, updated_at, product_id, name, description, price, currency, enabled from products`.execute(db);
+      await db.schema.dropTable('products').execute();
+      await db.schema.alterTable('products_new').renameTo('products').execute();
+      await db.schema.createIndex('products_env_id').on('products').columns(['environment_id', 'id']).execute();
     },
   }),
 };

@@ -28,8 +28,10 @@ export interface ProductRow extends Owned {
   product_id: string | null;
   name: string;
   description: string | null;
+  /** Minor units of `currency`; without a currency, units of 10^-MAX_EXPONENT. */
   price: number;
-  currency: string;
+  /** null: priced in whatever currency the transaction that uses it has. */
+  currency: string | null;
   enabled: number;
 }
 

@@ -1,5 +1,5 @@
 import { newToken, uuidv7 } from '../domain/ids';
-import { findCurrency } from '../domain/currencies';
+import { findCurrency, MAX_EXPONENT } from '../domain/currencies';
 import { MAX_UNITS, toUnits, unitsToDecimalString } from '../domain/money';
 import { type Adjustment, computeTotals, QUANTITY_SCALE } from '../domain/pricing';
 import { toMinor, toScaled } from '../api/fields';
@@ -75,6 +75,15 @@ async function resolve(db: Db, envId: string, body: TransactionInput): Promise<R
   const sameCurrency = (path: string, currency: string | null) => {
     if (currency && currency !== cur) throw fieldError(path, `is priced in ${currency}, the transaction in ${cur}`);
   };
+  /** A price kept without a currency (units of 10^-MAX_EXPONENT), in this transaction's minor units. */
+  const inCurrency = (path: string, price: number) => {
+    const exponent = findCurrency(cur)?.exponent ?? 2;
+    const step = 10 ** (MAX_EXPONENT - exponent);
+    if (price % step !== 0) {
+      throw fieldError(path, `is priced ${unitsToDecimalString(BigInt(price), MAX_EXPONENT)}: more decimals than ${cur} has (${exponent})`);
+    }
+    return price / step;
+  };
   const lines = await Promise.all(
     body.products.map(async (line, i) => {
       const quantity = toScaled(line.amount, QUANTITY_SCALE, `products.${i}.amount`);
@@ -100,7 +109,7 @@ async function resolve(db: Db, envId: string, body: TransactionInput): Promise<R
         product_id: product.product_id,
         name: product.name,
         description: product.description,
-        unit_price: product.price,
+        unit_price: product.currency ? product.price : inCurrency(path, product.price),
         quantity: unitsToDecimalString(quantity, QUANTITY_SCALE),
         scaledQuantity: quantity,
       };
@@ -109,7 +118,7 @@ async function resolve(db: Db, envId: string, body: TransactionInput): Promise<R
 
   // A referenced tax / shipping / coupon supplies name and amount; explicit *_value and
   // *_name fields win over it.
-  type Referenced = { id: string; name: string; currency: string | null; adjustment: NonNullable<Adjustment> };
+  type Referenced = { id: string; name: string; enabled: boolean; currency: string | null; adjustment: NonNullable<Adjustment> };
   const adjustment = async (
     field: 'tax' | 'shipping' | 'coupon',
     what: string,
@@ -122,16 +131,18 @@ async function resolve(db: Db, envId: string, body: TransactionInput): Promise<R
     if (!id) return { ref: null, name, adjustment: explicit };
     const ref = await load(id);
     if (!ref) throw fieldError(field, `is not a ${what} of this environment`);
+    // Refused like a disabled product, even when *_value would override its amount.
+    if (!ref.enabled) throw fieldError(field, `is a disabled ${what}`);
     if (!explicit) sameCurrency(field, ref.currency);
     return { ref: ref.id, name: name ?? ref.name, adjustment: explicit ?? ref.adjustment };
   };
   const tax = await adjustment('tax', 'tax', async (id) => {
     const row = await getItem(db, 'taxes', envId, id);
-    return row && { id: row.id, name: row.name, currency: null, adjustment: { percent: BigInt(row.rate_e4) } };
+    return row && { id: row.id, name: row.name, enabled: row.enabled === 1, currency: null, adjustment: { percent: BigInt(row.rate_e4) } };
   });
   const shipping = await adjustment('shipping', 'shipping option', async (id) => {
     const row = await getItem(db, 'shipping', envId, id);
-    return row && { id: row.id, name: row.name, currency: row.currency, adjustment: { amount: BigInt(row.price) } };
+    return row && { id: row.id, name: row.name, enabled: row.enabled === 1, currency: row.currency, adjustment: { amount: BigInt(row.price) } };
   });
   const coupon = await adjustment('coupon', 'coupon', async (id) => {
     const row = await getItem(db, 'coupons', envId, id);
@@ -140,6 +151,7 @@ async function resolve(db: Db, envId: string, body: TransactionInput): Promise<R
     return {
       id: row.id,
       name: row.name,
+      enabled: row.enabled === 1,
       currency: row.currency,
       adjustment: row.kind === 'fixed' ? { amount: value } : { percent: value },
     };
