@@ -3,7 +3,7 @@ import type { Deps } from '../deps';
 import { requireAppKeys } from '../http/auth';
 import { buildOpenApi } from '../http/openapi';
 import { ApiError, problemHandler } from '../http/problem';
-import { baseUrlOf, mountRoutes, type RouteDef } from '../http/route';
+import { baseUrlOf, mountMethodNotAllowed, mountRoutes, type RouteDef } from '../http/route';
 import { authorizationRoutes } from './authorizations';
 import { catalogueRoutes } from './catalogue';
 import { clientDocumentRoutes, DOCUMENT_BODY_LIMIT, tooLargeDocument } from './client-documents';
@@ -67,6 +67,7 @@ export function apiRouter(deps: Deps): Router {
   );
   router.use(express.json({ limit: deps.config.bodyLimit, strict: false }));
   mountRoutes(router, routes, deps);
+  mountMethodNotAllowed(router, routes);
   router.use((req) => {
     throw new ApiError('not_found', `No route ${req.method} ${req.baseUrl}${req.path}`);
   });

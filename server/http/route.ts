@@ -243,3 +243,26 @@ export function mountRoutes(router: Router, routes: RouteDef[], deps: Deps): voi
     });
   }
 }
+
+/**
+ * A path of the API with a method it does not have: 405 with `Allow`, not a 404 (the
+ * path exists). OPTIONS answers 204 with the same `Allow`. Mounted after the routes, so
+ * it only sees what none of them took; the methods come from the same declarations.
+ */
+export function mountMethodNotAllowed(router: Router, routes: RouteDef[]): void {
+  const methods = new Map<string, Set<string>>();
+  for (const def of routes) {
+    const set = methods.get(def.path) ?? new Set<string>();
+    set.add(def.method.toUpperCase());
+    if (def.method === 'get') set.add('HEAD');
+    methods.set(def.path, set);
+  }
+  for (const [path, set] of methods) {
+    const allow = [...set, 'OPTIONS'].join(', ');
+    router.all(path.replace(/\{(\w+)\}/g, ':$1'), (req, res) => {
+      res.set('Allow', allow);
+      if (req.method === 'OPTIONS') return void res.status(204).end();
+      throw new ApiError('method_not_allowed', `${req.method} is not allowed on ${req.baseUrl}${req.path}; allowed: ${allow}`);
+    });
+  }
+}

@@ -77,6 +77,8 @@ export function contractProblems(method: string, path: string, status: number, c
   const match = operations.find((o) => o.pattern.test(path));
   const op = match?.ops[m];
   if (!op) {
+    // OPTIONS is HTTP's own, on every path: 204 with Allow, not an operation of the document.
+    if (m === 'options' && status === 204 && match) return [];
     // No such operation: the answer is a problem all the same.
     if (status < 400) return [`${what}: answered ${status} where the document has no operation`];
     if (m === 'head') return [];

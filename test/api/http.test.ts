@@ -76,16 +76,36 @@ describe.each(ENGINES)('HTTP rules on %s', (engine) => {
       ['GET', '/transactions/'],
       ['POST', '/nope/'],
       ['GET', '/transaction/0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e/extra/'],
-      ['PUT', '/transaction/'],
-      ['DELETE', '/transaction/'],
-      ['PATCH', '/currency/'],
-      ['POST', '/gateway/'],
-    ])('%s %s is a 404 problem', async (method, path) => {
-      const res = await svc.api.request(method, path, { body: method === 'GET' || method === 'DELETE' ? undefined : {} });
-      expect([404, 405]).toContain(res.status);
-      problemPaths(res);
+    ])('%s %s (no such path) is a 404 problem', async (method, path) => {
+      const res = await svc.api.request(method, path, { body: method === 'GET' ? undefined : {} });
+      expect(res.status).toBe(404);
+      expect(res.body.type).toBe('urn:problem:not-found');
       expect(res.text).not.toMatch(STACK);
       expectSecurityHeaders(res, `${method} ${path}`);
+    });
+
+    it.each([
+      ['PUT', '/transaction/', 'GET, HEAD, POST, OPTIONS'],
+      ['DELETE', '/transaction/', 'GET, HEAD, POST, OPTIONS'],
+      ['PATCH', '/currency/', 'GET, HEAD, OPTIONS'],
+      ['POST', '/gateway/', 'GET, HEAD, OPTIONS'],
+      ['PUT', '/product/0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e/', 'GET, HEAD, PATCH, DELETE, OPTIONS'],
+      ['GET', '/sale/0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e/refund/', 'POST, OPTIONS'],
+    ])('%s %s (a path without that method) is a 405 problem with Allow', async (method, path, allow) => {
+      const res = await svc.api.request(method, path, { body: method === 'GET' || method === 'DELETE' ? undefined : {} });
+      expect(res.status).toBe(405);
+      expect(res.body).toMatchObject({ type: 'urn:problem:method-not-allowed', status: 405 });
+      expect(res.headers.get('allow')).toBe(allow);
+      expect(res.text).not.toMatch(STACK);
+      expectSecurityHeaders(res, `${method} ${path}`);
+    });
+
+    it('OPTIONS on a path answers 204 with Allow; a wrong method still needs credentials', async () => {
+      const res = await svc.api.request('OPTIONS', '/transaction/');
+      expect(res.status).toBe(204);
+      expect(res.headers.get('allow')).toBe('GET, HEAD, POST, OPTIONS');
+      const anonymous = await fetch(`${svc.api.url}/v1/transaction/`, { method: 'PUT' });
+      expect(anonymous.status).toBe(401);
     });
   });
 
