@@ -7,6 +7,7 @@ import { checkoutRoutes } from './checkout/routes';
 import { signupRoutes } from './checkout/signup-routes';
 import type { Deps } from './deps';
 import { demoPage } from './demo/shop';
+import { referenceRouter } from './docs/reference-page';
 import { withRequestLogging } from './http/logging';
 import { baseUrlOf } from './http/route';
 
@@ -29,6 +30,7 @@ export function createApp(deps: Deps): RequestListener {
     apiRouter(deps),
   );
   app.use(assetsRouter());
+  app.use(referenceRouter());
   app.get('/demo', (req, res) => res.redirect(308, `/demo/${req.url.slice(req.path.length)}`));
   app.get('/demo/', async (req, res, next) => {
     const page = await demoPage(deps, { baseUrl: baseUrlOf(req, deps), paid: req.query.paid === '1', cancelled: req.query.cancelled === '1' });

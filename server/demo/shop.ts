@@ -98,6 +98,7 @@ function shopPage(nonce: string, inline: { token: string; total: string }, overl
   const content = `
 <h1>Checkout widget demo</h1>
 <p>A stand-in merchant page. Each visit creates two sandbox transactions of the demo environment and embeds their payment screens with <code>/widget.js</code>.</p>
+<p>The API these transactions were created with: <a href="/docs/">API reference</a> (from <code>/v1/openapi.json</code>).</p>
 <div class="grid">
 <section aria-labelledby="inline-title">
 <h2 id="inline-title">Inline: ${esc(INLINE_ORDER.amount + ' × ' + INLINE_ORDER.name)}, ${esc(inline.total)}</h2>
