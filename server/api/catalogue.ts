@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { MAX_EXPONENT } from '../domain/currencies';
 import { unitsToNumber } from '../domain/money';
-import { RATE_SCALE } from '../domain/pricing';
+import { PRICE_SCALE_WITHOUT_CURRENCY, RATE_SCALE } from '../domain/pricing';
 import { pageQuery, pageEnvelope, pageEnvelopeSchema } from '../http/pagination';
 import { ApiError, fieldError, invalid } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
@@ -87,7 +86,7 @@ const product = defineGroup({
     name: name.describe('Name of the product, shown on the payment screen'),
     description: text(2000).nullable().default(null).describe('Description of the product'),
     price: amount.describe(
-      `Unit price in major units of \`currency\`; without a currency, in those of the transaction that uses it (up to ${MAX_EXPONENT} decimals, checked against that currency then)`,
+      `Unit price in major units of \`currency\`; without a currency, in those of the transaction that uses it (up to ${PRICE_SCALE_WITHOUT_CURRENCY} decimals, checked against that currency then)`,
     ),
     currency: currencyCode
       .nullable()
@@ -95,7 +94,7 @@ const product = defineGroup({
       .describe('ISO 4217 code the price is in; null (the spec\'s product has no currency): the price is in the currency of each transaction that uses it'),
     enabled: z.boolean().default(true).describe('Whether new transactions may use it'),
   }),
-  // Kept at MAX_EXPONENT decimals, a larger price would pass 2^53 units.
+  // Kept at PRICE_SCALE_WITHOUT_CURRENCY decimals, a larger price would pass 2^53 units.
   check: (v) => {
     if (v.currency === null && v.price > PRICE_WITHOUT_CURRENCY_MAX) {
       throw fieldError('price', `without a currency, at most ${PRICE_WITHOUT_CURRENCY_MAX.toLocaleString('en')}`);
@@ -105,7 +104,7 @@ const product = defineGroup({
     product_id: v.product_id,
     name: v.name,
     description: v.description,
-    price: v.currency ? toMinor(v.price, v.currency, 'price') : Number(toScaled(v.price, MAX_EXPONENT, 'price')),
+    price: v.currency ? toMinor(v.price, v.currency, 'price') : Number(toScaled(v.price, PRICE_SCALE_WITHOUT_CURRENCY, 'price')),
     currency: v.currency,
     enabled: flag(v.enabled),
   }),
@@ -113,7 +112,7 @@ const product = defineGroup({
     product_id: r.product_id,
     name: r.name,
     description: r.description,
-    price: r.currency ? money(r.price, r.currency) : unitsToNumber(r.price, MAX_EXPONENT),
+    price: r.currency ? money(r.price, r.currency) : unitsToNumber(r.price, PRICE_SCALE_WITHOUT_CURRENCY),
     currency: r.currency,
     enabled: r.enabled === 1,
   }),

@@ -3,7 +3,7 @@ import type { Deps } from '../deps';
 import { requireAppKeys } from '../http/auth';
 import { buildOpenApi } from '../http/openapi';
 import { ApiError, problemHandler } from '../http/problem';
-import { baseUrlOf, mountMethodNotAllowed, mountRoutes, type RouteDef } from '../http/route';
+import { baseUrlOf, methodNotAllowed, mountMethodNotAllowed, mountRoutes, type RouteDef } from '../http/route';
 import { authorizationRoutes } from './authorizations';
 import { catalogueRoutes } from './catalogue';
 import { clientDocumentRoutes, DOCUMENT_BODY_LIMIT, tooLargeDocument } from './client-documents';
@@ -58,6 +58,7 @@ export function apiRouter(deps: Deps): Router {
   router.get('/openapi.json', (req, res) => {
     res.type('application/json').send(openapi(baseUrlOf(req, deps)));
   });
+  router.all('/openapi.json', methodNotAllowed(['GET', 'HEAD']));
   router.use(requireAppKeys(deps));
   // Documents are the one body allowed to be large; the parser that reads one first
   // marks the body as read, so the small limit below does not apply to it.

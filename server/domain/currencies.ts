@@ -20,8 +20,3 @@ export function findCurrency(code: string): Currency | undefined {
   return CURRENCIES.get(code);
 }
 
-/**
- * The most minor-unit digits any payable currency has (4, for UYW): a price kept at this
- * scale can be converted exactly into any currency whose minor units it fits.
- */
-export const MAX_EXPONENT = Math.max(...[...CURRENCIES.values()].map((c) => c.exponent));

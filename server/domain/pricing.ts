@@ -6,6 +6,18 @@ import { divRoundHalfAway } from './money';
 
 export const QUANTITY_SCALE = 3; // quantities have at most 3 decimals: 1.5 kg → 1500
 export const RATE_SCALE = 4; // percentages have at most 4 decimals: 21 % → 210000
+/**
+ * A catalogue product without a currency keeps its price at this many decimals, the most
+ * any currency has (CLF, UYW): it is converted to the transaction currency's minor units
+ * when a transaction uses it. Stored data depends on it: never change it.
+ */
+export const PRICE_SCALE_WITHOUT_CURRENCY = 4;
+
+/** A price kept at PRICE_SCALE_WITHOUT_CURRENCY → minor units at `exponent`, or null if it has more decimals. */
+export function rescalePrice(price: bigint, exponent: number): bigint | null {
+  const factor = 10n ** BigInt(PRICE_SCALE_WITHOUT_CURRENCY - exponent);
+  return price % factor === 0n ? price / factor : null;
+}
 
 export interface PricedLine {
   unitPrice: bigint; // minor units

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { Request, Response, Router } from 'express';
+import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { Deps } from '../deps';
 import type { Db } from '../store/db';
@@ -245,9 +245,21 @@ export function mountRoutes(router: Router, routes: RouteDef[], deps: Deps): voi
 }
 
 /**
- * A path of the API with a method it does not have: 405 with `Allow`, not a 404 (the
- * path exists). OPTIONS answers 204 with the same `Allow`. Mounted after the routes, so
- * it only sees what none of them took; the methods come from the same declarations.
+ * A path of the API asked with a method it does not have: 405 with `Allow`, not a 404 (the
+ * path exists). OPTIONS answers 204 with the same `Allow`.
+ */
+export function methodNotAllowed(allow: string[]): RequestHandler {
+  const header = [...allow, 'OPTIONS'].join(', ');
+  return (req, res) => {
+    res.set('Allow', header);
+    if (req.method === 'OPTIONS') return void res.status(204).end();
+    throw new ApiError('method_not_allowed', `${req.method} is not allowed on ${req.baseUrl}${req.path}; allowed: ${header}`);
+  };
+}
+
+/**
+ * methodNotAllowed on every declared path, with the methods declared for it (HEAD with GET):
+ * mounted after the routes, so it only sees what none of them took.
  */
 export function mountMethodNotAllowed(router: Router, routes: RouteDef[]): void {
   const methods = new Map<string, Set<string>>();
@@ -257,12 +269,5 @@ export function mountMethodNotAllowed(router: Router, routes: RouteDef[]): void 
     if (def.method === 'get') set.add('HEAD');
     methods.set(def.path, set);
   }
-  for (const [path, set] of methods) {
-    const allow = [...set, 'OPTIONS'].join(', ');
-    router.all(path.replace(/\{(\w+)\}/g, ':$1'), (req, res) => {
-      res.set('Allow', allow);
-      if (req.method === 'OPTIONS') return void res.status(204).end();
-      throw new ApiError('method_not_allowed', `${req.method} is not allowed on ${req.baseUrl}${req.path}; allowed: ${allow}`);
-    });
-  }
+  for (const [path, set] of methods) router.all(path.replace(/\{(\w+)\}/g, ':$1'), methodNotAllowed([...set]));
 }

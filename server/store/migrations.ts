@@ -600,7 +600,8 @@ const migrations: Record<string, (d: Def) => Migration> = {
   }),
 };
 
-export async function migrate(database: Database): Promise<string[]> {
+/** Migrates to the latest version, or up to `to` (a migration's name: tests of an upgrade). */
+export async function migrate(database: Database, to?: string): Promise<string[]> {
   const d = dialect(database.engine);
   const migrator = new Migrator({
     db: database.db,
@@ -609,7 +610,7 @@ export async function migrate(database: Database): Promise<string[]> {
         Object.fromEntries(Object.entries(migrations).map(([name, m]) => [name, m(d)])),
     },
   });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await (to ? migrator.migrateTo(to) : migrator.migrateToLatest());
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

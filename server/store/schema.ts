@@ -28,7 +28,7 @@ export interface ProductRow extends Owned {
   product_id: string | null;
   name: string;
   description: string | null;
-  /** Minor units of `currency`; without a currency, units of 10^-MAX_EXPONENT. */
+  /** Minor units of `currency`; without a currency, at PRICE_SCALE_WITHOUT_CURRENCY decimals. */
   price: number;
   /** null: priced in whatever currency the transaction that uses it has. */
   currency: string | null;

@@ -1,7 +1,7 @@
 import { newToken, uuidv7 } from '../domain/ids';
-import { findCurrency, MAX_EXPONENT } from '../domain/currencies';
+import { findCurrency } from '../domain/currencies';
 import { MAX_UNITS, toUnits, unitsToDecimalString } from '../domain/money';
-import { type Adjustment, computeTotals, QUANTITY_SCALE } from '../domain/pricing';
+import { type Adjustment, computeTotals, PRICE_SCALE_WITHOUT_CURRENCY, QUANTITY_SCALE, rescalePrice } from '../domain/pricing';
 import { toMinor, toScaled } from '../api/fields';
 import { ApiError, fieldError } from '../http/problem';
 import type { Db } from '../store/db';
@@ -75,14 +75,14 @@ async function resolve(db: Db, envId: string, body: TransactionInput): Promise<R
   const sameCurrency = (path: string, currency: string | null) => {
     if (currency && currency !== cur) throw fieldError(path, `is priced in ${currency}, the transaction in ${cur}`);
   };
-  /** A price kept without a currency (units of 10^-MAX_EXPONENT), in this transaction's minor units. */
+  /** A product without a currency takes the transaction's, if its price fits its minor units. */
   const inCurrency = (path: string, price: number) => {
     const exponent = findCurrency(cur)?.exponent ?? 2;
-    const step = 10 ** (MAX_EXPONENT - exponent);
-    if (price % step !== 0) {
-      throw fieldError(path, `is priced ${unitsToDecimalString(BigInt(price), MAX_EXPONENT)}: more decimals than ${cur} has (${exponent})`);
+    const rescaled = rescalePrice(BigInt(price), exponent);
+    if (rescaled === null) {
+      throw fieldError(path, `has the price ${unitsToDecimalString(price, PRICE_SCALE_WITHOUT_CURRENCY)}, more decimals than ${cur} has (${exponent})`);
     }
-    return price / step;
+    return Number(rescaled);
   };
   const lines = await Promise.all(
     body.products.map(async (line, i) => {

@@ -1,7 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { toUnits } from '../../server/domain/money';
-import { type Adjustment, computeTotals, lineTotal, percentOf, QUANTITY_SCALE, RATE_SCALE } from '../../server/domain/pricing';
+import { CURRENCIES } from '../../server/domain/currencies';
+import {
+  type Adjustment,
+  computeTotals,
+  lineTotal,
+  percentOf,
+  PRICE_SCALE_WITHOUT_CURRENCY,
+  QUANTITY_SCALE,
+  RATE_SCALE,
+  rescalePrice,
+} from '../../server/domain/pricing';
 import { type Charge, modelTotals, type PricingCase, pricingCaseArb } from './pricing-model';
 
 // computeTotals against the independent model in pricing-model.ts. Inputs go in the way
@@ -98,5 +108,21 @@ describe('computeTotals', () => {
   it('with no lines of value, everything is zero', () => {
     const t = computeTotals({ lines: [{ unitPrice: 0n, quantity: 5000n }], tax: { percent: 210000n }, shipping: null, coupon: { percent: 500000n } });
     expect(t).toEqual({ lineTotals: [0n], itemsPrice: 0n, taxValue: 0n, shippingValue: 0n, couponValue: 0n, totalPrice: 0n });
+  });
+});
+
+describe('prices of products without a currency', () => {
+  it('are kept at a scale no currency exceeds, so every currency can take them', () => {
+    const most = Math.max(...[...CURRENCIES.values()].map((c) => c.exponent));
+    expect(PRICE_SCALE_WITHOUT_CURRENCY).toBeGreaterThanOrEqual(most);
+  });
+
+  it('rescale exactly to a currency, or not at all when they have more decimals than it', () => {
+    const price = toUnits(2.5, PRICE_SCALE_WITHOUT_CURRENCY);
+    expect(rescalePrice(price, 2)).toBe(250n);
+    expect(rescalePrice(price, 3)).toBe(2500n);
+    expect(rescalePrice(price, 0)).toBeNull();
+    expect(rescalePrice(toUnits(1.2345, PRICE_SCALE_WITHOUT_CURRENCY), 3)).toBeNull();
+    expect(rescalePrice(toUnits(300, PRICE_SCALE_WITHOUT_CURRENCY), 0)).toBe(300n);
   });
 });
