@@ -1,6 +1,7 @@
 import { compiledOnce } from './compiled';
 import { type Db, writeTogether } from './db';
 import { countAndPage, type Page } from './paging';
+import { type Merchant, merchantOf } from './environments';
 import type { TransactionLineRow, TransactionRow, TransactionStatus } from './schema';
 
 export interface StoredTransaction {
@@ -37,7 +38,7 @@ export async function getTransaction(db: Db, environmentId: string, id: string) 
 /** What the checkout needs first: the transaction and the merchant it pays. */
 export interface Checkout {
   row: TransactionRow;
-  merchant: { name: string; allowedOrigins: string };
+  merchant: Merchant;
   /** See checkoutVersion. */
   version: string;
 }
@@ -68,7 +69,7 @@ export async function findCheckout(db: Db, token: string): Promise<Checkout | un
   const [found] = await checkoutByToken(db, token);
   if (!found) return undefined;
   const { merchant_name, merchant_origins, ...row } = found;
-  return { row, merchant: { name: merchant_name, allowedOrigins: merchant_origins }, version: versionOf(found) };
+  return { row, merchant: merchantOf(merchant_name, merchant_origins), version: versionOf(found) };
 }
 
 /**
