@@ -17,6 +17,9 @@ export interface Destination {
   concept?: string;
 }
 
+/** Decodes a transaction's `destination` column (JSON text, or null for none). */
+export const destinationsOf = (text: string | null): Destination[] | null => (text ? (JSON.parse(text) as Destination[]) : null);
+
 /** The destinations of a sale's transaction, in minor units; none for a sale without. */
 async function sharesOf(trx: Tx, sale: SaleRow): Promise<{ shares: Share[]; concepts: (string | null)[] }> {
   if (!sale.transaction_id) return { shares: [], concepts: [] };
@@ -25,7 +28,7 @@ async function sharesOf(trx: Tx, sale: SaleRow): Promise<{ shares: Share[]; conc
     .select('destination')
     .where('id', '=', sale.transaction_id)
     .executeTakeFirstOrThrow();
-  const list = destination ? (JSON.parse(destination) as Destination[]) : [];
+  const list = destinationsOf(destination) ?? [];
   const exponent = findCurrency(sale.currency)?.exponent ?? 2;
   return {
     shares: list.map((d) => ({ wallet: d.wallet_id, amount: toUnits(d.amount, exponent) })),

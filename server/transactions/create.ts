@@ -8,8 +8,8 @@ import type { Db } from '../store/db';
 import { getItem } from '../store/catalogue';
 import { getWallet } from '../store/ledger';
 import { getAuthorization } from '../store/sales';
-import type { AuthorizationRow, TransactionLineRow, TransactionRow } from '../store/schema';
-import { insertTransaction, type StoredTransaction } from '../store/transactions';
+import type { AuthorizationRow, TransactionLineRow } from '../store/schema';
+import { insertTransaction, type StoredTransaction, type Transaction } from '../store/transactions';
 
 // Creating a transaction: references resolved in the caller's environment, amounts in
 // minor units, totals computed once, the transaction and its lines stored together.
@@ -240,7 +240,7 @@ export async function buildTransaction(db: Db, envId: string, body: TransactionI
 
   const id = uuidv7(now.getTime());
   const at = now.toISOString();
-  const row: TransactionRow = {
+  const row: Transaction = {
     id,
     environment_id: envId,
     token: newToken(),
@@ -251,10 +251,10 @@ export async function buildTransaction(db: Db, envId: string, body: TransactionI
     return_url: body.return_url ?? null,
     cancel_url: body.cancel_url ?? null,
     notify_url: body.notify_url ?? null,
-    gateway_selected: body.gateway_selected ? 1 : 0,
+    gateway_selected: body.gateway_selected ?? false,
     language: body.language ?? null,
     expired_at: expiredAt.toISOString(),
-    authorize: body.authorize ? 1 : 0,
+    authorize: body.authorize ?? false,
     tax_ref: resolved.tax.ref,
     tax_name: resolved.tax.name,
     tax_value: Number(totals.taxValue),
@@ -266,8 +266,8 @@ export async function buildTransaction(db: Db, envId: string, body: TransactionI
     coupon_value: Number(totals.couponValue),
     items_price: Number(totals.itemsPrice),
     total_price: Number(totals.totalPrice),
-    source: body.source ? JSON.stringify(body.source) : null,
-    destination: body.destination ? JSON.stringify(body.destination) : null,
+    source: body.source ?? null,
+    destination: body.destination ?? null,
     status: 'N',
     created_at: at,
     updated_at: at,
