@@ -5,6 +5,7 @@ import { pageQuery, pageEnvelope, pageEnvelopeSchema } from '../http/pagination'
 import { ApiError, fieldError, invalid } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import {
+  type CatalogueItem,
   type CatalogueTable,
   deleteItem,
   getItem,
@@ -12,7 +13,6 @@ import {
   listItems,
   updateItem,
 } from '../store/catalogue';
-import type { Tables } from '../store/schema';
 import {
   amount,
   currencyCode,
@@ -29,7 +29,7 @@ import {
 // fields look and how they map to a row. PATCH merges into the current object and
 // re-validates the whole, so cross-field rules hold after every change.
 
-type Row<T extends CatalogueTable> = Tables[T];
+type Row<T extends CatalogueTable> = CatalogueItem<T>;
 type OwnFields = 'id' | 'environment_id' | 'created_at' | 'updated_at';
 
 interface Group<T extends CatalogueTable, C extends z.ZodObject> {
@@ -51,7 +51,6 @@ function defineGroup<T extends CatalogueTable, C extends z.ZodObject>(g: Group<T
 
 const rate = (units: number) => unitsToNumber(units, RATE_SCALE);
 const money = (units: number, currency: string) => unitsToNumber(units, exponentOf(currency));
-const flag = (b: boolean) => (b ? 1 : 0);
 const enabledFilter = z.object({ enabled: z.enum(['true', 'false']).optional() });
 
 const product = defineGroup({
@@ -72,7 +71,7 @@ const product = defineGroup({
     description: v.description,
     price: toMinor(v.price, v.currency, 'price'),
     currency: v.currency,
-    enabled: flag(v.enabled),
+    enabled: v.enabled,
   }),
   toApi: (r) => ({
     product_id: r.product_id,
@@ -80,7 +79,7 @@ const product = defineGroup({
     description: r.description,
     price: money(r.price, r.currency),
     currency: r.currency,
-    enabled: r.enabled === 1,
+    enabled: r.enabled,
   }),
   filters: enabledFilter.extend({ product_id: z.string().optional(), currency: z.string().optional() }),
 });
@@ -109,7 +108,7 @@ const plan = defineGroup({
     interval: v.interval,
     interval_count: v.interval_count,
     trial_days: v.trial_days,
-    enabled: flag(v.enabled),
+    enabled: v.enabled,
   }),
   toApi: (r) => ({
     plan_id: r.plan_id,
@@ -120,7 +119,7 @@ const plan = defineGroup({
     interval: r.interval as 'day' | 'week' | 'month' | 'year',
     interval_count: r.interval_count,
     trial_days: r.trial_days,
-    enabled: r.enabled === 1,
+    enabled: r.enabled,
   }),
   filters: enabledFilter.extend({ plan_id: z.string().optional(), currency: z.string().optional() }),
 });
@@ -134,8 +133,8 @@ const tax = defineGroup({
     rate: percentage.describe('Percentage of items_price: 21 means 21 %; up to 4 decimals'),
     enabled: z.boolean().default(true),
   }),
-  toRow: (v) => ({ name: v.name, rate_e4: Number(toScaled(v.rate, RATE_SCALE, 'rate')), enabled: flag(v.enabled) }),
-  toApi: (r) => ({ name: r.name, rate: rate(r.rate_e4), enabled: r.enabled === 1 }),
+  toRow: (v) => ({ name: v.name, rate_e4: Number(toScaled(v.rate, RATE_SCALE, 'rate')), enabled: v.enabled }),
+  toApi: (r) => ({ name: r.name, rate: rate(r.rate_e4), enabled: r.enabled }),
   filters: enabledFilter,
 });
 
@@ -153,9 +152,9 @@ const shipping = defineGroup({
     name: v.name,
     price: toMinor(v.price, v.currency, 'price'),
     currency: v.currency,
-    enabled: flag(v.enabled),
+    enabled: v.enabled,
   }),
-  toApi: (r) => ({ name: r.name, price: money(r.price, r.currency), currency: r.currency, enabled: r.enabled === 1 }),
+  toApi: (r) => ({ name: r.name, price: money(r.price, r.currency), currency: r.currency, enabled: r.enabled }),
   filters: enabledFilter.extend({ currency: z.string().optional() }),
 });
 
@@ -185,7 +184,7 @@ const coupon = defineGroup({
         ? toMinor(v.value, v.currency!, 'value')
         : Number(toScaled(v.value, RATE_SCALE, 'value')),
     currency: v.currency,
-    enabled: flag(v.enabled),
+    enabled: v.enabled,
   }),
   toApi: (r) => ({
     name: r.name,
@@ -193,7 +192,7 @@ const coupon = defineGroup({
     kind: r.kind as 'fixed' | 'percent',
     value: r.kind === 'fixed' ? money(r.value, r.currency!) : rate(r.value),
     currency: r.currency,
-    enabled: r.enabled === 1,
+    enabled: r.enabled,
   }),
   filters: enabledFilter.extend({ code: z.string().optional(), kind: z.string().optional() }),
 });
@@ -247,7 +246,7 @@ function groupRoutes<T extends CatalogueTable>(g: Group<T, z.ZodObject>): RouteD
         const where = Object.fromEntries(
           Object.entries(filters)
             .filter(([, v]) => v !== undefined)
-            .map(([k, v]) => [k, k === 'enabled' ? flag(v === 'true') : v]),
+            .map(([k, v]) => [k, k === 'enabled' ? v === 'true' : v]),
         );
         const { count, rows } = await listItems(db, g.table, env.id, where, { page, page_size });
         return pageEnvelope(req, baseUrl, { page, page_size }, count, rows.map(present));
