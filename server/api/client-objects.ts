@@ -67,8 +67,6 @@ export const clientOut = z
   })
   .meta({ id: 'Client' });
 
-const flag = (b: boolean) => (b ? 1 : 0);
-
 /** Rules across fields and against today; the phone comes back in E.164. */
 export function clientRow(v: ClientFields, today: Date): ClientValues {
   const day = today.toISOString().slice(0, 10);
@@ -83,7 +81,7 @@ export function clientRow(v: ClientFields, today: Date): ClientValues {
     if (!parsed?.isValid()) throw fieldError('phone', 'is not a valid phone number (international +…, or national to `country`)');
     phone = parsed.number;
   }
-  return { ...v, phone, enabled: flag(v.enabled) };
+  return { ...v, phone };
 }
 
 // IBANs
@@ -119,7 +117,7 @@ export const ibanOut = z
   })
   .meta({ id: 'Iban' });
 
-export const ibanRow = (v: IbanFields): IbanValues => ({ ...v, enabled: flag(v.enabled) });
+export const ibanRow = (v: IbanFields): IbanValues => ({ ...v });
 
 // Documents
 

@@ -15,7 +15,7 @@ import { checkNotifyUrl } from './notify-url';
 const TAG = 'Clients';
 
 export const booleanQuery = z.enum(['true', 'false']).optional();
-export const flagOf = (v: 'true' | 'false' | undefined) => (v === undefined ? undefined : v === 'true' ? 1 : 0);
+export const flagOf = (v: 'true' | 'false' | undefined) => (v === undefined ? undefined : v === 'true');
 
 export const clientNotFound = () => new ApiError('not_found', 'No client with this id');
 

@@ -146,7 +146,7 @@ export const walletRoutes = (): RouteDef[] => [
         updated_at: at,
       };
       await uniqueWalletId(() => insertWallet(db, row));
-      return presentWallet({ ...row, enabled_by_compliance: client.enabled_by_compliance === 1 });
+      return presentWallet({ ...row, enabled_by_compliance: client.enabled_by_compliance });
     },
   }),
   route({
