@@ -116,7 +116,7 @@ const plan = defineGroup({
     description: r.description,
     amount: money(r.amount, r.currency),
     currency: r.currency,
-    interval: r.interval as 'day' | 'week' | 'month' | 'year',
+    interval: r.interval,
     interval_count: r.interval_count,
     trial_days: r.trial_days,
     enabled: r.enabled,
@@ -189,7 +189,7 @@ const coupon = defineGroup({
   toApi: (r) => ({
     name: r.name,
     code: r.code,
-    kind: r.kind as 'fixed' | 'percent',
+    kind: r.kind,
     value: r.kind === 'fixed' ? money(r.value, r.currency!) : rate(r.value),
     currency: r.currency,
     enabled: r.enabled,

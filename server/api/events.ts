@@ -58,7 +58,7 @@ const presentDetail = ({ row, attempts }: { row: EventRow; attempts: DeliveryAtt
   attempts: attempts.map((a) => ({
     attempt: a.attempt,
     created: a.created_at,
-    result: a.result as 'delivered' | 'failed' | 'gone',
+    result: a.result,
     status_code: a.status_code,
     error: a.error,
     response_body: a.response_body,

@@ -43,7 +43,7 @@ export function presentDocument(row: ClientDocumentRow) {
     id: row.id,
     client: row.client_ref,
     type: row.type as 'identity_front' | 'identity_back' | 'proof_of_address' | 'company_registration' | 'bank_statement' | 'other',
-    status: row.status as 'pending' | 'accepted' | 'rejected',
+    status: row.status,
     status_reason: row.status_reason,
     file: {
       name: row.file_name,

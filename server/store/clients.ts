@@ -271,7 +271,7 @@ export async function getDocumentFile(db: Db, environmentId: string, clientId: s
 
 export interface DocumentFilters {
   type?: string;
-  status?: string;
+  status?: ClientDocumentRow['status'];
 }
 
 export function listDocuments(db: Db, environmentId: string, clientId: string, f: DocumentFilters, page: Page) {

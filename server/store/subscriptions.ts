@@ -1,5 +1,5 @@
 import { newToken, uuidv7 } from '../domain/ids';
-import type { Cadence, Interval } from '../domain/periods';
+import type { Cadence } from '../domain/periods';
 import { actionTarget, CHARGEABLE, ACTION_FROM, type SubscriptionAction, type SubscriptionStatus } from '../domain/subscription-states';
 import { chargedSchedule, duePeriod, failedSchedule, resumeSchedule, type Schedule, startSchedule } from '../domain/subscription-schedule';
 import { type Db, inTransaction, type Tx } from './db';
@@ -97,7 +97,7 @@ export async function insertSubscription(db: Db, s: NewSubscription, now: Date):
   return row;
 }
 
-export const cadenceOf = (row: SubscriptionRow): Cadence => ({ interval: row.interval as Interval, intervalCount: row.interval_count });
+export const cadenceOf = (row: SubscriptionRow): Cadence => ({ interval: row.interval, intervalCount: row.interval_count });
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
