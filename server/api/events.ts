@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { ApiError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
-import { EVENT_TYPES, getEvent, listEvents, retryEvent } from '../store/events';
-import type { DeliveryAttemptRow, EventRow } from '../store/schema';
+import { EVENT_TYPES, getEvent, listEvents, retryEvent, type StoredEvent } from '../store/events';
+import type { DeliveryAttemptRow } from '../store/schema';
 
 // Events: the notifications the service sent (or is sending) to the merchant's
 // notify_urls, with every delivery attempt, so a merchant can see why a webhook failed.
@@ -38,13 +38,12 @@ const attemptOut = z.object({
 
 const eventDetailOut = eventOut.extend({ attempts: z.array(attemptOut) }).meta({ id: 'EventWithAttempts' });
 
-function presentEvent(row: EventRow): z.input<typeof eventOut> {
-  const payload = JSON.parse(row.payload) as { data: Record<string, unknown> };
+function presentEvent(row: StoredEvent): z.input<typeof eventOut> {
   return {
     id: row.id,
     type: row.type as (typeof EVENT_TYPES)[number],
     created: row.created_at,
-    data: payload.data,
+    data: row.payload.data,
     notify_url: row.notify_url,
     delivery_status: row.delivery_status as (typeof DELIVERY_STATUSES)[number],
     attempt_count: row.attempt_count,
@@ -53,7 +52,7 @@ function presentEvent(row: EventRow): z.input<typeof eventOut> {
   };
 }
 
-const presentDetail = ({ row, attempts }: { row: EventRow; attempts: DeliveryAttemptRow[] }) => ({
+const presentDetail = ({ row, attempts }: { row: StoredEvent; attempts: DeliveryAttemptRow[] }) => ({
   ...presentEvent(row),
   attempts: attempts.map((a) => ({
     attempt: a.attempt,
