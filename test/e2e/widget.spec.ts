@@ -37,6 +37,10 @@ interface Recorded {
  */
 const RECORDER = `<script>
 window.events = [];
+// Every navigation the page starts: the Navigation API fires 'navigate' synchronously inside
+// location.assign, so a redirect made in the same task as an event is recorded with it.
+window.navigations = [];
+navigation.addEventListener('navigate', (event) => navigations.push(event.destination.url));
 for (const type of ${JSON.stringify(EVENT_TYPES)}) {
   document.addEventListener(type, (event) => {
     events.push({ type, detail: event.detail });
@@ -177,8 +181,9 @@ test.describe('inline', () => {
       // The frame shows the result itself.
       await expect(frame.getByRole('heading', { name: /payment complete/i })).toBeVisible();
       await waitForEvent(page, 'checkout:completed');
-      // A navigation would start synchronously after the event; give it time to show.
-      await page.waitForTimeout(500);
+      // The loader redirects in the task that dispatches the event: had it redirected, the
+      // navigation would already be recorded when the event is.
+      expect(await page.evaluate(() => (window as any).navigations)).toEqual([]);
       expect(page.url()).toBe(url);
       expect(merchant.arrivals).toEqual([]);
       expect((await eventTypes(page)).filter((t) => t === 'checkout:completed')).toHaveLength(1);
@@ -769,7 +774,8 @@ test.describe('loader', () => {
     );
     await expect.poll(() => page.evaluate(() => (window as any).loads)).toBe(3);
     await waitForEvent(page, 'checkout:ready');
-    await page.waitForTimeout(300);
+    // All three scripts have run (onload follows execution) and the document has loaded (the
+    // frame has answered), so every mount that was going to happen has made its iframe.
     expect(await page.locator('iframe').count()).toBe(1);
     expect((await eventTypes(page)).filter((t) => t === 'checkout:ready')).toHaveLength(1);
     expect(await messageListeners(page)).toBe(1);
