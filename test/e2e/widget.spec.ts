@@ -325,7 +325,12 @@ test.describe('inline', () => {
     const url = await openShop(page, merchant, `<div data-checkout-token="${tx.token}"></div>`, widgetScript(service));
     await waitForEvent(page, 'checkout:ready');
     await expect(checkoutFrame(page).getByRole('heading', { name: /payment complete/i })).toBeVisible();
-    await page.waitForTimeout(300);
+    // Sentinel: the frame would report a paid state in the task that posts ready; its first
+    // resize is posted after that task (ResizeObserver runs at rendering) and the loader always
+    // applies the first one. Messages from one window arrive in order, so once the height is
+    // set, a report made at start would already have been handled (event and redirect).
+    await expect.poll(() => page.locator('[data-checkout-token] iframe').evaluate((el) => (el as HTMLIFrameElement).style.height)).not.toBe('');
+    expect(await page.evaluate(() => (window as any).navigations)).toEqual([]);
     expect(page.url()).toBe(url);
     expect(await eventTypes(page)).not.toContain('checkout:completed');
   });
