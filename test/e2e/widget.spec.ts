@@ -106,6 +106,9 @@ async function waitForEvent(page: Page, type: string) {
   await expect.poll(async () => (await eventTypes(page)).includes(type), { message: `waiting for ${type}` }).toBe(true);
 }
 
+/** Frames that Chromium replaced with its error page (a refused frame-ancestors). */
+const refusedFrames = (page: Page) => page.frames().filter((f) => f.url().startsWith('chrome-error://')).length;
+
 const iframeHeight = (page: Page) =>
   page.locator('iframe[src*="/pay/"]').evaluate((el) => el.getBoundingClientRect().height);
 
@@ -691,7 +694,9 @@ test.describe('origins', () => {
 
     expect((await events(page)).length).toBe(before);
     expect(await iframeHeight(page)).toBe(height);
-    await page.waitForTimeout(300);
+    // The 'forgery done' sentinels came after the forgeries from the same windows: a redirect
+    // the loader had made for one would already be recorded.
+    expect(await page.evaluate(() => (window as any).navigations)).toEqual([]);
     expect(page.url()).toBe(url);
     expect(merchant.arrivals).toEqual([]);
     // The real frame still works after all that.
@@ -722,8 +727,9 @@ test.describe('origins', () => {
     expect(frameResponses.find((r) => r.url.includes(strangerEncoded))!.csp).toContain("frame-ancestors 'none'");
     expect(frameResponses.find((r) => r.url === lying)!.csp).toContain(`frame-ancestors ${merchant.origin}`);
 
-    await page.waitForTimeout(1000);
-    // Chromium replaces a refused frame with its error page: no screen, no messages.
+    // Chromium replaces a refused frame with its error page: no screen, no messages. Wait for
+    // both to commit it (the screen can no longer run in them), not for a time.
+    await expect.poll(() => refusedFrames(page)).toBe(2);
     for (const frame of page.frames().filter((f) => f !== page.mainFrame())) {
       expect(frame.url()).not.toContain('/pay/');
       expect(await frame.locator('main, form, input').count()).toBe(0);
@@ -759,7 +765,8 @@ test.describe('origins', () => {
 
     // The merchant origin of its return_url is no longer enough.
     await openShop(page, merchant, `<div data-checkout-token="${tx.token}"></div>`, widgetScript(service));
-    await page.waitForTimeout(1000);
+    // Refused: the frame commits Chromium's error page, where the screen never runs.
+    await expect.poll(() => refusedFrames(page)).toBe(1);
     expect(await events(page)).toEqual([]);
   });
 });
