@@ -5,6 +5,7 @@ import { pageQuery, pageEnvelope, pageEnvelopeSchema } from '../http/pagination'
 import { ApiError, fieldError, invalid } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import {
+  type CatalogueItem,
   type CatalogueTable,
   deleteItem,
   getItem,
@@ -12,7 +13,6 @@ import {
   listItems,
   updateItem,
 } from '../store/catalogue';
-import type { Tables } from '../store/schema';
 import {
   amount,
   currencyCode,
@@ -39,7 +39,7 @@ const CATALOGUE_IDS: Record<string, string> = {
 // fields look and how they map to a row. PATCH merges into the current object and
 // re-validates the whole, so cross-field rules hold after every change.
 
-type Row<T extends CatalogueTable> = Tables[T];
+type Row<T extends CatalogueTable> = CatalogueItem<T>;
 type OwnFields = 'id' | 'environment_id' | 'created_at' | 'updated_at';
 
 interface Group<T extends CatalogueTable, C extends z.ZodObject> {
@@ -67,7 +67,6 @@ function defineGroup<T extends CatalogueTable, C extends z.ZodObject>(g: Group<T
 
 const rate = (units: number) => unitsToNumber(units, RATE_SCALE);
 const money = (units: number, currency: string) => unitsToNumber(units, exponentOf(currency));
-const flag = (b: boolean) => (b ? 1 : 0);
 const PRICE_WITHOUT_CURRENCY_MAX = 1e11;
 const enabledFilter = z.object({ enabled: z.enum(['true', 'false']).optional().describe('Only enabled (`true`) or disabled (`false`) objects') });
 
@@ -106,7 +105,7 @@ const product = defineGroup({
     description: v.description,
     price: v.currency ? toMinor(v.price, v.currency, 'price') : Number(toScaled(v.price, PRICE_SCALE_WITHOUT_CURRENCY, 'price')),
     currency: v.currency,
-    enabled: flag(v.enabled),
+    enabled: v.enabled,
   }),
   toApi: (r) => ({
     product_id: r.product_id,
@@ -114,7 +113,7 @@ const product = defineGroup({
     description: r.description,
     price: r.currency ? money(r.price, r.currency) : unitsToNumber(r.price, PRICE_SCALE_WITHOUT_CURRENCY),
     currency: r.currency,
-    enabled: r.enabled === 1,
+    enabled: r.enabled,
   }),
   filters: enabledFilter.extend({
     product_id: z.string().optional().describe('Only products with this `product_id`'),
@@ -152,7 +151,7 @@ const plan = defineGroup({
     interval: v.interval,
     interval_count: v.interval_count,
     trial_days: v.trial_days,
-    enabled: flag(v.enabled),
+    enabled: v.enabled,
   }),
   toApi: (r) => ({
     plan_id: r.plan_id,
@@ -160,10 +159,10 @@ const plan = defineGroup({
     description: r.description,
     amount: money(r.amount, r.currency),
     currency: r.currency,
-    interval: r.interval as 'day' | 'week' | 'month' | 'year',
+    interval: r.interval,
     interval_count: r.interval_count,
     trial_days: r.trial_days,
-    enabled: r.enabled === 1,
+    enabled: r.enabled,
   }),
   filters: enabledFilter.extend({
     plan_id: z.string().optional().describe('Only plans with this `plan_id`'),
@@ -183,8 +182,8 @@ const tax = defineGroup({
     rate: percentage.describe('Percentage of items_price: 21 means 21 %; up to 4 decimals'),
     enabled: z.boolean().default(true).describe('Whether new transactions may use it'),
   }),
-  toRow: (v) => ({ name: v.name, rate_e4: Number(toScaled(v.rate, RATE_SCALE, 'rate')), enabled: flag(v.enabled) }),
-  toApi: (r) => ({ name: r.name, rate: rate(r.rate_e4), enabled: r.enabled === 1 }),
+  toRow: (v) => ({ name: v.name, rate_e4: Number(toScaled(v.rate, RATE_SCALE, 'rate')), enabled: v.enabled }),
+  toApi: (r) => ({ name: r.name, rate: rate(r.rate_e4), enabled: r.enabled }),
   filters: enabledFilter,
 });
 
@@ -205,9 +204,9 @@ const shipping = defineGroup({
     name: v.name,
     price: toMinor(v.price, v.currency, 'price'),
     currency: v.currency,
-    enabled: flag(v.enabled),
+    enabled: v.enabled,
   }),
-  toApi: (r) => ({ name: r.name, price: money(r.price, r.currency), currency: r.currency, enabled: r.enabled === 1 }),
+  toApi: (r) => ({ name: r.name, price: money(r.price, r.currency), currency: r.currency, enabled: r.enabled }),
   filters: enabledFilter.extend({ currency: z.string().optional().describe('Only shipping options in this currency') }),
 });
 
@@ -243,15 +242,15 @@ const coupon = defineGroup({
         ? toMinor(v.value, v.currency!, 'value')
         : Number(toScaled(v.value, RATE_SCALE, 'value')),
     currency: v.currency,
-    enabled: flag(v.enabled),
+    enabled: v.enabled,
   }),
   toApi: (r) => ({
     name: r.name,
     code: r.code,
-    kind: r.kind as 'fixed' | 'percent',
+    kind: r.kind,
     value: r.kind === 'fixed' ? money(r.value, r.currency!) : rate(r.value),
     currency: r.currency,
-    enabled: r.enabled === 1,
+    enabled: r.enabled,
   }),
   filters: enabledFilter.extend({
     code: z.string().optional().describe('Only the coupon with this code'),
@@ -317,7 +316,7 @@ function groupRoutes<T extends CatalogueTable>(g: Group<T, z.ZodObject>): RouteD
         const where = Object.fromEntries(
           Object.entries(filters)
             .filter(([, v]) => v !== undefined)
-            .map(([k, v]) => [k, k === 'enabled' ? flag(v === 'true') : v]),
+            .map(([k, v]) => [k, k === 'enabled' ? v === 'true' : v]),
         );
         const { count, rows } = await listItems(db, g.table, env.id, where, { page, page_size });
         return pageEnvelope(req, baseUrl, { page, page_size }, count, rows.map(present));

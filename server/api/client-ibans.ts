@@ -3,7 +3,7 @@ import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination'
 import { ApiError, invalid } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { getClient, getIban, insertIban, listIbans, updateIban } from '../store/clients';
-import type { ClientIbanRow } from '../store/schema';
+import type { ClientIban } from '../store/clients';
 import { patchOf } from './catalogue';
 import { ibanFieldsOf, presentIban } from '../present/client';
 import { ibanFields, ibanOut, ibanRow } from './client-objects';
@@ -85,7 +85,7 @@ export const clientIbanRoutes = (): RouteDef[] => [
     response: ibanOut,
     status: 200,
     async handler({ env, params, body, deps, db }) {
-      const merge = (current: ClientIbanRow) => {
+      const merge = (current: ClientIban) => {
         const merged = ibanFields.safeParse({ ...ibanFieldsOf(current), ...body });
         if (!merged.success) throw invalid(merged.error);
         if (merged.data.notify_url) checkNotifyUrl(merged.data.notify_url, deps.config);

@@ -72,8 +72,6 @@ export const clientOut = z
   })
   .meta({ id: 'Client', description: 'A client: a person or a company, with its compliance state' });
 
-const flag = (b: boolean) => (b ? 1 : 0);
-
 /** Rules across fields and against today; the phone comes back in E.164. */
 export function clientRow(v: ClientFields, today: Date): ClientValues {
   const day = today.toISOString().slice(0, 10);
@@ -88,7 +86,7 @@ export function clientRow(v: ClientFields, today: Date): ClientValues {
     if (!parsed?.isValid()) throw fieldError('phone', 'is not a valid phone number (international +…, or national to `country`)');
     phone = parsed.number;
   }
-  return { ...v, phone, enabled: flag(v.enabled) };
+  return { ...v, phone };
 }
 
 // IBANs
@@ -124,7 +122,7 @@ export const ibanOut = z
   })
   .meta({ id: 'Iban', description: 'A bank account (IBAN) of a client' });
 
-export const ibanRow = (v: IbanFields): IbanValues => ({ ...v, enabled: flag(v.enabled) });
+export const ibanRow = (v: IbanFields): IbanValues => ({ ...v });
 
 // Documents
 

@@ -16,7 +16,7 @@ import { CLIENT_EXAMPLE, CLIENT_REQUEST, page } from './examples';
 const TAG = 'Clients';
 
 export const booleanQuery = z.enum(['true', 'false']).optional().describe('Only objects where the flag is `true` or `false`');
-export const flagOf = (v: 'true' | 'false' | undefined) => (v === undefined ? undefined : v === 'true' ? 1 : 0);
+export const flagOf = (v: 'true' | 'false' | undefined) => (v === undefined ? undefined : v === 'true');
 
 export const clientNotFound = () => new ApiError('not_found', 'No client with this id');
 

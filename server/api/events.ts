@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { ApiError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
-import { EVENT_TYPES, getEvent, listEvents, retryEvent } from '../store/events';
-import type { DeliveryAttemptRow, EventRow } from '../store/schema';
+import { EVENT_TYPES, getEvent, listEvents, retryEvent, type StoredEvent } from '../store/events';
+import type { DeliveryAttemptRow } from '../store/schema';
 import { dateTime } from './fields';
 import { EVENT_DETAIL_EXAMPLE, EVENT_EXAMPLE, page } from './examples';
 
@@ -42,13 +42,12 @@ const eventDetailOut = eventOut
   .extend({ attempts: z.array(attemptOut).describe('Every delivery attempt, oldest first') })
   .meta({ id: 'EventWithAttempts', description: 'A notification with its delivery attempts' });
 
-function presentEvent(row: EventRow): z.input<typeof eventOut> {
-  const payload = JSON.parse(row.payload) as { data: Record<string, unknown> };
+function presentEvent(row: StoredEvent): z.input<typeof eventOut> {
   return {
     id: row.id,
     type: row.type as (typeof EVENT_TYPES)[number],
     created: row.created_at,
-    data: payload.data,
+    data: row.payload.data,
     notify_url: row.notify_url,
     delivery_status: row.delivery_status as (typeof DELIVERY_STATUSES)[number],
     attempt_count: row.attempt_count,
@@ -57,12 +56,12 @@ function presentEvent(row: EventRow): z.input<typeof eventOut> {
   };
 }
 
-const presentDetail = ({ row, attempts }: { row: EventRow; attempts: DeliveryAttemptRow[] }) => ({
+const presentDetail = ({ row, attempts }: { row: StoredEvent; attempts: DeliveryAttemptRow[] }) => ({
   ...presentEvent(row),
   attempts: attempts.map((a) => ({
     attempt: a.attempt,
     created: a.created_at,
-    result: a.result as 'delivered' | 'failed' | 'gone',
+    result: a.result,
     status_code: a.status_code,
     error: a.error,
     response_body: a.response_body,

@@ -162,7 +162,7 @@ export const subscriptionRoutes = (): RouteDef[] => [
       if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
       const plan = await getItem(db, 'plans', env.id, body.plan);
       if (!plan) throw fieldError('plan', 'is not a plan of this environment');
-      if (plan.enabled !== 1) throw fieldError('plan', 'is disabled: no new subscriptions');
+      if (!plan.enabled) throw fieldError('plan', 'is disabled: no new subscriptions');
       if (body.client && !(await getClient(db, env.id, body.client))) {
         throw fieldError('client', 'is not a client of this environment');
       }

@@ -7,8 +7,7 @@ import { createPayout } from '../payments/payouts';
 import { transferBetweenWallets, type TransferOutcome } from '../payments/transfers';
 import { getClient, getIban } from '../store/clients';
 import type { Db } from '../store/db';
-import { getWallet, type PostingRefused } from '../store/ledger';
-import type { WalletRow } from '../store/schema';
+import { getWallet, type PostingRefused, type Wallet } from '../store/ledger';
 import { findTransferById, getTransfer, listTransfers } from '../store/transfers';
 import { checkNotifyUrl } from './notify-url';
 import { httpUrl, objectId, positiveAmount, ref, text, timestamps, toMinor } from './fields';
@@ -89,7 +88,7 @@ function answer(outcome: TransferOutcome, paths: Record<string, string>) {
  * A payout goes to an IBAN of the source wallet's own client (400 otherwise), enabled, and
  * with both the IBAN and the client through compliance (409 otherwise).
  */
-async function payoutIbanOf(db: Db, source: WalletRow, ibanId: string) {
+async function payoutIbanOf(db: Db, source: Wallet, ibanId: string) {
   const iban = await getIban(db, source.environment_id, null, ibanId);
   if (!iban) throw fieldError('destination_iban', 'is not an IBAN of a client of this environment');
   if (iban.client_ref !== source.client_id) throw fieldError('destination_iban', "is not an IBAN of the source wallet's client");

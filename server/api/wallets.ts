@@ -6,8 +6,7 @@ import { route, type RouteDef } from '../http/route';
 import { presentEntry, presentWallet } from '../present/wallet';
 import { isUniqueViolation } from '../store/errors';
 import { getClient } from '../store/clients';
-import { getEntry, getWallet, insertWallet, listEntries, listWallets, updateWallet, withCompliance } from '../store/ledger';
-import type { WalletRow } from '../store/schema';
+import { getEntry, getWallet, insertWallet, listEntries, listWallets, updateWallet, type Wallet, withCompliance } from '../store/ledger';
 import { checkNotifyUrl } from './notify-url';
 import { currencyCode, currencyOut, dateTime, httpUrl, name, objectId, ref, text, timestamps } from './fields';
 import { ENTRY_EXAMPLE, IDS, page, WALLET_EXAMPLE } from './examples';
@@ -116,7 +115,7 @@ export const walletRoutes = (): RouteDef[] => [
     status: 200,
     async handler({ env, query, req, baseUrl, db }) {
       const { page, page_size, enabled, ...filters } = query;
-      const f = { ...filters, ...(enabled === undefined ? {} : { enabled: enabled === 'true' ? 1 : 0 }) };
+      const f = { ...filters, ...(enabled === undefined ? {} : { enabled: enabled === 'true' }) };
       const { count, rows } = await listWallets(db, env.id, f, { page, page_size });
       return pageEnvelope(req, baseUrl, { page, page_size }, count, rows.map(presentWallet));
     },
@@ -139,7 +138,7 @@ export const walletRoutes = (): RouteDef[] => [
       if (!client) throw fieldError('client_id', 'is not a client of this environment');
       const now = deps.now();
       const at = now.toISOString();
-      const row: WalletRow = {
+      const row: Wallet = {
         id: uuidv7(now.getTime()),
         environment_id: env.id,
         wallet_id: body.wallet_id,
@@ -147,14 +146,14 @@ export const walletRoutes = (): RouteDef[] => [
         client_id: body.client_id,
         currency: body.currency,
         notify_url: body.notify_url,
-        enabled: body.enabled ? 1 : 0,
+        enabled: body.enabled,
         balance: 0,
         entry_count: 0,
         created_at: at,
         updated_at: at,
       };
       await uniqueWalletId(() => insertWallet(db, row));
-      return presentWallet({ ...row, enabled_by_compliance: client.enabled_by_compliance === 1 });
+      return presentWallet({ ...row, enabled_by_compliance: client.enabled_by_compliance });
     },
   }),
   route({
@@ -188,7 +187,7 @@ export const walletRoutes = (): RouteDef[] => [
     async handler({ env, params, body, deps, db }) {
       if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
       const { enabled, ...rest } = body;
-      const set = { ...rest, ...(enabled === undefined ? {} : { enabled: enabled ? 1 : 0 }) };
+      const set = { ...rest, ...(enabled === undefined ? {} : { enabled }) };
       const row = await uniqueWalletId(() => updateWallet(db, env.id, params.id!, set, deps.now()));
       if (!row) throw walletNotFound();
       return presentWallet((await withCompliance(db, [row]))[0]!);

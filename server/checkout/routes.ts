@@ -95,7 +95,7 @@ export function checkoutRoutes(router: IRouter, deps: Deps, screenAssets: () => 
     let embed: Page['embed'] = null;
     let frameAncestors: string[] = [];
     if (req.query.embed === '1' && typeof req.query.origin === 'string') {
-      const allowed = allowedFrameOrigins(JSON.parse(merchant.allowedOrigins) as string[], row);
+      const allowed = allowedFrameOrigins(merchant.allowedOrigins, row);
       // Unknown origins get no embed mode and frame-ancestors 'none': the browser refuses to show it.
       if (allowed.includes(req.query.origin)) {
         embed = { parentOrigin: req.query.origin };

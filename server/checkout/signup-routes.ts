@@ -47,7 +47,7 @@ export function signupRoutes(router: IRouter, deps: Deps, screenAssets: () => Do
     if (!found) return null;
     const requested = typeof req.query.lang === 'string' && isLanguage(req.query.lang) ? req.query.lang : null;
     const language = requested ?? resolveLanguage(found.row.language, req.get('accept-language'));
-    const allowed = allowedFrameOrigins(JSON.parse(found.merchant.allowedOrigins) as string[], found.row);
+    const allowed = allowedFrameOrigins(found.merchant.allowedOrigins, found.row);
     const origin = req.query.embed === '1' && typeof req.query.origin === 'string' ? req.query.origin : null;
     // Unknown origins get no embed mode and frame-ancestors 'none': the browser refuses to show it.
     const embed = origin !== null && allowed.includes(origin) ? { parentOrigin: origin } : null;

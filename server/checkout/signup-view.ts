@@ -1,7 +1,7 @@
 import type { CheckoutView, GatewayOption, Language, ScreenStatus } from '../../widget/screen/view';
 import { exponentOf } from '../api/fields';
 import { signupOpen } from '../present/subscription';
-import { addDays, type Interval } from '../domain/periods';
+import { addDays } from '../domain/periods';
 import { canStore } from '../payments/gateway';
 import type { Gateways } from '../payments/registry';
 import type { SubscriptionRow } from '../store/schema';
@@ -82,7 +82,7 @@ export function buildSignupView(input: SignupViewInput): CheckoutView {
     subscription: {
       planName: row.plan_name,
       amount: row.amount,
-      interval: row.interval as Interval,
+      interval: row.interval,
       intervalCount: row.interval_count,
       trialDays: row.trial_days,
       firstChargeAt: firstChargeAt.toISOString(),

@@ -99,7 +99,7 @@ export function buildView(input: ViewInput): CheckoutView {
     serverNow: input.now.toISOString(),
     status: status === 'pending' && input.declined ? 'declined' : status,
     gateways,
-    selectedGateway: chosen ?? (row.gateway_selected === 1 ? (gateways[0]?.id ?? null) : null),
+    selectedGateway: chosen ?? (row.gateway_selected ? (gateways[0]?.id ?? null) : null),
     error: input.error ?? null,
     receipt: status === 'paid' ? receiptOf(input.sale) : null,
     csrf: input.csrf,

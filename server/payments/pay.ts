@@ -1,6 +1,6 @@
 import { claimPaymentAttempt, completePayment, releaseFailedAttempt } from '../store/payments';
 import { newCall, type GatewayCall } from '../store/gateway-calls';
-import type { TransactionRow } from '../store/schema';
+import type { Transaction } from '../store/transactions';
 import { askGateway, type PaymentDeps, type Settled, timedOut } from './ask';
 import type { Gateway } from './gateway';
 
@@ -18,11 +18,11 @@ export type PaymentOutcome =
 
 export async function payTransaction(
   deps: PaymentDeps,
-  p: { transaction: TransactionRow; gateway: Gateway; fields: Record<string, string> },
+  p: { transaction: Transaction; gateway: Gateway; fields: Record<string, string> },
 ): Promise<PaymentOutcome> {
   const { transaction: row, gateway } = p;
   const now = deps.now();
-  const hold = row.authorize === 1;
+  const hold = row.authorize;
   const call = newCall({
     environmentId: row.environment_id,
     gatewayId: gateway.id,

@@ -3,7 +3,8 @@ import { payoutPostings } from '../domain/ledger';
 import type { Deps } from '../deps';
 import { type Db, inTransaction } from '../store/db';
 import { reverseMovement } from '../store/ledger';
-import type { ClientIbanRow, TransferRow } from '../store/schema';
+import type { ClientIban } from '../store/clients';
+import type { TransferRow } from '../store/schema';
 import { claimDuePayouts } from '../store/transfers';
 import { askGateway } from './ask';
 import { type NewTransfer, recordTransfer, type TransferOutcome, transferRow } from './transfers';
@@ -24,7 +25,7 @@ type PayoutDeps = Pick<Deps, 'config' | 'database' | 'outbox' | 'payouts' | 'log
 /** What the ledger names as the other side of a payout. */
 const externalOf = (ibanId: string) => `iban:${ibanId}`;
 
-export function createPayout(deps: PayoutDeps, db: Db, p: NewTransfer & { iban: ClientIbanRow }): Promise<TransferOutcome> {
+export function createPayout(deps: PayoutDeps, db: Db, p: NewTransfer & { iban: ClientIban }): Promise<TransferOutcome> {
   const row = transferRow(p, { destination_wallet: null, destination_iban: p.iban.id, status: 'pending' });
   return recordTransfer(db, deps.outbox, row, payoutPostings(row.source_wallet, BigInt(row.amount), externalOf(p.iban.id)), p.now);
 }

@@ -3,8 +3,8 @@ import { type Posting, transferPostings } from '../domain/ledger';
 import { type Db, inTransaction, type Tx } from '../store/db';
 import { isUniqueViolation } from '../store/errors';
 import type { Outbox } from '../store/events';
-import { PostingRefused, postMovement } from '../store/ledger';
-import type { TransferRow, WalletRow } from '../store/schema';
+import { PostingRefused, postMovement, type Wallet } from '../store/ledger';
+import type { TransferRow } from '../store/schema';
 import { insertTransfer } from '../store/transfers';
 
 // Transfers: the transfer row, its ledger movement and its events in one database
@@ -17,7 +17,7 @@ export type TransferOutcome =
   | { kind: 'duplicate' };
 
 export interface NewTransfer {
-  source: WalletRow;
+  source: Wallet;
   /** Minor units of the wallets' currency, > 0. */
   amount: number;
   concept: string | null;
@@ -80,7 +80,7 @@ export async function recordTransfer(
   return { kind: 'made', transfer: row };
 }
 
-export function transferBetweenWallets(db: Db, outbox: Outbox, t: NewTransfer & { destination: WalletRow }): Promise<TransferOutcome> {
+export function transferBetweenWallets(db: Db, outbox: Outbox, t: NewTransfer & { destination: Wallet }): Promise<TransferOutcome> {
   const row = transferRow(t, { destination_wallet: t.destination.id, destination_iban: null, status: 'paid' });
   const postings = transferPostings(row.source_wallet, t.destination.id, BigInt(row.amount));
   return recordTransfer(db, outbox, row, postings, t.now, (trx) => outbox.emit(trx, 'transfer.paid', row.id, t.now));

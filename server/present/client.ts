@@ -1,41 +1,37 @@
-import type { ClientDocumentRow, ClientIbanRow, ClientRow } from '../store/schema';
+import type { Client, ClientIban } from '../store/clients';
+import type { ClientDocumentRow } from '../store/schema';
 
 // Clients, their IBANs and documents as the API shows them (and as their events carry
 // them). A document never carries its bytes.
 
 /** The fields a merchant writes, as the API reads them back: what a PATCH merges into. */
-export function clientFieldsOf(row: ClientRow) {
+export function clientFieldsOf(row: Client) {
   const { id: _, environment_id: __, created_at: ___, updated_at: ____, enabled_by_compliance: _____, ...fields } = row;
-  return {
-    ...fields,
-    client_type: row.client_type as 'individual' | 'company' | null,
-    id_type: row.id_type as 'passport' | 'national_id' | 'tax_id' | 'residence_permit' | 'driving_licence' | 'other' | null,
-    enabled: row.enabled === 1,
-  };
+  return fields;
 }
 
-export function presentClient(row: ClientRow) {
+export function presentClient(row: Client) {
   return {
     id: row.id,
-    enabled_by_compliance: row.enabled_by_compliance === 1,
+    enabled_by_compliance: row.enabled_by_compliance,
     ...clientFieldsOf(row),
     created: row.created_at,
     updated: row.updated_at,
   };
 }
 
-export const ibanFieldsOf = (row: ClientIbanRow) => ({
+export const ibanFieldsOf = (row: ClientIban) => ({
   iban_id: row.iban_id,
   iban: row.iban,
   notify_url: row.notify_url,
-  enabled: row.enabled === 1,
+  enabled: row.enabled,
 });
 
-export function presentIban(row: ClientIbanRow) {
+export function presentIban(row: ClientIban) {
   return {
     id: row.id,
     client: row.client_ref,
-    enabled_by_compliance: row.enabled_by_compliance === 1,
+    enabled_by_compliance: row.enabled_by_compliance,
     ...ibanFieldsOf(row),
     created: row.created_at,
     updated: row.updated_at,
@@ -47,7 +43,7 @@ export function presentDocument(row: ClientDocumentRow) {
     id: row.id,
     client: row.client_ref,
     type: row.type as 'identity_front' | 'identity_back' | 'proof_of_address' | 'company_registration' | 'bank_statement' | 'other',
-    status: row.status as 'pending' | 'accepted' | 'rejected',
+    status: row.status,
     status_reason: row.status_reason,
     file: {
       name: row.file_name,

@@ -1,7 +1,6 @@
 import type { Language } from '../../widget/i18n/language';
 import { exponentOf } from '../api/fields';
 import { unitsToNumber } from '../domain/money';
-import type { Interval } from '../domain/periods';
 import type { SubscriptionStatus } from '../domain/subscription-states';
 import type { SubscriptionChargeRow } from '../store/schema';
 import type { StoredSubscription } from '../store/subscriptions';
@@ -20,7 +19,7 @@ function presentCharge(c: SubscriptionChargeRow) {
     period_end: c.period_end,
     amount: unitsToNumber(c.amount, exponentOf(c.currency)),
     currency: c.currency,
-    status: c.status as 'pending' | 'charged' | 'failed',
+    status: c.status,
     attempts: c.attempts,
     failure: c.failure,
     transaction: c.transaction_id,
@@ -44,7 +43,7 @@ export function presentSubscription({ row, charges }: StoredSubscription, baseUr
     plan_name: row.plan_name,
     amount: unitsToNumber(row.amount, exponentOf(row.currency)),
     currency: row.currency,
-    interval: row.interval as Interval,
+    interval: row.interval,
     interval_count: row.interval_count,
     trial_days: row.trial_days,
     started: row.started_at,
@@ -55,7 +54,7 @@ export function presentSubscription({ row, charges }: StoredSubscription, baseUr
     failed_attempts: row.failures,
     paused: row.paused_at,
     stopped: row.stopped_at,
-    stop_reason: row.stop_reason as 'requested' | 'payment_failed' | null,
+    stop_reason: row.stop_reason,
     charges: charges.map(presentCharge),
     created: row.created_at,
     updated: row.updated_at,

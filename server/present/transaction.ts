@@ -7,19 +7,6 @@ import type { StoredTransaction } from '../store/transactions';
 // A transaction as the API shows it (and as its events carry it): the one presenter the
 // routes and the outbox share, so a webhook shows exactly what a GET would.
 
-/** Sources and destinations as sent at creation, stored as given. */
-interface Source {
-  amount: number;
-  wallet_id?: string;
-  authorization_id?: string;
-}
-
-interface Destination {
-  wallet_id: string;
-  amount: number;
-  concept?: string;
-}
-
 export function presentTransaction(tx: StoredTransaction, now: Date, baseUrl: string) {
   const { row, lines } = tx;
   const exp = findCurrency(row.currency)?.exponent ?? 2;
@@ -36,7 +23,7 @@ export function presentTransaction(tx: StoredTransaction, now: Date, baseUrl: st
     return_url: row.return_url,
     cancel_url: row.cancel_url,
     notify_url: row.notify_url,
-    gateway_selected: row.gateway_selected === 1,
+    gateway_selected: row.gateway_selected,
     language: row.language as Language | null,
     expired_date: row.expired_at,
     products: lines.map((l) => ({
@@ -54,9 +41,9 @@ export function presentTransaction(tx: StoredTransaction, now: Date, baseUrl: st
     coupon_value: money(row.coupon_value),
     coupon_name: row.coupon_name,
     coupon: row.coupon_ref,
-    authorize: row.authorize === 1,
-    source: row.source ? (JSON.parse(row.source) as Source[]) : null,
-    destination: row.destination ? (JSON.parse(row.destination) as Destination[]) : null,
+    authorize: row.authorize,
+    source: row.source,
+    destination: row.destination,
     items_price: money(row.items_price),
     total_price: money(row.total_price),
     created: row.created_at,

@@ -16,7 +16,7 @@ export function presentWallet(row: ShownWallet) {
     client_id: row.client_id,
     currency: row.currency,
     notify_url: row.notify_url,
-    enabled: row.enabled === 1,
+    enabled: row.enabled,
     balance: moneyOf(row.currency)(row.balance),
     created: row.created_at,
     updated: row.updated_at,

@@ -11,17 +11,24 @@ type OwnFields = 'id' | 'environment_id' | 'created_at' | 'updated_at';
 
 type AnyDb = Db & any;
 
+/** A catalogue row as the store hands it out: `enabled` decoded from 0/1. */
+export type CatalogueItem<T extends CatalogueTable> = Omit<Tables[T], 'enabled'> & { enabled: boolean };
+type ItemValues<T extends CatalogueTable> = Omit<CatalogueItem<T>, OwnFields>;
+
+const fromRow = <T extends CatalogueTable>(row: Tables[T]): CatalogueItem<T> => ({ ...row, enabled: row.enabled === 1 });
+const toColumns = <V extends { enabled: boolean }>(values: V) => ({ ...values, enabled: values.enabled ? 1 : 0 });
+
 export async function insertItem<T extends CatalogueTable>(
   db: Db,
   table: T,
   environmentId: string,
-  values: Omit<Tables[T], OwnFields>,
+  values: ItemValues<T>,
   now: Date,
-): Promise<Tables[T]> {
+): Promise<CatalogueItem<T>> {
   const at = now.toISOString();
-  const row = { ...values, id: uuidv7(now.getTime()), environment_id: environmentId, created_at: at, updated_at: at };
-  await (db as AnyDb).insertInto(table).values(row).execute();
-  return row as Tables[T];
+  const item = { ...values, id: uuidv7(now.getTime()), environment_id: environmentId, created_at: at, updated_at: at };
+  await (db as AnyDb).insertInto(table).values(toColumns(item)).execute();
+  return item as CatalogueItem<T>;
 }
 
 export async function getItem<T extends CatalogueTable>(
@@ -29,13 +36,14 @@ export async function getItem<T extends CatalogueTable>(
   table: T,
   environmentId: string,
   id: string,
-): Promise<Tables[T] | undefined> {
-  return (db as AnyDb)
+): Promise<CatalogueItem<T> | undefined> {
+  const row: Tables[T] | undefined = await (db as AnyDb)
     .selectFrom(table)
     .selectAll()
     .where('environment_id', '=', environmentId)
     .where('id', '=', id)
     .executeTakeFirst();
+  return row && fromRow(row);
 }
 
 export async function updateItem<T extends CatalogueTable>(
@@ -43,12 +51,12 @@ export async function updateItem<T extends CatalogueTable>(
   table: T,
   environmentId: string,
   id: string,
-  values: Omit<Tables[T], OwnFields>,
+  values: ItemValues<T>,
   now: Date,
-): Promise<Tables[T] | undefined> {
+): Promise<CatalogueItem<T> | undefined> {
   await (db as AnyDb)
     .updateTable(table)
-    .set({ ...values, updated_at: now.toISOString() })
+    .set({ ...toColumns(values), updated_at: now.toISOString() })
     .where('environment_id', '=', environmentId)
     .where('id', '=', id)
     .execute();
@@ -68,10 +76,11 @@ export async function listItems<T extends CatalogueTable>(
   db: Db,
   table: T,
   environmentId: string,
-  filters: Record<string, string | number>,
+  filters: Record<string, string | boolean>,
   page: Page,
-): Promise<{ count: number; rows: Tables[T][] }> {
+): Promise<{ count: number; rows: CatalogueItem<T>[] }> {
   let query = (db as AnyDb).selectFrom(table).where('environment_id', '=', environmentId);
-  for (const [column, value] of Object.entries(filters)) query = query.where(column, '=', value);
-  return countAndPage(query, page);
+  for (const [column, value] of Object.entries(filters)) query = query.where(column, '=', typeof value === 'boolean' ? Number(value) : value);
+  const { count, rows } = await countAndPage<Tables[T]>(query, page);
+  return { count, rows: rows.map((r) => fromRow<T>(r)) };
 }

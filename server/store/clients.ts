@@ -10,9 +10,34 @@ import type { ClientDocumentRow, ClientIbanRow, ClientRow } from './schema';
 // follow from its accepted documents; every change to them locks the client row first,
 // so a review, a PATCH and a new IBAN never decide on a state another one is changing.
 
+export type ClientType = 'individual' | 'company';
+export type IdType = 'passport' | 'national_id' | 'tax_id' | 'residence_permit' | 'driving_licence' | 'other';
+
+/** A client as the store hands it out: flags as booleans, its kinds as their unions. */
+export type Client = Omit<ClientRow, 'client_type' | 'id_type' | 'enabled' | 'enabled_by_compliance'> & {
+  client_type: ClientType | null;
+  id_type: IdType | null;
+  enabled: boolean;
+  enabled_by_compliance: boolean;
+};
+
+/** An IBAN as the store hands it out: flags as booleans. */
+export type ClientIban = Omit<ClientIbanRow, 'enabled' | 'enabled_by_compliance'> & { enabled: boolean; enabled_by_compliance: boolean };
+
+// Both engines store 0/1; the store decodes on read and encodes on write, here only.
+const clientOf = (r: ClientRow): Client => ({
+  ...r,
+  client_type: r.client_type as ClientType | null,
+  id_type: r.id_type as IdType | null,
+  enabled: r.enabled === 1,
+  enabled_by_compliance: r.enabled_by_compliance === 1,
+});
+const ibanOf = (r: ClientIbanRow): ClientIban => ({ ...r, enabled: r.enabled === 1, enabled_by_compliance: r.enabled_by_compliance === 1 });
+const bit = (b: boolean) => (b ? 1 : 0);
+
 type OwnFields = 'id' | 'environment_id' | 'created_at' | 'updated_at' | 'enabled_by_compliance';
-export type ClientValues = Omit<ClientRow, OwnFields>;
-export type IbanValues = Omit<ClientIbanRow, OwnFields | 'client_ref'>;
+export type ClientValues = Omit<Client, OwnFields>;
+export type IbanValues = Omit<ClientIban, OwnFields | 'client_ref'>;
 export interface DocumentValues {
   type: string;
   file_name: string;
@@ -43,10 +68,11 @@ const owned = (environmentId: string, now: Date) => {
   return { id: uuidv7(now.getTime()), environment_id: environmentId, created_at: at, updated_at: at };
 };
 
-export async function getClient(db: Db, environmentId: string | null, id: string): Promise<ClientRow | undefined> {
+export async function getClient(db: Db, environmentId: string | null, id: string): Promise<Client | undefined> {
   let query = db.selectFrom('clients').selectAll().where('id', '=', id);
   if (environmentId !== null) query = query.where('environment_id', '=', environmentId);
-  return query.executeTakeFirst();
+  const row = await query.executeTakeFirst();
+  return row && clientOf(row);
 }
 
 async function lockClient(trx: Tx, environmentId: string, id: string): Promise<ClientRow | undefined> {
@@ -58,25 +84,26 @@ async function lockClient(trx: Tx, environmentId: string, id: string): Promise<C
 
 export interface ClientFilters {
   client_id?: string;
-  enabled?: number;
-  enabled_by_compliance?: number;
+  enabled?: boolean;
+  enabled_by_compliance?: boolean;
 }
 
-export function listClients(db: Db, environmentId: string, f: ClientFilters, page: Page) {
+export async function listClients(db: Db, environmentId: string, f: ClientFilters, page: Page) {
   let query = db.selectFrom('clients').where('environment_id', '=', environmentId);
   if (f.client_id !== undefined) query = query.where('client_id', '=', f.client_id);
-  if (f.enabled !== undefined) query = query.where('enabled', '=', f.enabled);
-  if (f.enabled_by_compliance !== undefined) query = query.where('enabled_by_compliance', '=', f.enabled_by_compliance);
-  return countAndPage<ClientRow>(query, page);
+  if (f.enabled !== undefined) query = query.where('enabled', '=', bit(f.enabled));
+  if (f.enabled_by_compliance !== undefined) query = query.where('enabled_by_compliance', '=', bit(f.enabled_by_compliance));
+  const { count, rows } = await countAndPage<ClientRow>(query, page);
+  return { count, rows: rows.map(clientOf) };
 }
 
 export async function insertClient(db: Db, environmentId: string, values: ClientValues, now: Date, outbox: Outbox) {
-  const row: ClientRow = { ...values, ...owned(environmentId, now), enabled_by_compliance: 0 };
+  const client: Client = { ...values, ...owned(environmentId, now), enabled_by_compliance: false };
   return uniquely(() =>
     inTransaction(db, async (trx) => {
-      await trx.insertInto('clients').values(row).execute();
-      await outbox.emit(trx, 'client.created', row.id, now);
-      return row;
+      await trx.insertInto('clients').values({ ...client, enabled: bit(client.enabled), enabled_by_compliance: 0 }).execute();
+      await outbox.emit(trx, 'client.created', client.id, now);
+      return client;
     }),
   );
 }
@@ -89,17 +116,18 @@ export async function updateClient(
   db: Db,
   environmentId: string,
   id: string,
-  merge: (current: ClientRow) => ClientValues,
+  merge: (current: Client) => ClientValues,
   now: Date,
   outbox: Outbox,
-): Promise<ClientRow | undefined> {
+): Promise<Client | undefined> {
   return uniquely(() =>
     inTransaction(db, async (trx) => {
       const current = await lockClient(trx, environmentId, id);
       if (!current) return undefined;
+      const values = merge(clientOf(current));
       await trx
         .updateTable('clients')
-        .set({ ...merge(current), updated_at: now.toISOString() })
+        .set({ ...values, enabled: bit(values.enabled), updated_at: now.toISOString() })
         .where('id', '=', id)
         .execute();
       await outbox.emit(trx, 'client.updated', id, now);
@@ -144,19 +172,21 @@ export async function getIban(db: Db, environmentId: string | null, clientId: st
   let query = db.selectFrom('client_ibans').selectAll().where('id', '=', id);
   if (environmentId !== null) query = query.where('environment_id', '=', environmentId);
   if (clientId !== null) query = query.where('client_ref', '=', clientId);
-  return query.executeTakeFirst();
+  const row = await query.executeTakeFirst();
+  return row && ibanOf(row);
 }
 
 export interface IbanFilters {
   iban_id?: string;
-  enabled?: number;
+  enabled?: boolean;
 }
 
-export function listIbans(db: Db, environmentId: string, clientId: string, f: IbanFilters, page: Page) {
+export async function listIbans(db: Db, environmentId: string, clientId: string, f: IbanFilters, page: Page) {
   let query = db.selectFrom('client_ibans').where('environment_id', '=', environmentId).where('client_ref', '=', clientId);
   if (f.iban_id !== undefined) query = query.where('iban_id', '=', f.iban_id);
-  if (f.enabled !== undefined) query = query.where('enabled', '=', f.enabled);
-  return countAndPage<ClientIbanRow>(query, page);
+  if (f.enabled !== undefined) query = query.where('enabled', '=', bit(f.enabled));
+  const { count, rows } = await countAndPage<ClientIbanRow>(query, page);
+  return { count, rows: rows.map(ibanOf) };
 }
 
 /** An IBAN starts as enabled by compliance as its client is; undefined when there is no such client. */
@@ -167,7 +197,7 @@ export async function insertIban(
   values: IbanValues,
   now: Date,
   outbox: Outbox,
-): Promise<ClientIbanRow | undefined> {
+): Promise<ClientIban | undefined> {
   return uniquely(() =>
     inTransaction(db, async (trx) => {
       const client = await lockClient(trx, environmentId, clientId);
@@ -176,11 +206,12 @@ export async function insertIban(
         ...values,
         ...owned(environmentId, now),
         client_ref: clientId,
+        enabled: bit(values.enabled),
         enabled_by_compliance: client.enabled_by_compliance,
       };
       await trx.insertInto('client_ibans').values(row).execute();
       await outbox.emit(trx, 'iban.created', row.id, now);
-      return row;
+      return ibanOf(row);
     }),
   );
 }
@@ -190,10 +221,10 @@ export async function updateIban(
   environmentId: string,
   clientId: string,
   id: string,
-  merge: (current: ClientIbanRow) => IbanValues,
+  merge: (current: ClientIban) => IbanValues,
   now: Date,
   outbox: Outbox,
-): Promise<ClientIbanRow | undefined> {
+): Promise<ClientIban | undefined> {
   return uniquely(() =>
     inTransaction(db, async (trx) => {
       const current = await forUpdate(
@@ -206,9 +237,10 @@ export async function updateIban(
           .where('id', '=', id),
       ).executeTakeFirst();
       if (!current) return undefined;
+      const values = merge(ibanOf(current));
       await trx
         .updateTable('client_ibans')
-        .set({ ...merge(current), updated_at: now.toISOString() })
+        .set({ ...values, enabled: bit(values.enabled), updated_at: now.toISOString() })
         .where('id', '=', id)
         .execute();
       await outbox.emit(trx, 'iban.updated', id, now);
@@ -239,7 +271,7 @@ export async function getDocumentFile(db: Db, environmentId: string, clientId: s
 
 export interface DocumentFilters {
   type?: string;
-  status?: string;
+  status?: ClientDocumentRow['status'];
 }
 
 export function listDocuments(db: Db, environmentId: string, clientId: string, f: DocumentFilters, page: Page) {

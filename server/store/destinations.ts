@@ -18,14 +18,17 @@ export interface Destination {
   concept?: string;
 }
 
-/** A transaction's destinations, in minor units. */
-async function destinationsOf(trx: Tx, transactionId: string, currency: string) {
+/** Decodes a transaction's `destination` column (JSON text, or null for none). */
+export const destinationsOf = (text: string | null): Destination[] | null => (text ? (JSON.parse(text) as Destination[]) : null);
+
+/** A transaction's split: its destinations, in minor units. */
+async function splitOf(trx: Tx, transactionId: string, currency: string) {
   const { destination } = await trx
     .selectFrom('transactions')
     .select('destination')
     .where('id', '=', transactionId)
     .executeTakeFirstOrThrow();
-  const list = destination ? (JSON.parse(destination) as Destination[]) : [];
+  const list = destinationsOf(destination) ?? [];
   const exponent = findCurrency(currency)?.exponent ?? 2;
   return {
     shares: list.map((d): Share => ({ wallet: d.wallet_id, amount: toUnits(d.amount, exponent) })),
@@ -46,7 +49,7 @@ async function destinationsOf(trx: Tx, transactionId: string, currency: string) 
  */
 async function refundPool(trx: Tx, sale: SaleRow, amount: number) {
   if (sale.transaction_id) {
-    return { ...(await destinationsOf(trx, sale.transaction_id, sale.currency)), total: sale.amount, before: sale.refunded - amount };
+    return { ...(await splitOf(trx, sale.transaction_id, sale.currency)), total: sale.amount, before: sale.refunded - amount };
   }
   if (!sale.source_transaction_id) return null;
   const paid = await forUpdate(
@@ -59,7 +62,7 @@ async function refundPool(trx: Tx, sale: SaleRow, amount: number) {
     .where('source_transaction_id', '=', sale.source_transaction_id)
     .executeTakeFirstOrThrow();
   return {
-    ...(await destinationsOf(trx, sale.source_transaction_id, sale.currency)),
+    ...(await splitOf(trx, sale.source_transaction_id, sale.currency)),
     total: Number(paid.total_price),
     before: Number(refunded) - amount,
   };
@@ -72,7 +75,7 @@ async function refundPool(trx: Tx, sale: SaleRow, amount: number) {
  */
 export async function creditDestinations(trx: Tx, outbox: Outbox, sale: SaleRow, now: Date): Promise<void> {
   if (!sale.transaction_id) return;
-  const { shares, concepts } = await destinationsOf(trx, sale.transaction_id, sale.currency);
+  const { shares, concepts } = await splitOf(trx, sale.transaction_id, sale.currency);
   if (!shares.length) return;
   await postMovement(trx, outbox, {
     environmentId: sale.environment_id,

@@ -110,3 +110,12 @@ export function listEnvironments(db: Db) {
     .orderBy('id')
     .execute();
 }
+
+/** The merchant a payment or sign-up page is for: its name and the origins allowed to embed it. */
+export interface Merchant {
+  name: string;
+  allowedOrigins: string[];
+}
+
+/** Decodes the environment's columns (allowed_origins is JSON text) into a Merchant. */
+export const merchantOf = (name: string, origins: string): Merchant => ({ name, allowedOrigins: JSON.parse(origins) as string[] });

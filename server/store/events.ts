@@ -151,19 +151,24 @@ export interface EventFilters {
   object_id?: string;
 }
 
+/** An event as the store hands it out: its payload (JSON text in the row) parsed. */
+export type StoredEvent = Omit<EventRow, 'payload'> & { payload: { data: Record<string, unknown> } };
+const eventOf = (row: EventRow): StoredEvent => ({ ...row, payload: JSON.parse(row.payload) as StoredEvent['payload'] });
+
 export async function listEvents(db: Db, environmentId: string, f: EventFilters, page: Page) {
   let query = db.selectFrom('events').where('environment_id', '=', environmentId);
   if (f.type !== undefined) query = query.where('type', '=', f.type);
   if (f.delivery_status !== undefined) query = query.where('delivery_status', '=', f.delivery_status);
   if (f.object_id !== undefined) query = query.where('object_id', '=', f.object_id);
-  return countAndPage<EventRow>(query, page);
+  const { count, rows } = await countAndPage<EventRow>(query, page);
+  return { count, rows: rows.map(eventOf) };
 }
 
 export async function getEvent(
   db: Db,
   environmentId: string,
   id: string,
-): Promise<{ row: EventRow; attempts: DeliveryAttemptRow[] } | undefined> {
+): Promise<{ row: StoredEvent; attempts: DeliveryAttemptRow[] } | undefined> {
   const row = await db
     .selectFrom('events')
     .selectAll()
@@ -178,7 +183,7 @@ export async function getEvent(
     .orderBy('attempt')
     .orderBy('id')
     .execute();
-  return { row, attempts };
+  return { row: eventOf(row), attempts };
 }
 
 /**

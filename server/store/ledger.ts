@@ -12,16 +12,21 @@ import type { LedgerEntryRow, WalletRow } from './schema';
 // (PostgreSQL) or runs alone (SQLite's one writer), so concurrent movements of one wallet
 // queue on it and each sees the balance the one before left.
 
-export type WalletFilters = Partial<Pick<WalletRow, 'wallet_id' | 'client_id' | 'currency' | 'enabled'>>;
+/** A wallet as the store hands it out: `enabled` decoded from 0/1. */
+export type Wallet = Omit<WalletRow, 'enabled'> & { enabled: boolean };
+const walletOf = (r: WalletRow): Wallet => ({ ...r, enabled: r.enabled === 1 });
 
-export function getWallet(db: Db, environmentId: string, id: string): Promise<WalletRow | undefined> {
-  return db.selectFrom('wallets').selectAll().where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
+export type WalletFilters = Partial<Pick<Wallet, 'wallet_id' | 'client_id' | 'currency' | 'enabled'>>;
+
+export async function getWallet(db: Db, environmentId: string, id: string): Promise<Wallet | undefined> {
+  const row = await db.selectFrom('wallets').selectAll().where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
+  return row && walletOf(row);
 }
 
 /** A wallet as the API shows it: with its client's compliance state, which it follows. */
-export type ShownWallet = WalletRow & { enabled_by_compliance: boolean };
+export type ShownWallet = Wallet & { enabled_by_compliance: boolean };
 
-export async function withCompliance(db: Db, rows: WalletRow[]): Promise<ShownWallet[]> {
+export async function withCompliance(db: Db, rows: Wallet[]): Promise<ShownWallet[]> {
   const ids = [...new Set(rows.map((r) => r.client_id))];
   const clients = ids.length
     ? await db.selectFrom('clients').select(['id', 'enabled_by_compliance']).where('id', 'in', ids).execute()
@@ -33,26 +38,27 @@ export async function withCompliance(db: Db, rows: WalletRow[]): Promise<ShownWa
 export async function listWallets(db: Db, environmentId: string, f: WalletFilters, page: Page) {
   let query = db.selectFrom('wallets').where('environment_id', '=', environmentId);
   for (const [column, value] of Object.entries(f)) {
-    if (value !== undefined) query = query.where(column as keyof WalletFilters, '=', value);
+    if (value !== undefined) query = query.where(column as keyof WalletFilters, '=', typeof value === 'boolean' ? Number(value) : value);
   }
   const { count, rows } = await countAndPage<WalletRow>(query, page);
-  return { count, rows: await withCompliance(db, rows) };
+  return { count, rows: await withCompliance(db, rows.map(walletOf)) };
 }
 
-export async function insertWallet(db: Db, row: WalletRow): Promise<void> {
-  await db.insertInto('wallets').values(row).execute();
+export async function insertWallet(db: Db, wallet: Wallet): Promise<void> {
+  await db.insertInto('wallets').values({ ...wallet, enabled: wallet.enabled ? 1 : 0 }).execute();
 }
 
 export async function updateWallet(
   db: Db,
   environmentId: string,
   id: string,
-  set: Partial<Pick<WalletRow, 'wallet_id' | 'name' | 'notify_url' | 'enabled'>>,
+  set: Partial<Pick<Wallet, 'wallet_id' | 'name' | 'notify_url' | 'enabled'>>,
   now: Date,
-): Promise<WalletRow | undefined> {
+): Promise<Wallet | undefined> {
+  const { enabled, ...rest } = set;
   await db
     .updateTable('wallets')
-    .set({ ...set, updated_at: now.toISOString() })
+    .set({ ...rest, ...(enabled === undefined ? {} : { enabled: enabled ? 1 : 0 }), updated_at: now.toISOString() })
     .where('environment_id', '=', environmentId)
     .where('id', '=', id)
     .execute();

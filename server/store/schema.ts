@@ -1,3 +1,4 @@
+import type { Interval } from '../domain/periods';
 import type { TransactionStatus } from '../domain/transaction-status';
 
 export type { TransactionStatus };
@@ -41,7 +42,7 @@ export interface PlanRow extends Owned {
   description: string | null;
   amount: number;
   currency: string;
-  interval: string;
+  interval: Interval;
   interval_count: number;
   trial_days: number;
   enabled: number;
@@ -63,7 +64,7 @@ export interface ShippingRow extends Owned {
 export interface CouponRow extends Owned {
   name: string;
   code: string | null;
-  kind: string; // 'fixed' | 'percent'
+  kind: 'fixed' | 'percent';
   value: number; // minor units when fixed, percentage × 10⁴ when percent
   currency: string | null;
   enabled: number;
@@ -195,7 +196,7 @@ export interface DeliveryAttemptRow {
   id: string;
   event_id: string;
   attempt: number;
-  result: string; // 'delivered' | 'failed' | 'gone'
+  result: 'delivered' | 'failed' | 'gone';
   status_code: number | null;
   error: string | null;
   response_body: string | null;
@@ -269,7 +270,7 @@ export interface ClientIbanRow extends Owned {
 export interface ClientDocumentRow extends Owned {
   client_ref: string;
   type: string;
-  status: string; // 'pending' | 'accepted' | 'rejected'
+  status: 'pending' | 'accepted' | 'rejected';
   status_reason: string | null;
   file_name: string;
   content_type: string;
@@ -327,7 +328,7 @@ export interface SubscriptionRow extends Owned {
   plan_name: string;
   amount: number;
   currency: string;
-  interval: string;
+  interval: Interval;
   interval_count: number;
   trial_days: number;
   client_ref: string | null;
@@ -350,7 +351,7 @@ export interface SubscriptionRow extends Owned {
   current_period_end: string | null;
   paused_at: string | null;
   stopped_at: string | null;
-  stop_reason: string | null; // 'requested' | 'payment_failed'
+  stop_reason: 'requested' | 'payment_failed' | null;
   claimed_until: string | null;
   claimed_by: string | null;
 }
@@ -363,7 +364,7 @@ export interface SubscriptionChargeRow {
   period_end: string;
   amount: number;
   currency: string;
-  status: string; // 'pending' (reserved, gateway not answered yet) | 'charged' | 'failed'
+  status: 'pending' | 'charged' | 'failed'; // pending: reserved, the gateway has not answered yet
   attempts: number;
   reference: string; // the gateway idempotency reference of the latest attempt
   failure: string | null;

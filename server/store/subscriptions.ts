@@ -1,8 +1,9 @@
 import { newToken, uuidv7 } from '../domain/ids';
-import type { Cadence, Interval } from '../domain/periods';
+import type { Cadence } from '../domain/periods';
 import { actionTarget, CHARGEABLE, ACTION_FROM, type SubscriptionAction, type SubscriptionStatus } from '../domain/subscription-states';
 import { chargedSchedule, duePeriod, failedSchedule, resumeSchedule, type Schedule, startSchedule } from '../domain/subscription-schedule';
 import { type Db, inTransaction, type Tx } from './db';
+import { type Merchant, merchantOf } from './environments';
 import type { EventType, Outbox } from './events';
 import { type GatewayCall, insertCall, settleCall } from './gateway-calls';
 import { skipLocked } from './locking';
@@ -96,7 +97,7 @@ export async function insertSubscription(db: Db, s: NewSubscription, now: Date):
   return row;
 }
 
-export const cadenceOf = (row: SubscriptionRow): Cadence => ({ interval: row.interval as Interval, intervalCount: row.interval_count });
+export const cadenceOf = (row: SubscriptionRow): Cadence => ({ interval: row.interval, intervalCount: row.interval_count });
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
@@ -238,7 +239,7 @@ class Rollback extends Error {
 
 export interface SignupPage {
   row: SubscriptionRow;
-  merchant: { name: string; allowedOrigins: string };
+  merchant: Merchant;
 }
 
 export async function findSignup(db: Db, token: string): Promise<SignupPage | undefined> {
@@ -251,7 +252,7 @@ export async function findSignup(db: Db, token: string): Promise<SignupPage | un
     .executeTakeFirst();
   if (!found) return undefined;
   const { merchant_name, merchant_origins, ...row } = found;
-  return { row, merchant: { name: merchant_name, allowedOrigins: merchant_origins } };
+  return { row, merchant: merchantOf(merchant_name, merchant_origins) };
 }
 
 // ——— The scheduler's side: claim, reserve, record ———

@@ -1,11 +1,53 @@
 import { compiledOnce } from './compiled';
 import { type Db, writeTogether } from './db';
 import { countAndPage, type Page } from './paging';
+import { type Merchant, merchantOf } from './environments';
+import { type Destination, destinationsOf } from './destinations';
 import type { TransactionLineRow, TransactionRow, TransactionStatus } from './schema';
 
+/** A source as sent at creation, stored as given (major units). */
+export interface Source {
+  amount: number;
+  wallet_id?: string;
+  authorization_id?: string;
+}
+
+/**
+ * A transaction as the store hands it out: the row with its columns decoded (0/1 as
+ * booleans, the JSON text of sources and destinations parsed). Readers never decode.
+ */
+export type Transaction = Omit<TransactionRow, 'gateway_selected' | 'authorize' | 'source' | 'destination'> & {
+  gateway_selected: boolean;
+  authorize: boolean;
+  source: Source[] | null;
+  destination: Destination[] | null;
+};
+
 export interface StoredTransaction {
-  row: TransactionRow;
+  row: Transaction;
   lines: TransactionLineRow[];
+}
+
+/** Decodes a row as both engines store it. */
+export function transactionFromRow(r: TransactionRow): Transaction {
+  return {
+    ...r,
+    gateway_selected: r.gateway_selected === 1,
+    authorize: r.authorize === 1,
+    source: r.source ? (JSON.parse(r.source) as Source[]) : null,
+    destination: destinationsOf(r.destination),
+  };
+}
+
+/** Encodes a transaction into its row. */
+export function transactionToRow(t: Transaction): TransactionRow {
+  return {
+    ...t,
+    gateway_selected: t.gateway_selected ? 1 : 0,
+    authorize: t.authorize ? 1 : 0,
+    source: t.source ? JSON.stringify(t.source) : null,
+    destination: t.destination ? JSON.stringify(t.destination) : null,
+  };
 }
 
 /** The transaction and its lines in one database transaction: both or neither. */
@@ -13,7 +55,7 @@ export function insertTransaction(db: Db, tx: StoredTransaction): Promise<void> 
   const lines = [];
   // Chunked: SQLite caps bound parameters per statement (10 columns × 90 rows fits).
   for (let i = 0; i < tx.lines.length; i += 90) lines.push(db.insertInto('transaction_lines').values(tx.lines.slice(i, i + 90)));
-  return writeTogether(db, [db.insertInto('transactions').values(tx.row), ...lines]);
+  return writeTogether(db, [db.insertInto('transactions').values(transactionToRow(tx.row)), ...lines]);
 }
 
 export function transactionLines(db: Db, transactionId: string): Promise<TransactionLineRow[]> {
@@ -21,7 +63,7 @@ export function transactionLines(db: Db, transactionId: string): Promise<Transac
 }
 
 async function withLines(db: Db, row: TransactionRow | undefined): Promise<StoredTransaction | undefined> {
-  return row && { row, lines: await transactionLines(db, row.id) };
+  return row && { row: transactionFromRow(row), lines: await transactionLines(db, row.id) };
 }
 
 export async function getTransaction(db: Db, environmentId: string, id: string) {
@@ -36,8 +78,8 @@ export async function getTransaction(db: Db, environmentId: string, id: string) 
 
 /** What the checkout needs first: the transaction and the merchant it pays. */
 export interface Checkout {
-  row: TransactionRow;
-  merchant: { name: string; allowedOrigins: string };
+  row: Transaction;
+  merchant: Merchant;
   /** See checkoutVersion. */
   version: string;
 }
@@ -68,7 +110,7 @@ export async function findCheckout(db: Db, token: string): Promise<Checkout | un
   const [found] = await checkoutByToken(db, token);
   if (!found) return undefined;
   const { merchant_name, merchant_origins, ...row } = found;
-  return { row, merchant: { name: merchant_name, allowedOrigins: merchant_origins }, version: versionOf(found) };
+  return { row: transactionFromRow(row), merchant: merchantOf(merchant_name, merchant_origins), version: versionOf(found) };
 }
 
 /**
@@ -118,6 +160,6 @@ export async function listTransactions(db: Db, environmentId: string, f: Transac
     : [];
   return {
     count,
-    items: rows.map((row) => ({ row, lines: lines.filter((l) => l.transaction_id === row.id) })),
+    items: rows.map((row) => ({ row: transactionFromRow(row), lines: lines.filter((l) => l.transaction_id === row.id) })),
   };
 }

@@ -8,8 +8,8 @@ import type { Db } from '../store/db';
 import { getItem } from '../store/catalogue';
 import { getWallet } from '../store/ledger';
 import { getAuthorization } from '../store/sales';
-import type { AuthorizationRow, TransactionLineRow, TransactionRow } from '../store/schema';
-import { insertTransaction, type StoredTransaction } from '../store/transactions';
+import type { AuthorizationRow, TransactionLineRow } from '../store/schema';
+import { insertTransaction, type StoredTransaction, type Transaction } from '../store/transactions';
 
 // Creating a transaction: references resolved in the caller's environment, amounts in
 // minor units, totals computed once, the transaction and its lines stored together.
@@ -138,11 +138,11 @@ async function resolve(db: Db, envId: string, body: TransactionInput): Promise<R
   };
   const tax = await adjustment('tax', 'tax', async (id) => {
     const row = await getItem(db, 'taxes', envId, id);
-    return row && { id: row.id, name: row.name, enabled: row.enabled === 1, currency: null, adjustment: { percent: BigInt(row.rate_e4) } };
+    return row && { id: row.id, name: row.name, enabled: row.enabled, currency: null, adjustment: { percent: BigInt(row.rate_e4) } };
   });
   const shipping = await adjustment('shipping', 'shipping option', async (id) => {
     const row = await getItem(db, 'shipping', envId, id);
-    return row && { id: row.id, name: row.name, enabled: row.enabled === 1, currency: row.currency, adjustment: { amount: BigInt(row.price) } };
+    return row && { id: row.id, name: row.name, enabled: row.enabled, currency: row.currency, adjustment: { amount: BigInt(row.price) } };
   });
   const coupon = await adjustment('coupon', 'coupon', async (id) => {
     const row = await getItem(db, 'coupons', envId, id);
@@ -151,7 +151,7 @@ async function resolve(db: Db, envId: string, body: TransactionInput): Promise<R
     return {
       id: row.id,
       name: row.name,
-      enabled: row.enabled === 1,
+      enabled: row.enabled,
       currency: row.currency,
       adjustment: row.kind === 'fixed' ? { amount: value } : { percent: value },
     };
@@ -252,7 +252,7 @@ export async function buildTransaction(db: Db, envId: string, body: TransactionI
 
   const id = uuidv7(now.getTime());
   const at = now.toISOString();
-  const row: TransactionRow = {
+  const row: Transaction = {
     id,
     environment_id: envId,
     token: newToken(),
@@ -263,10 +263,10 @@ export async function buildTransaction(db: Db, envId: string, body: TransactionI
     return_url: body.return_url ?? null,
     cancel_url: body.cancel_url ?? null,
     notify_url: body.notify_url ?? null,
-    gateway_selected: body.gateway_selected ? 1 : 0,
+    gateway_selected: body.gateway_selected ?? false,
     language: body.language ?? null,
     expired_at: expiredAt.toISOString(),
-    authorize: body.authorize ? 1 : 0,
+    authorize: body.authorize ?? false,
     tax_ref: resolved.tax.ref,
     tax_name: resolved.tax.name,
     tax_value: Number(totals.taxValue),
@@ -278,8 +278,8 @@ export async function buildTransaction(db: Db, envId: string, body: TransactionI
     coupon_value: Number(totals.couponValue),
     items_price: Number(totals.itemsPrice),
     total_price: Number(totals.totalPrice),
-    source: body.source ? JSON.stringify(body.source) : null,
-    destination: body.destination ? JSON.stringify(body.destination) : null,
+    source: body.source ?? null,
+    destination: body.destination ?? null,
     status: 'N',
     created_at: at,
     updated_at: at,

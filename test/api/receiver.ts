@@ -28,12 +28,15 @@ export async function startReceiver(opts: { delayMs?: number } = {}): Promise<Re
   const received: Received[] = [];
   let answers: Answer[] = [];
   const hanging: ServerResponse[] = [];
+  // Waiters woken by each arrival (not by polling a timer).
+  let arrived: (() => void)[] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');
     req.on('data', (c: string) => (body += c));
     req.on('end', () => {
       received.push({ headers: req.headers, body, payload: JSON.parse(body) });
+      for (const wake of arrived.splice(0)) wake();
       const answer = answers.shift() ?? 200;
       if (answer === 'hang') return void hanging.push(res);
       if (answer >= 300 && answer < 400) res.setHeader('location', 'https://elsewhere.example/');
@@ -46,13 +49,19 @@ export async function startReceiver(opts: { delayMs?: number } = {}): Promise<Re
     url,
     received,
     script: (...next) => void (answers = next),
-    async waitFor(n, timeoutMs = 20_000) {
-      const until = Date.now() + timeoutMs;
-      while (received.length < n) {
-        if (Date.now() > until) throw new Error(`expected ${n} requests, got ${received.length}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      return received;
+    waitFor(n, timeoutMs = 20_000) {
+      return new Promise<Received[]>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          arrived = arrived.filter((w) => w !== check);
+          reject(new Error(`expected ${n} requests, got ${received.length}`));
+        }, timeoutMs);
+        const check = () => {
+          if (received.length < n) return void arrived.push(check);
+          clearTimeout(timer);
+          resolve(received);
+        };
+        check();
+      });
     },
     async close() {
       for (const res of hanging) res.destroy();

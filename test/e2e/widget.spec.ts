@@ -37,6 +37,10 @@ interface Recorded {
  */
 const RECORDER = `<script>
 window.events = [];
+// Every navigation the page starts: the Navigation API fires 'navigate' synchronously inside
+// location.assign, so a redirect made in the same task as an event is recorded with it.
+window.navigations = [];
+navigation.addEventListener('navigate', (event) => navigations.push(event.destination.url));
 for (const type of ${JSON.stringify(EVENT_TYPES)}) {
   document.addEventListener(type, (event) => {
     events.push({ type, detail: event.detail });
@@ -101,6 +105,9 @@ const storedEvents = async (page: Page): Promise<Recorded[]> =>
 async function waitForEvent(page: Page, type: string) {
   await expect.poll(async () => (await eventTypes(page)).includes(type), { message: `waiting for ${type}` }).toBe(true);
 }
+
+/** Frames that Chromium replaced with its error page (a refused frame-ancestors). */
+const refusedFrames = (page: Page) => page.frames().filter((f) => f.url().startsWith('chrome-error://')).length;
 
 const iframeHeight = (page: Page) =>
   page.locator('iframe[src*="/pay/"]').evaluate((el) => el.getBoundingClientRect().height);
@@ -177,8 +184,9 @@ test.describe('inline', () => {
       // The frame shows the result itself.
       await expect(frame.getByRole('heading', { name: /payment complete/i })).toBeVisible();
       await waitForEvent(page, 'checkout:completed');
-      // A navigation would start synchronously after the event; give it time to show.
-      await page.waitForTimeout(500);
+      // The loader redirects in the task that dispatches the event: had it redirected, the
+      // navigation would already be recorded when the event is.
+      expect(await page.evaluate(() => (window as any).navigations)).toEqual([]);
       expect(page.url()).toBe(url);
       expect(merchant.arrivals).toEqual([]);
       expect((await eventTypes(page)).filter((t) => t === 'checkout:completed')).toHaveLength(1);
@@ -320,7 +328,12 @@ test.describe('inline', () => {
     const url = await openShop(page, merchant, `<div data-checkout-token="${tx.token}"></div>`, widgetScript(service));
     await waitForEvent(page, 'checkout:ready');
     await expect(checkoutFrame(page).getByRole('heading', { name: /payment complete/i })).toBeVisible();
-    await page.waitForTimeout(300);
+    // Sentinel: the frame would report a paid state in the task that posts ready; its first
+    // resize is posted after that task (ResizeObserver runs at rendering) and the loader always
+    // applies the first one. Messages from one window arrive in order, so once the height is
+    // set, a report made at start would already have been handled (event and redirect).
+    await expect.poll(() => page.locator('[data-checkout-token] iframe').evaluate((el) => (el as HTMLIFrameElement).style.height)).not.toBe('');
+    expect(await page.evaluate(() => (window as any).navigations)).toEqual([]);
     expect(page.url()).toBe(url);
     expect(await eventTypes(page)).not.toContain('checkout:completed');
   });
@@ -681,7 +694,9 @@ test.describe('origins', () => {
 
     expect((await events(page)).length).toBe(before);
     expect(await iframeHeight(page)).toBe(height);
-    await page.waitForTimeout(300);
+    // The 'forgery done' sentinels came after the forgeries from the same windows: a redirect
+    // the loader had made for one would already be recorded.
+    expect(await page.evaluate(() => (window as any).navigations)).toEqual([]);
     expect(page.url()).toBe(url);
     expect(merchant.arrivals).toEqual([]);
     // The real frame still works after all that.
@@ -712,8 +727,9 @@ test.describe('origins', () => {
     expect(frameResponses.find((r) => r.url.includes(strangerEncoded))!.csp).toContain("frame-ancestors 'none'");
     expect(frameResponses.find((r) => r.url === lying)!.csp).toContain(`frame-ancestors ${merchant.origin}`);
 
-    await page.waitForTimeout(1000);
-    // Chromium replaces a refused frame with its error page: no screen, no messages.
+    // Chromium replaces a refused frame with its error page: no screen, no messages. Wait for
+    // both to commit it (the screen can no longer run in them), not for a time.
+    await expect.poll(() => refusedFrames(page)).toBe(2);
     for (const frame of page.frames().filter((f) => f !== page.mainFrame())) {
       expect(frame.url()).not.toContain('/pay/');
       expect(await frame.locator('main, form, input').count()).toBe(0);
@@ -749,7 +765,8 @@ test.describe('origins', () => {
 
     // The merchant origin of its return_url is no longer enough.
     await openShop(page, merchant, `<div data-checkout-token="${tx.token}"></div>`, widgetScript(service));
-    await page.waitForTimeout(1000);
+    // Refused: the frame commits Chromium's error page, where the screen never runs.
+    await expect.poll(() => refusedFrames(page)).toBe(1);
     expect(await events(page)).toEqual([]);
   });
 });
@@ -769,7 +786,8 @@ test.describe('loader', () => {
     );
     await expect.poll(() => page.evaluate(() => (window as any).loads)).toBe(3);
     await waitForEvent(page, 'checkout:ready');
-    await page.waitForTimeout(300);
+    // All three scripts have run (onload follows execution) and the document has loaded (the
+    // frame has answered), so every mount that was going to happen has made its iframe.
     expect(await page.locator('iframe').count()).toBe(1);
     expect((await eventTypes(page)).filter((t) => t === 'checkout:ready')).toHaveLength(1);
     expect(await messageListeners(page)).toBe(1);

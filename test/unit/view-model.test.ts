@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { buildView, keptValues } from '../../server/checkout/view-model';
 import { createGateways } from '../../server/payments/registry';
 import { createSandboxCard, SANDBOX_CARD_ID, SANDBOX_REDIRECT_ID, sandboxGateways } from '../../server/payments/sandbox';
-import type { SaleRow, TransactionLineRow, TransactionRow } from '../../server/store/schema';
+import type { SaleRow, TransactionLineRow } from '../../server/store/schema';
+import type { Transaction } from '../../server/store/transactions';
 
 const NOW = new Date('2026-03-01T10:00:00.000Z');
 
-function tx(over: Partial<TransactionRow> = {}, lines: Partial<TransactionLineRow>[] = [{}]) {
-  const row: TransactionRow = {
+function tx(over: Partial<Transaction> = {}, lines: Partial<TransactionLineRow>[] = [{}]) {
+  const row: Transaction = {
     id: '0190f5a0-1111-7000-8000-000000000001',
     environment_id: 'env',
     token: 'tok_abcdefghijklmnopqrstuvwxyz',
@@ -18,10 +19,10 @@ function tx(over: Partial<TransactionRow> = {}, lines: Partial<TransactionLineRo
     return_url: 'https://shop.example/ok',
     cancel_url: null,
     notify_url: null,
-    gateway_selected: 1,
+    gateway_selected: true,
     language: 'es',
     expired_at: '2026-03-08T10:00:00.000Z',
-    authorize: 0,
+    authorize: false,
     tax_ref: null,
     tax_name: 'IVA',
     tax_value: 357,
@@ -71,10 +72,10 @@ describe('buildView: token → what the screen shows', () => {
   });
 
   it('offers the gateways in their fixed order and preselects the first only when asked', () => {
-    const on = buildView({ ...base, tx: tx({ gateway_selected: 1 }) });
+    const on = buildView({ ...base, tx: tx({ gateway_selected: true }) });
     expect(on.gateways.map((g) => g.id)).toEqual([SANDBOX_CARD_ID, SANDBOX_REDIRECT_ID]);
     expect(on.selectedGateway).toBe(SANDBOX_CARD_ID);
-    expect(buildView({ ...base, tx: tx({ gateway_selected: 0 }) }).selectedGateway).toBeNull();
+    expect(buildView({ ...base, tx: tx({ gateway_selected: false }) }).selectedGateway).toBeNull();
     // The customer's own choice from a failed post wins over the preselection.
     expect(buildView({ ...base, tx: tx(), chosenGateway: SANDBOX_REDIRECT_ID }).selectedGateway).toBe(SANDBOX_REDIRECT_ID);
     expect(buildView({ ...base, tx: tx(), chosenGateway: 'not-a-gateway' }).selectedGateway).toBe(SANDBOX_CARD_ID);
