@@ -66,7 +66,10 @@ export function apiRouter(deps: Deps): Router {
   router.post('/client/:clientId/document/', (req, res, next) =>
     documentBody(req, res, (err?: { type?: string }) => next(err?.type === 'entity.too.large' ? tooLargeDocument() : err)),
   );
-  router.use(express.json({ limit: deps.config.bodyLimit, strict: false }));
+  // Only the methods that take a body read one: a body sent with GET or DELETE has no
+  // meaning here and is ignored, so it cannot turn a read into a 400 or a 413.
+  const jsonBody = express.json({ limit: deps.config.bodyLimit, strict: false });
+  router.use((req, res, next) => (req.method === 'POST' || req.method === 'PATCH' ? jsonBody(req, res, next) : next()));
   mountRoutes(router, routes, deps);
   mountMethodNotAllowed(router, routes);
   router.use((req) => {
