@@ -70,7 +70,7 @@ try {
         environment_id: row.id,
         name: row.name,
         public_key: row.public_key,
-        allowed_origins: JSON.parse(row.allowed_origins),
+        allowed_origins: row.allowed_origins,
         ...(values['rotate-webhook-secret'] ? { webhook_secret: row.webhook_secret } : {}),
       });
       break;

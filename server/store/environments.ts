@@ -88,11 +88,20 @@ export async function countEnvironments(db: Db): Promise<number> {
   return Number(row.n);
 }
 
+/** An environment as the keys command shows it: allowed origins decoded (the column is JSON text). */
+export type Environment = Omit<EnvironmentRow, 'allowed_origins' | 'is_demo' | 'secret_hash'> & { allowed_origins: string[]; is_demo: boolean };
+
+const environmentOf = ({ secret_hash: _, ...row }: EnvironmentRow): Environment => ({
+  ...row,
+  allowed_origins: JSON.parse(row.allowed_origins) as string[],
+  is_demo: row.is_demo === 1,
+});
+
 export async function updateEnvironment(
   db: Db,
   id: string,
   patch: { name?: string; allowedOrigins?: string[]; rotateWebhookSecret?: boolean },
-): Promise<EnvironmentRow | undefined> {
+): Promise<Environment | undefined> {
   const values: Partial<EnvironmentRow> = {};
   if (patch.name !== undefined) values.name = patch.name;
   if (patch.allowedOrigins) values.allowed_origins = JSON.stringify(patch.allowedOrigins);
@@ -100,15 +109,17 @@ export async function updateEnvironment(
   if (Object.keys(values).length) {
     await db.updateTable('environments').set(values).where('id', '=', id).execute();
   }
-  return findEnvironment(db, id);
+  const row = await findEnvironment(db, id);
+  return row && environmentOf(row);
 }
 
-export function listEnvironments(db: Db) {
-  return db
+export async function listEnvironments(db: Db) {
+  const rows = await db
     .selectFrom('environments')
     .select(['id', 'name', 'public_key', 'allowed_origins', 'created_at'])
     .orderBy('id')
     .execute();
+  return rows.map((r) => ({ ...r, allowed_origins: JSON.parse(r.allowed_origins) as string[] }));
 }
 
 /** The merchant a payment or sign-up page is for: its name and the origins allowed to embed it. */

@@ -121,6 +121,8 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
     const out = await keysCli(['list', '--json'], env);
     const rows = JSON.parse(out) as Record<string, unknown>[];
     expect(rows.map((r) => r.id)).toContain(keys.environment_id);
+    // Origins as a list, not the column's JSON text.
+    expect(rows.find((r) => r.id === keys.environment_id)?.allowed_origins).toEqual(keys.allowed_origins);
     expect(out).not.toContain(keys.secret_key);
     expect(out).not.toContain(keys.webhook_secret);
     expect(out).not.toContain('secret_hash');
