@@ -215,6 +215,8 @@ export const transactionRoutes = (): RouteDef[] => [
     status: 201,
     problems: [402],
     movesMoney: (body) => Boolean(body.source?.length),
+    // A charge per stored card, and a refund of each if a later source fails.
+    gatewayCalls: (body) => 2 * (body.source ?? []).filter((s) => s.authorization_id).length,
     async handler({ env, body, deps, baseUrl, db }) {
       if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
       const now = deps.now();

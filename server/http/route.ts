@@ -5,7 +5,7 @@ import type { Deps } from '../deps';
 import type { Db } from '../store/db';
 import { UUID_PATTERN } from '../domain/ids';
 import type { EnvironmentRow } from '../store/schema';
-import { claimKey, completeKey, releaseKey } from '../store/idempotency';
+import { claimKey, completeKey, KEY_ABANDONED_MS, releaseKey } from '../store/idempotency';
 import { serverSecret } from '../store/secrets';
 import { ApiError, invalid, problemBody, RecordedError } from './problem';
 
@@ -77,6 +77,11 @@ export interface RouteDef<
    * money only when it has a `source`).
    */
   movesMoney?: true | ((body: z.output<B>) => boolean);
+  /**
+   * How many gateway calls one request can make at most (default 1 for a route that moves
+   * money): its Idempotency-Key is not taken over as abandoned while they may still run.
+   */
+  gatewayCalls?: (body: z.output<B>) => number;
   handler(ctx: RouteContext<z.output<B>, z.output<Q>>): Promise<z.input<R> | void>;
 }
 
@@ -204,7 +209,12 @@ export function mountRoutes(router: Router, routes: RouteDef[], deps: Deps): voi
       const requestHash = createHmac('sha256', await idempotencyKey())
         .update(`${def.method} ${req.path}\n${canonical(req.body ?? null)}`)
         .digest('hex');
-      const claim = await claimKey(db, { ...ids, requestHash, now: deps.now() });
+      const outside = typeof def.movesMoney === 'function' ? def.movesMoney(body) : def.movesMoney === true;
+      // A request still inside its gateway calls is alive, however long they take: a repeat
+      // of its key waits (409) rather than running the money movement a second time.
+      const calls = outside ? (def.gatewayCalls?.(body) ?? 1) : 0;
+      const abandonedAfterMs = KEY_ABANDONED_MS + calls * deps.config.paymentClaimMs;
+      const claim = await claimKey(db, { ...ids, requestHash, now: deps.now(), abandonedAfterMs });
       switch (claim.kind) {
         case 'mismatch':
           throw new ApiError('idempotency_mismatch', 'This Idempotency-Key was used with a different request');
@@ -214,7 +224,6 @@ export function mountRoutes(router: Router, routes: RouteDef[], deps: Deps): voi
           res.set('Idempotent-Replayed', 'true');
           return send(res, claim.status, claim.body);
       }
-      const outside = typeof def.movesMoney === 'function' ? def.movesMoney(body) : def.movesMoney === true;
       if (outside) return send(res, def.status, await runOutside(run, db, ids, def.status));
       let output: string | undefined;
       let recorded: RecordedError | undefined;

@@ -7,8 +7,12 @@ export type Claim =
   | { kind: 'in_flight' };
 
 const TTL_MS = 24 * 60 * 60 * 1000;
-// A claim still "running" after this long belongs to a process that died mid-request.
-const ABANDONED_MS = 60 * 1000;
+/**
+ * A claim still "running" after this long belongs to a process that died mid-request. A
+ * request that calls gateways may legitimately run longer: its route adds the claim of
+ * each call it can make (see http/route.ts).
+ */
+export const KEY_ABANDONED_MS = 60 * 1000;
 
 /**
  * Claims an Idempotency-Key for a request. The primary key (environment, key) makes
@@ -16,9 +20,9 @@ const ABANDONED_MS = 60 * 1000;
  */
 export async function claimKey(
   db: Db,
-  input: { environmentId: string; key: string; requestHash: string; now: Date },
+  input: { environmentId: string; key: string; requestHash: string; now: Date; abandonedAfterMs?: number },
 ): Promise<Claim> {
-  const { environmentId, key, requestHash, now } = input;
+  const { environmentId, key, requestHash, now, abandonedAfterMs = KEY_ABANDONED_MS } = input;
   const inserted = await db
     .insertInto('idempotency_keys')
     .values({
@@ -43,7 +47,7 @@ export async function claimKey(
   if (!row) return claimKey(db, input); // released between our insert and read
   const age = now.getTime() - Date.parse(row.created_at);
   const expired = age > TTL_MS;
-  const abandoned = row.state === 'running' && age > ABANDONED_MS;
+  const abandoned = row.state === 'running' && age > abandonedAfterMs;
   if (expired || abandoned) {
     // Take the key over, conditionally on the row we saw, so one taker wins.
     const taken = await db

@@ -5,7 +5,7 @@ import { createGateways } from '../../server/payments/registry';
 import { createSandboxCard, createSandboxRedirect, TEST_CARDS } from '../../server/payments/sandbox';
 import { listCalls } from '../../server/store/gateway-calls';
 import { CONTROLLED_ID, type ControlledGateway, FAILURE_MODES, withControlled } from './gateways';
-import { type Client, ENGINES, problemPaths, startTestService, type TestService, transactionBody } from './harness';
+import { type Client, ENGINES, problemPaths, startTestService, type TestService, testClock, transactionBody } from './harness';
 import { payWithCard } from './pay';
 
 // The gateway failure matrix: a gateway that declines, throws, times out or hangs, through
@@ -181,5 +181,46 @@ describe.each(ENGINES)('a redirect gateway that fails when the customer comes ba
     provider.down = false;
     expect(await approve(tx.token)).toBe(`/pay/${tx.token}/`);
     expect((await api.get(`/transaction/${tx.id}/`)).body.status).toBe('D');
+  });
+});
+
+describe.each(ENGINES)('an Idempotency-Key whose request waits on a slow gateway, on %s', (engine) => {
+  let t: TestService;
+  let api: Client;
+  let gw: ControlledGateway;
+  const clock = testClock();
+
+  beforeAll(async () => {
+    const { gateways, controlled } = withControlled();
+    gw = controlled;
+    // A gateway allowed 30 s: the request outlives the key's plain 60 s only on the test's clock.
+    t = await startTestService(engine, { gateways, now: clock.now, env: { GATEWAY_TIMEOUT_MS: '30000' } });
+    api = await t.newEnvironment('Slow Gateway Shop');
+  });
+  afterAll(async () => {
+    await gw?.completeHung();
+    await t?.close();
+  });
+
+  it('is not taken over while the gateway call may still run: a repeat is a 409, the gateway is asked once', async () => {
+    const stored = await api.post('/authorization/', { gateway: CONTROLLED_ID, card: CARD });
+    expect(stored.status, stored.text).toBe(201);
+    const charge = { amount: 5, currency: 'EUR' };
+    const key = { 'idempotency-key': `slow-${stored.body.id}` };
+    gw.mode = 'hang';
+    const asked = gw.nextCall();
+    const first = api.post(`/authorization/${stored.body.id}/charge/`, charge, key);
+    await asked;
+
+    // 61 s later by the service's clock, the first request is still waiting on its gateway call.
+    clock.advance(61_000);
+    const repeat = await api.post(`/authorization/${stored.body.id}/charge/`, charge, key);
+    expect(repeat.status, repeat.text).toBe(409);
+    expect(repeat.body.type).toBe('urn:problem:idempotency-in-flight');
+    expect(gw.received.filter((c) => c.method === 'charge')).toHaveLength(1);
+
+    // The processor acts after all and the answer is lost: the first request ends in a 502.
+    await gw.completeHung();
+    expect((await first).status).toBe(502);
   });
 });
