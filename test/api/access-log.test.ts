@@ -71,9 +71,12 @@ describe('access log', () => {
     const { hostname, port } = new URL(service.url);
     const socket = connect(Number(port), hostname);
     await new Promise((resolve) => socket.once('connect', resolve));
-    // Headers and the start of a body, then gone: the body parser is still waiting.
-    socket.write(`POST /v1/transaction/?lost=1 HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: ${auth.authorization}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"currency":`);
-    await new Promise((r) => setTimeout(r, 100));
+    // Headers, then the start of a body once the server has taken the request (its
+    // "100 Continue" is the sentinel), then gone: the body parser is still waiting.
+    const taken = new Promise((resolve) => socket.once('data', resolve));
+    socket.write(`POST /v1/transaction/?lost=1 HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: ${auth.authorization}\r\nContent-Type: application/json\r\nContent-Length: 500\r\nExpect: 100-continue\r\n\r\n`);
+    expect(String(await taken)).toMatch(/^HTTP\/1\.1 100 Continue/);
+    socket.write('{"currency":');
     socket.destroy();
     await expect
       .poll(() => service.output.map((l) => JSON.parse(l) as AccessLine).find((l) => l.msg === 'request aborted'), { timeout: 5_000 })
