@@ -1,9 +1,8 @@
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENGINES } from './harness';
 import { payWithCard, priced } from './pay';
 import { createKeys, processScope } from './process';
-import { startProcessor } from './processor';
+import { remoteGatewayEnv, startProcessor } from './processor';
 import { REMOTE_ID } from './remote-gateway';
 
 // Crash safety across the gateway call: a real service process pays through a networked
@@ -11,22 +10,15 @@ import { REMOTE_ID } from './remote-gateway';
 // while it holds. After a restart, reconciliation asks the processor by our reference and
 // the payment ends exactly once: one sale, and one charge per reference at the processor.
 
-const GATEWAY_MODULE = join(new URL('.', import.meta.url).pathname, 'remote-gateway.ts');
-
 const { cleanup, environment, started } = processScope();
 
 describe.each(ENGINES)('a payment interrupted by a crash on %s', (engine) => {
   it('is recorded exactly once after a restart, and the processor charged once', { timeout: 120_000 }, async () => {
     const processor = await startProcessor();
     cleanup(() => processor.close());
-    const env = await environment(engine, {
-      GATEWAY_MODULES: GATEWAY_MODULE,
-      GATEWAY_SETTINGS: JSON.stringify({ url: processor.url }),
-      // Long enough that the kill always comes first; the claim (twice as long) is what
-      // the restarted process waits out before it reconciles.
-      GATEWAY_TIMEOUT_MS: '10000',
-      PAYMENT_CLAIM_MS: '20000',
-    });
+    // A timeout long enough that the kill always comes first; the claim (twice as long) is
+    // what the restarted process waits out before it reconciles.
+    const env = await environment(engine, remoteGatewayEnv(processor, { timeoutMs: 10_000, claimMs: 20_000 }));
     const keys = await createKeys('Crash shop', env);
     const headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
 

@@ -1,8 +1,7 @@
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { payWithCard, priced } from './pay';
 import { createKeys, processScope } from './process';
-import { startProcessor } from './processor';
+import { remoteGatewayEnv, startProcessor } from './processor';
 import { REMOTE_ID } from './remote-gateway';
 
 // Reconciliation with two service processes on one PostgreSQL: payments left pending by a
@@ -10,7 +9,6 @@ import { REMOTE_ID } from './remote-gateway';
 // by one process or the other: one lookup-driven record per call, one sale per
 // transaction, one charge per reference at the processor.
 
-const GATEWAY_MODULE = join(new URL('.', import.meta.url).pathname, 'remote-gateway.ts');
 const PAYMENTS = 8;
 
 const { cleanup, environment, running, started } = processScope();
@@ -19,13 +17,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('reconciliation in two service p
   it('records each of 8 interrupted payments once', { timeout: 120_000 }, async () => {
     const processor = await startProcessor();
     cleanup(() => processor.close());
-    const env = await environment('postgres', {
-      GATEWAY_MODULES: GATEWAY_MODULE,
-      GATEWAY_SETTINGS: JSON.stringify({ url: processor.url }),
-      // The calls' claims run out 4 s after they were made: then they are reconciliation's.
-      GATEWAY_TIMEOUT_MS: '2000',
-      PAYMENT_CLAIM_MS: '4000',
-    });
+    // The calls' claims run out 4 s after they were made: then they are reconciliation's.
+    const env = await environment('postgres', remoteGatewayEnv(processor, { timeoutMs: 2_000, claimMs: 4_000 }));
     const keys = await createKeys('Reconciled shop', env);
     const headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
 
