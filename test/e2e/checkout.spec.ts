@@ -374,10 +374,13 @@ test('card testing: after ten declines the screen gives the time to try again, d
   const tx = await service.createTransaction(order(merchant));
   await page.goto(tx.payment_url);
   const alert = page.getByRole('alert');
-  // Each click's answer is awaited, so every attempt is a decline rather than "in progress".
+  // Each click's answer is awaited, so every attempt is a decline rather than "in progress";
+  // then the screen's own handling of it (focus moves to the alert), so the next card is not
+  // typed while the screen is still applying the answer and moving the focus.
   const pay = async (card: string) => {
     await fillCard(page, card);
     const [answer] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), payButton(page).click()]);
+    await expect(page.locator('#checkout-alert')).toBeFocused();
     return answer.status();
   };
   for (let i = 0; i < 10; i++) expect(await pay(CARDS.declined)).toBe(200);
