@@ -29,6 +29,10 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 export function openDatabase(opts: { databaseUrl: string | null; dataDir: string }): Database {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    // An idle client whose connection ends (a database restart or failover: 57P01) makes
+    // the pool emit 'error'; unheard, that kills the process. The pool has already
+    // discarded the broken client, and the next query opens a new one.
+    pool.on('error', () => {});
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
     return { db, engine: 'postgres', changeStamp: () => null, close: () => db.destroy() };
   }
