@@ -1,18 +1,60 @@
-import type { RequestListener } from 'node:http';
-import express, { type ErrorRequestHandler } from 'express';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import express, { type ErrorRequestHandler, type Express } from 'express';
 import helmet from 'helmet';
-import { apiRouter } from './api';
+import { apiRouter, openApiDocument } from './api';
+import { gatewayNotifyRouter } from './api/gateway-notify';
 import { assetsRouter, loadScreenAssets } from './checkout/assets';
+import { brandRouter } from './checkout/brand';
+import { addressLimit } from './checkout/limits';
 import { checkoutRoutes } from './checkout/routes';
 import { signupRoutes } from './checkout/signup-routes';
 import type { Deps } from './deps';
-import { demoPage } from './demo/shop';
-import { referenceRouter } from './docs/reference-page';
+import { mountDashboard } from './dashboard/routes';
+import { DEMO_COOKIE, demoPage } from './demo/shop';
+import { docsRouter } from './docs/router';
 import { withRequestLogging } from './http/logging';
+import { UNAVAILABLE_RETRY_AFTER_S } from './http/problem';
 import { baseUrlOf } from './http/route';
+import { isDatabaseUnavailable } from './store/errors';
+
+/** Operators' routes answered before the app and outside the access log (server/ops/). */
+export interface OpsRoutes {
+  /** /health/live and /health/ready. */
+  health: RequestListener;
+  /** GET /metrics and the observation of every other request; absent when metrics are off. */
+  metrics?: { handler: RequestListener; observe(req: IncomingMessage, res: ServerResponse, startedAt: number): void };
+}
+
+const KEPT_ORDERS = new RegExp(`(?:^|;\\s*)${DEMO_COOKIE}=([A-Za-z0-9_-]+)\\.([A-Za-z0-9_-]+)`);
+
+/** The demo shop, rate-limited per client address: each visit creates transactions. */
+function mountDemo(app: Express, deps: Deps) {
+  app.get('/demo', (req, res) => res.redirect(308, `/demo/${req.url.slice(req.path.length)}`));
+  app.get('/demo/', addressLimit(deps, 'demo', loadScreenAssets), async (req, res, next) => {
+    const kept = KEPT_ORDERS.exec(req.get('cookie') ?? '');
+    const baseUrl = baseUrlOf(req, deps);
+    const visit = { baseUrl, url: `${baseUrl}${req.originalUrl}`, paid: req.query.paid === '1', cancelled: req.query.cancelled === '1', kept: kept ? [kept[1]!, kept[2]!] : [] };
+    const page = await demoPage(deps, visit);
+    if (!page) return next();
+    res.set(page.headers).type('html').send(page.html);
+  });
+}
+
+const CLIENT_ERRORS: Record<number, string> = { 404: 'Not found', 413: 'Request body too large', 415: 'Unsupported media type' };
+
+/**
+ * The status of an error the request caused: a path segment the router could not
+ * percent-decode names nothing (404), a file asked for does not exist (express.static's
+ * 404), a body that cannot be read is its parser's 4xx. Undefined for our own failures.
+ */
+function clientErrorStatus(err: unknown): number | undefined {
+  if (err instanceof URIError) return 404;
+  const status = (err as { status?: unknown } | null)?.status;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
+}
 
 /** Builds the whole service as a server's request listener; no I/O here. */
-export function createApp(deps: Deps): RequestListener {
+export function createApp(deps: Deps, ops?: OpsRoutes): RequestListener {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.trustProxy);
@@ -29,26 +71,44 @@ export function createApp(deps: Deps): RequestListener {
     }),
     apiRouter(deps),
   );
+  app.use(gatewayNotifyRouter(deps));
+  mountDashboard(app, deps);
   app.use(assetsRouter());
-  app.use(referenceRouter());
-  app.get('/demo', (req, res) => res.redirect(308, `/demo/${req.url.slice(req.path.length)}`));
-  app.get('/demo/', async (req, res, next) => {
-    const page = await demoPage(deps, { baseUrl: baseUrlOf(req, deps), paid: req.query.paid === '1', cancelled: req.query.cancelled === '1' });
-    if (!page) return next();
-    res.set(page.headers).type('html').send(page.html);
-  });
+  app.use(brandRouter(deps));
+  app.use(docsRouter({ openapi: () => openApiDocument() }));
+  if (deps.config.demo !== 'off') mountDemo(app, deps);
   app.use((_req, res) => {
     res.status(404).set('X-Content-Type-Options', 'nosniff').type('text/plain').send('Not found');
   });
   // Never Express's default handler: it would print stack traces outside production.
   app.use(((err, req, res, _next) => {
-    // express.static reports a missing asset as an error carrying status 404.
-    if ((err as { status?: number }).status === 404 && !res.headersSent) {
-      return res.status(404).set('X-Content-Type-Options', 'nosniff').type('text/plain').send('Not found');
+    const status = clientErrorStatus(err);
+    if (status && !res.headersSent) {
+      return res.status(status).set('X-Content-Type-Options', 'nosniff').type('text/plain').send(CLIENT_ERRORS[status] ?? 'Bad request');
+    }
+    if (isDatabaseUnavailable(err)) {
+      req.log?.warn({ err }, 'database unavailable');
+      if (res.headersSent) return res.end();
+      return res
+        .status(503)
+        .set({ 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_S), 'X-Content-Type-Options': 'nosniff' })
+        .type('text/plain')
+        .send('The service is briefly unavailable. Please try again in a few seconds.');
     }
     req.log?.error({ err }, 'unhandled error');
     if (res.headersSent) return res.end();
     res.status(500).set('X-Content-Type-Options', 'nosniff').type('text/plain').send(`Something went wrong (request ${req.id}).`);
   }) as ErrorRequestHandler);
-  return withRequestLogging(app, deps.log);
+  const logged = withRequestLogging(app, deps.log);
+  if (!ops) return logged;
+  // Probes and scrapes come every few seconds: a line each would drown the log.
+  const metrics = ops.metrics;
+  return (req, res) => {
+    if (req.url?.startsWith('/health/')) return ops.health(req, res);
+    if (!metrics) return logged(req, res);
+    if (req.url === '/metrics' || req.url?.startsWith('/metrics?')) return metrics.handler(req, res);
+    const startedAt = performance.now();
+    res.once('finish', () => metrics.observe(req, res, startedAt));
+    logged(req, res);
+  };
 }

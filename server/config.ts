@@ -1,11 +1,15 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { type SecretsKeys, secretsKeysOf } from './store/sealed-secrets';
 
 // Read once at start, validated, and passed down: nothing else reads process.env.
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', ''])
   .optional()
   .transform((v) => v === 'true' || v === '1');
+
+/** 32 random bytes in base64 (`openssl rand -base64 32`): the AES-256 key that seals stored secrets. */
+const secretsKey = z.string().refine((v) => Buffer.from(v, 'base64').length === 32 && /^[A-Za-z0-9+/]+={0,2}$/.test(v), 'must be 32 bytes in base64 (openssl rand -base64 32)');
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -16,8 +20,11 @@ const envSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .optional(),
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT: z.string().default('100kb'),
+  NODE_ENV: z.string().optional(),
   DEMO: z.enum(['auto', 'true', 'false']).default('auto'),
   ALLOW_PRIVATE_NOTIFY_URLS: booleanFlag,
   BACKGROUND_WORK: z.enum(['true', 'false']).default('true'),
@@ -25,6 +32,9 @@ const envSchema = z.object({
   TEST_CLOCK_FILE: z.string().optional(),
   GATEWAY_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(15_000),
   PAYMENT_CLAIM_MS: z.coerce.number().int().min(1).max(3_600_000).optional(),
+  SUBSCRIPTION_CLAIM_MS: z.coerce.number().int().min(1).max(86_400_000).optional(),
+  HOLD_EXPIRY_MS: z.coerce.number().int().min(60_000).max(30 * 86_400_000).default(7 * 86_400_000),
+  PAYMENT_SETTLE_WINDOW_MS: z.coerce.number().int().min(1000).max(7 * 24 * 3_600_000).default(10 * 60_000),
   GATEWAY_MODULES: z.string().optional(),
   GATEWAY_SETTINGS: z
     .string()
@@ -37,10 +47,41 @@ const envSchema = z.object({
       }
     })
     .optional(),
-}).refine((e) => e.PAYMENT_CLAIM_MS === undefined || e.PAYMENT_CLAIM_MS >= 2 * e.GATEWAY_TIMEOUT_MS, {
-  message: 'must be at least twice GATEWAY_TIMEOUT_MS, so a claim outlives every gateway call made under it',
-  path: ['PAYMENT_CLAIM_MS'],
-});
+  API_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(100),
+  IP_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(600),
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
+  EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
+  GATEWAY_CALL_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+    .optional(),
+  MAIL_FROM: z.email('must be an e-mail address').default('receipts@localhost'),
+  TRIAL_REMINDER_DAYS: z.coerce.number().int().min(1).max(60).default(7),
+  SECRETS_KEY: secretsKey.optional(),
+  SECRETS_KEY_PREVIOUS: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v.split(',').every((k) => secretsKey.safeParse(k.trim()).success), 'must be keys like SECRETS_KEY, separated by commas'),
+})
+  .refine((e) => e.NODE_ENV !== 'production' || e.PUBLIC_URL !== undefined, {
+    message: 'is required with NODE_ENV=production: links in answers, webhooks and emails must not be built from the Host header a client sent',
+    path: ['PUBLIC_URL'],
+  })
+  .refine((e) => e.NODE_ENV !== 'production' || e.SECRETS_KEY !== undefined, {
+    message: 'is required with NODE_ENV=production: the webhook, return-signing and TOTP secrets in the database are sealed with it',
+    path: ['SECRETS_KEY'],
+  })
+  .refine((e) => e.PAYMENT_CLAIM_MS === undefined || e.PAYMENT_CLAIM_MS >= 2 * e.GATEWAY_TIMEOUT_MS, {
+    message: 'must be at least twice GATEWAY_TIMEOUT_MS, so a claim outlives every gateway call made under it',
+    path: ['PAYMENT_CLAIM_MS'],
+  })
+  .refine((e) => e.SUBSCRIPTION_CLAIM_MS === undefined || e.SUBSCRIPTION_CLAIM_MS >= 2 * e.GATEWAY_TIMEOUT_MS, {
+    message: 'must be at least twice GATEWAY_TIMEOUT_MS, so a scheduler never loses its claim mid-charge',
+    path: ['SUBSCRIPTION_CLAIM_MS'],
+  });
 
 export type Config = {
   port: number;
@@ -49,8 +90,13 @@ export type Config = {
   publicUrl: string | null;
   dataDir: string;
   databaseUrl: string | null;
+  /** PostgreSQL: the longest one statement may run (`statement_timeout`); a transaction left idle is ended after twice that. */
+  dbStatementTimeoutMs: number;
+  /** PostgreSQL: the longest a request waits for a pooled connection before it answers 503. */
+  dbAcquireTimeoutMs: number;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   bodyLimit: string;
+  /** `/demo/` and the demo environment: off in production unless DEMO=true. */
   demo: 'auto' | 'on' | 'off';
   allowPrivateNotifyUrls: boolean;
   /** Webhook delivery and the expiry sweep in this process; off for API-only processes. */
@@ -65,10 +111,45 @@ export type Config = {
    * before the reconciliation job may take it over: always at least twice the timeout.
    */
   paymentClaimMs: number;
+  /**
+   * How long the subscription scheduler's claim of a subscription lasts: a live pass never
+   * loses it mid-charge, and a subscription whose attempt is still being settled is looked
+   * at again once per claim, not on every pass.
+   */
+  subscriptionClaimMs: number;
+  /** An uncaptured hold older than this is voided by the hold-expiry job (issuers drop them after about 7 days). */
+  holdExpiryMs: number;
+  /**
+   * How long a gateway call of unknown outcome is looked up (with backoff) before a
+   * `not_found` is believed and the call failed; one still unproven then goes to `attention`.
+   */
+  paymentSettleWindowMs: number;
   /** Extra gateway adapters: modules whose default export builds them (docs/payments.md). */
   gatewayModules: string[];
   /** Passed to every gateway module. */
   gatewaySettings: unknown;
+  /** API requests per second and environment (burst of the same size); an environment may override it. */
+  apiRateLimit: number;
+  /** Requests per minute and client address on the public pages that write (sign-up, provider return, demo). */
+  ipRateLimit: number;
+  /** GET /metrics is served only when set, to `Authorization: Bearer <token>`. */
+  metricsToken: string | null;
+  /** Events (with their deliveries and attempts) are deleted this many days after they were created, unless a delivery is still pending. */
+  eventRetentionDays: number;
+  /** Gateway calls settled for good are deleted this many days after they settled. */
+  gatewayCallRetentionDays: number;
+  /** On SIGTERM: how long to keep serving after /health/ready turns 503 (load balancers take the process out). */
+  shutdownDrainMs: number;
+  /** Then: how long requests in flight may take to finish before their connections are cut. */
+  shutdownGraceMs: number;
+  /** Customers' emails go to this SMTP server; null: written to DATA_DIR/outbox/ as .eml files (development). */
+  smtpUrl: string | null;
+  /** The sender address of customers' emails; the merchant's name is its display name. */
+  mailFrom: string;
+  /** How many days before the first charge after a free trial the customer is reminded. */
+  trialReminderDays: number;
+  /** SECRETS_KEY and the rotated-out SECRETS_KEY_PREVIOUS: what seals the secrets stored readable. */
+  secretsKeys: SecretsKeys;
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -86,16 +167,33 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, '') ?? null,
     dataDir: resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL ?? null,
+    dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+    dbAcquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
     bodyLimit: e.BODY_LIMIT,
-    demo: e.DEMO === 'auto' ? 'auto' : e.DEMO === 'true' ? 'on' : 'off',
+    // In production the demo shop and its environment exist only when asked for.
+    demo: e.DEMO === 'true' ? 'on' : e.DEMO === 'false' || e.NODE_ENV === 'production' ? 'off' : 'auto',
     allowPrivateNotifyUrls: e.ALLOW_PRIVATE_NOTIFY_URLS,
     backgroundWork: e.BACKGROUND_WORK === 'true',
     trustProxy: e.TRUST_PROXY,
     testClockFile: e.TEST_CLOCK_FILE ?? null,
     gatewayTimeoutMs: e.GATEWAY_TIMEOUT_MS,
     paymentClaimMs: e.PAYMENT_CLAIM_MS ?? Math.max(60_000, 4 * e.GATEWAY_TIMEOUT_MS),
+    subscriptionClaimMs: e.SUBSCRIPTION_CLAIM_MS ?? Math.max(5 * 60_000, 4 * e.GATEWAY_TIMEOUT_MS),
+    holdExpiryMs: e.HOLD_EXPIRY_MS,
+    paymentSettleWindowMs: e.PAYMENT_SETTLE_WINDOW_MS,
     gatewayModules: (e.GATEWAY_MODULES ?? '').split(',').map((m) => m.trim()).filter(Boolean),
     gatewaySettings: e.GATEWAY_SETTINGS ?? null,
+    apiRateLimit: e.API_RATE_LIMIT,
+    ipRateLimit: e.IP_RATE_LIMIT,
+    metricsToken: e.METRICS_TOKEN ?? null,
+    eventRetentionDays: e.EVENT_RETENTION_DAYS,
+    gatewayCallRetentionDays: e.GATEWAY_CALL_RETENTION_DAYS,
+    shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    smtpUrl: e.SMTP_URL ?? null,
+    mailFrom: e.MAIL_FROM,
+    trialReminderDays: e.TRIAL_REMINDER_DAYS,
+    secretsKeys: secretsKeysOf(e.SECRETS_KEY, e.SECRETS_KEY_PREVIOUS),
   };
 }

@@ -1,4 +1,5 @@
 import type { Config } from './config';
+import { inviteUrl, inviteUser } from './dashboard/accounts';
 import { TEST_CARDS } from './payments/sandbox';
 import type { Database } from './store/db';
 import { countEnvironments, createEnvironment, findDemoEnvironment, type NewKeys } from './store/environments';
@@ -38,6 +39,20 @@ export function demoInstructions(keys: NewKeys, baseUrl: string): string {
     `    -d '${body}'`,
     '',
     `Or open ${baseUrl}/demo/ to pay in the embedded widget (test card ${TEST_CARDS.approved}).`,
+    '',
+  ].join('\n');
+}
+
+/** The demo merchant's owner account: its email, and where an invite for it is printed. */
+export const DEMO_OWNER_EMAIL = 'owner@demo.example';
+
+/** A one-time dashboard link for the demo merchant, printed beside its keys. */
+export async function demoDashboardInstructions(database: Database, keys: NewKeys, baseUrl: string, now: Date): Promise<string> {
+  const { token } = await inviteUser(database.db, { email: DEMO_OWNER_EMAIL, environmentId: keys.environment_id, role: 'owner', invitedBy: null, now });
+  return [
+    `Open the dashboard as the demo shop's owner (${DEMO_OWNER_EMAIL}): set a password with this`,
+    'one-time link (valid 24 hours), then sign in at /dashboard/ whenever you like:',
+    `  ${inviteUrl(baseUrl, token)}`,
     '',
   ].join('\n');
 }

@@ -4,6 +4,7 @@ import type { PayoutGateway } from './payments/payout-gateway';
 import type { Gateways } from './payments/registry';
 import type { Database } from './store/db';
 import type { Outbox } from './store/events';
+import type { Limiter } from './store/rate-limits';
 
 /** What the app is built from; tests pass their own clock and database. */
 export interface Deps {
@@ -17,4 +18,6 @@ export interface Deps {
   gateways: Gateways;
   /** Sends transfers to IBANs; the sandbox unless tests pass their own. */
   payouts: PayoutGateway;
+  /** Rate-limit buckets: in the database on PostgreSQL (shared by every process), in memory on SQLite. */
+  limiter: Limiter;
 }

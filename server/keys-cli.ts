@@ -2,13 +2,28 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { loadConfig } from './config';
 import { openDatabase } from './store/db';
-import { createEnvironment, listEnvironments, updateEnvironment } from './store/environments';
+import { createApiKey, findApiKeyByPublicKey, listApiKeys, revokeApiKey, rollApiKey } from './store/api-keys';
+import { createEnvironment, findEnvironment, listEnvironments, updateEnvironment } from './store/environments';
 import { migrate } from './store/migrations';
+import { parsePercent } from './domain/fees';
+import { pricingOf, setPricing } from './store/balance';
 
 const USAGE = `Usage:
   npm run keys -- create --name "Shop" [--allowed-origin https://shop.example]... [--json]
   npm run keys -- list [--json]
-  npm run keys -- set --environment <id> [--name "Shop"] [--allowed-origin <origin>]... [--rotate-webhook-secret] [--json]`;
+  npm run keys -- set --environment <id> [--name "Shop"] [--allowed-origin <origin>]... [--rotate-webhook-secret]
+      [--rate-limit <requests per second> | --rate-limit default] [--json]
+
+An environment's API key pairs:
+  npm run keys -- list --environment <id> [--json]
+  npm run keys -- create --environment <id> --label "Shop server" [--json]     (the secret is shown once)
+  npm run keys -- roll --key <public key> [--overlap-hours 24] [--json]        (the old secret works that long)
+  npm run keys -- revoke --key <public key> [--json]                           (at once)
+
+An environment's fees and settlement delay (options left out keep their value):
+  npm run keys -- pricing --environment <id> [--charge-percent 2.9] [--charge-fixed 25]
+      [--refund-percent 0] [--refund-fixed 0] [--settlement-days 2] [--json]
+      (percentages with at most two decimals; fixed parts in the currency's minor units)`;
 
 const origin = z
   .url({ protocol: /^https?$/ })
@@ -22,7 +37,16 @@ const { positionals, values } = parseArgs({
     environment: { type: 'string' },
     'allowed-origin': { type: 'string', multiple: true },
     'rotate-webhook-secret': { type: 'boolean' },
+    'rate-limit': { type: 'string' },
+    label: { type: 'string' },
+    key: { type: 'string' },
+    'overlap-hours': { type: 'string' },
     json: { type: 'boolean' },
+    'charge-percent': { type: 'string' },
+    'charge-fixed': { type: 'string' },
+    'refund-percent': { type: 'string' },
+    'refund-fixed': { type: 'string' },
+    'settlement-days': { type: 'string' },
   },
 });
 
@@ -41,17 +65,58 @@ const origins = values['allowed-origin']?.map((o) => {
   return parsed.success ? parsed.data : fail(`--allowed-origin ${o}: must be an http(s) origin`);
 });
 
+/** `--rate-limit`: a whole number of requests per second, or `default` for API_RATE_LIMIT (null). */
+function rateLimitOption(text: string | undefined): number | null | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'default') return null;
+  const parsed = z.coerce.number().int().min(1).max(1_000_000).safeParse(text);
+  return parsed.success ? parsed.data : fail(`--rate-limit ${text}: must be a whole number from 1 to 1000000, or default`);
+}
+const rateLimit = rateLimitOption(values['rate-limit']);
+
+/** `--<name>`: a percentage with at most two decimals, or the current value. */
+function percentOption(option: 'charge-percent' | 'refund-percent', current: bigint): bigint {
+  const text = values[option];
+  if (text === undefined) return current;
+  return parsePercent(text) ?? fail(`--${option} ${text}: must be a percentage from 0 to 100 with at most two decimals`);
+}
+
+/** `--<name>`: a whole number from 0 to `max`, or the current value. */
+function wholeOption(option: 'charge-fixed' | 'refund-fixed' | 'settlement-days', current: number, max: number): number {
+  const text = values[option];
+  if (text === undefined) return current;
+  const parsed = z.coerce.number().int().min(0).max(max).safeParse(text);
+  return parsed.success ? parsed.data : fail(`--${option} ${text}: must be a whole number from 0 to ${max}`);
+}
+
 const database = openDatabase(loadConfig());
+
+async function keyNamed(publicKey: string | undefined) {
+  if (!publicKey) fail('name the key with --key <public key>');
+  return (await findApiKeyByPublicKey(database.db, publicKey)) ?? fail(`no key ${publicKey}`);
+}
 try {
   await migrate(database);
   const db = database.db;
   switch (positionals[0]) {
     case 'create': {
+      if (values.environment !== undefined) {
+        const environment = await findEnvironment(db, values.environment) ?? fail(`no environment ${values.environment}`);
+        const label = values.label?.trim() || fail('create --environment needs --label');
+        print({ environment_id: environment.id, ...(await createApiKey(db, environment.id, label, new Date())) });
+        break;
+      }
       const name = values.name?.trim() || fail('create needs --name');
       print({ ...(await createEnvironment(db, { name, allowedOrigins: origins, now: new Date() })) });
       break;
     }
     case 'list': {
+      if (values.environment !== undefined) {
+        const keys = await listApiKeys(db, values.environment);
+        if (values.json) process.stdout.write(`${JSON.stringify(keys)}\n`);
+        else for (const k of keys) process.stdout.write(`${k.public_key}  ${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}  ${k.label}\n`);
+        break;
+      }
       const rows = await listEnvironments(db);
       if (values.json) process.stdout.write(`${JSON.stringify(rows)}\n`);
       else for (const r of rows) process.stdout.write(`${r.id}  ${r.public_key}  ${r.name}\n`);
@@ -64,6 +129,7 @@ try {
         name,
         allowedOrigins: origins,
         rotateWebhookSecret: values['rotate-webhook-secret'],
+        rateLimit,
       });
       if (!row) fail(`no environment ${id}`);
       print({
@@ -71,7 +137,43 @@ try {
         name: row.name,
         public_key: row.public_key,
         allowed_origins: row.allowed_origins,
+        rate_limit: row.rate_limit ?? 'default',
         ...(values['rotate-webhook-secret'] ? { webhook_secret: row.webhook_secret } : {}),
+      });
+      break;
+    }
+    case 'roll': {
+      const key = await keyNamed(values.key);
+      const hours = z.coerce.number().min(0).max(24 * 30).safeParse(values['overlap-hours'] ?? '24');
+      if (!hours.success) fail('--overlap-hours must be a number of hours from 0 to 720');
+      const rolled = await rollApiKey(db, key.environment_id, key.id, hours.data * 3600_000, new Date());
+      if (!rolled) fail(`key ${key.public_key} is revoked`);
+      print({ environment_id: key.environment_id, ...rolled });
+      break;
+    }
+    case 'revoke': {
+      const key = await keyNamed(values.key);
+      if (!(await revokeApiKey(db, key.environment_id, key.id, new Date()))) fail(`key ${key.public_key} is already revoked`);
+      print({ environment_id: key.environment_id, id: key.id, label: key.label, public_key: key.public_key, revoked: true });
+      break;
+    }
+    case 'pricing': {
+      const environment = (await findEnvironment(db, values.environment ?? fail('pricing needs --environment'))) ?? fail(`no environment ${values.environment}`);
+      const now = await pricingOf(db, environment.id);
+      const next = {
+        charge: { percentE2: percentOption('charge-percent', now.charge.percentE2), fixed: BigInt(wholeOption('charge-fixed', Number(now.charge.fixed), 1_000_000)) },
+        refund: { percentE2: percentOption('refund-percent', now.refund.percentE2), fixed: BigInt(wholeOption('refund-fixed', Number(now.refund.fixed), 1_000_000)) },
+        settlementDelayDays: wholeOption('settlement-days', now.settlementDelayDays, 365),
+      };
+      await setPricing(db, environment.id, next, new Date());
+      const percent = (e2: bigint) => (Number(e2) / 100).toString();
+      print({
+        environment_id: environment.id,
+        charge_percent: percent(next.charge.percentE2),
+        charge_fixed: Number(next.charge.fixed),
+        refund_percent: percent(next.refund.percentE2),
+        refund_fixed: Number(next.refund.fixed),
+        settlement_days: next.settlementDelayDays,
       });
       break;
     }

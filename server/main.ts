@@ -1,6 +1,6 @@
 import { fileClock } from './clock';
 import { loadConfig } from './config';
-import { demoInstructions, ensureDemoEnvironment } from './demo';
+import { demoDashboardInstructions, demoInstructions, ensureDemoEnvironment } from './demo';
 import { createLogger } from './http/logging';
 import { startService } from './service';
 
@@ -12,13 +12,15 @@ const baseUrl = config.publicUrl ?? service.url;
 const demo = await ensureDemoEnvironment(config, service.deps.database, new Date());
 // Printed to stdout rather than logged: the keys are for the person at the terminal and
 // must never end up in a log store.
-if (demo) process.stdout.write(demoInstructions(demo, baseUrl));
+if (demo) process.stdout.write(demoInstructions(demo, baseUrl) + (await demoDashboardInstructions(service.deps.database, demo, baseUrl, new Date())));
 log.info({ url: baseUrl, engine: service.deps.database.engine }, 'listening');
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
     log.info({ signal }, 'shutting down');
-    await service.close();
+    // SIGTERM comes from an orchestrator behind a load balancer; Ctrl-C from a person at a terminal.
+    await (signal === 'SIGTERM' ? service.drain() : service.close());
+    log.info('stopped');
     process.exit(0);
   });
 }

@@ -7,11 +7,17 @@ import type { Deps } from './deps';
 import { serviceJobs } from './jobs';
 import { type PayoutGateway, sandboxPayouts } from './payments/payout-gateway';
 import { createRunner, type Runner } from './jobs/runner';
+import { healthHandler, type Lifecycle } from './ops/health';
+import { createMetrics, metricsHandler } from './ops/metrics';
+import { shutdown } from './ops/shutdown';
 import { createOutbox } from './notify/outbox';
+import { CATALOGUE_VIEWS } from './api/catalogue';
 import { gatewaysFromConfig } from './payments/configured';
 import type { Gateways } from './payments/registry';
+import { sealStoredSecrets } from './store/sealed-secrets';
 import { openDatabase } from './store/db';
 import { migrate } from './store/migrations';
+import { createLimiter } from './store/rate-limits';
 
 export interface Service {
   url: string;
@@ -19,7 +25,12 @@ export interface Service {
   deps: Deps;
   /** The background jobs (server/jobs/); runAll() / runOnce() for tests that keep them stopped. */
   jobs: Runner;
+  /** `draining` turns /health/ready to 503 (SIGTERM, see main.ts). */
+  lifecycle: Lifecycle;
+  /** Stops at once: requests in flight finish (up to SHUTDOWN_GRACE_MS), jobs finish their round. */
   close(): Promise<void>;
+  /** SIGTERM: not ready at once, serves SHUTDOWN_DRAIN_MS more, then closes (ops/shutdown.ts). */
+  drain(): Promise<void>;
 }
 
 export interface ServiceOptions {
@@ -35,12 +46,28 @@ export interface ServiceOptions {
 export async function startService(config: Config, log: Logger, opts: ServiceOptions = {}): Promise<Service> {
   const now = opts.now ?? (() => new Date());
   const gateways = opts.gateways ?? (await gatewaysFromConfig(config));
-  const database = openDatabase(config);
+  const database = openDatabase({
+    ...config,
+    onConnectionError: (err) => log.warn({ err }, 'database connection lost; the pool opens a new one'),
+  });
   await migrate(database);
+  const sealed = await sealStoredSecrets(database.db, database.secrets);
+  if (sealed) log.info({ sealed }, 'stored secrets sealed with SECRETS_KEY');
   let url = '';
-  const outbox = createOutbox(() => config.publicUrl ?? url);
-  const deps: Deps = { config, database, log, now, outbox, gateways, payouts: opts.payouts ?? sandboxPayouts() };
-  const app = createApp(deps);
+  const outbox = createOutbox(() => config.publicUrl ?? url, CATALOGUE_VIEWS);
+  const payouts = opts.payouts ?? sandboxPayouts();
+  const limiter = createLimiter(database);
+  // With METRICS_TOKEN, the gateways and the limiter are wrapped to be counted.
+  const metrics = config.metricsToken ? createMetrics({ database, now }) : null;
+  const deps: Deps = metrics
+    ? { config, database, log, now, outbox, gateways: metrics.gateways(gateways), payouts: metrics.payouts(payouts), limiter: metrics.limiter(limiter) }
+    : { config, database, log, now, outbox, gateways, payouts, limiter };
+  const jobs = createRunner(serviceJobs(deps), { now, log });
+  const lifecycle: Lifecycle = { draining: false };
+  const app = createApp(deps, {
+    health: healthHandler({ database, jobs, lifecycle }),
+    metrics: metrics ? { handler: metricsHandler(metrics, config.metricsToken!), observe: metrics.observeRequest } : undefined,
+  });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = createServer(app).listen(config.port, config.host, () => resolve(s));
     s.once('error', reject);
@@ -48,19 +75,14 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   url = `http://${host}:${port}`;
-  const jobs = createRunner(serviceJobs(deps), { now, log });
   if (opts.background ?? config.backgroundWork) jobs.start();
   return {
     url,
     server,
     deps,
     jobs,
-    async close() {
-      // Stop taking work first, finish what is under way, then the HTTP side and the database.
-      await jobs.stop();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await database.close();
-    },
+    lifecycle,
+    close: () => shutdown({ server, jobs, database, lifecycle, log }, { drainMs: 0, graceMs: config.shutdownGraceMs }),
+    drain: () => shutdown({ server, jobs, database, lifecycle, log }, { drainMs: config.shutdownDrainMs, graceMs: config.shutdownGraceMs }),
   };
 }

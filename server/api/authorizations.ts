@@ -1,14 +1,16 @@
 import { z } from 'zod';
 import { validateFields } from '../../widget/fields/card';
-import { ApiError, type FieldError, RecordedError } from '../http/problem';
-import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
+import { ApiError, type FieldError, inFlight, RecordedError } from '../http/problem';
+import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { route, type RouteDef } from '../http/route';
-import { chargeAuthorization } from '../payments/charge';
-import { canStore } from '../payments/gateway';
-import { storeCard } from '../payments/store-card';
+import type { Deps } from '../deps';
+import { chargeAuthorization, type ChargeResult } from '../payments/charge';
+import { canStore, type StoringGateway } from '../payments/gateway';
+import { boundStep } from '../payments/outcome';
+import { storeCard, type StoreCardOutcome } from '../payments/store-card';
 import { getAuthorization, listAuthorizations, removeAuthorization } from '../store/sales';
 import { checkNotifyUrl } from './notify-url';
-import { currencyCode, httpUrl, objectId, positiveAmount, ref, text, timestamps, toMinor } from './fields';
+import { currencyCode, exact, freeText, httpUrl, objectId, positiveAmount, ref, timestamps, toMinor } from './fields';
 import { AUTHORIZATION_EXAMPLE, IDS, page, SALE_EXAMPLE } from './examples';
 import { presentAuthorization } from '../present/authorization';
 import { presentSale } from '../present/sale';
@@ -20,7 +22,11 @@ import { saleOut } from './sales';
 export const authorizationOut = z
   .object({
     id: objectId,
-    status: z.enum(['active', 'removed']).describe('`active` can be charged; `removed` never again'),
+    status: z
+      .enum(['pending', 'active', 'removed', 'failed'])
+      .describe(
+        '`active` can be charged; `removed` never again; `pending` while the gateway has not told whether it stored the card (it becomes `active` or `failed`); `failed`: the gateway proved it did not',
+      ),
     transaction_id: z.uuid().nullable().describe('The transaction paid with `authorize: true` that stored it, if any'),
     gateway: z.uuid().describe('`id` of the gateway'),
     card: z
@@ -38,10 +44,10 @@ export const authorizationOut = z
   .meta({ id: 'Authorization', description: 'A stored payment method (a card), charged later without the customer' });
 
 const card = z.strictObject({
-  number: z.string().max(32).describe('As printed, spaces allowed; the sandbox test cards decide the outcome'),
-  expiry: z.string().max(16).describe('Expiry month and year as printed, MM/YY'),
-  cvc: z.string().max(8).describe('Card verification code; sent to the gateway, never stored'),
-  name: z.string().max(255).describe('Cardholder name'),
+  number: exact(32).describe('As printed, spaces allowed; the sandbox test cards decide the outcome'),
+  expiry: exact(16).describe('Expiry month and year as printed, MM/YY'),
+  cvc: exact(8).describe('Card verification code; sent to the gateway, never stored'),
+  name: exact(255).describe('Cardholder name'),
 }).describe('The card to store');
 
 const authorizationCreate = z
@@ -56,7 +62,7 @@ const chargeBody = z
   .strictObject({
     amount: positiveAmount.describe('Major units of `currency`'),
     currency: currencyCode.describe('Currency of the charge; one the gateway takes'),
-    description: text(2000).optional().describe('What the charge is for, kept on the sale'),
+    description: freeText(2000).optional().describe('What the charge is for, kept on the sale'),
   })
   .meta({ id: 'AuthorizationCharge', description: 'A charge of a stored payment method' });
 
@@ -74,16 +80,15 @@ const CARD_ERRORS: Record<string, string> = {
 };
 
 const listQuery = pageQuery.extend({
-  status: z.enum(['active', 'removed']).optional().describe('Only authorizations in this state'),
+  status: z.enum(['pending', 'active', 'removed', 'failed']).optional().describe('Only authorizations in this state'),
   transaction_id: ref('transaction').optional().describe('Only the authorization stored by this transaction'),
 });
 
 const notFound = () => new ApiError('not_found', 'No authorization with this id');
-const gatewayFailed = (what: string) =>
-  new ApiError('gateway_error', `The gateway failed or did not answer in time; ${what} (a retry is safe)`);
+const gatewayFailed = (what: string) => new ApiError('gateway_error', `The gateway did not act; ${what} (a retry is safe)`);
 
-export const authorizationRoutes = (): RouteDef[] => [
-  route({
+function listRoute(): RouteDef {
+  return route({
     method: 'get',
     path: '/authorization/',
     operationId: 'listAuthorizations',
@@ -94,20 +99,63 @@ export const authorizationRoutes = (): RouteDef[] => [
     query: listQuery,
     response: pageEnvelopeSchema(authorizationOut),
     status: 200,
-    async handler({ env, query, req, baseUrl, db }) {
-      const { page, page_size, ...filters } = query;
-      const { count, rows } = await listAuthorizations(db, env.id, filters, { page, page_size });
-      return pageEnvelope(req, baseUrl, { page, page_size }, count, rows.map(presentAuthorization));
-    },
-  }),
-  route({
+    handler: (ctx) => listPage(ctx, (filters, p) => listAuthorizations(ctx.db, ctx.env.id, filters, p), presentAuthorization),
+  });
+}
+
+/** The body's gateway, if it is one that stores cards through the API. */
+function storingGateway(deps: Deps, id: string): StoringGateway {
+  const gateway = deps.gateways.find(id);
+  if (!gateway?.enabled) throw new ApiError('invalid_request', 'gateway: is not a gateway', [{ path: 'gateway', message: 'is not a gateway' }]);
+  if (!canStore(gateway)) {
+    const message = 'cannot store a payment method through the API (its customers approve on the provider page)';
+    throw new ApiError('invalid_request', `gateway: ${message}`, [{ path: 'gateway', message }]);
+  }
+  return gateway;
+}
+
+/** The card as the gateway's fields, checked by the rules the payment screen uses. */
+function cardFields(gateway: StoringGateway, card: z.output<typeof authorizationCreate>['card'], now: Date): Record<string, string> {
+  const fields = { card_number: card.number, card_expiry: card.expiry, card_cvc: card.cvc, card_name: card.name };
+  const invalid = Object.entries(validateFields(gateway.fields, fields, now)).map(
+    ([name, key]): FieldError => ({ path: `card.${name.replace(/^card_/, '')}`, message: CARD_ERRORS[key] ?? 'is not valid' }),
+  );
+  if (invalid.length) throw new ApiError('invalid_request', invalid.map((e) => `${e.path}: ${e.message}`).join('; '), invalid);
+  return fields;
+}
+
+/** What storing a card answers: the authorization, or the problem of each other outcome. */
+function storedAnswer(outcome: StoreCardOutcome, accepted: () => void) {
+  switch (outcome.kind) {
+    case 'gateway_failed':
+      throw gatewayFailed('nothing was stored');
+    case 'declined':
+      throw new ApiError('payment_declined', `The gateway declined the card (${outcome.reason}); nothing was stored`);
+    case 'in_flight':
+      throw inFlight(outcome.retryAfterMs);
+    case 'pending':
+      accepted();
+      return presentAuthorization(outcome.authorization);
+    case 'not_stored':
+      throw new RecordedError('gateway_error', `The gateway never stored the card; authorization ${outcome.authorization.id} is failed (nothing was stored)`);
+    case 'attention':
+      throw new ApiError('gateway_error', 'The gateway stored the card, but it could not be recorded: it is kept for our operators to check, and never charged');
+    case 'stored':
+      return presentAuthorization(outcome.authorization);
+  }
+}
+
+function createRoute(): RouteDef {
+  return route({
     method: 'post',
     path: '/authorization/',
     operationId: 'createAuthorization',
     summary: 'Store a card with the sandbox card gateway',
     description:
       'Checks the card with the gateway and stores it as an authorization; only its brand, last four digits and expiry are kept. ' +
-      'A declined card is a 402; a gateway failure a 502 (a retry is safe).',
+      'A declined card is a 402; a gateway that surely did not act a 502 (nothing stored). When the gateway did not answer, the outcome is ' +
+      'unknown: a 202 with the authorization `pending`, which ends `active` or `failed` as reconciliation proves it (a retry with the same ' +
+      '`Idempotency-Key` answers its current state, the same authorization id).',
     example: {
       request: { gateway: IDS.gateway, card: { number: '4242 4242 4242 4242', expiry: '12/30', cvc: '123', name: 'Ana García' } },
       response: AUTHORIZATION_EXAMPLE,
@@ -117,31 +165,20 @@ export const authorizationRoutes = (): RouteDef[] => [
     response: authorizationOut,
     status: 201,
     problems: [402, 502],
+    accepted: 'The outcome is unknown (the gateway did not answer): the authorization, `pending` until reconciliation proves whether the card was stored',
     movesMoney: true,
-    async handler({ env, body, deps }) {
-      const gateway = deps.gateways.find(body.gateway);
-      if (!gateway?.enabled) throw new ApiError('invalid_request', 'gateway: is not a gateway', [{ path: 'gateway', message: 'is not a gateway' }]);
-      if (!canStore(gateway)) {
-        const message = 'cannot store a payment method through the API (its customers approve on the provider page)';
-        throw new ApiError('invalid_request', `gateway: ${message}`, [{ path: 'gateway', message }]);
-      }
+    async handler({ env, body, deps, binding, accepted }) {
+      const gateway = storingGateway(deps, body.gateway);
       if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
-      const now = deps.now();
-      const fields = { card_number: body.card.number, card_expiry: body.card.expiry, card_cvc: body.card.cvc, card_name: body.card.name };
-      const invalid = Object.entries(validateFields(gateway.fields, fields, now)).map(
-        ([name, key]): FieldError => ({ path: `card.${name.replace(/^card_/, '')}`, message: CARD_ERRORS[key] ?? 'is not valid' }),
-      );
-      if (invalid.length) throw new ApiError('invalid_request', invalid.map((e) => `${e.path}: ${e.message}`).join('; '), invalid);
-      const outcome = await storeCard(deps, { environmentId: env.id, gateway, fields, notifyUrl: body.notify_url ?? null });
-      if (outcome.kind === 'gateway_failed') throw gatewayFailed('nothing was stored');
-      if (outcome.kind === 'declined') {
-        throw new ApiError('payment_declined', `The gateway declined the card (${outcome.reason}); nothing was stored`);
-      }
-      const row = outcome.authorization;
-      return presentAuthorization(row);
+      const fields = cardFields(gateway, body.card, deps.now());
+      const outcome = await storeCard(deps, { environmentId: env.id, gateway, fields, notifyUrl: body.notify_url ?? null, bound: boundStep(binding) });
+      return storedAnswer(outcome, accepted);
     },
-  }),
-  route({
+  });
+}
+
+function getRoute(): RouteDef {
+  return route({
     method: 'get',
     path: '/authorization/{id}/',
     operationId: 'getAuthorization',
@@ -156,26 +193,61 @@ export const authorizationRoutes = (): RouteDef[] => [
       if (!row) throw notFound();
       return presentAuthorization(row);
     },
-  }),
-  route({
+  });
+}
+
+/** What charging answers: the sale, or the problem of each other outcome. */
+function chargedAnswer(outcome: ChargeResult, accepted: () => void) {
+  switch (outcome.kind) {
+    case 'gateway_failed':
+      throw gatewayFailed('nothing was charged');
+    case 'in_flight':
+      throw inFlight(outcome.retryAfterMs);
+    case 'attention':
+      throw new ApiError(
+        'gateway_error',
+        'The gateway charged, but the charge could not be recorded: it is being reversed at the gateway and kept for our operators to check',
+      );
+    case 'pending':
+      accepted();
+      return presentSale(outcome.sale);
+    case 'not_processed':
+      throw new RecordedError('gateway_error', `The gateway never made the charge; sale ${outcome.sale.row.id} is failed (nothing was charged)`);
+    case 'not_active':
+      throw new ApiError('conflict', 'only an active authorization can be charged (this one is removed, failed or still pending); nothing was charged');
+    case 'declined':
+      throw new RecordedError(
+        'payment_declined',
+        `The gateway declined the charge (${outcome.outcome}); the attempt is recorded as sale ${outcome.sale.row.id}`,
+      );
+    case 'approved':
+      return presentSale(outcome.sale);
+  }
+}
+
+function chargeRoute(): RouteDef {
+  return route({
     method: 'post',
     path: '/authorization/{id}/charge/',
     operationId: 'chargeAuthorization',
     summary: 'Charge the stored payment method: a captured sale',
     description:
       'Charges the stored card and answers with the captured sale. A declined charge is a 402 and is recorded as a `declined` sale; ' +
-      'a removed authorization is a 409; a gateway failure a 502 (nothing was charged).',
+      'a removed authorization is a 409; a gateway that surely did not act a 502 (nothing was charged). When the gateway did not ' +
+      'answer, the outcome is unknown: a 202 with the sale `pending`, which ends `captured` or `failed` as reconciliation proves it ' +
+      '(a retry with the same `Idempotency-Key` answers its current state, the same sale id).',
     example: {
       request: { amount: 19.9, currency: 'EUR', description: 'January box' },
-      response: { ...SALE_EXAMPLE, transaction_id: null, authorization_id: IDS.authorization },
+      response: { ...SALE_EXAMPLE, transaction_id: null, authorization_id: IDS.authorization, authentication: { status: 'exempt', method: 'merchant_initiated' } },
     },
     tag: 'Authorization',
     body: chargeBody,
     response: saleOut,
     status: 201,
     problems: [402, 502],
+    accepted: 'The outcome is unknown (the gateway did not answer): the sale, `pending` until reconciliation proves what the gateway did',
     movesMoney: true,
-    async handler({ env, params, body, deps, db }) {
+    async handler({ env, params, body, deps, db, binding, accepted }) {
       const authorization = await getAuthorization(db, env.id, params.id!);
       if (!authorization) throw notFound();
       const gateway = deps.gateways.find(authorization.gateway_id)!;
@@ -185,23 +257,14 @@ export const authorizationRoutes = (): RouteDef[] => [
         ]);
       }
       const amount = toMinor(body.amount, body.currency, 'amount');
-      const outcome = await chargeAuthorization(deps, { authorization, amount, currency: body.currency, description: body.description ?? null });
-      switch (outcome.kind) {
-        case 'gateway_failed':
-          throw gatewayFailed('nothing was charged');
-        case 'not_active':
-          throw new ApiError('conflict', 'a removed authorization cannot be charged; nothing was charged');
-        case 'declined':
-          throw new RecordedError(
-            'payment_declined',
-            `The gateway declined the charge (${outcome.outcome}); the attempt is recorded as sale ${outcome.sale.row.id}`,
-          );
-        case 'approved':
-          return presentSale(outcome.sale);
-      }
+      const charge = { authorization, amount, currency: body.currency, description: body.description ?? null, bound: boundStep(binding) };
+      return chargedAnswer(await chargeAuthorization(deps, charge), accepted);
     },
-  }),
-  route({
+  });
+}
+
+function removeRoute(): RouteDef {
+  return route({
     method: 'post',
     path: '/authorization/{id}/remove/',
     operationId: 'removeAuthorization',
@@ -219,5 +282,7 @@ export const authorizationRoutes = (): RouteDef[] => [
       if (!removed) throw new ApiError('conflict', 'the authorization is already removed: an authorization is removed once');
       return presentAuthorization(row);
     },
-  }),
-];
+  });
+}
+
+export const authorizationRoutes = (): RouteDef[] => [listRoute(), createRoute(), getRoute(), chargeRoute(), removeRoute()];

@@ -1,22 +1,15 @@
 import { z } from 'zod';
+import { exponentOf } from '../domain/currencies';
 import { unitsToNumber } from '../domain/money';
 import { PRICE_SCALE_WITHOUT_CURRENCY, RATE_SCALE } from '../domain/pricing';
-import { pageQuery, pageEnvelope, pageEnvelopeSchema } from '../http/pagination';
-import { ApiError, fieldError, invalid } from '../http/problem';
-import { route, type RouteDef } from '../http/route';
-import {
-  type CatalogueItem,
-  type CatalogueTable,
-  deleteItem,
-  getItem,
-  insertItem,
-  listItems,
-  updateItem,
-} from '../store/catalogue';
+import { fieldError } from '../http/problem';
+import type { CatalogueFamily } from '../store/events';
+import type { CatalogueItem, CatalogueTable } from '../store/catalogue';
 import {
   amount,
   currencyCode,
-  exponentOf,
+  exact,
+  freeText,
   name,
   percentage,
   objectId,
@@ -25,24 +18,15 @@ import {
   toMinor,
   toScaled,
 } from './fields';
-import { EXAMPLE_TIME, IDS, page } from './examples';
 
-const CATALOGUE_IDS: Record<string, string> = {
-  product: IDS.product,
-  plan: IDS.plan,
-  tax: '01943a6e-1a2b-7c3d-8e4f-5a6b7c8d9e0f',
-  shipping: '01943a6e-2b3c-7d4e-9f50-6b7c8d9e0f1a',
-  coupon: '01943a6e-3c4d-7e5f-a061-7c8d9e0f1a2b',
-};
-
-// The five catalogue groups share their five operations; each group only says how its
+// The five catalogue groups share their five operations (catalogue-routes.ts); each group only says how its
 // fields look and how they map to a row. PATCH merges into the current object and
 // re-validates the whole, so cross-field rules hold after every change.
 
-type Row<T extends CatalogueTable> = CatalogueItem<T>;
+export type Row<T extends CatalogueTable> = CatalogueItem<T>;
 type OwnFields = 'id' | 'environment_id' | 'created_at' | 'updated_at';
 
-interface Group<T extends CatalogueTable, C extends z.ZodObject> {
+export interface Group<T extends CatalogueTable, C extends z.ZodObject> {
   group: string;
   table: T;
   title: string;
@@ -67,6 +51,7 @@ function defineGroup<T extends CatalogueTable, C extends z.ZodObject>(g: Group<T
 
 const rate = (units: number) => unitsToNumber(units, RATE_SCALE);
 const money = (units: number, currency: string) => unitsToNumber(units, exponentOf(currency));
+/** Kept at PRICE_SCALE_WITHOUT_CURRENCY decimals, a larger price would pass 2^53 units. */
 const PRICE_WITHOUT_CURRENCY_MAX = 1e11;
 const enabledFilter = z.object({ enabled: z.enum(['true', 'false']).optional().describe('Only enabled (`true`) or disabled (`false`) objects') });
 
@@ -83,17 +68,16 @@ const product = defineGroup({
   fields: z.strictObject({
     product_id: text(255).nullable().default(null).describe('Your external identifier'),
     name: name.describe('Name of the product, shown on the payment screen'),
-    description: text(2000).nullable().default(null).describe('Description of the product'),
+    description: freeText(2000).nullable().default(null).describe('Description of the product'),
     price: amount.describe(
-      `Unit price in major units of \`currency\`; without a currency, in those of the transaction that uses it (up to ${PRICE_SCALE_WITHOUT_CURRENCY} decimals, checked against that currency then)`,
+      `Unit price in major units of \`currency\`; without a currency, in those of the transaction that uses it (up to ${PRICE_SCALE_WITHOUT_CURRENCY} decimals, checked against that currency then) and at most ${PRICE_WITHOUT_CURRENCY_MAX.toLocaleString('en')}`,
     ),
     currency: currencyCode
       .nullable()
       .default(null)
-      .describe('ISO 4217 code the price is in; null (the spec\'s product has no currency): the price is in the currency of each transaction that uses it'),
+      .describe('ISO 4217 code the price is in; null: the price is in the currency of each transaction that uses it'),
     enabled: z.boolean().default(true).describe('Whether new transactions may use it'),
   }),
-  // Kept at PRICE_SCALE_WITHOUT_CURRENCY decimals, a larger price would pass 2^53 units.
   check: (v) => {
     if (v.currency === null && v.price > PRICE_WITHOUT_CURRENCY_MAX) {
       throw fieldError('price', `without a currency, at most ${PRICE_WITHOUT_CURRENCY_MAX.toLocaleString('en')}`);
@@ -116,8 +100,8 @@ const product = defineGroup({
     enabled: r.enabled,
   }),
   filters: enabledFilter.extend({
-    product_id: z.string().optional().describe('Only products with this `product_id`'),
-    currency: z.string().optional().describe('Only products in this currency'),
+    product_id: exact(255).optional().describe('Only products with this `product_id`'),
+    currency: exact(3).optional().describe('Only products in this currency'),
   }),
 });
 
@@ -134,7 +118,7 @@ const plan = defineGroup({
   fields: z.strictObject({
     plan_id: text(255).nullable().default(null).describe('Your external identifier'),
     name: name.describe('Name of the plan, shown on the sign-up page'),
-    description: text(2000).nullable().default(null).describe('Description of the plan'),
+    description: freeText(2000).nullable().default(null).describe('Description of the plan'),
     amount: amount.describe('Charged every period, in major units of `currency`'),
     currency: currencyCode,
     interval: z.enum(['day', 'week', 'month', 'year']).describe('Unit of the period'),
@@ -165,8 +149,8 @@ const plan = defineGroup({
     enabled: r.enabled,
   }),
   filters: enabledFilter.extend({
-    plan_id: z.string().optional().describe('Only plans with this `plan_id`'),
-    currency: z.string().optional().describe('Only plans in this currency'),
+    plan_id: exact(255).optional().describe('Only plans with this `plan_id`'),
+    currency: exact(3).optional().describe('Only plans in this currency'),
   }),
 });
 
@@ -207,7 +191,7 @@ const shipping = defineGroup({
     enabled: v.enabled,
   }),
   toApi: (r) => ({ name: r.name, price: money(r.price, r.currency), currency: r.currency, enabled: r.enabled }),
-  filters: enabledFilter.extend({ currency: z.string().optional().describe('Only shipping options in this currency') }),
+  filters: enabledFilter.extend({ currency: exact(3).optional().describe('Only shipping options in this currency') }),
 });
 
 const coupon = defineGroup({
@@ -253,8 +237,8 @@ const coupon = defineGroup({
     enabled: r.enabled,
   }),
   filters: enabledFilter.extend({
-    code: z.string().optional().describe('Only the coupon with this code'),
-    kind: z.string().optional().describe('Only coupons of this kind: `fixed` or `percent`'),
+    code: exact(255).optional().describe('Only the coupon with this code'),
+    kind: exact(16).optional().describe('Only coupons of this kind: `fixed` or `percent`'),
   }),
 });
 
@@ -277,118 +261,16 @@ export function patchOf(fields: z.ZodObject) {
     .refine((v) => Object.keys(v).length > 0, 'send at least one field to change');
 }
 
-function groupRoutes<T extends CatalogueTable>(g: Group<T, z.ZodObject>): RouteDef[] {
-  const output = z.object({ id: objectId, ...g.fields.shape, ...timestamps }).meta({
-    id: g.noun.one,
-    description: g.about,
-  });
-  const object = { id: CATALOGUE_IDS[g.group]!, ...g.example.object, created: EXAMPLE_TIME, updated: EXAMPLE_TIME };
-  const { one, many } = g.noun;
-  const a = `${/^[aeiou]/i.test(g.group) ? 'an' : 'a'} ${g.title.toLowerCase()}`;
-  const present = (row: Row<T>) => ({
-    id: row.id,
-    ...g.toApi(row),
-    created: row.created_at,
-    updated: row.updated_at,
-  });
-  const build = (value: z.output<typeof g.fields>) => {
-    g.check?.(value);
-    return g.toRow(value);
+/** How a group's objects look in answers and events: one schema and one presenter per group. */
+export function viewOf<T extends CatalogueTable>(g: Group<T, z.ZodObject>) {
+  return {
+    table: g.table,
+    output: z.object({ id: objectId, ...g.fields.shape, ...timestamps }).meta({ id: g.noun.one, description: g.about }),
+    present: (row: Row<T>) => ({ id: row.id, ...g.toApi(row), created: row.created_at, updated: row.updated_at }),
   };
-  const base = `/${g.group}/`;
-  const item = `/${g.group}/{id}/`;
-  const tag = g.title;
-  const notFound = () => new ApiError('not_found', `No ${g.group} with this id`);
-  return [
-    route({
-      method: 'get',
-      path: base,
-      operationId: `list${many}`,
-      summary: `List ${many.replace(/(?!^)([A-Z])/g, ' $1').toLowerCase()}, newest first`,
-      description: `The ${g.title.toLowerCase()} objects of your catalogue, newest first, a page at a time.`,
-      example: { response: page([object]) },
-      tag,
-      query: pageQuery.extend(g.filters.shape),
-      response: pageEnvelopeSchema(output),
-      status: 200,
-      async handler({ env, query, req, baseUrl, db }) {
-        const { page, page_size, ...filters } = query as { page: number; page_size: number } & Record<string, string>;
-        const where = Object.fromEntries(
-          Object.entries(filters)
-            .filter(([, v]) => v !== undefined)
-            .map(([k, v]) => [k, k === 'enabled' ? v === 'true' : v]),
-        );
-        const { count, rows } = await listItems(db, g.table, env.id, where, { page, page_size });
-        return pageEnvelope(req, baseUrl, { page, page_size }, count, rows.map(present));
-      },
-    }),
-    route({
-      method: 'post',
-      path: base,
-      operationId: `create${one}`,
-      summary: `Create ${a}`,
-      description: `Adds ${a} to your catalogue. Fields with a default may be left out.`,
-      example: { request: g.example.request, response: object },
-      tag,
-      body: g.fields,
-      response: output,
-      status: 201,
-      async handler({ env, body, deps, db }) {
-        const row = await insertItem(db, g.table, env.id, build(body), deps.now());
-        return present(row);
-      },
-    }),
-    route({
-      method: 'get',
-      path: item,
-      operationId: `get${one}`,
-      summary: `Get ${a}`,
-      description: `One ${g.title.toLowerCase()} of your catalogue.`,
-      example: { response: object },
-      tag,
-      response: output,
-      status: 200,
-      async handler({ env, params, db }) {
-        const row = await getItem(db, g.table, env.id, params.id!);
-        if (!row) throw notFound();
-        return present(row);
-      },
-    }),
-    route({
-      method: 'patch',
-      path: item,
-      operationId: `update${one}`,
-      summary: `Change fields of ${a}`,
-      description: 'Changes the fields sent (at least one) and checks the whole object again; fields not sent stay as they are.',
-      example: { request: { name: String(g.example.object.name) }, response: object },
-      tag,
-      body: patchOf(g.fields),
-      response: output,
-      status: 200,
-      async handler({ env, params, body, deps, db }) {
-        const row = await getItem(db, g.table, env.id, params.id!);
-        if (!row) throw notFound();
-        const merged = g.fields.safeParse({ ...g.toApi(row), ...body });
-        if (!merged.success) throw invalid(merged.error);
-        const updated = await updateItem(db, g.table, env.id, params.id!, build(merged.data), deps.now());
-        if (!updated) throw notFound();
-        return present(updated);
-      },
-    }),
-    route({
-      method: 'delete',
-      path: item,
-      operationId: `delete${one}`,
-      summary: `Delete ${a}`,
-      description: `Deletes ${a}; transactions that used it keep their copy of its name and price.`,
-      example: {},
-      tag,
-      status: 204,
-      async handler({ env, params, db }) {
-        if (!(await deleteItem(db, g.table, env.id, params.id!))) throw notFound();
-      },
-    }),
-  ];
 }
 
-export const catalogueRoutes = (): RouteDef[] => CATALOGUE.flatMap(groupRoutes);
+export type CatalogueView = ReturnType<typeof viewOf<CatalogueTable>>;
+
+/** Each group's view by its event family (`product`, `plan`, …), for the outbox and the document's webhooks. */
+export const CATALOGUE_VIEWS = Object.fromEntries(CATALOGUE.map((g) => [g.group, viewOf(g)])) as Record<CatalogueFamily, CatalogueView>;

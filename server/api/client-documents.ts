@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { DOCUMENT_STATUSES, DOCUMENT_TYPES } from '../domain/compliance';
-import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
+import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { ApiError, fieldError } from '../http/problem';
 import { type FileAnswer, route, type RouteDef } from '../http/route';
 import { getClient, getDocument, getDocumentFile, insertDocument, listDocuments } from '../store/clients';
@@ -45,8 +45,8 @@ async function checkedBytes(file: z.output<typeof documentCreate>['file']): Prom
   return bytes;
 }
 
-export const clientDocumentRoutes = (): RouteDef[] => [
-  route({
+function listRoute(): RouteDef {
+  return route({
     method: 'get',
     path: '/client/{clientId}/document/',
     operationId: 'listClientDocuments',
@@ -60,14 +60,16 @@ export const clientDocumentRoutes = (): RouteDef[] => [
     }),
     response: pageEnvelopeSchema(documentOut),
     status: 200,
-    async handler({ env, params, query, req, baseUrl, db }) {
+    async handler(ctx) {
+      const { env, params, db } = ctx;
       if (!(await getClient(db, env.id, params.clientId!))) throw clientNotFound();
-      const { page, page_size, type, status } = query;
-      const { count, rows } = await listDocuments(db, env.id, params.clientId!, { type, status }, { page, page_size });
-      return pageEnvelope(req, baseUrl, { page, page_size }, count, rows.map(presentDocument));
+      return listPage(ctx, (filters, p) => listDocuments(db, env.id, params.clientId!, filters, p), presentDocument);
     },
-  }),
-  route({
+  });
+}
+
+function createRoute(): RouteDef {
+  return route({
     method: 'post',
     path: '/client/{clientId}/document/',
     operationId: 'createClientDocument',
@@ -92,8 +94,11 @@ export const clientDocumentRoutes = (): RouteDef[] => [
       if (!row) throw clientNotFound();
       return presentDocument(row);
     },
-  }),
-  route({
+  });
+}
+
+function getRoute(): RouteDef {
+  return route({
     method: 'get',
     path: '/client/{clientId}/document/{id}/',
     operationId: 'getClientDocument',
@@ -108,8 +113,11 @@ export const clientDocumentRoutes = (): RouteDef[] => [
       if (!row) throw documentNotFound();
       return presentDocument(row);
     },
-  }),
-  route({
+  });
+}
+
+function downloadRoute(): RouteDef {
+  return route({
     method: 'get',
     path: '/client/{clientId}/document/{id}/file/',
     operationId: 'downloadClientDocument',
@@ -124,5 +132,12 @@ export const clientDocumentRoutes = (): RouteDef[] => [
       if (!file) throw documentNotFound();
       return { name: file.file_name, contentType: file.content_type, bytes: file.data };
     },
-  }),
+  });
+}
+
+export const clientDocumentRoutes = (): RouteDef[] => [
+  listRoute(),
+  createRoute(),
+  getRoute(),
+  downloadRoute(),
 ];

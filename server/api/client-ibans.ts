@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
+import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { ApiError, invalid } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { getClient, getIban, insertIban, listIbans, updateIban } from '../store/clients';
@@ -9,6 +8,7 @@ import { ibanFieldsOf, presentIban } from '../present/client';
 import { ibanFields, ibanOut, ibanRow } from './client-objects';
 import { booleanQuery, clientNotFound, flagOf, unique } from './clients';
 import { checkNotifyUrl } from './notify-url';
+import { exact } from './fields';
 import { IBAN_EXAMPLE, page } from './examples';
 
 // A client's IBANs, where payouts go. Each is enabled by compliance while its client is.
@@ -16,8 +16,8 @@ import { IBAN_EXAMPLE, page } from './examples';
 const TAG = 'Clients';
 const ibanNotFound = () => new ApiError('not_found', 'No IBAN with this id');
 
-export const clientIbanRoutes = (): RouteDef[] => [
-  route({
+function listRoute(): RouteDef {
+  return route({
     method: 'get',
     path: '/client/{clientId}/iban/',
     operationId: 'listClientIbans',
@@ -26,19 +26,21 @@ export const clientIbanRoutes = (): RouteDef[] => [
     summary: "List a client's IBANs, newest first",
     tag: TAG,
     query: pageQuery.extend({
-      iban_id: z.string().optional().describe('Only the IBAN with this external `iban_id`'),
+      iban_id: exact(255).optional().describe('Only the IBAN with this external `iban_id`'),
       enabled: booleanQuery,
     }),
     response: pageEnvelopeSchema(ibanOut),
     status: 200,
-    async handler({ env, params, query, req, baseUrl, db }) {
+    async handler(ctx) {
+      const { env, params, db } = ctx;
       if (!(await getClient(db, env.id, params.clientId!))) throw clientNotFound();
-      const { page, page_size, iban_id, enabled } = query;
-      const { count, rows } = await listIbans(db, env.id, params.clientId!, { iban_id, enabled: flagOf(enabled) }, { page, page_size });
-      return pageEnvelope(req, baseUrl, { page, page_size }, count, rows.map(presentIban));
+      return listPage(ctx, ({ iban_id, enabled }, p) => listIbans(db, env.id, params.clientId!, { iban_id, enabled: flagOf(enabled) }, p), presentIban);
     },
-  }),
-  route({
+  });
+}
+
+function createRoute(): RouteDef {
+  return route({
     method: 'post',
     path: '/client/{clientId}/iban/',
     operationId: 'createClientIban',
@@ -55,8 +57,11 @@ export const clientIbanRoutes = (): RouteDef[] => [
       if (!row) throw clientNotFound();
       return presentIban(row);
     },
-  }),
-  route({
+  });
+}
+
+function getRoute(): RouteDef {
+  return route({
     method: 'get',
     path: '/client/{clientId}/iban/{id}/',
     operationId: 'getClientIban',
@@ -71,8 +76,11 @@ export const clientIbanRoutes = (): RouteDef[] => [
       if (!row) throw ibanNotFound();
       return presentIban(row);
     },
-  }),
-  route({
+  });
+}
+
+function updateRoute(): RouteDef {
+  return route({
     method: 'patch',
     path: '/client/{clientId}/iban/{id}/',
     operationId: 'updateClientIban',
@@ -95,5 +103,12 @@ export const clientIbanRoutes = (): RouteDef[] => [
       if (!row) throw ibanNotFound();
       return presentIban(row);
     },
-  }),
+  });
+}
+
+export const clientIbanRoutes = (): RouteDef[] => [
+  listRoute(),
+  createRoute(),
+  getRoute(),
+  updateRoute(),
 ];

@@ -8,6 +8,7 @@ import { patchOf } from './catalogue';
 import { clientFieldsOf, presentClient } from '../present/client';
 import { clientFields, clientOut, clientRow } from './client-objects';
 import { checkNotifyUrl } from './notify-url';
+import { exact } from './fields';
 import { CLIENT_EXAMPLE, CLIENT_REQUEST, page } from './examples';
 
 // Clients: the people and companies a merchant pays out to. Their IBANs and documents
@@ -46,7 +47,7 @@ export const clientRoutes = (): RouteDef[] => [
     summary: 'List clients, newest first',
     tag: TAG,
     query: pageQuery.extend({
-      client_id: z.string().optional().describe('Only the client with this external `client_id`'),
+      client_id: exact(255).optional().describe('Only the client with this external `client_id`'),
       enabled: booleanQuery,
       enabled_by_compliance: booleanQuery,
     }),

@@ -23,6 +23,8 @@ export const IDS = {
   entry: '01943a6f-28e9-7307-9cf5-4b5c6d7e8f90',
   transfer: '01943a6f-39fa-7418-ad06-5c6d7e8f9001',
   currency: '7a1c2b3d-4e5f-5a6b-8c7d-9e0f1a2b3c4d',
+  delivery: '01943a6f-4b0b-7529-be17-6d7e8f900112',
+  webhookEndpoint: '01943a6f-5c1c-763a-8f28-7e8f90011223',
 };
 
 /** A one-page list envelope around `items`. */
@@ -36,6 +38,7 @@ export const TRANSACTION_REQUEST = {
   return_url: 'https://shop.example/thanks',
   cancel_url: 'https://shop.example/cart',
   language: 'en' as const,
+  customer_email: 'ana@example.com',
   products: [
     { amount: 2, product: { name: 'Coffee beans', price: 8.5 } },
     { amount: 1, product_id: IDS.product },
@@ -58,6 +61,7 @@ export const TRANSACTION_EXAMPLE = {
   notify_url: null,
   gateway_selected: false,
   language: 'en' as const,
+  customer_email: 'ana@example.com',
   expired_date: '2026-01-22T10:30:00.000Z',
   products: [
     {
@@ -104,11 +108,15 @@ export const SALE_EXAMPLE = {
   refunded: 0,
   voided: 0,
   refundable: 33.95,
+  fee: 0,
   failure: null,
   description: null,
   card: { brand: 'visa', last4: '4242' },
+  authentication: { status: 'authenticated' as const, method: 'challenge' as const },
   notify_url: null,
   operations: [{ id: IDS.operation, kind: 'capture' as const, amount: 33.95, created: CREATED }],
+  hold_expired: null,
+  late_for_transaction: null,
   created: CREATED,
   updated: CREATED,
 };
@@ -136,6 +144,7 @@ export const SUBSCRIPTION_EXAMPLE = {
   return_url: null,
   cancel_url: null,
   language: null,
+  customer_email: null,
   plan_name: 'Coffee club',
   amount: 19.9,
   currency: 'EUR',
@@ -179,14 +188,59 @@ export const EVENT_EXAMPLE = {
   attempt_count: 1,
   next_attempt: null,
   delivered: CREATED,
+  deliveries: [
+    {
+      id: IDS.event,
+      destination: 'notify_url' as const,
+      webhook_endpoint: null,
+      url: 'https://shop.example/hooks/payments',
+      delivery_status: 'delivered' as const,
+      attempt_count: 1,
+      next_attempt: null,
+      delivered: CREATED,
+    },
+    {
+      id: IDS.delivery,
+      destination: 'webhook_endpoint' as const,
+      webhook_endpoint: IDS.webhookEndpoint,
+      url: 'https://shop.example/hooks/all',
+      delivery_status: 'delivered' as const,
+      attempt_count: 1,
+      next_attempt: null,
+      delivered: CREATED,
+    },
+  ],
 };
 
 export const EVENT_DETAIL_EXAMPLE = {
   ...EVENT_EXAMPLE,
   attempts: [
-    { attempt: 1, created: CREATED, result: 'delivered' as const, status_code: 200, error: null, response_body: 'ok', duration_ms: 84 },
+    { delivery: IDS.event, attempt: 1, created: CREATED, result: 'delivered' as const, status_code: 200, error: null, response_body: 'ok', duration_ms: 84 },
+    { delivery: IDS.delivery, attempt: 1, created: CREATED, result: 'delivered' as const, status_code: 204, error: null, response_body: null, duration_ms: 61 },
   ],
 };
+
+export const EVENT_POLL_EXAMPLE = { events: [EVENT_EXAMPLE], cursor: IDS.event };
+
+export const WEBHOOK_ENDPOINT_REQUEST = {
+  url: 'https://shop.example/hooks/all',
+  enabled_events: ['transaction.paid' as const, 'sale.refunded' as const],
+  description: 'Order fulfilment',
+};
+
+export const WEBHOOK_ENDPOINT_EXAMPLE = {
+  id: IDS.webhookEndpoint,
+  url: 'https://shop.example/hooks/all',
+  description: 'Order fulfilment',
+  enabled_events: ['transaction.paid' as const, 'sale.refunded' as const],
+  enabled: true,
+  disabled_reason: null,
+  secret_rolled_until: null,
+  created: CREATED,
+  updated: CREATED,
+};
+
+export const WEBHOOK_ENDPOINT_WITH_SECRET_EXAMPLE = { ...WEBHOOK_ENDPOINT_EXAMPLE, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' };
 
 export const CLIENT_REQUEST = {
   name: 'Ana García',
@@ -259,6 +313,7 @@ export const WALLET_EXAMPLE = {
   notify_url: null,
   enabled: true,
   balance: 120.5,
+  receivable: 0,
   created: CREATED,
   updated: CREATED,
 };

@@ -1,8 +1,10 @@
 import { z } from 'zod';
-import { CURRENCIES, findCurrency } from '../domain/currencies';
+import { CURRENCIES, exponentOf } from '../domain/currencies';
 import { UUID_PATTERN } from '../domain/ids';
 import { DecimalError, toUnits } from '../domain/money';
 import { fieldError } from '../http/problem';
+import { EMAIL_MAX_LENGTH, EMAIL_PATTERN } from '../../widget/fields/email';
+import { FREE_TEXT, SINGLE_LINE, TEXT_MESSAGES } from '../../widget/fields/text';
 
 // Field types shared by every resource schema.
 
@@ -10,18 +12,64 @@ import { fieldError } from '../http/problem';
 export const amount = z.number().min(0).max(1e12);
 export const positiveAmount = z.number().gt(0).max(1e12);
 
-export const text = (max: number) => z.string().trim().max(max);
-export const name = z.string().trim().min(1).max(255).describe('Name');
+// Every text the API reads goes through one of these three, so each refuses control
+// characters and unpaired surrogates (widget/fields/text.ts) with a 400 naming the field,
+// the same on both engines, before any use case (and so any gateway) sees the value.
 
+/** A single-line text, trimmed: names, external ids, codes. */
+export const text = (max: number) => z.string().trim().max(max).regex(SINGLE_LINE, TEXT_MESSAGES.line);
+
+/** A free text, trimmed: descriptions, notes, concepts; tab and line breaks allowed. */
+export const freeText = (max: number) => z.string().trim().max(max).regex(FREE_TEXT, TEXT_MESSAGES.free);
+
+/** A single-line text compared as sent (a query filter, a card field): not trimmed. */
+export const exact = (max: number) => z.string().max(max).regex(SINGLE_LINE, TEXT_MESSAGES.line);
+
+/** A JSON value's strings, keys included, at any depth: the free-text rule for each. */
+export function jsonStringsAreText(value: unknown): boolean {
+  if (typeof value === 'string') return FREE_TEXT.test(value);
+  if (Array.isArray(value)) return value.every(jsonStringsAreText);
+  if (value && typeof value === 'object') {
+    return Object.entries(value).every(([key, v]) => FREE_TEXT.test(key) && jsonStringsAreText(v));
+  }
+  return true;
+}
+
+/**
+ * A required text holds something besides spaces: it is trimmed, so "   " would arrive
+ * empty. Stated as a pattern, so the document refuses what the API refuses.
+ */
+export const nonBlank = (s: z.ZodString) => s.regex(/\S/, 'must not be blank');
+
+export const name = nonBlank(text(255)).describe('Name');
+
+/**
+ * Exactly one of two optional fields: the API refuses neither or both with a 400 naming
+ * `a`; the document says the same as a oneOf of their `required`, which a refine cannot.
+ */
+export function eitherOf<T extends z.ZodObject>(schema: T, a: string, b: string) {
+  return schema
+    .refine((v: Record<string, unknown>) => (v[a] === undefined) !== (v[b] === undefined), { message: `send either ${a} or ${b}`, path: [a] })
+    .meta({ oneOf: [{ required: [a] }, { required: [b] }] });
+}
+
+/** A customer's e-mail address: the same rule as the sign-up page's field (widget/fields/email.ts). */
+export const customerEmail = z.email({ pattern: EMAIL_PATTERN, error: 'must be an e-mail address' }).max(EMAIL_MAX_LENGTH);
+
+/** The document lists the codes (one shared component): a code it allows is one the API takes. */
 export const currencyCode = z
-  .string()
-  .regex(/^[A-Z]{3}$/, 'must be a three-letter ISO 4217 code in capitals')
-  .refine((code) => CURRENCIES.has(code), 'is not a known currency')
-  .describe('Currency, ISO 4217 code in capitals (see GET /currency/)');
+  .enum([...CURRENCIES.keys()] as [string, ...string[]], { error: 'is not a known currency: an ISO 4217 code in capitals (see GET /currency/)' })
+  .meta({ id: 'CurrencyCode', description: 'Currency, ISO 4217 code in capitals (see GET /currency/)' });
+
+/** A DNS name, or an IP literal (IPv6 in brackets, as URLs write it): zod's hostname pattern alone refuses IPv6. */
+const URL_HOST = new RegExp(`${z.regexes.hostname.source}|^\\[[0-9a-fA-F:.]+\\]$`);
 
 export const httpUrl = z
-  .url({ protocol: /^https?$/, hostname: z.regexes.hostname, error: 'must be an absolute http(s) URL' })
-  .max(2048);
+  .url({ protocol: /^https?$/, hostname: URL_HOST, error: 'must be an absolute http(s) URL' })
+  .max(2048)
+  // The URL parser drops tabs and line breaks and lets a NUL through in the path. A
+  // refinement, not a pattern: the document keeps `format: uri`, which has no controls.
+  .refine((url) => SINGLE_LINE.test(url), TEXT_MESSAGES.line);
 
 export const ref = (what: string) =>
   z.string().regex(UUID_PATTERN, `must be the id (a UUID) of an existing ${what}`);
@@ -30,6 +78,20 @@ export const percentage = z.number().min(0).max(100);
 
 /** An ISO 8601 date-time in UTC, as every timestamp of an answer is written. */
 export const dateTime = z.iso.datetime();
+
+/**
+ * A date-time a client sends, with any offset, whose instant is within years 0000–9999 in
+ * UTC: `9999-12-31T23:59:59-05:00` is in the year 10000 there, which no ISO string of
+ * ours (nor the document's pattern for answers) can write, and which would sort before
+ * every other stored one.
+ */
+export const dateTimeInput = z.iso
+  .datetime({ offset: true })
+  // zod runs a refinement even after the format check failed: an unparsable date must not reach toISOString (it throws).
+  .refine((s) => {
+    const at = new Date(s);
+    return Number.isNaN(at.getTime()) || /^\d{4}-/.test(at.toISOString());
+  }, 'must be within the years 0000 to 9999 in UTC');
 
 export const timestamps = {
   created: dateTime.describe('When the object was created (ISO 8601, UTC)'),
@@ -44,7 +106,7 @@ export const currencyOut = z.string().describe('Currency, ISO 4217 code');
 
 /** Major units → minor units of `currency`, or a 400 naming the field. */
 export function toMinor(value: number, currency: string, path: string): number {
-  return Number(toScaled(value, findCurrency(currency)?.exponent ?? 2, path));
+  return Number(toScaled(value, exponentOf(currency), path));
 }
 
 export function toScaled(value: number, exponent: number, path: string): bigint {
@@ -56,6 +118,3 @@ export function toScaled(value: number, exponent: number, path: string): bigint 
   }
 }
 
-export function exponentOf(currency: string): number {
-  return findCurrency(currency)?.exponent ?? 2;
-}

@@ -1,21 +1,29 @@
-import express, { Router } from 'express';
+import { Router } from 'express';
 import type { Deps } from '../deps';
 import { requireAppKeys } from '../http/auth';
+import { jsonBody } from '../http/body';
 import { buildOpenApi } from '../http/openapi';
-import { ApiError, problemHandler } from '../http/problem';
-import { baseUrlOf, methodNotAllowed, mountMethodNotAllowed, mountRoutes, type RouteDef } from '../http/route';
+import { ApiError, problemHandler, setDocsOrigin } from '../http/problem';
+import { apiRateLimit } from '../http/rate-limit';
+import { apiVersion, CURRENT_VERSION } from '../http/versions';
+import { baseUrlOf, methodNotAllowed, mountMethodNotAllowed, mountOptions, mountRoutes, type RouteDef } from '../http/route';
 import { authorizationRoutes } from './authorizations';
-import { catalogueRoutes } from './catalogue';
+import { balanceRoutes } from './balance';
+import { brandingRoutes, LOGO_BODY_LIMIT, tooLargeLogo } from './branding';
+import { catalogueRoutes } from './catalogue-routes';
 import { clientDocumentRoutes, DOCUMENT_BODY_LIMIT, tooLargeDocument } from './client-documents';
 import { clientIbanRoutes } from './client-ibans';
 import { clientRoutes } from './clients';
 import { eventRoutes } from './events';
 import { referenceRoutes } from './reference';
+import { returnSecretRoutes } from './return-secret';
 import { saleRoutes } from './sales';
 import { subscriptionRoutes } from './subscriptions';
 import { transactionRoutes } from './transactions';
 import { transferRoutes } from './transfers';
 import { walletRoutes } from './wallets';
+import { webhookEndpointRoutes } from './webhook-endpoints';
+import { webhookDefs } from './webhooks';
 
 export const apiRoutes = (): RouteDef[] => [
   ...transactionRoutes(),
@@ -23,6 +31,7 @@ export const apiRoutes = (): RouteDef[] => [
   ...authorizationRoutes(),
   ...subscriptionRoutes(),
   ...eventRoutes(),
+  ...webhookEndpointRoutes(),
   ...catalogueRoutes(),
   ...referenceRoutes(),
   ...clientRoutes(),
@@ -30,7 +39,15 @@ export const apiRoutes = (): RouteDef[] => [
   ...clientDocumentRoutes(),
   ...walletRoutes(),
   ...transferRoutes(),
+  ...brandingRoutes(),
+  ...balanceRoutes(),
+  ...returnSecretRoutes(),
 ];
+
+/** The OpenAPI document of the routes, as /v1/openapi.json serves it; `origin` names its server. */
+export function openApiDocument(origin?: string, routes = apiRoutes()) {
+  return buildOpenApi(routes, { version: CURRENT_VERSION, origin, webhooks: webhookDefs() });
+}
 
 /** Everything under /v1: auth on every route, JSON in, problem+json out. */
 export function apiRouter(deps: Deps): Router {
@@ -41,12 +58,17 @@ export function apiRouter(deps: Deps): Router {
   const openapi = (origin: string) => {
     let text = documents.get(origin);
     if (text === undefined) {
-      text = JSON.stringify(buildOpenApi(routes, { version: '1.0.0', origin }));
+      text = JSON.stringify(openApiDocument(origin, routes));
       if (documents.size < 16) documents.set(origin, text);
     }
     return text;
   };
   const router = Router({ strict: true });
+  // First: every problem from here on links to the errors page of the origin asked.
+  router.use((req, res, next) => {
+    setDocsOrigin(res, baseUrlOf(req, deps));
+    next();
+  }, apiVersion);
 
   // Every API path ends with a slash; anything else is sent there, method and body kept.
   router.use((req, res, next) => {
@@ -59,18 +81,23 @@ export function apiRouter(deps: Deps): Router {
     res.type('application/json').send(openapi(baseUrlOf(req, deps)));
   });
   router.all('/openapi.json', methodNotAllowed(['GET', 'HEAD']));
-  router.use(requireAppKeys(deps));
-  // Documents are the one body allowed to be large; the parser that reads one first
+  // OPTIONS says what a path allows, as the public document does: no key needed.
+  mountOptions(router, routes);
+  router.use(requireAppKeys(deps), apiRateLimit(deps));
+  // Documents (and logos) are the bodies allowed to be large; the parser that reads one first
   // marks the body as read, so the small limit below does not apply to it.
-  const documentBody = express.json({ limit: DOCUMENT_BODY_LIMIT, strict: false });
+  const documentBody = jsonBody({ limit: DOCUMENT_BODY_LIMIT, strict: false });
   router.post('/client/:clientId/document/', (req, res, next) =>
-    documentBody(req, res, (err?: { type?: string }) => next(err?.type === 'entity.too.large' ? tooLargeDocument() : err)),
+    documentBody(req, res, (err?: unknown) => next((err as { type?: string } | undefined)?.type === 'entity.too.large' ? tooLargeDocument() : err)),
   );
-  // Only the methods that take a body read one: a body sent with GET or DELETE has no
-  // meaning here and is ignored, so it cannot turn a read into a 400 or a 413.
-  const jsonBody = express.json({ limit: deps.config.bodyLimit, strict: false });
-  router.use((req, res, next) => (req.method === 'POST' || req.method === 'PATCH' ? jsonBody(req, res, next) : next()));
-  mountRoutes(router, routes, deps);
+  const logoBody = jsonBody({ limit: LOGO_BODY_LIMIT, strict: false });
+  router.post('/environment/branding/logo/', (req, res, next) =>
+    logoBody(req, res, (err?: unknown) => next((err as { type?: string } | undefined)?.type === 'entity.too.large' ? tooLargeLogo() : err)),
+  );
+  // Only the routes that take a body read one: a body sent with a GET, a DELETE or an
+  // action without fields has no meaning here and is ignored, so it cannot turn the request
+  // into a 400, 413 or 415 the document does not declare for it.
+  mountRoutes(router, routes, deps, jsonBody({ limit: deps.config.bodyLimit, strict: false }));
   mountMethodNotAllowed(router, routes);
   router.use((req) => {
     throw new ApiError('not_found', `No route ${req.method} ${req.baseUrl}${req.path}`);

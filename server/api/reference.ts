@@ -7,7 +7,7 @@ import { route, type RouteDef } from '../http/route';
 import type { Deps } from '../deps';
 import type { Gateway } from '../payments/gateway';
 import { CURRENCY_EXAMPLE, GATEWAY_EXAMPLE, page } from './examples';
-import { objectId } from './fields';
+import { exact, objectId } from './fields';
 
 // Gateways and currencies: seeded, read-only, the same in every environment.
 
@@ -117,7 +117,7 @@ export const referenceRoutes = (): RouteDef[] => [
     example: CURRENCY_EXAMPLE,
     items: () => currencyList,
     out: currencyOut,
-    query: pageQuery.extend({ code: z.string().max(3).optional().describe('Only the currency with this ISO 4217 code') }),
+    query: pageQuery.extend({ code: exact(3).optional().describe('Only the currency with this ISO 4217 code') }),
     filter: (c, q) => q.code === undefined || c.code === q.code,
   }),
 ];

@@ -1,13 +1,16 @@
 import { z } from 'zod';
+import { AUTHENTICATION_METHODS, AUTHENTICATION_STATUSES } from '../domain/authentication';
 import { unitsToDecimalString } from '../domain/money';
-import { ACTION_RULES, actionLimit, SALE_STATUSES, type SaleAction } from '../domain/sales';
+import { ACTION_RULES, actionLimit, awaitingConfirmation, SALE_STATUSES, type SaleAction } from '../domain/sales';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError } from '../http/problem';
+import { ApiError, inFlight } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
+import { boundStep } from '../payments/outcome';
 import { moveSaleMoney } from '../payments/sale-actions';
 import { presentSale } from '../present/sale';
 import { getSale, listSales, type StoredSale } from '../store/sales';
-import { currencyOut, dateTime, exponentOf, objectId, positiveAmount, ref, timestamps, toMinor } from './fields';
+import { exponentOf } from '../domain/currencies';
+import { currencyOut, dateTime, exact, objectId, positiveAmount, ref, timestamps, toMinor } from './fields';
 import { page, SALE_EXAMPLE } from './examples';
 
 // Sales: what a payment or a charge made, and the three actions on its money.
@@ -24,18 +27,26 @@ const operationOut = z
 export const saleOut = z
   .object({
     id: objectId,
-    status: z.enum(SALE_STATUSES).describe('Derived from the amounts; see the docs'),
+    status: z
+      .enum(SALE_STATUSES)
+      .describe('Derived from the amounts; `pending` while a gateway call of the sale has an unknown outcome (it ends as the gateway proves); see the docs'),
     transaction_id: z.uuid().nullable().describe('The paid transaction; null for a charge of an authorization'),
     authorization_id: z.uuid().nullable().describe('The stored payment method, when there is one'),
     gateway: z.uuid().describe('`id` of the gateway'),
     currency: currencyOut,
     amount: z.number().describe('What the payment or charge was for'),
-    held: z.number().describe('On hold now: can be captured or voided'),
-    captured: z.number().describe('Captured so far (refunds included)'),
-    refunded: z.number().describe('Refunded so far'),
-    voided: z.number().describe('Released without capture so far'),
-    refundable: z.number().describe('captured − refunded'),
-    failure: z.enum(['declined', 'insufficient_funds']).nullable().describe('Why the gateway declined the charge'),
+    held: z.number().describe('On hold at the processor now (a capture or void not yet confirmed still counts as held)'),
+    captured: z.number().describe('Captured so far, as the processor has confirmed (refunds included)'),
+    refunded: z.number().describe('Refunded so far, as the processor has confirmed'),
+    voided: z.number().describe('Released without capture so far, as the processor has confirmed'),
+    refundable: z.number().describe('What a refund may take now: captured − refunded − refunds not yet confirmed (a capture in flight is not refundable yet)'),
+    fee: z
+      .number()
+      .describe("The platform's fees on the sale's captures, charges and refunds so far, as its balance transactions took them; 0 until they are made, a moment after the money moves"),
+    failure: z
+      .enum(['declined', 'insufficient_funds', 'not_processed'])
+      .nullable()
+      .describe('Why the charge moved no money: the gateway declined it, or (`not_processed`) its outcome was unknown and the gateway proved it never made it'),
     description: z.string().nullable().describe('Description of a charge, as sent'),
     card: z
       .object({
@@ -44,8 +55,28 @@ export const saleOut = z
       })
       .nullable()
       .describe('The card paid with, when it was a card'),
+    authentication: z
+      .object({
+        status: z
+          .enum(AUTHENTICATION_STATUSES)
+          .describe('`authenticated`: the cardholder was authenticated; `failed`: the issuer could not authenticate them; `exempt`: not asked (a charge the merchant started)'),
+        method: z
+          .enum(AUTHENTICATION_METHODS)
+          .describe('`challenge`: the customer answered the issuer\'s challenge; `frictionless`: the issuer authenticated them without one; `merchant_initiated`: a charge of a stored card, started by the merchant'),
+      })
+      .nullable()
+      .describe('How the cardholder was authenticated (3-D Secure-like), or null when nobody was asked'),
     notify_url: z.string().nullable().describe('Where sale.* notifications are sent'),
     operations: z.array(operationOut).describe('History, oldest first'),
+    hold_expired: dateTime
+      .nullable()
+      .describe('When the uncaptured hold expired and was voided by the service (`HOLD_EXPIRY_MS` after the sale, default 7 days); null otherwise'),
+    late_for_transaction: z
+      .uuid()
+      .nullable()
+      .describe(
+        'A payment the gateway made only after this transaction had been paid, cancelled or expired: recorded as a sale of its own and reversed at the gateway (its refund or void follows in `operations`); null otherwise',
+      ),
     ...timestamps,
   })
   .meta({ id: 'Sale', description: 'What a payment or a charge moved, with the history of its operations' });
@@ -60,7 +91,7 @@ const listQuery = pageQuery.extend({
   status: z.enum(SALE_STATUSES).optional().describe('Only sales in this state'),
   transaction_id: ref('transaction').optional().describe('Only the sales of this transaction'),
   authorization_id: ref('authorization').optional().describe('Only the charges of this authorization'),
-  currency: z.string().max(3).optional().describe('Only sales in this currency'),
+  currency: exact(3).optional().describe('Only sales in this currency'),
 });
 
 function conflict(action: SaleAction, sale: StoredSale, requested: number): ApiError {
@@ -69,7 +100,13 @@ function conflict(action: SaleAction, sale: StoredSale, requested: number): ApiE
   const limit = actionLimit(action, sale.row);
   const what = action === 'refund' ? 'refundable' : 'held';
   const asked = requested > 0 ? `${action} of ${fmt(requested)} refused: ` : `nothing to ${action}: `;
-  return new ApiError('conflict', `${asked}${ACTION_RULES[action]} (${what} now: ${fmt(limit)}); nothing was changed`);
+  // Money only moves from confirmed states: say so when a call in flight is what stands in the way.
+  const awaiting = awaitingConfirmation(action, sale.row);
+  const wait =
+    awaiting > 0 && Math.max(requested, 1) <= limit + awaiting
+      ? `; a capture of ${fmt(awaiting)} is still in flight at the processor, and is refundable once it is confirmed: retry then`
+      : '';
+  return new ApiError('conflict', `${asked}${ACTION_RULES[action]} (${what} now: ${fmt(limit)})${wait}; nothing was changed`);
 }
 
 const action = (name: SaleAction, summary: string, description: string) =>
@@ -85,26 +122,26 @@ const action = (name: SaleAction, summary: string, description: string) =>
     response: saleOut,
     status: 200,
     problems: [502],
+    accepted: `The outcome is unknown (the gateway did not answer): the sale, \`pending\` until reconciliation proves whether the ${name} was made`,
     movesMoney: true,
-    async handler({ env, params, body, deps, db }) {
+    async handler({ env, params, body, deps, db, binding, accepted }) {
       const sale = await getSale(db, env.id, params.id!);
       if (!sale) throw new ApiError('not_found', 'No sale with this id');
       const amount = body.amount === undefined ? actionLimit(name, sale.row) : toMinor(body.amount, sale.row.currency, 'amount');
-      if (amount <= 0) throw conflict(name, sale, 0);
-      const outcome = await moveSaleMoney(deps, { sale: sale.row, action: name, amount });
+      const outcome = await moveSaleMoney(deps, { sale: sale.row, action: name, amount, bound: boundStep(binding) });
       switch (outcome.kind) {
         case 'done':
           return presentSale(outcome.sale);
+        case 'pending':
+          accepted();
+          return presentSale(outcome.sale);
+        case 'in_flight':
+          throw inFlight(outcome.retryAfterMs);
         case 'conflict':
           // The amounts moved since they were read: explain with the ones in force now.
           throw conflict(name, (await getSale(db, env.id, sale.row.id))!, amount);
-        case 'refused':
-          throw new ApiError(
-            'conflict',
-            `refund refused: destination wallet ${outcome.wallet} no longer holds its part of the refund; nothing was changed`,
-          );
         case 'gateway_failed':
-          throw new ApiError('gateway_error', `The gateway refused the ${name}: ${outcome.reason}; nothing was changed`);
+          throw new ApiError('gateway_error', `The gateway did not make the ${name}: ${outcome.reason}; nothing was changed`);
       }
     },
   });

@@ -5,12 +5,13 @@ import { ACTION_FROM, SUBSCRIPTION_ACTIONS, SUBSCRIPTION_STATUSES, type Subscrip
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { ApiError, fieldError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
-import { getItem } from '../store/catalogue';
+import { type CatalogueItem, getItem } from '../store/catalogue';
 import { getClient } from '../store/clients';
 import { getAuthorization } from '../store/sales';
 import { presentSubscription } from '../present/subscription';
-import { applyAction, getSubscription, insertSubscription, listSubscriptions } from '../store/subscriptions';
-import { currencyOut, dateTime, httpUrl, objectId, ref, text, timestamps } from './fields';
+import type { Db } from '../store/db';
+import { applyAction, getSubscription, insertSubscription, listSubscriptions, type NewSubscription } from '../store/subscriptions';
+import { currencyOut, dateTime, exact, httpUrl, objectId, ref, text, timestamps } from './fields';
 import { IDS, page, SUBSCRIPTION_EXAMPLE } from './examples';
 import { checkNotifyUrl } from './notify-url';
 
@@ -46,6 +47,7 @@ export const subscriptionOut = z
     return_url: z.string().nullable().describe('Where the sign-up page sends the customer once subscribed'),
     cancel_url: z.string().nullable().describe('Where the sign-up page sends the customer who cancels'),
     language: z.enum(LANGUAGES).nullable().describe('Language of the sign-up page; null: the browser\'s'),
+    customer_email: z.string().nullable().describe('The email the customer gave on the sign-up page, for the confirmation and the trial reminder; null: none'),
     plan_name: z.string().describe('Name of the plan, copied at creation'),
     amount: z.number().describe('Charged every period, in major units of `currency`'),
     currency: currencyOut,
@@ -87,7 +89,7 @@ const listQuery = pageQuery.extend({
   status: z.enum(SUBSCRIPTION_STATUSES).optional().describe('Only subscriptions in this state'),
   plan: ref('plan').optional().describe('Only subscriptions to this plan'),
   client: ref('client').optional().describe('Only subscriptions of this client'),
-  subscription_id: z.string().max(255).optional().describe('Only the subscription with this `subscription_id`'),
+  subscription_id: exact(255).optional().describe('Only the subscription with this `subscription_id`'),
 });
 
 const notFound = () => new ApiError('not_found', 'No subscription with this id');
@@ -129,8 +131,8 @@ function actionRoute(action: SubscriptionAction): RouteDef {
   });
 }
 
-export const subscriptionRoutes = (): RouteDef[] => [
-  route({
+function listRoute(): RouteDef {
+  return route({
     method: 'get',
     path: '/subscription/',
     operationId: 'listSubscriptions',
@@ -146,8 +148,50 @@ export const subscriptionRoutes = (): RouteDef[] => [
       const { count, items } = await listSubscriptions(db, env.id, filters, { page, page_size });
       return pageEnvelope(req, baseUrl, { page, page_size }, count, items.map((s) => presentSubscription(s, baseUrl)));
     },
-  }),
-  route({
+  });
+}
+
+type SubscriptionCreate = z.output<typeof subscriptionCreate>;
+
+/** The plan, client and authorization the body names, each checked in the environment: answers the plan. */
+async function checkedReferences(db: Db, environmentId: string, body: SubscriptionCreate) {
+  const plan = await getItem(db, 'plans', environmentId, body.plan);
+  if (!plan) throw fieldError('plan', 'is not a plan of this environment');
+  if (!plan.enabled) throw fieldError('plan', 'is disabled: no new subscriptions');
+  if (body.client && !(await getClient(db, environmentId, body.client))) {
+    throw fieldError('client', 'is not a client of this environment');
+  }
+  if (body.authorization) {
+    const authorization = await getAuthorization(db, environmentId, body.authorization);
+    if (!authorization) throw fieldError('authorization', 'is not an authorization of this environment');
+    if (authorization.status !== 'active') throw fieldError('authorization', 'is removed: it cannot be charged');
+  }
+  return plan;
+}
+
+/** A new subscription: the plan's terms copied, so a later change of the plan does not alter them. */
+function newSubscription(environmentId: string, plan: CatalogueItem<'plans'>, body: SubscriptionCreate): NewSubscription {
+  return {
+    environment_id: environmentId,
+    plan_ref: plan.id,
+    plan_name: plan.name,
+    amount: plan.amount,
+    currency: plan.currency,
+    interval: plan.interval,
+    interval_count: plan.interval_count,
+    trial_days: plan.trial_days,
+    client_ref: body.client ?? null,
+    subscription_id: body.subscription_id ?? null,
+    authorization_id: body.authorization ?? null,
+    notify_url: body.notify_url ?? null,
+    return_url: body.return_url ?? null,
+    cancel_url: body.cancel_url ?? null,
+    language: body.language ?? null,
+  };
+}
+
+function createRoute(): RouteDef {
+  return route({
     method: 'post',
     path: '/subscription/',
     operationId: 'createSubscription',
@@ -160,42 +204,15 @@ export const subscriptionRoutes = (): RouteDef[] => [
     status: 201,
     async handler({ env, body, deps, baseUrl, db }) {
       if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
-      const plan = await getItem(db, 'plans', env.id, body.plan);
-      if (!plan) throw fieldError('plan', 'is not a plan of this environment');
-      if (!plan.enabled) throw fieldError('plan', 'is disabled: no new subscriptions');
-      if (body.client && !(await getClient(db, env.id, body.client))) {
-        throw fieldError('client', 'is not a client of this environment');
-      }
-      if (body.authorization) {
-        const authorization = await getAuthorization(db, env.id, body.authorization);
-        if (!authorization) throw fieldError('authorization', 'is not an authorization of this environment');
-        if (authorization.status !== 'active') throw fieldError('authorization', 'is removed: it cannot be charged');
-      }
-      const row = await insertSubscription(
-        db,
-        {
-          environment_id: env.id,
-          plan_ref: plan.id,
-          plan_name: plan.name,
-          amount: plan.amount,
-          currency: plan.currency,
-          interval: plan.interval,
-          interval_count: plan.interval_count,
-          trial_days: plan.trial_days,
-          client_ref: body.client ?? null,
-          subscription_id: body.subscription_id ?? null,
-          authorization_id: body.authorization ?? null,
-          notify_url: body.notify_url ?? null,
-          return_url: body.return_url ?? null,
-          cancel_url: body.cancel_url ?? null,
-          language: body.language ?? null,
-        },
-        deps.now(),
-      );
+      const plan = await checkedReferences(db, env.id, body);
+      const row = await insertSubscription(db, newSubscription(env.id, plan, body), deps.now());
       return presentSubscription({ row, charges: [] }, baseUrl);
     },
-  }),
-  route({
+  });
+}
+
+function getRoute(): RouteDef {
+  return route({
     method: 'get',
     path: '/subscription/{id}/',
     operationId: 'getSubscription',
@@ -210,6 +227,12 @@ export const subscriptionRoutes = (): RouteDef[] => [
       if (!sub) throw notFound();
       return presentSubscription(sub, baseUrl);
     },
-  }),
+  });
+}
+
+export const subscriptionRoutes = (): RouteDef[] => [
+  listRoute(),
+  createRoute(),
+  getRoute(),
   ...SUBSCRIPTION_ACTIONS.map(actionRoute),
 ];

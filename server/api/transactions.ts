@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TEXT_MESSAGES } from '../../widget/fields/text';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { ApiError, RecordedError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
@@ -9,7 +10,7 @@ import { payFromSources } from '../payments/sources';
 import type { StoredTransaction } from '../store/transactions';
 import { buildTransaction, createTransaction, destinationShares, resolveSources } from '../transactions/create';
 import { checkNotifyUrl } from './notify-url';
-import { amount, currencyCode, currencyOut, dateTime, httpUrl, name, objectId, positiveAmount, ref, text, timestamps } from './fields';
+import { amount, currencyCode, customerEmail, currencyOut, dateTime, dateTimeInput, eitherOf, exact, freeText, httpUrl, jsonStringsAreText, name, objectId, positiveAmount, ref, text, timestamps } from './fields';
 import { TRANSACTION_EXAMPLE, TRANSACTION_REQUEST, page } from './examples';
 
 const LANGUAGE = z.enum(['au', 'es', 'en', 'fr']);
@@ -18,53 +19,53 @@ const inlineProduct = z.strictObject({
   product_id: text(255).optional().describe('Your external identifier'),
   name: name.describe('Name of the product, shown on the payment screen'),
   price: amount.describe('Unit price in major units of the transaction currency'),
-  description: text(2000).optional().describe('Description of the product'),
+  description: freeText(2000).optional().describe('Description of the product'),
 }).describe('A product defined inline for this transaction');
 
-const productLine = z
-  .strictObject({
+const productLine = eitherOf(
+  z.strictObject({
     amount: z.number().gt(0).max(1_000_000).describe('Quantity; up to 3 decimals'),
     product_id: ref('product').optional().describe('`id` of a product in your catalogue'),
     product: inlineProduct.optional().describe('A product defined inline for this transaction'),
-  })
-  .refine((l) => (l.product_id === undefined) !== (l.product === undefined), {
-    message: 'send either product_id or product',
-    path: ['product_id'],
-  })
-  .describe('A product line: a quantity of a catalogue product (`product_id`) or of one defined inline (`product`)');
+  }),
+  'product_id',
+  'product',
+).describe('A product line: a quantity of a catalogue product (`product_id`) or of one defined inline (`product`)');
 
-const sourceElement = z
-  .strictObject({
+const sourceElement = eitherOf(
+  z.strictObject({
     amount: positiveAmount.describe('Paid by this source, in major units'),
     wallet_id: ref('wallet').optional().describe('`id` of a wallet of this environment to pay from'),
     authorization_id: ref('authorization').optional().describe('`id` of an active authorization (a stored card) to charge'),
-  })
-  .refine((m) => (m.wallet_id === undefined) !== (m.authorization_id === undefined), {
-    message: 'send either wallet_id or authorization_id',
-    path: ['wallet_id'],
-  })
-  .describe('Where part of the funds come from: a wallet or an authorization (stored card)');
+  }),
+  'wallet_id',
+  'authorization_id',
+).describe('Where part of the funds come from: a wallet or an authorization (stored card)');
 
 const destinationElement = z.strictObject({
   wallet_id: ref('wallet').describe('`id` of a wallet of this environment, in the transaction currency'),
   amount: positiveAmount.describe("The wallet's share of the sale, in major units"),
-  concept: text(255).optional().describe("Shown on the wallet's ledger entry"),
+  concept: freeText(255).optional().describe("Shown on the wallet's ledger entry"),
 }).describe('A wallet credited with a share of the sale');
 
 export const transactionCreate = z
   .strictObject({
     order_id: text(255).optional().describe('Your external identifier (your order number)'),
     currency: currencyCode.describe('Currency of the transaction, ISO 4217 code in capitals'),
-    note: text(2000).optional().describe('A note for yourself; not shown to the customer'),
-    extra: text(10_000)
-      .refine((s) => {
+    note: freeText(2000).optional().describe('A note for yourself; not shown to the customer'),
+    extra: freeText(10_000)
+      .superRefine((s, ctx) => {
+        let value: unknown;
         try {
-          JSON.parse(s);
-          return true;
+          value = JSON.parse(s);
         } catch {
-          return false;
+          return void ctx.addIssue({ code: 'custom', message: 'must be a JSON text' });
         }
-      }, 'must be a JSON text')
+        // Escapes (`\u0000`) would bring back what the text rule refuses.
+        if (!jsonStringsAreText(value)) ctx.addIssue({ code: 'custom', message: `its strings ${TEXT_MESSAGES.free}` });
+      })
+      // JSON Schema's own words for "a string holding JSON".
+      .meta({ contentMediaType: 'application/json' })
       .optional()
       .describe('Extra values of yours, a JSON text, returned as sent'),
     return_url: httpUrl.optional().describe('The customer is sent here (303) after a successful payment; an absolute http(s) URL'),
@@ -72,8 +73,8 @@ export const transactionCreate = z
     notify_url: httpUrl.optional().describe('State-change notifications (transaction.* events) are sent here'),
     gateway_selected: z.boolean().default(false).describe('Whether the first gateway is preselected when the customer opens the payment screen'),
     language: LANGUAGE.optional().describe('Language of the payment screen; else the browser\'s, else `en`'),
-    expired_date: z.iso
-      .datetime({ offset: true })
+    customer_email: customerEmail.optional().describe('Where receipts of the payment and of each refund are sent, in `language`'),
+    expired_date: dateTimeInput
       .optional()
       .describe('ISO 8601 date-time, in the future; default one week after creation'),
     products: z.array(productLine).min(1).max(1000).describe('Product lines, 1 to 1000'),
@@ -133,6 +134,7 @@ export const transactionOut = z
     notify_url: z.string().nullable().describe('Where state-change notifications are sent'),
     gateway_selected: z.boolean().describe('Whether the first gateway is preselected on the payment screen'),
     language: LANGUAGE.nullable().describe('Language of the payment screen; null: the browser\'s'),
+    customer_email: z.string().nullable().describe('Where receipts are sent; null: no receipts (or erased)'),
     expired_date: dateTime.describe('When the transaction expires if unpaid (ISO 8601, UTC)'),
     products: z.array(lineOut).describe('Product lines'),
     tax_value: z.number().describe('Tax amount, in major units'),
@@ -153,25 +155,34 @@ export const transactionOut = z
   })
   .meta({ id: 'Transaction', description: 'A payment request: product lines, totals and the payment screen' });
 
-/** A transaction paid at once from its sources, or a 402 naming the source that failed. */
-async function createPaidFromSources(deps: Deps, envId: string, body: z.output<typeof transactionCreate>, now: Date): Promise<StoredTransaction> {
+/**
+ * A transaction paid at once from its sources, or a 402 naming the source that failed;
+ * `pending` when a card's charge has an unknown outcome (the transaction is still `N`).
+ */
+async function createPaidFromSources(
+  deps: Deps,
+  envId: string,
+  body: z.output<typeof transactionCreate>,
+  now: Date,
+): Promise<{ tx: StoredTransaction; pending: boolean }> {
   const db = deps.database.db;
   const tx = await buildTransaction(db, envId, body, now);
   const sources = await resolveSources(db, envId, body);
   const paid: StoredTransaction = { ...tx, row: { ...tx.row, status: 'D' } };
   const outcome = await payFromSources(deps, { tx: paid, sources, destinations: destinationShares(body) });
+  if (outcome.kind === 'pending') return { tx, pending: true };
   if (outcome.kind === 'failed') {
     const path = `source.${outcome.index}`;
     // Recorded: the charges and their refunds happened; a repeat with the same key replays this answer.
     throw new RecordedError('payment_declined', `${path}: ${outcome.reason}; nothing was charged or moved`, [{ path, message: outcome.reason }]);
   }
-  return paid;
+  return { tx: paid, pending: false };
 }
 
 const listQuery = pageQuery.extend({
   status: z.enum(['N', 'C', 'D', 'E']).optional().describe('Only transactions in this state'),
-  order_id: z.string().max(255).optional().describe('Only transactions with this `order_id`'),
-  currency: z.string().max(3).optional().describe('Only transactions in this currency'),
+  order_id: exact(255).optional().describe('Only transactions with this `order_id`'),
+  currency: exact(3).optional().describe('Only transactions in this currency'),
 });
 
 export const transactionRoutes = (): RouteDef[] => [
@@ -214,13 +225,17 @@ export const transactionRoutes = (): RouteDef[] => [
     response: transactionOut,
     status: 201,
     problems: [402],
+    accepted:
+      'Paid from `source`, a card charge has an unknown outcome (its gateway did not answer): the transaction, `N` until the charge is proven, then paid (`D`) or not (`C`, every charge refunded)',
     movesMoney: (body) => Boolean(body.source?.length),
     // A charge per stored card, and a refund of each if a later source fails.
     gatewayCalls: (body) => 2 * (body.source ?? []).filter((s) => s.authorization_id).length,
-    async handler({ env, body, deps, baseUrl, db }) {
+    async handler({ env, body, deps, baseUrl, db, accepted }) {
       if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
       const now = deps.now();
-      const tx = body.source?.length ? await createPaidFromSources(deps, env.id, body, now) : await createTransaction(db, env.id, body, now);
+      if (!body.source?.length) return presentTransaction(await createTransaction(db, env.id, body, now), now, baseUrl);
+      const { tx, pending } = await createPaidFromSources(deps, env.id, body, now);
+      if (pending) accepted();
       return presentTransaction(tx, now, baseUrl);
     },
   }),

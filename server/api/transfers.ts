@@ -10,28 +10,26 @@ import type { Db } from '../store/db';
 import { getWallet, type PostingRefused, type Wallet } from '../store/ledger';
 import { findTransferById, getTransfer, listTransfers } from '../store/transfers';
 import { checkNotifyUrl } from './notify-url';
-import { httpUrl, objectId, positiveAmount, ref, text, timestamps, toMinor } from './fields';
+import { eitherOf, exact, freeText, httpUrl, nonBlank, objectId, positiveAmount, ref, text, timestamps, toMinor } from './fields';
 import { IDS, page, TRANSFER_EXAMPLE } from './examples';
 
 // Transfers: money from a wallet to another wallet of the same environment and currency
 // (settled at once), or to a client's IBAN (a payout). The spec shows no fields: these
 // are documented in docs/wallets.md.
 
-const transferCreate = z
-  .strictObject({
+const transferCreate = eitherOf(
+  z.strictObject({
     source_wallet: ref('wallet').describe('`id` of the wallet the money leaves'),
     destination_wallet: ref('wallet').optional().describe('`id` of the wallet the money goes to; or send destination_iban'),
     destination_iban: ref('client IBAN').optional().describe('`id` of a client IBAN to pay out to; or send destination_wallet'),
     amount: positiveAmount.describe("Major units of the wallets' currency"),
-    concept: text(255).optional().describe('Shown on both ledger entries'),
-    transfer_id: text(255).min(1).optional().describe('Your external identifier, unique in the environment'),
+    concept: freeText(255).optional().describe('Shown on both ledger entries'),
+    transfer_id: nonBlank(text(255)).optional().describe('Your external identifier, unique in the environment'),
     notify_url: httpUrl.optional().describe('transfer.paid and transfer.failed events are sent here'),
-  })
-  .refine((t) => (t.destination_wallet === undefined) !== (t.destination_iban === undefined), {
-    message: 'send either destination_wallet or destination_iban',
-    path: ['destination_wallet'],
-  })
-  .meta({ id: 'Transfer', description: 'Money to move from a wallet to a wallet or an IBAN' });
+  }),
+  'destination_wallet',
+  'destination_iban',
+).meta({ id: 'Transfer', description: 'Money to move from a wallet to a wallet or an IBAN' });
 
 export const transferOut = z
   .object({
@@ -106,7 +104,7 @@ async function payoutIbanOf(db: Db, source: Wallet, ibanId: string) {
 
 const listQuery = pageQuery.extend({
   status: z.enum(TRANSFER_STATUSES).optional().describe('Only transfers in this state'),
-  transfer_id: z.string().max(255).optional().describe('Only the transfer with this `transfer_id`'),
+  transfer_id: exact(255).optional().describe('Only the transfer with this `transfer_id`'),
   source_wallet: ref('wallet').optional().describe('Only transfers out of this wallet'),
   destination_wallet: ref('wallet').optional().describe('Only transfers into this wallet'),
 });

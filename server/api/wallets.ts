@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { uuidv7 } from '../domain/ids';
-import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
+import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { ApiError, fieldError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { presentEntry, presentWallet } from '../present/wallet';
@@ -8,14 +8,14 @@ import { isUniqueViolation } from '../store/errors';
 import { getClient } from '../store/clients';
 import { getEntry, getWallet, insertWallet, listEntries, listWallets, updateWallet, type Wallet, withCompliance } from '../store/ledger';
 import { checkNotifyUrl } from './notify-url';
-import { currencyCode, currencyOut, dateTime, httpUrl, name, objectId, ref, text, timestamps } from './fields';
+import { currencyCode, currencyOut, dateTime, exact, httpUrl, name, nonBlank, objectId, ref, text, timestamps } from './fields';
 import { ENTRY_EXAMPLE, IDS, page, WALLET_EXAMPLE } from './examples';
 
 // Wallets (the spec's payment accounts) and their ledger entries, read-only. Money moves
 // through transfers and transactions (payments/), never through these routes.
 
 const walletFields = {
-  wallet_id: text(255).min(1).describe('Your external identifier of the wallet, unique in the environment'),
+  wallet_id: nonBlank(text(255)).describe('Your external identifier of the wallet, unique in the environment'),
   name: name.describe('Name of the wallet'),
   notify_url: httpUrl.nullable().describe('wallet.credited and wallet.debited events are sent here'),
   enabled: z.boolean().describe('false stops every movement into and out of the wallet (409); reads still work'),
@@ -52,6 +52,11 @@ export const walletOut = z
     notify_url: z.string().nullable().describe('Where wallet.credited and wallet.debited events are sent'),
     enabled: z.boolean().describe('false stops every movement into and out of the wallet'),
     balance: z.number().describe('Current balance in major units of `currency`; never below 0'),
+    receivable: z
+      .number()
+      .describe(
+        'What the wallet owes the platform, in major units: the part of a refund it no longer held, which the platform covered. Money coming into the wallet pays it back first; 0 when nothing is owed',
+      ),
     ...timestamps,
   })
   .meta({ id: 'Wallet', description: 'A balance held for a client, in one currency' });
@@ -87,9 +92,9 @@ async function uniqueWalletId<T>(write: () => Promise<T>): Promise<T> {
 }
 
 const walletQuery = pageQuery.extend({
-  wallet_id: z.string().max(255).optional().describe('Only the wallet with this `wallet_id`'),
-  client_id: z.string().max(64).optional().describe('Only the wallets of the client with this `id`'),
-  currency: z.string().max(3).optional().describe('Only wallets in this currency'),
+  wallet_id: exact(255).optional().describe('Only the wallet with this `wallet_id`'),
+  client_id: exact(64).optional().describe('Only the wallets of the client with this `id`'),
+  currency: exact(3).optional().describe('Only wallets in this currency'),
   enabled: z.enum(['true', 'false']).optional().describe('Only enabled (`true`) or disabled (`false`) wallets'),
 });
 
@@ -101,8 +106,8 @@ const entryQuery = pageQuery.extend({
 
 const walletNotFound = () => new ApiError('not_found', 'No wallet with this id');
 
-export const walletRoutes = (): RouteDef[] => [
-  route({
+function listRoute(): RouteDef {
+  return route({
     method: 'get',
     path: '/wallet/',
     operationId: 'listWallets',
@@ -113,14 +118,37 @@ export const walletRoutes = (): RouteDef[] => [
     query: walletQuery,
     response: pageEnvelopeSchema(walletOut),
     status: 200,
-    async handler({ env, query, req, baseUrl, db }) {
-      const { page, page_size, enabled, ...filters } = query;
-      const f = { ...filters, ...(enabled === undefined ? {} : { enabled: enabled === 'true' }) };
-      const { count, rows } = await listWallets(db, env.id, f, { page, page_size });
-      return pageEnvelope(req, baseUrl, { page, page_size }, count, rows.map(presentWallet));
-    },
-  }),
-  route({
+    handler: (ctx) =>
+      listPage(
+        ctx,
+        ({ enabled, ...filters }, p) => listWallets(ctx.db, ctx.env.id, { ...filters, ...(enabled === undefined ? {} : { enabled: enabled === 'true' }) }, p),
+        presentWallet,
+      ),
+  });
+}
+
+/** A new wallet's row: empty, with no entries. */
+function newWallet(environmentId: string, body: z.output<typeof walletCreate>, now: Date): Wallet {
+  const at = now.toISOString();
+  return {
+    id: uuidv7(now.getTime()),
+    environment_id: environmentId,
+    wallet_id: body.wallet_id,
+    name: body.name,
+    client_id: body.client_id,
+    currency: body.currency,
+    notify_url: body.notify_url,
+    enabled: body.enabled,
+    balance: 0,
+    receivable: 0,
+    entry_count: 0,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+function createRoute(): RouteDef {
+  return route({
     method: 'post',
     path: '/wallet/',
     operationId: 'createWallet',
@@ -136,27 +164,15 @@ export const walletRoutes = (): RouteDef[] => [
       if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
       const client = await getClient(db, env.id, body.client_id);
       if (!client) throw fieldError('client_id', 'is not a client of this environment');
-      const now = deps.now();
-      const at = now.toISOString();
-      const row: Wallet = {
-        id: uuidv7(now.getTime()),
-        environment_id: env.id,
-        wallet_id: body.wallet_id,
-        name: body.name,
-        client_id: body.client_id,
-        currency: body.currency,
-        notify_url: body.notify_url,
-        enabled: body.enabled,
-        balance: 0,
-        entry_count: 0,
-        created_at: at,
-        updated_at: at,
-      };
+      const row = newWallet(env.id, body, deps.now());
       await uniqueWalletId(() => insertWallet(db, row));
       return presentWallet({ ...row, enabled_by_compliance: client.enabled_by_compliance });
     },
-  }),
-  route({
+  });
+}
+
+function getRoute(): RouteDef {
+  return route({
     method: 'get',
     path: '/wallet/{id}/',
     operationId: 'getWallet',
@@ -171,8 +187,11 @@ export const walletRoutes = (): RouteDef[] => [
       if (!row) throw walletNotFound();
       return presentWallet((await withCompliance(db, [row]))[0]!);
     },
-  }),
-  route({
+  });
+}
+
+function updateRoute(): RouteDef {
+  return route({
     method: 'patch',
     path: '/wallet/{id}/',
     operationId: 'updateWallet',
@@ -192,8 +211,11 @@ export const walletRoutes = (): RouteDef[] => [
       if (!row) throw walletNotFound();
       return presentWallet((await withCompliance(db, [row]))[0]!);
     },
-  }),
-  route({
+  });
+}
+
+function listEntriesRoute(): RouteDef {
+  return route({
     method: 'get',
     path: '/wallet/{id}/entry/',
     operationId: 'listWalletEntries',
@@ -204,14 +226,16 @@ export const walletRoutes = (): RouteDef[] => [
     query: entryQuery,
     response: pageEnvelopeSchema(entryOut),
     status: 200,
-    async handler({ env, params, query, req, baseUrl, db }) {
+    async handler(ctx) {
+      const { env, params, db } = ctx;
       if (!(await getWallet(db, env.id, params.id!))) throw walletNotFound();
-      const { page, page_size, ...filters } = query;
-      const { count, rows } = await listEntries(db, env.id, params.id!, filters, { page, page_size });
-      return pageEnvelope(req, baseUrl, { page, page_size }, count, rows.map(presentEntry));
+      return listPage(ctx, (filters, p) => listEntries(db, env.id, params.id!, filters, p), presentEntry);
     },
-  }),
-  route({
+  });
+}
+
+function getEntryRoute(): RouteDef {
+  return route({
     method: 'get',
     path: '/wallet/{id}/entry/{entry_id}/',
     operationId: 'getWalletEntry',
@@ -226,5 +250,7 @@ export const walletRoutes = (): RouteDef[] => [
       if (!row) throw new ApiError('not_found', 'No entry with this id in this wallet');
       return presentEntry(row);
     },
-  }),
-];
+  });
+}
+
+export const walletRoutes = (): RouteDef[] => [listRoute(), createRoute(), getRoute(), updateRoute(), listEntriesRoute(), getEntryRoute()];

@@ -1,5 +1,5 @@
-import type { CheckoutView, GatewayOption, Language, ScreenStatus } from '../../widget/screen/view';
-import { exponentOf } from '../api/fields';
+import type { CheckoutView, GatewayField, GatewayOption, Language, ScreenStatus } from '../../widget/screen/view';
+import { exponentOf } from '../domain/currencies';
 import { signupOpen } from '../present/subscription';
 import { addDays } from '../domain/periods';
 import { canStore } from '../payments/gateway';
@@ -27,12 +27,25 @@ export interface SignupViewInput {
   gateways: GatewayOption[];
 }
 
+/**
+ * The sign-up's own field, shown first with every method's: where the confirmation of the
+ * terms and the reminder before the first charge go. Optional; never sent to a gateway.
+ */
+export const SIGNUP_EMAIL_FIELD: GatewayField = {
+  name: 'customer_email',
+  label: 'signup.email',
+  autocomplete: 'email',
+  inputMode: 'text',
+  validate: 'optional-email',
+};
+
 /** Only gateways that store a card can pay for later periods. */
 export function signupGateways(gateways: Gateways, currency: string): GatewayOption[] {
   return gateways
     .forCurrency(currency)
     .filter(canStore)
-    .map((g) => ({ id: g.id, name: g.name, flow: g.flow, fields: g.fields }));
+    // The code lets the screen name the method in the page's language ("Tarjeta", not "Card").
+    .map((g) => ({ id: g.id, code: g.code, name: g.name, flow: g.flow, fields: [SIGNUP_EMAIL_FIELD, ...g.fields] }));
 }
 
 // No expiry: a sign-up link stays valid while the subscription waits for a card.

@@ -18,6 +18,8 @@ export interface ViewInput {
   now: Date;
   embed: { parentOrigin: string } | null;
   sale?: SaleRow | null;
+  /** A payment of the transaction has an unknown outcome and is being checked (no other is taken). */
+  checking?: boolean;
   /** This answer shows the result of the customer's own pay/cancel (see EmbedView.justFinished). */
   justFinished?: boolean;
   /** From the last POST: a message key and per-field keys, and the gateway the customer chose. */
@@ -30,6 +32,8 @@ export interface ViewInput {
   values?: Record<string, string>;
   /** When paying is allowed again after too many declines. */
   retryAt?: string | null;
+  /** return_url and cancel_url as the customer is sent to them (signed once final: checkout/returns.ts); default the transaction's. */
+  urls?: { return_url: string | null; cancel_url: string | null };
 }
 
 /** Fields a failed post may show again: everything but the card number and the CVC. */
@@ -69,6 +73,7 @@ function receiptOf(sale: SaleRow | null | undefined): Receipt | null {
 
 export function buildView(input: ViewInput): CheckoutView {
   const { row, lines } = input.tx;
+  const urls = input.urls ?? row;
   const status = SCREEN_STATUS[effectiveStatus(row.status, row.expired_at, input.now)]!;
   const gateways = gatewayOptions(input.gateways, row.currency);
   const chosen = gateways.find((g) => g.id === input.chosenGateway)?.id;
@@ -97,18 +102,19 @@ export function buildView(input: ViewInput): CheckoutView {
     totalPrice: row.total_price,
     expiresAt: row.expired_at,
     serverNow: input.now.toISOString(),
-    status: status === 'pending' && input.declined ? 'declined' : status,
+    status: status === 'pending' && input.checking ? 'checking' : status === 'pending' && input.declined ? 'declined' : status,
     gateways,
-    selectedGateway: chosen ?? (row.gateway_selected ? (gateways[0]?.id ?? null) : null),
+    // With one method there is nothing to choose: its form shows at once.
+    selectedGateway: chosen ?? (row.gateway_selected || gateways.length === 1 ? (gateways[0]?.id ?? null) : null),
     error: input.error ?? null,
     receipt: status === 'paid' ? receiptOf(input.sale) : null,
     csrf: input.csrf,
-    embed: embedView(input.embed, row, !!input.justFinished && (status === 'paid' || status === 'cancelled')),
+    embed: embedView(input.embed, urls, !!input.justFinished && (status === 'paid' || status === 'cancelled')),
     hasReturnUrl: row.return_url !== null,
     hasCancelUrl: row.cancel_url !== null,
     backUrl,
     // return_url may carry the merchant's "paid" markers: shown only once it is true.
-    returnUrl: status === 'paid' && !input.embed ? (row.return_url ?? siteOf(row.cancel_url)) : null,
+    returnUrl: status === 'paid' && !input.embed ? (urls.return_url ?? siteOf(row.cancel_url)) : null,
     confirmCancel: !!input.confirmCancel && status === 'pending',
     values: input.values ?? {},
     retryAt: input.retryAt ?? null,

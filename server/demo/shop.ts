@@ -1,9 +1,12 @@
-import { formatMoney } from '../../widget/screen/format';
+import { formatMoney } from '../../widget/i18n/format';
+import { escapeHtml } from '../../widget/screen/html';
 import { newNonce } from '../checkout/security';
 import type { Deps } from '../deps';
 import { findCurrency } from '../domain/currencies';
 import { TEST_CARDS } from '../payments/sandbox';
-import { findDemoEnvironment } from '../store/environments';
+import { findDemoEnvironment, findReturnSecrets } from '../store/environments';
+import { type VerifiedReturn, verifyReturn } from '../notify/return-signature';
+import { findCheckout } from '../store/transactions';
 import type { EnvironmentRow } from '../store/schema';
 import { createTransaction } from '../transactions/create';
 
@@ -17,8 +20,6 @@ const HOUR_MS = 60 * 60 * 1000;
 const QUEUE_SNIPPET =
   '!function(w,c){c=w.Checkout=w.Checkout||{q:[]};["mount","open"].forEach(function(m){c[m]=c[m]||function(){c.q.push([m,arguments])}})}(window);';
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 interface Product {
   name: string;
@@ -69,22 +70,34 @@ function page(nonce: string, title: string, content: string, script = ''): strin
     '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
     // No favicon request (it would be a 404 in the console).
-    `<title>${esc(title)}</title><link rel="icon" href="data:,"><style nonce="${nonce}">${STYLES}</style>` +
+    `<title>${escapeHtml(title)}</title><link rel="icon" href="data:,"><style nonce="${nonce}">${STYLES}</style>` +
     // The queue snippet first, so a click on the overlay button before widget.js has loaded still works.
     `<script nonce="${nonce}">${QUEUE_SNIPPET}</script><script src="/widget.js" async></script>` +
     `</head><body><header>Demo shop</header><main>${content}</main>${script}</body></html>`
   );
 }
 
-function resultPage(nonce: string, paid: boolean): string {
+function resultPage(nonce: string, paid: boolean, check: VerifiedReturn): string {
   const message = paid
-    ? '<h1>Thank you, your payment was received</h1><p>The widget told this page, and the page went to the transaction’s <code>return_url</code>. A real shop confirms the payment on its server (webhook or <code>GET /v1/transaction/{id}/</code>) before shipping.</p>'
+    ? '<h1>Thank you, your payment was received</h1><p>The widget told this page, and the page went to the transaction’s <code>return_url</code>. A real shop fulfils the order when its webhook says the transaction is paid (or after <code>GET /v1/transaction/{id}/</code>), never on the return alone.</p>'
     : '<h1>Payment cancelled</h1><p>Nothing was charged. The page went to the transaction’s <code>cancel_url</code>.</p>';
+  // What a shop's server does on every return: verify its signature (docs/checkout.md).
+  const verified = check.valid
+    ? `<p id="return-check">Signed return verified: transaction <code>${escapeHtml(check.transaction_id)}</code>, status <code>${escapeHtml(check.status)}</code>.</p>`
+    : `<p id="return-check">This return could not be verified (${check.reason}): it is not trusted.</p>`;
   return page(
     nonce,
     paid ? 'Payment received · Demo shop' : 'Payment cancelled · Demo shop',
-    `<div class="result${paid ? '' : ' result--cancelled'}" role="status">${message}</div><p><a href="/demo/">Back to the demo shop</a></p>`,
+    `<div class="result${paid ? '' : ' result--cancelled'}" role="status">${message}${verified}</div><p><a href="/demo/">Back to the demo shop</a></p>`,
   );
+}
+
+/** Verifies a return with the demo environment's return-signing secret (and, during a roll, the previous one). */
+async function checkReturn(deps: Deps, envId: string, url: string): Promise<VerifiedReturn> {
+  const now = deps.now();
+  const { secret, previous } = await findReturnSecrets(deps.database.db, envId, now);
+  const current = verifyReturn(url, secret, now);
+  return current.valid || !previous ? current : verifyReturn(url, previous.secret, now);
 }
 
 function shopPage(nonce: string, inline: { token: string; total: string }, overlay: { token: string; total: string }): string {
@@ -101,13 +114,13 @@ function shopPage(nonce: string, inline: { token: string; total: string }, overl
 <p>The API these transactions were created with: <a href="/docs/">API reference</a> (from <code>/v1/openapi.json</code>).</p>
 <div class="grid">
 <section aria-labelledby="inline-title">
-<h2 id="inline-title">Inline: ${esc(INLINE_ORDER.amount + ' × ' + INLINE_ORDER.name)}, ${esc(inline.total)}</h2>
+<h2 id="inline-title">Inline: ${escapeHtml(INLINE_ORDER.amount + ' × ' + INLINE_ORDER.name)}, ${escapeHtml(inline.total)}</h2>
 <p>An element with <code>data-checkout-token</code> becomes the payment frame.</p>
-<div data-checkout-token="${esc(inline.token)}"><a href="/pay/${esc(inline.token)}/">Pay ${esc(inline.total)}</a></div>
+<div data-checkout-token="${escapeHtml(inline.token)}"><a href="/pay/${escapeHtml(inline.token)}/">Pay ${escapeHtml(inline.total)}</a></div>
 </section>
 <div class="stack">
 <section aria-labelledby="overlay-title">
-<h2 id="overlay-title">Overlay: ${esc(OVERLAY_ORDER.name)}, ${esc(overlay.total)}</h2>
+<h2 id="overlay-title">Overlay: ${escapeHtml(OVERLAY_ORDER.name)}, ${escapeHtml(overlay.total)}</h2>
 <p><code>Checkout.open({token})</code> shows the same screen in a dialog.</p>
 <button type="button" id="open-overlay">Buy the mug</button>
 </section>
@@ -148,16 +161,35 @@ function demoHeaders(nonce: string): Record<string, string> {
  * The demo shop's page for one visit (app.ts mounts it at /demo/), or null while there is
  * no demo environment (then /demo/ is a 404 like any unknown path).
  */
+/** The cookie that remembers a visitor's open demo orders: their two tokens. */
+export const DEMO_COOKIE = 'demo_orders';
+
+/** A visitor's order from an earlier visit, while it can still be paid; null otherwise. */
+async function openOrder(deps: Deps, envId: string, token: string | undefined) {
+  const found = token ? await findCheckout(deps.database.db, token) : undefined;
+  const row = found?.row;
+  if (!row || row.environment_id !== envId || row.status !== 'N' || Date.parse(row.expired_at) <= deps.now().getTime()) return null;
+  const exponent = findCurrency(row.currency)?.exponent ?? 2;
+  return { token: row.token, total: formatMoney(row.total_price, row.currency, exponent, 'en-IE') };
+}
+
+/**
+ * The shop page. Each visitor has at most one open transaction per order shown: the
+ * tokens of the last visit come back in a cookie (`kept`) and are shown again while they
+ * can be paid, so reloading the page creates nothing.
+ */
 export async function demoPage(
   deps: Deps,
-  visit: { baseUrl: string; paid: boolean; cancelled: boolean },
+  /** `url`: the whole URL the visitor asked for, to verify a signed return. */
+  visit: { baseUrl: string; url: string; paid: boolean; cancelled: boolean; kept: string[] },
 ): Promise<{ headers: Record<string, string>; html: string } | null> {
   const env = await findDemoEnvironment(deps.database.db);
   if (!env) return null;
   const nonce = newNonce();
   const headers = demoHeaders(nonce);
-  if (visit.paid || visit.cancelled) return { headers, html: resultPage(nonce, visit.paid) };
-  const inline = await demoTransaction(deps, env, visit.baseUrl, INLINE_ORDER);
-  const overlay = await demoTransaction(deps, env, visit.baseUrl, OVERLAY_ORDER);
-  return { headers, html: shopPage(nonce, inline, overlay) };
+  if (visit.paid || visit.cancelled) return { headers, html: resultPage(nonce, visit.paid, await checkReturn(deps, env.id, visit.url)) };
+  const inline = (await openOrder(deps, env.id, visit.kept[0])) ?? (await demoTransaction(deps, env, visit.baseUrl, INLINE_ORDER));
+  const overlay = (await openOrder(deps, env.id, visit.kept[1])) ?? (await demoTransaction(deps, env, visit.baseUrl, OVERLAY_ORDER));
+  const cookie = `${DEMO_COOKIE}=${inline.token}.${overlay.token}; Path=/demo/; Max-Age=3600; HttpOnly; SameSite=Lax`;
+  return { headers: { ...headers, 'Set-Cookie': cookie }, html: shopPage(nonce, inline, overlay) };
 }

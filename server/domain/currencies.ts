@@ -20,3 +20,7 @@ export function findCurrency(code: string): Currency | undefined {
   return CURRENCIES.get(code);
 }
 
+/** The number of decimals of `currency`'s minor unit (EUR 2, JPY 0, KWD 3); 2 when the code is unknown. */
+export function exponentOf(currency: string): number {
+  return findCurrency(currency)?.exponent ?? 2;
+}

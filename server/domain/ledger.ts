@@ -6,10 +6,17 @@
 //   card_payments  money coming in from cards (goes negative as sales come in)
 //   payouts        money sent out to IBANs (grows as payouts leave)
 //   merchant       the merchant's own balance: what a sale's destinations leave over
+//   platform       the platform's own money: it covers the part of a refund a destination
+//                  wallet has already spent, as a receivable on that wallet
+//   fees           what the platform took from the merchant as its fees (domain/balance.ts)
 // Only wallets have a floor: a wallet's balance never goes below zero. The outside-world
 // accounts are the counterpart that lets the sum stay zero.
+//
+// A wallet's receivable is what the platform has covered for it and not been paid back:
+// minus the sum of the platform's entries naming the wallet (`with_wallet`). Money coming
+// into the wallet pays it back first, in the same movement.
 
-export const SYSTEM_ACCOUNTS = ['card_payments', 'payouts', 'merchant'] as const;
+export const SYSTEM_ACCOUNTS = ['card_payments', 'payouts', 'merchant', 'platform', 'fees'] as const;
 export type SystemAccount = (typeof SYSTEM_ACCOUNTS)[number];
 
 export type Account = { wallet: string } | { system: SystemAccount };
@@ -39,6 +46,41 @@ export function balanced(postings: Posting[]): Posting[] {
   // Wallet rows are updated in one fixed order (by id), so two movements between the same
   // wallets never wait on each other in opposite orders (a deadlock on PostgreSQL).
   return kept.sort((a, b) => lockKey(a.account).localeCompare(lockKey(b.account)));
+}
+
+/** An entry as the rule below needs it: whatever was posted, in a currency. */
+export interface CurrencyAmount {
+  currency: string;
+  amount: bigint;
+}
+
+/** The currencies whose entries do not add up to zero (debits ≠ credits), in first-seen order. */
+export function unbalancedCurrencies(entries: CurrencyAmount[]): string[] {
+  const sums = new Map<string, bigint>();
+  for (const e of entries) sums.set(e.currency, (sums.get(e.currency) ?? 0n) + e.amount);
+  return [...sums].filter(([, sum]) => sum !== 0n).map(([currency]) => currency);
+}
+
+/** Refuses a movement whose debits and credits differ in any currency. */
+export function assertBalanced(entries: CurrencyAmount[]): void {
+  const off = unbalancedCurrencies(entries);
+  if (off.length) throw new LedgerError(`a movement's debits and credits differ in ${off.join(', ')}`);
+}
+
+/**
+ * A wallet owes `owed` (> 0) and holds `balance`: it gives what it holds, up to `owed`,
+ * and the platform covers the rest, which becomes the wallet's receivable.
+ */
+export function shortfall(owed: bigint, balance: bigint): { fromWallet: bigint; covered: bigint } {
+  positive(owed, 'what a wallet owes');
+  const fromWallet = balance <= 0n ? 0n : balance < owed ? balance : owed;
+  return { fromWallet, covered: owed - fromWallet };
+}
+
+/** Of a credit (> 0) to a wallet owing `receivable`, what pays the platform back first. */
+export function repayment(credit: bigint, receivable: bigint): bigint {
+  if (credit <= 0n || receivable <= 0n) return 0n;
+  return credit < receivable ? credit : receivable;
 }
 
 const lockKey = (a: Account) => ('wallet' in a ? `0${a.wallet}` : `1${a.system}`);

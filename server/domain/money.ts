@@ -52,6 +52,12 @@ export function unitsToDecimalString(units: bigint | number, exponent: number): 
   return sign + int + (frac ? `.${frac}` : '');
 }
 
+/** Integer units at `exponent` places → decimal text with every place: (1050, 2) → "10.50". */
+export function unitsToFixed(units: bigint | number, exponent: number): string {
+  const [int, frac = ''] = unitsToDecimalString(units, exponent).split('.');
+  return exponent === 0 ? int! : `${int}.${frac.padEnd(exponent, '0')}`;
+}
+
 /** Integer units → the JSON number the API returns (a conversion, not arithmetic). */
 export function unitsToNumber(units: bigint | number, exponent: number): number {
   return Number(unitsToDecimalString(units, exponent));

@@ -1,12 +1,12 @@
 import type { RequestHandler } from 'express';
 import type { Deps } from '../deps';
-import { authenticate } from '../store/environments';
-import type { EnvironmentRow } from '../store/schema';
+import { authenticate } from '../store/api-keys';
+import type { AuthenticatedEnvironment } from '../store/api-keys';
 import { ApiError } from './problem';
 
 declare module 'express-serve-static-core' {
   interface Request {
-    environment?: EnvironmentRow;
+    environment?: AuthenticatedEnvironment;
   }
 }
 
@@ -16,7 +16,7 @@ const HEADER = /^AppKeys ([A-Za-z0-9_-]{1,128}):([A-Za-z0-9_-]{1,256})$/;
 export function requireAppKeys(deps: Deps): RequestHandler {
   return async (req, _res, next) => {
     const match = HEADER.exec(req.get('authorization') ?? '');
-    const env = match ? await authenticate(deps.database.db, match[1]!, match[2]!) : null;
+    const env = match ? await authenticate(deps.database.db, match[1]!, match[2]!, deps.now()) : null;
     if (!env) {
       throw new ApiError(
         'unauthorized',

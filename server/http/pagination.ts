@@ -49,3 +49,17 @@ export function pageEnvelope<T>(
     results,
   };
 }
+
+/**
+ * A list route's answer: the query split into its page and its filters, that page read
+ * with them, its rows presented in the envelope.
+ */
+export async function listPage<Q extends PageQuery, R, T>(
+  ctx: { query: Q; req: Request; baseUrl: string },
+  read: (filters: Omit<Q, keyof PageQuery>, page: PageQuery) => Promise<{ count: number; rows: R[] }>,
+  present: (row: R) => T,
+) {
+  const { page, page_size, ...filters } = ctx.query;
+  const { count, rows } = await read(filters, { page, page_size });
+  return pageEnvelope(ctx.req, ctx.baseUrl, { page, page_size }, count, rows.map(present));
+}

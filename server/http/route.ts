@@ -1,13 +1,13 @@
 import { createHmac } from 'node:crypto';
 import type { Request, RequestHandler, Response, Router } from 'express';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Deps } from '../deps';
-import type { Db } from '../store/db';
+import { type Db, inTransaction } from '../store/db';
 import { UUID_PATTERN } from '../domain/ids';
-import type { EnvironmentRow } from '../store/schema';
+import type { AuthenticatedEnvironment } from '../store/api-keys';
 import { claimKey, completeKey, KEY_ABANDONED_MS, releaseKey } from '../store/idempotency';
 import { serverSecret } from '../store/secrets';
-import { ApiError, invalid, problemBody, RecordedError } from './problem';
+import { ApiError, inFlight, invalid, problemBody, RecordedError, replayedProblem } from './problem';
 
 // A route is declared once: the router mounts it and the OpenAPI document is generated
 // from the same declaration and the same zod schemas.
@@ -15,7 +15,7 @@ import { ApiError, invalid, problemBody, RecordedError } from './problem';
 type Method = 'get' | 'post' | 'patch' | 'delete';
 
 export interface RouteContext<B, Q> {
-  env: EnvironmentRow;
+  env: AuthenticatedEnvironment;
   /**
    * The database handle to use: inside a POST with an Idempotency-Key it is the
    * transaction that also records the response, so both commit or neither does (except
@@ -29,6 +29,13 @@ export interface RouteContext<B, Q> {
   deps: Deps;
   /** Absolute origin for links in responses. */
   baseUrl: string;
+  /**
+   * A money-moving POST with an Idempotency-Key: what its gateway calls carry, so a retry
+   * after a crash rolls them forward instead of starting new ones (payments/bound-call.ts).
+   */
+  binding: string | null;
+  /** Answer 202 instead of the route's status: the outcome is not known yet (RouteDef.accepted). */
+  accepted(): void;
 }
 
 export interface RouteDef<
@@ -61,6 +68,11 @@ export interface RouteDef<
    * PATCH (an external id already used), 413 too large, 502 gateway failed.
    */
   problems?: (402 | 409 | 413 | 502)[];
+  /**
+   * The route may answer 202 with its usual body, in a pending state (a gateway call whose
+   * outcome is not known yet): what the 202 means, for the OpenAPI document.
+   */
+  accepted?: string;
   /** A request and its answer, shown in the OpenAPI document (and checked against the schemas by the linters). */
   example: { request?: z.input<B>; response?: z.input<R> };
   /**
@@ -138,8 +150,8 @@ function send(res: Response, status: number, body: string | undefined) {
 async function runOutside(
   run: (db: Db) => Promise<string | undefined>,
   db: Db,
-  ids: { environmentId: string; key: string },
-  status: number,
+  ids: { environmentId: string; key: string; owner: string },
+  status: () => number,
 ): Promise<string | undefined> {
   let output: string | undefined;
   try {
@@ -149,106 +161,172 @@ async function runOutside(
     else await releaseKey(db, ids);
     throw err;
   }
-  await completeKey(db, { ...ids, status, body: output ?? '' });
+  await completeKey(db, { ...ids, status: status(), body: output ?? '' });
   return output;
 }
 
-export function mountRoutes(router: Router, routes: RouteDef[], deps: Deps): void {
+/** `/product/{id}/` as Express writes it: `/product/:id/`. */
+const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+
+/** The route's query schema refusing unknown parameters; no query schema: no parameter at all. */
+function strictQuery(query: z.ZodType | undefined): z.ZodType {
+  if (query === undefined) return z.strictObject({});
+  if (query instanceof z.ZodObject) return query.strict();
+  throw new Error('a route\'s query must be a z.object');
+}
+
+/** One request to a route: its parsed input, and what it answers with once the handler has run. */
+interface Call {
+  def: RouteDef;
+  req: Request;
+  body: unknown;
+  /** The route's status, or 202 once the handler says the outcome is not known yet. */
+  status: number;
+  /** Set for a money-moving keyed request before the handler runs (RouteContext.binding). */
+  binding: string | null;
+  /** Runs the handler on `db`: its answer as it is (a FileAnswer) … */
+  handle(db: Db): Promise<unknown>;
+  /** … or as the JSON text to send, undefined for no content. */
+  run(db: Db): Promise<string | undefined>;
+}
+
+/** Ids are UUIDs; anything else cannot name an object, so it is simply not found. */
+function checkIds(req: Request): void {
+  for (const value of Object.values(req.params as Record<string, string>)) {
+    if (!UUID_PATTERN.test(value)) throw new ApiError('not_found', 'No such object');
+  }
+}
+
+/** The body of a route that declares one, parsed; no body at all reads as {} (actions whose fields are all optional need none). */
+function parseBody(schema: z.ZodType, req: Request): unknown {
+  const empty = !req.get('transfer-encoding') && Number(req.get('content-length') ?? 0) === 0;
+  if (!empty && !req.is('application/json')) {
+    throw new ApiError('unsupported_media_type', 'Send the body as application/json', [
+      { path: '(body)', message: 'Content-Type must be application/json' },
+    ]);
+  }
+  const parsed = schema.safeParse(empty ? {} : req.body);
+  if (!parsed.success) throw invalid(parsed.error);
+  return parsed.data;
+}
+
+/** Checks the request's ids, query and body, in that order, and readies its handler. */
+function callOf(def: RouteDef, queryOf: z.ZodType, req: Request, deps: Deps): Call {
+  checkIds(req);
+  const env = req.environment!;
+  const query = queryOf.safeParse(req.query);
+  if (!query.success) throw invalid(query.error, 'query');
+  const body = def.body ? parseBody(def.body, req) : undefined;
+  const call: Call = {
+    def,
+    req,
+    body,
+    status: def.status,
+    binding: null,
+    handle: (db) =>
+      def.handler({
+        env,
+        db,
+        body,
+        query: query.data,
+        params: req.params as Record<string, string>,
+        req,
+        deps,
+        baseUrl: baseUrlOf(req, deps),
+        binding: call.binding,
+        accepted: () => {
+          if (!def.accepted) throw new Error(`${def.operationId} does not declare a 202`);
+          call.status = 202;
+        },
+      }),
+    run: async (db) => {
+      const result = await call.handle(db);
+      return result === undefined ? undefined : JSON.stringify(result);
+    },
+  };
+  return call;
+}
+
+/**
+ * A keyed request that does not move money: the work and the stored response commit
+ * together, so after a crash either both exist (a retry replays) or neither does (a retry
+ * does the work once).
+ */
+async function runRecorded(call: Call, db: Db, ids: { environmentId: string; key: string; owner: string }): Promise<string | undefined> {
+  let output: string | undefined;
+  let recorded: RecordedError | undefined;
+  try {
+    output = await inTransaction(db, async (trx) => {
+      let out: string | undefined;
+      try {
+        out = await call.run(trx);
+      } catch (err) {
+        if (!(err instanceof RecordedError)) throw err;
+        recorded = err;
+        await completeKey(trx, { ...ids, status: err.status, body: problemBody(err) });
+        return undefined;
+      }
+      await completeKey(trx, { ...ids, status: call.status, body: out ?? '' });
+      return out;
+    });
+  } catch (err) {
+    await releaseKey(db, ids);
+    throw err;
+  }
+  if (recorded) throw recorded;
+  return output;
+}
+
+/** A POST with an Idempotency-Key: claimed, then replayed, refused, or run and recorded. */
+async function answerKeyed(call: Call, key: string, res: Response, deps: Deps, secret: () => Promise<string>): Promise<void> {
+  const { def, req } = call;
+  if (!IDEMPOTENCY_KEY.test(key)) {
+    throw new ApiError('invalid_request', 'Idempotency-Key must be 1–255 visible ASCII characters', [
+      { path: 'header.Idempotency-Key', message: 'must be 1–255 visible ASCII characters' },
+    ]);
+  }
+  const db = deps.database.db;
+  const env = req.environment!;
+  // Keyed: a body may hold a card number, and a plain hash of one can be reversed.
+  const requestHash = createHmac('sha256', await secret())
+    .update(`${def.method} ${req.path}\n${canonical(req.body ?? null)}`)
+    .digest('hex');
+  const outside = typeof def.movesMoney === 'function' ? def.movesMoney(call.body) : def.movesMoney === true;
+  // A request still inside its gateway calls is alive, however long they take: a repeat
+  // of its key waits (409) rather than running the money movement a second time.
+  const calls = outside ? (def.gatewayCalls?.(call.body) ?? 1) : 0;
+  const abandonedAfterMs = KEY_ABANDONED_MS + calls * deps.config.paymentClaimMs;
+  const claim = await claimKey(db, { environmentId: env.id, key, requestHash, now: deps.now(), abandonedAfterMs });
+  switch (claim.kind) {
+    case 'mismatch':
+      throw new ApiError('idempotency_mismatch', 'This Idempotency-Key was used with a different request');
+    case 'in_flight':
+      throw inFlight(claim.retryAfterMs);
+    case 'replay':
+      res.set('Idempotent-Replayed', 'true');
+      return send(res, claim.status, claim.status >= 400 ? replayedProblem(res, claim.body) : claim.body);
+  }
+  const ids = { environmentId: env.id, key, owner: claim.owner };
+  if (outside) call.binding = claim.binding;
+  const output = outside ? await runOutside(call.run, db, ids, () => call.status) : await runRecorded(call, db, ids);
+  send(res, call.status, output);
+}
+
+/** `readBody` parses the body of the routes that declare one. */
+export function mountRoutes(router: Router, routes: RouteDef[], deps: Deps, readBody: RequestHandler): void {
   let secret: Promise<string> | undefined;
   const idempotencyKey = () => (secret ??= serverSecret(deps.database.db, 'idempotency'));
   for (const def of routes) {
-    const expressPath = def.path.replace(/\{(\w+)\}/g, ':$1');
-    router[def.method](expressPath, async (req, res) => {
-      // Ids are UUIDs; anything else cannot name an object, so it is simply not found.
-      for (const value of Object.values(req.params as Record<string, string>)) {
-        if (!UUID_PATTERN.test(value)) throw new ApiError('not_found', 'No such object');
-      }
-      const env = req.environment!;
-      const query = def.query ? def.query.safeParse(req.query) : undefined;
-      if (query && !query.success) throw invalid(query.error, 'query');
-      let body: unknown;
-      if (def.body) {
-        // No body at all reads as {}: actions whose fields are all optional need none.
-        const empty = !req.get('transfer-encoding') && Number(req.get('content-length') ?? 0) === 0;
-        if (!empty && !req.is('application/json')) {
-          throw new ApiError('unsupported_media_type', 'Send the body as application/json', [
-            { path: '(body)', message: 'Content-Type must be application/json' },
-          ]);
-        }
-        const parsed = def.body.safeParse(empty ? {} : req.body);
-        if (!parsed.success) throw invalid(parsed.error);
-        body = parsed.data;
-      }
-      const handle = (db: Db) =>
-        def.handler({
-          env,
-          db,
-          body,
-          query: query?.data,
-          params: req.params as Record<string, string>,
-          req,
-          deps,
-          baseUrl: baseUrlOf(req, deps),
-        });
-      if (def.file) return sendFile(res, (await handle(deps.database.db)) as FileAnswer);
-      const run = async (db: Db) => {
-        const result = await handle(db);
-        return result === undefined ? undefined : JSON.stringify(result);
-      };
-
+    // A parameter the operation does not know is refused, not ignored: a typo in a filter
+    // (`?orderid=`) must not answer the whole unfiltered list.
+    const queryOf = strictQuery(def.query);
+    router[def.method](expressPath(def.path), ...(def.body ? [readBody] : []), async (req, res) => {
+      const call = callOf(def, queryOf, req, deps);
+      if (def.file) return sendFile(res, (await call.handle(deps.database.db)) as FileAnswer);
       const key = def.method === 'post' ? req.get('idempotency-key') : undefined;
-      if (key === undefined) return send(res, def.status, await run(deps.database.db));
-      if (!IDEMPOTENCY_KEY.test(key)) {
-        throw new ApiError('invalid_request', 'Idempotency-Key must be 1–255 visible ASCII characters', [
-          { path: 'header.Idempotency-Key', message: 'must be 1–255 visible ASCII characters' },
-        ]);
-      }
-      const db = deps.database.db;
-      const ids = { environmentId: env.id, key };
-      // Keyed: a body may hold a card number, and a plain hash of one can be reversed.
-      const requestHash = createHmac('sha256', await idempotencyKey())
-        .update(`${def.method} ${req.path}\n${canonical(req.body ?? null)}`)
-        .digest('hex');
-      const outside = typeof def.movesMoney === 'function' ? def.movesMoney(body) : def.movesMoney === true;
-      // A request still inside its gateway calls is alive, however long they take: a repeat
-      // of its key waits (409) rather than running the money movement a second time.
-      const calls = outside ? (def.gatewayCalls?.(body) ?? 1) : 0;
-      const abandonedAfterMs = KEY_ABANDONED_MS + calls * deps.config.paymentClaimMs;
-      const claim = await claimKey(db, { ...ids, requestHash, now: deps.now(), abandonedAfterMs });
-      switch (claim.kind) {
-        case 'mismatch':
-          throw new ApiError('idempotency_mismatch', 'This Idempotency-Key was used with a different request');
-        case 'in_flight':
-          throw new ApiError('idempotency_in_flight', 'Retry once the first request has finished');
-        case 'replay':
-          res.set('Idempotent-Replayed', 'true');
-          return send(res, claim.status, claim.body);
-      }
-      if (outside) return send(res, def.status, await runOutside(run, db, ids, def.status));
-      let output: string | undefined;
-      let recorded: RecordedError | undefined;
-      try {
-        // The work and the stored response commit together: after a crash either both
-        // exist (a retry replays) or neither does (a retry does the work once).
-        output = await db.transaction().execute(async (trx) => {
-          let out: string | undefined;
-          try {
-            out = await run(trx);
-          } catch (err) {
-            if (!(err instanceof RecordedError)) throw err;
-            recorded = err;
-            await completeKey(trx, { ...ids, status: err.status, body: problemBody(err) });
-            return undefined;
-          }
-          await completeKey(trx, { ...ids, status: def.status, body: out ?? '' });
-          return out;
-        });
-      } catch (err) {
-        await releaseKey(db, ids);
-        throw err;
-      }
-      if (recorded) throw recorded;
-      send(res, def.status, output);
+      if (key !== undefined) return answerKeyed(call, key, res, deps, idempotencyKey);
+      const output = await call.run(deps.database.db);
+      send(res, call.status, output);
     });
   }
 }
@@ -266,17 +344,31 @@ export function methodNotAllowed(allow: string[]): RequestHandler {
   };
 }
 
+/** The methods of each declared path (HEAD with GET), as Express paths. */
+function methodsByPath(routes: RouteDef[]): Map<string, string[]> {
+  const methods = new Map<string, Set<string>>();
+  for (const def of routes) {
+    const path = expressPath(def.path);
+    const set = methods.get(path) ?? new Set<string>();
+    set.add(def.method.toUpperCase());
+    if (def.method === 'get') set.add('HEAD');
+    methods.set(path, set);
+  }
+  return new Map([...methods].map(([path, set]) => [path, [...set]]));
+}
+
+/**
+ * OPTIONS on every declared path: 204 with `Allow`, without credentials (it reveals only
+ * what the public document says). Mounted before authentication.
+ */
+export function mountOptions(router: Router, routes: RouteDef[]): void {
+  for (const [path, allow] of methodsByPath(routes)) router.options(path, methodNotAllowed(allow));
+}
+
 /**
  * methodNotAllowed on every declared path, with the methods declared for it (HEAD with GET):
  * mounted after the routes, so it only sees what none of them took.
  */
 export function mountMethodNotAllowed(router: Router, routes: RouteDef[]): void {
-  const methods = new Map<string, Set<string>>();
-  for (const def of routes) {
-    const set = methods.get(def.path) ?? new Set<string>();
-    set.add(def.method.toUpperCase());
-    if (def.method === 'get') set.add('HEAD');
-    methods.set(def.path, set);
-  }
-  for (const [path, set] of methods) router.all(path.replace(/\{(\w+)\}/g, ':$1'), methodNotAllowed([...set]));
+  for (const [path, allow] of methodsByPath(routes)) router.all(path, methodNotAllowed(allow));
 }

@@ -1,11 +1,18 @@
 import type { Deps } from '../deps';
 import { reviewDocuments } from './compliance-review';
 import { createDelivery } from '../notify/worker';
+import { createMailDelivery } from '../notify/mail-worker';
+import { createMailTransport } from '../notify/mail-transport';
 import { sendPayouts } from '../payments/payouts';
+import { expireHolds } from '../payments/hold-expiry';
 import { reconcileCalls } from '../payments/reconcile';
+import { settleSourcePayments } from '../payments/sources';
+import { postBalanceTransactions } from '../payments/balance';
 import { chargeDueSubscriptions } from './subscription-charges';
 import { expireDue } from '../store/payments';
 import type { Job } from './runner';
+import { purgeOld } from './retention';
+import { remindTrials } from './trial-reminders';
 
 // Every background job of the service, registered here and nowhere else. Order matters
 // only to runAll (tests): what expires or is reconciled in a round is delivered in it.
@@ -13,26 +20,49 @@ import type { Job } from './runner';
 export const JOB_NAMES = {
   expiry: 'expiry',
   reconciliation: 'reconciliation',
+  holdExpiry: 'hold-expiry',
+  sourcePayments: 'source-payments',
   compliance: 'compliance-review',
   payouts: 'payouts',
   subscriptions: 'subscription-charges',
   delivery: 'webhook-delivery',
+  trialReminders: 'trial-reminders',
+  mail: 'mail-delivery',
+  rateLimits: 'rate-limit-sweep',
+  retention: 'retention',
+  balance: 'balance',
 } as const;
 
 export function serviceJobs(deps: Deps): Job[] {
   const db = deps.database.db;
-  const deliver = createDelivery({ db, log: deps.log, now: deps.now, allowPrivateNotifyUrls: deps.config.allowPrivateNotifyUrls });
+  const deliver = createDelivery({ db, log: deps.log, now: deps.now, outbox: deps.outbox, allowPrivateNotifyUrls: deps.config.allowPrivateNotifyUrls });
+  const { smtpUrl, dataDir, mailFrom, trialReminderDays } = deps.config;
+  // One SMTP conversation's bound (connect, greeting, each reply), as mail servers allow for.
+  const timeoutMs = 30_000;
+  const transport = createMailTransport({ smtpUrl, dataDir, timeoutMs });
+  const mail = createMailDelivery({ db, log: deps.log, now: deps.now, transport, from: mailFrom, timeoutMs });
   return [
     { name: JOB_NAMES.expiry, periodMs: 30_000, batch: 100, run: ({ now }) => expireDue(db, now(), deps.outbox, 100) },
     { name: JOB_NAMES.reconciliation, periodMs: 5_000, batch: 20, run: () => reconcileCalls(deps, 20) },
+    // After reconciliation in a round: a source payment waits for its charges to be recorded.
+    { name: JOB_NAMES.sourcePayments, periodMs: 5_000, batch: 10, run: () => settleSourcePayments(deps, 10) },
+    { name: JOB_NAMES.holdExpiry, periodMs: 60_000, batch: 20, run: () => expireHolds(deps, 20) },
     {
       name: JOB_NAMES.compliance,
       periodMs: 5_000,
       batch: 50,
       run: ({ now, log, signal }) => reviewDocuments({ db, outbox: deps.outbox, now, log, signal }, 50),
     },
+    // The merchant's balance follows confirmed captures, charges and refunds (payments/balance.ts).
+    { name: JOB_NAMES.balance, periodMs: 1_000, batch: 50, run: () => postBalanceTransactions(deps, 50) },
     { name: JOB_NAMES.payouts, periodMs: 2_000, batch: 20, run: () => sendPayouts(deps, 20) },
     { name: JOB_NAMES.subscriptions, periodMs: 1_000, batch: 20, run: () => chargeDueSubscriptions(deps, 20) },
     { name: JOB_NAMES.delivery, periodMs: 500, batch: 20, run: () => deliver(20) },
+    { name: JOB_NAMES.trialReminders, periodMs: 60_000, batch: 50, run: ({ now }) => remindTrials(db, now(), trialReminderDays, 50) },
+    // After the reminders in a round: what a round queues, it sends.
+    { name: JOB_NAMES.mail, periodMs: 1_000, batch: 10, run: () => mail(10) },
+    // Buckets full again are as good as absent: forgotten, so the table holds only recent callers.
+    { name: JOB_NAMES.rateLimits, periodMs: 60_000, batch: 1000, run: ({ now }) => deps.limiter.sweep(now(), 1000) },
+    { name: JOB_NAMES.retention, periodMs: 5 * 60_000, batch: 500, run: ({ now }) => purgeOld(deps, now(), 500) },
   ];
 }

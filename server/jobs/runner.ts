@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { withLogContext } from '../ops/log-context';
 
 // Background work as jobs: a name, a period and a function. Each round of a job claims its
 // own rows in the database (SELECT … FOR UPDATE SKIP LOCKED on PostgreSQL, a conditional
@@ -34,44 +36,71 @@ export interface Runner {
   start(): void;
   /** Takes nothing new and resolves once every round under way has finished (SIGTERM). */
   stop(): Promise<void>;
+  /** The jobs whose round under way has outlived its timeout (a readiness check). */
+  stalled(): string[];
 }
 
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+/** A job whose rounds keep failing (the database is away) waits longer each time, up to this. */
+const MAX_BACKOFF_MS = 60_000;
+
+/** The pause after `failures` failed rounds in a row: the period, doubled per failure, capped. */
+export function backoffMs(periodMs: number, failures: number): number {
+  if (failures === 0) return periodMs;
+  return Math.min(MAX_BACKOFF_MS, Math.max(periodMs, 1_000) * 2 ** Math.min(failures - 1, 16));
+}
+
+/** One round of a job, bounded by its timeout, its log lines naming the job and the round. */
+async function runRound(job: Job, o: { now: () => Date; log: Logger }, startedAt: Map<string, number>): Promise<number> {
+  const controller = new AbortController();
+  const limit = job.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  startedAt.set(job.name, performance.now());
+  const timer = setTimeout(() => {
+    o.log.warn({ job: job.name, ms: limit }, 'job round timed out');
+    controller.abort();
+  }, limit);
+  try {
+    // Every line of the round, the use cases' included, names the job and the round.
+    return await withLogContext({ job: job.name, round: randomUUID() }, () => job.run({ now: o.now, log: o.log, signal: controller.signal }));
+  } finally {
+    clearTimeout(timer);
+    startedAt.delete(job.name);
+  }
+}
 
 export function createRunner(jobs: readonly Job[], o: { now: () => Date; log: Logger }): Runner {
   const names = new Set(jobs.map((j) => j.name));
   if (names.size !== jobs.length) throw new Error('two jobs share a name');
 
-  async function round(job: Job): Promise<number> {
-    const controller = new AbortController();
-    const limit = job.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const timer = setTimeout(() => {
-      o.log.warn({ job: job.name, ms: limit }, 'job round timed out');
-      controller.abort();
-    }, limit);
-    try {
-      return await job.run({ now: o.now, log: o.log.child({ job: job.name }), signal: controller.signal });
-    } finally {
-      clearTimeout(timer);
-    }
-  }
+  /** performance.now() when each job's round under way started. */
+  const startedAt = new Map<string, number>();
+  const round = (job: Job) => runRound(job, o, startedAt);
 
   let stopped = true;
   const timers = new Set<NodeJS.Timeout>();
   const running = new Set<Promise<unknown>>();
+
+  const failures = new Map<string, number>();
 
   function schedule(job: Job, ms: number) {
     const timer = setTimeout(() => {
       timers.delete(timer);
       if (stopped) return;
       const r = round(job)
-        .catch((err: unknown) => {
-          o.log.error({ err, job: job.name }, 'job round failed');
-          return 0;
-        })
         .then((done) => {
+          failures.delete(job.name);
+          return job.batch !== undefined && done >= job.batch ? 0 : job.periodMs;
+        })
+        .catch((err: unknown) => {
+          const failed = (failures.get(job.name) ?? 0) + 1;
+          failures.set(job.name, failed);
+          const wait = backoffMs(job.periodMs, failed);
+          o.log.error({ err, job: job.name, failures: failed, next_in_ms: wait }, 'job round failed');
+          return wait;
+        })
+        .then((wait) => {
           running.delete(r);
-          if (!stopped) schedule(job, job.batch !== undefined && done >= job.batch ? 0 : job.periodMs);
+          if (!stopped) schedule(job, wait);
         });
       running.add(r);
     }, ms);
@@ -94,6 +123,10 @@ export function createRunner(jobs: readonly Job[], o: { now: () => Date; log: Lo
       if (!stopped) return;
       stopped = false;
       for (const job of jobs) schedule(job, 0);
+    },
+    stalled() {
+      const at = performance.now();
+      return jobs.filter((j) => at - (startedAt.get(j.name) ?? at) > (j.timeoutMs ?? DEFAULT_TIMEOUT_MS)).map((j) => j.name);
     },
     async stop() {
       stopped = true;

@@ -20,8 +20,10 @@ for (const [net, prefix] of [
   refused.addSubnet(net, prefix, 'ipv4');
 }
 for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
+  ['::', 96], // unspecified, loopback and the deprecated IPv4-compatible addresses
+  ['64:ff9b::', 96], // NAT64: reaches any IPv4 address, private ones too
+  ['2002::', 16], // 6to4: embeds an IPv4 address
+  ['fec0::', 10], // site-local (deprecated, still routed inside some networks)
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
   ['ff00::', 8], // multicast
@@ -41,7 +43,8 @@ export function isPublicAddress(address: string): boolean {
  * literal, or a localhost name. Names are checked again, resolved, on every delivery.
  */
 export function refusedNotifyUrl(url: string): string | null {
-  const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  // A trailing dot is the same name, fully qualified: `localhost.` is localhost.
+  const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase().replace(/\.+$/, '');
   if (host === 'localhost' || host.endsWith('.localhost')) return 'must not point to localhost';
   if (isIP(host) && !isPublicAddress(host)) return 'must not point to a private, loopback or link-local address';
   return null;

@@ -1,3 +1,4 @@
+import { uuidv7 } from '../domain/ids';
 import { presentAuthorization } from '../present/authorization';
 import { presentClient, presentDocument, presentIban } from '../present/client';
 import { presentSale } from '../present/sale';
@@ -6,15 +7,21 @@ import { presentTransaction } from '../present/transaction';
 import { presentEntry, presentTransfer } from '../present/wallet';
 import type { Tx } from '../store/db';
 import { getClient, getDocument, getIban } from '../store/clients';
-import { type EventFamily, familyOf, insertEvent, type Outbox } from '../store/events';
+import { type CatalogueItem, type CatalogueTable, getItem } from '../store/catalogue';
+import { type CatalogueFamily, type EventFamily, familyOf, insertEvent, type Outbox } from '../store/events';
 import { getAuthorization, getSale } from '../store/sales';
 import { getSubscription } from '../store/subscriptions';
 import { getTransaction } from '../store/transactions';
 import { getTransfer } from '../store/transfers';
+import { queueCustomerMail } from './mail-content';
+import { getEndpoint } from '../store/webhook-endpoints';
+import { presentEndpoint } from '../present/webhook-endpoint';
 
 // Turns "this object changed" into an outbox row: the object as the API presents it, read
 // inside the same database transaction, so the event shows exactly the committed state.
-// Objects without a notify_url have no one to tell, and get no event.
+// Every change is an event, whether or not the object has a notify_url: the events API
+// lists it, and the environment's webhook endpoints receive it. The changes a customer is
+// told of by email (a payment, a refund, a sign-up) queue that email here too.
 
 interface Snapshot {
   environmentId: string;
@@ -24,10 +31,25 @@ interface Snapshot {
 
 type Snapshotter = (trx: Tx, id: string, now: Date) => Promise<Snapshot | undefined>;
 
-/** `baseUrl` makes the absolute links in the data (a transaction's payment_url). */
-export function createOutbox(baseUrl: () => string): Outbox {
-  // One per event family: a family without one is a compile error, never a dropped event.
-  const snapshots: Record<EventFamily, Snapshotter> = {
+/** How the catalogue shows its objects; given by the API (their presenters live with their fields). */
+export type CataloguePresenters = Record<CatalogueFamily, { table: CatalogueTable; present(row: CatalogueItem<CatalogueTable>): unknown }>;
+
+/** An object that carries its own environment and notify_url, shown as the API presents it. */
+function ownSnapshot<R extends { environment_id: string; notify_url: string | null }>(row: R | undefined, present: (row: R) => unknown): Snapshot | undefined {
+  return row && { environmentId: row.environment_id, notifyUrl: row.notify_url, data: async () => present(row) };
+}
+
+function catalogueSnapshot(catalogue: CataloguePresenters, family: CatalogueFamily): Snapshotter {
+  return async (trx, id) => {
+    const { table, present } = catalogue[family];
+    const row = await getItem(trx, table, null, id);
+    return row && { environmentId: row.environment_id, notifyUrl: null, data: async () => present(row) };
+  };
+}
+
+/** How each event family reads its object. One per family: a family without one is a compile error, never a dropped event. */
+function snapshotters(baseUrl: () => string, catalogue: CataloguePresenters): Record<EventFamily, Snapshotter> {
+  return {
     async transaction(trx, id, now) {
       const row = await trx.selectFrom('transactions').select(['environment_id', 'notify_url']).where('id', '=', id).executeTakeFirst();
       return (
@@ -42,18 +64,9 @@ export function createOutbox(baseUrl: () => string): Outbox {
       const sale = await getSale(trx, null, id);
       return sale && { environmentId: sale.row.environment_id, notifyUrl: sale.row.notify_url, data: async () => presentSale(sale) };
     },
-    async authorization(trx, id) {
-      const row = await getAuthorization(trx, null, id);
-      return row && { environmentId: row.environment_id, notifyUrl: row.notify_url, data: async () => presentAuthorization(row) };
-    },
-    async client(trx, id) {
-      const row = await getClient(trx, null, id);
-      return row && { environmentId: row.environment_id, notifyUrl: row.notify_url, data: async () => presentClient(row) };
-    },
-    async iban(trx, id) {
-      const row = await getIban(trx, null, null, id);
-      return row && { environmentId: row.environment_id, notifyUrl: row.notify_url, data: async () => presentIban(row) };
-    },
+    authorization: async (trx, id) => ownSnapshot(await getAuthorization(trx, null, id), presentAuthorization),
+    client: async (trx, id) => ownSnapshot(await getClient(trx, null, id), presentClient),
+    iban: async (trx, id) => ownSnapshot(await getIban(trx, null, null, id), presentIban),
     async document(trx, id) {
       // A document has no notify_url of its own: its client's is told.
       const row = await getDocument(trx, null, null, id);
@@ -69,23 +82,37 @@ export function createOutbox(baseUrl: () => string): Outbox {
         .select('wallets.notify_url')
         .where('ledger_entries.id', '=', id)
         .executeTakeFirst();
-      return row && { environmentId: row.environment_id, notifyUrl: row.notify_url, data: async () => presentEntry(row) };
+      return ownSnapshot(row, presentEntry);
     },
     async subscription(trx, id) {
       const sub = await getSubscription(trx, null, id);
       return sub && { environmentId: sub.row.environment_id, notifyUrl: sub.row.notify_url, data: async () => presentSubscription(sub, baseUrl()) };
     },
-    async transfer(trx, id) {
-      const row = await getTransfer(trx, null, id);
-      return row && { environmentId: row.environment_id, notifyUrl: row.notify_url, data: async () => presentTransfer(row) };
+    transfer: async (trx, id) => ownSnapshot(await getTransfer(trx, null, id), presentTransfer),
+    async webhook_endpoint(trx, id) {
+      const row = await getEndpoint(trx, null, id);
+      return row && { environmentId: row.environment_id, notifyUrl: null, data: async () => presentEndpoint(row) };
     },
+    product: catalogueSnapshot(catalogue, 'product'),
+    plan: catalogueSnapshot(catalogue, 'plan'),
+    tax: catalogueSnapshot(catalogue, 'tax'),
+    shipping: catalogueSnapshot(catalogue, 'shipping'),
+    coupon: catalogueSnapshot(catalogue, 'coupon'),
   };
+}
 
+/** `baseUrl` makes the absolute links in the data (a transaction's payment_url). */
+export function createOutbox(baseUrl: () => string, catalogue: CataloguePresenters): Outbox {
+  const snapshots = snapshotters(baseUrl, catalogue);
   return {
     async emit(trx, type, objectId, now) {
+      // One id for the change: its webhook event's and its email's (the Message-ID).
+      const id = uuidv7(now.getTime());
+      await queueCustomerMail(trx, type, objectId, id, now);
       const found = await snapshots[familyOf(type)](trx, objectId, now);
-      if (!found?.notifyUrl) return;
+      if (!found) return;
       await insertEvent(trx, {
+        id,
         environmentId: found.environmentId,
         type,
         objectId,

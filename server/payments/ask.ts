@@ -1,14 +1,21 @@
 import type { Deps } from '../deps';
-import type { Gateway, LookupResult } from './gateway';
+import type { Gateway, LookupResult, NotActed } from './gateway';
 
 // Every gateway call goes through here: outside any database transaction, bounded by the
-// configured timeout. A call that throws or outlives the timeout has no answer ("lost"):
-// the gateway may or may not have acted, which only its lookup can tell (reconcile.ts).
+// configured timeout. It ends in one of three ways: answered; `not_acted` (the gateway
+// says it surely did nothing); `unknown` (it threw or outlived the timeout: the gateway
+// may or may not have acted, which only a lookup or a notification can tell, reconcile.ts).
 
 /** What the use cases need from deps. */
 export type PaymentDeps = Pick<Deps, 'config' | 'database' | 'gateways' | 'log' | 'now' | 'outbox'>;
 
-export type Answer<T> = { kind: 'answered'; value: T } | { kind: 'lost'; error: unknown };
+export type Answer<T> =
+  | { kind: 'answered'; value: Exclude<T, NotActed> }
+  | { kind: 'not_acted'; reason: string }
+  | { kind: 'unknown'; error: unknown };
+
+const notActed = (value: unknown): value is NotActed =>
+  typeof value === 'object' && value !== null && (value as { outcome?: unknown }).outcome === 'not_acted';
 
 export class GatewayTimeout extends Error {
   constructor(ms: number) {
@@ -28,22 +35,19 @@ export async function askGateway<T>(
     timer = setTimeout(() => {
       const error = new GatewayTimeout(ms);
       controller.abort(error);
-      resolve({ kind: 'lost', error });
+      resolve({ kind: 'unknown', error });
     }, ms);
   });
   const asked = call(controller.signal).then(
-    (value): Answer<T> => ({ kind: 'answered', value }),
-    (error: unknown): Answer<T> => ({ kind: 'lost', error }),
+    (value): Answer<T> => (notActed(value) ? { kind: 'not_acted', reason: value.reason } : { kind: 'answered', value: value as Exclude<T, NotActed> }),
+    (error: unknown): Answer<T> => ({ kind: 'unknown', error }),
   );
   const answer = await Promise.race([asked, timedOut]);
   clearTimeout(timer);
-  if (answer.kind === 'lost') deps.log.warn({ err: answer.error, gateway: gateway.code }, 'gateway call lost');
+  if (answer.kind === 'unknown') deps.log.warn({ err: answer.error, gateway: gateway.code }, 'gateway call outcome unknown');
+  if (answer.kind === 'not_acted') deps.log.warn({ reason: answer.reason, gateway: gateway.code }, 'gateway did not act');
   return answer;
 }
-
-/** A lost answer because time ran out: ours, or the gateway client's own (a TimeoutError). */
-export const timedOut = (answer: Answer<unknown>) =>
-  answer.kind === 'lost' && (answer.error instanceof GatewayTimeout || (answer.error instanceof Error && answer.error.name === 'TimeoutError'));
 
 /** What a gateway did, for a use case to record: a lookup's answer without "not found". */
 export type Settled = Exclude<LookupResult, { status: 'not_found' }>;

@@ -1,7 +1,10 @@
 import { newCall, type GatewayCall } from '../store/gateway-calls';
 import type { AuthorizationRow } from '../store/schema';
-import { type ChargeOutcome, recordCharge, reserveCharge, settleCallOnly } from '../store/sales';
+import { type ChargeOutcome, getSale, recordCharge, reserveCharge, settleCallOnly, type StoredSale } from '../store/sales';
+import { getCall } from '../store/unknown-outcomes';
 import { askGateway, type PaymentDeps, type Settled } from './ask';
+import { type Bound, outcomeUnknown, recordSafely, resumeStep } from './outcome';
+import { reverseLatePayment } from './sale-actions';
 
 // Charging a stored payment method (an authorization): what the API's charge does today,
 // and what a subscription's periodic charge will do.
@@ -10,45 +13,93 @@ export type ChargeResult =
   | ChargeOutcome
   /** Removed: nothing reserved, the gateway not asked. */
   | { kind: 'not_active' }
-  /** The gateway failed or did not answer in time: no sale. */
-  | { kind: 'gateway_failed' };
+  /** The gateway surely did nothing (it refused before acting): no sale. */
+  | { kind: 'gateway_failed' }
+  /** The outcome is unknown: the sale is `pending` until reconciliation proves it. */
+  | { kind: 'pending'; sale: StoredSale }
+  /** Another process is sending this key's charge now. */
+  | { kind: 'in_flight'; retryAfterMs: number }
+  /** The charge was made but its sale could not be recorded: reversed at the gateway, for a person to check. */
+  | { kind: 'attention' };
 
 export async function chargeAuthorization(
   deps: PaymentDeps,
-  c: { authorization: AuthorizationRow; amount: number; currency: string; description: string | null },
+  c: {
+    authorization: AuthorizationRow;
+    amount: number;
+    currency: string;
+    description: string | null;
+    bound?: Bound;
+    /** A charge for this transaction's `source`: its sale is linked to it when recorded. */
+    sourceTransactionId?: string;
+  },
 ): Promise<ChargeResult> {
   const auth = c.authorization;
   const gateway = deps.gateways.find(auth.gateway_id)!;
-  const now = deps.now();
-  const call = newCall({
-    environmentId: auth.environment_id,
-    gatewayId: gateway.id,
-    kind: 'charge',
-    subjectId: auth.id,
-    amount: c.amount,
-    currency: c.currency,
-    request: { description: c.description },
-    now,
-    claimMs: deps.config.paymentClaimMs,
-  });
-  if (!(await reserveCharge(deps.database.db, call))) return { kind: 'not_active' };
+  const resume = await resumeStep(deps, c.bound);
+  if (resume.kind === 'in_flight') return resume;
+  if (resume.kind === 'current') return currentState(deps, resume.call);
+  let call: GatewayCall;
+  if (resume.kind === 'resend') {
+    call = resume.call;
+  } else {
+    const now = deps.now();
+    call = newCall({
+      environmentId: auth.environment_id,
+      gatewayId: gateway.id,
+      kind: 'charge',
+      subjectId: auth.id,
+      amount: c.amount,
+      currency: c.currency,
+      request: { description: c.description, ...(c.sourceTransactionId ? { source_transaction_id: c.sourceTransactionId } : {}) },
+      now,
+      claimMs: deps.config.paymentClaimMs,
+      bound: c.bound,
+    });
+    if (!(await reserveCharge(deps.database.db, call))) return { kind: 'not_active' };
+  }
   const answer = await askGateway(deps, gateway, (signal) =>
-    gateway.charge({ reference: call.reference, signal, method: auth.gateway_reference, amount: c.amount, currency: c.currency }),
+    gateway.charge({ reference: call.reference, signal, method: auth.gateway_reference, amount: call.amount, currency: call.currency, initiator: 'merchant' }),
   );
-  if (answer.kind === 'lost') {
-    await settleCallOnly(deps.database.db, call.id, 'abandoned', deps.now());
+  if (answer.kind === 'not_acted') {
+    await settleCallOnly(deps.database.db, call.id, 'failed', deps.now());
     return { kind: 'gateway_failed' };
   }
+  if (answer.kind === 'unknown') return currentState(deps, await outcomeUnknown(deps, call));
   const r = answer.value;
   const settled: Settled = r.outcome === 'approved' ? { status: 'succeeded', reference: r.reference, card: r.card } : { status: 'failed', reason: r.outcome, card: r.card };
-  return (await recordChargeResult(deps, call, settled)) ?? { kind: 'gateway_failed' };
+  const recorded = await recordSafely(deps, call, settled, () => recordChargeResult(deps, call, settled));
+  if (recorded.kind === 'attention') return recorded;
+  if (recorded.kind === 'kept_pending' || recorded.value === null) return currentState(deps, call);
+  return recorded.value;
 }
 
-/** Records what the gateway did for a charge call: from the live request, or from reconciliation. */
-export function recordChargeResult(deps: PaymentDeps, call: GatewayCall, s: Settled): Promise<ChargeOutcome | null> {
+/** What a charge's call has come to, as the API answers it: for a repeat of its key, or a call settled elsewhere. */
+async function currentState(deps: PaymentDeps, call: GatewayCall): Promise<ChargeResult> {
+  const db = deps.database.db;
+  const fresh = (await getCall(db, call.id)) ?? call;
+  const sale = fresh.result_id ? await getSale(db, null, fresh.result_id) : undefined;
+  if (!sale) return fresh.state === 'attention' ? { kind: 'attention' } : fresh.state === 'pending' ? { kind: 'in_flight', retryAfterMs: 1000 } : { kind: 'gateway_failed' };
+  if (sale.row.pending > 0) return { kind: 'pending', sale };
+  if (sale.row.failure === 'not_processed') return { kind: 'not_processed', sale };
+  if (sale.row.failure !== null) return { kind: 'declined', sale, outcome: sale.row.failure };
+  return { kind: 'approved', sale };
+}
+
+/**
+ * Records what the gateway did for a charge call: from the live request, from
+ * reconciliation, or from a notification. A success told after the settle window had
+ * failed the charge (the merchant was told it failed, and may have charged again) is
+ * recorded into its sale, with `sale.late_payment`, and refunded at once: never kept silently.
+ */
+export async function recordChargeResult(deps: PaymentDeps, call: GatewayCall, s: Settled): Promise<ChargeOutcome | null> {
   const result =
     s.status === 'succeeded'
       ? ({ outcome: 'approved', reference: s.reference } as const)
-      : ({ outcome: s.reason === 'insufficient_funds' ? 'insufficient_funds' : 'declined' } as const);
-  return recordCharge(deps.database.db, { call, result, now: deps.now(), outbox: deps.outbox });
+      : s.reason === 'refused'
+        ? ({ outcome: 'not_processed' } as const)
+        : ({ outcome: s.reason === 'insufficient_funds' ? 'insufficient_funds' : 'declined' } as const);
+  const recorded = await recordCharge(deps.database.db, { call, result, now: deps.now(), outbox: deps.outbox });
+  if (recorded?.kind === 'approved' && call.state === 'failed') await reverseLatePayment(deps, recorded.sale.row);
+  return recorded;
 }

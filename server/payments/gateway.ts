@@ -1,11 +1,24 @@
+import type { Authentication } from '../domain/authentication';
 import type { GatewayField } from '../../widget/fields/types';
 
-// A payment gateway is an adapter behind this one interface. The checkout renders what a
-// gateway declares (`flow`, `fields`); the use cases in this folder call the rest, always
-// outside any database transaction and always with `reference`: our idempotency
-// reference, derived from the reservation (see docs/payments.md). A gateway that receives
-// the same reference twice must act once and answer the same; `lookup` answers what it
-// did for a reference, so a call whose answer was lost can be reconciled.
+export type { Authentication };
+
+// A payment gateway is an adapter behind this one interface (version 2, docs/payments.md
+// "The gateway interface"). The checkout renders what a gateway declares (`flow`,
+// `fields`); the use cases in this folder call the rest, always outside any database
+// transaction and always with `reference`: our idempotency reference, derived from the
+// reservation (see docs/payments.md). A gateway that receives the same reference twice
+// must act once and answer the same; `lookup` answers what it did for a reference, so a
+// call whose answer was lost can be reconciled.
+//
+// Every call ends in one of three ways: an answer (it acted, or it declined / refused),
+// `not_acted` (it surely did nothing: refused before sending, a definite 4xx-like error),
+// or no answer at all (a throw, a timeout: the outcome is unknown, and only a lookup or a
+// notification can tell). A version 1 module never says `not_acted`, so whatever it
+// throws is an unknown outcome, which is always safe.
+
+/** The version of this interface; a module that declares none was written for version 1. */
+export const GATEWAY_INTERFACE_VERSION = 2;
 
 export interface CardSummary {
   brand: string | null;
@@ -32,22 +45,47 @@ export interface PayInput extends CallContext {
   fields: Record<string, string>;
 }
 
+/**
+ * Version 2: the gateway surely did not act (it refused the request before sending it, or
+ * answered with a definite error such as a 4xx). Nothing moved; the caller may say so.
+ */
+export interface NotActed {
+  outcome: 'not_acted';
+  reason: string;
+}
+
+/** `authentication`: optional, absent when the gateway did not authenticate the cardholder. */
 export type SettledResult =
-  | { outcome: 'approved'; reference: string; card: CardSummary | null }
-  | { outcome: 'declined' | 'insufficient_funds'; card: CardSummary | null };
+  | { outcome: 'approved'; reference: string; card: CardSummary | null; authentication?: Authentication }
+  | { outcome: 'declined' | 'insufficient_funds'; card: CardSummary | null; authentication?: Authentication };
+
+/**
+ * The issuer asks the customer to authenticate before it decides. Nothing moved: the
+ * checkout shows the challenge and, once the customer answers it, calls `resume` with
+ * `challenge`. A customer who fails or abandons it leaves the payment open.
+ */
+export interface ChallengeRequired {
+  outcome: 'challenge';
+  /** The gateway's id of the challenge, handed back to `resume`. */
+  challenge: string;
+}
 
 export type PayResult =
   | SettledResult
   /** The customer must continue on the provider's page. */
-  | { outcome: 'redirect' };
+  | { outcome: 'redirect' }
+  | ChallengeRequired;
+
+/** What the customer did at the challenge, handed back by the checkout. */
+export type ChallengeAnswer = 'completed' | 'failed';
 
 export type ActionResult = { ok: true; reference: string } | { ok: false; reason: string };
 
 /** What the gateway did for one of our references. */
 export type LookupResult =
   | { status: 'not_found' }
-  | { status: 'failed'; reason: 'declined' | 'insufficient_funds' | 'refused'; card: CardSummary | null }
-  | { status: 'succeeded'; reference: string; card: CardSummary | null };
+  | { status: 'failed'; reason: 'declined' | 'insufficient_funds' | 'refused'; card: CardSummary | null; authentication?: Authentication }
+  | { status: 'succeeded'; reference: string; card: CardSummary | null; authentication?: Authentication };
 
 export interface ActionInput extends CallContext {
   /** The gateway's reference of the payment the action applies to. */
@@ -55,7 +93,18 @@ export interface ActionInput extends CallContext {
   amount: number;
 }
 
+/**
+ * What the processor told us on its own (a webhook), once the module has verified it came
+ * from the processor: the same as a lookup of `reference` would answer.
+ */
+export interface GatewayNotification {
+  reference: string;
+  result: Exclude<LookupResult, { status: 'not_found' }>;
+}
+
 export interface Gateway {
+  /** The interface version the module was written for; absent: 1. */
+  version?: number;
   /** Stable UUID, the same in every environment. */
   id: string;
   code: string;
@@ -65,15 +114,34 @@ export interface Gateway {
   /** null: every currency. */
   currencies: string[] | null;
   enabled: boolean;
-  pay(input: PayInput): Promise<PayResult>;
-  capture(input: ActionInput): Promise<ActionResult>;
-  refund(input: ActionInput): Promise<ActionResult>;
-  void(input: ActionInput): Promise<ActionResult>;
-  /** Charges a stored payment method (an authorization's gateway reference), captured at once. */
-  charge(input: CallContext & { method: string; amount: number; currency: string }): Promise<SettledResult>;
+  pay(input: PayInput): Promise<PayResult | NotActed>;
+  capture(input: ActionInput): Promise<ActionResult | NotActed>;
+  refund(input: ActionInput): Promise<ActionResult | NotActed>;
+  void(input: ActionInput): Promise<ActionResult | NotActed>;
+  /**
+   * Version 2, optional: the second half of a payment whose `pay` answered `challenge`,
+   * once the customer has answered it. Its own reference (a call of its own, looked up
+   * like a payment). A gateway that never challenges needs none.
+   */
+  resume?(input: CallContext & { challenge: string; answer: ChallengeAnswer }): Promise<SettledResult | NotActed>;
+  /**
+   * Charges a stored payment method (an authorization's gateway reference), captured at
+   * once. Always started by the merchant (`initiator`), never challenged: the cardholder
+   * authenticated when the method was stored.
+   */
+  charge(input: CallContext & { method: string; amount: number; currency: string; initiator?: 'merchant' }): Promise<SettledResult | NotActed>;
   /** Stores a payment method without charging it; only gateways whose fields the API can take. */
-  store?(input: CallContext & { fields: Record<string, string> }): Promise<SettledResult>;
-  lookup(input: CallContext): Promise<LookupResult>;
+  store?(input: CallContext & { fields: Record<string, string> }): Promise<SettledResult | NotActed>;
+  /**
+   * What the gateway did for one of our references. Optional since version 2: a gateway
+   * that can neither be looked up nor notify sends its unknown outcomes to `attention`.
+   */
+  lookup?(input: CallContext): Promise<LookupResult>;
+  /**
+   * Version 2, optional: verifies and reads a notification the processor posted to
+   * `POST /gateways/{code}/notify`. null: not verified (answered 401, nothing changes).
+   */
+  notification?(input: { headers: Record<string, string | string[] | undefined>; body: Buffer }): Promise<GatewayNotification | null>;
 }
 
 export type StoringGateway = Gateway & Required<Pick<Gateway, 'store'>>;

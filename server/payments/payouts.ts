@@ -39,7 +39,7 @@ export async function sendPayouts(deps: PayoutDeps, limit: number): Promise<numb
     const answer = await askGateway(deps, deps.payouts, (signal) =>
       deps.payouts.payout({ reference: t.id, iban: iban.iban, amount: t.amount, currency: t.currency, signal }),
     );
-    if (answer.kind === 'lost') continue;
+    if (answer.kind !== 'answered') continue;
     const result = answer.value;
     if (await settlePayout(deps, t, result.ok ? null : result.reason)) settled++;
     deps.log.info({ transfer: t.id, paid: result.ok }, 'payout settled');

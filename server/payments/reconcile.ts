@@ -1,29 +1,38 @@
 import type { GatewayCallKind } from '../store/schema';
 import { inTransaction } from '../store/db';
 import { claimCallsToReconcile, extendClaim, type GatewayCall, postponeCheck, settleCall } from '../store/gateway-calls';
+import { markUnknown, moveToAttention } from '../store/unknown-outcomes';
 import { askGateway, type PaymentDeps, type Settled } from './ask';
 import { recordChargeResult } from './charge';
 import type { Gateway } from './gateway';
+import { recordSafely, reverseAtGateway } from './outcome';
 import { recordPayment } from './pay';
 import { recordSaleActionResult } from './sale-actions';
 import { recordStoredCardResult } from './store-card';
 import { recordSubscriptionCharge } from './subscription-charge';
 
-// Reconciliation of gateway calls whose answer never reached the books. Two kinds:
-// - pending past its claim: the process died between asking and recording. The gateway
-//   is asked by our reference what it did, and that is recorded exactly as the live
-//   request would have (one sale or none: the record step settles the call once).
-// - abandoned: the gateway failed or timed out and the caller was told nothing happened.
-//   If the gateway acted after all, a payment or charge is reversed at the gateway (the
-//   customer or merchant retried, or gave up), and a capture / refund / void is recorded
-//   late (the merchant asked for it, and it happened).
+// Reconciliation of gateway calls whose answer never reached the books:
+// - pending past its claim: its outcome is unknown (the gateway did not answer, or the
+//   process died between asking and recording). It is marked so (a payment or charge
+//   shows as a `pending` sale) and the gateway is asked by our reference what it did,
+//   which is recorded exactly as the live request would have (one sale or none: the
+//   record step settles the call once). A `not_found` is not believed at once (a
+//   processor may act late): it is asked again with backoff over the settle window
+//   (PAYMENT_SETTLE_WINDOW_MS), and only then is the call failed. A gateway that cannot
+//   be asked within the window, or can neither be looked up nor notify, sends the call
+//   to `attention`, for a person.
+// - abandoned (made before unknown outcomes were kept pending): the caller was told it
+//   failed. If the gateway acted after all, a payment or charge is reversed at the
+//   gateway, and a capture / refund / void is recorded late.
 
 const S = 1000;
+/** Waits between lookups of a call of unknown outcome: the first within a minute. */
+const RECHECK_DELAYS_MS = [10 * S, 20 * S, 30 * S, 60 * S, 2 * 60 * S, 5 * 60 * S];
 /** Waits between checks of an abandoned call the gateway could not be asked about. */
 const CHECK_DELAYS_MS = [10 * S, 60 * S, 5 * 60 * S, 30 * 60 * S, 2 * 60 * 60 * S, 6 * 60 * 60 * S];
 
 /** How each kind of call is recorded once its gateway has said what it did. */
-const RECORDERS: Record<GatewayCallKind, (deps: PaymentDeps, call: GatewayCall, s: Settled) => Promise<unknown>> = {
+export const RECORDERS: Record<GatewayCallKind, (deps: PaymentDeps, call: GatewayCall, s: Settled) => Promise<unknown>> = {
   pay: recordPayment,
   charge: recordChargeResult,
   store: recordStoredCardResult,
@@ -33,7 +42,67 @@ const RECORDERS: Record<GatewayCallKind, (deps: PaymentDeps, call: GatewayCall, 
   subscription: recordSubscriptionCharge,
 };
 
-/** What happened to an abandoned call the gateway did carry out after all. */
+/** Records what the gateway did for a pending call (a lookup's or a notification's answer). */
+export async function settleFound(deps: PaymentDeps, call: GatewayCall, settled: Settled, via: string): Promise<void> {
+  const recorded = await recordSafely(deps, call, settled, () => RECORDERS[call.kind](deps, call, settled));
+  if (recorded.kind === 'recorded') deps.log.info({ call: call.id, kind: call.kind, gateway_status: settled.status, via }, 'gateway call reconciled');
+}
+
+/** A call nobody can prove within the settle window: for a person, logged once. */
+async function toAttention(deps: PaymentDeps, call: GatewayCall, why: string): Promise<void> {
+  if (await moveToAttention(deps.database.db, call.id, deps.now())) {
+    deps.log.error({ call: call.id, kind: call.kind, reference: call.reference, subject: call.subject_id, gateway: call.gateway_id, why }, 'gateway call needs attention');
+  }
+}
+
+async function reconcilePending(deps: PaymentDeps, found: GatewayCall): Promise<void> {
+  const db = deps.database.db;
+  const now = deps.now();
+  // A call still unmarked belongs to a process that died asking: its outcome is unknown now.
+  const call = found.unknown_since ? found : await markUnknown(db, found, now, new Date(now.getTime() + deps.config.paymentClaimMs));
+  if (!call) return;
+  const gateway = deps.gateways.find(call.gateway_id);
+  if (!gateway || (!gateway.lookup && !gateway.notification)) return toAttention(deps, call, 'the gateway can neither be looked up nor notify');
+  const lookup = gateway.lookup?.bind(gateway);
+  const answer = lookup ? await askGateway(deps, gateway, (signal) => lookup({ reference: call.reference, signal })) : null;
+  if (answer?.kind === 'answered' && answer.value.status !== 'not_found') return settleFound(deps, call, answer.value, 'lookup');
+  const windowOver = now.getTime() >= Date.parse(call.created_at) + deps.config.paymentSettleWindowMs;
+  if (windowOver && answer?.kind === 'answered') {
+    // Not found all through the settle window: the gateway never made it.
+    return settleFound(deps, call, { status: 'failed', reason: 'refused', card: null }, 'lookup');
+  }
+  if (windowOver) return toAttention(deps, call, lookup ? 'the gateway could not be asked within the settle window' : 'no notification within the settle window');
+  const delay = RECHECK_DELAYS_MS[Math.min(call.checks, RECHECK_DELAYS_MS.length - 1)]!;
+  await extendClaim(db, call.id, new Date(now.getTime() + delay));
+}
+
+/** A call made before unknown outcomes were kept pending: undone (a payment) or recorded late (an action). */
+async function reconcileAbandoned(deps: PaymentDeps, call: GatewayCall): Promise<void> {
+  const db = deps.database.db;
+  const gateway = deps.gateways.find(call.gateway_id);
+  const lookup = gateway?.lookup?.bind(gateway);
+  const answer = gateway && lookup ? await askGateway(deps, gateway, (signal) => lookup({ reference: call.reference, signal })) : null;
+  const now = deps.now();
+  if (!gateway || !answer || answer.kind !== 'answered') {
+    // Asked again later; given up on (and logged for a person) when the delays run out.
+    const next = CHECK_DELAYS_MS[call.checks];
+    if (next === undefined) deps.log.error({ call: call.id, reference: call.reference }, 'gateway call left unreconciled: check it with the gateway');
+    return postponeCheck(db, call.id, next === undefined ? null : new Date(now.getTime() + next), now);
+  }
+  const found = answer.value;
+  if (found.status !== 'succeeded') {
+    await inTransaction(db, (trx) => settleCall(trx, call.id, ['abandoned'], 'failed', now));
+    return;
+  }
+  if (await undoLate(deps, gateway, call, found.reference)) {
+    // A late capture / refund / void settled the call itself when it recorded it.
+    await inTransaction(db, (trx) => settleCall(trx, call.id, ['abandoned'], 'reversed', now));
+    deps.log.warn({ call: call.id, kind: call.kind }, 'abandoned gateway call had been carried out: undone or recorded');
+  } else {
+    await postponeCheck(db, call.id, new Date(now.getTime() + CHECK_DELAYS_MS[0]!), now);
+  }
+}
+
 async function undoLate(deps: PaymentDeps, gateway: Gateway, call: GatewayCall, reference: string): Promise<boolean> {
   switch (call.kind) {
     case 'capture':
@@ -45,52 +114,17 @@ async function undoLate(deps: PaymentDeps, gateway: Gateway, call: GatewayCall, 
       return true;
     case 'pay':
     case 'charge':
-    case 'subscription': {
-      const reverse = call.kind === 'pay' && call.request.hold === true ? gateway.void : gateway.refund;
-      const answer = await askGateway(deps, gateway, (signal) =>
-        reverse.call(gateway, { reference: `${call.reference}_reversal`, signal, payment: reference, amount: call.amount }),
-      );
-      return answer.kind === 'answered' && answer.value.ok;
-    }
-  }
-}
-
-async function reconcileOne(deps: PaymentDeps, call: GatewayCall): Promise<void> {
-  const db = deps.database.db;
-  const gateway = deps.gateways.find(call.gateway_id);
-  const answer = gateway ? await askGateway(deps, gateway, (signal) => gateway.lookup({ reference: call.reference, signal })) : null;
-  const now = deps.now();
-  if (!gateway || !answer || answer.kind === 'lost') {
-    // Asked again later; an abandoned call is given up on (and logged for a person) when the delays run out.
-    const delay = CHECK_DELAYS_MS[Math.min(call.checks, CHECK_DELAYS_MS.length - 1)]!;
-    if (call.state === 'pending') return extendClaim(db, call.id, new Date(now.getTime() + delay));
-    const next = CHECK_DELAYS_MS[call.checks];
-    if (next === undefined) deps.log.error({ call: call.id, reference: call.reference }, 'gateway call left unreconciled: check it with the gateway');
-    return postponeCheck(db, call.id, next === undefined ? null : new Date(now.getTime() + next), now);
-  }
-  const found = answer.value;
-  const settled: Settled = found.status === 'not_found' ? { status: 'failed', reason: 'refused', card: null } : found;
-  if (call.state === 'pending') {
-    await RECORDERS[call.kind](deps, call, settled);
-    deps.log.info({ call: call.id, kind: call.kind, gateway_status: found.status }, 'gateway call reconciled');
-    return;
-  }
-  if (settled.status === 'failed') {
-    await inTransaction(db, (trx) => settleCall(trx, call.id, ['abandoned'], 'failed', now));
-    return;
-  }
-  if (await undoLate(deps, gateway, call, settled.reference)) {
-    // A late capture / refund / void settled the call itself when it recorded it.
-    await inTransaction(db, (trx) => settleCall(trx, call.id, ['abandoned'], 'reversed', now));
-    deps.log.warn({ call: call.id, kind: call.kind }, 'abandoned gateway call had been carried out: undone or recorded');
-  } else {
-    await postponeCheck(db, call.id, new Date(now.getTime() + CHECK_DELAYS_MS[0]!), now);
+    case 'subscription':
+      return reverseAtGateway(deps, gateway, call, reference);
   }
 }
 
 /** One round: claims due calls and reconciles each; resolves with how many it took. */
 export async function reconcileCalls(deps: PaymentDeps, limit = 20): Promise<number> {
   const calls = await claimCallsToReconcile(deps.database.db, deps.now(), deps.config.paymentClaimMs, limit);
-  for (const call of calls) await reconcileOne(deps, call);
+  for (const call of calls) {
+    if (call.state === 'pending') await reconcilePending(deps, call);
+    else await reconcileAbandoned(deps, call);
+  }
   return calls.length;
 }

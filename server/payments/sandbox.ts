@@ -1,5 +1,16 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { cardBrand, normalizeCardNumber, parseExpiry } from '../../widget/fields/card';
-import type { ActionResult, CardSummary, Gateway, LookupResult, SettledResult } from './gateway';
+import {
+  type ActionResult,
+  type Authentication,
+  type CardSummary,
+  type ChallengeAnswer,
+  type Gateway,
+  GATEWAY_INTERFACE_VERSION,
+  type GatewayNotification,
+  type LookupResult,
+  type SettledResult,
+} from './gateway';
 
 // Sandbox gateways: behave like real processors, decided by the test data the customer
 // types or clicks, so merchants and our tests can reach every outcome. Like a real
@@ -12,6 +23,12 @@ export const TEST_CARDS = {
   approved: '4242 4242 4242 4242',
   declined: '4000 0000 0000 0002',
   insufficientFunds: '4000 0000 0000 9995',
+  /** The issuer challenges the cardholder; completing the challenge approves. */
+  challenged: '4000 0027 6000 3184',
+  /** The issuer authenticates the cardholder without a challenge, and approves. */
+  frictionless: '4000 0000 0000 3055',
+  /** The issuer challenges the cardholder, then declines even a completed challenge. */
+  challengedThenDeclined: '4000 0084 0000 1629',
 } as const;
 
 /** References remembered; the oldest are forgotten first. */
@@ -37,8 +54,35 @@ function processorMemory() {
 
 function lookupOf(answer: SettledResult | ActionResult): LookupResult {
   if ('ok' in answer) return answer.ok ? { status: 'succeeded', reference: answer.reference, card: null } : { status: 'failed', reason: 'refused', card: null };
-  if (answer.outcome === 'approved') return { status: 'succeeded', reference: answer.reference, card: answer.card };
-  return { status: 'failed', reason: answer.outcome, card: answer.card };
+  const authentication = answer.authentication ? { authentication: answer.authentication } : {};
+  if (answer.outcome === 'approved') return { status: 'succeeded', reference: answer.reference, card: answer.card, ...authentication };
+  return { status: 'failed', reason: answer.outcome, card: answer.card, ...authentication };
+}
+
+/**
+ * The sandbox issuer's challenges: what each asked-for payment will do once the customer
+ * answers, by the gateway's challenge id. Forgotten like the rest on a restart (a resume
+ * then answers not_acted and the customer simply pays again).
+ */
+function challengeMemory() {
+  const open = new Map<string, { card: CardSummary; issuerDeclines: boolean; reference: string }>();
+  return {
+    ask(reference: string, card: CardSummary, issuerDeclines: boolean): { outcome: 'challenge'; challenge: string } {
+      const challenge = `chl_${reference}`;
+      open.set(challenge, { card, issuerDeclines, reference });
+      if (open.size > MEMORY) open.delete(open.keys().next().value!);
+      return { outcome: 'challenge', challenge };
+    },
+    /** The payment once the customer answered: approved, or declined by a failed challenge or by the issuer. */
+    answer(challenge: string, answer: ChallengeAnswer): SettledResult | null {
+      const asked = open.get(challenge);
+      if (!asked) return null;
+      if (answer === 'failed') return { outcome: 'declined', card: asked.card, authentication: { status: 'failed', method: 'challenge' } };
+      const authentication: Authentication = { status: 'authenticated', method: 'challenge' };
+      if (asked.issuerDeclines) return { outcome: 'declined', card: asked.card, authentication };
+      return { outcome: 'approved', reference: `sbx_${asked.reference}`, card: asked.card, authentication };
+    },
+  };
 }
 
 // A stored insufficient-funds card keeps failing when charged: its reference says so.
@@ -57,6 +101,34 @@ function summarize(fields: Record<string, string>): CardSummary {
 
 const isCard = (fields: Record<string, string>, card: string) => normalizeCardNumber(fields.card_number ?? '') === normalizeCardNumber(card);
 
+/**
+ * The sandbox processor's notifications: a JSON body `{reference, status, payment?,
+ * reason?}` signed with HMAC-SHA256 under this published key in `Sandbox-Signature` (hex).
+ * A sandbox moves no real money, so its key is no secret; a real gateway's comes from
+ * GATEWAY_SETTINGS.
+ */
+export const SANDBOX_NOTIFY_KEY = 'sandbox-notifications';
+
+export const signSandboxNotification = (body: string) => createHmac('sha256', SANDBOX_NOTIFY_KEY).update(body).digest('hex');
+
+async function sandboxNotification(input: { headers: Record<string, string | string[] | undefined>; body: Buffer }): Promise<GatewayNotification | null> {
+  const signature = input.headers['sandbox-signature'];
+  if (typeof signature !== 'string') return null;
+  const expected = Buffer.from(signSandboxNotification(input.body.toString('utf8')), 'hex');
+  const given = Buffer.from(signature, 'hex');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  const note = JSON.parse(input.body.toString('utf8')) as { reference?: unknown; status?: unknown; payment?: unknown; reason?: unknown };
+  if (typeof note.reference !== 'string') return null;
+  if (note.status === 'succeeded' && typeof note.payment === 'string') {
+    return { reference: note.reference, result: { status: 'succeeded', reference: note.payment, card: null } };
+  }
+  if (note.status === 'failed') {
+    const reason = note.reason === 'insufficient_funds' || note.reason === 'refused' ? note.reason : 'declined';
+    return { reference: note.reference, result: { status: 'failed', reason, card: null } };
+  }
+  return null;
+}
+
 /** The parts both sandbox gateways share: actions, charges of stored methods, lookups. */
 function sandboxProcessor() {
   const memory = processorMemory();
@@ -74,6 +146,7 @@ function sandboxProcessor() {
           : { outcome: 'approved', reference: `sbx_${input.reference}`, card: null },
       ),
     lookup: memory.lookup,
+    notification: sandboxNotification,
   };
 }
 
@@ -82,7 +155,9 @@ export const SANDBOX_REDIRECT_ID = '0190f5a0-0000-7000-8000-000000000002';
 
 export function createSandboxCard(): Gateway {
   const { memory, ...processor } = sandboxProcessor();
+  const challenges = challengeMemory();
   return {
+    version: GATEWAY_INTERFACE_VERSION,
     id: SANDBOX_CARD_ID,
     code: 'sandbox-card',
     name: 'Card',
@@ -95,13 +170,23 @@ export function createSandboxCard(): Gateway {
     ],
     currencies: null,
     enabled: true,
-    pay: ({ reference, fields }) =>
-      memory.once<SettledResult>(reference, () => {
-        const card = summarize(fields);
+    async pay({ reference, fields }) {
+      const card = summarize(fields);
+      // A challenge moves nothing, so asking again is harmless: only settled answers are remembered.
+      if (isCard(fields, TEST_CARDS.challenged)) return challenges.ask(reference, card, false);
+      if (isCard(fields, TEST_CARDS.challengedThenDeclined)) return challenges.ask(reference, card, true);
+      return memory.once<SettledResult>(reference, () => {
         if (isCard(fields, TEST_CARDS.declined)) return { outcome: 'declined', card };
         if (isCard(fields, TEST_CARDS.insufficientFunds)) return { outcome: 'insufficient_funds', card };
-        return { outcome: 'approved', reference: `sbx_${reference}`, card };
-      }),
+        const authentication = isCard(fields, TEST_CARDS.frictionless) ? { authentication: { status: 'authenticated', method: 'frictionless' } as const } : {};
+        return { outcome: 'approved', reference: `sbx_${reference}`, card, ...authentication };
+      });
+    },
+    async resume({ reference, challenge, answer }) {
+      const settled = challenges.answer(challenge, answer);
+      if (!settled) return { outcome: 'not_acted', reason: 'unknown challenge' };
+      return memory.once<SettledResult>(reference, () => settled);
+    },
     ...processor,
     // Stores any valid card but the declined one; the insufficient-funds card is stored and
     // then declines every charge, as a real card that runs dry would.
@@ -123,6 +208,7 @@ export function createSandboxCard(): Gateway {
 export function createSandboxRedirect(): Gateway {
   const { memory, ...processor } = sandboxProcessor();
   return {
+    version: GATEWAY_INTERFACE_VERSION,
     id: SANDBOX_REDIRECT_ID,
     code: 'sandbox-redirect',
     name: 'Sandbox Pay',

@@ -1,24 +1,43 @@
+import { findCurrency } from '../domain/currencies';
 import { type Share, sourcedPostings } from '../domain/ledger';
-import { inTransaction } from '../store/db';
-import { markSourceCharges } from '../store/destinations';
-import { PostingRefused, getWallet, postMovement } from '../store/ledger';
+import { toUnits } from '../domain/money';
+import { actionLimit } from '../domain/sales';
+import { getWallet, PostingRefused } from '../store/ledger';
+import {
+  claimStaleSourcePayments,
+  completeSourcePayment,
+  failSourcePayment,
+  hasPendingSourceCharge,
+  reserveSourcePayment,
+  sourceCharges,
+} from '../store/source-payments';
 import type { SaleRow } from '../store/schema';
-import { insertTransaction, type StoredTransaction } from '../store/transactions';
-import type { ResolvedSource } from '../transactions/create';
+import type { StoredTransaction, Transaction } from '../store/transactions';
+import { destinationShares, type ResolvedSource } from '../transactions/create';
 import type { PaymentDeps } from './ask';
 import { chargeAuthorization } from './charge';
 import { moveSaleMoney } from './sale-actions';
 
 // A transaction paid at creation from its `source`: wallets and stored cards, all or
-// nothing. Wallets are checked first (nothing is charged if one cannot pay), then each
-// card is charged through the gateway outside any database transaction, then one database
-// transaction stores the paid transaction and its ledger movement (the wallets' debits,
-// the cards' money, the destinations' credits). If a card declines, or a wallet no longer
-// holds its amount at that last step, the cards already charged are refunded in full and
-// nothing is stored.
+// nothing, and never half done. Wallets are checked first (nothing is stored or charged if
+// one cannot pay). Then the transaction is stored `reserved` (status N, claimed by this
+// process through processing_until: the page cannot pay it, nor the sweep expire it)
+// before the first card is charged; each card's charge is linked to it as it is recorded.
+// Last, one database transaction marks it paid with its ledger movement (the wallets'
+// debits, the cards' money, the destinations' credits). If a card declines, or a wallet no
+// longer holds its amount at that step, every charge made is refunded in full (the ledger
+// untouched) and the transaction is failed (C). A process that dies on the way leaves it
+// reserved: once its claim runs out, the source-payments job completes it (every card
+// charged) or compensates it the same way (settleSourcePayments).
 
+export type SourcesOutcome =
+  | { kind: 'paid' }
+  | { kind: 'failed'; index: number; reason: string }
+  /** A card's charge has an unknown outcome: the transaction stays reserved until it is proven, then the job finishes it. */
+  | { kind: 'pending' };
 
-export type SourcesOutcome = { kind: 'paid' } | { kind: 'failed'; index: number; reason: string };
+/** How long a source payment's claim lasts: each card's charge and its refund, and the record. */
+const claimMsOf = (deps: PaymentDeps, cards: number) => deps.config.paymentClaimMs * (2 * cards + 1);
 
 export async function payFromSources(
   deps: PaymentDeps,
@@ -34,49 +53,105 @@ export async function payFromSources(
     if (w.balance < owed) return { kind: 'failed', index: s.index, reason: 'the wallet does not hold enough money' };
   }
 
-  const charged: SaleRow[] = [];
-  const fail = async (index: number, reason: string): Promise<SourcesOutcome> => {
-    for (const sale of charged) {
-      const undone = await moveSaleMoney(deps, { sale, action: 'refund', amount: sale.amount });
-      if (undone.kind !== 'done') deps.log.error({ sale: sale.id, outcome: undone.kind }, 'a charge of a failed source payment could not be refunded');
-    }
-    return { kind: 'failed', index, reason };
-  };
-  for (const s of p.sources) {
-    if (!('authorization' in s)) continue;
+  const cards = p.sources.flatMap((s) => ('authorization' in s ? [s] : []));
+  await reserveSourcePayment(db, p.tx, new Date(deps.now().getTime() + claimMsOf(deps, cards.length)));
+  for (const s of cards) {
     const r = await chargeAuthorization(deps, {
       authorization: s.authorization,
       amount: s.amount,
       currency: row.currency,
       description: `source ${s.index} of transaction ${row.id}`,
+      sourceTransactionId: row.id,
     });
-    if (r.kind === 'approved') charged.push(r.sale.row);
-    else return fail(s.index, r.kind === 'declined' ? `the card was declined (${r.outcome})` : r.kind === 'not_active' ? 'the authorization was removed' : 'the gateway failed');
+    if (r.kind === 'approved') continue;
+    // A charge of unknown outcome may still have been made: nothing is compensated until it
+    // is proven; the transaction stays reserved and the source-payments job finishes it.
+    if (r.kind === 'pending' || r.kind === 'in_flight' || r.kind === 'attention') return { kind: 'pending' };
+    const reason =
+      r.kind === 'declined' ? `the card was declined (${r.outcome})` : r.kind === 'not_active' ? 'the authorization was removed' : 'the gateway failed';
+    return compensate(deps, row, { kind: 'failed', index: s.index, reason });
   }
+  return complete(deps, row, p.sources, p.destinations);
+}
 
-  const now = deps.now();
+/** Every card charged: the transaction paid with its movement, or compensated if a wallet no longer pays. */
+async function complete(deps: PaymentDeps, row: Transaction, sources: ResolvedSource[], destinations: Share[]): Promise<SourcesOutcome> {
+  const charged = (await sourceCharges(deps.database.db, row.id)).filter(isCharged);
+  const wallets = sources.flatMap((s) => ('wallet' in s ? [s] : []));
   try {
-    await inTransaction(db, async (trx) => {
-      await insertTransaction(trx, p.tx);
-      await markSourceCharges(trx, row.id, charged.map((sale) => sale.id));
-      await postMovement(trx, deps.outbox, {
-        environmentId: row.environment_id,
-        currency: row.currency,
-        movementId: row.id,
-        concept: `transaction ${row.id}`,
-        postings: sourcedPostings(
-          `transaction:${row.id}`,
-          wallets.map((s) => ({ wallet: s.wallet, amount: BigInt(s.amount) })),
-          BigInt(charged.reduce((a, s) => a + s.amount, 0)),
-          p.destinations,
-        ),
-        now,
-      });
-      await deps.outbox.emit(trx, 'transaction.paid', row.id, now);
+    await completeSourcePayment(deps.database.db, deps.outbox, {
+      transactionId: row.id,
+      environmentId: row.environment_id,
+      currency: row.currency,
+      movementId: row.id,
+      concept: `transaction ${row.id}`,
+      postings: sourcedPostings(
+        `transaction:${row.id}`,
+        wallets.map((s) => ({ wallet: s.wallet, amount: BigInt(s.amount) })),
+        BigInt(charged.reduce((a, s) => a + s.amount, 0)),
+        destinations,
+      ),
+      now: deps.now(),
     });
   } catch (err) {
-    if (err instanceof PostingRefused) return fail(wallets.find((s) => s.wallet === err.wallet)!.index, `the wallet ${err.reason === 'disabled' ? 'is disabled' : 'does not hold enough money'}`);
-    throw err;
+    if (!(err instanceof PostingRefused)) throw err;
+    const index = wallets.find((s) => s.wallet === err.wallet)!.index;
+    return compensate(deps, row, { kind: 'failed', index, reason: `the wallet ${err.reason === 'disabled' ? 'is disabled' : 'does not hold enough money'}` });
   }
   return { kind: 'paid' };
+}
+
+/** A charge that took the money: approved and proven (not pending, declined or never processed). */
+const isCharged = (s: SaleRow) => s.failure === null && s.pending === 0;
+
+/**
+ * Refunds in full every charge made for the transaction, then fails it. A refund that does
+ * not happen now (or whose outcome is not known yet) leaves it reserved: the
+ * source-payments job compensates again once the claim runs out (a charge already refunded
+ * has nothing refundable left).
+ */
+async function compensate(deps: PaymentDeps, row: Transaction, failure: Extract<SourcesOutcome, { kind: 'failed' }>): Promise<SourcesOutcome> {
+  const db = deps.database.db;
+  for (const sale of await sourceCharges(db, row.id)) {
+    const amount = actionLimit('refund', sale);
+    if (amount <= 0 || !isCharged(sale)) continue;
+    const refund = await moveSaleMoney(deps, { sale, action: 'refund', amount });
+    if (refund.kind !== 'done') deps.log.error({ transaction: row.id, sale: sale.id, outcome: refund.kind }, 'a charge of a failed source payment could not be refunded yet');
+  }
+  const left = (await sourceCharges(db, row.id)).filter((s) => s.pending > 0 || s.refunding > 0 || (isCharged(s) && actionLimit('refund', s) > 0));
+  if (!left.length) await failSourcePayment(db, row.id, `source.${failure.index}: ${failure.reason}`, deps.now());
+  return failure;
+}
+
+/** A stored transaction's sources in minor units, as the live payment resolved them (authorizations by id only). */
+function storedSources(row: Transaction): { wallets: Extract<ResolvedSource, { wallet: string }>[]; cards: number[] } {
+  const exponent = findCurrency(row.currency)?.exponent ?? 2;
+  const list = (row.source ?? []).map((s, index) => ({ ...s, index, amount: Number(toUnits(s.amount, exponent)) }));
+  return {
+    wallets: list.flatMap((s) => (s.wallet_id !== undefined ? [{ index: s.index, amount: s.amount, wallet: s.wallet_id }] : [])),
+    cards: list.flatMap((s) => (s.authorization_id !== undefined ? [s.index] : [])),
+  };
+}
+
+/**
+ * The source-payments job: reserved source payments whose process died, finished once
+ * every charge sent for them is recorded (reconciliation records a charge left pending):
+ * completed if every card was charged, compensated otherwise.
+ */
+export async function settleSourcePayments(deps: PaymentDeps, limit = 10): Promise<number> {
+  const db = deps.database.db;
+  const now = deps.now();
+  const stale = await claimStaleSourcePayments(db, now, deps.config.paymentClaimMs, limit);
+  for (const row of stale) {
+    if (await hasPendingSourceCharge(db, row.id)) continue;
+    const { wallets, cards } = storedSources(row);
+    const charges = await sourceCharges(db, row.id);
+    const approved = charges.filter(isCharged).length;
+    const outcome =
+      approved === cards.length && charges.length === cards.length
+        ? await complete(deps, row, wallets, destinationShares(row))
+        : await compensate(deps, row, { kind: 'failed', index: cards[approved] ?? cards[0] ?? 0, reason: 'the payment was interrupted before every card was charged' });
+    deps.log.warn({ transaction: row.id, outcome: outcome.kind }, 'interrupted source payment finished');
+  }
+  return stale.length;
 }

@@ -1,53 +1,90 @@
 import { uuidv7 } from '../domain/ids';
 import { insertCall, newCall, type GatewayCall } from '../store/gateway-calls';
 import type { AuthorizationRow } from '../store/schema';
-import { recordStoredCard, settleCallOnly } from '../store/sales';
+import { failStoredCard, getAuthorization, recordStoredCard, settleCallOnly } from '../store/sales';
+import { getCall } from '../store/unknown-outcomes';
 import { askGateway, type PaymentDeps, type Settled } from './ask';
 import type { StoringGateway } from './gateway';
+import { type Bound, outcomeUnknown, recordSafely, resumeStep } from './outcome';
 
-// Storing a card without charging it: an authorization the merchant charges later.
+// Storing a card without charging it: an authorization the merchant charges later. Its
+// outcome follows the one rule of unknown outcomes (docs/payments.md): a store the gateway
+// did not answer is an authorization `pending` (its id final) until a lookup, a
+// notification or the settle window proves it `active` or `failed`.
 
 export type StoreCardOutcome =
   | { kind: 'stored'; authorization: AuthorizationRow }
   | { kind: 'declined'; reason: string }
-  | { kind: 'gateway_failed' };
+  /** The gateway surely did nothing, or refused: nothing stored. */
+  | { kind: 'gateway_failed' }
+  /** The outcome is unknown: the authorization is `pending` until reconciliation proves it. */
+  | { kind: 'pending'; authorization: AuthorizationRow }
+  /** It was of unknown outcome, and the gateway proved it did not store it: the authorization is `failed`. */
+  | { kind: 'not_stored'; authorization: AuthorizationRow }
+  /** The card was stored but could not be recorded: for a person to check. */
+  | { kind: 'attention' }
+  /** Another process is sending this key's call now. */
+  | { kind: 'in_flight'; retryAfterMs: number };
 
 export async function storeCard(
   deps: PaymentDeps,
-  s: { environmentId: string; gateway: StoringGateway; fields: Record<string, string>; notifyUrl: string | null },
+  s: { environmentId: string; gateway: StoringGateway; fields: Record<string, string>; notifyUrl: string | null; bound?: Bound },
 ): Promise<StoreCardOutcome> {
   const { gateway } = s;
-  const now = deps.now();
-  const id = uuidv7(now.getTime());
-  const call = newCall({
-    environmentId: s.environmentId,
-    gatewayId: gateway.id,
-    kind: 'store',
-    subjectId: id,
-    amount: 0,
-    currency: '',
-    request: { notify_url: s.notifyUrl },
-    now,
-    claimMs: deps.config.paymentClaimMs,
-  });
-  await insertCall(deps.database.db, call);
+  const resume = await resumeStep(deps, s.bound);
+  if (resume.kind === 'in_flight') return resume;
+  if (resume.kind === 'current') return currentState(deps, resume.call);
+  let call: GatewayCall;
+  if (resume.kind === 'resend') {
+    call = resume.call;
+  } else {
+    const now = deps.now();
+    call = newCall({
+      environmentId: s.environmentId,
+      gatewayId: gateway.id,
+      kind: 'store',
+      subjectId: uuidv7(now.getTime()),
+      amount: 0,
+      currency: '',
+      request: { notify_url: s.notifyUrl },
+      now,
+      claimMs: deps.config.paymentClaimMs,
+      bound: s.bound,
+    });
+    await insertCall(deps.database.db, call);
+  }
   const answer = await askGateway(deps, gateway, (signal) => gateway.store({ reference: call.reference, signal, fields: s.fields }));
-  if (answer.kind === 'lost') {
-    await settleCallOnly(deps.database.db, call.id, 'abandoned', deps.now());
+  if (answer.kind === 'unknown') return currentState(deps, await outcomeUnknown(deps, call));
+  if (answer.kind === 'not_acted') {
+    await settleCallOnly(deps.database.db, call.id, 'failed', deps.now());
     return { kind: 'gateway_failed' };
   }
   const r = answer.value;
   const settled: Settled = r.outcome === 'approved' ? { status: 'succeeded', reference: r.reference, card: r.card } : { status: 'failed', reason: r.outcome, card: r.card };
-  const authorization = await recordStoredCardResult(deps, call, settled);
-  if (authorization) return { kind: 'stored', authorization };
-  return r.outcome === 'approved' ? { kind: 'gateway_failed' } : { kind: 'declined', reason: r.outcome };
+  const recorded = await recordSafely(deps, call, settled, () => recordStoredCardResult(deps, call, settled));
+  if (recorded.kind === 'recorded' && recorded.value) return { kind: 'stored', authorization: recorded.value };
+  if (recorded.kind === 'attention') return recorded;
+  if (r.outcome !== 'approved' && recorded.kind === 'recorded') return { kind: 'declined', reason: r.outcome };
+  return currentState(deps, call);
+}
+
+/** What a store call has come to: for a repeat of its key, or a call settled elsewhere. */
+async function currentState(deps: PaymentDeps, call: GatewayCall): Promise<StoreCardOutcome> {
+  const db = deps.database.db;
+  const fresh = (await getCall(db, call.id)) ?? call;
+  const authorization = await getAuthorization(db, null, fresh.subject_id);
+  if (fresh.state === 'attention') return { kind: 'attention' };
+  if (!authorization) return fresh.state === 'pending' ? { kind: 'in_flight', retryAfterMs: 1000 } : { kind: 'gateway_failed' };
+  if (authorization.status === 'pending') return { kind: 'pending', authorization };
+  if (authorization.status === 'failed') return { kind: 'not_stored', authorization };
+  return { kind: 'stored', authorization };
 }
 
 /** Records what the gateway did for a store call: from the live request, or from reconciliation. */
 export async function recordStoredCardResult(deps: PaymentDeps, call: GatewayCall, s: Settled): Promise<AuthorizationRow | null> {
   const now = deps.now();
   if (s.status === 'failed') {
-    await settleCallOnly(deps.database.db, call.id, 'failed', now);
+    await failStoredCard(deps.database.db, call, now, deps.outbox);
     return null;
   }
   const at = now.toISOString();

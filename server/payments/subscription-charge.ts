@@ -1,5 +1,5 @@
 import { newCall, type GatewayCall } from '../store/gateway-calls';
-import { type AttemptToReserve, recordCharged, recordFailed, releaseAttempt, releaseClaim, type Reservation, reservationOfCall, reserveCharge } from '../store/subscriptions';
+import { type AttemptToReserve, recordCharged, recordFailed, releaseAttempt, releaseClaim, type Reservation, reservationOfCall, reserveCharge } from '../store/subscription-charges';
 import { askGateway, type PaymentDeps, type Settled } from './ask';
 
 // The charge of one subscription period, by the payments core's rule: reserve with a
@@ -7,10 +7,10 @@ import { askGateway, type PaymentDeps, type Settled } from './ask';
 // call), call the gateway outside any database transaction with a reference naming the
 // period and attempt, record the result in one transaction. A process that dies between
 // the call and the record leaves the call pending: reconciliation asks the gateway by
-// that reference and records its answer here (recordSubscriptionCharge).
-
-/** A gateway that did not answer in time is tried again after this long. */
-const LOST_RETRY_MS = 10 * 60_000;
+// that reference and records its answer here (recordSubscriptionCharge). A call whose
+// answer is lost (thrown, timed out) is left the same way: the gateway may have charged,
+// so the attempt is settled by looking its reference up, never by a new attempt (which
+// would charge again and then refund the first).
 
 export type PeriodOutcome = 'charged' | 'failed' | 'skipped';
 
@@ -37,6 +37,9 @@ function attemptCall(deps: PaymentDeps, a: AttemptToReserve): GatewayCall | null
 export async function chargeSubscriptionPeriod(deps: PaymentDeps, subscriptionId: string, claimant: string): Promise<PeriodOutcome> {
   const db = deps.database.db;
   const reservation = await reserveCharge(db, { subscriptionId, claimant, now: deps.now(), call: (a) => attemptCall(deps, a) });
+  // An attempt still being settled keeps the claim until it runs out, so the subscription
+  // is looked at again once per SUBSCRIPTION_CLAIM_MS, not on every pass.
+  if (reservation === 'pending') return 'skipped';
   if (!reservation) {
     await releaseClaim(db, subscriptionId, claimant);
     return 'skipped';
@@ -45,13 +48,12 @@ export async function chargeSubscriptionPeriod(deps: PaymentDeps, subscriptionId
   if (!call || !authorization) return record(deps, reservation, { status: 'failed', reason: 'declined', card: null }, 'authorization_removed');
   const gateway = deps.gateways.find(call.gateway_id)!;
   const answer = await askGateway(deps, gateway, (signal) =>
-    gateway.charge({ reference: call.reference, signal, method: authorization.gateway_reference, amount: charge.amount, currency: charge.currency }),
+    gateway.charge({ reference: call.reference, signal, method: authorization.gateway_reference, amount: charge.amount, currency: charge.currency, initiator: 'merchant' }),
   );
-  if (answer.kind === 'lost') {
-    const now = deps.now();
-    await releaseAttempt(db, { ...reservation, callState: 'abandoned', failure: 'gateway_failed', retryAt: new Date(now.getTime() + LOST_RETRY_MS), now });
-    return 'skipped';
-  }
+  // Outcome unknown: the call stays pending, for reconciliation to look up once its claim runs out.
+  if (answer.kind === 'unknown') return 'skipped';
+  // The gateway surely did nothing: as a lookup that finds nothing (the period is due again at once).
+  if (answer.kind === 'not_acted') return record(deps, reservation, { status: 'failed', reason: 'refused', card: null });
   const r = answer.value;
   return record(deps, reservation, r.outcome === 'approved' ? { status: 'succeeded', reference: r.reference, card: r.card } : { status: 'failed', reason: r.outcome, card: r.card });
 }
@@ -69,7 +71,7 @@ async function record(deps: PaymentDeps, reservation: Reservation, s: Settled, f
   if (s.reason === 'refused') {
     // Reconciliation found no trace of the call at the gateway: nothing happened, and the
     // period is due again at once, as if this attempt had never been made.
-    await releaseAttempt(db, { ...reservation, callState: 'failed', failure: 'not_processed', retryAt: now, now });
+    await releaseAttempt(db, { ...reservation, failure: 'not_processed', retryAt: now, now });
     return 'skipped';
   }
   const recorded = await recordFailed(db, { ...reservation, failure, now, outbox: deps.outbox });

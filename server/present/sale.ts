@@ -1,11 +1,11 @@
 import { findCurrency } from '../domain/currencies';
 import { unitsToNumber } from '../domain/money';
-import { saleStatus } from '../domain/sales';
+import { actionLimit, saleStatus, stillHeld } from '../domain/sales';
 import type { StoredSale } from '../store/sales';
 
 // A sale as the API shows it (and as its events carry it).
 
-export function presentSale({ row, operations }: StoredSale) {
+export function presentSale({ row, operations, fee }: StoredSale) {
   const exp = findCurrency(row.currency)?.exponent ?? 2;
   const money = (units: number) => unitsToNumber(units, exp);
   return {
@@ -16,14 +16,17 @@ export function presentSale({ row, operations }: StoredSale) {
     gateway: row.gateway_id,
     currency: row.currency,
     amount: money(row.amount),
-    held: money(row.held),
+    // Confirmed amounts only: a hold being captured or voided is still held until the gateway confirms it.
+    held: money(stillHeld(row)),
     captured: money(row.captured),
     refunded: money(row.refunded),
     voided: money(row.voided),
-    refundable: money(row.captured - row.refunded),
+    refundable: money(actionLimit('refund', row)),
+    fee: money(fee),
     failure: row.failure,
     description: row.description,
     card: row.card_brand || row.card_last4 ? { brand: row.card_brand, last4: row.card_last4 } : null,
+    authentication: row.authentication_status && row.authentication_method ? { status: row.authentication_status, method: row.authentication_method } : null,
     notify_url: row.notify_url,
     operations: operations.map((o) => ({
       id: o.id,
@@ -31,6 +34,8 @@ export function presentSale({ row, operations }: StoredSale) {
       amount: money(o.amount),
       created: o.created_at,
     })),
+    hold_expired: row.hold_expired_at,
+    late_for_transaction: row.late_for_transaction_id,
     created: row.created_at,
     updated: row.updated_at,
   };

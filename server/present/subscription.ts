@@ -1,5 +1,5 @@
 import type { Language } from '../../widget/i18n/language';
-import { exponentOf } from '../api/fields';
+import { exponentOf } from '../domain/currencies';
 import { unitsToNumber } from '../domain/money';
 import type { SubscriptionStatus } from '../domain/subscription-states';
 import type { SubscriptionChargeRow } from '../store/schema';
@@ -40,6 +40,7 @@ export function presentSubscription({ row, charges }: StoredSubscription, baseUr
     return_url: row.return_url,
     cancel_url: row.cancel_url,
     language: row.language as Language | null,
+    customer_email: row.customer_email ?? null,
     plan_name: row.plan_name,
     amount: unitsToNumber(row.amount, exponentOf(row.currency)),
     currency: row.currency,

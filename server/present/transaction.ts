@@ -25,6 +25,7 @@ export function presentTransaction(tx: StoredTransaction, now: Date, baseUrl: st
     notify_url: row.notify_url,
     gateway_selected: row.gateway_selected,
     language: row.language as Language | null,
+    customer_email: row.customer_email ?? null,
     expired_date: row.expired_at,
     products: lines.map((l) => ({
       amount: Number(l.quantity),

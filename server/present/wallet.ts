@@ -18,6 +18,7 @@ export function presentWallet(row: ShownWallet) {
     notify_url: row.notify_url,
     enabled: row.enabled,
     balance: moneyOf(row.currency)(row.balance),
+    receivable: moneyOf(row.currency)(row.receivable),
     created: row.created_at,
     updated: row.updated_at,
   };

@@ -31,18 +31,16 @@ export async function insertItem<T extends CatalogueTable>(
   return item as CatalogueItem<T>;
 }
 
+/** `environmentId` null: whichever environment it is in (the outbox reads the object of an event by its id). */
 export async function getItem<T extends CatalogueTable>(
   db: Db,
   table: T,
-  environmentId: string,
+  environmentId: string | null,
   id: string,
 ): Promise<CatalogueItem<T> | undefined> {
-  const row: Tables[T] | undefined = await (db as AnyDb)
-    .selectFrom(table)
-    .selectAll()
-    .where('environment_id', '=', environmentId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  let query = (db as AnyDb).selectFrom(table).selectAll().where('id', '=', id);
+  if (environmentId !== null) query = query.where('environment_id', '=', environmentId);
+  const row: Tables[T] | undefined = await query.executeTakeFirst();
   return row && fromRow(row);
 }
 

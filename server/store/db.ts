@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { type Compilable, Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Tables } from './schema';
+import { SealedSecrets, type SecretsKeys } from './sealed-secrets';
 import { SplitConnection, splitSqliteDialect } from './sqlite-split';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -19,6 +20,10 @@ export interface Database {
    * the engine cannot tell without a round trip (PostgreSQL).
    */
   changeStamp(): string | null;
+  /** Seals and opens the secrets stored readable (sealed-secrets.ts). */
+  secrets: SealedSecrets;
+  /** PostgreSQL's pool: connections open, idle, and callers waiting for one (metrics). */
+  pool?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -26,15 +31,41 @@ export interface Database {
 // so a Number is exact.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
-export function openDatabase(opts: { databaseUrl: string | null; dataDir: string }): Database {
+export interface DatabaseOptions {
+  databaseUrl: string | null;
+  dataDir: string;
+  /** PostgreSQL only; see Config. */
+  dbStatementTimeoutMs?: number;
+  dbAcquireTimeoutMs?: number;
+  /**
+   * Told when PostgreSQL drops an idle pooled connection (a restart, a failover, an
+   * administrator's terminate). pg emits that as the pool's `error` event, and an
+   * EventEmitter with no listener for `error` throws: the process would die.
+   */
+  onConnectionError?: (err: Error) => void;
+  /** SECRETS_KEY (and rotated-out keys): without one, secrets are stored as they are. */
+  secretsKeys?: SecretsKeys;
+}
+
+export function openDatabase(opts: DatabaseOptions): Database {
+  const secrets = new SealedSecrets(opts.secretsKeys ?? { current: null, previous: [] });
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
-    // An idle client whose connection ends (a database restart or failover: 57P01) makes
-    // the pool emit 'error'; unheard, that kills the process. The pool has already
-    // discarded the broken client, and the next query opens a new one.
-    pool.on('error', () => {});
-    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-    return { db, engine: 'postgres', changeStamp: () => null, close: () => db.destroy() };
+    const statementMs = opts.dbStatementTimeoutMs ?? 30_000;
+    const pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: 10,
+      // Waiting longer for a connection than a client waits for an answer helps nobody:
+      // the request fails fast (503) and the pool keeps serving the others.
+      connectionTimeoutMillis: opts.dbAcquireTimeoutMs ?? 5_000,
+      statement_timeout: statementMs,
+      // A transaction left open (a bug, a stalled process) would hold its row locks for ever.
+      idle_in_transaction_session_timeout: 2 * statementMs,
+    });
+    // The pool has already discarded the broken client; the next query opens a new one.
+    pool.on('error', opts.onConnectionError ?? (() => {}));
+    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), plugins: [secrets] });
+    const stats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+    return { db, engine: 'postgres', secrets, changeStamp: () => null, pool: stats, close: () => db.destroy() };
   }
   mkdirSync(opts.dataDir, { recursive: true });
   const file = join(opts.dataDir, 'checkout.db');
@@ -47,11 +78,11 @@ export function openDatabase(opts: { databaseUrl: string | null; dataDir: string
   // WAL keeps readers off the writer's lock; synchronous=FULL fsyncs every commit so an
   // acknowledged write survives kill -9 and power loss.
   const pragmas = ['journal_mode = WAL', 'synchronous = FULL', 'foreign_keys = ON', 'busy_timeout = 5000'];
-  const db = new Kysely<Tables>({ dialect: splitSqliteDialect(reader, file, pragmas) });
+  const db = new Kysely<Tables>({ dialect: splitSqliteDialect(reader, file, pragmas), plugins: [secrets] });
   // data_version moves whenever another connection commits: the writer thread's
   // connection, or another process's (the keys CLI).
   const dataVersion = reader.prepare('PRAGMA data_version').pluck();
-  return { db, engine: 'sqlite', changeStamp: () => String(dataVersion.get()), close: () => db.destroy() };
+  return { db, engine: 'sqlite', secrets, changeStamp: () => String(dataVersion.get()), close: () => db.destroy() };
 }
 
 /**

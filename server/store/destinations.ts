@@ -1,7 +1,7 @@
 import { findCurrency } from '../domain/currencies';
 import { refundPostings, salePostings, type Share } from '../domain/ledger';
 import { toUnits } from '../domain/money';
-import type { Tx } from './db';
+import type { Db, Tx } from './db';
 import type { Outbox } from './events';
 import { postMovement } from './ledger';
 import { forUpdate } from './locking';
@@ -22,7 +22,7 @@ export interface Destination {
 export const destinationsOf = (text: string | null): Destination[] | null => (text ? (JSON.parse(text) as Destination[]) : null);
 
 /** A transaction's split: its destinations, in minor units. */
-async function splitOf(trx: Tx, transactionId: string, currency: string) {
+export async function splitOf(trx: Db, transactionId: string, currency: string) {
   const { destination } = await trx
     .selectFrom('transactions')
     .select('destination')
@@ -38,7 +38,8 @@ async function splitOf(trx: Tx, transactionId: string, currency: string) {
 
 /**
  * What a refund of a sale is taken back from: the split of the transaction the sale paid,
- * over the part of it that can be refunded and what has been refunded of that part so far,
+ * over the part of it that can be refunded and what has been refunded (or is being
+ * refunded: each refund takes its part back when it is reserved) of that part so far,
  * this refund excluded.
  *
  * - A sale of the checkout carries its transaction's whole split: the pool is the sale.
@@ -49,7 +50,7 @@ async function splitOf(trx: Tx, transactionId: string, currency: string) {
  */
 async function refundPool(trx: Tx, sale: SaleRow, amount: number) {
   if (sale.transaction_id) {
-    return { ...(await splitOf(trx, sale.transaction_id, sale.currency)), total: sale.amount, before: sale.refunded - amount };
+    return { ...(await splitOf(trx, sale.transaction_id, sale.currency)), total: sale.amount, before: sale.refunded + sale.refunding - amount };
   }
   if (!sale.source_transaction_id) return null;
   const paid = await forUpdate(
@@ -58,7 +59,7 @@ async function refundPool(trx: Tx, sale: SaleRow, amount: number) {
   ).executeTakeFirstOrThrow();
   const { refunded } = await trx
     .selectFrom('sales')
-    .select((eb) => eb.fn.sum<number | string>('refunded').as('refunded'))
+    .select((eb) => eb.fn.sum<number | string>(eb('refunded', '+', eb.ref('refunding'))).as('refunded'))
     .where('source_transaction_id', '=', sale.source_transaction_id)
     .executeTakeFirstOrThrow();
   return {
@@ -89,11 +90,11 @@ export async function creditDestinations(trx: Tx, outbox: Outbox, sale: SaleRow,
 }
 
 /**
- * Takes back the destinations' part of a refund of `amount` (already added to the sale's
- * `refunded`), as movement `movementId` (the refund's gateway call: a refund the gateway
- * then fails is undone by reverseMovement). A wallet that no longer holds its
- * part refuses the posting (PostingRefused), and the refund with it; a wallet disabled
- * since gives its part back all the same.
+ * Takes back the destinations' part of a refund of `amount` (already reserved in the
+ * sale's `refunding`), as movement `movementId` (the refund's gateway call: a refund the gateway
+ * then fails is undone by reverseMovement). A wallet that no longer holds its part gives
+ * what it holds and the platform covers the rest, as a receivable on the wallet; a wallet
+ * disabled since gives its part back all the same.
  */
 export async function takeBackDestinations(
   trx: Tx,
@@ -110,11 +111,7 @@ export async function takeBackDestinations(
     postings: refundPostings(r.sale.id, BigInt(pool.total), pool.shares, BigInt(pool.before), BigInt(r.amount)),
     now: r.now,
     evenIfDisabled: true,
+    // The customer is refunded whatever a destination has done with its share since.
+    coverShortfall: true,
   });
-}
-
-/** Marks the card charges that paid part of a transaction's `source`, with the transaction. */
-export async function markSourceCharges(trx: Tx, transactionId: string, saleIds: string[]): Promise<void> {
-  if (!saleIds.length) return;
-  await trx.updateTable('sales').set({ source_transaction_id: transactionId }).where('id', 'in', saleIds).execute();
 }

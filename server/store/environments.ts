@@ -1,7 +1,8 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import { uuidv7 } from '../domain/ids';
-import { compiledOnce } from './compiled';
-import type { Db } from './db';
+import { newApiKeyRow } from './api-keys';
+import { type Db, inTransaction } from './db';
 import type { EnvironmentRow } from './schema';
 
 export interface NewKeys {
@@ -13,8 +14,6 @@ export interface NewKeys {
   allowed_origins: string[];
 }
 
-const hashSecret = (secret: string) => createHash('sha256').update(secret).digest();
-
 /** Standard Webhooks form: whsec_ + base64 of 24 random bytes. */
 export const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 
@@ -23,53 +22,37 @@ export async function createEnvironment(
   input: { name: string; allowedOrigins?: string[]; isDemo?: boolean; now: Date },
 ): Promise<NewKeys> {
   const id = uuidv7(input.now.getTime());
-  const publicKey = `pk_${randomBytes(18).toString('base64url')}`;
-  const secretKey = `sk_${randomBytes(32).toString('base64url')}`;
+  // The first key pair, labelled Default, under the environment's id (as migration 031 did
+  // for existing environments). The environment row keeps a copy of its public key and
+  // hash for older readers; authentication reads api_keys (store/api-keys.ts).
+  const { row: key, key: pair } = newApiKeyRow(id, 'Default', input.now, id);
   const webhookSecret = newWebhookSecret();
   const allowed = input.allowedOrigins ?? [];
-  await db
-    .insertInto('environments')
-    .values({
-      id,
-      name: input.name,
-      public_key: publicKey,
-      // The secret key is 256 random bits: a plain SHA-256 is enough to make the stored
-      // value useless to a reader of the database, and cheap on every request.
-      secret_hash: hashSecret(secretKey).toString('hex'),
-      webhook_secret: webhookSecret,
-      allowed_origins: JSON.stringify(allowed),
-      is_demo: input.isDemo ? 1 : 0,
-      created_at: input.now.toISOString(),
-    })
-    .execute();
+  await inTransaction(db, async (trx) => {
+    await trx
+      .insertInto('environments')
+      .values({
+        id,
+        name: input.name,
+        public_key: key.public_key,
+        secret_hash: key.secret_hash,
+        webhook_secret: webhookSecret,
+        return_secret: newWebhookSecret(),
+        allowed_origins: JSON.stringify(allowed),
+        is_demo: input.isDemo ? 1 : 0,
+        created_at: input.now.toISOString(),
+      })
+      .execute();
+    await trx.insertInto('api_keys').values(key).execute();
+  });
   return {
     environment_id: id,
     name: input.name,
-    public_key: publicKey,
-    secret_key: secretKey,
+    public_key: pair.public_key,
+    secret_key: pair.secret_key,
     webhook_secret: webhookSecret,
     allowed_origins: allowed,
   };
-}
-
-// Compared against when the public key is unknown, so both failures cost the same.
-const DUMMY_HASH = hashSecret('dummy').toString('hex');
-
-/** The environment whose key pair this is, or null; constant-time on the secret. */
-// Every API request runs it.
-const environmentByPublicKey = compiledOnce((db, publicKey: string) =>
-  db.selectFrom('environments').selectAll().where('public_key', '=', publicKey),
-);
-
-export async function authenticate(
-  db: Db,
-  publicKey: string,
-  secretKey: string,
-): Promise<EnvironmentRow | null> {
-  const [row] = await environmentByPublicKey(db, publicKey);
-  const expected = Buffer.from(row?.secret_hash ?? DUMMY_HASH, 'hex');
-  const ok = timingSafeEqual(hashSecret(secretKey), expected);
-  return row && ok ? row : null;
 }
 
 export function findEnvironment(db: Db, id: string) {
@@ -100,12 +83,14 @@ const environmentOf = ({ secret_hash: _, ...row }: EnvironmentRow): Environment 
 export async function updateEnvironment(
   db: Db,
   id: string,
-  patch: { name?: string; allowedOrigins?: string[]; rotateWebhookSecret?: boolean },
+  /** rateLimit: requests per second for this environment; null goes back to the service's default. */
+  patch: { name?: string; allowedOrigins?: string[]; rotateWebhookSecret?: boolean; rateLimit?: number | null },
 ): Promise<Environment | undefined> {
   const values: Partial<EnvironmentRow> = {};
   if (patch.name !== undefined) values.name = patch.name;
   if (patch.allowedOrigins) values.allowed_origins = JSON.stringify(patch.allowedOrigins);
   if (patch.rotateWebhookSecret) values.webhook_secret = newWebhookSecret();
+  if (patch.rateLimit !== undefined) values.rate_limit = patch.rateLimit;
   if (Object.keys(values).length) {
     await db.updateTable('environments').set(values).where('id', '=', id).execute();
   }
@@ -113,20 +98,92 @@ export async function updateEnvironment(
   return row && environmentOf(row);
 }
 
+/** The environment's return-signing secret and, during a roll's overlap, the one it replaced. */
+export interface ReturnSecrets {
+  secret: string;
+  previous: { secret: string; expiresAt: string } | null;
+}
+
+const returnSecretsOf = (row: Pick<EnvironmentRow, 'return_secret' | 'previous_return_secret' | 'previous_return_secret_expires_at'>, now: Date): ReturnSecrets => ({
+  secret: row.return_secret!,
+  previous:
+    row.previous_return_secret && row.previous_return_secret_expires_at && Date.parse(row.previous_return_secret_expires_at) > now.getTime()
+      ? { secret: row.previous_return_secret, expiresAt: row.previous_return_secret_expires_at }
+      : null,
+});
+
+export async function findReturnSecrets(db: Db, environmentId: string, now: Date): Promise<ReturnSecrets> {
+  const row = await db
+    .selectFrom('environments')
+    .select(['return_secret', 'previous_return_secret', 'previous_return_secret_expires_at'])
+    .where('id', '=', environmentId)
+    .executeTakeFirstOrThrow();
+  return returnSecretsOf(row, now);
+}
+
+/** A new return-signing secret; the replaced one keeps signing for `overlapMs` (0: not at all). */
+export async function rollReturnSecret(db: Db, environmentId: string, now: Date, overlapMs: number): Promise<ReturnSecrets> {
+  return inTransaction(db, async (trx) => {
+    const { return_secret } = await trx.selectFrom('environments').select('return_secret').where('id', '=', environmentId).executeTakeFirstOrThrow();
+    await trx
+      .updateTable('environments')
+      .set({
+        return_secret: newWebhookSecret(),
+        previous_return_secret: overlapMs > 0 ? return_secret : null,
+        previous_return_secret_expires_at: overlapMs > 0 ? new Date(now.getTime() + overlapMs).toISOString() : null,
+      })
+      .where('id', '=', environmentId)
+      .execute();
+    return findReturnSecrets(trx, environmentId, now);
+  });
+}
+
 export async function listEnvironments(db: Db) {
   const rows = await db
     .selectFrom('environments')
-    .select(['id', 'name', 'public_key', 'allowed_origins', 'created_at'])
+    .select(['id', 'name', 'public_key', 'allowed_origins', 'rate_limit', 'created_at'])
     .orderBy('id')
     .execute();
   return rows.map((r) => ({ ...r, allowed_origins: JSON.parse(r.allowed_origins) as string[] }));
 }
 
-/** The merchant a payment or sign-up page is for: its name and the origins allowed to embed it. */
+/** The merchant's brand on its pages (api/branding.ts): colours as applied, the logo's hash. */
+export interface PageBrand {
+  color: string | null;
+  accent: string | null;
+  logo: string | null;
+}
+
+/** The merchant a payment or sign-up page is for: its name, the origins allowed to embed it, its brand. */
 export interface Merchant {
   name: string;
   allowedOrigins: string[];
+  brand: PageBrand;
 }
 
-/** Decodes the environment's columns (allowed_origins is JSON text) into a Merchant. */
-export const merchantOf = (name: string, origins: string): Merchant => ({ name, allowedOrigins: JSON.parse(origins) as string[] });
+/**
+ * The environment's columns a page reads, as selections of a query joined to
+ * `environments`: the name customers see (the display name, else the environment's).
+ */
+export const MERCHANT_COLUMNS = [
+  sql<string>`coalesce(environments.display_name, environments.name)`.as('merchant_name'),
+  'environments.allowed_origins as merchant_origins',
+  'environments.brand_color as merchant_color',
+  'environments.accent_color as merchant_accent',
+  'environments.logo_sha256 as merchant_logo',
+] as const;
+
+export interface MerchantColumns {
+  merchant_name: string;
+  merchant_origins: string;
+  merchant_color?: string | null;
+  merchant_accent?: string | null;
+  merchant_logo?: string | null;
+}
+
+/** Decodes the columns of MERCHANT_COLUMNS (allowed_origins is JSON text) into a Merchant. */
+export const merchantOf = (c: MerchantColumns): Merchant => ({
+  name: c.merchant_name,
+  allowedOrigins: JSON.parse(c.merchant_origins) as string[],
+  brand: { color: c.merchant_color ?? null, accent: c.merchant_accent ?? null, logo: c.merchant_logo ?? null },
+});

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { uuidv7 } from '../domain/ids';
 import { type Db, inTransaction, type Tx } from './db';
 import { skipLocked } from './locking';
@@ -20,14 +21,20 @@ export function newCall(c: {
   request?: Record<string, unknown>;
   now: Date;
   claimMs: number;
+  /** The Idempotency-Key binding of the request and the call's step in it, if keyed. */
+  bound?: { binding: string; step: number };
 }): GatewayCall {
   const id = uuidv7(c.now.getTime());
   const at = c.now.toISOString();
   return {
     id,
     // Our idempotency reference: the reservation's own id, so a retry of this call (or a
-    // lookup after a crash) names the same reservation.
-    reference: `gc_${id}`,
+    // lookup after a crash) names the same reservation; under an Idempotency-Key, the
+    // key's binding and the step, so a retry of the request sends the same reference.
+    reference: c.bound ? `gk_${c.bound.binding}_${c.bound.step}` : `gc_${id}`,
+    binding: c.bound?.binding ?? null,
+    step: c.bound?.step ?? null,
+    unknown_since: null,
     environment_id: c.environmentId,
     gateway_id: c.gatewayId,
     kind: c.kind,
@@ -77,6 +84,30 @@ export async function settleCall(
     .where('state', 'in', from)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * settleCall that also gives the call its result unless it has one already (a pending
+ * sale an unknown outcome made, perhaps by a reconciler after the caller read the call):
+ * one statement. Resolves with the call's result id after it (`candidate` when it had
+ * none), or undefined when the call was not in a `from` state.
+ */
+export async function settleCallWithResult(
+  trx: Tx,
+  id: string,
+  from: GatewayCallState[],
+  to: GatewayCallState,
+  now: Date,
+  candidate: string | null,
+): Promise<{ resultId: string | null } | undefined> {
+  const row = await trx
+    .updateTable('gateway_calls')
+    .set({ state: to, updated_at: now.toISOString(), claimed_until: null, check_at: null, result_id: sql<string | null>`coalesce(result_id, ${candidate})` })
+    .where('id', '=', id)
+    .where('state', 'in', from)
+    .returning('result_id')
+    .executeTakeFirst();
+  return row && { resultId: row.result_id };
 }
 
 /**

@@ -1,10 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import type { Db } from './db';
 
 export type Claim =
-  | { kind: 'claimed' }
+  /** Run the request: `binding` names its gateway calls (the same as a dead owner's, after a takeover). */
+  | { kind: 'claimed'; owner: string; binding: string }
   | { kind: 'replay'; status: number; body: string }
   | { kind: 'mismatch' }
-  | { kind: 'in_flight' };
+  /** Another claim is running: try again after `retryAfterMs` at the latest it can be taken over. */
+  | { kind: 'in_flight'; retryAfterMs: number };
 
 const TTL_MS = 24 * 60 * 60 * 1000;
 /**
@@ -13,6 +16,9 @@ const TTL_MS = 24 * 60 * 60 * 1000;
  * each call it can make (see http/route.ts).
  */
 export const KEY_ABANDONED_MS = 60 * 1000;
+
+/** An answer that is not final (202: the outcome is still unknown): a repeat runs again to report the current state. */
+const PROVISIONAL = 202;
 
 /**
  * Claims an Idempotency-Key for a request. The primary key (environment, key) makes
@@ -23,6 +29,8 @@ export async function claimKey(
   input: { environmentId: string; key: string; requestHash: string; now: Date; abandonedAfterMs?: number },
 ): Promise<Claim> {
   const { environmentId, key, requestHash, now, abandonedAfterMs = KEY_ABANDONED_MS } = input;
+  const owner = randomUUID();
+  const binding = randomUUID();
   const inserted = await db
     .insertInto('idempotency_keys')
     .values({
@@ -33,10 +41,12 @@ export async function claimKey(
       status_code: null,
       response_body: null,
       created_at: now.toISOString(),
+      owner,
+      binding,
     })
     .onConflict((oc) => oc.columns(['environment_id', 'key']).doNothing())
     .executeTakeFirst();
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return { kind: 'claimed' };
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return { kind: 'claimed', owner, binding };
 
   const row = await db
     .selectFrom('idempotency_keys')
@@ -47,41 +57,48 @@ export async function claimKey(
   if (!row) return claimKey(db, input); // released between our insert and read
   const age = now.getTime() - Date.parse(row.created_at);
   const expired = age > TTL_MS;
+  const sameRequest = row.request_hash === requestHash;
   const abandoned = row.state === 'running' && age > abandonedAfterMs;
-  if (expired || abandoned) {
-    // Take the key over, conditionally on the row we saw, so one taker wins.
+  const provisional = row.state === 'done' && Number(row.status_code) === PROVISIONAL && sameRequest;
+  if (expired || (abandoned && sameRequest) || provisional) {
+    // Take the key over, conditionally on the row we saw, so one taker wins. Within its
+    // lifetime it keeps its binding: the new run rolls the dead one's gateway calls forward.
+    const kept = expired ? binding : (row.binding ?? binding);
     const taken = await db
       .updateTable('idempotency_keys')
-      .set({ request_hash: requestHash, state: 'running', status_code: null, response_body: null, created_at: now.toISOString() })
+      .set({ request_hash: requestHash, state: 'running', status_code: null, response_body: null, owner, binding: kept, ...(expired || abandoned ? { created_at: now.toISOString() } : {}) })
       .where('environment_id', '=', environmentId)
       .where('key', '=', key)
       .where('created_at', '=', row.created_at)
+      .where('state', '=', row.state)
       .executeTakeFirst();
-    return Number(taken.numUpdatedRows) === 1 ? { kind: 'claimed' } : { kind: 'in_flight' };
+    return Number(taken.numUpdatedRows) === 1 ? { kind: 'claimed', owner, binding: kept } : { kind: 'in_flight', retryAfterMs: 1000 };
   }
-  if (row.request_hash !== requestHash) return { kind: 'mismatch' };
-  if (row.state === 'running') return { kind: 'in_flight' };
+  if (!sameRequest) return { kind: 'mismatch' };
+  if (row.state === 'running') return { kind: 'in_flight', retryAfterMs: Math.max(1000, abandonedAfterMs - age) };
   return { kind: 'replay', status: Number(row.status_code), body: row.response_body ?? '' };
 }
 
 export async function completeKey(
   db: Db,
-  input: { environmentId: string; key: string; status: number; body: string },
+  input: { environmentId: string; key: string; owner: string; status: number; body: string },
 ): Promise<void> {
   await db
     .updateTable('idempotency_keys')
     .set({ state: 'done', status_code: input.status, response_body: input.body })
     .where('environment_id', '=', input.environmentId)
     .where('key', '=', input.key)
+    .where('owner', '=', input.owner)
     .execute();
 }
 
 /** A failed request frees its key, so the client can correct the body and retry with it. */
-export async function releaseKey(db: Db, input: { environmentId: string; key: string }): Promise<void> {
+export async function releaseKey(db: Db, input: { environmentId: string; key: string; owner: string }): Promise<void> {
   await db
     .deleteFrom('idempotency_keys')
     .where('environment_id', '=', input.environmentId)
     .where('key', '=', input.key)
     .where('state', '=', 'running')
+    .where('owner', '=', input.owner)
     .execute();
 }

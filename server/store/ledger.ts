@@ -1,4 +1,5 @@
-import { balanced, type Posting, type SystemAccount } from '../domain/ledger';
+import { assertBalanced, balanced, LedgerError, type Posting, repayment, shortfall, type SystemAccount } from '../domain/ledger';
+import { forUpdate } from './locking';
 import { uuidv7 } from '../domain/ids';
 import type { Db, Tx } from './db';
 import type { Outbox } from './events';
@@ -6,7 +7,8 @@ import { countAndPage, type Page } from './paging';
 import type { LedgerEntryRow, WalletRow } from './schema';
 
 // Wallets and their ledger. A movement is one call of postMovement inside the caller's
-// database transaction: each wallet posting is one conditional UPDATE of the wallet's row
+// database transaction, refused (LedgerError, the transaction rolls back) unless its
+// debits and credits balance, as given and as stored: each wallet posting is one conditional UPDATE of the wallet's row
 // (enabled, same environment and currency, balance stays ≥ 0) that returns the new balance
 // and entry number, then every entry is inserted. The UPDATE takes the row's write lock
 // (PostgreSQL) or runs alone (SQLite's one writer), so concurrent movements of one wallet
@@ -89,52 +91,139 @@ export interface Movement {
    * sale's split and its refunds, a failed payout's return).
    */
   evenIfDisabled?: boolean;
+  /**
+   * A wallet that no longer holds what it owes gives what it holds and the platform covers
+   * the rest, as the wallet's receivable (a refund's take-back: the customer is owed it).
+   */
+  coverShortfall?: boolean;
+  /** A mirror image of an earlier movement: it moves exactly that, no repayment of receivables. */
+  reversal?: boolean;
 }
 
 /**
  * Posts one balanced movement, with a wallet.credited or wallet.debited event for each
  * wallet entry; must run in a database transaction. Returns the wallet entries.
+ *
+ * Besides the postings given: a credit to a wallet with a receivable pays the platform back
+ * first (a debit entry on the wallet, `platform` credited), and under `coverShortfall` a
+ * wallet's debit beyond its balance is taken from `platform` and added to its receivable
+ * (domain/ledger.ts: repayment, shortfall). Every `platform` entry naming a wallet moves
+ * that wallet's `receivable` by its opposite, so a reversal undoes it too.
  */
 export async function postMovement(trx: Tx, outbox: Outbox, m: Movement): Promise<LedgerEntryRow[]> {
-  const at = m.now.toISOString();
-  const entries: LedgerEntryRow[] = [];
+  assertBalanced(m.postings.map((p) => ({ currency: m.currency, amount: p.amount })));
+  const w = movementWriter(trx, m);
+  const system: Posting[] = [];
   for (const p of m.postings) {
-    const base = {
-      id: uuidv7(m.now.getTime()),
-      environment_id: m.environmentId,
-      movement_id: m.movementId,
-      currency: m.currency,
-      amount: Number(p.amount),
-      concept: m.concept,
-      with_wallet: p.counterpart.with_wallet ?? null,
-      with_sale: p.counterpart.with_sale ?? null,
-      with_external: p.counterpart.with_external ?? null,
-      transfer: m.transfer ?? null,
-      created_at: at,
-    };
-    if ('system' in p.account) {
-      entries.push({ ...base, account: p.account.system, wallet: null, seq: null, balance: null });
-      continue;
-    }
-    const wallet = p.account.wallet;
-    const x = Number(p.amount);
-    let update = trx
-      .updateTable('wallets')
-      .set((eb) => ({ balance: eb('balance', '+', x), entry_count: eb('entry_count', '+', 1), updated_at: at }))
-      .where('id', '=', wallet)
-      .where('environment_id', '=', m.environmentId)
-      .where('currency', '=', m.currency)
-      .where((eb) => eb(eb('balance', '+', x), '>=', 0));
-    if (!m.evenIfDisabled) update = update.where('enabled', '=', 1);
-    const moved = await update.returning(['balance', 'entry_count']).executeTakeFirst();
-    if (!moved) throw new PostingRefused(wallet, await refusal(trx, m, wallet));
-    entries.push({ ...base, account: 'wallet', wallet, seq: moved.entry_count, balance: moved.balance });
+    if ('system' in p.account) system.push(p);
+    else system.push(...(await postToWallet(trx, m, w, p, p.account.wallet)));
   }
+  for (const p of system) await postToSystem(trx, w, p);
   // SQLite caps bound parameters per statement: 15 columns × 50 rows stays under it.
-  for (let i = 0; i < entries.length; i += 50) await trx.insertInto('ledger_entries').values(entries.slice(i, i + 50)).execute();
-  const wallets = entries.filter((e) => e.wallet !== null);
+  for (let i = 0; i < w.entries.length; i += 50) await trx.insertInto('ledger_entries').values(w.entries.slice(i, i + 50)).execute();
+  // What the books now hold for this movement must balance too (a second post under the
+  // same id, a currency mix-up): checked before the caller's transaction can commit.
+  const stored = await trx.selectFrom('ledger_entries').select(['currency', 'amount']).where('movement_id', '=', m.movementId).execute();
+  assertBalanced(stored.map((e) => ({ currency: e.currency, amount: BigInt(e.amount) })));
+  const wallets = w.entries.filter((e) => e.wallet !== null);
   for (const e of wallets) await outbox.emit(trx, e.amount > 0 ? 'wallet.credited' : 'wallet.debited', e.id, m.now);
   return wallets;
+}
+
+type MovementWriter = ReturnType<typeof movementWriter>;
+
+/** The entries of one movement as they are made, and the conditional balance updates that make them. */
+function movementWriter(trx: Tx, m: Movement) {
+  const at = m.now.toISOString();
+  const entries: LedgerEntryRow[] = [];
+  const entry = (p: Posting, concept = m.concept) => ({
+    id: uuidv7(m.now.getTime()),
+    environment_id: m.environmentId,
+    movement_id: m.movementId,
+    currency: m.currency,
+    amount: Number(p.amount),
+    concept,
+    with_wallet: p.counterpart.with_wallet ?? null,
+    with_sale: p.counterpart.with_sale ?? null,
+    with_external: p.counterpart.with_external ?? null,
+    transfer: m.transfer ?? null,
+    created_at: at,
+  });
+  return {
+    at,
+    entries,
+    /** A wallet's entry, after its balance moved to `moved`. */
+    walletEntry(p: Posting, wallet: string, moved: { entry_count: number; balance: number }, concept?: string) {
+      entries.push({ ...entry(p, concept), account: 'wallet', wallet, seq: moved.entry_count, balance: moved.balance });
+    },
+    systemEntry(p: Posting, account: SystemAccount) {
+      entries.push({ ...entry(p), account, wallet: null, seq: null, balance: null });
+    },
+    /** Moves a wallet's balance (and receivable) by a condition-checked UPDATE; undefined when the condition fails. */
+    moveWallet(wallet: string, x: number, receivable = 0) {
+      let update = trx
+        .updateTable('wallets')
+        .set((eb) => ({
+          balance: eb('balance', '+', x),
+          receivable: eb('receivable', '+', receivable),
+          entry_count: eb('entry_count', '+', 1),
+          updated_at: at,
+        }))
+        .where('id', '=', wallet)
+        .where('environment_id', '=', m.environmentId)
+        .where('currency', '=', m.currency)
+        .where((eb) => eb(eb('balance', '+', x), '>=', 0));
+      if (!m.evenIfDisabled) update = update.where('enabled', '=', 1);
+      return update.returning(['balance', 'entry_count', 'receivable']).executeTakeFirst();
+    },
+  };
+}
+
+/** The platform's side of what it lends a wallet or is paid back by it. */
+const platformPosting = (amount: bigint, wallet: string, like: Posting): Posting => ({
+  account: { system: 'platform' },
+  amount,
+  counterpart: { ...like.counterpart, with_wallet: wallet },
+});
+
+/**
+ * One wallet's posting: its entry (and a repayment of its receivable from a credit), or,
+ * under `coverShortfall`, what it holds with the platform covering the rest. Resolves with
+ * the platform postings this made.
+ */
+async function postToWallet(trx: Tx, m: Movement, w: MovementWriter, p: Posting, wallet: string): Promise<Posting[]> {
+  const moved = await w.moveWallet(wallet, Number(p.amount));
+  if (moved) {
+    w.walletEntry(p, wallet, moved);
+    const repay = m.reversal ? 0n : repayment(p.amount, BigInt(moved.receivable));
+    if (repay <= 0n) return [];
+    // The receivable itself moves with the platform's entry.
+    const repaid = (await w.moveWallet(wallet, -Number(repay)))!;
+    w.walletEntry({ account: p.account, amount: -repay, counterpart: p.counterpart }, wallet, repaid, 'repays the receivable');
+    return [platformPosting(repay, wallet, p)];
+  }
+  const reason = await refusal(trx, m, wallet);
+  if (!(m.coverShortfall && reason === 'insufficient' && p.amount < 0n)) throw new PostingRefused(wallet, reason);
+  const held = await forUpdate(trx, trx.selectFrom('wallets').select('balance').where('id', '=', wallet)).executeTakeFirstOrThrow();
+  const { fromWallet, covered } = shortfall(-p.amount, BigInt(held.balance));
+  if (fromWallet > 0n) w.walletEntry({ ...p, amount: -fromWallet }, wallet, (await w.moveWallet(wallet, -Number(fromWallet)))!);
+  return [platformPosting(-covered, wallet, p)];
+}
+
+/** A system account's entry; the platform's, naming a wallet, moves that wallet's receivable by its opposite. */
+async function postToSystem(trx: Tx, w: MovementWriter, p: Posting): Promise<void> {
+  const account = (p.account as { system: SystemAccount }).system;
+  w.systemEntry(p, account);
+  const owing = p.counterpart.with_wallet;
+  if (account !== 'platform' || owing === undefined) return;
+  // What the platform covered for a wallet (a debit of platform) is owed by it; a credit pays it back.
+  const owes = await trx
+    .updateTable('wallets')
+    .set((eb) => ({ receivable: eb('receivable', '-', Number(p.amount)), updated_at: w.at }))
+    .where('id', '=', owing)
+    .where((eb) => eb(eb('receivable', '-', Number(p.amount)), '>=', 0))
+    .executeTakeFirst();
+  if (Number(owes.numUpdatedRows) !== 1) throw new LedgerError(`wallet ${owing}: its receivable would go below zero`);
 }
 
 /**
@@ -168,6 +257,7 @@ export async function reverseMovement(
     ),
     now: r.now,
     evenIfDisabled: true,
+    reversal: true,
   });
 }
 

@@ -1,5 +1,5 @@
-import { PostgresAdapter, type SelectQueryBuilder } from 'kysely';
-import type { Db } from './db';
+import { type Expression, type ExpressionBuilder, PostgresAdapter, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import type { Db, Tx } from './db';
 
 // The one place where claiming background work differs by engine. PostgreSQL has many
 // writers: candidates are selected FOR UPDATE SKIP LOCKED, so two processes never wait
@@ -18,4 +18,43 @@ export function skipLocked<Q extends SelectQueryBuilder<any, any, any>>(db: Db, 
 /** Locks the selected rows until the transaction ends; on SQLite the one writer already holds everything. */
 export function forUpdate<Q extends SelectQueryBuilder<any, any, any>>(db: Db, query: Q): Q {
   return isPostgres(db) ? (query.forUpdate() as Q) : query;
+}
+
+/** The tables whose rows the jobs claim in batches, each with its lease column. */
+const LEASES = { mails: 'locked_until', event_deliveries: 'locked_until', subscriptions: 'claimed_until' } as const;
+
+/**
+ * Claims a batch for one claimant until `until`: up to `limit` rows that `due` describes
+ * and whose lease is free (oldest `order` first; FOR UPDATE SKIP LOCKED on PostgreSQL),
+ * each taken by one conditional UPDATE that only a row still due and still free matches,
+ * so of two workers racing for a row exactly one gets it; a dead worker's lease runs out.
+ * Must run in a transaction. Resolves with the candidates' ids: the rows among them whose
+ * `claimed_by` is the claimant's are its own.
+ */
+export async function claimBatch(
+  trx: Tx,
+  c: {
+    table: keyof typeof LEASES;
+    // The builder's table types vary by caller.
+    due: (eb: ExpressionBuilder<any, any>) => Expression<SqlBool>;
+    order: string;
+    now: Date;
+    until: Date;
+    claimant: string;
+    limit: number;
+  },
+): Promise<string[]> {
+  const at = c.now.toISOString();
+  const lease = LEASES[c.table];
+  const claimable = (eb: ExpressionBuilder<any, any>) => eb.and([c.due(eb), eb.or([eb(lease, 'is', null), eb(lease, '<=', at)])]);
+  const candidates = await skipLocked(trx, trx.selectFrom(c.table).select('id').where(claimable).orderBy(c.order as never).limit(c.limit)).execute();
+  if (!candidates.length) return [];
+  const ids = candidates.map((r) => r.id);
+  await trx
+    .updateTable(c.table)
+    .set({ [lease]: c.until.toISOString(), claimed_by: c.claimant } as never)
+    .where('id', 'in', ids)
+    .where(claimable)
+    .execute();
+  return ids;
 }

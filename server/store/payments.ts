@@ -1,7 +1,7 @@
 import type { ExpressionBuilder } from 'kysely';
 import { uuidv7 } from '../domain/ids';
-import { creditDestinations } from './destinations';
-import { type Db, inTransaction, Rollback, rollbackOn } from './db';
+import { takeChallenge } from './challenges';
+import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from './db';
 import { skipLocked } from './locking';
 import type { Outbox } from './events';
 import { type GatewayCall, insertCall, settleCall } from './gateway-calls';
@@ -31,12 +31,30 @@ const recentFailures = (db: Db, transactionId: string, now: Date) =>
     .where('created_at', '>', new Date(now.getTime() - FAILED_ATTEMPTS_WINDOW_MS).toISOString());
 
 /**
+ * No payment of the transaction is in doubt: a pay call still pending (being asked, or of
+ * unknown outcome until proven) blocks another attempt, a cancel and the expiry, so a
+ * transaction is never paid twice nor given up while the first payment may have been made.
+ */
+const noPaymentInDoubt = (eb: ExpressionBuilder<Tables, 'transactions'>) =>
+  eb.not(
+    eb.exists(
+      eb
+        .selectFrom('gateway_calls')
+        .select('gateway_calls.id')
+        .whereRef('gateway_calls.subject_id', '=', 'transactions.id')
+        .where('gateway_calls.state', 'in', ['pending', 'attention'])
+        .where('gateway_calls.kind', '=', 'pay'),
+    ),
+  );
+
+/**
  * Claims the right to run one payment attempt: pending, not expired, nobody else
  * mid-attempt, and fewer than FAILED_ATTEMPTS_LIMIT declines in the last hour, all in one
  * conditional update, with the gateway call it reserves. The claim lasts as long as the
- * call's (`claimed_until`). Two simultaneous clicks get one `true`.
+ * call's (`claimed_until`). Two simultaneous clicks get one `true`. With `challengeId`, the
+ * attempt answers that open challenge, taken in the same transaction.
  */
-export async function claimPaymentAttempt(db: Db, call: GatewayCall, now: Date): Promise<boolean> {
+export async function claimPaymentAttempt(db: Db, call: GatewayCall, now: Date, challengeId?: string): Promise<boolean> {
   const at = now.toISOString();
   const transactionId = call.subject_id;
   return rollbackOn<boolean, boolean>(db, async (trx) => {
@@ -45,16 +63,33 @@ export async function claimPaymentAttempt(db: Db, call: GatewayCall, now: Date):
       .set({ processing_until: call.claimed_until })
       .where('id', '=', transactionId)
       .where('status', '=', 'N')
+      // A transaction paid from its sources is never paid on the page (payments/sources.ts finishes it).
+      .where('source_state', 'is', null)
       .where('expired_at', '>', at)
       .where((eb) => eb.or([eb('processing_until', 'is', null), eb('processing_until', '<', at)]))
       .where((eb) => eb(recentFailures(trx, transactionId, now).select(eb.fn.countAll().as('n')), '<', FAILED_ATTEMPTS_LIMIT))
+      .where(noPaymentInDoubt)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) return false;
+    if (challengeId && !(await takeChallenge(trx, challengeId, now))) throw new Rollback(false);
     // A claim taken over from a process that died mid-attempt: its call is the
     // reconciliation's, which settles it on its own (a stale call cannot record: see completePayment).
     await insertCall(trx, call);
     return true;
   });
+}
+
+/** A payment of the transaction is in doubt (being asked, of unknown outcome, or for a person to check). */
+export async function paymentInDoubt(db: Db, transactionId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('gateway_calls')
+    .select('id')
+    .where('subject_id', '=', transactionId)
+    .where('state', 'in', ['pending', 'attention'])
+    .where('kind', '=', 'pay')
+    .where('unknown_since', 'is not', null)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Milliseconds until the transaction takes another attempt after too many declines; 0 if it does now. */
@@ -77,7 +112,7 @@ export interface AttemptRecord {
   cardLast4: string | null;
 }
 
-async function recordAttempt(db: Db, a: AttemptRecord, now: Date) {
+export async function recordAttempt(db: Db, a: AttemptRecord, now: Date) {
   await db
     .insertInto('payment_attempts')
     .values({
@@ -99,13 +134,17 @@ async function recordAttempt(db: Db, a: AttemptRecord, now: Date) {
  */
 export async function releaseFailedAttempt(
   db: Db,
-  a: AttemptRecord & { callId: string; state: 'failed' | 'abandoned' },
+  a: AttemptRecord & { callId: string; state: 'failed' | 'abandoned'; wasUnknown?: boolean },
   now: Date,
 ): Promise<boolean> {
   return rollbackOn<boolean, boolean>(db, async (trx) => {
     const checkAt = a.state === 'abandoned' ? now : null;
     if (!(await settleCall(trx, a.callId, ['pending'], a.state, now, { checkAt }))) return false;
     await recordAttempt(trx, a, now);
+    if (a.wasUnknown) {
+      // The payment page showed it being checked: its kept copy must go (checkout/page-cache.ts).
+      await trx.updateTable('transactions').set({ updated_at: now.toISOString() }).where('id', '=', a.transactionId).execute();
+    }
     await trx
       .updateTable('transactions')
       .set({ processing_until: null })
@@ -116,113 +155,33 @@ export async function releaseFailedAttempt(
   });
 }
 
-export interface ApprovedPayment extends AttemptRecord {
-  callId: string;
-  environmentId: string;
-  currency: string;
-  amount: number;
-  /** true: funds held (authorize); false: captured now. */
-  hold: boolean;
-  gatewayReference: string;
-  card: { expMonth: number | null; expYear: number | null } | null;
+/**
+ * N → D: the transaction is paid. false when it had moved on meanwhile (paid by another
+ * attempt, cancelled, expired): nothing written.
+ */
+export async function markTransactionPaid(trx: Tx, transactionId: string, now: Date): Promise<boolean> {
+  const updated = await trx
+    .updateTable('transactions')
+    .set({ status: 'D', processing_until: null, updated_at: now.toISOString() })
+    .where('id', '=', transactionId)
+    .where('status', '=', 'N')
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
 }
 
-export type CompleteOutcome =
-  | { kind: 'recorded'; sale: SaleRow }
-  /** Another process (the live request or a reconciler) settled the call first: nothing written. */
-  | { kind: 'settled_elsewhere' }
-  /** The claim ran out and the transaction moved on (expired, paid): the call is marked abandoned, to be reversed. */
-  | { kind: 'not_pending' };
+export async function notifyUrlOfTransaction(trx: Tx, transactionId: string): Promise<string | null> {
+  const row = await trx.selectFrom('transactions').select('notify_url').where('id', '=', transactionId).executeTakeFirstOrThrow();
+  return row.notify_url;
+}
 
-/**
- * An approved attempt, all or nothing: its call succeeded, transaction D, the sale (held
- * or captured), its first operation, the stored payment method when holding, the attempt
- * record, and the events that report them.
- */
-export async function completePayment(db: Db, p: ApprovedPayment, now: Date, outbox: Outbox): Promise<CompleteOutcome> {
-  const at = now.toISOString();
-  const outcome = await rollbackOn<CompleteOutcome, CompleteOutcome>(db, async (trx) => {
-    if (!(await settleCall(trx, p.callId, ['pending'], 'succeeded', now))) return { kind: 'settled_elsewhere' };
-    const updated = await trx
-      .updateTable('transactions')
-      .set({ status: 'D', processing_until: null, updated_at: at })
-      .where('id', '=', p.transactionId)
-      .where('status', '=', 'N')
-      .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) !== 1) throw new Rollback<CompleteOutcome>({ kind: 'not_pending' });
-    const { notify_url } = await trx
-      .selectFrom('transactions')
-      .select('notify_url')
-      .where('id', '=', p.transactionId)
-      .executeTakeFirstOrThrow();
-
-    let authorizationId: string | null = null;
-    if (p.hold) {
-      authorizationId = uuidv7(now.getTime());
-      await trx
-        .insertInto('authorizations')
-        .values({
-          id: authorizationId,
-          environment_id: p.environmentId,
-          transaction_id: p.transactionId,
-          gateway_id: p.gatewayId,
-          status: 'active',
-          card_brand: p.cardBrand,
-          card_last4: p.cardLast4,
-          card_exp_month: p.card?.expMonth ?? null,
-          card_exp_year: p.card?.expYear ?? null,
-          gateway_reference: p.gatewayReference,
-          notify_url,
-          created_at: at,
-          updated_at: at,
-        })
-        .execute();
-    }
-    const sale: SaleRow = {
-      id: uuidv7(now.getTime()),
-      environment_id: p.environmentId,
-      transaction_id: p.transactionId,
-      authorization_id: authorizationId,
-      gateway_id: p.gatewayId,
-      currency: p.currency,
-      amount: p.amount,
-      held: p.hold ? p.amount : 0,
-      captured: p.hold ? 0 : p.amount,
-      refunded: 0,
-      voided: 0,
-      description: null,
-      card_brand: p.cardBrand,
-      card_last4: p.cardLast4,
-      notify_url,
-      failure: null,
-      source_transaction_id: null,
-      created_at: at,
-      updated_at: at,
-    };
-    await trx.insertInto('sales').values(sale).execute();
-    await creditDestinations(trx, outbox, sale, now);
-    await trx.updateTable('gateway_calls').set({ result_id: sale.id }).where('id', '=', p.callId).execute();
-    await trx
-      .insertInto('sale_operations')
-      .values({
-        id: uuidv7(now.getTime()),
-        sale_id: sale.id,
-        kind: p.hold ? 'authorize' : 'capture',
-        amount: p.amount,
-        gateway_reference: p.gatewayReference,
-        created_at: at,
-      })
-      .execute();
-    await recordAttempt(trx, p, now);
-    await outbox.emit(trx, 'transaction.paid', p.transactionId, now);
-    if (authorizationId) await outbox.emit(trx, 'authorization.created', authorizationId, now);
-    await outbox.emit(trx, 'sale.created', sale.id, now);
-    return { kind: 'recorded', sale };
-  });
-  if (outcome.kind === 'not_pending') {
-    await rollbackOn(db, (trx) => settleCall(trx, p.callId, ['pending'], 'abandoned', now, { checkAt: now }));
-  }
-  return outcome;
+/** A payment's sale with its first operation (the hold or the capture), the result of its call. */
+export async function insertPaymentSale(trx: Tx, sale: SaleRow, callId: string, first: { kind: 'authorize' | 'capture'; reference: string }): Promise<void> {
+  await trx.insertInto('sales').values(sale).execute();
+  await trx.updateTable('gateway_calls').set({ result_id: sale.id }).where('id', '=', callId).execute();
+  await trx
+    .insertInto('sale_operations')
+    .values({ id: uuidv7(Date.parse(sale.created_at)), sale_id: sale.id, kind: first.kind, amount: sale.amount, gateway_reference: first.reference, created_at: sale.created_at })
+    .execute();
 }
 
 /** The customer cancels: only a pending, unexpired transaction no one is paying. */
@@ -234,8 +193,10 @@ export async function cancelTransaction(db: Db, transactionId: string, now: Date
       .set({ status: 'C', updated_at: at })
       .where('id', '=', transactionId)
       .where('status', '=', 'N')
+      .where('source_state', 'is', null)
       .where('expired_at', '>', at)
       .where((eb) => eb.or([eb('processing_until', 'is', null), eb('processing_until', '<', at)]))
+      .where(noPaymentInDoubt)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) return false;
     await outbox.emit(trx, 'transaction.cancelled', transactionId, now);
@@ -253,8 +214,10 @@ export async function expireDue(db: Db, now: Date, outbox: Outbox, limit = 100):
   const due = (eb: ExpressionBuilder<Tables, 'transactions'>) =>
     eb.and([
       eb('status', '=', 'N'),
+      eb('source_state', 'is', null),
       eb('expired_at', '<=', at),
       eb.or([eb('processing_until', 'is', null), eb('processing_until', '<', at)]),
+      noPaymentInDoubt(eb),
     ]);
   return inTransaction(db, async (trx) => {
     const rows = await skipLocked(trx, trx.selectFrom('transactions').select('id').where(due).limit(limit)).execute();

@@ -1,12 +1,16 @@
-import { type SaleAction, type SaleStatus } from '../domain/sales';
+import { MERCHANT_INITIATED } from '../domain/authentication';
+import { CONFIRMED, IN_FLIGHT, NOT_PROCESSED, type SaleAction, type SaleStatus } from '../domain/sales';
+import { sql } from 'kysely';
 import { uuidv7 } from '../domain/ids';
 import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from './db';
+import { feesOfSales } from './balance';
 import { takeBackDestinations } from './destinations';
 import type { Outbox } from './events';
-import { PostingRefused, reverseMovement } from './ledger';
-import { type GatewayCall, insertCall, settleCall } from './gateway-calls';
+import { reverseMovement } from './ledger';
+import { type GatewayCall, insertCall, settleCall, settleCallWithResult } from './gateway-calls';
 import { countAndPage, type Page } from './paging';
 import type { AuthorizationRow, SaleOperationKind, SaleOperationRow, SaleRow } from './schema';
+import { settlePendingAction, settlePendingSale } from './unknown-outcomes';
 
 // Sales and authorizations after the payment. Every money movement is two database
 // transactions around a gateway call made outside both (server/payments/): a reservation
@@ -17,6 +21,8 @@ import type { AuthorizationRow, SaleOperationKind, SaleOperationRow, SaleRow } f
 export interface StoredSale {
   row: SaleRow;
   operations: SaleOperationRow[];
+  /** The fees its balance transactions took so far, minor units (store/balance.ts). */
+  fee: number;
 }
 
 export async function getSale(db: Db, environmentId: string | null, id: string): Promise<StoredSale | undefined> {
@@ -25,7 +31,7 @@ export async function getSale(db: Db, environmentId: string | null, id: string):
   const row = await query.executeTakeFirst();
   if (!row) return undefined;
   const operations = await db.selectFrom('sale_operations').selectAll().where('sale_id', '=', id).orderBy('id').execute();
-  return { row, operations };
+  return { row, operations, fee: (await feesOfSales(db, [id])).get(id) ?? 0 };
 }
 
 export interface SaleFilters {
@@ -40,33 +46,42 @@ export async function listSales(db: Db, environmentId: string, f: SaleFilters, p
   if (f.transaction_id !== undefined) query = query.where('transaction_id', '=', f.transaction_id);
   if (f.authorization_id !== undefined) query = query.where('authorization_id', '=', f.authorization_id);
   if (f.currency !== undefined) query = query.where('currency', '=', f.currency);
-  // saleStatus() in SQL: each status is the conjunction of the rules before it failing.
+  // saleStatus() in SQL: each status is the conjunction of the rules before it failing;
+  // `held` is what is still held (stillHeld: the free hold and what is being captured or voided).
   if (f.status !== undefined) {
-    const ok = (q: typeof query) => q.where('failure', 'is', null);
+    const settled = query.where('pending', '=', 0);
+    const ok = (q: typeof query) => q.where('pending', '=', 0).where('failure', 'is', null);
+    const held = sql<number>`(held + capturing + voiding)`;
     switch (f.status) {
+      case 'pending':
+        query = query.where('pending', '>', 0);
+        break;
+      case 'failed':
+        query = settled.where('failure', '=', NOT_PROCESSED);
+        break;
       case 'declined':
-        query = query.where('failure', 'is not', null);
+        query = settled.where('failure', 'is not', null).where('failure', '!=', NOT_PROCESSED);
         break;
       case 'held':
-        query = ok(query).where('held', '>', 0).where('captured', '=', 0);
+        query = ok(query).where(held, '>', 0).where('captured', '=', 0);
         break;
       case 'partially_captured':
-        query = ok(query).where('held', '>', 0).where('captured', '>', 0);
+        query = ok(query).where(held, '>', 0).where('captured', '>', 0);
         break;
       case 'voided':
-        query = ok(query).where('held', '=', 0).where('captured', '=', 0).where('voided', '>', 0);
+        query = ok(query).where(held, '=', 0).where('captured', '=', 0).where('voided', '>', 0);
         break;
       case 'captured':
         query = ok(query)
-          .where('held', '=', 0)
+          .where(held, '=', 0)
           .where('refunded', '=', 0)
           .where((eb) => eb.or([eb('captured', '>', 0), eb('voided', '=', 0)]));
         break;
       case 'partially_refunded':
-        query = ok(query).where('held', '=', 0).where('refunded', '>', 0).where((eb) => eb('refunded', '<', eb.ref('captured')));
+        query = ok(query).where(held, '=', 0).where('refunded', '>', 0).where((eb) => eb('refunded', '<', eb.ref('captured')));
         break;
       case 'refunded':
-        query = ok(query).where('held', '=', 0).where('refunded', '>', 0).where((eb) => eb('refunded', '=', eb.ref('captured')));
+        query = ok(query).where(held, '=', 0).where('refunded', '>', 0).where((eb) => eb('refunded', '=', eb.ref('captured')));
         break;
     }
   }
@@ -83,7 +98,11 @@ export async function listSales(db: Db, environmentId: string, f: SaleFilters, p
         .orderBy('id')
         .execute()
     : [];
-  return { count, items: rows.map((row) => ({ row, operations: operations.filter((o) => o.sale_id === row.id) })) };
+  const fees = await feesOfSales(
+    db,
+    rows.map((r) => r.id),
+  );
+  return { count, items: rows.map((row) => ({ row, operations: operations.filter((o) => o.sale_id === row.id), fee: fees.get(row.id) ?? 0 })) };
 }
 
 function addOperation(trx: Tx, saleId: string, kind: SaleOperationKind, amount: number, reference: string | null, now: Date) {
@@ -95,30 +114,35 @@ function addOperation(trx: Tx, saleId: string, kind: SaleOperationKind, amount: 
 
 const ACTION_EVENTS = { capture: 'sale.captured', refund: 'sale.refunded', void: 'sale.voided' } as const;
 
+/** An action's step on the amounts: reserved before the gateway call, then confirmed or released. */
+type Step = 'reserve' | 'confirm' | 'release';
+
 /**
- * Moves `amount` by `action` if the amounts allow it at the moment of the UPDATE (the
- * condition is the action's rule, so it holds under any concurrency, on both engines and
- * across processes); `undo` moves it back.
+ * Moves `x` by one step of `action` if the amounts allow it at the moment of the UPDATE:
+ * the condition is domain/sales.ts's rule (reserveAction, confirmAction, releaseAction),
+ * so it holds under any concurrency, on both engines and across processes.
  */
-async function moveAmounts(trx: Tx, saleId: string, action: SaleAction, x: number, now: Date, undo = false): Promise<boolean> {
+async function moveAmounts(trx: Tx, saleId: string, action: SaleAction, step: Step, x: number, now: Date): Promise<boolean> {
   const at = now.toISOString();
-  const d = undo ? -x : x;
+  const flight = IN_FLIGHT[action];
   const update = trx.updateTable('sales').where('id', '=', saleId).where('failure', 'is', null);
   const changed =
-    action === 'refund'
-      ? update.set((eb) => ({ refunded: eb('refunded', '+', d), updated_at: at })).where((eb) => eb('captured', '>=', eb('refunded', '+', d)))
-      : action === 'capture'
-        ? update.set((eb) => ({ held: eb('held', '-', d), captured: eb('captured', '+', d), updated_at: at })).where('held', '>=', d)
-        : update.set((eb) => ({ held: eb('held', '-', d), voided: eb('voided', '+', d), updated_at: at })).where('held', '>=', d);
+    step === 'reserve'
+      ? action === 'refund'
+        ? update
+            .set((eb) => ({ refunding: eb('refunding', '+', x), updated_at: at }))
+            .where((eb) => eb('captured', '>=', eb(eb('refunded', '+', eb.ref('refunding')), '+', x)))
+        : update.set((eb) => ({ held: eb('held', '-', x), [flight]: eb(flight, '+', x), updated_at: at })).where('held', '>=', x)
+      : step === 'confirm'
+        ? update.set((eb) => ({ [flight]: eb(flight, '-', x), [CONFIRMED[action]]: eb(CONFIRMED[action], '+', x), updated_at: at })).where(flight, '>=', x)
+        : update
+            .set((eb) => ({ [flight]: eb(flight, '-', x), ...(action === 'refund' ? {} : { held: eb('held', '+', x) }), updated_at: at }))
+            .where(flight, '>=', x);
   const result = await changed.executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
-export type Reservation =
-  | { kind: 'conflict' }
-  /** A refund a destination wallet of the sale cannot give its part of. */
-  | { kind: 'refused'; wallet: string }
-  | { kind: 'reserved'; payment: string | null };
+export type Reservation = { kind: 'conflict' } | { kind: 'reserved'; payment: string | null };
 
 /**
  * A refund takes the sale's split back from its destination wallets as it reserves the
@@ -137,17 +161,10 @@ export async function reserveSaleAction(
   db: Db,
   a: { call: GatewayCall; action: SaleAction; now: Date; outbox: Outbox },
 ): Promise<Reservation> {
-  return rollbackOn<Reservation, Reservation>(db, async (trx) => {
-    if (!(await moveAmounts(trx, a.call.subject_id, a.action, a.call.amount, a.now))) return { kind: 'conflict' } as const;
+  return inTransaction(db, async (trx): Promise<Reservation> => {
+    if (!(await moveAmounts(trx, a.call.subject_id, a.action, 'reserve', a.call.amount, a.now))) return { kind: 'conflict' };
     await insertCall(trx, a.call);
-    if (a.action === 'refund') {
-      try {
-        await takeBack(trx, a.call, a.outbox, a.now);
-      } catch (err) {
-        if (err instanceof PostingRefused) throw new Rollback<Reservation>({ kind: 'refused', wallet: err.wallet });
-        throw err;
-      }
-    }
+    if (a.action === 'refund') await takeBack(trx, a.call, a.outbox, a.now);
     // The payment's own gateway reference: the sale's first operation made it.
     const first = await trx
       .selectFrom('sale_operations')
@@ -163,25 +180,30 @@ export async function reserveSaleAction(
 /** The gateway did it: the operation and its event, once (null: another process recorded it). */
 export async function recordSaleAction(
   db: Db,
-  r: { call: GatewayCall; action: SaleAction; gatewayReference: string; now: Date; outbox: Outbox; from?: 'pending' | 'abandoned' },
+  r: {
+    call: GatewayCall;
+    action: SaleAction;
+    gatewayReference: string;
+    now: Date;
+    outbox: Outbox;
+    from?: 'pending' | 'abandoned';
+    /** More writes the use case records with the operation, in its transaction. */
+    also?: (trx: Tx) => Promise<void>;
+  },
 ): Promise<StoredSale | null> {
   const saleId = r.call.subject_id;
   return rollbackOn<StoredSale | null, null>(db, async (trx) => {
     if (!(await settleCall(trx, r.call.id, [r.from ?? 'pending'], 'succeeded', r.now, { resultId: saleId }))) return null;
-    // An abandoned call's amounts were moved back when it was abandoned: move them again, if they still allow it.
+    // An abandoned call's amounts were moved back when it was abandoned: reserve them again, if they still allow it.
     if (r.from === 'abandoned') {
-      if (!(await moveAmounts(trx, saleId, r.action, r.call.amount, r.now))) throw new Rollback(null);
-      if (r.action === 'refund') {
-        try {
-          await takeBack(trx, r.call, r.outbox, r.now, uuidv7(r.now.getTime()));
-        } catch (err) {
-          if (err instanceof PostingRefused) throw new Rollback(null);
-          throw err;
-        }
-      }
+      if (!(await moveAmounts(trx, saleId, r.action, 'reserve', r.call.amount, r.now))) throw new Rollback(null);
+      if (r.action === 'refund') await takeBack(trx, r.call, r.outbox, r.now, uuidv7(r.now.getTime()));
     }
+    await settlePendingAction(trx, r.call, r.now);
+    if (!(await moveAmounts(trx, saleId, r.action, 'confirm', r.call.amount, r.now))) throw new Error(`sale ${saleId}: no ${r.action} in flight to confirm`);
     await addOperation(trx, saleId, r.action, r.call.amount, r.gatewayReference, r.now);
     await r.outbox.emit(trx, ACTION_EVENTS[r.action], saleId, r.now);
+    await r.also?.(trx);
     return (await getSale(trx, null, saleId))!;
   });
 }
@@ -194,12 +216,17 @@ export async function releaseSaleAction(
   return inTransaction(db, async (trx) => {
     const checkAt = r.state === 'abandoned' ? r.now : null;
     if (!(await settleCall(trx, r.call.id, ['pending'], r.state, r.now, { checkAt }))) return false;
-    await moveAmounts(trx, r.call.subject_id, r.action, r.call.amount, r.now, true);
+    await settlePendingAction(trx, r.call, r.now);
+    await moveAmounts(trx, r.call.subject_id, r.action, 'release', r.call.amount, r.now);
     if (r.action === 'refund') {
       await reverseMovement(trx, r.outbox, { movementId: r.call.id, reversalId: uuidv7(r.now.getTime()), concept: 'refund not made', now: r.now });
     }
     return true;
   });
+}
+
+export async function insertAuthorization(trx: Tx, row: AuthorizationRow): Promise<void> {
+  await trx.insertInto('authorizations').values(row).execute();
 }
 
 export function getAuthorization(db: Db, environmentId: string | null, id: string) {
@@ -224,8 +251,29 @@ export async function listAuthorizations(
 export async function recordStoredCard(db: Db, callId: string, row: AuthorizationRow, outbox: Outbox, now: Date): Promise<boolean> {
   return inTransaction(db, async (trx) => {
     if (!(await settleCall(trx, callId, ['pending'], 'succeeded', now, { resultId: row.id }))) return false;
-    await trx.insertInto('authorizations').values(row).execute();
+    // Shown as pending while the outcome was unknown: the same id becomes the stored card.
+    const { id, created_at: _, ...stored } = row;
+    const filled = await trx.updateTable('authorizations').set(stored).where('id', '=', id).where('status', '=', 'pending').executeTakeFirst();
+    if (Number(filled.numUpdatedRows) === 0) await trx.insertInto('authorizations').values(row).execute();
     await outbox.emit(trx, 'authorization.created', row.id, now);
+    return true;
+  });
+}
+
+/**
+ * The gateway did not store the card: the call failed and, if it was shown as a pending
+ * authorization, that one ends `failed` with its event. false when settled elsewhere.
+ */
+export async function failStoredCard(db: Db, call: { id: string; subject_id: string }, now: Date, outbox: Outbox): Promise<boolean> {
+  return inTransaction(db, async (trx) => {
+    if (!(await settleCall(trx, call.id, ['pending'], 'failed', now))) return false;
+    const failed = await trx
+      .updateTable('authorizations')
+      .set({ status: 'failed', updated_at: now.toISOString() })
+      .where('id', '=', call.subject_id)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    if (Number(failed.numUpdatedRows) === 1) await outbox.emit(trx, 'authorization.failed', call.subject_id, now);
     return true;
   });
 }
@@ -254,7 +302,9 @@ export async function removeAuthorization(db: Db, environmentId: string, id: str
 
 export type ChargeOutcome =
   | { kind: 'approved'; sale: StoredSale }
-  | { kind: 'declined'; sale: StoredSale; outcome: 'declined' | 'insufficient_funds' };
+  | { kind: 'declined'; sale: StoredSale; outcome: 'declined' | 'insufficient_funds' }
+  /** Its outcome was unknown (a pending sale) and the gateway never made it: the sale ends `failed`. */
+  | { kind: 'not_processed'; sale: StoredSale };
 
 /**
  * Reserves a charge of an authorization: only an active one (a no-op UPDATE that only an
@@ -282,16 +332,23 @@ export async function recordCharge(
   db: Db,
   c: {
     call: GatewayCall;
-    result: { outcome: 'approved'; reference: string } | { outcome: 'declined' | 'insufficient_funds' };
+    result: { outcome: 'approved'; reference: string } | { outcome: 'declined' | 'insufficient_funds' | 'not_processed' };
     now: Date;
     outbox: Outbox;
   },
 ): Promise<ChargeOutcome | null> {
   const at = c.now.toISOString();
   const approved = c.result.outcome === 'approved';
+  // A success told after the settle window had failed the call (a notification): recorded into its failed sale, for the caller to reverse.
+  const late = approved && c.call.state === 'failed';
   return inTransaction(db, async (trx) => {
-    const saleId = uuidv7(c.now.getTime());
-    if (!(await settleCall(trx, c.call.id, ['pending'], approved ? 'succeeded' : 'failed', c.now, { resultId: saleId }))) return null;
+    // A charge whose outcome was unknown already has its (pending, or since failed) sale: recorded
+    // into it. Never made, and nothing shown for it yet: the call ends, and no sale.
+    const newSale = c.result.outcome === 'not_processed' ? null : uuidv7(c.now.getTime());
+    const settled = await settleCallWithResult(trx, c.call.id, [late ? 'failed' : 'pending'], approved ? 'succeeded' : 'failed', c.now, newSale);
+    if (!settled?.resultId) return null;
+    const saleId = settled.resultId;
+    const pendingSale = saleId === newSale ? null : saleId;
     const auth = (await getAuthorization(trx, null, c.call.subject_id))!;
     const sale: SaleRow = {
       id: saleId,
@@ -305,28 +362,44 @@ export async function recordCharge(
       captured: approved ? c.call.amount : 0,
       refunded: 0,
       voided: 0,
+      capturing: 0,
+      refunding: 0,
+      voiding: 0,
       description: (c.call.request.description as string | null | undefined) ?? null,
       card_brand: auth.card_brand,
       card_last4: auth.card_last4,
       notify_url: auth.notify_url,
       failure: c.result.outcome === 'approved' ? null : c.result.outcome,
-      source_transaction_id: null,
+      // A charge for a transaction's `source` is linked to it as it is recorded (live or by reconciliation).
+      source_transaction_id: (c.call.request.source_transaction_id as string | undefined) ?? null,
+      late_for_transaction_id: null,
+      hold_expired_at: null,
+      expiry_claimed_until: null,
+      pending: 0,
+      // The merchant starts every charge of a stored card: never challenged (the cardholder
+      // authenticated when it was stored), and marked so for the issuer.
+      authentication_status: MERCHANT_INITIATED.status,
+      authentication_method: MERCHANT_INITIATED.method,
       // Dated when the charge was reserved and sent, not when its answer was recorded: a
       // charge reserved before a removal (or recorded late by reconciliation) happened then.
       created_at: c.call.created_at,
       updated_at: at,
     };
-    await trx.insertInto('sales').values(sale).execute();
+    if (late && pendingSale) await trx.updateTable('sales').set({ captured: sale.captured, failure: null, updated_at: at }).where('id', '=', saleId).execute();
+    else if (pendingSale) await settlePendingSale(trx, saleId, { captured: sale.captured, failure: sale.failure }, c.now);
+    else await trx.insertInto('sales').values(sale).execute();
     const reference = c.result.outcome === 'approved' ? c.result.reference : null;
-    await addOperation(trx, sale.id, approved ? 'charge' : 'decline', c.call.amount, reference, c.now);
+    if (c.result.outcome !== 'not_processed') await addOperation(trx, sale.id, approved ? 'charge' : 'decline', c.call.amount, reference, c.now);
     if (approved) {
       await trx.updateTable('authorizations').set({ updated_at: at }).where('id', '=', auth.id).execute();
-      await c.outbox.emit(trx, 'sale.created', sale.id, c.now);
+      await c.outbox.emit(trx, late && pendingSale ? 'sale.late_payment' : 'sale.created', sale.id, c.now);
       await c.outbox.emit(trx, 'authorization.charged', auth.id, c.now);
     } else {
-      await c.outbox.emit(trx, 'sale.declined', sale.id, c.now);
+      await c.outbox.emit(trx, c.result.outcome === 'not_processed' ? 'sale.failed' : 'sale.declined', sale.id, c.now);
     }
     const stored = (await getSale(trx, null, sale.id))!;
-    return c.result.outcome === 'approved' ? { kind: 'approved', sale: stored } : { kind: 'declined', sale: stored, outcome: c.result.outcome };
+    if (c.result.outcome === 'approved') return { kind: 'approved', sale: stored };
+    if (c.result.outcome === 'not_processed') return { kind: 'not_processed', sale: stored };
+    return { kind: 'declined', sale: stored, outcome: c.result.outcome };
   });
 }

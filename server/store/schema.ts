@@ -1,3 +1,4 @@
+import type { Authentication } from '../domain/authentication';
 import type { Interval } from '../domain/periods';
 import type { TransactionStatus } from '../domain/transaction-status';
 
@@ -16,6 +17,20 @@ export interface EnvironmentRow {
   allowed_origins: string; // JSON array of origins allowed to embed the checkout
   is_demo: number;
   created_at: string;
+  /** API requests per second for this environment; null: the service's API_RATE_LIMIT. */
+  rate_limit: number | null;
+  /** Printed on customers' emails as the address for questions; null: none. */
+  support_email?: string | null;
+  /** The brand (store/branding.ts): the name customers see instead of `name`, colours as applied, the logo's hash. */
+  display_name?: string | null;
+  brand_color?: string | null;
+  accent_color?: string | null;
+  logo_sha256?: string | null;
+  /** Signs returns to return_url / cancel_url (`whsec_…`); null only before migration 061 filled it. */
+  return_secret: string | null;
+  /** After a roll: the replaced secret, still signing until previous_return_secret_expires_at. */
+  previous_return_secret: string | null;
+  previous_return_secret_expires_at: string | null;
 }
 
 interface Owned {
@@ -100,6 +115,12 @@ export interface TransactionRow extends Owned {
   destination: string | null;
   status: TransactionStatus;
   processing_until?: string | null;
+  /** A transaction paid from its `source`: reserved before its first card is charged, then paid or failed; null otherwise. */
+  source_state?: 'reserved' | 'paid' | 'failed' | null;
+  /** Where receipts go; personal data (docs/checkout.md, "Receipts"). */
+  customer_email?: string | null;
+  /** Why a source payment failed (`source.<i>: …`), once failed. */
+  source_failure?: string | null;
 }
 
 export interface TransactionLineRow {
@@ -123,6 +144,10 @@ export interface IdempotencyRow {
   status_code: number | null;
   response_body: string | null;
   created_at: string;
+  /** Who claimed it last (a random token per claim): only they complete or release it. */
+  owner: string | null;
+  /** What the key's gateway calls carry: kept when an abandoned claim is taken over. */
+  binding: string | null;
 }
 
 export interface SaleRow extends Owned {
@@ -135,14 +160,44 @@ export interface SaleRow extends Owned {
   captured: number;
   refunded: number;
   voided: number;
+  /** Reserved by a capture / refund / void whose gateway call is not confirmed yet (domain/sales.ts). */
+  capturing: number;
+  refunding: number;
+  voiding: number;
   description: string | null;
   card_brand: string | null;
   card_last4: string | null;
   notify_url: string | null;
-  /** null, or why the gateway declined the charge that made the sale. */
-  failure: 'declined' | 'insufficient_funds' | null;
+  /**
+   * null, or why the charge that made the sale moved nothing: the gateway declined it, or
+   * (`not_processed`) its outcome was unknown and the gateway never did it.
+   */
+  failure: 'declined' | 'insufficient_funds' | 'not_processed' | null;
   /** The transaction whose `source` this card charge paid part of, or null. */
   source_transaction_id: string | null;
+  /** A payment the gateway made after this transaction had moved on (paid, cancelled, expired): reversed at the gateway. */
+  late_for_transaction_id: string | null;
+  /** When the hold-expiry job voided the uncaptured hold (HOLD_EXPIRY_MS after the sale), or null. */
+  hold_expired_at: string | null;
+  /** Until when a process voiding the expired hold holds the sale (the job's claim), or null. */
+  expiry_claimed_until: string | null;
+  /** How many of its gateway calls have an unknown outcome (status `pending` while > 0). */
+  pending: number;
+  /** How the cardholder was authenticated (payments/gateway.ts `Authentication`), or null: not asked. */
+  authentication_status: Authentication['status'] | null;
+  authentication_method: Authentication['method'] | null;
+}
+
+export type ChallengeState = 'open' | 'answered' | 'completed' | 'failed' | 'abandoned';
+
+export interface PaymentChallengeRow extends Owned {
+  transaction_id: string;
+  gateway_id: string;
+  /** The gateway's id of the challenge, handed back to its `resume`. */
+  gateway_challenge: string;
+  /** open → answered (its resume call reserved) → completed | failed; open → abandoned. */
+  state: ChallengeState;
+  expires_at: string;
 }
 
 export interface SaleOperationRow {
@@ -157,7 +212,8 @@ export interface SaleOperationRow {
 export interface AuthorizationRow extends Owned {
   transaction_id: string | null;
   gateway_id: string;
-  status: 'active' | 'removed';
+  /** pending: a store of unknown outcome (no card yet); failed: the gateway proved it did not store it. */
+  status: 'pending' | 'active' | 'removed' | 'failed';
   card_brand: string | null;
   card_last4: string | null;
   card_exp_month: number | null;
@@ -181,9 +237,22 @@ export interface EventRow {
   environment_id: string;
   type: string;
   object_id: string;
-  notify_url: string;
+  /** The object's notify_url when the event happened; null when it had none. */
+  notify_url: string | null;
   payload: string;
-  delivery_status: string; // 'pending' | 'delivered' | 'failed' | 'stopped'
+  created_at: string;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'stopped';
+
+/** One destination of an event: its notify_url (`endpoint_id` null) or a webhook endpoint. */
+export interface EventDeliveryRow {
+  id: string;
+  event_id: string;
+  environment_id: string;
+  endpoint_id: string | null;
+  url: string;
+  delivery_status: DeliveryStatus;
   attempt_count: number;
   next_attempt_at: string | null;
   locked_until: string | null;
@@ -192,8 +261,31 @@ export interface EventRow {
   created_at: string;
 }
 
+export const MAIL_KINDS = ['payment_receipt', 'refund_receipt', 'signup_confirmation', 'trial_reminder'] as const;
+export type MailKind = (typeof MAIL_KINDS)[number];
+
+/** An email to a customer (store/mails.ts); `content` is the JSON of its MailContent. */
+export interface MailRow {
+  id: string;
+  environment_id: string;
+  kind: MailKind;
+  subject_id: string;
+  operation_id: string | null;
+  recipient: string | null;
+  content: string | null;
+  status: 'pending' | 'sent' | 'failed';
+  attempt_count: number;
+  next_attempt_at: string | null;
+  locked_until: string | null;
+  claimed_by: string | null;
+  last_error: string | null;
+  sent_at: string | null;
+  created_at: string;
+}
+
 export interface DeliveryAttemptRow {
   id: string;
+  delivery_id: string;
   event_id: string;
   attempt: number;
   result: 'delivered' | 'failed' | 'gone';
@@ -204,15 +296,34 @@ export interface DeliveryAttemptRow {
   created_at: string;
 }
 
+export interface WebhookEndpointRow {
+  id: string;
+  environment_id: string;
+  url: string;
+  description: string | null;
+  /** JSON array of event types, or ["*"]. */
+  enabled_events: string;
+  enabled: number;
+  disabled_reason: 'failing' | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_expires_at: string | null;
+  last_delivered_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export const GATEWAY_CALL_KINDS = ['pay', 'charge', 'store', 'capture', 'refund', 'void', 'subscription'] as const;
 export type GatewayCallKind = (typeof GATEWAY_CALL_KINDS)[number];
 /**
  * pending: reserved, the gateway is being asked (or the process died asking: reconciled
  * once `claimed_until` has passed); succeeded / failed: recorded; abandoned: the gateway
  * did not answer in time and the caller was told it failed, so reconciliation undoes
- * whatever the gateway did after all (reversed) or finds it did nothing (failed).
+ * whatever the gateway did after all (reversed) or finds it did nothing (failed);
+ * attention: for a person (its result could not be recorded, or its gateway can neither be
+ * looked up nor notify): docs/operations.md.
  */
-export type GatewayCallState = 'pending' | 'succeeded' | 'failed' | 'abandoned' | 'reversed';
+export type GatewayCallState = 'pending' | 'succeeded' | 'failed' | 'abandoned' | 'reversed' | 'attention';
 
 export interface GatewayCallRow extends Owned {
   reference: string;
@@ -231,6 +342,11 @@ export interface GatewayCallRow extends Owned {
   checks: number;
   /** The sale or authorization the recording step made. */
   result_id: string | null;
+  /** The Idempotency-Key binding of the request that made the call, and its step in it (0, 1, …). */
+  binding: string | null;
+  step: number | null;
+  /** Since when its outcome is unknown (no answer): settled only by a lookup or a notification. */
+  unknown_since: string | null;
 }
 
 export interface ClientRow extends Owned {
@@ -288,6 +404,8 @@ export interface WalletRow extends Owned {
   enabled: number;
   balance: number; // minor units, never below 0
   entry_count: number; // the seq of the wallet's last entry
+  /** What the platform covered for the wallet and is owed back (minor units, never below 0). */
+  receivable: number;
 }
 
 export interface TransferRow extends Owned {
@@ -309,7 +427,7 @@ export interface LedgerEntryRow {
   environment_id: string;
   /** The movement the entry belongs to: its entries add up to zero. */
   movement_id: string;
-  account: string; // 'wallet' | 'card_payments' | 'payouts' | 'merchant'
+  account: string; // 'wallet' | 'card_payments' | 'payouts' | 'merchant' | 'platform' | 'fees'
   wallet: string | null;
   seq: number | null;
   currency: string;
@@ -354,6 +472,10 @@ export interface SubscriptionRow extends Owned {
   stop_reason: 'requested' | 'payment_failed' | null;
   claimed_until: string | null;
   claimed_by: string | null;
+  /** Given on the sign-up page: where the confirmation and the trial reminder go. */
+  customer_email?: string | null;
+  /** When the reminder before the first charge after a trial was queued; null: not yet. */
+  reminded_at?: string | null;
 }
 
 export interface SubscriptionChargeRow {
@@ -374,6 +496,113 @@ export interface SubscriptionChargeRow {
   updated_at: string;
 }
 
+/** What a dashboard user may do in one environment: viewer sees, admin also moves money, owner also manages keys and users. */
+export type Role = 'owner' | 'admin' | 'viewer';
+
+export interface UserRow {
+  id: string;
+  email: string;
+  /** scrypt, in the form server/dashboard/passwords.ts writes; null until the invite is used. */
+  password_hash: string | null;
+  created_at: string;
+}
+
+export interface MembershipRow {
+  user_id: string;
+  environment_id: string;
+  role: Role;
+  created_at: string;
+}
+
+export interface InviteRow {
+  token_hash: string;
+  user_id: string;
+  environment_id: string;
+  role: Role;
+  expires_at: string;
+  used_at: string | null;
+  created_by: string | null;
+  created_at: string;
+}
+
+export interface DashboardSessionRow {
+  id_hash: string;
+  user_id: string;
+  csrf_token: string;
+  /** The environment the user is looking at (the switcher changes it). */
+  environment_id: string;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+}
+
+export interface AuditRow {
+  id: string;
+  environment_id: string | null;
+  user_id: string | null;
+  email: string | null;
+  action: string;
+  detail: string | null; // JSON object
+  ip: string | null;
+  created_at: string;
+}
+
+/** A user's authenticator: unconfirmed until a first code is typed (confirmed_at). */
+export interface UserTotpRow {
+  user_id: string;
+  /** Base32, as the authenticator app was given it. */
+  secret: string;
+  confirmed_at: string | null;
+  /** The last TOTP time step accepted (0: none yet): an older or equal one is a replay. */
+  last_step: number;
+  created_at: string;
+}
+
+export interface ApiKeyRow {
+  id: string;
+  environment_id: string;
+  label: string;
+  public_key: string;
+  /** SHA-256 hex of the secret key. */
+  secret_hash: string;
+  /** After a roll: the replaced secret's hash, valid until previous_expires_at. */
+  previous_secret_hash: string | null;
+  previous_expires_at: string | null;
+  revoked_at: string | null;
+  rolled_at: string | null;
+  created_at: string;
+}
+
+/** A movement of the merchant's own money (server/payments/balance.ts). Signed minor units. */
+export interface BalanceTransactionRow {
+  id: string;
+  environment_id: string;
+  type: 'charge' | 'refund';
+  sale_id: string;
+  /** The sale operation that made it. */
+  operation_id: string | null;
+  currency: string;
+  /** The merchant's part of the money moved: positive in, negative out. */
+  amount: number;
+  /** What the platform took for it, ≥ 0. */
+  fee: number;
+  /** amount − fee: what the balance moved by. */
+  net: number;
+  available_on: string;
+  created_at: string;
+}
+
+/** An environment's pricing: percentages × 100 (2.9 % → 290) and fixed parts in minor units. */
+export interface EnvironmentPricingRow {
+  environment_id: string;
+  charge_percent_e2: number;
+  charge_fixed: number;
+  refund_percent_e2: number;
+  refund_fixed: number;
+  settlement_delay_days: number;
+  updated_at: string;
+}
+
 export interface Tables {
   environments: EnvironmentRow;
   products: ProductRow;
@@ -388,9 +617,12 @@ export interface Tables {
   sale_operations: SaleOperationRow;
   authorizations: AuthorizationRow;
   payment_attempts: PaymentAttemptRow;
+  payment_challenges: PaymentChallengeRow;
   secrets: { name: string; value: string };
   events: EventRow;
+  event_deliveries: EventDeliveryRow;
   delivery_attempts: DeliveryAttemptRow;
+  webhook_endpoints: WebhookEndpointRow;
   gateway_calls: GatewayCallRow;
   clients: ClientRow;
   client_ibans: ClientIbanRow;
@@ -401,4 +633,18 @@ export interface Tables {
   ledger_entries: LedgerEntryRow;
   subscriptions: SubscriptionRow;
   subscription_charges: SubscriptionChargeRow;
+  users: UserRow;
+  memberships: MembershipRow;
+  invites: InviteRow;
+  dashboard_sessions: DashboardSessionRow;
+  audit_log: AuditRow;
+  mails: MailRow;
+  brand_logos: { environment_id: string; sha256: string; content_type: string; data: Uint8Array; created_at: string };
+  sign_in_failures: { key: string; failures: number; window_start: string };
+  api_keys: ApiKeyRow;
+  balance_transactions: BalanceTransactionRow;
+  environment_pricing: EnvironmentPricingRow;
+  user_totp: UserTotpRow;
+  totp_recovery_codes: { user_id: string; code_hash: string; used_at: string | null };
+  sign_in_challenges: { id_hash: string; user_id: string; expires_at: string; created_at: string };
 }

@@ -1,9 +1,11 @@
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import { containsPattern, type SearchTerms } from '../domain/transaction-search';
 import { compiledOnce } from './compiled';
 import { type Db, writeTogether } from './db';
 import { countAndPage, type Page } from './paging';
-import { type Merchant, merchantOf } from './environments';
+import { type Merchant, MERCHANT_COLUMNS, type MerchantColumns, merchantOf } from './environments';
 import { type Destination, destinationsOf } from './destinations';
-import type { TransactionLineRow, TransactionRow, TransactionStatus } from './schema';
+import type { Tables, TransactionLineRow, TransactionRow, TransactionStatus } from './schema';
 
 /** A source as sent at creation, stored as given (major units). */
 export interface Source {
@@ -84,7 +86,7 @@ export interface Checkout {
   version: string;
 }
 
-const fromMerchant = ['environments.name as merchant_name', 'environments.allowed_origins as merchant_origins'] as const;
+const fromMerchant = MERCHANT_COLUMNS;
 
 const checkoutByToken = compiledOnce((db, token: string) =>
   db
@@ -103,14 +105,19 @@ const versionByToken = compiledOnce((db, token: string) =>
     .where('transactions.token', '=', token),
 );
 
-type Versioned = Pick<TransactionRow, 'status' | 'updated_at'> & { merchant_name: string; merchant_origins: string };
-const versionOf = (v: Versioned) => JSON.stringify([v.status, v.updated_at, v.merchant_name, v.merchant_origins]);
+type Versioned = Pick<TransactionRow, 'status' | 'updated_at'> & MerchantColumns;
+const versionOf = (v: Versioned) =>
+  JSON.stringify([v.status, v.updated_at, v.merchant_name, v.merchant_origins, v.merchant_color, v.merchant_accent, v.merchant_logo]);
 
 export async function findCheckout(db: Db, token: string): Promise<Checkout | undefined> {
   const [found] = await checkoutByToken(db, token);
   if (!found) return undefined;
-  const { merchant_name, merchant_origins, ...row } = found;
-  return { row: transactionFromRow(row), merchant: merchantOf(merchant_name, merchant_origins), version: versionOf(found) };
+  const { merchant_name, merchant_origins, merchant_color, merchant_accent, merchant_logo, ...row } = found;
+  return {
+    row: transactionFromRow(row),
+    merchant: merchantOf({ merchant_name, merchant_origins, merchant_color, merchant_accent, merchant_logo }),
+    version: versionOf(found),
+  };
 }
 
 /**
@@ -128,14 +135,65 @@ export interface TransactionFilters {
   status?: TransactionStatus;
   order_id?: string;
   currency?: string;
+  /** Created at or after this ISO instant. */
+  created_from?: string;
+  /** Created before this ISO instant. */
+  created_before?: string;
+  /** The dashboard's search box: a transaction matching any reading of the text (domain/transaction-search.ts). */
+  search?: SearchTerms;
   /** `status` as readers see it needs the clock: N past expiry reads as E. */
   now: string;
+}
+
+type TxWhere = ExpressionBuilder<Tables, 'transactions'>;
+
+/** A transaction matching any reading of a search text; every LIKE escaped, so the text is only ever text. */
+function matchesSearch(eb: TxWhere, environmentId: string, q: SearchTerms) {
+  const contains = (column: ReturnType<typeof sql.ref>, text: string) => sql<boolean>`lower(${column}) like ${containsPattern(text.toLowerCase())} escape '\\'`;
+  const either: Expression<SqlBool>[] = [contains(sql.ref('transactions.order_id'), q.text)];
+  if (q.token) either.push(sql<boolean>`${sql.ref('transactions.token')} = ${q.token}`);
+  if (q.last4) {
+    const last4 = q.last4;
+    either.push(eb.exists(eb.selectFrom('sales').select('sales.id').whereRef('sales.transaction_id', '=', 'transactions.id').where('sales.card_last4', '=', last4)));
+    either.push(
+      eb.exists(eb.selectFrom('authorizations').select('authorizations.id').whereRef('authorizations.transaction_id', '=', 'transactions.id').where('authorizations.card_last4', '=', last4)),
+    );
+  }
+  if (q.email) {
+    // The customer of a transaction is a client whose wallet it names (sources pay, destinations are credited); the JSON is ours, written without spaces.
+    const wallets = eb
+      .selectFrom('wallets')
+      .innerJoin('clients', 'clients.id', 'wallets.client_id')
+      .select('wallets.id')
+      .where('wallets.environment_id', '=', environmentId)
+      .where(contains(sql.ref('clients.email'), q.email))
+      .where((w) =>
+        w.or([
+          sql<boolean>`${sql.ref('transactions.source')} like ('%"wallet_id":"' || ${sql.ref('wallets.id')} || '"%')`,
+          sql<boolean>`${sql.ref('transactions.destination')} like ('%"wallet_id":"' || ${sql.ref('wallets.id')} || '"%')`,
+        ]),
+      );
+    either.push(eb.exists(wallets));
+  }
+  for (const { units, currencies } of q.amounts) {
+    either.push(
+      eb.and([
+        eb('transactions.total_price', '=', units),
+        'in' in currencies ? eb('transactions.currency', 'in', currencies.in) : eb('transactions.currency', 'not in', currencies.notIn),
+      ]),
+    );
+  }
+  return eb.or(either);
 }
 
 export async function listTransactions(db: Db, environmentId: string, f: TransactionFilters, page: Page) {
   let query = db.selectFrom('transactions').where('environment_id', '=', environmentId);
   if (f.order_id !== undefined) query = query.where('order_id', '=', f.order_id);
   if (f.currency !== undefined) query = query.where('currency', '=', f.currency);
+  if (f.created_from !== undefined) query = query.where('created_at', '>=', f.created_from);
+  if (f.created_before !== undefined) query = query.where('created_at', '<', f.created_before);
+  const search = f.search;
+  if (search) query = query.where((eb) => matchesSearch(eb, environmentId, search));
   if (f.status === 'E') {
     query = query.where((eb) =>
       eb.or([eb('status', '=', 'E'), eb.and([eb('status', '=', 'N'), eb('expired_at', '<=', f.now)])]),

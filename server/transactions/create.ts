@@ -40,6 +40,7 @@ export interface TransactionInput {
   notify_url?: string;
   gateway_selected: boolean;
   language?: 'au' | 'es' | 'en' | 'fr';
+  customer_email?: string;
   expired_date?: string;
   products: {
     amount: number;
@@ -69,82 +70,88 @@ interface Resolved {
   coupon: { ref: string | null; name: string | null; adjustment: Adjustment };
 }
 
-/** Looks up every referenced object in the caller's environment and converts amounts to minor units. */
-async function resolve(db: Db, envId: string, body: TransactionInput): Promise<Resolved> {
-  const cur = body.currency;
-  const sameCurrency = (path: string, currency: string | null) => {
-    if (currency && currency !== cur) throw fieldError(path, `is priced in ${currency}, the transaction in ${cur}`);
-  };
-  /** A product without a currency takes the transaction's, if its price fits its minor units. */
-  const inCurrency = (path: string, price: number) => {
-    const exponent = findCurrency(cur)?.exponent ?? 2;
-    const rescaled = rescalePrice(BigInt(price), exponent);
-    if (rescaled === null) {
-      throw fieldError(path, `has the price ${unitsToDecimalString(price, PRICE_SCALE_WITHOUT_CURRENCY)}, more decimals than ${cur} has (${exponent})`);
-    }
-    return Number(rescaled);
-  };
-  const lines = await Promise.all(
-    body.products.map(async (line, i) => {
-      const quantity = toScaled(line.amount, QUANTITY_SCALE, `products.${i}.amount`);
-      if (line.product) {
-        const p = line.product;
-        return {
-          product_ref: null,
-          product_id: p.product_id ?? null,
-          name: p.name,
-          description: p.description ?? null,
-          unit_price: toMinor(p.price, cur, `products.${i}.product.price`),
-          quantity: unitsToDecimalString(quantity, QUANTITY_SCALE),
-          scaledQuantity: quantity,
-        };
-      }
-      const path = `products.${i}.product_id`;
-      const product = await getItem(db, 'products', envId, line.product_id!);
-      if (!product) throw fieldError(path, 'is not a product of this environment');
-      if (!product.enabled) throw fieldError(path, 'is a disabled product');
-      sameCurrency(path, product.currency);
-      return {
-        product_ref: product.id,
-        product_id: product.product_id,
-        name: product.name,
-        description: product.description,
-        unit_price: product.currency ? product.price : inCurrency(path, product.price),
-        quantity: unitsToDecimalString(quantity, QUANTITY_SCALE),
-        scaledQuantity: quantity,
-      };
-    }),
-  );
+function sameCurrency(cur: string, path: string, currency: string | null) {
+  if (currency && currency !== cur) throw fieldError(path, `is priced in ${currency}, the transaction in ${cur}`);
+}
 
-  // A referenced tax / shipping / coupon supplies name and amount; explicit *_value and
-  // *_name fields win over it.
-  type Referenced = { id: string; name: string; enabled: boolean; currency: string | null; adjustment: NonNullable<Adjustment> };
-  const adjustment = async (
-    field: 'tax' | 'shipping' | 'coupon',
-    what: string,
-    load: (id: string) => Promise<Referenced | undefined>,
-  ): Promise<Resolved['tax']> => {
-    const value = body[`${field}_value`];
-    const name = body[`${field}_name`] ?? null;
-    const explicit: Adjustment = value === undefined ? null : { amount: BigInt(toMinor(value, cur, `${field}_value`)) };
-    const id = body[field];
-    if (!id) return { ref: null, name, adjustment: explicit };
-    const ref = await load(id);
-    if (!ref) throw fieldError(field, `is not a ${what} of this environment`);
-    // Refused like a disabled product, even when *_value would override its amount.
-    if (!ref.enabled) throw fieldError(field, `is a disabled ${what}`);
-    if (!explicit) sameCurrency(field, ref.currency);
-    return { ref: ref.id, name: name ?? ref.name, adjustment: explicit ?? ref.adjustment };
+/** A product without a currency takes the transaction's, if its price fits its minor units. */
+function inCurrency(cur: string, path: string, price: number) {
+  const exponent = findCurrency(cur)?.exponent ?? 2;
+  const rescaled = rescalePrice(BigInt(price), exponent);
+  if (rescaled === null) {
+    throw fieldError(path, `has the price ${unitsToDecimalString(price, PRICE_SCALE_WITHOUT_CURRENCY)}, more decimals than ${cur} has (${exponent})`);
+  }
+  return Number(rescaled);
+}
+
+/** One line: a product given in the body, or one of the catalogue in the caller's environment. */
+async function resolveLine(db: Db, envId: string, cur: string, line: TransactionInput['products'][number], i: number): Promise<Resolved['lines'][number]> {
+  const quantity = toScaled(line.amount, QUANTITY_SCALE, `products.${i}.amount`);
+  if (line.product) {
+    const p = line.product;
+    return {
+      product_ref: null,
+      product_id: p.product_id ?? null,
+      name: p.name,
+      description: p.description ?? null,
+      unit_price: toMinor(p.price, cur, `products.${i}.product.price`),
+      quantity: unitsToDecimalString(quantity, QUANTITY_SCALE),
+      scaledQuantity: quantity,
+    };
+  }
+  const path = `products.${i}.product_id`;
+  const product = await getItem(db, 'products', envId, line.product_id!);
+  if (!product) throw fieldError(path, 'is not a product of this environment');
+  if (!product.enabled) throw fieldError(path, 'is a disabled product');
+  sameCurrency(cur, path, product.currency);
+  return {
+    product_ref: product.id,
+    product_id: product.product_id,
+    name: product.name,
+    description: product.description,
+    unit_price: product.currency ? product.price : inCurrency(cur, path, product.price),
+    quantity: unitsToDecimalString(quantity, QUANTITY_SCALE),
+    scaledQuantity: quantity,
   };
-  const tax = await adjustment('tax', 'tax', async (id) => {
+}
+
+type Referenced = { id: string; name: string; enabled: boolean; currency: string | null; adjustment: NonNullable<Adjustment> };
+
+/**
+ * A tax, shipping or coupon: a referenced one supplies name and amount; explicit *_value and
+ * *_name fields win over it.
+ */
+async function adjustmentOf(
+  body: TransactionInput,
+  field: 'tax' | 'shipping' | 'coupon',
+  what: string,
+  load: (id: string) => Promise<Referenced | undefined>,
+): Promise<Resolved['tax']> {
+  const cur = body.currency;
+  const value = body[`${field}_value`];
+  const name = body[`${field}_name`] ?? null;
+  const explicit: Adjustment = value === undefined ? null : { amount: BigInt(toMinor(value, cur, `${field}_value`)) };
+  const id = body[field];
+  if (!id) return { ref: null, name, adjustment: explicit };
+  const ref = await load(id);
+  if (!ref) throw fieldError(field, `is not a ${what} of this environment`);
+  // Refused like a disabled product, even when *_value would override its amount.
+  if (!ref.enabled) throw fieldError(field, `is a disabled ${what}`);
+  if (!explicit) sameCurrency(cur, field, ref.currency);
+  return { ref: ref.id, name: name ?? ref.name, adjustment: explicit ?? ref.adjustment };
+}
+
+/** The tax, the shipping and the coupon, each read from the catalogue when referenced. */
+async function resolveAdjustments(db: Db, envId: string, body: TransactionInput): Promise<Omit<Resolved, 'lines'>> {
+  const tax = await adjustmentOf(body, 'tax', 'tax', async (id) => {
     const row = await getItem(db, 'taxes', envId, id);
     return row && { id: row.id, name: row.name, enabled: row.enabled, currency: null, adjustment: { percent: BigInt(row.rate_e4) } };
   });
-  const shipping = await adjustment('shipping', 'shipping option', async (id) => {
+  const shipping = await adjustmentOf(body, 'shipping', 'shipping option', async (id) => {
     const row = await getItem(db, 'shipping', envId, id);
     return row && { id: row.id, name: row.name, enabled: row.enabled, currency: row.currency, adjustment: { amount: BigInt(row.price) } };
   });
-  const coupon = await adjustment('coupon', 'coupon', async (id) => {
+  const coupon = await adjustmentOf(body, 'coupon', 'coupon', async (id) => {
     const row = await getItem(db, 'coupons', envId, id);
     if (!row) return undefined;
     const value = BigInt(row.value);
@@ -156,7 +163,13 @@ async function resolve(db: Db, envId: string, body: TransactionInput): Promise<R
       adjustment: row.kind === 'fixed' ? { amount: value } : { percent: value },
     };
   });
-  return { lines, tax, shipping, coupon };
+  return { tax, shipping, coupon };
+}
+
+/** Looks up every referenced object in the caller's environment and converts amounts to minor units. */
+async function resolve(db: Db, envId: string, body: TransactionInput): Promise<Resolved> {
+  const lines = await Promise.all(body.products.map((line, i) => resolveLine(db, envId, body.currency, line, i)));
+  return { lines, ...(await resolveAdjustments(db, envId, body)) };
 }
 
 function checkMovements(path: string, list: { amount: number }[] | null | undefined, currency: string, total: bigint) {
@@ -214,10 +227,10 @@ export async function resolveSources(db: Db, envId: string, body: TransactionInp
   );
 }
 
-/** The destinations as ledger shares, in minor units. */
-export function destinationShares(body: TransactionInput) {
-  const exp = findCurrency(body.currency)?.exponent ?? 2;
-  return (body.destination ?? []).map((d) => ({ wallet: d.wallet_id, amount: toUnits(d.amount, exp) }));
+/** The destinations as ledger shares, in minor units: of a request, or of a stored transaction. */
+export function destinationShares(t: { currency: string; destination?: DestinationInput[] | null }) {
+  const exp = findCurrency(t.currency)?.exponent ?? 2;
+  return (t.destination ?? []).map((d) => ({ wallet: d.wallet_id, amount: toUnits(d.amount, exp) }));
 }
 
 export async function createTransaction(db: Db, envId: string, body: TransactionInput, now: Date): Promise<StoredTransaction> {
@@ -265,6 +278,7 @@ export async function buildTransaction(db: Db, envId: string, body: TransactionI
     notify_url: body.notify_url ?? null,
     gateway_selected: body.gateway_selected ?? false,
     language: body.language ?? null,
+    customer_email: body.customer_email ?? null,
     expired_at: expiredAt.toISOString(),
     authorize: body.authorize ?? false,
     tax_ref: resolved.tax.ref,

@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../server/payments/sandbox';
-import { SANDBOX_CARD, priced } from './pay';
+import { SANDBOX_CARD, payWithCard, priced } from './pay';
 import { createKeys, type ServiceProcess, startServiceProcess } from './process';
 
 // The access log as an operator reads it: the service as a real process, its stdout
@@ -48,8 +48,33 @@ describe('access log', () => {
     return line()!;
   }
 
+  it('keeps the trace id of a valid W3C traceparent on the request\'s lines, and ignores a malformed one', async () => {
+    const trace = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const traced = await fetch(`${service.url}/v1/transaction/`, { headers: { ...auth, traceparent: `00-${trace}-00f067aa0ba902b7-01` } });
+    await traced.arrayBuffer();
+    expect(await lineOf(traced)).toMatchObject({ traceId: trace, status: 200 });
+    const malformed = await fetch(`${service.url}/v1/transaction/`, { headers: { ...auth, traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01` } });
+    await malformed.arrayBuffer();
+    expect(await lineOf(malformed)).not.toHaveProperty('traceId');
+  });
+
+  it("marks the lines a use case writes while answering with the request's id and trace", async () => {
+    const trace = '0af7651916cd43dd8448eb211c80319c';
+    const created = await fetch(`${service.url}/v1/transaction/`, { method: 'POST', headers: auth, body: JSON.stringify(priced('EUR', 4.5)) });
+    const { token } = (await created.json()) as { token: string };
+    const paid = await payWithCard(service.url, token, TEST_CARDS.approved, SANDBOX_CARD, { traceparent: `00-${trace}-b7ad6b7169203331-01` });
+    expect(paid.status).toBe(200);
+    await lineOf(paid);
+    // 'payment approved' is logged by payments/pay.ts, which never sees the request.
+    const approved = service.output.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'payment approved');
+    expect(approved).toMatchObject({ reqId: paid.headers.get('x-request-id'), traceId: trace });
+  });
+
   it('writes one line per request with the id, method, path, status and time', async () => {
-    const created = await fetch(`${service.url}/v1/transaction/?x=1`, { method: 'POST', headers: auth, body: JSON.stringify(priced('EUR', 9.99)) });
+    const created = await fetch(`${service.url}/v1/transaction/`, { method: 'POST', headers: auth, body: JSON.stringify(priced('EUR', 9.99)) });
+    // The path is logged without its query.
+    const listed = await fetch(`${service.url}/v1/transaction/?page=1`, { headers: auth });
+    await listed.arrayBuffer();
     expect(created.status).toBe(201);
     const { token } = (await created.json()) as { token: string };
     const page = await fetch(`${service.url}/pay/${token}/?lang=es`);
@@ -58,12 +83,21 @@ describe('access log', () => {
     await missing.arrayBuffer();
 
     expect(await lineOf(created)).toMatchObject({ method: 'POST', path: '/v1/transaction/', status: 201, msg: 'request completed' });
+    expect(await lineOf(listed)).toMatchObject({ method: 'GET', path: '/v1/transaction/', status: 200 });
     const pageLine = await lineOf(page);
     expect(pageLine).toMatchObject({ method: 'GET', path: '/pay/:token/', status: 200 });
     expect(pageLine.responseTime).toEqual(expect.any(Number));
     expect(await lineOf(missing)).toMatchObject({ method: 'GET', path: '/v1/transaction/', status: 401 });
     const ids = service.output.filter((l) => l.includes('"request completed"')).map((l) => (JSON.parse(l) as AccessLine).reqId);
     expect(new Set(ids).size).toBe(ids.length);
+    expect(service.output.join('\n')).not.toContain(token);
+  });
+
+  it('logs a dashboard invite\'s path without its token', async () => {
+    const token = 'Inv1teT0kenInv1teT0kenInv1teT0kenInv1teT0k';
+    const res = await fetch(`${service.url}/dashboard/invite/${token}/`);
+    await res.arrayBuffer();
+    expect(await lineOf(res)).toMatchObject({ method: 'GET', path: '/dashboard/invite/:token/', status: 404 });
     expect(service.output.join('\n')).not.toContain(token);
   });
 

@@ -7,7 +7,8 @@ import { ENGINES, startTestService, transactionBody } from './harness';
 
 const ID = '01943a6e-5b1c-7c3a-9f2e-1a2b3c4d5e6f';
 const PROBLEM = 'application/problem+json; charset=utf-8';
-const problem = (type: string, status: number) => JSON.stringify({ type, title: 't', status, detail: 'd' });
+const problem = (type: string, status: number) =>
+  JSON.stringify({ type, title: 't', status, detail: 'd', request_id: 'r', doc_url: `http://localhost/docs/errors#${type.slice(12)}` });
 
 describe('the response validator', () => {
   it('refuses an undeclared status, a body off its schema and an unknown problem type', () => {
@@ -19,6 +20,8 @@ describe('the response validator', () => {
     expect(contractProblems('GET', `/transaction/${ID}/`, 404, 'text/html', '<p>')[0]).toMatch(/text\/html is not declared/);
     expect(contractProblems('GET', `/transaction/${ID}/`, 404, PROBLEM, problem('urn:problem:not-found', 400))[0]).toMatch(/says status 400/);
     expect(contractProblems('GET', `/transaction/${ID}/`, 404, PROBLEM, problem('urn:problem:conflict', 404))[0]).toMatch(/is a 409 problem/);
+    const noDocUrl = JSON.stringify({ ...JSON.parse(problem('urn:problem:not-found', 404)), doc_url: undefined });
+    expect(contractProblems('GET', `/transaction/${ID}/`, 404, PROBLEM, noDocUrl).join()).toMatch(/required property 'doc_url'/);
   });
 
   it('accepts declared answers, problems of unknown routes, and files as they are', () => {

@@ -3,12 +3,13 @@ import { createGateways, type Gateways } from '../../server/payments/registry';
 import { createSandboxCard, sandboxGateways } from '../../server/payments/sandbox';
 
 // Gateways that fail on purpose, for the failure matrix: a card gateway that behaves as the
-// sandbox card until told to decline, throw, time out (its own client gives up and says
-// so) or hang (never answers: the service's own timeout must end the wait). Every call it
+// sandbox card until told to decline, refuse before acting (`not_acted`, interface
+// version 2), throw, time out (its own client gives up and says so) or hang (never
+// answers: the service's own timeout must end the wait). Every call it
 // receives is counted, and a hung call can be completed later, as a processor that
 // approved after all, so reconciliation has something to find.
 
-export const FAILURE_MODES = ['decline', 'throw', 'timeout', 'hang'] as const;
+export const FAILURE_MODES = ['decline', 'refuse', 'throw', 'timeout', 'hang'] as const;
 export type FailureMode = (typeof FAILURE_MODES)[number];
 
 export const CONTROLLED_ID = '0190f5a0-0000-7000-8000-0000000000c1';
@@ -46,6 +47,8 @@ export function controlledGateway(): ControlledGateway {
           return real(input);
         case 'decline':
           return declined;
+        case 'refuse':
+          return { outcome: 'not_acted', reason: 'the processor refused the request' } as R;
         case 'throw':
           throw new Error('processor exploded');
         case 'timeout':
@@ -86,7 +89,7 @@ export function controlledGateway(): ControlledGateway {
     charge: wrap('charge', (i) => inner.charge(i), { outcome: 'declined', card: null }),
     store: wrap('store', (i) => inner.store!(i), { outcome: 'declined', card: null }),
     async lookup(input) {
-      return lateDone.get(input.reference) ?? inner.lookup(input);
+      return lateDone.get(input.reference) ?? inner.lookup!(input);
     },
   };
   return gateway;

@@ -14,6 +14,14 @@ import { assertContract } from './contract';
 // SQLite always, PostgreSQL whenever TEST_DATABASE_URL is set. Every answer from /v1/
 // is checked against the OpenAPI document (./contract.ts).
 
+/** The highest rate limit the configuration takes: none a test reaches. */
+export const UNLIMITED = '1000000';
+/**
+ * SECRETS_KEY of every service and CLI the API tests start: stored secrets are sealed, as
+ * in production. One key for all, since test files share the PostgreSQL database.
+ */
+export const TEST_SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
+
 export const ENGINES = [
   'sqlite',
   ...(process.env.TEST_DATABASE_URL ? ['postgres'] : []),
@@ -132,6 +140,11 @@ export async function startTestService(
     DATA_DIR: dataDir,
     DEMO: 'false',
     LOG_LEVEL: 'silent',
+    // Out of the way: a test sends far more than a shop's 100 requests a second from one
+    // environment; the rate-limit tests set their own (rate-limits.test.ts).
+    API_RATE_LIMIT: UNLIMITED,
+    IP_RATE_LIMIT: UNLIMITED,
+    SECRETS_KEY: TEST_SECRETS_KEY,
     ...(engine === 'postgres' ? { DATABASE_URL: process.env.TEST_DATABASE_URL } : {}),
     ...opts.env,
   });

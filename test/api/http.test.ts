@@ -109,12 +109,36 @@ describe.each(ENGINES)('HTTP rules on %s', (engine) => {
       expect(large.status).toBe(204);
     });
 
-    it('OPTIONS on a path answers 204 with Allow; a wrong method still needs credentials', async () => {
+    it('OPTIONS on a path answers 204 with Allow, with or without a key; a wrong method still needs credentials', async () => {
       const res = await svc.api.request('OPTIONS', '/transaction/');
       expect(res.status).toBe(204);
       expect(res.headers.get('allow')).toBe('GET, HEAD, POST, OPTIONS');
+      for (const [path, allow] of [
+        ['/transaction/', 'GET, HEAD, POST, OPTIONS'],
+        ['/sale/0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e/refund/', 'POST, OPTIONS'],
+      ]) {
+        const keyless = await svc.api.request('OPTIONS', path!, { auth: null });
+        expect(keyless.status, path).toBe(204);
+        expect(keyless.headers.get('allow'), path).toBe(allow);
+      }
+      expect((await svc.api.request('OPTIONS', '/nope/', { auth: null })).status).toBe(401);
       const anonymous = await fetch(`${svc.api.url}/v1/transaction/`, { method: 'PUT' });
       expect(anonymous.status).toBe(401);
+    });
+
+    it('an unknown query parameter is a 400 naming it, as an unknown body field is', async () => {
+      const made = await svc.api.post('/transaction/', transactionBody());
+      const typo = await svc.api.get('/transaction/?orderid=nope&page=1');
+      expect(typo.status).toBe(400);
+      expect(typo.body.errors).toEqual([{ path: 'query.orderid', message: 'is not a known field' }]);
+      const onOne = await svc.api.get(`/transaction/${made.body.id}/?expand=sale`);
+      expect(onOne.status).toBe(400);
+      expect(onOne.body.errors).toEqual([{ path: 'query.expand', message: 'is not a known field' }]);
+      const onPost = await svc.api.request('POST', '/transaction/?dry_run=1', { body: transactionBody() });
+      expect(onPost.status).toBe(400);
+      expect(onPost.body.errors).toEqual([{ path: 'query.dry_run', message: 'is not a known field' }]);
+      // Known parameters still filter.
+      expect((await svc.api.get('/transaction/?page=1&page_size=5')).status).toBe(200);
     });
   });
 
@@ -134,6 +158,14 @@ describe.each(ENGINES)('HTTP rules on %s', (engine) => {
         ['openapi', await rawRequest(`${svc.t.url}/v1/openapi.json`)],
       ];
       for (const [what, res] of responses) expectSecurityHeaders(res, what);
+      // Every problem names its request (the id the answer's header carries) and its page on this service.
+      for (const [what, res] of responses.filter(([, r]) => r.status >= 400 && r.body)) {
+        expect(res.body.request_id, what).toBe(res.headers.get('x-request-id'));
+        expect(res.body.doc_url, what).toBe(`${svc.t.url}/docs/errors#${res.body.type.slice('urn:problem:'.length)}`);
+        const page = await rawRequest(res.body.doc_url);
+        expect(page.status, what).toBe(200);
+        expect(page.text, what).toContain(`<section id="${new URL(res.body.doc_url).hash.slice(1)}"`);
+      }
     });
 
     it('X-Request-Id is a fresh UUID on each response, not taken from the client', async () => {
@@ -175,7 +207,7 @@ describe.each(ENGINES)('HTTP rules on %s', (engine) => {
         expect(res.status, res.text).toBeLessThan(500);
         problemPaths(res);
         expect(res.text).not.toMatch(STACK);
-        expect(Object.keys(res.body).every((k) => ['type', 'title', 'status', 'detail', 'errors'].includes(k))).toBe(true);
+        expect(Object.keys(res.body).every((k) => ['type', 'title', 'status', 'detail', 'errors', 'request_id', 'doc_url'].includes(k))).toBe(true);
       }
       // The service runs in this process: a polluted prototype would show here.
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();

@@ -7,7 +7,8 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config';
 import { startService, type Service } from '../../server/service';
-import { Client, ENGINES, transactionBody } from './harness';
+import { SealedSecrets } from '../../server/store/sealed-secrets';
+import { Client, ENGINES, TEST_SECRETS_KEY, transactionBody } from './harness';
 import { keysCli, type ProcessEnv } from './process';
 
 // `npm run keys -- create --name "Shop" --json`: one JSON object with the new pair, keys
@@ -91,7 +92,7 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
   });
 
   it('the printed keys work against a service on the same data, and only they do', { timeout: 30_000 }, async () => {
-    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DEMO: 'false', LOG_LEVEL: 'silent', ...env });
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DEMO: 'false', LOG_LEVEL: 'silent', SECRETS_KEY: TEST_SECRETS_KEY, ...env });
     const service: Service = await startService(config, pino({ level: 'silent' }));
     try {
       const api = new Client(service.url, keys as never);
@@ -129,7 +130,7 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
   });
 
   it('set --name renames the shop, and a payment page already open in a running service shows it on the next view', { timeout: 30_000 }, async () => {
-    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DEMO: 'false', LOG_LEVEL: 'silent', ...env });
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DEMO: 'false', LOG_LEVEL: 'silent', SECRETS_KEY: TEST_SECRETS_KEY, ...env });
     const service: Service = await startService(config, pino({ level: 'silent' }));
     try {
       const created = await new Client(service.url, keys as never).post('/transaction/', transactionBody());
@@ -151,6 +152,42 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
     const out = JSON.parse(await keysCli(['set', '--environment', keys.environment_id, '--rotate-webhook-secret', '--json'], env));
     expect(out.webhook_secret).toMatch(/^whsec_/);
     expect(out.webhook_secret).not.toBe(keys.webhook_secret);
-    expect((await storedRow(keys.environment_id)).webhook_secret).toBe(out.webhook_secret);
+    // Stored sealed under SECRETS_KEY (the test processes' key): not readable in the row.
+    const stored = (await storedRow(keys.environment_id)).webhook_secret as string;
+    expect(stored).toMatch(/^sealed:v1:/);
+    expect(stored).not.toContain(out.webhook_secret.slice('whsec_'.length));
+    expect(new SealedSecrets(loadConfig({ SECRETS_KEY: TEST_SECRETS_KEY }).secretsKeys).open(stored)).toBe(out.webhook_secret);
+  });
+
+  it('set --rate-limit gives the environment its own API limit; default goes back to API_RATE_LIMIT', { timeout: 30_000 }, async () => {
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DEMO: 'false', LOG_LEVEL: 'silent', SECRETS_KEY: TEST_SECRETS_KEY, ...env });
+    const service: Service = await startService(config, pino({ level: 'silent' }));
+    try {
+      const api = new Client(service.url, keys as never);
+      const policy = async () => (await api.get('/transaction/')).headers.get('ratelimit-policy');
+      expect(await policy()).toBe('"api";q=100;w=1');
+      const out = JSON.parse(await keysCli(['set', '--environment', keys.environment_id, '--rate-limit', '7', '--json'], env));
+      expect(out.rate_limit).toBe(7);
+      expect(await policy()).toBe('"api";q=7;w=1');
+      expect(JSON.parse(await keysCli(['set', '--environment', keys.environment_id, '--rate-limit', 'default', '--json'], env)).rate_limit).toBe('default');
+      expect(await policy()).toBe('"api";q=100;w=1');
+    } finally {
+      await service.close();
+    }
+    await expect(keysCli(['set', '--environment', keys.environment_id, '--rate-limit', '0'], env)).rejects.toThrow(/--rate-limit 0: must be a whole number/);
+  });
+
+  it('pricing sets the fees and the settlement delay; options left out keep their stored value', { timeout: 90_000 }, async () => {
+    const pricing = (...args: string[]) => keysCli(['pricing', '--environment', keys.environment_id, ...args, '--json'], env);
+    expect(JSON.parse(await pricing('--charge-percent', '2.9', '--charge-fixed', '25', '--settlement-days', '0'))).toEqual({
+      environment_id: keys.environment_id,
+      charge_percent: '2.9',
+      charge_fixed: 25,
+      refund_percent: '0',
+      refund_fixed: 0,
+      settlement_days: 0,
+    });
+    expect(JSON.parse(await pricing('--refund-fixed', '10'))).toMatchObject({ charge_percent: '2.9', charge_fixed: 25, refund_fixed: 10, settlement_days: 0 });
+    await expect(pricing('--charge-percent', '2.955')).rejects.toThrow(/--charge-percent 2.955: must be a percentage/);
   });
 });

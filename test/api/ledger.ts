@@ -123,4 +123,20 @@ export async function checkLedger(db: Db, environmentId: string): Promise<void> 
     }
     expect(Number(w.balance), `wallet ${w.id}`).toBe(running);
   }
+
+  // A wallet's receivable is what the platform covered for it less what it paid back: the platform's entries naming it.
+  const owed = await db
+    .selectFrom('ledger_entries')
+    .where('environment_id', '=', environmentId)
+    .where('account', '=', 'platform')
+    .select(['with_wallet', (eb) => eb.fn.sum<number>('amount').as('total')])
+    .groupBy('with_wallet')
+    .execute();
+  const receivables = await db.selectFrom('wallets').select(['id', 'receivable']).where('environment_id', '=', environmentId).execute();
+  for (const w of receivables) {
+    const platform = owed.find((o) => o.with_wallet === w.id);
+    expect(Number(w.receivable) + Number(platform?.total ?? 0), `wallet ${w.id}: receivable + the platform's entries naming it`).toBe(0);
+    expect(Number(w.receivable)).toBeGreaterThanOrEqual(0);
+  }
+  expect(owed.every((o) => o.with_wallet !== null && receivables.some((w) => w.id === o.with_wallet))).toBe(true);
 }

@@ -4,10 +4,51 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/store/db';
-import { migrate } from '../../server/store/migrations';
+import { authenticate, hashSecret } from '../../server/store/api-keys';
+import { createEnvironment } from '../../server/store/environments';
+import { migrate, migrationNames } from '../../server/store/migrations';
+import { freshDatabase } from './database';
+import { ENGINES } from './harness';
 
 // Upgrades of data written by an older version. SQLite only: its tables are rebuilt where
 // PostgreSQL alters a column in place (and the test database there is shared, always at the latest version).
+
+describe.each(ENGINES)('every migration on %s', (engine) => {
+  it('applies one at a time from an empty database, each from the schema its predecessor left', async () => {
+    const pg = engine === 'postgres' ? await freshDatabase() : undefined;
+    const dataDir = mkdtempSync(join(tmpdir(), 'checkout-migrations-'));
+    const database = openDatabase({ databaseUrl: pg?.url ?? null, dataDir });
+    try {
+      for (const name of migrationNames) expect(await migrate(database, name)).toEqual([name]);
+      expect(await migrate(database)).toEqual([]);
+    } finally {
+      await database.close();
+      await pg?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)('status checks on postgres', () => {
+  it('refuse a status the code does not know: the checks exist, and one refuses a bad update', async () => {
+    const pg = await freshDatabase();
+    const database = openDatabase({ databaseUrl: pg.url, dataDir: tmpdir() });
+    try {
+      await migrate(database);
+      const { rows } = await sql<{ name: string }>`select conname as name from pg_constraint where contype = 'c' and conname like '%_check'`.execute(database.db);
+      expect(rows.map((r) => r.name)).toEqual(expect.arrayContaining(['transactions_status_check', 'gateway_calls_state_check', 'authorizations_status_check', 'subscriptions_status_check']));
+      const now = new Date().toISOString();
+      const { environment_id } = await createEnvironment(database.db, { name: 'Checks', now: new Date() });
+      const card = { id: 'auth-1', environment_id, transaction_id: null, gateway_id: 'g', card_brand: null, card_last4: null, card_exp_month: null, card_exp_year: null, gateway_reference: 'r', notify_url: null, created_at: now, updated_at: now };
+      await database.db.insertInto('authorizations').values({ ...card, status: 'active' }).execute();
+      await expect(database.db.updateTable('authorizations').set({ status: 'stolen' as never }).where('id', '=', 'auth-1').execute()).rejects.toThrow(/authorizations_status_check/);
+      expect((await database.db.selectFrom('authorizations').select('status').executeTakeFirstOrThrow()).status).toBe('active');
+    } finally {
+      await database.close();
+      await pg.drop();
+    }
+  });
+});
 
 describe('migrations on sqlite', () => {
   const dirs: string[] = [];
@@ -29,7 +70,7 @@ describe('migrations on sqlite', () => {
       await db.insertInto('products').values(mug).execute();
       await expect(db.insertInto('products').values({ ...mug, id: 'p0', currency: null }).execute()).rejects.toThrow(/NOT NULL/);
 
-      expect(await migrate(database)).toEqual(['008_source_charges', '009_product_currency_optional']);
+      expect(await migrate(database, '009_product_currency_optional')).toEqual(['008_source_charges', '009_product_currency_optional']);
       expect(await db.selectFrom('products').selectAll().execute()).toEqual([mug]);
       await db.insertInto('products').values({ ...mug, id: 'p2', currency: null }).execute();
       expect((await db.selectFrom('products').select('currency').where('id', '=', 'p2').executeTakeFirst())?.currency).toBeNull();
@@ -37,6 +78,106 @@ describe('migrations on sqlite', () => {
       const { rows } = await sql<{ sql: string }>`select sql from sqlite_master where tbl_name = 'products'`.execute(db);
       expect(rows.map((r) => r.sql).join('\n')).toMatch(/strict[\s\S]*products_env_id/i);
       await expect(db.insertInto('products').values({ ...mug, id: 'p3', environment_id: 'nowhere' }).execute()).rejects.toThrow(/FOREIGN KEY/);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('020 moves the amount of a capture whose call is still pending back to in flight, and leaves settled ones', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'checkout-migrations-'));
+    dirs.push(dataDir);
+    const database = openDatabase({ databaseUrl: null, dataDir });
+    try {
+      const last = migrationNames[migrationNames.indexOf('020_sale_amounts_in_flight') - 1]!;
+      await migrate(database, last);
+      const db = database.db as unknown as import('kysely').Kysely<any>;
+      const at = new Date().toISOString();
+      await db
+        .insertInto('environments')
+        .values({ id: 'env', name: 'Shop', public_key: 'pk_migration', secret_hash: 'h', webhook_secret: 'w', allowed_origins: '[]', is_demo: 0, created_at: at })
+        .execute();
+      // Before 020 a reserved capture of 60 had already moved 60 from held to captured (s1);
+      // a refund of 10 the gateway confirmed is done (s2).
+      const sale = { environment_id: 'env', gateway_id: 'g', currency: 'EUR', amount: 100, voided: 0, created_at: at, updated_at: at };
+      await db.insertInto('sales').values({ ...sale, id: 's1', held: 40, captured: 60, refunded: 0 }).execute();
+      await db.insertInto('sales').values({ ...sale, id: 's2', held: 0, captured: 100, refunded: 10 }).execute();
+      const call = { environment_id: 'env', gateway_id: 'g', currency: 'EUR', request: '{}', checks: 0, created_at: at, updated_at: at };
+      await db.insertInto('gateway_calls').values({ ...call, id: 'c1', reference: 'gc_c1', subject_id: 's1', kind: 'capture', state: 'pending', amount: 60 }).execute();
+      await db.insertInto('gateway_calls').values({ ...call, id: 'c2', reference: 'gc_c2', subject_id: 's2', kind: 'refund', state: 'succeeded', amount: 10 }).execute();
+
+      expect(await migrate(database, '020_sale_amounts_in_flight')).toContain('020_sale_amounts_in_flight');
+      const amounts = await db.selectFrom('sales').select(['id', 'held', 'capturing', 'captured', 'refunding', 'refunded']).orderBy('id').execute();
+      expect(amounts).toEqual([
+        { id: 's1', held: 40, capturing: 60, captured: 0, refunding: 0, refunded: 0 },
+        { id: 's2', held: 0, capturing: 0, captured: 100, refunding: 0, refunded: 10 },
+      ]);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('031 makes every environment\'s key pair its first API key, and the pair keeps working', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'checkout-migrations-'));
+    dirs.push(dataDir);
+    const database = openDatabase({ databaseUrl: null, dataDir });
+    try {
+      await migrate(database, '030_dashboard_accounts');
+      const db = database.db;
+      const at = new Date().toISOString();
+      const secret = 'sk_before_the_migration';
+      await db
+        .insertInto('environments')
+        .values({ id: 'env', name: 'Shop', public_key: 'pk_before', secret_hash: hashSecret(secret).toString('hex'), webhook_secret: 'w', allowed_origins: '[]', is_demo: 0, created_at: at })
+        .execute();
+      expect(await migrate(database)).toContain('031_api_keys');
+      expect((await authenticate(db, 'pk_before', secret, new Date()))?.id).toBe('env');
+      expect(await authenticate(db, 'pk_before', 'sk_wrong', new Date())).toBeNull();
+      expect(await db.selectFrom('api_keys').select(['id', 'environment_id', 'label', 'public_key']).execute()).toEqual([
+        { id: 'env', environment_id: 'env', label: 'Default', public_key: 'pk_before' },
+      ]);
+    } finally {
+      await database.close();
+    }
+  });
+  it('050 keeps every event, makes its notify_url delivery a delivery row with its attempts, and lets an event have no notify_url', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'checkout-migrations-'));
+    dirs.push(dataDir);
+    const database = openDatabase({ databaseUrl: null, dataDir });
+    try {
+      await migrate(database, migrationNames[migrationNames.indexOf('050_event_deliveries') - 1]!);
+      const db = database.db as unknown as import('kysely').Kysely<any>;
+      const at = new Date().toISOString();
+      await db
+        .insertInto('environments')
+        .values({ id: 'env', name: 'Shop', public_key: 'pk_migration', secret_hash: 'h', webhook_secret: 'w', allowed_origins: '[]', is_demo: 0, created_at: at })
+        .execute();
+      const event = { environment_id: 'env', type: 'transaction.paid', object_id: 'tx', notify_url: 'https://shop.example/h', payload: '{}', locked_until: null, claimed_by: null, created_at: at };
+      await db.insertInto('events').values({ ...event, id: 'e1', delivery_status: 'delivered', attempt_count: 2, next_attempt_at: null, delivered_at: at }).execute();
+      await db.insertInto('events').values({ ...event, id: 'e2', delivery_status: 'pending', attempt_count: 0, next_attempt_at: at, delivered_at: null }).execute();
+      const attempt = { event_id: 'e1', status_code: 500, error: null, response_body: 'no', duration_ms: 5, created_at: at };
+      await db.insertInto('delivery_attempts').values({ ...attempt, id: 'a1', attempt: 1, result: 'failed' }).execute();
+      await db.insertInto('delivery_attempts').values({ ...attempt, id: 'a2', attempt: 2, result: 'delivered', status_code: 200 }).execute();
+
+      expect(await migrate(database)).toContain('050_event_deliveries');
+      expect(await db.selectFrom('events').select(['id', 'notify_url']).orderBy('id').execute()).toEqual([
+        { id: 'e1', notify_url: 'https://shop.example/h' },
+        { id: 'e2', notify_url: 'https://shop.example/h' },
+      ]);
+      expect(await db.selectFrom('event_deliveries').select(['id', 'event_id', 'endpoint_id', 'url', 'delivery_status', 'attempt_count']).orderBy('id').execute()).toEqual([
+        { id: 'e1', event_id: 'e1', endpoint_id: null, url: 'https://shop.example/h', delivery_status: 'delivered', attempt_count: 2 },
+        { id: 'e2', event_id: 'e2', endpoint_id: null, url: 'https://shop.example/h', delivery_status: 'pending', attempt_count: 0 },
+      ]);
+      expect(await db.selectFrom('delivery_attempts').select(['id', 'delivery_id', 'event_id', 'result']).orderBy('id').execute()).toEqual([
+        { id: 'a1', delivery_id: 'e1', event_id: 'e1', result: 'failed' },
+        { id: 'a2', delivery_id: 'e1', event_id: 'e1', result: 'delivered' },
+      ]);
+      await db.insertInto('events').values({ id: 'e3', environment_id: 'env', type: 'sale.created', object_id: 's', notify_url: null, payload: '{}', created_at: at }).execute();
+      // Still STRICT and tied together: a delivery of no event is refused.
+      const { rows } = await sql<{ sql: string }>`select sql from sqlite_master where tbl_name in ('events', 'delivery_attempts', 'event_deliveries')`.execute(db);
+      expect(rows.map((r) => r.sql).join('\n')).not.toMatch(/_new/);
+      await expect(
+        db.insertInto('event_deliveries').values({ id: 'd9', event_id: 'nowhere', environment_id: 'env', url: 'u', delivery_status: 'pending', attempt_count: 0, created_at: at }).execute(),
+      ).rejects.toThrow(/FOREIGN KEY/);
     } finally {
       await database.close();
     }

@@ -94,7 +94,7 @@ describe.each(ENGINES)('notifications on %s', (engine) => {
     expect(() => new Webhook(api.keys.webhook_secret).verify(r!.body, headers)).toThrow();
   });
 
-  it('every change of an object with a notify_url writes its event, with the object as the API shows it', async () => {
+  it('every change of an object writes its event, with the object as the API shows it; those with a notify_url are delivered there', async () => {
     const types = async (objectId: string) =>
       (await api.get(`/event/?object_id=${objectId}`)).body.results.map((e: { type: string }) => e.type).reverse();
 
@@ -131,16 +131,21 @@ describe.each(ENGINES)('notifications on %s', (engine) => {
     await cancelToken(api.url, cancelled.body.token);
     expect(await types(cancelled.body.id)).toEqual(['transaction.cancelled']);
 
-    // Without a notify_url there is no one to tell.
-    const before = await api.count('/event/');
+    // Without a notify_url the changes are events all the same, delivered nowhere.
     const quiet = await paidTransaction(api, priced('EUR', 5, { authorize: true }));
     await api.request('POST', `/sale/${quiet.sale.id}/capture/`);
-    expect(await api.count('/event/')).toBe(before);
+    expect(await types(quiet.transaction.id)).toEqual(['transaction.paid']);
+    expect(await types(quiet.sale.id)).toEqual(['sale.created', 'sale.captured']);
+    const silent = (await api.get(`/event/?object_id=${quiet.sale.id}`)).body.results[0];
+    expect(silent).toMatchObject({ notify_url: null, delivery_status: null, attempt_count: 0, next_attempt: null, delivered: null, deliveries: [] });
+    expect(silent.data).toEqual((await api.get(`/sale/${quiet.sale.id}/`)).body);
 
     await run();
-    const all = (await api.get('/event/?page_size=100')).body;
-    expect(all.results.every((e: { delivery_status: string }) => e.delivery_status === 'delivered')).toBe(true);
-    expect(hook.received.map((r) => r.payload.id).sort()).toEqual(all.results.map((e: { id: string }) => e.id).sort());
+    const all = (await api.get('/event/?page_size=100')).body.results as { id: string; notify_url: string | null; delivery_status: string | null }[];
+    const told = all.filter((e) => e.notify_url !== null);
+    expect(told.every((e) => e.delivery_status === 'delivered')).toBe(true);
+    expect(all.filter((e) => e.notify_url === null).every((e) => e.delivery_status === null)).toBe(true);
+    expect(hook.received.map((r) => r.payload.id).sort()).toEqual(told.map((e) => e.id).sort());
   });
 
   it('the expiry sweep stores E and notifies once, however often it runs', async () => {
@@ -282,6 +287,11 @@ describe.each(ENGINES)('notify_url rules on %s', (engine) => {
       'http://127.0.0.1:8080/hook',
       'http://localhost/hook',
       'http://shop.localhost/hook',
+      'http://localhost./hook',
+      'http://LOCALHOST./hook',
+      'http://[64:ff9b::7f00:1]/hook',
+      'http://[2002:a00:1::]/hook',
+      'http://[fec0::1]/hook',
       'http://[::1]/hook',
       'http://[::ffff:127.0.0.1]/hook',
       'http://10.1.2.3/hook',
@@ -295,6 +305,7 @@ describe.each(ENGINES)('notify_url rules on %s', (engine) => {
       const res = await api.post('/transaction/', priced('EUR', 1, { notify_url: url }));
       expect(res.status, url).toBe(400);
       expect(problemPaths(res)).toEqual(['notify_url']);
+      expect(res.body.errors[0].message, url).toContain('ALLOW_PRIVATE_NOTIFY_URLS=true');
       const auth = await api.post('/authorization/', {
         gateway: SANDBOX_CARD,
         card: { number: TEST_CARDS.approved, expiry: '12/34', cvc: '123', name: 'A' },
@@ -304,5 +315,6 @@ describe.each(ENGINES)('notify_url rules on %s', (engine) => {
     }
     expect((await api.post('/transaction/', priced('EUR', 1, { notify_url: 'https://shop.example/hook' }))).status).toBe(201);
     expect((await api.post('/transaction/', priced('EUR', 1, { notify_url: 'https://93.184.215.14/hook' }))).status).toBe(201);
+    expect((await api.post('/transaction/', priced('EUR', 1, { notify_url: 'https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/hook' }))).status).toBe(201);
   });
 });

@@ -167,14 +167,17 @@ describe.each(ENGINES)('OpenAPI document on %s', (engine) => {
     }
     const op = (method: string, path: string) => doc.paths[path][method];
     const statuses = (method: string, path: string) => Object.keys(op(method, path).responses).sort();
-    expect(statuses('post', '/transaction/')).toEqual(['201', '400', '401', '402', '409', '413', '415', '422']);
-    expect(statuses('get', '/transaction/{id}/')).toEqual(['200', '401', '404']);
-    expect(statuses('post', '/sale/{id}/capture/')).toEqual(['200', '400', '401', '404', '409', '413', '415', '422', '502']);
+    expect(statuses('post', '/transaction/')).toEqual(['201', '202', '400', '401', '402', '409', '413', '415', '422', '429', '503']);
+    expect(statuses('get', '/transaction/{id}/')).toEqual(['200', '400', '401', '404', '429', '503']);
+    expect(statuses('post', '/sale/{id}/capture/')).toEqual(['200', '202', '400', '401', '404', '409', '413', '415', '422', '429', '502', '503']);
     for (const path of ['/client/{id}/', '/wallet/{id}/', '/client/{clientId}/iban/{id}/']) expect(statuses('patch', path)).toContain('409');
     expect(op('get', '/transaction/').responses['200'].headers['X-Request-Id']).toBeDefined();
     expect(op('post', '/transaction/').responses['201'].headers['Idempotent-Replayed']).toBeDefined();
     expect(op('post', '/transaction/').parameters).toContainEqual({ $ref: '#/components/parameters/Idempotency-Key' });
     expect(doc.components.responses.Unauthorized.headers['WWW-Authenticate']).toBeDefined();
+    expect(doc.components.responses.TooManyRequests.headers['Retry-After']).toBeDefined();
+    expect(op('get', '/transaction/').responses['200'].headers.RateLimit).toBeDefined();
+    expect(doc.components.responses.ServiceUnavailable.headers['Retry-After']).toBeDefined();
     // The merchant reference lists the same problem types, each with its status.
     const reference = readFileSync(join(import.meta.dirname, '../../docs/api.md'), 'utf8');
     for (const p of PROBLEM_CATALOGUE) expect(reference, p.type).toContain(`| \`${p.type}\` | ${p.status} |`);

@@ -7,7 +7,7 @@ import type { Client } from './harness';
 export const SANDBOX_CARD = '0190f5a0-0000-7000-8000-000000000001';
 
 /** Posts the checkout form as the hydrated screen does: the csrf from the page, JSON body. */
-async function checkoutPost(baseUrl: string, token: string, body: Record<string, unknown>): Promise<Response> {
+export async function checkoutPost(baseUrl: string, token: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<Response> {
   const page = await fetch(`${baseUrl}/pay/${token}/`);
   const html = await page.text();
   const state = /<script[^>]*id="checkout-state"[^>]*>([\s\S]*?)<\/script>/.exec(html);
@@ -15,7 +15,7 @@ async function checkoutPost(baseUrl: string, token: string, body: Record<string,
   const { csrf } = (JSON.parse(state[1]!) as { view: { csrf: string } }).view;
   return fetch(`${baseUrl}/pay/${token}/`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
+    headers: { 'content-type': 'application/json', 'x-csrf-token': csrf, ...headers },
     body: JSON.stringify(body),
   });
 }
@@ -27,12 +27,13 @@ const statusOf = async (res: Promise<Response>) => {
 };
 
 /** The pay request and its whole answer, for tests that read more than the status. */
-export const payWithCard = (baseUrl: string, token: string, card: string = TEST_CARDS.approved, gateway = SANDBOX_CARD) =>
-  checkoutPost(baseUrl, token, {
-    action: 'pay',
-    gateway,
-    fields: { card_number: card, card_expiry: '12/34', card_cvc: '123', card_name: 'A' },
-  });
+export const payWithCard = (baseUrl: string, token: string, card: string = TEST_CARDS.approved, gateway = SANDBOX_CARD, headers: Record<string, string> = {}) =>
+  checkoutPost(
+    baseUrl,
+    token,
+    { action: 'pay', gateway, fields: { card_number: card, card_expiry: '12/34', card_cvc: '123', card_name: 'A' } },
+    headers,
+  );
 
 export const payToken = (baseUrl: string, token: string, card: string = TEST_CARDS.approved) => statusOf(payWithCard(baseUrl, token, card));
 

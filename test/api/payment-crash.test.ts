@@ -47,6 +47,7 @@ describe.each(ENGINES)('a payment interrupted by a crash on %s', (engine) => {
     expect(sales.results[0]).toMatchObject({ amount: 42, status: 'captured' });
     expect([...processor.charges.entries()]).toEqual([[reference, 1]]);
     expect(processor.requests.filter((r) => r.path === '/pay')).toHaveLength(1);
-    expect(second.output.some((line) => line.includes('"gateway call reconciled"'))).toBe(true);
+    // Logged after the record commits: waited for, not assumed already read from the process's output.
+    await expect.poll(() => second.output.some((line) => line.includes('"gateway call reconciled"')), { timeout: 10_000 }).toBe(true);
   });
 });

@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientBody, documentBody, IBANS, pdfOfSize, postOnOwnConnection } from './documents';
+import { payToken } from './pay';
 import { createKeys, type ServiceProcess, startServiceProcess } from './process';
 
-// Clients are people: their names, id numbers, phones, e-mails, IBANs and documents must
-// never reach the logs. The service runs as a real process with its background work on
+// Clients and customers are people: their names, id numbers, phones, e-mails, IBANs and
+// documents must never reach the logs. The service runs as a real process with its background work on
 // (so the compliance review logs too) at debug level, and its whole output is searched.
 
 describe('personal data in logs', () => {
@@ -79,5 +80,18 @@ describe('personal data in logs', () => {
       bytes.toString('base64').slice(0, 40),
     ];
     for (const secret of secrets) expect(log, secret).not.toContain(secret);
+  });
+
+  it("never logs a customer's e-mail address, on the transaction or in the receipt sent to it", { timeout: 60_000 }, async () => {
+    const email = 'zenobia.receipts@example.org';
+    const created = await send('POST', '/transaction/', { currency: 'EUR', customer_email: email, products: [{ amount: 1, product: { name: 'Tea', price: 3 } }] });
+    expect(created.status).toBe(201);
+    const bad = await send('POST', '/transaction/', { currency: 'EUR', customer_email: 'zenobia.receipts@', products: [{ amount: 1, product: { name: 'Tea', price: 3 } }] });
+    expect(bad.status).toBe(400);
+    expect(await payToken(service.url, (created.body as unknown as { token: string }).token)).toBe(200);
+    // The receipt went out (to DATA_DIR/outbox/, without SMTP_URL) and was logged.
+    await expect.poll(() => service.output.some((l) => l.includes('email sent')), { timeout: 30_000 }).toBe(true);
+    const log = service.output.join('\n');
+    for (const secret of [email, 'zenobia.receipts@', 'zenobia.receipts']) expect(log, secret).not.toContain(secret);
   });
 });

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach } from 'vitest';
 import type { NewKeys } from '../../server/store/environments';
 import { freshDatabase } from './database';
+import { TEST_SECRETS_KEY, UNLIMITED } from './harness';
 
 // The service and the keys CLI as real child processes, started the way `npm run dev`
 // and `npm run keys` start them (tsx), for tests about processes: crashes, restarts, CLIs.
@@ -24,12 +25,25 @@ function childEnv(env: ProcessEnv): NodeJS.ProcessEnv {
   const { TEST_DATABASE_URL: _, DATABASE_URL: __, ...rest } = process.env;
   // No background work unless a test asks for it: a worker of one test file must not
   // deliver or expire another's rows in a shared PostgreSQL database.
-  return { ...rest, HOST: '127.0.0.1', PORT: '0', DEMO: 'false', LOG_LEVEL: 'info', BACKGROUND_WORK: 'false', ...env };
+  // No drain delay on SIGTERM unless a test asks for one (drain.test.ts): stopping waits for it.
+  // Rate limits out of the way (as in harness.ts) unless a test sets its own.
+  const limits = { API_RATE_LIMIT: UNLIMITED, IP_RATE_LIMIT: UNLIMITED };
+  return { ...rest, HOST: '127.0.0.1', PORT: '0', DEMO: 'false', LOG_LEVEL: 'info', BACKGROUND_WORK: 'false', SHUTDOWN_DRAIN_MS: '0', SECRETS_KEY: TEST_SECRETS_KEY, ...limits, ...env };
 }
 
 /** `tsx server/keys-cli.ts …`: its stdout, or a rejection with its stderr. */
 export async function keysCli(args: string[], env: ProcessEnv): Promise<string> {
   const { stdout } = await run(process.execPath, ['--import', 'tsx', 'server/keys-cli.ts', ...args], {
+    cwd: ROOT,
+    env: childEnv(env),
+    timeout: 30_000,
+  });
+  return stdout;
+}
+
+/** `npm run users -- …` against the same data. */
+export async function usersCli(args: string[], env: ProcessEnv): Promise<string> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'server/users-cli.ts', ...args], {
     cwd: ROOT,
     env: childEnv(env),
     timeout: 30_000,
@@ -46,6 +60,8 @@ export interface ServiceProcess {
   url: string;
   /** Every stdout line so far. */
   output: string[];
+  /** Everything written to stderr so far. */
+  stderr(): string;
   /** Resolves with the exit code or signal. */
   exited: Promise<number | NodeJS.Signals | null>;
   stop(): Promise<void>;
@@ -88,6 +104,7 @@ export async function startServiceProcess(env: ProcessEnv): Promise<ServiceProce
     child,
     url,
     output,
+    stderr: () => stderr,
     exited,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

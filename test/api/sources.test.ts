@@ -76,7 +76,7 @@ describe.each(ENGINES)('transactions paid from a source on %s', (engine) => {
     await ledgerHolds();
   });
 
-  it('a refund of a source card charge whose destination no longer holds its part is a 409, nothing moved', async () => {
+  it('a refund whose destination has spent its share is covered by the platform, as a receivable the wallet\'s next credits pay back first', async () => {
     const { api } = svc;
     const [seller, elsewhere] = [await createWallet(api), await createWallet(api)];
     const card = await storedCard(api, TEST_CARDS.approved);
@@ -87,16 +87,28 @@ describe.each(ENGINES)('transactions paid from a source on %s', (engine) => {
     expect(res.status, res.text).toBe(201);
     expect((await api.post('/transfer/', { source_wallet: seller.id, destination_wallet: elsewhere.id, amount: 10 })).status).toBe(201);
     const [charge] = (await api.get(`/sale/?authorization_id=${card}`)).body.results;
-    const refused = await api.post(`/sale/${charge.id}/refund/`, { amount: 8 });
-    expect(refused.status, refused.text).toBe(409);
-    expect((await api.get(`/sale/${charge.id}/`)).body).toMatchObject({ refunded: 0, refundable: 17 });
-    expect(await balanceOf(api, seller.id)).toBe(7);
-    expect((await api.post(`/sale/${charge.id}/refund/`, { amount: 7 })).status).toBe(200);
-    expect(await balanceOf(api, seller.id)).toBe(0);
+    // The seller owes 8.00 back and holds 7.00: it gives 7.00, the platform covers 1.00.
+    const refund = await api.post(`/sale/${charge.id}/refund/`, { amount: 8 });
+    expect(refund.status, refund.text).toBe(200);
+    expect(refund.body).toMatchObject({ refunded: 8, refundable: 9 });
+    expect((await api.get(`/wallet/${seller.id}/`)).body).toMatchObject({ balance: 0, receivable: 1 });
+    expect((await entriesOf(api, seller.id)).at(-1)).toMatchObject({ amount: -7, balance: 0, with_sale: charge.id });
+    await ledgerHolds();
+
+    // Money coming in pays the platform back first: of 5.00, 1.00 goes to the receivable.
+    expect((await api.post('/transfer/', { source_wallet: elsewhere.id, destination_wallet: seller.id, amount: 5 })).status).toBe(201);
+    expect((await api.get(`/wallet/${seller.id}/`)).body).toMatchObject({ balance: 4, receivable: 0 });
+    expect((await entriesOf(api, seller.id)).slice(-2)).toMatchObject([
+      { amount: 5, balance: 5 },
+      { amount: -1, balance: 4, concept: 'repays the receivable' },
+    ]);
+    // Refunded in full: the seller gives back the rest of its share it holds, 4.00 of 9.00; the platform covers 5.00.
+    expect((await api.post(`/sale/${charge.id}/refund/`, {})).status).toBe(200);
+    expect((await api.get(`/wallet/${seller.id}/`)).body).toMatchObject({ balance: 0, receivable: 5 });
     await ledgerHolds();
   });
 
-  it('a failing second source moves no money and leaves no charge on the first: 402 naming it', async () => {
+  it('a failing second source moves no money and leaves no charge on the first: 402 naming it, the reserved transaction not paid', async () => {
     const { api } = svc;
     const w = await createWallet(api);
     await fund(api, w, 10);
@@ -115,11 +127,16 @@ describe.each(ENGINES)('transactions paid from a source on %s', (engine) => {
     );
     expect(res.status, res.text).toBe(402);
     expect(problemPaths(res)).toEqual(['source.1']);
-    // The first card's charge was refunded in full; the wallet kept its money; no transaction.
+    // The first card's charge was refunded in full; the wallet kept its money; the
+    // transaction, stored before the first charge, is not paid (C) and moved nothing.
     const [charge] = (await api.get(`/sale/?authorization_id=${good}`)).body.results;
     expect(charge).toMatchObject({ amount: 7, captured: 7, refunded: 7, refundable: 0 });
+    expect((await api.get(`/sale/?authorization_id=${poor}`)).body.results).toMatchObject([{ status: 'declined', amount: 5 }]);
     expect(await balanceOf(api, w.id)).toBe(10);
-    expect(await api.count('/transaction/')).toBe(before);
+    expect(await api.count('/transaction/')).toBe(before + 1);
+    const [reserved] = (await api.get('/transaction/?page_size=1')).body.results;
+    expect(reserved).toMatchObject({ status: 'C', total_price: 17 });
+    expect(await api.count(`/sale/?transaction_id=${reserved.id}`)).toBe(0);
     await ledgerHolds();
   });
 

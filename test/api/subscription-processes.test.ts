@@ -2,7 +2,6 @@ import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLAIM_LEASE_MS } from '../../server/jobs/subscription-charges';
 import { TEST_CARDS } from '../../server/payments/sandbox';
 import { freshDatabase } from './database';
 import { SANDBOX_CARD } from './pay';
@@ -23,6 +22,13 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
+/**
+ * The processes' SUBSCRIPTION_CLAIM_MS: how long a dead process's claims last; also their
+ * PAYMENT_SETTLE_WINDOW_MS, so a charge the dead process left pending (the sandbox forgets
+ * it on restart: not found) is proven not made once the clock has moved past it.
+ */
+const CLAIM_MS = 5 * 60_000;
+
 describe.skipIf(!process.env.TEST_DATABASE_URL)('subscription charges across service processes on one PostgreSQL', () => {
   async function setup() {
     const dir = mkdtempSync(join(tmpdir(), 'checkout-subs-'));
@@ -38,7 +44,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('subscription charges across ser
       renameSync(`${clockFile}.next`, clockFile);
     };
     move(0);
-    const env: ProcessEnv = { DATA_DIR: dir, DATABASE_URL: db.url, BACKGROUND_WORK: 'true', TEST_CLOCK_FILE: clockFile, LOG_LEVEL: 'info' };
+    const env: ProcessEnv = { DATA_DIR: dir, DATABASE_URL: db.url, BACKGROUND_WORK: 'true', TEST_CLOCK_FILE: clockFile, LOG_LEVEL: 'info', SUBSCRIPTION_CLAIM_MS: String(CLAIM_MS), PAYMENT_SETTLE_WINDOW_MS: String(CLAIM_MS) };
     const keys = await createKeys('Gym', env);
     const headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
     const start = async () => {
@@ -129,8 +135,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('subscription charges across ser
         processes[victim]!.child.kill('SIGKILL');
         expect(await processes[victim]!.exited).toBe('SIGKILL');
         url = processes[1 - victim]!.url;
-        // Its claims last CLAIM_LEASE_MS on the service's clock.
-        move(CLAIM_LEASE_MS + 1000);
+        // Its claims last SUBSCRIPTION_CLAIM_MS on the service's clock, and its pending charge is settled past the window.
+        move(CLAIM_MS + 1000);
       }
       await charged(url, headers, ids, n);
       before = processes.map(lines);

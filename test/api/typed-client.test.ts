@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_TYPES } from '../../server/store/events';
 import { ENGINES, rawRequest, useTestService } from './harness';
 import { payToken } from './pay';
 
@@ -43,7 +44,13 @@ describe.each(ENGINES)('typed client on %s', (engine) => {
     expect(run('node_modules/openapi-typescript/bin/cli.js', [source, '-o', join(GENERATED, 'api.d.ts')])).not.toMatch(/error/i);
   }, 60_000);
 
-  it('the flow type-checks under strict tsc with the generated types (TypeScript 6 and 7)', () => {
+  it('the document has a webhook for every event type, its body typed by the object schema', async () => {
+    const doc = (await rawRequest(`${svc.t.url}/v1/openapi.json`)).body as { webhooks: Record<string, any> };
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
+    expect(doc.webhooks['sale.refunded'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/SaleRefundedEvent' });
+  });
+
+  it('the flow and a handler of every event type-check under strict tsc with the generated types (TypeScript 6 and 7)', () => {
     const project = join(DIR, 'tsconfig.json');
     expect(run('node_modules/typescript/bin/tsc', ['-p', project])).toBe('');
     expect(run('node_modules/typescript-native/bin/tsc', ['-p', project])).toBe('');

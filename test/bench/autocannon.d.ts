@@ -9,7 +9,8 @@ declare module 'autocannon' {
     total: number;
   }
   interface Options {
-    url: string;
+    /** Several: the connections are spread over them. */
+    url: string | string[];
     connections?: number;
     /** Seconds. */
     duration?: number;

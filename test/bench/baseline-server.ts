@@ -1,8 +1,9 @@
 // The baselines, each in its own process like the service (run by targets.ts):
 //   http    a bare node:http server answering the page's HTML bytes from memory
 //   express a bare Express 5 route answering the same HTML from memory
-//   static  node:http serving captured pages, the screen's assets and widget.js from
-//           memory: what the browser timing compares the real service against
+//   static  node:http serving captured pages, the screen's assets, widget.js and the
+//           reference's files (/docs/*) from memory: what the browser timings compare the
+//           real service against
 // Usage: node --import tsx test/bench/baseline-server.ts <kind> <port> <pages.json>
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -10,6 +11,7 @@ import { extname, join } from 'node:path';
 import express from 'express';
 
 const DIST = new URL('../../dist/', import.meta.url).pathname;
+const DOCS_ASSETS = new URL('../../server/docs/assets/', import.meta.url).pathname;
 const HTML = 'text/html; charset=utf-8';
 const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
 
@@ -40,6 +42,9 @@ function staticFiles(): Server {
     files.set(`/assets/${name}`, { type: TYPES[extname(name)] ?? 'application/octet-stream', body: readFileSync(join(DIST, 'client/assets', name)) });
   }
   files.set('/widget.js', { type: TYPES['.js']!, body: readFileSync(join(DIST, 'widget/widget.js')) });
+  for (const name of readdirSync(DOCS_ASSETS)) {
+    files.set(`/docs/${name}`, { type: TYPES[extname(name)] ?? 'application/octet-stream', body: readFileSync(join(DOCS_ASSETS, name)) });
+  }
   return createServer((req, res) => {
     const file = files.get(req.url ?? '');
     if (!file) return void res.writeHead(404).end();

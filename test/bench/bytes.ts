@@ -9,6 +9,8 @@ import type { ViteManifestEntry } from '../../widget/screen/document';
 
 const DIST = new URL('../../dist/', import.meta.url).pathname;
 const ENTRY = 'widget/screen/client.tsx';
+/** Loaded only when an issuer challenges a payment: its own budget, outside the page's. */
+const CHALLENGE = 'widget/screen/challenge-dialog.tsx';
 
 export interface Size {
   files: string[];
@@ -31,11 +33,13 @@ export interface AssetBytes {
   screenJs: Size;
   /** The embed page adds the chunks the entry imports dynamically (the frame bridge). */
   embedJs: Size;
+  /** The challenge dialog, fetched when a payment is challenged (beyond what the page has). */
+  challengeJs: Size;
   css: Size;
 }
 
 const KB = 1024;
-export const BUDGETS = { widget: 2 * KB, screenJs: 30 * KB, css: 6 * KB };
+export const BUDGETS = { widget: 2 * KB, screenJs: 30 * KB, challengeJs: 2 * KB, css: 6 * KB };
 
 function compress(body: Buffer): { gzip: number; brotli: number } {
   return {
@@ -62,10 +66,10 @@ const asset = (file: string) => ({ name: file, body: readFileSync(join(DIST, 'cl
 type Manifest = Record<string, ViteManifestEntry & { imports?: string[]; dynamicImports?: string[] }>;
 
 /** Manifest keys reachable from `from` through static imports (and dynamic ones when asked). */
-function reachable(manifest: Manifest, from: string[], dynamic: boolean): string[] {
+function reachable(manifest: Manifest, from: string[], dynamic: boolean, except: string[] = []): string[] {
   const seen = new Set<string>();
   const visit = (key: string) => {
-    if (seen.has(key)) return;
+    if (seen.has(key) || except.includes(key)) return;
     const chunk = manifest[key];
     if (!chunk) throw new Error(`${key} is not in dist/client/.vite/manifest.json`);
     seen.add(key);
@@ -79,13 +83,15 @@ export function assetBytes(): AssetBytes {
   const manifest = JSON.parse(readFileSync(join(DIST, 'client/.vite/manifest.json'), 'utf8')) as Manifest;
   const widget = JSON.parse(readFileSync(join(DIST, 'widget/manifest.json'), 'utf8')) as { file: string };
   const hosted = reachable(manifest, [ENTRY], false);
-  const embed = reachable(manifest, [ENTRY], true);
+  const embed = reachable(manifest, [ENTRY], true, [CHALLENGE]);
+  const challenge = reachable(manifest, [CHALLENGE], true).filter((key) => !embed.includes(key));
   const js = (keys: string[]) => sizeOf(keys.map((k) => asset(manifest[k]!.file)));
   return {
     widget: sizeOf([{ name: widget.file, body: readFileSync(join(DIST, 'widget', widget.file)) }]),
     screenJs: js(hosted),
     embedJs: js(embed),
-    css: sizeOf([...new Set(embed.flatMap((k) => manifest[k]!.css ?? []))].map(asset)),
+    challengeJs: js(challenge),
+    css: sizeOf([...new Set([...embed, ...challenge].flatMap((k) => manifest[k]!.css ?? []))].map(asset)),
   };
 }
 
@@ -95,6 +101,7 @@ export function checkBudgets(a: AssetBytes): Budget[] {
     check('widget.js', a.widget, BUDGETS.widget),
     check('screen JS, hosted page', a.screenJs, BUDGETS.screenJs),
     check('screen JS, embed page', a.embedJs, BUDGETS.screenJs),
+    check('challenge dialog JS', a.challengeJs, BUDGETS.challengeJs),
     check('screen CSS', a.css, BUDGETS.css),
   ];
 }

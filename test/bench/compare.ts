@@ -8,7 +8,8 @@
 //
 // Routes: page (GET /pay/{token}/, 3 products), page1000 (1,000 products),
 // create (POST /v1/transaction/, 3 products), read (GET /v1/transaction/{id}/),
-// transfer (POST /v1/transfer/, wallet to wallet).
+// transfer (POST /v1/transfer/, wallet to wallet), charge (POST /v1/authorization/{id}/charge/,
+// a stored card charged through the sandbox gateway).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +27,7 @@ const { positionals, values } = parseArgs({
   },
 });
 const [rootA, rootB, route = 'page'] = positionals;
-if (!rootA || !rootB) throw new Error('usage: compare.ts <checkout A> <checkout B> [page|page1000|create|read|transfer] [--pairs=10] [--seconds=3]');
+if (!rootA || !rootB) throw new Error('usage: compare.ts <checkout A> <checkout B> [page|page1000|create|read|transfer|charge] [--pairs=10] [--seconds=3]');
 const connections = Number(values.connections);
 
 interface Side {
@@ -64,6 +65,9 @@ try {
       `${s.name} ${s.name === 'A' ? rootA : rootB}: ${Math.round(median(rps))} req/s, ${median(cpu).toFixed(3)} ms CPU/req, ` +
         `p99 ${median(s.samples.map((x) => x.p99))} ms (slices: ${rps.map(Math.round).join(' ')})`,
     );
+    // A side answering errors (a 429, a 4xx) is fast for the wrong reason: its figures mean nothing.
+    const failures = s.samples.reduce((n, x) => n + x.failures, 0);
+    if (failures) console.log(`  ${s.name}: ${failures} of ${s.samples.reduce((n, x) => n + x.requests, 0)} answers failed (non-2xx or errors): not comparable`);
   }
   const paired = (f: (r: LoadResult) => number) => median(b.samples.map((x, i) => f(x) / f(a.samples[i]!)));
   console.log(

@@ -4,6 +4,7 @@ import { type Database, openDatabase } from '../../server/store/db';
 import { createEnvironment, type NewKeys } from '../../server/store/environments';
 import { migrate } from '../../server/store/migrations';
 import type { StoredTransaction } from '../../server/store/transactions';
+import { SANDBOX_CARD_ID, TEST_CARDS } from '../../server/payments/sandbox';
 import { payToken } from '../api/pay';
 
 // What the measurements run on: a migrated database with one environment, transactions
@@ -21,6 +22,9 @@ export async function openStore(engine: { dataDir: string; databaseUrl: string |
   const database = openDatabase(engine);
   await migrate(database);
   const keys = await createEnvironment(database.db, { name: 'Bench shop', now });
+  // The API's per-environment limit (API_RATE_LIMIT, 100/s by default) would answer most of
+  // a load run with 429: far above what any run reaches, the limiter still runs on each request.
+  await database.db.updateTable('environments').set({ rate_limit: 1_000_000 }).where('id', '=', keys.environment_id).execute();
   return { database, keys, auth: `AppKeys ${keys.public_key}:${keys.secret_key}` };
 }
 
@@ -119,4 +123,15 @@ export async function fundedWallets(baseUrl: string, auth: string): Promise<[str
   });
   if ((await payToken(baseUrl, sale.token)) !== 200) throw new Error('paying the funding sale failed');
   return [from.id, to.id];
+}
+
+/** A card stored with the sandbox card gateway (an authorization to charge). */
+export async function storedCard(baseUrl: string, auth: string): Promise<string> {
+  const res = await fetch(`${baseUrl}/v1/authorization/`, {
+    method: 'POST',
+    headers: { authorization: auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ gateway: SANDBOX_CARD_ID, card: { number: TEST_CARDS.approved, expiry: '12/34', cvc: '123', name: 'Bench' } }),
+  });
+  if (res.status !== 201) throw new Error(`POST /v1/authorization/ answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { id: string }).id;
 }

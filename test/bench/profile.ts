@@ -4,7 +4,7 @@
 //
 //   npx tsx test/bench/profile.ts create --seconds=10 --top=25
 //
-// Routes as in compare.ts: page, page1000, create, read, transfer.
+// Routes as in compare.ts: page, page1000, create, read, transfer, charge.
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -50,7 +50,7 @@ export interface RawTiming {
   concurrency: number;
 }
 
-async function measured(operation: () => unknown, t: RawTiming): Promise<RawResult> {
+export async function measured(operation: () => unknown, t: RawTiming): Promise<RawResult> {
   if (t.warmup > 0) await rate(operation, t.warmup, t.concurrency);
   return rate(operation, t.duration, t.concurrency);
 }

@@ -1,6 +1,8 @@
 import type { AssetBytes, Budget, Size } from './bytes';
 import type { Timing } from './browser';
+import type { DocsBytes, DocsTiming } from './docs';
 import type { LoadResult } from './load';
+import type { KeyLookupRow } from './keys';
 import type { RawResult } from './raw';
 
 // The shape of test/bench/results/latest.json. Every throughput figure is a list with one
@@ -56,6 +58,8 @@ export interface EngineResults {
   scaling: ScalingRow[];
   /** POST /v1/transfer/ between two wallets, beside the store's raw insert measured in the same section. */
   transfers?: { connections: number; transfer: LoadResult[]; storeInsert: RawResult[] };
+  /** The API key check, as it is beside the environment-row lookup it replaced, at each number of keys stored. */
+  keys?: { connections: number; rows: KeyLookupRow[] };
 }
 
 export interface BrowserResults {
@@ -67,9 +71,12 @@ export interface Results {
   date: string;
   machine: Machine;
   settings: Settings;
-  bytes: { assets: AssetBytes; html: Size; budgets: Budget[] };
+  /** `docs`: the reference at /docs/ as the service sends it (null until measured). */
+  bytes: { assets: AssetBytes; html: Size; docs: DocsBytes | null; budgets: Budget[] };
   engines: EngineResults[];
   browser: BrowserResults | null;
+  /** The reference at /docs/: navigation → h1 painted, beside the same files from a static server. */
+  docs: { service: DocsTiming; static: DocsTiming } | null;
   /** Sections that failed, with the error: the rest still ran. */
   errors: string[];
 }

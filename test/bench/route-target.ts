@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createTransaction, fundedWallets, transactionBody } from './data';
+import { createTransaction, fundedWallets, storedCard, transactionBody } from './data';
 import type { LoadRequest } from './load';
 import { freePort, startService, type Target } from './targets';
 
 // One service in the demo environment with the request of one route ready to load, for
 // the tools that look at a single route (compare.ts, profile.ts).
 
-export const ROUTES = ['page', 'page1000', 'create', 'read', 'transfer'] as const;
+export const ROUTES = ['page', 'page1000', 'create', 'read', 'transfer', 'charge'] as const;
 export type RouteName = (typeof ROUTES)[number];
 
 async function demoKeys(logFile: string): Promise<string> {
@@ -47,6 +47,7 @@ export async function startRouteTarget(
   const tx = await createTransaction(service.url, auth, transactionBody(o.route === 'page1000' ? 1000 : 3));
   const { connections } = o;
   const wallets = o.route === 'transfer' ? await fundedWallets(service.url, auth) : null;
+  const card = o.route === 'charge' ? await storedCard(service.url, auth) : null;
   const requests: Record<RouteName, LoadRequest> = {
     page: { url: `${service.url}/pay/${tx.token}/`, connections },
     page1000: { url: `${service.url}/pay/${tx.token}/`, connections },
@@ -59,6 +60,8 @@ export async function startRouteTarget(
       body: JSON.stringify({ source_wallet: wallets?.[0], destination_wallet: wallets?.[1], amount: 0.01 }),
       connections,
     },
+    // A payment through the payments core: reserve, the (sandbox) gateway's call, record.
+    charge: { url: `${service.url}/v1/authorization/${card}/charge/`, method: 'POST', headers, body: JSON.stringify({ amount: 1.5, currency: 'EUR' }), connections },
   };
   return { service, request: requests[o.route as RouteName] };
 }

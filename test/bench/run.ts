@@ -4,7 +4,8 @@
 //   --cpu-prof       write V8 CPU profiles of the service to test/bench/results/profiles/
 //   --duration=S     seconds per measured load run (default 5, after 1 s of warm-up)
 //   --rounds=N       samples of each load measurement (default 2)
-//   --only=LIST      some of page,scaling,api,transfers,browser (default: all)
+//   --only=LIST      some of page,scaling,api,transfers,keys,browser,docs (default: all)
+//   --processes=1,2,3  only the scale curve: that many processes on BENCH_DATABASE_URL (processes.ts)
 // BENCH_DATABASE_URL=postgres://… adds a PostgreSQL run (in a scratch schema, dropped after).
 // Never asserts timings; exits 1 when a byte budget is exceeded, 2 when a section failed.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,10 +13,12 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { getTransaction } from '../../server/store/transactions';
-import { frameSrc } from '../../widget/embed/embed';
+import { frameSrc } from '../../widget/embed/frame';
 import { launchBrowser, startMerchant, timeInteractive } from './browser';
 import { assetBytes, checkBudgets, sizeOf } from './bytes';
+import { checkDocsBudgets, docsBytes, timeFirstHeading } from './docs';
 import { countTransactions, createTransaction, fundedWallets, openStore, seedTransactions, type Store, transactionBody } from './data';
+import { countKeys, currentLookupRate, type KeyLookupRow, legacyLookupRate, seedKeys } from './keys';
 import { load, type LoadRequest, type LoadResult } from './load';
 import { scratchSchema } from './postgres';
 import { sqliteInsertRate, storeInsertRate, storeReadRate } from './raw';
@@ -27,15 +30,24 @@ const { values: flags } = parseArgs({
   options: {
     'bytes-only': { type: 'boolean', default: false },
     'cpu-prof': { type: 'boolean', default: false },
-    only: { type: 'string', default: 'page,scaling,api,transfers,browser' },
+    only: { type: 'string', default: 'page,scaling,api,transfers,keys,browser,docs' },
     duration: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '2' },
+    processes: { type: 'string' },
   },
 });
+
+if (flags.processes) {
+  const { scaleCurve } = await import('./processes');
+  await scaleCurve(flags.processes.split(',').map(Number), Number(flags.duration));
+  process.exit(0);
+}
 
 const only = new Set(flags.only.split(','));
 const RESULTS_DIR = new URL('./results/', import.meta.url).pathname;
 const PAGE_CONNECTIONS = [1, 10, 50];
+/** Key pairs stored for the key section's second measurement (each of its own environment). */
+const KEYS_SEEDED = 10_000;
 
 const settings: Settings = {
   duration: Number(flags.duration),
@@ -60,9 +72,10 @@ const results: Results = {
   date: new Date().toISOString(),
   machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: availableParallelism(), node: process.version, platform: `${process.platform} ${process.arch}`, load: [loadavg()[0]!, 0] },
   settings,
-  bytes: { assets, html: sizeOf([]), budgets: checkBudgets(assets) },
+  bytes: { assets, html: sizeOf([]), docs: null, budgets: checkBudgets(assets) },
   engines: [],
   browser: null,
+  docs: null,
   errors: [],
 };
 
@@ -124,7 +137,11 @@ async function benchEngine(engine: EngineResults['engine'], config: { dataDir: s
     const typical = await createTransaction(service.url, store.auth, transactionBody(3));
     const pagePath = `/pay/${typical.token}/`;
     const html = await fetchPage(`${service.url}${pagePath}`);
-    if (engine === 'sqlite') results.bytes.html = sizeOf([{ name: 'page.html', body: Buffer.from(html) }]);
+    if (engine === 'sqlite') {
+      results.bytes.html = sizeOf([{ name: 'page.html', body: Buffer.from(html) }]);
+      results.bytes.docs = await docsBytes(service.url);
+      results.bytes.budgets.push(...checkDocsBudgets(results.bytes.docs));
+    }
     if (flags['bytes-only']) return;
     results.engines.push(e);
     writeFileSync(pagesFile, JSON.stringify({ '*': html }));
@@ -234,6 +251,29 @@ async function benchEngine(engine: EngineResults['engine'], config: { dataDir: s
       }
     });
 
+    // The API key check on the request path: the api_keys lookup beside the environment-row
+    // lookup it replaced, and the whole authenticated read, with one key and with thousands.
+    if (only.has('keys')) await section(`keys [${engine}]`, async () => {
+      const c = settings.apiConnections;
+      const raw = { ...timing, concurrency: c };
+      const read: LoadRequest = { url: `${service.url}/v1/transaction/${typical.id}/`, headers: { authorization: store.auth }, connections: c };
+      const k = { connections: c, rows: [] as KeyLookupRow[] };
+      e.keys = k;
+      await warmUp(service, read);
+      for (const target of [0, KEYS_SEEDED]) {
+        await seedKeys(store, Math.max(0, target - (await countKeys(store))));
+        const row: KeyLookupRow = { keys: await countKeys(store), current: [], legacy: [], read: [] };
+        for (let round = 0; round < settings.rounds; round++) {
+          row.legacy.push(await legacyLookupRate(store, raw));
+          row.current.push(await currentLookupRate(store, raw));
+          progress(`key lookup, ${row.keys} keys: api_keys ${Math.round(row.current.at(-1)!.rps)}/s, environment row ${Math.round(row.legacy.at(-1)!.rps)}/s`);
+          row.read.push(await load(read, timing, service));
+          show(`GET /v1/transaction/{id}/ with ${row.keys} keys`, row.read.at(-1)!);
+        }
+        k.rows.push(row);
+      }
+    });
+
     if (engine === 'sqlite' && only.has('browser')) {
       await section('browser', async () => {
         const tx = await createTransaction(service.url, store.auth, transactionBody(3, merchant.origin));
@@ -259,6 +299,27 @@ async function benchEngine(engine: EngineResults['engine'], config: { dataDir: s
           };
           results.browser = b;
           progress(`browser: hosted ${Math.round(b.hosted.service.median)} ms, widget ${Math.round(b.widget.service.median)} ms`);
+        } finally {
+          await browser.close();
+          await stop(staticServer);
+        }
+      });
+    }
+
+    // The reference: the service's /docs/ beside the same page and files from a static server.
+    if (engine === 'sqlite' && only.has('docs')) {
+      await section('docs', async () => {
+        const staticFile = join(work, 'docs.json');
+        writeFileSync(staticFile, JSON.stringify({ '/docs/': await fetchPage(`${service.url}/docs/`) }));
+        const staticServer = await serve('static', config, staticFile, await freePort());
+        const browser = await launchBrowser();
+        try {
+          const runs = settings.browserRuns;
+          results.docs = {
+            service: await timeFirstHeading(browser, `${service.url}/docs/`, runs),
+            static: await timeFirstHeading(browser, `${staticServer.url}/docs/`, runs),
+          };
+          progress(`docs: h1 painted after ${Math.round(results.docs.service.median)} ms, ${results.docs.service.elements} elements`);
         } finally {
           await browser.close();
           await stop(staticServer);

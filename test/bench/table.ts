@@ -1,5 +1,6 @@
 import type { Size } from './bytes';
 import type { Timing } from './browser';
+import { REDOC_ELEMENTS } from './docs';
 import type { LoadResult } from './load';
 import type { RawResult } from './raw';
 import type { EngineResults, Results, ScalingRow } from './results';
@@ -50,7 +51,7 @@ function costRatio(a: LoadResult[], b: LoadResult[]): string {
 
 const ratio = (a: Sample[], b: Sample[]) => (a.length && b.length ? pct(rps(a) / rps(b)) : '');
 const bytes = (s: Size) => `${int(s.gzip)} B gzip · ${int(s.brotli)} br · ${int(s.raw)} raw`;
-const ms = (t: Timing) => `${int(t.median)} ms (${int(t.min)}–${int(t.max)})`;
+const ms = (t: Pick<Timing, 'median' | 'min' | 'max'>) => `${int(t.median)} ms (${int(t.min)}–${int(t.max)})`;
 
 function requestsSummary(urls: string[]): string {
   const kinds = urls.map((u) => {
@@ -80,6 +81,7 @@ function engineRows(e: EngineResults, r: Results): Row[] {
   const a = e.api;
   if (a.create.length) rows.push(...apiRows(e));
   if (e.transfers?.transfer.length) rows.push(...transferRows(e.transfers, e.engine));
+  if (e.keys?.rows.length) rows.push(...keyRows(e.keys, e.engine));
   if (e.scaling.length) rows.push(`Scaling: page at ${r.settings.scalingConnections} connections [${e.engine}]`);
   const label = (s: ScalingRow) => `${int(s.products)} product${s.products === 1 ? '' : 's'}, ${int(s.stored)} stored`;
   // Each row against the first one with as many products (more stored), else the first row.
@@ -95,6 +97,17 @@ function transferRows(t: NonNullable<EngineResults['transfers']>, engine: string
     `Transfers, ${t.connections} connections [${engine}]`,
     ['  POST /v1/transfer/ (wallet → wallet)', rate(t.transfer), `store insert ${int(rps(t.storeInsert))}/s`, ratio(t.transfer, t.storeInsert), ''],
   ];
+}
+
+function keyRows(k: NonNullable<EngineResults['keys']>, engine: string): Row[] {
+  const rows: Row[] = [`API key check, ${k.connections} concurrent [${engine}]`];
+  const first = k.rows[0]!;
+  for (const r of k.rows) {
+    const keys = `${int(r.keys)} key${r.keys === 1 ? '' : 's'}`;
+    rows.push([`  store authenticate (api_keys), ${keys}`, rate(r.current, 'checks/s'), `environment row ${int(rps(r.legacy))}/s`, ratio(r.current, r.legacy), 'no loss (≈ 100%)']);
+    rows.push([`  GET /v1/transaction/{id}/, ${keys}`, rate(r.read), r === first ? '' : `${int(first.keys)} key${first.keys === 1 ? '' : 's'}: ${int(rps(first.read))}`, r === first ? '' : ratio(r.read, first.read), r === first ? '' : 'no loss (≈ 100%)']);
+  }
+  return rows;
 }
 
 function apiRows(e: EngineResults): Row[] {
@@ -123,8 +136,16 @@ export function renderTable(r: Results): string {
   const files = (n: number) => `${n} file${n === 1 ? '' : 's'}`;
   rows.push([`  screen JS, hosted page (${files(a.screenJs.files.length)})`, bytes(a.screenJs), '', '', budget('screen JS, hosted page')]);
   rows.push([`  screen JS, embed page (${files(a.embedJs.files.length)})`, bytes(a.embedJs), '', '', budget('screen JS, embed page')]);
+  rows.push([`  challenge dialog JS (${files(a.challengeJs.files.length)})`, bytes(a.challengeJs), '', '', budget('challenge dialog JS')]);
   rows.push([`  screen CSS (${files(a.css.files.length)})`, bytes(a.css), '', '', budget('screen CSS')]);
   rows.push(['  page HTML (3 products)', bytes(r.bytes.html), '', '', '']);
+  const docs = r.bytes.docs;
+  if (docs) {
+    rows.push(['  reference /docs/ HTML', bytes(docs.html), '', '', budget('docs HTML')]);
+    rows.push(['  errors /docs/errors HTML', bytes(docs.errors), '', '', budget('docs errors HTML')]);
+    rows.push([`  reference CSS (${files(docs.css.files.length)})`, bytes(docs.css), '', '', budget('docs CSS')]);
+    rows.push([`  reference JS (${files(docs.js.files.length)})`, bytes(docs.js), '', '', budget('docs JS')]);
+  }
   if (r.browser) {
     rows.push(['  requests before interactive, hosted', requestsSummary(r.browser.hosted.service.requests), '', '', '']);
     rows.push(['  requests before interactive, widget', requestsSummary(r.browser.widget.service.requests), '', '', '']);
@@ -135,6 +156,20 @@ export function renderTable(r: Results): string {
     rows.push(`Browser: navigation → pay button interactive, median of ${s.browserRuns} (min–max) [sqlite]`);
     rows.push(['  hosted page', ms(b.hosted.service), `static ${ms(b.hosted.static)}`, `${(b.hosted.service.median / b.hosted.static.median).toFixed(2)}×`, '']);
     rows.push(['  widget inline, merchant page', ms(b.widget.service), `static ${ms(b.widget.static)}`, `${(b.widget.service.median / b.widget.static.median).toFixed(2)}×`, '']);
+  }
+
+  if (r.docs) {
+    const d = r.docs;
+    rows.push(`Reference /docs/ in Chromium, 1280 px: navigation → h1 painted, median of ${s.browserRuns} (min–max) [sqlite]`);
+    rows.push(['  h1 painted', ms(d.service), `static ${ms(d.static)}`, `${(d.service.median / d.static.median).toFixed(2)}×`, '< 1,000 ms (Redoc: 3,800–7,200)']);
+    rows.push(['  first contentful paint · DOMContentLoaded', `${int(d.service.fcpMedian)} ms · ${int(d.service.domContentLoadedMedian)} ms`, `static ${int(d.static.fcpMedian)} · ${int(d.static.domContentLoadedMedian)} ms`, '', '']);
+    rows.push([
+      '  DOM once loaded',
+      `${int(d.service.elements)} elements · ${int(d.service.nodes)} nodes`,
+      `Redoc ${int(REDOC_ELEMENTS)}`,
+      pct(d.service.elements / REDOC_ELEMENTS),
+      `≤ ${int(REDOC_ELEMENTS / 5)} elements (a fifth)`,
+    ]);
   }
 
   const cells = rows.filter((row): row is Exclude<Row, string> => typeof row !== 'string');

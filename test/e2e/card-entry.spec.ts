@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { expect, test } from './fixtures';
+import { expect, test, returnTo } from './fixtures';
 import {
   cvcInput,
   expectAccessible,
@@ -49,7 +49,7 @@ for (const javaScriptEnabled of [true, false]) {
           }
           await expectAccessible(page, javaScriptEnabled);
           await payButton(page).click();
-          await page.waitForURL(`${merchant.origin}/return?order=A-2001`);
+          await page.waitForURL(returnTo(`${merchant.origin}/return?order=A-2001`));
           expect(await statusOf(service, tx.id)).toBe('D');
         });
       }

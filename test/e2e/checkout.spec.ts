@@ -2,7 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { CARDS, expect, type Merchant, type Service, test, typeCardWithKeyboard } from './fixtures';
+import { CARDS, expect, type Merchant, type Service, test, typeCardWithKeyboard, returnTo } from './fixtures';
 
 // The hosted checkout against the real server in Chromium: every state, four languages,
 // with and without JavaScript, by keyboard, at 360 px, and under concurrent clicks.
@@ -130,8 +130,14 @@ for (const javaScriptEnabled of [true, false]) {
       await expect(page.getByRole('radio').first()).toBeChecked();
       await fillCard(page, CARDS.approved);
       await payButton(page).click();
-      await page.waitForURL(`${merchant.origin}/return?order=A-1001`);
-      expect(merchant.arrivals).toEqual(['/return?order=A-1001']);
+      if (javaScriptEnabled) {
+        // The screen confirms first, with a way back at once; then it takes the customer there.
+        await expect(page.getByRole('heading', { name: 'Payment complete' })).toBeVisible();
+        await expect(page.getByText('Taking you back to')).toBeVisible();
+        expect(merchant.arrivals).toEqual([]);
+      }
+      await page.waitForURL(returnTo(`${merchant.origin}/return?order=A-1001`));
+      expect(merchant.arrivals).toEqual([expect.stringMatching(returnTo('/return?order=A-1001'))]);
       const read = await service.api('GET', `/transaction/${tx.id}/`);
       expect(read.body.status).toBe('D');
       expect(salesOf(service, tx.id)).toBe(1);
@@ -148,7 +154,7 @@ for (const javaScriptEnabled of [true, false]) {
       if (javaScriptEnabled) await expectNoAxeViolations(page);
       await fillCard(page, CARDS.approved);
       await payButton(page).click();
-      await page.waitForURL(/\/return\?order=A-1001$/);
+      await page.waitForURL(/\/return\?order=A-1001&transaction_id=[^&]+&status=D&timestamp=\d+&signature=[^&]+$/);
       expect(salesOf(service, tx.id)).toBe(1);
     });
 
@@ -166,7 +172,7 @@ for (const javaScriptEnabled of [true, false]) {
       await cancelButton(page).click();
       await expect(page.getByRole('heading', { name: 'Cancel this payment?' })).toBeVisible();
       await cancelButton(page).click();
-      await page.waitForURL(`${merchant.origin}/cancel?order=A-1001`);
+      await page.waitForURL(returnTo(`${merchant.origin}/cancel?order=A-1001`));
       expect((await service.api('GET', `/transaction/${tx.id}/`)).body.status).toBe('C');
     });
 
@@ -196,7 +202,7 @@ for (const javaScriptEnabled of [true, false]) {
       await page.getByRole('radio', { name: /sandbox pay/i }).check();
       await payButton(page).click();
       await page.getByRole('button', { name: /approve/i }).click();
-      await page.waitForURL(/\/return\?order=A-1001$/);
+      await page.waitForURL(/\/return\?order=A-1001&transaction_id=[^&]+&status=D&timestamp=\d+&signature=[^&]+$/);
       expect((await service.api('GET', `/transaction/${tx.id}/`)).body.status).toBe('D');
     });
 
@@ -333,7 +339,7 @@ test.describe('security and robustness', () => {
     await expect(page.getByRole('alert')).toContainText(/declined/i);
     await fillCard(page, CARDS.approved);
     await payButton(page).click();
-    await page.waitForURL(/\/return\?order=A-1001$/);
+    await page.waitForURL(/\/return\?order=A-1001&transaction_id=[^&]+&status=D&timestamp=\d+&signature=[^&]+$/);
     const logs = service.logLines().join('\n');
     expect(logs).toContain('payment approved'); // the logs were captured at all
     const secret = service.auth.split(':')[1]!;
@@ -367,7 +373,7 @@ test('keyboard only: choose, fill and pay', async ({ page, service, merchant }) 
   await typeCardWithKeyboard(page);
   await expect(payButton(page)).toBeFocused();
   await page.keyboard.press('Enter');
-  await page.waitForURL(/\/return\?order=A-1001$/);
+  await page.waitForURL(/\/return\?order=A-1001&transaction_id=[^&]+&status=D&timestamp=\d+&signature=[^&]+$/);
 });
 
 test('card testing: after ten declines the screen gives the time to try again, disables Pay and charges nothing', async ({ page, service, merchant }) => {
@@ -375,12 +381,12 @@ test('card testing: after ten declines the screen gives the time to try again, d
   await page.goto(tx.payment_url);
   const alert = page.getByRole('alert');
   // Each click's answer is awaited, so every attempt is a decline rather than "in progress";
-  // then the screen's own handling of it (focus moves to the alert), so the next card is not
-  // typed while the screen is still applying the answer and moving the focus.
+  // then the screen's own handling of it (focus moves to the marked card field, or to the
+  // alert once Pay is locked), so the next card is not typed while the focus still moves.
   const pay = async (card: string) => {
     await fillCard(page, card);
     const [answer] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), payButton(page).click()]);
-    await expect(page.locator('#checkout-alert')).toBeFocused();
+    await expect(page.locator(answer.status() === 429 ? '#checkout-alert' : 'input[autocomplete="cc-number"]')).toBeFocused();
     return answer.status();
   };
   for (let i = 0; i < 10; i++) expect(await pay(CARDS.declined)).toBe(200);

@@ -46,7 +46,8 @@ export interface Merchant {
 export async function startService(env: Record<string, string> = {}): Promise<{ service: Service; stop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'checkout-e2e-'));
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, DEMO: 'true', LOG_LEVEL: 'info', DATABASE_URL: '', ...env },
+    // Rate limits out of the way: the browser tests pay and sign up far faster than people.
+    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, DEMO: 'true', LOG_LEVEL: 'info', DATABASE_URL: '', API_RATE_LIMIT: '1000000', IP_RATE_LIMIT: '1000000', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -157,6 +158,14 @@ export const test = base.extend<{ merchant: Merchant }, { service: Service; merc
 
 export { expect };
 export { TEST_CARDS as CARDS };
+
+/**
+ * A return to `url` as the checkout sends the customer there once paid or cancelled: with
+ * transaction_id, status, timestamp and signature appended (docs/checkout.md "Signed
+ * returns"). `url` whole, or from its path on (as the merchant site records arrivals).
+ */
+export const returnTo = (url: string) =>
+  new RegExp(`^${url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[?&]transaction_id=[0-9a-f-]{36}&status=[DC]&timestamp=\\d+&signature=[^&#]+$`);
 
 /** From a focused card number field: types the approving card, then Tab through expiry, CVC and name. */
 export async function typeCardWithKeyboard(page: Page): Promise<void> {

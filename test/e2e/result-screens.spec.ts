@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { CARDS, expect, test } from './fixtures';
+import { CARDS, expect, test, returnTo } from './fixtures';
 import { cancelButton, expectAccessible, fillCard, numberInput, oneLine, payButton, PHONE, statusOf } from './screen';
 
 // A way back that does not end the payment, a cancel that asks first, and results that
@@ -21,7 +21,7 @@ for (const javaScriptEnabled of [true, false]) {
       await page.goto(tx.payment_url);
       await fillCard(page, CARDS.approved);
       await payButton(page).click();
-      await page.waitForURL(`${merchant.origin}/return?order=A-2001`);
+      await page.waitForURL(returnTo(`${merchant.origin}/return?order=A-2001`));
       expect(await statusOf(service, tx.id)).toBe('D');
     });
 
@@ -42,7 +42,7 @@ for (const javaScriptEnabled of [true, false]) {
       await cancelButton(page).click();
       await expect(question).toBeVisible();
       await cancelButton(page).click();
-      await page.waitForURL(`${merchant.origin}/cancel?order=A-2001`);
+      await page.waitForURL(returnTo(`${merchant.origin}/cancel?order=A-2001`));
       expect(await statusOf(service, tx.id)).toBe('C');
     });
 
@@ -62,7 +62,7 @@ for (const javaScriptEnabled of [true, false]) {
       await page.goto(tx.payment_url);
       await fillCard(page, CARDS.approved);
       await payButton(page).click();
-      await page.waitForURL(`${merchant.origin}/return?order=A-2001`);
+      await page.waitForURL(returnTo(`${merchant.origin}/return?order=A-2001`));
       // Opening the link again shows the result, not "You are paying".
       await page.goto(tx.payment_url);
       await expect(page.getByRole('heading', { name: 'Payment complete' })).toBeVisible();
@@ -72,7 +72,7 @@ for (const javaScriptEnabled of [true, false]) {
       await expect(page.locator('.receipt__ref')).toHaveText(/^[0-9A-F]{4}-[0-9A-F]{4}$/);
       await expect(main).toContainText('Visa ending in 4242');
       await expect(main).toContainText('Amount paid€113.68');
-      await expect(backLink(page)).toHaveAttribute('href', `${merchant.origin}/return?order=A-2001`);
+      await expect(backLink(page)).toHaveAttribute('href', returnTo(`${merchant.origin}/return?order=A-2001`));
       const print = page.getByRole('button', { name: 'Print receipt' });
       if (javaScriptEnabled) {
         await expect(print).toBeVisible();

@@ -2,7 +2,8 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Frame, FrameLocator, Page } from '@playwright/test';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { CARDS, expect, type Merchant, type Service, startMerchant, startService, test as base, typeCardWithKeyboard } from './fixtures';
+import { readmeBlock } from '../readme';
+import { CARDS, expect, type Merchant, type Service, startMerchant, startService, test as base, typeCardWithKeyboard, returnTo } from './fixtures';
 
 // The widget on a stand-in merchant site (http://127.0.0.1:…) loading /widget.js from the
 // service (http://localhost:…): a real cross-origin embed. A second site on another port,
@@ -145,8 +146,8 @@ test.describe('inline', () => {
     await fillCard(frame, CARDS.approved);
     await payButton(frame).click();
 
-    await page.waitForURL(`${merchant.origin}/return?order=W-1`);
-    expect(merchant.arrivals).toEqual(['/return?order=W-1']);
+    await page.waitForURL(returnTo(`${merchant.origin}/return?order=W-1`));
+    expect(merchant.arrivals).toEqual([expect.stringMatching(returnTo('/return?order=W-1'))]);
     const recorded = await storedEvents(page);
     const completed = recorded.filter((e) => e.type === 'checkout:completed');
     expect(completed).toHaveLength(1);
@@ -156,7 +157,7 @@ test.describe('inline', () => {
       transaction_id: tx.id,
       status: 'D',
       order_id: 'W-1',
-      redirect: `${merchant.origin}/return?order=W-1`,
+      redirect: expect.stringMatching(returnTo(`${merchant.origin}/return?order=W-1`)),
     });
     expect(recorded.map((e) => e.type)).toContain('checkout:ready');
     // Nothing the customer typed ever reaches the merchant's page.
@@ -202,7 +203,7 @@ test.describe('inline', () => {
     await cancelButton(checkoutFrame(page)).click();
     await expect(checkoutFrame(page).getByRole('heading', { name: 'Cancel this payment?' })).toBeVisible();
     await cancelButton(checkoutFrame(page)).click();
-    await page.waitForURL(`${merchant.origin}/cancel?order=W-1`);
+    await page.waitForURL(returnTo(`${merchant.origin}/cancel?order=W-1`));
     const cancelled = (await storedEvents(page)).filter((e) => e.type === 'checkout:cancelled');
     expect(cancelled.map((e) => e.detail)).toEqual([
       {
@@ -211,7 +212,7 @@ test.describe('inline', () => {
         transaction_id: tx.id,
         status: 'C',
         order_id: 'W-1',
-        redirect: `${merchant.origin}/cancel?order=W-1`,
+        redirect: expect.stringMatching(returnTo(`${merchant.origin}/cancel?order=W-1`)),
       },
     ]);
     expect(await transactionStatus(service, tx.id)).toBe('C');
@@ -260,7 +261,7 @@ test.describe('inline', () => {
     expect((await events(page)).filter((e) => e.type === 'checkout:error').map((e) => e.detail.code)).toEqual(['insufficient_funds']);
     await fillCard(frame, CARDS.approved);
     await payButton(frame).click();
-    await page.waitForURL(`${merchant.origin}/return?order=W-1`);
+    await page.waitForURL(returnTo(`${merchant.origin}/return?order=W-1`));
   });
 
   test('paying before the frame\'s script has run (a plain form post) still reports checkout:completed', async ({ page, service, merchant }) => {
@@ -285,10 +286,10 @@ test.describe('inline', () => {
       const frame = checkoutFrame(page);
       await fillCard(frame, CARDS.approved);
       await payButton(frame).click();
-      await page.waitForURL(`${merchant.origin}/return?order=W-1`);
+      await page.waitForURL(returnTo(`${merchant.origin}/return?order=W-1`));
       const recorded = await storedEvents(page);
       expect(recorded.filter((e) => e.type === 'checkout:completed').map((e) => e.detail.redirect)).toEqual([
-        `${merchant.origin}/return?order=W-1`,
+        expect.stringMatching(returnTo(`${merchant.origin}/return?order=W-1`)),
       ]);
     } finally {
       release();
@@ -309,7 +310,7 @@ test.describe('inline', () => {
     await frame.getByRole('radio', { name: /sandbox pay/i }).check();
     await payButton(frame).click();
     await frame.getByRole('button', { name: /approve/i }).click();
-    await page.waitForURL(`${merchant.origin}/return?order=W-1`);
+    await page.waitForURL(returnTo(`${merchant.origin}/return?order=W-1`));
     const completed = (await storedEvents(page)).filter((e) => e.type === 'checkout:completed');
     expect(completed.map((e) => e.detail.transaction_id)).toEqual([tx.id]);
   });
@@ -322,7 +323,7 @@ test.describe('inline', () => {
     await page.locator('input[autocomplete="cc-csc"]').fill('123');
     await page.locator('input[autocomplete="cc-name"]').fill('Ada');
     await page.locator('button[name="action"][value="pay"]').click();
-    await page.waitForURL(/\/return\?order=W-1$/);
+    await page.waitForURL(/\/return\?order=W-1&transaction_id=[^&]+&status=D&timestamp=\d+&signature=[^&]+$/);
     merchant.arrivals.length = 0;
 
     const url = await openShop(page, merchant, `<div data-checkout-token="${tx.token}"></div>`, widgetScript(service));
@@ -614,7 +615,7 @@ test.describe('overlay', () => {
     await typeCardWithKeyboard(page);
     expect(await focusInFrame(frame)).toBe('submit');
     await page.keyboard.press('Enter');
-    await page.waitForURL(`${merchant.origin}/return?order=W-1`);
+    await page.waitForURL(returnTo(`${merchant.origin}/return?order=W-1`));
     expect((await storedEvents(page)).filter((e) => e.type === 'checkout:completed')).toHaveLength(1);
     expect(await transactionStatus(service, tx.id)).toBe('D');
   });
@@ -702,14 +703,14 @@ test.describe('origins', () => {
     // The real frame still works after all that.
     await fillCard(checkoutFrame(page), CARDS.approved);
     await payButton(checkoutFrame(page)).click();
-    await page.waitForURL(`${merchant.origin}/return?order=W-1`);
+    await page.waitForURL(returnTo(`${merchant.origin}/return?order=W-1`));
   });
 
-  test('a page on an origin that is not allowed cannot display the frame', async ({ page, service, merchant, stranger }) => {
+  test('a page on an origin that is not allowed never gets the payment, only checkout:error origin_not_allowed', async ({ page, service, merchant, stranger }) => {
     const tx = await service.createTransaction(order(merchant));
-    const frameResponses: { url: string; csp: string }[] = [];
+    const frameResponses: { url: string; csp: string; status: number }[] = [];
     page.on('response', (res) => {
-      if (res.url().includes('/pay/')) frameResponses.push({ url: res.url(), csp: res.headers()['content-security-policy'] ?? '' });
+      if (res.url().includes('/pay/')) frameResponses.push({ url: res.url(), csp: res.headers()['content-security-policy'] ?? '', status: res.status() });
     });
     // The loader on the stranger's page (origin=the stranger's), and a hand-made
     // iframe that claims to be the merchant's origin.
@@ -723,18 +724,21 @@ test.describe('origins', () => {
     await expect(page.locator('[data-checkout-token] iframe')).toHaveCount(1);
     await expect.poll(() => frameResponses.length).toBe(2);
     const strangerEncoded = encodeURIComponent(stranger.origin);
-    for (const r of frameResponses) expect(r.csp.split('frame-ancestors')[1]).not.toContain(stranger.origin);
-    expect(frameResponses.find((r) => r.url.includes(strangerEncoded))!.csp).toContain("frame-ancestors 'none'");
+    // The stranger's frame is the refusal, framable by the stranger alone; the lying one stays the merchant's.
+    const refusal = frameResponses.find((r) => r.url.includes(strangerEncoded))!;
+    expect(refusal.status).toBe(403);
+    expect(refusal.csp.split('frame-ancestors ')[1]).toBe(stranger.origin);
     expect(frameResponses.find((r) => r.url === lying)!.csp).toContain(`frame-ancestors ${merchant.origin}`);
 
-    // Chromium replaces a refused frame with its error page: no screen, no messages. Wait for
-    // both to commit it (the screen can no longer run in them), not for a time.
-    await expect.poll(() => refusedFrames(page)).toBe(2);
-    for (const frame of page.frames().filter((f) => f !== page.mainFrame())) {
-      expect(frame.url()).not.toContain('/pay/');
-      expect(await frame.locator('main, form, input').count()).toBe(0);
-    }
-    expect(await events(page)).toEqual([]);
+    await waitForEvent(page, 'checkout:error');
+    expect(await events(page)).toEqual([
+      { type: 'checkout:error', detail: { type: 'checkout:error', version: 1, code: 'origin_not_allowed', message: "This payment can't be shown here" } },
+    ]);
+    // Chromium replaces the lying frame with its error page; the refusal shows a message and nothing to pay with.
+    await expect.poll(() => refusedFrames(page)).toBe(1);
+    const shown = page.frameLocator('[data-checkout-token] iframe');
+    await expect(shown.getByRole('heading', { level: 1 })).toHaveText("This payment can't be shown here");
+    expect(await shown.locator('form, input, button').count()).toBe(0);
     expect(await transactionStatus(service, tx.id)).toBe('N');
   });
 
@@ -763,11 +767,78 @@ test.describe('origins', () => {
     await waitForEvent(page, 'checkout:ready');
     await expect(checkoutFrame(page).locator('input[autocomplete="cc-number"]')).toBeVisible();
 
-    // The merchant origin of its return_url is no longer enough.
+    // The merchant origin of its return_url is no longer enough: the refusal, never the payment.
     await openShop(page, merchant, `<div data-checkout-token="${tx.token}"></div>`, widgetScript(service));
-    // Refused: the frame commits Chromium's error page, where the screen never runs.
+    await waitForEvent(page, 'checkout:error');
+    expect((await events(page)).map((e) => e.detail.code)).toEqual(['origin_not_allowed']);
+    expect(await checkoutFrame(page).locator('input, form').count()).toBe(0);
+  });
+});
+
+test.describe('errors the widget reports', () => {
+  test('an unknown token: checkout:error token_unknown, and the frame says the payment was not found', async ({ page, service, merchant }) => {
+    await openShop(page, merchant, '<div data-checkout-token="no-such-token-0123456789"></div>', widgetScript(service));
+    await waitForEvent(page, 'checkout:error');
+    expect(await events(page)).toEqual([
+      { type: 'checkout:error', detail: { type: 'checkout:error', version: 1, code: 'token_unknown', message: 'Payment not found' } },
+    ]);
+    await expect(checkoutFrame(page).getByRole('heading', { level: 1 })).toHaveText('Payment not found');
+  });
+
+  test('an expired link: checkout:error expired, on load and when it expires while open', async ({ page, service, merchant }) => {
+    // Expires a few seconds after it is made: the frame loads it open, then sees it expire.
+    const tx = await service.createTransaction(order(merchant, { expired_date: new Date(Date.now() + 4000).toISOString() }));
+    const onError = `<script>window.errors=[];window.Checkout={q:[["mount",[document.currentScript.previousElementSibling,{token:${JSON.stringify(tx.token)},onError:(m)=>errors.push(m.code)}]]]}</script>`;
+    await openShop(page, merchant, `<div id="pay"></div>${onError}`, widgetScript(service));
+    await waitForEvent(page, 'checkout:ready');
+    await expect.poll(() => eventTypes(page), { timeout: 20_000 }).toContain('checkout:error');
+    const errors = (await events(page)).filter((e) => e.type === 'checkout:error');
+    expect(errors.map((e) => [e.detail.code, e.detail.message])).toEqual([['expired', 'This payment link has expired']]);
+    expect(await page.evaluate(() => (window as unknown as { errors: string[] }).errors)).toEqual(['expired']);
+    // Mounted again, it reports the expiry at once.
+    await openShop(page, merchant, `<div data-checkout-token="${tx.token}"></div>`, widgetScript(service));
+    await waitForEvent(page, 'checkout:error');
+    expect((await events(page)).map((e) => e.type === 'checkout:error' && e.detail.code).filter(Boolean)).toEqual(['expired']);
+  });
+
+  // The loader reports a silent frame after 10 s: the page's clock is Playwright's, moved on
+  // once the frame has loaded, so the tests wait for no real 10 s.
+  test('the checkout cannot be reached: checkout:error network from the loader, with no text of ours', async ({ page, service, merchant }) => {
+    const tx = await service.createTransaction(order(merchant));
+    await page.clock.install();
+    // The frame's request fails as a dropped connection would; widget.js itself loads.
+    await page.route(`${service.url}/pay/**`, (route) => route.abort('connectionrefused'));
+    await openShop(page, merchant, `<div data-checkout-token="${tx.token}"></div>`, widgetScript(service));
     await expect.poll(() => refusedFrames(page)).toBe(1);
+    await page.clock.runFor(9_000);
     expect(await events(page)).toEqual([]);
+    await page.clock.runFor(2_000);
+    await expect.poll(() => eventTypes(page)).toEqual(['checkout:error']);
+    expect((await events(page))[0]!.detail).toEqual({ type: 'checkout:error', version: 1, code: 'network', message: '' });
+  });
+
+  test('a frame that answers is never reported as unreachable', async ({ page, service, merchant }) => {
+    const tx = await service.createTransaction(order(merchant));
+    await page.clock.install();
+    await openShop(page, merchant, `<div data-checkout-token="${tx.token}"></div>`, widgetScript(service));
+    await waitForEvent(page, 'checkout:ready');
+    await page.clock.runFor(15_000);
+    expect(await eventTypes(page)).not.toContain('checkout:error');
+  });
+});
+
+test.describe('the README', () => {
+  test('quick start 2 as written (host and token filled in) embeds the payment and hears checkout:completed', async ({ page, service, merchant }) => {
+    const tx = await service.createTransaction(order(merchant));
+    const html = readmeBlock('html', 'data-checkout-token').replaceAll('https://CHECKOUT_HOST', service.url).replaceAll('TRANSACTION_TOKEN', tx.token);
+    const logged: string[] = [];
+    page.on('console', (msg) => logged.push(msg.text()));
+    await openShop(page, merchant, html);
+    const frame = checkoutFrame(page);
+    await fillCard(frame, CARDS.approved);
+    await payButton(frame).click();
+    await page.waitForURL(returnTo(`${merchant.origin}/return?order=W-1`));
+    expect(logged).toContain(`paid ${tx.id}`);
   });
 });
 
@@ -870,9 +941,13 @@ test.describe('demo page', () => {
     const inline = page.frameLocator('[data-checkout-token] iframe');
     await fillCard(inline, CARDS.approved);
     await payButton(inline).click();
-    await page.waitForURL(`${service.url}/demo/?paid=1`);
+    await page.waitForURL(returnTo(`${service.url}/demo/?paid=1`));
     await expect(page.getByRole('status')).toContainText(/payment was received/i);
+    // The shop verifies the signed return; an altered one is not trusted.
+    await expect(page.locator('#return-check')).toContainText('Signed return verified');
     expect(problems).toEqual([]);
+    await page.goto(page.url().replace('status=D', 'status=C'));
+    await expect(page.locator('#return-check')).toContainText('could not be verified (forged)');
   });
 
   test('cancelled demo payment says so', async ({ page, service }) => {
@@ -881,7 +956,7 @@ test.describe('demo page', () => {
     await cancelButton(frame).click();
     await expect(frame.getByRole('heading', { name: 'Cancel this payment?' })).toBeVisible();
     await cancelButton(frame).click();
-    await page.waitForURL(`${service.url}/demo/?cancelled=1`);
+    await page.waitForURL(returnTo(`${service.url}/demo/?cancelled=1`));
     await expect(page.getByRole('status')).toContainText(/cancelled/i);
   });
 

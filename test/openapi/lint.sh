@@ -12,3 +12,5 @@ REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true redocly lint "$dir/ope
 grep -v -e '║' -e '╔' -e '╚' "$dir/redocly.log"
 if grep -Eq 'You have [0-9]+ warning' "$dir/redocly.log"; then echo 'redocly: warnings are not allowed' >&2; exit 1; fi
 spectral lint "$dir/openapi.json" --ruleset .spectral.yaml --fail-severity hint
+# The contract as released: nothing a client of the last version relies on may break.
+tsx test/openapi/check-compatible.ts

@@ -69,7 +69,8 @@ export async function merchantFlow(
 
   // An idempotent retry: the same key and body answer the same transaction, replayed.
   const key = `typed-${held.id}`;
-  const body = { currency: 'EUR', products: [{ amount: 1, product: { name: 'Gift wrap', price: 2.5 } }] };
+  // The currency is one of the document's CurrencyCode values, not any string.
+  const body = { currency: 'EUR' as const, products: [{ amount: 1, product: { name: 'Gift wrap', price: 2.5 } }] };
   const once = await api.POST('/transaction/', { params: { header: { 'Idempotency-Key': key } }, body });
   const twice = await api.POST('/transaction/', { params: { header: { 'Idempotency-Key': key } }, body });
 

@@ -5,6 +5,7 @@ import { type EventFamily, type EventType, familyOf } from '../../server/store/e
 // family does not exist, and a snapshot table must cover every family.
 
 export const paid: EventType = 'sale.captured';
+export const holdExpired: EventType = 'sale.hold_expired';
 export const family: EventFamily = familyOf('authorization.removed');
 
 // @ts-expect-error no such family: it must be registered in EVENT_FAMILIES first

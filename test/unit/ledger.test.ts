@@ -1,15 +1,19 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  assertBalanced,
   balanced,
   LedgerError,
   payoutPostings,
   type Posting,
   refundPostings,
+  repayment,
   salePostings,
+  shortfall,
   sourcedPostings,
   takenBack,
   transferPostings,
+  unbalancedCurrencies,
 } from '../../server/domain/ledger';
 
 const sum = (ps: Posting[]) => ps.reduce((a, p) => a + p.amount, 0n);
@@ -30,6 +34,53 @@ describe('balanced', () => {
       { account: { wallet: 'a' }, amount: 1n, counterpart: {} },
     ]);
     expect(out.map((p) => p.account)).toEqual([{ wallet: 'a' }, { wallet: 'b' }, { system: 'merchant' }]);
+  });
+});
+
+describe('a movement balances in each currency', () => {
+  it('accepts debits equal to credits per currency, and names each currency that is off', () => {
+    const eur = (amount: bigint) => ({ currency: 'EUR', amount });
+    const usd = (amount: bigint) => ({ currency: 'USD', amount });
+    expect(unbalancedCurrencies([eur(-5n), eur(3n), eur(2n), usd(7n), usd(-7n)])).toEqual([]);
+    expect(() => assertBalanced([eur(-5n), eur(5n)])).not.toThrow();
+    // Balanced overall, not per currency: 5 EUR out, 5 USD in is not a movement.
+    expect(unbalancedCurrencies([eur(-5n), usd(5n)])).toEqual(['EUR', 'USD']);
+    expect(unbalancedCurrencies([eur(-5n), eur(4n), usd(1n), usd(-1n)])).toEqual(['EUR']);
+    expect(() => assertBalanced([eur(-5n), eur(4n)])).toThrow(/differ in EUR/);
+  });
+
+  it('holds for any postings that add up to zero, and fails as soon as one unit is off', () => {
+    fc.assert(
+      fc.property(fc.array(fc.bigInt({ min: -(10n ** 15n), max: 10n ** 15n }), { minLength: 1 }), fc.bigInt({ min: 1n, max: 10n ** 15n }), (amounts, off) => {
+        const total = amounts.reduce((a, b) => a + b, 0n);
+        const entries = [...amounts, -total].map((amount) => ({ currency: 'EUR', amount }));
+        expect(unbalancedCurrencies(entries)).toEqual([]);
+        expect(unbalancedCurrencies([...entries, { currency: 'EUR', amount: off }])).toEqual(['EUR']);
+      }),
+    );
+  });
+});
+
+describe('receivables', () => {
+  it('a wallet gives what it holds of what it owes, never going below zero; the platform covers the rest', () => {
+    expect(shortfall(133n, 50n)).toEqual({ fromWallet: 50n, covered: 83n });
+    expect(shortfall(133n, 0n)).toEqual({ fromWallet: 0n, covered: 133n });
+    expect(shortfall(133n, 500n)).toEqual({ fromWallet: 133n, covered: 0n });
+    expect(() => shortfall(0n, 10n)).toThrow(LedgerError);
+    fc.assert(
+      fc.property(fc.bigInt({ min: 1n, max: 10n ** 12n }), fc.bigInt({ min: 0n, max: 10n ** 12n }), (owed, balance) => {
+        const { fromWallet, covered } = shortfall(owed, balance);
+        expect(fromWallet + covered).toBe(owed);
+        expect(fromWallet >= 0n && fromWallet <= balance && covered >= 0n).toBe(true);
+      }),
+    );
+  });
+
+  it('a credit pays the receivable back first, up to the credit', () => {
+    expect(repayment(250n, 83n)).toBe(83n);
+    expect(repayment(50n, 83n)).toBe(50n);
+    expect(repayment(50n, 0n)).toBe(0n);
+    expect(repayment(-50n, 83n)).toBe(0n);
   });
 });
 

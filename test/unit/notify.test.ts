@@ -28,6 +28,12 @@ describe('notification addresses', () => {
     ['::ffff:7f00:1', false],
     ['::ffff:8.8.8.8', true],
     ['2606:4700:4700::1111', true],
+    ['64:ff9b::7f00:1', false], // NAT64 of 127.0.0.1
+    ['64:ff9b::a00:1', false], // NAT64 of 10.0.0.1
+    ['2002:7f00:1::1', false], // 6to4 of 127.0.0.1
+    ['::7f00:1', false], // IPv4-compatible 127.0.0.1
+    ['::a00:1', false],
+    ['fec0::1', false], // site-local
     ['not an address', false],
   ])('%s → %s', (address, expected) => {
     expect(isPublicAddress(address)).toBe(expected);

@@ -71,7 +71,7 @@ describe('buildView: token → what the screen shows', () => {
     expect(buildView({ ...base, tx: tx({ currency: 'KWD' }) }).exponent).toBe(3);
   });
 
-  it('offers the gateways in their fixed order and preselects the first only when asked', () => {
+  it('offers the gateways in their fixed order and preselects the first only when asked, or when it is the only one', () => {
     const on = buildView({ ...base, tx: tx({ gateway_selected: true }) });
     expect(on.gateways.map((g) => g.id)).toEqual([SANDBOX_CARD_ID, SANDBOX_REDIRECT_ID]);
     expect(on.selectedGateway).toBe(SANDBOX_CARD_ID);
@@ -79,6 +79,9 @@ describe('buildView: token → what the screen shows', () => {
     // The customer's own choice from a failed post wins over the preselection.
     expect(buildView({ ...base, tx: tx(), chosenGateway: SANDBOX_REDIRECT_ID }).selectedGateway).toBe(SANDBOX_REDIRECT_ID);
     expect(buildView({ ...base, tx: tx(), chosenGateway: 'not-a-gateway' }).selectedGateway).toBe(SANDBOX_CARD_ID);
+    // One method leaves nothing to choose: its form shows at once.
+    const cardOnly = createGateways(sandboxGateways().filter((g) => g.id === SANDBOX_CARD_ID));
+    expect(buildView({ ...base, gateways: cardOnly, tx: tx({ gateway_selected: false }) }).selectedGateway).toBe(SANDBOX_CARD_ID);
   });
 
   it('maps every state, expiry included, and shows a receipt only when paid', () => {

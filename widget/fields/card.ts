@@ -1,6 +1,7 @@
 // Field validators shared by the screen (inline errors while typing) and the server (the
 // authority, also for posts made with JavaScript off). Pure: no DOM, no clock of its own.
 // Each validator returns a locale key from locales/*.json, or null when the value is fine.
+import { isEmail } from './email';
 import type { GatewayField } from './types';
 
 export type ValidatorName = GatewayField['validate'];
@@ -10,8 +11,10 @@ export type FieldErrorKey =
   | 'error.card.number.invalid'
   | 'error.card.number.length'
   | 'error.card.expiry.format'
+  | 'error.card.expiry.month'
   | 'error.card.expiry.past'
-  | 'error.card.cvc.length';
+  | 'error.card.cvc.length'
+  | 'error.email';
 
 export type CardBrand = 'visa' | 'mastercard' | 'amex' | 'discover' | 'diners' | 'jcb' | 'unionpay';
 
@@ -120,7 +123,7 @@ export function parseExpiry(value: string): CardExpiry | null {
 // so the server and the browser agree whatever their zones.
 function validateExpiry(value: string, now: number | Date): FieldErrorKey | null {
   const expiry = parseExpiry(value);
-  if (!expiry) return 'error.card.expiry.format';
+  if (!expiry) return impossibleExpiry(value) ?? 'error.card.expiry.format';
   const today = new Date(now);
   const current = today.getUTCFullYear() * 12 + today.getUTCMonth();
   const expires = expiry.year * 12 + (expiry.month - 1);
@@ -140,13 +143,23 @@ function validateCvc(value: string, cardNumber: string | undefined): FieldErrorK
   return new RegExp(`^\\d{${expected}}$`).test(value.trim()) ? null : 'error.card.cvc.length';
 }
 
-/** The locale key of what is wrong with `value`, or null. Empty values are always `error.required`. */
+/**
+ * A month no card has, as soon as its two digits are typed ("13", "00"): no further digit
+ * can make it valid, so the customer hears it at once instead of after leaving the field.
+ */
+export function impossibleExpiry(value: string): FieldErrorKey | null {
+  // Two digits that stand as the month: alone, before the slash, or before a 2- or 4-digit year.
+  const month = /^\s*(\d{2})(?:\s*$|\s*\/|\d{2}\s*$|\d{4}\s*$)/.exec(value)?.[1];
+  return month !== undefined && (Number(month) < 1 || Number(month) > 12) ? 'error.card.expiry.month' : null;
+}
+
+/** The locale key of what is wrong with `value`, or null. Empty values are `error.required`, except where optional. */
 export function validateField(
   validator: ValidatorName,
   value: string,
   ctx: ValidationContext,
 ): FieldErrorKey | null {
-  if (value.trim() === '') return 'error.required';
+  if (value.trim() === '') return validator === 'optional-email' ? null : 'error.required';
   switch (validator) {
     case 'card-number':
       return validateCardNumber(value);
@@ -156,6 +169,8 @@ export function validateField(
       return validateCvc(value, ctx.cardNumber);
     case 'required':
       return null;
+    case 'optional-email':
+      return isEmail(value.trim()) ? null : 'error.email';
   }
 }
 

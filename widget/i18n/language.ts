@@ -1,6 +1,6 @@
-import { LANGUAGES, type Language } from '../screen/view';
-
-export { LANGUAGES, type Language };
+/** The languages of the payment screen: `au` is English as written in Australia. */
+export const LANGUAGES = ['en', 'es', 'fr', 'au'] as const;
+export type Language = (typeof LANGUAGES)[number];
 
 /** BCP 47 tags for Intl: `au` is not a language code, it stands for English as written in Australia. */
 const INTL_LOCALES: Record<Language, string> = { en: 'en', es: 'es-ES', fr: 'fr-FR', au: 'en-AU' };

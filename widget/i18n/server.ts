@@ -19,24 +19,31 @@ export function getStrings(language: Language): Strings {
   return STRINGS[language];
 }
 
-function createInstance(language: Language): i18n {
-  // Keyed by the Intl tag so i18next picks the same plural rules as Intl.PluralRules in
-  // the browser (`au` is not a language i18next knows).
+/**
+ * An i18next instance over one language's flat strings, as every text rendered on the
+ * server uses it (the payment page, the dashboard, the emails). Keyed by the Intl tag so
+ * i18next picks the same plural rules as Intl.PluralRules in the browser (`au` is not a
+ * language i18next knows).
+ */
+export function flatInstance(language: Language, strings: Record<string, string>): i18n {
   const lng = intlLocale(language);
   const instance = i18next.createInstance();
   void instance.init({
     lng,
     fallbackLng: false,
-    resources: { [lng]: { translation: STRINGS[language] } },
+    resources: { [lng]: { translation: strings } },
     // Keys are flat and contain dots; merchant text may contain colons.
     keySeparator: false,
     nsSeparator: false,
-    // Preact escapes at render time; escaping here would double-escape.
+    // Preact escapes at render time; escaping here would double-escape. Plain-text emails
+    // take the strings as they are.
     interpolation: { escapeValue: false },
     initAsync: false,
   });
   return instance;
 }
+
+const createInstance = (language: Language): i18n => flatInstance(language, STRINGS[language]);
 
 const translators = new Map<Language, Translator>();
 

@@ -88,6 +88,7 @@ export function formatterFor(validate: GatewayField['validate']): Formatter | nu
     case 'card-cvc':
       return (raw) => digitsOf(raw).slice(0, 4);
     case 'required':
+    case 'optional-email':
       return null;
   }
 }

@@ -20,7 +20,8 @@ import './styles.css';
  */
 export function embedRedirectHandler(bridge: FrameBridge, view: CheckoutView): CheckoutDeps['onRedirect'] {
   return (location: string, kind: RedirectKind) => {
-    if (kind === 'provider') return window.location.assign(location);
+    // Without the challenge dialog (its chunk failed to load), its full-page step opens in the frame.
+    if (kind === 'provider' || kind === 'challenge') return window.location.assign(location);
     const status = kind === 'completed' ? 'D' : 'C';
     const result = embedResult(view, status, location);
     if (kind === 'completed') bridge.completed(result);
@@ -49,16 +50,20 @@ function reportToParent(bridge: FrameBridge, model: CheckoutModel, i18n: Transla
     if (current.status === 'paid') bridge.completed(embedResult(current, 'D'));
     else if (current.status === 'cancelled') bridge.cancelled(embedResult(current, 'C'));
   };
+  // An expired link can no longer be paid, whenever it expired: the merchant needs a new transaction.
+  const expired = () => bridge.error({ code: 'expired', message: i18n.t('status.expired.title') });
   const initial = model.view.value;
   let reported = initial.status;
   bridge.ready();
   // A server-rendered result of the customer's own action (form posted before the script
   // ran, or back from a redirect gateway); any other paid page loads silently.
   if (initial.embed?.justFinished) report(initial);
+  if (initial.status === 'expired') expired();
   model.view.subscribe((current) => {
     if (current.status === reported) return;
     reported = current.status;
-    report(current);
+    if (current.status === 'expired') expired();
+    else report(current);
   });
   model.message.subscribe((key) => {
     if (key) bridge.error({ code: errorCode(key), message: i18n.t(i18n.has(key) ? key : 'error.generic') });
@@ -106,6 +111,11 @@ async function main(): Promise<void> {
   hydrate(<CheckoutScreen model={model} i18n={i18n} />, root);
   model.restoreInputs(before.gateway, before.fields);
   model.start({ timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone });
+
+  // Its own chunk, fetched only when the issuer challenges; without it, the full-page step.
+  model.challenge.subscribe((url) => {
+    if (url) import('./challenge-dialog').then((m) => m.showChallenge(model, i18n), () => location.assign(url));
+  });
 
   if (bridge) reportToParent(bridge, model, i18n);
 }

@@ -1,7 +1,7 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { Translator } from '../i18n/messages';
-import { formatMoney } from './format';
+import { formatMoney } from '../i18n/format';
 import type { CheckoutModel } from './model';
 
 export interface ScreenContextValue {

@@ -1,13 +1,15 @@
 // Server-side entry: the complete HTML document for /pay/{token}/ and for the 404 page.
 // The server must run it under a CSP with script-src 'nonce-…' and style-src 'self': so
 // no inline styles or handlers here, only the nonced state and module scripts.
+import type { VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import type { Language } from '../i18n/language';
 import { htmlLang } from '../i18n/language';
 import type { Strings } from '../i18n/messages';
 import { getStrings, getTranslator } from '../i18n/server';
 import { CheckoutScreen } from './components/CheckoutScreen';
-import { NotFoundScreen } from './components/NotFoundScreen';
+import { type Message, MessageScreen } from './components/MessageScreen';
+import { escapeHtml } from './html';
 import { createCheckoutModel } from './model';
 import { APP_ELEMENT_ID, serializeState, STATE_ELEMENT_ID } from './state';
 import type { CheckoutView } from './view';
@@ -36,11 +38,6 @@ export interface RenderNotFoundOptions {
   assets: DocumentAssets;
 }
 
-const ATTRIBUTE_UNSAFE: Record<string, string> = { '&': '&amp;', '"': '&quot;', '<': '&lt;', '>': '&gt;' };
-function escapeAttribute(value: string): string {
-  return value.replace(/[&"<>]/g, (char) => ATTRIBUTE_UNSAFE[char]!);
-}
-const escapeText = escapeAttribute;
 
 interface ShellOptions {
   language: Language;
@@ -53,7 +50,7 @@ interface ShellOptions {
 }
 
 function shell({ language, title, styles, body, tail, embed }: ShellOptions): string {
-  const links = styles.map((href) => `<link rel="stylesheet" href="${escapeAttribute(href)}">`).join('');
+  const links = styles.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('');
   return (
     '<!doctype html>' +
     `<html lang="${htmlLang(language)}"${embed ? ' class="embed"' : ''}>` +
@@ -65,7 +62,7 @@ function shell({ language, title, styles, body, tail, embed }: ShellOptions): st
     '<meta name="referrer" content="no-referrer">' +
     '<meta name="robots" content="noindex, nofollow">' +
     '<link rel="icon" href="/favicon.svg" type="image/svg+xml">' +
-    `<title>${escapeText(title)}</title>` +
+    `<title>${escapeHtml(title)}</title>` +
     links +
     '</head>' +
     `<body><div id="${APP_ELEMENT_ID}">${body}</div>${tail}</body>` +
@@ -106,7 +103,8 @@ export function documentTemplate({ view, strings, assets, title }: Omit<RenderDo
   const html = shell({
     language: view.language,
     title: title ?? i18n.t('page.title', { merchant: view.merchantName }),
-    styles: assets.styles,
+    // The brand's colours after the page's own, so they win.
+    styles: view.brand?.stylesheet ? [...assets.styles, view.brand.stylesheet] : assets.styles,
     body,
     embed: view.embed !== null,
     tail:
@@ -117,7 +115,7 @@ export function documentTemplate({ view, strings, assets, title }: Omit<RenderDo
   return {
     length: parts.reduce((n, part) => n + part.length, 0),
     fill({ nonce, serverNow }) {
-      const values = { [NONCE]: Buffer.from(escapeAttribute(nonce)), [NOW]: Buffer.from(JSON.stringify(serverNow).slice(1, -1)) };
+      const values = { [NONCE]: Buffer.from(escapeHtml(nonce)), [NOW]: Buffer.from(JSON.stringify(serverNow).slice(1, -1)) };
       return Buffer.concat(parts.map((part) => (typeof part === 'string' ? values[part]! : part)));
     },
   };
@@ -128,24 +126,32 @@ export function renderDocument(options: RenderDocumentOptions): string {
 }
 
 function moduleScripts(scripts: string[], nonce: string): string {
-  return scripts.map((src) => `<script type="module" nonce="${nonce}" src="${escapeAttribute(src)}"></script>`).join('');
+  return scripts.map((src) => `<script type="module" nonce="${nonce}" src="${escapeHtml(src)}"></script>`).join('');
 }
 
 /**
- * The unknown-token page. It needs no script at all, so `assets.scripts` is ignored: only
- * the stylesheet is linked.
+ * A page that only says something (the unknown-token page, the rate-limit page). It needs
+ * no script of the screen, so `assets.scripts` is ignored: only the stylesheet is linked.
+ * `tail` (HTML after the content) is the embed refusal's one inline script.
  */
-export function renderNotFound({ language, assets }: RenderNotFoundOptions): string {
+export function renderMessage({ language, assets }: RenderNotFoundOptions, message: Message, tail = ''): string {
   const i18n = getTranslator(language);
   return shell({
     language,
-    title: i18n.t('notFound.title'),
+    title: i18n.t(`${message}.title`),
     styles: assets.styles,
-    body: renderToString(<NotFoundScreen i18n={i18n} />),
+    body: renderToString(<MessageScreen i18n={i18n} message={message} />),
     embed: false,
-    tail: '',
+    tail,
   });
 }
+
+/** A page of the payment's own that needs no script (the challenge's full-page step): only the stylesheet. */
+export function renderStaticPage(o: { language: Language; title: string; assets: DocumentAssets; embed: boolean; body: VNode }): string {
+  return shell({ language: o.language, title: o.title, styles: o.assets.styles, body: renderToString(o.body), embed: o.embed, tail: '' });
+}
+
+export const renderNotFound = (options: RenderNotFoundOptions): string => renderMessage(options, 'notFound');
 
 export interface ViteManifestEntry {
   file: string;

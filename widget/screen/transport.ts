@@ -10,21 +10,29 @@ export interface CheckoutRequest {
   fields: Record<string, string>;
 }
 
+/** What the customer did at the issuer's challenge; POSTed to the challenge's own URL. */
+export type ChallengeAnswer = 'completed' | 'failed' | 'abandoned';
+
 /**
  * Where a redirect sends the customer. The server may say so in `kind`; otherwise it is
  * inferred from the action and the gateway's flow (see `redirectKind`).
  */
-export type RedirectKind = 'provider' | 'completed' | 'cancelled';
+export type RedirectKind = 'provider' | 'completed' | 'cancelled' | 'challenge';
 
 export type CheckoutOutcome =
-  | { outcome: 'redirect'; location: string; kind?: RedirectKind }
+  /** `view`: what to show while leaving (a completed payment's confirmation). */
+  | { outcome: 'redirect'; location: string; kind?: RedirectKind; view?: CheckoutView }
   | { outcome: 'view'; view: CheckoutView };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const REDIRECT_KINDS: readonly string[] = ['provider', 'completed', 'cancelled'];
+const REDIRECT_KINDS: readonly string[] = ['provider', 'completed', 'cancelled', 'challenge'];
+
+function isView(value: unknown): value is CheckoutView {
+  return isRecord(value) && typeof value.status === 'string';
+}
 
 /**
  * Only http(s) targets, absolute or relative to the page: a `javascript:` or `data:`
@@ -43,11 +51,10 @@ export function parseOutcome(body: unknown): CheckoutOutcome | null {
   if (!isRecord(body)) return null;
   if (body.outcome === 'redirect' && typeof body.location === 'string' && isSafeRedirect(body.location)) {
     const kind = typeof body.kind === 'string' && REDIRECT_KINDS.includes(body.kind) ? (body.kind as RedirectKind) : undefined;
-    return { outcome: 'redirect', location: body.location, kind };
+    const view = isView(body.view) ? body.view : undefined;
+    return { outcome: 'redirect', location: body.location, kind, ...(view ? { view } : {}) };
   }
-  if (body.outcome === 'view' && isRecord(body.view) && typeof body.view.status === 'string') {
-    return { outcome: 'view', view: body.view as unknown as CheckoutView };
-  }
+  if (body.outcome === 'view' && isView(body.view)) return { outcome: 'view', view: body.view };
   return null;
 }
 
@@ -64,7 +71,7 @@ export async function postCheckout(
   fetchImpl: typeof fetch,
   url: string,
   csrf: string,
-  request: CheckoutRequest,
+  request: CheckoutRequest | { answer: ChallengeAnswer },
 ): Promise<CheckoutOutcome> {
   let response: Response;
   try {

@@ -2,12 +2,13 @@
 // screen (which renders it on the server and hydrates it in the browser). Plain data only:
 // it is serialised into the page as the initial state.
 import type { GatewayField } from '../fields/types';
+import type { Language } from '../i18n/language';
 
-export const LANGUAGES = ['en', 'es', 'fr', 'au'] as const;
-export type Language = (typeof LANGUAGES)[number];
+export type { Language };
 
 /** What the screen shows; `processing` is only ever a client-side state. */
-export type ScreenStatus = 'pending' | 'paid' | 'declined' | 'cancelled' | 'expired';
+/** `checking`: a payment's outcome is unknown, being checked with the provider; no other payment is taken. */
+export type ScreenStatus = 'pending' | 'checking' | 'paid' | 'declined' | 'cancelled' | 'expired';
 
 /** Amounts are integer minor units of `CheckoutView.currency`. */
 export interface ProductLine {
@@ -126,4 +127,6 @@ export interface CheckoutView {
   values?: Record<string, string>;
   /** After too many declined attempts: when paying is possible again (ISO 8601). */
   retryAt?: string | null;
+  /** The merchant's brand: a stylesheet of its colours and its logo, both on our origin; null: the page's own look. */
+  brand?: { stylesheet: string | null; logo: string | null } | null;
 }

@@ -172,7 +172,10 @@ describe('renderDocument: payment methods and fields', () => {
     const html = appMarkup(
       render({ values: { card_number: '3782 822463 10005' } }),
     );
-    expect(html).toContain('<span class="field__brand" id="field-card_number-brand">American Express</span>');
+    expect(html).toContain('<span class="sr-only" id="field-card_number-brand">American Express</span>');
+    // Seen once: the accepted list marks it and dims the others.
+    expect(html).toMatch(/<li class="brands__item">Amex<\/li>/);
+    expect(html).toMatch(/<li class="brands__item brands__item--off">Visa<\/li>/);
     expect(tag(html, /<input[^>]*name="card_number"[^>]*>/g)[0]).toContain('aria-describedby="field-card_number-brand"');
     expect(html).toContain('4 digits, on the front');
     expect(tag(html, /<input[^>]*name="card_cvc"[^>]*>/g)[0]).toContain('maxlength="4"');

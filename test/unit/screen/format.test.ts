@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { intlLocale } from '../../../widget/i18n/language';
-import { formatCountdown, formatMoney, formatQuantity, minorToDecimal } from '../../../widget/screen/format';
+import { formatCountdown, formatMoney, formatQuantity, minorToDecimal } from '../../../widget/i18n/format';
 
 // Intl separates thousands in fr-FR with U+202F and puts U+00A0 before the currency sign.
 const NNBSP = '\u202f';

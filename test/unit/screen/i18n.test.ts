@@ -17,6 +17,8 @@ const VARS = {
   last4: '4242',
   digits: 3,
   time: '10:42 CET',
+  price: '9,99 € al mes',
+  every: 'every month',
 };
 
 function baseKeys(strings: Strings): MessageKey[] {

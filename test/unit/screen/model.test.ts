@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createCheckoutModel, type CheckoutDeps } from '../../../widget/screen/model';
+import { RETURN_AFTER_MS } from '../../../widget/screen/model-actions';
 import { TransportError, type CheckoutOutcome, type CheckoutRequest } from '../../../widget/screen/transport';
 import type { CheckoutView } from '../../../widget/screen/view';
 import { CARD_GATEWAY, makeView, REDIRECT_GATEWAY, SERVER_NOW } from './fixtures';
@@ -64,6 +65,18 @@ describe('paying', () => {
     expect(model.fieldErrors.value).toEqual({ card_cvc: 'error.required' });
   });
 
+  it('says at once that a month cannot exist, while other errors wait for the customer to leave the field', () => {
+    const { model } = setup();
+    model.setField('card_expiry', '1');
+    expect(model.fieldErrors.value).toEqual({});
+    model.setField('card_expiry', '13 / ');
+    expect(model.fieldErrors.value).toEqual({ card_expiry: 'error.card.expiry.month' });
+    model.setField('card_expiry', '1');
+    expect(model.fieldErrors.value).toEqual({});
+    model.setField('card_number', '4242 4242');
+    expect(model.fieldErrors.value).toEqual({});
+  });
+
   it('sends the action, the gateway and its fields once, however often pay is pressed', async () => {
     const { model, server } = setup();
     fill(model, VALID_CARD);
@@ -95,6 +108,23 @@ describe('paying', () => {
     expect(onRedirect).toHaveBeenCalledWith('https://shop.example/thanks', 'completed');
   });
 
+  it('shows a completed payment’s confirmation for a moment before it goes back to the shop', async () => {
+    const { model, server, onRedirect } = setup();
+    fill(model, VALID_CARD);
+    const done = model.pay();
+    const paid = makeView({ status: 'paid', returnUrl: 'https://shop.example/thanks' });
+    server.answer({ outcome: 'redirect', location: 'https://shop.example/thanks', kind: 'completed', view: paid });
+    await done;
+    expect(model.status.value).toBe('paid');
+    expect(model.returningTo.value).toBe('https://shop.example/thanks');
+    expect(model.focusTarget.value).toMatchObject({ kind: 'status' });
+    expect(onRedirect).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(RETURN_AFTER_MS - 1);
+    expect(onRedirect).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(onRedirect).toHaveBeenCalledWith('https://shop.example/thanks', 'completed');
+  });
+
   it('honours the kind the server gives', async () => {
     const { model, server, onRedirect } = setup();
     fill(model, VALID_CARD);
@@ -115,7 +145,12 @@ describe('paying', () => {
     expect(model.pending.value).toBeNull();
     expect(model.payable.value).toBe(true);
     expect(model.values.value.card_number).toBe(VALID_CARD.card_number);
-    expect(model.focusTarget.value).toMatchObject({ kind: 'alert' });
+    // The alert says why (its role announces it); the card field is marked and takes the focus.
+    expect(model.fieldErrors.value).toEqual({ card_number: 'error.card.declined' });
+    expect(model.focusTarget.value).toMatchObject({ kind: 'field', name: 'card_number' });
+    // Typing another number clears the mark.
+    model.setField('card_number', '5555');
+    expect(model.fieldErrors.value).toEqual({});
   });
 
   it('shows the server’s field errors', async () => {
@@ -298,5 +333,45 @@ describe('a failed post without JavaScript', () => {
   it('fills the fields the server sent back', () => {
     const { model } = setup({ values: { card_name: 'Ada', card_expiry: '12 / 34' } });
     expect(model.values.value).toEqual({ card_name: 'Ada', card_expiry: '12 / 34' });
+  });
+});
+
+describe('a challenged payment', () => {
+  const CHALLENGE = '/pay/tok/challenge/0190f5a0-0000-7000-8000-00000000abcd/';
+
+  async function challenged() {
+    const answers: { url: string; answer: string }[] = [];
+    let reply: (outcome: CheckoutOutcome) => void = () => {};
+    const answer = vi.fn((url: string, given: string) => {
+      answers.push({ url, answer: given });
+      return new Promise<CheckoutOutcome>((resolve) => (reply = resolve));
+    });
+    const { model, server, onRedirect } = setup({}, { answer });
+    fill(model, VALID_CARD);
+    const paying = model.pay();
+    server.answer({ outcome: 'redirect', location: CHALLENGE, kind: 'challenge' });
+    await paying;
+    return { model, onRedirect, answers, reply: (o: CheckoutOutcome) => reply(o) };
+  }
+
+  it('shows the challenge instead of leaving the page, and nothing is pending meanwhile', async () => {
+    const { model, onRedirect } = await challenged();
+    expect(model.challenge.value).toBe(CHALLENGE);
+    expect(model.pending.value).toBeNull();
+    expect(onRedirect).not.toHaveBeenCalled();
+  });
+
+  it('sends the answer to the challenge\'s URL once, closes it at once, and shows what came of it', async () => {
+    const { model, answers, reply } = await challenged();
+    const answering = model.answerChallenge('failed');
+    expect(model.challenge.value).toBeNull();
+    expect(model.pending.value).toBe('pay');
+    await model.answerChallenge('completed');
+    expect(answers).toEqual([{ url: CHALLENGE, answer: 'failed' }]);
+    reply({ outcome: 'view', view: makeView({ status: 'declined', error: { message: 'error.authenticationFailed', fields: {} } }) });
+    await answering;
+    expect(model.pending.value).toBeNull();
+    expect(model.message.value).toBe('error.authenticationFailed');
+    expect(model.focusTarget.value).toMatchObject({ kind: 'field', name: 'card_number' });
   });
 });

@@ -2,7 +2,8 @@
 // mount does with each message. Overlay focus and layout are left to the browser tests.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MessageCountingWindow } from './fake-window';
-import { createCheckout, frameSrc, isHttpUrl } from '../../../widget/embed/embed';
+import { createCheckout } from '../../../widget/embed/embed';
+import { frameSrc, isHttpUrl } from '../../../widget/embed/frame';
 
 const CHECKOUT = 'https://checkout.example';
 const SHOP = 'https://shop.example';

@@ -1,13 +1,13 @@
 import { useEffect } from 'preact/hooks';
 import type { Translator } from '../../i18n/messages';
 import { ScreenContext, useScreen } from '../context';
-import type { CheckoutModel, FocusTarget } from '../model';
+import type { CheckoutModel } from '../model';
+import type { FocusTarget } from '../model-state';
 import { Chrome } from './Chrome';
 import { fieldId } from './Field';
 import { MerchantHeader } from './OrderSummary';
-import { CancelledPanel, ExpiredPanel, PaidPanel } from './Outcome';
+import { CancelledPanel, CheckingPanel, ExpiredPanel, PaidPanel } from './Outcome';
 import { PaymentForm } from './PaymentForm';
-import { SubscriptionSummary } from './SubscriptionSummary';
 
 function focusElement(target: FocusTarget): HTMLElement | null {
   switch (target.kind) {
@@ -47,6 +47,8 @@ function PaymentPane() {
       return <CancelledPanel />;
     case 'expired':
       return <ExpiredPanel />;
+    case 'checking':
+      return <CheckingPanel />;
     default:
       return <PaymentForm />;
   }
@@ -60,7 +62,6 @@ export function CheckoutScreen({ model, i18n }: { model: CheckoutModel; i18n: Tr
   const content = (
     <>
       <MerchantHeader />
-      {view.subscription && <SubscriptionSummary terms={view.subscription} />}
       <div class="pane">
         <PaymentPane />
       </div>
@@ -68,7 +69,7 @@ export function CheckoutScreen({ model, i18n }: { model: CheckoutModel; i18n: Tr
   );
   return (
     <ScreenContext.Provider value={{ model, i18n }}>
-      <Chrome i18n={i18n} embed={embed} back={model.payable.value && view.backUrl ? { href: view.backUrl, merchant: view.merchantName } : undefined}>
+      <Chrome i18n={i18n} embed={embed} languages back={model.payable.value && view.backUrl ? { href: view.backUrl, merchant: view.merchantName } : undefined}>
         {embed ? (
           // In the widget the screen is one part of the merchant's page, which has its own
           // main landmark: a named region, so assistive technology lists it once.

@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { htmlLang, LANGUAGES } from '../../i18n/language';
 import type { Translator } from '../../i18n/messages';
 import { BackIcon, LockIcon } from './icons';
 
@@ -8,10 +9,50 @@ export interface BackLink {
 }
 
 /**
+ * The page in each of its languages: plain links to `?lang=` (the server renders that
+ * language; the form posts back to the same URL, so it stays), each named in its own
+ * language, as its own language (`lang`, `hreflang`) for screen readers and search.
+ */
+function LanguageSwitcher({ i18n }: { i18n: Translator }) {
+  return (
+    <nav class="languages" aria-label={i18n.t('language.label')}>
+      <ul class="languages__list">
+        {LANGUAGES.map((language) => (
+          <li key={language}>
+            <a
+              class="languages__link"
+              href={`?lang=${language}`}
+              hreflang={htmlLang(language)}
+              lang={htmlLang(language)}
+              aria-current={language === i18n.language ? 'true' : undefined}
+            >
+              {i18n.t(`language.${language}`)}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+/**
  * The frame around every screen; embed mode drops it, the merchant's page is the frame.
  * `back` is the way to the shop that leaves the payment open (a plain link, no request).
+ * `languages` adds the language switcher at the foot (pages with a token to reload).
  */
-export function Chrome({ i18n, embed, back, children }: { i18n: Translator; embed: boolean; back?: BackLink; children: ComponentChildren }) {
+export function Chrome({
+  i18n,
+  embed,
+  back,
+  languages,
+  children,
+}: {
+  i18n: Translator;
+  embed: boolean;
+  back?: BackLink;
+  languages?: boolean;
+  children: ComponentChildren;
+}) {
   return (
     <div class={embed ? 'page page--embed' : 'page'}>
       {!embed && (
@@ -29,6 +70,11 @@ export function Chrome({ i18n, embed, back, children }: { i18n: Translator; embe
         </header>
       )}
       {children}
+      {languages && !embed && (
+        <footer class="footer">
+          <LanguageSwitcher i18n={i18n} />
+        </footer>
+      )}
     </div>
   );
 }

@@ -1,5 +1,5 @@
 import { useScreen } from '../context';
-import { formatCountdown, formatDateTime } from '../format';
+import { formatCountdown, formatDateTime } from '../../i18n/format';
 import { ClockIcon } from './icons';
 
 /**

@@ -47,6 +47,7 @@ export function Field({ field }: { field: GatewayField }) {
   const detected = isNumber ? cardBrand(value) : null;
   const brand = brandName(detected);
   const numeric = field.inputMode === 'numeric';
+  const email = field.validate === 'optional-email';
   const placeholderKey = `${field.label}.placeholder`;
   // Where the security code is printed depends on the brand the number shows.
   const digits = cvcLength(cardNumber);
@@ -73,7 +74,8 @@ export function Field({ field }: { field: GatewayField }) {
           class="field__input"
           id={id}
           name={field.name}
-          type="text"
+          // One type as Preact's typings see it: both are plain text boxes.
+          type={(email ? 'email' : 'text') as 'text'}
           value={value}
           placeholder={i18n.has(placeholderKey) ? i18n.t(placeholderKey) : undefined}
           autocomplete={field.autocomplete}
@@ -81,15 +83,17 @@ export function Field({ field }: { field: GatewayField }) {
           spellcheck={false}
           autocapitalize={numeric ? 'off' : undefined}
           maxLength={field.validate === 'card-cvc' ? (cardBrand(cardNumber ?? '') ? digits : 4) : MAX_LENGTH[field.validate]}
-          aria-required="true"
+          aria-required={email ? undefined : 'true'}
           aria-invalid={error ? 'true' : undefined}
           aria-describedby={describedBy || undefined}
           disabled={model.pending.value !== null}
           onInput={(event) => model.setField(field.name, onFormattedInput(field, event))}
           onBlur={() => model.checkField(field.name)}
         />
+        {/* Seen in the accepted brands above (the others dim); heard with the number. A
+            badge inside the field hid the last digits on a phone and showed the brand twice. */}
         {brand && (
-          <span class="field__brand" id={`${id}-brand`}>
+          <span class="sr-only" id={`${id}-brand`}>
             {brand}
           </span>
         )}

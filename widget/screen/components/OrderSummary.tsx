@@ -1,7 +1,8 @@
 import { useMoney, useScreen } from '../context';
-import { formatQuantity } from '../format';
+import { formatQuantity } from '../../i18n/format';
 import type { AdjustmentLine } from '../view';
 import type { MessageKey } from '../../i18n/messages';
+import { SubscriptionSummary } from './SubscriptionSummary';
 
 /**
  * A tax, shipping or coupon row: the kind always, the merchant's name beside it ("Shipping ·
@@ -23,9 +24,10 @@ function Adjustment({ line, kind, deduction }: { line: AdjustmentLine | null; ki
   );
 }
 
-/** What the header calls the merchant: still to pay, paid, or neither any more. */
-function merchantLabel(status: string): MessageKey {
-  if (status === 'paid') return 'merchant.labelPaid';
+/** What the header calls the merchant: still to pay (or subscribe to), paid, or neither any more. */
+function merchantLabel(status: string, subscription: boolean): MessageKey {
+  if (subscription && (status === 'pending' || status === 'declined')) return 'subscription.label';
+  if (status === 'paid') return subscription ? 'subscription.labelDone' : 'merchant.labelPaid';
   return status === 'cancelled' || status === 'expired' ? 'merchant.labelClosed' : 'merchant.label';
 }
 
@@ -40,13 +42,21 @@ export function MerchantHeader() {
   const view = model.view.value;
   return (
     <section class="merchant" aria-labelledby="merchant-name">
-      <p class="merchant__label">{i18n.t(merchantLabel(view.status))}</p>
+      {/* The name beside it says who: the logo adds nothing for a screen reader. */}
+      {view.brand?.logo && <img class="merchant__logo" src={view.brand.logo} alt="" />}
+      <p class="merchant__label">{i18n.t(merchantLabel(view.status, !!view.subscription))}</p>
       <h1 id="merchant-name" class="merchant__name">
         {view.merchantName}
       </h1>
       {view.orderId && <p class="merchant__order">{i18n.t('merchant.order', { orderId: view.orderId })}</p>}
-      <p class="merchant__total">{money(view.totalPrice)}</p>
-      {!view.subscription && <OrderSummary />}
+      {view.subscription ? (
+        <SubscriptionSummary terms={view.subscription} />
+      ) : (
+        <>
+          <p class="merchant__total">{money(view.totalPrice)}</p>
+          <OrderSummary />
+        </>
+      )}
     </section>
   );
 }

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useMoney, useScreen } from '../context';
 import { brandName } from '../../fields/card';
-import { formatDateTime, shortReference } from '../format';
+import { formatDateTime, shortReference } from '../../i18n/format';
 import { BackIcon, CheckIcon, CrossIcon, HourglassIcon, PrintIcon } from './icons';
 
 /** The heading takes focus when the state changes under the customer (see CheckoutScreen). */
@@ -40,9 +40,15 @@ export function PaidPanel() {
       ? i18n.t('receipt.card', { brand, last4: receipt.last4 })
       : i18n.t('receipt.cardNoBrand', { last4: receipt.last4 })
     : brand;
+  const returning = model.returningTo.value;
   return (
     <StatusPanel tone="success" icon={<CheckIcon />} title={i18n.t(view.subscription ? 'subscription.done.title' : 'status.paid.title')}>
       <p class="status__text">{i18n.t(view.subscription ? 'subscription.done.body' : 'status.paid.body', { merchant: view.merchantName })}</p>
+      {returning && (
+        <p class="status__text" role="status">
+          {i18n.t('status.returning', { merchant: view.merchantName })}
+        </p>
+      )}
       {receipt && (
         <dl class="receipt" aria-label={i18n.t('receipt.heading')}>
           <div class="receipt__row">
@@ -87,9 +93,10 @@ export function PaidPanel() {
 
 export function CancelledPanel() {
   const { model, i18n } = useScreen();
+  const signup = !!model.view.value.subscription;
   return (
-    <StatusPanel tone="neutral" icon={<CrossIcon />} title={i18n.t('status.cancelled.title')}>
-      <p class="status__text">{i18n.t('status.cancelled.body')}</p>
+    <StatusPanel tone="neutral" icon={<CrossIcon />} title={i18n.t(signup ? 'subscription.cancelled.title' : 'status.cancelled.title')}>
+      <p class="status__text">{i18n.t(signup ? 'subscription.cancelled.body' : 'status.cancelled.body')}</p>
       <BackToShop href={model.view.value.backUrl} />
     </StatusPanel>
   );
@@ -101,6 +108,15 @@ export function ExpiredPanel() {
     <StatusPanel tone="neutral" icon={<HourglassIcon />} title={i18n.t('status.expired.title')}>
       <p class="status__text">{i18n.t('status.expired.body', { merchant: model.view.value.merchantName })}</p>
       <BackToShop href={model.view.value.backUrl} />
+    </StatusPanel>
+  );
+}
+
+export function CheckingPanel() {
+  const { i18n } = useScreen();
+  return (
+    <StatusPanel tone="neutral" icon={<HourglassIcon />} title={i18n.t('status.checking.title')}>
+      <p class="status__text">{i18n.t('status.checking.body')}</p>
     </StatusPanel>
   );
 }

@@ -1,11 +1,12 @@
 import type { TargetedEvent } from 'preact';
 import { useMoney, useScreen } from '../context';
-import { formatTime } from '../format';
+import { formatTime } from '../../i18n/format';
 import type { MessageKey } from '../../i18n/messages';
 import { gatewayName } from '../gateway-name';
 import { Expiry } from './Expiry';
 import { Field } from './Field';
 import { AlertIcon, ExternalIcon, LockIcon } from './icons';
+import { ConsentText } from './SubscriptionSummary';
 
 function FormAlert() {
   const { model, i18n } = useScreen();
@@ -78,17 +79,19 @@ function Spinner() {
 function CancelConfirmation() {
   const { model, i18n } = useScreen();
   const pending = model.pending.value;
+  // A sign-up's link stays valid after a cancel; a payment link stops working.
+  const signup = !!model.view.value.subscription;
   return (
     <div class="confirm" role="group" aria-labelledby="cancel-confirm-title">
       <h2 class="confirm__title" id="cancel-confirm-title" tabIndex={-1}>
-        {i18n.t('cancel.title')}
+        {i18n.t(signup ? 'subscription.cancel.title' : 'cancel.title')}
       </h2>
-      <p class="confirm__text">{i18n.t('cancel.body', { merchant: model.view.value.merchantName })}</p>
+      <p class="confirm__text">{i18n.t(signup ? 'subscription.cancel.body' : 'cancel.body', { merchant: model.view.value.merchantName })}</p>
       <input type="hidden" name="confirm" value="1" />
       <div class="actions">
         <button class="button button--danger" type="submit" name="action" value="cancel" formnovalidate disabled={pending !== null}>
           {pending === 'cancel' && <Spinner />}
-          <span>{i18n.t('cancel.confirm')}</span>
+          <span>{i18n.t(signup ? 'subscription.cancel.confirm' : 'cancel.confirm')}</span>
         </button>
         <a
           class="button button--quiet"
@@ -98,7 +101,7 @@ function CancelConfirmation() {
             model.keepPaying();
           }}
         >
-          {i18n.t('cancel.keep')}
+          {i18n.t(signup ? 'subscription.cancel.keep' : 'cancel.keep')}
         </a>
       </div>
       <p class="sr-only" role="status">
@@ -162,6 +165,7 @@ export function PaymentForm() {
         <p class="redirect-hint">{i18n.t('gateway.redirectHint', { gateway: gatewayName(i18n, gateway), amount })}</p>
       )}
 
+      {view.subscription && <ConsentText terms={view.subscription} />}
       <div class="actions">
         <button
           class="button button--primary"
@@ -177,7 +181,7 @@ export function PaymentForm() {
         {!view.subscription && <Expiry />}
         <button class="button button--quiet" type="submit" name="action" value="cancel" formnovalidate disabled={pending !== null}>
           {pending === 'cancel' && <Spinner />}
-          <span>{i18n.t('action.cancel')}</span>
+          <span>{i18n.t(view.subscription ? 'subscription.cancel.action' : 'action.cancel')}</span>
         </button>
       </div>
       <p class="sr-only" role="status">

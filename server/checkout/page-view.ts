@@ -1,0 +1,70 @@
+import type { Request, Response } from 'express';
+import { renderDocument, renderNotFound } from '../../widget/screen/document';
+import { resolveLanguage } from '../../widget/i18n/language';
+import { findSaleOfTransaction, paymentInDoubt } from '../store/payments';
+import { transactionLines } from '../store/transactions';
+import { brandView } from './brand';
+import { csrfToken } from './csrf';
+import { embedOrigin, sendEmbedRefusal } from './embed-refusal';
+import type { Outcome, ViewExtra } from './outcome';
+import type { CheckoutContext, Page } from './page';
+import { returnUrls } from './returns';
+import { applyPageHeaders, newNonce, redirectOrigins } from './security';
+import { buildView } from './view-model';
+
+// The view builders every route family of the payment page answers with: the page's view
+// from the database, its security headers, and an outcome rendered as HTML or JSON.
+
+export async function pageView(ctx: CheckoutContext, page: Page, extra: ViewExtra = {}, now = ctx.deps.now()) {
+  const { db, deps } = ctx;
+  const { row } = page;
+  const sale = row.status === 'D' ? await findSaleOfTransaction(db, row.id) : null;
+  const checking = row.status === 'N' && (await paymentInDoubt(db, row.id));
+  const built = buildView({
+    tx: { row, lines: await transactionLines(db, row.id) },
+    gateways: deps.gateways,
+    merchantName: page.merchant.name,
+    language: page.language,
+    csrf: csrfToken(await ctx.csrfSecret(), row.token),
+    now,
+    embed: page.embed,
+    sale,
+    checking,
+    urls: await returnUrls(db, row, now),
+    ...extra,
+  });
+  return { ...built, brand: brandView(row.environment_id, page.merchant.brand) };
+}
+
+/** The page's security headers (its frame ancestors, its forms' targets); returns the nonce they allow. */
+export function securePage(res: Response, page: Page): string {
+  const nonce = newNonce();
+  applyPageHeaders(res, { nonce, frameAncestors: page.frameAncestors, formTargets: redirectOrigins(page.row) });
+  return nonce;
+}
+
+export function notFound(ctx: CheckoutContext, req: Request, res: Response) {
+  const language = resolveLanguage(null, req.get('accept-language'));
+  const origin = embedOrigin(req);
+  if (origin) return sendEmbedRefusal(res, { origin, code: 'token_unknown', language, assets: ctx.screenAssets(), status: 404 });
+  const nonce = newNonce();
+  applyPageHeaders(res, { nonce, frameAncestors: [], formTargets: [] });
+  res.status(404).type('html').send(renderNotFound({ language, nonce, assets: ctx.screenAssets() }));
+}
+
+export async function respond(ctx: CheckoutContext, res: Response, page: Page, outcome: Outcome) {
+  const nonce = securePage(res, page);
+  if (outcome.kind === 'redirect') {
+    if (page.wantsJson) {
+      // A payment that sends the customer back to the shop carries its paid view, so the
+      // screen shows the confirmation before it leaves.
+      const shown = outcome.redirectKind === 'completed' ? { view: await pageView(ctx, page) } : {};
+      return void res.json({ outcome: 'redirect', location: outcome.location, kind: outcome.redirectKind, ...shown });
+    }
+    return void res.redirect(outcome.status ?? 303, outcome.location);
+  }
+  if (outcome.retryAfter) res.setHeader('Retry-After', String(outcome.retryAfter));
+  const v = await pageView(ctx, page, outcome);
+  if (page.wantsJson) return void res.status(outcome.status).json({ outcome: 'view', view: v });
+  res.status(outcome.status).type('html').send(renderDocument({ view: v, nonce, assets: ctx.screenAssets() }));
+}

@@ -1,0 +1,82 @@
+import type { IRouter } from 'express';
+import { validateFields } from '../../widget/fields/card';
+import { baseUrlOf } from '../http/route';
+import type { Gateway } from '../payments/gateway';
+import { payTransaction } from '../payments/pay';
+import { cancelTransaction, failedAttemptsWait } from '../store/payments';
+import { sameOriginPost, validCsrf } from './csrf';
+import { formBody, formBodyFailure } from './form-body';
+import { cardLimit } from './limits';
+import { finished, type Outcome, settled, stateConflict, tooManyAttempts } from './outcome';
+import { type CheckoutContext, loadPage, type Page, reload, stepUrl } from './page';
+import { notFound, respond } from './page-view';
+import { fromForm, payRequest, type PayRequest } from './pay-request';
+import { keptValues } from './view-model';
+
+// POST /pay/{token}/: the customer pays or cancels, from the hydrated screen (JSON) or the
+// form without JavaScript, and sees what came of it.
+
+export function payRoutes(router: IRouter, ctx: CheckoutContext): void {
+  const { deps, db } = ctx;
+  const limitCard = cardLimit(deps);
+
+  async function pay(page: Page, input: PayRequest, gateway: Gateway): Promise<Outcome> {
+    const now = deps.now();
+    const row = page.row;
+    if (gateway.flow === 'redirect') {
+      return { kind: 'redirect', location: stepUrl(page, 'provider/'), redirectKind: 'provider' };
+    }
+    const fieldErrors = validateFields(gateway.fields, input.fields, now);
+    if (Object.keys(fieldErrors).length) {
+      return { kind: 'view', status: 400, chosenGateway: gateway.id, error: { message: 'error.fieldsInvalid', fields: fieldErrors } };
+    }
+    const limited = await limitCard(gateway, input.fields);
+    if (limited > 0) return tooManyAttempts(now, limited, gateway.id);
+    const outcome = await payTransaction(deps, { transaction: row, gateway, fields: input.fields });
+    if (outcome.kind === 'not_claimed') {
+      const wait = await failedAttemptsWait(db, row.id, now);
+      if (wait > 0) return tooManyAttempts(now, wait, gateway.id);
+      return stateConflict(ctx, page, gateway.id);
+    }
+    return settled(ctx, page, gateway, outcome);
+  }
+
+  router.post('/pay/:token/', formBody({ json: true }));
+
+  router.post('/pay/:token/', async (req, res) => {
+    const page = await loadPage(ctx, req);
+    if (!page) return notFound(ctx, req, res);
+    const unreadable = formBodyFailure(req);
+    if (unreadable) return respond(ctx, res, page, { kind: 'view', status: unreadable, error: { message: 'error.generic', fields: {} } });
+    const raw = page.wantsJson ? { ...req.body, csrf: req.get('x-csrf-token') } : fromForm(req.body ?? {});
+    const parsed = payRequest.safeParse(raw);
+    const secretKey = await ctx.csrfSecret();
+    if (!parsed.success) {
+      return respond(ctx, res, page, { kind: 'view', status: 400, error: { message: 'error.generic', fields: {} } });
+    }
+    const input = parsed.data;
+    if (!sameOriginPost(req, baseUrlOf(req, deps)) || !validCsrf(secretKey, page.row.token, input.csrf)) {
+      return respond(ctx, res, page, { kind: 'view', status: 403, error: { message: 'error.session', fields: {} } });
+    }
+    if (page.row.status !== 'N' || Date.parse(page.row.expired_at) <= deps.now().getTime()) {
+      return respond(ctx, res, page, await stateConflict(ctx, page, null));
+    }
+    if (input.action === 'cancel') {
+      // One click must not end the payment: without JavaScript the page asks first.
+      if (!page.wantsJson && input.confirm !== '1') return respond(ctx, res, page, { kind: 'view', status: 200, confirmCancel: true });
+      if (!(await cancelTransaction(db, page.row.id, deps.now(), deps.outbox))) return respond(ctx, res, page, await stateConflict(ctx, page, null));
+      return respond(ctx, res, page, await finished(ctx, await reload(ctx, page), 'cancelled'));
+    }
+    const gateway = input.gateway ? deps.gateways.forCurrency(page.row.currency).find((g) => g.id === input.gateway) : undefined;
+    if (!gateway) {
+      return respond(ctx, res, page, { kind: 'view', status: 400, error: { message: 'error.gatewayRequired', fields: { gateway: 'error.gatewayRequired' } } });
+    }
+    // Without JavaScript the card fields appear once their gateway is chosen: ask for them
+    // before judging them.
+    if (gateway.flow === 'form' && input.fieldsOf !== undefined && input.fieldsOf !== gateway.id) {
+      return respond(ctx, res, page, { kind: 'view', status: 200, chosenGateway: gateway.id });
+    }
+    const outcome = await pay(page, input, gateway);
+    return respond(ctx, res, page, outcome.kind === 'view' ? { ...outcome, values: keptValues(gateway.fields, input.fields) } : outcome);
+  });
+}

@@ -1,0 +1,59 @@
+import type { IRouter } from 'express';
+import { baseUrlOf } from '../http/route';
+import { payTransaction } from '../payments/pay';
+import { SANDBOX_REDIRECT_ID } from '../payments/sandbox';
+import { sameOriginPost, validCsrf } from './csrf';
+import { formBody, formBodyFailure } from './form-body';
+import { addressLimit } from './limits';
+import { finished } from './outcome';
+import { type CheckoutContext, loadPage, reload } from './page';
+import { notFound, pageView, respond, securePage } from './page-view';
+import { renderProviderPage } from './provider-page';
+
+// /pay/{token}/provider/: the sandbox redirect gateway's "provider", a page of its own
+// where the customer approves or rejects, as on PayPal or Bizum, and the return from it
+// to the checkout with the provider's answer.
+
+export function providerRoutes(router: IRouter, ctx: CheckoutContext): void {
+  const { deps } = ctx;
+  const redirectGateway = () => deps.gateways.find(SANDBOX_REDIRECT_ID)!;
+
+  router.post('/pay/:token/provider/', addressLimit(deps, 'provider-return', ctx.screenAssets), formBody({ json: false }));
+
+  router.get('/pay/:token/provider/', async (req, res) => {
+    const page = await loadPage(ctx, req);
+    if (!page) return notFound(ctx, req, res);
+    if (page.row.status !== 'N') return res.redirect(303, `/pay/${page.row.token}/${req.url.slice(req.path.length)}`);
+    securePage(res, page);
+    const v = await pageView(ctx, page);
+    res.type('html').send(renderProviderPage({ view: v, gateway: redirectGateway(), styles: ctx.screenAssets().styles }));
+  });
+
+  router.post('/pay/:token/provider/', async (req, res) => {
+    const page = await loadPage(ctx, req);
+    if (!page) return notFound(ctx, req, res);
+    const unreadable = formBodyFailure(req);
+    if (unreadable) return respond(ctx, res, page, { kind: 'view', status: unreadable, error: { message: 'error.generic', fields: {} } });
+    const back = `/pay/${page.row.token}/${req.url.slice(req.path.length)}`;
+    const decision = (req.body as Record<string, unknown> | undefined)?.decision;
+    if (!sameOriginPost(req, baseUrlOf(req, deps)) || !validCsrf(await ctx.csrfSecret(), page.row.token, req.body?.csrf)) {
+      return res.redirect(303, back);
+    }
+    // The provider's answer comes back with the customer: settle the payment with it.
+    const outcome = await payTransaction(deps, {
+      transaction: page.row,
+      gateway: redirectGateway(),
+      fields: { decision: decision === 'approve' ? 'approve' : 'reject' },
+    });
+    if (outcome.kind === 'not_claimed') return res.redirect(303, back);
+    if (outcome.kind === 'paid') {
+      const done = await finished(ctx, await reload(ctx, page), 'completed');
+      if (done.kind === 'redirect') return res.redirect(303, done.location);
+    }
+    const sep = back.includes('?') ? '&' : '?';
+    // In embed mode the frame reports the payment to the merchant's page once it is back.
+    const approved = page.embed ? `${back}${sep}finished=1` : back;
+    const answer = { paid: approved, declined: `${back}${sep}declined=1`, gateway_failed: `${back}${sep}failed=1`, checking: back, challenge: back } as const;
+    res.redirect(303, answer[outcome.kind]);
+  });
+}

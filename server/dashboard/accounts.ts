@@ -1,0 +1,275 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Db } from '../store/db';
+import { recordAudit } from '../store/audit';
+import type { Role } from '../store/schema';
+import { addFailure, clearFailures, failuresOf } from '../store/sign-in-failures';
+import {
+  acceptInvite,
+  createInvite,
+  createSession,
+  deleteSession,
+  deleteSessionsOf,
+  ensureUser,
+  findOpenInvite,
+  findSession,
+  findUserByEmail,
+  type Membership,
+  membershipsOf,
+  normaliseEmail,
+  updateSession,
+} from '../store/users';
+import { createChallenge, endChallenge, findChallenge } from '../store/totp';
+import { hashPassword, type PasswordProblem, passwordProblem, verifyPassword } from './passwords';
+import { checkSecondFactor, hasSecondFactor, turnOffSecondFactor } from './second-factor';
+
+// The dashboard's accounts as use cases, apart from HTTP: invites, sign-in with its
+// throttle, sessions with idle and absolute expiry. Secrets (invite tokens, session ids)
+// are 256 random bits; only their SHA-256 is stored.
+
+export const INVITE_TTL_MS = 24 * 3600_000;
+/** A session unused for this long is over. */
+export const SESSION_IDLE_MS = 2 * 3600_000;
+/** A session is over this long after sign-in, however busy. */
+export const SESSION_ABSOLUTE_MS = 12 * 3600_000;
+/** last_seen_at is written at most this often, not on every page. */
+const TOUCH_EVERY_MS = 60_000;
+
+/** Failed sign-ins allowed per window, per account and per client IP. */
+export const SIGN_IN_WINDOW_MS = 15 * 60_000;
+export const SIGN_IN_LIMIT_ACCOUNT = 5;
+export const SIGN_IN_LIMIT_IP = 20;
+
+export const newSecret = () => randomBytes(32).toString('base64url');
+export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** Creates (or reuses) the user for `email` and a one-time invite; returns the token for the URL. */
+export async function inviteUser(
+  db: Db,
+  input: { email: string; environmentId: string; role: Role; invitedBy: string | null; now: Date },
+): Promise<{ token: string; expiresAt: Date }> {
+  const user = await ensureUser(db, input.email, input.now);
+  const token = newSecret();
+  const expiresAt = new Date(input.now.getTime() + INVITE_TTL_MS);
+  await createInvite(
+    db,
+    { token_hash: hashToken(token), user_id: user.id, environment_id: input.environmentId, role: input.role, expires_at: expiresAt.toISOString(), created_by: input.invitedBy },
+    input.now,
+  );
+  return { token, expiresAt };
+}
+
+export const inviteUrl = (baseUrl: string, token: string) => `${baseUrl}/dashboard/invite/${token}/`;
+
+export const findInvite = (db: Db, token: string, now: Date) => findOpenInvite(db, hashToken(token), now);
+
+export type AcceptResult = { kind: 'accepted'; userId: string; environmentId: string } | { kind: 'invalid' } | { kind: 'password'; problem: PasswordProblem | 'wrong' };
+
+/**
+ * Uses an invite: a new user sets a password (the policy of passwords.ts); a user who has
+ * one already confirms it, and gains the invite's environment.
+ */
+export async function useInvite(db: Db, token: string, password: string, now: Date): Promise<AcceptResult> {
+  const invite = await findInvite(db, token, now);
+  if (!invite) return { kind: 'invalid' };
+  let hash: string | null = null;
+  if (invite.has_password) {
+    const user = await findUserByEmail(db, invite.email);
+    if (!(await verifyPassword(password, user?.password_hash ?? null))) return { kind: 'password', problem: 'wrong' };
+  } else {
+    const problem = passwordProblem(password);
+    if (problem) return { kind: 'password', problem };
+    hash = await hashPassword(password);
+  }
+  if (!(await acceptInvite(db, invite.token_hash, hash, now))) return { kind: 'invalid' };
+  return { kind: 'accepted', userId: invite.user_id, environmentId: invite.environment_id };
+}
+
+export interface NewSession {
+  /** The cookie's value: never stored. */
+  id: string;
+  csrf: string;
+}
+
+/** A session for the user, looking at `environmentId` (one of theirs). */
+export async function startSession(db: Db, userId: string, environmentId: string, now: Date): Promise<NewSession> {
+  const id = newSecret();
+  const csrf = newSecret();
+  await createSession(db, {
+    id_hash: hashToken(id),
+    user_id: userId,
+    csrf_token: csrf,
+    environment_id: environmentId,
+    created_at: now.toISOString(),
+    last_seen_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + SESSION_ABSOLUTE_MS).toISOString(),
+  });
+  return { id, csrf };
+}
+
+export type SignInResult =
+  | { kind: 'signed_in'; session: NewSession; userId: string; environmentId: string }
+  /** The password was right and the account has a second factor: the code is asked next, under `challenge`. */
+  | { kind: 'second_factor'; challenge: string }
+  | { kind: 'refused' }
+  | { kind: 'throttled'; retryAfterS: number };
+
+/** A sign-in waiting for its code lasts this long. */
+export const CHALLENGE_TTL_MS = 5 * 60_000;
+
+/** The failure counters of a sign-in: the account's and the client address's. */
+const throttleKeys = (email: string, ip: string) => ({ account: `email:${email}`, ip: `ip:${ip}` });
+
+/** When the sign-in may be tried again (0: now): past either limit, every attempt is refused whatever it carries. */
+async function retryAtOf(db: Db, keys: { account: string; ip: string }, now: number): Promise<number> {
+  const counts = await failuresOf(db, [keys.account, keys.ip]);
+  let retryAt = 0;
+  for (const [key, limit] of [[keys.account, SIGN_IN_LIMIT_ACCOUNT], [keys.ip, SIGN_IN_LIMIT_IP]] as const) {
+    const count = counts.get(key);
+    const ends = count ? count.windowStart.getTime() + SIGN_IN_WINDOW_MS : 0;
+    if (count && ends > now && count.failures >= limit) retryAt = Math.max(retryAt, ends);
+  }
+  return retryAt;
+}
+
+/** The session of a sign-in that passed every check: failures forgotten, audited. */
+async function signedIn(db: Db, user: { id: string; email: string }, environmentId: string, ip: string, now: Date, action = 'signed_in'): Promise<SignInResult> {
+  await clearFailures(db, throttleKeys(user.email, ip).account);
+  const session = await startSession(db, user.id, environmentId, now);
+  await recordAudit(db, { environmentId: null, userId: user.id, email: user.email, action, ip }, now);
+  return { kind: 'signed_in', session, userId: user.id, environmentId };
+}
+
+/**
+ * Checks an email and password. An unknown email, a wrong password and an account without
+ * environments are one answer, `refused`, after the same scrypt work; past the limits,
+ * `throttled` whatever the password. With a second factor on, a right password only opens
+ * the code step (signInWithCode), under the same limits.
+ */
+export async function signIn(db: Db, input: { email: string; password: string; ip: string; now: Date }): Promise<SignInResult> {
+  const email = normaliseEmail(input.email);
+  const keys = throttleKeys(email, input.ip);
+  const now = input.now.getTime();
+  const retryAt = await retryAtOf(db, keys, now);
+  if (retryAt) return { kind: 'throttled', retryAfterS: Math.ceil((retryAt - now) / 1000) };
+
+  const user = await findUserByEmail(db, email);
+  const ok = await verifyPassword(input.password, user?.password_hash ?? null);
+  const memberships = ok && user ? await membershipsOf(db, user.id) : [];
+  const first = memberships[0];
+  if (!user || !first) {
+    await addFailure(db, [keys.account, keys.ip], input.now, SIGN_IN_WINDOW_MS);
+    await recordAudit(db, { environmentId: null, userId: user?.id ?? null, email, action: 'sign_in_failed', ip: input.ip }, input.now);
+    return { kind: 'refused' };
+  }
+  if (await hasSecondFactor(db, user.id)) {
+    const challenge = newSecret();
+    await createChallenge(db, { id_hash: hashToken(challenge), user_id: user.id, expires_at: new Date(now + CHALLENGE_TTL_MS).toISOString() }, input.now);
+    return { kind: 'second_factor', challenge };
+  }
+  return signedIn(db, user, first.environment_id, input.ip, input.now);
+}
+
+export type CodeResult = SignInResult | { kind: 'expired' };
+
+/** The code step of a sign-in: a code from the authenticator or a recovery code, with the password step's limits and audit. */
+export async function signInWithCode(db: Db, input: { challenge: string; code: string; ip: string; now: Date }): Promise<CodeResult> {
+  const idHash = hashToken(input.challenge);
+  const pending = await findChallenge(db, idHash, input.now);
+  if (!pending) return { kind: 'expired' };
+  const user = { id: pending.user_id, email: pending.email };
+  const keys = throttleKeys(user.email, input.ip);
+  const now = input.now.getTime();
+  const retryAt = await retryAtOf(db, keys, now);
+  if (retryAt) return { kind: 'throttled', retryAfterS: Math.ceil((retryAt - now) / 1000) };
+  const method = await checkSecondFactor(db, user, input.code, input.now);
+  if (!method) {
+    await addFailure(db, [keys.account, keys.ip], input.now, SIGN_IN_WINDOW_MS);
+    await recordAudit(db, { environmentId: null, userId: user.id, email: user.email, action: 'sign_in_failed', detail: { step: 'code' }, ip: input.ip }, input.now);
+    return { kind: 'refused' };
+  }
+  const [first] = await membershipsOf(db, user.id);
+  if (!(await endChallenge(db, idHash)) || !first) return { kind: 'expired' };
+  // A recovery code used is worth an owner's notice: the authenticator may be lost.
+  return signedIn(db, user, first.environment_id, input.ip, input.now, method === 'recovery_code' ? 'signed_in_recovery' : 'signed_in');
+}
+
+/**
+ * Turns the user's second factor off, proven by their password and a code (from the app or
+ * a recovery code), under the sign-in limits: a stolen session alone cannot turn it off.
+ */
+export async function turnOffWithProof(
+  db: Db,
+  user: { id: string; email: string },
+  input: { password: string; code: string; ip: string; now: Date },
+): Promise<'off' | 'refused' | { retryAfterS: number }> {
+  const keys = throttleKeys(user.email, input.ip);
+  const now = input.now.getTime();
+  const retryAt = await retryAtOf(db, keys, now);
+  if (retryAt) return { retryAfterS: Math.ceil((retryAt - now) / 1000) };
+  const stored = await findUserByEmail(db, user.email);
+  const passwordOk = await verifyPassword(input.password, stored?.password_hash ?? null);
+  // Checked only after the password: a wrong password must not use up a recovery code.
+  const codeOk = passwordOk && !!(await checkSecondFactor(db, user, input.code, input.now));
+  if (!codeOk) {
+    await addFailure(db, [keys.account, keys.ip], input.now, SIGN_IN_WINDOW_MS);
+    await recordAudit(db, { environmentId: null, userId: user.id, email: user.email, action: 'totp_disable_failed', ip: input.ip }, input.now);
+    return 'refused';
+  }
+  await turnOffSecondFactor(db, user.id);
+  await recordAudit(db, { environmentId: null, userId: user.id, email: user.email, action: 'totp_disabled', ip: input.ip }, input.now);
+  return 'off';
+}
+
+export interface ActiveSession {
+  idHash: string;
+  csrf: string;
+  userId: string;
+  email: string;
+  memberships: Membership[];
+  /** The membership the session is looking at. */
+  current: Membership;
+}
+
+/**
+ * The live session behind a cookie, or null: unknown, idle too long, past its absolute
+ * end, or its user no longer belongs to the environment it was looking at (then it moves
+ * to another of theirs, or ends).
+ */
+export async function resolveSession(db: Db, cookie: string, now: Date): Promise<ActiveSession | null> {
+  const idHash = hashToken(cookie);
+  const found = await findSession(db, idHash);
+  if (!found) return null;
+  const { session, user } = found;
+  const t = now.getTime();
+  if (t >= Date.parse(session.expires_at) || t >= Date.parse(session.last_seen_at) + SESSION_IDLE_MS) {
+    await deleteSession(db, idHash);
+    return null;
+  }
+  const memberships = await membershipsOf(db, user.id);
+  const current = memberships.find((m) => m.environment_id === session.environment_id) ?? memberships[0];
+  if (!current) {
+    await deleteSession(db, idHash);
+    return null;
+  }
+  const patch: Parameters<typeof updateSession>[2] = {};
+  if (current.environment_id !== session.environment_id) patch.environment_id = current.environment_id;
+  if (t - Date.parse(session.last_seen_at) >= TOUCH_EVERY_MS) patch.last_seen_at = now.toISOString();
+  if (Object.keys(patch).length) await updateSession(db, idHash, patch);
+  return { idHash, csrf: session.csrf_token, userId: user.id, email: user.email, memberships, current };
+}
+
+/** Moves the session to another of the user's environments; false when it is not theirs. */
+export async function switchEnvironment(db: Db, s: ActiveSession, environmentId: string): Promise<boolean> {
+  if (!s.memberships.some((m) => m.environment_id === environmentId)) return false;
+  await updateSession(db, s.idHash, { environment_id: environmentId });
+  return true;
+}
+
+export const signOut = (db: Db, s: ActiveSession) => deleteSession(db, s.idHash);
+export const signOutEverywhere = (db: Db, s: ActiveSession) => deleteSessionsOf(db, s.userId);

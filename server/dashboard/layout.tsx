@@ -1,0 +1,104 @@
+import type { ComponentChildren } from 'preact';
+import { renderToString } from 'preact-render-to-string';
+import type { ActiveSession } from './accounts';
+import type { DashboardText } from './i18n';
+import { roleAtLeast } from '../store/users';
+
+// The frame of every dashboard page: plain HTML forms, no script at all, so the strict CSP
+// has nothing to allow and every action works by keyboard and without JavaScript.
+
+export const STYLESHEET = '/dashboard/assets/dashboard.css';
+
+export type Section = 'overview' | 'transactions' | 'webhooks' | 'export' | 'keys' | 'team' | 'audit' | 'security';
+
+export interface Chrome {
+  text: DashboardText;
+  title: string;
+  /** Signed in: the navigation, the switcher and the sign-out buttons. */
+  session?: ActiveSession;
+  active?: Section;
+}
+
+/** The CSRF field every form of a signed-in page carries. */
+export const Csrf = ({ token }: { token: string }) => <input type="hidden" name="csrf" value={token} />;
+
+function Header({ text, session, active }: Chrome & { session: ActiveSession }) {
+  const { t } = text;
+  const links: [Section, string, string][] = [
+    ['overview', '/dashboard/', t('nav.overview')],
+    ['transactions', '/dashboard/transactions/', t('nav.transactions')],
+    ['webhooks', '/dashboard/webhooks/', t('nav.webhooks')],
+    ['export', '/dashboard/export/', t('nav.export')],
+  ];
+  if (roleAtLeast(session.current.role, 'owner')) {
+    links.push(['keys', '/dashboard/keys/', t('nav.keys')], ['team', '/dashboard/team/', t('nav.team')], ['audit', '/dashboard/audit/', t('nav.audit')]);
+  }
+  links.push(['security', '/dashboard/account/security/', t('nav.security')]);
+  return (
+    <header class="top">
+      <p class="brand">{t('brand')}</p>
+      <nav aria-label={t('nav.label')}>
+        <ul>
+          {links.map(([section, href, label]) => (
+            <li key={section}>
+              <a href={href} aria-current={section === active ? 'page' : undefined}>
+                {label}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      {session.memberships.length > 1 && (
+        <form method="post" action="/dashboard/environment/" class="switcher">
+          <Csrf token={session.csrf} />
+          <label for="environment">{t('env.label')}</label>
+          <select id="environment" name="environment">
+            {session.memberships.map((m) => (
+              <option key={m.environment_id} value={m.environment_id} selected={m.environment_id === session.current.environment_id}>
+                {m.environment_name}
+              </option>
+            ))}
+          </select>
+          <button type="submit">{t('env.switch')}</button>
+        </form>
+      )}
+      <p class="who">{t('env.you', { email: session.email, role: t(`env.role.${session.current.role}`) })}</p>
+      <div class="signout">
+        <form method="post" action="/dashboard/sign-out/">
+          <Csrf token={session.csrf} />
+          <button type="submit">{t('signOut')}</button>
+        </form>
+        <form method="post" action="/dashboard/sign-out-everywhere/">
+          <Csrf token={session.csrf} />
+          <button type="submit" class="quiet">{t('signOutEverywhere')}</button>
+        </form>
+      </div>
+    </header>
+  );
+}
+
+export function renderPage(chrome: Chrome, body: ComponentChildren): string {
+  const { text, title, session } = chrome;
+  const html = renderToString(
+    <html lang={text.lang}>
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="light dark" />
+        <title>{`${title} · ${text.t('brand')}`}</title>
+        <link rel="stylesheet" href={STYLESHEET} />
+      </head>
+      <body>
+        <a class="skip" href="#main">
+          {text.t('skip')}
+        </a>
+        {session ? <Header {...chrome} session={session} /> : <header class="top"><p class="brand">{text.t('brand')}</p></header>}
+        <main id="main" tabindex={-1}>
+          <h1>{title}</h1>
+          {body}
+        </main>
+      </body>
+    </html>,
+  );
+  return `<!doctype html>${html}`;
+}

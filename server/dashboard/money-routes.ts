@@ -1,0 +1,59 @@
+import type { IRouter, Request, Response } from 'express';
+import { z } from 'zod';
+import { baseUrlOf } from '../http/route';
+import { listApiKeys } from '../store/api-keys';
+import { listEvents } from '../store/events';
+import { listSales } from '../store/sales';
+import { transactionSurroundings } from '../store/transaction-detail';
+import { getTransaction, listTransactions } from '../store/transactions';
+import type { ActiveSession } from './accounts';
+import type { Kit } from './kit';
+import { transactionPage } from './transaction-page';
+import { transactionsPage } from './transactions-page';
+import { parseTxFilters, storeFilters } from './transaction-filters';
+
+// Transactions: the list with its filters and search, and one transaction with its sales
+// (whose capture, refund and void are sale-routes.ts).
+
+const PAGE_SIZE = 20;
+export const ID = /^[0-9a-f-]{36}$/;
+
+const doneQuery = z.object({ done: z.enum(['capture', 'refund', 'void']), amount: z.coerce.number().int().min(0) });
+
+export const txUrl = (transactionId: string | null) => (transactionId ? `/dashboard/transactions/${transactionId}/` : '/dashboard/transactions/');
+
+/** One transaction's page, with `notice` on top (what an action on one of its sales came to). */
+export async function showTransaction(kit: Kit, req: Request, res: Response, s: ActiveSession, id: string, status = 200, notice?: string) {
+  const { db, deps, send, textOf, notFound } = kit;
+  const env = s.current.environment_id;
+  const found = ID.test(id) ? await getTransaction(db, env, id) : undefined;
+  if (!found) return notFound(req, res);
+  const { items } = await listSales(db, env, { transaction_id: id }, { page: 1, page_size: 100 });
+  const sales = items;
+  const events = (await listEvents(db, env, { object_id: id }, { page: 1, page_size: 100 })).rows;
+  const around = await transactionSurroundings(db, env, found.row);
+  send(res, status, transactionPage({ text: textOf(req), session: s, tx: found.row, lines: found.lines, sales, around, events, now: deps.now(), notice }));
+}
+
+export function moneyRoutes(router: IRouter, kit: Kit): void {
+  const { db, deps, page, send, textOf } = kit;
+
+  router.get('/transactions/', page('viewer', async (req, res, s) => {
+    const env = s.current.environment_id;
+    const parsed = parseTxFilters(req.query);
+    const { count, items } = await listTransactions(db, env, storeFilters(parsed.filters, deps.now().toISOString()), { page: parsed.filters.page, page_size: PAGE_SIZE });
+    const publicKey = (await listApiKeys(db, env)).find((k) => !k.revoked_at)?.public_key ?? null;
+    send(res, 200, transactionsPage({ text: textOf(req), session: s, parsed, items, count, pageSize: PAGE_SIZE, publicKey, baseUrl: baseUrlOf(req, deps) }));
+  }));
+
+  router.get('/transactions/:id/', page('viewer', async (req, res, s) => {
+    const done = doneQuery.safeParse(req.query);
+    const text = textOf(req);
+    let notice: string | undefined;
+    if (done.success) {
+      const tx = ID.test(String(req.params.id)) ? await getTransaction(db, s.current.environment_id, String(req.params.id)) : undefined;
+      if (tx) notice = text.t('sale.done', { action: text.t(`sale.action.${done.data.done}`), amount: text.money(done.data.amount, tx.row.currency) });
+    }
+    await showTransaction(kit, req, res, s, String(req.params.id), 200, notice);
+  }));
+}

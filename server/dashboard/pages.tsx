@@ -1,0 +1,183 @@
+import type { ActiveSession } from './accounts';
+import type { DashboardKey, DashboardText } from './i18n';
+import { Csrf, renderPage } from './layout';
+import { isExportKind } from './export-csv';
+import type { AuditRow, Role } from '../store/schema';
+
+// The pages of a signed-in user. Each receives what its route loaded, already scoped to
+// the session's environment.
+
+interface Signed {
+  text: DashboardText;
+  session: ActiveSession;
+}
+
+/** The first request a merchant makes, with their own public key (the secret they have). */
+export function firstTransactionCurl(baseUrl: string, publicKey: string | null): string {
+  const body = JSON.stringify({ currency: 'EUR', order_id: 'order-1', products: [{ amount: 1, product: { name: 'Test product', price: 10 } }] });
+  return [
+    `curl -s ${baseUrl}/v1/transaction/ \\`,
+    `  -H 'Authorization: AppKeys ${publicKey ?? 'YOUR_PUBLIC_KEY'}:YOUR_SECRET_KEY' \\`,
+    `  -H 'Content-Type: application/json' \\`,
+    `  -d '${body}'`,
+  ].join('\n');
+}
+
+export function overviewPage(p: Signed & { publicKey: string | null; transactions: number; baseUrl: string }): string {
+  const { t } = p.text;
+  return renderPage(
+    { text: p.text, session: p.session, title: t('overview.title'), active: 'overview' },
+    <>
+      <dl class="facts">
+        <dt>{t('overview.environment')}</dt>
+        <dd>{p.session.current.environment_name}</dd>
+        <dt>{t('overview.publicKey')}</dt>
+        <dd>{p.publicKey ? <code>{p.publicKey}</code> : '—'}</dd>
+      </dl>
+      {p.transactions === 0 ? (
+        <section class="empty" aria-labelledby="first-steps">
+          <p id="first-steps">{t('overview.empty')}</p>
+          <pre tabindex={0}>
+            <code>{firstTransactionCurl(p.baseUrl, p.publicKey)}</code>
+          </pre>
+        </section>
+      ) : (
+        <p>{t('overview.transactions', { count: p.transactions })}</p>
+      )}
+    </>,
+  );
+}
+
+export interface Member {
+  id: string;
+  email: string;
+  role: Role;
+  created_at: string;
+}
+
+export function teamPage(p: Signed & { members: Member[]; invited?: { email: string; url: string } }): string {
+  const { t } = p.text;
+  const roles: Role[] = ['viewer', 'admin', 'owner'];
+  return renderPage(
+    { text: p.text, session: p.session, title: t('team.title'), active: 'team' },
+    <>
+      {p.invited && (
+        <div class="notice info" role="status">
+          <p>{t('team.inviteLink', { email: p.invited.email })}</p>
+          <p>
+            <code class="secret">{p.invited.url}</code>
+          </p>
+        </div>
+      )}
+      <div class="scroll" tabindex={0} role="region" aria-label={t('team.title')}>
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{t('team.email')}</th>
+              <th scope="col">{t('team.role')}</th>
+              <th scope="col">{t('team.since')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {p.members.map((m) => (
+              <tr key={m.id}>
+                <td>{m.email}</td>
+                <td>{t(`env.role.${m.role}`)}</td>
+                <td>{p.text.dateTime(m.created_at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <h2>{t('team.invite')}</h2>
+      <form method="post" action="/dashboard/team/invite/" class="card">
+        <Csrf token={p.session.csrf} />
+        <label for="invite-email">{t('team.email')}</label>
+        <input id="invite-email" name="email" type="email" required autocomplete="off" />
+        <label for="invite-role">{t('team.role')}</label>
+        <select id="invite-role" name="role">
+          {roles.map((r) => (
+            <option key={r} value={r}>
+              {t(`env.role.${r}`)}
+            </option>
+          ))}
+        </select>
+        <button type="submit" class="primary">
+          {t('team.inviteSubmit')}
+        </button>
+      </form>
+    </>,
+  );
+}
+
+const ACTIONS: Record<string, DashboardKey> = {
+  signed_in: 'audit.action.signed_in',
+  sign_in_failed: 'audit.action.sign_in_failed',
+  signed_out: 'audit.action.signed_out',
+  signed_out_everywhere: 'audit.action.signed_out_everywhere',
+  invite_created: 'audit.action.invite_created',
+  invite_accepted: 'audit.action.invite_accepted',
+  environment_switched: 'audit.action.environment_switched',
+  key_created: 'audit.action.key_created',
+  key_rolled: 'audit.action.key_rolled',
+  key_revoked: 'audit.action.key_revoked',
+  sale_capture: 'audit.action.sale_capture',
+  sale_refund: 'audit.action.sale_refund',
+  sale_void: 'audit.action.sale_void',
+  webhook_resent: 'audit.action.webhook_resent',
+  exported: 'audit.action.exported',
+  signed_in_recovery: 'audit.action.signed_in_recovery',
+  totp_enabled: 'audit.action.totp_enabled',
+  totp_disabled: 'audit.action.totp_disabled',
+  totp_disable_failed: 'audit.action.totp_disable_failed',
+};
+
+function describeAction(text: DashboardText, row: AuditRow): string {
+  const key = ACTIONS[row.action];
+  if (!key) return row.action;
+  const detail = row.detail ? (JSON.parse(row.detail) as Record<string, string>) : {};
+  return text.t(key, {
+    ...detail,
+    ...(detail.role ? { role: text.t(`env.role.${detail.role as Role}`) } : {}),
+    ...(detail.kind && isExportKind(detail.kind) ? { kind: text.t(`export.kind.${detail.kind}`) } : {}),
+  });
+}
+
+export function auditPage(p: Signed & { rows: AuditRow[]; page: number; hasMore: boolean }): string {
+  const { t } = p.text;
+  return renderPage(
+    { text: p.text, session: p.session, title: t('audit.title'), active: 'audit' },
+    <>
+      {p.rows.length === 0 ? (
+        <p class="empty">{t('audit.empty')}</p>
+      ) : (
+        <div class="scroll" tabindex={0} role="region" aria-label={t('audit.title')}>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t('audit.when')}</th>
+                <th scope="col">{t('audit.who')}</th>
+                <th scope="col">{t('audit.what')}</th>
+                <th scope="col">{t('audit.ip')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {p.rows.map((r) => (
+                <tr key={r.id}>
+                  <td>{p.text.dateTime(r.created_at)}</td>
+                  <td>{r.email ?? '—'}</td>
+                  <td>{describeAction(p.text, r)}</td>
+                  <td>{r.ip ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <nav class="pager" aria-label={t('audit.title')}>
+        {p.page > 1 && <a href={`/dashboard/audit/?page=${p.page - 1}`}>{t('audit.newer')}</a>}
+        {p.hasMore && <a href={`/dashboard/audit/?page=${p.page + 1}`}>{t('audit.older')}</a>}
+      </nav>
+    </>,
+  );
+}

@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import express, { type IRouter } from 'express';
+import { z } from 'zod';
+import type { Deps } from '../deps';
+import { baseUrlOf } from '../http/route';
+import { listApiKeys } from '../store/api-keys';
+import { countTransactions } from '../store/overview';
+import { resolveLanguage } from '../../widget/i18n/language';
+import { resolveSession, signOut, signOutEverywhere, switchEnvironment } from './accounts';
+import { dashboardText } from './i18n';
+import { applyDashboardHeaders, clearCookie, cookie, SESSION_COOKIE } from './http';
+import { dashboardKit } from './kit';
+import { exportRoutes } from './export-routes';
+import { inviteRoutes } from './invite-routes';
+import { keysRoutes } from './keys-routes';
+import { securityRoutes } from './security-routes';
+import { moneyRoutes } from './money-routes';
+import { saleRoutes } from './sale-routes';
+import { signInRoutes } from './sign-in-routes';
+import { teamRoutes } from './team-routes';
+import { webhookRoutes } from './webhook-routes';
+import { STYLESHEET } from './layout';
+import { overviewPage } from './pages';
+
+// /dashboard/: the merchant's control panel. Every route states the least role it needs;
+// the check runs on the server before the handler, and every query is scoped to the
+// session's environment, so another environment's data is unreachable by construction.
+// Each group of pages declares its own routes (*-routes.ts); here are the session's
+// own (overview, sign-out, switching environment) and the order they all run in.
+
+const switchForm = z.object({ environment: z.string().max(64) });
+
+const css = readFileSync(new URL('./dashboard.css', import.meta.url), 'utf8');
+
+export function dashboardRouter(deps: Deps): IRouter {
+  const router = express.Router({ strict: true });
+  const db = deps.database.db;
+  const kit = dashboardKit(deps);
+  const { forms, textOf, send, forbidden, page, action, audit } = kit;
+
+  router.get(STYLESHEET.slice('/dashboard'.length), (_req, res) => {
+    res.set({ 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' }).type('css').send(css);
+  });
+
+  router.use(async (req, res, next) => {
+    applyDashboardHeaders(res);
+    const text = dashboardText(resolveLanguage(null, req.get('accept-language')));
+    const id = cookie(req, SESSION_COOKIE);
+    const session = id ? await resolveSession(db, id, deps.now()) : null;
+    if (id && !session) clearCookie(req, res, deps, SESSION_COOKIE);
+    req.dashboard = { text, session };
+    next();
+  });
+
+  signInRoutes(router, kit);
+  inviteRoutes(router, kit);
+
+  router.post('/sign-out/', forms, action('viewer', async (req, res, s) => {
+    await signOut(db, s);
+    await audit(req, s, 'signed_out');
+    clearCookie(req, res, deps, SESSION_COOKIE);
+    res.redirect(303, '/dashboard/sign-in/?signed_out=1');
+  }));
+
+  router.post('/sign-out-everywhere/', forms, action('viewer', async (req, res, s) => {
+    await signOutEverywhere(db, s);
+    await audit(req, s, 'signed_out_everywhere');
+    clearCookie(req, res, deps, SESSION_COOKIE);
+    res.redirect(303, '/dashboard/sign-in/?signed_out=1');
+  }));
+
+  router.post('/environment/', forms, action('viewer', async (req, res, s) => {
+    const form = switchForm.safeParse(req.body);
+    if (!form.success || !(await switchEnvironment(db, s, form.data.environment))) return forbidden(req, res);
+    const moved = s.memberships.find((m) => m.environment_id === form.data.environment)!;
+    await audit(req, { ...s, current: moved }, 'environment_switched');
+    res.redirect(303, '/dashboard/');
+  }));
+
+  router.get('/', page('viewer', async (req, res, s) => {
+    const keys = await listApiKeys(db, s.current.environment_id);
+    const publicKey = keys.find((k) => !k.revoked_at)?.public_key ?? null;
+    const transactions = await countTransactions(db, s.current.environment_id);
+    send(res, 200, overviewPage({ text: textOf(req), session: s, publicKey, transactions, baseUrl: baseUrlOf(req, deps) }));
+  }));
+
+  teamRoutes(router, kit);
+  keysRoutes(router, kit);
+  securityRoutes(router, kit);
+  moneyRoutes(router, kit);
+  saleRoutes(router, kit);
+  webhookRoutes(router, kit);
+  exportRoutes(router, kit);
+  router.use(kit.notFound);
+  return router;
+}
+
+/** Mounts the dashboard; `/dashboard` without its slash is sent to it. */
+export function mountDashboard(app: express.Express, deps: Deps): void {
+  app.get('/dashboard', (_req, res) => res.redirect(308, '/dashboard/'));
+  app.use('/dashboard', dashboardRouter(deps));
+}

@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { IRouter } from 'express';
+import { z } from 'zod';
+import { DecimalError, toUnits } from '../domain/money';
+import { actionLimit, type SaleAction } from '../domain/sales';
+import { boundStep } from '../payments/outcome';
+import { moveSaleMoney } from '../payments/sale-actions';
+import { claimKey, completeKey, KEY_ABANDONED_MS, releaseKey } from '../store/idempotency';
+import { getSale } from '../store/sales';
+import { newSecret } from './accounts';
+import { exponentOf } from '../domain/currencies';
+import type { Kit } from './kit';
+import { ID, showTransaction, txUrl } from './money-routes';
+import { confirmActionPage } from './sale-pages';
+
+// POST /dashboard/sales/{id}/{capture|refund|void}/: the amount first, then its
+// confirmation. The confirmed action calls the same use case as the API
+// (payments/sale-actions.ts) under an idempotency key of the confirmation form, so a
+// double click is one action and concurrency and faults behave as in the API.
+
+/**
+ * A double-clicked confirmation sends the form twice, and the browser shows the second
+ * answer. That one waits for the first to finish (and replays its result) rather than
+ * telling the user to reload, as long as the first one plausibly takes.
+ */
+const IN_FLIGHT_WAIT_MS = 15_000;
+const IN_FLIGHT_POLL_MS = 200;
+
+const actionForm = z.object({
+  amount: z.string().trim().regex(/^\d{1,15}([.,]\d{1,3})?$/),
+  idempotency_key: z.string().regex(/^[A-Za-z0-9_-]{43}$/).optional(),
+});
+
+/** The form's decimal amount in minor units of `currency`, or -1 when it is not one. */
+function formAmount(form: z.ZodSafeParseResult<z.infer<typeof actionForm>>, currency: string): number {
+  if (!form.success) return -1;
+  try {
+    return Number(toUnits(Number(form.data.amount.replace(',', '.')), exponentOf(currency)));
+  } catch (err) {
+    if (!(err instanceof DecimalError)) throw err;
+    return -1;
+  }
+}
+
+/** Claims the confirmation's key, waiting while a first submit of the same form runs. */
+async function claimWaiting(kit: Kit, ids: { environmentId: string; key: string }, requestHash: string) {
+  const { db, deps } = kit;
+  const claimOnce = () => claimKey(db, { ...ids, requestHash, now: deps.now(), abandonedAfterMs: KEY_ABANDONED_MS + deps.config.paymentClaimMs });
+  let claim = await claimOnce();
+  for (let waited = 0; claim.kind === 'in_flight' && waited < IN_FLIGHT_WAIT_MS; waited += IN_FLIGHT_POLL_MS) {
+    await sleep(IN_FLIGHT_POLL_MS);
+    claim = await claimOnce();
+  }
+  return claim;
+}
+
+export function saleRoutes(router: IRouter, kit: Kit): void {
+  const { db, deps, forms, action, send, textOf, audit, notFound, forbidden } = kit;
+
+  for (const name of ['capture', 'refund', 'void'] as const satisfies SaleAction[]) {
+    router.post(`/sales/:id/${name}/`, forms, action('admin', async (req, res, s) => {
+      const env = s.current.environment_id;
+      const id = String(req.params.id);
+      const sale = ID.test(id) ? await getSale(db, env, id) : undefined;
+      if (!sale) return notFound(req, res);
+      const text = textOf(req);
+      const back = txUrl(sale.row.transaction_id);
+      const limit = actionLimit(name, sale.row);
+      const refuse = (status: number, notice: string) =>
+        sale.row.transaction_id ? showTransaction(kit, req, res, s, sale.row.transaction_id, status, notice) : send(res, status, notice);
+      const form = actionForm.safeParse(req.body);
+      const amount = formAmount(form, sale.row.currency);
+      if (!form.success || amount <= 0 || amount > limit) {
+        return refuse(400, text.t('sale.badAmount', { max: text.money(limit, sale.row.currency) }));
+      }
+      const key = form.data.idempotency_key;
+      if (!key) {
+        return send(res, 200, confirmActionPage({ text, session: s, sale: sale.row, action: name, amount, idempotencyKey: newSecret(), back }));
+      }
+      const ids = { environmentId: env, key: `dashboard:${key}` };
+      const claim = await claimWaiting(kit, ids, createHash('sha256').update(`${sale.row.id}:${name}:${amount}`).digest('hex'));
+      if (claim.kind === 'replay') return res.redirect(303, claim.body);
+      if (claim.kind === 'in_flight') return refuse(409, text.t('sale.inFlight'));
+      if (claim.kind === 'mismatch') return forbidden(req, res);
+      const owned = { ...ids, owner: claim.owner };
+      // The key's binding names its gateway call, so a repeat after a crash rolls the same step forward (as the API does).
+      const outcome = await moveSaleMoney(deps, { sale: sale.row, action: name, amount, bound: boundStep(claim.binding) });
+      if (outcome.kind === 'in_flight') return refuse(409, text.t('sale.inFlight'));
+      if (outcome.kind === 'conflict' || outcome.kind === 'gateway_failed') {
+        await releaseKey(db, owned);
+        const reason = outcome.kind === 'gateway_failed' ? outcome.reason : '';
+        return refuse(outcome.kind === 'gateway_failed' ? 502 : 409, outcome.kind === 'gateway_failed' ? text.t('sale.failed', { reason }) : text.t('sale.conflict'));
+      }
+      // Done, or pending (the provider's answer was lost): the sale shows which, and reconciliation settles a pending one.
+      await audit(req, s, `sale_${name}`, { sale: sale.row.id, amount: text.money(amount, sale.row.currency) });
+      const location = `${back}?done=${name}&amount=${amount}`;
+      await completeKey(db, { ...owned, status: 303, body: location });
+      res.redirect(303, location);
+    }));
+  }
+}

@@ -1,0 +1,51 @@
+import type { IRouter } from 'express';
+import { z } from 'zod';
+import { recordAudit } from '../store/audit';
+import { turnOffWithProof } from './accounts';
+import { clientIp } from './http';
+import type { Kit } from './kit';
+import { beginEnrolment, confirmEnrolment, secondFactorOf } from './second-factor';
+import { recoveryCodesPage, securityPage } from './security-pages';
+
+// Every signed-in user's own second factor: set up, confirm with a first code (the recovery
+// codes are shown then, once), turn off with password and code. It is the user's, not the
+// environment's: any role may, and only for themselves.
+
+const codeForm = z.object({ code: z.string().max(64) });
+const disableForm = z.object({ password: z.string().max(1024), code: z.string().max(64) });
+
+export function securityRoutes(router: IRouter, kit: Kit): void {
+  const { db, deps, forms, page, action, send, textOf } = kit;
+  const userOf = (s: { userId: string; email: string }) => ({ id: s.userId, email: s.email });
+
+  router.get('/account/security/', page('viewer', async (req, res, s) => {
+    send(res, 200, securityPage({ text: textOf(req), session: s, state: await secondFactorOf(db, userOf(s)) }));
+  }));
+
+  router.post('/account/security/totp/', forms, action('viewer', async (_req, res, s) => {
+    // Already on: nothing to start; the page says so.
+    await beginEnrolment(db, s.userId, deps.now());
+    res.redirect(303, '/dashboard/account/security/');
+  }));
+
+  router.post('/account/security/totp/confirm/', forms, action('viewer', async (req, res, s) => {
+    const form = codeForm.safeParse(req.body);
+    const now = deps.now();
+    const codes = form.success ? await confirmEnrolment(db, userOf(s), form.data.code, now) : null;
+    const text = textOf(req);
+    if (!codes) return send(res, 400, securityPage({ text, session: s, state: await secondFactorOf(db, userOf(s)), error: text.t('security.wrongCode') }));
+    await recordAudit(db, { environmentId: null, userId: s.userId, email: s.email, action: 'totp_enabled', ip: clientIp(req) }, now);
+    send(res, 200, recoveryCodesPage({ text, session: s, codes }));
+  }));
+
+  router.post('/account/security/totp/disable/', forms, action('viewer', async (req, res, s) => {
+    const form = disableForm.safeParse(req.body);
+    const text = textOf(req);
+    const result = await turnOffWithProof(db, userOf(s), { password: form.success ? form.data.password : '', code: form.success ? form.data.code : '', ip: clientIp(req), now: deps.now() });
+    const state = await secondFactorOf(db, userOf(s));
+    if (result === 'off') return res.redirect(303, '/dashboard/account/security/');
+    if (result === 'refused') return send(res, 400, securityPage({ text, session: s, state, error: text.t('security.wrongProof') }));
+    res.set('Retry-After', String(result.retryAfterS));
+    send(res, 429, securityPage({ text, session: s, state, error: text.t('security.throttled', { minutes: Math.ceil(result.retryAfterS / 60) }) }));
+  }));
+}

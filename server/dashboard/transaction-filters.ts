@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { MAX_SEARCH_LENGTH, searchTerms } from '../domain/transaction-search';
+import type { TransactionFilters } from '../store/transactions';
+
+// The transactions list's filters as the query string carries them: each parsed on its own,
+// so one nonsense value is dropped (and named to the user) while the others still apply.
+
+export const TX_STATUSES = ['N', 'D', 'C', 'E'] as const;
+
+/** A calendar date as `<input type="date">` sends it; days are whole UTC days, as the pages show times in UTC. */
+const day = z
+  .string()
+  .trim()
+  .regex(/^\d{4}-\d{2}-\d{2}$/)
+  .refine((d) => {
+    const at = new Date(`${d}T00:00:00.000Z`);
+    return !Number.isNaN(at.getTime()) && at.toISOString().startsWith(d);
+  });
+
+/** A text a person typed: no control characters (PostgreSQL refuses NUL in a text). */
+const typed = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .regex(/^[^\p{Cc}]*$/u);
+
+const fields = {
+  status: z.enum(TX_STATUSES),
+  currency: z.string().trim().toUpperCase().regex(/^[A-Z]{3}$/),
+  order_id: typed(200),
+  from: day,
+  to: day,
+  q: typed(MAX_SEARCH_LENGTH),
+};
+type Field = keyof typeof fields;
+const FIELDS = Object.keys(fields) as Field[];
+const pageNo = z.coerce.number().int().min(1).max(100_000);
+
+export type TxFilters = { [K in Field]?: z.infer<(typeof fields)[K]> } & { page: number };
+
+export interface ParsedFilters {
+  filters: TxFilters;
+  /** Filters given but not understood, left out of the search. */
+  ignored: Field[];
+  /** The range ends before it starts: left out. */
+  backwards: boolean;
+}
+
+const single = (v: unknown) => (Array.isArray(v) ? v[0] : v);
+
+export function parseTxFilters(query: Record<string, unknown>): ParsedFilters {
+  const filters: TxFilters = { page: pageNo.catch(1).parse(single(query.page) ?? 1) };
+  const ignored: Field[] = [];
+  for (const name of FIELDS) {
+    const raw = single(query[name]);
+    // An empty field is a filter not used (the form sends every field).
+    if (raw === undefined || (typeof raw === 'string' && raw.trim() === '')) continue;
+    const parsed = fields[name].safeParse(raw);
+    if (parsed.success) Object.assign(filters, { [name]: parsed.data });
+    else ignored.push(name);
+  }
+  const backwards = !!filters.from && !!filters.to && filters.from > filters.to;
+  if (backwards) {
+    delete filters.from;
+    delete filters.to;
+  }
+  return { filters, ignored, backwards };
+}
+
+const nextDay = (d: string) => new Date(Date.parse(`${d}T00:00:00.000Z`) + 86_400_000).toISOString();
+
+/** The store's filters: `to` includes its whole day. */
+export function storeFilters(f: TxFilters, now: string): TransactionFilters {
+  return {
+    status: f.status,
+    currency: f.currency,
+    order_id: f.order_id,
+    created_from: f.from && `${f.from}T00:00:00.000Z`,
+    created_before: f.to && nextDay(f.to),
+    search: f.q === undefined ? undefined : searchTerms(f.q),
+    now,
+  };
+}
+
+/** The query string of the same filters on another page. */
+export function filtersQuery(f: TxFilters, page: number): string {
+  const params = new URLSearchParams();
+  for (const name of FIELDS) {
+    const value = f[name];
+    if (value !== undefined) params.set(name, value);
+  }
+  params.set('page', String(page));
+  return `?${params}`;
+}

@@ -1,0 +1,125 @@
+import type { DeliveryAttemptRow } from '../store/schema';
+import type { StoredEvent } from '../store/events';
+import { roleAtLeast } from '../store/users';
+import type { ActiveSession } from './accounts';
+import type { DashboardText } from './i18n';
+import { Csrf, renderPage } from './layout';
+
+// Webhook deliveries: every event, and for one of them the body sent and each attempt.
+
+interface Signed {
+  text: DashboardText;
+  session: ActiveSession;
+}
+
+const EXCERPT = 500;
+
+export function webhooksPage(p: Signed & { events: StoredEvent[]; page: number; pages: number }): string {
+  const { text } = p;
+  const { t } = text;
+  return renderPage(
+    { text, session: p.session, title: t('wh.title'), active: 'webhooks' },
+    <>
+      {p.events.length === 0 ? (
+        <p class="empty">{t('wh.none')}</p>
+      ) : (
+        <div class="scroll" tabindex={0} role="region" aria-label={t('wh.title')}>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t('wh.type')}</th>
+                <th scope="col">{t('wh.url')}</th>
+                <th scope="col">{t('wh.status')}</th>
+                <th scope="col">{t('wh.attempts')}</th>
+                <th scope="col">{t('wh.created')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {p.events.map((e) => (
+                <tr key={e.id}>
+                  <td>
+                    <a href={`/dashboard/webhooks/${e.id}/`}>{e.type}</a>
+                  </td>
+                  <td class="url">{e.notify_url}</td>
+                  <td>{e.delivery_status}</td>
+                  <td>{e.attempt_count}</td>
+                  <td>{text.dateTime(e.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <nav class="pager" aria-label={t('wh.title')}>
+        {p.page > 1 && <a href={`/dashboard/webhooks/?page=${p.page - 1}`}>{t('tx.previous')}</a>}
+        {p.page < p.pages && <a href={`/dashboard/webhooks/?page=${p.page + 1}`}>{t('tx.next')}</a>}
+      </nav>
+    </>,
+  );
+}
+
+export function webhookPage(p: Signed & { event: Omit<StoredEvent, 'payload'>; body: string; attempts: DeliveryAttemptRow[]; notice?: string }): string {
+  const { text, event } = p;
+  const { t } = text;
+  return renderPage(
+    { text, session: p.session, title: t('wh.detail', { type: event.type }), active: 'webhooks' },
+    <>
+      {p.notice && (
+        <p class="notice info" role="status">
+          {p.notice}
+        </p>
+      )}
+      <dl class="facts">
+        <dt>{t('wh.url')}</dt>
+        <dd>{event.notify_url}</dd>
+        <dt>{t('wh.status')}</dt>
+        <dd data-testid="delivery-status">{event.delivery_status}</dd>
+        <dt>{t('wh.created')}</dt>
+        <dd>{text.dateTime(event.created_at)}</dd>
+      </dl>
+      {roleAtLeast(p.session.current.role, 'admin') && (
+        <form method="post" action={`/dashboard/webhooks/${event.id}/resend/`}>
+          <Csrf token={p.session.csrf} />
+          <button type="submit" class="primary">
+            {t('wh.resend')}
+          </button>
+        </form>
+      )}
+      <h2>{t('wh.attempts')}</h2>
+      {p.attempts.length === 0 ? (
+        <p>{t('wh.noAttempts')}</p>
+      ) : (
+        <div class="scroll" tabindex={0} role="region" aria-label={t('wh.attempts')}>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t('wh.attempt')}</th>
+                <th scope="col">{t('wh.when')}</th>
+                <th scope="col">{t('wh.result')}</th>
+                <th scope="col">{t('wh.code')}</th>
+                <th scope="col">{t('wh.latency')}</th>
+                <th scope="col">{t('wh.response')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {p.attempts.map((a) => (
+                <tr key={a.id} data-attempt={a.attempt}>
+                  <td>{a.attempt}</td>
+                  <td>{text.dateTime(a.created_at)}</td>
+                  <td>{a.result}</td>
+                  <td>{a.status_code ?? '—'}</td>
+                  <td>{t('wh.ms', { ms: a.duration_ms })}</td>
+                  <td class="url">{(a.response_body ?? a.error ?? '').slice(0, EXCERPT)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <h2>{t('wh.body')}</h2>
+      <pre tabindex={0}>
+        <code>{p.body}</code>
+      </pre>
+    </>,
+  );
+}

@@ -1,0 +1,37 @@
+import { balanced, type Posting } from './ledger';
+
+// The merchant's balance on the ledger: its `merchant` account. A balance transaction is
+// one movement of it, for a sale's capture or charge (money in) or a refund (money out),
+// with the platform's fee taken in the same movement into the `fees` account.
+//
+// A sale with a `destination` split already moved its card money in the movement that paid
+// it (card_payments → wallets and merchant, domain/ledger.ts salePostings), and each refund
+// of it took the merchant's part back as it was reserved: for those the balance movement
+// carries only the fee (`card` 0).
+
+export type BalanceType = 'charge' | 'refund';
+
+export interface BalanceMovement {
+  type: BalanceType;
+  sale: string;
+  /** Card money this movement itself brings in (charge) or sends back (refund), ≥ 0. */
+  card: bigint;
+  fee: bigint;
+}
+
+/** The postings of a balance movement, or null when it moves nothing (no card part, no fee). */
+export function balancePostings(m: BalanceMovement): Posting[] | null {
+  const sign = m.type === 'charge' ? 1n : -1n;
+  const counterpart = { with_sale: m.sale };
+  const postings: Posting[] = [
+    { account: { system: 'card_payments' }, amount: -sign * m.card, counterpart },
+    { account: { system: 'merchant' }, amount: sign * m.card - m.fee, counterpart },
+    { account: { system: 'fees' }, amount: m.fee, counterpart },
+  ];
+  return postings.some((p) => p.amount !== 0n) ? balanced(postings) : null;
+}
+
+/** When money becomes available: money in after the settlement delay, money out at once. */
+export function availableOn(type: BalanceType, at: Date, delayDays: number): Date {
+  return type === 'charge' ? new Date(at.getTime() + delayDays * 86_400_000) : at;
+}

@@ -1,0 +1,69 @@
+// WCAG 2.x contrast between colours, and the adjustment that makes a merchant's brand colour
+// readable: the pay button writes white text on it, and the page writes it (links, focus)
+// on its light backgrounds, so it must reach AA's 4.5:1 against both; the dark theme
+// writes dark text on a light variant of it, which also shows on the dark backgrounds.
+// The backgrounds are the payment screen's stylesheet's (widget/screen/styles.css). Pure.
+
+export const AA_TEXT = 4.5;
+const WHITE = '#ffffff';
+/** The light theme's darkest background (`--bg`): white text and this both need the contrast. */
+const LIGHT_BG = '#f3f4f7';
+/** The dark theme's lightest background (`--surface-2`); its text on the accent is darker still. */
+const DARK_BG = '#1d222b';
+
+export const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
+
+function channels(hex: string): [number, number, number] {
+  const n = Number.parseInt(hex.slice(1), 16);
+  return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+}
+
+const toHex = (rgb: number[]) => `#${rgb.map((c) => Math.round(c).toString(16).padStart(2, '0')).join('')}`;
+
+/** WCAG relative luminance of a #rrggbb colour. */
+export function luminance(hex: string): number {
+  const [r, g, b] = channels(hex).map((c) => {
+    const s = c / 255;
+    return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  }) as [number, number, number];
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+export function contrast(a: string, b: string): number {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+/** `hex` mixed towards `target` by `t` (0: unchanged, 1: the target). */
+function mix(hex: string, target: string, t: number): string {
+  const from = channels(hex);
+  const to = channels(target);
+  return toHex(from.map((c, i) => c + (to[i]! - c) * t));
+}
+
+/** The least mix of `hex` towards `target` that reaches `ratio` against `against` (steps of 1 %). */
+function nearestReadable(hex: string, target: string, against: string, ratio: number): string {
+  for (let step = 0; step <= 100; step++) {
+    const candidate = mix(hex, target, step / 100);
+    if (contrast(candidate, against) >= ratio) return candidate;
+  }
+  return target;
+}
+
+export interface ReadableColor {
+  /** The colour as applied, lower case: the one asked for when it was readable. */
+  light: string;
+  /** Its variant for the dark theme. */
+  dark: string;
+  /** Contrast of the colour asked for against the button's white text, when it had to be darkened. */
+  adjustedFrom: number | null;
+}
+
+/** A brand colour the pay button can carry with AA contrast in both themes. */
+export function readableBrandColor(requested: string): ReadableColor {
+  const hex = requested.toLowerCase();
+  const readable = contrast(hex, LIGHT_BG) >= AA_TEXT;
+  const light = readable ? hex : nearestReadable(hex, '#000000', LIGHT_BG, AA_TEXT);
+  const dark = nearestReadable(hex, WHITE, DARK_BG, AA_TEXT);
+  return { light, dark, adjustedFrom: readable ? null : Math.round(contrast(hex, WHITE) * 100) / 100 };
+}

@@ -1,0 +1,64 @@
+import { CURRENCIES } from './currencies';
+import { MAX_UNITS } from './money';
+
+// What one search box means over transactions. A person types an order id, a token, a
+// customer's email, a card's last four digits or an amount; the box does not say which, so
+// the text is read every way it can be and a transaction matching any of them is found.
+
+export interface SearchTerms {
+  /** A part of the order id (any text). */
+  text: string;
+  /** Tokens are URL-safe base64: only such a text can be one. */
+  token?: string;
+  /** A part of an email address (a text with an @). */
+  email?: string;
+  /** Four digits: a card's last four. */
+  last4?: string;
+  /** The amount in minor units at each exponent the typed decimals allow, with the currencies of that exponent. */
+  amounts: { units: number; currencies: Currencies }[];
+}
+
+/** The currencies of one exponent: listed, or every currency but the listed ones (the common exponent, 2). */
+export type Currencies = { in: string[] } | { notIn: string[] };
+
+export const MAX_SEARCH_LENGTH = 200;
+const AMOUNT = /^(\d{1,15})(?:[.,](\d{1,4}))?$/;
+const COMMON_EXPONENT = 2;
+
+const codesByExponent = new Map<number, string[]>();
+for (const c of CURRENCIES.values()) codesByExponent.set(c.exponent, [...(codesByExponent.get(c.exponent) ?? []), c.code]);
+const uncommonCodes = [...codesByExponent].filter(([e]) => e !== COMMON_EXPONENT).flatMap(([, codes]) => codes);
+
+/** A decimal typed by a person ("12.5", "12,50", "1200") in minor units of each exponent it fits. */
+function amountsOf(text: string): SearchTerms['amounts'] {
+  const m = AMOUNT.exec(text);
+  if (!m) return [];
+  const [, whole, fraction = ''] = m;
+  const exponents = new Set([COMMON_EXPONENT, ...codesByExponent.keys()]);
+  const found: SearchTerms['amounts'] = [];
+  for (const e of [...exponents].sort((a, b) => a - b)) {
+    // Trailing zeros are no decimals: "1200.00" is an amount in JPY too, "12.5" is not.
+    const significant = fraction.replace(/0+$/, '');
+    if (significant.length > e) continue;
+    const units = BigInt(whole!) * 10n ** BigInt(e) + BigInt(significant.padEnd(e, '0') || '0');
+    if (units > MAX_UNITS) continue;
+    found.push({ units: Number(units), currencies: e === COMMON_EXPONENT ? { notIn: uncommonCodes } : { in: codesByExponent.get(e) ?? [] } });
+  }
+  return found;
+}
+
+/** Every reading of a search text; undefined for a blank one. */
+export function searchTerms(raw: string): SearchTerms | undefined {
+  const text = raw.trim();
+  if (!text) return undefined;
+  return {
+    text,
+    token: /^[A-Za-z0-9_-]{16,}$/.test(text) ? text : undefined,
+    email: text.includes('@') ? text.toLowerCase() : undefined,
+    last4: /^\d{4}$/.test(text) ? text : undefined,
+    amounts: amountsOf(text),
+  };
+}
+
+/** `text` as a LIKE pattern that matches it anywhere, its own % _ and \ taken literally (with ESCAPE '\'). */
+export const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

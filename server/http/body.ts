@@ -1,0 +1,48 @@
+import express, { type RequestHandler } from 'express';
+
+// JSON bodies as the service reads them (the API and the checkout's hydrated screen).
+
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
+
+/**
+ * express.json, refusing a declared charset other than UTF-8 with the parser's own 415
+ * (`charset.unsupported`): JSON between systems is UTF-8 (RFC 8259), and body-parser would
+ * decode `utf-16` and then fail to parse it, a 400 that blames the content.
+ */
+export function jsonBody(options: { limit: string | number; strict?: boolean }): RequestHandler {
+  const parse = express.json(options);
+  return (req, res, next) => {
+    const charset = CHARSET.exec(req.get('content-type') ?? '')?.[1]?.toLowerCase();
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8' && req.is('json')) {
+      return next(Object.assign(new Error(`unsupported charset "${charset.toUpperCase()}"`), { status: 415, type: 'charset.unsupported', charset }));
+    }
+    parse(req, res, (err?: unknown) => {
+      if (err || !tooDeep(req.body)) return next(err);
+      next(Object.assign(new Error(`The JSON body is nested deeper than ${MAX_DEPTH} levels`), { status: 400, type: 'entity.too.deep' }));
+    });
+  };
+}
+
+/**
+ * No request of ours nests deeper than a few levels. A body nested thousands deep (100 kB
+ * of `[`) parses, but any recursive walk of it (the Idempotency-Key's hash, a validator)
+ * would overflow the stack: refused here, once, without recursion.
+ */
+const MAX_DEPTH = 32;
+
+function tooDeep(value: unknown): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length) {
+    const [v, depth] = pending.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= MAX_DEPTH) return true;
+    for (const child of Object.values(v)) if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** The status a failed body read answers with: 413 too large, 415 charset or encoding, else 400. */
+export function bodyFailureStatus(err: unknown): 400 | 413 | 415 {
+  const status = (err as { status?: unknown } | null)?.status;
+  return status === 413 || status === 415 ? status : 400;
+}

@@ -1,0 +1,23 @@
+import type { Deps } from '../deps';
+import { purgeOldEvents, purgeFinishedMails, purgeIdempotencyKeys, purgeSettledCalls } from '../store/retention';
+
+const DAY_MS = 24 * 60 * 60_000;
+
+/**
+ * One round of retention: idempotency keys after 24 h (the API's promise), events (but
+ * those with a delivery still pending) and customers' emails sent after EVENT_RETENTION_DAYS,
+ * settled gateway calls after
+ * GATEWAY_CALL_RETENTION_DAYS; at most `batch` rows of each. Resolves with the largest
+ * count, so the runner goes again at once while any of them had a full batch.
+ */
+export async function purgeOld(deps: Pick<Deps, 'database' | 'config'>, now: Date, batch: number): Promise<number> {
+  const db = deps.database.db;
+  const ago = (ms: number) => new Date(now.getTime() - ms);
+  const counts = [
+    await purgeIdempotencyKeys(db, ago(DAY_MS), batch),
+    await purgeOldEvents(db, ago(deps.config.eventRetentionDays * DAY_MS), batch),
+    await purgeFinishedMails(db, ago(deps.config.eventRetentionDays * DAY_MS), batch),
+    await purgeSettledCalls(db, ago(deps.config.gatewayCallRetentionDays * DAY_MS), batch),
+  ];
+  return Math.max(...counts);
+}

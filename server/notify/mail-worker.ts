@@ -1,0 +1,59 @@
+import type { Logger } from 'pino';
+import type { Db } from '../store/db';
+import { claimDueMails, recordMailAttempt } from '../store/mails';
+import type { MailRow } from '../store/schema';
+import { composeMail } from './mail-compose';
+import type { MailContent } from './mail-content';
+import type { MailTransport } from './mail-transport';
+import { retryAt } from './worker';
+
+// Customers' emails, one of the service's jobs: claims due emails in the database (any
+// number of processes side by side), composes each in its language and sends it; a
+// failure is retried on the webhooks' schedule. At least once: a process that dies after
+// the server took an email and before it was recorded sends it again, with the same
+// Message-ID. Logs carry the email's id and kind, never its address or words.
+
+export interface MailDeliveryOptions {
+  db: Db;
+  now: () => Date;
+  log: Logger;
+  transport: MailTransport;
+  from: string;
+  /** Bounds one send, so a live worker never loses its claim. */
+  timeoutMs: number;
+  random?: () => number;
+}
+
+export function createMailDelivery(o: MailDeliveryOptions): (batch: number) => Promise<number> {
+  const random = o.random ?? Math.random;
+  const leaseMs = o.timeoutMs * 6;
+
+  async function attempt(mail: MailRow): Promise<void> {
+    const content = JSON.parse(mail.content!) as MailContent;
+    const composed = composeMail(content);
+    try {
+      await o.transport.send({
+        id: mail.id,
+        from: { name: content.merchant.name, address: o.from },
+        to: mail.recipient!,
+        replyTo: content.merchant.supportEmail,
+        language: content.language,
+        ...composed,
+      });
+    } catch (err) {
+      const error = err instanceof Error ? err.message.slice(0, 200) : 'send failed';
+      const next = retryAt(mail.attempt_count + 1, o.now(), random);
+      await recordMailAttempt(o.db, mail, { sent: false, error, retryAt: next }, o.now());
+      o.log.warn({ mail: mail.id, kind: mail.kind, attempt: mail.attempt_count + 1, gaveUp: next === null }, 'email not sent');
+      return;
+    }
+    await recordMailAttempt(o.db, mail, { sent: true }, o.now());
+    o.log.info({ mail: mail.id, kind: mail.kind, attempt: mail.attempt_count + 1 }, 'email sent');
+  }
+
+  return async (batch) => {
+    const mails = await claimDueMails(o.db, o.now(), leaseMs, batch);
+    await Promise.all(mails.map(attempt));
+    return mails.length;
+  };
+}

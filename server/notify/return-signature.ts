@@ -1,0 +1,69 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+// Signed returns: the customer comes back to the shop's return_url or cancel_url with
+// `transaction_id`, `status`, `timestamp` (Unix seconds) and, last, `signature`: an
+// HMAC-SHA256 over the whole URL without its `signature` parameter (and without any
+// `#fragment`, which browsers never send), keyed with the environment's return-signing
+// secret (`whsec_…`, the key is its base64 part). The signature is `v1,<base64>`; during
+// a roll's overlap there are two, separated by a space, one per secret.
+//
+// This file has no imports but node:crypto, so a merchant's Node server can copy it as is;
+// docs/checkout.md shows how to use verifyReturn.
+
+/** A return older (or newer) than this is refused: it may have been replayed. */
+export const RETURN_TOLERANCE_SECONDS = 10 * 60;
+
+const keyOf = (secret: string) => Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+const hmac = (secret: string, message: string) => createHmac('sha256', keyOf(secret)).update(message).digest('base64');
+
+/**
+ * `url` with the return's parameters and their signature, by each of `secrets` (the
+ * current one first). `status`: the transaction's, `D` (paid) or `C` (cancelled).
+ */
+export function signReturnUrl(url: string, r: { transactionId: string; status: string; now: Date; secrets: string[] }): string {
+  const parsed = new URL(url);
+  const fragment = parsed.hash;
+  parsed.hash = '';
+  const params = new URLSearchParams({ transaction_id: r.transactionId, status: r.status, timestamp: String(Math.floor(r.now.getTime() / 1000)) });
+  const message = `${parsed.href}${parsed.search ? '&' : '?'}${params}`;
+  const signature = r.secrets.map((secret) => `v1,${hmac(secret, message)}`).join(' ');
+  return `${message}&signature=${encodeURIComponent(signature)}${fragment}`;
+}
+
+export type VerifiedReturn =
+  | { valid: true; transaction_id: string; status: string; timestamp: number }
+  | { valid: false; reason: 'unsigned' | 'malformed' | 'stale' | 'forged' };
+
+/**
+ * Checks a return as your server received it: `url` is the full URL the customer arrived
+ * at (scheme, host, path and query, as your return_url had them), `secret` the
+ * environment's return-signing secret. Valid only if it was signed with that secret,
+ * unaltered, within RETURN_TOLERANCE_SECONDS of `now`.
+ */
+export function verifyReturn(url: string, secret: string, now: Date = new Date(), toleranceSeconds = RETURN_TOLERANCE_SECONDS): VerifiedReturn {
+  const href = url.split('#')[0]!;
+  const at = href.lastIndexOf('&signature=');
+  if (at < 0) return { valid: false, reason: 'unsigned' };
+  const message = href.slice(0, at);
+  const given = href.slice(at + '&signature='.length);
+  let params: URLSearchParams;
+  let signatures: string[];
+  try {
+    params = new URL(message).searchParams;
+    signatures = decodeURIComponent(given).split(' ');
+  } catch {
+    return { valid: false, reason: 'malformed' };
+  }
+  const transactionId = params.get('transaction_id');
+  const status = params.get('status');
+  const timestamp = Number(params.get('timestamp'));
+  if (!transactionId || !status || !Number.isInteger(timestamp)) return { valid: false, reason: 'malformed' };
+  const expected = Buffer.from(hmac(secret, message));
+  const matches = signatures.some((s) => {
+    const candidate = Buffer.from(s.replace(/^v1,/, ''));
+    return s.startsWith('v1,') && candidate.length === expected.length && timingSafeEqual(candidate, expected);
+  });
+  if (!matches) return { valid: false, reason: 'forged' };
+  if (Math.abs(now.getTime() / 1000 - timestamp) > toleranceSeconds) return { valid: false, reason: 'stale' };
+  return { valid: true, transaction_id: transactionId, status, timestamp };
+}

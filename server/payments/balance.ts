@@ -1,0 +1,60 @@
+import { availableOn, balancePostings, type BalanceType } from '../domain/balance';
+import { feeOf } from '../domain/fees';
+import { uuidv7 } from '../domain/ids';
+import { refundPostings, salePostings } from '../domain/ledger';
+import type { Deps } from '../deps';
+import { dueOperations, type DueOperation, pricingOf, recordBalanceTransaction, refundedBefore } from '../store/balance';
+import { splitOf } from '../store/destinations';
+
+// The merchant's balance follows the sales: the balance job turns each confirmed capture,
+// charge and refund into a balance transaction with its ledger movement and fee, shortly
+// after the operation (docs/balance.md). A job rather than a step of every money path, so
+// the paths that confirm a sale's money (the checkout, captures, charges, subscriptions,
+// reconciliation) stay as they are, and a crash between the two only delays it.
+
+/** The merchant's part of an operation and the card money its balance movement moves itself. */
+async function merchantPart(deps: Pick<Deps, 'database'>, { operation, sale }: DueOperation): Promise<{ part: bigint; card: bigint }> {
+  const db = deps.database.db;
+  const amount = BigInt(operation.amount);
+  const shares = sale.transaction_id ? (await splitOf(db, sale.transaction_id, sale.currency)).shares : [];
+  if (!shares.length) return { part: amount, card: amount };
+  // A split sale's card money moved with the sale (and each refund's as it was reserved):
+  // the merchant's part is what those movements gave or took from the `merchant` account.
+  const postings =
+    operation.kind === 'refund'
+      ? refundPostings(sale.id, BigInt(sale.amount), shares, await refundedBefore(db, sale.id, operation.id), amount)
+      : salePostings(sale.id, amount, shares);
+  const merchant = postings.find((p) => 'system' in p.account && p.account.system === 'merchant')?.amount ?? 0n;
+  return { part: merchant < 0n ? -merchant : merchant, card: 0n };
+}
+
+/** One round: up to `limit` operations become balance transactions; resolves with how many. */
+export async function postBalanceTransactions(deps: Deps, limit = 50): Promise<number> {
+  const db = deps.database.db;
+  const due = await dueOperations(db, limit);
+  let made = 0;
+  for (const d of due) {
+    const type: BalanceType = d.operation.kind === 'refund' ? 'refund' : 'charge';
+    const pricing = await pricingOf(db, d.sale.environment_id);
+    const fee = feeOf(BigInt(d.operation.amount), type === 'charge' ? pricing.charge : pricing.refund);
+    const { part, card } = await merchantPart(deps, d);
+    const amount = type === 'charge' ? part : -part;
+    const now = deps.now();
+    const at = new Date(d.operation.created_at);
+    const row = {
+      id: uuidv7(now.getTime()),
+      environment_id: d.sale.environment_id,
+      type,
+      sale_id: d.sale.id,
+      operation_id: d.operation.id,
+      currency: d.sale.currency,
+      amount: Number(amount),
+      fee: Number(fee),
+      net: Number(amount - fee),
+      available_on: availableOn(type, at, pricing.settlementDelayDays).toISOString(),
+      created_at: d.operation.created_at,
+    };
+    if (await recordBalanceTransaction(db, deps.outbox, row, balancePostings({ type, sale: d.sale.id, card, fee }), now)) made++;
+  }
+  return made;
+}

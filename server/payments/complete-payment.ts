@@ -1,0 +1,122 @@
+import type { Authentication } from '../domain/authentication';
+import { uuidv7 } from '../domain/ids';
+import type { Outbox } from '../store/events';
+import { type Db, inTransaction, type Tx } from '../store/db';
+import { creditDestinations } from '../store/destinations';
+import { settleCall } from '../store/gateway-calls';
+import { type AttemptRecord, insertPaymentSale, markTransactionPaid, notifyUrlOfTransaction, recordAttempt } from '../store/payments';
+import { insertAuthorization } from '../store/sales';
+import type { SaleRow } from '../store/schema';
+
+// What an approved checkout payment writes, all or nothing, in one database transaction:
+// its call succeeded, the transaction paid (D), the sale (held or captured) with its first
+// operation, the stored payment method when the money is only held, the destinations'
+// credits, the attempt, and the events that report them. The rules are here; the rows are
+// the store's.
+
+export interface ApprovedPayment extends AttemptRecord {
+  callId: string;
+  /** The call's state now: `pending`, or `failed` when the gateway tells after the settle window that it made it after all. */
+  callState: 'pending' | 'failed';
+  environmentId: string;
+  currency: string;
+  amount: number;
+  /** true: funds held (authorize); false: captured now. */
+  hold: boolean;
+  gatewayReference: string;
+  card: { expMonth: number | null; expYear: number | null } | null;
+  /** How the cardholder was authenticated, if the gateway says. */
+  authentication: Authentication | null;
+}
+
+export type CompleteOutcome =
+  | { kind: 'recorded'; sale: SaleRow }
+  /** Another process (the live request or a reconciler) settled the call first: nothing written. */
+  | { kind: 'settled_elsewhere' }
+  /**
+   * The transaction had moved on (paid by another attempt, cancelled, expired): the payment
+   * is a sale of its own naming the transaction (`late_for_transaction_id`), with its
+   * `sale.late_payment` event, for the caller to reverse at the gateway.
+   */
+  | { kind: 'late'; sale: SaleRow };
+
+export function completePayment(db: Db, p: ApprovedPayment, now: Date, outbox: Outbox): Promise<CompleteOutcome> {
+  return inTransaction(db, async (trx): Promise<CompleteOutcome> => {
+    if (!(await settleCall(trx, p.callId, [p.callState], 'succeeded', now))) return { kind: 'settled_elsewhere' };
+    const late = !(await markTransactionPaid(trx, p.transactionId, now));
+    const notifyUrl = await notifyUrlOfTransaction(trx, p.transactionId);
+    // A late hold is voided at once: nothing to store for later charges.
+    const authorizationId = p.hold && !late ? await storeCard(trx, p, notifyUrl, now) : null;
+    const sale = paymentSale(p, { late, authorizationId, notifyUrl, now });
+    await insertPaymentSale(trx, sale, p.callId, { kind: p.hold ? 'authorize' : 'capture', reference: p.gatewayReference });
+    if (late) {
+      // Not the transaction's: its destinations are not credited, it is not paid again.
+      await outbox.emit(trx, 'sale.created', sale.id, now);
+      await outbox.emit(trx, 'sale.late_payment', sale.id, now);
+      return { kind: 'late', sale };
+    }
+    await creditDestinations(trx, outbox, sale, now);
+    await recordAttempt(trx, p, now);
+    await outbox.emit(trx, 'transaction.paid', p.transactionId, now);
+    if (authorizationId) await outbox.emit(trx, 'authorization.created', authorizationId, now);
+    await outbox.emit(trx, 'sale.created', sale.id, now);
+    return { kind: 'recorded', sale };
+  });
+}
+
+/** The card of a held payment, kept for the merchant's later charges. */
+async function storeCard(trx: Tx, p: ApprovedPayment, notifyUrl: string | null, now: Date): Promise<string> {
+  const at = now.toISOString();
+  const id = uuidv7(now.getTime());
+  await insertAuthorization(trx, {
+    id,
+    environment_id: p.environmentId,
+    transaction_id: p.transactionId,
+    gateway_id: p.gatewayId,
+    status: 'active',
+    card_brand: p.cardBrand,
+    card_last4: p.cardLast4,
+    card_exp_month: p.card?.expMonth ?? null,
+    card_exp_year: p.card?.expYear ?? null,
+    gateway_reference: p.gatewayReference,
+    notify_url: notifyUrl,
+    created_at: at,
+    updated_at: at,
+  });
+  return id;
+}
+
+/** The sale of an approved payment; one per paid transaction: a late one only names it. */
+function paymentSale(p: ApprovedPayment, o: { late: boolean; authorizationId: string | null; notifyUrl: string | null; now: Date }): SaleRow {
+  const at = o.now.toISOString();
+  return {
+    id: uuidv7(o.now.getTime()),
+    environment_id: p.environmentId,
+    transaction_id: o.late ? null : p.transactionId,
+    authorization_id: o.authorizationId,
+    gateway_id: p.gatewayId,
+    currency: p.currency,
+    amount: p.amount,
+    held: p.hold ? p.amount : 0,
+    captured: p.hold ? 0 : p.amount,
+    refunded: 0,
+    voided: 0,
+    capturing: 0,
+    refunding: 0,
+    voiding: 0,
+    description: null,
+    card_brand: p.cardBrand,
+    card_last4: p.cardLast4,
+    notify_url: o.notifyUrl,
+    failure: null,
+    source_transaction_id: null,
+    late_for_transaction_id: o.late ? p.transactionId : null,
+    hold_expired_at: null,
+    expiry_claimed_until: null,
+    pending: 0,
+    authentication_status: p.authentication?.status ?? null,
+    authentication_method: p.authentication?.method ?? null,
+    created_at: at,
+    updated_at: at,
+  };
+}

@@ -1,0 +1,53 @@
+import { inTransaction } from '../store/db';
+import { type GatewayCall, settleCall } from '../store/gateway-calls';
+import { findCallByReference } from '../store/unknown-outcomes';
+import type { PaymentDeps } from './ask';
+import type { Gateway } from './gateway';
+import { reverseAtGateway } from './outcome';
+import { settleFound } from './reconcile';
+
+// A processor's asynchronous notification (its webhook), posted to our inbound route for
+// its gateway: verified by the gateway's module, it settles a pending call exactly as a
+// lookup's answer would (the record step settles a call once, whoever brings the answer).
+
+export type NotificationOutcome =
+  /** No enabled gateway by that code takes notifications. */
+  | 'no_gateway'
+  /** The module did not verify it (a bad signature, not for us): nothing changed. */
+  | 'unverified'
+  /** Verified: recorded, or nothing to do (an unknown reference, a call already settled). */
+  | 'accepted';
+
+export async function acceptNotification(
+  deps: PaymentDeps,
+  code: string,
+  input: { headers: Record<string, string | string[] | undefined>; body: Buffer },
+): Promise<NotificationOutcome> {
+  const gateway: Gateway | undefined = deps.gateways.all.find((g) => g.code === code && g.enabled);
+  if (!gateway?.notification) return 'no_gateway';
+  let note;
+  try {
+    note = await gateway.notification(input);
+  } catch {
+    note = null;
+  }
+  if (!note) return 'unverified';
+  const call = await findCallByReference(deps.database.db, note.reference);
+  if (!call || call.gateway_id !== gateway.id) return 'accepted';
+  const late = call.state === 'failed' && note.result.status === 'succeeded' ? note.result : null;
+  if (call.state === 'pending') await settleFound(deps, call, note.result, 'notification');
+  // Made after all, after the settle window had failed it: a payment or charge is recorded
+  // (a charge reversed, a payment if its transaction moved on); a subscription's attempt is
+  // reversed, its period having been charged again by a new attempt.
+  else if (late && (call.kind === 'pay' || call.kind === 'charge')) await settleFound(deps, call, late, 'notification');
+  else if (late && call.kind === 'subscription') await reverseLateAttempt(deps, gateway, call, late.reference);
+  return 'accepted';
+}
+
+async function reverseLateAttempt(deps: PaymentDeps, gateway: Gateway, call: GatewayCall, payment: string): Promise<void> {
+  if (!(await reverseAtGateway(deps, gateway, call, payment))) {
+    deps.log.error({ call: call.id, reference: call.reference }, 'late subscription charge not reversed: refund it at the gateway');
+    return;
+  }
+  await inTransaction(deps.database.db, (trx) => settleCall(trx, call.id, ['failed'], 'reversed', deps.now()));
+}

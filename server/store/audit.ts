@@ -1,0 +1,53 @@
+import { uuidv7 } from '../domain/ids';
+import type { Db } from './db';
+import type { AuditRow } from './schema';
+
+// The dashboard's audit log: every sign-in, failure and action, who, what, when, from where.
+
+export interface AuditEntry {
+  environmentId: string | null;
+  userId: string | null;
+  email: string | null;
+  action: string;
+  detail?: Record<string, string | number | boolean | null>;
+  ip: string | null;
+}
+
+export async function recordAudit(db: Db, entry: AuditEntry, now: Date): Promise<void> {
+  await db
+    .insertInto('audit_log')
+    .values({
+      id: uuidv7(now.getTime()),
+      environment_id: entry.environmentId,
+      user_id: entry.userId,
+      email: entry.email,
+      action: entry.action,
+      detail: entry.detail ? JSON.stringify(entry.detail) : null,
+      ip: entry.ip,
+      created_at: now.toISOString(),
+    })
+    .execute();
+}
+
+/**
+ * An environment's log, newest first: what was done in it, and the sign-ins and failures of
+ * its members (those carry no environment).
+ */
+export function auditOf(db: Db, environmentId: string, opts: { limit: number; offset: number }): Promise<AuditRow[]> {
+  return db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where((eb) =>
+      eb.or([
+        eb('environment_id', '=', environmentId),
+        eb.and([
+          eb('environment_id', 'is', null),
+          eb('user_id', 'in', eb.selectFrom('memberships').select('user_id').where('environment_id', '=', environmentId)),
+        ]),
+      ]),
+    )
+    .orderBy('id', 'desc')
+    .limit(opts.limit)
+    .offset(opts.offset)
+    .execute();
+}

@@ -1,0 +1,147 @@
+import { type Posting } from '../domain/ledger';
+import { type Price } from '../domain/fees';
+import { type Db, inTransaction, type Tx } from './db';
+import type { Outbox } from './events';
+import { postMovement } from './ledger';
+import { countAndPage, type Page } from './paging';
+import type { BalanceTransactionRow, EnvironmentPricingRow, SaleOperationRow, SaleRow } from './schema';
+
+// The merchant's balance transactions and an environment's pricing. A balance transaction
+// and its ledger movement are written in one database transaction, at most once per sale
+// operation (a unique index on operation_id: a second process's insert does nothing).
+
+/** How long money in stays pending when an environment has set nothing (docs/balance.md). */
+export const DEFAULT_SETTLEMENT_DELAY_DAYS = 2;
+
+export interface Pricing {
+  charge: Price;
+  refund: Price;
+  settlementDelayDays: number;
+}
+
+export async function pricingOf(db: Db, environmentId: string): Promise<Pricing> {
+  const row = await db.selectFrom('environment_pricing').selectAll().where('environment_id', '=', environmentId).executeTakeFirst();
+  return {
+    charge: { percentE2: BigInt(row?.charge_percent_e2 ?? 0), fixed: BigInt(row?.charge_fixed ?? 0) },
+    refund: { percentE2: BigInt(row?.refund_percent_e2 ?? 0), fixed: BigInt(row?.refund_fixed ?? 0) },
+    settlementDelayDays: Number(row?.settlement_delay_days ?? DEFAULT_SETTLEMENT_DELAY_DAYS),
+  };
+}
+
+/** Replaces an environment's pricing; it applies to balance transactions made from now on. */
+export async function setPricing(db: Db, environmentId: string, p: Pricing, now: Date): Promise<void> {
+  const row: EnvironmentPricingRow = {
+    environment_id: environmentId,
+    charge_percent_e2: Number(p.charge.percentE2),
+    charge_fixed: Number(p.charge.fixed),
+    refund_percent_e2: Number(p.refund.percentE2),
+    refund_fixed: Number(p.refund.fixed),
+    settlement_delay_days: p.settlementDelayDays,
+    updated_at: now.toISOString(),
+  };
+  const { environment_id: _, ...set } = row;
+  await db.insertInto('environment_pricing').values(row).onConflict((oc) => oc.column('environment_id').doUpdateSet(set)).execute();
+}
+
+export interface DueOperation {
+  operation: SaleOperationRow;
+  sale: SaleRow;
+}
+
+/**
+ * Sale operations that moved the merchant's money (a capture or charge in, a refund out)
+ * and have no balance transaction yet, oldest first. Card charges paying a transaction's
+ * `source` are left out: that transaction's movement posts the merchant's part (docs/balance.md).
+ */
+export async function dueOperations(db: Db, limit: number): Promise<DueOperation[]> {
+  const ops = await db
+    .selectFrom('sale_operations')
+    .innerJoin('sales', 'sales.id', 'sale_operations.sale_id')
+    .selectAll('sale_operations')
+    .where('sale_operations.kind', 'in', ['capture', 'charge', 'refund'])
+    .where('sales.source_transaction_id', 'is', null)
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('balance_transactions').select('id').whereRef('balance_transactions.operation_id', '=', 'sale_operations.id'))),
+    )
+    .orderBy('sale_operations.id')
+    .limit(limit)
+    .execute();
+  if (!ops.length) return [];
+  const sales = await db.selectFrom('sales').selectAll().where('id', 'in', [...new Set(ops.map((o) => o.sale_id))]).execute();
+  const byId = new Map(sales.map((s) => [s.id, s]));
+  return ops.map((operation) => ({ operation, sale: byId.get(operation.sale_id)! }));
+}
+
+/** The refunds of a sale confirmed before `operationId` (ids are time-ordered). */
+export async function refundedBefore(db: Db, saleId: string, operationId: string): Promise<bigint> {
+  const { total } = await db
+    .selectFrom('sale_operations')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('amount'), eb.lit(0)).as('total'))
+    .where('sale_id', '=', saleId)
+    .where('kind', '=', 'refund')
+    .where('id', '<', operationId)
+    .executeTakeFirstOrThrow();
+  return BigInt(total);
+}
+
+/**
+ * Records a balance transaction with its ledger movement (null postings: nothing to post),
+ * once: false when another process recorded this operation's first.
+ */
+export async function recordBalanceTransaction(db: Db, outbox: Outbox, row: BalanceTransactionRow, postings: Posting[] | null, now: Date): Promise<boolean> {
+  return inTransaction(db, async (trx: Tx) => {
+    const inserted = await trx.insertInto('balance_transactions').values(row).onConflict((oc) => oc.column('operation_id').doNothing()).executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) return false;
+    if (postings) {
+      await postMovement(trx, outbox, { environmentId: row.environment_id, currency: row.currency, movementId: row.id, concept: row.type, postings, now });
+    }
+    return true;
+  });
+}
+
+export function getBalanceTransaction(db: Db, environmentId: string, id: string): Promise<BalanceTransactionRow | undefined> {
+  return db.selectFrom('balance_transactions').selectAll().where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
+}
+
+export interface BalanceFilters {
+  type?: BalanceTransactionRow['type'];
+  sale_id?: string;
+  currency?: string;
+}
+
+export function listBalanceTransactions(db: Db, environmentId: string, f: BalanceFilters, page: Page) {
+  let query = db.selectFrom('balance_transactions').where('environment_id', '=', environmentId);
+  for (const [column, value] of Object.entries(f)) {
+    if (value !== undefined) query = query.where(column as keyof BalanceFilters, '=', value);
+  }
+  return countAndPage<BalanceTransactionRow>(query, page);
+}
+
+/** Per currency: the net of what is available by `now` and of what is still pending. */
+export async function balanceOf(db: Db, environmentId: string, now: Date): Promise<{ currency: string; available: bigint; pending: bigint }[]> {
+  const at = now.toISOString();
+  const rows = await db
+    .selectFrom('balance_transactions')
+    .select((eb) => [
+      'currency',
+      eb.fn.sum<number | string>(eb.case().when('available_on', '<=', at).then(eb.ref('net')).else(0).end()).as('available'),
+      eb.fn.sum<number | string>(eb.case().when('available_on', '>', at).then(eb.ref('net')).else(0).end()).as('pending'),
+    ])
+    .where('environment_id', '=', environmentId)
+    .groupBy('currency')
+    .orderBy('currency')
+    .execute();
+  return rows.map((r) => ({ currency: r.currency, available: BigInt(r.available), pending: BigInt(r.pending) }));
+}
+
+/** The fees a sale's balance transactions took, for the sale's `fee`. */
+export async function feesOfSales(db: Db, saleIds: string[]): Promise<Map<string, number>> {
+  if (!saleIds.length) return new Map();
+  const rows = await db
+    .selectFrom('balance_transactions')
+    .select((eb) => ['sale_id', eb.fn.sum<number | string>('fee').as('fee')])
+    .where('sale_id', 'in', saleIds)
+    .groupBy('sale_id')
+    .execute();
+  return new Map(rows.map((r) => [r.sale_id, Number(r.fee)]));
+}

@@ -1,0 +1,51 @@
+import { type Db, inTransaction } from './db';
+import type { EnvironmentRow } from './schema';
+
+// An environment's brand: the name customers see, its support address, colours and logo.
+
+export type BrandFields = Pick<EnvironmentRow, 'display_name' | 'support_email' | 'brand_color' | 'accent_color' | 'logo_sha256'>;
+export type BrandPatch = Partial<Record<'display_name' | 'support_email' | 'brand_color' | 'accent_color', string | null>>;
+
+const BRAND_COLUMNS = ['name', 'display_name', 'support_email', 'brand_color', 'accent_color', 'logo_sha256'] as const;
+
+export type Brand = Pick<EnvironmentRow, (typeof BRAND_COLUMNS)[number]>;
+
+export function getBrand(db: Db, environmentId: string): Promise<Brand | undefined> {
+  return db.selectFrom('environments').select(BRAND_COLUMNS).where('id', '=', environmentId).executeTakeFirst();
+}
+
+export async function updateBrand(db: Db, environmentId: string, patch: BrandPatch): Promise<Brand> {
+  if (Object.keys(patch).length) await db.updateTable('environments').set(patch).where('id', '=', environmentId).execute();
+  return (await getBrand(db, environmentId))!;
+}
+
+export interface Logo {
+  sha256: string;
+  contentType: string;
+  data: Uint8Array;
+}
+
+/** Replaces the environment's logo (null removes it), with the hash its URL is named by. */
+export async function setLogo(db: Db, environmentId: string, logo: Logo | null, now: Date): Promise<Brand> {
+  await inTransaction(db, async (trx) => {
+    await trx.deleteFrom('brand_logos').where('environment_id', '=', environmentId).execute();
+    if (logo) {
+      await trx
+        .insertInto('brand_logos')
+        .values({ environment_id: environmentId, sha256: logo.sha256, content_type: logo.contentType, data: logo.data, created_at: now.toISOString() })
+        .execute();
+    }
+    await trx.updateTable('environments').set({ logo_sha256: logo?.sha256 ?? null }).where('id', '=', environmentId).execute();
+  });
+  return (await getBrand(db, environmentId))!;
+}
+
+/** The logo under the hash its URL names (an old hash finds nothing). */
+export function findLogo(db: Db, environmentId: string, sha256: string) {
+  return db
+    .selectFrom('brand_logos')
+    .select(['content_type', 'data'])
+    .where('environment_id', '=', environmentId)
+    .where('sha256', '=', sha256)
+    .executeTakeFirst();
+}

@@ -1,0 +1,140 @@
+import type { ExpressionBuilder } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import { type Db, inTransaction, type Tx } from './db';
+import { claimBatch, skipLocked } from './locking';
+import type { MailKind, MailRow, Tables } from './schema';
+
+// Emails to customers (receipts, sign-up confirmations, trial reminders): a second outbox
+// beside the webhooks' events. A row is written in the same database transaction as the
+// change it reports and claimed by the mail job; its id is the change's event id, which
+// the email carries as its Message-ID, so a resend after a crash is recognisably the same
+// email. The address and the content are personal data: erased once the email is sent
+// or given up, so the row then only records that it was.
+
+export interface NewMail {
+  id: string;
+  environmentId: string;
+  kind: MailKind;
+  subjectId: string;
+  operationId?: string | null;
+  recipient: string;
+  content: unknown;
+  now: Date;
+}
+
+export async function insertMail(trx: Tx, m: NewMail): Promise<void> {
+  const at = m.now.toISOString();
+  await trx
+    .insertInto('mails')
+    .values({
+      id: m.id,
+      environment_id: m.environmentId,
+      kind: m.kind,
+      subject_id: m.subjectId,
+      operation_id: m.operationId ?? null,
+      recipient: m.recipient,
+      content: JSON.stringify(m.content),
+      status: 'pending',
+      attempt_count: 0,
+      next_attempt_at: at,
+      locked_until: null,
+      claimed_by: null,
+      last_error: null,
+      sent_at: null,
+      created_at: at,
+    })
+    .execute();
+}
+
+/** A sale's refund operations that have no receipt yet, oldest first. */
+export async function unreceiptedRefunds(trx: Tx, saleId: string) {
+  return trx
+    .selectFrom('sale_operations')
+    .leftJoin('mails', 'mails.operation_id', 'sale_operations.id')
+    .select(['sale_operations.id', 'sale_operations.amount', 'sale_operations.created_at'])
+    .where('sale_operations.sale_id', '=', saleId)
+    .where('sale_operations.kind', '=', 'refund')
+    .where('mails.id', 'is', null)
+    .orderBy('sale_operations.id')
+    .execute();
+}
+
+/** Claims up to `limit` due emails until `now + leaseMs`, as claimDueEvents does for webhooks. */
+export async function claimDueMails(db: Db, now: Date, leaseMs: number, limit: number): Promise<MailRow[]> {
+  const token = randomUUID();
+  return inTransaction(db, async (trx) => {
+    const due = (eb: ExpressionBuilder<Tables, 'mails'>) => eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', now.toISOString())]);
+    const ids = await claimBatch(trx, { table: 'mails', due, order: 'next_attempt_at', now, until: new Date(now.getTime() + leaseMs), claimant: token, limit });
+    if (!ids.length) return [];
+    return trx.selectFrom('mails').selectAll().where('id', 'in', ids).where('claimed_by', '=', token).execute();
+  });
+}
+
+/**
+ * Records one attempt of a claimed email: sent, or failed with a retry time (null gives
+ * up). Sent or given up, its address and content are erased.
+ */
+export async function recordMailAttempt(
+  db: Db,
+  mail: MailRow,
+  outcome: { sent: true } | { sent: false; error: string; retryAt: Date | null },
+  now: Date,
+): Promise<void> {
+  const at = now.toISOString();
+  const final = outcome.sent || outcome.retryAt === null;
+  await db
+    .updateTable('mails')
+    .set((eb) => ({
+      attempt_count: eb('attempt_count', '+', 1),
+      status: outcome.sent ? 'sent' : outcome.retryAt ? 'pending' : 'failed',
+      next_attempt_at: !outcome.sent && outcome.retryAt ? outcome.retryAt.toISOString() : null,
+      sent_at: outcome.sent ? at : null,
+      last_error: outcome.sent ? null : outcome.error,
+      ...(final ? { recipient: null, content: null } : {}),
+      locked_until: null,
+      claimed_by: null,
+    }))
+    .where('id', '=', mail.id)
+    .where('claimed_by', '=', mail.claimed_by)
+    .execute();
+}
+
+/**
+ * Trialing subscriptions whose first charge is due before `until`, with an address and no
+ * reminder yet: each is marked reminded with a conditional UPDATE and handed to `queue`
+ * in the same transaction, so two processes never remind one subscription twice.
+ */
+export async function claimTrialReminders(
+  db: Db,
+  r: { now: Date; until: Date; limit: number; queue: (trx: Tx, subscriptionId: string) => Promise<void> },
+): Promise<number> {
+  const at = r.now.toISOString();
+  return inTransaction(db, async (trx) => {
+    const due = await skipLocked(
+      trx,
+      trx
+        .selectFrom('subscriptions')
+        .select('id')
+        .where('status', '=', 'trialing')
+        .where('trial_end', '>', at)
+        .where('trial_end', '<=', r.until.toISOString())
+        .where('reminded_at', 'is', null)
+        .where('customer_email', 'is not', null)
+        .orderBy('trial_end')
+        .limit(r.limit),
+    ).execute();
+    let queued = 0;
+    for (const { id } of due) {
+      const claimed = await trx.updateTable('subscriptions').set({ reminded_at: at }).where('id', '=', id).where('reminded_at', 'is', null).executeTakeFirst();
+      if (Number(claimed.numUpdatedRows) !== 1) continue;
+      await r.queue(trx, id);
+      queued++;
+    }
+    return queued;
+  });
+}
+
+/** Tests and the dashboard: the emails of one object, oldest first. */
+export function mailsOf(db: Db, subjectId: string) {
+  return db.selectFrom('mails').selectAll().where('subject_id', '=', subjectId).orderBy('id').execute();
+}

@@ -1,0 +1,81 @@
+import { type Migration, Migrator } from 'kysely';
+import type { Database } from '../db';
+import { type Def, dialect } from './dialect';
+import { migration as m001 } from './001_foundation';
+import { migration as m002 } from './002_payments';
+import { migration as m003 } from './003_notifications';
+import { migration as m004 } from './004_gateway_calls';
+import { migration as m005 } from './005_clients';
+import { migration as m006 } from './006_subscriptions';
+import { migration as m007 } from './007_wallets';
+import { migration as m008 } from './008_source_charges';
+import { migration as m009 } from './009_product_currency_optional';
+import { migration as m010 } from './010_unknown_outcomes';
+import { migration as m020 } from './020_sale_amounts_in_flight';
+import { migration as m021 } from './021_hold_expiry';
+import { migration as m022 } from './022_wallet_receivable';
+import { migration as m023 } from './023_source_reservations';
+import { migration as m025 } from './025_rate_limits';
+import { migration as m026 } from './026_retention_indexes';
+import { migration as m030 } from './030_dashboard_accounts';
+import { migration as m031 } from './031_api_keys';
+import { migration as m040 } from './040_totp';
+import { migration as m045 } from './045_late_payments';
+import { migration as m050 } from './050_event_deliveries';
+import { migration as m060 } from './060_authentication';
+import { migration as m061 } from './061_return_secret';
+import { migration as m065 } from './065_receipts';
+import { migration as m066 } from './066_branding';
+import { migration as m070 } from './070_balance';
+import { migration as m075 } from './075_status_checks';
+
+// One file per migration, applied in the order of their names. A released migration's
+// name is recorded in every deployed database: never rename one or change what it does;
+// add the next number instead.
+const migrations: Record<string, (d: Def) => Migration> = {
+  '001_foundation': m001,
+  '002_payments': m002,
+  '003_notifications': m003,
+  '004_gateway_calls': m004,
+  '005_clients': m005,
+  '006_subscriptions': m006,
+  '007_wallets': m007,
+  '008_source_charges': m008,
+  '009_product_currency_optional': m009,
+  '010_unknown_outcomes': m010,
+  '020_sale_amounts_in_flight': m020,
+  '021_hold_expiry': m021,
+  '022_wallet_receivable': m022,
+  '023_source_reservations': m023,
+  '025_rate_limits': m025,
+  '026_retention_indexes': m026,
+  '030_dashboard_accounts': m030,
+  '031_api_keys': m031,
+  '040_totp': m040,
+  '045_late_payments': m045,
+  '050_event_deliveries': m050,
+  '060_authentication': m060,
+  '061_return_secret': m061,
+  '065_receipts': m065,
+  '066_branding': m066,
+  '070_balance': m070,
+  '075_status_checks': m075,
+};
+
+/** Every migration's name, in the order they apply. */
+export const migrationNames = Object.keys(migrations);
+
+/** Migrates to the latest version, or up to `to` (a migration's name: tests of an upgrade). */
+export async function migrate(database: Database, to?: string): Promise<string[]> {
+  const d = dialect(database.engine);
+  const migrator = new Migrator({
+    db: database.db,
+    provider: {
+      getMigrations: async () =>
+        Object.fromEntries(Object.entries(migrations).map(([name, m]) => [name, m(d)])),
+    },
+  });
+  const { error, results } = await (to ? migrator.migrateTo(to) : migrator.migrateToLatest());
+  if (error) throw error;
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,156 @@
+import { randomBytes } from 'node:crypto';
+import { uuidv7 } from '../domain/ids';
+import type { Db } from './db';
+import type { EventType } from './events';
+import { countAndPage, type Page } from './paging';
+import type { WebhookEndpointRow } from './schema';
+
+// Webhook endpoints: URLs of an environment that receive its events, each with a signing
+// secret of its own (rolled with an overlap window during which the old one signs too).
+
+/** Standard Webhooks form: whsec_ + base64 of 32 random bytes. */
+export const newEndpointSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+/** Event types, or '*' for every one. */
+export type EnabledEvent = EventType | '*';
+
+export interface EndpointFields {
+  url: string;
+  description: string | null;
+  enabled_events: EnabledEvent[];
+  enabled: boolean;
+}
+
+/** The endpoint as the store hands it out: its event list parsed. */
+export type StoredEndpoint = Omit<WebhookEndpointRow, 'enabled_events'> & { enabled_events: EnabledEvent[] };
+const endpointOf = (row: WebhookEndpointRow): StoredEndpoint => ({ ...row, enabled_events: JSON.parse(row.enabled_events) as EnabledEvent[] });
+
+/** True when an endpoint that lists `events` takes an event of `type`. */
+export const takesEvent = (events: EnabledEvent[], type: string) => events.includes('*') || events.includes(type as EventType);
+
+export async function createEndpoint(db: Db, environmentId: string, f: EndpointFields, now: Date): Promise<StoredEndpoint> {
+  const at = now.toISOString();
+  const row: WebhookEndpointRow = {
+    id: uuidv7(now.getTime()),
+    environment_id: environmentId,
+    url: f.url,
+    description: f.description,
+    enabled_events: JSON.stringify(f.enabled_events),
+    enabled: f.enabled ? 1 : 0,
+    disabled_reason: null,
+    secret: newEndpointSecret(),
+    previous_secret: null,
+    previous_expires_at: null,
+    last_delivered_at: null,
+    created_at: at,
+    updated_at: at,
+  };
+  await db.insertInto('webhook_endpoints').values(row).execute();
+  return endpointOf(row);
+}
+
+export async function getEndpoint(db: Db, environmentId: string | null, id: string): Promise<StoredEndpoint | undefined> {
+  let query = db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id);
+  if (environmentId !== null) query = query.where('environment_id', '=', environmentId);
+  const row = await query.executeTakeFirst();
+  return row && endpointOf(row);
+}
+
+export async function listEndpoints(db: Db, environmentId: string, page: Page) {
+  const { count, rows } = await countAndPage<WebhookEndpointRow>(
+    db.selectFrom('webhook_endpoints').where('environment_id', '=', environmentId),
+    page,
+  );
+  return { count, rows: rows.map(endpointOf) };
+}
+
+/** The environment's enabled endpoints that take events of `type`. */
+export async function matchingEndpoints(db: Db, environmentId: string, type: string): Promise<StoredEndpoint[]> {
+  const rows = await db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('environment_id', '=', environmentId)
+    .where('enabled', '=', 1)
+    .orderBy('id')
+    .execute();
+  return rows.map(endpointOf).filter((e) => takesEvent(e.enabled_events, type));
+}
+
+export async function updateEndpoint(
+  db: Db,
+  environmentId: string,
+  id: string,
+  patch: Partial<EndpointFields>,
+  now: Date,
+): Promise<StoredEndpoint | undefined> {
+  const values: Partial<WebhookEndpointRow> = { updated_at: now.toISOString() };
+  if (patch.url !== undefined) values.url = patch.url;
+  if (patch.description !== undefined) values.description = patch.description;
+  if (patch.enabled_events !== undefined) values.enabled_events = JSON.stringify(patch.enabled_events);
+  // Enabling again clears why the service disabled it.
+  if (patch.enabled !== undefined) Object.assign(values, { enabled: patch.enabled ? 1 : 0, disabled_reason: null });
+  await db.updateTable('webhook_endpoints').set(values).where('environment_id', '=', environmentId).where('id', '=', id).execute();
+  return getEndpoint(db, environmentId, id);
+}
+
+/**
+ * Deletes the endpoint; its deliveries not yet made are stopped (their history, with the
+ * endpoint's id and URL, stays on the events).
+ */
+export async function deleteEndpoint(db: Db, environmentId: string, id: string): Promise<boolean> {
+  await db
+    .updateTable('event_deliveries')
+    .set({ delivery_status: 'stopped', next_attempt_at: null })
+    .where('endpoint_id', '=', id)
+    .where('delivery_status', '=', 'pending')
+    .execute();
+  const result = await db.deleteFrom('webhook_endpoints').where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
+}
+
+/** A new secret; the one it replaces goes on signing until `overlapEnds`. */
+export async function rollEndpointSecret(db: Db, environmentId: string, id: string, now: Date, overlapEnds: Date) {
+  // The secret also as stored (sealed), under another name so it is not opened: a roll racing another replaces only what it read.
+  const current = await db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => ['secret', eb.ref('secret').as('stored')])
+    .where('environment_id', '=', environmentId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!current) return undefined;
+  await db
+    .updateTable('webhook_endpoints')
+    .set({
+      secret: newEndpointSecret(),
+      previous_secret: current.secret,
+      previous_expires_at: overlapEnds.toISOString(),
+      updated_at: now.toISOString(),
+    })
+    .where('id', '=', id)
+    .where('secret', '=', current.stored)
+    .execute();
+  return getEndpoint(db, environmentId, id);
+}
+
+/** The secrets that sign a delivery made at `now`: the current one, and the previous one within its overlap. */
+export const signingSecrets = (e: StoredEndpoint, now: Date): string[] =>
+  e.previous_secret && e.previous_expires_at && now.toISOString() < e.previous_expires_at ? [e.secret, e.previous_secret] : [e.secret];
+
+export async function markEndpointDelivered(db: Db, id: string, now: Date): Promise<void> {
+  await db.updateTable('webhook_endpoints').set({ last_delivered_at: now.toISOString() }).where('id', '=', id).execute();
+}
+
+/**
+ * Disables an endpoint that has received nothing since `failingSince` (the creation of a
+ * delivery whose retries ran out). True when this call disabled it.
+ */
+export async function disableFailingEndpoint(db: Db, id: string, failingSince: string, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_endpoints')
+    .set({ enabled: 0, disabled_reason: 'failing', updated_at: now.toISOString() })
+    .where('id', '=', id)
+    .where('enabled', '=', 1)
+    .where((eb) => eb.or([eb('last_delivered_at', 'is', null), eb('last_delivered_at', '<', failingSince)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

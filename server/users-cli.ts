@@ -1,0 +1,57 @@
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { loadConfig } from './config';
+import { inviteUrl, inviteUser } from './dashboard/accounts';
+import { openDatabase } from './store/db';
+import { findEnvironment, listEnvironments } from './store/environments';
+import { migrate } from './store/migrations';
+import { ROLES } from './store/users';
+
+const USAGE = `Usage:
+  npm run users -- invite --email someone@example.com [--environment <id>] [--role owner|admin|viewer] [--json]
+
+Prints a one-time link (valid 24 hours) with which the person sets a password and signs in
+to the dashboard. Without --environment, the only environment (there must be one).`;
+
+const input = z.object({
+  email: z.email(),
+  environment: z.string().optional(),
+  role: z.enum(ROLES as ['viewer', 'admin', 'owner']).default('owner'),
+  json: z.boolean().optional(),
+});
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { email: { type: 'string' }, environment: { type: 'string' }, role: { type: 'string' }, json: { type: 'boolean' } },
+});
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+
+if (positionals[0] !== 'invite') fail(positionals[0] ? `unknown command ${positionals[0]}` : 'missing command');
+const parsed = input.safeParse(values);
+if (!parsed.success) fail(parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('\n'));
+const args = parsed.data;
+
+const config = loadConfig();
+const database = openDatabase(config);
+try {
+  await migrate(database);
+  const db = database.db;
+  let environmentId = args.environment;
+  if (environmentId === undefined) {
+    const all = await listEnvironments(db);
+    if (all.length !== 1) fail(`there are ${all.length} environments: name one with --environment (npm run keys -- list)`);
+    environmentId = all[0]!.id;
+  } else if (!(await findEnvironment(db, environmentId))) {
+    fail(`no environment ${environmentId}`);
+  }
+  const { token, expiresAt } = await inviteUser(db, { email: args.email, environmentId, role: args.role, invitedBy: null, now: new Date() });
+  const url = inviteUrl(config.publicUrl ?? `http://localhost:${config.port}`, token);
+  if (args.json) process.stdout.write(`${JSON.stringify({ url, email: args.email, environment_id: environmentId, role: args.role, expires_at: expiresAt.toISOString() })}\n`);
+  else process.stdout.write(`Send this one-time link to ${args.email} (${args.role}; valid until ${expiresAt.toISOString()}):\n  ${url}\n`);
+} finally {
+  await database.close();
+}

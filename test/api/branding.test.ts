@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { contrast } from '../../server/domain/contrast';
+import { ENGINES, problemPaths, useTestService } from './harness';
+
+// The environment's brand through the API, and its assets as the payment page loads them:
+// colours (adjusted to WCAG AA, and said so), the logo (PNG, JPEG or WebP by their bytes,
+// size-limited), served from our origin with the right type and cached for good.
+
+/** A 1×1 PNG. */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+/** The start of a JPEG (SOI, JFIF APP0): what a JPEG's bytes are recognised by. */
+const JPEG = Buffer.concat([Buffer.from('ffd8ffe000104a46494600010100000100010000', 'hex'), Buffer.alloc(64), Buffer.from('ffd9', 'hex')]);
+/** A WebP's RIFF header. */
+const WEBP = Buffer.concat([Buffer.from('RIFF'), Buffer.from([0x1a, 0, 0, 0]), Buffer.from('WEBPVP8 '), Buffer.alloc(18)]);
+const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
+
+describe.each(ENGINES)('branding on %s', (engine) => {
+  const svc = useTestService(engine, 'Shop account');
+
+  it('darkens a brand colour white text fails AA on, says so, and keeps a readable one as sent', async () => {
+    const yellow = await svc.api.patch('/environment/branding/', { brand_color: '#FFDD00', display_name: 'Tostadores Ana' });
+    expect(yellow.status, yellow.text).toBe(200);
+    const applied = yellow.body.brand_color as string;
+    expect(applied).toMatch(/^#[0-9a-f]{6}$/);
+    expect(contrast(applied, '#ffffff')).toBeGreaterThanOrEqual(4.5);
+    expect(yellow.body.adjustments).toEqual([
+      { field: 'brand_color', requested: '#FFDD00', applied, contrast: 1.35, reason: expect.stringContaining('below WCAG AA (4.5:1)') },
+    ]);
+    expect((await svc.api.get('/environment/branding/')).body).toMatchObject({ name: 'Shop account', display_name: 'Tostadores Ana', brand_color: applied, adjustments: [] });
+
+    const blue = await svc.api.patch('/environment/branding/', { brand_color: '#1d4ed8' });
+    expect(blue.body).toMatchObject({ brand_color: '#1d4ed8', adjustments: [], display_name: 'Tostadores Ana' });
+    const cleared = await svc.api.patch('/environment/branding/', { brand_color: null, display_name: null });
+    expect(cleared.body).toMatchObject({ brand_color: null, display_name: null, name: 'Shop account' });
+  });
+
+  it.each([
+    [{ brand_color: 'red' }, 'brand_color'],
+    [{ brand_color: '#12345' }, 'brand_color'],
+    [{ accent_color: '#gggggg' }, 'accent_color'],
+    [{ support_email: 'help@' }, 'support_email'],
+    [{ display_name: '' }, 'display_name'],
+    [{ logo: 'x' }, 'logo'],
+  ])('refuses %j with a 400 naming the field', async (body, path) => {
+    const res = await svc.api.patch('/environment/branding/', body);
+    expect(res.status).toBe(400);
+    expect(problemPaths(res)).toContain(path);
+  });
+
+  it('serves each logo from our origin with its type, cached for good under a URL that changes with it', async () => {
+    let previous: string | null = null;
+    for (const [type, bytes] of [['image/png', PNG], ['image/jpeg', JPEG], ['image/webp', WEBP]] as const) {
+      const res = await svc.api.post('/environment/branding/logo/', { content_type: type, data: bytes.toString('base64') });
+      expect(res.status, res.text).toBe(201);
+      const url = res.body.logo_url as string;
+      expect(url.startsWith(`${svc.t.url}/brand/`)).toBe(true);
+      const served = await fetch(url);
+      expect(served.status).toBe(200);
+      expect(served.headers.get('content-type')).toBe(type);
+      expect(served.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(served.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(Buffer.from(await served.arrayBuffer()).equals(bytes)).toBe(true);
+      // The previous logo's URL names an image that is gone.
+      if (previous) expect((await fetch(previous)).status).toBe(404);
+      previous = url;
+    }
+    expect((await svc.api.delete('/environment/branding/logo/')).status).toBe(204);
+    expect((await svc.api.get('/environment/branding/')).body.logo_url).toBeNull();
+    expect((await fetch(previous!)).status).toBe(404);
+  });
+
+  it('refuses a logo that is not a PNG, JPEG or WebP by its bytes, and one over 256 KiB', async () => {
+    const upload = (content_type: string, bytes: Buffer) => svc.api.post('/environment/branding/logo/', { content_type, data: bytes.toString('base64') });
+    const svg = await upload('image/svg+xml', SVG);
+    expect(svg.status).toBe(400);
+    expect(problemPaths(svg)).toEqual(['content_type']);
+    const disguised = await upload('image/png', SVG);
+    expect(disguised.status).toBe(400);
+    expect(disguised.body.errors[0]).toEqual({ path: 'content_type', message: 'does not match the bytes (they are not a PNG, JPEG or WebP image)' });
+    const mislabelled = await upload('image/png', JPEG);
+    expect(mislabelled.body.errors[0].message).toBe('does not match the bytes (they are image/jpeg)');
+    const large = await upload('image/png', Buffer.concat([PNG, Buffer.alloc(256 * 1024)]));
+    expect(large.status).toBe(413);
+    expect(problemPaths(large)).toEqual(['data']);
+    // A body far over the route's limit is refused as it arrives, with the same problem.
+    const huge = await upload('image/png', Buffer.alloc(2 * 1024 * 1024));
+    expect(huge.status).toBe(413);
+    expect((await svc.api.get('/environment/branding/')).body.logo_url).toBeNull();
+  });
+
+  it('puts the brand on the payment page: its stylesheet and logo from our origin, within the CSP', async () => {
+    await svc.api.patch('/environment/branding/', { brand_color: '#00a650', accent_color: '#ffdd00', display_name: 'Verde Café' });
+    const logo = await svc.api.post('/environment/branding/logo/', { content_type: 'image/png', data: PNG.toString('base64') });
+    const tx = await svc.api.post('/transaction/', { currency: 'EUR', products: [{ amount: 1, product: { name: 'Tea', price: 3 } }] });
+    const page = await fetch(tx.body.payment_url);
+    const html = await page.text();
+    expect(page.headers.get('content-security-policy')).toContain("style-src 'self'");
+    expect(html).toContain('Verde Café');
+    const logoPath = new URL(logo.body.logo_url as string).pathname;
+    expect(html).toContain(`<img class="merchant__logo" src="${logoPath}" alt`);
+    const sheet = /<link rel="stylesheet" href="(\/brand\/[^"]+\.css)">/.exec(html);
+    expect(sheet).not.toBeNull();
+    expect(html).not.toMatch(/ style="/);
+    const css = await fetch(`${svc.t.url}${sheet![1]}`);
+    expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    expect(css.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    const text = await css.text();
+    const applied = (await svc.api.get('/environment/branding/')).body.brand_color as string;
+    expect(text).toContain(`--accent:${applied}`);
+    expect(text).toContain('.merchant{border-top:4px solid #ffdd00}');
+    // A new brand is a new stylesheet URL; the old one is not served with new content.
+    await svc.api.patch('/environment/branding/', { brand_color: '#7c3aed' });
+    expect((await fetch(`${svc.t.url}${sheet![1]}`)).status).toBe(404);
+    const again = await (await fetch(tx.body.payment_url)).text();
+    expect(/<link rel="stylesheet" href="(\/brand\/[^"]+\.css)">/.exec(again)![1]).not.toBe(sheet![1]);
+  });
+
+  it("answers 404 for another environment's assets and for names that are no asset", async () => {
+    for (const path of ['/brand/not-a-uuid/x.css', `/brand/01943a6e-1111-7000-8000-000000000001/${'a'.repeat(64)}`, '/brand/01943a6e-1111-7000-8000-000000000001/abc.css']) {
+      expect((await fetch(`${svc.t.url}${path}`)).status).toBe(404);
+    }
+  });
+});

@@ -1,0 +1,280 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inviteUser, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, SIGN_IN_LIMIT_ACCOUNT, SIGN_IN_LIMIT_IP, SIGN_IN_WINDOW_MS } from '../../server/dashboard/accounts';
+import { Browser, freshIp, member, PASSWORD, uniqueEmail } from './dashboard';
+import { type Client, ENGINES, startTestService, type TestService, testClock } from './harness';
+import { type ProcessEnv, usersCli } from './process';
+
+// The dashboard's accounts over real HTTP: invites, passwords, sign-in and its throttle,
+// sessions and their expiry, CSRF, roles and the isolation of environments.
+
+describe.each(ENGINES)('dashboard accounts on %s', (engine) => {
+  const clock = testClock();
+  let t: TestService;
+  let shop: Client;
+  let other: Client;
+
+  beforeAll(async () => {
+    t = await startTestService(engine, { now: clock.now, env: { TRUST_PROXY: 'true' } });
+    shop = await t.newEnvironment('Shop');
+    other = await t.newEnvironment('Other shop');
+  });
+  afterAll(() => t?.close());
+
+  const invite = async (email: string, env: Client, role: 'owner' | 'admin' | 'viewer' = 'owner') =>
+    (await inviteUser(t.service.deps.database.db, { email, environmentId: env.keys.environment_id, role, invitedBy: null, now: clock.now() })).token;
+
+  it('an invite from the CLI sets a password once, signs in, and shows the environment', async () => {
+    const email = uniqueEmail('cli');
+    const env: ProcessEnv = { DATA_DIR: t.dataDir, ...(engine === 'postgres' ? { DATABASE_URL: process.env.TEST_DATABASE_URL } : {}) };
+    const out = JSON.parse(await usersCli(['invite', '--email', email, '--environment', shop.keys.environment_id, '--role', 'owner', '--json'], env));
+    expect(out.url).toMatch(/^http:\/\/localhost:\d+\/dashboard\/invite\/[A-Za-z0-9_-]{43}\/$/);
+    const path = new URL(out.url).pathname;
+    const browser = new Browser(t.url, { 'x-forwarded-for': freshIp() });
+    const form = await browser.get(path);
+    expect(form.status).toBe(200);
+    expect(form.text).toContain(email);
+
+    for (const [password, message] of [
+      ['short pass', 'at least 12 characters'],
+      ['qwertyuiopasdfgh', 'common passwords'],
+    ]) {
+      const refused = await browser.post(path, { password: password! });
+      expect(refused.status).toBe(400);
+      expect(refused.text).toContain(message);
+    }
+    const done = await browser.post(path, { password: PASSWORD });
+    expect(done.status).toBe(303);
+    expect(done.location).toBe('/dashboard/');
+    const cookie = done.headers.getSetCookie().find((c) => c.startsWith('dashboard_session='))!;
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).toMatch(/Path=\/dashboard\//);
+    expect(cookie).not.toMatch(/Secure/);
+
+    const home = await browser.get('/dashboard/');
+    expect(home.status).toBe(200);
+    expect(home.text).toContain(shop.keys.public_key);
+    expect(home.text).not.toContain(other.keys.public_key);
+    // The empty state: the first request, with the user's own public key.
+    expect(home.text).toContain(`AppKeys ${shop.keys.public_key}:YOUR_SECRET_KEY`);
+
+    // Single use: the same link again is refused, signed in or not.
+    expect((await new Browser(t.url).get(path)).status).toBe(404);
+    const again = new Browser(t.url);
+    again.csrf = 'x';
+    expect((await again.get(path)).status).toBe(404);
+  }, 60_000);
+
+  it('an invite expires after 24 hours', async () => {
+    const token = await invite(uniqueEmail('late'), shop);
+    clock.advance(24 * 3600_000 + 1000);
+    try {
+      const browser = new Browser(t.url);
+      expect((await browser.get(`/dashboard/invite/${token}/`)).status).toBe(404);
+    } finally {
+      clock.reset();
+    }
+  });
+
+  it('an existing user accepts an invite to a second environment with their password, then switches', async () => {
+    const { browser, email } = await member(t, shop, 'owner', { 'x-forwarded-for': freshIp() });
+    const token = await invite(email, other, 'viewer');
+    const page = await browser.get(`/dashboard/invite/${token}/`);
+    expect(page.text).toContain('current password');
+    expect((await browser.post(`/dashboard/invite/${token}/`, { password: 'not my password at all' })).status).toBe(400);
+    expect((await browser.post(`/dashboard/invite/${token}/`, { password: PASSWORD })).status).toBe(303);
+
+    const home = await browser.get('/dashboard/');
+    expect(home.text).toContain(other.keys.public_key);
+    expect(home.text).toContain('name="environment"');
+    // Back to the first environment with the switcher.
+    expect((await browser.post('/dashboard/environment/', { environment: shop.keys.environment_id })).status).toBe(303);
+    expect((await browser.get('/dashboard/')).text).toContain(shop.keys.public_key);
+  }, 60_000);
+
+  it('an unknown email and a wrong password get the same answer; the right one signs in', async () => {
+    const { email } = await member(t, shop, 'viewer');
+    const ip = { 'x-forwarded-for': freshIp() };
+    const unknownEmail = uniqueEmail('nobody');
+    const unknown = await new Browser(t.url, ip).signIn(unknownEmail, PASSWORD);
+    const wrong = await new Browser(t.url, ip).signIn(email, 'wrong password here');
+    expect(unknown.status).toBe(401);
+    expect(wrong.status).toBe(401);
+    const strip = (p: { text: string }, e: string) => p.text.replaceAll(e, 'EMAIL').replace(/name="csrf" value="[^"]+"/, '');
+    expect(strip(unknown, unknownEmail)).toBe(strip(wrong, email));
+    expect(unknown.headers.getSetCookie().some((c) => c.startsWith('dashboard_session='))).toBe(false);
+
+    const ok = await new Browser(t.url, ip).signIn(email.toUpperCase(), PASSWORD);
+    expect(ok.status).toBe(303);
+  }, 60_000);
+
+  it('throttles per account: after the limit even the right password is 429 with Retry-After, until the window ends', async () => {
+    const { email } = await member(t, shop, 'viewer');
+    for (let i = 0; i < SIGN_IN_LIMIT_ACCOUNT; i++) {
+      // A new IP each time: only the account's counter reaches its limit.
+      expect((await new Browser(t.url, { 'x-forwarded-for': freshIp() }).signIn(email, `wrong password ${i}`)).status).toBe(401);
+    }
+    const blocked = await new Browser(t.url, { 'x-forwarded-for': freshIp() }).signIn(email, PASSWORD);
+    expect(blocked.status).toBe(429);
+    const retryAfter = Number(blocked.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(SIGN_IN_WINDOW_MS / 1000);
+    expect(blocked.headers.getSetCookie().some((c) => c.startsWith('dashboard_session='))).toBe(false);
+    clock.advance(SIGN_IN_WINDOW_MS + 1000);
+    try {
+      expect((await new Browser(t.url, { 'x-forwarded-for': freshIp() }).signIn(email, PASSWORD)).status).toBe(303);
+    } finally {
+      clock.reset();
+    }
+  }, 60_000);
+
+  it('throttles per IP across accounts', async () => {
+    const ip = { 'x-forwarded-for': freshIp() };
+    for (let i = 0; i < SIGN_IN_LIMIT_IP; i++) {
+      expect((await new Browser(t.url, ip).signIn(uniqueEmail('guess'), 'wrong password')).status).toBe(401);
+    }
+    const { email } = await member(t, shop, 'viewer');
+    const blocked = await new Browser(t.url, ip).signIn(email, PASSWORD);
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Another address is not affected.
+    expect((await new Browser(t.url, { 'x-forwarded-for': freshIp() }).signIn(email, PASSWORD)).status).toBe(303);
+  }, 120_000);
+
+  it('without its CSRF token, or from another site, a post is 403 and does nothing', async () => {
+    const { browser } = await member(t, shop, 'owner');
+    const token = browser.csrf;
+    expect((await browser.post('/dashboard/sign-out/', {}, { csrf: null })).status).toBe(403);
+    expect((await browser.post('/dashboard/sign-out/', {}, { csrf: 'A'.repeat(43) })).status).toBe(403);
+    expect((await browser.post('/dashboard/sign-out/', {}, { headers: { 'sec-fetch-site': 'cross-site' } })).status).toBe(403);
+    expect((await browser.post('/dashboard/team/invite/', { email: uniqueEmail(), role: 'owner' }, { csrf: null })).status).toBe(403);
+    expect((await browser.get('/dashboard/')).status).toBe(200);
+    // The sign-in form too: without the cookie's token, 403.
+    const anonymous = new Browser(t.url);
+    expect((await anonymous.post('/dashboard/sign-in/', { email: 'a@b.example', password: PASSWORD }, { csrf: 'x' })).status).toBe(403);
+    // The header works as well as the field.
+    expect((await browser.post('/dashboard/sign-out/', {}, { csrf: null, headers: { 'x-csrf-token': token } })).status).toBe(303);
+    expect((await browser.get('/dashboard/')).status).toBe(303);
+  }, 60_000);
+
+  it('sessions end when idle, at their absolute end, and everywhere on request', async () => {
+    const { browser, email } = await member(t, shop, 'viewer');
+    try {
+      clock.advance(SESSION_IDLE_MS - 60_000);
+      expect((await browser.get('/dashboard/')).status).toBe(200);
+      clock.advance(SESSION_IDLE_MS - 60_000);
+      expect((await browser.get('/dashboard/')).status).toBe(200);
+      // Busy, but past the absolute end.
+      while (clock.now().getTime() - Date.now() < SESSION_ABSOLUTE_MS) {
+        expect((await browser.get('/dashboard/')).status).toBe(200);
+        clock.advance(SESSION_IDLE_MS / 2);
+      }
+      const over = await browser.get('/dashboard/');
+      expect(over.status).toBe(303);
+      expect(over.location).toBe('/dashboard/sign-in/');
+    } finally {
+      clock.reset();
+    }
+    const idle = await new Browser(t.url, { 'x-forwarded-for': freshIp() });
+    expect((await idle.signIn(email, PASSWORD)).status).toBe(303);
+    clock.advance(SESSION_IDLE_MS + 1000);
+    try {
+      expect((await idle.get('/dashboard/')).status).toBe(303);
+    } finally {
+      clock.reset();
+    }
+
+    const a = new Browser(t.url, { 'x-forwarded-for': freshIp() });
+    const b = new Browser(t.url, { 'x-forwarded-for': freshIp() });
+    expect((await a.signIn(email, PASSWORD)).status).toBe(303);
+    expect((await b.signIn(email, PASSWORD)).status).toBe(303);
+    await a.get('/dashboard/');
+    expect((await a.post('/dashboard/sign-out-everywhere/', {})).status).toBe(303);
+    expect((await b.get('/dashboard/')).status).toBe(303);
+    expect((await a.get('/dashboard/')).status).toBe(303);
+  }, 60_000);
+
+  it('roles are enforced on the server: a viewer and an admin cannot manage the team', async () => {
+    const { browser: owner } = await member(t, shop, 'owner');
+    for (const role of ['viewer', 'admin'] as const) {
+      const { browser } = await member(t, shop, role);
+      const home = await browser.get('/dashboard/');
+      expect(home.text).not.toContain('/dashboard/team/');
+      expect((await browser.get('/dashboard/team/')).status).toBe(403);
+      expect((await browser.get('/dashboard/audit/')).status).toBe(403);
+      const email = uniqueEmail('sneaky');
+      expect((await browser.post('/dashboard/team/invite/', { email, role: 'owner' })).status).toBe(403);
+      expect((await owner.get('/dashboard/team/')).text).not.toContain(email);
+    }
+    const email = uniqueEmail('invited');
+    const invited = await owner.post('/dashboard/team/invite/', { email, role: 'admin' });
+    expect(invited.status).toBe(201);
+    const url = /(http:\/\/[^<\s]+\/dashboard\/invite\/[A-Za-z0-9_-]{43}\/)/.exec(invited.text)?.[1];
+    expect(url).toBeDefined();
+    expect((await new Browser(t.url).get(new URL(url!).pathname)).status).toBe(200);
+    expect((await owner.post('/dashboard/team/invite/', { email: 'not an email', role: 'admin' })).status).toBe(400);
+  }, 120_000);
+
+  it('nothing of another environment is reachable: not by switching, not in the team or the audit log', async () => {
+    const { browser, email } = await member(t, shop, 'owner');
+    const { browser: stranger, email: strangerEmail } = await member(t, other, 'owner');
+    // Switching to an environment that is not the user's: 403, and the session stays where it was.
+    expect((await browser.post('/dashboard/environment/', { environment: other.keys.environment_id })).status).toBe(403);
+    const home = await browser.get('/dashboard/');
+    expect(home.text).toContain(shop.keys.public_key);
+    expect(home.text).not.toContain(other.keys.public_key);
+    const team = await browser.get('/dashboard/team/');
+    expect(team.text).toContain(email);
+    expect(team.text).not.toContain(strangerEmail);
+    const audit = await browser.get('/dashboard/audit/');
+    expect(audit.text).toContain(email);
+    expect(audit.text).not.toContain(strangerEmail);
+    // And the other way round.
+    expect((await stranger.get('/dashboard/')).text).not.toContain(shop.keys.public_key);
+    expect((await stranger.get('/dashboard/audit/')).text).not.toContain(email);
+  }, 60_000);
+
+  it('the audit log records sign-ins, failures and actions with who, what and from where', async () => {
+    const ip = freshIp();
+    const { browser: owner, email } = await member(t, shop, 'owner', { 'x-forwarded-for': ip });
+    await new Browser(t.url, { 'x-forwarded-for': ip }).signIn(email, 'a wrong password');
+    await new Browser(t.url, { 'x-forwarded-for': ip }).signIn(email, PASSWORD);
+    const invited = uniqueEmail('audited');
+    await owner.get('/dashboard/team/');
+    await owner.post('/dashboard/team/invite/', { email: invited, role: 'viewer' });
+    const log = (await owner.get('/dashboard/audit/')).text;
+    for (const what of ['Accepted an invite', 'Failed sign-in', 'Signed in', `Invited ${invited} as viewer`]) expect(log).toContain(what);
+    expect(log).toContain(ip);
+  }, 60_000);
+
+  it('pages carry a strict CSP, refuse framing, and are never cached', async () => {
+    const page = await new Browser(t.url).get('/dashboard/sign-in/');
+    const csp = page.headers.get('content-security-policy')!;
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("script-src 'none'");
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.text).not.toMatch(/<script/i);
+    expect((await new Browser(t.url).get('/dashboard/')).location).toBe('/dashboard/sign-in/');
+    expect((await new Browser(t.url).get('/dashboard')).status).toBe(308);
+  });
+});
+
+describe('dashboard cookies over https', () => {
+  let t: TestService;
+  beforeAll(async () => {
+    t = await startTestService('sqlite', { env: { PUBLIC_URL: 'https://pay.example' } });
+  });
+  afterAll(() => t?.close());
+
+  it('are Secure when the public URL is https', async () => {
+    const env = await t.newEnvironment();
+    const { email } = await member(t, env, 'viewer', {});
+    const browser = new Browser(t.url);
+    // The public origin is what the browser sends as Origin.
+    await browser.get('/dashboard/sign-in/');
+    const signedIn = await browser.post('/dashboard/sign-in/', { email, password: PASSWORD }, { headers: { origin: 'https://pay.example' } });
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.getSetCookie().find((c) => c.startsWith('dashboard_session='))).toMatch(/; Secure/);
+  }, 30_000);
+});

@@ -1,0 +1,207 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dashboardRouter } from '../../server/dashboard/routes';
+import { listApiKeys } from '../../server/store/api-keys';
+import { auditOf } from '../../server/store/audit';
+import { membersOf } from '../../server/store/users';
+import { type Browser, member } from './dashboard';
+import { type Client, ENGINES, startTestService, type TestService, transactionBody } from './harness';
+import { cancelToken, paidTransaction, priced } from './pay';
+
+// The dashboard's part of the isolation suite (isolation.test.ts has the API's): every
+// dashboard route, from a route table checked against the router itself, called by an
+// owner of another environment (the highest role, so only the environment can refuse).
+// A route that names an object answers 404 for this environment's id exactly as for an id
+// that does not exist, and changes nothing; every other page shows nothing of this
+// environment; the owner here gets what the stranger did not.
+
+const MISSING = '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e';
+
+/** What this environment holds, for the routes to name and for the pages to not show. */
+interface Shop {
+  transaction: string;
+  orderId: string;
+  sale: string;
+  event: string;
+  key: string;
+  publicKey: string;
+  ownerEmail: string;
+}
+
+interface IdRoute {
+  kind: 'id';
+  method: 'GET' | 'POST';
+  path: string;
+  /** The id it names. */
+  id: (s: Shop) => string;
+  /** The form it posts (besides the CSRF token). */
+  form?: Record<string, string>;
+  /** What the owner here gets for the same request. */
+  ownStatus: number;
+}
+interface PageRoute {
+  kind: 'page';
+  path: string;
+  /** Asked with this query string (a file whose rows are the environment's). */
+  query?: string;
+}
+/** Posts with no id: each acts in the poster's own environment or on the poster alone; tested one by one below. */
+interface OwnPost {
+  kind: 'own';
+  path: string;
+}
+/** Before a session there is no environment: sign-in, invites (a token is the way into its own environment), the stylesheet. */
+interface Public {
+  kind: 'public';
+  method: 'GET' | 'POST';
+  path: string;
+}
+type Route = IdRoute | PageRoute | OwnPost | Public;
+
+const sale = (action: string): IdRoute[] => [
+  // The first step (confirmation) and the second (with its idempotency key).
+  { kind: 'id', method: 'POST', path: `/sales/:id/${action}/`, id: (s) => s.sale, form: { amount: '1.00' }, ownStatus: 200 },
+  { kind: 'id', method: 'POST', path: `/sales/:id/${action}/`, id: (s) => s.sale, form: { amount: '1.00', idempotency_key: action.padEnd(43, 'k') }, ownStatus: 303 },
+];
+
+const ROUTES: Route[] = [
+  { kind: 'public', method: 'GET', path: '/assets/dashboard.css' },
+  { kind: 'public', method: 'GET', path: '/sign-in/' },
+  { kind: 'public', method: 'POST', path: '/sign-in/' },
+  { kind: 'public', method: 'GET', path: '/invite/:token/' },
+  { kind: 'public', method: 'POST', path: '/invite/:token/' },
+  // The code step of a sign-in: its challenge cookie names the user, no session yet.
+  { kind: 'public', method: 'GET', path: '/sign-in/code/' },
+  { kind: 'public', method: 'POST', path: '/sign-in/code/' },
+  { kind: 'page', path: '/' },
+  { kind: 'page', path: '/team/' },
+  { kind: 'page', path: '/audit/' },
+  { kind: 'page', path: '/keys/' },
+  { kind: 'page', path: '/transactions/' },
+  { kind: 'page', path: '/webhooks/' },
+  { kind: 'page', path: '/account/security/' },
+  { kind: 'page', path: '/export/' },
+  ...['transactions', 'sales', 'refunds', 'payouts', 'wallet_entries'].map((kind): PageRoute => ({ kind: 'page', path: '/export/csv', query: `?kind=${kind}&from=2000-01-01&to=2100-01-01` })),
+  { kind: 'own', path: '/sign-out/' },
+  { kind: 'own', path: '/sign-out-everywhere/' },
+  { kind: 'own', path: '/environment/' },
+  { kind: 'own', path: '/team/invite/' },
+  { kind: 'own', path: '/keys/' },
+  { kind: 'own', path: '/account/security/totp/' },
+  { kind: 'own', path: '/account/security/totp/confirm/' },
+  { kind: 'own', path: '/account/security/totp/disable/' },
+  { kind: 'id', method: 'GET', path: '/transactions/:id/', id: (s) => s.transaction, ownStatus: 200 },
+  ...sale('capture'),
+  ...sale('refund'),
+  ...sale('void'),
+  { kind: 'id', method: 'GET', path: '/webhooks/:id/', id: (s) => s.event, ownStatus: 200 },
+  { kind: 'id', method: 'POST', path: '/webhooks/:id/resend/', id: (s) => s.event, ownStatus: 303 },
+  { kind: 'id', method: 'POST', path: '/keys/:id/roll/', id: (s) => s.key, form: { overlap_hours: '24' }, ownStatus: 200 },
+  { kind: 'id', method: 'POST', path: '/keys/:id/revoke/', id: (s) => s.key, ownStatus: 200 },
+  // Last: the owner's confirmation revokes the key.
+  { kind: 'id', method: 'POST', path: '/keys/:id/revoke/', id: (s) => s.key, form: { confirm: 'yes' }, ownStatus: 303 },
+];
+
+const methodOf = (r: Route) => (r.kind === 'page' ? 'GET' : r.kind === 'own' ? 'POST' : r.method);
+const ID_ROUTES = ROUTES.filter((r): r is IdRoute => r.kind === 'id');
+
+describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
+  let t: TestService;
+  let shop: Client;
+  let other: Client;
+  let owner: Browser;
+  let stranger: Browser;
+  let mine: Shop;
+
+  beforeAll(async () => {
+    t = await startTestService(engine);
+    shop = await t.newEnvironment('Isolated shop');
+    other = await t.newEnvironment('Stranger shop');
+    const own = await member(t, shop, 'owner');
+    owner = own.browser;
+    stranger = (await member(t, other, 'owner')).browser;
+    const orderId = `isolated-${Date.now()}`;
+    // Held and partly captured: capture, refund and void all have something to act on.
+    const { transaction, sale: paid } = await paidTransaction(shop, priced('EUR', 10, { order_id: orderId, authorize: true, notify_url: 'https://shop.example/hook' }));
+    expect((await shop.post(`/sale/${paid.id}/capture/`, { amount: 5 })).status).toBe(200);
+    const cancelled = await shop.post('/transaction/', transactionBody({ notify_url: 'https://shop.example/hook' }));
+    await cancelToken(shop.url, cancelled.body.token);
+    const event = (await shop.get(`/event/?object_id=${cancelled.body.id}`)).body.results[0];
+    const [key] = await listApiKeys(t.service.deps.database.db, shop.keys.environment_id);
+    mine = { transaction: transaction.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email };
+  });
+  afterAll(() => t?.close());
+
+  const call = (b: Browser, route: Route, id?: string, form: Record<string, string> = {}) => {
+    const path = `/dashboard${route.path.replace(':id', id ?? '')}`;
+    return methodOf(route) === 'GET' ? b.get(path) : b.post(path, form);
+  };
+  const expectNothingOf = (text: string) => {
+    for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop']) expect(text).not.toContain(marker);
+  };
+  /** What the id routes could change. */
+  const state = async () => ({
+    sale: (await shop.get(`/sale/${mine.sale}/`)).body,
+    event: (await shop.get(`/event/${mine.event}/`)).body,
+    keys: await listApiKeys(t.service.deps.database.db, shop.keys.environment_id),
+    audit: (await auditOf(t.service.deps.database.db, shop.keys.environment_id, { limit: 1000, offset: 0 })).length,
+  });
+
+  it('the table lists every route of the dashboard router', () => {
+    const router = dashboardRouter(t.service.deps) as unknown as { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
+    const declared = router.stack.flatMap((layer) => (layer.route ? Object.keys(layer.route.methods).map((m) => `${m.toUpperCase()} ${layer.route!.path}`) : []));
+    const listed = [...new Set(ROUTES.map((r) => `${methodOf(r)} ${r.path}`))];
+    expect(listed.sort()).toEqual([...new Set(declared)].sort());
+  });
+
+  it.each(ID_ROUTES.map((r) => [`${r.method} ${r.path}${r.form ? ` ${Object.keys(r.form).join(' ')}` : ''}`, r] as const))('%s: 404 as for a missing id, nothing changed', async (_name, route) => {
+    const before = await state();
+    const foreign = await call(stranger, route, route.id(mine), route.form);
+    const missing = await call(stranger, route, MISSING, route.form);
+    expect(foreign.status, foreign.text.slice(0, 300)).toBe(404);
+    expect(missing.status).toBe(404);
+    expect(foreign.text).toBe(missing.text);
+    expectNothingOf(foreign.text);
+    expect(await state()).toEqual(before);
+    // The owner here is answered: the 404 came from the environment.
+    const own = await call(owner, route, route.id(mine), route.form);
+    expect(own.status, own.text.slice(0, 300)).toBe(route.ownStatus);
+  });
+
+  it.each(ROUTES.filter((r): r is PageRoute => r.kind === 'page').map((r) => `${r.path}${r.query ?? ''}`))('GET %s shows nothing of another environment', async (path) => {
+    const theirs = await stranger.get(`/dashboard${path}`);
+    expect(theirs.status).toBe(200);
+    expectNothingOf(theirs.text);
+    // A search for this environment's things finds nothing either.
+    if (path === '/transactions/') {
+      for (const q of [mine.orderId, mine.transaction, '10.00', '4242']) {
+        const found = await stranger.get(`/dashboard/transactions/?q=${q}`);
+        expect(found.text).toContain('No transactions match');
+        expect(found.text).not.toContain(`/dashboard/transactions/${mine.transaction}/`);
+      }
+    }
+    expect((await owner.get(`/dashboard${path}`)).status).toBe(200);
+  });
+
+  it('posts without an id act in the poster’s environment only', async () => {
+    const db = t.service.deps.database.db;
+    const env = shop.keys.environment_id;
+    const totp = () => db.selectFrom('user_totp').innerJoin('memberships', 'memberships.user_id', 'user_totp.user_id').selectAll('user_totp').where('memberships.environment_id', '=', env).execute();
+    const before = { keys: await listApiKeys(db, env), members: await membersOf(db, env), totp: await totp() };
+    expect((await stranger.post('/dashboard/environment/', { environment: env })).status).toBe(403);
+    expect((await stranger.post('/dashboard/keys/', { label: 'Stolen' })).status).toBe(201);
+    const invited = await stranger.post('/dashboard/team/invite/', { email: 'intruder@shop.example', role: 'owner' });
+    expect(invited.status).toBe(201);
+    expectNothingOf(invited.text);
+    // A user's own second factor: the stranger's, never anyone's here.
+    expect((await stranger.post('/dashboard/account/security/totp/', {})).status).toBe(303);
+    expect((await stranger.post('/dashboard/account/security/totp/confirm/', { code: '000000' })).status).toBe(400);
+    expect((await stranger.post('/dashboard/account/security/totp/disable/', { password: 'x', code: '000000' })).status).toBe(400);
+    expect({ keys: await listApiKeys(db, env), members: await membersOf(db, env), totp: await totp() }).toEqual(before);
+    // Signing out, even everywhere, ends the stranger's sessions only.
+    const again = (await member(t, other, 'owner')).browser;
+    expect((await again.post('/dashboard/sign-out-everywhere/', {})).status).toBe(303);
+    expect((await again.post('/dashboard/sign-out/', {})).status).toBe(403);
+    expect((await owner.get('/dashboard/')).status).toBe(200);
+    expect((await stranger.get('/dashboard/')).status).toBe(200);
+  });
+});

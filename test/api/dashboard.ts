@@ -1,0 +1,82 @@
+import { inviteUser } from '../../server/dashboard/accounts';
+import type { Role } from '../../server/store/schema';
+import type { Client, TestService } from './harness';
+
+// A browser's part in dashboard tests, over real HTTP: a cookie jar, forms posted
+// urlencoded, the CSRF field read from the page as a browser would submit it.
+
+export interface Page {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** Where a redirect goes. */
+  location: string | null;
+}
+
+export class Browser {
+  readonly cookies = new Map<string, string>();
+  /** The last page's CSRF field. */
+  csrf = '';
+
+  constructor(
+    readonly url: string,
+    readonly extraHeaders: Record<string, string> = {},
+  ) {}
+
+  private headers(more: Record<string, string> = {}): Record<string, string> {
+    const jar = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    return { ...this.extraHeaders, ...(jar ? { cookie: jar } : {}), ...more };
+  }
+
+  private async take(res: Response): Promise<Page> {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair, ...attrs] = line.split(';');
+      const [name, value] = [pair!.slice(0, pair!.indexOf('=')), pair!.slice(pair!.indexOf('=') + 1)];
+      if (attrs.some((a) => /^\s*max-age=0$/i.test(a)) || value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    const text = await res.text();
+    const csrf = /name="csrf" value="([^"]+)"/.exec(text)?.[1];
+    if (csrf) this.csrf = csrf;
+    return { status: res.status, headers: res.headers, text, location: res.headers.get('location') };
+  }
+
+  async get(path: string, headers?: Record<string, string>): Promise<Page> {
+    return this.take(await fetch(`${this.url}${path}`, { headers: this.headers(headers), redirect: 'manual' }));
+  }
+
+  /** A form post from our own page; `csrf: null` leaves the token out. */
+  async post(path: string, form: Record<string, string>, opts: { csrf?: string | null; headers?: Record<string, string> } = {}): Promise<Page> {
+    const csrf = opts.csrf === undefined ? this.csrf : opts.csrf;
+    const body = new URLSearchParams({ ...(csrf === null ? {} : { csrf }), ...form });
+    const headers = this.headers({ 'content-type': 'application/x-www-form-urlencoded', origin: this.url, 'sec-fetch-site': 'same-origin', ...opts.headers });
+    return this.take(await fetch(`${this.url}${path}`, { method: 'POST', headers, body, redirect: 'manual' }));
+  }
+
+  async signIn(email: string, password: string): Promise<Page> {
+    await this.get('/dashboard/sign-in/');
+    return this.post('/dashboard/sign-in/', { email, password });
+  }
+}
+
+export const PASSWORD = 'correct horse battery staple';
+
+let serial = 0;
+/** An email no other test (nor an earlier run on the shared PostgreSQL database) has used. */
+export const uniqueEmail = (who = 'user') => `${who}.${Date.now().toString(36)}.${++serial}.${Math.random().toString(36).slice(2, 8)}@shop.example`;
+
+/** A member of `env` with a password, signed in on a new browser. */
+export async function member(t: TestService, env: Client, role: Role, extraHeaders: Record<string, string> = {}): Promise<{ browser: Browser; email: string }> {
+  const email = uniqueEmail(role);
+  const { token } = await inviteUser(t.service.deps.database.db, { email, environmentId: env.keys.environment_id, role, invitedBy: null, now: t.service.deps.now() });
+  const browser = new Browser(t.url, extraHeaders);
+  await browser.get(`/dashboard/invite/${token}/`);
+  const done = await browser.post(`/dashboard/invite/${token}/`, { password: PASSWORD });
+  if (done.status !== 303) throw new Error(`invite for ${role}: ${done.status} ${done.text.slice(0, 300)}`);
+  // As a browser would: the first signed-in page, whose forms carry the session's token.
+  await browser.get('/dashboard/');
+  return { browser, email };
+}
+
+/** A new client IP per call, so throttling tests do not share counters (X-Forwarded-For under TRUST_PROXY). */
+export const freshIp = () => `10.${(serial = serial + 1) % 250}.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;

@@ -1,0 +1,52 @@
+import type { Gateway } from '../../server/payments/gateway';
+import { createGateways, type Gateways } from '../../server/payments/registry';
+import { createSandboxCard, sandboxGateways } from '../../server/payments/sandbox';
+
+// A slow processor: the sandbox card gateway, except that a call the test chooses waits
+// at the processor until the test lets it go, then acts and answers as the sandbox does.
+// For tests of what the service allows while a call is in flight.
+
+export const HELD_ID = '0190f5a0-0000-7000-8000-0000000000c2';
+
+type Held = 'pay' | 'capture' | 'refund' | 'void' | 'charge';
+
+export interface HeldGateway extends Gateway {
+  /** Holds the next call of `method`: `arrived` resolves once it reaches the processor, `release` lets it act. */
+  hold(method: Held): { arrived: Promise<void>; release(): void };
+}
+
+export function withHeld(): { gateways: Gateways; held: HeldGateway } {
+  const inner = createSandboxCard();
+  const armed = new Map<Held, { arrive: () => void; released: Promise<void> }>();
+  const wrap =
+    <I, R>(method: Held, real: (input: I) => Promise<R>) =>
+    async (input: I): Promise<R> => {
+      const h = armed.get(method);
+      if (h) {
+        armed.delete(method);
+        h.arrive();
+        await h.released;
+      }
+      return real(input);
+    };
+  const held: HeldGateway = {
+    ...inner,
+    id: HELD_ID,
+    code: 'held-card',
+    name: 'Held card',
+    hold(method) {
+      let arrive!: () => void;
+      let release!: () => void;
+      const arrived = new Promise<void>((resolve) => (arrive = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      armed.set(method, { arrive, released });
+      return { arrived, release };
+    },
+    pay: wrap('pay', (i) => inner.pay(i)),
+    capture: wrap('capture', (i) => inner.capture(i)),
+    refund: wrap('refund', (i) => inner.refund(i)),
+    void: wrap('void', (i) => inner.void(i)),
+    charge: wrap('charge', (i) => inner.charge(i)),
+  };
+  return { gateways: createGateways([...sandboxGateways(), held]), held };
+}

@@ -1,0 +1,155 @@
+import { randomInt } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { luhn } from '../../widget/fields/card';
+import { updateEnvironment } from '../../server/store/environments';
+import { type Client, ENGINES, problemPaths, startTestService, type TestService, transactionBody } from './harness';
+import { payWithCard } from './pay';
+import { createKeys, processScope } from './process';
+
+// Rate limits: the API's per environment (API_RATE_LIMIT per second, burst of the same
+// size, or the environment's own), one card across payments, and per client address on
+// the pages that write without a payment of their own. The service's clock stands still
+// in these tests, so nothing refills while they run unless they move it.
+
+/** A card number no other test types: the per-card limit is shared by every payment. */
+function freshCard(): string {
+  const body = `4${Array.from({ length: 14 }, () => randomInt(10)).join('')}`;
+  for (let d = 0; d < 10; d++) if (luhn(body + d)) return body + d;
+  throw new Error('unreachable');
+}
+
+describe.each(ENGINES)('rate limits on %s', (engine) => {
+  let t: TestService;
+  let api: Client;
+  let at = Date.now();
+  const now = () => new Date(at);
+
+  beforeAll(async () => {
+    t = await startTestService(engine, { now, env: { API_RATE_LIMIT: '5', IP_RATE_LIMIT: '3' } });
+    api = await t.newEnvironment('Limited shop');
+  });
+  afterAll(() => t?.close());
+
+  it('takes API_RATE_LIMIT requests at once, says so in RateLimit headers, then answers 429 problem+json with Retry-After', async () => {
+    const other = await t.newEnvironment('Other shop');
+    const remaining: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await api.get('/transaction/');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('ratelimit-policy')).toBe('"api";q=5;w=1');
+      remaining.push(res.headers.get('ratelimit')!);
+    }
+    expect(remaining).toEqual(['"api";r=4;t=1', '"api";r=3;t=1', '"api";r=2;t=1', '"api";r=1;t=1', '"api";r=0;t=1']);
+    const refused = await api.post('/transaction/', transactionBody());
+    expect(refused.status).toBe(429);
+    expect(problemPaths(refused)).toEqual([]);
+    expect(refused.body.type).toBe('urn:problem:rate-limited');
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.headers.get('ratelimit')).toBe('"api";r=0;t=1');
+    // Nothing was created by the refused request; another environment has its own bucket.
+    expect((await other.get('/transaction/')).status).toBe(200);
+    at += 200;
+    expect(await api.count('/transaction/')).toBe(0);
+    expect((await api.get('/transaction/')).status).toBe(429);
+    at += 1000;
+    expect((await api.get('/transaction/')).status).toBe(200);
+  });
+
+  it('forgets the buckets that are full again (the sweep job)', async () => {
+    const sweep = () => t.service.jobs.runOnce('rate-limit-sweep');
+    at += 60 * 60_000;
+    await sweep();
+    const fresh = await t.newEnvironment('Swept');
+    expect((await fresh.get('/transaction/')).headers.get('ratelimit')).toBe('"api";r=4;t=1');
+    // A bucket still refilling is kept: forgetting it would hand out a fresh burst.
+    await sweep();
+    expect((await fresh.get('/transaction/')).headers.get('ratelimit')).toBe('"api";r=3;t=1');
+    at += 1000;
+    expect(await sweep()).toBeGreaterThanOrEqual(1);
+  });
+
+  it('an environment may have a limit of its own (keys CLI: set --rate-limit)', async () => {
+    const own = await t.newEnvironment('Own limit');
+    await updateEnvironment(t.service.deps.database.db, own.keys.environment_id, { rateLimit: 2 });
+    expect((await own.get('/transaction/')).headers.get('ratelimit-policy')).toBe('"api";q=2;w=1');
+    expect((await own.get('/transaction/')).status).toBe(200);
+    expect((await own.get('/transaction/')).status).toBe(429);
+  });
+
+  it('one card is tried on at most 10 payments in 10 minutes, then the page answers 429 and nothing is charged', async () => {
+    at += 60_000;
+    const card = freshCard();
+    const payer = await t.newEnvironment('Card shop');
+    const tokens: { id: string; token: string }[] = [];
+    for (let i = 0; i < 11; i++) {
+      at += 1000;
+      const res = await payer.post('/transaction/', transactionBody());
+      expect(res.status).toBe(201);
+      tokens.push(res.body);
+    }
+    for (const tx of tokens.slice(0, 10)) expect((await payWithCard(t.url, tx.token, card)).status).toBe(200);
+    const last = tokens.at(-1)!;
+    const refused = await payWithCard(t.url, last.token, card);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBe(60);
+    const body = (await refused.json()) as { view: { error: { message: string } } };
+    expect(body.view.error.message).toBe('error.tooManyAttempts');
+    at += 1000;
+    expect((await payer.get(`/sale/?transaction_id=${last.id}`)).body.count).toBe(0);
+    // Another card still pays it.
+    expect((await payWithCard(t.url, last.token, freshCard())).status).toBe(200);
+  });
+
+  it('limits sign-up and provider-return posts per client address with a 429 page', async () => {
+    const signup = `${t.url}/pay/sub_${'a'.repeat(32)}/`;
+    const provider = `${t.url}/pay/${'b'.repeat(32)}/provider/`;
+    for (const url of [signup, provider]) {
+      for (let i = 0; i < 3; i++) expect((await fetch(url, { method: 'POST' })).status).toBe(404);
+      const refused = await fetch(url, { method: 'POST', headers: { 'accept-language': 'es' } });
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(Number(refused.headers.get('retry-after'))).toBe(20);
+      expect(await refused.text()).toContain('Demasiadas solicitudes');
+    }
+  });
+});
+
+describe('client addresses behind a proxy', () => {
+  it('with TRUST_PROXY each forwarded address has its own count; without it the proxy is one client', async () => {
+    for (const trusted of [true, false]) {
+      const t = await startTestService('sqlite', { env: { IP_RATE_LIMIT: '1', ...(trusted ? { TRUST_PROXY: 'true' } : {}) } });
+      try {
+        const post = (ip: string) => fetch(`${t.url}/pay/sub_${'c'.repeat(32)}/`, { method: 'POST', headers: { 'x-forwarded-for': ip } });
+        expect((await post('203.0.113.1')).status).toBe(404);
+        expect((await post('203.0.113.2')).status).toBe(trusted ? 404 : 429);
+        expect((await post('203.0.113.1')).status).toBe(429);
+      } finally {
+        await t.close();
+      }
+    }
+  });
+});
+
+const { environment, started } = processScope();
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)('one API limit across two service processes on PostgreSQL', () => {
+  it('the 200s of 60 parallel requests through both stay within one limit', { timeout: 120_000 }, async () => {
+    const env = await environment('postgres', { API_RATE_LIMIT: '5' });
+    const keys = await createKeys('Two processes', env);
+    const warmUp = await createKeys('Warm-up', env);
+    const processes = await Promise.all([started(env), started(env)]);
+    // First requests compile and connect: made with other keys, so the measured burst is short.
+    for (const p of processes) await fetch(`${p.url}/v1/transaction/`, { headers: { authorization: `AppKeys ${warmUp.public_key}:${warmUp.secret_key}` } });
+    const headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}` };
+    const startedAt = performance.now();
+    const statuses = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => fetch(`${processes[i % 2]!.url}/v1/transaction/`, { headers }).then(async (r) => (await r.arrayBuffer(), r.status))),
+    );
+    const seconds = (performance.now() - startedAt) / 1000;
+    const ok = statuses.filter((s) => s === 200).length;
+    // One bucket of 5 refilling at 5 a second: two buckets of their own would give 10 at once.
+    expect(ok).toBeGreaterThanOrEqual(5);
+    expect(ok).toBeLessThanOrEqual(5 + Math.ceil(seconds * 5));
+    expect(statuses.filter((s) => s !== 200).every((s) => s === 429)).toBe(true);
+  });
+});

@@ -1,0 +1,110 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Webhook } from 'standardwebhooks';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { readmeBlock } from '../readme';
+import { ENGINES, rawRequest, useTestService } from './harness';
+
+// The README's snippets as a reader copies them: the curl of quick start 1 run by a shell,
+// the webhook receiver of quick start 3 run by Node (a bad signature must be a 400, not a
+// crash's 500), and the typed client of quick start 4 type-checked by strict tsc (module
+// nodenext, as written: its `.js` import, `node:process`) and then run. Only the service's
+// address (and the receiver's port) are put in. Files go to test/readme-snippets/
+// (ignored by git, eslint and the root tsconfig), inside the repository so that the
+// snippets' imports resolve to its node_modules, as they would in the reader's project.
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const DIR = join(ROOT, 'test', 'readme-snippets');
+const exec = promisify(execFile);
+const README_ORIGIN = 'http://localhost:3000';
+
+describe.each(ENGINES)('README snippets (%s)', (engine) => {
+  const svc = useTestService(engine);
+  const dir = join(DIR, engine);
+  let receiver: ChildProcess | undefined;
+
+  beforeAll(() => mkdirSync(dir, { recursive: true }));
+  afterEach(() => {
+    receiver?.kill();
+    receiver = undefined;
+  });
+
+  it('quick start 1: the curl creates a transaction and prints its payment_url', async () => {
+    const curl = readmeBlock('sh', 'curl -s http://localhost:3000/v1/transaction/');
+    const { stdout } = await exec('bash', ['-c', curl.replaceAll(README_ORIGIN, svc.t.url)], {
+      env: { ...process.env, PUBLIC_KEY: svc.api.keys.public_key, SECRET_KEY: svc.api.keys.secret_key },
+    });
+    const made = JSON.parse(stdout) as { id: string; payment_url: string; order_id: string };
+    expect(made.order_id).toBe('1001');
+    expect(made.payment_url).toMatch(new RegExp(`^${svc.t.url}/pay/`));
+    expect((await svc.api.get(`/transaction/${made.id}/`)).status).toBe(200);
+  });
+
+  it('quick start 3: the webhook receiver answers 204 to a signed event, 400 to a bad or missing signature', async () => {
+    const secret = `whsec_${Buffer.from('readme-snippet-secret-0123456789').toString('base64')}`;
+    const code = readmeBlock('js', "wh.verify(req.body, req.headers)");
+    expect(code).toContain('.listen(4000);');
+    const file = join(dir, 'hooks.mjs');
+    // Port 0, and the one it got printed: tests never take a fixed port.
+    writeFileSync(file, code.replace('.listen(4000);', ".listen(0).on('listening', function () { console.log(`listening ${this.address().port}`); });"));
+    const child = spawn(process.execPath, [file], { env: { ...process.env, WEBHOOK_SECRET: secret }, stdio: ['ignore', 'pipe', 'pipe'] });
+    receiver = child;
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    const port = await new Promise<number>((resolve, reject) => {
+      child.stdout!.on('data', () => {
+        const m = /listening (\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+      child.once('exit', (status) => reject(new Error(`the receiver exited ${status}: ${out}`)));
+    });
+    const url = `http://127.0.0.1:${port}/hooks`;
+    const id = 'msg_readme_1';
+    const payload = JSON.stringify({ type: 'transaction.paid', timestamp: new Date().toISOString(), data: { order_id: '1001' } });
+    // One instant for the signature and its header: a second ticking between them would break it.
+    const at = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const signed = new Webhook(secret).sign(id, at, payload);
+    const headers = (signature: string) => ({
+      'content-type': 'application/json',
+      'webhook-id': id,
+      'webhook-timestamp': String(at.getTime() / 1000),
+      'webhook-signature': signature,
+    });
+
+    const bad = await fetch(url, { method: 'POST', headers: headers('v1,' + Buffer.from('forged').toString('base64')), body: payload });
+    expect(bad.status).toBe(400);
+    const unsigned = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload });
+    expect(unsigned.status).toBe(400);
+    const good = await fetch(url, { method: 'POST', headers: headers(signed), body: payload });
+    expect(good.status).toBe(204);
+    await expect.poll(() => out).toContain('ship order 1001');
+    expect(out).not.toMatch(/Error/);
+  });
+
+  it('quick start 4: the typed client compiles as written under strict tsc (nodenext) and runs', async () => {
+    const doc = await rawRequest(`${svc.t.url}/v1/openapi.json`);
+    writeFileSync(join(dir, 'openapi.json'), doc.text);
+    await exec(process.execPath, ['node_modules/openapi-typescript/bin/cli.js', join(dir, 'openapi.json'), '-o', join(dir, 'payment-api.d.ts')], { cwd: ROOT });
+    const code = readmeBlock('ts', "from 'openapi-fetch'");
+    writeFileSync(join(dir, 'pay.ts'), code);
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { module: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'] }, files: ['pay.ts'] }),
+    );
+    // TypeScript 7, the compiler `npm run typecheck` uses (test/api/typed-client.test.ts runs 6 too).
+    const result = await exec(process.execPath, ['node_modules/typescript-native/bin/tsc', '-p', join(dir, 'tsconfig.json')], { cwd: ROOT }).catch(
+      (e: { stdout: string }) => e,
+    );
+    expect(result.stdout).toBe('');
+    writeFileSync(join(dir, 'pay-here.ts'), code.replaceAll(README_ORIGIN, svc.t.url));
+    const { stdout } = await exec(process.execPath, ['--import', 'tsx', join(dir, 'pay-here.ts')], {
+      cwd: ROOT,
+      env: { ...process.env, PUBLIC_KEY: svc.api.keys.public_key, SECRET_KEY: svc.api.keys.secret_key },
+    });
+    expect(stdout.trim()).toMatch(new RegExp(`^${svc.t.url}/pay/[A-Za-z0-9_-]+/$`));
+  }, 240_000);
+});

@@ -1,0 +1,60 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { Page } from '@playwright/test';
+import { expect, type Service } from './fixtures';
+import { payButton } from './screen';
+
+// Transactions with everything a transaction's page can show, made through the API and the
+// payment page as a merchant's would be: a card payment crediting a wallet, a held card
+// payment that stored the card, and a payment from that wallet to another's.
+
+export const cli = async (script: string, service: Service, args: string[]) =>
+  JSON.parse(
+    (await promisify(execFile)(process.execPath, ['--import', 'tsx', script, ...args, '--json'], { env: { ...process.env, DATA_DIR: service.dataDir, DATABASE_URL: '' } })).stdout,
+  );
+
+/** A one-time link from `npm run users -- invite`, on the service's data (the demo environment unless another is named). */
+export async function invite(service: Service, email: string, role = 'owner', environment?: string): Promise<string> {
+  const demo = environment ?? (await cli('server/keys-cli.ts', service, ['list'])).find((e: { name: string }) => e.name === 'Demo shop').id;
+  const { url } = await cli('server/users-cli.ts', service, ['invite', '--email', email, '--role', role, '--environment', demo]);
+  return `${service.url}${new URL(url).pathname}`;
+}
+
+export async function payByCard(page: Page, paymentUrl: string): Promise<void> {
+  await page.goto(paymentUrl);
+  await page.getByLabel(/card number/i).fill('4242 4242 4242 4242');
+  await page.locator('input[autocomplete="cc-exp"]').fill('12/34');
+  await page.locator('input[autocomplete="cc-csc"]').fill('123');
+  await page.locator('input[autocomplete="cc-name"]').fill('Ada Lovelace');
+  await payButton(page).click();
+  await expect(page.getByRole('heading', { name: 'Payment complete' })).toBeVisible();
+}
+
+async function created(service: Service, path: string, body: unknown): Promise<any> {
+  const res = await service.api('POST', path, body);
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body;
+}
+
+const lamp = (price: number, over: Record<string, unknown>) => ({ currency: 'EUR', gateway_selected: true, products: [{ amount: 1, product: { name: 'Desk lamp', price } }], ...over });
+
+export interface RichTransactions {
+  /** Paid by card, held: its stored card (authorization) and status history. */
+  held: { id: string };
+  /** Paid from a wallet, with a share to another wallet. */
+  fromWallet: { id: string };
+}
+
+export async function richTransactions(page: Page, service: Service, tag: string): Promise<RichTransactions> {
+  const client = await created(service, '/client/', { name: 'Grace Hopper', id_country: 'GB', id_number: `X${tag}`, email: `grace.${tag}@example.com` });
+  const seller = await created(service, '/client/', { name: 'Lamp workshop', id_country: 'GB', id_number: `Y${tag}`, email: `workshop.${tag}@example.com` });
+  const purse = await created(service, '/wallet/', { wallet_id: `purse-${tag}`, name: 'Purse', client_id: client.id, currency: 'EUR' });
+  const till = await created(service, '/wallet/', { wallet_id: `till-${tag}`, name: 'Till', client_id: seller.id, currency: 'EUR' });
+  const topUp = await created(service, '/transaction/', lamp(50, { order_id: `top-up-${tag}`, destination: [{ wallet_id: purse.id, amount: 50 }] }));
+  await payByCard(page, topUp.payment_url);
+  const held = await created(service, '/transaction/', lamp(35, { order_id: `held-${tag}`, authorize: true }));
+  await payByCard(page, held.payment_url);
+  const fromWallet = await created(service, '/transaction/', lamp(20, { order_id: `wallet-${tag}`, source: [{ wallet_id: purse.id, amount: 20 }], destination: [{ wallet_id: till.id, amount: 17, concept: 'Lamp sold' }] }));
+  expect(fromWallet.status).toBe('D');
+  return { held, fromWallet };
+}

@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { openApiDocument } from '../../server/api/index';
+import { CURRENT_VERSION } from '../../server/http/versions';
+import { incompatibleChanges } from '../openapi/compatibility';
+
+// The CI check of the contract (npm run lint:openapi runs check-compatible.ts): it must find
+// every kind of incompatible change, and let compatible ones through.
+
+type Doc = Record<string, any>;
+const released = JSON.parse(readFileSync(new URL(`../openapi/released/${CURRENT_VERSION}.json`, import.meta.url), 'utf8')) as Doc;
+const productBody = (d: Doc) => d.paths['/product/'].post.requestBody.content['application/json'].schema as Doc;
+const changed = (change: (d: Doc) => void) => {
+  const copy = structuredClone(released);
+  change(copy);
+  return incompatibleChanges(released, copy);
+};
+
+describe('the compatibility check of the OpenAPI document', () => {
+  it('finds the current document compatible with the released one', () => {
+    expect(incompatibleChanges(released, JSON.parse(JSON.stringify(openApiDocument('https://payments.internal'))))).toEqual([]);
+  });
+
+  it.each([
+    ['an operation removed', (d: Doc) => delete d.paths['/product/{id}/'].delete, 'remove paths./product/{id}/.delete'],
+    ['an answer field removed', (d: Doc) => delete d.components.schemas.Transaction.properties.note, '.properties.note'],
+    ['an enum value removed', (d: Doc) => d.components.parameters['Payment-Service-Version'].schema.enum.pop(), 'schema.enum'],
+    ['a new required request field', (d: Doc) => productBody(d).required.push('description'), 'requestBody'],
+    ['a type narrowed', (d: Doc) => (productBody(d).properties.price.type = 'integer'), 'properties.price.type'],
+    ['a limit narrowed', (d: Doc) => (productBody(d).properties.price.maximum = 5), 'properties.price.maximum'],
+    ['a new required parameter', (d: Doc) => d.paths['/transaction/'].get.parameters.push({ name: 'x', in: 'query', required: true, schema: { type: 'string' } }), 'parameters'],
+  ])('fails on %s', (_what, change, where) => {
+    const changes = changed(change);
+    expect(changes.length).toBeGreaterThan(0);
+    expect(changes.join('\n')).toContain(where);
+  });
+
+  it('lets compatible changes through: an optional request field, a new answer field, a new version, a new operation, the server', () => {
+    expect(
+      changed((d) => {
+        productBody(d).properties.note = { type: 'string' };
+        d.components.schemas.Transaction.properties.later = { type: 'string' };
+        d.components.parameters['Payment-Service-Version'].schema.enum.push('2099-01-01');
+        d.paths['/later/'] = { get: { operationId: 'later', responses: { 200: { description: 'ok' } } } };
+        d.servers = [{ url: 'https://elsewhere.example/v1' }];
+      }),
+    ).toEqual([]);
+  });
+});

@@ -1,0 +1,69 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { actionLimit, confirmAction, releaseAction, reserveAction, type SaleAction, type SaleAmounts, saleStatus } from '../../server/domain/sales';
+
+// The sale's amounts as in-flight and confirmed parts: any interleaving of reservations,
+// confirmations and releases keeps the books whole, and money moves only from what the
+// processor has confirmed.
+
+const heldSale = (amount: number): SaleAmounts => ({
+  amount,
+  held: amount,
+  captured: 0,
+  refunded: 0,
+  voided: 0,
+  capturing: 0,
+  refunding: 0,
+  voiding: 0,
+  failure: null,
+  pending: 0,
+});
+
+describe('sale actions from confirmed states', () => {
+  it('a capture in flight is not refundable, and still counts as held, until it is confirmed', () => {
+    const reserved = reserveAction('capture', heldSale(100), 60)!;
+    expect(reserved).toMatchObject({ held: 40, capturing: 60, captured: 0 });
+    expect(saleStatus(reserved)).toBe('held');
+    expect(actionLimit('refund', reserved)).toBe(0);
+    expect(reserveAction('refund', reserved, 1)).toBeNull();
+    expect(reserveAction('void', reserved, 41)).toBeNull();
+    const confirmed = confirmAction('capture', reserved, 60)!;
+    expect(confirmed).toMatchObject({ held: 40, capturing: 0, captured: 60 });
+    expect(saleStatus(confirmed)).toBe('partially_captured');
+    expect(reserveAction('refund', confirmed, 60)).toMatchObject({ refunding: 60, refunded: 0 });
+    expect(releaseAction('capture', reserved, 60)).toEqual(heldSale(100));
+  });
+
+  it('any interleaving keeps every amount ≥ 0, the sale whole, and refunds within confirmed captures', () => {
+    const op = fc.record({
+      step: fc.constantFrom('reserve', 'confirm', 'release'),
+      action: fc.constantFrom<SaleAction>('capture', 'refund', 'void'),
+      amount: fc.integer({ min: 1, max: 120 }),
+    });
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
+        let s = heldSale(100);
+        /** Reservations not yet confirmed or released, as a store would hold them in its calls. */
+        const open: { action: SaleAction; amount: number }[] = [];
+        for (const o of ops) {
+          if (o.step === 'reserve') {
+            const next = reserveAction(o.action, s, o.amount);
+            if (next) {
+              s = next;
+              open.push({ action: o.action, amount: o.amount });
+            }
+            continue;
+          }
+          const call = open.shift();
+          if (!call) continue;
+          const next = (o.step === 'confirm' ? confirmAction : releaseAction)(call.action, s, call.amount);
+          expect(next).not.toBeNull();
+          s = next!;
+        }
+        for (const v of [s.held, s.captured, s.refunded, s.voided, s.capturing, s.refunding, s.voiding]) expect(v).toBeGreaterThanOrEqual(0);
+        expect(s.held + s.capturing + s.captured + s.voiding + s.voided).toBe(100);
+        expect(s.refunded + s.refunding).toBeLessThanOrEqual(s.captured);
+      }),
+    );
+  });
+});

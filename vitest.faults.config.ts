@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+// `npm run test:faults`: the real-process fault matrix (test/faults/), slower than `npm
+// test`'s one case per fault kind: every fault kind on every route it covers, per engine.
+export default defineConfig({
+  test: {
+    include: ['test/faults/**/*.test.ts'],
+    environment: 'node',
+    testTimeout: 120_000,
+    hookTimeout: 60_000,
+    maxWorkers: 2,
+  },
+});

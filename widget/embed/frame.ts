@@ -1,0 +1,93 @@
+// One checkout frame in a merchant page's element: the iframe, sized to its content, and
+// what its messages do there (the merchant's callbacks and DOM events, the final redirect).
+// Runs on merchant pages, which may have a strict CSP: styles are set through
+// element.style (CSSOM), never a <style> tag.
+
+import { PROTOCOL_VERSION, acceptMessage, type CheckoutMessage } from './protocol';
+import type { CheckoutHandle, MountOptions } from './checkout';
+
+// [frame title, close button name]; the frame's own page is localised by the server.
+const LABELS: Record<string, string[]> = { es: ['Pago', 'Cerrar'], fr: ['Paiement', 'Fermer'] };
+export const labels = (language?: string) => LABELS[language!] || ['Checkout', 'Close'];
+
+/** How long a loaded frame may stay silent before the loader reports it as not reached. */
+const SILENCE_MS = 1e4;
+
+export const frameSrc = (checkoutOrigin: string, token: string, parentOrigin: string, language?: string) =>
+  `${checkoutOrigin}/pay/${encodeURIComponent(token)}/?embed=1&origin=${encodeURIComponent(parentOrigin)}` +
+  (language ? '&lang=' + encodeURIComponent(language) : '');
+
+/** Only http(s): a `javascript:` URL from a compromised frame must not run in the merchant page. */
+export const isHttpUrl = (url: unknown): url is string => typeof url == 'string' && /^https?:\/\//i.test(url);
+
+/** A new element with its inline style (CSSOM: allowed under any style-src). */
+export function styled<K extends keyof HTMLElementTagNameMap>(tag: K, style: Partial<CSSStyleDeclaration>): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  Object.assign(element.style, style);
+  return element;
+}
+
+export function mountFrame(checkoutOrigin: string, element: HTMLElement, options: MountOptions, onEscape?: () => void): CheckoutHandle {
+  const win = window;
+  // The frame is sized to its content, so it must never show a scrollbar of its own.
+  const frame = styled('iframe', { border: '0', width: '100%', display: 'block', overflow: 'hidden' });
+  let height = -1;
+  let settled = false;
+  let heard = false;
+  frame.src = frameSrc(checkoutOrigin, options.token, win.location.origin, options.language);
+  frame.title = labels(options.language)[0]!;
+  frame.allow = 'payment';
+  frame.setAttribute('scrolling', 'no');
+
+  const onMessage = (event: MessageEvent) => {
+    const message = acceptMessage(event, { origin: checkoutOrigin, source: frame.contentWindow });
+    if (!message) return;
+    heard = true;
+    const type = message.type;
+    if (type == 'checkout:escape') return onEscape?.();
+    if (type == 'checkout:resize') {
+      // Writing an unchanged height would still cost a layout pass on the merchant page.
+      if (message.height == height) return;
+      frame.style.height = (height = message.height) + 'px';
+    }
+    // Completed/cancelled are final: a reloaded frame repeating them must not pay twice in
+    // the merchant's bookkeeping or navigate twice.
+    const final = type == 'checkout:completed' || type == 'checkout:cancelled';
+    if (final && settled) return;
+    settled ||= final;
+    const callback = {
+      'checkout:ready': options.onReady,
+      'checkout:completed': options.onComplete,
+      'checkout:cancelled': options.onCancel,
+      'checkout:error': options.onError,
+    }[type as string] as ((m: CheckoutMessage) => unknown) | undefined;
+    const stay = callback?.(message) === false;
+    const notPrevented = element.dispatchEvent(
+      new CustomEvent(type, { detail: message, bubbles: true, cancelable: true }),
+    );
+    if (final && !stay && notPrevented && isHttpUrl(message.redirect)) win.location.assign(message.redirect);
+  };
+
+  // The frame speaks first, even to refuse (an origin not allowed, an unknown token). Loaded
+  // without a word: what loaded is not the checkout (the network, a proxy, the browser's
+  // error page), which only this side can report. No text: the frame showed none of ours.
+  frame.onload = () =>
+    setTimeout(
+      () =>
+        heard ||
+        onMessage({
+          origin: checkoutOrigin,
+          source: frame.contentWindow,
+          data: { type: 'checkout:error', version: PROTOCOL_VERSION, code: 'network', message: '' },
+        } as MessageEvent),
+      SILENCE_MS,
+    );
+  win.addEventListener('message', onMessage);
+  element.replaceChildren(frame);
+  return {
+    destroy() {
+      win.removeEventListener('message', onMessage);
+      frame.remove();
+    },
+  };
+}

@@ -1,0 +1,80 @@
+// The checkout frame in a modal overlay (`Checkout.open`): a <dialog> with a title and a
+// close button, focus kept inside it, the page behind it still, and everything undone on
+// close. Styles through element.style only (merchant pages may have a strict CSP).
+
+import { FOCUS_LAST, PROTOCOL_VERSION } from './protocol';
+import type { OpenOptions, OverlayHandle } from './checkout';
+import { labels, mountFrame, styled } from './frame';
+
+export function openOverlay(checkoutOrigin: string, options: OpenOptions): OverlayHandle {
+  const doc = document;
+  const root = doc.documentElement;
+  const previousFocus = doc.activeElement as HTMLElement | null;
+  const previousOverflow = root.style.overflow;
+  const [title, closeName] = labels(options.language);
+  // A modal <dialog> gives the top layer (above any merchant z-index), makes the page
+  // behind inert (focus trap, hidden from assistive tech) and turns Escape into `cancel`.
+  const dialog = styled('dialog', {
+    width: '100%', height: '100%', maxWidth: 'none', maxHeight: 'none', margin: '0',
+    padding: '0', border: '0', background: 'rgba(0,0,0,.6)', overflow: 'auto',
+  });
+  const panel = styled('div', { maxWidth: '32rem', margin: '5vh auto', background: '#fff', borderRadius: '8px', overflow: 'hidden' });
+  const bar = styled('div', { display: 'flex', alignItems: 'center', justifyContent: 'space-between' });
+  const heading = styled('h2', { margin: '0', padding: '0 16px', color: '#222', font: '600 16px/1.4 sans-serif' });
+  const button = styled('button', {
+    padding: '8px 14px', border: '0', background: 'none',
+    color: '#222', font: '28px/1 sans-serif', cursor: 'pointer',
+  });
+  // A visible title names the dialog, for everyone alike.
+  heading.id = 'checkout-dialog-title';
+  heading.textContent = title!;
+  dialog.setAttribute('aria-labelledby', heading.id);
+  button.type = 'button';
+  // showModal() focuses it directly; without, it would focus the first guard, which
+  // passes focus through the frame (and asks the frame for its last control) first.
+  button.autofocus = true;
+  button.textContent = '×';
+  button.setAttribute('aria-label', closeName!);
+  bar.append(heading, button);
+
+  const frame = mountFrame(checkoutOrigin, panel, options, () => close());
+  const iframe = panel.firstChild as HTMLIFrameElement;
+  // A modal dialog alone lets Tab leave for the browser's own UI; these guards wrap it
+  // around inside the dialog instead.
+  const guard = (onfocus: () => void) => {
+    const span = styled('span', {});
+    span.tabIndex = 0;
+    span.onfocus = onfocus;
+    return span;
+  };
+  // Shift+Tab from the close button: the page can focus only the frame itself, not a
+  // control inside it (cross-origin), so it asks the frame to focus its last control,
+  // posting to the checkout origin only.
+  panel.prepend(
+    guard(() => {
+      iframe.focus();
+      iframe.contentWindow?.postMessage({ type: FOCUS_LAST, version: PROTOCOL_VERSION }, checkoutOrigin);
+    }),
+    bar,
+  );
+  panel.append(guard(() => button.focus()));
+  dialog.append(panel);
+  doc.body.append(dialog);
+  dialog.showModal();
+  root.style.overflow = 'hidden';
+
+  const close = () => {
+    if (!dialog.isConnected) return;
+    frame.destroy();
+    dialog.remove();
+    root.style.overflow = previousOverflow;
+    previousFocus?.focus();
+    options.onClose?.();
+  };
+  button.onclick = close;
+  dialog.oncancel = (event) => {
+    event.preventDefault();
+    close();
+  };
+  return { close, destroy: close };
+}
