@@ -10,7 +10,7 @@ import { boundStep } from '../payments/outcome';
 import { storeCard, type StoreCardOutcome } from '../payments/store-card';
 import { getAuthorization, listAuthorizations, removeAuthorization } from '../store/sales';
 import { checkNotifyUrl } from './notify-url';
-import { currencyCode, exact, freeText, httpUrl, objectId, positiveAmount, ref, timestamps, toMinor } from './fields';
+import { currencyCode, exact, freeText, httpUrl, objectId, positiveMoneyAmount, ref, timestamps, toMinor } from './fields';
 import { AUTHORIZATION_EXAMPLE, IDS, page, SALE_EXAMPLE } from './examples';
 import { presentAuthorization } from '../present/authorization';
 import { presentSale } from '../present/sale';
@@ -60,7 +60,7 @@ const authorizationCreate = z
 
 const chargeBody = z
   .strictObject({
-    amount: positiveAmount.describe('Major units of `currency`'),
+    amount: positiveMoneyAmount('Major units of `currency`'),
     currency: currencyCode.describe('Currency of the charge; one the gateway takes'),
     description: freeText(2000).optional().describe('What the charge is for, kept on the sale'),
   })

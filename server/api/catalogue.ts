@@ -7,12 +7,14 @@ import type { CatalogueFamily } from '../store/events';
 import type { CatalogueItem, CatalogueTable } from '../store/catalogue';
 import {
   amount,
+  CURRENCY_DECIMALS,
   currencyCode,
   exact,
   freeText,
+  moneyAmount,
   name,
-  percentage,
   objectId,
+  percentage,
   text,
   timestamps,
   toMinor,
@@ -70,7 +72,7 @@ const product = defineGroup({
     name: name.describe('Name of the product, shown on the payment screen'),
     description: freeText(2000).nullable().default(null).describe('Description of the product'),
     price: amount.describe(
-      `Unit price in major units of \`currency\`; without a currency, in those of the transaction that uses it (up to ${PRICE_SCALE_WITHOUT_CURRENCY} decimals, checked against that currency then) and at most ${PRICE_WITHOUT_CURRENCY_MAX.toLocaleString('en')}`,
+      `Unit price in major units of \`currency\`, ${CURRENCY_DECIMALS}; without a currency, in those of the transaction that uses it (up to ${PRICE_SCALE_WITHOUT_CURRENCY} decimals, checked against that currency then) and at most ${PRICE_WITHOUT_CURRENCY_MAX.toLocaleString('en')}`,
     ),
     currency: currencyCode
       .nullable()
@@ -119,7 +121,7 @@ const plan = defineGroup({
     plan_id: text(255).nullable().default(null).describe('Your external identifier'),
     name: name.describe('Name of the plan, shown on the sign-up page'),
     description: freeText(2000).nullable().default(null).describe('Description of the plan'),
-    amount: amount.describe('Charged every period, in major units of `currency`'),
+    amount: moneyAmount('Charged every period, in major units of `currency`'),
     currency: currencyCode,
     interval: z.enum(['day', 'week', 'month', 'year']).describe('Unit of the period'),
     interval_count: z.number().int().min(1).max(365).default(1).describe('Intervals per period: 3 with `month` charges every quarter'),
@@ -180,7 +182,7 @@ const shipping = defineGroup({
   example: { request: { name: 'Courier', price: 4.95, currency: 'EUR' }, object: { name: 'Courier', price: 4.95, currency: 'EUR', enabled: true } },
   fields: z.strictObject({
     name: name.describe('Name of the shipping option, shown on the payment screen'),
-    price: amount.describe('In major units of `currency`'),
+    price: moneyAmount('In major units of `currency`'),
     currency: currencyCode,
     enabled: z.boolean().default(true).describe('Whether new transactions may use it'),
   }),
@@ -208,7 +210,7 @@ const coupon = defineGroup({
     name: name.describe('Name of the coupon, shown on the payment screen'),
     code: text(64).nullable().default(null).describe('What the customer types, if anything'),
     kind: z.enum(['fixed', 'percent']).describe('`fixed`: an amount off; `percent`: a percentage of items_price off'),
-    value: amount.describe('`fixed`: an amount in major units of `currency`; `percent`: a percentage of items_price'),
+    value: amount.describe(`\`fixed\`: an amount in major units of \`currency\`, ${CURRENCY_DECIMALS}; \`percent\`: a percentage of items_price, up to 4 decimals`),
     currency: currencyCode.nullable().default(null).describe('Required for `fixed`, absent for `percent`'),
     enabled: z.boolean().default(true).describe('Whether new transactions may use it'),
   }),

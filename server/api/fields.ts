@@ -12,6 +12,15 @@ import { FREE_TEXT, SINGLE_LINE, TEXT_MESSAGES } from '../../widget/fields/text'
 export const amount = z.number().min(0).max(1e12);
 export const positiveAmount = z.number().gt(0).max(1e12);
 
+/**
+ * Every amount in a currency states its decimals rule in the document: it depends on the
+ * currency, so no `multipleOf` can say it (and a binary `multipleOf: 0.01` would refuse
+ * 19.9 in validators that divide floats), but a client reads it on the field itself.
+ */
+export const CURRENCY_DECIMALS = 'at most as many decimals as the currency has minor units (its `exponent` in GET /currency/: EUR 2, JPY 0, KWD 3)';
+export const moneyAmount = (description: string) => amount.describe(`${description}; ${CURRENCY_DECIMALS}`);
+export const positiveMoneyAmount = (description: string) => positiveAmount.describe(`${description}; ${CURRENCY_DECIMALS}`);
+
 // Every text the API reads goes through one of these three, so each refuses control
 // characters and unpaired surrogates (widget/fields/text.ts) with a 400 naming the field,
 // the same on both engines, before any use case (and so any gateway) sees the value.

@@ -10,7 +10,7 @@ import { moveSaleMoney } from '../payments/sale-actions';
 import { presentSale } from '../present/sale';
 import { getSale, listSales, type StoredSale } from '../store/sales';
 import { exponentOf } from '../domain/currencies';
-import { currencyOut, dateTime, exact, objectId, positiveAmount, ref, timestamps, toMinor } from './fields';
+import { currencyOut, dateTime, exact, objectId, positiveMoneyAmount, ref, timestamps, toMinor } from './fields';
 import { page, SALE_EXAMPLE } from './examples';
 
 // Sales: what a payment or a charge made, and the three actions on its money.
@@ -83,7 +83,7 @@ export const saleOut = z
 
 const actionBody = z
   .strictObject({
-    amount: positiveAmount.optional().describe('Major units; default: all that the action can move now'),
+    amount: positiveMoneyAmount('Major units of the sale\'s currency; default: all that the action can move now').optional(),
   })
   .meta({ id: 'SaleAction', description: 'An action on a sale\'s money; no body (or `{}`) moves all that the action can' });
 

@@ -10,7 +10,7 @@ import { payFromSources } from '../payments/sources';
 import type { StoredTransaction } from '../store/transactions';
 import { buildTransaction, createTransaction, destinationShares, resolveSources } from '../transactions/create';
 import { checkNotifyUrl } from './notify-url';
-import { amount, currencyCode, customerEmail, currencyOut, dateTime, dateTimeInput, eitherOf, exact, freeText, httpUrl, jsonStringsAreText, name, objectId, positiveAmount, ref, text, timestamps } from './fields';
+import { currencyCode, currencyOut, customerEmail, dateTime, dateTimeInput, eitherOf, exact, freeText, httpUrl, jsonStringsAreText, moneyAmount, name, objectId, positiveMoneyAmount, ref, text, timestamps } from './fields';
 import { TRANSACTION_EXAMPLE, TRANSACTION_REQUEST, page } from './examples';
 
 const LANGUAGE = z.enum(['au', 'es', 'en', 'fr']);
@@ -18,7 +18,7 @@ const LANGUAGE = z.enum(['au', 'es', 'en', 'fr']);
 const inlineProduct = z.strictObject({
   product_id: text(255).optional().describe('Your external identifier'),
   name: name.describe('Name of the product, shown on the payment screen'),
-  price: amount.describe('Unit price in major units of the transaction currency'),
+  price: moneyAmount('Unit price in major units of the transaction currency'),
   description: freeText(2000).optional().describe('Description of the product'),
 }).describe('A product defined inline for this transaction');
 
@@ -34,7 +34,7 @@ const productLine = eitherOf(
 
 const sourceElement = eitherOf(
   z.strictObject({
-    amount: positiveAmount.describe('Paid by this source, in major units'),
+    amount: positiveMoneyAmount('Paid by this source, in major units'),
     wallet_id: ref('wallet').optional().describe('`id` of a wallet of this environment to pay from'),
     authorization_id: ref('authorization').optional().describe('`id` of an active authorization (a stored card) to charge'),
   }),
@@ -44,7 +44,7 @@ const sourceElement = eitherOf(
 
 const destinationElement = z.strictObject({
   wallet_id: ref('wallet').describe('`id` of a wallet of this environment, in the transaction currency'),
-  amount: positiveAmount.describe("The wallet's share of the sale, in major units"),
+  amount: positiveMoneyAmount("The wallet's share of the sale, in major units"),
   concept: freeText(255).optional().describe("Shown on the wallet's ledger entry"),
 }).describe('A wallet credited with a share of the sale');
 
@@ -78,13 +78,13 @@ export const transactionCreate = z
       .optional()
       .describe('ISO 8601 date-time, in the future; default one week after creation'),
     products: z.array(productLine).min(1).max(1000).describe('Product lines, 1 to 1000'),
-    tax_value: amount.optional().describe('Amount to pay related to tax, in major units; overrides what `tax` gives'),
+    tax_value: moneyAmount('Amount to pay related to tax, in major units; overrides what `tax` gives').optional(),
     tax_name: text(255).optional().describe('Name of the tax included; overrides what `tax` gives'),
     tax: ref('tax').optional().describe('`id` of a tax of your catalogue: its rate of items_price and its name'),
-    shipping_value: amount.optional().describe('Amount to pay related to shipping, in major units; overrides what `shipping` gives'),
+    shipping_value: moneyAmount('Amount to pay related to shipping, in major units; overrides what `shipping` gives').optional(),
     shipping_name: text(255).optional().describe('Name of the shipping included; overrides what `shipping` gives'),
     shipping: ref('shipping option').optional().describe('`id` of a shipping option of your catalogue: its price and name'),
-    coupon_value: amount.optional().describe('Amount to deduct related to the coupon, in major units; overrides what `coupon` gives'),
+    coupon_value: moneyAmount('Amount to deduct related to the coupon, in major units; overrides what `coupon` gives').optional(),
     coupon_name: text(255).optional().describe('Name of the coupon included; overrides what `coupon` gives'),
     coupon: ref('coupon').optional().describe('`id` of a coupon of your catalogue: a fixed amount or a percentage of items_price'),
     authorize: z.boolean().default(false).describe('Whether funds are held (captured or voided later) rather than charged, and the card stored as an authorization'),

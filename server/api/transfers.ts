@@ -10,7 +10,7 @@ import type { Db } from '../store/db';
 import { getWallet, type PostingRefused, type Wallet } from '../store/ledger';
 import { findTransferById, getTransfer, listTransfers } from '../store/transfers';
 import { checkNotifyUrl } from './notify-url';
-import { eitherOf, exact, freeText, httpUrl, nonBlank, objectId, positiveAmount, ref, text, timestamps, toMinor } from './fields';
+import { eitherOf, exact, freeText, httpUrl, nonBlank, objectId, positiveMoneyAmount, ref, text, timestamps, toMinor } from './fields';
 import { IDS, page, TRANSFER_EXAMPLE } from './examples';
 
 // Transfers: money from a wallet to another wallet of the same environment and currency
@@ -22,7 +22,7 @@ const transferCreate = eitherOf(
     source_wallet: ref('wallet').describe('`id` of the wallet the money leaves'),
     destination_wallet: ref('wallet').optional().describe('`id` of the wallet the money goes to; or send destination_iban'),
     destination_iban: ref('client IBAN').optional().describe('`id` of a client IBAN to pay out to; or send destination_wallet'),
-    amount: positiveAmount.describe("Major units of the wallets' currency"),
+    amount: positiveMoneyAmount("Major units of the wallets' currency"),
     concept: freeText(255).optional().describe('Shown on both ledger entries'),
     transfer_id: nonBlank(text(255)).optional().describe('Your external identifier, unique in the environment'),
     notify_url: httpUrl.optional().describe('transfer.paid and transfer.failed events are sent here'),

@@ -122,6 +122,29 @@ describe.each(ENGINES)('OpenAPI document on %s', (engine) => {
     expect(undescribed(broken)).toEqual(['Transaction.token', 'post /sale/{id}/capture/ (operation)']);
   });
 
+  it('every amount a request sends in a currency states its decimals rule', () => {
+    // Amounts in major units, found by their description, in every request body.
+    const silent: string[] = [];
+    const walk = (schema: Schema, at: string) => {
+      if (schema.type === 'number' && /major units/i.test(schema.description ?? '') && !/decimals/.test(schema.description)) silent.push(at);
+      for (const [name, prop] of Object.entries<Schema>(schema.properties ?? {})) walk(prop, `${at}.${name}`);
+      for (const key of ['anyOf', 'oneOf', 'allOf'] as const) for (const sub of schema[key] ?? []) walk(sub, at);
+      if (schema.items) walk(schema.items, `${at}[]`);
+    };
+    const amounts: string[] = [];
+    for (const [path, item] of Object.entries<Schema>(deref.paths)) {
+      for (const [method, op] of Object.entries<Schema>(item)) {
+        const body = op.requestBody?.content?.['application/json']?.schema;
+        if (!body) continue;
+        walk(body, `${method} ${path}`);
+        if (/major units/i.test(JSON.stringify(body))) amounts.push(`${method} ${path}`);
+      }
+    }
+    expect(silent).toEqual([]);
+    // The walk reaches the amounts: a transaction's lines, a charge, a refund, a transfer.
+    expect(amounts).toEqual(expect.arrayContaining(['post /transaction/', 'post /authorization/{id}/charge/', 'post /sale/{id}/refund/', 'post /transfer/']));
+  });
+
   it('names operations as a person would, and tags them with described tags', () => {
     const ids = Object.fromEntries(
       Object.entries(doc.paths as Record<string, Record<string, Schema>>).flatMap(([path, ops]) =>
