@@ -8,7 +8,7 @@ import { presentEntry, presentTransfer } from '../present/wallet';
 import type { Tx } from '../store/db';
 import { getClient, getDocument, getIban } from '../store/clients';
 import { type CatalogueItem, type CatalogueTable, getItem } from '../store/catalogue';
-import { type CatalogueFamily, type EventFamily, familyOf, insertEvent, type Outbox } from '../store/events';
+import { type CatalogueFamily, type EventFamily, familyOf, insertEvent, type Known, type Outbox } from '../store/events';
 import { getAuthorization, getSale } from '../store/sales';
 import { getSubscription } from '../store/subscriptions';
 import { getTransaction } from '../store/transactions';
@@ -29,7 +29,7 @@ interface Snapshot {
   data: () => Promise<unknown>;
 }
 
-type Snapshotter = (trx: Tx, id: string, now: Date) => Promise<Snapshot | undefined>;
+type Snapshotter = (trx: Tx, id: string, now: Date, known?: Known) => Promise<Snapshot | undefined>;
 
 /** How the catalogue shows its objects; given by the API (their presenters live with their fields). */
 export type CataloguePresenters = Record<CatalogueFamily, { table: CatalogueTable; present(row: CatalogueItem<CatalogueTable>): unknown }>;
@@ -60,11 +60,12 @@ function snapshotters(baseUrl: () => string, catalogue: CataloguePresenters): Re
         }
       );
     },
-    async sale(trx, id) {
-      const sale = await getSale(trx, null, id);
+    async sale(trx, id, _now, known) {
+      const sale = known && 'sale' in known ? known.sale : await getSale(trx, null, id);
       return sale && { environmentId: sale.row.environment_id, notifyUrl: sale.row.notify_url, data: async () => presentSale(sale) };
     },
-    authorization: async (trx, id) => ownSnapshot(await getAuthorization(trx, null, id), presentAuthorization),
+    authorization: async (trx, id, _now, known) =>
+      ownSnapshot(known && 'authorization' in known ? known.authorization : await getAuthorization(trx, null, id), presentAuthorization),
     client: async (trx, id) => ownSnapshot(await getClient(trx, null, id), presentClient),
     iban: async (trx, id) => ownSnapshot(await getIban(trx, null, null, id), presentIban),
     async document(trx, id) {
@@ -105,11 +106,11 @@ function snapshotters(baseUrl: () => string, catalogue: CataloguePresenters): Re
 export function createOutbox(baseUrl: () => string, catalogue: CataloguePresenters): Outbox {
   const snapshots = snapshotters(baseUrl, catalogue);
   return {
-    async emit(trx, type, objectId, now) {
+    async emit(trx, type, objectId, now, known) {
       // One id for the change: its webhook event's and its email's (the Message-ID).
       const id = uuidv7(now.getTime());
       await queueCustomerMail(trx, type, objectId, id, now);
-      const found = await snapshots[familyOf(type)](trx, objectId, now);
+      const found = await snapshots[familyOf(type)](trx, objectId, now, known);
       if (!found) return;
       await insertEvent(trx, {
         id,

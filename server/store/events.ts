@@ -4,7 +4,8 @@ import { uuidv7 } from '../domain/ids';
 import { type Db, inTransaction, type Tx } from './db';
 import { claimBatch, forUpdate } from './locking';
 import type { Page } from './paging';
-import type { DeliveryAttemptRow, DeliveryStatus, EventDeliveryRow, EventRow, Tables } from './schema';
+import type { StoredSale } from './sales';
+import type { AuthorizationRow, DeliveryAttemptRow, DeliveryStatus, EventDeliveryRow, EventRow, Tables } from './schema';
 import { matchingEndpoints } from './webhook-endpoints';
 
 // The transactional outbox: an event row is written by the same database transaction as
@@ -47,9 +48,16 @@ export type CatalogueFamily = 'product' | 'plan' | 'tax' | 'shipping' | 'coupon'
 
 export const familyOf = (type: EventType): EventFamily => type.slice(0, type.indexOf('.')) as EventFamily;
 
+/**
+ * The changed object as its change has just read it, in the same database transaction: the
+ * event's snapshot is taken from it instead of reading it again (a round trip to the SQLite
+ * writer thread each, on the money paths).
+ */
+export type Known = { sale: StoredSale } | { authorization: AuthorizationRow };
+
 /** Records an event for a changed object; called inside the change's database transaction. */
 export interface Outbox {
-  emit(trx: Tx, type: EventType, objectId: string, now: Date): Promise<void>;
+  emit(trx: Tx, type: EventType, objectId: string, now: Date, known?: Known): Promise<void>;
 }
 
 export async function insertEvent(

@@ -390,14 +390,15 @@ export async function recordCharge(
     else await trx.insertInto('sales').values(sale).execute();
     const reference = c.result.outcome === 'approved' ? c.result.reference : null;
     if (c.result.outcome !== 'not_processed') await addOperation(trx, sale.id, approved ? 'charge' : 'decline', c.call.amount, reference, c.now);
+    // The sale as it is now is both the answer and its event's snapshot: read once.
+    const stored = (await getSale(trx, null, sale.id))!;
     if (approved) {
       await trx.updateTable('authorizations').set({ updated_at: at }).where('id', '=', auth.id).execute();
-      await c.outbox.emit(trx, late && pendingSale ? 'sale.late_payment' : 'sale.created', sale.id, c.now);
-      await c.outbox.emit(trx, 'authorization.charged', auth.id, c.now);
+      await c.outbox.emit(trx, late && pendingSale ? 'sale.late_payment' : 'sale.created', sale.id, c.now, { sale: stored });
+      await c.outbox.emit(trx, 'authorization.charged', auth.id, c.now, { authorization: { ...auth, updated_at: at } });
     } else {
-      await c.outbox.emit(trx, c.result.outcome === 'not_processed' ? 'sale.failed' : 'sale.declined', sale.id, c.now);
+      await c.outbox.emit(trx, c.result.outcome === 'not_processed' ? 'sale.failed' : 'sale.declined', sale.id, c.now, { sale: stored });
     }
-    const stored = (await getSale(trx, null, sale.id))!;
     if (c.result.outcome === 'approved') return { kind: 'approved', sale: stored };
     if (c.result.outcome === 'not_processed') return { kind: 'not_processed', sale: stored };
     return { kind: 'declined', sale: stored, outcome: c.result.outcome };

@@ -113,6 +113,10 @@ describe.each(ENGINES)('notifications on %s', (engine) => {
 
     const charged = (await api.post(`/authorization/${auth.id}/charge/`, { amount: 2, currency: 'EUR' })).body;
     expect(await types(charged.id)).toEqual(['sale.created']);
+    // A charge's events are snapshots of what its answer and the authorization then show.
+    expect((await api.get(`/event/?object_id=${charged.id}`)).body.results[0].data).toEqual(charged);
+    const chargedAuth = (await api.get(`/event/?object_id=${auth.id}&type=authorization.charged`)).body.results[0];
+    expect(chargedAuth.data).toEqual((await api.get(`/authorization/${auth.id}/`)).body);
     await api.request('POST', `/authorization/${auth.id}/remove/`);
     expect(await types(auth.id)).toEqual(['authorization.created', 'authorization.charged', 'authorization.removed']);
     const removed = (await api.get(`/event/?object_id=${auth.id}&type=authorization.removed`)).body.results[0];
