@@ -13,7 +13,7 @@ declare module 'express-serve-static-core' {
 const HEADER = /^AppKeys ([A-Za-z0-9_-]{1,128}):([A-Za-z0-9_-]{1,256})$/;
 
 /** `Authorization: AppKeys <public>:<secret>`; every failure gets the same 401 body. */
-export function requireAppKeys(deps: Deps): RequestHandler {
+export function requireAppKeys(deps: Pick<Deps, 'database' | 'now'>): RequestHandler {
   return async (req, _res, next) => {
     const match = HEADER.exec(req.get('authorization') ?? '');
     const env = match ? await authenticate(deps.database.db, match[1]!, match[2]!, deps.now()) : null;

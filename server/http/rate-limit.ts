@@ -10,7 +10,7 @@ import { ApiError } from './problem';
 
 const API_WINDOW_MS = 1000;
 
-export function apiPolicy(deps: Deps, environmentLimit: number | null): RatePolicy {
+export function apiPolicy(deps: Pick<Deps, 'config'>, environmentLimit: number | null): RatePolicy {
   return { name: 'api', limit: environmentLimit ?? deps.config.apiRateLimit, windowMs: API_WINDOW_MS };
 }
 
@@ -25,7 +25,7 @@ export function setRateLimitHeaders(res: Response, policy: RatePolicy, d: RateDe
 export const retryAfterSeconds = (d: RateDecision): number => Math.max(1, Math.ceil(d.retryAfterMs / 1000));
 
 /** After requireAppKeys: one token of the environment's bucket per request, or a 429. */
-export function apiRateLimit(deps: Deps): RequestHandler {
+export function apiRateLimit(deps: Pick<Deps, 'config' | 'limiter' | 'now'>): RequestHandler {
   return async (req, res, next) => {
     const env = req.environment!;
     const policy = apiPolicy(deps, env.rate_limit);

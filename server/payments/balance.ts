@@ -29,7 +29,7 @@ async function merchantPart(deps: Pick<Deps, 'database'>, { operation, sale }: D
 }
 
 /** One round: up to `limit` operations become balance transactions; resolves with how many. */
-export async function postBalanceTransactions(deps: Deps, limit = 50): Promise<number> {
+export async function postBalanceTransactions(deps: Pick<Deps, 'database' | 'now' | 'outbox'>, limit = 50): Promise<number> {
   const db = deps.database.db;
   const due = await dueOperations(db, limit);
   let made = 0;
