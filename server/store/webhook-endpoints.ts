@@ -28,6 +28,35 @@ const endpointOf = (row: WebhookEndpointRow): StoredEndpoint => ({ ...row, enabl
 /** True when an endpoint that lists `events` takes an event of `type`. */
 export const takesEvent = (events: EnabledEvent[], type: string) => events.includes('*') || events.includes(type as EventType);
 
+/** Where an event goes: what a delivery needs of an endpoint, without its secrets (never opened per event). */
+export type EventDestination = Pick<WebhookEndpointRow, 'id' | 'url'>;
+
+// A change that records several events (a charge: its sale's and its authorization's) reads
+// its environment's endpoints once per database transaction; a write to an endpoint in that
+// transaction forgets what was read (forgetRead).
+const readInTransaction = new WeakMap<Db, Map<string, Promise<(EventDestination & { enabled_events: EnabledEvent[] })[]>>>();
+
+function enabledEndpoints(db: Db, environmentId: string) {
+  const read = async () =>
+    (
+      await db
+        .selectFrom('webhook_endpoints')
+        .select(['id', 'url', 'enabled_events'])
+        .where('environment_id', '=', environmentId)
+        .where('enabled', '=', 1)
+        .orderBy('id')
+        .execute()
+    ).map((row) => ({ id: row.id, url: row.url, enabled_events: JSON.parse(row.enabled_events) as EnabledEvent[] }));
+  if (!db.isTransaction) return read();
+  let perEnvironment = readInTransaction.get(db);
+  if (!perEnvironment) readInTransaction.set(db, (perEnvironment = new Map()));
+  let endpoints = perEnvironment.get(environmentId);
+  if (!endpoints) perEnvironment.set(environmentId, (endpoints = read()));
+  return endpoints;
+}
+
+const forgetRead = (db: Db) => readInTransaction.delete(db);
+
 export async function createEndpoint(db: Db, environmentId: string, f: EndpointFields, now: Date): Promise<StoredEndpoint> {
   const at = now.toISOString();
   const row: WebhookEndpointRow = {
@@ -46,6 +75,7 @@ export async function createEndpoint(db: Db, environmentId: string, f: EndpointF
     updated_at: at,
   };
   await db.insertInto('webhook_endpoints').values(row).execute();
+  forgetRead(db);
   return endpointOf(row);
 }
 
@@ -65,15 +95,8 @@ export async function listEndpoints(db: Db, environmentId: string, page: Page) {
 }
 
 /** The environment's enabled endpoints that take events of `type`. */
-export async function matchingEndpoints(db: Db, environmentId: string, type: string): Promise<StoredEndpoint[]> {
-  const rows = await db
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('environment_id', '=', environmentId)
-    .where('enabled', '=', 1)
-    .orderBy('id')
-    .execute();
-  return rows.map(endpointOf).filter((e) => takesEvent(e.enabled_events, type));
+export async function matchingEndpoints(db: Db, environmentId: string, type: string): Promise<EventDestination[]> {
+  return (await enabledEndpoints(db, environmentId)).filter((e) => takesEvent(e.enabled_events, type)).map(({ id, url }) => ({ id, url }));
 }
 
 export async function updateEndpoint(
@@ -90,6 +113,7 @@ export async function updateEndpoint(
   // Enabling again clears why the service disabled it.
   if (patch.enabled !== undefined) Object.assign(values, { enabled: patch.enabled ? 1 : 0, disabled_reason: null });
   await db.updateTable('webhook_endpoints').set(values).where('environment_id', '=', environmentId).where('id', '=', id).execute();
+  forgetRead(db);
   return getEndpoint(db, environmentId, id);
 }
 
@@ -105,6 +129,7 @@ export async function deleteEndpoint(db: Db, environmentId: string, id: string):
     .where('delivery_status', '=', 'pending')
     .execute();
   const result = await db.deleteFrom('webhook_endpoints').where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
+  forgetRead(db);
   return Number(result.numDeletedRows) === 1;
 }
 
@@ -152,5 +177,6 @@ export async function disableFailingEndpoint(db: Db, id: string, failingSince: s
     .where('enabled', '=', 1)
     .where((eb) => eb.or([eb('last_delivered_at', 'is', null), eb('last_delivered_at', '<', failingSince)]))
     .executeTakeFirst();
+  forgetRead(db);
   return Number(result.numUpdatedRows) === 1;
 }
