@@ -17,9 +17,8 @@ import {
   percentage,
   text,
   timestamps,
-  toMinor,
-  toScaled,
 } from './fields';
+import { toMinor, toScaled } from '../http/amounts';
 
 // The five catalogue groups share their five operations (catalogue-routes.ts); each group only says how its
 // fields look and how they map to a row. PATCH merges into the current object and

@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { CURRENCIES, exponentOf } from '../domain/currencies';
+import { CURRENCIES } from '../domain/currencies';
 import { UUID_PATTERN } from '../domain/ids';
-import { DecimalError, toUnits } from '../domain/money';
-import { fieldError } from '../http/problem';
 import { EMAIL_MAX_LENGTH, EMAIL_PATTERN } from '../../widget/fields/email';
 import { FREE_TEXT, SINGLE_LINE, TEXT_MESSAGES } from '../../widget/fields/text';
 
@@ -112,18 +110,4 @@ export const objectId = z.uuid().describe('Unique identifier (UUID), generated b
 
 /** A currency as answers write it. */
 export const currencyOut = z.string().describe('Currency, ISO 4217 code');
-
-/** Major units → minor units of `currency`, or a 400 naming the field. */
-export function toMinor(value: number, currency: string, path: string): number {
-  return Number(toScaled(value, exponentOf(currency), path));
-}
-
-export function toScaled(value: number, exponent: number, path: string): bigint {
-  try {
-    return toUnits(value, exponent);
-  } catch (err) {
-    if (err instanceof DecimalError) throw fieldError(path, err.message);
-    throw err;
-  }
-}
 

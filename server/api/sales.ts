@@ -10,7 +10,8 @@ import { moveSaleMoney } from '../payments/sale-actions';
 import { presentSale } from '../present/sale';
 import { getSale, listSales, type StoredSale } from '../store/sales';
 import { exponentOf } from '../domain/currencies';
-import { currencyOut, dateTime, exact, objectId, positiveMoneyAmount, ref, timestamps, toMinor } from './fields';
+import { currencyOut, dateTime, exact, objectId, positiveMoneyAmount, ref, timestamps } from './fields';
+import { toMinor } from '../http/amounts';
 import { page, SALE_EXAMPLE } from './examples';
 
 // Sales: what a payment or a charge made, and the three actions on its money.

@@ -10,7 +10,8 @@ import type { Db } from '../store/db';
 import { getWallet, type PostingRefused, type Wallet } from '../store/ledger';
 import { findTransferById, getTransfer, listTransfers } from '../store/transfers';
 import { checkNotifyUrl } from './notify-url';
-import { eitherOf, exact, freeText, httpUrl, nonBlank, objectId, positiveMoneyAmount, ref, text, timestamps, toMinor } from './fields';
+import { eitherOf, exact, freeText, httpUrl, nonBlank, objectId, positiveMoneyAmount, ref, text, timestamps } from './fields';
+import { toMinor } from '../http/amounts';
 import { IDS, page, TRANSFER_EXAMPLE } from './examples';
 
 // Transfers: money from a wallet to another wallet of the same environment and currency

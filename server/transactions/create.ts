@@ -2,7 +2,7 @@ import { newToken, uuidv7 } from '../domain/ids';
 import { findCurrency } from '../domain/currencies';
 import { MAX_UNITS, toUnits, unitsToDecimalString } from '../domain/money';
 import { type Adjustment, computeTotals, PRICE_SCALE_WITHOUT_CURRENCY, QUANTITY_SCALE, rescalePrice } from '../domain/pricing';
-import { toMinor, toScaled } from '../api/fields';
+import { toMinor, toScaled } from '../http/amounts';
 import { ApiError, fieldError } from '../http/problem';
 import type { Db } from '../store/db';
 import { getItem } from '../store/catalogue';
