@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import express, { type Router } from 'express';
-import { type Encoded, encodeOnce, sendEncoded } from '../http/encoded';
+import { type Encoded, encodeInBackground, sendEncoded } from '../http/encoded';
 import { ERRORS_PAGE, PROBLEM_CATALOGUE } from '../http/problem';
 import { OpenApiDocument } from './document';
 import { renderErrors } from './errors';
 import { renderReference } from './reference';
 
 // /docs/: pages rendered on the server from the OpenAPI document the service publishes,
-// once, on first request, then kept compressed (br, gzip) like any unchanging file. Today
+// once, on first request, then kept compressed (br, gzip, made in the background) like any
+// unchanging file. Today
 // two pages: the API reference and the errors page every problem's `doc_url` points at;
 // a guide is one more entry in `pages`.
 
@@ -71,5 +72,5 @@ export function docsRouter(source: DocsSource): Router {
 
 function once(make: () => string | Buffer): () => Encoded {
   let encoded: Encoded | undefined;
-  return () => (encoded ??= encodeOnce(Buffer.from(make())));
+  return () => (encoded ??= encodeInBackground(Buffer.from(make())));
 }

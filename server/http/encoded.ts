@@ -1,4 +1,5 @@
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync, type BrotliOptions } from 'node:zlib';
 import type { Request, Response } from 'express';
 import Negotiator from 'negotiator';
 
@@ -11,18 +12,37 @@ import Negotiator from 'negotiator';
 
 export interface Encoded {
   identity: Buffer;
-  br: Buffer;
-  gzip: Buffer;
+  /** Absent while encodeInBackground is still compressing: the body goes as it is meanwhile. */
+  br?: Buffer;
+  gzip?: Buffer;
 }
 
+const brotliOptions = (body: Buffer): BrotliOptions => ({
+  params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+});
+const GZIP_OPTIONS = { level: constants.Z_BEST_COMPRESSION };
+
 export function encodeOnce(body: Buffer): Encoded {
-  return {
-    identity: body,
-    br: brotliCompressSync(body, {
-      params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
-    }),
-    gzip: gzipSync(body, { level: constants.Z_BEST_COMPRESSION }),
-  };
+  return { identity: body, br: brotliCompressSync(body, brotliOptions(body)), gzip: gzipSync(body, GZIP_OPTIONS) };
+}
+
+const brotliLater = promisify(brotliCompress);
+const gzipLater = promisify(gzip);
+
+/**
+ * For a large body made on first request (the API reference: 340 KB, about 0.4 s to
+ * compress at these settings): the body at once, its compressed forms once libuv's thread
+ * pool has made them. Neither that first reader nor the payments the same process serves
+ * wait for the compression.
+ */
+export function encodeInBackground(body: Buffer): Encoded {
+  const encoded: Encoded = { identity: body };
+  Promise.all([brotliLater(body, brotliOptions(body)), gzipLater(body, GZIP_OPTIONS)]).then(
+    ([br, gz]) => Object.assign(encoded, { br, gzip: gz }),
+    // Compressing a buffer in memory does not fail; were it to, the body goes as it is.
+    () => {},
+  );
+  return encoded;
 }
 
 /** Smallest first: browsers list gzip before br at the same weight, and br is smaller. */
@@ -35,7 +55,8 @@ const ENCODINGS = ['br', 'gzip', 'identity'] as const;
  */
 export function sendEncoded(req: Request, res: Response, body: Encoded): void {
   res.vary('Accept-Encoding');
-  const accepted = new Negotiator(req).encoding(ENCODINGS, { preferred: ENCODINGS });
+  const available = ENCODINGS.filter((e) => body[e]);
+  const accepted = new Negotiator(req).encoding(available, { preferred: available });
   const encoding = accepted === 'br' || accepted === 'gzip' ? accepted : 'identity';
   if (encoding !== 'identity') res.setHeader('Content-Encoding', encoding);
   res.send(body[encoding]);
