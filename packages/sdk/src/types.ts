@@ -68,8 +68,10 @@ export type Transaction = Schemas['Transaction'];
 export type Sale = Schemas['Sale'];
 export type Authorization = Schemas['Authorization'];
 export type Subscription = Schemas['Subscription'];
-/** An event as `/v1/event/` shows it, with its deliveries (not a webhook's body: see WebhookEvent). */
-export type ApiEvent = Schemas['EventWithAttempts'];
+/** An event as `/v1/event/` lists it, with its deliveries (not a webhook's body: see WebhookEvent). */
+export type ApiEvent = Schemas['Event'];
+/** An event as `/v1/event/{id}/` shows it, with every delivery attempt. */
+export type ApiEventWithAttempts = Schemas['EventWithAttempts'];
 export type WebhookEndpoint = Schemas['WebhookEndpoint'];
 export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecret'];
 export type Product = Schemas['Product'];
