@@ -78,6 +78,7 @@ describe.each(ENGINES)('SDK on %s', (engine) => {
   });
 
   it('a paid transaction: the signed return verifies, the SDK refunds the sale once per key, the endpoint gets a verified sale.refunded', async () => {
+    const { cursor } = await sdk.events.poll({ wait: 0 });
     const endpoint = await sdk.webhookEndpoints.create({ url: hook.url, enabled_events: ['sale.refunded'], description: 'SDK test' });
     expect(endpoint.secret).toMatch(/^whsec_/);
 
@@ -118,7 +119,9 @@ describe.each(ENGINES)('SDK on %s', (engine) => {
     expect(event.data).toMatchObject({ id: sale!.id, refunded: 15 });
     expect(() => verifyWebhook(delivery!.body, delivery!.headers as Record<string, string>, api.keys.webhook_secret)).toThrow(/no signature matches/);
 
-    // The events API shows it, and the endpoint it went to.
+    // The events API shows it; the long poll from before the payment brings it too.
+    const polled = await sdk.events.poll({ after: cursor, wait: 0 });
+    expect(polled.events.map((e) => e.type)).toEqual(expect.arrayContaining(['transaction.paid', 'sale.created', 'sale.refunded']));
     const listed = await sdk.events.list({ type: 'sale.refunded' }).toArray();
     expect(listed.map((e) => e.id)).toContain(event.id);
     expect((await sdk.webhookEndpoints.list().toArray()).map((e) => e.id)).toEqual([endpoint.id]);

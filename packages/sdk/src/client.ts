@@ -51,7 +51,7 @@ type Init = { path?: unknown; query?: unknown; body?: unknown };
 
 /** The typed calls the resources are made of; each throws an ApiError unless the answer is a success. */
 export interface Calls {
-  get<P extends PathWith<'get'>>(path: P, params: PathParams<P, 'get'>, options?: CallOptions): Promise<Answer<P, 'get'>>;
+  get<P extends PathWith<'get'>>(path: P, params: PathParams<P, 'get'>, options?: CallOptions, query?: Query<P>): Promise<Answer<P, 'get'>>;
   post<P extends PathWith<'post'>>(path: P, params: PathParams<P, 'post'>, body?: RequestBody<P, 'post'>, options?: CallOptions): Promise<Answer<P, 'post'>>;
   patch<P extends PathWith<'patch'>>(path: P, params: PathParams<P, 'patch'>, body?: RequestBody<P, 'patch'>, options?: CallOptions): Promise<Answer<P, 'patch'>>;
   del<P extends PathWith<'delete'>>(path: P, params: PathParams<P, 'delete'>, options?: CallOptions): Promise<Answer<P, 'delete'>>;
@@ -100,7 +100,7 @@ export function createClient(options: ClientOptions) {
   };
 
   const calls: Calls = {
-    get: (path, params, opts) => call('get', path, { path: params }, opts),
+    get: (path, params, opts, query) => call('get', path, { path: params, query }, opts),
     post: (path, params, body, opts) => call('post', path, { path: params, body }, opts),
     patch: (path, params, body, opts) => call('patch', path, { path: params, body }, opts),
     del: (path, params, opts) => call('delete', path, { path: params }, opts),

@@ -92,6 +92,11 @@ function notifications({ get, post, patch, del, list }: Calls) {
     events: {
       get: (id: string, o?: CallOptions) => get('/event/{id}/', { id }, o),
       list: (query?: Query<'/event/'>, o?: CallOptions) => list('/event/', none, query, o),
+      /**
+       * The events after `after` (a previous answer's `cursor`), waiting up to `wait` seconds
+       * for one: what `npm run listen` streams. Without `after`, a cursor to start from now.
+       */
+      poll: (query?: Query<'/event/poll/'>, o?: CallOptions) => get('/event/poll/', none, o, query),
       /** Resends the event to every destination that failed, or to the one the body names. */
       retry: (id: string, ...[body, o]: BodyArgs<'/event/{id}/retry/', 'post'>) => post('/event/{id}/retry/', { id }, body, o),
     },
