@@ -3,7 +3,7 @@ import createFetchClient, { type Client as FetchClient } from 'openapi-fetch';
 import { ApiError } from './errors.js';
 import { API_VERSION } from './generated/version.js';
 import { PageIterator } from './pagination.js';
-import { resources } from './resources.js';
+import { type Resources, resources } from './resources.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryingFetch } from './retry.js';
 import type { Answer, CallOptions, Item, Method, PathParams, PathWith, Query, RequestBody, paths } from './types.js';
 
@@ -64,7 +64,7 @@ export interface Calls {
  * `sales`, …) with typed calls, and `api`, the underlying openapi-fetch client typed by
  * the document's `paths`, for any operation (with the same keys and retries).
  */
-export function createClient(options: ClientOptions) {
+export function createClient(options: ClientOptions): PaymentClient {
   const policy: RetryPolicy = {
     maxRetries: options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
     initialDelayMs: options.initialRetryDelayMs ?? DEFAULT_RETRY_POLICY.initialDelayMs,
@@ -110,5 +110,5 @@ export function createClient(options: ClientOptions) {
   return { api, ...resources(calls) };
 }
 
-/** What createClient returns. */
-export type PaymentClient = ReturnType<typeof createClient>;
+/** What createClient returns: the resources, and `api`, the openapi-fetch client underneath. */
+export type PaymentClient = Resources & { api: FetchClient<paths> };

@@ -181,6 +181,9 @@ function environment({ get, post, list }: Calls) {
   };
 }
 
+/** Every resource of the client, by name. */
+export type Resources = ReturnType<typeof resources>;
+
 export function resources(calls: Calls) {
   return { ...payments(calls), ...platform(calls), ...notifications(calls), ...catalogue(calls), ...environment(calls) };
 }
