@@ -1,10 +1,10 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readmeBlock } from '../readme';
+import { readmeBlock, type SnippetServer, startSnippetServer } from '../readme';
 import { ENGINES, useTestService } from './harness';
 import { paidTransaction, payWithCard } from './pay';
 
@@ -35,7 +35,7 @@ describe.each(ENGINES)('SDK README (%s)', (engine) => {
   const dir = join(ROOT, 'test', 'readme-snippets', `sdk-${engine}`);
   const shop = readmeBlock('ts', 'createClient', README);
   const hooks = readmeBlock('ts', 'verifyWebhook(req.body', README);
-  let receiver: ChildProcess | undefined;
+  let receiver: SnippetServer | undefined;
 
   beforeAll(() => {
     mkdirSync(dir, { recursive: true });
@@ -48,7 +48,7 @@ describe.each(ENGINES)('SDK README (%s)', (engine) => {
     );
   });
   afterEach(() => {
-    receiver?.kill();
+    receiver?.stop();
     receiver = undefined;
   });
 
@@ -84,25 +84,13 @@ describe.each(ENGINES)('SDK README (%s)', (engine) => {
   it('the receiver: a signed delivery is shipped (204), a forged or unsigned one is a 400; a signed return is thanked, an altered one refused', async () => {
     const webhookSecret = `whsec_${Buffer.from('sdk-readme-secret-0123456789abcd').toString('base64')}`;
     const returnSecret = ((await svc.api.get('/environment/return_secret/')).body as { secret: string }).secret;
-    const file = join(dir, 'hooks-here.ts');
-    writeFileSync(file, hooks.replace('.listen(4000);', ".listen(0).on('listening', function (this: any) { console.log(`listening ${this.address().port}`); });"));
-    const child = spawn(process.execPath, ['--import', 'tsx', file], {
+    const server = await startSnippetServer(hooks, join(dir, 'hooks-here.ts'), {
+      env: { WEBHOOK_SECRET: webhookSecret, RETURN_SECRET: returnSecret },
+      nodeArgs: ['--import', 'tsx'],
       cwd: ROOT,
-      env: { ...process.env, WEBHOOK_SECRET: webhookSecret, RETURN_SECRET: returnSecret },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    receiver = child;
-    let out = '';
-    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-    const port = await new Promise<number>((resolve, reject) => {
-      child.stdout!.on('data', () => {
-        const m = /listening (\d+)/.exec(out);
-        if (m) resolve(Number(m[1]));
-      });
-      child.once('exit', (status) => reject(new Error(`the receiver exited ${status}: ${out}`)));
-    });
-    const origin = `http://127.0.0.1:${port}`;
+    receiver = server;
+    const { origin } = server;
 
     const id = 'msg_sdk_readme';
     const payload = JSON.stringify({ id, type: 'transaction.paid', created: new Date().toISOString(), data: { order_id: '1001' } });
@@ -112,7 +100,7 @@ describe.each(ENGINES)('SDK README (%s)', (engine) => {
     expect(await post({ headers: headers(`v1,${Buffer.from('forged').toString('base64')}`), body: payload })).toBe(400);
     expect(await post({ headers: { 'content-type': 'application/json' }, body: payload })).toBe(400);
     expect(await post({ headers: headers(new Webhook(webhookSecret).sign(id, at, payload)), body: payload })).toBe(204);
-    await expect.poll(() => out).toContain('ship order 1001');
+    await expect.poll(() => server.output()).toContain('ship order 1001');
 
     // A real return: paid on the hosted page, back to return_url on the shop's origin.
     const tx = await svc.api.post('/transaction/', { currency: 'EUR', return_url: 'https://shop.example/thanks?order=1001', products: [{ amount: 1, product: { name: 'Mug', price: 12 } }] });
@@ -122,6 +110,6 @@ describe.each(ENGINES)('SDK README (%s)', (engine) => {
     expect(thanks.status).toBe(200);
     expect(await thanks.text()).toContain('Thank you');
     expect((await fetch(back.replace('order=1001', 'order=1002'))).status).toBe(400);
-    expect(out).not.toMatch(/Error/);
+    expect(server.output()).not.toMatch(/Error/);
   }, 60_000);
 });
