@@ -5,6 +5,8 @@ FROM node:20-bookworm-slim AS build
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The workspaces' manifests too: the lockfile names them (the SDK, packages/sdk).
+COPY packages/sdk/package.json packages/sdk/
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build && npm prune --omit=dev

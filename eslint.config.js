@@ -18,11 +18,12 @@ const STORE = [['**/store/*'], 'pure code does no I/O'];
 const DRIVERS = [['kysely', 'pg', 'better-sqlite3', 'pino', 'node:*', '!node:crypto'], 'pure code does no I/O (randomness from node:crypto is allowed)'];
 const SCREEN = [['**/widget/screen/*', '**/widget/screen/**'], 'the screen is for the checkout page only; shared field rules live in widget/fields'];
 const SERVER = [['**/server/**'], 'browser code never imports the server'];
+const OUTSIDE_SDK = [['**/server/**', '**/widget/**', '**/test/**', '../../**'], 'the SDK stands alone: it talks to the service over HTTP only and ships without this repository'];
 const UPWARDS = [['**/checkout/*', '**/notify/*', '**/jobs/*', '**/demo/*', '**/present/*', '**/transactions/*'], 'the store and the domain sit below every use case'];
 
 export default tseslint.config(
   // snippet.js is the minified queue stub merchants paste into their pages, kept as shipped.
-  { ignores: ['dist/', 'node_modules/', 'reports/', 'data/', 'test-results/', 'playwright-report/', 'widget/embed/snippet.js', 'test/typed-client/generated/', 'test/readme-snippets/'] },
+  { ignores: ['dist/', 'node_modules/', 'reports/', 'data/', 'test-results/', 'playwright-report/', 'widget/embed/snippet.js', 'test/typed-client/generated/', 'test/readme-snippets/', 'packages/*/dist/', 'packages/sdk/src/generated/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -42,7 +43,7 @@ export default tseslint.config(
   // Short functions and files in the product's code (issue 32): a function over 80 lines, or a
   // file over 400, mixes jobs. Released migrations and the row types are exempt.
   {
-    files: ['server/**/*.{ts,tsx}', 'widget/**/*.{ts,tsx}'],
+    files: ['server/**/*.{ts,tsx}', 'widget/**/*.{ts,tsx}', 'packages/sdk/src/**/*.ts'],
     ignores: ['server/store/migrations/**', 'server/store/schema.ts'],
     rules: {
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
@@ -65,4 +66,6 @@ export default tseslint.config(
   { files: ['widget/fields/**'], rules: forbid(SERVER, [['../*', '!../fields'], 'field rules are plain functions of values, shared by the server and the screen: they import neither']) },
   { files: ['widget/**'], ignores: ['widget/fields/**', 'widget/i18n/**'], rules: forbid(SERVER) },
   { files: ['widget/i18n/**'], rules: forbid(SERVER, SCREEN) },
+  // The SDK (packages/sdk) is a package of its own: nothing of the service, the widget or the tests.
+  { files: ['packages/sdk/src/**'], rules: forbid(OUTSIDE_SDK) },
 );

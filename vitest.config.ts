@@ -8,6 +8,8 @@ export default defineConfig({
   test: {
     // CI sums every suite's JSON report into one "N passed, N failed" line (.ci/summary.mjs).
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'reports/vitest.json' }]] : ['default'],
+    // The SDK's generated types and API_VERSION, made if missing (test/sdk-generated.ts).
+    globalSetup: ['test/sdk-generated.ts'],
     projects: [
       {
         extends: true,

@@ -1,10 +1,10 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readmeBlock } from '../readme';
+import { readmeBlock, type SnippetServer, startSnippetServer } from '../readme';
 import { ENGINES, rawRequest, useTestService } from './harness';
 
 // The README's snippets as a reader copies them: the curl of quick start 1 run by a shell,
@@ -23,11 +23,11 @@ const README_ORIGIN = 'http://localhost:3000';
 describe.each(ENGINES)('README snippets (%s)', (engine) => {
   const svc = useTestService(engine);
   const dir = join(DIR, engine);
-  let receiver: ChildProcess | undefined;
+  let receiver: SnippetServer | undefined;
 
   beforeAll(() => mkdirSync(dir, { recursive: true }));
   afterEach(() => {
-    receiver?.kill();
+    receiver?.stop();
     receiver = undefined;
   });
 
@@ -45,23 +45,10 @@ describe.each(ENGINES)('README snippets (%s)', (engine) => {
   it('quick start 3: the webhook receiver answers 204 to a signed event, 400 to a bad or missing signature', async () => {
     const secret = `whsec_${Buffer.from('readme-snippet-secret-0123456789').toString('base64')}`;
     const code = readmeBlock('js', "wh.verify(req.body, req.headers)");
-    expect(code).toContain('.listen(4000);');
-    const file = join(dir, 'hooks.mjs');
     // Port 0, and the one it got printed: tests never take a fixed port.
-    writeFileSync(file, code.replace('.listen(4000);', ".listen(0).on('listening', function () { console.log(`listening ${this.address().port}`); });"));
-    const child = spawn(process.execPath, [file], { env: { ...process.env, WEBHOOK_SECRET: secret }, stdio: ['ignore', 'pipe', 'pipe'] });
-    receiver = child;
-    let out = '';
-    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-    const port = await new Promise<number>((resolve, reject) => {
-      child.stdout!.on('data', () => {
-        const m = /listening (\d+)/.exec(out);
-        if (m) resolve(Number(m[1]));
-      });
-      child.once('exit', (status) => reject(new Error(`the receiver exited ${status}: ${out}`)));
-    });
-    const url = `http://127.0.0.1:${port}/hooks`;
+    const server = await startSnippetServer(code, join(dir, 'hooks.mjs'), { env: { WEBHOOK_SECRET: secret } });
+    receiver = server;
+    const url = `${server.origin}/hooks`;
     const id = 'msg_readme_1';
     const payload = JSON.stringify({ type: 'transaction.paid', timestamp: new Date().toISOString(), data: { order_id: '1001' } });
     // One instant for the signature and its header: a second ticking between them would break it.
@@ -80,8 +67,8 @@ describe.each(ENGINES)('README snippets (%s)', (engine) => {
     expect(unsigned.status).toBe(400);
     const good = await fetch(url, { method: 'POST', headers: headers(signed), body: payload });
     expect(good.status).toBe(204);
-    await expect.poll(() => out).toContain('ship order 1001');
-    expect(out).not.toMatch(/Error/);
+    await expect.poll(() => server.output()).toContain('ship order 1001');
+    expect(server.output()).not.toMatch(/Error/);
   });
 
   it('quick start 4: the typed client compiles as written under strict tsc (nodenext) and runs', async () => {
