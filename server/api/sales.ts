@@ -3,7 +3,7 @@ import { AUTHENTICATION_METHODS, AUTHENTICATION_STATUSES } from '../domain/authe
 import { unitsToDecimalString } from '../domain/money';
 import { ACTION_RULES, actionLimit, awaitingConfirmation, SALE_STATUSES, type SaleAction } from '../domain/sales';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError, inFlight } from '../http/problem';
+import { ApiError, inFlight, RecordedError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { boundStep } from '../payments/outcome';
 import { moveSaleMoney } from '../payments/sale-actions';
@@ -25,15 +25,33 @@ const operationOut = z
   })
   .describe('One movement of the sale\'s money');
 
+const sourceOut = z
+  .object({
+    wallet_id: z.uuid().nullable().describe('`id` of the wallet that paid this part, or null for a card'),
+    authorization_id: z.uuid().nullable().describe('`id` of the authorization (stored card) that paid this part, or null for a wallet'),
+    sale_id: z
+      .uuid()
+      .nullable()
+      .describe("A card's charge: `id` of the sale of the authorization that took this part (refunded only through this sale); null for a wallet"),
+    amount: z.number().describe('What this source paid, in major units of `currency`'),
+    refunded: z.number().describe('What refunds of this sale have given back to this source so far, as confirmed (a card\'s: its charge\'s refunds)'),
+  })
+  .describe('One source of a sale paid from a transaction\'s `source`');
+
 export const saleOut = z
   .object({
     id: objectId,
     status: z
       .enum(SALE_STATUSES)
       .describe('Derived from the amounts; `pending` while a gateway call of the sale has an unknown outcome (it ends as the gateway proves); see the docs'),
-    transaction_id: z.uuid().nullable().describe('The paid transaction; null for a charge of an authorization'),
+    transaction_id: z
+      .uuid()
+      .nullable()
+      .describe('The paid transaction (by the payment page, or at creation from its `source`); null for a charge of an authorization'),
     authorization_id: z.uuid().nullable().describe('The stored payment method, when there is one'),
-    gateway: z.uuid().describe('`id` of the gateway'),
+    gateway: z
+      .uuid()
+      .describe('`id` of the gateway; for the sale of a transaction paid from its `source`, the nil UUID `00000000-0000-0000-0000-000000000000` (each card source names its charge, whose sale names its gateway)'),
     currency: currencyOut,
     amount: z.number().describe('What the payment or charge was for'),
     held: z.number().describe('On hold at the processor now (a capture or void not yet confirmed still counts as held)'),
@@ -72,6 +90,12 @@ export const saleOut = z
     hold_expired: dateTime
       .nullable()
       .describe('When the uncaptured hold expired and was voided by the service (`HOLD_EXPIRY_MS` after the sale, default 7 days); null otherwise'),
+    sources: z
+      .array(sourceOut)
+      .optional()
+      .describe(
+        "Only on the sale of a transaction paid from its `source`: where its money came from, in the transaction's order. A refund of the sale goes back to the cards first, in that order, then to the wallets (see the docs)",
+      ),
     late_for_transaction: z
       .uuid()
       .nullable()
@@ -143,6 +167,19 @@ const action = (name: SaleAction, summary: string, description: string) =>
           throw conflict(name, (await getSale(db, env.id, sale.row.id))!, amount);
         case 'gateway_failed':
           throw new ApiError('gateway_error', `The gateway did not make the ${name}: ${outcome.reason}; nothing was changed`);
+        case 'part_of':
+          throw new ApiError(
+            'conflict',
+            `This charge paid part of transaction ${outcome.transaction}: refund it through the transaction's sale, POST /v1/sale/${outcome.sale}/refund/; nothing was changed`,
+          );
+        case 'partial': {
+          // Recorded: what was refunded stays so, and a repeat with the same key replays this answer.
+          const fmt = (units: number) => `${unitsToDecimalString(units, exponentOf(sale.row.currency))} ${sale.row.currency}`;
+          throw new RecordedError(
+            'gateway_error',
+            `Refunded ${fmt(amount - outcome.refused)} of ${fmt(amount)}: the gateway did not refund ${outcome.reason}; that part is refundable again`,
+          );
+        }
       }
     },
   });
@@ -189,7 +226,9 @@ export const saleRoutes = (): RouteDef[] => [
   action(
     'refund',
     'Refund captured funds, all that is not yet refunded or `amount`',
-    'Refunds captured funds: `amount`, or all that is refundable when the body is empty. More than is refundable is a 409; destination wallets give their shares back proportionally.',
+    'Refunds captured funds: `amount`, or all that is refundable when the body is empty. More than is refundable is a 409; destination wallets give their shares back proportionally. ' +
+      "The sale of a transaction paid from its `source` is refunded back to its sources, the cards first in the transaction's order, then the wallets; " +
+      'a card charge that paid part of such a transaction is refunded only through that sale (409).',
   ),
   action(
     'void',

@@ -87,10 +87,17 @@ export function saleRoutes(router: IRouter, kit: Kit): void {
       // The key's binding names its gateway call, so a repeat after a crash rolls the same step forward (as the API does).
       const outcome = await moveSaleMoney(deps, { sale: sale.row, action: name, amount, bound: boundStep(claim.binding) });
       if (outcome.kind === 'in_flight') return refuse(409, text.t('sale.inFlight'));
-      if (outcome.kind === 'conflict' || outcome.kind === 'gateway_failed') {
+      if (outcome.kind === 'conflict' || outcome.kind === 'gateway_failed' || outcome.kind === 'part_of') {
         await releaseKey(db, owned);
+        if (outcome.kind === 'part_of') return refuse(409, text.t('sale.partOf'));
         const reason = outcome.kind === 'gateway_failed' ? outcome.reason : '';
         return refuse(outcome.kind === 'gateway_failed' ? 502 : 409, outcome.kind === 'gateway_failed' ? text.t('sale.failed', { reason }) : text.t('sale.conflict'));
+      }
+      if (outcome.kind === 'partial') {
+        // What was refunded stands: a repeat of the form is sent to the transaction, where the sale shows it.
+        await audit(req, s, `sale_${name}`, { sale: sale.row.id, amount: text.money(amount - outcome.refused, sale.row.currency) });
+        await completeKey(db, { ...owned, status: 303, body: back });
+        return refuse(502, text.t('sale.partial', { reason: outcome.reason }));
       }
       // Done, or pending (the provider's answer was lost): the sale shows which, and reconciliation settles a pending one.
       await audit(req, s, `sale_${name}`, { sale: sale.row.id, amount: text.money(amount, sale.row.currency) });

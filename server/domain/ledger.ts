@@ -129,14 +129,15 @@ export function salePostings(sale: string, total: bigint, destinations: Share[])
 /**
  * A transaction paid from its `source`: each source wallet pays its amount, the cards
  * their total (money in from outside), each destination gets its share and the merchant
- * the rest. `external` names the transaction on every entry.
+ * the rest. `external` names the transaction on every entry, and `sale` (the
+ * transaction's sale) too.
  */
-export function sourcedPostings(external: string, wallets: Share[], cards: bigint, destinations: Share[]): Posting[] {
+export function sourcedPostings(external: string, wallets: Share[], cards: bigint, destinations: Share[], sale?: string): Posting[] {
   const total = sumOf(wallets) + cards;
   positive(total, 'a payment');
   const rest = total - sumOf(destinations);
   if (rest < 0n) throw new LedgerError('destinations add up to more than the payment');
-  const counterpart = { with_external: external };
+  const counterpart = { with_external: external, ...(sale === undefined ? {} : { with_sale: sale }) };
   return balanced([
     ...wallets.map((w) => ({ account: { wallet: w.wallet }, amount: -w.amount, counterpart })),
     { account: { system: 'card_payments' as const }, amount: -cards, counterpart },
@@ -162,15 +163,26 @@ export function takenBack(total: bigint, destinations: Share[], refunded: bigint
  * One refund of `amount` on a sale already refunded `before`: each destination gives back
  * the growth of its takenBack, the merchant the rest of `amount`. The merchant's part is
  * the remainder, so it can be a unit more or less than its exact proportion in one refund;
- * over all refunds it comes to exactly its share.
+ * over all refunds it comes to exactly its share. The refunded money goes `to` the cards
+ * (`card_payments`, by default), or back to a wallet that paid part of a transaction's
+ * `source`.
  */
-export function refundPostings(sale: string, total: bigint, destinations: Share[], before: bigint, amount: bigint): Posting[] {
+export function refundPostings(
+  sale: string,
+  total: bigint,
+  destinations: Share[],
+  before: bigint,
+  amount: bigint,
+  to: Account = { system: 'card_payments' },
+): Posting[] {
   positive(amount, 'a refund');
   const then = takenBack(total, destinations, before);
   const now = takenBack(total, destinations, before + amount);
   const back = now.map((d, i) => ({ wallet: d.wallet, amount: d.amount - then[i]!.amount }));
+  // The refunded money's posting first: a wallet refunded that is also a destination is
+  // credited before it gives its share back (balanced() keeps this order for one wallet).
   return balanced([
-    { account: { system: 'card_payments' }, amount, counterpart: { with_sale: sale } },
+    { account: to, amount, counterpart: { with_sale: sale } },
     ...back.map((d) => ({ account: { wallet: d.wallet }, amount: -d.amount, counterpart: { with_sale: sale } })),
     { account: { system: 'merchant' }, amount: -(amount - sumOf(back)), counterpart: { with_sale: sale } },
   ]);

@@ -96,3 +96,49 @@ export const ACTION_RULES: Record<SaleAction, string> = {
   void: 'a void cannot exceed the amount still held',
   refund: 'a refund cannot exceed the captured amount not yet refunded',
 };
+
+/**
+ * The `gateway` of a transaction's sale paid from its `source` (the nil UUID): no one
+ * gateway made it; each card source names its own charge, whose sale names its gateway.
+ */
+export const SOURCES_GATEWAY = '00000000-0000-0000-0000-000000000000';
+
+/** Whether the sale is a transaction's sale paid from its `source` (its parts are its sources). */
+export const isSourceSale = (s: { gateway_id: string }) => s.gateway_id === SOURCES_GATEWAY;
+
+/** A source of such a sale, as a refund sees it: what it can still take back now. */
+export interface RefundableSource {
+  position: number;
+  kind: 'card' | 'wallet';
+  refundable: number;
+}
+
+/** One source's part of a refund. */
+export interface RefundPart {
+  position: number;
+  kind: 'card' | 'wallet';
+  amount: number;
+}
+
+/**
+ * Splits a refund of a sale paid from a `source` over its sources: the cards first, in
+ * the transaction's order, then the wallets, in that order; each source gives what it
+ * still can before the next is asked. Cards first because the customer's card is where
+ * the money came from outside the platform and a card's refund has a deadline at its
+ * processor, while a wallet can take money back at any time. null when the sources cannot
+ * give `amount` between them.
+ */
+export function allocateRefund(sources: RefundableSource[], amount: number): RefundPart[] | null {
+  if (amount <= 0) return null;
+  const inOrder = [...sources].sort((a, b) => a.position - b.position);
+  const ordered = [...inOrder.filter((s) => s.kind === 'card'), ...inOrder.filter((s) => s.kind === 'wallet')];
+  const parts: RefundPart[] = [];
+  let left = amount;
+  for (const s of ordered) {
+    const take = Math.min(left, Math.max(0, s.refundable));
+    if (take > 0) parts.push({ position: s.position, kind: s.kind, amount: take });
+    left -= take;
+    if (left === 0) return parts;
+  }
+  return null;
+}

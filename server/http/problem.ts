@@ -39,8 +39,10 @@ const PROBLEMS = {
   conflict: {
     status: 409,
     title: 'Conflict with the current state',
-    cause: 'The object\'s state does not allow the action (capturing more than is held, refunding a voided sale, removing twice), or an external id (`client_id`, `wallet_id`, `iban_id`, `transfer_id`) is already used. `detail` names the rule.',
-    action: 'Read the object again to see its state, and act on what it allows now; choose another external id for a new object.',
+    cause:
+      'The object\'s state does not allow the action (capturing more than is held, refunding a voided sale, removing twice, refunding a card charge that paid part of a transaction\'s `source`), or an external id (`client_id`, `wallet_id`, `iban_id`, `transfer_id`) is already used. `detail` names the rule.',
+    action:
+      'Read the object again to see its state, and act on what it allows now (a card charge of a `source` is refunded through the transaction\'s sale, which `detail` names); choose another external id for a new object.',
   },
   idempotency_in_flight: {
     status: 409,
@@ -81,8 +83,10 @@ const PROBLEMS = {
   gateway_error: {
     status: 502,
     title: 'The payment gateway failed',
-    cause: 'The payment gateway failed or did not answer in time. Nothing was moved.',
-    action: 'Repeat the request (with the same `Idempotency-Key`): a retry is safe.',
+    cause:
+      'The payment gateway failed or did not answer in time. Nothing was moved, unless `detail` starts with "Refunded": a refund of a source-paid transaction\'s sale whose other parts were made (they stand).',
+    action:
+      'Repeat the request (with the same `Idempotency-Key`): a retry is safe. After a partial refund, read the sale and refund what is still to refund as a new request (a new key).',
   },
   service_unavailable: {
     status: 503,

@@ -7,7 +7,7 @@ import { recordChargeResult } from './charge';
 import type { Gateway } from './gateway';
 import { recordSafely, reverseAtGateway } from './outcome';
 import { recordPayment } from './pay';
-import { recordSaleActionResult } from './sale-actions';
+import { recordSaleActionResult } from './send-action';
 import { recordStoredCardResult } from './store-card';
 import { recordSubscriptionCharge } from './subscription-charge';
 

@@ -1,28 +1,21 @@
-import type { SaleAction } from '../domain/sales';
-import type { Tx } from '../store/db';
-import { markHoldExpired } from '../store/expiring-holds';
+import { isSourceSale, type SaleAction } from '../domain/sales';
 import { newCall, type GatewayCall } from '../store/gateway-calls';
-import { getSale, recordSaleAction, releaseSaleAction, reserveSaleAction, type StoredSale } from '../store/sales';
+import { getSale, reserveSaleAction, type StoredSale } from '../store/sales';
 import type { SaleRow } from '../store/schema';
-import { getCall } from '../store/unknown-outcomes';
-import { askGateway, type PaymentDeps, type Settled } from './ask';
-import { type Bound, outcomeUnknown, recordSafely, resumeStep } from './outcome';
+import { findSaleOfTransaction } from '../store/payments';
+import type { PaymentDeps } from './ask';
+import { type Bound, resumeStep } from './outcome';
+import { actionState, type SaleActionOutcome, sendSaleAction } from './send-action';
+import { refundSourceSale } from './source-refunds';
+
+export type { SaleActionOutcome } from './send-action';
 
 // Capture, refund and void: reserve the amount (it moves at once, so concurrent actions
 // cannot exceed it), ask the gateway outside any database transaction, record the
-// operation or move the amount back. An unknown outcome keeps the amount reserved and
-// the sale `pending` until reconciliation proves it.
-
-export type SaleActionOutcome =
-  | { kind: 'done'; sale: StoredSale }
-  /** The outcome is unknown: the amount stays reserved, the sale `pending`. */
-  | { kind: 'pending'; sale: StoredSale }
-  /** The amounts no longer allow it: nothing reserved, the gateway not asked. */
-  | { kind: 'conflict' }
-  /** The gateway refused, or surely did nothing: nothing changed. */
-  | { kind: 'gateway_failed'; reason: string }
-  /** Another process is sending this key's action now. */
-  | { kind: 'in_flight'; retryAfterMs: number };
+// operation or move the amount back (send-action.ts). An unknown outcome keeps the amount
+// reserved and the sale `pending` until reconciliation proves it. A source payment's sale
+// is refunded part by part (source-refunds.ts); a card charge that paid part of it is
+// refunded only through it.
 
 /** Why an action was taken when the merchant did not ask for it; kept with its call, for whoever records it. */
 export type ActionReason = 'hold_expired' | 'late_payment';
@@ -31,10 +24,19 @@ export async function moveSaleMoney(
   deps: PaymentDeps,
   a: { sale: StoredSale['row']; action: SaleAction; amount: number; reason?: ActionReason; bound?: Bound },
 ): Promise<SaleActionOutcome> {
+  if (isSourceSale(a.sale)) {
+    // Captured whole at once: nothing is ever held, so a capture or void has nothing to move.
+    return a.action === 'refund' ? refundSourceSale(deps, { sale: a.sale, amount: a.amount, bound: a.bound }) : { kind: 'conflict' };
+  }
+  // Refunded through the transaction's sale, which lists it (a late charge, reversed by the
+  // service, is not one of its sources).
+  const paidPart = a.action === 'refund' && !a.reason && a.sale.source_transaction_id;
+  const whole = paidPart ? await findSaleOfTransaction(deps.database.db, a.sale.source_transaction_id!) : undefined;
+  if (whole) return { kind: 'part_of', sale: whole.id, transaction: a.sale.source_transaction_id! };
   const gateway = deps.gateways.find(a.sale.gateway_id)!;
   const resume = await resumeStep(deps, a.bound);
   if (resume.kind === 'in_flight') return resume;
-  if (resume.kind === 'current') return currentState(deps, resume.call);
+  if (resume.kind === 'current') return actionState(deps, resume.call);
   let call: GatewayCall;
   if (resume.kind === 'resend') {
     // The payment's own gateway reference: the sale's first operation made it.
@@ -59,55 +61,7 @@ export async function moveSaleMoney(
     if (reserved.kind !== 'reserved') return reserved;
     call.request = { ...call.request, payment: reserved.payment ?? '' };
   }
-  const payment = String(call.request.payment ?? '');
-  const action = call.kind as SaleAction;
-  const answer = await askGateway(deps, gateway, (signal) => gateway[action]({ reference: call.reference, signal, payment, amount: call.amount }));
-  if (answer.kind === 'unknown') return currentState(deps, await outcomeUnknown(deps, call));
-  if (answer.kind === 'not_acted') {
-    await releaseSaleAction(deps.database.db, { call, action, state: 'failed', now: deps.now(), outbox: deps.outbox });
-    return { kind: 'gateway_failed', reason: answer.reason };
-  }
-  const result = answer.value;
-  const settled: Settled = result.ok ? { status: 'succeeded', reference: result.reference, card: null } : { status: 'failed', reason: 'refused', card: null };
-  const recorded = await recordSafely(deps, call, settled, () => recordSaleActionResult(deps, call, settled));
-  if (recorded.kind === 'recorded' && recorded.value) return { kind: 'done', sale: recorded.value };
-  if (!result.ok) return { kind: 'gateway_failed', reason: result.reason };
-  return currentState(deps, call);
-}
-
-/** What an action's call has come to, as the API answers it: for a repeat of its key, or a call settled elsewhere. */
-async function currentState(deps: PaymentDeps, call: GatewayCall): Promise<SaleActionOutcome> {
-  const db = deps.database.db;
-  const fresh = (await getCall(db, call.id)) ?? call;
-  const sale = (await getSale(db, null, fresh.subject_id))!;
-  switch (fresh.state) {
-    case 'succeeded':
-      return { kind: 'done', sale };
-    case 'pending':
-    case 'attention':
-      return { kind: 'pending', sale };
-    default:
-      return { kind: 'gateway_failed', reason: 'the gateway did not do it' };
-  }
-}
-
-/** Records what the gateway did for an action call: from the live request, or from reconciliation. */
-export async function recordSaleActionResult(
-  deps: PaymentDeps,
-  call: GatewayCall,
-  s: Settled,
-  from: 'pending' | 'abandoned' = 'pending',
-): Promise<StoredSale | null> {
-  const action = call.kind as SaleAction;
-  const db = deps.database.db;
-  if (s.status === 'succeeded') {
-    const now = deps.now();
-    // A void of an expired hold says so on the sale, and in an event of its own.
-    const also = call.request.reason === 'hold_expired' ? (trx: Tx) => markHoldExpired(trx, deps.outbox, call.subject_id, now) : undefined;
-    return recordSaleAction(db, { call, action, gatewayReference: s.reference, now, outbox: deps.outbox, from, also });
-  }
-  if (from === 'pending') await releaseSaleAction(db, { call, action, state: 'failed', now: deps.now(), outbox: deps.outbox });
-  return null;
+  return sendSaleAction(deps, call);
 }
 
 /**

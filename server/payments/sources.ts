@@ -1,7 +1,8 @@
 import { findCurrency } from '../domain/currencies';
+import { uuidv7 } from '../domain/ids';
 import { type Share, sourcedPostings } from '../domain/ledger';
 import { toUnits } from '../domain/money';
-import { actionLimit } from '../domain/sales';
+import { actionLimit, SOURCES_GATEWAY } from '../domain/sales';
 import { getWallet, PostingRefused } from '../store/ledger';
 import {
   claimStaleSourcePayments,
@@ -11,7 +12,7 @@ import {
   reserveSourcePayment,
   sourceCharges,
 } from '../store/source-payments';
-import type { SaleRow } from '../store/schema';
+import type { SaleRow, SaleSourceRow } from '../store/schema';
 import type { StoredTransaction, Transaction } from '../store/transactions';
 import { destinationShares, type ResolvedSource } from '../transactions/create';
 import type { PaymentDeps } from './ask';
@@ -23,8 +24,9 @@ import { moveSaleMoney } from './sale-actions';
 // one cannot pay). Then the transaction is stored `reserved` (status N, claimed by this
 // process through processing_until: the page cannot pay it, nor the sweep expire it)
 // before the first card is charged; each card's charge is linked to it as it is recorded.
-// Last, one database transaction marks it paid with its ledger movement (the wallets'
-// debits, the cards' money, the destinations' credits). If a card declines, or a wallet no
+// Last, one database transaction marks it paid with its sale (one for the transaction,
+// listing its sources) and its ledger movement (the wallets' debits, the cards' money, the
+// destinations' credits, each entry naming the sale). If a card declines, or a wallet no
 // longer holds its amount at that step, every charge made is refunded in full (the ledger
 // untouched) and the transaction is failed (C). A process that dies on the way leaves it
 // reserved: once its claim runs out, the source-payments job completes it (every card
@@ -60,7 +62,7 @@ export async function payFromSources(
       authorization: s.authorization,
       amount: s.amount,
       currency: row.currency,
-      description: `source ${s.index} of transaction ${row.id}`,
+      description: chargeDescription(s.index, row.id),
       sourceTransactionId: row.id,
     });
     if (r.kind === 'approved') continue;
@@ -71,13 +73,69 @@ export async function payFromSources(
       r.kind === 'declined' ? `the card was declined (${r.outcome})` : r.kind === 'not_active' ? 'the authorization was removed' : 'the gateway failed';
     return compensate(deps, row, { kind: 'failed', index: s.index, reason });
   }
-  return complete(deps, row, p.sources, p.destinations);
+  return complete(deps, row, p.destinations);
 }
 
-/** Every card charged: the transaction paid with its movement, or compensated if a wallet no longer pays. */
-async function complete(deps: PaymentDeps, row: Transaction, sources: ResolvedSource[], destinations: Share[]): Promise<SourcesOutcome> {
+/** A card's charge says which source it is: how the transaction's sale finds its charges. */
+const chargeDescription = (index: number, transactionId: string) => `source ${index} of transaction ${transactionId}`;
+
+/**
+ * The transaction's sale: one for the whole transaction, captured whole, its sources in the
+ * transaction's order (a card's with its charge). Its `gateway` is SOURCES_GATEWAY: each
+ * card's charge names its own.
+ */
+function sourceSale(row: Transaction, id: string, charged: SaleRow[], now: Date): { sale: SaleRow; sources: SaleSourceRow[] } {
+  const at = now.toISOString();
+  const sources = storedSources(row).all.map(
+    (s): SaleSourceRow => ({
+      sale_id: id,
+      position: s.index,
+      wallet_id: s.wallet_id ?? null,
+      authorization_id: s.authorization_id ?? null,
+      charge_id: s.authorization_id === undefined ? null : (charged.find((c) => c.description === chargeDescription(s.index, row.id))?.id ?? null),
+      amount: s.amount,
+      refunded: 0,
+    }),
+  );
+  const sale: SaleRow = {
+    id,
+    environment_id: row.environment_id,
+    transaction_id: row.id,
+    authorization_id: null,
+    gateway_id: SOURCES_GATEWAY,
+    currency: row.currency,
+    amount: row.total_price,
+    held: 0,
+    captured: row.total_price,
+    refunded: 0,
+    voided: 0,
+    capturing: 0,
+    refunding: 0,
+    voiding: 0,
+    description: null,
+    card_brand: null,
+    card_last4: null,
+    notify_url: row.notify_url,
+    failure: null,
+    source_transaction_id: null,
+    late_for_transaction_id: null,
+    hold_expired_at: null,
+    expiry_claimed_until: null,
+    pending: 0,
+    authentication_status: null,
+    authentication_method: null,
+    created_at: at,
+    updated_at: at,
+  };
+  return { sale, sources };
+}
+
+/** Every card charged: the transaction paid with its sale and movement, or compensated if a wallet no longer pays. */
+async function complete(deps: PaymentDeps, row: Transaction, destinations: Share[]): Promise<SourcesOutcome> {
   const charged = (await sourceCharges(deps.database.db, row.id)).filter(isCharged);
-  const wallets = sources.flatMap((s) => ('wallet' in s ? [s] : []));
+  const { wallets } = storedSources(row);
+  const now = deps.now();
+  const saleId = uuidv7(now.getTime());
   try {
     await completeSourcePayment(deps.database.db, deps.outbox, {
       transactionId: row.id,
@@ -90,8 +148,10 @@ async function complete(deps: PaymentDeps, row: Transaction, sources: ResolvedSo
         wallets.map((s) => ({ wallet: s.wallet, amount: BigInt(s.amount) })),
         BigInt(charged.reduce((a, s) => a + s.amount, 0)),
         destinations,
+        saleId,
       ),
-      now: deps.now(),
+      sale: sourceSale(row, saleId, charged, now),
+      now,
     });
   } catch (err) {
     if (!(err instanceof PostingRefused)) throw err;
@@ -124,12 +184,13 @@ async function compensate(deps: PaymentDeps, row: Transaction, failure: Extract<
 }
 
 /** A stored transaction's sources in minor units, as the live payment resolved them (authorizations by id only). */
-function storedSources(row: Transaction): { wallets: Extract<ResolvedSource, { wallet: string }>[]; cards: number[] } {
+function storedSources(row: Transaction) {
   const exponent = findCurrency(row.currency)?.exponent ?? 2;
-  const list = (row.source ?? []).map((s, index) => ({ ...s, index, amount: Number(toUnits(s.amount, exponent)) }));
+  const all = (row.source ?? []).map((s, index) => ({ ...s, index, amount: Number(toUnits(s.amount, exponent)) }));
   return {
-    wallets: list.flatMap((s) => (s.wallet_id !== undefined ? [{ index: s.index, amount: s.amount, wallet: s.wallet_id }] : [])),
-    cards: list.flatMap((s) => (s.authorization_id !== undefined ? [s.index] : [])),
+    all,
+    wallets: all.flatMap((s): Extract<ResolvedSource, { wallet: string }>[] => (s.wallet_id !== undefined ? [{ index: s.index, amount: s.amount, wallet: s.wallet_id }] : [])),
+    cards: all.flatMap((s) => (s.authorization_id !== undefined ? [s.index] : [])),
   };
 }
 
@@ -144,12 +205,12 @@ export async function settleSourcePayments(deps: PaymentDeps, limit = 10): Promi
   const stale = await claimStaleSourcePayments(db, now, deps.config.paymentClaimMs, limit);
   for (const row of stale) {
     if (await hasPendingSourceCharge(db, row.id)) continue;
-    const { wallets, cards } = storedSources(row);
+    const { cards } = storedSources(row);
     const charges = await sourceCharges(db, row.id);
     const approved = charges.filter(isCharged).length;
     const outcome =
       approved === cards.length && charges.length === cards.length
-        ? await complete(deps, row, wallets, destinationShares(row))
+        ? await complete(deps, row, destinationShares(row))
         : await compensate(deps, row, { kind: 'failed', index: cards[approved] ?? cards[0] ?? 0, reason: 'the payment was interrupted before every card was charged' });
     deps.log.warn({ transaction: row.id, outcome: outcome.kind }, 'interrupted source payment finished');
   }

@@ -5,7 +5,7 @@ import type { StoredSale } from '../store/sales';
 
 // A sale as the API shows it (and as its events carry it).
 
-export function presentSale({ row, operations, fee }: StoredSale) {
+export function presentSale({ row, operations, fee, sources }: StoredSale) {
   const exp = findCurrency(row.currency)?.exponent ?? 2;
   const money = (units: number) => unitsToNumber(units, exp);
   return {
@@ -36,6 +36,18 @@ export function presentSale({ row, operations, fee }: StoredSale) {
     })),
     hold_expired: row.hold_expired_at,
     late_for_transaction: row.late_for_transaction_id,
+    // Only a transaction's sale paid from its `source` has them.
+    ...(sources
+      ? {
+          sources: sources.map((s) => ({
+            wallet_id: s.wallet_id,
+            authorization_id: s.authorization_id,
+            sale_id: s.charge_id,
+            amount: money(s.amount),
+            refunded: money(s.refunded),
+          })),
+        }
+      : {}),
     created: row.created_at,
     updated: row.updated_at,
   };

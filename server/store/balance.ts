@@ -1,5 +1,6 @@
 import { type Posting } from '../domain/ledger';
 import { type Price } from '../domain/fees';
+import { SOURCES_GATEWAY } from '../domain/sales';
 import { type Db, inTransaction, type Tx } from './db';
 import type { Outbox } from './events';
 import { postMovement } from './ledger';
@@ -50,8 +51,9 @@ export interface DueOperation {
 
 /**
  * Sale operations that moved the merchant's money (a capture or charge in, a refund out)
- * and have no balance transaction yet, oldest first. Card charges paying a transaction's
- * `source` are left out: that transaction's movement posts the merchant's part (docs/balance.md).
+ * and have no balance transaction yet, oldest first. A transaction paid from its `source`
+ * is left out, its sale and its card charges: its movement posts the merchant's part, and
+ * each refund of its sale takes it back (docs/balance.md).
  */
 export async function dueOperations(db: Db, limit: number): Promise<DueOperation[]> {
   const ops = await db
@@ -60,6 +62,7 @@ export async function dueOperations(db: Db, limit: number): Promise<DueOperation
     .selectAll('sale_operations')
     .where('sale_operations.kind', 'in', ['capture', 'charge', 'refund'])
     .where('sales.source_transaction_id', 'is', null)
+    .where('sales.gateway_id', '!=', SOURCES_GATEWAY)
     .where(({ not, exists, selectFrom }) =>
       not(exists(selectFrom('balance_transactions').select('id').whereRef('balance_transactions.operation_id', '=', 'sale_operations.id'))),
     )

@@ -1,5 +1,6 @@
 import { findCurrency } from '../domain/currencies';
-import { refundPostings, salePostings, type Share } from '../domain/ledger';
+import { type Account, refundPostings, salePostings, type Share } from '../domain/ledger';
+import { isSourceSale } from '../domain/sales';
 import { toUnits } from '../domain/money';
 import type { Db, Tx } from './db';
 import type { Outbox } from './events';
@@ -43,9 +44,11 @@ export async function splitOf(trx: Db, transactionId: string, currency: string) 
  * this refund excluded.
  *
  * - A sale of the checkout carries its transaction's whole split: the pool is the sale.
- * - The card charges of a transaction paid from its `source` each paid part of it: the pool
+ *   So does the sale of a transaction paid from its `source`: each of its refund's parts
+ *   (a card's, a wallet's) takes its share back on the sale's running total.
+ * - The card charges of a transaction paid from its `source` before it had a sale of a transaction paid from its `source` each paid part of it: the pool
  *   is the transaction's total, and what has been refunded of it is the sum of its charges'
- *   refunds (the wallets' part of a source is never refunded by a sale). The transaction's
+ *   refunds (the wallets' part was not refunded then). The transaction's
  *   row is locked so two refunds of two of its charges count each other.
  */
 async function refundPool(trx: Tx, sale: SaleRow, amount: number) {
@@ -92,23 +95,26 @@ export async function creditDestinations(trx: Tx, outbox: Outbox, sale: SaleRow,
 /**
  * Takes back the destinations' part of a refund of `amount` (already reserved in the
  * sale's `refunding`), as movement `movementId` (the refund's gateway call: a refund the gateway
- * then fails is undone by reverseMovement). A wallet that no longer holds its part gives
+ * then fails is undone by reverseMovement); the refunded money goes `to` the cards, or to a
+ * wallet that paid part of a `source`. A wallet that no longer holds its part gives
  * what it holds and the platform covers the rest, as a receivable on the wallet; a wallet
  * disabled since gives its part back all the same.
  */
 export async function takeBackDestinations(
   trx: Tx,
   outbox: Outbox,
-  r: { sale: SaleRow; amount: number; movementId: string; now: Date },
+  r: { sale: SaleRow; amount: number; movementId: string; now: Date; to?: Account },
 ): Promise<void> {
   const pool = await refundPool(trx, r.sale, r.amount);
-  if (!pool?.shares.length) return;
+  // A checkout sale without a split leaves the merchant's part to its balance transaction
+  // (payments/balance.ts); a source payment's sale has none: its refund moves it here.
+  if (!pool || (!pool.shares.length && !isSourceSale(r.sale))) return;
   await postMovement(trx, outbox, {
     environmentId: r.sale.environment_id,
     currency: r.sale.currency,
     movementId: r.movementId,
     concept: 'refund',
-    postings: refundPostings(r.sale.id, BigInt(pool.total), pool.shares, BigInt(pool.before), BigInt(r.amount)),
+    postings: refundPostings(r.sale.id, BigInt(pool.total), pool.shares, BigInt(pool.before), BigInt(r.amount), r.to),
     now: r.now,
     evenIfDisabled: true,
     // The customer is refunded whatever a destination has done with its share since.

@@ -52,6 +52,23 @@ export function newCall(c: {
   };
 }
 
+/**
+ * The source payment's sale a refund call makes a card's part of (payments/source-refunds.ts),
+ * or undefined: its amounts, pending count and history move with the charge's.
+ */
+export const linkedSale = (call: Pick<GatewayCall, 'kind' | 'request'>): string | undefined =>
+  call.kind === 'refund' && typeof call.request.source_sale === 'string' ? call.request.source_sale : undefined;
+
+/**
+ * The sales a capture / refund / void call moves, in the order their rows are locked: a
+ * linked sale first, then its subject (as a refund of the linked sale reserves them), so
+ * two of them never wait on each other in opposite orders.
+ */
+export const salesOfAction = (call: Pick<GatewayCall, 'kind' | 'request' | 'subject_id'>): string[] => {
+  const whole = linkedSale(call);
+  return whole ? [whole, call.subject_id] : [call.subject_id];
+};
+
 const toRow = (c: GatewayCall): GatewayCallRow => ({ ...c, request: JSON.stringify(c.request) });
 const fromRow = (r: GatewayCallRow): GatewayCall => ({ ...r, request: JSON.parse(r.request) as Record<string, unknown> });
 

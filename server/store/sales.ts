@@ -1,5 +1,5 @@
 import { MERCHANT_INITIATED } from '../domain/authentication';
-import { CONFIRMED, IN_FLIGHT, NOT_PROCESSED, type SaleAction, type SaleStatus } from '../domain/sales';
+import { isSourceSale, NOT_PROCESSED, type SaleAction, type SaleStatus } from '../domain/sales';
 import { sql } from 'kysely';
 import { uuidv7 } from '../domain/ids';
 import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from './db';
@@ -7,9 +7,11 @@ import { feesOfSales } from './balance';
 import { takeBackDestinations } from './destinations';
 import type { Outbox } from './events';
 import { reverseMovement } from './ledger';
-import { type GatewayCall, insertCall, settleCall, settleCallWithResult } from './gateway-calls';
+import { type GatewayCall, insertCall, linkedSale, salesOfAction, settleCall, settleCallWithResult } from './gateway-calls';
 import { countAndPage, type Page } from './paging';
-import type { AuthorizationRow, SaleOperationKind, SaleOperationRow, SaleRow } from './schema';
+import { ACTION_EVENTS, addOperation, moveAmounts } from './sale-amounts';
+import type { AuthorizationRow, SaleOperationRow, SaleRow } from './schema';
+import { type SourceOfSale, sourcesOfSales } from './source-sales';
 import { settlePendingAction, settlePendingSale } from './unknown-outcomes';
 
 // Sales and authorizations after the payment. Every money movement is two database
@@ -23,6 +25,8 @@ export interface StoredSale {
   operations: SaleOperationRow[];
   /** The fees its balance transactions took so far, minor units (store/balance.ts). */
   fee: number;
+  /** A source payment's sale: its sources, in the transaction's order. */
+  sources?: SourceOfSale[];
 }
 
 export async function getSale(db: Db, environmentId: string | null, id: string): Promise<StoredSale | undefined> {
@@ -31,7 +35,8 @@ export async function getSale(db: Db, environmentId: string | null, id: string):
   const row = await query.executeTakeFirst();
   if (!row) return undefined;
   const operations = await db.selectFrom('sale_operations').selectAll().where('sale_id', '=', id).orderBy('id').execute();
-  return { row, operations, fee: (await feesOfSales(db, [id])).get(id) ?? 0 };
+  const sources = isSourceSale(row) ? ((await sourcesOfSales(db, [id])).get(id) ?? []) : undefined;
+  return { row, operations, fee: (await feesOfSales(db, [id])).get(id) ?? 0, ...(sources ? { sources } : {}) };
 }
 
 export interface SaleFilters {
@@ -102,44 +107,14 @@ export async function listSales(db: Db, environmentId: string, f: SaleFilters, p
     db,
     rows.map((r) => r.id),
   );
-  return { count, items: rows.map((row) => ({ row, operations: operations.filter((o) => o.sale_id === row.id), fee: fees.get(row.id) ?? 0 })) };
-}
-
-function addOperation(trx: Tx, saleId: string, kind: SaleOperationKind, amount: number, reference: string | null, now: Date) {
-  return trx
-    .insertInto('sale_operations')
-    .values({ id: uuidv7(now.getTime()), sale_id: saleId, kind, amount, gateway_reference: reference, created_at: now.toISOString() })
-    .execute();
-}
-
-const ACTION_EVENTS = { capture: 'sale.captured', refund: 'sale.refunded', void: 'sale.voided' } as const;
-
-/** An action's step on the amounts: reserved before the gateway call, then confirmed or released. */
-type Step = 'reserve' | 'confirm' | 'release';
-
-/**
- * Moves `x` by one step of `action` if the amounts allow it at the moment of the UPDATE:
- * the condition is domain/sales.ts's rule (reserveAction, confirmAction, releaseAction),
- * so it holds under any concurrency, on both engines and across processes.
- */
-async function moveAmounts(trx: Tx, saleId: string, action: SaleAction, step: Step, x: number, now: Date): Promise<boolean> {
-  const at = now.toISOString();
-  const flight = IN_FLIGHT[action];
-  const update = trx.updateTable('sales').where('id', '=', saleId).where('failure', 'is', null);
-  const changed =
-    step === 'reserve'
-      ? action === 'refund'
-        ? update
-            .set((eb) => ({ refunding: eb('refunding', '+', x), updated_at: at }))
-            .where((eb) => eb('captured', '>=', eb(eb('refunded', '+', eb.ref('refunding')), '+', x)))
-        : update.set((eb) => ({ held: eb('held', '-', x), [flight]: eb(flight, '+', x), updated_at: at })).where('held', '>=', x)
-      : step === 'confirm'
-        ? update.set((eb) => ({ [flight]: eb(flight, '-', x), [CONFIRMED[action]]: eb(CONFIRMED[action], '+', x), updated_at: at })).where(flight, '>=', x)
-        : update
-            .set((eb) => ({ [flight]: eb(flight, '-', x), ...(action === 'refund' ? {} : { held: eb('held', '+', x) }), updated_at: at }))
-            .where(flight, '>=', x);
-  const result = await changed.executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  const sources = await sourcesOfSales(db, rows.filter(isSourceSale).map((r) => r.id));
+  const item = (row: SaleRow): StoredSale => ({
+    row,
+    operations: operations.filter((o) => o.sale_id === row.id),
+    fee: fees.get(row.id) ?? 0,
+    ...(isSourceSale(row) ? { sources: sources.get(row.id) ?? [] } : {}),
+  });
+  return { count, items: rows.map(item) };
 }
 
 export type Reservation = { kind: 'conflict' } | { kind: 'reserved'; payment: string | null };
@@ -149,7 +124,8 @@ export type Reservation = { kind: 'conflict' } | { kind: 'reserved'; payment: st
  * amount (movement: the call), and gives it back if the refund is released.
  */
 async function takeBack(trx: Tx, call: GatewayCall, outbox: Outbox, now: Date, movementId = call.id) {
-  const sale = (await getSale(trx, null, call.subject_id))!.row;
+  // A card's part of a refund of a source payment's sale: the pool is that sale.
+  const sale = (await getSale(trx, null, linkedSale(call) ?? call.subject_id))!.row;
   await takeBackDestinations(trx, outbox, { sale, amount: call.amount, movementId, now });
 }
 
@@ -195,14 +171,19 @@ export async function recordSaleAction(
   return rollbackOn<StoredSale | null, null>(db, async (trx) => {
     if (!(await settleCall(trx, r.call.id, [r.from ?? 'pending'], 'succeeded', r.now, { resultId: saleId }))) return null;
     // An abandoned call's amounts were moved back when it was abandoned: reserve them again, if they still allow it.
+    // A card's part of a refund of a source payment's sale moves that sale's amounts too
+    // (salesOfAction: that sale's row first, as the refund reserved them).
+    const sales = salesOfAction(r.call);
     if (r.from === 'abandoned') {
-      if (!(await moveAmounts(trx, saleId, r.action, 'reserve', r.call.amount, r.now))) throw new Rollback(null);
+      for (const id of sales) if (!(await moveAmounts(trx, id, r.action, 'reserve', r.call.amount, r.now))) throw new Rollback(null);
       if (r.action === 'refund') await takeBack(trx, r.call, r.outbox, r.now, uuidv7(r.now.getTime()));
     }
     await settlePendingAction(trx, r.call, r.now);
-    if (!(await moveAmounts(trx, saleId, r.action, 'confirm', r.call.amount, r.now))) throw new Error(`sale ${saleId}: no ${r.action} in flight to confirm`);
-    await addOperation(trx, saleId, r.action, r.call.amount, r.gatewayReference, r.now);
-    await r.outbox.emit(trx, ACTION_EVENTS[r.action], saleId, r.now);
+    for (const id of sales) {
+      if (!(await moveAmounts(trx, id, r.action, 'confirm', r.call.amount, r.now))) throw new Error(`sale ${id}: no ${r.action} in flight to confirm`);
+      await addOperation(trx, id, r.action, r.call.amount, r.gatewayReference, r.now);
+      await r.outbox.emit(trx, ACTION_EVENTS[r.action], id, r.now);
+    }
     await r.also?.(trx);
     return (await getSale(trx, null, saleId))!;
   });
@@ -217,7 +198,7 @@ export async function releaseSaleAction(
     const checkAt = r.state === 'abandoned' ? r.now : null;
     if (!(await settleCall(trx, r.call.id, ['pending'], r.state, r.now, { checkAt }))) return false;
     await settlePendingAction(trx, r.call, r.now);
-    await moveAmounts(trx, r.call.subject_id, r.action, 'release', r.call.amount, r.now);
+    for (const id of salesOfAction(r.call)) await moveAmounts(trx, id, r.action, 'release', r.call.amount, r.now);
     if (r.action === 'refund') {
       await reverseMovement(trx, r.outbox, { movementId: r.call.id, reversalId: uuidv7(r.now.getTime()), concept: 'refund not made', now: r.now });
     }

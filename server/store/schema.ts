@@ -603,6 +603,31 @@ export interface EnvironmentPricingRow {
   updated_at: string;
 }
 
+/** One source of a sale paid from a transaction's `source`, in the transaction's order (payments/sources.ts). */
+export interface SaleSourceRow {
+  sale_id: string;
+  /** The element's index in the transaction's `source`. */
+  position: number;
+  wallet_id: string | null;
+  authorization_id: string | null;
+  /** A card's charge: the sale of the authorization that took its part. */
+  charge_id: string | null;
+  amount: number;
+  /** A wallet's: what refunds of the sale gave back to it (a card's is its charge's `refunded`). */
+  refunded: number;
+}
+
+/** A refund of a sale paid from a `source`, reserved whole and made part by part (payments/source-refunds.ts). */
+export interface SourceRefundRow {
+  id: string;
+  environment_id: string;
+  sale_id: string;
+  /** Its Idempotency-Key's binding, or null: a repeat of the key rolls it forward. */
+  binding: string | null;
+  amount: number;
+  created_at: string;
+}
+
 export interface Tables {
   environments: EnvironmentRow;
   products: ProductRow;
@@ -643,6 +668,8 @@ export interface Tables {
   sign_in_failures: { key: string; failures: number; window_start: string };
   api_keys: ApiKeyRow;
   balance_transactions: BalanceTransactionRow;
+  sale_sources: SaleSourceRow;
+  source_refunds: SourceRefundRow;
   environment_pricing: EnvironmentPricingRow;
   user_totp: UserTotpRow;
   totp_recovery_codes: { user_id: string; code_hash: string; used_at: string | null };

@@ -3,7 +3,8 @@ import { inTransaction } from './db';
 import type { Outbox } from './events';
 import { type Movement, postMovement } from './ledger';
 import { skipLocked } from './locking';
-import type { SaleRow } from './schema';
+import type { SaleRow, SaleSourceRow } from './schema';
+import { insertSourceSale } from './source-sales';
 import { insertTransaction, type StoredTransaction, type Transaction, transactionFromRow } from './transactions';
 
 // The rows of a transaction paid from its `source` (payments/sources.ts): reserved before
@@ -32,8 +33,15 @@ export async function hasPendingSourceCharge(db: Db, transactionId: string): Pro
   return row !== undefined;
 }
 
-/** reserved → paid with its ledger movement and event, once (false: settled already). A wallet refusing rolls it all back. */
-export async function completeSourcePayment(db: Db, outbox: Outbox, m: Movement & { transactionId: string }): Promise<boolean> {
+/**
+ * reserved → paid with its sale, its ledger movement and events, once (false: settled
+ * already). A wallet refusing rolls it all back.
+ */
+export async function completeSourcePayment(
+  db: Db,
+  outbox: Outbox,
+  m: Movement & { transactionId: string; sale: { sale: SaleRow; sources: SaleSourceRow[] } },
+): Promise<boolean> {
   const at = m.now.toISOString();
   return inTransaction(db, async (trx) => {
     const done = await trx
@@ -43,6 +51,7 @@ export async function completeSourcePayment(db: Db, outbox: Outbox, m: Movement 
       .where('source_state', '=', 'reserved')
       .executeTakeFirst();
     if (Number(done.numUpdatedRows) !== 1) return false;
+    await insertSourceSale(trx, outbox, m.sale, m.now);
     await postMovement(trx, outbox, m);
     await outbox.emit(trx, 'transaction.paid', m.transactionId, m.now);
     return true;

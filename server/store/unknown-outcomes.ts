@@ -2,7 +2,7 @@ import { MERCHANT_INITIATED } from '../domain/authentication';
 import { uuidv7 } from '../domain/ids';
 import { NOT_PROCESSED } from '../domain/sales';
 import { type Db, inTransaction, type Tx } from './db';
-import type { GatewayCall } from './gateway-calls';
+import { type GatewayCall, salesOfAction } from './gateway-calls';
 import type { SaleRow } from './schema';
 
 // A gateway call whose outcome is unknown (it threw, timed out, or its process died
@@ -39,7 +39,9 @@ export async function markUnknown(db: Db, call: GatewayCall, now: Date, claimedU
       // The payment page now shows the payment being checked: its kept copy must go (checkout/page-cache.ts).
       await trx.updateTable('transactions').set({ updated_at: at }).where('id', '=', call.subject_id).execute();
     } else if (call.kind === 'capture' || call.kind === 'refund' || call.kind === 'void') {
-      await trx.updateTable('sales').set((eb) => ({ pending: eb('pending', '+', 1), updated_at: at })).where('id', '=', call.subject_id).execute();
+      for (const id of salesOfAction(call)) {
+        await trx.updateTable('sales').set((eb) => ({ pending: eb('pending', '+', 1), updated_at: at })).where('id', '=', id).execute();
+      }
     }
     return { ...call, unknown_since: at, claimed_until: until, result_id: resultId };
   });
@@ -132,17 +134,20 @@ export async function settlePendingSale(
 
 /**
  * A capture / refund / void is settled: if its outcome had been marked unknown (by anyone:
- * the row says, not the caller's copy), its sale has one pending call less. Inside the
+ * the row says, not the caller's copy), its sale (and a linked source payment's sale) has
+ * one pending call less. Inside the
  * recording transaction.
  */
 export async function settlePendingAction(trx: Tx, call: GatewayCall, now: Date): Promise<void> {
-  await trx
-    .updateTable('sales')
-    .set((eb) => ({ pending: eb('pending', '-', 1), updated_at: now.toISOString() }))
-    .where('id', '=', call.subject_id)
-    .where('pending', '>', 0)
-    .where((eb) => eb.exists(eb.selectFrom('gateway_calls').select('id').where('id', '=', call.id).where('unknown_since', 'is not', null)))
-    .execute();
+  for (const id of salesOfAction(call)) {
+    await trx
+      .updateTable('sales')
+      .set((eb) => ({ pending: eb('pending', '-', 1), updated_at: now.toISOString() }))
+      .where('id', '=', id)
+      .where('pending', '>', 0)
+      .where((eb) => eb.exists(eb.selectFrom('gateway_calls').select('id').where('id', '=', call.id).where('unknown_since', 'is not', null)))
+      .execute();
+  }
 }
 
 /** A failure that leaves nothing: the gateway proved it never made the payment or charge. */

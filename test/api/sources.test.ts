@@ -40,7 +40,8 @@ describe.each(ENGINES)('transactions paid from a source on %s', (engine) => {
     expect(res.status, res.text).toBe(201);
     expect(res.body.status).toBe('D');
     expect([await balanceOf(api, a.id), await balanceOf(api, b.id), await balanceOf(api, seller.id)]).toEqual([2, 6, 15]);
-    expect((await entriesOf(api, a.id)).at(-1)).toMatchObject({ amount: -8, balance: 2, with_external: `transaction:${res.body.id}` });
+    const [sale] = (await api.get(`/sale/?transaction_id=${res.body.id}`)).body.results;
+    expect((await entriesOf(api, a.id)).at(-1)).toMatchObject({ amount: -8, balance: 2, with_external: `transaction:${res.body.id}`, with_sale: sale.id });
     // The card was charged its part.
     const sales = (await api.get(`/sale/?authorization_id=${card}`)).body.results;
     expect(sales).toMatchObject([{ amount: 5, captured: 5, refunded: 0 }]);
@@ -48,7 +49,7 @@ describe.each(ENGINES)('transactions paid from a source on %s', (engine) => {
     await ledgerHolds();
   });
 
-  it('a refund of a source card charge takes the destinations back in proportion to the transaction', async () => {
+  it('a refund of the transaction\'s sale takes the destinations back in proportion to the transaction, the card first, then the wallet', async () => {
     const { api } = svc;
     const [payer, seller, other] = [await createWallet(api), await createWallet(api), await createWallet(api)];
     await fund(api, payer, 7);
@@ -62,17 +63,21 @@ describe.each(ENGINES)('transactions paid from a source on %s', (engine) => {
       }),
     );
     expect(res.status, res.text).toBe(201);
-    const [charge] = (await api.get(`/sale/?authorization_id=${card}`)).body.results;
-    // Refunds of 4.00 then 6.00: on the running total, the seller gives back
-    // floor(850 × 400 / 1700) = 2.00, then floor(850 × 1000 / 1700) − 2.00 = 3.00; the
-    // other floor(340 × 400 / 1700) = 0.80, then 2.00 − 0.80 = 1.20.
-    expect((await api.post(`/sale/${charge.id}/refund/`, { amount: 4 })).status).toBe(200);
+    const [sale] = (await api.get(`/sale/?transaction_id=${res.body.id}`)).body.results;
+    // Refunds of 4.00 (all from the card) then the rest, 13.00 (6.00 from the card, then
+    // the wallet's 7.00): on the running total, the seller gives back
+    // floor(850 × 400 / 1700) = 2.00, then the rest of its 8.50; the other
+    // floor(340 × 400 / 1700) = 0.80, then the rest of its 3.40.
+    expect((await api.post(`/sale/${sale.id}/refund/`, { amount: 4 })).status).toBe(200);
     expect([await balanceOf(api, seller.id), await balanceOf(api, other.id)]).toEqual([6.5, 2.6]);
-    expect((await entriesOf(api, seller.id)).at(-1)).toMatchObject({ amount: -2, balance: 6.5, with_sale: charge.id });
-    expect((await api.post(`/sale/${charge.id}/refund/`, {})).status).toBe(200);
-    // The card's 10 of 17 is refunded: each destination gave back 10/17 of its share, rounded down.
-    expect([await balanceOf(api, seller.id), await balanceOf(api, other.id)]).toEqual([3.5, 1.4]);
+    expect((await entriesOf(api, seller.id)).at(-1)).toMatchObject({ amount: -2, balance: 6.5, with_sale: sale.id });
     expect(await balanceOf(api, payer.id)).toBe(0);
+    const rest = await api.post(`/sale/${sale.id}/refund/`, {});
+    expect(rest.status, rest.text).toBe(200);
+    expect(rest.body).toMatchObject({ status: 'refunded', refunded: 17, refundable: 0 });
+    expect([await balanceOf(api, seller.id), await balanceOf(api, other.id), await balanceOf(api, payer.id)]).toEqual([0, 0, 7]);
+    expect((await entriesOf(api, payer.id)).at(-1)).toMatchObject({ amount: 7, balance: 7, with_sale: sale.id });
+    expect((await api.get(`/sale/?authorization_id=${card}`)).body.results).toMatchObject([{ amount: 10, refunded: 10, refundable: 0 }]);
     await ledgerHolds();
   });
 
@@ -86,7 +91,7 @@ describe.each(ENGINES)('transactions paid from a source on %s', (engine) => {
     );
     expect(res.status, res.text).toBe(201);
     expect((await api.post('/transfer/', { source_wallet: seller.id, destination_wallet: elsewhere.id, amount: 10 })).status).toBe(201);
-    const [charge] = (await api.get(`/sale/?authorization_id=${card}`)).body.results;
+    const [charge] = (await api.get(`/sale/?transaction_id=${res.body.id}`)).body.results;
     // The seller owes 8.00 back and holds 7.00: it gives 7.00, the platform covers 1.00.
     const refund = await api.post(`/sale/${charge.id}/refund/`, { amount: 8 });
     expect(refund.status, refund.text).toBe(200);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { actionLimit, confirmAction, releaseAction, reserveAction, type SaleAction, type SaleAmounts, saleStatus } from '../../server/domain/sales';
+import { actionLimit, allocateRefund, confirmAction, releaseAction, reserveAction, type SaleAction, type SaleAmounts, saleStatus } from '../../server/domain/sales';
 
 // The sale's amounts as in-flight and confirmed parts: any interleaving of reservations,
 // confirmations and releases keeps the books whole, and money moves only from what the
@@ -63,6 +63,51 @@ describe('sale actions from confirmed states', () => {
         for (const v of [s.held, s.captured, s.refunded, s.voided, s.capturing, s.refunding, s.voiding]) expect(v).toBeGreaterThanOrEqual(0);
         expect(s.held + s.capturing + s.captured + s.voiding + s.voided).toBe(100);
         expect(s.refunded + s.refunding).toBeLessThanOrEqual(s.captured);
+      }),
+    );
+  });
+});
+
+describe('a refund of a source payment\'s sale, split over its sources', () => {
+  it('takes the cards first in order, then the wallets in order, each up to what it has left', () => {
+    const sources = [
+      { position: 0, kind: 'wallet' as const, refundable: 600 },
+      { position: 1, kind: 'card' as const, refundable: 400 },
+      { position: 2, kind: 'wallet' as const, refundable: 300 },
+      { position: 3, kind: 'card' as const, refundable: 400 },
+    ];
+    expect(allocateRefund(sources, 600)).toEqual([
+      { position: 1, kind: 'card', amount: 400 },
+      { position: 3, kind: 'card', amount: 200 },
+    ]);
+    expect(allocateRefund(sources, 1000)).toEqual([
+      { position: 1, kind: 'card', amount: 400 },
+      { position: 3, kind: 'card', amount: 400 },
+      { position: 0, kind: 'wallet', amount: 200 },
+    ]);
+    expect(allocateRefund(sources, 1701)).toBeNull();
+    expect(allocateRefund(sources, 0)).toBeNull();
+  });
+
+  it('gives exactly the amount, no source past what it has left, and a later source only once the ones before it give nothing more', () => {
+    const source = fc.record({ kind: fc.constantFrom('card' as const, 'wallet' as const), refundable: fc.integer({ min: 0, max: 10_000 }) });
+    fc.assert(
+      fc.property(fc.array(source, { maxLength: 8 }), fc.integer({ min: 1, max: 90_000 }), (list, amount) => {
+        const sources = list.map((s, position) => ({ ...s, position }));
+        const total = sources.reduce((a, s) => a + s.refundable, 0);
+        const parts = allocateRefund(sources, amount);
+        if (amount > total) {
+          expect(parts).toBeNull();
+          return;
+        }
+        expect(parts!.reduce((a, p) => a + p.amount, 0)).toBe(amount);
+        const order = [...sources.filter((s) => s.kind === 'card'), ...sources.filter((s) => s.kind === 'wallet')];
+        const given = order.map((s) => parts!.find((p) => p.position === s.position)?.amount ?? 0);
+        order.forEach((s, i) => {
+          expect(given[i]).toBeLessThanOrEqual(s.refundable);
+          // A source gives something only when every source before it gave all it had.
+          if (given[i]! > 0) order.slice(0, i).forEach((b, j) => expect(given[j]).toBe(b.refundable));
+        });
       }),
     );
   });

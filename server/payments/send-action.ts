@@ -1,0 +1,86 @@
+import type { SaleAction } from '../domain/sales';
+import type { Tx } from '../store/db';
+import { markHoldExpired } from '../store/expiring-holds';
+import type { GatewayCall } from '../store/gateway-calls';
+import { getSale, recordSaleAction, releaseSaleAction, type StoredSale } from '../store/sales';
+import { getCall } from '../store/unknown-outcomes';
+import { askGateway, type PaymentDeps, type Settled } from './ask';
+import { outcomeUnknown, recordSafely } from './outcome';
+
+// The gateway's half of a capture, refund or void whose amounts are reserved: ask the
+// gateway outside any database transaction, then record the operation or move the amount
+// back. An unknown outcome keeps the amount reserved and the sale `pending` until
+// reconciliation proves it. A sale's own action (sale-actions.ts) and a card's part of a
+// refund of a source payment's sale (source-refunds.ts) both end here.
+
+export type SaleActionOutcome =
+  | { kind: 'done'; sale: StoredSale }
+  /** The outcome is unknown: the amount stays reserved, the sale `pending`. */
+  | { kind: 'pending'; sale: StoredSale }
+  /** The amounts no longer allow it: nothing reserved, the gateway not asked. */
+  | { kind: 'conflict' }
+  /** The gateway refused, or surely did nothing: nothing changed. */
+  | { kind: 'gateway_failed'; reason: string }
+  /** Another process is sending this key's action now. */
+  | { kind: 'in_flight'; retryAfterMs: number }
+  /** A card's charge that paid part of a transaction's `source`: refunded only through the transaction's sale. */
+  | { kind: 'part_of'; sale: string; transaction: string }
+  /**
+   * A refund of a source payment's sale whose gateways refused some card parts (released:
+   * refundable again) while its other parts were made (or are pending).
+   */
+  | { kind: 'partial'; sale: StoredSale; refused: number; reason: string };
+
+/** Sends a reserved action's call (a new one, or one whose process died: same reference) and records the answer. */
+export async function sendSaleAction(deps: PaymentDeps, call: GatewayCall): Promise<SaleActionOutcome> {
+  const gateway = deps.gateways.find(call.gateway_id)!;
+  const payment = String(call.request.payment ?? '');
+  const action = call.kind as SaleAction;
+  const answer = await askGateway(deps, gateway, (signal) => gateway[action]({ reference: call.reference, signal, payment, amount: call.amount }));
+  if (answer.kind === 'unknown') return actionState(deps, await outcomeUnknown(deps, call));
+  if (answer.kind === 'not_acted') {
+    await releaseSaleAction(deps.database.db, { call, action, state: 'failed', now: deps.now(), outbox: deps.outbox });
+    return { kind: 'gateway_failed', reason: answer.reason };
+  }
+  const result = answer.value;
+  const settled: Settled = result.ok ? { status: 'succeeded', reference: result.reference, card: null } : { status: 'failed', reason: 'refused', card: null };
+  const recorded = await recordSafely(deps, call, settled, () => recordSaleActionResult(deps, call, settled));
+  if (recorded.kind === 'recorded' && recorded.value) return { kind: 'done', sale: recorded.value };
+  if (!result.ok) return { kind: 'gateway_failed', reason: result.reason };
+  return actionState(deps, call);
+}
+
+/** What an action's call has come to, as the API answers it: for a repeat of its key, or a call settled elsewhere. */
+export async function actionState(deps: PaymentDeps, call: GatewayCall): Promise<SaleActionOutcome> {
+  const db = deps.database.db;
+  const fresh = (await getCall(db, call.id)) ?? call;
+  const sale = (await getSale(db, null, fresh.subject_id))!;
+  switch (fresh.state) {
+    case 'succeeded':
+      return { kind: 'done', sale };
+    case 'pending':
+    case 'attention':
+      return { kind: 'pending', sale };
+    default:
+      return { kind: 'gateway_failed', reason: 'the gateway did not do it' };
+  }
+}
+
+/** Records what the gateway did for an action call: from the live request, or from reconciliation. */
+export async function recordSaleActionResult(
+  deps: PaymentDeps,
+  call: GatewayCall,
+  s: Settled,
+  from: 'pending' | 'abandoned' = 'pending',
+): Promise<StoredSale | null> {
+  const action = call.kind as SaleAction;
+  const db = deps.database.db;
+  if (s.status === 'succeeded') {
+    const now = deps.now();
+    // A void of an expired hold says so on the sale, and in an event of its own.
+    const also = call.request.reason === 'hold_expired' ? (trx: Tx) => markHoldExpired(trx, deps.outbox, call.subject_id, now) : undefined;
+    return recordSaleAction(db, { call, action, gatewayReference: s.reference, now, outbox: deps.outbox, from, also });
+  }
+  if (from === 'pending') await releaseSaleAction(db, { call, action, state: 'failed', now: deps.now(), outbox: deps.outbox });
+  return null;
+}
