@@ -5,7 +5,7 @@ import { type Db, inTransaction, type Tx } from '../store/db';
 import { creditDestinations } from '../store/destinations';
 import { settleCall } from '../store/gateway-calls';
 import { type AttemptRecord, insertPaymentSale, markTransactionPaid, notifyUrlOfTransaction, recordAttempt } from '../store/payments';
-import { insertAuthorization } from '../store/sales';
+import { insertAuthorization, newSaleRow } from '../store/sales';
 import type { SaleRow } from '../store/schema';
 
 // What an approved checkout payment writes, all or nothing, in one database transaction:
@@ -89,7 +89,7 @@ async function storeCard(trx: Tx, p: ApprovedPayment, notifyUrl: string | null, 
 /** The sale of an approved payment; one per paid transaction: a late one only names it. */
 function paymentSale(p: ApprovedPayment, o: { late: boolean; authorizationId: string | null; notifyUrl: string | null; now: Date }): SaleRow {
   const at = o.now.toISOString();
-  return {
+  return newSaleRow({
     id: uuidv7(o.now.getTime()),
     environment_id: p.environmentId,
     transaction_id: o.late ? null : p.transactionId,
@@ -99,24 +99,13 @@ function paymentSale(p: ApprovedPayment, o: { late: boolean; authorizationId: st
     amount: p.amount,
     held: p.hold ? p.amount : 0,
     captured: p.hold ? 0 : p.amount,
-    refunded: 0,
-    voided: 0,
-    capturing: 0,
-    refunding: 0,
-    voiding: 0,
-    description: null,
     card_brand: p.cardBrand,
     card_last4: p.cardLast4,
     notify_url: o.notifyUrl,
-    failure: null,
-    source_transaction_id: null,
     late_for_transaction_id: o.late ? p.transactionId : null,
-    hold_expired_at: null,
-    expiry_claimed_until: null,
-    pending: 0,
     authentication_status: p.authentication?.status ?? null,
     authentication_method: p.authentication?.method ?? null,
     created_at: at,
     updated_at: at,
-  };
+  });
 }

@@ -14,6 +14,7 @@ import {
 } from '../store/source-payments';
 import type { SaleRow, SaleSourceRow } from '../store/schema';
 import type { StoredTransaction, Transaction } from '../store/transactions';
+import { newSaleRow } from '../store/sales';
 import { destinationShares, type ResolvedSource } from '../transactions/create';
 import type { PaymentDeps } from './ask';
 import { chargeAuthorization } from './charge';
@@ -97,36 +98,18 @@ function sourceSale(row: Transaction, id: string, charged: SaleRow[], now: Date)
       refunded: 0,
     }),
   );
-  const sale: SaleRow = {
+  const sale = newSaleRow({
     id,
     environment_id: row.environment_id,
     transaction_id: row.id,
-    authorization_id: null,
     gateway_id: SOURCES_GATEWAY,
     currency: row.currency,
     amount: row.total_price,
-    held: 0,
     captured: row.total_price,
-    refunded: 0,
-    voided: 0,
-    capturing: 0,
-    refunding: 0,
-    voiding: 0,
-    description: null,
-    card_brand: null,
-    card_last4: null,
     notify_url: row.notify_url,
-    failure: null,
-    source_transaction_id: null,
-    late_for_transaction_id: null,
-    hold_expired_at: null,
-    expiry_claimed_until: null,
-    pending: 0,
-    authentication_status: null,
-    authentication_method: null,
     created_at: at,
     updated_at: at,
-  };
+  });
   return { sale, sources };
 }
 

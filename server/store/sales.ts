@@ -305,6 +305,36 @@ export async function reserveCharge(db: Db, call: GatewayCall): Promise<boolean>
   });
 }
 
+/** What every new sale states itself; the rest starts at zero or empty (newSaleRow). */
+type NewSale = Pick<SaleRow, 'id' | 'environment_id' | 'gateway_id' | 'currency' | 'amount' | 'notify_url' | 'created_at' | 'updated_at'>;
+
+/** A new sale's row: no money moved or in flight, no failure, nothing linked, but for what `sale` says. */
+export function newSaleRow(sale: NewSale & Partial<SaleRow>): SaleRow {
+  return {
+    transaction_id: null,
+    authorization_id: null,
+    held: 0,
+    captured: 0,
+    refunded: 0,
+    voided: 0,
+    capturing: 0,
+    refunding: 0,
+    voiding: 0,
+    description: null,
+    card_brand: null,
+    card_last4: null,
+    failure: null,
+    source_transaction_id: null,
+    late_for_transaction_id: null,
+    hold_expired_at: null,
+    expiry_claimed_until: null,
+    pending: 0,
+    authentication_status: null,
+    authentication_method: null,
+    ...sale,
+  };
+}
+
 /**
  * The gateway's answer to a charge: a captured sale, or a declined one that records the
  * attempt, once (null: another process recorded it).
@@ -331,21 +361,14 @@ export async function recordCharge(
     const saleId = settled.resultId;
     const pendingSale = saleId === newSale ? null : saleId;
     const auth = (await getAuthorization(trx, null, c.call.subject_id))!;
-    const sale: SaleRow = {
+    const sale = newSaleRow({
       id: saleId,
       environment_id: auth.environment_id,
-      transaction_id: null,
       authorization_id: auth.id,
       gateway_id: auth.gateway_id,
       currency: c.call.currency,
       amount: c.call.amount,
-      held: 0,
       captured: approved ? c.call.amount : 0,
-      refunded: 0,
-      voided: 0,
-      capturing: 0,
-      refunding: 0,
-      voiding: 0,
       description: (c.call.request.description as string | null | undefined) ?? null,
       card_brand: auth.card_brand,
       card_last4: auth.card_last4,
@@ -353,10 +376,6 @@ export async function recordCharge(
       failure: c.result.outcome === 'approved' ? null : c.result.outcome,
       // A charge for a transaction's `source` is linked to it as it is recorded (live or by reconciliation).
       source_transaction_id: (c.call.request.source_transaction_id as string | undefined) ?? null,
-      late_for_transaction_id: null,
-      hold_expired_at: null,
-      expiry_claimed_until: null,
-      pending: 0,
       // The merchant starts every charge of a stored card: never challenged (the cardholder
       // authenticated when it was stored), and marked so for the issuer.
       authentication_status: MERCHANT_INITIATED.status,
@@ -365,7 +384,7 @@ export async function recordCharge(
       // charge reserved before a removal (or recorded late by reconciliation) happened then.
       created_at: c.call.created_at,
       updated_at: at,
-    };
+    });
     if (late && pendingSale) await trx.updateTable('sales').set({ captured: sale.captured, failure: null, updated_at: at }).where('id', '=', saleId).execute();
     else if (pendingSale) await settlePendingSale(trx, saleId, { captured: sale.captured, failure: sale.failure }, c.now);
     else await trx.insertInto('sales').values(sale).execute();

@@ -9,6 +9,7 @@ import { type GatewayCall, insertCall, settleCall } from './gateway-calls';
 import { claimBatch } from './locking';
 import type { AuthorizationRow, SaleRow, SubscriptionChargeRow, SubscriptionRow, Tables, TransactionRow } from './schema';
 import { cadenceOf, iso, scheduleColumns, scheduleOf } from './subscriptions';
+import { newSaleRow } from './sales';
 
 // The charges of subscription periods: the scheduler's claims, a period's reservation for
 // one gateway attempt, and what the attempt's answer records. Each is one database
@@ -261,7 +262,7 @@ function chargeTransaction(r: Reservation & { now: Date }): TransactionRow {
 function chargeSale(r: Reservation & { now: Date }, transactionId: string, authorizationId: string | null): SaleRow {
   const at = r.now.toISOString();
   const sub = r.subscription;
-  return {
+  return newSaleRow({
     id: uuidv7(r.now.getTime()),
     environment_id: sub.environment_id,
     transaction_id: transactionId,
@@ -269,30 +270,16 @@ function chargeSale(r: Reservation & { now: Date }, transactionId: string, autho
     gateway_id: r.call!.gateway_id,
     currency: r.charge.currency,
     amount: r.charge.amount,
-    held: 0,
     captured: r.charge.amount,
-    refunded: 0,
-    voided: 0,
-    capturing: 0,
-    refunding: 0,
-    voiding: 0,
     description: `${sub.plan_name}: ${r.charge.period_start.slice(0, 10)} – ${r.charge.period_end.slice(0, 10)}`,
-    card_brand: null,
-    card_last4: null,
     // The subscription's notify_url hears of it, as subscription.charged.
     notify_url: null,
-    failure: null,
-    source_transaction_id: null,
-    late_for_transaction_id: null,
-    hold_expired_at: null,
-    expiry_claimed_until: null,
-    pending: 0,
     // A subscription's charge is the merchant's, of a stored card: never challenged.
     authentication_status: MERCHANT_INITIATED.status,
     authentication_method: MERCHANT_INITIATED.method,
     created_at: at,
     updated_at: at,
-  };
+  });
 }
 
 /**
