@@ -5,7 +5,8 @@ import { type Db, inTransaction, type Tx } from '../store/db';
 import { creditDestinations } from '../store/destinations';
 import { settleCall } from '../store/gateway-calls';
 import { type AttemptRecord, insertPaymentSale, markTransactionPaid, notifyUrlOfTransaction, recordAttempt } from '../store/payments';
-import { insertAuthorization, newSaleRow } from '../store/sales';
+import { newSaleRow } from '../store/new-sale';
+import { insertAuthorization } from '../store/sales';
 import type { SaleRow } from '../store/schema';
 
 // What an approved checkout payment writes, all or nothing, in one database transaction:

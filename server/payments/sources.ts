@@ -14,7 +14,7 @@ import {
 } from '../store/source-payments';
 import type { SaleRow, SaleSourceRow } from '../store/schema';
 import type { StoredTransaction, Transaction } from '../store/transactions';
-import { newSaleRow } from '../store/sales';
+import { newSaleRow } from '../store/new-sale';
 import { destinationShares, type ResolvedSource } from '../transactions/create';
 import type { PaymentDeps } from './ask';
 import { chargeAuthorization } from './charge';

@@ -13,6 +13,7 @@ import { ACTION_EVENTS, addOperation, moveAmounts } from './sale-amounts';
 import type { AuthorizationRow, SaleOperationRow, SaleRow } from './schema';
 import { type SourceOfSale, sourcesOfSales } from './source-sales';
 import { settlePendingAction, settlePendingSale } from './unknown-outcomes';
+import { newSaleRow } from './new-sale';
 
 // Sales and authorizations after the payment. Every money movement is two database
 // transactions around a gateway call made outside both (server/payments/): a reservation
@@ -303,36 +304,6 @@ export async function reserveCharge(db: Db, call: GatewayCall): Promise<boolean>
     await insertCall(trx, call);
     return true;
   });
-}
-
-/** What every new sale states itself; the rest starts at zero or empty (newSaleRow). */
-type NewSale = Pick<SaleRow, 'id' | 'environment_id' | 'gateway_id' | 'currency' | 'amount' | 'notify_url' | 'created_at' | 'updated_at'>;
-
-/** A new sale's row: no money moved or in flight, no failure, nothing linked, but for what `sale` says. */
-export function newSaleRow(sale: NewSale & Partial<SaleRow>): SaleRow {
-  return {
-    transaction_id: null,
-    authorization_id: null,
-    held: 0,
-    captured: 0,
-    refunded: 0,
-    voided: 0,
-    capturing: 0,
-    refunding: 0,
-    voiding: 0,
-    description: null,
-    card_brand: null,
-    card_last4: null,
-    failure: null,
-    source_transaction_id: null,
-    late_for_transaction_id: null,
-    hold_expired_at: null,
-    expiry_claimed_until: null,
-    pending: 0,
-    authentication_status: null,
-    authentication_method: null,
-    ...sale,
-  };
 }
 
 /**

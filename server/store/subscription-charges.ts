@@ -9,7 +9,7 @@ import { type GatewayCall, insertCall, settleCall } from './gateway-calls';
 import { claimBatch } from './locking';
 import type { AuthorizationRow, SaleRow, SubscriptionChargeRow, SubscriptionRow, Tables, TransactionRow } from './schema';
 import { cadenceOf, iso, scheduleColumns, scheduleOf } from './subscriptions';
-import { newSaleRow } from './sales';
+import { newSaleRow } from './new-sale';
 
 // The charges of subscription periods: the scheduler's claims, a period's reservation for
 // one gateway attempt, and what the attempt's answer records. Each is one database

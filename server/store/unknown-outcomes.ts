@@ -3,6 +3,7 @@ import { uuidv7 } from '../domain/ids';
 import { NOT_PROCESSED } from '../domain/sales';
 import { type Db, inTransaction, type Tx } from './db';
 import { type GatewayCall, salesOfAction } from './gateway-calls';
+import { newSaleRow } from './new-sale';
 import type { SaleRow } from './schema';
 
 // A gateway call whose outcome is unknown (it threw, timed out, or its process died
@@ -54,31 +55,19 @@ async function insertPendingSale(trx: Tx, call: GatewayCall, now: Date): Promise
     .select(['notify_url', 'card_brand', 'card_last4'])
     .where('id', '=', call.subject_id)
     .executeTakeFirstOrThrow();
-  const sale: SaleRow = {
+  const sale = newSaleRow({
     id: uuidv7(now.getTime()),
     environment_id: call.environment_id,
-    transaction_id: null,
     authorization_id: call.subject_id,
     gateway_id: call.gateway_id,
     currency: call.currency,
     amount: call.amount,
-    held: 0,
-    captured: 0,
-    refunded: 0,
-    voided: 0,
-    capturing: 0,
-    refunding: 0,
-    voiding: 0,
-    hold_expired_at: null,
-    expiry_claimed_until: null,
     description: (call.request.description as string | null | undefined) ?? null,
     card_brand: auth.card_brand,
     card_last4: auth.card_last4,
     notify_url: auth.notify_url,
-    failure: null,
     // A charge for a transaction's `source` belongs to it from the start (payments/sources.ts).
     source_transaction_id: (call.request.source_transaction_id as string | undefined) ?? null,
-    late_for_transaction_id: null,
     pending: 1,
     // The merchant starts every charge of a stored card: never challenged (the cardholder
     // authenticated when it was stored), and marked so for the issuer.
@@ -87,7 +76,7 @@ async function insertPendingSale(trx: Tx, call: GatewayCall, now: Date): Promise
     // Dated when the call was made, as a sale recorded from a known answer is.
     created_at: call.created_at,
     updated_at: now.toISOString(),
-  };
+  });
   await trx.insertInto('sales').values(sale).execute();
   return sale.id;
 }
