@@ -29,7 +29,7 @@ const balanceTransactionOut = z
     id: objectId,
     type: z.enum(['charge', 'refund']).describe('`charge`: a capture or charge of a sale (money in); `refund`: a refund of it (money out)'),
     source: z
-      .object({ object: z.literal('sale').describe('What kind of object made it'), id: z.uuid().describe('Its `id`') })
+      .object({ object: z.enum(['sale', 'dispute', 'merchant_payout']).describe('What kind of object made it'), id: z.uuid().describe('Its `id`') })
       .describe('The object whose money moved'),
     currency: currencyOut,
     amount: z.number().describe("The merchant's part of the money moved, major units: positive in, negative out (a destination's share is not the merchant's)"),

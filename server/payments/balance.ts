@@ -46,6 +46,8 @@ export async function postBalanceTransactions(deps: Pick<Deps, 'database' | 'now
       environment_id: d.sale.environment_id,
       type,
       sale_id: d.sale.id,
+      dispute_id: null,
+      payout_id: null,
       operation_id: d.operation.id,
       currency: d.sale.currency,
       amount: Number(amount),

@@ -145,6 +145,7 @@ export async function feesOfSales(db: Db, saleIds: string[]): Promise<Map<string
     .select((eb) => ['sale_id', eb.fn.sum<number | string>('fee').as('fee')])
     .where('sale_id', 'in', saleIds)
     .groupBy('sale_id')
+    .$narrowType<{ sale_id: string }>()
     .execute();
   return new Map(rows.map((r) => [r.sale_id, Number(r.fee)]));
 }

@@ -578,7 +578,12 @@ export interface BalanceTransactionRow {
   id: string;
   environment_id: string;
   type: 'charge' | 'refund';
-  sale_id: string;
+  /** The sale whose money moved (null for a payout to the merchant). */
+  sale_id: string | null;
+  /** The dispute it debits or gives back (dispute types). */
+  dispute_id: string | null;
+  /** The payout that moves it (payout types), or that paid it out (the settlement report's lines). */
+  payout_id: string | null;
   /** The sale operation that made it. */
   operation_id: string | null;
   currency: string;

@@ -14,9 +14,17 @@ import { apiCompare } from 'api-smart-diff';
  */
 const IGNORED = new Set(['servers', 'info', 'components']);
 
+/**
+ * A value added to an enum of an answer: api-smart-diff calls it breaking, but the API's
+ * policy (docs/changelog.md) lets answers gain enum values within a version, and tells
+ * clients to expect them. The same addition in a request, or a value removed, still counts.
+ */
+const answerEnumGrows = (d: { action: string; path: readonly PropertyKey[] }) =>
+  d.action === 'add' && d.path.includes('responses') && d.path[d.path.length - 2] === 'enum';
+
 export function incompatibleChanges(released: unknown, current: unknown): string[] {
   const { diffs } = apiCompare(released, current);
   return diffs
-    .filter((d) => d.type === 'breaking' && !IGNORED.has(String(d.path[0])))
+    .filter((d) => d.type === 'breaking' && !IGNORED.has(String(d.path[0])) && !answerEnumGrows(d))
     .map((d) => `${d.action} ${d.path.join('.')}${d.description ? `: ${d.description}` : ''}`);
 }

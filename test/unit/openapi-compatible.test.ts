@@ -35,9 +35,10 @@ describe('the compatibility check of the OpenAPI document', () => {
     expect(changes.join('\n')).toContain(where);
   });
 
-  it('lets compatible changes through: an optional request field, a new answer field, a new version, a new operation, the server', () => {
+  it('lets compatible changes through: an optional request field, a new answer field, a new enum value in an answer, a new version, a new operation, the server', () => {
     expect(
       changed((d) => {
+        d.components.schemas.BalanceTransaction.properties.type.enum.push('later');
         productBody(d).properties.note = { type: 'string' };
         d.components.schemas.Transaction.properties.later = { type: 'string' };
         d.components.parameters['Payment-Service-Version'].schema.enum.push('2099-01-01');

@@ -29,6 +29,7 @@ import { migration as m066 } from './066_branding';
 import { migration as m070 } from './070_balance';
 import { migration as m075 } from './075_status_checks';
 import { migration as m080 } from './080_source_sales';
+import { migration as m081 } from './081_balance_sources';
 
 // One file per migration, applied in the order of their names. A released migration's
 // name is recorded in every deployed database: never rename one or change what it does;
@@ -62,6 +63,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '070_balance': m070,
   '075_status_checks': m075,
   '080_source_sales': m080,
+  '081_balance_sources': m081,
 };
 
 /** Every migration's name, in the order they apply. */
