@@ -9,7 +9,8 @@ import { parsePercent } from './domain/fees';
 import { pricingOf, setPricing } from './store/balance';
 
 const USAGE = `Usage:
-  npm run keys -- create --name "Shop" [--allowed-origin https://shop.example]... [--json]
+  npm run keys -- create --name "Shop" [--live] [--allowed-origin https://shop.example]... [--json]
+      (a sandbox, keys pk_test_…; --live: a live environment, keys pk_live_…, no test cards)
   npm run keys -- list [--json]
   npm run keys -- set --environment <id> [--name "Shop"] [--allowed-origin <origin>]... [--rotate-webhook-secret]
       [--rate-limit <requests per second> | --rate-limit default] [--json]
@@ -42,6 +43,7 @@ const { positionals, values } = parseArgs({
     key: { type: 'string' },
     'overlap-hours': { type: 'string' },
     json: { type: 'boolean' },
+    live: { type: 'boolean' },
     'charge-percent': { type: 'string' },
     'charge-fixed': { type: 'string' },
     'refund-percent': { type: 'string' },
@@ -103,11 +105,11 @@ try {
       if (values.environment !== undefined) {
         const environment = await findEnvironment(db, values.environment) ?? fail(`no environment ${values.environment}`);
         const label = values.label?.trim() || fail('create --environment needs --label');
-        print({ environment_id: environment.id, ...(await createApiKey(db, environment.id, label, new Date())) });
+        print({ environment_id: environment.id, ...(await createApiKey(db, environment, label, new Date())) });
         break;
       }
       const name = values.name?.trim() || fail('create needs --name');
-      print({ ...(await createEnvironment(db, { name, allowedOrigins: origins, now: new Date() })) });
+      print({ ...(await createEnvironment(db, { name, allowedOrigins: origins, mode: values.live ? 'live' : 'sandbox', now: new Date() })) });
       break;
     }
     case 'list': {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { validateFields } from '../../widget/fields/card';
+import { testCardErrors } from '../payments/live';
 import { ApiError, type FieldError, inFlight, RecordedError } from '../http/problem';
 import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { route, type RouteDef } from '../http/route';
@@ -10,7 +11,7 @@ import { boundStep } from '../payments/outcome';
 import { storeCard, type StoreCardOutcome } from '../payments/store-card';
 import { getAuthorization, listAuthorizations, removeAuthorization } from '../store/sales';
 import { checkNotifyUrl } from './notify-url';
-import { currencyCode, exact, freeText, httpUrl, objectId, positiveMoneyAmount, ref, timestamps } from './fields';
+import { currencyCode, exact, freeText, httpUrl, livemode, objectId, positiveMoneyAmount, ref, timestamps } from './fields';
 import { toMinor } from '../http/amounts';
 import { AUTHORIZATION_EXAMPLE, IDS, page, SALE_EXAMPLE } from './examples';
 import { presentAuthorization } from '../present/authorization';
@@ -23,6 +24,7 @@ import { saleOut } from './sales';
 export const authorizationOut = z
   .object({
     id: objectId,
+    livemode,
     status: z
       .enum(['pending', 'active', 'removed', 'failed'])
       .describe(
@@ -78,6 +80,7 @@ const CARD_ERRORS: Record<string, string> = {
   'error.card.expiry.format': 'must be a month and year as MM/YY, within 20 years',
   'error.card.expiry.past': 'is in the past: the card has expired',
   'error.card.cvc.length': 'has the wrong number of digits for its card brand',
+  'error.card.testInLive': 'is a sandbox test card: a live environment takes real cards only',
 };
 
 const listQuery = pageQuery.extend({
@@ -105,9 +108,13 @@ function listRoute(): RouteDef {
 }
 
 /** The body's gateway, if it is one that stores cards through the API. */
-function storingGateway(deps: Deps, id: string): StoringGateway {
+function storingGateway(deps: Deps, id: string, live: boolean): StoringGateway {
   const gateway = deps.gateways.find(id);
   if (!gateway?.enabled) throw new ApiError('invalid_request', 'gateway: is not a gateway', [{ path: 'gateway', message: 'is not a gateway' }]);
+  if (live && gateway.sandbox) {
+    const message = 'is a sandbox gateway: a live environment uses the gateways configured for real money (GET /v1/gateway/)';
+    throw new ApiError('invalid_request', `gateway: ${message}`, [{ path: 'gateway', message }]);
+  }
   if (!canStore(gateway)) {
     const message = 'cannot store a payment method through the API (its customers approve on the provider page)';
     throw new ApiError('invalid_request', `gateway: ${message}`, [{ path: 'gateway', message }]);
@@ -116,9 +123,9 @@ function storingGateway(deps: Deps, id: string): StoringGateway {
 }
 
 /** The card as the gateway's fields, checked by the rules the payment screen uses. */
-function cardFields(gateway: StoringGateway, card: z.output<typeof authorizationCreate>['card'], now: Date): Record<string, string> {
+function cardFields(gateway: StoringGateway, card: z.output<typeof authorizationCreate>['card'], now: Date, live: boolean): Record<string, string> {
   const fields = { card_number: card.number, card_expiry: card.expiry, card_cvc: card.cvc, card_name: card.name };
-  const invalid = Object.entries(validateFields(gateway.fields, fields, now)).map(
+  const invalid = Object.entries({ ...validateFields(gateway.fields, fields, now), ...testCardErrors(live, fields) }).map(
     ([name, key]): FieldError => ({ path: `card.${name.replace(/^card_/, '')}`, message: CARD_ERRORS[key] ?? 'is not valid' }),
   );
   if (invalid.length) throw new ApiError('invalid_request', invalid.map((e) => `${e.path}: ${e.message}`).join('; '), invalid);
@@ -169,9 +176,10 @@ function createRoute(): RouteDef {
     accepted: 'The outcome is unknown (the gateway did not answer): the authorization, `pending` until reconciliation proves whether the card was stored',
     movesMoney: true,
     async handler({ env, body, deps, binding, accepted }) {
-      const gateway = storingGateway(deps, body.gateway);
+      const live = env.mode === 'live';
+      const gateway = storingGateway(deps, body.gateway, live);
       if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
-      const fields = cardFields(gateway, body.card, deps.now());
+      const fields = cardFields(gateway, body.card, deps.now(), live);
       const outcome = await storeCard(deps, { environmentId: env.id, gateway, fields, notifyUrl: body.notify_url ?? null, bound: boundStep(binding) });
       return storedAnswer(outcome, accepted);
     },

@@ -114,6 +114,11 @@ export interface Gateway {
   /** null: every currency. */
   currencies: string[] | null;
   enabled: boolean;
+  /**
+   * Takes only test cards and moves no real money: offered in sandbox environments only
+   * (a processor's own test mode, loaded through GATEWAY_MODULES, sets it too).
+   */
+  sandbox?: boolean;
   pay(input: PayInput): Promise<PayResult | NotActed>;
   capture(input: ActionInput): Promise<ActionResult | NotActed>;
   refund(input: ActionInput): Promise<ActionResult | NotActed>;

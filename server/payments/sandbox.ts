@@ -170,6 +170,7 @@ export function createSandboxCard(): Gateway {
     ],
     currencies: null,
     enabled: true,
+    sandbox: true,
     async pay({ reference, fields }) {
       const card = summarize(fields);
       // A challenge moves nothing, so asking again is harmless: only settled answers are remembered.
@@ -216,6 +217,7 @@ export function createSandboxRedirect(): Gateway {
     fields: [],
     currencies: null,
     enabled: true,
+    sandbox: true,
     async pay({ reference, fields }) {
       if (fields.decision === undefined) return { outcome: 'redirect' };
       return memory.once<SettledResult>(reference, () =>

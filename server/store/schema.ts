@@ -8,6 +8,8 @@ export type { TransactionStatus };
 // text, 64-bit integers (money in minor units), 0/1 for booleans, ISO 8601 UTC text for
 // moments and JSON text for nested values, so rows read the same on either engine.
 
+export type EnvironmentMode = 'sandbox' | 'live';
+
 export interface EnvironmentRow {
   id: string;
   name: string;
@@ -16,6 +18,8 @@ export interface EnvironmentRow {
   webhook_secret: string;
   allowed_origins: string; // JSON array of origins allowed to embed the checkout
   is_demo: number;
+  /** A sandbox takes test cards on sandbox gateways; a live environment moves real money (docs/api.md#sandbox-and-live). */
+  mode: EnvironmentMode;
   created_at: string;
   /** API requests per second for this environment; null: the service's API_RATE_LIMIT. */
   rate_limit: number | null;
