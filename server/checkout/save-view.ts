@@ -32,6 +32,8 @@ const NEVER = '9999-12-31T23:59:59.999Z';
 function screenStatus(input: SaveViewInput): ScreenStatus {
   const { status } = input.row;
   if (status === 'active') return 'paid';
+  // Its challenge answered but what the gateway did is not known yet: being checked, as a payment in doubt is.
+  if (status === 'requires_action' && !input.row.gateway_challenge) return 'checking';
   if (status === 'pending' || status === 'requires_action') return input.cancelled ? 'cancelled' : input.declined ? 'declined' : 'pending';
   return 'expired';
 }

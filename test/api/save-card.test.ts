@@ -213,6 +213,14 @@ describe.each(ENGINES)('saving a card on the hosted page on %s', (engine) => {
     expect((await statusOf(created.id)).status).toBe('pending');
   });
 
+  it("\"Don't save a card\" goes to cancel_url and changes nothing: the link keeps working", async () => {
+    const created = await saveRequest({ cancel_url: 'https://shop.example/account' });
+    const left = await post(created.token, `/pay/${created.token}/`, { action: 'cancel' });
+    expect(left.body).toEqual({ outcome: 'redirect', location: 'https://shop.example/account', kind: 'cancelled' });
+    expect((await statusOf(created.id)).status).toBe('pending');
+    expect((await saveWith(created.token, TEST_CARDS.approved)).body.view.status).toBe('paid');
+  });
+
   it('bad inputs are 400s naming the field', async () => {
     const bad = await api.post('/authorization/', { gateway: SANDBOX_CARD, return_url: 'ftp://shop.example/' });
     expect(bad.status).toBe(400);

@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { FrameLocator, Page } from '@playwright/test';
-import { CARDS, expect, type Merchant, type Service, test } from './fixtures';
+import { CARDS, expect, type Service, test } from './fixtures';
 
 // Saving a card without touching it, in Chromium: POST /v1/authorization/ without a card,
 // then the hosted page at its `url` for each sandbox card's outcome (saved, declined,
