@@ -7,6 +7,7 @@ import { createEnvironment, findEnvironment, listEnvironments, updateEnvironment
 import { migrate } from './store/migrations';
 import { parsePercent } from './domain/fees';
 import { pricingOf, setPricing } from './store/balance';
+import { rawCardNumbers, setRawCardNumbers } from './store/saved-cards';
 
 const USAGE = `Usage:
   npm run keys -- create --name "Shop" [--live] [--allowed-origin https://shop.example]... [--json]
@@ -24,7 +25,11 @@ An environment's API key pairs:
 An environment's fees and settlement delay (options left out keep their value):
   npm run keys -- pricing --environment <id> [--charge-percent 2.9] [--charge-fixed 25]
       [--refund-percent 0] [--refund-fixed 0] [--settlement-days 2] [--json]
-      (percentages with at most two decimals; fixed parts in the currency's minor units)`;
+      (percentages with at most two decimals; fixed parts in the currency's minor units)
+
+An environment's settings (read them without options):
+  npm run keys -- settings --environment <id> [--raw-cards on|off] [--json]
+      (--raw-cards: whether POST /v1/authorization/ takes raw card numbers; off: only the hosted page)`;
 
 const origin = z
   .url({ protocol: /^https?$/ })
@@ -49,6 +54,7 @@ const { positionals, values } = parseArgs({
     'refund-percent': { type: 'string' },
     'refund-fixed': { type: 'string' },
     'settlement-days': { type: 'string' },
+    'raw-cards': { type: 'string' },
   },
 });
 
@@ -177,6 +183,14 @@ try {
         refund_fixed: Number(next.refund.fixed),
         settlement_days: next.settlementDelayDays,
       });
+      break;
+    }
+    case 'settings': {
+      const environment = (await findEnvironment(db, values.environment ?? fail('settings needs --environment'))) ?? fail(`no environment ${values.environment}`);
+      const raw = values['raw-cards'];
+      if (raw !== undefined && raw !== 'on' && raw !== 'off') fail(`--raw-cards ${raw}: must be on or off`);
+      if (raw !== undefined) await setRawCardNumbers(db, environment.id, raw === 'on');
+      print({ environment_id: environment.id, raw_card_numbers: (await rawCardNumbers(db, environment.id)) ? 'on' : 'off' });
       break;
     }
     default:

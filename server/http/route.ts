@@ -66,9 +66,10 @@ export interface RouteDef<
   /**
    * Answers beyond the common ones (400, 401, 404 on paths with ids, 409 and 422 on POST,
    * 413 and 415 with a body), for the OpenAPI document: 402 declined, 409 conflict of a
-   * PATCH (an external id already used), 413 too large, 502 gateway failed.
+   * PATCH (an external id already used), 403 refused by a setting of the environment, 413
+   * too large, 502 gateway failed.
    */
-  problems?: (402 | 409 | 413 | 502)[];
+  problems?: (402 | 403 | 409 | 413 | 502)[];
   /**
    * The route may answer 202 with its usual body, in a pending state (a gateway call whose
    * outcome is not known yet): what the 202 means, for the OpenAPI document.

@@ -44,6 +44,9 @@ export async function createEnvironment(
         allowed_origins: JSON.stringify(allowed),
         is_demo: input.isDemo ? 1 : 0,
         mode,
+        // A live environment takes cards through the hosted page only, until its operator
+        // turns raw card numbers on (docs/payments.md): the API path is the heaviest PCI scope.
+        raw_card_numbers: mode === 'live' ? 0 : 1,
         created_at: input.now.toISOString(),
       })
       .execute();

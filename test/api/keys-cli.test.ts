@@ -194,4 +194,14 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
     expect(JSON.parse(await pricing('--refund-fixed', '10'))).toMatchObject({ charge_percent: '2.9', charge_fixed: 25, refund_fixed: 10, settlement_days: 0 });
     await expect(pricing('--charge-percent', '2.955')).rejects.toThrow(/--charge-percent 2.955: must be a percentage/);
   });
+
+  it('settings reads and sets raw_card_numbers (on by default)', { timeout: 90_000 }, async () => {
+    const settings = (...args: string[]) => keysCli(['settings', '--environment', keys.environment_id, ...args, '--json'], env);
+    expect(JSON.parse(await settings())).toEqual({ environment_id: keys.environment_id, raw_card_numbers: 'on' });
+    expect(JSON.parse(await settings('--raw-cards', 'off'))).toEqual({ environment_id: keys.environment_id, raw_card_numbers: 'off' });
+    expect((await storedRow(keys.environment_id)).raw_card_numbers).toBe(0);
+    expect(JSON.parse(await settings())).toMatchObject({ raw_card_numbers: 'off' });
+    expect(JSON.parse(await settings('--raw-cards', 'on'))).toMatchObject({ raw_card_numbers: 'on' });
+    await expect(settings('--raw-cards', 'maybe')).rejects.toThrow(/--raw-cards maybe: must be on or off/);
+  });
 });

@@ -3,6 +3,7 @@ import type { Gateway } from '../../server/payments/gateway';
 import { createGateways } from '../../server/payments/registry';
 import { createSandboxCard, sandboxGateways, TEST_CARDS } from '../../server/payments/sandbox';
 import { createEnvironment } from '../../server/store/environments';
+import { setRawCardNumbers } from '../../server/store/saved-cards';
 import { freshDatabase } from './database';
 import { Client, ENGINES, problemPaths, startTestService, type TestService, transactionBody } from './harness';
 import { payWithCard, SANDBOX_CARD } from './pay';
@@ -88,6 +89,14 @@ describe.each(ENGINES)('sandbox and live environments on %s', (engine) => {
     const bySandbox = await payWithCard(t.url, token, '5555 5555 5555 4444', SANDBOX_CARD);
     expect(bySandbox.status).toBe(400);
     expect(((await bySandbox.json()) as { view: { error: { message: string } } }).view.error.message).toBe('error.gatewayRequired');
+  });
+
+  it('takes no raw card number through a live environment\'s API until its operator turns them on', async () => {
+    const refused = await live.post('/authorization/', cardBody(REAL_ID, '5555 5555 5555 4444'));
+    expect(refused.status, refused.text).toBe(403);
+    expect(refused.body.type).toBe('urn:problem:raw-cards-off');
+    expect((await sandbox.post('/authorization/', cardBody(REAL_ID, '5555 5555 5555 4444'))).status).toBe(201);
+    expect(await setRawCardNumbers(t.service.deps.database.db, live.keys.environment_id, true)).toBe(true);
   });
 
   it('refuses 4242 4242 4242 4242 in a live environment before any gateway sees it, through the API and the page', async () => {

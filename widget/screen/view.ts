@@ -112,6 +112,8 @@ export interface CheckoutView {
   hasCancelUrl: boolean;
   /** Present on a subscription's sign-up page (/pay/sub_…/). */
   subscription?: SubscriptionTerms;
+  /** true on a page that saves a card for later payments (/pay/sav_…/): nothing is charged. */
+  saveCard?: boolean;
   // Optional, so views built before these existed (and other screens reusing the
   // components) still type-check.
   /**

@@ -73,7 +73,7 @@ export function CheckoutScreen({ model, i18n }: { model: CheckoutModel; i18n: Tr
         {embed ? (
           // In the widget the screen is one part of the merchant's page, which has its own
           // main landmark: a named region, so assistive technology lists it once.
-          <section class="layout" aria-label={i18n.t('page.title', { merchant: view.merchantName })}>
+          <section class="layout" aria-label={i18n.t(view.saveCard ? 'save.title' : 'page.title', { merchant: view.merchantName })}>
             {content}
           </section>
         ) : (
