@@ -47,11 +47,9 @@ interface ShellOptions {
   /** Everything after the app element: state and scripts. */
   tail: string;
   embed: boolean;
-  /** The test-mode ribbon's words, in a sandbox; outside the app element, so the screen never re-renders it. */
-  ribbon?: string | null;
 }
 
-function shell({ language, title, styles, body, tail, embed, ribbon }: ShellOptions): string {
+function shell({ language, title, styles, body, tail, embed }: ShellOptions): string {
   const links = styles.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('');
   return (
     '<!doctype html>' +
@@ -67,10 +65,7 @@ function shell({ language, title, styles, body, tail, embed, ribbon }: ShellOpti
     `<title>${escapeHtml(title)}</title>` +
     links +
     '</head>' +
-    '<body>' +
-    // A landmark of its own, so every part of the page is inside one.
-    (ribbon ? `<aside class="test-mode" aria-labelledby="test-mode"><p id="test-mode">${escapeHtml(ribbon)}</p></aside>` : '') +
-    `<div id="${APP_ELEMENT_ID}">${body}</div>${tail}</body>` +
+    `<body><div id="${APP_ELEMENT_ID}">${body}</div>${tail}</body>` +
     '</html>'
   );
 }
@@ -112,7 +107,6 @@ export function documentTemplate({ view, strings, assets, title }: Omit<RenderDo
     styles: view.brand?.stylesheet ? [...assets.styles, view.brand.stylesheet] : assets.styles,
     body,
     embed: view.embed !== null,
-    ribbon: view.sandbox ? i18n.t('page.testMode') : null,
     tail:
       `<script type="application/json" id="${STATE_ELEMENT_ID}" nonce="${NONCE}">${state}</script>` +
       moduleScripts(assets.scripts, NONCE),

@@ -131,6 +131,6 @@ export interface CheckoutView {
   retryAt?: string | null;
   /** The merchant's brand: a stylesheet of its colours and its logo, both on our origin; null: the page's own look. */
   brand?: { stylesheet: string | null; logo: string | null } | null;
-  /** A sandbox environment's page: a ribbon says no real money moves (rendered by the server, outside the screen). */
+  /** A sandbox environment's page: the top bar says it is in test mode. */
   sandbox?: boolean;
 }
