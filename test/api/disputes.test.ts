@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../server/store/db';
 import { TEST_CARDS } from '../../server/payments/sandbox';
+import { member } from './dashboard';
 import { FILES, pdfOfSize } from './documents';
 import { type Client, ENGINES, problemPaths, testClock } from './harness';
 import { checkLedger, useOwnService } from './ledger';
@@ -211,5 +212,29 @@ describe.each(ENGINES)('disputes on %s', (engine) => {
     expect((await other.get(`/dispute/${dispute.id}/`)).status).toBe(404);
     expect((await other.post(`/dispute/${dispute.id}/accept/`, undefined)).status).toBe(404);
     expect((await other.get('/dispute/')).body.count).toBe(0);
+  });
+
+  it('the dashboard lists the disputes needing a response first, nearest deadline first, with their deadlines', async () => {
+    const { api, t } = svc;
+    const first = await paidWith(TEST_CARDS.disputedFraudulent, 11);
+    const a = await opened(first);
+    const second = await paidWith(TEST_CARDS.disputedNotReceived, 12);
+    const b = await opened(second);
+    const { browser } = await member(t, api, 'viewer');
+    const page = await browser.get('/dashboard/disputes/');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('href="/dashboard/disputes/" aria-current="page"');
+    const [awaiting, all] = page.text.split('id="disputes-all"');
+    // Needing a response: the nearest deadline first, each with it.
+    expect(awaiting!.indexOf(a.sale)).toBeGreaterThan(0);
+    expect(awaiting!.indexOf(a.sale)).toBeLessThan(awaiting!.indexOf(b.sale));
+    expect(awaiting).toContain('product_not_received');
+    expect(awaiting).toContain(new Date(a.evidence_due_by).getUTCFullYear().toString());
+    // Answered, it leaves the first table and stays in the second.
+    await api.post(`/dispute/${a.id}/accept/`, undefined);
+    const after = (await browser.get('/dashboard/disputes/')).text.split('id="disputes-all"');
+    expect(after[0]).not.toContain(a.sale);
+    expect(after[1]).toContain(a.sale);
+    expect(all).toContain(b.sale);
   });
 });
