@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { DISPUTE_REASONS, DISPUTE_STATUSES, EVIDENCE_TEXT_FIELDS, type EvidenceField } from '../domain/disputes';
+import { DISPUTE_REASONS, DISPUTE_STATUSES, EVIDENCE_DATE_FIELDS, EVIDENCE_TEXT_FIELDS, type EvidenceField } from '../domain/disputes';
 import type { Deps } from '../deps';
 import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { ApiError } from '../http/problem';
@@ -24,7 +24,13 @@ const FILE_ID = '01943a70-2d3e-7f40-9152-6c7d8e9fa0b1';
 /** At most this many files in one request (each within the client-document rules). */
 const MAX_FILES = 5;
 
-const evidenceText = (field: EvidenceField) => freeText(20_000).optional().describe(`Evidence: ${field.replaceAll('_', ' ')}; replaces what was saved`);
+const calendarDate = z.iso.date({ error: 'must be a real calendar date, YYYY-MM-DD' });
+const evidenceText = (field: EvidenceField) =>
+  (EVIDENCE_DATE_FIELDS.includes(field) ? calendarDate : freeText(20_000))
+    .optional()
+    .describe(`Evidence: ${field.replaceAll('_', ' ')}${EVIDENCE_DATE_FIELDS.includes(field) ? ', YYYY-MM-DD' : ''}; replaces what was saved`);
+const evidenceShown = (field: EvidenceField) =>
+  (EVIDENCE_DATE_FIELDS.includes(field) ? z.iso.date() : z.string()).nullable().describe('As sent; null when not given');
 
 const evidenceIn = z
   .strictObject({
@@ -60,7 +66,7 @@ export const disputeOut = z
     evidence_due_by: dateTime.describe('Until when evidence is taken; then saved evidence is submitted, and a dispute without any is lost'),
     evidence: z
       .object({
-        ...(Object.fromEntries(EVIDENCE_TEXT_FIELDS.map((f) => [f, z.string().nullable().describe(`As sent; null when not given`)])) as Record<EvidenceField, z.ZodNullable<z.ZodString>>),
+        ...(Object.fromEntries(EVIDENCE_TEXT_FIELDS.map((f) => [f, evidenceShown(f)])) as Record<EvidenceField, ReturnType<typeof evidenceShown>>),
         files: z.array(fileOut).describe('The files uploaded, oldest first (their bytes are kept, not shown)'),
       })
       .describe('The evidence saved so far'),

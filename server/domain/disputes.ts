@@ -58,6 +58,8 @@ export const EVIDENCE_TEXT_FIELDS = [
   'access_activity_log',
 ] as const;
 export type EvidenceField = (typeof EVIDENCE_TEXT_FIELDS)[number];
+/** The fields that are calendar dates (YYYY-MM-DD) rather than free text. */
+export const EVIDENCE_DATE_FIELDS: readonly EvidenceField[] = ['shipping_date', 'service_date'];
 export type EvidenceText = Partial<Record<EvidenceField, string>>;
 
 /** How long the merchant has to answer, from the dispute's opening. */

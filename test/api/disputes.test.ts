@@ -97,6 +97,7 @@ describe.each(ENGINES)('disputes on %s', (engine) => {
     expect(badFile.status).toBe(400);
     expect(problemPaths(badFile)).toEqual(['files[0].content_type']);
     expect(problemPaths(await api.post(`/dispute/${dispute.id}/evidence/`, { reason: 'x' }))).toEqual(['reason']);
+    expect(problemPaths(await api.post(`/dispute/${dispute.id}/evidence/`, { shipping_date: '2026-02-30' }))).toEqual(['shipping_date']);
     const pdf = { name: 'receipt.pdf', content_type: 'application/pdf', data: FILES['application/pdf'].bytes.toString('base64') };
     const saved = await api.post(`/dispute/${dispute.id}/evidence/`, { product_description: 'A mug', files: [pdf] });
     expect(saved.status).toBe(200);
