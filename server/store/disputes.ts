@@ -148,7 +148,7 @@ export async function openDispute(
 export async function moveDispute(
   db: Db,
   outbox: Outbox,
-  m: { dispute: DisputeRow; to: DisputeStatus; money: 'reversal' | null; now: Date; evidence?: EvidenceText },
+  m: { dispute: DisputeRow; to: DisputeStatus; money: 'reversal' | null; now: Date },
 ): Promise<boolean> {
   const at = m.now.toISOString();
   const closed = isClosed(m.to);
@@ -159,13 +159,14 @@ export async function moveDispute(
       .set({
         status: m.to,
         updated_at: at,
-        ...(m.evidence ? { evidence: JSON.stringify(m.evidence) } : {}),
         ...(submitted ? { submitted_at: at } : {}),
         ...(closed ? { closed_at: at } : {}),
       })
       .where('id', '=', m.dispute.id)
       .where('status', '=', m.dispute.status)
+      // Unchanged since it was read: the deadline never judges evidence older than what was saved.
       .where('evidence', '=', m.dispute.evidence)
+      .where('updated_at', '=', m.dispute.updated_at)
       .executeTakeFirst();
     if (Number(moved.numUpdatedRows) !== 1) return false;
     if (m.money && !(await postDisputeMoney(trx, outbox, m.dispute, m.money, m.now))) throw new Rollback(false);

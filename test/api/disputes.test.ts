@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../server/store/db';
 import { TEST_CARDS } from '../../server/payments/sandbox';
+import { decideSandboxDisputes, openSandboxDisputes } from '../../server/payments/disputes';
 import { member } from './dashboard';
 import { FILES, pdfOfSize } from './documents';
 import { type Client, ENGINES, problemPaths, testClock } from './harness';
@@ -237,5 +238,22 @@ describe.each(ENGINES)('disputes on %s', (engine) => {
     expect(after[0]).not.toContain(a.sale);
     expect(after[1]).toContain(a.sale);
     expect(all).toContain(b.sale);
+  });
+
+  it('rounds run at once open a dispute once and reverse it once', async () => {
+    const { api } = svc;
+    const deps = svc.t.service.deps;
+    const sale = await paidWith(TEST_CARDS.disputedFraudulent, 7);
+    clock.advance(OPEN_DELAY);
+    const opens = await Promise.all([openSandboxDisputes(deps, 20), openSandboxDisputes(deps, 20), openSandboxDisputes(deps, 20)]);
+    expect(opens.reduce((a, b) => a + b, 0)).toBe(1);
+    const dispute = (await api.get(`/dispute/?sale=${sale.id}`)).body.results[0];
+    await api.post(`/dispute/${dispute.id}/evidence/`, { uncategorized_text: 'winning_evidence' });
+    await api.post(`/dispute/${dispute.id}/submit/`, undefined);
+    clock.advance(REVIEW);
+    const decided = await Promise.all([decideSandboxDisputes(deps, 20), decideSandboxDisputes(deps, 20), decideSandboxDisputes(deps, 20)]);
+    expect(decided.reduce((a, b) => a + b, 0)).toBe(1);
+    expect((await ofSale(sale.id)).map((b: any) => b.type)).toEqual(['charge', 'dispute', 'dispute_reversal']);
+    await check();
   });
 });
