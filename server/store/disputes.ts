@@ -253,15 +253,3 @@ export function disputableSales(db: Db, c: { gatewayId: string; last4s: string[]
     .limit(c.limit)
     .execute();
 }
-
-/** The bytes of one of a dispute's files. */
-export function getDisputeFile(db: Db, environmentId: string, disputeId: string, fileId: string) {
-  return db
-    .selectFrom('dispute_files')
-    .innerJoin('disputes', 'disputes.id', 'dispute_files.dispute_id')
-    .select(['dispute_files.file_name', 'dispute_files.content_type', 'dispute_files.data'])
-    .where('disputes.environment_id', '=', environmentId)
-    .where('disputes.id', '=', disputeId)
-    .where('dispute_files.id', '=', fileId)
-    .executeTakeFirst();
-}
