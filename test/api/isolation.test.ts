@@ -3,7 +3,8 @@ import { apiRoutes } from '../../server/api/index';
 import { clientBody, documentBody, IBANS } from './documents';
 import { type Client, ENGINES, problemPaths, startTestService, type TestService, transactionBody } from './harness';
 import { createWallet, entriesOf, fund } from './ledger';
-import { cancelToken, paidTransaction, priced, SANDBOX_CARD } from './pay';
+import { cancelToken, paidTransaction, payToken, priced, SANDBOX_CARD } from './pay';
+import { TEST_CARDS } from '../../server/payments/sandbox';
 
 // One security check for every route that takes an id, run from a route table in the
 // manner of Unkey's route security suite: another environment's keys get a 404 (never a
@@ -91,6 +92,20 @@ const OWNED: Record<string, Group> = {
     },
   },
   subscription: { create: (c: Client) => subscriptionIn(c, 'waiting') },
+  dispute: {
+    // A sale paid with the sandbox bank's disputing card, disputed by a round of its job.
+    create: async (c: Client) => {
+      const created = await c.post('/transaction/', priced('EUR', 10));
+      await payToken(c.url, created.body.token, TEST_CARDS.disputedFraudulent);
+      const sale = (await c.get(`/sale/?transaction_id=${created.body.id}`)).body.results[0];
+      for (;;) {
+        const [made] = (await c.get(`/dispute/?sale=${sale.id}`)).body.results;
+        if (made) return made;
+        if ((await disputeJob()) === 0) throw new Error(`no dispute for sale ${sale.id}`);
+      }
+    },
+    patch: { uncategorized_text: 'stolen evidence' },
+  },
   event: {
     create: async (c: Client) => {
       const tx = await c.post('/transaction/', transactionBody({ notify_url: 'https://shop.example/hook' }));
@@ -116,6 +131,8 @@ async function subscriptionIn(c: Client, state: 'waiting' | 'active' | 'paused')
 
 /** One round of the balance job of the service under test (set as it starts). */
 let balanceJob: () => Promise<number> = async () => 0;
+/** One round of the sandbox bank's disputes, likewise. */
+let disputeJob: () => Promise<number> = async () => 0;
 
 /** Seeded read-only objects, the same in every environment: no isolation to check. */
 const GLOBAL = new Set(['gateway', 'currency']);
@@ -168,6 +185,10 @@ const ID_ROUTES: IdRoute[] = [
   { method: 'PATCH', group: 'iban', path: '/client/{clientId}/iban/{id}/' },
   { method: 'GET', group: 'document', path: '/client/{clientId}/document/{id}/' },
   { method: 'GET', group: 'document', path: '/client/{clientId}/document/{id}/file/' },
+  { method: 'GET', group: 'dispute', path: '/dispute/{id}/' },
+  { method: 'POST', group: 'dispute', path: '/dispute/{id}/evidence/', withBody: true },
+  { method: 'POST', group: 'dispute', path: '/dispute/{id}/submit/' },
+  { method: 'POST', group: 'dispute', path: '/dispute/{id}/accept/' },
 ];
 
 const MALFORMED = ['not-a-uuid', '123', '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0', '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e0', "1' OR '1'='1", '%00', 'zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz'];
@@ -194,8 +215,9 @@ describe.each(ENGINES)('environment isolation on %s', (engine) => {
   let owner: Client;
   let stranger: Client;
   beforeAll(async () => {
-    t = await startTestService(engine);
+    t = await startTestService(engine, { env: { SANDBOX_DISPUTE_DELAY_MS: '0' } });
     balanceJob = () => t.service.jobs.runOnce('balance');
+    disputeJob = () => t.service.jobs.runOnce('sandbox-disputes');
     owner = await t.newEnvironment('Owner');
     stranger = await t.newEnvironment('Stranger');
   });
