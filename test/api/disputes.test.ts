@@ -47,7 +47,11 @@ describe.each(ENGINES)('disputes on %s', (engine) => {
   const db = () => svc.t.service.deps.database.db;
   const run = (job: string) => svc.t.service.jobs.runOnce(job);
   const check = () => holds(db(), svc.api.keys.environment_id);
-  const balance = async (api: Client = svc.api) => (await api.get('/balance/')).body;
+  const balance = async (api: Client = svc.api) => {
+    const { livemode, ...amounts } = (await api.get('/balance/')).body;
+    expect(livemode).toBe(false);
+    return amounts;
+  };
   const ofSale = async (sale: string) => (await svc.api.get(`/balance_transaction/?sale=${sale}`)).body.results.reverse();
 
   /** A sale paid on the payment page with `card`, its charge in the balance. */
