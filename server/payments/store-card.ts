@@ -1,5 +1,5 @@
 import { uuidv7 } from '../domain/ids';
-import { insertCall, newCall, type GatewayCall } from '../store/gateway-calls';
+import { insertStoreCall, newCall, type GatewayCall } from '../store/gateway-calls';
 import type { AuthorizationRow } from '../store/schema';
 import { failStoredCard, getAuthorization, recordStoredCard } from '../store/sales';
 import { openStoreChallenge } from '../store/saved-cards';
@@ -67,7 +67,8 @@ export async function storeCard(deps: PaymentDeps, s: StoreCardInput): Promise<S
       claimMs: deps.config.paymentClaimMs,
       bound: s.bound,
     });
-    await insertCall(deps.database.db, call);
+    // Of two saves of one hosted page at once, one sends its card; the other finds it in flight (or done).
+    if (!(await insertStoreCall(deps.database.db, call))) return { kind: 'in_flight', retryAfterMs: 1000 };
   }
   const authenticate = s.authenticate === true;
   const answer = await askGateway(deps, gateway, (signal) => gateway.store({ reference: call.reference, signal, fields: s.fields, ...(authenticate ? { authenticate } : {}) }));

@@ -77,6 +77,15 @@ export async function insertCall(db: Db, call: GatewayCall): Promise<void> {
 }
 
 /**
+ * Inserts a store call unless another store of the same authorization is pending or has
+ * succeeded (the partial unique index of migration 088): false when one has, so it is not sent.
+ */
+export async function insertStoreCall(db: Db, call: GatewayCall): Promise<boolean> {
+  const inserted = await db.insertInto('gateway_calls').values(toRow(call)).onConflict((oc) => oc.doNothing()).executeTakeFirst();
+  return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
+/**
  * Moves a call from one of `from` to `to`, once: false when another process (the live
  * request or a reconciler) settled it first, so whoever gets true records the result.
  */

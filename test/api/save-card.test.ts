@@ -58,6 +58,27 @@ describe.each(ENGINES)('saving a card on the hosted page on %s', (engine) => {
     post(token, `/pay/${token}/`, { action: 'pay', gateway: SANDBOX_CARD, fields: { card_number: card, ...FIELDS } });
   const statusOf = async (id: string) => (await api.get(`/authorization/${id}/`)).body;
 
+  it('stores one card when the customer saves several times at once', async () => {
+    const request = await saveRequest();
+    const csrf = await csrfOf(request.token);
+    const once = () =>
+      fetch(`${t.url}/pay/${request.token}/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
+        body: JSON.stringify({ action: 'pay', gateway: SANDBOX_CARD, fields: { card_number: TEST_CARDS.approved, ...FIELDS } }),
+      }).then((r) => r.status);
+    const statuses = await Promise.all(Array.from({ length: 6 }, once));
+    expect(statuses.filter((s) => s >= 500), String(statuses)).toEqual([]);
+    const stores = await t.service.deps.database.db
+      .selectFrom('gateway_calls')
+      .select(['state'])
+      .where('subject_id', '=', request.id)
+      .where('kind', '=', 'store')
+      .execute();
+    expect(stores).toEqual([{ state: 'succeeded' }]);
+    expect((await statusOf(request.id)).status).toBe('active');
+  });
+
   it('without a card: a pending authorization with the hosted page; a plain card saved there makes it active', async () => {
     const created = await saveRequest({ return_url: RETURN, notify_url: 'https://shop.example/hooks' });
     expect(created).toMatchObject({ status: 'pending', card: null, token: expect.stringMatching(/^sav_/) });
