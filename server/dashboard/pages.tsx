@@ -2,6 +2,9 @@ import type { ActiveSession } from './accounts';
 import type { DashboardKey, DashboardText } from './i18n';
 import { Csrf, renderPage } from './layout';
 import { isExportKind } from './export-csv';
+import type { CurrencyFigures } from './home-figures';
+import { Figures, NeedsAttention } from './home-page';
+import type { Attention } from '../store/dashboard-figures';
 import type { AuditRow, Role } from '../store/schema';
 
 // The pages of a signed-in user. Each receives what its route loaded, already scoped to
@@ -23,7 +26,15 @@ export function firstTransactionCurl(baseUrl: string, publicKey: string | null):
   ].join('\n');
 }
 
-export function overviewPage(p: Signed & { publicKey: string | null; transactions: number; baseUrl: string }): string {
+export interface HomeData {
+  publicKey: string | null;
+  transactions: number;
+  baseUrl: string;
+  figures: CurrencyFigures[];
+  attention: Attention;
+}
+
+export function overviewPage(p: Signed & HomeData): string {
   const { t } = p.text;
   return renderPage(
     { text: p.text, session: p.session, title: t('overview.title'), active: 'overview' },
@@ -44,6 +55,8 @@ export function overviewPage(p: Signed & { publicKey: string | null; transaction
       ) : (
         <p>{t('overview.transactions', { count: p.transactions })}</p>
       )}
+      <NeedsAttention text={p.text} attention={p.attention} />
+      <Figures text={p.text} figures={p.figures} />
     </>,
   );
 }
@@ -130,6 +143,7 @@ const ACTIONS: Record<string, DashboardKey> = {
   totp_enabled: 'audit.action.totp_enabled',
   totp_disabled: 'audit.action.totp_disabled',
   totp_disable_failed: 'audit.action.totp_disable_failed',
+  settings_changed: 'audit.action.settings_changed',
 };
 
 function describeAction(text: DashboardText, row: AuditRow): string {
