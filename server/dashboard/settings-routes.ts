@@ -18,8 +18,8 @@ import { type BrandForm, settingsPage } from './settings-page';
 const FIELDS = ['display_name', 'support_email', 'brand_color', 'accent_color'] as const;
 type Field = (typeof FIELDS)[number];
 
-/** A form field: trimmed, empty means "none" (null), as null means it in the API. */
-const blankIsNull = (s: z.ZodType<string>) => z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? null : typeof v === 'string' ? v.trim() : v), s.nullable());
+/** A form field: trimmed, empty means "none" (null) as null means it in the API; left out, it is not changed (as in a PATCH). */
+const blankIsNull = (s: z.ZodType<string>) => z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? null : typeof v === 'string' ? v.trim() : v), s.nullable().optional());
 
 // The API's field rules (api/branding.ts), built from the same shared patterns.
 const settingsForm = z.object({
@@ -55,7 +55,7 @@ export function settingsRoutes(router: IRouter, kit: Kit): void {
       return show(req, res, s, { status: 400, form, errors });
     }
     const before = (await getBrand(db, s.current.environment_id))!;
-    const changed = FIELDS.filter((f) => (before[f] ?? null) !== parsed.data[f]);
+    const changed = FIELDS.filter((f) => parsed.data[f] !== undefined && (before[f] ?? null) !== parsed.data[f]);
     const { patch, adjustments } = applyBrandRules(Object.fromEntries(changed.map((f) => [f, parsed.data[f]])));
     await updateBrand(db, s.current.environment_id, patch);
     if (changed.length) await audit(req, s, 'settings_changed', { fields: changed.join(', ') });
