@@ -104,4 +104,29 @@ describe.each(ENGINES)('dashboard settings on %s', (engine) => {
     // Nothing of it is a field.
     expect(page).not.toMatch(/name="(charge|mode|raw)/);
   });
+
+  it('the audit log filters by action, member and a range of UTC days', async () => {
+    const owner = await member(svc.t, svc.api, 'owner');
+    const admin = await member(svc.t, svc.api, 'admin');
+    expect((await admin.browser.post('/dashboard/settings/', { display_name: 'By the admin' })).status).toBe(303);
+    expect((await owner.browser.post('/dashboard/settings/', { display_name: 'By the owner' })).status).toBe(303);
+    const rows = (html: string) => [...html.matchAll(/<tr><td>[^<]*<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td>/g)].map((m) => `${m[1]}: ${m[2]}`);
+    const audit = (query: string) => owner.browser.get(`/dashboard/audit/?${query}`);
+
+    const page = await audit(`action=settings_changed&email=${encodeURIComponent(admin.email)}`);
+    expect(page.status).toBe(200);
+    expect(rows(page.text)).toEqual([`${admin.email}: Changed the settings: display_name`]);
+    expect(page.text).toContain('<option value="settings_changed" selected>settings_changed</option>');
+    expect(rows((await audit('action=settings_changed')).text).length).toBeGreaterThanOrEqual(2);
+    const today = svc.clock.now().toISOString().slice(0, 10);
+    expect(rows((await audit(`action=settings_changed&from=${today}&to=${today}`)).text).length).toBeGreaterThanOrEqual(2);
+    const none = await audit('action=settings_changed&from=2000-01-01&to=2000-01-31');
+    expect(rows(none.text)).toEqual([]);
+    expect(none.text).toContain('No entries match these filters.');
+    // A nonsense value is dropped, the others still apply; nothing is a 500.
+    const odd = await audit(`action=Robert');DROP&email=${encodeURIComponent(admin.email)}&from=2026-02-30&to=%00`);
+    expect(odd.status).toBe(200);
+    expect(rows(odd.text).every((r) => r.startsWith(admin.email))).toBe(true);
+    expect(rows(odd.text).length).toBeGreaterThan(0);
+  });
 });
