@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { HEX_COLOR, readableBrandColor } from '../domain/contrast';
+import { applyBrandRules, DISPLAY_NAME_MAX } from '../domain/brand';
+import { HEX_COLOR } from '../domain/contrast';
 import { logoPath } from '../checkout/brand';
 import { ApiError, fieldError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
-import { type Brand, type BrandPatch, getBrand, setLogo, updateBrand } from '../store/branding';
+import { type Brand, getBrand, setLogo, updateBrand } from '../store/branding';
 import { customerEmail, text } from './fields';
 
 // The environment's brand: the name customers see on the payment page and in emails, the
@@ -22,7 +23,7 @@ const color = z
 
 export const brandingPatch = z
   .strictObject({
-    display_name: text(80).min(1).nullable().optional().describe("The name customers see, on the payment page and in emails; null: the environment's name"),
+    display_name: text(DISPLAY_NAME_MAX).min(1).nullable().optional().describe("The name customers see, on the payment page and in emails; null: the environment's name"),
     support_email: customerEmail.nullable().optional().describe("Where customers write with questions: printed on every email (and its Reply-To); null: none"),
     brand_color: color.describe('The pay button and links, as `#rrggbb`; darkened when white text on it would fail WCAG AA; null: the page\'s own'),
     accent_color: color.describe('The band at the top of the payment card, as `#rrggbb` (decoration, no text on it); null: the brand colour'),
@@ -145,22 +146,7 @@ export const brandingRoutes = (): RouteDef[] => [
     response: brandingOut,
     status: 200,
     async handler({ env, db, body, baseUrl }) {
-      const patch: BrandPatch = { ...body };
-      const adjustments: BrandingOut['adjustments'] = [];
-      if (body.brand_color) {
-        const readable = readableBrandColor(body.brand_color);
-        patch.brand_color = readable.light;
-        if (readable.adjustedFrom !== null) {
-          adjustments.push({
-            field: 'brand_color',
-            requested: body.brand_color,
-            applied: readable.light,
-            contrast: readable.adjustedFrom,
-            reason: `white text on ${body.brand_color} has a contrast of ${readable.adjustedFrom}:1, below WCAG AA (4.5:1): darkened to ${readable.light}`,
-          });
-        }
-      }
-      if (body.accent_color) patch.accent_color = body.accent_color.toLowerCase();
+      const { patch, adjustments } = applyBrandRules(body);
       return presentBranding(env.id, await updateBrand(db, env.id, patch), baseUrl, adjustments);
     },
   }),

@@ -9,7 +9,7 @@ import { roleAtLeast } from '../store/users';
 
 export const STYLESHEET = '/dashboard/assets/dashboard.css';
 
-export type Section = 'overview' | 'transactions' | 'disputes' | 'webhooks' | 'export' | 'keys' | 'team' | 'audit' | 'security';
+export type Section = 'overview' | 'transactions' | 'disputes' | 'webhooks' | 'export' | 'keys' | 'team' | 'audit' | 'security' | 'settings';
 
 export interface Chrome {
   text: DashboardText;
@@ -34,7 +34,7 @@ function Header({ text, session, active }: Chrome & { session: ActiveSession }) 
   if (roleAtLeast(session.current.role, 'owner')) {
     links.push(['keys', '/dashboard/keys/', t('nav.keys')], ['team', '/dashboard/team/', t('nav.team')], ['audit', '/dashboard/audit/', t('nav.audit')]);
   }
-  links.push(['security', '/dashboard/account/security/', t('nav.security')]);
+  links.push(['settings', '/dashboard/settings/', t('nav.settings')], ['security', '/dashboard/account/security/', t('nav.security')]);
   return (
     <header class="top">
       <p class="brand">{t('brand')}</p>

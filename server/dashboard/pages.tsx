@@ -2,6 +2,11 @@ import type { ActiveSession } from './accounts';
 import type { DashboardKey, DashboardText } from './i18n';
 import { Csrf, renderPage } from './layout';
 import { isExportKind } from './export-csv';
+import type { CurrencyFigures } from './home-figures';
+import { Figures, NeedsAttention } from './home-page';
+import { AuditFilterForm, auditQueryString } from './audit-filters';
+import type { AuditFilters } from '../store/audit';
+import type { Attention } from '../store/dashboard-figures';
 import type { AuditRow, Role } from '../store/schema';
 
 // The pages of a signed-in user. Each receives what its route loaded, already scoped to
@@ -23,7 +28,15 @@ export function firstTransactionCurl(baseUrl: string, publicKey: string | null):
   ].join('\n');
 }
 
-export function overviewPage(p: Signed & { publicKey: string | null; transactions: number; baseUrl: string }): string {
+export interface HomeData {
+  publicKey: string | null;
+  transactions: number;
+  baseUrl: string;
+  figures: CurrencyFigures[];
+  attention: Attention;
+}
+
+export function overviewPage(p: Signed & HomeData): string {
   const { t } = p.text;
   return renderPage(
     { text: p.text, session: p.session, title: t('overview.title'), active: 'overview' },
@@ -44,6 +57,8 @@ export function overviewPage(p: Signed & { publicKey: string | null; transaction
       ) : (
         <p>{t('overview.transactions', { count: p.transactions })}</p>
       )}
+      <NeedsAttention text={p.text} attention={p.attention} />
+      <Figures text={p.text} figures={p.figures} />
     </>,
   );
 }
@@ -130,6 +145,7 @@ const ACTIONS: Record<string, DashboardKey> = {
   totp_enabled: 'audit.action.totp_enabled',
   totp_disabled: 'audit.action.totp_disabled',
   totp_disable_failed: 'audit.action.totp_disable_failed',
+  settings_changed: 'audit.action.settings_changed',
 };
 
 function describeAction(text: DashboardText, row: AuditRow): string {
@@ -143,13 +159,18 @@ function describeAction(text: DashboardText, row: AuditRow): string {
   });
 }
 
-export function auditPage(p: Signed & { rows: AuditRow[]; page: number; hasMore: boolean }): string {
+/** The actions the log can hold, for its filter. */
+export const AUDIT_ACTIONS = Object.keys(ACTIONS);
+
+export function auditPage(p: Signed & { rows: AuditRow[]; page: number; hasMore: boolean; filters: AuditFilters; emails: string[] }): string {
   const { t } = p.text;
+  const filtered = Object.keys(p.filters).length > 0;
   return renderPage(
     { text: p.text, session: p.session, title: t('audit.title'), active: 'audit' },
     <>
+      <AuditFilterForm text={p.text} filters={p.filters} actions={AUDIT_ACTIONS} emails={p.emails} />
       {p.rows.length === 0 ? (
-        <p class="empty">{t('audit.empty')}</p>
+        <p class="empty">{t(filtered ? 'audit.noMatch' : 'audit.empty')}</p>
       ) : (
         <div class="scroll" tabindex={0} role="region" aria-label={t('audit.title')}>
           <table>
@@ -175,8 +196,8 @@ export function auditPage(p: Signed & { rows: AuditRow[]; page: number; hasMore:
         </div>
       )}
       <nav class="pager" aria-label={t('audit.title')}>
-        {p.page > 1 && <a href={`/dashboard/audit/?page=${p.page - 1}`}>{t('audit.newer')}</a>}
-        {p.hasMore && <a href={`/dashboard/audit/?page=${p.page + 1}`}>{t('audit.older')}</a>}
+        {p.page > 1 && <a href={`/dashboard/audit/${auditQueryString(p.filters, p.page - 1)}`}>{t('audit.newer')}</a>}
+        {p.hasMore && <a href={`/dashboard/audit/${auditQueryString(p.filters, p.page + 1)}`}>{t('audit.older')}</a>}
       </nav>
     </>,
   );

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Deps } from '../deps';
 import { baseUrlOf } from '../http/route';
 import { listApiKeys } from '../store/api-keys';
+import { attentionOf, dailyFigures } from '../store/dashboard-figures';
 import { countTransactions } from '../store/overview';
 import { resolveLanguage } from '../../widget/i18n/language';
 import { resolveSession, signOut, signOutEverywhere, switchEnvironment } from './accounts';
@@ -21,7 +22,9 @@ import { signInRoutes } from './sign-in-routes';
 import { teamRoutes } from './team-routes';
 import { webhookRoutes } from './webhook-routes';
 import { STYLESHEET } from './layout';
+import { foldFigures } from './home-figures';
 import { overviewPage } from './pages';
+import { settingsRoutes } from './settings-routes';
 
 // /dashboard/: the merchant's control panel. Every route states the least role it needs;
 // the check runs on the server before the handler, and every query is scoped to the
@@ -81,8 +84,11 @@ export function dashboardRouter(deps: Deps): IRouter {
   router.get('/', page('viewer', async (req, res, s) => {
     const keys = await listApiKeys(db, s.current.environment_id);
     const publicKey = keys.find((k) => !k.revoked_at)?.public_key ?? null;
-    const transactions = await countTransactions(db, s.current.environment_id);
-    send(res, 200, overviewPage({ text: textOf(req), session: s, publicKey, transactions, baseUrl: baseUrlOf(req, deps) }));
+    const environmentId = s.current.environment_id;
+    const now = deps.now();
+    const [transactions, rows, attention] = await Promise.all([countTransactions(db, environmentId), dailyFigures(db, environmentId, now), attentionOf(db, environmentId, now)]);
+    const home = { publicKey, transactions, baseUrl: baseUrlOf(req, deps), figures: foldFigures(rows, now), attention };
+    send(res, 200, overviewPage({ text: textOf(req), session: s, ...home }));
   }));
 
   teamRoutes(router, kit);
@@ -93,6 +99,7 @@ export function dashboardRouter(deps: Deps): IRouter {
   disputeRoutes(router, kit);
   webhookRoutes(router, kit);
   exportRoutes(router, kit);
+  settingsRoutes(router, kit);
   router.use(kit.notFound);
   return router;
 }

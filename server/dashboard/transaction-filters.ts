@@ -8,7 +8,7 @@ import type { TransactionFilters } from '../store/transactions';
 export const TX_STATUSES = ['N', 'D', 'C', 'E'] as const;
 
 /** A calendar date as `<input type="date">` sends it; days are whole UTC days, as the pages show times in UTC. */
-const day = z
+export const day = z
   .string()
   .trim()
   .regex(/^\d{4}-\d{2}-\d{2}$/)

@@ -33,8 +33,16 @@ export async function recordAudit(db: Db, entry: AuditEntry, now: Date): Promise
  * An environment's log, newest first: what was done in it, and the sign-ins and failures of
  * its members (those carry no environment).
  */
-export function auditOf(db: Db, environmentId: string, opts: { limit: number; offset: number }): Promise<AuditRow[]> {
-  return db
+export interface AuditFilters {
+  action?: string;
+  email?: string;
+  /** UTC days, `YYYY-MM-DD`, both included. */
+  from?: string;
+  to?: string;
+}
+
+export function auditOf(db: Db, environmentId: string, opts: { limit: number; offset: number } & AuditFilters): Promise<AuditRow[]> {
+  let query = db
     .selectFrom('audit_log')
     .selectAll()
     .where((eb) =>
@@ -45,9 +53,13 @@ export function auditOf(db: Db, environmentId: string, opts: { limit: number; of
           eb('user_id', 'in', eb.selectFrom('memberships').select('user_id').where('environment_id', '=', environmentId)),
         ]),
       ]),
-    )
-    .orderBy('id', 'desc')
-    .limit(opts.limit)
-    .offset(opts.offset)
-    .execute();
+    );
+  if (opts.action) query = query.where('action', '=', opts.action);
+  if (opts.email) query = query.where('email', '=', opts.email);
+  if (opts.from) query = query.where('created_at', '>=', `${opts.from}T00:00:00.000Z`);
+  // Every moment of the day `to`: stored moments are ISO text, so the next day's midnight bounds it.
+  if (opts.to) query = query.where('created_at', '<', nextDay(opts.to));
+  return query.orderBy('id', 'desc').limit(opts.limit).offset(opts.offset).execute();
 }
+
+const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString();

@@ -205,7 +205,11 @@ describe.each(ENGINES)('dashboard accounts on %s', (engine) => {
       const email = uniqueEmail('sneaky');
       expect((await browser.post('/dashboard/team/invite/', { email, role: 'owner' })).status).toBe(403);
       expect((await owner.get('/dashboard/team/')).text).not.toContain(email);
+      // Settings: every role reads them; a viewer may not change them, an admin may.
+      expect((await browser.get('/dashboard/settings/')).status).toBe(200);
+      expect((await browser.post('/dashboard/settings/', { display_name: `By ${role}` })).status).toBe(role === 'viewer' ? 403 : 303);
     }
+    expect((await owner.get('/dashboard/settings/')).text).toContain('value="By admin"');
     const email = uniqueEmail('invited');
     const invited = await owner.post('/dashboard/team/invite/', { email, role: 'admin' });
     expect(invited.status).toBe(201);

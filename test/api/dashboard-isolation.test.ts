@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardRouter } from '../../server/dashboard/routes';
 import { listApiKeys } from '../../server/store/api-keys';
 import { auditOf } from '../../server/store/audit';
+import { getBrand } from '../../server/store/branding';
 import { membersOf } from '../../server/store/users';
 import { type Browser, member } from './dashboard';
 import { type Client, ENGINES, startTestService, type TestService, transactionBody } from './harness';
@@ -81,6 +82,7 @@ const ROUTES: Route[] = [
   { kind: 'page', path: '/webhooks/' },
   { kind: 'page', path: '/account/security/' },
   { kind: 'page', path: '/export/' },
+  { kind: 'page', path: '/settings/' },
   ...['transactions', 'sales', 'refunds', 'payouts', 'wallet_entries'].map((kind): PageRoute => ({ kind: 'page', path: '/export/csv', query: `?kind=${kind}&from=2000-01-01&to=2100-01-01` })),
   { kind: 'own', path: '/sign-out/' },
   { kind: 'own', path: '/sign-out-everywhere/' },
@@ -90,6 +92,7 @@ const ROUTES: Route[] = [
   { kind: 'own', path: '/account/security/totp/' },
   { kind: 'own', path: '/account/security/totp/confirm/' },
   { kind: 'own', path: '/account/security/totp/disable/' },
+  { kind: 'own', path: '/settings/' },
   { kind: 'id', method: 'GET', path: '/transactions/:id/', id: (s) => s.transaction, ownStatus: 200 },
   ...sale('capture'),
   ...sale('refund'),
@@ -187,7 +190,7 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     const db = t.service.deps.database.db;
     const env = shop.keys.environment_id;
     const totp = () => db.selectFrom('user_totp').innerJoin('memberships', 'memberships.user_id', 'user_totp.user_id').selectAll('user_totp').where('memberships.environment_id', '=', env).execute();
-    const before = { keys: await listApiKeys(db, env), members: await membersOf(db, env), totp: await totp() };
+    const before = { keys: await listApiKeys(db, env), members: await membersOf(db, env), totp: await totp(), brand: await getBrand(db, env) };
     expect((await stranger.post('/dashboard/environment/', { environment: env })).status).toBe(403);
     expect((await stranger.post('/dashboard/keys/', { label: 'Stolen' })).status).toBe(201);
     const invited = await stranger.post('/dashboard/team/invite/', { email: 'intruder@shop.example', role: 'owner' });
@@ -197,7 +200,10 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     expect((await stranger.post('/dashboard/account/security/totp/', {})).status).toBe(303);
     expect((await stranger.post('/dashboard/account/security/totp/confirm/', { code: '000000' })).status).toBe(400);
     expect((await stranger.post('/dashboard/account/security/totp/disable/', { password: 'x', code: '000000' })).status).toBe(400);
-    expect({ keys: await listApiKeys(db, env), members: await membersOf(db, env), totp: await totp() }).toEqual(before);
+    // Settings change the poster's own brand.
+    expect((await stranger.post('/dashboard/settings/', { display_name: 'Stolen brand', brand_color: '#000000' })).status).toBe(303);
+    expect((await getBrand(db, other.keys.environment_id))!.display_name).toBe('Stolen brand');
+    expect({ keys: await listApiKeys(db, env), members: await membersOf(db, env), totp: await totp(), brand: await getBrand(db, env) }).toEqual(before);
     // Signing out, even everywhere, ends the stranger's sessions only.
     const again = (await member(t, other, 'owner')).browser;
     expect((await again.post('/dashboard/sign-out-everywhere/', {})).status).toBe(303);

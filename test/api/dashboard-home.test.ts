@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { JOB_NAMES } from '../../server/jobs';
+import { TEST_CARDS } from '../../server/payments/sandbox';
+import { disableFailingEndpoint } from '../../server/store/webhook-endpoints';
+import { member } from './dashboard';
+import { type Client, ENGINES, testClock } from './harness';
+import { useOwnService } from './ledger';
+import { paidTransaction, payToken, priced } from './pay';
+import { startReceiver } from './receiver';
+
+// The dashboard's home: payments, refunds, disputes and failed payments of today, the last
+// 7 and the last 30 UTC days per currency, counted by the database; the 30 days' chart and
+// its table; what needs attention. Made with real payments on the payment page at chosen
+// moments of the service's clock (noon UTC, so no day boundary falls inside the test), and
+// checked against another environment's sales, which must not count.
+
+const DAY = 86_400_000;
+const OPEN_DELAY = 3_000;
+
+/** The text of one cell of the totals table: a currency's kind in a period (1, 7 or 30 days). */
+function cell(html: string, currency: string, kind: string, period: 1 | 7 | 30): string {
+  const start = html.indexOf(`data-currency="${currency}"`);
+  expect(start, `no figures in ${currency}`).toBeGreaterThan(-1);
+  const next = html.indexOf('data-currency="', start + 1);
+  const block = html.slice(start, next === -1 ? undefined : next);
+  const row = new RegExp(`<tr data-kind="${kind}">([\\s\\S]*?)</tr>`).exec(block)?.[1] ?? '';
+  return new RegExp(`data-period="${period}">([^<]*)</td>`).exec(row)?.[1] ?? '';
+}
+
+describe.each(ENGINES)('dashboard home on %s', (engine) => {
+  const clock = testClock();
+  const svc = useOwnService(engine, { now: clock.now, env: { SANDBOX_DISPUTE_DELAY_MS: String(OPEN_DELAY), ALLOW_PRIVATE_NOTIFY_URLS: 'true' } });
+  const run = (job: string) => svc.t.service.jobs.runOnce(job);
+  /** Moves the clock to noon UTC `daysAgo` days before today. */
+  const at = (daysAgo: number) => {
+    clock.reset();
+    const today = new Date();
+    const noon = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate(), 12);
+    clock.advance(noon - Date.now() - daysAgo * DAY);
+  };
+  const pay = (api: Client, currency: string, price: number) => paidTransaction(api, priced(currency, price));
+
+  it('counts today, 7 and 30 days per currency, refunds, disputes and failures; draws the chart; lists what needs attention; nothing of another environment', async () => {
+    const { api, t } = svc;
+    const other = await t.newEnvironment('Other shop');
+    const hook = await startReceiver();
+    hook.script(...Array<number>(50).fill(500));
+    const failing = (await api.post('/webhook_endpoint/', { url: hook.url, enabled_events: ['*'] })).body;
+    const disabled = (await api.post('/webhook_endpoint/', { url: 'https://gone.shop.example/hook', enabled_events: ['transaction.cancelled'] })).body;
+
+    at(40);
+    await pay(api, 'EUR', 100); // outside the 30 days
+    at(20);
+    await pay(api, 'EUR', 10);
+    at(3);
+    await pay(api, 'EUR', 20);
+    await pay(api, 'USD', 7);
+    at(0);
+    const { sale } = await pay(api, 'EUR', 5);
+    expect((await api.post(`/sale/${sale.id}/refund/`, { amount: 2 })).status).toBe(200);
+    const refused = await api.post('/transaction/', priced('EUR', 30));
+    await payToken(api.url, refused.body.token, TEST_CARDS.declined);
+    const disputedTx = await api.post('/transaction/', priced('EUR', 50));
+    expect(await payToken(api.url, disputedTx.body.token, TEST_CARDS.disputedFraudulent)).toBe(200);
+    await pay(other, 'EUR', 1000);
+    await run(JOB_NAMES.balance);
+    clock.advance(OPEN_DELAY);
+    expect(await run(JOB_NAMES.sandboxDisputes)).toBe(1);
+    await run(JOB_NAMES.delivery);
+    const db = t.service.deps.database.db;
+    expect(await disableFailingEndpoint(db, disabled.id, clock.now().toISOString(), clock.now())).toBe(true);
+
+    const { browser } = await member(t, api, 'viewer');
+    const home = await browser.get('/dashboard/');
+    expect(home.status).toBe(200);
+    const html = home.text;
+    // What the overview showed before stays.
+    expect(html).toContain(api.keys.public_key);
+    expect(html).toContain('Transactions in this environment: 7');
+
+    expect([1, 7, 30].map((p) => cell(html, 'EUR', 'payments', p as 1 | 7 | 30))).toEqual(['€55.00 (2)', '€75.00 (3)', '€85.00 (4)']);
+    expect([1, 7, 30].map((p) => cell(html, 'EUR', 'refunds', p as 1 | 7 | 30))).toEqual(['€2.00 (1)', '€2.00 (1)', '€2.00 (1)']);
+    expect([1, 7, 30].map((p) => cell(html, 'EUR', 'disputes', p as 1 | 7 | 30))).toEqual(['€50.00 (1)', '€50.00 (1)', '€50.00 (1)']);
+    expect([1, 7, 30].map((p) => cell(html, 'EUR', 'failed', p as 1 | 7 | 30))).toEqual(['€30.00 (1)', '€30.00 (1)', '€30.00 (1)']);
+    // Each currency apart.
+    expect([1, 7, 30].map((p) => cell(html, 'USD', 'payments', p as 1 | 7 | 30))).toEqual(['$0.00 (0)', '$7.00 (1)', '$7.00 (1)']);
+
+    // The chart: a figure, its caption, an image labelled with its summary, the numbers in a table.
+    expect(html).toMatch(/<figure class="chart" data-testid="chart-EUR"><figcaption id="chart-EUR">Payments in EUR per day, last 30 days \(UTC\)<\/figcaption><svg[^>]*role="img"/);
+    expect(html).toContain('aria-label="Bar chart of payments in EUR per day over the last 30 days: €85.00 in 4 payments; the highest day was');
+    expect(html.match(/<rect class="bar"/g)).toHaveLength(4); // EUR: today, 3 and 20 days ago; USD: 3 days ago
+    const today = clock.now().toISOString().slice(0, 10);
+    expect(html).toMatch(new RegExp(`<th scope="row">${today}</th><td>€55.00 \\(2\\)</td><td>€2.00 \\(1\\)</td><td>€50.00 \\(1\\)</td><td>€30.00 \\(1\\)</td>`));
+
+    // Needs attention: the dispute with its deadline, the failing and the disabled endpoints.
+    const dispute = (await api.get('/dispute/')).body.results[0];
+    expect(dispute.status).toBe('needs_response');
+    const attention = /data-testid="attention">([\s\S]*?)<\/section>/.exec(html)![1]!;
+    expect(attention).toContain('€50.00: evidence due by');
+    expect(attention.match(/data-testid="attention-dispute"/g)).toHaveLength(1);
+    expect(attention).toContain(`${failing.url}: recent deliveries failed`);
+    expect(attention).toContain(`${disabled.url}: disabled, every delivery failed for 3 days`);
+
+    // The other environment sees its own sale only, and nothing to attend to.
+    const theirs = (await (await member(t, other, 'owner')).browser.get('/dashboard/')).text;
+    expect(cell(theirs, 'EUR', 'payments', 30)).toBe('€1,000.00 (1)');
+    expect(theirs).not.toContain('data-currency="USD"');
+    expect(theirs).toContain('Nothing needs your attention.');
+    expect(html).not.toContain('€1,000.00');
+    await hook.close();
+  });
+
+  it('a new environment shows no figures, and says the days are UTC', async () => {
+    at(0);
+    const fresh = await svc.t.newEnvironment('Fresh shop');
+    const page = (await (await member(svc.t, fresh, 'viewer')).browser.get('/dashboard/')).text;
+    expect(page).toContain('Nothing happened in the last 30 days.');
+    expect(page).toContain('Counted per day in UTC');
+    expect(page).toContain('Nothing needs your attention.');
+    expect(page).toContain('id="first-steps"');
+  });
+});

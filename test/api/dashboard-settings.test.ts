@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { setPricing } from '../../server/store/balance';
+import { auditOf } from '../../server/store/audit';
+import { getBrand } from '../../server/store/branding';
+import { member } from './dashboard';
+import { ENGINES, useTestService } from './harness';
+import { priced } from './pay';
+
+// The dashboard's settings: owners and admins change the brand customers see (through the
+// same rules and store as PATCH /v1/environment/branding/), the payment page shows it;
+// viewers read it; pricing, mode and raw card numbers are read-only; roles and CSRF are
+// checked on the server, every change is in the audit log.
+
+describe.each(ENGINES)('dashboard settings on %s', (engine) => {
+  const svc = useTestService(engine, 'Settings shop');
+  const db = () => svc.t.service.deps.database.db;
+  const env = () => svc.api.keys.environment_id;
+
+  it('an owner changes name, support email and colours; the payment page shows them; the audit log says so', async () => {
+    const { browser } = await member(svc.t, svc.api, 'owner');
+    const page = await browser.get('/dashboard/settings/');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('href="/dashboard/settings/" aria-current="page"');
+    expect(page.text).toContain('data-testid="brand-preview"');
+    expect(page.text).toContain('href="/dashboard/team/"');
+    expect(page.text).toContain('href="/dashboard/audit/"');
+
+    const saved = await browser.post('/dashboard/settings/', { display_name: ' Tostadores Ana ', support_email: 'help@shop.example', brand_color: '#1d4ed8', accent_color: '#FFDD00' });
+    expect(saved.status, saved.text.slice(0, 300)).toBe(303);
+    expect(saved.location).toBe('/dashboard/settings/?saved=1');
+    expect(await getBrand(db(), env())).toMatchObject({ display_name: 'Tostadores Ana', support_email: 'help@shop.example', brand_color: '#1d4ed8', accent_color: '#ffdd00' });
+    const after = await browser.get(saved.location!);
+    expect(after.text).toContain('Settings saved.');
+    expect(after.text).toContain('value="Tostadores Ana"');
+    // The sketch is painted in the saved brand.
+    expect(after.text).toMatch(/fill="#ffdd00" data-testid="preview-accent"/);
+    expect(after.text).toMatch(/fill="#1d4ed8" data-testid="preview-button"/);
+
+    // The payment page: the name, and the colours in its brand stylesheet.
+    const created = await svc.api.post('/transaction/', priced('EUR', 3));
+    const pay = await (await fetch(`${svc.t.url}/pay/${created.body.token}/`)).text();
+    expect(pay).toContain('Tostadores Ana');
+    const sheet = /<link rel="stylesheet" href="(\/brand\/[^"]+\.css)">/.exec(pay)![1]!;
+    const css = await (await fetch(`${svc.t.url}${sheet}`)).text();
+    expect(css).toContain('#1d4ed8');
+    expect(css).toContain('#ffdd00');
+
+    // The API's rule: a colour white text fails AA on is darkened, and the page says so.
+    const yellow = await browser.post('/dashboard/settings/', { display_name: 'Tostadores Ana', support_email: 'help@shop.example', brand_color: '#FFDD00', accent_color: '#ffdd00' });
+    expect(yellow.status).toBe(200);
+    const applied = (await getBrand(db(), env()))!.brand_color!;
+    expect(applied).not.toBe('#ffdd00');
+    expect(yellow.text).toContain(`the brand colour was darkened to ${applied}`);
+    expect((await svc.api.get('/environment/branding/')).body).toMatchObject({ display_name: 'Tostadores Ana', brand_color: applied });
+
+    // Emptied fields go back to the page's own.
+    expect((await browser.post('/dashboard/settings/', { display_name: '', support_email: '', brand_color: '', accent_color: '' })).status).toBe(303);
+    expect(await getBrand(db(), env())).toMatchObject({ display_name: null, support_email: null, brand_color: null, accent_color: null });
+
+    const log = (await auditOf(db(), env(), { limit: 50, offset: 0 })).filter((r) => r.action === 'settings_changed');
+    expect(log).toHaveLength(3);
+    expect(JSON.parse(log.at(-1)!.detail!)).toEqual({ fields: 'display_name, support_email, brand_color, accent_color' });
+    expect((await browser.get('/dashboard/audit/')).text).toContain('Changed the settings: display_name, support_email, brand_color, accent_color');
+  });
+
+  it('an invalid colour or email is a 400 with the form showing the errors and what was typed; nothing saved', async () => {
+    const { browser } = await member(svc.t, svc.api, 'admin');
+    const before = await getBrand(db(), env());
+    const res = await browser.post('/dashboard/settings/', { display_name: 'New name', support_email: 'not an email', brand_color: 'red', accent_color: '#12345' });
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('Nothing was saved');
+    for (const field of ['support_email', 'brand_color', 'accent_color']) {
+      expect(res.text).toContain(`data-testid="error-${field}"`);
+      expect(res.text).toMatch(new RegExp(`id="${field}"[^>]*aria-invalid="true"`));
+    }
+    expect(res.text).not.toContain('data-testid="error-display_name"');
+    expect(res.text).toContain('value="red"');
+    expect(res.text).toContain('value="New name"');
+    expect(await getBrand(db(), env())).toEqual(before);
+  });
+
+  it('a viewer reads the settings and gets 403 for a change; a post without its CSRF token is a 403; nothing changes', async () => {
+    const viewer = (await member(svc.t, svc.api, 'viewer')).browser;
+    const page = await viewer.get('/dashboard/settings/');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Only owners and admins can change these.');
+    expect(page.text).not.toContain('href="/dashboard/team/"');
+    const before = await getBrand(db(), env());
+    const refused = await viewer.post('/dashboard/settings/', { display_name: 'Hijacked' });
+    expect(refused.status).toBe(403);
+    const owner = (await member(svc.t, svc.api, 'owner')).browser;
+    expect((await owner.post('/dashboard/settings/', { display_name: 'No token' }, { csrf: null })).status).toBe(403);
+    expect((await owner.post('/dashboard/settings/', { display_name: 'Wrong token' }, { csrf: 'x'.repeat(43) })).status).toBe(403);
+    expect(await getBrand(db(), env())).toEqual(before);
+  });
+
+  it('shows pricing, mode and the raw card setting read-only', async () => {
+    await setPricing(db(), env(), { charge: { percentE2: 290n, fixed: 30n }, refund: { percentE2: 0n, fixed: 0n }, settlementDelayDays: 3, disputeFixed: 1500n }, new Date());
+    const page = (await (await member(svc.t, svc.api, 'viewer')).browser.get('/dashboard/settings/')).text;
+    expect(page).toContain('<dd data-testid="charge-fee">2.90% + 30 minor units of the sale’s currency</dd>');
+    expect(page).toContain('npm run keys -- pricing');
+    expect(page).toContain('<dd data-testid="mode">sandbox</dd>');
+    expect(page).toContain('<dd data-testid="raw-cards">on</dd>');
+    // Nothing of it is a field.
+    expect(page).not.toMatch(/name="(charge|mode|raw)/);
+  });
+
+  it('the audit log filters by action, member and a range of UTC days', async () => {
+    const owner = await member(svc.t, svc.api, 'owner');
+    const admin = await member(svc.t, svc.api, 'admin');
+    expect((await admin.browser.post('/dashboard/settings/', { display_name: 'By the admin' })).status).toBe(303);
+    expect((await owner.browser.post('/dashboard/settings/', { display_name: 'By the owner' })).status).toBe(303);
+    const rows = (html: string) => [...html.matchAll(/<tr><td>[^<]*<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td>/g)].map((m) => `${m[1]}: ${m[2]}`);
+    const audit = (query: string) => owner.browser.get(`/dashboard/audit/?${query}`);
+
+    const page = await audit(`action=settings_changed&email=${encodeURIComponent(admin.email)}`);
+    expect(page.status).toBe(200);
+    expect(rows(page.text)).toEqual([`${admin.email}: Changed the settings: display_name`]);
+    expect(page.text).toContain('<option value="settings_changed" selected>settings_changed</option>');
+    expect(rows((await audit('action=settings_changed')).text).length).toBeGreaterThanOrEqual(2);
+    const today = svc.clock.now().toISOString().slice(0, 10);
+    expect(rows((await audit(`action=settings_changed&from=${today}&to=${today}`)).text).length).toBeGreaterThanOrEqual(2);
+    const none = await audit('action=settings_changed&from=2000-01-01&to=2000-01-31');
+    expect(rows(none.text)).toEqual([]);
+    expect(none.text).toContain('No entries match these filters.');
+    // A nonsense value is dropped, the others still apply; nothing is a 500.
+    const odd = await audit(`action=Robert');DROP&email=${encodeURIComponent(admin.email)}&from=2026-02-30&to=%00`);
+    expect(odd.status).toBe(200);
+    expect(rows(odd.text).every((r) => r.startsWith(admin.email))).toBe(true);
+    expect(rows(odd.text).length).toBeGreaterThan(0);
+  });
+});
