@@ -24,10 +24,12 @@ const balanceOut = z
   })
   .meta({ id: 'Balance', description: "The merchant's own money, per currency: available and pending" });
 
-const balanceTransactionOut = z
+export const balanceTransactionOut = z
   .object({
     id: objectId,
-    type: z.enum(['charge', 'refund']).describe('`charge`: a capture or charge of a sale (money in); `refund`: a refund of it (money out)'),
+    type: z
+      .enum(['charge', 'refund', 'payout', 'payout_failure'])
+      .describe('`charge`: a capture or charge of a sale (money in); `refund`: a refund of it (money out); `payout`: a payout to your bank account (money out); `payout_failure`: a failed payout\'s money back'),
     source: z
       .object({ object: z.enum(['sale', 'dispute', 'merchant_payout']).describe('What kind of object made it'), id: z.uuid().describe('Its `id`') })
       .describe('The object whose money moved'),
@@ -55,7 +57,7 @@ const BALANCE_TRANSACTION_EXAMPLE = {
 };
 
 const balanceTransactionQuery = pageQuery.extend({
-  type: z.enum(['charge', 'refund']).optional().describe('Only balance transactions of this type'),
+  type: z.enum(['charge', 'refund', 'payout', 'payout_failure']).optional().describe('Only balance transactions of this type'),
   sale: ref('sale').optional().describe('Only the balance transactions of this sale'),
   currency: exact(3).optional().describe('Only balance transactions in this currency'),
 });

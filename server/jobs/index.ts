@@ -4,6 +4,7 @@ import { createDelivery } from '../notify/worker';
 import { createMailDelivery } from '../notify/mail-worker';
 import { createMailTransport } from '../notify/mail-transport';
 import { sendPayouts } from '../payments/payouts';
+import { runMerchantPayouts } from '../payments/merchant-payouts';
 import { expireHolds } from '../payments/hold-expiry';
 import { reconcileCalls } from '../payments/reconcile';
 import { settleSourcePayments } from '../payments/sources';
@@ -31,6 +32,7 @@ export const JOB_NAMES = {
   rateLimits: 'rate-limit-sweep',
   retention: 'retention',
   balance: 'balance',
+  merchantPayouts: 'merchant-payouts',
 } as const;
 
 export function serviceJobs(deps: Deps): Job[] {
@@ -56,6 +58,8 @@ export function serviceJobs(deps: Deps): Job[] {
     // The merchant's balance follows confirmed captures, charges and refunds (payments/balance.ts).
     { name: JOB_NAMES.balance, periodMs: 1_000, batch: 50, run: () => postBalanceTransactions(deps, 50) },
     { name: JOB_NAMES.payouts, periodMs: 2_000, batch: 20, run: () => sendPayouts(deps, 20) },
+    // After the balance job in a round: the merchant's scheduled payouts, then sending them (payments/merchant-payouts.ts).
+    { name: JOB_NAMES.merchantPayouts, periodMs: 2_000, batch: 20, run: () => runMerchantPayouts(deps, 20) },
     { name: JOB_NAMES.subscriptions, periodMs: 1_000, batch: 20, run: () => chargeDueSubscriptions(deps, 20) },
     { name: JOB_NAMES.delivery, periodMs: 500, batch: 20, run: () => deliver(20) },
     { name: JOB_NAMES.trialReminders, periodMs: 60_000, batch: 50, run: ({ now }) => remindTrials(db, now(), trialReminderDays, 50) },

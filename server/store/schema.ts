@@ -1,4 +1,5 @@
 import type { Authentication } from '../domain/authentication';
+import type { PayoutSchedule } from '../domain/merchant-payouts';
 import type { Interval } from '../domain/periods';
 import type { TransactionStatus } from '../domain/transaction-status';
 
@@ -577,7 +578,8 @@ export interface ApiKeyRow {
 export interface BalanceTransactionRow {
   id: string;
   environment_id: string;
-  type: 'charge' | 'refund';
+  /** Other helpers add types (disputes): code that is not about one type sums `net` whatever the type. */
+  type: 'charge' | 'refund' | 'payout' | 'payout_failure';
   /** The sale whose money moved (null for a payout to the merchant). */
   sale_id: string | null;
   /** The dispute it debits or gives back (dispute types). */
@@ -595,6 +597,33 @@ export interface BalanceTransactionRow {
   net: number;
   available_on: string;
   created_at: string;
+}
+
+/** Where and when an environment's balance is paid out (docs/balance.md#payouts). */
+export interface MerchantPayoutSettingsRow {
+  environment_id: string;
+  /** Electronic format; null until set. */
+  iban: string | null;
+  schedule: PayoutSchedule;
+  updated_at: string;
+}
+
+/** A payout of the merchant's balance in one currency to its bank account. */
+export interface MerchantPayoutRow extends Owned {
+  currency: string;
+  /** `2026-11-27` (daily), `2026-W48` (weekly), `manual:<id>` (one of its own). */
+  period: string;
+  schedule: PayoutSchedule;
+  /** Minor units, > 0: the sum of its lines' net. */
+  amount: number;
+  line_count: number;
+  /** Where it goes (the settings' IBAN when it was made). */
+  iban: string;
+  status: 'pending' | 'paid' | 'failed';
+  failure: string | null;
+  /** The payout job's lease while it asks the payout gateway. */
+  locked_until: string | null;
+  claimed_by: string | null;
 }
 
 /** An environment's pricing: percentages × 100 (2.9 % → 290) and fixed parts in minor units. */
@@ -673,6 +702,8 @@ export interface Tables {
   sign_in_failures: { key: string; failures: number; window_start: string };
   api_keys: ApiKeyRow;
   balance_transactions: BalanceTransactionRow;
+  merchant_payout_settings: MerchantPayoutSettingsRow;
+  merchant_payouts: MerchantPayoutRow;
   sale_sources: SaleSourceRow;
   source_refunds: SourceRefundRow;
   environment_pricing: EnvironmentPricingRow;

@@ -30,6 +30,7 @@ import { migration as m070 } from './070_balance';
 import { migration as m075 } from './075_status_checks';
 import { migration as m080 } from './080_source_sales';
 import { migration as m081 } from './081_balance_sources';
+import { migration as m084 } from './084_merchant_payouts';
 
 // One file per migration, applied in the order of their names. A released migration's
 // name is recorded in every deployed database: never rename one or change what it does;
@@ -64,6 +65,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '075_status_checks': m075,
   '080_source_sales': m080,
   '081_balance_sources': m081,
+  '084_merchant_payouts': m084,
 };
 
 /** Every migration's name, in the order they apply. */
