@@ -1,7 +1,7 @@
 import type { ExpressionBuilder } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '../domain/ids';
-import { merchantPayoutPostings, PAYOUT_TYPES, type PayoutSchedule } from '../domain/merchant-payouts';
+import { merchantPayoutPostings, PAYOUT_TYPES, payoutAmount, type PayoutSchedule } from '../domain/merchant-payouts';
 import { type Db, inTransaction, type Tx } from './db';
 import type { Outbox } from './events';
 import { postMovement, reverseMovement } from './ledger';
@@ -113,8 +113,8 @@ export async function makePayout(db: Db, outbox: Outbox, p: NewPayout): Promise<
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) return null;
     const lines = await trx.updateTable('balance_transactions').set({ payout_id: id }).where(payable(p.environmentId, p.currency, at)).returning('net').execute();
-    const amount = lines.reduce((s, l) => s + BigInt(l.net), 0n);
-    if (amount <= 0n) throw new NothingToPay();
+    const amount = payoutAmount(lines.map((l) => l.net));
+    if (amount === null) throw new NothingToPay();
     const made = { ...row, amount: Number(amount), line_count: lines.length };
     await trx.updateTable('merchant_payouts').set({ amount: made.amount, line_count: made.line_count }).where('id', '=', id).execute();
     await recordOwn(trx, made, 'payout', -amount, p.now);
