@@ -3,7 +3,7 @@ import type { Db } from '../../server/store/db';
 import { makeScheduledPayouts } from '../../server/payments/merchant-payouts';
 import { setPricing } from '../../server/store/balance';
 import { IBANS } from './documents';
-import { type Client, ENGINES, problemPaths, testClock } from './harness';
+import { type Client, ENGINES, problemPaths, type Reply, testClock } from './harness';
 import { checkLedger, useOwnService } from './ledger';
 import { paidTransaction, priced } from './pay';
 
@@ -43,7 +43,7 @@ async function allLines(api: Client, id: string, pageSize: number) {
   const lines: { net: number; type: string; source: { object: string } }[] = [];
   let path: string | null = `/merchant_payout/${id}/?page_size=${pageSize}`;
   while (path) {
-    const res = await api.get(path);
+    const res: Reply = await api.get(path);
     expect(res.status, res.text).toBe(200);
     lines.push(...res.body.lines.results);
     path = res.body.lines.next ? res.body.lines.next.slice(res.body.lines.next.indexOf('/v1') + 3) : null;
