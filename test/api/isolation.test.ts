@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRoutes } from '../../server/api/index';
+import { setPricing } from '../../server/store/balance';
 import { clientBody, documentBody, IBANS } from './documents';
 import { type Client, ENGINES, problemPaths, startTestService, type TestService, transactionBody } from './harness';
 import { createWallet, entriesOf, fund } from './ledger';
@@ -90,6 +91,17 @@ const OWNED: Record<string, Group> = {
       }
     },
   },
+  merchant_payout: {
+    // A manual payout of a paid sale's charge, available at once (no settlement delay).
+    create: async (c: Client) => {
+      await noSettlementDelay(c.keys.environment_id);
+      await (OWNED.balance_transaction!.create as (c: Client) => Promise<Made>)(c);
+      expect((await c.patch('/payout_settings/', { iban: IBANS.ES, schedule: 'manual' })).status).toBe(200);
+      const res = await c.post('/merchant_payout/', { currency: 'EUR' });
+      expect(res.status, res.text).toBe(201);
+      return res.body;
+    },
+  },
   subscription: { create: (c: Client) => subscriptionIn(c, 'waiting') },
   event: {
     create: async (c: Client) => {
@@ -116,6 +128,7 @@ async function subscriptionIn(c: Client, state: 'waiting' | 'active' | 'paused')
 
 /** One round of the balance job of the service under test (set as it starts). */
 let balanceJob: () => Promise<number> = async () => 0;
+let noSettlementDelay: (environmentId: string) => Promise<void> = async () => undefined;
 
 /** Seeded read-only objects, the same in every environment: no isolation to check. */
 const GLOBAL = new Set(['gateway', 'currency']);
@@ -149,6 +162,7 @@ const ID_ROUTES: IdRoute[] = [
   { method: 'GET', group: 'wallet', path: '/wallet/{id}/entry/{entry_id}/' },
   { method: 'GET', group: 'transfer', path: '/transfer/{id}/' },
   { method: 'GET', group: 'balance_transaction', path: '/balance_transaction/{id}/' },
+  { method: 'GET', group: 'merchant_payout', path: '/merchant_payout/{id}/' },
   { method: 'GET', group: 'subscription', path: '/subscription/{id}/' },
   { method: 'POST', group: 'subscription', path: '/subscription/{id}/start/' },
   { method: 'POST', group: 'subscription', path: '/subscription/{id}/pause/', create: (c) => subscriptionIn(c, 'active') },
@@ -169,6 +183,8 @@ const ID_ROUTES: IdRoute[] = [
   { method: 'GET', group: 'document', path: '/client/{clientId}/document/{id}/' },
   { method: 'GET', group: 'document', path: '/client/{clientId}/document/{id}/file/' },
 ];
+
+const NO_FEE = { percentE2: 0n, fixed: 0n };
 
 const MALFORMED = ['not-a-uuid', '123', '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0', '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e0', "1' OR '1'='1", '%00', 'zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz'];
 /** Sent as they are: broken percent-encoding cannot name an object either. */
@@ -196,6 +212,7 @@ describe.each(ENGINES)('environment isolation on %s', (engine) => {
   beforeAll(async () => {
     t = await startTestService(engine);
     balanceJob = () => t.service.jobs.runOnce('balance');
+    noSettlementDelay = (id) => setPricing(t.service.deps.database.db, id, { charge: NO_FEE, refund: NO_FEE, settlementDelayDays: 0 }, new Date());
     owner = await t.newEnvironment('Owner');
     stranger = await t.newEnvironment('Stranger');
   });
