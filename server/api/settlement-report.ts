@@ -8,10 +8,7 @@ import { getMerchantPayout, settlementLines } from '../store/merchant-payouts';
 // payout, or of the payouts made between two days, streamed as they are read.
 
 const DAY_MS = 86_400_000;
-const day = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
-  .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), 'must be a real date');
+const day = z.iso.date({ error: 'must be a date YYYY-MM-DD' });
 
 const reportQuery = z
   .object({
@@ -41,7 +38,7 @@ export const settlementReportRoutes = (): RouteDef[] => [
     file: ['text/csv'],
     status: 200,
     async handler({ env, query, db }): Promise<FileAnswer> {
-      if (query.payout && !(await getMerchantPayout(db, env.id, query.payout))) throw fieldError('query.payout', 'no payout of yours has this id');
+      if (query.payout && !(await getMerchantPayout(db, env.id, query.payout))) throw fieldError('query.payout', 'is not a payout of this environment');
       const range = query.payout
         ? { environmentId: env.id, payoutId: query.payout }
         : { environmentId: env.id, from: `${query.from}T00:00:00.000Z`, to: new Date(Date.parse(`${query.to}T00:00:00Z`) + DAY_MS).toISOString() };
