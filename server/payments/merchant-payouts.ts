@@ -1,15 +1,7 @@
 import { manualPeriod, periodKey } from '../domain/merchant-payouts';
 import type { Deps } from '../deps';
 import type { Db } from '../store/db';
-import {
-  claimPendingPayouts,
-  makePayout,
-  NothingToPay,
-  type NewPayout,
-  payableByCurrency,
-  scheduledEnvironments,
-  settlePayout,
-} from '../store/merchant-payouts';
+import { claimPendingPayouts, makePayout, payableByCurrency, scheduledEnvironments, settlePayout } from '../store/merchant-payouts';
 import type { MerchantPayoutRow } from '../store/schema';
 import { askGateway } from './ask';
 
@@ -25,16 +17,6 @@ import { askGateway } from './ask';
 
 type PayoutDeps = Pick<Deps, 'config' | 'database' | 'outbox' | 'payouts' | 'log' | 'now'>;
 
-/** Makes a payout, or nothing when its period has one or it would pay nothing. */
-async function tryPayout(db: Db, deps: PayoutDeps, p: NewPayout): Promise<MerchantPayoutRow | null> {
-  try {
-    return await makePayout(db, deps.outbox, p);
-  } catch (err) {
-    if (err instanceof NothingToPay) return null;
-    throw err;
-  }
-}
-
 /** One round of scheduled payouts: each environment's currencies with money available and no payout this period. */
 export async function makeScheduledPayouts(deps: PayoutDeps, limit: number): Promise<number> {
   const db = deps.database.db;
@@ -43,7 +25,7 @@ export async function makeScheduledPayouts(deps: PayoutDeps, limit: number): Pro
     const now = deps.now();
     const period = periodKey(s.schedule, now);
     for (const { currency } of await payableByCurrency(db, s.environment_id, now, period)) {
-      const payout = await tryPayout(db, deps, { environmentId: s.environment_id, currency, period, schedule: s.schedule, iban: s.iban, now });
+      const payout = await makePayout(db, deps.outbox, { environmentId: s.environment_id, currency, period, schedule: s.schedule, iban: s.iban, now });
       if (payout) {
         made++;
         deps.log.info({ payout: payout.id, period }, 'merchant payout made');
@@ -59,7 +41,7 @@ export async function makeScheduledPayouts(deps: PayoutDeps, limit: number): Pro
  * transaction): null when nothing is available to pay out.
  */
 export async function makeManualPayout(db: Db, deps: PayoutDeps, p: { environmentId: string; currency: string; iban: string }): Promise<MerchantPayoutRow | null> {
-  return tryPayout(db, deps, { ...p, period: manualPeriod, schedule: 'manual', now: deps.now() });
+  return makePayout(db, deps.outbox, { ...p, period: manualPeriod, schedule: 'manual', now: deps.now() });
 }
 
 /** One round of sending: up to `limit` pending payouts to the payout gateway; resolves with how many were settled. */

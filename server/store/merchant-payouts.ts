@@ -5,7 +5,7 @@ import { merchantPayoutPostings, PAYOUT_TYPES, payoutAmount, type PayoutSchedule
 import { type Db, inTransaction, type Tx } from './db';
 import type { Outbox } from './events';
 import { postMovement, reverseMovement } from './ledger';
-import { claimBatch } from './locking';
+import { claimBatch, forUpdate } from './locking';
 import { countAndPage, type Page } from './paging';
 import type { BalanceTransactionRow, MerchantPayoutRow, MerchantPayoutSettingsRow, Tables } from './schema';
 
@@ -76,13 +76,6 @@ export async function payableByCurrency(db: Db, environmentId: string, now: Date
   return rows.map((r) => ({ currency: r.currency, amount: BigInt(r.amount) })).filter((r) => r.amount > 0n);
 }
 
-/** Thrown inside the payout's transaction when its lines pay nothing: everything it wrote rolls back. */
-export class NothingToPay extends Error {
-  constructor() {
-    super('nothing to pay out');
-  }
-}
-
 export interface NewPayout {
   environmentId: string;
   currency: string;
@@ -94,17 +87,21 @@ export interface NewPayout {
 }
 
 /**
- * Makes a payout of what is payable in its currency, or nothing: null when the period
- * already has its payout. Throws NothingToPay (rolled back) when the lines add up to ≤ 0.
+ * Makes a payout of what is payable in its currency; null, having written nothing, when
+ * the lines would pay nothing or the period already has its payout. The lines are read
+ * FOR UPDATE (PostgreSQL): a second payout at once waits, then finds them taken.
  */
 export async function makePayout(db: Db, outbox: Outbox, p: NewPayout): Promise<MerchantPayoutRow | null> {
   const at = p.now.toISOString();
   const id = uuidv7(p.now.getTime());
   const period = typeof p.period === 'string' ? p.period : p.period(id);
   return inTransaction(db, async (trx) => {
+    const lines = await forUpdate(trx, trx.selectFrom('balance_transactions').select(['id', 'net']).where(payable(p.environmentId, p.currency, at)).orderBy('id')).execute();
+    const amount = payoutAmount(lines.map((l) => l.net));
+    if (amount === null) return null;
     const row: MerchantPayoutRow = {
-      ...{ id, environment_id: p.environmentId, currency: p.currency, period, schedule: p.schedule, iban: p.iban },
-      ...{ amount: 0, line_count: 0, status: 'pending', failure: null, locked_until: null, claimed_by: null, created_at: at, updated_at: at },
+      ...{ id, environment_id: p.environmentId, currency: p.currency, period, schedule: p.schedule, iban: p.iban, amount: Number(amount) },
+      ...{ line_count: lines.length, status: 'pending', failure: null, locked_until: null, claimed_by: null, created_at: at, updated_at: at },
     };
     const inserted = await trx
       .insertInto('merchant_payouts')
@@ -112,12 +109,13 @@ export async function makePayout(db: Db, outbox: Outbox, p: NewPayout): Promise<
       .onConflict((oc) => oc.columns(['environment_id', 'currency', 'period']).doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) return null;
-    const lines = await trx.updateTable('balance_transactions').set({ payout_id: id }).where(payable(p.environmentId, p.currency, at)).returning('net').execute();
-    const amount = payoutAmount(lines.map((l) => l.net));
-    if (amount === null) throw new NothingToPay();
-    const made = { ...row, amount: Number(amount), line_count: lines.length };
-    await trx.updateTable('merchant_payouts').set({ amount: made.amount, line_count: made.line_count }).where('id', '=', id).execute();
-    await recordOwn(trx, made, 'payout', -amount, p.now);
+    for (let i = 0; i < lines.length; i += 500) {
+      const ids = lines.slice(i, i + 500).map((l) => l.id);
+      const taken = await trx.updateTable('balance_transactions').set({ payout_id: id }).where('id', 'in', ids).where('payout_id', 'is', null).executeTakeFirst();
+      // Locked since the read (or the one writer's, on SQLite): nobody else can have taken one.
+      if (Number(taken.numUpdatedRows) !== ids.length) throw new Error(`payout ${id}: a line was taken meanwhile`);
+    }
+    await recordOwn(trx, row, 'payout', -amount, p.now);
     await postMovement(trx, outbox, {
       environmentId: p.environmentId,
       currency: p.currency,
@@ -127,7 +125,7 @@ export async function makePayout(db: Db, outbox: Outbox, p: NewPayout): Promise<
       now: p.now,
     });
     await outbox.emit(trx, 'merchant_payout.created', id, p.now);
-    return made;
+    return row;
   });
 }
 

@@ -214,6 +214,36 @@ describe.each(ENGINES)('payouts to the merchant on %s', (engine) => {
     await merchantHolds(db(), id);
   });
 
+  it('manual requests at once pay the money once; an Idempotency-Key replays its payout', async () => {
+    const { t } = svc;
+    const api = await t.newEnvironment('Eager shop');
+    const id = api.keys.environment_id;
+    await setPricing(db(), id, { charge: { percentE2: 0n, fixed: 0n }, refund: { percentE2: 0n, fixed: 0n }, settlementDelayDays: 0 }, clock.now());
+    for (const price of [3, 4, 5]) await paidTransaction(api, priced('EUR', price));
+    await jobs.balance();
+    expect((await api.patch('/payout_settings/', { iban: IBANS.ES })).status).toBe(200);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => api.post('/merchant_payout/', { currency: 'EUR' })));
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
+    expect(answers.find((r) => r.status === 201)!.body).toMatchObject({ amount: 12, line_count: 3 });
+    expect((await api.get('/merchant_payout/')).body.count).toBe(1);
+
+    await paidTransaction(api, priced('EUR', 6));
+    await jobs.balance();
+    const key = { 'idempotency-key': `payout-${id}` };
+    const first = await api.post('/merchant_payout/', { currency: 'EUR' }, key);
+    expect(first.status, first.text).toBe(201);
+    const again = await api.post('/merchant_payout/', { currency: 'EUR' }, key);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect((await api.get('/merchant_payout/')).body.count).toBe(2);
+    // A keyed request that pays nothing leaves nothing behind: no payout row, the key free.
+    const none = await api.post('/merchant_payout/', { currency: 'EUR' }, { 'idempotency-key': `none-${id}` });
+    expect(none.status).toBe(409);
+    expect((await api.get('/merchant_payout/')).body.count).toBe(2);
+    await merchantHolds(db(), id);
+  });
+
   it('a failed payout returns the money; its lines go into the next payout', async () => {
     const { t } = svc;
     const api = await t.newEnvironment('Refused shop');
