@@ -702,12 +702,12 @@ export interface Tables {
   sign_in_failures: { key: string; failures: number; window_start: string };
   api_keys: ApiKeyRow;
   balance_transactions: BalanceTransactionRow;
-  merchant_payout_settings: MerchantPayoutSettingsRow;
-  merchant_payouts: MerchantPayoutRow;
   sale_sources: SaleSourceRow;
   source_refunds: SourceRefundRow;
   environment_pricing: EnvironmentPricingRow;
   user_totp: UserTotpRow;
   totp_recovery_codes: { user_id: string; code_hash: string; used_at: string | null };
   sign_in_challenges: { id_hash: string; user_id: string; expires_at: string; created_at: string };
+  merchant_payout_settings: MerchantPayoutSettingsRow;
+  merchant_payouts: MerchantPayoutRow;
 }
