@@ -7,6 +7,7 @@ import { assetsRouter, loadScreenAssets } from './checkout/assets';
 import { brandRouter } from './checkout/brand';
 import { addressLimit } from './checkout/limits';
 import { checkoutRoutes } from './checkout/routes';
+import { saveRoutes } from './checkout/save-routes';
 import { signupRoutes } from './checkout/signup-routes';
 import type { Deps } from './deps';
 import { mountDashboard } from './dashboard/routes';
@@ -61,6 +62,7 @@ export function createApp(deps: Deps, ops?: OpsRoutes): RequestListener {
   // '/pay/{token}/' and '/pay/{token}' are different routes (the second redirects).
   app.enable('strict routing');
   // First: the payment page is the busiest route, and every layer before it costs a match.
+  saveRoutes(app, deps, loadScreenAssets);
   signupRoutes(app, deps, loadScreenAssets);
   checkoutRoutes(app, deps, loadScreenAssets);
   app.use(

@@ -7,12 +7,14 @@ import { createEnvironment, findEnvironment, listEnvironments, updateEnvironment
 import { migrate } from './store/migrations';
 import { parsePercent } from './domain/fees';
 import { pricingOf, setPricing } from './store/balance';
+import { rawCardNumbers, setRawCardNumbers } from './store/saved-cards';
 import { payoutSettingsOf, setPayoutSettings } from './store/merchant-payouts';
 import { PAYOUT_SCHEDULES } from './domain/merchant-payouts';
 import { IBAN_PROBLEMS, ibanProblem, normaliseIban } from '../widget/fields/iban';
 
 const USAGE = `Usage:
-  npm run keys -- create --name "Shop" [--allowed-origin https://shop.example]... [--json]
+  npm run keys -- create --name "Shop" [--live] [--allowed-origin https://shop.example]... [--json]
+      (a sandbox, keys pk_test_…; --live: a live environment, keys pk_live_…, no test cards)
   npm run keys -- list [--json]
   npm run keys -- set --environment <id> [--name "Shop"] [--allowed-origin <origin>]... [--rotate-webhook-secret]
       [--rate-limit <requests per second> | --rate-limit default] [--json]
@@ -27,6 +29,10 @@ An environment's fees and settlement delay (options left out keep their value):
   npm run keys -- pricing --environment <id> [--charge-percent 2.9] [--charge-fixed 25]
       [--refund-percent 0] [--refund-fixed 0] [--settlement-days 2] [--json]
       (percentages with at most two decimals; fixed parts in the currency's minor units)
+
+An environment's settings (read them without options):
+  npm run keys -- settings --environment <id> [--raw-cards on|off] [--json]
+      (--raw-cards: whether POST /v1/authorization/ takes raw card numbers; off: only the hosted page)
 
 Where and when an environment's balance is paid out (docs/balance.md#payouts):
   npm run keys -- payouts --environment <id> [--iban <IBAN>] [--schedule daily|weekly|manual] [--json]`;
@@ -48,11 +54,13 @@ const { positionals, values } = parseArgs({
     key: { type: 'string' },
     'overlap-hours': { type: 'string' },
     json: { type: 'boolean' },
+    live: { type: 'boolean' },
     'charge-percent': { type: 'string' },
     'charge-fixed': { type: 'string' },
     'refund-percent': { type: 'string' },
     'refund-fixed': { type: 'string' },
     'settlement-days': { type: 'string' },
+    'raw-cards': { type: 'string' },
     iban: { type: 'string' },
     schedule: { type: 'string' },
   },
@@ -126,11 +134,11 @@ try {
       if (values.environment !== undefined) {
         const environment = await findEnvironment(db, values.environment) ?? fail(`no environment ${values.environment}`);
         const label = values.label?.trim() || fail('create --environment needs --label');
-        print({ environment_id: environment.id, ...(await createApiKey(db, environment.id, label, new Date())) });
+        print({ environment_id: environment.id, ...(await createApiKey(db, environment, label, new Date())) });
         break;
       }
       const name = values.name?.trim() || fail('create needs --name');
-      print({ ...(await createEnvironment(db, { name, allowedOrigins: origins, now: new Date() })) });
+      print({ ...(await createEnvironment(db, { name, allowedOrigins: origins, mode: values.live ? 'live' : 'sandbox', now: new Date() })) });
       break;
     }
     case 'list': {
@@ -207,6 +215,14 @@ try {
       if (next.schedule !== 'manual' && !next.iban) fail(`a ${next.schedule} schedule needs --iban`);
       await setPayoutSettings(db, environment.id, next, new Date());
       print({ environment_id: environment.id, iban: next.iban, schedule: next.schedule });
+      break;
+    }
+    case 'settings': {
+      const environment = (await findEnvironment(db, values.environment ?? fail('settings needs --environment'))) ?? fail(`no environment ${values.environment}`);
+      const raw = values['raw-cards'];
+      if (raw !== undefined && raw !== 'on' && raw !== 'off') fail(`--raw-cards ${raw}: must be on or off`);
+      if (raw !== undefined) await setRawCardNumbers(db, environment.id, raw === 'on');
+      print({ environment_id: environment.id, raw_card_numbers: (await rawCardNumbers(db, environment.id)) ? 'on' : 'off' });
       break;
     }
     default:

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { validateFields } from '../../widget/fields/card';
+import { testCardErrors } from '../payments/live';
 import { ApiError, type FieldError, inFlight, RecordedError } from '../http/problem';
 import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { route, type RouteDef } from '../http/route';
@@ -10,10 +11,12 @@ import { boundStep } from '../payments/outcome';
 import { storeCard, type StoreCardOutcome } from '../payments/store-card';
 import { getAuthorization, listAuthorizations, removeAuthorization } from '../store/sales';
 import { checkNotifyUrl } from './notify-url';
-import { currencyCode, exact, freeText, httpUrl, objectId, positiveMoneyAmount, ref, timestamps } from './fields';
+import { currencyCode, exact, freeText, httpUrl, livemode, objectId, positiveMoneyAmount, ref, timestamps } from './fields';
 import { toMinor } from '../http/amounts';
 import { AUTHORIZATION_EXAMPLE, IDS, page, SALE_EXAMPLE } from './examples';
 import { presentAuthorization } from '../present/authorization';
+import { createSaveRequest, rawCardNumbers } from '../store/saved-cards';
+import type { AuthorizationRow } from '../store/schema';
 import { presentSale } from '../present/sale';
 import { saleOut } from './sales';
 
@@ -23,10 +26,11 @@ import { saleOut } from './sales';
 export const authorizationOut = z
   .object({
     id: objectId,
+    livemode,
     status: z
-      .enum(['pending', 'active', 'removed', 'failed'])
+      .enum(['pending', 'requires_action', 'active', 'removed', 'failed'])
       .describe(
-        '`active` can be charged; `removed` never again; `pending` while the gateway has not told whether it stored the card (it becomes `active` or `failed`); `failed`: the gateway proved it did not',
+        '`active` can be charged; `removed` never again; `pending` while the gateway has not told whether it stored the card (it becomes `active` or `failed`), or while the hosted page at `url` waits for the customer\'s card; `requires_action`: the card\'s issuer asks the customer to authenticate first, at `url`; `failed`: the gateway proved it did not store it',
       ),
     transaction_id: z.uuid().nullable().describe('The transaction paid with `authorize: true` that stored it, if any'),
     gateway: z.uuid().describe('`id` of the gateway'),
@@ -40,6 +44,16 @@ export const authorizationOut = z
       .nullable()
       .describe('What is stored of the card: never its number or CVC'),
     notify_url: z.string().nullable().describe('Where authorization.* notifications are sent'),
+    token: z
+      .string()
+      .nullable()
+      .optional()
+      .describe('While `pending` for the customer or `requires_action`: the hosted page\'s token, for the widget (`data-checkout-token`); otherwise null'),
+    url: z
+      .string()
+      .nullable()
+      .optional()
+      .describe('While `pending` for the customer or `requires_action`: the hosted page to send the customer to (it takes the card, or runs the challenge); otherwise null'),
     ...timestamps,
   })
   .meta({ id: 'Authorization', description: 'A stored payment method (a card), charged later without the customer' });
@@ -54,10 +68,14 @@ const card = z.strictObject({
 const authorizationCreate = z
   .strictObject({
     gateway: ref('gateway').describe('`id` of a gateway that can store cards (the sandbox card gateway)'),
-    card,
+    card: card
+      .optional()
+      .describe('The card to store. Without it, the answer\'s `url` is a hosted page where the customer gives it (the only way when the environment\'s `raw_card_numbers` is off)'),
     notify_url: httpUrl.optional().describe('Where authorization.* notifications are sent'),
+    return_url: httpUrl.optional().describe('The hosted page sends the customer here (303) once the card is saved; an absolute http(s) URL. Without it, the page confirms'),
+    cancel_url: httpUrl.optional().describe('The hosted page sends the customer here (303) when they cancel; an absolute http(s) URL'),
   })
-  .meta({ id: 'Authorization', description: 'A card to store as an authorization' });
+  .meta({ id: 'Authorization', description: 'A card to store as an authorization, or none: a hosted page that takes it' });
 
 const chargeBody = z
   .strictObject({
@@ -78,12 +96,26 @@ const CARD_ERRORS: Record<string, string> = {
   'error.card.expiry.format': 'must be a month and year as MM/YY, within 20 years',
   'error.card.expiry.past': 'is in the past: the card has expired',
   'error.card.cvc.length': 'has the wrong number of digits for its card brand',
+  'error.card.testInLive': 'is a sandbox test card: a live environment takes real cards only',
 };
 
 const listQuery = pageQuery.extend({
-  status: z.enum(['pending', 'active', 'removed', 'failed']).optional().describe('Only authorizations in this state'),
+  status: z.enum(['pending', 'requires_action', 'active', 'removed', 'failed']).optional().describe('Only authorizations in this state'),
   transaction_id: ref('transaction').optional().describe('Only the authorization stored by this transaction'),
 });
+
+/** The API's view: the presenter's, with the hosted page while the customer has something to do there. */
+function present(row: AuthorizationRow, baseUrl: string) {
+  const open = row.token && (row.status === 'requires_action' || (row.status === 'pending' && row.hosted_page === 1));
+  return { ...presentAuthorization(row), token: open ? row.token! : null, url: open ? `${baseUrl}/pay/${row.token}/` : null };
+}
+
+const rawCardsOff = () =>
+  new ApiError(
+    'raw_cards_off',
+    'card: this environment takes no raw card numbers (its raw_card_numbers setting is off); send the request without card and send the customer to the answer\'s url, where they give the card',
+    [{ path: 'card', message: 'is not taken by this environment: leave it out and use the hosted page at the answer\'s url' }],
+  );
 
 const notFound = () => new ApiError('not_found', 'No authorization with this id');
 const gatewayFailed = (what: string) => new ApiError('gateway_error', `The gateway did not act; ${what} (a retry is safe)`);
@@ -100,14 +132,18 @@ function listRoute(): RouteDef {
     query: listQuery,
     response: pageEnvelopeSchema(authorizationOut),
     status: 200,
-    handler: (ctx) => listPage(ctx, (filters, p) => listAuthorizations(ctx.db, ctx.env.id, filters, p), presentAuthorization),
+    handler: (ctx) => listPage(ctx, (filters, p) => listAuthorizations(ctx.db, ctx.env.id, filters, p), (row) => present(row, ctx.baseUrl)),
   });
 }
 
 /** The body's gateway, if it is one that stores cards through the API. */
-function storingGateway(deps: Deps, id: string): StoringGateway {
+function storingGateway(deps: Deps, id: string, live: boolean): StoringGateway {
   const gateway = deps.gateways.find(id);
   if (!gateway?.enabled) throw new ApiError('invalid_request', 'gateway: is not a gateway', [{ path: 'gateway', message: 'is not a gateway' }]);
+  if (live && gateway.sandbox) {
+    const message = 'is a sandbox gateway: a live environment uses the gateways configured for real money (GET /v1/gateway/)';
+    throw new ApiError('invalid_request', `gateway: ${message}`, [{ path: 'gateway', message }]);
+  }
   if (!canStore(gateway)) {
     const message = 'cannot store a payment method through the API (its customers approve on the provider page)';
     throw new ApiError('invalid_request', `gateway: ${message}`, [{ path: 'gateway', message }]);
@@ -116,9 +152,9 @@ function storingGateway(deps: Deps, id: string): StoringGateway {
 }
 
 /** The card as the gateway's fields, checked by the rules the payment screen uses. */
-function cardFields(gateway: StoringGateway, card: z.output<typeof authorizationCreate>['card'], now: Date): Record<string, string> {
+function cardFields(gateway: StoringGateway, card: NonNullable<z.output<typeof authorizationCreate>['card']>, now: Date, live: boolean): Record<string, string> {
   const fields = { card_number: card.number, card_expiry: card.expiry, card_cvc: card.cvc, card_name: card.name };
-  const invalid = Object.entries(validateFields(gateway.fields, fields, now)).map(
+  const invalid = Object.entries({ ...validateFields(gateway.fields, fields, now), ...testCardErrors(live, fields) }).map(
     ([name, key]): FieldError => ({ path: `card.${name.replace(/^card_/, '')}`, message: CARD_ERRORS[key] ?? 'is not valid' }),
   );
   if (invalid.length) throw new ApiError('invalid_request', invalid.map((e) => `${e.path}: ${e.message}`).join('; '), invalid);
@@ -126,8 +162,11 @@ function cardFields(gateway: StoringGateway, card: z.output<typeof authorization
 }
 
 /** What storing a card answers: the authorization, or the problem of each other outcome. */
-function storedAnswer(outcome: StoreCardOutcome, accepted: () => void) {
+function storedAnswer(outcome: StoreCardOutcome, accepted: () => void, baseUrl: string) {
   switch (outcome.kind) {
+    case 'challenge':
+      // Created, and waiting for the customer: `requires_action` with the page to send them to.
+      return present(outcome.authorization, baseUrl);
     case 'gateway_failed':
       throw gatewayFailed('nothing was stored');
     case 'declined':
@@ -136,13 +175,13 @@ function storedAnswer(outcome: StoreCardOutcome, accepted: () => void) {
       throw inFlight(outcome.retryAfterMs);
     case 'pending':
       accepted();
-      return presentAuthorization(outcome.authorization);
+      return present(outcome.authorization, baseUrl);
     case 'not_stored':
       throw new RecordedError('gateway_error', `The gateway never stored the card; authorization ${outcome.authorization.id} is failed (nothing was stored)`);
     case 'attention':
       throw new ApiError('gateway_error', 'The gateway stored the card, but it could not be recorded: it is kept for our operators to check, and never charged');
     case 'stored':
-      return presentAuthorization(outcome.authorization);
+      return present(outcome.authorization, baseUrl);
   }
 }
 
@@ -165,15 +204,22 @@ function createRoute(): RouteDef {
     body: authorizationCreate,
     response: authorizationOut,
     status: 201,
-    problems: [402, 502],
+    problems: [402, 403, 502],
     accepted: 'The outcome is unknown (the gateway did not answer): the authorization, `pending` until reconciliation proves whether the card was stored',
     movesMoney: true,
-    async handler({ env, body, deps, binding, accepted }) {
-      const gateway = storingGateway(deps, body.gateway);
+    async handler({ env, body, deps, db, binding, accepted, baseUrl }) {
+      const live = env.mode === 'live';
+      const gateway = storingGateway(deps, body.gateway, live);
       if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
-      const fields = cardFields(gateway, body.card, deps.now());
-      const outcome = await storeCard(deps, { environmentId: env.id, gateway, fields, notifyUrl: body.notify_url ?? null, bound: boundStep(binding) });
-      return storedAnswer(outcome, accepted);
+      const urls = { returnUrl: body.return_url ?? null, cancelUrl: body.cancel_url ?? null };
+      if (!body.card) {
+        const row = await createSaveRequest(db, { environmentId: env.id, gatewayId: gateway.id, notifyUrl: body.notify_url ?? null, ...urls, now: deps.now() });
+        return present(row, baseUrl);
+      }
+      if (!(await rawCardNumbers(db, env.id))) throw rawCardsOff();
+      const fields = cardFields(gateway, body.card, deps.now(), live);
+      const store = { environmentId: env.id, gateway, fields, notifyUrl: body.notify_url ?? null, bound: boundStep(binding), authenticate: true, ...urls };
+      return storedAnswer(await storeCard(deps, store), accepted, baseUrl);
     },
   });
 }
@@ -189,10 +235,10 @@ function getRoute(): RouteDef {
     tag: 'Authorization',
     response: authorizationOut,
     status: 200,
-    async handler({ env, params, db }) {
+    async handler({ env, params, db, baseUrl }) {
       const row = await getAuthorization(db, env.id, params.id!);
       if (!row) throw notFound();
-      return presentAuthorization(row);
+      return present(row, baseUrl);
     },
   });
 }
@@ -276,12 +322,12 @@ function removeRoute(): RouteDef {
     body: removeBody,
     response: authorizationOut,
     status: 200,
-    async handler({ env, params, deps, db }) {
+    async handler({ env, params, deps, db, baseUrl }) {
       const removed = await removeAuthorization(db, env.id, params.id!, deps.now(), deps.outbox);
       const row = await getAuthorization(db, env.id, params.id!);
       if (!row) throw notFound();
       if (!removed) throw new ApiError('conflict', 'the authorization is already removed: an authorization is removed once');
-      return presentAuthorization(row);
+      return present(row, baseUrl);
     },
   });
 }

@@ -4,7 +4,7 @@ import { ApiError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { presentBalance, presentBalanceTransaction } from '../present/balance';
 import { balanceOf, getBalanceTransaction, listBalanceTransactions } from '../store/balance';
-import { currencyOut, dateTime, exact, objectId, ref } from './fields';
+import { currencyOut, dateTime, exact, livemode, objectId, ref } from './fields';
 import { IDS, page } from './examples';
 
 // The merchant's balance and its balance transactions, read-only: they follow the sales
@@ -19,6 +19,7 @@ const currencyAmount = z
 
 const balanceOut = z
   .object({
+    livemode,
     available: z.array(currencyAmount).describe('Per currency: what has settled (its `available_on` has passed)'),
     pending: z.array(currencyAmount).describe('Per currency: what is still in its settlement delay'),
   })
@@ -27,6 +28,7 @@ const balanceOut = z
 export const balanceTransactionOut = z
   .object({
     id: objectId,
+    livemode,
     type: z
       .enum(['charge', 'refund', 'payout', 'payout_failure'])
       .describe('`charge`: a capture or charge of a sale (money in); `refund`: a refund of it (money out); `payout`: a payout to your bank account (money out); `payout_failure`: a failed payout\'s money back'),

@@ -11,6 +11,7 @@ import {
   currencyCode,
   exact,
   freeText,
+  livemode,
   moneyAmount,
   name,
   objectId,
@@ -266,7 +267,7 @@ export function patchOf(fields: z.ZodObject) {
 export function viewOf<T extends CatalogueTable>(g: Group<T, z.ZodObject>) {
   return {
     table: g.table,
-    output: z.object({ id: objectId, ...g.fields.shape, ...timestamps }).meta({ id: g.noun.one, description: g.about }),
+    output: z.object({ id: objectId, livemode, ...g.fields.shape, ...timestamps }).meta({ id: g.noun.one, description: g.about }),
     present: (row: Row<T>) => ({ id: row.id, ...g.toApi(row), created: row.created_at, updated: row.updated_at }),
   };
 }

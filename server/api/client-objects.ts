@@ -5,7 +5,7 @@ import { IBAN_PROBLEMS, ibanProblem, normaliseIban } from '../../widget/fields/i
 import { CLIENT_TYPES, DOCUMENT_STATUSES, DOCUMENT_TYPES } from '../domain/compliance';
 import { fieldError } from '../http/problem';
 import type { ClientValues, IbanValues } from '../store/clients';
-import { dateTime, exact, httpUrl, nonBlank, objectId, text, timestamps } from './fields';
+import { dateTime, exact, httpUrl, livemode, nonBlank, objectId, text, timestamps } from './fields';
 
 // The three client objects as the API reads and writes them: the zod schemas (which the
 // OpenAPI document is made from), the rules across fields, and API → row mapping. Row →
@@ -57,6 +57,7 @@ export type ClientFields = z.output<typeof clientFields>;
 export const clientOut = z
   .object({
     id: objectId,
+    livemode,
     enabled_by_compliance: z
       .boolean()
       .describe('Set by the compliance review: an accepted identity document (and, for a company, an accepted company registration)'),
@@ -104,6 +105,7 @@ export type IbanFields = z.output<typeof ibanFields>;
 export const ibanOut = z
   .object({
     id: objectId,
+    livemode,
     client: z.uuid().describe('`id` of the client'),
     enabled_by_compliance: z.boolean().describe('True while its client is enabled by compliance'),
     iban_id: z.string().nullable().describe('Your external identifier'),
@@ -148,6 +150,7 @@ export const documentCreate = z
 export const documentOut = z
   .object({
     id: objectId,
+    livemode,
     client: z.uuid().describe('`id` of the client'),
     type: z.enum(DOCUMENT_TYPES).describe('What the document is'),
     status: z

@@ -5,7 +5,7 @@ import { ApiError, fieldError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { EVENT_TYPES, eventsAfter, getEvent, listEvents, newestEventId, type RetryTarget, retryEvent, type StoredEvent } from '../store/events';
 import type { DeliveryAttemptRow, EventDeliveryRow } from '../store/schema';
-import { dateTime, dateTimeInput } from './fields';
+import { dateTime, dateTimeInput, livemode } from './fields';
 import { EVENT_DETAIL_EXAMPLE, EVENT_EXAMPLE, EVENT_POLL_EXAMPLE, page } from './examples';
 
 // Events: every change of every object of the environment, and each delivery of it (to the
@@ -31,9 +31,10 @@ const deliveryOut = z
 const eventOut = z
   .object({
     id: z.uuid().describe('Also the `webhook-id` of every delivery of this event'),
+    livemode,
     type: z.enum(EVENT_TYPES).describe('What happened: `<object>.<change>`'),
     created: dateTime.describe('When it happened (ISO 8601, UTC)'),
-    data: z.record(z.string(), z.unknown()).describe('The object as the API returned it when the event happened'),
+    data: z.record(z.string(), z.unknown()).describe('The object as the API returned it when the event happened, with its `livemode`'),
     notify_url: z.string().nullable().describe("The object's notify_url, where it is delivered besides the webhook endpoints; null when it has none"),
     delivery_status: z.enum(DELIVERY_STATUSES).nullable().describe(`The notify_url delivery: ${statusWords}; null without a notify_url`),
     attempt_count: z.number().int().describe('Attempts to deliver it to the notify_url so far'),

@@ -128,6 +128,8 @@ export const AUTHORIZATION_EXAMPLE = {
   gateway: IDS.gateway,
   card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2030 },
   notify_url: null,
+  token: null,
+  url: null,
   created: CREATED,
   updated: CREATED,
 };

@@ -7,7 +7,7 @@ import { presentMerchantPayout } from '../present/merchant-payout';
 import { makeManualPayout } from '../payments/merchant-payouts';
 import { getMerchantPayout, listMerchantPayouts, payableByCurrency, payoutLines, payoutSettingsOf } from '../store/merchant-payouts';
 import { balanceTransactionOut } from './balance';
-import { currencyCode, currencyOut, dateTime, exact, objectId } from './fields';
+import { currencyCode, currencyOut, dateTime, exact, livemode, objectId } from './fields';
 import { EXAMPLE_TIME, page } from './examples';
 
 // Payouts of your balance to your bank account (docs/balance.md#payouts): made by the
@@ -19,6 +19,7 @@ export const MERCHANT_PAYOUT_ID = '01943a70-1c2d-7e3f-8a40-5b6c7d8e9fa0';
 export const merchantPayoutOut = z
   .object({
     id: objectId,
+    livemode,
     status: z.enum(['pending', 'paid', 'failed']).describe('`pending`: on its way to your bank; `paid`: the payout provider paid it; `failed`: refused, its money back in your balance'),
     currency: currencyOut,
     amount: z.number().describe('Major units, > 0: the sum of its lines\' `net`'),
@@ -38,6 +39,7 @@ const merchantPayoutDetail = merchantPayoutOut
 
 const PAYOUT_EXAMPLE = {
   id: MERCHANT_PAYOUT_ID,
+  livemode: false,
   status: 'paid' as const,
   currency: 'EUR',
   amount: 32.72,
@@ -52,6 +54,7 @@ const PAYOUT_EXAMPLE = {
 
 const LINE_EXAMPLE = {
   id: '01943a70-0b1c-7d2e-8f30-4a5b6c7d8e9f',
+  livemode: false,
   type: 'charge' as const,
   source: { object: 'sale' as const, id: '01943a6e-7d3e-7e5c-a14a-3c4d5e6f7a8b' },
   currency: 'EUR',

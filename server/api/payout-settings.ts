@@ -4,7 +4,7 @@ import { route, type RouteDef } from '../http/route';
 import { presentPayoutSettings } from '../present/merchant-payout';
 import { payoutSettingsOf, setPayoutSettings } from '../store/merchant-payouts';
 import { ibanFields } from './client-objects';
-import { dateTime } from './fields';
+import { dateTime, livemode } from './fields';
 
 // Where and when your balance is paid out (docs/balance.md#payouts): your bank account (an
 // IBAN, checked as a client's IBAN is) and the schedule. Also set by the operator with
@@ -14,6 +14,7 @@ const schedule = z.enum(['daily', 'weekly', 'manual']);
 
 const settingsOut = z
   .object({
+    livemode,
     iban: z.string().nullable().describe('Your bank account, electronic format; null until set'),
     schedule: schedule.describe('`daily`: a payout per currency each day (UTC) with money available; `weekly`: each ISO week; `manual`: only when you create one'),
     updated: dateTime.nullable().describe('When they were last set; null: never (the defaults)'),
@@ -27,7 +28,7 @@ const settingsIn = z
   })
   .meta({ id: 'PayoutSettingsInput', description: 'Fields to change; those left out keep their value' });
 
-const EXAMPLE = { iban: 'ES9121000418450200051332', schedule: 'daily' as const, updated: '2026-01-15T10:30:00.000Z' };
+const EXAMPLE = { livemode: false, iban: 'ES9121000418450200051332', schedule: 'daily' as const, updated: '2026-01-15T10:30:00.000Z' };
 
 export const payoutSettingsRoutes = (): RouteDef[] => [
   route({

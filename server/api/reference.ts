@@ -58,7 +58,8 @@ function readOnly<T extends { id: string }>(opts: {
   tag: string;
   noun: { one: string; many: string };
   example: unknown;
-  items: (deps: Deps) => T[];
+  /** What the environment can use (`live`: a live one, which has no sandbox gateway). */
+  items: (deps: Deps, live: boolean) => T[];
   out: z.ZodType;
   filter?: (item: T, query: Record<string, unknown>) => boolean;
   query?: z.ZodObject;
@@ -69,15 +70,15 @@ function readOnly<T extends { id: string }>(opts: {
       path: `/${opts.group}/`,
       operationId: `list${opts.noun.many}`,
       summary: `List ${opts.noun.many.toLowerCase()}`,
-      description: `Every ${opts.group} of the service, the same in every environment, in a fixed order.`,
+      description: `Every ${opts.group} your environment can use, in a fixed order (a live environment has no sandbox gateway).`,
       example: { response: page([opts.example]) },
       tag: opts.tag,
       query: opts.query ?? pageQuery,
       response: pageEnvelopeSchema(opts.out),
       status: 200,
-      async handler({ query, req, baseUrl, deps }) {
+      async handler({ query, req, baseUrl, deps, env }) {
         const { page, page_size } = query as { page: number; page_size: number };
-        const all = opts.items(deps).filter((i) => opts.filter?.(i, query as Record<string, unknown>) ?? true);
+        const all = opts.items(deps, env.mode === 'live').filter((i) => opts.filter?.(i, query as Record<string, unknown>) ?? true);
         const start = (page - 1) * page_size;
         return pageEnvelope(req, baseUrl, { page, page_size }, all.length, all.slice(start, start + page_size));
       },
@@ -92,8 +93,8 @@ function readOnly<T extends { id: string }>(opts: {
       tag: opts.tag,
       response: opts.out,
       status: 200,
-      async handler({ params, deps }) {
-        const item = opts.items(deps).find((i) => i.id === params.id);
+      async handler({ params, deps, env }) {
+        const item = opts.items(deps, env.mode === 'live').find((i) => i.id === params.id);
         if (!item) throw new ApiError('not_found', `No ${opts.group} with this id`);
         return item;
       },
@@ -107,7 +108,7 @@ export const referenceRoutes = (): RouteDef[] => [
     tag: 'Gateway',
     noun: { one: 'Gateway', many: 'Gateways' },
     example: GATEWAY_EXAMPLE,
-    items: (deps) => deps.gateways.all.map(presentGateway),
+    items: (deps, live) => deps.gateways.usable(live).map(presentGateway),
     out: gatewayOut,
   }),
   ...readOnly({

@@ -10,7 +10,7 @@ import { moveSaleMoney } from '../payments/sale-actions';
 import { presentSale } from '../present/sale';
 import { getSale, listSales, type StoredSale } from '../store/sales';
 import { exponentOf } from '../domain/currencies';
-import { currencyOut, dateTime, exact, objectId, positiveMoneyAmount, ref, timestamps } from './fields';
+import { currencyOut, dateTime, exact, livemode, objectId, positiveMoneyAmount, ref, timestamps } from './fields';
 import { toMinor } from '../http/amounts';
 import { page, SALE_EXAMPLE } from './examples';
 
@@ -41,6 +41,7 @@ const sourceOut = z
 export const saleOut = z
   .object({
     id: objectId,
+    livemode,
     status: z
       .enum(SALE_STATUSES)
       .describe('Derived from the amounts; `pending` while a gateway call of the sale has an unknown outcome (it ends as the gateway proves); see the docs'),

@@ -11,7 +11,7 @@ import { getAuthorization } from '../store/sales';
 import { presentSubscription } from '../present/subscription';
 import type { Db } from '../store/db';
 import { applyAction, getSubscription, insertSubscription, listSubscriptions, type NewSubscription } from '../store/subscriptions';
-import { currencyOut, dateTime, exact, httpUrl, objectId, ref, text, timestamps } from './fields';
+import { currencyOut, dateTime, exact, httpUrl, livemode, objectId, ref, text, timestamps } from './fields';
 import { IDS, page, SUBSCRIPTION_EXAMPLE } from './examples';
 import { checkNotifyUrl } from './notify-url';
 
@@ -34,6 +34,7 @@ const chargeOut = z.object({
 export const subscriptionOut = z
   .object({
     id: objectId,
+    livemode,
     plan: z.uuid().describe('`id` of the plan; its terms below are copied at creation, so a later change of the plan does not alter them'),
     client: z.uuid().nullable().describe('`id` of the client, if one was given'),
     subscription_id: z.string().nullable().describe('Your external identifier'),

@@ -10,7 +10,7 @@ import { payFromSources } from '../payments/sources';
 import type { StoredTransaction } from '../store/transactions';
 import { buildTransaction, createTransaction, destinationShares, resolveSources } from '../transactions/create';
 import { checkNotifyUrl } from './notify-url';
-import { currencyCode, currencyOut, customerEmail, dateTime, dateTimeInput, eitherOf, exact, freeText, httpUrl, jsonStringsAreText, moneyAmount, name, objectId, positiveMoneyAmount, ref, text, timestamps } from './fields';
+import { currencyCode, currencyOut, customerEmail, dateTime, dateTimeInput, eitherOf, exact, freeText, httpUrl, jsonStringsAreText, livemode, moneyAmount, name, objectId, positiveMoneyAmount, ref, text, timestamps } from './fields';
 import { TRANSACTION_EXAMPLE, TRANSACTION_REQUEST, page } from './examples';
 
 const LANGUAGE = z.enum(['au', 'es', 'en', 'fr']);
@@ -122,6 +122,7 @@ const lineOut = z
 export const transactionOut = z
   .object({
     id: objectId,
+    livemode,
     token: z.string().describe('Transaction token that represents the transaction to the end user (in `payment_url`); not the `id`'),
     status: z.enum(['N', 'C', 'D', 'E']).describe('`N` new (payable), `D` paid, `C` cancelled by the customer, `E` expired'),
     payment_url: z.url().describe('The hosted payment screen to send the customer to'),

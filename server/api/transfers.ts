@@ -10,7 +10,7 @@ import type { Db } from '../store/db';
 import { getWallet, type PostingRefused, type Wallet } from '../store/ledger';
 import { findTransferById, getTransfer, listTransfers } from '../store/transfers';
 import { checkNotifyUrl } from './notify-url';
-import { eitherOf, exact, freeText, httpUrl, nonBlank, objectId, positiveMoneyAmount, ref, text, timestamps } from './fields';
+import { eitherOf, exact, freeText, httpUrl, livemode, nonBlank, objectId, positiveMoneyAmount, ref, text, timestamps } from './fields';
 import { toMinor } from '../http/amounts';
 import { IDS, page, TRANSFER_EXAMPLE } from './examples';
 
@@ -35,6 +35,7 @@ const transferCreate = eitherOf(
 export const transferOut = z
   .object({
     id: objectId,
+    livemode,
     transfer_id: z.string().nullable().describe('Your external identifier'),
     status: z.enum(TRANSFER_STATUSES).describe('paid: settled; pending: a payout on its way; failed: a payout that failed, its money returned'),
     source_wallet: z.uuid().describe('`id` of the wallet the money left'),

@@ -8,7 +8,7 @@ import { isUniqueViolation } from '../store/errors';
 import { getClient } from '../store/clients';
 import { getEntry, getWallet, insertWallet, listEntries, listWallets, updateWallet, type Wallet, withCompliance } from '../store/ledger';
 import { checkNotifyUrl } from './notify-url';
-import { currencyCode, currencyOut, dateTime, exact, httpUrl, name, nonBlank, objectId, ref, text, timestamps } from './fields';
+import { currencyCode, currencyOut, dateTime, exact, httpUrl, livemode, name, nonBlank, objectId, ref, text, timestamps } from './fields';
 import { ENTRY_EXAMPLE, IDS, page, WALLET_EXAMPLE } from './examples';
 
 // Wallets (the spec's payment accounts) and their ledger entries, read-only. Money moves
@@ -44,6 +44,7 @@ const walletPatch = z
 export const walletOut = z
   .object({
     id: objectId,
+    livemode,
     enabled_by_compliance: z.boolean().describe("The client's compliance state, which the wallet follows"),
     wallet_id: z.string().describe('Your external identifier'),
     name: z.string().describe('Name of the wallet'),
@@ -64,6 +65,7 @@ export const walletOut = z
 export const entryOut = z
   .object({
     id: objectId,
+    livemode,
     wallet: z.uuid().describe('`id` of the wallet'),
     amount: z.number().describe('Positive: money in; negative: money out. Major units of `currency`'),
     balance: z.number().describe("The wallet's balance right after this entry"),

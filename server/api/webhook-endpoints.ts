@@ -15,7 +15,7 @@ import {
   updateEndpoint,
 } from '../store/webhook-endpoints';
 import { patchOf } from './catalogue';
-import { dateTime, httpUrl, objectId, text, timestamps } from './fields';
+import { dateTime, httpUrl, livemode, objectId, text, timestamps } from './fields';
 import { checkNotifyUrl } from './notify-url';
 import { page, WEBHOOK_ENDPOINT_EXAMPLE, WEBHOOK_ENDPOINT_REQUEST, WEBHOOK_ENDPOINT_WITH_SECRET_EXAMPLE } from './examples';
 
@@ -43,6 +43,7 @@ const endpointFields = z.strictObject({
 export const endpointOut = z
   .object({
     id: objectId,
+    livemode,
     url: z.string().describe('Where events are POSTed'),
     description: z.string().nullable().describe('What it is for'),
     enabled_events: z.array(z.enum([...EVENT_TYPES, '*'])).describe('The event types sent to it, or `["*"]` for every one'),

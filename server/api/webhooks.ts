@@ -3,7 +3,7 @@ import { EVENT_TYPES, type EventFamily, type EventType, familyOf } from '../stor
 import { authorizationOut } from './authorizations';
 import { CATALOGUE_VIEWS } from './catalogue';
 import { clientOut, documentOut, ibanOut } from './client-objects';
-import { dateTime } from './fields';
+import { dateTime, livemode } from './fields';
 import { saleOut } from './sales';
 import { subscriptionOut } from './subscriptions';
 import { transactionOut } from './transactions';
@@ -52,6 +52,7 @@ export function webhookDefs(): WebhookDef[] {
         id: z.uuid().describe('The event (also the `webhook-id` header): the same on every retry, to drop duplicates'),
         type: z.literal(type).describe('What happened'),
         created: dateTime.describe('When it happened (ISO 8601, UTC)'),
+        livemode,
         // The object's own component, by reference (a description here would copy it inline).
         data: DATA[family],
       })

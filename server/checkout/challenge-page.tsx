@@ -10,11 +10,13 @@ import { getTranslator } from '../../widget/i18n/server';
 // answer to this page's URL; the server then sends the customer back to the payment.
 
 export function renderChallengePage(view: CheckoutView, assets: DocumentAssets): string {
+  // Saving a card (save-routes.ts) pays nothing: its own title and words.
+  const saving = view.saveCard === true;
   const i18n = getTranslator(view.language);
   const embed = view.embed !== null;
   return renderStaticPage({
     language: view.language,
-    title: i18n.t('challenge.title'),
+    title: i18n.t(saving ? 'challenge.titleSave' : 'challenge.title'),
     assets,
     embed,
     body: (
@@ -26,6 +28,7 @@ export function renderChallengePage(view: CheckoutView, assets: DocumentAssets):
               merchant={view.merchantName}
               amount={formatMoney(view.totalPrice, view.currency, view.exponent, i18n.locale)}
               heading="h1"
+              saving={saving}
               csrf={view.csrf}
             />
           </section>

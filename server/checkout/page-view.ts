@@ -23,6 +23,7 @@ export async function pageView(ctx: CheckoutContext, page: Page, extra: ViewExtr
   const built = buildView({
     tx: { row, lines: await transactionLines(db, row.id) },
     gateways: deps.gateways,
+    live: !page.merchant.sandbox,
     merchantName: page.merchant.name,
     language: page.language,
     csrf: csrfToken(await ctx.csrfSecret(), row.token),
@@ -33,7 +34,7 @@ export async function pageView(ctx: CheckoutContext, page: Page, extra: ViewExtr
     urls: await returnUrls(db, row, now),
     ...extra,
   });
-  return { ...built, brand: brandView(row.environment_id, page.merchant.brand) };
+  return { ...built, brand: brandView(row.environment_id, page.merchant.brand), sandbox: page.merchant.sandbox };
 }
 
 /** The page's security headers (its frame ancestors, its forms' targets); returns the nonce they allow. */

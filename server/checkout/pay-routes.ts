@@ -2,6 +2,7 @@ import type { IRouter } from 'express';
 import { validateFields } from '../../widget/fields/card';
 import { baseUrlOf } from '../http/route';
 import type { Gateway } from '../payments/gateway';
+import { testCardErrors } from '../payments/live';
 import { payTransaction } from '../payments/pay';
 import { cancelTransaction, failedAttemptsWait } from '../store/payments';
 import { sameOriginPost, validCsrf } from './csrf';
@@ -26,7 +27,7 @@ export function payRoutes(router: IRouter, ctx: CheckoutContext): void {
     if (gateway.flow === 'redirect') {
       return { kind: 'redirect', location: stepUrl(page, 'provider/'), redirectKind: 'provider' };
     }
-    const fieldErrors = validateFields(gateway.fields, input.fields, now);
+    const fieldErrors = { ...validateFields(gateway.fields, input.fields, now), ...testCardErrors(!page.merchant.sandbox, input.fields) };
     if (Object.keys(fieldErrors).length) {
       return { kind: 'view', status: 400, chosenGateway: gateway.id, error: { message: 'error.fieldsInvalid', fields: fieldErrors } };
     }
@@ -67,7 +68,7 @@ export function payRoutes(router: IRouter, ctx: CheckoutContext): void {
       if (!(await cancelTransaction(db, page.row.id, deps.now(), deps.outbox))) return respond(ctx, res, page, await stateConflict(ctx, page, null));
       return respond(ctx, res, page, await finished(ctx, await reload(ctx, page), 'cancelled'));
     }
-    const gateway = input.gateway ? deps.gateways.forCurrency(page.row.currency).find((g) => g.id === input.gateway) : undefined;
+    const gateway = input.gateway ? deps.gateways.forCurrency(page.row.currency, !page.merchant.sandbox).find((g) => g.id === input.gateway) : undefined;
     if (!gateway) {
       return respond(ctx, res, page, { kind: 'view', status: 400, error: { message: 'error.gatewayRequired', fields: { gateway: 'error.gatewayRequired' } } });
     }

@@ -6,6 +6,7 @@ import type { CheckoutView } from '../../widget/screen/view';
 import { signupOpen } from '../present/subscription';
 import type { Deps } from '../deps';
 import { baseUrlOf } from '../http/route';
+import { testCardErrors } from '../payments/live';
 import { canStore } from '../payments/gateway';
 import { storeCard } from '../payments/store-card';
 import { attachPaymentMethod, findSignup, type SignupPage } from '../store/subscriptions';
@@ -57,10 +58,10 @@ async function view(ctx: CheckoutContext, page: Page, extra: Extra = {}): Promis
     csrf: csrfToken(await ctx.csrfSecret(), page.row.token),
     now: ctx.deps.now(),
     embed: page.embed,
-    gateways: signupGateways(ctx.deps.gateways, page.row.currency),
+    gateways: signupGateways(ctx.deps.gateways, page.row.currency, !page.merchant.sandbox),
     ...extra,
   });
-  return { ...built, brand: brandView(page.row.environment_id, page.merchant.brand) };
+  return { ...built, brand: brandView(page.row.environment_id, page.merchant.brand), sandbox: page.merchant.sandbox };
 }
 
 function notFound(ctx: CheckoutContext, req: Request, res: Response) {
@@ -91,12 +92,15 @@ async function finish(ctx: CheckoutContext, res: Response, page: Page, kind: 'co
 /** Stores the card through the gateway and starts the subscription with it; answers what came of it. */
 async function signUp(ctx: CheckoutContext, res: Response, page: Page, input: PayRequest) {
   const { deps, db } = ctx;
-  const gateway = deps.gateways.forCurrency(page.row.currency).find((g) => g.id === input.gateway);
+  const gateway = deps.gateways.forCurrency(page.row.currency, !page.merchant.sandbox).find((g) => g.id === input.gateway);
   if (!gateway || !canStore(gateway)) {
     return show(ctx, res, page, 400, { error: { message: 'error.gatewayRequired', fields: { gateway: 'error.gatewayRequired' } } });
   }
   const { [SIGNUP_EMAIL_FIELD.name]: email, ...cardFields } = input.fields;
-  const fieldErrors = validateFields([SIGNUP_EMAIL_FIELD, ...gateway.fields], input.fields, deps.now());
+  const fieldErrors = {
+    ...validateFields([SIGNUP_EMAIL_FIELD, ...gateway.fields], input.fields, deps.now()),
+    ...testCardErrors(!page.merchant.sandbox, input.fields),
+  };
   if (Object.keys(fieldErrors).length) {
     return show(ctx, res, page, 400, { chosenGateway: gateway.id, error: { message: 'error.fieldsInvalid', fields: fieldErrors } });
   }

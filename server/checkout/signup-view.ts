@@ -40,9 +40,9 @@ export const SIGNUP_EMAIL_FIELD: GatewayField = {
 };
 
 /** Only gateways that store a card can pay for later periods. */
-export function signupGateways(gateways: Gateways, currency: string): GatewayOption[] {
+export function signupGateways(gateways: Gateways, currency: string, live: boolean): GatewayOption[] {
   return gateways
-    .forCurrency(currency)
+    .forCurrency(currency, live)
     .filter(canStore)
     // The code lets the screen name the method in the page's language ("Tarjeta", not "Card").
     .map((g) => ({ id: g.id, code: g.code, name: g.name, flow: g.flow, fields: [SIGNUP_EMAIL_FIELD, ...g.fields] }));

@@ -12,6 +12,8 @@ const SCREEN_STATUS: Record<string, ScreenStatus> = { N: 'pending', D: 'paid', C
 export interface ViewInput {
   tx: StoredTransaction;
   gateways: Gateways;
+  /** The environment is live: no sandbox gateway is offered. */
+  live: boolean;
   merchantName: string;
   language: Language;
   csrf: string;
@@ -56,8 +58,8 @@ function siteOf(url: string | null): string | null {
   }
 }
 
-export function gatewayOptions(gateways: Gateways, currency: string): GatewayOption[] {
-  return gateways.forCurrency(currency).map((g) => ({ id: g.id, code: g.code, name: g.name, flow: g.flow, fields: g.fields }));
+export function gatewayOptions(gateways: Gateways, currency: string, live: boolean): GatewayOption[] {
+  return gateways.forCurrency(currency, live).map((g) => ({ id: g.id, code: g.code, name: g.name, flow: g.flow, fields: g.fields }));
 }
 
 function receiptOf(sale: SaleRow | null | undefined): Receipt | null {
@@ -75,7 +77,7 @@ export function buildView(input: ViewInput): CheckoutView {
   const { row, lines } = input.tx;
   const urls = input.urls ?? row;
   const status = SCREEN_STATUS[effectiveStatus(row.status, row.expired_at, input.now)]!;
-  const gateways = gatewayOptions(input.gateways, row.currency);
+  const gateways = gatewayOptions(input.gateways, row.currency, input.live);
   const chosen = gateways.find((g) => g.id === input.chosenGateway)?.id;
   // In embed mode the shop is the page around the frame: no link leaves it.
   const backUrl = input.embed ? null : (row.cancel_url ?? siteOf(row.return_url));

@@ -24,7 +24,7 @@ export function keysRoutes(router: IRouter, kit: Kit): void {
     const env = s.current.environment_id;
     const form = createForm.safeParse(req.body);
     if (!form.success) return send(res, 400, keysPage({ text: textOf(req), session: s, keys: await list(env), now: deps.now() }));
-    const secret = await createApiKey(db, env, form.data.label, deps.now());
+    const secret = await createApiKey(db, { id: env, mode: s.current.environment_mode }, form.data.label, deps.now());
     await audit(req, s, 'key_created', { label: secret.label, public_key: secret.public_key });
     send(res, 201, keysPage({ text: textOf(req), session: s, keys: await list(env), now: deps.now(), secret }));
   }));

@@ -55,7 +55,7 @@ function Header({ text, session, active }: Chrome & { session: ActiveSession }) 
           <select id="environment" name="environment">
             {session.memberships.map((m) => (
               <option key={m.environment_id} value={m.environment_id} selected={m.environment_id === session.current.environment_id}>
-                {m.environment_name}
+                {`${m.environment_name} (${t(`env.mode.${m.environment_mode}`)})`}
               </option>
             ))}
           </select>
@@ -93,6 +93,12 @@ export function renderPage(chrome: Chrome, body: ComponentChildren): string {
           {text.t('skip')}
         </a>
         {session ? <Header {...chrome} session={session} /> : <header class="top"><p class="brand">{text.t('brand')}</p></header>}
+        {session?.current.environment_mode === 'sandbox' && (
+          // A landmark of its own, so every part of the page is inside one.
+          <aside class="sandbox" aria-labelledby="sandbox-note">
+            <p id="sandbox-note">{text.t('env.sandbox')}</p>
+          </aside>
+        )}
         <main id="main" tabindex={-1}>
           <h1>{title}</h1>
           {body}

@@ -30,7 +30,7 @@ export function overviewPage(p: Signed & { publicKey: string | null; transaction
     <>
       <dl class="facts">
         <dt>{t('overview.environment')}</dt>
-        <dd>{p.session.current.environment_name}</dd>
+        <dd>{`${p.session.current.environment_name} (${t(`env.mode.${p.session.current.environment_mode}`)})`}</dd>
         <dt>{t('overview.publicKey')}</dt>
         <dd>{p.publicKey ? <code>{p.publicKey}</code> : '—'}</dd>
       </dl>

@@ -11,6 +11,7 @@ export const PROBLEM_RESPONSES: Record<number, { name: string; description: stri
   400: { name: 'BadRequest', description: 'The body, the query or a header is invalid: `errors` names each field' },
   401: { name: 'Unauthorized', description: 'The `Authorization` header is missing or its keys are not valid' },
   402: { name: 'PaymentDeclined', description: 'The gateway declined the payment; a declined charge is recorded' },
+  403: { name: 'Forbidden', description: 'The environment\'s settings do not allow this request (raw card numbers are off): `detail` says what to do instead' },
   404: { name: 'NotFound', description: 'No object with this id in your environment' },
   409: { name: 'Conflict', description: 'Not allowed in the current state, or a request with this `Idempotency-Key` is still running' },
   413: { name: 'PayloadTooLarge', description: 'The body is larger than the limit of the route' },

@@ -24,6 +24,14 @@ const PROBLEMS = {
     cause: 'The gateway declined the card, the charge or the source (insufficient funds, a lost card, a refused authentication). A declined charge is recorded, and a repeat with the same `Idempotency-Key` answers the same.',
     action: 'Tell the customer and ask for another payment method; retrying the same card rarely succeeds. `detail` names the gateway\'s reason.',
   },
+  raw_cards_off: {
+    status: 403,
+    title: 'Raw card numbers are off for this environment',
+    cause:
+      'A `POST /v1/authorization/` carried `card`, and the environment\'s `raw_card_numbers` setting is off: its API takes no card numbers, so no card data passes through your servers.',
+    action:
+      'Send the request without `card`: the answer\'s `url` is a hosted page (also in the widget) where the customer gives the card, and the authorization becomes `active` there. An operator turns the setting on with `npm run keys -- settings --environment <id> --raw-cards on`.',
+  },
   not_found: {
     status: 404,
     title: 'Not found',

@@ -6,6 +6,7 @@ import type { Deps } from '../deps';
 import { type Db, inTransaction } from '../store/db';
 import { UUID_PATTERN } from '../domain/ids';
 import type { AuthenticatedEnvironment } from '../store/api-keys';
+import { livemodeStamp } from './livemode';
 import { claimKey, completeKey, KEY_ABANDONED_MS, releaseKey } from '../store/idempotency';
 import { serverSecret } from '../store/secrets';
 import { ApiError, inFlight, invalid, problemBody, RecordedError, replayedProblem } from './problem';
@@ -66,9 +67,10 @@ export interface RouteDef<
   /**
    * Answers beyond the common ones (400, 401, 404 on paths with ids, 409 and 422 on POST,
    * 413 and 415 with a body), for the OpenAPI document: 402 declined, 409 conflict of a
-   * PATCH (an external id already used), 413 too large, 502 gateway failed.
+   * PATCH (an external id already used), 403 refused by a setting of the environment, 413
+   * too large, 502 gateway failed.
    */
-  problems?: (402 | 409 | 413 | 502)[];
+  problems?: (402 | 403 | 409 | 413 | 502)[];
   /**
    * The route may answer 202 with its usual body, in a pending state (a gateway call whose
    * outcome is not known yet): what the 202 means, for the OpenAPI document.
@@ -222,7 +224,7 @@ function parseBody(schema: z.ZodType, req: Request): unknown {
 }
 
 /** Checks the request's ids, query and body, in that order, and readies its handler. */
-function callOf(def: RouteDef, queryOf: z.ZodType, req: Request, deps: Deps): Call {
+function callOf(def: RouteDef, queryOf: z.ZodType, req: Request, deps: Deps, stamp: ReturnType<typeof livemodeStamp>): Call {
   checkIds(req);
   const env = req.environment!;
   const query = queryOf.safeParse(req.query);
@@ -252,7 +254,9 @@ function callOf(def: RouteDef, queryOf: z.ZodType, req: Request, deps: Deps): Ca
       }),
     run: async (db) => {
       const result = await call.handle(db);
-      return result === undefined ? undefined : JSON.stringify(result);
+      if (result === undefined) return undefined;
+      stamp?.(result, env.mode === 'live');
+      return JSON.stringify(result);
     },
   };
   return call;
@@ -331,8 +335,9 @@ export function mountRoutes(router: Router, routes: RouteDef[], deps: Deps, read
     // A parameter the operation does not know is refused, not ignored: a typo in a filter
     // (`?orderid=`) must not answer the whole unfiltered list.
     const queryOf = strictQuery(def.query);
+    const stamp = livemodeStamp(def.response);
     router[def.method](expressPath(def.path), ...(def.body ? [readBody] : []), async (req, res) => {
-      const call = callOf(def, queryOf, req, deps);
+      const call = callOf(def, queryOf, req, deps, stamp);
       if (def.file) return sendFile(res, (await call.handle(deps.database.db)) as FileAnswer);
       const key = def.method === 'post' ? req.get('idempotency-key') : undefined;
       if (key !== undefined) return answerKeyed(call, key, res, deps, idempotencyKey);

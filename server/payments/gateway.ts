@@ -114,6 +114,11 @@ export interface Gateway {
   /** null: every currency. */
   currencies: string[] | null;
   enabled: boolean;
+  /**
+   * Takes only test cards and moves no real money: offered in sandbox environments only
+   * (a processor's own test mode, loaded through GATEWAY_MODULES, sets it too).
+   */
+  sandbox?: boolean;
   pay(input: PayInput): Promise<PayResult | NotActed>;
   capture(input: ActionInput): Promise<ActionResult | NotActed>;
   refund(input: ActionInput): Promise<ActionResult | NotActed>;
@@ -130,8 +135,13 @@ export interface Gateway {
    * authenticated when the method was stored.
    */
   charge(input: CallContext & { method: string; amount: number; currency: string; initiator?: 'merchant' }): Promise<SettledResult | NotActed>;
-  /** Stores a payment method without charging it; only gateways whose fields the API can take. */
-  store?(input: CallContext & { fields: Record<string, string> }): Promise<SettledResult | NotActed>;
+  /**
+   * Stores a payment method without charging it; only gateways whose fields the API can take.
+   * `authenticate`: the caller can show the customer the issuer's challenge (the hosted save
+   * page, or the API's `requires_action`), so the gateway may answer `challenge`; its
+   * `resume` then finishes the store. Absent: it must decide without one.
+   */
+  store?(input: CallContext & { fields: Record<string, string>; authenticate?: boolean }): Promise<SettledResult | ChallengeRequired | NotActed>;
   /**
    * What the gateway did for one of our references. Optional since version 2: a gateway
    * that can neither be looked up nor notify sends its unknown outcomes to `attention`.

@@ -5,8 +5,10 @@ export interface Gateways {
   /** In their fixed order, the same in every environment. */
   readonly all: readonly Gateway[];
   find(id: string): Gateway | undefined;
-  /** The enabled gateways that accept `currency`, in their fixed order. */
-  forCurrency(currency: string): Gateway[];
+  /** The enabled gateways that accept `currency`, in their fixed order; in a live environment not the sandbox ones. */
+  forCurrency(currency: string, live: boolean): Gateway[];
+  /** The gateways an environment may use: all of them in a sandbox, in a live one those that are not sandboxes. */
+  usable(live: boolean): Gateway[];
 }
 
 export function createGateways(list: readonly Gateway[]): Gateways {
@@ -15,6 +17,8 @@ export function createGateways(list: readonly Gateway[]): Gateways {
   return {
     all: list,
     find: (id) => list.find((g) => g.id === id),
-    forCurrency: (currency) => list.filter((g) => g.enabled && (g.currencies === null || g.currencies.includes(currency))),
+    forCurrency: (currency, live) =>
+      list.filter((g) => g.enabled && !(live && g.sandbox) && (g.currencies === null || g.currencies.includes(currency))),
+    usable: (live) => list.filter((g) => !(live && g.sandbox)),
   };
 }

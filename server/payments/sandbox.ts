@@ -170,6 +170,7 @@ export function createSandboxCard(): Gateway {
     ],
     currencies: null,
     enabled: true,
+    sandbox: true,
     async pay({ reference, fields }) {
       const card = summarize(fields);
       // A challenge moves nothing, so asking again is harmless: only settled answers are remembered.
@@ -189,14 +190,18 @@ export function createSandboxCard(): Gateway {
     },
     ...processor,
     // Stores any valid card but the declined one; the insufficient-funds card is stored and
-    // then declines every charge, as a real card that runs dry would.
-    store: ({ reference, fields }) =>
-      memory.once<SettledResult>(reference, () => {
-        const card = summarize(fields);
+    // then declines every charge, as a real card that runs dry would. The challenge cards
+    // are challenged when the caller can show the challenge, as when paying.
+    async store({ reference, fields, authenticate }) {
+      const card = summarize(fields);
+      if (authenticate && isCard(fields, TEST_CARDS.challenged)) return challenges.ask(reference, card, false);
+      if (authenticate && isCard(fields, TEST_CARDS.challengedThenDeclined)) return challenges.ask(reference, card, true);
+      return memory.once<SettledResult>(reference, () => {
         if (isCard(fields, TEST_CARDS.declined)) return { outcome: 'declined', card };
         const prefix = isCard(fields, TEST_CARDS.insufficientFunds) ? NSF_PREFIX : 'sbx_';
         return { outcome: 'approved', reference: `${prefix}${reference}`, card };
-      }),
+      });
+    },
   };
 }
 
@@ -216,6 +221,7 @@ export function createSandboxRedirect(): Gateway {
     fields: [],
     currencies: null,
     enabled: true,
+    sandbox: true,
     async pay({ reference, fields }) {
       if (fields.decision === undefined) return { outcome: 'redirect' };
       return memory.once<SettledResult>(reference, () =>

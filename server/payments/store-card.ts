@@ -1,10 +1,11 @@
 import { uuidv7 } from '../domain/ids';
 import { insertCall, newCall, type GatewayCall } from '../store/gateway-calls';
 import type { AuthorizationRow } from '../store/schema';
-import { failStoredCard, getAuthorization, recordStoredCard, settleCallOnly } from '../store/sales';
+import { failStoredCard, getAuthorization, recordStoredCard } from '../store/sales';
+import { openStoreChallenge } from '../store/saved-cards';
 import { getCall } from '../store/unknown-outcomes';
-import { askGateway, type PaymentDeps, type Settled } from './ask';
-import type { StoringGateway } from './gateway';
+import { type Answer, askGateway, type PaymentDeps, type Settled } from './ask';
+import type { SettledResult, StoringGateway } from './gateway';
 import { type Bound, outcomeUnknown, recordSafely, resumeStep } from './outcome';
 
 // Storing a card without charging it: an authorization the merchant charges later. Its
@@ -24,12 +25,27 @@ export type StoreCardOutcome =
   /** The card was stored but could not be recorded: for a person to check. */
   | { kind: 'attention' }
   /** Another process is sending this key's call now. */
-  | { kind: 'in_flight'; retryAfterMs: number };
+  | { kind: 'in_flight'; retryAfterMs: number }
+  /** The issuer asks the customer first: the authorization is `requires_action` until its challenge is answered (store-challenge.ts). */
+  | { kind: 'challenge'; authorization: AuthorizationRow };
 
-export async function storeCard(
-  deps: PaymentDeps,
-  s: { environmentId: string; gateway: StoringGateway; fields: Record<string, string>; notifyUrl: string | null; bound?: Bound },
-): Promise<StoreCardOutcome> {
+/** What storing a card is given. */
+export interface StoreCardInput {
+  environmentId: string;
+  gateway: StoringGateway;
+  fields: Record<string, string>;
+  notifyUrl: string | null;
+  bound?: Bound;
+  /** A hosted page's authorization that the card completes; absent: a new one. */
+  authorizationId?: string;
+  /** The caller can show the customer the issuer's challenge (see Gateway.store). */
+  authenticate?: boolean;
+  /** Where the challenge's page sends the customer once done, for a new authorization (the API's). */
+  returnUrl?: string | null;
+  cancelUrl?: string | null;
+}
+
+export async function storeCard(deps: PaymentDeps, s: StoreCardInput): Promise<StoreCardOutcome> {
   const { gateway } = s;
   const resume = await resumeStep(deps, s.bound);
   if (resume.kind === 'in_flight') return resume;
@@ -43,7 +59,7 @@ export async function storeCard(
       environmentId: s.environmentId,
       gatewayId: gateway.id,
       kind: 'store',
-      subjectId: uuidv7(now.getTime()),
+      subjectId: s.authorizationId ?? uuidv7(now.getTime()),
       amount: 0,
       currency: '',
       request: { notify_url: s.notifyUrl },
@@ -53,10 +69,25 @@ export async function storeCard(
     });
     await insertCall(deps.database.db, call);
   }
-  const answer = await askGateway(deps, gateway, (signal) => gateway.store({ reference: call.reference, signal, fields: s.fields }));
+  const authenticate = s.authenticate === true;
+  const answer = await askGateway(deps, gateway, (signal) => gateway.store({ reference: call.reference, signal, fields: s.fields, ...(authenticate ? { authenticate } : {}) }));
+  if (answer.kind === 'answered' && answer.value.outcome === 'challenge') {
+    const opened = await openStoreChallenge(
+      deps.database.db,
+      { callId: call.id, authorizationId: call.subject_id, environmentId: call.environment_id, gatewayId: gateway.id, notifyUrl: s.notifyUrl, gatewayChallenge: answer.value.challenge, returnUrl: s.returnUrl ?? null, cancelUrl: s.cancelUrl ?? null },
+      deps.now(),
+    );
+    return opened ? { kind: 'challenge', authorization: opened } : currentState(deps, call);
+  }
+  return settleStore(deps, call, answer as Answer<SettledResult>);
+}
+
+/** Records what the gateway answered a store (or the resume of its challenge), and what that comes to. */
+export async function settleStore(deps: PaymentDeps, call: GatewayCall, answer: Answer<SettledResult>): Promise<StoreCardOutcome> {
   if (answer.kind === 'unknown') return currentState(deps, await outcomeUnknown(deps, call));
   if (answer.kind === 'not_acted') {
-    await settleCallOnly(deps.database.db, call.id, 'failed', deps.now());
+    // Nothing was stored; a store's challenge ends with it (a hosted page's authorization stays open).
+    await failStoredCard(deps.database.db, call, deps.now(), deps.outbox);
     return { kind: 'gateway_failed' };
   }
   const r = answer.value;
@@ -75,6 +106,8 @@ async function currentState(deps: PaymentDeps, call: GatewayCall): Promise<Store
   const authorization = await getAuthorization(db, null, fresh.subject_id);
   if (fresh.state === 'attention') return { kind: 'attention' };
   if (!authorization) return fresh.state === 'pending' ? { kind: 'in_flight', retryAfterMs: 1000 } : { kind: 'gateway_failed' };
+  // Its challenge already answered, the resumed store not yet proven: in doubt, as any store.
+  if (authorization.status === 'requires_action') return authorization.gateway_challenge ? { kind: 'challenge', authorization } : { kind: 'pending', authorization };
   if (authorization.status === 'pending') return { kind: 'pending', authorization };
   if (authorization.status === 'failed') return { kind: 'not_stored', authorization };
   return { kind: 'stored', authorization };
@@ -101,6 +134,8 @@ export async function recordStoredCardResult(deps: PaymentDeps, call: GatewayCal
     card_exp_year: s.card?.expYear ?? null,
     gateway_reference: s.reference,
     notify_url: (call.request.notify_url as string | null | undefined) ?? null,
+    gateway_challenge: null,
+    challenge_expires_at: null,
     created_at: at,
     updated_at: at,
   };

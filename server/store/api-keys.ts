@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { uuidv7 } from '../domain/ids';
 import { compiledOnce } from './compiled';
 import type { Db } from './db';
-import type { ApiKeyRow, EnvironmentRow } from './schema';
+import type { ApiKeyRow, EnvironmentMode, EnvironmentRow } from './schema';
 
 // An environment's API key pairs: several per environment, each labelled; rolled with an
 // overlap window during which the replaced secret still works; revoked at once.
@@ -13,8 +13,12 @@ import type { ApiKeyRow, EnvironmentRow } from './schema';
  */
 export const hashSecret = (secret: string) => createHash('sha256').update(secret).digest();
 
-export const newPublicKey = () => `pk_${randomBytes(18).toString('base64url')}`;
-export const newSecretKey = () => `sk_${randomBytes(32).toString('base64url')}`;
+// The prefix says which kind of environment a key opens (pk_test_ / pk_live_), so a live
+// key pasted into a test set-up shows at a glance. Keys made before had none (pk_…) and
+// keep working: a key is found by its whole public key, never by its prefix.
+const KEY_MODE = { sandbox: 'test', live: 'live' } as const;
+export const newPublicKey = (mode: EnvironmentMode) => `pk_${KEY_MODE[mode]}_${randomBytes(18).toString('base64url')}`;
+export const newSecretKey = (mode: EnvironmentMode) => `sk_${KEY_MODE[mode]}_${randomBytes(32).toString('base64url')}`;
 
 export interface NewApiKey {
   id: string;
@@ -25,9 +29,15 @@ export interface NewApiKey {
 }
 
 /** The row of a new key pair (the caller inserts it, alone or with its environment). */
-export function newApiKeyRow(environmentId: string, label: string, now: Date, id = uuidv7(now.getTime())): { row: ApiKeyRow; key: NewApiKey } {
-  const publicKey = newPublicKey();
-  const secretKey = newSecretKey();
+export function newApiKeyRow(
+  environment: { id: string; mode: EnvironmentMode },
+  label: string,
+  now: Date,
+  id = uuidv7(now.getTime()),
+): { row: ApiKeyRow; key: NewApiKey } {
+  const environmentId = environment.id;
+  const publicKey = newPublicKey(environment.mode);
+  const secretKey = newSecretKey(environment.mode);
   const row: ApiKeyRow = {
     id,
     environment_id: environmentId,
@@ -43,8 +53,8 @@ export function newApiKeyRow(environmentId: string, label: string, now: Date, id
   return { row, key: { id, label, public_key: publicKey, secret_key: secretKey } };
 }
 
-export async function createApiKey(db: Db, environmentId: string, label: string, now: Date): Promise<NewApiKey> {
-  const { row, key } = newApiKeyRow(environmentId, label, now);
+export async function createApiKey(db: Db, environment: { id: string; mode: EnvironmentMode }, label: string, now: Date): Promise<NewApiKey> {
+  const { row, key } = newApiKeyRow(environment, label, now);
   await db.insertInto('api_keys').values(row).execute();
   return key;
 }
@@ -87,7 +97,8 @@ export async function rollApiKey(
 ): Promise<(NewApiKey & { previous_expires_at: string | null }) | undefined> {
   const key = await findApiKey(db, environmentId, keyId);
   if (!key || key.revoked_at) return undefined;
-  const secretKey = newSecretKey();
+  const { mode } = await db.selectFrom('environments').select('mode').where('id', '=', environmentId).executeTakeFirstOrThrow();
+  const secretKey = newSecretKey(mode);
   const previousExpiresAt = overlapMs > 0 ? new Date(now.getTime() + overlapMs).toISOString() : null;
   const result = await db
     .updateTable('api_keys')
@@ -130,6 +141,7 @@ const AUTHENTICATED_COLUMNS = [
   'public_key',
   'allowed_origins',
   'is_demo',
+  'mode',
   'created_at',
   'rate_limit',
   'support_email',

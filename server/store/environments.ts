@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { uuidv7 } from '../domain/ids';
 import { newApiKeyRow } from './api-keys';
 import { type Db, inTransaction } from './db';
-import type { EnvironmentRow } from './schema';
+import type { EnvironmentMode, EnvironmentRow } from './schema';
 
 export interface NewKeys {
   environment_id: string;
@@ -19,13 +19,16 @@ export const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64'
 
 export async function createEnvironment(
   db: Db,
-  input: { name: string; allowedOrigins?: string[]; isDemo?: boolean; now: Date },
+  input: { name: string; allowedOrigins?: string[]; isDemo?: boolean; mode?: EnvironmentMode; now: Date },
 ): Promise<NewKeys> {
   const id = uuidv7(input.now.getTime());
+  const mode = input.mode ?? 'sandbox';
+  // The demo shows test cards working: a live environment has none.
+  if (input.isDemo && mode === 'live') throw new Error('a demo environment is always a sandbox');
   // The first key pair, labelled Default, under the environment's id (as migration 031 did
   // for existing environments). The environment row keeps a copy of its public key and
   // hash for older readers; authentication reads api_keys (store/api-keys.ts).
-  const { row: key, key: pair } = newApiKeyRow(id, 'Default', input.now, id);
+  const { row: key, key: pair } = newApiKeyRow({ id, mode }, 'Default', input.now, id);
   const webhookSecret = newWebhookSecret();
   const allowed = input.allowedOrigins ?? [];
   await inTransaction(db, async (trx) => {
@@ -40,6 +43,10 @@ export async function createEnvironment(
         return_secret: newWebhookSecret(),
         allowed_origins: JSON.stringify(allowed),
         is_demo: input.isDemo ? 1 : 0,
+        mode,
+        // A live environment takes cards through the hosted page only, until its operator
+        // turns raw card numbers on (docs/payments.md): the API path is the heaviest PCI scope.
+        raw_card_numbers: mode === 'live' ? 0 : 1,
         created_at: input.now.toISOString(),
       })
       .execute();
@@ -159,6 +166,8 @@ export interface Merchant {
   name: string;
   allowedOrigins: string[];
   brand: PageBrand;
+  /** A sandbox's pages say they take no real money. */
+  sandbox: boolean;
 }
 
 /**
@@ -171,6 +180,7 @@ export const MERCHANT_COLUMNS = [
   'environments.brand_color as merchant_color',
   'environments.accent_color as merchant_accent',
   'environments.logo_sha256 as merchant_logo',
+  'environments.mode as merchant_mode',
 ] as const;
 
 export interface MerchantColumns {
@@ -179,6 +189,7 @@ export interface MerchantColumns {
   merchant_color?: string | null;
   merchant_accent?: string | null;
   merchant_logo?: string | null;
+  merchant_mode: EnvironmentMode;
 }
 
 /** Decodes the columns of MERCHANT_COLUMNS (allowed_origins is JSON text) into a Merchant. */
@@ -186,4 +197,5 @@ export const merchantOf = (c: MerchantColumns): Merchant => ({
   name: c.merchant_name,
   allowedOrigins: JSON.parse(c.merchant_origins) as string[],
   brand: { color: c.merchant_color ?? null, accent: c.merchant_accent ?? null, logo: c.merchant_logo ?? null },
+  sandbox: c.merchant_mode !== 'live',
 });

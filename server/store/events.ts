@@ -5,7 +5,7 @@ import { type Db, inTransaction, type Tx } from './db';
 import { claimBatch, forUpdate } from './locking';
 import type { Page } from './paging';
 import type { StoredSale } from './sales';
-import type { AuthorizationRow, DeliveryAttemptRow, DeliveryStatus, EventDeliveryRow, EventRow, Tables } from './schema';
+import type { AuthorizationRow, DeliveryAttemptRow, DeliveryStatus, EnvironmentMode, EventDeliveryRow, EventRow, Tables } from './schema';
 import { matchingEndpoints } from './webhook-endpoints';
 
 // The transactional outbox: an event row is written by the same database transaction as
@@ -122,14 +122,16 @@ export async function claimDueDeliveries(db: Db, now: Date, leaseMs: number, lim
     const due = (eb: ExpressionBuilder<Tables, 'event_deliveries'>) => eb.and([eb('delivery_status', '=', 'pending'), eb('next_attempt_at', '<=', now.toISOString())]);
     const ids = await claimBatch(trx, { table: 'event_deliveries', due, order: 'next_attempt_at', now, until: new Date(now.getTime() + leaseMs), claimant: token, limit });
     if (!ids.length) return [];
-    return trx
+    const rows = await trx
       .selectFrom('event_deliveries')
       .innerJoin('events', 'events.id', 'event_deliveries.event_id')
+      .innerJoin('environments', 'environments.id', 'events.environment_id')
       .selectAll('event_deliveries')
-      .select(['events.type', 'events.payload'])
+      .select(['events.type', 'events.payload', 'environments.mode'])
       .where('event_deliveries.id', 'in', ids)
       .where('event_deliveries.claimed_by', '=', token)
       .execute();
+    return rows.map(({ mode, ...row }) => ({ ...row, payload: JSON.stringify(withLivemode(row.payload, mode)) }));
   });
 }
 
@@ -212,16 +214,28 @@ interface NotifyState {
 
 /** An event as the store hands it out: its payload (JSON text in the row) parsed, its notify_url delivery's state. */
 export type StoredEvent = Omit<EventRow, 'payload'> &
-  NotifyState & { payload: { id: string; type: string; created: string; data: Record<string, unknown> }; deliveries: EventDeliveryRow[] };
+  NotifyState & { payload: { id: string; type: string; created: string; data: Record<string, unknown>; livemode: boolean }; deliveries: EventDeliveryRow[] };
+
+/**
+ * An event's payload as delivered and listed: the event, and the object it carries, say
+ * whether they are live. Added on the way out rather than stored: an environment's mode
+ * never changes, and the write path of every change stays one statement shorter.
+ */
+function withLivemode(payload: string, mode: EnvironmentMode): StoredEvent['payload'] {
+  const parsed = JSON.parse(payload) as StoredEvent['payload'];
+  const livemode = mode === 'live';
+  return { ...parsed, data: { ...parsed.data, livemode }, livemode };
+}
 
 function eventsQuery(db: Db, environmentId: string) {
   return db
     .selectFrom('events')
+    .innerJoin('environments', 'environments.id', 'events.environment_id')
     .leftJoin('event_deliveries as nd', (join) => join.onRef('nd.event_id', '=', 'events.id').on('nd.endpoint_id', 'is', null))
     .where('events.environment_id', '=', environmentId);
 }
 
-async function withDeliveries(db: Db, rows: (EventRow & NotifyState)[]): Promise<StoredEvent[]> {
+async function withDeliveries(db: Db, rows: (EventRow & NotifyState & { mode: EnvironmentMode })[]): Promise<StoredEvent[]> {
   const deliveries = rows.length
     ? await db
         .selectFrom('event_deliveries')
@@ -234,9 +248,9 @@ async function withDeliveries(db: Db, rows: (EventRow & NotifyState)[]): Promise
         .orderBy('id')
         .execute()
     : [];
-  return rows.map((row) => ({
+  return rows.map(({ mode, ...row }) => ({
     ...row,
-    payload: JSON.parse(row.payload) as StoredEvent['payload'],
+    payload: withLivemode(row.payload, mode),
     deliveries: deliveries.filter((d) => d.event_id === row.id),
   }));
 }
@@ -249,6 +263,7 @@ const EVENT_COLUMNS = [
   'events.notify_url',
   'events.payload',
   'events.created_at',
+  'environments.mode',
   'nd.delivery_status',
   'nd.attempt_count',
   'nd.next_attempt_at',

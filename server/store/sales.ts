@@ -235,7 +235,8 @@ export async function recordStoredCard(db: Db, callId: string, row: Authorizatio
     if (!(await settleCall(trx, callId, ['pending'], 'succeeded', now, { resultId: row.id }))) return false;
     // Shown as pending while the outcome was unknown: the same id becomes the stored card.
     const { id, created_at: _, ...stored } = row;
-    const filled = await trx.updateTable('authorizations').set(stored).where('id', '=', id).where('status', '=', 'pending').executeTakeFirst();
+    // Or waiting for its customer on the hosted page, or for the issuer's challenge (store/saved-cards.ts).
+    const filled = await trx.updateTable('authorizations').set(stored).where('id', '=', id).where('status', 'in', ['pending', 'requires_action']).executeTakeFirst();
     if (Number(filled.numUpdatedRows) === 0) await trx.insertInto('authorizations').values(row).execute();
     await outbox.emit(trx, 'authorization.created', row.id, now);
     return true;
@@ -244,18 +245,23 @@ export async function recordStoredCard(db: Db, callId: string, row: Authorizatio
 
 /**
  * The gateway did not store the card: the call failed and, if it was shown as a pending
- * authorization, that one ends `failed` with its event. false when settled elsewhere.
+ * authorization (or one waiting for its challenge), that one ends `failed` with its event;
+ * a hosted page's goes back to `pending` for another card. false when settled elsewhere.
  */
 export async function failStoredCard(db: Db, call: { id: string; subject_id: string }, now: Date, outbox: Outbox): Promise<boolean> {
   return inTransaction(db, async (trx) => {
     if (!(await settleCall(trx, call.id, ['pending'], 'failed', now))) return false;
+    const at = now.toISOString();
     const failed = await trx
       .updateTable('authorizations')
-      .set({ status: 'failed', updated_at: now.toISOString() })
+      .set({ status: 'failed', gateway_challenge: null, updated_at: at })
       .where('id', '=', call.subject_id)
-      .where('status', '=', 'pending')
+      .where('status', 'in', ['pending', 'requires_action'])
+      .where('hosted_page', '=', 0)
       .executeTakeFirst();
     if (Number(failed.numUpdatedRows) === 1) await outbox.emit(trx, 'authorization.failed', call.subject_id, now);
+    // A hosted page's authorization stays open: its customer may give another card.
+    else await trx.updateTable('authorizations').set({ status: 'pending', gateway_challenge: null, updated_at: at }).where('id', '=', call.subject_id).where('status', '=', 'requires_action').execute();
     return true;
   });
 }

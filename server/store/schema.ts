@@ -9,6 +9,8 @@ export type { TransactionStatus };
 // text, 64-bit integers (money in minor units), 0/1 for booleans, ISO 8601 UTC text for
 // moments and JSON text for nested values, so rows read the same on either engine.
 
+export type EnvironmentMode = 'sandbox' | 'live';
+
 export interface EnvironmentRow {
   id: string;
   name: string;
@@ -17,6 +19,8 @@ export interface EnvironmentRow {
   webhook_secret: string;
   allowed_origins: string; // JSON array of origins allowed to embed the checkout
   is_demo: number;
+  /** A sandbox takes test cards on sandbox gateways; a live environment moves real money (docs/api.md#sandbox-and-live). */
+  mode: EnvironmentMode;
   created_at: string;
   /** API requests per second for this environment; null: the service's API_RATE_LIMIT. */
   rate_limit: number | null;
@@ -32,6 +36,8 @@ export interface EnvironmentRow {
   /** After a roll: the replaced secret, still signing until previous_return_secret_expires_at. */
   previous_return_secret: string | null;
   previous_return_secret_expires_at: string | null;
+  /** 1: the API takes raw card numbers (POST /v1/authorization/ with `card`); 0: only the hosted page (migration 085). */
+  raw_card_numbers?: number;
 }
 
 interface Owned {
@@ -213,14 +219,28 @@ export interface SaleOperationRow {
 export interface AuthorizationRow extends Owned {
   transaction_id: string | null;
   gateway_id: string;
-  /** pending: a store of unknown outcome (no card yet); failed: the gateway proved it did not store it. */
-  status: 'pending' | 'active' | 'removed' | 'failed';
+  /**
+   * pending: a store of unknown outcome (no card yet), or a hosted page waiting for its
+   * customer (`token`); requires_action: waiting for the customer's challenge; failed: the
+   * gateway proved it did not store it.
+   */
+  status: 'pending' | 'requires_action' | 'active' | 'removed' | 'failed';
   card_brand: string | null;
   card_last4: string | null;
   card_exp_month: number | null;
   card_exp_year: number | null;
   gateway_reference: string;
   notify_url: string | null;
+  // Migration 085: saving a card on the hosted page, and its challenge (store/saved-cards.ts).
+  /** The hosted page's token (`sav_…`); null: none was ever needed. */
+  token?: string | null;
+  return_url?: string | null;
+  cancel_url?: string | null;
+  /** 1: the customer gives the card on the page; 0: the merchant gave it through the API. */
+  hosted_page?: number;
+  /** The gateway's id of the open challenge, handed back to its `resume`; null: none open. */
+  gateway_challenge?: string | null;
+  challenge_expires_at?: string | null;
 }
 
 export interface PaymentAttemptRow {

@@ -251,8 +251,8 @@ export async function findSignup(db: Db, token: string): Promise<SignupPage | un
     .where('subscriptions.token', '=', token)
     .executeTakeFirst();
   if (!found) return undefined;
-  const { merchant_name, merchant_origins, merchant_color, merchant_accent, merchant_logo, ...row } = found;
-  return { row, merchant: merchantOf({ merchant_name, merchant_origins, merchant_color, merchant_accent, merchant_logo }) };
+  const { merchant_name, merchant_origins, merchant_color, merchant_accent, merchant_logo, merchant_mode, ...row } = found;
+  return { row, merchant: merchantOf({ merchant_name, merchant_origins, merchant_color, merchant_accent, merchant_logo, merchant_mode }) };
 }
 
 // ——— The scheduler's side: claim, reserve, record ———

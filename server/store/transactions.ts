@@ -112,10 +112,10 @@ const versionOf = (v: Versioned) =>
 export async function findCheckout(db: Db, token: string): Promise<Checkout | undefined> {
   const [found] = await checkoutByToken(db, token);
   if (!found) return undefined;
-  const { merchant_name, merchant_origins, merchant_color, merchant_accent, merchant_logo, ...row } = found;
+  const { merchant_name, merchant_origins, merchant_color, merchant_accent, merchant_logo, merchant_mode, ...row } = found;
   return {
     row: transactionFromRow(row),
-    merchant: merchantOf({ merchant_name, merchant_origins, merchant_color, merchant_accent, merchant_logo }),
+    merchant: merchantOf({ merchant_name, merchant_origins, merchant_color, merchant_accent, merchant_logo, merchant_mode }),
     version: versionOf(found),
   };
 }

@@ -1,6 +1,6 @@
 import { uuidv7 } from '../domain/ids';
 import { type Db, inTransaction } from './db';
-import type { DashboardSessionRow, InviteRow, MembershipRow, Role, UserRow } from './schema';
+import type { DashboardSessionRow, EnvironmentMode, InviteRow, MembershipRow, Role, UserRow } from './schema';
 
 // Dashboard accounts: users, their roles per environment, one-time invites and sessions.
 // Tokens arrive here already hashed: the store never sees a usable secret.
@@ -32,6 +32,7 @@ export async function setPasswordHash(db: Db, userId: string, hash: string): Pro
 
 export interface Membership extends MembershipRow {
   environment_name: string;
+  environment_mode: EnvironmentMode;
 }
 
 /** The environments a user belongs to, with their names, oldest membership first. */
@@ -39,7 +40,7 @@ export function membershipsOf(db: Db, userId: string): Promise<Membership[]> {
   return db
     .selectFrom('memberships')
     .innerJoin('environments', 'environments.id', 'memberships.environment_id')
-    .select(['memberships.user_id', 'memberships.environment_id', 'memberships.role', 'memberships.created_at', 'environments.name as environment_name'])
+    .select(['memberships.user_id', 'memberships.environment_id', 'memberships.role', 'memberships.created_at', 'environments.name as environment_name', 'environments.mode as environment_mode'])
     .where('memberships.user_id', '=', userId)
     .orderBy('memberships.created_at')
     .orderBy('memberships.environment_id')

@@ -44,7 +44,11 @@ describe.each(ENGINES)('the merchant balance on %s', (engine) => {
   const env = () => svc.api.keys.environment_id;
   const post = () => svc.t.service.jobs.runOnce('balance');
   const holds = () => merchantHolds(db(), env());
-  const balance = async () => (await svc.api.get('/balance/')).body;
+  const balance = async () => {
+    const { livemode, ...amounts } = (await svc.api.get('/balance/')).body;
+    expect(livemode).toBe(false);
+    return amounts;
+  };
   const ofSale = async (sale: string) => (await svc.api.get(`/balance_transaction/?sale=${sale}`)).body.results.reverse();
 
   it('a sale is a pending charge until the settlement delay has passed, then available', async () => {
@@ -99,6 +103,7 @@ describe.each(ENGINES)('the merchant balance on %s', (engine) => {
     expect((await other.get(`/sale/?transaction_id=${c.transaction.id}`)).body.results[0].fee).toBe(54);
     expect(a.sale.fee).toBe(0);
     expect((await other.get('/balance/')).body).toEqual({
+      livemode: false,
       available: [
         { currency: 'EUR', amount: 12.34 },
         { currency: 'JPY', amount: 946 },
@@ -166,6 +171,6 @@ describe.each(ENGINES)('the merchant balance on %s', (engine) => {
     const stranger = await t.newEnvironment('Stranger');
     expect((await stranger.get(`/balance_transaction/${all.results[0].id}/`)).status).toBe(404);
     expect((await stranger.get('/balance_transaction/')).body.count).toBe(0);
-    expect((await stranger.get('/balance/')).body).toEqual({ available: [], pending: [] });
+    expect((await stranger.get('/balance/')).body).toEqual({ livemode: false, available: [], pending: [] });
   });
 });

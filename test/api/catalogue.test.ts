@@ -95,6 +95,7 @@ describe.each(ENGINES)('catalogue on %s', (engine) => {
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       expect(res.body).toEqual({
         id: expect.any(String),
+        livemode: false,
         ...g.create,
         ...g.defaults,
         created: expect.any(String),

@@ -23,6 +23,7 @@ describe.each(ENGINES)('clients on %s', (engine) => {
     expect(res.status, res.text).toBe(201);
     expect(res.body).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      livemode: false,
       enabled_by_compliance: false,
       name: 'Ada Lovelace',
       client_id: null,
@@ -151,6 +152,7 @@ describe.each(ENGINES)('clients on %s', (engine) => {
       expect(res.status, res.text).toBe(201);
       expect(res.body).toEqual({
         id: expect.any(String),
+        livemode: false,
         client: client.id,
         enabled_by_compliance: false,
         iban_id: 'main',
@@ -218,6 +220,7 @@ describe.each(ENGINES)('clients on %s', (engine) => {
       expect(res.status, res.text).toBe(201);
       expect(res.body).toEqual({
         id: expect.any(String),
+        livemode: false,
         client: client.id,
         type: 'proof_of_address',
         status: 'pending',

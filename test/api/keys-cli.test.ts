@@ -65,8 +65,8 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
     expect(keys).toMatchObject({
       environment_id: expect.stringMatching(UUID),
       name: 'Shop',
-      public_key: expect.stringMatching(/^[A-Za-z0-9_-]{16,128}$/),
-      secret_key: expect.stringMatching(/^[A-Za-z0-9_-]{32,256}$/),
+      public_key: expect.stringMatching(/^pk_test_[A-Za-z0-9_-]{16,128}$/),
+      secret_key: expect.stringMatching(/^sk_test_[A-Za-z0-9_-]{32,256}$/),
       webhook_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]+={0,2}$/),
     });
     expect(keys.secret_key).not.toBe(keys.public_key);
@@ -105,12 +105,16 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
       const wrong = await api.request('GET', '/transaction/', { auth: `AppKeys ${keys.public_key}:${keys.secret_key}x` });
       expect(wrong.status).toBe(401);
 
-      // A second environment from the CLI gets its own pair and sees nothing of the first.
-      const other = JSON.parse(await keysCli(['create', '--name', 'Other shop', '--json'], env));
+      // A second environment from the CLI, live, gets its own pair and sees nothing of the first.
+      const other = JSON.parse(await keysCli(['create', '--name', 'Other shop', '--live', '--json'], env));
+      expect(Object.keys(other).sort()).toEqual(Object.keys(keys).sort());
+      expect([other.public_key, other.secret_key]).toEqual([expect.stringMatching(/^pk_live_/), expect.stringMatching(/^sk_live_/)]);
       expect(other.environment_id).not.toBe(keys.environment_id);
       expect(other.secret_key).not.toBe(keys.secret_key);
       const otherApi = new Client(service.url, other);
-      expect((await otherApi.get('/transaction/')).body.count).toBe(0);
+      expect((await otherApi.get('/transaction/')).body).toMatchObject({ count: 0 });
+      expect((await otherApi.post('/transaction/', transactionBody())).body.livemode).toBe(true);
+      expect(created.body.livemode).toBe(false);
       expect((await otherApi.get(`/transaction/${created.body.id}/`)).status).toBe(404);
     } finally {
       await service.close();
@@ -189,6 +193,16 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
     });
     expect(JSON.parse(await pricing('--refund-fixed', '10'))).toMatchObject({ charge_percent: '2.9', charge_fixed: 25, refund_fixed: 10, settlement_days: 0 });
     await expect(pricing('--charge-percent', '2.955')).rejects.toThrow(/--charge-percent 2.955: must be a percentage/);
+  });
+
+  it('settings reads and sets raw_card_numbers (on by default)', { timeout: 90_000 }, async () => {
+    const settings = (...args: string[]) => keysCli(['settings', '--environment', keys.environment_id, ...args, '--json'], env);
+    expect(JSON.parse(await settings())).toEqual({ environment_id: keys.environment_id, raw_card_numbers: 'on' });
+    expect(JSON.parse(await settings('--raw-cards', 'off'))).toEqual({ environment_id: keys.environment_id, raw_card_numbers: 'off' });
+    expect((await storedRow(keys.environment_id)).raw_card_numbers).toBe(0);
+    expect(JSON.parse(await settings())).toMatchObject({ raw_card_numbers: 'off' });
+    expect(JSON.parse(await settings('--raw-cards', 'on'))).toMatchObject({ raw_card_numbers: 'on' });
+    await expect(settings('--raw-cards', 'maybe')).rejects.toThrow(/--raw-cards maybe: must be on or off/);
   });
 
   it('payouts sets the bank account (checked as a client IBAN) and the schedule; options left out keep their value', { timeout: 90_000 }, async () => {

@@ -7,6 +7,7 @@ import { openDatabase } from '../../server/store/db';
 import { authenticate, hashSecret } from '../../server/store/api-keys';
 import { createEnvironment } from '../../server/store/environments';
 import { migrate, migrationNames } from '../../server/store/migrations';
+import type { EnvironmentRow } from '../../server/store/schema';
 import { freshDatabase } from './database';
 import { ENGINES } from './harness';
 
@@ -64,7 +65,8 @@ describe('migrations on sqlite', () => {
       const at = new Date().toISOString();
       await db
         .insertInto('environments')
-        .values({ id: 'env', name: 'Shop', public_key: 'pk_migration', secret_hash: 'h', webhook_secret: 'w', allowed_origins: '[]', is_demo: 0, created_at: at })
+        // An environment as 007 knew it: no `mode` yet (082).
+        .values({ id: 'env', name: 'Shop', public_key: 'pk_migration', secret_hash: 'h', webhook_secret: 'w', allowed_origins: '[]', is_demo: 0, created_at: at } as EnvironmentRow)
         .execute();
       const mug = { id: 'p1', environment_id: 'env', created_at: at, updated_at: at, product_id: 'sku', name: 'Mug', description: 'Blue', price: 1234, currency: 'EUR', enabled: 1 };
       await db.insertInto('products').values(mug).execute();
@@ -94,7 +96,8 @@ describe('migrations on sqlite', () => {
       const at = new Date().toISOString();
       await db
         .insertInto('environments')
-        .values({ id: 'env', name: 'Shop', public_key: 'pk_migration', secret_hash: 'h', webhook_secret: 'w', allowed_origins: '[]', is_demo: 0, created_at: at })
+        // An environment as 007 knew it: no `mode` yet (082).
+        .values({ id: 'env', name: 'Shop', public_key: 'pk_migration', secret_hash: 'h', webhook_secret: 'w', allowed_origins: '[]', is_demo: 0, created_at: at } as EnvironmentRow)
         .execute();
       // Before 020 a reserved capture of 60 had already moved 60 from held to captured (s1);
       // a refund of 10 the gateway confirmed is done (s2).
@@ -127,7 +130,8 @@ describe('migrations on sqlite', () => {
       const secret = 'sk_before_the_migration';
       await db
         .insertInto('environments')
-        .values({ id: 'env', name: 'Shop', public_key: 'pk_before', secret_hash: hashSecret(secret).toString('hex'), webhook_secret: 'w', allowed_origins: '[]', is_demo: 0, created_at: at })
+        // An environment as 030 knew it: no `mode` yet (082).
+        .values({ id: 'env', name: 'Shop', public_key: 'pk_before', secret_hash: hashSecret(secret).toString('hex'), webhook_secret: 'w', allowed_origins: '[]', is_demo: 0, created_at: at } as EnvironmentRow)
         .execute();
       expect(await migrate(database)).toContain('031_api_keys');
       expect((await authenticate(db, 'pk_before', secret, new Date()))?.id).toBe('env');
@@ -149,7 +153,8 @@ describe('migrations on sqlite', () => {
       const at = new Date().toISOString();
       await db
         .insertInto('environments')
-        .values({ id: 'env', name: 'Shop', public_key: 'pk_migration', secret_hash: 'h', webhook_secret: 'w', allowed_origins: '[]', is_demo: 0, created_at: at })
+        // An environment as 007 knew it: no `mode` yet (082).
+        .values({ id: 'env', name: 'Shop', public_key: 'pk_migration', secret_hash: 'h', webhook_secret: 'w', allowed_origins: '[]', is_demo: 0, created_at: at } as EnvironmentRow)
         .execute();
       const event = { environment_id: 'env', type: 'transaction.paid', object_id: 'tx', notify_url: 'https://shop.example/h', payload: '{}', locked_until: null, claimed_by: null, created_at: at };
       await db.insertInto('events').values({ ...event, id: 'e1', delivery_status: 'delivered', attempt_count: 2, next_attempt_at: null, delivered_at: at }).execute();

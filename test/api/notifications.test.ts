@@ -58,7 +58,8 @@ describe.each(ENGINES)('notifications on %s', (engine) => {
       expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
       expect(wh.verify(r.body, headers)).toEqual(r.payload);
       expect(r.payload.id).toBe(headers['webhook-id']);
-      expect(Object.keys(r.payload).sort()).toEqual(['created', 'data', 'id', 'type']);
+      expect(Object.keys(r.payload).sort()).toEqual(['created', 'data', 'id', 'livemode', 'type']);
+      expect([(r.payload as { livemode?: boolean }).livemode, r.payload.data.livemode]).toEqual([false, false]);
 
       const tampered = Buffer.from(r.body);
       const at = tampered.length - 2;

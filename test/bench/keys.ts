@@ -60,7 +60,7 @@ export async function seedKeys(store: Store, count: number): Promise<void> {
   for (let done = 0; done < count; done += 500) {
     const pairs = Array.from({ length: Math.min(500, count - done) }, () => {
       const id = uuidv7(now.getTime());
-      return { id, key: newApiKeyRow(id, 'Default', now, id).row };
+      return { id, key: newApiKeyRow({ id, mode: 'sandbox' }, 'Default', now, id).row };
     });
     await db.transaction().execute(async (trx) => {
       // 8 and 10 columns a row: far under both engines' cap on bound parameters.
@@ -70,6 +70,7 @@ export async function seedKeys(store: Store, count: number): Promise<void> {
           pairs.map(({ id, key }) => ({
             id,
             name: 'Seeded shop',
+            mode: 'sandbox' as const,
             public_key: key.public_key,
             secret_hash: key.secret_hash,
             webhook_secret: newWebhookSecret(),

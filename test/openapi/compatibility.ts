@@ -15,16 +15,18 @@ import { apiCompare } from 'api-smart-diff';
 const IGNORED = new Set(['servers', 'info', 'components']);
 
 /**
- * A value added to an enum of an answer: api-smart-diff calls it breaking, but the API's
- * policy (docs/changelog.md) lets answers gain enum values within a version, and tells
- * clients to expect them. The same addition in a request, or a value removed, still counts.
+ * An answer that grows: a value added to one of its enums, or a field it now always sends
+ * (added to its `required`). api-smart-diff calls both breaking, but the API's policy
+ * (docs/changelog.md) lets answers gain enum values and fields within a version, and a
+ * field that is always there breaks no reader. The same additions in a request, or
+ * anything removed, still count.
  */
-const answerEnumGrows = (d: { action: string; path: readonly PropertyKey[] }) =>
-  d.action === 'add' && d.path.includes('responses') && d.path[d.path.length - 2] === 'enum';
+const answerGrows = (d: { action: string; path: readonly PropertyKey[] }) =>
+  d.action === 'add' && d.path.includes('responses') && ['enum', 'required'].includes(String(d.path[d.path.length - 2]));
 
 export function incompatibleChanges(released: unknown, current: unknown): string[] {
   const { diffs } = apiCompare(released, current);
   return diffs
-    .filter((d) => d.type === 'breaking' && !IGNORED.has(String(d.path[0])) && !answerEnumGrows(d))
+    .filter((d) => d.type === 'breaking' && !IGNORED.has(String(d.path[0])) && !answerGrows(d))
     .map((d) => `${d.action} ${d.path.join('.')}${d.description ? `: ${d.description}` : ''}`);
 }

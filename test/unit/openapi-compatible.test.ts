@@ -26,6 +26,7 @@ describe('the compatibility check of the OpenAPI document', () => {
     ['an answer field removed', (d: Doc) => delete d.components.schemas.Transaction.properties.note, '.properties.note'],
     ['an enum value removed', (d: Doc) => d.components.parameters['Payment-Service-Version'].schema.enum.pop(), 'schema.enum'],
     ['a new required request field', (d: Doc) => productBody(d).required.push('description'), 'requestBody'],
+    ['an answer field no longer always sent', (d: Doc) => d.components.schemas.Transaction.required.pop(), 'required'],
     ['a type narrowed', (d: Doc) => (productBody(d).properties.price.type = 'integer'), 'properties.price.type'],
     ['a limit narrowed', (d: Doc) => (productBody(d).properties.price.maximum = 5), 'properties.price.maximum'],
     ['a new required parameter', (d: Doc) => d.paths['/transaction/'].get.parameters.push({ name: 'x', in: 'query', required: true, schema: { type: 'string' } }), 'parameters'],
@@ -35,9 +36,11 @@ describe('the compatibility check of the OpenAPI document', () => {
     expect(changes.join('\n')).toContain(where);
   });
 
-  it('lets compatible changes through: an optional request field, a new answer field, a new enum value in an answer, a new version, a new operation, the server', () => {
+  it('lets compatible changes through: an optional request field, a new answer field (also always sent), a new enum value in an answer, a new version, a new operation, the server', () => {
     expect(
       changed((d) => {
+        d.components.schemas.Transaction.properties.always = { type: 'boolean' };
+        d.components.schemas.Transaction.required.push('always');
         d.components.schemas.BalanceTransaction.properties.type.enum.push('later');
         productBody(d).properties.note = { type: 'string' };
         d.components.schemas.Transaction.properties.later = { type: 'string' };

@@ -57,7 +57,7 @@ function tx(over: Partial<Transaction> = {}, lines: Partial<TransactionLineRow>[
   return { row, lines: lineRows };
 }
 
-const base = { merchantName: 'Shop', language: 'es' as const, csrf: 'c', now: NOW, embed: null, gateways: createGateways(sandboxGateways()) };
+const base = { merchantName: 'Shop', language: 'es' as const, csrf: 'c', now: NOW, embed: null, gateways: createGateways(sandboxGateways()), live: false };
 
 describe('buildView: token → what the screen shows', () => {
   it('copies lines and totals in minor units with the currency exponent', () => {
@@ -82,6 +82,15 @@ describe('buildView: token → what the screen shows', () => {
     // One method leaves nothing to choose: its form shows at once.
     const cardOnly = createGateways(sandboxGateways().filter((g) => g.id === SANDBOX_CARD_ID));
     expect(buildView({ ...base, gateways: cardOnly, tx: tx({ gateway_selected: false }) }).selectedGateway).toBe(SANDBOX_CARD_ID);
+  });
+
+  it('offers a live environment no sandbox gateway, only the ones configured for real money', () => {
+    const real = { ...sandboxGateways()[0]!, id: '0190f5a0-0000-7000-8000-0000000000aa', code: 'acquirer', sandbox: false };
+    const gateways = createGateways([...sandboxGateways(), real]);
+    expect(buildView({ ...base, gateways, tx: tx() }).gateways.map((g) => g.id)).toEqual([SANDBOX_CARD_ID, SANDBOX_REDIRECT_ID, real.id]);
+    const live = buildView({ ...base, gateways, live: true, tx: tx({ gateway_selected: true }) });
+    expect(live.gateways.map((g) => g.id)).toEqual([real.id]);
+    expect(live.selectedGateway).toBe(real.id);
   });
 
   it('maps every state, expiry included, and shows a receipt only when paid', () => {

@@ -45,6 +45,7 @@ function ChallengeDialog({ model, i18n }: { model: CheckoutModel; i18n: Translat
         merchant={view.merchantName}
         amount={formatMoney(view.totalPrice, view.currency, view.exponent, i18n.locale)}
         heading="h2"
+        saving={view.saveCard === true}
         onAnswer={(answer) => void model.answerChallenge(answer)}
       />
     </dialog>

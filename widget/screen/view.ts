@@ -112,6 +112,8 @@ export interface CheckoutView {
   hasCancelUrl: boolean;
   /** Present on a subscription's sign-up page (/pay/sub_…/). */
   subscription?: SubscriptionTerms;
+  /** true on a page that saves a card for later payments (/pay/sav_…/): nothing is charged. */
+  saveCard?: boolean;
   // Optional, so views built before these existed (and other screens reusing the
   // components) still type-check.
   /**
@@ -129,4 +131,6 @@ export interface CheckoutView {
   retryAt?: string | null;
   /** The merchant's brand: a stylesheet of its colours and its logo, both on our origin; null: the page's own look. */
   brand?: { stylesheet: string | null; logo: string | null } | null;
+  /** A sandbox environment's page: the top bar says it is in test mode. */
+  sandbox?: boolean;
 }

@@ -30,7 +30,9 @@ import { migration as m070 } from './070_balance';
 import { migration as m075 } from './075_status_checks';
 import { migration as m080 } from './080_source_sales';
 import { migration as m081 } from './081_balance_sources';
+import { migration as m082 } from './082_environment_mode';
 import { migration as m084 } from './084_merchant_payouts';
+import { migration as m085 } from './085_save_card';
 
 // One file per migration, applied in the order of their names. A released migration's
 // name is recorded in every deployed database: never rename one or change what it does;
@@ -65,7 +67,9 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '075_status_checks': m075,
   '080_source_sales': m080,
   '081_balance_sources': m081,
+  '082_environment_mode': m082,
   '084_merchant_payouts': m084,
+  '085_save_card': m085,
 };
 
 /** Every migration's name, in the order they apply. */

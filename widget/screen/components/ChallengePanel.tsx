@@ -21,6 +21,8 @@ export function ChallengePanel(props: {
   amount: string;
   /** h1 on its own page, h2 inside the payment page's dialog. */
   heading: 'h1' | 'h2';
+  /** Saving a card (/pay/sav_…/): nothing is paid, so the words say so. */
+  saving?: boolean;
   csrf?: string;
   onAnswer?: (answer: ChallengeAnswer) => void;
 }) {
@@ -31,7 +33,7 @@ export function ChallengePanel(props: {
       <Heading id={CHALLENGE_TITLE_ID} class="challenge__title">
         {i18n.t('challenge.heading')}
       </Heading>
-      <p id={CHALLENGE_BODY_ID}>{i18n.t('challenge.body', { merchant: props.merchant, amount: props.amount })}</p>
+      <p id={CHALLENGE_BODY_ID}>{i18n.t(props.saving ? 'challenge.bodySave' : 'challenge.body', { merchant: props.merchant, amount: props.amount })}</p>
       <p class="challenge__note">{i18n.t('challenge.sandbox')}</p>
       <form method="post" class="challenge__actions">
         {props.csrf !== undefined && <input type="hidden" name="csrf" value={props.csrf} />}
@@ -44,7 +46,7 @@ export function ChallengePanel(props: {
             class={primary ? 'button button--primary' : 'button button--quiet'}
             onClick={onAnswer ? () => onAnswer(answer) : undefined}
           >
-            {i18n.t(label)}
+            {i18n.t(props.saving && answer === 'abandoned' ? 'challenge.abandonSave' : label)}
           </button>
         ))}
       </form>

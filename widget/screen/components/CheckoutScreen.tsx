@@ -69,11 +69,11 @@ export function CheckoutScreen({ model, i18n }: { model: CheckoutModel; i18n: Tr
   );
   return (
     <ScreenContext.Provider value={{ model, i18n }}>
-      <Chrome i18n={i18n} embed={embed} languages back={model.payable.value && view.backUrl ? { href: view.backUrl, merchant: view.merchantName } : undefined}>
+      <Chrome i18n={i18n} embed={embed} languages testMode={view.sandbox} back={model.payable.value && view.backUrl ? { href: view.backUrl, merchant: view.merchantName } : undefined}>
         {embed ? (
           // In the widget the screen is one part of the merchant's page, which has its own
           // main landmark: a named region, so assistive technology lists it once.
-          <section class="layout" aria-label={i18n.t('page.title', { merchant: view.merchantName })}>
+          <section class="layout" aria-label={i18n.t(view.saveCard ? 'save.title' : 'page.title', { merchant: view.merchantName })}>
             {content}
           </section>
         ) : (

@@ -45,12 +45,15 @@ export function Chrome({
   embed,
   back,
   languages,
+  testMode,
   children,
 }: {
   i18n: Translator;
   embed: boolean;
   back?: BackLink;
   languages?: boolean;
+  /** A sandbox's page: a badge in the top bar says no real money moves (no extra line to push Pay down). */
+  testMode?: boolean;
   children: ComponentChildren;
 }) {
   return (
@@ -67,6 +70,7 @@ export function Chrome({
             <LockIcon class="icon--sm" />
             <span class="topbar__secure-text">{i18n.t('page.secure')}</span>
           </span>
+          {testMode && <span class="topbar__test">{i18n.t('page.testMode')}</span>}
         </header>
       )}
       {children}

@@ -3,6 +3,7 @@ import { formatQuantity } from '../../i18n/format';
 import type { AdjustmentLine } from '../view';
 import type { MessageKey } from '../../i18n/messages';
 import { SubscriptionSummary } from './SubscriptionSummary';
+import { flavourOf } from '../flavour';
 
 /**
  * A tax, shipping or coupon row: the kind always, the merchant's name beside it ("Shipping ·
@@ -24,10 +25,12 @@ function Adjustment({ line, kind, deduction }: { line: AdjustmentLine | null; ki
   );
 }
 
-/** What the header calls the merchant: still to pay (or subscribe to), paid, or neither any more. */
-function merchantLabel(status: string, subscription: boolean): MessageKey {
-  if (subscription && (status === 'pending' || status === 'declined')) return 'subscription.label';
-  if (status === 'paid') return subscription ? 'subscription.labelDone' : 'merchant.labelPaid';
+/** What the header calls the merchant: still to pay (or subscribe to, or save a card for), paid, or neither any more. */
+function merchantLabel(status: string, flavour: ReturnType<typeof flavourOf>): MessageKey {
+  const open = status === 'pending' || status === 'declined';
+  if (flavour === 'save') return open ? 'save.label' : status === 'paid' ? 'save.labelDone' : 'merchant.labelClosed';
+  if (flavour === 'subscription' && open) return 'subscription.label';
+  if (status === 'paid') return flavour === 'subscription' ? 'subscription.labelDone' : 'merchant.labelPaid';
   return status === 'cancelled' || status === 'expired' ? 'merchant.labelClosed' : 'merchant.label';
 }
 
@@ -44,12 +47,14 @@ export function MerchantHeader() {
     <section class="merchant" aria-labelledby="merchant-name">
       {/* The name beside it says who: the logo adds nothing for a screen reader. */}
       {view.brand?.logo && <img class="merchant__logo" src={view.brand.logo} alt="" />}
-      <p class="merchant__label">{i18n.t(merchantLabel(view.status, !!view.subscription))}</p>
+      <p class="merchant__label">{i18n.t(merchantLabel(view.status, flavourOf(view)))}</p>
       <h1 id="merchant-name" class="merchant__name">
         {view.merchantName}
       </h1>
       {view.orderId && <p class="merchant__order">{i18n.t('merchant.order', { orderId: view.orderId })}</p>}
-      {view.subscription ? (
+      {view.saveCard ? (
+        <p class="merchant__order">{i18n.t('save.intro', { merchant: view.merchantName })}</p>
+      ) : view.subscription ? (
         <SubscriptionSummary terms={view.subscription} />
       ) : (
         <>

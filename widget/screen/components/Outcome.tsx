@@ -3,6 +3,7 @@ import { useMoney, useScreen } from '../context';
 import { brandName } from '../../fields/card';
 import { formatDateTime, shortReference } from '../../i18n/format';
 import { BackIcon, CheckIcon, CrossIcon, HourglassIcon, PrintIcon } from './icons';
+import { keyOf } from '../flavour';
 
 /** The heading takes focus when the state changes under the customer (see CheckoutScreen). */
 function StatusPanel({ tone, icon, title, children }: { tone: string; icon: ComponentChildren; title: string; children?: ComponentChildren }) {
@@ -42,8 +43,10 @@ export function PaidPanel() {
     : brand;
   const returning = model.returningTo.value;
   return (
-    <StatusPanel tone="success" icon={<CheckIcon />} title={i18n.t(view.subscription ? 'subscription.done.title' : 'status.paid.title')}>
-      <p class="status__text">{i18n.t(view.subscription ? 'subscription.done.body' : 'status.paid.body', { merchant: view.merchantName })}</p>
+    <StatusPanel tone="success" icon={<CheckIcon />} title={i18n.t(keyOf(view, { pay: 'status.paid.title', subscription: 'subscription.done.title', save: 'save.done.title' }))}>
+      <p class="status__text">
+        {i18n.t(keyOf(view, { pay: 'status.paid.body', subscription: 'subscription.done.body', save: 'save.done.body' }), { merchant: view.merchantName })}
+      </p>
       {returning && (
         <p class="status__text" role="status">
           {i18n.t('status.returning', { merchant: view.merchantName })}
@@ -93,10 +96,10 @@ export function PaidPanel() {
 
 export function CancelledPanel() {
   const { model, i18n } = useScreen();
-  const signup = !!model.view.value.subscription;
+  const view = model.view.value;
   return (
-    <StatusPanel tone="neutral" icon={<CrossIcon />} title={i18n.t(signup ? 'subscription.cancelled.title' : 'status.cancelled.title')}>
-      <p class="status__text">{i18n.t(signup ? 'subscription.cancelled.body' : 'status.cancelled.body')}</p>
+    <StatusPanel tone="neutral" icon={<CrossIcon />} title={i18n.t(keyOf(view, { pay: 'status.cancelled.title', subscription: 'subscription.cancelled.title', save: 'save.cancelled.title' }))}>
+      <p class="status__text">{i18n.t(keyOf(view, { pay: 'status.cancelled.body', subscription: 'subscription.cancelled.body', save: 'save.cancelled.body' }))}</p>
       <BackToShop href={model.view.value.backUrl} />
     </StatusPanel>
   );
@@ -105,8 +108,8 @@ export function CancelledPanel() {
 export function ExpiredPanel() {
   const { model, i18n } = useScreen();
   return (
-    <StatusPanel tone="neutral" icon={<HourglassIcon />} title={i18n.t('status.expired.title')}>
-      <p class="status__text">{i18n.t('status.expired.body', { merchant: model.view.value.merchantName })}</p>
+    <StatusPanel tone="neutral" icon={<HourglassIcon />} title={i18n.t(model.view.value.saveCard ? 'save.closed.title' : 'status.expired.title')}>
+      <p class="status__text">{i18n.t(model.view.value.saveCard ? 'save.closed.body' : 'status.expired.body', { merchant: model.view.value.merchantName })}</p>
       <BackToShop href={model.view.value.backUrl} />
     </StatusPanel>
   );

@@ -7,6 +7,7 @@ import { Expiry } from './Expiry';
 import { Field } from './Field';
 import { AlertIcon, ExternalIcon, LockIcon } from './icons';
 import { ConsentText } from './SubscriptionSummary';
+import { keyOf } from '../flavour';
 
 function FormAlert() {
   const { model, i18n } = useScreen();
@@ -23,7 +24,7 @@ function FormAlert() {
         <>
           <AlertIcon class="alert__icon" />
           <div>
-            <p class="alert__title">{i18n.t(declined ? 'status.declined.title' : 'error.title')}</p>
+            <p class="alert__title">{i18n.t(declined ? (model.view.value.saveCard ? 'save.declined.title' : 'status.declined.title') : 'error.title')}</p>
             <p class="alert__text">{text}</p>
           </div>
         </>
@@ -79,19 +80,21 @@ function Spinner() {
 function CancelConfirmation() {
   const { model, i18n } = useScreen();
   const pending = model.pending.value;
-  // A sign-up's link stays valid after a cancel; a payment link stops working.
-  const signup = !!model.view.value.subscription;
+  // A sign-up's or a save page's link stays valid after a cancel; a payment link stops working.
+  const view = model.view.value;
   return (
     <div class="confirm" role="group" aria-labelledby="cancel-confirm-title">
       <h2 class="confirm__title" id="cancel-confirm-title" tabIndex={-1}>
-        {i18n.t(signup ? 'subscription.cancel.title' : 'cancel.title')}
+        {i18n.t(keyOf(view, { pay: 'cancel.title', subscription: 'subscription.cancel.title', save: 'save.cancel.title' }))}
       </h2>
-      <p class="confirm__text">{i18n.t(signup ? 'subscription.cancel.body' : 'cancel.body', { merchant: model.view.value.merchantName })}</p>
+      <p class="confirm__text">
+        {i18n.t(keyOf(view, { pay: 'cancel.body', subscription: 'subscription.cancel.body', save: 'save.cancel.body' }), { merchant: view.merchantName })}
+      </p>
       <input type="hidden" name="confirm" value="1" />
       <div class="actions">
         <button class="button button--danger" type="submit" name="action" value="cancel" formnovalidate disabled={pending !== null}>
           {pending === 'cancel' && <Spinner />}
-          <span>{i18n.t(signup ? 'subscription.cancel.confirm' : 'cancel.confirm')}</span>
+          <span>{i18n.t(keyOf(view, { pay: 'cancel.confirm', subscription: 'subscription.cancel.confirm', save: 'save.cancel.confirm' }))}</span>
         </button>
         <a
           class="button button--quiet"
@@ -101,7 +104,7 @@ function CancelConfirmation() {
             model.keepPaying();
           }}
         >
-          {i18n.t(signup ? 'subscription.cancel.keep' : 'cancel.keep')}
+          {i18n.t(keyOf(view, { pay: 'cancel.keep', subscription: 'subscription.cancel.keep', save: 'save.cancel.keep' }))}
         </a>
       </div>
       <p class="sr-only" role="status">
@@ -142,9 +145,11 @@ export function PaymentForm() {
       ? i18n.t(progress)
       : gateway?.flow === 'redirect'
         ? i18n.t('action.continue', { gateway: gatewayName(i18n, gateway) })
-        : view.subscription
-          ? i18n.t('action.subscribe')
-          : i18n.t('action.pay', { amount });
+        : view.saveCard
+          ? i18n.t('action.saveCard')
+          : view.subscription
+            ? i18n.t('action.subscribe')
+            : i18n.t('action.pay', { amount });
 
   return (
     <form class="payment" method="post" action="" onSubmit={onSubmit} aria-busy={pending ? 'true' : undefined}>
@@ -178,10 +183,10 @@ export function PaymentForm() {
           {pending === 'pay' ? <Spinner /> : <LockIcon class="icon--sm" />}
           <span>{payLabel}</span>
         </button>
-        {!view.subscription && <Expiry />}
+        {!view.subscription && !view.saveCard && <Expiry />}
         <button class="button button--quiet" type="submit" name="action" value="cancel" formnovalidate disabled={pending !== null}>
           {pending === 'cancel' && <Spinner />}
-          <span>{i18n.t(view.subscription ? 'subscription.cancel.action' : 'action.cancel')}</span>
+          <span>{i18n.t(keyOf(view, { pay: 'action.cancel', subscription: 'subscription.cancel.action', save: 'save.cancel.action' }))}</span>
         </button>
       </div>
       <p class="sr-only" role="status">

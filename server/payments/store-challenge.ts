@@ -1,0 +1,48 @@
+import { insertCall, newCall } from '../store/gateway-calls';
+import { leaveStoreChallenge, takeStoreChallenge } from '../store/saved-cards';
+import type { AuthorizationRow } from '../store/schema';
+import { askGateway, type PaymentDeps } from './ask';
+import type { ChallengeAnswer } from './gateway';
+import { settleStore, type StoreCardOutcome } from './store-card';
+
+// The second half of a challenged store (saving a card): the customer answered the
+// issuer's challenge, or left it. As for payments (challenge.ts), answering takes the
+// challenge in a conditional write (of two answers, one is sent), then resumes the store
+// with a call of its own, so a lost answer is reconciled like any store.
+
+export type StoreChallengeOutcome =
+  | StoreCardOutcome
+  /** The customer left the challenge: nothing was stored (a hosted page stays open for another card). */
+  | { kind: 'abandoned' }
+  /** Answered already, lapsed, or the authorization moved on meanwhile. */
+  | { kind: 'not_claimed' };
+
+export async function answerStoreChallenge(
+  deps: PaymentDeps,
+  p: { authorization: AuthorizationRow; answer: ChallengeAnswer | 'abandoned' },
+): Promise<StoreChallengeOutcome> {
+  const { authorization: row } = p;
+  const db = deps.database.db;
+  if (p.answer === 'abandoned') return (await leaveStoreChallenge(db, row, deps.now(), deps.outbox)) ? { kind: 'abandoned' } : { kind: 'not_claimed' };
+  const gateway = deps.gateways.find(row.gateway_id);
+  const resume = gateway?.resume?.bind(gateway);
+  const challenge = row.gateway_challenge;
+  if (!gateway || !resume || !challenge) return { kind: 'gateway_failed' };
+  const now = deps.now();
+  if (!(await takeStoreChallenge(db, row, now))) return { kind: 'not_claimed' };
+  const call = newCall({
+    environmentId: row.environment_id,
+    gatewayId: gateway.id,
+    kind: 'store',
+    subjectId: row.id,
+    amount: 0,
+    currency: '',
+    request: { notify_url: row.notify_url },
+    now,
+    claimMs: deps.config.paymentClaimMs,
+  });
+  await insertCall(db, call);
+  const answer = p.answer;
+  const asked = await askGateway(deps, gateway, (signal) => resume({ reference: call.reference, signal, challenge, answer }));
+  return settleStore(deps, call, asked);
+}

@@ -1,0 +1,184 @@
+import { uuidv7 } from '../domain/ids';
+import { secureRandomBytes } from '../domain/random';
+import { type Db, inTransaction } from './db';
+import type { Outbox } from './events';
+import { MERCHANT_COLUMNS, type Merchant, merchantOf } from './environments';
+import { settleCall } from './gateway-calls';
+import type { AuthorizationRow } from './schema';
+
+// Saving a card without touching it (docs/payments.md, "Save a card on the hosted page"):
+// an authorization that waits for its customer on the hosted page `/pay/sav_…/`, and the
+// issuer's challenge a store may ask for (`requires_action`). What the gateway finally
+// answers is recorded as any store is (store/sales.ts: recordStoredCard, failStoredCard).
+
+/** How long a customer has to answer the challenge of a store, as for payments (store/challenges.ts). */
+export const STORE_CHALLENGE_MS = 15 * 60_000;
+
+/** The hosted page's token: `sav_` and 24 random bytes, URL-safe (so the page never mistakes it for a payment's). */
+export const newSaveToken = () => `sav_${secureRandomBytes(24).toString('base64url')}`;
+
+export const SAVE_TOKEN = /^sav_[A-Za-z0-9_-]{32}$/;
+
+/** POST /v1/authorization/ without a card: a pending authorization whose page takes the card. */
+export async function createSaveRequest(
+  db: Db,
+  r: { environmentId: string; gatewayId: string; notifyUrl: string | null; returnUrl: string | null; cancelUrl: string | null; now: Date },
+): Promise<AuthorizationRow> {
+  const at = r.now.toISOString();
+  const row: AuthorizationRow = {
+    id: uuidv7(r.now.getTime()),
+    environment_id: r.environmentId,
+    transaction_id: null,
+    gateway_id: r.gatewayId,
+    status: 'pending',
+    card_brand: null,
+    card_last4: null,
+    card_exp_month: null,
+    card_exp_year: null,
+    gateway_reference: '',
+    notify_url: r.notifyUrl,
+    token: newSaveToken(),
+    return_url: r.returnUrl,
+    cancel_url: r.cancelUrl,
+    hosted_page: 1,
+    gateway_challenge: null,
+    challenge_expires_at: null,
+    created_at: at,
+    updated_at: at,
+  };
+  await inTransaction(db, (trx) => trx.insertInto('authorizations').values(row).execute());
+  return row;
+}
+
+export interface SavePage {
+  row: AuthorizationRow;
+  merchant: Merchant;
+}
+
+/** The authorization a hosted page's token names, with the merchant it is for. */
+export async function findSave(db: Db, token: string): Promise<SavePage | undefined> {
+  const found = await db
+    .selectFrom('authorizations')
+    .innerJoin('environments', 'environments.id', 'authorizations.environment_id')
+    .selectAll('authorizations')
+    .select(MERCHANT_COLUMNS)
+    .where('authorizations.token', '=', token)
+    .executeTakeFirst();
+  if (!found) return undefined;
+  const { merchant_name, merchant_origins, merchant_color, merchant_accent, merchant_logo, merchant_mode, ...row } = found;
+  return { row, merchant: merchantOf({ merchant_name, merchant_origins, merchant_color, merchant_accent, merchant_logo, merchant_mode }) };
+}
+
+/** A store of this authorization whose outcome is not known yet: the page takes no other card meanwhile. */
+export async function storeInDoubt(db: Db, authorizationId: string): Promise<boolean> {
+  const call = await db
+    .selectFrom('gateway_calls')
+    .select('id')
+    .where('subject_id', '=', authorizationId)
+    .where('kind', '=', 'store')
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
+  return call !== undefined;
+}
+
+/**
+ * The gateway answered a store with the issuer's challenge: the call ends (nothing was
+ * stored), and the authorization waits for the customer (`requires_action`), all at once.
+ * A hosted page's authorization already exists; one the API asked for is created here,
+ * with a token for the page that shows the challenge. null when settled elsewhere.
+ */
+export async function openStoreChallenge(
+  db: Db,
+  c: {
+    callId: string;
+    authorizationId: string;
+    environmentId: string;
+    gatewayId: string;
+    notifyUrl: string | null;
+    gatewayChallenge: string;
+    returnUrl: string | null;
+    cancelUrl: string | null;
+  },
+  now: Date,
+): Promise<AuthorizationRow | null> {
+  return inTransaction(db, async (trx) => {
+    if (!(await settleCall(trx, c.callId, ['pending'], 'failed', now))) return null;
+    const at = now.toISOString();
+    const challenge = { status: 'requires_action' as const, gateway_challenge: c.gatewayChallenge, challenge_expires_at: new Date(now.getTime() + STORE_CHALLENGE_MS).toISOString(), updated_at: at };
+    const opened = await trx.updateTable('authorizations').set(challenge).where('id', '=', c.authorizationId).where('status', '=', 'pending').executeTakeFirst();
+    if (Number(opened.numUpdatedRows) === 0) {
+      await trx
+        .insertInto('authorizations')
+        .values({
+          id: c.authorizationId,
+          environment_id: c.environmentId,
+          transaction_id: null,
+          gateway_id: c.gatewayId,
+          card_brand: null,
+          card_last4: null,
+          card_exp_month: null,
+          card_exp_year: null,
+          gateway_reference: '',
+          notify_url: c.notifyUrl,
+          token: newSaveToken(),
+          return_url: c.returnUrl,
+          cancel_url: c.cancelUrl,
+          hosted_page: 0,
+          created_at: at,
+          ...challenge,
+        })
+        .execute();
+    }
+    return (await trx.selectFrom('authorizations').selectAll().where('id', '=', c.authorizationId).executeTakeFirst()) ?? null;
+  });
+}
+
+/**
+ * Takes the open, unexpired challenge for its answer: of two answers, one is sent. The
+ * authorization stays `requires_action` until what the gateway answers is recorded.
+ */
+export async function takeStoreChallenge(db: Db, row: AuthorizationRow, now: Date): Promise<boolean> {
+  const at = now.toISOString();
+  const taken = await db
+    .updateTable('authorizations')
+    .set({ gateway_challenge: null, updated_at: at })
+    .where('id', '=', row.id)
+    .where('status', '=', 'requires_action')
+    .where('gateway_challenge', '=', row.gateway_challenge ?? '')
+    .where('challenge_expires_at', '>', at)
+    .executeTakeFirst();
+  return Number(taken.numUpdatedRows) === 1;
+}
+
+/**
+ * The customer left the challenge (or let it lapse): nothing was stored. A hosted page's
+ * authorization is open again for another card; one the API asked for is `failed` (its
+ * card could not be authenticated), with its event. false when already answered.
+ */
+export async function leaveStoreChallenge(db: Db, row: AuthorizationRow, now: Date, outbox: Outbox): Promise<boolean> {
+  const at = now.toISOString();
+  return inTransaction(db, async (trx) => {
+    const hosted = row.hosted_page === 1;
+    const left = await trx
+      .updateTable('authorizations')
+      .set({ status: hosted ? 'pending' : 'failed', gateway_challenge: null, challenge_expires_at: null, updated_at: at })
+      .where('id', '=', row.id)
+      .where('status', '=', 'requires_action')
+      .where('gateway_challenge', 'is not', null)
+      .executeTakeFirst();
+    if (Number(left.numUpdatedRows) !== 1) return false;
+    if (!hosted) await outbox.emit(trx, 'authorization.failed', row.id, now);
+    return true;
+  });
+}
+
+/** Whether the environment's API takes raw card numbers (the `raw_card_numbers` setting). */
+export async function rawCardNumbers(db: Db, environmentId: string): Promise<boolean> {
+  const row = await db.selectFrom('environments').select('raw_card_numbers').where('id', '=', environmentId).executeTakeFirst();
+  return (row?.raw_card_numbers ?? 1) === 1;
+}
+
+export async function setRawCardNumbers(db: Db, environmentId: string, on: boolean): Promise<boolean> {
+  const set = await inTransaction(db, (trx) => trx.updateTable('environments').set({ raw_card_numbers: on ? 1 : 0 }).where('id', '=', environmentId).executeTakeFirst());
+  return Number(set.numUpdatedRows) === 1;
+}
