@@ -74,7 +74,7 @@ describe.each(ENGINES)('payouts to the merchant on %s', (engine) => {
 
   it('keeps a bank account (an IBAN checked as a client IBAN is) and a schedule', async () => {
     const { api } = svc;
-    expect((await api.get('/payout_settings/')).body).toEqual({ iban: null, schedule: 'manual', updated: null });
+    expect((await api.get('/payout_settings/')).body).toEqual({ livemode: false, iban: null, schedule: 'manual', updated: null });
     const noIban = await api.patch('/payout_settings/', { schedule: 'daily' });
     expect(noIban.status, noIban.text).toBe(400);
     expect(problemPaths(noIban)).toEqual(['iban']);
