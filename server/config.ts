@@ -34,6 +34,8 @@ const envSchema = z.object({
   PAYMENT_CLAIM_MS: z.coerce.number().int().min(1).max(3_600_000).optional(),
   SUBSCRIPTION_CLAIM_MS: z.coerce.number().int().min(1).max(86_400_000).optional(),
   HOLD_EXPIRY_MS: z.coerce.number().int().min(60_000).max(30 * 86_400_000).default(7 * 86_400_000),
+  SANDBOX_DISPUTE_DELAY_MS: z.coerce.number().int().min(0).max(86_400_000).default(5_000),
+  SANDBOX_DISPUTE_REVIEW_MS: z.coerce.number().int().min(0).max(30 * 86_400_000).default(60_000),
   PAYMENT_SETTLE_WINDOW_MS: z.coerce.number().int().min(1000).max(7 * 24 * 3_600_000).default(10 * 60_000),
   GATEWAY_MODULES: z.string().optional(),
   PAYOUT_MODULE: z.string().optional(),
@@ -120,6 +122,10 @@ export type Config = {
   subscriptionClaimMs: number;
   /** An uncaptured hold older than this is voided by the hold-expiry job (issuers drop them after about 7 days). */
   holdExpiryMs: number;
+  /** How long after a capture the sandbox bank disputes a sale paid with a disputing test card (docs/disputes.md). */
+  sandboxDisputeDelayMs: number;
+  /** How long after evidence is submitted the sandbox bank decides a dispute. */
+  sandboxDisputeReviewMs: number;
   /**
    * How long a gateway call of unknown outcome is looked up (with backoff) before a
    * `not_found` is believed and the call failed; one still unproven then goes to `attention`.
@@ -185,6 +191,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     subscriptionClaimMs: e.SUBSCRIPTION_CLAIM_MS ?? Math.max(5 * 60_000, 4 * e.GATEWAY_TIMEOUT_MS),
     holdExpiryMs: e.HOLD_EXPIRY_MS,
     paymentSettleWindowMs: e.PAYMENT_SETTLE_WINDOW_MS,
+    sandboxDisputeDelayMs: e.SANDBOX_DISPUTE_DELAY_MS,
+    sandboxDisputeReviewMs: e.SANDBOX_DISPUTE_REVIEW_MS,
     gatewayModules: (e.GATEWAY_MODULES ?? '').split(',').map((m) => m.trim()).filter(Boolean),
     gatewaySettings: e.GATEWAY_SETTINGS ?? null,
     payoutModule: e.PAYOUT_MODULE?.trim() || null,

@@ -27,7 +27,7 @@ An environment's API key pairs:
 
 An environment's fees and settlement delay (options left out keep their value):
   npm run keys -- pricing --environment <id> [--charge-percent 2.9] [--charge-fixed 25]
-      [--refund-percent 0] [--refund-fixed 0] [--settlement-days 2] [--json]
+      [--refund-percent 0] [--refund-fixed 0] [--settlement-days 2] [--dispute-fixed 1500] [--json]
       (percentages with at most two decimals; fixed parts in the currency's minor units)
 
 An environment's settings (read them without options):
@@ -61,6 +61,7 @@ const { positionals, values } = parseArgs({
     'refund-fixed': { type: 'string' },
     'settlement-days': { type: 'string' },
     'raw-cards': { type: 'string' },
+    'dispute-fixed': { type: 'string' },
     iban: { type: 'string' },
     schedule: { type: 'string' },
   },
@@ -98,7 +99,7 @@ function percentOption(option: 'charge-percent' | 'refund-percent', current: big
 }
 
 /** `--<name>`: a whole number from 0 to `max`, or the current value. */
-function wholeOption(option: 'charge-fixed' | 'refund-fixed' | 'settlement-days', current: number, max: number): number {
+function wholeOption(option: 'charge-fixed' | 'refund-fixed' | 'settlement-days' | 'dispute-fixed', current: number, max: number): number {
   const text = values[option];
   if (text === undefined) return current;
   const parsed = z.coerce.number().int().min(0).max(max).safeParse(text);
@@ -195,6 +196,7 @@ try {
         charge: { percentE2: percentOption('charge-percent', now.charge.percentE2), fixed: BigInt(wholeOption('charge-fixed', Number(now.charge.fixed), 1_000_000)) },
         refund: { percentE2: percentOption('refund-percent', now.refund.percentE2), fixed: BigInt(wholeOption('refund-fixed', Number(now.refund.fixed), 1_000_000)) },
         settlementDelayDays: wholeOption('settlement-days', now.settlementDelayDays, 365),
+        disputeFixed: BigInt(wholeOption('dispute-fixed', Number(now.disputeFixed), 1_000_000)),
       };
       await setPricing(db, environment.id, next, new Date());
       const percent = (e2: bigint) => (Number(e2) / 100).toString();
@@ -205,6 +207,7 @@ try {
         refund_percent: percent(next.refund.percentE2),
         refund_fixed: Number(next.refund.fixed),
         settlement_days: next.settlementDelayDays,
+        dispute_fixed: Number(next.disputeFixed),
       });
       break;
     }

@@ -10,6 +10,8 @@ import { IDS, page } from './examples';
 // The merchant's balance and its balance transactions, read-only: they follow the sales
 // (server/payments/balance.ts, docs/balance.md).
 
+const BALANCE_TYPES = ['charge', 'refund', 'dispute', 'dispute_reversal', 'payout', 'payout_failure'] as const;
+
 const BALANCE_TRANSACTION_ID = '01943a70-0b1c-7d2e-8f30-4a5b6c7d8e9f';
 const EXAMPLE_TIME = '2026-01-15T10:30:00.000Z';
 
@@ -30,8 +32,10 @@ export const balanceTransactionOut = z
     id: objectId,
     livemode,
     type: z
-      .enum(['charge', 'refund', 'payout', 'payout_failure'])
-      .describe('`charge`: a capture or charge of a sale (money in); `refund`: a refund of it (money out); `payout`: a payout to your bank account (money out); `payout_failure`: a failed payout\'s money back'),
+      .enum(BALANCE_TYPES)
+      .describe(
+        '`charge`: a capture or charge of a sale (money in); `refund`: a refund of it (money out); `dispute`: a dispute took the disputed amount and the dispute fee (money out); `dispute_reversal`: a won dispute gave the amount back (money in); `payout`: a payout to your bank account (money out); `payout_failure`: a failed payout\'s money back',
+      ),
     source: z
       .object({ object: z.enum(['sale', 'dispute', 'merchant_payout']).describe('What kind of object made it'), id: z.uuid().describe('Its `id`') })
       .describe('The object whose money moved'),
@@ -41,7 +45,7 @@ export const balanceTransactionOut = z
     net: z.number().describe('`amount` − `fee`: what the balance moved by'),
     status: z.enum(['pending', 'available']).describe('`available` once `available_on` has passed'),
     available_on: dateTime.describe('When it is available (money in waits for the settlement delay; money out is at once)'),
-    created: dateTime.describe('When the money moved (the sale operation)'),
+    created: dateTime.describe('When the money moved (the sale operation, or the dispute opening or being won)'),
   })
   .meta({ id: 'BalanceTransaction', description: "One movement of the merchant's balance, with its fee" });
 
@@ -59,7 +63,7 @@ const BALANCE_TRANSACTION_EXAMPLE = {
 };
 
 const balanceTransactionQuery = pageQuery.extend({
-  type: z.enum(['charge', 'refund', 'payout', 'payout_failure']).optional().describe('Only balance transactions of this type'),
+  type: z.enum(BALANCE_TYPES).optional().describe('Only balance transactions of this type'),
   sale: ref('sale').optional().describe('Only the balance transactions of this sale'),
   currency: exact(3).optional().describe('Only balance transactions in this currency'),
 });
@@ -83,7 +87,7 @@ export const balanceRoutes = (): RouteDef[] => [
     method: 'get',
     path: '/balance_transaction/',
     operationId: 'listBalanceTransactions',
-    description: 'The movements of your balance, newest first: each capture or charge (money in) and refund (money out), with its fee.',
+    description: 'The movements of your balance, newest first: each capture or charge (money in), refund (money out) and dispute (its debit, and its reversal when won), with its fee.',
     example: { response: page([BALANCE_TRANSACTION_EXAMPLE]) },
     summary: 'List balance transactions, newest first',
     tag: 'Balance',

@@ -132,18 +132,19 @@ export const DOCUMENT_FORMATS = {
 type ContentType = keyof typeof DOCUMENT_FORMATS;
 const CONTENT_TYPES = Object.keys(DOCUMENT_FORMATS) as [ContentType, ...ContentType[]];
 
+/** An uploaded file: a client's document, a dispute's evidence (checked by client-documents.ts `checkedBytes`). */
+export const documentFile = z.strictObject({
+  name: nonBlank(plain(255))
+    .regex(/^[^/\\]*$/, 'may not contain / or \\')
+    .describe('File name, ending as its content type does (.pdf, .png, .jpg/.jpeg, .webp)'),
+  content_type: z.enum(CONTENT_TYPES).describe('Checked against the bytes themselves'),
+  data: z.base64().min(1).describe('The file, base64; at most 10 MiB decoded (a larger one is a 413)'),
+});
+
 export const documentCreate = z
   .strictObject({
     type: z.enum(DOCUMENT_TYPES).describe('What the document is'),
-    file: z
-      .strictObject({
-        name: nonBlank(plain(255))
-          .regex(/^[^/\\]*$/, 'may not contain / or \\')
-          .describe('File name, ending as its content type does (.pdf, .png, .jpg/.jpeg, .webp)'),
-        content_type: z.enum(CONTENT_TYPES).describe('Checked against the bytes themselves'),
-        data: z.base64().min(1).describe('The file, base64; at most 10 MiB decoded (a larger one is a 413)'),
-      })
-      .describe('The file content; the document returned never includes the bytes'),
+    file: documentFile.describe('The file content; the document returned never includes the bytes'),
   })
   .meta({ id: 'Document', description: 'An identity or company document of a client, to upload' });
 

@@ -109,6 +109,7 @@ export const SALE_EXAMPLE = {
   voided: 0,
   refundable: 33.95,
   fee: 0,
+  disputed: false,
   failure: null,
   description: null,
   card: { brand: 'visa', last4: '4242' },

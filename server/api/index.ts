@@ -17,6 +17,7 @@ import { catalogueRoutes } from './catalogue-routes';
 import { clientDocumentRoutes, DOCUMENT_BODY_LIMIT, tooLargeDocument } from './client-documents';
 import { clientIbanRoutes } from './client-ibans';
 import { clientRoutes } from './clients';
+import { disputeRoutes } from './disputes';
 import { eventRoutes } from './events';
 import { referenceRoutes } from './reference';
 import { returnSecretRoutes } from './return-secret';
@@ -48,6 +49,7 @@ export const apiRoutes = (): RouteDef[] => [
   ...merchantPayoutRoutes(),
   ...settlementReportRoutes(),
   ...returnSecretRoutes(),
+  ...disputeRoutes(),
 ];
 
 /** The OpenAPI document of the routes, as /v1/openapi.json serves it; `origin` names its server. */
@@ -95,6 +97,10 @@ export function apiRouter(deps: Deps): Router {
   const documentBody = jsonBody({ limit: DOCUMENT_BODY_LIMIT, strict: false });
   router.post('/client/:clientId/document/', (req, res, next) =>
     documentBody(req, res, (err?: unknown) => next((err as { type?: string } | undefined)?.type === 'entity.too.large' ? tooLargeDocument() : err)),
+  );
+  // A dispute's evidence carries files under the same rules as a client's documents.
+  router.post('/dispute/:id/evidence/', (req, res, next) =>
+    documentBody(req, res, (err?: unknown) => next((err as { type?: string } | undefined)?.type === 'entity.too.large' ? tooLargeDocument('files') : err)),
   );
   const logoBody = jsonBody({ limit: LOGO_BODY_LIMIT, strict: false });
   router.post('/environment/branding/logo/', (req, res, next) =>

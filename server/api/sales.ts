@@ -59,10 +59,15 @@ export const saleOut = z
     captured: z.number().describe('Captured so far, as the processor has confirmed (refunds included)'),
     refunded: z.number().describe('Refunded so far, as the processor has confirmed'),
     voided: z.number().describe('Released without capture so far, as the processor has confirmed'),
-    refundable: z.number().describe('What a refund may take now: captured − refunded − refunds not yet confirmed (a capture in flight is not refundable yet)'),
+    refundable: z
+      .number()
+      .describe('What a refund may take now: captured − refunded − refunds not yet confirmed − what an open or lost dispute took (a capture in flight is not refundable yet)'),
     fee: z
       .number()
       .describe("The platform's fees on the sale's captures, charges and refunds so far, as its balance transactions took them; 0 until they are made, a moment after the money moves"),
+    disputed: z
+      .boolean()
+      .describe("Whether the customer's bank has disputed the sale (an inquiry too): see `GET /v1/dispute/?sale=…`. While a dispute is open or once it is lost, its amount is not refundable"),
     failure: z
       .enum(['declined', 'insufficient_funds', 'not_processed'])
       .nullable()
@@ -132,7 +137,9 @@ function conflict(action: SaleAction, sale: StoredSale, requested: number): ApiE
     awaiting > 0 && Math.max(requested, 1) <= limit + awaiting
       ? `; a capture of ${fmt(awaiting)} is still in flight at the processor, and is refundable once it is confirmed: retry then`
       : '';
-  return new ApiError('conflict', `${asked}${ACTION_RULES[action]} (${what} now: ${fmt(limit)})${wait}; nothing was changed`);
+  // Disputed money is the bank's until the dispute is won: say that this is what stands in the way.
+  const disputed = action === 'refund' && sale.row.disputed > 0 ? `; ${fmt(sale.row.disputed)} of the sale is disputed and cannot be refunded (docs/disputes.md)` : '';
+  return new ApiError('conflict', `${asked}${ACTION_RULES[action]} (${what} now: ${fmt(limit)})${disputed}${wait}; nothing was changed`);
 }
 
 const action = (name: SaleAction, summary: string, description: string) =>

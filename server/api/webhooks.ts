@@ -3,6 +3,7 @@ import { EVENT_TYPES, type EventFamily, type EventType, familyOf } from '../stor
 import { authorizationOut } from './authorizations';
 import { CATALOGUE_VIEWS } from './catalogue';
 import { clientOut, documentOut, ibanOut } from './client-objects';
+import { disputeOut } from './disputes';
 import { dateTime, livemode } from './fields';
 import { saleOut } from './sales';
 import { subscriptionOut } from './subscriptions';
@@ -33,6 +34,7 @@ const DATA: Record<EventFamily, z.ZodType> = {
   tax: CATALOGUE_VIEWS.tax.output,
   shipping: CATALOGUE_VIEWS.shipping.output,
   coupon: CATALOGUE_VIEWS.coupon.output,
+  dispute: disputeOut,
 };
 
 const pascal = (type: string) => type.replace(/(^|[._])(\w)/g, (_, _sep: string, c: string) => c.toUpperCase());

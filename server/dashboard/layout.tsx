@@ -9,7 +9,7 @@ import { roleAtLeast } from '../store/users';
 
 export const STYLESHEET = '/dashboard/assets/dashboard.css';
 
-export type Section = 'overview' | 'transactions' | 'webhooks' | 'export' | 'keys' | 'team' | 'audit' | 'security';
+export type Section = 'overview' | 'transactions' | 'disputes' | 'webhooks' | 'export' | 'keys' | 'team' | 'audit' | 'security';
 
 export interface Chrome {
   text: DashboardText;
@@ -27,6 +27,7 @@ function Header({ text, session, active }: Chrome & { session: ActiveSession }) 
   const links: [Section, string, string][] = [
     ['overview', '/dashboard/', t('nav.overview')],
     ['transactions', '/dashboard/transactions/', t('nav.transactions')],
+    ['disputes', '/dashboard/disputes/', t('nav.disputes')],
     ['webhooks', '/dashboard/webhooks/', t('nav.webhooks')],
     ['export', '/dashboard/export/', t('nav.export')],
   ];

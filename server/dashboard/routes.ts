@@ -10,6 +10,7 @@ import { resolveSession, signOut, signOutEverywhere, switchEnvironment } from '.
 import { dashboardText } from './i18n';
 import { applyDashboardHeaders, clearCookie, cookie, SESSION_COOKIE } from './http';
 import { dashboardKit } from './kit';
+import { disputeRoutes } from './dispute-routes';
 import { exportRoutes } from './export-routes';
 import { inviteRoutes } from './invite-routes';
 import { keysRoutes } from './keys-routes';
@@ -89,6 +90,7 @@ export function dashboardRouter(deps: Deps): IRouter {
   securityRoutes(router, kit);
   moneyRoutes(router, kit);
   saleRoutes(router, kit);
+  disputeRoutes(router, kit);
   webhookRoutes(router, kit);
   exportRoutes(router, kit);
   router.use(kit.notFound);

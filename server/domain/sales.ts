@@ -22,6 +22,8 @@ export interface SaleAmounts {
   failure: string | null;
   /** Gateway calls of the sale whose outcome is not known yet. */
   pending: number;
+  /** What its open and lost disputes took (domain/disputes.ts): never refundable. */
+  disputed?: number;
 }
 
 export const SALE_STATUSES = [
@@ -62,7 +64,7 @@ export const CONFIRMED = { capture: 'captured', refund: 'refunded', void: 'voide
 
 /** The most an action may move now (from confirmed amounts only); also its amount when the request names none. */
 export function actionLimit(action: SaleAction, s: SaleAmounts): number {
-  return action === 'refund' ? s.captured - s.refunded - s.refunding : s.held;
+  return action === 'refund' ? Math.max(0, s.captured - s.refunded - s.refunding - (s.disputed ?? 0)) : s.held;
 }
 
 /** Money that could become movable by the action once a call in flight is confirmed: a capture, for a refund. */

@@ -9,6 +9,7 @@ import { expireHolds } from '../payments/hold-expiry';
 import { reconcileCalls } from '../payments/reconcile';
 import { settleSourcePayments } from '../payments/sources';
 import { postBalanceTransactions } from '../payments/balance';
+import { closeOverdueDisputes, decideSandboxDisputes, openSandboxDisputes } from '../payments/disputes';
 import { chargeDueSubscriptions } from './subscription-charges';
 import { expireDue } from '../store/payments';
 import type { Job } from './runner';
@@ -32,6 +33,9 @@ export const JOB_NAMES = {
   rateLimits: 'rate-limit-sweep',
   retention: 'retention',
   balance: 'balance',
+  sandboxDisputes: 'sandbox-disputes',
+  disputeDeadlines: 'dispute-deadlines',
+  sandboxDisputeReviews: 'sandbox-dispute-reviews',
   merchantPayouts: 'merchant-payouts',
 } as const;
 
@@ -57,6 +61,10 @@ export function serviceJobs(deps: Deps): Job[] {
     },
     // The merchant's balance follows confirmed captures, charges and refunds (payments/balance.ts).
     { name: JOB_NAMES.balance, periodMs: 1_000, batch: 50, run: () => postBalanceTransactions(deps, 50) },
+    // Disputes (payments/disputes.ts): the sandbox bank opens and decides them; the deadline closes them.
+    { name: JOB_NAMES.sandboxDisputes, periodMs: 1_000, batch: 20, run: () => openSandboxDisputes(deps, 20) },
+    { name: JOB_NAMES.disputeDeadlines, periodMs: 60_000, batch: 50, run: () => closeOverdueDisputes(deps, 50) },
+    { name: JOB_NAMES.sandboxDisputeReviews, periodMs: 1_000, batch: 20, run: () => decideSandboxDisputes(deps, 20) },
     { name: JOB_NAMES.payouts, periodMs: 2_000, batch: 20, run: () => sendPayouts(deps, 20) },
     // After the balance job in a round: the merchant's scheduled payouts, then sending them (payments/merchant-payouts.ts).
     { name: JOB_NAMES.merchantPayouts, periodMs: 2_000, batch: 20, run: () => runMerchantPayouts(deps, 20) },

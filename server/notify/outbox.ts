@@ -1,5 +1,6 @@
 import { uuidv7 } from '../domain/ids';
 import { presentAuthorization } from '../present/authorization';
+import { presentDispute } from '../present/dispute';
 import { presentClient, presentDocument, presentIban } from '../present/client';
 import { presentSale } from '../present/sale';
 import { presentSubscription } from '../present/subscription';
@@ -10,6 +11,7 @@ import { getClient, getDocument, getIban } from '../store/clients';
 import { type CatalogueItem, type CatalogueTable, getItem } from '../store/catalogue';
 import { type CatalogueFamily, type EventFamily, familyOf, insertEvent, type Known, type Outbox } from '../store/events';
 import { getAuthorization, getSale } from '../store/sales';
+import { getDispute } from '../store/disputes';
 import { getSubscription } from '../store/subscriptions';
 import { getTransaction } from '../store/transactions';
 import { getTransfer } from '../store/transfers';
@@ -105,6 +107,11 @@ function snapshotters(baseUrl: () => string, catalogue: CataloguePresenters): Re
     tax: catalogueSnapshot(catalogue, 'tax'),
     shipping: catalogueSnapshot(catalogue, 'shipping'),
     coupon: catalogueSnapshot(catalogue, 'coupon'),
+    async dispute(trx, id) {
+      // A dispute has no notify_url of its own: the environment's webhook endpoints are told.
+      const dispute = await getDispute(trx, null, id);
+      return dispute && { environmentId: dispute.row.environment_id, notifyUrl: null, data: async () => presentDispute(dispute) };
+    },
   };
 }
 

@@ -29,6 +29,12 @@ export const TEST_CARDS = {
   frictionless: '4000 0000 0000 3055',
   /** The issuer challenges the cardholder, then declines even a completed challenge. */
   challengedThenDeclined: '4000 0084 0000 1629',
+  /** Approves; the sandbox bank disputes the capture as fraudulent a few seconds later (payments/disputes.ts). */
+  disputedFraudulent: '4000 0000 0000 0259',
+  /** Approves; then disputed as a product not received. */
+  disputedNotReceived: '4000 0000 0000 2685',
+  /** Approves; then the bank opens an inquiry (a `warning_*` dispute that moves no money). */
+  disputeInquiry: '4000 0000 0000 1976',
 } as const;
 
 /** References remembered; the oldest are forgotten first. */

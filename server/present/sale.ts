@@ -23,6 +23,7 @@ export function presentSale({ row, operations, fee, sources }: StoredSale) {
     voided: money(row.voided),
     refundable: money(actionLimit('refund', row)),
     fee: money(fee),
+    disputed: row.dispute_id !== null,
     failure: row.failure,
     description: row.description,
     card: row.card_brand || row.card_last4 ? { brand: row.card_brand, last4: row.card_last4 } : null,

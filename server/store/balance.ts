@@ -14,10 +14,15 @@ import type { BalanceTransactionRow, EnvironmentPricingRow, SaleOperationRow, Sa
 /** How long money in stays pending when an environment has set nothing (docs/balance.md). */
 export const DEFAULT_SETTLEMENT_DELAY_DAYS = 2;
 
+/** The fixed fee per dispute when an environment has set none (docs/disputes.md). */
+export const DEFAULT_DISPUTE_FEE = 1500n;
+
 export interface Pricing {
   charge: Price;
   refund: Price;
   settlementDelayDays: number;
+  /** The fixed fee per dispute, minor units of the sale's currency. */
+  disputeFixed: bigint;
 }
 
 export async function pricingOf(db: Db, environmentId: string): Promise<Pricing> {
@@ -26,11 +31,12 @@ export async function pricingOf(db: Db, environmentId: string): Promise<Pricing>
     charge: { percentE2: BigInt(row?.charge_percent_e2 ?? 0), fixed: BigInt(row?.charge_fixed ?? 0) },
     refund: { percentE2: BigInt(row?.refund_percent_e2 ?? 0), fixed: BigInt(row?.refund_fixed ?? 0) },
     settlementDelayDays: Number(row?.settlement_delay_days ?? DEFAULT_SETTLEMENT_DELAY_DAYS),
+    disputeFixed: BigInt(row?.dispute_fixed ?? DEFAULT_DISPUTE_FEE),
   };
 }
 
 /** Replaces an environment's pricing; it applies to balance transactions made from now on. */
-export async function setPricing(db: Db, environmentId: string, p: Pricing, now: Date): Promise<void> {
+export async function setPricing(db: Db, environmentId: string, p: Omit<Pricing, 'disputeFixed'> & { disputeFixed?: bigint }, now: Date): Promise<void> {
   const row: EnvironmentPricingRow = {
     environment_id: environmentId,
     charge_percent_e2: Number(p.charge.percentE2),
@@ -39,6 +45,7 @@ export async function setPricing(db: Db, environmentId: string, p: Pricing, now:
     refund_fixed: Number(p.refund.fixed),
     settlement_delay_days: p.settlementDelayDays,
     updated_at: now.toISOString(),
+    dispute_fixed: Number(p.disputeFixed ?? DEFAULT_DISPUTE_FEE),
   };
   const { environment_id: _, ...set } = row;
   await db.insertInto('environment_pricing').values(row).onConflict((oc) => oc.column('environment_id').doUpdateSet(set)).execute();

@@ -34,6 +34,7 @@ export const EVENT_FAMILIES = {
   tax: ['created', 'updated', 'deleted'],
   shipping: ['created', 'updated', 'deleted'],
   coupon: ['created', 'updated', 'deleted'],
+  dispute: ['created', 'updated', 'closed'],
 } as const;
 
 type Families = typeof EVENT_FAMILIES;

@@ -27,6 +27,8 @@ export function newSaleRow(sale: NewSale & Partial<SaleRow>): SaleRow {
     late_for_transaction_id: null,
     hold_expired_at: null,
     expiry_claimed_until: null,
+    disputed: 0,
+    dispute_id: null,
     pending: 0,
     authentication_status: null,
     authentication_method: null,

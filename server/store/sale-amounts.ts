@@ -33,7 +33,7 @@ export async function moveAmounts(trx: Tx, saleId: string, action: SaleAction, s
       ? action === 'refund'
         ? update
             .set((eb) => ({ refunding: eb('refunding', '+', x), updated_at: at }))
-            .where((eb) => eb('captured', '>=', eb(eb('refunded', '+', eb.ref('refunding')), '+', x)))
+            .where((eb) => eb('captured', '>=', eb(eb(eb('refunded', '+', eb.ref('refunding')), '+', eb.ref('disputed')), '+', x)))
         : update.set((eb) => ({ held: eb('held', '-', x), [flight]: eb(flight, '+', x), updated_at: at })).where('held', '>=', x)
       : step === 'confirm'
         ? update.set((eb) => ({ [flight]: eb(flight, '-', x), [CONFIRMED[action]]: eb(CONFIRMED[action], '+', x), updated_at: at })).where(flight, '>=', x)

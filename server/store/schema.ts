@@ -2,6 +2,7 @@ import type { Authentication } from '../domain/authentication';
 import type { PayoutSchedule } from '../domain/merchant-payouts';
 import type { Interval } from '../domain/periods';
 import type { TransactionStatus } from '../domain/transaction-status';
+import type { DisputeReason, DisputeStatus } from '../domain/disputes';
 
 export type { TransactionStatus };
 
@@ -193,6 +194,10 @@ export interface SaleRow extends Owned {
   /** How the cardholder was authenticated (payments/gateway.ts `Authentication`), or null: not asked. */
   authentication_status: Authentication['status'] | null;
   authentication_method: Authentication['method'] | null;
+  /** What its open and lost disputes took, minor units: a refund may not take it (domain/sales.ts). */
+  disputed: number;
+  /** Its dispute, once the bank opened one (an inquiry too). */
+  dispute_id: string | null;
 }
 
 export type ChallengeState = 'open' | 'answered' | 'completed' | 'failed' | 'abandoned';
@@ -598,8 +603,8 @@ export interface ApiKeyRow {
 export interface BalanceTransactionRow {
   id: string;
   environment_id: string;
-  /** Other helpers add types (disputes): code that is not about one type sums `net` whatever the type. */
-  type: 'charge' | 'refund' | 'payout' | 'payout_failure';
+  /** Code that is not about one type sums `net` whatever the type. */
+  type: 'charge' | 'refund' | 'dispute' | 'dispute_reversal' | 'payout' | 'payout_failure';
   /** The sale whose money moved (null for a payout to the merchant). */
   sale_id: string | null;
   /** The dispute it debits or gives back (dispute types). */
@@ -655,6 +660,36 @@ export interface EnvironmentPricingRow {
   refund_fixed: number;
   settlement_delay_days: number;
   updated_at: string;
+  /** The fixed fee per dispute, minor units of the disputed sale's currency. */
+  dispute_fixed: number;
+}
+
+/** A customer's bank disputing a captured sale (domain/disputes.ts, docs/disputes.md). */
+export interface DisputeRow extends Owned {
+  sale_id: string;
+  currency: string;
+  /** Minor units: what the bank takes back while the dispute lasts. */
+  amount: number;
+  /** The dispute fee the merchant's balance paid, minor units (0 for an inquiry). */
+  fee: number;
+  reason: DisputeReason;
+  status: DisputeStatus;
+  evidence_due_by: string;
+  /** The evidence's text fields, a JSON object. */
+  evidence: string;
+  submitted_at: string | null;
+  closed_at: string | null;
+}
+
+export interface DisputeFileRow {
+  id: string;
+  dispute_id: string;
+  file_name: string;
+  content_type: string;
+  size: number;
+  sha256: string;
+  data: Uint8Array;
+  created_at: string;
 }
 
 /** One source of a sale paid from a transaction's `source`, in the transaction's order (payments/sources.ts). */
@@ -725,6 +760,8 @@ export interface Tables {
   sale_sources: SaleSourceRow;
   source_refunds: SourceRefundRow;
   environment_pricing: EnvironmentPricingRow;
+  disputes: DisputeRow;
+  dispute_files: DisputeFileRow;
   user_totp: UserTotpRow;
   totp_recovery_codes: { user_id: string; code_hash: string; used_at: string | null };
   sign_in_challenges: { id_hash: string; user_id: string; expires_at: string; created_at: string };

@@ -77,6 +77,7 @@ const ROUTES: Route[] = [
   { kind: 'page', path: '/audit/' },
   { kind: 'page', path: '/keys/' },
   { kind: 'page', path: '/transactions/' },
+  { kind: 'page', path: '/disputes/' },
   { kind: 'page', path: '/webhooks/' },
   { kind: 'page', path: '/account/security/' },
   { kind: 'page', path: '/export/' },

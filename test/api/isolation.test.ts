@@ -4,7 +4,8 @@ import { setPricing } from '../../server/store/balance';
 import { clientBody, documentBody, IBANS } from './documents';
 import { type Client, ENGINES, problemPaths, startTestService, type TestService, transactionBody } from './harness';
 import { createWallet, entriesOf, fund } from './ledger';
-import { cancelToken, paidTransaction, priced, SANDBOX_CARD } from './pay';
+import { cancelToken, paidTransaction, payToken, priced, SANDBOX_CARD } from './pay';
+import { TEST_CARDS } from '../../server/payments/sandbox';
 
 // One security check for every route that takes an id, run from a route table in the
 // manner of Unkey's route security suite: another environment's keys get a 404 (never a
@@ -103,6 +104,20 @@ const OWNED: Record<string, Group> = {
     },
   },
   subscription: { create: (c: Client) => subscriptionIn(c, 'waiting') },
+  dispute: {
+    // A sale paid with the sandbox bank's disputing card, disputed by a round of its job.
+    create: async (c: Client) => {
+      const created = await c.post('/transaction/', priced('EUR', 10));
+      await payToken(c.url, created.body.token, TEST_CARDS.disputedFraudulent);
+      const sale = (await c.get(`/sale/?transaction_id=${created.body.id}`)).body.results[0];
+      for (;;) {
+        const [made] = (await c.get(`/dispute/?sale=${sale.id}`)).body.results;
+        if (made) return made;
+        if ((await disputeJob()) === 0) throw new Error(`no dispute for sale ${sale.id}`);
+      }
+    },
+    patch: { uncategorized_text: 'stolen evidence' },
+  },
   event: {
     create: async (c: Client) => {
       const tx = await c.post('/transaction/', transactionBody({ notify_url: 'https://shop.example/hook' }));
@@ -128,6 +143,8 @@ async function subscriptionIn(c: Client, state: 'waiting' | 'active' | 'paused')
 
 /** One round of the balance job of the service under test (set as it starts). */
 let balanceJob: () => Promise<number> = async () => 0;
+/** One round of the sandbox bank's disputes, likewise. */
+let disputeJob: () => Promise<number> = async () => 0;
 let noSettlementDelay: (environmentId: string) => Promise<void> = async () => undefined;
 
 /** Seeded read-only objects, the same in every environment: no isolation to check. */
@@ -182,6 +199,10 @@ const ID_ROUTES: IdRoute[] = [
   { method: 'PATCH', group: 'iban', path: '/client/{clientId}/iban/{id}/' },
   { method: 'GET', group: 'document', path: '/client/{clientId}/document/{id}/' },
   { method: 'GET', group: 'document', path: '/client/{clientId}/document/{id}/file/' },
+  { method: 'GET', group: 'dispute', path: '/dispute/{id}/' },
+  { method: 'POST', group: 'dispute', path: '/dispute/{id}/evidence/', withBody: true },
+  { method: 'POST', group: 'dispute', path: '/dispute/{id}/submit/' },
+  { method: 'POST', group: 'dispute', path: '/dispute/{id}/accept/' },
 ];
 
 const NO_FEE = { percentE2: 0n, fixed: 0n };
@@ -210,8 +231,9 @@ describe.each(ENGINES)('environment isolation on %s', (engine) => {
   let owner: Client;
   let stranger: Client;
   beforeAll(async () => {
-    t = await startTestService(engine);
+    t = await startTestService(engine, { env: { SANDBOX_DISPUTE_DELAY_MS: '0' } });
     balanceJob = () => t.service.jobs.runOnce('balance');
+    disputeJob = () => t.service.jobs.runOnce('sandbox-disputes');
     noSettlementDelay = (id) => setPricing(t.service.deps.database.db, id, { charge: NO_FEE, refund: NO_FEE, settlementDelayDays: 0 }, new Date());
     owner = await t.newEnvironment('Owner');
     stranger = await t.newEnvironment('Stranger');

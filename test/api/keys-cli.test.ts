@@ -190,8 +190,10 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
       refund_percent: '0',
       refund_fixed: 0,
       settlement_days: 0,
+      dispute_fixed: 1500,
     });
     expect(JSON.parse(await pricing('--refund-fixed', '10'))).toMatchObject({ charge_percent: '2.9', charge_fixed: 25, refund_fixed: 10, settlement_days: 0 });
+    expect(JSON.parse(await pricing('--dispute-fixed', '2000'))).toMatchObject({ charge_fixed: 25, refund_fixed: 10, dispute_fixed: 2000 });
     await expect(pricing('--charge-percent', '2.955')).rejects.toThrow(/--charge-percent 2.955: must be a percentage/);
   });
 

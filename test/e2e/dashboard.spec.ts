@@ -241,7 +241,7 @@ test('every page passes axe in light and dark at 360 px and 1280 px, with no scr
   await expectAccessible(page);
   await page.getByLabel('New password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Set password and sign in' }).click();
-  for (const path of ['/dashboard/', '/dashboard/transactions/', `/dashboard/transactions/${tx.id}/`, '/dashboard/webhooks/', '/dashboard/export/', '/dashboard/keys/', '/dashboard/team/', '/dashboard/audit/', '/dashboard/nowhere/']) {
+  for (const path of ['/dashboard/', '/dashboard/transactions/', `/dashboard/transactions/${tx.id}/`, '/dashboard/disputes/', '/dashboard/webhooks/', '/dashboard/export/', '/dashboard/keys/', '/dashboard/team/', '/dashboard/audit/', '/dashboard/nowhere/']) {
     await page.goto(`${service.url}${path}`);
     await expectAccessible(page);
   }

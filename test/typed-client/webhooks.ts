@@ -86,6 +86,10 @@ export function describeEvent(event: WebhookEvent): string {
     case 'coupon.updated':
     case 'coupon.deleted':
       return `${event.type} ${event.data.name}: ${event.data.value} (${event.data.kind})`;
+    case 'dispute.created':
+    case 'dispute.updated':
+    case 'dispute.closed':
+      return `${event.type} ${event.data.sale}: ${event.data.amount} ${event.data.currency}, ${event.data.reason}, ${event.data.status}`;
     default: {
       const unhandled: never = event;
       return unhandled;

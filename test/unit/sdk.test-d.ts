@@ -24,6 +24,9 @@ export const endpoint: Promise<WebhookEndpointWithSecret> = client.webhookEndpoi
 export const deleted: Promise<undefined> = client.webhookEndpoints.delete('id');
 export const events: PageIterator<ApiEvent> = client.events.list({ type: 'sale.refunded' });
 export const entries = client.wallets.entries.list('wallet-id', { page: 2 });
+export const needingResponse = client.disputes.list({ status: 'needs_response' });
+export const evidence = client.disputes.addEvidence('id', { uncategorized_text: 'winning_evidence', shipping_date: '2026-01-03' });
+export const submittedDispute: Promise<string> = client.disputes.submit('id').then((d) => d.status);
 
 // @ts-expect-error currency is required
 export const noCurrency = client.transactions.create({ products: [] });
@@ -31,6 +34,8 @@ export const noCurrency = client.transactions.create({ products: [] });
 export const badStatus = client.transactions.list({ status: 'paid' });
 // @ts-expect-error a filter the API does not have (it would be a 400)
 export const badFilter = client.sales.list({ orderid: 'x' });
+// @ts-expect-error a dispute status the API does not have
+export const badDisputeStatus = client.disputes.list({ status: 'open' });
 // @ts-expect-error a transaction has no update in the API
 export const noUpdate = client.transactions.update;
 

@@ -8,7 +8,7 @@ import type { BodyArgs, CallOptions, Query } from './types.js';
 
 const none = {};
 
-/** Transactions and what paying them makes: sales, authorizations, subscriptions. */
+/** Transactions and what paying them makes: sales, authorizations, subscriptions, disputes. */
 function payments({ get, post, list }: Calls) {
   return {
     transactions: {
@@ -41,6 +41,14 @@ function payments({ get, post, list }: Calls) {
       pause: (id: string, ...[body, o]: BodyArgs<'/subscription/{id}/pause/', 'post'>) => post('/subscription/{id}/pause/', { id }, body, o),
       resume: (id: string, ...[body, o]: BodyArgs<'/subscription/{id}/active/', 'post'>) => post('/subscription/{id}/active/', { id }, body, o),
       stop: (id: string, ...[body, o]: BodyArgs<'/subscription/{id}/stop/', 'post'>) => post('/subscription/{id}/stop/', { id }, body, o),
+    },
+    disputes: {
+      get: (id: string, o?: CallOptions) => get('/dispute/{id}/', { id }, o),
+      list: (query?: Query<'/dispute/'>, o?: CallOptions) => list('/dispute/', none, query, o),
+      /** Saves evidence without submitting it: text fields replace the saved ones, files are added. */
+      addEvidence: (id: string, ...[body, o]: BodyArgs<'/dispute/{id}/evidence/', 'post'>) => post('/dispute/{id}/evidence/', { id }, body, o),
+      submit: (id: string, ...[body, o]: BodyArgs<'/dispute/{id}/submit/', 'post'>) => post('/dispute/{id}/submit/', { id }, body, o),
+      accept: (id: string, ...[body, o]: BodyArgs<'/dispute/{id}/accept/', 'post'>) => post('/dispute/{id}/accept/', { id }, body, o),
     },
   };
 }

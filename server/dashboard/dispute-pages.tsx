@@ -1,0 +1,67 @@
+import type { DisputeRow } from '../store/schema';
+import type { ActiveSession } from './accounts';
+import type { DashboardText } from './i18n';
+import { renderPage } from './layout';
+
+// Disputes: first those waiting for the merchant's answer, the nearest deadline first, then
+// every dispute, newest first. Answering (evidence, submit, accept) is done through the API.
+
+interface Signed {
+  text: DashboardText;
+  session: ActiveSession;
+}
+
+function DisputeTable({ text, rows, label, id }: { text: DashboardText; rows: DisputeRow[]; label: string; id: string }) {
+  const { t } = text;
+  return (
+    <div class="scroll" tabindex={0} role="region" aria-labelledby={id}>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">{t('dsp.dueBy')}</th>
+            <th scope="col">{t('dsp.status')}</th>
+            <th scope="col">{t('dsp.reason')}</th>
+            <th scope="col">{t('dsp.amount')}</th>
+            <th scope="col">{t('dsp.sale')}</th>
+            <th scope="col">{t('dsp.created')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((d) => (
+            <tr key={d.id} data-testid={`dispute-${label}`}>
+              <td>{text.dateTime(d.evidence_due_by)}</td>
+              <td>{d.status}</td>
+              <td>{d.reason}</td>
+              <td>{text.money(d.amount, d.currency)}</td>
+              <td class="url">{d.sale_id}</td>
+              <td>{text.dateTime(d.created_at)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function disputesPage(p: Signed & { awaiting: DisputeRow[]; all: DisputeRow[]; page: number; pages: number }): string {
+  const { text } = p;
+  const { t } = text;
+  return renderPage(
+    { text, session: p.session, title: t('dsp.title'), active: 'disputes' },
+    <>
+      <p>{t('dsp.intro')}</p>
+      <h2 id="disputes-awaiting">{t('dsp.awaiting')}</h2>
+      {p.awaiting.length === 0 ? (
+        <p class="empty">{t('dsp.noneAwaiting')}</p>
+      ) : (
+        <DisputeTable text={text} rows={p.awaiting} label="awaiting" id="disputes-awaiting" />
+      )}
+      <h2 id="disputes-all">{t('dsp.all')}</h2>
+      {p.all.length === 0 ? <p class="empty">{t('dsp.none')}</p> : <DisputeTable text={text} rows={p.all} label="all" id="disputes-all" />}
+      <nav class="pager" aria-label={t('dsp.all')}>
+        {p.page > 1 && <a href={`/dashboard/disputes/?page=${p.page - 1}`}>{t('tx.previous')}</a>}
+        {p.page < p.pages && <a href={`/dashboard/disputes/?page=${p.page + 1}`}>{t('tx.next')}</a>}
+      </nav>
+    </>,
+  );
+}

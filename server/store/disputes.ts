@@ -1,0 +1,255 @@
+import { AWAITING_RESPONSE, type DisputeStatus, disputeBalance, disputePostings, type EvidenceText, isClosed } from '../domain/disputes';
+import { uuidv7 } from '../domain/ids';
+import { type Db, Rollback, rollbackOn, type Tx } from './db';
+import type { Outbox } from './events';
+import { postMovement } from './ledger';
+import { countAndPage, type Page } from './paging';
+import type { BalanceTransactionRow, DisputeFileRow, DisputeRow, SaleRow } from './schema';
+
+// Disputes: each step of a dispute is one database transaction that moves its status by a
+// conditional UPDATE (from the status it was read in), so of two processes taking the same
+// step exactly one does it, with its money: the sale's `disputed`, the balance transaction
+// and its ledger movement, and the event. The rules are domain/disputes.ts's.
+
+export type DisputeFile = Omit<DisputeFileRow, 'data'>;
+
+export interface StoredDispute {
+  row: DisputeRow;
+  evidence: EvidenceText;
+  files: DisputeFile[];
+}
+
+const FILE_COLUMNS = ['id', 'dispute_id', 'file_name', 'content_type', 'size', 'sha256', 'created_at'] as const;
+
+async function withFiles(db: Db, rows: DisputeRow[]): Promise<StoredDispute[]> {
+  const files = rows.length
+    ? await db.selectFrom('dispute_files').select(FILE_COLUMNS).where('dispute_id', 'in', rows.map((r) => r.id)).orderBy('id').execute()
+    : [];
+  return rows.map((row) => ({ row, evidence: JSON.parse(row.evidence) as EvidenceText, files: files.filter((f) => f.dispute_id === row.id) }));
+}
+
+export async function getDispute(db: Db, environmentId: string | null, id: string): Promise<StoredDispute | undefined> {
+  let query = db.selectFrom('disputes').selectAll().where('id', '=', id);
+  if (environmentId !== null) query = query.where('environment_id', '=', environmentId);
+  const row = await query.executeTakeFirst();
+  return row && (await withFiles(db, [row]))[0];
+}
+
+export interface DisputeFilters {
+  status?: DisputeStatus;
+  reason?: DisputeRow['reason'];
+  sale_id?: string;
+  currency?: string;
+}
+
+export async function listDisputes(db: Db, environmentId: string, f: DisputeFilters, page: Page) {
+  let query = db.selectFrom('disputes').where('environment_id', '=', environmentId);
+  for (const [column, value] of Object.entries(f)) {
+    if (value !== undefined) query = query.where(column as keyof DisputeFilters, '=', value);
+  }
+  const { count, rows } = await countAndPage<DisputeRow>(query, page);
+  return { count, items: await withFiles(db, rows) };
+}
+
+/** The disputes waiting for the merchant's answer, the nearest deadline first (the dashboard). */
+export function disputesAwaitingResponse(db: Db, environmentId: string, limit: number): Promise<DisputeRow[]> {
+  return db
+    .selectFrom('disputes')
+    .selectAll()
+    .where('environment_id', '=', environmentId)
+    .where('status', 'in', AWAITING_RESPONSE)
+    .orderBy('evidence_due_by')
+    .limit(limit)
+    .execute();
+}
+
+/** Which of these sales have a dispute (their `disputed`). */
+export async function disputedSales(db: Db, saleIds: string[]): Promise<Set<string>> {
+  if (!saleIds.length) return new Set();
+  const rows = await db.selectFrom('disputes').select('sale_id').where('sale_id', 'in', saleIds).execute();
+  return new Set(rows.map((r) => r.sale_id));
+}
+
+/** The balance transaction of a dispute's money and its ledger movement, in the caller's transaction. */
+async function postDisputeMoney(trx: Tx, outbox: Outbox, d: DisputeRow, money: 'debit' | 'reversal', now: Date): Promise<boolean> {
+  const at = now.toISOString();
+  const b = disputeBalance(money, BigInt(d.amount), BigInt(d.fee));
+  const row: BalanceTransactionRow = {
+    id: uuidv7(now.getTime()),
+    environment_id: d.environment_id,
+    type: b.type,
+    sale_id: d.sale_id,
+    dispute_id: d.id,
+    payout_id: null,
+    operation_id: null,
+    currency: d.currency,
+    amount: Number(b.amount),
+    fee: Number(b.fee),
+    net: Number(b.net),
+    // Money out and money given back are both available at once.
+    available_on: at,
+    created_at: at,
+  };
+  await trx.insertInto('balance_transactions').values(row).execute();
+  const postings = disputePostings(money, d.sale_id, BigInt(d.amount), BigInt(d.fee));
+  await postMovement(trx, outbox, { environmentId: d.environment_id, currency: d.currency, movementId: row.id, concept: row.type, postings, now });
+  // What the dispute holds of the sale is not refundable; won, it is again.
+  const x = money === 'debit' ? d.amount : -d.amount;
+  const moved = await trx
+    .updateTable('sales')
+    .set((eb) => ({ disputed: eb('disputed', '+', x), updated_at: at }))
+    .where('id', '=', d.sale_id)
+    .where((eb) => eb(eb(eb(eb('refunded', '+', eb.ref('refunding')), '+', eb.ref('disputed')), '+', x), '<=', eb.ref('captured')))
+    .where((eb) => eb(eb('disputed', '+', x), '>=', 0))
+    .executeTakeFirst();
+  return Number(moved.numUpdatedRows) === 1;
+}
+
+/**
+ * Opens a dispute on `sale` (one per sale), with its money unless it is an inquiry; null
+ * when the sale has one already or its money moved meanwhile (refunded, disputed).
+ */
+export async function openDispute(
+  db: Db,
+  outbox: Outbox,
+  o: { sale: SaleRow; amount: number; fee: number; reason: DisputeRow['reason']; status: DisputeStatus; money: 'debit' | null; dueBy: Date; now: Date },
+): Promise<DisputeRow | null> {
+  const at = o.now.toISOString();
+  const row: DisputeRow = {
+    id: uuidv7(o.now.getTime()),
+    environment_id: o.sale.environment_id,
+    created_at: at,
+    updated_at: at,
+    sale_id: o.sale.id,
+    currency: o.sale.currency,
+    amount: o.amount,
+    fee: o.money ? o.fee : 0,
+    reason: o.reason,
+    status: o.status,
+    evidence_due_by: o.dueBy.toISOString(),
+    evidence: '{}',
+    submitted_at: null,
+    closed_at: null,
+  };
+  return rollbackOn<DisputeRow | null, null>(db, async (trx) => {
+    const inserted = await trx.insertInto('disputes').values(row).onConflict((oc) => oc.column('sale_id').doNothing()).executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) return null;
+    await trx.updateTable('sales').set({ dispute_id: row.id, updated_at: at }).where('id', '=', row.sale_id).execute();
+    if (o.money && !(await postDisputeMoney(trx, outbox, row, o.money, o.now))) throw new Rollback(null);
+    await outbox.emit(trx, 'dispute.created', row.id, o.now);
+    return row;
+  });
+}
+
+/**
+ * Moves a dispute `from` → `to` with what that moves (the money of a won dispute, the
+ * time it was submitted or closed); false when another step came first.
+ */
+export async function moveDispute(
+  db: Db,
+  outbox: Outbox,
+  m: { dispute: DisputeRow; to: DisputeStatus; money: 'reversal' | null; now: Date },
+): Promise<boolean> {
+  const at = m.now.toISOString();
+  const closed = isClosed(m.to);
+  const submitted = m.to === 'under_review' || m.to === 'warning_under_review';
+  return rollbackOn<boolean, false>(db, async (trx) => {
+    const moved = await trx
+      .updateTable('disputes')
+      .set({
+        status: m.to,
+        updated_at: at,
+        ...(submitted ? { submitted_at: at } : {}),
+        ...(closed ? { closed_at: at } : {}),
+      })
+      .where('id', '=', m.dispute.id)
+      .where('status', '=', m.dispute.status)
+      // Unchanged since it was read: the deadline never judges evidence older than what was saved.
+      .where('evidence', '=', m.dispute.evidence)
+      .where('updated_at', '=', m.dispute.updated_at)
+      .executeTakeFirst();
+    if (Number(moved.numUpdatedRows) !== 1) return false;
+    if (m.money && !(await postDisputeMoney(trx, outbox, m.dispute, m.money, m.now))) throw new Rollback(false);
+    await outbox.emit(trx, closed ? 'dispute.closed' : 'dispute.updated', m.dispute.id, m.now);
+    return true;
+  });
+}
+
+/** Adds evidence (text merged over what was saved, files added) while the dispute awaits it; false when it no longer does. */
+export async function saveEvidence(
+  db: Db,
+  outbox: Outbox,
+  e: { dispute: DisputeRow; evidence: EvidenceText; files: Omit<DisputeFileRow, 'id' | 'dispute_id' | 'created_at'>[]; now: Date },
+): Promise<boolean> {
+  const at = e.now.toISOString();
+  return rollbackOn<boolean, false>(db, async (trx) => {
+    // Conditional on the evidence read: two uploads at once cannot lose each other's text.
+    const moved = await trx
+      .updateTable('disputes')
+      .set({ evidence: JSON.stringify(e.evidence), updated_at: at })
+      .where('id', '=', e.dispute.id)
+      .where('status', 'in', AWAITING_RESPONSE)
+      .where('evidence', '=', e.dispute.evidence)
+      .executeTakeFirst();
+    if (Number(moved.numUpdatedRows) !== 1) return false;
+    for (const f of e.files) {
+      await trx.insertInto('dispute_files').values({ ...f, id: uuidv7(e.now.getTime()), dispute_id: e.dispute.id, created_at: at }).execute();
+    }
+    await outbox.emit(trx, 'dispute.updated', e.dispute.id, e.now);
+    return true;
+  });
+}
+
+/** Disputes still awaiting an answer whose deadline has passed, oldest deadline first. */
+export function overdueDisputes(db: Db, now: Date, limit: number): Promise<DisputeRow[]> {
+  return db
+    .selectFrom('disputes')
+    .selectAll()
+    .where('status', 'in', AWAITING_RESPONSE)
+    .where('evidence_due_by', '<=', now.toISOString())
+    .orderBy('evidence_due_by')
+    .limit(limit)
+    .execute();
+}
+
+/** Disputes of `gatewayId`'s sales submitted before `before`, for its bank's decision. */
+export function submittedDisputes(db: Db, gatewayId: string, before: Date, limit: number): Promise<DisputeRow[]> {
+  return db
+    .selectFrom('disputes')
+    .innerJoin('sales', 'sales.id', 'disputes.sale_id')
+    .selectAll('disputes')
+    .where('sales.gateway_id', '=', gatewayId)
+    .where('disputes.status', 'in', ['under_review', 'warning_under_review'])
+    .where('disputes.submitted_at', '<=', before.toISOString())
+    .orderBy('disputes.submitted_at')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Sales of `gatewayId` paid with a card ending in one of `last4s`, with money captured and
+ * not refunded nor disputed, captured before `before`, and no dispute yet: the sandbox
+ * bank's candidates. A card charge that paid part of a `source` is left out.
+ */
+export function disputableSales(db: Db, c: { gatewayId: string; last4s: string[]; before: Date; limit: number }): Promise<SaleRow[]> {
+  return db
+    .selectFrom('sales')
+    .selectAll()
+    .where('gateway_id', '=', c.gatewayId)
+    .where('card_last4', 'in', c.last4s)
+    .where('source_transaction_id', 'is', null)
+    .where((eb) => eb('captured', '>', eb(eb(eb.ref('refunded'), '+', eb.ref('refunding')), '+', eb.ref('disputed'))))
+    .where(({ exists, not, selectFrom }) => not(exists(selectFrom('disputes').select('id').whereRef('disputes.sale_id', '=', 'sales.id'))))
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('sale_operations')
+          .select('id')
+          .whereRef('sale_operations.sale_id', '=', 'sales.id')
+          .where('kind', 'in', ['capture', 'charge'])
+          .where('created_at', '<=', c.before.toISOString()),
+      ),
+    )
+    .orderBy('id')
+    .limit(c.limit)
+    .execute();
+}
