@@ -5,7 +5,8 @@ import { setPricing } from '../../server/store/balance';
 import { IBANS } from './documents';
 import { type Client, ENGINES, problemPaths, type Reply, testClock } from './harness';
 import { checkLedger, useOwnService } from './ledger';
-import { paidTransaction, priced } from './pay';
+import { paidTransaction, payToken, priced } from './pay';
+import { TEST_CARDS } from '../../server/payments/sandbox';
 
 // Payouts of the merchant's balance to its bank account and the settlement report, on
 // both engines: the settings, a manual payout and its paged lines, the daily schedule (one
@@ -63,7 +64,7 @@ function parseCsv(text: string): Record<string, string>[] {
 
 describe.each(ENGINES)('payouts to the merchant on %s', (engine) => {
   const clock = testClock();
-  const svc = useOwnService(engine, { now: clock.now });
+  const svc = useOwnService(engine, { now: clock.now, env: { SANDBOX_DISPUTE_DELAY_MS: '0' } });
   const db = () => svc.t.service.deps.database.db;
   const env = () => svc.api.keys.environment_id;
   const jobs = {
@@ -241,6 +242,32 @@ describe.each(ENGINES)('payouts to the merchant on %s', (engine) => {
     const none = await api.post('/merchant_payout/', { currency: 'EUR' }, { 'idempotency-key': `none-${id}` });
     expect(none.status).toBe(409);
     expect((await api.get('/merchant_payout/')).body.count).toBe(2);
+    await merchantHolds(db(), id);
+  });
+
+  it("a dispute's debit is a line like any other: the payout pays the lines' net, whatever their types", async () => {
+    const { t } = svc;
+    const api = await t.newEnvironment('Disputed shop');
+    const id = api.keys.environment_id;
+    await setPricing(db(), id, { charge: { percentE2: 0n, fixed: 0n }, refund: { percentE2: 0n, fixed: 0n }, settlementDelayDays: 0, disputeFixed: 1500n }, clock.now());
+    const created = await api.post('/transaction/', priced('EUR', 100));
+    expect(await payToken(api.url, created.body.token, TEST_CARDS.disputedFraudulent)).toBe(200);
+    await jobs.balance();
+    expect(await t.service.jobs.runOnce('sandbox-disputes')).toBeGreaterThanOrEqual(1);
+    // The charge (+100) and the dispute's debit (−100 − 15 fee): nothing positive to pay out.
+    expect(await available(api)).toEqual([{ currency: 'EUR', amount: -15 }]);
+    expect((await api.patch('/payout_settings/', { iban: IBANS.ES })).status).toBe(200);
+    expect((await api.post('/merchant_payout/', { currency: 'EUR' })).status).toBe(409);
+    await paidTransaction(api, priced('EUR', 50));
+    await jobs.balance();
+    const made = (await api.post('/merchant_payout/', { currency: 'EUR' })).body;
+    expect(made).toMatchObject({ amount: 35, line_count: 3 });
+    const lines = await allLines(api, made.id, 100);
+    expect(lines.map((l) => l.type).sort()).toEqual(['charge', 'charge', 'dispute']);
+    expect(cents(lines.map((l) => l.net))).toBe(3500);
+    const rows = parseCsv((await api.get(`/report/settlement/?payout=${made.id}`)).text);
+    expect(rows.map((r) => r.source_object).sort()).toEqual(['dispute', 'sale', 'sale']);
+    expect(cents(rows.map((r) => Number(r.net)))).toBe(3500);
     await merchantHolds(db(), id);
   });
 
