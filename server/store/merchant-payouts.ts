@@ -87,21 +87,21 @@ export interface NewPayout {
 }
 
 /**
- * Makes a payout of what is payable in its currency; null, having written nothing, when
- * the lines would pay nothing or the period already has its payout. The lines are read
- * FOR UPDATE (PostgreSQL): a second payout at once waits, then finds them taken.
+ * Makes a payout of what is payable in its currency; null, leaving nothing behind, when the
+ * period already has its payout or the lines would pay nothing. The row is written first:
+ * on SQLite that takes the one write lock at once (a transaction that read first could not
+ * take it while another process writes); on PostgreSQL a second payout of the period waits
+ * for the first and does nothing. The lines are read FOR UPDATE: a manual payout at the
+ * same time waits, then finds them taken.
  */
 export async function makePayout(db: Db, outbox: Outbox, p: NewPayout): Promise<MerchantPayoutRow | null> {
   const at = p.now.toISOString();
   const id = uuidv7(p.now.getTime());
   const period = typeof p.period === 'string' ? p.period : p.period(id);
   return inTransaction(db, async (trx) => {
-    const lines = await forUpdate(trx, trx.selectFrom('balance_transactions').select(['id', 'net']).where(payable(p.environmentId, p.currency, at)).orderBy('id')).execute();
-    const amount = payoutAmount(lines.map((l) => l.net));
-    if (amount === null) return null;
     const row: MerchantPayoutRow = {
-      ...{ id, environment_id: p.environmentId, currency: p.currency, period, schedule: p.schedule, iban: p.iban, amount: Number(amount) },
-      ...{ line_count: lines.length, status: 'pending', failure: null, locked_until: null, claimed_by: null, created_at: at, updated_at: at },
+      ...{ id, environment_id: p.environmentId, currency: p.currency, period, schedule: p.schedule, iban: p.iban, amount: 0, line_count: 0 },
+      ...{ status: 'pending', failure: null, locked_until: null, claimed_by: null, created_at: at, updated_at: at },
     };
     const inserted = await trx
       .insertInto('merchant_payouts')
@@ -109,13 +109,17 @@ export async function makePayout(db: Db, outbox: Outbox, p: NewPayout): Promise<
       .onConflict((oc) => oc.columns(['environment_id', 'currency', 'period']).doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) return null;
-    for (let i = 0; i < lines.length; i += 500) {
-      const ids = lines.slice(i, i + 500).map((l) => l.id);
-      const taken = await trx.updateTable('balance_transactions').set({ payout_id: id }).where('id', 'in', ids).where('payout_id', 'is', null).executeTakeFirst();
-      // Locked since the read (or the one writer's, on SQLite): nobody else can have taken one.
-      if (Number(taken.numUpdatedRows) !== ids.length) throw new Error(`payout ${id}: a line was taken meanwhile`);
+    const lines = await forUpdate(trx, trx.selectFrom('balance_transactions').select(['id', 'net']).where(payable(p.environmentId, p.currency, at)).orderBy('id')).execute();
+    const amount = payoutAmount(lines.map((l) => l.net));
+    if (amount === null) {
+      // Undone by hand rather than by a rollback: under an Idempotency-Key this runs inside the key's transaction.
+      await trx.deleteFrom('merchant_payouts').where('id', '=', id).execute();
+      return null;
     }
-    await recordOwn(trx, row, 'payout', -amount, p.now);
+    const made = { ...row, amount: Number(amount), line_count: lines.length };
+    await trx.updateTable('merchant_payouts').set({ amount: made.amount, line_count: made.line_count }).where('id', '=', id).execute();
+    await takeLines(trx, id, lines.map((l) => l.id));
+    await recordOwn(trx, made, 'payout', -amount, p.now);
     await postMovement(trx, outbox, {
       environmentId: p.environmentId,
       currency: p.currency,
@@ -125,8 +129,18 @@ export async function makePayout(db: Db, outbox: Outbox, p: NewPayout): Promise<
       now: p.now,
     });
     await outbox.emit(trx, 'merchant_payout.created', id, p.now);
-    return row;
+    return made;
   });
+}
+
+/** Marks the lines with their payout, 500 to a statement (SQLite's cap on bound parameters). */
+async function takeLines(trx: Tx, payoutId: string, ids: string[]) {
+  for (let i = 0; i < ids.length; i += 500) {
+    const some = ids.slice(i, i + 500);
+    const taken = await trx.updateTable('balance_transactions').set({ payout_id: payoutId }).where('id', 'in', some).where('payout_id', 'is', null).executeTakeFirst();
+    // Locked since the read (or the one writer's, on SQLite): nobody else can have taken one.
+    if (Number(taken.numUpdatedRows) !== some.length) throw new Error(`payout ${payoutId}: a line was taken meanwhile`);
+  }
 }
 
 /** The payout's own balance transaction: its money leaving the balance, or coming back. */
