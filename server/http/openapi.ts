@@ -11,6 +11,7 @@ import {
   SECURITY_SCHEMES,
   SIGNATURE_HEADERS,
 } from './openapi-components';
+import { livemodeStamp } from './livemode';
 import { VERSION_HEADER } from './versions';
 import type { RouteDef } from './route';
 
@@ -147,6 +148,13 @@ const jsonContent = (schema: unknown, example: unknown) => ({
   'application/json': { schema, ...(example === undefined ? {} : { example }) },
 });
 
+/** A route's example answer as a sandbox gets it: with the `livemode` the route fills in (http/livemode.ts). */
+function exampleAnswer(r: RouteDef): unknown {
+  const example = structuredClone(r.example.response);
+  livemodeStamp(r.response)?.(example, false);
+  return example;
+}
+
 /** The route's success answers: its status (a file, an object or no content), and the 202 of a route that may not know its outcome yet. */
 function successResponses(r: RouteDef, toSchema: ToSchema): Record<string, unknown> {
   const binary = { schema: { type: 'string', format: 'binary' } };
@@ -167,7 +175,7 @@ function successResponses(r: RouteDef, toSchema: ToSchema): Record<string, unkno
           content: Object.fromEntries(r.file.map((type) => [type, binary])),
         }
       : r.response
-        ? { description: answerDescription(r), headers: successHeaders, content: jsonContent(toSchema(r.response, 'output'), r.example.response) }
+        ? { description: answerDescription(r), headers: successHeaders, content: jsonContent(toSchema(r.response, 'output'), exampleAnswer(r)) }
         : { description: 'Done, no content', headers: successHeaders },
   };
   if (r.accepted && r.response) {

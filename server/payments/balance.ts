@@ -3,7 +3,7 @@ import { feeOf } from '../domain/fees';
 import { uuidv7 } from '../domain/ids';
 import { refundPostings, salePostings } from '../domain/ledger';
 import type { Deps } from '../deps';
-import { dueOperations, type DueOperation, pricingOf, recordBalanceTransaction, refundedBefore } from '../store/balance';
+import { dueOperations, type DueOperation, type Pricing, pricingOf, recordBalanceTransaction, refundedBefore } from '../store/balance';
 import { splitOf } from '../store/destinations';
 
 // The merchant's balance follows the sales: the balance job turns each confirmed capture,
@@ -32,10 +32,13 @@ async function merchantPart(deps: Pick<Deps, 'database'>, { operation, sale }: D
 export async function postBalanceTransactions(deps: Pick<Deps, 'database' | 'now' | 'outbox'>, limit = 50): Promise<number> {
   const db = deps.database.db;
   const due = await dueOperations(db, limit);
+  // A round's operations are mostly one environment's: its pricing is read once a round.
+  const pricings = new Map<string, Promise<Pricing>>();
+  const pricingFor = (environmentId: string) => pricings.get(environmentId) ?? pricings.set(environmentId, pricingOf(db, environmentId)).get(environmentId)!;
   let made = 0;
   for (const d of due) {
     const type: BalanceType = d.operation.kind === 'refund' ? 'refund' : 'charge';
-    const pricing = await pricingOf(db, d.sale.environment_id);
+    const pricing = await pricingFor(d.sale.environment_id);
     const fee = feeOf(BigInt(d.operation.amount), type === 'charge' ? pricing.charge : pricing.refund);
     const { part, card } = await merchantPart(deps, d);
     const amount = type === 'charge' ? part : -part;

@@ -192,10 +192,17 @@ export interface MerchantColumns {
   merchant_mode: EnvironmentMode;
 }
 
-/** Decodes the columns of MERCHANT_COLUMNS (allowed_origins is JSON text) into a Merchant. */
-export const merchantOf = (c: MerchantColumns): Merchant => ({
-  name: c.merchant_name,
-  allowedOrigins: JSON.parse(c.merchant_origins) as string[],
-  brand: { color: c.merchant_color ?? null, accent: c.merchant_accent ?? null, logo: c.merchant_logo ?? null },
-  sandbox: c.merchant_mode !== 'live',
-});
+/**
+ * A page's row read with MERCHANT_COLUMNS, split in two: the row as it is in its table, and
+ * the merchant decoded (allowed_origins is JSON text).
+ */
+export function splitMerchant<T extends MerchantColumns>(found: T): { row: Omit<T, keyof MerchantColumns>; merchant: Merchant } {
+  const { merchant_name, merchant_origins, merchant_color, merchant_accent, merchant_logo, merchant_mode, ...row } = found;
+  const merchant: Merchant = {
+    name: merchant_name,
+    allowedOrigins: JSON.parse(merchant_origins) as string[],
+    brand: { color: merchant_color ?? null, accent: merchant_accent ?? null, logo: merchant_logo ?? null },
+    sandbox: merchant_mode !== 'live',
+  };
+  return { row, merchant };
+}

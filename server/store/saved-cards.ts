@@ -2,7 +2,7 @@ import { uuidv7 } from '../domain/ids';
 import { secureRandomBytes } from '../domain/random';
 import { type Db, inTransaction } from './db';
 import type { Outbox } from './events';
-import { MERCHANT_COLUMNS, type Merchant, merchantOf } from './environments';
+import { MERCHANT_COLUMNS, type Merchant, splitMerchant } from './environments';
 import { settleCall } from './gateway-calls';
 import type { AuthorizationRow } from './schema';
 
@@ -65,8 +65,7 @@ export async function findSave(db: Db, token: string): Promise<SavePage | undefi
     .where('authorizations.token', '=', token)
     .executeTakeFirst();
   if (!found) return undefined;
-  const { merchant_name, merchant_origins, merchant_color, merchant_accent, merchant_logo, merchant_mode, ...row } = found;
-  return { row, merchant: merchantOf({ merchant_name, merchant_origins, merchant_color, merchant_accent, merchant_logo, merchant_mode }) };
+  return splitMerchant(found);
 }
 
 /** A store of this authorization whose outcome is not known yet: the page takes no other card meanwhile. */

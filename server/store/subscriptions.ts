@@ -3,7 +3,7 @@ import type { Cadence } from '../domain/periods';
 import { actionTarget, ACTION_FROM, type SubscriptionAction, type SubscriptionStatus } from '../domain/subscription-states';
 import { resumeSchedule, type Schedule, startSchedule } from '../domain/subscription-schedule';
 import { type Db, inTransaction } from './db';
-import { type Merchant, MERCHANT_COLUMNS, merchantOf } from './environments';
+import { type Merchant, MERCHANT_COLUMNS, splitMerchant } from './environments';
 import type { EventType, Outbox } from './events';
 import { countAndPage, type Page } from './paging';
 import type { SubscriptionChargeRow, SubscriptionRow } from './schema';
@@ -251,8 +251,7 @@ export async function findSignup(db: Db, token: string): Promise<SignupPage | un
     .where('subscriptions.token', '=', token)
     .executeTakeFirst();
   if (!found) return undefined;
-  const { merchant_name, merchant_origins, merchant_color, merchant_accent, merchant_logo, merchant_mode, ...row } = found;
-  return { row, merchant: merchantOf({ merchant_name, merchant_origins, merchant_color, merchant_accent, merchant_logo, merchant_mode }) };
+  return splitMerchant(found);
 }
 
 // ——— The scheduler's side: claim, reserve, record ———

@@ -3,7 +3,7 @@ import { containsPattern, type SearchTerms } from '../domain/transaction-search'
 import { compiledOnce } from './compiled';
 import { type Db, writeTogether } from './db';
 import { countAndPage, type Page } from './paging';
-import { type Merchant, MERCHANT_COLUMNS, type MerchantColumns, merchantOf } from './environments';
+import { type Merchant, MERCHANT_COLUMNS, type MerchantColumns, splitMerchant } from './environments';
 import { type Destination, destinationsOf } from './destinations';
 import type { Tables, TransactionLineRow, TransactionRow, TransactionStatus } from './schema';
 
@@ -112,12 +112,8 @@ const versionOf = (v: Versioned) =>
 export async function findCheckout(db: Db, token: string): Promise<Checkout | undefined> {
   const [found] = await checkoutByToken(db, token);
   if (!found) return undefined;
-  const { merchant_name, merchant_origins, merchant_color, merchant_accent, merchant_logo, merchant_mode, ...row } = found;
-  return {
-    row: transactionFromRow(row),
-    merchant: merchantOf({ merchant_name, merchant_origins, merchant_color, merchant_accent, merchant_logo, merchant_mode }),
-    version: versionOf(found),
-  };
+  const { row, merchant } = splitMerchant(found);
+  return { row: transactionFromRow(row), merchant, version: versionOf(found) };
 }
 
 /**
