@@ -21,7 +21,7 @@ export function forUpdate<Q extends SelectQueryBuilder<any, any, any>>(db: Db, q
 }
 
 /** The tables whose rows the jobs claim in batches, each with its lease column. */
-const LEASES = { mails: 'locked_until', event_deliveries: 'locked_until', subscriptions: 'claimed_until', merchant_payouts: 'locked_until' } as const;
+const LEASES = { mails: 'locked_until', event_deliveries: 'locked_until', subscriptions: 'claimed_until' } as const;
 
 /**
  * Claims a batch for one claimant until `until`: up to `limit` rows that `due` describes

@@ -5,7 +5,7 @@ import { merchantPayoutPostings, PAYOUT_TYPES, payoutAmount, type PayoutSchedule
 import { type Db, inTransaction, type Tx } from './db';
 import type { Outbox } from './events';
 import { postMovement, reverseMovement } from './ledger';
-import { claimBatch, forUpdate } from './locking';
+import { forUpdate, skipLocked } from './locking';
 import { countAndPage, type Page } from './paging';
 import type { BalanceTransactionRow, MerchantPayoutRow, MerchantPayoutSettingsRow, Tables } from './schema';
 
@@ -153,15 +153,29 @@ async function recordOwn(trx: Tx, payout: MerchantPayoutRow, type: (typeof PAYOU
   await trx.insertInto('balance_transactions').values(row).execute();
 }
 
-/** Claims up to `limit` pending payouts until `now + leaseMs` (the jobs' claim: one process each). */
+/**
+ * Claims up to `limit` pending payouts until `now + leaseMs`, as the wallets' payouts are
+ * claimed (store/transfers.ts): candidates read with SKIP LOCKED, then one conditional
+ * UPDATE each outside any transaction, so of two processes racing for a payout exactly one
+ * gets it, and on SQLite no transaction has to turn a read into a write while another
+ * process writes. A process that dies holding one loses it when the lease runs out.
+ */
 export async function claimPendingPayouts(db: Db, now: Date, leaseMs: number, limit: number): Promise<MerchantPayoutRow[]> {
-  const claimant = randomUUID();
-  return inTransaction(db, async (trx) => {
-    const due = (eb: ExpressionBuilder<Tables, 'merchant_payouts'>) => eb('status', '=', 'pending');
-    const ids = await claimBatch(trx, { table: 'merchant_payouts', due, order: 'id', now, until: new Date(now.getTime() + leaseMs), claimant, limit });
-    if (!ids.length) return [];
-    return trx.selectFrom('merchant_payouts').selectAll().where('id', 'in', ids).where('claimed_by', '=', claimant).execute();
-  });
+  const at = now.toISOString();
+  const free = (eb: ExpressionBuilder<Tables, 'merchant_payouts'>) => eb.and([eb('status', '=', 'pending'), eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', at)])]);
+  const due = await skipLocked(db, db.selectFrom('merchant_payouts').select('id').where(free).orderBy('id').limit(limit)).execute();
+  const claimed: MerchantPayoutRow[] = [];
+  for (const { id } of due) {
+    const row = await db
+      .updateTable('merchant_payouts')
+      .set({ locked_until: new Date(now.getTime() + leaseMs).toISOString(), claimed_by: randomUUID() })
+      .where('id', '=', id)
+      .where(free)
+      .returningAll()
+      .executeTakeFirst();
+    if (row) claimed.push(row);
+  }
+  return claimed;
 }
 
 /** pending → paid, or → failed with the money returned and the lines released; once (false when already settled). */
