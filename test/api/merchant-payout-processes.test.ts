@@ -23,7 +23,7 @@ async function shopWithBalance(env: ProcessEnv, prices: number[]) {
   const api = new Client(seller.url, keys);
   for (const price of prices) await paidTransaction(api, priced('EUR', price));
   // The balance job (every second) makes each sale's charge, available at once.
-  await expect.poll(async () => (await api.get('/balance_transaction/')).body.count, { timeout: 20_000 }).toBe(prices.length);
+  await expect.poll(async () => (await api.get('/balance_transaction/')).body.count, { timeout: 60_000 }).toBe(prices.length);
   const available = (await api.get('/balance/')).body.available[0].amount as number;
   await seller.stop();
   running.splice(running.indexOf(seller), 1);
@@ -46,7 +46,7 @@ const failedRounds = (ps: ServiceProcess[]) => ps.flatMap((p) => p.output.filter
 const made = (ps: ServiceProcess[]) => ps.flatMap((p) => p.output.filter((l) => l.includes('"merchant payout made"')));
 
 describe.each(ENGINES)('payouts to the merchant across processes on %s', (engine) => {
-  it('two processes running the payout job at once pay out once', { timeout: 120_000 }, async () => {
+  it('two processes running the payout job at once pay out once', { timeout: 180_000 }, async () => {
     const bank = await startPayoutBank();
     cleanup(() => bank.close());
     const env = await environment(engine, payoutBankEnv(bank, { timeoutMs: 2_000, claimMs: 4_000 }));
@@ -57,7 +57,7 @@ describe.each(ENGINES)('payouts to the merchant across processes on %s', (engine
     // Both processes' jobs start their first round as they start: they race for the period's payout.
     const both = await Promise.all([started({ ...env, BACKGROUND_WORK: 'true' }), started({ ...env, BACKGROUND_WORK: 'true' })]);
     const api = new Client(both[0].url, keys);
-    await expect.poll(async () => (await api.get('/merchant_payout/?status=paid')).body.count, { timeout: 30_000 }).toBe(1);
+    await expect.poll(async () => (await api.get('/merchant_payout/?status=paid')).body.count, { timeout: 60_000 }).toBe(1);
     // Stopping waits for the rounds under way: after it, each process's first round is done.
     await Promise.all(both.map((p) => p.stop()));
 
@@ -69,7 +69,7 @@ describe.each(ENGINES)('payouts to the merchant across processes on %s', (engine
     expect(failedRounds(both)).toEqual([]);
   });
 
-  it('a process killed (SIGKILL) while the bank holds its answer: the next one asks again with the same reference, paid once', { timeout: 120_000 }, async () => {
+  it('a process killed (SIGKILL) while the bank holds its answer: the next one asks again with the same reference, paid once', { timeout: 180_000 }, async () => {
     const bank = await startPayoutBank();
     cleanup(() => bank.close());
     const env = await environment(engine, payoutBankEnv(bank, { timeoutMs: 2_000, claimMs: 4_000 }));
@@ -90,7 +90,7 @@ describe.each(ENGINES)('payouts to the merchant across processes on %s', (engine
 
     const second = await started({ ...env, BACKGROUND_WORK: 'true' });
     const api = new Client(second.url, keys);
-    await expect.poll(async () => (await api.get(`/merchant_payout/${reference}/`)).body.status, { timeout: 30_000 }).toBe('paid');
+    await expect.poll(async () => (await api.get(`/merchant_payout/${reference}/`)).body.status, { timeout: 60_000 }).toBe('paid');
     await second.stop();
 
     const payouts = await books(env, keys.environment_id);
