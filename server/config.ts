@@ -38,6 +38,7 @@ const envSchema = z.object({
   SANDBOX_DISPUTE_REVIEW_MS: z.coerce.number().int().min(0).max(30 * 86_400_000).default(60_000),
   PAYMENT_SETTLE_WINDOW_MS: z.coerce.number().int().min(1000).max(7 * 24 * 3_600_000).default(10 * 60_000),
   GATEWAY_MODULES: z.string().optional(),
+  PAYOUT_MODULE: z.string().optional(),
   GATEWAY_SETTINGS: z
     .string()
     .transform((text, ctx) => {
@@ -134,6 +135,8 @@ export type Config = {
   gatewayModules: string[];
   /** Passed to every gateway module. */
   gatewaySettings: unknown;
+  /** A payout provider instead of the sandbox's: a module whose default export builds it from gatewaySettings. */
+  payoutModule: string | null;
   /** API requests per second and environment (burst of the same size); an environment may override it. */
   apiRateLimit: number;
   /** Requests per minute and client address on the public pages that write (sign-up, provider return, demo). */
@@ -192,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandboxDisputeReviewMs: e.SANDBOX_DISPUTE_REVIEW_MS,
     gatewayModules: (e.GATEWAY_MODULES ?? '').split(',').map((m) => m.trim()).filter(Boolean),
     gatewaySettings: e.GATEWAY_SETTINGS ?? null,
+    payoutModule: e.PAYOUT_MODULE?.trim() || null,
     apiRateLimit: e.API_RATE_LIMIT,
     ipRateLimit: e.IP_RATE_LIMIT,
     metricsToken: e.METRICS_TOKEN ?? null,

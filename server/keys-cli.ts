@@ -8,6 +8,9 @@ import { migrate } from './store/migrations';
 import { parsePercent } from './domain/fees';
 import { pricingOf, setPricing } from './store/balance';
 import { rawCardNumbers, setRawCardNumbers } from './store/saved-cards';
+import { payoutSettingsOf, setPayoutSettings } from './store/merchant-payouts';
+import { PAYOUT_SCHEDULES } from './domain/merchant-payouts';
+import { IBAN_PROBLEMS, ibanProblem, normaliseIban } from '../widget/fields/iban';
 
 const USAGE = `Usage:
   npm run keys -- create --name "Shop" [--live] [--allowed-origin https://shop.example]... [--json]
@@ -29,7 +32,10 @@ An environment's fees and settlement delay (options left out keep their value):
 
 An environment's settings (read them without options):
   npm run keys -- settings --environment <id> [--raw-cards on|off] [--json]
-      (--raw-cards: whether POST /v1/authorization/ takes raw card numbers; off: only the hosted page)`;
+      (--raw-cards: whether POST /v1/authorization/ takes raw card numbers; off: only the hosted page)
+
+Where and when an environment's balance is paid out (docs/balance.md#payouts):
+  npm run keys -- payouts --environment <id> [--iban <IBAN>] [--schedule daily|weekly|manual] [--json]`;
 
 const origin = z
   .url({ protocol: /^https?$/ })
@@ -56,6 +62,8 @@ const { positionals, values } = parseArgs({
     'settlement-days': { type: 'string' },
     'raw-cards': { type: 'string' },
     'dispute-fixed': { type: 'string' },
+    iban: { type: 'string' },
+    schedule: { type: 'string' },
   },
 });
 
@@ -96,6 +104,21 @@ function wholeOption(option: 'charge-fixed' | 'refund-fixed' | 'settlement-days'
   if (text === undefined) return current;
   const parsed = z.coerce.number().int().min(0).max(max).safeParse(text);
   return parsed.success ? parsed.data : fail(`--${option} ${text}: must be a whole number from 0 to ${max}`);
+}
+
+/** `--iban`: checked as a client's IBAN is (widget/fields/iban.ts), or the current one. */
+function ibanOption(current: string | null): string | null {
+  if (values.iban === undefined) return current;
+  const iban = normaliseIban(values.iban);
+  const problem = ibanProblem(iban);
+  return problem ? fail(`--iban: ${IBAN_PROBLEMS[problem]}`) : iban;
+}
+
+/** `--schedule`: daily, weekly or manual, or the current one. */
+function scheduleOption<S extends string>(current: S): (typeof PAYOUT_SCHEDULES)[number] | S {
+  const text = values.schedule;
+  if (text === undefined) return current;
+  return PAYOUT_SCHEDULES.find((s) => s === text) ?? fail(`--schedule ${text}: must be daily, weekly or manual`);
 }
 
 const database = openDatabase(loadConfig());
@@ -186,6 +209,15 @@ try {
         settlement_days: next.settlementDelayDays,
         dispute_fixed: Number(next.disputeFixed),
       });
+      break;
+    }
+    case 'payouts': {
+      const environment = (await findEnvironment(db, values.environment ?? fail('payouts needs --environment'))) ?? fail(`no environment ${values.environment}`);
+      const now = await payoutSettingsOf(db, environment.id);
+      const next = { iban: ibanOption(now.iban), schedule: scheduleOption(now.schedule) };
+      if (next.schedule !== 'manual' && !next.iban) fail(`a ${next.schedule} schedule needs --iban`);
+      await setPayoutSettings(db, environment.id, next, new Date());
+      print({ environment_id: environment.id, iban: next.iban, schedule: next.schedule });
       break;
     }
     case 'settings': {

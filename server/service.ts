@@ -5,14 +5,14 @@ import { createApp } from './app';
 import type { Config } from './config';
 import type { Deps } from './deps';
 import { serviceJobs } from './jobs';
-import { type PayoutGateway, sandboxPayouts } from './payments/payout-gateway';
+import type { PayoutGateway } from './payments/payout-gateway';
 import { createRunner, type Runner } from './jobs/runner';
 import { healthHandler, type Lifecycle } from './ops/health';
 import { createMetrics, metricsHandler } from './ops/metrics';
 import { shutdown } from './ops/shutdown';
 import { createOutbox } from './notify/outbox';
 import { CATALOGUE_VIEWS } from './api/catalogue';
-import { gatewaysFromConfig } from './payments/configured';
+import { gatewaysFromConfig, payoutsFromConfig } from './payments/configured';
 import type { Gateways } from './payments/registry';
 import { sealStoredSecrets } from './store/sealed-secrets';
 import { openDatabase } from './store/db';
@@ -55,7 +55,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
   if (sealed) log.info({ sealed }, 'stored secrets sealed with SECRETS_KEY');
   let url = '';
   const outbox = createOutbox(() => config.publicUrl ?? url, CATALOGUE_VIEWS);
-  const payouts = opts.payouts ?? sandboxPayouts();
+  const payouts = opts.payouts ?? (await payoutsFromConfig(config));
   const limiter = createLimiter(database);
   // With METRICS_TOKEN, the gateways and the limiter are wrapped to be counted.
   const metrics = config.metricsToken ? createMetrics({ database, now }) : null;

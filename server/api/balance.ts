@@ -10,7 +10,7 @@ import { IDS, page } from './examples';
 // The merchant's balance and its balance transactions, read-only: they follow the sales
 // (server/payments/balance.ts, docs/balance.md).
 
-const BALANCE_TYPES = ['charge', 'refund', 'dispute', 'dispute_reversal'] as const;
+const BALANCE_TYPES = ['charge', 'refund', 'dispute', 'dispute_reversal', 'payout', 'payout_failure'] as const;
 
 const BALANCE_TRANSACTION_ID = '01943a70-0b1c-7d2e-8f30-4a5b6c7d8e9f';
 const EXAMPLE_TIME = '2026-01-15T10:30:00.000Z';
@@ -27,14 +27,14 @@ const balanceOut = z
   })
   .meta({ id: 'Balance', description: "The merchant's own money, per currency: available and pending" });
 
-const balanceTransactionOut = z
+export const balanceTransactionOut = z
   .object({
     id: objectId,
     livemode,
     type: z
       .enum(BALANCE_TYPES)
       .describe(
-        '`charge`: a capture or charge of a sale (money in); `refund`: a refund of it (money out); `dispute`: a dispute took the disputed amount and the dispute fee (money out); `dispute_reversal`: a won dispute gave the amount back (money in)',
+        '`charge`: a capture or charge of a sale (money in); `refund`: a refund of it (money out); `dispute`: a dispute took the disputed amount and the dispute fee (money out); `dispute_reversal`: a won dispute gave the amount back (money in); `payout`: a payout to your bank account (money out); `payout_failure`: a failed payout\'s money back',
       ),
     source: z
       .object({ object: z.enum(['sale', 'dispute', 'merchant_payout']).describe('What kind of object made it'), id: z.uuid().describe('Its `id`') })

@@ -9,6 +9,9 @@ import { apiVersion, CURRENT_VERSION } from '../http/versions';
 import { baseUrlOf, methodNotAllowed, mountMethodNotAllowed, mountOptions, mountRoutes, type RouteDef } from '../http/route';
 import { authorizationRoutes } from './authorizations';
 import { balanceRoutes } from './balance';
+import { merchantPayoutRoutes } from './merchant-payouts';
+import { payoutSettingsRoutes } from './payout-settings';
+import { settlementReportRoutes } from './settlement-report';
 import { brandingRoutes, LOGO_BODY_LIMIT, tooLargeLogo } from './branding';
 import { catalogueRoutes } from './catalogue-routes';
 import { clientDocumentRoutes, DOCUMENT_BODY_LIMIT, tooLargeDocument } from './client-documents';
@@ -42,6 +45,9 @@ export const apiRoutes = (): RouteDef[] => [
   ...transferRoutes(),
   ...brandingRoutes(),
   ...balanceRoutes(),
+  ...payoutSettingsRoutes(),
+  ...merchantPayoutRoutes(),
+  ...settlementReportRoutes(),
   ...returnSecretRoutes(),
   ...disputeRoutes(),
 ];

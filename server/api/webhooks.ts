@@ -8,6 +8,7 @@ import { dateTime, livemode } from './fields';
 import { saleOut } from './sales';
 import { subscriptionOut } from './subscriptions';
 import { transactionOut } from './transactions';
+import { merchantPayoutOut } from './merchant-payouts';
 import { transferOut } from './transfers';
 import { entryOut } from './wallets';
 import { endpointOut } from './webhook-endpoints';
@@ -25,6 +26,7 @@ const DATA: Record<EventFamily, z.ZodType> = {
   document: documentOut,
   wallet: entryOut,
   transfer: transferOut,
+  merchant_payout: merchantPayoutOut,
   subscription: subscriptionOut,
   webhook_endpoint: endpointOut,
   product: CATALOGUE_VIEWS.product.output,

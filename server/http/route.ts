@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { once } from 'node:events';
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { z } from 'zod';
 import type { Deps } from '../deps';
@@ -105,22 +106,32 @@ export function route<B extends z.ZodType, Q extends z.ZodType, R extends z.ZodT
   return def as unknown as RouteDef;
 }
 
-/** A file to send as it is, for download, never rendered by the browser. */
-export interface FileAnswer {
-  name: string;
-  contentType: string;
-  bytes: Uint8Array;
-}
+/**
+ * A file to send as it is, for download, never rendered by the browser: its bytes, or its
+ * text streamed chunk by chunk (a report of any length; the next chunk is read only once
+ * the client has taken the last).
+ */
+export type FileAnswer = { name: string; contentType: string } & ({ bytes: Uint8Array } | { chunks: AsyncIterable<string> });
 
-function sendFile(res: Response, file: FileAnswer) {
+async function sendFile(res: Response, file: FileAnswer) {
   res.attachment(file.name);
   res.status(200).set({
     'Content-Type': file.contentType,
-    'Content-Length': String(file.bytes.byteLength),
     'X-Content-Type-Options': 'nosniff',
     'Cache-Control': 'private, no-store',
   });
-  res.end(file.bytes);
+  if ('bytes' in file) return void res.set('Content-Length', String(file.bytes.byteLength)).end(file.bytes);
+  try {
+    for await (const chunk of file.chunks) {
+      if (res.destroyed) return;
+      if (!res.write(chunk)) await once(res, 'drain');
+    }
+  } catch (err) {
+    // The status line has gone: the client sees a cut-off file, never half a file that looks whole.
+    res.destroy(err as Error);
+    return;
+  }
+  res.end();
 }
 
 export function baseUrlOf(req: Request, deps: Deps): string {

@@ -4,6 +4,7 @@ import { createDelivery } from '../notify/worker';
 import { createMailDelivery } from '../notify/mail-worker';
 import { createMailTransport } from '../notify/mail-transport';
 import { sendPayouts } from '../payments/payouts';
+import { runMerchantPayouts } from '../payments/merchant-payouts';
 import { expireHolds } from '../payments/hold-expiry';
 import { reconcileCalls } from '../payments/reconcile';
 import { settleSourcePayments } from '../payments/sources';
@@ -35,6 +36,7 @@ export const JOB_NAMES = {
   sandboxDisputes: 'sandbox-disputes',
   disputeDeadlines: 'dispute-deadlines',
   sandboxDisputeReviews: 'sandbox-dispute-reviews',
+  merchantPayouts: 'merchant-payouts',
 } as const;
 
 export function serviceJobs(deps: Deps): Job[] {
@@ -64,6 +66,8 @@ export function serviceJobs(deps: Deps): Job[] {
     { name: JOB_NAMES.disputeDeadlines, periodMs: 60_000, batch: 50, run: () => closeOverdueDisputes(deps, 50) },
     { name: JOB_NAMES.sandboxDisputeReviews, periodMs: 1_000, batch: 20, run: () => decideSandboxDisputes(deps, 20) },
     { name: JOB_NAMES.payouts, periodMs: 2_000, batch: 20, run: () => sendPayouts(deps, 20) },
+    // After the balance job in a round: the merchant's scheduled payouts, then sending them (payments/merchant-payouts.ts).
+    { name: JOB_NAMES.merchantPayouts, periodMs: 2_000, batch: 20, run: () => runMerchantPayouts(deps, 20) },
     { name: JOB_NAMES.subscriptions, periodMs: 1_000, batch: 20, run: () => chargeDueSubscriptions(deps, 20) },
     { name: JOB_NAMES.delivery, periodMs: 500, batch: 20, run: () => deliver(20) },
     { name: JOB_NAMES.trialReminders, periodMs: 60_000, batch: 50, run: ({ now }) => remindTrials(db, now(), trialReminderDays, 50) },

@@ -15,6 +15,8 @@ import { getDispute } from '../store/disputes';
 import { getSubscription } from '../store/subscriptions';
 import { getTransaction } from '../store/transactions';
 import { getTransfer } from '../store/transfers';
+import { getMerchantPayout } from '../store/merchant-payouts';
+import { presentMerchantPayout } from '../present/merchant-payout';
 import { queueCustomerMail } from './mail-content';
 import { getEndpoint } from '../store/webhook-endpoints';
 import { presentEndpoint } from '../present/webhook-endpoint';
@@ -92,6 +94,10 @@ function snapshotters(baseUrl: () => string, catalogue: CataloguePresenters): Re
       return sub && { environmentId: sub.row.environment_id, notifyUrl: sub.row.notify_url, data: async () => presentSubscription(sub, baseUrl()) };
     },
     transfer: async (trx, id) => ownSnapshot(await getTransfer(trx, null, id), presentTransfer),
+    async merchant_payout(trx, id) {
+      const row = await getMerchantPayout(trx, null, id);
+      return row && { environmentId: row.environment_id, notifyUrl: null, data: async () => presentMerchantPayout(row) };
+    },
     async webhook_endpoint(trx, id) {
       const row = await getEndpoint(trx, null, id);
       return row && { environmentId: row.environment_id, notifyUrl: null, data: async () => presentEndpoint(row) };

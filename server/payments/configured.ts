@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { Config } from '../config';
 import type { Gateway } from './gateway';
 import { createGateways, type Gateways } from './registry';
+import { type PayoutGateway, sandboxPayouts } from './payout-gateway';
 import { sandboxGateways } from './sandbox';
 
 /**
@@ -11,12 +12,20 @@ import { sandboxGateways } from './sandbox';
  */
 export type GatewayModule = { default: (settings: unknown) => Gateway[] | Promise<Gateway[]> };
 
+const moduleUrl = (specifier: string) => (specifier.startsWith('.') || specifier.startsWith('/') ? pathToFileURL(resolve(specifier)).href : specifier);
+
+/** The payout provider: PAYOUT_MODULE's (its default export, given GATEWAY_SETTINGS), else the sandbox's. */
+export async function payoutsFromConfig(config: Pick<Config, 'payoutModule' | 'gatewaySettings'>): Promise<PayoutGateway> {
+  if (!config.payoutModule) return sandboxPayouts();
+  const mod = (await import(moduleUrl(config.payoutModule))) as { default: (settings: unknown) => PayoutGateway | Promise<PayoutGateway> };
+  return mod.default(config.gatewaySettings);
+}
+
 /** The built-in sandbox gateways, then those of each configured module, in that order. */
 export async function gatewaysFromConfig(config: Pick<Config, 'gatewayModules' | 'gatewaySettings'>): Promise<Gateways> {
   const extra: Gateway[] = [];
   for (const specifier of config.gatewayModules) {
-    const url = specifier.startsWith('.') || specifier.startsWith('/') ? pathToFileURL(resolve(specifier)).href : specifier;
-    const mod = (await import(url)) as GatewayModule;
+    const mod = (await import(moduleUrl(specifier))) as GatewayModule;
     extra.push(...(await mod.default(config.gatewaySettings)));
   }
   return createGateways([...sandboxGateways(), ...extra]);

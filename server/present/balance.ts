@@ -7,7 +7,7 @@ import type { BalanceTransactionRow } from '../store/schema';
 const moneyOf = (currency: string) => (units: number | bigint) => unitsToNumber(units, findCurrency(currency)?.exponent ?? 2);
 
 /** What made a balance transaction: a dispute's debit or reversal, a sale's money, or a payout to the merchant. */
-function sourceOf(row: BalanceTransactionRow) {
+export function sourceOf(row: BalanceTransactionRow) {
   if (row.dispute_id) return { object: 'dispute' as const, id: row.dispute_id };
   if (row.sale_id) return { object: 'sale' as const, id: row.sale_id };
   return { object: 'merchant_payout' as const, id: row.payout_id ?? '' };

@@ -26,6 +26,7 @@ export const EVENT_FAMILIES = {
   document: ['accepted', 'rejected'],
   wallet: ['credited', 'debited'],
   transfer: ['paid', 'failed'],
+  merchant_payout: ['created', 'paid', 'failed'],
   subscription: ['started', 'paused', 'resumed', 'stopped', 'charged', 'charge_failed', 'past_due'],
   webhook_endpoint: ['created', 'updated', 'deleted', 'disabled'],
   product: ['created', 'updated', 'deleted'],

@@ -1,4 +1,5 @@
 import type { Authentication } from '../domain/authentication';
+import type { PayoutSchedule } from '../domain/merchant-payouts';
 import type { Interval } from '../domain/periods';
 import type { TransactionStatus } from '../domain/transaction-status';
 import type { DisputeReason, DisputeStatus } from '../domain/disputes';
@@ -602,7 +603,8 @@ export interface ApiKeyRow {
 export interface BalanceTransactionRow {
   id: string;
   environment_id: string;
-  type: 'charge' | 'refund' | 'dispute' | 'dispute_reversal';
+  /** Code that is not about one type sums `net` whatever the type. */
+  type: 'charge' | 'refund' | 'dispute' | 'dispute_reversal' | 'payout' | 'payout_failure';
   /** The sale whose money moved (null for a payout to the merchant). */
   sale_id: string | null;
   /** The dispute it debits or gives back (dispute types). */
@@ -620,6 +622,33 @@ export interface BalanceTransactionRow {
   net: number;
   available_on: string;
   created_at: string;
+}
+
+/** Where and when an environment's balance is paid out (docs/balance.md#payouts). */
+export interface MerchantPayoutSettingsRow {
+  environment_id: string;
+  /** Electronic format; null until set. */
+  iban: string | null;
+  schedule: PayoutSchedule;
+  updated_at: string;
+}
+
+/** A payout of the merchant's balance in one currency to its bank account. */
+export interface MerchantPayoutRow extends Owned {
+  currency: string;
+  /** `2026-11-27` (daily), `2026-W48` (weekly), `manual:<id>` (one of its own). */
+  period: string;
+  schedule: PayoutSchedule;
+  /** Minor units, > 0: the sum of its lines' net. */
+  amount: number;
+  line_count: number;
+  /** Where it goes (the settings' IBAN when it was made). */
+  iban: string;
+  status: 'pending' | 'paid' | 'failed';
+  failure: string | null;
+  /** The payout job's lease while it asks the payout gateway. */
+  locked_until: string | null;
+  claimed_by: string | null;
 }
 
 /** An environment's pricing: percentages × 100 (2.9 % → 290) and fixed parts in minor units. */
@@ -736,4 +765,6 @@ export interface Tables {
   user_totp: UserTotpRow;
   totp_recovery_codes: { user_id: string; code_hash: string; used_at: string | null };
   sign_in_challenges: { id_hash: string; user_id: string; expires_at: string; created_at: string };
+  merchant_payout_settings: MerchantPayoutSettingsRow;
+  merchant_payouts: MerchantPayoutRow;
 }

@@ -163,7 +163,7 @@ describe.each(ENGINES)('the merchant balance on %s', (engine) => {
     const refunds = (await api.get('/balance_transaction/?type=refund')).body;
     expect(refunds.count).toBe(3);
     expect((await api.get('/balance_transaction/?currency=GBP')).body.count).toBe(1);
-    for (const query of ['type=payout', 'sale=nope', 'page_size=101']) {
+    for (const query of ['type=payment', 'sale=nope', 'page_size=101']) {
       const res = await api.get(`/balance_transaction/?${query}`);
       expect(res.status, query).toBe(400);
       expect(problemPaths(res)).toHaveLength(1);

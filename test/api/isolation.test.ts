@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRoutes } from '../../server/api/index';
+import { setPricing } from '../../server/store/balance';
 import { clientBody, documentBody, IBANS } from './documents';
 import { type Client, ENGINES, problemPaths, startTestService, type TestService, transactionBody } from './harness';
 import { createWallet, entriesOf, fund } from './ledger';
@@ -91,6 +92,21 @@ const OWNED: Record<string, Group> = {
       }
     },
   },
+  merchant_payout: {
+    // A manual payout of a paid sale's charge, available at once (no settlement delay); a
+    // large one, since the disputes of the other groups take money out of the balance.
+    create: async (c: Client) => {
+      await noSettlementDelay(c.keys.environment_id);
+      await paidTransaction(c, priced('EUR', 100_000));
+      while ((await c.get('/balance/')).body.available.every((a: { amount: number }) => a.amount <= 0)) {
+        if ((await balanceJob()) === 0) throw new Error('no money available to pay out');
+      }
+      expect((await c.patch('/payout_settings/', { iban: IBANS.ES, schedule: 'manual' })).status).toBe(200);
+      const res = await c.post('/merchant_payout/', { currency: 'EUR' });
+      expect(res.status, res.text).toBe(201);
+      return res.body;
+    },
+  },
   subscription: { create: (c: Client) => subscriptionIn(c, 'waiting') },
   dispute: {
     // A sale paid with the sandbox bank's disputing card, disputed by a round of its job.
@@ -133,6 +149,7 @@ async function subscriptionIn(c: Client, state: 'waiting' | 'active' | 'paused')
 let balanceJob: () => Promise<number> = async () => 0;
 /** One round of the sandbox bank's disputes, likewise. */
 let disputeJob: () => Promise<number> = async () => 0;
+let noSettlementDelay: (environmentId: string) => Promise<void> = async () => undefined;
 
 /** Seeded read-only objects, the same in every environment: no isolation to check. */
 const GLOBAL = new Set(['gateway', 'currency']);
@@ -166,6 +183,7 @@ const ID_ROUTES: IdRoute[] = [
   { method: 'GET', group: 'wallet', path: '/wallet/{id}/entry/{entry_id}/' },
   { method: 'GET', group: 'transfer', path: '/transfer/{id}/' },
   { method: 'GET', group: 'balance_transaction', path: '/balance_transaction/{id}/' },
+  { method: 'GET', group: 'merchant_payout', path: '/merchant_payout/{id}/' },
   { method: 'GET', group: 'subscription', path: '/subscription/{id}/' },
   { method: 'POST', group: 'subscription', path: '/subscription/{id}/start/' },
   { method: 'POST', group: 'subscription', path: '/subscription/{id}/pause/', create: (c) => subscriptionIn(c, 'active') },
@@ -190,6 +208,8 @@ const ID_ROUTES: IdRoute[] = [
   { method: 'POST', group: 'dispute', path: '/dispute/{id}/submit/' },
   { method: 'POST', group: 'dispute', path: '/dispute/{id}/accept/' },
 ];
+
+const NO_FEE = { percentE2: 0n, fixed: 0n };
 
 const MALFORMED = ['not-a-uuid', '123', '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0', '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e0', "1' OR '1'='1", '%00', 'zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz'];
 /** Sent as they are: broken percent-encoding cannot name an object either. */
@@ -218,6 +238,7 @@ describe.each(ENGINES)('environment isolation on %s', (engine) => {
     t = await startTestService(engine, { env: { SANDBOX_DISPUTE_DELAY_MS: '0' } });
     balanceJob = () => t.service.jobs.runOnce('balance');
     disputeJob = () => t.service.jobs.runOnce('sandbox-disputes');
+    noSettlementDelay = (id) => setPricing(t.service.deps.database.db, id, { charge: NO_FEE, refund: NO_FEE, settlementDelayDays: 0 }, new Date());
     owner = await t.newEnvironment('Owner');
     stranger = await t.newEnvironment('Stranger');
   });

@@ -206,4 +206,25 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
     expect(JSON.parse(await settings('--raw-cards', 'on'))).toMatchObject({ raw_card_numbers: 'on' });
     await expect(settings('--raw-cards', 'maybe')).rejects.toThrow(/--raw-cards maybe: must be on or off/);
   });
+
+  it('payouts sets the bank account (checked as a client IBAN) and the schedule; options left out keep their value', { timeout: 90_000 }, async () => {
+    const payouts = (...args: string[]) => keysCli(['payouts', '--environment', keys.environment_id, ...args, '--json'], env);
+    await expect(payouts('--schedule', 'daily')).rejects.toThrow(/a daily schedule needs --iban/);
+    await expect(payouts('--iban', 'ES9121000418450200051333')).rejects.toThrow(/--iban: /);
+    await expect(payouts('--schedule', 'hourly')).rejects.toThrow(/--schedule hourly: must be daily, weekly or manual/);
+    expect(JSON.parse(await payouts('--iban', 'es91 2100 0418 4502 0005 1332', '--schedule', 'weekly'))).toEqual({
+      environment_id: keys.environment_id,
+      iban: 'ES9121000418450200051332',
+      schedule: 'weekly',
+    });
+    expect(JSON.parse(await payouts('--schedule', 'manual'))).toMatchObject({ iban: 'ES9121000418450200051332', schedule: 'manual' });
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DEMO: 'false', LOG_LEVEL: 'silent', SECRETS_KEY: TEST_SECRETS_KEY, ...env });
+    const service: Service = await startService(config, pino({ level: 'silent' }), { background: false });
+    try {
+      const api = new Client(service.url, keys as never);
+      expect((await api.get('/payout_settings/')).body).toMatchObject({ iban: 'ES9121000418450200051332', schedule: 'manual' });
+    } finally {
+      await service.close();
+    }
+  });
 });

@@ -49,6 +49,10 @@ export function describeEvent(event: WebhookEvent): string {
     case 'transfer.paid':
     case 'transfer.failed':
       return `${event.type} ${event.data.amount} ${event.data.currency}: ${event.data.status}`;
+    case 'merchant_payout.created':
+    case 'merchant_payout.paid':
+    case 'merchant_payout.failed':
+      return `${event.type} ${event.data.amount} ${event.data.currency} to …${event.data.iban_last4}: ${event.data.status}`;
     case 'subscription.started':
     case 'subscription.paused':
     case 'subscription.resumed':

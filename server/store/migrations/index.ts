@@ -32,6 +32,7 @@ import { migration as m080 } from './080_source_sales';
 import { migration as m081 } from './081_balance_sources';
 import { migration as m082 } from './082_environment_mode';
 import { migration as m083 } from './083_disputes';
+import { migration as m084 } from './084_merchant_payouts';
 import { migration as m085 } from './085_save_card';
 import { migration as m086 } from './086_dashboard_figures';
 import { migration as m088 } from './088_one_store';
@@ -71,6 +72,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '081_balance_sources': m081,
   '082_environment_mode': m082,
   '083_disputes': m083,
+  '084_merchant_payouts': m084,
   '085_save_card': m085,
   '086_dashboard_figures': m086,
   '088_one_store': m088,

@@ -1,0 +1,268 @@
+import type { ExpressionBuilder } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import { uuidv7 } from '../domain/ids';
+import { merchantPayoutPostings, PAYOUT_TYPES, payoutAmount, type PayoutSchedule } from '../domain/merchant-payouts';
+import { type Db, inTransaction, type Tx } from './db';
+import type { Outbox } from './events';
+import { postMovement, reverseMovement } from './ledger';
+import { forUpdate, skipLocked } from './locking';
+import { countAndPage, type Page } from './paging';
+import type { BalanceTransactionRow, MerchantPayoutRow, MerchantPayoutSettingsRow, Tables } from './schema';
+
+// Payouts of the merchant's balance (docs/balance.md#payouts). A payout is made in one
+// database transaction: its row (unique per environment, currency and period), its lines
+// (the available balance transactions nobody has paid out, marked with its id by one
+// conditional UPDATE, so two payouts never share a line), its own `payout` balance
+// transaction (net −amount) and that one's ledger movement (merchant → payouts). The
+// payout job then asks the payout gateway and records the answer: paid, or failed with a
+// `payout_failure` balance transaction (+amount), the movement reversed and the lines
+// released for the next payout.
+
+export type PayoutSettings = Pick<MerchantPayoutSettingsRow, 'iban' | 'schedule'> & { updated_at: string | null };
+
+export async function payoutSettingsOf(db: Db, environmentId: string): Promise<PayoutSettings> {
+  const row = await db.selectFrom('merchant_payout_settings').selectAll().where('environment_id', '=', environmentId).executeTakeFirst();
+  return row ?? { iban: null, schedule: 'manual', updated_at: null };
+}
+
+export async function setPayoutSettings(db: Db, environmentId: string, s: Pick<MerchantPayoutSettingsRow, 'iban' | 'schedule'>, now: Date): Promise<PayoutSettings> {
+  const row: MerchantPayoutSettingsRow = { environment_id: environmentId, ...s, updated_at: now.toISOString() };
+  const { environment_id: _, ...set } = row;
+  await db.insertInto('merchant_payout_settings').values(row).onConflict((oc) => oc.column('environment_id').doUpdateSet(set)).execute();
+  return row;
+}
+
+/** Environments whose schedule pays out by itself, with their bank account. */
+export function scheduledEnvironments(db: Db): Promise<{ environment_id: string; iban: string; schedule: 'daily' | 'weekly' }[]> {
+  return db
+    .selectFrom('merchant_payout_settings')
+    .select(['environment_id', 'iban', 'schedule'])
+    .where('schedule', '!=', 'manual')
+    .where('iban', 'is not', null)
+    .orderBy('environment_id')
+    .$narrowType<{ iban: string; schedule: 'daily' | 'weekly' }>()
+    .execute();
+}
+
+/** Balance transactions that are due in a payout: available by `at` and not paid out yet. */
+const payable = (environmentId: string, currency: string | null, at: string) => (eb: ExpressionBuilder<Tables, 'balance_transactions'>) =>
+  eb.and([
+    eb('environment_id', '=', environmentId),
+    ...(currency ? [eb('currency', '=', currency)] : []),
+    eb('payout_id', 'is', null),
+    eb('available_on', '<=', at),
+  ]);
+
+/** Per currency, what a payout made now would pay (only positive sums), leaving out currencies with a payout in `period`. */
+export async function payableByCurrency(db: Db, environmentId: string, now: Date, period?: string): Promise<{ currency: string; amount: bigint }[]> {
+  let query = db
+    .selectFrom('balance_transactions')
+    .select((eb) => ['currency', eb.fn.sum<number | string>('net').as('amount')])
+    .where(payable(environmentId, null, now.toISOString()));
+  if (period !== undefined) {
+    query = query.where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('merchant_payouts as p')
+            .select('p.id')
+            .where('p.environment_id', '=', environmentId)
+            .where('p.period', '=', period)
+            .whereRef('p.currency', '=', 'balance_transactions.currency'),
+        ),
+      ),
+    );
+  }
+  const rows = await query.groupBy('currency').orderBy('currency').execute();
+  return rows.map((r) => ({ currency: r.currency, amount: BigInt(r.amount) })).filter((r) => r.amount > 0n);
+}
+
+export interface NewPayout {
+  environmentId: string;
+  currency: string;
+  /** A period key (domain/merchant-payouts.ts), or a function of the payout's id (manual). */
+  period: string | ((id: string) => string);
+  schedule: PayoutSchedule;
+  iban: string;
+  now: Date;
+}
+
+/**
+ * Makes a payout of what is payable in its currency; null, leaving nothing behind, when the
+ * period already has its payout or the lines would pay nothing. The row is written first:
+ * on SQLite that takes the one write lock at once (a transaction that read first could not
+ * take it while another process writes); on PostgreSQL a second payout of the period waits
+ * for the first and does nothing. The lines are read FOR UPDATE: a manual payout at the
+ * same time waits, then finds them taken.
+ */
+export async function makePayout(db: Db, outbox: Outbox, p: NewPayout): Promise<MerchantPayoutRow | null> {
+  const at = p.now.toISOString();
+  const id = uuidv7(p.now.getTime());
+  const period = typeof p.period === 'string' ? p.period : p.period(id);
+  return inTransaction(db, async (trx) => {
+    const row: MerchantPayoutRow = {
+      ...{ id, environment_id: p.environmentId, currency: p.currency, period, schedule: p.schedule, iban: p.iban, amount: 0, line_count: 0 },
+      ...{ status: 'pending', failure: null, locked_until: null, claimed_by: null, created_at: at, updated_at: at },
+    };
+    const inserted = await trx
+      .insertInto('merchant_payouts')
+      .values(row)
+      .onConflict((oc) => oc.columns(['environment_id', 'currency', 'period']).doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) return null;
+    const lines = await forUpdate(trx, trx.selectFrom('balance_transactions').select(['id', 'net']).where(payable(p.environmentId, p.currency, at)).orderBy('id')).execute();
+    const amount = payoutAmount(lines.map((l) => l.net));
+    if (amount === null) {
+      // Undone by hand rather than by a rollback: under an Idempotency-Key this runs inside the key's transaction.
+      await trx.deleteFrom('merchant_payouts').where('id', '=', id).execute();
+      return null;
+    }
+    const made = { ...row, amount: Number(amount), line_count: lines.length };
+    await trx.updateTable('merchant_payouts').set({ amount: made.amount, line_count: made.line_count }).where('id', '=', id).execute();
+    await takeLines(trx, id, lines.map((l) => l.id));
+    await recordOwn(trx, made, 'payout', -amount, p.now);
+    await postMovement(trx, outbox, {
+      environmentId: p.environmentId,
+      currency: p.currency,
+      movementId: id,
+      concept: 'payout to the merchant',
+      postings: merchantPayoutPostings(id, amount),
+      now: p.now,
+    });
+    await outbox.emit(trx, 'merchant_payout.created', id, p.now);
+    return made;
+  });
+}
+
+/** Marks the lines with their payout, 500 to a statement (SQLite's cap on bound parameters). */
+async function takeLines(trx: Tx, payoutId: string, ids: string[]) {
+  for (let i = 0; i < ids.length; i += 500) {
+    const some = ids.slice(i, i + 500);
+    const taken = await trx.updateTable('balance_transactions').set({ payout_id: payoutId }).where('id', 'in', some).where('payout_id', 'is', null).executeTakeFirst();
+    // Locked since the read (or the one writer's, on SQLite): nobody else can have taken one.
+    if (Number(taken.numUpdatedRows) !== some.length) throw new Error(`payout ${payoutId}: a line was taken meanwhile`);
+  }
+}
+
+/** The payout's own balance transaction: its money leaving the balance, or coming back. */
+async function recordOwn(trx: Tx, payout: MerchantPayoutRow, type: (typeof PAYOUT_TYPES)[number], net: bigint, now: Date) {
+  const at = now.toISOString();
+  const row: BalanceTransactionRow = {
+    ...{ id: uuidv7(now.getTime()), environment_id: payout.environment_id, type, sale_id: null, dispute_id: null, payout_id: payout.id, operation_id: null },
+    ...{ currency: payout.currency, amount: Number(net), fee: 0, net: Number(net), available_on: at, created_at: at },
+  };
+  await trx.insertInto('balance_transactions').values(row).execute();
+}
+
+/**
+ * Claims up to `limit` pending payouts until `now + leaseMs`, as the wallets' payouts are
+ * claimed (store/transfers.ts): candidates read with SKIP LOCKED, then one conditional
+ * UPDATE each outside any transaction, so of two processes racing for a payout exactly one
+ * gets it, and on SQLite no transaction has to turn a read into a write while another
+ * process writes. A process that dies holding one loses it when the lease runs out.
+ */
+export async function claimPendingPayouts(db: Db, now: Date, leaseMs: number, limit: number): Promise<MerchantPayoutRow[]> {
+  const at = now.toISOString();
+  const free = (eb: ExpressionBuilder<Tables, 'merchant_payouts'>) => eb.and([eb('status', '=', 'pending'), eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', at)])]);
+  const due = await skipLocked(db, db.selectFrom('merchant_payouts').select('id').where(free).orderBy('id').limit(limit)).execute();
+  const claimed: MerchantPayoutRow[] = [];
+  for (const { id } of due) {
+    const row = await db
+      .updateTable('merchant_payouts')
+      .set({ locked_until: new Date(now.getTime() + leaseMs).toISOString(), claimed_by: randomUUID() })
+      .where('id', '=', id)
+      .where(free)
+      .returningAll()
+      .executeTakeFirst();
+    if (row) claimed.push(row);
+  }
+  return claimed;
+}
+
+/** pending → paid, or → failed with the money returned and the lines released; once (false when already settled). */
+export async function settlePayout(db: Db, outbox: Outbox, payout: MerchantPayoutRow, failure: string | null, now: Date): Promise<boolean> {
+  return inTransaction(db, async (trx) => {
+    const done = await trx
+      .updateTable('merchant_payouts')
+      .set({ status: failure ? 'failed' : 'paid', failure, locked_until: null, claimed_by: null, updated_at: now.toISOString() })
+      .where('id', '=', payout.id)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    if (Number(done.numUpdatedRows) !== 1) return false;
+    if (failure) {
+      await trx.updateTable('balance_transactions').set({ payout_id: null }).where('payout_id', '=', payout.id).where('type', 'not in', [...PAYOUT_TYPES]).execute();
+      await recordOwn(trx, payout, 'payout_failure', BigInt(payout.amount), now);
+      await reverseMovement(trx, outbox, { movementId: payout.id, reversalId: uuidv7(now.getTime()), concept: 'payout to the merchant failed: returned', now });
+    }
+    await outbox.emit(trx, failure ? 'merchant_payout.failed' : 'merchant_payout.paid', payout.id, now);
+    return true;
+  });
+}
+
+export function getMerchantPayout(db: Db, environmentId: string | null, id: string): Promise<MerchantPayoutRow | undefined> {
+  let query = db.selectFrom('merchant_payouts').selectAll().where('id', '=', id);
+  if (environmentId !== null) query = query.where('environment_id', '=', environmentId);
+  return query.executeTakeFirst();
+}
+
+export type PayoutFilters = Partial<Pick<MerchantPayoutRow, 'status' | 'currency'>>;
+
+export function listMerchantPayouts(db: Db, environmentId: string, f: PayoutFilters, page: Page) {
+  let query = db.selectFrom('merchant_payouts').where('environment_id', '=', environmentId);
+  for (const [column, value] of Object.entries(f)) {
+    if (value !== undefined) query = query.where(column as keyof PayoutFilters, '=', value);
+  }
+  return countAndPage<MerchantPayoutRow>(query, page);
+}
+
+/** A payout's lines: the balance transactions it paid out (not its own), newest first. */
+export function payoutLines(db: Db, payoutId: string, page: Page) {
+  const query = db.selectFrom('balance_transactions').where('payout_id', '=', payoutId).where('type', 'not in', [...PAYOUT_TYPES]);
+  return countAndPage<BalanceTransactionRow>(query, page);
+}
+
+export interface SettlementRange {
+  environmentId: string;
+  /** One payout's lines… */
+  payoutId?: string;
+  /** … or those of the payouts made in [from, to) (ISO times), failed ones left out (their lines went back). */
+  from?: string;
+  to?: string;
+  batch?: number;
+}
+
+export type SettlementLine = BalanceTransactionRow & { payout: MerchantPayoutRow };
+
+/**
+ * The settlement report's lines, payout by payout (oldest first) and by id within one,
+ * read in batches that each start after the last id of the one before, as the dashboard
+ * exports are (store/exports.ts): one batch in memory, no cursor held open.
+ */
+export async function* settlementLines(db: Db, r: SettlementRange): AsyncGenerator<SettlementLine[]> {
+  const batch = r.batch ?? 500;
+  let payouts = db.selectFrom('merchant_payouts').selectAll().where('environment_id', '=', r.environmentId);
+  if (r.payoutId) payouts = payouts.where('id', '=', r.payoutId);
+  else payouts = payouts.where('created_at', '>=', r.from!).where('created_at', '<', r.to!).where('status', '!=', 'failed');
+  let afterPayout = '';
+  for (;;) {
+    const some = await payouts.where('id', '>', afterPayout).orderBy('id').limit(50).execute();
+    for (const payout of some) {
+      let after = '';
+      for (;;) {
+        const rows = await db
+          .selectFrom('balance_transactions')
+          .selectAll()
+          .where('payout_id', '=', payout.id)
+          .where('type', 'not in', [...PAYOUT_TYPES])
+          .where('id', '>', after)
+          .orderBy('id')
+          .limit(batch)
+          .execute();
+        if (rows.length) yield rows.map((row) => ({ ...row, payout }));
+        if (rows.length < batch) break;
+        after = rows[rows.length - 1]!.id;
+      }
+    }
+    if (some.length < 50) return;
+    afterPayout = some[some.length - 1]!.id;
+  }
+}
