@@ -9,7 +9,7 @@ import { roleAtLeast } from '../store/users';
 
 export const STYLESHEET = '/dashboard/assets/dashboard.css';
 
-export type Section = 'overview' | 'transactions' | 'disputes' | 'webhooks' | 'export' | 'keys' | 'team' | 'audit' | 'security';
+export type Section = 'overview' | 'transactions' | 'disputes' | 'webhooks' | 'export' | 'keys' | 'team' | 'audit' | 'security' | 'catalogue';
 
 export interface Chrome {
   text: DashboardText;
@@ -30,6 +30,7 @@ function Header({ text, session, active }: Chrome & { session: ActiveSession }) 
     ['disputes', '/dashboard/disputes/', t('nav.disputes')],
     ['webhooks', '/dashboard/webhooks/', t('nav.webhooks')],
     ['export', '/dashboard/export/', t('nav.export')],
+    ['catalogue', '/dashboard/catalogue/', t('nav.catalogue')],
   ];
   if (roleAtLeast(session.current.role, 'owner')) {
     links.push(['keys', '/dashboard/keys/', t('nav.keys')], ['team', '/dashboard/team/', t('nav.team')], ['audit', '/dashboard/audit/', t('nav.audit')]);

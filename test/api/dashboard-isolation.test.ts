@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogueForDashboard } from '../../server/api/catalogue-changes';
+import { GROUPS, type GroupName } from '../../server/dashboard/catalogue-form';
 import { dashboardRouter } from '../../server/dashboard/routes';
 import { listApiKeys } from '../../server/store/api-keys';
 import { auditOf } from '../../server/store/audit';
@@ -25,6 +27,8 @@ interface Shop {
   key: string;
   publicKey: string;
   ownerEmail: string;
+  /** One object of each catalogue group. */
+  catalogue: Record<GroupName, string>;
 }
 
 interface IdRoute {
@@ -63,7 +67,28 @@ const sale = (action: string): IdRoute[] => [
   { kind: 'id', method: 'POST', path: `/sales/:id/${action}/`, id: (s) => s.sale, form: { amount: '1.00', idempotency_key: action.padEnd(43, 'k') }, ownStatus: 303 },
 ];
 
+/** A catalogue group's pages and posts: its list, its form, one object, its edit and its enable / disable. */
+const catalogue = (group: GroupName): Route[] => [
+  { kind: 'page', path: `/catalogue/${group}/` },
+  { kind: 'page', path: `/catalogue/${group}/new/` },
+  { kind: 'own', path: `/catalogue/${group}/` },
+  { kind: 'id', method: 'GET', path: `/catalogue/${group}/:id/`, id: (s) => s.catalogue[group], ownStatus: 200 },
+  { kind: 'id', method: 'POST', path: `/catalogue/${group}/:id/`, id: (s) => s.catalogue[group], form: { name: 'Renamed here' }, ownStatus: 303 },
+  { kind: 'id', method: 'POST', path: `/catalogue/${group}/:id/enabled/`, id: (s) => s.catalogue[group], form: { enabled: 'false' }, ownStatus: 303 },
+];
+
+/** A create request for each catalogue group, through the API. */
+const CATALOGUE_BODIES: Record<GroupName, Record<string, unknown>> = {
+  product: { name: 'Isolated mug', price: 12, currency: 'EUR' },
+  plan: { name: 'Isolated club', amount: 9.5, currency: 'EUR', interval: 'month' },
+  tax: { name: 'Isolated VAT', rate: 21 },
+  shipping: { name: 'Isolated courier', price: 4.95, currency: 'EUR' },
+  coupon: { name: 'Isolated welcome', kind: 'percent', value: 10 },
+};
+
 const ROUTES: Route[] = [
+  { kind: 'page', path: '/catalogue/' },
+  ...GROUPS.flatMap(catalogue),
   { kind: 'public', method: 'GET', path: '/assets/dashboard.css' },
   { kind: 'public', method: 'GET', path: '/sign-in/' },
   { kind: 'public', method: 'POST', path: '/sign-in/' },
@@ -128,7 +153,9 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     await cancelToken(shop.url, cancelled.body.token);
     const event = (await shop.get(`/event/?object_id=${cancelled.body.id}`)).body.results[0];
     const [key] = await listApiKeys(t.service.deps.database.db, shop.keys.environment_id);
-    mine = { transaction: transaction.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email };
+    const objects = {} as Record<GroupName, string>;
+    for (const group of GROUPS) objects[group] = (await shop.post(`/${group}/`, CATALOGUE_BODIES[group])).body.id;
+    mine = { transaction: transaction.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email, catalogue: objects };
   });
   afterAll(() => t?.close());
 
@@ -137,18 +164,21 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     return methodOf(route) === 'GET' ? b.get(path) : b.post(path, form);
   };
   const expectNothingOf = (text: string) => {
-    for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop']) expect(text).not.toContain(marker);
+    for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop', ...Object.values(CATALOGUE_BODIES).map((b) => String(b.name)), ...Object.values(mine.catalogue)]) {
+      expect(text).not.toContain(marker);
+    }
   };
   /** What the id routes could change. */
   const state = async () => ({
     sale: (await shop.get(`/sale/${mine.sale}/`)).body,
     event: (await shop.get(`/event/${mine.event}/`)).body,
     keys: await listApiKeys(t.service.deps.database.db, shop.keys.environment_id),
+    catalogue: await Promise.all(GROUPS.map(async (group) => (await shop.get(`/${group}/${mine.catalogue[group]}/`)).body)),
     audit: (await auditOf(t.service.deps.database.db, shop.keys.environment_id, { limit: 1000, offset: 0 })).length,
   });
 
   it('the table lists every route of the dashboard router', () => {
-    const router = dashboardRouter(t.service.deps) as unknown as { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
+    const router = dashboardRouter(t.service.deps, { catalogue: catalogueForDashboard(t.service.deps) }) as unknown as { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
     const declared = router.stack.flatMap((layer) => (layer.route ? Object.keys(layer.route.methods).map((m) => `${m.toUpperCase()} ${layer.route!.path}`) : []));
     const listed = [...new Set(ROUTES.map((r) => `${methodOf(r)} ${r.path}`))];
     expect(listed.sort()).toEqual([...new Set(declared)].sort());
@@ -198,6 +228,13 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     expect((await stranger.post('/dashboard/account/security/totp/confirm/', { code: '000000' })).status).toBe(400);
     expect((await stranger.post('/dashboard/account/security/totp/disable/', { password: 'x', code: '000000' })).status).toBe(400);
     expect({ keys: await listApiKeys(db, env), members: await membersOf(db, env), totp: await totp() }).toEqual(before);
+    // A catalogue object made by the stranger is the stranger's.
+    const products = (await shop.get('/product/')).body.count;
+    for (const group of GROUPS) expect((await stranger.post(`/dashboard/catalogue/${group}/`, { name: 'Stranger thing' })).status).not.toBe(500);
+    const made = await stranger.post('/dashboard/catalogue/product/', { name: 'Stranger mug', price: '3', currency: 'EUR' });
+    expect(made.status).toBe(303);
+    expect((await shop.get('/product/')).body.count).toBe(products);
+    expect((await other.get('/product/')).body.results.map((p: { name: string }) => p.name)).toContain('Stranger mug');
     // Signing out, even everywhere, ends the stranger's sessions only.
     const again = (await member(t, other, 'owner')).browser;
     expect((await again.post('/dashboard/sign-out-everywhere/', {})).status).toBe(303);
