@@ -9,7 +9,7 @@ import { roleAtLeast } from '../store/users';
 
 export const STYLESHEET = '/dashboard/assets/dashboard.css';
 
-export type Section = 'overview' | 'transactions' | 'disputes' | 'webhooks' | 'export' | 'keys' | 'team' | 'audit' | 'security' | 'catalogue';
+export type Section = 'overview' | 'transactions' | 'disputes' | 'webhooks' | 'export' | 'keys' | 'team' | 'audit' | 'security' | 'catalogue' | 'clients';
 
 export interface Chrome {
   text: DashboardText;
@@ -31,6 +31,7 @@ function Header({ text, session, active }: Chrome & { session: ActiveSession }) 
     ['webhooks', '/dashboard/webhooks/', t('nav.webhooks')],
     ['export', '/dashboard/export/', t('nav.export')],
     ['catalogue', '/dashboard/catalogue/', t('nav.catalogue')],
+    ['clients', '/dashboard/clients/', t('nav.clients')],
   ];
   if (roleAtLeast(session.current.role, 'owner')) {
     links.push(['keys', '/dashboard/keys/', t('nav.keys')], ['team', '/dashboard/team/', t('nav.team')], ['audit', '/dashboard/audit/', t('nav.audit')]);

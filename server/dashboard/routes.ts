@@ -21,6 +21,7 @@ import { signInRoutes } from './sign-in-routes';
 import { teamRoutes } from './team-routes';
 import { webhookRoutes } from './webhook-routes';
 import { catalogueRoutes } from './catalogue-routes';
+import { clientRoutes } from './client-routes';
 import type { CatalogueGroupPort } from './catalogue-form';
 import { STYLESHEET } from './layout';
 import { overviewPage } from './pages';
@@ -101,6 +102,7 @@ export function dashboardRouter(deps: Deps, ports: DashboardPorts): IRouter {
   webhookRoutes(router, kit);
   exportRoutes(router, kit);
   catalogueRoutes(router, kit, ports.catalogue);
+  clientRoutes(router, kit);
   router.use(kit.notFound);
   return router;
 }

@@ -6,6 +6,7 @@ import { listApiKeys } from '../../server/store/api-keys';
 import { auditOf } from '../../server/store/audit';
 import { membersOf } from '../../server/store/users';
 import { type Browser, member } from './dashboard';
+import { clientBody, documentBody, IBANS } from './documents';
 import { type Client, ENGINES, startTestService, type TestService, transactionBody } from './harness';
 import { cancelToken, paidTransaction, priced } from './pay';
 
@@ -29,6 +30,10 @@ interface Shop {
   ownerEmail: string;
   /** One object of each catalogue group. */
   catalogue: Record<GroupName, string>;
+  client: string;
+  /** Two pending documents: one to accept, one to reject. */
+  documents: [string, string];
+  iban: string;
 }
 
 interface IdRoute {
@@ -88,6 +93,10 @@ const CATALOGUE_BODIES: Record<GroupName, Record<string, unknown>> = {
 
 const ROUTES: Route[] = [
   { kind: 'page', path: '/catalogue/' },
+  { kind: 'page', path: '/clients/' },
+  { kind: 'id', method: 'GET', path: '/clients/:id/', id: (s) => s.client, ownStatus: 200 },
+  { kind: 'id', method: 'POST', path: '/documents/:id/accept/', id: (s) => s.documents[0], ownStatus: 303 },
+  { kind: 'id', method: 'POST', path: '/documents/:id/reject/', id: (s) => s.documents[1], form: { reason: 'Blurred' }, ownStatus: 303 },
   ...GROUPS.flatMap(catalogue),
   { kind: 'public', method: 'GET', path: '/assets/dashboard.css' },
   { kind: 'public', method: 'GET', path: '/sign-in/' },
@@ -155,7 +164,11 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     const [key] = await listApiKeys(t.service.deps.database.db, shop.keys.environment_id);
     const objects = {} as Record<GroupName, string>;
     for (const group of GROUPS) objects[group] = (await shop.post(`/${group}/`, CATALOGUE_BODIES[group])).body.id;
-    mine = { transaction: transaction.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email, catalogue: objects };
+    const client = (await shop.post('/client/', clientBody({ name: 'Isolated Ada', email: 'isolated.ada@shop.example' }))).body;
+    const iban = (await shop.post(`/client/${client.id}/iban/`, { iban: IBANS.ES })).body;
+    const upload = async (name: string) => (await shop.post(`/client/${client.id}/document/`, documentBody({ name }))).body.id as string;
+    const documents: [string, string] = [await upload('isolated-front.pdf'), await upload('isolated-back.pdf')];
+    mine = { transaction: transaction.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email, catalogue: objects, client: client.id, documents, iban: iban.id };
   });
   afterAll(() => t?.close());
 
@@ -164,7 +177,7 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     return methodOf(route) === 'GET' ? b.get(path) : b.post(path, form);
   };
   const expectNothingOf = (text: string) => {
-    for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop', ...Object.values(CATALOGUE_BODIES).map((b) => String(b.name)), ...Object.values(mine.catalogue)]) {
+    for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop', ...Object.values(CATALOGUE_BODIES).map((b) => String(b.name)), ...Object.values(mine.catalogue), mine.client, ...mine.documents, mine.iban, 'Isolated Ada', 'isolated.ada@', 'isolated-front', 'ES91']) {
       expect(text).not.toContain(marker);
     }
   };
@@ -173,6 +186,8 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     sale: (await shop.get(`/sale/${mine.sale}/`)).body,
     event: (await shop.get(`/event/${mine.event}/`)).body,
     keys: await listApiKeys(t.service.deps.database.db, shop.keys.environment_id),
+    client: (await shop.get(`/client/${mine.client}/`)).body,
+    documents: (await shop.get(`/client/${mine.client}/document/`)).body,
     catalogue: await Promise.all(GROUPS.map(async (group) => (await shop.get(`/${group}/${mine.catalogue[group]}/`)).body)),
     audit: (await auditOf(t.service.deps.database.db, shop.keys.environment_id, { limit: 1000, offset: 0 })).length,
   });
@@ -203,6 +218,9 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     expect(theirs.status).toBe(200);
     expectNothingOf(theirs.text);
     // A search for this environment's things finds nothing either.
+    if (path === '/clients/') {
+      for (const q of ['Isolated', 'isolated.ada', 'Ada']) expect((await stranger.get(`/dashboard/clients/?q=${q}`)).text).toContain('No clients match');
+    }
     if (path === '/transactions/') {
       for (const q of [mine.orderId, mine.transaction, '10.00', '4242']) {
         const found = await stranger.get(`/dashboard/transactions/?q=${q}`);
