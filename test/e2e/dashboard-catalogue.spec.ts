@@ -72,7 +72,10 @@ test('create a product in the dashboard and see it in the API; disable it', asyn
   await page.getByRole('button', { name: 'Disable' }).click();
   await expect(page.getByRole('status')).toContainText('Disabled');
   expect((await service.api('GET', `/product/${product.id}/`)).body.enabled).toBe(false);
+  await page.getByRole('link', { name: 'Products' }).click();
+  await expect(page.getByRole('cell', { name: 'Disabled' })).toBeVisible();
   await page.getByRole('link', { name: 'Plans' }).click();
+  await expect(page.getByRole('link', { name: 'New plan' })).toBeVisible();
   await expectAccessible(page);
   expect(scripts).toEqual([]);
 });
@@ -89,7 +92,7 @@ test('approve a document from the client page: the client becomes enabled by com
 
   await signUp(page, 'compliance@shop.example');
   await page.getByRole('link', { name: 'Clients' }).click();
-  await page.getByLabel('Search by name or email').fill('nasa.example');
+  await page.getByRole('searchbox', { name: 'Search by name or email' }).fill('nasa.example');
   await page.getByRole('button', { name: 'Apply' }).click();
   await expectAccessible(page);
   await page.getByRole('link', { name: 'Katherine Johnson' }).click();
