@@ -9,7 +9,7 @@ import { roleAtLeast } from '../store/users';
 
 export const STYLESHEET = '/dashboard/assets/dashboard.css';
 
-export type Section = 'overview' | 'transactions' | 'disputes' | 'webhooks' | 'export' | 'keys' | 'team' | 'audit' | 'security' | 'catalogue' | 'clients';
+export type Section = 'overview' | 'transactions' | 'disputes' | 'webhooks' | 'export' | 'keys' | 'team' | 'audit' | 'security' | 'catalogue' | 'clients' | 'subscriptions';
 
 export interface Chrome {
   text: DashboardText;
@@ -32,6 +32,7 @@ function Header({ text, session, active }: Chrome & { session: ActiveSession }) 
     ['export', '/dashboard/export/', t('nav.export')],
     ['catalogue', '/dashboard/catalogue/', t('nav.catalogue')],
     ['clients', '/dashboard/clients/', t('nav.clients')],
+    ['subscriptions', '/dashboard/subscriptions/', t('nav.subscriptions')],
   ];
   if (roleAtLeast(session.current.role, 'owner')) {
     links.push(['keys', '/dashboard/keys/', t('nav.keys')], ['team', '/dashboard/team/', t('nav.team')], ['audit', '/dashboard/audit/', t('nav.audit')]);

@@ -22,6 +22,7 @@ import { teamRoutes } from './team-routes';
 import { webhookRoutes } from './webhook-routes';
 import { catalogueRoutes } from './catalogue-routes';
 import { clientRoutes } from './client-routes';
+import { subscriptionRoutes } from './subscription-routes';
 import type { CatalogueGroupPort } from './catalogue-form';
 import { STYLESHEET } from './layout';
 import { overviewPage } from './pages';
@@ -103,6 +104,7 @@ export function dashboardRouter(deps: Deps, ports: DashboardPorts): IRouter {
   exportRoutes(router, kit);
   catalogueRoutes(router, kit, ports.catalogue);
   clientRoutes(router, kit);
+  subscriptionRoutes(router, kit);
   router.use(kit.notFound);
   return router;
 }

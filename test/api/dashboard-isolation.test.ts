@@ -8,7 +8,8 @@ import { membersOf } from '../../server/store/users';
 import { type Browser, member } from './dashboard';
 import { clientBody, documentBody, IBANS } from './documents';
 import { type Client, ENGINES, startTestService, type TestService, transactionBody } from './harness';
-import { cancelToken, paidTransaction, priced } from './pay';
+import { cancelToken, paidTransaction, priced, SANDBOX_CARD } from './pay';
+import { TEST_CARDS } from '../../server/payments/sandbox';
 
 // The dashboard's part of the isolation suite (isolation.test.ts has the API's): every
 // dashboard route, from a route table checked against the router itself, called by an
@@ -34,6 +35,8 @@ interface Shop {
   /** Two pending documents: one to accept, one to reject. */
   documents: [string, string];
   iban: string;
+  /** Active: paused, resumed, then stopped by the owner here. */
+  subscription: string;
 }
 
 interface IdRoute {
@@ -94,6 +97,12 @@ const CATALOGUE_BODIES: Record<GroupName, Record<string, unknown>> = {
 const ROUTES: Route[] = [
   { kind: 'page', path: '/catalogue/' },
   { kind: 'page', path: '/clients/' },
+  { kind: 'page', path: '/subscriptions/' },
+  { kind: 'id', method: 'POST', path: '/subscriptions/:id/pause/', id: (s) => s.subscription, ownStatus: 303 },
+  { kind: 'id', method: 'POST', path: '/subscriptions/:id/resume/', id: (s) => s.subscription, ownStatus: 303 },
+  // The confirmation, then the confirmed stop.
+  { kind: 'id', method: 'POST', path: '/subscriptions/:id/stop/', id: (s) => s.subscription, ownStatus: 200 },
+  { kind: 'id', method: 'POST', path: '/subscriptions/:id/stop/', id: (s) => s.subscription, form: { confirm: 'yes' }, ownStatus: 303 },
   { kind: 'id', method: 'GET', path: '/clients/:id/', id: (s) => s.client, ownStatus: 200 },
   { kind: 'id', method: 'POST', path: '/documents/:id/accept/', id: (s) => s.documents[0], ownStatus: 303 },
   { kind: 'id', method: 'POST', path: '/documents/:id/reject/', id: (s) => s.documents[1], form: { reason: 'Blurred' }, ownStatus: 303 },
@@ -168,7 +177,11 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     const iban = (await shop.post(`/client/${client.id}/iban/`, { iban: IBANS.ES })).body;
     const upload = async (name: string) => (await shop.post(`/client/${client.id}/document/`, documentBody({ name }))).body.id as string;
     const documents: [string, string] = [await upload('isolated-front.pdf'), await upload('isolated-back.pdf')];
-    mine = { transaction: transaction.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email, catalogue: objects, client: client.id, documents, iban: iban.id };
+    const plan = (await shop.post('/plan/', { name: 'Isolated plan', amount: 5, currency: 'EUR', interval: 'month' })).body;
+    const card = (await shop.post('/authorization/', { gateway: SANDBOX_CARD, card: { number: TEST_CARDS.approved, expiry: '12/34', cvc: '123', name: 'A' } })).body;
+    const subscription = (await shop.post('/subscription/', { plan: plan.id, authorization: card.id, subscription_id: 'isolated-sub' })).body;
+    expect((await shop.post(`/subscription/${subscription.id}/start/`, undefined)).body.status).toBe('active');
+    mine = { subscription: subscription.id, transaction: transaction.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email, catalogue: objects, client: client.id, documents, iban: iban.id };
   });
   afterAll(() => t?.close());
 
@@ -177,7 +190,7 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     return methodOf(route) === 'GET' ? b.get(path) : b.post(path, form);
   };
   const expectNothingOf = (text: string) => {
-    for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop', ...Object.values(CATALOGUE_BODIES).map((b) => String(b.name)), ...Object.values(mine.catalogue), mine.client, ...mine.documents, mine.iban, 'Isolated Ada', 'isolated.ada@', 'isolated-front', 'ES91']) {
+    for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop', ...Object.values(CATALOGUE_BODIES).map((b) => String(b.name)), ...Object.values(mine.catalogue), mine.client, ...mine.documents, mine.iban, mine.subscription, 'isolated-sub', 'Isolated plan', 'Isolated Ada', 'isolated.ada@', 'isolated-front', 'ES91']) {
       expect(text).not.toContain(marker);
     }
   };
@@ -187,6 +200,7 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     event: (await shop.get(`/event/${mine.event}/`)).body,
     keys: await listApiKeys(t.service.deps.database.db, shop.keys.environment_id),
     client: (await shop.get(`/client/${mine.client}/`)).body,
+    subscription: (await shop.get(`/subscription/${mine.subscription}/`)).body,
     documents: (await shop.get(`/client/${mine.client}/document/`)).body,
     catalogue: await Promise.all(GROUPS.map(async (group) => (await shop.get(`/${group}/${mine.catalogue[group]}/`)).body)),
     audit: (await auditOf(t.service.deps.database.db, shop.keys.environment_id, { limit: 1000, offset: 0 })).length,

@@ -3,6 +3,7 @@ import type { Page } from '@playwright/test';
 import { expect, type Service, startService, test } from './fixtures';
 import { invite } from './dashboard-data';
 import { LAPTOP } from './screen';
+import { SANDBOX_CARD_ID, TEST_CARDS } from '../../server/payments/sandbox';
 
 // The catalogue and the clients in a real browser, with no script: a product created in
 // the dashboard is the API's product; a document approved in the dashboard is accepted as
@@ -112,4 +113,27 @@ test('approve a document from the client page: the client becomes enabled by com
   await expect(page.getByRole('status')).toHaveText('Document rejected.');
   await expectAccessible(page);
   expect((await service.api('GET', `/client/${client.id}/document/${other.id}/`)).body).toMatchObject({ status: 'rejected', status_reason: 'Expired in 2019' });
+});
+
+test('pause and stop a subscription from the subscriptions page', async ({ page }) => {
+  test.setTimeout(120_000);
+  const plan = (await service.api('POST', '/plan/', { name: 'Tea club', amount: 12, currency: 'EUR', interval: 'month' })).body;
+  const card = await service.api('POST', '/authorization/', { gateway: SANDBOX_CARD_ID, card: { number: TEST_CARDS.approved, expiry: '12/34', cvc: '123', name: 'Ada Lovelace' } });
+  expect(card.status, JSON.stringify(card.body)).toBe(201);
+  const sub = (await service.api('POST', '/subscription/', { plan: plan.id, authorization: card.body.id, subscription_id: 'tea-7' })).body;
+  expect((await service.api('POST', `/subscription/${sub.id}/start/`)).body.status).toBe('active');
+
+  await signUp(page, 'subscriptions@shop.example');
+  await page.getByRole('link', { name: 'Subscriptions' }).click();
+  await expect(page.getByRole('cell', { name: 'Tea club · tea-7', exact: true })).toBeVisible();
+  await expectAccessible(page);
+  await page.getByRole('button', { name: 'Pause Tea club · tea-7' }).click();
+  await expect(page.getByRole('status')).toContainText('Paused');
+  expect((await service.api('GET', `/subscription/${sub.id}/`)).body.status).toBe('paused');
+  await page.getByRole('button', { name: 'Stop Tea club · tea-7' }).click();
+  await expect(page.getByRole('heading', { name: 'Stop this subscription?' })).toBeVisible();
+  await expectAccessible(page);
+  await page.getByRole('button', { name: 'Yes, stop it' }).click();
+  await expect(page.getByRole('status')).toHaveText('Stopped.');
+  expect((await service.api('GET', `/subscription/${sub.id}/`)).body.status).toBe('stopped');
 });
