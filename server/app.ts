@@ -3,6 +3,7 @@ import express, { type ErrorRequestHandler, type Express } from 'express';
 import helmet from 'helmet';
 import { apiRouter, openApiDocument } from './api';
 import { gatewayNotifyRouter } from './api/gateway-notify';
+import { catalogueForDashboard } from './api/catalogue-changes';
 import { assetsRouter, loadScreenAssets } from './checkout/assets';
 import { brandRouter } from './checkout/brand';
 import { addressLimit } from './checkout/limits';
@@ -74,7 +75,7 @@ export function createApp(deps: Deps, ops?: OpsRoutes): RequestListener {
     apiRouter(deps),
   );
   app.use(gatewayNotifyRouter(deps));
-  mountDashboard(app, deps);
+  mountDashboard(app, deps, { catalogue: catalogueForDashboard(deps) });
   app.use(assetsRouter());
   app.use(brandRouter(deps));
   app.use(docsRouter({ openapi: () => openApiDocument() }));

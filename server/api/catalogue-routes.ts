@@ -1,11 +1,12 @@
 import type { z } from 'zod';
 import type { Deps } from '../deps';
 import { listPage, pageEnvelopeSchema, type PageQuery, pageQuery } from '../http/pagination';
-import { ApiError, invalid } from '../http/problem';
+import { ApiError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
-import { type CatalogueTable, deleteItem, getItem, insertItem, listItems, updateItem } from '../store/catalogue';
+import { type CatalogueTable, deleteItem, getItem, listItems } from '../store/catalogue';
 import { inTransaction, type Tx } from '../store/db';
 import type { CatalogueFamily, EventType } from '../store/events';
+import { changeCatalogueItem, createCatalogueItem } from './catalogue-changes';
 import { CATALOGUE, CATALOGUE_VIEWS, type Group, patchOf, type viewOf } from './catalogue';
 import { EXAMPLE_TIME, IDS, page } from './examples';
 
@@ -33,13 +34,9 @@ function kitOf<T extends CatalogueTable>(g: Group<T, z.ZodObject>) {
     item: `/${g.group}/{id}/`,
     tag: g.title,
     notFound: () => new ApiError('not_found', `No ${g.group} with this id`),
-    /** Every change of a catalogue object is an event (`product.created`, …), written with the change. */
-    emit: (trx: Tx, change: 'created' | 'updated' | 'deleted', id: string, deps: Deps, now: Date) =>
+    /** Every change of a catalogue object is an event (`product.created`, …), written with the change (catalogue-changes.ts for the others). */
+    emit: (trx: Tx, change: 'deleted', id: string, deps: Deps, now: Date) =>
       deps.outbox.emit(trx, `${g.group}.${change}` as EventType, id, now),
-    build: (value: z.output<typeof g.fields>) => {
-      g.check?.(value);
-      return g.toRow(value);
-    },
   };
 }
 
@@ -88,12 +85,7 @@ function createRoute<T extends CatalogueTable>(k: Kit<T>): RouteDef {
     response: k.output,
     status: 201,
     async handler({ env, body, deps, db }) {
-      const now = deps.now();
-      return inTransaction(db, async (trx) => {
-        const row = await insertItem(trx, k.g.table, env.id, k.build(body), now);
-        await k.emit(trx, 'created', row.id, deps, now);
-        return k.present(row);
-      });
+      return k.present(await createCatalogueItem(deps, db, k.g, env.id, body));
     },
   });
 }
@@ -131,17 +123,9 @@ function updateRoute<T extends CatalogueTable>(k: Kit<T>): RouteDef {
     response: k.output,
     status: 200,
     async handler({ env, params, body, deps, db }) {
-      const row = await getItem(db, g.table, env.id, params.id!);
-      if (!row) throw k.notFound();
-      const merged = g.fields.safeParse({ ...g.toApi(row), ...body });
-      if (!merged.success) throw invalid(merged.error);
-      const now = deps.now();
-      return inTransaction(db, async (trx) => {
-        const updated = await updateItem(trx, g.table, env.id, params.id!, k.build(merged.data), now);
-        if (!updated) throw k.notFound();
-        await k.emit(trx, 'updated', updated.id, deps, now);
-        return k.present(updated);
-      });
+      const updated = await changeCatalogueItem(deps, db, g, env.id, params.id!, body);
+      if (!updated) throw k.notFound();
+      return k.present(updated);
     },
   });
 }

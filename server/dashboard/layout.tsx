@@ -9,7 +9,20 @@ import { roleAtLeast } from '../store/users';
 
 export const STYLESHEET = '/dashboard/assets/dashboard.css';
 
-export type Section = 'overview' | 'transactions' | 'disputes' | 'webhooks' | 'export' | 'keys' | 'team' | 'audit' | 'security' | 'settings';
+export type Section =
+  | 'overview'
+  | 'transactions'
+  | 'disputes'
+  | 'webhooks'
+  | 'export'
+  | 'keys'
+  | 'team'
+  | 'audit'
+  | 'security'
+  | 'settings'
+  | 'catalogue'
+  | 'clients'
+  | 'subscriptions';
 
 export interface Chrome {
   text: DashboardText;
@@ -30,6 +43,9 @@ function Header({ text, session, active }: Chrome & { session: ActiveSession }) 
     ['disputes', '/dashboard/disputes/', t('nav.disputes')],
     ['webhooks', '/dashboard/webhooks/', t('nav.webhooks')],
     ['export', '/dashboard/export/', t('nav.export')],
+    ['catalogue', '/dashboard/catalogue/', t('nav.catalogue')],
+    ['clients', '/dashboard/clients/', t('nav.clients')],
+    ['subscriptions', '/dashboard/subscriptions/', t('nav.subscriptions')],
   ];
   if (roleAtLeast(session.current.role, 'owner')) {
     links.push(['keys', '/dashboard/keys/', t('nav.keys')], ['team', '/dashboard/team/', t('nav.team')], ['audit', '/dashboard/audit/', t('nav.audit')]);

@@ -146,6 +146,15 @@ const ACTIONS: Record<string, DashboardKey> = {
   totp_disabled: 'audit.action.totp_disabled',
   totp_disable_failed: 'audit.action.totp_disable_failed',
   settings_changed: 'audit.action.settings_changed',
+  catalogue_created: 'audit.action.catalogue_created',
+  catalogue_updated: 'audit.action.catalogue_updated',
+  catalogue_enabled: 'audit.action.catalogue_enabled',
+  catalogue_disabled: 'audit.action.catalogue_disabled',
+  document_accepted: 'audit.action.document_accepted',
+  document_rejected: 'audit.action.document_rejected',
+  subscription_pause: 'audit.action.subscription_pause',
+  subscription_resume: 'audit.action.subscription_resume',
+  subscription_stop: 'audit.action.subscription_stop',
 };
 
 function describeAction(text: DashboardText, row: AuditRow): string {

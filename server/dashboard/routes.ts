@@ -21,6 +21,10 @@ import { saleRoutes } from './sale-routes';
 import { signInRoutes } from './sign-in-routes';
 import { teamRoutes } from './team-routes';
 import { webhookRoutes } from './webhook-routes';
+import { catalogueRoutes } from './catalogue-routes';
+import { clientRoutes } from './client-routes';
+import { subscriptionRoutes } from './subscription-routes';
+import type { CatalogueGroupPort } from './catalogue-form';
 import { STYLESHEET } from './layout';
 import { foldFigures } from './home-figures';
 import { overviewPage } from './pages';
@@ -34,9 +38,14 @@ import { settingsRoutes } from './settings-routes';
 
 const switchForm = z.object({ environment: z.string().max(64) });
 
+/** What the dashboard is handed by the app rather than importing it: the API's catalogue rules and use cases. */
+export interface DashboardPorts {
+  catalogue: CatalogueGroupPort[];
+}
+
 const css = readFileSync(new URL('./dashboard.css', import.meta.url), 'utf8');
 
-export function dashboardRouter(deps: Deps): IRouter {
+export function dashboardRouter(deps: Deps, ports: DashboardPorts): IRouter {
   const router = express.Router({ strict: true });
   const db = deps.database.db;
   const kit = dashboardKit(deps);
@@ -100,12 +109,15 @@ export function dashboardRouter(deps: Deps): IRouter {
   webhookRoutes(router, kit);
   exportRoutes(router, kit);
   settingsRoutes(router, kit);
+  catalogueRoutes(router, kit, ports.catalogue);
+  clientRoutes(router, kit);
+  subscriptionRoutes(router, kit);
   router.use(kit.notFound);
   return router;
 }
 
 /** Mounts the dashboard; `/dashboard` without its slash is sent to it. */
-export function mountDashboard(app: express.Express, deps: Deps): void {
+export function mountDashboard(app: express.Express, deps: Deps, ports: DashboardPorts): void {
   app.get('/dashboard', (_req, res) => res.redirect(308, '/dashboard/'));
-  app.use('/dashboard', dashboardRouter(deps));
+  app.use('/dashboard', dashboardRouter(deps, ports));
 }

@@ -1,12 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogueForDashboard } from '../../server/api/catalogue-changes';
+import { GROUPS, type GroupName } from '../../server/dashboard/catalogue-form';
 import { dashboardRouter } from '../../server/dashboard/routes';
 import { listApiKeys } from '../../server/store/api-keys';
 import { auditOf } from '../../server/store/audit';
 import { getBrand } from '../../server/store/branding';
 import { membersOf } from '../../server/store/users';
 import { type Browser, member } from './dashboard';
+import { clientBody, documentBody, IBANS } from './documents';
 import { type Client, ENGINES, startTestService, type TestService, transactionBody } from './harness';
-import { cancelToken, paidTransaction, priced } from './pay';
+import { cancelToken, paidTransaction, priced, SANDBOX_CARD } from './pay';
+import { TEST_CARDS } from '../../server/payments/sandbox';
 
 // The dashboard's part of the isolation suite (isolation.test.ts has the API's): every
 // dashboard route, from a route table checked against the router itself, called by an
@@ -26,6 +30,14 @@ interface Shop {
   key: string;
   publicKey: string;
   ownerEmail: string;
+  /** One object of each catalogue group. */
+  catalogue: Record<GroupName, string>;
+  client: string;
+  /** Two pending documents: one to accept, one to reject. */
+  documents: [string, string];
+  iban: string;
+  /** Active: paused, resumed, then stopped by the owner here. */
+  subscription: string;
 }
 
 interface IdRoute {
@@ -64,7 +76,38 @@ const sale = (action: string): IdRoute[] => [
   { kind: 'id', method: 'POST', path: `/sales/:id/${action}/`, id: (s) => s.sale, form: { amount: '1.00', idempotency_key: action.padEnd(43, 'k') }, ownStatus: 303 },
 ];
 
+/** A catalogue group's pages and posts: its list, its form, one object, its edit and its enable / disable. */
+const catalogue = (group: GroupName): Route[] => [
+  { kind: 'page', path: `/catalogue/${group}/` },
+  { kind: 'page', path: `/catalogue/${group}/new/` },
+  { kind: 'own', path: `/catalogue/${group}/` },
+  { kind: 'id', method: 'GET', path: `/catalogue/${group}/:id/`, id: (s) => s.catalogue[group], ownStatus: 200 },
+  { kind: 'id', method: 'POST', path: `/catalogue/${group}/:id/`, id: (s) => s.catalogue[group], form: { name: 'Renamed here' }, ownStatus: 303 },
+  { kind: 'id', method: 'POST', path: `/catalogue/${group}/:id/enabled/`, id: (s) => s.catalogue[group], form: { enabled: 'false' }, ownStatus: 303 },
+];
+
+/** A create request for each catalogue group, through the API. */
+const CATALOGUE_BODIES: Record<GroupName, Record<string, unknown>> = {
+  product: { name: 'Isolated mug', price: 12, currency: 'EUR' },
+  plan: { name: 'Isolated club', amount: 9.5, currency: 'EUR', interval: 'month' },
+  tax: { name: 'Isolated VAT', rate: 21 },
+  shipping: { name: 'Isolated courier', price: 4.95, currency: 'EUR' },
+  coupon: { name: 'Isolated welcome', kind: 'percent', value: 10 },
+};
+
 const ROUTES: Route[] = [
+  { kind: 'page', path: '/catalogue/' },
+  { kind: 'page', path: '/clients/' },
+  { kind: 'page', path: '/subscriptions/' },
+  { kind: 'id', method: 'POST', path: '/subscriptions/:id/pause/', id: (s) => s.subscription, ownStatus: 303 },
+  { kind: 'id', method: 'POST', path: '/subscriptions/:id/resume/', id: (s) => s.subscription, ownStatus: 303 },
+  // The confirmation, then the confirmed stop.
+  { kind: 'id', method: 'POST', path: '/subscriptions/:id/stop/', id: (s) => s.subscription, ownStatus: 200 },
+  { kind: 'id', method: 'POST', path: '/subscriptions/:id/stop/', id: (s) => s.subscription, form: { confirm: 'yes' }, ownStatus: 303 },
+  { kind: 'id', method: 'GET', path: '/clients/:id/', id: (s) => s.client, ownStatus: 200 },
+  { kind: 'id', method: 'POST', path: '/documents/:id/accept/', id: (s) => s.documents[0], ownStatus: 303 },
+  { kind: 'id', method: 'POST', path: '/documents/:id/reject/', id: (s) => s.documents[1], form: { reason: 'Blurred' }, ownStatus: 303 },
+  ...GROUPS.flatMap(catalogue),
   { kind: 'public', method: 'GET', path: '/assets/dashboard.css' },
   { kind: 'public', method: 'GET', path: '/sign-in/' },
   { kind: 'public', method: 'POST', path: '/sign-in/' },
@@ -131,7 +174,17 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     await cancelToken(shop.url, cancelled.body.token);
     const event = (await shop.get(`/event/?object_id=${cancelled.body.id}`)).body.results[0];
     const [key] = await listApiKeys(t.service.deps.database.db, shop.keys.environment_id);
-    mine = { transaction: transaction.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email };
+    const objects = {} as Record<GroupName, string>;
+    for (const group of GROUPS) objects[group] = (await shop.post(`/${group}/`, CATALOGUE_BODIES[group])).body.id;
+    const client = (await shop.post('/client/', clientBody({ name: 'Isolated Ada', email: 'isolated.ada@shop.example' }))).body;
+    const iban = (await shop.post(`/client/${client.id}/iban/`, { iban: IBANS.ES })).body;
+    const upload = async (name: string) => (await shop.post(`/client/${client.id}/document/`, documentBody({ name }))).body.id as string;
+    const documents: [string, string] = [await upload('isolated-front.pdf'), await upload('isolated-back.pdf')];
+    const plan = (await shop.post('/plan/', { name: 'Isolated plan', amount: 5, currency: 'EUR', interval: 'month' })).body;
+    const card = (await shop.post('/authorization/', { gateway: SANDBOX_CARD, card: { number: TEST_CARDS.approved, expiry: '12/34', cvc: '123', name: 'A' } })).body;
+    const subscription = (await shop.post('/subscription/', { plan: plan.id, authorization: card.id, subscription_id: 'isolated-sub' })).body;
+    expect((await shop.post(`/subscription/${subscription.id}/start/`, undefined)).body.status).toBe('active');
+    mine = { subscription: subscription.id, transaction: transaction.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email, catalogue: objects, client: client.id, documents, iban: iban.id };
   });
   afterAll(() => t?.close());
 
@@ -140,18 +193,24 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     return methodOf(route) === 'GET' ? b.get(path) : b.post(path, form);
   };
   const expectNothingOf = (text: string) => {
-    for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop']) expect(text).not.toContain(marker);
+    for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop', ...Object.values(CATALOGUE_BODIES).map((b) => String(b.name)), ...Object.values(mine.catalogue), mine.client, ...mine.documents, mine.iban, mine.subscription, 'isolated-sub', 'Isolated plan', 'Isolated Ada', 'isolated.ada@', 'isolated-front', 'ES91']) {
+      expect(text).not.toContain(marker);
+    }
   };
   /** What the id routes could change. */
   const state = async () => ({
     sale: (await shop.get(`/sale/${mine.sale}/`)).body,
     event: (await shop.get(`/event/${mine.event}/`)).body,
     keys: await listApiKeys(t.service.deps.database.db, shop.keys.environment_id),
+    client: (await shop.get(`/client/${mine.client}/`)).body,
+    subscription: (await shop.get(`/subscription/${mine.subscription}/`)).body,
+    documents: (await shop.get(`/client/${mine.client}/document/`)).body,
+    catalogue: await Promise.all(GROUPS.map(async (group) => (await shop.get(`/${group}/${mine.catalogue[group]}/`)).body)),
     audit: (await auditOf(t.service.deps.database.db, shop.keys.environment_id, { limit: 1000, offset: 0 })).length,
   });
 
   it('the table lists every route of the dashboard router', () => {
-    const router = dashboardRouter(t.service.deps) as unknown as { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
+    const router = dashboardRouter(t.service.deps, { catalogue: catalogueForDashboard(t.service.deps) }) as unknown as { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
     const declared = router.stack.flatMap((layer) => (layer.route ? Object.keys(layer.route.methods).map((m) => `${m.toUpperCase()} ${layer.route!.path}`) : []));
     const listed = [...new Set(ROUTES.map((r) => `${methodOf(r)} ${r.path}`))];
     expect(listed.sort()).toEqual([...new Set(declared)].sort());
@@ -176,6 +235,9 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     expect(theirs.status).toBe(200);
     expectNothingOf(theirs.text);
     // A search for this environment's things finds nothing either.
+    if (path === '/clients/') {
+      for (const q of ['Isolated', 'isolated.ada', 'Ada']) expect((await stranger.get(`/dashboard/clients/?q=${q}`)).text).toContain('No clients match');
+    }
     if (path === '/transactions/') {
       for (const q of [mine.orderId, mine.transaction, '10.00', '4242']) {
         const found = await stranger.get(`/dashboard/transactions/?q=${q}`);
@@ -204,6 +266,13 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     expect((await stranger.post('/dashboard/settings/', { display_name: 'Stolen brand', brand_color: '#000000' })).status).toBe(303);
     expect((await getBrand(db, other.keys.environment_id))!.display_name).toBe('Stolen brand');
     expect({ keys: await listApiKeys(db, env), members: await membersOf(db, env), totp: await totp(), brand: await getBrand(db, env) }).toEqual(before);
+    // A catalogue object made by the stranger is the stranger's.
+    const products = (await shop.get('/product/')).body.count;
+    for (const group of GROUPS) expect((await stranger.post(`/dashboard/catalogue/${group}/`, { name: 'Stranger thing' })).status).not.toBe(500);
+    const made = await stranger.post('/dashboard/catalogue/product/', { name: 'Stranger mug', price: '3', currency: 'EUR' });
+    expect(made.status).toBe(303);
+    expect((await shop.get('/product/')).body.count).toBe(products);
+    expect((await other.get('/product/')).body.results.map((p: { name: string }) => p.name)).toContain('Stranger mug');
     // Signing out, even everywhere, ends the stranger's sessions only.
     const again = (await member(t, other, 'owner')).browser;
     expect((await again.post('/dashboard/sign-out-everywhere/', {})).status).toBe(303);

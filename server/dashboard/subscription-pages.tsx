@@ -1,0 +1,132 @@
+import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../domain/subscription-states';
+import type { SubscriptionRow } from '../store/schema';
+import { roleAtLeast } from '../store/users';
+import type { DashboardText } from './i18n';
+import { Csrf, renderPage } from './layout';
+import type { Signed } from './sale-pages';
+
+// Subscriptions: a page of them with a status filter, and an admin's pause, resume and
+// stop (stop asks once more: it cannot be undone).
+
+export type SubAction = 'pause' | 'resume' | 'stop';
+
+/** Which buttons a subscription in this state shows (the store refuses the others anyway). */
+const ACTIONS_FROM: Record<SubAction, readonly SubscriptionStatus[]> = {
+  pause: ['active'],
+  resume: ['paused'],
+  stop: ['waiting', 'trialing', 'active', 'paused', 'past_due'],
+};
+
+const nameOf = (r: SubscriptionRow) => `${r.plan_name} · ${r.subscription_id ?? r.id}`;
+
+function Actions({ text, csrf, row }: { text: DashboardText; csrf: string; row: SubscriptionRow }) {
+  const { t } = text;
+  const shown = (['pause', 'resume', 'stop'] as const).filter((a) => ACTIONS_FROM[a].includes(row.status as SubscriptionStatus));
+  if (shown.length === 0) return <>—</>;
+  return (
+    <div class="row-actions">
+      {shown.map((a) => (
+        <form key={a} method="post" action={`/dashboard/subscriptions/${row.id}/${a}/`}>
+          <Csrf token={csrf} />
+          <button type="submit" aria-label={t(`sub.${a}Named`, { name: nameOf(row) })}>
+            {t(`sub.${a}`)}
+          </button>
+        </form>
+      ))}
+    </div>
+  );
+}
+
+function Filter({ text, status }: { text: DashboardText; status: string | undefined }) {
+  const { t } = text;
+  return (
+    <form method="get" action="/dashboard/subscriptions/" class="filters" aria-label={t('sub.filter')}>
+      <div>
+        <label for="s-status">{t('tx.status')}</label>
+        <select id="s-status" name="status">
+          <option value="">{t('tx.any')}</option>
+          {SUBSCRIPTION_STATUSES.map((s) => (
+            <option key={s} value={s} selected={s === status}>
+              {t(`sub.status.${s}`)}
+            </option>
+          ))}
+        </select>
+      </div>
+      <button type="submit">{t('tx.apply')}</button>
+    </form>
+  );
+}
+
+export function subscriptionsPage(
+  p: Signed & { rows: SubscriptionRow[]; status: string | undefined; page: number; pages: number; notice?: { text: string; error: boolean } },
+): string {
+  const { text } = p;
+  const { t } = text;
+  const canAct = roleAtLeast(p.session.current.role, 'admin');
+  const query = (page: number) => `?${new URLSearchParams({ ...(p.status ? { status: p.status } : {}), page: String(page) })}`;
+  return renderPage(
+    { text, session: p.session, title: t('sub.title'), active: 'subscriptions' },
+    <>
+      {p.notice && (
+        <p class={`notice ${p.notice.error ? 'error' : 'info'}`} role={p.notice.error ? 'alert' : 'status'}>
+          {p.notice.text}
+        </p>
+      )}
+      <Filter text={text} status={p.status} />
+      {p.rows.length === 0 ? (
+        <p class="empty">{t('sub.none')}</p>
+      ) : (
+        <div class="scroll" tabindex={0} role="region" aria-label={t('sub.title')}>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t('sub.plan')}</th>
+                <th scope="col">{t('tx.status')}</th>
+                <th scope="col">{t('sub.amount')}</th>
+                <th scope="col">{t('sub.next')}</th>
+                {canAct && <th scope="col">{t('sub.actions')}</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {p.rows.map((r) => (
+                <tr key={r.id} data-subscription={r.id}>
+                  <td>{nameOf(r)}</td>
+                  <td>{t(`sub.status.${r.status as SubscriptionStatus}`)}</td>
+                  <td>{t('cat.every', { amount: text.money(r.amount, r.currency), count: r.interval_count, unit: t(`cat.option.${r.interval}`) })}</td>
+                  <td>{r.next_charge_at ? text.dateTime(r.next_charge_at) : '—'}</td>
+                  {canAct && (
+                    <td>
+                      <Actions text={text} csrf={p.session.csrf} row={r} />
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <nav class="pager" aria-label={t('tx.page', { page: p.page, pages: p.pages })}>
+        <span>{t('tx.page', { page: p.page, pages: p.pages })}</span>
+        {p.page > 1 && <a href={`/dashboard/subscriptions/${query(p.page - 1)}`}>{t('tx.previous')}</a>}
+        {p.page < p.pages && <a href={`/dashboard/subscriptions/${query(p.page + 1)}`}>{t('tx.next')}</a>}
+      </nav>
+    </>,
+  );
+}
+
+export function confirmStopPage(p: Signed & { row: SubscriptionRow }): string {
+  const { text, row } = p;
+  const { t } = text;
+  return renderPage(
+    { text, session: p.session, title: t('sub.stopTitle'), active: 'subscriptions' },
+    <form method="post" action={`/dashboard/subscriptions/${row.id}/stop/`} class="card">
+      <p>{t('sub.stopBody', { name: nameOf(row) })}</p>
+      <Csrf token={p.session.csrf} />
+      <input type="hidden" name="confirm" value="yes" />
+      <button type="submit" class="primary">
+        {t('sub.stopConfirm')}
+      </button>
+      <a href="/dashboard/subscriptions/">{t('sub.keep')}</a>
+    </form>,
+  );
+}
