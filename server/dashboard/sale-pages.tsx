@@ -80,6 +80,10 @@ export function confirmActionPage(p: Signed & { sale: StoredSale['row']; action:
     { text, session: p.session, title: t('sale.confirm.title'), active: 'transactions' },
     <>
       <p>{t('sale.confirm.body', { action: t(`sale.action.${action}`), amount, card: cardText(text, sale) })}</p>
+      {/* Money moves in one environment: a live one's confirmation must not pass for a sandbox's. */}
+      <p>
+        <strong>{t('sale.confirm.environment', { name: p.session.current.environment_name, mode: t(`env.mode.${p.session.current.environment_mode}`) })}</strong>
+      </p>
       <div class="row-actions">
         <form method="post" action={`/dashboard/sales/${sale.id}/${action}/`}>
           <Csrf token={p.session.csrf} />

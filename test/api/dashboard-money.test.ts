@@ -55,6 +55,7 @@ describe.each(ENGINES)('dashboard money on %s', (engine) => {
     const confirm = await admin.post(`/dashboard/sales/${sale.id}/refund/`, { amount: '10.00' });
     expect(confirm.status).toBe(200);
     expect(confirm.text).toContain('Refund €10.00 on');
+    expect(confirm.text).toContain('In the environment Shop (sandbox).');
     expect(confirm.text).toContain('4242');
     // Asking is not doing.
     expect((await shop.get(`/sale/${sale.id}/`)).body.refunded).toBe(0);
