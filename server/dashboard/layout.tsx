@@ -22,7 +22,8 @@ export type Section =
   | 'settings'
   | 'catalogue'
   | 'clients'
-  | 'subscriptions';
+  | 'subscriptions'
+  | 'authorizations';
 
 export interface Chrome {
   text: DashboardText;
@@ -46,6 +47,7 @@ function Header({ text, session, active }: Chrome & { session: ActiveSession }) 
     ['catalogue', '/dashboard/catalogue/', t('nav.catalogue')],
     ['clients', '/dashboard/clients/', t('nav.clients')],
     ['subscriptions', '/dashboard/subscriptions/', t('nav.subscriptions')],
+    ['authorizations', '/dashboard/authorizations/', t('nav.authorizations')],
   ];
   if (roleAtLeast(session.current.role, 'owner')) {
     links.push(['keys', '/dashboard/keys/', t('nav.keys')], ['team', '/dashboard/team/', t('nav.team')], ['audit', '/dashboard/audit/', t('nav.audit')]);

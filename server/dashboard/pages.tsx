@@ -155,6 +155,7 @@ const ACTIONS: Record<string, DashboardKey> = {
   subscription_pause: 'audit.action.subscription_pause',
   subscription_resume: 'audit.action.subscription_resume',
   subscription_stop: 'audit.action.subscription_stop',
+  authorization_removed: 'audit.action.authorization_removed',
 };
 
 function describeAction(text: DashboardText, row: AuditRow): string {

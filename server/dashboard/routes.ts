@@ -24,6 +24,7 @@ import { webhookRoutes } from './webhook-routes';
 import { catalogueRoutes } from './catalogue-routes';
 import { clientRoutes } from './client-routes';
 import { subscriptionRoutes } from './subscription-routes';
+import { authorizationRoutes } from './authorization-routes';
 import type { CatalogueGroupPort } from './catalogue-form';
 import { STYLESHEET } from './layout';
 import { foldFigures } from './home-figures';
@@ -112,6 +113,7 @@ export function dashboardRouter(deps: Deps, ports: DashboardPorts): IRouter {
   catalogueRoutes(router, kit, ports.catalogue);
   clientRoutes(router, kit);
   subscriptionRoutes(router, kit);
+  authorizationRoutes(router, kit);
   router.use(kit.notFound);
   return router;
 }

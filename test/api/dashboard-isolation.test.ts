@@ -38,6 +38,7 @@ interface Shop {
   iban: string;
   /** Active: paused, resumed, then stopped by the owner here. */
   subscription: string;
+  authorization: string;
 }
 
 interface IdRoute {
@@ -104,6 +105,9 @@ const ROUTES: Route[] = [
   // The confirmation, then the confirmed stop.
   { kind: 'id', method: 'POST', path: '/subscriptions/:id/stop/', id: (s) => s.subscription, ownStatus: 200 },
   { kind: 'id', method: 'POST', path: '/subscriptions/:id/stop/', id: (s) => s.subscription, form: { confirm: 'yes' }, ownStatus: 303 },
+  { kind: 'page', path: '/authorizations/' },
+  { kind: 'id', method: 'POST', path: '/authorizations/:id/remove/', id: (s) => s.authorization, ownStatus: 200 },
+  { kind: 'id', method: 'POST', path: '/authorizations/:id/remove/', id: (s) => s.authorization, form: { confirm: 'yes' }, ownStatus: 303 },
   { kind: 'id', method: 'GET', path: '/clients/:id/', id: (s) => s.client, ownStatus: 200 },
   { kind: 'id', method: 'POST', path: '/documents/:id/accept/', id: (s) => s.documents[0], ownStatus: 303 },
   { kind: 'id', method: 'POST', path: '/documents/:id/reject/', id: (s) => s.documents[1], form: { reason: 'Blurred' }, ownStatus: 303 },
@@ -184,7 +188,7 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     const card = (await shop.post('/authorization/', { gateway: SANDBOX_CARD, card: { number: TEST_CARDS.approved, expiry: '12/34', cvc: '123', name: 'A' } })).body;
     const subscription = (await shop.post('/subscription/', { plan: plan.id, authorization: card.id, subscription_id: 'isolated-sub' })).body;
     expect((await shop.post(`/subscription/${subscription.id}/start/`, undefined)).body.status).toBe('active');
-    mine = { subscription: subscription.id, transaction: transaction.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email, catalogue: objects, client: client.id, documents, iban: iban.id };
+    mine = { authorization: card.id, subscription: subscription.id, transaction: transaction.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email, catalogue: objects, client: client.id, documents, iban: iban.id };
   });
   afterAll(() => t?.close());
 
@@ -193,7 +197,7 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     return methodOf(route) === 'GET' ? b.get(path) : b.post(path, form);
   };
   const expectNothingOf = (text: string) => {
-    for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop', ...Object.values(CATALOGUE_BODIES).map((b) => String(b.name)), ...Object.values(mine.catalogue), mine.client, ...mine.documents, mine.iban, mine.subscription, 'isolated-sub', 'Isolated plan', 'Isolated Ada', 'isolated.ada@', 'isolated-front', 'ES91']) {
+    for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop', ...Object.values(CATALOGUE_BODIES).map((b) => String(b.name)), ...Object.values(mine.catalogue), mine.client, ...mine.documents, mine.iban, mine.subscription, mine.authorization, 'isolated-sub', 'Isolated plan', 'Isolated Ada', 'isolated.ada@', 'isolated-front', 'ES91']) {
       expect(text).not.toContain(marker);
     }
   };
@@ -204,6 +208,7 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     keys: await listApiKeys(t.service.deps.database.db, shop.keys.environment_id),
     client: (await shop.get(`/client/${mine.client}/`)).body,
     subscription: (await shop.get(`/subscription/${mine.subscription}/`)).body,
+    authorization: (await shop.get(`/authorization/${mine.authorization}/`)).body,
     documents: (await shop.get(`/client/${mine.client}/document/`)).body,
     catalogue: await Promise.all(GROUPS.map(async (group) => (await shop.get(`/${group}/${mine.catalogue[group]}/`)).body)),
     audit: (await auditOf(t.service.deps.database.db, shop.keys.environment_id, { limit: 1000, offset: 0 })).length,

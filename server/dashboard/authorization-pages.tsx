@@ -1,0 +1,126 @@
+import type { AuthorizationRow } from '../store/schema';
+import { roleAtLeast } from '../store/users';
+import type { DashboardText } from './i18n';
+import { Csrf, renderPage } from './layout';
+import type { Signed } from './sale-pages';
+
+// Stored cards (authorizations): a page of them with a status filter, and an admin's
+// removal of an active one (asked once more: it cannot be undone).
+
+export const AUTHORIZATION_STATUSES = ['pending', 'requires_action', 'active', 'removed', 'failed'] as const satisfies readonly AuthorizationRow['status'][];
+
+const cardOf = (text: DashboardText, r: AuthorizationRow) =>
+  r.card_last4 ? text.t('auth.card', { brand: r.card_brand ?? '', last4: r.card_last4, month: String(r.card_exp_month ?? '').padStart(2, '0'), year: r.card_exp_year ?? '' }) : '—';
+
+function Filter({ text, status }: { text: DashboardText; status: string | undefined }) {
+  const { t } = text;
+  return (
+    <form method="get" action="/dashboard/authorizations/" class="filters" aria-label={t('auth.filter')}>
+      <div>
+        <label for="a-status">{t('tx.status')}</label>
+        <select id="a-status" name="status">
+          <option value="">{t('tx.any')}</option>
+          {AUTHORIZATION_STATUSES.map((s) => (
+            <option key={s} value={s} selected={s === status}>
+              {t(`auth.status.${s}`)}
+            </option>
+          ))}
+        </select>
+      </div>
+      <button type="submit">{t('tx.apply')}</button>
+    </form>
+  );
+}
+
+function Row({ text, csrf, row, canAct }: { text: DashboardText; csrf: string; row: AuthorizationRow; canAct: boolean }) {
+  const { t } = text;
+  return (
+    <tr data-authorization={row.id}>
+      <td>{cardOf(text, row)}</td>
+      <td>{t(`auth.status.${row.status}`)}</td>
+      <td>{text.dateTime(row.created_at)}</td>
+      <td>{row.transaction_id ? <a href={`/dashboard/transactions/${row.transaction_id}/`}>{t('auth.transaction')}</a> : '—'}</td>
+      {canAct && (
+        <td>
+          {row.status === 'active' ? (
+            <form method="post" action={`/dashboard/authorizations/${row.id}/remove/`}>
+              <Csrf token={csrf} />
+              <button type="submit" aria-label={t('auth.removeNamed', { card: cardOf(text, row) })}>
+                {t('auth.remove')}
+              </button>
+            </form>
+          ) : (
+            '—'
+          )}
+        </td>
+      )}
+    </tr>
+  );
+}
+
+export function authorizationsPage(
+  p: Signed & { rows: AuthorizationRow[]; status: string | undefined; page: number; pages: number; notice?: { text: string; error: boolean } },
+): string {
+  const { text } = p;
+  const { t } = text;
+  const canAct = roleAtLeast(p.session.current.role, 'admin');
+  const query = (page: number) => `?${new URLSearchParams({ ...(p.status ? { status: p.status } : {}), page: String(page) })}`;
+  return renderPage(
+    { text, session: p.session, title: t('auth.title'), active: 'authorizations' },
+    <>
+      {p.notice && (
+        <p class={`notice ${p.notice.error ? 'error' : 'info'}`} role={p.notice.error ? 'alert' : 'status'}>
+          {p.notice.text}
+        </p>
+      )}
+      <Filter text={text} status={p.status} />
+      {p.rows.length === 0 ? (
+        <p class="empty">{t('auth.none')}</p>
+      ) : (
+        <div class="scroll" tabindex={0} role="region" aria-label={t('auth.title')}>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t('auth.cardHeading')}</th>
+                <th scope="col">{t('tx.status')}</th>
+                <th scope="col">{t('auth.created')}</th>
+                <th scope="col">{t('auth.transaction')}</th>
+                {canAct && <th scope="col">{t('sub.actions')}</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {p.rows.map((r) => (
+                <Row key={r.id} text={text} csrf={p.session.csrf} row={r} canAct={canAct} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <nav class="pager" aria-label={t('tx.page', { page: p.page, pages: p.pages })}>
+        <span>{t('tx.page', { page: p.page, pages: p.pages })}</span>
+        {p.page > 1 && <a href={`/dashboard/authorizations/${query(p.page - 1)}`}>{t('tx.previous')}</a>}
+        {p.page < p.pages && <a href={`/dashboard/authorizations/${query(p.page + 1)}`}>{t('tx.next')}</a>}
+      </nav>
+    </>,
+  );
+}
+
+export function confirmRemovePage(p: Signed & { row: AuthorizationRow }): string {
+  const { text, row } = p;
+  const { t } = text;
+  return renderPage(
+    { text, session: p.session, title: t('auth.removeTitle'), active: 'authorizations' },
+    <form method="post" action={`/dashboard/authorizations/${row.id}/remove/`} class="card">
+      <p>{t('auth.removeBody', { card: cardOf(text, row) })}</p>
+      <p>
+        <strong>{t('sale.confirm.environment', { name: p.session.current.environment_name, mode: t(`env.mode.${p.session.current.environment_mode}`) })}</strong>
+      </p>
+      <Csrf token={p.session.csrf} />
+      <input type="hidden" name="confirm" value="yes" />
+      <button type="submit" class="primary">
+        {t('auth.removeConfirm')}
+      </button>
+      <a href="/dashboard/authorizations/">{t('auth.keep')}</a>
+    </form>,
+  );
+}
