@@ -23,7 +23,8 @@ export type Section =
   | 'catalogue'
   | 'clients'
   | 'subscriptions'
-  | 'authorizations';
+  | 'authorizations'
+  | 'wallets';
 
 export interface Chrome {
   text: DashboardText;
@@ -48,6 +49,7 @@ function Header({ text, session, active }: Chrome & { session: ActiveSession }) 
     ['clients', '/dashboard/clients/', t('nav.clients')],
     ['subscriptions', '/dashboard/subscriptions/', t('nav.subscriptions')],
     ['authorizations', '/dashboard/authorizations/', t('nav.authorizations')],
+    ['wallets', '/dashboard/wallets/', t('nav.wallets')],
   ];
   if (roleAtLeast(session.current.role, 'owner')) {
     links.push(['keys', '/dashboard/keys/', t('nav.keys')], ['team', '/dashboard/team/', t('nav.team')], ['audit', '/dashboard/audit/', t('nav.audit')]);

@@ -25,6 +25,7 @@ import { catalogueRoutes } from './catalogue-routes';
 import { clientRoutes } from './client-routes';
 import { subscriptionRoutes } from './subscription-routes';
 import { authorizationRoutes } from './authorization-routes';
+import { walletRoutes } from './wallet-routes';
 import type { CatalogueGroupPort } from './catalogue-form';
 import { STYLESHEET } from './layout';
 import { foldFigures } from './home-figures';
@@ -114,6 +115,7 @@ export function dashboardRouter(deps: Deps, ports: DashboardPorts): IRouter {
   clientRoutes(router, kit);
   subscriptionRoutes(router, kit);
   authorizationRoutes(router, kit);
+  walletRoutes(router, kit);
   router.use(kit.notFound);
   return router;
 }

@@ -39,6 +39,7 @@ interface Shop {
   /** Active: paused, resumed, then stopped by the owner here. */
   subscription: string;
   authorization: string;
+  wallet: string;
 }
 
 interface IdRoute {
@@ -106,6 +107,8 @@ const ROUTES: Route[] = [
   { kind: 'id', method: 'POST', path: '/subscriptions/:id/stop/', id: (s) => s.subscription, ownStatus: 200 },
   { kind: 'id', method: 'POST', path: '/subscriptions/:id/stop/', id: (s) => s.subscription, form: { confirm: 'yes' }, ownStatus: 303 },
   { kind: 'page', path: '/authorizations/' },
+  { kind: 'page', path: '/wallets/' },
+  { kind: 'id', method: 'GET', path: '/wallets/:id/', id: (s) => s.wallet, ownStatus: 200 },
   { kind: 'id', method: 'POST', path: '/authorizations/:id/remove/', id: (s) => s.authorization, ownStatus: 200 },
   { kind: 'id', method: 'POST', path: '/authorizations/:id/remove/', id: (s) => s.authorization, form: { confirm: 'yes' }, ownStatus: 303 },
   { kind: 'id', method: 'GET', path: '/clients/:id/', id: (s) => s.client, ownStatus: 200 },
@@ -182,13 +185,14 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     for (const group of GROUPS) objects[group] = (await shop.post(`/${group}/`, CATALOGUE_BODIES[group])).body.id;
     const client = (await shop.post('/client/', clientBody({ name: 'Isolated Ada', email: 'isolated.ada@shop.example' }))).body;
     const iban = (await shop.post(`/client/${client.id}/iban/`, { iban: IBANS.ES })).body;
+    const wallet = (await shop.post('/wallet/', { wallet_id: 'isolated-wallet', name: 'Isolated wallet', client_id: client.id, currency: 'EUR' })).body;
     const upload = async (name: string) => (await shop.post(`/client/${client.id}/document/`, documentBody({ name }))).body.id as string;
     const documents: [string, string] = [await upload('isolated-front.pdf'), await upload('isolated-back.pdf')];
     const plan = (await shop.post('/plan/', { name: 'Isolated plan', amount: 5, currency: 'EUR', interval: 'month' })).body;
     const card = (await shop.post('/authorization/', { gateway: SANDBOX_CARD, card: { number: TEST_CARDS.approved, expiry: '12/34', cvc: '123', name: 'A' } })).body;
     const subscription = (await shop.post('/subscription/', { plan: plan.id, authorization: card.id, subscription_id: 'isolated-sub' })).body;
     expect((await shop.post(`/subscription/${subscription.id}/start/`, undefined)).body.status).toBe('active');
-    mine = { authorization: card.id, subscription: subscription.id, transaction: transaction.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email, catalogue: objects, client: client.id, documents, iban: iban.id };
+    mine = { wallet: wallet.id, authorization: card.id, subscription: subscription.id, transaction: transaction.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email, catalogue: objects, client: client.id, documents, iban: iban.id };
   });
   afterAll(() => t?.close());
 
@@ -197,7 +201,7 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     return methodOf(route) === 'GET' ? b.get(path) : b.post(path, form);
   };
   const expectNothingOf = (text: string) => {
-    for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop', ...Object.values(CATALOGUE_BODIES).map((b) => String(b.name)), ...Object.values(mine.catalogue), mine.client, ...mine.documents, mine.iban, mine.subscription, mine.authorization, 'isolated-sub', 'Isolated plan', 'Isolated Ada', 'isolated.ada@', 'isolated-front', 'ES91']) {
+    for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop', ...Object.values(CATALOGUE_BODIES).map((b) => String(b.name)), ...Object.values(mine.catalogue), mine.client, ...mine.documents, mine.iban, mine.subscription, mine.authorization, mine.wallet, 'isolated-wallet', 'isolated-sub', 'Isolated plan', 'Isolated Ada', 'isolated.ada@', 'isolated-front', 'ES91']) {
       expect(text).not.toContain(marker);
     }
   };
