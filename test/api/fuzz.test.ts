@@ -282,7 +282,7 @@ function requestArb(op: Operation, ids: string[], auth: string): fc.Arbitrary<Fu
  */
 const BEYOND_THE_DOCUMENT: [string, RegExp][] = [
   ['references', /^is not an? [\w ]+ of this environment$|^is not a gateway|^must be the id \(a UUID\) of an existing|^is not a card gateway|^is not active/],
-  ['the clock', /^is in the future$|^must be in the future$/],
+  ['the clock', /^is in the future$|^must be in the future$|^must be within the years 0000 to 9999 in UTC$/],
   ['decimals per currency', /^must have at most \d+ decimal places?$|^must be a whole number$/],
   [
     'rules across fields',
