@@ -8,13 +8,20 @@ import { type Budget, type Size, sizeOf } from './bytes';
 // recorded beside it.
 
 const KB = 1024;
-/** gzip; the reference was 549 B of HTML plus Redoc's bundle before issue 24. */
-export const DOCS_BUDGETS = { html: 40 * KB, css: 3 * KB, js: 1 * KB, errors: 4 * KB };
+/**
+ * gzip; the reference was 549 B of HTML plus Redoc's bundle before issue 24. The page
+ * lists every operation with its schemas, so its HTML is budgeted per operation: 440 B
+ * each, the 40 KB the page had for its first 93 operations. A new operation brings its
+ * allowance; anything else that grows the page must fit.
+ */
+export const DOCS_BUDGETS = { htmlPerOperation: 440, css: 3 * KB, js: 1 * KB, errors: 4 * KB };
 /** Redoc's page, measured on the issue's machine: its DOM, and a fifth of it as the budget. */
 export const REDOC_ELEMENTS = 35_497;
 
 export interface DocsBytes {
   html: Size;
+  /** How many operations the document (and so the page) holds. */
+  operations: number;
   /** The errors page (/docs/errors), which shares the reference's CSS and JS. */
   errors: Size;
   css: Size;
@@ -32,13 +39,15 @@ export async function docsBytes(origin: string): Promise<DocsBytes> {
   const html = page.body.toString();
   const styles = [...html.matchAll(/<link rel="stylesheet" href="([^"]+)"/g)].map((m) => m[1]!);
   const scripts = [...html.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]!);
-  return { html: sizeOf([page]), errors: sizeOf([await get('/docs/errors')]), css: sizeOf(await Promise.all(styles.map(get))), js: sizeOf(await Promise.all(scripts.map(get))) };
+  const document = JSON.parse((await get('/v1/openapi.json')).body.toString()) as { paths: Record<string, Record<string, unknown>> };
+  const operations = Object.values(document.paths).reduce((n, methods) => n + Object.keys(methods).length, 0);
+  return { html: sizeOf([page]), operations, errors: sizeOf([await get('/docs/errors')]), css: sizeOf(await Promise.all(styles.map(get))), js: sizeOf(await Promise.all(scripts.map(get))) };
 }
 
 export function checkDocsBudgets(d: DocsBytes): Budget[] {
   const check = (name: string, size: Size, limit: number): Budget => ({ name, actual: size.gzip, limit, ok: size.gzip <= limit });
   return [
-    check('docs HTML', d.html, DOCS_BUDGETS.html),
+    check('docs HTML', d.html, DOCS_BUDGETS.htmlPerOperation * d.operations),
     check('docs errors HTML', d.errors, DOCS_BUDGETS.errors),
     check('docs CSS', d.css, DOCS_BUDGETS.css),
     check('docs JS', d.js, DOCS_BUDGETS.js),
