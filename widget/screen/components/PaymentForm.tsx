@@ -145,11 +145,7 @@ export function PaymentForm() {
       ? i18n.t(progress)
       : gateway?.flow === 'redirect'
         ? i18n.t('action.continue', { gateway: gatewayName(i18n, gateway) })
-        : view.saveCard
-          ? i18n.t('action.saveCard')
-          : view.subscription
-            ? i18n.t('action.subscribe')
-            : i18n.t('action.pay', { amount });
+        : i18n.t(keyOf(view, { pay: 'action.pay', subscription: 'action.subscribe', save: 'action.saveCard' }), { amount });
 
   return (
     <form class="payment" method="post" action="" onSubmit={onSubmit} aria-busy={pending ? 'true' : undefined}>
