@@ -3,6 +3,7 @@ import { roleAtLeast } from '../store/users';
 import type { DashboardText } from './i18n';
 import { Csrf, renderPage } from './layout';
 import type { Signed } from './sale-pages';
+import { Notice, Pager } from './list-parts';
 
 // Stored cards (authorizations): a page of them with a status filter, and an admin's
 // removal of an active one (asked once more: it cannot be undone).
@@ -68,11 +69,7 @@ export function authorizationsPage(
   return renderPage(
     { text, session: p.session, title: t('auth.title'), active: 'authorizations' },
     <>
-      {p.notice && (
-        <p class={`notice ${p.notice.error ? 'error' : 'info'}`} role={p.notice.error ? 'alert' : 'status'}>
-          {p.notice.text}
-        </p>
-      )}
+      <Notice notice={p.notice} />
       <Filter text={text} status={p.status} />
       {p.rows.length === 0 ? (
         <p class="empty">{t('auth.none')}</p>
@@ -96,11 +93,7 @@ export function authorizationsPage(
           </table>
         </div>
       )}
-      <nav class="pager" aria-label={t('tx.page', { page: p.page, pages: p.pages })}>
-        <span>{t('tx.page', { page: p.page, pages: p.pages })}</span>
-        {p.page > 1 && <a href={`/dashboard/authorizations/${query(p.page - 1)}`}>{t('tx.previous')}</a>}
-        {p.page < p.pages && <a href={`/dashboard/authorizations/${query(p.page + 1)}`}>{t('tx.next')}</a>}
-      </nav>
+      <Pager text={text} page={p.page} pages={p.pages} href={(n) => `/dashboard/authorizations/${query(n)}`} />
     </>,
   );
 }

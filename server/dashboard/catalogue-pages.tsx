@@ -5,6 +5,7 @@ import { GROUPS } from './catalogue-form';
 import type { DashboardText } from './i18n';
 import { Csrf, renderPage } from './layout';
 import type { Signed } from './sale-pages';
+import { Pager } from './list-parts';
 
 // The catalogue: a tab per group (products, plans, taxes, shipping options, coupons), a
 // page of each, and one object's page with its form and the enable / disable button.
@@ -51,17 +52,6 @@ export function summaryOf(text: DashboardText, group: GroupName, row: Item, api:
   }
 }
 
-function Pager({ text, group, page, pages }: { text: DashboardText; group: GroupName; page: number; pages: number }) {
-  const { t } = text;
-  return (
-    <nav class="pager" aria-label={t('tx.page', { page, pages })}>
-      <span>{t('tx.page', { page, pages })}</span>
-      {page > 1 && <a href={`${groupUrl(group)}?page=${page - 1}`}>{t('tx.previous')}</a>}
-      {page < pages && <a href={`${groupUrl(group)}?page=${page + 1}`}>{t('tx.next')}</a>}
-    </nav>
-  );
-}
-
 export function catalogueListPage(p: Signed & { group: GroupName; rows: { row: Item; api: Record<string, unknown> }[]; page: number; pages: number }): string {
   const { text, group } = p;
   const { t } = text;
@@ -103,7 +93,7 @@ export function catalogueListPage(p: Signed & { group: GroupName; rows: { row: I
           </table>
         </div>
       )}
-      <Pager text={text} group={group} page={p.page} pages={p.pages} />
+      <Pager text={text} page={p.page} pages={p.pages} href={(n) => `${groupUrl(group)}?page=${n}`} />
     </>,
   );
 }

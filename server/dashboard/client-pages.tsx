@@ -4,6 +4,7 @@ import { roleAtLeast } from '../store/users';
 import type { DashboardText } from './i18n';
 import { Csrf, renderPage } from './layout';
 import type { Signed } from './sale-pages';
+import { Notice, Pager } from './list-parts';
 
 // Clients: the list with its search by name or email, and one client with its IBANs and
 // its documents, whose pending ones an admin accepts or rejects here.
@@ -67,11 +68,7 @@ export function clientsPage(p: Signed & { q: string; rows: Listed[]; page: numbe
           </table>
         </div>
       )}
-      <nav class="pager" aria-label={t('tx.page', { page: p.page, pages: p.pages })}>
-        <span>{t('tx.page', { page: p.page, pages: p.pages })}</span>
-        {p.page > 1 && <a href={`/dashboard/clients/${query(p.page - 1)}`}>{t('tx.previous')}</a>}
-        {p.page < p.pages && <a href={`/dashboard/clients/${query(p.page + 1)}`}>{t('tx.next')}</a>}
-      </nav>
+      <Pager text={text} page={p.page} pages={p.pages} href={(n) => `/dashboard/clients/${query(n)}`} />
     </>,
   );
 }
@@ -172,11 +169,7 @@ export function clientPage(p: Signed & { client: Client; ibans: ClientIban[]; do
       <p>
         <a href="/dashboard/clients/">{t('cl.title')}</a>
       </p>
-      {p.notice && (
-        <p class={`notice ${p.notice.error ? 'error' : 'info'}`} role={p.notice.error ? 'alert' : 'status'}>
-          {p.notice.text}
-        </p>
-      )}
+      <Notice notice={p.notice} />
       <dl class="facts">
         <dt>{t('cat.id')}</dt>
         <dd>{c.id}</dd>

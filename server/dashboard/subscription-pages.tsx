@@ -4,6 +4,7 @@ import { roleAtLeast } from '../store/users';
 import type { DashboardText } from './i18n';
 import { Csrf, renderPage } from './layout';
 import type { Signed } from './sale-pages';
+import { Notice, Pager } from './list-parts';
 
 // Subscriptions: a page of them with a status filter, and an admin's pause, resume and
 // stop (stop asks once more: it cannot be undone).
@@ -67,11 +68,7 @@ export function subscriptionsPage(
   return renderPage(
     { text, session: p.session, title: t('sub.title'), active: 'subscriptions' },
     <>
-      {p.notice && (
-        <p class={`notice ${p.notice.error ? 'error' : 'info'}`} role={p.notice.error ? 'alert' : 'status'}>
-          {p.notice.text}
-        </p>
-      )}
+      <Notice notice={p.notice} />
       <Filter text={text} status={p.status} />
       {p.rows.length === 0 ? (
         <p class="empty">{t('sub.none')}</p>
@@ -105,11 +102,7 @@ export function subscriptionsPage(
           </table>
         </div>
       )}
-      <nav class="pager" aria-label={t('tx.page', { page: p.page, pages: p.pages })}>
-        <span>{t('tx.page', { page: p.page, pages: p.pages })}</span>
-        {p.page > 1 && <a href={`/dashboard/subscriptions/${query(p.page - 1)}`}>{t('tx.previous')}</a>}
-        {p.page < p.pages && <a href={`/dashboard/subscriptions/${query(p.page + 1)}`}>{t('tx.next')}</a>}
-      </nav>
+      <Pager text={text} page={p.page} pages={p.pages} href={(n) => `/dashboard/subscriptions/${query(n)}`} />
     </>,
   );
 }

@@ -5,6 +5,7 @@ import { renderPage } from './layout';
 import { firstTransactionCurl } from './pages';
 import type { Signed } from './sale-pages';
 import { filtersQuery, type ParsedFilters, TX_STATUSES } from './transaction-filters';
+import { Pager } from './list-parts';
 
 // The transactions: the search and filters, a page of results (or how to make the first
 // one), and the pager.
@@ -94,17 +95,6 @@ function Results({ text, items, baseUrl, publicKey }: { text: DashboardText; ite
   );
 }
 
-function Pager({ text, filters: f, pages }: { text: DashboardText; filters: ParsedFilters['filters']; pages: number }) {
-  const { t } = text;
-  return (
-    <nav class="pager" aria-label={t('tx.page', { page: f.page, pages })}>
-      <span>{t('tx.page', { page: f.page, pages })}</span>
-      {f.page > 1 && <a href={`/dashboard/transactions/${filtersQuery(f, f.page - 1)}`}>{t('tx.previous')}</a>}
-      {f.page < pages && <a href={`/dashboard/transactions/${filtersQuery(f, f.page + 1)}`}>{t('tx.next')}</a>}
-    </nav>
-  );
-}
-
 export function transactionsPage(
   p: Signed & { parsed: ParsedFilters; items: { row: Transaction }[]; count: number; pageSize: number; publicKey: string | null; baseUrl: string },
 ): string {
@@ -116,7 +106,7 @@ export function transactionsPage(
     <>
       <Filters text={text} parsed={p.parsed} />
       <Results text={text} items={p.items} baseUrl={p.baseUrl} publicKey={p.publicKey} />
-      <Pager text={text} filters={p.parsed.filters} pages={pages} />
+      <Pager text={text} page={p.parsed.filters.page} pages={pages} href={(n) => `/dashboard/transactions/${filtersQuery(p.parsed.filters, n)}`} />
     </>,
   );
 }

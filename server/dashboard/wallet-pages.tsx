@@ -2,21 +2,11 @@ import type { Wallet } from '../store/ledger';
 import type { LedgerEntryRow, TransferRow } from '../store/schema';
 import type { DashboardText } from './i18n';
 import { renderPage } from './layout';
+import { Pager } from './list-parts';
 import type { Signed } from './sale-pages';
 
 // Wallets: a page of them with their balances, and one wallet with its entries and the
 // transfers it sent. Read-only.
-
-function Pager({ text, base, page, pages }: { text: DashboardText; base: string; page: number; pages: number }) {
-  const { t } = text;
-  return (
-    <nav class="pager" aria-label={t('tx.page', { page, pages })}>
-      <span>{t('tx.page', { page, pages })}</span>
-      {page > 1 && <a href={`${base}?page=${page - 1}`}>{t('tx.previous')}</a>}
-      {page < pages && <a href={`${base}?page=${page + 1}`}>{t('tx.next')}</a>}
-    </nav>
-  );
-}
 
 export function walletsPage(p: Signed & { rows: (Wallet & { enabled_by_compliance: boolean })[]; page: number; pages: number }): string {
   const { text } = p;
@@ -54,7 +44,7 @@ export function walletsPage(p: Signed & { rows: (Wallet & { enabled_by_complianc
           </table>
         </div>
       )}
-      <Pager text={text} base="/dashboard/wallets/" page={p.page} pages={p.pages} />
+      <Pager text={text} page={p.page} pages={p.pages} href={(n) => `/dashboard/wallets/?page=${n}`} />
     </>,
   );
 }
@@ -133,7 +123,7 @@ export function walletPage(p: Signed & { wallet: Wallet; entries: LedgerEntryRow
       </dl>
       <h2>{t('wallet.entries')}</h2>
       <Entries text={text} wallet={wallet} entries={p.entries} />
-      <Pager text={text} base={`/dashboard/wallets/${wallet.id}/`} page={p.page} pages={p.pages} />
+      <Pager text={text} page={p.page} pages={p.pages} href={(n) => `/dashboard/wallets/${wallet.id}/?page=${n}`} />
       <h2>{t('wallet.transfers')}</h2>
       <Transfers text={text} transfers={p.transfers} />
     </>,
