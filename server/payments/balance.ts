@@ -3,7 +3,7 @@ import { feeOf } from '../domain/fees';
 import { uuidv7 } from '../domain/ids';
 import { refundPostings, salePostings } from '../domain/ledger';
 import type { Deps } from '../deps';
-import { dueOperations, type DueOperation, type Pricing, pricingOf, recordBalanceTransaction, refundedBefore } from '../store/balance';
+import { dueOperations, type DueOperation, type NewBalanceTransaction, type Pricing, pricingOf, recordBalanceTransactions, refundedBefore } from '../store/balance';
 import { splitOf } from '../store/destinations';
 
 // The merchant's balance follows the sales: the balance job turns each confirmed capture,
@@ -35,31 +35,34 @@ export async function postBalanceTransactions(deps: Pick<Deps, 'database' | 'now
   // A round's operations are mostly one environment's: its pricing is read once a round.
   const pricings = new Map<string, Promise<Pricing>>();
   const pricingFor = (environmentId: string) => pricings.get(environmentId) ?? pricings.set(environmentId, pricingOf(db, environmentId)).get(environmentId)!;
-  let made = 0;
+  const now = deps.now();
+  const made: NewBalanceTransaction[] = [];
   for (const d of due) {
     const type: BalanceType = d.operation.kind === 'refund' ? 'refund' : 'charge';
     const pricing = await pricingFor(d.sale.environment_id);
     const fee = feeOf(BigInt(d.operation.amount), type === 'charge' ? pricing.charge : pricing.refund);
     const { part, card } = await merchantPart(deps, d);
     const amount = type === 'charge' ? part : -part;
-    const now = deps.now();
     const at = new Date(d.operation.created_at);
-    const row = {
-      id: uuidv7(now.getTime()),
-      environment_id: d.sale.environment_id,
-      type,
-      sale_id: d.sale.id,
-      dispute_id: null,
-      payout_id: null,
-      operation_id: d.operation.id,
-      currency: d.sale.currency,
-      amount: Number(amount),
-      fee: Number(fee),
-      net: Number(amount - fee),
-      available_on: availableOn(type, at, pricing.settlementDelayDays).toISOString(),
-      created_at: d.operation.created_at,
-    };
-    if (await recordBalanceTransaction(db, deps.outbox, row, balancePostings({ type, sale: d.sale.id, card, fee }), now)) made++;
+    made.push({
+      row: {
+        id: uuidv7(now.getTime()),
+        environment_id: d.sale.environment_id,
+        type,
+        sale_id: d.sale.id,
+        dispute_id: null,
+        payout_id: null,
+        operation_id: d.operation.id,
+        currency: d.sale.currency,
+        amount: Number(amount),
+        fee: Number(fee),
+        net: Number(amount - fee),
+        available_on: availableOn(type, at, pricing.settlementDelayDays).toISOString(),
+        created_at: d.operation.created_at,
+      },
+      postings: balancePostings({ type, sale: d.sale.id, card, fee }),
+    });
   }
-  return made;
+  // Read first, then written together: the round's writes are one database transaction.
+  return recordBalanceTransactions(db, deps.outbox, made, now);
 }

@@ -94,18 +94,31 @@ export async function refundedBefore(db: Db, saleId: string, operationId: string
   return BigInt(total);
 }
 
+/** A balance transaction to record, with its ledger postings (null: nothing to post). */
+export interface NewBalanceTransaction {
+  row: BalanceTransactionRow;
+  postings: Posting[] | null;
+}
+
 /**
- * Records a balance transaction with its ledger movement (null postings: nothing to post),
- * once: false when another process recorded this operation's first.
+ * Records balance transactions with their ledger movements, all in one database
+ * transaction (a job's round: on SQLite, two messages to the writer an operation rather
+ * than four), each at most once: resolves with how many were recorded here, not by
+ * another process first.
  */
-export async function recordBalanceTransaction(db: Db, outbox: Outbox, row: BalanceTransactionRow, postings: Posting[] | null, now: Date): Promise<boolean> {
+export async function recordBalanceTransactions(db: Db, outbox: Outbox, made: NewBalanceTransaction[], now: Date): Promise<number> {
+  if (!made.length) return 0;
   return inTransaction(db, async (trx: Tx) => {
-    const inserted = await trx.insertInto('balance_transactions').values(row).onConflict((oc) => oc.column('operation_id').doNothing()).executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) return false;
-    if (postings) {
-      await postMovement(trx, outbox, { environmentId: row.environment_id, currency: row.currency, movementId: row.id, concept: row.type, postings, now });
+    let recorded = 0;
+    for (const { row, postings } of made) {
+      const inserted = await trx.insertInto('balance_transactions').values(row).onConflict((oc) => oc.column('operation_id').doNothing()).executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) continue;
+      recorded++;
+      if (!postings) continue;
+      // The movement is named by the balance transaction just inserted: fresh.
+      await postMovement(trx, outbox, { environmentId: row.environment_id, currency: row.currency, movementId: row.id, concept: row.type, postings, now, fresh: true });
     }
-    return true;
+    return recorded;
   });
 }
 

@@ -98,6 +98,11 @@ export interface Movement {
   coverShortfall?: boolean;
   /** A mirror image of an earlier movement: it moves exactly that, no repayment of receivables. */
   reversal?: boolean;
+  /**
+   * `movementId` was made for this movement, in this transaction: no other entry can carry
+   * it, so what the books hold for it is what was just inserted and is not read back.
+   */
+  fresh?: boolean;
 }
 
 /**
@@ -123,7 +128,7 @@ export async function postMovement(trx: Tx, outbox: Outbox, m: Movement): Promis
   for (let i = 0; i < w.entries.length; i += 50) await trx.insertInto('ledger_entries').values(w.entries.slice(i, i + 50)).execute();
   // What the books now hold for this movement must balance too (a second post under the
   // same id, a currency mix-up): checked before the caller's transaction can commit.
-  const stored = await trx.selectFrom('ledger_entries').select(['currency', 'amount']).where('movement_id', '=', m.movementId).execute();
+  const stored = m.fresh ? w.entries : await trx.selectFrom('ledger_entries').select(['currency', 'amount']).where('movement_id', '=', m.movementId).execute();
   assertBalanced(stored.map((e) => ({ currency: e.currency, amount: BigInt(e.amount) })));
   const wallets = w.entries.filter((e) => e.wallet !== null);
   for (const e of wallets) await outbox.emit(trx, e.amount > 0 ? 'wallet.credited' : 'wallet.debited', e.id, m.now);
