@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditOf } from '../../server/store/audit';
-import { getEndpoint } from '../../server/store/webhook-endpoints';
+import { disableFailingEndpoint, getEndpoint } from '../../server/store/webhook-endpoints';
 import { type Browser, member } from './dashboard';
 import { type Client, ENGINES, type TestService, transactionBody } from './harness';
 import { cancelToken } from './pay';
@@ -137,6 +137,11 @@ describe.each(ENGINES)('dashboard events and webhook endpoints on %s', (engine) 
     expect(second).not.toBe(secret);
     const stored = (await getEndpoint(t.service.deps.database.db, shop.keys.environment_id, endpoint!.id))!;
     expect([stored.secret, stored.previous_secret]).toEqual([second, secret]);
+
+    // Disabled by the service after failing deliveries: the list and its page say why.
+    expect(await disableFailingEndpoint(t.service.deps.database.db, endpoint!.id, new Date(Date.now() + 60_000).toISOString(), new Date())).toBe(true);
+    expect((await viewer.get('/dashboard/webhook-endpoints/')).text).toContain('<td>Disabled: failing (every delivery failed for 3 days)</td>');
+    expect((await viewer.get(`/dashboard/webhook-endpoints/${endpoint!.id}/`)).text).toContain('data-testid="endpoint-state">Disabled: failing');
 
     // Delete: asked once more, then gone, with the API's event.
     const asked = await admin.post(`/dashboard/webhook-endpoints/${endpoint!.id}/delete/`, {});
