@@ -4,6 +4,7 @@ import helmet from 'helmet';
 import { apiRouter, openApiDocument } from './api';
 import { gatewayNotifyRouter } from './api/gateway-notify';
 import { catalogueForDashboard } from './api/catalogue-changes';
+import { webhookEndpointsForDashboard } from './api/webhook-endpoint-changes';
 import { assetsRouter, loadScreenAssets } from './checkout/assets';
 import { brandRouter } from './checkout/brand';
 import { addressLimit } from './checkout/limits';
@@ -75,7 +76,7 @@ export function createApp(deps: Deps, ops?: OpsRoutes): RequestListener {
     apiRouter(deps),
   );
   app.use(gatewayNotifyRouter(deps));
-  mountDashboard(app, deps, { catalogue: catalogueForDashboard(deps) });
+  mountDashboard(app, deps, { catalogue: catalogueForDashboard(deps), webhookEndpoints: webhookEndpointsForDashboard(deps) });
   app.use(assetsRouter());
   app.use(brandRouter(deps));
   app.use(docsRouter({ openapi: () => openApiDocument() }));

@@ -3,42 +3,15 @@ import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { ApiError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { presentEndpoint } from '../present/webhook-endpoint';
-import { inTransaction } from '../store/db';
 import { EVENT_TYPES } from '../store/events';
-import {
-  createEndpoint,
-  deleteEndpoint,
-  getEndpoint,
-  listEndpoints,
-  rollEndpointSecret,
-  type StoredEndpoint,
-  updateEndpoint,
-} from '../store/webhook-endpoints';
+import { getEndpoint, listEndpoints, type StoredEndpoint } from '../store/webhook-endpoints';
 import { patchOf } from './catalogue';
-import { dateTime, httpUrl, livemode, objectId, text, timestamps } from './fields';
-import { checkNotifyUrl } from './notify-url';
+import { dateTime, livemode, objectId, timestamps } from './fields';
+import { changeWebhookEndpoint, createWebhookEndpoint, deleteWebhookEndpoint, endpointFields, rollBody, rollWebhookEndpointSecret } from './webhook-endpoint-changes';
 import { page, WEBHOOK_ENDPOINT_EXAMPLE, WEBHOOK_ENDPOINT_REQUEST, WEBHOOK_ENDPOINT_WITH_SECRET_EXAMPLE } from './examples';
 
 // Webhook endpoints: URLs that receive the environment's events (all of them, or the types
 // listed), each signed with the endpoint's own secret, besides each object's notify_url.
-
-const HOUR_MS = 60 * 60_000;
-
-const enabledEvents = z
-  .array(z.enum([...EVENT_TYPES, '*']))
-  .min(1)
-  .max(EVENT_TYPES.length)
-  .refine((list) => new Set(list).size === list.length, 'must not list an event type twice')
-  .meta({ uniqueItems: true })
-  .refine((list) => !list.includes('*') || list.length === 1, '"*" stands alone: it already takes every event')
-  .describe('The event types sent to it, or `["*"]` for every one');
-
-const endpointFields = z.strictObject({
-  url: httpUrl.describe('Where events are POSTed (http or https); the same address rules as a notify_url'),
-  enabled_events: enabledEvents,
-  description: text(255).nullable().default(null).describe('What it is for, for you'),
-  enabled: z.boolean().default(true).describe('Whether events are sent to it'),
-});
 
 export const endpointOut = z
   .object({
@@ -62,12 +35,6 @@ const endpointWithSecret = endpointOut
     secret: z.string().describe('The signing secret (`whsec_…`, Standard Webhooks): shown only in this answer, keep it'),
   })
   .meta({ id: 'WebhookEndpointWithSecret', description: 'A webhook endpoint with its signing secret, shown once' });
-
-const rollBody = z
-  .strictObject({
-    overlap_hours: z.number().int().min(0).max(168).default(24).describe('How long the old secret goes on signing beside the new one, 0 to 168 hours; default 24'),
-  })
-  .meta({ id: 'RollSecretInput', description: 'How long the old secret keeps signing' });
 
 const notFound = () => new ApiError('not_found', 'No webhook endpoint with this id');
 const TAG = 'Webhook endpoint';
@@ -103,15 +70,7 @@ function createRoute(): RouteDef {
     body: endpointFields,
     response: endpointWithSecret,
     status: 201,
-    async handler({ env, body, deps, db }) {
-      checkNotifyUrl(body.url, deps.config, 'url');
-      const now = deps.now();
-      return inTransaction(db, async (trx) => {
-        const endpoint = await createEndpoint(trx, env.id, body, now);
-        await deps.outbox.emit(trx, 'webhook_endpoint.created', endpoint.id, now);
-        return withSecret(endpoint);
-      });
-    },
+    handler: async ({ env, body, deps, db }) => withSecret(await createWebhookEndpoint(deps, db, env.id, body)),
   });
 }
 
@@ -147,14 +106,9 @@ function updateRoute(): RouteDef {
     response: endpointOut,
     status: 200,
     async handler({ env, params, body, deps, db }) {
-      if (typeof body.url === 'string') checkNotifyUrl(body.url, deps.config, 'url');
-      const now = deps.now();
-      return inTransaction(db, async (trx) => {
-        const updated = await updateEndpoint(trx, env.id, params.id!, body as Partial<z.output<typeof endpointFields>>, now);
-        if (!updated) throw notFound();
-        await deps.outbox.emit(trx, 'webhook_endpoint.updated', updated.id, now);
-        return presentEndpoint(updated);
-      });
+      const updated = await changeWebhookEndpoint(deps, db, env.id, params.id!, body as Partial<z.output<typeof endpointFields>>);
+      if (!updated) throw notFound();
+      return presentEndpoint(updated);
     },
   });
 }
@@ -170,13 +124,7 @@ function deleteRoute(): RouteDef {
     tag: TAG,
     status: 204,
     async handler({ env, params, deps, db }) {
-      const now = deps.now();
-      await inTransaction(db, async (trx) => {
-        if (!(await getEndpoint(trx, env.id, params.id!))) throw notFound();
-        // The event shows the endpoint as it was: written before the row goes.
-        await deps.outbox.emit(trx, 'webhook_endpoint.deleted', params.id!, now);
-        await deleteEndpoint(trx, env.id, params.id!);
-      });
+      if (!(await deleteWebhookEndpoint(deps, db, env.id, params.id!))) throw notFound();
     },
   });
 }
@@ -195,8 +143,7 @@ function rollSecretRoute(): RouteDef {
     response: endpointWithSecret,
     status: 200,
     async handler({ env, params, body, deps, db }) {
-      const now = deps.now();
-      const rolled = await rollEndpointSecret(db, env.id, params.id!, now, new Date(now.getTime() + body.overlap_hours * HOUR_MS));
+      const rolled = await rollWebhookEndpointSecret(deps, db, env.id, params.id!, body.overlap_hours);
       if (!rolled) throw notFound();
       return withSecret(rolled);
     },

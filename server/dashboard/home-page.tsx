@@ -168,7 +168,7 @@ export function NeedsAttention({ text, attention }: { text: DashboardText; atten
           <ul>
             {endpoints.map((e) => (
               <li key={e.id} data-testid="attention-endpoint" class="url">
-                {t(e.disabled_reason === 'failing' ? 'home.attention.disabled' : 'home.attention.failing', { url: e.url })}
+                <a href={`/dashboard/webhook-endpoints/${e.id}/`}>{t(e.disabled_reason === 'failing' ? 'home.attention.disabled' : 'home.attention.failing', { url: e.url })}</a>
               </li>
             ))}
           </ul>

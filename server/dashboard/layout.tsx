@@ -25,7 +25,9 @@ export type Section =
   | 'clients'
   | 'subscriptions'
   | 'authorizations'
-  | 'wallets';
+  | 'wallets'
+  | 'events'
+  | 'endpoints';
 
 export interface Chrome {
   text: DashboardText;
@@ -66,6 +68,8 @@ function Header({ text, session, active, query }: Chrome & { session: ActiveSess
     ['subscriptions', '/dashboard/subscriptions/', t('nav.subscriptions')],
     ['authorizations', '/dashboard/authorizations/', t('nav.authorizations')],
     ['wallets', '/dashboard/wallets/', t('nav.wallets')],
+    ['events', '/dashboard/events/', t('nav.events')],
+    ['endpoints', '/dashboard/webhook-endpoints/', t('nav.endpoints')],
   ];
   if (roleAtLeast(session.current.role, 'owner')) {
     links.push(['keys', '/dashboard/keys/', t('nav.keys')], ['team', '/dashboard/team/', t('nav.team')], ['audit', '/dashboard/audit/', t('nav.audit')]);

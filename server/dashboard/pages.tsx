@@ -156,6 +156,13 @@ const ACTIONS: Record<string, DashboardKey> = {
   subscription_resume: 'audit.action.subscription_resume',
   subscription_stop: 'audit.action.subscription_stop',
   authorization_removed: 'audit.action.authorization_removed',
+  event_retried: 'audit.action.event_retried',
+  webhook_endpoint_created: 'audit.action.webhook_endpoint_created',
+  webhook_endpoint_updated: 'audit.action.webhook_endpoint_updated',
+  webhook_endpoint_enabled: 'audit.action.webhook_endpoint_enabled',
+  webhook_endpoint_disabled: 'audit.action.webhook_endpoint_disabled',
+  webhook_endpoint_deleted: 'audit.action.webhook_endpoint_deleted',
+  webhook_endpoint_secret_rolled: 'audit.action.webhook_endpoint_secret_rolled',
 };
 
 function describeAction(text: DashboardText, row: AuditRow): string {

@@ -28,6 +28,9 @@ import { authorizationRoutes } from './authorization-routes';
 import { walletRoutes } from './wallet-routes';
 import { searchRoutes } from './search-routes';
 import type { CatalogueGroupPort } from './catalogue-form';
+import { eventRoutes } from './event-routes';
+import { endpointRoutes } from './endpoint-routes';
+import type { WebhookEndpointPort } from './endpoint-form';
 import { STYLESHEET } from './layout';
 import { foldFigures } from './home-figures';
 import { overviewPage } from './pages';
@@ -41,9 +44,10 @@ import { settingsRoutes } from './settings-routes';
 
 const switchForm = z.object({ environment: z.string().max(64) });
 
-/** What the dashboard is handed by the app rather than importing it: the API's catalogue rules and use cases. */
+/** What the dashboard is handed by the app rather than importing it: the API's catalogue and webhook endpoint rules and use cases. */
 export interface DashboardPorts {
   catalogue: CatalogueGroupPort[];
+  webhookEndpoints: WebhookEndpointPort;
 }
 
 const css = readFileSync(new URL('./dashboard.css', import.meta.url), 'utf8');
@@ -118,6 +122,8 @@ export function dashboardRouter(deps: Deps, ports: DashboardPorts): IRouter {
   authorizationRoutes(router, kit);
   walletRoutes(router, kit);
   searchRoutes(router, kit);
+  eventRoutes(router, kit);
+  endpointRoutes(router, kit, ports.webhookEndpoints);
   router.use(kit.notFound);
   return router;
 }

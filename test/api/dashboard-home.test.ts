@@ -99,6 +99,7 @@ describe.each(ENGINES)('dashboard home on %s', (engine) => {
     expect(attention).toContain('€50.00: evidence due by');
     expect(attention.match(/data-testid="attention-dispute"/g)).toHaveLength(1);
     expect(attention).toContain(`${failing.url}: recent deliveries failed`);
+    expect(attention).toContain(`<a href="/dashboard/webhook-endpoints/${failing.id}/">`);
     expect(attention).toContain(`${disabled.url}: disabled, every delivery failed for 3 days`);
 
     // The other environment sees its own sale only, and nothing to attend to.

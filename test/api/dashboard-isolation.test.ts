@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogueForDashboard } from '../../server/api/catalogue-changes';
+import { webhookEndpointsForDashboard } from '../../server/api/webhook-endpoint-changes';
+import { getEndpoint } from '../../server/store/webhook-endpoints';
 import { GROUPS, type GroupName } from '../../server/dashboard/catalogue-form';
 import { dashboardRouter } from '../../server/dashboard/routes';
 import { listApiKeys } from '../../server/store/api-keys';
@@ -40,6 +42,8 @@ interface Shop {
   subscription: string;
   authorization: string;
   wallet: string;
+  /** A webhook endpoint: edited, disabled, its secret rolled, then deleted by the owner here. */
+  endpoint: string;
 }
 
 interface IdRoute {
@@ -149,6 +153,20 @@ const ROUTES: Route[] = [
   ...sale('void'),
   { kind: 'id', method: 'GET', path: '/webhooks/:id/', id: (s) => s.event, ownStatus: 200 },
   { kind: 'id', method: 'POST', path: '/webhooks/:id/resend/', id: (s) => s.event, ownStatus: 303 },
+  { kind: 'page', path: '/events/' },
+  { kind: 'page', path: '/events/', query: '?type=transaction.cancelled' },
+  { kind: 'id', method: 'GET', path: '/events/:id/', id: (s) => s.event, ownStatus: 200 },
+  { kind: 'id', method: 'POST', path: '/events/:id/retry/', id: (s) => s.event, form: { destination: 'notify_url' }, ownStatus: 303 },
+  { kind: 'page', path: '/webhook-endpoints/' },
+  { kind: 'page', path: '/webhook-endpoints/new/' },
+  { kind: 'own', path: '/webhook-endpoints/' },
+  { kind: 'id', method: 'GET', path: '/webhook-endpoints/:id/', id: (s) => s.endpoint, ownStatus: 200 },
+  { kind: 'id', method: 'POST', path: '/webhook-endpoints/:id/', id: (s) => s.endpoint, form: { url: 'https://isolated-hooks.shop.example/renamed', events: '*' }, ownStatus: 303 },
+  { kind: 'id', method: 'POST', path: '/webhook-endpoints/:id/enabled/', id: (s) => s.endpoint, form: { enabled: 'false' }, ownStatus: 303 },
+  { kind: 'id', method: 'POST', path: '/webhook-endpoints/:id/roll/', id: (s) => s.endpoint, form: { overlap_hours: '24' }, ownStatus: 200 },
+  // The confirmation, then (last of the endpoint's) the confirmed delete.
+  { kind: 'id', method: 'POST', path: '/webhook-endpoints/:id/delete/', id: (s) => s.endpoint, ownStatus: 200 },
+  { kind: 'id', method: 'POST', path: '/webhook-endpoints/:id/delete/', id: (s) => s.endpoint, form: { confirm: 'yes' }, ownStatus: 303 },
   { kind: 'id', method: 'POST', path: '/keys/:id/roll/', id: (s) => s.key, form: { overlap_hours: '24' }, ownStatus: 200 },
   { kind: 'id', method: 'POST', path: '/keys/:id/revoke/', id: (s) => s.key, ownStatus: 200 },
   // Last: the owner's confirmation revokes the key.
@@ -194,7 +212,8 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     const card = (await shop.post('/authorization/', { gateway: SANDBOX_CARD, card: { number: TEST_CARDS.approved, expiry: '12/34', cvc: '123', name: 'A' } })).body;
     const subscription = (await shop.post('/subscription/', { plan: plan.id, authorization: card.id, subscription_id: 'isolated-sub' })).body;
     expect((await shop.post(`/subscription/${subscription.id}/start/`, undefined)).body.status).toBe('active');
-    mine = { wallet: wallet.id, authorization: card.id, subscription: subscription.id, transaction: transaction.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email, catalogue: objects, client: client.id, documents, iban: iban.id };
+    const endpoint = (await shop.post('/webhook_endpoint/', { url: 'https://isolated-hooks.shop.example/in', enabled_events: ['*'], description: 'Isolated hooks' })).body;
+    mine = { endpoint: endpoint.id, wallet: wallet.id, authorization: card.id, subscription: subscription.id, transaction: transaction.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email, catalogue: objects, client: client.id, documents, iban: iban.id };
   });
   afterAll(() => t?.close());
 
@@ -203,7 +222,7 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     return methodOf(route) === 'GET' ? b.get(path) : b.post(path, form);
   };
   const expectNothingOf = (text: string) => {
-    for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop', ...Object.values(CATALOGUE_BODIES).map((b) => String(b.name)), ...Object.values(mine.catalogue), mine.client, ...mine.documents, mine.iban, mine.subscription, mine.authorization, mine.wallet, 'isolated-wallet', 'isolated-sub', 'Isolated plan', 'Isolated Ada', 'isolated.ada@', 'isolated-front', 'ES91']) {
+    for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop', ...Object.values(CATALOGUE_BODIES).map((b) => String(b.name)), ...Object.values(mine.catalogue), mine.client, ...mine.documents, mine.iban, mine.subscription, mine.authorization, mine.wallet, mine.endpoint, 'isolated-hooks', 'Isolated hooks', 'isolated-wallet', 'isolated-sub', 'Isolated plan', 'Isolated Ada', 'isolated.ada@', 'isolated-front', 'ES91']) {
       expect(text).not.toContain(marker);
     }
   };
@@ -217,11 +236,13 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     authorization: (await shop.get(`/authorization/${mine.authorization}/`)).body,
     documents: (await shop.get(`/client/${mine.client}/document/`)).body,
     catalogue: await Promise.all(GROUPS.map(async (group) => (await shop.get(`/${group}/${mine.catalogue[group]}/`)).body)),
+    // As stored, its secrets included (undefined once the owner here has deleted it).
+    endpoint: await getEndpoint(t.service.deps.database.db, shop.keys.environment_id, mine.endpoint),
     audit: (await auditOf(t.service.deps.database.db, shop.keys.environment_id, { limit: 1000, offset: 0 })).length,
   });
 
   it('the table lists every route of the dashboard router', () => {
-    const router = dashboardRouter(t.service.deps, { catalogue: catalogueForDashboard(t.service.deps) }) as unknown as { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
+    const router = dashboardRouter(t.service.deps, { catalogue: catalogueForDashboard(t.service.deps), webhookEndpoints: webhookEndpointsForDashboard(t.service.deps) }) as unknown as { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
     const declared = router.stack.flatMap((layer) => (layer.route ? Object.keys(layer.route.methods).map((m) => `${m.toUpperCase()} ${layer.route!.path}`) : []));
     const listed = [...new Set(ROUTES.map((r) => `${methodOf(r)} ${r.path}`))];
     expect(listed.sort()).toEqual([...new Set(declared)].sort());
@@ -292,6 +313,11 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     expect(made.status).toBe(303);
     expect((await shop.get('/product/')).body.count).toBe(products);
     expect((await other.get('/product/')).body.results.map((p: { name: string }) => p.name)).toContain('Stranger mug');
+    // A webhook endpoint made by the stranger is the stranger's.
+    const endpoints = (await shop.get('/webhook_endpoint/')).body.count;
+    expect((await stranger.post('/dashboard/webhook-endpoints/', { url: 'https://stranger.example/in', events: '*' })).status).toBe(201);
+    expect((await shop.get('/webhook_endpoint/')).body.count).toBe(endpoints);
+    expect((await other.get('/webhook_endpoint/')).body.results.map((e: { url: string }) => e.url)).toContain('https://stranger.example/in');
     // Signing out, even everywhere, ends the stranger's sessions only.
     const again = (await member(t, other, 'owner')).browser;
     expect((await again.post('/dashboard/sign-out-everywhere/', {})).status).toBe(303);

@@ -45,10 +45,11 @@ export class Browser {
     return this.take(await fetch(`${this.url}${path}`, { headers: this.headers(headers), redirect: 'manual' }));
   }
 
-  /** A form post from our own page; `csrf: null` leaves the token out. */
-  async post(path: string, form: Record<string, string>, opts: { csrf?: string | null; headers?: Record<string, string> } = {}): Promise<Page> {
+  /** A form post from our own page (a list: the field repeated, as checkboxes send it); `csrf: null` leaves the token out. */
+  async post(path: string, form: Record<string, string | string[]>, opts: { csrf?: string | null; headers?: Record<string, string> } = {}): Promise<Page> {
     const csrf = opts.csrf === undefined ? this.csrf : opts.csrf;
-    const body = new URLSearchParams({ ...(csrf === null ? {} : { csrf }), ...form });
+    const fields = Object.entries({ ...(csrf === null ? {} : { csrf }), ...form }).flatMap(([k, v]) => (Array.isArray(v) ? v.map((one) => [k, one]) : [[k, v]]));
+    const body = new URLSearchParams(fields);
     const headers = this.headers({ 'content-type': 'application/x-www-form-urlencoded', origin: this.url, 'sec-fetch-site': 'same-origin', ...opts.headers });
     return this.take(await fetch(`${this.url}${path}`, { method: 'POST', headers, body, redirect: 'manual' }));
   }

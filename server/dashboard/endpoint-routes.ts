@@ -1,0 +1,105 @@
+import express, { type IRouter, type Request, type Response } from 'express';
+import { z } from 'zod';
+import { EVENT_TYPES } from '../store/events';
+import { getEndpoint, listEndpoints, type StoredEndpoint } from '../store/webhook-endpoints';
+import type { ActiveSession } from './accounts';
+import { endpointInput, endpointValues, postedValues, rollInput, type WebhookEndpointPort } from './endpoint-form';
+import { deleteConfirmPage, endpointNewPage, endpointPage, endpointsPage, type Errors } from './endpoint-pages';
+import type { Kit } from './kit';
+
+// /dashboard/webhook-endpoints/: the environment's webhook endpoints. Viewers see them;
+// admins and owners create, edit, enable / disable, delete (confirmed once more) and roll
+// the secret (shown once), through the API's use cases handed over as a port, so the rules
+// and the `webhook_endpoint.*` events are the API's. The audit log records each change,
+// never the secret.
+
+const PAGE_SIZE = 20;
+const ID = /^[0-9a-f-]{36}$/;
+const BASE = '/dashboard/webhook-endpoints/';
+const pageQuery = z.object({ page: z.coerce.number().int().min(1).max(100_000).default(1).catch(1) });
+const doneQuery = z.object({ done: z.enum(['saved', 'enabled', 'disabled', 'deleted']) });
+const enabledForm = z.object({ enabled: z.enum(['true', 'false']) });
+const deleteForm = z.object({ confirm: z.literal('yes').optional() });
+
+export function endpointRoutes(router: IRouter, kit: Kit, port: WebhookEndpointPort): void {
+  const { db, page, action, send, textOf, audit, notFound } = kit;
+  // A checkbox per event type: more fields than the other forms' parser allows.
+  const forms = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: EVENT_TYPES.length + 8 });
+  const find = (s: ActiveSession, id: string) => (ID.test(id) ? getEndpoint(db, s.current.environment_id, id) : Promise.resolve(undefined));
+  const done = (req: Request) => {
+    const parsed = doneQuery.safeParse(req.query);
+    return parsed.success ? parsed.data.done : undefined;
+  };
+  const logged = (e: StoredEndpoint) => ({ id: e.id, url: e.url });
+
+  router.get('/webhook-endpoints/', page('viewer', async (req, res, s) => {
+    const { page: pageNo } = pageQuery.parse(req.query);
+    const { count, rows } = await listEndpoints(db, s.current.environment_id, { page: pageNo, page_size: PAGE_SIZE });
+    send(res, 200, endpointsPage({ text: textOf(req), session: s, endpoints: rows, page: pageNo, pages: Math.max(1, Math.ceil(count / PAGE_SIZE)), done: done(req) }));
+  }));
+
+  router.get('/webhook-endpoints/new/', page('admin', async (req, res, s) => {
+    send(res, 200, endpointNewPage({ text: textOf(req), session: s, values: { url: '', description: '', events: ['*'] }, errors: [] }));
+  }));
+
+  router.post('/webhook-endpoints/', forms, action('admin', async (req, res, s) => {
+    const values = postedValues(req.body);
+    const outcome = await port.create(s.current.environment_id, endpointInput(values));
+    if (!outcome.ok) return send(res, 400, endpointNewPage({ text: textOf(req), session: s, values, errors: outcome.errors }));
+    await audit(req, s, 'webhook_endpoint_created', logged(outcome.endpoint));
+    // The secret is in this answer only, as a new API key's is.
+    send(res, 201, endpointPage({ text: textOf(req), session: s, endpoint: outcome.endpoint, values: endpointValues(outcome.endpoint), errors: [], secret: outcome.endpoint.secret, notice: 'created' }));
+  }));
+
+  /** The endpoint's page; after a refused edit, with what was posted and why it was refused. */
+  async function show(req: Request, res: Response, s: ActiveSession, status: number, refused?: { errors: Errors; posted: boolean }) {
+    const endpoint = await find(s, String(req.params.id));
+    if (!endpoint) return notFound(req, res);
+    const values = refused?.posted ? postedValues(req.body) : endpointValues(endpoint);
+    send(res, status, endpointPage({ text: textOf(req), session: s, endpoint, values, errors: refused?.errors ?? [], notice: refused ? undefined : done(req) }));
+  }
+
+  router.get('/webhook-endpoints/:id/', page('viewer', (req, res, s) => show(req, res, s, 200)));
+
+  router.post('/webhook-endpoints/:id/', forms, action('admin', async (req, res, s) => {
+    const id = String(req.params.id);
+    const outcome = ID.test(id) ? await port.change(s.current.environment_id, id, endpointInput(postedValues(req.body))) : undefined;
+    if (!outcome) return notFound(req, res);
+    if (!outcome.ok) return show(req, res, s, 400, { errors: outcome.errors, posted: true });
+    await audit(req, s, 'webhook_endpoint_updated', logged(outcome.endpoint));
+    res.redirect(303, `${BASE}${id}/?done=saved`);
+  }));
+
+  router.post('/webhook-endpoints/:id/enabled/', forms, action('admin', async (req, res, s) => {
+    const id = String(req.params.id);
+    const form = enabledForm.safeParse(req.body);
+    if (!(await find(s, id))) return notFound(req, res);
+    if (!form.success) return show(req, res, s, 400, { errors: [], posted: false });
+    const outcome = await port.change(s.current.environment_id, id, { enabled: form.data.enabled === 'true' });
+    if (!outcome) return notFound(req, res);
+    if (!outcome.ok) return show(req, res, s, 400, { errors: outcome.errors, posted: false });
+    const change = outcome.endpoint.enabled ? 'enabled' : 'disabled';
+    await audit(req, s, `webhook_endpoint_${change}`, logged(outcome.endpoint));
+    res.redirect(303, `${BASE}${id}/?done=${change}`);
+  }));
+
+  router.post('/webhook-endpoints/:id/roll/', forms, action('admin', async (req, res, s) => {
+    const id = String(req.params.id);
+    const outcome = ID.test(id) ? await port.rollSecret(s.current.environment_id, id, rollInput(req.body)) : undefined;
+    if (!outcome) return notFound(req, res);
+    if (!outcome.ok) return show(req, res, s, 400, { errors: outcome.errors, posted: false });
+    const hours = String(rollInput(req.body).overlap_hours);
+    await audit(req, s, 'webhook_endpoint_secret_rolled', { ...logged(outcome.endpoint), hours });
+    const { endpoint } = outcome;
+    send(res, 200, endpointPage({ text: textOf(req), session: s, endpoint, values: endpointValues(endpoint), errors: [], secret: endpoint.secret, notice: 'rolled' }));
+  }));
+
+  router.post('/webhook-endpoints/:id/delete/', forms, action('admin', async (req, res, s) => {
+    const endpoint = await find(s, String(req.params.id));
+    if (!endpoint) return notFound(req, res);
+    const form = deleteForm.safeParse(req.body);
+    if (!form.success || form.data.confirm !== 'yes') return send(res, 200, deleteConfirmPage({ text: textOf(req), session: s, endpoint }));
+    if (await port.remove(s.current.environment_id, endpoint.id)) await audit(req, s, 'webhook_endpoint_deleted', logged(endpoint));
+    res.redirect(303, `${BASE}?done=deleted`);
+  }));
+}
