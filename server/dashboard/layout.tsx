@@ -24,7 +24,8 @@ export type Section =
   | 'clients'
   | 'subscriptions'
   | 'authorizations'
-  | 'wallets';
+  | 'wallets'
+  | 'payouts';
 
 export interface Chrome {
   text: DashboardText;
@@ -50,6 +51,7 @@ function Header({ text, session, active }: Chrome & { session: ActiveSession }) 
     ['subscriptions', '/dashboard/subscriptions/', t('nav.subscriptions')],
     ['authorizations', '/dashboard/authorizations/', t('nav.authorizations')],
     ['wallets', '/dashboard/wallets/', t('nav.wallets')],
+    ['payouts', '/dashboard/payouts/', t('nav.payouts')],
   ];
   if (roleAtLeast(session.current.role, 'owner')) {
     links.push(['keys', '/dashboard/keys/', t('nav.keys')], ['team', '/dashboard/team/', t('nav.team')], ['audit', '/dashboard/audit/', t('nav.audit')]);

@@ -156,6 +156,9 @@ const ACTIONS: Record<string, DashboardKey> = {
   subscription_resume: 'audit.action.subscription_resume',
   subscription_stop: 'audit.action.subscription_stop',
   authorization_removed: 'audit.action.authorization_removed',
+  logo_changed: 'audit.action.logo_changed',
+  logo_removed: 'audit.action.logo_removed',
+  settlement_downloaded: 'audit.action.settlement_downloaded',
 };
 
 function describeAction(text: DashboardText, row: AuditRow): string {
