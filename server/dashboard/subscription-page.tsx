@@ -25,7 +25,7 @@ function Facts({ text, v }: { text: DashboardText; v: SubscriptionView }) {
   return (
     <dl class="facts">
       <dt>{t('sub.plan')}</dt>
-      <dd>{t('cat.every', { amount: text.money(row.amount, row.currency), count: row.interval_count, unit: t(`cat.option.${row.interval}`) })}</dd>
+      <dd>{`${row.plan_name}: ${t('cat.every', { amount: text.money(row.amount, row.currency), count: row.interval_count, unit: t(`cat.option.${row.interval}`) })}`}</dd>
       <dt>{t('tx.status')}</dt>
       <dd data-testid="sub-status">
         <StatusText text={text} status={row.status as SubscriptionStatus} />
