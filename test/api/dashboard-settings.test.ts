@@ -12,7 +12,7 @@ const JPEG = Buffer.concat([Buffer.from('ffd8ffe000104a4649460001010000010001000
 const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
 const fileForm = (bytes: Buffer, name: string, type: string) => {
   const form = new FormData();
-  form.append('logo', new Blob([bytes], { type }), name);
+  form.append('logo', new Blob([new Uint8Array(bytes)], { type }), name);
   return form;
 };
 
