@@ -3,6 +3,7 @@ import { renderToString } from 'preact-render-to-string';
 import type { ActiveSession } from './accounts';
 import type { DashboardText } from './i18n';
 import { roleAtLeast } from '../store/users';
+import { MAX_SEARCH_LENGTH } from '../domain/transaction-search';
 
 // The frame of every dashboard page: plain HTML forms, no script at all, so the strict CSP
 // has nothing to allow and every action works by keyboard and without JavaScript.
@@ -33,12 +34,27 @@ export interface Chrome {
   /** Signed in: the navigation, the switcher and the sign-out buttons. */
   session?: ActiveSession;
   active?: Section;
+  /** The text in the header's search box (the search page's own). */
+  query?: string;
 }
 
 /** The CSRF field every form of a signed-in page carries. */
 export const Csrf = ({ token }: { token: string }) => <input type="hidden" name="csrf" value={token} />;
 
-function Header({ text, session, active }: Chrome & { session: ActiveSession }) {
+/** The one search box across objects (search-routes.ts): a GET form, so it works without script. */
+function SearchBox({ text, query }: { text: DashboardText; query?: string }) {
+  return (
+    <form method="get" action="/dashboard/search/" role="search" class="find">
+      <label for="site-search" class="visually-hidden">
+        {text.t('search.label')}
+      </label>
+      <input id="site-search" type="search" name="q" value={query ?? ''} maxLength={MAX_SEARCH_LENGTH} autocomplete="off" />
+      <button type="submit">{text.t('search.submit')}</button>
+    </form>
+  );
+}
+
+function Header({ text, session, active, query }: Chrome & { session: ActiveSession }) {
   const { t } = text;
   const links: [Section, string, string][] = [
     ['overview', '/dashboard/', t('nav.overview')],
@@ -60,6 +76,7 @@ function Header({ text, session, active }: Chrome & { session: ActiveSession }) 
   return (
     <header class="top">
       <p class="brand">{t('brand')}</p>
+      <SearchBox text={text} query={query} />
       <nav aria-label={t('nav.label')}>
         <ul>
           {links.map(([section, href, label]) => (

@@ -26,6 +26,7 @@ import { clientRoutes } from './client-routes';
 import { subscriptionRoutes } from './subscription-routes';
 import { authorizationRoutes } from './authorization-routes';
 import { walletRoutes } from './wallet-routes';
+import { searchRoutes } from './search-routes';
 import { payoutRoutes } from './payout-routes';
 import type { CatalogueGroupPort } from './catalogue-form';
 import { STYLESHEET } from './layout';
@@ -117,6 +118,7 @@ export function dashboardRouter(deps: Deps, ports: DashboardPorts): IRouter {
   subscriptionRoutes(router, kit);
   authorizationRoutes(router, kit);
   walletRoutes(router, kit);
+  searchRoutes(router, kit);
   payoutRoutes(router, kit);
   router.use(kit.notFound);
   return router;

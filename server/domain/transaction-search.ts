@@ -62,3 +62,37 @@ export function searchTerms(raw: string): SearchTerms | undefined {
 
 /** `text` as a LIKE pattern that matches it anywhere, its own % _ and \ taken literally (with ESCAPE '\'). */
 export const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * One word of a text read as a bank statement shows a card payment: a calendar day
+ * (2026-11-20), a card's last four, an amount, or two of these at once ("4242" is last
+ * four digits and an amount). The words may come in any order.
+ */
+export interface StatementWord {
+  last4?: string;
+  amounts: SearchTerms['amounts'];
+  /** YYYY-MM-DD, a real date (a whole UTC day). */
+  day?: string;
+}
+
+/** More words than a statement line has: not read as one. */
+export const MAX_STATEMENT_WORDS = 4;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+function isDay(w: string): boolean {
+  const at = Date.parse(`${w}T00:00:00.000Z`);
+  // An impossible date (2026-02-30) parses to NaN or to another day.
+  return DAY.test(w) && !Number.isNaN(at) && new Date(at).toISOString().startsWith(w);
+}
+
+/** The text as a statement line, every word read every way it can be; undefined when a word is none of them. */
+export function statementWords(raw: string): StatementWord[] | undefined {
+  const words = raw.trim().split(/\s+/).filter(Boolean);
+  if (!words.length || words.length > MAX_STATEMENT_WORDS) return undefined;
+  const read: StatementWord[] = [];
+  for (const w of words) {
+    const word: StatementWord = { last4: /^\d{4}$/.test(w) ? w : undefined, amounts: amountsOf(w), day: isDay(w) ? w : undefined };
+    if (!word.last4 && !word.amounts.length && !word.day) return undefined;
+    read.push(word);
+  }
+  return read;
+}

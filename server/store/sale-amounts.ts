@@ -1,17 +1,17 @@
 import { uuidv7 } from '../domain/ids';
 import { CONFIRMED, IN_FLIGHT, type SaleAction } from '../domain/sales';
 import type { Tx } from './db';
-import type { SaleOperationKind } from './schema';
+import type { SaleOperationKind, SaleOperationRow } from './schema';
 
 // A sale's amounts and its history, moved one step at a time inside the caller's
 // database transaction: the store's functions for sales (sales.ts) and for the sales of
 // transactions paid from a `source` (source-sales.ts) share them.
 
-export function addOperation(trx: Tx, saleId: string, kind: SaleOperationKind, amount: number, reference: string | null, now: Date) {
-  return trx
-    .insertInto('sale_operations')
-    .values({ id: uuidv7(now.getTime()), sale_id: saleId, kind, amount, gateway_reference: reference, created_at: now.toISOString() })
-    .execute();
+/** Records an operation of a sale; resolves with the row as stored. */
+export async function addOperation(trx: Tx, saleId: string, kind: SaleOperationKind, amount: number, reference: string | null, now: Date): Promise<SaleOperationRow> {
+  const row: SaleOperationRow = { id: uuidv7(now.getTime()), sale_id: saleId, kind, amount, gateway_reference: reference, created_at: now.toISOString() };
+  await trx.insertInto('sale_operations').values(row).execute();
+  return row;
 }
 
 export const ACTION_EVENTS = { capture: 'sale.captured', refund: 'sale.refunded', void: 'sale.voided' } as const;

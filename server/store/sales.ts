@@ -366,9 +366,11 @@ export async function recordCharge(
     else if (pendingSale) await settlePendingSale(trx, saleId, { captured: sale.captured, failure: sale.failure }, c.now);
     else await trx.insertInto('sales').values(sale).execute();
     const reference = c.result.outcome === 'approved' ? c.result.reference : null;
-    if (c.result.outcome !== 'not_processed') await addOperation(trx, sale.id, approved ? 'charge' : 'decline', c.call.amount, reference, c.now);
-    // The sale as it is now is both the answer and its event's snapshot: read once.
-    const stored = (await getSale(trx, null, sale.id))!;
+    const operation = c.result.outcome === 'not_processed' ? null : await addOperation(trx, sale.id, approved ? 'charge' : 'decline', c.call.amount, reference, c.now);
+    // The sale as it is now is both the answer and its event's snapshot. One inserted here
+    // is what was just written: its row, this operation and no fee yet (a balance
+    // transaction follows the operation later), so it is not read back.
+    const stored = pendingSale || !operation ? (await getSale(trx, null, sale.id))! : { row: sale, operations: [operation], fee: 0 };
     if (approved) {
       await trx.updateTable('authorizations').set({ updated_at: at }).where('id', '=', auth.id).execute();
       await c.outbox.emit(trx, late && pendingSale ? 'sale.late_payment' : 'sale.created', sale.id, c.now, { sale: stored });

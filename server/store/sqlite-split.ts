@@ -24,16 +24,17 @@ import {
 //   run beside the writer; each sees the last commit made before it started, which, with
 //   synchronous=FULL, is durable: nothing is seen before it is on disk.
 //
-// Protocol with the writer: in, {id, sql, parameters} (one statement), {id, batch: [{sql,
-// parameters}]} (one transaction) or {id, close: true}; out, {id, rows}, {id, changes,
-// lastInsertRowid} or {id, error: {message, code}}, in the order things came in.
+// Protocol with the writer: in, {id, sql, parameters, begin?} (one statement, the first of
+// a transaction with `begin`), {id, batch: [{sql, parameters}]} (one transaction) or {id,
+// close: true}; out, {id, rows}, {id, changes, lastInsertRowid} or {id, error: {message,
+// code}, open} (`open`: the transaction it began is open), in the order things came in.
 
 interface Statement {
   sql: string;
   parameters: readonly unknown[];
 }
 
-type Message = Statement | { batch: Statement[] } | { close: true };
+type Message = (Statement & { begin?: boolean }) | { batch: Statement[] } | { close: true };
 
 interface Reply {
   id: number;
@@ -41,6 +42,8 @@ interface Reply {
   changes?: number;
   lastInsertRowid?: number | bigint;
   error?: { message: string; code?: string };
+  /** After an error: whether the transaction the statement began is open. */
+  open?: boolean;
 }
 
 class WriterThread {
@@ -135,7 +138,12 @@ function statementsOf(sqlite: SQLite.Database, max = 500) {
 }
 
 export class SplitConnection implements DatabaseConnection {
+  /** In a transaction: this connection holds the writer's turn. */
   #inTransaction = false;
+  /** The transaction's `begin` has not reached the writer yet: it goes with the first statement. */
+  #beginPending = false;
+  /** The writer has the transaction open. */
+  #open = false;
 
   constructor(
     private readonly reader: (sql: string) => SQLite.Statement | undefined,
@@ -144,6 +152,7 @@ export class SplitConnection implements DatabaseConnection {
   ) {}
 
   async executeQuery<R>({ sql, parameters }: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.#beginPending) return (await this.#first(sql, parameters)) as QueryResult<R>;
     if (this.#inTransaction) return (await this.writer.run(sql, parameters)) as QueryResult<R>;
     const statement = this.reader(sql);
     if (statement?.readonly && statement.reader) return { rows: statement.all(parameters) as R[] };
@@ -152,6 +161,14 @@ export class SplitConnection implements DatabaseConnection {
     const reply = this.writer.post({ sql, parameters });
     this.turn.give();
     return this.writer.result(await reply) as QueryResult<R>;
+  }
+
+  /** The transaction's first statement, with its `begin`: one message fewer per transaction. */
+  async #first(sql: string, parameters: readonly unknown[]): Promise<QueryResult<unknown>> {
+    this.#beginPending = false;
+    const reply = await this.writer.post({ sql, parameters, begin: true });
+    this.#open = !reply.error || Boolean(reply.open);
+    return this.writer.result(reply);
   }
 
   /** Writes committed together, in one message: the writer's transaction waits on nothing here. */
@@ -167,28 +184,29 @@ export class SplitConnection implements DatabaseConnection {
     throw new Error('streaming is not used with SQLite');
   }
 
+  /**
+   * Takes the writer's turn. SQLite's `begin` is deferred (it takes no lock until the first
+   * statement), so sending it with that statement (#first) changes nothing but the count.
+   */
   async begin(): Promise<void> {
     await this.turn.take();
-    try {
-      await this.writer.run('begin', []);
-      this.#inTransaction = true;
-    } catch (err) {
-      this.turn.give();
-      throw err;
-    }
+    this.#inTransaction = true;
+    this.#beginPending = true;
+    this.#open = false;
   }
 
   /** Kysely calls rollback after a failed commit: by then the transaction is over here. */
   async end(command: 'commit' | 'rollback'): Promise<void> {
     if (!this.#inTransaction) return;
     try {
-      await this.writer.run(command, []);
+      // Nothing reached the writer, or its begin was refused: nothing to end there.
+      if (this.#open) await this.writer.run(command, []);
     } catch (err) {
       // A failed commit leaves the transaction open: close it before the next one starts.
       if (command === 'commit') await this.writer.run('rollback', []).catch(() => undefined);
       throw err;
     } finally {
-      this.#inTransaction = false;
+      this.#inTransaction = this.#beginPending = this.#open = false;
       this.turn.give();
     }
   }

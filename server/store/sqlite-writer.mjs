@@ -25,7 +25,10 @@ const together = db.transaction((batch) => {
   for (const { sql, parameters } of batch) prepared(sql).run(parameters);
 });
 
-function answer({ sql, parameters, batch }) {
+function answer({ sql, parameters, batch, begin }) {
+  // A transaction's `begin` travels with its first statement: one message fewer, and the
+  // same as SQLite's own deferred begin, which takes no lock until that statement.
+  if (begin) prepared('begin').run();
   if (batch) {
     together(batch);
     return { changes: 0 };
@@ -47,6 +50,7 @@ parentPort.on('message', (message) => {
   try {
     parentPort.postMessage({ id: message.id, ...answer(message) });
   } catch (err) {
-    parentPort.postMessage({ id: message.id, error: { message: err.message, code: err.code } });
+    const open = Boolean(message.begin) && db.inTransaction;
+    parentPort.postMessage({ id: message.id, error: { message: err.message, code: err.code }, open });
   }
 });

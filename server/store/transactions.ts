@@ -144,7 +144,7 @@ export interface TransactionFilters {
 type TxWhere = ExpressionBuilder<Tables, 'transactions'>;
 
 /** A transaction matching any reading of a search text; every LIKE escaped, so the text is only ever text. */
-function matchesSearch(eb: TxWhere, environmentId: string, q: SearchTerms) {
+export function matchesSearch(eb: TxWhere, environmentId: string, q: SearchTerms) {
   const contains = (column: ReturnType<typeof sql.ref>, text: string) => sql<boolean>`lower(${column}) like ${containsPattern(text.toLowerCase())} escape '\\'`;
   const either: Expression<SqlBool>[] = [contains(sql.ref('transactions.order_id'), q.text)];
   if (q.token) either.push(sql<boolean>`${sql.ref('transactions.token')} = ${q.token}`);

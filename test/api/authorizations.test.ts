@@ -88,6 +88,11 @@ describe.each(ENGINES)('authorizations on %s', (engine) => {
       card: { brand: 'visa', last4: '4242' },
     });
     expect(res.body.operations).toMatchObject([{ kind: 'charge', amount: 1234 }]);
+    // The answer and the event's snapshot are built from what the charge wrote, not read
+    // back: both must be the sale as the API reads it.
+    expect((await svc.api.get(`/sale/${res.body.id}/`)).body).toEqual(res.body);
+    const created = await svc.api.get(`/event/?type=sale.created&object_id=${res.body.id}`);
+    expect(created.body.results.map((e: { data: unknown }) => e.data)).toEqual([res.body]);
     const refund = await svc.api.post(`/sale/${res.body.id}/refund/`, { amount: 234 });
     expect(refund.body).toMatchObject({ refunded: 234, status: 'partially_refunded' });
     for (const [body, path] of [

@@ -166,6 +166,8 @@ const ROUTES: Route[] = [
   { kind: 'own', path: '/settings/logo/remove/' },
   // Last: the owner's confirmation revokes the key.
   { kind: 'id', method: 'POST', path: '/keys/:id/revoke/', id: (s) => s.key, form: { confirm: 'yes' }, ownStatus: 303 },
+  // The header's search box: by text here, by this environment's ids and tokens below.
+  ...['isolated', '4242', '10.00', '4242 10.00', 'ada@shop.example'].map((q): PageRoute => ({ kind: 'page', path: '/search/', query: `?q=${encodeURIComponent(q)}` })),
 ];
 
 const methodOf = (r: Route) => (r.kind === 'page' ? 'GET' : r.kind === 'own' ? 'POST' : r.method);
@@ -273,6 +275,14 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
         const found = await stranger.get(`/dashboard/transactions/?q=${q}`);
         expect(found.text).toContain('No transactions match');
         expect(found.text).not.toContain(`/dashboard/transactions/${mine.transaction}/`);
+      }
+    }
+    if (path.startsWith('/search/')) {
+      for (const q of [mine.transaction, mine.sale, mine.client, mine.subscription, mine.authorization, mine.wallet, mine.event, mine.orderId, 'isolated-sub', ...Object.values(mine.catalogue)]) {
+        const found = await stranger.get(`/dashboard/search/?q=${encodeURIComponent(q)}`);
+        expect(found.status, q).toBe(200);
+        expect(found.text).toContain('Nothing in this environment matches');
+        expectNothingOf(found.text.replaceAll(q, ''));
       }
     }
     expect((await owner.get(`/dashboard${path}`)).status).toBe(200);

@@ -24,6 +24,7 @@ async function scratch(engine: EngineName, dataDir: string) {
   return {
     database,
     db,
+    name,
     insert: (into: ScratchDb, v: string) => into.insertInto(name).values({ v }),
     /** The table's values, read afresh. */
     values: async () => (await db.selectFrom(name).select('v').orderBy('v').execute()).map((r) => r.v),
@@ -95,6 +96,45 @@ describe('SQLite reads and writes on two connections', () => {
       ).rejects.toThrow('roll back');
       await outside;
       expect(await s.values()).toEqual(['out']);
+    });
+  });
+
+  // The transaction's `begin` travels with its first statement (one message fewer): what
+  // a transaction means must not change with it.
+  it('a transaction whose first statement fails rolls back what follows, and the next one runs', async () => {
+    await withScratch('sqlite', async (s) => {
+      const { db } = s;
+      await s.insert(db, 'taken').execute();
+      await expect(
+        db.transaction().execute(async (trx) => {
+          await s.insert(trx, 'taken').execute();
+        }),
+      ).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
+      // The failed first statement had opened the transaction: a statement caught and
+      // followed by more must still be undone with them.
+      await expect(
+        db.transaction().execute(async (trx) => {
+          await s.insert(trx, 'taken').execute().catch(() => undefined);
+          await s.insert(trx, 'after the failure').execute();
+          throw new Error('roll back');
+        }),
+      ).rejects.toThrow('roll back');
+      await db.transaction().execute(async (trx) => {
+        await s.insert(trx, 'next').execute();
+      });
+      expect(await s.values()).toEqual(['next', 'taken']);
+    });
+  });
+
+  it('a transaction that ran no statement leaves the writer free', async () => {
+    await withScratch('sqlite', async (s) => {
+      const { db } = s;
+      await db.transaction().execute(async () => undefined);
+      await expect(db.transaction().execute(async () => Promise.reject(new Error('nothing done')))).rejects.toThrow('nothing done');
+      await s.insert(db, 'after').execute();
+      await db.transaction().execute(async (trx) => {
+        expect(await trx.selectFrom(s.name).select('v').execute()).toEqual([{ v: 'after' }]);
+      });
     });
   });
 

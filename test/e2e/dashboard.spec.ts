@@ -254,6 +254,11 @@ test('every page passes axe in light and dark at 360 px and 1280 px, with no scr
   await expectAccessible(page);
   await page.goto(`${service.url}/dashboard/transactions/?order_id=none`);
   await expectAccessible(page);
+  // The header's search box: its page without a text, with results, and with a text too long.
+  for (const path of ['/dashboard/search/', '/dashboard/search/?q=lamp', `/dashboard/search/?q=${'x'.repeat(201)}`]) {
+    await page.goto(`${service.url}${path}`);
+    await expectAccessible(page);
+  }
   await page.context().clearCookies();
   await page.goto(`${service.url}/dashboard/sign-in/`);
   await expectAccessible(page);
