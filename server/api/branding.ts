@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { applyBrandRules, DISPLAY_NAME_MAX } from '../domain/brand';
 import { HEX_COLOR } from '../domain/contrast';
+import { checkLogo, LOGO_MAX_BYTES, LOGO_TYPES, storedLogo } from '../domain/logo';
 import { logoPath } from '../checkout/brand';
 import { ApiError, fieldError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
@@ -86,9 +86,7 @@ export const BRANDING_EXAMPLE: BrandingOut = {
   ],
 };
 
-/** PNG, JPEG or WebP, as their bytes say: what every browser shows and nothing that can run (no SVG). */
-const LOGO_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
-export const LOGO_MAX_BYTES = 256 * 1024;
+// The logo's rules (types by their bytes, size) are domain/logo.ts's, shared with the dashboard.
 /** The JSON body that carries the largest logo: base64 is 4/3 of the bytes. */
 export const LOGO_BODY_LIMIT = Math.ceil(LOGO_MAX_BYTES / 3) * 4 + 1024;
 
@@ -107,15 +105,11 @@ const logoUpload = z
 /** The bytes, once they are known to be the image the request says they are. */
 async function logoBytes(body: z.output<typeof logoUpload>): Promise<Buffer> {
   const bytes = Buffer.from(body.data, 'base64');
-  if (bytes.byteLength > LOGO_MAX_BYTES) throw tooLargeLogo();
-  // Loaded on the first upload: the service starts without it.
-  const { fileTypeFromBuffer } = await import('file-type');
-  const detected = await fileTypeFromBuffer(bytes);
-  if (detected?.mime !== body.content_type) {
-    const seen = detected && (LOGO_TYPES as readonly string[]).includes(detected.mime) ? `they are ${detected.mime}` : 'they are not a PNG, JPEG or WebP image';
-    throw fieldError('content_type', `does not match the bytes (${seen})`);
-  }
-  return bytes;
+  const verdict = await checkLogo(bytes, body.content_type);
+  if (verdict.ok) return bytes;
+  if (verdict.reason === 'too_large') throw tooLargeLogo();
+  const seen = verdict.seen ? `they are ${verdict.seen}` : 'they are not a PNG, JPEG or WebP image';
+  throw fieldError('content_type', `does not match the bytes (${seen})`);
 }
 
 export const brandingRoutes = (): RouteDef[] => [
@@ -164,8 +158,7 @@ export const brandingRoutes = (): RouteDef[] => [
     problems: [413],
     async handler({ env, db, body, baseUrl, deps }) {
       const data = await logoBytes(body);
-      const sha256 = createHash('sha256').update(data).digest('hex');
-      return presentBranding(env.id, await setLogo(db, env.id, { sha256, contentType: body.content_type, data }, deps.now()), baseUrl);
+      return presentBranding(env.id, await setLogo(db, env.id, storedLogo(data, body.content_type), deps.now()), baseUrl);
     },
   }),
   route({

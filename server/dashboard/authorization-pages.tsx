@@ -10,7 +10,7 @@ import { Notice, Pager } from './list-parts';
 
 export const AUTHORIZATION_STATUSES = ['pending', 'requires_action', 'active', 'removed', 'failed'] as const satisfies readonly AuthorizationRow['status'][];
 
-const cardOf = (text: DashboardText, r: AuthorizationRow) =>
+export const cardOf = (text: DashboardText, r: AuthorizationRow) =>
   r.card_last4 ? text.t('auth.card', { brand: r.card_brand ?? '', last4: r.card_last4, month: String(r.card_exp_month ?? '').padStart(2, '0'), year: r.card_exp_year ?? '' }) : '—';
 
 function Filter({ text, status }: { text: DashboardText; status: string | undefined }) {

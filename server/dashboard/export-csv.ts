@@ -1,13 +1,16 @@
 import { exponentOf } from '../domain/currencies';
 import { type Cell, number, text } from '../domain/csv';
+import { shownPeriod } from '../domain/merchant-payouts';
 import { unitsToFixed } from '../domain/money';
 import type { Db } from '../store/db';
-import { type ExportRange, exportPayouts, exportRefunds, exportSales, exportTransactions, exportWalletEntries } from '../store/exports';
+import { type ExportRange, exportMerchantPayouts, exportPayouts, exportRefunds, exportSales, exportTransactions, exportWalletEntries } from '../store/exports';
 
 // What each export holds: its columns (docs/dashboard.md lists them) and how a row becomes
 // cells. Amounts are decimals in the row's currency ("10.50"), times are ISO 8601 in UTC.
 
-export const EXPORT_KINDS = ['transactions', 'sales', 'refunds', 'payouts', 'wallet_entries'] as const;
+// `payouts` are the wallets' payouts to clients' IBANs (the name it was released with, kept
+// so its URLs still work); `merchant_payouts` the balance's payouts to the merchant's bank.
+export const EXPORT_KINDS = ['transactions', 'sales', 'refunds', 'payouts', 'wallet_entries', 'merchant_payouts'] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 export const isExportKind = (kind: string): kind is ExportKind => (EXPORT_KINDS as readonly string[]).includes(kind);
 
@@ -110,6 +113,23 @@ export const EXPORTS: Record<ExportKind, Export<unknown>> = {
       text(r.with_sale),
       text(r.with_external),
       text(r.transfer),
+    ],
+  }),
+  merchant_payouts: define({
+    columns: ['id', 'created_at', 'updated_at', 'status', 'schedule', 'period', 'currency', 'amount', 'line_count', 'iban', 'failure'],
+    rows: exportMerchantPayouts,
+    cells: (r) => [
+      text(r.id),
+      text(r.created_at),
+      text(r.updated_at),
+      text(r.status),
+      text(r.schedule),
+      text(shownPeriod(r.period)),
+      text(r.currency),
+      money(r.amount, r.currency),
+      number(r.line_count),
+      text(maskedIban(r.iban)),
+      text(r.failure),
     ],
   }),
 };

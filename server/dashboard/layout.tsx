@@ -27,7 +27,8 @@ export type Section =
   | 'authorizations'
   | 'wallets'
   | 'events'
-  | 'endpoints';
+  | 'endpoints'
+  | 'payouts';
 
 export interface Chrome {
   text: DashboardText;
@@ -70,6 +71,7 @@ function Header({ text, session, active, query }: Chrome & { session: ActiveSess
     ['wallets', '/dashboard/wallets/', t('nav.wallets')],
     ['events', '/dashboard/events/', t('nav.events')],
     ['endpoints', '/dashboard/webhook-endpoints/', t('nav.endpoints')],
+    ['payouts', '/dashboard/payouts/', t('nav.payouts')],
   ];
   if (roleAtLeast(session.current.role, 'owner')) {
     links.push(['keys', '/dashboard/keys/', t('nav.keys')], ['team', '/dashboard/team/', t('nav.team')], ['audit', '/dashboard/audit/', t('nav.audit')]);

@@ -163,6 +163,9 @@ const ACTIONS: Record<string, DashboardKey> = {
   webhook_endpoint_disabled: 'audit.action.webhook_endpoint_disabled',
   webhook_endpoint_deleted: 'audit.action.webhook_endpoint_deleted',
   webhook_endpoint_secret_rolled: 'audit.action.webhook_endpoint_secret_rolled',
+  logo_changed: 'audit.action.logo_changed',
+  logo_removed: 'audit.action.logo_removed',
+  settlement_downloaded: 'audit.action.settlement_downloaded',
 };
 
 function describeAction(text: DashboardText, row: AuditRow): string {

@@ -27,6 +27,7 @@ import { subscriptionRoutes } from './subscription-routes';
 import { authorizationRoutes } from './authorization-routes';
 import { walletRoutes } from './wallet-routes';
 import { searchRoutes } from './search-routes';
+import { payoutRoutes } from './payout-routes';
 import type { CatalogueGroupPort } from './catalogue-form';
 import { eventRoutes } from './event-routes';
 import { endpointRoutes } from './endpoint-routes';
@@ -124,6 +125,7 @@ export function dashboardRouter(deps: Deps, ports: DashboardPorts): IRouter {
   searchRoutes(router, kit);
   eventRoutes(router, kit);
   endpointRoutes(router, kit, ports.webhookEndpoints);
+  payoutRoutes(router, kit);
   router.use(kit.notFound);
   return router;
 }

@@ -6,6 +6,7 @@ import { roleAtLeast } from '../store/users';
 import type { ActiveSession } from './accounts';
 import type { DashboardKey, DashboardText } from './i18n';
 import { Csrf, renderPage } from './layout';
+import { type LogoError, LogoForm } from './logo-form';
 
 // Settings: the brand customers see (a form for owners and admins, read-only for viewers)
 // with a sketch of the payment page in it, then what the operator sets (pricing, raw card
@@ -23,6 +24,10 @@ interface Props {
   saved: boolean;
   pricing: Pricing;
   rawCards: boolean;
+  /** What was wrong with the logo just sent. */
+  logoError?: LogoError;
+  /** `saved`: the brand; `logo` / `logoRemoved`: the logo. */
+  done?: 'logo' | 'logoRemoved';
 }
 
 /** The payment page's own colours when the brand sets none (widget/screen/styles.css, light theme). */
@@ -141,9 +146,14 @@ export function settingsPage(p: Props): string {
           {t('settings.invalid')}
         </p>
       )}
-      {p.saved && (
+      {p.logoError && (
+        <p class="notice error" role="alert">
+          {t('settings.logoInvalid')}
+        </p>
+      )}
+      {(p.saved || p.done) && (
         <p class="notice info" role="status">
-          {t('settings.saved')}
+          {t(p.done === 'logo' ? 'settings.logoSaved' : p.done === 'logoRemoved' ? 'settings.logoRemoved' : 'settings.saved')}
         </p>
       )}
       {p.adjustments.map((a) => (
@@ -156,6 +166,8 @@ export function settingsPage(p: Props): string {
         <BrandFormCard p={p} editable={editable} />
         <Preview text={text} brand={p.brand} environmentId={session.current.environment_id} />
       </div>
+      <h3>{t('settings.logoTitle')}</h3>
+      {editable && <LogoForm text={text} csrf={session.csrf} hasLogo={p.brand.logo_sha256 !== null} error={p.logoError} />}
       <p class="hint">{t('settings.logo')}</p>
       <Operator text={text} pricing={p.pricing} rawCards={p.rawCards} mode={session.current.environment_mode} />
       {roleAtLeast(session.current.role, 'owner') && (

@@ -7,8 +7,10 @@ import { HEX_COLOR } from '../domain/contrast';
 import { pricingOf } from '../store/balance';
 import { getBrand, updateBrand } from '../store/branding';
 import { rawCardNumbers } from '../store/saved-cards';
+import { logoRoutes } from './logo-routes';
 import type { ActiveSession } from './accounts';
 import type { Kit } from './kit';
+import type { LogoError } from './logo-form';
 import { type BrandForm, settingsPage } from './settings-page';
 
 // /dashboard/settings/: the environment's brand (changed by owners and admins through the
@@ -29,22 +31,26 @@ const settingsForm = z.object({
   accent_color: blankIsNull(z.string().regex(HEX_COLOR)),
 });
 
+export type ShowOptions = { status?: number; form?: BrandForm; errors?: Field[]; adjustments?: BrandAdjustment[]; saved?: boolean; logoError?: LogoError; done?: 'logo' | 'logoRemoved' };
+
 const formOf = (b: BrandChange): BrandForm => Object.fromEntries(FIELDS.map((f) => [f, b[f] ?? ''])) as BrandForm;
 
 export function settingsRoutes(router: IRouter, kit: Kit): void {
   const { db, forms, page, action, send, textOf, audit } = kit;
 
-  async function show(req: Request, res: Response, s: ActiveSession, o: { status?: number; form?: BrandForm; errors?: Field[]; adjustments?: BrandAdjustment[]; saved?: boolean } = {}) {
+  async function show(req: Request, res: Response, s: ActiveSession, o: ShowOptions = {}) {
     const environmentId = s.current.environment_id;
     const [brand, pricing, rawCards] = await Promise.all([getBrand(db, environmentId), pricingOf(db, environmentId), rawCardNumbers(db, environmentId)]);
     send(
       res,
       o.status ?? 200,
-      settingsPage({ text: textOf(req), session: s, brand: brand!, form: o.form ?? formOf(brand!), errors: o.errors ?? [], adjustments: o.adjustments ?? [], saved: o.saved ?? false, pricing, rawCards }),
+      settingsPage({ text: textOf(req), session: s, brand: brand!, form: o.form ?? formOf(brand!), errors: o.errors ?? [], adjustments: o.adjustments ?? [], saved: o.saved ?? false, pricing, rawCards, logoError: o.logoError, done: o.done }),
     );
   }
 
-  router.get('/settings/', page('viewer', async (req, res, s) => show(req, res, s, { saved: req.query.saved === '1' })));
+  const done = (q: unknown) => (q === 'logo' || q === 'logoRemoved' ? q : undefined);
+  router.get('/settings/', page('viewer', async (req, res, s) => show(req, res, s, { saved: req.query.saved === '1', done: done(req.query.done) })));
+  logoRoutes(router, kit, show);
 
   router.post('/settings/', forms, action('admin', async (req, res, s) => {
     const body = (req.body ?? {}) as Record<string, unknown>;

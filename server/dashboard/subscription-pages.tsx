@@ -18,9 +18,9 @@ const ACTIONS_FROM: Record<SubAction, readonly SubscriptionStatus[]> = {
   stop: ['waiting', 'trialing', 'active', 'paused', 'past_due'],
 };
 
-const nameOf = (r: SubscriptionRow) => `${r.plan_name} · ${r.subscription_id ?? r.id}`;
+export const nameOf = (r: SubscriptionRow) => `${r.plan_name} · ${r.subscription_id ?? r.id}`;
 
-function Actions({ text, csrf, row }: { text: DashboardText; csrf: string; row: SubscriptionRow }) {
+export function SubscriptionActions({ text, csrf, row }: { text: DashboardText; csrf: string; row: SubscriptionRow }) {
   const { t } = text;
   const shown = (['pause', 'resume', 'stop'] as const).filter((a) => ACTIONS_FROM[a].includes(row.status as SubscriptionStatus));
   if (shown.length === 0) return <>—</>;
@@ -36,6 +36,12 @@ function Actions({ text, csrf, row }: { text: DashboardText; csrf: string; row: 
       ))}
     </div>
   );
+}
+
+/** A status in words; past due (a charge failed, retries running) stands out. */
+export function StatusText({ text, status }: { text: DashboardText; status: SubscriptionStatus }) {
+  const words = text.t(`sub.status.${status}`);
+  return status === 'past_due' ? <strong class="overdue">{words}</strong> : <>{words}</>;
 }
 
 function Filter({ text, status }: { text: DashboardText; status: string | undefined }) {
@@ -87,13 +93,17 @@ export function subscriptionsPage(
             <tbody>
               {p.rows.map((r) => (
                 <tr key={r.id} data-subscription={r.id}>
-                  <td>{nameOf(r)}</td>
-                  <td>{t(`sub.status.${r.status as SubscriptionStatus}`)}</td>
+                  <td>
+                    <a href={`/dashboard/subscriptions/${r.id}/`}>{nameOf(r)}</a>
+                  </td>
+                  <td>
+                    <StatusText text={text} status={r.status as SubscriptionStatus} />
+                  </td>
                   <td>{t('cat.every', { amount: text.money(r.amount, r.currency), count: r.interval_count, unit: t(`cat.option.${r.interval}`) })}</td>
                   <td>{r.next_charge_at ? text.dateTime(r.next_charge_at) : '—'}</td>
                   {canAct && (
                     <td>
-                      <Actions text={text} csrf={p.session.csrf} row={r} />
+                      <SubscriptionActions text={text} csrf={p.session.csrf} row={r} />
                     </td>
                   )}
                 </tr>

@@ -1,8 +1,11 @@
 import type { IRouter } from 'express';
 import { z } from 'zod';
 import { SUBSCRIPTION_STATUSES, type SubscriptionAction } from '../domain/subscription-states';
+import { getClient } from '../store/clients';
+import { getAuthorization } from '../store/sales';
 import { applyAction, getSubscription, listSubscriptions } from '../store/subscriptions';
 import type { Kit } from './kit';
+import { subscriptionPage } from './subscription-page';
 import { confirmStopPage, type SubAction, subscriptionsPage } from './subscription-pages';
 
 // /dashboard/subscriptions/: the environment's subscriptions, and an admin's pause, resume
@@ -27,6 +30,19 @@ export function subscriptionRoutes(router: IRouter, kit: Kit): void {
     const notice = q.done ? { text: textOf(req).t(`sub.done.${q.done}`), error: false } : undefined;
     const pages = Math.max(1, Math.ceil(count / PAGE_SIZE));
     send(res, 200, subscriptionsPage({ text: textOf(req), session: s, rows: items.map((i) => i.row), status: q.status, page: q.page, pages, notice }));
+  }));
+
+  router.get('/subscriptions/:id/', page('viewer', async (req, res, s) => {
+    const env = s.current.environment_id;
+    const id = String(req.params.id);
+    const found = ID.test(id) ? await getSubscription(db, env, id) : undefined;
+    if (!found) return notFound(req, res);
+    const { row, charges } = found;
+    const [client, card] = await Promise.all([
+      row.client_ref ? getClient(db, env, row.client_ref) : undefined,
+      row.authorization_id ? getAuthorization(db, env, row.authorization_id) : undefined,
+    ]);
+    send(res, 200, subscriptionPage({ text: textOf(req), session: s, view: { row, charges, client, card } }));
   }));
 
   for (const name of ['pause', 'resume', 'stop'] as const) {

@@ -1,6 +1,6 @@
 import type { SelectQueryBuilder } from 'kysely';
 import type { Db } from './db';
-import type { LedgerEntryRow, SaleOperationRow, SaleRow, TransactionRow, TransferRow } from './schema';
+import type { LedgerEntryRow, MerchantPayoutRow, SaleOperationRow, SaleRow, TransactionRow, TransferRow } from './schema';
 
 // The rows of a CSV export, read in batches by id (UUIDv7 ids sort by time): each batch is
 // one query that starts after the last id of the one before, so an export of any length
@@ -59,6 +59,10 @@ export const exportRefunds = (db: Db, r: ExportRange) =>
 /** Transfers out of a wallet to a bank account. */
 export const exportPayouts = (db: Db, r: ExportRange) =>
   inBatches<TransferRow>(db.selectFrom('transfers').selectAll().where('environment_id', '=', r.environmentId).where('destination_iban', 'is not', null), r);
+
+/** Payouts of the environment's balance to its own bank account (not a wallet's to a client). */
+export const exportMerchantPayouts = (db: Db, r: ExportRange) =>
+  inBatches<MerchantPayoutRow>(db.selectFrom('merchant_payouts').selectAll().where('environment_id', '=', r.environmentId), r);
 
 export const exportWalletEntries = (db: Db, r: ExportRange) =>
   inBatches<LedgerEntryRow>(db.selectFrom('ledger_entries').selectAll().where('environment_id', '=', r.environmentId).where('account', '=', 'wallet'), r);

@@ -13,6 +13,10 @@ import { clientBody, documentBody, IBANS } from './documents';
 import { type Client, ENGINES, startTestService, type TestService, transactionBody } from './harness';
 import { cancelToken, paidTransaction, priced, SANDBOX_CARD } from './pay';
 import { TEST_CARDS } from '../../server/payments/sandbox';
+import { JOB_NAMES } from '../../server/jobs';
+import { setPricing } from '../../server/store/balance';
+
+const NO_FEE = { percentE2: 0n, fixed: 0n };
 
 // The dashboard's part of the isolation suite (isolation.test.ts has the API's): every
 // dashboard route, from a route table checked against the router itself, called by an
@@ -44,6 +48,8 @@ interface Shop {
   wallet: string;
   /** A webhook endpoint: edited, disabled, its secret rolled, then deleted by the owner here. */
   endpoint: string;
+  /** A payout of the balance to the merchant's bank. */
+  payout: string;
 }
 
 interface IdRoute {
@@ -169,6 +175,13 @@ const ROUTES: Route[] = [
   { kind: 'id', method: 'POST', path: '/webhook-endpoints/:id/delete/', id: (s) => s.endpoint, form: { confirm: 'yes' }, ownStatus: 303 },
   { kind: 'id', method: 'POST', path: '/keys/:id/roll/', id: (s) => s.key, form: { overlap_hours: '24' }, ownStatus: 200 },
   { kind: 'id', method: 'POST', path: '/keys/:id/revoke/', id: (s) => s.key, ownStatus: 200 },
+  { kind: 'id', method: 'GET', path: '/subscriptions/:id/', id: (s) => s.subscription, ownStatus: 200 },
+  { kind: 'page', path: '/payouts/' },
+  { kind: 'id', method: 'GET', path: '/payouts/:id/', id: (s) => s.payout, ownStatus: 200 },
+  { kind: 'id', method: 'GET', path: '/payouts/:id/settlement.csv', id: (s) => s.payout, ownStatus: 200 },
+  { kind: 'page', path: '/export/csv', query: '?kind=merchant_payouts&from=2000-01-01&to=2100-01-01' },
+  { kind: 'own', path: '/settings/logo/' },
+  { kind: 'own', path: '/settings/logo/remove/' },
   // Last: the owner's confirmation revokes the key.
   { kind: 'id', method: 'POST', path: '/keys/:id/revoke/', id: (s) => s.key, form: { confirm: 'yes' }, ownStatus: 303 },
   // The header's search box: by text here, by this environment's ids and tokens below.
@@ -213,7 +226,14 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     const subscription = (await shop.post('/subscription/', { plan: plan.id, authorization: card.id, subscription_id: 'isolated-sub' })).body;
     expect((await shop.post(`/subscription/${subscription.id}/start/`, undefined)).body.status).toBe('active');
     const endpoint = (await shop.post('/webhook_endpoint/', { url: 'https://isolated-hooks.shop.example/in', enabled_events: ['*'], description: 'Isolated hooks' })).body;
-    mine = { endpoint: endpoint.id, wallet: wallet.id, authorization: card.id, subscription: subscription.id, transaction: transaction.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email, catalogue: objects, client: client.id, documents, iban: iban.id };
+    await setPricing(t.service.deps.database.db, shop.keys.environment_id, { charge: NO_FEE, refund: NO_FEE, settlementDelayDays: 0 }, new Date());
+    await paidTransaction(shop, priced('EUR', 20));
+    while ((await shop.get('/balance/')).body.available.every((a: { amount: number }) => a.amount <= 0)) {
+      if ((await t.service.jobs.runOnce(JOB_NAMES.balance)) === 0) throw new Error('nothing available to pay out');
+    }
+    expect((await shop.patch('/payout_settings/', { iban: IBANS.ES, schedule: 'manual' })).status).toBe(200);
+    const payout = (await shop.post('/merchant_payout/', { currency: 'EUR' })).body;
+    mine = { endpoint: endpoint.id, payout: payout.id, wallet: wallet.id, authorization: card.id, subscription: subscription.id, transaction: transaction.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email, catalogue: objects, client: client.id, documents, iban: iban.id };
   });
   afterAll(() => t?.close());
 
@@ -222,7 +242,7 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     return methodOf(route) === 'GET' ? b.get(path) : b.post(path, form);
   };
   const expectNothingOf = (text: string) => {
-    for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop', ...Object.values(CATALOGUE_BODIES).map((b) => String(b.name)), ...Object.values(mine.catalogue), mine.client, ...mine.documents, mine.iban, mine.subscription, mine.authorization, mine.wallet, mine.endpoint, 'isolated-hooks', 'Isolated hooks', 'isolated-wallet', 'isolated-sub', 'Isolated plan', 'Isolated Ada', 'isolated.ada@', 'isolated-front', 'ES91']) {
+    for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop', ...Object.values(CATALOGUE_BODIES).map((b) => String(b.name)), ...Object.values(mine.catalogue), mine.client, ...mine.documents, mine.iban, mine.subscription, mine.authorization, mine.wallet, mine.endpoint, 'isolated-hooks', 'Isolated hooks', mine.payout, 'ES…1332', 'isolated-wallet', 'isolated-sub', 'Isolated plan', 'Isolated Ada', 'isolated.ada@', 'isolated-front', 'ES91']) {
       expect(text).not.toContain(marker);
     }
   };
@@ -238,6 +258,7 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     catalogue: await Promise.all(GROUPS.map(async (group) => (await shop.get(`/${group}/${mine.catalogue[group]}/`)).body)),
     // As stored, its secrets included (undefined once the owner here has deleted it).
     endpoint: await getEndpoint(t.service.deps.database.db, shop.keys.environment_id, mine.endpoint),
+    payout: (await shop.get(`/merchant_payout/${mine.payout}/`)).body,
     audit: (await auditOf(t.service.deps.database.db, shop.keys.environment_id, { limit: 1000, offset: 0 })).length,
   });
 
@@ -306,6 +327,14 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     expect((await stranger.post('/dashboard/settings/', { display_name: 'Stolen brand', brand_color: '#000000' })).status).toBe(303);
     expect((await getBrand(db, other.keys.environment_id))!.display_name).toBe('Stolen brand');
     expect({ keys: await listApiKeys(db, env), members: await membersOf(db, env), totp: await totp(), brand: await getBrand(db, env) }).toEqual(before);
+    // The logo too: the stranger's own, uploaded and removed; this environment's untouched.
+    const png = new FormData();
+    png.append('logo', new Blob([Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')]), 'logo.png');
+    expect((await stranger.postMultipart('/dashboard/settings/logo/', png)).status).toBe(303);
+    expect((await getBrand(db, other.keys.environment_id))!.logo_sha256).not.toBeNull();
+    expect((await stranger.post('/dashboard/settings/logo/remove/', {})).status).toBe(303);
+    expect((await getBrand(db, other.keys.environment_id))!.logo_sha256).toBeNull();
+    expect(await getBrand(db, env)).toEqual(before.brand);
     // A catalogue object made by the stranger is the stranger's.
     const products = (await shop.get('/product/')).body.count;
     for (const group of GROUPS) expect((await stranger.post(`/dashboard/catalogue/${group}/`, { name: 'Stranger thing' })).status).not.toBe(500);

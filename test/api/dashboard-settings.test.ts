@@ -6,6 +6,16 @@ import { member } from './dashboard';
 import { ENGINES, useTestService } from './harness';
 import { priced } from './pay';
 
+/** A 1×1 PNG, a JPEG's markers, an SVG (an image that can run script: refused). */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+const JPEG = Buffer.concat([Buffer.from('ffd8ffe000104a46494600010100000100010000', 'hex'), Buffer.alloc(64), Buffer.from('ffd9', 'hex')]);
+const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
+const fileForm = (bytes: Buffer, name: string, type: string) => {
+  const form = new FormData();
+  form.append('logo', new Blob([new Uint8Array(bytes)], { type }), name);
+  return form;
+};
+
 // The dashboard's settings: owners and admins change the brand customers see (through the
 // same rules and store as PATCH /v1/environment/branding/), the payment page shows it;
 // viewers read it; pricing, mode and raw card numbers are read-only; roles and CSRF are
@@ -128,5 +138,88 @@ describe.each(ENGINES)('dashboard settings on %s', (engine) => {
     expect(odd.status).toBe(200);
     expect(rows(odd.text).every((r) => r.startsWith(admin.email))).toBe(true);
     expect(rows(odd.text).length).toBeGreaterThan(0);
+  });
+  it('an admin uploads a PNG logo: stored as the API stores it, on the payment page and in the preview; removed again; audited', async () => {
+    const { browser } = await member(svc.t, svc.api, 'admin');
+    const page = await browser.get('/dashboard/settings/');
+    expect(page.text).toContain('enctype="multipart/form-data"');
+    expect(page.text).toContain('accept="image/png,image/jpeg,image/webp"');
+    expect(page.text).not.toContain('action="/dashboard/settings/logo/remove/"');
+
+    // The type the browser claims does not matter: the bytes do.
+    const sent = await browser.postMultipart('/dashboard/settings/logo/', fileForm(PNG, 'logo.bin', 'application/octet-stream'));
+    expect(sent.status, sent.text.slice(0, 300)).toBe(303);
+    expect(sent.location).toBe('/dashboard/settings/?done=logo');
+    const brand = (await getBrand(db(), env()))!;
+    expect(brand.logo_sha256).toMatch(/^[0-9a-f]{64}$/);
+    const logoUrl = (await svc.api.get('/environment/branding/')).body.logo_url as string;
+    expect(logoUrl).toContain(brand.logo_sha256);
+    const served = await fetch(logoUrl);
+    expect(served.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await served.arrayBuffer())).toEqual(PNG);
+
+    const after = await browser.get(sent.location!);
+    expect(after.text).toContain('Logo saved');
+    expect(after.text).toMatch(new RegExp(`<image href="/brand/${env()}/${brand.logo_sha256}"`));
+    const created = await svc.api.post('/transaction/', priced('EUR', 3));
+    expect(await (await fetch(`${svc.t.url}/pay/${created.body.token}/`)).text()).toContain(brand.logo_sha256!);
+
+    // A JPEG replaces it, by the same rules.
+    expect((await browser.postMultipart('/dashboard/settings/logo/', fileForm(JPEG, 'logo.jpg', 'image/jpeg'))).status).toBe(303);
+    expect((await getBrand(db(), env()))!.logo_sha256).not.toBe(brand.logo_sha256);
+
+    const removed = await browser.post('/dashboard/settings/logo/remove/', {});
+    expect(removed.status).toBe(303);
+    expect((await getBrand(db(), env()))!.logo_sha256).toBeNull();
+    expect((await svc.api.get('/environment/branding/')).body.logo_url).toBeNull();
+    expect((await fetch(logoUrl)).status).toBe(404);
+    expect((await browser.get(removed.location!)).text).toContain('Logo removed');
+
+    const actions = (await auditOf(db(), env(), { limit: 50, offset: 0 })).map((r) => r.action);
+    expect(actions.filter((a) => a === 'logo_changed')).toHaveLength(2);
+    expect(actions.filter((a) => a === 'logo_removed')).toHaveLength(1);
+    const owner = (await member(svc.t, svc.api, 'owner')).browser;
+    expect((await owner.get('/dashboard/audit/')).text).toContain('Changed the logo (image/png)');
+  });
+
+  it('an SVG, a file too large, not an image or no file: a 400 with the field marked, the logo unchanged; a huge body is a 413 page', async () => {
+    const { browser } = await member(svc.t, svc.api, 'owner');
+    expect((await browser.postMultipart('/dashboard/settings/logo/', fileForm(PNG, 'logo.png', 'image/png'))).status).toBe(303);
+    const before = await getBrand(db(), env());
+    const refused = async (form: FormData, message: string) => {
+      const res = await browser.postMultipart('/dashboard/settings/logo/', form);
+      expect(res.status, res.text.slice(0, 300)).toBe(400);
+      expect(res.text).toContain('The logo was not changed.');
+      expect(res.text).toMatch(/id="logo"[^>]*aria-invalid="true"/);
+      expect(res.text).toContain('data-testid="error-logo"');
+      expect(res.text).toContain(message);
+      expect(await getBrand(db(), env())).toEqual(before);
+    };
+    await refused(fileForm(SVG, 'logo.svg', 'image/svg+xml'), 'is not a PNG, JPEG or WebP image');
+    await refused(fileForm(Buffer.from('just some text'), 'logo.png', 'image/png'), 'is not a PNG, JPEG or WebP image');
+    // One byte over the API's limit, though its first bytes are a PNG's.
+    await refused(fileForm(Buffer.concat([PNG, Buffer.alloc(256 * 1024 + 1 - PNG.length)]), 'big.png', 'image/png'), 'larger than 256 KiB');
+    await refused(new FormData(), 'Choose an image file');
+    // Far past any logo: not read at all, and still no 500.
+    const huge = await browser.postMultipart('/dashboard/settings/logo/', fileForm(Buffer.alloc(3 * 1024 * 1024), 'huge.png', 'image/png'));
+    expect(huge.status).toBe(413);
+    expect(huge.text).toContain('larger than 256 KiB');
+    expect(await getBrand(db(), env())).toEqual(before);
+  });
+
+  it('a viewer sees no logo form and gets 403 for an upload or a removal; without its CSRF token an upload is a 403; nothing changes', async () => {
+    const owner = (await member(svc.t, svc.api, 'owner')).browser;
+    expect((await owner.postMultipart('/dashboard/settings/logo/', fileForm(PNG, 'logo.png', 'image/png'))).status).toBe(303);
+    const before = await getBrand(db(), env());
+    const viewer = (await member(svc.t, svc.api, 'viewer')).browser;
+    const page = await viewer.get('/dashboard/settings/');
+    expect(page.text).not.toContain('action="/dashboard/settings/logo/"');
+    expect((await viewer.postMultipart('/dashboard/settings/logo/', fileForm(JPEG, 'logo.jpg', 'image/jpeg'))).status).toBe(403);
+    expect((await viewer.post('/dashboard/settings/logo/remove/', {})).status).toBe(403);
+    expect((await owner.postMultipart('/dashboard/settings/logo/', fileForm(JPEG, 'logo.jpg', 'image/jpeg'), { csrf: null })).status).toBe(403);
+    expect((await owner.post('/dashboard/settings/logo/remove/', {}, { csrf: null })).status).toBe(403);
+    // A urlencoded post to the upload carries no file: the token is checked first all the same.
+    expect((await viewer.post('/dashboard/settings/logo/', {})).status).toBe(403);
+    expect(await getBrand(db(), env())).toEqual(before);
   });
 });

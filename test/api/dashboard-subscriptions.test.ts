@@ -4,6 +4,8 @@ import { auditOf } from '../../server/store/audit';
 import { member } from './dashboard';
 import { type Client, ENGINES, startTestService, type TestService } from './harness';
 import { SANDBOX_CARD } from './pay';
+import { clientBody } from './documents';
+import { JOB_NAMES } from '../../server/jobs/index';
 
 // Subscriptions in the dashboard: the list and its status filter, and pause, resume and
 // stop through the API's own use case (same states allowed, same events); stop asks first.
@@ -75,5 +77,59 @@ describe.each(ENGINES)('dashboard subscriptions on %s', (engine) => {
     expect((await stranger.post(`/dashboard/subscriptions/${id}/stop/`, { confirm: 'yes' })).status).toBe(404);
     expect((await stranger.get('/dashboard/subscriptions/')).text).not.toContain('sub-two');
     expect(await statusOf(id)).toBe('active');
+  });
+  it('a subscription’s page: plan, status, client, card, next charge and its charges; a failed charge with its reason and next retry; past_due marked in the list', async () => {
+    const client = (await shop.post('/client/', clientBody({ name: 'Late Larry', email: 'late.larry@shop.example' }))).body;
+    const plan = (await shop.post('/plan/', { name: 'Tea club', amount: 7.25, currency: 'EUR', interval: 'month' })).body;
+    const card = (await shop.post('/authorization/', { gateway: SANDBOX_CARD, card: { number: TEST_CARDS.insufficientFunds, expiry: '12/34', cvc: '123', name: 'L' } })).body;
+    const sub = (await shop.post('/subscription/', { plan: plan.id, authorization: card.id, client: client.id, subscription_id: 'sub-late' })).body;
+    await shop.post(`/subscription/${sub.id}/start/`, undefined);
+    while ((await statusOf(sub.id)) !== 'past_due') {
+      if ((await t.service.jobs.runOnce(JOB_NAMES.subscriptions)) === 0) throw new Error(`not past_due: ${await statusOf(sub.id)}`);
+    }
+    const api = (await shop.get(`/subscription/${sub.id}/`)).body;
+    expect(api.charges).toEqual([expect.objectContaining({ period: 1, status: 'failed', failure: 'insufficient_funds', attempts: 1 })]);
+
+    const { browser: viewer } = await member(t, shop, 'viewer');
+    const list = await viewer.get('/dashboard/subscriptions/?status=past_due');
+    expect(list.text).toContain(`<a href="/dashboard/subscriptions/${sub.id}/">Tea club · sub-late</a>`);
+    expect(list.text).toContain('<strong class="overdue">Past due</strong>');
+
+    const page = await viewer.get(`/dashboard/subscriptions/${sub.id}/`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<title>Tea club · sub-late');
+    expect(page.text).toContain('href="/dashboard/subscriptions/" aria-current="page"');
+    expect(page.text).toContain('Tea club: €7.25 every 1 × Month');
+    expect(page.text).toContain(`<a href="/dashboard/clients/${client.id}/">Late Larry</a>`);
+    expect(page.text).toMatch(new RegExp(`ending ${card.card.last4}`));
+    expect(page.text).toMatch(/data-testid="sub-status"><strong class="overdue">Past due<\/strong>/);
+    const row = /<tr data-charge="1" data-status="failed">(.*?)<\/tr>/.exec(page.text)?.[1] ?? '';
+    expect(row).toContain('€7.25');
+    expect(row).toContain('<strong class="overdue">Failed</strong>');
+    expect(row).toContain('Insufficient funds');
+    expect(row).toContain('<td>1</td>');
+    // The next retry is the subscription's next charge.
+    const retry = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' }).format(new Date(api.next_charge_date));
+    expect(row).toContain(retry);
+    // A viewer has no buttons; an admin has stop (not pause: past_due cannot be paused).
+    expect(page.text).not.toContain('/stop/');
+    const { browser: admin } = await member(t, shop, 'admin');
+    const adminPage = await admin.get(`/dashboard/subscriptions/${sub.id}/`);
+    expect(adminPage.text).toContain(`action="/dashboard/subscriptions/${sub.id}/stop/"`);
+    expect(adminPage.text).not.toContain(`/dashboard/subscriptions/${sub.id}/pause/`);
+  });
+
+  it('a subscription’s page of another environment, or no such id, is the same 404', async () => {
+    const id = await active('sub-three');
+    const { browser: stranger } = await member(t, await t.newEnvironment('Stranger two'), 'owner');
+    const theirs = await stranger.get(`/dashboard/subscriptions/${id}/`);
+    const missing = await stranger.get('/dashboard/subscriptions/0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e/');
+    expect(theirs.status).toBe(404);
+    expect(theirs.text).toBe(missing.text);
+    expect((await stranger.get('/dashboard/subscriptions/not-an-id/')).status).toBe(404);
+    const { browser: viewer } = await member(t, shop, 'viewer');
+    const own = await viewer.get(`/dashboard/subscriptions/${id}/`);
+    expect(own.status).toBe(200);
+    expect(own.text).toContain('No charges yet.');
   });
 });

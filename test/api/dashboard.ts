@@ -54,6 +54,16 @@ export class Browser {
     return this.take(await fetch(`${this.url}${path}`, { method: 'POST', headers, body, redirect: 'manual' }));
   }
 
+  /** A multipart form (a file upload) from our own page, its CSRF field first as the page's form has it; `csrf: null` leaves it out. */
+  async postMultipart(path: string, form: FormData, opts: { csrf?: string | null } = {}): Promise<Page> {
+    const csrf = opts.csrf === undefined ? this.csrf : opts.csrf;
+    const body = new FormData();
+    if (csrf !== null) body.append('csrf', csrf);
+    for (const [k, v] of form) body.append(k, v);
+    const headers = this.headers({ origin: this.url, 'sec-fetch-site': 'same-origin' });
+    return this.take(await fetch(`${this.url}${path}`, { method: 'POST', headers, body, redirect: 'manual' }));
+  }
+
   async signIn(email: string, password: string): Promise<Page> {
     await this.get('/dashboard/sign-in/');
     return this.post('/dashboard/sign-in/', { email, password });
