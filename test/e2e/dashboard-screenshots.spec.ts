@@ -1,13 +1,15 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, test } from './fixtures';
+import type { Page, TestInfo } from '@playwright/test';
+import { CARDS, expect, type Service, test } from './fixtures';
 import { invite, richTransactions } from './dashboard-data';
 import { LAPTOP } from './screen';
 
 // The screenshots of docs/dashboard.md, made from the real service in Chromium at 360 px and
-// 1280 px: sign-in, the transactions list, a transaction. `npm run docs:screenshots` writes
-// them into docs/images/; any other run writes them into the test's output folder, so the
-// pages and the size budget are checked without touching the docs.
+// 1280 px: sign-in, the transactions list, a transaction, then every other page a merchant
+// works in. `npm run docs:screenshots` writes them into docs/images/; any other run writes
+// them into the test's output folder, so the pages and the size budget are checked without
+// touching the docs.
 
 const UPDATE = process.env.UPDATE_SCREENSHOTS === '1';
 const DOCS_IMAGES = new URL('../../docs/images/', import.meta.url).pathname;
@@ -18,20 +20,9 @@ const SIZES = [
   LAPTOP,
 ];
 
-test('screenshots of sign-in, the transactions list and a transaction, each under 150 KB', async ({ page, service }, info) => {
-  test.setTimeout(180_000);
-  const { held } = await richTransactions(page, service, 'docs');
-  for (const [i, price] of [12.5, 89, 240].entries()) await service.createTransaction({ currency: 'EUR', order_id: `order-100${i}`, products: [{ amount: 1, product: { name: 'Desk lamp', price } }] });
-  await page.goto(await invite(service, 'docs@shop.example', 'admin'));
-  await page.getByLabel('New password').fill('a long and unusual passphrase');
-  await page.getByRole('button', { name: 'Set password and sign in' }).click();
-  await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
-
-  const shots: [string, string][] = [
-    ['transactions', `${service.url}/dashboard/transactions/`],
-    ['transaction', `${service.url}/dashboard/transactions/${held.id}/`],
-  ];
-  const take = async (name: string) => {
+/** Shoots the page as it is at each size, into docs/images/ or the test's output folder. */
+function shooter(page: Page, info: TestInfo) {
+  return async (name: string) => {
     for (const size of SIZES) {
       await page.setViewportSize(size);
       const file = join(UPDATE ? DOCS_IMAGES : info.outputPath(), `dashboard-${name}-${size.width}.png`);
@@ -39,6 +30,26 @@ test('screenshots of sign-in, the transactions list and a transaction, each unde
       expect(statSync(file).size, file).toBeLessThan(MAX_BYTES);
     }
   };
+}
+
+async function signIn(page: Page, service: Service, email: string) {
+  await page.goto(await invite(service, email, 'admin'));
+  await page.getByLabel('New password').fill('a long and unusual passphrase');
+  await page.getByRole('button', { name: 'Set password and sign in' }).click();
+  await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
+}
+
+test('screenshots of sign-in, the transactions list and a transaction, each under 150 KB', async ({ page, service }, info) => {
+  test.setTimeout(180_000);
+  const { held } = await richTransactions(page, service, 'docs');
+  for (const [i, price] of [12.5, 89, 240].entries()) await service.createTransaction({ currency: 'EUR', order_id: `order-100${i}`, products: [{ amount: 1, product: { name: 'Desk lamp', price } }] });
+  await signIn(page, service, 'docs@shop.example');
+
+  const shots: [string, string][] = [
+    ['transactions', `${service.url}/dashboard/transactions/`],
+    ['transaction', `${service.url}/dashboard/transactions/${held.id}/`],
+  ];
+  const take = shooter(page, info);
   await page.emulateMedia({ colorScheme: 'light' });
   for (const [name, url] of shots) {
     await page.goto(url);
@@ -47,4 +58,49 @@ test('screenshots of sign-in, the transactions list and a transaction, each unde
   await page.context().clearCookies();
   await page.goto(`${service.url}/dashboard/sign-in/`);
   await take('sign-in');
+});
+
+test('screenshots of the overview, search, events, endpoints, catalogue, clients, subscriptions, stored cards, wallets, payouts, disputes, export and settings, each under 150 KB', async ({ page, service }, info) => {
+  test.setTimeout(300_000);
+  await richTransactions(page, service, 'pages');
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await service.api(method, path, body);
+    expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+    return res.body;
+  };
+  await api('POST', '/product/', { name: 'Desk lamp', price: 35, currency: 'EUR' });
+  await api('POST', '/shipping/', { name: 'Courier', price: 4.95, currency: 'EUR' });
+  const plan = await api('POST', '/plan/', { name: 'Tea club', amount: 7.25, currency: 'EUR', interval: 'month' });
+  const card = await api('POST', '/authorization/', { gateway: '0190f5a0-0000-7000-8000-000000000001', card: { number: CARDS.approved, expiry: '12/34', cvc: '123', name: 'Ada Lovelace' } });
+  const subscription = await api('POST', '/subscription/', { plan: plan.id, authorization: card.id, subscription_id: 'tea-ada' });
+  await api('POST', `/subscription/${subscription.id}/start/`);
+  await api('POST', '/webhook_endpoint/', { url: 'https://shop.example/hooks/payments', enabled_events: ['transaction.paid', 'sale.created', 'sale.refunded'], description: 'Order fulfilment' });
+  await api('PATCH', '/payout_settings/', { iban: 'ES9121000418450200051332', schedule: 'weekly' });
+  const event = (await api('GET', '/event/?type=sale.created')).results[0];
+  await signIn(page, service, 'pages@shop.example');
+
+  const take = shooter(page, info);
+  await page.emulateMedia({ colorScheme: 'light' });
+  const pages: [string, string][] = [
+    ['overview', '/dashboard/'],
+    ['search', '/dashboard/search/?q=4242'],
+    ['events', '/dashboard/events/'],
+    ['event', `/dashboard/events/${event.id}/`],
+    ['webhook-endpoints', '/dashboard/webhook-endpoints/'],
+    ['catalogue', '/dashboard/catalogue/'],
+    ['clients', '/dashboard/clients/'],
+    ['subscriptions', '/dashboard/subscriptions/'],
+    ['subscription', `/dashboard/subscriptions/${subscription.id}/`],
+    ['authorizations', '/dashboard/authorizations/'],
+    ['wallets', '/dashboard/wallets/'],
+    ['payouts', '/dashboard/payouts/'],
+    ['disputes', '/dashboard/disputes/'],
+    ['export', '/dashboard/export/'],
+    ['settings', '/dashboard/settings/'],
+  ];
+  for (const [name, path] of pages) {
+    const res = await page.goto(`${service.url}${path}`);
+    expect(res?.status(), path).toBe(200);
+    await take(name);
+  }
 });
