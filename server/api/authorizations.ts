@@ -54,7 +54,7 @@ export const authorizationOut = z
       .string()
       .nullable()
       .optional()
-      .describe('While `pending` for the customer or `requires_action`: the hosted page to send the customer to (it takes the card, or runs the challenge); otherwise null'),
+      .describe('While `pending` for the customer or `requires_action`: the hosted page to send the customer to (it takes the card, or runs the challenge; it expires 7 days after `created`, a challenge 15 minutes after it opened); otherwise null'),
     ...timestamps,
   })
   .meta({ id: 'Authorization', description: 'A stored payment method (a card), charged later without the customer' });
@@ -196,7 +196,9 @@ function createRoute(): RouteDef {
       'Checks the card with the gateway and stores it as an authorization; only its brand, last four digits and expiry are kept. ' +
       'A declined card is a 402; a gateway that surely did not act a 502 (nothing stored). When the gateway did not answer, the outcome is ' +
       'unknown: a 202 with the authorization `pending`, which ends `active` or `failed` as reconciliation proves it (a retry with the same ' +
-      '`Idempotency-Key` answers its current state, the same authorization id).',
+      '`Idempotency-Key` answers its current state, the same authorization id). Without `card`: a 201 with the authorization `pending` and ' +
+      'the `url` of a hosted page where the customer gives it; the page expires 7 days after `created` if no card was given ' +
+      '(`expired`, event `authorization.expired`). A challenge (`requires_action`) not answered within 15 minutes fails as a failed one does.',
     example: {
       request: { gateway: IDS.gateway, card: { number: '4242 4242 4242 4242', expiry: '12/30', cvc: '123', name: 'Ana García' } },
       response: AUTHORIZATION_EXAMPLE,

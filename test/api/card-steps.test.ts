@@ -3,6 +3,7 @@ import { JOB_NAMES } from '../../server/jobs';
 import { TEST_CARDS } from '../../server/payments/sandbox';
 import { startIsolatedService } from './database';
 import { type Client, ENGINES, type TestService, testClock } from './harness';
+import { HELD_ID, withHeld } from './held-gateway';
 import { SANDBOX_CARD } from './pay';
 
 // The card steps (issue 29): the hosted sign-up runs the issuer's challenge as the save page
@@ -246,5 +247,55 @@ describe.each(ENGINES)('card steps on %s', (engine) => {
       const done = await signUpWith(sub.token, TEST_CARDS.approved);
       expect(done.body.view.status).toBe('paid');
     });
+  });
+});
+
+describe.each(ENGINES)('a save page whose store is in doubt at its expiry, on %s', (engine) => {
+  let t: TestService;
+  let api: Client;
+  const clock = testClock();
+  const { gateways, held } = withHeld();
+  const expire = () => t.service.jobs.runOnce(JOB_NAMES.authorizationExpiry);
+
+  beforeAll(async () => {
+    t = await startIsolatedService(engine, { now: clock.now, gateways });
+    api = await t.newEnvironment('Slow Shop');
+  });
+  afterAll(() => t?.close());
+
+  async function saveInFlight() {
+    const created = (await api.post('/authorization/', { gateway: HELD_ID })).body as { id: string; token: string };
+    const html = await (await fetch(`${t.url}/pay/${created.token}/`)).text();
+    const csrf = /"csrf":"([^"]+)"/.exec(html)![1]!;
+    const hold = held.hold('store');
+    const saving = fetch(`${t.url}/pay/${created.token}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
+      body: JSON.stringify({ action: 'pay', gateway: HELD_ID, fields: { card_number: TEST_CARDS.approved, ...FIELDS } }),
+    });
+    await hold.arrived;
+    return { created, saving, release: hold.release };
+  }
+  const statusOf = async (id: string) => (await api.get(`/authorization/${id}/`)).body.status;
+
+  it('is not expired while the store is in flight; the card the gateway stores is recorded', async () => {
+    const { created, saving, release } = await saveInFlight();
+    clock.advance(7 * DAY + MINUTE);
+    expect(await expire()).toBe(0);
+    expect(await statusOf(created.id)).toBe('pending');
+    release();
+    expect((await saving).status).toBe(200);
+    expect(await statusOf(created.id)).toBe('active');
+    expect(await expire()).toBe(0);
+  });
+
+  it('a card stored after the page expired (the sweep between the page\'s read and its store) is recorded active, as the gateway says', async () => {
+    const { created, saving, release } = await saveInFlight();
+    // The window the conditional write cannot close: the page read it pending, the sweep ended it before the store call was written.
+    await t.service.deps.database.db.updateTable('authorizations').set({ status: 'expired' }).where('id', '=', created.id).execute();
+    release();
+    expect((await saving).status).toBe(200);
+    expect(await statusOf(created.id)).toBe('active');
+    expect((await api.get(`/event/?type=authorization.created&object_id=${created.id}`)).body.results).toHaveLength(1);
   });
 });
