@@ -5,7 +5,8 @@ import { CARDS, expect, type Merchant, type Service, test } from './fixtures';
 // The issuer's challenge on a subscription's hosted sign-up, in Chromium: the challenge
 // cards run the same step as the save page (the dialog with JavaScript, a page of its own
 // without), failing or leaving it keeps the sign-up open, completing it starts the
-// subscription; axe finds nothing on the sign-up's challenge, in light and in dark.
+// subscription, also inside the widget's frame; axe finds nothing on the sign-up's
+// challenge, in light and in dark.
 
 async function subscription(service: Service, merchant: Merchant) {
   const plan = await service.api('POST', '/plan/', { name: 'Coffee club', amount: 9.99, currency: 'EUR', interval: 'month', trial_days: 14 });
@@ -125,4 +126,31 @@ test.describe('the sign-up challenge without JavaScript', () => {
     await page.waitForURL(`${merchant.origin}/welcome?s=S-2`);
     expect((await subscriptionOf(service, sub.id)).status).toBe('trialing');
   });
+});
+
+test('in the widget\'s frame: the challenge dialog inside the frame, then checkout:completed', async ({ page, service, merchant }) => {
+  const sub = await subscription(service, merchant);
+  const token = /\/pay\/([^/]+)\//.exec(sub.payment_url)![1]!;
+  const shop = merchant.page(
+    '/subscribe-challenge',
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title><script>' +
+      // Kept in sessionStorage: the widget moves the top window on to return_url.
+      "document.addEventListener('checkout:completed', (e) => sessionStorage.setItem('completed', JSON.stringify(e.detail)));" +
+      `</script><script src="${service.url}/widget.js" async></script></head>` +
+      `<body><main><h1>Shop</h1><div data-checkout-token="${token}"></div></main></body></html>`,
+  );
+  await page.goto(shop);
+  const frame = page.frameLocator('iframe[src*="/pay/"]');
+  await frame.locator('input[autocomplete="cc-number"]').fill(CARDS.challenged);
+  await frame.locator('input[autocomplete="cc-exp"]').fill('12/34');
+  await frame.locator('input[autocomplete="cc-csc"]').fill('123');
+  await frame.locator('input[autocomplete="cc-name"]').fill('Ada Lovelace');
+  await frame.locator('button[name="action"][value="pay"]').click();
+  const dialog = frame.getByRole('dialog', { name: 'Confirm it is you' });
+  await expect(dialog).toBeVisible();
+  await frame.getByRole('button', { name: 'Complete', exact: true }).click();
+  await page.waitForURL(`${merchant.origin}/welcome?s=S-2`);
+  const completed = JSON.parse((await page.evaluate(() => sessionStorage.getItem('completed'))) ?? 'null');
+  expect(completed).toMatchObject({ type: 'checkout:completed', transaction_id: sub.id, status: 'D' });
+  expect((await subscriptionOf(service, sub.id)).status).toBe('trialing');
 });
