@@ -18,7 +18,7 @@ import { presentAuthorization } from '../present/authorization';
 import { createSaveRequest, rawCardNumbers } from '../store/saved-cards';
 import type { AuthorizationRow } from '../store/schema';
 import { presentSale } from '../present/sale';
-import { saleOut } from './sales';
+import { authenticationOut, saleOut } from './sales';
 
 // Authorizations: stored payment methods. Only the card's brand, last four digits and
 // expiry are ever stored or returned; the number and CVC go to the gateway and nowhere else.
@@ -28,9 +28,9 @@ export const authorizationOut = z
     id: objectId,
     livemode,
     status: z
-      .enum(['pending', 'requires_action', 'active', 'removed', 'failed'])
+      .enum(['pending', 'requires_action', 'active', 'removed', 'failed', 'expired'])
       .describe(
-        '`active` can be charged; `removed` never again; `pending` while the gateway has not told whether it stored the card (it becomes `active` or `failed`), or while the hosted page at `url` waits for the customer\'s card; `requires_action`: the card\'s issuer asks the customer to authenticate first, at `url`; `failed`: the gateway proved it did not store it',
+        '`active` can be charged; `removed` never again; `pending` while the gateway has not told whether it stored the card (it becomes `active` or `failed`), or while the hosted page at `url` waits for the customer\'s card (for 7 days after `created`); `requires_action`: the card\'s issuer asks the customer to authenticate first, at `url` (for 15 minutes; a challenge left unanswered fails as a failed one does); `failed`: the gateway proved it did not store it, or the API\'s card failed or left its challenge; `expired`: the hosted page\'s customer gave no card within 7 days (`authorization.expired`)',
       ),
     transaction_id: z.uuid().nullable().describe('The transaction paid with `authorize: true` that stored it, if any'),
     gateway: z.uuid().describe('`id` of the gateway'),
@@ -43,6 +43,7 @@ export const authorizationOut = z
       })
       .nullable()
       .describe('What is stored of the card: never its number or CVC'),
+    authentication: authenticationOut.describe('How the cardholder was authenticated when the card was stored (3-D Secure-like: at the issuer\'s challenge, or frictionless), or null when the issuer asked nothing'),
     notify_url: z.string().nullable().describe('Where authorization.* notifications are sent'),
     token: z
       .string()
@@ -53,7 +54,7 @@ export const authorizationOut = z
       .string()
       .nullable()
       .optional()
-      .describe('While `pending` for the customer or `requires_action`: the hosted page to send the customer to (it takes the card, or runs the challenge); otherwise null'),
+      .describe('While `pending` for the customer or `requires_action`: the hosted page to send the customer to (it takes the card, or runs the challenge; it expires 7 days after `created`, a challenge 15 minutes after it opened); otherwise null'),
     ...timestamps,
   })
   .meta({ id: 'Authorization', description: 'A stored payment method (a card), charged later without the customer' });
@@ -100,7 +101,7 @@ const CARD_ERRORS: Record<string, string> = {
 };
 
 const listQuery = pageQuery.extend({
-  status: z.enum(['pending', 'requires_action', 'active', 'removed', 'failed']).optional().describe('Only authorizations in this state'),
+  status: z.enum(['pending', 'requires_action', 'active', 'removed', 'failed', 'expired']).optional().describe('Only authorizations in this state'),
   transaction_id: ref('transaction').optional().describe('Only the authorization stored by this transaction'),
 });
 
@@ -195,7 +196,9 @@ function createRoute(): RouteDef {
       'Checks the card with the gateway and stores it as an authorization; only its brand, last four digits and expiry are kept. ' +
       'A declined card is a 402; a gateway that surely did not act a 502 (nothing stored). When the gateway did not answer, the outcome is ' +
       'unknown: a 202 with the authorization `pending`, which ends `active` or `failed` as reconciliation proves it (a retry with the same ' +
-      '`Idempotency-Key` answers its current state, the same authorization id).',
+      '`Idempotency-Key` answers its current state, the same authorization id). Without `card`: a 201 with the authorization `pending` and ' +
+      'the `url` of a hosted page where the customer gives it; the page expires 7 days after `created` if no card was given ' +
+      '(`expired`, event `authorization.expired`). A challenge (`requires_action`) not answered within 15 minutes fails as a failed one does.',
     example: {
       request: { gateway: IDS.gateway, card: { number: '4242 4242 4242 4242', expiry: '12/30', cvc: '123', name: 'Ana García' } },
       response: AUTHORIZATION_EXAMPLE,

@@ -128,6 +128,7 @@ export const AUTHORIZATION_EXAMPLE = {
   transaction_id: null,
   gateway: IDS.gateway,
   card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2030 },
+  authentication: { status: 'authenticated' as const, method: 'challenge' as const },
   notify_url: null,
   token: null,
   url: null,

@@ -38,6 +38,18 @@ const sourceOut = z
   })
   .describe('One source of a sale paid from a transaction\'s `source`');
 
+/** How a cardholder was authenticated: on a sale, and on the authorization that stored its card. */
+export const authenticationOut = z
+  .object({
+    status: z
+      .enum(AUTHENTICATION_STATUSES)
+      .describe('`authenticated`: the cardholder was authenticated; `failed`: the issuer could not authenticate them; `exempt`: not asked (a charge the merchant started)'),
+    method: z
+      .enum(AUTHENTICATION_METHODS)
+      .describe('`challenge`: the customer answered the issuer\'s challenge; `frictionless`: the issuer authenticated them without one; `merchant_initiated`: a charge of a stored card, started by the merchant'),
+  })
+  .nullable();
+
 export const saleOut = z
   .object({
     id: objectId,
@@ -80,17 +92,7 @@ export const saleOut = z
       })
       .nullable()
       .describe('The card paid with, when it was a card'),
-    authentication: z
-      .object({
-        status: z
-          .enum(AUTHENTICATION_STATUSES)
-          .describe('`authenticated`: the cardholder was authenticated; `failed`: the issuer could not authenticate them; `exempt`: not asked (a charge the merchant started)'),
-        method: z
-          .enum(AUTHENTICATION_METHODS)
-          .describe('`challenge`: the customer answered the issuer\'s challenge; `frictionless`: the issuer authenticated them without one; `merchant_initiated`: a charge of a stored card, started by the merchant'),
-      })
-      .nullable()
-      .describe('How the cardholder was authenticated (3-D Secure-like), or null when nobody was asked'),
+    authentication: authenticationOut.describe('How the cardholder was authenticated (3-D Secure-like), or null when nobody was asked'),
     notify_url: z.string().nullable().describe('Where sale.* notifications are sent'),
     operations: z.array(operationOut).describe('History, oldest first'),
     hold_expired: dateTime

@@ -10,8 +10,8 @@ import { getTranslator } from '../../widget/i18n/server';
 // answer to this page's URL; the server then sends the customer back to the payment.
 
 export function renderChallengePage(view: CheckoutView, assets: DocumentAssets): string {
-  // Saving a card (save-routes.ts) pays nothing: its own title and words.
-  const saving = view.saveCard === true;
+  // Saving a card (save-routes.ts) or signing up (signup-routes.ts) pays nothing now: its own title and words.
+  const saving = view.saveCard === true || view.subscription !== undefined;
   const i18n = getTranslator(view.language);
   const embed = view.embed !== null;
   return renderStaticPage({

@@ -63,8 +63,14 @@ export async function reload({ db }: CheckoutContext, page: Page): Promise<Page>
   return page;
 }
 
-/** A step of the payment under its own path (the provider's page, a challenge), in the same embed mode. */
-export function stepUrl(page: Page, step: string, extra: Record<string, string> = {}): string {
+/** A page's embed mode and token: a payment's, a sign-up's or a save page's. */
+export interface Stepped {
+  embed: Page['embed'];
+  row: { token?: string | null };
+}
+
+/** A step of the page under its own path (the provider's page, a challenge), in the same embed mode. */
+export function stepUrl(page: Stepped, step: string, extra: Record<string, string> = {}): string {
   const q = new URLSearchParams();
   if (page.embed) {
     q.set('embed', '1');
@@ -72,5 +78,5 @@ export function stepUrl(page: Page, step: string, extra: Record<string, string> 
   }
   for (const [name, value] of Object.entries(extra)) q.set(name, value);
   const qs = q.toString();
-  return `/pay/${page.row.token}/${step}${qs ? `?${qs}` : ''}`;
+  return `/pay/${page.row.token ?? ''}/${step}${qs ? `?${qs}` : ''}`;
 }

@@ -1,5 +1,4 @@
 import type { IRouter, NextFunction, Request, Response } from 'express';
-import { z } from 'zod';
 import { validateFields } from '../../widget/fields/card';
 import { type DocumentAssets, renderDocument, renderNotFound } from '../../widget/screen/document';
 import { isLanguage, resolveLanguage } from '../../widget/i18n/language';
@@ -9,17 +8,18 @@ import { baseUrlOf } from '../http/route';
 import { canStore } from '../payments/gateway';
 import { answerStoreChallenge, type StoreChallengeOutcome } from '../payments/store-challenge';
 import { storeCard } from '../payments/store-card';
-import { findSave, leaveStoreChallenge, SAVE_TOKEN, type SavePage, storeInDoubt } from '../store/saved-cards';
+import { expireSaveRequests, findSave, leaveStoreChallenge, SAVE_PAGE_MS, SAVE_TOKEN, type SavePage, storeInDoubt } from '../store/saved-cards';
 import { testCardErrors } from '../payments/live';
 import { brandView } from './brand';
 import { renderChallengePage } from './challenge-page';
 import { csrfToken, sameOriginPost, validCsrf } from './csrf';
 import { formBody, formBodyFailure } from './form-body';
 import { addressLimit } from './limits';
-import { type CheckoutContext, checkoutContext } from './page';
+import { type CheckoutContext, checkoutContext, stepUrl } from './page';
 import { fromForm, payRequest, type PayRequest } from './pay-request';
 import { buildSaveView, type SaveViewInput } from './save-view';
 import { allowedFrameOrigins, applyPageHeaders, newNonce, redirectOrigins } from './security';
+import { type ChallengeRequest, challengeRequest, isDecline, notStored, resultOf, type StoreResult, toChallenge } from './store-step';
 import { keptValues } from './view-model';
 
 // Saving a card without touching it: the hosted page at /pay/sav_…/ that
@@ -38,13 +38,6 @@ interface Page extends SavePage {
 
 type Extra = Pick<SaveViewInput, 'justFinished' | 'cancelled' | 'declined' | 'confirmCancel' | 'error' | 'values'>;
 
-/** The messages a redirect back to the page may ask for (form posts, without JavaScript). */
-const RESULTS = ['error.saveDeclined', 'error.saveAuthFailed', 'error.saveIncomplete', 'error.saveFailed', 'error.saveChecking'] as const;
-type Result = (typeof RESULTS)[number];
-const DECLINES: readonly Result[] = ['error.saveDeclined', 'error.saveAuthFailed'];
-
-const challengeRequest = z.object({ answer: z.enum(['completed', 'failed', 'abandoned']), csrf: z.string().max(128).optional() });
-
 const urlsOf = (row: SavePage['row']) => ({ return_url: row.return_url ?? null, cancel_url: row.cancel_url ?? null });
 
 /** The authorization a request names, as checkout/page.ts reads a payment. */
@@ -55,6 +48,9 @@ async function loadPage(ctx: CheckoutContext, req: Request): Promise<Page | null
   // A challenge the customer let lapse is over: as if they had left it.
   const lapsed = found.row.status === 'requires_action' && found.row.gateway_challenge && Date.parse(found.row.challenge_expires_at ?? '') <= ctx.deps.now().getTime();
   if (lapsed && (await leaveStoreChallenge(ctx.db, found.row, ctx.deps.now(), ctx.deps.outbox))) return loadPage(ctx, req);
+  // Past its expiry with no card given: it ends here if the expiry job has not ended it yet.
+  const expired = found.row.status === 'pending' && found.row.hosted_page === 1 && Date.parse(found.row.created_at) + SAVE_PAGE_MS <= ctx.deps.now().getTime();
+  if (expired && (await expireSaveRequests(ctx.db, ctx.deps.now(), ctx.deps.outbox, { limit: 1, id: found.row.id }))) return loadPage(ctx, req);
   const requested = typeof req.query.lang === 'string' && isLanguage(req.query.lang) ? req.query.lang : null;
   const language = requested ?? resolveLanguage(null, req.get('accept-language'));
   const allowed = allowedFrameOrigins(found.merchant.allowedOrigins, urlsOf(found.row));
@@ -62,14 +58,6 @@ async function loadPage(ctx: CheckoutContext, req: Request): Promise<Page | null
   // Unknown origins get no embed mode and frame-ancestors 'none': the browser refuses to show it.
   const embed = origin !== null && allowed.includes(origin) ? { parentOrigin: origin } : null;
   return { ...found, language, embed, frameAncestors: embed ? allowed : [], wantsJson: req.is('application/json') === 'application/json' };
-}
-
-/** The page's own URL (or a step under it), in the same embed mode. */
-function stepUrl(page: Page, step: string, extra: Record<string, string> = {}): string {
-  const q = new URLSearchParams(page.embed ? { embed: '1', origin: page.embed.parentOrigin } : {});
-  for (const [name, value] of Object.entries(extra)) q.set(name, value);
-  const qs = q.toString();
-  return `/pay/${page.row.token}/${step}${qs ? `?${qs}` : ''}`;
 }
 
 async function view(ctx: CheckoutContext, page: Page, extra: Extra = {}) {
@@ -124,16 +112,9 @@ async function finish(ctx: CheckoutContext, res: Response, page: Page, kind: 'co
 }
 
 /** A message on the page: as the JSON answer, or after a redirect for the form (post, redirect, get). */
-async function result(ctx: CheckoutContext, res: Response, page: Page, message: Result) {
+async function result(ctx: CheckoutContext, res: Response, page: Page, message: StoreResult) {
   if (!page.wantsJson) return void res.redirect(303, stepUrl(page, '', { result: message }));
-  return show(ctx, res, await reload(ctx, page), 200, { declined: DECLINES.includes(message), error: { message, fields: {} } });
-}
-
-/** The challenge's step: its own page without JavaScript, the screen's dialog with it. */
-function toChallenge(res: Response, page: Page) {
-  const location = stepUrl(page, 'challenge/');
-  if (page.wantsJson) return void res.json({ outcome: 'redirect', location, kind: 'challenge' });
-  res.redirect(303, location);
+  return show(ctx, res, await reload(ctx, page), 200, { declined: isDecline(message), error: { message, fields: {} } });
 }
 
 /** Stores the card on the page's authorization; answers what came of it. */
@@ -167,21 +148,9 @@ async function save(ctx: CheckoutContext, res: Response, page: Page, input: PayR
 }
 
 /** What the answer to a challenge comes to, as the page shows it. */
-async function challengeAnswered(ctx: CheckoutContext, res: Response, page: Page, answer: string, outcome: StoreChallengeOutcome) {
-  switch (outcome.kind) {
-    case 'stored':
-      return finish(ctx, res, await reload(ctx, page), 'completed');
-    case 'declined':
-      return result(ctx, res, page, answer === 'failed' ? 'error.saveAuthFailed' : 'error.saveDeclined');
-    case 'abandoned':
-    case 'not_claimed':
-      return result(ctx, res, page, 'error.saveIncomplete');
-    case 'pending':
-    case 'in_flight':
-      return result(ctx, res, page, 'error.saveChecking');
-    default:
-      return result(ctx, res, page, 'error.saveFailed');
-  }
+async function challengeAnswered(ctx: CheckoutContext, res: Response, page: Page, answer: ChallengeRequest['answer'], outcome: StoreChallengeOutcome) {
+  if (outcome.kind === 'stored') return finish(ctx, res, await reload(ctx, page), 'completed');
+  return result(ctx, res, page, notStored(answer, outcome));
 }
 
 /** The form's CSRF token and the browser's own headers, as the payment page checks them. */
@@ -195,9 +164,9 @@ function getRoutes(router: IRouter, ctx: CheckoutContext, only: (req: Request, r
     if (!page) return notFound(ctx, req, res);
     // The customer has a challenge to answer (an API request's card, or a card given here).
     if (page.row.status === 'requires_action' && page.row.gateway_challenge) return res.redirect(303, stepUrl(page, 'challenge/'));
-    const message = RESULTS.find((key) => key === req.query.result);
+    const message = resultOf(req.query.result);
     const open = page.row.status === 'pending';
-    await show(ctx, res, page, 200, message && open ? { declined: DECLINES.includes(message), error: { message, fields: {} } } : {});
+    await show(ctx, res, page, 200, message && open ? { declined: isDecline(message), error: { message, fields: {} } } : {});
   });
 
   router.get('/pay/:token/challenge/', only, async (req, res) => {

@@ -9,21 +9,28 @@ import { baseUrlOf } from '../http/route';
 import { testCardErrors } from '../payments/live';
 import { canStore } from '../payments/gateway';
 import { storeCard } from '../payments/store-card';
-import { attachPaymentMethod, findSignup, type SignupPage } from '../store/subscriptions';
+import { answerStoreChallenge } from '../payments/store-challenge';
+import type { AuthorizationRow } from '../store/schema';
+import { attachPaymentMethod, awaitSignupChallenge, findSignup, type SignupPage, signupChallenge } from '../store/subscriptions';
 import { brandView } from './brand';
+import { renderChallengePage } from './challenge-page';
 import { csrfToken, sameOriginPost, validCsrf } from './csrf';
 import { formBody, formBodyFailure } from './form-body';
 import { addressLimit } from './limits';
-import { type CheckoutContext, checkoutContext } from './page';
+import { type CheckoutContext, checkoutContext, stepUrl } from './page';
 import { fromForm, payRequest, type PayRequest } from './pay-request';
 import { allowedFrameOrigins, applyPageHeaders, newNonce, redirectOrigins } from './security';
 import { buildSignupView, SIGNUP_EMAIL_FIELD, signupGateways, type SignupViewInput } from './signup-view';
+import { challengeRequest, isDecline, notStored, resultOf, type StoreResult, toChallenge } from './store-step';
 
 // A subscription's hosted sign-up at /pay/sub_…/: the payment screen at the URL the widget
 // already frames, so a subscription's payment_url embeds unchanged. It takes the card
 // through the gateway's `store`, saves it as an authorization and starts the subscription
 // (or, past due, makes it the card the owed period is charged to). Same protocol as the
-// checkout's own routes: HTML without JavaScript, JSON for the hydrated screen.
+// checkout's own routes: HTML without JavaScript, JSON for the hydrated screen. A card
+// whose issuer challenges the cardholder runs the save page's step (store-step.ts): the
+// sign-up remembers the authorization waiting for it, and its answer starts the
+// subscription; failed or left, the sign-up stays open for another try.
 
 const SIGNUP_TOKEN = /^sub_[A-Za-z0-9_-]{32}$/;
 
@@ -70,9 +77,14 @@ function notFound(ctx: CheckoutContext, req: Request, res: Response) {
   res.status(404).type('html').send(renderNotFound({ language: resolveLanguage(null, req.get('accept-language')), nonce, assets: ctx.screenAssets() }));
 }
 
-async function show(ctx: CheckoutContext, res: Response, page: Page, status: number, extra: Extra = {}) {
+function secure(res: Response, page: Page): string {
   const nonce = newNonce();
   applyPageHeaders(res, { nonce, frameAncestors: page.frameAncestors, formTargets: redirectOrigins(page.row) });
+  return nonce;
+}
+
+async function show(ctx: CheckoutContext, res: Response, page: Page, status: number, extra: Extra = {}) {
+  const nonce = secure(res, page);
   const v = await view(ctx, page, extra);
   if (page.wantsJson) return void res.status(status).json({ outcome: 'view', view: v });
   res.status(status).type('html').send(renderDocument({ view: v, nonce, assets: ctx.screenAssets() }));
@@ -82,7 +94,7 @@ async function show(ctx: CheckoutContext, res: Response, page: Page, status: num
 async function finish(ctx: CheckoutContext, res: Response, page: Page, kind: 'completed' | 'cancelled') {
   const url = kind === 'completed' ? page.row.return_url : page.row.cancel_url;
   if (url && !page.embed) {
-    applyPageHeaders(res, { nonce: newNonce(), frameAncestors: page.frameAncestors, formTargets: redirectOrigins(page.row) });
+    secure(res, page);
     if (page.wantsJson) return void res.json({ outcome: 'redirect', location: url, kind });
     return void res.redirect(303, url);
   }
@@ -104,7 +116,13 @@ async function signUp(ctx: CheckoutContext, res: Response, page: Page, input: Pa
   if (Object.keys(fieldErrors).length) {
     return show(ctx, res, page, 400, { chosenGateway: gateway.id, error: { message: 'error.fieldsInvalid', fields: fieldErrors } });
   }
-  const stored = await storeCard(deps, { environmentId: page.row.environment_id, gateway, fields: cardFields, notifyUrl: null });
+  const customerEmail = email?.trim() || null;
+  const stored = await storeCard(deps, { environmentId: page.row.environment_id, gateway, fields: cardFields, notifyUrl: null, authenticate: true });
+  if (stored.kind === 'challenge') {
+    const waiting = await awaitSignupChallenge(db, { subscription: page.row, authorizationId: stored.authorization.id, customerEmail, now: deps.now() });
+    // Signed up meanwhile: this card's challenge lapses unanswered (the expiry job ends it).
+    return waiting ? toChallenge(res, page) : show(ctx, res, await reload(ctx, page), 409);
+  }
   if (stored.kind !== 'stored' && stored.kind !== 'declined') {
     // Storing a card charges nothing: even of unknown outcome (a pending authorization the merchant sees settled), the customer may try again.
     return show(ctx, res, page, 200, { chosenGateway: gateway.id, error: { message: 'error.gatewayFailed', fields: {} } });
@@ -113,18 +131,78 @@ async function signUp(ctx: CheckoutContext, res: Response, page: Page, input: Pa
     const message = stored.reason === 'insufficient_funds' ? 'error.insufficientFunds' : 'error.declined';
     return show(ctx, res, page, 200, { chosenGateway: gateway.id, declined: true, error: { message, fields: {} } });
   }
+  return start(ctx, res, page, stored.authorization, customerEmail);
+}
+
+/** The stored card starts the subscription (or pays the owed period): the sign-up is done. */
+async function start(ctx: CheckoutContext, res: Response, page: Page, authorization: AuthorizationRow, customerEmail: string | null) {
+  const { deps, db } = ctx;
   // A second sign-up racing this one finds the subscription started: its card stays
   // stored (an authorization the merchant sees and can remove) and it is told so.
-  const result = await attachPaymentMethod(db, {
-    subscription: page.row,
-    authorizationId: stored.authorization.id,
-    customerEmail: email?.trim() || null,
-    now: deps.now(),
-    outbox: deps.outbox,
-  });
-  if (result.kind !== 'done') return show(ctx, res, { ...page, row: (await findSignup(db, page.row.token))!.row }, 409);
-  deps.log.info({ subscription: page.row.id, gateway: gateway.code, brand: stored.authorization.card_brand }, 'subscription signed up');
+  const result = await attachPaymentMethod(db, { subscription: page.row, authorizationId: authorization.id, customerEmail, now: deps.now(), outbox: deps.outbox });
+  if (result.kind !== 'done') return show(ctx, res, await reload(ctx, page), 409);
+  deps.log.info({ subscription: page.row.id, gateway: authorization.gateway_id, brand: authorization.card_brand }, 'subscription signed up');
   return finish(ctx, res, { ...page, row: result.subscription.row }, 'completed');
+}
+
+/** Re-reads the subscription so the answer shows the state a write produced. */
+async function reload(ctx: CheckoutContext, page: Page): Promise<Page> {
+  const found = await findSignup(ctx.db, page.row.token);
+  return found ? { ...page, row: found.row } : page;
+}
+
+/** A message on the page: as the JSON answer, or after a redirect for the form (post, redirect, get). */
+async function result(ctx: CheckoutContext, res: Response, page: Page, message: StoreResult) {
+  if (!page.wantsJson) return void res.redirect(303, stepUrl(page, '', { result: message }));
+  return show(ctx, res, await reload(ctx, page), 200, { declined: isDecline(message), error: { message, fields: {} } });
+}
+
+/**
+ * The authorization whose challenge this open sign-up waits for, while it can be answered.
+ * One that lapsed is closed here as if left (the expiry job closes it otherwise).
+ */
+async function openChallenge(ctx: CheckoutContext, page: Page): Promise<AuthorizationRow | null> {
+  if (!signupOpen(page.row)) return null;
+  const authorization = await signupChallenge(ctx.db, page.row);
+  if (authorization?.status !== 'requires_action' || !authorization.gateway_challenge) return null;
+  if (Date.parse(authorization.challenge_expires_at ?? '') > ctx.deps.now().getTime()) return authorization;
+  await answerStoreChallenge(ctx.deps, { authorization, answer: 'abandoned' });
+  return null;
+}
+
+/** The form's CSRF token and the browser's own headers, as the payment page checks them. */
+async function trusted(ctx: CheckoutContext, req: Request, page: Page, csrf: string | undefined): Promise<boolean> {
+  return sameOriginPost(req, baseUrlOf(req, ctx.deps)) && validCsrf(await ctx.csrfSecret(), page.row.token, csrf);
+}
+
+/** The issuer's challenge of the card given here: its page (without JavaScript) and its answer (both ways). */
+function challengeRoutes(router: IRouter, ctx: CheckoutContext, signupOnly: (req: Request, res: Response, next: NextFunction) => void) {
+  router.get('/pay/:token/challenge/', signupOnly, async (req, res) => {
+    const page = await loadPage(ctx, req);
+    if (!page) return notFound(ctx, req, res);
+    // Answered, lapsed or left already, or signed up meanwhile: back to the page, which shows where it stands.
+    if (!(await openChallenge(ctx, page))) return res.redirect(303, stepUrl(page, '', { result: 'error.saveIncomplete' }));
+    secure(res, page);
+    res.type('html').send(renderChallengePage(await view(ctx, page), ctx.screenAssets()));
+  });
+
+  router.post('/pay/:token/challenge/', signupOnly, formBody({ json: true }), async (req, res) => {
+    const page = await loadPage(ctx, req);
+    if (!page) return notFound(ctx, req, res);
+    const unreadable = formBodyFailure(req);
+    if (unreadable) return show(ctx, res, page, unreadable, { error: { message: 'error.generic', fields: {} } });
+    const parsed = challengeRequest.safeParse(page.wantsJson ? { ...req.body, csrf: req.get('x-csrf-token') } : req.body);
+    if (!parsed.success) return show(ctx, res, page, 400, { error: { message: 'error.generic', fields: {} } });
+    if (!(await trusted(ctx, req, page, parsed.data.csrf))) return show(ctx, res, page, 403, { error: { message: 'error.session', fields: {} } });
+    const authorization = await openChallenge(ctx, page);
+    if (!authorization) return result(ctx, res, page, 'error.saveIncomplete');
+    const { answer } = parsed.data;
+    const outcome = await answerStoreChallenge(ctx.deps, { authorization, answer });
+    if (outcome.kind === 'stored') return start(ctx, res, page, outcome.authorization, null);
+    // As for a sign-up's store of unknown outcome: nothing is charged, the customer may try again.
+    const message = notStored(answer, outcome);
+    return result(ctx, res, page, message === 'error.saveChecking' ? 'error.saveFailed' : message);
+  });
 }
 
 /** Declared on the app before the checkout's routes; any other token goes on to them. */
@@ -137,8 +215,11 @@ export function signupRoutes(router: IRouter, deps: Deps, screenAssets: () => Do
   router.get('/pay/:token/', signupOnly, async (req, res) => {
     const page = await loadPage(ctx, req);
     if (!page) return notFound(ctx, req, res);
-    await show(ctx, res, page, 200);
+    // Back from the challenge's page (without JavaScript): what came of it, while the sign-up is open.
+    const message = resultOf(req.query.result);
+    await show(ctx, res, page, 200, message && signupOpen(page.row) ? { declined: isDecline(message), error: { message, fields: {} } } : {});
   });
+  challengeRoutes(router, ctx, signupOnly);
 
   router.post('/pay/:token/', signupOnly, addressLimit(deps, 'signup', screenAssets), formBody({ json: true }), async (req, res) => {
     const page = await loadPage(ctx, req);
@@ -149,9 +230,7 @@ export function signupRoutes(router: IRouter, deps: Deps, screenAssets: () => Do
     const parsed = payRequest.safeParse(raw);
     if (!parsed.success) return show(ctx, res, page, 400, { error: { message: 'error.generic', fields: {} } });
     const input = parsed.data;
-    if (!sameOriginPost(req, baseUrlOf(req, deps)) || !validCsrf(await ctx.csrfSecret(), page.row.token, input.csrf)) {
-      return show(ctx, res, page, 403, { error: { message: 'error.session', fields: {} } });
-    }
+    if (!(await trusted(ctx, req, page, input.csrf))) return show(ctx, res, page, 403, { error: { message: 'error.session', fields: {} } });
     if (!signupOpen(page.row)) return show(ctx, res, page, 409);
     if (input.action === 'cancel') return finish(ctx, res, page, 'cancelled');
     return signUp(ctx, res, page, input);

@@ -8,7 +8,7 @@ import { Notice, Pager } from './list-parts';
 // Stored cards (authorizations): a page of them with a status filter, and an admin's
 // removal of an active one (asked once more: it cannot be undone).
 
-export const AUTHORIZATION_STATUSES = ['pending', 'requires_action', 'active', 'removed', 'failed'] as const satisfies readonly AuthorizationRow['status'][];
+export const AUTHORIZATION_STATUSES = ['pending', 'requires_action', 'active', 'removed', 'failed', 'expired'] as const satisfies readonly AuthorizationRow['status'][];
 
 export const cardOf = (text: DashboardText, r: AuthorizationRow) =>
   r.card_last4 ? text.t('auth.card', { brand: r.card_brand ?? '', last4: r.card_last4, month: String(r.card_exp_month ?? '').padStart(2, '0'), year: r.card_exp_year ?? '' }) : '—';

@@ -6,6 +6,7 @@ import { createMailTransport } from '../notify/mail-transport';
 import { sendPayouts } from '../payments/payouts';
 import { runMerchantPayouts } from '../payments/merchant-payouts';
 import { expireHolds } from '../payments/hold-expiry';
+import { expireAuthorizations } from '../payments/authorization-expiry';
 import { reconcileCalls } from '../payments/reconcile';
 import { settleSourcePayments } from '../payments/sources';
 import { postBalanceTransactions } from '../payments/balance';
@@ -23,6 +24,7 @@ export const JOB_NAMES = {
   expiry: 'expiry',
   reconciliation: 'reconciliation',
   holdExpiry: 'hold-expiry',
+  authorizationExpiry: 'authorization-expiry',
   sourcePayments: 'source-payments',
   compliance: 'compliance-review',
   payouts: 'payouts',
@@ -53,6 +55,8 @@ export function serviceJobs(deps: Deps): Job[] {
     // After reconciliation in a round: a source payment waits for its charges to be recorded.
     { name: JOB_NAMES.sourcePayments, periodMs: 5_000, batch: 10, run: () => settleSourcePayments(deps, 10) },
     { name: JOB_NAMES.holdExpiry, periodMs: 60_000, batch: 20, run: () => expireHolds(deps, 20) },
+    // Lapsed challenges of stores and hosted save pages past their expiry (payments/authorization-expiry.ts).
+    { name: JOB_NAMES.authorizationExpiry, periodMs: 30_000, batch: 50, run: () => expireAuthorizations(deps, 50) },
     {
       name: JOB_NAMES.compliance,
       periodMs: 5_000,

@@ -205,7 +205,8 @@ export function createSandboxCard(): Gateway {
       return memory.once<SettledResult>(reference, () => {
         if (isCard(fields, TEST_CARDS.declined)) return { outcome: 'declined', card };
         const prefix = isCard(fields, TEST_CARDS.insufficientFunds) ? NSF_PREFIX : 'sbx_';
-        return { outcome: 'approved', reference: `${prefix}${reference}`, card };
+        const authentication = isCard(fields, TEST_CARDS.frictionless) ? { authentication: { status: 'authenticated', method: 'frictionless' } as const } : {};
+        return { outcome: 'approved', reference: `${prefix}${reference}`, card, ...authentication };
       });
     },
   };

@@ -92,7 +92,9 @@ export async function settleStore(deps: PaymentDeps, call: GatewayCall, answer: 
     return { kind: 'gateway_failed' };
   }
   const r = answer.value;
-  const settled: Settled = r.outcome === 'approved' ? { status: 'succeeded', reference: r.reference, card: r.card } : { status: 'failed', reason: r.outcome, card: r.card };
+  const authentication = r.authentication ? { authentication: r.authentication } : {};
+  const settled: Settled =
+    r.outcome === 'approved' ? { status: 'succeeded', reference: r.reference, card: r.card, ...authentication } : { status: 'failed', reason: r.outcome, card: r.card, ...authentication };
   const recorded = await recordSafely(deps, call, settled, () => recordStoredCardResult(deps, call, settled));
   if (recorded.kind === 'recorded' && recorded.value) return { kind: 'stored', authorization: recorded.value };
   if (recorded.kind === 'attention') return recorded;
@@ -137,6 +139,9 @@ export async function recordStoredCardResult(deps: PaymentDeps, call: GatewayCal
     notify_url: (call.request.notify_url as string | null | undefined) ?? null,
     gateway_challenge: null,
     challenge_expires_at: null,
+    // As a sale records it: how the issuer authenticated the cardholder (at a challenge, frictionless), or null.
+    authentication_status: s.authentication?.status ?? null,
+    authentication_method: s.authentication?.method ?? null,
     created_at: at,
     updated_at: at,
   };

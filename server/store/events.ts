@@ -20,7 +20,7 @@ import { matchingEndpoints } from './webhook-endpoints';
 export const EVENT_FAMILIES = {
   transaction: ['paid', 'cancelled', 'expired'],
   sale: ['created', 'declined', 'failed', 'captured', 'refunded', 'voided', 'hold_expired', 'late_payment'],
-  authorization: ['created', 'charged', 'removed', 'failed'],
+  authorization: ['created', 'charged', 'removed', 'failed', 'expired'],
   client: ['created', 'updated', 'compliance_changed'],
   iban: ['created', 'updated', 'compliance_changed'],
   document: ['accepted', 'rejected'],

@@ -236,7 +236,9 @@ export async function recordStoredCard(db: Db, callId: string, row: Authorizatio
     // Shown as pending while the outcome was unknown: the same id becomes the stored card.
     const { id, created_at: _, ...stored } = row;
     // Or waiting for its customer on the hosted page, or for the issuer's challenge (store/saved-cards.ts).
-    const filled = await trx.updateTable('authorizations').set(stored).where('id', '=', id).where('status', 'in', ['pending', 'requires_action']).executeTakeFirst();
+    // Or a hosted page that expired while this store was sent: the gateway stored the card, so the record says so.
+    const waiting = ['pending', 'requires_action', 'expired'] as const;
+    const filled = await trx.updateTable('authorizations').set(stored).where('id', '=', id).where('status', 'in', waiting).executeTakeFirst();
     if (Number(filled.numUpdatedRows) === 0) await trx.insertInto('authorizations').values(row).execute();
     await outbox.emit(trx, 'authorization.created', row.id, now);
     return true;

@@ -1,10 +1,12 @@
 import { uuidv7 } from '../domain/ids';
 import { secureRandomBytes } from '../domain/random';
+import type { ExpressionBuilder } from 'kysely';
 import { type Db, inTransaction } from './db';
+import { skipLocked } from './locking';
 import type { Outbox } from './events';
 import { MERCHANT_COLUMNS, type Merchant, splitMerchant } from './environments';
 import { settleCall } from './gateway-calls';
-import type { AuthorizationRow } from './schema';
+import type { AuthorizationRow, Tables } from './schema';
 
 // Saving a card without touching it (docs/payments.md, "Save a card on the hosted page"):
 // an authorization that waits for its customer on the hosted page `/pay/sav_…/`, and the
@@ -13,6 +15,9 @@ import type { AuthorizationRow } from './schema';
 
 /** How long a customer has to answer the challenge of a store, as for payments (store/challenges.ts). */
 export const STORE_CHALLENGE_MS = 15 * 60_000;
+
+/** How long a hosted page waits for its customer's card: as long as a transaction's default expiry. */
+export const SAVE_PAGE_MS = 7 * 24 * 60 * 60_000;
 
 /** The hosted page's token: `sav_` and 24 random bytes, URL-safe (so the page never mistakes it for a payment's). */
 export const newSaveToken = () => `sav_${secureRandomBytes(24).toString('base64url')}`;
@@ -169,6 +174,66 @@ export async function leaveStoreChallenge(db: Db, row: AuthorizationRow, now: Da
     if (!hosted) await outbox.emit(trx, 'authorization.failed', row.id, now);
     return true;
   });
+}
+
+/**
+ * A hosted page past SAVE_PAGE_MS whose customer gave no card: still waiting for it, and
+ * no store of it in doubt (one the gateway may yet prove made ends as the gateway says).
+ */
+function saveRequestDue(now: Date) {
+  const createdBefore = new Date(now.getTime() - SAVE_PAGE_MS).toISOString();
+  return (eb: ExpressionBuilder<Tables, 'authorizations'>) =>
+    eb.and([
+      eb('status', '=', 'pending'),
+      eb('hosted_page', '=', 1),
+      eb('created_at', '<=', createdBefore),
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('gateway_calls')
+            .select('gateway_calls.id')
+            .whereRef('gateway_calls.subject_id', '=', 'authorizations.id')
+            .where('gateway_calls.kind', '=', 'store')
+            .where('gateway_calls.state', '=', 'pending'),
+        ),
+      ),
+    ]);
+}
+
+/**
+ * Ends up to `limit` hosted pages past their expiry (`expired`, with `authorization.expired`),
+ * or only `id` (the page opened after its expiry). Each by a conditional write: a card given
+ * meanwhile wins. Processes sweeping at once skip each other's rows, as expireDue does.
+ */
+export async function expireSaveRequests(db: Db, now: Date, outbox: Outbox, o: { limit: number; id?: string }): Promise<number> {
+  const at = now.toISOString();
+  const due = saveRequestDue(now);
+  return inTransaction(db, async (trx) => {
+    let query = trx.selectFrom('authorizations').select('id').where(due);
+    if (o.id !== undefined) query = query.where('id', '=', o.id);
+    const rows = await skipLocked(trx, query.limit(o.limit)).execute();
+    let expired = 0;
+    for (const { id } of rows) {
+      const result = await trx.updateTable('authorizations').set({ status: 'expired', updated_at: at }).where('id', '=', id).where(due).executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) continue;
+      await outbox.emit(trx, 'authorization.expired', id, now);
+      expired++;
+    }
+    return expired;
+  });
+}
+
+/** Challenges of stores nobody answered in time (STORE_CHALLENGE_MS), oldest first, for the expiry job to close. */
+export async function lapsedStoreChallenges(db: Db, now: Date, limit: number): Promise<AuthorizationRow[]> {
+  return db
+    .selectFrom('authorizations')
+    .selectAll()
+    .where('status', '=', 'requires_action')
+    .where('gateway_challenge', 'is not', null)
+    .where('challenge_expires_at', '<=', now.toISOString())
+    .orderBy('challenge_expires_at')
+    .limit(limit)
+    .execute();
 }
 
 /** Whether the environment's API takes raw card numbers (the `raw_card_numbers` setting). */

@@ -227,9 +227,10 @@ export interface AuthorizationRow extends Owned {
   /**
    * pending: a store of unknown outcome (no card yet), or a hosted page waiting for its
    * customer (`token`); requires_action: waiting for the customer's challenge; failed: the
-   * gateway proved it did not store it.
+   * gateway proved it did not store it; expired: a hosted page's customer never gave a card
+   * (payments/authorization-expiry.ts).
    */
-  status: 'pending' | 'requires_action' | 'active' | 'removed' | 'failed';
+  status: 'pending' | 'requires_action' | 'active' | 'removed' | 'failed' | 'expired';
   card_brand: string | null;
   card_last4: string | null;
   card_exp_month: number | null;
@@ -246,6 +247,9 @@ export interface AuthorizationRow extends Owned {
   /** The gateway's id of the open challenge, handed back to its `resume`; null: none open. */
   gateway_challenge?: string | null;
   challenge_expires_at?: string | null;
+  // Migration 089: how the cardholder was authenticated when the card was stored (as on sales).
+  authentication_status?: Authentication['status'] | null;
+  authentication_method?: Authentication['method'] | null;
 }
 
 export interface PaymentAttemptRow {
@@ -502,6 +506,8 @@ export interface SubscriptionRow extends Owned {
   customer_email?: string | null;
   /** When the reminder before the first charge after a trial was queued; null: not yet. */
   reminded_at?: string | null;
+  /** Migration 089: the authorization whose challenge the sign-up page waits for (checkout/signup-challenge.ts). */
+  signup_authorization_id?: string | null;
 }
 
 export interface SubscriptionChargeRow {

@@ -6,7 +6,7 @@ import { type Db, inTransaction } from './db';
 import { type Merchant, MERCHANT_COLUMNS, splitMerchant } from './environments';
 import type { EventType, Outbox } from './events';
 import { countAndPage, type Page } from './paging';
-import type { SubscriptionChargeRow, SubscriptionRow } from './schema';
+import type { AuthorizationRow, SubscriptionChargeRow, SubscriptionRow } from './schema';
 
 // Subscriptions and their charges. Every change is one database transaction guarded by a
 // conditional UPDATE whose condition is the rule (the states an action starts from, the
@@ -235,6 +235,33 @@ class Rollback extends Error {
   constructor(readonly result: ActionResult) {
     super('rolled back');
   }
+}
+
+/**
+ * The card given on the sign-up page waits for its issuer's challenge: the sign-up
+ * remembers which authorization (and the email given with the card) until the answer
+ * starts it. false when the sign-up was no longer open.
+ */
+export async function awaitSignupChallenge(
+  db: Db,
+  a: { subscription: SubscriptionRow; authorizationId: string; customerEmail: string | null; now: Date },
+): Promise<boolean> {
+  const email = a.customerEmail ? { customer_email: a.customerEmail } : {};
+  const set = await inTransaction(db, (trx) =>
+    trx
+      .updateTable('subscriptions')
+      .set({ signup_authorization_id: a.authorizationId, ...email, updated_at: a.now.toISOString() })
+      .where('id', '=', a.subscription.id)
+      .where((eb) => eb.or([eb.and([eb('status', '=', 'waiting'), eb('authorization_id', 'is', null)]), eb('status', '=', 'past_due')]))
+      .executeTakeFirst(),
+  );
+  return Number(set.numUpdatedRows) === 1;
+}
+
+/** The authorization whose challenge the sign-up waits for (awaitSignupChallenge), if any. */
+export async function signupChallenge(db: Db, row: SubscriptionRow): Promise<AuthorizationRow | undefined> {
+  if (!row.signup_authorization_id) return undefined;
+  return db.selectFrom('authorizations').selectAll().where('id', '=', row.signup_authorization_id).where('environment_id', '=', row.environment_id).executeTakeFirst();
 }
 
 export interface SignupPage {

@@ -8,7 +8,7 @@ import { createSandboxCard, sandboxGateways } from '../../server/payments/sandbo
 
 export const HELD_ID = '0190f5a0-0000-7000-8000-0000000000c2';
 
-type Held = 'pay' | 'capture' | 'refund' | 'void' | 'charge';
+type Held = 'pay' | 'capture' | 'refund' | 'void' | 'charge' | 'store';
 
 export interface HeldGateway extends Gateway {
   /** Holds the next call of `method`: `arrived` resolves once it reaches the processor, `release` lets it act. */
@@ -47,6 +47,7 @@ export function withHeld(): { gateways: Gateways; held: HeldGateway } {
     refund: wrap('refund', (i) => inner.refund(i)),
     void: wrap('void', (i) => inner.void(i)),
     charge: wrap('charge', (i) => inner.charge(i)),
+    store: wrap('store', (i: Parameters<NonNullable<Gateway['store']>>[0]) => inner.store!(i)),
   };
   return { gateways: createGateways([...sandboxGateways(), held]), held };
 }

@@ -31,6 +31,7 @@ export function describeEvent(event: WebhookEvent): string {
     case 'authorization.charged':
     case 'authorization.removed':
     case 'authorization.failed':
+    case 'authorization.expired':
       return `${event.type} ${event.data.id}: ${event.data.status}`;
     case 'client.created':
     case 'client.updated':

@@ -45,7 +45,8 @@ function ChallengeDialog({ model, i18n }: { model: CheckoutModel; i18n: Translat
         merchant={view.merchantName}
         amount={formatMoney(view.totalPrice, view.currency, view.exponent, i18n.locale)}
         heading="h2"
-        saving={view.saveCard === true}
+        // A sign-up stores the card as the save page does: nothing is paid now.
+        saving={view.saveCard === true || view.subscription !== undefined}
         onAnswer={(answer) => void model.answerChallenge(answer)}
       />
     </dialog>

@@ -36,6 +36,7 @@ import { migration as m084 } from './084_merchant_payouts';
 import { migration as m085 } from './085_save_card';
 import { migration as m086 } from './086_dashboard_figures';
 import { migration as m088 } from './088_one_store';
+import { migration as m089 } from './089_card_steps';
 import { migration as m091 } from './091_search_indexes';
 
 // One file per migration, applied in the order of their names. A released migration's
@@ -77,6 +78,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '085_save_card': m085,
   '086_dashboard_figures': m086,
   '088_one_store': m088,
+  '089_card_steps': m089,
   '091_search_indexes': m091,
 };
 

@@ -1,0 +1,48 @@
+import type { Response } from 'express';
+import { z } from 'zod';
+import type { ChallengeAnswer } from '../payments/gateway';
+import type { StoreChallengeOutcome } from '../payments/store-challenge';
+import { type Stepped, stepUrl } from './page';
+
+// The issuer's challenge of a card being stored, as the pages that store one run it: the
+// save page (/pay/sav_…/, save-routes.ts) and a subscription's sign-up (/pay/sub_…/,
+// signup-routes.ts). One step for both, as the payment page's (challenge-routes.ts): with
+// JavaScript the screen's dialog posts the answer as JSON; without it, the challenge is a
+// page of its own at `challenge/` whose form posts, and the server sends the customer back
+// to the page with `?result=` naming the message to show.
+
+export const challengeRequest = z.object({ answer: z.enum(['completed', 'failed', 'abandoned']), csrf: z.string().max(128).optional() });
+export type ChallengeRequest = z.infer<typeof challengeRequest>;
+
+/** The messages a redirect back to the page may ask for (form posts, without JavaScript). */
+export const STORE_RESULTS = ['error.saveDeclined', 'error.saveAuthFailed', 'error.saveIncomplete', 'error.saveFailed', 'error.saveChecking'] as const;
+export type StoreResult = (typeof STORE_RESULTS)[number];
+
+/** The results that are declines (the screen marks the card). */
+export const isDecline = (message: StoreResult) => message === 'error.saveDeclined' || message === 'error.saveAuthFailed';
+
+/** The message a redirect back asked for, if it is one of ours. */
+export const resultOf = (query: unknown): StoreResult | undefined => STORE_RESULTS.find((key) => key === query);
+
+/** The challenge's step: its own page without JavaScript, the screen's dialog with it. */
+export function toChallenge(res: Response, page: Stepped & { wantsJson: boolean }): void {
+  const location = stepUrl(page, 'challenge/');
+  if (page.wantsJson) return void res.json({ outcome: 'redirect', location, kind: 'challenge' });
+  res.redirect(303, location);
+}
+
+/** What an answered challenge that stored no card comes to, as the page tells the customer. */
+export function notStored(answer: ChallengeAnswer | 'abandoned', outcome: Exclude<StoreChallengeOutcome, { kind: 'stored' }>): StoreResult {
+  switch (outcome.kind) {
+    case 'declined':
+      return answer === 'failed' ? 'error.saveAuthFailed' : 'error.saveDeclined';
+    case 'abandoned':
+    case 'not_claimed':
+      return 'error.saveIncomplete';
+    case 'pending':
+    case 'in_flight':
+      return 'error.saveChecking';
+    default:
+      return 'error.saveFailed';
+  }
+}
