@@ -2,7 +2,7 @@ import type { CatalogueItem, CatalogueTable } from '../store/catalogue';
 import { roleAtLeast } from '../store/users';
 import type { FieldName, FormField, GroupName } from './catalogue-form';
 import { GROUPS } from './catalogue-form';
-import type { DashboardText } from './i18n';
+import { type DashboardText, type Interval, pricePerPeriod } from './i18n';
 import { Csrf, renderPage } from './layout';
 import type { Signed } from './sale-pages';
 import { Pager } from './list-parts';
@@ -42,7 +42,7 @@ export function summaryOf(text: DashboardText, group: GroupName, row: Item, api:
     case 'product':
       return money(r.price);
     case 'plan':
-      return text.t('cat.every', { amount: money(r.amount), count: Number(r.interval_count), unit: text.t(`cat.option.${String(r.interval) as 'day'}`) });
+      return pricePerPeriod(text, money(r.amount), r.interval as Interval, Number(r.interval_count));
     case 'tax':
       return `${String(api.rate)} %`;
     case 'shipping':

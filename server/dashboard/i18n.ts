@@ -12,6 +12,8 @@ import { unitsToNumber } from '../domain/money';
 
 export type DashboardKey = keyof typeof en;
 type DashboardStrings = Record<DashboardKey, string>;
+/** A key with plural forms (`…_one`, `…_other`), named without its suffix: i18next picks the form by `count`. */
+export type PluralKey = { [K in DashboardKey]: K extends `${infer Stem}_one` ? Stem : never }[DashboardKey];
 
 // Each annotation makes the compiler reject a locale that lacks a key of en.json.
 const esStrings: DashboardStrings = es;
@@ -24,6 +26,8 @@ export interface DashboardText {
   /** The tag for `<html lang>`. */
   lang: string;
   t(key: DashboardKey, vars?: Record<string, string | number>): string;
+  /** The plural form of `key` for `vars.count`. */
+  plural(key: PluralKey, vars: Record<string, string | number> & { count: number }): string;
   /** A moment as this language writes it (en-AU for `au`). */
   dateTime(iso: string): string;
   /** Minor units of `currency` as this language writes money. */
@@ -43,6 +47,7 @@ export function dashboardText(language: Language): DashboardText {
     language,
     lang: htmlLang(language),
     t: (key, vars) => instance.t(key, vars ?? {}) as string,
+    plural: (key, vars) => instance.t(key, vars) as string,
     dateTime: (iso) => `${format.format(new Date(iso))} UTC`,
     money: (units, currency) => {
       const exponent = exponentOf(currency);
@@ -52,3 +57,10 @@ export function dashboardText(language: Language): DashboardText {
   cache.set(language, text);
   return text;
 }
+
+/** A plan's period unit. */
+export type Interval = 'day' | 'week' | 'month' | 'year';
+
+/** A price and how often it is charged: "€7.25 every month", "€7.25 every 3 months". */
+export const pricePerPeriod = (text: DashboardText, amount: string, interval: Interval, count: number): string =>
+  text.plural(`cat.every.${interval}`, { amount, count });

@@ -3,7 +3,7 @@ import type { Client } from '../store/clients';
 import type { AuthorizationRow, SubscriptionChargeRow, SubscriptionRow } from '../store/schema';
 import { roleAtLeast } from '../store/users';
 import { cardOf } from './authorization-pages';
-import type { DashboardText } from './i18n';
+import { type DashboardText, pricePerPeriod } from './i18n';
 import { renderPage } from './layout';
 import type { Signed } from './sale-pages';
 import { nameOf, StatusText, SubscriptionActions } from './subscription-pages';
@@ -25,7 +25,7 @@ function Facts({ text, v }: { text: DashboardText; v: SubscriptionView }) {
   return (
     <dl class="facts">
       <dt>{t('sub.plan')}</dt>
-      <dd>{`${row.plan_name}: ${t('cat.every', { amount: text.money(row.amount, row.currency), count: row.interval_count, unit: t(`cat.option.${row.interval}`) })}`}</dd>
+      <dd>{`${row.plan_name}: ${pricePerPeriod(text, text.money(row.amount, row.currency), row.interval, row.interval_count)}`}</dd>
       <dt>{t('tx.status')}</dt>
       <dd data-testid="sub-status">
         <StatusText text={text} status={row.status as SubscriptionStatus} />

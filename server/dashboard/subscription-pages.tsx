@@ -1,7 +1,7 @@
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../domain/subscription-states';
 import type { SubscriptionRow } from '../store/schema';
 import { roleAtLeast } from '../store/users';
-import type { DashboardText } from './i18n';
+import { type DashboardText, pricePerPeriod } from './i18n';
 import { Csrf, renderPage } from './layout';
 import type { Signed } from './sale-pages';
 import { Notice, Pager } from './list-parts';
@@ -99,7 +99,7 @@ export function subscriptionsPage(
                   <td>
                     <StatusText text={text} status={r.status as SubscriptionStatus} />
                   </td>
-                  <td>{t('cat.every', { amount: text.money(r.amount, r.currency), count: r.interval_count, unit: t(`cat.option.${r.interval}`) })}</td>
+                  <td>{pricePerPeriod(text, text.money(r.amount, r.currency), r.interval, r.interval_count)}</td>
                   <td>{r.next_charge_at ? text.dateTime(r.next_charge_at) : '—'}</td>
                   {canAct && (
                     <td>
