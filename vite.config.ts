@@ -31,6 +31,31 @@ function budget(): Plugin {
   };
 }
 
+/**
+ * Vite wraps each dynamic import in its preload helper (about 700 B gzip here) to fetch the
+ * chunk's dependencies and CSS alongside it. With modulePreload off and no CSS in the lazy
+ * chunks (the frame bridge, the challenge dialog) it has nothing to fetch: the wrapper only
+ * calls the import, so that is all it does here.
+ */
+function plainDynamicImports(): Plugin {
+  const helper = '\0vite/preload-helper.js';
+  return {
+    name: 'plain-dynamic-imports',
+    apply: 'build',
+    enforce: 'pre',
+    resolveId: (id) => (id === helper ? helper : null),
+    load: (id) => (id === helper ? 'export const __vitePreload = (load) => load();' : null),
+    generateBundle(_, bundle) {
+      // The real helper would fetch a lazy chunk's CSS: without it, such CSS would never load.
+      for (const file of Object.values(bundle)) {
+        if (file.type === 'chunk' && file.isDynamicEntry && file.viteMetadata?.importedCss.size) {
+          this.error(`${file.fileName} imports CSS, which plainDynamicImports() would not load: import it from the entry instead`);
+        }
+      }
+    },
+  };
+}
+
 export default defineConfig({
   // Files land in dist/client/assets/ and are referenced as /assets/<file>.
   base: '/',
@@ -41,6 +66,7 @@ export default defineConfig({
       prefreshEnabled: !process.env.VITEST,
       devToolsEnabled: false,
     }),
+    plainDynamicImports(),
     budget(),
   ],
   build: {
