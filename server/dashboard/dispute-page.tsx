@@ -125,7 +125,7 @@ function EvidenceField({ text, name, value, errors }: { text: DashboardText; nam
   const error = errors.find((e) => e.path.split('.')[0] === name);
   const id = `ev-${name}`;
   const date = EVIDENCE_DATE_FIELDS.includes(name);
-  const hint = date ? t('dsp.hintDate') : t('dsp.hintText', { max: TEXT_MAX });
+  const hint = date ? t('dsp.hintDate') : t('dsp.hintText', { max: TEXT_MAX.toLocaleString(text.lang) });
   const described = `${id}-hint${error ? ` ${id}-error` : ''}`;
   const common = { id, name, 'aria-invalid': error ? ('true' as const) : undefined, 'aria-describedby': described };
   return (

@@ -3,7 +3,7 @@ import { TEST_CARDS } from '../../server/payments/sandbox';
 import { JOB_NAMES } from '../../server/jobs';
 import { auditOf } from '../../server/store/audit';
 import { member } from './dashboard';
-import { type Client, ENGINES, startTestService, type TestService } from './harness';
+import { type Client, ENGINES, startTestService, testClock, type TestService } from './harness';
 import { payToken, priced } from './pay';
 
 // A dispute's page in the dashboard: what it is and its evidence for everyone; for admins
@@ -14,9 +14,10 @@ import { payToken, priced } from './pay';
 describe.each(ENGINES)('dashboard disputes on %s', (engine) => {
   let t: TestService;
   let shop: Client;
+  const clock = testClock();
 
   beforeAll(async () => {
-    t = await startTestService(engine, { env: { SANDBOX_DISPUTE_DELAY_MS: '0' } });
+    t = await startTestService(engine, { now: clock.now, env: { SANDBOX_DISPUTE_DELAY_MS: '0' } });
     shop = await t.newEnvironment('Disputed shop');
   });
   afterAll(() => t?.close());
@@ -187,5 +188,20 @@ describe.each(ENGINES)('dashboard disputes on %s', (engine) => {
     }
     expect((await shop.get(`/dispute/${d.id}/`)).body.status).toBe('needs_response');
     expect((await shop.get(`/dispute/${d.id}/`)).body.evidence.product_description).toBeNull();
+  });
+
+  // Last: it moves the service's clock on.
+  it('marks the deadline, in words, when it is near and when it has passed', async () => {
+    const d = await disputed();
+    // A new session each time: days pass between the looks.
+    const deadline = async () => {
+      const { browser } = await member(t, shop, 'viewer');
+      return /data-testid="due">([^]*?)<\/dd>/.exec((await browser.get(`/dashboard/disputes/${d.id}/`)).text)![1];
+    };
+    expect(await deadline()).not.toContain('<strong>');
+    clock.advance(new Date(d.evidence_due_by).getTime() - Date.now() - 86_400_000);
+    expect(await deadline()).toContain('(less than 2 days left)');
+    clock.advance(2 * 86_400_000);
+    expect(await deadline()).toContain('(past the deadline)');
   });
 });
