@@ -5,6 +5,7 @@ import { apiRouter, openApiDocument } from './api';
 import { gatewayNotifyRouter } from './api/gateway-notify';
 import { catalogueForDashboard } from './api/catalogue-changes';
 import { webhookEndpointsForDashboard } from './api/webhook-endpoint-changes';
+import { disputesForDashboard } from './api/disputes';
 import { assetsRouter, loadScreenAssets } from './checkout/assets';
 import { brandRouter } from './checkout/brand';
 import { addressLimit } from './checkout/limits';
@@ -76,7 +77,7 @@ export function createApp(deps: Deps, ops?: OpsRoutes): RequestListener {
     apiRouter(deps),
   );
   app.use(gatewayNotifyRouter(deps));
-  mountDashboard(app, deps, { catalogue: catalogueForDashboard(deps), webhookEndpoints: webhookEndpointsForDashboard(deps) });
+  mountDashboard(app, deps, { catalogue: catalogueForDashboard(deps), webhookEndpoints: webhookEndpointsForDashboard(deps), disputes: disputesForDashboard(deps) });
   app.use(assetsRouter());
   app.use(brandRouter(deps));
   app.use(docsRouter({ openapi: () => openApiDocument() }));

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { DISPUTE_REASONS, DISPUTE_STATUSES, EVIDENCE_DATE_FIELDS, EVIDENCE_TEXT_FIELDS, type EvidenceField } from '../domain/disputes';
+import { DISPUTE_REASONS, DISPUTE_STATUSES, type DisputeStatus, EVIDENCE_DATE_FIELDS, EVIDENCE_TEXT_FIELDS, type EvidenceField } from '../domain/disputes';
 import type { Deps } from '../deps';
 import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError } from '../http/problem';
+import { ApiError, zodErrors } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { addEvidence, answerDispute, type DisputeOutcome } from '../payments/disputes';
 import { presentDispute } from '../present/dispute';
 import type { Db } from '../store/db';
-import { getDispute, listDisputes } from '../store/disputes';
+import { getDispute, listDisputes, type StoredDispute } from '../store/disputes';
 import { checkedBytes, DOCUMENT_LIMIT_TEXT } from './client-documents';
 import { documentFile } from './client-objects';
 import { EXAMPLE_TIME, IDS, page } from './examples';
@@ -220,3 +220,32 @@ export const disputeRoutes = (): RouteDef[] => [
     'lost',
   ),
 ];
+
+/** An answer to the dashboard: done, refused by the dispute's state (409 in the API), or refused input. */
+export type DisputeAnswer =
+  | { kind: 'done'; dispute: StoredDispute }
+  | { kind: 'conflict'; status: DisputeStatus }
+  | { kind: 'invalid'; errors: { path: string; message: string }[] };
+
+/**
+ * The dashboard's way to answer a dispute (handed over by app.ts, as the dashboard never
+ * imports a route module): the same text fields and limits as POST /dispute/{id}/evidence/
+ * (the form sends no files), and the same use cases, state rules and events.
+ */
+export function disputesForDashboard(deps: Deps) {
+  const db = deps.database.db;
+  const outcome = (o: DisputeOutcome): DisputeAnswer => (o.kind === 'done' ? { kind: 'done', dispute: o.dispute } : { kind: 'conflict', status: o.status });
+  return {
+    async addEvidence(environmentId: string, id: string, input: unknown): Promise<DisputeAnswer | undefined> {
+      const d = await getDispute(db, environmentId, id);
+      if (!d) return undefined;
+      const parsed = evidenceIn.omit({ files: true }).safeParse(input);
+      if (!parsed.success) return { kind: 'invalid', errors: zodErrors(parsed.error) };
+      return outcome(await addEvidence(deps, d, parsed.data, []));
+    },
+    async answer(environmentId: string, id: string, action: 'submit' | 'accept'): Promise<DisputeAnswer | undefined> {
+      const d = await getDispute(db, environmentId, id);
+      return d && outcome(await answerDispute(deps, d, action));
+    },
+  };
+}

@@ -1,10 +1,12 @@
 import type { DisputeRow } from '../store/schema';
 import type { ActiveSession } from './accounts';
 import type { DashboardText } from './i18n';
+import { disputeUrl } from './dispute-page';
 import { renderPage } from './layout';
 
 // Disputes: first those waiting for the merchant's answer, the nearest deadline first, then
-// every dispute, newest first. Answering (evidence, submit, accept) is done through the API.
+// every dispute, newest first; each row opens the dispute's page (dispute-page.tsx), where
+// it is answered.
 
 interface Signed {
   text: DashboardText;
@@ -29,7 +31,11 @@ function DisputeTable({ text, rows, label, id }: { text: DashboardText; rows: Di
         <tbody>
           {rows.map((d) => (
             <tr key={d.id} data-testid={`dispute-${label}`}>
-              <td>{text.dateTime(d.evidence_due_by)}</td>
+              <td>
+                <a href={disputeUrl(d.id)} aria-label={text.t('dsp.open', { reason: d.reason, due: text.dateTime(d.evidence_due_by) })}>
+                  {text.dateTime(d.evidence_due_by)}
+                </a>
+              </td>
               <td>{d.status}</td>
               <td>{d.reason}</td>
               <td>{text.money(d.amount, d.currency)}</td>

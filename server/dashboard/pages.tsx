@@ -166,6 +166,9 @@ const ACTIONS: Record<string, DashboardKey> = {
   logo_changed: 'audit.action.logo_changed',
   logo_removed: 'audit.action.logo_removed',
   settlement_downloaded: 'audit.action.settlement_downloaded',
+  dispute_evidence_saved: 'audit.action.dispute_evidence_saved',
+  dispute_submitted: 'audit.action.dispute_submitted',
+  dispute_accepted: 'audit.action.dispute_accepted',
 };
 
 function describeAction(text: DashboardText, row: AuditRow): string {

@@ -32,6 +32,7 @@ import type { CatalogueGroupPort } from './catalogue-form';
 import { eventRoutes } from './event-routes';
 import { endpointRoutes } from './endpoint-routes';
 import type { WebhookEndpointPort } from './endpoint-form';
+import type { DisputePort } from './dispute-form';
 import { STYLESHEET } from './layout';
 import { foldFigures } from './home-figures';
 import { overviewPage } from './pages';
@@ -45,10 +46,11 @@ import { settingsRoutes } from './settings-routes';
 
 const switchForm = z.object({ environment: z.string().max(64) });
 
-/** What the dashboard is handed by the app rather than importing it: the API's catalogue and webhook endpoint rules and use cases. */
+/** What the dashboard is handed by the app rather than importing it: the API's catalogue, webhook endpoint and dispute rules and use cases. */
 export interface DashboardPorts {
   catalogue: CatalogueGroupPort[];
   webhookEndpoints: WebhookEndpointPort;
+  disputes: DisputePort;
 }
 
 const css = readFileSync(new URL('./dashboard.css', import.meta.url), 'utf8');
@@ -113,7 +115,7 @@ export function dashboardRouter(deps: Deps, ports: DashboardPorts): IRouter {
   securityRoutes(router, kit);
   moneyRoutes(router, kit);
   saleRoutes(router, kit);
-  disputeRoutes(router, kit);
+  disputeRoutes(router, kit, ports.disputes);
   webhookRoutes(router, kit);
   exportRoutes(router, kit);
   settingsRoutes(router, kit);

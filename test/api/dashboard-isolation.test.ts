@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogueForDashboard } from '../../server/api/catalogue-changes';
 import { webhookEndpointsForDashboard } from '../../server/api/webhook-endpoint-changes';
+import { disputesForDashboard } from '../../server/api/disputes';
 import { getEndpoint } from '../../server/store/webhook-endpoints';
 import { GROUPS, type GroupName } from '../../server/dashboard/catalogue-form';
 import { dashboardRouter } from '../../server/dashboard/routes';
@@ -11,7 +12,7 @@ import { membersOf } from '../../server/store/users';
 import { type Browser, member } from './dashboard';
 import { clientBody, documentBody, IBANS } from './documents';
 import { type Client, ENGINES, startTestService, type TestService, transactionBody } from './harness';
-import { cancelToken, paidTransaction, priced, SANDBOX_CARD } from './pay';
+import { cancelToken, paidTransaction, payToken, priced, SANDBOX_CARD } from './pay';
 import { TEST_CARDS } from '../../server/payments/sandbox';
 import { JOB_NAMES } from '../../server/jobs';
 import { setPricing } from '../../server/store/balance';
@@ -50,6 +51,8 @@ interface Shop {
   endpoint: string;
   /** A payout of the balance to the merchant's bank. */
   payout: string;
+  /** Two disputes awaiting a response: evidence saved and submitted on the first, the second accepted. */
+  disputes: [string, string];
 }
 
 interface IdRoute {
@@ -139,6 +142,13 @@ const ROUTES: Route[] = [
   { kind: 'page', path: '/keys/' },
   { kind: 'page', path: '/transactions/' },
   { kind: 'page', path: '/disputes/' },
+  { kind: 'id', method: 'GET', path: '/disputes/:id/', id: (s) => s.disputes[0], ownStatus: 200 },
+  { kind: 'id', method: 'POST', path: '/disputes/:id/evidence/', id: (s) => s.disputes[0], form: { product_description: 'Isolated evidence' }, ownStatus: 303 },
+  // Each answer: the confirmation, then the confirmed answer.
+  { kind: 'id', method: 'POST', path: '/disputes/:id/submit/', id: (s) => s.disputes[0], ownStatus: 200 },
+  { kind: 'id', method: 'POST', path: '/disputes/:id/submit/', id: (s) => s.disputes[0], form: { confirm: 'yes' }, ownStatus: 303 },
+  { kind: 'id', method: 'POST', path: '/disputes/:id/accept/', id: (s) => s.disputes[1], ownStatus: 200 },
+  { kind: 'id', method: 'POST', path: '/disputes/:id/accept/', id: (s) => s.disputes[1], form: { confirm: 'yes' }, ownStatus: 303 },
   { kind: 'page', path: '/webhooks/' },
   { kind: 'page', path: '/account/security/' },
   { kind: 'page', path: '/export/' },
@@ -200,7 +210,8 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
   let mine: Shop;
 
   beforeAll(async () => {
-    t = await startTestService(engine);
+    // No delay before the sandbox bank disputes a sale paid with its disputing card.
+    t = await startTestService(engine, { env: { SANDBOX_DISPUTE_DELAY_MS: '0' } });
     shop = await t.newEnvironment('Isolated shop');
     other = await t.newEnvironment('Stranger shop');
     const own = await member(t, shop, 'owner');
@@ -233,7 +244,16 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     }
     expect((await shop.patch('/payout_settings/', { iban: IBANS.ES, schedule: 'manual' })).status).toBe(200);
     const payout = (await shop.post('/merchant_payout/', { currency: 'EUR' })).body;
-    mine = { endpoint: endpoint.id, payout: payout.id, wallet: wallet.id, authorization: card.id, subscription: subscription.id, transaction: transaction.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email, catalogue: objects, client: client.id, documents, iban: iban.id };
+    const disputed = async () => {
+      const created = await shop.post('/transaction/', priced('EUR', 30));
+      expect(await payToken(shop.url, created.body.token, TEST_CARDS.disputedFraudulent)).toBe(200);
+      return created.body.id as string;
+    };
+    await disputed();
+    await disputed();
+    expect(await t.service.jobs.runOnce(JOB_NAMES.sandboxDisputes)).toBe(2);
+    const disputes = (await shop.get('/dispute/')).body.results.map((d: { id: string }) => d.id) as [string, string];
+    mine = { disputes, endpoint: endpoint.id, payout: payout.id, wallet: wallet.id, authorization: card.id, subscription: subscription.id, transaction: transaction.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email, catalogue: objects, client: client.id, documents, iban: iban.id };
   });
   afterAll(() => t?.close());
 
@@ -242,7 +262,7 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     return methodOf(route) === 'GET' ? b.get(path) : b.post(path, form);
   };
   const expectNothingOf = (text: string) => {
-    for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop', ...Object.values(CATALOGUE_BODIES).map((b) => String(b.name)), ...Object.values(mine.catalogue), mine.client, ...mine.documents, mine.iban, mine.subscription, mine.authorization, mine.wallet, mine.endpoint, 'isolated-hooks', 'Isolated hooks', mine.payout, 'ES…1332', 'isolated-wallet', 'isolated-sub', 'Isolated plan', 'Isolated Ada', 'isolated.ada@', 'isolated-front', 'ES91']) {
+    for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop', ...Object.values(CATALOGUE_BODIES).map((b) => String(b.name)), ...Object.values(mine.catalogue), mine.client, ...mine.documents, mine.iban, mine.subscription, mine.authorization, mine.wallet, mine.endpoint, 'isolated-hooks', 'Isolated hooks', mine.payout, ...mine.disputes, 'Isolated evidence', 'ES…1332', 'isolated-wallet', 'isolated-sub', 'Isolated plan', 'Isolated Ada', 'isolated.ada@', 'isolated-front', 'ES91']) {
       expect(text).not.toContain(marker);
     }
   };
@@ -259,11 +279,12 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     // As stored, its secrets included (undefined once the owner here has deleted it).
     endpoint: await getEndpoint(t.service.deps.database.db, shop.keys.environment_id, mine.endpoint),
     payout: (await shop.get(`/merchant_payout/${mine.payout}/`)).body,
+    disputes: await Promise.all(mine.disputes.map(async (id) => (await shop.get(`/dispute/${id}/`)).body)),
     audit: (await auditOf(t.service.deps.database.db, shop.keys.environment_id, { limit: 1000, offset: 0 })).length,
   });
 
   it('the table lists every route of the dashboard router', () => {
-    const router = dashboardRouter(t.service.deps, { catalogue: catalogueForDashboard(t.service.deps), webhookEndpoints: webhookEndpointsForDashboard(t.service.deps) }) as unknown as { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
+    const router = dashboardRouter(t.service.deps, { catalogue: catalogueForDashboard(t.service.deps), webhookEndpoints: webhookEndpointsForDashboard(t.service.deps), disputes: disputesForDashboard(t.service.deps) }) as unknown as { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
     const declared = router.stack.flatMap((layer) => (layer.route ? Object.keys(layer.route.methods).map((m) => `${m.toUpperCase()} ${layer.route!.path}`) : []));
     const listed = [...new Set(ROUTES.map((r) => `${methodOf(r)} ${r.path}`))];
     expect(listed.sort()).toEqual([...new Set(declared)].sort());

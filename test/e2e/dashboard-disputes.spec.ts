@@ -1,16 +1,31 @@
 import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
 import { expect, startService, test, CARDS } from './fixtures';
 import { invite } from './dashboard-data';
 import { LAPTOP, payButton } from './screen';
 
-// The disputes page in Chromium: a sale paid with the sandbox bank's disputing card is
-// disputed by the service's own job a moment later, and the page lists it as needing a
-// response, with its deadline, axe-clean in light and dark at 360 px and 1280 px.
+// The disputes pages in Chromium: a sale paid with the sandbox bank's disputing card is
+// disputed by the service's own job a moment later, and the list shows it as needing a
+// response, with its deadline; its page takes evidence, and submits it after asking once
+// more, as the API then shows. Every page axe-clean in light and dark at 360 px and 1280 px.
 
 const PASSWORD = 'a long and unusual passphrase';
 
-test('a disputed sale is listed as needing a response, with its deadline, and the page passes axe', async ({ page }) => {
-  test.setTimeout(120_000);
+async function expectAccessible(page: Page) {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    for (const size of [{ width: 360, height: 740 }, LAPTOP]) {
+      await page.setViewportSize(size);
+      const results = await new AxeBuilder({ page }).analyze();
+      expect(results.violations.map((v) => `${colorScheme} ${size.width}px ${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(overflow, `${colorScheme} ${size.width}px`).toBeLessThanOrEqual(0);
+    }
+  }
+}
+
+test('a disputed sale is listed as needing a response, answered with evidence on its page and submitted, and the pages pass axe', async ({ page }) => {
+  test.setTimeout(240_000);
   const { service, stop } = await startService({ SANDBOX_DISPUTE_DELAY_MS: '0' });
   try {
     const tx = await service.createTransaction({ currency: 'EUR', order_id: 'disputed-1', gateway_selected: true, products: [{ amount: 1, product: { name: 'Desk lamp', price: 30 } }] });
@@ -33,16 +48,44 @@ test('a disputed sale is listed as needing a response, with its deadline, and th
     await expect(row).toContainText('fraudulent');
     await expect(row).toContainText(sale.id);
     await expect(row).toContainText('€30.00');
-    for (const colorScheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme });
-      for (const size of [{ width: 360, height: 740 }, LAPTOP]) {
-        await page.setViewportSize(size);
-        const results = await new AxeBuilder({ page }).analyze();
-        expect(results.violations.map((v) => `${colorScheme} ${size.width}px ${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
-        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-        expect(overflow, `${colorScheme} ${size.width}px`).toBeLessThanOrEqual(0);
-      }
-    }
+    await expectAccessible(page);
+
+    // The dispute's page, from its row.
+    const dispute = (await service.api('GET', `/dispute/?sale=${sale.id}`)).body.results[0];
+    await row.getByRole('link').click();
+    await expect(page).toHaveURL(new RegExp(`/dashboard/disputes/${dispute.id}/$`));
+    await expect(page.getByTestId('status')).toHaveText('needs_response');
+    await expect(page.getByRole('link', { name: sale.id })).toBeVisible();
+    await expectAccessible(page);
+
+    // A field too long is refused on the field, nothing saved; then the evidence is saved.
+    await page.getByLabel('Customer name').fill('x'.repeat(20_001));
+    await page.getByLabel('Product or service description').fill('Desk lamp, delivered 3 January');
+    await page.getByRole('button', { name: 'Save evidence' }).click();
+    await expect(page.getByTestId('error-customer_name')).toBeVisible();
+    await expect(page.getByLabel('Customer name')).toHaveAttribute('aria-invalid', 'true');
+    await expectAccessible(page);
+    expect((await service.api('GET', `/dispute/${dispute.id}/`)).body.evidence.product_description).toBeNull();
+    await page.getByLabel('Customer name').fill('Ada Lovelace');
+    await page.getByLabel('Shipping date').fill('2026-01-03');
+    await page.getByRole('button', { name: 'Save evidence' }).click();
+    await expect(page.getByRole('status')).toContainText('Evidence saved');
+    await expect(page.getByTestId('evidence-product_description')).toHaveText('Desk lamp, delivered 3 January');
+
+    // Submitting asks once more, naming the environment.
+    await page.getByRole('button', { name: 'Submit evidence' }).click();
+    await expect(page.getByRole('heading', { name: 'Submit the evidence?' })).toBeVisible();
+    await expect(page.getByText('In the environment Demo shop (sandbox).')).toBeVisible();
+    await expectAccessible(page);
+    await page.getByRole('button', { name: 'Yes, submit the evidence' }).click();
+    await expect(page.getByRole('status')).toContainText('Evidence submitted');
+    await expect(page.getByTestId('status')).toHaveText('under_review');
+    await expect(page.getByRole('button', { name: 'Save evidence' })).toHaveCount(0);
+
+    const seen = (await service.api('GET', `/dispute/${dispute.id}/`)).body;
+    expect(seen.status).toBe('under_review');
+    expect(seen.submitted).not.toBeNull();
+    expect(seen.evidence).toMatchObject({ product_description: 'Desk lamp, delivered 3 January', customer_name: 'Ada Lovelace', shipping_date: '2026-01-03' });
   } finally {
     await stop();
   }

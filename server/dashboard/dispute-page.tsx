@@ -1,0 +1,226 @@
+import { Fragment } from 'preact';
+import { AWAITING_RESPONSE, EVIDENCE_DATE_FIELDS, EVIDENCE_TEXT_FIELDS, isClosed, type EvidenceField } from '../domain/disputes';
+import type { StoredDispute } from '../store/disputes';
+import { roleAtLeast } from '../store/users';
+import { type Errors, type EvidenceValues, LINE_FIELDS } from './dispute-form';
+import type { DashboardKey, DashboardText } from './i18n';
+import { Csrf, renderPage } from './layout';
+import { type ActionNotice, Notice } from './list-parts';
+import type { Signed } from './sale-pages';
+
+// One dispute: what it is, its deadline, the evidence saved so far (files by name, type,
+// size and digest: their bytes are never served), and for admins while it awaits a
+// response the evidence form and the two answers that cannot be undone, each confirmed on
+// a page of its own naming the environment.
+
+export const disputeUrl = (id: string) => `/dashboard/disputes/${id}/`;
+
+/** A deadline this close is shown as near. */
+const NEAR_MS = 2 * 86_400_000;
+/** The API's limit on each free-text field (api/disputes.ts), said in the hints. */
+const TEXT_MAX = 20_000;
+
+export type Answer = 'submit' | 'accept';
+
+const fieldKey = (f: EvidenceField) => `dsp.field.${f}` as DashboardKey;
+
+/** The deadline, and in words whether it is near or past (not by colour alone). */
+function Deadline({ text, d, now }: { text: DashboardText; d: StoredDispute['row']; now: Date }) {
+  const { t } = text;
+  const due = new Date(d.evidence_due_by).getTime() - now.getTime();
+  const awaiting = AWAITING_RESPONSE.includes(d.status);
+  const state = !awaiting ? null : due <= 0 ? 'overdue' : due <= NEAR_MS ? 'near' : null;
+  return (
+    <dd class={state ? `due ${state}` : undefined} data-testid="due">
+      {text.dateTime(d.evidence_due_by)}
+      {state && <strong>{` ${t(state === 'overdue' ? 'dsp.overdue' : 'dsp.near')}`}</strong>}
+    </dd>
+  );
+}
+
+function Facts({ text, dispute, transactionUrl, now }: { text: DashboardText; dispute: StoredDispute; transactionUrl: string | null; now: Date }) {
+  const { t } = text;
+  const d = dispute.row;
+  return (
+    <dl class="facts">
+      <dt>{t('dsp.status')}</dt>
+      <dd data-testid="status">{d.status}</dd>
+      <dt>{t('dsp.reason')}</dt>
+      <dd>{d.reason}</dd>
+      <dt>{t('dsp.amount')}</dt>
+      <dd>{text.money(d.amount, d.currency)}</dd>
+      <dt>{t('dsp.fee')}</dt>
+      <dd>{text.money(d.fee, d.currency)}</dd>
+      <dt>{t('dsp.sale')}</dt>
+      <dd class="url">{transactionUrl ? <a href={transactionUrl}>{d.sale_id}</a> : d.sale_id}</dd>
+      <dt>{t('dsp.created')}</dt>
+      <dd>{text.dateTime(d.created_at)}</dd>
+      <dt>{t('dsp.dueBy')}</dt>
+      <Deadline text={text} d={d} now={now} />
+      <dt>{t('dsp.submitted')}</dt>
+      <dd>{d.submitted_at ? text.dateTime(d.submitted_at) : '—'}</dd>
+      {isClosed(d.status) && (
+        <>
+          <dt>{t('dsp.outcome')}</dt>
+          <dd data-testid="outcome">{t('dsp.outcomeOn', { status: d.status, when: d.closed_at ? text.dateTime(d.closed_at) : '—' })}</dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
+function SavedEvidence({ text, dispute }: { text: DashboardText; dispute: StoredDispute }) {
+  const { t } = text;
+  const given = EVIDENCE_TEXT_FIELDS.filter((f) => (dispute.evidence[f] ?? '').trim() !== '');
+  return (
+    <>
+      <h2 id="dispute-evidence">{t('dsp.evidence')}</h2>
+      {given.length === 0 ? (
+        <p class="empty">{t('dsp.noEvidence')}</p>
+      ) : (
+        <dl class="facts evidence">
+          {given.map((f) => (
+            <Fragment key={f}>
+              <dt>{t(fieldKey(f))}</dt>
+              <dd data-testid={`evidence-${f}`}>{dispute.evidence[f]}</dd>
+            </Fragment>
+          ))}
+        </dl>
+      )}
+      <h3 id="dispute-files">{t('dsp.files')}</h3>
+      {dispute.files.length === 0 ? (
+        <p class="empty">{t('dsp.noFiles')}</p>
+      ) : (
+        <div class="scroll" tabindex={0} role="region" aria-labelledby="dispute-files">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t('dsp.fileName')}</th>
+                <th scope="col">{t('dsp.fileType')}</th>
+                <th scope="col">{t('dsp.fileSize')}</th>
+                <th scope="col">SHA-256</th>
+                <th scope="col">{t('dsp.fileAdded')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {dispute.files.map((f) => (
+                <tr key={f.id} data-testid="dispute-file">
+                  <td class="url">{f.file_name}</td>
+                  <td>{f.content_type}</td>
+                  <td>{t('dsp.bytes', { size: f.size })}</td>
+                  <td class="url">{f.sha256}</td>
+                  <td>{text.dateTime(f.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}
+
+function EvidenceField({ text, name, value, errors }: { text: DashboardText; name: EvidenceField; value: string; errors: Errors }) {
+  const { t } = text;
+  const error = errors.find((e) => e.path.split('.')[0] === name);
+  const id = `ev-${name}`;
+  const date = EVIDENCE_DATE_FIELDS.includes(name);
+  const hint = date ? t('dsp.hintDate') : t('dsp.hintText', { max: TEXT_MAX.toLocaleString(text.lang) });
+  const described = `${id}-hint${error ? ` ${id}-error` : ''}`;
+  const common = { id, name, 'aria-invalid': error ? ('true' as const) : undefined, 'aria-describedby': described };
+  return (
+    <div class="field">
+      <label for={id}>{t(fieldKey(name))}</label>
+      {date ? (
+        <input {...common} type="date" value={value} />
+      ) : LINE_FIELDS.includes(name) ? (
+        <input {...common} type="text" value={value} autocomplete="off" />
+      ) : (
+        <textarea {...common} rows={3}>
+          {value}
+        </textarea>
+      )}
+      <p class="hint" id={`${id}-hint`}>
+        {hint}
+      </p>
+      {error && (
+        <p class="field-error" id={`${id}-error`} data-testid={`error-${name}`}>
+          {error.message}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function Answering(p: Signed & { dispute: StoredDispute; values: EvidenceValues; errors: Errors }) {
+  const { t } = p.text;
+  const id = p.dispute.row.id;
+  return (
+    <>
+      <h2 id="dispute-answer">{t('dsp.answer')}</h2>
+      <p>{t('dsp.answerIntro')}</p>
+      <form method="post" action={`${disputeUrl(id)}evidence/`} class="card" aria-labelledby="dispute-answer">
+        <Csrf token={p.session.csrf} />
+        {p.errors.length > 0 && (
+          <p class="notice error" role="alert">
+            {t('dsp.invalid')}
+          </p>
+        )}
+        {EVIDENCE_TEXT_FIELDS.map((f) => (
+          <EvidenceField key={f} text={p.text} name={f} value={p.values[f]} errors={p.errors} />
+        ))}
+        <button type="submit">{t('dsp.save')}</button>
+      </form>
+      <div class="row-actions">
+        {(['submit', 'accept'] as const).map((a) => (
+          <form key={a} method="post" action={`${disputeUrl(id)}${a}/`}>
+            <Csrf token={p.session.csrf} />
+            <button type="submit">{t(`dsp.action.${a}`)}</button>
+          </form>
+        ))}
+      </div>
+    </>
+  );
+}
+
+export function disputePage(
+  p: Signed & { dispute: StoredDispute; transactionUrl: string | null; now: Date; values: EvidenceValues; errors: Errors; notice?: ActionNotice },
+): string {
+  const { text, dispute } = p;
+  const { t } = text;
+  const canAnswer = roleAtLeast(p.session.current.role, 'admin') && AWAITING_RESPONSE.includes(dispute.row.status);
+  return renderPage(
+    { text, session: p.session, title: t('dsp.one', { id: dispute.row.id }), active: 'disputes' },
+    <>
+      <Notice notice={p.notice} />
+      <p>
+        <a href="/dashboard/disputes/">{t('dsp.back')}</a>
+      </p>
+      <Facts text={text} dispute={dispute} transactionUrl={p.transactionUrl} now={p.now} />
+      <SavedEvidence text={text} dispute={dispute} />
+      {canAnswer && <Answering {...p} />}
+    </>,
+  );
+}
+
+/** The second step of submitting or accepting: neither can be undone, and it happens in this environment. */
+export function confirmAnswerPage(p: Signed & { dispute: StoredDispute; action: Answer }): string {
+  const { text, dispute, action } = p;
+  const { t } = text;
+  const d = dispute.row;
+  return renderPage(
+    { text, session: p.session, title: t(`dsp.confirm.${action}.title`), active: 'disputes' },
+    <form method="post" action={`${disputeUrl(d.id)}${action}/`} class="card">
+      <p>{t(`dsp.confirm.${action}.body`, { amount: text.money(d.amount, d.currency), reason: d.reason })}</p>
+      <p>
+        <strong>{t('sale.confirm.environment', { name: p.session.current.environment_name, mode: t(`env.mode.${p.session.current.environment_mode}`) })}</strong>
+      </p>
+      <Csrf token={p.session.csrf} />
+      <input type="hidden" name="confirm" value="yes" />
+      <button type="submit" class="primary">
+        {t(`dsp.confirm.${action}.yes`)}
+      </button>
+      <a href={disputeUrl(d.id)}>{t('sale.confirm.cancel')}</a>
+    </form>,
+  );
+}

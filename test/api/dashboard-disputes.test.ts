@@ -1,0 +1,207 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_CARDS } from '../../server/payments/sandbox';
+import { JOB_NAMES } from '../../server/jobs';
+import { auditOf } from '../../server/store/audit';
+import { member } from './dashboard';
+import { type Client, ENGINES, startTestService, testClock, type TestService } from './harness';
+import { payToken, priced } from './pay';
+
+// A dispute's page in the dashboard: what it is and its evidence for everyone; for admins
+// and owners the evidence form and the two answers (submit, accept), each asked once more,
+// through the API's own use cases: the same fields and limits, state rules, events and
+// refusals as POST /v1/dispute/{id}/evidence|submit|accept/. Viewers see and change nothing.
+
+describe.each(ENGINES)('dashboard disputes on %s', (engine) => {
+  let t: TestService;
+  let shop: Client;
+  const clock = testClock();
+
+  beforeAll(async () => {
+    t = await startTestService(engine, { now: clock.now, env: { SANDBOX_DISPUTE_DELAY_MS: '0' } });
+    shop = await t.newEnvironment('Disputed shop');
+  });
+  afterAll(() => t?.close());
+
+  /** A sale paid with a disputing test card, disputed by the sandbox bank at once. */
+  async function disputed(card: string = TEST_CARDS.disputedFraudulent, price = 30): Promise<any> {
+    const created = await shop.post('/transaction/', priced('EUR', price));
+    expect(await payToken(shop.url, created.body.token, card)).toBe(200);
+    const sale = (await shop.get(`/sale/?transaction_id=${created.body.id}`)).body.results[0];
+    await t.service.jobs.runOnce(JOB_NAMES.sandboxDisputes);
+    const list = (await shop.get(`/dispute/?sale=${sale.id}`)).body;
+    expect(list.count).toBe(1);
+    return { ...list.results[0], transaction: created.body.id };
+  }
+  const eventsOf = async (id: string) => ((await shop.get(`/event/?object_id=${id}`)).body.results as { type: string }[]).map((e) => e.type).sort();
+  const auditActions = async () => (await auditOf(t.service.deps.database.db, shop.keys.environment_id, { limit: 1000, offset: 0 })).map((a) => a.action);
+
+  it('shows a dispute, saves evidence, and submits it after a confirmation naming the environment', async () => {
+    const d = await disputed();
+    const { browser: admin } = await member(t, shop, 'admin');
+    const list = await admin.get('/dashboard/disputes/');
+    expect(list.text).toContain(`/dashboard/disputes/${d.id}/`);
+
+    const page = await admin.get(`/dashboard/disputes/${d.id}/`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('needs_response');
+    expect(page.text).toContain('fraudulent');
+    expect(page.text).toContain('€30.00');
+    expect(page.text).toContain(`/dashboard/transactions/${d.transaction}/`);
+    expect(page.text).toContain('Respond by');
+    expect(page.text).toContain('Save evidence');
+    expect(page.text).toContain('name="product_description"');
+
+    const saved = await admin.post(`/dashboard/disputes/${d.id}/evidence/`, { product_description: 'Desk lamp, delivered 3 January', shipping_date: '2026-01-03', customer_name: '' });
+    expect(saved.status, saved.text.slice(0, 500)).toBe(303);
+    const after = await admin.get(saved.location!);
+    expect(after.text).toContain('Evidence saved. It has not been submitted yet.');
+    expect(after.text).toContain('Desk lamp, delivered 3 January');
+    const api = (await shop.get(`/dispute/${d.id}/`)).body;
+    expect(api.status).toBe('needs_response');
+    // Only what was given: an untouched field stays null, as after the API's own call.
+    expect(api.evidence).toMatchObject({ product_description: 'Desk lamp, delivered 3 January', shipping_date: '2026-01-03', customer_name: null });
+    expect(await eventsOf(d.id)).toEqual(['dispute.created', 'dispute.updated']);
+
+    const ask = await admin.post(`/dashboard/disputes/${d.id}/submit/`, {});
+    expect(ask.status).toBe(200);
+    expect(ask.text).toContain('This cannot be undone');
+    expect(ask.text).toContain('In the environment Disputed shop (sandbox).');
+    expect((await shop.get(`/dispute/${d.id}/`)).body.status).toBe('needs_response');
+
+    const submitted = await admin.post(`/dashboard/disputes/${d.id}/submit/`, { confirm: 'yes' });
+    expect(submitted.status).toBe(303);
+    expect((await admin.get(submitted.location!)).text).toContain('Evidence submitted: the bank is reviewing the dispute.');
+    const now = (await shop.get(`/dispute/${d.id}/`)).body;
+    expect(now.status).toBe('under_review');
+    expect(now.submitted).not.toBeNull();
+    expect(await eventsOf(d.id)).toEqual(['dispute.created', 'dispute.updated', 'dispute.updated']);
+    // No more form once it is submitted.
+    expect((await admin.get(`/dashboard/disputes/${d.id}/`)).text).not.toContain('Save evidence');
+
+    // The wrong state: what the API answers with a 409, and nothing changes.
+    for (const [path, form] of [
+      ['evidence', { product_description: 'Too late' }],
+      ['submit', { confirm: 'yes' }],
+      ['accept', {}],
+      ['accept', { confirm: 'yes' }],
+    ] as const) {
+      const refused = await admin.post(`/dashboard/disputes/${d.id}/${path}/`, form);
+      expect(refused.status, path).toBe(409);
+      expect(refused.text).toContain('Nothing was changed: the dispute is under_review');
+    }
+    expect((await shop.get(`/dispute/${d.id}/`)).body).toEqual(now);
+    expect((await shop.post(`/dispute/${d.id}/accept/`, {})).status).toBe(409);
+    const actions = await auditActions();
+    expect(actions.filter((a) => a === 'dispute_evidence_saved')).toHaveLength(1);
+    expect(actions.filter((a) => a === 'dispute_submitted')).toHaveLength(1);
+    const log = await (await member(t, shop, 'owner')).browser.get('/dashboard/audit/');
+    expect(log.text).toContain(`Saved evidence for dispute ${d.id}`);
+    expect(log.text).toContain(`Submitted the evidence of dispute ${d.id} (under_review)`);
+  });
+
+  it('accepts a dispute after a confirmation: lost at once, its outcome shown, dispute.closed sent', async () => {
+    const d = await disputed();
+    const { browser: owner } = await member(t, shop, 'owner');
+    await owner.get(`/dashboard/disputes/${d.id}/`);
+    const ask = await owner.post(`/dashboard/disputes/${d.id}/accept/`, {});
+    expect(ask.status).toBe(200);
+    expect(ask.text).toContain('Accept the dispute?');
+    expect(ask.text).toContain('In the environment Disputed shop (sandbox).');
+    const accepted = await owner.post(`/dashboard/disputes/${d.id}/accept/`, { confirm: 'yes' });
+    expect(accepted.status).toBe(303);
+    const page = await owner.get(accepted.location!);
+    expect(page.text).toContain('Dispute accepted.');
+    expect(page.text).toContain('Outcome');
+    const api = (await shop.get(`/dispute/${d.id}/`)).body;
+    expect(api.status).toBe('lost');
+    expect(api.closed).not.toBeNull();
+    expect(await eventsOf(d.id)).toEqual(['dispute.closed', 'dispute.created']);
+    expect((await auditActions()).filter((a) => a === 'dispute_accepted')).toHaveLength(1);
+  });
+
+  it('refuses bad evidence on its field, as the API does, and saves nothing', async () => {
+    const d = await disputed();
+    const { browser: admin } = await member(t, shop, 'admin');
+    await admin.get(`/dashboard/disputes/${d.id}/`);
+    const before = (await shop.get(`/dispute/${d.id}/`)).body;
+    const cases: [Record<string, string>, string][] = [
+      [{ product_description: 'x'.repeat(20_001) }, 'product_description'],
+      [{ customer_name: 'Ada\u0007Lovelace' }, 'customer_name'],
+      [{ refund_policy: 'ok', shipping_date: '2026-02-30' }, 'shipping_date'],
+    ];
+    for (const [form, field] of cases) {
+      const refused = await admin.post(`/dashboard/disputes/${d.id}/evidence/`, form);
+      expect(refused.status, field).toBe(400);
+      expect(refused.text).toContain('Nothing was saved: correct the fields marked below.');
+      expect(refused.text).toContain(`data-testid="error-${field}"`);
+      expect(refused.text).toMatch(new RegExp(`id="ev-${field}"[^>]*aria-invalid="true"`));
+      // The API refuses the same input naming the same field.
+      const viaApi = await shop.post(`/dispute/${d.id}/evidence/`, form);
+      expect(viaApi.status).toBe(400);
+    }
+    // A form with more fields than the form has is refused whole, never a 500.
+    const flood = await admin.post(`/dashboard/disputes/${d.id}/evidence/`, Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`f${i}`, 'x'])));
+    expect(flood.status).toBeGreaterThanOrEqual(400);
+    expect(flood.status).toBeLessThan(500);
+    expect((await shop.get(`/dispute/${d.id}/`)).body).toEqual(before);
+  });
+
+  it('a viewer sees the dispute and its evidence, has no form, and every post is 403 with nothing changed', async () => {
+    const d = await disputed();
+    expect((await shop.post(`/dispute/${d.id}/evidence/`, { product_description: 'Saved through the API' })).status).toBe(200);
+    const { browser: viewer } = await member(t, shop, 'viewer');
+    const page = await viewer.get(`/dashboard/disputes/${d.id}/`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Saved through the API');
+    expect(page.text).not.toContain('Save evidence');
+    expect(page.text).not.toContain(`/dashboard/disputes/${d.id}/submit/`);
+    const { browser: admin } = await member(t, shop, 'admin');
+    const before = (await shop.get(`/dispute/${d.id}/`)).body;
+    const audit = (await auditActions()).length;
+    for (const [path, form] of [
+      ['evidence', { product_description: 'Viewer text' }],
+      ['submit', {}],
+      ['submit', { confirm: 'yes' }],
+      ['accept', { confirm: 'yes' }],
+    ] as const) {
+      expect((await viewer.post(`/dashboard/disputes/${d.id}/${path}/`, form)).status, path).toBe(403);
+    }
+    // An admin without the CSRF token: 403 too.
+    expect((await admin.post(`/dashboard/disputes/${d.id}/accept/`, { confirm: 'yes' }, { csrf: null })).status).toBe(403);
+    expect((await shop.get(`/dispute/${d.id}/`)).body).toEqual(before);
+    expect((await auditActions()).length).toBe(audit);
+  });
+
+  it('another environment’s dispute, or no dispute, is a 404 for every route', async () => {
+    const d = await disputed();
+    const stranger = (await member(t, await t.newEnvironment('Stranger'), 'owner')).browser;
+    for (const id of [d.id, '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e', 'not-an-id']) {
+      expect((await stranger.get(`/dashboard/disputes/${id}/`)).status).toBe(404);
+      for (const [path, form] of [
+        ['evidence', { product_description: 'Stranger text' }],
+        ['submit', { confirm: 'yes' }],
+        ['accept', {}],
+        ['accept', { confirm: 'yes' }],
+      ] as const) {
+        expect((await stranger.post(`/dashboard/disputes/${id}/${path}/`, form)).status, `${id} ${path}`).toBe(404);
+      }
+    }
+    expect((await shop.get(`/dispute/${d.id}/`)).body.status).toBe('needs_response');
+    expect((await shop.get(`/dispute/${d.id}/`)).body.evidence.product_description).toBeNull();
+  });
+
+  // Last: it moves the service's clock on.
+  it('marks the deadline, in words, when it is near and when it has passed', async () => {
+    const d = await disputed();
+    // A new session each time: days pass between the looks.
+    const deadline = async () => {
+      const { browser } = await member(t, shop, 'viewer');
+      return /data-testid="due">([^]*?)<\/dd>/.exec((await browser.get(`/dashboard/disputes/${d.id}/`)).text)![1];
+    };
+    expect(await deadline()).not.toContain('<strong>');
+    clock.advance(new Date(d.evidence_due_by).getTime() - Date.now() - 86_400_000);
+    expect(await deadline()).toContain('(less than 2 days left)');
+    clock.advance(2 * 86_400_000);
+    expect(await deadline()).toContain('(past the deadline)');
+  });
+});
