@@ -20,9 +20,9 @@ export async function invite(service: Service, email: string, role = 'owner', en
   return `${service.url}${new URL(url).pathname}`;
 }
 
-export async function payByCard(page: Page, paymentUrl: string): Promise<void> {
+export async function payByCard(page: Page, paymentUrl: string, cardNumber = '4242 4242 4242 4242'): Promise<void> {
   await page.goto(paymentUrl);
-  await page.getByLabel(/card number/i).fill('4242 4242 4242 4242');
+  await page.getByLabel(/card number/i).fill(cardNumber);
   await page.locator('input[autocomplete="cc-exp"]').fill('12/34');
   await page.locator('input[autocomplete="cc-csc"]').fill('123');
   await page.locator('input[autocomplete="cc-name"]').fill('Ada Lovelace');

@@ -1,8 +1,8 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page, TestInfo } from '@playwright/test';
-import { CARDS, expect, type Service, test } from './fixtures';
-import { invite, richTransactions } from './dashboard-data';
+import { CARDS, expect, type Service, startService, test } from './fixtures';
+import { invite, payByCard, richTransactions } from './dashboard-data';
 import { LAPTOP } from './screen';
 
 // The screenshots of docs/dashboard.md, made from the real service in Chromium at 360 px and
@@ -60,9 +60,21 @@ test('screenshots of sign-in, the transactions list and a transaction, each unde
   await take('sign-in');
 });
 
-test('screenshots of the overview, search, events, endpoints, catalogue, clients, subscriptions, stored cards, wallets, payouts, disputes, export and settings, each under 150 KB', async ({ page, service }, info) => {
+test('screenshots of the overview, search, events, endpoints, catalogue, clients, subscriptions, stored cards, wallets, payouts, disputes, a dispute, export and settings, each under 150 KB', async ({ page }, info) => {
   test.setTimeout(300_000);
+  // Disputes opened by the sandbox bank at once, so a dispute's page has one to show.
+  const { service, stop } = await startService({ SANDBOX_DISPUTE_DELAY_MS: '0' });
+  try {
+    await shootEveryPage(page, service, info);
+  } finally {
+    await stop();
+  }
+});
+
+async function shootEveryPage(page: Page, service: Service, info: TestInfo) {
   await richTransactions(page, service, 'pages');
+  const disputed = await service.createTransaction({ currency: 'EUR', order_id: 'disputed-pages', gateway_selected: true, products: [{ amount: 1, product: { name: 'Desk lamp', price: 30 } }] });
+  await payByCard(page, disputed.payment_url, CARDS.disputedFraudulent);
   const api = async (method: string, path: string, body?: unknown) => {
     const res = await service.api(method, path, body);
     expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
@@ -77,6 +89,9 @@ test('screenshots of the overview, search, events, endpoints, catalogue, clients
   await api('POST', '/webhook_endpoint/', { url: 'https://shop.example/hooks/payments', enabled_events: ['transaction.paid', 'sale.created', 'sale.refunded'], description: 'Order fulfilment' });
   await api('PATCH', '/payout_settings/', { iban: 'ES9121000418450200051332', schedule: 'weekly' });
   const event = (await api('GET', '/event/?type=sale.created')).results[0];
+  const sale = (await api('GET', `/sale/?transaction_id=${disputed.id}`)).results[0];
+  await expect.poll(async () => (await service.api('GET', `/dispute/?sale=${sale.id}`)).body.count, { timeout: 15_000 }).toBe(1);
+  const dispute = (await api('GET', `/dispute/?sale=${sale.id}`)).results[0];
   await signIn(page, service, 'pages@shop.example');
 
   const take = shooter(page, info);
@@ -95,6 +110,7 @@ test('screenshots of the overview, search, events, endpoints, catalogue, clients
     ['wallets', '/dashboard/wallets/'],
     ['payouts', '/dashboard/payouts/'],
     ['disputes', '/dashboard/disputes/'],
+    ['dispute', `/dashboard/disputes/${dispute.id}/`],
     ['export', '/dashboard/export/'],
     ['settings', '/dashboard/settings/'],
   ];
@@ -103,4 +119,4 @@ test('screenshots of the overview, search, events, endpoints, catalogue, clients
     expect(res?.status(), path).toBe(200);
     await take(name);
   }
-});
+}
