@@ -9,7 +9,8 @@ import { defineConfig, type Plugin } from 'vite';
 const OUT_DIR = 'dist/widget';
 const FILE = 'widget.js';
 // Merchants pay for every byte on every page view; the build fails rather than drift.
-const GZIP_BUDGET = 2048;
+// 2,048 until the overlay learned the frame's language (32 B, issue 29's review).
+const GZIP_BUDGET = 2080;
 
 /** Writes manifest.json: the content hash for the versioned URL and an SRI value. */
 function budgetAndManifest(): Plugin {

@@ -39,7 +39,8 @@ export interface AssetBytes {
 }
 
 const KB = 1024;
-export const BUDGETS = { widget: 2 * KB, screenJs: 30 * KB, challengeJs: 2 * KB, css: 6 * KB };
+/** widget: vite.widget.config.ts's build budget. */
+export const BUDGETS = { widget: 2080, screenJs: 30 * KB, challengeJs: 2 * KB, css: 6 * KB };
 
 function compress(body: Buffer): { gzip: number; brotli: number } {
   return {

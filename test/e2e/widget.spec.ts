@@ -620,6 +620,23 @@ test.describe('overlay', () => {
     expect(await transactionStatus(service, tx.id)).toBe('D');
   });
 
+  test('a screen in Spanish (the browser asked for it) gets a Spanish title and close button', async ({ browser, service, merchant }) => {
+    const context = await browser.newContext({ locale: 'es-ES' });
+    try {
+      const page = await context.newPage();
+      const tx = await service.createTransaction(order(merchant));
+      await openOverlayShop(page, service, merchant, tx.token);
+      await page.getByRole('button', { name: 'Buy now' }).click();
+      await waitForEvent(page, 'checkout:ready');
+      expect((await events(page)).find((e) => e.type === 'checkout:ready')?.detail).toMatchObject({ language: 'es' });
+      const spanish = page.getByRole('dialog', { name: 'Pago' });
+      await expect(spanish.getByRole('button', { name: 'Cerrar' })).toBeVisible();
+      await expect(spanish.locator('iframe')).toHaveAttribute('title', 'Pago');
+    } finally {
+      await context.close();
+    }
+  });
+
   test('axe finds nothing on the open overlay', async ({ page, service, merchant }) => {
     const tx = await service.createTransaction(order(merchant));
     await openOverlayShop(page, service, merchant, tx.token);

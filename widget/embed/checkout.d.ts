@@ -16,6 +16,8 @@ export interface CheckoutResult {
 export interface ReadyMessage {
   type: 'checkout:ready';
   version: 1;
+  /** The language the checkout shows (en, es, fr, au): the one asked for, or the customer's browser's. */
+  language: string | null;
 }
 export interface ResizeMessage {
   type: 'checkout:resize';

@@ -6,7 +6,8 @@
 import { PROTOCOL_VERSION, acceptParentMessage, type CheckoutMessage, type CheckoutResult } from './protocol';
 
 export interface FrameBridge {
-  ready(): void;
+  /** The screen is up, showing `language`. */
+  ready(language: string): void;
   completed(result: CheckoutResult): void;
   cancelled(result: CheckoutResult): void;
   error(error: { code: string; message: string }): void;
@@ -83,7 +84,7 @@ export function startFrameBridge({ parentOrigin }: { parentOrigin: string }): Fr
   window.addEventListener('message', onMessage);
 
   return {
-    ready: () => post('checkout:ready', {}),
+    ready: (language) => post('checkout:ready', { language }),
     completed: (r) => post('checkout:completed', result(r)),
     cancelled: (r) => post('checkout:cancelled', result(r)),
     error: ({ code, message }) => post('checkout:error', { code, message }),

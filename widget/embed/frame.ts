@@ -27,7 +27,17 @@ export function styled<K extends keyof HTMLElementTagNameMap>(tag: K, style: Par
   return element;
 }
 
-export function mountFrame(checkoutOrigin: string, element: HTMLElement, options: MountOptions, onEscape?: () => void): CheckoutHandle {
+/**
+ * `onEscape`: the customer pressed Escape in the frame. `onLabels`: this page's words
+ * ([title, close button]) for the language asked, then for the one the frame says it shows.
+ */
+export function mountFrame(
+  checkoutOrigin: string,
+  element: HTMLElement,
+  options: MountOptions,
+  onEscape?: () => void,
+  onLabels?: (words: string[]) => void,
+): CheckoutHandle {
   const win = window;
   // The frame is sized to its content, so it must never show a scrollbar of its own.
   const frame = styled('iframe', { border: '0', width: '100%', display: 'block', overflow: 'hidden' });
@@ -35,7 +45,12 @@ export function mountFrame(checkoutOrigin: string, element: HTMLElement, options
   let settled = false;
   let heard = false;
   frame.src = frameSrc(checkoutOrigin, options.token, win.location.origin, options.language);
-  frame.title = labels(options.language)[0]!;
+  const name = (language?: string) => {
+    const words = labels(language);
+    frame.title = words[0]!;
+    onLabels?.(words);
+  };
+  name(options.language);
   frame.allow = 'payment';
   frame.setAttribute('scrolling', 'no');
 
@@ -45,6 +60,9 @@ export function mountFrame(checkoutOrigin: string, element: HTMLElement, options
     heard = true;
     const type = message.type;
     if (type == 'checkout:escape') return onEscape?.();
+    // The frame's page may speak another language than the one asked for (none asked: the
+    // customer's browser chose): the frame's title and the overlay follow it.
+    if (type == 'checkout:ready' && message.language) name(message.language);
     if (type == 'checkout:resize') {
       // Writing an unchanged height would still cost a layout pass on the merchant page.
       if (message.height == height) return;

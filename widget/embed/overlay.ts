@@ -4,14 +4,13 @@
 
 import { FOCUS_LAST, PROTOCOL_VERSION } from './protocol';
 import type { OpenOptions, OverlayHandle } from './checkout';
-import { labels, mountFrame, styled } from './frame';
+import { mountFrame, styled } from './frame';
 
 export function openOverlay(checkoutOrigin: string, options: OpenOptions): OverlayHandle {
   const doc = document;
   const root = doc.documentElement;
   const previousFocus = doc.activeElement as HTMLElement | null;
   const previousOverflow = root.style.overflow;
-  const [title, closeName] = labels(options.language);
   // A modal <dialog> gives the top layer (above any merchant z-index), makes the page
   // behind inert (focus trap, hidden from assistive tech) and turns Escape into `cancel`.
   const dialog = styled('dialog', {
@@ -25,19 +24,22 @@ export function openOverlay(checkoutOrigin: string, options: OpenOptions): Overl
     padding: '8px 14px', border: '0', background: 'none',
     color: '#222', font: '28px/1 sans-serif', cursor: 'pointer',
   });
-  // A visible title names the dialog, for everyone alike.
+  // A visible title names the dialog, for everyone alike; its words and the close button's
+  // follow the language the frame shows once it says (mountFrame's onLabels).
+  const named = ([title, closeName]: string[]) => {
+    heading.textContent = title!;
+    button.setAttribute('aria-label', closeName!);
+  };
   heading.id = 'checkout-dialog-title';
-  heading.textContent = title!;
   dialog.setAttribute('aria-labelledby', heading.id);
   button.type = 'button';
   // showModal() focuses it directly; without, it would focus the first guard, which
   // passes focus through the frame (and asks the frame for its last control) first.
   button.autofocus = true;
   button.textContent = '×';
-  button.setAttribute('aria-label', closeName!);
   bar.append(heading, button);
 
-  const frame = mountFrame(checkoutOrigin, panel, options, () => close());
+  const frame = mountFrame(checkoutOrigin, panel, options, () => close(), named);
   const iframe = panel.firstChild as HTMLIFrameElement;
   // A modal dialog alone lets Tab leave for the browser's own UI; these guards wrap it
   // around inside the dialog instead.

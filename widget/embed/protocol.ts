@@ -22,6 +22,8 @@ interface Versioned {
 }
 export interface ReadyMessage extends Versioned {
   type: 'checkout:ready';
+  /** The language the frame's page shows (en, es, fr, au), for the page around it to match; null from older frames. */
+  language: string | null;
 }
 export interface ResizeMessage extends Versioned {
   type: 'checkout:resize';
@@ -76,7 +78,8 @@ export function parseMessage(data: unknown): CheckoutMessage | null {
   const type = d.type;
   const version = PROTOCOL_VERSION;
   if (d.version !== version) return null;
-  if (type === 'checkout:ready' || type === 'checkout:escape') return { type, version };
+  if (type === 'checkout:ready') return { type, version, language: isStr(d.language) ? d.language : null };
+  if (type === 'checkout:escape') return { type, version };
   if (type === 'checkout:resize') {
     const h = d.height;
     // An upper bound stops a misbehaving frame from growing the merchant page without limit.

@@ -54,7 +54,7 @@ function reportToParent(bridge: FrameBridge, model: CheckoutModel, i18n: Transla
   const expired = () => bridge.error({ code: 'expired', message: i18n.t('status.expired.title') });
   const initial = model.view.value;
   let reported = initial.status;
-  bridge.ready();
+  bridge.ready(initial.language);
   // A server-rendered result of the customer's own action (form posted before the script
   // ran, or back from a redirect gateway); any other paid page loads silently.
   if (initial.embed?.justFinished) report(initial);

@@ -109,10 +109,20 @@ describe('mount', () => {
   it('calls onReady and dispatches a bubbling checkout:ready event carrying the message', () => {
     const onReady = vi.fn();
     const { events } = mount({ onReady });
-    post({ type: 'checkout:ready', version: 1 });
-    expect(onReady).toHaveBeenCalledWith({ type: 'checkout:ready', version: 1 });
+    post({ type: 'checkout:ready', version: 1, language: 'en' });
+    expect(onReady).toHaveBeenCalledWith({ type: 'checkout:ready', version: 1, language: 'en' });
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ type: 'checkout:ready', bubbles: true, detail: { type: 'checkout:ready', version: 1 } });
+    expect(events[0]).toMatchObject({ type: 'checkout:ready', bubbles: true, detail: { type: 'checkout:ready', version: 1, language: 'en' } });
+  });
+
+  it("names the frame in the language the screen says it shows, whatever was asked", () => {
+    const { frame } = mount();
+    expect(frame.title).toBe('Checkout');
+    post({ type: 'checkout:ready', version: 1, language: 'fr' });
+    expect(frame.title).toBe('Paiement');
+    // A frame older than the field says nothing: the name stays.
+    post({ type: 'checkout:ready', version: 1 });
+    expect(frame.title).toBe('Paiement');
   });
 
   it('sets the frame height only when it changes', () => {

@@ -41,8 +41,14 @@ describe('acceptMessage', () => {
 });
 
 describe('parseMessage', () => {
+  it('reads a ready message without a language (an older frame) or with a mistyped one as null', () => {
+    expect(parseMessage({ type: 'checkout:ready', version: 1 })).toEqual({ type: 'checkout:ready', version: 1, language: null });
+    expect(parseMessage({ type: 'checkout:ready', version: 1, language: { es: true } })).toEqual({ type: 'checkout:ready', version: 1, language: null });
+  });
+
   it.each([
-    { type: 'checkout:ready', version: 1 },
+    { type: 'checkout:ready', version: 1, language: 'es' },
+    { type: 'checkout:ready', version: 1, language: null },
     { type: 'checkout:resize', version: 1, height: 640 },
     { type: 'checkout:completed', version: 1, transaction_id: 't', status: 'D', order_id: null, redirect: null },
     { type: 'checkout:cancelled', version: 1, transaction_id: 't', status: 'C', order_id: 'o', redirect: 'https://x.example/' },
