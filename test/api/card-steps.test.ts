@@ -4,7 +4,7 @@ import { TEST_CARDS } from '../../server/payments/sandbox';
 import { startIsolatedService } from './database';
 import { type Client, ENGINES, type TestService, testClock } from './harness';
 import { HELD_ID, withHeld } from './held-gateway';
-import { SANDBOX_CARD } from './pay';
+import { pageCsrf, SANDBOX_CARD, screenPost } from './pay';
 
 // The card steps (issue 29): the hosted sign-up runs the issuer's challenge as the save page
 // does (JSON as the hydrated screen, forms without JavaScript), and starts the subscription
@@ -38,20 +38,9 @@ describe.each(ENGINES)('card steps on %s', (engine) => {
     return { id: sub.body.id, token: /\/pay\/(sub_[^/]+)\//.exec(sub.body.payment_url)![1]! };
   }
 
-  async function csrfOf(token: string): Promise<string> {
-    const html = await (await fetch(`${t.url}/pay/${token}/`)).text();
-    return (/"csrf":"([^"]+)"/.exec(html) ?? /name="csrf" value="([^"]+)"/.exec(html))![1]!;
-  }
+  const csrfOf = (token: string) => pageCsrf(t.url, token);
 
-  /** A JSON post as the hydrated screen (and its challenge dialog) sends it. */
-  async function post(token: string, path: string, body: Record<string, unknown>) {
-    const res = await fetch(new URL(path, t.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-csrf-token': await csrfOf(token) },
-      body: JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  }
+  const post = (token: string, path: string, body: Record<string, unknown>) => screenPost(t.url, token, path, body);
 
   const signUpWith = (token: string, card: string, email = 'ada@example.com') =>
     post(token, `/pay/${token}/`, { action: 'pay', gateway: SANDBOX_CARD, fields: { customer_email: email, card_number: card, ...FIELDS } });

@@ -61,3 +61,19 @@ export const priced = (currency: string, price: number, over: Record<string, unk
   products: [{ amount: 1, product: { name: 'Item', price } }],
   ...over,
 });
+
+/** A hosted page's CSRF token: from the screen's state, or the challenge's form when the page sends the customer there. */
+export async function pageCsrf(baseUrl: string, token: string): Promise<string> {
+  const html = await (await fetch(`${baseUrl}/pay/${token}/`)).text();
+  return (/"csrf":"([^"]+)"/.exec(html) ?? /name="csrf" value="([^"]+)"/.exec(html))![1]!;
+}
+
+/** A JSON post to a hosted page's `path`, as the hydrated screen (and its challenge dialog) sends it. */
+export async function screenPost(baseUrl: string, token: string, path: string, body: Record<string, unknown>) {
+  const res = await fetch(new URL(path, baseUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-csrf-token': await pageCsrf(baseUrl, token) },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../server/payments/sandbox';
 import { setRawCardNumbers } from '../../server/store/saved-cards';
 import { type Client, ENGINES, startTestService, type TestService } from './harness';
-import { SANDBOX_CARD } from './pay';
+import { pageCsrf, SANDBOX_CARD, screenPost } from './pay';
 
 // Saving a card without touching it (docs/payments.md, "Save a card on the hosted page"):
 // POST /v1/authorization/ without a card answers with the hosted page's url and token; the
@@ -38,21 +38,9 @@ describe.each(ENGINES)('saving a card on the hosted page on %s', (engine) => {
     return { html, view: (JSON.parse(state![1]!) as { view: any }).view };
   }
 
-  /** The page's CSRF token: from the screen's state, or the challenge's form when the page sends the customer there. */
-  async function csrfOf(token: string): Promise<string> {
-    const html = await (await fetch(`${t.url}/pay/${token}/`)).text();
-    return (/"csrf":"([^"]+)"/.exec(html) ?? /name="csrf" value="([^"]+)"/.exec(html))![1]!;
-  }
+  const csrfOf = (token: string) => pageCsrf(t.url, token);
 
-  /** A JSON post as the hydrated screen sends it. */
-  async function post(token: string, path: string, body: Record<string, unknown>) {
-    const res = await fetch(new URL(path, t.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-csrf-token': await csrfOf(token) },
-      body: JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  }
+  const post = (token: string, path: string, body: Record<string, unknown>) => screenPost(t.url, token, path, body);
 
   const saveWith = (token: string, card: string) =>
     post(token, `/pay/${token}/`, { action: 'pay', gateway: SANDBOX_CARD, fields: { card_number: card, ...FIELDS } });

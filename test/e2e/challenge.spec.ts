@@ -1,7 +1,6 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { FrameLocator, Page } from '@playwright/test';
 import { CARDS, expect, type Merchant, test, returnTo } from './fixtures';
-import { oneLine, statusOf } from './screen';
+import { expectNoViolationsLightAndDark, oneLine, statusOf } from './screen';
 
 // The issuer's challenge (3-D Secure-like), for each sandbox card's outcome: in the page
 // with JavaScript (a dialog, loaded only then), without it (a page of its own and back),
@@ -21,15 +20,6 @@ async function payWith(scope: Scope, card: string) {
 
 const answerButton = (scope: Scope, name: 'Complete' | 'Fail' | 'Back to the payment') => scope.getByRole('button', { name, exact: true });
 
-async function expectNoViolations(page: Page, include?: string) {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    const builder = new AxeBuilder({ page });
-    const results = await (include ? builder.include(include) : builder).analyze();
-    expect(results.violations.map((v) => `${colorScheme} ${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
 
 const order = (merchant: Merchant) => oneLine(merchant, { order_id: 'C-1', return_url: `${merchant.origin}/return?order=C-1` });
 
@@ -60,7 +50,7 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
       }
       await page.keyboard.press('Tab');
       await expect(answerButton(page, 'Fail')).toBeFocused();
-      await expectNoViolations(page);
+      await expectNoViolationsLightAndDark(page);
       expect(await statusOf(service, tx.id)).toBe('N');
 
       await answerButton(page, 'Complete').click();
@@ -185,7 +175,7 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
         await expect(page.locator('h1')).toBeVisible();
         expect(await page.locator('html').getAttribute('lang')).toBe(language === 'au' ? 'en-AU' : language);
         expect(await page.locator('script').count()).toBe(0);
-        await expectNoViolations(page);
+        await expectNoViolationsLightAndDark(page);
       }
     });
   });

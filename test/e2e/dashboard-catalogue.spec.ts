@@ -1,8 +1,5 @@
-import AxeBuilder from '@axe-core/playwright';
-import type { Page } from '@playwright/test';
 import { expect, type Service, startService, test } from './fixtures';
-import { invite } from './dashboard-data';
-import { LAPTOP } from './screen';
+import { expectAccessible, signUp } from './dashboard-data';
 import { SANDBOX_CARD_ID, TEST_CARDS } from '../../server/payments/sandbox';
 
 // The catalogue and the clients in a real browser, with no script: a product created in
@@ -10,8 +7,6 @@ import { SANDBOX_CARD_ID, TEST_CARDS } from '../../server/payments/sandbox';
 // the compliance review would accept it. The service runs no background work, so the
 // review job never decides the document first; every page passes axe on the way.
 
-const PASSWORD = 'correct horse battery staple';
-const PHONE_360 = { width: 360, height: 740 };
 
 let service: Service;
 let stop: () => Promise<void>;
@@ -20,31 +15,13 @@ test.beforeAll(async () => {
 });
 test.afterAll(() => stop?.());
 
-async function signUp(page: Page, email: string) {
-  await page.goto(await invite(service, email));
-  await page.getByLabel('New password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Set password and sign in' }).click();
-  await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
-}
 
-async function expectAccessible(page: Page) {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    for (const size of [PHONE_360, LAPTOP]) {
-      await page.setViewportSize(size);
-      const results = await new AxeBuilder({ page }).analyze();
-      expect(results.violations.map((v) => `${colorScheme} ${size.width}px ${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      expect(overflow, `${colorScheme} ${size.width}px`).toBeLessThanOrEqual(0);
-    }
-  }
-}
 
 test('create a product in the dashboard and see it in the API; disable it', async ({ page }) => {
   test.setTimeout(120_000);
   const scripts: string[] = [];
   page.on('request', (r) => r.resourceType() === 'script' && scripts.push(r.url()));
-  await signUp(page, 'catalogue@shop.example');
+  await signUp(page, service, 'catalogue@shop.example');
   await page.getByRole('link', { name: 'Catalogue' }).click();
   await expect(page.getByRole('heading', { name: 'Catalogue' })).toBeVisible();
   await expectAccessible(page);
@@ -91,7 +68,7 @@ test('approve a document from the client page: the client becomes enabled by com
   expect(doc.status).toBe('pending');
   expect(client.enabled_by_compliance).toBe(false);
 
-  await signUp(page, 'compliance@shop.example');
+  await signUp(page, service, 'compliance@shop.example');
   await page.getByRole('link', { name: 'Clients' }).click();
   await page.getByRole('searchbox', { name: 'Search by name or email' }).fill('nasa.example');
   await page.getByRole('button', { name: 'Apply' }).click();
@@ -123,7 +100,7 @@ test('pause and stop a subscription from the subscriptions page', async ({ page 
   const sub = (await service.api('POST', '/subscription/', { plan: plan.id, authorization: card.body.id, subscription_id: 'tea-7' })).body;
   expect((await service.api('POST', `/subscription/${sub.id}/start/`)).body.status).toBe('active');
 
-  await signUp(page, 'subscriptions@shop.example');
+  await signUp(page, service, 'subscriptions@shop.example');
   await page.getByRole('link', { name: 'Subscriptions' }).click();
   await expect(page.getByRole('cell', { name: 'Tea club · tea-7', exact: true })).toBeVisible();
   await expectAccessible(page);

@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, type Service } from './fixtures';
-import { payButton } from './screen';
+import { LAPTOP, payButton } from './screen';
 
 // Transactions with everything a transaction's page can show, made through the API and the
 // payment page as a merchant's would be: a card payment crediting a wallet, a held card
@@ -18,6 +19,32 @@ export async function invite(service: Service, email: string, role = 'owner', en
   const demo = environment ?? (await cli('server/keys-cli.ts', service, ['list'])).find((e: { name: string }) => e.name === 'Demo shop').id;
   const { url } = await cli('server/users-cli.ts', service, ['invite', '--email', email, '--role', role, '--environment', demo]);
   return `${service.url}${new URL(url).pathname}`;
+}
+
+/** The password every dashboard test sets for the people it invites. */
+export const PASSWORD = 'a long and unusual passphrase';
+const PHONE_360 = { width: 360, height: 740 };
+
+/** Accepts an invitation (npm run users -- invite) with PASSWORD: signed in, on the Overview. */
+export async function signUp(page: Page, service: Service, email: string, role = 'owner', environment?: string): Promise<void> {
+  await page.goto(await invite(service, email, role, environment));
+  await page.getByLabel('New password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Set password and sign in' }).click();
+  await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
+}
+
+/** axe finds nothing, and nothing is wider than the screen, in light and dark at 360 px and 1280 px. */
+export async function expectAccessible(page: Page): Promise<void> {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    for (const size of [PHONE_360, LAPTOP]) {
+      await page.setViewportSize(size);
+      const results = await new AxeBuilder({ page }).analyze();
+      expect(results.violations.map((v) => `${colorScheme} ${size.width}px ${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(overflow, `${colorScheme} ${size.width}px`).toBeLessThanOrEqual(0);
+    }
+  }
 }
 
 export async function payByCard(page: Page, paymentUrl: string, cardNumber = '4242 4242 4242 4242'): Promise<void> {

@@ -1,28 +1,13 @@
-import AxeBuilder from '@axe-core/playwright';
-import type { Page } from '@playwright/test';
 import { expect, startService, test, CARDS } from './fixtures';
-import { invite } from './dashboard-data';
-import { LAPTOP, payButton } from './screen';
+import { expectAccessible, invite, PASSWORD } from './dashboard-data';
+import { payButton } from './screen';
 
 // The disputes pages in Chromium: a sale paid with the sandbox bank's disputing card is
 // disputed by the service's own job a moment later, and the list shows it as needing a
 // response, with its deadline; its page takes evidence, and submits it after asking once
 // more, as the API then shows. Every page axe-clean in light and dark at 360 px and 1280 px.
 
-const PASSWORD = 'a long and unusual passphrase';
 
-async function expectAccessible(page: Page) {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    for (const size of [{ width: 360, height: 740 }, LAPTOP]) {
-      await page.setViewportSize(size);
-      const results = await new AxeBuilder({ page }).analyze();
-      expect(results.violations.map((v) => `${colorScheme} ${size.width}px ${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      expect(overflow, `${colorScheme} ${size.width}px`).toBeLessThanOrEqual(0);
-    }
-  }
-}
 
 test('a disputed sale is listed as needing a response, answered with evidence on its page and submitted, and the pages pass axe', async ({ page }) => {
   test.setTimeout(240_000);

@@ -1,16 +1,12 @@
-import AxeBuilder from '@axe-core/playwright';
-import type { Page } from '@playwright/test';
 import { expect, type Service, startService, test } from './fixtures';
-import { invite } from './dashboard-data';
-import { cancelButton, LAPTOP } from './screen';
+import { expectAccessible, signUp } from './dashboard-data';
+import { cancelButton } from './screen';
 
 // Events and webhook endpoints in a real browser, with no script: an endpoint created in
 // the dashboard is the API's endpoint (and its secret is shown once); an event opened from
 // the list shows the payload the API holds. Every page passes axe on the way. The service
 // runs no background work, so deliveries stay as they were made.
 
-const PASSWORD = 'correct horse battery staple';
-const PHONE_360 = { width: 360, height: 740 };
 
 let service: Service;
 let stop: () => Promise<void>;
@@ -19,31 +15,13 @@ test.beforeAll(async () => {
 });
 test.afterAll(() => stop?.());
 
-async function signUp(page: Page, email: string) {
-  await page.goto(await invite(service, email));
-  await page.getByLabel('New password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Set password and sign in' }).click();
-  await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
-}
 
-async function expectAccessible(page: Page) {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    for (const size of [PHONE_360, LAPTOP]) {
-      await page.setViewportSize(size);
-      const results = await new AxeBuilder({ page }).analyze();
-      expect(results.violations.map((v) => `${colorScheme} ${size.width}px ${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      expect(overflow, `${colorScheme} ${size.width}px`).toBeLessThanOrEqual(0);
-    }
-  }
-}
 
 test('create a webhook endpoint in the dashboard and see it in the API; roll its secret; delete it', async ({ page }) => {
   test.setTimeout(120_000);
   const scripts: string[] = [];
   page.on('request', (r) => r.resourceType() === 'script' && scripts.push(r.url()));
-  await signUp(page, 'endpoints@shop.example');
+  await signUp(page, service, 'endpoints@shop.example');
   await page.getByRole('link', { name: 'Webhook endpoints' }).click();
   await expect(page.getByRole('heading', { name: 'Webhook endpoints' })).toBeVisible();
   await expectAccessible(page);
@@ -100,7 +78,7 @@ test('open an event from the list and see its payload and deliveries', async ({ 
   await cancelButton(page).click();
   await cancelButton(page).click();
   await expect(page.getByRole('heading', { name: 'Payment cancelled' })).toBeVisible();
-  await signUp(page, 'events@shop.example');
+  await signUp(page, service, 'events@shop.example');
   await page.getByRole('link', { name: 'Events' }).click();
   await expect(page.getByRole('heading', { name: 'Events' })).toBeVisible();
   await expectAccessible(page);

@@ -1,40 +1,17 @@
-import AxeBuilder from '@axe-core/playwright';
-import type { Page } from '@playwright/test';
 import { readFile } from 'node:fs/promises';
 import { CARDS, expect, type Service, test } from './fixtures';
-import { cli, invite, payByCard } from './dashboard-data';
-import { LAPTOP } from './screen';
+import { cli, expectAccessible, payByCard, signUp } from './dashboard-data';
 
 // The dashboard's logo upload, a subscription's charges and the payouts to the merchant in
 // Chromium against the real service (its jobs running): a PNG uploaded on Settings is on
 // the payment page; a past_due subscription shows its failed charge; merchant payouts
 // export to a CSV read back; axe on each new page in light and dark at 360 px and 1280 px.
 
-const PASSWORD = 'a long and unusual passphrase';
-const PHONE_360 = { width: 360, height: 740 };
 /** A 24×24 PNG (a filled square). */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAIAAABvFaqvAAAAIElEQVR4nGNoyGegCqKOKaMGjRo0atCoQaMGjRpEEQIAr7cZ35fOyr0AAAAASUVORK5CYII=', 'base64');
 const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
 
-async function expectAccessible(page: Page) {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    for (const size of [PHONE_360, LAPTOP]) {
-      await page.setViewportSize(size);
-      const results = await new AxeBuilder({ page }).analyze();
-      expect(results.violations.map((v) => `${colorScheme} ${size.width}px ${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      expect(overflow, `${colorScheme} ${size.width}px`).toBeLessThanOrEqual(0);
-    }
-  }
-}
 
-async function signUp(page: Page, service: Service, email: string, role = 'owner') {
-  await page.goto(await invite(service, email, role));
-  await page.getByLabel('New password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Set password and sign in' }).click();
-  await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
-}
 
 /** Polls the API until `check` holds for the answer at `path`. */
 async function until(service: Service, path: string, check: (body: any) => boolean) {

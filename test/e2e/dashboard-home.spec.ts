@@ -1,28 +1,12 @@
-import AxeBuilder from '@axe-core/playwright';
-import type { Page } from '@playwright/test';
 import { expect, startService, test } from './fixtures';
-import { invite, payByCard } from './dashboard-data';
-import { LAPTOP } from './screen';
+import { expectAccessible, invite, PASSWORD, payByCard } from './dashboard-data';
 
 // The dashboard's home and settings in Chromium, on a service of their own (the figures are
 // the environment's): the day's payment in the figures and the chart, the chart's numbers
 // in its table, the brand changed on the settings page and its sketch; axe-clean in light
 // and dark at 360 px and 1280 px, with no script.
 
-const PASSWORD = 'a long and unusual passphrase';
 
-async function expectAccessible(page: Page) {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    for (const size of [{ width: 360, height: 740 }, LAPTOP]) {
-      await page.setViewportSize(size);
-      const results = await new AxeBuilder({ page }).analyze();
-      expect(results.violations.map((v) => `${colorScheme} ${size.width}px ${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      expect(overflow, `${colorScheme} ${size.width}px`).toBeLessThanOrEqual(0);
-    }
-  }
-}
 
 test('the home shows the day’s payment in its figures and chart, settings change the brand; both pass axe', async ({ page }) => {
   test.setTimeout(150_000);

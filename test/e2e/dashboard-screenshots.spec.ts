@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page, TestInfo } from '@playwright/test';
 import { CARDS, expect, type Service, startService, test } from './fixtures';
-import { invite, payByCard, richTransactions } from './dashboard-data';
+import { payByCard, richTransactions, signUp } from './dashboard-data';
 import { LAPTOP } from './screen';
 
 // The screenshots of docs/dashboard.md, made from the real service in Chromium at 360 px and
@@ -32,18 +32,12 @@ function shooter(page: Page, info: TestInfo) {
   };
 }
 
-async function signIn(page: Page, service: Service, email: string) {
-  await page.goto(await invite(service, email, 'admin'));
-  await page.getByLabel('New password').fill('a long and unusual passphrase');
-  await page.getByRole('button', { name: 'Set password and sign in' }).click();
-  await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
-}
 
 test('screenshots of sign-in, the transactions list and a transaction, each under 150 KB', async ({ page, service }, info) => {
   test.setTimeout(180_000);
   const { held } = await richTransactions(page, service, 'docs');
   for (const [i, price] of [12.5, 89, 240].entries()) await service.createTransaction({ currency: 'EUR', order_id: `order-100${i}`, products: [{ amount: 1, product: { name: 'Desk lamp', price } }] });
-  await signIn(page, service, 'docs@shop.example');
+  await signUp(page, service, 'docs@shop.example', 'admin');
 
   const shots: [string, string][] = [
     ['transactions', `${service.url}/dashboard/transactions/`],
@@ -92,7 +86,7 @@ async function shootEveryPage(page: Page, service: Service, info: TestInfo) {
   const sale = (await api('GET', `/sale/?transaction_id=${disputed.id}`)).results[0];
   await expect.poll(async () => (await service.api('GET', `/dispute/?sale=${sale.id}`)).body.count, { timeout: 15_000 }).toBe(1);
   const dispute = (await api('GET', `/dispute/?sale=${sale.id}`)).results[0];
-  await signIn(page, service, 'pages@shop.example');
+  await signUp(page, service, 'pages@shop.example', 'admin');
 
   const take = shooter(page, info);
   await page.emulateMedia({ colorScheme: 'light' });

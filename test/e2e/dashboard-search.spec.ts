@@ -1,28 +1,12 @@
-import AxeBuilder from '@axe-core/playwright';
-import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
-import { invite, payByCard } from './dashboard-data';
-import { LAPTOP } from './screen';
+import { expectAccessible, invite, PASSWORD, payByCard } from './dashboard-data';
 
 // The header's search box in Chromium: a payment found as a bank statement shows it (the
 // card's last four and the amount, typed in the box of any page), its page one click away,
 // an exact id straight to its page; the results page axe-clean in light and dark at 360 px
 // and 1280 px, with no script and nothing wider than the screen.
 
-const PASSWORD = 'a long and unusual passphrase';
 
-async function expectAccessible(page: Page) {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    for (const size of [{ width: 360, height: 740 }, LAPTOP]) {
-      await page.setViewportSize(size);
-      const results = await new AxeBuilder({ page }).analyze();
-      expect(results.violations.map((v) => `${colorScheme} ${size.width}px ${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      expect(overflow, `${colorScheme} ${size.width}px`).toBeLessThanOrEqual(0);
-    }
-  }
-}
 
 test('the last four and the amount typed in the header find the payment; its link opens it; the results pass axe', async ({ page, service }) => {
   test.setTimeout(150_000);

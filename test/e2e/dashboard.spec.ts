@@ -1,18 +1,15 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, type Service, startService, test } from './fixtures';
 import { Secret, TOTP } from 'otpauth';
-import { cli, invite, richTransactions } from './dashboard-data';
-import { cancelButton, LAPTOP, payButton } from './screen';
+import { cli, expectAccessible, invite, PASSWORD, richTransactions, signUp } from './dashboard-data';
+import { cancelButton, payButton } from './screen';
 
 // The dashboard in Chromium against the real service: the merchant's first flow from an
 // invite to a refund the API sees, by keyboard, and axe on every page in light and dark at
 // 360 px and 1280 px.
 
-const PASSWORD = 'a long and unusual passphrase';
-const PHONE_360 = { width: 360, height: 740 };
 
 async function paidSale(page: Page, service: Service, price: number, orderId: string) {
   const tx = await service.createTransaction({ currency: 'EUR', order_id: orderId, gateway_selected: true, products: [{ amount: 1, product: { name: 'Desk lamp', price } }] });
@@ -27,25 +24,7 @@ async function paidSale(page: Page, service: Service, price: number, orderId: st
   return { tx, sale: sales.body.results[0] as { id: string } };
 }
 
-async function signUp(page: Page, service: Service, email: string, role = 'owner', environment?: string) {
-  await page.goto(await invite(service, email, role, environment));
-  await page.getByLabel('New password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Set password and sign in' }).click();
-  await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
-}
 
-async function expectAccessible(page: Page) {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    for (const size of [PHONE_360, LAPTOP]) {
-      await page.setViewportSize(size);
-      const results = await new AxeBuilder({ page }).analyze();
-      expect(results.violations.map((v) => `${colorScheme} ${size.width}px ${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      expect(overflow, `${colorScheme} ${size.width}px`).toBeLessThanOrEqual(0);
-    }
-  }
-}
 
 test('invite → password → sign in → refund half a sale by keyboard, seen by the API', async ({ page, service }) => {
   const { tx, sale } = await paidSale(page, service, 40, 'lamp-1');

@@ -1,6 +1,6 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { FrameLocator, Page } from '@playwright/test';
 import { CARDS, expect, type Service, test } from './fixtures';
+import { expectNoViolationsLightAndDark } from './screen';
 
 // Saving a card without touching it, in Chromium: POST /v1/authorization/ without a card,
 // then the hosted page at its `url` for each sandbox card's outcome (saved, declined,
@@ -31,14 +31,6 @@ async function saveWith(scope: Scope, card: string) {
 
 const answerButton = (scope: Scope, name: 'Complete' | 'Fail' | 'Back to the card') => scope.getByRole('button', { name, exact: true });
 
-async function expectNoViolations(page: Page) {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    const results = await new AxeBuilder({ page }).analyze();
-    expect(results.violations.map((v) => `${colorScheme} ${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
 
 const statusOf = async (service: Service, id: string) => (await service.api('GET', `/authorization/${id}/`)).body;
 
@@ -55,7 +47,7 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
       await expect(page.locator('.merchant__total')).toHaveCount(0);
       await expect(page.locator('button[name="action"][value="pay"]')).toHaveText('Save card');
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
-      await expectNoViolations(page);
+      await expectNoViolationsLightAndDark(page);
       await saveWith(page, CARDS.approved);
       await page.waitForURL(`${merchant.origin}/saved?c=1`);
       expect(await statusOf(service, saved.id)).toMatchObject({ status: 'active', card: { last4: '4242' } });
@@ -72,7 +64,7 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
       const dialog = page.getByRole('dialog', { name: 'Confirm it is you' });
       await expect(dialog).toBeVisible();
       await expect(dialog).toContainText('Demo shop asks to save your card.');
-      await expectNoViolations(page);
+      await expectNoViolationsLightAndDark(page);
       await answerButton(page, 'Fail').click();
       await expect(page.getByRole('alert')).toContainText('so the card was not saved');
       expect((await statusOf(service, saved.id)).status).toBe('pending');
@@ -81,7 +73,7 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
       await expect(dialog).toBeVisible();
       await answerButton(page, 'Complete').click();
       await expect(page.getByRole('heading', { name: 'Card saved' })).toBeVisible();
-      await expectNoViolations(page);
+      await expectNoViolationsLightAndDark(page);
       expect(await statusOf(service, saved.id)).toMatchObject({ status: 'active', card: { last4: '3184' } });
     });
 
@@ -120,7 +112,7 @@ test('a raw card that needs a challenge: its url runs the challenge, and axe fin
   await page.setViewportSize(VIEWPORTS.phone);
   await page.goto(res.body.url);
   await expect(page.getByRole('heading', { name: 'Confirm it is you' })).toBeVisible();
-  await expectNoViolations(page);
+  await expectNoViolationsLightAndDark(page);
   await answerButton(page, 'Complete').click();
   await expect(page.getByRole('heading', { name: 'Card saved' })).toBeVisible();
   expect((await statusOf(service, res.body.id)).status).toBe('active');
@@ -132,7 +124,7 @@ test('the sign-up page: axe finds nothing in light and dark, on a phone', async 
   await page.setViewportSize(VIEWPORTS.phone);
   await page.goto(sub.body.payment_url);
   await expect(page.getByText('Coffee club')).toBeVisible();
-  await expectNoViolations(page);
+  await expectNoViolationsLightAndDark(page);
 });
 
 test('the widget embeds the save page: saving in the frame reports checkout:completed', async ({ page, service, merchant }) => {

@@ -41,6 +41,17 @@ export async function expectNoAxeViolations(page: Page) {
   expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
 }
 
+/** axe finds nothing in light and in dark (within `include` when given); the page is left light. */
+export async function expectNoViolationsLightAndDark(page: Page, include?: string) {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    const builder = new AxeBuilder({ page });
+    const results = await (include ? builder.include(include) : builder).analyze();
+    expect(results.violations.map((v) => `${colorScheme} ${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
 /** axe runs inside the page, so only where scripts may run; without them the markup is the same. */
 export async function expectAccessible(page: Page, javaScriptEnabled: boolean) {
   if (javaScriptEnabled) await expectNoAxeViolations(page);

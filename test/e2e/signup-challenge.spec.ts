@@ -1,6 +1,6 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { CARDS, expect, type Merchant, type Service, test } from './fixtures';
+import { expectNoViolationsLightAndDark, fillCard, payButton } from './screen';
 
 // The issuer's challenge on a subscription's hosted sign-up, in Chromium: the challenge
 // cards run the same step as the save page (the dialog with JavaScript, a page of its own
@@ -16,24 +16,14 @@ async function subscription(service: Service, merchant: Merchant) {
   return res.body as { id: string; payment_url: string };
 }
 
+/** Fills the sign-up's card and subscribes. */
 async function signUpWith(page: Page, number: string) {
-  await page.locator('input[autocomplete="cc-number"]').fill(number);
-  await page.locator('input[autocomplete="cc-exp"]').fill('12/34');
-  await page.locator('input[autocomplete="cc-csc"]').fill('123');
-  await page.locator('input[autocomplete="cc-name"]').fill('Ada Lovelace');
-  await page.locator('button[name="action"][value="pay"]').click();
+  await fillCard(page, number);
+  await payButton(page).click();
 }
 
 const answer = (page: Page, name: 'Complete' | 'Fail' | 'Back to the card') => page.getByRole('button', { name, exact: true });
 
-async function expectNoViolations(page: Page) {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    const results = await new AxeBuilder({ page }).analyze();
-    expect(results.violations.map((v) => `${colorScheme} ${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
 
 const subscriptionOf = async (service: Service, id: string) => (await service.api('GET', `/subscription/${id}/`)).body;
 const authorizationOf = async (service: Service, id: string) => (await service.api('GET', `/authorization/${id}/`)).body;
@@ -50,7 +40,7 @@ test.describe('the sign-up challenge with JavaScript', () => {
     await expect(dialog).toBeVisible();
     await expect(dialog).toContainText('Demo shop asks to save your card.');
     await expect(answer(page, 'Complete')).toBeFocused();
-    await expectNoViolations(page);
+    await expectNoViolationsLightAndDark(page);
     await answer(page, 'Fail').click();
     await expect(dialog).toHaveCount(0);
     await expect(page.getByRole('alert')).toContainText('Your bank could not confirm it was you, so the card was not saved.');
@@ -98,7 +88,7 @@ test.describe('the sign-up challenge with JavaScript', () => {
     await page.goto(`${sub.payment_url}challenge/`);
     await expect(page.getByRole('heading', { level: 1, name: 'Confirm it is you' })).toBeVisible();
     await expect(page.getByText('Demo shop asks to save your card.')).toBeVisible();
-    await expectNoViolations(page);
+    await expectNoViolationsLightAndDark(page);
     await answer(page, 'Complete').click();
     await page.waitForURL(`${merchant.origin}/welcome?s=S-2`);
     expect((await subscriptionOf(service, sub.id)).status).toBe('trialing');
