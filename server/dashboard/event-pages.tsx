@@ -17,8 +17,11 @@ export type EventNotice = 'resent' | 'busy' | 'noDestination';
 const BASE = '/dashboard/events/';
 const eventUrl = (id: string) => `${BASE}${id}/`;
 
-/** The dashboard page of the object an event is about, when there is one (and the event did not delete it). */
-export function objectHref(event: Pick<StoredEvent, 'type' | 'object_id' | 'payload'>): string | null {
+/**
+ * The dashboard page of the object an event is about, when there is one (and the event did
+ * not delete it); `endpoints`: the webhook endpoints that still exist.
+ */
+export function objectHref(event: Pick<StoredEvent, 'type' | 'object_id' | 'payload'>, endpoints: ReadonlySet<string>): string | null {
   const [family, change] = event.type.split('.') as [string, string];
   const data = event.payload.data;
   const id = event.object_id;
@@ -35,7 +38,7 @@ export function objectHref(event: Pick<StoredEvent, 'type' | 'object_id' | 'payl
     case 'client':
       return `/dashboard/clients/${id}/`;
     case 'webhook_endpoint':
-      return endpointUrl(id);
+      return endpoints.has(id) ? endpointUrl(id) : null;
     default:
       return null;
   }
@@ -207,7 +210,7 @@ const NOTICES = { resent: 'ev.resent', busy: 'ev.busy', noDestination: 'ev.noDes
 export function eventPage(p: Shown): string {
   const { text, event } = p;
   const { t } = text;
-  const href = objectHref(event);
+  const href = objectHref(event, p.endpoints);
   return renderPage(
     { text, session: p.session, title: t('ev.detail', { type: event.type }), active: 'events' },
     <>

@@ -42,8 +42,9 @@ export function eventRoutes(router: IRouter, kit: Kit): void {
     const id = String(req.params.id);
     const found = ID.test(id) ? await getEvent(db, s.current.environment_id, id) : undefined;
     if (!found) return notFound(req, res);
-    // Which endpoints still exist, to link their deliveries to them.
-    const ids = [...new Set(found.row.deliveries.flatMap((d) => (d.endpoint_id ? [d.endpoint_id] : [])))];
+    // Which endpoints still exist, to link their deliveries (and an event about one) to them.
+    const about = found.row.type.startsWith('webhook_endpoint.') ? [found.row.object_id] : [];
+    const ids = [...new Set([...about, ...found.row.deliveries.flatMap((d) => (d.endpoint_id ? [d.endpoint_id] : []))])];
     const live = new Set((await Promise.all(ids.map((e) => getEndpoint(db, s.current.environment_id, e)))).flatMap((e) => (e ? [e.id] : [])));
     send(res, status, eventPage({ text: textOf(req), session: s, event: found.row, attempts: found.attempts.length, endpoints: live, notice }));
   }

@@ -154,6 +154,11 @@ describe.each(ENGINES)('dashboard events and webhook endpoints on %s', (engine) 
     expect((await shop.get(`/webhook_endpoint/${endpoint!.id}/`)).status).toBe(404);
     const changes = (await shop.get(`/event/?object_id=${endpoint!.id}`)).body.results.map((e: { type: string }) => e.type);
     expect(changes).toEqual(['webhook_endpoint.deleted', 'webhook_endpoint.updated', 'webhook_endpoint.updated', 'webhook_endpoint.updated', 'webhook_endpoint.created']);
+    // Its events stay, but no longer link to a page that is gone.
+    const created = (await shop.get(`/event/?object_id=${endpoint!.id}&type=webhook_endpoint.created`)).body.results[0];
+    const createdPage = await admin.get(`/dashboard/events/${created.id}/`);
+    expect(createdPage.status).toBe(200);
+    expect(createdPage.text).not.toContain(`href="/dashboard/webhook-endpoints/${endpoint!.id}/"`);
 
     // The audit log has each change, and never a secret.
     const rows = await audit();
