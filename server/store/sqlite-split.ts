@@ -142,7 +142,11 @@ export class SplitConnection implements DatabaseConnection {
   #inTransaction = false;
   /** The transaction's `begin` has not reached the writer yet: it goes with the first statement. */
   #beginPending = false;
-  /** The writer has the transaction open. */
+  /**
+   * The transaction's `begin` has gone to the writer: its end must follow it there, even
+   * while that first statement is still in flight (a callback that throws without awaiting
+   * its first query would otherwise leave the writer's transaction open for ever).
+   */
   #open = false;
 
   constructor(
@@ -166,8 +170,10 @@ export class SplitConnection implements DatabaseConnection {
   /** The transaction's first statement, with its `begin`: one message fewer per transaction. */
   async #first(sql: string, parameters: readonly unknown[]): Promise<QueryResult<unknown>> {
     this.#beginPending = false;
+    this.#open = true;
     const reply = await this.writer.post({ sql, parameters, begin: true });
-    this.#open = !reply.error || Boolean(reply.open);
+    // The begin refused: nothing to end there.
+    if (reply.error && !reply.open) this.#open = false;
     return this.writer.result(reply);
   }
 

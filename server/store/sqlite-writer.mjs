@@ -29,6 +29,8 @@ function answer({ sql, parameters, batch, begin }) {
   // A transaction's `begin` travels with its first statement: one message fewer, and the
   // same as SQLite's own deferred begin, which takes no lock until that statement.
   if (begin) prepared('begin').run();
+  // A transaction whose begin was refused, ended by its connection anyway: nothing to undo.
+  if (sql === 'rollback' && !db.inTransaction) return { changes: 0 };
   if (batch) {
     together(batch);
     return { changes: 0 };

@@ -126,6 +126,26 @@ describe('SQLite reads and writes on two connections', () => {
     });
   });
 
+  it('a transaction that ends while its first statement is still on its way is ended on the writer too', async () => {
+    await withScratch('sqlite', async (s) => {
+      const { db } = s;
+      let first: Promise<unknown> | undefined;
+      await expect(
+        db.transaction().execute(async (trx) => {
+          // Not awaited: the callback fails while the statement that carries the begin is in flight.
+          first = s.insert(trx, 'in flight').execute();
+          throw new Error('gave up');
+        }),
+      ).rejects.toThrow('gave up');
+      await first;
+      // The writer is free: the next transaction begins, and the abandoned one left nothing.
+      await db.transaction().execute(async (trx) => {
+        await s.insert(trx, 'next').execute();
+      });
+      expect(await s.values()).toEqual(['next']);
+    });
+  });
+
   it('a transaction that ran no statement leaves the writer free', async () => {
     await withScratch('sqlite', async (s) => {
       const { db } = s;
