@@ -21,8 +21,11 @@ const doneQuery = z.object({ done: z.enum(['saved', 'enabled', 'disabled', 'dele
 const enabledForm = z.object({ enabled: z.enum(['true', 'false']) });
 const deleteForm = z.object({ confirm: z.literal('yes').optional() });
 
-export function endpointRoutes(router: IRouter, kit: Kit, port: WebhookEndpointPort): void {
-  const { db, page, action, send, textOf, audit, notFound } = kit;
+const logged = (e: StoredEndpoint) => ({ id: e.id, url: e.url });
+
+/** What the endpoint pages and the actions on one endpoint share. */
+function shared(kit: Kit) {
+  const { db, send, textOf, notFound } = kit;
   // A checkbox per event type: more fields than the other forms' parser allows.
   const forms = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: EVENT_TYPES.length + 8 });
   const find = (s: ActiveSession, id: string) => (ID.test(id) ? getEndpoint(db, s.current.environment_id, id) : Promise.resolve(undefined));
@@ -30,7 +33,27 @@ export function endpointRoutes(router: IRouter, kit: Kit, port: WebhookEndpointP
     const parsed = doneQuery.safeParse(req.query);
     return parsed.success ? parsed.data.done : undefined;
   };
-  const logged = (e: StoredEndpoint) => ({ id: e.id, url: e.url });
+  /** The endpoint's page; after a refused edit, with what was posted and why it was refused. */
+  async function show(req: Request, res: Response, s: ActiveSession, status: number, refused?: { errors: Errors; posted: boolean }) {
+    const endpoint = await find(s, String(req.params.id));
+    if (!endpoint) return notFound(req, res);
+    const values = refused?.posted ? postedValues(req.body) : endpointValues(endpoint);
+    send(res, status, endpointPage({ text: textOf(req), session: s, endpoint, values, errors: refused?.errors ?? [], notice: refused ? undefined : done(req) }));
+  }
+  return { forms, find, done, show };
+}
+
+type Shared = ReturnType<typeof shared>;
+
+export function endpointRoutes(router: IRouter, kit: Kit, port: WebhookEndpointPort): void {
+  const common = shared(kit);
+  endpointPages(router, kit, port, common);
+  endpointActions(router, kit, port, common);
+}
+
+/** The list, a new endpoint, one endpoint and its edit. */
+function endpointPages(router: IRouter, kit: Kit, port: WebhookEndpointPort, { forms, done, show }: Shared): void {
+  const { db, page, action, send, textOf, audit, notFound } = kit;
 
   router.get('/webhook-endpoints/', page('viewer', async (req, res, s) => {
     const { page: pageNo } = pageQuery.parse(req.query);
@@ -51,14 +74,6 @@ export function endpointRoutes(router: IRouter, kit: Kit, port: WebhookEndpointP
     send(res, 201, endpointPage({ text: textOf(req), session: s, endpoint: outcome.endpoint, values: endpointValues(outcome.endpoint), errors: [], secret: outcome.endpoint.secret, notice: 'created' }));
   }));
 
-  /** The endpoint's page; after a refused edit, with what was posted and why it was refused. */
-  async function show(req: Request, res: Response, s: ActiveSession, status: number, refused?: { errors: Errors; posted: boolean }) {
-    const endpoint = await find(s, String(req.params.id));
-    if (!endpoint) return notFound(req, res);
-    const values = refused?.posted ? postedValues(req.body) : endpointValues(endpoint);
-    send(res, status, endpointPage({ text: textOf(req), session: s, endpoint, values, errors: refused?.errors ?? [], notice: refused ? undefined : done(req) }));
-  }
-
   router.get('/webhook-endpoints/:id/', page('viewer', (req, res, s) => show(req, res, s, 200)));
 
   router.post('/webhook-endpoints/:id/', forms, action('admin', async (req, res, s) => {
@@ -69,7 +84,11 @@ export function endpointRoutes(router: IRouter, kit: Kit, port: WebhookEndpointP
     await audit(req, s, 'webhook_endpoint_updated', logged(outcome.endpoint));
     res.redirect(303, `${BASE}${id}/?done=saved`);
   }));
+}
 
+/** Enabling or disabling an endpoint, rolling its secret, deleting it. */
+function endpointActions(router: IRouter, kit: Kit, port: WebhookEndpointPort, { forms, find, show }: Shared): void {
+  const { action, send, textOf, audit, notFound } = kit;
   router.post('/webhook-endpoints/:id/enabled/', forms, action('admin', async (req, res, s) => {
     const id = String(req.params.id);
     const form = enabledForm.safeParse(req.body);
