@@ -37,7 +37,7 @@ export async function postBalanceTransactions(deps: Pick<Deps, 'database' | 'now
   const pricingFor = (environmentId: string) => pricings.get(environmentId) ?? pricings.set(environmentId, pricingOf(db, environmentId)).get(environmentId)!;
   const now = deps.now();
   const made: NewBalanceTransaction[] = [];
-  for (const d of due) {
+  for (const [index, d] of due.entries()) {
     const type: BalanceType = d.operation.kind === 'refund' ? 'refund' : 'charge';
     const pricing = await pricingFor(d.sale.environment_id);
     const fee = feeOf(BigInt(d.operation.amount), type === 'charge' ? pricing.charge : pricing.refund);
@@ -46,7 +46,9 @@ export async function postBalanceTransactions(deps: Pick<Deps, 'database' | 'now
     const at = new Date(d.operation.created_at);
     made.push({
       row: {
-        id: uuidv7(now.getTime()),
+        // One millisecond apart: uuidv7s of one millisecond sort at random, and a round's
+        // balance transactions must keep their operations' order (lists go by id).
+        id: uuidv7(now.getTime() + index),
         environment_id: d.sale.environment_id,
         type,
         sale_id: d.sale.id,
