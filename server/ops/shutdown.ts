@@ -22,7 +22,9 @@ export interface ShutdownParts {
 export async function shutdown(p: ShutdownParts, o: { drainMs: number; graceMs: number }): Promise<void> {
   p.lifecycle.draining = true;
   if (o.drainMs > 0) {
-    p.server.on('request', (_req, res) => res.setHeader('Connection', 'close'));
+    // Before the app's own listener: one that answers at once (a cached asset, a redirect)
+    // has sent its headers by the time a listener after it runs.
+    p.server.prependListener('request', (_req, res) => res.setHeader('Connection', 'close'));
     p.log.info({ ms: o.drainMs }, 'draining: not ready, still serving');
     await new Promise((resolve) => setTimeout(resolve, o.drainMs));
   }

@@ -50,6 +50,11 @@ describe.each(ENGINES)('drain on SIGTERM on %s', (engine) => {
         return res.status;
       }, { timeout: 10_000, interval: 20 })
       .toBe(503);
+    // A route that answers at once (its headers sent before the request event's last
+    // listener runs) is told to close its connection too, and takes nothing down.
+    const live = await fetch(`${p.url}/health/live`);
+    expect(live.status).toBe(200);
+    expect(live.headers.get('connection')).toBe('close');
     const code = await p.exited;
     stop = true;
     await Promise.all(clients);
