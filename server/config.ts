@@ -31,6 +31,7 @@ const envSchema = z.object({
   TRUST_PROXY: booleanFlag,
   TEST_CLOCK_FILE: z.string().optional(),
   GATEWAY_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(15_000),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   PAYMENT_CLAIM_MS: z.coerce.number().int().min(1).max(3_600_000).optional(),
   SUBSCRIPTION_CLAIM_MS: z.coerce.number().int().min(1).max(86_400_000).optional(),
   HOLD_EXPIRY_MS: z.coerce.number().int().min(60_000).max(30 * 86_400_000).default(7 * 86_400_000),
@@ -109,6 +110,8 @@ export type Config = {
   testClockFile: string | null;
   /** How long a gateway call may take before it is abandoned (and later reconciled). */
   gatewayTimeoutMs: number;
+  /** How long a webhook's receiver may take to answer before the attempt counts as failed. */
+  webhookTimeoutMs: number;
   /**
    * How long a reservation (a claimed payment attempt, a sale action under way) holds
    * before the reconciliation job may take it over: always at least twice the timeout.
@@ -187,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     testClockFile: e.TEST_CLOCK_FILE ?? null,
     gatewayTimeoutMs: e.GATEWAY_TIMEOUT_MS,
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     paymentClaimMs: e.PAYMENT_CLAIM_MS ?? Math.max(60_000, 4 * e.GATEWAY_TIMEOUT_MS),
     subscriptionClaimMs: e.SUBSCRIPTION_CLAIM_MS ?? Math.max(5 * 60_000, 4 * e.GATEWAY_TIMEOUT_MS),
     holdExpiryMs: e.HOLD_EXPIRY_MS,

@@ -43,7 +43,8 @@ export const JOB_NAMES = {
 
 export function serviceJobs(deps: Deps): Job[] {
   const db = deps.database.db;
-  const deliver = createDelivery({ db, log: deps.log, now: deps.now, outbox: deps.outbox, allowPrivateNotifyUrls: deps.config.allowPrivateNotifyUrls });
+  const { allowPrivateNotifyUrls, webhookTimeoutMs } = deps.config;
+  const deliver = createDelivery({ db, log: deps.log, now: deps.now, outbox: deps.outbox, allowPrivateNotifyUrls, timeoutMs: webhookTimeoutMs });
   const { smtpUrl, dataDir, mailFrom, trialReminderDays } = deps.config;
   // One SMTP conversation's bound (connect, greeting, each reply), as mail servers allow for.
   const timeoutMs = 30_000;

@@ -9,7 +9,6 @@ import { isPublicAddress } from './address';
 // later (DNS rebinding) cannot slip through; the socket's peer is checked once more.
 // node:http never follows redirects: a 3xx is an answer like any other non-2xx.
 
-export const DELIVERY_TIMEOUT_MS = 10_000;
 const KEPT_BODY = 1000;
 
 export interface DeliveryResponse {
@@ -38,7 +37,7 @@ export function postNotification(
   url: string,
   body: string,
   headers: Record<string, string>,
-  opts: { allowPrivate: boolean; timeoutMs?: number },
+  opts: { allowPrivate: boolean; timeoutMs: number },
 ): Promise<DeliveryResponse> {
   const target = new URL(url);
   const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -68,8 +67,8 @@ export function postNotification(
     });
     const timer = setTimeout(() => {
       req.destroy();
-      finish({ statusCode: null, error: `no answer within ${(opts.timeoutMs ?? DELIVERY_TIMEOUT_MS) / 1000} s`, body: null });
-    }, opts.timeoutMs ?? DELIVERY_TIMEOUT_MS);
+      finish({ statusCode: null, error: `no answer within ${opts.timeoutMs / 1000} s`, body: null });
+    }, opts.timeoutMs);
     req.on('socket', (socket) => {
       socket.once('connect', () => {
         if (!opts.allowPrivate && !isPublicAddress(socket.remoteAddress ?? '')) {

@@ -4,7 +4,7 @@ import { inTransaction } from '../store/db';
 import { findEnvironment } from '../store/environments';
 import { type ClaimedDelivery, claimDueDeliveries, type Outbox, recordAttempt, stopDelivery } from '../store/events';
 import { disableFailingEndpoint, getEndpoint, markEndpointDelivered, signingSecrets } from '../store/webhook-endpoints';
-import { DELIVERY_TIMEOUT_MS, postNotification } from './deliver';
+import { postNotification } from './deliver';
 import { signatureHeaders } from './signing';
 
 // Webhook delivery, one of the service's jobs (server/jobs/): claims due deliveries in the
@@ -35,15 +35,16 @@ export interface DeliveryOptions {
   log: Logger;
   outbox: Outbox;
   allowPrivateNotifyUrls: boolean;
+  /** How long a receiver may take to answer (WEBHOOK_TIMEOUT_MS). */
+  timeoutMs: number;
   random?: () => number;
 }
-
-// Longer than any one delivery can take, so a live worker never loses its claim.
-const LEASE_MS = DELIVERY_TIMEOUT_MS * 6;
 
 /** One round of webhook delivery: claims up to `batch` due deliveries and posts each; resolves with how many it claimed. */
 export function createDelivery(o: DeliveryOptions): (batch: number) => Promise<number> {
   const random = o.random ?? Math.random;
+  // Longer than any one delivery can take, so a live worker never loses its claim.
+  const leaseMs = o.timeoutMs * 6;
 
   /** The secrets that sign this delivery now, or null when its endpoint no longer takes deliveries. */
   async function secretsOf(d: ClaimedDelivery, now: Date): Promise<string[] | null> {
@@ -68,7 +69,7 @@ export function createDelivery(o: DeliveryOptions): (batch: number) => Promise<n
     if (!secrets) return stopDelivery(o.db, d);
     const headers = signatureHeaders(secrets, d.event_id, started, d.payload);
     const t0 = performance.now();
-    const response = await postNotification(d.url, d.payload, headers, { allowPrivate: o.allowPrivateNotifyUrls });
+    const response = await postNotification(d.url, d.payload, headers, { allowPrivate: o.allowPrivateNotifyUrls, timeoutMs: o.timeoutMs });
     const durationMs = Math.round(performance.now() - t0);
     const code = response.statusCode;
     const result = code !== null && code >= 200 && code < 300 ? 'delivered' : code === 410 ? 'gone' : 'failed';
@@ -97,7 +98,7 @@ export function createDelivery(o: DeliveryOptions): (batch: number) => Promise<n
   }
 
   return async (batch) => {
-    const deliveries = await claimDueDeliveries(o.db, o.now(), LEASE_MS, batch);
+    const deliveries = await claimDueDeliveries(o.db, o.now(), leaseMs, batch);
     await Promise.all(deliveries.map(attempt));
     return deliveries.length;
   };

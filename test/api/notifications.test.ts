@@ -32,8 +32,9 @@ describe.each(ENGINES)('notifications on %s', (engine) => {
 
   let stop: () => Promise<void>;
   beforeAll(async () => {
-    // runOnce() takes every due row of the database, and the clock jumps by days.
-    ({ t, hook, close: stop } = await startWebhookService(engine, { now }));
+    // runOnce() takes every due row of the database, and the clock jumps by days. A
+    // receiver that hangs is given up on after 2 s rather than the default 10 s.
+    ({ t, hook, close: stop } = await startWebhookService(engine, { now, env: { WEBHOOK_TIMEOUT_MS: '2000' } }));
   });
   afterAll(() => stop());
   beforeEach(async () => {
@@ -253,17 +254,17 @@ describe.each(ENGINES)('notifications on %s', (engine) => {
     expect((await run()).attempts).toBe(0);
   });
 
-  it('no answer within 10 s is a failed attempt, retried later', { timeout: 30_000 }, async () => {
+  it('no answer within WEBHOOK_TIMEOUT_MS is a failed attempt, retried later', async () => {
     const created = await api.post('/transaction/', tx());
     await cancelToken(api.url, created.body.token);
     hook.script('hang');
     const started = Date.now();
     expect((await run()).attempts).toBe(1);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(9_900);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_990);
     const id = (await api.get(`/event/?object_id=${created.body.id}`)).body.results[0].id;
     const e = await event(id);
     expect(e).toMatchObject({ delivery_status: 'pending', attempt_count: 1 });
-    expect(e.attempts[0]).toMatchObject({ result: 'failed', status_code: null, error: 'no answer within 10 s' });
+    expect(e.attempts[0]).toMatchObject({ result: 'failed', status_code: null, error: 'no answer within 2 s' });
   });
 
   it('events API: filters, another environment gets 404, retry of an unknown event is 404', async () => {

@@ -9,10 +9,10 @@ import { type Receiver, startReceiver } from './receiver';
  */
 export async function startWebhookService(
   engine: EngineName,
-  opts: { now?: () => Date } = {},
+  opts: { now?: () => Date; env?: Record<string, string> } = {},
 ): Promise<{ t: TestService; hook: Receiver; close(): Promise<void> }> {
   const database = engine === 'postgres' ? await freshDatabase() : undefined;
-  const env = { ALLOW_PRIVATE_NOTIFY_URLS: 'true', ...(database ? { DATABASE_URL: database.url } : {}) };
+  const env = { ALLOW_PRIVATE_NOTIFY_URLS: 'true', ...(database ? { DATABASE_URL: database.url } : {}), ...opts.env };
   const t = await startTestService(engine, { now: opts.now, background: false, env });
   const hook = await startReceiver();
   return {

@@ -54,15 +54,15 @@ describe('postNotification', () => {
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
   it('resolves names itself and refuses one that resolves to loopback, without connecting', async () => {
-    const res = await postNotification(url, '{}', {}, { allowPrivate: false });
+    const res = await postNotification(url, '{}', {}, { allowPrivate: false, timeoutMs: 10_000 });
     expect(res).toMatchObject({ statusCode: null, error: expect.stringMatching(/^refused/) });
-    const literal = await postNotification(url.replace('localhost', '127.0.0.1'), '{}', {}, { allowPrivate: false });
+    const literal = await postNotification(url.replace('localhost', '127.0.0.1'), '{}', {}, { allowPrivate: false, timeoutMs: 10_000 });
     expect(literal.error).toMatch(/^refused/);
     expect(hits).toBe(0);
   });
 
   it('delivers to a private address when allowed', async () => {
-    expect(await postNotification(url, '{}', {}, { allowPrivate: true })).toMatchObject({ statusCode: 204, error: null });
+    expect(await postNotification(url, '{}', {}, { allowPrivate: true, timeoutMs: 10_000 })).toMatchObject({ statusCode: 204, error: null });
     expect(hits).toBe(1);
   });
 });
