@@ -3,7 +3,7 @@ import type { AuthorizationRow } from '../store/schema';
 import { type ChargeOutcome, getSale, recordCharge, reserveCharge, settleCallOnly, type StoredSale } from '../store/sales';
 import { getCall } from '../store/unknown-outcomes';
 import { askGateway, type PaymentDeps, type Settled } from './ask';
-import { type Bound, outcomeUnknown, recordSafely, resumeStep } from './outcome';
+import { type Bound, outcomeUnknown, recordSafely, startStep } from './outcome';
 import { reverseLatePayment } from './sale-actions';
 
 // Charging a stored payment method (an authorization): what the API's charge does today,
@@ -36,28 +36,26 @@ export async function chargeAuthorization(
 ): Promise<ChargeResult> {
   const auth = c.authorization;
   const gateway = deps.gateways.find(auth.gateway_id)!;
-  const resume = await resumeStep(deps, c.bound);
-  if (resume.kind === 'in_flight') return resume;
-  if (resume.kind === 'current') return currentState(deps, resume.call);
-  let call: GatewayCall;
-  if (resume.kind === 'resend') {
-    call = resume.call;
-  } else {
-    const now = deps.now();
-    call = newCall({
-      environmentId: auth.environment_id,
-      gatewayId: gateway.id,
-      kind: 'charge',
-      subjectId: auth.id,
-      amount: c.amount,
-      currency: c.currency,
-      request: { description: c.description, ...(c.sourceTransactionId ? { source_transaction_id: c.sourceTransactionId } : {}) },
-      now,
-      claimMs: deps.config.paymentClaimMs,
-      bound: c.bound,
-    });
-    if (!(await reserveCharge(deps.database.db, call))) return { kind: 'not_active' };
-  }
+  const step = await startStep<ChargeResult>(deps, c.bound, {
+    current: (call) => currentState(deps, call),
+    async reserve() {
+      const call = newCall({
+        environmentId: auth.environment_id,
+        gatewayId: gateway.id,
+        kind: 'charge',
+        subjectId: auth.id,
+        amount: c.amount,
+        currency: c.currency,
+        request: { description: c.description, ...(c.sourceTransactionId ? { source_transaction_id: c.sourceTransactionId } : {}) },
+        now: deps.now(),
+        claimMs: deps.config.paymentClaimMs,
+        bound: c.bound,
+      });
+      return (await reserveCharge(deps.database.db, call)) ? { call } : { done: { kind: 'not_active' } };
+    },
+  });
+  if ('done' in step) return step.done;
+  const { call } = step;
   const answer = await askGateway(deps, gateway, (signal) =>
     gateway.charge({ reference: call.reference, signal, method: auth.gateway_reference, amount: call.amount, currency: call.currency, initiator: 'merchant' }),
   );

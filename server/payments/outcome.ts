@@ -40,6 +40,33 @@ export async function resumeStep(deps: PaymentDeps, bound: Bound): Promise<Resum
   return taken ? { kind: 'resend', call: taken } : { kind: 'in_flight', retryAfterMs: 1000 };
 }
 
+/** What starting a step gives: the gateway call to send, or the answer without sending one. */
+export type Started<T> = { call: GatewayCall } | { done: T | { kind: 'in_flight'; retryAfterMs: number } };
+
+/**
+ * The gateway call a step sends: a new one `reserve` makes (or its refusal, as `done`),
+ * or, for a keyed request's retry, the bound one: sent again once its dead process's
+ * claim is taken over (`resend` may complete it), answered as it is now when settled
+ * (`current`), a 409 while another process sends it.
+ */
+export async function startStep<T>(
+  deps: PaymentDeps,
+  bound: Bound,
+  s: { reserve: () => Promise<Started<T>>; current: (call: GatewayCall) => Promise<T>; resend?: (call: GatewayCall) => Promise<GatewayCall> },
+): Promise<Started<T>> {
+  const resume = await resumeStep(deps, bound);
+  switch (resume.kind) {
+    case 'new':
+      return s.reserve();
+    case 'in_flight':
+      return { done: resume };
+    case 'current':
+      return { done: await s.current(resume.call) };
+    case 'resend':
+      return { call: s.resend ? await s.resend(resume.call) : resume.call };
+  }
+}
+
 /**
  * The gateway did not answer: the call stays pending, what it reserved shows as pending,
  * and reconciliation proves it. Resolves with the call as it is now (someone may have

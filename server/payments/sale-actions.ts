@@ -1,10 +1,10 @@
 import { isSourceSale, type SaleAction } from '../domain/sales';
-import { newCall, type GatewayCall } from '../store/gateway-calls';
+import { newCall } from '../store/gateway-calls';
 import { getSale, reserveSaleAction, type StoredSale } from '../store/sales';
 import type { SaleRow } from '../store/schema';
 import { findSaleOfTransaction } from '../store/payments';
 import type { PaymentDeps } from './ask';
-import { type Bound, resumeStep } from './outcome';
+import { type Bound, startStep } from './outcome';
 import { actionState, type SaleActionOutcome, sendSaleAction } from './send-action';
 import { refundSourceSale } from './source-refunds';
 
@@ -34,34 +34,34 @@ export async function moveSaleMoney(
   const whole = paidPart ? await findSaleOfTransaction(deps.database.db, a.sale.source_transaction_id!) : undefined;
   if (whole) return { kind: 'part_of', sale: whole.id, transaction: a.sale.source_transaction_id! };
   const gateway = deps.gateways.find(a.sale.gateway_id)!;
-  const resume = await resumeStep(deps, a.bound);
-  if (resume.kind === 'in_flight') return resume;
-  if (resume.kind === 'current') return actionState(deps, resume.call);
-  let call: GatewayCall;
-  if (resume.kind === 'resend') {
-    // The payment's own gateway reference: the sale's first operation made it.
-    const first = (await getSale(deps.database.db, null, resume.call.subject_id))?.operations[0];
-    call = { ...resume.call, request: { ...resume.call.request, payment: first?.gateway_reference ?? '' } };
-  } else {
-    // Checked after the key's step: a repeat rolls its reserved action forward whatever the amounts say now.
-    if (a.amount <= 0) return { kind: 'conflict' };
-    call = newCall({
-      environmentId: a.sale.environment_id,
-      gatewayId: gateway.id,
-      kind: a.action,
-      subjectId: a.sale.id,
-      amount: a.amount,
-      currency: a.sale.currency,
-      request: a.reason ? { reason: a.reason } : {},
-      now: deps.now(),
-      claimMs: deps.config.paymentClaimMs,
-      bound: a.bound,
-    });
-    const reserved = await reserveSaleAction(deps.database.db, { call, action: a.action, now: deps.now(), outbox: deps.outbox });
-    if (reserved.kind !== 'reserved') return reserved;
-    call.request = { ...call.request, payment: reserved.payment ?? '' };
-  }
-  return sendSaleAction(deps, call);
+  const step = await startStep<SaleActionOutcome>(deps, a.bound, {
+    current: (call) => actionState(deps, call),
+    async resend(call) {
+      // The payment's own gateway reference: the sale's first operation made it.
+      const first = (await getSale(deps.database.db, null, call.subject_id))?.operations[0];
+      return { ...call, request: { ...call.request, payment: first?.gateway_reference ?? '' } };
+    },
+    async reserve() {
+      // Checked after the key's step: a repeat rolls its reserved action forward whatever the amounts say now.
+      if (a.amount <= 0) return { done: { kind: 'conflict' } };
+      const call = newCall({
+        environmentId: a.sale.environment_id,
+        gatewayId: gateway.id,
+        kind: a.action,
+        subjectId: a.sale.id,
+        amount: a.amount,
+        currency: a.sale.currency,
+        request: a.reason ? { reason: a.reason } : {},
+        now: deps.now(),
+        claimMs: deps.config.paymentClaimMs,
+        bound: a.bound,
+      });
+      const reserved = await reserveSaleAction(deps.database.db, { call, action: a.action, now: deps.now(), outbox: deps.outbox });
+      if (reserved.kind !== 'reserved') return { done: reserved };
+      return { call: { ...call, request: { ...call.request, payment: reserved.payment ?? '' } } };
+    },
+  });
+  return 'done' in step ? step.done : sendSaleAction(deps, step.call);
 }
 
 /**

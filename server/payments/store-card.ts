@@ -6,7 +6,7 @@ import { openStoreChallenge } from '../store/saved-cards';
 import { getCall } from '../store/unknown-outcomes';
 import { type Answer, askGateway, type PaymentDeps, type Settled } from './ask';
 import type { SettledResult, StoringGateway } from './gateway';
-import { type Bound, outcomeUnknown, recordSafely, resumeStep } from './outcome';
+import { type Bound, outcomeUnknown, recordSafely, startStep } from './outcome';
 
 // Storing a card without charging it: an authorization the merchant charges later. Its
 // outcome follows the one rule of unknown outcomes (docs/payments.md): a store the gateway
@@ -47,29 +47,28 @@ export interface StoreCardInput {
 
 export async function storeCard(deps: PaymentDeps, s: StoreCardInput): Promise<StoreCardOutcome> {
   const { gateway } = s;
-  const resume = await resumeStep(deps, s.bound);
-  if (resume.kind === 'in_flight') return resume;
-  if (resume.kind === 'current') return currentState(deps, resume.call);
-  let call: GatewayCall;
-  if (resume.kind === 'resend') {
-    call = resume.call;
-  } else {
-    const now = deps.now();
-    call = newCall({
-      environmentId: s.environmentId,
-      gatewayId: gateway.id,
-      kind: 'store',
-      subjectId: s.authorizationId ?? uuidv7(now.getTime()),
-      amount: 0,
-      currency: '',
-      request: { notify_url: s.notifyUrl },
-      now,
-      claimMs: deps.config.paymentClaimMs,
-      bound: s.bound,
-    });
-    // Of two saves of one hosted page at once, one sends its card; the other finds it in flight (or done).
-    if (!(await insertStoreCall(deps.database.db, call))) return { kind: 'in_flight', retryAfterMs: 1000 };
-  }
+  const step = await startStep<StoreCardOutcome>(deps, s.bound, {
+    current: (call) => currentState(deps, call),
+    async reserve() {
+      const now = deps.now();
+      const call = newCall({
+        environmentId: s.environmentId,
+        gatewayId: gateway.id,
+        kind: 'store',
+        subjectId: s.authorizationId ?? uuidv7(now.getTime()),
+        amount: 0,
+        currency: '',
+        request: { notify_url: s.notifyUrl },
+        now,
+        claimMs: deps.config.paymentClaimMs,
+        bound: s.bound,
+      });
+      // Of two saves of one hosted page at once, one sends its card; the other finds it in flight (or done).
+      return (await insertStoreCall(deps.database.db, call)) ? { call } : { done: { kind: 'in_flight', retryAfterMs: 1000 } };
+    },
+  });
+  if ('done' in step) return step.done;
+  const { call } = step;
   const authenticate = s.authenticate === true;
   const answer = await askGateway(deps, gateway, (signal) => gateway.store({ reference: call.reference, signal, fields: s.fields, ...(authenticate ? { authenticate } : {}) }));
   if (answer.kind === 'answered' && answer.value.outcome === 'challenge') {
