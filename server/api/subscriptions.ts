@@ -2,15 +2,16 @@ import { z } from 'zod';
 import { LANGUAGES } from '../../widget/i18n/language';
 import { INTERVALS } from '../domain/periods';
 import { ACTION_FROM, SUBSCRIPTION_ACTIONS, SUBSCRIPTION_STATUSES, type SubscriptionAction } from '../domain/subscription-states';
-import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError, fieldError } from '../http/problem';
+import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
+import { ApiError, fieldError, found, notFound } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { type CatalogueItem, getItem } from '../store/catalogue';
 import { getClient } from '../store/clients';
 import { getAuthorization } from '../store/sales';
 import { presentSubscription } from '../present/subscription';
 import type { Db } from '../store/db';
-import { applyAction, getSubscription, insertSubscription, listSubscriptions, type NewSubscription } from '../store/subscriptions';
+import { applyAction } from '../payments/subscription-actions';
+import { getSubscription, insertSubscription, listSubscriptions, type NewSubscription } from '../store/subscriptions';
 import { currencyOut, dateTime, exact, httpUrl, livemode, objectId, ref, text, timestamps } from './fields';
 import { IDS, page, SUBSCRIPTION_EXAMPLE } from './examples';
 import { checkNotifyUrl } from './notify-url';
@@ -93,7 +94,6 @@ const listQuery = pageQuery.extend({
   subscription_id: exact(255).optional().describe('Only the subscription with this `subscription_id`'),
 });
 
-const notFound = () => new ApiError('not_found', 'No subscription with this id');
 
 const ACTION_SUMMARIES: Record<SubscriptionAction, string> = {
   start: 'Start a waiting subscription: trialing when its plan has trial days, else active and charged at once',
@@ -117,7 +117,7 @@ function actionRoute(action: SubscriptionAction): RouteDef {
       const result = await applyAction(db, { environmentId: env.id, id: params.id!, action, now: deps.now(), outbox: deps.outbox });
       switch (result.kind) {
         case 'not_found':
-          throw notFound();
+          throw notFound('subscription');
         case 'no_payment_method':
           throw new ApiError('conflict', 'the subscription has no payment method yet: send the customer to its payment_url, which starts it');
         case 'conflict':
@@ -144,10 +144,8 @@ function listRoute(): RouteDef {
     query: listQuery,
     response: pageEnvelopeSchema(subscriptionOut),
     status: 200,
-    async handler({ env, query, req, baseUrl, db }) {
-      const { page, page_size, ...filters } = query;
-      const { count, items } = await listSubscriptions(db, env.id, filters, { page, page_size });
-      return pageEnvelope(req, baseUrl, { page, page_size }, count, items.map((s) => presentSubscription(s, baseUrl)));
+    async handler(ctx) {
+      return listPage(ctx, (filters, page) => listSubscriptions(ctx.db, ctx.env.id, filters, page), (s) => presentSubscription(s, ctx.baseUrl));
     },
   });
 }
@@ -224,8 +222,7 @@ function getRoute(): RouteDef {
     response: subscriptionOut,
     status: 200,
     async handler({ env, params, baseUrl, db }) {
-      const sub = await getSubscription(db, env.id, params.id!);
-      if (!sub) throw notFound();
+      const sub = found(await getSubscription(db, env.id, params.id!), 'subscription');
       return presentSubscription(sub, baseUrl);
     },
   });

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { SUBSCRIPTION_STATUSES, type SubscriptionAction } from '../domain/subscription-states';
 import { getClient } from '../store/clients';
 import { getAuthorization } from '../store/sales';
-import { applyAction, getSubscription, listSubscriptions } from '../store/subscriptions';
+import { applyAction } from '../payments/subscription-actions';
+import { getSubscription, listSubscriptions } from '../store/subscriptions';
 import type { Kit } from './kit';
 import { subscriptionPage } from './subscription-page';
 import { confirmStopPage, type SubAction, subscriptionsPage } from './subscription-pages';
@@ -26,7 +27,7 @@ export function subscriptionRoutes(router: IRouter, kit: Kit): void {
 
   router.get('/subscriptions/', page('viewer', async (req, res, s) => {
     const q = listQuery.parse(req.query);
-    const { count, items } = await listSubscriptions(db, s.current.environment_id, q.status ? { status: q.status } : {}, { page: q.page, page_size: PAGE_SIZE });
+    const { count, rows: items } = await listSubscriptions(db, s.current.environment_id, q.status ? { status: q.status } : {}, { page: q.page, page_size: PAGE_SIZE });
     const notice = q.done ? { text: textOf(req).t(`sub.done.${q.done}`), error: false } : undefined;
     const pages = Math.max(1, Math.ceil(count / PAGE_SIZE));
     send(res, 200, subscriptionsPage({ text: textOf(req), session: s, rows: items.map((i) => i.row), status: q.status, page: q.page, pages, notice }));
@@ -57,7 +58,7 @@ export function subscriptionRoutes(router: IRouter, kit: Kit): void {
       if (result.kind === 'not_found') return notFound(req, res);
       if (result.kind !== 'done') {
         const text = textOf(req);
-        const { count, items } = await listSubscriptions(db, env, {}, { page: 1, page_size: PAGE_SIZE });
+        const { count, rows: items } = await listSubscriptions(db, env, {}, { page: 1, page_size: PAGE_SIZE });
         const notice = { text: text.t('sub.conflict', { status: text.t(`sub.status.${result.kind === 'conflict' ? result.status : 'waiting'}`) }), error: true };
         return send(res, 409, subscriptionsPage({ text, session: s, rows: items.map((i) => i.row), status: undefined, page: 1, pages: Math.max(1, Math.ceil(count / PAGE_SIZE)), notice }));
       }

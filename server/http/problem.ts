@@ -150,6 +150,17 @@ export class ApiError extends Error {
  */
 export class RecordedError extends ApiError {}
 
+/** 404 for an object of this environment that does not exist: "No sale with this id". */
+export function notFound(noun: string): ApiError {
+  return new ApiError('not_found', `No ${noun} with this id`);
+}
+
+/** The row read by id, or the 404 that names what was looked for. */
+export function found<T>(row: T | null | undefined, noun: string): T {
+  if (row === null || row === undefined) throw notFound(noun);
+  return row;
+}
+
 /** 409: a request of this Idempotency-Key (or its gateway call) is still running. */
 export function inFlight(retryAfterMs: number, detail = 'Retry once the first request has finished'): ApiError {
   const err = new ApiError('idempotency_in_flight', detail);

@@ -1,5 +1,6 @@
 import { newCall, type GatewayCall } from '../store/gateway-calls';
-import { type AttemptToReserve, recordCharged, recordFailed, releaseAttempt, releaseClaim, type Reservation, reservationOfCall, reserveCharge } from '../store/subscription-charges';
+import { releaseClaim, type Reservation, reservationOfCall } from '../store/subscription-charges';
+import { type AttemptToReserve, recordCharged, recordFailed, releaseAttempt, reserveCharge } from './subscription-period';
 import { askGateway, type PaymentDeps, type Settled } from './ask';
 
 // The charge of one subscription period, by the payments core's rule: reserve with a

@@ -1,16 +1,15 @@
 import { newToken, uuidv7 } from '../domain/ids';
 import type { Cadence } from '../domain/periods';
-import { actionTarget, ACTION_FROM, type SubscriptionAction, type SubscriptionStatus } from '../domain/subscription-states';
-import { resumeSchedule, type Schedule, startSchedule } from '../domain/subscription-schedule';
+import type { SubscriptionStatus } from '../domain/subscription-states';
+import type { Schedule } from '../domain/subscription-schedule';
 import { type Db, inTransaction } from './db';
 import { type Merchant, MERCHANT_COLUMNS, splitMerchant } from './environments';
-import type { EventType, Outbox } from './events';
 import { countAndPage, type Page } from './paging';
 import type { AuthorizationRow, SubscriptionChargeRow, SubscriptionRow } from './schema';
 
-// Subscriptions and their charges. Every change is one database transaction guarded by a
-// conditional UPDATE whose condition is the rule (the states an action starts from, the
-// claim a scheduler holds), so it holds across processes on both engines.
+// Subscriptions' rows: reads, the new row, and conditional updates (a change written only
+// while the row is as the caller read it). What a change is, by the subscription's rules,
+// is decided in payments/subscription-actions.ts and payments/subscription-charge.ts.
 
 export interface StoredSubscription {
   row: SubscriptionRow;
@@ -44,7 +43,7 @@ export async function listSubscriptions(db: Db, environmentId: string, f: Subscr
   if (f.subscription_id !== undefined) query = query.where('subscription_id', '=', f.subscription_id);
   const { count, rows } = await countAndPage<SubscriptionRow>(query, page);
   const charges = await chargesOf(db, rows.map((r) => r.id));
-  return { count, items: rows.map((row) => ({ row, charges: charges.filter((c) => c.subscription_id === row.id) })) };
+  return { count, rows: rows.map((row) => ({ row, charges: charges.filter((c) => c.subscription_id === row.id) })) };
 }
 
 export type NewSubscription = Pick<
@@ -124,117 +123,32 @@ export function scheduleColumns(s: Schedule) {
   };
 }
 
-const ACTION_EVENTS: Record<SubscriptionAction, EventType> = {
-  start: 'subscription.started',
-  pause: 'subscription.paused',
-  active: 'subscription.resumed',
-  stop: 'subscription.stopped',
-};
+/** The row as it is now; inside a transaction, as that transaction sees it. */
+export function readSubscription(db: Db, id: string, environmentId?: string): Promise<SubscriptionRow | undefined> {
+  let query = db.selectFrom('subscriptions').selectAll().where('id', '=', id);
+  if (environmentId !== undefined) query = query.where('environment_id', '=', environmentId);
+  return query.executeTakeFirst();
+}
 
-export type ActionResult =
-  | { kind: 'done'; subscription: StoredSubscription }
-  | { kind: 'not_found' }
-  | { kind: 'conflict'; status: SubscriptionStatus }
-  | { kind: 'no_payment_method' };
-
-/**
- * Applies one of the spec's actions, or nothing. The UPDATE's condition is the set of
- * states the action may start from, and the new values are computed from the row as read
- * in the same transaction: a concurrent action or charge makes the UPDATE match nothing,
- * and the caller is told the state that refused it.
- */
-export async function applyAction(
-  db: Db,
-  a: { environmentId: string; id: string; action: SubscriptionAction; now: Date; outbox: Outbox; authorizationId?: string },
-): Promise<ActionResult> {
-  const at = a.now.toISOString();
-  return inTransaction(db, async (trx) => {
-    const current = await trx
-      .selectFrom('subscriptions')
-      .selectAll()
-      .where('environment_id', '=', a.environmentId)
-      .where('id', '=', a.id)
-      .executeTakeFirst();
-    if (!current) return { kind: 'not_found' } as const;
-    const status = current.status as SubscriptionStatus;
-    if (!ACTION_FROM[a.action].includes(status)) return { kind: 'conflict', status } as const;
-    const authorizationId = a.authorizationId ?? current.authorization_id;
-    if (a.action === 'start' && authorizationId === null) return { kind: 'no_payment_method' } as const;
-
-    const target = actionTarget(a.action, current.trial_days);
-    let changes: Partial<SubscriptionRow> = { status: target, updated_at: at };
-    switch (a.action) {
-      case 'start': {
-        const { trialEnd, ...schedule } = startSchedule(a.now, current.trial_days, current.period);
-        changes = { ...changes, ...scheduleColumns(schedule), started_at: at, trial_end: iso(trialEnd), authorization_id: authorizationId };
-        break;
-      }
-      case 'pause':
-        changes = { ...changes, next_charge_at: null, paused_at: at };
-        break;
-      case 'active':
-        changes = { ...changes, ...scheduleColumns(resumeSchedule(a.now, scheduleOf(current))), paused_at: null };
-        break;
-      case 'stop':
-        changes = { ...changes, next_charge_at: null, stopped_at: at, stop_reason: 'requested' };
-        break;
-    }
-    const result = await trx
-      .updateTable('subscriptions')
-      .set(changes)
-      .where('id', '=', a.id)
-      .where('status', '=', status)
-      .where('updated_at', '=', current.updated_at)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) {
-      const now = await trx.selectFrom('subscriptions').select('status').where('id', '=', a.id).executeTakeFirstOrThrow();
-      return { kind: 'conflict', status: now.status as SubscriptionStatus } as const;
-    }
-    await a.outbox.emit(trx, ACTION_EVENTS[a.action], a.id, a.now);
-    return { kind: 'done', subscription: (await getSubscription(trx, null, a.id))! } as const;
-  });
+/** What a conditional update of a subscription expects to find. */
+export interface SubscriptionExpected {
+  status?: SubscriptionStatus | readonly SubscriptionStatus[];
+  updatedAt?: string;
+  period?: number;
 }
 
 /**
- * The hosted sign-up's card (an authorization just stored) made the subscription's payment
- * method, then `start` (waiting) or, for a subscription whose charges fail (past_due), the
- * owed period due again at once: in one transaction.
+ * Writes `changes` only while the row is as expected (its status, its last update, its
+ * period): false when another change came first, and nothing is written.
  */
-export async function attachPaymentMethod(
-  db: Db,
-  a: { subscription: SubscriptionRow; authorizationId: string; customerEmail?: string | null; now: Date; outbox: Outbox },
-): Promise<ActionResult> {
-  return inTransaction(db, async (trx) => {
-    const { environment_id: environmentId, id } = a.subscription;
-    // Before the start, so its confirmation email finds the address.
-    if (a.customerEmail) await trx.updateTable('subscriptions').set({ customer_email: a.customerEmail }).where('id', '=', id).execute();
-    if (a.subscription.status === 'waiting') {
-      const started = await applyAction(trx, { environmentId, id, action: 'start', now: a.now, outbox: a.outbox, authorizationId: a.authorizationId });
-      if (started.kind !== 'done') throw new Rollback(started);
-      return started;
-    }
-    const at = a.now.toISOString();
-    const result = await trx
-      .updateTable('subscriptions')
-      .set({ authorization_id: a.authorizationId, next_charge_at: at, updated_at: at })
-      .where('id', '=', id)
-      .where('status', '=', 'past_due')
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) {
-      const now = await trx.selectFrom('subscriptions').select('status').where('id', '=', id).executeTakeFirstOrThrow();
-      throw new Rollback({ kind: 'conflict', status: now.status as SubscriptionStatus });
-    }
-    return { kind: 'done', subscription: (await getSubscription(trx, null, id))! } as const;
-  }).catch((err: unknown) => {
-    if (err instanceof Rollback) return err.result;
-    throw err;
-  });
-}
-
-class Rollback extends Error {
-  constructor(readonly result: ActionResult) {
-    super('rolled back');
-  }
+export async function updateSubscription(db: Db, id: string, changes: Partial<SubscriptionRow>, expected: SubscriptionExpected = {}): Promise<boolean> {
+  let query = db.updateTable('subscriptions').set(changes).where('id', '=', id);
+  if (typeof expected.status === 'string') query = query.where('status', '=', expected.status);
+  else if (expected.status) query = query.where('status', 'in', expected.status);
+  if (expected.updatedAt !== undefined) query = query.where('updated_at', '=', expected.updatedAt);
+  if (expected.period !== undefined) query = query.where('period', '=', expected.period);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /**

@@ -1,0 +1,244 @@
+import { MERCHANT_INITIATED } from '../domain/authentication';
+import { newToken, uuidv7 } from '../domain/ids';
+import { CHARGEABLE, type SubscriptionStatus } from '../domain/subscription-states';
+import { chargedSchedule, duePeriod, failedSchedule } from '../domain/subscription-schedule';
+import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from '../store/db';
+import type { EventType, Outbox } from '../store/events';
+import { type GatewayCall, insertCall } from '../store/gateway-calls';
+import { newSaleRow } from '../store/new-sale';
+import { getAuthorization } from '../store/sales';
+import type { AuthorizationRow, SaleRow, SubscriptionChargeRow, SubscriptionRow, TransactionRow } from '../store/schema';
+import { holdClaim, insertCharge, insertChargeRecords, periodCharge, type Reservation, retryCharge, settleAttempt } from '../store/subscription-charges';
+import { cadenceOf, iso, readSubscription, scheduleColumns, scheduleOf, updateSubscription } from '../store/subscriptions';
+
+// What one attempt at a subscription's period reserves and what its answer records, each
+// in one database transaction: the rules of renewal (which period is owed, how many
+// attempts, the schedule after a charge or a failure, the records of a charged period).
+// The rows and their conditional writes are the store's (store/subscription-charges.ts).
+
+/** What the reservation needs to build the attempt's gateway call. */
+export interface AttemptToReserve {
+  chargeId: string;
+  subscription: SubscriptionRow;
+  period: number;
+  attempt: number;
+  authorization: AuthorizationRow | undefined;
+}
+
+/** The first attempt at a period: its charge row. */
+function newCharge(sub: SubscriptionRow, id: string, reference: string, now: Date): SubscriptionChargeRow {
+  const due = duePeriod(scheduleOf(sub), cadenceOf(sub));
+  const at = now.toISOString();
+  return {
+    id,
+    subscription_id: sub.id,
+    period: sub.period,
+    period_start: due.start.toISOString(),
+    period_end: due.end.toISOString(),
+    amount: sub.amount,
+    currency: sub.currency,
+    status: 'pending',
+    attempts: 1,
+    reference,
+    failure: null,
+    transaction_id: null,
+    sale_id: null,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+/**
+ * Reserves the owed period for one gateway attempt, with the attempt's gateway call, in
+ * one transaction: the unique (subscription, period) row, created on the first attempt or
+ * moved failed → pending for a retry. null: nothing to charge now (stopped, paused, not
+ * due, the claim lost); 'pending': an attempt of the period is still unsettled
+ * (reconciliation records that one).
+ */
+export async function reserveCharge(
+  db: Db,
+  r: { subscriptionId: string; claimant: string; now: Date; call: (a: AttemptToReserve) => GatewayCall | null },
+): Promise<Reservation | 'pending' | null> {
+  return inTransaction(db, async (trx) => {
+    if (!(await holdClaim(trx, r.subscriptionId, r.claimant, r.now))) return null;
+    const sub = (await readSubscription(trx, r.subscriptionId))!;
+    const existing = await periodCharge(trx, sub.id, sub.period);
+    if (existing?.status === 'pending') return 'pending';
+    if (existing && existing.status !== 'failed') return null;
+    const attempt = (existing?.attempts ?? 0) + 1;
+    const authorization = sub.authorization_id ? await getAuthorization(trx, null, sub.authorization_id) : undefined;
+    const chargeId = existing?.id ?? uuidv7(r.now.getTime());
+    const call = r.call({ chargeId, subscription: sub, period: sub.period, attempt, authorization });
+    const reference = call?.reference ?? `subscription:${sub.id}:period:${sub.period}:attempt:${attempt}`;
+    let charge: SubscriptionChargeRow;
+    if (!existing) {
+      charge = newCharge(sub, chargeId, reference, r.now);
+      await insertCharge(trx, charge);
+    } else {
+      const retry = { status: 'pending', attempts: attempt, reference, updated_at: r.now.toISOString() } as const;
+      if (!(await retryCharge(trx, existing, retry))) return null;
+      charge = { ...existing, ...retry };
+    }
+    if (call) await insertCall(trx, call);
+    return { charge, subscription: sub, call, authorization: authorization ?? null };
+  });
+}
+
+/**
+ * An attempt that charged nothing through no fault of the card: the gateway has no trace
+ * of it (reconciliation looked its reference up). The period stays owed, on the same
+ * schedule, due again at `retryAt`; no failure is counted or notified.
+ */
+export async function releaseAttempt(db: Db, r: Reservation & { failure: string; retryAt: Date; now: Date }): Promise<boolean> {
+  const at = r.now.toISOString();
+  return inTransaction(db, async (trx) => {
+    if (!(await settleAttempt(trx, r, 'failed', { status: 'failed', failure: r.failure, updated_at: at }, r.now))) return false;
+    const due = { next_charge_at: r.retryAt.toISOString(), claimed_until: null, claimed_by: null, updated_at: at };
+    await updateSubscription(trx, r.subscription.id, due, { period: r.charge.period, status: CHARGEABLE });
+    return true;
+  });
+}
+
+/**
+ * The gateway took the money: the completed transaction and its sale (linked to the
+ * subscription through the charge row), the schedule moved one period on, and the
+ * events, in one transaction. A subscription stopped or paused while the gateway answered
+ * keeps its state: the period it was charged for had begun before.
+ */
+export async function recordCharged(db: Db, r: Reservation & { gatewayReference: string; now: Date; outbox: Outbox }): Promise<boolean> {
+  const at = r.now.toISOString();
+  const sub = r.subscription;
+  // The card the call charged, which a card update since may have replaced.
+  const authorizationId = (r.call!.request.authorization_id as string | undefined) ?? sub.authorization_id;
+  // Another process recorded this attempt first: everything written here is rolled back.
+  return rollbackOn<boolean, boolean>(db, async (trx) => {
+    const transaction = chargeTransaction(r);
+    const auth = authorizationId ? await getAuthorization(trx, null, authorizationId) : undefined;
+    const sale = { ...chargeSale(r, transaction.id, authorizationId), card_brand: auth?.card_brand ?? null, card_last4: auth?.card_last4 ?? null };
+    const line = {
+      id: uuidv7(r.now.getTime()),
+      transaction_id: transaction.id,
+      position: 0,
+      product_ref: null,
+      product_id: null,
+      name: sub.plan_name,
+      description: sale.description,
+      unit_price: r.charge.amount,
+      quantity: '1',
+      line_total: r.charge.amount,
+    };
+    const operation = { id: uuidv7(r.now.getTime()), sale_id: sale.id, kind: 'charge', amount: sale.amount, gateway_reference: r.gatewayReference, created_at: at } as const;
+    await insertChargeRecords(trx, { transaction, line, sale, operation });
+    if (!(await settleAttempt(trx, r, 'succeeded', { status: 'charged', transaction_id: transaction.id, sale_id: sale.id, failure: null, updated_at: at }, r.now, sale.id))) {
+      throw new Rollback(false);
+    }
+    await moveSchedule(trx, r);
+    await r.outbox.emit(trx, 'subscription.charged', sub.id, r.now);
+    return true;
+  });
+}
+
+/** The completed transaction a period's charge is recorded as. */
+function chargeTransaction(r: Reservation & { now: Date }): TransactionRow {
+  const at = r.now.toISOString();
+  const sub = r.subscription;
+  return {
+    id: uuidv7(r.now.getTime()),
+    environment_id: sub.environment_id,
+    token: newToken(),
+    order_id: sub.subscription_id,
+    currency: r.charge.currency,
+    note: `Subscription ${sub.id}, period ${r.charge.period}`,
+    extra: null,
+    return_url: null,
+    cancel_url: null,
+    notify_url: null,
+    gateway_selected: 0,
+    language: sub.language,
+    expired_at: at,
+    authorize: 0,
+    tax_ref: null,
+    tax_name: null,
+    tax_value: 0,
+    shipping_ref: null,
+    shipping_name: null,
+    shipping_value: 0,
+    coupon_ref: null,
+    coupon_name: null,
+    coupon_value: 0,
+    items_price: r.charge.amount,
+    total_price: r.charge.amount,
+    source: null,
+    destination: null,
+    status: 'D',
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+/** Its sale: a merchant-initiated charge of the stored card, captured. */
+function chargeSale(r: Reservation & { now: Date }, transactionId: string, authorizationId: string | null): SaleRow {
+  const at = r.now.toISOString();
+  const sub = r.subscription;
+  return newSaleRow({
+    id: uuidv7(r.now.getTime()),
+    environment_id: sub.environment_id,
+    transaction_id: transactionId,
+    authorization_id: authorizationId,
+    gateway_id: r.call!.gateway_id,
+    currency: r.charge.currency,
+    amount: r.charge.amount,
+    captured: r.charge.amount,
+    description: `${sub.plan_name}: ${r.charge.period_start.slice(0, 10)} – ${r.charge.period_end.slice(0, 10)}`,
+    // The subscription's notify_url hears of it, as subscription.charged.
+    notify_url: null,
+    // A subscription's charge is the merchant's, of a stored card: never challenged.
+    authentication_status: MERCHANT_INITIATED.status,
+    authentication_method: MERCHANT_INITIATED.method,
+    created_at: at,
+    updated_at: at,
+  });
+}
+
+/**
+ * The schedule after a charge: unchanged since the reservation (the usual case), it moves
+ * one period on; paused, stopped or resumed meanwhile, the paid period is recorded and the
+ * rest stays.
+ */
+async function moveSchedule(trx: Tx, r: Reservation & { now: Date }): Promise<void> {
+  const sub = r.subscription;
+  const current = (await readSubscription(trx, sub.id))!;
+  const unchanged =
+    CHARGEABLE.includes(current.status as SubscriptionStatus) &&
+    current.period === r.charge.period &&
+    current.anchor_at === sub.anchor_at &&
+    current.anchor_index === sub.anchor_index;
+  const next = chargedSchedule(scheduleOf(sub), cadenceOf(sub));
+  const schedule = unchanged
+    ? { ...scheduleColumns(next), status: 'active' }
+    : { period: Math.max(current.period, next.period), current_period_start: iso(next.currentPeriodStart), current_period_end: iso(next.currentPeriodEnd) };
+  await updateSubscription(trx, sub.id, { ...schedule, claimed_until: null, claimed_by: null, updated_at: r.now.toISOString() });
+}
+
+/**
+ * The gateway refused: the attempt is recorded on the period's row, and the subscription
+ * goes past_due with its next retry, or is stopped after the last one.
+ */
+export async function recordFailed(db: Db, r: Reservation & { failure: string; now: Date; outbox: Outbox }): Promise<boolean> {
+  const at = r.now.toISOString();
+  const sub = r.subscription;
+  return inTransaction(db, async (trx) => {
+    if (!(await settleAttempt(trx, r, 'failed', { status: 'failed', failure: r.failure, updated_at: at }, r.now))) return false;
+    const current = (await readSubscription(trx, sub.id))!;
+    const events: EventType[] = ['subscription.charge_failed'];
+    if (CHARGEABLE.includes(current.status as SubscriptionStatus) && current.period === r.charge.period) {
+      const { schedule, giveUp } = failedSchedule(scheduleOf(current), cadenceOf(current));
+      const stop = giveUp ? { stopped_at: at, stop_reason: 'payment_failed' as const } : {};
+      await updateSubscription(trx, sub.id, { ...scheduleColumns(schedule), status: giveUp ? 'stopped' : 'past_due', ...stop, claimed_until: null, claimed_by: null, updated_at: at });
+      if (giveUp) events.push('subscription.stopped');
+      else if (current.status !== 'past_due') events.push('subscription.past_due');
+    }
+    for (const type of events) await r.outbox.emit(trx, type, sub.id, r.now);
+    return true;
+  });
+}
