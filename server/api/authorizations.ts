@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { validateFields } from '../../widget/fields/card';
 import { testCardErrors } from '../payments/live';
-import { ApiError, type FieldError, inFlight, RecordedError } from '../http/problem';
+import { ApiError, type FieldError, found, inFlight, RecordedError } from '../http/problem';
 import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { route, type RouteDef } from '../http/route';
 import type { Deps } from '../deps';
@@ -118,7 +118,6 @@ const rawCardsOff = () =>
     [{ path: 'card', message: 'is not taken by this environment: leave it out and use the hosted page at the answer\'s url' }],
   );
 
-const notFound = () => new ApiError('not_found', 'No authorization with this id');
 const gatewayFailed = (what: string) => new ApiError('gateway_error', `The gateway did not act; ${what} (a retry is safe)`);
 
 function listRoute(): RouteDef {
@@ -239,8 +238,7 @@ function getRoute(): RouteDef {
     response: authorizationOut,
     status: 200,
     async handler({ env, params, db, baseUrl }) {
-      const row = await getAuthorization(db, env.id, params.id!);
-      if (!row) throw notFound();
+      const row = found(await getAuthorization(db, env.id, params.id!), 'authorization');
       return present(row, baseUrl);
     },
   });
@@ -298,8 +296,7 @@ function chargeRoute(): RouteDef {
     accepted: 'The outcome is unknown (the gateway did not answer): the sale, `pending` until reconciliation proves what the gateway did',
     movesMoney: true,
     async handler({ env, params, body, deps, db, binding, accepted }) {
-      const authorization = await getAuthorization(db, env.id, params.id!);
-      if (!authorization) throw notFound();
+      const authorization = found(await getAuthorization(db, env.id, params.id!), 'authorization');
       const gateway = deps.gateways.find(authorization.gateway_id)!;
       if (gateway.currencies && !gateway.currencies.includes(body.currency)) {
         throw new ApiError('invalid_request', `currency: the gateway does not take ${body.currency}`, [
@@ -327,8 +324,7 @@ function removeRoute(): RouteDef {
     status: 200,
     async handler({ env, params, deps, db, baseUrl }) {
       const removed = await removeAuthorization(db, env.id, params.id!, deps.now(), deps.outbox);
-      const row = await getAuthorization(db, env.id, params.id!);
-      if (!row) throw notFound();
+      const row = found(await getAuthorization(db, env.id, params.id!), 'authorization');
       if (!removed) throw new ApiError('conflict', 'the authorization is already removed: an authorization is removed once');
       return present(row, baseUrl);
     },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError } from '../http/problem';
+import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
+import { found } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { presentBalance, presentBalanceTransaction } from '../present/balance';
 import { balanceOf, getBalanceTransaction, listBalanceTransactions } from '../store/balance';
@@ -94,11 +94,13 @@ export const balanceRoutes = (): RouteDef[] => [
     query: balanceTransactionQuery,
     response: pageEnvelopeSchema(balanceTransactionOut),
     status: 200,
-    async handler({ env, query, req, baseUrl, deps, db }) {
-      const { page, page_size, sale, ...filters } = query;
-      const { count, rows } = await listBalanceTransactions(db, env.id, { ...filters, sale_id: sale }, { page, page_size });
-      const now = deps.now();
-      return pageEnvelope(req, baseUrl, { page, page_size }, count, rows.map((r) => presentBalanceTransaction(r, now)));
+    async handler(ctx) {
+      const now = ctx.deps.now();
+      return listPage(
+        ctx,
+        ({ sale, ...filters }, page) => listBalanceTransactions(ctx.db, ctx.env.id, { ...filters, sale_id: sale }, page),
+        (r) => presentBalanceTransaction(r, now),
+      );
     },
   }),
   route({
@@ -112,8 +114,7 @@ export const balanceRoutes = (): RouteDef[] => [
     response: balanceTransactionOut,
     status: 200,
     async handler({ env, params, deps, db }) {
-      const row = await getBalanceTransaction(db, env.id, params.id!);
-      if (!row) throw new ApiError('not_found', 'No balance transaction with this id');
+      const row = found(await getBalanceTransaction(db, env.id, params.id!), 'balance transaction');
       return presentBalanceTransaction(row, deps.now());
     },
   }),

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Deps } from '../deps';
 import { listPage, pageEnvelopeSchema, type PageQuery, pageQuery } from '../http/pagination';
-import { ApiError } from '../http/problem';
+import { notFound } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { type CatalogueTable, deleteItem, getItem, listItems } from '../store/catalogue';
 import { inTransaction, type Tx } from '../store/db';
@@ -33,7 +33,7 @@ function kitOf<T extends CatalogueTable>(g: Group<T, z.ZodObject>) {
     base: `/${g.group}/`,
     item: `/${g.group}/{id}/`,
     tag: g.title,
-    notFound: () => new ApiError('not_found', `No ${g.group} with this id`),
+    notFound: () => notFound(g.group),
     /** Every change of a catalogue object is an event (`product.created`, …), written with the change (catalogue-changes.ts for the others). */
     emit: (trx: Tx, change: 'deleted', id: string, deps: Deps, now: Date) =>
       deps.outbox.emit(trx, `${g.group}.${change}` as EventType, id, now),

@@ -2,12 +2,11 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { DOCUMENT_STATUSES, DOCUMENT_TYPES } from '../domain/compliance';
 import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError, fieldError } from '../http/problem';
+import { ApiError, fieldError, found, notFound } from '../http/problem';
 import { type FileAnswer, route, type RouteDef } from '../http/route';
 import { getClient, getDocument, getDocumentFile, insertDocument, listDocuments } from '../store/clients';
 import { presentDocument } from '../present/client';
 import { DOCUMENT_FORMATS, documentCreate, documentFile, documentOut, MAX_DOCUMENT_BYTES } from './client-objects';
-import { clientNotFound } from './clients';
 import { DOCUMENT_EXAMPLE, page } from './examples';
 
 // A client's documents, for the compliance review. Sent as JSON with the bytes in base64
@@ -15,7 +14,6 @@ import { DOCUMENT_EXAMPLE, page } from './examples';
 // as durable as any other write; never editable. The bytes come back only from …/file/.
 
 const TAG = 'Clients';
-const documentNotFound = () => new ApiError('not_found', 'No document with this id');
 
 export const DOCUMENT_LIMIT_TEXT = `${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB (${MAX_DOCUMENT_BYTES} bytes)`;
 
@@ -65,7 +63,7 @@ function listRoute(): RouteDef {
     status: 200,
     async handler(ctx) {
       const { env, params, db } = ctx;
-      if (!(await getClient(db, env.id, params.clientId!))) throw clientNotFound();
+      if (!(await getClient(db, env.id, params.clientId!))) throw notFound('client');
       return listPage(ctx, (filters, p) => listDocuments(db, env.id, params.clientId!, filters, p), presentDocument);
     },
   });
@@ -93,8 +91,7 @@ function createRoute(): RouteDef {
         size: bytes.byteLength,
         sha256: createHash('sha256').update(bytes).digest('hex'),
       };
-      const row = await insertDocument(db, env.id, params.clientId!, values, bytes, deps.now());
-      if (!row) throw clientNotFound();
+      const row = found(await insertDocument(db, env.id, params.clientId!, values, bytes, deps.now()), 'client');
       return presentDocument(row);
     },
   });
@@ -112,8 +109,7 @@ function getRoute(): RouteDef {
     response: documentOut,
     status: 200,
     async handler({ env, params, db }) {
-      const row = await getDocument(db, env.id, params.clientId!, params.id!);
-      if (!row) throw documentNotFound();
+      const row = found(await getDocument(db, env.id, params.clientId!, params.id!), 'document');
       return presentDocument(row);
     },
   });
@@ -131,8 +127,7 @@ function downloadRoute(): RouteDef {
     file: Object.keys(DOCUMENT_FORMATS),
     status: 200,
     async handler({ env, params, db }): Promise<FileAnswer> {
-      const file = await getDocumentFile(db, env.id, params.clientId!, params.id!);
-      if (!file) throw documentNotFound();
+      const file = found(await getDocumentFile(db, env.id, params.clientId!, params.id!), 'document');
       return { name: file.file_name, contentType: file.content_type, bytes: file.data };
     },
   });

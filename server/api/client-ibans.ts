@@ -1,12 +1,12 @@
 import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError, invalid } from '../http/problem';
+import { found, invalid, notFound } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { getClient, getIban, insertIban, listIbans, updateIban } from '../store/clients';
 import type { ClientIban } from '../store/clients';
 import { patchOf } from './catalogue';
 import { ibanFieldsOf, presentIban } from '../present/client';
 import { ibanFields, ibanOut, ibanRow } from './client-objects';
-import { booleanQuery, clientNotFound, flagOf, unique } from './clients';
+import { booleanQuery, flagOf, unique } from './clients';
 import { checkNotifyUrl } from './notify-url';
 import { exact } from './fields';
 import { IBAN_EXAMPLE, page } from './examples';
@@ -14,7 +14,6 @@ import { IBAN_EXAMPLE, page } from './examples';
 // A client's IBANs, where payouts go. Each is enabled by compliance while its client is.
 
 const TAG = 'Clients';
-const ibanNotFound = () => new ApiError('not_found', 'No IBAN with this id');
 
 function listRoute(): RouteDef {
   return route({
@@ -33,7 +32,7 @@ function listRoute(): RouteDef {
     status: 200,
     async handler(ctx) {
       const { env, params, db } = ctx;
-      if (!(await getClient(db, env.id, params.clientId!))) throw clientNotFound();
+      if (!(await getClient(db, env.id, params.clientId!))) throw notFound('client');
       return listPage(ctx, ({ iban_id, enabled }, p) => listIbans(db, env.id, params.clientId!, { iban_id, enabled: flagOf(enabled) }, p), presentIban);
     },
   });
@@ -53,8 +52,7 @@ function createRoute(): RouteDef {
     status: 201,
     async handler({ env, params, body, deps, db }) {
       if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
-      const row = await unique('iban_id', () => insertIban(db, env.id, params.clientId!, ibanRow(body), deps.now(), deps.outbox));
-      if (!row) throw clientNotFound();
+      const row = found(await unique('iban_id', () => insertIban(db, env.id, params.clientId!, ibanRow(body), deps.now(), deps.outbox)), 'client');
       return presentIban(row);
     },
   });
@@ -72,8 +70,7 @@ function getRoute(): RouteDef {
     response: ibanOut,
     status: 200,
     async handler({ env, params, db }) {
-      const row = await getIban(db, env.id, params.clientId!, params.id!);
-      if (!row) throw ibanNotFound();
+      const row = found(await getIban(db, env.id, params.clientId!, params.id!), 'IBAN');
       return presentIban(row);
     },
   });
@@ -99,8 +96,7 @@ function updateRoute(): RouteDef {
         if (merged.data.notify_url) checkNotifyUrl(merged.data.notify_url, deps.config);
         return ibanRow(merged.data);
       };
-      const row = await unique('iban_id', () => updateIban(db, env.id, params.clientId!, params.id!, merge, deps.now(), deps.outbox));
-      if (!row) throw ibanNotFound();
+      const row = found(await unique('iban_id', () => updateIban(db, env.id, params.clientId!, params.id!, merge, deps.now(), deps.outbox)), 'IBAN');
       return presentIban(row);
     },
   });

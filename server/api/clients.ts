@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Deps } from '../deps';
-import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError, invalid } from '../http/problem';
+import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
+import { ApiError, found, invalid } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { DuplicateKeyError, getClient, insertClient, listClients, updateClient } from '../store/clients';
 import { patchOf } from './catalogue';
@@ -19,7 +19,6 @@ const TAG = 'Clients';
 export const booleanQuery = z.enum(['true', 'false']).optional().describe('Only objects where the flag is `true` or `false`');
 export const flagOf = (v: 'true' | 'false' | undefined) => (v === undefined ? undefined : v === 'true');
 
-export const clientNotFound = () => new ApiError('not_found', 'No client with this id');
 
 /** A unique external id already in use: a 409 naming the field. */
 export async function unique<T>(field: string, write: () => Promise<T>): Promise<T> {
@@ -53,11 +52,13 @@ export const clientRoutes = (): RouteDef[] => [
     }),
     response: pageEnvelopeSchema(clientOut),
     status: 200,
-    async handler({ env, query, req, baseUrl, db }) {
-      const { page, page_size, client_id, enabled, enabled_by_compliance } = query;
-      const filters = { client_id, enabled: flagOf(enabled), enabled_by_compliance: flagOf(enabled_by_compliance) };
-      const { count, rows } = await listClients(db, env.id, filters, { page, page_size });
-      return pageEnvelope(req, baseUrl, { page, page_size }, count, rows.map(presentClient));
+    async handler(ctx) {
+      return listPage(
+        ctx,
+        ({ client_id, enabled, enabled_by_compliance }, page) =>
+          listClients(ctx.db, ctx.env.id, { client_id, enabled: flagOf(enabled), enabled_by_compliance: flagOf(enabled_by_compliance) }, page),
+        presentClient,
+      );
     },
   }),
   route({
@@ -87,8 +88,7 @@ export const clientRoutes = (): RouteDef[] => [
     response: clientOut,
     status: 200,
     async handler({ env, params, db }) {
-      const row = await getClient(db, env.id, params.id!);
-      if (!row) throw clientNotFound();
+      const row = found(await getClient(db, env.id, params.id!), 'client');
       return presentClient(row);
     },
   }),
@@ -110,8 +110,7 @@ export const clientRoutes = (): RouteDef[] => [
         if (!merged.success) throw invalid(merged.error);
         return rowOf(merged.data, deps);
       };
-      const row = await unique('client_id', () => updateClient(db, env.id, params.id!, merge, deps.now(), deps.outbox));
-      if (!row) throw clientNotFound();
+      const row = found(await unique('client_id', () => updateClient(db, env.id, params.id!, merge, deps.now(), deps.outbox)), 'client');
       return presentClient(row);
     },
   }),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { DISPUTE_REASONS, DISPUTE_STATUSES, type DisputeStatus, EVIDENCE_DATE_FIELDS, EVIDENCE_TEXT_FIELDS, type EvidenceField } from '../domain/disputes';
 import type { Deps } from '../deps';
 import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError, zodErrors } from '../http/problem';
+import { ApiError, found, zodErrors } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { addEvidence, answerDispute, type DisputeOutcome } from '../payments/disputes';
 import { presentDispute } from '../present/dispute';
@@ -105,16 +105,11 @@ const listQuery = pageQuery.extend({
 });
 
 const noBody = z.strictObject({}).meta({ id: 'DisputeAction', description: 'No fields: send no body, or `{}`' });
-const notFound = () => new ApiError('not_found', 'No dispute with this id');
 
 /** The use cases on the request's handle: inside a keyed POST, its transaction. */
 const on = (deps: Deps, db: Db): Deps => ({ ...deps, database: { ...deps.database, db } });
 
-async function found(db: Db, environmentId: string, id: string) {
-  const d = await getDispute(db, environmentId, id);
-  if (!d) throw notFound();
-  return d;
-}
+const dispute = async (db: Db, environmentId: string, id: string) => found(await getDispute(db, environmentId, id), 'dispute');
 
 function answer(outcome: DisputeOutcome, what: string) {
   if (outcome.kind === 'done') return presentDispute(outcome.dispute);
@@ -138,7 +133,7 @@ function evidenceRoute(): RouteDef {
     status: 200,
     problems: [413],
     async handler({ env, params, body, deps, db }) {
-      const d = await found(db, env.id, params.id!);
+      const d = await dispute(db, env.id, params.id!);
       const { files = [], ...text } = body;
       const kept = [];
       for (const [i, f] of files.entries()) {
@@ -163,7 +158,7 @@ const action = (name: 'submit' | 'accept', summary: string, description: string,
     response: disputeOut,
     status: 200,
     async handler({ env, params, deps, db }) {
-      const d = await found(db, env.id, params.id!);
+      const d = await dispute(db, env.id, params.id!);
       return answer(await answerDispute(on(deps, db), d, name), name === 'submit' ? 'submitting' : 'accepting');
     },
   });
@@ -203,7 +198,7 @@ export const disputeRoutes = (): RouteDef[] => [
     response: disputeOut,
     status: 200,
     async handler({ env, params, db }) {
-      return presentDispute(await found(db, env.id, params.id!));
+      return presentDispute(await dispute(db, env.id, params.id!));
     },
   }),
   evidenceRoute(),

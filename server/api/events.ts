@@ -1,7 +1,7 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import { z } from 'zod';
 import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError, fieldError } from '../http/problem';
+import { ApiError, fieldError, found, notFound } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { EVENT_TYPES, eventsAfter, getEvent, listEvents, newestEventId, type RetryTarget, retryEvent, type StoredEvent } from '../store/events';
 import type { DeliveryAttemptRow, EventDeliveryRow } from '../store/schema';
@@ -145,7 +145,6 @@ const retryBody = z
   })
   .meta({ id: 'EventRetryInput', description: 'Which destination to resend to' });
 
-const notFound = () => new ApiError('not_found', 'No event with this id');
 
 /** The body's `destination` as the store names it: none means every one not delivered. */
 function retryTargetOf(destination: z.output<typeof retryBody>['destination']): RetryTarget {
@@ -212,8 +211,7 @@ function getRoute(): RouteDef {
     response: eventDetailOut,
     status: 200,
     async handler({ env, params, db }) {
-      const event = await getEvent(db, env.id, params.id!);
-      if (!event) throw notFound();
+      const event = found(await getEvent(db, env.id, params.id!), 'event');
       return presentDetail(event);
     },
   });
@@ -234,7 +232,7 @@ function retryRoute(): RouteDef {
     status: 200,
     async handler({ env, params, body, deps, db }) {
       const result = await retryEvent(db, env.id, params.id!, deps.now(), retryTargetOf(body.destination));
-      if (result === 'not_found') throw notFound();
+      if (result === 'not_found') throw notFound('event');
       if (result === 'in_flight') throw new ApiError('conflict', 'a delivery attempt of this event is in progress; retry once it has finished');
       if (result === 'no_destination') {
         if (body.destination !== undefined) throw fieldError('destination', 'the event has no delivery to this destination');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listPage, pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError } from '../http/problem';
+import { ApiError, found } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { presentBalanceTransaction } from '../present/balance';
 import { presentMerchantPayout } from '../present/merchant-payout';
@@ -66,7 +66,6 @@ const LINE_EXAMPLE = {
   created: EXAMPLE_TIME,
 };
 
-const payoutNotFound = () => new ApiError('not_found', 'No merchant payout with this id');
 
 function listRoute() {
   return route({
@@ -100,8 +99,7 @@ function getRoute() {
     response: merchantPayoutDetail,
     status: 200,
     async handler({ env, params, query, req, baseUrl, deps, db }) {
-      const row = await getMerchantPayout(db, env.id, params.id!);
-      if (!row) throw payoutNotFound();
+      const row = found(await getMerchantPayout(db, env.id, params.id!), 'merchant payout');
       const { count, rows } = await payoutLines(db, row.id, query);
       const now = deps.now();
       return { ...presentMerchantPayout(row), lines: pageEnvelope(req, baseUrl, query, count, rows.map((r) => presentBalanceTransaction(r, now))) };

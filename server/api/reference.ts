@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CURRENCIES } from '../domain/currencies';
 import { uuidv5 } from '../domain/ids';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError } from '../http/problem';
+import { notFound } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import type { Deps } from '../deps';
 import type { Gateway } from '../payments/gateway';
@@ -95,7 +95,7 @@ function readOnly<T extends { id: string }>(opts: {
       status: 200,
       async handler({ params, deps, env }) {
         const item = opts.items(deps, env.mode === 'live').find((i) => i.id === params.id);
-        if (!item) throw new ApiError('not_found', `No ${opts.group} with this id`);
+        if (!item) throw notFound(opts.group);
         return item;
       },
     }),

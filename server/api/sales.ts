@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { AUTHENTICATION_METHODS, AUTHENTICATION_STATUSES } from '../domain/authentication';
 import { unitsToDecimalString } from '../domain/money';
 import { ACTION_RULES, actionLimit, awaitingConfirmation, SALE_STATUSES, type SaleAction } from '../domain/sales';
-import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError, inFlight, RecordedError } from '../http/problem';
+import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
+import { ApiError, found, inFlight, RecordedError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { boundStep } from '../payments/outcome';
 import { moveSaleMoney } from '../payments/sale-actions';
@@ -160,8 +160,7 @@ const action = (name: SaleAction, summary: string, description: string) =>
     accepted: `The outcome is unknown (the gateway did not answer): the sale, \`pending\` until reconciliation proves whether the ${name} was made`,
     movesMoney: true,
     async handler({ env, params, body, deps, db, binding, accepted }) {
-      const sale = await getSale(db, env.id, params.id!);
-      if (!sale) throw new ApiError('not_found', 'No sale with this id');
+      const sale = found(await getSale(db, env.id, params.id!), 'sale');
       const amount = body.amount === undefined ? actionLimit(name, sale.row) : toMinor(body.amount, sale.row.currency, 'amount');
       const outcome = await moveSaleMoney(deps, { sale: sale.row, action: name, amount, bound: boundStep(binding) });
       switch (outcome.kind) {
@@ -206,10 +205,8 @@ export const saleRoutes = (): RouteDef[] => [
     query: listQuery,
     response: pageEnvelopeSchema(saleOut),
     status: 200,
-    async handler({ env, query, req, baseUrl, db }) {
-      const { page, page_size, ...filters } = query;
-      const { count, items } = await listSales(db, env.id, filters, { page, page_size });
-      return pageEnvelope(req, baseUrl, { page, page_size }, count, items.map(presentSale));
+    async handler(ctx) {
+      return listPage(ctx, (filters, page) => listSales(ctx.db, ctx.env.id, filters, page), presentSale);
     },
   }),
   route({
@@ -223,8 +220,7 @@ export const saleRoutes = (): RouteDef[] => [
     response: saleOut,
     status: 200,
     async handler({ env, params, db }) {
-      const sale = await getSale(db, env.id, params.id!);
-      if (!sale) throw new ApiError('not_found', 'No sale with this id');
+      const sale = found(await getSale(db, env.id, params.id!), 'sale');
       return presentSale(sale);
     },
   }),

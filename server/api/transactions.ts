@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TEXT_MESSAGES } from '../../widget/fields/text';
-import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError, RecordedError } from '../http/problem';
+import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
+import { found, RecordedError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { getTransaction, listTransactions } from '../store/transactions';
 import { presentTransaction } from '../present/transaction';
@@ -198,17 +198,13 @@ export const transactionRoutes = (): RouteDef[] => [
     query: listQuery,
     response: pageEnvelopeSchema(transactionOut),
     status: 200,
-    async handler({ env, query, deps, req, baseUrl, db }) {
-      const now = deps.now();
-      const { page, page_size, ...filters } = query;
-      const { count, items } = await listTransactions(
-        db,
-        env.id,
-        { ...filters, now: now.toISOString() },
-        { page, page_size },
+    async handler(ctx) {
+      const now = ctx.deps.now();
+      return listPage(
+        ctx,
+        (filters, page) => listTransactions(ctx.db, ctx.env.id, { ...filters, now: now.toISOString() }, page),
+        (tx) => presentTransaction(tx, now, ctx.baseUrl),
       );
-      const results = items.map((tx) => presentTransaction(tx, now, baseUrl));
-      return pageEnvelope(req, baseUrl, { page, page_size }, count, results);
     },
   }),
   route({
@@ -251,8 +247,7 @@ export const transactionRoutes = (): RouteDef[] => [
     response: transactionOut,
     status: 200,
     async handler({ env, params, deps, baseUrl, db }) {
-      const tx = await getTransaction(db, env.id, params.id!);
-      if (!tx) throw new ApiError('not_found', 'No transaction with this id');
+      const tx = found(await getTransaction(db, env.id, params.id!), 'transaction');
       return presentTransaction(tx, deps.now(), baseUrl);
     },
   }),

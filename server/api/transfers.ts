@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError, fieldError } from '../http/problem';
+import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
+import { ApiError, fieldError, found } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { presentTransfer, TRANSFER_STATUSES } from '../present/wallet';
 import { createPayout } from '../payments/payouts';
@@ -123,10 +123,8 @@ export const transferRoutes = (): RouteDef[] => [
     query: listQuery,
     response: pageEnvelopeSchema(transferOut),
     status: 200,
-    async handler({ env, query, req, baseUrl, db }) {
-      const { page, page_size, ...filters } = query;
-      const { count, rows } = await listTransfers(db, env.id, filters, { page, page_size });
-      return pageEnvelope(req, baseUrl, { page, page_size }, count, rows.map(presentTransfer));
+    async handler(ctx) {
+      return listPage(ctx, (filters, page) => listTransfers(ctx.db, ctx.env.id, filters, page), presentTransfer);
     },
   }),
   route({
@@ -177,8 +175,7 @@ export const transferRoutes = (): RouteDef[] => [
     response: transferOut,
     status: 200,
     async handler({ env, params, db }) {
-      const row = await getTransfer(db, env.id, params.id!);
-      if (!row) throw new ApiError('not_found', 'No transfer with this id');
+      const row = found(await getTransfer(db, env.id, params.id!), 'transfer');
       return presentTransfer(row);
     },
   }),

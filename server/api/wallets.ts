@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { uuidv7 } from '../domain/ids';
 import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError, fieldError } from '../http/problem';
+import { ApiError, fieldError, found, notFound } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { presentEntry, presentWallet } from '../present/wallet';
 import { isUniqueViolation } from '../store/errors';
@@ -106,7 +106,6 @@ const entryQuery = pageQuery.extend({
   transfer: ref('transfer').optional().describe('Only entries of this transfer'),
 });
 
-const walletNotFound = () => new ApiError('not_found', 'No wallet with this id');
 
 function listRoute(): RouteDef {
   return route({
@@ -185,8 +184,7 @@ function getRoute(): RouteDef {
     response: walletOut,
     status: 200,
     async handler({ env, params, db }) {
-      const row = await getWallet(db, env.id, params.id!);
-      if (!row) throw walletNotFound();
+      const row = found(await getWallet(db, env.id, params.id!), 'wallet');
       return presentWallet((await withCompliance(db, [row]))[0]!);
     },
   });
@@ -209,8 +207,7 @@ function updateRoute(): RouteDef {
       if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
       const { enabled, ...rest } = body;
       const set = { ...rest, ...(enabled === undefined ? {} : { enabled }) };
-      const row = await uniqueWalletId(() => updateWallet(db, env.id, params.id!, set, deps.now()));
-      if (!row) throw walletNotFound();
+      const row = found(await uniqueWalletId(() => updateWallet(db, env.id, params.id!, set, deps.now())), 'wallet');
       return presentWallet((await withCompliance(db, [row]))[0]!);
     },
   });
@@ -230,7 +227,7 @@ function listEntriesRoute(): RouteDef {
     status: 200,
     async handler(ctx) {
       const { env, params, db } = ctx;
-      if (!(await getWallet(db, env.id, params.id!))) throw walletNotFound();
+      if (!(await getWallet(db, env.id, params.id!))) throw notFound('wallet');
       return listPage(ctx, (filters, p) => listEntries(db, env.id, params.id!, filters, p), presentEntry);
     },
   });

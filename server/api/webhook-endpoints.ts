@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError } from '../http/problem';
+import { found, notFound } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { presentEndpoint } from '../present/webhook-endpoint';
 import { EVENT_TYPES } from '../store/events';
@@ -36,7 +36,6 @@ const endpointWithSecret = endpointOut
   })
   .meta({ id: 'WebhookEndpointWithSecret', description: 'A webhook endpoint with its signing secret, shown once' });
 
-const notFound = () => new ApiError('not_found', 'No webhook endpoint with this id');
 const TAG = 'Webhook endpoint';
 
 const withSecret = (e: StoredEndpoint) => ({ ...presentEndpoint(e), secret: e.secret });
@@ -86,8 +85,7 @@ function getRoute(): RouteDef {
     response: endpointOut,
     status: 200,
     async handler({ env, params, db }) {
-      const endpoint = await getEndpoint(db, env.id, params.id!);
-      if (!endpoint) throw notFound();
+      const endpoint = found(await getEndpoint(db, env.id, params.id!), 'webhook endpoint');
       return presentEndpoint(endpoint);
     },
   });
@@ -106,8 +104,7 @@ function updateRoute(): RouteDef {
     response: endpointOut,
     status: 200,
     async handler({ env, params, body, deps, db }) {
-      const updated = await changeWebhookEndpoint(deps, db, env.id, params.id!, body as Partial<z.output<typeof endpointFields>>);
-      if (!updated) throw notFound();
+      const updated = found(await changeWebhookEndpoint(deps, db, env.id, params.id!, body as Partial<z.output<typeof endpointFields>>), 'webhook endpoint');
       return presentEndpoint(updated);
     },
   });
@@ -124,7 +121,7 @@ function deleteRoute(): RouteDef {
     tag: TAG,
     status: 204,
     async handler({ env, params, deps, db }) {
-      if (!(await deleteWebhookEndpoint(deps, db, env.id, params.id!))) throw notFound();
+      if (!(await deleteWebhookEndpoint(deps, db, env.id, params.id!))) throw notFound('webhook endpoint');
     },
   });
 }
@@ -143,8 +140,7 @@ function rollSecretRoute(): RouteDef {
     response: endpointWithSecret,
     status: 200,
     async handler({ env, params, body, deps, db }) {
-      const rolled = await rollWebhookEndpointSecret(deps, db, env.id, params.id!, body.overlap_hours);
-      if (!rolled) throw notFound();
+      const rolled = found(await rollWebhookEndpointSecret(deps, db, env.id, params.id!, body.overlap_hours), 'webhook endpoint');
       return withSecret(rolled);
     },
   });

@@ -28,8 +28,7 @@ export async function showTransaction(kit: Kit, req: Request, res: Response, s: 
   const env = s.current.environment_id;
   const found = ID.test(id) ? await getTransaction(db, env, id) : undefined;
   if (!found) return notFound(req, res);
-  const { items } = await listSales(db, env, { transaction_id: id }, { page: 1, page_size: 100 });
-  const sales = items;
+  const { rows: sales } = await listSales(db, env, { transaction_id: id }, { page: 1, page_size: 100 });
   const events = (await listEvents(db, env, { object_id: id }, { page: 1, page_size: 100 })).rows;
   const around = await transactionSurroundings(db, env, found.row);
   send(res, status, transactionPage({ text: textOf(req), session: s, tx: found.row, lines: found.lines, sales, around, events, now: deps.now(), notice }));
@@ -41,7 +40,7 @@ export function moneyRoutes(router: IRouter, kit: Kit): void {
   router.get('/transactions/', page('viewer', async (req, res, s) => {
     const env = s.current.environment_id;
     const parsed = parseTxFilters(req.query);
-    const { count, items } = await listTransactions(db, env, storeFilters(parsed.filters, deps.now().toISOString()), { page: parsed.filters.page, page_size: PAGE_SIZE });
+    const { count, rows: items } = await listTransactions(db, env, storeFilters(parsed.filters, deps.now().toISOString()), { page: parsed.filters.page, page_size: PAGE_SIZE });
     const publicKey = (await listApiKeys(db, env)).find((k) => !k.revoked_at)?.public_key ?? null;
     send(res, 200, transactionsPage({ text: textOf(req), session: s, parsed, items, count, pageSize: PAGE_SIZE, publicKey, baseUrl: baseUrlOf(req, deps) }));
   }));

@@ -115,7 +115,7 @@ export async function listSales(db: Db, environmentId: string, f: SaleFilters, p
     fee: fees.get(row.id) ?? 0,
     ...(isSourceSale(row) ? { sources: sources.get(row.id) ?? [] } : {}),
   });
-  return { count, items: rows.map(item) };
+  return { count, rows: rows.map(item) };
 }
 
 export type Reservation = { kind: 'conflict' } | { kind: 'reserved'; payment: string | null };

@@ -214,6 +214,6 @@ export async function listTransactions(db: Db, environmentId: string, f: Transac
     : [];
   return {
     count,
-    items: rows.map((row) => ({ row: transactionFromRow(row), lines: lines.filter((l) => l.transaction_id === row.id) })),
+    rows: rows.map((row) => ({ row: transactionFromRow(row), lines: lines.filter((l) => l.transaction_id === row.id) })),
   };
 }
