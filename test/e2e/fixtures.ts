@@ -47,7 +47,8 @@ export async function startService(env: Record<string, string> = {}): Promise<{ 
   const dataDir = mkdtempSync(join(tmpdir(), 'checkout-e2e-'));
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     // Rate limits out of the way: the browser tests pay and sign up far faster than people.
-    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, DEMO: 'true', LOG_LEVEL: 'info', DATABASE_URL: '', API_RATE_LIMIT: '1000000', IP_RATE_LIMIT: '1000000', ...env },
+    // No drain on SIGTERM: no load balancer has to take the process out (drain.test.ts covers it).
+    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, DEMO: 'true', LOG_LEVEL: 'info', DATABASE_URL: '', API_RATE_LIMIT: '1000000', IP_RATE_LIMIT: '1000000', SHUTDOWN_DRAIN_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -62,6 +63,7 @@ export async function startService(env: Record<string, string> = {}): Promise<{ 
     });
     child.once('exit', (code) => reject(new Error(`service exited with ${code}:\n${out}`)));
   });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const { url, auth } = await ready;
   const api = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${url}/v1${path}`, {
@@ -87,8 +89,11 @@ export async function startService(env: Record<string, string> = {}): Promise<{ 
   return {
     service,
     async stop() {
+      // Stopped, the service exits 0; one that crashed before (or on the way) says so here
+      // rather than leaving the fixture waiting for an exit that has already happened.
       child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
+      const code = await exited;
+      if (code !== 0) throw new Error(`the service exited with ${code}:\n${out.slice(-2000)}`);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
