@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { uuidv7 } from '../domain/ids';
+import { keysChanged } from './auth-changes';
 import { compiledOnce } from './compiled';
 import type { Db } from './db';
 import type { ApiKeyRow, EnvironmentMode, EnvironmentRow } from './schema';
@@ -111,6 +112,7 @@ export async function rollApiKey(
     .where('id', '=', key.id)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
+  keysChanged();
   if (Number(result.numUpdatedRows) !== 1) return undefined;
   return { id: key.id, label: key.label, public_key: key.public_key, secret_key: secretKey, previous_expires_at: previousExpiresAt };
 }
@@ -125,6 +127,7 @@ export async function revokeApiKey(db: Db, environmentId: string, keyId: string,
     .where('id', '=', key.id)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
+  keysChanged();
   return Number(result.numUpdatedRows) === 1;
 }
 
@@ -152,7 +155,7 @@ const AUTHENTICATED_COLUMNS = [
 ] as const satisfies readonly (keyof EnvironmentRow)[];
 export type AuthenticatedEnvironment = Pick<EnvironmentRow, (typeof AUTHENTICATED_COLUMNS)[number]>;
 
-// Every API request runs it: one indexed lookup by public key, compiled once.
+// One indexed lookup by public key, compiled once: what a key check reads (key-checks.ts keeps it).
 const keyByPublicKey = compiledOnce((db, publicKey: string) =>
   db
     .selectFrom('api_keys')
@@ -167,13 +170,20 @@ const keyByPublicKey = compiledOnce((db, publicKey: string) =>
     .where('api_keys.public_key', '=', publicKey),
 );
 
-/**
- * The environment whose key pair this is, or null: unknown public key, revoked key, or a
- * secret that is neither the current one nor a rolled one still within its overlap.
- * Both hashes are always compared, in constant time.
- */
-export async function authenticate(db: Db, publicKey: string, secretKey: string, now: Date): Promise<AuthenticatedEnvironment | null> {
+/** A key as a key check reads it: its environment, its hashes and its state. */
+export type KeyRow = Awaited<ReturnType<typeof keyByPublicKey>>[number];
+
+export async function readKeyRow(db: Db, publicKey: string): Promise<KeyRow | undefined> {
   const [row] = await keyByPublicKey(db, publicKey);
+  return row;
+}
+
+/**
+ * The environment whose key pair this is, or null: unknown public key (no row), revoked
+ * key, or a secret that is neither the current one nor a rolled one still within its
+ * overlap. Both hashes are always compared, in constant time.
+ */
+export function verifyKey(row: KeyRow | undefined, secretKey: string, now: Date): AuthenticatedEnvironment | null {
   const given = hashSecret(secretKey);
   const current = timingSafeEqual(given, Buffer.from(row?.key_secret_hash ?? DUMMY_HASH, 'hex'));
   const previousValid = !!row?.key_previous_hash && !!row.key_previous_expires_at && now.toISOString() < row.key_previous_expires_at;

@@ -1,3 +1,4 @@
+import { keysChanged } from './auth-changes';
 import { type Db, inTransaction } from './db';
 import type { EnvironmentRow } from './schema';
 
@@ -15,7 +16,10 @@ export function getBrand(db: Db, environmentId: string): Promise<Brand | undefin
 }
 
 export async function updateBrand(db: Db, environmentId: string, patch: BrandPatch): Promise<Brand> {
-  if (Object.keys(patch).length) await db.updateTable('environments').set(patch).where('id', '=', environmentId).execute();
+  if (Object.keys(patch).length) {
+    await db.updateTable('environments').set(patch).where('id', '=', environmentId).execute();
+    keysChanged();
+  }
   return (await getBrand(db, environmentId))!;
 }
 
@@ -37,6 +41,7 @@ export async function setLogo(db: Db, environmentId: string, logo: Logo | null, 
     }
     await trx.updateTable('environments').set({ logo_sha256: logo?.sha256 ?? null }).where('id', '=', environmentId).execute();
   });
+  keysChanged();
   return (await getBrand(db, environmentId))!;
 }
 

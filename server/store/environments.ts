@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { uuidv7 } from '../domain/ids';
 import { newApiKeyRow } from './api-keys';
+import { keysChanged } from './auth-changes';
 import { type Db, inTransaction } from './db';
 import type { EnvironmentMode, EnvironmentRow } from './schema';
 
@@ -100,6 +101,7 @@ export async function updateEnvironment(
   if (patch.rateLimit !== undefined) values.rate_limit = patch.rateLimit;
   if (Object.keys(values).length) {
     await db.updateTable('environments').set(values).where('id', '=', id).execute();
+    keysChanged();
   }
   const row = await findEnvironment(db, id);
   return row && environmentOf(row);

@@ -723,8 +723,15 @@ export interface SourceRefundRow {
   created_at: string;
 }
 
+/** One row: moved on by trigger at every write to api_keys or environments (store/key-checks.ts). */
+export interface AuthChangesRow {
+  id: number;
+  version: number;
+}
+
 export interface Tables {
   environments: EnvironmentRow;
+  auth_changes: AuthChangesRow;
   products: ProductRow;
   plans: PlanRow;
   taxes: TaxRow;

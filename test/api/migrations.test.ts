@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/store/db';
-import { authenticate, hashSecret } from '../../server/store/api-keys';
+import { hashSecret, readKeyRow, verifyKey } from '../../server/store/api-keys';
 import { createEnvironment } from '../../server/store/environments';
 import { migrate, migrationNames } from '../../server/store/migrations';
 import type { EnvironmentRow } from '../../server/store/schema';
@@ -134,8 +134,8 @@ describe('migrations on sqlite', () => {
         .values({ id: 'env', name: 'Shop', public_key: 'pk_before', secret_hash: hashSecret(secret).toString('hex'), webhook_secret: 'w', allowed_origins: '[]', is_demo: 0, created_at: at } as EnvironmentRow)
         .execute();
       expect(await migrate(database)).toContain('031_api_keys');
-      expect((await authenticate(db, 'pk_before', secret, new Date()))?.id).toBe('env');
-      expect(await authenticate(db, 'pk_before', 'sk_wrong', new Date())).toBeNull();
+      expect((verifyKey(await readKeyRow(db, 'pk_before'), secret, new Date()))?.id).toBe('env');
+      expect(verifyKey(await readKeyRow(db, 'pk_before'), 'sk_wrong', new Date())).toBeNull();
       expect(await db.selectFrom('api_keys').select(['id', 'environment_id', 'label', 'public_key']).execute()).toEqual([
         { id: 'env', environment_id: 'env', label: 'Default', public_key: 'pk_before' },
       ]);

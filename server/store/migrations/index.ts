@@ -38,6 +38,7 @@ import { migration as m086 } from './086_dashboard_figures';
 import { migration as m088 } from './088_one_store';
 import { migration as m089 } from './089_card_steps';
 import { migration as m091 } from './091_search_indexes';
+import { migration as m092 } from './092_key_checks';
 
 // One file per migration, applied in the order of their names. A released migration's
 // name is recorded in every deployed database: never rename one or change what it does;
@@ -80,6 +81,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '088_one_store': m088,
   '089_card_steps': m089,
   '091_search_indexes': m091,
+  '092_key_checks': m092,
 };
 
 /** Every migration's name, in the order they apply. */

@@ -1,0 +1,84 @@
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey, revokeApiKey } from '../../server/store/api-keys';
+import { keysChanged } from '../../server/store/auth-changes';
+import { createKeyChecks, KEY_CHECKS_FRESH_MS } from '../../server/store/key-checks';
+import type { Tables } from '../../server/store/schema';
+import { Client, ENGINES, startTestService, type TestService } from './harness';
+
+// A process keeps the key checks it has made (store/key-checks.ts). What another process
+// writes (here a second connection to the same database, as the keys CLI would) reaches it
+// through auth_changes' version, read at most once per KEY_CHECKS_FRESH_MS; what this
+// process writes, at its next check. The check's clock is a fake one here.
+
+describe.each(ENGINES)('key checks on %s', (engine) => {
+  let t: TestService;
+  let api: Client;
+  let other: Kysely<Tables>;
+  beforeAll(async () => {
+    t = await startTestService(engine);
+    api = await t.newEnvironment('Cached Shop');
+    other = new Kysely<Tables>({
+      dialect:
+        engine === 'sqlite'
+          ? new SqliteDialect({ database: new SQLite(join(t.dataDir, 'checkout.db')) })
+          : new PostgresDialect({ pool: new pg.Pool({ connectionString: process.env.TEST_DATABASE_URL, max: 1 }) }),
+    });
+  });
+  afterAll(async () => {
+    await other?.destroy();
+    await t?.close();
+  });
+
+  const setup = () => {
+    let clock = 0;
+    const check = createKeyChecks(t.service.deps.database.db, () => clock);
+    const ask = (secret = api.keys.secret_key) => check(api.keys.public_key, secret, new Date());
+    return { ask, advance: (ms: number) => void (clock += ms) };
+  };
+  const revokedAt = (at: string | null) => other.updateTable('api_keys').set({ revoked_at: at }).where('public_key', '=', api.keys.public_key).execute();
+
+  it("sees another process's revocation within KEY_CHECKS_FRESH_MS, and not before: no read a request", async () => {
+    const { ask, advance } = setup();
+    expect((await ask())?.id).toBe(api.keys.environment_id);
+    await revokedAt(new Date().toISOString());
+    try {
+      // Kept: this check does not read the key again.
+      expect((await ask())?.name).toBe('Cached Shop');
+      // The secret is still compared on every check.
+      expect(await ask('sk_test_wrong')).toBeNull();
+      advance(KEY_CHECKS_FRESH_MS);
+      expect(await ask()).toBeNull();
+    } finally {
+      await revokedAt(null);
+    }
+  });
+
+  it("sees another process's change of the environment, and this process's own at once", async () => {
+    const { ask, advance } = setup();
+    expect((await ask())?.allowed_origins).toBe('[]');
+    await other.updateTable('environments').set({ allowed_origins: '["https://shop.example"]' }).where('id', '=', api.keys.environment_id).execute();
+    advance(KEY_CHECKS_FRESH_MS);
+    expect((await ask())?.allowed_origins).toBe('["https://shop.example"]');
+    await other.updateTable('environments').set({ allowed_origins: '[]' }).where('id', '=', api.keys.environment_id).execute();
+    // No time passes: this process's own write (keysChanged) is enough.
+    keysChanged();
+    expect((await ask())?.allowed_origins).toBe('[]');
+  });
+
+  it("a key this process revokes (the dashboard's way) is refused by the service's very next request", async () => {
+    const db = t.service.deps.database.db;
+    const shop = await t.newEnvironment('Revoking Shop');
+    const env = { id: shop.keys.environment_id, mode: 'sandbox' as const };
+    const created = await createApiKey(db, env, 'Second', new Date());
+    const second = new Client(shop.url, { ...shop.keys, public_key: created.public_key, secret_key: created.secret_key });
+    expect((await second.get('/transaction/')).status).toBe(200);
+    expect((await second.get('/transaction/')).status).toBe(200);
+    expect(await revokeApiKey(db, env.id, created.id, new Date())).toBe(true);
+    expect((await second.get('/transaction/')).status).toBe(401);
+    expect((await shop.get('/transaction/')).status).toBe(200);
+  });
+});
