@@ -3,7 +3,7 @@ import { type Price } from '../domain/fees';
 import { SOURCES_GATEWAY } from '../domain/sales';
 import { type Db, inTransaction, type Tx } from './db';
 import type { Outbox } from './events';
-import { postMovement } from './ledger';
+import { type Movement, postMovements } from './ledger';
 import { countAndPage, type Page } from './paging';
 import type { BalanceTransactionRow, EnvironmentPricingRow, SaleOperationRow, SaleRow } from './schema';
 
@@ -102,23 +102,27 @@ export interface NewBalanceTransaction {
 
 /**
  * Records balance transactions with their ledger movements, all in one database
- * transaction (a job's round: on SQLite, two messages to the writer an operation rather
- * than four), each at most once: resolves with how many were recorded here, not by
+ * transaction (a job's round: on SQLite, a message to the writer per 50 rows rather than
+ * two an operation), each at most once: resolves with how many were recorded here, not by
  * another process first.
  */
 export async function recordBalanceTransactions(db: Db, outbox: Outbox, made: NewBalanceTransaction[], now: Date): Promise<number> {
   if (!made.length) return 0;
   return inTransaction(db, async (trx: Tx) => {
-    let recorded = 0;
-    for (const { row, postings } of made) {
-      const inserted = await trx.insertInto('balance_transactions').values(row).onConflict((oc) => oc.column('operation_id').doNothing()).executeTakeFirst();
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) continue;
-      recorded++;
-      if (!postings) continue;
-      // The movement is named by the balance transaction just inserted: fresh.
-      await postMovement(trx, outbox, { environmentId: row.environment_id, currency: row.currency, movementId: row.id, concept: row.type, postings, now, fresh: true });
+    const recorded = new Set<string>();
+    // 14 columns × 50 rows: under SQLite's cap on bound parameters. Those another process
+    // recorded first (the unique operation_id) are not inserted, nor returned.
+    for (let i = 0; i < made.length; i += 50) {
+      const rows = made.slice(i, i + 50).map((m) => m.row);
+      const inserted = await trx.insertInto('balance_transactions').values(rows).onConflict((oc) => oc.column('operation_id').doNothing()).returning('id').execute();
+      for (const { id } of inserted) recorded.add(id);
     }
-    return recorded;
+    // Each movement is named by the balance transaction just inserted: fresh.
+    const movements: Movement[] = made.flatMap(({ row, postings }) =>
+      postings && recorded.has(row.id) ? [{ environmentId: row.environment_id, currency: row.currency, movementId: row.id, concept: row.type, postings, now, fresh: true }] : [],
+    );
+    await postMovements(trx, outbox, movements);
+    return recorded.size;
   });
 }
 

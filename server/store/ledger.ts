@@ -124,8 +124,7 @@ export async function postMovement(trx: Tx, outbox: Outbox, m: Movement): Promis
     else system.push(...(await postToWallet(trx, m, w, p, p.account.wallet)));
   }
   for (const p of system) await postToSystem(trx, w, p);
-  // SQLite caps bound parameters per statement: 15 columns × 50 rows stays under it.
-  for (let i = 0; i < w.entries.length; i += 50) await trx.insertInto('ledger_entries').values(w.entries.slice(i, i + 50)).execute();
+  await insertEntries(trx, w.entries);
   // What the books now hold for this movement must balance too (a second post under the
   // same id, a currency mix-up): checked before the caller's transaction can commit.
   const stored = m.fresh ? w.entries : await trx.selectFrom('ledger_entries').select(['currency', 'amount']).where('movement_id', '=', m.movementId).execute();
@@ -133,6 +132,34 @@ export async function postMovement(trx: Tx, outbox: Outbox, m: Movement): Promis
   const wallets = w.entries.filter((e) => e.wallet !== null);
   for (const e of wallets) await outbox.emit(trx, e.amount > 0 ? 'wallet.credited' : 'wallet.debited', e.id, m.now);
   return wallets;
+}
+
+/** SQLite caps bound parameters per statement: 15 columns × 50 rows stays under it. */
+async function insertEntries(trx: Tx, entries: LedgerEntryRow[]): Promise<void> {
+  for (let i = 0; i < entries.length; i += 50) await trx.insertInto('ledger_entries').values(entries.slice(i, i + 50)).execute();
+}
+
+/** A fresh movement between system accounts only: no wallet to move, no receivable, no event. */
+const systemOnly = (m: Movement) => m.fresh === true && m.postings.every((p) => 'system' in p.account && p.counterpart.with_wallet === undefined);
+
+/**
+ * Several movements in one database transaction (the balance job's round): those between
+ * system accounts only have their entries inserted together, a statement per 50 entries
+ * rather than one a movement; the others are posted one by one (postMovement).
+ */
+export async function postMovements(trx: Tx, outbox: Outbox, movements: Movement[]): Promise<void> {
+  const entries: LedgerEntryRow[] = [];
+  for (const m of movements) {
+    if (!systemOnly(m)) {
+      await postMovement(trx, outbox, m);
+      continue;
+    }
+    assertBalanced(m.postings.map((p) => ({ currency: m.currency, amount: p.amount })));
+    const w = movementWriter(trx, m);
+    for (const p of m.postings) w.systemEntry(p, (p.account as { system: SystemAccount }).system);
+    entries.push(...w.entries);
+  }
+  await insertEntries(trx, entries);
 }
 
 type MovementWriter = ReturnType<typeof movementWriter>;
