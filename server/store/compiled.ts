@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { type Compilable, type CompiledQuery, createQueryId } from 'kysely';
+import { type Compilable, type CompiledQuery, createQueryId, type Insertable } from 'kysely';
 import type { Db } from './db';
+import type { Tables } from './schema';
+import { hasSealedColumns } from './sealed-secrets';
 
 /**
  * A hot query, built and compiled once per engine, then run with new arguments. Kysely
@@ -31,3 +33,41 @@ export function compiledOnce<A extends string[], R>(build: (db: Db, ...args: A) 
     return rows;
   };
 }
+
+/**
+ * An INSERT of whole rows, its SQL built and compiled once per table, columns, row count
+ * and engine: a charge's or a transaction's inserts (the sale, its operation, the gateway
+ * call, the events) would otherwise have Kysely rebuild and recompile the same statement
+ * on every request. The rows must all have the same columns. Not for a table with sealed
+ * columns: the sealed-secrets plugin seals their values while Kysely compiles each insert.
+ */
+export function compiledInsert<T extends keyof Tables>(db: Db, table: T, rows: readonly Insertable<Tables[T]>[]): CompiledQuery {
+  if (hasSealedColumns(table)) throw new Error(`${table} has columns sealed at rest: insert it with Kysely`);
+  const columns = Object.keys(rows[0]!).filter((c) => (rows[0] as Record<string, unknown>)[c] !== undefined);
+  const engine = db.getExecutor().adapter.constructor;
+  const key = `${table} ${rows.length} ${columns.join(',')}`;
+  let byKey = inserts.get(engine);
+  if (!byKey) inserts.set(engine, (byKey = new Map()));
+  let entry = byKey.get(key);
+  if (!entry) {
+    const marks: string[][] = rows.map(() => columns.map(() => randomUUID()));
+    const compiled = db
+      .insertInto(table)
+      .values(marks.map((row) => Object.fromEntries(columns.map((c, i) => [c, row[i]]))) as never)
+      .compile();
+    const flat = marks.flat();
+    const order = compiled.parameters.map((p) => flat.indexOf(p as string));
+    if (order.length !== flat.length || order.some((i) => i < 0)) throw new Error(`${table}: not a plain insert of its values`);
+    entry = { compiled, order };
+    byKey.set(key, entry);
+  }
+  const values = rows.flatMap((row) => columns.map((c) => (row as Record<string, unknown>)[c]));
+  return { ...entry.compiled, parameters: entry.order.map((i) => values[i]), queryId: createQueryId() };
+}
+
+/** Inserts rows through compiledInsert. */
+export async function insertRows<T extends keyof Tables>(db: Db, table: T, rows: readonly Insertable<Tables[T]>[]): Promise<void> {
+  if (rows.length) await db.executeQuery(compiledInsert(db, table, rows));
+}
+
+const inserts = new Map<unknown, Map<string, { compiled: CompiledQuery; order: number[] }>>();

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { type Compilable, Kysely, PostgresDialect, type Transaction } from 'kysely';
+import { type CompiledQuery, Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Tables } from './schema';
 import { SealedSecrets, type SecretsKeys } from './sealed-secrets';
@@ -90,8 +90,7 @@ export function openDatabase(opts: DatabaseOptions): Database {
  * the writer thread as one message, so the transaction never waits for this thread to come
  * round; in a caller's transaction, or on PostgreSQL, they run one by one in one.
  */
-export async function writeTogether(db: Db, queries: Compilable<unknown>[]): Promise<void> {
-  const compiled = queries.map((q) => q.compile());
+export async function writeTogether(db: Db, compiled: CompiledQuery[]): Promise<void> {
   if (!db.isTransaction) {
     const sent = await db.getExecutor().provideConnection(async (connection) => {
       if (!(connection instanceof SplitConnection)) return false;

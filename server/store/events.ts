@@ -1,6 +1,7 @@
 import type { ExpressionBuilder } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '../domain/ids';
+import { insertRows } from './compiled';
 import { type Db, inTransaction, type Tx } from './db';
 import { claimBatch, forUpdate } from './locking';
 import type { Page } from './paging';
@@ -68,9 +69,8 @@ export async function insertEvent(
 ): Promise<void> {
   const id = e.id ?? uuidv7(e.now.getTime());
   const created = e.now.toISOString();
-  await trx
-    .insertInto('events')
-    .values({
+  await insertRows(trx, 'events', [
+    {
       id,
       environment_id: e.environmentId,
       type: e.type,
@@ -78,8 +78,8 @@ export async function insertEvent(
       notify_url: e.notifyUrl,
       payload: JSON.stringify({ id, type: e.type, created, data: e.data }),
       created_at: created,
-    })
-    .execute();
+    },
+  ]);
   const destinations = [
     ...(e.notifyUrl ? [{ endpoint_id: null, url: e.notifyUrl }] : []),
     // An endpoint is not told about itself (its own creation, change or deletion).

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { uuidv7 } from '../domain/ids';
+import { insertRows } from './compiled';
 import { type Db, inTransaction, type Tx } from './db';
 import { skipLocked } from './locking';
 import type { GatewayCallKind, GatewayCallRow, GatewayCallState } from './schema';
@@ -73,7 +74,7 @@ const toRow = (c: GatewayCall): GatewayCallRow => ({ ...c, request: JSON.stringi
 const fromRow = (r: GatewayCallRow): GatewayCall => ({ ...r, request: JSON.parse(r.request) as Record<string, unknown> });
 
 export async function insertCall(db: Db, call: GatewayCall): Promise<void> {
-  await db.insertInto('gateway_calls').values(toRow(call)).execute();
+  await insertRows(db, 'gateway_calls', [toRow(call)]);
 }
 
 /**

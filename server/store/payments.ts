@@ -1,6 +1,7 @@
 import type { ExpressionBuilder } from 'kysely';
 import { uuidv7 } from '../domain/ids';
 import { takeChallenge } from './challenges';
+import { insertRows } from './compiled';
 import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from './db';
 import { skipLocked } from './locking';
 import type { Outbox } from './events';
@@ -176,7 +177,7 @@ export async function notifyUrlOfTransaction(trx: Tx, transactionId: string): Pr
 
 /** A payment's sale with its first operation (the hold or the capture), the result of its call. */
 export async function insertPaymentSale(trx: Tx, sale: SaleRow, callId: string, first: { kind: 'authorize' | 'capture'; reference: string }): Promise<void> {
-  await trx.insertInto('sales').values(sale).execute();
+  await insertRows(trx, 'sales', [sale]);
   await trx.updateTable('gateway_calls').set({ result_id: sale.id }).where('id', '=', callId).execute();
   await trx
     .insertInto('sale_operations')

@@ -1,5 +1,6 @@
 import { uuidv7 } from '../domain/ids';
 import { CONFIRMED, IN_FLIGHT, type SaleAction } from '../domain/sales';
+import { insertRows } from './compiled';
 import type { Tx } from './db';
 import type { SaleOperationKind, SaleOperationRow } from './schema';
 
@@ -10,7 +11,7 @@ import type { SaleOperationKind, SaleOperationRow } from './schema';
 /** Records an operation of a sale; resolves with the row as stored. */
 export async function addOperation(trx: Tx, saleId: string, kind: SaleOperationKind, amount: number, reference: string | null, now: Date): Promise<SaleOperationRow> {
   const row: SaleOperationRow = { id: uuidv7(now.getTime()), sale_id: saleId, kind, amount, gateway_reference: reference, created_at: now.toISOString() };
-  await trx.insertInto('sale_operations').values(row).execute();
+  await insertRows(trx, 'sale_operations', [row]);
   return row;
 }
 

@@ -2,6 +2,7 @@ import { MERCHANT_INITIATED } from '../domain/authentication';
 import { isSourceSale, NOT_PROCESSED, type SaleAction, type SaleStatus } from '../domain/sales';
 import { sql } from 'kysely';
 import { uuidv7 } from '../domain/ids';
+import { insertRows } from './compiled';
 import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from './db';
 import { feesOfSales } from './balance';
 import { takeBackDestinations } from './destinations';
@@ -366,7 +367,7 @@ export async function recordCharge(
     });
     if (late && pendingSale) await trx.updateTable('sales').set({ captured: sale.captured, failure: null, updated_at: at }).where('id', '=', saleId).execute();
     else if (pendingSale) await settlePendingSale(trx, saleId, { captured: sale.captured, failure: sale.failure }, c.now);
-    else await trx.insertInto('sales').values(sale).execute();
+    else await insertRows(trx, 'sales', [sale]);
     const reference = c.result.outcome === 'approved' ? c.result.reference : null;
     const operation = c.result.outcome === 'not_processed' ? null : await addOperation(trx, sale.id, approved ? 'charge' : 'decline', c.call.amount, reference, c.now);
     // The sale as it is now is both the answer and its event's snapshot. One inserted here

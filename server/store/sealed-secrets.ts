@@ -27,6 +27,9 @@ const SEALED_BY_TABLE = new Map<string, ReadonlySet<string>>(Object.entries(SEAL
 const ANY_SEALED_COLUMN = [...new Set(Object.values(SEALED_COLUMNS).flat())];
 const PREFIX = 'sealed:v1:';
 
+/** A table some of whose columns are sealed at rest. */
+export const hasSealedColumns = (table: string): boolean => SEALED_BY_TABLE.has(table);
+
 const isSealed = (value: unknown): value is string => typeof value === 'string' && value.startsWith(PREFIX);
 
 const keyIdOf = (key: Buffer) => createHash('sha256').update(key).digest('hex').slice(0, 8);

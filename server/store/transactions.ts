@@ -1,6 +1,6 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import { containsPattern, type SearchTerms } from '../domain/transaction-search';
-import { compiledOnce } from './compiled';
+import { compiledInsert, compiledOnce } from './compiled';
 import { type Db, writeTogether } from './db';
 import { countAndPage, type Page } from './paging';
 import { type Merchant, MERCHANT_COLUMNS, type MerchantColumns, splitMerchant } from './environments';
@@ -56,8 +56,8 @@ export function transactionToRow(t: Transaction): TransactionRow {
 export function insertTransaction(db: Db, tx: StoredTransaction): Promise<void> {
   const lines = [];
   // Chunked: SQLite caps bound parameters per statement (10 columns × 90 rows fits).
-  for (let i = 0; i < tx.lines.length; i += 90) lines.push(db.insertInto('transaction_lines').values(tx.lines.slice(i, i + 90)));
-  return writeTogether(db, [db.insertInto('transactions').values(transactionToRow(tx.row)), ...lines]);
+  for (let i = 0; i < tx.lines.length; i += 90) lines.push(compiledInsert(db, 'transaction_lines', tx.lines.slice(i, i + 90)));
+  return writeTogether(db, [compiledInsert(db, 'transactions', [transactionToRow(tx.row)]), ...lines]);
 }
 
 export function transactionLines(db: Db, transactionId: string): Promise<TransactionLineRow[]> {

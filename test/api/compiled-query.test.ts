@@ -1,11 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { type CompiledQuery, Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { compiledOnce } from '../../server/store/compiled';
+import { compiledOnce, insertRows } from '../../server/store/compiled';
 import type { Db } from '../../server/store/db';
-import type { Tables } from '../../server/store/schema';
+import type { EventRow, Tables } from '../../server/store/schema';
 import { type Client, ENGINES, type EngineName, startTestService, type TestService, transactionBody } from './harness';
 
 // compiledOnce: a query built and compiled once per engine, then run with new arguments.
@@ -210,5 +211,82 @@ describe('compiledOnce across engines', () => {
     }
     // Built once per engine, however often it runs.
     expect(builds).toBe(ENGINES.length);
+  });
+});
+
+// insertRows: an INSERT compiled once per table, columns and row count, then run with the
+// rows' values. It must send what Kysely's own insert sends and write the same rows.
+describe.each(ENGINES)('insertRows on %s', (engine) => {
+  let e: Engine;
+  beforeAll(() => {
+    e = engineOf(engine);
+  });
+  beforeEach(() => {
+    e.sent.length = 0;
+  });
+
+  const event = (id: string, over: Partial<EventRow> = {}): EventRow => ({
+    id,
+    environment_id: e.api.keys.environment_id,
+    type: 'transaction.created',
+    object_id: `object-${id}`,
+    notify_url: null,
+    payload: JSON.stringify({ id, n: id.length }),
+    created_at: new Date().toISOString(),
+    ...over,
+  });
+  const stored = (ids: string[]) => e.db.selectFrom('events').selectAll().where('id', 'in', ids).orderBy('id').execute();
+
+  it("writes the rows Kysely's insert writes, with its SQL, each value in its column", async () => {
+    const run = randomUUID();
+    const [a, b, c] = [`${run}-a`, `${run}-b`, `${run}-c`];
+    const rows = [event(a, { notify_url: 'https://shop.example/a' }), event(b, { type: 'sale.created', payload: "x' or '1'='1" })];
+    await insertRows(e.db, 'events', rows);
+    const first = e.sent.at(-1)!;
+    expect(await stored([a, b])).toEqual(rows);
+    const plain = e.db.insertInto('events').values(rows).compile();
+    expect(first.sql).toBe(plain.sql);
+    expect(first.parameters).toEqual(plain.parameters);
+    // The same shape again: the same SQL, other values.
+    await insertRows(e.db, 'events', [event(c), event(`${c}2`, { object_id: 'other' })]);
+    expect(e.sent.at(-1)!.sql).toBe(plain.sql);
+    expect((await stored([c, `${c}2`])).map((r) => r.object_id)).toEqual([`object-${c}`, 'other']);
+  });
+
+  it('keeps apart rows of other columns or another count', async () => {
+    const run = randomUUID();
+    const [one, partial] = [`${run}-one`, `${run}-partial`];
+    await insertRows(e.db, 'events', [event(one)]);
+    // An undefined value is a column left out, as in Kysely: the column's default (null) applies.
+    await insertRows(e.db, 'events', [{ ...event(partial), notify_url: undefined }]);
+    const [whole, part] = e.sent.slice(-2);
+    expect(whole!.sql).toContain('notify_url');
+    expect(part!.sql).not.toContain('notify_url');
+    expect((await stored([one, partial])).map((r) => [r.id, r.notify_url])).toEqual([
+      [one, null],
+      [partial, null],
+    ]);
+  });
+
+  it('refuses a table whose values are sealed at rest, before writing anything', async () => {
+    const db = e.t.service.deps.database.db;
+    const at = new Date().toISOString();
+    const endpoint = {
+      id: randomUUID(),
+      environment_id: e.api.keys.environment_id,
+      url: 'https://shop.example/hooks',
+      description: null,
+      enabled_events: '["*"]',
+      enabled: 1,
+      disabled_reason: null,
+      secret: 'whsec_plain',
+      previous_secret: null,
+      previous_expires_at: null,
+      last_delivered_at: null,
+      created_at: at,
+      updated_at: at,
+    };
+    await expect(insertRows(db, 'webhook_endpoints', [endpoint])).rejects.toThrow('webhook_endpoints has columns sealed at rest');
+    expect(await db.selectFrom('webhook_endpoints').select('id').where('id', '=', endpoint.id).execute()).toEqual([]);
   });
 });

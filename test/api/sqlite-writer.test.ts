@@ -57,10 +57,10 @@ describe.each(ENGINES)('writeTogether [%s]', (engine) => {
   it('commits every statement or, when one fails, none', async () => {
     await withScratch(engine, async (s) => {
       const { db } = s;
-      await writeTogether(s.database.db, [s.insert(db, 'a'), s.insert(db, 'b')]);
+      await writeTogether(s.database.db, [s.insert(db, 'a').compile(), s.insert(db, 'b').compile()]);
       expect(await s.values()).toEqual(['a', 'b']);
       // 'c' first, then a duplicate key: 'c' must not stay.
-      await expect(writeTogether(s.database.db, [s.insert(db, 'c'), s.insert(db, 'a')])).rejects.toThrow();
+      await expect(writeTogether(s.database.db, [s.insert(db, 'c').compile(), s.insert(db, 'a').compile()])).rejects.toThrow();
       expect(await s.values()).toEqual(['a', 'b']);
     });
   });
