@@ -1,4 +1,5 @@
 import type { AssetBytes, Budget, Size } from './bytes';
+import type { PairedComparison } from './paired';
 import type { Timing } from './browser';
 import type { DocsBytes, DocsTiming } from './docs';
 import type { LoadResult } from './load';
@@ -77,6 +78,8 @@ export interface Results {
   browser: BrowserResults | null;
   /** The reference at /docs/: navigation → h1 painted, beside the same files from a static server. */
   docs: { service: DocsTiming; static: DocsTiming } | null;
+  /** The money paths against the project at `baseline` (a git revision), paired slices on SQLite. */
+  money?: { baseline: string; pairs: number; rows: ({ route: string } & PairedComparison)[] };
   /** Sections that failed, with the error: the rest still ran. */
   errors: string[];
 }

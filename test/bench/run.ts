@@ -14,23 +14,33 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { getTransaction } from '../../server/store/transactions';
 import { frameSrc } from '../../widget/embed/frame';
+import { baselineCheckout } from './baseline-checkout';
 import { launchBrowser, startMerchant, timeInteractive } from './browser';
 import { assetBytes, checkBudgets, sizeOf } from './bytes';
 import { checkDocsBudgets, docsBytes, timeFirstHeading } from './docs';
 import { countTransactions, createTransaction, fundedWallets, openStore, seedTransactions, type Store, transactionBody } from './data';
 import { countKeys, currentLookupRate, type KeyLookupRow, legacyLookupRate, seedKeys } from './keys';
 import { load, type LoadRequest, type LoadResult } from './load';
+import { comparePaired } from './paired';
 import { scratchSchema } from './postgres';
 import { sqliteInsertRate, storeInsertRate, storeReadRate } from './raw';
 import type { BrowserResults, EngineResults, Results, Settings } from './results';
 import { renderTable } from './table';
 import { type BaselineKind, freePort, startBaseline, startService, type Target } from './targets';
 
+/**
+ * The money paths are compared with the project as it was the day before issue 25 (the
+ * faults work) was filed: everything since may cost them at most 10 % more CPU.
+ */
+const MONEY_BASELINE = '9d9a74f';
+const MONEY_ROUTES = ['create', 'charge'] as const;
+
 const { values: flags } = parseArgs({
   options: {
     'bytes-only': { type: 'boolean', default: false },
     'cpu-prof': { type: 'boolean', default: false },
-    only: { type: 'string', default: 'page,scaling,api,transfers,keys,browser,docs' },
+    only: { type: 'string', default: 'page,scaling,api,transfers,keys,browser,docs,money' },
+    'money-baseline': { type: 'string', default: MONEY_BASELINE },
     duration: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '2' },
     processes: { type: 'string' },
@@ -45,6 +55,7 @@ if (flags.processes) {
 
 const only = new Set(flags.only.split(','));
 const RESULTS_DIR = new URL('./results/', import.meta.url).pathname;
+const ROOT = new URL('../../', import.meta.url).pathname;
 const PAGE_CONNECTIONS = [1, 10, 50];
 /** Key pairs stored for the key section's second measurement (each of its own environment). */
 const KEYS_SEEDED = 10_000;
@@ -332,9 +343,23 @@ async function benchEngine(engine: EngineResults['engine'], config: { dataDir: s
   }
 }
 
+/** Creation and a stored card's charge, this checkout against the baseline's, in paired slices (SQLite). */
+async function moneyPaths(): Promise<void> {
+  const rev = flags['money-baseline']!;
+  const baseline = baselineCheckout(rev, progress);
+  const money: NonNullable<Results['money']> = { baseline: rev, pairs: 6, rows: [] };
+  results.money = money;
+  for (const route of MONEY_ROUTES) {
+    const r = await comparePaired({ rootA: baseline, rootB: ROOT, route, pairs: money.pairs, seconds: 3, connections: settings.apiConnections });
+    money.rows.push({ route, ...r });
+    progress(`money ${route}: B/A req/s ${Math.round(r.rps * 100)} %, CPU per request ${Math.round(r.cpu * 100)} %`);
+  }
+}
+
 let code = 0;
 try {
   await section('sqlite', () => benchEngine('sqlite', { dataDir: join(work, 'sqlite'), databaseUrl: null }));
+  if (only.has('money') && !flags['bytes-only']) await section('money', moneyPaths);
   const pgUrl = process.env.BENCH_DATABASE_URL;
   if (pgUrl && !flags['bytes-only']) {
     await section('postgres', async () => {

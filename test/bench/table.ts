@@ -110,6 +110,18 @@ function keyRows(k: NonNullable<EngineResults['keys']>, engine: string): Row[] {
   return rows;
 }
 
+const MONEY_LABELS: Record<string, string> = { create: 'POST /v1/transaction/ (3 products)', charge: 'POST /v1/authorization/{id}/charge/ (jobs on)' };
+
+function moneyRows(m: NonNullable<Results['money']>): Row[] {
+  const rows: Row[] = [`Money paths against ${m.baseline} (the day before issue 25), ${m.pairs} paired slices [sqlite]`];
+  for (const r of m.rows) {
+    const reference = `${m.baseline}: ${int(rps(r.a))} req/s · CPU ${cpuPerRequest(r.a)?.toFixed(2)} ms/req`;
+    const verdict = r.cpu <= 1.1 ? 'ok' : 'OVER';
+    rows.push([`  ${MONEY_LABELS[r.route] ?? r.route}`, rate(r.b), reference, `${pct(r.rps)} (CPU ${pct(r.cpu)})`, `CPU ≤ 110% ${verdict}`]);
+  }
+  return rows;
+}
+
 function apiRows(e: EngineResults): Row[] {
   const a = e.api;
   const rows: Row[] = [`API, ${a.connections} connections [${e.engine}]`];
@@ -151,6 +163,7 @@ export function renderTable(r: Results): string {
     rows.push(['  requests before interactive, widget', requestsSummary(r.browser.widget.service.requests), '', '', '']);
   }
   for (const e of r.engines) rows.push(...engineRows(e, r));
+  if (r.money?.rows.length) rows.push(...moneyRows(r.money));
   if (r.browser) {
     const b = r.browser;
     rows.push(`Browser: navigation → pay button interactive, median of ${s.browserRuns} (min–max) [sqlite]`);
