@@ -26,13 +26,17 @@ const together = db.transaction((batch) => {
 });
 
 function answer({ sql, parameters, batch, begin }) {
-  // A transaction's `begin` travels with its first statement: one message fewer, and the
-  // same as SQLite's own deferred begin, which takes no lock until that statement.
-  if (begin) prepared('begin').run();
+  // A transaction's `begin` travels with its first statement: one message fewer. It is
+  // `immediate`: this connection is the process's only writer, so the lock costs nothing
+  // here, and a transaction that reads and then writes (a job's claim) waits its turn
+  // (busy_timeout) behind another process's writer. A deferred begin would take a
+  // snapshot with its first read, and another process's commit after it would make the
+  // write fail at once with SQLITE_BUSY.
+  if (begin) prepared('begin immediate').run();
   // A transaction whose begin was refused, ended by its connection anyway: nothing to undo.
   if (sql === 'rollback' && !db.inTransaction) return { changes: 0 };
   if (batch) {
-    together(batch);
+    together.immediate(batch);
     return { changes: 0 };
   }
   const statement = prepared(sql);

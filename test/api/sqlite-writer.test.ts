@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, writeTogether } from '../../server/store/db';
+import { inTransaction, openDatabase, writeTogether } from '../../server/store/db';
 import { ENGINES, type EngineName } from './harness';
 
 // The store's SQLite: reads on the service's thread, writes on a thread of their own
@@ -190,6 +190,29 @@ describe('SQLite reads and writes on two connections', () => {
         expect(await s.values()).toEqual(['late']);
       } finally {
         other.close();
+      }
+    });
+  });
+
+  it("two processes' transactions that read, then write, on one file all commit: none is refused as busy", async () => {
+    await withScratch('sqlite', async (s) => {
+      // A second process's database: its own reader and writer thread on the same file.
+      const second = openDatabase({ databaseUrl: null, dataDir });
+      const other = second.db as unknown as ScratchDb;
+      try {
+        // A job's claim: read what is there, then write from it, in one transaction. With
+        // a deferred begin, the read's snapshot goes stale as soon as the other process
+        // commits, and the write is refused (SQLITE_BUSY) instead of waiting for its turn.
+        const claim = (db: ScratchDb, v: string) =>
+          inTransaction(db as never, async (trx) => {
+            const t = trx as unknown as ScratchDb;
+            const seen = await t.selectFrom(s.name).select('v').execute();
+            await s.insert(t, `${v}-${seen.length}`).execute();
+          });
+        await Promise.all(Array.from({ length: 400 }, (_, i) => claim(i % 2 ? other : s.db, `p${i % 2}-${i}`)));
+        expect(await s.values()).toHaveLength(400);
+      } finally {
+        await second.close();
       }
     });
   });
