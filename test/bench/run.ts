@@ -347,7 +347,7 @@ async function benchEngine(engine: EngineResults['engine'], config: { dataDir: s
 async function moneyPaths(): Promise<void> {
   const rev = flags['money-baseline']!;
   const baseline = baselineCheckout(rev, progress);
-  const money: NonNullable<Results['money']> = { baseline: rev, pairs: 6, rows: [] };
+  const money: NonNullable<Results['money']> = { baseline: rev, pairs: 10, rows: [] };
   results.money = money;
   for (const route of MONEY_ROUTES) {
     const r = await comparePaired({ rootA: baseline, rootB: ROOT, route, pairs: money.pairs, seconds: 3, connections: settings.apiConnections });
