@@ -21,3 +21,17 @@ export interface Deps {
   /** Rate-limit buckets: in the database on PostgreSQL (shared by every process), in memory on SQLite. */
   limiter: Limiter;
 }
+
+/**
+ * The deps of one request or one job round: the same parts, with its logger (bound to the
+ * request id or the job round), read when a line is first written. Use cases log through
+ * `deps.log`, so what they write while answering names what they were doing it for.
+ */
+export function scopedDeps(deps: Deps, scope: { readonly log: Logger }): Deps {
+  return {
+    ...deps,
+    get log() {
+      return scope.log;
+    },
+  };
+}

@@ -1,4 +1,5 @@
 import type { IRouter, Request } from 'express';
+import { scopedDeps } from '../deps';
 import { z } from 'zod';
 import { baseUrlOf } from '../http/route';
 import { answerChallenge, type ChallengeOutcome } from '../payments/challenge';
@@ -87,7 +88,7 @@ export function challengeRoutes(router: IRouter, ctx: CheckoutContext): void {
       return respond(ctx, res, page, { kind: 'view', status: 403, error: { message: 'error.session', fields: {} } });
     }
     const { answer } = parsed.data;
-    const outcome = await answerChallenge(deps, { transaction: page.row, challenge, answer });
+    const outcome = await answerChallenge(scopedDeps(deps, req), { transaction: page.row, challenge, answer });
     const shown = await challengeAnswered(ctx, page, challenge.gateway_id, answer, outcome);
     if (page.wantsJson || shown.kind === 'redirect') return respond(ctx, res, page, shown);
     // The form's answer: back to the payment page, which shows what came of it (post, redirect, get).

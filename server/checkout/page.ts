@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import type { Logger } from 'pino';
 import type { DocumentAssets } from '../../widget/screen/document';
 import type { Language } from '../../widget/screen/view';
 import { isLanguage, resolveLanguage } from '../../widget/i18n/language';
@@ -33,6 +34,8 @@ export interface Page extends Checkout {
   embed: { parentOrigin: string } | null;
   frameAncestors: string[];
   wantsJson: boolean;
+  /** The request's logger (http/logging.ts), for the use cases the answer calls (scopedDeps). */
+  readonly log: Logger;
 }
 
 export async function loadPage({ db }: CheckoutContext, req: Request): Promise<Page | null> {
@@ -53,7 +56,8 @@ export async function loadPage({ db }: CheckoutContext, req: Request): Promise<P
       frameAncestors = allowed;
     }
   }
-  return { row, merchant, version, language, embed, frameAncestors, wantsJson: req.is('application/json') === 'application/json' };
+  const wantsJson = req.is('application/json') === 'application/json';
+  return { row, merchant, version, language, embed, frameAncestors, wantsJson, get log() { return req.log; } };
 }
 
 /** Re-reads the transaction so the answer shows the state the write produced. */

@@ -1,4 +1,5 @@
 import type { IRouter } from 'express';
+import { scopedDeps } from '../deps';
 import { validateFields } from '../../widget/fields/card';
 import { baseUrlOf } from '../http/route';
 import type { Gateway } from '../payments/gateway';
@@ -33,7 +34,7 @@ export function payRoutes(router: IRouter, ctx: CheckoutContext): void {
     }
     const limited = await limitCard(gateway, input.fields);
     if (limited > 0) return tooManyAttempts(now, limited, gateway.id);
-    const outcome = await payTransaction(deps, { transaction: row, gateway, fields: input.fields });
+    const outcome = await payTransaction(scopedDeps(deps, page), { transaction: row, gateway, fields: input.fields });
     if (outcome.kind === 'not_claimed') {
       const wait = await failedAttemptsWait(db, row.id, now);
       if (wait > 0) return tooManyAttempts(now, wait, gateway.id);

@@ -1,4 +1,5 @@
 import type { IRouter } from 'express';
+import { scopedDeps } from '../deps';
 import { baseUrlOf } from '../http/route';
 import { payTransaction } from '../payments/pay';
 import { SANDBOX_REDIRECT_ID } from '../payments/sandbox';
@@ -40,7 +41,7 @@ export function providerRoutes(router: IRouter, ctx: CheckoutContext): void {
       return res.redirect(303, back);
     }
     // The provider's answer comes back with the customer: settle the payment with it.
-    const outcome = await payTransaction(deps, {
+    const outcome = await payTransaction(scopedDeps(deps, req), {
       transaction: page.row,
       gateway: redirectGateway(),
       fields: { decision: decision === 'approve' ? 'approve' : 'reject' },

@@ -3,7 +3,8 @@ import { validateFields } from '../../widget/fields/card';
 import { type DocumentAssets, renderDocument, renderNotFound } from '../../widget/screen/document';
 import { isLanguage, resolveLanguage } from '../../widget/i18n/language';
 import { getTranslator } from '../../widget/i18n/server';
-import type { Deps } from '../deps';
+import type { Logger } from 'pino';
+import { type Deps, scopedDeps } from '../deps';
 import { baseUrlOf } from '../http/route';
 import { canStore } from '../payments/gateway';
 import { answerStoreChallenge, type StoreChallengeOutcome } from '../payments/store-challenge';
@@ -34,6 +35,8 @@ interface Page extends SavePage {
   embed: { parentOrigin: string } | null;
   frameAncestors: string[];
   wantsJson: boolean;
+  /** The request's logger, for the use cases the answer calls (scopedDeps). */
+  readonly log: Logger;
 }
 
 type Extra = Pick<SaveViewInput, 'justFinished' | 'cancelled' | 'declined' | 'confirmCancel' | 'error' | 'values'>;
@@ -57,7 +60,8 @@ async function loadPage(ctx: CheckoutContext, req: Request): Promise<Page | null
   const origin = req.query.embed === '1' && typeof req.query.origin === 'string' ? req.query.origin : null;
   // Unknown origins get no embed mode and frame-ancestors 'none': the browser refuses to show it.
   const embed = origin !== null && allowed.includes(origin) ? { parentOrigin: origin } : null;
-  return { ...found, language, embed, frameAncestors: embed ? allowed : [], wantsJson: req.is('application/json') === 'application/json' };
+  const wantsJson = req.is('application/json') === 'application/json';
+  return { ...found, language, embed, frameAncestors: embed ? allowed : [], wantsJson, get log() { return req.log; } };
 }
 
 async function view(ctx: CheckoutContext, page: Page, extra: Extra = {}) {
@@ -119,7 +123,7 @@ async function result(ctx: CheckoutContext, res: Response, page: Page, message: 
 
 /** Stores the card on the page's authorization; answers what came of it. */
 async function save(ctx: CheckoutContext, res: Response, page: Page, input: PayRequest) {
-  const { deps } = ctx;
+  const deps = scopedDeps(ctx.deps, page);
   const gateway = deps.gateways.find(page.row.gateway_id);
   if (!gateway?.enabled || !canStore(gateway) || input.gateway !== gateway.id) {
     return show(ctx, res, page, 400, { error: { message: 'error.gatewayRequired', fields: { gateway: 'error.gatewayRequired' } } });
@@ -214,7 +218,7 @@ export function saveRoutes(router: IRouter, deps: Deps, screenAssets: () => Docu
     const parsed = challengeRequest.safeParse(page.wantsJson ? { ...req.body, csrf: req.get('x-csrf-token') } : req.body);
     if (!parsed.success) return show(ctx, res, page, 400, { error: { message: 'error.generic', fields: {} } });
     if (!(await trusted(ctx, req, page, parsed.data.csrf))) return show(ctx, res, page, 403, { error: { message: 'error.session', fields: {} } });
-    const outcome = await answerStoreChallenge(deps, { authorization: page.row, answer: parsed.data.answer });
+    const outcome = await answerStoreChallenge(scopedDeps(deps, req), { authorization: page.row, answer: parsed.data.answer });
     return challengeAnswered(ctx, res, page, parsed.data.answer, outcome);
   });
 }

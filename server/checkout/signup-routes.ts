@@ -4,7 +4,8 @@ import { type DocumentAssets, renderDocument, renderNotFound } from '../../widge
 import { isLanguage, resolveLanguage } from '../../widget/i18n/language';
 import type { CheckoutView } from '../../widget/screen/view';
 import { signupOpen } from '../present/subscription';
-import type { Deps } from '../deps';
+import type { Logger } from 'pino';
+import { type Deps, scopedDeps } from '../deps';
 import { baseUrlOf } from '../http/route';
 import { testCardErrors } from '../payments/live';
 import { canStore } from '../payments/gateway';
@@ -40,6 +41,8 @@ interface Page extends SignupPage {
   embed: { parentOrigin: string } | null;
   frameAncestors: string[];
   wantsJson: boolean;
+  /** The request's logger, for the use cases the answer calls (scopedDeps). */
+  readonly log: Logger;
 }
 
 type Extra = Omit<SignupViewInput, 'row' | 'merchantName' | 'language' | 'csrf' | 'now' | 'embed' | 'gateways'>;
@@ -55,7 +58,8 @@ async function loadPage({ db }: CheckoutContext, req: Request): Promise<Page | n
   const origin = req.query.embed === '1' && typeof req.query.origin === 'string' ? req.query.origin : null;
   // Unknown origins get no embed mode and frame-ancestors 'none': the browser refuses to show it.
   const embed = origin !== null && allowed.includes(origin) ? { parentOrigin: origin } : null;
-  return { ...found, language, embed, frameAncestors: embed ? allowed : [], wantsJson: req.is('application/json') === 'application/json' };
+  const wantsJson = req.is('application/json') === 'application/json';
+  return { ...found, language, embed, frameAncestors: embed ? allowed : [], wantsJson, get log() { return req.log; } };
 }
 
 async function view(ctx: CheckoutContext, page: Page, extra: Extra = {}): Promise<CheckoutView> {
@@ -104,7 +108,8 @@ async function finish(ctx: CheckoutContext, res: Response, page: Page, kind: 'co
 
 /** Stores the card through the gateway and starts the subscription with it; answers what came of it. */
 async function signUp(ctx: CheckoutContext, res: Response, page: Page, input: PayRequest) {
-  const { deps, db } = ctx;
+  const { db } = ctx;
+  const deps = scopedDeps(ctx.deps, page);
   const gateway = deps.gateways.forCurrency(page.row.currency, !page.merchant.sandbox).find((g) => g.id === input.gateway);
   if (!gateway || !canStore(gateway)) {
     return show(ctx, res, page, 400, { error: { message: 'error.gatewayRequired', fields: { gateway: 'error.gatewayRequired' } } });
@@ -137,7 +142,8 @@ async function signUp(ctx: CheckoutContext, res: Response, page: Page, input: Pa
 
 /** The stored card starts the subscription (or pays the owed period): the sign-up is done. */
 async function start(ctx: CheckoutContext, res: Response, page: Page, authorization: AuthorizationRow, customerEmail: string | null) {
-  const { deps, db } = ctx;
+  const { db } = ctx;
+  const deps = scopedDeps(ctx.deps, page);
   // A second sign-up racing this one finds the subscription started: its card stays
   // stored (an authorization the merchant sees and can remove) and it is told so.
   const result = await attachPaymentMethod(db, { subscription: page.row, authorizationId: authorization.id, customerEmail, now: deps.now(), outbox: deps.outbox });
@@ -167,7 +173,7 @@ async function openChallenge(ctx: CheckoutContext, page: Page): Promise<Authoriz
   const authorization = await signupChallenge(ctx.db, page.row);
   if (authorization?.status !== 'requires_action' || !authorization.gateway_challenge) return null;
   if (Date.parse(authorization.challenge_expires_at ?? '') > ctx.deps.now().getTime()) return authorization;
-  await answerStoreChallenge(ctx.deps, { authorization, answer: 'abandoned' });
+  await answerStoreChallenge(scopedDeps(ctx.deps, page), { authorization, answer: 'abandoned' });
   return null;
 }
 
@@ -198,7 +204,7 @@ function challengeRoutes(router: IRouter, ctx: CheckoutContext, signupOnly: (req
     const authorization = await openChallenge(ctx, page);
     if (!authorization) return result(ctx, res, page, 'error.saveIncomplete');
     const { answer } = parsed.data;
-    const outcome = await answerStoreChallenge(ctx.deps, { authorization, answer });
+    const outcome = await answerStoreChallenge(scopedDeps(ctx.deps, req), { authorization, answer });
     if (outcome.kind === 'stored') return start(ctx, res, page, outcome.authorization, null);
     // As for a sign-up's store of unknown outcome: nothing is charged, the customer may try again.
     const message = notStored(answer, outcome);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { scopedDeps } from '../deps';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { IRouter } from 'express';
 import { z } from 'zod';
@@ -85,7 +86,7 @@ export function saleRoutes(router: IRouter, kit: Kit): void {
       if (claim.kind === 'mismatch') return forbidden(req, res);
       const owned = { ...ids, owner: claim.owner };
       // The key's binding names its gateway call, so a repeat after a crash rolls the same step forward (as the API does).
-      const outcome = await moveSaleMoney(deps, { sale: sale.row, action: name, amount, bound: boundStep(claim.binding) });
+      const outcome = await moveSaleMoney(scopedDeps(deps, req), { sale: sale.row, action: name, amount, bound: boundStep(claim.binding) });
       if (outcome.kind === 'in_flight') return refuse(409, text.t('sale.inFlight'));
       if (outcome.kind === 'conflict' || outcome.kind === 'gateway_failed' || outcome.kind === 'part_of') {
         await releaseKey(db, owned);

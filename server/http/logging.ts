@@ -2,16 +2,17 @@ import { randomUUID } from 'node:crypto';
 import type { RequestListener, ServerResponse } from 'node:http';
 import type { Express, Request } from 'express';
 import pino, { type Logger } from 'pino';
-import { logContextFields, withLogContext } from '../ops/log-context';
 
 const STARTED = Symbol('request start');
+const LOG = Symbol('request logger');
 
 declare module 'node:http' {
   interface IncomingMessage {
     /** Also sent as X-Request-Id, so a merchant can quote it. */
     id: string;
-    /** Lines logged while handling the request carry its id. */
+    /** The request's logger: its lines carry the request id (and trace). Made when first used. */
     log: Logger;
+    [LOG]?: Logger;
     /** performance.now() when the request reached the app, for the access line. */
     [STARTED]?: number;
     /** The W3C trace the caller's `traceparent` put this request in, if it sent a valid one. */
@@ -78,8 +79,6 @@ export function serializeError(err: unknown, depth = 0): Record<string, unknown>
 
 /** Nothing logs bodies, cards or credentials on purpose; if something ever does, it is masked. */
 export const LOG_OPTIONS = {
-  // Every line carries the request id (or the job round) of the work that wrote it.
-  mixin: logContextFields,
   redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
   serializers: { err: (err: unknown) => serializeError(err) },
 } satisfies pino.LoggerOptions;
@@ -114,13 +113,19 @@ export function traceIdOf(header: string | string[] | undefined): string | undef
  * One line per request when it ends: request id, method, path without query or token,
  * status, time. No headers, no bodies. Flat on purpose: pino writes strings and numbers
  * straight into the line, while nested objects go through a generic serializer (measured:
- * 12 % of a payment page's CPU). The app runs in the request's log context, so every line
- * written while answering it, by a handler or a use case it calls, carries the request id;
- * `req.log` is the logger itself, kept for handlers. Wrapped around the app rather than
- * used in it: a middleware is a router layer every request walks through.
+ * 12 % of a payment page's CPU). `req.log` is a child logger bound to the request's id and
+ * trace, made on its first line; handlers hand it to the use cases they call through
+ * `scopedDeps` (deps.ts), so every line written while answering carries the request id.
+ * Passed, not kept in an AsyncLocalStorage: on Node 20 its promise hook runs for every
+ * promise, 5 % of a stored card's charge (docs/performance.md). Wrapped around the app
+ * rather than used in it: a middleware is a router layer every request walks through.
  */
 export function withRequestLogging(app: Express, logger: Logger): RequestListener {
-  app.request.log = logger;
+  Object.defineProperty(app.request, 'log', {
+    get(this: Request): Logger {
+      return (this[LOG] ??= logger.child(this.traceId ? { reqId: this.id, traceId: this.traceId } : { reqId: this.id }));
+    },
+  });
   // Built from known fields only, so the access line skips redaction (half a line's cost).
   const access = logger.child({}, { redact: [] });
   // One listener shared by every response rather than a closure made per request: 'close'
@@ -145,6 +150,6 @@ export function withRequestLogging(app: Express, logger: Logger): RequestListene
     req.traceId = traceIdOf(req.headers.traceparent);
     res.setHeader('X-Request-Id', req.id);
     res.on('close', logLine);
-    withLogContext(req.traceId ? { reqId: req.id, traceId: req.traceId } : { reqId: req.id }, () => app(req, res));
+    app(req, res);
   };
 }

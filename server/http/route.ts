@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { once } from 'node:events';
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { z } from 'zod';
-import type { Deps } from '../deps';
+import { type Deps, scopedDeps } from '../deps';
 import { type Db, inTransaction } from '../store/db';
 import { UUID_PATTERN } from '../domain/ids';
 import type { AuthenticatedEnvironment } from '../store/api-keys';
@@ -244,7 +244,7 @@ function callOf(def: RouteDef, queryOf: z.ZodType, req: Request, deps: Deps, sta
         query: query.data,
         params: req.params as Record<string, string>,
         req,
-        deps,
+        deps: scopedDeps(deps, req),
         baseUrl: baseUrlOf(req, deps),
         binding: call.binding,
         accepted: () => {

@@ -1,4 +1,4 @@
-import type { Deps } from '../deps';
+import { type Deps, scopedDeps } from '../deps';
 import { reviewDocuments } from './compliance-review';
 import { createDelivery } from '../notify/worker';
 import { createMailDelivery } from '../notify/mail-worker';
@@ -44,20 +44,20 @@ export const JOB_NAMES = {
 export function serviceJobs(deps: Deps): Job[] {
   const db = deps.database.db;
   const { allowPrivateNotifyUrls, webhookTimeoutMs } = deps.config;
-  const deliver = createDelivery({ db, log: deps.log, now: deps.now, outbox: deps.outbox, allowPrivateNotifyUrls, timeoutMs: webhookTimeoutMs });
+  const deliver = createDelivery({ db, now: deps.now, outbox: deps.outbox, allowPrivateNotifyUrls, timeoutMs: webhookTimeoutMs });
   const { smtpUrl, dataDir, mailFrom, trialReminderDays } = deps.config;
   // One SMTP conversation's bound (connect, greeting, each reply), as mail servers allow for.
   const timeoutMs = 30_000;
   const transport = createMailTransport({ smtpUrl, dataDir, timeoutMs });
-  const mail = createMailDelivery({ db, log: deps.log, now: deps.now, transport, from: mailFrom, timeoutMs });
+  const mail = createMailDelivery({ db, now: deps.now, transport, from: mailFrom, timeoutMs });
   return [
     { name: JOB_NAMES.expiry, periodMs: 30_000, batch: 100, run: ({ now }) => expireDue(db, now(), deps.outbox, 100) },
-    { name: JOB_NAMES.reconciliation, periodMs: 5_000, batch: 20, run: () => reconcileCalls(deps, 20) },
+    { name: JOB_NAMES.reconciliation, periodMs: 5_000, batch: 20, run: (round) => reconcileCalls(scopedDeps(deps, round), 20) },
     // After reconciliation in a round: a source payment waits for its charges to be recorded.
-    { name: JOB_NAMES.sourcePayments, periodMs: 5_000, batch: 10, run: () => settleSourcePayments(deps, 10) },
-    { name: JOB_NAMES.holdExpiry, periodMs: 60_000, batch: 20, run: () => expireHolds(deps, 20) },
+    { name: JOB_NAMES.sourcePayments, periodMs: 5_000, batch: 10, run: (round) => settleSourcePayments(scopedDeps(deps, round), 10) },
+    { name: JOB_NAMES.holdExpiry, periodMs: 60_000, batch: 20, run: (round) => expireHolds(scopedDeps(deps, round), 20) },
     // Lapsed challenges of stores and hosted save pages past their expiry (payments/authorization-expiry.ts).
-    { name: JOB_NAMES.authorizationExpiry, periodMs: 30_000, batch: 50, run: () => expireAuthorizations(deps, 50) },
+    { name: JOB_NAMES.authorizationExpiry, periodMs: 30_000, batch: 50, run: (round) => expireAuthorizations(scopedDeps(deps, round), 50) },
     {
       name: JOB_NAMES.compliance,
       periodMs: 5_000,
@@ -65,21 +65,21 @@ export function serviceJobs(deps: Deps): Job[] {
       run: ({ now, log, signal }) => reviewDocuments({ db, outbox: deps.outbox, now, log, signal }, 50),
     },
     // The merchant's balance follows confirmed captures, charges and refunds (payments/balance.ts).
-    { name: JOB_NAMES.balance, periodMs: 1_000, batch: 50, run: () => postBalanceTransactions(deps, 50) },
+    { name: JOB_NAMES.balance, periodMs: 1_000, batch: 50, run: (round) => postBalanceTransactions(scopedDeps(deps, round), 50) },
     // Disputes (payments/disputes.ts): the sandbox bank opens and decides them; the deadline closes them.
-    { name: JOB_NAMES.sandboxDisputes, periodMs: 1_000, batch: 20, run: () => openSandboxDisputes(deps, 20) },
-    { name: JOB_NAMES.disputeDeadlines, periodMs: 60_000, batch: 50, run: () => closeOverdueDisputes(deps, 50) },
-    { name: JOB_NAMES.sandboxDisputeReviews, periodMs: 1_000, batch: 20, run: () => decideSandboxDisputes(deps, 20) },
-    { name: JOB_NAMES.payouts, periodMs: 2_000, batch: 20, run: () => sendPayouts(deps, 20) },
+    { name: JOB_NAMES.sandboxDisputes, periodMs: 1_000, batch: 20, run: (round) => openSandboxDisputes(scopedDeps(deps, round), 20) },
+    { name: JOB_NAMES.disputeDeadlines, periodMs: 60_000, batch: 50, run: (round) => closeOverdueDisputes(scopedDeps(deps, round), 50) },
+    { name: JOB_NAMES.sandboxDisputeReviews, periodMs: 1_000, batch: 20, run: (round) => decideSandboxDisputes(scopedDeps(deps, round), 20) },
+    { name: JOB_NAMES.payouts, periodMs: 2_000, batch: 20, run: (round) => sendPayouts(scopedDeps(deps, round), 20) },
     // After the balance job in a round: the merchant's scheduled payouts, then sending them (payments/merchant-payouts.ts).
-    { name: JOB_NAMES.merchantPayouts, periodMs: 2_000, batch: 20, run: () => runMerchantPayouts(deps, 20) },
-    { name: JOB_NAMES.subscriptions, periodMs: 1_000, batch: 20, run: () => chargeDueSubscriptions(deps, 20) },
-    { name: JOB_NAMES.delivery, periodMs: 500, batch: 20, run: () => deliver(20) },
+    { name: JOB_NAMES.merchantPayouts, periodMs: 2_000, batch: 20, run: (round) => runMerchantPayouts(scopedDeps(deps, round), 20) },
+    { name: JOB_NAMES.subscriptions, periodMs: 1_000, batch: 20, run: (round) => chargeDueSubscriptions(scopedDeps(deps, round), 20) },
+    { name: JOB_NAMES.delivery, periodMs: 500, batch: 20, run: (round) => deliver(20, round) },
     { name: JOB_NAMES.trialReminders, periodMs: 60_000, batch: 50, run: ({ now }) => remindTrials(db, now(), trialReminderDays, 50) },
     // After the reminders in a round: what a round queues, it sends.
-    { name: JOB_NAMES.mail, periodMs: 1_000, batch: 10, run: () => mail(10) },
+    { name: JOB_NAMES.mail, periodMs: 1_000, batch: 10, run: (round) => mail(10, round) },
     // Buckets full again are as good as absent: forgotten, so the table holds only recent callers.
     { name: JOB_NAMES.rateLimits, periodMs: 60_000, batch: 1000, run: ({ now }) => deps.limiter.sweep(now(), 1000) },
-    { name: JOB_NAMES.retention, periodMs: 5 * 60_000, batch: 500, run: ({ now }) => purgeOld(deps, now(), 500) },
+    { name: JOB_NAMES.retention, periodMs: 5 * 60_000, batch: 500, run: (round) => purgeOld(scopedDeps(deps, round), round.now(), 500) },
   ];
 }

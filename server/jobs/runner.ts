@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { withLogContext } from '../ops/log-context';
 
 // Background work as jobs: a name, a period and a function. Each round of a job claims its
 // own rows in the database (SELECT … FOR UPDATE SKIP LOCKED on PostgreSQL, a conditional
@@ -10,7 +9,8 @@ import { withLogContext } from '../ops/log-context';
 
 export interface JobContext {
   now(): Date;
-  log: Logger;
+  /** The round's logger: every line names the job and the round. Made when first used. */
+  readonly log: Logger;
   /** Aborted when the round outlives its job's timeout; long rounds should stop taking items. */
   signal: AbortSignal;
 }
@@ -60,8 +60,17 @@ async function runRound(job: Job, o: { now: () => Date; log: Logger }, startedAt
     controller.abort();
   }, limit);
   try {
-    // Every line of the round, the use cases' included, names the job and the round.
-    return await withLogContext({ job: job.name, round: randomUUID() }, () => job.run({ now: o.now, log: o.log, signal: controller.signal }));
+    // Every line of the round, the use cases' included (jobs/index.ts hands them this
+    // logger through scopedDeps), names the job and the round.
+    let log: Logger | undefined;
+    const ctx: JobContext = {
+      now: o.now,
+      get log() {
+        return (log ??= o.log.child({ job: job.name, round: randomUUID() }));
+      },
+      signal: controller.signal,
+    };
+    return await job.run(ctx);
   } finally {
     clearTimeout(timer);
     startedAt.delete(job.name);

@@ -16,7 +16,6 @@ import { retryAt } from './worker';
 export interface MailDeliveryOptions {
   db: Db;
   now: () => Date;
-  log: Logger;
   transport: MailTransport;
   from: string;
   /** Bounds one send, so a live worker never loses its claim. */
@@ -24,11 +23,12 @@ export interface MailDeliveryOptions {
   random?: () => number;
 }
 
-export function createMailDelivery(o: MailDeliveryOptions): (batch: number) => Promise<number> {
+/** One round: claims up to `batch` due emails and sends each, logging through the round's logger. */
+export function createMailDelivery(o: MailDeliveryOptions): (batch: number, round: { readonly log: Logger }) => Promise<number> {
   const random = o.random ?? Math.random;
   const leaseMs = o.timeoutMs * 6;
 
-  async function attempt(mail: MailRow): Promise<void> {
+  async function attempt(mail: MailRow, log: Logger): Promise<void> {
     const content = JSON.parse(mail.content!) as MailContent;
     const composed = composeMail(content);
     try {
@@ -44,16 +44,16 @@ export function createMailDelivery(o: MailDeliveryOptions): (batch: number) => P
       const error = err instanceof Error ? err.message.slice(0, 200) : 'send failed';
       const next = retryAt(mail.attempt_count + 1, o.now(), random);
       await recordMailAttempt(o.db, mail, { sent: false, error, retryAt: next }, o.now());
-      o.log.warn({ mail: mail.id, kind: mail.kind, attempt: mail.attempt_count + 1, gaveUp: next === null }, 'email not sent');
+      log.warn({ mail: mail.id, kind: mail.kind, attempt: mail.attempt_count + 1, gaveUp: next === null }, 'email not sent');
       return;
     }
     await recordMailAttempt(o.db, mail, { sent: true }, o.now());
-    o.log.info({ mail: mail.id, kind: mail.kind, attempt: mail.attempt_count + 1 }, 'email sent');
+    log.info({ mail: mail.id, kind: mail.kind, attempt: mail.attempt_count + 1 }, 'email sent');
   }
 
-  return async (batch) => {
+  return async (batch, round) => {
     const mails = await claimDueMails(o.db, o.now(), leaseMs, batch);
-    await Promise.all(mails.map(attempt));
+    await Promise.all(mails.map((mail) => attempt(mail, round.log)));
     return mails.length;
   };
 }

@@ -32,7 +32,6 @@ export function retryAt(attempts: number, now: Date, random: () => number, delay
 export interface DeliveryOptions {
   db: Db;
   now: () => Date;
-  log: Logger;
   outbox: Outbox;
   allowPrivateNotifyUrls: boolean;
   /** How long a receiver may take to answer (WEBHOOK_TIMEOUT_MS). */
@@ -40,8 +39,11 @@ export interface DeliveryOptions {
   random?: () => number;
 }
 
-/** One round of webhook delivery: claims up to `batch` due deliveries and posts each; resolves with how many it claimed. */
-export function createDelivery(o: DeliveryOptions): (batch: number) => Promise<number> {
+/**
+ * One round of webhook delivery: claims up to `batch` due deliveries and posts each, logging
+ * through the round's logger; resolves with how many it claimed.
+ */
+export function createDelivery(o: DeliveryOptions): (batch: number, round: { readonly log: Logger }) => Promise<number> {
   const random = o.random ?? Math.random;
   // Longer than any one delivery can take, so a live worker never loses its claim.
   const leaseMs = o.timeoutMs * 6;
@@ -54,16 +56,16 @@ export function createDelivery(o: DeliveryOptions): (batch: number) => Promise<n
   }
 
   /** An endpoint whose delivery failed for good and that received nothing meanwhile is disabled, with an event. */
-  async function disableIfFailing(d: ClaimedDelivery, now: Date) {
+  async function disableIfFailing(d: ClaimedDelivery, now: Date, log: Logger) {
     const disabled = await inTransaction(o.db, async (trx) => {
       if (!(await disableFailingEndpoint(trx, d.endpoint_id!, d.created_at, now))) return false;
       await o.outbox.emit(trx, 'webhook_endpoint.disabled', d.endpoint_id!, now);
       return true;
     });
-    if (disabled) o.log.warn({ endpoint: d.endpoint_id, event: d.event_id }, 'webhook endpoint disabled: every delivery failed for 3 days');
+    if (disabled) log.warn({ endpoint: d.endpoint_id, event: d.event_id }, 'webhook endpoint disabled: every delivery failed for 3 days');
   }
 
-  async function attempt(d: ClaimedDelivery): Promise<void> {
+  async function attempt(d: ClaimedDelivery, log: Logger): Promise<void> {
     const started = o.now();
     const secrets = await secretsOf(d, started);
     if (!secrets) return stopDelivery(o.db, d);
@@ -88,18 +90,18 @@ export function createDelivery(o: DeliveryOptions): (batch: number) => Promise<n
       },
       finished,
     );
-    o.log.info(
+    log.info(
       { event: d.event_id, delivery: d.id, endpoint: d.endpoint_id, type: d.type, attempt: d.attempt_count + 1, status: code, result },
       'notification attempt',
     );
     if (d.endpoint_id === null) return;
     if (status === 'delivered') await markEndpointDelivered(o.db, d.endpoint_id, finished);
-    else if (status === 'failed') await disableIfFailing(d, finished);
+    else if (status === 'failed') await disableIfFailing(d, finished, log);
   }
 
-  return async (batch) => {
+  return async (batch, round) => {
     const deliveries = await claimDueDeliveries(o.db, o.now(), leaseMs, batch);
-    await Promise.all(deliveries.map(attempt));
+    await Promise.all(deliveries.map((d) => attempt(d, round.log)));
     return deliveries.length;
   };
 }

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { LOG_OPTIONS } from '../../server/http/logging';
+import { type Deps, scopedDeps } from '../../server/deps';
 import { createRunner } from '../../server/jobs/runner';
 
 // The readiness check asks the runner which jobs are stalled: a round under way past its timeout.
@@ -37,12 +38,16 @@ describe('jobs runner: log context', () => {
       },
     });
     const log = pino(LOG_OPTIONS, sink);
-    // A use case logs through the process's logger, not the round's.
-    const useCase = async () => {
+    // A use case logs through its deps; the job hands it the round's (as jobs/index.ts does).
+    const deps = { log } as Deps;
+    const useCase = async (d: Deps) => {
       await new Promise((resolve) => setImmediate(resolve));
-      log.info('done by the use case');
+      d.log.info('done by the use case');
     };
-    const runner = createRunner([{ name: 'tidy', periodMs: 1000, run: async () => (await useCase(), 1) }], { now: () => new Date(), log });
+    const runner = createRunner([{ name: 'tidy', periodMs: 1000, run: async (round) => (await useCase(scopedDeps(deps, round)), 1) }], {
+      now: () => new Date(),
+      log,
+    });
     await runner.runOnce('tidy');
     await runner.runOnce('tidy');
     log.info('outside any round');
