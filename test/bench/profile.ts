@@ -3,6 +3,7 @@
 // profile itself stays in the folder printed at the end, for Chrome DevTools.
 //
 //   npx tsx test/bench/profile.ts create --seconds=10 --top=25
+//   npx tsx test/bench/profile.ts charge --root=/tmp/checkout-bench-baseline-9d9a74f   (another checkout, built)
 //
 // Routes as in compare.ts: page, page1000, create, read, transfer, charge.
 import { mkdtempSync, readdirSync } from 'node:fs';
@@ -19,12 +20,13 @@ const { positionals, values } = parseArgs({
     seconds: { type: 'string', default: '10' },
     connections: { type: 'string', default: '10' },
     top: { type: 'string', default: '25' },
+    root: { type: 'string', default: '.' },
   },
 });
 const route = positionals[0] ?? 'page';
 const work = mkdtempSync(join(tmpdir(), 'checkout-profile-'));
 const profiles = join(work, 'profiles');
-const { service, request } = await startRouteTarget({ name: 'service', root: '.', route, work, connections: Number(values.connections), cpuProfDir: profiles });
+const { service, request } = await startRouteTarget({ name: 'service', root: values.root, route, work, connections: Number(values.connections), cpuProfDir: profiles });
 let result;
 try {
   // Unmeasured first: V8 optimises the route's code after a few thousand requests.
