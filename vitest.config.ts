@@ -9,7 +9,8 @@ export default defineConfig({
     // CI sums every suite's JSON report into one "N passed, N failed" line (.ci/summary.mjs).
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'reports/vitest.json' }]] : ['default'],
     // The SDK's generated types and API_VERSION, made if missing (test/sdk-generated.ts).
-    globalSetup: ['test/sdk-generated.ts'],
+    // The processes the process tests start, compiled once (test/server-bundle.ts).
+    globalSetup: ['test/sdk-generated.ts', 'test/server-bundle.ts'],
     projects: [
       {
         extends: true,

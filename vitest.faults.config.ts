@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/faults/**/*.test.ts'],
+    // The processes the fault cases start, compiled once (test/server-bundle.ts).
+    globalSetup: ['test/server-bundle.ts'],
     environment: 'node',
     testTimeout: 120_000,
     hookTimeout: 60_000,

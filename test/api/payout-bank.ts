@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { bundled } from '../server-bundle';
 
 // A stand-in payout provider over HTTP, in the test process, for tests where the service is
 // a child process that gets killed or runs twice: what the bank did must outlive the
@@ -62,7 +62,7 @@ export async function startPayoutBank(): Promise<PayoutBank> {
 /** What a service process needs to pay out through `bank` (remote-payouts.ts, loaded by PAYOUT_MODULE). */
 export function payoutBankEnv(bank: PayoutBank, t: { timeoutMs: number; claimMs: number }) {
   return {
-    PAYOUT_MODULE: fileURLToPath(new URL('./remote-payouts.ts', import.meta.url)),
+    PAYOUT_MODULE: bundled('remote-payouts'),
     GATEWAY_SETTINGS: JSON.stringify({ payoutUrl: bank.url }),
     GATEWAY_TIMEOUT_MS: String(t.timeoutMs),
     PAYMENT_CLAIM_MS: String(t.claimMs),

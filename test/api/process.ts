@@ -8,9 +8,11 @@ import { afterAll, afterEach } from 'vitest';
 import type { NewKeys } from '../../server/store/environments';
 import { freshDatabase } from './database';
 import { TEST_SECRETS_KEY, UNLIMITED } from './harness';
+import { bundled } from '../server-bundle';
 
-// The service and the keys CLI as real child processes, started the way `npm run dev`
-// and `npm run keys` start them (tsx), for tests about processes: crashes, restarts, CLIs.
+// The service and the keys CLI as real child processes, for tests about processes:
+// crashes, restarts, CLIs. Started from the test run's compiled bundles (test/server-bundle.ts:
+// the same code `npm run dev` and `npm run keys` run under tsx, compiled once per run).
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const run = promisify(execFile);
@@ -31,9 +33,9 @@ function childEnv(env: ProcessEnv): NodeJS.ProcessEnv {
   return { ...rest, HOST: '127.0.0.1', PORT: '0', DEMO: 'false', LOG_LEVEL: 'info', BACKGROUND_WORK: 'false', SHUTDOWN_DRAIN_MS: '0', SECRETS_KEY: TEST_SECRETS_KEY, ...limits, ...env };
 }
 
-/** `tsx server/keys-cli.ts …`: its stdout, or a rejection with its stderr. */
+/** The keys CLI (`npm run keys -- …`): its stdout, or a rejection with its stderr. */
 export async function keysCli(args: string[], env: ProcessEnv): Promise<string> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'server/keys-cli.ts', ...args], {
+  const { stdout } = await run(process.execPath, [bundled('keys-cli'), ...args], {
     cwd: ROOT,
     env: childEnv(env),
     timeout: 30_000,
@@ -43,7 +45,7 @@ export async function keysCli(args: string[], env: ProcessEnv): Promise<string> 
 
 /** `npm run users -- …` against the same data. */
 export async function usersCli(args: string[], env: ProcessEnv): Promise<string> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'server/users-cli.ts', ...args], {
+  const { stdout } = await run(process.execPath, [bundled('users-cli'), ...args], {
     cwd: ROOT,
     env: childEnv(env),
     timeout: 30_000,
@@ -67,10 +69,10 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `server/main.ts` and waits for its pino `listening` line. */
+/** Starts the service (`server/main.ts`) and waits for its pino `listening` line. */
 export async function startServiceProcess(env: ProcessEnv): Promise<ServiceProcess> {
-  // node --import tsx rather than npx: the pid is the service itself, so a signal hits it.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+  // node itself rather than npx: the pid is the service, so a signal hits it.
+  const child = spawn(process.execPath, [bundled('main')], {
     cwd: ROOT,
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],

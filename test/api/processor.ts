@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { bundled } from '../server-bundle';
 
 // A stand-in payment processor over HTTP, in the test process, for tests where the
 // service is a child process that gets killed: what the processor did must outlive the
@@ -164,7 +164,7 @@ export async function startProcessor(): Promise<Processor> {
 /** What a service process needs to pay through `processor` (the adapter in remote-gateway.ts), with its timeout and claim. */
 export function remoteGatewayEnv(processor: Processor, t: { timeoutMs: number; claimMs: number }) {
   return {
-    GATEWAY_MODULES: fileURLToPath(new URL('./remote-gateway.ts', import.meta.url)),
+    GATEWAY_MODULES: bundled('remote-gateway'),
     GATEWAY_SETTINGS: JSON.stringify({ url: processor.url, notifySecret: NOTIFY_SECRET }),
     GATEWAY_TIMEOUT_MS: String(t.timeoutMs),
     PAYMENT_CLAIM_MS: String(t.claimMs),
