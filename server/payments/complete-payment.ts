@@ -2,7 +2,7 @@ import type { Authentication } from '../domain/authentication';
 import { uuidv7 } from '../domain/ids';
 import type { Outbox } from '../store/events';
 import { type Db, inTransaction, type Tx } from '../store/db';
-import { creditDestinations } from '../store/destinations';
+import { creditDestinations } from './destinations';
 import { settleCall } from '../store/gateway-calls';
 import { type AttemptRecord, insertPaymentSale, markTransactionPaid, notifyUrlOfTransaction, recordAttempt } from '../store/payments';
 import { newSaleRow } from '../store/new-sale';

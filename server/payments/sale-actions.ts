@@ -1,6 +1,7 @@
 import { isSourceSale, type SaleAction } from '../domain/sales';
 import { newCall } from '../store/gateway-calls';
-import { getSale, reserveSaleAction, type StoredSale } from '../store/sales';
+import { getSale, type StoredSale } from '../store/sales';
+import { reserveSaleAction } from './sale-reservations';
 import type { SaleRow } from '../store/schema';
 import { findSaleOfTransaction } from '../store/payments';
 import type { PaymentDeps } from './ask';

@@ -2,10 +2,15 @@ import { exponentOf } from '../domain/currencies';
 import { uuidv7 } from '../domain/ids';
 import { unitsToDecimalString } from '../domain/money';
 import { allocateRefund } from '../domain/sales';
-import { type GatewayCall, newCall } from '../store/gateway-calls';
-import { getSale } from '../store/sales';
+import { type GatewayCall, insertCall, newCall } from '../store/gateway-calls';
+import { getSale, saleRow } from '../store/sales';
 import type { SaleRow, SourceRefundRow } from '../store/schema';
-import { boundCalls, type PlannedPart, reserveSourceRefund, sourceRefundOf, sourcesOfSales } from '../store/source-sales';
+import { type Db, Rollback, rollbackOn, type Tx } from '../store/db';
+import type { Outbox } from '../store/events';
+import { addOperation, moveAmounts } from '../store/sale-amounts';
+import type { RefundPart } from '../domain/sales';
+import { takeBackDestinations } from './destinations';
+import { boundCalls, giveBackToSource, insertSourceRefund, type PlannedPart, sourceRefundOf, sourcesOfSales } from '../store/source-sales';
 import { getCall } from '../store/unknown-outcomes';
 import type { PaymentDeps } from './ask';
 import { type Bound, resumeStep } from './outcome';
@@ -14,7 +19,7 @@ import { type SaleActionOutcome, sendSaleAction } from './send-action';
 // A refund of the sale of a transaction paid from its `source` (payments/sources.ts),
 // back to its sources: the cards first, in the transaction's order, then the wallets
 // (domain/sales.ts allocateRefund says why). It is reserved whole in one database
-// transaction (store/source-sales.ts): each card's part on its charge with the gateway
+// transaction (reserveSourceRefund, below): each card's part on its charge with the gateway
 // call that will make it, each wallet's part given back at once; each part takes the
 // destinations' split back. Then each card's part is sent to its gateway as any refund is
 // (send-action.ts): refused, it is released and refundable again; unknown, it stays
@@ -121,4 +126,46 @@ async function outcomeOf(deps: PaymentDeps, refund: SourceRefundRow, calls: Gate
   const lost = refused.reduce((sum, c) => sum + c.amount, 0);
   if (lost === refund.amount) return { kind: 'gateway_failed', reason: why };
   return { kind: 'partial', sale, refused: lost, reason: why };
+}
+
+type SourceReservation =
+  | { kind: 'reserved' }
+  /** The sale's own rule refuses it: it has not that much left to refund. */
+  | { kind: 'conflict' }
+  /** A source's amounts moved since the parts were planned: plan again. */
+  | { kind: 'moved' };
+
+/**
+ * Reserves a refund of a source payment's sale, all or nothing: for each part in order,
+ * the sale's amount (the sale's rule, a conditional update), then a card's part on its
+ * charge with its call, or a wallet's part given back at once (credited, confirmed on the
+ * sale with its operation and event); each part takes the destinations' split back.
+ */
+function reserveSourceRefund(db: Db, r: { refund: SourceRefundRow; parts: PlannedPart[]; now: Date; outbox: Outbox }): Promise<SourceReservation> {
+  const saleId = r.refund.sale_id;
+  return rollbackOn<SourceReservation, SourceReservation>(db, async (trx) => {
+    for (const part of r.parts) {
+      if (!(await moveAmounts(trx, saleId, 'refund', 'reserve', part.amount, r.now))) throw new Rollback({ kind: 'conflict' });
+      const sale = (await saleRow(trx, saleId))!;
+      if ('call' in part) {
+        if (!(await moveAmounts(trx, part.call.subject_id, 'refund', 'reserve', part.amount, r.now))) throw new Rollback({ kind: 'moved' });
+        await insertCall(trx, part.call);
+        await takeBackDestinations(trx, r.outbox, { sale, amount: part.amount, movementId: part.call.id, now: r.now });
+        continue;
+      }
+      await giveBackToWallet(trx, r.outbox, { sale, part, now: r.now });
+    }
+    await insertSourceRefund(trx, r.refund);
+    return { kind: 'reserved' };
+  });
+}
+
+/** A wallet's part of a refund, made at once: counted on its source, credited to it, confirmed on the sale. */
+async function giveBackToWallet(trx: Tx, outbox: Outbox, p: { sale: SaleRow; part: RefundPart & { wallet: string }; now: Date }) {
+  const { sale, part, now } = p;
+  if (!(await giveBackToSource(trx, sale.id, part.position, part.amount))) throw new Rollback({ kind: 'moved' });
+  await takeBackDestinations(trx, outbox, { sale, amount: part.amount, movementId: uuidv7(now.getTime()), now, to: { wallet: part.wallet } });
+  if (!(await moveAmounts(trx, sale.id, 'refund', 'confirm', part.amount, now))) throw new Error(`sale ${sale.id}: no refund in flight to confirm`);
+  await addOperation(trx, sale.id, 'refund', part.amount, null, now);
+  await outbox.emit(trx, 'sale.refunded', sale.id, now);
 }

@@ -1,16 +1,11 @@
 import { findCurrency } from '../domain/currencies';
-import { type Account, refundPostings, salePostings, type Share } from '../domain/ledger';
-import { isSourceSale } from '../domain/sales';
+import type { Share } from '../domain/ledger';
 import { toUnits } from '../domain/money';
 import type { Db, Tx } from './db';
-import type { Outbox } from './events';
-import { postMovement } from './ledger';
 import { forUpdate } from './locking';
-import type { SaleRow } from './schema';
 
-// A transaction's `destination`: wallets credited with their share of the sale in the
-// database transaction that records the sale, and debited their proportional part of every
-// refund of it (domain/ledger.ts has the rule) in the transaction that records the refund.
+// A transaction's `destination` as stored, and what its refunds so far add up to. What
+// the wallets are credited and debited is the use cases' (payments/destinations.ts).
 
 export interface Destination {
   wallet_id: string;
@@ -38,86 +33,15 @@ export async function splitOf(trx: Db, transactionId: string, currency: string) 
 }
 
 /**
- * What a refund of a sale is taken back from: the split of the transaction the sale paid,
- * over the part of it that can be refunded and what has been refunded (or is being
- * refunded: each refund takes its part back when it is reserved) of that part so far,
- * this refund excluded.
- *
- * - A sale of the checkout carries its transaction's whole split: the pool is the sale.
- *   So does the sale of a transaction paid from its `source`: each of its refund's parts
- *   (a card's, a wallet's) takes its share back on the sale's running total.
- * - The card charges of a transaction paid from its `source` before it had a sale of a transaction paid from its `source` each paid part of it: the pool
- *   is the transaction's total, and what has been refunded of it is the sum of its charges'
- *   refunds (the wallets' part was not refunded then). The transaction's
- *   row is locked so two refunds of two of its charges count each other.
+ * A transaction paid from its `source`: its total, and what its sales have refunded or are
+ * refunding. Its row is locked, so two refunds of two of its charges count each other.
  */
-async function refundPool(trx: Tx, sale: SaleRow, amount: number) {
-  if (sale.transaction_id) {
-    return { ...(await splitOf(trx, sale.transaction_id, sale.currency)), total: sale.amount, before: sale.refunded + sale.refunding - amount };
-  }
-  if (!sale.source_transaction_id) return null;
-  const paid = await forUpdate(
-    trx,
-    trx.selectFrom('transactions').select('total_price').where('id', '=', sale.source_transaction_id),
-  ).executeTakeFirstOrThrow();
+export async function sourcePaymentRefunded(trx: Tx, transactionId: string): Promise<{ total: number; refunded: number }> {
+  const paid = await forUpdate(trx, trx.selectFrom('transactions').select('total_price').where('id', '=', transactionId)).executeTakeFirstOrThrow();
   const { refunded } = await trx
     .selectFrom('sales')
     .select((eb) => eb.fn.sum<number | string>(eb('refunded', '+', eb.ref('refunding'))).as('refunded'))
-    .where('source_transaction_id', '=', sale.source_transaction_id)
+    .where('source_transaction_id', '=', transactionId)
     .executeTakeFirstOrThrow();
-  return {
-    ...(await splitOf(trx, sale.source_transaction_id, sale.currency)),
-    total: Number(paid.total_price),
-    before: Number(refunded) - amount,
-  };
-}
-
-/**
- * Credits the destinations of a sale just captured. They were checked when the transaction
- * was created; a wallet disabled since is credited all the same, because the customer has
- * already paid for the split.
- */
-export async function creditDestinations(trx: Tx, outbox: Outbox, sale: SaleRow, now: Date): Promise<void> {
-  if (!sale.transaction_id) return;
-  const { shares, concepts } = await splitOf(trx, sale.transaction_id, sale.currency);
-  if (!shares.length) return;
-  await postMovement(trx, outbox, {
-    environmentId: sale.environment_id,
-    currency: sale.currency,
-    movementId: sale.id,
-    concept: concepts.find((c) => c !== null) ?? null,
-    postings: salePostings(sale.id, BigInt(sale.amount), shares),
-    now,
-    evenIfDisabled: true,
-  });
-}
-
-/**
- * Takes back the destinations' part of a refund of `amount` (already reserved in the
- * sale's `refunding`), as movement `movementId` (the refund's gateway call: a refund the gateway
- * then fails is undone by reverseMovement); the refunded money goes `to` the cards, or to a
- * wallet that paid part of a `source`. A wallet that no longer holds its part gives
- * what it holds and the platform covers the rest, as a receivable on the wallet; a wallet
- * disabled since gives its part back all the same.
- */
-export async function takeBackDestinations(
-  trx: Tx,
-  outbox: Outbox,
-  r: { sale: SaleRow; amount: number; movementId: string; now: Date; to?: Account },
-): Promise<void> {
-  const pool = await refundPool(trx, r.sale, r.amount);
-  // A checkout sale without a split leaves the merchant's part to its balance transaction
-  // (payments/balance.ts); a source payment's sale has none: its refund moves it here.
-  if (!pool || (!pool.shares.length && !isSourceSale(r.sale))) return;
-  await postMovement(trx, outbox, {
-    environmentId: r.sale.environment_id,
-    currency: r.sale.currency,
-    movementId: r.movementId,
-    concept: 'refund',
-    postings: refundPostings(r.sale.id, BigInt(pool.total), pool.shares, BigInt(pool.before), BigInt(r.amount), r.to),
-    now: r.now,
-    evenIfDisabled: true,
-    // The customer is refunded whatever a destination has done with its share since.
-    coverShortfall: true,
-  });
+  return { total: Number(paid.total_price), refunded: Number(refunded) };
 }

@@ -1,19 +1,17 @@
 import { MERCHANT_INITIATED } from '../domain/authentication';
-import { isSourceSale, NOT_PROCESSED, type SaleAction, type SaleStatus } from '../domain/sales';
+import { isSourceSale, NOT_PROCESSED, type SaleStatus } from '../domain/sales';
 import { sql } from 'kysely';
 import { uuidv7 } from '../domain/ids';
 import { insertRows } from './compiled';
-import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from './db';
+import { type Db, inTransaction, type Tx } from './db';
 import { feesOfSales } from './balance';
-import { takeBackDestinations } from './destinations';
 import type { Outbox } from './events';
-import { reverseMovement } from './ledger';
-import { type GatewayCall, insertCall, linkedSale, salesOfAction, settleCall, settleCallWithResult } from './gateway-calls';
+import { type GatewayCall, insertCall, settleCall, settleCallWithResult } from './gateway-calls';
 import { countAndPage, type Page } from './paging';
-import { ACTION_EVENTS, addOperation, moveAmounts } from './sale-amounts';
+import { addOperation } from './sale-amounts';
 import type { AuthorizationRow, SaleOperationRow, SaleRow } from './schema';
 import { type SourceOfSale, sourcesOfSales } from './source-sales';
-import { settlePendingAction, settlePendingSale } from './unknown-outcomes';
+import { settlePendingSale } from './unknown-outcomes';
 import { newSaleRow } from './new-sale';
 
 // Sales and authorizations after the payment. Every money movement is two database
@@ -119,93 +117,15 @@ export async function listSales(db: Db, environmentId: string, f: SaleFilters, p
   return { count, rows: rows.map(item) };
 }
 
-export type Reservation = { kind: 'conflict' } | { kind: 'reserved'; payment: string | null };
-
-/**
- * A refund takes the sale's split back from its destination wallets as it reserves the
- * amount (movement: the call), and gives it back if the refund is released.
- */
-async function takeBack(trx: Tx, call: GatewayCall, outbox: Outbox, now: Date, movementId = call.id) {
-  // A card's part of a refund of a source payment's sale: the pool is that sale.
-  const sale = (await getSale(trx, null, linkedSale(call) ?? call.subject_id))!.row;
-  await takeBackDestinations(trx, outbox, { sale, amount: call.amount, movementId, now });
+/** A sale's row alone. */
+export function saleRow(db: Db, id: string): Promise<SaleRow | undefined> {
+  return db.selectFrom('sales').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/**
- * Reserves a sale action: the amounts move now (so concurrent actions see them moved and
- * cannot exceed them), with the gateway call that will carry it, in one transaction.
- */
-export async function reserveSaleAction(
-  db: Db,
-  a: { call: GatewayCall; action: SaleAction; now: Date; outbox: Outbox },
-): Promise<Reservation> {
-  return inTransaction(db, async (trx): Promise<Reservation> => {
-    if (!(await moveAmounts(trx, a.call.subject_id, a.action, 'reserve', a.call.amount, a.now))) return { kind: 'conflict' };
-    await insertCall(trx, a.call);
-    if (a.action === 'refund') await takeBack(trx, a.call, a.outbox, a.now);
-    // The payment's own gateway reference: the sale's first operation made it.
-    const first = await trx
-      .selectFrom('sale_operations')
-      .select('gateway_reference')
-      .where('sale_id', '=', a.call.subject_id)
-      .orderBy('id')
-      .limit(1)
-      .executeTakeFirst();
-    return { kind: 'reserved', payment: first?.gateway_reference ?? null } as const;
-  });
-}
-
-/** The gateway did it: the operation and its event, once (null: another process recorded it). */
-export async function recordSaleAction(
-  db: Db,
-  r: {
-    call: GatewayCall;
-    action: SaleAction;
-    gatewayReference: string;
-    now: Date;
-    outbox: Outbox;
-    from?: 'pending' | 'abandoned';
-    /** More writes the use case records with the operation, in its transaction. */
-    also?: (trx: Tx) => Promise<void>;
-  },
-): Promise<StoredSale | null> {
-  const saleId = r.call.subject_id;
-  return rollbackOn<StoredSale | null, null>(db, async (trx) => {
-    if (!(await settleCall(trx, r.call.id, [r.from ?? 'pending'], 'succeeded', r.now, { resultId: saleId }))) return null;
-    // An abandoned call's amounts were moved back when it was abandoned: reserve them again, if they still allow it.
-    // A card's part of a refund of a source payment's sale moves that sale's amounts too
-    // (salesOfAction: that sale's row first, as the refund reserved them).
-    const sales = salesOfAction(r.call);
-    if (r.from === 'abandoned') {
-      for (const id of sales) if (!(await moveAmounts(trx, id, r.action, 'reserve', r.call.amount, r.now))) throw new Rollback(null);
-      if (r.action === 'refund') await takeBack(trx, r.call, r.outbox, r.now, uuidv7(r.now.getTime()));
-    }
-    await settlePendingAction(trx, r.call, r.now);
-    for (const id of sales) {
-      if (!(await moveAmounts(trx, id, r.action, 'confirm', r.call.amount, r.now))) throw new Error(`sale ${id}: no ${r.action} in flight to confirm`);
-      await addOperation(trx, id, r.action, r.call.amount, r.gatewayReference, r.now);
-      await r.outbox.emit(trx, ACTION_EVENTS[r.action], id, r.now);
-    }
-    await r.also?.(trx);
-    return (await getSale(trx, null, saleId))!;
-  });
-}
-
-/** The gateway did not do it (failed) or did not answer (abandoned): the amounts move back. */
-export async function releaseSaleAction(
-  db: Db,
-  r: { call: GatewayCall; action: SaleAction; state: 'failed' | 'abandoned'; now: Date; outbox: Outbox },
-): Promise<boolean> {
-  return inTransaction(db, async (trx) => {
-    const checkAt = r.state === 'abandoned' ? r.now : null;
-    if (!(await settleCall(trx, r.call.id, ['pending'], r.state, r.now, { checkAt }))) return false;
-    await settlePendingAction(trx, r.call, r.now);
-    for (const id of salesOfAction(r.call)) await moveAmounts(trx, id, r.action, 'release', r.call.amount, r.now);
-    if (r.action === 'refund') {
-      await reverseMovement(trx, r.outbox, { movementId: r.call.id, reversalId: uuidv7(r.now.getTime()), concept: 'refund not made', now: r.now });
-    }
-    return true;
-  });
+/** The payment's own gateway reference: the one the sale's first operation made. */
+export async function paymentReference(db: Db, saleId: string): Promise<string | null> {
+  const first = await db.selectFrom('sale_operations').select('gateway_reference').where('sale_id', '=', saleId).orderBy('id').limit(1).executeTakeFirst();
+  return first?.gateway_reference ?? null;
 }
 
 export async function insertAuthorization(trx: Tx, row: AuthorizationRow): Promise<void> {

@@ -1,19 +1,16 @@
-import { uuidv7 } from '../domain/ids';
 import { actionLimit, type RefundPart } from '../domain/sales';
-import { type Db, Rollback, rollbackOn, type Tx } from './db';
-import { takeBackDestinations } from './destinations';
+import type { Db, Tx } from './db';
 import type { Outbox } from './events';
-import { type GatewayCall, insertCall } from './gateway-calls';
-import { addOperation, moveAmounts } from './sale-amounts';
+import type { GatewayCall } from './gateway-calls';
+import { addOperation } from './sale-amounts';
 import type { SaleRow, SaleSourceRow, SourceRefundRow } from './schema';
 
 // The sale of a transaction paid from its `source` (payments/sources.ts): one sale for the
 // whole transaction, with its sources listed in the transaction's order. Each card's part
 // was charged as a sale of its authorization (its `charge`); a wallet's part moved in the
-// ledger. A refund of the sale (payments/source-refunds.ts) is reserved whole in one
-// database transaction: each card's part on its charge, with the gateway call that will
-// make it, each wallet's part given back at once; the destinations give their split back
-// part by part on the sale's running total (store/destinations.ts).
+// ledger. A refund of the sale is reserved whole in one database transaction
+// (payments/source-refunds.ts): each card's part on its charge, with the gateway call that
+// will make it, each wallet's part given back at once.
 
 /** A source of a sale as it stands now. */
 export interface SourceOfSale extends SaleSourceRow {
@@ -60,53 +57,23 @@ export function sourceRefundOf(db: Db, binding: string): Promise<SourceRefundRow
 /** One source's part of a refund, ready to reserve: a card's with its gateway call, a wallet's with the wallet. */
 export type PlannedPart = RefundPart & ({ call: GatewayCall } | { wallet: string });
 
-export type SourceReservation =
-  | { kind: 'reserved' }
-  /** The sale's own rule refuses it: it has not that much left to refund. */
-  | { kind: 'conflict' }
-  /** A source's amounts moved since the parts were planned: plan again. */
-  | { kind: 'moved' };
-
 /**
- * Reserves a refund of a source payment's sale, all or nothing: for each part in order,
- * the sale's amount (the sale's rule, a conditional update), then a card's part on its
- * charge with its call, or a wallet's part given back at once (credited, confirmed on the
- * sale with its operation and event); each part takes the destinations' split back.
+ * A wallet's part of a refund counted on its source: a conditional update, false when the
+ * source has no longer that much left to give back (its amounts moved since the plan).
  */
-export function reserveSourceRefund(db: Db, r: { refund: SourceRefundRow; parts: PlannedPart[]; now: Date; outbox: Outbox }): Promise<SourceReservation> {
-  const saleId = r.refund.sale_id;
-  return rollbackOn<SourceReservation, SourceReservation>(db, async (trx) => {
-    for (const part of r.parts) {
-      if (!(await moveAmounts(trx, saleId, 'refund', 'reserve', part.amount, r.now))) throw new Rollback({ kind: 'conflict' });
-      const sale = await trx.selectFrom('sales').selectAll().where('id', '=', saleId).executeTakeFirstOrThrow();
-      if ('call' in part) {
-        if (!(await moveAmounts(trx, part.call.subject_id, 'refund', 'reserve', part.amount, r.now))) throw new Rollback({ kind: 'moved' });
-        await insertCall(trx, part.call);
-        await takeBackDestinations(trx, r.outbox, { sale, amount: part.amount, movementId: part.call.id, now: r.now });
-        continue;
-      }
-      await giveBackToWallet(trx, r.outbox, { sale, part, now: r.now });
-    }
-    await trx.insertInto('source_refunds').values(r.refund).execute();
-    return { kind: 'reserved' };
-  });
-}
-
-/** A wallet's part of a refund, made at once: counted on its source, credited to it, confirmed on the sale. */
-async function giveBackToWallet(trx: Tx, outbox: Outbox, p: { sale: SaleRow; part: RefundPart & { wallet: string }; now: Date }) {
-  const { sale, part, now } = p;
+export async function giveBackToSource(trx: Tx, saleId: string, position: number, amount: number): Promise<boolean> {
   const given = await trx
     .updateTable('sale_sources')
-    .set((eb) => ({ refunded: eb('refunded', '+', part.amount) }))
-    .where('sale_id', '=', sale.id)
-    .where('position', '=', part.position)
-    .where((eb) => eb('amount', '>=', eb(eb.ref('refunded'), '+', part.amount)))
+    .set((eb) => ({ refunded: eb('refunded', '+', amount) }))
+    .where('sale_id', '=', saleId)
+    .where('position', '=', position)
+    .where((eb) => eb('amount', '>=', eb(eb.ref('refunded'), '+', amount)))
     .executeTakeFirst();
-  if (Number(given.numUpdatedRows) !== 1) throw new Rollback({ kind: 'moved' });
-  await takeBackDestinations(trx, outbox, { sale, amount: part.amount, movementId: uuidv7(now.getTime()), now, to: { wallet: part.wallet } });
-  if (!(await moveAmounts(trx, sale.id, 'refund', 'confirm', part.amount, now))) throw new Error(`sale ${sale.id}: no refund in flight to confirm`);
-  await addOperation(trx, sale.id, 'refund', part.amount, null, now);
-  await outbox.emit(trx, 'sale.refunded', sale.id, now);
+  return Number(given.numUpdatedRows) === 1;
+}
+
+export async function insertSourceRefund(trx: Tx, row: SourceRefundRow): Promise<void> {
+  await trx.insertInto('source_refunds').values(row).execute();
 }
 
 /** The calls a keyed refund reserved, in their order (its steps). */

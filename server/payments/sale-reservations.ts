@@ -1,0 +1,98 @@
+import { uuidv7 } from '../domain/ids';
+import type { SaleAction } from '../domain/sales';
+import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from '../store/db';
+import type { Outbox } from '../store/events';
+import { type GatewayCall, insertCall, linkedSale, salesOfAction, settleCall } from '../store/gateway-calls';
+import { reverseMovement } from '../store/ledger';
+import { ACTION_EVENTS, addOperation, moveAmounts } from '../store/sale-amounts';
+import { getSale, paymentReference, type StoredSale } from '../store/sales';
+import { settlePendingAction } from '../store/unknown-outcomes';
+import { takeBackDestinations } from './destinations';
+
+// A capture, refund or void of a sale around its gateway call (sale-actions.ts asks,
+// send-action.ts sends and records): the amounts move when it is reserved, so concurrent
+// actions see them moved and cannot exceed them (the condition of a conditional UPDATE is
+// the action's rule, store/sale-amounts.ts); they are confirmed with the operation and its
+// event when the gateway did it, or moved back when it did not. A refund takes the sale's
+// split back from its destination wallets as it is reserved, and gives it back if released.
+
+export type Reservation = { kind: 'conflict' } | { kind: 'reserved'; payment: string | null };
+
+/**
+ * A refund takes the sale's split back from its destination wallets as it reserves the
+ * amount (movement: the call), and gives it back if the refund is released.
+ */
+async function takeBack(trx: Tx, call: GatewayCall, outbox: Outbox, now: Date, movementId = call.id) {
+  // A card's part of a refund of a source payment's sale: the pool is that sale.
+  const sale = (await getSale(trx, null, linkedSale(call) ?? call.subject_id))!.row;
+  await takeBackDestinations(trx, outbox, { sale, amount: call.amount, movementId, now });
+}
+
+/**
+ * Reserves a sale action: the amounts move now (so concurrent actions see them moved and
+ * cannot exceed them), with the gateway call that will carry it, in one transaction.
+ */
+export async function reserveSaleAction(
+  db: Db,
+  a: { call: GatewayCall; action: SaleAction; now: Date; outbox: Outbox },
+): Promise<Reservation> {
+  return inTransaction(db, async (trx): Promise<Reservation> => {
+    if (!(await moveAmounts(trx, a.call.subject_id, a.action, 'reserve', a.call.amount, a.now))) return { kind: 'conflict' };
+    await insertCall(trx, a.call);
+    if (a.action === 'refund') await takeBack(trx, a.call, a.outbox, a.now);
+    return { kind: 'reserved', payment: await paymentReference(trx, a.call.subject_id) } as const;
+  });
+}
+
+/** The gateway did it: the operation and its event, once (null: another process recorded it). */
+export async function recordSaleAction(
+  db: Db,
+  r: {
+    call: GatewayCall;
+    action: SaleAction;
+    gatewayReference: string;
+    now: Date;
+    outbox: Outbox;
+    from?: 'pending' | 'abandoned';
+    /** More writes the use case records with the operation, in its transaction. */
+    also?: (trx: Tx) => Promise<void>;
+  },
+): Promise<StoredSale | null> {
+  const saleId = r.call.subject_id;
+  return rollbackOn<StoredSale | null, null>(db, async (trx) => {
+    if (!(await settleCall(trx, r.call.id, [r.from ?? 'pending'], 'succeeded', r.now, { resultId: saleId }))) return null;
+    // An abandoned call's amounts were moved back when it was abandoned: reserve them again, if they still allow it.
+    // A card's part of a refund of a source payment's sale moves that sale's amounts too
+    // (salesOfAction: that sale's row first, as the refund reserved them).
+    const sales = salesOfAction(r.call);
+    if (r.from === 'abandoned') {
+      for (const id of sales) if (!(await moveAmounts(trx, id, r.action, 'reserve', r.call.amount, r.now))) throw new Rollback(null);
+      if (r.action === 'refund') await takeBack(trx, r.call, r.outbox, r.now, uuidv7(r.now.getTime()));
+    }
+    await settlePendingAction(trx, r.call, r.now);
+    for (const id of sales) {
+      if (!(await moveAmounts(trx, id, r.action, 'confirm', r.call.amount, r.now))) throw new Error(`sale ${id}: no ${r.action} in flight to confirm`);
+      await addOperation(trx, id, r.action, r.call.amount, r.gatewayReference, r.now);
+      await r.outbox.emit(trx, ACTION_EVENTS[r.action], id, r.now);
+    }
+    await r.also?.(trx);
+    return (await getSale(trx, null, saleId))!;
+  });
+}
+
+/** The gateway did not do it (failed) or did not answer (abandoned): the amounts move back. */
+export async function releaseSaleAction(
+  db: Db,
+  r: { call: GatewayCall; action: SaleAction; state: 'failed' | 'abandoned'; now: Date; outbox: Outbox },
+): Promise<boolean> {
+  return inTransaction(db, async (trx) => {
+    const checkAt = r.state === 'abandoned' ? r.now : null;
+    if (!(await settleCall(trx, r.call.id, ['pending'], r.state, r.now, { checkAt }))) return false;
+    await settlePendingAction(trx, r.call, r.now);
+    for (const id of salesOfAction(r.call)) await moveAmounts(trx, id, r.action, 'release', r.call.amount, r.now);
+    if (r.action === 'refund') {
+      await reverseMovement(trx, r.outbox, { movementId: r.call.id, reversalId: uuidv7(r.now.getTime()), concept: 'refund not made', now: r.now });
+    }
+    return true;
+  });
+}
