@@ -5,7 +5,8 @@ import { baseUrlOf } from '../http/route';
 import type { Gateway } from '../payments/gateway';
 import { testCardErrors } from '../payments/live';
 import { payTransaction } from '../payments/pay';
-import { cancelTransaction, failedAttemptsWait } from '../store/payments';
+import { failedAttemptsWait } from '../store/payments';
+import { cancelTransaction } from '../payments/transaction-endings';
 import { sameOriginPost, validCsrf } from './csrf';
 import { formBody, formBodyFailure } from './form-body';
 import { cardLimit } from './limits';
@@ -66,7 +67,7 @@ export function payRoutes(router: IRouter, ctx: CheckoutContext): void {
     if (input.action === 'cancel') {
       // One click must not end the payment: without JavaScript the page asks first.
       if (!page.wantsJson && input.confirm !== '1') return respond(ctx, res, page, { kind: 'view', status: 200, confirmCancel: true });
-      if (!(await cancelTransaction(db, page.row.id, deps.now(), deps.outbox))) return respond(ctx, res, page, await stateConflict(ctx, page, null));
+      if (!(await cancelTransaction(deps, page.row.id, deps.now()))) return respond(ctx, res, page, await stateConflict(ctx, page, null));
       return respond(ctx, res, page, await finished(ctx, await reload(ctx, page), 'cancelled'));
     }
     const gateway = input.gateway ? deps.gateways.forCurrency(page.row.currency, !page.merchant.sandbox).find((g) => g.id === input.gateway) : undefined;

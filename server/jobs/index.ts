@@ -12,7 +12,7 @@ import { settleSourcePayments } from '../payments/sources';
 import { postBalanceTransactions } from '../payments/balance';
 import { closeOverdueDisputes, decideSandboxDisputes, openSandboxDisputes } from '../payments/disputes';
 import { chargeDueSubscriptions } from './subscription-charges';
-import { expireDue } from '../store/payments';
+import { expireDue } from '../payments/transaction-endings';
 import type { Job } from './runner';
 import { purgeOld } from './retention';
 import { remindTrials } from './trial-reminders';
@@ -51,7 +51,7 @@ export function serviceJobs(deps: Deps): Job[] {
   const transport = createMailTransport({ smtpUrl, dataDir, timeoutMs });
   const mail = createMailDelivery({ db, now: deps.now, transport, from: mailFrom, timeoutMs });
   return [
-    { name: JOB_NAMES.expiry, periodMs: 30_000, batch: 100, run: ({ now }) => expireDue(db, now(), deps.outbox, 100) },
+    { name: JOB_NAMES.expiry, periodMs: 30_000, batch: 100, run: ({ now }) => expireDue(deps, now(), 100) },
     { name: JOB_NAMES.reconciliation, periodMs: 5_000, batch: 20, run: (round) => reconcileCalls(scopedDeps(deps, round), 20) },
     // After reconciliation in a round: a source payment waits for its charges to be recorded.
     { name: JOB_NAMES.sourcePayments, periodMs: 5_000, batch: 10, run: (round) => settleSourcePayments(scopedDeps(deps, round), 10) },

@@ -2,9 +2,8 @@ import type { ExpressionBuilder } from 'kysely';
 import { uuidv7 } from '../domain/ids';
 import { takeChallenge } from './challenges';
 import { insertRows } from './compiled';
-import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from './db';
+import { type Db, Rollback, rollbackOn, type Tx } from './db';
 import { skipLocked } from './locking';
-import type { Outbox } from './events';
 import { type GatewayCall, insertCall, settleCall } from './gateway-calls';
 import type { SaleRow, Tables } from './schema';
 
@@ -185,57 +184,49 @@ export async function insertPaymentSale(trx: Tx, sale: SaleRow, callId: string, 
     .execute();
 }
 
-/** The customer cancels: only a pending, unexpired transaction no one is paying. */
-export async function cancelTransaction(db: Db, transactionId: string, now: Date, outbox: Outbox): Promise<boolean> {
+/** The customer cancels: only a pending, unexpired transaction no one is paying (a conditional update). */
+export async function markCancelled(trx: Tx, transactionId: string, now: Date): Promise<boolean> {
   const at = now.toISOString();
-  return inTransaction(db, async (trx) => {
-    const result = await trx
-      .updateTable('transactions')
-      .set({ status: 'C', updated_at: at })
-      .where('id', '=', transactionId)
-      .where('status', '=', 'N')
-      .where('source_state', 'is', null)
-      .where('expired_at', '>', at)
-      .where((eb) => eb.or([eb('processing_until', 'is', null), eb('processing_until', '<', at)]))
-      .where(noPaymentInDoubt)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) return false;
-    await outbox.emit(trx, 'transaction.cancelled', transactionId, now);
-    return true;
-  });
+  const result = await trx
+    .updateTable('transactions')
+    .set({ status: 'C', updated_at: at })
+    .where('id', '=', transactionId)
+    .where('status', '=', 'N')
+    .where('source_state', 'is', null)
+    .where('expired_at', '>', at)
+    .where((eb) => eb.or([eb('processing_until', 'is', null), eb('processing_until', '<', at)]))
+    .where(noPaymentInDoubt)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /**
- * Stores E for up to `limit` pending transactions past their expiry, each with its event.
- * The same guard as a payment claim, so an attempt in progress is never expired under it;
- * processes sweeping at once skip each other's rows (PostgreSQL) or take turns (SQLite).
+ * Pending transactions past their expiry: the same guard as a payment claim, so an attempt
+ * in progress is never expired under it.
  */
-export async function expireDue(db: Db, now: Date, outbox: Outbox, limit = 100): Promise<number> {
+const dueForExpiry = (at: string) => (eb: ExpressionBuilder<Tables, 'transactions'>) =>
+  eb.and([
+    eb('status', '=', 'N'),
+    eb('source_state', 'is', null),
+    eb('expired_at', '<=', at),
+    eb.or([eb('processing_until', 'is', null), eb('processing_until', '<', at)]),
+    noPaymentInDoubt(eb),
+  ]);
+
+/**
+ * Up to `limit` transactions due to expire, taken for this database transaction: processes
+ * sweeping at once skip each other's rows (PostgreSQL) or take turns (SQLite).
+ */
+export async function takeDueForExpiry(trx: Tx, now: Date, limit: number): Promise<string[]> {
+  const rows = await skipLocked(trx, trx.selectFrom('transactions').select('id').where(dueForExpiry(now.toISOString())).limit(limit)).execute();
+  return rows.map((r) => r.id);
+}
+
+/** Stores E on a transaction still due to expire (a conditional update). */
+export async function markExpired(trx: Tx, transactionId: string, now: Date): Promise<boolean> {
   const at = now.toISOString();
-  const due = (eb: ExpressionBuilder<Tables, 'transactions'>) =>
-    eb.and([
-      eb('status', '=', 'N'),
-      eb('source_state', 'is', null),
-      eb('expired_at', '<=', at),
-      eb.or([eb('processing_until', 'is', null), eb('processing_until', '<', at)]),
-      noPaymentInDoubt(eb),
-    ]);
-  return inTransaction(db, async (trx) => {
-    const rows = await skipLocked(trx, trx.selectFrom('transactions').select('id').where(due).limit(limit)).execute();
-    let expired = 0;
-    for (const { id } of rows) {
-      const result = await trx
-        .updateTable('transactions')
-        .set({ status: 'E', updated_at: at })
-        .where('id', '=', id)
-        .where(due)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) !== 1) continue;
-      await outbox.emit(trx, 'transaction.expired', id, now);
-      expired++;
-    }
-    return expired;
-  });
+  const result = await trx.updateTable('transactions').set({ status: 'E', updated_at: at }).where('id', '=', transactionId).where(dueForExpiry(at)).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 export function findSaleOfTransaction(db: Db, transactionId: string) {

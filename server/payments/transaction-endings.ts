@@ -1,0 +1,31 @@
+import type { Deps } from '../deps';
+import { inTransaction } from '../store/db';
+import { markCancelled, markExpired, takeDueForExpiry } from '../store/payments';
+
+// A transaction that ends unpaid: the customer cancels it, or its expiry passes. Either
+// only while nobody is paying it (store/payments.ts has the condition), with its event in
+// the same database transaction.
+
+type EndingDeps = Pick<Deps, 'database' | 'outbox'>;
+
+/** The customer cancels: false when the transaction is no longer pending, or a payment of it is under way. */
+export function cancelTransaction(deps: EndingDeps, transactionId: string, now: Date): Promise<boolean> {
+  return inTransaction(deps.database.db, async (trx) => {
+    if (!(await markCancelled(trx, transactionId, now))) return false;
+    await deps.outbox.emit(trx, 'transaction.cancelled', transactionId, now);
+    return true;
+  });
+}
+
+/** The expiry job's round: up to `limit` pending transactions past their expiry end, each with its event. */
+export function expireDue(deps: EndingDeps, now: Date, limit = 100): Promise<number> {
+  return inTransaction(deps.database.db, async (trx) => {
+    let expired = 0;
+    for (const id of await takeDueForExpiry(trx, now, limit)) {
+      if (!(await markExpired(trx, id, now))) continue;
+      await deps.outbox.emit(trx, 'transaction.expired', id, now);
+      expired++;
+    }
+    return expired;
+  });
+}
