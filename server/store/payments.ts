@@ -48,6 +48,19 @@ const noPaymentInDoubt = (eb: ExpressionBuilder<Tables, 'transactions'>) =>
   );
 
 /**
+ * Pending and free: nobody mid-attempt (`processing_until` past), no payment in doubt, and
+ * not paid from its sources (payments/sources.ts finishes those, never the page). What a
+ * payment claim, a cancel and the expiry each require, besides their side of `expired_at`.
+ */
+const pendingAndFree = (at: string) => (eb: ExpressionBuilder<Tables, 'transactions'>) =>
+  eb.and([
+    eb('status', '=', 'N'),
+    eb('source_state', 'is', null),
+    eb.or([eb('processing_until', 'is', null), eb('processing_until', '<', at)]),
+    noPaymentInDoubt(eb),
+  ]);
+
+/**
  * Claims the right to run one payment attempt: pending, not expired, nobody else
  * mid-attempt, and fewer than FAILED_ATTEMPTS_LIMIT declines in the last hour, all in one
  * conditional update, with the gateway call it reserves. The claim lasts as long as the
@@ -62,13 +75,9 @@ export async function claimPaymentAttempt(db: Db, call: GatewayCall, now: Date, 
       .updateTable('transactions')
       .set({ processing_until: call.claimed_until })
       .where('id', '=', transactionId)
-      .where('status', '=', 'N')
-      // A transaction paid from its sources is never paid on the page (payments/sources.ts finishes it).
-      .where('source_state', 'is', null)
+      .where(pendingAndFree(at))
       .where('expired_at', '>', at)
-      .where((eb) => eb.or([eb('processing_until', 'is', null), eb('processing_until', '<', at)]))
       .where((eb) => eb(recentFailures(trx, transactionId, now).select(eb.fn.countAll().as('n')), '<', FAILED_ATTEMPTS_LIMIT))
-      .where(noPaymentInDoubt)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) return false;
     if (challengeId && !(await takeChallenge(trx, challengeId, now))) throw new Rollback(false);
@@ -191,11 +200,8 @@ export async function markCancelled(trx: Tx, transactionId: string, now: Date): 
     .updateTable('transactions')
     .set({ status: 'C', updated_at: at })
     .where('id', '=', transactionId)
-    .where('status', '=', 'N')
-    .where('source_state', 'is', null)
+    .where(pendingAndFree(at))
     .where('expired_at', '>', at)
-    .where((eb) => eb.or([eb('processing_until', 'is', null), eb('processing_until', '<', at)]))
-    .where(noPaymentInDoubt)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
@@ -204,14 +210,7 @@ export async function markCancelled(trx: Tx, transactionId: string, now: Date): 
  * Pending transactions past their expiry: the same guard as a payment claim, so an attempt
  * in progress is never expired under it.
  */
-const dueForExpiry = (at: string) => (eb: ExpressionBuilder<Tables, 'transactions'>) =>
-  eb.and([
-    eb('status', '=', 'N'),
-    eb('source_state', 'is', null),
-    eb('expired_at', '<=', at),
-    eb.or([eb('processing_until', 'is', null), eb('processing_until', '<', at)]),
-    noPaymentInDoubt(eb),
-  ]);
+const dueForExpiry = (at: string) => (eb: ExpressionBuilder<Tables, 'transactions'>) => eb.and([pendingAndFree(at)(eb), eb('expired_at', '<=', at)]);
 
 /**
  * Up to `limit` transactions due to expire, taken for this database transaction: processes
