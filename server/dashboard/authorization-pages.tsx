@@ -3,7 +3,7 @@ import { roleAtLeast } from '../store/users';
 import type { DashboardText } from './i18n';
 import { Csrf, renderPage } from './layout';
 import type { Signed } from './sale-pages';
-import { Notice, Pager } from './list-parts';
+import { type StatusListInput, statusListPage } from './status-list';
 
 // Stored cards (authorizations): a page of them with a status filter, and an admin's
 // removal of an active one (asked once more: it cannot be undone).
@@ -12,26 +12,6 @@ export const AUTHORIZATION_STATUSES = ['pending', 'requires_action', 'active', '
 
 export const cardOf = (text: DashboardText, r: AuthorizationRow) =>
   r.card_last4 ? text.t('auth.card', { brand: r.card_brand ?? '', last4: r.card_last4, month: String(r.card_exp_month ?? '').padStart(2, '0'), year: r.card_exp_year ?? '' }) : '—';
-
-function Filter({ text, status }: { text: DashboardText; status: string | undefined }) {
-  const { t } = text;
-  return (
-    <form method="get" action="/dashboard/authorizations/" class="filters" aria-label={t('auth.filter')}>
-      <div>
-        <label for="a-status">{t('tx.status')}</label>
-        <select id="a-status" name="status">
-          <option value="">{t('tx.any')}</option>
-          {AUTHORIZATION_STATUSES.map((s) => (
-            <option key={s} value={s} selected={s === status}>
-              {t(`auth.status.${s}`)}
-            </option>
-          ))}
-        </select>
-      </div>
-      <button type="submit">{t('tx.apply')}</button>
-    </form>
-  );
-}
 
 function Row({ text, csrf, row, canAct }: { text: DashboardText; csrf: string; row: AuthorizationRow; canAct: boolean }) {
   const { t } = text;
@@ -59,43 +39,20 @@ function Row({ text, csrf, row, canAct }: { text: DashboardText; csrf: string; r
   );
 }
 
-export function authorizationsPage(
-  p: Signed & { rows: AuthorizationRow[]; status: string | undefined; page: number; pages: number; notice?: { text: string; error: boolean } },
-): string {
+export function authorizationsPage(p: StatusListInput<AuthorizationRow>): string {
   const { text } = p;
   const { t } = text;
   const canAct = roleAtLeast(p.session.current.role, 'admin');
-  const query = (page: number) => `?${new URLSearchParams({ ...(p.status ? { status: p.status } : {}), page: String(page) })}`;
-  return renderPage(
-    { text, session: p.session, title: t('auth.title'), active: 'authorizations' },
-    <>
-      <Notice notice={p.notice} />
-      <Filter text={text} status={p.status} />
-      {p.rows.length === 0 ? (
-        <p class="empty">{t('auth.none')}</p>
-      ) : (
-        <div class="scroll" tabindex={0} role="region" aria-label={t('auth.title')}>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t('auth.cardHeading')}</th>
-                <th scope="col">{t('tx.status')}</th>
-                <th scope="col">{t('auth.created')}</th>
-                <th scope="col">{t('auth.transaction')}</th>
-                {canAct && <th scope="col">{t('sub.actions')}</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {p.rows.map((r) => (
-                <Row key={r.id} text={text} csrf={p.session.csrf} row={r} canAct={canAct} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager text={text} page={p.page} pages={p.pages} href={(n) => `/dashboard/authorizations/${query(n)}`} />
-    </>,
-  );
+  return statusListPage(p, {
+    section: 'authorizations',
+    title: t('auth.title'),
+    filterLabel: t('auth.filter'),
+    none: t('auth.none'),
+    statuses: AUTHORIZATION_STATUSES,
+    statusName: (s) => t(`auth.status.${s}`),
+    headings: [t('auth.cardHeading'), t('tx.status'), t('auth.created'), t('auth.transaction'), ...(canAct ? [t('sub.actions')] : [])],
+    row: (r) => <Row key={r.id} text={text} csrf={p.session.csrf} row={r} canAct={canAct} />,
+  });
 }
 
 export function confirmRemovePage(p: Signed & { row: AuthorizationRow }): string {

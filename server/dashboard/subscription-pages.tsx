@@ -4,7 +4,7 @@ import { roleAtLeast } from '../store/users';
 import { type DashboardText, pricePerPeriod } from './i18n';
 import { Csrf, renderPage } from './layout';
 import type { Signed } from './sale-pages';
-import { Notice, Pager } from './list-parts';
+import { type StatusListInput, statusListPage } from './status-list';
 
 // Subscriptions: a page of them with a status filter, and an admin's pause, resume and
 // stop (stop asks once more: it cannot be undone).
@@ -44,77 +44,36 @@ export function StatusText({ text, status }: { text: DashboardText; status: Subs
   return status === 'past_due' ? <strong class="overdue">{words}</strong> : <>{words}</>;
 }
 
-function Filter({ text, status }: { text: DashboardText; status: string | undefined }) {
-  const { t } = text;
-  return (
-    <form method="get" action="/dashboard/subscriptions/" class="filters" aria-label={t('sub.filter')}>
-      <div>
-        <label for="s-status">{t('tx.status')}</label>
-        <select id="s-status" name="status">
-          <option value="">{t('tx.any')}</option>
-          {SUBSCRIPTION_STATUSES.map((s) => (
-            <option key={s} value={s} selected={s === status}>
-              {t(`sub.status.${s}`)}
-            </option>
-          ))}
-        </select>
-      </div>
-      <button type="submit">{t('tx.apply')}</button>
-    </form>
-  );
-}
-
-export function subscriptionsPage(
-  p: Signed & { rows: SubscriptionRow[]; status: string | undefined; page: number; pages: number; notice?: { text: string; error: boolean } },
-): string {
+export function subscriptionsPage(p: StatusListInput<SubscriptionRow>): string {
   const { text } = p;
   const { t } = text;
   const canAct = roleAtLeast(p.session.current.role, 'admin');
-  const query = (page: number) => `?${new URLSearchParams({ ...(p.status ? { status: p.status } : {}), page: String(page) })}`;
-  return renderPage(
-    { text, session: p.session, title: t('sub.title'), active: 'subscriptions' },
-    <>
-      <Notice notice={p.notice} />
-      <Filter text={text} status={p.status} />
-      {p.rows.length === 0 ? (
-        <p class="empty">{t('sub.none')}</p>
-      ) : (
-        <div class="scroll" tabindex={0} role="region" aria-label={t('sub.title')}>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t('sub.plan')}</th>
-                <th scope="col">{t('tx.status')}</th>
-                <th scope="col">{t('sub.amount')}</th>
-                <th scope="col">{t('sub.next')}</th>
-                {canAct && <th scope="col">{t('sub.actions')}</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {p.rows.map((r) => (
-                <tr key={r.id} data-subscription={r.id}>
-                  <td>
-                    <a href={`/dashboard/subscriptions/${r.id}/`}>{nameOf(r)}</a>
-                  </td>
-                  <td>
-                    <StatusText text={text} status={r.status as SubscriptionStatus} />
-                  </td>
-                  <td>{pricePerPeriod(text, text.money(r.amount, r.currency), r.interval, r.interval_count)}</td>
-                  <td>{r.next_charge_at ? text.dateTime(r.next_charge_at) : '—'}</td>
-                  {canAct && (
-                    <td>
-                      <SubscriptionActions text={text} csrf={p.session.csrf} row={r} />
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager text={text} page={p.page} pages={p.pages} href={(n) => `/dashboard/subscriptions/${query(n)}`} />
-    </>,
-  );
+  return statusListPage(p, {
+    section: 'subscriptions',
+    title: t('sub.title'),
+    filterLabel: t('sub.filter'),
+    none: t('sub.none'),
+    statuses: SUBSCRIPTION_STATUSES,
+    statusName: (s) => t(`sub.status.${s}`),
+    headings: [t('sub.plan'), t('tx.status'), t('sub.amount'), t('sub.next'), ...(canAct ? [t('sub.actions')] : [])],
+    row: (r) => (
+      <tr key={r.id} data-subscription={r.id}>
+        <td>
+          <a href={`/dashboard/subscriptions/${r.id}/`}>{nameOf(r)}</a>
+        </td>
+        <td>
+          <StatusText text={text} status={r.status as SubscriptionStatus} />
+        </td>
+        <td>{pricePerPeriod(text, text.money(r.amount, r.currency), r.interval, r.interval_count)}</td>
+        <td>{r.next_charge_at ? text.dateTime(r.next_charge_at) : '—'}</td>
+        {canAct && (
+          <td>
+            <SubscriptionActions text={text} csrf={p.session.csrf} row={r} />
+          </td>
+        )}
+      </tr>
+    ),
+  });
 }
 
 export function confirmStopPage(p: Signed & { row: SubscriptionRow }): string {
