@@ -3,7 +3,7 @@
 // Runs on merchant pages, which may have a strict CSP: styles are set through
 // element.style (CSSOM), never a <style> tag.
 
-import { acceptMessage } from './protocol';
+import { PROTOCOL_VERSION, acceptMessage } from './protocol';
 import type { CheckoutHandle, MountOptions } from './checkout';
 
 // [frame title, close button name]; the frame's own page is localised by the server.
@@ -16,20 +16,16 @@ export const frameSrc = (checkoutOrigin: string, token: string, parentOrigin: st
 
 /**
  * Only http(s): a `javascript:` URL from a compromised frame must not run in the merchant
- * page. Takes what parseMessage let through (a string or null: null reads as "null").
+ * page. Meant for what parseMessage lets through, a string or null (tested as "null").
  */
-export const isHttpUrl = (url: string | null): url is string => /^https?:\/\//i.test(url!);
+export const isHttpUrl = (url: unknown): url is string => /^https?:\/\//i.test(url as string);
 
 /**
  * A new element with its inline style, set as cssText: the CSSOM, allowed under any
- * style-src (unlike a style attribute in markup or a <style> tag); and its properties.
+ * style-src (unlike a style attribute in markup or a <style> tag).
  */
-export function styled<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  css: string,
-  props?: Partial<HTMLElementTagNameMap[K]>,
-): HTMLElementTagNameMap[K] {
-  const element = Object.assign(document.createElement(tag), props);
+export function styled<K extends keyof HTMLElementTagNameMap>(tag: K, css: string): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
   element.style.cssText = css;
   return element;
 }
@@ -47,10 +43,7 @@ export function mountFrame(
 ): CheckoutHandle {
   const win = window;
   // The frame is sized to its content, so it must never show a scrollbar of its own.
-  const frame = styled('iframe', 'border:0;width:100%;display:block;overflow:hidden', {
-    src: frameSrc(checkoutOrigin, options.token, win.location.origin, options.language),
-    allow: 'payment',
-  });
+  const frame = styled('iframe', 'border:0;width:100%;display:block;overflow:hidden');
   let height: number | undefined;
   // Counts final messages: only the first is reported.
   let settled = 0;
@@ -60,11 +53,13 @@ export function mountFrame(
     frame.title = words[0]!;
     onLabels?.(words);
   };
+  frame.src = frameSrc(checkoutOrigin, options.token, win.location.origin, options.language);
   name(options.language);
+  frame.allow = 'payment';
   frame.setAttribute('scrolling', 'no');
 
   const onMessage = (event: Pick<MessageEvent, 'origin' | 'source' | 'data'>) => {
-    const message = acceptMessage(event, { origin: checkoutOrigin, source: frame.contentWindow });
+    const message = acceptMessage(event, checkoutOrigin, frame.contentWindow);
     if (!message) return;
     heard = true;
     const type = message.type;
@@ -107,7 +102,7 @@ export function mountFrame(
         onMessage({
           origin: checkoutOrigin,
           source: frame.contentWindow,
-          data: { type: 'checkout:error', version: 1, code: 'network', message: '' },
+          data: { type: 'checkout:error', version: PROTOCOL_VERSION, code: 'network', message: '' },
         }),
       1e4,
     );
