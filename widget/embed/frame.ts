@@ -41,7 +41,6 @@ export function mountFrame(
   onEscape?: () => void,
   onLabels?: (words: string[]) => void,
 ): CheckoutHandle {
-  const win = window;
   // The frame is sized to its content, so it must never show a scrollbar of its own.
   const frame = styled('iframe', 'border:0;width:100%;display:block;overflow:hidden');
   let height: number | undefined;
@@ -53,7 +52,7 @@ export function mountFrame(
     frame.title = words[0]!;
     onLabels?.(words);
   };
-  frame.src = frameSrc(checkoutOrigin, options.token, win.location.origin, options.language);
+  frame.src = frameSrc(checkoutOrigin, options.token, location.origin, options.language);
   name(options.language);
   frame.allow = 'payment';
   frame.setAttribute('scrolling', 'no');
@@ -89,7 +88,7 @@ export function mountFrame(
       !stay &&
       isHttpUrl(message.redirect)
     )
-      win.location.assign(message.redirect);
+      location.assign(message.redirect);
   };
 
   // The frame speaks first, even to refuse (an origin not allowed, an unknown token). Loaded
@@ -106,11 +105,12 @@ export function mountFrame(
         }),
       1e4,
     );
-  win.addEventListener('message', onMessage);
+  // The window's own listener methods, called bare (window is the global object).
+  addEventListener('message', onMessage);
   element.replaceChildren(frame);
   return {
     destroy() {
-      win.removeEventListener('message', onMessage);
+      removeEventListener('message', onMessage);
       frame.remove();
     },
   };

@@ -15,7 +15,8 @@ export function openOverlay(checkoutOrigin: string, options: OpenOptions): Overl
   // behind inert (focus trap, hidden from assistive tech) and turns Escape into `cancel`.
   const dialog = styled(
     'dialog',
-    'width:100%;height:100%;max-width:none;max-height:none;margin:0;padding:0;border:0;background:#0009;overflow:auto',
+    // The whole viewport: min-width/height win over the modal's own max-width/height.
+    'min-width:100%;min-height:100%;margin:0;padding:0;border:0;background:#0009;overflow:auto',
   );
   const panel = styled('div', 'max-width:32rem;margin:5vh auto;background:#fff;border-radius:8px;overflow:hidden');
   const bar = styled('div', 'display:flex;align-items:center');

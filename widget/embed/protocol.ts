@@ -106,7 +106,8 @@ export function acceptMessage(
   origin: string,
   source: unknown,
 ): CheckoutMessage | null {
-  return event.origin === origin && event.source && event.source === source ? parseMessage(event.data) : null;
+  // A frame that is gone has no window (source null): nothing is accepted for it.
+  return event.origin === origin && source && event.source === source ? parseMessage(event.data) : null;
 }
 
 /**

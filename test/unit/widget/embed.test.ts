@@ -47,7 +47,10 @@ let frames: FakeFrame[];
 beforeEach(() => {
   frames = [];
   win = new FakeWindow();
-  vi.stubGlobal('window', win);
+  // The loader calls the window's members bare, as globals.
+  vi.stubGlobal('location', win.location);
+  vi.stubGlobal('addEventListener', win.addEventListener.bind(win));
+  vi.stubGlobal('removeEventListener', win.removeEventListener.bind(win));
   vi.stubGlobal('document', {
     createElement: () => {
       const frame = new FakeFrame();
