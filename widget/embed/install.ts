@@ -16,24 +16,22 @@ const SCRIPT_PATH = /\/widget(\.\w+)?\.js(\?|#|$)/;
  * The origin that served this script is the checkout origin. currentScript is null when
  * the loader runs late (e.g. from a bundler's wrapper), so fall back to the script tag.
  */
-export function scriptOrigin(doc: Pick<Document, 'currentScript' | 'querySelectorAll'>): string {
-  const current = doc.currentScript as HTMLScriptElement | null;
+export function scriptOrigin(doc: Pick<Document, 'currentScript' | 'scripts'>): string {
   const src =
-    current?.src ||
-    [...doc.querySelectorAll<HTMLScriptElement>('script[src*="widget"]')].find((s) => SCRIPT_PATH.test(s.src))?.src;
+    (doc.currentScript as HTMLScriptElement | null)?.src || [...doc.scripts].find((s) => SCRIPT_PATH.test(s.src))?.src;
   return new URL(src!).origin;
 }
 
 export function install(win: InstallWindow, createCheckout: (checkoutOrigin: string) => CheckoutApi): void {
   const previous = win.Checkout;
   // A second copy of the script on the page must not mount everything again.
-  if (previous && 'version' in previous) return;
+  if ((previous as CheckoutApi | undefined)?.version) return;
   const doc = win.document;
   const api = (win.Checkout = createCheckout(scriptOrigin(doc)));
   const mounted = new WeakSet<Element>();
 
-  const mountDeclared = (root: ParentNode) => {
-    for (const element of root.querySelectorAll<HTMLElement>('[data-checkout-token]')) {
+  const mountDeclared = () => {
+    for (const element of doc.querySelectorAll<HTMLElement>('[data-checkout-token]')) {
       const { checkoutToken: token, language } = element.dataset;
       if (token && !mounted.has(element)) {
         mounted.add(element);
@@ -43,14 +41,11 @@ export function install(win: InstallWindow, createCheckout: (checkoutOrigin: str
   };
 
   const start = () => {
-    for (const [method, args] of previous?.q || []) (api[method] as (...a: unknown[]) => void)(...args);
-    mountDeclared(doc);
-    // Single-page apps render the placeholder after the script has run.
-    new win.MutationObserver((records) => {
-      for (const record of records)
-        for (const node of record.addedNodes)
-          if (node.nodeType == 1) mountDeclared(node.parentNode || (node as Element));
-    }).observe(doc.documentElement, { childList: true, subtree: true });
+    for (const [method, args] of (previous as CheckoutStub | undefined)?.q || []) (api[method] as (...a: unknown[]) => void)(...args);
+    mountDeclared();
+    // Single-page apps render the placeholder after the script has run: whenever nodes are
+    // added, mount what is new (one selector query per batch of changes).
+    new win.MutationObserver(mountDeclared).observe(doc, { childList: true, subtree: true });
   };
 
   if (doc.readyState == 'loading') doc.addEventListener('DOMContentLoaded', start);

@@ -8,47 +8,52 @@ import { mountFrame, styled } from './frame';
 
 export function openOverlay(checkoutOrigin: string, options: OpenOptions): OverlayHandle {
   const doc = document;
-  const root = doc.documentElement;
+  const rootStyle = doc.documentElement.style;
   const previousFocus = doc.activeElement as HTMLElement | null;
-  const previousOverflow = root.style.overflow;
+  const previousOverflow = rootStyle.overflow;
   // A modal <dialog> gives the top layer (above any merchant z-index), makes the page
   // behind inert (focus trap, hidden from assistive tech) and turns Escape into `cancel`.
-  const dialog = styled('dialog', {
-    width: '100%', height: '100%', maxWidth: 'none', maxHeight: 'none', margin: '0',
-    padding: '0', border: '0', background: 'rgba(0,0,0,.6)', overflow: 'auto',
-  });
-  const panel = styled('div', { maxWidth: '32rem', margin: '5vh auto', background: '#fff', borderRadius: '8px', overflow: 'hidden' });
-  const bar = styled('div', { display: 'flex', alignItems: 'center', justifyContent: 'space-between' });
-  const heading = styled('h2', { margin: '0', padding: '0 16px', color: '#222', font: '600 16px/1.4 sans-serif' });
-  const button = styled('button', {
-    padding: '8px 14px', border: '0', background: 'none',
-    color: '#222', font: '28px/1 sans-serif', cursor: 'pointer',
-  });
-  // A visible title names the dialog, for everyone alike; its words and the close button's
-  // follow the language the frame shows once it says (mountFrame's onLabels).
-  const named = ([title, closeName]: string[]) => {
-    heading.textContent = title!;
-    button.setAttribute('aria-label', closeName!);
+  const dialog = styled(
+    'dialog',
+    // The whole viewport: min-width/height win over the modal's own max-width/height.
+    'min-width:100%;min-height:100%;margin:0;padding:0;border:0;background:#0009;overflow:auto',
+  );
+  const panel = styled('div', 'max-width:32rem;margin:5vh auto;background:#fff;border-radius:8px;overflow:hidden');
+  const bar = styled('div', 'display:flex;align-items:center');
+  // flex:1 keeps the close button at the bar's end.
+  const heading = styled('h2', 'flex:1;margin:0;padding:0 16px;color:#222;font:600 16px/1.4 sans-serif');
+  // Outside any form, so it submits nothing: no type needed.
+  const button = styled('button', 'padding:8px 14px;border:0;background:none;color:#222;font:28px/1 sans-serif;cursor:pointer');
+  // A modal dialog alone lets Tab leave for the browser's own UI; these guards wrap it
+  // around inside the dialog instead.
+  const guard = (onfocus: () => void) => {
+    const span = styled('span', '');
+    span.tabIndex = 0;
+    span.onfocus = onfocus;
+    return span;
   };
-  heading.id = 'checkout-dialog-title';
-  dialog.setAttribute('aria-labelledby', heading.id);
-  button.type = 'button';
+  const close = () => {
+    if (!dialog.isConnected) return;
+    frame.destroy();
+    dialog.remove();
+    rootStyle.overflow = previousOverflow;
+    previousFocus?.focus();
+    options.onClose?.();
+  };
   // showModal() focuses it directly; without, it would focus the first guard, which
   // passes focus through the frame (and asks the frame for its last control) first.
   button.autofocus = true;
   button.textContent = '×';
   bar.append(heading, button);
 
-  const frame = mountFrame(checkoutOrigin, panel, options, () => close(), named);
+  // The visible title's words name the dialog, for everyone alike; they and the close
+  // button's follow the language the frame shows once it says (mountFrame's onLabels).
+  const frame = mountFrame(checkoutOrigin, panel, options, close, ([title, closeName]) => {
+    heading.textContent = title!;
+    dialog.setAttribute('aria-label', title!);
+    button.setAttribute('aria-label', closeName!);
+  });
   const iframe = panel.firstChild as HTMLIFrameElement;
-  // A modal dialog alone lets Tab leave for the browser's own UI; these guards wrap it
-  // around inside the dialog instead.
-  const guard = (onfocus: () => void) => {
-    const span = styled('span', {});
-    span.tabIndex = 0;
-    span.onfocus = onfocus;
-    return span;
-  };
   // Shift+Tab from the close button: the page can focus only the frame itself, not a
   // control inside it (cross-origin), so it asks the frame to focus its last control,
   // posting to the checkout origin only.
@@ -63,16 +68,7 @@ export function openOverlay(checkoutOrigin: string, options: OpenOptions): Overl
   dialog.append(panel);
   doc.body.append(dialog);
   dialog.showModal();
-  root.style.overflow = 'hidden';
-
-  const close = () => {
-    if (!dialog.isConnected) return;
-    frame.destroy();
-    dialog.remove();
-    root.style.overflow = previousOverflow;
-    previousFocus?.focus();
-    options.onClose?.();
-  };
+  rootStyle.overflow = 'hidden';
   button.onclick = close;
   dialog.oncancel = (event) => {
     event.preventDefault();

@@ -67,39 +67,33 @@ export type PublicMessage = ReadyMessage | ResizeMessage | CompletedMessage | Ca
 export type CheckoutMessage = PublicMessage | EscapeMessage;
 
 const isStr = (v: unknown): v is string => typeof v == 'string';
+const isStrOrNull = (v: unknown): v is string | null => v === null || isStr(v);
 
 /**
  * Returns a fresh message holding only the known fields, or null. Rebuilding (rather than
  * passing `data` through) keeps anything unexpected the frame might send out of merchant code.
  */
 export function parseMessage(data: unknown): CheckoutMessage | null {
-  if (typeof data != 'object' || !data) return null;
-  const d = data as Record<string, unknown>;
-  const type = d.type;
-  const version = PROTOCOL_VERSION;
-  if (d.version !== version) return null;
-  if (type === 'checkout:ready') return { type, version, language: isStr(d.language) ? d.language : null };
-  if (type === 'checkout:escape') return { type, version };
-  if (type === 'checkout:resize') {
-    const h = d.height;
-    // An upper bound stops a misbehaving frame from growing the merchant page without limit.
-    return typeof h == 'number' && h >= 0 && h <= 1e5 ? { type, version, height: Math.ceil(h) } : null;
-  }
-  if (type === 'checkout:completed' || type === 'checkout:cancelled') {
-    const { transaction_id, status, order_id, redirect = null } = d;
-    return isStr(transaction_id) &&
-      isStr(status) &&
-      /^[NCDE]$/.test(status) &&
-      (order_id === null || isStr(order_id)) &&
-      (redirect === null || isStr(redirect))
-      ? { type, version, transaction_id, status: status as TransactionStatus, order_id, redirect }
-      : null;
-  }
-  if (type === 'checkout:error') {
-    const { code, message } = d;
-    return isStr(code) && isStr(message) ? { type, version, code, message } : null;
-  }
-  return null;
+  // Only an object can carry version 1 (null, a string or a number has no such field).
+  if ((data as { version?: unknown } | null)?.version !== PROTOCOL_VERSION) return null;
+  const { type, language, height, transaction_id, status, order_id, redirect = null, code, message } = data as Record<string, unknown>;
+  const head = { type, version: PROTOCOL_VERSION };
+  return (
+    type == 'checkout:ready'
+      ? { ...head, language: isStr(language) ? language : null }
+      : type == 'checkout:escape'
+        ? head
+        : type == 'checkout:resize'
+          ? // An upper bound stops a misbehaving frame from growing the merchant page without limit.
+            typeof height == 'number' && height >= 0 && height <= 1e5 && { ...head, height: Math.ceil(height) }
+          : type == 'checkout:completed' || type == 'checkout:cancelled'
+            ? isStr(transaction_id) &&
+              // includes() compares strictly: only the one-letter strings pass.
+              [...'NCDE'].includes(status as string) &&
+              isStrOrNull(order_id) &&
+              isStrOrNull(redirect) && { ...head, transaction_id, status, order_id, redirect }
+            : type == 'checkout:error' && isStr(code) && isStr(message) && { ...head, code, message }
+  ) as CheckoutMessage || null;
 }
 
 /**
@@ -109,11 +103,11 @@ export function parseMessage(data: unknown): CheckoutMessage | null {
  */
 export function acceptMessage(
   event: { origin: string; source: unknown; data: unknown },
-  expected: { origin: string; source: unknown },
+  origin: string,
+  source: unknown,
 ): CheckoutMessage | null {
-  return event.origin === expected.origin && event.source != null && event.source === expected.source
-    ? parseMessage(event.data)
-    : null;
+  // A frame that is gone has no window (source null): nothing is accepted for it.
+  return event.origin === origin && source && event.source === source ? parseMessage(event.data) : null;
 }
 
 /**

@@ -5,7 +5,7 @@ import { PROTOCOL_VERSION, acceptMessage, acceptParentMessage, parseMessage } fr
 const checkoutFrame = { name: 'our iframe contentWindow' };
 const otherFrame = { name: 'another frame of the same origin' };
 const CHECKOUT = 'https://checkout.example';
-const expected = { origin: CHECKOUT, source: checkoutFrame };
+const expected = [CHECKOUT, checkoutFrame] as const;
 
 const completed = {
   type: 'checkout:completed',
@@ -18,7 +18,7 @@ const completed = {
 
 describe('acceptMessage', () => {
   it('accepts a valid message from the checkout origin and our own frame', () => {
-    expect(acceptMessage({ origin: CHECKOUT, source: checkoutFrame, data: completed }, expected)).toEqual(completed);
+    expect(acceptMessage({ origin: CHECKOUT, source: checkoutFrame, data: completed }, ...expected)).toEqual(completed);
   });
 
   it.each([
@@ -28,15 +28,15 @@ describe('acceptMessage', () => {
     ['another window of the checkout origin', { origin: CHECKOUT, source: otherFrame }],
     ['no source window', { origin: CHECKOUT, source: null }],
   ])('drops a message from %s', (_, from) => {
-    expect(acceptMessage({ ...from, data: completed }, expected)).toBeNull();
+    expect(acceptMessage({ ...from, data: completed }, ...expected)).toBeNull();
   });
 
   it('drops a null source even when our frame is gone (contentWindow null)', () => {
-    expect(acceptMessage({ origin: CHECKOUT, source: null, data: completed }, { origin: CHECKOUT, source: null })).toBeNull();
+    expect(acceptMessage({ origin: CHECKOUT, source: null, data: completed }, CHECKOUT, null)).toBeNull();
   });
 
   it('drops malformed data from the right frame', () => {
-    expect(acceptMessage({ origin: CHECKOUT, source: checkoutFrame, data: { ...completed, version: 2 } }, expected)).toBeNull();
+    expect(acceptMessage({ origin: CHECKOUT, source: checkoutFrame, data: { ...completed, version: 2 } }, ...expected)).toBeNull();
   });
 });
 
