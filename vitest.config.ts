@@ -1,8 +1,12 @@
 import preact from '@preact/preset-vite';
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `unit` (pure modules, fast) and `api` (the real server over real HTTP on
-// a random port, on SQLite and, when TEST_DATABASE_URL is set, on PostgreSQL).
+// The tiers (test/README.md): `unit` (pure modules and use cases in-process, fake clocks),
+// `api` (the real server in the test's process over real HTTP on a random port, on SQLite
+// and, when TEST_DATABASE_URL is set, on PostgreSQL) and `process` (the service and its
+// CLIs as child processes: kill -9, restarts, several processes on one database). The
+// browser tier is Playwright's (playwright.config.ts); the whole fault matrix is
+// `npm run test:faults` (vitest.faults.config.ts).
 export default defineConfig({
   plugins: [preact()],
   test: {
@@ -34,6 +38,18 @@ export default defineConfig({
           // Two cores: files in parallel beyond two only add contention.
           maxWorkers: 2,
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'process',
+          include: ['test/process/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+          maxWorkers: 2,
+          sequence: { groupOrder: 2 },
         },
       },
     ],

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 // The service, its CLIs and the test gateway modules compiled into plain JavaScript once
-// per test run, for the tests that start them as processes (test/api/process.ts): `node
+// per test run, for the tests that start them as processes (test/api/process.ts, the process tier): `node
 // main.mjs` starts on a third of the CPU of `node --import tsx server/main.ts` (0.9–1.0 s
 // against 2.3–2.7 s, `/usr/bin/time` to the `listening` line), and the process tests start
 // a few hundred. The same code, only compiled ahead: npm packages stay imports, and each

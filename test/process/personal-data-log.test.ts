@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientBody, documentBody, IBANS, pdfOfSize, postOnOwnConnection } from './documents';
-import { payToken } from './pay';
-import { createKeys, type ServiceProcess, startServiceProcess } from './process';
+import { clientBody, documentBody, IBANS, pdfOfSize, postOnOwnConnection } from '../api/documents';
+import { payToken } from '../api/pay';
+import { createKeys, type ServiceProcess, startServiceProcess } from '../api/process';
 
 // Clients and customers are people: their names, id numbers, phones, e-mails, IBANs and
 // documents must never reach the logs. The service runs as a real process with its background work on

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { startIsolatedService } from './database';
-import { ENGINES } from './harness';
-import { processScope } from './process';
+import { startIsolatedService } from '../api/database';
+import { ENGINES } from '../api/harness';
+import { processScope } from '../api/process';
 
 // /health/live and /health/ready: unauthenticated, cheap, JSON naming the check that
 // failed, and kept out of the access log.

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/store/db';
-import { IBANS } from './documents';
-import { Client, ENGINES } from './harness';
-import { checkLedger } from './ledger';
-import { paidTransaction, priced } from './pay';
-import { payoutBankEnv, startPayoutBank } from './payout-bank';
-import { createKeys, keysCli, type ProcessEnv, processScope, type ServiceProcess } from './process';
+import { IBANS } from '../api/documents';
+import { Client, ENGINES } from '../api/harness';
+import { checkLedger } from '../api/ledger';
+import { paidTransaction, priced } from '../api/pay';
+import { payoutBankEnv, startPayoutBank } from '../api/payout-bank';
+import { createKeys, keysCli, type ProcessEnv, processScope, type ServiceProcess } from '../api/process';
 
 // Payouts to the merchant with real service processes and a stand-in bank that outlives
 // them (payout-bank.ts, loaded through PAYOUT_MODULE): two processes whose payout job

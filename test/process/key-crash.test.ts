@@ -1,11 +1,11 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ENGINES } from './harness';
-import { payWithCard, priced } from './pay';
-import { createKeys, processScope } from './process';
-import { remoteGatewayEnv, startProcessor } from './processor';
-import { REMOTE_ID } from './remote-gateway';
+import { ENGINES } from '../api/harness';
+import { payWithCard, priced } from '../api/pay';
+import { createKeys, processScope } from '../api/process';
+import { remoteGatewayEnv, startProcessor } from '../api/processor';
+import { REMOTE_ID } from '../api/remote-gateway';
 
 // One Idempotency-Key, one charge, across a crash: a real service process charges a stored
 // card through a networked gateway whose processor (another process's books) charges and

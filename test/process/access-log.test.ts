@@ -4,8 +4,8 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../server/payments/sandbox';
-import { SANDBOX_CARD, payWithCard, priced } from './pay';
-import { createKeys, type ServiceProcess, startServiceProcess } from './process';
+import { SANDBOX_CARD, payWithCard, priced } from '../api/pay';
+import { createKeys, type ServiceProcess, startServiceProcess } from '../api/process';
 
 // The access log as an operator reads it: the service as a real process, its stdout
 // parsed line by line. One line per request, carrying the id the client was given, and

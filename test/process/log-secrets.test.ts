@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../server/payments/sandbox';
 import { SANDBOX_REDIRECT_ID } from '../../server/payments/sandbox';
-import { IBANS } from './documents';
-import { ENGINES } from './harness';
-import { SANDBOX_CARD } from './pay';
-import { createKeys, processScope, type ServiceProcess } from './process';
+import { IBANS } from '../api/documents';
+import { ENGINES } from '../api/harness';
+import { SANDBOX_CARD } from '../api/pay';
+import { createKeys, processScope, type ServiceProcess } from '../api/process';
 
 // No request body in any log (issue 25, item 5): every operation of the OpenAPI document,
 // and every checkout route, posted with the test cards, well-formed and malformed (broken

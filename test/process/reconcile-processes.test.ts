@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { payWithCard, priced } from './pay';
-import { createKeys, processScope } from './process';
-import { remoteGatewayEnv, startProcessor } from './processor';
-import { REMOTE_ID } from './remote-gateway';
+import { payWithCard, priced } from '../api/pay';
+import { createKeys, processScope } from '../api/process';
+import { remoteGatewayEnv, startProcessor } from '../api/processor';
+import { REMOTE_ID } from '../api/remote-gateway';
 
 // Reconciliation with two service processes on one PostgreSQL: payments left pending by a
 // process killed while the processor held its answers are each reconciled exactly once,

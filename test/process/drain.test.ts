@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ENGINES, transactionBody } from './harness';
-import { createKeys, processScope } from './process';
+import { ENGINES, transactionBody } from '../api/harness';
+import { createKeys, processScope } from '../api/process';
 
 // SIGTERM under load: /health/ready turns 503 at once, the process keeps serving for
 // SHUTDOWN_DRAIN_MS, then stops accepting, finishes what is in flight and exits 0. Every

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ENGINES } from './harness';
-import { payWithCard, priced } from './pay';
-import { createKeys, processScope } from './process';
-import { remoteGatewayEnv, startProcessor } from './processor';
-import { REMOTE_ID } from './remote-gateway';
+import { ENGINES } from '../api/harness';
+import { payWithCard, priced } from '../api/pay';
+import { createKeys, processScope } from '../api/process';
+import { remoteGatewayEnv, startProcessor } from '../api/processor';
+import { REMOTE_ID } from '../api/remote-gateway';
 
 // A source payment killed mid-way: a real service process pays a transaction from two
 // stored cards through a networked processor, and is SIGKILLed once the first card is
@@ -59,6 +59,7 @@ describe.each(ENGINES)('a source payment interrupted by a crash on %s', (engine)
     expect(processor.requests.filter((r) => r.path === '/pay')).toHaveLength(paysBefore + 1);
     expect([...processor.charges.entries()].filter(([ref]) => ref === reference)).toEqual([[reference, 1]]);
     expect(processor.requests.filter((r) => r.path === '/refund')).toHaveLength(1);
-    expect(second.output.some((line) => line.includes('"interrupted source payment finished"'))).toBe(true);
+    // Logged once the round has finished it, a moment after the state the API shows.
+    await expect.poll(() => second.output.some((line) => line.includes('"interrupted source payment finished"')), { timeout: 10_000 }).toBe(true);
   });
 });

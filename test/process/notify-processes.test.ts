@@ -1,10 +1,10 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../server/payments/sandbox';
-import { ENGINES } from './harness';
-import { payToken, priced, SANDBOX_CARD } from './pay';
-import { createKeys, processScope } from './process';
-import { type Receiver, startReceiver } from './receiver';
+import { ENGINES } from '../api/harness';
+import { payToken, priced, SANDBOX_CARD } from '../api/pay';
+import { createKeys, processScope } from '../api/process';
+import { type Receiver, startReceiver } from '../api/receiver';
 
 // The outbox and its workers as real processes: a SIGKILL between the commit and the
 // delivery loses nothing, and two processes on one PostgreSQL deliver each event once.

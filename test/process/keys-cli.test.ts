@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config';
 import { startService, type Service } from '../../server/service';
 import { SealedSecrets } from '../../server/store/sealed-secrets';
-import { Client, ENGINES, TEST_SECRETS_KEY, transactionBody } from './harness';
-import { keysCli, type ProcessEnv } from './process';
+import { Client, ENGINES, TEST_SECRETS_KEY, transactionBody } from '../api/harness';
+import { keysCli, type ProcessEnv } from '../api/process';
 
 // `npm run keys -- create --name "Shop" --json`: one JSON object with the new pair, keys
 // that work against a service on the same data, and no plain secret key in storage.

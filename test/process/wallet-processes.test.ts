@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/store/db';
-import { Client, ENGINES } from './harness';
-import { checkLedger, createWallet, fund } from './ledger';
-import { createKeys, type ProcessEnv, startServiceProcess, useProcesses } from './process';
+import { Client, ENGINES } from '../api/harness';
+import { checkLedger, createWallet, fund } from '../api/ledger';
+import { createKeys, type ProcessEnv, startServiceProcess, useProcesses } from '../api/process';
 
 // The ledger with real service processes: a SIGKILL in the middle of a burst of transfers
 // loses no acknowledged transfer and half-writes none, and two processes on one database

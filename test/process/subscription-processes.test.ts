@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../server/payments/sandbox';
-import { freshDatabase } from './database';
-import { SANDBOX_CARD } from './pay';
-import { createKeys, type ProcessEnv, type ServiceProcess, startServiceProcess } from './process';
+import { freshDatabase } from '../api/database';
+import { SANDBOX_CARD } from '../api/pay';
+import { createKeys, type ProcessEnv, type ServiceProcess, startServiceProcess } from '../api/process';
 
 // The scheduler as it runs in production: service processes with their background loops
 // on one PostgreSQL, their shared clock moved by the test (TEST_CLOCK_FILE) one period at

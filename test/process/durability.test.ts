@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { ENGINES, transactionBody } from './harness';
-import { createKeys, startServiceProcess, useProcesses } from './process';
+import { ENGINES, transactionBody } from '../api/harness';
+import { createKeys, startServiceProcess, useProcesses } from '../api/process';
 
 // "Nothing acknowledged to a client is ever lost on a crash": the real service in a child
 // process takes a burst of creations, is killed with SIGKILL in the middle, restarts on

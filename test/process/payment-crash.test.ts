@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ENGINES } from './harness';
-import { payWithCard, priced } from './pay';
-import { createKeys, processScope } from './process';
-import { remoteGatewayEnv, startProcessor } from './processor';
-import { REMOTE_ID } from './remote-gateway';
+import { ENGINES } from '../api/harness';
+import { payWithCard, priced } from '../api/pay';
+import { createKeys, processScope } from '../api/process';
+import { remoteGatewayEnv, startProcessor } from '../api/processor';
+import { REMOTE_ID } from '../api/remote-gateway';
 
 // Crash safety across the gateway call: a real service process pays through a networked
 // gateway whose processor charges and then holds its answer; the process is SIGKILLed

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { priced } from './pay';
-import { createKeys, processScope } from './process';
-import { type Receiver, startReceiver } from './receiver';
+import { priced } from '../api/pay';
+import { createKeys, processScope } from '../api/process';
+import { type Receiver, startReceiver } from '../api/receiver';
 
 // The jobs runner with two service processes on one PostgreSQL: the expiry sweep and the
 // webhook delivery both run in both, and each due item is handled once.

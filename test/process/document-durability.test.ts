@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { clientBody, documentBody, pdfOfSize } from './documents';
-import { ENGINES } from './harness';
-import { createKeys, startServiceProcess, useProcesses } from './process';
+import { clientBody, documentBody, pdfOfSize } from '../api/documents';
+import { ENGINES } from '../api/harness';
+import { createKeys, startServiceProcess, useProcesses } from '../api/process';
 
 // A document acknowledged with a 201 is on disk: the real service in a child process takes
 // several uploads at once and is killed with SIGKILL as soon as the first 201 arrives;

@@ -1,10 +1,10 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { payWithCard, priced } from './pay';
-import { startCluster } from './pg-cluster';
-import { createKeys, processScope } from './process';
-import { remoteGatewayEnv, startProcessor } from './processor';
-import { REMOTE_ID } from './remote-gateway';
+import { payWithCard, priced } from '../api/pay';
+import { startCluster } from '../api/pg-cluster';
+import { createKeys, processScope } from '../api/process';
+import { remoteGatewayEnv, startProcessor } from '../api/processor';
+import { REMOTE_ID } from '../api/remote-gateway';
 
 // PostgreSQL ends every session on a restart or failover ("terminating connection due to
 // administrator command", 57P01). Idle pooled clients learn of it as an `error` event,
