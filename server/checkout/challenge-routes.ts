@@ -1,6 +1,5 @@
 import type { IRouter, Request } from 'express';
 import { scopedDeps } from '../deps';
-import { z } from 'zod';
 import { baseUrlOf } from '../http/route';
 import { answerChallenge, type ChallengeOutcome } from '../payments/challenge';
 import type { ChallengeAnswer } from '../payments/gateway';
@@ -8,7 +7,8 @@ import { findChallenge } from '../store/challenges';
 import type { PaymentChallengeRow } from '../store/schema';
 import { renderChallengePage } from './challenge-page';
 import { sameOriginPost, validCsrf } from './csrf';
-import { formBody, formBodyFailure } from './form-body';
+import { formBody } from './form-body';
+import { readChallengeAnswer } from './challenge-answer';
 import { type Outcome, settled, stateConflict } from './outcome';
 import { type CheckoutContext, loadPage, type Page, reload, stepUrl } from './page';
 import { notFound, pageView, respond, securePage } from './page-view';
@@ -22,8 +22,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** The messages a return from the challenge's page may ask for; the first two are declines. */
 const CHALLENGE_RESULTS = ['error.authenticationFailed', 'error.declined', 'error.insufficientFunds', 'error.authenticationIncomplete', 'error.gatewayFailed'] as const;
 const DECLINES: readonly string[] = CHALLENGE_RESULTS.slice(0, 3);
-
-const challengeRequest = z.object({ answer: z.enum(['completed', 'failed', 'abandoned']), csrf: z.string().max(128).optional() });
 
 const incomplete = (gatewayId: string): Outcome => ({ kind: 'view', status: 200, chosenGateway: gatewayId, error: { message: 'error.authenticationIncomplete', fields: {} } });
 
@@ -80,14 +78,10 @@ export function challengeRoutes(router: IRouter, ctx: CheckoutContext): void {
   router.post('/pay/:token/challenge/:id/', async (req, res) => {
     const { page, challenge } = await loadChallenge(ctx, req);
     if (!page || !challenge) return notFound(ctx, req, res);
-    const unreadable = formBodyFailure(req);
-    if (unreadable) return respond(ctx, res, page, { kind: 'view', status: unreadable, error: { message: 'error.generic', fields: {} } });
-    const parsed = challengeRequest.safeParse(page.wantsJson ? { ...req.body, csrf: req.get('x-csrf-token') } : req.body);
-    if (!parsed.success) return respond(ctx, res, page, { kind: 'view', status: 400, error: { message: 'error.generic', fields: {} } });
-    if (!sameOriginPost(req, baseUrlOf(req, deps)) || !validCsrf(await ctx.csrfSecret(), page.row.token, parsed.data.csrf)) {
-      return respond(ctx, res, page, { kind: 'view', status: 403, error: { message: 'error.session', fields: {} } });
-    }
-    const { answer } = parsed.data;
+    const secret = await ctx.csrfSecret();
+    const read = await readChallengeAnswer(req, page, (csrf) => sameOriginPost(req, baseUrlOf(req, deps)) && validCsrf(secret, page.row.token, csrf));
+    if ('refused' in read) return respond(ctx, res, page, { kind: 'view', status: read.refused.status, error: { message: read.refused.message, fields: {} } });
+    const { answer } = read;
     const outcome = await answerChallenge(scopedDeps(deps, req), { transaction: page.row, challenge, answer });
     const shown = await challengeAnswered(ctx, page, challenge.gateway_id, answer, outcome);
     if (page.wantsJson || shown.kind === 'redirect') return respond(ctx, res, page, shown);

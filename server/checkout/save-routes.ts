@@ -20,7 +20,8 @@ import { type CheckoutContext, checkoutContext, stepUrl } from './page';
 import { fromForm, payRequest, type PayRequest } from './pay-request';
 import { buildSaveView, type SaveViewInput } from './save-view';
 import { allowedFrameOrigins, applyPageHeaders, newNonce, redirectOrigins } from './security';
-import { type ChallengeRequest, challengeRequest, isDecline, notStored, resultOf, type StoreResult, toChallenge } from './store-step';
+import { isDecline, notStored, resultOf, type StoreResult, toChallenge } from './store-step';
+import { type ChallengeAnswerPosted, readChallengeAnswer } from './challenge-answer';
 import { keptValues } from './view-model';
 
 // Saving a card without touching it: the hosted page at /pay/sav_…/ that
@@ -152,7 +153,7 @@ async function save(ctx: CheckoutContext, res: Response, page: Page, input: PayR
 }
 
 /** What the answer to a challenge comes to, as the page shows it. */
-async function challengeAnswered(ctx: CheckoutContext, res: Response, page: Page, answer: ChallengeRequest['answer'], outcome: StoreChallengeOutcome) {
+async function challengeAnswered(ctx: CheckoutContext, res: Response, page: Page, answer: ChallengeAnswerPosted, outcome: StoreChallengeOutcome) {
   if (outcome.kind === 'stored') return finish(ctx, res, await reload(ctx, page), 'completed');
   return result(ctx, res, page, notStored(answer, outcome));
 }
@@ -213,12 +214,9 @@ export function saveRoutes(router: IRouter, deps: Deps, screenAssets: () => Docu
   router.post('/pay/:token/challenge/', only, formBody({ json: true }), async (req, res) => {
     const page = await loadPage(ctx, req);
     if (!page) return notFound(ctx, req, res);
-    const unreadable = formBodyFailure(req);
-    if (unreadable) return show(ctx, res, page, unreadable, { error: { message: 'error.generic', fields: {} } });
-    const parsed = challengeRequest.safeParse(page.wantsJson ? { ...req.body, csrf: req.get('x-csrf-token') } : req.body);
-    if (!parsed.success) return show(ctx, res, page, 400, { error: { message: 'error.generic', fields: {} } });
-    if (!(await trusted(ctx, req, page, parsed.data.csrf))) return show(ctx, res, page, 403, { error: { message: 'error.session', fields: {} } });
-    const outcome = await answerStoreChallenge(scopedDeps(deps, req), { authorization: page.row, answer: parsed.data.answer });
-    return challengeAnswered(ctx, res, page, parsed.data.answer, outcome);
+    const read = await readChallengeAnswer(req, page, (csrf) => trusted(ctx, req, page, csrf));
+    if ('refused' in read) return show(ctx, res, page, read.refused.status, { error: { message: read.refused.message, fields: {} } });
+    const outcome = await answerStoreChallenge(scopedDeps(deps, req), { authorization: page.row, answer: read.answer });
+    return challengeAnswered(ctx, res, page, read.answer, outcome);
   });
 }

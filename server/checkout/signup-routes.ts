@@ -23,7 +23,8 @@ import { type CheckoutContext, checkoutContext, stepUrl } from './page';
 import { fromForm, payRequest, type PayRequest } from './pay-request';
 import { allowedFrameOrigins, applyPageHeaders, newNonce, redirectOrigins } from './security';
 import { buildSignupView, SIGNUP_EMAIL_FIELD, signupGateways, type SignupViewInput } from './signup-view';
-import { challengeRequest, isDecline, notStored, resultOf, type StoreResult, toChallenge } from './store-step';
+import { isDecline, notStored, resultOf, type StoreResult, toChallenge } from './store-step';
+import { readChallengeAnswer } from './challenge-answer';
 
 // A subscription's hosted sign-up at /pay/sub_…/: the payment screen at the URL the widget
 // already frames, so a subscription's payment_url embeds unchanged. It takes the card
@@ -196,14 +197,11 @@ function challengeRoutes(router: IRouter, ctx: CheckoutContext, signupOnly: (req
   router.post('/pay/:token/challenge/', signupOnly, formBody({ json: true }), async (req, res) => {
     const page = await loadPage(ctx, req);
     if (!page) return notFound(ctx, req, res);
-    const unreadable = formBodyFailure(req);
-    if (unreadable) return show(ctx, res, page, unreadable, { error: { message: 'error.generic', fields: {} } });
-    const parsed = challengeRequest.safeParse(page.wantsJson ? { ...req.body, csrf: req.get('x-csrf-token') } : req.body);
-    if (!parsed.success) return show(ctx, res, page, 400, { error: { message: 'error.generic', fields: {} } });
-    if (!(await trusted(ctx, req, page, parsed.data.csrf))) return show(ctx, res, page, 403, { error: { message: 'error.session', fields: {} } });
+    const read = await readChallengeAnswer(req, page, (csrf) => trusted(ctx, req, page, csrf));
+    if ('refused' in read) return show(ctx, res, page, read.refused.status, { error: { message: read.refused.message, fields: {} } });
     const authorization = await openChallenge(ctx, page);
     if (!authorization) return result(ctx, res, page, 'error.saveIncomplete');
-    const { answer } = parsed.data;
+    const { answer } = read;
     const outcome = await answerStoreChallenge(scopedDeps(ctx.deps, req), { authorization, answer });
     if (outcome.kind === 'stored') return start(ctx, res, page, outcome.authorization, null);
     // As for a sign-up's store of unknown outcome: nothing is charged, the customer may try again.

@@ -1,5 +1,4 @@
 import type { Response } from 'express';
-import { z } from 'zod';
 import type { ChallengeAnswer } from '../payments/gateway';
 import type { StoreChallengeOutcome } from '../payments/store-challenge';
 import { type Stepped, stepUrl } from './page';
@@ -10,9 +9,6 @@ import { type Stepped, stepUrl } from './page';
 // JavaScript the screen's dialog posts the answer as JSON; without it, the challenge is a
 // page of its own at `challenge/` whose form posts, and the server sends the customer back
 // to the page with `?result=` naming the message to show.
-
-export const challengeRequest = z.object({ answer: z.enum(['completed', 'failed', 'abandoned']), csrf: z.string().max(128).optional() });
-export type ChallengeRequest = z.infer<typeof challengeRequest>;
 
 /** The messages a redirect back to the page may ask for (form posts, without JavaScript). */
 export const STORE_RESULTS = ['error.saveDeclined', 'error.saveAuthFailed', 'error.saveIncomplete', 'error.saveFailed', 'error.saveChecking'] as const;
