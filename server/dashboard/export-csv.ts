@@ -14,6 +14,9 @@ export const EXPORT_KINDS = ['transactions', 'sales', 'refunds', 'payouts', 'wal
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 export const isExportKind = (kind: string): kind is ExportKind => (EXPORT_KINDS as readonly string[]).includes(kind);
 
+/** An export's columns in order, each with how a row gives its cell. */
+type Columns<Row> = Record<string, (row: Row) => Cell>;
+
 interface Export<Row> {
   columns: string[];
   rows(db: Db, range: ExportRange): AsyncGenerator<Row[]>;
@@ -25,111 +28,65 @@ const money = (units: number, currency: string) => number(unitsToFixed(units, ex
 /** An IBAN as a statement shows it: country and last four. */
 const maskedIban = (iban: string | null) => (iban ? `${iban.slice(0, 2)}…${iban.slice(-4)}` : null);
 
-const define = <Row>(e: Export<Row>) => e as Export<unknown>;
+/** Each column named once, with its cell: the header is the names in order. */
+function define<Row>(rows: Export<Row>['rows'], columns: Columns<Row>): Export<unknown> {
+  const cells = Object.values(columns);
+  return { columns: Object.keys(columns), rows, cells: (row) => cells.map((cell) => cell(row as Row)) };
+}
+
+type Texts<Row> = { [K in keyof Row]: Row[K] extends string | null ? K : never }[keyof Row];
+
+/** Columns shown as the row's text, under their own names. */
+function texts<Row>(...names: Texts<Row>[]): Columns<Row> {
+  return Object.fromEntries(names.map((name) => [name, (row: Row) => text(row[name] as string | null)]));
+}
 
 export const EXPORTS: Record<ExportKind, Export<unknown>> = {
-  transactions: define({
-    columns: ['id', 'created_at', 'updated_at', 'order_id', 'status', 'currency', 'items', 'tax', 'shipping', 'coupon', 'total', 'source', 'destination'],
-    rows: exportTransactions,
-    cells: (r) => [
-      text(r.id),
-      text(r.created_at),
-      text(r.updated_at),
-      text(r.order_id),
-      text(r.status),
-      text(r.currency),
-      money(r.items_price, r.currency),
-      money(r.tax_value, r.currency),
-      money(r.shipping_value, r.currency),
-      money(r.coupon_value, r.currency),
-      money(r.total_price, r.currency),
-      text(r.source),
-      text(r.destination),
-    ],
+  transactions: define(exportTransactions, {
+    ...texts('id', 'created_at', 'updated_at', 'order_id', 'status', 'currency'),
+    items: (r) => money(r.items_price, r.currency),
+    tax: (r) => money(r.tax_value, r.currency),
+    shipping: (r) => money(r.shipping_value, r.currency),
+    coupon: (r) => money(r.coupon_value, r.currency),
+    total: (r) => money(r.total_price, r.currency),
+    ...texts('source', 'destination'),
   }),
-  sales: define({
-    columns: ['id', 'created_at', 'transaction_id', 'authorization_id', 'currency', 'amount', 'held', 'captured', 'refunded', 'voided', 'card_brand', 'card_last4', 'failure'],
-    rows: exportSales,
-    cells: (r) => [
-      text(r.id),
-      text(r.created_at),
-      text(r.transaction_id),
-      text(r.authorization_id),
-      text(r.currency),
-      money(r.amount, r.currency),
-      money(r.held, r.currency),
-      money(r.captured, r.currency),
-      money(r.refunded, r.currency),
-      money(r.voided, r.currency),
-      text(r.card_brand),
-      text(r.card_last4),
-      text(r.failure),
-    ],
+  sales: define(exportSales, {
+    ...texts('id', 'created_at', 'transaction_id', 'authorization_id', 'currency'),
+    amount: (r) => money(r.amount, r.currency),
+    held: (r) => money(r.held, r.currency),
+    captured: (r) => money(r.captured, r.currency),
+    refunded: (r) => money(r.refunded, r.currency),
+    voided: (r) => money(r.voided, r.currency),
+    ...texts('card_brand', 'card_last4', 'failure'),
   }),
-  refunds: define({
-    columns: ['id', 'created_at', 'sale_id', 'transaction_id', 'currency', 'amount', 'card_brand', 'card_last4', 'gateway_reference'],
-    rows: exportRefunds,
-    cells: (r) => [
-      text(r.id),
-      text(r.created_at),
-      text(r.sale_id),
-      text(r.transaction_id),
-      text(r.currency),
-      money(r.amount, r.currency),
-      text(r.card_brand),
-      text(r.card_last4),
-      text(r.gateway_reference),
-    ],
+  refunds: define(exportRefunds, {
+    ...texts('id', 'created_at', 'sale_id', 'transaction_id', 'currency'),
+    amount: (r) => money(r.amount, r.currency),
+    ...texts('card_brand', 'card_last4', 'gateway_reference'),
   }),
-  payouts: define({
-    columns: ['id', 'created_at', 'transfer_id', 'source_wallet', 'iban', 'currency', 'amount', 'concept', 'status', 'failure'],
-    rows: exportPayouts,
-    cells: (r) => [
-      text(r.id),
-      text(r.created_at),
-      text(r.transfer_id),
-      text(r.source_wallet),
-      text(maskedIban(r.destination_iban)),
-      text(r.currency),
-      money(r.amount, r.currency),
-      text(r.concept),
-      text(r.status),
-      text(r.failure),
-    ],
+  payouts: define(exportPayouts, {
+    ...texts('id', 'created_at', 'transfer_id', 'source_wallet'),
+    iban: (r) => text(maskedIban(r.destination_iban)),
+    currency: (r) => text(r.currency),
+    amount: (r) => money(r.amount, r.currency),
+    ...texts('concept', 'status', 'failure'),
   }),
-  wallet_entries: define({
-    columns: ['id', 'created_at', 'wallet', 'seq', 'currency', 'amount', 'balance', 'concept', 'with_wallet', 'with_sale', 'with_external', 'transfer'],
-    rows: exportWalletEntries,
-    cells: (r) => [
-      text(r.id),
-      text(r.created_at),
-      text(r.wallet),
-      number(r.seq),
-      text(r.currency),
-      money(r.amount, r.currency),
-      r.balance === null ? number(null) : money(r.balance, r.currency),
-      text(r.concept),
-      text(r.with_wallet),
-      text(r.with_sale),
-      text(r.with_external),
-      text(r.transfer),
-    ],
+  wallet_entries: define(exportWalletEntries, {
+    ...texts('id', 'created_at', 'wallet'),
+    seq: (r) => number(r.seq),
+    currency: (r) => text(r.currency),
+    amount: (r) => money(r.amount, r.currency),
+    balance: (r) => (r.balance === null ? number(null) : money(r.balance, r.currency)),
+    ...texts('concept', 'with_wallet', 'with_sale', 'with_external', 'transfer'),
   }),
-  merchant_payouts: define({
-    columns: ['id', 'created_at', 'updated_at', 'status', 'schedule', 'period', 'currency', 'amount', 'line_count', 'iban', 'failure'],
-    rows: exportMerchantPayouts,
-    cells: (r) => [
-      text(r.id),
-      text(r.created_at),
-      text(r.updated_at),
-      text(r.status),
-      text(r.schedule),
-      text(shownPeriod(r.period)),
-      text(r.currency),
-      money(r.amount, r.currency),
-      number(r.line_count),
-      text(maskedIban(r.iban)),
-      text(r.failure),
-    ],
+  merchant_payouts: define(exportMerchantPayouts, {
+    ...texts('id', 'created_at', 'updated_at', 'status', 'schedule'),
+    period: (r) => text(shownPeriod(r.period)),
+    currency: (r) => text(r.currency),
+    amount: (r) => money(r.amount, r.currency),
+    line_count: (r) => number(r.line_count),
+    iban: (r) => text(maskedIban(r.iban)),
+    failure: (r) => text(r.failure),
   }),
 };
