@@ -13,10 +13,14 @@ interface Raw {
   body: Buffer;
 }
 
-/** node:http, not fetch: fetch decodes by itself, and the test is about the bytes on the wire. */
+/**
+ * node:http, not fetch: fetch decodes by itself, and the test is about the bytes on the wire.
+ * A connection of its own each time: a kept-alive one idle past the server's keep-alive
+ * timeout (a slow test before, a loaded machine) can be closed just as it is reused.
+ */
 function get(url: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Raw> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method, headers }, (res) => {
+    const req = httpRequest(url, { method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
