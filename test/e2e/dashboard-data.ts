@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
+import { axeViolations } from './axe';
 import { expect, type Service } from './fixtures';
 import { LAPTOP, payButton } from './screen';
 
@@ -39,8 +39,8 @@ export async function expectAccessible(page: Page): Promise<void> {
     await page.emulateMedia({ colorScheme });
     for (const size of [PHONE_360, LAPTOP]) {
       await page.setViewportSize(size);
-      const results = await new AxeBuilder({ page }).analyze();
-      expect(results.violations.map((v) => `${colorScheme} ${size.width}px ${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
+      const violations = await axeViolations(page);
+      expect(violations.map((v) => `${colorScheme} ${size.width}px ${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       expect(overflow, `${colorScheme} ${size.width}px`).toBeLessThanOrEqual(0);
     }
