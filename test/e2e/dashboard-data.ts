@@ -14,9 +14,20 @@ export const cli = async (script: string, service: Service, args: string[]) =>
     (await promisify(execFile)(process.execPath, ['--import', 'tsx', script, ...args, '--json'], { env: { ...process.env, DATA_DIR: service.dataDir, DATABASE_URL: '' } })).stdout,
   );
 
+/** The demo environment's id, asked of `npm run keys -- list` once per service (a process start each time). */
+const demoIds = new WeakMap<Service, Promise<string>>();
+function demoEnvironment(service: Service): Promise<string> {
+  let id = demoIds.get(service);
+  if (!id) {
+    id = cli('server/keys-cli.ts', service, ['list']).then((list) => list.find((e: { name: string }) => e.name === 'Demo shop').id);
+    demoIds.set(service, id);
+  }
+  return id;
+}
+
 /** A one-time link from `npm run users -- invite`, on the service's data (the demo environment unless another is named). */
 export async function invite(service: Service, email: string, role = 'owner', environment?: string): Promise<string> {
-  const demo = environment ?? (await cli('server/keys-cli.ts', service, ['list'])).find((e: { name: string }) => e.name === 'Demo shop').id;
+  const demo = environment ?? (await demoEnvironment(service));
   const { url } = await cli('server/users-cli.ts', service, ['invite', '--email', email, '--role', role, '--environment', demo]);
   return `${service.url}${new URL(url).pathname}`;
 }

@@ -13,6 +13,10 @@ interface Operation {
   summary: string;
 }
 
+// The tests share nothing but the worker's service and read only the reference it serves,
+// so the two workers split them (the four axe runs over the whole page above all).
+test.describe.configure({ mode: 'parallel' });
+
 /** The document's descriptions are Markdown: the page shows `code` without its backticks. */
 const plain = (text: string) => text.replaceAll('`', '');
 
