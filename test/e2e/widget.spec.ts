@@ -57,6 +57,11 @@ function shopHtml(body: string, head = ''): string {
   );
 }
 
+// Each test opens its own shop page (a fresh path on the worker's merchant site) and makes
+// its own transactions, so the two workers split the file (it runs last, and alone it kept
+// one worker busy for a minute after the other had finished).
+test.describe.configure({ mode: 'parallel' });
+
 let pageCount = 0;
 /** Serves a shop page on the merchant origin at a fresh path and opens it. */
 async function openShop(page: Page, merchant: Merchant, body: string, head = ''): Promise<string> {
