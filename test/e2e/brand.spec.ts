@@ -1,6 +1,6 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { contrast } from '../../server/domain/contrast';
+import { axeViolations } from './axe';
 import { expect, type Service, startService, test } from './fixtures';
 
 // A merchant's brand on the payment page and the sign-up page in Chromium: the logo loads
@@ -31,8 +31,8 @@ test.afterAll(() => own?.stop());
 const rgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
 
 async function expectNoAxeViolations(page: Page) {
-  const results = await new AxeBuilder({ page }).analyze();
-  expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
+  const violations = await axeViolations(page);
+  expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
 }
 
 async function expectBrand(page: Page) {

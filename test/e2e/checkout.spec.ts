@@ -1,7 +1,7 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import { axeViolations } from './axe';
 import { CARDS, expect, type Merchant, type Service, test, typeCardWithKeyboard, returnTo } from './fixtures';
 
 // The hosted checkout against the real server in Chromium: every state, four languages,
@@ -39,8 +39,8 @@ const payButton = (page: Page) => page.locator('button[name="action"][value="pay
 const cancelButton = (page: Page) => page.locator('button[name="action"][value="cancel"]');
 
 async function expectNoAxeViolations(page: Page) {
-  const results = await new AxeBuilder({ page }).analyze();
-  expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
+  const violations = await axeViolations(page);
+  expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
 }
 
 async function expectNoHorizontalScroll(page: Page) {

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
+import { axeViolations } from './axe';
 import { expect, type Service } from './fixtures';
 import { LAPTOP, payButton } from './screen';
 
@@ -14,9 +14,20 @@ export const cli = async (script: string, service: Service, args: string[]) =>
     (await promisify(execFile)(process.execPath, ['--import', 'tsx', script, ...args, '--json'], { env: { ...process.env, DATA_DIR: service.dataDir, DATABASE_URL: '' } })).stdout,
   );
 
+/** The demo environment's id, asked of `npm run keys -- list` once per service (a process start each time). */
+const demoIds = new WeakMap<Service, Promise<string>>();
+function demoEnvironment(service: Service): Promise<string> {
+  let id = demoIds.get(service);
+  if (!id) {
+    id = cli('server/keys-cli.ts', service, ['list']).then((list) => list.find((e: { name: string }) => e.name === 'Demo shop').id);
+    demoIds.set(service, id);
+  }
+  return id;
+}
+
 /** A one-time link from `npm run users -- invite`, on the service's data (the demo environment unless another is named). */
 export async function invite(service: Service, email: string, role = 'owner', environment?: string): Promise<string> {
-  const demo = environment ?? (await cli('server/keys-cli.ts', service, ['list'])).find((e: { name: string }) => e.name === 'Demo shop').id;
+  const demo = environment ?? (await demoEnvironment(service));
   const { url } = await cli('server/users-cli.ts', service, ['invite', '--email', email, '--role', role, '--environment', demo]);
   return `${service.url}${new URL(url).pathname}`;
 }
@@ -39,8 +50,8 @@ export async function expectAccessible(page: Page): Promise<void> {
     await page.emulateMedia({ colorScheme });
     for (const size of [PHONE_360, LAPTOP]) {
       await page.setViewportSize(size);
-      const results = await new AxeBuilder({ page }).analyze();
-      expect(results.violations.map((v) => `${colorScheme} ${size.width}px ${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
+      const violations = await axeViolations(page);
+      expect(violations.map((v) => `${colorScheme} ${size.width}px ${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       expect(overflow, `${colorScheme} ${size.width}px`).toBeLessThanOrEqual(0);
     }

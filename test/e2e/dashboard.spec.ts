@@ -11,6 +11,10 @@ import { cancelButton, payButton } from './screen';
 // 360 px and 1280 px.
 
 
+// The tests share nothing but the worker's service (each makes its own sale, user and page),
+// so the two workers split them rather than one running the whole file.
+test.describe.configure({ mode: 'parallel' });
+
 async function paidSale(page: Page, service: Service, price: number, orderId: string) {
   const tx = await service.createTransaction({ currency: 'EUR', order_id: orderId, gateway_selected: true, products: [{ amount: 1, product: { name: 'Desk lamp', price } }] });
   await page.goto(tx.payment_url);

@@ -1,5 +1,5 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
+import { axeViolations } from './axe';
 import { expect, type Service, test } from './fixtures';
 
 // The API reference at /docs/: HTML rendered by the service from /v1/openapi.json. The
@@ -12,6 +12,10 @@ interface Operation {
   path: string;
   summary: string;
 }
+
+// The tests share nothing but the worker's service and read only the reference it serves,
+// so the two workers split them (the four axe runs over the whole page above all).
+test.describe.configure({ mode: 'parallel' });
 
 /** The document's descriptions are Markdown: the page shows `code` without its backticks. */
 const plain = (text: string) => text.replaceAll('`', '');
@@ -145,8 +149,8 @@ for (const width of [360, 1280]) {
       // The script has run (it adds the filter): axe sees the page as a reader does.
       await expect(page.getByRole('searchbox', { name: 'Filter the contents' })).toBeVisible();
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
-      const results = await new AxeBuilder({ page }).analyze();
-      expect(results.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.length} × ${v.nodes[0]?.target.join(' ')}`)).toEqual([]);
+      const violations = await axeViolations(page);
+      expect(violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.length} × ${v.nodes[0]?.target.join(' ')}`)).toEqual([]);
     });
   }
 }
@@ -223,7 +227,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
     await page.goto(`${service.url}/docs/errors`);
     await expect(page.getByRole('searchbox', { name: 'Filter the contents' })).toBeVisible();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
-    const results = await new AxeBuilder({ page }).analyze();
-    expect(results.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.length} × ${v.nodes[0]?.target.join(' ')}`)).toEqual([]);
+    const violations = await axeViolations(page);
+    expect(violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.length} × ${v.nodes[0]?.target.join(' ')}`)).toEqual([]);
   });
 }

@@ -1,5 +1,5 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { Locator, Page } from '@playwright/test';
+import { axeViolations } from './axe';
 import { CARDS, expect, test } from './fixtures';
 
 // The language switcher on the payment page and the sign-up page: links to `?lang=` with
@@ -7,8 +7,8 @@ import { CARDS, expect, test } from './fixtures';
 // whole row inside a 360 px phone's width. The language chosen stays through a payment.
 
 async function expectNoAxeViolations(page: Page) {
-  const results = await new AxeBuilder({ page }).analyze();
-  expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
+  const violations = await axeViolations(page);
+  expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
 }
 
 /** Tabs through the page until `target` has the focus (as a keyboard user gets there). */

@@ -1,5 +1,5 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
+import { axeViolations } from './axe';
 import { expect, type Merchant, type Service } from './fixtures';
 
 // What the screen specs share: the order a customer pays, the buttons they press, and the
@@ -37,17 +37,16 @@ export const cvcInput = (page: Page) => page.locator('input[autocomplete="cc-csc
 export const nameInput = (page: Page) => page.locator('input[autocomplete="cc-name"]');
 
 export async function expectNoAxeViolations(page: Page) {
-  const results = await new AxeBuilder({ page }).analyze();
-  expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
+  const violations = await axeViolations(page);
+  expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
 }
 
 /** axe finds nothing in light and in dark (within `include` when given); the page is left light. */
 export async function expectNoViolationsLightAndDark(page: Page, include?: string) {
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });
-    const builder = new AxeBuilder({ page });
-    const results = await (include ? builder.include(include) : builder).analyze();
-    expect(results.violations.map((v) => `${colorScheme} ${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
+    const violations = await axeViolations(page, include);
+    expect(violations.map((v) => `${colorScheme} ${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
   }
   await page.emulateMedia({ colorScheme: 'light' });
 }

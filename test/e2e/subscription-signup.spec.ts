@@ -1,5 +1,5 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
+import { axeViolations } from './axe';
 import { CARDS, expect, type Merchant, type Service, test } from './fixtures';
 
 // A subscription's hosted sign-up in Chromium: the plan's terms in four languages with
@@ -31,8 +31,8 @@ async function fillCard(scope: Pick<Page, 'locator'>, number: string = CARDS.app
 const subscribeButton = (scope: Pick<Page, 'locator'>) => scope.locator('button[name="action"][value="pay"]');
 
 async function expectNoAxeViolations(page: Page) {
-  const results = await new AxeBuilder({ page }).analyze();
-  expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
+  const violations = await axeViolations(page);
+  expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
 }
 
 const status = async (service: Service, id: string) => (await service.api('GET', `/subscription/${id}/`)).body;

@@ -1,8 +1,8 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { Frame, FrameLocator, Page } from '@playwright/test';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { readmeBlock } from '../readme';
+import { axeViolations } from './axe';
 import { CARDS, expect, type Merchant, type Service, startMerchant, startService, test as base, typeCardWithKeyboard, returnTo } from './fixtures';
 
 // The widget on a stand-in merchant site (http://127.0.0.1:…) loading /widget.js from the
@@ -56,6 +56,11 @@ function shopHtml(body: string, head = ''): string {
     `${RECORDER}${head}</head><body><main><h1>Shop</h1>${body}</main></body></html>`
   );
 }
+
+// Each test opens its own shop page (a fresh path on the worker's merchant site) and makes
+// its own transactions, so the two workers split the file (it runs last, and alone it kept
+// one worker busy for a minute after the other had finished).
+test.describe.configure({ mode: 'parallel' });
 
 let pageCount = 0;
 /** Serves a shop page on the merchant origin at a fresh path and opens it. */
@@ -643,8 +648,8 @@ test.describe('overlay', () => {
     await page.getByRole('button', { name: 'Buy now' }).click();
     await waitForEvent(page, 'checkout:ready');
     await expect(checkoutFrame(page).locator('input[autocomplete="cc-number"]')).toBeVisible();
-    const results = await new AxeBuilder({ page }).analyze();
-    expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
+    const violations = await axeViolations(page);
+    expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
   });
 });
 
@@ -945,8 +950,8 @@ test.describe('demo page', () => {
     expect(csp).not.toContain('unsafe-inline');
     await expect(page.getByText('4242 4242 4242 4242')).toBeVisible();
     await expect(page.frameLocator('[data-checkout-token] iframe').locator('input[autocomplete="cc-number"]')).toBeVisible();
-    const axe = await new AxeBuilder({ page }).analyze();
-    expect(axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
+    const violations = await axeViolations(page);
+    expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
 
     // The overlay opens from the button and closes again.
     await page.getByRole('button', { name: 'Buy the mug' }).click();
