@@ -6,6 +6,8 @@ const executablePath = process.env.CHROME_PATH ?? '/usr/bin/chromium';
 
 export default defineConfig({
   testDir: 'test/e2e',
+  // The service and its CLIs compiled once per run: each worker starts its own from it.
+  globalSetup: './test/server-bundle.ts',
   // Two cores: one worker per core; each worker runs its own service and merchant site.
   workers: 2,
   fullyParallel: false,

@@ -4,14 +4,16 @@ import type { Page } from '@playwright/test';
 import { axeViolations } from './axe';
 import { expect, type Service } from './fixtures';
 import { LAPTOP, payButton } from './screen';
+import { bundled } from '../server-bundle';
 
 // Transactions with everything a transaction's page can show, made through the API and the
 // payment page as a merchant's would be: a card payment crediting a wallet, a held card
 // payment that stored the card, and a payment from that wallet to another's.
 
-export const cli = async (script: string, service: Service, args: string[]) =>
+/** `npm run keys` or `npm run users` on the service's data, from the run's compiled bundle. */
+export const cli = async (entry: 'keys-cli' | 'users-cli', service: Service, args: string[]) =>
   JSON.parse(
-    (await promisify(execFile)(process.execPath, ['--import', 'tsx', script, ...args, '--json'], { env: { ...process.env, DATA_DIR: service.dataDir, DATABASE_URL: '' } })).stdout,
+    (await promisify(execFile)(process.execPath, [bundled(entry), ...args, '--json'], { env: { ...process.env, DATA_DIR: service.dataDir, DATABASE_URL: '' } })).stdout,
   );
 
 /** The demo environment's id, asked of `npm run keys -- list` once per service (a process start each time). */
@@ -19,7 +21,7 @@ const demoIds = new WeakMap<Service, Promise<string>>();
 function demoEnvironment(service: Service): Promise<string> {
   let id = demoIds.get(service);
   if (!id) {
-    id = cli('server/keys-cli.ts', service, ['list']).then((list) => list.find((e: { name: string }) => e.name === 'Demo shop').id);
+    id = cli('keys-cli', service, ['list']).then((list) => list.find((e: { name: string }) => e.name === 'Demo shop').id);
     demoIds.set(service, id);
   }
   return id;
@@ -28,7 +30,7 @@ function demoEnvironment(service: Service): Promise<string> {
 /** A one-time link from `npm run users -- invite`, on the service's data (the demo environment unless another is named). */
 export async function invite(service: Service, email: string, role = 'owner', environment?: string): Promise<string> {
   const demo = environment ?? (await demoEnvironment(service));
-  const { url } = await cli('server/users-cli.ts', service, ['invite', '--email', email, '--role', role, '--environment', demo]);
+  const { url } = await cli('users-cli', service, ['invite', '--email', email, '--role', role, '--environment', demo]);
   return `${service.url}${new URL(url).pathname}`;
 }
 

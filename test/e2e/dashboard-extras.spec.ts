@@ -74,8 +74,8 @@ test('a past_due subscription: the list marks it, its page shows the failed char
 
 test('payouts to the merchant: the list, a payout with its settlement report, and the merchant_payouts export read back', async ({ page, service }) => {
   test.setTimeout(180_000);
-  const demo = (await cli('server/keys-cli.ts', service, ['list'])).find((e: { name: string }) => e.name === 'Demo shop').id;
-  await cli('server/keys-cli.ts', service, ['pricing', '--environment', demo, '--settlement-days', '0']);
+  const demo = (await cli('keys-cli', service, ['list'])).find((e: { name: string }) => e.name === 'Demo shop').id;
+  await cli('keys-cli', service, ['pricing', '--environment', demo, '--settlement-days', '0']);
   const tx = await service.createTransaction({ currency: 'EUR', order_id: 'payout-order', gateway_selected: true, products: [{ amount: 1, product: { name: 'Desk lamp', price: 30 } }] });
   await payByCard(page, tx.payment_url);
   await until(service, '/balance/', (b) => b.available.some((a: { currency: string; amount: number }) => a.currency === 'EUR' && a.amount > 0));

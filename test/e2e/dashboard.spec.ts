@@ -160,7 +160,7 @@ test('a failed webhook delivery is seen with its attempt and sent again', async 
 
 test("a user of another environment gets nothing of this one; a post without its CSRF token is 403", async ({ page, service }) => {
   const { tx, sale } = await paidSale(page, service, 15, 'lamp-5');
-  const other = await cli('server/keys-cli.ts', service, ['create', '--name', 'Other shop']);
+  const other = await cli('keys-cli', service, ['create', '--name', 'Other shop']);
   await signUp(page, service, 'stranger@other.example', 'owner', other.environment_id);
   expect((await page.goto(`${service.url}/dashboard/transactions/${tx.id}/`))!.status()).toBe(404);
   await page.goto(`${service.url}/dashboard/transactions/`);

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test as base, expect, type Page } from '@playwright/test';
 import { TEST_CARDS } from '../../server/payments/sandbox';
+import { bundled } from '../server-bundle';
 
 // Each worker runs the real service as a child process (its own SQLite directory) and a
 // stand-in merchant site on another origin (127.0.0.1 vs localhost, other port) that
@@ -45,7 +46,8 @@ export interface Merchant {
  */
 export async function startService(env: Record<string, string> = {}): Promise<{ service: Service; stop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'checkout-e2e-'));
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+  // From the run's compiled bundle (test/server-bundle.ts, Playwright's global setup).
+  const child: ChildProcess = spawn(process.execPath, [bundled('main')], {
     // Rate limits out of the way: the browser tests pay and sign up far faster than people.
     // No drain on SIGTERM: no load balancer has to take the process out (drain.test.ts covers it).
     env: { ...process.env, PORT: '0', DATA_DIR: dataDir, DEMO: 'true', LOG_LEVEL: 'info', DATABASE_URL: '', API_RATE_LIMIT: '1000000', IP_RATE_LIMIT: '1000000', SHUTDOWN_DRAIN_MS: '0', ...env },
