@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -26,7 +26,11 @@ const ENTRIES = {
 /** The compiled file of an entry, for `node` (or GATEWAY_MODULES / PAYOUT_MODULE). */
 export const bundled = (entry: keyof typeof ENTRIES): string => join(OUT, `${entry}.mjs`);
 
-/** Vitest's global setup: compiles every entry (about 0.3 s), replacing the last run's at once. */
+/**
+ * The global setup of vitest and Playwright: compiles every entry (about 0.3 s). Each file
+ * replaces the last run's by a rename, so a run already under way (the fault matrix beside
+ * `npm test`) never finds one missing or half written.
+ */
 export default async function buildProcessBundles(): Promise<void> {
   const temp = `${OUT}.${process.pid}`;
   rmSync(temp, { recursive: true, force: true });
@@ -54,7 +58,7 @@ export default async function buildProcessBundles(): Promise<void> {
       },
     ],
   });
-  mkdirSync(dirname(OUT), { recursive: true });
-  rmSync(OUT, { recursive: true, force: true });
-  renameSync(temp, OUT);
+  mkdirSync(OUT, { recursive: true });
+  for (const file of readdirSync(temp)) renameSync(join(temp, file), join(OUT, file));
+  rmSync(temp, { recursive: true, force: true });
 }

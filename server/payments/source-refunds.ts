@@ -1,18 +1,17 @@
 import { exponentOf } from '../domain/currencies';
 import { uuidv7 } from '../domain/ids';
 import { unitsToDecimalString } from '../domain/money';
-import { allocateRefund } from '../domain/sales';
-import { type GatewayCall, insertCall, newCall } from '../store/gateway-calls';
-import { getSale, saleRow } from '../store/sales';
-import type { SaleRow, SourceRefundRow } from '../store/schema';
+import { allocateRefund, type RefundPart } from '../domain/sales';
 import { type Db, Rollback, rollbackOn, type Tx } from '../store/db';
 import type { Outbox } from '../store/events';
+import { type GatewayCall, insertCall, newCall } from '../store/gateway-calls';
 import { addOperation, moveAmounts } from '../store/sale-amounts';
-import type { RefundPart } from '../domain/sales';
-import { takeBackDestinations } from './destinations';
+import { getSale, saleRow } from '../store/sales';
+import type { SaleRow, SourceRefundRow } from '../store/schema';
 import { boundCalls, giveBackToSource, insertSourceRefund, type PlannedPart, sourceRefundOf, sourcesOfSales } from '../store/source-sales';
 import { getCall } from '../store/unknown-outcomes';
 import type { PaymentDeps } from './ask';
+import { takeBackDestinations } from './destinations';
 import { type Bound, resumeStep } from './outcome';
 import { type SaleActionOutcome, sendSaleAction } from './send-action';
 
