@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { formBodyFailure } from './form-body';
 
 // The customer's answer to an issuer's challenge, as every page that runs one reads it (a
-// payment's, challenge-routes.ts; a save page's and a sign-up's, store-step.ts): the
+// payment's, challenge-routes.ts; a save page's, save-routes.ts; a sign-up's, signup-routes.ts): the
 // screen's dialog posts JSON with the CSRF token in a header, the no-JavaScript page a
 // form with it in a field.
 
