@@ -2,10 +2,10 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import { formBodyFailure } from './form-body';
 
-// The customer's answer to an issuer's challenge, as every page that runs one reads it (a
-// payment's, challenge-routes.ts; a save page's, save-routes.ts; a sign-up's, signup-routes.ts): the
-// screen's dialog posts JSON with the CSRF token in a header, the no-JavaScript page a
-// form with it in a field.
+// The customer's answer to an issuer's challenge, as every page that runs one reads it
+// (a payment's, challenge-routes.ts; a save page's, save-routes.ts; a sign-up's,
+// signup-routes.ts): the screen's dialog posts JSON with the CSRF token in a header, the
+// no-JavaScript page a form with it in a field.
 
 const challengeRequest = z.object({ answer: z.enum(['completed', 'failed', 'abandoned']), csrf: z.string().max(128).optional() });
 export type ChallengeAnswerPosted = z.infer<typeof challengeRequest>['answer'];
