@@ -1,9 +1,7 @@
-import { renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENGINES } from '../api/harness';
 import { payWithCard, priced } from '../api/pay';
-import { createKeys, processScope, type ServiceProcess } from '../api/process';
+import { createKeys, processScope, type ServiceProcess, testClock } from '../api/process';
 import { type Act, type Processor, type ProcessorMode, remoteGatewayEnv, startProcessor } from '../api/processor';
 import { REMOTE_ID } from '../api/remote-gateway';
 
@@ -268,15 +266,10 @@ export function faultMatrix(routes: readonly RouteName[], faults: readonly Fault
         const processor = await startProcessor();
         cleanup(() => processor.close());
         const base = await environment(engine, remoteGatewayEnv(processor, { timeoutMs: 1_000, claimMs: 2_000 }));
-        const clockFile = join(base.DATA_DIR, 'clock');
-        const setClock = (offset: number) => {
-          writeFileSync(`${clockFile}.next`, String(offset));
-          renameSync(`${clockFile}.next`, clockFile);
-        };
-        setClock(0);
+        const clock = testClock(base.DATA_DIR);
         const env = {
           ...base,
-          TEST_CLOCK_FILE: clockFile,
+          ...clock.env,
           BACKGROUND_WORK: 'true',
           PAYMENT_SETTLE_WINDOW_MS: String(SETTLE_WINDOW_MS),
           SUBSCRIPTION_CLAIM_MS: '4000',
@@ -322,7 +315,7 @@ export function faultMatrix(routes: readonly RouteName[], faults: readonly Fault
           processes.push(service);
           if (rollForward) {
             // Past the key's longest 409 (60 s + one PAYMENT_CLAIM_MS).
-            setClock(120_000);
+            clock.set(120_000);
             const rolled = await route.act(ctx);
             expect(rolled.status, await rolled.clone().text()).toBeLessThan(300);
           }
@@ -339,12 +332,16 @@ export function faultMatrix(routes: readonly RouteName[], faults: readonly Fault
           processor.mode = 'ok';
         }
 
-        // Reconciliation proves every unknown outcome within the settle window (and a little).
+        // The processor does nothing more from here (released, notified, or never to act), so
+        // the service's clock is moved past the settle window and every claim: reconciliation
+        // proves the outcome at its next rounds, not after 12 s of real time. (A keyed
+        // kill-before's clock is already further on.)
+        if (!(fault === 'kill-before' && route.keyed)) clock.set(SETTLE_WINDOW_MS + 2_000);
         const acted = acts(route, routeName, fault);
         await route.settled(ctx, acted, fault);
         if (route.keyed) {
           // Past the key's longest 409: the same key answers the same object, with no new gateway call.
-          setClock(120_000);
+          clock.set(120_000);
           const before = processor.requests.length;
           await route.retried!(await route.act(ctx), acted);
           // (A request the gateway did not act on answered a 502 that keeps nothing: its retry may ask again, as any 502's may.)

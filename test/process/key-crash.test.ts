@@ -1,9 +1,7 @@
-import { renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENGINES } from '../api/harness';
 import { payWithCard, priced } from '../api/pay';
-import { createKeys, processScope } from '../api/process';
+import { createKeys, processScope, testClock } from '../api/process';
 import { remoteGatewayEnv, startProcessor } from '../api/processor';
 import { REMOTE_ID } from '../api/remote-gateway';
 
@@ -23,13 +21,8 @@ describe.each(ENGINES)('a keyed charge interrupted by a crash on %s', (engine) =
     cleanup(() => processor.close());
     const base = await environment(engine, remoteGatewayEnv(processor, { timeoutMs: 10_000, claimMs: 20_000 }));
     // The processes' clock: real time plus what the test writes here (server/clock.ts).
-    const clockFile = join(base.DATA_DIR, 'clock');
-    const setClock = (offset: number) => {
-      writeFileSync(`${clockFile}.next`, String(offset));
-      renameSync(`${clockFile}.next`, clockFile);
-    };
-    setClock(0);
-    const env = { ...base, TEST_CLOCK_FILE: clockFile };
+    const clock = testClock(base.DATA_DIR);
+    const env = { ...base, ...clock.env };
     const keys = await createKeys('Key crash shop', env);
     const headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
 
@@ -63,7 +56,7 @@ describe.each(ENGINES)('a keyed charge interrupted by a crash on %s', (engine) =
     expect(Number(early.headers.get('retry-after'))).toBeGreaterThan(0);
 
     // Past the key's longest wait (KEY_ABANDONED_MS + PAYMENT_CLAIM_MS): the retry takes the key over.
-    setClock(90_000);
+    clock.set(90_000);
     const rolled = await charge(second.url);
     expect(rolled.status, await rolled.clone().text()).toBe(201);
     const sale = (await rolled.json()) as { id: string; status: string; captured: number };

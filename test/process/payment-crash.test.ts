@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ENGINES } from '../api/harness';
 import { payWithCard, priced } from '../api/pay';
-import { createKeys, processScope } from '../api/process';
+import { createKeys, processScope, testClock } from '../api/process';
 import { remoteGatewayEnv, startProcessor } from '../api/processor';
 import { REMOTE_ID } from '../api/remote-gateway';
 
@@ -17,8 +17,10 @@ describe.each(ENGINES)('a payment interrupted by a crash on %s', (engine) => {
     const processor = await startProcessor();
     cleanup(() => processor.close());
     // A timeout long enough that the kill always comes first; the claim (twice as long) is
-    // what the restarted process waits out before it reconciles.
-    const env = await environment(engine, remoteGatewayEnv(processor, { timeoutMs: 10_000, claimMs: 20_000 }));
+    // what the restarted process waits out before it reconciles, on its clock moved past it.
+    const base = await environment(engine, remoteGatewayEnv(processor, { timeoutMs: 10_000, claimMs: 20_000 }));
+    const clock = testClock(base.DATA_DIR);
+    const env = { ...base, ...clock.env };
     const keys = await createKeys('Crash shop', env);
     const headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
 
@@ -37,6 +39,7 @@ describe.each(ENGINES)('a payment interrupted by a crash on %s', (engine) => {
 
     // The same books, a new process with the jobs on: reconciliation takes the call once its claim has run out.
     const looked = processor.next('/lookup');
+    clock.set(21_000);
     const second = await started({ ...env, BACKGROUND_WORK: 'true' });
     expect((await looked).reference).toBe(reference);
     const get = async (path: string) => (await (await fetch(`${second.url}/v1${path}`, { headers })).json()) as Record<string, unknown>;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ENGINES } from '../api/harness';
 import { payWithCard, priced } from '../api/pay';
-import { createKeys, processScope } from '../api/process';
+import { createKeys, processScope, testClock } from '../api/process';
 import { remoteGatewayEnv, startProcessor } from '../api/processor';
 import { REMOTE_ID } from '../api/remote-gateway';
 
@@ -18,8 +18,10 @@ describe.each(ENGINES)('a source payment interrupted by a crash on %s', (engine)
   it('is compensated after a restart: the charge made is refunded, the transaction not paid', { timeout: 120_000 }, async () => {
     const processor = await startProcessor();
     cleanup(() => processor.close());
-    // Short: the restarted process waits out the charge's claim, then the payment's (claim × (2 × cards + 1)).
-    const env = await environment(engine, remoteGatewayEnv(processor, { timeoutMs: 1_000, claimMs: 2_000 }));
+    // The restarted process waits out the charge's claim, then the payment's (claim × (2 × cards + 1)): on its clock, moved past both.
+    const base = await environment(engine, remoteGatewayEnv(processor, { timeoutMs: 1_000, claimMs: 2_000 }));
+    const clock = testClock(base.DATA_DIR);
+    const env = { ...base, ...clock.env };
     const keys = await createKeys('Crash shop', env);
     const headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
     const first = await started(env);
@@ -46,6 +48,7 @@ describe.each(ENGINES)('a source payment interrupted by a crash on %s', (engine)
     expect(await paying).toBeNull();
     processor.release();
 
+    clock.set(11_000);
     const second = await started({ ...env, BACKGROUND_WORK: 'true' });
     // Stored before the first charge: the newest transaction, reserved (N) until it is finished.
     const [reserved] = (await api(second.url, '/transaction/?page_size=1')).results;

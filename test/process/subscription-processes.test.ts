@@ -1,11 +1,11 @@
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../server/payments/sandbox';
 import { freshDatabase } from '../api/database';
 import { SANDBOX_CARD } from '../api/pay';
-import { createKeys, type ProcessEnv, type ServiceProcess, startServiceProcess } from '../api/process';
+import { createKeys, type ProcessEnv, type ServiceProcess, startServiceProcess, testClock } from '../api/process';
 
 // The scheduler as it runs in production: service processes with their background loops
 // on one PostgreSQL, their shared clock moved by the test (TEST_CLOCK_FILE) one period at
@@ -35,16 +35,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('subscription charges across ser
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const db = await freshDatabase();
     cleanups.push(db.drop);
-    const clockFile = join(dir, 'clock');
+    const clock = testClock(dir);
     let offset = 0;
-    /** Moves every process's clock: written aside and renamed, so no reader sees half a number. */
-    const move = (ms: number) => {
-      offset += ms;
-      writeFileSync(`${clockFile}.next`, String(offset));
-      renameSync(`${clockFile}.next`, clockFile);
-    };
-    move(0);
-    const env: ProcessEnv = { DATA_DIR: dir, DATABASE_URL: db.url, BACKGROUND_WORK: 'true', TEST_CLOCK_FILE: clockFile, LOG_LEVEL: 'info', SUBSCRIPTION_CLAIM_MS: String(CLAIM_MS), PAYMENT_SETTLE_WINDOW_MS: String(CLAIM_MS) };
+    /** Moves every process's clock on by `ms`. */
+    const move = (ms: number) => clock.set((offset += ms));
+    const env: ProcessEnv = { DATA_DIR: dir, DATABASE_URL: db.url, BACKGROUND_WORK: 'true', ...clock.env, LOG_LEVEL: 'info', SUBSCRIPTION_CLAIM_MS: String(CLAIM_MS), PAYMENT_SETTLE_WINDOW_MS: String(CLAIM_MS) };
     const keys = await createKeys('Gym', env);
     const headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
     const start = async () => {
