@@ -1,10 +1,13 @@
 import { availableOn, balancePostings, type BalanceType } from '../domain/balance';
 import { feeOf } from '../domain/fees';
 import { uuidv7 } from '../domain/ids';
-import { refundPostings, salePostings } from '../domain/ledger';
+import { type Posting, refundPostings, salePostings } from '../domain/ledger';
 import type { Deps } from '../deps';
-import { dueOperations, type DueOperation, type NewBalanceTransaction, type Pricing, pricingOf, recordBalanceTransactions, refundedBefore } from '../store/balance';
+import { dueOperations, type DueOperation, insertBalanceTransactions, type Pricing, pricingOf, refundedBefore } from '../store/balance';
+import { inTransaction } from '../store/db';
 import { splitOf } from '../store/destinations';
+import type { BalanceTransactionRow } from '../store/schema';
+import { type Movement, postMovements } from './ledger-posting';
 
 // The merchant's balance follows the sales: the balance job turns each confirmed capture,
 // charge and refund into a balance transaction with its ledger movement and fee, shortly
@@ -66,5 +69,30 @@ export async function postBalanceTransactions(deps: Pick<Deps, 'database' | 'now
     });
   }
   // Read first, then written together: the round's writes are one database transaction.
-  return recordBalanceTransactions(db, deps.outbox, made, now);
+  return recordBalanceTransactions(deps, made, now);
+}
+
+/** A balance transaction to record, with its ledger postings (null: nothing to post). */
+interface NewBalanceTransaction {
+  row: BalanceTransactionRow;
+  postings: Posting[] | null;
+}
+
+/**
+ * Records balance transactions with their ledger movements, all in one database
+ * transaction (a job's round: on SQLite, a message to the writer per 50 rows rather than
+ * two an operation), each at most once: resolves with how many were recorded here, not by
+ * another process first.
+ */
+async function recordBalanceTransactions(deps: Pick<Deps, 'database' | 'outbox'>, made: NewBalanceTransaction[], now: Date): Promise<number> {
+  if (!made.length) return 0;
+  return inTransaction(deps.database.db, async (trx) => {
+    const recorded = await insertBalanceTransactions(trx, made.map((m) => m.row));
+    // Each movement is named by the balance transaction just inserted: fresh.
+    const movements: Movement[] = made.flatMap(({ row, postings }) =>
+      postings && recorded.has(row.id) ? [{ environmentId: row.environment_id, currency: row.currency, movementId: row.id, concept: row.type, postings, now, fresh: true }] : [],
+    );
+    await postMovements(trx, deps.outbox, movements);
+    return recorded.size;
+  });
 }

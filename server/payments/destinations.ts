@@ -3,8 +3,8 @@ import { isSourceSale } from '../domain/sales';
 import type { Tx } from '../store/db';
 import { sourcePaymentRefunded, splitOf } from '../store/destinations';
 import type { Outbox } from '../store/events';
-import { postMovement } from '../store/ledger';
 import type { SaleRow } from '../store/schema';
+import { postMovement } from './ledger-posting';
 
 // A transaction's `destination`: wallets credited with their share of the sale in the
 // database transaction that records the sale, and debited their proportional part of every

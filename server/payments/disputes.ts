@@ -15,14 +15,13 @@ import { pricingOf } from '../store/balance';
 import {
   disputableSales,
   getDispute,
-  moveDispute,
-  openDispute,
   overdueDisputes,
   saveEvidence,
   type StoredDispute,
   submittedDisputes,
 } from '../store/disputes';
 import type { DisputeFileRow, DisputeRow } from '../store/schema';
+import { moveDispute, openDispute } from './dispute-records';
 import { SANDBOX_CARD_ID, TEST_CARDS } from './sandbox';
 
 // Disputes' use cases: the merchant's answers (evidence, submit, accept), the deadline, and

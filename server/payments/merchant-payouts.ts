@@ -1,9 +1,23 @@
-import { manualPeriod, periodKey } from '../domain/merchant-payouts';
+import { uuidv7 } from '../domain/ids';
+import { manualPeriod, merchantPayoutPostings, payoutAmount, periodKey, type PayoutSchedule } from '../domain/merchant-payouts';
 import type { Deps } from '../deps';
-import type { Db } from '../store/db';
-import { claimPendingPayouts, makePayout, payableByCurrency, scheduledEnvironments, settlePayout } from '../store/merchant-payouts';
+import { type Db, inTransaction } from '../store/db';
+import type { Outbox } from '../store/events';
+import {
+  claimPendingPayouts,
+  deletePayout,
+  fillPayout,
+  insertPayout,
+  markPayoutSettled,
+  payableByCurrency,
+  payableLines,
+  recordPayoutBalance,
+  releasePayoutLines,
+  scheduledEnvironments,
+} from '../store/merchant-payouts';
 import type { MerchantPayoutRow } from '../store/schema';
 import { askGateway } from './ask';
+import { postMovement, reverseMovement } from './ledger-posting';
 
 // Payouts of the merchant's balance to its bank account (docs/balance.md#payouts), through
 // the payout gateway the wallets' payouts use (payout-gateway.ts) and under the same rules
@@ -14,8 +28,73 @@ import { askGateway } from './ask';
 // the claim runs out and a later round asks again with the same reference, which the
 // provider answers as it did the first time. So a payout is paid, or failed and returned,
 // exactly once, across processes and crashes.
+//
+// A payout is made in one database transaction: its row, its lines, its own `payout`
+// balance transaction (net −amount) and that one's ledger movement (merchant → payouts).
+// Failed, it gets a `payout_failure` balance transaction (+amount), the movement reversed
+// and the lines released for the next payout.
 
 type PayoutDeps = Pick<Deps, 'config' | 'database' | 'outbox' | 'payouts' | 'log' | 'now'>;
+
+interface NewPayout {
+  environmentId: string;
+  currency: string;
+  /** A period key (domain/merchant-payouts.ts), or a function of the payout's id (manual). */
+  period: string | ((id: string) => string);
+  schedule: PayoutSchedule;
+  iban: string;
+  now: Date;
+}
+
+/**
+ * Makes a payout of what is payable in its currency; null, leaving nothing behind, when the
+ * period already has its payout or the lines would pay nothing.
+ */
+async function makePayout(db: Db, outbox: Outbox, p: NewPayout): Promise<MerchantPayoutRow | null> {
+  const at = p.now.toISOString();
+  const id = uuidv7(p.now.getTime());
+  const period = typeof p.period === 'string' ? p.period : p.period(id);
+  return inTransaction(db, async (trx) => {
+    const row: MerchantPayoutRow = {
+      ...{ id, environment_id: p.environmentId, currency: p.currency, period, schedule: p.schedule, iban: p.iban, amount: 0, line_count: 0 },
+      ...{ status: 'pending', failure: null, locked_until: null, claimed_by: null, created_at: at, updated_at: at },
+    };
+    if (!(await insertPayout(trx, row))) return null;
+    const lines = await payableLines(trx, p.environmentId, p.currency, p.now);
+    const amount = payoutAmount(lines.map((l) => l.net));
+    if (amount === null) {
+      await deletePayout(trx, id);
+      return null;
+    }
+    const made = { ...row, amount: Number(amount), line_count: lines.length };
+    await fillPayout(trx, made, lines.map((l) => l.id));
+    await recordPayoutBalance(trx, made, 'payout', -amount, p.now);
+    await postMovement(trx, outbox, {
+      environmentId: p.environmentId,
+      currency: p.currency,
+      movementId: id,
+      concept: 'payout to the merchant',
+      postings: merchantPayoutPostings(id, amount),
+      now: p.now,
+    });
+    await outbox.emit(trx, 'merchant_payout.created', id, p.now);
+    return made;
+  });
+}
+
+/** pending → paid, or → failed with the money returned and the lines released; once (false when already settled). */
+async function settlePayout(db: Db, outbox: Outbox, payout: MerchantPayoutRow, failure: string | null, now: Date): Promise<boolean> {
+  return inTransaction(db, async (trx) => {
+    if (!(await markPayoutSettled(trx, payout.id, failure, now))) return false;
+    if (failure) {
+      await releasePayoutLines(trx, payout.id);
+      await recordPayoutBalance(trx, payout, 'payout_failure', BigInt(payout.amount), now);
+      await reverseMovement(trx, outbox, { movementId: payout.id, reversalId: uuidv7(now.getTime()), concept: 'payout to the merchant failed: returned', now });
+    }
+    await outbox.emit(trx, failure ? 'merchant_payout.failed' : 'merchant_payout.paid', payout.id, now);
+    return true;
+  });
+}
 
 /** One round of scheduled payouts: each environment's currencies with money available and no payout this period. */
 export async function makeScheduledPayouts(deps: PayoutDeps, limit: number): Promise<number> {

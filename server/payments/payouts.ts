@@ -2,11 +2,11 @@ import { uuidv7 } from '../domain/ids';
 import { payoutPostings } from '../domain/ledger';
 import type { Deps } from '../deps';
 import { type Db, inTransaction } from '../store/db';
-import { reverseMovement } from '../store/ledger';
 import type { ClientIban } from '../store/clients';
 import type { TransferRow } from '../store/schema';
 import { claimDuePayouts } from '../store/transfers';
 import { askGateway } from './ask';
+import { reverseMovement } from './ledger-posting';
 import { type NewTransfer, recordTransfer, type TransferOutcome, transferRow } from './transfers';
 
 // Payouts: a wallet's money to a client IBAN. Reserve: the transfer (pending) and the

@@ -3,11 +3,11 @@ import type { SaleAction } from '../domain/sales';
 import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from '../store/db';
 import type { Outbox } from '../store/events';
 import { type GatewayCall, insertCall, linkedSale, salesOfAction, settleCall } from '../store/gateway-calls';
-import { reverseMovement } from '../store/ledger';
 import { ACTION_EVENTS, addOperation, moveAmounts } from '../store/sale-amounts';
 import { getSale, paymentReference, type StoredSale } from '../store/sales';
 import { settlePendingAction } from '../store/unknown-outcomes';
 import { takeBackDestinations } from './destinations';
+import { reverseMovement } from './ledger-posting';
 
 // A capture, refund or void of a sale around its gateway call (sale-actions.ts asks,
 // send-action.ts sends and records): the amounts move when it is reserved, so concurrent

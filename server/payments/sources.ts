@@ -3,21 +3,24 @@ import { uuidv7 } from '../domain/ids';
 import { type Share, sourcedPostings } from '../domain/ledger';
 import { toUnits } from '../domain/money';
 import { actionLimit, SOURCES_GATEWAY } from '../domain/sales';
-import { getWallet, PostingRefused } from '../store/ledger';
+import { inTransaction } from '../store/db';
+import { getWallet } from '../store/ledger';
 import {
   claimStaleSourcePayments,
-  completeSourcePayment,
   failSourcePayment,
   hasPendingSourceCharge,
+  markSourcePaid,
   reserveSourcePayment,
   sourceCharges,
 } from '../store/source-payments';
 import type { SaleRow, SaleSourceRow } from '../store/schema';
 import type { StoredTransaction, Transaction } from '../store/transactions';
 import { newSaleRow } from '../store/new-sale';
+import { insertSourceSale } from '../store/source-sales';
 import { destinationShares, type ResolvedSource } from '../transactions/create';
 import type { PaymentDeps } from './ask';
 import { chargeAuthorization } from './charge';
+import { type Movement, PostingRefused, postMovement } from './ledger-posting';
 import { moveSaleMoney } from './sale-actions';
 
 // A transaction paid at creation from its `source`: wallets and stored cards, all or
@@ -120,7 +123,7 @@ async function complete(deps: PaymentDeps, row: Transaction, destinations: Share
   const now = deps.now();
   const saleId = uuidv7(now.getTime());
   try {
-    await completeSourcePayment(deps.database.db, deps.outbox, {
+    await recordPaid(deps, {
       transactionId: row.id,
       environmentId: row.environment_id,
       currency: row.currency,
@@ -142,6 +145,19 @@ async function complete(deps: PaymentDeps, row: Transaction, destinations: Share
     return compensate(deps, row, { kind: 'failed', index, reason: `the wallet ${err.reason === 'disabled' ? 'is disabled' : 'does not hold enough money'}` });
   }
   return { kind: 'paid' };
+}
+
+/**
+ * reserved → paid with its sale, its ledger movement and events, once (nothing when settled
+ * already). A wallet refusing (PostingRefused) rolls it all back.
+ */
+function recordPaid(deps: PaymentDeps, m: Movement & { transactionId: string; sale: { sale: SaleRow; sources: SaleSourceRow[] } }): Promise<void> {
+  return inTransaction(deps.database.db, async (trx) => {
+    if (!(await markSourcePaid(trx, m.transactionId, m.now))) return;
+    await insertSourceSale(trx, deps.outbox, m.sale, m.now);
+    await postMovement(trx, deps.outbox, m);
+    await deps.outbox.emit(trx, 'transaction.paid', m.transactionId, m.now);
+  });
 }
 
 /** A charge that took the money: approved and proven (not pending, declined or never processed). */

@@ -3,9 +3,10 @@ import { type Posting, transferPostings } from '../domain/ledger';
 import { type Db, inTransaction, type Tx } from '../store/db';
 import { isUniqueViolation } from '../store/errors';
 import type { Outbox } from '../store/events';
-import { PostingRefused, postMovement, type Wallet } from '../store/ledger';
+import type { Wallet } from '../store/ledger';
 import type { TransferRow } from '../store/schema';
 import { insertTransfer } from '../store/transfers';
+import { PostingRefused, postMovement } from './ledger-posting';
 
 // Transfers: the transfer row, its ledger movement and its events in one database
 // transaction. Between wallets it is settled at once; to an IBAN it is a payout

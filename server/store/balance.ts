@@ -1,15 +1,12 @@
-import { type Posting } from '../domain/ledger';
 import { type Price } from '../domain/fees';
 import { SOURCES_GATEWAY } from '../domain/sales';
-import { type Db, inTransaction, type Tx } from './db';
-import type { Outbox } from './events';
-import { type Movement, postMovements } from './ledger';
+import type { Db, Tx } from './db';
 import { countAndPage, type Page } from './paging';
 import type { BalanceTransactionRow, EnvironmentPricingRow, SaleOperationRow, SaleRow } from './schema';
 
 // The merchant's balance transactions and an environment's pricing. A balance transaction
-// and its ledger movement are written in one database transaction, at most once per sale
-// operation (a unique index on operation_id: a second process's insert does nothing).
+// is written at most once per sale operation (a unique index on operation_id: a second
+// process's insert does nothing); payments/balance.ts writes its ledger movement with it.
 
 /** How long money in stays pending when an environment has set nothing (docs/balance.md). */
 export const DEFAULT_SETTLEMENT_DELAY_DAYS = 2;
@@ -94,36 +91,18 @@ export async function refundedBefore(db: Db, saleId: string, operationId: string
   return BigInt(total);
 }
 
-/** A balance transaction to record, with its ledger postings (null: nothing to post). */
-export interface NewBalanceTransaction {
-  row: BalanceTransactionRow;
-  postings: Posting[] | null;
-}
-
 /**
- * Records balance transactions with their ledger movements, all in one database
- * transaction (a job's round: on SQLite, a message to the writer per 50 rows rather than
- * two an operation), each at most once: resolves with how many were recorded here, not by
- * another process first.
+ * Inserts balance transactions, each at most once: those another process recorded first
+ * (the unique operation_id) are not inserted. Resolves with the ids inserted here.
  */
-export async function recordBalanceTransactions(db: Db, outbox: Outbox, made: NewBalanceTransaction[], now: Date): Promise<number> {
-  if (!made.length) return 0;
-  return inTransaction(db, async (trx: Tx) => {
-    const recorded = new Set<string>();
-    // 14 columns × 50 rows: under SQLite's cap on bound parameters. Those another process
-    // recorded first (the unique operation_id) are not inserted, nor returned.
-    for (let i = 0; i < made.length; i += 50) {
-      const rows = made.slice(i, i + 50).map((m) => m.row);
-      const inserted = await trx.insertInto('balance_transactions').values(rows).onConflict((oc) => oc.column('operation_id').doNothing()).returning('id').execute();
-      for (const { id } of inserted) recorded.add(id);
-    }
-    // Each movement is named by the balance transaction just inserted: fresh.
-    const movements: Movement[] = made.flatMap(({ row, postings }) =>
-      postings && recorded.has(row.id) ? [{ environmentId: row.environment_id, currency: row.currency, movementId: row.id, concept: row.type, postings, now, fresh: true }] : [],
-    );
-    await postMovements(trx, outbox, movements);
-    return recorded.size;
-  });
+export async function insertBalanceTransactions(trx: Tx, rows: BalanceTransactionRow[]): Promise<Set<string>> {
+  const recorded = new Set<string>();
+  // 14 columns × 50 rows: under SQLite's cap on bound parameters.
+  for (let i = 0; i < rows.length; i += 50) {
+    const inserted = await trx.insertInto('balance_transactions').values(rows.slice(i, i + 50)).onConflict((oc) => oc.column('operation_id').doNothing()).returning('id').execute();
+    for (const { id } of inserted) recorded.add(id);
+  }
+  return recorded;
 }
 
 export function getBalanceTransaction(db: Db, environmentId: string, id: string): Promise<BalanceTransactionRow | undefined> {

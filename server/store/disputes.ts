@@ -1,15 +1,14 @@
-import { AWAITING_RESPONSE, type DisputeStatus, disputeBalance, disputePostings, type EvidenceText, isClosed } from '../domain/disputes';
+import { AWAITING_RESPONSE, type DisputeStatus, disputeBalance, type EvidenceText, isClosed } from '../domain/disputes';
 import { uuidv7 } from '../domain/ids';
-import { type Db, Rollback, rollbackOn, type Tx } from './db';
+import { type Db, rollbackOn, type Tx } from './db';
 import type { Outbox } from './events';
-import { postMovement } from './ledger';
 import { countAndPage, type Page } from './paging';
 import type { BalanceTransactionRow, DisputeFileRow, DisputeRow, SaleRow } from './schema';
 
-// Disputes: each step of a dispute is one database transaction that moves its status by a
-// conditional UPDATE (from the status it was read in), so of two processes taking the same
-// step exactly one does it, with its money: the sale's `disputed`, the balance transaction
-// and its ledger movement, and the event. The rules are domain/disputes.ts's.
+// Disputes' rows. Each step of a dispute (payments/disputes.ts) is one database transaction
+// that moves its status by a conditional UPDATE (from the status it was read in), so of
+// two processes taking the same step exactly one does it, with its money: the sale's
+// `disputed` (a conditional UPDATE too), the balance transaction, its ledger movement.
 
 export type DisputeFile = Omit<DisputeFileRow, 'data'>;
 
@@ -70,8 +69,8 @@ export async function disputedSales(db: Db, saleIds: string[]): Promise<Set<stri
   return new Set(rows.map((r) => r.sale_id));
 }
 
-/** The balance transaction of a dispute's money and its ledger movement, in the caller's transaction. */
-async function postDisputeMoney(trx: Tx, outbox: Outbox, d: DisputeRow, money: 'debit' | 'reversal', now: Date): Promise<boolean> {
+/** A dispute's balance transaction for its money taken (`debit`) or given back (`reversal`). */
+export async function insertDisputeBalance(trx: Tx, d: DisputeRow, money: 'debit' | 'reversal', now: Date): Promise<BalanceTransactionRow> {
   const at = now.toISOString();
   const b = disputeBalance(money, BigInt(d.amount), BigInt(d.fee));
   const row: BalanceTransactionRow = {
@@ -91,88 +90,49 @@ async function postDisputeMoney(trx: Tx, outbox: Outbox, d: DisputeRow, money: '
     created_at: at,
   };
   await trx.insertInto('balance_transactions').values(row).execute();
-  const postings = disputePostings(money, d.sale_id, BigInt(d.amount), BigInt(d.fee));
-  await postMovement(trx, outbox, { environmentId: d.environment_id, currency: d.currency, movementId: row.id, concept: row.type, postings, now });
-  // What the dispute holds of the sale is not refundable; won, it is again.
-  const x = money === 'debit' ? d.amount : -d.amount;
+  return row;
+}
+
+/**
+ * Moves what disputes hold of a sale by `amount`: false when that would take more than is
+ * captured and not refunded (or refunding), or leave less than nothing.
+ */
+export async function moveDisputed(trx: Tx, saleId: string, amount: number, now: Date): Promise<boolean> {
   const moved = await trx
     .updateTable('sales')
-    .set((eb) => ({ disputed: eb('disputed', '+', x), updated_at: at }))
-    .where('id', '=', d.sale_id)
-    .where((eb) => eb(eb(eb(eb('refunded', '+', eb.ref('refunding')), '+', eb.ref('disputed')), '+', x), '<=', eb.ref('captured')))
-    .where((eb) => eb(eb('disputed', '+', x), '>=', 0))
+    .set((eb) => ({ disputed: eb('disputed', '+', amount), updated_at: now.toISOString() }))
+    .where('id', '=', saleId)
+    .where((eb) => eb(eb(eb(eb('refunded', '+', eb.ref('refunding')), '+', eb.ref('disputed')), '+', amount), '<=', eb.ref('captured')))
+    .where((eb) => eb(eb('disputed', '+', amount), '>=', 0))
     .executeTakeFirst();
   return Number(moved.numUpdatedRows) === 1;
 }
 
-/**
- * Opens a dispute on `sale` (one per sale), with its money unless it is an inquiry; null
- * when the sale has one already or its money moved meanwhile (refunded, disputed).
- */
-export async function openDispute(
-  db: Db,
-  outbox: Outbox,
-  o: { sale: SaleRow; amount: number; fee: number; reason: DisputeRow['reason']; status: DisputeStatus; money: 'debit' | null; dueBy: Date; now: Date },
-): Promise<DisputeRow | null> {
-  const at = o.now.toISOString();
-  const row: DisputeRow = {
-    id: uuidv7(o.now.getTime()),
-    environment_id: o.sale.environment_id,
-    created_at: at,
-    updated_at: at,
-    sale_id: o.sale.id,
-    currency: o.sale.currency,
-    amount: o.amount,
-    fee: o.money ? o.fee : 0,
-    reason: o.reason,
-    status: o.status,
-    evidence_due_by: o.dueBy.toISOString(),
-    evidence: '{}',
-    submitted_at: null,
-    closed_at: null,
-  };
-  return rollbackOn<DisputeRow | null, null>(db, async (trx) => {
-    const inserted = await trx.insertInto('disputes').values(row).onConflict((oc) => oc.column('sale_id').doNothing()).executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) return null;
-    await trx.updateTable('sales').set({ dispute_id: row.id, updated_at: at }).where('id', '=', row.sale_id).execute();
-    if (o.money && !(await postDisputeMoney(trx, outbox, row, o.money, o.now))) throw new Rollback(null);
-    await outbox.emit(trx, 'dispute.created', row.id, o.now);
-    return row;
-  });
+/** Inserts a dispute and names it on its sale; false when the sale has one already. */
+export async function insertDispute(trx: Tx, row: DisputeRow): Promise<boolean> {
+  const inserted = await trx.insertInto('disputes').values(row).onConflict((oc) => oc.column('sale_id').doNothing()).executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) return false;
+  await trx.updateTable('sales').set({ dispute_id: row.id, updated_at: row.created_at }).where('id', '=', row.sale_id).execute();
+  return true;
 }
 
 /**
- * Moves a dispute `from` → `to` with what that moves (the money of a won dispute, the
- * time it was submitted or closed); false when another step came first.
+ * Moves a dispute to `to` (with the time it was submitted or closed) from the status, the
+ * evidence and the time it was read with: false when another step came first.
  */
-export async function moveDispute(
-  db: Db,
-  outbox: Outbox,
-  m: { dispute: DisputeRow; to: DisputeStatus; money: 'reversal' | null; now: Date },
-): Promise<boolean> {
-  const at = m.now.toISOString();
-  const closed = isClosed(m.to);
-  const submitted = m.to === 'under_review' || m.to === 'warning_under_review';
-  return rollbackOn<boolean, false>(db, async (trx) => {
-    const moved = await trx
-      .updateTable('disputes')
-      .set({
-        status: m.to,
-        updated_at: at,
-        ...(submitted ? { submitted_at: at } : {}),
-        ...(closed ? { closed_at: at } : {}),
-      })
-      .where('id', '=', m.dispute.id)
-      .where('status', '=', m.dispute.status)
-      // Unchanged since it was read: the deadline never judges evidence older than what was saved.
-      .where('evidence', '=', m.dispute.evidence)
-      .where('updated_at', '=', m.dispute.updated_at)
-      .executeTakeFirst();
-    if (Number(moved.numUpdatedRows) !== 1) return false;
-    if (m.money && !(await postDisputeMoney(trx, outbox, m.dispute, m.money, m.now))) throw new Rollback(false);
-    await outbox.emit(trx, closed ? 'dispute.closed' : 'dispute.updated', m.dispute.id, m.now);
-    return true;
-  });
+export async function markDisputeMoved(trx: Tx, dispute: DisputeRow, to: DisputeStatus, now: Date): Promise<boolean> {
+  const at = now.toISOString();
+  const submitted = to === 'under_review' || to === 'warning_under_review';
+  const moved = await trx
+    .updateTable('disputes')
+    .set({ status: to, updated_at: at, ...(submitted ? { submitted_at: at } : {}), ...(isClosed(to) ? { closed_at: at } : {}) })
+    .where('id', '=', dispute.id)
+    .where('status', '=', dispute.status)
+    // Unchanged since it was read: the deadline never judges evidence older than what was saved.
+    .where('evidence', '=', dispute.evidence)
+    .where('updated_at', '=', dispute.updated_at)
+    .executeTakeFirst();
+  return Number(moved.numUpdatedRows) === 1;
 }
 
 /** Adds evidence (text merged over what was saved, files added) while the dispute awaits it; false when it no longer does. */

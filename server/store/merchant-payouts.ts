@@ -1,22 +1,17 @@
 import type { ExpressionBuilder } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '../domain/ids';
-import { merchantPayoutPostings, PAYOUT_TYPES, payoutAmount, type PayoutSchedule } from '../domain/merchant-payouts';
-import { type Db, inTransaction, type Tx } from './db';
-import type { Outbox } from './events';
-import { postMovement, reverseMovement } from './ledger';
+import { PAYOUT_TYPES } from '../domain/merchant-payouts';
+import type { Db, Tx } from './db';
 import { forUpdate, skipLocked } from './locking';
 import { countAndPage, type Page } from './paging';
 import type { BalanceTransactionRow, MerchantPayoutRow, MerchantPayoutSettingsRow, Tables } from './schema';
 
-// Payouts of the merchant's balance (docs/balance.md#payouts). A payout is made in one
-// database transaction: its row (unique per environment, currency and period), its lines
-// (the available balance transactions nobody has paid out, marked with its id by one
-// conditional UPDATE, so two payouts never share a line), its own `payout` balance
-// transaction (net −amount) and that one's ledger movement (merchant → payouts). The
-// payout job then asks the payout gateway and records the answer: paid, or failed with a
-// `payout_failure` balance transaction (+amount), the movement reversed and the lines
-// released for the next payout.
+// The rows of the merchant's payouts (docs/balance.md#payouts; made and settled by
+// payments/merchant-payouts.ts): a payout's row (unique per environment, currency and
+// period), its lines (the available balance transactions nobody has paid out, marked with
+// its id by one conditional UPDATE, so two payouts never share a line), its own balance
+// transactions, and its settlement, once (a conditional update of the status).
 
 export type PayoutSettings = Pick<MerchantPayoutSettingsRow, 'iban' | 'schedule'> & { updated_at: string | null };
 
@@ -76,61 +71,35 @@ export async function payableByCurrency(db: Db, environmentId: string, now: Date
   return rows.map((r) => ({ currency: r.currency, amount: BigInt(r.amount) })).filter((r) => r.amount > 0n);
 }
 
-export interface NewPayout {
-  environmentId: string;
-  currency: string;
-  /** A period key (domain/merchant-payouts.ts), or a function of the payout's id (manual). */
-  period: string | ((id: string) => string);
-  schedule: PayoutSchedule;
-  iban: string;
-  now: Date;
+/**
+ * Inserts a payout's row, unique per environment, currency and period; false when the
+ * period has its payout already. Written first in its transaction: on SQLite that takes the
+ * one write lock at once (a transaction that read first could not take it while another
+ * process writes); on PostgreSQL a second payout of the period waits for the first.
+ */
+export async function insertPayout(trx: Tx, row: MerchantPayoutRow): Promise<boolean> {
+  const inserted = await trx
+    .insertInto('merchant_payouts')
+    .values(row)
+    .onConflict((oc) => oc.columns(['environment_id', 'currency', 'period']).doNothing())
+    .executeTakeFirst();
+  return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1;
 }
 
-/**
- * Makes a payout of what is payable in its currency; null, leaving nothing behind, when the
- * period already has its payout or the lines would pay nothing. The row is written first:
- * on SQLite that takes the one write lock at once (a transaction that read first could not
- * take it while another process writes); on PostgreSQL a second payout of the period waits
- * for the first and does nothing. The lines are read FOR UPDATE: a manual payout at the
- * same time waits, then finds them taken.
- */
-export async function makePayout(db: Db, outbox: Outbox, p: NewPayout): Promise<MerchantPayoutRow | null> {
-  const at = p.now.toISOString();
-  const id = uuidv7(p.now.getTime());
-  const period = typeof p.period === 'string' ? p.period : p.period(id);
-  return inTransaction(db, async (trx) => {
-    const row: MerchantPayoutRow = {
-      ...{ id, environment_id: p.environmentId, currency: p.currency, period, schedule: p.schedule, iban: p.iban, amount: 0, line_count: 0 },
-      ...{ status: 'pending', failure: null, locked_until: null, claimed_by: null, created_at: at, updated_at: at },
-    };
-    const inserted = await trx
-      .insertInto('merchant_payouts')
-      .values(row)
-      .onConflict((oc) => oc.columns(['environment_id', 'currency', 'period']).doNothing())
-      .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) return null;
-    const lines = await forUpdate(trx, trx.selectFrom('balance_transactions').select(['id', 'net']).where(payable(p.environmentId, p.currency, at)).orderBy('id')).execute();
-    const amount = payoutAmount(lines.map((l) => l.net));
-    if (amount === null) {
-      // Undone by hand rather than by a rollback: under an Idempotency-Key this runs inside the key's transaction.
-      await trx.deleteFrom('merchant_payouts').where('id', '=', id).execute();
-      return null;
-    }
-    const made = { ...row, amount: Number(amount), line_count: lines.length };
-    await trx.updateTable('merchant_payouts').set({ amount: made.amount, line_count: made.line_count }).where('id', '=', id).execute();
-    await takeLines(trx, id, lines.map((l) => l.id));
-    await recordOwn(trx, made, 'payout', -amount, p.now);
-    await postMovement(trx, outbox, {
-      environmentId: p.environmentId,
-      currency: p.currency,
-      movementId: id,
-      concept: 'payout to the merchant',
-      postings: merchantPayoutPostings(id, amount),
-      now: p.now,
-    });
-    await outbox.emit(trx, 'merchant_payout.created', id, p.now);
-    return made;
-  });
+/** The balance transactions a payout in `currency` would pay, read FOR UPDATE: a payout made at the same time waits, then finds them taken. */
+export function payableLines(trx: Tx, environmentId: string, currency: string, now: Date): Promise<{ id: string; net: number }[]> {
+  return forUpdate(trx, trx.selectFrom('balance_transactions').select(['id', 'net']).where(payable(environmentId, currency, now.toISOString())).orderBy('id')).execute();
+}
+
+/** Removes a payout that pays nothing. By hand rather than by a rollback: under an Idempotency-Key it runs inside the key's transaction. */
+export async function deletePayout(trx: Tx, id: string): Promise<void> {
+  await trx.deleteFrom('merchant_payouts').where('id', '=', id).execute();
+}
+
+/** A payout's amount and lines, with its lines marked as its own. */
+export async function fillPayout(trx: Tx, payout: MerchantPayoutRow, lineIds: string[]): Promise<void> {
+  await trx.updateTable('merchant_payouts').set({ amount: payout.amount, line_count: payout.line_count }).where('id', '=', payout.id).execute();
+  await takeLines(trx, payout.id, lineIds);
 }
 
 /** Marks the lines with their payout, 500 to a statement (SQLite's cap on bound parameters). */
@@ -144,7 +113,7 @@ async function takeLines(trx: Tx, payoutId: string, ids: string[]) {
 }
 
 /** The payout's own balance transaction: its money leaving the balance, or coming back. */
-async function recordOwn(trx: Tx, payout: MerchantPayoutRow, type: (typeof PAYOUT_TYPES)[number], net: bigint, now: Date) {
+export async function recordPayoutBalance(trx: Tx, payout: MerchantPayoutRow, type: (typeof PAYOUT_TYPES)[number], net: bigint, now: Date) {
   const at = now.toISOString();
   const row: BalanceTransactionRow = {
     ...{ id: uuidv7(now.getTime()), environment_id: payout.environment_id, type, sale_id: null, dispute_id: null, payout_id: payout.id, operation_id: null },
@@ -178,24 +147,20 @@ export async function claimPendingPayouts(db: Db, now: Date, leaseMs: number, li
   return claimed;
 }
 
-/** pending → paid, or → failed with the money returned and the lines released; once (false when already settled). */
-export async function settlePayout(db: Db, outbox: Outbox, payout: MerchantPayoutRow, failure: string | null, now: Date): Promise<boolean> {
-  return inTransaction(db, async (trx) => {
-    const done = await trx
-      .updateTable('merchant_payouts')
-      .set({ status: failure ? 'failed' : 'paid', failure, locked_until: null, claimed_by: null, updated_at: now.toISOString() })
-      .where('id', '=', payout.id)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    if (Number(done.numUpdatedRows) !== 1) return false;
-    if (failure) {
-      await trx.updateTable('balance_transactions').set({ payout_id: null }).where('payout_id', '=', payout.id).where('type', 'not in', [...PAYOUT_TYPES]).execute();
-      await recordOwn(trx, payout, 'payout_failure', BigInt(payout.amount), now);
-      await reverseMovement(trx, outbox, { movementId: payout.id, reversalId: uuidv7(now.getTime()), concept: 'payout to the merchant failed: returned', now });
-    }
-    await outbox.emit(trx, failure ? 'merchant_payout.failed' : 'merchant_payout.paid', payout.id, now);
-    return true;
-  });
+/** pending → paid, or → failed, once: false when it was settled already. */
+export async function markPayoutSettled(trx: Tx, payoutId: string, failure: string | null, now: Date): Promise<boolean> {
+  const done = await trx
+    .updateTable('merchant_payouts')
+    .set({ status: failure ? 'failed' : 'paid', failure, locked_until: null, claimed_by: null, updated_at: now.toISOString() })
+    .where('id', '=', payoutId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(done.numUpdatedRows) === 1;
+}
+
+/** A failed payout's lines, free for the next payout (its own balance transactions stay its). */
+export async function releasePayoutLines(trx: Tx, payoutId: string): Promise<void> {
+  await trx.updateTable('balance_transactions').set({ payout_id: null }).where('payout_id', '=', payoutId).where('type', 'not in', [...PAYOUT_TYPES]).execute();
 }
 
 export function getMerchantPayout(db: Db, environmentId: string | null, id: string): Promise<MerchantPayoutRow | undefined> {

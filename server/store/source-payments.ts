@@ -1,10 +1,6 @@
-import type { Db } from './db';
-import { inTransaction } from './db';
-import type { Outbox } from './events';
-import { type Movement, postMovement } from './ledger';
+import { type Db, inTransaction, type Tx } from './db';
 import { skipLocked } from './locking';
-import type { SaleRow, SaleSourceRow } from './schema';
-import { insertSourceSale } from './source-sales';
+import type { SaleRow } from './schema';
 import { insertTransaction, type StoredTransaction, type Transaction, transactionFromRow } from './transactions';
 
 // The rows of a transaction paid from its `source` (payments/sources.ts): reserved before
@@ -33,29 +29,15 @@ export async function hasPendingSourceCharge(db: Db, transactionId: string): Pro
   return row !== undefined;
 }
 
-/**
- * reserved → paid with its sale, its ledger movement and events, once (false: settled
- * already). A wallet refusing rolls it all back.
- */
-export async function completeSourcePayment(
-  db: Db,
-  outbox: Outbox,
-  m: Movement & { transactionId: string; sale: { sale: SaleRow; sources: SaleSourceRow[] } },
-): Promise<boolean> {
-  const at = m.now.toISOString();
-  return inTransaction(db, async (trx) => {
-    const done = await trx
-      .updateTable('transactions')
-      .set({ status: 'D', source_state: 'paid', processing_until: null, updated_at: at })
-      .where('id', '=', m.transactionId)
-      .where('source_state', '=', 'reserved')
-      .executeTakeFirst();
-    if (Number(done.numUpdatedRows) !== 1) return false;
-    await insertSourceSale(trx, outbox, m.sale, m.now);
-    await postMovement(trx, outbox, m);
-    await outbox.emit(trx, 'transaction.paid', m.transactionId, m.now);
-    return true;
-  });
+/** reserved → paid (the transaction `D`), once: false when it was settled already. */
+export async function markSourcePaid(trx: Tx, transactionId: string, now: Date): Promise<boolean> {
+  const done = await trx
+    .updateTable('transactions')
+    .set({ status: 'D', source_state: 'paid', processing_until: null, updated_at: now.toISOString() })
+    .where('id', '=', transactionId)
+    .where('source_state', '=', 'reserved')
+    .executeTakeFirst();
+  return Number(done.numUpdatedRows) === 1;
 }
 
 /** reserved → failed (the transaction `C`), with why, once every charge made for it has been refunded. */
