@@ -1,6 +1,6 @@
 import type { Deps } from '../deps';
 import { inTransaction } from '../store/db';
-import { markCancelled, markExpired, takeDueForExpiry } from '../store/payments';
+import { expireDueRows, markCancelled } from '../store/payments';
 
 // A transaction that ends unpaid: the customer cancels it, or its expiry passes. Either
 // only while nobody is paying it (store/payments.ts has the condition), with its event in
@@ -20,12 +20,8 @@ export function cancelTransaction(deps: EndingDeps, transactionId: string, now: 
 /** The expiry job's round: up to `limit` pending transactions past their expiry end, each with its event. */
 export function expireDue(deps: EndingDeps, now: Date, limit = 100): Promise<number> {
   return inTransaction(deps.database.db, async (trx) => {
-    let expired = 0;
-    for (const id of await takeDueForExpiry(trx, now, limit)) {
-      if (!(await markExpired(trx, id, now))) continue;
-      await deps.outbox.emit(trx, 'transaction.expired', id, now);
-      expired++;
-    }
-    return expired;
+    const expired = await expireDueRows(trx, now, limit);
+    for (const id of expired) await deps.outbox.emit(trx, 'transaction.expired', id, now);
+    return expired.length;
   });
 }

@@ -1,7 +1,7 @@
 import type { ExpressionBuilder } from 'kysely';
 import { type Db, inTransaction, type Tx } from './db';
 import type { Outbox } from './events';
-import { skipLocked } from './locking';
+import { claimEach } from './locking';
 import type { SaleRow, Tables } from './schema';
 
 // The rows of the hold-expiry job (payments/hold-expiry.ts): sales whose uncaptured hold
@@ -20,25 +20,20 @@ export async function claimExpiredHolds(
   const until = new Date(c.now.getTime() + c.leaseMs).toISOString();
   const free = (eb: ExpressionBuilder<Tables, 'sales'>) => eb.or([eb('expiry_claimed_until', 'is', null), eb('expiry_claimed_until', '<=', at)]);
   return inTransaction(db, async (trx) => {
-    const due = await skipLocked(
-      trx,
-      trx
-        .selectFrom('sales')
-        .selectAll()
-        .where('held', '>', 0)
-        .where('failure', 'is', null)
-        .where('hold_expired_at', 'is', null)
-        .where('created_at', '<=', c.createdBefore.toISOString())
-        .where(free)
-        .orderBy('created_at')
-        .limit(c.limit),
-    ).execute();
-    const claimed: SaleRow[] = [];
-    for (const row of due) {
+    const due = trx
+      .selectFrom('sales')
+      .selectAll()
+      .where('held', '>', 0)
+      .where('failure', 'is', null)
+      .where('hold_expired_at', 'is', null)
+      .where('created_at', '<=', c.createdBefore.toISOString())
+      .where(free)
+      .orderBy('created_at')
+      .limit(c.limit);
+    return claimEach(trx, due, async (row) => {
       const taken = await trx.updateTable('sales').set({ expiry_claimed_until: until }).where('id', '=', row.id).where(free).executeTakeFirst();
-      if (Number(taken.numUpdatedRows) === 1) claimed.push({ ...row, expiry_claimed_until: until });
-    }
-    return claimed;
+      return Number(taken.numUpdatedRows) === 1 ? { ...row, expiry_claimed_until: until } : undefined;
+    });
   });
 }
 

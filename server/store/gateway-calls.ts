@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { uuidv7 } from '../domain/ids';
 import { insertRows } from './compiled';
 import { type Db, inTransaction, type Tx } from './db';
-import { skipLocked } from './locking';
+import { claimEach } from './locking';
 import type { GatewayCallKind, GatewayCallRow, GatewayCallState } from './schema';
 
 // The reservation of every gateway call: inserted in the same database transaction as the
@@ -146,30 +146,25 @@ export async function claimCallsToReconcile(db: Db, now: Date, leaseMs: number, 
   const at = now.toISOString();
   const until = new Date(now.getTime() + leaseMs).toISOString();
   return inTransaction(db, async (trx) => {
-    const due = await skipLocked(
-      trx,
-      trx
-        .selectFrom('gateway_calls')
-        .selectAll()
-        .where((eb) =>
-          eb.or([
-            eb.and([eb('state', '=', 'pending'), eb('claimed_until', '<', at)]),
-            eb.and([eb('state', '=', 'abandoned'), eb('check_at', '<=', at)]),
-          ]),
-        )
-        .orderBy('created_at')
-        .limit(limit),
-    ).execute();
-    const claimed: GatewayCall[] = [];
-    for (const row of due) {
+    const due = trx
+      .selectFrom('gateway_calls')
+      .selectAll()
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('state', '=', 'pending'), eb('claimed_until', '<', at)]),
+          eb.and([eb('state', '=', 'abandoned'), eb('check_at', '<=', at)]),
+        ]),
+      )
+      .orderBy('created_at')
+      .limit(limit);
+    return claimEach(trx, due, async (row) => {
       const lease =
         row.state === 'pending'
           ? trx.updateTable('gateway_calls').set({ claimed_until: until }).where('claimed_until', '=', row.claimed_until)
           : trx.updateTable('gateway_calls').set({ check_at: until }).where('check_at', '=', row.check_at);
       const taken = await lease.where('id', '=', row.id).where('state', '=', row.state).executeTakeFirst();
-      if (Number(taken.numUpdatedRows) === 1) claimed.push(fromRow(row));
-    }
-    return claimed;
+      return Number(taken.numUpdatedRows) === 1 ? fromRow(row) : undefined;
+    });
   });
 }
 

@@ -1,23 +1,41 @@
 import { type Expression, type ExpressionBuilder, PostgresAdapter, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Db, Tx } from './db';
 
-// The one place where claiming background work differs by engine. PostgreSQL has many
-// writers: candidates are selected FOR UPDATE SKIP LOCKED, so two processes never wait
-// on, or take, the same rows. SQLite has one writer at a time, so the conditional UPDATE
-// that follows every claim is already exclusive there and the clause does not exist.
+// The one place where claiming background work differs by engine, and the two ways every
+// job claims: a batch at once for the queues (claimBatch: emails, webhook deliveries,
+// subscriptions) and one row at a time for rows with their own condition (claimEach).
+// PostgreSQL has many writers: candidates are selected FOR UPDATE SKIP LOCKED, so two
+// processes never wait on, or take, the same rows. SQLite has one writer at a time, so the
+// conditional UPDATE that follows every claim is already exclusive there and the clause
+// does not exist.
 
 export function isPostgres(db: Db): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 // The builder's table types vary by caller.
-export function skipLocked<Q extends SelectQueryBuilder<any, any, any>>(db: Db, query: Q): Q {
+function skipLocked<Q extends SelectQueryBuilder<any, any, any>>(db: Db, query: Q): Q {
   return isPostgres(db) ? (query.forUpdate().skipLocked() as Q) : query;
 }
 
 /** Locks the selected rows until the transaction ends; on SQLite the one writer already holds everything. */
 export function forUpdate<Q extends SelectQueryBuilder<any, any, any>>(db: Db, query: Q): Q {
   return isPostgres(db) ? (query.forUpdate() as Q) : query;
+}
+
+/**
+ * Claims rows one at a time, for the jobs whose rows each carry their own condition: the
+ * candidates `due` selects (FOR UPDATE SKIP LOCKED on PostgreSQL), each taken by `take`, a
+ * conditional UPDATE that only a row still due and free matches, so of two processes racing
+ * for a row exactly one gets it. Resolves with what `take` took.
+ */
+export async function claimEach<R, T>(db: Db, due: SelectQueryBuilder<any, any, R>, take: (row: R) => Promise<T | undefined>): Promise<T[]> {
+  const claimed: T[] = [];
+  for (const row of await skipLocked(db, due).execute()) {
+    const taken = await take(row);
+    if (taken !== undefined) claimed.push(taken);
+  }
+  return claimed;
 }
 
 /** The tables whose rows the jobs claim in batches, each with its lease column. */

@@ -1,7 +1,7 @@
 import type { ExpressionBuilder } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import { type Db, inTransaction, type Tx } from './db';
-import { claimBatch, skipLocked } from './locking';
+import { claimBatch, claimEach } from './locking';
 import type { MailKind, MailRow, Tables } from './schema';
 
 // Emails to customers (receipts, sign-up confirmations, trial reminders): a second outbox
@@ -110,27 +110,23 @@ export async function claimTrialReminders(
 ): Promise<number> {
   const at = r.now.toISOString();
   return inTransaction(db, async (trx) => {
-    const due = await skipLocked(
-      trx,
-      trx
-        .selectFrom('subscriptions')
-        .select('id')
-        .where('status', '=', 'trialing')
-        .where('trial_end', '>', at)
-        .where('trial_end', '<=', r.until.toISOString())
-        .where('reminded_at', 'is', null)
-        .where('customer_email', 'is not', null)
-        .orderBy('trial_end')
-        .limit(r.limit),
-    ).execute();
-    let queued = 0;
-    for (const { id } of due) {
+    const due = trx
+      .selectFrom('subscriptions')
+      .select('id')
+      .where('status', '=', 'trialing')
+      .where('trial_end', '>', at)
+      .where('trial_end', '<=', r.until.toISOString())
+      .where('reminded_at', 'is', null)
+      .where('customer_email', 'is not', null)
+      .orderBy('trial_end')
+      .limit(r.limit);
+    const queued = await claimEach(trx, due, async ({ id }) => {
       const claimed = await trx.updateTable('subscriptions').set({ reminded_at: at }).where('id', '=', id).where('reminded_at', 'is', null).executeTakeFirst();
-      if (Number(claimed.numUpdatedRows) !== 1) continue;
+      if (Number(claimed.numUpdatedRows) !== 1) return undefined;
       await r.queue(trx, id);
-      queued++;
-    }
-    return queued;
+      return id;
+    });
+    return queued.length;
   });
 }
 

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '../domain/ids';
 import { PAYOUT_TYPES } from '../domain/merchant-payouts';
 import type { Db, Tx } from './db';
-import { forUpdate, skipLocked } from './locking';
+import { claimEach, forUpdate } from './locking';
 import { countAndPage, type Page } from './paging';
 import type { BalanceTransactionRow, MerchantPayoutRow, MerchantPayoutSettingsRow, Tables } from './schema';
 
@@ -132,19 +132,15 @@ export async function recordPayoutBalance(trx: Tx, payout: MerchantPayoutRow, ty
 export async function claimPendingPayouts(db: Db, now: Date, leaseMs: number, limit: number): Promise<MerchantPayoutRow[]> {
   const at = now.toISOString();
   const free = (eb: ExpressionBuilder<Tables, 'merchant_payouts'>) => eb.and([eb('status', '=', 'pending'), eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', at)])]);
-  const due = await skipLocked(db, db.selectFrom('merchant_payouts').select('id').where(free).orderBy('id').limit(limit)).execute();
-  const claimed: MerchantPayoutRow[] = [];
-  for (const { id } of due) {
-    const row = await db
+  return claimEach(db, db.selectFrom('merchant_payouts').select('id').where(free).orderBy('id').limit(limit), ({ id }) =>
+    db
       .updateTable('merchant_payouts')
       .set({ locked_until: new Date(now.getTime() + leaseMs).toISOString(), claimed_by: randomUUID() })
       .where('id', '=', id)
       .where(free)
       .returningAll()
-      .executeTakeFirst();
-    if (row) claimed.push(row);
-  }
-  return claimed;
+      .executeTakeFirst(),
+  );
 }
 
 /** pending → paid, or → failed, once: false when it was settled already. */

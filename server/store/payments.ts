@@ -3,7 +3,7 @@ import { uuidv7 } from '../domain/ids';
 import { takeChallenge } from './challenges';
 import { insertRows } from './compiled';
 import { type Db, Rollback, rollbackOn, type Tx } from './db';
-import { skipLocked } from './locking';
+import { claimEach } from './locking';
 import { type GatewayCall, insertCall, settleCall } from './gateway-calls';
 import type { SaleRow, Tables } from './schema';
 
@@ -213,16 +213,17 @@ export async function markCancelled(trx: Tx, transactionId: string, now: Date): 
 const dueForExpiry = (at: string) => (eb: ExpressionBuilder<Tables, 'transactions'>) => eb.and([pendingAndFree(at)(eb), eb('expired_at', '<=', at)]);
 
 /**
- * Up to `limit` transactions due to expire, taken for this database transaction: processes
- * sweeping at once skip each other's rows (PostgreSQL) or take turns (SQLite).
+ * Up to `limit` transactions due to expire, each stored E by markExpired; resolves with
+ * those expired here. Processes sweeping at once skip each other's rows (PostgreSQL) or
+ * take turns (SQLite).
  */
-export async function takeDueForExpiry(trx: Tx, now: Date, limit: number): Promise<string[]> {
-  const rows = await skipLocked(trx, trx.selectFrom('transactions').select('id').where(dueForExpiry(now.toISOString())).limit(limit)).execute();
-  return rows.map((r) => r.id);
+export function expireDueRows(trx: Tx, now: Date, limit: number): Promise<string[]> {
+  const due = trx.selectFrom('transactions').select('id').where(dueForExpiry(now.toISOString())).limit(limit);
+  return claimEach(trx, due, async ({ id }) => ((await markExpired(trx, id, now)) ? id : undefined));
 }
 
 /** Stores E on a transaction still due to expire (a conditional update). */
-export async function markExpired(trx: Tx, transactionId: string, now: Date): Promise<boolean> {
+async function markExpired(trx: Tx, transactionId: string, now: Date): Promise<boolean> {
   const at = now.toISOString();
   const result = await trx.updateTable('transactions').set({ status: 'E', updated_at: at }).where('id', '=', transactionId).where(dueForExpiry(at)).executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;

@@ -2,7 +2,7 @@ import { uuidv7 } from '../domain/ids';
 import { secureRandomBytes } from '../domain/random';
 import type { ExpressionBuilder } from 'kysely';
 import { type Db, inTransaction } from './db';
-import { skipLocked } from './locking';
+import { claimEach } from './locking';
 import type { Outbox } from './events';
 import { MERCHANT_COLUMNS, type Merchant, splitMerchant } from './environments';
 import { settleCall } from './gateway-calls';
@@ -211,15 +211,13 @@ export async function expireSaveRequests(db: Db, now: Date, outbox: Outbox, o: {
   return inTransaction(db, async (trx) => {
     let query = trx.selectFrom('authorizations').select('id').where(due);
     if (o.id !== undefined) query = query.where('id', '=', o.id);
-    const rows = await skipLocked(trx, query.limit(o.limit)).execute();
-    let expired = 0;
-    for (const { id } of rows) {
+    const expired = await claimEach(trx, query.limit(o.limit), async ({ id }) => {
       const result = await trx.updateTable('authorizations').set({ status: 'expired', updated_at: at }).where('id', '=', id).where(due).executeTakeFirst();
-      if (Number(result.numUpdatedRows) !== 1) continue;
+      if (Number(result.numUpdatedRows) !== 1) return undefined;
       await outbox.emit(trx, 'authorization.expired', id, now);
-      expired++;
-    }
-    return expired;
+      return id;
+    });
+    return expired.length;
   });
 }
 

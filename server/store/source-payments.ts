@@ -1,5 +1,5 @@
 import { type Db, inTransaction, type Tx } from './db';
-import { skipLocked } from './locking';
+import { claimEach } from './locking';
 import type { SaleRow } from './schema';
 import { insertTransaction, type StoredTransaction, type Transaction, transactionFromRow } from './transactions';
 
@@ -65,22 +65,20 @@ export async function reservedSourcePayment(db: Db, transactionId: string): Prom
 export async function claimStaleSourcePayments(db: Db, now: Date, leaseMs: number, limit: number): Promise<Transaction[]> {
   const at = now.toISOString();
   const until = new Date(now.getTime() + leaseMs).toISOString();
-  return inTransaction(db, async (trx) => {
-    const due = await skipLocked(
+  return inTransaction(db, (trx) =>
+    claimEach(
       trx,
       trx.selectFrom('transactions').selectAll().where('source_state', '=', 'reserved').where('processing_until', '<', at).orderBy('created_at').limit(limit),
-    ).execute();
-    const claimed: Transaction[] = [];
-    for (const row of due) {
-      const taken = await trx
-        .updateTable('transactions')
-        .set({ processing_until: until })
-        .where('id', '=', row.id)
-        .where('source_state', '=', 'reserved')
-        .where('processing_until', '=', row.processing_until!)
-        .executeTakeFirst();
-      if (Number(taken.numUpdatedRows) === 1) claimed.push(transactionFromRow({ ...row, processing_until: until }));
-    }
-    return claimed;
-  });
+      async (row) => {
+        const taken = await trx
+          .updateTable('transactions')
+          .set({ processing_until: until })
+          .where('id', '=', row.id)
+          .where('source_state', '=', 'reserved')
+          .where('processing_until', '=', row.processing_until!)
+          .executeTakeFirst();
+        return Number(taken.numUpdatedRows) === 1 ? transactionFromRow({ ...row, processing_until: until }) : undefined;
+      },
+    ),
+  );
 }

@@ -1,9 +1,10 @@
+import type { ExpressionBuilder } from 'kysely';
 import type { Db } from './db';
-import { skipLocked } from './locking';
+import { claimEach } from './locking';
 import { countAndPage, type Page } from './paging';
-import type { TransferRow } from './schema';
+import type { Tables, TransferRow } from './schema';
 
-// Transfer rows. The money they move is in the ledger (ledger.ts), posted in the same
+// Transfer rows. The money they move is in the ledger (payments/ledger-posting.ts), posted in the same
 // database transaction that inserts or changes the row.
 
 export type TransferFilters = Partial<Pick<TransferRow, 'status' | 'transfer_id' | 'source_wallet' | 'destination_wallet'>>;
@@ -42,27 +43,14 @@ export async function insertTransfer(db: Db, row: TransferRow): Promise<void> {
  */
 export async function claimDuePayouts(db: Db, now: Date, leaseMs: number, limit: number): Promise<TransferRow[]> {
   const at = now.toISOString();
-  const due = await skipLocked(
-    db,
+  const free = (eb: ExpressionBuilder<Tables, 'transfers'>) => eb.and([eb('status', '=', 'pending'), eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', at)])]);
+  return claimEach(db, db.selectFrom('transfers').select('id').where(free).orderBy('id').limit(limit), ({ id }) =>
     db
-      .selectFrom('transfers')
-      .select('id')
-      .where('status', '=', 'pending')
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', at)]))
-      .orderBy('id')
-      .limit(limit),
-  ).execute();
-  const claimed: TransferRow[] = [];
-  for (const { id } of due) {
-    const row = await db
       .updateTable('transfers')
       .set({ locked_until: new Date(now.getTime() + leaseMs).toISOString() })
       .where('id', '=', id)
-      .where('status', '=', 'pending')
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', at)]))
+      .where(free)
       .returningAll()
-      .executeTakeFirst();
-    if (row) claimed.push(row);
-  }
-  return claimed;
+      .executeTakeFirst(),
+  );
 }
