@@ -1,9 +1,11 @@
 // Browser entry: rebuilds the model from the state the server embedded, hydrates the
-// server's markup, then starts the clock. No i18next here (see widget/i18n/translate.ts).
-import { hydrate } from 'preact';
+// server's markup, then starts the clock. No i18next here (see widget/i18n/translate.ts),
+// no hooks and no @preact/signals: an effect of @preact/signals-core renders the screen.
+import { effect } from '@preact/signals-core';
+import { hydrate, render } from 'preact';
 import type { Translator } from '../i18n/messages';
 import { createTranslator } from '../i18n/translate';
-import { CheckoutScreen } from './components/CheckoutScreen';
+import { CheckoutScreen, followFocusRequests } from './components/CheckoutScreen';
 import { createCheckoutModel, type CheckoutDeps, type CheckoutModel } from './model';
 import { APP_ELEMENT_ID, STATE_ELEMENT_ID, type InitialState } from './state';
 import type { RedirectKind } from './transport';
@@ -108,7 +110,16 @@ async function main(): Promise<void> {
   const model = createCheckoutModel(view, deps);
   const before = typedBeforeHydration(root);
   const i18n = createTranslator(view.language, strings);
-  hydrate(<CheckoutScreen model={model} i18n={i18n} />, root);
+  // The screen renders from its root whenever a signal it read changes: the effect tracks
+  // what each (synchronous) render reads. No hooks, no per-component subscriptions.
+  let hydrated = false;
+  effect(() => {
+    const screen = <CheckoutScreen model={model} i18n={i18n} />;
+    if (hydrated) render(screen, root);
+    else hydrate(screen, root);
+    hydrated = true;
+  });
+  followFocusRequests(model);
   model.restoreInputs(before.gateway, before.fields);
   model.start({ timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone });
 

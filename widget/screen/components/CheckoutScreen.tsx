@@ -1,6 +1,5 @@
-import { useEffect } from 'preact/hooks';
 import type { Translator } from '../../i18n/messages';
-import { ScreenContext, useScreen } from '../context';
+import { provideScreen, useScreen } from '../context';
 import type { CheckoutModel } from '../model';
 import type { FocusTarget } from '../model-state';
 import { Chrome } from './Chrome';
@@ -26,16 +25,11 @@ function focusElement(target: FocusTarget): HTMLElement | null {
   }
 }
 
-function useFocusRequests(model: CheckoutModel): void {
-  useEffect(
-    () =>
-      model.focusTarget.subscribe((target) => {
-        if (!target) return;
-        // After Preact has rendered the state that asked for focus.
-        setTimeout(() => focusElement(target)?.focus(), 0);
-      }),
-    [model],
-  );
+/** Moves the focus where the model asks, once Preact has rendered the state that asked (browser only). */
+export function followFocusRequests(model: CheckoutModel): () => void {
+  return model.focusTarget.subscribe((target) => {
+    if (target) setTimeout(() => focusElement(target)?.focus(), 0);
+  });
 }
 
 function PaymentPane() {
@@ -54,9 +48,9 @@ function PaymentPane() {
   }
 }
 
-/** The whole checkout screen; the same tree is rendered on the server and hydrated. */
+/** The whole checkout screen; the same tree is rendered on the server and hydrated (see context.ts). */
 export function CheckoutScreen({ model, i18n }: { model: CheckoutModel; i18n: Translator }) {
-  useFocusRequests(model);
+  provideScreen({ model, i18n });
   const view = model.view.value;
   const embed = view.embed !== null;
   const content = (
@@ -68,18 +62,16 @@ export function CheckoutScreen({ model, i18n }: { model: CheckoutModel; i18n: Tr
     </>
   );
   return (
-    <ScreenContext.Provider value={{ model, i18n }}>
-      <Chrome i18n={i18n} embed={embed} languages testMode={view.sandbox} back={model.payable.value && view.backUrl ? { href: view.backUrl, merchant: view.merchantName } : undefined}>
-        {embed ? (
-          // In the widget the screen is one part of the merchant's page, which has its own
-          // main landmark: a named region, so assistive technology lists it once.
-          <section class="layout" aria-label={i18n.t(view.saveCard ? 'save.title' : 'page.title', { merchant: view.merchantName })}>
-            {content}
-          </section>
-        ) : (
-          <main class="layout">{content}</main>
-        )}
-      </Chrome>
-    </ScreenContext.Provider>
+    <Chrome i18n={i18n} embed={embed} languages testMode={view.sandbox} back={model.payable.value && view.backUrl ? { href: view.backUrl, merchant: view.merchantName } : undefined}>
+      {embed ? (
+        // In the widget the screen is one part of the merchant's page, which has its own
+        // main landmark: a named region, so assistive technology lists it once.
+        <section class="layout" aria-label={i18n.t(view.saveCard ? 'save.title' : 'page.title', { merchant: view.merchantName })}>
+          {content}
+        </section>
+      ) : (
+        <main class="layout">{content}</main>
+      )}
+    </Chrome>
   );
 }
