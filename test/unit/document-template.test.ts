@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { documentTemplate, renderDocument } from '../../widget/screen/document';
+import { getStrings } from '../../widget/i18n/server';
 import { type InitialState, STATE_ELEMENT_ID } from '../../widget/screen/state';
 import type { CheckoutView } from '../../widget/screen/view';
 import { ASSETS, makeView, SERVER_NOW } from './screen/fixtures';
@@ -87,7 +88,7 @@ describe('documentTemplate', () => {
 
   it('takes the title and strings given, as renderDocument does', () => {
     const view = makeView();
-    const strings = { ...stateOf(renderDocument({ view, nonce: 'x', assets: ASSETS })).strings, 'action.pay': 'Pagar ya' };
+    const strings = { ...getStrings(view.language), 'action.pay': 'Pagar ya' };
     const html = documentTemplate({ view, assets: ASSETS, strings, title: 'Custom <title>' }).fill({ nonce: 'x', serverNow: SERVER_NOW }).toString();
     expect(html).toContain('<title>Custom &lt;title&gt;</title>');
     expect(stateOf(html).strings['action.pay']).toBe('Pagar ya');

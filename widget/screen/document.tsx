@@ -11,6 +11,8 @@ import { CheckoutScreen } from './components/CheckoutScreen';
 import { type Message, MessageScreen } from './components/MessageScreen';
 import { escapeHtml } from './html';
 import { createCheckoutModel } from './model';
+import { clientStrings } from './client-strings';
+import { flavourOf } from './flavour';
 import { APP_ELEMENT_ID, serializeState, STATE_ELEMENT_ID } from './state';
 import type { CheckoutView } from './view';
 
@@ -25,7 +27,7 @@ export interface RenderDocumentOptions {
   view: CheckoutView;
   /** The per-response CSP nonce (base64), also put on the state script. */
   nonce: string;
-  /** The page language's strings; defaults to locales/{view.language}.json. */
+  /** The page language's strings; defaults to locales/{view.language}.json. The browser gets those it may render (client-strings.ts). */
   strings?: Strings;
   assets: DocumentAssets;
   /** Defaults to the translated "Pay {merchant}". */
@@ -99,7 +101,10 @@ export function documentTemplate({ view, strings, assets, title }: Omit<RenderDo
   const mark = crypto.randomUUID();
   const NONCE = `nonce-${mark}`;
   const NOW = `now-${mark}`;
-  const state = serializeState({ view: { ...view, serverNow: NOW }, strings: strings ?? getStrings(view.language) });
+  const state = serializeState({
+    view: { ...view, serverNow: NOW },
+    strings: clientStrings(strings ?? getStrings(view.language), flavourOf(view)),
+  });
   const html = shell({
     language: view.language,
     title: title ?? i18n.t('page.title', { merchant: view.merchantName }),

@@ -7,8 +7,11 @@ export const APP_ELEMENT_ID = 'app';
 
 export interface InitialState {
   view: CheckoutView;
-  /** The one language the page is in; the browser never loads the other locales. */
-  strings: Strings;
+  /**
+   * The one language the page is in, only the strings the browser may render for this
+   * page's flavour (client-strings.ts); the browser never loads the other locales.
+   */
+  strings: Partial<Strings>;
 }
 
 const SCRIPT_UNSAFE = /[<>&\u2028\u2029]/g;
