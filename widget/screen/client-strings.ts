@@ -7,8 +7,12 @@
 import type { Strings } from '../i18n/messages';
 import type { Flavour } from './flavour';
 
-/** Words of pages the hydrated screen never shows: the message pages, the provider's and the challenge's own pages. */
-const NEVER = /^(notFound|notEmbeddable|tooMany|provider)\.|^challenge\.title/;
+/**
+ * Words the hydrated screen never renders: the message pages', the provider's and the
+ * challenge's own pages', and those of the parts the browser keeps as the server rendered
+ * them (the order summary, the language switcher: components/parts.tsx).
+ */
+const NEVER = /^(notFound|notEmbeddable|tooMany|provider|summary|language)\.|^challenge\.title/;
 
 /** Words of one flavour only (flavour.ts), or of some: the keys' owners. */
 const ONLY: [RegExp, Flavour[]][] = [
@@ -16,7 +20,7 @@ const ONLY: [RegExp, Flavour[]][] = [
   [/^(save\.|action\.saveCard$)/, ['save']],
   // A sign-up stores the card as the save page does: the same errors and challenge words.
   [/^(error\.save|challenge\.(bodySave|abandonSave)$)/, ['save', 'subscription']],
-  [/^(action\.pay|action\.cancel|challenge\.body|challenge\.abandon)$|^(cancel|expiry|summary|status\.(paid|cancelled))\./, ['pay']],
+  [/^(action\.pay|action\.cancel|challenge\.body|challenge\.abandon)$|^(cancel|expiry|status\.(paid|cancelled))\./, ['pay']],
   [/^status\.declined\./, ['pay', 'subscription']],
 ];
 

@@ -6,6 +6,7 @@ import { hydrate, render } from 'preact';
 import type { Translator } from '../i18n/messages';
 import { createTranslator } from '../i18n/translate';
 import { CheckoutScreen, followFocusRequests } from './components/CheckoutScreen';
+import { KEPT_PARTS } from './components/parts';
 import { createCheckoutModel, type CheckoutDeps, type CheckoutModel } from './model';
 import { APP_ELEMENT_ID, STATE_ELEMENT_ID, type InitialState } from './state';
 import type { RedirectKind } from './transport';
@@ -114,7 +115,7 @@ async function main(): Promise<void> {
   // what each (synchronous) render reads. No hooks, no per-component subscriptions.
   let hydrated = false;
   effect(() => {
-    const screen = <CheckoutScreen model={model} i18n={i18n} />;
+    const screen = <CheckoutScreen model={model} i18n={i18n} parts={KEPT_PARTS} />;
     if (hydrated) render(screen, root);
     else hydrate(screen, root);
     hydrated = true;

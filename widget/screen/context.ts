@@ -4,11 +4,14 @@
 // rendering is synchronous, so what its children read is that screen's.
 import type { Translator } from '../i18n/messages';
 import { formatMoney } from '../i18n/format';
+import type { ScreenParts } from './components/parts';
 import type { CheckoutModel } from './model';
 
 export interface ScreenContextValue {
   model: CheckoutModel;
   i18n: Translator;
+  /** The parts rendered by the server only (components/parts.tsx). */
+  parts: ScreenParts;
 }
 
 let current: ScreenContextValue | null = null;

@@ -13,7 +13,8 @@ import { escapeHtml } from './html';
 import { createCheckoutModel } from './model';
 import { clientStrings } from './client-strings';
 import { flavourOf } from './flavour';
-import { APP_ELEMENT_ID, serializeState, STATE_ELEMENT_ID } from './state';
+import { SERVER_PARTS } from './components/server-parts';
+import { APP_ELEMENT_ID, browserView, serializeState, STATE_ELEMENT_ID } from './state';
 import type { CheckoutView } from './view';
 
 export interface DocumentAssets {
@@ -96,13 +97,13 @@ export interface DocumentTemplate {
 export function documentTemplate({ view, strings, assets, title }: Omit<RenderDocumentOptions, 'nonce'>): DocumentTemplate {
   const i18n = getTranslator(view.language);
   const model = createCheckoutModel(view);
-  const body = renderToString(<CheckoutScreen model={model} i18n={i18n} />);
+  const body = renderToString(<CheckoutScreen model={model} i18n={i18n} parts={SERVER_PARTS} />);
   // Random stand-ins, rendered where the values go: no merchant text can contain them.
   const mark = crypto.randomUUID();
   const NONCE = `nonce-${mark}`;
   const NOW = `now-${mark}`;
   const state = serializeState({
-    view: { ...view, serverNow: NOW },
+    view: { ...browserView(view), serverNow: NOW },
     strings: clientStrings(strings ?? getStrings(view.language), flavourOf(view)),
   });
   const html = shell({

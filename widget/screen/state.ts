@@ -14,6 +14,15 @@ export interface InitialState {
   strings: Partial<Strings>;
 }
 
+/**
+ * The view as the browser needs it: without the order's lines and adjustments, which only
+ * the order summary shows, and the browser keeps that as the server rendered it
+ * (components/parts.tsx). A page of many lines no longer sends them twice.
+ */
+export function browserView(view: CheckoutView): CheckoutView {
+  return { ...view, lines: [], tax: null, shipping: null, coupon: null };
+}
+
 const SCRIPT_UNSAFE = /[<>&\u2028\u2029]/g;
 
 /**

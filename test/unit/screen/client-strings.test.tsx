@@ -8,6 +8,7 @@ import { createTranslator } from '../../../widget/i18n/translate';
 import { clientStrings } from '../../../widget/screen/client-strings';
 import { ChallengePanel } from '../../../widget/screen/components/ChallengePanel';
 import { CheckoutScreen } from '../../../widget/screen/components/CheckoutScreen';
+import { KEPT_PARTS } from '../../../widget/screen/components/parts';
 import { type Flavour, flavourOf } from '../../../widget/screen/flavour';
 import { createCheckoutModel, type CheckoutModel } from '../../../widget/screen/model';
 import type { CheckoutView } from '../../../widget/screen/view';
@@ -15,7 +16,8 @@ import { CARD_GATEWAY, makeView, REDIRECT_GATEWAY, SERVER_NOW } from './fixtures
 
 // The browser gets only some of the page language's strings (client-strings.ts). Whatever
 // the hydrated screen can come to show, in every flavour and language, must read the same
-// with those as with all of them: a missing key would show as the key itself.
+// with those as with all of them: a missing key would show as the key itself. The parts the
+// browser keeps from the server's markup are rendered as the browser renders them.
 
 const FLAVOURS: Record<Flavour, Partial<CheckoutView>> = {
   pay: {},
@@ -70,7 +72,7 @@ function renderAll(language: Language, flavour: Flavour, strings: Partial<String
       timers: { setTimeout: () => 0, clearTimeout: () => undefined },
     });
     act?.(model);
-    return `${name}: ${renderToString(<CheckoutScreen model={model} i18n={i18n} />)}`;
+    return `${name}: ${renderToString(<CheckoutScreen model={model} i18n={i18n} parts={KEPT_PARTS} />)}`;
   });
   const saving = flavour !== 'pay';
   out.push(renderToString(<ChallengePanel i18n={i18n} merchant="Shop" amount="€1.00" heading="h2" saving={saving} onAnswer={() => undefined} />));

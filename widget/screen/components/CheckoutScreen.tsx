@@ -6,6 +6,7 @@ import { Chrome } from './Chrome';
 import { fieldId } from './Field';
 import { MerchantHeader } from './OrderSummary';
 import { CancelledPanel, CheckingPanel, ExpiredPanel, PaidPanel } from './Outcome';
+import type { ScreenParts } from './parts';
 import { PaymentForm } from './PaymentForm';
 
 function focusElement(target: FocusTarget): HTMLElement | null {
@@ -49,8 +50,8 @@ function PaymentPane() {
 }
 
 /** The whole checkout screen; the same tree is rendered on the server and hydrated (see context.ts). */
-export function CheckoutScreen({ model, i18n }: { model: CheckoutModel; i18n: Translator }) {
-  provideScreen({ model, i18n });
+export function CheckoutScreen({ model, i18n, parts }: { model: CheckoutModel; i18n: Translator; parts: ScreenParts }) {
+  provideScreen({ model, i18n, parts });
   const view = model.view.value;
   const embed = view.embed !== null;
   const content = (
@@ -62,7 +63,7 @@ export function CheckoutScreen({ model, i18n }: { model: CheckoutModel; i18n: Tr
     </>
   );
   return (
-    <Chrome i18n={i18n} embed={embed} languages testMode={view.sandbox} back={model.payable.value && view.backUrl ? { href: view.backUrl, merchant: view.merchantName } : undefined}>
+    <Chrome i18n={i18n} embed={embed} foot={<parts.Languages i18n={i18n} />} testMode={view.sandbox} back={model.payable.value && view.backUrl ? { href: view.backUrl, merchant: view.merchantName } : undefined}>
       {embed ? (
         // In the widget the screen is one part of the merchant's page, which has its own
         // main landmark: a named region, so assistive technology lists it once.
