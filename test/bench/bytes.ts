@@ -131,7 +131,8 @@ export interface PageWeight {
 
 /** Dynamic imports a page may make, and the pages that make them on every view. */
 const DYNAMIC_ON_EVERY_VIEW: Record<string, (html: string) => boolean> = {
-  // client.tsx imports the frame bridge at start in embed mode only.
+  // client.tsx imports embed mode (with the frame bridge) at start, in embed mode only.
+  'widget/screen/embed-mode.ts': (html) => /<html[^>]* class="embed"/.test(html),
   'widget/embed/frame-bridge.ts': (html) => /<html[^>]* class="embed"/.test(html),
 };
 
