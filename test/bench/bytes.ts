@@ -134,6 +134,8 @@ const DYNAMIC_ON_EVERY_VIEW: Record<string, (html: string) => boolean> = {
   // client.tsx imports embed mode (with the frame bridge) at start, in embed mode only.
   'widget/screen/embed-mode.ts': (html) => /<html[^>]* class="embed"/.test(html),
   'widget/embed/frame-bridge.ts': (html) => /<html[^>]* class="embed"/.test(html),
+  // result-loader.tsx fetches a closed payment's result at start only on a page showing one.
+  'widget/screen/components/Outcome.tsx': (html) => html.includes('id="status-title"'),
 };
 
 const attribute = (tag: string, name: string) => new RegExp(`\\s${name}="([^"]*)"`).exec(tag)?.[1];

@@ -6,7 +6,10 @@ import { hydrate, render } from 'preact';
 import { createTranslator } from '../i18n/translate';
 import { CheckoutScreen, followFocusRequests } from './components/CheckoutScreen';
 import { KEPT_PARTS } from './components/parts';
-import { createCheckoutModel, type CheckoutDeps } from './model';
+import type { Translator } from '../i18n/messages';
+import { createCheckoutModel, type CheckoutDeps, type CheckoutModel } from './model';
+import { defaultDeps } from './model-deps';
+import { followResults, LazyResult, loadResult, withResult } from './result-loader';
 import { APP_ELEMENT_ID, STATE_ELEMENT_ID, type InitialState } from './state';
 import './styles.css';
 
@@ -30,29 +33,21 @@ function typedBeforeHydration(root: HTMLElement): { gateway: string | null; fiel
   return { gateway, fields };
 }
 
-async function main(): Promise<void> {
-  const root = document.getElementById(APP_ELEMENT_ID);
-  const state = readState();
-  if (!root || !state?.view) return;
-  const { view, strings } = state;
+const PARTS = { ...KEPT_PARTS, Result: LazyResult };
 
-  const deps: Partial<CheckoutDeps> = {};
-  // Loaded only in embed mode (with the frame bridge) so the hosted page does not pay for it.
-  const embed = view.embed ? await import('./embed-mode').then((m) => m.startEmbedMode(view, deps)) : null;
-
-  const model = createCheckoutModel(view, deps);
+function hydrateScreen(root: HTMLElement, model: CheckoutModel, i18n: Translator): void {
   const before = typedBeforeHydration(root);
-  const i18n = createTranslator(view.language, strings);
   // The screen renders from its root whenever a signal it read changes: the effect tracks
   // what each (synchronous) render reads. No hooks, no per-component subscriptions.
   let hydrated = false;
   effect(() => {
-    const screen = <CheckoutScreen model={model} i18n={i18n} parts={KEPT_PARTS} />;
+    const screen = <CheckoutScreen model={model} i18n={i18n} parts={PARTS} />;
     if (hydrated) render(screen, root);
     else hydrate(screen, root);
     hydrated = true;
   });
   followFocusRequests(model);
+  followResults(model);
   model.restoreInputs(before.gateway, before.fields);
   model.start({ timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone });
 
@@ -60,7 +55,25 @@ async function main(): Promise<void> {
   model.challenge.subscribe((url) => {
     if (url) import('./challenge-dialog').then((m) => m.showChallenge(model, i18n), () => location.assign(url));
   });
+}
 
+async function main(): Promise<void> {
+  const root = document.getElementById(APP_ELEMENT_ID);
+  const state = readState();
+  if (!root || !state?.view) return;
+  const { view, strings } = state;
+
+  // The translator reads this table as it is at each call: an answer's words join it.
+  const table = { ...strings };
+  const i18n = createTranslator(view.language, table);
+  const deps: Partial<CheckoutDeps> = withResult(defaultDeps(), (words) => Object.assign(table, words));
+  // Loaded only in embed mode (with the frame bridge) so the hosted page does not pay for it.
+  const embed = view.embed ? await import('./embed-mode').then((m) => m.startEmbedMode(view, deps)) : null;
+
+  const model = createCheckoutModel(view, deps);
+  // A page that opens on a result hydrates with its chunk; without it, the server's
+  // markup stays as it is, which is all a result page needs.
+  if (model.payable.value || (await loadResult())) hydrateScreen(root, model, i18n);
   embed?.(model, i18n);
 }
 

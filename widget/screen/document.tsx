@@ -12,7 +12,6 @@ import { type Message, MessageScreen } from './components/MessageScreen';
 import { escapeHtml } from './html';
 import { createCheckoutModel } from './model';
 import { clientStrings } from './client-strings';
-import { flavourOf } from './flavour';
 import { SERVER_PARTS } from './components/server-parts';
 import { APP_ELEMENT_ID, browserView, serializeState, STATE_ELEMENT_ID } from './state';
 import type { CheckoutView } from './view';
@@ -104,7 +103,7 @@ export function documentTemplate({ view, strings, assets, title }: Omit<RenderDo
   const NOW = `now-${mark}`;
   const state = serializeState({
     view: { ...browserView(view), serverNow: NOW },
-    strings: clientStrings(strings ?? getStrings(view.language), flavourOf(view)),
+    strings: clientStrings(strings ?? getStrings(view.language), view),
   });
   const html = shell({
     language: view.language,

@@ -5,7 +5,6 @@ import type { FocusTarget } from '../model-state';
 import { Chrome } from './Chrome';
 import { fieldId } from './Field';
 import { MerchantHeader } from './OrderSummary';
-import { CancelledPanel, CheckingPanel, ExpiredPanel, PaidPanel } from './Outcome';
 import type { ScreenParts } from './parts';
 import { PaymentForm } from './PaymentForm';
 
@@ -33,20 +32,11 @@ export function followFocusRequests(model: CheckoutModel): () => void {
   });
 }
 
+/** The form while the payment is open, else its result (a part: see parts.tsx). */
 function PaymentPane() {
-  const { model } = useScreen();
-  switch (model.view.value.status) {
-    case 'paid':
-      return <PaidPanel />;
-    case 'cancelled':
-      return <CancelledPanel />;
-    case 'expired':
-      return <ExpiredPanel />;
-    case 'checking':
-      return <CheckingPanel />;
-    default:
-      return <PaymentForm />;
-  }
+  const { model, parts } = useScreen();
+  const status = model.view.value.status;
+  return status === 'pending' || status === 'declined' ? <PaymentForm /> : <parts.Result status={status} />;
 }
 
 /** The whole checkout screen; the same tree is rendered on the server and hydrated (see context.ts). */
