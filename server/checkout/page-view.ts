@@ -11,6 +11,7 @@ import type { CheckoutContext, Page } from './page';
 import { returnUrls } from './returns';
 import { applyPageHeaders, newNonce, redirectOrigins } from './security';
 import { buildView } from './view-model';
+import { outcomeStrings } from '../../widget/screen/client-strings';
 
 // The view builders every route family of the payment page answers with: the page's view
 // from the database, its security headers, and an outcome rendered as HTML or JSON.
@@ -60,12 +61,12 @@ export async function respond(ctx: CheckoutContext, res: Response, page: Page, o
       // A payment that sends the customer back to the shop carries its paid view, so the
       // screen shows the confirmation before it leaves.
       const shown = outcome.redirectKind === 'completed' ? { view: await pageView(ctx, page) } : {};
-      return void res.json({ outcome: 'redirect', location: outcome.location, kind: outcome.redirectKind, ...shown });
+      return void res.json({ outcome: 'redirect', location: outcome.location, kind: outcome.redirectKind, ...shown, strings: outcomeStrings(page.language, 'pay') });
     }
     return void res.redirect(outcome.status ?? 303, outcome.location);
   }
   if (outcome.retryAfter) res.setHeader('Retry-After', String(outcome.retryAfter));
   const v = await pageView(ctx, page, outcome);
-  if (page.wantsJson) return void res.status(outcome.status).json({ outcome: 'view', view: v });
+  if (page.wantsJson) return void res.status(outcome.status).json({ outcome: 'view', view: v, strings: outcomeStrings(page.language, 'pay') });
   res.status(outcome.status).type('html').send(renderDocument({ view: v, nonce, assets: ctx.screenAssets() }));
 }

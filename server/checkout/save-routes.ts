@@ -21,6 +21,7 @@ import { fromForm, payRequest, type PayRequest } from './pay-request';
 import { buildSaveView, type SaveViewInput } from './save-view';
 import { allowedFrameOrigins, applyPageHeaders, newNonce, redirectOrigins } from './security';
 import { isDecline, notStored, resultOf, type StoreResult, toChallenge } from './store-step';
+import { outcomeStrings } from '../../widget/screen/client-strings';
 import { type ChallengeAnswerPosted, readChallengeAnswer } from './challenge-answer';
 import { keptValues } from './view-model';
 
@@ -94,7 +95,7 @@ function notFound(ctx: CheckoutContext, req: Request, res: Response) {
 async function show(ctx: CheckoutContext, res: Response, page: Page, status: number, extra: Extra = {}) {
   const nonce = secure(res, page);
   const v = await view(ctx, page, extra);
-  if (page.wantsJson) return void res.status(status).json({ outcome: 'view', view: v });
+  if (page.wantsJson) return void res.status(status).json({ outcome: 'view', view: v, strings: outcomeStrings(page.language, 'save') });
   const title = getTranslator(page.language).t('save.title', { merchant: page.merchant.name });
   res.status(status).type('html').send(renderDocument({ view: v, nonce, assets: ctx.screenAssets(), title }));
 }
@@ -110,7 +111,10 @@ async function finish(ctx: CheckoutContext, res: Response, page: Page, kind: 'co
   const url = kind === 'completed' ? page.row.return_url : page.row.cancel_url;
   if (url && !page.embed) {
     secure(res, page);
-    if (page.wantsJson) return void res.json({ outcome: 'redirect', location: url, kind, ...(kind === 'completed' ? { view: await view(ctx, page) } : {}) });
+    if (page.wantsJson) {
+      const shown = kind === 'completed' ? { view: await view(ctx, page) } : {};
+      return void res.json({ outcome: 'redirect', location: url, kind, ...shown, strings: outcomeStrings(page.language, 'save') });
+    }
     return void res.redirect(303, url);
   }
   return show(ctx, res, page, 200, { justFinished: page.embed !== null, cancelled: kind === 'cancelled' });
@@ -141,7 +145,7 @@ async function save(ctx: CheckoutContext, res: Response, page: Page, input: PayR
       deps.log.info({ authorization: page.row.id, gateway: gateway.code, brand: stored.authorization.card_brand }, 'card saved on the hosted page');
       return finish(ctx, res, await reload(ctx, page), 'completed');
     case 'challenge':
-      return toChallenge(res, page);
+      return toChallenge(res, page, 'save');
     case 'declined':
       return result(ctx, res, page, 'error.saveDeclined');
     case 'pending':
@@ -201,7 +205,7 @@ export function saveRoutes(router: IRouter, deps: Deps, screenAssets: () => Docu
     if (!parsed.success) return show(ctx, res, page, 400, { error: { message: 'error.generic', fields: {} } });
     const input = parsed.data;
     if (!(await trusted(ctx, req, page, input.csrf))) return show(ctx, res, page, 403, { error: { message: 'error.session', fields: {} } });
-    if (page.row.status === 'requires_action' && page.row.gateway_challenge) return toChallenge(res, page);
+    if (page.row.status === 'requires_action' && page.row.gateway_challenge) return toChallenge(res, page, 'save');
     if (page.row.status !== 'pending' || page.row.hosted_page !== 1) return show(ctx, res, page, 409);
     if (input.action === 'cancel') {
       // One click must not end it: without JavaScript the page asks first. The link keeps working.

@@ -24,6 +24,7 @@ import { fromForm, payRequest, type PayRequest } from './pay-request';
 import { allowedFrameOrigins, applyPageHeaders, newNonce, redirectOrigins } from './security';
 import { buildSignupView, SIGNUP_EMAIL_FIELD, signupGateways, type SignupViewInput } from './signup-view';
 import { isDecline, notStored, resultOf, type StoreResult, toChallenge } from './store-step';
+import { outcomeStrings } from '../../widget/screen/client-strings';
 import { readChallengeAnswer } from './challenge-answer';
 
 // A subscription's hosted sign-up at /pay/sub_…/: the payment screen at the URL the widget
@@ -92,7 +93,7 @@ function secure(res: Response, page: Page): string {
 async function show(ctx: CheckoutContext, res: Response, page: Page, status: number, extra: Extra = {}) {
   const nonce = secure(res, page);
   const v = await view(ctx, page, extra);
-  if (page.wantsJson) return void res.status(status).json({ outcome: 'view', view: v });
+  if (page.wantsJson) return void res.status(status).json({ outcome: 'view', view: v, strings: outcomeStrings(page.language, 'subscription') });
   res.status(status).type('html').send(renderDocument({ view: v, nonce, assets: ctx.screenAssets() }));
 }
 
@@ -101,7 +102,7 @@ async function finish(ctx: CheckoutContext, res: Response, page: Page, kind: 'co
   const url = kind === 'completed' ? page.row.return_url : page.row.cancel_url;
   if (url && !page.embed) {
     secure(res, page);
-    if (page.wantsJson) return void res.json({ outcome: 'redirect', location: url, kind });
+    if (page.wantsJson) return void res.json({ outcome: 'redirect', location: url, kind, strings: outcomeStrings(page.language, 'subscription') });
     return void res.redirect(303, url);
   }
   return show(ctx, res, page, 200, { justFinished: page.embed !== null, cancelled: kind === 'cancelled' });
@@ -128,7 +129,7 @@ async function signUp(ctx: CheckoutContext, res: Response, page: Page, input: Pa
   if (stored.kind === 'challenge') {
     const waiting = await awaitSignupChallenge(db, { subscription: page.row, authorizationId: stored.authorization.id, customerEmail, now: deps.now() });
     // Signed up meanwhile: this card's challenge lapses unanswered (the expiry job ends it).
-    return waiting ? toChallenge(res, page) : show(ctx, res, await reload(ctx, page), 409);
+    return waiting ? toChallenge(res, page, 'subscription') : show(ctx, res, await reload(ctx, page), 409);
   }
   if (stored.kind !== 'stored' && stored.kind !== 'declined') {
     // Storing a card charges nothing: even of unknown outcome (a pending authorization the merchant sees settled), the customer may try again.

@@ -1,6 +1,8 @@
 import type { Response } from 'express';
 import type { ChallengeAnswer } from '../payments/gateway';
 import type { StoreChallengeOutcome } from '../payments/store-challenge';
+import type { Language } from '../../widget/i18n/language';
+import { outcomeStrings } from '../../widget/screen/client-strings';
 import { type Stepped, stepUrl } from './page';
 
 // The issuer's challenge of a card being stored, as the pages that store one run it: the
@@ -21,9 +23,9 @@ export const isDecline = (message: StoreResult) => message === 'error.saveDeclin
 export const resultOf = (query: unknown): StoreResult | undefined => STORE_RESULTS.find((key) => key === query);
 
 /** The challenge's step: its own page without JavaScript, the screen's dialog with it. */
-export function toChallenge(res: Response, page: Stepped & { wantsJson: boolean }): void {
+export function toChallenge(res: Response, page: Stepped & { wantsJson: boolean; language: Language }, flavour: 'save' | 'subscription'): void {
   const location = stepUrl(page, 'challenge/');
-  if (page.wantsJson) return void res.json({ outcome: 'redirect', location, kind: 'challenge' });
+  if (page.wantsJson) return void res.json({ outcome: 'redirect', location, kind: 'challenge', strings: outcomeStrings(page.language, flavour) });
   res.redirect(303, location);
 }
 

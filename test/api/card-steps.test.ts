@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { outcomeStrings } from '../../widget/screen/client-strings';
 import { JOB_NAMES } from '../../server/jobs';
 import { TEST_CARDS } from '../../server/payments/sandbox';
 import { startIsolatedService } from './database';
@@ -57,7 +58,7 @@ describe.each(ENGINES)('card steps on %s', (engine) => {
     it('a challenged card starts nothing until the challenge is completed; failing or leaving it keeps the sign-up open', async () => {
       const sub = await signup();
       const asked = await signUpWith(sub.token, TEST_CARDS.challenged);
-      expect(asked.body).toEqual({ outcome: 'redirect', kind: 'challenge', location: `/pay/${sub.token}/challenge/` });
+      expect(asked.body).toEqual({ outcome: 'redirect', kind: 'challenge', location: `/pay/${sub.token}/challenge/`, strings: outcomeStrings('en', 'subscription') });
       const first = await waitingFor(sub.id);
       expect(await authorizationOf(first)).toMatchObject({ status: 'requires_action', card: null });
       expect(await subscriptionOf(sub.id)).toMatchObject({ status: 'waiting', authorization: null, payment_url: expect.stringContaining(sub.token) });

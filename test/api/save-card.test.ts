@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outcomeStrings } from '../../widget/screen/client-strings';
 import { TEST_CARDS } from '../../server/payments/sandbox';
 import { setRawCardNumbers } from '../../server/store/saved-cards';
 import { type Client, ENGINES, startTestService, type TestService } from './harness';
@@ -105,7 +106,7 @@ describe.each(ENGINES)('saving a card on the hosted page on %s', (engine) => {
   it('a challenge card asks first: completing the challenge saves it, failing or leaving it keeps the page open', async () => {
     const created = await saveRequest();
     const asked = await saveWith(created.token, TEST_CARDS.challenged);
-    expect(asked.body).toEqual({ outcome: 'redirect', kind: 'challenge', location: `/pay/${created.token}/challenge/` });
+    expect(asked.body).toEqual({ outcome: 'redirect', kind: 'challenge', location: `/pay/${created.token}/challenge/`, strings: outcomeStrings('en', 'save') });
     expect((await statusOf(created.id)).status).toBe('requires_action');
 
     const failed = await post(created.token, asked.body.location, { answer: 'failed' });
@@ -225,7 +226,7 @@ describe.each(ENGINES)('saving a card on the hosted page on %s', (engine) => {
   it("\"Don't save a card\" goes to cancel_url and changes nothing: the link keeps working", async () => {
     const created = await saveRequest({ cancel_url: 'https://shop.example/account' });
     const left = await post(created.token, `/pay/${created.token}/`, { action: 'cancel' });
-    expect(left.body).toEqual({ outcome: 'redirect', location: 'https://shop.example/account', kind: 'cancelled' });
+    expect(left.body).toEqual({ outcome: 'redirect', location: 'https://shop.example/account', kind: 'cancelled', strings: outcomeStrings('en', 'save') });
     expect((await statusOf(created.id)).status).toBe('pending');
     expect((await saveWith(created.token, TEST_CARDS.approved)).body.view.status).toBe('paid');
   });

@@ -135,3 +135,25 @@ export async function storedCard(baseUrl: string, auth: string): Promise<string>
   if (res.status !== 201) throw new Error(`POST /v1/authorization/ answered ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { id: string }).id;
 }
+
+async function post<T>(baseUrl: string, auth: string, path: string, body: unknown): Promise<T> {
+  const res = await fetch(`${baseUrl}/v1${path}`, {
+    method: 'POST',
+    headers: { authorization: auth, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (res.status !== 201) throw new Error(`POST /v1${path} answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+/** A page that saves a card (/pay/sav_…/): an authorization without a card; its URL. */
+export async function saveCardPage(baseUrl: string, auth: string): Promise<string> {
+  return (await post<{ url: string }>(baseUrl, auth, '/authorization/', { gateway: SANDBOX_CARD_ID })).url;
+}
+
+/** A subscription's sign-up page (/pay/sub_…/), a monthly plan with a trial; its URL. */
+export async function signUpPage(baseUrl: string, auth: string, merchantOrigin = 'https://shop.example'): Promise<string> {
+  const plan = await post<{ id: string }>(baseUrl, auth, '/plan/', { name: 'Coffee club', amount: 9.99, currency: 'EUR', interval: 'month', trial_days: 14 });
+  const body = { plan: plan.id, subscription_id: 'bench-1', return_url: `${merchantOrigin}/welcome`, cancel_url: `${merchantOrigin}/later` };
+  return (await post<{ payment_url: string }>(baseUrl, auth, '/subscription/', body)).payment_url;
+}

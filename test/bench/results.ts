@@ -1,4 +1,4 @@
-import type { AssetBytes, Budget, Size } from './bytes';
+import type { AssetBytes, Budget, PageWeight, Size } from './bytes';
 import type { PairedComparison } from './paired';
 import type { Timing } from './browser';
 import type { DocsBytes, DocsTiming } from './docs';
@@ -73,7 +73,8 @@ export interface Results {
   machine: Machine;
   settings: Settings;
   /** `docs`: the reference at /docs/ as the service sends it (null until measured). */
-  bytes: { assets: AssetBytes; html: Size; docs: DocsBytes | null; budgets: Budget[] };
+  /** `pages`: each kind of payment page's scripts and inline state (issue 29). */
+  bytes: { assets: AssetBytes; html: Size; pages: PageWeight[]; docs: DocsBytes | null; budgets: Budget[] };
   engines: EngineResults[];
   browser: BrowserResults | null;
   /** The reference at /docs/: navigation → h1 painted, beside the same files from a static server. */

@@ -13,7 +13,11 @@ export function interpolate(template: string, vars: TranslationVars | undefined)
   });
 }
 
-export function createTranslator(language: Language, strings: Strings): Translator {
+/**
+ * `strings`: the page's language, all of it or only the keys the page may ask for; read
+ * as it is at each call, so keys added to it later are found.
+ */
+export function createTranslator(language: Language, strings: Partial<Strings>): Translator {
   const locale = intlLocale(language);
   const table = strings as Record<string, string | undefined>;
   let plurals: Intl.PluralRules | undefined;

@@ -3,7 +3,6 @@
 // title and text). Loaded only when a payment is challenged (client.tsx), so no other
 // view pays for it.
 import { render } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
 import type { Translator } from '../i18n/messages';
 import { CHALLENGE_BODY_ID, CHALLENGE_TITLE_ID, ChallengePanel } from './components/ChallengePanel';
 import { formatMoney } from '../i18n/format';
@@ -24,12 +23,13 @@ function keepFocusIn(event: KeyboardEvent): void {
 }
 
 function ChallengeDialog({ model, i18n }: { model: CheckoutModel; i18n: Translator }) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  useEffect(() => dialog.current?.showModal(), []);
   const view = model.view.value;
   return (
     <dialog
-      ref={dialog}
+      // Opened as it enters the page (rendered once: the model's view does not change while it is open).
+      ref={(dialog) => {
+        if (dialog && !dialog.open) dialog.showModal();
+      }}
       class="challenge-dialog"
       aria-labelledby={CHALLENGE_TITLE_ID}
       aria-describedby={CHALLENGE_BODY_ID}

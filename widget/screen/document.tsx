@@ -11,7 +11,9 @@ import { CheckoutScreen } from './components/CheckoutScreen';
 import { type Message, MessageScreen } from './components/MessageScreen';
 import { escapeHtml } from './html';
 import { createCheckoutModel } from './model';
-import { APP_ELEMENT_ID, serializeState, STATE_ELEMENT_ID } from './state';
+import { clientStrings } from './client-strings';
+import { SERVER_PARTS } from './components/server-parts';
+import { APP_ELEMENT_ID, browserView, serializeState, STATE_ELEMENT_ID } from './state';
 import type { CheckoutView } from './view';
 
 export interface DocumentAssets {
@@ -25,7 +27,7 @@ export interface RenderDocumentOptions {
   view: CheckoutView;
   /** The per-response CSP nonce (base64), also put on the state script. */
   nonce: string;
-  /** The page language's strings; defaults to locales/{view.language}.json. */
+  /** The page language's strings; defaults to locales/{view.language}.json. The browser gets those it may render (client-strings.ts). */
   strings?: Strings;
   assets: DocumentAssets;
   /** Defaults to the translated "Pay {merchant}". */
@@ -94,12 +96,15 @@ export interface DocumentTemplate {
 export function documentTemplate({ view, strings, assets, title }: Omit<RenderDocumentOptions, 'nonce'>): DocumentTemplate {
   const i18n = getTranslator(view.language);
   const model = createCheckoutModel(view);
-  const body = renderToString(<CheckoutScreen model={model} i18n={i18n} />);
+  const body = renderToString(<CheckoutScreen model={model} i18n={i18n} parts={SERVER_PARTS} />);
   // Random stand-ins, rendered where the values go: no merchant text can contain them.
   const mark = crypto.randomUUID();
   const NONCE = `nonce-${mark}`;
   const NOW = `now-${mark}`;
-  const state = serializeState({ view: { ...view, serverNow: NOW }, strings: strings ?? getStrings(view.language) });
+  const state = serializeState({
+    view: { ...browserView(view), serverNow: NOW },
+    strings: clientStrings(strings ?? getStrings(view.language), view),
+  });
   const html = shell({
     language: view.language,
     title: title ?? i18n.t('page.title', { merchant: view.merchantName }),

@@ -7,8 +7,20 @@ export const APP_ELEMENT_ID = 'app';
 
 export interface InitialState {
   view: CheckoutView;
-  /** The one language the page is in; the browser never loads the other locales. */
-  strings: Strings;
+  /**
+   * The one language the page is in, only the strings the browser may render for this
+   * page's flavour (client-strings.ts); the browser never loads the other locales.
+   */
+  strings: Partial<Strings>;
+}
+
+/**
+ * The view as the browser needs it: without the order's lines and adjustments, which only
+ * the order summary shows, and the browser keeps that as the server rendered it
+ * (components/parts.tsx). A page of many lines no longer sends them twice.
+ */
+export function browserView(view: CheckoutView): CheckoutView {
+  return { ...view, lines: [], tax: null, shipping: null, coupon: null };
 }
 
 const SCRIPT_UNSAFE = /[<>&\u2028\u2029]/g;

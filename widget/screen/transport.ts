@@ -19,10 +19,13 @@ export type ChallengeAnswer = 'completed' | 'failed' | 'abandoned';
  */
 export type RedirectKind = 'provider' | 'completed' | 'cancelled' | 'challenge';
 
+/** The words the page's state left out, which the answer may need (client-strings.ts). */
+type Words = { strings?: Record<string, string> };
+
 export type CheckoutOutcome =
   /** `view`: what to show while leaving (a completed payment's confirmation). */
-  | { outcome: 'redirect'; location: string; kind?: RedirectKind; view?: CheckoutView }
-  | { outcome: 'view'; view: CheckoutView };
+  | ({ outcome: 'redirect'; location: string; kind?: RedirectKind; view?: CheckoutView } & Words)
+  | ({ outcome: 'view'; view: CheckoutView } & Words);
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -47,14 +50,18 @@ export function isSafeRedirect(location: string): boolean {
   }
 }
 
+const words = (value: unknown): Words =>
+  isRecord(value) && Object.values(value).every((text) => typeof text === 'string') ? { strings: value as Record<string, string> } : {};
+
 export function parseOutcome(body: unknown): CheckoutOutcome | null {
   if (!isRecord(body)) return null;
+  const strings = words(body.strings);
   if (body.outcome === 'redirect' && typeof body.location === 'string' && isSafeRedirect(body.location)) {
     const kind = typeof body.kind === 'string' && REDIRECT_KINDS.includes(body.kind) ? (body.kind as RedirectKind) : undefined;
     const view = isView(body.view) ? body.view : undefined;
-    return { outcome: 'redirect', location: body.location, kind, ...(view ? { view } : {}) };
+    return { outcome: 'redirect', location: body.location, kind, ...(view ? { view } : {}), ...strings };
   }
-  if (body.outcome === 'view' && isView(body.view)) return { outcome: 'view', view: body.view };
+  if (body.outcome === 'view' && isView(body.view)) return { outcome: 'view', view: body.view, ...strings };
   return null;
 }
 

@@ -1,12 +1,11 @@
-import { useEffect } from 'preact/hooks';
 import type { Translator } from '../../i18n/messages';
-import { ScreenContext, useScreen } from '../context';
+import { provideScreen, useScreen } from '../context';
 import type { CheckoutModel } from '../model';
 import type { FocusTarget } from '../model-state';
 import { Chrome } from './Chrome';
 import { fieldId } from './Field';
 import { MerchantHeader } from './OrderSummary';
-import { CancelledPanel, CheckingPanel, ExpiredPanel, PaidPanel } from './Outcome';
+import type { ScreenParts } from './parts';
 import { PaymentForm } from './PaymentForm';
 
 function focusElement(target: FocusTarget): HTMLElement | null {
@@ -26,37 +25,23 @@ function focusElement(target: FocusTarget): HTMLElement | null {
   }
 }
 
-function useFocusRequests(model: CheckoutModel): void {
-  useEffect(
-    () =>
-      model.focusTarget.subscribe((target) => {
-        if (!target) return;
-        // After Preact has rendered the state that asked for focus.
-        setTimeout(() => focusElement(target)?.focus(), 0);
-      }),
-    [model],
-  );
+/** Moves the focus where the model asks, once Preact has rendered the state that asked (browser only). */
+export function followFocusRequests(model: CheckoutModel): () => void {
+  return model.focusTarget.subscribe((target) => {
+    if (target) setTimeout(() => focusElement(target)?.focus(), 0);
+  });
 }
 
+/** The form while the payment is open, else its result (a part: see parts.tsx). */
 function PaymentPane() {
-  const { model } = useScreen();
-  switch (model.view.value.status) {
-    case 'paid':
-      return <PaidPanel />;
-    case 'cancelled':
-      return <CancelledPanel />;
-    case 'expired':
-      return <ExpiredPanel />;
-    case 'checking':
-      return <CheckingPanel />;
-    default:
-      return <PaymentForm />;
-  }
+  const { model, parts } = useScreen();
+  const status = model.view.value.status;
+  return status === 'pending' || status === 'declined' ? <PaymentForm /> : <parts.Result status={status} />;
 }
 
-/** The whole checkout screen; the same tree is rendered on the server and hydrated. */
-export function CheckoutScreen({ model, i18n }: { model: CheckoutModel; i18n: Translator }) {
-  useFocusRequests(model);
+/** The whole checkout screen; the same tree is rendered on the server and hydrated (see context.ts). */
+export function CheckoutScreen({ model, i18n, parts }: { model: CheckoutModel; i18n: Translator; parts: ScreenParts }) {
+  provideScreen({ model, i18n, parts });
   const view = model.view.value;
   const embed = view.embed !== null;
   const content = (
@@ -68,18 +53,16 @@ export function CheckoutScreen({ model, i18n }: { model: CheckoutModel; i18n: Tr
     </>
   );
   return (
-    <ScreenContext.Provider value={{ model, i18n }}>
-      <Chrome i18n={i18n} embed={embed} languages testMode={view.sandbox} back={model.payable.value && view.backUrl ? { href: view.backUrl, merchant: view.merchantName } : undefined}>
-        {embed ? (
-          // In the widget the screen is one part of the merchant's page, which has its own
-          // main landmark: a named region, so assistive technology lists it once.
-          <section class="layout" aria-label={i18n.t(view.saveCard ? 'save.title' : 'page.title', { merchant: view.merchantName })}>
-            {content}
-          </section>
-        ) : (
-          <main class="layout">{content}</main>
-        )}
-      </Chrome>
-    </ScreenContext.Provider>
+    <Chrome i18n={i18n} embed={embed} foot={<parts.Languages i18n={i18n} />} testMode={view.sandbox} back={model.payable.value && view.backUrl ? { href: view.backUrl, merchant: view.merchantName } : undefined}>
+      {embed ? (
+        // In the widget the screen is one part of the merchant's page, which has its own
+        // main landmark: a named region, so assistive technology lists it once.
+        <section class="layout" aria-label={i18n.t(view.saveCard ? 'save.title' : 'page.title', { merchant: view.merchantName })}>
+          {content}
+        </section>
+      ) : (
+        <main class="layout">{content}</main>
+      )}
+    </Chrome>
   );
 }

@@ -13,7 +13,7 @@ export interface BackLink {
  * language; the form posts back to the same URL, so it stays), each named in its own
  * language, as its own language (`lang`, `hreflang`) for screen readers and search.
  */
-function LanguageSwitcher({ i18n }: { i18n: Translator }) {
+export function LanguageSwitcher({ i18n }: { i18n: Translator }) {
   return (
     <nav class="languages" aria-label={i18n.t('language.label')}>
       <ul class="languages__list">
@@ -38,20 +38,20 @@ function LanguageSwitcher({ i18n }: { i18n: Translator }) {
 /**
  * The frame around every screen; embed mode drops it, the merchant's page is the frame.
  * `back` is the way to the shop that leaves the payment open (a plain link, no request).
- * `languages` adds the language switcher at the foot (pages with a token to reload).
+ * `foot`: what goes in the footer, the language switcher on pages with a token to reload.
  */
 export function Chrome({
   i18n,
   embed,
   back,
-  languages,
+  foot,
   testMode,
   children,
 }: {
   i18n: Translator;
   embed: boolean;
   back?: BackLink;
-  languages?: boolean;
+  foot?: ComponentChildren;
   /** A sandbox's page: a badge in the top bar says no real money moves (no extra line to push Pay down). */
   testMode?: boolean;
   children: ComponentChildren;
@@ -74,11 +74,7 @@ export function Chrome({
         </header>
       )}
       {children}
-      {languages && !embed && (
-        <footer class="footer">
-          <LanguageSwitcher i18n={i18n} />
-        </footer>
-      )}
+      {foot && !embed && <footer class="footer">{foot}</footer>}
     </div>
   );
 }

@@ -40,7 +40,7 @@ function merchantLabel(status: string, flavour: ReturnType<typeof flavourOf>): M
  * link expires is said under the Pay button, where it matters.
  */
 export function MerchantHeader() {
-  const { model, i18n } = useScreen();
+  const { model, i18n, parts } = useScreen();
   const money = useMoney();
   const view = model.view.value;
   return (
@@ -59,7 +59,7 @@ export function MerchantHeader() {
       ) : (
         <>
           <p class="merchant__total">{money(view.totalPrice)}</p>
-          <OrderSummary />
+          <parts.OrderSummary />
         </>
       )}
     </section>

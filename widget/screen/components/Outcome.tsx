@@ -123,3 +123,20 @@ export function CheckingPanel() {
     </StatusPanel>
   );
 }
+
+/** The statuses that show a result instead of the form. */
+export type ResultStatus = 'paid' | 'cancelled' | 'expired' | 'checking';
+
+/** The result of a closed payment, by its status. */
+export function ResultPanel({ status }: { status: ResultStatus }) {
+  switch (status) {
+    case 'paid':
+      return <PaidPanel />;
+    case 'cancelled':
+      return <CancelledPanel />;
+    case 'expired':
+      return <ExpiredPanel />;
+    case 'checking':
+      return <CheckingPanel />;
+  }
+}
