@@ -1,7 +1,7 @@
 // Browser entry: rebuilds the model from the state the server embedded, hydrates the
 // server's markup, then starts the clock. No i18next here (see widget/i18n/translate.ts),
-// no hooks and no signals library: an effect of ./signals.ts renders the screen.
-import { effect } from './signals';
+// no hooks and no @preact/signals: an effect of @preact/signals-core renders the screen.
+import { effect } from '@preact/signals-core';
 import { hydrate, render } from 'preact';
 import { createTranslator } from '../i18n/translate';
 import { CheckoutScreen, followFocusRequests } from './components/CheckoutScreen';

@@ -1,6 +1,6 @@
 // What the customer sends and what comes back: pay, answer a challenge, cancel (in two
 // steps), and a view from the server applied to the state.
-import { batch } from './signals';
+import { batch } from '@preact/signals-core';
 import { validateFields } from '../fields/card';
 import { TransportError, type ChallengeAnswer, type CheckoutAction, type CheckoutOutcome, type RedirectKind } from './transport';
 import { DECLINED_CARD, declinedCard, type ModelState, withExpiry } from './model-state';

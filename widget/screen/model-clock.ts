@@ -1,6 +1,6 @@
 // The screen's clock once the browser runs it: the countdown of the last ten minutes, the
 // expiry, and the end of the wait after too many declines, each on a timer of its own.
-import { batch } from './signals';
+import { batch } from '@preact/signals-core';
 import { expire } from './model-actions';
 import { COUNTDOWN_FROM_MS, type ModelState } from './model-state';
 

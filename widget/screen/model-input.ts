@@ -1,6 +1,6 @@
 // What the customer types and picks before sending anything: the payment method, the
 // fields, and the judgement of each field as they go.
-import { batch } from './signals';
+import { batch } from '@preact/signals-core';
 import { impossibleExpiry, validateField, type ValidationContext } from '../fields/card';
 import type { ModelState } from './model-state';
 

@@ -1,6 +1,6 @@
 // The screen's state: the signals the model owns, the values derived from them, and the
 // two things every action needs (the corrected clock, focus requests). Nothing here acts.
-import { computed, signal } from './signals';
+import { computed, signal } from '@preact/signals-core';
 import type { CheckoutAction } from './transport';
 import type { CheckoutDeps } from './model-deps';
 import type { CheckoutView, ScreenStatus } from './view';

@@ -2,7 +2,7 @@
 // and call actions; they hold no state of their own, so the server render and the hydrated
 // tree cannot diverge. The state is model-state.ts, what the customer types model-input.ts,
 // what is sent and received model-actions.ts, the running clock model-clock.ts.
-import type { ReadonlySignal } from './signals';
+import type { ReadonlySignal } from '@preact/signals-core';
 import { answerChallenge, applyView, askCancel, cancel, expire, keepPaying, pay } from './model-actions';
 import { modelClock } from './model-clock';
 import { type CheckoutDeps, defaultDeps } from './model-deps';

@@ -2,7 +2,7 @@
 // fetched only when a page shows a result, so no open page's view pays for it. It is
 // fetched alongside the customer's pay, cancel or challenge answer (whose answer may be a
 // result), before hydrating a page that opens on a result, and when the link expires.
-import { effect, signal } from './signals';
+import { effect, signal } from '@preact/signals-core';
 import type { CheckoutDeps, CheckoutModel } from './model';
 import type { CheckoutOutcome } from './transport';
 import type { ResultStatus } from './components/Outcome';

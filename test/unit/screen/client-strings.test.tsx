@@ -1,4 +1,4 @@
-import type { Signal } from '../../../widget/screen/signals';
+import type { Signal } from '@preact/signals-core';
 import { renderToString } from 'preact-render-to-string';
 import { describe, expect, it } from 'vitest';
 import { LANGUAGES, type Language } from '../../../widget/i18n/language';
