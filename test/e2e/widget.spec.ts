@@ -687,6 +687,19 @@ test.describe('overlay', () => {
     expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
   });
 
+  test("Escape in the bank's challenge leaves the challenge, not the overlay", async ({ page, service, merchant }) => {
+    await openOverlayReady(page, service, merchant);
+    const scope = checkoutFrame(page);
+    await fillCard(scope, CARDS.challenged);
+    await payButton(scope).click();
+    await expect(scope.getByRole('dialog', { name: 'Confirm it is you' })).toBeVisible();
+    await page.keyboard.press('Escape');
+    await expect(scope.getByRole('alert')).toContainText('was not confirmed with your bank');
+    await expect(dialog(page)).toBeVisible();
+    expect(await page.evaluate(() => (window as any).closeCount)).toBe(0);
+    expect((await events(page)).filter((e) => e.type === 'checkout:error').map((e) => e.detail.code)).toEqual(['authentication_incomplete']);
+  });
+
   test.describe('on a 360 px phone', () => {
     test.use({ viewport: { width: 360, height: 640 } });
 
@@ -995,6 +1008,17 @@ test.describe('loader', () => {
     expect(await page.evaluate(() => (window as any).Checkout.version)).toBe(1);
     await expect(page.locator('#pay iframe')).toHaveCount(1);
     await expect(checkoutFrame(page).locator('input[autocomplete="cc-number"]')).toBeVisible();
+  });
+
+  test('loaded as a module (currentScript is null) it finds its origin by its own tag, not a look-alike', async ({ page, service, merchant }) => {
+    const tx = await service.createTransaction(order(merchant));
+    // Other scripts of the page first: their names contain "widget" too.
+    const lookAlikes = ['/chat-widget.js', '/widgets/carousel.js'].map((path) => `<script src="${merchant.origin}${path}" async></script>`).join('');
+    await openShop(page, merchant, `<div data-checkout-token="${tx.token}"></div>`, `${lookAlikes}<script type="module" src="${service.url}/widget.js"></script>`);
+    await waitForEvent(page, 'checkout:ready');
+    expect(await page.evaluate(() => (window as any).Checkout.version)).toBe(1);
+    await expect(checkoutFrame(page).locator('input[autocomplete="cc-number"]')).toBeVisible();
+    await expect(page.locator('iframe')).toHaveAttribute('src', new RegExp(`^${service.url}/pay/`));
   });
 
   test('an element added after load (single-page app) is mounted', async ({ page, service, merchant }) => {
