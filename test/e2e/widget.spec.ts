@@ -700,6 +700,45 @@ test.describe('overlay', () => {
     expect((await events(page)).filter((e) => e.type === 'checkout:error').map((e) => e.detail.code)).toEqual(['authentication_incomplete']);
   });
 
+  // The frame is transparent but for the backdrop: a frame whose colour scheme differs from
+  // its <iframe>'s would be painted opaque (white, or dark in dark mode), hiding the page.
+  for (const colorScheme of ['light', 'dark'] as const) {
+    test(`the page shows through the backdrop, ${colorScheme} scheme`, async ({ browser, service, merchant }) => {
+      const context = await browser.newContext({ colorScheme });
+      try {
+        const page = await context.newPage();
+        const tx = await service.createTransaction(order(merchant));
+        await openShop(
+          page,
+          merchant,
+          `<button type="button" id="buy">Buy now</button>`,
+          `<style>html { background: #ffcc00 }</style>${widgetScript(service, '')}<script>
+            addEventListener('DOMContentLoaded', () => document.getElementById('buy').onclick = () => Checkout.open({ token: ${JSON.stringify(tx.token)} }));
+          </script>`,
+        );
+        await page.getByRole('button', { name: 'Buy now' }).click();
+        await waitForEvent(page, 'checkout:ready');
+        await expect(dialog(page)).toBeVisible();
+        // A corner outside the dialog: #ffcc00 under the #0009 backdrop (60 % black).
+        const png = (await page.screenshot({ clip: { x: 2, y: 2, width: 1, height: 1 } })).toString('base64');
+        const probe = await context.newPage();
+        const rgb = await probe.evaluate(async (b64) => {
+          const img = new Image();
+          img.src = `data:image/png;base64,${b64}`;
+          await img.decode();
+          const canvas = document.createElement('canvas');
+          canvas.width = canvas.height = 1;
+          const g = canvas.getContext('2d')!;
+          g.drawImage(img, 0, 0);
+          return [...g.getImageData(0, 0, 1, 1).data].slice(0, 3);
+        }, png);
+        [102, 82, 0].forEach((value, i) => expect(Math.abs(rgb[i]! - value), `channel ${i} of ${rgb}`).toBeLessThanOrEqual(3));
+      } finally {
+        await context.close();
+      }
+    });
+  }
+
   test.describe('on a 360 px phone', () => {
     test.use({ viewport: { width: 360, height: 640 } });
 
