@@ -72,9 +72,8 @@ export function mountFrame(
       if (message.height == height) return;
       frame.style.height = (height = message.height) + 'px';
     }
-    // Completed/cancelled are final: a reloaded frame repeating them must not pay twice in
-    // the merchant's bookkeeping or navigate twice.
-    // (Those with a redirect, null or not.)
+    // Completed/cancelled (the messages with a redirect, null or not) are final: a reloaded
+    // frame repeating them must not pay twice in the merchant's bookkeeping or navigate twice.
     const final = 'redirect' in message;
     if (final && settled++) return;
     const callback = {
