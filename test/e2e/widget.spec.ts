@@ -700,6 +700,29 @@ test.describe('overlay', () => {
     expect((await events(page)).filter((e) => e.type === 'checkout:error').map((e) => e.detail.code)).toEqual(['authentication_incomplete']);
   });
 
+  test('a redirect gateway inside the overlay: back from the provider page, the dialog is drawn again around the receipt', async ({ page, service, merchant }) => {
+    const tx = await service.createTransaction(order(merchant));
+    await openShop(
+      page,
+      merchant,
+      `<button type="button" id="buy">Buy now</button>`,
+      `${widgetScript(service, '')}<script>
+        addEventListener('DOMContentLoaded', () => document.getElementById('buy').onclick = () =>
+          Checkout.open({ token: ${JSON.stringify(tx.token)}, onComplete: () => false }));
+      </script>`,
+    );
+    await page.getByRole('button', { name: 'Buy now' }).click();
+    const scope = checkoutFrame(page);
+    await scope.getByRole('radio', { name: /sandbox pay/i }).check();
+    await payButton(scope).click();
+    // The provider's page, in the same frame (the frame's window keeps its name as it navigates).
+    await scope.getByRole('button', { name: /approve/i }).click();
+    await waitForEvent(page, 'checkout:completed');
+    await expect(dialog(page).getByRole('heading', { name: /payment complete/i })).toBeVisible();
+    await expect(closeButton(page)).toBeFocused();
+    expect(await transactionStatus(service, tx.id)).toBe('D');
+  });
+
   // The frame is transparent but for the backdrop: a frame whose colour scheme differs from
   // its <iframe>'s would be painted opaque (white, or dark in dark mode), hiding the page.
   for (const colorScheme of ['light', 'dark'] as const) {
