@@ -13,7 +13,6 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { getTransaction } from '../../server/store/transactions';
-import { frameSrc } from '../../widget/embed/frame';
 import { baselineCheckout } from './baseline-checkout';
 import { launchBrowser, startMerchant, timeInteractive } from './browser';
 import { assetBytes, checkBudgets, checkPageBudgets, pageWeight, sizeOf } from './bytes';
@@ -304,8 +303,8 @@ async function benchEngine(engine: EngineResults['engine'], config: { dataDir: s
       await section('browser', async () => {
         const tx = await createTransaction(service.url, store.auth, transactionBody(3, merchant.origin));
         const hostedPath = `/pay/${tx.token}/`;
-        const frame = new URL(frameSrc(service.url, tx.token, merchant.origin));
-        const embedPath = frame.pathname + frame.search;
+        // The frame's URL as the loader builds it (docs/widget.md, "Origin rules").
+        const embedPath = `/pay/${encodeURIComponent(tx.token)}/?embed=1&origin=${encodeURIComponent(merchant.origin)}`;
         const staticFile = join(work, 'static.json');
         const pages = { [hostedPath]: await fetchPage(`${service.url}${hostedPath}`), [embedPath]: await fetchPage(`${service.url}${embedPath}`) };
         writeFileSync(staticFile, JSON.stringify(pages));

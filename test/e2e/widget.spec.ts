@@ -144,9 +144,11 @@ test.describe('inline', () => {
       `<div data-checkout-token="${tx.token}"><a href="${tx.payment_url}">Pay</a></div>`,
       widgetScript(service),
     );
-    // The fallback link is replaced by the frame, titled for assistive technology.
+    // The fallback link is replaced by the frame, titled for assistive technology, without a
+    // scrollbar of its own (it takes its content's height).
     await expect(page.locator('[data-checkout-token] a')).toHaveCount(0);
     await expect(page.locator('iframe[src*="/pay/"]')).toHaveAttribute('title', 'Checkout');
+    await expect(page.locator('iframe[src*="/pay/"]')).toHaveAttribute('scrolling', 'no');
     const frame = checkoutFrame(page);
     await expect(frame.locator('html')).toHaveClass(/embed/);
     await fillCard(frame, CARDS.approved);
@@ -347,6 +349,10 @@ test.describe('inline', () => {
 });
 
 test.describe('overlay', () => {
+  // The loader puts one transparent frame over the page; the frame's page draws the dialog
+  // (title, close button, focus kept inside, Escape) and asks the loader to close.
+  const OVERLAY = 'iframe[name="checkout-overlay"]';
+
   async function openOverlayShop(page: Page, service: Service, merchant: Merchant, token: string) {
     await openShop(
       page,
@@ -354,11 +360,11 @@ test.describe('overlay', () => {
       `<p>Ceramic mug, 12.00 €</p><button type="button" id="buy">Buy now</button>`,
       `${widgetScript(service)}<script>
         window.closeCount = 0;
-        // Every element of the page that takes focus while a dialog is open and is not in it.
+        // Every element of the page that takes focus while the overlay is open and is not its frame.
         window.focusOutside = [];
         document.addEventListener('focusin', (event) => {
-          const open = document.querySelector('dialog');
-          if (open && !open.contains(event.target)) focusOutside.push(event.target.id || event.target.tagName);
+          const open = document.querySelector(${JSON.stringify(OVERLAY)});
+          if (open && event.target !== open) focusOutside.push(event.target.id || event.target.tagName);
         }, true);
         addEventListener('DOMContentLoaded', () => document.getElementById('buy').addEventListener('click', () => {
           window.overlay = Checkout.open({ token: ${JSON.stringify(token)}, onClose: () => window.closeCount++ });
@@ -368,7 +374,9 @@ test.describe('overlay', () => {
     await page.waitForFunction(() => (window as any).Checkout?.version === 1);
   }
 
-  const dialog = (page: Page) => page.getByRole('dialog', { name: 'Checkout' });
+  const overlayFrame = (page: Page) => page.frameLocator(OVERLAY);
+  const dialog = (page: Page, name = 'Checkout') => overlayFrame(page).getByRole('dialog', { name });
+  const closeButton = (page: Page, name = 'Close') => dialog(page).getByRole('button', { name });
   /** What has focus inside the checkout frame (its autocomplete or type), or null. */
   const focusInFrame = (frame: Frame) =>
     frame.evaluate(() =>
@@ -377,32 +385,37 @@ test.describe('overlay', () => {
   /**
    * Where focus is once it has come to rest after a key press. The checkout frame is
    * cross-origin, so it runs in another renderer process, and Chromium moves focus into or
-   * out of it as a hand-off between the two: on Tab into the frame the page first drops its
-   * own focus (activeElement is <body>) and asks the frame's process to take it, and only
-   * sees the <iframe> as active once that process has; on Tab out of the frame the page
-   * still shows the <iframe> active after the frame's document has let go. keyboard.press
-   * can return inside either gap (the key-up went to the page before the frame took
-   * focus), so focus is judged only once an element holds it: a control of the page, or
-   * the <iframe> with the frame's document focused. If focus never comes to rest (lost to
-   * <body>), the poll fails.
+   * out of it as a hand-off between the two; keyboard.press can return inside that gap. So
+   * focus is judged only once an element holds it: in the page, an element other than
+   * <body>, and if it is the overlay's <iframe>, an element of the frame's document that has
+   * focus (not its <body>, not one of the dialog's guards, which pass focus on at once). If
+   * focus never comes to rest, the poll fails.
    */
   async function settledFocus(page: Page, frame: Frame) {
     let focus = { inDialog: false, label: null as string | null, inFrame: null as string | null };
     await expect
       .poll(
         async () => {
-          const inPage = await page.evaluate(() => {
+          const inPage = await page.evaluate((selector) => {
+            const active = document.activeElement;
+            return { resting: !!active && active !== document.body, isOverlay: !!active?.matches(selector) };
+          }, OVERLAY);
+          if (!inPage.resting) return false;
+          if (!inPage.isOverlay) {
+            focus = { inDialog: false, label: null, inFrame: null };
+            return true;
+          }
+          const inFrame = await frame.evaluate(() => {
             const active = document.activeElement;
             return {
-              resting: !!active && active !== document.body,
-              isFrame: active?.tagName === 'IFRAME',
-              inDialog: !!document.querySelector('dialog')?.contains(active),
+              resting: document.hasFocus() && !!active && active !== document.body && active.tagName !== 'SPAN',
+              inDialog: !!active?.closest('[role="dialog"]'),
               label: active?.getAttribute('aria-label') ?? null,
+              control: active?.getAttribute('autocomplete') ?? active?.getAttribute('type') ?? null,
             };
           });
-          const frameFocused = inPage.isFrame && (await frame.evaluate(() => document.hasFocus()));
-          focus = { inDialog: inPage.inDialog, label: inPage.label, inFrame: frameFocused ? await focusInFrame(frame) : null };
-          return inPage.resting && (!inPage.isFrame || frameFocused);
+          focus = { inDialog: inFrame.inDialog, label: inFrame.label, inFrame: inFrame.label ? null : inFrame.control };
+          return inFrame.resting;
         },
         { message: 'focus comes to rest on an element after the key press' },
       )
@@ -410,7 +423,14 @@ test.describe('overlay', () => {
     return focus;
   }
 
-  test('opens as a modal, keeps Tab inside, closes with Escape and returns focus', async ({ page, service, merchant }) => {
+  /** Presses a key whose key-down closes the overlay: the key-up comes after, on the page. */
+  async function pressClosing(page: Page, key: string) {
+    await page.keyboard.down(key);
+    await expect(page.locator(OVERLAY)).toHaveCount(0);
+    await page.keyboard.up(key);
+  }
+
+  test('opens as a modal, keeps Tab inside, closes with Escape and the close button, and returns focus', async ({ page, service, merchant }) => {
     const tx = await service.createTransaction(order(merchant));
     await openOverlayShop(page, service, merchant, tx.token);
     const opener = page.getByRole('button', { name: 'Buy now' });
@@ -418,9 +438,11 @@ test.describe('overlay', () => {
     await page.keyboard.press('Enter');
 
     await expect(dialog(page)).toBeVisible();
-    await expect(dialog(page).getByRole('button', { name: 'Close' })).toBeFocused();
+    await expect(closeButton(page)).toBeFocused();
     await waitForEvent(page, 'checkout:ready');
-    // The page behind does not scroll.
+    // One frame over the whole viewport, above the page; the page behind does not scroll.
+    const viewport = page.viewportSize()!;
+    expect(await page.locator(OVERLAY).boundingBox()).toEqual({ x: 0, y: 0, width: viewport.width, height: viewport.height });
     expect(await page.evaluate(() => getComputedStyle(document.documentElement).overflow)).toBe('hidden');
 
     // Forward through the close button, every control in the frame, and around again.
@@ -439,34 +461,30 @@ test.describe('overlay', () => {
       await page.keyboard.press('Shift+Tab');
       expect((await settledFocus(page, frame)).inDialog, `after Shift+Tab ${i + 1}`).toBe(true);
     }
-    // Nothing outside the dialog took focus at any moment, not only at the moments looked at.
+    // Nothing outside the overlay took focus at any moment, not only at the moments looked at.
     expect(await page.evaluate(() => (window as any).focusOutside)).toEqual([]);
 
-    // Escape inside the frame (the page itself cannot hear that key) closes the overlay. The
-    // frame reports the key-down and the page removes the frame at once; keyboard.press sends
-    // the key-up straight after, to the frame, which may be torn down by then: that key-up is
-    // never delivered nor acknowledged, and press() waits out the test timeout. A person's key
-    // comes up after the overlay has gone, on the page; so does this one.
+    // Escape while typing in the screen closes the overlay. The frame reports the key-down
+    // and the page removes the frame at once; keyboard.press would send the key-up straight
+    // after, to the frame being torn down, which never acknowledges it. A person's key comes
+    // up after the overlay has gone, on the page; so does this one.
     for (let i = 0; i < 15 && (await settledFocus(page, frame)).inFrame !== 'cc-number'; i++) await page.keyboard.press('Tab');
     expect(await focusInFrame(frame)).toBe('cc-number');
-    await page.keyboard.down('Escape');
-    await expect(dialog(page)).toHaveCount(0);
+    await pressClosing(page, 'Escape');
     await expect(opener).toBeFocused();
-    await page.keyboard.up('Escape');
     expect(await page.evaluate(() => (window as any).closeCount)).toBe(1);
     expect(await page.evaluate(() => document.documentElement.style.overflow)).toBe('');
     expect(await page.locator('iframe').count()).toBe(0);
 
-    // Escape on the page's own part of the dialog (the close button) too.
+    // Escape on the close button too.
     await page.keyboard.press('Enter');
-    await expect(dialog(page).getByRole('button', { name: 'Close' })).toBeFocused();
-    await page.keyboard.press('Escape');
-    await expect(dialog(page)).toHaveCount(0);
+    await expect(closeButton(page)).toBeFocused();
+    await pressClosing(page, 'Escape');
     await expect(opener).toBeFocused();
-    // And the close button.
+    // And the close button, from the keyboard.
     await page.keyboard.press('Enter');
-    await page.keyboard.press('Enter');
-    await expect(dialog(page)).toHaveCount(0);
+    await expect(closeButton(page)).toBeFocused();
+    await pressClosing(page, 'Enter');
     await expect(opener).toBeFocused();
     expect(await page.evaluate(() => (window as any).closeCount)).toBe(3);
     expect(await page.evaluate(() => (window as any).focusOutside)).toEqual([]);
@@ -488,31 +506,43 @@ test.describe('overlay', () => {
   const cancelFocused = (frame: Frame) =>
     frame.evaluate(() => document.activeElement?.matches('button[name="action"][value="cancel"]') ?? false);
 
-  test('opening focuses Close at once, never passing through the frame', async ({ page, service, merchant }) => {
+  test('opening hands focus to the frame, whose page focuses Close first', async ({ page, service, merchant }) => {
     const tx = await service.createTransaction(order(merchant));
-    await openOverlayShop(page, service, merchant, tx.token);
-    await page.evaluate(() => {
+    // Every element that takes focus, in the page and in every frame from its first script on.
+    await page.addInitScript(() => {
       (window as any).focusTrail = [];
-      document.addEventListener('focusin', (e) => (window as any).focusTrail.push((e.target as Element).getAttribute('aria-label') ?? (e.target as Element).tagName), true);
+      document.addEventListener(
+        'focusin',
+        (e) => (window as any).focusTrail.push((e.target as Element).getAttribute('aria-label') ?? (e.target as Element).tagName),
+        true,
+      );
     });
+    await openOverlayShop(page, service, merchant, tx.token);
     await page.getByRole('button', { name: 'Buy now' }).click();
     await waitForEvent(page, 'checkout:ready');
-    await expect(dialog(page).getByRole('button', { name: 'Close' })).toBeFocused();
-    // The shop's own button, then the dialog's Close: no guard, no frame in between.
-    expect(await page.evaluate(() => (window as any).focusTrail)).toEqual(['BUTTON', 'Close']);
+    await expect(closeButton(page)).toBeFocused();
+    // The shop's own button, then only the overlay's frame (Chromium fires focusin on it
+    // again as its document takes focus); in the frame, Close and nothing before it.
+    const trail: string[] = await page.evaluate(() => (window as any).focusTrail);
+    expect(trail[0]).toBe('BUTTON');
+    expect(new Set(trail.slice(1))).toEqual(new Set(['IFRAME']));
+    const frame = await checkoutFrameHandle(page);
+    expect(await frame.evaluate(() => (window as any).focusTrail)).toEqual(['Close']);
   });
 
-  test('Shift+Tab from Close goes straight to the last control in the frame', async ({ page, service, merchant }) => {
+  test('Shift+Tab from Close goes straight to the last control in the frame, Tab from it back to Close', async ({ page, service, merchant }) => {
     const frame = await openOverlayReady(page, service, merchant);
-    // The last control Tab reaches in the screen is its "Cancel payment" button.
+    // The last control Tab reaches in the screen (the dialog's content, after its title bar)
+    // is its "Cancel payment" button.
     expect(
       await frame.evaluate(() => {
-        const all = [...document.querySelectorAll<HTMLElement>('a[href],button,input,select,textarea,[tabindex]')];
-        const last = all.filter((el) => el.tabIndex >= 0 && !el.matches(':disabled') && el.getClientRects().length).at(-1);
+        const content = document.querySelector('[role="dialog"]')!;
+        const all = [...content.querySelectorAll<HTMLElement>('a[href],button,input,select,textarea,[tabindex]')];
+        const last = all.filter((el) => el.tabIndex >= 0 && !el.matches(':disabled') && el.getClientRects().length && el.tagName !== 'SPAN').at(-1);
         return last?.textContent?.trim();
       }),
     ).toBe('Cancel payment');
-    await expect(dialog(page).getByRole('button', { name: 'Close' })).toBeFocused();
+    await expect(closeButton(page)).toBeFocused();
     await page.evaluate(() => {
       // Every element that takes focus from here on, in the page.
       (window as any).focusTrail = [];
@@ -524,27 +554,28 @@ test.describe('overlay', () => {
     });
 
     await page.keyboard.press('Shift+Tab');
-    // One key press: focus comes to rest on "Cancel payment", visibly, with nothing in between.
+    // One key press: focus comes to rest on "Cancel payment", visibly, with nothing in between
+    // (the dialog's guard before Close hands focus on from its own focus handler).
     await expect.poll(() => cancelFocused(frame), { message: 'Cancel payment takes focus' }).toBe(true);
     const { inDialog, inFrame } = await settledFocus(page, frame);
     expect(inDialog).toBe(true);
     expect(inFrame).toBe('submit');
     expect(await cancelFocused(frame)).toBe(true);
     expect(await frame.evaluate(() => document.activeElement!.matches(':focus-visible'))).toBe(true);
-    expect(await frame.evaluate(() => (window as any).focusTrail)).toEqual(['Cancel payment']);
-    // In the page: the guard hands focus to the frame at once (from its own focus handler, so
-    // the guard's focusin may never fire); nothing else in the page takes it.
-    expect((await page.evaluate(() => (window as any).focusTrail)).filter((t: string) => t !== 'SPAN')).toEqual(['IFRAME']);
+    expect((await frame.evaluate(() => (window as any).focusTrail)).filter((t: string) => t !== 'SPAN')).toEqual(['Cancel payment']);
+    // Focus never left the frame: nothing in the page took it.
+    expect(await page.evaluate(() => (window as any).focusTrail)).toEqual([]);
     expect(await page.evaluate(() => (window as any).focusOutside)).toEqual([]);
 
     // And back: Tab from the last control wraps to Close.
     await page.keyboard.press('Tab');
-    await expect(dialog(page).getByRole('button', { name: 'Close' })).toBeFocused();
+    await expect(closeButton(page)).toBeFocused();
+    expect(await page.evaluate(() => (window as any).focusTrail)).toEqual([]);
   });
 
-  test('checkout:focus-last is obeyed only from the parent page at its origin', async ({ page, service, merchant, stranger }) => {
+  test('checkout:focus-last (for older loaders) is obeyed only from the parent page at its origin', async ({ page, service, merchant, stranger }) => {
     const frame = await openOverlayReady(page, service, merchant);
-    await expect(dialog(page).getByRole('button', { name: 'Close' })).toBeFocused();
+    await expect(closeButton(page)).toBeFocused();
     // The frame counts forgeries after the bridge's own listener has seen each one, and
     // reports any focus change (an element focused in an unfocused document still becomes
     // its activeElement).
@@ -581,13 +612,14 @@ test.describe('overlay', () => {
     }
     // The parent window, but a wrong version or an unknown type; and the frame itself.
     await page.evaluate(
-      ({ origin, messages }) => {
-        const target = document.querySelector<HTMLIFrameElement>('iframe[src*="/pay/"]')!.contentWindow!;
+      ({ origin, messages, selector }) => {
+        const target = document.querySelector<HTMLIFrameElement>(selector)!.contentWindow!;
         for (const m of messages) target.postMessage(m, origin);
         target.postMessage('forgery done', origin);
       },
       {
         origin: service.url,
+        selector: OVERLAY,
         messages: [{ ...focusLast, version: 2 }, { ...focusLast, version: '1' }, { type: 'checkout:focus-first', version: 1 }, JSON.stringify(focusLast)],
       },
     );
@@ -599,13 +631,13 @@ test.describe('overlay', () => {
 
     expect(await frame.evaluate(() => (window as any).focusTrail)).toEqual([]);
     expect(await cancelFocused(frame)).toBe(false);
-    await expect(dialog(page).getByRole('button', { name: 'Close' })).toBeFocused();
+    await expect(closeButton(page)).toBeFocused();
 
     // The same message from the parent at its own origin is obeyed (so the above was a
     // real test of the filter).
     await page.evaluate(
-      ({ origin, m }) => document.querySelector<HTMLIFrameElement>('iframe[src*="/pay/"]')!.contentWindow!.postMessage(m, origin),
-      { origin: service.url, m: focusLast },
+      ({ origin, m, selector }) => document.querySelector<HTMLIFrameElement>(selector)!.contentWindow!.postMessage(m, origin),
+      { origin: service.url, m: focusLast, selector: OVERLAY },
     );
     await expect.poll(() => cancelFocused(frame)).toBe(true);
   });
@@ -635,9 +667,11 @@ test.describe('overlay', () => {
       await page.getByRole('button', { name: 'Buy now' }).click();
       await waitForEvent(page, 'checkout:ready');
       expect((await events(page)).find((e) => e.type === 'checkout:ready')?.detail).toMatchObject({ language: 'es' });
-      const spanish = page.getByRole('dialog', { name: 'Pago' });
-      await expect(spanish.getByRole('button', { name: 'Cerrar' })).toBeVisible();
-      await expect(spanish.locator('iframe')).toHaveAttribute('title', 'Pago');
+      const spanish = dialog(page, 'Pago');
+      await expect(spanish.getByRole('heading', { name: 'Pago' })).toBeVisible();
+      await expect(spanish.getByRole('button', { name: 'Cerrar' })).toBeFocused();
+      await expect(page.locator(OVERLAY)).toHaveAttribute('title', 'Pago');
+      await expect(overlayFrame(page).getByRole('button', { name: 'Close' })).toHaveCount(0);
     } finally {
       await context.close();
     }
@@ -648,9 +682,123 @@ test.describe('overlay', () => {
     await openOverlayShop(page, service, merchant, tx.token);
     await page.getByRole('button', { name: 'Buy now' }).click();
     await waitForEvent(page, 'checkout:ready');
-    await expect(checkoutFrame(page).locator('input[autocomplete="cc-number"]')).toBeVisible();
+    await expect(dialog(page).locator('input[autocomplete="cc-number"]')).toBeVisible();
     const violations = await axeViolations(page);
     expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
+  });
+
+  test("Escape in the bank's challenge leaves the challenge, not the overlay", async ({ page, service, merchant }) => {
+    await openOverlayReady(page, service, merchant);
+    const scope = checkoutFrame(page);
+    await fillCard(scope, CARDS.challenged);
+    await payButton(scope).click();
+    await expect(scope.getByRole('dialog', { name: 'Confirm it is you' })).toBeVisible();
+    await page.keyboard.press('Escape');
+    await expect(scope.getByRole('alert')).toContainText('was not confirmed with your bank');
+    await expect(dialog(page)).toBeVisible();
+    expect(await page.evaluate(() => (window as any).closeCount)).toBe(0);
+    expect((await events(page)).filter((e) => e.type === 'checkout:error').map((e) => e.detail.code)).toEqual(['authentication_incomplete']);
+  });
+
+  test('a redirect gateway inside the overlay: back from the provider page, the dialog is drawn again around the receipt', async ({ page, service, merchant }) => {
+    const tx = await service.createTransaction(order(merchant));
+    await openShop(
+      page,
+      merchant,
+      `<button type="button" id="buy">Buy now</button>`,
+      `${widgetScript(service, '')}<script>
+        addEventListener('DOMContentLoaded', () => document.getElementById('buy').onclick = () =>
+          Checkout.open({ token: ${JSON.stringify(tx.token)}, onComplete: () => false }));
+      </script>`,
+    );
+    await page.getByRole('button', { name: 'Buy now' }).click();
+    const scope = checkoutFrame(page);
+    await scope.getByRole('radio', { name: /sandbox pay/i }).check();
+    await payButton(scope).click();
+    // The provider's page, in the same frame (the frame's window keeps its name as it navigates).
+    await scope.getByRole('button', { name: /approve/i }).click();
+    await waitForEvent(page, 'checkout:completed');
+    await expect(dialog(page).getByRole('heading', { name: /payment complete/i })).toBeVisible();
+    await expect(closeButton(page)).toBeFocused();
+    expect(await transactionStatus(service, tx.id)).toBe('D');
+  });
+
+  // The frame is transparent but for the backdrop: a frame whose colour scheme differs from
+  // its <iframe>'s would be painted opaque (white, or dark in dark mode), hiding the page.
+  for (const colorScheme of ['light', 'dark'] as const) {
+    test(`the page shows through the backdrop, ${colorScheme} scheme`, async ({ browser, service, merchant }) => {
+      const context = await browser.newContext({ colorScheme });
+      try {
+        const page = await context.newPage();
+        const tx = await service.createTransaction(order(merchant));
+        await openShop(
+          page,
+          merchant,
+          `<button type="button" id="buy">Buy now</button>`,
+          `<style>html { background: #ffcc00 }</style>${widgetScript(service, '')}<script>
+            addEventListener('DOMContentLoaded', () => document.getElementById('buy').onclick = () => Checkout.open({ token: ${JSON.stringify(tx.token)} }));
+          </script>`,
+        );
+        await page.getByRole('button', { name: 'Buy now' }).click();
+        await waitForEvent(page, 'checkout:ready');
+        await expect(dialog(page)).toBeVisible();
+        // A corner outside the dialog: #ffcc00 under the #0009 backdrop (60 % black).
+        const png = (await page.screenshot({ clip: { x: 2, y: 2, width: 1, height: 1 } })).toString('base64');
+        const probe = await context.newPage();
+        const rgb = await probe.evaluate(async (b64) => {
+          const img = new Image();
+          img.src = `data:image/png;base64,${b64}`;
+          await img.decode();
+          const canvas = document.createElement('canvas');
+          canvas.width = canvas.height = 1;
+          const g = canvas.getContext('2d')!;
+          g.drawImage(img, 0, 0);
+          return [...g.getImageData(0, 0, 1, 1).data].slice(0, 3);
+        }, png);
+        [102, 82, 0].forEach((value, i) => expect(Math.abs(rgb[i]! - value), `channel ${i} of ${rgb}`).toBeLessThanOrEqual(3));
+      } finally {
+        await context.close();
+      }
+    });
+  }
+
+  test.describe('on a 360 px phone', () => {
+    test.use({ viewport: { width: 360, height: 640 } });
+
+    test('the dialog fits the width, scrolls inside the frame, and the page behind stays put', async ({ page, service, merchant }) => {
+      const frame = await openOverlayReady(page, service, merchant);
+      expect(await page.locator(OVERLAY).boundingBox()).toEqual({ x: 0, y: 0, width: 360, height: 640 });
+      const box = await dialog(page).boundingBox();
+      expect(box!.x).toBeGreaterThanOrEqual(0);
+      expect(box!.x + box!.width).toBeLessThanOrEqual(360);
+      // Nothing wider than the phone inside the frame, and the screen is taller than it: the
+      // dialog scrolls within the frame (the frame itself never shows a scrollbar).
+      expect(await frame.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+      expect(box!.height).toBeGreaterThan(640);
+      const cancel = checkoutFrame(page).getByRole('button', { name: 'Cancel payment' });
+      await cancel.scrollIntoViewIfNeeded();
+      await expect(cancel).toBeInViewport();
+      expect(await page.evaluate(() => scrollY)).toBe(0);
+      await expect(closeButton(page)).toBeVisible();
+      await closeButton(page).click();
+      await expect(page.locator(OVERLAY)).toHaveCount(0);
+      await expect(page.getByRole('button', { name: 'Buy now' })).toBeFocused();
+      expect(await page.evaluate(() => (window as any).closeCount)).toBe(1);
+    });
+  });
+
+  test('a payment this page may not show: the overlay closes at once and checkout:error says why', async ({ page, service, merchant, stranger }) => {
+    const tx = await service.createTransaction(order(merchant));
+    // The stranger's page opens a transaction whose return and cancel URLs are the merchant's.
+    await openOverlayShop(page, service, stranger, tx.token);
+    const opener = page.getByRole('button', { name: 'Buy now' });
+    await opener.click();
+    await waitForEvent(page, 'checkout:error');
+    await expect(page.locator(OVERLAY)).toHaveCount(0);
+    await expect(opener).toBeFocused();
+    expect(await page.evaluate(() => (window as any).closeCount)).toBe(1);
+    expect(await page.evaluate(() => document.documentElement.style.overflow)).toBe('');
+    expect((await events(page)).map((e) => e.detail.code)).toEqual(['origin_not_allowed']);
   });
 });
 
@@ -924,6 +1072,17 @@ test.describe('loader', () => {
     await expect(checkoutFrame(page).locator('input[autocomplete="cc-number"]')).toBeVisible();
   });
 
+  test('loaded as a module (currentScript is null) it finds its origin by its own tag, not a look-alike', async ({ page, service, merchant }) => {
+    const tx = await service.createTransaction(order(merchant));
+    // Other scripts of the page first: their names contain "widget" too.
+    const lookAlikes = ['/chat-widget.js', '/widgets/carousel.js'].map((path) => `<script src="${merchant.origin}${path}" async></script>`).join('');
+    await openShop(page, merchant, `<div data-checkout-token="${tx.token}"></div>`, `${lookAlikes}<script type="module" src="${service.url}/widget.js"></script>`);
+    await waitForEvent(page, 'checkout:ready');
+    expect(await page.evaluate(() => (window as any).Checkout.version)).toBe(1);
+    await expect(checkoutFrame(page).locator('input[autocomplete="cc-number"]')).toBeVisible();
+    await expect(page.locator('iframe')).toHaveAttribute('src', new RegExp(`^${service.url}/pay/`));
+  });
+
   test('an element added after load (single-page app) is mounted', async ({ page, service, merchant }) => {
     const tx = await service.createTransaction(order(merchant));
     await openShop(page, merchant, `<div id="app"></div>`, widgetScript(service, ''));
@@ -956,10 +1115,10 @@ test.describe('demo page', () => {
 
     // The overlay opens from the button and closes again.
     await page.getByRole('button', { name: 'Buy the mug' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Checkout' });
-    await expect(dialog.frameLocator('iframe').locator('input[autocomplete="cc-number"]')).toBeVisible();
+    const dialog = page.frameLocator('iframe[name="checkout-overlay"]').getByRole('dialog', { name: 'Checkout' });
+    await expect(dialog.locator('input[autocomplete="cc-number"]')).toBeVisible();
     await dialog.getByRole('button', { name: 'Close' }).click();
-    await expect(dialog).toHaveCount(0);
+    await expect(page.locator('iframe[name="checkout-overlay"]')).toHaveCount(0);
 
     const inline = page.frameLocator('[data-checkout-token] iframe');
     await fillCard(inline, CARDS.approved);

@@ -64,7 +64,11 @@ export interface MountOptions {
 }
 
 export interface OpenOptions extends MountOptions {
-  /** The overlay was closed (close button, Escape or `close()`); the payment may still be pending. */
+  /**
+   * The overlay was closed (close button, Escape or `close()`, or by itself on a
+   * `checkout:error` before the screen was ready: it could show no payment); the payment may
+   * still be pending.
+   */
   onClose?: () => void;
 }
 
@@ -83,7 +87,7 @@ export interface CheckoutApi {
   readonly version: 1;
   /** Embeds the checkout inline, replacing `element`'s content (e.g. a no-JavaScript fallback link). */
   mount(element: HTMLElement, options: MountOptions): CheckoutHandle;
-  /** Shows the checkout in a modal overlay. */
+  /** Shows the checkout in a modal overlay: one frame over the whole viewport. */
   open(options: OpenOptions): OverlayHandle;
 }
 

@@ -2,8 +2,12 @@
 // `parentOrigin` comes from the server, which only puts an origin there that it also lists
 // in frame-ancestors; every post names it exactly, so a page at any other origin that
 // manages to frame us never receives a message.
+// In an overlay's frame (the loader names its window OVERLAY_NAME) it also draws the
+// overlay's dialog around the screen (frame-overlay.ts): only the embed page loads this
+// chunk, so the hosted page pays nothing for it.
 
-import { PROTOCOL_VERSION, acceptParentMessage, type CheckoutMessage, type CheckoutResult } from './protocol';
+import { drawOverlay, focusLastControl } from './frame-overlay';
+import { OVERLAY_NAME, PROTOCOL_VERSION, acceptParentMessage, type CheckoutResult, type FrameMessage } from './protocol';
 
 export interface FrameBridge {
   /** The screen is up, showing `language`. */
@@ -14,42 +18,15 @@ export interface FrameBridge {
   stop(): void;
 }
 
-// Everything that can take focus by itself; what is disabled, hidden or out of the tab order
-// is filtered below.
-const FOCUSABLE = 'a[href],area[href],button,input,select,textarea,iframe,summary,[tabindex],[contenteditable]';
-
-/**
- * Focuses the last control Tab can reach in the document (what Shift+Tab from the page's
- * close button should land on), trying the previous one whenever focus does not take.
- */
-export function focusLastControl(doc: Document = document): HTMLElement | null {
-  const controls = [...doc.querySelectorAll<HTMLElement>(FOCUSABLE)];
-  for (let i = controls.length - 1; i >= 0; i--) {
-    const el = controls[i]!;
-    const radio = el instanceof HTMLInputElement && el.type == 'radio' && el.name ? el : null;
-    if (
-      el.tabIndex < 0 ||
-      el.matches(':disabled') ||
-      el.closest('[inert]') ||
-      // display: none (itself or an ancestor, type=hidden too) has no boxes.
-      !el.getClientRects().length ||
-      getComputedStyle(el).visibility != 'visible' ||
-      // Tab reaches a radio group on its checked button only, if it has one.
-      (radio && !radio.checked && radio.form?.querySelector(`input[type=radio][name="${CSS.escape(radio.name)}"]:checked`))
-    )
-      continue;
-    el.focus();
-    if (doc.activeElement === el) return el;
-  }
-  return null;
-}
-
-type Body<T extends CheckoutMessage['type']> = Omit<Extract<CheckoutMessage, { type: T }>, 'type' | 'version'>;
+type Body<T extends FrameMessage['type']> = Omit<Extract<FrameMessage, { type: T }>, 'type' | 'version'>;
 
 export function startFrameBridge({ parentOrigin }: { parentOrigin: string }): FrameBridge {
   const parent = window.parent;
-  const post = <T extends CheckoutMessage['type']>(type: T, body: Body<T>) => {
-    if (parent !== window) parent.postMessage({ ...body, type, version: PROTOCOL_VERSION }, parentOrigin);
+  const framed = parent !== window;
+  // An overlay's frame fills the viewport: it draws the dialog and sends no heights.
+  const overlay = framed && window.name == OVERLAY_NAME;
+  const post = <T extends FrameMessage['type']>(type: T, body: Body<T>) => {
+    if (framed) parent.postMessage({ ...body, type, version: PROTOCOL_VERSION }, parentOrigin);
   };
   // Copy field by field so nothing else the caller's object holds can reach the merchant.
   const result = ({ transaction_id, status, order_id, redirect }: CheckoutResult): CheckoutResult => ({
@@ -68,18 +45,25 @@ export function startFrameBridge({ parentOrigin }: { parentOrigin: string }): Fr
     lastHeight = height;
     post('checkout:resize', { height });
   });
-  observer.observe(root);
+  // Where the screen's controls are: in an overlay, inside its dialog, after the close button.
+  let controls: ParentNode = document;
+  if (overlay) controls = drawOverlay(document, () => post('checkout:close', {}));
+  else observer.observe(root);
   // Bubble phase on document: a control that handles Escape itself (and calls
-  // preventDefault) keeps the overlay open.
+  // preventDefault) keeps the overlay open, and so does a dialog of the screen's own (the
+  // bank's challenge: Escape leaves it, not the payment).
   const onKeydown = (event: KeyboardEvent) => {
-    if (event.key == 'Escape' && !event.defaultPrevented) post('checkout:escape', {});
+    if (event.key != 'Escape' || event.defaultPrevented) return;
+    // Loaders before the frame drew the overlay close theirs on checkout:escape.
+    if (!overlay) post('checkout:escape', {});
+    else if (!document.querySelector('dialog[open]')) post('checkout:close', {});
   };
   document.addEventListener('keydown', onKeydown);
   // Page → frame: only from the window that framed us, at the origin the server allowed
   // (never from a sibling frame, a popup or ourselves). Not framed: nobody may ask.
   const onMessage = (event: MessageEvent) => {
-    const message = acceptParentMessage(event, { origin: parentOrigin, source: parent !== window ? parent : null });
-    if (message) focusLastControl();
+    const message = acceptParentMessage(event, { origin: parentOrigin, source: framed ? parent : null });
+    if (message) focusLastControl(controls);
   };
   window.addEventListener('message', onMessage);
 

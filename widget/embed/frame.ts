@@ -1,79 +1,80 @@
-// One checkout frame in a merchant page's element: the iframe, sized to its content, and
-// what its messages do there (the merchant's callbacks and DOM events, the final redirect).
+// One checkout frame in a merchant page and what its messages do there (the merchant's
+// callbacks and DOM events, the final redirect): inline in an element, sized to its content
+// (`Checkout.mount`), or an overlay's (`Checkout.open`). An overlay is one frame over the
+// whole viewport, whose page draws the dialog (title, close button, focus kept inside,
+// Escape) and asks to be closed; here the page behind is kept still, and everything is
+// undone on close, focus back where it was.
 // Runs on merchant pages, which may have a strict CSP: styles are set through
 // element.style (CSSOM), never a <style> tag.
 
-import { PROTOCOL_VERSION, acceptMessage } from './protocol';
-import type { CheckoutHandle, MountOptions } from './checkout';
+import { OVERLAY_NAME, PROTOCOL_VERSION, parseMessage, type CheckoutMessage } from './protocol';
+import type { MountOptions, OpenOptions, OverlayHandle } from './checkout';
 
-// [frame title, close button name]; the frame's own page is localised by the server.
-const LABELS: Record<string, string[]> = { es: ['Pago', 'Cerrar'], fr: ['Paiement', 'Fermer'] };
-export const labels = (language?: string | null) => LABELS[language!] || ['Checkout', 'Close'];
-
-export const frameSrc = (checkoutOrigin: string, token: string, parentOrigin: string, language?: string) =>
-  `${checkoutOrigin}/pay/${encodeURIComponent(token)}/?embed=1&origin=${encodeURIComponent(parentOrigin)}` +
-  (language ? '&lang=' + encodeURIComponent(language) : '');
+// The frame's accessible name; the frame's own page is localised by the server.
+const TITLES: Record<string, string> = { es: 'Pago', fr: 'Paiement' };
 
 /**
- * Only http(s): a `javascript:` URL from a compromised frame must not run in the merchant
- * page. Meant for what parseMessage lets through, a string or null (tested as "null").
- */
-export const isHttpUrl = (url: unknown): url is string => /^https?:\/\//i.test(url as string);
-
-/**
- * A new element with its inline style, set as cssText: the CSSOM, allowed under any
- * style-src (unlike a style attribute in markup or a <style> tag).
- */
-export function styled<K extends keyof HTMLElementTagNameMap>(tag: K, css: string): HTMLElementTagNameMap[K] {
-  const element = document.createElement(tag);
-  element.style.cssText = css;
-  return element;
-}
-
-/**
- * `onEscape`: the customer pressed Escape in the frame. `onLabels`: this page's words
- * ([title, close button]) for the language asked, then for the one the frame says it shows.
+ * Mounts a frame in `element` (replacing its content), or with `overlay` over the whole
+ * page (`element` is then <body>, which the frame is appended to). The handle's close and
+ * destroy are the same, idempotent.
+ *
+ * An overlay's frame is transparent but for a backdrop, above the page's own layers; the
+ * frame's page knows it is one by its window's name and sends `checkout:close`. An error
+ * before the screen is ready (the frame refused, the token unknown, the checkout
+ * unreachable) closes it too: nothing in it could be closed otherwise.
  */
 export function mountFrame(
   checkoutOrigin: string,
   element: HTMLElement,
-  options: MountOptions,
-  onEscape?: () => void,
-  onLabels?: (words: string[]) => void,
-): CheckoutHandle {
-  // The frame is sized to its content, so it must never show a scrollbar of its own.
-  const frame = styled('iframe', 'border:0;width:100%;display:block;overflow:hidden');
+  options: MountOptions & OpenOptions,
+  overlay?: boolean,
+): OverlayHandle {
+  const doc = document;
+  const frame = doc.createElement('iframe');
+  const rootStyle = doc.documentElement.style;
+  const previousFocus = doc.activeElement as HTMLElement | null;
+  const previousOverflow = rootStyle.overflow;
   let height: number | undefined;
   // Counts final messages: only the first is reported.
   let settled = 0;
-  let heard: boolean | undefined;
-  const name = (language?: string | null) => {
-    const words = labels(language);
-    frame.title = words[0]!;
-    onLabels?.(words);
-  };
-  frame.src = frameSrc(checkoutOrigin, options.token, location.origin, options.language);
-  name(options.language);
-  frame.allow = 'payment';
-  frame.setAttribute('scrolling', 'no');
+  let heard: unknown;
+  const name = (language?: string | null) => (frame.title = TITLES[language!] || 'Checkout');
 
-  const onMessage = (event: Pick<MessageEvent, 'origin' | 'source' | 'data'>) => {
-    const message = acceptMessage(event, checkoutOrigin, frame.contentWindow);
+  const destroy = () => {
+    // An overlay is undone once (its frame is gone after that); focus goes back once the
+    // frame has gone.
+    const undo = overlay && frame.isConnected;
+    // The window's own listener methods, called bare (window is the global object).
+    removeEventListener('message', onMessage);
+    frame.remove();
+    if (undo) {
+      rootStyle.overflow = previousOverflow;
+      previousFocus!.focus();
+      options.onClose?.();
+    }
+  };
+
+  const handle = (message: CheckoutMessage | null) => {
     if (!message) return;
-    heard = true;
     const type = message.type;
-    if (type == 'checkout:escape') return onEscape?.();
+    // Only an overlay's frame asks (an inline one that did would only remove itself).
+    if (type == 'checkout:close') return destroy();
+    // The screen's first word is checkout:ready: an error first comes from a frame with
+    // nothing to close it by (the frame refused, the token unknown, the checkout
+    // unreachable). The overlay goes, then the error is reported as anywhere else.
+    if (overlay && !heard && type == 'checkout:error') destroy();
+    heard = true;
     // The frame's page may speak another language than the one asked for (none asked: the
-    // customer's browser chose): the frame's title and the overlay follow it.
+    // customer's browser chose): the frame's name follows it.
     if (type == 'checkout:ready' && message.language) name(message.language);
     if (type == 'checkout:resize') {
       // Writing an unchanged height would still cost a layout pass on the merchant page.
       if (message.height == height) return;
       frame.style.height = (height = message.height) + 'px';
     }
-    // Completed/cancelled are final: a reloaded frame repeating them must not pay twice in
-    // the merchant's bookkeeping or navigate twice.
-    const final = type == 'checkout:completed' || type == 'checkout:cancelled';
+    // Completed/cancelled (the messages with a redirect, null or not) are final: a reloaded
+    // frame repeating them must not pay twice in the merchant's bookkeeping or navigate twice.
+    const final = 'redirect' in message;
     if (final && settled++) return;
     const callback = {
       'checkout:ready': options.onReady,
@@ -86,32 +87,39 @@ export function mountFrame(
       element.dispatchEvent(new CustomEvent(type, { detail: message, bubbles: true, cancelable: true })) &&
       final &&
       !stay &&
-      isHttpUrl(message.redirect)
+      // Only http(s): a `javascript:` URL from a compromised frame must not run here.
+      /^https?:\/\//i.test(message.redirect!)
     )
-      location.assign(message.redirect);
+      location.assign(message.redirect!);
   };
+  // Only from the checkout origin AND from this very frame's window (another frame of the
+  // same origin, e.g. a second widget on the page, must not drive this one); a frame that is
+  // gone has no window (source null), so nothing is accepted for it.
+  const onMessage = ({ origin, source, data }: MessageEvent) =>
+    origin == checkoutOrigin && source && source == frame.contentWindow && handle(parseMessage(data));
 
+  frame.style.cssText = overlay
+    ? 'border:0;width:100%;height:100%;position:fixed;inset:0;z-index:999999999;background:#0009'
+    : 'border:0;width:100%;display:block';
+  frame.src =
+    `${checkoutOrigin}/pay/${encodeURIComponent(options.token)}/?embed=1&origin=${encodeURIComponent(location.origin)}` +
+    (options.language ? '&lang=' + encodeURIComponent(options.language) : '');
+  name(options.language);
   // The frame speaks first, even to refuse (an origin not allowed, an unknown token). Loaded
   // without a word for 10 s: what loaded is not the checkout (the network, a proxy, the
   // browser's error page), which only this side can report. No text: the frame showed none of ours.
   frame.onload = () =>
-    setTimeout(
-      () =>
-        heard ||
-        onMessage({
-          origin: checkoutOrigin,
-          source: frame.contentWindow,
-          data: { type: 'checkout:error', version: PROTOCOL_VERSION, code: 'network', message: '' },
-        }),
-      1e4,
-    );
-  // The window's own listener methods, called bare (window is the global object).
+    setTimeout(() => heard || handle({ type: 'checkout:error', version: PROTOCOL_VERSION, code: 'network', message: '' }), 1e4);
   addEventListener('message', onMessage);
-  element.replaceChildren(frame);
-  return {
-    destroy() {
-      removeEventListener('message', onMessage);
-      frame.remove();
-    },
-  };
+  // No scrollbar of its own: inline, it is sized to its content; an overlay's page scrolls
+  // inside its dialog's own box.
+  frame.scrolling = 'no';
+  if (overlay) {
+    frame.name = OVERLAY_NAME;
+    element.append(frame);
+    // Keys go to the frame from the start; its page focuses its close button once drawn.
+    frame.focus();
+    rootStyle.overflow = 'hidden';
+  } else element.replaceChildren(frame);
+  return { close: destroy, destroy };
 }

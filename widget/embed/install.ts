@@ -2,7 +2,7 @@
 // replays calls queued by the inline snippet and mounts declarative elements. Takes the
 // window and the API factory as arguments so it can be tested without a browser.
 
-import type { CheckoutApi, CheckoutStub, MountOptions } from './checkout';
+import type { CheckoutApi, CheckoutHandle, CheckoutStub, MountOptions } from './checkout';
 
 interface InstallWindow {
   document: Document;
@@ -10,16 +10,9 @@ interface InstallWindow {
   Checkout?: CheckoutApi | CheckoutStub;
 }
 
-const SCRIPT_PATH = /\/widget(\.\w+)?\.js(\?|#|$)/;
-
-/**
- * The origin that served this script is the checkout origin. currentScript is null when
- * the loader runs late (e.g. from a bundler's wrapper), so fall back to the script tag.
- */
-export function scriptOrigin(doc: Pick<Document, 'currentScript' | 'scripts'>): string {
-  const src =
-    (doc.currentScript as HTMLScriptElement | null)?.src || [...doc.scripts].find((s) => SCRIPT_PATH.test(s.src))?.src;
-  return new URL(src!).origin;
+/** A declarative element once mounted. */
+interface DeclaredElement extends HTMLElement {
+  checkoutHandle?: CheckoutHandle;
 }
 
 export function install(win: InstallWindow, createCheckout: (checkoutOrigin: string) => CheckoutApi): void {
@@ -27,16 +20,18 @@ export function install(win: InstallWindow, createCheckout: (checkoutOrigin: str
   // A second copy of the script on the page must not mount everything again.
   if ((previous as CheckoutApi | undefined)?.version) return;
   const doc = win.document;
-  const api = (win.Checkout = createCheckout(scriptOrigin(doc)));
-  const mounted = new WeakSet<Element>();
+  // The origin that served this script is the checkout origin. currentScript is null when
+  // the loader runs late (e.g. from a bundler's wrapper), so fall back to the script tag:
+  // /widget.js or its versioned copy /widget.HASH.js (not chat-widget.js, not /widgets/…).
+  const script = (doc.currentScript || doc.querySelector('script[src*="/widget."]')) as HTMLScriptElement;
+  const api = (win.Checkout = createCheckout(new URL(script.src).origin));
 
+  // Each element is mounted once: its handle is kept on it (`checkoutHandle`).
   const mountDeclared = () => {
-    for (const element of doc.querySelectorAll<HTMLElement>('[data-checkout-token]')) {
+    for (const element of doc.querySelectorAll<DeclaredElement>('[data-checkout-token]')) {
       const { checkoutToken: token, language } = element.dataset;
-      if (token && !mounted.has(element)) {
-        mounted.add(element);
-        api.mount(element, { token, language: language as MountOptions['language'] });
-      }
+      if (token && !element.checkoutHandle)
+        element.checkoutHandle = api.mount(element, { token, language: language as MountOptions['language'] });
     }
   };
 

@@ -45,17 +45,34 @@ export interface ErrorMessage extends Versioned {
 }
 
 /**
- * Internal (loader only, never shown to merchant code): the customer pressed Escape inside
- * the frame, where the page's overlay cannot hear the key.
+ * Internal (loader only, never shown to merchant code): the customer closed the overlay,
+ * with its close button or Escape. The frame draws the overlay's dialog (it knows it is one
+ * from its window's name, OVERLAY_NAME); only the loader can remove the frame.
+ */
+export interface CloseMessage extends Versioned {
+  type: 'checkout:close';
+}
+
+/**
+ * The name the loader gives an overlay's frame (`iframe.name`, the frame's `window.name`,
+ * which stays the same as the frame navigates): the frame then draws the dialog around the
+ * screen (backdrop, title, close button, focus kept inside) and sends `checkout:close`.
+ */
+export const OVERLAY_NAME = 'checkout-overlay';
+
+/**
+ * Frame → page, kept for loaders before the frame drew the overlay (a page may keep a
+ * cached /widget.js for a day, a versioned one for longer): Escape pressed inside an inline
+ * frame or one of their overlays. This loader does not accept it.
  */
 export interface EscapeMessage extends Versioned {
   type: 'checkout:escape';
 }
 
 /**
- * Page → frame (loader only): Shift+Tab from the overlay's close button. The page cannot
- * focus anything inside the cross-origin frame, so it asks the frame to focus its own last
- * control. Never accepted by the page (parseMessage does not know it).
+ * Page → frame, kept for the same older loaders: Shift+Tab from their overlay's close
+ * button. The page cannot focus anything inside the cross-origin frame, so it asks the frame
+ * to focus its own last control. Never accepted by the page (parseMessage does not know it).
  */
 export interface FocusLastMessage extends Versioned {
   type: 'checkout:focus-last';
@@ -64,7 +81,10 @@ export const FOCUS_LAST = 'checkout:focus-last';
 
 /** What merchants see: callbacks and DOM events. */
 export type PublicMessage = ReadyMessage | ResizeMessage | CompletedMessage | CancelledMessage | ErrorMessage;
-export type CheckoutMessage = PublicMessage | EscapeMessage;
+/** What this loader accepts from a frame. */
+export type CheckoutMessage = PublicMessage | CloseMessage;
+/** What a frame may send. */
+export type FrameMessage = CheckoutMessage | EscapeMessage;
 
 const isStr = (v: unknown): v is string => typeof v == 'string';
 const isStrOrNull = (v: unknown): v is string | null => v === null || isStr(v);
@@ -81,7 +101,7 @@ export function parseMessage(data: unknown): CheckoutMessage | null {
   return (
     type == 'checkout:ready'
       ? { ...head, language: isStr(language) ? language : null }
-      : type == 'checkout:escape'
+      : type == 'checkout:close'
         ? head
         : type == 'checkout:resize'
           ? // An upper bound stops a misbehaving frame from growing the merchant page without limit.
@@ -97,22 +117,8 @@ export function parseMessage(data: unknown): CheckoutMessage | null {
 }
 
 /**
- * The only way a page should read a frame's message: it must come from the checkout origin
- * AND from that very frame's window (another frame of the same origin, e.g. a second
- * widget on the page, must not drive this one).
- */
-export function acceptMessage(
-  event: { origin: string; source: unknown; data: unknown },
-  origin: string,
-  source: unknown,
-): CheckoutMessage | null {
-  // A frame that is gone has no window (source null): nothing is accepted for it.
-  return event.origin === origin && source && event.source === source ? parseMessage(event.data) : null;
-}
-
-/**
- * The frame's side of acceptMessage, for messages from the page: only from the origin the
- * server allowed (`parentOrigin`) AND from the very window that framed us (`window.parent`;
+ * The frame's side of the loader's origin and source check (frame.ts), for messages from
+ * the page: only from the origin the server allowed (`parentOrigin`) AND from the very window that framed us (`window.parent`;
  * pass null when not framed, so nothing is accepted), with a known type and this
  * protocol version. Returns a fresh message holding only the known fields, or null.
  */

@@ -1,9 +1,9 @@
 // The loader's message handling, with fake window/document objects (no DOM library): what a
-// mount does with each message. Overlay focus and layout are left to the browser tests.
+// mount or an overlay does with each message. The overlay's dialog (drawn by the frame's
+// page), real focus and layout are left to the browser tests.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MessageCountingWindow } from './fake-window';
 import { createCheckout } from '../../../widget/embed/embed';
-import { frameSrc, isHttpUrl } from '../../../widget/embed/frame';
 
 const CHECKOUT = 'https://checkout.example';
 const SHOP = 'https://shop.example';
@@ -11,8 +11,10 @@ const SHOP = 'https://shop.example';
 class FakeFrame {
   src = '';
   title = '';
-  allow = '';
-  attributes: Record<string, string> = {};
+  name = '';
+  scrolling = '';
+  isConnected = false;
+  focused = 0;
   contentWindow: object | null = { frame: true };
   heightWrites: string[] = [];
   style = new Proxy({} as Record<string, string>, {
@@ -22,18 +24,24 @@ class FakeFrame {
       return true;
     },
   });
-  setAttribute(name: string, value: string) {
-    this.attributes[name] = value;
+  focus() {
+    this.focused++;
   }
   remove() {
     this.contentWindow = null;
+    this.isConnected = false;
   }
 }
 
 class FakeElement extends EventTarget {
   children: unknown[] = ['fallback link'];
-  replaceChildren(...children: unknown[]) {
+  replaceChildren(...children: FakeFrame[]) {
     this.children = children;
+    for (const child of children) child.isConnected = true;
+  }
+  append(...children: FakeFrame[]) {
+    this.children.push(...children);
+    for (const child of children) child.isConnected = true;
   }
 }
 
@@ -43,15 +51,25 @@ class FakeWindow extends MessageCountingWindow {
 
 let win: FakeWindow;
 let frames: FakeFrame[];
+let body: FakeElement;
+let opener: { focus: ReturnType<typeof vi.fn> };
+let rootStyle: { overflow: string };
 
 beforeEach(() => {
   frames = [];
   win = new FakeWindow();
+  body = new FakeElement();
+  body.children = [];
+  opener = { focus: vi.fn() };
+  rootStyle = { overflow: 'scroll' };
   // The loader calls the window's members bare, as globals.
   vi.stubGlobal('location', win.location);
   vi.stubGlobal('addEventListener', win.addEventListener.bind(win));
   vi.stubGlobal('removeEventListener', win.removeEventListener.bind(win));
   vi.stubGlobal('document', {
+    body,
+    activeElement: opener,
+    documentElement: { style: rootStyle },
     createElement: () => {
       const frame = new FakeFrame();
       frames.push(frame);
@@ -80,34 +98,23 @@ function mount(options: Record<string, unknown> = {}) {
   return { element, events, handle, frame: frames.at(-1)! };
 }
 
-describe('frameSrc', () => {
-  it('encodes the token and the parent origin, and adds the language only when given', () => {
-    expect(frameSrc(CHECKOUT, 'a/b c?', SHOP)).toBe(`${CHECKOUT}/pay/a%2Fb%20c%3F/?embed=1&origin=https%3A%2F%2Fshop.example`);
-    expect(frameSrc(CHECKOUT, 't', SHOP, 'fr')).toBe(`${CHECKOUT}/pay/t/?embed=1&origin=https%3A%2F%2Fshop.example&lang=fr`);
-  });
-});
-
-describe('isHttpUrl', () => {
-  it.each(['https://shop.example/thanks', 'http://localhost:3000/', 'HTTPS://SHOP.EXAMPLE/'])('follows %s', (url) => {
-    expect(isHttpUrl(url)).toBe(true);
-  });
-  it.each(['javascript:alert(1)', ' javascript:alert(1)', 'data:text/html,x', '//shop.example/', '/thanks', '', null, 42])(
-    'refuses %s',
-    (url) => {
-      expect(isHttpUrl(url)).toBe(false);
-    },
-  );
-});
-
 describe('mount', () => {
   it('replaces the placeholder with a titled, borderless, non-scrolling frame', () => {
     const { element, frame } = mount({ language: 'es' });
     expect(element.children).toEqual([frame]);
-    expect(frame.src).toBe(frameSrc(CHECKOUT, 'tok', SHOP, 'es'));
+    expect(frame.src).toBe(`${CHECKOUT}/pay/tok/?embed=1&origin=https%3A%2F%2Fshop.example&lang=es`);
     expect(frame.title).toBe('Pago');
-    expect(frame.attributes.scrolling).toBe('no');
+    expect(frame.scrolling).toBe('no');
+    // Not an overlay's: its page draws no dialog.
+    expect(frame.name).toBe('');
     // Set through the CSSOM (cssText), which a strict style-src allows.
-    expect(frame.style.cssText!.split(';')).toEqual(expect.arrayContaining(['border:0', 'width:100%', 'overflow:hidden']));
+    expect(frame.style.cssText!.split(';')).toEqual(expect.arrayContaining(['border:0', 'width:100%', 'display:block']));
+    expect(frame.style.cssText).not.toContain('position');
+  });
+
+  it('encodes the token and the parent origin in the frame URL, and adds the language only when given', () => {
+    expect(mount({ token: 'a/b c?' }).frame.src).toBe(`${CHECKOUT}/pay/a%2Fb%20c%3F/?embed=1&origin=https%3A%2F%2Fshop.example`);
+    expect(mount({ token: 't', language: 'fr' }).frame.src).toBe(`${CHECKOUT}/pay/t/?embed=1&origin=https%3A%2F%2Fshop.example&lang=fr`);
   });
 
   it('calls onReady and dispatches a bubbling checkout:ready event carrying the message', () => {
@@ -170,14 +177,26 @@ describe('mount', () => {
     expect(win.location.assign).toHaveBeenCalledWith(`${SHOP}/cart`);
   });
 
-  it.each([null, 'javascript:alert(document.cookie)', 'data:text/html,<script>1</script>'])(
-    'does not navigate to redirect %s',
-    (redirect) => {
-      mount();
-      post({ ...completed, redirect });
-      expect(win.location.assign).not.toHaveBeenCalled();
-    },
-  );
+  it.each(['https://shop.example/thanks', 'http://localhost:3000/', 'HTTPS://SHOP.EXAMPLE/'])('follows the redirect %s', (redirect) => {
+    mount();
+    post({ ...completed, redirect });
+    expect(win.location.assign).toHaveBeenCalledWith(redirect);
+  });
+
+  it.each([
+    null,
+    'javascript:alert(document.cookie)',
+    ' javascript:alert(1)',
+    'data:text/html,<script>1</script>',
+    '//shop.example/',
+    '/thanks',
+    '',
+    42,
+  ])('does not navigate to redirect %s', (redirect) => {
+    mount();
+    post({ ...completed, redirect });
+    expect(win.location.assign).not.toHaveBeenCalled();
+  });
 
   it('passes errors to onError without ending the payment', () => {
     const onError = vi.fn();
@@ -193,6 +212,8 @@ describe('mount', () => {
     const onComplete = vi.fn();
     const { frame, events } = mount({ onComplete });
     post(completed, { origin: 'https://evil.example' });
+    post(completed, { origin: 'https://checkout.example.evil.example' });
+    post(completed, { origin: 'https://checkout.example:444' });
     post(completed, { source: { someOtherWindow: true } });
     post({ ...completed, version: 2 });
     post({ type: 'checkout:resize', version: 1, height: 9000 }, { origin: 'https://evil.example' });
@@ -200,6 +221,15 @@ describe('mount', () => {
     expect(events).toHaveLength(0);
     expect(frame.heightWrites).toEqual([]);
     expect(win.location.assign).not.toHaveBeenCalled();
+  });
+
+  it('ignores a message with no source window, even once its frame is gone (contentWindow null)', () => {
+    const onComplete = vi.fn();
+    const { frame } = mount({ onComplete });
+    win.dispatchEvent(Object.assign(new Event('message'), { origin: CHECKOUT, source: null, data: completed }));
+    frame.contentWindow = null;
+    win.dispatchEvent(Object.assign(new Event('message'), { origin: CHECKOUT, source: null, data: completed }));
+    expect(onComplete).not.toHaveBeenCalled();
   });
 
   it('keeps two mounts apart: each hears only its own frame', () => {
@@ -210,10 +240,17 @@ describe('mount', () => {
     expect(b.frame.heightWrites).toEqual(['300px']);
   });
 
-  it('does not expose the internal escape message on inline mounts', () => {
-    const { events } = mount();
+  it('does not expose the internal messages: close (an inline frame asking only removes itself), nor the older escape', () => {
+    const { events, frame } = mount();
     post({ type: 'checkout:escape', version: 1 });
+    expect(frame.isConnected).toBe(true);
+    post({ type: 'checkout:close', version: 1 });
     expect(events).toHaveLength(0);
+    expect(frame.isConnected).toBe(false);
+    expect(win.messageListeners.size).toBe(0);
+    // Nothing of an overlay's undoing: the page's scroll and focus are left alone.
+    expect(rootStyle.overflow).toBe('scroll');
+    expect(opener.focus).not.toHaveBeenCalled();
   });
 
   it('destroy() removes the frame and its own listener only', () => {
@@ -226,5 +263,105 @@ describe('mount', () => {
     expect(win.messageListeners.size).toBe(1);
     post({ type: 'checkout:resize', version: 1, height: 300 }, { source: kept.frame.contentWindow });
     expect(kept.frame.heightWrites).toEqual(['300px']);
+  });
+});
+
+describe('open (an overlay)', () => {
+  function open(options: Record<string, unknown> = {}) {
+    const events: CustomEvent[] = [];
+    for (const type of ['ready', 'resize', 'completed', 'cancelled', 'error', 'close'])
+      body.addEventListener(`checkout:${type}`, (e) => events.push(e as CustomEvent));
+    const onClose = vi.fn();
+    const handle = createCheckout(CHECKOUT).open({ token: 'tok', onClose, ...options });
+    return { events, handle, onClose, frame: frames.at(-1)! };
+  }
+
+  it("appends one named, fixed, full-viewport frame to the body, focuses it and stills the page", () => {
+    const { frame } = open({ language: 'fr' });
+    expect(body.children).toEqual([frame]);
+    // The name tells the frame's page to draw the dialog.
+    expect(frame.name).toBe('checkout-overlay');
+    expect(frame.title).toBe('Paiement');
+    expect(frame.src).toBe(`${CHECKOUT}/pay/tok/?embed=1&origin=https%3A%2F%2Fshop.example&lang=fr`);
+    expect(frame.style.cssText!.split(';')).toEqual(
+      expect.arrayContaining(['border:0', 'width:100%', 'height:100%', 'position:fixed', 'inset:0', 'background:#0009']),
+    );
+    expect(frame.style.cssText).toMatch(/z-index:\d{9}/);
+    expect(frame.focused).toBe(1);
+    expect(rootStyle.overflow).toBe('hidden');
+  });
+
+  it('closes on checkout:close: frame and listener gone, scroll and focus given back, onClose once', () => {
+    const { frame, onClose, events, handle } = open();
+    post({ type: 'checkout:ready', version: 1, language: 'en' });
+    post({ type: 'checkout:close', version: 1 });
+    expect(frame.isConnected).toBe(false);
+    expect(win.messageListeners.size).toBe(0);
+    expect(rootStyle.overflow).toBe('scroll');
+    expect(opener.focus).toHaveBeenCalledTimes(1);
+    expect(onClose).toHaveBeenCalledTimes(1);
+    // Internal: no event for it.
+    expect(events.map((e) => e.type)).toEqual(['checkout:ready']);
+    handle.close();
+    handle.destroy();
+    expect(onClose).toHaveBeenCalledTimes(1);
+    expect(opener.focus).toHaveBeenCalledTimes(1);
+  });
+
+  it('close() and destroy() close it the same way, once', () => {
+    const { frame, onClose, handle } = open();
+    handle.destroy();
+    handle.close();
+    expect(frame.isConnected).toBe(false);
+    expect(onClose).toHaveBeenCalledTimes(1);
+    expect(rootStyle.overflow).toBe('scroll');
+  });
+
+  it('closes on an error before the screen is ready (nothing in the frame could close it), and reports it', () => {
+    const onError = vi.fn();
+    const { frame, onClose, events } = open({ onError });
+    const refused = { type: 'checkout:error', version: 1, code: 'origin_not_allowed', message: "This payment can't be shown here" };
+    post(refused);
+    expect(frame.isConnected).toBe(false);
+    expect(onClose).toHaveBeenCalledTimes(1);
+    expect(onError).toHaveBeenCalledWith(refused);
+    expect(events.map((e) => e.detail)).toEqual([refused]);
+  });
+
+  it('stays open on errors once the screen is ready (the customer can retry)', () => {
+    const onError = vi.fn();
+    const { frame, onClose } = open({ onError });
+    post({ type: 'checkout:ready', version: 1, language: 'en' });
+    post({ type: 'checkout:error', version: 1, code: 'declined', message: 'Declined' });
+    expect(onError).toHaveBeenCalledTimes(1);
+    expect(frame.isConnected).toBe(true);
+    expect(onClose).not.toHaveBeenCalled();
+  });
+
+  it('closes when the frame never speaks, reporting checkout:error network after 10 s', () => {
+    vi.useFakeTimers();
+    try {
+      const onError = vi.fn();
+      const { frame, onClose } = open({ onError });
+      (frame as unknown as { onload: () => void }).onload();
+      vi.advanceTimersByTime(9_999);
+      expect(onError).not.toHaveBeenCalled();
+      vi.advanceTimersByTime(1);
+      expect(onError).toHaveBeenCalledWith({ type: 'checkout:error', version: 1, code: 'network', message: '' });
+      expect(frame.isConnected).toBe(false);
+      expect(onClose).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('ignores the escape older loaders closed on, and close from anywhere but its frame', () => {
+    const { frame, onClose } = open();
+    post({ type: 'checkout:ready', version: 1, language: 'en' });
+    post({ type: 'checkout:escape', version: 1 });
+    post({ type: 'checkout:close', version: 1 }, { origin: 'https://evil.example' });
+    post({ type: 'checkout:close', version: 1 }, { source: { someOtherWindow: true } });
+    expect(frame.isConnected).toBe(true);
+    expect(onClose).not.toHaveBeenCalled();
   });
 });

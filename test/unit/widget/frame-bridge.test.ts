@@ -4,6 +4,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MessageCountingWindow } from './fake-window';
 import { startFrameBridge } from '../../../widget/embed/frame-bridge';
+import { drawOverlay } from '../../../widget/embed/frame-overlay';
+
+// The overlay's dialog itself (DOM) is left to the browser tests: here only whether it is drawn.
+vi.mock('../../../widget/embed/frame-overlay', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../../../widget/embed/frame-overlay')>()),
+  drawOverlay: vi.fn(),
+}));
 
 const SHOP = 'https://shop.example';
 const CHECKOUT = 'https://checkout.example';
@@ -24,11 +31,19 @@ class FakeControl {
 }
 
 class FakeWindow extends MessageCountingWindow {
+  name = '';
   parent: object = { name: 'window.parent' };
 }
 
 let win: FakeWindow;
-let doc: { activeElement: unknown; documentElement: object; querySelectorAll: () => FakeControl[] } & EventTarget;
+let doc: {
+  activeElement: unknown;
+  documentElement: object;
+  querySelectorAll: () => FakeControl[];
+  querySelector: (selector: string) => unknown;
+} & EventTarget;
+let observed: unknown[];
+let openDialog: object | null;
 let pay: FakeControl;
 let cancel: FakeControl;
 
@@ -37,14 +52,26 @@ beforeEach(() => {
   Object.assign(win.parent, { postMessage: vi.fn() });
   pay = new FakeControl('pay');
   cancel = new FakeControl('cancel');
+  observed = [];
+  openDialog = null;
   doc = Object.assign(new EventTarget(), {
     activeElement: null as unknown,
     documentElement: { getBoundingClientRect: () => ({ height: 500 }) },
     querySelectorAll: () => [pay, cancel],
+    querySelector: (selector: string) => (selector === 'dialog[open]' ? openDialog : null),
   });
   vi.stubGlobal('window', win);
   vi.stubGlobal('document', doc);
-  vi.stubGlobal('ResizeObserver', class { observe() {} disconnect() {} });
+  vi.stubGlobal(
+    'ResizeObserver',
+    class {
+      observe(target: unknown) {
+        observed.push(target);
+      }
+      disconnect() {}
+    },
+  );
+  vi.mocked(drawOverlay).mockClear();
   vi.stubGlobal('HTMLInputElement', class {});
   vi.stubGlobal('getComputedStyle', () => ({ visibility: 'visible' }));
 });
@@ -119,5 +146,64 @@ describe('frame bridge: checkout:focus-last', () => {
     expect(win.messageListeners.size).toBe(0);
     post(focusLast);
     expect(doc.activeElement).toBeNull();
+  });
+});
+
+describe('frame bridge: inline or an overlay', () => {
+  const posted = () => vi.mocked((win.parent as { postMessage: (m: unknown, o: string) => void }).postMessage).mock.calls;
+  const escape = () => doc.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', cancelable: true }));
+  // Node has no KeyboardEvent: a plain Event with a key is all the bridge reads.
+  beforeEach(() => {
+    vi.stubGlobal(
+      'KeyboardEvent',
+      class extends Event {
+        key: string;
+        constructor(type: string, init: { key: string; cancelable?: boolean }) {
+          super(type, init);
+          this.key = init.key;
+        }
+      },
+    );
+  });
+
+  it('inline: measures its height, draws nothing, and forwards Escape as checkout:escape (older loaders)', () => {
+    startFrameBridge({ parentOrigin: SHOP });
+    expect(observed).toEqual([doc.documentElement]);
+    expect(drawOverlay).not.toHaveBeenCalled();
+    escape();
+    expect(posted()).toEqual([[{ type: 'checkout:escape', version: 1 }, SHOP]]);
+  });
+
+  it("an overlay's frame (named so by the loader) draws the dialog, sends no heights, and closes on Escape", () => {
+    win.name = 'checkout-overlay';
+    startFrameBridge({ parentOrigin: SHOP });
+    expect(drawOverlay).toHaveBeenCalledTimes(1);
+    expect(observed).toEqual([]);
+    escape();
+    expect(posted()).toEqual([[{ type: 'checkout:close', version: 1 }, SHOP]]);
+    // The dialog's close button asks the same.
+    vi.mocked(drawOverlay).mock.calls[0]![1]();
+    expect(posted()).toEqual([
+      [{ type: 'checkout:close', version: 1 }, SHOP],
+      [{ type: 'checkout:close', version: 1 }, SHOP],
+    ]);
+  });
+
+  it("keeps the overlay open on an Escape that a control or the screen's own dialog (the bank's challenge) takes", () => {
+    win.name = 'checkout-overlay';
+    startFrameBridge({ parentOrigin: SHOP });
+    const handled = new KeyboardEvent('keydown', { key: 'Escape', cancelable: true });
+    handled.preventDefault();
+    doc.dispatchEvent(handled);
+    openDialog = {};
+    escape();
+    expect(posted()).toEqual([]);
+  });
+
+  it('draws nothing when not framed, whatever its name', () => {
+    win.name = 'checkout-overlay';
+    win.parent = win;
+    startFrameBridge({ parentOrigin: SHOP });
+    expect(drawOverlay).not.toHaveBeenCalled();
   });
 });

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import type { CheckoutApi, CheckoutStub } from '../../../widget/embed/checkout';
-import { install, scriptOrigin } from '../../../widget/embed/install';
+import { install } from '../../../widget/embed/install';
 
 const CHECKOUT = 'https://checkout.example';
 const SNIPPET = readFileSync(new URL('../../../widget/embed/snippet.js', import.meta.url), 'utf8');
@@ -14,7 +14,7 @@ const placeholder = (token?: string, language?: string): Placeholder => ({
   nodeType: 1,
 });
 
-function fakePage({ readyState = 'complete', scriptSrc = `${CHECKOUT}/widget.js` as string | null } = {}) {
+function fakePage({ readyState = 'complete', scriptSrc = `${CHECKOUT}/widget.js` as string | null, scripts = [] as { src: string }[] } = {}) {
   const placeholders: Placeholder[] = [];
   const listeners: Record<string, () => void> = {};
   let observed: ((records: { addedNodes: unknown[] }[]) => void) | undefined;
@@ -23,6 +23,13 @@ function fakePage({ readyState = 'complete', scriptSrc = `${CHECKOUT}/widget.js`
     currentScript: scriptSrc ? { src: scriptSrc } : null,
     documentElement: {},
     querySelectorAll: (selector: string) => (selector === '[data-checkout-token]' ? placeholders : []),
+    // The first script whose src contains the text of a `script[src*="…"]` selector (the
+    // only kind of selector the loader asks querySelector).
+    querySelector: (selector: string) => {
+      const text = /^script\[src\*="([^"]+)"\]$/.exec(selector)?.[1];
+      if (text === undefined) throw new Error(`unexpected selector ${selector}`);
+      return scripts.find((s) => s.src.includes(text)) ?? null;
+    },
     addEventListener: (type: string, listener: () => void) => (listeners[type] = listener),
   };
   const win = {
@@ -47,10 +54,11 @@ function fakePage({ readyState = 'complete', scriptSrc = `${CHECKOUT}/widget.js`
   };
 }
 
-describe('scriptOrigin', () => {
-  it('takes the origin of the running script', () => {
-    const doc = { currentScript: { src: `${CHECKOUT}/widget.1a2b3c4d.js` }, scripts: [] };
-    expect(scriptOrigin(doc as never)).toBe(CHECKOUT);
+describe('the checkout origin', () => {
+  it('is the origin of the running script', () => {
+    const page = fakePage({ scriptSrc: `${CHECKOUT}/widget.1a2b3c4d.js`, scripts: [{ src: 'https://other.example/widget.js' }] });
+    install(page.win, page.factory);
+    expect(page.factory).toHaveBeenCalledWith(CHECKOUT);
   });
 
   it('falls back to the widget script tag when currentScript is null, ignoring look-alikes', () => {
@@ -59,8 +67,15 @@ describe('scriptOrigin', () => {
       { src: 'https://cdn.example/widgets/carousel.js' },
       { src: `${CHECKOUT}/widget.js?v=2` },
     ];
-    const doc = { currentScript: null, scripts };
-    expect(scriptOrigin(doc as never)).toBe(CHECKOUT);
+    const page = fakePage({ scriptSrc: null, scripts });
+    install(page.win, page.factory);
+    expect(page.factory).toHaveBeenCalledWith(CHECKOUT);
+  });
+
+  it('falls back to a versioned copy too', () => {
+    const page = fakePage({ scriptSrc: null, scripts: [{ src: `${CHECKOUT}/widget.1a2b3c4d.js` }] });
+    install(page.win, page.factory);
+    expect(page.factory).toHaveBeenCalledWith(CHECKOUT);
   });
 });
 

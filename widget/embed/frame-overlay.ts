@@ -1,0 +1,112 @@
+// The overlay's dialog, drawn by the checkout frame's own page when the loader opened it
+// as an overlay (`Checkout.open`): the loader only puts one transparent frame over the
+// merchant's page, with a backdrop, and removes it when asked (`checkout:close`). Here:
+// the dialog box, its title and close button in the screen's language, focus kept inside,
+// and the close button focused first. Part of the frame bridge's chunk, so only the embed
+// page loads it. Styles through element.style (the CSSOM): the page's CSP allows no inline
+// style attributes.
+
+/** [title, close button name] by the page's language (`<html lang>`: en, en-AU, es, fr). */
+const WORDS: Record<string, [string, string]> = {
+  en: ['Checkout', 'Close'],
+  es: ['Pago', 'Cerrar'],
+  fr: ['Paiement', 'Fermer'],
+};
+
+// Everything that can take focus by itself; what is disabled, hidden or out of the tab order
+// is filtered below.
+const FOCUSABLE = 'a[href],area[href],button,input,select,textarea,iframe,summary,[tabindex],[contenteditable]';
+
+/**
+ * Focuses the last control Tab can reach in `scope` (what Shift+Tab from a close button
+ * should land on), trying the previous one whenever focus does not take.
+ */
+export function focusLastControl(scope: ParentNode = document): HTMLElement | null {
+  const controls = [...scope.querySelectorAll<HTMLElement>(FOCUSABLE)];
+  for (let i = controls.length - 1; i >= 0; i--) {
+    const el = controls[i]!;
+    const radio = el instanceof HTMLInputElement && el.type == 'radio' && el.name ? el : null;
+    if (
+      el.tabIndex < 0 ||
+      el.matches(':disabled') ||
+      el.closest('[inert]') ||
+      // display: none (itself or an ancestor, type=hidden too) has no boxes.
+      !el.getClientRects().length ||
+      getComputedStyle(el).visibility != 'visible' ||
+      // Tab reaches a radio group on its checked button only, if it has one.
+      (radio && !radio.checked && radio.form?.querySelector(`input[type=radio][name="${CSS.escape(radio.name)}"]:checked`))
+    )
+      continue;
+    el.focus();
+    if (document.activeElement === el) return el;
+  }
+  return null;
+}
+
+function styled<K extends keyof HTMLElementTagNameMap>(doc: Document, tag: K, css: string): HTMLElementTagNameMap[K] {
+  const element = doc.createElement(tag);
+  element.style.cssText = css;
+  return element;
+}
+
+/**
+ * Moves everything the body holds into a dialog box with a title bar, focuses its close
+ * button, and returns the box's content (where the screen's controls are). `close` runs on
+ * the close button (Escape is the bridge's). Tab and Shift+Tab wrap around inside the box:
+ * one guard before the title bar hands focus to the screen's last control, one after the
+ * screen back to the close button, so focus never leaves the frame for the merchant's page
+ * behind.
+ */
+export function drawOverlay(doc: Document, close: () => void): HTMLElement {
+  const [title, closeName] = WORDS[doc.documentElement.lang.slice(0, 2)] ?? WORDS.en!;
+  // The frame's own box: the viewport, scrolling when the dialog is taller (the loader's
+  // frame has no scrollbar of its own). The root keeps the merchant page's colour scheme
+  // (light), as a frame whose scheme differs from its <iframe>'s is painted opaque; the
+  // dialog takes the screen's (light or dark).
+  doc.documentElement.style.colorScheme = 'light';
+  const backdrop = styled(doc, 'div', 'position:fixed;inset:0;overflow:auto');
+  const dialog = styled(
+    doc,
+    'div',
+    // As wide as the hosted page's card: the screen lays itself out by the frame's width,
+    // which is the viewport's.
+    'color-scheme:light dark;max-width:60rem;margin:5vh auto;background:var(--surface);color:var(--text);' +
+      'border-radius:var(--radius);box-shadow:var(--shadow);overflow:hidden',
+  );
+  dialog.setAttribute('role', 'dialog');
+  dialog.setAttribute('aria-modal', 'true');
+  // The visible title's words name the dialog.
+  dialog.setAttribute('aria-label', title);
+  const bar = styled(doc, 'div', 'display:flex;align-items:center;border-bottom:1px solid var(--border)');
+  const heading = styled(doc, 'h2', 'flex:1;margin:0;padding:0 1.25rem;font-size:1rem;font-weight:600');
+  heading.textContent = title;
+  // Its focus ring drawn inside it: the dialog's rounded corners clip what is outside.
+  const button = styled(
+    doc,
+    'button',
+    'padding:.5rem 1rem;border:0;background:none;color:inherit;font-size:1.75rem;line-height:1;cursor:pointer;outline-offset:-3px',
+  );
+  button.type = 'button';
+  button.textContent = '×';
+  button.setAttribute('aria-label', closeName);
+  button.onclick = close;
+  bar.append(heading, button);
+  const content = doc.createElement('div');
+  content.append(...doc.body.childNodes);
+  const guard = (onfocus: () => void) => {
+    const span = doc.createElement('span');
+    span.tabIndex = 0;
+    span.onfocus = onfocus;
+    return span;
+  };
+  dialog.append(
+    guard(() => focusLastControl(content) ?? button.focus()),
+    bar,
+    content,
+    guard(() => button.focus()),
+  );
+  backdrop.append(dialog);
+  doc.body.append(backdrop);
+  button.focus();
+  return content;
+}
