@@ -137,7 +137,7 @@ async function pageWeights(baseUrl: string, store: Store, hostedHtml: string) {
   const embed = await createTransaction(baseUrl, store.auth, transactionBody(3, merchant.origin));
   const pages: [string, string][] = [
     ['hosted page (3 products)', hostedHtml],
-    ['embed page (3 products)', await fetchPage(frameSrc(baseUrl, embed.token, merchant.origin))],
+    ['embed page (3 products)', await fetchPage(`${baseUrl}/pay/${encodeURIComponent(embed.token)}/?embed=1&origin=${encodeURIComponent(merchant.origin)}`)],
     ['save-card page', await fetchPage(`${baseUrl}${path(await saveCardPage(baseUrl, store.auth))}`)],
     ['sign-up page', await fetchPage(`${baseUrl}${path(await signUpPage(baseUrl, store.auth, merchant.origin))}`)],
   ];

@@ -6,7 +6,7 @@
 // overlay's dialog around the screen (frame-overlay.ts): only the embed page loads this
 // chunk, so the hosted page pays nothing for it.
 
-import { drawOverlay, focusLastControl } from './frame-overlay';
+import { drawOverlay, focusLastControl, type OverlayWords } from './frame-overlay';
 import { OVERLAY_NAME, PROTOCOL_VERSION, acceptParentMessage, type CheckoutResult, type FrameMessage } from './protocol';
 
 export interface FrameBridge {
@@ -20,7 +20,7 @@ export interface FrameBridge {
 
 type Body<T extends FrameMessage['type']> = Omit<Extract<FrameMessage, { type: T }>, 'type' | 'version'>;
 
-export function startFrameBridge({ parentOrigin }: { parentOrigin: string }): FrameBridge {
+export function startFrameBridge({ parentOrigin, words }: { parentOrigin: string; words: OverlayWords }): FrameBridge {
   const parent = window.parent;
   const framed = parent !== window;
   // An overlay's frame fills the viewport: it draws the dialog and sends no heights.
@@ -47,7 +47,7 @@ export function startFrameBridge({ parentOrigin }: { parentOrigin: string }): Fr
   });
   // Where the screen's controls are: in an overlay, inside its dialog, after the close button.
   let controls: ParentNode = document;
-  if (overlay) controls = drawOverlay(document, () => post('checkout:close', {}));
+  if (overlay) controls = drawOverlay(document, () => post('checkout:close', {}), words);
   else observer.observe(root);
   // Bubble phase on document: a control that handles Escape itself (and calls
   // preventDefault) keeps the overlay open, and so does a dialog of the screen's own (the

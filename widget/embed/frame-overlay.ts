@@ -6,12 +6,11 @@
 // page loads it. Styles through element.style (the CSSOM): the page's CSP allows no inline
 // style attributes.
 
-/** [title, close button name] by the page's language (`<html lang>`: en, en-AU, es, fr). */
-const WORDS: Record<string, [string, string]> = {
-  en: ['Checkout', 'Close'],
-  es: ['Pago', 'Cerrar'],
-  fr: ['Paiement', 'Fermer'],
-};
+/** The dialog's title and its close button's name, in the screen's language (locales/: `overlay.*`). */
+export interface OverlayWords {
+  title: string;
+  close: string;
+}
 
 // Everything that can take focus by itself; what is disabled, hidden or out of the tab order
 // is filtered below.
@@ -57,8 +56,7 @@ function styled<K extends keyof HTMLElementTagNameMap>(doc: Document, tag: K, cs
  * screen back to the close button, so focus never leaves the frame for the merchant's page
  * behind.
  */
-export function drawOverlay(doc: Document, close: () => void): HTMLElement {
-  const [title, closeName] = WORDS[doc.documentElement.lang.slice(0, 2)] ?? WORDS.en!;
+export function drawOverlay(doc: Document, close: () => void, { title, close: closeName }: OverlayWords): HTMLElement {
   // The frame's own box: the viewport, scrolling when the dialog is taller (the loader's
   // frame has no scrollbar of its own). The root keeps the merchant page's colour scheme
   // (light), as a frame whose scheme differs from its <iframe>'s is painted opaque; the

@@ -17,7 +17,7 @@ import type { CheckoutView } from './view';
  * challenge's own pages', and those of the parts the browser keeps as the server rendered
  * them (the order summary, the language switcher: components/parts.tsx).
  */
-const NEVER = /^(notFound|notEmbeddable|tooMany|provider|summary|language)\.|^challenge\.title/;
+const NEVER = /^(notFound|notEmbeddable|tooMany|provider|summary|language|overlay)\.|^challenge\.title/;
 
 /** Words of one flavour only (flavour.ts), or of some: the keys' owners. */
 const ONLY: [RegExp, Flavour[]][] = [
@@ -54,9 +54,11 @@ function pick(strings: Strings, flavour: Flavour, stage: Stage): Partial<Strings
  * answer brings; a page that already shows an answer (a decline, a result, a form posted
  * without JavaScript) gets them all.
  */
-export function clientStrings(strings: Strings, view: Pick<CheckoutView, 'status' | 'error' | 'retryAt' | 'saveCard' | 'subscription'>): Partial<Strings> {
+export function clientStrings(strings: Strings, view: Pick<CheckoutView, 'status' | 'error' | 'retryAt' | 'saveCard' | 'subscription' | 'embed'>): Partial<Strings> {
   const fresh = view.status === 'pending' && !view.error && !view.retryAt;
-  return pick(strings, flavourOf(view), fresh ? 'page' : 'all');
+  const picked = pick(strings, flavourOf(view), fresh ? 'page' : 'all');
+  // The overlay's title and close button, drawn by the widget's frame (frame-overlay.ts).
+  return view.embed ? { ...picked, 'overlay.title': strings['overlay.title'], 'overlay.close': strings['overlay.close'] } : picked;
 }
 
 const answered = new Map<string, Partial<Strings>>();

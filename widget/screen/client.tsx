@@ -68,13 +68,13 @@ async function main(): Promise<void> {
   const i18n = createTranslator(view.language, table);
   const deps: Partial<CheckoutDeps> = withResult(defaultDeps(), (words) => Object.assign(table, words));
   // Loaded only in embed mode (with the frame bridge) so the hosted page does not pay for it.
-  const embed = view.embed ? await import('./embed-mode').then((m) => m.startEmbedMode(view, deps)) : null;
+  const embed = view.embed ? await import('./embed-mode').then((m) => m.startEmbedMode(view, deps, i18n)) : null;
 
   const model = createCheckoutModel(view, deps);
   // A page that opens on a result hydrates with its chunk; without it, the server's
   // markup stays as it is, which is all a result page needs.
   if (model.payable.value || (await loadResult())) hydrateScreen(root, model, i18n);
-  embed?.(model, i18n);
+  embed?.(model);
 }
 
 void main();

@@ -69,8 +69,8 @@ function reportToParent(bridge: FrameBridge, model: CheckoutModel, i18n: Transla
  * Starts the bridge to the merchant's page and routes redirects through it (into `deps`);
  * returns what reports the screen to the parent once its model exists.
  */
-export function startEmbedMode(view: CheckoutView, deps: Partial<CheckoutDeps>): (model: CheckoutModel, i18n: Translator) => void {
-  const bridge = startFrameBridge({ parentOrigin: view.embed!.parentOrigin });
+export function startEmbedMode(view: CheckoutView, deps: Partial<CheckoutDeps>, i18n: Translator): (model: CheckoutModel) => void {
+  const bridge = startFrameBridge({ parentOrigin: view.embed!.parentOrigin, words: { title: i18n.t('overlay.title'), close: i18n.t('overlay.close') } });
   deps.onRedirect = embedRedirectHandler(bridge, view);
-  return (model, i18n) => reportToParent(bridge, model, i18n);
+  return (model) => reportToParent(bridge, model, i18n);
 }

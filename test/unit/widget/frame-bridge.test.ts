@@ -13,6 +13,8 @@ vi.mock('../../../widget/embed/frame-overlay', async (importOriginal) => ({
 }));
 
 const SHOP = 'https://shop.example';
+/** The overlay's words, as the screen hands them over from its strings. */
+const WORDS = { title: 'Pago', close: 'Cerrar' };
 const CHECKOUT = 'https://checkout.example';
 const focusLast = { type: 'checkout:focus-last', version: 1 };
 
@@ -84,14 +86,14 @@ const post = (data: unknown, from: { origin?: string; source?: unknown } = {}) =
 
 describe('frame bridge: checkout:focus-last', () => {
   it('focuses the last control when the parent page asks, at the parent origin', () => {
-    startFrameBridge({ parentOrigin: SHOP });
+    startFrameBridge({ parentOrigin: SHOP, words: WORDS });
     post(focusLast);
     expect(doc.activeElement).toBe(cancel);
     expect(pay.focused).toBe(0);
   });
 
   it('skips a last control that is disabled, hidden or out of the tab order', () => {
-    startFrameBridge({ parentOrigin: SHOP });
+    startFrameBridge({ parentOrigin: SHOP, words: WORDS });
     cancel.matches = () => true; // :disabled
     post(focusLast);
     expect(doc.activeElement).toBe(pay);
@@ -115,7 +117,7 @@ describe('frame bridge: checkout:focus-last', () => {
     ['the parent origin, from the frame itself', { source: 'self' }],
   ])('ignores it from %s', (_, row) => {
     const from: { origin?: string; source?: unknown } = row;
-    startFrameBridge({ parentOrigin: SHOP });
+    startFrameBridge({ parentOrigin: SHOP, words: WORDS });
     post(focusLast, { ...from, source: from.source === 'self' ? win : from.source });
     expect(doc.activeElement).toBeNull();
     expect(pay.focused + cancel.focused).toBe(0);
@@ -127,20 +129,20 @@ describe('frame bridge: checkout:focus-last', () => {
     ['another type', { type: 'checkout:escape', version: 1 }],
     ['a string', 'checkout:focus-last'],
   ])('ignores %s from the parent', (_, data) => {
-    startFrameBridge({ parentOrigin: SHOP });
+    startFrameBridge({ parentOrigin: SHOP, words: WORDS });
     post(data);
     expect(doc.activeElement).toBeNull();
   });
 
   it('ignores everything when not framed (the parent is the window itself)', () => {
     win.parent = win;
-    startFrameBridge({ parentOrigin: SHOP });
+    startFrameBridge({ parentOrigin: SHOP, words: WORDS });
     post(focusLast, { source: win });
     expect(doc.activeElement).toBeNull();
   });
 
   it('removes its message listener on stop()', () => {
-    const bridge = startFrameBridge({ parentOrigin: SHOP });
+    const bridge = startFrameBridge({ parentOrigin: SHOP, words: WORDS });
     expect(win.messageListeners.size).toBe(1);
     bridge.stop();
     expect(win.messageListeners.size).toBe(0);
@@ -167,7 +169,7 @@ describe('frame bridge: inline or an overlay', () => {
   });
 
   it('inline: measures its height, draws nothing, and forwards Escape as checkout:escape (older loaders)', () => {
-    startFrameBridge({ parentOrigin: SHOP });
+    startFrameBridge({ parentOrigin: SHOP, words: WORDS });
     expect(observed).toEqual([doc.documentElement]);
     expect(drawOverlay).not.toHaveBeenCalled();
     escape();
@@ -176,8 +178,10 @@ describe('frame bridge: inline or an overlay', () => {
 
   it("an overlay's frame (named so by the loader) draws the dialog, sends no heights, and closes on Escape", () => {
     win.name = 'checkout-overlay';
-    startFrameBridge({ parentOrigin: SHOP });
+    startFrameBridge({ parentOrigin: SHOP, words: WORDS });
     expect(drawOverlay).toHaveBeenCalledTimes(1);
+    // In the screen's words, from its strings (locales/: overlay.*).
+    expect(vi.mocked(drawOverlay).mock.calls[0]![2]).toEqual(WORDS);
     expect(observed).toEqual([]);
     escape();
     expect(posted()).toEqual([[{ type: 'checkout:close', version: 1 }, SHOP]]);
@@ -191,7 +195,7 @@ describe('frame bridge: inline or an overlay', () => {
 
   it("keeps the overlay open on an Escape that a control or the screen's own dialog (the bank's challenge) takes", () => {
     win.name = 'checkout-overlay';
-    startFrameBridge({ parentOrigin: SHOP });
+    startFrameBridge({ parentOrigin: SHOP, words: WORDS });
     const handled = new KeyboardEvent('keydown', { key: 'Escape', cancelable: true });
     handled.preventDefault();
     doc.dispatchEvent(handled);
@@ -203,7 +207,7 @@ describe('frame bridge: inline or an overlay', () => {
   it('draws nothing when not framed, whatever its name', () => {
     win.name = 'checkout-overlay';
     win.parent = win;
-    startFrameBridge({ parentOrigin: SHOP });
+    startFrameBridge({ parentOrigin: SHOP, words: WORDS });
     expect(drawOverlay).not.toHaveBeenCalled();
   });
 });
