@@ -444,6 +444,13 @@ test.describe('overlay', () => {
     const viewport = page.viewportSize()!;
     expect(await page.locator(OVERLAY).boundingBox()).toEqual({ x: 0, y: 0, width: viewport.width, height: viewport.height });
     expect(await page.evaluate(() => getComputedStyle(document.documentElement).overflow)).toBe('hidden');
+    // The page behind is inert, for a screen reader's virtual cursor as for the keyboard: its
+    // accessibility tree shows only the checkout's frame.
+    expect(await page.evaluate(() => document.body.inert)).toBe(true);
+    const cdp = await page.context().newCDPSession(page);
+    const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: { ignored: boolean; name?: { value?: string } }[] };
+    expect(nodes.filter((n) => !n.ignored && n.name?.value === 'Buy now')).toEqual([]);
+    await cdp.detach();
 
     // Forward through the close button, every control in the frame, and around again.
     const frame = await checkoutFrameHandle(page);
@@ -474,6 +481,7 @@ test.describe('overlay', () => {
     await expect(opener).toBeFocused();
     expect(await page.evaluate(() => (window as any).closeCount)).toBe(1);
     expect(await page.evaluate(() => document.documentElement.style.overflow)).toBe('');
+    expect(await page.evaluate(() => document.body.inert)).toBe(false);
     expect(await page.locator('iframe').count()).toBe(0);
 
     // Escape on the close button too.

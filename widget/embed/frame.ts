@@ -49,6 +49,7 @@ export function mountFrame(
     frame.remove();
     if (undo) {
       rootStyle.overflow = previousOverflow;
+      element.inert = false;
       previousFocus!.focus();
       options.onClose?.();
     }
@@ -116,7 +117,10 @@ export function mountFrame(
   frame.scrolling = 'no';
   if (overlay) {
     frame.name = OVERLAY_NAME;
-    element.append(frame);
+    // Beside <body>, which goes inert: the page behind is out of reach of screen readers'
+    // virtual cursor too, not only of the keyboard.
+    doc.documentElement.append(frame);
+    element.inert = true;
     // Keys go to the frame from the start; its page focuses its close button once drawn.
     frame.focus();
     rootStyle.overflow = 'hidden';

@@ -35,6 +35,8 @@ class FakeFrame {
 
 class FakeElement extends EventTarget {
   children: unknown[] = ['fallback link'];
+  inert = false;
+  style: { overflow?: string } = {};
   replaceChildren(...children: FakeFrame[]) {
     this.children = children;
     for (const child of children) child.isConnected = true;
@@ -52,6 +54,8 @@ class FakeWindow extends MessageCountingWindow {
 let win: FakeWindow;
 let frames: FakeFrame[];
 let body: FakeElement;
+/** <html>: an overlay's frame goes beside <body>. */
+let root: FakeElement;
 let opener: { focus: ReturnType<typeof vi.fn> };
 let rootStyle: { overflow: string };
 
@@ -62,6 +66,9 @@ beforeEach(() => {
   body.children = [];
   opener = { focus: vi.fn() };
   rootStyle = { overflow: 'scroll' };
+  root = new FakeElement();
+  root.children = [body];
+  root.style = rootStyle;
   // The loader calls the window's members bare, as globals.
   vi.stubGlobal('location', win.location);
   vi.stubGlobal('addEventListener', win.addEventListener.bind(win));
@@ -69,7 +76,7 @@ beforeEach(() => {
   vi.stubGlobal('document', {
     body,
     activeElement: opener,
-    documentElement: { style: rootStyle },
+    documentElement: root,
     createElement: () => {
       const frame = new FakeFrame();
       frames.push(frame);
@@ -276,9 +283,12 @@ describe('open (an overlay)', () => {
     return { events, handle, onClose, frame: frames.at(-1)! };
   }
 
-  it("appends one named, fixed, full-viewport frame to the body, focuses it and stills the page", () => {
+  it("appends one named, fixed, full-viewport frame beside the body, focuses it, stills the page and makes it inert", () => {
     const { frame } = open({ language: 'fr' });
-    expect(body.children).toEqual([frame]);
+    expect(root.children).toEqual([body, frame]);
+    expect(body.children).toEqual([]);
+    // Out of reach of a screen reader's virtual cursor too, not only of the keyboard.
+    expect(body.inert).toBe(true);
     // The name tells the frame's page to draw the dialog.
     expect(frame.name).toBe('checkout-overlay');
     expect(frame.title).toBe('Paiement');
@@ -298,6 +308,7 @@ describe('open (an overlay)', () => {
     expect(frame.isConnected).toBe(false);
     expect(win.messageListeners.size).toBe(0);
     expect(rootStyle.overflow).toBe('scroll');
+    expect(body.inert).toBe(false);
     expect(opener.focus).toHaveBeenCalledTimes(1);
     expect(onClose).toHaveBeenCalledTimes(1);
     // Internal: no event for it.
