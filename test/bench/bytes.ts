@@ -116,8 +116,12 @@ export function checkBudgets(a: AssetBytes): Budget[] {
  * The challenge dialog loads only when an issuer asks: it has its own budget above.
  */
 export const PAGE_JS_BUDGET = 15_000;
-/** Printed, not yet failing the run, until the pages meet it (issue 29's work in progress). */
-const PAGE_JS_ENFORCED = false;
+/**
+ * Until the pages meet PAGE_JS_BUDGET (printed, not failing the run): what they weigh at
+ * most, enforced, a little above what they weighed when it was set (docs/performance.md,
+ * sixth session), so they can only get lighter. Lower it as they do.
+ */
+const PAGE_JS_CEILING = { embed: 19_500, others: 18_000 };
 
 export interface PageWeight {
   /** What the page is, as printed: "hosted page (3 products)". */
@@ -176,5 +180,12 @@ export function pageWeight(page: string, html: string): PageWeight {
 }
 
 export function checkPageBudgets(pages: PageWeight[]): Budget[] {
-  return pages.map((p) => ({ name: `page JS + inline state, ${p.page}`, actual: p.gzip, limit: PAGE_JS_BUDGET, ok: p.gzip <= PAGE_JS_BUDGET, ...(PAGE_JS_ENFORCED ? {} : { advisory: true }) }));
+  return pages.flatMap((p) => {
+    const name = `page JS + inline state, ${p.page}`;
+    const ceiling = p.page.startsWith('embed') ? PAGE_JS_CEILING.embed : PAGE_JS_CEILING.others;
+    return [
+      { name: `${name}, ceiling`, actual: p.gzip, limit: ceiling, ok: p.gzip <= ceiling },
+      { name: `${name}, goal`, actual: p.gzip, limit: PAGE_JS_BUDGET, ok: p.gzip <= PAGE_JS_BUDGET, advisory: true },
+    ];
+  });
 }
