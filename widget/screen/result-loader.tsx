@@ -35,12 +35,22 @@ export function withResult(
   learn: (words: Record<string, string>) => void,
 ): Pick<CheckoutDeps, 'submit' | 'answer'> {
   const both = (request: Promise<CheckoutOutcome>) =>
-    Promise.all([request, loadResult()]).then(([answer]) => (learn(answer.strings ?? {}), answer));
+    Promise.all([request, loadResult()]).then(([answer]) => {
+      // No words with an answer the screen must show: an instance older than this page
+      // answered (a deploy under way). The page is asked for again, whole, from whichever
+      // instance answers, rather than shown with keys in place of words; it never settles.
+      if (!answer.strings && shownInPage(answer)) return (location.reload(), new Promise<never>(() => {}));
+      learn(answer.strings ?? {});
+      return answer;
+    });
   return {
     submit: (request, csrf) => both(deps.submit(request, csrf)),
     answer: (url, answer, csrf) => both(deps.answer(url, answer, csrf)),
   };
 }
+
+/** An answer the screen renders (a view, the paid screen before the shop, the challenge), not one it leaves the page for. */
+const shownInPage = (answer: CheckoutOutcome) => answer.outcome === 'view' || answer.view !== undefined || answer.kind === 'challenge';
 
 /**
  * A result the chunk was not there for (the link expired on the page, or the chunk failed
