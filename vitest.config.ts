@@ -24,6 +24,9 @@ export default defineConfig({
           environment: 'node',
           // Property tests run thousands of cases; on a shared two-core machine 5 s is not enough.
           testTimeout: 30_000,
+          // Vitest's default is one worker fewer than the cores: one, on these machines
+          // (30 s alone; 20 s with two, docs/performance.md).
+          maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
       },
