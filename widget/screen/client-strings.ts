@@ -21,7 +21,7 @@ const NEVER = /^(notFound|notEmbeddable|tooMany|provider|summary|language|overla
 
 /** Words of one flavour only (flavour.ts), or of some: the keys' owners. */
 const ONLY: [RegExp, Flavour[]][] = [
-  [/^(subscription\.|action\.subscribe$)/, ['subscription']],
+  [/^(subscription\.|action\.subscribe$|signup\.email$)/, ['subscription']],
   [/^(save\.|action\.saveCard$)/, ['save']],
   // A sign-up stores the card as the save page does: the same errors and challenge words.
   [/^(error\.save|challenge\.(bodySave|abandonSave)$)/, ['save', 'subscription']],
@@ -35,7 +35,7 @@ const ONLY: [RegExp, Flavour[]][] = [
  * The expired result is not one: the page's own clock shows it.
  */
 const ANSWERED =
-  /^(error\.(declined|insufficientFunds|gatewayFailed|gatewayTimeout|session|inProgress|tooManyAttempts|authentication|fieldsInvalid|save)|status\.(declined|paid|cancelled|checking|returning)|receipt|challenge|merchant\.labelPaid|(save|subscription)\.(declined|done|cancelled|labelDone))/;
+  /^(error\.(card\.(declined|testInLive)|declined|insufficientFunds|gatewayFailed|gatewayTimeout|session|inProgress|tooManyAttempts|authentication|fieldsInvalid|save)|status\.(declined|paid|cancelled|checking|returning)|receipt|challenge|merchant\.labelPaid|(save|subscription)\.(declined|done|cancelled|labelDone))/;
 
 type Stage = 'page' | 'answer' | 'all';
 
@@ -57,6 +57,16 @@ function pick(strings: Strings, flavour: Flavour, stage: Stage): Partial<Strings
 export function clientStrings(strings: Strings, view: Pick<CheckoutView, 'status' | 'error' | 'retryAt' | 'saveCard' | 'subscription' | 'embed'>): Partial<Strings> {
   const fresh = view.status === 'pending' && !view.error && !view.retryAt;
   const picked = pick(strings, flavourOf(view), fresh ? 'page' : 'all');
+  // The page's title names the frame's region (CheckoutScreen); the hosted page's <title> is the server's.
+  if (!view.embed) {
+    delete picked['page.title'];
+    delete picked['save.title'];
+  }
+  // A sign-up's price and period are said in its own interval only.
+  const interval = view.subscription?.interval;
+  for (const key of Object.keys(picked) as (keyof Strings)[]) {
+    if (/^subscription\.(price|every)\./.test(key) && !key.startsWith(`subscription.price.${interval}_`) && !key.startsWith(`subscription.every.${interval}_`)) delete picked[key];
+  }
   // The overlay's title and close button, drawn by the widget's frame (frame-overlay.ts).
   return view.embed ? { ...picked, 'overlay.title': strings['overlay.title'], 'overlay.close': strings['overlay.close'] } : picked;
 }

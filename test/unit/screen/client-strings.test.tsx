@@ -124,9 +124,10 @@ describe('clientStrings and outcomeStrings: the strings the browser gets', () =>
         expect(flavourOf(fresh)).toBe(flavour);
         // A page loaded in that state: its state's strings.
         expect(differences(language, flavour, (view) => clientStrings(all, view), true)).toEqual([]);
-        // Reached from a fresh page: its state's strings, and those every answer brings.
+        // Reached from a fresh page of the same kind (hosted, or in the widget's frame): its
+        // state's strings, and those every answer brings.
         const answer = outcomeStrings(language, flavour);
-        expect(differences(language, flavour, (_, answered) => ({ ...clientStrings(all, fresh), ...(answered ? answer : {}) }), false)).toEqual([]);
+        expect(differences(language, flavour, (view, answered) => ({ ...clientStrings(all, { ...fresh, embed: view.embed }), ...(answered ? answer : {}) }), false)).toEqual([]);
       });
     }
   }
@@ -141,6 +142,21 @@ describe('clientStrings and outcomeStrings: the strings the browser gets', () =>
     expect(save).toHaveProperty('error.saveDeclined');
     expect(save).not.toHaveProperty('action.pay');
     expect(save).not.toHaveProperty('summary.heading');
+    expect(save).not.toHaveProperty('signup.email');
+  });
+
+  it('gives a sign-up the words of its own interval, and the frame its region’s name', () => {
+    const weekly = FLAVOURS.subscription.subscription!;
+    const signUp = clientStrings(getStrings('en'), makeView({ subscription: { ...weekly, interval: 'week', intervalCount: 2 } }));
+    expect(signUp).toHaveProperty('subscription.price.week_other');
+    expect(signUp).toHaveProperty('subscription.every.week_one');
+    expect(signUp).not.toHaveProperty('subscription.price.month_one');
+    expect(signUp).not.toHaveProperty('subscription.every.month_other');
+    expect(signUp).toHaveProperty('signup.email');
+    expect(clientStrings(getStrings('en'), makeView())).not.toHaveProperty('page.title');
+    const frame = makeView({ embed: { parentOrigin: 'https://shop.example', returnUrl: null, cancelUrl: null, justFinished: false } });
+    expect(clientStrings(getStrings('en'), frame)).toHaveProperty('page.title');
+    expect(clientStrings(getStrings('en'), { ...frame, saveCard: true })).toHaveProperty('save.title');
   });
 });
 
