@@ -10,7 +10,8 @@ import type { Language } from '../i18n/language';
 import type { Strings } from '../i18n/messages';
 import { getStrings } from '../i18n/server';
 import { type Flavour, flavourOf } from './flavour';
-import type { CheckoutView } from './view';
+import { inTrial } from './components/SubscriptionSummary';
+import type { CheckoutView, SubscriptionTerms } from './view';
 
 /**
  * Words the hydrated screen never renders: the message pages', the provider's and the
@@ -50,6 +51,26 @@ function pick(strings: Strings, flavour: Flavour, stage: Stage): Partial<Strings
 }
 
 /**
+ * A sign-up's terms are the page's own (SubscriptionSummary.tsx): its price and period in its
+ * interval only, and the words of its kind of terms, with a trial or without, past due or not.
+ */
+function dropOtherTerms(picked: Partial<Strings>, terms: SubscriptionTerms): void {
+  const trial = inTrial(terms);
+  const unused: Record<string, boolean> = {
+    'subscription.consent': trial,
+    'subscription.consentFrom': !trial,
+    'subscription.then': !trial,
+    'subscription.trial': !trial,
+    'subscription.pastDue': !terms.pastDue,
+    'subscription.firstCharge': terms.pastDue,
+  };
+  for (const key of Object.keys(picked) as (keyof Strings)[]) {
+    const [, kind, interval] = /^(subscription\.(?:price|every))\.([a-z]+)_/.exec(key) ?? [];
+    if (unused[key.replace(/_[a-z]+$/, '')] || (kind && interval !== terms.interval)) delete picked[key];
+  }
+}
+
+/**
  * The state's strings: a fresh page's (open, nothing said yet) leave out what only an
  * answer brings; a page that already shows an answer (a decline, a result, a form posted
  * without JavaScript) gets them all.
@@ -62,11 +83,7 @@ export function clientStrings(strings: Strings, view: Pick<CheckoutView, 'status
     delete picked['page.title'];
     delete picked['save.title'];
   }
-  // A sign-up's price and period are said in its own interval only.
-  const interval = view.subscription?.interval;
-  for (const key of Object.keys(picked) as (keyof Strings)[]) {
-    if (/^subscription\.(price|every)\./.test(key) && !key.startsWith(`subscription.price.${interval}_`) && !key.startsWith(`subscription.every.${interval}_`)) delete picked[key];
-  }
+  if (view.subscription) dropOtherTerms(picked, view.subscription);
   // The overlay's title and close button, drawn by the widget's frame (frame-overlay.ts).
   return view.embed ? { ...picked, 'overlay.title': strings['overlay.title'], 'overlay.close': strings['overlay.close'] } : picked;
 }
