@@ -119,7 +119,7 @@ export const PAGE_JS_BUDGET = 15_000;
 /**
  * Until the pages meet PAGE_JS_BUDGET (printed, not failing the run): what they weigh at
  * most, enforced, a little above what they weighed when it was last lowered
- * (docs/performance.md, seventh session: 18,267 B embed, 16,775 B at most the others),
+ * (docs/performance.md, seventh session: 18,294 B embed, 16,749 B at most the others),
  * so they can only get lighter. Lower it as they do.
  */
 const PAGE_JS_CEILING = { embed: 18_500, others: 17_000 };
