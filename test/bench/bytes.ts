@@ -118,10 +118,11 @@ export function checkBudgets(a: AssetBytes): Budget[] {
 export const PAGE_JS_BUDGET = 15_000;
 /**
  * Until the pages meet PAGE_JS_BUDGET (printed, not failing the run): what they weigh at
- * most, enforced, a little above what they weighed when it was set (docs/performance.md,
- * sixth session), so they can only get lighter. Lower it as they do.
+ * most, enforced, a little above what they weighed when it was last lowered
+ * (docs/performance.md, seventh session: 18,294 B embed, 16,749 B at most the others),
+ * so they can only get lighter. Lower it as they do.
  */
-const PAGE_JS_CEILING = { embed: 19_500, others: 18_000 };
+const PAGE_JS_CEILING = { embed: 18_500, others: 17_000 };
 
 export interface PageWeight {
   /** What the page is, as printed: "hosted page (3 products)". */

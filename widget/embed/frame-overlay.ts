@@ -3,8 +3,8 @@
 // merchant's page, with a backdrop, and removes it when asked (`checkout:close`). Here:
 // the dialog box, its title and close button in the screen's language, focus kept inside,
 // and the close button focused first. Part of the frame bridge's chunk, so only the embed
-// page loads it. Styles through element.style (the CSSOM): the page's CSP allows no inline
-// style attributes.
+// page loads it. Its styles are the screen's stylesheet's (`.overlay…` in
+// widget/screen/styles.css), which the frame's page has: the script names classes only.
 
 /** The dialog's title and its close button's name, in the screen's language (locales/: `overlay.*`). */
 export interface OverlayWords {
@@ -42,9 +42,9 @@ export function focusLastControl(scope: ParentNode = document): HTMLElement | nu
   return null;
 }
 
-function styled<K extends keyof HTMLElementTagNameMap>(doc: Document, tag: K, css: string): HTMLElementTagNameMap[K] {
+function styled<K extends keyof HTMLElementTagNameMap>(doc: Document, tag: K, className: string): HTMLElementTagNameMap[K] {
   const element = doc.createElement(tag);
-  element.style.cssText = css;
+  element.className = className;
   return element;
 }
 
@@ -57,33 +57,19 @@ function styled<K extends keyof HTMLElementTagNameMap>(doc: Document, tag: K, cs
  * behind.
  */
 export function drawOverlay(doc: Document, close: () => void, { title, close: closeName }: OverlayWords): HTMLElement {
-  // The frame's own box: the viewport, scrolling when the dialog is taller (the loader's
-  // frame has no scrollbar of its own). The root keeps the merchant page's colour scheme
-  // (light), as a frame whose scheme differs from its <iframe>'s is painted opaque; the
-  // dialog takes the screen's (light or dark).
+  // The root keeps the merchant page's colour scheme (light), as a frame whose scheme
+  // differs from its <iframe>'s is painted opaque; the dialog takes the screen's.
   doc.documentElement.style.colorScheme = 'light';
-  const backdrop = styled(doc, 'div', 'position:fixed;inset:0;overflow:auto');
-  const dialog = styled(
-    doc,
-    'div',
-    // As wide as the hosted page's card: the screen lays itself out by the frame's width,
-    // which is the viewport's.
-    'color-scheme:light dark;max-width:60rem;margin:5vh auto;background:var(--surface);color:var(--text);' +
-      'border-radius:var(--radius);box-shadow:var(--shadow);overflow:hidden',
-  );
+  const backdrop = styled(doc, 'div', 'overlay');
+  const dialog = styled(doc, 'div', 'overlay__dialog');
   dialog.setAttribute('role', 'dialog');
   dialog.setAttribute('aria-modal', 'true');
   // The visible title's words name the dialog.
   dialog.setAttribute('aria-label', title);
-  const bar = styled(doc, 'div', 'display:flex;align-items:center;border-bottom:1px solid var(--border)');
-  const heading = styled(doc, 'h2', 'flex:1;margin:0;padding:0 1.25rem;font-size:1rem;font-weight:600');
+  const bar = styled(doc, 'div', 'overlay__bar');
+  const heading = styled(doc, 'h2', 'overlay__title');
   heading.textContent = title;
-  // Its focus ring drawn inside it: the dialog's rounded corners clip what is outside.
-  const button = styled(
-    doc,
-    'button',
-    'padding:.5rem 1rem;border:0;background:none;color:inherit;font-size:1.75rem;line-height:1;cursor:pointer;outline-offset:-3px',
-  );
+  const button = styled(doc, 'button', 'overlay__close');
   button.type = 'button';
   button.textContent = '×';
   button.setAttribute('aria-label', closeName);

@@ -10,7 +10,8 @@ import type { Language } from '../i18n/language';
 import type { Strings } from '../i18n/messages';
 import { getStrings } from '../i18n/server';
 import { type Flavour, flavourOf } from './flavour';
-import type { CheckoutView } from './view';
+import { inTrial } from './components/SubscriptionSummary';
+import type { CheckoutView, SubscriptionTerms } from './view';
 
 /**
  * Words the hydrated screen never renders: the message pages', the provider's and the
@@ -21,7 +22,7 @@ const NEVER = /^(notFound|notEmbeddable|tooMany|provider|summary|language|overla
 
 /** Words of one flavour only (flavour.ts), or of some: the keys' owners. */
 const ONLY: [RegExp, Flavour[]][] = [
-  [/^(subscription\.|action\.subscribe$)/, ['subscription']],
+  [/^(subscription\.|action\.subscribe$|signup\.email$)/, ['subscription']],
   [/^(save\.|action\.saveCard$)/, ['save']],
   // A sign-up stores the card as the save page does: the same errors and challenge words.
   [/^(error\.save|challenge\.(bodySave|abandonSave)$)/, ['save', 'subscription']],
@@ -35,7 +36,7 @@ const ONLY: [RegExp, Flavour[]][] = [
  * The expired result is not one: the page's own clock shows it.
  */
 const ANSWERED =
-  /^(error\.(declined|insufficientFunds|gatewayFailed|gatewayTimeout|session|inProgress|tooManyAttempts|authentication|fieldsInvalid|save)|status\.(declined|paid|cancelled|checking|returning)|receipt|challenge|merchant\.labelPaid|(save|subscription)\.(declined|done|cancelled|labelDone))/;
+  /^(error\.(card\.(declined|testInLive)|declined|insufficientFunds|gatewayFailed|gatewayTimeout|session|inProgress|tooManyAttempts|authentication|fieldsInvalid|save)|status\.(declined|paid|cancelled|checking|returning)|receipt|challenge|merchant\.labelPaid|(save|subscription)\.(declined|done|cancelled|labelDone))/;
 
 type Stage = 'page' | 'answer' | 'all';
 
@@ -50,6 +51,26 @@ function pick(strings: Strings, flavour: Flavour, stage: Stage): Partial<Strings
 }
 
 /**
+ * A sign-up's terms are the page's own (SubscriptionSummary.tsx): its price and period in its
+ * interval only, and the words of its kind of terms, with a trial or without, past due or not.
+ */
+function dropOtherTerms(picked: Partial<Strings>, terms: SubscriptionTerms): void {
+  const trial = inTrial(terms);
+  const unused: Record<string, boolean> = {
+    'subscription.consent': trial,
+    'subscription.consentFrom': !trial,
+    'subscription.then': !trial,
+    'subscription.trial': !trial,
+    'subscription.pastDue': !terms.pastDue,
+    'subscription.firstCharge': terms.pastDue,
+  };
+  for (const key of Object.keys(picked) as (keyof Strings)[]) {
+    const [, kind, interval] = /^(subscription\.(?:price|every))\.([a-z]+)_/.exec(key) ?? [];
+    if (unused[key.replace(/_[a-z]+$/, '')] || (kind && interval !== terms.interval)) delete picked[key];
+  }
+}
+
+/**
  * The state's strings: a fresh page's (open, nothing said yet) leave out what only an
  * answer brings; a page that already shows an answer (a decline, a result, a form posted
  * without JavaScript) gets them all.
@@ -57,6 +78,12 @@ function pick(strings: Strings, flavour: Flavour, stage: Stage): Partial<Strings
 export function clientStrings(strings: Strings, view: Pick<CheckoutView, 'status' | 'error' | 'retryAt' | 'saveCard' | 'subscription' | 'embed'>): Partial<Strings> {
   const fresh = view.status === 'pending' && !view.error && !view.retryAt;
   const picked = pick(strings, flavourOf(view), fresh ? 'page' : 'all');
+  // The page's title names the frame's region (CheckoutScreen); the hosted page's <title> is the server's.
+  if (!view.embed) {
+    delete picked['page.title'];
+    delete picked['save.title'];
+  }
+  if (view.subscription) dropOtherTerms(picked, view.subscription);
   // The overlay's title and close button, drawn by the widget's frame (frame-overlay.ts).
   return view.embed ? { ...picked, 'overlay.title': strings['overlay.title'], 'overlay.close': strings['overlay.close'] } : picked;
 }

@@ -7,44 +7,48 @@ import { answerChallenge, applyView, askCancel, cancel, expire, keepPaying, pay 
 import { modelClock } from './model-clock';
 import { type CheckoutDeps, defaultDeps } from './model-deps';
 import { checkField, restoreInputs, selectGateway, setField } from './model-input';
-import { createModelState, type FocusTarget, withExpiry } from './model-state';
-import type { ChallengeAnswer, CheckoutAction } from './transport';
+import { createModelState, type ModelState, withExpiry } from './model-state';
+import type { ChallengeAnswer } from './transport';
 import type { CheckoutView } from './view';
 
 export type { CheckoutDeps } from './model-deps';
 
 export type CheckoutModel = ReturnType<typeof createCheckoutModel>;
 
+/** The state's signals components may read; the model's actions are what changes them. */
+type StateKey =
+  | 'view'
+  | 'gatewayId'
+  | 'values'
+  | 'fieldErrors'
+  | 'message'
+  | 'pending'
+  | 'redirecting'
+  | 'returningTo'
+  | 'now'
+  | 'timeZone'
+  | 'interactive'
+  | 'focusTarget'
+  | 'confirmingCancel'
+  | 'challenge'
+  | 'gateway'
+  | 'status'
+  | 'payable'
+  | 'remainingMs'
+  | 'showCountdown'
+  | 'minutesLeft'
+  | 'locked';
+type ReadonlyState = { readonly [K in StateKey]: ReadonlySignal<ModelState[K]['value']> };
+
 export function createCheckoutModel(givenView: CheckoutView, overrides: Partial<CheckoutDeps> = {}) {
   const deps: CheckoutDeps = { ...defaultDeps(), ...overrides };
   const m = createModelState(withExpiry(givenView), deps);
 
   return {
-    // state
-    view: m.view as ReadonlySignal<CheckoutView>,
-    gatewayId: m.gatewayId as ReadonlySignal<string | null>,
-    values: m.values as ReadonlySignal<Record<string, string>>,
-    fieldErrors: m.fieldErrors as ReadonlySignal<Record<string, string>>,
-    message: m.message as ReadonlySignal<string | null>,
-    pending: m.pending as ReadonlySignal<CheckoutAction | null>,
-    redirecting: m.redirecting as ReadonlySignal<boolean>,
-    now: m.now as ReadonlySignal<number>,
-    timeZone: m.timeZone as ReadonlySignal<string | undefined>,
-    interactive: m.interactive as ReadonlySignal<boolean>,
-    focusTarget: m.focusTarget as ReadonlySignal<FocusTarget | null>,
-    confirmingCancel: m.confirmingCancel as ReadonlySignal<boolean>,
-    challenge: m.challenge as ReadonlySignal<string | null>,
-    // derived
-    gateway: m.gateway,
-    status: m.status,
-    payable: m.payable,
-    remainingMs: m.remainingMs,
-    showCountdown: m.showCountdown,
-    minutesLeft: m.minutesLeft,
-    locked: m.locked,
-    // actions
+    // The state itself, not a copy of each signal's name (issue 29: the page's weight): the
+    // rest of it (deps, the clock's helpers) is there too, out of the type.
+    ...(m as ReadonlyState),
     selectGateway: (id: string) => selectGateway(m, id),
-    returningTo: m.returningTo,
     setField: (name: string, value: string) => setField(m, name, value),
     checkField: (name: string) => checkField(m, name),
     pay: () => pay(m),

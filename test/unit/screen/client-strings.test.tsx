@@ -80,10 +80,10 @@ function states(keys: string[], flavour: Flavour): State[] {
 type Words = (view: CheckoutView, answered: boolean) => Partial<Strings>;
 
 /** Each state and the challenge, each with the strings `words` gives it, as name: markup. */
-function renderAll(language: Language, flavour: Flavour, words: Words, asLoaded: boolean): string[] {
+function renderAll(language: Language, flavour: Flavour, words: Words, asLoaded: boolean, base = FLAVOURS[flavour]): string[] {
   const keys = Object.keys(getStrings(language));
   const out = states(keys, flavour).map(([name, overrides, act, answered]) => {
-    const view = makeView({ language, ...FLAVOURS[flavour], ...overrides });
+    const view = makeView({ language, ...base, ...overrides });
     const model = createCheckoutModel(view, {
       now: () => Date.parse(SERVER_NOW),
       timers: { setTimeout: () => 0, clearTimeout: () => undefined },
@@ -92,7 +92,7 @@ function renderAll(language: Language, flavour: Flavour, words: Words, asLoaded:
     const i18n = createTranslator(language, words(view, answered));
     return `${name}: ${renderToString(<CheckoutScreen model={model} i18n={i18n} parts={PARTS} />)}`;
   });
-  const fresh = makeView({ language, ...FLAVOURS[flavour] });
+  const fresh = makeView({ language, ...base });
   // The challenge is never a page's first view: it opens from an answer.
   if (!asLoaded) {
     const challenge = createTranslator(language, words(fresh, true));
@@ -110,9 +110,9 @@ function firstDifference(actual: string, expected: string): string {
   return `${actual.slice(0, actual.indexOf(':'))}: …${actual.slice(at - 40, at + 40)}… instead of …${expected.slice(at - 40, at + 40)}…`;
 }
 
-function differences(language: Language, flavour: Flavour, words: Words, asLoaded: boolean): string[] {
-  const expected = renderAll(language, flavour, () => getStrings(language), asLoaded);
-  return renderAll(language, flavour, words, asLoaded).flatMap((html, i) => (html === expected[i] ? [] : [firstDifference(html, expected[i]!)]));
+function differences(language: Language, flavour: Flavour, words: Words, asLoaded: boolean, base = FLAVOURS[flavour]): string[] {
+  const expected = renderAll(language, flavour, () => getStrings(language), asLoaded, base);
+  return renderAll(language, flavour, words, asLoaded, base).flatMap((html, i) => (html === expected[i] ? [] : [firstDifference(html, expected[i]!)]));
 }
 
 describe('clientStrings and outcomeStrings: the strings the browser gets', () => {
@@ -124,11 +124,32 @@ describe('clientStrings and outcomeStrings: the strings the browser gets', () =>
         expect(flavourOf(fresh)).toBe(flavour);
         // A page loaded in that state: its state's strings.
         expect(differences(language, flavour, (view) => clientStrings(all, view), true)).toEqual([]);
-        // Reached from a fresh page: its state's strings, and those every answer brings.
+        // Reached from a fresh page of the same kind (hosted, or in the widget's frame): its
+        // state's strings, and those every answer brings.
         const answer = outcomeStrings(language, flavour);
-        expect(differences(language, flavour, (_, answered) => ({ ...clientStrings(all, fresh), ...(answered ? answer : {}) }), false)).toEqual([]);
+        expect(differences(language, flavour, (view, answered) => ({ ...clientStrings(all, { ...fresh, embed: view.embed }), ...(answered ? answer : {}) }), false)).toEqual([]);
       });
     }
+  }
+
+  // A sign-up's state has the words of its own kind of terms (with or without a trial, past
+  // due), and of its interval: each kind reads the same as with all strings.
+  const TERMS = FLAVOURS.subscription.subscription!;
+  for (const [name, terms] of [
+    ['without a trial, weekly', { ...TERMS, trialDays: 0, interval: 'week', intervalCount: 2 }],
+    ['past due, yearly', { ...TERMS, pastDue: true, interval: 'year' }],
+    ['past due with trial days left, daily', { ...TERMS, pastDue: true, trialDays: 3, interval: 'day', intervalCount: 1 }],
+  ] as const) {
+    it(`a sign-up ${name}: every state reads the same, in each language`, () => {
+      for (const language of LANGUAGES) {
+        const all = getStrings(language);
+        const base = { subscription: terms };
+        const fresh = makeView({ language, ...base });
+        expect(differences(language, 'subscription', (view) => clientStrings(all, view), true, base)).toEqual([]);
+        const answer = outcomeStrings(language, 'subscription');
+        expect(differences(language, 'subscription', (view, answered) => ({ ...clientStrings(all, { ...fresh, embed: view.embed }), ...(answered ? answer : {}) }), false, base)).toEqual([]);
+      }
+    });
   }
 
   it('leaves out the other flavours’ words and the pages the browser never shows', () => {
@@ -141,6 +162,21 @@ describe('clientStrings and outcomeStrings: the strings the browser gets', () =>
     expect(save).toHaveProperty('error.saveDeclined');
     expect(save).not.toHaveProperty('action.pay');
     expect(save).not.toHaveProperty('summary.heading');
+    expect(save).not.toHaveProperty('signup.email');
+  });
+
+  it('gives a sign-up the words of its own interval, and the frame its region’s name', () => {
+    const weekly = FLAVOURS.subscription.subscription!;
+    const signUp = clientStrings(getStrings('en'), makeView({ subscription: { ...weekly, interval: 'week', intervalCount: 2 } }));
+    expect(signUp).toHaveProperty('subscription.price.week_other');
+    expect(signUp).toHaveProperty('subscription.every.week_one');
+    expect(signUp).not.toHaveProperty('subscription.price.month_one');
+    expect(signUp).not.toHaveProperty('subscription.every.month_other');
+    expect(signUp).toHaveProperty('signup.email');
+    expect(clientStrings(getStrings('en'), makeView())).not.toHaveProperty('page.title');
+    const frame = makeView({ embed: { parentOrigin: 'https://shop.example', returnUrl: null, cancelUrl: null, justFinished: false } });
+    expect(clientStrings(getStrings('en'), frame)).toHaveProperty('page.title');
+    expect(clientStrings(getStrings('en'), { ...frame, saveCard: true })).toHaveProperty('save.title');
   });
 });
 

@@ -36,7 +36,9 @@ describe('renderDocument: the document', () => {
     expect(html).toContain('<link rel="stylesheet" href="/assets/client-abc.css">');
     expect(html).toContain('<script type="module" nonce="abc123" src="/assets/client-abc.js"></script>');
     expect(html).toContain('<title>Pay Tienda Ejemplo</title>');
-    expect(stateOf(html).view.token).toBe('tok_test');
+    expect(stateOf(html).view.merchantName).toBe('Tienda Ejemplo');
+    // The browser posts to the page's own URL: the token is not repeated in its state.
+    expect(stateOf(html).view).not.toHaveProperty('token');
     expect(stateOf(html).strings['action.pay']).toBe('Pay {{amount}}');
   });
 

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { htmlLang, LANGUAGES } from '../../i18n/language';
 import type { Translator } from '../../i18n/messages';
-import { BackIcon, LockIcon } from './icons';
+import { Icon } from './icons';
 
 export interface BackLink {
   href: string;
@@ -62,12 +62,12 @@ export function Chrome({
         <header class="topbar">
           {back && (
             <a class="topbar__back" href={back.href}>
-              <BackIcon class="icon--sm" />
+              <Icon name="back" class="icon--sm" />
               <span>{i18n.t('action.back', { merchant: back.merchant })}</span>
             </a>
           )}
           <span class="topbar__secure">
-            <LockIcon class="icon--sm" />
+            <Icon name="lock" class="icon--sm" />
             <span class="topbar__secure-text">{i18n.t('page.secure')}</span>
           </span>
           {testMode && <span class="topbar__test">{i18n.t('page.testMode')}</span>}

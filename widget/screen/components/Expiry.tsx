@@ -1,6 +1,6 @@
 import { useScreen } from '../context';
 import { formatCountdown, formatDateTime } from '../../i18n/format';
-import { ClockIcon } from './icons';
+import { Icon } from './icons';
 
 /**
  * When the link expires. In the last ten minutes a countdown ticks visibly each second,
@@ -11,7 +11,7 @@ export function Expiry() {
   const countdown = model.showCountdown.value;
   return (
     <div class={countdown ? 'expiry expiry--urgent' : 'expiry'}>
-      <ClockIcon class="icon--sm" />
+      <Icon name="clock" class="icon--sm" />
       {countdown ? (
         <span class="expiry__text" aria-hidden="true">
           {i18n.t('expiry.timeLeft')}{' '}

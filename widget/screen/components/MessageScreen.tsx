@@ -1,6 +1,6 @@
 import type { Translator } from '../../i18n/messages';
 import { Chrome } from './Chrome';
-import { SearchIcon } from './icons';
+import { Icon } from './icons';
 
 /** The pages that say one thing and offer nothing: which one, by its strings' prefix. */
 export type Message = 'notFound' | 'tooMany' | 'notEmbeddable';
@@ -16,7 +16,7 @@ export function MessageScreen({ i18n, message }: { i18n: Translator; message: Me
         <section class="pane">
           <div class="status status--neutral">
             <div class="status__badge">
-              <SearchIcon />
+              <Icon name="search" />
             </div>
             <h1 class="status__title">{i18n.t(`${message}.title`)}</h1>
             <p class="status__text">{i18n.t(`${message}.body`)}</p>

@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useMoney, useScreen } from '../context';
 import { brandName } from '../../fields/card';
 import { formatDateTime, shortReference } from '../../i18n/format';
-import { BackIcon, CheckIcon, CrossIcon, HourglassIcon, PrintIcon } from './icons';
+import { Icon } from './icons';
 import { keyOf } from '../flavour';
 
 /** The heading takes focus when the state changes under the customer (see CheckoutScreen). */
@@ -24,7 +24,7 @@ function BackToShop({ href }: { href: string | null | undefined }) {
   if (!href) return null;
   return (
     <a class="button button--primary status__back" href={href}>
-      <BackIcon class="icon--sm" />
+      <Icon name="back" class="icon--sm" />
       <span>{i18n.t('action.back', { merchant: model.view.value.merchantName })}</span>
     </a>
   );
@@ -43,7 +43,7 @@ export function PaidPanel() {
     : brand;
   const returning = model.returningTo.value;
   return (
-    <StatusPanel tone="success" icon={<CheckIcon />} title={i18n.t(keyOf(view, { pay: 'status.paid.title', subscription: 'subscription.done.title', save: 'save.done.title' }))}>
+    <StatusPanel tone="success" icon={<Icon name="check" />} title={i18n.t(keyOf(view, { pay: 'status.paid.title', subscription: 'subscription.done.title', save: 'save.done.title' }))}>
       <p class="status__text">
         {i18n.t(keyOf(view, { pay: 'status.paid.body', subscription: 'subscription.done.body', save: 'save.done.body' }), { merchant: view.merchantName })}
       </p>
@@ -85,7 +85,7 @@ export function PaidPanel() {
         {/* Printing needs the browser's script; without it the browser's own menu prints. */}
         {receipt && model.interactive.value && (
           <button class="button button--quiet" type="button" onClick={() => window.print()}>
-            <PrintIcon class="icon--sm" />
+            <Icon name="print" class="icon--sm" />
             <span>{i18n.t('receipt.print')}</span>
           </button>
         )}
@@ -98,7 +98,7 @@ export function CancelledPanel() {
   const { model, i18n } = useScreen();
   const view = model.view.value;
   return (
-    <StatusPanel tone="neutral" icon={<CrossIcon />} title={i18n.t(keyOf(view, { pay: 'status.cancelled.title', subscription: 'subscription.cancelled.title', save: 'save.cancelled.title' }))}>
+    <StatusPanel tone="neutral" icon={<Icon name="cross" />} title={i18n.t(keyOf(view, { pay: 'status.cancelled.title', subscription: 'subscription.cancelled.title', save: 'save.cancelled.title' }))}>
       <p class="status__text">{i18n.t(keyOf(view, { pay: 'status.cancelled.body', subscription: 'subscription.cancelled.body', save: 'save.cancelled.body' }))}</p>
       <BackToShop href={model.view.value.backUrl} />
     </StatusPanel>
@@ -108,7 +108,7 @@ export function CancelledPanel() {
 export function ExpiredPanel() {
   const { model, i18n } = useScreen();
   return (
-    <StatusPanel tone="neutral" icon={<HourglassIcon />} title={i18n.t(model.view.value.saveCard ? 'save.closed.title' : 'status.expired.title')}>
+    <StatusPanel tone="neutral" icon={<Icon name="hourglass" />} title={i18n.t(model.view.value.saveCard ? 'save.closed.title' : 'status.expired.title')}>
       <p class="status__text">{i18n.t(model.view.value.saveCard ? 'save.closed.body' : 'status.expired.body', { merchant: model.view.value.merchantName })}</p>
       <BackToShop href={model.view.value.backUrl} />
     </StatusPanel>
@@ -118,7 +118,7 @@ export function ExpiredPanel() {
 export function CheckingPanel() {
   const { i18n } = useScreen();
   return (
-    <StatusPanel tone="neutral" icon={<HourglassIcon />} title={i18n.t('status.checking.title')}>
+    <StatusPanel tone="neutral" icon={<Icon name="hourglass" />} title={i18n.t('status.checking.title')}>
       <p class="status__text">{i18n.t('status.checking.body')}</p>
     </StatusPanel>
   );

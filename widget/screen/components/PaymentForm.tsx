@@ -5,7 +5,7 @@ import type { MessageKey } from '../../i18n/messages';
 import { gatewayName } from '../gateway-name';
 import { Expiry } from './Expiry';
 import { Field } from './Field';
-import { AlertIcon, ExternalIcon, LockIcon } from './icons';
+import { Icon } from './icons';
 import { ConsentText } from './SubscriptionSummary';
 import { keyOf } from '../flavour';
 
@@ -22,7 +22,7 @@ function FormAlert() {
     <div id="checkout-alert" class={text ? 'alert' : 'alert alert--empty'} role="alert" tabIndex={-1}>
       {text && (
         <>
-          <AlertIcon class="alert__icon" />
+          <Icon name="alert" class="alert__icon" />
           <div>
             <p class="alert__title">{i18n.t(declined ? (model.view.value.saveCard ? 'save.declined.title' : 'status.declined.title') : 'error.title')}</p>
             <p class="alert__text">{text}</p>
@@ -60,7 +60,7 @@ function GatewayChoice() {
               onChange={() => model.selectGateway(option.id)}
             />
             <span class="gateway__name">{gatewayName(i18n, option)}</span>
-            {option.flow === 'redirect' && <ExternalIcon class="icon--sm gateway__hint" />}
+            {option.flow === 'redirect' && <Icon name="external" class="icon--sm gateway__hint" />}
           </label>
         ))}
       </div>
@@ -176,7 +176,7 @@ export function PaymentForm() {
           // Until the retry time; without JavaScript the server says so again if pressed early.
           disabled={pending !== null || (model.interactive.value && model.locked.value)}
         >
-          {pending === 'pay' ? <Spinner /> : <LockIcon class="icon--sm" />}
+          {pending === 'pay' ? <Spinner /> : <Icon name="lock" class="icon--sm" />}
           <span>{payLabel}</span>
         </button>
         {!view.subscription && !view.saveCard && <Expiry />}
