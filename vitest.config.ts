@@ -14,8 +14,7 @@ export default defineConfig({
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'reports/vitest.json' }]] : ['default'],
     // The SDK's generated types and API_VERSION, made if missing (test/sdk-generated.ts).
     // The processes the process tests start, compiled once (test/server-bundle.ts).
-    // The PostgreSQL test database's commits not flushed to disk one by one (test/test-database.ts).
-    globalSetup: ['test/sdk-generated.ts', 'test/server-bundle.ts', 'test/test-database.ts'],
+    globalSetup: ['test/sdk-generated.ts', 'test/server-bundle.ts'],
     projects: [
       {
         extends: true,

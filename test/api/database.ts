@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { commitWithoutFlush } from '../test-database';
 import { type EngineName, startTestService, type TestService } from './harness';
 
 /**
@@ -20,10 +19,7 @@ export async function freshDatabase(): Promise<{ url: string; drop(): Promise<vo
       await client.end();
     }
   };
-  await admin(async (c) => {
-    await c.query(`create database ${name}`);
-    await commitWithoutFlush(c, name);
-  });
+  await admin((c) => c.query(`create database ${name}`));
   return {
     url: base.replace(/\/[^/?]*(\?|$)/, `/${name}$1`),
     // A closed pool has sent its clients' goodbyes but their sessions may still be ending:
