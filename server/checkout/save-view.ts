@@ -50,7 +50,6 @@ export function buildSaveView(input: SaveViewInput): CheckoutView {
   const gateways = gatewayOptions(input.gateway);
   const urls = { return_url: row.return_url ?? null, cancel_url: row.cancel_url ?? null };
   return {
-    token: row.token!,
     // The widget reports it as the result's transaction_id: here, the authorization's id.
     transactionId: row.id,
     language: input.language,
@@ -74,8 +73,6 @@ export function buildSaveView(input: SaveViewInput): CheckoutView {
     receipt: null,
     csrf: input.csrf,
     embed: embedView(input.embed, urls, !!input.justFinished && (status === 'paid' || status === 'cancelled')),
-    hasReturnUrl: urls.return_url !== null,
-    hasCancelUrl: urls.cancel_url !== null,
     saveCard: true,
     confirmCancel: input.confirmCancel ?? false,
     ...(input.values ? { values: input.values } : {}),

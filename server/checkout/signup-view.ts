@@ -67,7 +67,6 @@ export function buildSignupView(input: SignupViewInput): CheckoutView {
   const firstChargeAt =
     row.status === 'waiting' ? addDays(input.now, row.trial_days) : pastDue ? input.now : new Date(row.next_charge_at ?? input.now);
   return {
-    token: row.token,
     // The widget reports it as the result's transaction_id: here, the subscription's id.
     transactionId: row.id,
     language: input.language,
@@ -90,8 +89,6 @@ export function buildSignupView(input: SignupViewInput): CheckoutView {
     receipt: null,
     csrf: input.csrf,
     embed: embedView(input.embed, row, !!input.justFinished && (status === 'paid' || status === 'cancelled')),
-    hasReturnUrl: row.return_url !== null,
-    hasCancelUrl: row.cancel_url !== null,
     subscription: {
       planName: row.plan_name,
       amount: row.amount,

@@ -83,7 +83,6 @@ export function buildView(input: ViewInput): CheckoutView {
   const backUrl = input.embed ? null : (row.cancel_url ?? siteOf(row.return_url));
   const adjustment = (name: string | null, value: number) => (value !== 0 || name ? { name: name ?? '', value } : null);
   return {
-    token: row.token,
     transactionId: row.id,
     language: input.language,
     merchantName: input.merchantName,
@@ -112,8 +111,6 @@ export function buildView(input: ViewInput): CheckoutView {
     receipt: status === 'paid' ? receiptOf(input.sale) : null,
     csrf: input.csrf,
     embed: embedView(input.embed, urls, !!input.justFinished && (status === 'paid' || status === 'cancelled')),
-    hasReturnUrl: row.return_url !== null,
-    hasCancelUrl: row.cancel_url !== null,
     backUrl,
     // return_url may carry the merchant's "paid" markers: shown only once it is true.
     returnUrl: status === 'paid' && !input.embed ? (urls.return_url ?? siteOf(row.cancel_url)) : null,

@@ -17,17 +17,14 @@ export interface InitialState {
 /**
  * The view as the browser needs it: without the order's lines and adjustments, which only
  * the order summary shows, and the browser keeps that as the server rendered it
- * (components/parts.tsx). A page of many lines no longer sends them twice. Nor what the
- * browser never reads (the token, whether there are return and cancel URLs) or reads in
- * embed mode only (the transaction's id): JSON leaves out what is undefined.
+ * (components/parts.tsx). A page of many lines no longer sends them twice. Nor the
+ * transaction's id outside embed mode, the only one that reads it: JSON leaves out what is
+ * undefined.
  */
 export function browserView(view: CheckoutView): CheckoutView {
   return {
     ...view,
-    token: undefined,
     transactionId: view.embed ? view.transactionId : undefined,
-    hasReturnUrl: undefined,
-    hasCancelUrl: undefined,
     lines: [],
     tax: null,
     shipping: null,

@@ -81,12 +81,6 @@ export interface SubscriptionTerms {
 
 export interface CheckoutView {
   /**
-   * The page's token. The server's only: the browser posts to the page's own URL, and the
-   * page's state leaves it out (state.ts, browserView), as it does `hasReturnUrl` and
-   * `hasCancelUrl`.
-   */
-  token?: string;
-  /**
    * The transaction's id (UUID). Optional, added by the screen: embed mode reports it to
    * the merchant's page in checkout:completed / checkout:cancelled (the only page whose
    * state carries it).
@@ -114,8 +108,6 @@ export interface CheckoutView {
   csrf: string;
   /** Embed mode (inside the widget's iframe); null on the hosted page. */
   embed: EmbedView | null;
-  hasReturnUrl?: boolean;
-  hasCancelUrl?: boolean;
   /** Present on a subscription's sign-up page (/pay/sub_…/). */
   subscription?: SubscriptionTerms;
   /** true on a page that saves a card for later payments (/pay/sav_…/): nothing is charged. */

@@ -19,7 +19,6 @@ export const SERVER_NOW = '2026-03-01T12:00:00.000Z';
 /** A pending EUR checkout with every kind of line; override what a test is about. */
 export function makeView(overrides: Partial<CheckoutView> = {}): CheckoutView {
   return {
-    token: 'tok_test',
     language: 'en',
     merchantName: 'Tienda Ejemplo',
     orderId: 'A-1001',
@@ -43,8 +42,6 @@ export function makeView(overrides: Partial<CheckoutView> = {}): CheckoutView {
     receipt: null,
     csrf: 'csrf-token-123',
     embed: null,
-    hasReturnUrl: false,
-    hasCancelUrl: false,
     ...overrides,
   };
 }
