@@ -323,7 +323,7 @@ function removeRoute(): RouteDef {
     response: authorizationOut,
     status: 200,
     async handler({ env, params, deps, db, baseUrl }) {
-      const removed = await removeAuthorization(db, env.id, params.id!, deps.now(), deps.outbox);
+      const removed = await removeAuthorization(db, env.id, params.id!, deps.now, deps.outbox);
       const row = found(await getAuthorization(db, env.id, params.id!), 'authorization');
       if (!removed) throw new ApiError('conflict', 'the authorization is already removed: an authorization is removed once');
       return present(row, baseUrl);

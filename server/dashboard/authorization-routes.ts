@@ -37,7 +37,7 @@ export function authorizationRoutes(router: IRouter, kit: Kit): void {
     if (!row) return notFound(req, res);
     // Removing cannot be undone: the first post asks, the confirmed one acts.
     if (req.body?.confirm !== 'yes') return send(res, 200, confirmRemovePage({ text: textOf(req), session: s, row }));
-    if (!(await removeAuthorization(db, env, id, deps.now(), deps.outbox))) {
+    if (!(await removeAuthorization(db, env, id, deps.now, deps.outbox))) {
       const text = textOf(req);
       const notice = { text: text.t('auth.conflict', { status: text.t(`auth.status.${row.status}`) }), error: true };
       return send(res, 409, authorizationsPage({ text, session: s, ...(await list(env, listQuery.parse({}))), notice }));

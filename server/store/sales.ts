@@ -3,6 +3,7 @@ import { isSourceSale, NOT_PROCESSED, type SaleStatus } from '../domain/sales';
 import { sql } from 'kysely';
 import { uuidv7 } from '../domain/ids';
 import { insertRows } from './compiled';
+import { forUpdate } from './locking';
 import { type Db, inTransaction, type Tx } from './db';
 import { feesOfSales } from './balance';
 import type { Outbox } from './events';
@@ -194,18 +195,17 @@ export async function settleCallOnly(db: Db, callId: string, state: 'failed' | '
   return inTransaction(db, (trx) => settleCall(trx, callId, ['pending'], state, now, { checkAt: state === 'abandoned' ? now : null }));
 }
 
-/** active → removed, once. */
-export async function removeAuthorization(db: Db, environmentId: string, id: string, now: Date, outbox: Outbox) {
-  const at = now.toISOString();
+/**
+ * active → removed, once. The row is locked before the clock is read: a charge reserved
+ * first (reserveCharge takes the same row) is then dated no later than the removal, so
+ * `updated` of a removed authorization bounds every sale it will ever have.
+ */
+export async function removeAuthorization(db: Db, environmentId: string, id: string, clock: () => Date, outbox: Outbox) {
   return inTransaction(db, async (trx) => {
-    const result = await trx
-      .updateTable('authorizations')
-      .set({ status: 'removed', updated_at: at })
-      .where('environment_id', '=', environmentId)
-      .where('id', '=', id)
-      .where('status', '=', 'active')
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) return false;
+    const current = await forUpdate(trx, trx.selectFrom('authorizations').select('status').where('environment_id', '=', environmentId).where('id', '=', id)).executeTakeFirst();
+    if (current?.status !== 'active') return false;
+    const now = clock();
+    await trx.updateTable('authorizations').set({ status: 'removed', updated_at: now.toISOString() }).where('id', '=', id).execute();
     await outbox.emit(trx, 'authorization.removed', id, now);
     return true;
   });

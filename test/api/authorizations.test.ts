@@ -167,8 +167,25 @@ describe.each(ENGINES)('authorizations on %s', (engine) => {
     for (const r of results) expect([200, 201, 409]).toContain(r.status);
     const sales = (await svc.api.get(`/sale/?authorization_id=${auth.id}&page_size=100`)).body;
     expect(sales.count).toBe(charged.length);
-    for (const s of sales.results) expect(s.created <= remove.body.updated).toBe(true);
+    for (const s of sales.results) expect(s.created <= remove.body.updated, `sale ${s.created} after removal ${remove.body.updated}`).toBe(true);
     expect((await charge()).status).toBe(409);
+  });
+
+  it('dates a removal when it takes the authorization, not when it was asked: after a charge that held it', async () => {
+    const auth = (await svc.api.post('/authorization/', card())).body;
+    const db = svc.t.service.deps.database.db;
+    let released = '';
+    let removing: Promise<{ status: number; body: { updated: string } }> | undefined;
+    // What a charge's reservation does, held open: the removal asked meanwhile must wait for it.
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable('authorizations').set((eb) => ({ status: eb.ref('status') })).where('id', '=', auth.id).execute();
+      removing = svc.api.request('POST', `/authorization/${auth.id}/remove/`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      released = new Date().toISOString();
+    });
+    const removed = await removing!;
+    expect(removed.status).toBe(200);
+    expect(removed.body.updated >= released, `removed ${removed.body.updated}, lock released ${released}`).toBe(true);
   });
 
   it('is invisible to other environments', async () => {
