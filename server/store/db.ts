@@ -38,9 +38,10 @@ export interface DatabaseOptions {
   dbStatementTimeoutMs?: number;
   dbAcquireTimeoutMs?: number;
   /**
-   * Told when PostgreSQL drops an idle pooled connection (a restart, a failover, an
-   * administrator's terminate). pg emits that as the pool's `error` event, and an
-   * EventEmitter with no listener for `error` throws: the process would die.
+   * Told when PostgreSQL drops a pooled connection (a restart, a failover, an
+   * administrator's terminate), idle or lent out between two statements. pg emits that as
+   * an `error` event, and an EventEmitter with no listener for `error` throws: the
+   * process would die.
    */
   onConnectionError?: (err: Error) => void;
   /** SECRETS_KEY (and rotated-out keys): without one, secrets are stored as they are. */
@@ -61,8 +62,21 @@ export function openDatabase(opts: DatabaseOptions): Database {
       // A transaction left open (a bug, a stalled process) would hold its row locks for ever.
       idle_in_transaction_session_timeout: 2 * statementMs,
     });
-    // The pool has already discarded the broken client; the next query opens a new one.
-    pool.on('error', opts.onConnectionError ?? (() => {}));
+    // Every client listens for its own end, for as long as it lives: pg-pool listens only
+    // while a client is idle, and a client lent out (a transaction between two statements)
+    // whose session ends would throw. Its next statement then fails, and the pool discards
+    // it when it comes back; an idle one is discarded at once. A session's end is told once
+    // (pg emits the server's notice, then the closed socket). The pool re-emits an idle
+    // client's error: already told, so its listener only keeps the pool from throwing.
+    const lost = opts.onConnectionError ?? (() => {});
+    pool.on('connect', (client) => {
+      let told = false;
+      client.on('error', (err) => {
+        if (!told) lost(err);
+        told = true;
+      });
+    });
+    pool.on('error', () => {});
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), plugins: [secrets] });
     const stats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
     return { db, engine: 'postgres', secrets, changeStamp: () => null, pool: stats, close: () => db.destroy() };
