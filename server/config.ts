@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { JOB_NAMES } from './jobs/names';
 import { type SecretsKeys, secretsKeysOf } from './store/sealed-secrets';
 
 // Read once at start, validated, and passed down: nothing else reads process.env.
@@ -10,6 +11,23 @@ const booleanFlag = z
 
 /** 32 random bytes in base64 (`openssl rand -base64 32`): the AES-256 key that seals stored secrets. */
 const secretsKey = z.string().refine((v) => Buffer.from(v, 'base64').length === 32 && /^[A-Za-z0-9+/]+={0,2}$/.test(v), 'must be 32 bytes in base64 (openssl rand -base64 32)');
+
+const JOBS = Object.values(JOB_NAMES);
+
+/** `reconciliation=2000,subscription-charges=500`: a period in ms (100 ms to 1 hour) for each job named. */
+const jobPeriods = z
+  .string()
+  .transform((v, ctx) => {
+    const periods: Record<string, number> = {};
+    for (const entry of v.split(',').map((e) => e.trim()).filter(Boolean)) {
+      const [, name, ms] = /^([a-z-]+)=(\d+)$/.exec(entry) ?? [];
+      if (!name || !ms) ctx.addIssue({ code: 'custom', message: `"${entry}" is not job=milliseconds` });
+      else if (!(JOBS as string[]).includes(name)) ctx.addIssue({ code: 'custom', message: `"${name}" is not a job (${JOBS.join(', ')})` });
+      else if (Number(ms) < 100 || Number(ms) > 3_600_000) ctx.addIssue({ code: 'custom', message: `${name}: ${ms} ms is outside 100 to 3600000` });
+      else periods[name] = Number(ms);
+    }
+    return periods;
+  });
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -64,6 +82,7 @@ const envSchema = z.object({
     .optional(),
   MAIL_FROM: z.email('must be an e-mail address').default('receipts@localhost'),
   TRIAL_REMINDER_DAYS: z.coerce.number().int().min(1).max(60).default(7),
+  JOB_PERIODS: jobPeriods.default({}),
   SECRETS_KEY: secretsKey.optional(),
   SECRETS_KEY_PREVIOUS: z
     .string()
@@ -162,6 +181,8 @@ export type Config = {
   trialReminderDays: number;
   /** SECRETS_KEY and the rotated-out SECRETS_KEY_PREVIOUS: what seals the secrets stored readable. */
   secretsKeys: SecretsKeys;
+  /** The jobs whose period the operator chose (JOB_PERIODS), by name, in ms; the others keep their own. */
+  jobPeriods: Partial<Record<string, number>>;
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -210,6 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: e.SMTP_URL ?? null,
     mailFrom: e.MAIL_FROM,
     trialReminderDays: e.TRIAL_REMINDER_DAYS,
+    jobPeriods: e.JOB_PERIODS,
     secretsKeys: secretsKeysOf(e.SECRETS_KEY, e.SECRETS_KEY_PREVIOUS),
   };
 }

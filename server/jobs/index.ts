@@ -14,32 +14,15 @@ import { closeOverdueDisputes, decideSandboxDisputes, openSandboxDisputes } from
 import { chargeDueSubscriptions } from './subscription-charges';
 import { expireDue } from '../payments/transaction-endings';
 import type { Job } from './runner';
+import { JOB_NAMES } from './names';
+
+export { JOB_NAMES };
 import { purgeOld } from './retention';
 import { remindTrials } from './trial-reminders';
 
 // Every background job of the service, registered here and nowhere else. Order matters
 // only to runAll (tests): what expires or is reconciled in a round is delivered in it.
 
-export const JOB_NAMES = {
-  expiry: 'expiry',
-  reconciliation: 'reconciliation',
-  holdExpiry: 'hold-expiry',
-  authorizationExpiry: 'authorization-expiry',
-  sourcePayments: 'source-payments',
-  compliance: 'compliance-review',
-  payouts: 'payouts',
-  subscriptions: 'subscription-charges',
-  delivery: 'webhook-delivery',
-  trialReminders: 'trial-reminders',
-  mail: 'mail-delivery',
-  rateLimits: 'rate-limit-sweep',
-  retention: 'retention',
-  balance: 'balance',
-  sandboxDisputes: 'sandbox-disputes',
-  disputeDeadlines: 'dispute-deadlines',
-  sandboxDisputeReviews: 'sandbox-dispute-reviews',
-  merchantPayouts: 'merchant-payouts',
-} as const;
 
 export function serviceJobs(deps: Deps): Job[] {
   const db = deps.database.db;
@@ -50,7 +33,7 @@ export function serviceJobs(deps: Deps): Job[] {
   const timeoutMs = 30_000;
   const transport = createMailTransport({ smtpUrl, dataDir, timeoutMs });
   const mail = createMailDelivery({ db, now: deps.now, transport, from: mailFrom, timeoutMs });
-  return [
+  const jobs: Job[] = [
     { name: JOB_NAMES.expiry, periodMs: 30_000, batch: 100, run: ({ now }) => expireDue(deps, now(), 100) },
     { name: JOB_NAMES.reconciliation, periodMs: 5_000, batch: 20, run: (round) => reconcileCalls(scopedDeps(deps, round), 20) },
     // After reconciliation in a round: a source payment waits for its charges to be recorded.
@@ -82,4 +65,6 @@ export function serviceJobs(deps: Deps): Job[] {
     { name: JOB_NAMES.rateLimits, periodMs: 60_000, batch: 1000, run: ({ now }) => deps.limiter.sweep(now(), 1000) },
     { name: JOB_NAMES.retention, periodMs: 5 * 60_000, batch: 500, run: (round) => purgeOld(scopedDeps(deps, round), round.now(), 500) },
   ];
+  // JOB_PERIODS: the operator's periods, where given, instead of these.
+  return jobs.map((job) => ({ ...job, periodMs: deps.config.jobPeriods[job.name] ?? job.periodMs }));
 }

@@ -37,6 +37,14 @@ export function testClock(dir: string): { env: { TEST_CLOCK_FILE: string }; set(
   return { env: { TEST_CLOCK_FILE: file }, set };
 }
 
+/**
+ * The jobs the process tests wait for, at a tenth of their periods (100 ms at least): what a
+ * test proves does not depend on how often a job looks, only the wait does.
+ */
+const FAST_JOBS = Object.entries({ reconciliation: 500, 'source-payments': 500, 'compliance-review': 500, payouts: 200, 'merchant-payouts': 200, balance: 100, 'sandbox-disputes': 100, 'sandbox-dispute-reviews': 100, 'subscription-charges': 100, 'webhook-delivery': 100, 'mail-delivery': 100 })
+  .map(([job, ms]) => `${job}=${ms}`)
+  .join(',');
+
 function childEnv(env: ProcessEnv): NodeJS.ProcessEnv {
   const { TEST_DATABASE_URL: _, DATABASE_URL: __, ...rest } = process.env;
   // No background work unless a test asks for it: a worker of one test file must not
@@ -44,7 +52,7 @@ function childEnv(env: ProcessEnv): NodeJS.ProcessEnv {
   // No drain delay on SIGTERM unless a test asks for one (drain.test.ts): stopping waits for it.
   // Rate limits out of the way (as in harness.ts) unless a test sets its own.
   const limits = { API_RATE_LIMIT: UNLIMITED, IP_RATE_LIMIT: UNLIMITED };
-  return { ...rest, HOST: '127.0.0.1', PORT: '0', DEMO: 'false', LOG_LEVEL: 'info', BACKGROUND_WORK: 'false', SHUTDOWN_DRAIN_MS: '0', SECRETS_KEY: TEST_SECRETS_KEY, ...limits, ...env };
+  return { ...rest, HOST: '127.0.0.1', PORT: '0', DEMO: 'false', LOG_LEVEL: 'info', BACKGROUND_WORK: 'false', SHUTDOWN_DRAIN_MS: '0', SECRETS_KEY: TEST_SECRETS_KEY, JOB_PERIODS: FAST_JOBS, ...limits, ...env };
 }
 
 /** The keys CLI (`npm run keys -- …`): its stdout, or a rejection with its stderr. */
