@@ -1,11 +1,12 @@
 import type { IRouter } from 'express';
 import { z } from 'zod';
-import { getAuthorization, listAuthorizations, removeAuthorization } from '../store/sales';
+import { getAuthorization, listAuthorizations } from '../store/sales';
+import { removeAuthorization } from '../payments/authorization-removal';
 import { AUTHORIZATION_STATUSES, authorizationsPage, confirmRemovePage } from './authorization-pages';
 import type { Kit } from './kit';
 
 // /dashboard/authorizations/: the environment's stored cards, and an admin's removal
-// through the same store use case as POST /v1/authorization/{id}/remove/ (removeAuthorization:
+// through the same use case as POST /v1/authorization/{id}/remove/ (payments/authorization-removal.ts:
 // active → removed once, with its `authorization.removed` event).
 
 const PAGE_SIZE = 20;

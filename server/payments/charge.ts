@@ -1,6 +1,7 @@
 import { newCall, type GatewayCall } from '../store/gateway-calls';
 import type { AuthorizationRow } from '../store/schema';
-import { type ChargeOutcome, getSale, recordCharge, reserveCharge, settleCallOnly, type StoredSale } from '../store/sales';
+import { getSale, reserveCharge, settleCallOnly, type StoredSale } from '../store/sales';
+import { type ChargeOutcome, recordCharge } from './charge-record';
 import { getCall } from '../store/unknown-outcomes';
 import { askGateway, type PaymentDeps, type Settled } from './ask';
 import { type Bound, outcomeUnknown, recordSafely, startStep } from './outcome';

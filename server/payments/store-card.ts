@@ -1,7 +1,9 @@
 import { uuidv7 } from '../domain/ids';
-import { insertStoreCall, newCall, type GatewayCall } from '../store/gateway-calls';
+import { insertStoreCall, newCall, settleCall, type GatewayCall } from '../store/gateway-calls';
 import type { AuthorizationRow } from '../store/schema';
-import { failStoredCard, getAuthorization, recordStoredCard } from '../store/sales';
+import { type Db, inTransaction } from '../store/db';
+import type { Outbox } from '../store/events';
+import { failAuthorization, getAuthorization, reopenAuthorization, writeStoredCard } from '../store/sales';
 import { openStoreChallenge } from '../store/saved-cards';
 import { getCall } from '../store/unknown-outcomes';
 import { type Answer, askGateway, type PaymentDeps, type Settled } from './ask';
@@ -145,4 +147,29 @@ export async function recordStoredCardResult(deps: PaymentDeps, call: GatewayCal
     updated_at: at,
   };
   return (await recordStoredCard(deps.database.db, call.id, row, deps.outbox, now)) ? row : null;
+}
+
+/** A stored card: the authorization, its event and its call's success, once (false: recorded elsewhere). */
+function recordStoredCard(db: Db, callId: string, row: AuthorizationRow, outbox: Outbox, now: Date): Promise<boolean> {
+  return inTransaction(db, async (trx) => {
+    if (!(await settleCall(trx, callId, ['pending'], 'succeeded', now, { resultId: row.id }))) return false;
+    await writeStoredCard(trx, row);
+    await outbox.emit(trx, 'authorization.created', row.id, now);
+    return true;
+  });
+}
+
+/**
+ * The gateway did not store the card: the call failed and, if it was shown as a pending
+ * authorization (or one waiting for its challenge), that one ends `failed` with its event;
+ * a hosted page's goes back to `pending` for another card. false when settled elsewhere.
+ */
+function failStoredCard(db: Db, call: { id: string; subject_id: string }, now: Date, outbox: Outbox): Promise<boolean> {
+  return inTransaction(db, async (trx) => {
+    if (!(await settleCall(trx, call.id, ['pending'], 'failed', now))) return false;
+    if (await failAuthorization(trx, call.subject_id, now)) await outbox.emit(trx, 'authorization.failed', call.subject_id, now);
+    // A hosted page's authorization stays open: its customer may give another card.
+    else await reopenAuthorization(trx, call.subject_id, now);
+    return true;
+  });
 }

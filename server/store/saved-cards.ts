@@ -11,7 +11,7 @@ import type { AuthorizationRow, Tables } from './schema';
 // Saving a card without touching it (docs/payments.md, "Save a card on the hosted page"):
 // an authorization that waits for its customer on the hosted page `/pay/sav_…/`, and the
 // issuer's challenge a store may ask for (`requires_action`). What the gateway finally
-// answers is recorded as any store is (store/sales.ts: recordStoredCard, failStoredCard).
+// answers is recorded as any store is (payments/store-card.ts: recordStoredCard, failStoredCard).
 
 /** How long a customer has to answer the challenge of a store, as for payments (store/challenges.ts). */
 export const STORE_CHALLENGE_MS = 15 * 60_000;

@@ -1,0 +1,93 @@
+import { MERCHANT_INITIATED } from '../domain/authentication';
+import { uuidv7 } from '../domain/ids';
+import { insertRows } from '../store/compiled';
+import { type Db, inTransaction } from '../store/db';
+import type { Outbox } from '../store/events';
+import { type GatewayCall, settleCallWithResult } from '../store/gateway-calls';
+import { newSaleRow } from '../store/new-sale';
+import { addOperation } from '../store/sale-amounts';
+import type { AuthorizationRow } from '../store/schema';
+import { getAuthorization, getSale, markLateCharge, type StoredSale, touchAuthorization } from '../store/sales';
+import { settlePendingSale } from '../store/unknown-outcomes';
+
+// What the gateway's answer to a charge of a stored card writes, once, in one database
+// transaction: its call settled, the sale (captured, declined, or the pending one settled),
+// its operation, and the events. The rules are here; the rows are the store's.
+
+export type ChargeOutcome =
+  | { kind: 'approved'; sale: StoredSale }
+  | { kind: 'declined'; sale: StoredSale; outcome: 'declined' | 'insufficient_funds' }
+  /** Its outcome was unknown (a pending sale) and the gateway never made it: the sale ends `failed`. */
+  | { kind: 'not_processed'; sale: StoredSale };
+
+export type ChargeAnswer = { outcome: 'approved'; reference: string } | { outcome: 'declined' | 'insufficient_funds' | 'not_processed' };
+
+/** The sale a charge call makes, as its answer leaves it. */
+function chargeSale(call: GatewayCall, auth: AuthorizationRow, id: string, result: ChargeAnswer, now: Date) {
+  const approved = result.outcome === 'approved';
+  return newSaleRow({
+    id,
+    environment_id: auth.environment_id,
+    authorization_id: auth.id,
+    gateway_id: auth.gateway_id,
+    currency: call.currency,
+    amount: call.amount,
+    captured: approved ? call.amount : 0,
+    description: (call.request.description as string | null | undefined) ?? null,
+    card_brand: auth.card_brand,
+    card_last4: auth.card_last4,
+    notify_url: auth.notify_url,
+    failure: approved ? null : result.outcome,
+    // A charge for a transaction's `source` is linked to it as it is recorded (live or by reconciliation).
+    source_transaction_id: (call.request.source_transaction_id as string | undefined) ?? null,
+    // The merchant starts every charge of a stored card: never challenged (the cardholder
+    // authenticated when it was stored), and marked so for the issuer.
+    authentication_status: MERCHANT_INITIATED.status,
+    authentication_method: MERCHANT_INITIATED.method,
+    // Dated when the charge was reserved and sent, not when its answer was recorded: a
+    // charge reserved before a removal (or recorded late by reconciliation) happened then.
+    created_at: call.created_at,
+    updated_at: now.toISOString(),
+  });
+}
+
+/**
+ * The gateway's answer to a charge: a captured sale, or a declined one that records the
+ * attempt, once (null: another process recorded it).
+ */
+export async function recordCharge(db: Db, c: { call: GatewayCall; result: ChargeAnswer; now: Date; outbox: Outbox }): Promise<ChargeOutcome | null> {
+  const approved = c.result.outcome === 'approved';
+  // A success told after the settle window had failed the call (a notification): recorded into its failed sale, for the caller to reverse.
+  const late = approved && c.call.state === 'failed';
+  return inTransaction(db, async (trx) => {
+    // A charge whose outcome was unknown already has its (pending, or since failed) sale: recorded
+    // into it. Never made, and nothing shown for it yet: the call ends, and no sale.
+    const newSale = c.result.outcome === 'not_processed' ? null : uuidv7(c.now.getTime());
+    const settled = await settleCallWithResult(trx, c.call.id, [late ? 'failed' : 'pending'], approved ? 'succeeded' : 'failed', c.now, newSale);
+    if (!settled?.resultId) return null;
+    const saleId = settled.resultId;
+    const pendingSale = saleId === newSale ? null : saleId;
+    // Approved, the authorization moves on (updated_at): its row as that leaves it names the
+    // sale's card and is the event's snapshot, one statement rather than a read and an update.
+    const auth = approved ? await touchAuthorization(trx, c.call.subject_id, c.now) : (await getAuthorization(trx, null, c.call.subject_id))!;
+    const sale = chargeSale(c.call, auth, saleId, c.result, c.now);
+    if (late && pendingSale) await markLateCharge(trx, saleId, sale.captured, c.now);
+    else if (pendingSale) await settlePendingSale(trx, saleId, { captured: sale.captured, failure: sale.failure }, c.now);
+    else await insertRows(trx, 'sales', [sale]);
+    const reference = c.result.outcome === 'approved' ? c.result.reference : null;
+    const operation = c.result.outcome === 'not_processed' ? null : await addOperation(trx, sale.id, approved ? 'charge' : 'decline', c.call.amount, reference, c.now);
+    // The sale as it is now is both the answer and its event's snapshot. One inserted here
+    // is what was just written: its row, this operation and no fee yet (a balance
+    // transaction follows the operation later), so it is not read back.
+    const stored = pendingSale || !operation ? (await getSale(trx, null, sale.id))! : { row: sale, operations: [operation], fee: 0 };
+    if (approved) {
+      await c.outbox.emit(trx, late && pendingSale ? 'sale.late_payment' : 'sale.created', sale.id, c.now, { sale: stored });
+      await c.outbox.emit(trx, 'authorization.charged', auth.id, c.now, { authorization: auth });
+    } else {
+      await c.outbox.emit(trx, c.result.outcome === 'not_processed' ? 'sale.failed' : 'sale.declined', sale.id, c.now, { sale: stored });
+    }
+    if (c.result.outcome === 'approved') return { kind: 'approved', sale: stored };
+    if (c.result.outcome === 'not_processed') return { kind: 'not_processed', sale: stored };
+    return { kind: 'declined', sale: stored, outcome: c.result.outcome };
+  });
+}
