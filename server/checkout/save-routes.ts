@@ -9,7 +9,9 @@ import { baseUrlOf } from '../http/route';
 import { canStore } from '../payments/gateway';
 import { answerStoreChallenge, type StoreChallengeOutcome } from '../payments/store-challenge';
 import { storeCard } from '../payments/store-card';
-import { expireSaveRequests, findSave, leaveStoreChallenge, SAVE_PAGE_MS, SAVE_TOKEN, type SavePage, storeInDoubt } from '../store/saved-cards';
+import { findSave, SAVE_PAGE_MS, SAVE_TOKEN, type SavePage, storeInDoubt } from '../store/saved-cards';
+import { expireSavePages } from '../payments/authorization-expiry';
+import { leaveChallenge } from '../payments/store-challenge';
 import { testCardErrors } from '../payments/live';
 import { brandView } from './brand';
 import { renderChallengePage } from './challenge-page';
@@ -52,10 +54,10 @@ async function loadPage(ctx: CheckoutContext, req: Request): Promise<Page | null
   if (!found) return null;
   // A challenge the customer let lapse is over: as if they had left it.
   const lapsed = found.row.status === 'requires_action' && found.row.gateway_challenge && Date.parse(found.row.challenge_expires_at ?? '') <= ctx.deps.now().getTime();
-  if (lapsed && (await leaveStoreChallenge(ctx.db, found.row, ctx.deps.now(), ctx.deps.outbox))) return loadPage(ctx, req);
+  if (lapsed && (await leaveChallenge(ctx.db, found.row, ctx.deps.now(), ctx.deps.outbox))) return loadPage(ctx, req);
   // Past its expiry with no card given: it ends here if the expiry job has not ended it yet.
   const expired = found.row.status === 'pending' && found.row.hosted_page === 1 && Date.parse(found.row.created_at) + SAVE_PAGE_MS <= ctx.deps.now().getTime();
-  if (expired && (await expireSaveRequests(ctx.db, ctx.deps.now(), ctx.deps.outbox, { limit: 1, id: found.row.id }))) return loadPage(ctx, req);
+  if (expired && (await expireSavePages(ctx.db, ctx.deps.now(), ctx.deps.outbox, { limit: 1, id: found.row.id }))) return loadPage(ctx, req);
   const requested = typeof req.query.lang === 'string' && isLanguage(req.query.lang) ? req.query.lang : null;
   const language = requested ?? resolveLanguage(null, req.get('accept-language'));
   const allowed = allowedFrameOrigins(found.merchant.allowedOrigins, urlsOf(found.row));

@@ -1,3 +1,5 @@
+import { type Db, inTransaction } from '../store/db';
+import type { Outbox } from '../store/events';
 import { expireSaveRequests, lapsedStoreChallenges } from '../store/saved-cards';
 import type { PaymentDeps } from './ask';
 import { answerStoreChallenge } from './store-challenge';
@@ -20,7 +22,16 @@ export async function expireAuthorizations(deps: PaymentDeps, limit = 50): Promi
     // not_claimed: answered or closed meanwhile (by the page, another process).
     if (outcome.kind === 'abandoned') closed++;
   }
-  closed += await expireSaveRequests(db, deps.now(), deps.outbox, { limit });
+  closed += await expireSavePages(db, deps.now(), deps.outbox, { limit });
   if (closed) deps.log.info({ closed }, 'lapsed challenges and expired save pages closed');
   return closed;
+}
+
+/** Hosted save pages past their expiry, ended with `authorization.expired` each (or only `id`): how many. */
+export function expireSavePages(db: Db, now: Date, outbox: Outbox, o: { limit: number; id?: string }): Promise<number> {
+  return inTransaction(db, async (trx) => {
+    const expired = await expireSaveRequests(trx, now, o);
+    for (const id of expired) await outbox.emit(trx, 'authorization.expired', id, now);
+    return expired.length;
+  });
 }

@@ -12,6 +12,7 @@ import {
 import { normalizeCardNumber } from '../../widget/fields/card';
 import type { Deps } from '../deps';
 import { pricingOf } from '../store/balance';
+import { inTransaction } from '../store/db';
 import {
   disputableSales,
   getDispute,
@@ -94,7 +95,12 @@ export async function addEvidence(
   files: Omit<DisputeFileRow, 'id' | 'dispute_id' | 'created_at'>[],
 ): Promise<DisputeOutcome> {
   if (!nextStatus(d.row.status, 'evidence')) return { kind: 'conflict', status: d.row.status };
-  const saved = await saveEvidence(deps.database.db, deps.outbox, { dispute: d.row, evidence: { ...d.evidence, ...text }, files, now: deps.now() });
+  const at = deps.now();
+  const saved = await inTransaction(deps.database.db, async (trx) => {
+    if (!(await saveEvidence(trx, { dispute: d.row, evidence: { ...d.evidence, ...text }, files, now: at }))) return false;
+    await deps.outbox.emit(trx, 'dispute.updated', d.row.id, at);
+    return true;
+  });
   const now = (await getDispute(deps.database.db, null, d.row.id))!;
   return saved ? { kind: 'done', dispute: now } : { kind: 'conflict', status: now.row.status };
 }

@@ -79,7 +79,12 @@ export async function recordSaleActionResult(
   if (s.status === 'succeeded') {
     const now = deps.now();
     // A void of an expired hold says so on the sale, and in an event of its own.
-    const also = call.request.reason === 'hold_expired' ? (trx: Tx) => markHoldExpired(trx, deps.outbox, call.subject_id, now) : undefined;
+    const also =
+      call.request.reason === 'hold_expired'
+        ? async (trx: Tx) => {
+            if (await markHoldExpired(trx, call.subject_id, now)) await deps.outbox.emit(trx, 'sale.hold_expired', call.subject_id, now);
+          }
+        : undefined;
     return recordSaleAction(db, { call, action, gatewayReference: s.reference, now, outbox: deps.outbox, from, also });
   }
   if (from === 'pending') await releaseSaleAction(db, { call, action, state: 'failed', now: deps.now(), outbox: deps.outbox });

@@ -154,7 +154,8 @@ async function complete(deps: PaymentDeps, row: Transaction, destinations: Share
 function recordPaid(deps: PaymentDeps, m: Movement & { transactionId: string; sale: { sale: SaleRow; sources: SaleSourceRow[] } }): Promise<void> {
   return inTransaction(deps.database.db, async (trx) => {
     if (!(await markSourcePaid(trx, m.transactionId, m.now))) return;
-    await insertSourceSale(trx, deps.outbox, m.sale, m.now);
+    await insertSourceSale(trx, m.sale, m.now);
+    await deps.outbox.emit(trx, 'sale.created', m.sale.sale.id, m.now);
     await postMovement(trx, deps.outbox, m);
     await deps.outbox.emit(trx, 'transaction.paid', m.transactionId, m.now);
   });

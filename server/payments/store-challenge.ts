@@ -1,3 +1,5 @@
+import { type Db, inTransaction } from '../store/db';
+import type { Outbox } from '../store/events';
 import { insertCall, newCall } from '../store/gateway-calls';
 import { leaveStoreChallenge, takeStoreChallenge } from '../store/saved-cards';
 import type { AuthorizationRow } from '../store/schema';
@@ -17,13 +19,25 @@ export type StoreChallengeOutcome =
   /** Answered already, lapsed, or the authorization moved on meanwhile. */
   | { kind: 'not_claimed' };
 
+/**
+ * The customer left a store's challenge (or let it lapse), once: one the API asked for ends
+ * `failed` with its event; a hosted page's is open again for another card, and says nothing.
+ */
+export function leaveChallenge(db: Db, row: AuthorizationRow, now: Date, outbox: Outbox): Promise<boolean> {
+  return inTransaction(db, async (trx) => {
+    if (!(await leaveStoreChallenge(trx, row, now))) return false;
+    if (row.hosted_page !== 1) await outbox.emit(trx, 'authorization.failed', row.id, now);
+    return true;
+  });
+}
+
 export async function answerStoreChallenge(
   deps: PaymentDeps,
   p: { authorization: AuthorizationRow; answer: ChallengeAnswer | 'abandoned' },
 ): Promise<StoreChallengeOutcome> {
   const { authorization: row } = p;
   const db = deps.database.db;
-  if (p.answer === 'abandoned') return (await leaveStoreChallenge(db, row, deps.now(), deps.outbox)) ? { kind: 'abandoned' } : { kind: 'not_claimed' };
+  if (p.answer === 'abandoned') return (await leaveChallenge(db, row, deps.now(), deps.outbox)) ? { kind: 'abandoned' } : { kind: 'not_claimed' };
   const gateway = deps.gateways.find(row.gateway_id);
   const resume = gateway?.resume?.bind(gateway);
   const challenge = row.gateway_challenge;

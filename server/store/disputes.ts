@@ -1,7 +1,6 @@
 import { AWAITING_RESPONSE, type DisputeStatus, disputeBalance, type EvidenceText, isClosed } from '../domain/disputes';
 import { uuidv7 } from '../domain/ids';
-import { type Db, rollbackOn, type Tx } from './db';
-import type { Outbox } from './events';
+import { type Db, type Tx } from './db';
 import { countAndPage, type Page } from './paging';
 import type { BalanceTransactionRow, DisputeFileRow, DisputeRow, SaleRow } from './schema';
 
@@ -137,27 +136,23 @@ export async function markDisputeMoved(trx: Tx, dispute: DisputeRow, to: Dispute
 
 /** Adds evidence (text merged over what was saved, files added) while the dispute awaits it; false when it no longer does. */
 export async function saveEvidence(
-  db: Db,
-  outbox: Outbox,
+  trx: Tx,
   e: { dispute: DisputeRow; evidence: EvidenceText; files: Omit<DisputeFileRow, 'id' | 'dispute_id' | 'created_at'>[]; now: Date },
 ): Promise<boolean> {
   const at = e.now.toISOString();
-  return rollbackOn<boolean, false>(db, async (trx) => {
-    // Conditional on the evidence read: two uploads at once cannot lose each other's text.
-    const moved = await trx
-      .updateTable('disputes')
-      .set({ evidence: JSON.stringify(e.evidence), updated_at: at })
-      .where('id', '=', e.dispute.id)
-      .where('status', 'in', AWAITING_RESPONSE)
-      .where('evidence', '=', e.dispute.evidence)
-      .executeTakeFirst();
-    if (Number(moved.numUpdatedRows) !== 1) return false;
-    for (const f of e.files) {
-      await trx.insertInto('dispute_files').values({ ...f, id: uuidv7(e.now.getTime()), dispute_id: e.dispute.id, created_at: at }).execute();
-    }
-    await outbox.emit(trx, 'dispute.updated', e.dispute.id, e.now);
-    return true;
-  });
+  // Conditional on the evidence read: two uploads at once cannot lose each other's text.
+  const moved = await trx
+    .updateTable('disputes')
+    .set({ evidence: JSON.stringify(e.evidence), updated_at: at })
+    .where('id', '=', e.dispute.id)
+    .where('status', 'in', AWAITING_RESPONSE)
+    .where('evidence', '=', e.dispute.evidence)
+    .executeTakeFirst();
+  if (Number(moved.numUpdatedRows) !== 1) return false;
+  for (const f of e.files) {
+    await trx.insertInto('dispute_files').values({ ...f, id: uuidv7(e.now.getTime()), dispute_id: e.dispute.id, created_at: at }).execute();
+  }
+  return true;
 }
 
 /** Disputes still awaiting an answer whose deadline has passed, oldest deadline first. */

@@ -1,6 +1,5 @@
 import type { ExpressionBuilder } from 'kysely';
 import { type Db, inTransaction, type Tx } from './db';
-import type { Outbox } from './events';
 import { claimEach } from './locking';
 import type { SaleRow, Tables } from './schema';
 
@@ -42,13 +41,13 @@ export async function postponeExpiry(db: Db, saleId: string, until: Date): Promi
   await db.updateTable('sales').set({ expiry_claimed_until: until.toISOString() }).where('id', '=', saleId).execute();
 }
 
-/** The sale's hold expired: dated, with its event, in the transaction that records the void. */
-export async function markHoldExpired(trx: Tx, outbox: Outbox, saleId: string, now: Date): Promise<void> {
-  await trx
+/** The sale's hold expired: dated, in the transaction that records the void; false when it already was. */
+export async function markHoldExpired(trx: Tx, saleId: string, now: Date): Promise<boolean> {
+  const marked = await trx
     .updateTable('sales')
     .set({ hold_expired_at: now.toISOString(), expiry_claimed_until: null })
     .where('id', '=', saleId)
     .where('hold_expired_at', 'is', null)
-    .execute();
-  await outbox.emit(trx, 'sale.hold_expired', saleId, now);
+    .executeTakeFirst();
+  return Number(marked.numUpdatedRows) === 1;
 }

@@ -1,9 +1,8 @@
 import { uuidv7 } from '../domain/ids';
 import { secureRandomBytes } from '../domain/random';
 import type { ExpressionBuilder } from 'kysely';
-import { type Db, inTransaction } from './db';
+import { type Db, inTransaction, type Tx } from './db';
 import { claimEach } from './locking';
-import type { Outbox } from './events';
 import { MERCHANT_COLUMNS, type Merchant, splitMerchant } from './environments';
 import { settleCall } from './gateway-calls';
 import type { AuthorizationRow, Tables } from './schema';
@@ -157,23 +156,17 @@ export async function takeStoreChallenge(db: Db, row: AuthorizationRow, now: Dat
 /**
  * The customer left the challenge (or let it lapse): nothing was stored. A hosted page's
  * authorization is open again for another card; one the API asked for is `failed` (its
- * card could not be authenticated), with its event. false when already answered.
+ * card could not be authenticated). false when already answered.
  */
-export async function leaveStoreChallenge(db: Db, row: AuthorizationRow, now: Date, outbox: Outbox): Promise<boolean> {
-  const at = now.toISOString();
-  return inTransaction(db, async (trx) => {
-    const hosted = row.hosted_page === 1;
-    const left = await trx
-      .updateTable('authorizations')
-      .set({ status: hosted ? 'pending' : 'failed', gateway_challenge: null, challenge_expires_at: null, updated_at: at })
-      .where('id', '=', row.id)
-      .where('status', '=', 'requires_action')
-      .where('gateway_challenge', 'is not', null)
-      .executeTakeFirst();
-    if (Number(left.numUpdatedRows) !== 1) return false;
-    if (!hosted) await outbox.emit(trx, 'authorization.failed', row.id, now);
-    return true;
-  });
+export async function leaveStoreChallenge(trx: Tx, row: AuthorizationRow, now: Date): Promise<boolean> {
+  const left = await trx
+    .updateTable('authorizations')
+    .set({ status: row.hosted_page === 1 ? 'pending' : 'failed', gateway_challenge: null, challenge_expires_at: null, updated_at: now.toISOString() })
+    .where('id', '=', row.id)
+    .where('status', '=', 'requires_action')
+    .where('gateway_challenge', 'is not', null)
+    .executeTakeFirst();
+  return Number(left.numUpdatedRows) === 1;
 }
 
 /**
@@ -201,23 +194,18 @@ function saveRequestDue(now: Date) {
 }
 
 /**
- * Ends up to `limit` hosted pages past their expiry (`expired`, with `authorization.expired`),
- * or only `id` (the page opened after its expiry). Each by a conditional write: a card given
+ * Ends up to `limit` hosted pages past their expiry (`expired`), or only `id` (the page
+ * opened after its expiry): the ids it ended. Each by a conditional write: a card given
  * meanwhile wins. Processes sweeping at once skip each other's rows, as expireDue does.
  */
-export async function expireSaveRequests(db: Db, now: Date, outbox: Outbox, o: { limit: number; id?: string }): Promise<number> {
+export async function expireSaveRequests(trx: Tx, now: Date, o: { limit: number; id?: string }): Promise<string[]> {
   const at = now.toISOString();
   const due = saveRequestDue(now);
-  return inTransaction(db, async (trx) => {
-    let query = trx.selectFrom('authorizations').select('id').where(due);
-    if (o.id !== undefined) query = query.where('id', '=', o.id);
-    const expired = await claimEach(trx, query.limit(o.limit), async ({ id }) => {
-      const result = await trx.updateTable('authorizations').set({ status: 'expired', updated_at: at }).where('id', '=', id).where(due).executeTakeFirst();
-      if (Number(result.numUpdatedRows) !== 1) return undefined;
-      await outbox.emit(trx, 'authorization.expired', id, now);
-      return id;
-    });
-    return expired.length;
+  let query = trx.selectFrom('authorizations').select('id').where(due);
+  if (o.id !== undefined) query = query.where('id', '=', o.id);
+  return claimEach(trx, query.limit(o.limit), async ({ id }) => {
+    const result = await trx.updateTable('authorizations').set({ status: 'expired', updated_at: at }).where('id', '=', id).where(due).executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1 ? id : undefined;
   });
 }
 

@@ -1,6 +1,5 @@
 import { actionLimit, type RefundPart } from '../domain/sales';
 import type { Db, Tx } from './db';
-import type { Outbox } from './events';
 import type { GatewayCall } from './gateway-calls';
 import { addOperation } from './sale-amounts';
 import type { SaleRow, SaleSourceRow, SourceRefundRow } from './schema';
@@ -40,13 +39,12 @@ export async function sourcesOfSales(db: Db, saleIds: string[]): Promise<Map<str
 
 /**
  * Stores the sale of a source payment as the payment is recorded, inside its database
- * transaction: the sale (captured whole), its sources, its first operation and its event.
+ * transaction: the sale (captured whole), its sources and its first operation.
  */
-export async function insertSourceSale(trx: Tx, outbox: Outbox, s: { sale: SaleRow; sources: SaleSourceRow[] }, now: Date): Promise<void> {
+export async function insertSourceSale(trx: Tx, s: { sale: SaleRow; sources: SaleSourceRow[] }, now: Date): Promise<void> {
   await trx.insertInto('sales').values(s.sale).execute();
   if (s.sources.length) await trx.insertInto('sale_sources').values(s.sources).execute();
   await addOperation(trx, s.sale.id, 'charge', s.sale.amount, null, now);
-  await outbox.emit(trx, 'sale.created', s.sale.id, now);
 }
 
 /** The refund an Idempotency-Key's binding reserved, if it did. */
