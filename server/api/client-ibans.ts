@@ -1,7 +1,8 @@
 import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { found, invalid, notFound } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
-import { getClient, getIban, insertIban, listIbans, updateIban } from '../store/clients';
+import { addIban, changeIban } from '../clients/client-changes';
+import { getClient, getIban, listIbans } from '../store/clients';
 import type { ClientIban } from '../store/clients';
 import { patchOf } from './catalogue';
 import { ibanFieldsOf, presentIban } from '../present/client';
@@ -52,7 +53,7 @@ function createRoute(): RouteDef {
     status: 201,
     async handler({ env, params, body, deps, db }) {
       if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
-      const row = found(await unique('iban_id', () => insertIban(db, env.id, params.clientId!, ibanRow(body), deps.now(), deps.outbox)), 'client');
+      const row = found(await unique('iban_id', () => addIban(db, { environmentId: env.id, clientId: params.clientId!, values: ibanRow(body), now: deps.now(), outbox: deps.outbox })), 'client');
       return presentIban(row);
     },
   });
@@ -96,7 +97,7 @@ function updateRoute(): RouteDef {
         if (merged.data.notify_url) checkNotifyUrl(merged.data.notify_url, deps.config);
         return ibanRow(merged.data);
       };
-      const row = found(await unique('iban_id', () => updateIban(db, env.id, params.clientId!, params.id!, merge, deps.now(), deps.outbox)), 'IBAN');
+      const row = found(await unique('iban_id', () => changeIban(db, { environmentId: env.id, clientId: params.clientId!, id: params.id!, merge, now: deps.now(), outbox: deps.outbox })), 'IBAN');
       return presentIban(row);
     },
   });

@@ -3,7 +3,8 @@ import type { Deps } from '../deps';
 import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { ApiError, found, invalid } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
-import { DuplicateKeyError, getClient, insertClient, listClients, updateClient } from '../store/clients';
+import { changeClient, createClient } from '../clients/client-changes';
+import { DuplicateKeyError, getClient, listClients } from '../store/clients';
 import { patchOf } from './catalogue';
 import { clientFieldsOf, presentClient } from '../present/client';
 import { clientFields, clientOut, clientRow } from './client-objects';
@@ -73,7 +74,7 @@ export const clientRoutes = (): RouteDef[] => [
     response: clientOut,
     status: 201,
     async handler({ env, body, deps, db }) {
-      const row = await unique('client_id', () => insertClient(db, env.id, rowOf(body, deps), deps.now(), deps.outbox));
+      const row = await unique('client_id', () => createClient(db, env.id, rowOf(body, deps), deps.now(), deps.outbox));
       return presentClient(row);
     },
   }),
@@ -110,7 +111,7 @@ export const clientRoutes = (): RouteDef[] => [
         if (!merged.success) throw invalid(merged.error);
         return rowOf(merged.data, deps);
       };
-      const row = found(await unique('client_id', () => updateClient(db, env.id, params.id!, merge, deps.now(), deps.outbox)), 'client');
+      const row = found(await unique('client_id', () => changeClient(db, { environmentId: env.id, id: params.id!, merge, now: deps.now(), outbox: deps.outbox })), 'client');
       return presentClient(row);
     },
   }),

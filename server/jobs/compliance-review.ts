@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { sandboxVerdict } from '../domain/compliance';
-import { recordVerdict, pendingDocuments } from '../store/clients';
+import { recordVerdict } from '../clients/client-changes';
+import { pendingDocuments } from '../store/clients';
 import type { Db } from '../store/db';
 import type { Outbox } from '../store/events';
 

@@ -1,14 +1,13 @@
-import { isCompliant, type Verdict } from '../domain/compliance';
+import type { Verdict } from '../domain/compliance';
 import { uuidv7 } from '../domain/ids';
 import { type Db, inTransaction, type Tx } from './db';
-import type { Outbox } from './events';
 import { forUpdate } from './locking';
 import { countAndPage, type Page } from './paging';
 import type { ClientDocumentRow, ClientIbanRow, ClientRow } from './schema';
 
-// Clients, their IBANs and their documents. A client's compliance state and its IBANs'
-// follow from its accepted documents; every change to them locks the client row first,
-// so a review, a PATCH and a new IBAN never decide on a state another one is changing.
+// Clients, their IBANs and their documents: their rows. What each change writes, tells and
+// decides (the compliance that follows from the accepted documents) is the use cases'
+// (server/clients/client-changes.ts).
 
 export type ClientType = 'individual' | 'company';
 export type IdType = 'passport' | 'national_id' | 'tax_id' | 'residence_permit' | 'driving_licence' | 'other';
@@ -54,7 +53,8 @@ function isUniqueViolation(err: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
 
-async function uniquely<T>(write: () => Promise<T>): Promise<T> {
+/** Runs a write, turning a unique index's refusal into DuplicateKeyError. */
+export async function uniquely<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {
@@ -75,11 +75,10 @@ export async function getClient(db: Db, environmentId: string | null, id: string
   return row && clientOf(row);
 }
 
-async function lockClient(trx: Tx, environmentId: string, id: string): Promise<ClientRow | undefined> {
-  return forUpdate(
-    trx,
-    trx.selectFrom('clients').selectAll().where('environment_id', '=', environmentId).where('id', '=', id),
-  ).executeTakeFirst();
+/** The client, its row locked until the transaction ends: every change to its compliance takes it first. */
+export async function lockClient(trx: Tx, environmentId: string, id: string): Promise<Client | undefined> {
+  const row = await forUpdate(trx, trx.selectFrom('clients').selectAll().where('environment_id', '=', environmentId).where('id', '=', id)).executeTakeFirst();
+  return row && clientOf(row);
 }
 
 export interface ClientFilters {
@@ -97,53 +96,25 @@ export async function listClients(db: Db, environmentId: string, f: ClientFilter
   return { count, rows: rows.map(clientOf) };
 }
 
-export async function insertClient(db: Db, environmentId: string, values: ClientValues, now: Date, outbox: Outbox) {
+/** A new client's row: not enabled by compliance until its documents say so. */
+export async function insertClient(trx: Tx, environmentId: string, values: ClientValues, now: Date): Promise<Client> {
   const client: Client = { ...values, ...owned(environmentId, now), enabled_by_compliance: false };
-  return uniquely(() =>
-    inTransaction(db, async (trx) => {
-      await trx.insertInto('clients').values({ ...client, enabled: bit(client.enabled), enabled_by_compliance: 0 }).execute();
-      await outbox.emit(trx, 'client.created', client.id, now);
-      return client;
-    }),
-  );
+  await trx.insertInto('clients').values({ ...client, enabled: bit(client.enabled), enabled_by_compliance: 0 }).execute();
+  return client;
 }
 
-/**
- * Writes the whole (merged, re-validated) client; its compliance is decided again, since
- * a change of `client_type` changes which documents it needs.
- */
-export async function updateClient(
-  db: Db,
-  environmentId: string,
-  id: string,
-  merge: (current: Client) => ClientValues,
-  now: Date,
-  outbox: Outbox,
-): Promise<Client | undefined> {
-  return uniquely(() =>
-    inTransaction(db, async (trx) => {
-      const current = await lockClient(trx, environmentId, id);
-      if (!current) return undefined;
-      const values = merge(clientOf(current));
-      await trx
-        .updateTable('clients')
-        .set({ ...values, enabled: bit(values.enabled), updated_at: now.toISOString() })
-        .where('id', '=', id)
-        .execute();
-      await outbox.emit(trx, 'client.updated', id, now);
-      await decideCompliance(trx, id, now, outbox);
-      return getClient(trx, environmentId, id);
-    }),
-  );
+/** The whole (merged, re-validated) client written over its row. */
+export async function writeClient(trx: Tx, id: string, values: ClientValues, now: Date): Promise<void> {
+  await trx
+    .updateTable('clients')
+    .set({ ...values, enabled: bit(values.enabled), updated_at: now.toISOString() })
+    .where('id', '=', id)
+    .execute();
 }
 
-/** Sets the client's and its IBANs' `enabled_by_compliance` from its accepted documents. */
-async function decideCompliance(trx: Tx, clientId: string, now: Date, outbox: Outbox): Promise<void> {
-  const client = await trx
-    .selectFrom('clients')
-    .select(['client_type', 'enabled_by_compliance'])
-    .where('id', '=', clientId)
-    .executeTakeFirstOrThrow();
+/** What the client's compliance is decided from: its type, the kinds of its accepted documents, and what it is now. */
+export async function complianceFacts(trx: Tx, clientId: string): Promise<{ clientType: string | null; accepted: Set<string>; enabled: boolean }> {
+  const client = await trx.selectFrom('clients').select(['client_type', 'enabled_by_compliance']).where('id', '=', clientId).executeTakeFirstOrThrow();
   const accepted = await trx
     .selectFrom('client_documents')
     .select('type')
@@ -151,19 +122,21 @@ async function decideCompliance(trx: Tx, clientId: string, now: Date, outbox: Ou
     .where('client_ref', '=', clientId)
     .where('status', '=', 'accepted')
     .execute();
-  const enabled = isCompliant(client.client_type, new Set(accepted.map((d) => d.type))) ? 1 : 0;
-  if (enabled === client.enabled_by_compliance) return;
+  return { clientType: client.client_type, accepted: new Set(accepted.map((d) => d.type)), enabled: client.enabled_by_compliance === 1 };
+}
+
+/** Sets the client's and its IBANs' `enabled_by_compliance`; the ids of the IBANs it changed. */
+export async function setCompliance(trx: Tx, clientId: string, enabled: boolean, now: Date): Promise<string[]> {
   const at = now.toISOString();
-  await trx.updateTable('clients').set({ enabled_by_compliance: enabled, updated_at: at }).where('id', '=', clientId).execute();
-  await outbox.emit(trx, 'client.compliance_changed', clientId, now);
+  await trx.updateTable('clients').set({ enabled_by_compliance: bit(enabled), updated_at: at }).where('id', '=', clientId).execute();
   const ibans = await trx
     .updateTable('client_ibans')
-    .set({ enabled_by_compliance: enabled, updated_at: at })
+    .set({ enabled_by_compliance: bit(enabled), updated_at: at })
     .where('client_ref', '=', clientId)
-    .where('enabled_by_compliance', '!=', enabled)
+    .where('enabled_by_compliance', '!=', bit(enabled))
     .returning('id')
     .execute();
-  for (const { id } of ibans) await outbox.emit(trx, 'iban.compliance_changed', id, now);
+  return ibans.map((i) => i.id);
 }
 
 // IBANs
@@ -189,64 +162,35 @@ export async function listIbans(db: Db, environmentId: string, clientId: string,
   return { count, rows: rows.map(ibanOf) };
 }
 
-/** An IBAN starts as enabled by compliance as its client is; undefined when there is no such client. */
-export async function insertIban(
-  db: Db,
-  environmentId: string,
-  clientId: string,
-  values: IbanValues,
-  now: Date,
-  outbox: Outbox,
-): Promise<ClientIban | undefined> {
-  return uniquely(() =>
-    inTransaction(db, async (trx) => {
-      const client = await lockClient(trx, environmentId, clientId);
-      if (!client) return undefined;
-      const row: ClientIbanRow = {
-        ...values,
-        ...owned(environmentId, now),
-        client_ref: clientId,
-        enabled: bit(values.enabled),
-        enabled_by_compliance: client.enabled_by_compliance,
-      };
-      await trx.insertInto('client_ibans').values(row).execute();
-      await outbox.emit(trx, 'iban.created', row.id, now);
-      return ibanOf(row);
-    }),
-  );
+/** A new IBAN's row: enabled by compliance as its (locked) client is. */
+export async function insertIban(trx: Tx, client: Client, values: IbanValues, now: Date): Promise<ClientIban> {
+  const row: ClientIbanRow = {
+    ...values,
+    ...owned(client.environment_id, now),
+    client_ref: client.id,
+    enabled: bit(values.enabled),
+    enabled_by_compliance: bit(client.enabled_by_compliance),
+  };
+  await trx.insertInto('client_ibans').values(row).execute();
+  return ibanOf(row);
 }
 
-export async function updateIban(
-  db: Db,
-  environmentId: string,
-  clientId: string,
-  id: string,
-  merge: (current: ClientIban) => IbanValues,
-  now: Date,
-  outbox: Outbox,
-): Promise<ClientIban | undefined> {
-  return uniquely(() =>
-    inTransaction(db, async (trx) => {
-      const current = await forUpdate(
-        trx,
-        trx
-          .selectFrom('client_ibans')
-          .selectAll()
-          .where('environment_id', '=', environmentId)
-          .where('client_ref', '=', clientId)
-          .where('id', '=', id),
-      ).executeTakeFirst();
-      if (!current) return undefined;
-      const values = merge(ibanOf(current));
-      await trx
-        .updateTable('client_ibans')
-        .set({ ...values, enabled: bit(values.enabled), updated_at: now.toISOString() })
-        .where('id', '=', id)
-        .execute();
-      await outbox.emit(trx, 'iban.updated', id, now);
-      return getIban(trx, environmentId, clientId, id);
-    }),
-  );
+/** The IBAN, its row locked until the transaction ends. */
+export async function lockIban(trx: Tx, environmentId: string, clientId: string, id: string): Promise<ClientIban | undefined> {
+  const row = await forUpdate(
+    trx,
+    trx.selectFrom('client_ibans').selectAll().where('environment_id', '=', environmentId).where('client_ref', '=', clientId).where('id', '=', id),
+  ).executeTakeFirst();
+  return row && ibanOf(row);
+}
+
+/** The whole (merged, re-validated) IBAN written over its row. */
+export async function writeIban(trx: Tx, id: string, values: IbanValues, now: Date): Promise<void> {
+  await trx
+    .updateTable('client_ibans')
+    .set({ ...values, enabled: bit(values.enabled), updated_at: now.toISOString() })
+    .where('id', '=', id)
+    .execute();
 }
 
 // Documents
@@ -324,29 +268,16 @@ export async function pendingDocuments(db: Db, limit: number): Promise<{ id: str
 }
 
 /**
- * Records a verdict on a pending document and what follows from it, in one transaction.
- * The claim is the conditional UPDATE (`status = 'pending'`): of two reviewers racing for
- * one document exactly one records it; false for the other.
+ * A verdict on a pending document, by a conditional UPDATE (`status = 'pending'`): of two
+ * reviewers racing for one document exactly one records it; false for the other.
  */
-export async function recordVerdict(
-  db: Db,
-  doc: { id: string; client_ref: string; environment_id: string },
-  verdict: Verdict,
-  now: Date,
-  outbox: Outbox,
-): Promise<boolean> {
-  return inTransaction(db, async (trx) => {
-    await lockClient(trx, doc.environment_id, doc.client_ref);
-    const at = now.toISOString();
-    const claimed = await trx
-      .updateTable('client_documents')
-      .set({ status: verdict.status, status_reason: verdict.reason, reviewed_at: at, updated_at: at })
-      .where('id', '=', doc.id)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    if (Number(claimed.numUpdatedRows) !== 1) return false;
-    await outbox.emit(trx, verdict.status === 'accepted' ? 'document.accepted' : 'document.rejected', doc.id, now);
-    await decideCompliance(trx, doc.client_ref, now, outbox);
-    return true;
-  });
+export async function claimDocument(trx: Tx, docId: string, verdict: Verdict, now: Date): Promise<boolean> {
+  const at = now.toISOString();
+  const claimed = await trx
+    .updateTable('client_documents')
+    .set({ status: verdict.status, status_reason: verdict.reason, reviewed_at: at, updated_at: at })
+    .where('id', '=', docId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(claimed.numUpdatedRows) === 1;
 }
