@@ -22,23 +22,27 @@ export type ChargeOutcome =
 
 export type ChargeAnswer = { outcome: 'approved'; reference: string } | { outcome: 'declined' | 'insufficient_funds' | 'not_processed' };
 
-/** The sale a charge call makes, as its answer leaves it. */
-function chargeSale(call: GatewayCall, auth: AuthorizationRow, id: string, result: ChargeAnswer, now: Date) {
-  const approved = result.outcome === 'approved';
+/**
+ * The sale a charge call makes, as its answer leaves it, or (no answer yet) as it shows
+ * while its outcome is unknown: pending, nothing moved.
+ */
+export function chargeSale(call: GatewayCall, card: Pick<AuthorizationRow, 'card_brand' | 'card_last4' | 'notify_url'>, id: string, now: Date, result?: ChargeAnswer) {
+  const approved = result?.outcome === 'approved';
   return newSaleRow({
     id,
-    environment_id: auth.environment_id,
-    authorization_id: auth.id,
-    gateway_id: auth.gateway_id,
+    environment_id: call.environment_id,
+    authorization_id: call.subject_id,
+    gateway_id: call.gateway_id,
     currency: call.currency,
     amount: call.amount,
     captured: approved ? call.amount : 0,
     description: (call.request.description as string | null | undefined) ?? null,
-    card_brand: auth.card_brand,
-    card_last4: auth.card_last4,
-    notify_url: auth.notify_url,
-    failure: approved ? null : result.outcome,
-    // A charge for a transaction's `source` is linked to it as it is recorded (live or by reconciliation).
+    card_brand: card.card_brand,
+    card_last4: card.card_last4,
+    notify_url: card.notify_url,
+    failure: !result || approved ? null : result.outcome,
+    pending: result ? 0 : 1,
+    // A charge for a transaction's `source` belongs to it from the start (payments/sources.ts).
     source_transaction_id: (call.request.source_transaction_id as string | undefined) ?? null,
     // The merchant starts every charge of a stored card: never challenged (the cardholder
     // authenticated when it was stored), and marked so for the issuer.
@@ -70,7 +74,7 @@ export async function recordCharge(db: Db, c: { call: GatewayCall; result: Charg
     // Approved, the authorization moves on (updated_at): its row as that leaves it names the
     // sale's card and is the event's snapshot, one statement rather than a read and an update.
     const auth = approved ? await touchAuthorization(trx, c.call.subject_id, c.now) : (await getAuthorization(trx, null, c.call.subject_id))!;
-    const sale = chargeSale(c.call, auth, saleId, c.result, c.now);
+    const sale = chargeSale(c.call, auth, saleId, c.now, c.result);
     if (late && pendingSale) await markLateCharge(trx, saleId, sale.captured, c.now);
     else if (pendingSale) await settlePendingSale(trx, saleId, { captured: sale.captured, failure: sale.failure }, c.now);
     else await insertRows(trx, 'sales', [sale]);

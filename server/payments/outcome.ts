@@ -1,6 +1,7 @@
 import { isDatabaseUnavailable } from '../store/errors';
 import type { GatewayCall } from '../store/gateway-calls';
-import { boundCall, getCall, markUnknown, moveToAttention, reclaimCall } from '../store/unknown-outcomes';
+import { boundCall, getCall, moveToAttention, reclaimCall } from '../store/unknown-outcomes';
+import { markOutcomeUnknown } from './unknown-outcome';
 import { askGateway, type PaymentDeps, type Settled } from './ask';
 import type { Gateway } from './gateway';
 
@@ -73,7 +74,7 @@ export async function startStep<T>(
  * settled it meanwhile).
  */
 export async function outcomeUnknown(deps: PaymentDeps, call: GatewayCall): Promise<GatewayCall> {
-  const marked = await markUnknown(deps.database.db, call, deps.now());
+  const marked = await markOutcomeUnknown(deps.database.db, call, deps.now());
   if (marked) deps.log.warn({ call: call.id, kind: call.kind, reference: call.reference }, 'gateway call outcome unknown: pending until proven');
   return marked ?? (await getCall(deps.database.db, call.id))!;
 }

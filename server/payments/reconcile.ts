@@ -1,7 +1,7 @@
 import type { GatewayCallKind } from '../store/schema';
 import { inTransaction } from '../store/db';
 import { claimCallsToReconcile, extendClaim, type GatewayCall, postponeCheck, settleCall } from '../store/gateway-calls';
-import { markUnknown, moveToAttention } from '../store/unknown-outcomes';
+import { moveToAttention } from '../store/unknown-outcomes';
 import { askGateway, type PaymentDeps, type Settled } from './ask';
 import { recordChargeResult } from './charge';
 import type { Gateway } from './gateway';
@@ -10,6 +10,7 @@ import { recordPayment } from './pay';
 import { recordSaleActionResult } from './send-action';
 import { recordStoredCardResult } from './store-card';
 import { recordSubscriptionCharge } from './subscription-charge';
+import { markOutcomeUnknown } from './unknown-outcome';
 
 // Reconciliation of gateway calls whose answer never reached the books:
 // - pending past its claim: its outcome is unknown (the gateway did not answer, or the
@@ -59,7 +60,7 @@ async function reconcilePending(deps: PaymentDeps, found: GatewayCall): Promise<
   const db = deps.database.db;
   const now = deps.now();
   // A call still unmarked belongs to a process that died asking: its outcome is unknown now.
-  const call = found.unknown_since ? found : await markUnknown(db, found, now, new Date(now.getTime() + deps.config.paymentClaimMs));
+  const call = found.unknown_since ? found : await markOutcomeUnknown(db, found, now, new Date(now.getTime() + deps.config.paymentClaimMs));
   if (!call) return;
   const gateway = deps.gateways.find(call.gateway_id);
   if (!gateway || (!gateway.lookup && !gateway.notification)) return toAttention(deps, call, 'the gateway can neither be looked up nor notify');

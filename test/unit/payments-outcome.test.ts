@@ -15,7 +15,8 @@ import { type Database, openDatabase } from '../../server/store/db';
 import { createEnvironment } from '../../server/store/environments';
 import { insertCall, newCall } from '../../server/store/gateway-calls';
 import { migrate } from '../../server/store/migrations';
-import { getCall, markUnknown } from '../../server/store/unknown-outcomes';
+import { getCall } from '../../server/store/unknown-outcomes';
+import { markOutcomeUnknown } from '../../server/payments/unknown-outcome';
 
 // The shared rules of server/payments/outcome.ts over a real SQLite store in a temporary
 // folder and an in-memory gateway: a result the database refuses goes to attention once
@@ -117,7 +118,7 @@ describe('payment outcomes', () => {
     // Taken once: a second retry at the same moment finds it claimed again.
     expect(await resumeStep(deps, bound)).toMatchObject({ kind: 'in_flight' });
 
-    await markUnknown(database.db, (await getCall(database.db, call.id))!, now);
+    await markOutcomeUnknown(database.db, (await getCall(database.db, call.id))!, now);
     expect(await resumeStep(deps, bound)).toMatchObject({ kind: 'current', call: { id: call.id } });
   });
 });

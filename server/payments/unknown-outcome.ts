@@ -1,0 +1,56 @@
+import { uuidv7 } from '../domain/ids';
+import { type Db, inTransaction } from '../store/db';
+import { type GatewayCall, salesOfAction } from '../store/gateway-calls';
+import { getAuthorization, insertAuthorization } from '../store/sales';
+import { insertRows } from '../store/compiled';
+import { addPendingActions, markUnknown, setCallResult, touchTransaction } from '../store/unknown-outcomes';
+import { chargeSale } from './charge-record';
+
+// A gateway call whose outcome is unknown (it threw, timed out, or its process died
+// asking) stays `pending` until a lookup or a notification proves what the gateway did.
+// Meanwhile what it would have made shows as pending: a charge as a sale in state
+// `pending` (the one the result is recorded into, so its id never changes), a store as a
+// `pending` authorization (its id chosen at reservation), a capture / refund / void as its
+// sale's `pending` count, a checkout payment as its transaction "being checked" (it takes
+// no other payment meanwhile). Nothing is released: unknown is never "nothing was charged".
+
+/**
+ * Marks a pending call's outcome unknown, once, claimed until `claimedUntil` (now: due for
+ * reconciliation at once), with what it shows meanwhile; null when another process
+ * settled or marked it first.
+ */
+export function markOutcomeUnknown(db: Db, call: GatewayCall, now: Date, claimedUntil = now): Promise<GatewayCall | null> {
+  return inTransaction(db, async (trx) => {
+    if (!(await markUnknown(trx, call.id, now, claimedUntil))) return null;
+    let resultId = call.result_id;
+    if (call.kind === 'charge') {
+      const card = (await getAuthorization(trx, null, call.subject_id))!;
+      const sale = chargeSale(call, card, uuidv7(now.getTime()), now);
+      await insertRows(trx, 'sales', [sale]);
+      await setCallResult(trx, call.id, sale.id);
+      resultId = sale.id;
+    } else if (call.kind === 'store') {
+      await insertAuthorization(trx, {
+        id: call.subject_id,
+        environment_id: call.environment_id,
+        transaction_id: null,
+        gateway_id: call.gateway_id,
+        status: 'pending',
+        card_brand: null,
+        card_last4: null,
+        card_exp_month: null,
+        card_exp_year: null,
+        gateway_reference: '',
+        notify_url: (call.request.notify_url as string | null | undefined) ?? null,
+        created_at: call.created_at,
+        updated_at: now.toISOString(),
+      });
+    } else if (call.kind === 'pay') {
+      // The payment page now shows the payment being checked: its kept copy must go.
+      await touchTransaction(trx, call.subject_id, now);
+    } else if (call.kind === 'capture' || call.kind === 'refund' || call.kind === 'void') {
+      await addPendingActions(trx, salesOfAction(call), now);
+    }
+    return { ...call, unknown_since: now.toISOString(), claimed_until: claimedUntil.toISOString(), result_id: resultId };
+  });
+}
