@@ -114,7 +114,7 @@ function actionRoute(action: SubscriptionAction): RouteDef {
     response: subscriptionOut,
     status: 200,
     async handler({ env, params, deps, baseUrl, db }) {
-      const result = await applyAction(db, { environmentId: env.id, id: params.id!, action, now: deps.now(), outbox: deps.outbox });
+      const result = await applyAction(db, { environmentId: env.id, id: params.id!, action, clock: deps.now, outbox: deps.outbox });
       switch (result.kind) {
         case 'not_found':
           throw notFound('subscription');

@@ -54,7 +54,7 @@ export function subscriptionRoutes(router: IRouter, kit: Kit): void {
       if (!found) return notFound(req, res);
       // Stopping cannot be undone: the first post asks, the confirmed one acts.
       if (name === 'stop' && req.body?.confirm !== 'yes') return send(res, 200, confirmStopPage({ text: textOf(req), session: s, row: found.row }));
-      const result = await applyAction(db, { environmentId: env, id, action: API_ACTION[name], now: deps.now(), outbox: deps.outbox });
+      const result = await applyAction(db, { environmentId: env, id, action: API_ACTION[name], clock: deps.now, outbox: deps.outbox });
       if (result.kind === 'not_found') return notFound(req, res);
       if (result.kind !== 'done') {
         const text = textOf(req);

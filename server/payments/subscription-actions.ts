@@ -3,7 +3,7 @@ import { resumeSchedule, startSchedule } from '../domain/subscription-schedule';
 import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from '../store/db';
 import type { EventType, Outbox } from '../store/events';
 import type { SubscriptionRow } from '../store/schema';
-import { getSubscription, iso, readSubscription, scheduleColumns, scheduleOf, type StoredSubscription, updateSubscription } from '../store/subscriptions';
+import { getSubscription, iso, lockSubscription, readSubscription, scheduleColumns, scheduleOf, type StoredSubscription, updateSubscription } from '../store/subscriptions';
 
 // A subscription's states, changed by the spec's four actions and by the hosted sign-up's
 // card. Each change is computed from the row as read in its transaction and written only
@@ -44,21 +44,26 @@ function actionChanges(action: SubscriptionAction, current: SubscriptionRow, now
 const conflict = async (trx: Tx, id: string) => ({ kind: 'conflict', status: (await readSubscription(trx, id))!.status as SubscriptionStatus }) as const;
 const done = async (trx: Tx, id: string) => ({ kind: 'done', subscription: (await getSubscription(trx, null, id))! }) as const;
 
-/** Applies one of the spec's actions, or nothing. */
+/**
+ * Applies one of the spec's actions, or nothing. The row is locked before the clock is
+ * read: a period's charge being recorded (or any other change) finishes first, so the
+ * action judges the row as that leaves it and is dated after it.
+ */
 export async function applyAction(
   db: Db,
-  a: { environmentId: string; id: string; action: SubscriptionAction; now: Date; outbox: Outbox; authorizationId?: string },
+  a: { environmentId: string; id: string; action: SubscriptionAction; clock: () => Date; outbox: Outbox; authorizationId?: string },
 ): Promise<ActionResult> {
   return inTransaction(db, async (trx) => {
-    const current = await readSubscription(trx, a.id, a.environmentId);
+    const current = await lockSubscription(trx, a.id, a.environmentId);
     if (!current) return { kind: 'not_found' } as const;
     const status = current.status as SubscriptionStatus;
     if (!ACTION_FROM[a.action].includes(status)) return { kind: 'conflict', status } as const;
     const authorizationId = a.authorizationId ?? current.authorization_id;
     if (a.action === 'start' && authorizationId === null) return { kind: 'no_payment_method' } as const;
-    const changes = actionChanges(a.action, current, a.now, authorizationId);
+    const now = a.clock();
+    const changes = actionChanges(a.action, current, now, authorizationId);
     if (!(await updateSubscription(trx, a.id, changes, { status, updatedAt: current.updated_at }))) return conflict(trx, a.id);
-    await a.outbox.emit(trx, ACTION_EVENTS[a.action], a.id, a.now);
+    await a.outbox.emit(trx, ACTION_EVENTS[a.action], a.id, now);
     return done(trx, a.id);
   });
 }
@@ -77,7 +82,7 @@ export async function attachPaymentMethod(
     // Before the start, so its confirmation email finds the address.
     if (a.customerEmail) await updateSubscription(trx, id, { customer_email: a.customerEmail });
     if (a.subscription.status === 'waiting') {
-      const started = await applyAction(trx, { environmentId, id, action: 'start', now: a.now, outbox: a.outbox, authorizationId: a.authorizationId });
+      const started = await applyAction(trx, { environmentId, id, action: 'start', clock: () => a.now, outbox: a.outbox, authorizationId: a.authorizationId });
       if (started.kind !== 'done') throw new Rollback(started);
       return started;
     }

@@ -2,7 +2,8 @@ import { newToken, uuidv7 } from '../domain/ids';
 import type { Cadence } from '../domain/periods';
 import type { SubscriptionStatus } from '../domain/subscription-states';
 import type { Schedule } from '../domain/subscription-schedule';
-import { type Db, inTransaction } from './db';
+import { type Db, inTransaction, type Tx } from './db';
+import { forUpdate } from './locking';
 import { type Merchant, MERCHANT_COLUMNS, splitMerchant } from './environments';
 import { countAndPage, type Page } from './paging';
 import type { AuthorizationRow, SubscriptionChargeRow, SubscriptionRow } from './schema';
@@ -128,6 +129,13 @@ export function readSubscription(db: Db, id: string, environmentId?: string): Pr
   let query = db.selectFrom('subscriptions').selectAll().where('id', '=', id);
   if (environmentId !== undefined) query = query.where('environment_id', '=', environmentId);
   return query.executeTakeFirst();
+}
+
+/** The row, locked until the transaction ends (FOR UPDATE; SQLite has one writer): a charge being recorded finishes first. */
+export function lockSubscription(trx: Tx, id: string, environmentId?: string): Promise<SubscriptionRow | undefined> {
+  let query = trx.selectFrom('subscriptions').selectAll().where('id', '=', id);
+  if (environmentId !== undefined) query = query.where('environment_id', '=', environmentId);
+  return forUpdate(trx, query).executeTakeFirst();
 }
 
 /** What a conditional update of a subscription expects to find. */

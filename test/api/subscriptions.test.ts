@@ -325,6 +325,24 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
     expect((await act(sub.id, 'active')).status).toBe(409);
   });
 
+  it('stop while a period\'s charge is being recorded: it waits for it, stops, and is dated after it', async () => {
+    const id = await inState('active');
+    const db = t.service.deps.database.db;
+    let released = '';
+    let stopping: Promise<{ status: number; body: any }> | undefined;
+    // What recording a charged period does to the subscription (its schedule, updated_at), held open.
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable('subscriptions').set({ updated_at: new Date().toISOString() }).where('id', '=', id).execute();
+      stopping = act(id, 'stop');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      released = new Date().toISOString();
+    });
+    const stopped = await stopping!;
+    expect(stopped.status, JSON.stringify(stopped.body)).toBe(200);
+    expect(stopped.body).toMatchObject({ status: 'stopped', stop_reason: 'requested' });
+    expect(stopped.body.stopped >= released, `stopped ${stopped.body.stopped}, charge recorded ${released}`).toBe(true);
+  });
+
   it('retries a declining card 1, 3 and 5 days after the due date as past_due, and recovers with a working card', async () => {
     at('2027-09-01T10:00:00.000Z');
     const sub = await subscription({ authorization: await card(TEST_CARDS.insufficientFunds), notify_url: hook.url });
