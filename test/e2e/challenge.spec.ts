@@ -27,7 +27,7 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
   test.describe(`the challenge in the page with JavaScript, ${size}`, () => {
     test.use({ viewport });
 
-    test('4000 0027 6000 3184: a dialog with focus kept in it; Complete pays and returns to the shop', async ({ page, service, merchant }) => {
+    test('4000 0027 6000 3184: a dialog with focus kept in it; Complete pays and returns to the shop', async ({ page, service, merchant, toShop }) => {
       const chunks: string[] = [];
       page.on('request', (request) => {
         if (request.url().includes('challenge-dialog')) chunks.push(request.url());
@@ -55,13 +55,13 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
 
       await answerButton(page, 'Complete').click();
       await expect(dialog).toBeHidden();
-      await page.waitForURL(returnTo(`${merchant.origin}/return?order=C-1`));
+      await toShop(returnTo(`${merchant.origin}/return?order=C-1`));
       expect(await statusOf(service, tx.id)).toBe('D');
       const sales = (await service.api('GET', `/sale/?transaction_id=${tx.id}`)).body.results;
       expect(sales[0].authentication).toEqual({ status: 'authenticated', method: 'challenge' });
     });
 
-    test('Fail: the dialog closes, the card field says why, the payment stays open', async ({ page, service, merchant }) => {
+    test('Fail: the dialog closes, the card field says why, the payment stays open', async ({ page, service, merchant, toShop }) => {
       const tx = await service.createTransaction(order(merchant));
       await page.goto(tx.payment_url);
       await payWith(page, CARDS.challenged);
@@ -71,7 +71,7 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
       expect(await statusOf(service, tx.id)).toBe('N');
       // Another card still pays.
       await payWith(page, CARDS.approved);
-      await page.waitForURL(returnTo(`${merchant.origin}/return?order=C-1`));
+      await toShop(returnTo(`${merchant.origin}/return?order=C-1`));
     });
 
     test('Escape leaves the challenge: nothing charged, the payment stays open', async ({ page, service, merchant }) => {
@@ -94,11 +94,11 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
       expect(await statusOf(service, tx.id)).toBe('N');
     });
 
-    test('4000 0000 0000 3055: authenticated without a challenge', async ({ page, service, merchant }) => {
+    test('4000 0000 0000 3055: authenticated without a challenge', async ({ page, service, merchant, toShop }) => {
       const tx = await service.createTransaction(order(merchant));
       await page.goto(tx.payment_url);
       await payWith(page, CARDS.frictionless);
-      await page.waitForURL(returnTo(`${merchant.origin}/return?order=C-1`));
+      await toShop(returnTo(`${merchant.origin}/return?order=C-1`));
       const sales = (await service.api('GET', `/sale/?transaction_id=${tx.id}`)).body.results;
       expect(sales[0].authentication).toEqual({ status: 'authenticated', method: 'frictionless' });
     });
@@ -107,14 +107,14 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
   test.describe(`the challenge without JavaScript, ${size}`, () => {
     test.use({ viewport, javaScriptEnabled: false });
 
-    test('4000 0027 6000 3184: a page of its own; Complete returns to the shop', async ({ page, service, merchant }) => {
+    test('4000 0027 6000 3184: a page of its own; Complete returns to the shop', async ({ page, service, merchant, toShop }) => {
       const tx = await service.createTransaction(order(merchant));
       await page.goto(tx.payment_url);
       await payWith(page, CARDS.challenged);
       await expect(page).toHaveURL(/\/challenge\/[0-9a-f-]{36}\/$/);
       await expect(page.getByRole('heading', { level: 1, name: 'Confirm it is you' })).toBeVisible();
       await answerButton(page, 'Complete').click();
-      await page.waitForURL(returnTo(`${merchant.origin}/return?order=C-1`));
+      await toShop(returnTo(`${merchant.origin}/return?order=C-1`));
       expect(await statusOf(service, tx.id)).toBe('D');
     });
 
@@ -140,11 +140,11 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
       expect(await statusOf(service, tx.id)).toBe('N');
     });
 
-    test('4000 0000 0000 3055: no challenge page at all', async ({ page, service, merchant }) => {
+    test('4000 0000 0000 3055: no challenge page at all', async ({ page, service, merchant, toShop }) => {
       const tx = await service.createTransaction(order(merchant));
       await page.goto(tx.payment_url);
       await payWith(page, CARDS.frictionless);
-      await page.waitForURL(returnTo(`${merchant.origin}/return?order=C-1`));
+      await toShop(returnTo(`${merchant.origin}/return?order=C-1`));
     });
   });
 
@@ -193,7 +193,7 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
       return page.frameLocator('iframe[src*="/pay/"]');
     }
 
-    test('4000 0027 6000 3184: the dialog inside the frame; Complete reports the payment and returns', async ({ page, service, merchant }) => {
+    test('4000 0027 6000 3184: the dialog inside the frame; Complete reports the payment and returns', async ({ page, service, merchant, toShop }) => {
       const tx = await service.createTransaction(order(merchant));
       const frame = await openWidget(page, merchant, service, tx.token);
       await payWith(frame, CARDS.challenged);
@@ -201,7 +201,7 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
       await expect(dialog).toBeVisible();
       await expect(answerButton(frame, 'Complete')).toBeFocused();
       await answerButton(frame, 'Complete').click();
-      await page.waitForURL(returnTo(`${merchant.origin}/return?order=C-1`));
+      await toShop(returnTo(`${merchant.origin}/return?order=C-1`));
       expect(await statusOf(service, tx.id)).toBe('D');
     });
 
@@ -227,11 +227,11 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
       expect(await statusOf(service, tx.id)).toBe('N');
     });
 
-    test('3055 pays without a challenge', async ({ page, service, merchant }) => {
+    test('3055 pays without a challenge', async ({ page, service, merchant, toShop }) => {
       const tx = await service.createTransaction(order(merchant));
       const frame = await openWidget(page, merchant, service, tx.token);
       await payWith(frame, CARDS.frictionless);
-      await page.waitForURL(returnTo(`${merchant.origin}/return?order=C-1`));
+      await toShop(returnTo(`${merchant.origin}/return?order=C-1`));
       expect(await statusOf(service, tx.id)).toBe('D');
     });
   });

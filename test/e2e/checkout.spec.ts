@@ -124,7 +124,7 @@ for (const javaScriptEnabled of [true, false]) {
   test.describe(`paying ${mode}`, () => {
     test.use({ javaScriptEnabled });
 
-    test('approve with 4242… lands on return_url', async ({ page, service, merchant }) => {
+    test('approve with 4242… lands on return_url', async ({ page, service, merchant, toShop }) => {
       const tx = await service.createTransaction(order(merchant));
       await page.goto(tx.payment_url);
       await expect(page.getByRole('radio').first()).toBeChecked();
@@ -136,14 +136,14 @@ for (const javaScriptEnabled of [true, false]) {
         await expect(page.getByText('Taking you back to')).toBeVisible();
         expect(merchant.arrivals).toEqual([]);
       }
-      await page.waitForURL(returnTo(`${merchant.origin}/return?order=A-1001`));
+      await toShop(returnTo(`${merchant.origin}/return?order=A-1001`));
       expect(merchant.arrivals).toEqual([expect.stringMatching(returnTo('/return?order=A-1001'))]);
       const read = await service.api('GET', `/transaction/${tx.id}/`);
       expect(read.body.status).toBe('D');
       expect(salesOf(service, tx.id)).toBe(1);
     });
 
-    test('decline, then approve', async ({ page, service, merchant }) => {
+    test('decline, then approve', async ({ page, service, merchant, toShop }) => {
       const tx = await service.createTransaction(order(merchant));
       await page.goto(tx.payment_url);
       await fillCard(page, CARDS.declined);
@@ -154,7 +154,7 @@ for (const javaScriptEnabled of [true, false]) {
       if (javaScriptEnabled) await expectNoAxeViolations(page);
       await fillCard(page, CARDS.approved);
       await payButton(page).click();
-      await page.waitForURL(/\/return\?order=A-1001&transaction_id=[^&]+&status=D&timestamp=\d+&signature=[^&]+$/);
+      await toShop(/\/return\?order=A-1001&transaction_id=[^&]+&status=D&timestamp=\d+&signature=[^&]+$/);
       expect(salesOf(service, tx.id)).toBe(1);
     });
 
@@ -166,13 +166,13 @@ for (const javaScriptEnabled of [true, false]) {
       await expect(page.getByRole('alert')).toContainText(/insufficient funds/i);
     });
 
-    test('cancel, once confirmed, lands on cancel_url', async ({ page, service, merchant }) => {
+    test('cancel, once confirmed, lands on cancel_url', async ({ page, service, merchant, toShop }) => {
       const tx = await service.createTransaction(order(merchant));
       await page.goto(tx.payment_url);
       await cancelButton(page).click();
       await expect(page.getByRole('heading', { name: 'Cancel this payment?' })).toBeVisible();
       await cancelButton(page).click();
-      await page.waitForURL(returnTo(`${merchant.origin}/cancel?order=A-1001`));
+      await toShop(returnTo(`${merchant.origin}/cancel?order=A-1001`));
       expect((await service.api('GET', `/transaction/${tx.id}/`)).body.status).toBe('C');
     });
 
@@ -196,13 +196,13 @@ for (const javaScriptEnabled of [true, false]) {
       expect((await service.api('GET', `/transaction/${tx.id}/`)).body.status).toBe('N');
     });
 
-    test('redirect gateway: approve on the provider page', async ({ page, service, merchant }) => {
+    test('redirect gateway: approve on the provider page', async ({ page, service, merchant, toShop }) => {
       const tx = await service.createTransaction(order(merchant));
       await page.goto(tx.payment_url);
       await page.getByRole('radio', { name: /sandbox pay/i }).check();
       await payButton(page).click();
       await page.getByRole('button', { name: /approve/i }).click();
-      await page.waitForURL(/\/return\?order=A-1001&transaction_id=[^&]+&status=D&timestamp=\d+&signature=[^&]+$/);
+      await toShop(/\/return\?order=A-1001&transaction_id=[^&]+&status=D&timestamp=\d+&signature=[^&]+$/);
       expect((await service.api('GET', `/transaction/${tx.id}/`)).body.status).toBe('D');
     });
 
@@ -331,7 +331,7 @@ test.describe('security and robustness', () => {
     expect((await service.api('GET', `/transaction/${tx.id}/`)).body.status).toBe('D');
   });
 
-  test('logs hold no card data, keys or checkout tokens', async ({ page, service, merchant }) => {
+  test('logs hold no card data, keys or checkout tokens', async ({ page, service, merchant, toShop }) => {
     const tx = await service.createTransaction(order(merchant));
     await page.goto(tx.payment_url);
     await fillCard(page, CARDS.declined);
@@ -339,7 +339,7 @@ test.describe('security and robustness', () => {
     await expect(page.getByRole('alert')).toContainText(/declined/i);
     await fillCard(page, CARDS.approved);
     await payButton(page).click();
-    await page.waitForURL(/\/return\?order=A-1001&transaction_id=[^&]+&status=D&timestamp=\d+&signature=[^&]+$/);
+    await toShop(/\/return\?order=A-1001&transaction_id=[^&]+&status=D&timestamp=\d+&signature=[^&]+$/);
     const logs = service.logLines().join('\n');
     expect(logs).toContain('payment approved'); // the logs were captured at all
     const secret = service.auth.split(':')[1]!;
@@ -361,7 +361,7 @@ test.describe('security and robustness', () => {
   });
 });
 
-test('keyboard only: choose, fill and pay', async ({ page, service, merchant }) => {
+test('keyboard only: choose, fill and pay', async ({ page, service, merchant, toShop }) => {
   const tx = await service.createTransaction(order(merchant, { gateway_selected: false }));
   await page.goto(tx.payment_url);
   const focused = () => page.evaluate(() => document.activeElement?.getAttribute('autocomplete') ?? document.activeElement?.getAttribute('type'));
@@ -373,7 +373,7 @@ test('keyboard only: choose, fill and pay', async ({ page, service, merchant }) 
   await typeCardWithKeyboard(page);
   await expect(payButton(page)).toBeFocused();
   await page.keyboard.press('Enter');
-  await page.waitForURL(/\/return\?order=A-1001&transaction_id=[^&]+&status=D&timestamp=\d+&signature=[^&]+$/);
+  await toShop(/\/return\?order=A-1001&transaction_id=[^&]+&status=D&timestamp=\d+&signature=[^&]+$/);
 });
 
 test('card testing: after ten declines the screen gives the time to try again, disables Pay and charges nothing', async ({ page, service, merchant }) => {

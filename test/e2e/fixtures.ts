@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test as base, expect, type Page } from '@playwright/test';
 import { TEST_CARDS } from '../../server/payments/sandbox';
+import { RETURN_AFTER_MS } from '../../widget/screen/model-actions';
 import { bundled } from '../server-bundle';
 
 // Each worker runs the real service as a child process (its own SQLite directory) and a
@@ -139,7 +140,7 @@ export async function startMerchant(): Promise<{ merchant: Merchant; stop(): Pro
   };
 }
 
-export const test = base.extend<{ merchant: Merchant }, { service: Service; merchantSite: Merchant }>({
+export const test = base.extend<{ merchant: Merchant; toShop: (url: string | RegExp) => Promise<void> }, { service: Service; merchantSite: Merchant }>({
   service: [
     async ({}, use) => {
       const { service, stop } = await startService();
@@ -160,6 +161,25 @@ export const test = base.extend<{ merchant: Merchant }, { service: Service; merc
   merchant: async ({ merchantSite }, use) => {
     merchantSite.arrivals.length = 0;
     await use(merchantSite);
+  },
+  /**
+   * The way back to the shop: `url` (a string: that URL exactly) must be where the page
+   * ends up. A paid screen shows its confirmation for RETURN_AFTER_MS before the shop
+   * opens; the test's clock (installed as the test starts, running as the real one does)
+   * is moved on over that wait rather than waiting it. The confirmation itself is
+   * checked in checkout.spec.ts ("approve with 4242… lands on return_url").
+   */
+  toShop: async ({ page }, use) => {
+    await page.clock.install();
+    await use(async (url) => {
+      const there = () => (typeof url === 'string' ? page.url() === url : url.test(page.url()));
+      await expect(async () => {
+        if (!there()) await page.clock.fastForward(RETURN_AFTER_MS);
+        expect(there(), `at ${page.url()}, not ${url}`).toBe(true);
+      }).toPass({ timeout: 30_000 });
+      // And loaded, as waitForURL has it.
+      await page.waitForURL(url);
+    });
   },
 });
 

@@ -11,7 +11,7 @@ for (const javaScriptEnabled of [true, false]) {
   test.describe(javaScriptEnabled ? 'with JavaScript' : 'without JavaScript', () => {
     test.use({ javaScriptEnabled, viewport: PHONE });
 
-    test('back to the shop leaves the payment open, and it can still be paid', async ({ page, service, merchant }) => {
+    test('back to the shop leaves the payment open, and it can still be paid', async ({ page, service, merchant, toShop }) => {
       const tx = await service.createTransaction(oneLine(merchant));
       await page.goto(tx.payment_url);
       await expect(backLink(page)).toHaveAttribute('href', `${merchant.origin}/cancel?order=A-2001`);
@@ -21,11 +21,11 @@ for (const javaScriptEnabled of [true, false]) {
       await page.goto(tx.payment_url);
       await fillCard(page, CARDS.approved);
       await payButton(page).click();
-      await page.waitForURL(returnTo(`${merchant.origin}/return?order=A-2001`));
+      await toShop(returnTo(`${merchant.origin}/return?order=A-2001`));
       expect(await statusOf(service, tx.id)).toBe('D');
     });
 
-    test('cancelling takes two steps; "keep paying" goes back to the form', async ({ page, service, merchant }) => {
+    test('cancelling takes two steps; "keep paying" goes back to the form', async ({ page, service, merchant, toShop }) => {
       const tx = await service.createTransaction(oneLine(merchant));
       await page.goto(tx.payment_url);
       await cancelButton(page).click();
@@ -42,7 +42,7 @@ for (const javaScriptEnabled of [true, false]) {
       await cancelButton(page).click();
       await expect(question).toBeVisible();
       await cancelButton(page).click();
-      await page.waitForURL(returnTo(`${merchant.origin}/cancel?order=A-2001`));
+      await toShop(returnTo(`${merchant.origin}/cancel?order=A-2001`));
       expect(await statusOf(service, tx.id)).toBe('C');
     });
 
@@ -57,12 +57,12 @@ for (const javaScriptEnabled of [true, false]) {
       await expectAccessible(page, javaScriptEnabled);
     });
 
-    test('the paid screen: short reference, amount, card, link back, printable', async ({ page, service, merchant }) => {
+    test('the paid screen: short reference, amount, card, link back, printable', async ({ page, service, merchant, toShop }) => {
       const tx = await service.createTransaction(oneLine(merchant));
       await page.goto(tx.payment_url);
       await fillCard(page, CARDS.approved);
       await payButton(page).click();
-      await page.waitForURL(returnTo(`${merchant.origin}/return?order=A-2001`));
+      await toShop(returnTo(`${merchant.origin}/return?order=A-2001`));
       // Opening the link again shows the result, not "You are paying".
       await page.goto(tx.payment_url);
       await expect(page.getByRole('heading', { name: 'Payment complete' })).toBeVisible();

@@ -136,7 +136,7 @@ async function messageListeners(page: Page): Promise<number> {
 }
 
 test.describe('inline', () => {
-  test('declarative element pays with 4242: one checkout:completed, then return_url', async ({ page, service, merchant }) => {
+  test('declarative element pays with 4242: one checkout:completed, then return_url', async ({ page, service, merchant, toShop }) => {
     const tx = await service.createTransaction(order(merchant));
     await openShop(
       page,
@@ -154,7 +154,7 @@ test.describe('inline', () => {
     await fillCard(frame, CARDS.approved);
     await payButton(frame).click();
 
-    await page.waitForURL(returnTo(`${merchant.origin}/return?order=W-1`));
+    await toShop(returnTo(`${merchant.origin}/return?order=W-1`));
     expect(merchant.arrivals).toEqual([expect.stringMatching(returnTo('/return?order=W-1'))]);
     const recorded = await storedEvents(page);
     const completed = recorded.filter((e) => e.type === 'checkout:completed');
@@ -204,14 +204,14 @@ test.describe('inline', () => {
     });
   }
 
-  test('cancel inside the frame: checkout:cancelled, then cancel_url', async ({ page, service, merchant }) => {
+  test('cancel inside the frame: checkout:cancelled, then cancel_url', async ({ page, service, merchant, toShop }) => {
     const tx = await service.createTransaction(order(merchant));
     await openShop(page, merchant, `<div data-checkout-token="${tx.token}"></div>`, widgetScript(service));
     // Cancelling asks to confirm first (the same button name and value on both steps).
     await cancelButton(checkoutFrame(page)).click();
     await expect(checkoutFrame(page).getByRole('heading', { name: 'Cancel this payment?' })).toBeVisible();
     await cancelButton(checkoutFrame(page)).click();
-    await page.waitForURL(returnTo(`${merchant.origin}/cancel?order=W-1`));
+    await toShop(returnTo(`${merchant.origin}/cancel?order=W-1`));
     const cancelled = (await storedEvents(page)).filter((e) => e.type === 'checkout:cancelled');
     expect(cancelled.map((e) => e.detail)).toEqual([
       {
@@ -258,7 +258,7 @@ test.describe('inline', () => {
     expect(await transactionStatus(service, tx.id)).toBe('N');
   });
 
-  test('insufficient funds: checkout:error with its code, and the customer can still pay', async ({ page, service, merchant }) => {
+  test('insufficient funds: checkout:error with its code, and the customer can still pay', async ({ page, service, merchant, toShop }) => {
     const tx = await service.createTransaction(order(merchant));
     await openShop(page, merchant, `<div data-checkout-token="${tx.token}"></div>`, widgetScript(service));
     const frame = checkoutFrame(page);
@@ -269,10 +269,10 @@ test.describe('inline', () => {
     expect((await events(page)).filter((e) => e.type === 'checkout:error').map((e) => e.detail.code)).toEqual(['insufficient_funds']);
     await fillCard(frame, CARDS.approved);
     await payButton(frame).click();
-    await page.waitForURL(returnTo(`${merchant.origin}/return?order=W-1`));
+    await toShop(returnTo(`${merchant.origin}/return?order=W-1`));
   });
 
-  test('paying before the frame\'s script has run (a plain form post) still reports checkout:completed', async ({ page, service, merchant }) => {
+  test('paying before the frame\'s script has run (a plain form post) still reports checkout:completed', async ({ page, service, merchant, toShop }) => {
     const tx = await service.createTransaction(order(merchant));
     // Hold the screen's script on the first load, so the customer submits the server's
     // markup as a plain form; the answer's page gets its script.
@@ -294,7 +294,7 @@ test.describe('inline', () => {
       const frame = checkoutFrame(page);
       await fillCard(frame, CARDS.approved);
       await payButton(frame).click();
-      await page.waitForURL(returnTo(`${merchant.origin}/return?order=W-1`));
+      await toShop(returnTo(`${merchant.origin}/return?order=W-1`));
       const recorded = await storedEvents(page);
       expect(recorded.filter((e) => e.type === 'checkout:completed').map((e) => e.detail.redirect)).toEqual([
         expect.stringMatching(returnTo(`${merchant.origin}/return?order=W-1`)),
@@ -311,19 +311,19 @@ test.describe('inline', () => {
     await expect(checkoutFrame(page).locator('html')).toHaveAttribute('lang', 'fr');
   });
 
-  test('redirect gateway inside the frame: approve on the provider page, then checkout:completed', async ({ page, service, merchant }) => {
+  test('redirect gateway inside the frame: approve on the provider page, then checkout:completed', async ({ page, service, merchant, toShop }) => {
     const tx = await service.createTransaction(order(merchant));
     await openShop(page, merchant, `<div data-checkout-token="${tx.token}"></div>`, widgetScript(service));
     const frame = checkoutFrame(page);
     await frame.getByRole('radio', { name: /sandbox pay/i }).check();
     await payButton(frame).click();
     await frame.getByRole('button', { name: /approve/i }).click();
-    await page.waitForURL(returnTo(`${merchant.origin}/return?order=W-1`));
+    await toShop(returnTo(`${merchant.origin}/return?order=W-1`));
     const completed = (await storedEvents(page)).filter((e) => e.type === 'checkout:completed');
     expect(completed.map((e) => e.detail.transaction_id)).toEqual([tx.id]);
   });
 
-  test('a paid transaction mounted again reports nothing and stays put (no redirect loop)', async ({ page, service, merchant }) => {
+  test('a paid transaction mounted again reports nothing and stays put (no redirect loop)', async ({ page, service, merchant, toShop }) => {
     const tx = await service.createTransaction(order(merchant));
     await page.goto(tx.payment_url);
     await page.locator('input[autocomplete="cc-number"]').fill(CARDS.approved);
@@ -331,7 +331,7 @@ test.describe('inline', () => {
     await page.locator('input[autocomplete="cc-csc"]').fill('123');
     await page.locator('input[autocomplete="cc-name"]').fill('Ada');
     await page.locator('button[name="action"][value="pay"]').click();
-    await page.waitForURL(/\/return\?order=W-1&transaction_id=[^&]+&status=D&timestamp=\d+&signature=[^&]+$/);
+    await toShop(/\/return\?order=W-1&transaction_id=[^&]+&status=D&timestamp=\d+&signature=[^&]+$/);
     merchant.arrivals.length = 0;
 
     const url = await openShop(page, merchant, `<div data-checkout-token="${tx.token}"></div>`, widgetScript(service));
@@ -650,7 +650,7 @@ test.describe('overlay', () => {
     await expect.poll(() => cancelFocused(frame)).toBe(true);
   });
 
-  test('keyboard only: fill the card and pay in the overlay', async ({ page, service, merchant }) => {
+  test('keyboard only: fill the card and pay in the overlay', async ({ page, service, merchant, toShop }) => {
     const tx = await service.createTransaction(order(merchant));
     await openOverlayShop(page, service, merchant, tx.token);
     await page.getByRole('button', { name: 'Buy now' }).focus();
@@ -661,7 +661,7 @@ test.describe('overlay', () => {
     await typeCardWithKeyboard(page);
     expect(await focusInFrame(frame)).toBe('submit');
     await page.keyboard.press('Enter');
-    await page.waitForURL(returnTo(`${merchant.origin}/return?order=W-1`));
+    await toShop(returnTo(`${merchant.origin}/return?order=W-1`));
     expect((await storedEvents(page)).filter((e) => e.type === 'checkout:completed')).toHaveLength(1);
     expect(await transactionStatus(service, tx.id)).toBe('D');
   });
@@ -811,7 +811,7 @@ test.describe('overlay', () => {
 });
 
 test.describe('origins', () => {
-  test('a forged message from a third origin, or from another frame of the checkout origin, changes nothing', async ({ page, service, merchant, stranger }) => {
+  test('a forged message from a third origin, or from another frame of the checkout origin, changes nothing', async ({ page, service, merchant, stranger, toShop }) => {
     const tx = await service.createTransaction(order(merchant));
     const forged = {
       type: 'checkout:completed',
@@ -882,7 +882,7 @@ test.describe('origins', () => {
     // The real frame still works after all that.
     await fillCard(checkoutFrame(page), CARDS.approved);
     await payButton(checkoutFrame(page)).click();
-    await page.waitForURL(returnTo(`${merchant.origin}/return?order=W-1`));
+    await toShop(returnTo(`${merchant.origin}/return?order=W-1`));
   });
 
   test('a page on an origin that is not allowed never gets the payment, only checkout:error origin_not_allowed', async ({ page, service, merchant, stranger }) => {
@@ -1007,7 +1007,7 @@ test.describe('errors the widget reports', () => {
 });
 
 test.describe('the README', () => {
-  test('quick start 2 as written (host and token filled in) embeds the payment and hears checkout:completed', async ({ page, service, merchant }) => {
+  test('quick start 2 as written (host and token filled in) embeds the payment and hears checkout:completed', async ({ page, service, merchant, toShop }) => {
     const tx = await service.createTransaction(order(merchant));
     const html = readmeBlock('html', 'data-checkout-token').replaceAll('https://CHECKOUT_HOST', service.url).replaceAll('TRANSACTION_TOKEN', tx.token);
     const logged: string[] = [];
@@ -1016,7 +1016,7 @@ test.describe('the README', () => {
     const frame = checkoutFrame(page);
     await fillCard(frame, CARDS.approved);
     await payButton(frame).click();
-    await page.waitForURL(returnTo(`${merchant.origin}/return?order=W-1`));
+    await toShop(returnTo(`${merchant.origin}/return?order=W-1`));
     expect(logged).toContain(`paid ${tx.id}`);
   });
 });
@@ -1105,7 +1105,7 @@ test.describe('loader', () => {
 });
 
 test.describe('demo page', () => {
-  test('a new user opens /demo/ and pays inline with 4242', async ({ page, service }) => {
+  test('a new user opens /demo/ and pays inline with 4242', async ({ page, service, toShop }) => {
     const problems: string[] = [];
     page.on('console', (m) => {
       if (m.type() === 'error') problems.push(m.text());
@@ -1131,7 +1131,7 @@ test.describe('demo page', () => {
     const inline = page.frameLocator('[data-checkout-token] iframe');
     await fillCard(inline, CARDS.approved);
     await payButton(inline).click();
-    await page.waitForURL(returnTo(`${service.url}/demo/?paid=1`));
+    await toShop(returnTo(`${service.url}/demo/?paid=1`));
     await expect(page.getByRole('status')).toContainText(/payment was received/i);
     // The shop verifies the signed return; an altered one is not trusted.
     await expect(page.locator('#return-check')).toContainText('Signed return verified');
@@ -1140,13 +1140,13 @@ test.describe('demo page', () => {
     await expect(page.locator('#return-check')).toContainText('could not be verified (forged)');
   });
 
-  test('cancelled demo payment says so', async ({ page, service }) => {
+  test('cancelled demo payment says so', async ({ page, service, toShop }) => {
     await page.goto(`${service.url}/demo/`);
     const frame = page.frameLocator('[data-checkout-token] iframe');
     await cancelButton(frame).click();
     await expect(frame.getByRole('heading', { name: 'Cancel this payment?' })).toBeVisible();
     await cancelButton(frame).click();
-    await page.waitForURL(returnTo(`${service.url}/demo/?cancelled=1`));
+    await toShop(returnTo(`${service.url}/demo/?cancelled=1`));
     await expect(page.getByRole('status')).toContainText(/cancelled/i);
   });
 
