@@ -1,7 +1,7 @@
 import { uuidv7 } from '../domain/ids';
 import { type Db, inTransaction } from '../store/db';
 import { type GatewayCall, salesOfAction } from '../store/gateway-calls';
-import { getAuthorization, insertAuthorization } from '../store/sales';
+import { cardlessAuthorization, getAuthorization, insertAuthorization } from '../store/sales';
 import { insertRows } from '../store/compiled';
 import { addPendingActions, markUnknown, setCallResult, touchTransaction } from '../store/unknown-outcomes';
 import { chargeSale } from './charge-record';
@@ -30,21 +30,16 @@ export function markOutcomeUnknown(db: Db, call: GatewayCall, now: Date, claimed
       await setCallResult(trx, call.id, sale.id);
       resultId = sale.id;
     } else if (call.kind === 'store') {
-      await insertAuthorization(trx, {
+      // Its id chosen at reservation, so the store's answer fills this one.
+      const row = cardlessAuthorization({
         id: call.subject_id,
         environment_id: call.environment_id,
-        transaction_id: null,
         gateway_id: call.gateway_id,
-        status: 'pending',
-        card_brand: null,
-        card_last4: null,
-        card_exp_month: null,
-        card_exp_year: null,
-        gateway_reference: '',
         notify_url: (call.request.notify_url as string | null | undefined) ?? null,
         created_at: call.created_at,
         updated_at: now.toISOString(),
       });
+      await insertAuthorization(trx, row);
     } else if (call.kind === 'pay') {
       // The payment page now shows the payment being checked: its kept copy must go.
       await touchTransaction(trx, call.subject_id, now);

@@ -124,6 +124,20 @@ export async function paymentReference(db: Db, saleId: string): Promise<string |
   return first?.gateway_reference ?? null;
 }
 
+/** A new authorization's row with no card yet: the one place it is spelled out (a store in doubt, a hosted save page). */
+export function cardlessAuthorization(a: Pick<AuthorizationRow, 'id' | 'environment_id' | 'gateway_id' | 'notify_url' | 'created_at' | 'updated_at'> & Partial<AuthorizationRow>): AuthorizationRow {
+  return {
+    transaction_id: null,
+    status: 'pending',
+    card_brand: null,
+    card_last4: null,
+    card_exp_month: null,
+    card_exp_year: null,
+    gateway_reference: '',
+    ...a,
+  };
+}
+
 export async function insertAuthorization(trx: Tx, row: AuthorizationRow): Promise<void> {
   await trx.insertInto('authorizations').values(row).execute();
 }

@@ -5,6 +5,7 @@ import { type Db, inTransaction, type Tx } from './db';
 import { claimEach } from './locking';
 import { MERCHANT_COLUMNS, type Merchant, splitMerchant } from './environments';
 import { settleCall } from './gateway-calls';
+import { cardlessAuthorization } from './sales';
 import type { AuthorizationRow, Tables } from './schema';
 
 // Saving a card without touching it (docs/payments.md, "Save a card on the hosted page"):
@@ -29,17 +30,10 @@ export async function createSaveRequest(
   r: { environmentId: string; gatewayId: string; notifyUrl: string | null; returnUrl: string | null; cancelUrl: string | null; now: Date },
 ): Promise<AuthorizationRow> {
   const at = r.now.toISOString();
-  const row: AuthorizationRow = {
+  const row = cardlessAuthorization({
     id: uuidv7(r.now.getTime()),
     environment_id: r.environmentId,
-    transaction_id: null,
     gateway_id: r.gatewayId,
-    status: 'pending',
-    card_brand: null,
-    card_last4: null,
-    card_exp_month: null,
-    card_exp_year: null,
-    gateway_reference: '',
     notify_url: r.notifyUrl,
     token: newSaveToken(),
     return_url: r.returnUrl,
@@ -49,7 +43,7 @@ export async function createSaveRequest(
     challenge_expires_at: null,
     created_at: at,
     updated_at: at,
-  };
+  });
   await inTransaction(db, (trx) => trx.insertInto('authorizations').values(row).execute());
   return row;
 }
