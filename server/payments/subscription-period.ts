@@ -9,7 +9,7 @@ import { newSaleRow } from '../store/new-sale';
 import { getAuthorization } from '../store/sales';
 import type { AuthorizationRow, SaleRow, SubscriptionChargeRow, SubscriptionRow, TransactionRow } from '../store/schema';
 import { holdClaim, insertCharge, insertChargeRecords, periodCharge, type Reservation, retryCharge, settleAttempt } from '../store/subscription-charges';
-import { cadenceOf, iso, readSubscription, scheduleColumns, scheduleOf, updateSubscription } from '../store/subscriptions';
+import { cadenceOf, iso, lockSubscription, readSubscription, scheduleColumns, scheduleOf, updateSubscription } from '../store/subscriptions';
 
 // What one attempt at a subscription's period reserves and what its answer records, each
 // in one database transaction: the rules of renewal (which period is owed, how many
@@ -103,7 +103,9 @@ export async function releaseAttempt(db: Db, r: Reservation & { failure: string;
  * The gateway took the money: the completed transaction and its sale (linked to the
  * subscription through the charge row), the schedule moved one period on, and the
  * events, in one transaction. A subscription stopped or paused while the gateway answered
- * keeps its state: the period it was charged for had begun before.
+ * keeps its state: the period it was charged for had begun before. Its row is locked
+ * first, as an action locks it: an action still being written finishes before the
+ * schedule is judged, and is never written over.
  */
 export async function recordCharged(db: Db, r: Reservation & { gatewayReference: string; now: Date; outbox: Outbox }): Promise<boolean> {
   const at = r.now.toISOString();
@@ -112,6 +114,7 @@ export async function recordCharged(db: Db, r: Reservation & { gatewayReference:
   const authorizationId = (r.call!.request.authorization_id as string | undefined) ?? sub.authorization_id;
   // Another process recorded this attempt first: everything written here is rolled back.
   return rollbackOn<boolean, boolean>(db, async (trx) => {
+    const current = (await lockSubscription(trx, sub.id))!;
     const transaction = chargeTransaction(r);
     const auth = authorizationId ? await getAuthorization(trx, null, authorizationId) : undefined;
     const sale = { ...chargeSale(r, transaction.id, authorizationId), card_brand: auth?.card_brand ?? null, card_last4: auth?.card_last4 ?? null };
@@ -132,7 +135,7 @@ export async function recordCharged(db: Db, r: Reservation & { gatewayReference:
     if (!(await settleAttempt(trx, r, 'succeeded', { status: 'charged', transaction_id: transaction.id, sale_id: sale.id, failure: null, updated_at: at }, r.now, sale.id))) {
       throw new Rollback(false);
     }
-    await moveSchedule(trx, r);
+    await moveSchedule(trx, r, current);
     await r.outbox.emit(trx, 'subscription.charged', sub.id, r.now);
     return true;
   });
@@ -205,9 +208,8 @@ function chargeSale(r: Reservation & { now: Date }, transactionId: string, autho
  * one period on; paused, stopped or resumed meanwhile, the paid period is recorded and the
  * rest stays.
  */
-async function moveSchedule(trx: Tx, r: Reservation & { now: Date }): Promise<void> {
+async function moveSchedule(trx: Tx, r: Reservation & { now: Date }, current: SubscriptionRow): Promise<void> {
   const sub = r.subscription;
-  const current = (await readSubscription(trx, sub.id))!;
   const unchanged =
     CHARGEABLE.includes(current.status as SubscriptionStatus) &&
     current.period === r.charge.period &&
@@ -222,14 +224,15 @@ async function moveSchedule(trx: Tx, r: Reservation & { now: Date }): Promise<vo
 
 /**
  * The gateway refused: the attempt is recorded on the period's row, and the subscription
- * goes past_due with its next retry, or is stopped after the last one.
+ * goes past_due with its next retry, or is stopped after the last one; judged on the row
+ * locked first (see recordCharged), so a stop or pause being written is kept.
  */
 export async function recordFailed(db: Db, r: Reservation & { failure: string; now: Date; outbox: Outbox }): Promise<boolean> {
   const at = r.now.toISOString();
   const sub = r.subscription;
   return inTransaction(db, async (trx) => {
+    const current = (await lockSubscription(trx, sub.id))!;
     if (!(await settleAttempt(trx, r, 'failed', { status: 'failed', failure: r.failure, updated_at: at }, r.now))) return false;
-    const current = (await readSubscription(trx, sub.id))!;
     const events: EventType[] = ['subscription.charge_failed'];
     if (CHARGEABLE.includes(current.status as SubscriptionStatus) && current.period === r.charge.period) {
       const { schedule, giveUp } = failedSchedule(scheduleOf(current), cadenceOf(current));

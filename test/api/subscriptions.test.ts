@@ -8,6 +8,7 @@ import { claimDueSubscriptions } from '../../server/store/subscription-charges';
 import { startIsolatedService } from './database';
 import { clientBody } from './documents';
 import { type Client, ENGINES, problemPaths, type TestService } from './harness';
+import { HELD_ID, type HeldGateway, withHeld } from './held-gateway';
 import { payWithCard, SANDBOX_CARD } from './pay';
 import { type Receiver, startReceiver } from './receiver';
 
@@ -22,6 +23,8 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
   let t: TestService;
   let api: Client;
   let hook: Receiver;
+  /** The sandbox card gateway, and a copy of it whose chosen call waits until the test lets it go. */
+  let held: HeldGateway;
   /** The service's clock: real time, or stopped at a chosen moment (`at`) for exact dates. */
   let frozen: number | null = null;
   const now = () => new Date(frozen ?? Date.now());
@@ -35,7 +38,9 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
   }
 
   beforeAll(async () => {
-    t = await startIsolatedService(engine, { now, env: { ALLOW_PRIVATE_NOTIFY_URLS: 'true' } });
+    const g = withHeld();
+    held = g.held;
+    t = await startIsolatedService(engine, { now, gateways: g.gateways, env: { ALLOW_PRIVATE_NOTIFY_URLS: 'true' } });
     hook = await startReceiver();
   });
   afterAll(async () => {
@@ -54,8 +59,8 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
     expect(res.status).toBe(201);
     return res.body.id;
   }
-  async function card(number: string = TEST_CARDS.approved): Promise<string> {
-    const res = await api.post('/authorization/', { gateway: SANDBOX_CARD, card: { number, expiry: '12/34', cvc: '123', name: 'A' } });
+  async function card(number: string = TEST_CARDS.approved, gateway = SANDBOX_CARD): Promise<string> {
+    const res = await api.post('/authorization/', { gateway, card: { number, expiry: '12/34', cvc: '123', name: 'A' } });
     expect(res.status).toBe(201);
     return res.body.id;
   }
@@ -341,6 +346,31 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
     expect(stopped.status, JSON.stringify(stopped.body)).toBe(200);
     expect(stopped.body).toMatchObject({ status: 'stopped', stop_reason: 'requested' });
     expect(stopped.body.stopped >= released, `stopped ${stopped.body.stopped}, charge recorded ${released}`).toBe(true);
+  });
+
+  // The action's write is made by hand, held open while the gateway's answer is recorded: on
+  // PostgreSQL the recording did not see it, then wrote its own schedule over it once it was
+  // committed (a stopped subscription back to active, a paused one to past_due).
+  it.each([
+    { action: 'stop', number: TEST_CARDS.approved, charge: 'charged' },
+    { action: 'pause', number: TEST_CARDS.insufficientFunds, charge: 'failed' },
+  ] as const)('$action while a $charge period is being recorded: the subscription stays as the action left it', async ({ action, number, charge: recorded }) => {
+    const sub = await subscription({ authorization: await card(number, HELD_ID) });
+    expect((await act(sub.id, 'start')).status).toBe(200);
+    const call = held.hold('charge');
+    const charging = charge();
+    await call.arrived;
+    const at = new Date().toISOString();
+    const target = action === 'stop' ? { status: 'stopped', stopped_at: at, stop_reason: 'requested' as const } : { status: 'paused', paused_at: at };
+    await t.service.deps.database.db.transaction().execute(async (trx) => {
+      await trx.updateTable('subscriptions').set({ ...target, next_charge_at: null, updated_at: at }).where('id', '=', sub.id).execute();
+      call.release();
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    });
+    expect(await charging).toBe(1);
+    const after = await get(sub.id);
+    expect(after).toMatchObject({ status: target.status, next_charge_date: null });
+    expect(after.charges).toEqual([expect.objectContaining({ period: 1, status: recorded })]);
   });
 
   it('retries a declining card 1, 3 and 5 days after the due date as past_due, and recovers with a working card', async () => {
