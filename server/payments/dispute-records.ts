@@ -57,17 +57,16 @@ export async function openDispute(
 
 /**
  * Moves a dispute `from` → `to` with what that moves (the money of a won dispute, the
- * time it was submitted or closed); false when another step came first.
+ * time it was submitted or closed), in the caller's transaction: false when another step
+ * came first; a Rollback when the money could not move.
  */
 export async function moveDispute(
-  db: Db,
+  trx: Tx,
   outbox: Outbox,
   m: { dispute: DisputeRow; to: DisputeStatus; money: 'reversal' | null; now: Date },
 ): Promise<boolean> {
-  return rollbackOn<boolean, false>(db, async (trx) => {
-    if (!(await markDisputeMoved(trx, m.dispute, m.to, m.now))) return false;
-    if (m.money && !(await postDisputeMoney(trx, outbox, m.dispute, m.money, m.now))) throw new Rollback(false);
-    await outbox.emit(trx, isClosed(m.to) ? 'dispute.closed' : 'dispute.updated', m.dispute.id, m.now);
-    return true;
-  });
+  if (!(await markDisputeMoved(trx, m.dispute, m.to, m.now))) return false;
+  if (m.money && !(await postDisputeMoney(trx, outbox, m.dispute, m.money, m.now))) throw new Rollback(false);
+  await outbox.emit(trx, isClosed(m.to) ? 'dispute.closed' : 'dispute.updated', m.dispute.id, m.now);
+  return true;
 }

@@ -12,16 +12,17 @@ import {
 import { normalizeCardNumber } from '../../widget/fields/card';
 import type { Deps } from '../deps';
 import { pricingOf } from '../store/balance';
-import { inTransaction } from '../store/db';
+import { Rollback, rollbackOn, type Tx } from '../store/db';
 import {
   disputableSales,
   getDispute,
+  lockDispute,
   overdueDisputes,
   saveEvidence,
   type StoredDispute,
   submittedDisputes,
 } from '../store/disputes';
-import type { DisputeFileRow, DisputeRow } from '../store/schema';
+import type { DisputeFileRow } from '../store/schema';
 import { moveDispute, openDispute } from './dispute-records';
 import { SANDBOX_CARD_ID, TEST_CARDS } from './sandbox';
 
@@ -73,36 +74,47 @@ export async function openSandboxDisputes(deps: DisputeDeps, limit: number): Pro
 
 export type DisputeOutcome = { kind: 'done'; dispute: StoredDispute } | { kind: 'conflict'; status: DisputeStatus };
 
-/** A step of the merchant's (submit, accept) or of the bank's, once, from the status it was read in. */
-async function step(deps: DisputeDeps, d: DisputeRow, s: DisputeStep, evidenceFiles = 0): Promise<DisputeOutcome> {
-  const evidence = JSON.parse(d.evidence) as EvidenceText;
-  const to = nextStatus(d.status, s, hasEvidence(evidence, evidenceFiles));
-  if (!to) return { kind: 'conflict', status: d.status };
-  const money = moneyOf(d.status, to);
-  const moved = await moveDispute(deps.database.db, deps.outbox, { dispute: d, to, money: money === 'reversal' ? money : null, now: deps.now() });
-  const now = (await getDispute(deps.database.db, null, d.id))!;
-  return moved ? { kind: 'done', dispute: now } : { kind: 'conflict', status: now.row.status };
+/**
+ * Runs one change of a dispute in one transaction, judged on its row as it is once locked
+ * (its status, its evidence, its files) and dated after the lock: a change under way (an
+ * upload, a submit, the deadline) finishes first, and this one follows it or is refused
+ * by the status it left. `change` answers null when the dispute does not take it, and
+ * throws a Rollback to undo what it wrote.
+ */
+async function changeDispute(deps: DisputeDeps, id: string, change: (trx: Tx, d: StoredDispute, now: Date) => Promise<boolean>): Promise<DisputeOutcome> {
+  const db = deps.database.db;
+  const done = await rollbackOn<boolean, false>(db, async (trx) => change(trx, (await lockDispute(trx, id))!, deps.now()));
+  const now = (await getDispute(db, null, id))!;
+  return done ? { kind: 'done', dispute: now } : { kind: 'conflict', status: now.row.status };
+}
+
+/** A step of the merchant's (submit, accept), of the deadline's or of the bank's (which judges the evidence), once. */
+function step(deps: DisputeDeps, id: string, s: DisputeStep | ((evidence: EvidenceText) => DisputeStep)): Promise<DisputeOutcome> {
+  return changeDispute(deps, id, async (trx, d, now) => {
+    const to = nextStatus(d.row.status, typeof s === 'function' ? s(d.evidence) : s, hasEvidence(d.evidence, d.files.length));
+    if (!to) return false;
+    const money = moneyOf(d.row.status, to);
+    if (!(await moveDispute(trx, deps.outbox, { dispute: d.row, to, money: money === 'reversal' ? money : null, now }))) throw new Rollback(false);
+    return true;
+  });
 }
 
 /** The merchant submits its evidence, or accepts the dispute (it is lost; an inquiry is closed). */
-export const answerDispute = (deps: DisputeDeps, d: StoredDispute, action: 'submit' | 'accept') => step(deps, d.row, action, d.files.length);
+export const answerDispute = (deps: DisputeDeps, d: StoredDispute, action: 'submit' | 'accept') => step(deps, d.row.id, action);
 
 /** Adds evidence while the dispute awaits it: text fields given replace those saved, files are added. */
-export async function addEvidence(
+export function addEvidence(
   deps: DisputeDeps,
   d: StoredDispute,
   text: EvidenceText,
   files: Omit<DisputeFileRow, 'id' | 'dispute_id' | 'created_at'>[],
 ): Promise<DisputeOutcome> {
-  if (!nextStatus(d.row.status, 'evidence')) return { kind: 'conflict', status: d.row.status };
-  const at = deps.now();
-  const saved = await inTransaction(deps.database.db, async (trx) => {
-    if (!(await saveEvidence(trx, { dispute: d.row, evidence: { ...d.evidence, ...text }, files, now: at }))) return false;
-    await deps.outbox.emit(trx, 'dispute.updated', d.row.id, at);
+  return changeDispute(deps, d.row.id, async (trx, current, now) => {
+    if (!nextStatus(current.row.status, 'evidence')) return false;
+    if (!(await saveEvidence(trx, { dispute: current.row, evidence: { ...current.evidence, ...text }, files, now }))) return false;
+    await deps.outbox.emit(trx, 'dispute.updated', current.row.id, now);
     return true;
   });
-  const now = (await getDispute(deps.database.db, null, d.row.id))!;
-  return saved ? { kind: 'done', dispute: now } : { kind: 'conflict', status: now.row.status };
 }
 
 /** One round of the deadline: saved evidence is submitted for the merchant, none loses the dispute. */
@@ -110,8 +122,7 @@ export async function closeOverdueDisputes(deps: DisputeDeps, limit: number): Pr
   const due = await overdueDisputes(deps.database.db, deps.now(), limit);
   let moved = 0;
   for (const d of due) {
-    const files = (await getDispute(deps.database.db, null, d.id))!.files.length;
-    if ((await step(deps, d, 'deadline', files)).kind === 'done') moved++;
+    if ((await step(deps, d.id, 'deadline')).kind === 'done') moved++;
   }
   return moved;
 }
@@ -122,7 +133,7 @@ export async function decideSandboxDisputes(deps: DisputeDeps, limit: number): P
   const due = await submittedDisputes(deps.database.db, SANDBOX_CARD_ID, before, limit);
   let decided = 0;
   for (const d of due) {
-    if ((await step(deps, d, sandboxVerdict(JSON.parse(d.evidence) as EvidenceText))).kind === 'done') decided++;
+    if ((await step(deps, d.id, sandboxVerdict)).kind === 'done') decided++;
   }
   return decided;
 }

@@ -1,6 +1,7 @@
 import { AWAITING_RESPONSE, type DisputeStatus, disputeBalance, type EvidenceText, isClosed } from '../domain/disputes';
 import { uuidv7 } from '../domain/ids';
 import { type Db, type Tx } from './db';
+import { forUpdate } from './locking';
 import { countAndPage, type Page } from './paging';
 import type { BalanceTransactionRow, DisputeFileRow, DisputeRow, SaleRow } from './schema';
 
@@ -31,6 +32,12 @@ export async function getDispute(db: Db, environmentId: string | null, id: strin
   if (environmentId !== null) query = query.where('environment_id', '=', environmentId);
   const row = await query.executeTakeFirst();
   return row && (await withFiles(db, [row]))[0];
+}
+
+/** The dispute with its files, its row locked until the transaction ends (FOR UPDATE; SQLite has one writer). */
+export async function lockDispute(trx: Tx, id: string): Promise<StoredDispute | undefined> {
+  const row = await forUpdate(trx, trx.selectFrom('disputes').selectAll().where('id', '=', id)).executeTakeFirst();
+  return row && (await withFiles(trx, [row]))[0];
 }
 
 export interface DisputeFilters {

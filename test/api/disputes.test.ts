@@ -260,4 +260,30 @@ describe.each(ENGINES)('disputes on %s', (engine) => {
     expect((await ofSale(sale.id)).map((b: any) => b.type)).toEqual(['charge', 'dispute', 'dispute_reversal']);
     await check();
   });
+
+  // Another upload being saved, made by hand and held open as a request's transaction holds
+  // the row: a request that comes meanwhile waits for it and is judged on what it left. It
+  // was a 409 naming a status that allows it (the write expected the evidence read before).
+  it('evidence and a submit that come while an upload is being saved wait for it; nothing is lost', async () => {
+    const { api } = svc;
+    const dispute = await opened(await paidWith(TEST_CARDS.disputedNotReceived, 9));
+    async function whileSaving(saved: Record<string, string>, request: () => Promise<{ status: number; body: any }>) {
+      let answer: Promise<{ status: number; body: any }> | undefined;
+      await db()
+        .transaction()
+        .execute(async (trx) => {
+          await trx.updateTable('disputes').set({ evidence: JSON.stringify(saved), updated_at: clock.now().toISOString() }).where('id', '=', dispute.id).execute();
+          answer = request();
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        });
+      return answer!;
+    }
+    const added = await whileSaving({ product_description: 'Kettle' }, () => api.post(`/dispute/${dispute.id}/evidence/`, { uncategorized_text: 'Signed for' }));
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+    expect(added.body.evidence).toMatchObject({ product_description: 'Kettle', uncategorized_text: 'Signed for' });
+    const submitted = await whileSaving({ product_description: 'Kettle, boxed' }, () => api.post(`/dispute/${dispute.id}/submit/`, undefined));
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(200);
+    expect(submitted.body).toMatchObject({ status: 'under_review', evidence: { product_description: 'Kettle, boxed' } });
+    await check();
+  });
 });
