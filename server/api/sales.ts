@@ -161,7 +161,7 @@ const action = (name: SaleAction, summary: string, description: string) =>
     movesMoney: true,
     async handler({ env, params, body, deps, db, binding, accepted }) {
       const sale = found(await getSale(db, env.id, params.id!), 'sale');
-      const amount = body.amount === undefined ? actionLimit(name, sale.row) : toMinor(body.amount, sale.row.currency, 'amount');
+      const amount = body.amount === undefined ? 'all' : toMinor(body.amount, sale.row.currency, 'amount');
       const outcome = await moveSaleMoney(deps, { sale: sale.row, action: name, amount, bound: boundStep(binding) });
       switch (outcome.kind) {
         case 'done':
@@ -173,7 +173,7 @@ const action = (name: SaleAction, summary: string, description: string) =>
           throw inFlight(outcome.retryAfterMs);
         case 'conflict':
           // The amounts moved since they were read: explain with the ones in force now.
-          throw conflict(name, (await getSale(db, env.id, sale.row.id))!, amount);
+          throw conflict(name, (await getSale(db, env.id, sale.row.id))!, amount === 'all' ? 0 : amount);
         case 'gateway_failed':
           throw new ApiError('gateway_error', `The gateway did not make the ${name}: ${outcome.reason}; nothing was changed`);
         case 'part_of':
@@ -186,7 +186,7 @@ const action = (name: SaleAction, summary: string, description: string) =>
           const fmt = (units: number) => `${unitsToDecimalString(units, exponentOf(sale.row.currency))} ${sale.row.currency}`;
           throw new RecordedError(
             'gateway_error',
-            `Refunded ${fmt(amount - outcome.refused)} of ${fmt(amount)}: the gateway did not refund ${outcome.reason}; that part is refundable again`,
+            `Refunded ${fmt(outcome.amount - outcome.refused)} of ${fmt(outcome.amount)}: the gateway did not refund ${outcome.reason}; that part is refundable again`,
           );
         }
       }

@@ -6,7 +6,7 @@ import type { SaleRow } from '../store/schema';
 import { findSaleOfTransaction } from '../store/payments';
 import type { PaymentDeps } from './ask';
 import { type Bound, startStep } from './outcome';
-import { actionState, type SaleActionOutcome, sendSaleAction } from './send-action';
+import { type ActionAmount, actionState, type SaleActionOutcome, sendSaleAction } from './send-action';
 import { refundSourceSale } from './source-refunds';
 
 export type { SaleActionOutcome } from './send-action';
@@ -23,7 +23,7 @@ export type ActionReason = 'hold_expired' | 'late_payment';
 
 export async function moveSaleMoney(
   deps: PaymentDeps,
-  a: { sale: StoredSale['row']; action: SaleAction; amount: number; reason?: ActionReason; bound?: Bound },
+  a: { sale: StoredSale['row']; action: SaleAction; amount: ActionAmount; reason?: ActionReason; bound?: Bound },
 ): Promise<SaleActionOutcome> {
   if (isSourceSale(a.sale)) {
     // Captured whole at once: nothing is ever held, so a capture or void has nothing to move.
@@ -44,22 +44,23 @@ export async function moveSaleMoney(
     },
     async reserve() {
       // Checked after the key's step: a repeat rolls its reserved action forward whatever the amounts say now.
-      if (a.amount <= 0) return { done: { kind: 'conflict' } };
+      if (a.amount !== 'all' && a.amount <= 0) return { done: { kind: 'conflict' } };
       const call = newCall({
         environmentId: a.sale.environment_id,
         gatewayId: gateway.id,
         kind: a.action,
         subjectId: a.sale.id,
-        amount: a.amount,
+        // All of it: chosen by the reservation, from the sale's row locked.
+        amount: a.amount === 'all' ? 0 : a.amount,
         currency: a.sale.currency,
         request: a.reason ? { reason: a.reason } : {},
         now: deps.now(),
         claimMs: deps.config.paymentClaimMs,
         bound: a.bound,
       });
-      const reserved = await reserveSaleAction(deps.database.db, { call, action: a.action, now: deps.now(), outbox: deps.outbox });
+      const reserved = await reserveSaleAction(deps.database.db, { call, action: a.action, now: deps.now(), outbox: deps.outbox, all: a.amount === 'all' });
       if (reserved.kind !== 'reserved') return { done: reserved };
-      return { call: { ...call, request: { ...call.request, payment: reserved.payment ?? '' } } };
+      return { call: { ...reserved.call, request: { ...reserved.call.request, payment: reserved.payment ?? '' } } };
     },
   });
   return 'done' in step ? step.done : sendSaleAction(deps, step.call);

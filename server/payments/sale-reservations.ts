@@ -1,10 +1,10 @@
 import { uuidv7 } from '../domain/ids';
-import type { SaleAction } from '../domain/sales';
+import { actionLimit, type SaleAction } from '../domain/sales';
 import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from '../store/db';
 import type { Outbox } from '../store/events';
 import { type GatewayCall, insertCall, linkedSale, salesOfAction, settleCall } from '../store/gateway-calls';
 import { ACTION_EVENTS, addOperation, moveAmounts } from '../store/sale-amounts';
-import { getSale, paymentReference, type StoredSale } from '../store/sales';
+import { getSale, lockSaleRow, paymentReference, type StoredSale } from '../store/sales';
 import { settlePendingAction } from '../store/unknown-outcomes';
 import { takeBackDestinations } from './destinations';
 import { reverseMovement } from './ledger-posting';
@@ -16,7 +16,8 @@ import { reverseMovement } from './ledger-posting';
 // event when the gateway did it, or moved back when it did not. A refund takes the sale's
 // split back from its destination wallets as it is reserved, and gives it back if released.
 
-export type Reservation = { kind: 'conflict' } | { kind: 'reserved'; payment: string | null };
+/** Reserved: the call as reserved (its amount chosen, for "all"), and the payment's gateway reference. */
+export type Reservation = { kind: 'conflict' } | { kind: 'reserved'; call: GatewayCall; payment: string | null };
 
 /**
  * A refund takes the sale's split back from its destination wallets as it reserves the
@@ -31,16 +32,19 @@ async function takeBack(trx: Tx, call: GatewayCall, outbox: Outbox, now: Date, m
 /**
  * Reserves a sale action: the amounts move now (so concurrent actions see them moved and
  * cannot exceed them), with the gateway call that will carry it, in one transaction.
+ * `all`: the call's amount is all the action can move of the sale once its row is locked,
+ * not as read before (an action reserved meanwhile would make that too much).
  */
 export async function reserveSaleAction(
   db: Db,
-  a: { call: GatewayCall; action: SaleAction; now: Date; outbox: Outbox },
+  a: { call: GatewayCall; action: SaleAction; now: Date; outbox: Outbox; all?: boolean },
 ): Promise<Reservation> {
   return inTransaction(db, async (trx): Promise<Reservation> => {
-    if (!(await moveAmounts(trx, a.call.subject_id, a.action, 'reserve', a.call.amount, a.now))) return { kind: 'conflict' };
-    await insertCall(trx, a.call);
-    if (a.action === 'refund') await takeBack(trx, a.call, a.outbox, a.now);
-    return { kind: 'reserved', payment: await paymentReference(trx, a.call.subject_id) } as const;
+    const call = a.all ? { ...a.call, amount: actionLimit(a.action, (await lockSaleRow(trx, a.call.subject_id))!) } : a.call;
+    if (call.amount <= 0 || !(await moveAmounts(trx, call.subject_id, a.action, 'reserve', call.amount, a.now))) return { kind: 'conflict' };
+    await insertCall(trx, call);
+    if (a.action === 'refund') await takeBack(trx, call, a.outbox, a.now);
+    return { kind: 'reserved', call, payment: await paymentReference(trx, call.subject_id) } as const;
   });
 }
 

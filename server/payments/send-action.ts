@@ -14,6 +14,9 @@ import { outcomeUnknown, recordSafely } from './outcome';
 // reconciliation proves it. A sale's own action (sale-actions.ts) and a card's part of a
 // refund of a source payment's sale (source-refunds.ts) both end here.
 
+/** Minor units, or `all`: all the action can move of the sale when it is reserved. */
+export type ActionAmount = number | 'all';
+
 export type SaleActionOutcome =
   | { kind: 'done'; sale: StoredSale }
   /** The outcome is unknown: the amount stays reserved, the sale `pending`. */
@@ -30,7 +33,7 @@ export type SaleActionOutcome =
    * A refund of a source payment's sale whose gateways refused some card parts (released:
    * refundable again) while its other parts were made (or are pending).
    */
-  | { kind: 'partial'; sale: StoredSale; refused: number; reason: string };
+  | { kind: 'partial'; sale: StoredSale; amount: number; refused: number; reason: string };
 
 /** Sends a reserved action's call (a new one, or one whose process died: same reference) and records the answer. */
 export async function sendSaleAction(deps: PaymentDeps, call: GatewayCall): Promise<SaleActionOutcome> {

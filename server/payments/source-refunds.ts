@@ -1,7 +1,7 @@
 import { exponentOf } from '../domain/currencies';
 import { uuidv7 } from '../domain/ids';
 import { unitsToDecimalString } from '../domain/money';
-import { allocateRefund, type RefundPart } from '../domain/sales';
+import { actionLimit, allocateRefund, type RefundPart } from '../domain/sales';
 import { type Db, Rollback, rollbackOn, type Tx } from '../store/db';
 import type { Outbox } from '../store/events';
 import { type GatewayCall, insertCall, newCall } from '../store/gateway-calls';
@@ -13,7 +13,7 @@ import { getCall } from '../store/unknown-outcomes';
 import type { PaymentDeps } from './ask';
 import { takeBackDestinations } from './destinations';
 import { type Bound, resumeStep } from './outcome';
-import { type SaleActionOutcome, sendSaleAction } from './send-action';
+import { type ActionAmount, type SaleActionOutcome, sendSaleAction } from './send-action';
 
 // A refund of the sale of a transaction paid from its `source` (payments/sources.ts),
 // back to its sources: the cards first, in the transaction's order, then the wallets
@@ -29,18 +29,20 @@ import { type SaleActionOutcome, sendSaleAction } from './send-action';
 /** How often the parts are planned again when a source's amounts moved under a concurrent refund. */
 const PLANS = 3;
 
-export async function refundSourceSale(deps: PaymentDeps, a: { sale: SaleRow; amount: number; bound?: Bound }): Promise<SaleActionOutcome> {
+export async function refundSourceSale(deps: PaymentDeps, a: { sale: SaleRow; amount: ActionAmount; bound?: Bound }): Promise<SaleActionOutcome> {
   const db = deps.database.db;
   if (a.bound) {
     const earlier = await sourceRefundOf(db, a.bound.binding);
     if (earlier) return rollForward(deps, earlier);
   }
-  if (a.amount <= 0) return { kind: 'conflict' };
   for (let plan = 0; plan < PLANS; plan++) {
+    // All of it: what is refundable as each plan reads it.
+    const amount = a.amount === 'all' ? actionLimit('refund', (await saleRow(db, a.sale.id))!) : a.amount;
+    if (amount <= 0) return { kind: 'conflict' };
     const sources = (await sourcesOfSales(db, [a.sale.id])).get(a.sale.id) ?? [];
     const parts = allocateRefund(
       sources.map((s) => ({ position: s.position, kind: s.charge ? 'card' : 'wallet', refundable: s.refundable })),
-      a.amount,
+      amount,
     );
     if (!parts) return { kind: 'conflict' };
     const now = deps.now();
@@ -49,7 +51,7 @@ export async function refundSourceSale(deps: PaymentDeps, a: { sale: SaleRow; am
       environment_id: a.sale.environment_id,
       sale_id: a.sale.id,
       binding: a.bound?.binding ?? null,
-      amount: a.amount,
+      amount,
       created_at: now.toISOString(),
     };
     // Each card's call is a step of the key, in the parts' order.
@@ -124,7 +126,7 @@ async function outcomeOf(deps: PaymentDeps, refund: SourceRefundRow, calls: Gate
     .join('; ');
   const lost = refused.reduce((sum, c) => sum + c.amount, 0);
   if (lost === refund.amount) return { kind: 'gateway_failed', reason: why };
-  return { kind: 'partial', sale, refused: lost, reason: why };
+  return { kind: 'partial', sale, amount: refund.amount, refused: lost, reason: why };
 }
 
 type SourceReservation =

@@ -118,6 +118,11 @@ export function saleRow(db: Db, id: string): Promise<SaleRow | undefined> {
   return db.selectFrom('sales').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** A sale's row, locked until the transaction ends (FOR UPDATE; SQLite has one writer). */
+export function lockSaleRow(trx: Tx, id: string): Promise<SaleRow | undefined> {
+  return forUpdate(trx, trx.selectFrom('sales').selectAll().where('id', '=', id)).executeTakeFirst();
+}
+
 /** The payment's own gateway reference: the one the sale's first operation made. */
 export async function paymentReference(db: Db, saleId: string): Promise<string | null> {
   const first = await db.selectFrom('sale_operations').select('gateway_reference').where('sale_id', '=', saleId).orderBy('id').limit(1).executeTakeFirst();
