@@ -3,7 +3,7 @@ import { feeOf } from '../domain/fees';
 import { uuidv7 } from '../domain/ids';
 import { type Posting, refundPostings, salePostings } from '../domain/ledger';
 import type { Deps } from '../deps';
-import { dueOperations, type DueOperation, insertBalanceTransactions, type Pricing, pricingOf, refundedBefore } from '../store/balance';
+import { dueOperations, type DueOperation, insertBalanceTransactions, merchantMoved, type Pricing, pricingOf, refundedBefore } from '../store/balance';
 import { inTransaction } from '../store/db';
 import { splitOf } from '../store/destinations';
 import type { BalanceTransactionRow } from '../store/schema';
@@ -23,6 +23,9 @@ async function merchantPart(deps: Pick<Deps, 'database'>, { operation, sale }: D
   if (!shares.length) return { part: amount, card: amount };
   // A split sale's card money moved with the sale (and each refund's as it was reserved):
   // the merchant's part is what those movements gave or took from the `merchant` account.
+  // A refund's is read from its movement: recomputed from the refunds confirmed before it,
+  // it would round otherwise when a refund in flight as it was reserved was then refused.
+  if (operation.kind === 'refund' && operation.movement_id) return { part: -(await merchantMoved(db, operation.movement_id)), card: 0n };
   const postings =
     operation.kind === 'refund'
       ? refundPostings(sale.id, BigInt(sale.amount), shares, await refundedBefore(db, sale.id, operation.id), amount)

@@ -69,14 +69,17 @@ export async function recordSaleAction(
     // A card's part of a refund of a source payment's sale moves that sale's amounts too
     // (salesOfAction: that sale's row first, as the refund reserved them).
     const sales = salesOfAction(r.call);
+    // A refund's take-back: the reservation's movement, or one of its own when the call was
+    // abandoned (that one was reversed); the operation names it for the balance job.
+    let movementId = r.action === 'refund' ? r.call.id : null;
     if (r.from === 'abandoned') {
       for (const id of sales) if (!(await moveAmounts(trx, id, r.action, 'reserve', r.call.amount, r.now))) throw new Rollback(null);
-      if (r.action === 'refund') await takeBack(trx, r.call, r.outbox, r.now, uuidv7(r.now.getTime()));
+      if (r.action === 'refund') await takeBack(trx, r.call, r.outbox, r.now, (movementId = uuidv7(r.now.getTime())));
     }
     await settlePendingAction(trx, r.call, r.now);
     for (const id of sales) {
       if (!(await moveAmounts(trx, id, r.action, 'confirm', r.call.amount, r.now))) throw new Error(`sale ${id}: no ${r.action} in flight to confirm`);
-      await addOperation(trx, id, r.action, r.call.amount, r.gatewayReference, r.now);
+      await addOperation(trx, id, r.action, r.call.amount, r.gatewayReference, r.now, movementId);
       await r.outbox.emit(trx, ACTION_EVENTS[r.action], id, r.now);
     }
     await r.also?.(trx);

@@ -165,8 +165,9 @@ function reserveSourceRefund(db: Db, r: { refund: SourceRefundRow; parts: Planne
 async function giveBackToWallet(trx: Tx, outbox: Outbox, p: { sale: SaleRow; part: RefundPart & { wallet: string }; now: Date }) {
   const { sale, part, now } = p;
   if (!(await giveBackToSource(trx, sale.id, part.position, part.amount))) throw new Rollback({ kind: 'moved' });
-  await takeBackDestinations(trx, outbox, { sale, amount: part.amount, movementId: uuidv7(now.getTime()), now, to: { wallet: part.wallet } });
+  const movementId = uuidv7(now.getTime());
+  await takeBackDestinations(trx, outbox, { sale, amount: part.amount, movementId, now, to: { wallet: part.wallet } });
   if (!(await moveAmounts(trx, sale.id, 'refund', 'confirm', part.amount, now))) throw new Error(`sale ${sale.id}: no refund in flight to confirm`);
-  await addOperation(trx, sale.id, 'refund', part.amount, null, now);
+  await addOperation(trx, sale.id, 'refund', part.amount, null, now, movementId);
   await outbox.emit(trx, 'sale.refunded', sale.id, now);
 }

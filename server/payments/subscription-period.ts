@@ -130,7 +130,7 @@ export async function recordCharged(db: Db, r: Reservation & { gatewayReference:
       quantity: '1',
       line_total: r.charge.amount,
     };
-    const operation = { id: uuidv7(r.now.getTime()), sale_id: sale.id, kind: 'charge', amount: sale.amount, gateway_reference: r.gatewayReference, created_at: at } as const;
+    const operation = { id: uuidv7(r.now.getTime()), sale_id: sale.id, kind: 'charge', amount: sale.amount, gateway_reference: r.gatewayReference, created_at: at, movement_id: null } as const;
     await insertChargeRecords(trx, { transaction, line, sale, operation });
     if (!(await settleAttempt(trx, r, 'succeeded', { status: 'charged', transaction_id: transaction.id, sale_id: sale.id, failure: null, updated_at: at }, r.now, sale.id))) {
       throw new Rollback(false);

@@ -79,6 +79,17 @@ export async function dueOperations(db: Db, limit: number): Promise<DueOperation
   return ops.map((operation) => ({ operation, sale: byId.get(operation.sale_id)! }));
 }
 
+/** What a ledger movement moved on the `merchant` account (signed minor units). */
+export async function merchantMoved(db: Db, movementId: string): Promise<bigint> {
+  const { total } = await db
+    .selectFrom('ledger_entries')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('amount'), eb.lit(0)).as('total'))
+    .where('movement_id', '=', movementId)
+    .where('account', '=', 'merchant')
+    .executeTakeFirstOrThrow();
+  return BigInt(total);
+}
+
 /** The refunds of a sale confirmed before `operationId` (ids are time-ordered). */
 export async function refundedBefore(db: Db, saleId: string, operationId: string): Promise<bigint> {
   const { total } = await db

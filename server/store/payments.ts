@@ -189,7 +189,15 @@ export async function insertPaymentSale(trx: Tx, sale: SaleRow, callId: string, 
   await trx.updateTable('gateway_calls').set({ result_id: sale.id }).where('id', '=', callId).execute();
   await trx
     .insertInto('sale_operations')
-    .values({ id: uuidv7(Date.parse(sale.created_at)), sale_id: sale.id, kind: first.kind, amount: sale.amount, gateway_reference: first.reference, created_at: sale.created_at })
+    .values({
+      id: uuidv7(Date.parse(sale.created_at)),
+      sale_id: sale.id,
+      kind: first.kind,
+      amount: sale.amount,
+      gateway_reference: first.reference,
+      created_at: sale.created_at,
+      movement_id: null,
+    })
     .execute();
 }
 

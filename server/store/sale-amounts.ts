@@ -9,8 +9,16 @@ import type { SaleOperationKind, SaleOperationRow } from './schema';
 // transactions paid from a `source` (source-sales.ts) share them.
 
 /** Records an operation of a sale; resolves with the row as stored. */
-export async function addOperation(trx: Tx, saleId: string, kind: SaleOperationKind, amount: number, reference: string | null, now: Date): Promise<SaleOperationRow> {
-  const row: SaleOperationRow = { id: uuidv7(now.getTime()), sale_id: saleId, kind, amount, gateway_reference: reference, created_at: now.toISOString() };
+export async function addOperation(
+  trx: Tx,
+  saleId: string,
+  kind: SaleOperationKind,
+  amount: number,
+  reference: string | null,
+  now: Date,
+  movementId: string | null = null,
+): Promise<SaleOperationRow> {
+  const row: SaleOperationRow = { id: uuidv7(now.getTime()), sale_id: saleId, kind, amount, gateway_reference: reference, created_at: now.toISOString(), movement_id: movementId };
   await insertRows(trx, 'sale_operations', [row]);
   return row;
 }

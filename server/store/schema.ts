@@ -219,6 +219,11 @@ export interface SaleOperationRow {
   amount: number;
   gateway_reference: string | null;
   created_at: string;
+  /**
+   * A refund's ledger movement, which took the sale's split back (for a sale with a
+   * destination; none moved otherwise); null for other kinds and refunds before 093.
+   */
+  movement_id: string | null;
 }
 
 export interface AuthorizationRow extends Owned {

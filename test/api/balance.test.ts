@@ -3,8 +3,9 @@ import type { Db } from '../../server/store/db';
 import { postBalanceTransactions } from '../../server/payments/balance';
 import { DEFAULT_SETTLEMENT_DELAY_DAYS, setPricing } from '../../server/store/balance';
 import { ENGINES, problemPaths, testClock } from './harness';
+import { HELD_ID, withHeld } from './held-gateway';
 import { checkLedger, createWallet, useOwnService } from './ledger';
-import { paidTransaction, priced } from './pay';
+import { paidTransaction, payWithCard, priced } from './pay';
 
 // The merchant's balance: each capture, charge and refund becomes a balance transaction
 // with its fee and its ledger movement; the balance is available after the settlement
@@ -39,7 +40,8 @@ async function merchantHolds(db: Db, environmentId: string) {
 
 describe.each(ENGINES)('the merchant balance on %s', (engine) => {
   const clock = testClock();
-  const svc = useOwnService(engine, { now: clock.now });
+  const { gateways, held } = withHeld();
+  const svc = useOwnService(engine, { now: clock.now, gateways });
   const db = () => svc.t.service.deps.database.db;
   const env = () => svc.api.keys.environment_id;
   const post = () => svc.t.service.jobs.runOnce('balance');
@@ -133,6 +135,27 @@ describe.each(ENGINES)('the merchant balance on %s', (engine) => {
     expect(first).toMatchObject({ type: 'refund', amount: -35, net: -35 });
     expect(second).toMatchObject({ type: 'refund', amount: -0.01, net: -0.01 });
     expect((await api.get(`/wallet/${wallet.id}/`)).body.balance).toBe(30 - 15);
+  });
+
+  // A refund of 0.01 from a sale split half to a wallet, refused by the processor while a
+  // second one was reserved: the second's take-back counted the first (in flight then), so
+  // the balance job, which counts only confirmed refunds, made its part one cent apart from
+  // what the ledger took from the merchant.
+  it("a refund reserved while another is refused: the merchant's part is what the ledger took", async () => {
+    const api = await svc.t.newEnvironment('Split refunds');
+    const wallet = await createWallet(api);
+    const created = await api.post('/transaction/', priced('EUR', 10, { destination: [{ wallet_id: wallet.id, amount: 5 }] }));
+    expect((await payWithCard(api.url, created.body.token, undefined, HELD_ID)).status).toBe(200);
+    const sale = (await api.get(`/sale/?transaction_id=${created.body.id}`)).body.results[0];
+    const first = held.hold('refund');
+    const refused = api.post(`/sale/${sale.id}/refund/`, { amount: 0.01 });
+    await first.arrived;
+    expect((await api.post(`/sale/${sale.id}/refund/`, { amount: 0.01 })).status).toBe(200);
+    first.release('refused by the test');
+    expect((await refused).status).toBe(502);
+    while ((await post()) > 0);
+    await merchantHolds(db(), api.keys.environment_id);
+    expect((await api.get(`/sale/${sale.id}/`)).body).toMatchObject({ refunded: 0.01, refundable: 9.99 });
   });
 
   it('counts what was captured of a hold, not the hold', async () => {

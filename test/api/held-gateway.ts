@@ -11,13 +11,17 @@ export const HELD_ID = '0190f5a0-0000-7000-8000-0000000000c2';
 type Held = 'pay' | 'capture' | 'refund' | 'void' | 'charge' | 'store';
 
 export interface HeldGateway extends Gateway {
-  /** Holds the next call of `method`: `arrived` resolves once it reaches the processor, `release` lets it act. */
-  hold(method: Held): { arrived: Promise<void>; release(): void };
+  /**
+   * Holds the next call of `method`: `arrived` resolves once it reaches the processor,
+   * `release` lets it act, or, given a reason, answers that the processor refused it
+   * without acting (a capture, refund or void).
+   */
+  hold(method: Held): { arrived: Promise<void>; release(refusal?: string): void };
 }
 
 export function withHeld(): { gateways: Gateways; held: HeldGateway } {
   const inner = createSandboxCard();
-  const armed = new Map<Held, { arrive: () => void; released: Promise<void> }>();
+  const armed = new Map<Held, { arrive: () => void; released: Promise<string | undefined> }>();
   const wrap =
     <I, R>(method: Held, real: (input: I) => Promise<R>) =>
     async (input: I): Promise<R> => {
@@ -25,7 +29,8 @@ export function withHeld(): { gateways: Gateways; held: HeldGateway } {
       if (h) {
         armed.delete(method);
         h.arrive();
-        await h.released;
+        const refusal = await h.released;
+        if (refusal !== undefined) return { ok: false, reason: refusal } as R;
       }
       return real(input);
     };
@@ -36,9 +41,9 @@ export function withHeld(): { gateways: Gateways; held: HeldGateway } {
     name: 'Held card',
     hold(method) {
       let arrive!: () => void;
-      let release!: () => void;
+      let release!: (refusal?: string) => void;
       const arrived = new Promise<void>((resolve) => (arrive = resolve));
-      const released = new Promise<void>((resolve) => (release = resolve));
+      const released = new Promise<string | undefined>((resolve) => (release = resolve));
       armed.set(method, { arrive, released });
       return { arrived, release };
     },

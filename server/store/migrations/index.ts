@@ -39,6 +39,7 @@ import { migration as m088 } from './088_one_store';
 import { migration as m089 } from './089_card_steps';
 import { migration as m091 } from './091_search_indexes';
 import { migration as m092 } from './092_key_checks';
+import { migration as m093 } from './093_operation_movements';
 
 // One file per migration, applied in the order of their names. A released migration's
 // name is recorded in every deployed database: never rename one or change what it does;
@@ -82,6 +83,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '089_card_steps': m089,
   '091_search_indexes': m091,
   '092_key_checks': m092,
+  '093_operation_movements': m093,
 };
 
 /** Every migration's name, in the order they apply. */
