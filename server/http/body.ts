@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import express, { type RequestHandler } from 'express';
 
 // JSON bodies as the service reads them (the API and the checkout's hydrated screen).
@@ -7,10 +8,12 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
 /**
  * express.json, refusing a declared charset other than UTF-8 with the parser's own 415
  * (`charset.unsupported`): JSON between systems is UTF-8 (RFC 8259), and body-parser would
- * decode `utf-16` and then fail to parse it, a 400 that blames the content.
+ * decode `utf-16` and then fail to parse it, a 400 that blames the content. Bytes that are
+ * not UTF-8 (Latin-1 sent as JSON) get the same 415: decoded, each would become U+FFFD and
+ * be stored so, and two different bodies could read the same.
  */
 export function jsonBody(options: { limit: string | number; strict?: boolean }): RequestHandler {
-  const parse = express.json(options);
+  const parse = express.json({ ...options, verify: refuseInvalidUtf8 });
   return (req, res, next) => {
     const charset = CHARSET.exec(req.get('content-type') ?? '')?.[1]?.toLowerCase();
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8' && req.is('json')) {
@@ -21,6 +24,10 @@ export function jsonBody(options: { limit: string | number; strict?: boolean }):
       next(Object.assign(new Error(`The JSON body is nested deeper than ${MAX_DEPTH} levels`), { status: 400, type: 'entity.too.deep' }));
     });
   };
+}
+
+function refuseInvalidUtf8(_req: unknown, _res: unknown, body: Buffer): void {
+  if (!isUtf8(body)) throw Object.assign(new Error('The body is not valid UTF-8'), { status: 415, type: 'charset.unsupported' });
 }
 
 /**

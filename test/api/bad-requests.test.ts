@@ -24,6 +24,8 @@ const unreadable = (type: string, over = 64 * 1024): Bad[] => [
     ? [
         { name: 'malformed JSON', headers: { 'content-type': type }, body: '{"action":"pay",', status: 400 as const },
         { name: 'JSON declared as UTF-16', headers: { 'content-type': `${type}; charset=utf-16` }, body: '{}', status: 415 as const },
+        // Latin-1 bytes sent as JSON: decoded, "é" would be stored as U+FFFD.
+        { name: 'JSON whose bytes are not UTF-8', headers: { 'content-type': type }, body: new Uint8Array(Buffer.from('{"action":"pay","name":"Jos\xe9"}', 'latin1')), status: 415 as const },
       ]
     : []),
   { name: 'an unknown charset', headers: { 'content-type': `${type}; charset=klingon` }, body: 'a=1', status: 415 },
