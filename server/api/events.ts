@@ -5,7 +5,7 @@ import { ApiError, fieldError, found, notFound } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { EVENT_TYPES, eventsAfter, getEvent, listEvents, newestEventId, type RetryTarget, retryEvent, type StoredEvent } from '../store/events';
 import type { DeliveryAttemptRow, EventDeliveryRow } from '../store/schema';
-import { dateTime, dateTimeInput, livemode } from './fields';
+import { dateTime, dateTimeInput, inLowerCase, livemode } from './fields';
 import { EVENT_DETAIL_EXAMPLE, EVENT_EXAMPLE, EVENT_POLL_EXAMPLE, page } from './examples';
 
 // Events: every change of every object of the environment, and each delivery of it (to the
@@ -110,7 +110,7 @@ const instant = dateTimeInput.transform((s) => new Date(s).toISOString()).meta({
 const listQuery = pageQuery.extend({
   type: z.enum(EVENT_TYPES).optional().describe('Only events of this type'),
   delivery_status: z.enum(DELIVERY_STATUSES).optional().describe('Only events whose notify_url delivery has this status'),
-  object_id: z.uuid().optional().describe('Only events about the object with this `id`'),
+  object_id: z.uuid().overwrite(inLowerCase).optional().describe('Only events about the object with this `id`'),
   created_from: instant.optional().describe('Only events created at or after this date-time (ISO 8601)'),
   created_to: instant.optional().describe('Only events created before this date-time (ISO 8601)'),
 });
@@ -119,7 +119,7 @@ const POLL_MS = 250;
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
 const pollQuery = z.object({
-  after: z.uuid().optional().describe('The `cursor` of the previous answer; without it, the answer is the cursor to start from now, with no events'),
+  after: z.uuid().overwrite(inLowerCase).optional().describe('The `cursor` of the previous answer; without it, the answer is the cursor to start from now, with no events'),
   wait: z
     .string()
     .regex(/^[0-9]{1,2}$/, 'must be a whole number')
@@ -139,7 +139,7 @@ const pollOut = z
 const retryBody = z
   .strictObject({
     destination: z
-      .union([z.literal('notify_url'), z.uuid()])
+      .union([z.literal('notify_url'), z.uuid().overwrite(inLowerCase)])
       .optional()
       .describe('`notify_url`, or the `id` of a webhook endpoint: resend to it only. Without it, to every destination not delivered (to all of them when all were)'),
   })

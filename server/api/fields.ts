@@ -78,8 +78,11 @@ export const httpUrl = z
   // refinement, not a pattern: the document keeps `format: uri`, which has no controls.
   .refine((url) => SINGLE_LINE.test(url), TEXT_MESSAGES.line);
 
-export const ref = (what: string) =>
-  z.string().regex(UUID_PATTERN, `must be the id (a UUID) of an existing ${what}`);
+/** A UUID is the same in either case (RFC 9562): one the client gives is read as ours are written, in lower case. */
+export const inLowerCase = (id: string) => id.toLowerCase();
+
+/** An id given by the client, of an object that must exist. */
+export const ref = (what: string) => z.string().regex(UUID_PATTERN, `must be the id (a UUID) of an existing ${what}`).overwrite(inLowerCase);
 
 export const percentage = z.number().min(0).max(100);
 

@@ -3,6 +3,7 @@ import { fieldError } from '../http/problem';
 import { type FileAnswer, route, type RouteDef } from '../http/route';
 import { settlementCsv } from '../present/settlement-csv';
 import { getMerchantPayout, settlementLines } from '../store/merchant-payouts';
+import { inLowerCase } from './fields';
 
 // The settlement report as CSV (docs/balance.md#the-settlement-report): the lines of one
 // payout, or of the payouts made between two days, streamed as they are read.
@@ -12,7 +13,7 @@ const day = z.iso.date({ error: 'must be a date YYYY-MM-DD' });
 
 const reportQuery = z
   .object({
-    payout: z.uuid().optional().describe('The `id` of one of your payouts (another is a 400): its lines'),
+    payout: z.uuid().overwrite(inLowerCase).optional().describe('The `id` of one of your payouts (another is a 400): its lines'),
     from: day.optional().describe('With `to`: the lines of the payouts made from this day (UTC, YYYY-MM-DD)…'),
     to: day.optional().describe('… to this day included'),
   })

@@ -203,10 +203,15 @@ interface Call {
   run(db: Db): Promise<string | undefined>;
 }
 
-/** Ids are UUIDs; anything else cannot name an object, so it is simply not found. */
+/**
+ * Ids are UUIDs; anything else cannot name an object, so it is simply not found. One in
+ * upper case names the same object (RFC 9562): read in lower case, as they are stored.
+ */
 function checkIds(req: Request): void {
-  for (const value of Object.values(req.params as Record<string, string>)) {
+  const params = req.params as Record<string, string>;
+  for (const [name, value] of Object.entries(params)) {
     if (!UUID_PATTERN.test(value)) throw new ApiError('not_found', 'No such object');
+    params[name] = value.toLowerCase();
   }
 }
 

@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { clientBody } from './documents';
 import { ENGINES, problemPaths, rawRequest, type Reply, transactionBody, useTestService } from './harness';
 
 // HTTP-level rules that hold for every route: trailing slashes, unknown routes, headers,
@@ -140,6 +141,27 @@ describe.each(ENGINES)('HTTP rules on %s', (engine) => {
       // Known parameters still filter.
       expect((await svc.api.get('/transaction/?page=1&page_size=5')).status).toBe(200);
     });
+  });
+
+  // UUIDs are the same in either case (RFC 9562); stored in lower case, an id in upper case
+  // matched nothing, and an event cursor in upper case sorted before every event (100 old
+  // events again, and a cursor moved back).
+  it('an id in upper case names the same object: in a path, a body, a filter and the event cursor', async () => {
+    const { api } = svc;
+    const product = (await api.post('/product/', { name: 'Tea', price: 3, currency: 'EUR' })).body;
+    const upper = product.id.toUpperCase();
+    expect((await api.get(`/product/${upper}/`)).body.id).toBe(product.id);
+    const made = await api.post('/transaction/', { currency: 'EUR', products: [{ amount: 2, product_id: upper }] });
+    expect(made.status, made.text).toBe(201);
+    expect(made.body.products[0]).toMatchObject({ product_id: product.id });
+    const client = (await api.post('/client/', clientBody())).body;
+    const events = (await api.get(`/event/?object_id=${client.id.toUpperCase()}`)).body;
+    expect(events.results.map((e: { type: string }) => e.type)).toEqual(['client.created']);
+    const cursor = (await api.get('/event/poll/?wait=0')).body.cursor as string;
+    await api.post('/client/', clientBody());
+    const lower = (await api.get(`/event/poll/?wait=0&after=${cursor}`)).body;
+    expect(lower.events).toHaveLength(1);
+    expect((await api.get(`/event/poll/?wait=0&after=${cursor.toUpperCase()}`)).body).toEqual(lower);
   });
 
   describe('headers', () => {
