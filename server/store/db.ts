@@ -5,6 +5,7 @@ import { type CompiledQuery, Kysely, PostgresDialect, type Transaction } from 'k
 import pg from 'pg';
 import type { Tables } from './schema';
 import { SealedSecrets, type SecretsKeys } from './sealed-secrets';
+import { defineFunctions } from './sqlite-functions.mjs';
 import { SplitConnection, splitSqliteDialect } from './sqlite-split';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -89,6 +90,7 @@ export function openDatabase(opts: DatabaseOptions): Database {
   reader.pragma('journal_mode = WAL');
   reader.pragma('busy_timeout = 5000');
   reader.pragma('query_only = ON');
+  defineFunctions(reader);
   // WAL keeps readers off the writer's lock; synchronous=FULL fsyncs every commit so an
   // acknowledged write survives kill -9 and power loss.
   const pragmas = ['journal_mode = WAL', 'synchronous = FULL', 'foreign_keys = ON', 'busy_timeout = 5000'];

@@ -4,9 +4,11 @@
 // plain Node. Protocol: see sqlite-split.ts.
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
+import { defineFunctions } from './sqlite-functions.mjs';
 
 const db = new SQLite(workerData.file);
 for (const pragma of workerData.pragmas) db.pragma(pragma);
+defineFunctions(db);
 
 const statements = new Map();
 function prepared(sql) {

@@ -30,6 +30,7 @@ describe.each(ENGINES)('dashboard clients on %s', (engine) => {
     await env.post('/client/', clientBody({ name: 'Ada Lovelace', email: 'ada@analytical.example' }));
     await env.post('/client/', clientBody({ name: 'Charles Babbage', email: 'charles@engine.example' }));
     await env.post('/client/', clientBody({ name: '100% Cotton Ltd', email: null }));
+    await env.post('/client/', clientBody({ name: 'ÁNGEL Ñúñez', email: null }));
     const { browser } = await member(t, env, 'viewer');
     const all = await browser.get('/dashboard/clients/');
     expect(all.status).toBe(200);
@@ -44,6 +45,8 @@ describe.each(ENGINES)('dashboard clients on %s', (engine) => {
     expect(percent.text).toContain('100% Cotton Ltd');
     expect(percent.text).not.toContain('Ada Lovelace');
     expect((await browser.get('/dashboard/clients/?q=_')).text).toContain('No clients match');
+    // Capitals beyond A–Z fold too (SQLite's own lower() left them as they were).
+    for (const q of ['ángel', 'ÑÚÑEZ', 'Ñúñez']) expect((await browser.get(`/dashboard/clients/?q=${encodeURIComponent(q)}`)).text, q).toContain('ÁNGEL Ñúñez');
     // A text that is no search is ignored rather than refused.
     expect((await browser.get('/dashboard/clients/?q=%01')).status).toBe(200);
     expect((await browser.get(`/dashboard/clients/?q=${'x'.repeat(5000)}`)).status).toBe(200);

@@ -76,6 +76,8 @@ describe.each(ENGINES)('dashboard transaction search on %s', (engine) => {
     expect(await found(q('a\\b'))).toEqual([order('a\\b')]);
     expect(await found(q(`bcdx-${run}`))).toEqual([order('abcdx')]);
     expect(await found(q('_'))).toEqual([order('Ab%_x')]);
+    expect((await shop.post('/transaction/', priced('EUR', 4, { order_id: order('PEDIDO-ÑANDÚ') }))).status).toBe(201);
+    expect(await found(q('pedido-ñandú'))).toEqual([order('PEDIDO-ÑANDÚ')]);
   });
 
   it('finds by token, by the card’s last four and by an amount in the row’s currency', async () => {
