@@ -1,5 +1,13 @@
 import { isUtf8 } from 'node:buffer';
-import express, { type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler } from 'express';
+import { inexactNumbers } from './json-numbers';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The paths of the body's numbers that JSON.parse rounded (json-numbers.ts); a route with a body refuses them. */
+    inexactNumbers?: string[];
+  }
+}
 
 // JSON bodies as the service reads them (the API and the checkout's hydrated screen).
 
@@ -13,7 +21,7 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
  * be stored so, and two different bodies could read the same.
  */
 export function jsonBody(options: { limit: string | number; strict?: boolean }): RequestHandler {
-  const parse = express.json({ ...options, verify: refuseInvalidUtf8 });
+  const parse = express.json({ ...options, verify: readBytes });
   return (req, res, next) => {
     const charset = CHARSET.exec(req.get('content-type') ?? '')?.[1]?.toLowerCase();
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8' && req.is('json')) {
@@ -26,8 +34,11 @@ export function jsonBody(options: { limit: string | number; strict?: boolean }):
   };
 }
 
-function refuseInvalidUtf8(_req: unknown, _res: unknown, body: Buffer): void {
+/** What the parser cannot see once it has decoded the bytes: whether they were UTF-8, and the numbers it will round. */
+function readBytes(req: Request, _res: unknown, body: Buffer): void {
   if (!isUtf8(body)) throw Object.assign(new Error('The body is not valid UTF-8'), { status: 415, type: 'charset.unsupported' });
+  const inexact = inexactNumbers(body.toString('utf8'));
+  if (inexact.length) req.inexactNumbers = inexact;
 }
 
 /**

@@ -225,6 +225,10 @@ function parseBody(schema: z.ZodType, req: Request): unknown {
   }
   const parsed = schema.safeParse(empty ? {} : req.body);
   if (!parsed.success) throw invalid(parsed.error);
+  if (req.inexactNumbers) {
+    const errors = req.inexactNumbers.map((path) => ({ path, message: 'has more than 15 significant digits, which a number cannot carry exactly (it would be read rounded)' }));
+    throw new ApiError('invalid_request', errors.map((e) => `${e.path}: ${e.message}`).slice(0, 3).join('; '), errors);
+  }
   return parsed.data;
 }
 

@@ -76,6 +76,7 @@ const GROUPS: Group[] = [
   },
 ];
 
+const JSON_HEADERS = { 'content-type': 'application/json' };
 const isUuidV7 = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id);
 
 describe.each(ENGINES)('catalogue on %s', (engine) => {
@@ -234,6 +235,19 @@ describe.each(ENGINES)('catalogue on %s', (engine) => {
       const res = await svc.api.post('/product/', { name: 'Float', price: 0.1 + 0.2, currency: 'EUR' });
       expect(res.status).toBe(400);
       expect(problemPaths(res)).toContain('price');
+    });
+
+    // JSON.parse rounds a number of more than 15 significant digits before validation sees
+    // it: 19.999999999999999 was a 201 at 20.00, a line's price of 100.0000000000000001 JPY
+    // one at 100.
+    it('a number with more digits than a double carries is refused, never read rounded', async () => {
+      const product = await svc.api.request('POST', '/product/', { raw: '{"name":"Long","price":19.999999999999999,"currency":"EUR"}', headers: JSON_HEADERS });
+      expect(product.status, product.text).toBe(400);
+      expect(product.body.errors).toEqual([{ path: 'price', message: expect.stringContaining('more than 15 significant digits') }]);
+      const line = '{"amount":1,"product":{"name":"x","price":100.0000000000000001}}';
+      const tx = await svc.api.request('POST', '/transaction/', { raw: `{"currency":"JPY","products":[{"amount":1,"product":{"name":"y","price":5}},${line}]}`, headers: JSON_HEADERS });
+      expect(tx.status, tx.text).toBe(400);
+      expect(problemPaths(tx)).toEqual(['products.1.product.price']);
     });
 
     it('rates and percentages keep their 4 decimals; plan amounts and shipping prices their exponent', async () => {

@@ -288,6 +288,7 @@ const BEYOND_THE_DOCUMENT: [string, RegExp][] = [
   ['references', /^is not an? [\w ]+ of this environment$|^is not a gateway|^must be the id \(a UUID\) of an existing|^is not a card gateway|^is not active/],
   ['the clock', /^is in the future$|^must be in the future$|^must be within the years 0000 to 9999 in UTC$/],
   ['decimals per currency', /^must have at most \d+ decimal places?$|^must be a whole number$/],
+  ['digits a number carries', /^has more than 15 significant digits/],
   [
     'rules across fields',
     /percent coupon|fixed coupon|^does not match the bytes|^without a currency, at most|^must end with \.\w+( or \.\w+)? for |^is only for clients of client_type|^is not a valid phone number|IBAN|^is not a valid card number$|^must be a month and year|^has the wrong number of digits|add up to|at most the sale|^give (either )?payout|^from and to go together|^must not be before from|stands alone: it already takes every event$/,
