@@ -317,7 +317,7 @@ function removeRoute(): RouteDef {
     path: '/authorization/{id}/remove/',
     operationId: 'removeAuthorization',
     summary: 'Remove the stored payment method: it can never be charged again',
-    description: 'Removes the authorization for good; removing one already removed is a 409. Takes no body (or `{}`).',
+    description: 'Removes an active authorization for good; removing one in any other status (already removed, or still pending, failed or expired) is a 409 naming it. Takes no body (or `{}`).',
     example: { request: {}, response: { ...AUTHORIZATION_EXAMPLE, status: 'removed' } },
     tag: 'Authorization',
     body: removeBody,
@@ -325,9 +325,12 @@ function removeRoute(): RouteDef {
     status: 200,
     async handler({ env, params, deps, db, baseUrl }) {
       const removed = await removeAuthorization(db, env.id, params.id!, deps.now, deps.outbox);
-      const row = found(await getAuthorization(db, env.id, params.id!), 'authorization');
-      if (!removed) throw new ApiError('conflict', 'the authorization is already removed: an authorization is removed once');
-      return present(row, baseUrl);
+      const authorization = present(found(await getAuthorization(db, env.id, params.id!), 'authorization'), baseUrl);
+      if (!removed) {
+        const why = authorization.status === 'removed' ? 'already removed: an authorization is removed once' : `${authorization.status}: only an active authorization is removed`;
+        throw new ApiError('conflict', `the authorization is ${why}; nothing was changed`);
+      }
+      return authorization;
     },
   });
 }

@@ -73,6 +73,10 @@ describe.each(ENGINES)('saving a card on the hosted page on %s', (engine) => {
     expect(created).toMatchObject({ status: 'pending', card: null, token: expect.stringMatching(/^sav_/) });
     expect(created.url).toMatch(SAVE_URL);
     expect(SAVE_URL.exec(created.url)![1]).toBe(created.token);
+    // Not a card yet: nothing to remove, and the answer says why (it said "already removed").
+    const remove = await api.post(`/authorization/${created.id}/remove/`, undefined);
+    expect(remove.status).toBe(409);
+    expect(remove.body.detail).toBe('the authorization is pending: only an active authorization is removed; nothing was changed');
 
     const { html, view } = await pageState(created.token);
     expect(view).toMatchObject({ saveCard: true, status: 'pending', totalPrice: 0, gateways: [{ id: SANDBOX_CARD }] });
