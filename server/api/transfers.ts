@@ -150,7 +150,7 @@ export const transferRoutes = (): RouteDef[] => [
         concept: body.concept ?? null,
         transferId: body.transfer_id ?? null,
         notifyUrl: body.notify_url ?? null,
-        now: deps.now(),
+        clock: deps.now,
       };
       if (body.destination_iban !== undefined) {
         const iban = await payoutIbanOf(db, source, body.destination_iban);

@@ -26,8 +26,14 @@ type PayoutDeps = Pick<Deps, 'config' | 'database' | 'outbox' | 'payouts' | 'log
 const externalOf = (ibanId: string) => `iban:${ibanId}`;
 
 export function createPayout(deps: PayoutDeps, db: Db, p: NewTransfer & { iban: ClientIban }): Promise<TransferOutcome> {
-  const row = transferRow(p, { destination_wallet: null, destination_iban: p.iban.id, status: 'pending' });
-  return recordTransfer(db, deps.outbox, row, payoutPostings(row.source_wallet, BigInt(row.amount), externalOf(p.iban.id)), p.now);
+  return recordTransfer(db, deps.outbox, {
+    wallets: [p.source.id],
+    clock: p.clock,
+    make: (now) => {
+      const row = transferRow(p, now, { destination_wallet: null, destination_iban: p.iban.id, status: 'pending' });
+      return { row, postings: payoutPostings(row.source_wallet, BigInt(row.amount), externalOf(p.iban.id)) };
+    },
+  });
 }
 
 /** One round of the payouts job: sends up to `limit` pending payouts; resolves with how many were settled. */

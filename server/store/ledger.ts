@@ -103,6 +103,11 @@ export async function moveReceivable(trx: Tx, wallet: string, amount: number, at
   return Number(owes.numUpdatedRows) === 1;
 }
 
+/** The wallets' rows, locked for the rest of the transaction in id order (FOR UPDATE; SQLite has one writer). */
+export async function lockWallets(trx: Tx, wallets: string[]): Promise<void> {
+  for (const id of [...wallets].sort()) await forUpdate(trx, trx.selectFrom('wallets').select('id').where('id', '=', id)).execute();
+}
+
 /** A wallet's balance, its row locked for the rest of the transaction (PostgreSQL). */
 export async function lockedBalance(trx: Tx, wallet: string): Promise<bigint> {
   const held = await forUpdate(trx, trx.selectFrom('wallets').select('balance').where('id', '=', wallet)).executeTakeFirstOrThrow();

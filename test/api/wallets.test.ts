@@ -222,6 +222,29 @@ describe.each(ENGINES)('wallets on %s', (engine) => {
     await ledgerHolds();
   });
 
+  // The source wallet's row held by hand, as another movement's transaction holds it: a
+  // transfer asked meanwhile waits for it and is dated after it. It read the clock first:
+  // on PostgreSQL a wallet's entries, in their order, went back in time by milliseconds.
+  it("a transfer waits for the wallet's row, then is dated: its entries come after the one before", async () => {
+    const { api } = svc;
+    const a = await createWallet(api);
+    const b = await createWallet(api);
+    await fund(api, a, 10);
+    let released = '';
+    let transfer: ReturnType<typeof api.post> | undefined;
+    await svc.t.service.deps.database.db.transaction().execute(async (trx) => {
+      await trx.updateTable('wallets').set({ updated_at: new Date().toISOString() }).where('id', '=', a.id).execute();
+      transfer = api.post('/transfer/', { source_wallet: a.id, destination_wallet: b.id, amount: 1 });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      released = new Date().toISOString();
+    });
+    const made = await transfer!;
+    expect(made.status, made.text).toBe(201);
+    expect(made.body.created >= released, `transfer ${made.body.created}, row released ${released}`).toBe(true);
+    const [, out] = await entriesOf(api, a.id);
+    expect(out.date >= released, `entry ${out.date}, row released ${released}`).toBe(true);
+  });
+
   it('transfers both ways between two wallets at once without deadlock or lost money', async () => {
     const { api } = svc;
     const a = await createWallet(api);
