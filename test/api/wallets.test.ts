@@ -231,7 +231,7 @@ describe.each(ENGINES)('wallets on %s', (engine) => {
     const b = await createWallet(api);
     await fund(api, a, 10);
     let released = '';
-    let transfer: ReturnType<typeof api.post> | undefined;
+    let transfer: Promise<{ status: number; text: string; body: any }> | undefined;
     await svc.t.service.deps.database.db.transaction().execute(async (trx) => {
       await trx.updateTable('wallets').set({ updated_at: new Date().toISOString() }).where('id', '=', a.id).execute();
       transfer = api.post('/transfer/', { source_wallet: a.id, destination_wallet: b.id, amount: 1 });
