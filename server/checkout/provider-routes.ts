@@ -7,32 +7,37 @@ import { sameOriginPost, validCsrf } from './csrf';
 import { formBody, formBodyFailure } from './form-body';
 import { addressLimit } from './limits';
 import { finished } from './outcome';
-import { type CheckoutContext, loadPage, reload } from './page';
+import { type CheckoutContext, loadPage, type Page, reload } from './page';
 import { notFound, pageView, respond, securePage } from './page-view';
 import { renderProviderPage } from './provider-page';
 
 // /pay/{token}/provider/: the sandbox redirect gateway's "provider", a page of its own
 // where the customer approves or rejects, as on PayPal or Bizum, and the return from it
-// to the checkout with the provider's answer.
+// to the checkout with the provider's answer. Only where the page offers that gateway: a
+// live environment's page (or a currency it does not take) has no provider page, so no
+// post to it can pay.
 
 export function providerRoutes(router: IRouter, ctx: CheckoutContext): void {
   const { deps } = ctx;
-  const redirectGateway = () => deps.gateways.find(SANDBOX_REDIRECT_ID)!;
+  const redirectGateway = (page: Page) =>
+    deps.gateways.forCurrency(page.row.currency, !page.merchant.sandbox).find((g) => g.id === SANDBOX_REDIRECT_ID);
 
   router.post('/pay/:token/provider/', addressLimit(deps, 'provider-return', ctx.screenAssets), formBody({ json: false }));
 
   router.get('/pay/:token/provider/', async (req, res) => {
     const page = await loadPage(ctx, req);
-    if (!page) return notFound(ctx, req, res);
+    const gateway = page && redirectGateway(page);
+    if (!page || !gateway) return notFound(ctx, req, res);
     if (page.row.status !== 'N') return res.redirect(303, `/pay/${page.row.token}/${req.url.slice(req.path.length)}`);
     securePage(res, page);
     const v = await pageView(ctx, page);
-    res.type('html').send(renderProviderPage({ view: v, gateway: redirectGateway(), styles: ctx.screenAssets().styles }));
+    res.type('html').send(renderProviderPage({ view: v, gateway, styles: ctx.screenAssets().styles }));
   });
 
   router.post('/pay/:token/provider/', async (req, res) => {
     const page = await loadPage(ctx, req);
-    if (!page) return notFound(ctx, req, res);
+    const gateway = page && redirectGateway(page);
+    if (!page || !gateway) return notFound(ctx, req, res);
     const unreadable = formBodyFailure(req);
     if (unreadable) return respond(ctx, res, page, { kind: 'view', status: unreadable, error: { message: 'error.generic', fields: {} } });
     const back = `/pay/${page.row.token}/${req.url.slice(req.path.length)}`;
@@ -43,7 +48,7 @@ export function providerRoutes(router: IRouter, ctx: CheckoutContext): void {
     // The provider's answer comes back with the customer: settle the payment with it.
     const outcome = await payTransaction(scopedDeps(deps, req), {
       transaction: page.row,
-      gateway: redirectGateway(),
+      gateway,
       fields: { decision: decision === 'approve' ? 'approve' : 'reject' },
     });
     if (outcome.kind === 'not_claimed') return res.redirect(303, back);

@@ -91,6 +91,26 @@ describe.each(ENGINES)('sandbox and live environments on %s', (engine) => {
     expect(((await bySandbox.json()) as { view: { error: { message: string } } }).view.error.message).toBe('error.gatewayRequired');
   });
 
+  // The sandbox redirect gateway's provider page answered any page: approving on it paid a
+  // live transaction (a sale with no money moved, a signed return to the shop).
+  it("has no sandbox provider page for a live transaction: approving there pays nothing", async () => {
+    const tx = (await live.post('/transaction/', transactionBody())).body as { id: string; token: string };
+    const { csrf } = (await stateOf(`${t.url}/pay/${tx.token}/`)).view as unknown as { csrf: string };
+    expect((await fetch(`${t.url}/pay/${tx.token}/provider/`)).status).toBe(404);
+    const approve = await fetch(`${t.url}/pay/${tx.token}/provider/`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: t.url },
+      body: new URLSearchParams({ decision: 'approve', csrf }),
+    });
+    expect(approve.status).toBe(404);
+    expect((await live.get(`/transaction/${tx.id}/`)).body.status).toBe('N');
+    expect((await live.get(`/sale/?transaction_id=${tx.id}`)).body.count).toBe(0);
+    // A sandbox transaction has it.
+    const ok = (await sandbox.post('/transaction/', transactionBody())).body as { token: string };
+    expect((await fetch(`${t.url}/pay/${ok.token}/provider/`)).status).toBe(200);
+  });
+
   it('takes no raw card number through a live environment\'s API until its operator turns them on', async () => {
     const refused = await live.post('/authorization/', cardBody(REAL_ID, '5555 5555 5555 4444'));
     expect(refused.status, refused.text).toBe(403);
