@@ -24,6 +24,9 @@ export function signReturnUrl(url: string, r: { transactionId: string; status: s
   const parsed = new URL(url);
   const fragment = parsed.hash;
   parsed.hash = '';
+  // A return_url ending in a bare "?" has an empty query: dropped, or the return would read
+  // "thanks??transaction_id=…" and no verifier could parse it.
+  if (!parsed.search) parsed.search = '';
   const params = new URLSearchParams({ transaction_id: r.transactionId, status: r.status, timestamp: String(Math.floor(r.now.getTime() / 1000)) });
   const message = `${parsed.href}${parsed.search ? '&' : '?'}${params}`;
   const signature = r.secrets.map((secret) => `v1,${hmac(secret, message)}`).join(' ');

@@ -25,6 +25,12 @@ describe('signed returns', () => {
     expect(verifyReturn(signReturnUrl('https://shop.example/done', { transactionId: TX, status: 'C', now: NOW, secrets: [SECRET] }), SECRET, NOW)).toMatchObject({ valid: true, status: 'C' });
   });
 
+  it('a return_url ending in a bare "?" verifies too (it was "thanks??transaction_id=…", malformed)', () => {
+    const url = signReturnUrl('https://shop.example/thanks?', { transactionId: TX, status: 'D', now: NOW, secrets: [SECRET] });
+    expect(url).toMatch(/^https:\/\/shop\.example\/thanks\?transaction_id=/);
+    expect(verifyReturn(url, SECRET, NOW)).toMatchObject({ valid: true, transaction_id: TX });
+  });
+
   it('a stale return fails', () => {
     expect(verifyReturn(signed(), SECRET, at(601))).toEqual({ valid: false, reason: 'stale' });
   });
