@@ -41,3 +41,13 @@ export function sendEmbedRefusal(res: Response, refusal: { origin: string; code:
   const script = `<script nonce="${nonce}">parent!==window&&parent.postMessage(${scriptJson(data)},${scriptJson(origin)})</script>`;
   res.status(status).type('html').send(renderMessage({ language, nonce, assets: refusal.assets }, message, script));
 }
+
+/**
+ * A page (payment, save-card, sign-up) asked to embed by an origin that may not: the
+ * refusal instead of it (403, `origin_not_allowed`); true when it was sent.
+ */
+export function refusedEmbed(req: Request, res: Response, page: { embed: unknown; language: Language }, assets: DocumentAssets): boolean {
+  const origin = page.embed ? null : embedOrigin(req);
+  if (origin) sendEmbedRefusal(res, { origin, code: 'origin_not_allowed', language: page.language, assets, status: 403 });
+  return origin !== null;
+}

@@ -4,7 +4,7 @@ import { COUNTDOWN_FROM_MS } from '../../widget/screen/model-state';
 import { SANDBOX_REDIRECT_ID } from '../payments/sandbox';
 import { checkoutVersion } from '../store/transactions';
 import { challengeReturn } from './challenge-routes';
-import { embedOrigin, sendEmbedRefusal } from './embed-refusal';
+import { refusedEmbed } from './embed-refusal';
 import { type CheckoutContext, loadPage, type Page, TOKEN } from './page';
 import { PageCache } from './page-cache';
 import { notFound, pageView, respond } from './page-view';
@@ -99,8 +99,7 @@ export function pageRoutes(router: IRouter, ctx: CheckoutContext): void {
     const page = await loadPage(ctx, req);
     if (!page) return notFound(ctx, req, res);
     // Asked to embed by an origin that may not: never the payment, only the refusal (not kept).
-    const refused = page.embed ? null : embedOrigin(req);
-    if (refused) return sendEmbedRefusal(res, { origin: refused, code: 'origin_not_allowed', language: page.language, assets: ctx.screenAssets(), status: 403 });
+    if (refusedEmbed(req, res, page, ctx.screenAssets())) return;
     if (key) return sendPage(res, await renderPage(page, key, stamp));
     return serveReturn(ctx, req, res, page);
   }

@@ -1,6 +1,6 @@
 import type { IRouter, NextFunction, Request, Response } from 'express';
 import { validateFields } from '../../widget/fields/card';
-import { type DocumentAssets, renderDocument, renderNotFound } from '../../widget/screen/document';
+import { type DocumentAssets, renderDocument } from '../../widget/screen/document';
 import { isLanguage, resolveLanguage } from '../../widget/i18n/language';
 import { getTranslator } from '../../widget/i18n/server';
 import type { Logger } from 'pino';
@@ -21,6 +21,8 @@ import { addressLimit } from './limits';
 import { type CheckoutContext, checkoutContext, stepUrl } from './page';
 import { fromForm, payRequest, type PayRequest } from './pay-request';
 import { buildSaveView, type SaveViewInput } from './save-view';
+import { refusedEmbed } from './embed-refusal';
+import { notFound } from './page-view';
 import { allowedFrameOrigins, applyPageHeaders, newNonce, redirectOrigins } from './security';
 import { isDecline, notStored, resultOf, type StoreResult, toChallenge } from './store-step';
 import { outcomeStrings } from '../../widget/screen/client-strings';
@@ -88,11 +90,6 @@ function secure(res: Response, page: Page): string {
   return nonce;
 }
 
-function notFound(ctx: CheckoutContext, req: Request, res: Response) {
-  const nonce = newNonce();
-  applyPageHeaders(res, { nonce, frameAncestors: [], formTargets: [] });
-  res.status(404).type('html').send(renderNotFound({ language: resolveLanguage(null, req.get('accept-language')), nonce, assets: ctx.screenAssets() }));
-}
 
 async function show(ctx: CheckoutContext, res: Response, page: Page, status: number, extra: Extra = {}) {
   const nonce = secure(res, page);
@@ -173,6 +170,7 @@ function getRoutes(router: IRouter, ctx: CheckoutContext, only: (req: Request, r
   router.get('/pay/:token/', only, async (req, res) => {
     const page = await loadPage(ctx, req);
     if (!page) return notFound(ctx, req, res);
+    if (refusedEmbed(req, res, page, ctx.screenAssets())) return;
     // The customer has a challenge to answer (an API request's card, or a card given here).
     if (page.row.status === 'requires_action' && page.row.gateway_challenge) return res.redirect(303, stepUrl(page, 'challenge/'));
     const message = resultOf(req.query.result);

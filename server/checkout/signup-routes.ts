@@ -1,6 +1,6 @@
 import type { IRouter, NextFunction, Request, Response } from 'express';
 import { validateFields } from '../../widget/fields/card';
-import { type DocumentAssets, renderDocument, renderNotFound } from '../../widget/screen/document';
+import { type DocumentAssets, renderDocument } from '../../widget/screen/document';
 import { isLanguage, resolveLanguage } from '../../widget/i18n/language';
 import type { CheckoutView } from '../../widget/screen/view';
 import { signupOpen } from '../present/subscription';
@@ -21,6 +21,8 @@ import { formBody, formBodyFailure } from './form-body';
 import { addressLimit } from './limits';
 import { type CheckoutContext, checkoutContext, stepUrl } from './page';
 import { fromForm, payRequest, type PayRequest } from './pay-request';
+import { refusedEmbed } from './embed-refusal';
+import { notFound } from './page-view';
 import { allowedFrameOrigins, applyPageHeaders, newNonce, redirectOrigins } from './security';
 import { buildSignupView, SIGNUP_EMAIL_FIELD, signupGateways, type SignupViewInput } from './signup-view';
 import { isDecline, notStored, resultOf, type StoreResult, toChallenge } from './store-step';
@@ -78,11 +80,6 @@ async function view(ctx: CheckoutContext, page: Page, extra: Extra = {}): Promis
   return { ...built, brand: brandView(page.row.environment_id, page.merchant.brand), sandbox: page.merchant.sandbox };
 }
 
-function notFound(ctx: CheckoutContext, req: Request, res: Response) {
-  const nonce = newNonce();
-  applyPageHeaders(res, { nonce, frameAncestors: [], formTargets: [] });
-  res.status(404).type('html').send(renderNotFound({ language: resolveLanguage(null, req.get('accept-language')), nonce, assets: ctx.screenAssets() }));
-}
 
 function secure(res: Response, page: Page): string {
   const nonce = newNonce();
@@ -221,6 +218,7 @@ export function signupRoutes(router: IRouter, deps: Deps, screenAssets: () => Do
   router.get('/pay/:token/', signupOnly, async (req, res) => {
     const page = await loadPage(ctx, req);
     if (!page) return notFound(ctx, req, res);
+    if (refusedEmbed(req, res, page, ctx.screenAssets())) return;
     // Back from the challenge's page (without JavaScript): what came of it, while the sign-up is open.
     const message = resultOf(req.query.result);
     await show(ctx, res, page, 200, message && signupOpen(page.row) ? { declined: isDecline(message), error: { message, fields: {} } } : {});

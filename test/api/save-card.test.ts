@@ -227,6 +227,29 @@ describe.each(ENGINES)('saving a card on the hosted page on %s', (engine) => {
     expect((await statusOf(created.id)).status).toBe('pending');
   });
 
+  // The widget hears why a frame stays empty, as for a payment (docs/widget.md): the save
+  // and sign-up pages answered a disallowed origin with the page itself (framable by none)
+  // and an unknown token with a plain 404, so the merchant saw `network` after 10 s.
+  it('in a frame of an origin that may not embed them, the save and sign-up pages post checkout:error', async () => {
+    const evil = 'https://evil.example';
+    const created = await saveRequest();
+    const plan = (await api.post('/plan/', { name: 'Pro', amount: 9.99, currency: 'EUR', interval: 'month' })).body.id;
+    const signup = new URL((await api.post('/subscription/', { plan })).body.payment_url).pathname;
+    for (const [path, status, code] of [
+      [`/pay/${created.token}/`, 403, 'origin_not_allowed'],
+      [signup, 403, 'origin_not_allowed'],
+      [`/pay/sav_${'A'.repeat(32)}/`, 404, 'token_unknown'],
+      [`/pay/sub_${'A'.repeat(32)}/`, 404, 'token_unknown'],
+    ] as const) {
+      const res = await fetch(`${t.url}${path}?embed=1&origin=${encodeURIComponent(evil)}`);
+      const html = await res.text();
+      expect(res.status, path).toBe(status);
+      expect(/frame-ancestors ([^;]+)/.exec(res.headers.get('content-security-policy') ?? '')?.[1], path).toBe(evil);
+      expect(html, path).toContain(`"code":"${code}"`);
+      expect(html, path).not.toContain('id="checkout-state"');
+    }
+  });
+
   it("\"Don't save a card\" goes to cancel_url and changes nothing: the link keeps working", async () => {
     const created = await saveRequest({ cancel_url: 'https://shop.example/account' });
     const left = await post(created.token, `/pay/${created.token}/`, { action: 'cancel' });
