@@ -68,6 +68,9 @@ export function dashboardKit(deps: Deps): Kit {
     action: (role, handler) => async (req, res) => {
       const s = req.dashboard!.session;
       if (!s || !validPost(req, deps, s.csrf) || !roleAtLeast(s.current.role, role)) return forbidden(req, res);
+      // A body no form parser took (none, JSON, text; the CSRF token sent as a header) is
+      // no field at all: each form then says what is missing, rather than failing on it.
+      req.body ??= {};
       await handler(req, res, s);
     },
   };
