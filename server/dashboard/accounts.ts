@@ -68,25 +68,49 @@ export const inviteUrl = (baseUrl: string, token: string) => `${baseUrl}/dashboa
 
 export const findInvite = (db: Db, token: string, now: Date) => findOpenInvite(db, hashToken(token), now);
 
-export type AcceptResult = { kind: 'accepted'; userId: string; environmentId: string } | { kind: 'invalid' } | { kind: 'password'; problem: PasswordProblem | 'wrong' };
+export type AcceptResult =
+  | { kind: 'accepted'; userId: string; environmentId: string }
+  /** Joined; the account's second factor is asked before any session, under `challenge`. */
+  | { kind: 'second_factor'; challenge: string }
+  | { kind: 'invalid' }
+  | { kind: 'password'; problem: PasswordProblem | 'wrong' }
+  | { kind: 'throttled'; retryAfterS: number };
 
 /**
  * Uses an invite: a new user sets a password (the policy of passwords.ts); a user who has
- * one already confirms it, and gains the invite's environment.
+ * one already confirms it, and gains the invite's environment. That confirmation is a
+ * sign-in: the same limits and audit, and an account with a second factor is asked for
+ * its code before a session (an invite from any environment is no way around either).
  */
-export async function useInvite(db: Db, token: string, password: string, now: Date): Promise<AcceptResult> {
+export async function useInvite(db: Db, input: { token: string; password: string; ip: string; now: Date }): Promise<AcceptResult> {
+  const { token, password, now } = input;
   const invite = await findInvite(db, token, now);
   if (!invite) return { kind: 'invalid' };
   let hash: string | null = null;
+  let existing: { id: string; email: string } | null = null;
   if (invite.has_password) {
+    const keys = throttleKeys(invite.email, input.ip);
+    const retryAt = await retryAtOf(db, keys, now.getTime());
+    if (retryAt) return { kind: 'throttled', retryAfterS: Math.ceil((retryAt - now.getTime()) / 1000) };
     const user = await findUserByEmail(db, invite.email);
-    if (!(await verifyPassword(password, user?.password_hash ?? null))) return { kind: 'password', problem: 'wrong' };
+    if (!user || !(await verifyPassword(password, user.password_hash))) {
+      await addFailure(db, [keys.account, keys.ip], now, SIGN_IN_WINDOW_MS);
+      await recordAudit(db, { environmentId: invite.environment_id, userId: user?.id ?? null, email: invite.email, action: 'sign_in_failed', detail: { step: 'invite' }, ip: input.ip }, now);
+      return { kind: 'password', problem: 'wrong' };
+    }
+    existing = { id: user.id, email: user.email };
   } else {
     const problem = passwordProblem(password);
     if (problem) return { kind: 'password', problem };
     hash = await hashPassword(password);
   }
   if (!(await acceptInvite(db, invite.token_hash, hash, now))) return { kind: 'invalid' };
+  if (existing && (await hasSecondFactor(db, existing.id))) {
+    const challenge = newSecret();
+    await createChallenge(db, { id_hash: hashToken(challenge), user_id: existing.id, expires_at: new Date(now.getTime() + CHALLENGE_TTL_MS).toISOString() }, now);
+    return { kind: 'second_factor', challenge };
+  }
+  if (existing) await clearFailures(db, throttleKeys(existing.email, input.ip).account);
   return { kind: 'accepted', userId: invite.user_id, environmentId: invite.environment_id };
 }
 

@@ -2,9 +2,9 @@ import type { IRouter, Request, Response } from 'express';
 import { z } from 'zod';
 import { recordAudit } from '../store/audit';
 import { findEnvironment } from '../store/environments';
-import { findInvite, startSession, useInvite } from './accounts';
+import { CHALLENGE_TTL_MS, findInvite, startSession, useInvite } from './accounts';
 import { invitePage, messagePage, type Notice } from './account-pages';
-import { clientIp, cookie, FORM_COOKIE, formToken, startSessionCookie, validPost } from './http';
+import { CHALLENGE_COOKIE, clientIp, cookie, FORM_COOKIE, formToken, setCookie, startSessionCookie, validPost } from './http';
 import type { Kit } from './kit';
 
 // /dashboard/invite/{token}/: an invited user chooses a password, joins the environment
@@ -37,15 +37,23 @@ export function inviteRoutes(router: IRouter, kit: Kit): void {
     if (!TOKEN.test(token) || !form.success) return invalidInvite(req, res);
     const now = deps.now();
     const invite = await findInvite(db, token, now);
-    const result = await useInvite(db, token, form.data.password, now);
+    const result = await useInvite(db, { token, password: form.data.password, ip: clientIp(req), now });
     if (result.kind === 'invalid' || !invite) return invalidInvite(req, res);
-    if (result.kind === 'password') {
+    if (result.kind === 'password' || result.kind === 'throttled') {
       const environment = await findEnvironment(db, invite.environment_id);
-      const notice: Notice = { kind: 'error', text: textOf(req).t(`password.${result.problem}`) };
-      return send(res, 400, invitePage(textOf(req), { csrf: csrf!, invite, environmentName: environment?.name ?? '', notice }));
+      const { t } = textOf(req);
+      const text = result.kind === 'throttled' ? t('signIn.throttled', { minutes: Math.ceil(result.retryAfterS / 60) }) : t(`password.${result.problem}`);
+      if (result.kind === 'throttled') res.set('Retry-After', String(result.retryAfterS));
+      const notice: Notice = { kind: 'error', text };
+      return send(res, result.kind === 'throttled' ? 429 : 400, invitePage(textOf(req), { csrf: csrf!, invite, environmentName: environment?.name ?? '', notice }));
+    }
+    await recordAudit(db, { environmentId: invite.environment_id, userId: invite.user_id, email: invite.email, action: 'invite_accepted', ip: clientIp(req) }, now);
+    // Joined; an account with a second factor gives its code before it is signed in.
+    if (result.kind === 'second_factor') {
+      setCookie(req, res, deps, CHALLENGE_COOKIE, result.challenge, CHALLENGE_TTL_MS / 1000, 'Strict');
+      return res.redirect(303, '/dashboard/sign-in/code/');
     }
     const session = await startSession(db, result.userId, result.environmentId, now);
-    await recordAudit(db, { environmentId: result.environmentId, userId: result.userId, email: invite.email, action: 'invite_accepted', ip: clientIp(req) }, now);
     startSessionCookie(req, res, deps, session.id);
     res.redirect(303, '/dashboard/');
   });

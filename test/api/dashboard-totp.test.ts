@@ -1,6 +1,6 @@
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHALLENGE_TTL_MS, SIGN_IN_LIMIT_ACCOUNT, SIGN_IN_WINDOW_MS } from '../../server/dashboard/accounts';
+import { CHALLENGE_TTL_MS, inviteUser, SIGN_IN_LIMIT_ACCOUNT, SIGN_IN_WINDOW_MS } from '../../server/dashboard/accounts';
 import { Browser, freshIp, member, PASSWORD } from './dashboard';
 import { type Client, ENGINES, startTestService, type TestService, testClock } from './harness';
 
@@ -147,6 +147,36 @@ describe.each(ENGINES)('dashboard second factor on %s', (engine) => {
     const later = await passwordStep(email);
     await later.browser.get('/dashboard/sign-in/code/');
     expect((await later.browser.post('/dashboard/sign-in/code/', { code: codeOf(secret) })).status).toBe(303);
+  });
+
+  // An invite to another environment, for an account that has a password and a second
+  // factor: its password was tried without limit, and the right one started a session
+  // with no code, a way into the account's own environments.
+  it('an invite for an account with a second factor asks its code, and counts wrong passwords', async () => {
+    const { email, secret } = await enrolled('owner');
+    const other = await t.newEnvironment('Other shop');
+    const invite = async () => {
+      const { token } = await inviteUser(db(), { email, environmentId: other.keys.environment_id, role: 'viewer', invitedBy: null, now: clock.now() });
+      const browser = new Browser(t.url, { 'x-forwarded-for': freshIp() });
+      await browser.get(`/dashboard/invite/${token}/`);
+      return { browser, path: `/dashboard/invite/${token}/` };
+    };
+    const guessing = await invite();
+    for (let i = 0; i < SIGN_IN_LIMIT_ACCOUNT; i++) expect((await guessing.browser.post(guessing.path, { password: `wrong-${i}` })).status).toBe(400);
+    const blocked = await guessing.browser.post(guessing.path, { password: PASSWORD });
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await actionsOf(email)).toContain('sign_in_failed');
+    clock.advance(SIGN_IN_WINDOW_MS + STEP_MS);
+
+    const { browser, path } = await invite();
+    const joined = await browser.post(path, { password: PASSWORD });
+    expect(joined.status).toBe(303);
+    expect(joined.location).toBe('/dashboard/sign-in/code/');
+    expect((await browser.get('/dashboard/')).status).toBe(303);
+    await browser.get('/dashboard/sign-in/code/');
+    expect((await browser.post('/dashboard/sign-in/code/', { code: codeOf(secret) })).status).toBe(303);
+    expect((await browser.get('/dashboard/')).status).toBe(200);
   });
 
   it('a code step without a live challenge starts the sign-in again', async () => {
