@@ -1,5 +1,6 @@
 // CSV as spreadsheets read it (RFC 4180): fields quoted when they hold a comma, a quote or a
-// line break, quotes doubled, lines ended by CRLF. Text that a spreadsheet would run as a
+// line break, quotes doubled, lines ended by CRLF; and a semicolon, the list separator of
+// spreadsheets in Spanish or French, which would split `x;=1+1` into a formula cell there. Text that a spreadsheet would run as a
 // formula (it starts with =, +, -, @, a tab or a carriage return) gets a leading apostrophe,
 // as OWASP advises for CSV injection: an order id or a concept is the payer's text.
 
@@ -12,7 +13,7 @@ function field(cell: Cell): string {
   const raw = 'text' in cell ? cell.text : cell.number;
   if (raw === null) return '';
   const value = 'text' in cell && FORMULA.test(String(raw)) ? `'${raw}` : String(raw);
-  return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+  return /[",;\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
 export function csvLine(cells: readonly Cell[]): string {

@@ -13,4 +13,8 @@ describe('csv', () => {
       `"'=HYPERLINK(""x"")",'+1,'-2,'@SUM(A1),'\tx,-10.00\r\n`,
     );
   });
+
+  it('quotes a semicolon, which a spreadsheet using it as separator would split into a formula cell', () => {
+    expect(csvLine([text('x;=1+1'), text('a;b')])).toBe('"x;=1+1","a;b"\r\n');
+  });
 });
