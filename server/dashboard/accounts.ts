@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../store/db';
 import { recordAudit } from '../store/audit';
 import type { Role } from '../store/schema';
-import { addFailure, clearFailures, failuresOf } from '../store/sign-in-failures';
+import { clearFailures, countAttempt, takeBackFailure } from '../store/sign-in-failures';
 import {
   acceptInvite,
   createInvite,
@@ -90,11 +90,10 @@ export async function useInvite(db: Db, input: { token: string; password: string
   let existing: { id: string; email: string } | null = null;
   if (invite.has_password) {
     const keys = throttleKeys(invite.email, input.ip);
-    const retryAt = await retryAtOf(db, keys, now.getTime());
-    if (retryAt) return { kind: 'throttled', retryAfterS: Math.ceil((retryAt - now.getTime()) / 1000) };
+    const retryAt = await claimAttempt(db, keys, now);
+    if (retryAt) return throttled(retryAt, now);
     const user = await findUserByEmail(db, invite.email);
     if (!user || !(await verifyPassword(password, user.password_hash))) {
-      await addFailure(db, [keys.account, keys.ip], now, SIGN_IN_WINDOW_MS);
       await recordAudit(db, { environmentId: invite.environment_id, userId: user?.id ?? null, email: invite.email, action: 'sign_in_failed', detail: { step: 'invite' }, ip: input.ip }, now);
       return { kind: 'password', problem: 'wrong' };
     }
@@ -105,12 +104,12 @@ export async function useInvite(db: Db, input: { token: string; password: string
     hash = await hashPassword(password);
   }
   if (!(await acceptInvite(db, invite.token_hash, hash, now))) return { kind: 'invalid' };
+  if (existing) await goodStep(db, throttleKeys(existing.email, input.ip));
   if (existing && (await hasSecondFactor(db, existing.id))) {
     const challenge = newSecret();
     await createChallenge(db, { id_hash: hashToken(challenge), user_id: existing.id, expires_at: new Date(now.getTime() + CHALLENGE_TTL_MS).toISOString() }, now);
     return { kind: 'second_factor', challenge };
   }
-  if (existing) await clearFailures(db, throttleKeys(existing.email, input.ip).account);
   return { kind: 'accepted', userId: invite.user_id, environmentId: invite.environment_id };
 }
 
@@ -149,21 +148,35 @@ export const CHALLENGE_TTL_MS = 5 * 60_000;
 /** The failure counters of a sign-in: the account's and the client address's. */
 const throttleKeys = (email: string, ip: string) => ({ account: `email:${email}`, ip: `ip:${ip}` });
 
-/** When the sign-in may be tried again (0: now): past either limit, every attempt is refused whatever it carries. */
-async function retryAtOf(db: Db, keys: { account: string; ip: string }, now: number): Promise<number> {
-  const counts = await failuresOf(db, [keys.account, keys.ip]);
+/**
+ * Counts an attempt (a password, a code) before it is judged, and says when it may be tried
+ * again (0: now): past either limit, every attempt is refused whatever it carries. Counted
+ * first: reading the count, spending scrypt's 100 ms, then writing it let 60 guesses at
+ * once all be checked.
+ */
+async function claimAttempt(db: Db, keys: { account: string; ip: string }, now: Date): Promise<number> {
+  const counts = await countAttempt(db, [keys.account, keys.ip], now, SIGN_IN_WINDOW_MS);
   let retryAt = 0;
   for (const [key, limit] of [[keys.account, SIGN_IN_LIMIT_ACCOUNT], [keys.ip, SIGN_IN_LIMIT_IP]] as const) {
-    const count = counts.get(key);
-    const ends = count ? count.windowStart.getTime() + SIGN_IN_WINDOW_MS : 0;
-    if (count && ends > now && count.failures >= limit) retryAt = Math.max(retryAt, ends);
+    const count = counts.get(key)!;
+    if (count.failures > limit) retryAt = Math.max(retryAt, count.windowStart.getTime() + SIGN_IN_WINDOW_MS);
   }
   return retryAt;
 }
 
+const throttled = (retryAt: number, now: Date) => ({ kind: 'throttled', retryAfterS: Math.ceil((retryAt - now.getTime()) / 1000) }) as const;
+
+/** A good step short of a session (the password before its code): its attempt is taken back. */
+async function goodStep(db: Db, keys: { account: string; ip: string }): Promise<void> {
+  await takeBackFailure(db, keys.account);
+  await takeBackFailure(db, keys.ip);
+}
+
 /** The session of a sign-in that passed every check: failures forgotten, audited. */
 async function signedIn(db: Db, user: { id: string; email: string }, environmentId: string, ip: string, now: Date, action = 'signed_in'): Promise<SignInResult> {
-  await clearFailures(db, throttleKeys(user.email, ip).account);
+  const keys = throttleKeys(user.email, ip);
+  await clearFailures(db, keys.account);
+  await takeBackFailure(db, keys.ip);
   const session = await startSession(db, user.id, environmentId, now);
   await recordAudit(db, { environmentId: null, userId: user.id, email: user.email, action, ip }, now);
   return { kind: 'signed_in', session, userId: user.id, environmentId };
@@ -179,19 +192,19 @@ export async function signIn(db: Db, input: { email: string; password: string; i
   const email = normaliseEmail(input.email);
   const keys = throttleKeys(email, input.ip);
   const now = input.now.getTime();
-  const retryAt = await retryAtOf(db, keys, now);
-  if (retryAt) return { kind: 'throttled', retryAfterS: Math.ceil((retryAt - now) / 1000) };
+  const retryAt = await claimAttempt(db, keys, input.now);
+  if (retryAt) return throttled(retryAt, input.now);
 
   const user = await findUserByEmail(db, email);
   const ok = await verifyPassword(input.password, user?.password_hash ?? null);
   const memberships = ok && user ? await membershipsOf(db, user.id) : [];
   const first = memberships[0];
   if (!user || !first) {
-    await addFailure(db, [keys.account, keys.ip], input.now, SIGN_IN_WINDOW_MS);
     await recordAudit(db, { environmentId: null, userId: user?.id ?? null, email, action: 'sign_in_failed', ip: input.ip }, input.now);
     return { kind: 'refused' };
   }
   if (await hasSecondFactor(db, user.id)) {
+    await goodStep(db, keys);
     const challenge = newSecret();
     await createChallenge(db, { id_hash: hashToken(challenge), user_id: user.id, expires_at: new Date(now + CHALLENGE_TTL_MS).toISOString() }, input.now);
     return { kind: 'second_factor', challenge };
@@ -208,12 +221,10 @@ export async function signInWithCode(db: Db, input: { challenge: string; code: s
   if (!pending) return { kind: 'expired' };
   const user = { id: pending.user_id, email: pending.email };
   const keys = throttleKeys(user.email, input.ip);
-  const now = input.now.getTime();
-  const retryAt = await retryAtOf(db, keys, now);
-  if (retryAt) return { kind: 'throttled', retryAfterS: Math.ceil((retryAt - now) / 1000) };
+  const retryAt = await claimAttempt(db, keys, input.now);
+  if (retryAt) return throttled(retryAt, input.now);
   const method = await checkSecondFactor(db, user, input.code, input.now);
   if (!method) {
-    await addFailure(db, [keys.account, keys.ip], input.now, SIGN_IN_WINDOW_MS);
     await recordAudit(db, { environmentId: null, userId: user.id, email: user.email, action: 'sign_in_failed', detail: { step: 'code' }, ip: input.ip }, input.now);
     return { kind: 'refused' };
   }
@@ -233,18 +244,17 @@ export async function turnOffWithProof(
   input: { password: string; code: string; ip: string; now: Date },
 ): Promise<'off' | 'refused' | { retryAfterS: number }> {
   const keys = throttleKeys(user.email, input.ip);
-  const now = input.now.getTime();
-  const retryAt = await retryAtOf(db, keys, now);
-  if (retryAt) return { retryAfterS: Math.ceil((retryAt - now) / 1000) };
+  const retryAt = await claimAttempt(db, keys, input.now);
+  if (retryAt) return { retryAfterS: throttled(retryAt, input.now).retryAfterS };
   const stored = await findUserByEmail(db, user.email);
   const passwordOk = await verifyPassword(input.password, stored?.password_hash ?? null);
   // Checked only after the password: a wrong password must not use up a recovery code.
   const codeOk = passwordOk && !!(await checkSecondFactor(db, user, input.code, input.now));
   if (!codeOk) {
-    await addFailure(db, [keys.account, keys.ip], input.now, SIGN_IN_WINDOW_MS);
     await recordAudit(db, { environmentId: null, userId: user.id, email: user.email, action: 'totp_disable_failed', ip: input.ip }, input.now);
     return 'refused';
   }
+  await goodStep(db, keys);
   await turnOffSecondFactor(db, user.id);
   await recordAudit(db, { environmentId: null, userId: user.id, email: user.email, action: 'totp_disabled', ip: input.ip }, input.now);
   return 'off';

@@ -128,6 +128,24 @@ describe.each(ENGINES)('dashboard accounts on %s', (engine) => {
     }
   }, 60_000);
 
+  // The count was read before the password's scrypt and written after it: guesses sent at
+  // once were all checked (60 of them, and the right one among them signed in).
+  it('guesses sent at once are counted as they come: only the limit of them is checked', async () => {
+    const { email } = await member(t, shop, 'viewer');
+    const answers = await Promise.all(
+      Array.from({ length: 3 * SIGN_IN_LIMIT_ACCOUNT }, (_, i) => new Browser(t.url, { 'x-forwarded-for': freshIp() }).signIn(email, `wrong password ${i}`)),
+    );
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).toEqual([...Array(SIGN_IN_LIMIT_ACCOUNT).fill(401), ...Array(2 * SIGN_IN_LIMIT_ACCOUNT).fill(429)]);
+    expect((await new Browser(t.url, { 'x-forwarded-for': freshIp() }).signIn(email, PASSWORD)).status).toBe(429);
+    clock.advance(SIGN_IN_WINDOW_MS + 1000);
+    try {
+      expect((await new Browser(t.url, { 'x-forwarded-for': freshIp() }).signIn(email, PASSWORD)).status).toBe(303);
+    } finally {
+      clock.reset();
+    }
+  }, 60_000);
+
   it('throttles per IP across accounts', async () => {
     const ip = { 'x-forwarded-for': freshIp() };
     for (let i = 0; i < SIGN_IN_LIMIT_IP; i++) {
