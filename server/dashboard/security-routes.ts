@@ -1,6 +1,7 @@
 import type { IRouter } from 'express';
 import { z } from 'zod';
 import { recordAudit } from '../store/audit';
+import { deleteOtherSessionsOf } from '../store/users';
 import { turnOffWithProof } from './accounts';
 import { clientIp } from './http';
 import type { Kit } from './kit';
@@ -9,7 +10,8 @@ import { recoveryCodesPage, securityPage } from './security-pages';
 
 // Every signed-in user's own second factor: set up, confirm with a first code (the recovery
 // codes are shown then, once), turn off with password and code. It is the user's, not the
-// environment's: any role may, and only for themselves.
+// environment's: any role may, and only for themselves. Either change ends the user's other
+// sessions: one opened without the factor (a stolen password's, say) does not outlive it.
 
 const codeForm = z.object({ code: z.string().max(64) });
 const disableForm = z.object({ password: z.string().max(1024), code: z.string().max(64) });
@@ -34,6 +36,7 @@ export function securityRoutes(router: IRouter, kit: Kit): void {
     const codes = form.success ? await confirmEnrolment(db, userOf(s), form.data.code, now) : null;
     const text = textOf(req);
     if (!codes) return send(res, 400, securityPage({ text, session: s, state: await secondFactorOf(db, userOf(s)), error: text.t('security.wrongCode') }));
+    await deleteOtherSessionsOf(db, s.userId, s.idHash);
     await recordAudit(db, { environmentId: null, userId: s.userId, email: s.email, action: 'totp_enabled', ip: clientIp(req) }, now);
     send(res, 200, recoveryCodesPage({ text, session: s, codes }));
   }));
@@ -43,7 +46,10 @@ export function securityRoutes(router: IRouter, kit: Kit): void {
     const text = textOf(req);
     const result = await turnOffWithProof(db, userOf(s), { password: form.success ? form.data.password : '', code: form.success ? form.data.code : '', ip: clientIp(req), now: deps.now() });
     const state = await secondFactorOf(db, userOf(s));
-    if (result === 'off') return res.redirect(303, '/dashboard/account/security/');
+    if (result === 'off') {
+      await deleteOtherSessionsOf(db, s.userId, s.idHash);
+      return res.redirect(303, '/dashboard/account/security/');
+    }
     if (result === 'refused') return send(res, 400, securityPage({ text, session: s, state, error: text.t('security.wrongProof') }));
     res.set('Retry-After', String(result.retryAfterS));
     send(res, 429, securityPage({ text, session: s, state, error: text.t('security.throttled', { minutes: Math.ceil(result.retryAfterS / 60) }) }));

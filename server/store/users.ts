@@ -147,6 +147,12 @@ export async function deleteSession(db: Db, idHash: string): Promise<void> {
   await db.deleteFrom('dashboard_sessions').where('id_hash', '=', idHash).execute();
 }
 
+/** Every session of the user but `keepIdHash` (the one asking): signed out on every other device. */
+export async function deleteOtherSessionsOf(db: Db, userId: string, keepIdHash: string): Promise<number> {
+  const result = await db.deleteFrom('dashboard_sessions').where('user_id', '=', userId).where('id_hash', '!=', keepIdHash).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /** Sign out everywhere: every session of the user, on every device. */
 export async function deleteSessionsOf(db: Db, userId: string): Promise<number> {
   const result = await db.deleteFrom('dashboard_sessions').where('user_id', '=', userId).executeTakeFirst();

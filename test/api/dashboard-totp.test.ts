@@ -197,6 +197,30 @@ describe.each(ENGINES)('dashboard second factor on %s', (engine) => {
     expect((await browser.post('/dashboard/sign-in/code/', { code: codeOf(secret) }, { csrf: null })).status).toBe(403);
   });
 
+  // A session opened with the password alone (another device's, or a thief's) outlived
+  // turning the factor on, and one opened with a code outlived turning it off.
+  it('turning the factor on or off ends the other sessions, not the one that asked', async () => {
+    const { browser, email } = await member(t, shop, 'viewer', { 'x-forwarded-for': freshIp() });
+    const other = new Browser(t.url, { 'x-forwarded-for': freshIp() });
+    expect((await other.signIn(email, PASSWORD)).status).toBe(303);
+    expect((await other.get('/dashboard/')).status).toBe(200);
+    expect((await browser.post('/dashboard/account/security/totp/', {})).status).toBe(303);
+    const secret = /data-testid="totp-secret">([A-Z2-7]+)</.exec((await browser.get('/dashboard/account/security/')).text)![1]!;
+    expect((await browser.post('/dashboard/account/security/totp/confirm/', { code: codeOf(secret) })).status).toBe(200);
+    expect((await other.get('/dashboard/')).status).toBe(303);
+    expect((await browser.get('/dashboard/')).status).toBe(200);
+
+    clock.advance(STEP_MS);
+    const again = await passwordStep(email);
+    await again.browser.get('/dashboard/sign-in/code/');
+    expect((await again.browser.post('/dashboard/sign-in/code/', { code: codeOf(secret) })).status).toBe(303);
+    clock.advance(STEP_MS);
+    await browser.get('/dashboard/account/security/');
+    expect((await browser.post('/dashboard/account/security/totp/disable/', { password: PASSWORD, code: codeOf(secret) })).status).toBe(303);
+    expect((await again.browser.get('/dashboard/')).status).toBe(303);
+    expect((await browser.get('/dashboard/')).status).toBe(200);
+  });
+
   it('turns off only with the password and a code; a wrong password uses up no recovery code', async () => {
     const { browser, email, secret, codes } = await enrolled('owner');
     const wrongPassword = await browser.post('/dashboard/account/security/totp/disable/', { password: 'not the password at all', code: codes[0]! });
