@@ -90,7 +90,6 @@ function secure(res: Response, page: Page): string {
   return nonce;
 }
 
-
 async function show(ctx: CheckoutContext, res: Response, page: Page, status: number, extra: Extra = {}) {
   const nonce = secure(res, page);
   const v = await view(ctx, page, extra);

@@ -80,7 +80,6 @@ async function view(ctx: CheckoutContext, page: Page, extra: Extra = {}): Promis
   return { ...built, brand: brandView(page.row.environment_id, page.merchant.brand), sandbox: page.merchant.sandbox };
 }
 
-
 function secure(res: Response, page: Page): string {
   const nonce = newNonce();
   applyPageHeaders(res, { nonce, frameAncestors: page.frameAncestors, formTargets: redirectOrigins(page.row) });

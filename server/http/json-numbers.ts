@@ -10,6 +10,9 @@ type Container = { kind: 'object'; key: string | null } | { kind: 'array'; index
 
 const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
+/** A number of more than 15 significant digits has at least 16 digits and dots in a row: a text without such a run has none. */
+const LONG_RUN = /[\d.]{16}/;
+
 /** Where the string opening at `start` ends (after its quote), or -1; a loop, as a regular expression would recurse over a 10 MiB document. */
 function stringEnd(text: string, start: number): number {
   for (let from = start + 1; ; ) {
@@ -33,6 +36,8 @@ function significantDigits(token: string): number {
  * not JSON (the parser refuses it).
  */
 export function inexactNumbers(text: string): string[] {
+  // Most bodies have no such run: the whole text is not walked for them (every API request).
+  if (!LONG_RUN.test(text)) return [];
   const found: string[] = [];
   const stack: Container[] = [];
   const path = () => stack.map((c) => (c.kind === 'object' ? c.key : String(c.index))).join('.');

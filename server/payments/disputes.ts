@@ -78,7 +78,7 @@ export type DisputeOutcome = { kind: 'done'; dispute: StoredDispute } | { kind: 
  * Runs one change of a dispute in one transaction, judged on its row as it is once locked
  * (its status, its evidence, its files) and dated after the lock: a change under way (an
  * upload, a submit, the deadline) finishes first, and this one follows it or is refused
- * by the status it left. `change` answers null when the dispute does not take it, and
+ * by the status it left. `change` answers false when the dispute does not take it, and
  * throws a Rollback to undo what it wrote.
  */
 async function changeDispute(deps: DisputeDeps, id: string, change: (trx: Tx, d: StoredDispute, now: Date) => Promise<boolean>): Promise<DisputeOutcome> {
