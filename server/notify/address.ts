@@ -22,7 +22,11 @@ for (const [net, prefix] of [
 for (const [net, prefix] of [
   ['::', 96], // unspecified, loopback and the deprecated IPv4-compatible addresses
   ['64:ff9b::', 96], // NAT64: reaches any IPv4 address, private ones too
-  ['2002::', 16], // 6to4: embeds an IPv4 address
+  ['64:ff9b:1::', 48], // NAT64 for local use (RFC 8215): a translator inside some network
+  // Tunnels that carry an IPv4 address in the IPv6 one. Refused whole, not only when the
+  // carried address is private: both are deprecated, and the relay a packet takes is not ours.
+  ['2002::', 16], // 6to4 (RFC 7526)
+  ['2001::', 32], // Teredo (RFC 4380): the client's IPv4 address, obfuscated, in the last 32 bits
   ['fec0::', 10], // site-local (deprecated, still routed inside some networks)
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local

@@ -303,6 +303,8 @@ describe.each(ENGINES)('notify_url rules on %s', (engine) => {
       'http://localhost./hook',
       'http://LOCALHOST./hook',
       'http://[64:ff9b::7f00:1]/hook',
+      'http://[64:ff9b:1::a00:1]/hook',
+      'http://[2001:0:4136:e378:8000:63bf:f5ff:fffe]/hook',
       'http://[2002:a00:1::]/hook',
       'http://[fec0::1]/hook',
       'http://[::1]/hook',

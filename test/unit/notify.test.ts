@@ -31,6 +31,12 @@ describe('notification addresses', () => {
     ['64:ff9b::7f00:1', false], // NAT64 of 127.0.0.1
     ['64:ff9b::a00:1', false], // NAT64 of 10.0.0.1
     ['2002:7f00:1::1', false], // 6to4 of 127.0.0.1
+    ['2002:c0a8:101::1', false], // 6to4 of 192.168.1.1
+    ['64:ff9b:1::a00:1', false], // NAT64 local-use prefix (RFC 8215) of 10.0.0.1
+    ['64:ff9b:1:ffff::1', false],
+    ['2001:0:4136:e378:8000:63bf:f5ff:fffe', false], // Teredo of 10.0.0.1
+    ['2001:0:4136:e378:8000:63bf:3f57:fefd', false], // Teredo of 192.168.1.2
+    ['2001:4860:4860::8888', true], // outside Teredo's /32
     ['::7f00:1', false], // IPv4-compatible 127.0.0.1
     ['::a00:1', false],
     ['fec0::1', false], // site-local
