@@ -28,6 +28,7 @@ import { buildSignupView, SIGNUP_EMAIL_FIELD, signupGateways, type SignupViewInp
 import { isDecline, notStored, resultOf, type StoreResult, toChallenge } from './store-step';
 import { outcomeStrings } from '../../widget/screen/client-strings';
 import { readChallengeAnswer } from './challenge-answer';
+import { signupReturnUrl } from './returns';
 
 // A subscription's hosted sign-up at /pay/sub_…/: the payment screen at the URL the widget
 // already frames, so a subscription's payment_url embeds unchanged. It takes the card
@@ -49,7 +50,7 @@ interface Page extends SignupPage {
   readonly log: Logger;
 }
 
-type Extra = Omit<SignupViewInput, 'row' | 'merchantName' | 'language' | 'csrf' | 'now' | 'embed' | 'gateways'>;
+type Extra = Omit<SignupViewInput, 'row' | 'merchantName' | 'language' | 'csrf' | 'now' | 'embed' | 'gateways' | 'urls'>;
 
 /** The sign-up a request names, as checkout/page.ts reads a payment. */
 async function loadPage({ db }: CheckoutContext, req: Request): Promise<Page | null> {
@@ -66,8 +67,20 @@ async function loadPage({ db }: CheckoutContext, req: Request): Promise<Page | n
   return { ...found, language, embed, frameAncestors: embed ? allowed : [], wantsJson, get log() { return req.log; } };
 }
 
+/** In the widget's frame, the URLs it reports once the customer signed up or left, signed as a redirect's. */
+async function embedUrls({ db, deps }: CheckoutContext, page: Page, extra: Extra): Promise<SignupViewInput['urls']> {
+  const { row } = page;
+  if (!page.embed || !extra.justFinished) return undefined;
+  const now = deps.now();
+  return {
+    return_url: signupOpen(row) ? row.return_url : await signupReturnUrl(db, row, 'completed', now),
+    cancel_url: extra.cancelled ? await signupReturnUrl(db, row, 'cancelled', now) : row.cancel_url,
+  };
+}
+
 async function view(ctx: CheckoutContext, page: Page, extra: Extra = {}): Promise<CheckoutView> {
   const built = buildSignupView({
+    urls: await embedUrls(ctx, page, extra),
     row: page.row,
     merchantName: page.merchant.name,
     language: page.language,
@@ -93,12 +106,20 @@ async function show(ctx: CheckoutContext, res: Response, page: Page, status: num
   res.status(status).type('html').send(renderDocument({ view: v, nonce, assets: ctx.screenAssets() }));
 }
 
-/** Redirects as for transactions: to return_url / cancel_url, except in the widget's frame. */
+/**
+ * Redirects as for transactions: to return_url / cancel_url, signed, except in the widget's
+ * frame. The hydrated screen gets the confirmed view with it, to show "Subscription
+ * confirmed" before the shop opens, as the paid screen does.
+ */
 async function finish(ctx: CheckoutContext, res: Response, page: Page, kind: 'completed' | 'cancelled') {
-  const url = kind === 'completed' ? page.row.return_url : page.row.cancel_url;
+  const url = await signupReturnUrl(ctx.db, page.row, kind, ctx.deps.now());
   if (url && !page.embed) {
+    if (page.wantsJson) {
+      const shown = kind === 'completed' ? { view: await view(ctx, page, {}) } : {};
+      secure(res, page);
+      return void res.json({ outcome: 'redirect', location: url, kind, ...shown, strings: outcomeStrings(page.language, 'subscription') });
+    }
     secure(res, page);
-    if (page.wantsJson) return void res.json({ outcome: 'redirect', location: url, kind, strings: outcomeStrings(page.language, 'subscription') });
     return void res.redirect(303, url);
   }
   return show(ctx, res, page, 200, { justFinished: page.embed !== null, cancelled: kind === 'cancelled' });

@@ -25,6 +25,8 @@ export interface SignupViewInput {
   chosenGateway?: string | null;
   declined?: boolean;
   gateways: GatewayOption[];
+  /** return_url and cancel_url as the widget reports them (signed once the sign-up is done or left); the row's when absent. */
+  urls?: { return_url: string | null; cancel_url: string | null };
 }
 
 /**
@@ -88,7 +90,7 @@ export function buildSignupView(input: SignupViewInput): CheckoutView {
     error: input.error ?? null,
     receipt: null,
     csrf: input.csrf,
-    embed: embedView(input.embed, row, !!input.justFinished && (status === 'paid' || status === 'cancelled')),
+    embed: embedView(input.embed, input.urls ?? row, !!input.justFinished && (status === 'paid' || status === 'cancelled')),
     subscription: {
       planName: row.plan_name,
       amount: row.amount,

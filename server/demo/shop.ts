@@ -77,18 +77,30 @@ function page(nonce: string, title: string, content: string, script = ''): strin
   );
 }
 
-function resultPage(nonce: string, paid: boolean, check: VerifiedReturn): string {
-  const message = paid
-    ? '<h1>Thank you, your payment was received</h1><p>The widget told this page, and the page went to the transaction’s <code>return_url</code>. A real shop fulfils the order when its webhook says the transaction is paid (or after <code>GET /v1/transaction/{id}/</code>), never on the return alone.</p>'
-    : '<h1>Payment cancelled</h1><p>Nothing was charged. The page went to the transaction’s <code>cancel_url</code>.</p>';
+/** What the shop says on a return: a payment's, or a subscription sign-up's (its URL names a subscription_id). */
+const RESULTS = {
+  payment: {
+    done: ['Payment received', '<h1>Thank you, your payment was received</h1><p>The page went to the transaction’s <code>return_url</code>. A real shop fulfils the order when its webhook says the transaction is paid (or after <code>GET /v1/transaction/{id}/</code>), never on the return alone.</p>'],
+    left: ['Payment cancelled', '<h1>Payment cancelled</h1><p>Nothing was charged. The page went to the transaction’s <code>cancel_url</code>.</p>'],
+  },
+  signup: {
+    done: ['Subscription confirmed', '<h1>Thank you, your subscription is confirmed</h1><p>Your card was saved for the plan’s charges; nothing more was charged today than the sign-up page said. The page went to the subscription’s <code>return_url</code>. A real shop starts the service when its webhook says the subscription started (<code>subscription.started</code>), never on the return alone.</p>'],
+    left: ['Sign-up not completed', '<h1>Sign-up not completed</h1><p>No subscription was started, nothing was charged and no card was saved. The page went to the subscription’s <code>cancel_url</code>.</p>'],
+  },
+} as const;
+
+function resultPage(nonce: string, visit: { url: string; paid: boolean }, check: VerifiedReturn): string {
+  const signup = check.valid ? check.subscription_id !== undefined : new URL(visit.url).searchParams.has('subscription_id');
+  const [title, message] = RESULTS[signup ? 'signup' : 'payment'][visit.paid ? 'done' : 'left'];
   // What a shop's server does on every return: verify its signature (docs/checkout.md).
+  const subject = check.valid && (check.subscription_id === undefined ? `transaction <code>${escapeHtml(check.transaction_id)}</code>` : `subscription <code>${escapeHtml(check.subscription_id)}</code>`);
   const verified = check.valid
-    ? `<p id="return-check">Signed return verified: transaction <code>${escapeHtml(check.transaction_id)}</code>, status <code>${escapeHtml(check.status)}</code>.</p>`
+    ? `<p id="return-check">Signed return verified: ${subject}, status <code>${escapeHtml(check.status)}</code>.</p>`
     : `<p id="return-check">This return could not be verified (${check.reason}): it is not trusted.</p>`;
   return page(
     nonce,
-    paid ? 'Payment received · Demo shop' : 'Payment cancelled · Demo shop',
-    `<div class="result${paid ? '' : ' result--cancelled'}" role="status">${message}${verified}</div><p><a href="/demo/">Back to the demo shop</a></p>`,
+    `${title} · Demo shop`,
+    `<div class="result${visit.paid ? '' : ' result--cancelled'}" role="status">${message}${verified}</div><p><a href="/demo/">Back to the demo shop</a></p>`,
   );
 }
 
@@ -187,7 +199,7 @@ export async function demoPage(
   if (!env) return null;
   const nonce = newNonce();
   const headers = demoHeaders(nonce);
-  if (visit.paid || visit.cancelled) return { headers, html: resultPage(nonce, visit.paid, await checkReturn(deps, env.id, visit.url)) };
+  if (visit.paid || visit.cancelled) return { headers, html: resultPage(nonce, visit, await checkReturn(deps, env.id, visit.url)) };
   const inline = (await openOrder(deps, env.id, visit.kept[0])) ?? (await demoTransaction(deps, env, visit.baseUrl, INLINE_ORDER));
   const overlay = (await openOrder(deps, env.id, visit.kept[1])) ?? (await demoTransaction(deps, env, visit.baseUrl, OVERLAY_ORDER));
   const cookie = `${DEMO_COOKIE}=${inline.token}.${overlay.token}; Path=/demo/; Max-Age=3600; HttpOnly; SameSite=Lax`;

@@ -1,7 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 // Signed returns: the customer comes back to the shop's return_url or cancel_url with
-// `transaction_id`, `status`, `timestamp` (Unix seconds) and, last, `signature`: an
+// `transaction_id` (a payment's) or `subscription_id` (a sign-up's), `status`, `timestamp`
+// (Unix seconds) and, last, `signature`: an
 // HMAC-SHA256 over the whole URL without its `signature` parameter (and without any
 // `#fragment`, which browsers never send), keyed with the environment's return-signing
 // secret (`whsec_…`, the key is its base64 part). The signature is `v1,<base64>`; during
@@ -16,25 +17,33 @@ export const RETURN_TOLERANCE_SECONDS = 10 * 60;
 const keyOf = (secret: string) => Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
 const hmac = (secret: string, message: string) => createHmac('sha256', keyOf(secret)).update(message).digest('base64');
 
+/** Whose return it is: a payment's or a subscription sign-up's. */
+export type ReturnSubject = { transaction_id: string } | { subscription_id: string };
+
 /**
  * `url` with the return's parameters and their signature, by each of `secrets` (the
- * current one first). `status`: the transaction's, `D` (paid) or `C` (cancelled).
+ * current one first). `status`: the transaction's, `D` (paid) or `C` (cancelled), or the
+ * subscription's as the API shows it (`trialing`, `active`; `waiting` when the customer left).
  */
-export function signReturnUrl(url: string, r: { transactionId: string; status: string; now: Date; secrets: string[] }): string {
+export function signReturnUrl(url: string, r: { subject: ReturnSubject; status: string; now: Date; secrets: string[] }): string {
   const parsed = new URL(url);
   const fragment = parsed.hash;
   parsed.hash = '';
   // A return_url ending in a bare "?" has an empty query: dropped, or the return would read
   // "thanks??transaction_id=…" and no verifier could parse it.
   if (!parsed.search) parsed.search = '';
-  const params = new URLSearchParams({ transaction_id: r.transactionId, status: r.status, timestamp: String(Math.floor(r.now.getTime() / 1000)) });
+  const params = new URLSearchParams({ ...r.subject, status: r.status, timestamp: String(Math.floor(r.now.getTime() / 1000)) });
   const message = `${parsed.href}${parsed.search ? '&' : '?'}${params}`;
   const signature = r.secrets.map((secret) => `v1,${hmac(secret, message)}`).join(' ');
   return `${message}&signature=${encodeURIComponent(signature)}${fragment}`;
 }
 
+/** A valid return names exactly one of `transaction_id` and `subscription_id`. */
 export type VerifiedReturn =
-  | { valid: true; transaction_id: string; status: string; timestamp: number }
+  | ({ valid: true; status: string; timestamp: number } & (
+      | { transaction_id: string; subscription_id?: undefined }
+      | { subscription_id: string; transaction_id?: undefined }
+    ))
   | { valid: false; reason: 'unsigned' | 'malformed' | 'stale' | 'forged' };
 
 /**
@@ -58,9 +67,10 @@ export function verifyReturn(url: string, secret: string, now: Date = new Date()
     return { valid: false, reason: 'malformed' };
   }
   const transactionId = params.get('transaction_id');
+  const subscriptionId = params.get('subscription_id');
   const status = params.get('status');
   const timestamp = Number(params.get('timestamp'));
-  if (!transactionId || !status || !Number.isInteger(timestamp)) return { valid: false, reason: 'malformed' };
+  if (!transactionId === !subscriptionId || !status || !Number.isInteger(timestamp)) return { valid: false, reason: 'malformed' };
   const expected = Buffer.from(hmac(secret, message));
   const matches = signatures.some((s) => {
     const candidate = Buffer.from(s.replace(/^v1,/, ''));
@@ -68,5 +78,6 @@ export function verifyReturn(url: string, secret: string, now: Date = new Date()
   });
   if (!matches) return { valid: false, reason: 'forged' };
   if (Math.abs(now.getTime() / 1000 - timestamp) > toleranceSeconds) return { valid: false, reason: 'stale' };
-  return { valid: true, transaction_id: transactionId, status, timestamp };
+  const subject = transactionId ? { transaction_id: transactionId } : { subscription_id: subscriptionId! };
+  return { valid: true, ...subject, status, timestamp };
 }

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyReturnUrl } from '../../packages/sdk/src/index';
 import { verifyReturn } from '../../server/notify/return-signature';
 import { TEST_CARDS } from '../../server/payments/sandbox';
 import { type Client, ENGINES, startTestService, type TestService, transactionBody } from './harness';
-import { payWithCard, SANDBOX_CARD } from './pay';
+import { payWithCard, SANDBOX_CARD, screenPost } from './pay';
 
 // Returns to return_url and cancel_url are signed with the environment's return-signing
 // secret (readable and rollable by the API, not the webhook secret): what a merchant's
@@ -77,6 +78,61 @@ describe.each(ENGINES)('signed returns on %s', (engine) => {
     expect(verifyReturn(body.location, await secret(), new Date())).toMatchObject({ valid: true, transaction_id: created.body.id });
     // The paid page's "Back to shop" link is signed too.
     expect(verifyReturn(body.view.returnUrl, await secret(), new Date()).valid).toBe(true);
+  });
+
+  /** A subscription with a 14-day trial (nothing due today) and its sign-up page's token. */
+  async function signup() {
+    const plan = await api.post('/plan/', { name: 'Beans monthly', amount: 9.5, currency: 'EUR', interval: 'month', trial_days: 14 });
+    const sub = await api.post('/subscription/', { plan: plan.body.id, return_url: RETURN, cancel_url: CANCEL });
+    expect(sub.status).toBe(201);
+    return { id: sub.body.id as string, token: new URL(sub.body.payment_url).pathname.split('/')[2]! };
+  }
+
+  /** The sign-up's form post as a browser without JavaScript sends it; the 303's Location. */
+  async function leaveSignup(token: string, action: 'pay' | 'cancel') {
+    const html = await (await fetch(`${t.url}/pay/${token}/`)).text();
+    const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
+    const fields: Record<string, string> =
+      action === 'pay'
+        ? { action, gateway: SANDBOX_CARD, fields_of: SANDBOX_CARD, card_number: TEST_CARDS.approved, card_expiry: '12/34', card_cvc: '123', card_name: 'A' }
+        : { action, confirm: '1' };
+    const res = await fetch(`${t.url}/pay/${token}/`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf, ...fields }),
+    });
+    expect(res.status).toBe(303);
+    return res.headers.get('location')!;
+  }
+
+  it("a sign-up's return is signed with the subscription's id and status, and the SDK verifies it", async () => {
+    const { id, token } = await signup();
+    const location = await leaveSignup(token, 'pay');
+    expect(location.startsWith(`${RETURN}&subscription_id=${id}&status=trialing&timestamp=`)).toBe(true);
+    const check = verifyReturnUrl(location, await secret());
+    expect(check).toMatchObject({ valid: true, subscription_id: id, status: 'trialing' });
+    expect(check.valid && check.transaction_id).toBeUndefined();
+    expect(verifyReturnUrl(location.replace('status=trialing', 'status=active'), await secret())).toEqual({ valid: false, reason: 'forged' });
+  });
+
+  it('a sign-up the customer leaves goes to cancel_url, signed with the status it still has', async () => {
+    const { id, token } = await signup();
+    const location = await leaveSignup(token, 'cancel');
+    expect(location.startsWith(`${CANCEL}?subscription_id=${id}&status=waiting&`)).toBe(true);
+    expect(verifyReturn(location, await secret(), new Date())).toMatchObject({ valid: true, subscription_id: id, status: 'waiting' });
+  });
+
+  it('the hydrated sign-up gets the signed URL with the confirmed view, to show "Subscription confirmed" first', async () => {
+    const { id, token } = await signup();
+    const res = await screenPost(t.url, token, `/pay/${token}/`, {
+      action: 'pay',
+      gateway: SANDBOX_CARD,
+      fields: { card_number: TEST_CARDS.approved, card_expiry: '12/34', card_cvc: '123', card_name: 'A' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ outcome: 'redirect', kind: 'completed', view: { status: 'paid', subscription: { trialDays: 14 } } });
+    expect(verifyReturnUrl(res.body.location, await secret())).toMatchObject({ valid: true, subscription_id: id, status: 'trialing' });
   });
 
   it('rolling: a new secret; with an overlap the old one still verifies, without one it no longer does', async () => {

@@ -186,13 +186,16 @@ export const test = base.extend<{ merchant: Merchant; toShop: (url: string | Reg
 export { expect };
 export { TEST_CARDS as CARDS };
 
+const SIGNED_SUBJECT = { transaction: 'transaction_id=[0-9a-f-]{36}&status=[DC]', subscription: 'subscription_id=[0-9a-f-]{36}&status=[a-z_]+' };
+
 /**
- * A return to `url` as the checkout sends the customer there once paid or cancelled: with
- * transaction_id, status, timestamp and signature appended (docs/checkout.md "Signed
- * returns"). `url` whole, or from its path on (as the merchant site records arrivals).
+ * A return to `url` as the checkout sends the customer there once paid or cancelled (or a
+ * sign-up's, once signed up or left): with transaction_id (subscription_id), status,
+ * timestamp and signature appended (docs/checkout.md "Signed returns"). `url` whole, or
+ * from its path on (as the merchant site records arrivals).
  */
-export const returnTo = (url: string) =>
-  new RegExp(`^${url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[?&]transaction_id=[0-9a-f-]{36}&status=[DC]&timestamp=\\d+&signature=[^&#]+$`);
+export const returnTo = (url: string, subject: keyof typeof SIGNED_SUBJECT = 'transaction') =>
+  new RegExp(`^${url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[?&]${SIGNED_SUBJECT[subject]}&timestamp=\\d+&signature=[^&#]+$`);
 
 /** From a focused card number field: types the approving card, then Tab through expiry, CVC and name. */
 export async function typeCardWithKeyboard(page: Page): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { CARDS, expect, type Merchant, type Service, test } from './fixtures';
+import { CARDS, expect, type Merchant, returnTo, type Service, test } from './fixtures';
 import { expectNoViolationsLightAndDark, fillCard, payButton } from './screen';
 
 // The issuer's challenge on a subscription's hosted sign-up, in Chromium: the challenge
@@ -31,7 +31,7 @@ const authorizationOf = async (service: Service, id: string) => (await service.a
 test.describe('the sign-up challenge with JavaScript', () => {
   test.describe.configure({ timeout: 60_000 });
 
-  test('on a phone: the dialog; Fail and Back keep the sign-up open, Complete starts it', async ({ page, service, merchant }) => {
+  test('on a phone: the dialog; Fail and Back keep the sign-up open, Complete starts it', async ({ page, service, merchant, toShop }) => {
     await page.setViewportSize({ width: 360, height: 740 });
     const sub = await subscription(service, merchant);
     await page.goto(sub.payment_url);
@@ -53,7 +53,7 @@ test.describe('the sign-up challenge with JavaScript', () => {
 
     await signUpWith(page, CARDS.challenged);
     await answer(page, 'Complete').click();
-    await page.waitForURL(`${merchant.origin}/welcome?s=S-2`);
+    await toShop(returnTo(`${merchant.origin}/welcome?s=S-2`, 'subscription'));
     const started = await subscriptionOf(service, sub.id);
     expect(started.status).toBe('trialing');
     expect(await authorizationOf(service, started.authorization)).toMatchObject({
@@ -63,7 +63,7 @@ test.describe('the sign-up challenge with JavaScript', () => {
     });
   });
 
-  test('on a desktop: declined after the challenge leaves it open; a frictionless card then subscribes', async ({ page, service, merchant }) => {
+  test('on a desktop: declined after the challenge leaves it open; a frictionless card then subscribes', async ({ page, service, merchant, toShop }) => {
     await page.setViewportSize({ width: 1280, height: 800 });
     const sub = await subscription(service, merchant);
     await page.goto(sub.payment_url);
@@ -73,13 +73,13 @@ test.describe('the sign-up challenge with JavaScript', () => {
     expect((await subscriptionOf(service, sub.id)).status).toBe('waiting');
 
     await signUpWith(page, CARDS.frictionless);
-    await page.waitForURL(`${merchant.origin}/welcome?s=S-2`);
+    await toShop(returnTo(`${merchant.origin}/welcome?s=S-2`, 'subscription'));
     const started = await subscriptionOf(service, sub.id);
     expect(started.status).toBe('trialing');
     expect((await authorizationOf(service, started.authorization)).authentication).toEqual({ status: 'authenticated', method: 'frictionless' });
   });
 
-  test('the full-page step (no script of its own): axe finds nothing, and its form completes the sign-up', async ({ page, service, merchant }) => {
+  test('the full-page step (no script of its own): axe finds nothing, and its form completes the sign-up', async ({ page, service, merchant, toShop }) => {
     const sub = await subscription(service, merchant);
     await page.goto(sub.payment_url);
     await signUpWith(page, CARDS.challenged);
@@ -90,7 +90,7 @@ test.describe('the sign-up challenge with JavaScript', () => {
     await expect(page.getByText('Demo shop asks to save your card.')).toBeVisible();
     await expectNoViolationsLightAndDark(page);
     await answer(page, 'Complete').click();
-    await page.waitForURL(`${merchant.origin}/welcome?s=S-2`);
+    await toShop(returnTo(`${merchant.origin}/welcome?s=S-2`, 'subscription'));
     expect((await subscriptionOf(service, sub.id)).status).toBe('trialing');
   });
 });
@@ -113,7 +113,7 @@ test.describe('the sign-up challenge without JavaScript', () => {
 
     await signUpWith(page, CARDS.challenged);
     await answer(page, 'Complete').click();
-    await page.waitForURL(`${merchant.origin}/welcome?s=S-2`);
+    await page.waitForURL(returnTo(`${merchant.origin}/welcome?s=S-2`, 'subscription'));
     expect((await subscriptionOf(service, sub.id)).status).toBe('trialing');
   });
 });
@@ -139,7 +139,7 @@ test('in the widget\'s frame: the challenge dialog inside the frame, then checko
   const dialog = frame.getByRole('dialog', { name: 'Confirm it is you' });
   await expect(dialog).toBeVisible();
   await frame.getByRole('button', { name: 'Complete', exact: true }).click();
-  await page.waitForURL(`${merchant.origin}/welcome?s=S-2`);
+  await page.waitForURL(returnTo(`${merchant.origin}/welcome?s=S-2`, 'subscription'));
   const completed = JSON.parse((await page.evaluate(() => sessionStorage.getItem('completed'))) ?? 'null');
   expect(completed).toMatchObject({ type: 'checkout:completed', transaction_id: sub.id, status: 'D' });
   expect((await subscriptionOf(service, sub.id)).status).toBe('trialing');

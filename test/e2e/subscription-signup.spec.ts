@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { axeViolations } from './axe';
-import { CARDS, expect, type Merchant, type Service, test } from './fixtures';
+import { CARDS, expect, type Merchant, returnTo, type Service, test } from './fixtures';
 
 // A subscription's hosted sign-up in Chromium: the plan's terms in four languages with
 // axe finding nothing, the card stored and the subscription started, with and without
@@ -85,7 +85,7 @@ test.describe('subscription sign-up in four languages', () => {
   }
 });
 
-test('a declined card is shown as declined and starts nothing; a working card then subscribes and goes to return_url', async ({ page, service, merchant }) => {
+test('a declined card is shown as declined and starts nothing; a working card then subscribes, confirms, and goes to return_url signed', async ({ page, service, merchant, toShop }) => {
   const sub = await subscription(service, merchant, {}, { trial_days: 0 });
   await page.goto(sub.payment_url);
   await expect(page.getByText('First charge on')).toBeVisible();
@@ -95,7 +95,10 @@ test('a declined card is shown as declined and starts nothing; a working card th
   expect((await status(service, sub.id)).status).toBe('waiting');
   await fillCard(page);
   await subscribeButton(page).click();
-  await page.waitForURL(`${merchant.origin}/welcome?s=S-1`);
+  // As the paid screen does: "Subscription confirmed" first, then the shop.
+  await expect(page.getByRole('heading', { name: 'Subscription confirmed' })).toBeVisible();
+  await toShop(returnTo(`${merchant.origin}/welcome?s=S-1`, 'subscription'));
+  expect(new URL(page.url()).searchParams.get('subscription_id')).toBe(sub.id);
   expect((await status(service, sub.id)).status).toBe('active');
 });
 
@@ -134,7 +137,7 @@ test.describe('without JavaScript', () => {
     await expect(page.getByText('9,99 € al mes', { exact: true })).toBeVisible();
     await fillCard(page);
     await subscribeButton(page).click();
-    await page.waitForURL(`${merchant.origin}/welcome?s=S-1`);
+    await page.waitForURL(returnTo(`${merchant.origin}/welcome?s=S-1`, 'subscription'));
     expect((await status(service, sub.id)).status).toBe('trialing');
   });
 });
@@ -155,8 +158,9 @@ test('the widget embeds the same payment_url: subscribing in the frame reports c
   await expect(frame.getByText('€9.99 per month', { exact: true })).toBeVisible();
   await fillCard(frame);
   await subscribeButton(frame).click();
-  await page.waitForURL(`${merchant.origin}/welcome?s=S-1`);
+  const back = returnTo(`${merchant.origin}/welcome?s=S-1`, 'subscription');
+  await page.waitForURL(back);
   const completed = JSON.parse((await page.evaluate(() => sessionStorage.getItem('completed'))) ?? 'null');
-  expect(completed).toMatchObject({ type: 'checkout:completed', transaction_id: sub.id, status: 'D', order_id: 'S-1', redirect: `${merchant.origin}/welcome?s=S-1` });
+  expect(completed).toMatchObject({ type: 'checkout:completed', transaction_id: sub.id, status: 'D', order_id: 'S-1', redirect: expect.stringMatching(back) });
   expect((await status(service, sub.id)).status).toBe('trialing');
 });

@@ -93,14 +93,14 @@ async function checkoutFrameHandle(page: Page): Promise<Frame> {
   return frame!;
 }
 
-async function fillCard(scope: FrameLocator, number: string) {
+async function fillCard(scope: Pick<Page, 'locator'>, number: string) {
   await scope.locator('input[autocomplete="cc-number"]').fill(number);
   await scope.locator('input[autocomplete="cc-exp"]').fill('12/34');
   await scope.locator('input[autocomplete="cc-csc"]').fill('123');
   await scope.locator('input[autocomplete="cc-name"]').fill('Ada Lovelace');
 }
 
-const payButton = (scope: FrameLocator) => scope.locator('button[name="action"][value="pay"]');
+const payButton = (scope: Pick<Page, 'locator'>) => scope.locator('button[name="action"][value="pay"]');
 const cancelButton = (scope: FrameLocator) => scope.locator('button[name="action"][value="cancel"]');
 
 const events = (page: Page): Promise<Recorded[]> => page.evaluate(() => (window as unknown as { events: Recorded[] }).events);
@@ -1148,6 +1148,19 @@ test.describe('demo page', () => {
     await cancelButton(frame).click();
     await toShop(returnTo(`${service.url}/demo/?cancelled=1`));
     await expect(page.getByRole('status')).toContainText(/cancelled/i);
+  });
+
+  test('a sign-up that returns to the demo shop is called a subscription there, and verified', async ({ page, service, toShop }) => {
+    const plan = await service.api('POST', '/plan/', { name: 'Coffee club', amount: 9.99, currency: 'EUR', interval: 'month', trial_days: 14 });
+    const sub = await service.api('POST', '/subscription/', { plan: plan.body.id, return_url: `${service.url}/demo/?paid=1` });
+    await page.goto(sub.body.payment_url);
+    await fillCard(page, CARDS.approved);
+    await payButton(page).click();
+    await expect(page.getByRole('heading', { name: 'Subscription confirmed' })).toBeVisible();
+    await toShop(returnTo(`${service.url}/demo/?paid=1`, 'subscription'));
+    await expect(page.getByRole('status')).toContainText('your subscription is confirmed');
+    await expect(page.getByRole('status')).not.toContainText(/payment was received/i);
+    await expect(page.locator('#return-check')).toContainText(`Signed return verified: subscription ${sub.body.id}, status trialing.`);
   });
 
   test('/demo/ is 404 without a demo environment', async () => {

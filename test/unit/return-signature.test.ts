@@ -10,7 +10,7 @@ const TX = '0190f5a0-0000-7000-8000-0000000000aa';
 const at = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);
 
 const signed = (url = 'https://shop.example/thanks?order=A%201&x=1#top', secrets = [SECRET]) =>
-  signReturnUrl(url, { transactionId: TX, status: 'D', now: NOW, secrets });
+  signReturnUrl(url, { subject: { transaction_id: TX }, status: 'D', now: NOW, secrets });
 
 describe('signed returns', () => {
   it('adds transaction_id, status, timestamp and, last, the signature; keeps the shop\'s own query and fragment', () => {
@@ -22,13 +22,28 @@ describe('signed returns', () => {
     expect(verifyReturn(signed(), SECRET, NOW)).toEqual({ valid: true, transaction_id: TX, status: 'D', timestamp: 1795608000 });
     expect(verifyReturn(signed(), SECRET, at(600)).valid).toBe(true);
     expect(verifyReturn(signed(), SECRET, at(-600)).valid).toBe(true);
-    expect(verifyReturn(signReturnUrl('https://shop.example/done', { transactionId: TX, status: 'C', now: NOW, secrets: [SECRET] }), SECRET, NOW)).toMatchObject({ valid: true, status: 'C' });
+    expect(verifyReturn(signReturnUrl('https://shop.example/done', { subject: { transaction_id: TX }, status: 'C', now: NOW, secrets: [SECRET] }), SECRET, NOW)).toMatchObject({ valid: true, status: 'C' });
   });
 
   it('a return_url ending in a bare "?" verifies too (it was "thanks??transaction_id=…", malformed)', () => {
-    const url = signReturnUrl('https://shop.example/thanks?', { transactionId: TX, status: 'D', now: NOW, secrets: [SECRET] });
+    const url = signReturnUrl('https://shop.example/thanks?', { subject: { transaction_id: TX }, status: 'D', now: NOW, secrets: [SECRET] });
     expect(url).toMatch(/^https:\/\/shop\.example\/thanks\?transaction_id=/);
     expect(verifyReturn(url, SECRET, NOW)).toMatchObject({ valid: true, transaction_id: TX });
+  });
+
+  it("a sign-up's return names the subscription instead, and verifies the same way", () => {
+    const SUB = '0190f5a0-0000-7000-8000-0000000000bb';
+    const url = signReturnUrl('https://shop.example/welcome', { subject: { subscription_id: SUB }, status: 'trialing', now: NOW, secrets: [SECRET] });
+    expect(url).toMatch(/^https:\/\/shop\.example\/welcome\?subscription_id=0190f5a0-0000-7000-8000-0000000000bb&status=trialing&timestamp=1795608000&signature=v1%2C[^&]+$/);
+    expect(verifyReturn(url, SECRET, NOW)).toEqual({ valid: true, subscription_id: SUB, status: 'trialing', timestamp: 1795608000 });
+    expect(verifyReturn(url.replace('status=trialing', 'status=active'), SECRET, NOW)).toEqual({ valid: false, reason: 'forged' });
+  });
+
+  it('a return naming both a transaction and a subscription, or neither, is malformed', () => {
+    const both = signReturnUrl(`https://shop.example/x?transaction_id=${TX}`, { subject: { subscription_id: 'sub' }, status: 'active', now: NOW, secrets: [SECRET] });
+    expect(verifyReturn(both, SECRET, NOW)).toEqual({ valid: false, reason: 'malformed' });
+    const neither = signed().replace(`transaction_id=${TX}`, 'order_ref=1');
+    expect(verifyReturn(neither, SECRET, NOW)).toEqual({ valid: false, reason: 'malformed' });
   });
 
   it('a stale return fails', () => {

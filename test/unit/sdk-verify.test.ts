@@ -96,18 +96,26 @@ describe('verifyWebhook (Standard Webhooks)', () => {
 describe('verifyReturnUrl (signed returns)', () => {
   const returnUrl = 'https://shop.example/thanks?order=A-1';
   const now = new Date();
-  const url = signReturnUrl(returnUrl, { transactionId: 'tx-1', status: 'D', now, secrets: [secret] });
+  const url = signReturnUrl(returnUrl, { subject: { transaction_id: 'tx-1' }, status: 'D', now, secrets: [secret] });
 
   it('verifies a return signed by the service, with or without a fragment, and says what it carries', () => {
     expect(verifyReturnUrl(url, secret)).toEqual({ valid: true, transaction_id: 'tx-1', status: 'D', timestamp: Math.floor(now.getTime() / 1000) });
     expect(verifyReturnUrl(new URL(url), secret).valid).toBe(true);
-    const withFragment = signReturnUrl(`${returnUrl}#done`, { transactionId: 'tx-1', status: 'C', now, secrets: [secret] });
+    const withFragment = signReturnUrl(`${returnUrl}#done`, { subject: { transaction_id: 'tx-1' }, status: 'C', now, secrets: [secret] });
     expect(withFragment.endsWith('#done')).toBe(true);
     expect(verifyReturnUrl(withFragment, secret)).toMatchObject({ valid: true, status: 'C' });
     // A roll's overlap: two signatures, either secret verifies.
-    const rolled = signReturnUrl(returnUrl, { transactionId: 'tx-1', status: 'D', now, secrets: [other, secret] });
+    const rolled = signReturnUrl(returnUrl, { subject: { transaction_id: 'tx-1' }, status: 'D', now, secrets: [other, secret] });
     expect(verifyReturnUrl(rolled, secret).valid).toBe(true);
     expect(verifyReturnUrl(rolled, [other]).valid).toBe(true);
+  });
+
+  it("a sign-up's return: the subscription's id and status", () => {
+    const signup = signReturnUrl(returnUrl, { subject: { subscription_id: 'sub-1' }, status: 'active', now, secrets: [secret] });
+    expect(verifyReturnUrl(signup, secret)).toEqual({ valid: true, subscription_id: 'sub-1', status: 'active', timestamp: Math.floor(now.getTime() / 1000) });
+    expect(verifyReturnUrl(signup.replace('sub-1', 'sub-2'), secret)).toEqual({ valid: false, reason: 'forged' });
+    const both = signReturnUrl(`${returnUrl}&transaction_id=tx-1`, { subject: { subscription_id: 'sub-1' }, status: 'active', now, secrets: [secret] });
+    expect(verifyReturnUrl(both, secret)).toEqual({ valid: false, reason: 'malformed' });
   });
 
   it('altered in any part, or signed with another secret: forged', () => {

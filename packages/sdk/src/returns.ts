@@ -1,15 +1,20 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 // Signed returns (docs/checkout.md): the customer comes back to return_url or cancel_url
-// with `transaction_id`, `status`, `timestamp` (Unix seconds) and, last, `signature`:
+// with `transaction_id` (a payment) or `subscription_id` (a sign-up), `status`, `timestamp`
+// (Unix seconds) and, last, `signature`:
 // `v1,<base64 HMAC-SHA256>` of the whole URL up to `&signature=` (without any `#fragment`),
 // keyed with the base64 part of the environment's return-signing secret (`whsec_…`).
 // During a roll's overlap it holds two signatures, separated by a space.
 
 export const RETURN_TOLERANCE_SECONDS = 10 * 60;
 
+/** A valid return names exactly one of `transaction_id` (a payment's) and `subscription_id` (a sign-up's). */
 export type VerifiedReturn =
-  | { valid: true; transaction_id: string; status: string; timestamp: number }
+  | ({ valid: true; status: string; timestamp: number } & (
+      | { transaction_id: string; subscription_id?: undefined }
+      | { subscription_id: string; transaction_id?: undefined }
+    ))
   | { valid: false; reason: 'unsigned' | 'malformed' | 'stale' | 'forged' };
 
 export interface VerifyReturnOptions {
@@ -27,8 +32,9 @@ const hmac = (secret: string, message: string) =>
  * at (scheme, host, path and query, as your return_url had them: with Express,
  * `https://shop.example${req.originalUrl}`), `secret` the environment's return-signing
  * secret (`client.returnSecret.get()`), or several. Valid only if signed with one of them,
- * unaltered, within the tolerance of now. `status` is `D` (paid) or `C` (cancelled): show
- * the matching page, but fulfil the order on the `transaction.paid` webhook.
+ * unaltered, within the tolerance of now. A payment's `status` is `D` (paid) or `C`
+ * (cancelled); a sign-up's is the subscription's (`trialing`, `active`, or `waiting` when the
+ * customer left): show the matching page, but fulfil on the webhook.
  */
 export function verifyReturnUrl(url: string | URL, secret: string | readonly string[], options: VerifyReturnOptions = {}): VerifiedReturn {
   const href = String(url).split('#')[0]!;
@@ -44,9 +50,10 @@ export function verifyReturnUrl(url: string | URL, secret: string | readonly str
     return { valid: false, reason: 'malformed' };
   }
   const transactionId = params.get('transaction_id');
+  const subscriptionId = params.get('subscription_id');
   const status = params.get('status');
   const stamp = params.get('timestamp') ?? '';
-  if (!transactionId || !status || !/^\d{1,12}$/.test(stamp)) return { valid: false, reason: 'malformed' };
+  if (!transactionId === !subscriptionId || !status || !/^\d{1,12}$/.test(stamp)) return { valid: false, reason: 'malformed' };
   const timestamp = Number(stamp);
   const expected = [secret].flat().map((s) => Buffer.from(hmac(s, message)));
   const matches = signatures.some((s) => {
@@ -57,5 +64,6 @@ export function verifyReturnUrl(url: string | URL, secret: string | readonly str
   if (!matches) return { valid: false, reason: 'forged' };
   const now = Number(options.now ?? Date.now()) / 1000;
   if (Math.abs(now - timestamp) > (options.toleranceSeconds ?? RETURN_TOLERANCE_SECONDS)) return { valid: false, reason: 'stale' };
-  return { valid: true, transaction_id: transactionId, status, timestamp };
+  const subject = transactionId ? { transaction_id: transactionId } : { subscription_id: subscriptionId! };
+  return { valid: true, ...subject, status, timestamp };
 }
