@@ -1,6 +1,7 @@
 import type { DashboardText } from './i18n';
 import { renderPage } from './layout';
 import type { OpenInvite } from '../store/users';
+import { setsFirstPassword } from './accounts';
 
 // The pages a visitor sees before signing in: sign-in and an invite.
 
@@ -64,11 +65,13 @@ export function codePage(text: DashboardText, p: { csrf: string; notice?: Notice
 export function invitePage(text: DashboardText, p: { csrf: string; invite: OpenInvite; environmentName: string; notice?: Notice }): string {
   const { t } = text;
   const { invite } = p;
-  const existing = invite.has_password;
+  const existing = !setsFirstPassword(invite);
   return renderPage(
     { text, title: existing ? t('invite.titleExisting', { environment: p.environmentName }) : t('invite.title') },
     <>
       <p>{t('invite.intro', { environment: p.environmentName, role: t(`env.role.${invite.role}`), email: invite.email })}</p>
+      {/* The same words whether or not the account has a password: whoever saw the link on screen learns nothing. */}
+      {!invite.proves_email && <p>{t('invite.noPasswordYet', { email: invite.email })}</p>}
       <NoticeBox notice={p.notice} />
       <form method="post" class="card">
         <input type="hidden" name="csrf" value={p.csrf} />

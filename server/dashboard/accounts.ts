@@ -16,6 +16,7 @@ import {
   type Membership,
   membershipsOf,
   normaliseEmail,
+  type OpenInvite,
   updateSession,
 } from '../store/users';
 import { createChallenge, endChallenge, findChallenge } from '../store/totp';
@@ -48,21 +49,50 @@ export function sameSecret(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+export interface InviteInput {
+  email: string;
+  environmentId: string;
+  role: Role;
+  invitedBy: string | null;
+  now: Date;
+}
+
 /** Creates (or reuses) the user for `email` and a one-time invite; returns the token for the URL. */
-export async function inviteUser(
-  db: Db,
-  input: { email: string; environmentId: string; role: Role; invitedBy: string | null; now: Date },
-): Promise<{ token: string; expiresAt: Date }> {
+async function newInvite(db: Db, input: InviteInput, provesEmail: boolean): Promise<{ token: string; expiresAt: Date }> {
   const user = await ensureUser(db, input.email, input.now);
   const token = newSecret();
   const expiresAt = new Date(input.now.getTime() + INVITE_TTL_MS);
   await createInvite(
     db,
-    { token_hash: hashToken(token), user_id: user.id, environment_id: input.environmentId, role: input.role, expires_at: expiresAt.toISOString(), created_by: input.invitedBy },
+    {
+      token_hash: hashToken(token),
+      user_id: user.id,
+      environment_id: input.environmentId,
+      role: input.role,
+      expires_at: expiresAt.toISOString(),
+      created_by: input.invitedBy,
+      proves_email: provesEmail ? 1 : 0,
+    },
     input.now,
   );
   return { token, expiresAt };
 }
+
+/**
+ * The operator's invite (the users CLI, the first start): the operator hands its link to
+ * the person, so it may set the account's first password, as a link sent to its email may.
+ */
+export const inviteUser = (db: Db, input: InviteInput) => newInvite(db, input, true);
+
+/**
+ * An owner's invite, whose link the owner sees on screen: it only adds the environment to
+ * an account that has a password already (its email proved). Whoever sees it must not be
+ * able to choose the password of an account another environment invited.
+ */
+export const inviteMember = (db: Db, input: InviteInput) => newInvite(db, input, false);
+
+/** Whether using this invite sets the account's first password (else it asks for the current one). */
+export const setsFirstPassword = (invite: OpenInvite) => invite.proves_email === 1 && !invite.has_password;
 
 export const inviteUrl = (baseUrl: string, token: string) => `${baseUrl}/dashboard/invite/${token}/`;
 
@@ -77,8 +107,9 @@ export type AcceptResult =
   | { kind: 'throttled'; retryAfterS: number };
 
 /**
- * Uses an invite: a new user sets a password (the policy of passwords.ts); a user who has
- * one already confirms it, and gains the invite's environment. That confirmation is a
+ * Uses an invite: a new user sets a password (the policy of passwords.ts) through a link
+ * that proves their email; a user who has one already confirms it, and gains the invite's
+ * environment. That confirmation is a
  * sign-in: the same limits and audit, and an account with a second factor is asked for
  * its code before a session (an invite from any environment is no way around either).
  */
@@ -88,7 +119,9 @@ export async function useInvite(db: Db, input: { token: string; password: string
   if (!invite) return { kind: 'invalid' };
   let hash: string | null = null;
   let existing: { id: string; email: string } | null = null;
-  if (invite.has_password) {
+  // An on-screen link to an account without a password is answered as a wrong password:
+  // its holder may not set one, and must not learn that the account has none.
+  if (!setsFirstPassword(invite)) {
     const keys = throttleKeys(invite.email, input.ip);
     const retryAt = await claimAttempt(db, keys, now);
     if (retryAt) return throttled(retryAt, now);

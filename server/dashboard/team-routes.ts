@@ -4,7 +4,7 @@ import { baseUrlOf } from '../http/route';
 import { auditOf } from '../store/audit';
 import type { Role } from '../store/schema';
 import { membersOf, ROLES } from '../store/users';
-import { inviteUrl, inviteUser } from './accounts';
+import { inviteMember, inviteUrl } from './accounts';
 import type { Kit } from './kit';
 import { auditPage, teamPage } from './pages';
 import { parseAuditFilters } from './audit-filters';
@@ -28,7 +28,7 @@ export function teamRoutes(router: IRouter, kit: Kit): void {
     const form = teamInviteForm.safeParse(req.body);
     const members = () => membersOf(db, s.current.environment_id);
     if (!form.success) return send(res, 400, teamPage({ text: textOf(req), session: s, members: await members() }));
-    const { token } = await inviteUser(db, { email: form.data.email, environmentId: s.current.environment_id, role: form.data.role, invitedBy: s.userId, now: deps.now() });
+    const { token } = await inviteMember(db, { email: form.data.email, environmentId: s.current.environment_id, role: form.data.role, invitedBy: s.userId, now: deps.now() });
     await audit(req, s, 'invite_created', { email: form.data.email, role: form.data.role });
     const invited = { email: form.data.email, url: inviteUrl(baseUrlOf(req, deps), token) };
     send(res, 201, teamPage({ text: textOf(req), session: s, members: await members(), invited }));

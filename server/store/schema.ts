@@ -560,6 +560,8 @@ export interface InviteRow {
   used_at: string | null;
   created_by: string | null;
   created_at: string;
+  /** 1: its link reached the account's own email (or came from the operator) and may set the first password. */
+  proves_email: number;
 }
 
 export interface DashboardSessionRow {

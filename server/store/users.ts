@@ -1,5 +1,5 @@
 import { uuidv7 } from '../domain/ids';
-import { type Db, inTransaction } from './db';
+import { type Db, Rollback, rollbackOn } from './db';
 import type { DashboardSessionRow, EnvironmentMode, InviteRow, MembershipRow, Role, UserRow } from './schema';
 
 // Dashboard accounts: users, their roles per environment, one-time invites and sessions.
@@ -92,11 +92,13 @@ export async function findOpenInvite(db: Db, tokenHash: string, now: Date): Prom
 
 /**
  * Uses an invite once: marks it used (a conditional write, so two clicks cannot both use
- * it), sets the password when one is given and grants the role, all in one transaction.
- * false when the invite was already used or has expired.
+ * it), sets the first password when one is given (only while the account has none: a
+ * password set meanwhile must be confirmed instead) and grants the role, all in one
+ * transaction. false when the invite was already used or has expired, or the account
+ * has a password now.
  */
 export function acceptInvite(db: Db, tokenHash: string, passwordHash: string | null, now: Date): Promise<boolean> {
-  return inTransaction(db, async (trx) => {
+  return rollbackOn(db, async (trx) => {
     const at = now.toISOString();
     const used = await trx
       .updateTable('invites')
@@ -107,7 +109,13 @@ export function acceptInvite(db: Db, tokenHash: string, passwordHash: string | n
       .returning(['user_id', 'environment_id', 'role'])
       .executeTakeFirst();
     if (!used) return false;
-    if (passwordHash) await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', used.user_id).execute();
+    if (passwordHash) {
+      const set = await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', used.user_id).where('password_hash', 'is', null).executeTakeFirst();
+      if (Number(set.numUpdatedRows) !== 1) throw new Rollback(false);
+    }
+    // The account's other open invites to this environment (the emailed link beside the
+    // one shown on screen) have nothing left to do.
+    await trx.updateTable('invites').set({ used_at: at }).where('user_id', '=', used.user_id).where('environment_id', '=', used.environment_id).where('used_at', 'is', null).execute();
     await trx
       .insertInto('memberships')
       .values({ user_id: used.user_id, environment_id: used.environment_id, role: used.role, created_at: at })

@@ -92,6 +92,54 @@ describe.each(ENGINES)('dashboard accounts on %s', (engine) => {
     expect((await browser.get('/dashboard/')).text).toContain(shop.keys.public_key);
   }, 60_000);
 
+  // Issue 44: an owner's on-screen link chose the password of an account another
+  // environment had invited, and that environment's invitee could no longer get in.
+  it("an owner's on-screen link cannot set the password of an account another environment invited, nor tell it has none", async () => {
+    const { browser: ownerA } = await member(t, shop, 'owner', { 'x-forwarded-for': freshIp() });
+    const invitedByB = uniqueEmail('invited-by-b');
+    const pathB = `/dashboard/invite/${await invite(invitedByB, other, 'admin')}/`;
+    const { email: hasPassword } = await member(t, other, 'viewer');
+    const onScreen = async (email: string) => {
+      await ownerA.get('/dashboard/team/');
+      const created = await ownerA.post('/dashboard/team/invite/', { email, role: 'owner' });
+      expect(created.status).toBe(201);
+      const url = /(http:\/\/[^<\s]+\/dashboard\/invite\/[A-Za-z0-9_-]{43}\/)/.exec(created.text)![1]!;
+      return { page: created, path: new URL(url).pathname };
+    };
+    const pending = await onScreen(invitedByB);
+    const existing = await onScreen(hasPassword);
+    const fresh = await onScreen(uniqueEmail('fresh'));
+    // The inviter's answer is the same for an account invited elsewhere, one with a password and a new one.
+    const strip = (text: string, email: string) => text.replaceAll(email, 'EMAIL').replace(/\/dashboard\/invite\/[A-Za-z0-9_-]{43}\//g, 'LINK').replace(/name="csrf" value="[^"]+"/g, '');
+    const [a, b] = [strip(pending.page.text, invitedByB), strip(existing.page.text, hasPassword)];
+    expect(a.replace(/<tbody>[\s\S]*<\/tbody>/, '')).toBe(b.replace(/<tbody>[\s\S]*<\/tbody>/, ''));
+    expect(fresh.page.status).toBe(201);
+
+    // Whoever holds the on-screen link sees the same page whether or not the account has a password…
+    const thief = new Browser(t.url, { 'x-forwarded-for': freshIp() });
+    const pageOfPending = await thief.get(pending.path);
+    const pageOfExisting = await new Browser(t.url).get(existing.path);
+    expect(pageOfPending.status).toBe(200);
+    expect(strip(pageOfPending.text, invitedByB)).toBe(strip(pageOfExisting.text, hasPassword));
+    expect(pageOfPending.text).toContain('current password');
+    expect(pageOfPending.text).not.toContain('New password');
+    // …and cannot choose one: it is a wrong password, as for any account.
+    const taken = await thief.post(pending.path, { password: 'the thief chose this one' });
+    expect(taken.status).toBe(400);
+    expect(taken.text).toContain('not your current password');
+    expect(taken.headers.getSetCookie().some((c) => c.startsWith('dashboard_session='))).toBe(false);
+    expect((await new Browser(t.url, { 'x-forwarded-for': freshIp() }).signIn(invitedByB, 'the thief chose this one')).status).toBe(401);
+
+    // B's invitee still sets the password from B's link, then joins A with it.
+    const invitee = new Browser(t.url, { 'x-forwarded-for': freshIp() });
+    expect((await invitee.get(pathB)).text).toContain('New password');
+    expect((await invitee.post(pathB, { password: PASSWORD })).status).toBe(303);
+    expect((await invitee.get('/dashboard/')).text).toContain(other.keys.public_key);
+    await invitee.get(pending.path);
+    expect((await invitee.post(pending.path, { password: PASSWORD })).status).toBe(303);
+    expect((await invitee.get('/dashboard/')).text).toContain('name="environment"');
+  }, 60_000);
+
   it('an unknown email and a wrong password get the same answer; the right one signs in', async () => {
     const { email } = await member(t, shop, 'viewer');
     const ip = { 'x-forwarded-for': freshIp() };
