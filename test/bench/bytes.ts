@@ -25,8 +25,6 @@ export interface Budget {
   actual: number;
   limit: number;
   ok: boolean;
-  /** Printed but not failing the run: a budget the code is still being brought under. */
-  advisory?: boolean;
 }
 
 export interface AssetBytes {
@@ -40,9 +38,14 @@ export interface AssetBytes {
   css: Size;
 }
 
-const KB = 1024;
-/** widget: vite.widget.config.ts's build budget. */
-export const BUDGETS = { widget: 1400, screenJs: 30 * KB, challengeJs: 2 * KB, css: 6 * KB };
+/**
+ * gzip bytes: what each weighed when last set (1 December 2026) plus about 3 %, so CI fails
+ * on growth (docs/performance.md, "Byte budgets"). widget: vite.widget.config.ts's build
+ * budget too. A change that must add to a page raises its budget in the same commit and
+ * says why; a processor's own script, loaded only on the pages that offer it, gets a budget
+ * of its own here, outside the pages'.
+ */
+export const BUDGETS = { widget: 1400, screenJsHosted: 15_500, screenJsEmbed: 18_300, challengeJs: 1_000, css: 4_300 };
 
 function compress(body: Buffer): { gzip: number; brotli: number } {
   return {
@@ -102,27 +105,28 @@ export function checkBudgets(a: AssetBytes): Budget[] {
   const check = (name: string, size: Size, limit: number): Budget => ({ name, actual: size.gzip, limit, ok: size.gzip <= limit });
   return [
     check('widget.js', a.widget, BUDGETS.widget),
-    check('screen JS, hosted page', a.screenJs, BUDGETS.screenJs),
-    check('screen JS, embed page', a.embedJs, BUDGETS.screenJs),
+    check('screen JS, hosted page', a.screenJs, BUDGETS.screenJsHosted),
+    check('screen JS, embed page', a.embedJs, BUDGETS.screenJsEmbed),
     check('challenge dialog JS', a.challengeJs, BUDGETS.challengeJs),
     check('screen CSS', a.css, BUDGETS.css),
   ];
 }
 
 /**
- * Issue 29: what a payment page makes the browser fetch and parse on every view, the
- * page's scripts (entry, static imports, modulepreloads, the chunks the entry always
- * imports for that kind of page) plus its inline state, each text compressed on its own.
- * The challenge dialog loads only when an issuer asks: it has its own budget above.
+ * What a payment page makes the browser fetch and parse on every view, the page's scripts
+ * (entry, static imports, modulepreloads, the chunks the entry always imports for that kind
+ * of page) plus its inline state, each text compressed on its own. The challenge dialog
+ * loads only when an issuer asks: it has its own budget above. Each page's budget is its
+ * weight when last set plus at most 3 % (1 December 2026: hosted 16,491 B, embed 18,290 B,
+ * save-card 16,472 B, sign-up 16,740 B); the stack is decided (Preact and signals), so
+ * these hold today's weight rather than aim lower.
  */
-export const PAGE_JS_BUDGET = 15_000;
-/**
- * Until the pages meet PAGE_JS_BUDGET (printed, not failing the run): what they weigh at
- * most, enforced, a little above what they weighed when it was last lowered
- * (docs/performance.md, seventh session: 18,294 B embed, 16,749 B at most the others),
- * so they can only get lighter. Lower it as they do.
- */
-const PAGE_JS_CEILING = { embed: 18_500, others: 17_000 };
+const PAGE_JS_BUDGETS: Record<string, number> = {
+  'hosted page (3 products)': 17_000,
+  'embed page (3 products)': 18_500,
+  'save-card page': 17_000,
+  'sign-up page': 17_000,
+};
 
 export interface PageWeight {
   /** What the page is, as printed: "hosted page (3 products)". */
@@ -181,12 +185,9 @@ export function pageWeight(page: string, html: string): PageWeight {
 }
 
 export function checkPageBudgets(pages: PageWeight[]): Budget[] {
-  return pages.flatMap((p) => {
-    const name = `page JS + inline state, ${p.page}`;
-    const ceiling = p.page.startsWith('embed') ? PAGE_JS_CEILING.embed : PAGE_JS_CEILING.others;
-    return [
-      { name: `${name}, ceiling`, actual: p.gzip, limit: ceiling, ok: p.gzip <= ceiling },
-      { name: `${name}, goal`, actual: p.gzip, limit: PAGE_JS_BUDGET, ok: p.gzip <= PAGE_JS_BUDGET, advisory: true },
-    ];
+  return pages.map((p) => {
+    const limit = PAGE_JS_BUDGETS[p.page];
+    if (limit === undefined) throw new Error(`${p.page}: no byte budget in PAGE_JS_BUDGETS`);
+    return { name: `page JS + inline state, ${p.page}`, actual: p.gzip, limit, ok: p.gzip <= limit };
   });
 }

@@ -394,6 +394,6 @@ try {
   process.stdout.write(`${renderTable(results)}\n`);
   if (results.errors.length) process.stderr.write(`Service and baseline logs: ${logFile}\n`);
   else rmSync(work, { recursive: true, force: true });
-  code = results.bytes.budgets.some((b) => !b.ok && !b.advisory) ? 1 : results.errors.length ? 2 : 0;
+  code = results.bytes.budgets.some((b) => !b.ok) ? 1 : results.errors.length ? 2 : 0;
 }
 process.exit(code);
