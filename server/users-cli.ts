@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { SINGLE_LINE, TEXT_MESSAGES } from '../widget/fields/text';
 import { loadConfig } from './config';
 import { inviteUrl, inviteUser } from './dashboard/accounts';
 import { openDatabase } from './store/db';
@@ -15,7 +16,8 @@ to the dashboard. Without --environment, the only environment (there must be one
 
 const input = z.object({
   email: z.email(),
-  environment: z.string().optional(),
+  // Looked up in the database, which refuses some characters (PostgreSQL: NUL): refused here instead.
+  environment: z.string().regex(SINGLE_LINE, TEXT_MESSAGES.line).optional(),
   role: z.enum(ROLES as ['viewer', 'admin', 'owner']).default('owner'),
   json: z.boolean().optional(),
 });

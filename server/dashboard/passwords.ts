@@ -1,5 +1,6 @@
 import { randomBytes, scrypt, type ScryptOptions, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { SINGLE_LINE } from '../../widget/fields/text';
 
 // Dashboard passwords: scrypt (memory-hard), parameters written into every hash so they can
 // be raised later without invalidating stored ones. N = 2^15, r = 8, p = 1 uses 32 MiB and
@@ -51,10 +52,13 @@ function commonPasswords(): Set<string> {
   return common;
 }
 
-export type PasswordProblem = 'too_short' | 'too_long' | 'common';
+export type PasswordProblem = 'too_short' | 'too_long' | 'common' | 'control';
 
 /** Why a new password is refused, or null when it is acceptable. */
 export function passwordProblem(password: string): PasswordProblem | null {
+  // Nobody types a control character or half a surrogate pair; and scrypt's HMAC pads its
+  // key with zeros, so trailing NULs would not even count.
+  if (!SINGLE_LINE.test(password)) return 'control';
   const length = [...password].length;
   if (length < MIN_PASSWORD_LENGTH) return 'too_short';
   if (length > MAX_PASSWORD_LENGTH) return 'too_long';

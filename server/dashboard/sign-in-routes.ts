@@ -1,5 +1,6 @@
 import type { IRouter } from 'express';
 import { z } from 'zod';
+import { SINGLE_LINE } from '../../widget/fields/text';
 import { CHALLENGE_TTL_MS, signIn, signInWithCode } from './accounts';
 import { codePage, type Notice, signInPage } from './account-pages';
 import { CHALLENGE_COOKIE, clearCookie, clientIp, cookie, FORM_COOKIE, formToken, setCookie, startSessionCookie, validPost } from './http';
@@ -8,7 +9,9 @@ import type { Kit } from './kit';
 // /dashboard/sign-in/: the password, then (when the user has one) the second factor's
 // code, under the anonymous forms' double-submit token and the sign-in throttle.
 
-const signInForm = z.object({ email: z.string().max(320), password: z.string().max(1024) });
+// The email reaches the database (the throttle's key, the audit log): the text rule keeps
+// a NUL or a lone surrogate from failing there (PostgreSQL refuses them) as a 500.
+const signInForm = z.object({ email: z.string().max(320).regex(SINGLE_LINE), password: z.string().max(1024) });
 const codeForm = z.object({ code: z.string().max(64) });
 
 export function signInRoutes(router: IRouter, kit: Kit): void {

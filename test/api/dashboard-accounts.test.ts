@@ -317,6 +317,31 @@ describe.each(ENGINES)('dashboard accounts on %s', (engine) => {
     expect(log).toContain(ip);
   }, 60_000);
 
+  // Issue 44: a NUL in the sign-in's email reached the throttle's insert and PostgreSQL
+  // refused it: a 500 (and an error in the log) instead of the usual refusal.
+  it('control characters and lone surrogates in the account forms get the usual refusal, never a 500', async () => {
+    const { browser: owner, email } = await member(t, shop, 'owner');
+    for (const bad of ['\u0000', '\ud800', '\u0007', '\n']) {
+      const ip = { 'x-forwarded-for': freshIp() };
+      for (const address of [`${bad}${email}`, `a${bad}@shop.example`]) {
+        const refused = await new Browser(t.url, ip).signIn(address, PASSWORD);
+        expect(refused.status, JSON.stringify(address)).toBe(401);
+        expect(refused.text).toContain('do not match an account');
+        expect(refused.headers.getSetCookie().some((c) => c.startsWith('dashboard_session='))).toBe(false);
+      }
+      await owner.get('/dashboard/team/');
+      expect((await owner.post('/dashboard/team/invite/', { email: `x${bad}@shop.example`, role: 'viewer' })).status).toBe(400);
+    }
+    expect((await new Browser(t.url, { 'x-forwarded-for': freshIp() }).signIn(email, PASSWORD)).status).toBe(303);
+    // A new password takes none either (scrypt would not even count trailing NULs).
+    const path = `/dashboard/invite/${await invite(uniqueEmail('nul'), shop)}/`;
+    const browser = new Browser(t.url);
+    await browser.get(path);
+    const refused = await browser.post(path, { password: `${PASSWORD}\u0000` });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('no control characters');
+  }, 60_000);
+
   it('pages carry a strict CSP, refuse framing, and are never cached', async () => {
     const page = await new Browser(t.url).get('/dashboard/sign-in/');
     const csp = page.headers.get('content-security-policy')!;
