@@ -235,6 +235,25 @@ describe.each(ENGINES)('HTTP rules on %s', (engine) => {
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     });
 
+    it('a 401 names an absent header or an empty key (unset shell variables); a pair that opens nothing gets one answer', async () => {
+      const detail = async (auth: string | null) => {
+        const res = await svc.api.request('GET', '/transaction/', { auth });
+        expect(res.status, String(auth)).toBe(401);
+        expect(res.headers.get('www-authenticate'), String(auth)).toMatch(/^AppKeys/);
+        return res.body.detail as string;
+      };
+      expect(await detail(null)).toMatch(/^No Authorization header/);
+      expect(await detail('AppKeys :')).toMatch(/missing its public key and secret key \(were PUBLIC_KEY and SECRET_KEY exported\?\)/);
+      expect(await detail('AppKeys')).toMatch(/missing its public key and secret key/);
+      expect(await detail('AppKeys pk_test_abc:')).toMatch(/missing its secret key \(/);
+      expect(await detail('AppKeys :sk_test_abc')).toMatch(/missing its public key \(/);
+      const [publicKey, secretKey] = svc.api.auth.replace('AppKeys ', '').split(':');
+      const wrongSecret = await detail(`AppKeys ${publicKey}:${secretKey!.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'))}`);
+      const unknownKey = await detail('AppKeys pk_test_unknown:sk_test_unknown');
+      expect(wrongSecret).toBe(unknownKey);
+      expect(wrongSecret).not.toMatch(/missing/);
+    });
+
     it('a gzip-encoded JSON body is read like a plain one', async () => {
       const gz = await fetch(`${svc.t.url}/v1/transaction/`, {
         method: 'POST',

@@ -42,6 +42,21 @@ describe.each(ENGINES)('README snippets (%s)', (engine) => {
     expect((await svc.api.get(`/transaction/${made.id}/`)).status).toBe(200);
   });
 
+  it("quick start 1 after the first start: its printed export line, pasted into a shell, is all the curl needs", async () => {
+    const { demoInstructions } = await import('../../server/demo');
+    const exported = demoInstructions(svc.api.keys, svc.t.url)
+      .split('\n')
+      .find((line) => line.trim().startsWith('export '))!;
+    expect(exported).toContain(`WEBHOOK_SECRET=${svc.api.keys.webhook_secret}`);
+    const curl = readmeBlock('sh', 'curl -s http://localhost:3000/v1/transaction/');
+    // No PUBLIC_KEY or SECRET_KEY from the test's environment: only what the line exports.
+    const { PUBLIC_KEY: _p, SECRET_KEY: _s, ...clean } = process.env;
+    const { stdout } = await exec('bash', ['-c', `${exported.trim()}\n${curl.replaceAll(README_ORIGIN, svc.t.url)}`], { env: clean });
+    const made = JSON.parse(stdout) as { return_url: string; status: string };
+    // Its first successful payment goes back to a page that exists: the demo shop's.
+    expect(made.return_url).toBe(`${svc.t.url}/demo/?paid=1`);
+  });
+
   it('quick start 3: the webhook receiver answers 204 to a signed event, 400 to a bad or missing signature', async () => {
     const secret = `whsec_${Buffer.from('readme-snippet-secret-0123456789').toString('base64')}`;
     const code = readmeBlock('js', "wh.verify(req.body, req.headers)");
