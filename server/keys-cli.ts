@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { loadConfig } from './config';
 import { openDatabase } from './store/db';
-import { createApiKey, findApiKeyByPublicKey, listApiKeys, revokeApiKey, rollApiKey } from './store/api-keys';
+import { type ApiKey, createApiKey, endOlderSecret, findApiKeyByPublicKey, KEY_LABEL_MAX, listApiKeys, olderSecretUntil, revokeApiKey, rollApiKey } from './store/api-keys';
 import { createEnvironment, findEnvironment, listEnvironments, updateEnvironment } from './store/environments';
 import { migrate } from './store/migrations';
 import { parsePercent } from './domain/fees';
@@ -11,6 +11,7 @@ import { rawCardNumbers, setRawCardNumbers } from './store/saved-cards';
 import { payoutSettingsOf, setPayoutSettings } from './store/merchant-payouts';
 import { PAYOUT_SCHEDULES } from './domain/merchant-payouts';
 import { IBAN_PROBLEMS, ibanProblem, normaliseIban } from '../widget/fields/iban';
+import { isText, TEXT_MESSAGES } from '../widget/fields/text';
 
 const USAGE = `Usage:
   npm run keys -- create --name "Shop" [--live] [--allowed-origin https://shop.example]... [--json]
@@ -23,7 +24,10 @@ An environment's API key pairs:
   npm run keys -- list --environment <id> [--json]
   npm run keys -- create --environment <id> --label "Shop server" [--json]     (the secret is shown once)
   npm run keys -- roll --key <public key> [--overlap-hours 24] [--json]        (the old secret works that long)
+  npm run keys -- end-older --key <public key> [--json]                        (a rolled-out secret stops now)
   npm run keys -- revoke --key <public key> [--json]                           (at once)
+  A roll with an overlap is refused (exit 3) while the key's older secret is still within
+  its window: it keeps the time it was given. --overlap-hours 0 is always allowed.
 
 An environment's fees and settlement delay (options left out keep their value):
   npm run keys -- pricing --environment <id> [--charge-percent 2.9] [--charge-fixed 25]
@@ -70,6 +74,20 @@ const { positionals, values } = parseArgs({
 function fail(message: string): never {
   process.stderr.write(`${message}\n\n${USAGE}\n`);
   process.exit(2);
+}
+
+/** A rule said no and nothing changed (exit 3, apart from a wrong command's 2, so a script can tell). */
+function refuse(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(3);
+}
+
+/** `--label`: one line (the API's text rule: no NUL or other control character), trimmed, 1 to KEY_LABEL_MAX characters. */
+function labelOption(text: string): string {
+  const label = text.trim();
+  if (!label) fail('--label must not be empty');
+  if (!isText(label, 'line')) fail(`--label ${TEXT_MESSAGES.line}`);
+  return label.length <= KEY_LABEL_MAX ? label : fail(`--label must be at most ${KEY_LABEL_MAX} characters`);
 }
 
 function print(value: Record<string, unknown>) {
@@ -123,6 +141,13 @@ function scheduleOption<S extends string>(current: S): (typeof PAYOUT_SCHEDULES)
 
 const database = openDatabase(loadConfig());
 
+/** A key's state as `list` prints it: revoked, or active with its older secret's expiry while it works. */
+function keyState(key: ApiKey, now: Date): string {
+  if (key.revoked_at) return `revoked ${key.revoked_at}`;
+  const until = olderSecretUntil(key, now);
+  return until ? `active, older secret until ${until}` : 'active';
+}
+
 async function keyNamed(publicKey: string | undefined) {
   if (!publicKey) fail('name the key with --key <public key>');
   return (await findApiKeyByPublicKey(database.db, publicKey)) ?? fail(`no key ${publicKey}`);
@@ -134,7 +159,7 @@ try {
     case 'create': {
       if (values.environment !== undefined) {
         const environment = await findEnvironment(db, values.environment) ?? fail(`no environment ${values.environment}`);
-        const label = values.label?.trim() || fail('create --environment needs --label');
+        const label = labelOption(values.label ?? fail('create --environment needs --label'));
         print({ environment_id: environment.id, ...(await createApiKey(db, environment, label, new Date())) });
         break;
       }
@@ -146,7 +171,7 @@ try {
       if (values.environment !== undefined) {
         const keys = await listApiKeys(db, values.environment);
         if (values.json) process.stdout.write(`${JSON.stringify(keys)}\n`);
-        else for (const k of keys) process.stdout.write(`${k.public_key}  ${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}  ${k.label}\n`);
+        else for (const k of keys) process.stdout.write(`${k.public_key}  ${keyState(k, new Date())}  ${k.label}\n`);
         break;
       }
       const rows = await listEnvironments(db);
@@ -179,8 +204,22 @@ try {
       const hours = z.coerce.number().min(0).max(24 * 30).safeParse(values['overlap-hours'] ?? '24');
       if (!hours.success) fail('--overlap-hours must be a number of hours from 0 to 720');
       const rolled = await rollApiKey(db, key.environment_id, key.id, hours.data * 3600_000, new Date());
-      if (!rolled) fail(`key ${key.public_key} is revoked`);
-      print({ environment_id: key.environment_id, ...rolled });
+      if (rolled.kind === 'gone') fail(`key ${key.public_key} is revoked`);
+      if (rolled.kind === 'older_secret_working') {
+        refuse(
+          `not rolled: key ${key.public_key} was rolled recently and its older secret works until ${rolled.until}, as promised then; ` +
+            'a roll with an overlap now would end it early. Roll with --overlap-hours 0 (the current secret stops now), ' +
+            `or end the older secret first: npm run keys -- end-older --key ${key.public_key}`,
+        );
+      }
+      // previous_expires_at: when the older secret still accepted stops (null: none is).
+      print({ environment_id: key.environment_id, ...rolled.key, previous_expires_at: rolled.olderUntil });
+      break;
+    }
+    case 'end-older': {
+      const key = await keyNamed(values.key);
+      if (!(await endOlderSecret(db, key.environment_id, key.id, new Date()))) refuse(`key ${key.public_key} has no older secret still working`);
+      print({ environment_id: key.environment_id, id: key.id, label: key.label, public_key: key.public_key, older_secret_ended: true });
       break;
     }
     case 'revoke': {

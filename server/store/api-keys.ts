@@ -2,11 +2,12 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { uuidv7 } from '../domain/ids';
 import { keysChanged } from './auth-changes';
 import { compiledOnce } from './compiled';
-import type { Db } from './db';
+import { type Db, inTransaction } from './db';
 import type { ApiKeyRow, EnvironmentMode, EnvironmentRow } from './schema';
 
 // An environment's API key pairs: several per environment, each labelled; rolled with an
-// overlap window during which the replaced secret still works; revoked at once.
+// overlap window during which the replaced secret still works (one such older secret at a
+// time, each keeping the expiry it was given); revoked at once.
 
 /**
  * The secret key is 256 random bits: a plain SHA-256 is enough to make the stored value
@@ -20,6 +21,9 @@ export const hashSecret = (secret: string) => createHash('sha256').update(secret
 const KEY_MODE = { sandbox: 'test', live: 'live' } as const;
 export const newPublicKey = (mode: EnvironmentMode) => `pk_${KEY_MODE[mode]}_${randomBytes(18).toString('base64url')}`;
 export const newSecretKey = (mode: EnvironmentMode) => `sk_${KEY_MODE[mode]}_${randomBytes(32).toString('base64url')}`;
+
+/** A key's label: one line (the shared text rule, checked where it is read), at most this long. */
+export const KEY_LABEL_MAX = 100;
 
 export interface NewApiKey {
   id: string;
@@ -54,9 +58,12 @@ export function newApiKeyRow(
   return { row, key: { id, label, public_key: publicKey, secret_key: secretKey } };
 }
 
-export async function createApiKey(db: Db, environment: { id: string; mode: EnvironmentMode }, label: string, now: Date): Promise<NewApiKey> {
+export async function createApiKey(db: Db, environment: { id: string; mode: EnvironmentMode }, label: string, now: Date, keep?: KeepNewSecret): Promise<NewApiKey> {
   const { row, key } = newApiKeyRow(environment, label, now);
-  await db.insertInto('api_keys').values(row).execute();
+  await inTransaction(db, async (trx) => {
+    await trx.insertInto('api_keys').values(row).execute();
+    await keep?.(trx, key);
+  });
   return key;
 }
 
@@ -84,37 +91,80 @@ export function findApiKeyByPublicKey(db: Db, publicKey: string): Promise<ApiKey
   return db.selectFrom('api_keys').select(shown).where('public_key', '=', publicKey).executeTakeFirst();
 }
 
+/** What a roll did: the new secret, or why nothing changed. */
+export type RollOutcome =
+  /** `olderUntil`: when the older secret still accepted stops (null: none is). */
+  | { kind: 'rolled'; key: NewApiKey; olderUntil: string | null }
+  /** Not the environment's key, or revoked. */
+  | { kind: 'gone' }
+  /** An overlap asked while an older secret is still within its own: it keeps its promise, so no roll. */
+  | { kind: 'older_secret_working'; until: string };
+
+/** Runs in the roll's or creation's transaction with the new secret (the dashboard keeps it there for its one showing). */
+export type KeepNewSecret = (trx: Db, key: NewApiKey) => Promise<void>;
+
 /**
- * A new secret for a live key; the old one keeps working for `overlapMs` (0: stops at
- * once). A roll during an overlap ends the earlier old secret: only one is kept.
- * undefined when the key is not the environment's or is revoked.
+ * A new secret for a live key. With an overlap, the replaced secret keeps working that long
+ * and takes the one older-secret slot, which must be free: a roll within an older secret's
+ * window is refused (`older_secret_working`), since ending it early would break the
+ * servers it was promised to. Without an overlap the replaced secret stops at once and the
+ * older one, if any, keeps its own expiry: always allowed. The check and the write are one
+ * conditional UPDATE, so of two concurrent rolls with an overlap only one can pass.
  */
-export async function rollApiKey(
-  db: Db,
-  environmentId: string,
-  keyId: string,
-  overlapMs: number,
-  now: Date,
-): Promise<(NewApiKey & { previous_expires_at: string | null }) | undefined> {
+export async function rollApiKey(db: Db, environmentId: string, keyId: string, overlapMs: number, now: Date, keep?: KeepNewSecret): Promise<RollOutcome> {
+  const at = now.toISOString();
+  const outcome = await inTransaction(db, async (trx): Promise<RollOutcome> => {
+    const env = await trx.selectFrom('environments').select('mode').where('id', '=', environmentId).executeTakeFirst();
+    if (!env) return { kind: 'gone' };
+    const secretKey = newSecretKey(env.mode);
+    const secretHash = hashSecret(secretKey).toString('hex');
+    const rolled = await trx
+      .updateTable('api_keys')
+      .set((eb) =>
+        overlapMs > 0
+          ? { previous_secret_hash: eb.ref('secret_hash'), previous_expires_at: new Date(now.getTime() + overlapMs).toISOString(), secret_hash: secretHash, rolled_at: at }
+          : { secret_hash: secretHash, rolled_at: at },
+      )
+      .where('environment_id', '=', environmentId)
+      .where('id', '=', keyId)
+      .where('revoked_at', 'is', null)
+      .$if(overlapMs > 0, (q) => q.where((eb) => eb.or([eb('previous_expires_at', 'is', null), eb('previous_expires_at', '<=', at)])))
+      .returning(['id', 'label', 'public_key', 'previous_expires_at', 'revoked_at'])
+      .executeTakeFirst();
+    if (!rolled) return refusal(trx, environmentId, keyId, now);
+    const key = { id: rolled.id, label: rolled.label, public_key: rolled.public_key, secret_key: secretKey };
+    await keep?.(trx, key);
+    return { kind: 'rolled', key, olderUntil: olderSecretUntil(rolled, now) };
+  });
+  keysChanged();
+  return outcome;
+}
+
+/** When the key's older secret stops, while it still works; else null. */
+export const olderSecretUntil = (key: Pick<ApiKeyRow, 'revoked_at' | 'previous_expires_at'>, now: Date): string | null =>
+  !key.revoked_at && key.previous_expires_at && key.previous_expires_at > now.toISOString() ? key.previous_expires_at : null;
+
+/** Why a roll changed nothing. */
+async function refusal(db: Db, environmentId: string, keyId: string, now: Date): Promise<RollOutcome> {
   const key = await findApiKey(db, environmentId, keyId);
-  if (!key || key.revoked_at) return undefined;
-  const { mode } = await db.selectFrom('environments').select('mode').where('id', '=', environmentId).executeTakeFirstOrThrow();
-  const secretKey = newSecretKey(mode);
-  const previousExpiresAt = overlapMs > 0 ? new Date(now.getTime() + overlapMs).toISOString() : null;
+  const until = key ? olderSecretUntil(key, now) : null;
+  return until ? { kind: 'older_secret_working', until } : { kind: 'gone' };
+}
+
+/**
+ * Ends the key's older secret now, before the expiry a roll gave it (a leaked secret);
+ * false when none was still working.
+ */
+export async function endOlderSecret(db: Db, environmentId: string, keyId: string, now: Date): Promise<boolean> {
   const result = await db
     .updateTable('api_keys')
-    .set((eb) => ({
-      previous_secret_hash: overlapMs > 0 ? eb.ref('secret_hash') : null,
-      previous_expires_at: previousExpiresAt,
-      secret_hash: hashSecret(secretKey).toString('hex'),
-      rolled_at: now.toISOString(),
-    }))
-    .where('id', '=', key.id)
-    .where('revoked_at', 'is', null)
+    .set({ previous_secret_hash: null, previous_expires_at: null })
+    .where('environment_id', '=', environmentId)
+    .where('id', '=', keyId)
+    .where('previous_expires_at', '>', now.toISOString())
     .executeTakeFirst();
   keysChanged();
-  if (Number(result.numUpdatedRows) !== 1) return undefined;
-  return { id: key.id, label: key.label, public_key: key.public_key, secret_key: secretKey, previous_expires_at: previousExpiresAt };
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /** Revokes a key at once (its secret and any rolled one); false when there was none to revoke. */

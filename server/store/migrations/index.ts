@@ -40,7 +40,9 @@ import { migration as m089 } from './089_card_steps';
 import { migration as m091 } from './091_search_indexes';
 import { migration as m092 } from './092_key_checks';
 import { migration as m093 } from './093_operation_movements';
+import { migration as m094 } from './094_key_reveals';
 import { migration as m095 } from './095_invite_proof';
+import { migration as m096 } from './096_password_resets';
 
 // One file per migration, applied in the order of their names. A released migration's
 // name is recorded in every deployed database: never rename one or change what it does;
@@ -85,7 +87,9 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '091_search_indexes': m091,
   '092_key_checks': m092,
   '093_operation_movements': m093,
+  '094_key_reveals': m094,
   '095_invite_proof': m095,
+  '096_password_resets': m096,
 };
 
 /** Every migration's name, in the order they apply. */
