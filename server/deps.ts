@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from './config';
-import type { PayoutGateway } from './payments/payout-gateway';
+import type { PayoutProviders } from './payments/payout-gateway';
 import type { Gateways } from './payments/registry';
 import type { Database } from './store/db';
 import type { Outbox } from './store/events';
@@ -16,8 +16,8 @@ export interface Deps {
   outbox: Outbox;
   /** The payment gateways, built from configuration at start; tests pass their own. */
   gateways: Gateways;
-  /** Sends transfers to IBANs; the sandbox unless tests pass their own. */
-  payouts: PayoutGateway;
+  /** Send transfers to IBANs, one provider per mode (payout-gateway.ts). */
+  payouts: PayoutProviders;
   /** Rate-limit buckets: in the database on PostgreSQL (shared by every process), in memory on SQLite. */
   limiter: Limiter;
 }

@@ -5,7 +5,7 @@ import { createApp } from './app';
 import type { Config } from './config';
 import type { Deps } from './deps';
 import { serviceJobs } from './jobs';
-import type { PayoutGateway } from './payments/payout-gateway';
+import { type PayoutGateway, payoutProviders, sandboxPayouts } from './payments/payout-gateway';
 import { createRunner, type Runner } from './jobs/runner';
 import { healthHandler, type Lifecycle } from './ops/health';
 import { createMetrics, metricsHandler } from './ops/metrics';
@@ -39,6 +39,7 @@ export interface ServiceOptions {
   background?: boolean;
   /** Instead of the gateways the configuration names (tests: gateways that fail on purpose). */
   gateways?: Gateways;
+  /** Instead of PAYOUT_MODULE's provider; its `sandbox` flag says which mode it serves. */
   payouts?: PayoutGateway;
 }
 
@@ -55,12 +56,14 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
   if (sealed) log.info({ sealed }, 'stored secrets sealed with SECRETS_KEY');
   let url = '';
   const outbox = createOutbox(() => config.publicUrl ?? url, CATALOGUE_VIEWS);
-  const payouts = opts.payouts ?? (await payoutsFromConfig(config));
+  const configuredPayouts = opts.payouts ?? (await payoutsFromConfig(config));
   const limiter = createLimiter(database);
-  // With METRICS_TOKEN, the gateways and the limiter are wrapped to be counted.
+  // With METRICS_TOKEN, the gateways, the payout providers and the limiter are wrapped to be counted.
   const metrics = config.metricsToken ? createMetrics({ database, now }) : null;
+  const counted = (p: PayoutGateway) => (metrics ? metrics.payouts(p) : p);
+  const payouts = payoutProviders(configuredPayouts && counted(configuredPayouts), counted(sandboxPayouts()));
   const deps: Deps = metrics
-    ? { config, database, log, now, outbox, gateways: metrics.gateways(gateways), payouts: metrics.payouts(payouts), limiter: metrics.limiter(limiter) }
+    ? { config, database, log, now, outbox, gateways: metrics.gateways(gateways), payouts, limiter: metrics.limiter(limiter) }
     : { config, database, log, now, outbox, gateways, payouts, limiter };
   const jobs = createRunner(serviceJobs(deps), { now, log });
   const lifecycle: Lifecycle = { draining: false };

@@ -141,8 +141,10 @@ function listRoute(): RouteDef {
 function storingGateway(deps: Deps, id: string, live: boolean): StoringGateway {
   const gateway = deps.gateways.find(id);
   if (!gateway?.enabled) throw new ApiError('invalid_request', 'gateway: is not a gateway', [{ path: 'gateway', message: 'is not a gateway' }]);
-  if (live && gateway.sandbox) {
-    const message = 'is a sandbox gateway: a live environment uses the gateways configured for real money (GET /v1/gateway/)';
+  if (!deps.gateways.usable(live).includes(gateway)) {
+    const message = live
+      ? 'is a sandbox gateway: a live environment uses the gateways configured for real money (GET /v1/gateway/)'
+      : 'moves real money: a sandbox uses the sandbox gateways (GET /v1/gateway/)';
     throw new ApiError('invalid_request', `gateway: ${message}`, [{ path: 'gateway', message }]);
   }
   if (!canStore(gateway)) {

@@ -7,6 +7,7 @@ import { presentMerchantPayout } from '../present/merchant-payout';
 import { makeManualPayout } from '../payments/merchant-payouts';
 import { getMerchantPayout, listMerchantPayouts, payableByCurrency, payoutLines, payoutSettingsOf } from '../store/merchant-payouts';
 import { balanceTransactionOut } from './balance';
+import { refuseWithoutPayouts } from './live-payouts';
 import { currencyCode, currencyOut, dateTime, exact, livemode, objectId } from './fields';
 import { EXAMPLE_TIME, page } from './examples';
 
@@ -124,6 +125,7 @@ function createRoute() {
       const settings = await payoutSettingsOf(db, env.id);
       if (settings.schedule !== 'manual') throw new ApiError('conflict', `Your payouts follow the ${settings.schedule} schedule: set it to manual in /payout_settings/ to request them`);
       if (!settings.iban) throw new ApiError('conflict', 'No bank account: set an IBAN in /payout_settings/ first');
+      refuseWithoutPayouts(deps, env.mode === 'live');
       const payout = await makeManualPayout(db, deps, { environmentId: env.id, currency: body.currency, iban: settings.iban });
       if (!payout) {
         const available = await payableByCurrency(db, env.id, deps.now());

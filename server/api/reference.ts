@@ -58,7 +58,7 @@ function readOnly<T extends { id: string }>(opts: {
   tag: string;
   noun: { one: string; many: string };
   example: unknown;
-  /** What the environment can use (`live`: a live one, which has no sandbox gateway). */
+  /** What the environment can use (`live`: a live one; a sandbox has only sandbox gateways, a live one none). */
   items: (deps: Deps, live: boolean) => T[];
   out: z.ZodType;
   filter?: (item: T, query: Record<string, unknown>) => boolean;
@@ -70,7 +70,7 @@ function readOnly<T extends { id: string }>(opts: {
       path: `/${opts.group}/`,
       operationId: `list${opts.noun.many}`,
       summary: `List ${opts.noun.many.toLowerCase()}`,
-      description: `Every ${opts.group} your environment can use, in a fixed order (a live environment has no sandbox gateway).`,
+      description: `Every ${opts.group} your environment can use, in a fixed order (a sandbox has only the sandbox gateways, a live environment only those for real money).`,
       example: { response: page([opts.example]) },
       tag: opts.tag,
       query: opts.query ?? pageQuery,

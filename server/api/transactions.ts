@@ -8,7 +8,7 @@ import { presentTransaction } from '../present/transaction';
 import type { Deps } from '../deps';
 import { payFromSources } from '../payments/sources';
 import type { StoredTransaction } from '../store/transactions';
-import { buildTransaction, createTransaction, destinationShares, resolveSources } from '../transactions/create';
+import { buildTransaction, createTransaction, destinationShares, refuseWithoutPaymentMethod, resolveSources } from '../transactions/create';
 import { checkNotifyUrl } from './notify-url';
 import { currencyCode, currencyOut, customerEmail, dateTime, dateTimeInput, eitherOf, exact, freeText, httpUrl, jsonStringsAreText, livemode, moneyAmount, name, objectId, positiveMoneyAmount, ref, text, timestamps } from './fields';
 import { TRANSACTION_EXAMPLE, TRANSACTION_REQUEST, page } from './examples';
@@ -215,7 +215,8 @@ export const transactionRoutes = (): RouteDef[] => [
     description:
       'Creates a payment request and answers with its `payment_url`, the hosted screen to send the customer to. ' +
       'Totals are computed from the lines and the tax, shipping and coupon. With `source`, the transaction is paid at once ' +
-      'from wallets and stored cards, all or nothing (402 naming the source that failed).',
+      'from wallets and stored cards, all or nothing (402 naming the source that failed). Without `source`, a gateway of the ' +
+      "environment's mode must accept `currency` (409 otherwise: a live environment with no real gateway for it).",
     example: { request: TRANSACTION_REQUEST, response: TRANSACTION_EXAMPLE },
     tag: 'Transaction',
     body: transactionCreate,
@@ -230,7 +231,10 @@ export const transactionRoutes = (): RouteDef[] => [
     async handler({ env, body, deps, baseUrl, db, accepted }) {
       if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
       const now = deps.now();
-      if (!body.source?.length) return presentTransaction(await createTransaction(db, env.id, body, now), now, baseUrl);
+      if (!body.source?.length) {
+        refuseWithoutPaymentMethod(deps.gateways.forCurrency(body.currency, env.mode === 'live').length, body.currency);
+        return presentTransaction(await createTransaction(db, env.id, body, now), now, baseUrl);
+      }
       const { tx, pending } = await createPaidFromSources(deps, env.id, body, now);
       if (pending) accepted();
       return presentTransaction(tx, now, baseUrl);

@@ -10,6 +10,7 @@ import type { Db } from '../store/db';
 import type { PostingRefused } from '../payments/ledger-posting';
 import { getWallet, type Wallet } from '../store/ledger';
 import { findTransferById, getTransfer, listTransfers } from '../store/transfers';
+import { refuseWithoutPayouts } from './live-payouts';
 import { checkNotifyUrl } from './notify-url';
 import { eitherOf, exact, freeText, httpUrl, livemode, nonBlank, objectId, positiveMoneyAmount, ref, text, timestamps } from './fields';
 import { toMinor } from '../http/amounts';
@@ -153,6 +154,7 @@ export const transferRoutes = (): RouteDef[] => [
         clock: deps.now,
       };
       if (body.destination_iban !== undefined) {
+        refuseWithoutPayouts(deps, env.mode === 'live');
         const iban = await payoutIbanOf(db, source, body.destination_iban);
         return answer(await createPayout(deps, db, { ...common, iban }), { [source.id]: 'source_wallet' });
       }

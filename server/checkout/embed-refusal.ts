@@ -11,11 +11,12 @@ import { applyPageHeaders, newNonce } from './security';
 // instead of seeing an empty box: a page that says so, framable by that origin only, and
 // one inline script that posts `checkout:error` to exactly that origin. It shows nothing
 // of any transaction and has nothing to click, so letting that origin frame it gives away
-// nothing but the refusal itself.
+// nothing but the refusal itself. A payment no method can pay (`no_payment_method`) is
+// refused the same way, to the origin that may embed it.
 
-export type RefusalCode = 'token_unknown' | 'origin_not_allowed';
+export type RefusalCode = 'token_unknown' | 'origin_not_allowed' | 'no_payment_method';
 
-const MESSAGES: Record<RefusalCode, Message> = { token_unknown: 'notFound', origin_not_allowed: 'notEmbeddable' };
+const MESSAGES: Record<RefusalCode, Message> = { token_unknown: 'notFound', origin_not_allowed: 'notEmbeddable', no_payment_method: 'unpayable' };
 
 /** The origin of an embed request (`?embed=1&origin=…`): an exact http(s) origin, else null. */
 export function embedOrigin(req: Request): string | null {

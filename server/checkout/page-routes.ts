@@ -7,7 +7,7 @@ import { challengeReturn } from './challenge-routes';
 import { refusedEmbed } from './embed-refusal';
 import { type CheckoutContext, loadPage, type Page, TOKEN } from './page';
 import { PageCache } from './page-cache';
-import { notFound, pageView, respond } from './page-view';
+import { notFound, pageView, respond, sendUnpayable } from './page-view';
 import { applyPageHeaders, newNonce, type PageSecurity, redirectOrigins } from './security';
 
 // GET /pay/{token}/: the payment page as customers open it, rendered on the server and kept
@@ -100,6 +100,7 @@ export function pageRoutes(router: IRouter, ctx: CheckoutContext): void {
     if (!page) return notFound(ctx, req, res);
     // Asked to embed by an origin that may not: never the payment, only the refusal (not kept).
     if (refusedEmbed(req, res, page, ctx.screenAssets())) return;
+    if (await sendUnpayable(ctx, res, page)) return;
     if (key) return sendPage(res, await renderPage(page, key, stamp));
     return serveReturn(ctx, req, res, page);
   }

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
-import { renderDocument, renderNotFound } from '../../widget/screen/document';
+import { renderDocument, renderMessage, renderNotFound } from '../../widget/screen/document';
+import { effectiveStatus } from '../domain/transaction-status';
 import { resolveLanguage } from '../../widget/i18n/language';
 import { findSaleOfTransaction, paymentInDoubt } from '../store/payments';
 import { transactionLines } from '../store/transactions';
@@ -10,7 +11,7 @@ import type { Outcome, ViewExtra } from './outcome';
 import type { CheckoutContext, Page } from './page';
 import { returnUrls } from './returns';
 import { applyPageHeaders, newNonce, redirectOrigins } from './security';
-import { buildView } from './view-model';
+import { backUrlOf, buildView } from './view-model';
 import { outcomeStrings } from '../../widget/screen/client-strings';
 
 // The view builders every route family of the payment page answers with: the page's view
@@ -52,6 +53,28 @@ export function notFound(ctx: CheckoutContext, req: Request, res: Response) {
   const nonce = newNonce();
   applyPageHeaders(res, { nonce, frameAncestors: [], formTargets: [] });
   res.status(404).type('html').send(renderNotFound({ language, nonce, assets: ctx.screenAssets() }));
+}
+
+/**
+ * An open payment that no gateway of the environment's mode accepts (a live environment
+ * with none for its currency; its link made before that): "This shop cannot take payments
+ * right now" and the way back, instead of a form that could pay nothing. Not while a
+ * payment is being checked, which shows as such. True when it was sent; never kept.
+ */
+export async function sendUnpayable(ctx: CheckoutContext, res: Response, page: Page): Promise<boolean> {
+  const { row } = page;
+  if (effectiveStatus(row.status, row.expired_at, ctx.deps.now()) !== 'N') return false;
+  if (ctx.deps.gateways.forCurrency(row.currency, !page.merchant.sandbox).length > 0 || (await paymentInDoubt(ctx.db, row.id))) return false;
+  const { language } = page;
+  if (page.embed) {
+    sendEmbedRefusal(res, { origin: page.embed.parentOrigin, code: 'no_payment_method', language, assets: ctx.screenAssets(), status: 200 });
+    return true;
+  }
+  const nonce = securePage(res, page);
+  const href = backUrlOf(row);
+  const back = href ? { href, merchant: page.merchant.name } : undefined;
+  res.status(200).type('html').send(renderMessage({ language, nonce, assets: ctx.screenAssets(), back }, 'unpayable'));
+  return true;
 }
 
 export async function respond(ctx: CheckoutContext, res: Response, page: Page, outcome: Outcome) {

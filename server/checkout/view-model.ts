@@ -58,6 +58,11 @@ function siteOf(url: string | null): string | null {
   }
 }
 
+/** The way back to the shop that leaves the payment open: cancel_url, else the site of return_url. */
+export function backUrlOf(row: { cancel_url: string | null; return_url: string | null }): string | null {
+  return row.cancel_url ?? siteOf(row.return_url);
+}
+
 export function gatewayOptions(gateways: Gateways, currency: string, live: boolean): GatewayOption[] {
   return gateways.forCurrency(currency, live).map((g) => ({ id: g.id, code: g.code, name: g.name, flow: g.flow, fields: g.fields }));
 }
@@ -80,7 +85,7 @@ export function buildView(input: ViewInput): CheckoutView {
   const gateways = gatewayOptions(input.gateways, row.currency, input.live);
   const chosen = gateways.find((g) => g.id === input.chosenGateway)?.id;
   // In embed mode the shop is the page around the frame: no link leaves it.
-  const backUrl = input.embed ? null : (row.cancel_url ?? siteOf(row.return_url));
+  const backUrl = input.embed ? null : backUrlOf(row);
   const adjustment = (name: string | null, value: number) => (value !== 0 || name ? { name: name ?? '', value } : null);
   return {
     transactionId: row.id,

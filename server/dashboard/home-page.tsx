@@ -1,5 +1,5 @@
-import type { Attention } from '../store/dashboard-figures';
 import { FIGURE_KINDS } from '../store/dashboard-figures';
+import type { HomeAttention, SetupGaps } from './home-attention';
 import type { CurrencyFigures } from './home-figures';
 import { PERIODS } from './home-figures';
 import type { DashboardText } from './i18n';
@@ -130,14 +130,39 @@ export function Figures({ text, figures }: { text: DashboardText; figures: Curre
   );
 }
 
-export function NeedsAttention({ text, attention }: { text: DashboardText; attention: Attention }) {
+/** What the set-up keeps from working (home-attention.ts): first, since nothing else fixes it. */
+function SetupGapList({ text, gaps }: { text: DashboardText; gaps: SetupGaps }) {
+  const { t } = text;
+  return (
+    <>
+      <h3>{t('home.attention.setup')}</h3>
+      <ul>
+        {gaps.noMethod && <li data-testid="attention-setup">{t('home.attention.noMethod')}</li>}
+        {gaps.unpayable.map((currency) => (
+          <li key={currency} data-testid="attention-setup">
+            {t('home.attention.unpayable', { currency })}
+          </li>
+        ))}
+        {gaps.payoutsPaused && (
+          <li data-testid="attention-setup">
+            <a href="/dashboard/payouts/">{t('home.attention.payoutsPaused')}</a>
+          </li>
+        )}
+      </ul>
+    </>
+  );
+}
+
+export function NeedsAttention({ text, attention }: { text: DashboardText; attention: HomeAttention }) {
   const { t } = text;
   const { disputes, calls, endpoints } = attention;
-  const nothing = disputes.length + calls.length + endpoints.length === 0;
+  const setup = attention.unpayable.length > 0 || attention.noMethod || attention.payoutsPaused;
+  const nothing = !setup && disputes.length + calls.length + endpoints.length === 0;
   return (
     <section aria-labelledby="home-attention" data-testid="attention">
       <h2 id="home-attention">{t('home.attention')}</h2>
       {nothing && <p class="empty">{t('home.attention.none')}</p>}
+      {setup && <SetupGapList text={text} gaps={attention} />}
       {disputes.length > 0 && (
         <>
           <h3>{t('home.attention.disputes')}</h3>

@@ -6,7 +6,7 @@ import type { CurrencyFigures } from './home-figures';
 import { Figures, NeedsAttention } from './home-page';
 import { AuditFilterForm, auditQueryString } from './audit-filters';
 import type { AuditFilters } from '../store/audit';
-import type { Attention } from '../store/dashboard-figures';
+import type { HomeAttention } from './home-attention';
 import type { AuditRow, Role } from '../store/schema';
 
 // The pages of a signed-in user. Each receives what its route loaded, already scoped to
@@ -33,7 +33,7 @@ export interface HomeData {
   transactions: number;
   baseUrl: string;
   figures: CurrencyFigures[];
-  attention: Attention;
+  attention: HomeAttention;
 }
 
 export function overviewPage(p: Signed & HomeData): string {

@@ -34,6 +34,7 @@ import { endpointRoutes } from './endpoint-routes';
 import type { WebhookEndpointPort } from './endpoint-form';
 import type { DisputePort } from './dispute-form';
 import { STYLESHEET } from './layout';
+import { setupGaps } from './home-attention';
 import { foldFigures } from './home-figures';
 import { overviewPage } from './pages';
 import { settingsRoutes } from './settings-routes';
@@ -105,8 +106,14 @@ export function dashboardRouter(deps: Deps, ports: DashboardPorts): IRouter {
     const publicKey = keys.find((k) => !k.revoked_at)?.public_key ?? null;
     const environmentId = s.current.environment_id;
     const now = deps.now();
-    const [transactions, rows, attention] = await Promise.all([countTransactions(db, environmentId), dailyFigures(db, environmentId, now), attentionOf(db, environmentId, now)]);
-    const home = { publicKey, transactions, baseUrl: baseUrlOf(req, deps), figures: foldFigures(rows, now), attention };
+    const live = s.current.environment_mode === 'live';
+    const [transactions, rows, attention, gaps] = await Promise.all([
+      countTransactions(db, environmentId),
+      dailyFigures(db, environmentId, now),
+      attentionOf(db, environmentId, now),
+      setupGaps(deps, db, { id: environmentId, live }, now),
+    ]);
+    const home = { publicKey, transactions, baseUrl: baseUrlOf(req, deps), figures: foldFigures(rows, now), attention: { ...attention, ...gaps } };
     send(res, 200, overviewPage({ text: textOf(req), session: s, ...home }));
   }));
 

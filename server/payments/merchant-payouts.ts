@@ -18,6 +18,7 @@ import {
 import type { MerchantPayoutRow } from '../store/schema';
 import { askGateway } from './ask';
 import { postMovement, reverseMovement } from './ledger-posting';
+import { providerOf } from './payout-providers';
 
 // Payouts of the merchant's balance to its bank account (docs/balance.md#payouts), through
 // the payout gateway the wallets' payouts use (payout-gateway.ts) and under the same rules
@@ -28,6 +29,9 @@ import { postMovement, reverseMovement } from './ledger-posting';
 // the claim runs out and a later round asks again with the same reference, which the
 // provider answers as it did the first time. So a payout is paid, or failed and returned,
 // exactly once, across processes and crashes.
+//
+// The provider is the one of the environment's mode (payout-providers.ts): a live
+// environment with no real provider makes no scheduled payout and sends none.
 //
 // A payout is made in one database transaction: its row, its lines, its own `payout`
 // balance transaction (net −amount) and that one's ledger movement (merchant → payouts).
@@ -101,6 +105,9 @@ export async function makeScheduledPayouts(deps: PayoutDeps, limit: number): Pro
   const db = deps.database.db;
   let made = 0;
   for (const s of await scheduledEnvironments(db)) {
+    // A live environment with no real payout provider keeps its balance: the Overview says
+    // so under "Needs attention" (dashboard/home-attention.ts).
+    if (!(await providerOf(deps, db, s.environment_id))) continue;
     const now = deps.now();
     const period = periodKey(s.schedule, now);
     for (const { currency } of await payableByCurrency(db, s.environment_id, now, period)) {
@@ -128,8 +135,13 @@ export async function sendMerchantPayouts(deps: PayoutDeps, limit: number): Prom
   const db = deps.database.db;
   let settled = 0;
   for (const payout of await claimPendingPayouts(db, deps.now(), deps.config.paymentClaimMs, limit)) {
-    const answer = await askGateway(deps, deps.payouts, (signal) =>
-      deps.payouts.payout({ reference: payout.id, iban: payout.iban, amount: payout.amount, currency: payout.currency, signal }),
+    const provider = await providerOf(deps, db, payout.environment_id);
+    if (!provider) {
+      deps.log.warn({ payout: payout.id }, 'merchant payout waits: no payout provider for real money is configured');
+      continue;
+    }
+    const answer = await askGateway(deps, provider, (signal) =>
+      provider.payout({ reference: payout.id, iban: payout.iban, amount: payout.amount, currency: payout.currency, signal }),
     );
     // No answer: the bank may have paid. The payout stays pending and claimed; once the
     // claim runs out a later round asks again with the same reference.

@@ -18,7 +18,35 @@ export type PayoutResult = { ok: true; reference: string } | { ok: false; reason
 
 export interface PayoutGateway {
   code: string;
+  /**
+   * Moves no real money (the sandbox, a provider's own test mode): it serves sandbox
+   * environments only; a provider without it serves live ones only.
+   */
+  sandbox?: boolean;
   payout(request: PayoutRequest): Promise<PayoutResult>;
+}
+
+/** The payout providers of this service, one per mode (deps.payouts). */
+export interface PayoutProviders {
+  /**
+   * The provider of an environment of this mode: a sandbox's moves no money; a live one's
+   * is the real one, null when none is configured (PAYOUT_MODULE), so a live payout is
+   * refused rather than recorded as paid while no money leaves.
+   */
+  forMode(live: boolean): PayoutGateway | null;
+}
+
+/** What a live environment's payout is refused with when no real payout provider is configured. */
+export const NO_LIVE_PAYOUTS = 'No payout provider for real money is configured (PAYOUT_MODULE): a live environment cannot pay out';
+
+/**
+ * The providers by mode: `configured` (PAYOUT_MODULE's) serves the mode its `sandbox` flag
+ * says; a sandbox is served by the sandbox provider unless `configured` is a test mode.
+ */
+export function payoutProviders(configured: PayoutGateway | null, sandbox: PayoutGateway): PayoutProviders {
+  const test = configured?.sandbox ? configured : sandbox;
+  const live = configured && !configured.sandbox ? configured : null;
+  return { forMode: (isLive) => (isLive ? live : test) };
 }
 
 /**
@@ -30,6 +58,7 @@ export function sandboxPayouts(): PayoutGateway {
   const answered = new Map<string, PayoutResult>();
   return {
     code: 'sandbox-payout',
+    sandbox: true,
     async payout(r) {
       const known = answered.get(r.reference);
       if (known) return known;

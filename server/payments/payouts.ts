@@ -7,6 +7,7 @@ import type { TransferRow } from '../store/schema';
 import { claimDuePayouts } from '../store/transfers';
 import { askGateway } from './ask';
 import { reverseMovement } from './ledger-posting';
+import { providerOf } from './payout-providers';
 import { type NewTransfer, recordTransfer, type TransferOutcome, transferRow } from './transfers';
 
 // Payouts: a wallet's money to a client IBAN. Reserve: the transfer (pending) and the
@@ -19,6 +20,11 @@ import { type NewTransfer, recordTransfer, type TransferOutcome, transferRow } f
 // claim (PAYMENT_CLAIM_MS, at least twice the timeout) then runs out and a later round
 // asks again with the same reference, which the provider answers as it did the first time
 // (the PayoutGateway contract): a payout is paid or returned exactly once, never both.
+//
+// The provider is the one of the wallet's environment's mode (payout-providers.ts): a
+// sandbox's moves no money; a live environment with no real provider takes no payout (the
+// API refuses it), and one already pending waits for a provider rather than being failed,
+// since an earlier call may have reached the bank.
 
 type PayoutDeps = Pick<Deps, 'config' | 'database' | 'outbox' | 'payouts' | 'log' | 'now'>;
 
@@ -41,9 +47,14 @@ export async function sendPayouts(deps: PayoutDeps, limit: number): Promise<numb
   const db = deps.database.db;
   let settled = 0;
   for (const t of await claimDuePayouts(db, deps.now(), deps.config.paymentClaimMs, limit)) {
+    const provider = await providerOf(deps, db, t.environment_id);
+    if (!provider) {
+      deps.log.warn({ transfer: t.id }, 'payout waits: no payout provider for real money is configured');
+      continue;
+    }
     const iban = await db.selectFrom('client_ibans').select('iban').where('id', '=', t.destination_iban!).executeTakeFirstOrThrow();
-    const answer = await askGateway(deps, deps.payouts, (signal) =>
-      deps.payouts.payout({ reference: t.id, iban: iban.iban, amount: t.amount, currency: t.currency, signal }),
+    const answer = await askGateway(deps, provider, (signal) =>
+      provider.payout({ reference: t.id, iban: iban.iban, amount: t.amount, currency: t.currency, signal }),
     );
     if (answer.kind !== 'answered') continue;
     const result = answer.value;

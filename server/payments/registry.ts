@@ -2,14 +2,22 @@ import type { Gateway } from './gateway';
 
 /** The gateways of this service, built once at start (service.ts) and passed in deps. */
 export interface Gateways {
-  /** In their fixed order, the same in every environment. */
+  /** In their fixed order, every mode's. */
   readonly all: readonly Gateway[];
+  /** Any mode's: for what a stored row names (a sale, an authorization, a call), made under its own mode. */
   find(id: string): Gateway | undefined;
-  /** The enabled gateways that accept `currency`, in their fixed order; in a live environment not the sandbox ones. */
+  /** The enabled gateways of the mode that accept `currency`, in their fixed order (see `usable`). */
   forCurrency(currency: string, live: boolean): Gateway[];
-  /** The gateways an environment may use: all of them in a sandbox, in a live one those that are not sandboxes. */
+  /**
+   * The gateways an environment may use: a sandbox's are the sandbox ones (test cards, no
+   * real money), a live one's those that are not. Never crossed: a real processor in a
+   * sandbox would take real money recorded as `livemode: false`.
+   */
   usable(live: boolean): Gateway[];
 }
+
+/** Whether a gateway serves an environment of this mode. */
+const ofMode = (g: Gateway, live: boolean) => !g.sandbox === live;
 
 export function createGateways(list: readonly Gateway[]): Gateways {
   const ids = new Set(list.map((g) => g.id));
@@ -17,8 +25,7 @@ export function createGateways(list: readonly Gateway[]): Gateways {
   return {
     all: list,
     find: (id) => list.find((g) => g.id === id),
-    forCurrency: (currency, live) =>
-      list.filter((g) => g.enabled && !(live && g.sandbox) && (g.currencies === null || g.currencies.includes(currency))),
-    usable: (live) => list.filter((g) => !(live && g.sandbox)),
+    forCurrency: (currency, live) => list.filter((g) => g.enabled && ofMode(g, live) && (g.currencies === null || g.currencies.includes(currency))),
+    usable: (live) => list.filter((g) => ofMode(g, live)),
   };
 }

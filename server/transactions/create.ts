@@ -233,6 +233,18 @@ export function destinationShares(t: { currency: string; destination?: Destinati
   return (t.destination ?? []).map((d) => ({ wallet: d.wallet_id, amount: toUnits(d.amount, exp) }));
 }
 
+/**
+ * A transaction paid on its page needs a payment method there: with none for its currency
+ * (a live environment without a real gateway that takes it), the customer would meet a Pay
+ * button that can pay nothing, so it is refused. `offered`: how many gateways of the
+ * environment's mode accept the currency. A transaction paid at creation (`source`) needs none.
+ */
+export function refuseWithoutPaymentMethod(offered: number, currency: string): void {
+  if (offered > 0) return;
+  const message = `no payment method accepts ${currency}: no gateway of this environment takes it`;
+  throw new ApiError('conflict', `currency: ${message}. Nothing was created.`, [{ path: 'currency', message }]);
+}
+
 export async function createTransaction(db: Db, envId: string, body: TransactionInput, now: Date): Promise<StoredTransaction> {
   const tx = await buildTransaction(db, envId, body, now);
   await insertTransaction(db, tx);

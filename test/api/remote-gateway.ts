@@ -7,6 +7,8 @@ import { createSandboxCard } from '../../server/payments/sandbox';
 // the way an operator adds a real processor. Card fields as the sandbox card's. Its calls
 // are version 1's (whatever fails throws: an unknown outcome); with `notifySecret` it also
 // reads the processor's notifications (HMAC-SHA256 of the raw body in `Processor-Signature`).
+// The stand-in processor moves no money, so the gateway says `sandbox`: the sandboxes the
+// process tests create take it.
 
 export const REMOTE_ID = '0190f5a0-0000-7000-8000-0000000000e1';
 
@@ -40,6 +42,7 @@ export default function remoteGateways(settings: unknown): Gateway[] {
       fields,
       currencies: null,
       enabled: true,
+      sandbox: true,
       pay: (i) => post<SettledResult>('/pay', { reference: i.reference, amount: i.amount, capture: i.capture }, i.signal),
       charge: (i) => post<SettledResult>('/pay', { reference: i.reference, amount: i.amount, capture: true }, i.signal),
       store: (i) => post<SettledResult>('/store', { reference: i.reference }, i.signal),

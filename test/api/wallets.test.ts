@@ -401,6 +401,8 @@ function unreliablePayouts() {
   const reached = new Map<string, number>();
   const provider = {
     code: 'unreliable-payout',
+    // A stand-in of the sandbox's: it serves sandbox environments.
+    sandbox: true,
     next: 'answer' as 'answer' | 'hang' | 'answer-lost',
     reached,
     async payout(r) {

@@ -84,10 +84,10 @@ describe('buildView: token → what the screen shows', () => {
     expect(buildView({ ...base, gateways: cardOnly, tx: tx({ gateway_selected: false }) }).selectedGateway).toBe(SANDBOX_CARD_ID);
   });
 
-  it('offers a live environment no sandbox gateway, only the ones configured for real money', () => {
+  it('offers a live environment no sandbox gateway, only the ones configured for real money, and a sandbox only sandbox ones', () => {
     const real = { ...sandboxGateways()[0]!, id: '0190f5a0-0000-7000-8000-0000000000aa', code: 'acquirer', sandbox: false };
     const gateways = createGateways([...sandboxGateways(), real]);
-    expect(buildView({ ...base, gateways, tx: tx() }).gateways.map((g) => g.id)).toEqual([SANDBOX_CARD_ID, SANDBOX_REDIRECT_ID, real.id]);
+    expect(buildView({ ...base, gateways, tx: tx() }).gateways.map((g) => g.id)).toEqual([SANDBOX_CARD_ID, SANDBOX_REDIRECT_ID]);
     const live = buildView({ ...base, gateways, live: true, tx: tx({ gateway_selected: true }) });
     expect(live.gateways.map((g) => g.id)).toEqual([real.id]);
     expect(live.selectedGateway).toBe(real.id);

@@ -18,7 +18,7 @@ import type { CheckoutView, SubscriptionTerms } from './view';
  * challenge's own pages', and those of the parts the browser keeps as the server rendered
  * them (the order summary, the language switcher: components/parts.tsx).
  */
-const NEVER = /^(notFound|notEmbeddable|tooMany|provider|summary|language|overlay)\.|^challenge\.title/;
+const NEVER = /^(notFound|notEmbeddable|tooMany|unpayable|provider|summary|language|overlay)\.|^challenge\.title/;
 
 /** Words of one flavour only (flavour.ts), or of some: the keys' owners. */
 const ONLY: [RegExp, Flavour[]][] = [

@@ -8,6 +8,7 @@ import { htmlLang } from '../i18n/language';
 import type { Strings } from '../i18n/messages';
 import { getStrings, getTranslator } from '../i18n/server';
 import { CheckoutScreen } from './components/CheckoutScreen';
+import type { BackLink } from './components/Chrome';
 import { type Message, MessageScreen } from './components/MessageScreen';
 import { escapeHtml } from './html';
 import { createCheckoutModel } from './model';
@@ -38,6 +39,8 @@ export interface RenderNotFoundOptions {
   language: Language;
   nonce: string;
   assets: DocumentAssets;
+  /** The way back to the shop, on a message about a payment (MessageScreen). */
+  back?: BackLink;
 }
 
 
@@ -139,13 +142,13 @@ function moduleScripts(scripts: string[], nonce: string): string {
  * no script of the screen, so `assets.scripts` is ignored: only the stylesheet is linked.
  * `tail` (HTML after the content) is the embed refusal's one inline script.
  */
-export function renderMessage({ language, assets }: RenderNotFoundOptions, message: Message, tail = ''): string {
+export function renderMessage({ language, assets, back }: RenderNotFoundOptions, message: Message, tail = ''): string {
   const i18n = getTranslator(language);
   return shell({
     language,
     title: i18n.t(`${message}.title`),
     styles: assets.styles,
-    body: renderToString(<MessageScreen i18n={i18n} message={message} />),
+    body: renderToString(<MessageScreen i18n={i18n} message={message} back={back} />),
     embed: false,
     tail,
   });
