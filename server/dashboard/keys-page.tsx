@@ -56,7 +56,7 @@ function Secrets({ text, session, keyRow, now }: Signed & { keyRow: ApiKey; now:
   if (keyRow.revoked_at) return <>{t('keys.revoked', { date: text.dateTime(keyRow.revoked_at) })}</>;
   const until = olderSecretUntil(keyRow, now);
   return (
-    <ul class="secrets">
+    <ul>
       <li>{t('keys.currentSecret', { date: text.dateTime(keyRow.rolled_at ?? keyRow.created_at) })}</li>
       {until && (
         <li data-testid="older-secret">
