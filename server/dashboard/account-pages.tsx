@@ -3,7 +3,7 @@ import { renderPage } from './layout';
 import type { OpenInvite } from '../store/users';
 import { setsFirstPassword } from './accounts';
 
-// The pages a visitor sees before signing in: sign-in and an invite.
+// The pages a visitor sees before signing in: sign-in, an invite, and a forgotten password.
 
 export interface Notice {
   kind: 'error' | 'info';
@@ -31,6 +31,61 @@ export function signInPage(text: DashboardText, p: { csrf: string; email?: strin
         <input id="password" name="password" type="password" autocomplete="current-password" required />
         <button type="submit" class="primary">
           {t('signIn.submit')}
+        </button>
+      </form>
+      <p>
+        <a href="/dashboard/sign-in/forgot/">{t('signIn.forgot')}</a>
+      </p>
+    </>,
+  );
+}
+
+/** "Forgot your password?": the email to send a reset link to; once sent, what to expect. */
+export function forgotPage(text: DashboardText, p: { csrf: string; email?: string; sent?: boolean; notice?: Notice }): string {
+  const { t } = text;
+  return renderPage(
+    { text, title: t('reset.title') },
+    <>
+      <NoticeBox notice={p.sent ? { kind: 'info', text: t('reset.sent', { email: p.email ?? '' }) } : p.notice} />
+      {!p.sent && (
+        <>
+          <p>{t('reset.intro')}</p>
+          <form method="post" action="/dashboard/sign-in/forgot/" class="card">
+            <input type="hidden" name="csrf" value={p.csrf} />
+            <label for="email">{t('signIn.email')}</label>
+            <input id="email" name="email" type="email" autocomplete="username" required maxLength={320} value={p.email ?? ''} />
+            <button type="submit" class="primary">
+              {t('reset.submit')}
+            </button>
+          </form>
+        </>
+      )}
+      <p>
+        <a href="/dashboard/sign-in/">{t('reset.back')}</a>
+      </p>
+    </>,
+  );
+}
+
+/** A reset link's page: the new password, the link's token carried in the form. */
+export function resetPage(text: DashboardText, p: { csrf: string; token: string; email: string; notice?: Notice }): string {
+  const { t } = text;
+  return renderPage(
+    { text, title: t('reset.newTitle') },
+    <>
+      <p>{t('reset.newIntro', { email: p.email })}</p>
+      <NoticeBox notice={p.notice} />
+      <form method="post" action="/dashboard/sign-in/reset/" class="card">
+        <input type="hidden" name="csrf" value={p.csrf} />
+        <input type="hidden" name="token" value={p.token} />
+        <input type="hidden" name="username" autocomplete="username" value={p.email} />
+        <label for="password">{t('invite.password')}</label>
+        <input id="password" name="password" type="password" autocomplete="new-password" required minLength={12} maxLength={256} aria-describedby="password-hint" />
+        <p id="password-hint" class="hint">
+          {t('invite.passwordHint')}
+        </p>
+        <button type="submit" class="primary">
+          {t('reset.save')}
         </button>
       </form>
     </>,

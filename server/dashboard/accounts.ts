@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hashToken, newSecret } from '../domain/account-tokens';
 import type { Db } from '../store/db';
 import { recordAudit } from '../store/audit';
 import type { Role } from '../store/schema';
@@ -40,14 +40,8 @@ export const SIGN_IN_WINDOW_MS = 15 * 60_000;
 export const SIGN_IN_LIMIT_ACCOUNT = 5;
 export const SIGN_IN_LIMIT_IP = 20;
 
-export const newSecret = () => randomBytes(32).toString('base64url');
-export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
-
-export function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
+// The sale pages' idempotency keys are made the same way.
+export { newSecret };
 
 export interface InviteInput {
   email: string;
@@ -178,8 +172,11 @@ export type SignInResult =
 /** A sign-in waiting for its code lasts this long. */
 export const CHALLENGE_TTL_MS = 5 * 60_000;
 
-/** The failure counters of a sign-in: the account's and the client address's. */
-const throttleKeys = (email: string, ip: string) => ({ account: `email:${email}`, ip: `ip:${ip}` });
+/**
+ * The failure counters of a sign-in: the account's and the client address's. Another kind
+ * of attempt (`reset:` links asked for) counts apart, under the same limits.
+ */
+export const throttleKeys = (email: string, ip: string, kind = '') => ({ account: `${kind}email:${email}`, ip: `${kind}ip:${ip}` });
 
 /**
  * Counts an attempt (a password, a code) before it is judged, and says when it may be tried
@@ -187,7 +184,7 @@ const throttleKeys = (email: string, ip: string) => ({ account: `email:${email}`
  * first: reading the count, spending scrypt's 100 ms, then writing it let 60 guesses at
  * once all be checked.
  */
-async function claimAttempt(db: Db, keys: { account: string; ip: string }, now: Date): Promise<number> {
+export async function claimAttempt(db: Db, keys: { account: string; ip: string }, now: Date): Promise<number> {
   const counts = await countAttempt(db, [keys.account, keys.ip], now, SIGN_IN_WINDOW_MS);
   let retryAt = 0;
   for (const [key, limit] of [[keys.account, SIGN_IN_LIMIT_ACCOUNT], [keys.ip, SIGN_IN_LIMIT_IP]] as const) {
@@ -197,10 +194,10 @@ async function claimAttempt(db: Db, keys: { account: string; ip: string }, now: 
   return retryAt;
 }
 
-const throttled = (retryAt: number, now: Date) => ({ kind: 'throttled', retryAfterS: Math.ceil((retryAt - now.getTime()) / 1000) }) as const;
+export const throttled = (retryAt: number, now: Date) => ({ kind: 'throttled', retryAfterS: Math.ceil((retryAt - now.getTime()) / 1000) }) as const;
 
 /** A good step short of a session (the password before its code): its attempt is taken back. */
-async function goodStep(db: Db, keys: { account: string; ip: string }): Promise<void> {
+export async function goodStep(db: Db, keys: { account: string; ip: string }): Promise<void> {
   await takeBackFailure(db, keys.account);
   await takeBackFailure(db, keys.ip);
 }

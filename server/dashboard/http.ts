@@ -2,7 +2,8 @@ import type { Request, Response } from 'express';
 import type { Deps } from '../deps';
 import { sameOriginPost } from '../checkout/csrf';
 import { baseUrlOf } from '../http/route';
-import { newSecret, SESSION_ABSOLUTE_MS, sameSecret } from './accounts';
+import { newSecret, sameSecret } from '../domain/account-tokens';
+import { SESSION_ABSOLUTE_MS } from './accounts';
 
 // Cookies, headers and CSRF checks of the dashboard's pages.
 

@@ -2,7 +2,8 @@ import { renderToString } from 'preact-render-to-string';
 import { brandName } from '../../widget/fields/card';
 import { htmlLang, intlLocale } from '../../widget/i18n/language';
 import { formatQuantity } from '../../widget/i18n/format';
-import type { MailContent } from './mail-content';
+import { accountMailBody, isAccountMail } from './mail-account';
+import type { CustomerMail, MailContent } from './mail-content';
 import { mailText, type MailText } from './mail-text';
 
 // An email's words, laid out once (a heading, paragraphs, a table of amounts, a footer)
@@ -19,6 +20,8 @@ export interface MailBody {
   subject: string;
   heading: string;
   paragraphs: string[];
+  /** The one thing to do, as a button (the dashboard's emails: the link is the point). */
+  link?: { label: string; url: string };
   rows: Row[];
   notes: string[];
   footer: string[];
@@ -32,7 +35,7 @@ export interface ComposedMail {
 
 const cardName = (brand: string) => brandName(brand) ?? brand;
 
-function footer(c: MailContent, t: MailText): string[] {
+function footer(c: CustomerMail, t: MailText): string[] {
   const help = c.merchant.supportEmail
     ? t.t('footer.support', { email: c.merchant.supportEmail })
     : t.t('footer.noSupport', { merchant: c.merchant.name });
@@ -46,6 +49,7 @@ function every(c: { plan: { interval: string; intervalCount: number } }, t: Mail
 
 export function mailBody(c: MailContent): MailBody {
   const t = mailText(c.language);
+  if (isAccountMail(c)) return accountMailBody(c, t);
   const money = (units: number) => t.money(units, c.currency);
   const merchant = c.merchant.name;
   switch (c.kind) {
@@ -119,7 +123,8 @@ export function mailBody(c: MailContent): MailBody {
 function toText(b: MailBody): string {
   const width = Math.max(0, ...b.rows.map((r) => r.label.length));
   const rows = b.rows.map((r) => `${r.label.padEnd(width)}  ${r.value}`);
-  return [b.heading, '', ...b.paragraphs.flatMap((p) => [p, '']), ...(rows.length ? [...rows, ''] : []), ...b.notes.flatMap((n) => [n, '']), '--', ...b.footer, ''].join('\n');
+  const link = b.link ? [`${b.link.label}:`, b.link.url, ''] : [];
+  return [b.heading, '', ...b.paragraphs.flatMap((p) => [p, '']), ...link, ...(rows.length ? [...rows, ''] : []), ...b.notes.flatMap((n) => [n, '']), '--', ...b.footer, ''].join('\n');
 }
 
 const FONT = 'font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:#1a1a1a;';
@@ -138,6 +143,14 @@ function Html({ body, lang }: { body: MailBody; lang: string }) {
           {body.paragraphs.map((p) => (
             <p style="margin:0 0 12px;line-height:1.5">{p}</p>
           ))}
+          {body.link && (
+            <p style="margin:20px 0">
+              <a href={body.link.url} style="display:inline-block;padding:12px 20px;background:#1a1a1a;color:#ffffff;border-radius:6px;text-decoration:none;font-weight:600">
+                {body.link.label}
+              </a>
+            </p>
+          )}
+          {body.link && <p style="margin:0 0 12px;font-size:13px;color:#555555;word-break:break-all">{body.link.url}</p>}
           {body.rows.length > 0 && (
             <table role="presentation" style="width:100%;border-collapse:collapse;margin:16px 0">
               {body.rows.map((r) => (

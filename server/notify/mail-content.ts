@@ -3,6 +3,7 @@ import type { Interval } from '../domain/periods';
 import type { Tx } from '../store/db';
 import type { EventType } from '../store/events';
 import { insertMail, unreceiptedRefunds } from '../store/mails';
+import type { AccountMail } from './mail-account';
 import type { EnvironmentRow, SubscriptionRow } from '../store/schema';
 
 // What each email to a customer says, as data: read inside the database transaction of
@@ -73,7 +74,9 @@ export interface TrialReminder extends Common {
   firstChargeAt: string;
 }
 
-export type MailContent = PaymentReceipt | RefundReceipt | SignupConfirmation | TrialReminder;
+/** What customers are sent about their payments and subscriptions. */
+export type CustomerMail = PaymentReceipt | RefundReceipt | SignupConfirmation | TrialReminder;
+export type MailContent = CustomerMail | AccountMail;
 
 const languageOf = (value: string | null): Language => (isLanguage(value) ? value : 'en');
 

@@ -2,15 +2,17 @@ import type { Logger } from 'pino';
 import type { Db } from '../store/db';
 import { claimDueMails, recordMailAttempt } from '../store/mails';
 import type { MailRow } from '../store/schema';
+import { isAccountMail, withLink } from './mail-account';
 import { composeMail } from './mail-compose';
 import type { MailContent } from './mail-content';
 import type { MailTransport } from './mail-transport';
 import { retryAt } from './worker';
 
-// Customers' emails, one of the service's jobs: claims due emails in the database (any
-// number of processes side by side), composes each in its language and sends it; a
-// failure is retried on the webhooks' schedule. At least once: a process that dies after
-// the server took an email and before it was recorded sends it again, with the same
+// Emails (customers', and the dashboard's own), one of the service's jobs: claims due
+// emails in the database (any number of processes side by side), composes each in its
+// language (a dashboard email's link made now: mail-account.ts) and sends it; a failure
+// is retried on the webhooks' schedule. At least once: a process that dies after the
+// server took an email and before it was recorded sends it again, with the same
 // Message-ID. Logs carry the email's id and kind, never its address or words.
 
 export interface MailDeliveryOptions {
@@ -29,7 +31,8 @@ export function createMailDelivery(o: MailDeliveryOptions): (batch: number, roun
   const leaseMs = o.timeoutMs * 6;
 
   async function attempt(mail: MailRow, log: Logger): Promise<void> {
-    const content = JSON.parse(mail.content!) as MailContent;
+    const queued = JSON.parse(mail.content!) as MailContent;
+    const content = isAccountMail(queued) ? await withLink(o.db, queued, o.now()) : queued;
     const composed = composeMail(content);
     try {
       await o.transport.send({

@@ -296,7 +296,7 @@ export interface EventDeliveryRow {
   created_at: string;
 }
 
-export const MAIL_KINDS = ['payment_receipt', 'refund_receipt', 'signup_confirmation', 'trial_reminder'] as const;
+export const MAIL_KINDS = ['payment_receipt', 'refund_receipt', 'signup_confirmation', 'trial_reminder', 'password_reset', 'dashboard_invite'] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];
 
 /** An email to a customer (store/mails.ts); `content` is the JSON of its MailContent. */
@@ -564,6 +564,15 @@ export interface InviteRow {
   proves_email: number;
 }
 
+/** A "forgot your password" link (store/password-resets.ts): only its SHA-256 is kept. */
+export interface PasswordResetRow {
+  token_hash: string;
+  user_id: string;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
 export interface DashboardSessionRow {
   id_hash: string;
   user_id: string;
@@ -780,6 +789,7 @@ export interface Tables {
   users: UserRow;
   memberships: MembershipRow;
   invites: InviteRow;
+  password_resets: PasswordResetRow;
   dashboard_sessions: DashboardSessionRow;
   audit_log: AuditRow;
   mails: MailRow;

@@ -136,6 +136,11 @@ const ROUTES: Route[] = [
   // The code step of a sign-in: its challenge cookie names the user, no session yet.
   { kind: 'public', method: 'GET', path: '/sign-in/code/' },
   { kind: 'public', method: 'POST', path: '/sign-in/code/' },
+  // "Forgot your password?": the link comes by email; no session yet.
+  { kind: 'public', method: 'GET', path: '/sign-in/forgot/' },
+  { kind: 'public', method: 'POST', path: '/sign-in/forgot/' },
+  { kind: 'public', method: 'GET', path: '/sign-in/reset/' },
+  { kind: 'public', method: 'POST', path: '/sign-in/reset/' },
   { kind: 'page', path: '/' },
   { kind: 'page', path: '/team/' },
   { kind: 'page', path: '/audit/' },

@@ -1,7 +1,7 @@
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHALLENGE_TTL_MS, inviteUser, SIGN_IN_LIMIT_ACCOUNT, SIGN_IN_WINDOW_MS } from '../../server/dashboard/accounts';
-import { Browser, freshIp, member, PASSWORD } from './dashboard';
+import { Browser, freshIp, inbox, linkIn, member, PASSWORD } from './dashboard';
 import { type Client, ENGINES, startTestService, type TestService, testClock } from './harness';
 
 // The optional second factor over real HTTP: set up with an authenticator (its URI as text
@@ -241,5 +241,26 @@ describe.each(ENGINES)('dashboard second factor on %s', (engine) => {
     const audit = await browser.get('/dashboard/audit/');
     expect(audit.text).toContain('Turned off two-step sign-in');
     expect(audit.text).toContain('Failed to turn off two-step sign-in');
+  });
+
+  // Issue 44: a reset link proves the email, not the phone: the code is still asked.
+  it('a password reset keeps the second factor: signing in with the new password asks for the code', async () => {
+    const { email, secret } = await enrolled();
+    const anonymous = new Browser(t.url, { 'x-forwarded-for': freshIp() });
+    await anonymous.get('/dashboard/sign-in/forgot/');
+    expect((await anonymous.post('/dashboard/sign-in/forgot/', { email })).status).toBe(200);
+    const link = linkIn((await inbox(t, email)).at(-1)!, 'reset');
+    await anonymous.get(link);
+    const token = new URLSearchParams(link.split('?')[1]).get('token')!;
+    const reset = await anonymous.post('/dashboard/sign-in/reset/', { token, password: 'the new and long passphrase' });
+    expect(reset.status).toBe(303);
+    expect((await anonymous.get('/dashboard/')).status).toBe(303);
+    const browser = new Browser(t.url, { 'x-forwarded-for': freshIp() });
+    const signIn = await browser.signIn(email, 'the new and long passphrase');
+    expect(signIn.location).toBe('/dashboard/sign-in/code/');
+    expect((await browser.get('/dashboard/')).status).toBe(303);
+    await browser.get('/dashboard/sign-in/code/');
+    expect((await browser.post('/dashboard/sign-in/code/', { code: codeOf(secret) })).status).toBe(303);
+    expect((await browser.get('/dashboard/')).status).toBe(200);
   });
 });

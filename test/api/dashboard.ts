@@ -1,4 +1,8 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type ParsedMail, simpleParser } from 'mailparser';
 import { inviteUser } from '../../server/dashboard/accounts';
+import { JOB_NAMES } from '../../server/jobs';
 import type { Role } from '../../server/store/schema';
 import type { Client, TestService } from './harness';
 
@@ -91,3 +95,26 @@ export async function member(t: TestService, env: Client, role: Role, extraHeade
 
 /** A new client IP per call, so throttling tests do not share counters (X-Forwarded-For under TRUST_PROXY). */
 export const freshIp = () => `10.${(serial = serial + 1) % 250}.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
+
+/**
+ * The emails to `to`, oldest first, as the service wrote them to DATA_DIR/outbox/ (no
+ * SMTP_URL) after a round of its mail job: what the person would find in their inbox.
+ */
+export async function inbox(t: TestService, to: string): Promise<ParsedMail[]> {
+  await t.service.jobs.runOnce(JOB_NAMES.mail);
+  const dir = join(t.dataDir, 'outbox');
+  if (!existsSync(dir)) return [];
+  // Named by the email's id, a UUIDv7: in the order they were queued.
+  const files = readdirSync(dir).filter((f) => f.endsWith('.eml')).sort();
+  const mails = await Promise.all(files.map((f) => simpleParser(readFileSync(join(dir, f)))));
+  return mails.filter((m) => m.to && !Array.isArray(m.to) && m.to.value[0]?.address === to);
+}
+
+/** The one link of a kind in an email's text, as a path to open (`/dashboard/…`). */
+export function linkIn(mail: ParsedMail, kind: 'reset' | 'invite'): string {
+  const pattern = kind === 'reset' ? /https?:\/\/\S+\/dashboard\/sign-in\/reset\/\?token=[A-Za-z0-9_-]{43}/g : /https?:\/\/\S+\/dashboard\/invite\/[A-Za-z0-9_-]{43}\//g;
+  const links = [...new Set(String(mail.text).match(pattern))];
+  if (links.length !== 1) throw new Error(`${kind} links in the email: ${links.length}`);
+  const url = new URL(links[0]!);
+  return `${url.pathname}${url.search}`;
+}

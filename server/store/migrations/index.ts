@@ -42,6 +42,7 @@ import { migration as m092 } from './092_key_checks';
 import { migration as m093 } from './093_operation_movements';
 import { migration as m094 } from './094_key_reveals';
 import { migration as m095 } from './095_invite_proof';
+import { migration as m096 } from './096_password_resets';
 
 // One file per migration, applied in the order of their names. A released migration's
 // name is recorded in every deployed database: never rename one or change what it does;
@@ -88,6 +89,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '093_operation_movements': m093,
   '094_key_reveals': m094,
   '095_invite_proof': m095,
+  '096_password_resets': m096,
 };
 
 /** Every migration's name, in the order they apply. */
