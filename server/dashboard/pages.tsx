@@ -135,6 +135,7 @@ const ACTIONS: Record<string, DashboardKey> = {
   environment_switched: 'audit.action.environment_switched',
   key_created: 'audit.action.key_created',
   key_rolled: 'audit.action.key_rolled',
+  key_older_ended: 'audit.action.key_older_ended',
   key_revoked: 'audit.action.key_revoked',
   sale_capture: 'audit.action.sale_capture',
   sale_refund: 'audit.action.sale_refund',

@@ -190,6 +190,8 @@ const ROUTES: Route[] = [
   { kind: 'id', method: 'POST', path: '/webhook-endpoints/:id/delete/', id: (s) => s.endpoint, form: { confirm: 'yes' }, ownStatus: 303 },
   { kind: 'id', method: 'POST', path: '/keys/:id/roll/', id: (s) => s.key, form: { overlap_hours: '24' }, ownStatus: 200 },
   { kind: 'id', method: 'POST', path: '/keys/:id/revoke/', id: (s) => s.key, ownStatus: 200 },
+  { kind: 'id', method: 'GET', path: '/keys/:id/revealed/', id: (s) => s.key, ownStatus: 200 },
+  { kind: 'id', method: 'POST', path: '/keys/:id/end-older/', id: (s) => s.key, form: { confirm: 'yes' }, ownStatus: 303 },
   { kind: 'id', method: 'GET', path: '/subscriptions/:id/', id: (s) => s.subscription, ownStatus: 200 },
   { kind: 'page', path: '/payouts/' },
   { kind: 'id', method: 'GET', path: '/payouts/:id/', id: (s) => s.payout, ownStatus: 200 },
@@ -341,7 +343,7 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     const totp = () => db.selectFrom('user_totp').innerJoin('memberships', 'memberships.user_id', 'user_totp.user_id').selectAll('user_totp').where('memberships.environment_id', '=', env).execute();
     const before = { keys: await listApiKeys(db, env), members: await membersOf(db, env), totp: await totp(), brand: await getBrand(db, env) };
     expect((await stranger.post('/dashboard/environment/', { environment: env })).status).toBe(403);
-    expect((await stranger.post('/dashboard/keys/', { label: 'Stolen' })).status).toBe(201);
+    expect((await stranger.post('/dashboard/keys/', { label: 'Stolen' })).status).toBe(303);
     const invited = await stranger.post('/dashboard/team/invite/', { email: 'intruder@shop.example', role: 'owner' });
     expect(invited.status).toBe(201);
     expectNothingOf(invited.text);

@@ -102,9 +102,16 @@ test('keys created, rolled and revoked in the dashboard are what the API accepts
   expect(await call(secret)).toBe(200);
   await row.getByLabel('Old secret keeps working for').selectOption('0');
   await row.getByRole('button', { name: 'Roll secret' }).click();
+  await page.getByRole('button', { name: 'Yes, roll it' }).click();
   const rolled = await page.getByTestId('secret-key').innerText();
   expect(await call(secret)).toBe(401);
   expect(await call(rolled)).toBe(200);
+  // Reloading the page that showed it shows it no more, and rolls nothing.
+  await page.reload();
+  await expect(page.getByText('has already been shown')).toBeVisible();
+  await expect(page.getByTestId('secret-key')).toHaveCount(0);
+  expect(await call(rolled)).toBe(200);
+  await page.goto(`${service.url}/dashboard/keys/`);
   await page.locator('tr', { hasText: 'Warehouse' }).getByRole('button', { name: 'Revoke' }).click();
   await page.getByRole('button', { name: 'Yes, revoke it' }).click();
   await expect(page.locator('tr', { hasText: 'Warehouse' })).toContainText('Revoked');
