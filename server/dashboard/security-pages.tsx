@@ -3,32 +3,60 @@ import type { DashboardText } from './i18n';
 import { Csrf, renderPage } from './layout';
 import type { SecondFactorState } from './second-factor';
 
-// A user's own sign-in security: the authenticator (TOTP) set up, confirmed and turned off,
-// and the recovery codes shown the one time they exist in clear.
+// A user's own sign-in security: the password changed, the authenticator (TOTP) set up,
+// confirmed and turned off, and the recovery codes shown the one time they exist in clear.
 
 interface Signed {
   text: DashboardText;
   session: ActiveSession;
 }
 
-const Notice = ({ error }: { error?: string }) =>
+const Notice = ({ error, info }: { error?: string; info?: string }) =>
   error ? (
     <p class="notice error" role="alert">
       {error}
     </p>
+  ) : info ? (
+    <p class="notice info" role="status">
+      {info}
+    </p>
   ) : null;
+
+/** Change password: the current one first (a stolen session alone cannot), then the new one. */
+function PasswordForm({ text, session }: Signed) {
+  const { t } = text;
+  return (
+    <>
+      <h2>{t('security.password')}</h2>
+      <p>{t('security.passwordBody')}</p>
+      <form method="post" action="/dashboard/account/security/password/" class="card">
+        <Csrf token={session.csrf} />
+        <input type="hidden" name="username" autocomplete="username" value={session.email} />
+        <label for="current-password">{t('security.currentPassword')}</label>
+        <input id="current-password" name="current" type="password" autocomplete="current-password" required />
+        <label for="new-password">{t('invite.password')}</label>
+        <input id="new-password" name="password" type="password" autocomplete="new-password" required minLength={12} maxLength={256} aria-describedby="new-password-hint" />
+        <p id="new-password-hint" class="hint">
+          {t('invite.passwordHint')}
+        </p>
+        <button type="submit">{t('security.changePassword')}</button>
+      </form>
+    </>
+  );
+}
 
 /** The QR code as an image of our own making (img-src allows data:), with its meaning in words. */
 const qrSrc = (svg: string) => `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
 
-export function securityPage(p: Signed & { state: SecondFactorState; error?: string }): string {
+export function securityPage(p: Signed & { state: SecondFactorState; error?: string; info?: string }): string {
   const { text, state } = p;
   const { t } = text;
   const csrf = p.session.csrf;
   return renderPage(
     { text, session: p.session, title: t('security.title'), active: 'security' },
     <>
-      <Notice error={p.error} />
+      <Notice error={p.error} info={p.info} />
+      <PasswordForm text={text} session={p.session} />
       <h2>{t('security.totp')}</h2>
       {state.kind === 'off' && (
         <>

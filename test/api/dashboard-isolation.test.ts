@@ -167,6 +167,7 @@ const ROUTES: Route[] = [
   { kind: 'own', path: '/account/security/totp/' },
   { kind: 'own', path: '/account/security/totp/confirm/' },
   { kind: 'own', path: '/account/security/totp/disable/' },
+  { kind: 'own', path: '/account/security/password/' },
   { kind: 'own', path: '/settings/' },
   { kind: 'id', method: 'GET', path: '/transactions/:id/', id: (s) => s.transaction, ownStatus: 200 },
   ...sale('capture'),

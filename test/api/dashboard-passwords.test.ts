@@ -130,6 +130,52 @@ describe.each(ENGINES)('dashboard passwords on %s', (engine) => {
     expect((await new Browser(t.url, { 'x-forwarded-for': freshIp() }).signIn(email, PASSWORD)).status).toBe(303);
   }, 60_000);
 
+  it('changing the password asks for the current one, ends the other sessions, keeps this one, and is audited', async () => {
+    const { browser, email } = await member(t, shop, 'owner', { 'x-forwarded-for': freshIp() });
+    const other = new Browser(t.url, { 'x-forwarded-for': freshIp() });
+    expect((await other.signIn(email, PASSWORD)).status).toBe(303);
+    const page = await browser.get('/dashboard/account/security/');
+    expect(page.text).toContain('action="/dashboard/account/security/password/"');
+
+    const wrong = await browser.post('/dashboard/account/security/password/', { current: 'not the password at all', password: NEW_PASSWORD });
+    expect(wrong.status).toBe(400);
+    expect(wrong.text).toContain('not your current password');
+    for (const [password, message] of [
+      ['short pass', 'at least 12 characters'],
+      [`${NEW_PASSWORD}\u0000`, 'no control characters'],
+      ['qwertyuiopasdfgh', 'common passwords'],
+    ]) {
+      const refused = await browser.post('/dashboard/account/security/password/', { current: PASSWORD, password: password! });
+      expect(refused.status).toBe(400);
+      expect(refused.text).toContain(message);
+    }
+    // A stolen session's post without the page's token does nothing.
+    expect((await browser.post('/dashboard/account/security/password/', { current: PASSWORD, password: NEW_PASSWORD }, { csrf: null })).status).toBe(403);
+    expect((await other.get('/dashboard/')).status).toBe(200);
+
+    const changed = await browser.post('/dashboard/account/security/password/', { current: PASSWORD, password: NEW_PASSWORD });
+    expect(changed.status).toBe(303);
+    expect((await browser.get(changed.location!)).text).toContain('Your password has been changed');
+    expect((await other.get('/dashboard/')).status).toBe(303);
+    expect((await browser.get('/dashboard/')).status).toBe(200);
+    expect((await new Browser(t.url, { 'x-forwarded-for': freshIp() }).signIn(email, PASSWORD)).status).toBe(401);
+    expect((await new Browser(t.url, { 'x-forwarded-for': freshIp() }).signIn(email, NEW_PASSWORD)).status).toBe(303);
+    const audit = await browser.get('/dashboard/audit/');
+    expect(audit.text).toContain('Changed the password');
+    expect(audit.text).toContain('Failed to change the password');
+  }, 60_000);
+
+  it('wrong current passwords count towards the sign-in limits', async () => {
+    const { browser, email } = await member(t, shop, 'viewer', { 'x-forwarded-for': freshIp() });
+    for (let i = 0; i < SIGN_IN_LIMIT_ACCOUNT; i++) {
+      expect((await browser.post('/dashboard/account/security/password/', { current: `wrong password ${i}`, password: NEW_PASSWORD })).status).toBe(400);
+    }
+    const blocked = await browser.post('/dashboard/account/security/password/', { current: PASSWORD, password: NEW_PASSWORD });
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await new Browser(t.url, { 'x-forwarded-for': freshIp() }).signIn(email, PASSWORD)).status).toBe(429);
+  }, 60_000);
+
   it('a malformed email, control characters or a foreign token get the usual refusal, never a 500', async () => {
     for (const email of ['not an email', 'a\u0000@shop.example', '\ud800@shop.example', `${'x'.repeat(320)}@shop.example`]) {
       const refused = await askReset(email);
