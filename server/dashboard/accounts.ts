@@ -1,5 +1,7 @@
 import { hashToken, newSecret } from '../domain/account-tokens';
-import type { Db } from '../store/db';
+import type { Language } from '../../widget/i18n/language';
+import { queueInviteMail } from '../notify/mail-account';
+import { type Db, inTransaction } from '../store/db';
 import { recordAudit } from '../store/audit';
 import type { Role } from '../store/schema';
 import { clearFailures, countAttempt, takeBackFailure } from '../store/sign-in-failures';
@@ -52,7 +54,7 @@ export interface InviteInput {
 }
 
 /** Creates (or reuses) the user for `email` and a one-time invite; returns the token for the URL. */
-async function newInvite(db: Db, input: InviteInput, provesEmail: boolean): Promise<{ token: string; expiresAt: Date }> {
+async function newInvite(db: Db, input: InviteInput, provesEmail: boolean): Promise<{ token: string; expiresAt: Date; userId: string }> {
   const user = await ensureUser(db, input.email, input.now);
   const token = newSecret();
   const expiresAt = new Date(input.now.getTime() + INVITE_TTL_MS);
@@ -69,7 +71,7 @@ async function newInvite(db: Db, input: InviteInput, provesEmail: boolean): Prom
     },
     input.now,
   );
-  return { token, expiresAt };
+  return { token, expiresAt, userId: user.id };
 }
 
 /**
@@ -81,9 +83,30 @@ export const inviteUser = (db: Db, input: InviteInput) => newInvite(db, input, t
 /**
  * An owner's invite, whose link the owner sees on screen: it only adds the environment to
  * an account that has a password already (its email proved). Whoever sees it must not be
- * able to choose the password of an account another environment invited.
+ * able to choose the password of an account another environment invited. The invite also
+ * goes to the address by email, with a link of its own that may set a first password.
  */
-export const inviteMember = (db: Db, input: InviteInput) => newInvite(db, input, false);
+export function inviteMember(
+  db: Db,
+  input: InviteInput & { invitedBy: string; inviterEmail: string; environmentName: string; language: Language; baseUrl: string },
+): Promise<{ token: string; expiresAt: Date }> {
+  return inTransaction(db, async (trx) => {
+    const invite = await newInvite(trx, input, false);
+    await queueInviteMail(trx, {
+      language: input.language,
+      baseUrl: input.baseUrl,
+      email: normaliseEmail(input.email),
+      userId: invite.userId,
+      environmentId: input.environmentId,
+      environment: input.environmentName,
+      role: input.role,
+      inviter: input.inviterEmail,
+      invitedBy: input.invitedBy,
+      now: input.now,
+    });
+    return { token: invite.token, expiresAt: invite.expiresAt };
+  });
+}
 
 /** Whether using this invite sets the account's first password (else it asks for the current one). */
 export const setsFirstPassword = (invite: OpenInvite) => invite.proves_email === 1 && !invite.has_password;

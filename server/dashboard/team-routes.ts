@@ -28,9 +28,20 @@ export function teamRoutes(router: IRouter, kit: Kit): void {
     const form = teamInviteForm.safeParse(req.body);
     const members = () => membersOf(db, s.current.environment_id);
     if (!form.success) return send(res, 400, teamPage({ text: textOf(req), session: s, members: await members() }));
-    const { token } = await inviteMember(db, { email: form.data.email, environmentId: s.current.environment_id, role: form.data.role, invitedBy: s.userId, now: deps.now() });
+    const baseUrl = baseUrlOf(req, deps);
+    const { token } = await inviteMember(db, {
+      email: form.data.email,
+      environmentId: s.current.environment_id,
+      environmentName: s.current.environment_name,
+      role: form.data.role,
+      invitedBy: s.userId,
+      inviterEmail: s.email,
+      language: textOf(req).language,
+      baseUrl,
+      now: deps.now(),
+    });
     await audit(req, s, 'invite_created', { email: form.data.email, role: form.data.role });
-    const invited = { email: form.data.email, url: inviteUrl(baseUrlOf(req, deps), token) };
+    const invited = { email: form.data.email, url: inviteUrl(baseUrl, token) };
     send(res, 201, teamPage({ text: textOf(req), session: s, members: await members(), invited }));
   }));
 

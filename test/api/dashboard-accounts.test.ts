@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inviteUser, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, SIGN_IN_LIMIT_ACCOUNT, SIGN_IN_LIMIT_IP, SIGN_IN_WINDOW_MS } from '../../server/dashboard/accounts';
-import { Browser, freshIp, member, PASSWORD, uniqueEmail } from './dashboard';
+import { Browser, freshIp, inbox, linkIn, member, PASSWORD, uniqueEmail } from './dashboard';
 import { type Client, ENGINES, startTestService, type TestService, testClock } from './harness';
 import { type ProcessEnv, usersCli } from './process';
 
@@ -138,6 +138,33 @@ describe.each(ENGINES)('dashboard accounts on %s', (engine) => {
     await invitee.get(pending.path);
     expect((await invitee.post(pending.path, { password: PASSWORD })).status).toBe(303);
     expect((await invitee.get('/dashboard/')).text).toContain('name="environment"');
+  }, 60_000);
+
+  it("an owner's invite goes by email: its link lets someone new set a password; the on-screen one does not", async () => {
+    const { browser: owner, email: ownerEmail } = await member(t, shop, 'owner');
+    const newcomer = uniqueEmail('newcomer');
+    await owner.get('/dashboard/team/');
+    const created = await owner.post('/dashboard/team/invite/', { email: newcomer, role: 'admin' });
+    expect(created.text).toContain(`We emailed an invite to ${newcomer}`);
+    const onScreen = new URL(/(http:\/\/[^<\s]+\/dashboard\/invite\/[A-Za-z0-9_-]{43}\/)/.exec(created.text)![1]!).pathname;
+    const [mail, ...more] = await inbox(t, newcomer);
+    expect(more).toHaveLength(0);
+    expect(mail!.subject).toBe(`${ownerEmail} invited you to Shop`);
+    expect(mail!.from?.value[0]?.name).toBe('Shop');
+    expect(mail!.text).toContain('as admin');
+    const emailed = linkIn(mail!, 'invite');
+    expect(emailed).not.toBe(onScreen);
+    // The on-screen link asks for a password the newcomer does not have.
+    const browser = new Browser(t.url, { 'x-forwarded-for': freshIp() });
+    expect((await browser.get(onScreen)).text).toContain('Open the invite we emailed');
+    expect((await browser.post(onScreen, { password: PASSWORD })).status).toBe(400);
+    // The emailed one sets it, joins, and spends the on-screen one.
+    const form = await browser.get(emailed);
+    expect(form.text).toContain('New password');
+    expect((await browser.post(emailed, { password: PASSWORD })).status).toBe(303);
+    expect((await browser.get('/dashboard/')).text).toContain(shop.keys.public_key);
+    expect((await new Browser(t.url).get(onScreen)).status).toBe(404);
+    expect((await owner.get('/dashboard/team/')).text).toContain(newcomer);
   }, 60_000);
 
   it('an unknown email and a wrong password get the same answer; the right one signs in', async () => {
