@@ -12,7 +12,9 @@ const USAGE = `Usage:
   npm run users -- invite --email someone@example.com [--environment <id>] [--role owner|admin|viewer] [--json]
 
 Prints a one-time link (valid 24 hours) with which the person sets a password and signs in
-to the dashboard. Without --environment, the only environment (there must be one).`;
+to the dashboard. It may set the account's first password, as only a link sent to the
+email may otherwise: hand it to that person yourself. Without --environment, the only
+environment (there must be one).`;
 
 const input = z.object({
   email: z.email(),
