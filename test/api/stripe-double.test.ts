@@ -1,0 +1,172 @@
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signedEvent } from '../stripe/events';
+import { type StripeDouble, startStripeDouble } from '../stripe/server';
+
+// Contract tests of the Stripe test double, through the official SDK: what the connector
+// relies on, each with a request the double must refuse as Stripe refuses it (status,
+// error type and code), so that the double stays as strict as Stripe.
+
+const API_VERSION = '2026-10-28.endive';
+let double: StripeDouble;
+let stripe: Stripe;
+
+const client = (key: string) => {
+  const url = new URL(double.url);
+  return new Stripe(key, { apiVersion: API_VERSION, host: url.hostname, port: url.port, protocol: 'http', maxNetworkRetries: 0, telemetry: false });
+};
+
+/** The SDK's error of a call that must fail. */
+async function refusal(call: Promise<unknown>): Promise<Stripe.errors.StripeError> {
+  const error = await call.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(Stripe.errors.StripeError);
+  return error as Stripe.errors.StripeError;
+}
+
+const authorize = (key: string, amount = 2000) =>
+  stripe.paymentIntents.create(
+    { amount, currency: 'eur', payment_method: 'pm_card_visa', confirm: true, capture_method: 'manual', payment_method_types: ['card'], metadata: { reference: key } },
+    { idempotencyKey: key },
+  );
+
+beforeAll(async () => {
+  double = await startStripeDouble();
+  stripe = client('sk_test_contract');
+});
+afterAll(() => double.close());
+
+describe('the Stripe test double (official SDK)', () => {
+  it('creates and confirms a PaymentIntent as Stripe returns it, and refuses an unknown parameter', async () => {
+    const pi = await stripe.paymentIntents.create(
+      { amount: 1099, currency: 'eur', payment_method: 'pm_card_visa', confirm: true, payment_method_types: ['card'], metadata: { reference: 'c-1' }, expand: ['latest_charge'] },
+      { idempotencyKey: 'c-1' },
+    );
+    expect(pi).toMatchObject({ object: 'payment_intent', status: 'succeeded', amount: 1099, amount_received: 1099, currency: 'eur', metadata: { reference: 'c-1' } });
+    const charge = pi.latest_charge as Stripe.Charge;
+    expect(charge).toMatchObject({ object: 'charge', captured: true, payment_intent: pi.id, payment_method_details: { card: { brand: 'visa', last4: '4242' } } });
+    expect(double.requests.at(-1)).toMatchObject({ stripeVersion: API_VERSION, idempotencyKey: 'c-1', params: { expand: ['latest_charge'], metadata: { reference: 'c-1' } } });
+
+    const error = await refusal(stripe.paymentIntents.create({ amount: 1099, currency: 'eur', colour: 'blue' } as Stripe.PaymentIntentCreateParams));
+    expect(error).toMatchObject({ statusCode: 400, type: 'StripeInvalidRequestError', code: 'parameter_unknown', param: 'colour' });
+    const nested = await refusal(stripe.paymentIntents.create({ amount: 1099, currency: 'eur', automatic_payment_methods: { enabled: true, colour: 'x' } } as Stripe.PaymentIntentCreateParams));
+    expect(nested).toMatchObject({ statusCode: 400, code: 'parameter_unknown', param: 'automatic_payment_methods[colour]' });
+  });
+
+  it('replays a reused Idempotency-Key with the same body and refuses it with another', async () => {
+    const first = await authorize('c-2');
+    const again = await authorize('c-2');
+    expect(again.id).toBe(first.id);
+    expect(double.requests.at(-1)).toMatchObject({ replayed: true, status: 200 });
+    const error = await refusal(authorize('c-2', 2001));
+    expect(error).toMatchObject({ statusCode: 400, type: 'StripeIdempotencyError', rawType: 'idempotency_error' });
+    expect(double.books.paymentIntents.get(first.id)!.amount).toBe(2000);
+  });
+
+  it('keeps a 500 for its key: the same request gets the same 500, not a new attempt', async () => {
+    double.failNext({ method: 'POST', path: /^\/v1\/payment_intents$/ });
+    const before = double.books.paymentIntents.size;
+    expect(await refusal(authorize('c-3'))).toMatchObject({ statusCode: 500, type: 'StripeAPIError' });
+    expect(await refusal(authorize('c-3'))).toMatchObject({ statusCode: 500 });
+    expect(double.requests.at(-1)).toMatchObject({ replayed: true, status: 500 });
+    expect(double.books.paymentIntents.size).toBe(before);
+  });
+
+  it('declines with the issuer decline code, and asks for 3-D Secure on-session but declines it off-session', async () => {
+    const pay = (pm: string, extra: Partial<Stripe.PaymentIntentCreateParams> = {}) =>
+      refusal(stripe.paymentIntents.create({ amount: 1000, currency: 'eur', payment_method: pm, confirm: true, payment_method_types: ['card'], ...extra }));
+    expect(await pay('pm_card_chargeDeclined')).toMatchObject({ statusCode: 402, type: 'StripeCardError', code: 'card_declined', decline_code: 'generic_decline' });
+    expect(await pay('pm_card_chargeDeclinedInsufficientFunds')).toMatchObject({ code: 'card_declined', decline_code: 'insufficient_funds' });
+    const fraud = await pay('pm_card_chargeDeclinedFraudulent');
+    expect(fraud).toMatchObject({ code: 'card_declined', decline_code: 'fraudulent', payment_intent: { status: 'requires_payment_method' } });
+    const customer = await stripe.customers.create({ email: 'a@example.com' });
+    expect(await pay('pm_card_authenticationRequired', { customer: customer.id, off_session: true })).toMatchObject({ statusCode: 402, code: 'authentication_required' });
+
+    const onSession = await stripe.paymentIntents.create({ amount: 1000, currency: 'eur', payment_method: 'pm_card_threeDSecure2Required', confirm: true, payment_method_types: ['card'], return_url: 'https://shop.example/back' });
+    expect(onSession).toMatchObject({ status: 'requires_action', next_action: { type: 'redirect_to_url', redirect_to_url: { return_url: 'https://shop.example/back' } } });
+    double.answerChallenge(onSession.id, true);
+    expect(await stripe.paymentIntents.retrieve(onSession.id)).toMatchObject({ status: 'succeeded', amount_received: 1000 });
+  });
+
+  it('captures once, part of the hold, releasing the rest, and refuses a capture above the capturable amount or a second one', async () => {
+    const pi = await authorize('c-5');
+    expect(pi).toMatchObject({ status: 'requires_capture', amount_capturable: 2000 });
+    expect(await refusal(stripe.paymentIntents.capture(pi.id, { amount_to_capture: 2001 }))).toMatchObject({ statusCode: 400, code: 'amount_too_large', param: 'amount_to_capture' });
+    const captured = await stripe.paymentIntents.capture(pi.id, { amount_to_capture: 1500, expand: ['latest_charge'] });
+    expect(captured).toMatchObject({ status: 'succeeded', amount_received: 1500, amount_capturable: 0 });
+    expect(captured.latest_charge).toMatchObject({ amount: 2000, amount_captured: 1500, amount_refunded: 500, captured: true });
+    expect(await refusal(stripe.paymentIntents.capture(pi.id, { amount_to_capture: 500 }))).toMatchObject({ statusCode: 400, code: 'payment_intent_unexpected_state' });
+  });
+
+  it('refunds up to what was captured, refuses more, and lets a pending refund fail', async () => {
+    const pi = await stripe.paymentIntents.create({ amount: 3000, currency: 'eur', payment_method: 'pm_card_visa', confirm: true, payment_method_types: ['card'] });
+    const partial = await stripe.refunds.create({ payment_intent: pi.id, amount: 1000, metadata: { reference: 'r-1' } });
+    expect(partial).toMatchObject({ object: 'refund', status: 'succeeded', amount: 1000, payment_intent: pi.id, metadata: { reference: 'r-1' } });
+    expect(await refusal(stripe.refunds.create({ payment_intent: pi.id, amount: 2001 }))).toMatchObject({ statusCode: 400, code: 'amount_too_large', param: 'amount' });
+    double.books.refundsGoPending = true;
+    const rest = await stripe.refunds.create({ payment_intent: pi.id });
+    double.books.refundsGoPending = false;
+    expect(rest).toMatchObject({ status: 'pending', amount: 2000 });
+    expect(await refusal(stripe.refunds.create({ payment_intent: pi.id, amount: 1 }))).toMatchObject({ statusCode: 400, code: 'charge_already_refunded' });
+    double.failRefund(rest.id);
+    expect(await stripe.refunds.retrieve(rest.id)).toMatchObject({ status: 'failed', failure_reason: 'expired_or_canceled_card' });
+    expect(await stripe.refunds.create({ payment_intent: pi.id, amount: 2000 })).toMatchObject({ status: 'succeeded' });
+  });
+
+  it('cancels a hold, and refuses to cancel a captured payment', async () => {
+    const pi = await authorize('c-7');
+    expect(await stripe.paymentIntents.cancel(pi.id)).toMatchObject({ status: 'canceled', amount_capturable: 0 });
+    const paid = await stripe.paymentIntents.create({ amount: 1000, currency: 'eur', payment_method: 'pm_card_visa', confirm: true, payment_method_types: ['card'] });
+    expect(await refusal(stripe.paymentIntents.cancel(paid.id))).toMatchObject({ statusCode: 400, code: 'payment_intent_unexpected_state' });
+  });
+
+  it('uses a PaymentMethod once without a Customer, and as often as wanted once attached to one', async () => {
+    const once = double.paymentMethod('pm_card_visa');
+    const pay = (pm: string, customer?: string) => stripe.paymentIntents.create({ amount: 1000, currency: 'eur', payment_method: pm, confirm: true, payment_method_types: ['card'], ...(customer ? { customer } : {}) });
+    await pay(once);
+    expect(await refusal(pay(once))).toMatchObject({ statusCode: 400, code: 'payment_method_unexpected_state', param: 'payment_method' });
+    const customer = await stripe.customers.create({ name: 'Jenny Rosen' });
+    expect(await refusal(stripe.paymentMethods.attach(once, { customer: customer.id }))).toMatchObject({ statusCode: 400, code: 'payment_method_unexpected_state' });
+
+    const saved = double.paymentMethod('pm_card_visa');
+    expect(await stripe.paymentMethods.attach(saved, { customer: customer.id })).toMatchObject({ id: saved, customer: customer.id });
+    expect(await pay(saved, customer.id)).toMatchObject({ status: 'succeeded' });
+    expect(await pay(saved, customer.id)).toMatchObject({ status: 'succeeded' });
+  });
+
+  it('lists charges and refunds by creation time, and finds PaymentIntents by search only after its lag', async () => {
+    const since = double.books.now();
+    const pi = await stripe.paymentIntents.create({ amount: 1200, currency: 'eur', payment_method: 'pm_card_visa', confirm: true, payment_method_types: ['card'], metadata: { reference: 'c-9' } });
+    await stripe.refunds.create({ payment_intent: pi.id, amount: 200 });
+    const charges = await stripe.charges.list({ created: { gte: since }, limit: 100 });
+    expect(charges).toMatchObject({ object: 'list', url: '/v1/charges', has_more: false });
+    expect(charges.data.map((c) => c.payment_intent)).toContain(pi.id);
+    const refunds = await stripe.refunds.list({ created: { gte: since }, limit: 100 });
+    expect(refunds.data.some((r) => r.payment_intent === pi.id)).toBe(true);
+    expect(await refusal(stripe.charges.list({ created: { gte: since }, limit: 101 }))).toMatchObject({ statusCode: 400, param: 'limit' });
+
+    const query = "metadata['reference']:'c-9'";
+    expect((await stripe.paymentIntents.search({ query })).data).toEqual([]);
+    double.books.advance(double.books.searchLagSeconds);
+    expect((await stripe.paymentIntents.search({ query })).data.map((p) => p.id)).toEqual([pi.id]);
+  });
+
+  it('checks the key (a test key only), reads the balance, and records the API version', async () => {
+    expect(await stripe.balance.retrieve()).toMatchObject({ object: 'balance', livemode: false });
+    expect(double.requests.at(-1)).toMatchObject({ method: 'GET', path: '/v1/balance', stripeVersion: API_VERSION });
+    expect(await refusal(client('sk_live_notatest').balance.retrieve())).toMatchObject({ statusCode: 401, type: 'StripeAuthenticationError' });
+    expect(await refusal(client('pk_test_publishable').balance.retrieve())).toMatchObject({ statusCode: 401 });
+    expect(await client('rk_test_restricted').balance.retrieve()).toMatchObject({ object: 'balance' });
+  });
+
+  it('signs webhook events as Stripe does, which the SDK verifies and a tampered body fails', async () => {
+    const pi = await authorize('c-11');
+    const signed = signedEvent({ type: 'payment_intent.amount_capturable_updated', object: double.books.paymentIntents.get(pi.id)!, secret: 'whsec_test_secret', apiVersion: API_VERSION });
+    const signature = signed.headers['stripe-signature'];
+    const event = stripe.webhooks.constructEvent(signed.payload, signature, 'whsec_test_secret');
+    expect(event).toMatchObject({ object: 'event', type: 'payment_intent.amount_capturable_updated', api_version: API_VERSION, data: { object: { id: pi.id } } });
+    expect(() => stripe.webhooks.constructEvent(signed.payload.replace('2000', '2001'), signature, 'whsec_test_secret')).toThrow(Stripe.errors.StripeSignatureVerificationError);
+  });
+});

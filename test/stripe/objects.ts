@@ -1,0 +1,183 @@
+import { randomBytes } from 'node:crypto';
+import fixtures from './fixtures.json' with { type: 'json' };
+
+// Stripe objects as Stripe returns them. `fixtures.json` holds Stripe's published example
+// objects (`openapi/fixtures3.json` of the public stripe/openapi repository, MIT licence;
+// copied unchanged from ../shared/vendor/stripe-fixtures3.json, only the resources the
+// double answers): every object the double returns starts as a deep copy of its example,
+// so it has every field Stripe's has, and the double then sets the fields that carry state.
+// The examples fill some fields with placeholders (a `last_payment_error` of type
+// `idempotency_error`, a `next_action` of type `type`, a `transfer_data` to `obj_123`):
+// those are reset to what a fresh object of that kind holds. The examples of SetupIntents,
+// Checkout Sessions and disputes are kept beside them for the slices that answer those.
+
+export type StripeObject = Record<string, any>;
+
+type Resource = keyof typeof fixtures;
+
+const example = (resource: Resource): StripeObject => structuredClone(fixtures[resource]) as StripeObject;
+
+/** Ids as Stripe makes them: a prefix and 24 random characters. */
+export const newId = (prefix: string) => `${prefix}_${randomBytes(18).toString('base64url').replace(/[-_]/g, 'x').slice(0, 24)}`;
+
+export interface CardDetails {
+  brand: string;
+  last4: string;
+  exp_month: number;
+  exp_year: number;
+  funding: string;
+  country: string;
+}
+
+export function paymentMethod(card: CardDetails, created: number): StripeObject {
+  const pm = example('payment_method');
+  const id = newId('pm');
+  Object.assign(pm, { id, created, customer: null, metadata: {}, allow_redisplay: 'unspecified' });
+  pm.billing_details = { ...pm.billing_details, email: null, phone: null, address: Object.fromEntries(Object.keys(pm.billing_details.address).map((k) => [k, null])) };
+  Object.assign(pm.card, card, { display_brand: card.brand, wallet: null, fingerprint: `fp${card.last4}${card.brand}`.slice(0, 16) });
+  pm.card.networks = { available: [card.brand], preferred: null };
+  return pm;
+}
+
+export function paymentIntent(fields: { amount: number; currency: string; created: number } & StripeObject): StripeObject {
+  const pi = example('payment_intent');
+  const id = newId('pi');
+  Object.assign(pi, {
+    id,
+    client_secret: `${id}_secret_${randomBytes(12).toString('hex')}`,
+    amount_capturable: 0,
+    amount_received: 0,
+    automatic_payment_methods: null,
+    canceled_at: null,
+    last_payment_error: null,
+    latest_charge: null,
+    next_action: null,
+    payment_method_configuration_details: null,
+    processing: null,
+    transfer_data: null,
+    shipping: null,
+    managed_payments: null,
+    metadata: {},
+    ...fields,
+  });
+  return pi;
+}
+
+/** The charge of one confirmation attempt: `succeeded` (captured or only authorized) or `failed`. */
+export function charge(fields: {
+  pi: StripeObject;
+  pm: StripeObject;
+  created: number;
+  status: 'succeeded' | 'failed';
+  captured: boolean;
+  failure?: { code: string; message: string; decline_code: string };
+}): StripeObject {
+  const { pi, pm, created, status, captured, failure } = fields;
+  const ch = example('charge');
+  const id = newId('ch');
+  const card = ch.payment_method_details.card;
+  Object.assign(card, {
+    brand: pm.card.brand,
+    last4: pm.card.last4,
+    exp_month: pm.card.exp_month,
+    exp_year: pm.card.exp_year,
+    country: pm.card.country,
+    funding: pm.card.funding,
+    network: pm.card.brand,
+    fingerprint: pm.card.fingerprint,
+    amount_authorized: status === 'succeeded' ? pi.amount : null,
+    wallet: null,
+    // An authorization expires; Stripe says when on the charge (7 days for online card payments).
+    capture_before: status === 'succeeded' && !captured ? created + 7 * 24 * 3600 : undefined,
+  });
+  if (card.capture_before === undefined) delete card.capture_before;
+  Object.assign(ch, {
+    id,
+    amount: pi.amount,
+    amount_captured: captured ? pi.amount : 0,
+    amount_refunded: 0,
+    balance_transaction: captured ? newId('txn') : null,
+    calculated_statement_descriptor: 'CHECKOUT',
+    captured,
+    created,
+    currency: pi.currency,
+    customer: pi.customer,
+    description: pi.description,
+    failure_code: failure?.code ?? null,
+    failure_message: failure?.message ?? null,
+    metadata: { ...pi.metadata },
+    outcome: outcomeOf(status, failure),
+    paid: status === 'succeeded',
+    payment_intent: pi.id,
+    payment_method: pm.id,
+    receipt_url: null,
+    refunded: false,
+    refunds: { object: 'list', data: [], has_more: false, url: `/v1/charges/${id}/refunds` },
+    source: null,
+    status,
+    transfer_data: null,
+    shipping: null,
+  });
+  return ch;
+}
+
+function outcomeOf(status: 'succeeded' | 'failed', failure?: { decline_code: string }): StripeObject {
+  if (status === 'succeeded') {
+    return { advice_code: null, network_advice_code: null, network_decline_code: null, network_status: 'approved_by_network', reason: null, risk_level: 'normal', seller_message: 'Payment complete.', type: 'authorized' };
+  }
+  const blocked = failure?.decline_code === 'fraudulent';
+  return {
+    advice_code: blocked ? 'do_not_try_again' : 'try_again_later',
+    network_advice_code: null,
+    network_decline_code: null,
+    network_status: 'declined_by_network',
+    reason: failure?.decline_code ?? null,
+    risk_level: 'normal',
+    seller_message: 'The bank did not return any further details with this decline.',
+    type: 'issuer_declined',
+  };
+}
+
+export function refund(fields: { amount: number; charge: StripeObject; created: number; status: string } & StripeObject): StripeObject {
+  const re = example('refund');
+  const { charge: ch, ...rest } = fields;
+  Object.assign(re, {
+    id: newId('re'),
+    balance_transaction: newId('txn'),
+    charge: ch.id,
+    currency: ch.currency,
+    payment_intent: ch.payment_intent,
+    payment_method: ch.payment_method,
+    customer: ch.customer,
+    metadata: {},
+    reason: null,
+    ...rest,
+  });
+  return re;
+}
+
+export function customer(fields: { created: number } & StripeObject): StripeObject {
+  const cus = example('customer');
+  Object.assign(cus, { id: newId('cus'), currency: null, discount: null, invoice_prefix: randomBytes(4).toString('hex').toUpperCase(), metadata: {}, shipping: null, ...fields });
+  return cus;
+}
+
+export const balance = (): StripeObject => example('balance');
+
+export const list = (data: StripeObject[], url: string, hasMore: boolean) => ({ object: 'list', data, has_more: hasMore, url });
+
+export function event(fields: { type: string; object: StripeObject; created: number; apiVersion: string; previous?: StripeObject }): StripeObject {
+  const evt = example('event');
+  Object.assign(evt, {
+    id: newId('evt'),
+    api_version: fields.apiVersion,
+    created: fields.created,
+    data: { object: fields.object, ...(fields.previous ? { previous_attributes: fields.previous } : {}) },
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type: fields.type,
+  });
+  return evt;
+}
+

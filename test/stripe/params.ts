@@ -1,0 +1,133 @@
+import { invalidParams, missingParameter, unknownParameter } from './errors';
+import type { Form, FormValue } from './form';
+
+// What each endpoint of the double takes, and the parameter checks Stripe makes before an
+// endpoint runs: an unknown parameter (at any depth) is a 400 `parameter_unknown` naming it,
+// a missing required one `parameter_missing`, an integer that is not one
+// `parameter_invalid_integer`, a value outside an enum or a malformed boolean a 400 naming
+// the parameter. Only the parameters the connector uses (and their obvious neighbours) are
+// known: an unknown one here is a refusal, never silently ignored.
+
+export type Spec =
+  | 'string'
+  | 'integer'
+  | 'boolean'
+  /** Up to 50 keys of up to 40 characters, values up to 500. */
+  | 'metadata'
+  /** A list of strings (`expand[]`, `payment_method_types[]`). */
+  | 'strings'
+  /** An integer, or a range `{gt, gte, lt, lte}` of them (`created`). */
+  | 'range'
+  | { enum: readonly string[] }
+  | { [key: string]: Spec };
+
+export type Params = { [key: string]: unknown };
+
+const RANGE = { gt: 'integer', gte: 'integer', lt: 'integer', lte: 'integer' } as const;
+const LIST = { limit: 'integer', starting_after: 'string', expand: 'strings' } as const;
+
+export const ENDPOINTS = {
+  createPaymentIntent: {
+    amount: 'integer',
+    currency: 'string',
+    payment_method: 'string',
+    confirm: 'boolean',
+    capture_method: { enum: ['automatic', 'automatic_async', 'manual'] },
+    confirmation_method: { enum: ['automatic', 'manual'] },
+    customer: 'string',
+    off_session: 'boolean',
+    setup_future_usage: { enum: ['off_session', 'on_session'] },
+    metadata: 'metadata',
+    description: 'string',
+    statement_descriptor_suffix: 'string',
+    payment_method_types: 'strings',
+    automatic_payment_methods: { enabled: 'boolean', allow_redirects: { enum: ['always', 'never'] } },
+    return_url: 'string',
+    error_on_requires_action: 'boolean',
+    receipt_email: 'string',
+    expand: 'strings',
+  },
+  retrieve: { expand: 'strings' },
+  capturePaymentIntent: { amount_to_capture: 'integer', metadata: 'metadata', statement_descriptor_suffix: 'string', expand: 'strings' },
+  cancelPaymentIntent: { cancellation_reason: { enum: ['abandoned', 'duplicate', 'fraudulent', 'requested_by_customer'] }, expand: 'strings' },
+  listPaymentIntents: { created: 'range', customer: 'string', ...LIST },
+  searchPaymentIntents: { query: 'string', limit: 'integer', page: 'string', expand: 'strings' },
+  createRefund: {
+    payment_intent: 'string',
+    charge: 'string',
+    amount: 'integer',
+    reason: { enum: ['duplicate', 'fraudulent', 'requested_by_customer'] },
+    metadata: 'metadata',
+    expand: 'strings',
+  },
+  listRefunds: { created: 'range', charge: 'string', payment_intent: 'string', ...LIST },
+  listCharges: { created: 'range', customer: 'string', payment_intent: 'string', ...LIST },
+  createCustomer: { email: 'string', name: 'string', description: 'string', metadata: 'metadata', payment_method: 'string', expand: 'strings' },
+  attachPaymentMethod: { customer: 'string', expand: 'strings' },
+  none: {},
+} as const satisfies Record<string, Record<string, Spec>>;
+
+export const REQUIRED: Partial<Record<keyof typeof ENDPOINTS, string[]>> = {
+  createPaymentIntent: ['amount', 'currency'],
+  searchPaymentIntents: ['query'],
+  attachPaymentMethod: ['customer'],
+};
+
+function checkMetadata(value: FormValue, param: string): Record<string, string> {
+  if (typeof value !== 'object' || Array.isArray(value)) throw invalidParams(null, `Invalid object`, param);
+  const entries = Object.entries(value);
+  if (entries.length > 50) throw invalidParams(null, 'You can specify up to 50 keys on metadata.', param);
+  for (const [key, v] of entries) {
+    if (typeof v !== 'string') throw invalidParams(null, 'Invalid metadata value: must be a string', `${param}[${key}]`);
+    if (key.length > 40) throw invalidParams(null, 'Metadata keys can have up to 40 characters.', `${param}[${key}]`);
+    if (v.length > 500) throw invalidParams(null, 'Metadata values can have up to 500 characters.', `${param}[${key}]`);
+  }
+  return value as Record<string, string>;
+}
+
+function checkValue(spec: Spec, value: FormValue, param: string): unknown {
+  if (spec === 'metadata') return checkMetadata(value, param);
+  if (spec === 'strings') {
+    if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw invalidParams(null, 'Invalid array', param);
+    return value;
+  }
+  if (spec === 'range' && typeof value === 'object') return checkObject(RANGE, value as Form, param);
+  if (spec === 'integer' || spec === 'range') {
+    if (typeof value !== 'string' || !/^-?\d+$/.test(value)) throw invalidParams('parameter_invalid_integer', `Invalid integer: ${String(value)}`, param);
+    return Number(value);
+  }
+  if (spec === 'boolean') {
+    if (value !== 'true' && value !== 'false') throw invalidParams(null, `Invalid boolean: ${String(value)}`, param);
+    return value === 'true';
+  }
+  if (spec === 'string') {
+    if (typeof value !== 'string') throw invalidParams(null, 'Invalid string', param);
+    return value;
+  }
+  if ('enum' in spec && Array.isArray(spec.enum)) {
+    if (typeof value !== 'string' || !spec.enum.includes(value)) {
+      throw invalidParams(null, `Invalid ${param}: must be one of ${spec.enum.join(', ')}`, param);
+    }
+    return value;
+  }
+  if (typeof value !== 'object' || Array.isArray(value)) throw invalidParams(null, 'Invalid object', param);
+  return checkObject(spec as Record<string, Spec>, value, param);
+}
+
+function checkObject(specs: Record<string, Spec>, form: Form, prefix: string | null): Params {
+  const out: Params = {};
+  for (const [key, value] of Object.entries(form)) {
+    const param = prefix ? `${prefix}[${key}]` : key;
+    const spec = specs[key];
+    if (spec === undefined) throw unknownParameter(param);
+    out[key] = checkValue(spec, value, param);
+  }
+  return out;
+}
+
+/** The endpoint's parameters, read and typed, or the refusal Stripe answers. */
+export function checkParams(endpoint: keyof typeof ENDPOINTS, form: Form): Params {
+  const params = checkObject(ENDPOINTS[endpoint], form, null);
+  for (const name of REQUIRED[endpoint] ?? []) if (params[name] === undefined) throw missingParameter(name);
+  return params;
+}
