@@ -28,7 +28,7 @@ async function refusal(call: Promise<unknown>): Promise<Stripe.errors.StripeErro
 
 const authorize = (key: string, amount = 2000) =>
   stripe.paymentIntents.create(
-    { amount, currency: 'eur', payment_method: 'pm_card_visa', confirm: true, capture_method: 'manual', payment_method_types: ['card'], metadata: { reference: key } },
+    { amount, currency: 'eur', payment_method: 'pm_card_visa', confirm: true, capture_method: 'manual', allowed_payment_method_types: ['card'], metadata: { reference: key } },
     { idempotencyKey: key },
   );
 
@@ -41,7 +41,7 @@ afterAll(() => double.close());
 describe('the Stripe test double (official SDK)', () => {
   it('creates and confirms a PaymentIntent as Stripe returns it, and refuses an unknown parameter', async () => {
     const pi = await stripe.paymentIntents.create(
-      { amount: 1099, currency: 'eur', payment_method: 'pm_card_visa', confirm: true, payment_method_types: ['card'], metadata: { reference: 'c-1' }, expand: ['latest_charge'] },
+      { amount: 1099, currency: 'eur', payment_method: 'pm_card_visa', confirm: true, allowed_payment_method_types: ['card'], metadata: { reference: 'c-1' }, expand: ['latest_charge'] },
       { idempotencyKey: 'c-1' },
     );
     expect(pi).toMatchObject({ object: 'payment_intent', status: 'succeeded', amount: 1099, amount_received: 1099, currency: 'eur', metadata: { reference: 'c-1' } });
@@ -51,6 +51,9 @@ describe('the Stripe test double (official SDK)', () => {
 
     const error = await refusal(stripe.paymentIntents.create({ amount: 1099, currency: 'eur', colour: 'blue' } as Stripe.PaymentIntentCreateParams));
     expect(error).toMatchObject({ statusCode: 400, type: 'StripeInvalidRequestError', code: 'parameter_unknown', param: 'colour' });
+    // The name that 2026-10-28.endive replaced is unknown under it.
+    const renamed = await refusal(stripe.paymentIntents.create({ amount: 1099, currency: 'eur', payment_method_types: ['card'] } as Stripe.PaymentIntentCreateParams));
+    expect(renamed).toMatchObject({ statusCode: 400, code: 'parameter_unknown', param: 'payment_method_types' });
     const nested = await refusal(stripe.paymentIntents.create({ amount: 1099, currency: 'eur', automatic_payment_methods: { enabled: true, colour: 'x' } } as Stripe.PaymentIntentCreateParams));
     expect(nested).toMatchObject({ statusCode: 400, code: 'parameter_unknown', param: 'automatic_payment_methods[colour]' });
   });
@@ -76,7 +79,7 @@ describe('the Stripe test double (official SDK)', () => {
 
   it('declines with the issuer decline code, and asks for 3-D Secure on-session but declines it off-session', async () => {
     const pay = (pm: string, extra: Partial<Stripe.PaymentIntentCreateParams> = {}) =>
-      refusal(stripe.paymentIntents.create({ amount: 1000, currency: 'eur', payment_method: pm, confirm: true, payment_method_types: ['card'], ...extra }));
+      refusal(stripe.paymentIntents.create({ amount: 1000, currency: 'eur', payment_method: pm, confirm: true, allowed_payment_method_types: ['card'], ...extra }));
     expect(await pay('pm_card_chargeDeclined')).toMatchObject({ statusCode: 402, type: 'StripeCardError', code: 'card_declined', decline_code: 'generic_decline' });
     expect(await pay('pm_card_chargeDeclinedInsufficientFunds')).toMatchObject({ code: 'card_declined', decline_code: 'insufficient_funds' });
     const fraud = await pay('pm_card_chargeDeclinedFraudulent');
@@ -84,7 +87,7 @@ describe('the Stripe test double (official SDK)', () => {
     const customer = await stripe.customers.create({ email: 'a@example.com' });
     expect(await pay('pm_card_authenticationRequired', { customer: customer.id, off_session: true })).toMatchObject({ statusCode: 402, code: 'authentication_required' });
 
-    const onSession = await stripe.paymentIntents.create({ amount: 1000, currency: 'eur', payment_method: 'pm_card_threeDSecure2Required', confirm: true, payment_method_types: ['card'], return_url: 'https://shop.example/back' });
+    const onSession = await stripe.paymentIntents.create({ amount: 1000, currency: 'eur', payment_method: 'pm_card_threeDSecure2Required', confirm: true, allowed_payment_method_types: ['card'], return_url: 'https://shop.example/back' });
     expect(onSession).toMatchObject({ status: 'requires_action', next_action: { type: 'redirect_to_url', redirect_to_url: { return_url: 'https://shop.example/back' } } });
     double.answerChallenge(onSession.id, true);
     expect(await stripe.paymentIntents.retrieve(onSession.id)).toMatchObject({ status: 'succeeded', amount_received: 1000 });
@@ -101,7 +104,7 @@ describe('the Stripe test double (official SDK)', () => {
   });
 
   it('refunds up to what was captured, refuses more, and lets a pending refund fail', async () => {
-    const pi = await stripe.paymentIntents.create({ amount: 3000, currency: 'eur', payment_method: 'pm_card_visa', confirm: true, payment_method_types: ['card'] });
+    const pi = await stripe.paymentIntents.create({ amount: 3000, currency: 'eur', payment_method: 'pm_card_visa', confirm: true, allowed_payment_method_types: ['card'] });
     const partial = await stripe.refunds.create({ payment_intent: pi.id, amount: 1000, metadata: { reference: 'r-1' } });
     expect(partial).toMatchObject({ object: 'refund', status: 'succeeded', amount: 1000, payment_intent: pi.id, metadata: { reference: 'r-1' } });
     expect(await refusal(stripe.refunds.create({ payment_intent: pi.id, amount: 2001 }))).toMatchObject({ statusCode: 400, code: 'amount_too_large', param: 'amount' });
@@ -118,13 +121,13 @@ describe('the Stripe test double (official SDK)', () => {
   it('cancels a hold, and refuses to cancel a captured payment', async () => {
     const pi = await authorize('c-7');
     expect(await stripe.paymentIntents.cancel(pi.id)).toMatchObject({ status: 'canceled', amount_capturable: 0 });
-    const paid = await stripe.paymentIntents.create({ amount: 1000, currency: 'eur', payment_method: 'pm_card_visa', confirm: true, payment_method_types: ['card'] });
+    const paid = await stripe.paymentIntents.create({ amount: 1000, currency: 'eur', payment_method: 'pm_card_visa', confirm: true, allowed_payment_method_types: ['card'] });
     expect(await refusal(stripe.paymentIntents.cancel(paid.id))).toMatchObject({ statusCode: 400, code: 'payment_intent_unexpected_state' });
   });
 
   it('uses a PaymentMethod once without a Customer, and as often as wanted once attached to one', async () => {
     const once = double.paymentMethod('pm_card_visa');
-    const pay = (pm: string, customer?: string) => stripe.paymentIntents.create({ amount: 1000, currency: 'eur', payment_method: pm, confirm: true, payment_method_types: ['card'], ...(customer ? { customer } : {}) });
+    const pay = (pm: string, customer?: string) => stripe.paymentIntents.create({ amount: 1000, currency: 'eur', payment_method: pm, confirm: true, allowed_payment_method_types: ['card'], ...(customer ? { customer } : {}) });
     await pay(once);
     expect(await refusal(pay(once))).toMatchObject({ statusCode: 400, code: 'payment_method_unexpected_state', param: 'payment_method' });
     const customer = await stripe.customers.create({ name: 'Jenny Rosen' });
@@ -138,7 +141,7 @@ describe('the Stripe test double (official SDK)', () => {
 
   it('lists charges and refunds by creation time, and finds PaymentIntents by search only after its lag', async () => {
     const since = double.books.now();
-    const pi = await stripe.paymentIntents.create({ amount: 1200, currency: 'eur', payment_method: 'pm_card_visa', confirm: true, payment_method_types: ['card'], metadata: { reference: 'c-9' } });
+    const pi = await stripe.paymentIntents.create({ amount: 1200, currency: 'eur', payment_method: 'pm_card_visa', confirm: true, allowed_payment_method_types: ['card'], metadata: { reference: 'c-9' } });
     await stripe.refunds.create({ payment_intent: pi.id, amount: 200 });
     const charges = await stripe.charges.list({ created: { gte: since }, limit: 100 });
     expect(charges).toMatchObject({ object: 'list', url: '/v1/charges', has_more: false });

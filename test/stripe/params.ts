@@ -6,7 +6,9 @@ import type { Form, FormValue } from './form';
 // a missing required one `parameter_missing`, an integer that is not one
 // `parameter_invalid_integer`, a value outside an enum or a malformed boolean a 400 naming
 // the parameter. Only the parameters the connector uses (and their obvious neighbours) are
-// known: an unknown one here is a refusal, never silently ignored.
+// known: an unknown one here is a refusal, never silently ignored. The parameters are those
+// of the API version the connector pins (2026-10-28.endive), as the official SDK's types
+// of that version declare them.
 
 export type Spec =
   | 'string'
@@ -35,12 +37,14 @@ export const ENDPOINTS = {
     capture_method: { enum: ['automatic', 'automatic_async', 'manual'] },
     confirmation_method: { enum: ['automatic', 'manual'] },
     customer: 'string',
-    off_session: 'boolean',
+    // Under 2026-10-28.endive: true / false, or which kind of off-session payment.
+    off_session: { enum: ['true', 'false', 'one_off', 'recurring'] },
     setup_future_usage: { enum: ['off_session', 'on_session'] },
     metadata: 'metadata',
     description: 'string',
     statement_descriptor_suffix: 'string',
-    payment_method_types: 'strings',
+    // 2026-10-28.endive replaced `payment_method_types` with `allowed_payment_method_types`: the old name is unknown.
+    allowed_payment_method_types: 'strings',
     automatic_payment_methods: { enabled: 'boolean', allow_redirects: { enum: ['always', 'never'] } },
     return_url: 'string',
     error_on_requires_action: 'boolean',

@@ -45,7 +45,7 @@ function confirm(books: Books, pi: StripeObject, params: Params): void {
   const behaviour = books.behaviours.get(pm.id) ?? { kind: 'succeed' };
   if (behaviour.kind === 'decline') return decline(books, pi, pm, { code: 'card_declined', decline_code: behaviour.decline_code, message: behaviour.message }, true);
   if (behaviour.kind === 'succeed') return approve(books, pi, pm);
-  if (params.off_session || params.error_on_requires_action) {
+  if (offSession(params) || params.error_on_requires_action) {
     return decline(books, pi, pm, { code: 'authentication_required', decline_code: 'authentication_required', message: 'Your card was declined. This transaction requires authentication.' }, false);
   }
   const returnUrl = params.return_url as string | undefined;
@@ -58,13 +58,15 @@ function confirm(books: Books, pi: StripeObject, params: Params): void {
   });
 }
 
+const offSession = (params: Params) => params.off_session !== undefined && params.off_session !== 'false';
+
 function checkCreate(params: Params): void {
   if ((params.amount as number) < 50) throw invalid('amount_too_small', 'Amount must be at least 50 cents', 'amount');
   if (!/^[a-z]{3}$/.test(params.currency as string)) throw invalid(null, `Invalid currency: ${String(params.currency)}.`, 'currency');
-  if (params.payment_method_types && params.automatic_payment_methods) {
-    throw invalid(null, 'You may only specify one of these parameters: automatic_payment_methods, payment_method_types.', 'payment_method_types');
+  if (params.allowed_payment_method_types && params.automatic_payment_methods) {
+    throw invalid(null, 'You may only specify one of these parameters: allowed_payment_method_types, automatic_payment_methods.', 'allowed_payment_method_types');
   }
-  if (params.off_session !== undefined && !params.confirm) throw invalid(null, 'off_session can only be used when confirm=true', 'off_session');
+  if (offSession(params) && !params.confirm) throw invalid(null, 'off_session can only be used when confirm=true', 'off_session');
   if (!params.confirm) return;
   if (!params.payment_method) throw unexpectedState("You cannot confirm this PaymentIntent because it's missing a payment method.");
   const automatic = params.automatic_payment_methods as { enabled?: boolean; allow_redirects?: string } | undefined;
@@ -77,14 +79,15 @@ export function createPaymentIntent(books: Books, params: Params): StripeObject 
   checkCreate(params);
   if (params.customer) books.customer(params.customer as string);
   // Parameters that steer the confirmation are not fields of the object.
-  const { confirm: confirmNow, expand: _expand, off_session: _off, error_on_requires_action: _error, return_url: _return, payment_method_types, ...fields } = params;
+  const { confirm: confirmNow, expand: _expand, off_session: _off, error_on_requires_action: _error, return_url: _return, allowed_payment_method_types: allowed, ...fields } = params;
   const pi = paymentIntent({
     amount: params.amount as number,
     currency: params.currency as string,
     created: books.now(),
     capture_method: 'automatic_async',
     confirmation_method: 'automatic',
-    payment_method_types: payment_method_types ?? ['card'],
+    allowed_payment_method_types: allowed ?? null,
+    payment_method_types: allowed ?? ['card'],
     status: params.payment_method ? 'requires_confirmation' : 'requires_payment_method',
     ...fields,
     metadata: (params.metadata as Record<string, string>) ?? {},
