@@ -1,0 +1,190 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PayInput } from '../../server/payments/gateway';
+import { StripeMismatch } from '../../server/payments/stripe/answers';
+import { STRIPE_API_VERSION } from '../../server/payments/stripe/client';
+import { type StripeCardGateway, stripeGateways } from '../../server/payments/stripe/gateway';
+import type { TestPaymentMethod } from '../stripe/books';
+import { type StripeDouble, startStripeDouble } from '../stripe/server';
+
+// The Stripe connector's core against the strict Stripe double over real HTTP: payments and
+// their declines, 3-D Secure, captures, refunds, voids, lookups after a lost answer, and
+// answers that do not match their requests. What the connector must refuse itself is
+// asserted on the double's request log: the request never reached Stripe.
+
+let double: StripeDouble;
+let gateway: StripeCardGateway;
+const signal = new AbortController().signal;
+
+const reference = () => `call_${randomUUID()}`;
+const sent = (method: string, path: RegExp) => double.requests.filter((r) => r.method === method && path.test(r.path));
+const CAPTURES = /^\/v1\/payment_intents\/pi_\w+\/capture$/;
+const REFUNDS = /^\/v1\/refunds$/;
+const CREATES = /^\/v1\/payment_intents$/;
+
+function payment(card: TestPaymentMethod | string, overrides: Partial<PayInput> = {}): PayInput {
+  const pm = card.startsWith('pm_card_') ? card : double.paymentMethod(card as TestPaymentMethod);
+  return { reference: reference(), signal, amount: 2500, currency: 'EUR', capture: true, fields: { payment_method: pm }, ...overrides };
+}
+
+/** A payment Stripe approved: its PaymentIntent id. */
+async function approved(input: PayInput, on = gateway): Promise<string> {
+  const result = await on.pay(input);
+  if (result.outcome !== 'approved') throw new Error(`expected approved, got ${JSON.stringify(result)}`);
+  return result.reference;
+}
+
+beforeAll(async () => {
+  double = await startStripeDouble();
+  gateway = stripeGateways({ secretKey: 'sk_test_connector', apiUrl: double.url })[0]!;
+});
+afterAll(() => double.close());
+
+describe('Stripe connector: payments', () => {
+  it('pays with a PaymentMethod: one PaymentIntent, our reference as its key and in its metadata, the pinned API version', async () => {
+    const input = payment('pm_card_visa');
+    const result = await gateway.pay(input);
+    expect(result).toEqual({ outcome: 'approved', reference: expect.stringMatching(/^pi_/), card: { brand: 'visa', last4: '4242', expMonth: 12, expYear: 2034 } });
+    const request = sent('POST', CREATES).at(-1)!;
+    expect(request).toMatchObject({ idempotencyKey: input.reference, stripeVersion: STRIPE_API_VERSION, status: 200 });
+    expect(request.params).toMatchObject({ amount: '2500', currency: 'eur', confirm: 'true', capture_method: 'automatic', metadata: { reference: input.reference } });
+    // The same reference again acts once: Stripe replays its answer.
+    expect(await gateway.pay(input)).toEqual(result);
+    expect(double.requests.at(-1)).toMatchObject({ replayed: true });
+  });
+
+  it('maps declines: insufficient funds apart, fraud-related codes as a plain decline', async () => {
+    expect(await gateway.pay(payment('pm_card_chargeDeclined'))).toMatchObject({ outcome: 'declined', card: { last4: '0002' } });
+    expect(await gateway.pay(payment('pm_card_chargeDeclinedInsufficientFunds'))).toMatchObject({ outcome: 'insufficient_funds', card: { last4: '9995' } });
+    expect(await gateway.pay(payment('pm_card_chargeDeclinedFraudulent'))).toMatchObject({ outcome: 'declined', card: { last4: '0019' } });
+  });
+
+  it("answers 3-D Secure as a challenge: the PaymentIntent's id, and where to send the customer", async () => {
+    const [withReturn] = stripeGateways({ secretKey: 'sk_test_connector', apiUrl: double.url, returnUrl: 'https://pay.example/return' });
+    const result = await withReturn!.pay(payment('pm_card_threeDSecure2Required'));
+    expect(result).toEqual({ outcome: 'challenge', challenge: expect.stringMatching(/^pi_/), redirect: { url: expect.stringContaining('/3ds/') } });
+    expect(double.books.paymentIntents.get((result as { challenge: string }).challenge)).toMatchObject({ status: 'requires_action' });
+    expect(await gateway.pay(payment('pm_card_authenticationRequired'))).toMatchObject({ outcome: 'challenge', redirect: null });
+  });
+
+  it('refuses card numbers and a missing PaymentMethod before sending anything', async () => {
+    const before = double.requests.length;
+    const card = await gateway.pay({ ...payment('pm_card_visa'), fields: { card_number: '4242424242424242', payment_method: 'pm_card_visa' } });
+    expect(card).toMatchObject({ outcome: 'not_acted', reason: expect.stringContaining('card numbers') });
+    expect(await gateway.pay({ ...payment('pm_card_visa'), fields: {} })).toMatchObject({ outcome: 'not_acted' });
+    expect(double.requests.length).toBe(before);
+  });
+
+  it("says not_acted when Stripe refuses the request (a key that is not a test key), and throws when nobody knows", async () => {
+    const [live] = stripeGateways({ secretKey: 'sk_live_notreally', apiUrl: double.url });
+    expect(await live!.pay(payment('pm_card_visa'))).toMatchObject({ outcome: 'not_acted', reason: expect.stringContaining('401') });
+    double.failNext({ method: 'POST', path: CREATES });
+    await expect(gateway.pay(payment('pm_card_visa'))).rejects.toThrow();
+    const aborted = AbortSignal.abort();
+    await expect(gateway.pay({ ...payment('pm_card_visa'), signal: aborted })).rejects.toThrow();
+  });
+
+  it('throws StripeMismatch when an answer does not match its request', async () => {
+    double.rewriteNext({ method: 'POST', path: CREATES }, (pi) => ({ ...pi, amount: 2600 }));
+    await expect(gateway.pay(payment('pm_card_visa'))).rejects.toThrow(StripeMismatch);
+    double.rewriteNext({ method: 'POST', path: CREATES }, (pi) => ({ ...pi, metadata: { reference: 'someone-else' } }));
+    await expect(gateway.pay(payment('pm_card_visa'))).rejects.toThrow(/metadata.reference/);
+  });
+});
+
+describe('Stripe connector: capture, refund, void', () => {
+  it('captures once: part of the hold, the rest released; a second capture is refused here, never sent', async () => {
+    const pi = await approved(payment('pm_card_visa', { capture: false }));
+    expect(await gateway.holdExpiry({ reference: reference(), signal, payment: pi })).toEqual(expect.any(Date));
+    const held = (await gateway.holdExpiry({ reference: reference(), signal, payment: pi }))!.getTime() - Date.now();
+    expect(held).toBeGreaterThan(6.9 * 86_400_000);
+
+    const over = await gateway.capture({ reference: reference(), signal, payment: pi, amount: 2501 });
+    expect(over).toMatchObject({ outcome: 'not_acted', reason: expect.stringContaining('2500 held') });
+    const first = { reference: reference(), signal, payment: pi, amount: 1500 };
+    expect(await gateway.capture(first)).toEqual({ ok: true, reference: pi });
+    expect(double.books.paymentIntents.get(pi)).toMatchObject({ status: 'succeeded', amount_received: 1500, amount_capturable: 0 });
+    // The same capture again answers the same, from Stripe's record of it.
+    expect(await gateway.capture(first)).toEqual({ ok: true, reference: pi });
+
+    const second = await gateway.capture({ reference: reference(), signal, payment: pi, amount: 500 });
+    expect(second).toMatchObject({ outcome: 'not_acted', reason: expect.stringContaining('captures a PaymentIntent once') });
+    expect(sent('POST', CAPTURES).filter((r) => r.path.includes(pi))).toHaveLength(1);
+    expect(await gateway.holdExpiry({ reference: reference(), signal, payment: pi })).toBeNull();
+  });
+
+  it('refunds in parts and in full; an over-refund is refused here, never sent', async () => {
+    const pi = await approved(payment('pm_card_visa'));
+    const part = { reference: reference(), signal, payment: pi, amount: 1000 };
+    const first = await gateway.refund(part);
+    expect(first).toEqual({ ok: true, reference: expect.stringMatching(/^re_/) });
+    expect(await gateway.refund(part)).toEqual(first);
+    expect(sent('POST', REFUNDS).filter((r) => r.params.payment_intent === pi)).toHaveLength(1);
+
+    const over = await gateway.refund({ reference: reference(), signal, payment: pi, amount: 1501 });
+    expect(over).toMatchObject({ outcome: 'not_acted', reason: expect.stringContaining('1500 left') });
+    expect(await gateway.refund({ reference: reference(), signal, payment: pi, amount: 1500 })).toMatchObject({ ok: true });
+    expect(await gateway.refund({ reference: reference(), signal, payment: pi, amount: 1 })).toMatchObject({ outcome: 'not_acted' });
+    expect(sent('POST', REFUNDS).filter((r) => r.params.payment_intent === pi)).toHaveLength(2);
+
+    double.rewriteNext({ method: 'POST', path: REFUNDS }, (re) => ({ ...re, amount: 999 }));
+    const other = await approved(payment('pm_card_visa'));
+    await expect(gateway.refund({ reference: reference(), signal, payment: other, amount: 1000 })).rejects.toThrow(StripeMismatch);
+  });
+
+  it('voids a hold, and refuses to void a captured payment', async () => {
+    const pi = await approved(payment('pm_card_visa', { capture: false }));
+    const input = { reference: reference(), signal, payment: pi, amount: 2500 };
+    expect(await gateway.void(input)).toEqual({ ok: true, reference: pi });
+    expect(double.books.paymentIntents.get(pi)).toMatchObject({ status: 'canceled' });
+    expect(await gateway.void(input)).toEqual({ ok: true, reference: pi });
+    const paid = await approved(payment('pm_card_visa'));
+    expect(await gateway.void({ reference: reference(), signal, payment: paid, amount: 2500 })).toMatchObject({ outcome: 'not_acted' });
+  });
+});
+
+describe('Stripe connector: lookup by our reference', () => {
+  it('after a lost answer: replays the key, meets the kept 500, lists by creation time and finds nothing', async () => {
+    const input = payment('pm_card_visa');
+    double.failNext({ method: 'POST', path: CREATES });
+    await expect(gateway.pay(input)).rejects.toThrow();
+    const from = double.requests.length;
+    expect(await gateway.lookup!({ reference: input.reference, signal })).toEqual({ status: 'not_found' });
+    const asked = double.requests.slice(from);
+    expect(asked.map((r) => `${r.method} ${r.path} ${r.status}${r.replayed ? ' replayed' : ''}`)).toEqual(['POST /v1/payment_intents 500 replayed', 'GET /v1/payment_intents 200']);
+  });
+
+  it('after a lost answer of a payment Stripe made: finds it in the list', async () => {
+    const input = payment('pm_card_visa');
+    double.failNext({ method: 'POST', path: CREATES }, { acted: true });
+    await expect(gateway.pay(input)).rejects.toThrow();
+    const found = await gateway.lookup!({ reference: input.reference, signal });
+    const made = [...double.books.paymentIntents.values()].find((pi) => pi.metadata.reference === input.reference)!;
+    expect(found).toEqual({ status: 'succeeded', reference: made.id, card: expect.objectContaining({ last4: '4242' }) });
+  });
+
+  it('answers a decided payment from its key, and each action from its PaymentIntent', async () => {
+    const declined = payment('pm_card_chargeDeclinedInsufficientFunds');
+    await gateway.pay(declined);
+    expect(await gateway.lookup!({ reference: declined.reference, signal })).toMatchObject({ status: 'failed', reason: 'insufficient_funds' });
+
+    const pi = await approved(payment('pm_card_visa', { capture: false }));
+    const capture = { reference: reference(), signal, payment: pi, amount: 2000 };
+    await gateway.capture(capture);
+    expect(await gateway.lookup!({ reference: capture.reference, signal })).toEqual({ status: 'succeeded', reference: pi, card: null });
+    const refund = { reference: reference(), signal, payment: pi, amount: 700 };
+    const made = await gateway.refund(refund);
+    expect(await gateway.lookup!({ reference: refund.reference, signal })).toEqual({ status: 'succeeded', reference: (made as { reference: string }).reference, card: null });
+  });
+
+  it('after a restart (nothing remembered): lists payments and refunds, finds what was made, and not_found for the rest', async () => {
+    const input = payment('pm_card_visa');
+    const pi = await approved(input);
+    const [restarted] = stripeGateways({ secretKey: 'sk_test_connector', apiUrl: double.url });
+    expect(await restarted!.lookup!({ reference: input.reference, signal })).toMatchObject({ status: 'succeeded', reference: pi });
+    const refund = { reference: reference(), signal, payment: pi, amount: 500 };
+    await gateway.refund(refund);
+    expect(await restarted!.lookup!({ reference: refund.reference, signal })).toMatchObject({ status: 'succeeded', reference: expect.stringMatching(/^re_/) });
+    expect(await restarted!.lookup!({ reference: reference(), signal })).toEqual({ status: 'not_found' });
+  });
+});
