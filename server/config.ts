@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { JOB_NAMES } from './jobs/names';
+import { hostsProblem } from './store/pg-hosts';
 import { type SecretsKeys, secretsKeysOf } from './store/sealed-secrets';
 
 // Read once at start, validated, and passed down: nothing else reads process.env.
@@ -29,15 +30,23 @@ const jobPeriods = z
     return periods;
   });
 
+/** postgres://…, or libpq's several hosts (`h1:5432,h2:5432`) with target_session_attrs=read-write (store/pg-hosts.ts). */
+const postgresUrl = z
+  .string()
+  .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+  .superRefine((url, ctx) => {
+    const problem = hostsProblem(url);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   PUBLIC_URL: z.url().optional(),
   DATA_DIR: z.string().default('./data'),
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
-    .optional(),
+  DATABASE_URL: postgresUrl.optional(),
+  DATABASE_POOLER: z.enum(['none', 'transaction']).default('none'),
+  MIGRATION_DATABASE_URL: postgresUrl.optional(),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -117,6 +126,14 @@ export type Config = {
   dbStatementTimeoutMs: number;
   /** PostgreSQL: the longest a request waits for a pooled connection before it answers 503. */
   dbAcquireTimeoutMs: number;
+  /**
+   * PostgreSQL: `transaction` when a transaction pooler (PgBouncer, pool_mode=transaction) is
+   * between the service and the database: the timeouts are not sent at connect (the pooler
+   * refuses them) but must be the role's or the database's, and are checked.
+   */
+  databasePooler: 'none' | 'transaction';
+  /** PostgreSQL: a direct connection (past the pooler) for the migrations; null: DATABASE_URL. */
+  migrationDatabaseUrl: string | null;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   bodyLimit: string;
   /** `/demo/` and the demo environment: off in production unless DEMO=true. */
@@ -202,6 +219,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL ?? null,
     dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
     dbAcquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS,
+    databasePooler: e.DATABASE_POOLER,
+    migrationDatabaseUrl: e.MIGRATION_DATABASE_URL ?? null,
     logLevel: e.LOG_LEVEL,
     bodyLimit: e.BODY_LIMIT,
     // In production the demo shop and its environment exist only when asked for.

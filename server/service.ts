@@ -49,9 +49,12 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
   const gateways = opts.gateways ?? (await gatewaysFromConfig(config));
   const database = openDatabase({
     ...config,
+    log,
     onConnectionError: (err) => log.warn({ err }, 'database connection lost; the pool opens a new one'),
   });
   await migrate(database);
+  const timeouts = await database.timeouts?.check();
+  if (timeouts && !timeouts.inForce) log.warn({ timeouts: timeouts.detail }, 'database timeouts not in force');
   const sealed = await sealStoredSecrets(database.db, database.secrets);
   if (sealed) log.info({ sealed }, 'stored secrets sealed with SECRETS_KEY');
   let url = '';

@@ -8,7 +8,9 @@ import { migrationNames } from '../store/migrations';
 // process should get traffic: not draining (SIGTERM), the database answers now, every
 // migration this code needs is applied, and no job's round has outlived its timeout.
 // Unauthenticated and cheap (one small query), and outside the access log (app.ts), since
-// load balancers ask every few seconds.
+// load balancers ask every few seconds. On PostgreSQL it also says whether the statement and
+// idle-in-transaction timeouts are in force (`database_timeouts`, looked at again every 30 s
+// at most, pg-timeouts.ts): never a reason for 503, since every process shares them.
 
 /** Set on SIGTERM: readiness turns 503 at once so load balancers stop sending traffic. */
 export interface Lifecycle {
@@ -71,7 +73,10 @@ export function healthHandler(o: HealthOptions): (req: IncomingMessage, res: Ser
       };
       const ready = Object.values(checks).every((c) => c.ok);
       const shown = Object.fromEntries(Object.entries(checks).map(([name, c]) => [name, c.ok ? 'ok' : c.reason]));
-      send(res, ready ? 200 : 503, { status: ready ? 'ok' : 'unavailable', checks: shown });
+      // Told, not a reason to take the process out: every process shares the setting.
+      const timeouts = o.database.timeouts?.current();
+      const told = timeouts ? { database_timeouts: timeouts.detail } : {};
+      send(res, ready ? 200 : 503, { status: ready ? 'ok' : 'unavailable', checks: shown, ...told });
     })();
   };
 }

@@ -1,8 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { type CompiledQuery, Kysely, PostgresDialect, type Transaction } from 'kysely';
+import { type CompiledQuery, Kysely, type Transaction } from 'kysely';
 import pg from 'pg';
+import { openPostgres } from './postgres';
+import type { TimeoutsWatch } from './pg-timeouts';
 import type { Tables } from './schema';
 import { SealedSecrets, type SecretsKeys } from './sealed-secrets';
 import { defineFunctions } from './sqlite-functions.mjs';
@@ -25,6 +27,13 @@ export interface Database {
   secrets: SealedSecrets;
   /** PostgreSQL's pool: connections open, idle, and callers waiting for one (metrics). */
   pool?(): { total: number; idle: number; waiting: number };
+  /** PostgreSQL: whether statement_timeout and idle_in_transaction_session_timeout are in force (pg-timeouts.ts). */
+  timeouts?: TimeoutsWatch;
+  /**
+   * PostgreSQL: what the migrator runs on (MIGRATION_DATABASE_URL, or this pool), each
+   * transaction under the migration lock (migration-lock.ts). Destroy it after use.
+   */
+  migrations?(): Db;
   close(): Promise<void>;
 }
 
@@ -32,12 +41,23 @@ export interface Database {
 // so a Number is exact.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
+export interface DbLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
 export interface DatabaseOptions {
   databaseUrl: string | null;
   dataDir: string;
   /** PostgreSQL only; see Config. */
   dbStatementTimeoutMs?: number;
   dbAcquireTimeoutMs?: number;
+  /** `transaction`: a transaction pooler (PgBouncer) is in front; the timeouts are the role's, not sent at connect. */
+  databasePooler?: 'none' | 'transaction';
+  /** PostgreSQL: a direct connection for the migrations (past the pooler); else DATABASE_URL. */
+  migrationDatabaseUrl?: string | null;
+  /** Where the PostgreSQL side tells of a primary found or lost, and of a commit of unknown durability. */
+  log?: DbLog;
   /**
    * Told when PostgreSQL drops a pooled connection (a restart, a failover, an
    * administrator's terminate), idle or lent out between two statements. pg emits that as
@@ -51,37 +71,7 @@ export interface DatabaseOptions {
 
 export function openDatabase(opts: DatabaseOptions): Database {
   const secrets = new SealedSecrets(opts.secretsKeys ?? { current: null, previous: [] });
-  if (opts.databaseUrl) {
-    const statementMs = opts.dbStatementTimeoutMs ?? 30_000;
-    const pool = new pg.Pool({
-      connectionString: opts.databaseUrl,
-      max: 10,
-      // Waiting longer for a connection than a client waits for an answer helps nobody:
-      // the request fails fast (503) and the pool keeps serving the others.
-      connectionTimeoutMillis: opts.dbAcquireTimeoutMs ?? 5_000,
-      statement_timeout: statementMs,
-      // A transaction left open (a bug, a stalled process) would hold its row locks for ever.
-      idle_in_transaction_session_timeout: 2 * statementMs,
-    });
-    // Every client listens for its own end, for as long as it lives: pg-pool listens only
-    // while a client is idle, and a client lent out (a transaction between two statements)
-    // whose session ends would throw. Its next statement then fails, and the pool discards
-    // it when it comes back; an idle one is discarded at once. A session's end is told once
-    // (pg emits the server's notice, then the closed socket). The pool re-emits an idle
-    // client's error: already told, so its listener only keeps the pool from throwing.
-    const lost = opts.onConnectionError ?? (() => {});
-    pool.on('connect', (client) => {
-      let told = false;
-      client.on('error', (err) => {
-        if (!told) lost(err);
-        told = true;
-      });
-    });
-    pool.on('error', () => {});
-    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), plugins: [secrets] });
-    const stats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
-    return { db, engine: 'postgres', secrets, changeStamp: () => null, pool: stats, close: () => db.destroy() };
-  }
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts, secrets);
   mkdirSync(opts.dataDir, { recursive: true });
   const file = join(opts.dataDir, 'checkout.db');
   // Reads here, writes on a thread of their own (sqlite-split.ts). The journal mode is

@@ -26,12 +26,20 @@ async function binDir(): Promise<string> {
   return dir;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
   const { port } = probe.address() as { port: number };
   await new Promise((resolve) => probe.close(resolve));
   return port;
+}
+
+/** As root, the postgres user's ids: PostgreSQL (and pgbouncer) refuse to run as root. */
+export async function postgresOwner(): Promise<{ uid: number; gid: number } | null> {
+  if (process.getuid?.() !== 0) return null;
+  const { stdout } = await run('id', ['-u', 'postgres']);
+  const { stdout: gid } = await run('id', ['-g', 'postgres']);
+  return { uid: Number(stdout), gid: Number(gid) };
 }
 
 export async function startCluster(): Promise<Cluster> {

@@ -15,12 +15,14 @@ const health = async (url: string, path: string) => {
 
 describe.each(ENGINES)('health on %s', (engine) => {
   it('live and ready answer 200; draining and a missing migration make ready 503 and say why', async () => {
+    // On PostgreSQL it also tells whether the timeouts are in force (sent at connect here).
+    const timeouts = engine === 'postgres' ? { database_timeouts: 'in force: statement_timeout 30 s, idle_in_transaction_session_timeout 60 s' } : {};
     const t = await startIsolatedService(engine);
     try {
       expect(await health(t.url, '/health/live')).toEqual({ status: 200, body: { status: 'ok' } });
       expect(await health(t.url, '/health/ready')).toEqual({
         status: 200,
-        body: { status: 'ok', checks: { draining: 'ok', database: 'ok', migrations: 'ok', jobs: 'ok' } },
+        body: { status: 'ok', checks: { draining: 'ok', database: 'ok', migrations: 'ok', jobs: 'ok' }, ...timeouts },
       });
       expect((await health(t.url, '/health/other')).status).toBe(404);
       expect((await fetch(`${t.url}/health/ready`, { method: 'POST' })).status).toBe(405);

@@ -95,17 +95,26 @@ const migrations: Record<string, (d: Def) => Migration> = {
 /** Every migration's name, in the order they apply. */
 export const migrationNames = Object.keys(migrations);
 
-/** Migrates to the latest version, or up to `to` (a migration's name: tests of an upgrade). */
+/**
+ * Migrates to the latest version, or up to `to` (a migration's name: tests of an upgrade).
+ * On PostgreSQL over `database.migrations()`: MIGRATION_DATABASE_URL when set, and a lock
+ * held by the migration's own transaction, so a transaction pooler cannot strand it.
+ */
 export async function migrate(database: Database, to?: string): Promise<string[]> {
   const d = dialect(database.engine);
-  const migrator = new Migrator({
-    db: database.db,
-    provider: {
-      getMigrations: async () =>
-        Object.fromEntries(Object.entries(migrations).map(([name, m]) => [name, m(d)])),
-    },
-  });
-  const { error, results } = await (to ? migrator.migrateTo(to) : migrator.migrateToLatest());
-  if (error) throw error;
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  const db = database.migrations?.() ?? database.db;
+  try {
+    const migrator = new Migrator({
+      db,
+      provider: {
+        getMigrations: async () =>
+          Object.fromEntries(Object.entries(migrations).map(([name, m]) => [name, m(d)])),
+      },
+    });
+    const { error, results } = await (to ? migrator.migrateTo(to) : migrator.migrateToLatest());
+    if (error) throw error;
+    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  } finally {
+    if (db !== database.db) await db.destroy();
+  }
 }
