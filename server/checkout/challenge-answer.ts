@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { formBodyFailure } from './form-body';
+import { type Found, type HostedPage, type PostRefused, readHostedPost } from './hosted-page';
+import type { CheckoutContext } from './page';
 
 // The customer's answer to an issuer's challenge, as every page that runs one reads it
 // (a payment's, challenge-routes.ts; a save page's, save-routes.ts; a sign-up's,
@@ -10,25 +11,8 @@ import { formBodyFailure } from './form-body';
 const challengeRequest = z.object({ answer: z.enum(['completed', 'failed', 'abandoned']), csrf: z.string().max(128).optional() });
 export type ChallengeAnswerPosted = z.infer<typeof challengeRequest>['answer'];
 
-/** Why an answer is not taken: the status to answer with and the message to show. */
-export interface AnswerRefused {
-  status: 400 | 403 | 413 | 415;
-  message: 'error.generic' | 'error.session';
-}
-
-/**
- * The posted answer, or why it is refused: an unreadable or malformed body, or a post not
- * from this page (`trusted` checks its origin and CSRF token).
- */
-export async function readChallengeAnswer(
-  req: Request,
-  page: { wantsJson: boolean },
-  trusted: (csrf: string | undefined) => boolean | Promise<boolean>,
-): Promise<{ answer: ChallengeAnswerPosted } | { refused: AnswerRefused }> {
-  const unreadable = formBodyFailure(req);
-  if (unreadable) return { refused: { status: unreadable, message: 'error.generic' } };
-  const parsed = challengeRequest.safeParse(page.wantsJson ? { ...req.body, csrf: req.get('x-csrf-token') } : req.body);
-  if (!parsed.success) return { refused: { status: 400, message: 'error.generic' } };
-  if (!(await trusted(parsed.data.csrf))) return { refused: { status: 403, message: 'error.session' } };
-  return { answer: parsed.data.answer };
+/** The posted answer, or why it is refused (hosted-page.ts: unreadable, malformed, not from this page). */
+export async function readChallengeAnswer(ctx: CheckoutContext, req: Request, page: HostedPage<Found>): Promise<{ answer: ChallengeAnswerPosted } | { refused: PostRefused }> {
+  const read = await readHostedPost(ctx, req, page, challengeRequest);
+  return 'refused' in read ? read : { answer: read.input.answer };
 }

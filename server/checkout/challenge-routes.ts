@@ -1,17 +1,16 @@
 import type { IRouter, Request } from 'express';
 import { scopedDeps } from '../deps';
-import { baseUrlOf } from '../http/route';
 import { answerChallenge, type ChallengeOutcome } from '../payments/challenge';
 import type { ChallengeAnswer } from '../payments/gateway';
 import { findChallenge } from '../store/challenges';
 import type { PaymentChallengeRow } from '../store/schema';
 import { renderChallengePage } from './challenge-page';
-import { sameOriginPost, validCsrf } from './csrf';
 import { formBody } from './form-body';
 import { readChallengeAnswer } from './challenge-answer';
+import { refusedView } from './hosted-page';
 import { type Outcome, settled, stateConflict } from './outcome';
-import { type CheckoutContext, loadPage, type Page, reload, stepUrl } from './page';
-import { notFound, pageView, respond, securePage } from './page-view';
+import { type CheckoutContext, type Page, stepUrl } from './page';
+import { loadPage, notFound, pageView, reload, respond, securePage } from './page-view';
 
 // /pay/{token}/challenge/{id}/: the issuer's challenge as a page of its own (the step
 // without JavaScript), and where its answer is posted: as a form from that page, or as
@@ -78,9 +77,8 @@ export function challengeRoutes(router: IRouter, ctx: CheckoutContext): void {
   router.post('/pay/:token/challenge/:id/', async (req, res) => {
     const { page, challenge } = await loadChallenge(ctx, req);
     if (!page || !challenge) return notFound(ctx, req, res);
-    const secret = await ctx.csrfSecret();
-    const read = await readChallengeAnswer(req, page, (csrf) => sameOriginPost(req, baseUrlOf(req, deps)) && validCsrf(secret, page.row.token, csrf));
-    if ('refused' in read) return respond(ctx, res, page, { kind: 'view', status: read.refused.status, error: { message: read.refused.message, fields: {} } });
+    const read = await readChallengeAnswer(ctx, req, page);
+    if ('refused' in read) return respond(ctx, res, page, refusedView(read.refused));
     const { answer } = read;
     const outcome = await answerChallenge(scopedDeps(deps, req), { transaction: page.row, challenge, answer });
     const shown = await challengeAnswered(ctx, page, challenge.gateway_id, answer, outcome);

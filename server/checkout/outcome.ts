@@ -1,38 +1,15 @@
-import type { CheckoutView } from '../../widget/screen/view';
 import type { Gateway } from '../payments/gateway';
 import type { PaymentOutcome } from '../payments/pay';
-import { returnUrls } from './returns';
-import { type CheckoutContext, type Page, reload, stepUrl } from './page';
+import { finishedHosted, type HostedOutcome } from './hosted-page';
+import { type CheckoutContext, type Page, stepUrl } from './page';
+import { paymentPage, reload } from './page-view';
 
-// What a post to the payment page comes to, before it is rendered (page-view.ts): a
+// What a post to the payment page comes to, before it is answered (hosted-page.ts): a
 // redirect, or the page again with a status and what to show on it.
 
-export type Outcome =
-  | { kind: 'redirect'; location: string; redirectKind: 'provider' | 'completed' | 'cancelled' | 'challenge'; status?: number }
-  | {
-      kind: 'view';
-      status: number;
-      error?: CheckoutView['error'];
-      chosenGateway?: string | null;
-      declined?: boolean;
-      justFinished?: boolean;
-      /** Seconds, sent as Retry-After (429). */
-      retryAfter?: number;
-      retryAt?: string;
-      confirmCancel?: boolean;
-      values?: Record<string, string>;
-    };
+export type Outcome = HostedOutcome;
 
-/** What a view outcome adds to the page's view. */
-export type ViewExtra = Omit<Extract<Outcome, { kind: 'view' }>, 'kind' | 'status'>;
-
-export async function finished(ctx: CheckoutContext, page: Page, kind: 'completed' | 'cancelled'): Promise<Outcome> {
-  const urls = await returnUrls(ctx.db, page.row, ctx.deps.now());
-  const url = kind === 'completed' ? urls.return_url : urls.cancel_url;
-  // In embed mode the frame shows the result and tells the merchant page, which moves the top window.
-  if (url && !page.embed) return { kind: 'redirect', location: url, redirectKind: kind };
-  return { kind: 'view', status: 200, justFinished: page.embed !== null };
-}
+export const finished = (ctx: CheckoutContext, page: Page, how: 'completed' | 'cancelled'): Promise<Outcome> => finishedHosted(ctx, paymentPage, page, how);
 
 /** 429: this payment (too many declines) or this card (tried too often) must wait. */
 export function tooManyAttempts(now: Date, waitMs: number, chosenGateway: string): Outcome {

@@ -5,9 +5,9 @@ import { SANDBOX_REDIRECT_ID } from '../payments/sandbox';
 import { checkoutVersion } from '../store/transactions';
 import { challengeReturn } from './challenge-routes';
 import { refusedEmbed } from './embed-refusal';
-import { type CheckoutContext, loadPage, type Page, TOKEN } from './page';
+import { type CheckoutContext, type Page, TOKEN } from './page';
 import { PageCache } from './page-cache';
-import { notFound, pageView, respond, sendUnpayable } from './page-view';
+import { loadPage, notFound, pageView, respond, sendUnpayable } from './page-view';
 import { applyPageHeaders, newNonce, type PageSecurity, redirectOrigins } from './security';
 
 // GET /pay/{token}/: the payment page as customers open it, rendered on the server and kept

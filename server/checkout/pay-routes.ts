@@ -1,18 +1,17 @@
 import type { IRouter } from 'express';
 import { scopedDeps } from '../deps';
 import { validateFields } from '../../widget/fields/card';
-import { baseUrlOf } from '../http/route';
 import type { Gateway } from '../payments/gateway';
 import { testCardErrors } from '../payments/live';
 import { payTransaction } from '../payments/pay';
 import { failedAttemptsWait } from '../store/payments';
 import { cancelTransaction } from '../payments/transaction-endings';
-import { sameOriginPost, validCsrf } from './csrf';
-import { formBody, formBodyFailure } from './form-body';
+import { formBody } from './form-body';
+import { readHostedPost, refusedView } from './hosted-page';
 import { cardLimit } from './limits';
 import { finished, type Outcome, settled, stateConflict, tooManyAttempts } from './outcome';
-import { type CheckoutContext, loadPage, type Page, reload, stepUrl } from './page';
-import { notFound, respond } from './page-view';
+import { type CheckoutContext, type Page, stepUrl } from './page';
+import { loadPage, notFound, reload, respond } from './page-view';
 import { fromForm, payRequest, type PayRequest } from './pay-request';
 import { keptValues } from './view-model';
 
@@ -49,18 +48,9 @@ export function payRoutes(router: IRouter, ctx: CheckoutContext): void {
   router.post('/pay/:token/', async (req, res) => {
     const page = await loadPage(ctx, req);
     if (!page) return notFound(ctx, req, res);
-    const unreadable = formBodyFailure(req);
-    if (unreadable) return respond(ctx, res, page, { kind: 'view', status: unreadable, error: { message: 'error.generic', fields: {} } });
-    const raw = page.wantsJson ? { ...req.body, csrf: req.get('x-csrf-token') } : fromForm(req.body ?? {});
-    const parsed = payRequest.safeParse(raw);
-    const secretKey = await ctx.csrfSecret();
-    if (!parsed.success) {
-      return respond(ctx, res, page, { kind: 'view', status: 400, error: { message: 'error.generic', fields: {} } });
-    }
-    const input = parsed.data;
-    if (!sameOriginPost(req, baseUrlOf(req, deps)) || !validCsrf(secretKey, page.row.token, input.csrf)) {
-      return respond(ctx, res, page, { kind: 'view', status: 403, error: { message: 'error.session', fields: {} } });
-    }
+    const read = await readHostedPost(ctx, req, page, payRequest, fromForm);
+    if ('refused' in read) return respond(ctx, res, page, refusedView(read.refused));
+    const { input } = read;
     if (page.row.status !== 'N' || Date.parse(page.row.expired_at) <= deps.now().getTime()) {
       return respond(ctx, res, page, await stateConflict(ctx, page, null));
     }

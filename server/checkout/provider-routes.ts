@@ -1,14 +1,13 @@
 import type { IRouter } from 'express';
 import { scopedDeps } from '../deps';
-import { baseUrlOf } from '../http/route';
 import { payTransaction } from '../payments/pay';
 import { SANDBOX_REDIRECT_ID } from '../payments/sandbox';
-import { sameOriginPost, validCsrf } from './csrf';
 import { formBody, formBodyFailure } from './form-body';
+import { trustedPost } from './hosted-page';
 import { addressLimit } from './limits';
 import { finished } from './outcome';
-import { type CheckoutContext, loadPage, type Page, reload } from './page';
-import { notFound, pageView, respond, securePage } from './page-view';
+import type { CheckoutContext, Page } from './page';
+import { loadPage, notFound, pageView, reload, respond, securePage } from './page-view';
 import { renderProviderPage } from './provider-page';
 
 // /pay/{token}/provider/: the sandbox redirect gateway's "provider", a page of its own
@@ -42,9 +41,7 @@ export function providerRoutes(router: IRouter, ctx: CheckoutContext): void {
     if (unreadable) return respond(ctx, res, page, { kind: 'view', status: unreadable, error: { message: 'error.generic', fields: {} } });
     const back = `/pay/${page.row.token}/${req.url.slice(req.path.length)}`;
     const decision = (req.body as Record<string, unknown> | undefined)?.decision;
-    if (!sameOriginPost(req, baseUrlOf(req, deps)) || !validCsrf(await ctx.csrfSecret(), page.row.token, req.body?.csrf)) {
-      return res.redirect(303, back);
-    }
+    if (!(await trustedPost(ctx, req, page, (req.body as Record<string, unknown> | undefined)?.csrf as string | undefined))) return res.redirect(303, back);
     // The provider's answer comes back with the customer: settle the payment with it.
     const outcome = await payTransaction(scopedDeps(deps, req), {
       transaction: page.row,

@@ -1,12 +1,8 @@
 import type { IRouter, NextFunction, Request, Response } from 'express';
 import { validateFields } from '../../widget/fields/card';
-import { type DocumentAssets, renderDocument } from '../../widget/screen/document';
-import { isLanguage, resolveLanguage } from '../../widget/i18n/language';
-import type { CheckoutView } from '../../widget/screen/view';
+import type { DocumentAssets } from '../../widget/screen/document';
 import { signupOpen } from '../present/subscription';
-import type { Logger } from 'pino';
 import { type Deps, scopedDeps } from '../deps';
-import { baseUrlOf } from '../http/route';
 import { testCardErrors } from '../payments/live';
 import { canStore } from '../payments/gateway';
 import { storeCard } from '../payments/store-card';
@@ -16,17 +12,29 @@ import { attachPaymentMethod } from '../payments/subscription-actions';
 import { awaitSignupChallenge, findSignup, type SignupPage, signupChallenge } from '../store/subscriptions';
 import { brandView } from './brand';
 import { renderChallengePage } from './challenge-page';
-import { csrfToken, sameOriginPost, validCsrf } from './csrf';
-import { formBody, formBodyFailure } from './form-body';
+import { csrfToken } from './csrf';
+import { formBody } from './form-body';
+import {
+  finishedHosted,
+  type HostedExtra,
+  type HostedKind,
+  type HostedOutcome,
+  type HostedPage,
+  loadHosted,
+  readHostedPost,
+  refusedView,
+  reloadHosted,
+  respondHosted,
+  respondUnpayable,
+  secureHosted,
+} from './hosted-page';
 import { addressLimit } from './limits';
 import { type CheckoutContext, checkoutContext, stepUrl } from './page';
 import { fromForm, payRequest, type PayRequest } from './pay-request';
 import { refusedEmbed } from './embed-refusal';
 import { notFound } from './page-view';
-import { allowedFrameOrigins, applyPageHeaders, newNonce, redirectOrigins } from './security';
 import { buildSignupView, SIGNUP_EMAIL_FIELD, signupGateways, type SignupViewInput } from './signup-view';
-import { isDecline, notStored, resultOf, type StoreResult, toChallenge } from './store-step';
-import { outcomeStrings } from '../../widget/screen/client-strings';
+import { isDecline, notStored, respondStoreResult, resultOf, type StoreResult, toChallenge } from './store-step';
 import { readChallengeAnswer } from './challenge-answer';
 import { signupReturnUrl } from './returns';
 
@@ -41,34 +49,10 @@ import { signupReturnUrl } from './returns';
 
 const SIGNUP_TOKEN = /^sub_[A-Za-z0-9_-]{32}$/;
 
-interface Page extends SignupPage {
-  language: SignupViewInput['language'];
-  embed: { parentOrigin: string } | null;
-  frameAncestors: string[];
-  wantsJson: boolean;
-  /** The request's logger, for the use cases the answer calls (scopedDeps). */
-  readonly log: Logger;
-}
-
-type Extra = Omit<SignupViewInput, 'row' | 'merchantName' | 'language' | 'csrf' | 'now' | 'embed' | 'gateways' | 'urls'>;
-
-/** The sign-up a request names, as checkout/page.ts reads a payment. */
-async function loadPage({ db }: CheckoutContext, req: Request): Promise<Page | null> {
-  const token = String(req.params.token);
-  const found = SIGNUP_TOKEN.test(token) ? await findSignup(db, token) : undefined;
-  if (!found) return null;
-  const requested = typeof req.query.lang === 'string' && isLanguage(req.query.lang) ? req.query.lang : null;
-  const language = requested ?? resolveLanguage(found.row.language, req.get('accept-language'));
-  const allowed = allowedFrameOrigins(found.merchant.allowedOrigins, found.row);
-  const origin = req.query.embed === '1' && typeof req.query.origin === 'string' ? req.query.origin : null;
-  // Unknown origins get no embed mode and frame-ancestors 'none': the browser refuses to show it.
-  const embed = origin !== null && allowed.includes(origin) ? { parentOrigin: origin } : null;
-  const wantsJson = req.is('application/json') === 'application/json';
-  return { ...found, language, embed, frameAncestors: embed ? allowed : [], wantsJson, get log() { return req.log; } };
-}
+type Page = HostedPage<SignupPage>;
 
 /** In the widget's frame, the URLs it reports once the customer signed up or left, signed as a redirect's. */
-async function embedUrls({ db, deps }: CheckoutContext, page: Page, extra: Extra): Promise<SignupViewInput['urls']> {
+async function embedUrls({ db, deps }: CheckoutContext, page: Page, extra: HostedExtra): Promise<SignupViewInput['urls']> {
   const { row } = page;
   if (!page.embed || !extra.justFinished) return undefined;
   const now = deps.now();
@@ -78,52 +62,35 @@ async function embedUrls({ db, deps }: CheckoutContext, page: Page, extra: Extra
   };
 }
 
-async function view(ctx: CheckoutContext, page: Page, extra: Extra = {}): Promise<CheckoutView> {
-  const built = buildSignupView({
-    urls: await embedUrls(ctx, page, extra),
-    row: page.row,
-    merchantName: page.merchant.name,
-    language: page.language,
-    csrf: csrfToken(await ctx.csrfSecret(), page.row.token),
-    now: ctx.deps.now(),
-    embed: page.embed,
-    gateways: signupGateways(ctx.deps.gateways, page.row.currency, !page.merchant.sandbox),
-    ...extra,
-  });
-  return { ...built, brand: brandView(page.row.environment_id, page.merchant.brand), sandbox: page.merchant.sandbox };
-}
+/** The sign-up as a kind of hosted page (hosted-page.ts); its returns are signed (returns.ts). */
+const signupPage: HostedKind<SignupPage> = {
+  flavour: 'subscription',
+  token: SIGNUP_TOKEN,
+  find: ({ db }, token) => findSignup(db, token),
+  language: (row) => row.language,
+  async view(ctx, page, extra) {
+    const { justFinished, cancelled, error, chosenGateway, declined } = extra;
+    const built = buildSignupView({
+      urls: await embedUrls(ctx, page, extra),
+      row: page.row,
+      merchantName: page.merchant.name,
+      language: page.language,
+      csrf: csrfToken(await ctx.csrfSecret(), page.row.token),
+      now: ctx.deps.now(),
+      embed: page.embed,
+      gateways: signupGateways(ctx.deps.gateways, page.row.currency, !page.merchant.sandbox),
+      ...{ justFinished, cancelled, error, chosenGateway, declined },
+    });
+    return { ...built, brand: brandView(page.row.environment_id, page.merchant.brand), sandbox: page.merchant.sandbox };
+  },
+  returnTo: ({ db, deps }, { row }, how) => signupReturnUrl(db, row, how, deps.now()),
+};
 
-function secure(res: Response, page: Page): string {
-  const nonce = newNonce();
-  applyPageHeaders(res, { nonce, frameAncestors: page.frameAncestors, formTargets: redirectOrigins(page.row) });
-  return nonce;
-}
-
-async function show(ctx: CheckoutContext, res: Response, page: Page, status: number, extra: Extra = {}) {
-  const nonce = secure(res, page);
-  const v = await view(ctx, page, extra);
-  if (page.wantsJson) return void res.status(status).json({ outcome: 'view', view: v, strings: outcomeStrings(page.language, 'subscription') });
-  res.status(status).type('html').send(renderDocument({ view: v, nonce, assets: ctx.screenAssets() }));
-}
-
-/**
- * Redirects as for transactions: to return_url / cancel_url, signed, except in the widget's
- * frame. The hydrated screen gets the confirmed view with it, to show "Subscription
- * confirmed" before the shop opens, as the paid screen does.
- */
-async function finish(ctx: CheckoutContext, res: Response, page: Page, kind: 'completed' | 'cancelled') {
-  const url = await signupReturnUrl(ctx.db, page.row, kind, ctx.deps.now());
-  if (url && !page.embed) {
-    if (page.wantsJson) {
-      const shown = kind === 'completed' ? { view: await view(ctx, page, {}) } : {};
-      secure(res, page);
-      return void res.json({ outcome: 'redirect', location: url, kind, ...shown, strings: outcomeStrings(page.language, 'subscription') });
-    }
-    secure(res, page);
-    return void res.redirect(303, url);
-  }
-  return show(ctx, res, page, 200, { justFinished: page.embed !== null, cancelled: kind === 'cancelled' });
-}
+const respond = (ctx: CheckoutContext, res: Response, page: Page, outcome: HostedOutcome) => respondHosted(ctx, signupPage, res, page, outcome);
+const show = (ctx: CheckoutContext, res: Response, page: Page, status: number, extra: HostedExtra = {}) => respond(ctx, res, page, { kind: 'view', status, ...extra });
+const finish = async (ctx: CheckoutContext, res: Response, page: Page, how: 'completed' | 'cancelled') => respond(ctx, res, page, await finishedHosted(ctx, signupPage, page, how));
+const result = (ctx: CheckoutContext, res: Response, page: Page, message: StoreResult) => respondStoreResult(ctx, signupPage, res, page, message);
+const reload = (ctx: CheckoutContext, page: Page) => reloadHosted(signupPage, ctx, page);
 
 /** Stores the card through the gateway and starts the subscription with it; answers what came of it. */
 async function signUp(ctx: CheckoutContext, res: Response, page: Page, input: PayRequest) {
@@ -146,7 +113,7 @@ async function signUp(ctx: CheckoutContext, res: Response, page: Page, input: Pa
   if (stored.kind === 'challenge') {
     const waiting = await awaitSignupChallenge(db, { subscription: page.row, authorizationId: stored.authorization.id, customerEmail, now: deps.now() });
     // Signed up meanwhile: this card's challenge lapses unanswered (the expiry job ends it).
-    return waiting ? toChallenge(res, page, 'subscription') : show(ctx, res, await reload(ctx, page), 409);
+    return waiting ? respond(ctx, res, page, toChallenge(page)) : show(ctx, res, await reload(ctx, page), 409);
   }
   if (stored.kind !== 'stored' && stored.kind !== 'declined') {
     // Storing a card charges nothing: even of unknown outcome (a pending authorization the merchant sees settled), the customer may try again.
@@ -168,19 +135,8 @@ async function start(ctx: CheckoutContext, res: Response, page: Page, authorizat
   const result = await attachPaymentMethod(db, { subscription: page.row, authorizationId: authorization.id, customerEmail, now: deps.now(), outbox: deps.outbox });
   if (result.kind !== 'done') return show(ctx, res, await reload(ctx, page), 409);
   deps.log.info({ subscription: page.row.id, gateway: authorization.gateway_id, brand: authorization.card_brand }, 'subscription signed up');
-  return finish(ctx, res, { ...page, row: result.subscription.row }, 'completed');
-}
-
-/** Re-reads the subscription so the answer shows the state a write produced. */
-async function reload(ctx: CheckoutContext, page: Page): Promise<Page> {
-  const found = await findSignup(ctx.db, page.row.token);
-  return found ? { ...page, row: found.row } : page;
-}
-
-/** A message on the page: as the JSON answer, or after a redirect for the form (post, redirect, get). */
-async function result(ctx: CheckoutContext, res: Response, page: Page, message: StoreResult) {
-  if (!page.wantsJson) return void res.redirect(303, stepUrl(page, '', { result: message }));
-  return show(ctx, res, await reload(ctx, page), 200, { declined: isDecline(message), error: { message, fields: {} } });
+  page.row = result.subscription.row;
+  return finish(ctx, res, page, 'completed');
 }
 
 /**
@@ -196,27 +152,22 @@ async function openChallenge(ctx: CheckoutContext, page: Page): Promise<Authoriz
   return null;
 }
 
-/** The form's CSRF token and the browser's own headers, as the payment page checks them. */
-async function trusted(ctx: CheckoutContext, req: Request, page: Page, csrf: string | undefined): Promise<boolean> {
-  return sameOriginPost(req, baseUrlOf(req, ctx.deps)) && validCsrf(await ctx.csrfSecret(), page.row.token, csrf);
-}
-
 /** The issuer's challenge of the card given here: its page (without JavaScript) and its answer (both ways). */
 function challengeRoutes(router: IRouter, ctx: CheckoutContext, signupOnly: (req: Request, res: Response, next: NextFunction) => void) {
   router.get('/pay/:token/challenge/', signupOnly, async (req, res) => {
-    const page = await loadPage(ctx, req);
+    const page = await loadHosted(signupPage, ctx, req);
     if (!page) return notFound(ctx, req, res);
     // Answered, lapsed or left already, or signed up meanwhile: back to the page, which shows where it stands.
     if (!(await openChallenge(ctx, page))) return res.redirect(303, stepUrl(page, '', { result: 'error.saveIncomplete' }));
-    secure(res, page);
-    res.type('html').send(renderChallengePage(await view(ctx, page), ctx.screenAssets()));
+    secureHosted(res, page);
+    res.type('html').send(renderChallengePage(await signupPage.view(ctx, page, {}), ctx.screenAssets()));
   });
 
   router.post('/pay/:token/challenge/', signupOnly, formBody({ json: true }), async (req, res) => {
-    const page = await loadPage(ctx, req);
+    const page = await loadHosted(signupPage, ctx, req);
     if (!page) return notFound(ctx, req, res);
-    const read = await readChallengeAnswer(req, page, (csrf) => trusted(ctx, req, page, csrf));
-    if ('refused' in read) return show(ctx, res, page, read.refused.status, { error: { message: read.refused.message, fields: {} } });
+    const read = await readChallengeAnswer(ctx, req, page);
+    if ('refused' in read) return respond(ctx, res, page, refusedView(read.refused));
     const authorization = await openChallenge(ctx, page);
     if (!authorization) return result(ctx, res, page, 'error.saveIncomplete');
     const { answer } = read;
@@ -236,9 +187,11 @@ export function signupRoutes(router: IRouter, deps: Deps, screenAssets: () => Do
   const signupOnly = (req: Request, _res: Response, next: NextFunction) => next(String(req.params.token).startsWith('sub_') ? undefined : 'route');
 
   router.get('/pay/:token/', signupOnly, async (req, res) => {
-    const page = await loadPage(ctx, req);
+    const page = await loadHosted(signupPage, ctx, req);
     if (!page) return notFound(ctx, req, res);
     if (refusedEmbed(req, res, page, ctx.screenAssets())) return;
+    // No method of the environment's mode can store a card in its currency: nothing to sign up with.
+    if (signupOpen(page.row) && signupGateways(deps.gateways, page.row.currency, !page.merchant.sandbox).length === 0) return respondUnpayable(ctx, res, page);
     // Back from the challenge's page (without JavaScript): what came of it, while the sign-up is open.
     const message = resultOf(req.query.result);
     await show(ctx, res, page, 200, message && signupOpen(page.row) ? { declined: isDecline(message), error: { message, fields: {} } } : {});
@@ -246,15 +199,11 @@ export function signupRoutes(router: IRouter, deps: Deps, screenAssets: () => Do
   challengeRoutes(router, ctx, signupOnly);
 
   router.post('/pay/:token/', signupOnly, addressLimit(deps, 'signup', screenAssets), formBody({ json: true }), async (req, res) => {
-    const page = await loadPage(ctx, req);
+    const page = await loadHosted(signupPage, ctx, req);
     if (!page) return notFound(ctx, req, res);
-    const unreadable = formBodyFailure(req);
-    if (unreadable) return show(ctx, res, page, unreadable, { error: { message: 'error.generic', fields: {} } });
-    const raw = page.wantsJson ? { ...req.body, csrf: req.get('x-csrf-token') } : fromForm(req.body ?? {});
-    const parsed = payRequest.safeParse(raw);
-    if (!parsed.success) return show(ctx, res, page, 400, { error: { message: 'error.generic', fields: {} } });
-    const input = parsed.data;
-    if (!(await trusted(ctx, req, page, input.csrf))) return show(ctx, res, page, 403, { error: { message: 'error.session', fields: {} } });
+    const read = await readHostedPost(ctx, req, page, payRequest, fromForm);
+    if ('refused' in read) return respond(ctx, res, page, refusedView(read.refused));
+    const { input } = read;
     if (!signupOpen(page.row)) return show(ctx, res, page, 409);
     if (input.action === 'cancel') return finish(ctx, res, page, 'cancelled');
     return signUp(ctx, res, page, input);

@@ -1,9 +1,8 @@
 import type { Response } from 'express';
 import type { ChallengeAnswer } from '../payments/gateway';
 import type { StoreChallengeOutcome } from '../payments/store-challenge';
-import type { Language } from '../../widget/i18n/language';
-import { outcomeStrings } from '../../widget/screen/client-strings';
-import { type Stepped, stepUrl } from './page';
+import { type Found, type HostedKind, type HostedOutcome, type HostedPage, reloadHosted, respondHosted } from './hosted-page';
+import { type CheckoutContext, type Stepped, stepUrl } from './page';
 
 // The issuer's challenge of a card being stored, as the pages that store one run it: the
 // save page (/pay/sav_…/, save-routes.ts) and a subscription's sign-up (/pay/sub_…/,
@@ -23,10 +22,13 @@ export const isDecline = (message: StoreResult) => message === 'error.saveDeclin
 export const resultOf = (query: unknown): StoreResult | undefined => STORE_RESULTS.find((key) => key === query);
 
 /** The challenge's step: its own page without JavaScript, the screen's dialog with it. */
-export function toChallenge(res: Response, page: Stepped & { wantsJson: boolean; language: Language }, flavour: 'save' | 'subscription'): void {
-  const location = stepUrl(page, 'challenge/');
-  if (page.wantsJson) return void res.json({ outcome: 'redirect', location, kind: 'challenge', strings: outcomeStrings(page.language, flavour) });
-  res.redirect(303, location);
+export const toChallenge = (page: Stepped): HostedOutcome => ({ kind: 'redirect', location: stepUrl(page, 'challenge/'), redirectKind: 'challenge' });
+
+/** A message on the page: as the JSON answer, or after a redirect for the form (post, redirect, get). */
+export async function respondStoreResult<F extends Found>(ctx: CheckoutContext, kind: HostedKind<F>, res: Response, page: HostedPage<F>, message: StoreResult): Promise<void> {
+  if (!page.wantsJson) return void res.redirect(303, stepUrl(page, '', { result: message }));
+  const shown = await reloadHosted(kind, ctx, page);
+  return respondHosted(ctx, kind, res, shown, { kind: 'view', status: 200, declined: isDecline(message), error: { message, fields: {} } });
 }
 
 /** What an answered challenge that stored no card comes to, as the page tells the customer. */

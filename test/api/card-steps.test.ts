@@ -139,7 +139,8 @@ describe.each(ENGINES)('card steps on %s', (engine) => {
       await form(`/pay/${sub.token}/`, { ...card, card_number: TEST_CARDS.challenged });
       const completed = await form(step, { answer: 'completed' });
       expect(completed.status).toBe(303);
-      expect(completed.headers.get('location')).toBe(RETURN);
+      // Signed, as every sign-up's return (docs/checkout.md "Signed returns").
+      expect(completed.headers.get('location')).toMatch(new RegExp(`^${RETURN}\\?subscription_id=${sub.id}&status=trialing&timestamp=\\d+&signature=`));
       expect((await subscriptionOf(sub.id)).status).toBe('trialing');
     });
 

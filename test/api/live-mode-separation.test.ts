@@ -150,6 +150,20 @@ describe.each(ENGINES)('sandbox and live never cross, on %s', (engine) => {
     expect((await live.get(`/transaction/${row.id}/`)).body.status).toBe('N');
   });
 
+  it('a sign-up page no method of the mode can store a card for says so too, and takes nothing', async () => {
+    const live = await liveEnvironment(bare, 'Live sign-up without EUR');
+    const plan = await live.post('/plan/', { name: 'Beans', amount: 9.5, currency: 'EUR', interval: 'month' });
+    const sub = await live.post('/subscription/', { plan: plan.body.id, cancel_url: 'https://shop.example/plans' });
+    expect(sub.status, sub.text).toBe(201);
+    const html = await (await fetch(sub.body.payment_url)).text();
+    expect(html).toContain('This shop cannot take payments right now');
+    expect(html).toContain('href="https://shop.example/plans"');
+    expect(html).not.toContain('checkout-state');
+    const framed = await (await fetch(`${sub.body.payment_url}?embed=1&origin=${encodeURIComponent('https://shop.example')}`)).text();
+    expect(framed).toContain('"code":"no_payment_method"');
+    expect((await live.get(`/subscription/${sub.body.id}/`)).body.status).toBe('waiting');
+  });
+
   it('refuses live payouts with no real payout provider (409), skips the scheduled ones and says so under Needs attention', async () => {
     const live = await liveEnvironment(bare, 'Live no payouts');
     const db = bare.service.deps.database.db;
