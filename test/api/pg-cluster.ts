@@ -19,7 +19,7 @@ export interface Cluster {
   remove(): Promise<void>;
 }
 
-async function binDir(): Promise<string> {
+export async function binDir(): Promise<string> {
   const { stdout } = await run('sh', ['-c', 'ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1']);
   const dir = stdout.trim();
   if (!dir) throw new Error('no PostgreSQL binaries under /usr/lib/postgresql');
