@@ -7,8 +7,9 @@ export function isUniqueViolation(err: unknown): boolean {
 // PostgreSQL SQLSTATEs of a database that is away or overloaded, not of a bad query:
 // class 08 (connection exception), 57P01–57P03 (shutting down, restarting, not accepting
 // yet), 53300 (too many connections), 57014 (a statement outlived statement_timeout),
-// 40001 / 40P01 (a serialization failure or deadlock: the same transaction succeeds when run again).
-const UNAVAILABLE_STATES = /^(08|57P0[123]$|53300$|57014$|40001$|40P01$)/;
+// 40001 / 40P01 (a serialization failure or deadlock: the same transaction succeeds when run again),
+// 25006 (a read-only transaction: a standby reached during a failover; pg-hosts.ts looks for the primary again).
+const UNAVAILABLE_STATES = /^(08|57P0[123]$|53300$|57014$|40001$|40P01$|25006$)/;
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 // pg reports a lost or unobtainable connection with plain Errors and no code.
 const UNAVAILABLE_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended)/;

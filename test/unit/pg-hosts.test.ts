@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config';
+import { isDatabaseUnavailable } from '../../server/store/errors';
 import { hostOf, hostsProblem, hostUrls, meansPrimaryLost } from '../../server/store/pg-hosts';
 
 // libpq's multi-host DATABASE_URL, split into one URL per host for node-postgres.
@@ -37,5 +38,10 @@ describe('multi-host DATABASE_URL', () => {
     expect(meansPrimaryLost(new Error('Connection terminated unexpectedly'))).toBe(true);
     expect(meansPrimaryLost({ code: '23505' })).toBe(false);
     expect(meansPrimaryLost({ code: '57014' })).toBe(false);
+  });
+
+  it('a read-only refusal (a standby reached mid-failover) is the database being away: a 503, not a 500', () => {
+    expect(isDatabaseUnavailable({ code: '25006' })).toBe(true);
+    expect(isDatabaseUnavailable({ code: '23505' })).toBe(false);
   });
 });
