@@ -25,6 +25,8 @@ export interface Database {
   changeStamp(): string | null;
   /** Seals and opens the secrets stored readable (sealed-secrets.ts). */
   secrets: SealedSecrets;
+  /** SQLite: this process's writes waiting behind an open transaction (sqlite-split.ts, Turn). */
+  waitingWriters?(): number;
   /** PostgreSQL's pool: connections open, idle, and callers waiting for one (metrics). */
   pool?(): { total: number; idle: number; waiting: number };
   /** PostgreSQL: whether statement_timeout and idle_in_transaction_session_timeout are in force (pg-timeouts.ts). */
@@ -84,11 +86,12 @@ export function openDatabase(opts: DatabaseOptions): Database {
   // WAL keeps readers off the writer's lock; synchronous=FULL fsyncs every commit so an
   // acknowledged write survives kill -9 and power loss.
   const pragmas = ['journal_mode = WAL', 'synchronous = FULL', 'foreign_keys = ON', 'busy_timeout = 5000'];
-  const db = new Kysely<Tables>({ dialect: splitSqliteDialect(reader, file, pragmas), plugins: [secrets] });
+  const dialect = splitSqliteDialect(reader, file, pragmas);
+  const db = new Kysely<Tables>({ dialect, plugins: [secrets] });
   // data_version moves whenever another connection commits: the writer thread's
   // connection, or another process's (the keys CLI).
   const dataVersion = reader.prepare('PRAGMA data_version').pluck();
-  return { db, engine: 'sqlite', secrets, changeStamp: () => String(dataVersion.get()), close: () => db.destroy() };
+  return { db, engine: 'sqlite', secrets, changeStamp: () => String(dataVersion.get()), waitingWriters: dialect.waitingWriters, close: () => db.destroy() };
 }
 
 /**

@@ -104,9 +104,23 @@ class WriterThread {
 class Turn {
   #current: Promise<void> | undefined;
   #release: (() => void) | undefined;
+  /**
+   * Callers waiting here for another's transaction to end: this process's lock waits,
+   * read (never changed) by tests that must see a request blocked before they let go
+   * (test/api/lock-waits.ts). Counted only when the turn is taken: nothing on the free path.
+   */
+  #waiting = 0;
+
+  get waiting(): number {
+    return this.#waiting;
+  }
 
   async take(): Promise<void> {
-    while (this.#current) await this.#current;
+    if (this.#current) {
+      this.#waiting++;
+      while (this.#current) await this.#current;
+      this.#waiting--;
+    }
     this.#current = new Promise((resolve) => (this.#release = resolve));
   }
 
@@ -219,19 +233,19 @@ export class SplitConnection implements DatabaseConnection {
 }
 
 class SplitDriver implements Driver {
-  readonly #turn = new Turn();
   readonly #reader: (sql: string) => SQLite.Statement | undefined;
 
   constructor(
     private readonly sqlite: SQLite.Database,
     private readonly writer: WriterThread,
+    private readonly turn: Turn,
   ) {
     this.#reader = statementsOf(sqlite);
   }
 
   async init(): Promise<void> {}
   async acquireConnection(): Promise<SplitConnection> {
-    return new SplitConnection(this.#reader, this.writer, this.#turn);
+    return new SplitConnection(this.#reader, this.writer, this.turn);
   }
   beginTransaction(connection: SplitConnection): Promise<void> {
     return connection.begin();
@@ -251,12 +265,14 @@ class SplitDriver implements Driver {
 
 /**
  * `reader` is this thread's connection, kept to reads (`query_only`); the writer's
- * connection opens `file` with `pragmas`.
+ * connection opens `file` with `pragmas`. `waitingWriters`: see Turn's `waiting`.
  */
-export function splitSqliteDialect(reader: SQLite.Database, file: string, pragmas: string[]): Dialect {
+export function splitSqliteDialect(reader: SQLite.Database, file: string, pragmas: string[]): Dialect & { waitingWriters(): number } {
+  const turn = new Turn();
   return {
+    waitingWriters: () => turn.waiting,
     createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new SplitDriver(reader, new WriterThread(file, pragmas)),
+    createDriver: () => new SplitDriver(reader, new WriterThread(file, pragmas), turn),
     createQueryCompiler: () => new SqliteQueryCompiler(),
     createIntrospector: (db: Kysely<any>) => new SqliteIntrospector(db),
   };
