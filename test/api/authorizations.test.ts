@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../server/payments/sandbox';
 import { ENGINES, problemPaths, useTestService } from './harness';
 import { paidTransaction, priced, SANDBOX_CARD } from './pay';
+import { blockedBehind } from './lock-waits';
 
 // Stored payment methods: made by a checkout payment with authorize: true or by POST for
 // the sandbox card gateway; charged into captured sales; removed for good.
@@ -180,7 +181,7 @@ describe.each(ENGINES)('authorizations on %s', (engine) => {
     await db.transaction().execute(async (trx) => {
       await trx.updateTable('authorizations').set((eb) => ({ status: eb.ref('status') })).where('id', '=', auth.id).execute();
       removing = svc.api.request('POST', `/authorization/${auth.id}/remove/`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await blockedBehind(svc.t.service.deps.database, trx, removing);
       released = new Date().toISOString();
     });
     const removed = await removing!;

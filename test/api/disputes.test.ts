@@ -7,6 +7,7 @@ import { FILES, pdfOfSize } from './documents';
 import { type Client, ENGINES, problemPaths, testClock } from './harness';
 import { checkLedger, useOwnService } from './ledger';
 import { payToken, priced } from './pay';
+import { blockedBehind } from './lock-waits';
 
 // A dispute's whole life, opened by the sandbox bank's test cards: the disputed amount and
 // the dispute fee leave the balance when it opens and the amount comes back if it is won;
@@ -274,7 +275,7 @@ describe.each(ENGINES)('disputes on %s', (engine) => {
         .execute(async (trx) => {
           await trx.updateTable('disputes').set({ evidence: JSON.stringify(saved), updated_at: clock.now().toISOString() }).where('id', '=', dispute.id).execute();
           answer = request();
-          await new Promise((resolve) => setTimeout(resolve, 100));
+          await blockedBehind(svc.t.service.deps.database, trx, answer);
         });
       return answer!;
     }

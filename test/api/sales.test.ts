@@ -3,6 +3,7 @@ import { unitsToNumber } from '../../server/domain/money';
 import { SANDBOX_CARD_ID } from '../../server/payments/sandbox';
 import { ENGINES, problemPaths, useTestService } from './harness';
 import { paidTransaction, priced } from './pay';
+import { blockedBehind } from './lock-waits';
 
 // Capture, refund and void as tables: each row starts from a fresh sale (held when the
 // transaction was paid with authorize: true, captured otherwise), runs its steps and
@@ -228,7 +229,7 @@ describe.each(ENGINES)('sales on %s', (engine) => {
     await svc.t.service.deps.database.db.transaction().execute(async (trx) => {
       await trx.updateTable('sales').set((eb) => ({ refunding: eb('refunding', '+', 300) })).where('id', '=', sale.id).execute();
       all = svc.api.post(`/sale/${sale.id}/refund/`, undefined);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await blockedBehind(svc.t.service.deps.database, trx, all);
     });
     const answer = await all!;
     expect(answer.status, answer.text).toBe(200);

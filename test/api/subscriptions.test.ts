@@ -11,6 +11,7 @@ import { type Client, ENGINES, problemPaths, type TestService } from './harness'
 import { HELD_ID, type HeldGateway, withHeld } from './held-gateway';
 import { payWithCard, SANDBOX_CARD } from './pay';
 import { type Receiver, startReceiver } from './receiver';
+import { blockedBehind } from './lock-waits';
 
 // Subscriptions over real HTTP on both engines: the spec's actions from every state, the
 // scheduler's charges under a moved clock (one pass at a time: the job run by hand),
@@ -339,7 +340,7 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
     await db.transaction().execute(async (trx) => {
       await trx.updateTable('subscriptions').set({ updated_at: new Date().toISOString() }).where('id', '=', id).execute();
       stopping = act(id, 'stop');
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await blockedBehind(t.service.deps.database, trx, stopping);
       released = new Date().toISOString();
     });
     const stopped = await stopping!;
@@ -365,7 +366,7 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
     await t.service.deps.database.db.transaction().execute(async (trx) => {
       await trx.updateTable('subscriptions').set({ ...target, next_charge_at: null, updated_at: at }).where('id', '=', sub.id).execute();
       call.release();
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await blockedBehind(t.service.deps.database, trx, charging);
     });
     expect(await charging).toBe(1);
     const after = await get(sub.id);

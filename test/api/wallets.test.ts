@@ -5,6 +5,7 @@ import { reviewDocuments } from '../../server/jobs/compliance-review';
 import { documentBody, IBANS } from './documents';
 import { balanceOf, checkLedger, compliantClient, createWallet, entriesOf, fund, newClientId, useOwnService } from './ledger';
 import { paidTransaction, priced } from './pay';
+import { blockedBehind } from './lock-waits';
 
 const RANDOM_UUID = '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e';
 /** A valid German IBAN whose last four digits are 0000: the sandbox payout gateway refuses it. */
@@ -235,7 +236,7 @@ describe.each(ENGINES)('wallets on %s', (engine) => {
     await svc.t.service.deps.database.db.transaction().execute(async (trx) => {
       await trx.updateTable('wallets').set({ updated_at: new Date().toISOString() }).where('id', '=', a.id).execute();
       transfer = api.post('/transfer/', { source_wallet: a.id, destination_wallet: b.id, amount: 1 });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await blockedBehind(svc.t.service.deps.database, trx, transfer);
       released = new Date().toISOString();
     });
     const made = await transfer!;
