@@ -152,6 +152,8 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
     test.use({ viewport });
 
     test('axe finds nothing on it in light and dark, in all four languages', async ({ page, service, merchant }) => {
+      // Four payments and eight axe runs: over 30 s on a busy two-core machine.
+      test.setTimeout(60_000);
       for (const language of ['en', 'es', 'fr', 'au']) {
         const tx = await service.createTransaction({ ...order(merchant), language });
         // Paid without the script: the server answers with the step's page (it has no script of its own either).
