@@ -360,6 +360,7 @@ export const GATEWAY_EXAMPLE = {
   currencies: null,
   enabled: true,
   enabled_by_compliance: true,
+  capabilities: { hold: true, partial_capture: true, refunds: true, partial_refunds: true, saved_cards: true },
 };
 
 export const CURRENCY_EXAMPLE = { id: IDS.currency, code: 'EUR', numeric_code: '978', name: 'Euro', exponent: 2 };

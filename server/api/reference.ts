@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { CURRENCIES } from '../domain/currencies';
 import { uuidv5 } from '../domain/ids';
+import { capabilitiesOf } from '../domain/gateway-capabilities';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { notFound } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import type { Deps } from '../deps';
-import type { Gateway } from '../payments/gateway';
+import { canStore, type Gateway } from '../payments/gateway';
 import { CURRENCY_EXAMPLE, GATEWAY_EXAMPLE, page } from './examples';
 import { exact, objectId } from './fields';
 
@@ -40,6 +41,15 @@ const gatewayOut = z
     currencies: z.array(z.string()).nullable().describe('null: every currency'),
     enabled: z.boolean().describe('Whether it is offered on the payment screen'),
     enabled_by_compliance: z.boolean().describe('Always true for the built-in gateways'),
+    capabilities: z
+      .object({
+        hold: z.boolean().describe('Holds the funds to capture later: offered for a transaction with `authorize`'),
+        partial_capture: z.boolean().describe('Captures less than it holds; false: a capture takes the whole hold'),
+        refunds: z.boolean().describe('Refunds at all'),
+        partial_refunds: z.boolean().describe('Refunds less than what is refundable; false: a refund takes the whole refundable amount'),
+        saved_cards: z.boolean().describe('Stores a card for later charges (`POST /authorization/`, subscriptions)'),
+      })
+      .describe('What it can do beyond taking a payment: the payment page offers, and the API accepts, only what the gateway can do (a 409 otherwise)'),
   })
   .meta({ id: 'Gateway', description: 'A payment gateway of the service' });
 
@@ -51,7 +61,13 @@ const presentGateway = (g: Gateway) => ({
   currencies: g.currencies,
   enabled: g.enabled,
   enabled_by_compliance: true,
+  capabilities: presentCapabilities(g),
 });
+
+function presentCapabilities(g: Gateway) {
+  const c = capabilitiesOf(g);
+  return { hold: c.hold, partial_capture: c.partialCapture, refunds: c.refunds, partial_refunds: c.partialRefunds, saved_cards: canStore(g) };
+}
 
 function readOnly<T extends { id: string }>(opts: {
   group: string;

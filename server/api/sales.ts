@@ -1,3 +1,4 @@
+import { MISSING_CAPABILITY } from '../domain/gateway-capabilities';
 import { z } from 'zod';
 import { AUTHENTICATION_METHODS, AUTHENTICATION_STATUSES } from '../domain/authentication';
 import { unitsToDecimalString } from '../domain/money';
@@ -174,6 +175,8 @@ const action = (name: SaleAction, summary: string, description: string) =>
         case 'conflict':
           // The amounts moved since they were read: explain with the ones in force now.
           throw conflict(name, (await getSale(db, env.id, sale.row.id))!, amount === 'all' ? 0 : amount);
+        case 'unsupported':
+          throw new ApiError('conflict', `This ${name} cannot be made: ${MISSING_CAPABILITY[outcome.missing]}; nothing was changed`);
         case 'gateway_failed':
           throw new ApiError('gateway_error', `The gateway did not make the ${name}: ${outcome.reason}; nothing was changed`);
         case 'part_of':

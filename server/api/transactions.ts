@@ -232,7 +232,9 @@ export const transactionRoutes = (): RouteDef[] => [
       if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
       const now = deps.now();
       if (!body.source?.length) {
-        refuseWithoutPaymentMethod(deps.gateways.forCurrency(body.currency, env.mode === 'live').length, body.currency);
+        const live = env.mode === 'live';
+        const offered = { any: deps.gateways.forCurrency(body.currency, live).length, holding: deps.gateways.forCurrency(body.currency, live, { hold: true }).length };
+        refuseWithoutPaymentMethod(offered, body);
         return presentTransaction(await createTransaction(db, env.id, body, now), now, baseUrl);
       }
       const { tx, pending } = await createPaidFromSources(deps, env.id, body, now);

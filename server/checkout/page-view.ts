@@ -11,7 +11,7 @@ import { type HostedExtra, type HostedKind, type HostedOutcome, loadHosted, relo
 import { type CheckoutContext, type Page, TOKEN } from './page';
 import { returnUrls } from './returns';
 import { applyPageHeaders, newNonce } from './security';
-import { buildView } from './view-model';
+import { buildView, paymentGateways } from './view-model';
 
 // The payment's page as a kind of hosted page (hosted-page.ts): its view from the
 // database, and the responders every route family of /pay/{token}/ answers with.
@@ -74,7 +74,7 @@ export function notFound(ctx: CheckoutContext, req: Request, res: Response) {
 export async function sendUnpayable(ctx: CheckoutContext, res: Response, page: Page): Promise<boolean> {
   const { row } = page;
   if (effectiveStatus(row.status, row.expired_at, ctx.deps.now()) !== 'N') return false;
-  if (ctx.deps.gateways.forCurrency(row.currency, !page.merchant.sandbox).length > 0 || (await paymentInDoubt(ctx.db, row.id))) return false;
+  if (paymentGateways(ctx.deps.gateways, row, !page.merchant.sandbox).length > 0 || (await paymentInDoubt(ctx.db, row.id))) return false;
   respondUnpayable(ctx, res, page);
   return true;
 }

@@ -13,7 +13,7 @@ import { finished, type Outcome, settled, stateConflict, tooManyAttempts } from 
 import { type CheckoutContext, type Page, stepUrl } from './page';
 import { loadPage, notFound, reload, respond } from './page-view';
 import { fromForm, payRequest, type PayRequest } from './pay-request';
-import { keptValues } from './view-model';
+import { keptValues, paymentGateways } from './view-model';
 
 // POST /pay/{token}/: the customer pays or cancels, from the hydrated screen (JSON) or the
 // form without JavaScript, and sees what came of it.
@@ -60,7 +60,7 @@ export function payRoutes(router: IRouter, ctx: CheckoutContext): void {
       if (!(await cancelTransaction(deps, page.row.id, deps.now()))) return respond(ctx, res, page, await stateConflict(ctx, page, null));
       return respond(ctx, res, page, await finished(ctx, await reload(ctx, page), 'cancelled'));
     }
-    const gateway = input.gateway ? deps.gateways.forCurrency(page.row.currency, !page.merchant.sandbox).find((g) => g.id === input.gateway) : undefined;
+    const gateway = input.gateway ? paymentGateways(deps.gateways, page.row, !page.merchant.sandbox).find((g) => g.id === input.gateway) : undefined;
     if (!gateway) {
       return respond(ctx, res, page, { kind: 'view', status: 400, error: { message: 'error.gatewayRequired', fields: { gateway: 'error.gatewayRequired' } } });
     }

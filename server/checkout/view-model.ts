@@ -63,8 +63,11 @@ export function backUrlOf(row: { cancel_url: string | null; return_url: string |
   return row.cancel_url ?? siteOf(row.return_url);
 }
 
-export function gatewayOptions(gateways: Gateways, currency: string, live: boolean): GatewayOption[] {
-  return gateways.forCurrency(currency, live).map((g) => ({ id: g.id, code: g.code, name: g.name, flow: g.flow, fields: g.fields }));
+/** The gateways a payment may be paid with: of its mode, for its currency, able to hold the funds when it asks to. */
+export const paymentGateways = (gateways: Gateways, row: { currency: string; authorize: boolean }, live: boolean) => gateways.forCurrency(row.currency, live, { hold: row.authorize });
+
+export function gatewayOptions(gateways: Gateways, row: { currency: string; authorize: boolean }, live: boolean): GatewayOption[] {
+  return paymentGateways(gateways, row, live).map((g) => ({ id: g.id, code: g.code, name: g.name, flow: g.flow, fields: g.fields }));
 }
 
 function receiptOf(sale: SaleRow | null | undefined): Receipt | null {
@@ -82,7 +85,7 @@ export function buildView(input: ViewInput): CheckoutView {
   const { row, lines } = input.tx;
   const urls = input.urls ?? row;
   const status = SCREEN_STATUS[effectiveStatus(row.status, row.expired_at, input.now)]!;
-  const gateways = gatewayOptions(input.gateways, row.currency, input.live);
+  const gateways = gatewayOptions(input.gateways, row, input.live);
   const chosen = gateways.find((g) => g.id === input.chosenGateway)?.id;
   // In embed mode the shop is the page around the frame: no link leaves it.
   const backUrl = input.embed ? null : backUrlOf(row);

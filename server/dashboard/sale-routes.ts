@@ -88,9 +88,10 @@ export function saleRoutes(router: IRouter, kit: Kit): void {
       // The key's binding names its gateway call, so a repeat after a crash rolls the same step forward (as the API does).
       const outcome = await moveSaleMoney(scopedDeps(deps, req), { sale: sale.row, action: name, amount, bound: boundStep(claim.binding) });
       if (outcome.kind === 'in_flight') return refuse(409, text.t('sale.inFlight'));
-      if (outcome.kind === 'conflict' || outcome.kind === 'gateway_failed' || outcome.kind === 'part_of') {
+      if (outcome.kind === 'conflict' || outcome.kind === 'gateway_failed' || outcome.kind === 'part_of' || outcome.kind === 'unsupported') {
         await releaseKey(db, owned);
         if (outcome.kind === 'part_of') return refuse(409, text.t('sale.partOf'));
+        if (outcome.kind === 'unsupported') return refuse(409, text.t(`sale.unsupported.${outcome.missing}`));
         const reason = outcome.kind === 'gateway_failed' ? outcome.reason : '';
         return refuse(outcome.kind === 'gateway_failed' ? 502 : 409, outcome.kind === 'gateway_failed' ? text.t('sale.failed', { reason }) : text.t('sale.conflict'));
       }

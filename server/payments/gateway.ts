@@ -1,7 +1,8 @@
 import type { Authentication } from '../domain/authentication';
+import type { GatewayCapabilities } from '../domain/gateway-capabilities';
 import type { GatewayField } from '../../widget/fields/types';
 
-export type { Authentication };
+export type { Authentication, GatewayCapabilities };
 
 // A payment gateway is an adapter behind this one interface (version 2, docs/payments.md
 // "The gateway interface"). The checkout renders what a gateway declares (`flow`,
@@ -119,6 +120,12 @@ export interface Gateway {
    * (a processor's own test mode, loaded through GATEWAY_MODULES, sets it too).
    */
   sandbox?: boolean;
+  /**
+   * What it can do beyond taking a payment; each one left out is true (the sandbox's, and
+   * every module written before there were capabilities). The page and the API offer and
+   * accept only what the payment's gateway declares (domain/gateway-capabilities.ts).
+   */
+  capabilities?: Partial<GatewayCapabilities>;
   pay(input: PayInput): Promise<PayResult | NotActed>;
   capture(input: ActionInput): Promise<ActionResult | NotActed>;
   refund(input: ActionInput): Promise<ActionResult | NotActed>;

@@ -1,3 +1,4 @@
+import { capabilitiesOf } from '../domain/gateway-capabilities';
 import type { Gateway } from './gateway';
 
 /** The gateways of this service, built once at start (service.ts) and passed in deps. */
@@ -6,8 +7,11 @@ export interface Gateways {
   readonly all: readonly Gateway[];
   /** Any mode's: for what a stored row names (a sale, an authorization, a call), made under its own mode. */
   find(id: string): Gateway | undefined;
-  /** The enabled gateways of the mode that accept `currency`, in their fixed order (see `usable`). */
-  forCurrency(currency: string, live: boolean): Gateway[];
+  /**
+   * The enabled gateways of the mode that accept `currency`, in their fixed order (see
+   * `usable`); with `hold`, only those that can hold funds (a transaction with `authorize`).
+   */
+  forCurrency(currency: string, live: boolean, needs?: { hold?: boolean }): Gateway[];
   /**
    * The gateways an environment may use: a sandbox's are the sandbox ones (test cards, no
    * real money), a live one's those that are not. Never crossed: a real processor in a
@@ -25,7 +29,8 @@ export function createGateways(list: readonly Gateway[]): Gateways {
   return {
     all: list,
     find: (id) => list.find((g) => g.id === id),
-    forCurrency: (currency, live) => list.filter((g) => g.enabled && ofMode(g, live) && (g.currencies === null || g.currencies.includes(currency))),
+    forCurrency: (currency, live, needs = {}) =>
+      list.filter((g) => g.enabled && ofMode(g, live) && (g.currencies === null || g.currencies.includes(currency)) && (!needs.hold || capabilitiesOf(g).hold)),
     usable: (live) => list.filter((g) => ofMode(g, live)),
   };
 }

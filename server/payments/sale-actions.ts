@@ -1,3 +1,4 @@
+import { capabilitiesOf, missingCapability } from '../domain/gateway-capabilities';
 import { isSourceSale, type SaleAction } from '../domain/sales';
 import { newCall } from '../store/gateway-calls';
 import { getSale, type StoredSale } from '../store/sales';
@@ -45,6 +46,8 @@ export async function moveSaleMoney(
     async reserve() {
       // Checked after the key's step: a repeat rolls its reserved action forward whatever the amounts say now.
       if (a.amount !== 'all' && a.amount <= 0) return { done: { kind: 'conflict' } };
+      const missing = missingCapability(capabilitiesOf(gateway), a.action, a.sale, a.amount);
+      if (missing) return { done: { kind: 'unsupported', missing } };
       const call = newCall({
         environmentId: a.sale.environment_id,
         gatewayId: gateway.id,

@@ -1,3 +1,4 @@
+import type { SaleCapability } from '../domain/gateway-capabilities';
 import type { SaleAction } from '../domain/sales';
 import type { Tx } from '../store/db';
 import { markHoldExpired } from '../store/expiring-holds';
@@ -23,6 +24,8 @@ export type SaleActionOutcome =
   | { kind: 'pending'; sale: StoredSale }
   /** The amounts no longer allow it: nothing reserved, the gateway not asked. */
   | { kind: 'conflict' }
+  /** The sale's gateway cannot make it (domain/gateway-capabilities.ts): nothing reserved, the gateway not asked. */
+  | { kind: 'unsupported'; missing: SaleCapability }
   /** The gateway refused, or surely did nothing: nothing changed. */
   | { kind: 'gateway_failed'; reason: string }
   /** Another process is sending this key's action now. */

@@ -235,14 +235,20 @@ export function destinationShares(t: { currency: string; destination?: Destinati
 
 /**
  * A transaction paid on its page needs a payment method there: with none for its currency
- * (a live environment without a real gateway that takes it), the customer would meet a Pay
- * button that can pay nothing, so it is refused. `offered`: how many gateways of the
- * environment's mode accept the currency. A transaction paid at creation (`source`) needs none.
+ * (a live environment without a real gateway that takes it), or none that can hold the
+ * funds when it asks to (`authorize`), the customer would meet a Pay button that can pay
+ * nothing, so it is refused. `offered`: how many gateways of the environment's mode accept
+ * the currency, and how many of those can hold. A transaction paid at creation (`source`) needs none.
  */
-export function refuseWithoutPaymentMethod(offered: number, currency: string): void {
-  if (offered > 0) return;
-  const message = `no payment method accepts ${currency}: no gateway of this environment takes it`;
-  throw new ApiError('conflict', `currency: ${message}. Nothing was created.`, [{ path: 'currency', message }]);
+export function refuseWithoutPaymentMethod(offered: { any: number; holding: number }, body: { currency: string; authorize: boolean }): void {
+  if (offered.any === 0) {
+    const message = `no payment method accepts ${body.currency}: no gateway of this environment takes it`;
+    throw new ApiError('conflict', `currency: ${message}. Nothing was created.`, [{ path: 'currency', message }]);
+  }
+  if (body.authorize && offered.holding === 0) {
+    const message = `no payment method that accepts ${body.currency} can hold the funds to capture later: send it without authorize`;
+    throw new ApiError('conflict', `authorize: ${message}. Nothing was created.`, [{ path: 'authorize', message }]);
+  }
 }
 
 export async function createTransaction(db: Db, envId: string, body: TransactionInput, now: Date): Promise<StoredTransaction> {
