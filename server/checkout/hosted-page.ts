@@ -6,12 +6,13 @@ import { isLanguage, resolveLanguage } from '../../widget/i18n/language';
 import { outcomeStrings } from '../../widget/screen/client-strings';
 import type { CheckoutView, Language } from '../../widget/screen/view';
 import { baseUrlOf } from '../http/route';
+import type { Gateway, GatewayOrigins } from '../payments/gateway';
 import type { Merchant } from '../store/environments';
 import { sameOriginPost, validCsrf } from './csrf';
 import { sendEmbedRefusal } from './embed-refusal';
 import { formBodyFailure } from './form-body';
 import type { CheckoutContext } from './page';
-import { allowedFrameOrigins, applyPageHeaders, newNonce, redirectOrigins } from './security';
+import { allowedFrameOrigins, applyPageHeaders, mergeOrigins, newNonce, redirectOrigins } from './security';
 import { backUrlOf } from './view-model';
 
 // The shell every hosted page answers through: a payment's /pay/{token}/, a save page's
@@ -56,6 +57,8 @@ export interface HostedExtra {
 }
 
 export type HostedPage<F extends Found> = F & {
+  /** What the gateways the page offers add to its CSP (payments/gateway.ts `origins`). */
+  gatewayOrigins: GatewayOrigins;
   language: Language;
   embed: { parentOrigin: string } | null;
   frameAncestors: string[];
@@ -72,6 +75,8 @@ export interface HostedKind<F extends Found> {
   find(ctx: CheckoutContext, token: string): Promise<F | undefined>;
   /** The language the page's row asked for, if any (else the browser's). */
   language(row: F['row']): string | null;
+  /** The gateways the page offers (their origins join its CSP); `live`: the environment's mode. */
+  offered(ctx: CheckoutContext, found: F, live: boolean): readonly Gateway[];
   view(ctx: CheckoutContext, page: HostedPage<F>, extra: HostedExtra): Promise<CheckoutView>;
   /** Where the customer goes once done or gone (signed where the kind signs its returns); null: the page stays. */
   returnTo(ctx: CheckoutContext, page: HostedPage<F>, how: 'completed' | 'cancelled'): Promise<string | null>;
@@ -100,7 +105,8 @@ export async function loadHosted<F extends Found>(kind: HostedKind<F>, ctx: Chec
   // Unknown origins get no embed mode and frame-ancestors 'none': the browser refuses to show it.
   const embed = origin !== null && allowed.includes(origin) ? { parentOrigin: origin } : null;
   const wantsJson = req.is('application/json') === 'application/json';
-  return { ...found, language, embed, frameAncestors: embed ? allowed : [], wantsJson, get log() { return req.log; } };
+  const gatewayOrigins = mergeOrigins(kind.offered(ctx, found, !found.merchant.sandbox));
+  return { ...found, gatewayOrigins, language, embed, frameAncestors: embed ? allowed : [], wantsJson, get log() { return req.log; } };
 }
 
 /** Re-reads the page's row, so the answer shows the state a write produced. */
@@ -113,7 +119,7 @@ export async function reloadHosted<F extends Found>(kind: HostedKind<F>, ctx: Ch
 /** The page's security headers (its frame ancestors, its forms' targets); returns the nonce they allow. */
 export function secureHosted(res: Response, page: HostedPage<Found>): string {
   const nonce = newNonce();
-  applyPageHeaders(res, { nonce, frameAncestors: page.frameAncestors, formTargets: redirectOrigins(urlsOf(page.row)) });
+  applyPageHeaders(res, { nonce, frameAncestors: page.frameAncestors, formTargets: redirectOrigins(urlsOf(page.row)), gatewayOrigins: page.gatewayOrigins });
   return nonce;
 }
 

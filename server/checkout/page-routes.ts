@@ -68,7 +68,7 @@ export function pageRoutes(router: IRouter, ctx: CheckoutContext): void {
     const { row } = page;
     const rendered = {
       template: documentTemplate({ view: await pageView(ctx, page, {}, now), assets: ctx.screenAssets() }),
-      security: { frameAncestors: page.frameAncestors, formTargets: redirectOrigins(row) },
+      security: { frameAncestors: page.frameAncestors, formTargets: redirectOrigins(row), gatewayOrigins: page.gatewayOrigins },
     };
     // Pending pages look the same until the countdown starts. A paid page shows its sale,
     // which captures and refunds change behind the transaction's back: never kept.

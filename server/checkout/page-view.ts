@@ -46,6 +46,7 @@ export const paymentPage: HostedKind<Checkout> = {
   token: TOKEN,
   find: ({ db }, token) => findCheckout(db, token),
   language: (row) => row.language,
+  offered: (ctx, { row }, live) => paymentGateways(ctx.deps.gateways, row, live),
   view: (ctx, page, extra) => pageView(ctx, page, extra),
   // Signed once the payment is paid or cancelled (returns.ts).
   returnTo: async ({ db, deps }, { row }, how) => (await returnUrls(db, row, deps.now()))[how === 'completed' ? 'return_url' : 'cancel_url'],

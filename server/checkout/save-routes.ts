@@ -66,6 +66,7 @@ const savePage: HostedKind<SavePage> = {
   token: SAVE_TOKEN,
   find: findOpen,
   language: () => null,
+  offered: (ctx, { row }) => [ctx.deps.gateways.find(row.gateway_id)].filter((g) => g !== undefined),
   async view(ctx, page, { justFinished, cancelled, declined, confirmCancel, error, values }) {
     const built = buildSaveView({
       row: page.row,

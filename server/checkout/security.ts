@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import { secureRandomBytes } from '../domain/random';
+import type { GatewayOrigins } from '../payments/gateway';
 import type { TransactionRow } from '../store/schema';
 
 // Headers of every checkout page: a strict CSP with a fresh nonce, no referrer (the token
@@ -31,18 +32,30 @@ export interface PageSecurity {
   frameAncestors: string[];
   /** Where the page's form may send the customer after a POST (303 targets). */
   formTargets: string[];
+  /** What the gateways the page offers need (payments/gateway.ts `origins`); none by default. */
+  gatewayOrigins?: GatewayOrigins;
 }
 
+/** The origins of every gateway offered, merged: what the page's CSP adds for them. */
+export function mergeOrigins(gateways: readonly { origins?: GatewayOrigins }[]): GatewayOrigins {
+  const of = (key: keyof GatewayOrigins) => [...new Set(gateways.flatMap((g) => g.origins?.[key] ?? []))];
+  return { script: of('script'), frame: of('frame'), connect: of('connect'), form: of('form') };
+}
+
+const sources = (first: string, more: readonly string[] = []) => [first, ...more].join(' ');
+
 export function applyPageHeaders(res: Response, s: PageSecurity): void {
+  const g = s.gatewayOrigins ?? {};
   const csp = [
     "default-src 'none'",
-    `script-src 'nonce-${s.nonce}'`,
+    sources(`script-src 'nonce-${s.nonce}'`, g.script),
     "style-src 'self'",
     "img-src 'self' data:",
-    "connect-src 'self'",
+    sources("connect-src 'self'", g.connect),
+    ...(g.frame?.length ? [sources('frame-src', g.frame)] : []),
     "base-uri 'none'",
     // Chromium applies form-action to the redirects after a POST as well.
-    `form-action 'self' ${s.formTargets.join(' ')}`.trim(),
+    sources("form-action 'self'", [...s.formTargets, ...(g.form ?? [])]),
     `frame-ancestors ${s.frameAncestors.length ? s.frameAncestors.join(' ') : "'none'"}`,
   ].join('; ');
   res.setHeader('Content-Security-Policy', csp);

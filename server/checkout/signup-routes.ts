@@ -68,6 +68,7 @@ const signupPage: HostedKind<SignupPage> = {
   token: SIGNUP_TOKEN,
   find: ({ db }, token) => findSignup(db, token),
   language: (row) => row.language,
+  offered: (ctx, { row }, live) => ctx.deps.gateways.forCurrency(row.currency, live).filter(canStore),
   async view(ctx, page, extra) {
     const { justFinished, cancelled, error, chosenGateway, declined } = extra;
     const built = buildSignupView({

@@ -69,6 +69,12 @@ export interface ChallengeRequired {
   outcome: 'challenge';
   /** The gateway's id of the challenge, handed back to `resume`. */
   challenge: string;
+  /**
+   * Since 2, optional: the processor's own id of the payment (or stored method) it started,
+   * although nothing is decided yet. Recorded on the gateway call and carried to the call
+   * that resumes it, so a lookup of that call is given it (`LookupInput.processorId`).
+   */
+  processorId?: string;
 }
 
 export type PayResult =
@@ -88,6 +94,20 @@ export type LookupResult =
   | { status: 'failed'; reason: 'declined' | 'insufficient_funds' | 'refused'; card: CardSummary | null; authentication?: Authentication }
   | { status: 'succeeded'; reference: string; card: CardSummary | null; authentication?: Authentication };
 
+/** The kinds of gateway call, as `lookup` is told which one it is asked about. */
+export type GatewayCallKindName = 'pay' | 'charge' | 'store' | 'capture' | 'refund' | 'void' | 'subscription';
+
+/**
+ * What `lookup` is given. Since 2, besides our reference: the processor's own id of what the
+ * call made or started, when one is known (an approved answer's `reference`, a challenge's
+ * `processorId`), and the kind of call it was. Both optional: a call made before, or one
+ * whose processor named nothing, has no processor id, and a version 1 module reads neither.
+ */
+export interface LookupInput extends CallContext {
+  processorId?: string;
+  kind?: GatewayCallKindName;
+}
+
 export interface ActionInput extends CallContext {
   /** The gateway's reference of the payment the action applies to. */
   payment: string;
@@ -101,6 +121,14 @@ export interface ActionInput extends CallContext {
 export interface GatewayNotification {
   reference: string;
   result: Exclude<LookupResult, { status: 'not_found' }>;
+}
+
+/** Where a gateway's part of a page may load from, frame, connect and post to (CSP `script-src`, `frame-src`, `connect-src`, `form-action`). */
+export interface GatewayOrigins {
+  script?: readonly string[];
+  frame?: readonly string[];
+  connect?: readonly string[];
+  form?: readonly string[];
 }
 
 export interface Gateway {
@@ -126,6 +154,12 @@ export interface Gateway {
    * accept only what the payment's gateway declares (domain/gateway-capabilities.ts).
    */
   capabilities?: Partial<GatewayCapabilities>;
+  /**
+   * Origins its part of a page needs (its script, its frames, its API, a form it posts to),
+   * exact https origins checked at start (registry.ts): added to the Content-Security-Policy
+   * of the hosted pages that offer it, and of no other page.
+   */
+  origins?: GatewayOrigins;
   pay(input: PayInput): Promise<PayResult | NotActed>;
   capture(input: ActionInput): Promise<ActionResult | NotActed>;
   refund(input: ActionInput): Promise<ActionResult | NotActed>;
@@ -153,7 +187,7 @@ export interface Gateway {
    * What the gateway did for one of our references. Optional since version 2: a gateway
    * that can neither be looked up nor notify sends its unknown outcomes to `attention`.
    */
-  lookup?(input: CallContext): Promise<LookupResult>;
+  lookup?(input: LookupInput): Promise<LookupResult>;
   /**
    * Version 2, optional: verifies and reads a notification the processor posted to
    * `POST /gateways/{code}/notify`. null: not verified (answered 401, nothing changes).

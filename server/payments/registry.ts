@@ -23,9 +23,26 @@ export interface Gateways {
 /** Whether a gateway serves an environment of this mode. */
 const ofMode = (g: Gateway, live: boolean) => !g.sandbox === live;
 
+/** An origin a gateway declares must be exactly one https origin: anything else could widen a page's CSP beyond it. */
+function checkOrigins(g: Gateway): void {
+  for (const origin of Object.values(g.origins ?? {}).flat()) {
+    let url: URL | null = null;
+    try {
+      url = new URL(origin);
+    } catch {
+      // named below
+    }
+    // The URL parser takes a `*` in a host, which CSP reads as a wildcard: letters, digits, dots and hyphens only.
+    if (url?.protocol !== 'https:' || url.origin !== origin || !/^[a-z0-9.-]+$/.test(url.hostname)) {
+      throw new Error(`gateway ${g.code}: ${JSON.stringify(origin)} is not an https origin`);
+    }
+  }
+}
+
 export function createGateways(list: readonly Gateway[]): Gateways {
   const ids = new Set(list.map((g) => g.id));
   if (ids.size !== list.length) throw new Error('two gateways share an id');
+  list.forEach(checkOrigins);
   return {
     all: list,
     find: (id) => list.find((g) => g.id === id),
