@@ -1,5 +1,6 @@
 import type { PaymentChallengeRow } from '../store/schema';
 import { closeChallenge } from '../store/challenges';
+import { challengeProcessorId } from '../store/gateway-calls';
 import { claimPaymentAttempt } from '../store/payments';
 import type { Transaction } from '../store/transactions';
 import { askGateway, type PaymentDeps } from './ask';
@@ -28,7 +29,9 @@ export async function answerChallenge(
   const gateway: Gateway | undefined = deps.gateways.find(challenge.gateway_id);
   const resume = gateway?.resume?.bind(gateway);
   if (!gateway || !resume) return { kind: 'gateway_failed' };
-  const call = payCall(deps, row, gateway, { challenge: challenge.id });
+  // The processor's id of the payment the challenge's pay call started, for a lookup of this one.
+  const started = await challengeProcessorId(db, { kind: 'pay', subjectId: row.id, gatewayId: gateway.id, openedAt: challenge.created_at });
+  const call = { ...payCall(deps, row, gateway, { challenge: challenge.id }), processor_id: started };
   if (!(await claimPaymentAttempt(db, call, deps.now(), challenge.id))) return { kind: 'not_claimed' };
   const answer = p.answer;
   const asked = await askGateway(deps, gateway, (signal) => resume({ reference: call.reference, signal, challenge: challenge.gateway_challenge, answer }));

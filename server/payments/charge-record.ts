@@ -67,7 +67,8 @@ export async function recordCharge(db: Db, c: { call: GatewayCall; result: Charg
     // A charge whose outcome was unknown already has its (pending, or since failed) sale: recorded
     // into it. Never made, and nothing shown for it yet: the call ends, and no sale.
     const newSale = c.result.outcome === 'not_processed' ? null : uuidv7(c.now.getTime());
-    const settled = await settleCallWithResult(trx, c.call.id, [late ? 'failed' : 'pending'], approved ? 'succeeded' : 'failed', c.now, newSale);
+    const processorId = c.result.outcome === 'approved' ? c.result.reference : null;
+    const settled = await settleCallWithResult(trx, c.call.id, [late ? 'failed' : 'pending'], approved ? 'succeeded' : 'failed', c.now, newSale, processorId);
     if (!settled?.resultId) return null;
     const saleId = settled.resultId;
     const pendingSale = saleId === newSale ? null : saleId;

@@ -1,7 +1,7 @@
 import { openChallenge } from '../store/challenges';
 import { claimPaymentAttempt, releaseFailedAttempt } from '../store/payments';
 import { completePayment } from './complete-payment';
-import { newCall, type GatewayCall } from '../store/gateway-calls';
+import { newCall, noteProcessorId, type GatewayCall } from '../store/gateway-calls';
 import type { Transaction } from '../store/transactions';
 import { type Answer, askGateway, type PaymentDeps, type Settled } from './ask';
 import type { Gateway, PayResult } from './gateway';
@@ -55,6 +55,8 @@ export async function payTransaction(
   );
   // A gateway that cannot resume a challenge could not have meant one: it did nothing.
   if (answer.kind === 'answered' && answer.value.outcome === 'challenge' && gateway.resume) {
+    // What the processor started, for the call that resumes it to be looked up by (challenge.ts).
+    if (answer.value.processorId) await noteProcessorId(deps.database.db, call.id, answer.value.processorId);
     const opened = await openChallenge(
       deps.database.db,
       { callId: call.id, environmentId: row.environment_id, transactionId: row.id, gatewayId: gateway.id, gatewayChallenge: answer.value.challenge },
@@ -121,6 +123,8 @@ export async function recordPayment(deps: PaymentDeps, call: GatewayCall, s: Set
     await releaseFailedAttempt(db, { ...attempt, outcome, state: 'failed', wasUnknown: call.unknown_since !== null }, now);
     return;
   }
+  // The call names what the processor made, as the sale will (its reference).
+  await noteProcessorId(db, call.id, s.reference);
   const done = await completePayment(
     db,
     {

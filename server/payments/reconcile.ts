@@ -4,7 +4,7 @@ import { claimCallsToReconcile, extendClaim, type GatewayCall, postponeCheck, se
 import { moveToAttention } from '../store/unknown-outcomes';
 import { askGateway, type PaymentDeps, type Settled } from './ask';
 import { recordChargeResult } from './charge';
-import type { Gateway } from './gateway';
+import type { Gateway, LookupInput } from './gateway';
 import { recordSafely, reverseAtGateway } from './outcome';
 import { recordPayment } from './pay';
 import { recordSaleActionResult } from './send-action';
@@ -56,6 +56,14 @@ async function toAttention(deps: PaymentDeps, call: GatewayCall, why: string): P
   }
 }
 
+/** What a lookup of a call is given: our reference, its kind and, when known, the processor's id. */
+export const lookupInput = (call: GatewayCall, signal: AbortSignal): LookupInput => ({
+  reference: call.reference,
+  signal,
+  kind: call.kind,
+  ...(call.processor_id ? { processorId: call.processor_id } : {}),
+});
+
 async function reconcilePending(deps: PaymentDeps, found: GatewayCall): Promise<void> {
   const db = deps.database.db;
   const now = deps.now();
@@ -65,7 +73,7 @@ async function reconcilePending(deps: PaymentDeps, found: GatewayCall): Promise<
   const gateway = deps.gateways.find(call.gateway_id);
   if (!gateway || (!gateway.lookup && !gateway.notification)) return toAttention(deps, call, 'the gateway can neither be looked up nor notify');
   const lookup = gateway.lookup?.bind(gateway);
-  const answer = lookup ? await askGateway(deps, gateway, (signal) => lookup({ reference: call.reference, signal })) : null;
+  const answer = lookup ? await askGateway(deps, gateway, (signal) => lookup(lookupInput(call, signal))) : null;
   if (answer?.kind === 'answered' && answer.value.status !== 'not_found') return settleFound(deps, call, answer.value, 'lookup');
   const windowOver = now.getTime() >= Date.parse(call.created_at) + deps.config.paymentSettleWindowMs;
   if (windowOver && answer?.kind === 'answered') {
@@ -82,7 +90,7 @@ async function reconcileAbandoned(deps: PaymentDeps, call: GatewayCall): Promise
   const db = deps.database.db;
   const gateway = deps.gateways.find(call.gateway_id);
   const lookup = gateway?.lookup?.bind(gateway);
-  const answer = gateway && lookup ? await askGateway(deps, gateway, (signal) => lookup({ reference: call.reference, signal })) : null;
+  const answer = gateway && lookup ? await askGateway(deps, gateway, (signal) => lookup(lookupInput(call, signal))) : null;
   const now = deps.now();
   if (!gateway || !answer || answer.kind !== 'answered') {
     // Asked again later; given up on (and logged for a person) when the delays run out.

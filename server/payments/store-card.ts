@@ -1,5 +1,5 @@
 import { uuidv7 } from '../domain/ids';
-import { insertStoreCall, newCall, settleCall, type GatewayCall } from '../store/gateway-calls';
+import { insertStoreCall, newCall, noteProcessorId, settleCall, type GatewayCall } from '../store/gateway-calls';
 import type { AuthorizationRow } from '../store/schema';
 import { type Db, inTransaction } from '../store/db';
 import type { Outbox } from '../store/events';
@@ -74,6 +74,8 @@ export async function storeCard(deps: PaymentDeps, s: StoreCardInput): Promise<S
   const authenticate = s.authenticate === true;
   const answer = await askGateway(deps, gateway, (signal) => gateway.store({ reference: call.reference, signal, fields: s.fields, ...(authenticate ? { authenticate } : {}) }));
   if (answer.kind === 'answered' && answer.value.outcome === 'challenge') {
+    // What the processor started, for the store that resumes it to be looked up by (store-challenge.ts).
+    if (answer.value.processorId) await noteProcessorId(deps.database.db, call.id, answer.value.processorId);
     const opened = await openStoreChallenge(
       deps.database.db,
       { callId: call.id, authorizationId: call.subject_id, environmentId: call.environment_id, gatewayId: gateway.id, notifyUrl: s.notifyUrl, gatewayChallenge: answer.value.challenge, returnUrl: s.returnUrl ?? null, cancelUrl: s.cancelUrl ?? null },
@@ -152,7 +154,7 @@ export async function recordStoredCardResult(deps: PaymentDeps, call: GatewayCal
 /** A stored card: the authorization, its event and its call's success, once (false: recorded elsewhere). */
 function recordStoredCard(db: Db, callId: string, row: AuthorizationRow, outbox: Outbox, now: Date): Promise<boolean> {
   return inTransaction(db, async (trx) => {
-    if (!(await settleCall(trx, callId, ['pending'], 'succeeded', now, { resultId: row.id }))) return false;
+    if (!(await settleCall(trx, callId, ['pending'], 'succeeded', now, { resultId: row.id, processorId: row.gateway_reference }))) return false;
     await writeStoredCard(trx, row);
     await outbox.emit(trx, 'authorization.created', row.id, now);
     return true;

@@ -1,6 +1,6 @@
 import { type Db, inTransaction } from '../store/db';
 import type { Outbox } from '../store/events';
-import { insertCall, newCall } from '../store/gateway-calls';
+import { challengeProcessorId, insertCall, newCall } from '../store/gateway-calls';
 import { leaveStoreChallenge, takeStoreChallenge } from '../store/saved-cards';
 import type { AuthorizationRow } from '../store/schema';
 import { askGateway, type PaymentDeps } from './ask';
@@ -54,6 +54,8 @@ export async function answerStoreChallenge(
     request: { notify_url: row.notify_url },
     now,
     claimMs: deps.config.paymentClaimMs,
+    // The processor's id of what the challenged store started, for a lookup of this one.
+    processorId: await challengeProcessorId(db, { kind: 'store', subjectId: row.id, gatewayId: gateway.id }),
   });
   await insertCall(db, call);
   const answer = p.answer;

@@ -24,6 +24,8 @@ export function newCall(c: {
   claimMs: number;
   /** The Idempotency-Key binding of the request and the call's step in it, if keyed. */
   bound?: { binding: string; step: number };
+  /** The processor's id of what the call continues (a challenge's), if known already. */
+  processorId?: string | null;
 }): GatewayCall {
   const id = uuidv7(c.now.getTime());
   const at = c.now.toISOString();
@@ -36,6 +38,7 @@ export function newCall(c: {
     binding: c.bound?.binding ?? null,
     step: c.bound?.step ?? null,
     unknown_since: null,
+    processor_id: c.processorId ?? null,
     environment_id: c.environmentId,
     gateway_id: c.gatewayId,
     kind: c.kind,
@@ -96,7 +99,7 @@ export async function settleCall(
   from: GatewayCallState[],
   to: GatewayCallState,
   now: Date,
-  extra: { resultId?: string | null; checkAt?: Date | null } = {},
+  extra: { resultId?: string | null; checkAt?: Date | null; processorId?: string | null } = {},
 ): Promise<boolean> {
   const result = await trx
     .updateTable('gateway_calls')
@@ -106,6 +109,7 @@ export async function settleCall(
       claimed_until: null,
       ...(extra.resultId !== undefined ? { result_id: extra.resultId } : {}),
       check_at: extra.checkAt ? extra.checkAt.toISOString() : null,
+      ...(extra.processorId ? { processor_id: extra.processorId } : {}),
     })
     .where('id', '=', id)
     .where('state', 'in', from)
@@ -126,10 +130,18 @@ export async function settleCallWithResult(
   to: GatewayCallState,
   now: Date,
   candidate: string | null,
+  processorId?: string | null,
 ): Promise<{ resultId: string | null } | undefined> {
   const row = await trx
     .updateTable('gateway_calls')
-    .set({ state: to, updated_at: now.toISOString(), claimed_until: null, check_at: null, result_id: sql<string | null>`coalesce(result_id, ${candidate})` })
+    .set({
+      state: to,
+      updated_at: now.toISOString(),
+      claimed_until: null,
+      check_at: null,
+      result_id: sql<string | null>`coalesce(result_id, ${candidate})`,
+      ...(processorId ? { processor_id: processorId } : {}),
+    })
     .where('id', '=', id)
     .where('state', 'in', from)
     .returning('result_id')
@@ -176,6 +188,38 @@ export async function postponeCheck(db: Db, id: string, checkAt: Date | null, no
     .where('id', '=', id)
     .where('state', '=', 'abandoned')
     .execute();
+}
+
+/**
+ * The processor's own id of what a call made or started (a challenge's, an approval's
+ * reference), noted on the call where its answer is not recorded in the same statement
+ * that settles it. Its state and `updated_at` stay as they are.
+ */
+export async function noteProcessorId(db: Db, id: string, processorId: string): Promise<void> {
+  await db.updateTable('gateway_calls').set({ processor_id: processorId }).where('id', '=', id).execute();
+}
+
+/**
+ * The processor id a challenge's resumed call continues: the one the call that opened the
+ * challenge noted. A payment's challenge is opened in the statement that fails its pay call,
+ * on one clock reading (store/challenges.ts), so that call is the transaction's pay call
+ * settled at the challenge's `created_at`; a store's is its authorization's latest store
+ * call that noted one (one store of an authorization is in progress at a time).
+ */
+export async function challengeProcessorId(
+  db: Db,
+  c: { kind: 'pay' | 'store'; subjectId: string; gatewayId: string; openedAt?: string },
+): Promise<string | null> {
+  let q = db
+    .selectFrom('gateway_calls')
+    .select('processor_id')
+    .where('subject_id', '=', c.subjectId)
+    .where('kind', '=', c.kind)
+    .where('gateway_id', '=', c.gatewayId)
+    .where('processor_id', 'is not', null);
+  if (c.openedAt !== undefined) q = q.where('updated_at', '=', c.openedAt);
+  const row = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+  return row?.processor_id ?? null;
 }
 
 /** A pending call whose gateway could not be asked: claimed again after `retryAt`. */

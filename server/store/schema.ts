@@ -382,6 +382,8 @@ export interface GatewayCallRow extends Owned {
   step: number | null;
   /** Since when its outcome is unknown (no answer): settled only by a lookup or a notification. */
   unknown_since: string | null;
+  /** The processor's own id of what the call made or started (an approved answer's reference, a challenge's processorId), once known. */
+  processor_id: string | null;
 }
 
 export interface ClientRow extends Owned {

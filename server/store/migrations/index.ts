@@ -43,6 +43,7 @@ import { migration as m093 } from './093_operation_movements';
 import { migration as m094 } from './094_key_reveals';
 import { migration as m095 } from './095_invite_proof';
 import { migration as m096 } from './096_password_resets';
+import { migration as m098 } from './098_gateway_call_processor_id';
 
 // One file per migration, applied in the order of their names. A released migration's
 // name is recorded in every deployed database: never rename one or change what it does;
@@ -90,6 +91,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '094_key_reveals': m094,
   '095_invite_proof': m095,
   '096_password_resets': m096,
+  '098_gateway_call_processor_id': m098,
 };
 
 /** Every migration's name, in the order they apply. */
