@@ -123,8 +123,6 @@ export async function recordPayment(deps: PaymentDeps, call: GatewayCall, s: Set
     await releaseFailedAttempt(db, { ...attempt, outcome, state: 'failed', wasUnknown: call.unknown_since !== null }, now);
     return;
   }
-  // The call names what the processor made, as the sale will (its reference).
-  await noteProcessorId(db, call.id, s.reference);
   const done = await completePayment(
     db,
     {

@@ -186,7 +186,8 @@ export async function notifyUrlOfTransaction(trx: Tx, transactionId: string): Pr
 /** A payment's sale with its first operation (the hold or the capture), the result of its call. */
 export async function insertPaymentSale(trx: Tx, sale: SaleRow, callId: string, first: { kind: 'authorize' | 'capture'; reference: string }): Promise<void> {
   await insertRows(trx, 'sales', [sale]);
-  await trx.updateTable('gateway_calls').set({ result_id: sale.id }).where('id', '=', callId).execute();
+  // The call names what the processor made, as the sale does (its reference), in the same write.
+  await trx.updateTable('gateway_calls').set({ result_id: sale.id, processor_id: first.reference }).where('id', '=', callId).execute();
   await trx
     .insertInto('sale_operations')
     .values({
