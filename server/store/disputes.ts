@@ -68,13 +68,6 @@ export function disputesAwaitingResponse(db: Db, environmentId: string, limit: n
     .execute();
 }
 
-/** Which of these sales have a dispute (their `disputed`). */
-export async function disputedSales(db: Db, saleIds: string[]): Promise<Set<string>> {
-  if (!saleIds.length) return new Set();
-  const rows = await db.selectFrom('disputes').select('sale_id').where('sale_id', 'in', saleIds).execute();
-  return new Set(rows.map((r) => r.sale_id));
-}
-
 /** A dispute's balance transaction for its money taken (`debit`) or given back (`reversal`). */
 export async function insertDisputeBalance(trx: Tx, d: DisputeRow, money: 'debit' | 'reversal', now: Date): Promise<BalanceTransactionRow> {
   const at = now.toISOString();

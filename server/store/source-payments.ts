@@ -51,12 +51,6 @@ export async function failSourcePayment(db: Db, transactionId: string, failure: 
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** The transaction as reserved, for whoever finishes it. */
-export async function reservedSourcePayment(db: Db, transactionId: string): Promise<Transaction | undefined> {
-  const row = await db.selectFrom('transactions').selectAll().where('id', '=', transactionId).where('source_state', '=', 'reserved').executeTakeFirst();
-  return row && transactionFromRow(row);
-}
-
 /**
  * Reserved source payments whose process died (their claim ran out), claimed for
  * `leaseMs`: FOR UPDATE SKIP LOCKED on PostgreSQL and a conditional update, so of several

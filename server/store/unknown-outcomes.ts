@@ -1,4 +1,3 @@
-import { NOT_PROCESSED } from '../domain/sales';
 import { type Db, type Tx } from './db';
 import { type GatewayCall, salesOfAction } from './gateway-calls';
 import type { SaleRow } from './schema';
@@ -78,9 +77,6 @@ export async function settlePendingAction(trx: Tx, call: GatewayCall, now: Date)
       .execute();
   }
 }
-
-/** A failure that leaves nothing: the gateway proved it never made the payment or charge. */
-export const notProcessed = { failure: NOT_PROCESSED } as const;
 
 export async function getCall(db: Db, id: string): Promise<GatewayCall | undefined> {
   const row = await db.selectFrom('gateway_calls').selectAll().where('id', '=', id).executeTakeFirst();

@@ -47,10 +47,6 @@ export function membershipsOf(db: Db, userId: string): Promise<Membership[]> {
     .execute();
 }
 
-export function membershipOf(db: Db, userId: string, environmentId: string): Promise<MembershipRow | undefined> {
-  return db.selectFrom('memberships').selectAll().where('user_id', '=', userId).where('environment_id', '=', environmentId).executeTakeFirst();
-}
-
 /** The members of an environment, for its owners' list. */
 export function membersOf(db: Db, environmentId: string) {
   return db
