@@ -16,7 +16,7 @@ import { freePort, startService, type Target } from './targets';
 
 const TICK_MS = 10;
 /** CPU ms (user + system) of every process named `postgres`. */
-function postgresCpuMs(): number {
+export function postgresCpuMs(): number {
   let total = 0;
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {

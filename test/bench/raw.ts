@@ -65,8 +65,12 @@ export function storeReadRate(store: Store, id: string, t: RawTiming): Promise<R
   }, t);
 }
 
+/** A row as SQLite binds it: the store reads 0/1 columns back as booleans, better-sqlite3 binds no boolean. */
+const bindable = <T extends object>(row: T): T => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'boolean' ? Number(v) : v])) as T;
+
 /** SQLite only: the same rows through prepared statements on a connection of its own, with the service's pragmas. */
-export async function sqliteInsertRate(dataDir: string, template: StoredTransaction, t: RawTiming): Promise<RawResult> {
+export async function sqliteInsertRate(dataDir: string, stored: StoredTransaction, t: RawTiming): Promise<RawResult> {
+  const template = { row: bindable(stored.row), lines: stored.lines.map(bindable) };
   const sqlite = new SQLite(join(dataDir, 'checkout.db'));
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');

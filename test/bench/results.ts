@@ -1,5 +1,6 @@
 import type { AssetBytes, Budget, PageWeight, Size } from './bytes';
 import type { PairedComparison } from './paired';
+import type { PaymentResults } from './payment-flow';
 import type { Timing } from './browser';
 import type { DocsBytes, DocsTiming } from './docs';
 import type { LoadResult } from './load';
@@ -81,6 +82,8 @@ export interface Results {
   docs: { service: DocsTiming; static: DocsTiming } | null;
   /** The money paths against the project at `baseline` (a git revision), paired slices on SQLite. */
   money?: { baseline: string; pairs: number; rows: ({ route: string } & PairedComparison)[] };
+  /** The end-to-end payment (issue 49): both engines, 1 and 2 processes, with pgbench and SQLite's raw insert beside it. */
+  payments?: PaymentResults;
   /** Sections that failed, with the error: the rest still ran. */
   errors: string[];
 }

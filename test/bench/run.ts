@@ -4,7 +4,9 @@
 //   --cpu-prof       write V8 CPU profiles of the service to test/bench/results/profiles/
 //   --duration=S     seconds per measured load run (default 5, after 1 s of warm-up)
 //   --rounds=N       samples of each load measurement (default 2)
-//   --only=LIST      some of page,scaling,api,transfers,keys,browser,docs (default: all)
+//   --only=LIST      some of page,scaling,api,transfers,keys,browser,docs,money,payments (default: all)
+//   --payments=N     payments per end-to-end run (payment-flow.ts; default 40)
+//   --payment-concurrency=1,8  payments in flight, one run each (default 1,8)
 //   --processes=1,2,3  only the scale curve: that many processes on BENCH_DATABASE_URL (processes.ts)
 // BENCH_DATABASE_URL=postgres://… adds a PostgreSQL run (in a scratch schema, dropped after).
 // Never asserts timings; exits 1 when a byte budget is exceeded, 2 when a section failed.
@@ -21,6 +23,7 @@ import { countTransactions, createTransaction, fundedWallets, openStore, saveCar
 import { countKeys, currentLookupRate, type KeyLookupRow, legacyLookupRate, seedKeys } from './keys';
 import { load, type LoadRequest, type LoadResult } from './load';
 import { comparePaired } from './paired';
+import { paymentBench } from './payment-flow';
 import { scratchSchema } from './postgres';
 import { sqliteInsertRate, storeInsertRate, storeReadRate } from './raw';
 import type { BrowserResults, EngineResults, Results, Settings } from './results';
@@ -38,7 +41,9 @@ const { values: flags } = parseArgs({
   options: {
     'bytes-only': { type: 'boolean', default: false },
     'cpu-prof': { type: 'boolean', default: false },
-    only: { type: 'string', default: 'page,scaling,api,transfers,keys,browser,docs,money' },
+    only: { type: 'string', default: 'page,scaling,api,transfers,keys,browser,docs,money,payments' },
+    payments: { type: 'string', default: '40' },
+    'payment-concurrency': { type: 'string', default: '1,8' },
     'money-baseline': { type: 'string', default: MONEY_BASELINE },
     duration: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '2' },
@@ -375,6 +380,12 @@ try {
   await section('sqlite', () => benchEngine('sqlite', { dataDir: join(work, 'sqlite'), databaseUrl: null }));
   if (only.has('money') && !flags['bytes-only']) await section('money', moneyPaths);
   const pgUrl = process.env.BENCH_DATABASE_URL;
+  if (only.has('payments') && !flags['bytes-only']) {
+    await section('payments', async () => {
+      const options = { payments: Number(flags.payments), concurrency: flags['payment-concurrency'].split(',').map(Number), idleSeconds: 4, pgbenchSeconds: 5 };
+      results.payments = await paymentBench({ ...options, work, logFile, progress }, pgUrl);
+    });
+  }
   if (pgUrl && !flags['bytes-only']) {
     await section('postgres', async () => {
       const schema = await scratchSchema(pgUrl);

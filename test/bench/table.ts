@@ -122,6 +122,54 @@ function moneyRows(m: NonNullable<Results['money']>): Row[] {
   return rows;
 }
 
+const fixed = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
+
+/** payments/s over a reference's rate, as "1/N". */
+const oneIn = (perSecond: number, reference: number) => (perSecond > 0 ? `1/${int(reference / perSecond)}` : '');
+
+function paymentRows(p: NonNullable<Results['payments']>): Row[] {
+  const rows: Row[] = [
+    `End-to-end payment, ${p.payments} per run: create (Idempotency-Key) → page → pay (sandbox card) → read sale → refund → webhook received; sandbox latency: ${p.sandboxLatency}`,
+  ];
+  const statements = p.statementsSource === 'wire' ? 'statements on the wire (1 process, 1 at a time)' : p.statementsSource ?? 'statements not measured';
+  for (const r of p.runs) {
+    const ref =
+      r.engine === 'postgres'
+        ? p.pgbench && { label: `pgbench TPC-B ${int(p.pgbench.tps)} tps (${p.pgbench.clients} clients)`, rate: p.pgbench.tps, target: '≥ 1/20 (issue 49)' }
+        : p.sqliteInsert && { label: `SQLite insert ${int(p.sqliteInsert.rps)}/s`, rate: p.sqliteInsert.rps, target: '≥ 1/30 (issue 49)' };
+    const pgCpu = r.postgresCpuMsNet === undefined ? '' : ` · PostgreSQL ${fixed(r.postgresCpuMsNet)} ms`;
+    rows.push([
+      `  ${r.engine}, ${r.processes} process${r.processes === 1 ? '' : 'es'}, ${r.concurrency} at a time`,
+      `${fixed(r.perSecond)} payments/s · CPU ${fixed(r.cpuMsNet)} ms/payment${pgCpu}${r.failures ? ` · ${r.failures} FAILED` : ''}`,
+      ref ? ref.label : '',
+      ref ? oneIn(r.perSecond, ref.rate) : '',
+      ref ? ref.target : '',
+    ]);
+    const l = r.latency;
+    rows.push(['    p50/p99 ms', (['create', 'page', 'pay', 'sale', 'refund', 'webhook'] as const).map((s) => `${s} ${int(l[s].p50)}/${int(l[s].p99)}`).join(' · '), '', '', '']);
+    if (r.db) {
+      const n = r.db.net;
+      const g = r.db.gross;
+      rows.push([
+        '    per payment, net of idle jobs',
+        `${fixed(n.commits)} commits · ${fixed(n.rollbacks)} rollbacks · ${fixed(n.rowWrites)} row writes · ${int(n.walBytes)} B WAL${n.statements === null ? '' : ` · ${fixed(n.statements)} statements`}`,
+        `gross ${fixed(g.commits)} commits · ${int(g.walBytes)} B WAL`,
+        '',
+        '≤ 12 commits (issue 49)',
+      ]);
+    }
+  }
+  if (p.wire) {
+    const w = p.wire.perPayment;
+    rows.push([`  ${statements}, ${p.wire.payments} payments`, `${fixed(w.statements)} statements · ${fixed(w.roundTrips)} round trips · ${fixed(w.transactionControl)} BEGIN/COMMIT…`, '', '', '≤ 35 statements (issue 49)']);
+  }
+  for (const i of p.idle) {
+    const db = i.commitsPerSecond === undefined ? '' : ` · ${fixed(i.commitsPerSecond)} commits/s · ${int(i.walBytesPerSecond ?? 0)} B WAL/s (cluster)`;
+    rows.push([`  idle, ${i.engine}, ${i.processes} process${i.processes === 1 ? '' : 'es'} (jobs only)`, `CPU ${fixed(i.cpuMsPerSecond)} ms/s${db}`, '', '', '']);
+  }
+  return rows;
+}
+
 function apiRows(e: EngineResults): Row[] {
   const a = e.api;
   const rows: Row[] = [`API, ${a.connections} connections [${e.engine}]`];
@@ -168,6 +216,7 @@ export function renderTable(r: Results): string {
   }
   for (const e of r.engines) rows.push(...engineRows(e, r));
   if (r.money?.rows.length) rows.push(...moneyRows(r.money));
+  if (r.payments?.runs.length) rows.push(...paymentRows(r.payments));
   if (r.browser) {
     const b = r.browser;
     rows.push(`Browser: navigation → pay button interactive, median of ${s.browserRuns} (min–max) [sqlite]`);

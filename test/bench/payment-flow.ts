@@ -1,0 +1,405 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SANDBOX_CARD_ID, TEST_CARDS } from '../../server/payments/sandbox';
+import { getTransaction } from '../../server/store/transactions';
+import { createTransaction, openStore, transactionBody, type Store } from './data';
+import { counterDelta, type CounterDelta, type DbCounters, ownDatabase, type OwnDatabase, type PgbenchResult, pgbenchTpcb } from './payment-db';
+import { pgAddress, startWireProxy, throughProxy, type WireCounts } from './pg-wire';
+import { postgresCpuMs } from './processes';
+import { type RawResult, sqliteInsertRate } from './raw';
+import { freePort, startService, type Target } from './targets';
+
+// The end-to-end payment (issue 49, part 1: the measuring half). Each payment, as a
+// merchant and a customer make it, over HTTP against the service run as `npm run dev` runs
+// it (targets.ts): create (POST /v1/transaction/ with an Idempotency-Key) → the payment page
+// (GET /pay/{token}/) → pay with the sandbox card through the page's JSON post (the csrf
+// from the page, as test/api/pay.ts and the hydrated screen do) → read the sale (GET
+// /v1/sale/?transaction_id=) → refund it (POST /v1/sale/{id}/refund/) → its `sale.refunded`
+// webhook received by a local endpoint (a webhook endpoint registered through the API; the
+// delivery job sends it, every 500 ms). N payments, `concurrency` at a time; the service's
+// background jobs on, as in production.
+//
+// The sandbox's simulated latency: there is none to turn on or off. The sandbox gateways
+// (server/payments/sandbox.ts) answer in the service's process at once, and no setting adds
+// a delay (SANDBOX_DISPUTE_DELAY_MS only times the sandbox's disputes). So every run here is
+// "latency off"; a "latency on" run needs such a setting first (or a remote test gateway).
+//
+// Per payment: the service processes' CPU (from /proc, as the rest of the bench), and on
+// PostgreSQL, from pg_stat_database of a database of its own: committed and rolled-back
+// transactions, row writes (tup_inserted + updated + deleted), WAL (pg_current_wal_lsn(),
+// the cluster's: other databases' writes included), and statements (pg_stat_statements when
+// loaded, else counted on the wire in a separate pass: pg-wire.ts). The jobs poll even when
+// nothing happens: each figure is also given net of what the same processes did in an idle
+// window measured just before (same run), which is what a payment itself costs.
+
+export interface LatencyStats {
+  p50: number;
+  p99: number;
+}
+
+export const STEPS = ['create', 'page', 'pay', 'sale', 'refund', 'webhook'] as const;
+export type Step = (typeof STEPS)[number];
+
+export interface PaymentRun {
+  engine: 'sqlite' | 'postgres';
+  processes: number;
+  concurrency: number;
+  payments: number;
+  failures: number;
+  /** Payments whose webhook arrived, per second of the run (first create → last webhook). */
+  perSecond: number;
+  seconds: number;
+  /** Service CPU ms per payment, all processes; net: minus the idle window's rate. */
+  cpuMs: number;
+  cpuMsNet: number;
+  /** PostgreSQL's CPU (all its processes on the machine, other sessions' too), ms per payment, net. */
+  postgresCpuMsNet?: number;
+  /** Milliseconds per step; `webhook`: from the refund's answer to the delivery's arrival. */
+  latency: Record<Step, LatencyStats>;
+  /** PostgreSQL only: counters per payment, gross and net of the idle window's rate. */
+  db?: { gross: PerPayment; net: PerPayment };
+}
+
+export interface PerPayment {
+  commits: number;
+  rollbacks: number;
+  rowWrites: number;
+  walBytes: number;
+  statements: number | null;
+}
+
+export interface PaymentResults {
+  payments: number;
+  concurrency: number[];
+  sandboxLatency: string;
+  /** Where the statement counts come from. */
+  statementsSource: 'pg_stat_statements' | 'wire' | null;
+  runs: PaymentRun[];
+  /** The idle windows' rates, per configuration: what the jobs cost with no payment. */
+  idle: { engine: string; processes: number; seconds: number; cpuMsPerSecond: number; commitsPerSecond?: number; walBytesPerSecond?: number }[];
+  pgbench?: PgbenchResult;
+  sqliteInsert?: RawResult;
+  /** Statements counted on the wire: 1 process, one payment at a time, net of its idle window. */
+  wire?: { payments: number; perPayment: { statements: number; roundTrips: number; transactionControl: number }; idle: WireCounts & { seconds: number } };
+}
+
+export interface PaymentOptions {
+  payments: number;
+  concurrency: number[];
+  /** Seconds of each idle window (the jobs' own cost) and of pgbench. */
+  idleSeconds: number;
+  pgbenchSeconds: number;
+  work: string;
+  logFile: string;
+  progress: (message: string) => void;
+}
+
+const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]! : NaN);
+
+/** The local webhook endpoint: the arrival time of each sale's `sale.refunded`. */
+async function startReceiver(): Promise<{ url: string; arrival(saleId: string, timeoutMs: number): Promise<number>; close(): Promise<void> }> {
+  const arrived = new Map<string, number>();
+  const waiting = new Map<string, (at: number) => void>();
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      const at = performance.now();
+      res.writeHead(204).end();
+      try {
+        const event = JSON.parse(body) as { type?: string; data?: { id?: string } };
+        const id = event.data?.id;
+        if (event.type !== 'sale.refunded' || !id) return;
+        arrived.set(id, at);
+        waiting.get(id)?.(at);
+      } catch {
+        // not an event of ours
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`,
+    arrival(saleId, timeoutMs) {
+      const at = arrived.get(saleId);
+      if (at !== undefined) return Promise.resolve(at);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no sale.refunded webhook for ${saleId} within ${timeoutMs} ms`)), timeoutMs);
+        waiting.set(saleId, (t) => (clearTimeout(timer), waiting.delete(saleId), resolve(t)));
+      });
+    },
+    close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
+}
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+async function expectStatus(res: Response, status: number, what: string): Promise<string> {
+  const text = await res.text();
+  if (res.status !== status) throw new Error(`${what} answered ${res.status}: ${text.slice(0, 300)}`);
+  return text;
+}
+
+/** One whole payment against `baseUrl`; each step's milliseconds into `times`. */
+async function onePayment(baseUrl: string, auth: string, receiver: Receiver, times: Record<Step, number[]>): Promise<void> {
+  const json = { authorization: auth, 'content-type': 'application/json' };
+  let t = performance.now();
+  const lap = (step: Step) => {
+    const now = performance.now();
+    times[step].push(now - t);
+    t = now;
+  };
+  const created = JSON.parse(
+    await expectStatus(
+      await fetch(`${baseUrl}/v1/transaction/`, { method: 'POST', headers: { ...json, 'idempotency-key': randomUUID() }, body: JSON.stringify(transactionBody(1)) }),
+      201,
+      'POST /v1/transaction/',
+    ),
+  ) as { id: string; token: string };
+  lap('create');
+  const html = await expectStatus(await fetch(`${baseUrl}/pay/${created.token}/`), 200, 'GET /pay/{token}/');
+  const csrf = /"csrf":"([^"]+)"/.exec(html)?.[1];
+  if (!csrf) throw new Error('no csrf on the payment page');
+  lap('page');
+  const fields = { card_number: TEST_CARDS.approved, card_expiry: '12/34', card_cvc: '123', card_name: 'Bench' };
+  await expectStatus(
+    await fetch(`${baseUrl}/pay/${created.token}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
+      body: JSON.stringify({ action: 'pay', gateway: SANDBOX_CARD_ID, fields }),
+    }),
+    200,
+    'POST /pay/{token}/ (pay)',
+  );
+  lap('pay');
+  const sales = JSON.parse(await expectStatus(await fetch(`${baseUrl}/v1/sale/?transaction_id=${created.id}`, { headers: json }), 200, 'GET /v1/sale/')) as { results: { id: string }[] };
+  const saleId = sales.results[0]?.id;
+  if (!saleId) throw new Error(`no sale for ${created.id}`);
+  lap('sale');
+  await expectStatus(await fetch(`${baseUrl}/v1/sale/${saleId}/refund/`, { method: 'POST', headers: json, body: '{}' }), 200, 'POST /v1/sale/{id}/refund/');
+  lap('refund');
+  const refunded = t;
+  times.webhook.push((await receiver.arrival(saleId, 30_000)) - refunded);
+}
+
+/** `count` payments, `concurrency` at a time, spread over the targets in turn. */
+async function payments(targets: Target[], auth: string, receiver: Receiver, count: number, concurrency: number) {
+  const times = Object.fromEntries(STEPS.map((s) => [s, [] as number[]])) as Record<Step, number[]>;
+  const errors: string[] = [];
+  let next = 0;
+  const started = performance.now();
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      await onePayment(targets[i % targets.length]!.url, auth, receiver, times).catch((err: unknown) => errors.push(err instanceof Error ? err.message : String(err)));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  const latency = Object.fromEntries(
+    STEPS.map((s) => {
+      const sorted = times[s].sort((a, b) => a - b);
+      return [s, { p50: percentile(sorted, 50), p99: percentile(sorted, 99) }];
+    }),
+  ) as Record<Step, LatencyStats>;
+  return { seconds, errors, latency };
+}
+
+const cpuOf = (targets: Target[]) => targets.reduce((sum, t) => sum + (t.cpuMs() ?? NaN), 0);
+
+/** Stats of a backend reach pg_stat_database at most once a second, and once it is idle: let them. */
+const settled = async (db: OwnDatabase) => (await sleep(1500), db.counters());
+
+async function registerEndpoint(baseUrl: string, auth: string, url: string): Promise<void> {
+  const res = await fetch(`${baseUrl}/v1/webhook_endpoint/`, {
+    method: 'POST',
+    headers: { authorization: auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ url, enabled_events: ['sale.refunded'], description: 'bench' }),
+  });
+  await expectStatus(res, 201, 'POST /v1/webhook_endpoint/');
+}
+
+const perPayment = (d: CounterDelta, n: number): PerPayment => ({
+  commits: d.commits / n,
+  rollbacks: d.rollbacks / n,
+  rowWrites: d.rowWrites / n,
+  walBytes: d.walBytes / n,
+  statements: d.statements === null ? null : d.statements / n,
+});
+
+/** `d` minus what the idle window's rate makes over `seconds`. */
+function net(d: CounterDelta, idle: CounterDelta): CounterDelta {
+  const k = d.seconds / idle.seconds;
+  return {
+    seconds: d.seconds,
+    commits: d.commits - idle.commits * k,
+    rollbacks: d.rollbacks - idle.rollbacks * k,
+    rowWrites: d.rowWrites - idle.rowWrites * k,
+    walBytes: d.walBytes - idle.walBytes * k,
+    statements: d.statements === null || idle.statements === null ? null : d.statements - idle.statements * k,
+  };
+}
+
+interface Config {
+  engine: 'sqlite' | 'postgres';
+  processes: number;
+  dataDir: string;
+  databaseUrl: string | null;
+  db: OwnDatabase | null;
+  store: Store;
+}
+
+/** Start the processes, warm them up, measure an idle window, then one run per concurrency. */
+async function measureConfig(c: Config, o: PaymentOptions, receiver: Receiver, out: PaymentResults): Promise<void> {
+  const targets: Target[] = [];
+  try {
+    for (let i = 0; i < c.processes; i++) targets.push(await startService({ port: await freePort(), dataDir: c.dataDir, databaseUrl: c.databaseUrl, logFile: o.logFile }));
+    // Unmeasured: JIT, pools, the key check's cache, on every process.
+    const warm = await payments(targets, c.store.auth, receiver, Math.max(...o.concurrency) * 2 * c.processes, Math.max(...o.concurrency));
+    if (warm.errors.length) throw new Error(`warm-up: ${warm.errors[0]}`);
+    const idleCpu0 = cpuOf(targets);
+    const idlePg0 = postgresCpuMs();
+    const idle0 = c.db ? await settled(c.db) : null;
+    const idleStart = performance.now();
+    await sleep(o.idleSeconds * 1000);
+    const idle1 = c.db ? await settled(c.db) : null;
+    const idleSeconds = (performance.now() - idleStart) / 1000;
+    const idleDelta = idle0 && idle1 ? counterDelta(idle0, idle1) : null;
+    const cpuIdleRate = (cpuOf(targets) - idleCpu0) / idleSeconds;
+    const pgIdleRate = (postgresCpuMs() - idlePg0) / idleSeconds;
+    out.idle.push({
+      engine: c.engine,
+      processes: c.processes,
+      seconds: idleSeconds,
+      cpuMsPerSecond: cpuIdleRate,
+      ...(idleDelta ? { commitsPerSecond: idleDelta.commits / idleDelta.seconds, walBytesPerSecond: idleDelta.walBytes / idleDelta.seconds } : {}),
+    });
+    for (const concurrency of o.concurrency) {
+      const before: DbCounters | null = c.db ? await settled(c.db) : null;
+      const cpu0 = cpuOf(targets);
+      const pg0 = postgresCpuMs();
+      const r = await payments(targets, c.store.auth, receiver, o.payments, concurrency);
+      const cpu = cpuOf(targets) - cpu0;
+      const pgCpu = postgresCpuMs() - pg0;
+      const after = c.db ? await settled(c.db) : null;
+      const done = o.payments - r.errors.length;
+      const run: PaymentRun = {
+        engine: c.engine,
+        processes: c.processes,
+        concurrency,
+        payments: o.payments,
+        failures: r.errors.length,
+        perSecond: done / r.seconds,
+        seconds: r.seconds,
+        cpuMs: cpu / done,
+        cpuMsNet: (cpu - cpuIdleRate * r.seconds) / done,
+        latency: r.latency,
+      };
+      if (c.engine === 'postgres') run.postgresCpuMsNet = (pgCpu - pgIdleRate * r.seconds) / done;
+      if (before && after && idleDelta) {
+        const d = counterDelta(before, after);
+        run.db = { gross: perPayment(d, done), net: perPayment(net(d, idleDelta), done) };
+      }
+      out.runs.push(run);
+      const db = run.db ? ` · ${run.db.net.commits.toFixed(1)} commits, ${Math.round(run.db.net.walBytes)} B WAL per payment (net)` : '';
+      o.progress(`payments ${c.engine} ${c.processes}p ${concurrency}c: ${run.perSecond.toFixed(1)}/s, CPU ${run.cpuMsNet.toFixed(1)} ms/payment${db}${r.errors.length ? `, ${r.errors.length} FAILED: ${r.errors[0]}` : ''}`);
+    }
+  } finally {
+    for (const t of targets) await t.stop();
+  }
+}
+
+/** Statements and round trips per payment through the counting proxy: one process, one payment at a time. */
+async function wirePass(db: OwnDatabase, baseUrl: string, c: Omit<Config, 'processes' | 'databaseUrl'>, o: PaymentOptions, receiver: Receiver): Promise<PaymentResults['wire']> {
+  const proxy = await startWireProxy(pgAddress(baseUrl));
+  const target = await startService({ port: await freePort(), dataDir: c.dataDir, databaseUrl: throughProxy(db.url, proxy.port), logFile: o.logFile });
+  try {
+    const n = Math.min(o.payments, 20);
+    const warm = await payments([target], c.store.auth, receiver, 3, 1);
+    if (warm.errors.length) throw new Error(`wire warm-up: ${warm.errors[0]}`);
+    const i0 = proxy.counts();
+    const idleStart = performance.now();
+    await sleep(o.idleSeconds * 1000);
+    const i1 = proxy.counts();
+    const idleSeconds = (performance.now() - idleStart) / 1000;
+    const r0 = proxy.counts();
+    const r = await payments([target], c.store.auth, receiver, n, 1);
+    const r1 = proxy.counts();
+    if (r.errors.length) throw new Error(`wire pass: ${r.errors[0]}`);
+    const k = r.seconds / idleSeconds;
+    const per = (key: keyof WireCounts) => (r1[key] - r0[key] - (i1[key] - i0[key]) * k) / n;
+    return {
+      payments: n,
+      perPayment: { statements: per('statements'), roundTrips: per('roundTrips'), transactionControl: per('transactionControl') },
+      idle: { seconds: idleSeconds, statements: i1.statements - i0.statements, roundTrips: i1.roundTrips - i0.roundTrips, transactionControl: i1.transactionControl - i0.transactionControl },
+    };
+  } finally {
+    await target.stop();
+    await proxy.close();
+  }
+}
+
+/** SQLite with one process; with `pgUrl`, PostgreSQL with 1 and 2 processes; the references. */
+export async function paymentBench(o: PaymentOptions, pgUrl: string | undefined): Promise<PaymentResults> {
+  // A webhook endpoint on 127.0.0.1 is refused unless the service allows private URLs.
+  process.env.ALLOW_PRIVATE_NOTIFY_URLS = 'true';
+  const out: PaymentResults = {
+    payments: o.payments,
+    concurrency: o.concurrency,
+    sandboxLatency: 'none: the sandbox answers in process, no setting adds latency',
+    statementsSource: null,
+    runs: [],
+    idle: [],
+  };
+  const receiver = await startReceiver();
+  try {
+    const dataDir = join(o.work, 'payments-sqlite');
+    const store = await openStore({ dataDir, databaseUrl: null });
+    try {
+      const unpaid = await withEndpoint(store, { dataDir, databaseUrl: null }, receiver, o.logFile);
+      await measureConfig({ engine: 'sqlite', processes: 1, dataDir, databaseUrl: null, db: null, store }, o, receiver, out);
+      // The raw insert's rows: a transaction as created (a paid one's rows hold more than SQLite binds).
+      const template = (await getTransaction(store.database.db, store.keys.environment_id, unpaid))!;
+      out.sqliteInsert = await sqliteInsertRate(dataDir, template, { duration: o.pgbenchSeconds, warmup: 1, concurrency: 1 });
+      o.progress(`SQLite single-transaction insert (raw.ts): ${Math.round(out.sqliteInsert.rps)}/s`);
+    } finally {
+      await store.database.close();
+    }
+    if (pgUrl) await postgresPart(pgUrl, o, receiver, out);
+  } finally {
+    await receiver.close();
+  }
+  return out;
+}
+
+/** The environment's webhook endpoint, registered through the API of a short-lived process; the id of an unpaid transaction. */
+async function withEndpoint(store: Store, engine: { dataDir: string; databaseUrl: string | null }, receiver: Receiver, logFile: string): Promise<string> {
+  const target = await startService({ port: await freePort(), ...engine, logFile });
+  try {
+    await registerEndpoint(target.url, store.auth, receiver.url);
+    return (await createTransaction(target.url, store.auth, transactionBody(1))).id;
+  } finally {
+    await target.stop();
+  }
+}
+
+async function postgresPart(pgUrl: string, o: PaymentOptions, receiver: Receiver, out: PaymentResults): Promise<void> {
+  const db = await ownDatabase(pgUrl, `checkout_payments_${process.pid}`);
+  const dataDir = join(o.work, 'payments-postgres');
+  const store = await openStore({ dataDir, databaseUrl: db.url });
+  out.statementsSource = db.statementsSource ?? 'wire';
+  try {
+    await withEndpoint(store, { dataDir, databaseUrl: db.url }, receiver, o.logFile);
+    for (const processes of [1, 2]) await measureConfig({ engine: 'postgres', processes, dataDir, databaseUrl: db.url, db, store }, o, receiver, out);
+    if (!db.statementsSource) {
+      out.wire = await wirePass(db, pgUrl, { engine: 'postgres', dataDir, db, store }, o, receiver);
+      o.progress(`on the wire: ${out.wire!.perPayment.statements.toFixed(1)} statements, ${out.wire!.perPayment.roundTrips.toFixed(1)} round trips per payment (net)`);
+    }
+    out.pgbench = await pgbenchTpcb(db.url, { clients: Math.max(...o.concurrency), seconds: o.pgbenchSeconds, scale: 1 });
+    o.progress(`pgbench TPC-B: ${Math.round(out.pgbench.tps)} tps`);
+  } finally {
+    await store.database.close();
+    await db.drop();
+  }
+}
