@@ -14,7 +14,7 @@ export interface DbCounters {
   commits: number;
   rollbacks: number;
   rowWrites: number;
-  /** pg_current_wal_lsn() as a byte position: the whole cluster's WAL, other databases' included. */
+  /** pg_current_wal_flush_lsn() as a byte position: the whole cluster's WAL, other databases' included. */
   wal: bigint;
   /** Sum of pg_stat_statements.calls in this database; null when it is not loaded. */
   statements: number | null;
@@ -26,9 +26,16 @@ export interface OwnDatabase {
   /** Whether pg_stat_statements answers in this database (it must be in shared_preload_libraries). */
   statementsSource: 'pg_stat_statements' | null;
   counters(): Promise<DbCounters>;
+  /**
+   * The WAL between two snapshots that is this database's (pg_walinspect, PostgreSQL 15's
+   * contrib, no preload needed): records touching its relations, and every record of the
+   * transactions that wrote them (their commits). Null without pg_walinspect.
+   */
+  ownWal(a: DbCounters, b: DbCounters): Promise<number | null>;
   drop(): Promise<void>;
 }
 
+const lsnText = (n: bigint) => `${(n >> 32n).toString(16).toUpperCase()}/${(n & 0xffffffffn).toString(16).toUpperCase()}`;
 const lsn = (text: string) => {
   const [hi, lo] = text.split('/');
   return (BigInt(`0x${hi}`) << 32n) + BigInt(`0x${lo}`);
@@ -49,14 +56,26 @@ export async function ownDatabase(baseUrl: string, name: string): Promise<OwnDat
   } catch {
     // "pg_stat_statements must be loaded via shared_preload_libraries": counted on the wire instead
   }
+  const walinspect = await monitor.query('create extension if not exists pg_walinspect').then(() => true, () => false);
+  const oid = (await monitor.query<{ oid: number }>('select oid from pg_database where datname = current_database()')).rows[0]!.oid;
   return {
     url,
     name,
     statementsSource,
+    async ownWal(a, b) {
+      if (!walinspect || b.wal <= a.wal) return walinspect ? 0 : null;
+      const { rows } = await monitor.query<{ bytes: string }>(
+        `with r as (select xid, record_length, block_ref from pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)),
+              ours as (select distinct xid from r where block_ref like $3 and xid::text <> '0')
+         select coalesce(sum(record_length), 0) as bytes from r where block_ref like $3 or xid in (select xid from ours)`,
+        [lsnText(a.wal), lsnText(b.wal), `%/${oid}/%`],
+      );
+      return Number(rows[0]!.bytes);
+    },
     async counters() {
       await monitor.query('select pg_stat_clear_snapshot()');
       const { rows } = await monitor.query<{ c: string; r: string; w: string; lsn: string }>(
-        `select xact_commit as c, xact_rollback as r, tup_inserted + tup_updated + tup_deleted as w, pg_current_wal_lsn()::text as lsn
+        `select xact_commit as c, xact_rollback as r, tup_inserted + tup_updated + tup_deleted as w, pg_current_wal_flush_lsn()::text as lsn
            from pg_stat_database where datname = current_database()`,
       );
       const row = rows[0]!;

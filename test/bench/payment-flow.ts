@@ -18,8 +18,9 @@ import { freePort, startService, type Target } from './targets';
 // from the page, as test/api/pay.ts and the hydrated screen do) → read the sale (GET
 // /v1/sale/?transaction_id=) → refund it (POST /v1/sale/{id}/refund/) → its `sale.refunded`
 // webhook received by a local endpoint (a webhook endpoint registered through the API; the
-// delivery job sends it, every 500 ms). N payments, `concurrency` at a time; the service's
-// background jobs on, as in production.
+// delivery job sends it, every 500 ms). N payments, `concurrency` at a time (a worker goes
+// on to its next payment once the refund has answered; the run ends when the last webhook
+// has arrived); the service's background jobs on, as in production.
 //
 // The sandbox's simulated latency: there is none to turn on or off. The sandbox gateways
 // (server/payments/sandbox.ts) answer in the service's process at once, and no setting adds
@@ -30,7 +31,10 @@ import { freePort, startService, type Target } from './targets';
 // PostgreSQL, from pg_stat_database of a database of its own: committed and rolled-back
 // transactions, row writes (tup_inserted + updated + deleted), WAL (pg_current_wal_lsn(),
 // the cluster's: other databases' writes included), and statements (pg_stat_statements when
-// loaded, else counted on the wire in a separate pass: pg-wire.ts). The jobs poll even when
+// loaded, else counted on the wire in a separate pass: pg-wire.ts); the WAL that is this
+// database's own from pg_walinspect (payment-db.ts), since the cluster's is mostly other
+// sessions' on a shared machine. PostgreSQL's CPU is all its processes' (other sessions'
+// too), so given gross, as a bound. The jobs poll even when
 // nothing happens: each figure is also given net of what the same processes did in an idle
 // window measured just before (same run), which is what a payment itself costs.
 
@@ -54,8 +58,12 @@ export interface PaymentRun {
   /** Service CPU ms per payment, all processes; net: minus the idle window's rate. */
   cpuMs: number;
   cpuMsNet: number;
-  /** PostgreSQL's CPU (all its processes on the machine, other sessions' too), ms per payment, net. */
-  postgresCpuMsNet?: number;
+  /**
+   * PostgreSQL's CPU over the run per payment: all its processes on the machine, other
+   * sessions' too, and those that exit take their CPU out of the sum: in the JSON only, not
+   * in the table (it was negative in a run on the shared machine).
+   */
+  postgresCpuMs?: number;
   /** Milliseconds per step; `webhook`: from the refund's answer to the delivery's arrival. */
   latency: Record<Step, LatencyStats>;
   /** PostgreSQL only: counters per payment, gross and net of the idle window's rate. */
@@ -66,7 +74,10 @@ export interface PerPayment {
   commits: number;
   rollbacks: number;
   rowWrites: number;
+  /** The cluster's WAL over the run, other databases' included. */
   walBytes: number;
+  /** This database's WAL (pg-walinspect, payment-db.ts); null without it. */
+  ownWalBytes: number | null;
   statements: number | null;
 }
 
@@ -78,7 +89,7 @@ export interface PaymentResults {
   statementsSource: 'pg_stat_statements' | 'wire' | null;
   runs: PaymentRun[];
   /** The idle windows' rates, per configuration: what the jobs cost with no payment. */
-  idle: { engine: string; processes: number; seconds: number; cpuMsPerSecond: number; commitsPerSecond?: number; walBytesPerSecond?: number }[];
+  idle: { engine: string; processes: number; seconds: number; cpuMsPerSecond: number; commitsPerSecond?: number; walBytesPerSecond?: number; ownWalBytesPerSecond?: number | null }[];
   pgbench?: PgbenchResult;
   sqliteInsert?: RawResult;
   /** Statements counted on the wire: 1 process, one payment at a time, net of its idle window. */
@@ -141,8 +152,13 @@ async function expectStatus(res: Response, status: number, what: string): Promis
   return text;
 }
 
-/** One whole payment against `baseUrl`; each step's milliseconds into `times`. */
-async function onePayment(baseUrl: string, auth: string, receiver: Receiver, times: Record<Step, number[]>): Promise<void> {
+/**
+ * One whole payment against `baseUrl`, each step's milliseconds into `times`. Resolves when
+ * the refund has answered, with the wait for its webhook: the caller starts the next payment
+ * meanwhile (a merchant does not stop selling while a webhook is on its way, and the delivery
+ * job's period, 500 ms, would otherwise bound a worker to two payments a second).
+ */
+async function onePayment(baseUrl: string, auth: string, receiver: Receiver, times: Record<Step, number[]>): Promise<{ webhook: Promise<void> }> {
   const json = { authorization: auth, 'content-type': 'application/json' };
   let t = performance.now();
   const lap = (step: Step) => {
@@ -180,22 +196,27 @@ async function onePayment(baseUrl: string, auth: string, receiver: Receiver, tim
   await expectStatus(await fetch(`${baseUrl}/v1/sale/${saleId}/refund/`, { method: 'POST', headers: json, body: '{}' }), 200, 'POST /v1/sale/{id}/refund/');
   lap('refund');
   const refunded = t;
-  times.webhook.push((await receiver.arrival(saleId, 30_000)) - refunded);
+  // Wrapped: an async function's returned promise would be awaited with it.
+  return { webhook: receiver.arrival(saleId, 30_000).then((at) => void times.webhook.push(at - refunded)) };
 }
 
 /** `count` payments, `concurrency` at a time, spread over the targets in turn. */
 async function payments(targets: Target[], auth: string, receiver: Receiver, count: number, concurrency: number) {
   const times = Object.fromEntries(STEPS.map((s) => [s, [] as number[]])) as Record<Step, number[]>;
   const errors: string[] = [];
+  const failed = (err: unknown) => void errors.push(err instanceof Error ? err.message : String(err));
+  const webhooks: Promise<void>[] = [];
   let next = 0;
   const started = performance.now();
   const worker = async () => {
     while (next < count) {
       const i = next++;
-      await onePayment(targets[i % targets.length]!.url, auth, receiver, times).catch((err: unknown) => errors.push(err instanceof Error ? err.message : String(err)));
+      await onePayment(targets[i % targets.length]!.url, auth, receiver, times).then(({ webhook }) => webhooks.push(webhook.catch(failed)), failed);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+  // The run ends when the last webhook has arrived.
+  await Promise.all(webhooks);
   const seconds = (performance.now() - started) / 1000;
   const latency = Object.fromEntries(
     STEPS.map((s) => {
@@ -220,25 +241,34 @@ async function registerEndpoint(baseUrl: string, auth: string, url: string): Pro
   await expectStatus(res, 201, 'POST /v1/webhook_endpoint/');
 }
 
-const perPayment = (d: CounterDelta, n: number): PerPayment => ({
+type Delta = CounterDelta & { ownWalBytes: number | null };
+
+const perPayment = (d: Delta, n: number): PerPayment => ({
   commits: d.commits / n,
   rollbacks: d.rollbacks / n,
   rowWrites: d.rowWrites / n,
   walBytes: d.walBytes / n,
+  ownWalBytes: d.ownWalBytes === null ? null : d.ownWalBytes / n,
   statements: d.statements === null ? null : d.statements / n,
 });
 
 /** `d` minus what the idle window's rate makes over `seconds`. */
-function net(d: CounterDelta, idle: CounterDelta): CounterDelta {
+function net(d: Delta, idle: Delta): Delta {
   const k = d.seconds / idle.seconds;
+  const less = (x: number | null, y: number | null) => (x === null || y === null ? null : x - y * k);
   return {
     seconds: d.seconds,
     commits: d.commits - idle.commits * k,
     rollbacks: d.rollbacks - idle.rollbacks * k,
     rowWrites: d.rowWrites - idle.rowWrites * k,
     walBytes: d.walBytes - idle.walBytes * k,
-    statements: d.statements === null || idle.statements === null ? null : d.statements - idle.statements * k,
+    ownWalBytes: less(d.ownWalBytes, idle.ownWalBytes),
+    statements: less(d.statements, idle.statements),
   };
+}
+
+async function delta(db: OwnDatabase, a: DbCounters, b: DbCounters): Promise<Delta> {
+  return { ...counterDelta(a, b), ownWalBytes: await db.ownWal(a, b) };
 }
 
 interface Config {
@@ -259,21 +289,25 @@ async function measureConfig(c: Config, o: PaymentOptions, receiver: Receiver, o
     const warm = await payments(targets, c.store.auth, receiver, Math.max(...o.concurrency) * 2 * c.processes, Math.max(...o.concurrency));
     if (warm.errors.length) throw new Error(`warm-up: ${warm.errors[0]}`);
     const idleCpu0 = cpuOf(targets);
-    const idlePg0 = postgresCpuMs();
     const idle0 = c.db ? await settled(c.db) : null;
     const idleStart = performance.now();
     await sleep(o.idleSeconds * 1000);
     const idle1 = c.db ? await settled(c.db) : null;
     const idleSeconds = (performance.now() - idleStart) / 1000;
-    const idleDelta = idle0 && idle1 ? counterDelta(idle0, idle1) : null;
+    const idleDelta = c.db && idle0 && idle1 ? await delta(c.db, idle0, idle1) : null;
     const cpuIdleRate = (cpuOf(targets) - idleCpu0) / idleSeconds;
-    const pgIdleRate = (postgresCpuMs() - idlePg0) / idleSeconds;
     out.idle.push({
       engine: c.engine,
       processes: c.processes,
       seconds: idleSeconds,
       cpuMsPerSecond: cpuIdleRate,
-      ...(idleDelta ? { commitsPerSecond: idleDelta.commits / idleDelta.seconds, walBytesPerSecond: idleDelta.walBytes / idleDelta.seconds } : {}),
+      ...(idleDelta
+        ? {
+            commitsPerSecond: idleDelta.commits / idleDelta.seconds,
+            walBytesPerSecond: idleDelta.walBytes / idleDelta.seconds,
+            ownWalBytesPerSecond: idleDelta.ownWalBytes === null ? null : idleDelta.ownWalBytes / idleDelta.seconds,
+          }
+        : {}),
     });
     for (const concurrency of o.concurrency) {
       const before: DbCounters | null = c.db ? await settled(c.db) : null;
@@ -296,13 +330,13 @@ async function measureConfig(c: Config, o: PaymentOptions, receiver: Receiver, o
         cpuMsNet: (cpu - cpuIdleRate * r.seconds) / done,
         latency: r.latency,
       };
-      if (c.engine === 'postgres') run.postgresCpuMsNet = (pgCpu - pgIdleRate * r.seconds) / done;
-      if (before && after && idleDelta) {
-        const d = counterDelta(before, after);
+      if (c.engine === 'postgres') run.postgresCpuMs = pgCpu / done;
+      if (c.db && before && after && idleDelta) {
+        const d = await delta(c.db, before, after);
         run.db = { gross: perPayment(d, done), net: perPayment(net(d, idleDelta), done) };
       }
       out.runs.push(run);
-      const db = run.db ? ` · ${run.db.net.commits.toFixed(1)} commits, ${Math.round(run.db.net.walBytes)} B WAL per payment (net)` : '';
+      const db = run.db ? ` · ${run.db.net.commits.toFixed(1)} commits, ${Math.round(run.db.net.ownWalBytes ?? NaN)} B own WAL per payment (net)` : '';
       o.progress(`payments ${c.engine} ${c.processes}p ${concurrency}c: ${run.perSecond.toFixed(1)}/s, CPU ${run.cpuMsNet.toFixed(1)} ms/payment${db}${r.errors.length ? `, ${r.errors.length} FAILED: ${r.errors[0]}` : ''}`);
     }
   } finally {

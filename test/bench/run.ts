@@ -5,7 +5,7 @@
 //   --duration=S     seconds per measured load run (default 5, after 1 s of warm-up)
 //   --rounds=N       samples of each load measurement (default 2)
 //   --only=LIST      some of page,scaling,api,transfers,keys,browser,docs,money,payments (default: all)
-//   --payments=N     payments per end-to-end run (payment-flow.ts; default 40)
+//   --payments=N     payments per end-to-end run (payment-flow.ts; default 100)
 //   --payment-concurrency=1,8  payments in flight, one run each (default 1,8)
 //   --processes=1,2,3  only the scale curve: that many processes on BENCH_DATABASE_URL (processes.ts)
 // BENCH_DATABASE_URL=postgres://… adds a PostgreSQL run (in a scratch schema, dropped after).
@@ -42,7 +42,7 @@ const { values: flags } = parseArgs({
     'bytes-only': { type: 'boolean', default: false },
     'cpu-prof': { type: 'boolean', default: false },
     only: { type: 'string', default: 'page,scaling,api,transfers,keys,browser,docs,money,payments' },
-    payments: { type: 'string', default: '40' },
+    payments: { type: 'string', default: '100' },
     'payment-concurrency': { type: 'string', default: '1,8' },
     'money-baseline': { type: 'string', default: MONEY_BASELINE },
     duration: { type: 'string', default: '5' },

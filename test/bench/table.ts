@@ -137,10 +137,9 @@ function paymentRows(p: NonNullable<Results['payments']>): Row[] {
       r.engine === 'postgres'
         ? p.pgbench && { label: `pgbench TPC-B ${int(p.pgbench.tps)} tps (${p.pgbench.clients} clients)`, rate: p.pgbench.tps, target: '≥ 1/20 (issue 49)' }
         : p.sqliteInsert && { label: `SQLite insert ${int(p.sqliteInsert.rps)}/s`, rate: p.sqliteInsert.rps, target: '≥ 1/30 (issue 49)' };
-    const pgCpu = r.postgresCpuMsNet === undefined ? '' : ` · PostgreSQL ${fixed(r.postgresCpuMsNet)} ms`;
     rows.push([
       `  ${r.engine}, ${r.processes} process${r.processes === 1 ? '' : 'es'}, ${r.concurrency} at a time`,
-      `${fixed(r.perSecond)} payments/s · CPU ${fixed(r.cpuMsNet)} ms/payment${pgCpu}${r.failures ? ` · ${r.failures} FAILED` : ''}`,
+      `${fixed(r.perSecond)} payments/s · CPU ${fixed(r.cpuMsNet)} ms/payment${r.failures ? ` · ${r.failures} FAILED` : ''}`,
       ref ? ref.label : '',
       ref ? oneIn(r.perSecond, ref.rate) : '',
       ref ? ref.target : '',
@@ -152,8 +151,8 @@ function paymentRows(p: NonNullable<Results['payments']>): Row[] {
       const g = r.db.gross;
       rows.push([
         '    per payment, net of idle jobs',
-        `${fixed(n.commits)} commits · ${fixed(n.rollbacks)} rollbacks · ${fixed(n.rowWrites)} row writes · ${int(n.walBytes)} B WAL${n.statements === null ? '' : ` · ${fixed(n.statements)} statements`}`,
-        `gross ${fixed(g.commits)} commits · ${int(g.walBytes)} B WAL`,
+        `${fixed(n.commits)} commits · ${fixed(n.rollbacks)} rollbacks · ${fixed(n.rowWrites)} row writes · ${n.ownWalBytes === null ? 'WAL not attributed' : `${int(n.ownWalBytes)} B WAL`}${n.statements === null ? '' : ` · ${fixed(n.statements)} statements`}`,
+        `gross ${fixed(g.commits)} commits · ${g.ownWalBytes === null ? '' : `${int(g.ownWalBytes)} B WAL · `}cluster ${int(g.walBytes)} B WAL`,
         '',
         '≤ 12 commits (issue 49)',
       ]);
@@ -164,7 +163,8 @@ function paymentRows(p: NonNullable<Results['payments']>): Row[] {
     rows.push([`  ${statements}, ${p.wire.payments} payments`, `${fixed(w.statements)} statements · ${fixed(w.roundTrips)} round trips · ${fixed(w.transactionControl)} BEGIN/COMMIT…`, '', '', '≤ 35 statements (issue 49)']);
   }
   for (const i of p.idle) {
-    const db = i.commitsPerSecond === undefined ? '' : ` · ${fixed(i.commitsPerSecond)} commits/s · ${int(i.walBytesPerSecond ?? 0)} B WAL/s (cluster)`;
+    const own = i.ownWalBytesPerSecond === undefined || i.ownWalBytesPerSecond === null ? '' : `${int(i.ownWalBytesPerSecond)} B WAL/s · `;
+    const db = i.commitsPerSecond === undefined ? '' : ` · ${fixed(i.commitsPerSecond)} commits/s · ${own}cluster ${int(i.walBytesPerSecond ?? 0)} B WAL/s`;
     rows.push([`  idle, ${i.engine}, ${i.processes} process${i.processes === 1 ? '' : 'es'} (jobs only)`, `CPU ${fixed(i.cpuMsPerSecond)} ms/s${db}`, '', '', '']);
   }
   return rows;
