@@ -29,10 +29,8 @@ describe.each(ENGINES)('signed returns on %s', (engine) => {
     return res.body.secret as string;
   };
 
-  /** Pays or cancels through the form, as a browser without JavaScript; the 303's Location. */
-  async function leave(action: 'pay' | 'cancel') {
-    const created = await api.post('/transaction/', transactionBody({ return_url: RETURN, cancel_url: CANCEL }));
-    const { token, id } = created.body;
+  /** Pays or cancels a hosted page (a payment's or a sign-up's) through its form, as a browser without JavaScript; the 303's Location. */
+  async function leavePage(token: string, action: 'pay' | 'cancel') {
     const html = await (await fetch(`${t.url}/pay/${token}/`)).text();
     const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
     const fields: Record<string, string> =
@@ -46,7 +44,14 @@ describe.each(ENGINES)('signed returns on %s', (engine) => {
       body: new URLSearchParams({ csrf, ...fields }),
     });
     expect(res.status).toBe(303);
-    return { id: id as string, token: token as string, location: res.headers.get('location')! };
+    return res.headers.get('location')!;
+  }
+
+  /** A payment paid or cancelled on its page without JavaScript. */
+  async function leave(action: 'pay' | 'cancel') {
+    const created = await api.post('/transaction/', transactionBody({ return_url: RETURN, cancel_url: CANCEL }));
+    const { token, id } = created.body as { token: string; id: string };
+    return { id, token, location: await leavePage(token, action) };
   }
 
   it('paid: return_url gets transaction_id, status D, timestamp and a signature that verifies with the return secret', async () => {
@@ -88,27 +93,9 @@ describe.each(ENGINES)('signed returns on %s', (engine) => {
     return { id: sub.body.id as string, token: new URL(sub.body.payment_url).pathname.split('/')[2]! };
   }
 
-  /** The sign-up's form post as a browser without JavaScript sends it; the 303's Location. */
-  async function leaveSignup(token: string, action: 'pay' | 'cancel') {
-    const html = await (await fetch(`${t.url}/pay/${token}/`)).text();
-    const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
-    const fields: Record<string, string> =
-      action === 'pay'
-        ? { action, gateway: SANDBOX_CARD, fields_of: SANDBOX_CARD, card_number: TEST_CARDS.approved, card_expiry: '12/34', card_cvc: '123', card_name: 'A' }
-        : { action, confirm: '1' };
-    const res = await fetch(`${t.url}/pay/${token}/`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ csrf, ...fields }),
-    });
-    expect(res.status).toBe(303);
-    return res.headers.get('location')!;
-  }
-
   it("a sign-up's return is signed with the subscription's id and status, and the SDK verifies it", async () => {
     const { id, token } = await signup();
-    const location = await leaveSignup(token, 'pay');
+    const location = await leavePage(token, 'pay');
     expect(location.startsWith(`${RETURN}&subscription_id=${id}&status=trialing&timestamp=`)).toBe(true);
     const check = verifyReturnUrl(location, await secret());
     expect(check).toMatchObject({ valid: true, subscription_id: id, status: 'trialing' });
@@ -118,7 +105,7 @@ describe.each(ENGINES)('signed returns on %s', (engine) => {
 
   it('a sign-up the customer leaves goes to cancel_url, signed with the status it still has', async () => {
     const { id, token } = await signup();
-    const location = await leaveSignup(token, 'cancel');
+    const location = await leavePage(token, 'cancel');
     expect(location.startsWith(`${CANCEL}?subscription_id=${id}&status=waiting&`)).toBe(true);
     expect(verifyReturn(location, await secret(), new Date())).toMatchObject({ valid: true, subscription_id: id, status: 'waiting' });
   });
