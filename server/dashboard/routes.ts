@@ -10,7 +10,7 @@ import { resolveLanguage } from '../../widget/i18n/language';
 import { resolveSession, signOut, signOutEverywhere, switchEnvironment } from './accounts';
 import { dashboardText } from './i18n';
 import { applyDashboardHeaders, clearCookie, cookie, SESSION_COOKIE } from './http';
-import { dashboardKit } from './kit';
+import { dashboardKit, type Kit } from './kit';
 import { disputeRoutes } from './dispute-routes';
 import { exportRoutes } from './export-routes';
 import { inviteRoutes } from './invite-routes';
@@ -56,29 +56,9 @@ export interface DashboardPorts {
 
 const css = readFileSync(new URL('./dashboard.css', import.meta.url), 'utf8');
 
-export function dashboardRouter(deps: Deps, ports: DashboardPorts): IRouter {
-  const router = express.Router({ strict: true });
-  const db = deps.database.db;
-  const kit = dashboardKit(deps);
-  const { forms, textOf, send, forbidden, page, action, audit } = kit;
-
-  router.get(STYLESHEET.slice('/dashboard'.length), (_req, res) => {
-    res.set({ 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' }).type('css').send(css);
-  });
-
-  router.use(async (req, res, next) => {
-    applyDashboardHeaders(res);
-    const text = dashboardText(resolveLanguage(null, req.get('accept-language')));
-    const id = cookie(req, SESSION_COOKIE);
-    const session = id ? await resolveSession(db, id, deps.now()) : null;
-    if (id && !session) clearCookie(req, res, deps, SESSION_COOKIE);
-    req.dashboard = { text, session };
-    next();
-  });
-
-  signInRoutes(router, kit);
-  inviteRoutes(router, kit);
-
+/** Signing out (here, everywhere) and switching environment: the session's own actions. */
+function sessionRoutes(router: IRouter, kit: Kit): void {
+  const { db, deps, forms, forbidden, action, audit } = kit;
   router.post('/sign-out/', forms, action('viewer', async (req, res, s) => {
     await signOut(db, s);
     await audit(req, s, 'signed_out');
@@ -100,7 +80,11 @@ export function dashboardRouter(deps: Deps, ports: DashboardPorts): IRouter {
     await audit(req, { ...s, current: moved }, 'environment_switched');
     res.redirect(303, '/dashboard/');
   }));
+}
 
+/** The Overview: the key to start with, the figures, and what needs attention. */
+function homeRoute(router: IRouter, kit: Kit): void {
+  const { db, deps, textOf, send, page } = kit;
   router.get('/', page('viewer', async (req, res, s) => {
     const keys = await listApiKeys(db, s.current.environment_id);
     const publicKey = keys.find((k) => !k.revoked_at)?.public_key ?? null;
@@ -116,6 +100,32 @@ export function dashboardRouter(deps: Deps, ports: DashboardPorts): IRouter {
     const home = { publicKey, transactions, baseUrl: baseUrlOf(req, deps), figures: foldFigures(rows, now), attention: { ...attention, ...gaps } };
     send(res, 200, overviewPage({ text: textOf(req), session: s, ...home }));
   }));
+}
+
+export function dashboardRouter(deps: Deps, ports: DashboardPorts): IRouter {
+  const router = express.Router({ strict: true });
+  const db = deps.database.db;
+  const kit = dashboardKit(deps);
+
+  router.get(STYLESHEET.slice('/dashboard'.length), (_req, res) => {
+    res.set({ 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' }).type('css').send(css);
+  });
+
+  router.use(async (req, res, next) => {
+    applyDashboardHeaders(res);
+    const text = dashboardText(resolveLanguage(null, req.get('accept-language')));
+    const id = cookie(req, SESSION_COOKIE);
+    const session = id ? await resolveSession(db, id, deps.now()) : null;
+    if (id && !session) clearCookie(req, res, deps, SESSION_COOKIE);
+    req.dashboard = { text, session };
+    next();
+  });
+
+  signInRoutes(router, kit);
+  inviteRoutes(router, kit);
+
+  sessionRoutes(router, kit);
+  homeRoute(router, kit);
 
   teamRoutes(router, kit);
   keysRoutes(router, kit);
