@@ -11,6 +11,9 @@ import { balanced, type Posting } from './ledger';
 
 export type BalanceType = 'charge' | 'refund';
 
+/** Every type of balance transaction: a sale's (above), a dispute's and a payout's. */
+export const BALANCE_TRANSACTION_TYPES = ['charge', 'refund', 'dispute', 'dispute_reversal', 'payout', 'payout_failure'] as const;
+
 export interface BalanceMovement {
   type: BalanceType;
   sale: string;

@@ -1,9 +1,10 @@
 import { readableBrandColor } from './contrast';
 
 // The rules a brand change goes through, whoever asks (the API's PATCH
-// /v1/environment/branding/ and the dashboard's settings): a brand colour that white text
-// could not be read on is darkened until it can (WCAG AA), and the change says so; the
-// accent colour is kept in lower case. Pure.
+// /v1/environment/branding/ and the dashboard's settings): a brand colour is kept as chosen
+// when white or dark text can be read on it; one neither can is darkened until white text
+// can (WCAG AA), and the change says so (domain/contrast.ts); the accent colour is kept in
+// lower case. Pure.
 
 /** The longest name customers see instead of the environment's. */
 export const DISPLAY_NAME_MAX = 80;
@@ -29,14 +30,14 @@ export function applyBrandRules(change: BrandChange): { patch: BrandChange; adju
   const adjustments: BrandAdjustment[] = [];
   if (change.brand_color) {
     const readable = readableBrandColor(change.brand_color);
-    patch.brand_color = readable.light;
+    patch.brand_color = readable.button;
     if (readable.adjustedFrom !== null) {
       adjustments.push({
         field: 'brand_color',
         requested: change.brand_color,
-        applied: readable.light,
+        applied: readable.button,
         contrast: readable.adjustedFrom,
-        reason: `white text on ${change.brand_color} has a contrast of ${readable.adjustedFrom}:1, below WCAG AA (4.5:1): darkened to ${readable.light}`,
+        reason: `neither white text (${readable.adjustedFrom}:1) nor dark text reaches WCAG AA (4.5:1) on ${change.brand_color}: darkened to ${readable.button}`,
       });
     }
   }

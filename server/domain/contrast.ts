@@ -1,11 +1,15 @@
-// WCAG 2.x contrast between colours, and the adjustment that makes a merchant's brand colour
-// readable: the pay button writes white text on it, and the page writes it (links, focus)
-// on its light backgrounds, so it must reach AA's 4.5:1 against both; the dark theme
-// writes dark text on a light variant of it, which also shows on the dark backgrounds.
-// The backgrounds are the payment screen's stylesheet's (widget/screen/styles.css). Pure.
+// WCAG 2.x contrast between colours, and how a merchant's brand colour is kept readable. The
+// pay button carries the colour as the merchant chose it, with the page's dark text or white
+// on it, whichever reads (a yellow keeps its yellow with dark text rather than turning olive);
+// only a mid-tone that neither reaches AA's 4.5:1 on is darkened until white text does. The
+// page's links and focus rings, text on its light backgrounds, use the colour itself or a
+// darker shade of it; the dark theme writes dark text on a light variant, which also shows on
+// the dark backgrounds. The colours are the payment screen's (widget/screen/styles.css). Pure.
 
 export const AA_TEXT = 4.5;
 const WHITE = '#ffffff';
+/** The light theme's text (`--text`): the button's dark text on a light brand colour. */
+export const DARK_TEXT = '#161a22';
 /** The light theme's darkest background (`--bg`): white text and this both need the contrast. */
 const LIGHT_BG = '#f3f4f7';
 /** The dark theme's lightest background (`--surface-2`); its text on the accent is darker still. */
@@ -51,19 +55,29 @@ function nearestReadable(hex: string, target: string, against: string, ratio: nu
 }
 
 export interface ReadableColor {
-  /** The colour as applied, lower case: the one asked for when it was readable. */
+  /** The pay button's colour, lower case: the one asked for unless no text could be read on it. */
+  button: string;
+  /** The button's text: white, or the page's dark text where white fails AA and dark text reaches it. */
+  onButton: string;
+  /** Links and focus on the light theme's backgrounds: the button's colour, or the nearest darker shade that reads. */
   light: string;
   /** Its variant for the dark theme. */
   dark: string;
-  /** Contrast of the colour asked for against the button's white text, when it had to be darkened. */
+  /** Contrast of white text on the colour asked for, when no text read on it and it had to be darkened. */
   adjustedFrom: number | null;
 }
 
 /** A brand colour the pay button can carry with AA contrast in both themes. */
 export function readableBrandColor(requested: string): ReadableColor {
   const hex = requested.toLowerCase();
-  const readable = contrast(hex, LIGHT_BG) >= AA_TEXT;
-  const light = readable ? hex : nearestReadable(hex, '#000000', LIGHT_BG, AA_TEXT);
-  const dark = nearestReadable(hex, WHITE, DARK_BG, AA_TEXT);
-  return { light, dark, adjustedFrom: readable ? null : Math.round(contrast(hex, WHITE) * 100) / 100 };
+  const whiteReads = contrast(hex, WHITE) >= AA_TEXT;
+  const darkReads = !whiteReads && contrast(hex, DARK_TEXT) >= AA_TEXT;
+  const button = whiteReads || darkReads ? hex : nearestReadable(hex, '#000000', WHITE, AA_TEXT);
+  return {
+    button,
+    onButton: darkReads ? DARK_TEXT : WHITE,
+    light: nearestReadable(button, '#000000', LIGHT_BG, AA_TEXT),
+    dark: nearestReadable(hex, WHITE, DARK_BG, AA_TEXT),
+    adjustedFrom: button === hex ? null : Math.round(contrast(hex, WHITE) * 100) / 100,
+  };
 }

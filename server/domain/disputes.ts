@@ -129,6 +129,24 @@ export function disputeBalance(money: 'debit' | 'reversal', amount: bigint, fee:
     : { type: 'dispute_reversal' as const, amount, fee: 0n, net: amount };
 }
 
+/** A processor's dispute status as ours (the same words as Stripe's); null for one we do not follow (`prevented`, an appeal's). */
+export const disputeStatusFrom = (status: string): DisputeStatus | null => ((DISPUTE_STATUSES as readonly string[]).includes(status) ? (status as DisputeStatus) : null);
+
+/** A processor's dispute reason as ours: one of ours by the same word, else `general`. */
+export const disputeReasonFrom = (reason: string): DisputeReason => ((DISPUTE_REASONS as readonly string[]).includes(reason) ? (reason as DisputeReason) : 'general');
+
+/**
+ * The money of a processor's dispute moving `from` → `to` as the processor says (it decides,
+ * not our steps): an inquiry turned into a dispute takes the amount, a dispute won gives it
+ * back. A processor's dispute first seen already won holds nothing (`from` null).
+ */
+export function followedMoney(from: DisputeStatus | null, to: DisputeStatus): DisputeMoney {
+  const held = (s: DisputeStatus) => !isInquiry(s) && s !== 'won';
+  if (from === null) return held(to) ? 'debit' : null;
+  if (held(to) && !held(from)) return from === 'won' ? null : 'debit';
+  return held(from) && to === 'won' ? 'reversal' : null;
+}
+
 /** The sandbox bank's decision on submitted evidence: `winning_evidence` in any text field wins. */
 export function sandboxVerdict(evidence: EvidenceText): 'won' | 'lost' {
   return Object.values(evidence).some((v) => v?.includes('winning_evidence')) ? 'won' : 'lost';

@@ -1,4 +1,4 @@
-import { addDays, type Cadence, period, retryAt } from './periods';
+import { addDays, type Cadence, period, RETRY_AFTER_DAYS, retryAt } from './periods';
 
 // How each event moves a subscription's schedule: pure, so the store only writes what
 // this returns. Periods are charged in advance, at their start. The period owed next is
@@ -60,4 +60,14 @@ export function failedSchedule(s: Schedule, cadence: Cadence): { schedule: Sched
   const failures = s.failures + 1;
   const retry = retryAt(duePeriod(s, cadence).start, failures);
   return { schedule: { ...s, failures, nextChargeAt: retry }, giveUp: retry === null };
+}
+
+/**
+ * Declined until the customer authenticates, with retries left (else failedSchedule's
+ * give-up applies): no retry while the customer may confirm it (off-session the issuer
+ * would only decline again). The next attempt is when the link expires, and it is the
+ * period's last: the retries it would have had are spent waiting for the customer.
+ */
+export function awaitingCustomerSchedule(s: Schedule, linkExpires: Date): Schedule {
+  return { ...s, failures: Math.max(s.failures + 1, RETRY_AFTER_DAYS.length), nextChargeAt: linkExpires };
 }

@@ -1,5 +1,6 @@
 import { CURRENCIES } from './currencies';
 import { MAX_UNITS } from './money';
+import { referenceKey } from './payment-reference';
 
 // What one search box means over transactions. A person types an order id, a token, a
 // customer's email, a card's last four digits or an amount; the box does not say which, so
@@ -16,6 +17,10 @@ export interface SearchTerms {
   last4?: string;
   /** The amount in minor units at each exponent the typed decimals allow, with the currencies of that exponent. */
   amounts: { units: number; currencies: Currencies }[];
+  /** A payment's reference ("AA20-78BF"): its sale id's last eight hex digits, lower case. */
+  reference?: string;
+  /** Words read as a bank statement line ("4444 37.50"): a card payment matching every one. */
+  statement?: StatementWord[];
 }
 
 /** The currencies of one exponent: listed, or every currency but the listed ones (the common exponent, 2). */
@@ -57,6 +62,9 @@ export function searchTerms(raw: string): SearchTerms | undefined {
     email: text.includes('@') ? text.toLowerCase() : undefined,
     last4: /^\d{4}$/.test(text) ? text : undefined,
     amounts: amountsOf(text),
+    reference: referenceKey(text),
+    // One word is read above already; two or more together, as a statement line.
+    statement: /\s/.test(text) ? statementWords(text) : undefined,
   };
 }
 

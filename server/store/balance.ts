@@ -57,9 +57,10 @@ export interface DueOperation {
  * Sale operations that moved the merchant's money (a capture or charge in, a refund out)
  * and have no balance transaction yet, oldest first. A transaction paid from its `source`
  * is left out, its sale and its card charges: its movement posts the merchant's part, and
- * each refund of its sale takes it back (docs/balance.md).
+ * each refund of its sale takes it back (docs/balance.md). So are the sales of the gateways
+ * in `processorSettled`, whose money the merchant's own processor account settles.
  */
-export async function dueOperations(db: Db, limit: number): Promise<DueOperation[]> {
+export async function dueOperations(db: Db, limit: number, processorSettled: readonly string[]): Promise<DueOperation[]> {
   const ops = await db
     .selectFrom('sale_operations')
     .innerJoin('sales', 'sales.id', 'sale_operations.sale_id')
@@ -67,6 +68,7 @@ export async function dueOperations(db: Db, limit: number): Promise<DueOperation
     .where('sale_operations.kind', 'in', ['capture', 'charge', 'refund'])
     .where('sales.source_transaction_id', 'is', null)
     .where('sales.gateway_id', '!=', SOURCES_GATEWAY)
+    .$if(processorSettled.length > 0, (q) => q.where('sales.gateway_id', 'not in', processorSettled))
     .where(({ not, exists, selectFrom }) =>
       not(exists(selectFrom('balance_transactions').select('id').whereRef('balance_transactions.operation_id', '=', 'sale_operations.id'))),
     )

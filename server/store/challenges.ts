@@ -71,3 +71,21 @@ export async function closeChallenge(db: Db, id: string, state: Exclude<Challeng
     .executeTakeFirst();
   return Number(closed.numUpdatedRows) === 1;
 }
+
+/**
+ * The challenge a pay call opened, if any: opened in the statement that settled the call,
+ * on one clock reading (openChallenge), so it is the transaction's challenge of the call's
+ * gateway created at the call's `updated_at`.
+ */
+export async function challengeOfCall(
+  db: Db,
+  call: { subject_id: string; gateway_id: string; updated_at: string },
+): Promise<PaymentChallengeRow | undefined> {
+  return db
+    .selectFrom('payment_challenges')
+    .selectAll()
+    .where('transaction_id', '=', call.subject_id)
+    .where('gateway_id', '=', call.gateway_id)
+    .where('created_at', '=', call.updated_at)
+    .executeTakeFirst();
+}

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from './db';
-import type { DisputeRow, GatewayCallRow, WebhookEndpointRow } from './schema';
+import type { DisputeRow, GatewayCallRow, ProcessorAttentionRow, WebhookEndpointRow } from './schema';
 import { disputesAwaitingResponse } from './disputes';
+import { processorAttentionOf } from './processor-attention';
 
 // The dashboard home's figures: what moved per UTC day and currency over the last 30 days,
 // counted by the database (GROUP BY day and currency), never by loading the rows. A day is
@@ -110,6 +111,8 @@ export interface Attention {
   disputes: DisputeRow[];
   calls: AttentionCall[];
   endpoints: FailingEndpoint[];
+  /** What a connected processor told us that our books cannot take, newest first (store/processor-attention.ts). */
+  processorItems: ProcessorAttentionRow[];
 }
 
 /** How far back a delivery that did not go through makes its endpoint "failing". */
@@ -143,9 +146,9 @@ function failingEndpoints(db: Db, environmentId: string, now: Date, limit: numbe
     .execute();
 }
 
-/** What needs a person: disputes waiting for evidence, gateway calls in `attention`, failing webhook endpoints. */
+/** What needs a person: disputes waiting for evidence, gateway calls in `attention`, failing webhook endpoints, processors' items. */
 export async function attentionOf(db: Db, environmentId: string, now: Date, limit = 20): Promise<Attention> {
-  const [disputes, calls, endpoints] = await Promise.all([
+  const [disputes, calls, endpoints, processorItems] = await Promise.all([
     disputesAwaitingResponse(db, environmentId, limit),
     db
       .selectFrom('gateway_calls')
@@ -156,6 +159,7 @@ export async function attentionOf(db: Db, environmentId: string, now: Date, limi
       .limit(limit)
       .execute(),
     failingEndpoints(db, environmentId, now, limit),
+    processorAttentionOf(db, environmentId, limit),
   ]);
-  return { disputes, calls, endpoints };
+  return { disputes, calls, endpoints, processorItems };
 }

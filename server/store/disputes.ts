@@ -12,13 +12,16 @@ import type { BalanceTransactionRow, DisputeFileRow, DisputeRow, SaleRow } from 
 
 export type DisputeFile = Omit<DisputeFileRow, 'data'>;
 
+/** A file as the merchant adds it: the processor's id comes once it is uploaded there. */
+export type NewDisputeFile = Omit<DisputeFileRow, 'id' | 'dispute_id' | 'created_at' | 'processor_file_id'>;
+
 export interface StoredDispute {
   row: DisputeRow;
   evidence: EvidenceText;
   files: DisputeFile[];
 }
 
-const FILE_COLUMNS = ['id', 'dispute_id', 'file_name', 'content_type', 'size', 'sha256', 'created_at'] as const;
+const FILE_COLUMNS = ['id', 'dispute_id', 'file_name', 'content_type', 'size', 'sha256', 'created_at', 'processor_file_id'] as const;
 
 async function withFiles(db: Db, rows: DisputeRow[]): Promise<StoredDispute[]> {
   const files = rows.length
@@ -69,6 +72,12 @@ export function disputesAwaitingResponse(db: Db, environmentId: string, limit: n
 }
 
 /** A dispute's balance transaction for its money taken (`debit`) or given back (`reversal`). */
+/** Whether a dispute's money left the merchant's balance (its `dispute` balance transaction). */
+export async function disputeDebited(trx: Tx, disputeId: string): Promise<boolean> {
+  const row = await trx.selectFrom('balance_transactions').select('id').where('dispute_id', '=', disputeId).where('type', '=', 'dispute').executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function insertDisputeBalance(trx: Tx, d: DisputeRow, money: 'debit' | 'reversal', now: Date): Promise<BalanceTransactionRow> {
   const at = now.toISOString();
   const b = disputeBalance(money, BigInt(d.amount), BigInt(d.fee));
@@ -137,29 +146,30 @@ export async function markDisputeMoved(trx: Tx, dispute: DisputeRow, to: Dispute
 /** Adds evidence (text merged over what was saved, files added) while the dispute awaits it; false when it no longer does. */
 export async function saveEvidence(
   trx: Tx,
-  e: { dispute: DisputeRow; evidence: EvidenceText; files: Omit<DisputeFileRow, 'id' | 'dispute_id' | 'created_at'>[]; now: Date },
+  e: { dispute: DisputeRow; evidence: EvidenceText; files: NewDisputeFile[]; now: Date; sync?: DisputeRow['processor_sync'] },
 ): Promise<boolean> {
   const at = e.now.toISOString();
   // Conditional on the evidence read: two uploads at once cannot lose each other's text.
   const moved = await trx
     .updateTable('disputes')
-    .set({ evidence: JSON.stringify(e.evidence), updated_at: at })
+    .set({ evidence: JSON.stringify(e.evidence), updated_at: at, ...(e.sync ? { processor_sync: e.sync } : {}) })
     .where('id', '=', e.dispute.id)
     .where('status', 'in', AWAITING_RESPONSE)
     .where('evidence', '=', e.dispute.evidence)
     .executeTakeFirst();
   if (Number(moved.numUpdatedRows) !== 1) return false;
   for (const f of e.files) {
-    await trx.insertInto('dispute_files').values({ ...f, id: uuidv7(e.now.getTime()), dispute_id: e.dispute.id, created_at: at }).execute();
+    await trx.insertInto('dispute_files').values({ ...f, id: uuidv7(e.now.getTime()), dispute_id: e.dispute.id, created_at: at, processor_file_id: null }).execute();
   }
   return true;
 }
 
-/** Disputes still awaiting an answer whose deadline has passed, oldest deadline first. */
+/** Disputes still awaiting an answer whose deadline has passed, oldest deadline first; a processor's decides its own deadline. */
 export function overdueDisputes(db: Db, now: Date, limit: number): Promise<DisputeRow[]> {
   return db
     .selectFrom('disputes')
     .selectAll()
+    .where('processor_id', 'is', null)
     .where('status', 'in', AWAITING_RESPONSE)
     .where('evidence_due_by', '<=', now.toISOString())
     .orderBy('evidence_due_by')
@@ -207,4 +217,9 @@ export function disputableSales(db: Db, c: { gatewayId: string; last4s: string[]
     .orderBy('id')
     .limit(c.limit)
     .execute();
+}
+
+/** Marks what the processor must be told of a dispute of its (the processor-disputes job sends it), in the step's transaction. */
+export async function markProcessorSync(trx: Tx, id: string, sync: NonNullable<DisputeRow['processor_sync']>): Promise<void> {
+  await trx.updateTable('disputes').set({ processor_sync: sync }).where('id', '=', id).execute();
 }

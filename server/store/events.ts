@@ -20,14 +20,15 @@ import { matchingEndpoints } from './webhook-endpoints';
  */
 export const EVENT_FAMILIES = {
   transaction: ['paid', 'cancelled', 'expired'],
-  sale: ['created', 'declined', 'failed', 'captured', 'refunded', 'voided', 'hold_expired', 'late_payment'],
+  sale: ['created', 'declined', 'failed', 'captured', 'refunded', 'voided', 'hold_expired', 'late_payment', 'refund_failed'],
   authorization: ['created', 'charged', 'removed', 'failed', 'expired'],
   client: ['created', 'updated', 'compliance_changed'],
   iban: ['created', 'updated', 'compliance_changed'],
   document: ['accepted', 'rejected'],
   wallet: ['credited', 'debited'],
-  transfer: ['paid', 'failed'],
-  merchant_payout: ['created', 'paid', 'failed'],
+  // in_transit, returned and pending (back from a cancelled file): payouts by SEPA file (docs/balance.md#payout-files).
+  transfer: ['paid', 'failed', 'in_transit', 'returned', 'pending'],
+  merchant_payout: ['created', 'paid', 'failed', 'in_transit', 'returned', 'pending'],
   subscription: ['started', 'paused', 'resumed', 'stopped', 'charged', 'charge_failed', 'past_due'],
   webhook_endpoint: ['created', 'updated', 'deleted', 'disabled'],
   product: ['created', 'updated', 'deleted'],

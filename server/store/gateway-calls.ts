@@ -237,3 +237,23 @@ export async function listCalls(db: Db, subjectId: string): Promise<GatewayCall[
   return rows.map(fromRow);
 }
 
+
+/**
+ * A pay call whose gateway sent the customer to the processor: it stays pending, with what
+ * the processor started and where the customer was sent (a POST's form is rendered again
+ * from it, checkout's go route), until its return, a notification or, once `until` passes,
+ * the reconciliation settles it. false when it was settled meanwhile.
+ */
+export async function awaitReturn(db: Db, call: GatewayCall, p: { processorId: string | null; redirect: unknown; until: Date }): Promise<boolean> {
+  const result = await db
+    .updateTable('gateway_calls')
+    .set({
+      request: JSON.stringify({ ...call.request, redirect: p.redirect }),
+      claimed_until: p.until.toISOString(),
+      ...(p.processorId ? { processor_id: p.processorId } : {}),
+    })
+    .where('id', '=', call.id)
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

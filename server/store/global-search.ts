@@ -1,6 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import { containsPattern, type SearchTerms, type StatementWord } from '../domain/transaction-search';
 import type { Db } from './db';
+import { or, referenceMatch, statementMatch } from './search-match';
 import { matchesSearch } from './transactions';
 
 // The dashboard's one search box across kinds of object (dashboard/search-routes.ts): each
@@ -9,38 +10,7 @@ import { matchesSearch } from './transactions';
 // email is a LIKE with the text escaped, so a typed % or _ is only ever text.
 
 type Bool = RawBuilder<boolean>;
-const or = (parts: Bool[]) => sql<boolean>`(${sql.join(parts, sql` or `)})`;
-const and = (parts: Bool[]) => sql<boolean>`(${sql.join(parts, sql` and `)})`;
 const contains = (column: string, text: string) => sql<boolean>`lower(coalesce(${sql.ref(column)}, '')) like ${containsPattern(text.toLowerCase())} escape '\\'`;
-const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString();
-
-/** The columns a statement line is read against; a kind without an amount has none. */
-interface StatementColumns {
-  last4: string;
-  amount?: { units: string; currency: string };
-  created: string;
-}
-
-/**
- * Every word matches the row one of the ways it can be read (its card's last four, its amount
- * in its own currency, the UTC day it was made); undefined when some word cannot match this kind.
- */
-function statementMatch(words: StatementWord[], c: StatementColumns): Bool | undefined {
-  const all: Bool[] = [];
-  for (const w of words) {
-    const either: Bool[] = [];
-    if (w.last4) either.push(sql<boolean>`${sql.ref(c.last4)} = ${w.last4}`);
-    if (w.day) either.push(sql<boolean>`(${sql.ref(c.created)} >= ${`${w.day}T00:00:00.000Z`} and ${sql.ref(c.created)} < ${nextDay(w.day)})`);
-    for (const { units, currencies } of c.amount ? w.amounts : []) {
-      const [amount, currency] = [sql.ref(c.amount!.units), sql.ref(c.amount!.currency)];
-      const codes = sql.join('in' in currencies ? currencies.in : currencies.notIn);
-      either.push(sql<boolean>`(${amount} = ${units} and ${currency} ${'in' in currencies ? sql`in` : sql`not in`} (${codes}))`);
-    }
-    if (!either.length) return undefined;
-    all.push(or(either));
-  }
-  return and(all);
-}
 
 export const searchTransactions = (db: Db, env: string, terms: SearchTerms, limit: number) =>
   db
@@ -52,9 +22,14 @@ export const searchTransactions = (db: Db, env: string, terms: SearchTerms, limi
     .limit(limit)
     .execute();
 
-export async function searchSales(db: Db, env: string, words: StatementWord[], limit: number) {
-  const match = statementMatch(words, { last4: 'card_last4', amount: { units: 'amount', currency: 'currency' }, created: 'created_at' });
-  if (!match) return [];
+/** Card payments read as a statement line, or by their reference (the customer's "AA20-78BF"). */
+export async function searchSales(db: Db, env: string, words: StatementWord[] | undefined, limit: number, reference?: string) {
+  const either: Bool[] = [];
+  const line = words && statementMatch(words, { last4: 'card_last4', amount: { units: 'amount', currency: 'currency' }, created: 'created_at' });
+  if (line) either.push(line);
+  if (reference) either.push(referenceMatch('id', reference));
+  if (!either.length) return [];
+  const match = or(either);
   return db
     .selectFrom('sales')
     .select(['id', 'transaction_id', 'source_transaction_id', 'amount', 'currency', 'card_brand', 'card_last4', 'failure', 'created_at'])

@@ -13,27 +13,41 @@ import type { BalanceTransactionRow, MerchantPayoutRow, MerchantPayoutSettingsRo
 // its id by one conditional UPDATE, so two payouts never share a line), its own balance
 // transactions, and its settlement, once (a conditional update of the status).
 
-export type PayoutSettings = Pick<MerchantPayoutSettingsRow, 'iban' | 'schedule'> & { updated_at: string | null };
+export type PayoutSettings = Pick<MerchantPayoutSettingsRow, 'iban' | 'schedule' | 'account_holder_name' | 'payouts_held_until'> & { updated_at: string | null };
 
 export async function payoutSettingsOf(db: Db, environmentId: string): Promise<PayoutSettings> {
   const row = await db.selectFrom('merchant_payout_settings').selectAll().where('environment_id', '=', environmentId).executeTakeFirst();
-  return row ?? { iban: null, schedule: 'manual', updated_at: null };
+  return row ?? { iban: null, schedule: 'manual', account_holder_name: null, payouts_held_until: null, updated_at: null };
 }
 
-export async function setPayoutSettings(db: Db, environmentId: string, s: Pick<MerchantPayoutSettingsRow, 'iban' | 'schedule'>, now: Date): Promise<PayoutSettings> {
-  const row: MerchantPayoutSettingsRow = { environment_id: environmentId, ...s, updated_at: now.toISOString() };
-  const { environment_id: _, ...set } = row;
-  await db.insertInto('merchant_payout_settings').values(row).onConflict((oc) => oc.column('environment_id').doUpdateSet(set)).execute();
-  return row;
+/** When a new bank account's hold ends by itself, while it holds payouts at `now`; null: none holds them. */
+export const heldUntil = (s: Pick<PayoutSettings, 'payouts_held_until'>, now: Date): string | null =>
+  s.payouts_held_until !== null && s.payouts_held_until > now.toISOString() ? s.payouts_held_until : null;
+
+/** Sets the settings; a hold left out (`payouts_held_until` undefined) stays as it is. */
+export async function setPayoutSettings(
+  db: Db,
+  environmentId: string,
+  s: Pick<MerchantPayoutSettingsRow, 'iban' | 'schedule' | 'account_holder_name'> & { payouts_held_until?: string | null },
+  now: Date,
+): Promise<PayoutSettings> {
+  const set = { ...s, updated_at: now.toISOString() };
+  await db
+    .insertInto('merchant_payout_settings')
+    .values({ environment_id: environmentId, payouts_held_until: null, ...set })
+    .onConflict((oc) => oc.column('environment_id').doUpdateSet(set))
+    .execute();
+  return payoutSettingsOf(db, environmentId);
 }
 
-/** Environments whose schedule pays out by itself, with their bank account. */
-export function scheduledEnvironments(db: Db): Promise<{ environment_id: string; iban: string; schedule: 'daily' | 'weekly' }[]> {
+/** Environments whose schedule pays out by itself, with their bank account; those whose new account is held at `now` left out. */
+export function scheduledEnvironments(db: Db, now: Date): Promise<{ environment_id: string; iban: string; schedule: 'daily' | 'weekly'; account_holder_name: string | null }[]> {
   return db
     .selectFrom('merchant_payout_settings')
-    .select(['environment_id', 'iban', 'schedule'])
+    .select(['environment_id', 'iban', 'schedule', 'account_holder_name'])
     .where('schedule', '!=', 'manual')
     .where('iban', 'is not', null)
+    .where((eb) => eb.or([eb('payouts_held_until', 'is', null), eb('payouts_held_until', '<=', now.toISOString())]))
     .orderBy('environment_id')
     .$narrowType<{ iban: string; schedule: 'daily' | 'weekly' }>()
     .execute();
@@ -128,10 +142,16 @@ export async function recordPayoutBalance(trx: Tx, payout: MerchantPayoutRow, ty
  * UPDATE each outside any transaction, so of two processes racing for a payout exactly one
  * gets it, and on SQLite no transaction has to turn a read into a write while another
  * process writes. A process that dies holding one loses it when the lease runs out.
+ * `sandboxOnly`: as for the wallets' payouts, live ones wait for a payout file instead.
  */
-export async function claimPendingPayouts(db: Db, now: Date, leaseMs: number, limit: number): Promise<MerchantPayoutRow[]> {
+export async function claimPendingPayouts(db: Db, now: Date, leaseMs: number, limit: number, sandboxOnly = false): Promise<MerchantPayoutRow[]> {
   const at = now.toISOString();
-  const free = (eb: ExpressionBuilder<Tables, 'merchant_payouts'>) => eb.and([eb('status', '=', 'pending'), eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', at)])]);
+  const free = (eb: ExpressionBuilder<Tables, 'merchant_payouts'>) =>
+    eb.and([
+      eb('status', '=', 'pending'),
+      eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', at)]),
+      ...(sandboxOnly ? [eb('environment_id', 'in', eb.selectFrom('environments').select('id').where('mode', '=', 'sandbox'))] : []),
+    ]);
   return claimEach(db, db.selectFrom('merchant_payouts').select('id').where(free).orderBy('id').limit(limit), ({ id }) =>
     db
       .updateTable('merchant_payouts')

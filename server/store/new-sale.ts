@@ -32,6 +32,8 @@ export function newSaleRow(sale: NewSale & Partial<SaleRow>): SaleRow {
     pending: 0,
     authentication_status: null,
     authentication_method: null,
+    confirm_token: null,
+    confirm_expires_at: null,
     ...sale,
   };
 }

@@ -1,3 +1,4 @@
+import type { RefundReason } from '../domain/payment-reference';
 import { uuidv7 } from '../domain/ids';
 import { CONFIRMED, IN_FLIGHT, type SaleAction } from '../domain/sales';
 import { insertRows } from './compiled';
@@ -17,8 +18,9 @@ export async function addOperation(
   reference: string | null,
   now: Date,
   movementId: string | null = null,
+  reason: RefundReason | null = null,
 ): Promise<SaleOperationRow> {
-  const row: SaleOperationRow = { id: uuidv7(now.getTime()), sale_id: saleId, kind, amount, gateway_reference: reference, created_at: now.toISOString(), movement_id: movementId };
+  const row: SaleOperationRow = { id: uuidv7(now.getTime()), sale_id: saleId, kind, amount, gateway_reference: reference, created_at: now.toISOString(), movement_id: movementId, reason };
   await insertRows(trx, 'sale_operations', [row]);
   return row;
 }
@@ -51,4 +53,24 @@ export async function moveAmounts(trx: Tx, saleId: string, action: SaleAction, s
             .where(flight, '>=', x);
   const result = await changed.executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * A refund the gateway confirmed and then failed (the bank returned it, docs/processors.md):
+ * its amount is refunded no more, and refundable again. false when the sale's `refunded`
+ * does not hold it.
+ */
+export async function unrefund(trx: Tx, saleId: string, amount: number, now: Date): Promise<boolean> {
+  const result = await trx
+    .updateTable('sales')
+    .set((eb) => ({ refunded: eb('refunded', '-', amount), updated_at: now.toISOString() }))
+    .where('id', '=', saleId)
+    .where('refunded', '>=', amount)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** A sale's operations carrying the gateway's reference `reference` (a refund and, once it failed, its failure). */
+export function operationsByReference(trx: Tx, saleId: string, reference: string): Promise<SaleOperationRow[]> {
+  return trx.selectFrom('sale_operations').selectAll().where('sale_id', '=', saleId).where('gateway_reference', '=', reference).orderBy('id').execute();
 }

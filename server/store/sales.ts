@@ -3,6 +3,8 @@ import { sql } from 'kysely';
 import { forUpdate } from './locking';
 import { type Db, inTransaction, type Tx } from './db';
 import { feesOfSales } from './balance';
+import type { ProcessorFigures } from '../domain/processor-settlement';
+import { settlementsOfSales } from './processor-settlements';
 import { type GatewayCall, insertCall, settleCall } from './gateway-calls';
 import { countAndPage, type Page } from './paging';
 import type { AuthorizationRow, SaleOperationRow, SaleRow } from './schema';
@@ -23,6 +25,8 @@ export interface StoredSale {
   fee: number;
   /** A source payment's sale: its sources, in the transaction's order. */
   sources?: SourceOfSale[];
+  /** What the merchant's own processor settled for it, once read (store/processor-settlements.ts); absent: none read. */
+  settlement?: ProcessorFigures;
 }
 
 export async function getSale(db: Db, environmentId: string | null, id: string): Promise<StoredSale | undefined> {
@@ -32,7 +36,8 @@ export async function getSale(db: Db, environmentId: string | null, id: string):
   if (!row) return undefined;
   const operations = await db.selectFrom('sale_operations').selectAll().where('sale_id', '=', id).orderBy('id').execute();
   const sources = isSourceSale(row) ? ((await sourcesOfSales(db, [id])).get(id) ?? []) : undefined;
-  return { row, operations, fee: (await feesOfSales(db, [id])).get(id) ?? 0, ...(sources ? { sources } : {}) };
+  const settlement = (await settlementsOfSales(db, [id])).get(id);
+  return { row, operations, fee: (await feesOfSales(db, [id])).get(id) ?? 0, ...(sources ? { sources } : {}), ...(settlement ? { settlement } : {}) };
 }
 
 export interface SaleFilters {
@@ -104,11 +109,16 @@ export async function listSales(db: Db, environmentId: string, f: SaleFilters, p
     rows.map((r) => r.id),
   );
   const sources = await sourcesOfSales(db, rows.filter(isSourceSale).map((r) => r.id));
+  const settlements = await settlementsOfSales(
+    db,
+    rows.map((r) => r.id),
+  );
   const item = (row: SaleRow): StoredSale => ({
     row,
     operations: operations.filter((o) => o.sale_id === row.id),
     fee: fees.get(row.id) ?? 0,
     ...(isSourceSale(row) ? { sources: sources.get(row.id) ?? [] } : {}),
+    ...(settlements.has(row.id) ? { settlement: settlements.get(row.id)! } : {}),
   });
   return { count, rows: rows.map(item) };
 }

@@ -27,7 +27,7 @@ export const SAVE_TOKEN = /^sav_[A-Za-z0-9_-]{32}$/;
 /** POST /v1/authorization/ without a card: a pending authorization whose page takes the card. */
 export async function createSaveRequest(
   db: Db,
-  r: { environmentId: string; gatewayId: string; notifyUrl: string | null; returnUrl: string | null; cancelUrl: string | null; now: Date },
+  r: { environmentId: string; gatewayId: string; notifyUrl: string | null; clientId: string | null; returnUrl: string | null; cancelUrl: string | null; now: Date },
 ): Promise<AuthorizationRow> {
   const at = r.now.toISOString();
   const row = cardlessAuthorization({
@@ -39,6 +39,7 @@ export async function createSaveRequest(
     return_url: r.returnUrl,
     cancel_url: r.cancelUrl,
     hosted_page: 1,
+    client_id: r.clientId,
     gateway_challenge: null,
     challenge_expires_at: null,
     created_at: at,

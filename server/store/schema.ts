@@ -3,6 +3,8 @@ import type { PayoutSchedule } from '../domain/merchant-payouts';
 import type { Interval } from '../domain/periods';
 import type { TransactionStatus } from '../domain/transaction-status';
 import type { DisputeReason, DisputeStatus } from '../domain/disputes';
+import type { PayoutFileState, PayoutKind, PayoutState } from '../domain/sepa/states';
+import type { RefundReason } from '../domain/payment-reference';
 
 export type { TransactionStatus };
 
@@ -93,7 +95,8 @@ export interface CouponRow extends Owned {
   enabled: number;
 }
 
-export type SaleOperationKind = 'authorize' | 'capture' | 'refund' | 'void' | 'charge' | 'decline';
+/** `refund_failed`: a refund the gateway confirmed failed later (the bank returned it): its amount is refundable again. */
+export type SaleOperationKind = 'authorize' | 'capture' | 'refund' | 'void' | 'charge' | 'decline' | 'refund_failed';
 
 export interface TransactionRow extends Owned {
   token: string;
@@ -178,9 +181,15 @@ export interface SaleRow extends Owned {
   notify_url: string | null;
   /**
    * null, or why the charge that made the sale moved nothing: the gateway declined it, or
-   * (`not_processed`) its outcome was unknown and the gateway never did it.
+   * (`not_processed`) its outcome was unknown and the gateway never did it, or
+   * (`authentication_required`) the issuer wants the customer to authenticate: the
+   * customer may still confirm it on the hosted page of `confirm_token`.
    */
-  failure: 'declined' | 'insufficient_funds' | 'not_processed' | null;
+  failure: 'declined' | 'insufficient_funds' | 'not_processed' | 'authentication_required' | null;
+  /** A charge that needs the customer: the token of its page `/pay/confirm/{token}/` (migration 108), else null. */
+  confirm_token: string | null;
+  /** Until when that page takes the confirmation (ISO 8601), else null. */
+  confirm_expires_at: string | null;
   /** The transaction whose `source` this card charge paid part of, or null. */
   source_transaction_id: string | null;
   /** A payment the gateway made after this transaction had moved on (paid, cancelled, expired): reversed at the gateway. */
@@ -224,6 +233,8 @@ export interface SaleOperationRow {
    * destination; none moved otherwise); null for other kinds and refunds before 093.
    */
   movement_id: string | null;
+  /** Why the merchant refunded (a refund's only; null: not given, or another kind of operation). */
+  reason: RefundReason | null;
 }
 
 export interface AuthorizationRow extends Owned {
@@ -255,6 +266,8 @@ export interface AuthorizationRow extends Owned {
   // Migration 089: how the cardholder was authenticated when the card was stored (as on sales).
   authentication_status?: Authentication['status'] | null;
   authentication_method?: Authentication['method'] | null;
+  // Migration 104: the client it was saved for (clients.id), or null.
+  client_id?: string | null;
 }
 
 export interface PaymentAttemptRow {
@@ -296,7 +309,7 @@ export interface EventDeliveryRow {
   created_at: string;
 }
 
-export const MAIL_KINDS = ['payment_receipt', 'refund_receipt', 'signup_confirmation', 'trial_reminder', 'password_reset', 'dashboard_invite'] as const;
+export const MAIL_KINDS = ['payment_receipt', 'refund_receipt', 'signup_confirmation', 'trial_reminder', 'password_reset', 'dashboard_invite', 'payout_account_changed'] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];
 
 /** An email to a customer (store/mails.ts); `content` is the JSON of its MailContent. */
@@ -418,6 +431,8 @@ export interface ClientIbanRow extends Owned {
   notify_url: string | null;
   enabled: number;
   enabled_by_compliance: number;
+  /** Whose account it is, as the bank knows it: the creditor's name a payout file carries (null: not given). */
+  account_holder_name: string | null;
 }
 
 export interface ClientDocumentRow extends Owned {
@@ -453,7 +468,7 @@ export interface TransferRow extends Owned {
   amount: number;
   currency: string;
   concept: string | null;
-  status: string; // 'paid' | 'pending' | 'failed'
+  status: string; // 'paid' | 'pending' | 'failed', and by SEPA file 'in_transit' | 'returned' (domain/sepa/states.ts)
   failure: string | null;
   notify_url: string | null;
   locked_until: string | null;
@@ -665,6 +680,19 @@ export interface MerchantPayoutSettingsRow {
   iban: string | null;
   schedule: PayoutSchedule;
   updated_at: string;
+  /** Whose account the IBAN is, as the bank knows it (a payout file's creditor name); null: not given. */
+  account_holder_name: string | null;
+  /** A new IBAN's hold: no payout is made before this moment unless an owner confirms it; null: none. */
+  payouts_held_until: string | null;
+}
+
+/** The confirm link of a held bank account, one per email sent (store/payout-holds.ts): only its SHA-256 is kept. */
+export interface PayoutAccountLinkRow {
+  token_hash: string;
+  environment_id: string;
+  /** The hold it confirms: the settings' `payouts_held_until` when the email was sent. */
+  held_until: string;
+  created_at: string;
 }
 
 /** A payout of the merchant's balance in one currency to its bank account. */
@@ -678,7 +706,10 @@ export interface MerchantPayoutRow extends Owned {
   line_count: number;
   /** Where it goes (the settings' IBAN when it was made). */
   iban: string;
-  status: 'pending' | 'paid' | 'failed';
+  /** The settings' account holder name when it was made: the creditor's name of a payout file. */
+  account_holder_name: string | null;
+  /** `in_transit` and `returned` by SEPA file only (domain/sepa/states.ts). */
+  status: PayoutState;
   failure: string | null;
   /** The payout job's lease while it asks the payout gateway. */
   locked_until: string | null;
@@ -713,6 +744,14 @@ export interface DisputeRow extends Owned {
   evidence: string;
   submitted_at: string | null;
   closed_at: string | null;
+  /** Migration 103: the connected processor that opened it (its `charge.dispute.*` events), or null: the sandbox bank's. */
+  processor_id: string | null;
+  /** The processor's id of it (`dp_…`). */
+  processor_dispute_id: string | null;
+  /** What the merchant did that the processor has not been told yet (payments/processor-disputes.ts). */
+  processor_sync: 'evidence' | 'submit' | 'accept' | null;
+  /** Until when a round of the processor-disputes job holds it. */
+  processor_claimed_until: string | null;
 }
 
 export interface DisputeFileRow {
@@ -724,6 +763,8 @@ export interface DisputeFileRow {
   sha256: string;
   data: Uint8Array;
   created_at: string;
+  /** Migration 103: the processor's id of the file once uploaded there (`file_…`), or null. */
+  processor_file_id: string | null;
 }
 
 /** One source of a sale paid from a transaction's `source`, in the transaction's order (payments/sources.ts). */
@@ -755,6 +796,151 @@ export interface SourceRefundRow {
 export interface AuthChangesRow {
   id: number;
   version: number;
+}
+
+/**
+ * Something a connected processor told us that our books cannot take, for a person
+ * (store/processor-attention.ts, migration 103): one row per processor and `subject`.
+ */
+export interface ProcessorAttentionRow extends Owned {
+  processor_id: string;
+  /** The processor's id of the object it is about (`cs_…`, `re_…`, `ch_…`, `dp_…`), or our sale's id. */
+  subject: string;
+  /** The processor's event that told it (`evt_…`); null when the daily sweep found it. */
+  event_id: string | null;
+  /** The event's type, or `sweep` for the daily sweep. */
+  event_type: string;
+  /** Our reference when the object names one (`gc_…`, `gk_…`), else null. */
+  reference: string | null;
+  /** Why a person must look, in words. */
+  why: string;
+}
+
+/** A processor account an environment connected (store/processors.ts, migrations 099 and 105). */
+export interface ProcessorRow {
+  id: string;
+  environment_id: string;
+  type: ProcessorType;
+  /** JSON of the processor's credentials (ProcessorCredentials), sealed at rest. */
+  credentials: string;
+  secret_key_last4: string;
+  statement_descriptor: string | null;
+  /** Moves on at every change: gateways built from an older version are built again. */
+  version: number;
+  /** Set by a DELETE: no new payment uses it; the rows it made still do. */
+  deleted_at: string | null;
+  created_at: string;
+  updated_at: string;
+  /** Migration 103: when the daily sweep compares its recent charges and refunds with our books next; null: at once. */
+  sweep_due_at: string | null;
+}
+
+/** When a processor last delivered a webhook that verified (store/processor-deliveries.ts, migration 106). */
+/** A Redsys order number in use on a terminal, and the payment reference of ours it names (migration 109). */
+export interface RedsysOrderRow {
+  merchant_code: string;
+  terminal: string;
+  order_number: string;
+  reference: string;
+  processor_id: string;
+  created_at: string;
+}
+
+export interface ProcessorDeliveryRow {
+  processor_id: string;
+  last_verified_at: string;
+}
+
+/** What the merchant's own processor account settled for a sale (store/processor-settlements.ts, migration 107). */
+export interface SaleProcessorSettlementRow {
+  sale_id: string;
+  /** The processor's id of its record of the payment (Stripe's balance transaction, `txn_…`). */
+  record: string;
+  /** Upper-case ISO 4217: the currency the processor settled in. */
+  currency: string;
+  /** The processor's minor units of `currency`. */
+  amount: number;
+  fee: number;
+  net: number;
+  available_on: string | null;
+  created_at: string;
+}
+
+/** A client's own customer object at a connected processor account (a Stripe Customer; migration 104). */
+export interface ProcessorCustomerRow extends Owned {
+  processor_id: string;
+  client_id: string;
+  /** The processor's id of it (`cus_…`). */
+  customer: string;
+}
+
+export const PROCESSOR_TYPES = ['stripe', 'redsys'] as const;
+export type ProcessorType = (typeof PROCESSOR_TYPES)[number];
+
+/** A SEPA payout file (pain.001) of one environment's payouts (docs/balance.md#payout-files). */
+export interface PayoutFileRow extends Owned {
+  /** Its MsgId: the id without hyphens. */
+  message_id: string;
+  version: 'pain.001.001.09' | 'pain.001.001.03';
+  state: PayoutFileState;
+  currency: string;
+  debtor_iban: string;
+  payout_count: number;
+  /** Minor units. */
+  control_sum: number;
+  execution_date: string;
+  /** The file as written: every download is the same bytes. */
+  xml: string;
+  download_count: number;
+  downloaded_at: string | null;
+  cancelled_at: string | null;
+}
+
+/** A payout in a file; `active` 1 while the file is not cancelled (one active item per payout). */
+export interface PayoutFileItemRow {
+  id: string;
+  file_id: string;
+  environment_id: string;
+  kind: PayoutKind;
+  payout_id: string;
+  end_to_end_id: string;
+  payment_info_id: string;
+  amount: number;
+  active: number;
+}
+
+/** A camt.053 / camt.054 report imported, by its key (unique per environment). */
+export interface BankStatementReportRow {
+  id: string;
+  environment_id: string;
+  report_key: string;
+  kind: 'camt.053' | 'camt.054';
+  file_name: string;
+  created_at: string;
+}
+
+/** A booked statement line that matched no payout, for a person. */
+export interface BankStatementLineRow {
+  id: string;
+  environment_id: string;
+  report_id: string;
+  entry: number;
+  reference: string | null;
+  direction: 'CRDT' | 'DBIT';
+  amount: number;
+  currency: string;
+  why: string;
+  created_at: string;
+}
+
+/** A pain.002 status report imported, with the file it answered. */
+export interface PayoutStatusReportRow {
+  id: string;
+  environment_id: string;
+  file_id: string;
+  message_id: string;
+  rejected_count: number;
+  created_at: string;
 }
 
 export interface Tables {
@@ -792,6 +978,7 @@ export interface Tables {
   memberships: MembershipRow;
   invites: InviteRow;
   password_resets: PasswordResetRow;
+  payout_account_links: PayoutAccountLinkRow;
   dashboard_sessions: DashboardSessionRow;
   audit_log: AuditRow;
   mails: MailRow;
@@ -810,4 +997,15 @@ export interface Tables {
   sign_in_challenges: { id_hash: string; user_id: string; expires_at: string; created_at: string };
   merchant_payout_settings: MerchantPayoutSettingsRow;
   merchant_payouts: MerchantPayoutRow;
+  processors: ProcessorRow;
+  processor_deliveries: ProcessorDeliveryRow;
+  redsys_orders: RedsysOrderRow;
+  processor_customers: ProcessorCustomerRow;
+  sale_processor_settlements: SaleProcessorSettlementRow;
+  payout_files: PayoutFileRow;
+  payout_file_items: PayoutFileItemRow;
+  bank_statement_reports: BankStatementReportRow;
+  bank_statement_lines: BankStatementLineRow;
+  payout_status_reports: PayoutStatusReportRow;
+  processor_attention: ProcessorAttentionRow;
 }

@@ -4,7 +4,7 @@ import type { KyselyPlugin, OperationNode, PluginTransformQueryArgs, PluginTrans
 
 // Secrets the service must read back to use them (the environment's webhook and return
 // signing secrets, webhook endpoint secrets, dashboard users' TOTP seeds, the server's own
-// secrets) are sealed at rest: AES-256-GCM under SECRETS_KEY, so a copy of the database
+// secrets, connected processors' credentials) are sealed at rest: AES-256-GCM under SECRETS_KEY, so a copy of the database
 // or of a backup does not give them away. A Kysely plugin seals them on every insert and
 // update and opens them on every read, so the store modules never see ciphertext. A value
 // stored before a key was set (plain text) still reads as it is, and `sealStoredSecrets`
@@ -20,6 +20,8 @@ const SEALED_COLUMNS = {
   webhook_endpoints: ['secret', 'previous_secret'],
   user_totp: ['secret'],
   secrets: ['value'],
+  // A connected processor's keys (store/processors.ts).
+  processors: ['credentials'],
 } as const satisfies Record<string, readonly string[]>;
 
 type SealedTable = keyof typeof SEALED_COLUMNS;
@@ -133,7 +135,7 @@ export function secretsKeysOf(current: string | undefined, previous: string | un
   return { current: current ? decode(current) : null, previous: (previous ?? '').split(',').filter((k) => k.trim()).map(decode) };
 }
 
-const KEY_OF: Record<SealedTable, string> = { environments: 'id', webhook_endpoints: 'id', user_totp: 'user_id', secrets: 'name' };
+const KEY_OF: Record<SealedTable, string> = { environments: 'id', webhook_endpoints: 'id', user_totp: 'user_id', secrets: 'name', processors: 'id' };
 
 /**
  * Seals what is stored plain (written before SECRETS_KEY was set) and re-seals what a

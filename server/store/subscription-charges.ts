@@ -91,8 +91,10 @@ export async function settleAttempt(
   changes: Partial<SubscriptionChargeRow>,
   now: Date,
   resultId?: string,
+  processorId?: string,
 ): Promise<boolean> {
-  if (r.call && !(await settleCall(trx, r.call.id, ['pending'], to, now, { resultId: resultId ?? null, checkAt: to === 'abandoned' ? now : null }))) return false;
+  const extra = { resultId: resultId ?? null, checkAt: to === 'abandoned' ? now : null, processorId };
+  if (r.call && !(await settleCall(trx, r.call.id, ['pending'], to, now, extra))) return false;
   const result = await trx
     .updateTable('subscription_charges')
     .set(changes)
@@ -108,8 +110,35 @@ export async function insertChargeRecords(
   trx: Tx,
   records: { transaction: TransactionRow; line: TransactionLineRow; sale: SaleRow; operation: SaleOperationRow },
 ): Promise<void> {
-  await trx.insertInto('transactions').values(records.transaction).execute();
-  await trx.insertInto('transaction_lines').values(records.line).execute();
+  await insertPeriodTransaction(trx, records);
   await trx.insertInto('sales').values(records.sale).execute();
   await trx.insertInto('sale_operations').values(records.operation).execute();
+}
+
+/** A charged period's completed transaction with its one line. */
+export async function insertPeriodTransaction(trx: Tx, records: { transaction: TransactionRow; line: TransactionLineRow }): Promise<void> {
+  await trx.insertInto('transactions').values(records.transaction).execute();
+  await trx.insertInto('transaction_lines').values(records.line).execute();
+}
+
+/**
+ * The period whose attempt the customer confirmed (payments/confirm-payment.ts) is
+ * charged, once: only while that attempt is still the period's failed one.
+ */
+export async function chargeConfirmedPeriod(trx: Tx, charge: Pick<SubscriptionChargeRow, 'id' | 'sale_id'>, transactionId: string, at: string): Promise<boolean> {
+  const charged = await trx
+    .updateTable('subscription_charges')
+    .set({ status: 'charged', failure: null, transaction_id: transactionId, updated_at: at })
+    .where('id', '=', charge.id)
+    .where('sale_id', '=', charge.sale_id)
+    .where('status', '=', 'failed')
+    .executeTakeFirst();
+  if (Number(charged.numUpdatedRows) !== 1) return false;
+  await trx.updateTable('sales').set({ transaction_id: transactionId }).where('id', '=', charge.sale_id!).execute();
+  return true;
+}
+
+/** A period's charge row by its id. */
+export function chargeById(db: Db, id: string): Promise<SubscriptionChargeRow | undefined> {
+  return db.selectFrom('subscription_charges').selectAll().where('id', '=', id).executeTakeFirst();
 }

@@ -6,20 +6,30 @@ import { type Db, inTransaction, type Tx } from './db';
 import { forUpdate } from './locking';
 import { type Merchant, MERCHANT_COLUMNS, splitMerchant } from './environments';
 import { countAndPage, type Page } from './paging';
-import type { AuthorizationRow, SubscriptionChargeRow, SubscriptionRow } from './schema';
+import type { AuthorizationRow, SaleRow, SubscriptionChargeRow, SubscriptionRow } from './schema';
 
 // Subscriptions' rows: reads, the new row, and conditional updates (a change written only
 // while the row is as the caller read it). What a change is, by the subscription's rules,
 // is decided in payments/subscription-actions.ts and payments/subscription-charge.ts.
 
+/** A period's charge, with the confirm link of its sale when the issuer wanted the customer (payments/subscription-period.ts). */
+export type PeriodCharge = SubscriptionChargeRow & Pick<SaleRow, 'confirm_token' | 'confirm_expires_at'>;
+
 export interface StoredSubscription {
   row: SubscriptionRow;
-  charges: SubscriptionChargeRow[];
+  charges: PeriodCharge[];
 }
 
-const chargesOf = (db: Db, ids: string[]) =>
+const chargesOf = (db: Db, ids: string[]): Promise<PeriodCharge[]> =>
   ids.length
-    ? db.selectFrom('subscription_charges').selectAll().where('subscription_id', 'in', ids).orderBy('period').execute()
+    ? db
+        .selectFrom('subscription_charges')
+        .leftJoin('sales', 'sales.id', 'subscription_charges.sale_id')
+        .selectAll('subscription_charges')
+        .select(['sales.confirm_token', 'sales.confirm_expires_at'])
+        .where('subscription_charges.subscription_id', 'in', ids)
+        .orderBy('subscription_charges.period')
+        .execute()
     : Promise.resolve([]);
 
 export async function getSubscription(db: Db, environmentId: string | null, id: string): Promise<StoredSubscription | undefined> {

@@ -1,6 +1,7 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import { containsPattern, type SearchTerms } from '../domain/transaction-search';
 import { compiledInsert, compiledOnce } from './compiled';
+import { referenceMatch, statementMatch } from './search-match';
 import { type Db, writeTogether } from './db';
 import { countAndPage, type Page } from './paging';
 import { type Merchant, MERCHANT_COLUMNS, type MerchantColumns, splitMerchant } from './environments';
@@ -137,9 +138,14 @@ export interface TransactionFilters {
   created_before?: string;
   /** The dashboard's search box: a transaction matching any reading of the text (domain/transaction-search.ts). */
   search?: SearchTerms;
+  /** Leave out the demo shop's and `npm run trigger`'s transactions (order ids `demo-…`, `trigger-…`). */
+  hide_tools?: boolean;
   /** `status` as readers see it needs the clock: N past expiry reads as E. */
   now: string;
 }
+
+/** The order ids the demo shop (demo/shop.ts, demo.ts) and `npm run trigger` (devtools/trigger.ts) give their transactions. */
+export const TOOL_ORDER_PREFIXES = ['demo-', 'trigger-'] as const;
 
 type TxWhere = ExpressionBuilder<Tables, 'transactions'>;
 
@@ -155,7 +161,15 @@ export function matchesSearch(eb: TxWhere, environmentId: string, q: SearchTerms
       eb.exists(eb.selectFrom('authorizations').select('authorizations.id').whereRef('authorizations.transaction_id', '=', 'transactions.id').where('authorizations.card_last4', '=', last4)),
     );
   }
+  if (q.reference) {
+    const reference = q.reference;
+    either.push(eb('transactions.id', 'in', eb.selectFrom('sales').select('sales.transaction_id').where('sales.environment_id', '=', environmentId).where(referenceMatch('sales.id', reference))));
+  }
+  const line = q.statement && statementMatch(q.statement, { last4: 'sales.card_last4', amount: { units: 'sales.amount', currency: 'sales.currency' }, created: 'sales.created_at' });
+  if (line) either.push(eb.exists(eb.selectFrom('sales').select('sales.id').whereRef('sales.transaction_id', '=', 'transactions.id').where(line)));
   if (q.email) {
+    // The email the customer gave (receipts go there), or a client's.
+    either.push(contains(sql.ref('transactions.customer_email'), q.email));
     // The customer of a transaction is a client whose wallet it names (sources pay, destinations are credited); the JSON is ours, written without spaces.
     const wallets = eb
       .selectFrom('wallets')
@@ -190,6 +204,9 @@ export async function listTransactions(db: Db, environmentId: string, f: Transac
   if (f.created_before !== undefined) query = query.where('created_at', '<', f.created_before);
   const search = f.search;
   if (search) query = query.where((eb) => matchesSearch(eb, environmentId, search));
+  if (f.hide_tools) {
+    query = query.where((eb) => eb.or([eb('order_id', 'is', null), eb.and(TOOL_ORDER_PREFIXES.map((p) => eb('order_id', 'not like', `${p}%`)))]));
+  }
   if (f.status === 'E') {
     query = query.where((eb) =>
       eb.or([eb('status', '=', 'E'), eb.and([eb('status', '=', 'N'), eb('expired_at', '<=', f.now)])]),

@@ -40,10 +40,17 @@ export async function insertTransfer(db: Db, row: TransferRow): Promise<void> {
  * Claims up to `limit` pending payouts until `now + leaseMs`, one conditional UPDATE each,
  * so of two workers racing for a payout exactly one gets it; a worker that dies holding
  * one loses it when the lease runs out, and the next sends it again (same reference).
+ * `sandboxOnly`: live environments pay out by file (PAYOUT_PROVIDER=sepa-file), so their
+ * pending payouts wait for a file, not for this worker, and must not fill its batches.
  */
-export async function claimDuePayouts(db: Db, now: Date, leaseMs: number, limit: number): Promise<TransferRow[]> {
+export async function claimDuePayouts(db: Db, now: Date, leaseMs: number, limit: number, sandboxOnly = false): Promise<TransferRow[]> {
   const at = now.toISOString();
-  const free = (eb: ExpressionBuilder<Tables, 'transfers'>) => eb.and([eb('status', '=', 'pending'), eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', at)])]);
+  const free = (eb: ExpressionBuilder<Tables, 'transfers'>) =>
+    eb.and([
+      eb('status', '=', 'pending'),
+      eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', at)]),
+      ...(sandboxOnly ? [eb('environment_id', 'in', eb.selectFrom('environments').select('id').where('mode', '=', 'sandbox'))] : []),
+    ]);
   return claimEach(db, db.selectFrom('transfers').select('id').where(free).orderBy('id').limit(limit), ({ id }) =>
     db
       .updateTable('transfers')

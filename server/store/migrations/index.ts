@@ -44,6 +44,18 @@ import { migration as m094 } from './094_key_reveals';
 import { migration as m095 } from './095_invite_proof';
 import { migration as m096 } from './096_password_resets';
 import { migration as m098 } from './098_gateway_call_processor_id';
+import { migration as m099 } from './099_processors';
+import { migration as m100 } from './100_payout_states';
+import { migration as m101 } from './101_payout_files';
+import { migration as m102 } from './102_payment_search';
+import { migration as m103 } from './103_processor_events';
+import { migration as m104 } from './104_processor_customers';
+import { migration as m105 } from './105_processor_redsys';
+import { migration as m106 } from './106_processor_deliveries';
+import { migration as m107 } from './107_sale_processor_settlements';
+import { migration as m108 } from './108_confirm_links';
+import { migration as m109 } from './109_redsys_orders';
+import { migration as m110 } from './110_payout_account_holds';
 
 // One file per migration, applied in the order of their names. A released migration's
 // name is recorded in every deployed database: never rename one or change what it does;
@@ -92,6 +104,18 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '095_invite_proof': m095,
   '096_password_resets': m096,
   '098_gateway_call_processor_id': m098,
+  '099_processors': m099,
+  '100_payout_states': m100,
+  '101_payout_files': m101,
+  '102_payment_search': m102,
+  '103_processor_events': m103,
+  '104_processor_customers': m104,
+  '105_processor_redsys': m105,
+  '106_processor_deliveries': m106,
+  '107_sale_processor_settlements': m107,
+  '108_confirm_links': m108,
+  '109_redsys_orders': m109,
+  '110_payout_account_holds': m110,
 };
 
 /** Every migration's name, in the order they apply. */
