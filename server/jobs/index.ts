@@ -5,12 +5,15 @@ import { createMailDelivery } from '../notify/mail-worker';
 import { createMailTransport } from '../notify/mail-transport';
 import { sendPayouts } from '../payments/payouts';
 import { runMerchantPayouts } from '../payments/merchant-payouts';
+import { writePayoutFiles } from '../payments/payout-files';
 import { expireHolds } from '../payments/hold-expiry';
 import { expireAuthorizations } from '../payments/authorization-expiry';
 import { reconcileCalls } from '../payments/reconcile';
 import { settleSourcePayments } from '../payments/sources';
 import { postBalanceTransactions } from '../payments/balance';
 import { closeOverdueDisputes, decideSandboxDisputes, openSandboxDisputes } from '../payments/disputes';
+import { sendDisputeAnswers } from '../payments/processor-disputes';
+import { sweepProcessors } from '../payments/processor-sweep';
 import { chargeDueSubscriptions } from './subscription-charges';
 import { expireDue } from '../payments/transaction-endings';
 import type { Job } from './runner';
@@ -53,9 +56,15 @@ export function serviceJobs(deps: Deps): Job[] {
     { name: JOB_NAMES.sandboxDisputes, periodMs: 1_000, batch: 20, run: (round) => openSandboxDisputes(scopedDeps(deps, round), 20) },
     { name: JOB_NAMES.disputeDeadlines, periodMs: 60_000, batch: 50, run: (round) => closeOverdueDisputes(scopedDeps(deps, round), 50) },
     { name: JOB_NAMES.sandboxDisputeReviews, periodMs: 1_000, batch: 20, run: (round) => decideSandboxDisputes(scopedDeps(deps, round), 20) },
+    // A connected processor's disputes: the merchant's answers sent to it (payments/processor-disputes.ts).
+    { name: JOB_NAMES.processorDisputes, periodMs: 5_000, batch: 20, run: (round) => sendDisputeAnswers(scopedDeps(deps, round), 20) },
+    // Once a day per connected processor: its recent charges and refunds against our books (payments/processor-sweep.ts).
+    { name: JOB_NAMES.processorSweep, periodMs: 10 * 60_000, batch: 5, timeoutMs: 15 * 60_000, run: (round) => sweepProcessors(scopedDeps(deps, round), 5) },
     { name: JOB_NAMES.payouts, periodMs: 2_000, batch: 20, run: (round) => sendPayouts(scopedDeps(deps, round), 20) },
     // After the balance job in a round: the merchant's scheduled payouts, then sending them (payments/merchant-payouts.ts).
     { name: JOB_NAMES.merchantPayouts, periodMs: 2_000, batch: 20, run: (round) => runMerchantPayouts(scopedDeps(deps, round), 20) },
+    // After both payout jobs: live environments' pending payouts into SEPA files (PAYOUT_PROVIDER=sepa-file; payments/payout-files.ts).
+    { name: JOB_NAMES.payoutFiles, periodMs: 60_000, batch: 20, run: (round) => writePayoutFiles(scopedDeps(deps, round), 20) },
     { name: JOB_NAMES.subscriptions, periodMs: 1_000, batch: 20, run: (round) => chargeDueSubscriptions(scopedDeps(deps, round), 20) },
     { name: JOB_NAMES.delivery, periodMs: 500, batch: 20, run: (round) => deliver(20, round) },
     { name: JOB_NAMES.trialReminders, periodMs: 60_000, batch: 50, run: ({ now }) => remindTrials(db, now(), trialReminderDays, 50) },

@@ -20,4 +20,7 @@ export const JOB_NAMES = {
   disputeDeadlines: 'dispute-deadlines',
   sandboxDisputeReviews: 'sandbox-dispute-reviews',
   merchantPayouts: 'merchant-payouts',
+  payoutFiles: 'payout-files',
+  processorDisputes: 'processor-disputes',
+  processorSweep: 'processor-sweep',
 } as const;

@@ -12,6 +12,6 @@ import { claimDueSubscriptions } from '../store/subscription-charges';
 export async function chargeDueSubscriptions(deps: PaymentDeps, limit = 20): Promise<number> {
   const claimant = randomUUID();
   const claimed = await claimDueSubscriptions(deps.database.db, deps.now(), deps.config.subscriptionClaimMs, limit, claimant);
-  for (const sub of claimed) await chargeSubscriptionPeriod(deps, sub.id, claimant);
+  for (const sub of claimed) await chargeSubscriptionPeriod(deps, sub, claimant);
   return claimed.length;
 }

@@ -8,9 +8,10 @@ import type { Role } from '../store/schema';
 import { createInvite } from '../store/users';
 import type { Merchant } from './mail-content';
 import type { MailBody } from './mail-compose';
+import { type PayoutAccountMail, payoutAccountMailBody, withPayoutAccountLink } from './mail-payout-account';
 import type { MailText } from './mail-text';
 
-// The dashboard's own emails: a password reset link and an invite. They ride the customers'
+// The dashboard's own emails: a password reset link, an invite, and a changed payout account's notice (mail-payout-account.ts). They ride the customers'
 // mail queue, with one difference: the link is made when the email is sent, not when it is
 // queued, so no usable token is ever stored, not even in a queued email's content (only
 // its SHA-256, as for every dashboard token). A resend after a failure makes a new link.
@@ -22,7 +23,7 @@ const INVITE_TTL_MS = 24 * 3600_000;
 /** The sender's name: these come from the service, not from a merchant. */
 const SENDER: Merchant = { name: 'Payments dashboard', supportEmail: null };
 
-interface AccountCommon {
+export interface AccountCommon {
   language: Language;
   merchant: Merchant;
   /** The dashboard's address, as the request that queued it reached the service. */
@@ -47,9 +48,10 @@ export interface InviteMail extends AccountCommon {
   invitedBy: string;
 }
 
-export type AccountMail = PasswordResetMail | InviteMail;
+export type AccountMail = PasswordResetMail | InviteMail | PayoutAccountMail;
 
-export const isAccountMail = (content: { kind: string }): content is AccountMail => content.kind === 'password_reset' || content.kind === 'dashboard_invite';
+export const isAccountMail = (content: { kind: string }): content is AccountMail => 
+  content.kind === 'password_reset' || content.kind === 'dashboard_invite' || content.kind === 'payout_account_changed';
 
 /** Queues a reset link for a user; `environmentId` files it (the mail queue's rows belong to an environment). */
 export async function queuePasswordReset(db: Db, m: { userId: string; email: string; environmentId: string; language: Language; baseUrl: string; now: Date }): Promise<void> {
@@ -70,6 +72,7 @@ export async function queueInviteMail(db: Db, m: Omit<InviteMail, 'kind' | 'merc
 
 /** The content with its link, made now: a reset link, or an invite whose link proves the email. */
 export async function withLink(db: Db, content: AccountMail, now: Date): Promise<AccountMail> {
+  if (content.kind === 'payout_account_changed') return withPayoutAccountLink(db, content, now);
   const token = newSecret();
   if (content.kind === 'password_reset') {
     const expires = new Date(now.getTime() + RESET_TTL_MS).toISOString();
@@ -88,6 +91,7 @@ export async function withLink(db: Db, content: AccountMail, now: Date): Promise
 /** What an account email says. */
 export function accountMailBody(c: AccountMail, t: MailText): MailBody {
   const footer = [t.t('account.footer', { site: `${c.baseUrl}/dashboard/` })];
+  if (c.kind === 'payout_account_changed') return payoutAccountMailBody(c, t, footer);
   if (c.kind === 'password_reset') {
     return {
       subject: t.t('account.reset.subject'),

@@ -1,5 +1,6 @@
 import { isLanguage, type Language } from '../../widget/i18n/language';
 import type { Interval } from '../domain/periods';
+import { paymentReference } from '../domain/payment-reference';
 import type { Tx } from '../store/db';
 import type { EventType } from '../store/events';
 import { insertMail, unreceiptedRefunds } from '../store/mails';
@@ -101,7 +102,7 @@ const QUEUERS: Partial<Record<EventType, (trx: Tx, objectId: string, eventId: st
     const lines = await trx.selectFrom('transaction_lines').selectAll().where('transaction_id', '=', id).orderBy('position').execute();
     const sale = await trx
       .selectFrom('sales')
-      .select(['card_brand', 'card_last4'])
+      .select(['id', 'card_brand', 'card_last4'])
       .where('transaction_id', '=', id)
       .where('failure', 'is', null)
       .orderBy('id')
@@ -110,7 +111,8 @@ const QUEUERS: Partial<Record<EventType, (trx: Tx, objectId: string, eventId: st
       kind: 'payment_receipt',
       language: languageOf(tx.language),
       merchant: await merchantOf(trx, tx.environment_id),
-      reference: tx.id,
+      // The reference the paid screen showed the customer; a payment made without a sale (from wallets) has none but its transaction's id.
+      reference: sale ? paymentReference(sale.id) : tx.id,
       currency: tx.currency,
       order: tx.order_id,
       paidAt: now.toISOString(),
@@ -138,7 +140,7 @@ const QUEUERS: Partial<Record<EventType, (trx: Tx, objectId: string, eventId: st
       kind: 'refund_receipt',
       language: languageOf(tx.language),
       merchant: await merchantOf(trx, tx.environment_id),
-      reference: tx.id,
+      reference: paymentReference(sale.id),
       currency: sale.currency,
       order: tx.order_id,
       refundedAt: refund.created_at,

@@ -66,7 +66,7 @@ function snapshotters(baseUrl: () => string, catalogue: CataloguePresenters): Re
     },
     async sale(trx, id, _now, known) {
       const sale = known && 'sale' in known ? known.sale : await getSale(trx, null, id);
-      return sale && { environmentId: sale.row.environment_id, notifyUrl: sale.row.notify_url, data: async () => presentSale(sale) };
+      return sale && { environmentId: sale.row.environment_id, notifyUrl: sale.row.notify_url, data: async () => presentSale(sale, baseUrl()) };
     },
     authorization: async (trx, id, _now, known) =>
       ownSnapshot(known && 'authorization' in known ? known.authorization : await getAuthorization(trx, null, id), presentAuthorization),

@@ -8,6 +8,7 @@ import { inTransaction } from '../store/db';
 import { splitOf } from '../store/destinations';
 import type { BalanceTransactionRow } from '../store/schema';
 import { type Movement, postMovements } from './ledger-posting';
+import { processorSettledIds } from './settlement';
 
 // The merchant's balance follows the sales: the balance job turns each confirmed capture,
 // charge and refund into a balance transaction with its ledger movement and fee, shortly
@@ -35,9 +36,10 @@ async function merchantPart(deps: Pick<Deps, 'database'>, { operation, sale }: D
 }
 
 /** One round: up to `limit` operations become balance transactions; resolves with how many. */
-export async function postBalanceTransactions(deps: Pick<Deps, 'database' | 'now' | 'outbox'>, limit = 50): Promise<number> {
+export async function postBalanceTransactions(deps: Pick<Deps, 'database' | 'now' | 'outbox' | 'gateways'>, limit = 50): Promise<number> {
   const db = deps.database.db;
-  const due = await dueOperations(db, limit);
+  // A processor that settles to the merchant's own account pays the merchant: never our balance.
+  const due = await dueOperations(db, limit, processorSettledIds(deps.gateways.all));
   // A round's operations are mostly one environment's: its pricing is read once a round.
   const pricings = new Map<string, Promise<Pricing>>();
   const pricingFor = (environmentId: string) => pricings.get(environmentId) ?? pricings.set(environmentId, pricingOf(db, environmentId)).get(environmentId)!;

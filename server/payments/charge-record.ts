@@ -1,5 +1,6 @@
 import { MERCHANT_INITIATED } from '../domain/authentication';
 import { uuidv7 } from '../domain/ids';
+import { secureRandomBytes } from '../domain/random';
 import { insertRows } from '../store/compiled';
 import { type Db, inTransaction } from '../store/db';
 import type { Outbox } from '../store/events';
@@ -16,11 +17,28 @@ import { settlePendingSale } from '../store/unknown-outcomes';
 
 export type ChargeOutcome =
   | { kind: 'approved'; sale: StoredSale }
-  | { kind: 'declined'; sale: StoredSale; outcome: 'declined' | 'insufficient_funds' }
+  /** `authentication_required`: the sale's `confirm_token` is the page the customer may confirm it on (none for a transaction's source). */
+  | { kind: 'declined'; sale: StoredSale; outcome: 'declined' | 'insufficient_funds' | 'authentication_required' }
   /** Its outcome was unknown (a pending sale) and the gateway never made it: the sale ends `failed`. */
   | { kind: 'not_processed'; sale: StoredSale };
 
-export type ChargeAnswer = { outcome: 'approved'; reference: string } | { outcome: 'declined' | 'insufficient_funds' | 'not_processed' };
+export type ChargeAnswer =
+  | { outcome: 'approved'; reference: string }
+  | { outcome: 'declined' | 'insufficient_funds' | 'not_processed' }
+  /** The issuer wants the cardholder: the processor keeps its payment (`processor`) for the customer to confirm. */
+  | { outcome: 'authentication_required'; processor: string };
+
+/** How long the customer may confirm a charge that needs them (docs/processors.md "Payments that need the customer"). */
+export const CONFIRM_LINK_MS = 7 * 24 * 3600_000;
+
+/** The confirm page's token: `cfm_` and 24 random bytes, URL-safe (no payment's or save page's token looks so). */
+export const newConfirmToken = () => `cfm_${secureRandomBytes(24).toString('base64url')}`;
+
+/** A link to confirm it, for a charge that needs the customer; none for a transaction's source (that payment is over, all or nothing). */
+function confirmLink(call: GatewayCall, result: ChargeAnswer, now: Date) {
+  if (result.outcome !== 'authentication_required' || call.request.source_transaction_id) return {};
+  return { confirm_token: newConfirmToken(), confirm_expires_at: new Date(now.getTime() + CONFIRM_LINK_MS).toISOString() };
+}
 
 /**
  * The sale a charge call makes, as its answer leaves it, or (no answer yet) as it shows
@@ -41,6 +59,7 @@ export function chargeSale(call: GatewayCall, card: Pick<AuthorizationRow, 'card
     card_last4: card.card_last4,
     notify_url: card.notify_url,
     failure: !result || approved ? null : result.outcome,
+    ...(result ? confirmLink(call, result, now) : {}),
     pending: result ? 0 : 1,
     // A charge for a transaction's `source` belongs to it from the start (payments/sources.ts).
     source_transaction_id: (call.request.source_transaction_id as string | undefined) ?? null,
@@ -67,7 +86,7 @@ export async function recordCharge(db: Db, c: { call: GatewayCall; result: Charg
     // A charge whose outcome was unknown already has its (pending, or since failed) sale: recorded
     // into it. Never made, and nothing shown for it yet: the call ends, and no sale.
     const newSale = c.result.outcome === 'not_processed' ? null : uuidv7(c.now.getTime());
-    const processorId = c.result.outcome === 'approved' ? c.result.reference : null;
+    const processorId = c.result.outcome === 'approved' ? c.result.reference : c.result.outcome === 'authentication_required' ? c.result.processor : null;
     const settled = await settleCallWithResult(trx, c.call.id, [late ? 'failed' : 'pending'], approved ? 'succeeded' : 'failed', c.now, newSale, processorId);
     if (!settled?.resultId) return null;
     const saleId = settled.resultId;

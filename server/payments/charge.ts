@@ -1,6 +1,7 @@
 import { newCall, type GatewayCall } from '../store/gateway-calls';
 import type { AuthorizationRow } from '../store/schema';
 import { getSale, reserveCharge, settleCallOnly, type StoredSale } from '../store/sales';
+import { readProcessorSettlement } from './processor-settlement';
 import { type ChargeOutcome, recordCharge } from './charge-record';
 import { getCall } from '../store/unknown-outcomes';
 import { askGateway, type PaymentDeps, type Settled } from './ask';
@@ -36,7 +37,7 @@ export async function chargeAuthorization(
   },
 ): Promise<ChargeResult> {
   const auth = c.authorization;
-  const gateway = deps.gateways.find(auth.gateway_id)!;
+  const gateway = (await deps.gateways.of(auth.environment_id)).find(auth.gateway_id)!;
   const step = await startStep<ChargeResult>(deps, c.bound, {
     current: (call) => currentState(deps, call),
     async reserve() {
@@ -66,6 +67,14 @@ export async function chargeAuthorization(
   }
   if (answer.kind === 'unknown') return currentState(deps, await outcomeUnknown(deps, call));
   const r = answer.value;
+  if (r.outcome === 'authentication_required') {
+    // Declined until the customer authenticates: recorded so, with the page to confirm it on.
+    const declined: Settled = { status: 'failed', reason: 'declined', card: r.card };
+    const result = { outcome: 'authentication_required', processor: r.processorId } as const;
+    const recorded = await recordSafely(deps, call, declined, () => recordCharge(deps.database.db, { call, result, now: deps.now(), outbox: deps.outbox }));
+    if (recorded.kind === 'attention') return recorded;
+    return recorded.kind === 'kept_pending' || recorded.value === null ? currentState(deps, call) : recorded.value;
+  }
   const settled: Settled = r.outcome === 'approved' ? { status: 'succeeded', reference: r.reference, card: r.card } : { status: 'failed', reason: r.outcome, card: r.card };
   const recorded = await recordSafely(deps, call, settled, () => recordChargeResult(deps, call, settled));
   if (recorded.kind === 'attention') return recorded;
@@ -100,5 +109,10 @@ export async function recordChargeResult(deps: PaymentDeps, call: GatewayCall, s
         : ({ outcome: s.reason === 'insufficient_funds' ? 'insufficient_funds' : 'declined' } as const);
   const recorded = await recordCharge(deps.database.db, { call, result, now: deps.now(), outbox: deps.outbox });
   if (recorded?.kind === 'approved' && call.state === 'failed') await reverseLatePayment(deps, recorded.sale.row);
+  else if (recorded?.kind === 'approved') {
+    // Captured: what the merchant's own processor settled for it, if it does, in the sale answered.
+    await readProcessorSettlement(deps, recorded.sale.row.id);
+    return { ...recorded, sale: (await getSale(deps.database.db, null, recorded.sale.row.id)) ?? recorded.sale };
+  }
   return recorded;
 }

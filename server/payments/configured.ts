@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Config } from '../config';
 import type { Gateway } from './gateway';
 import { createGateways, type Gateways } from './registry';
-import type { PayoutGateway } from './payout-gateway';
+import { type PayoutGateway, sepaFilePayouts } from './payout-gateway';
 import { sandboxGateways } from './sandbox';
 
 /**
@@ -14,8 +14,13 @@ export type GatewayModule = { default: (settings: unknown) => Gateway[] | Promis
 
 const moduleUrl = (specifier: string) => (specifier.startsWith('.') || specifier.startsWith('/') ? pathToFileURL(resolve(specifier)).href : specifier);
 
-/** PAYOUT_MODULE's payout provider (its default export, given GATEWAY_SETTINGS); null without one. */
-export async function payoutsFromConfig(config: Pick<Config, 'payoutModule' | 'gatewaySettings'>): Promise<PayoutGateway | null> {
+/**
+ * The payout provider of live environments: SEPA files (PAYOUT_PROVIDER=sepa-file), or
+ * PAYOUT_MODULE's (its default export, given GATEWAY_SETTINGS); null without either (the
+ * configuration refuses both at once).
+ */
+export async function payoutsFromConfig(config: Pick<Config, 'payoutModule' | 'gatewaySettings' | 'sepa'>): Promise<PayoutGateway | null> {
+  if (config.sepa) return sepaFilePayouts(config.sepa);
   if (!config.payoutModule) return null;
   const mod = (await import(moduleUrl(config.payoutModule))) as { default: (settings: unknown) => PayoutGateway | Promise<PayoutGateway> };
   return mod.default(config.gatewaySettings);

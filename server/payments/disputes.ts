@@ -11,6 +11,8 @@ import {
 } from '../domain/disputes';
 import { normalizeCardNumber } from '../../widget/fields/card';
 import type { Deps } from '../deps';
+import type { TestCardBehaviour } from '../domain/test-cards';
+import type { Gateway } from './gateway';
 import { pricingOf } from '../store/balance';
 import { Rollback, rollbackOn, type Tx } from '../store/db';
 import {
@@ -18,41 +20,66 @@ import {
   getDispute,
   lockDispute,
   overdueDisputes,
+  markProcessorSync,
+  type NewDisputeFile,
   saveEvidence,
   type StoredDispute,
   submittedDisputes,
 } from '../store/disputes';
-import type { DisputeFileRow } from '../store/schema';
 import { moveDispute, openDispute } from './dispute-records';
-import { SANDBOX_CARD_ID, TEST_CARDS } from './sandbox';
 
 // Disputes' use cases: the merchant's answers (evidence, submit, accept), the deadline, and
 // the sandbox bank, which opens a dispute a few seconds after a disputing test card is
-// captured and decides submitted evidence by its words (docs/disputes.md). A real
-// processor's disputes would arrive through its notifications instead (not built yet).
+// captured and decides submitted evidence by its words (docs/disputes.md). A connected
+// processor's disputes arrive through its events (processor-disputes.ts): the merchant
+// answers them here alike, and each answer is marked for the processor-disputes job to send.
 
 type DisputeDeps = Pick<Deps, 'database' | 'now' | 'outbox' | 'config'>;
 
-/** The sandbox bank's test cards, by their last four digits: what each opens. */
-const SANDBOX_DISPUTES: Record<string, { reason: DisputeReason; status: DisputeStatus }> = Object.fromEntries(
-  (
-    [
-      [TEST_CARDS.disputedFraudulent, 'fraudulent', 'needs_response'],
-      [TEST_CARDS.disputedNotReceived, 'product_not_received', 'needs_response'],
-      [TEST_CARDS.disputeInquiry, 'general', 'warning_needs_response'],
-    ] as const
-  ).map(([card, reason, status]) => [normalizeCardNumber(card).slice(-4), { reason, status }]),
-);
+/** What the sandbox bank opens for a capture of each dispute test card. */
+const SANDBOX_DISPUTES: Partial<Record<TestCardBehaviour, { reason: DisputeReason; status: DisputeStatus }>> = {
+  disputedFraudulent: { reason: 'fraudulent', status: 'needs_response' },
+  disputedNotReceived: { reason: 'product_not_received', status: 'needs_response' },
+  disputeInquiry: { reason: 'general', status: 'warning_needs_response' },
+};
 
-/** One round of the sandbox bank: disputes the captures of its test cards older than the delay. */
-export async function openSandboxDisputes(deps: DisputeDeps, limit: number): Promise<number> {
+/** A sandbox gateway's dispute cards, by their last four digits: what each opens. */
+function disputeCards(g: Gateway): Map<string, { reason: DisputeReason; status: DisputeStatus }> {
+  const cards = g.sandbox ? (g.testData?.cards ?? []) : [];
+  return new Map(cards.flatMap((c) => (SANDBOX_DISPUTES[c.behaviour] ? [[normalizeCardNumber(c.number).slice(-4), SANDBOX_DISPUTES[c.behaviour]!] as const] : [])));
+}
+
+/**
+ * One round of the sandbox bank: disputes the captures of the dispute test cards the
+ * sandbox gateways declare, older than the delay.
+ */
+export async function openSandboxDisputes(deps: DisputeDeps & Pick<Deps, 'gateways'>, limit: number): Promise<number> {
+  let opened = 0;
+  for (const gateway of deps.gateways.all) {
+    const cards = disputeCards(gateway);
+    if (cards.size) opened += await openDisputesOf(deps, { gatewayId: gateway.id, byProcessor: gateway.settlement === 'processor' }, cards, limit);
+  }
+  return opened;
+}
+
+/**
+ * The sandbox bank's disputes of one gateway's captures. `byProcessor`: the merchant's own
+ * processor settles its money (settlement.ts), so the processor takes the disputed amount
+ * and its fee from the merchant there: nothing moves in our balance and no fee of ours.
+ */
+async function openDisputesOf(
+  deps: DisputeDeps,
+  { gatewayId, byProcessor }: { gatewayId: string; byProcessor: boolean },
+  cards: ReturnType<typeof disputeCards>,
+  limit: number,
+): Promise<number> {
   const db = deps.database.db;
   const now = deps.now();
   const before = new Date(now.getTime() - deps.config.sandboxDisputeDelayMs);
-  const sales = await disputableSales(db, { gatewayId: SANDBOX_CARD_ID, last4s: Object.keys(SANDBOX_DISPUTES), before, limit });
+  const sales = await disputableSales(db, { gatewayId, last4s: [...cards.keys()], before, limit });
   let opened = 0;
   for (const sale of sales) {
-    const { reason, status } = SANDBOX_DISPUTES[sale.card_last4!]!;
+    const { reason, status } = cards.get(sale.card_last4!)!;
     // The bank takes back what is captured and neither refunded nor being refunded.
     const amount = sale.captured - sale.refunded - sale.refunding - sale.disputed;
     const fee = Number((await pricingOf(db, sale.environment_id)).disputeFixed);
@@ -64,6 +91,7 @@ export async function openSandboxDisputes(deps: DisputeDeps, limit: number): Pro
       reason,
       status,
       money: money === 'debit' ? money : null,
+      settledByProcessor: byProcessor,
       dueBy: new Date(now.getTime() + EVIDENCE_WINDOW_MS),
       now,
     });
@@ -95,6 +123,8 @@ function step(deps: DisputeDeps, id: string, s: DisputeStep | ((evidence: Eviden
     if (!to) return false;
     const money = moneyOf(d.row.status, to);
     if (!(await moveDispute(trx, deps.outbox, { dispute: d.row, to, money: money === 'reversal' ? money : null, now }))) throw new Rollback(false);
+    // The merchant's answer to a processor's dispute goes to the processor (processor-disputes.ts).
+    if (d.row.processor_id && (s === 'submit' || s === 'accept')) await markProcessorSync(trx, d.row.id, s);
     return true;
   });
 }
@@ -107,11 +137,13 @@ export function addEvidence(
   deps: DisputeDeps,
   d: StoredDispute,
   text: EvidenceText,
-  files: Omit<DisputeFileRow, 'id' | 'dispute_id' | 'created_at'>[],
+  files: NewDisputeFile[],
 ): Promise<DisputeOutcome> {
   return changeDispute(deps, d.row.id, async (trx, current, now) => {
     if (!nextStatus(current.row.status, 'evidence')) return false;
-    if (!(await saveEvidence(trx, { dispute: current.row, evidence: { ...current.evidence, ...text }, files, now }))) return false;
+    // A processor's dispute: staged there too (`submit: false`) by the processor-disputes job.
+    const sync = current.row.processor_id ? ('evidence' as const) : undefined;
+    if (!(await saveEvidence(trx, { dispute: current.row, evidence: { ...current.evidence, ...text }, files, now, sync }))) return false;
     await deps.outbox.emit(trx, 'dispute.updated', current.row.id, now);
     return true;
   });
@@ -127,13 +159,17 @@ export async function closeOverdueDisputes(deps: DisputeDeps, limit: number): Pr
   return moved;
 }
 
-/** One round of the sandbox bank's reviews: evidence submitted longer ago than the review time is decided. */
-export async function decideSandboxDisputes(deps: DisputeDeps, limit: number): Promise<number> {
+/**
+ * One round of the sandbox bank's reviews: evidence submitted longer ago than the review
+ * time is decided, for the disputes of the sandbox gateways' sales.
+ */
+export async function decideSandboxDisputes(deps: DisputeDeps & Pick<Deps, 'gateways'>, limit: number): Promise<number> {
   const before = new Date(deps.now().getTime() - deps.config.sandboxDisputeReviewMs);
-  const due = await submittedDisputes(deps.database.db, SANDBOX_CARD_ID, before, limit);
   let decided = 0;
-  for (const d of due) {
-    if ((await step(deps, d.id, sandboxVerdict)).kind === 'done') decided++;
+  for (const gateway of deps.gateways.all.filter((g) => g.sandbox)) {
+    for (const d of await submittedDisputes(deps.database.db, gateway.id, before, limit)) {
+      if ((await step(deps, d.id, sandboxVerdict)).kind === 'done') decided++;
+    }
   }
   return decided;
 }

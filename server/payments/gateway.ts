@@ -1,5 +1,7 @@
 import type { Authentication } from '../domain/authentication';
 import type { GatewayCapabilities } from '../domain/gateway-capabilities';
+import type { ProcessorFigures } from '../domain/processor-settlement';
+import type { GatewayTestData } from '../domain/test-cards';
 import type { GatewayField } from '../../widget/fields/types';
 
 export type { Authentication, GatewayCapabilities };
@@ -44,6 +46,45 @@ export interface PayInput extends CallContext {
   capture: boolean;
   /** What the customer entered in the gateway's declared fields, already validated. */
   fields: Record<string, string>;
+  /**
+   * Since 2, given by the checkout: this call's own return route, absolute. A gateway that
+   * answers `redirect` sends the customer back there; what comes back is handed to `return`.
+   */
+  returnUrl?: string;
+  /** Since 2, given by the checkout: the page's language (en, es, fr, au), for a processor's page. */
+  language?: string;
+}
+
+/**
+ * Where a gateway sends the customer: a GET (the checkout answers 303; `method` absent is
+ * GET) or a POST of `fields` (the checkout renders a form that submits itself, with a
+ * button without JavaScript). Only to an origin the gateway declares (`origins.redirect`).
+ */
+export interface RedirectTo {
+  url: string;
+  method?: 'GET' | 'POST';
+  fields?: Record<string, string>;
+}
+
+/**
+ * Since 2: the customer must continue on the processor's page. Nothing is decided yet: the
+ * call stays open until its return (`return`), a notification or a lookup settles it.
+ */
+export interface RedirectRequired {
+  outcome: 'redirect';
+  redirect: RedirectTo;
+  /** The processor's own id of what it started (its session), recorded on the call. */
+  processorId?: string;
+}
+
+/** What came back to a call's return route, for `return` to verify and read. */
+export interface ReturnInput extends CallContext {
+  processorId?: string;
+  /** The return's query string and (for a POST) its form body, every value a string. */
+  query: Record<string, string>;
+  body: Record<string, string>;
+  /** The challenge a redirect challenge's return belongs to (`ChallengeRequired.redirect`). */
+  challenge?: string;
 }
 
 /**
@@ -75,12 +116,39 @@ export interface ChallengeRequired {
    * that resumes it, so a lookup of that call is given it (`LookupInput.processorId`).
    */
   processorId?: string;
+  /**
+   * Since 2, optional: the challenge is the issuer's page: the checkout sends the customer
+   * there, and its return (`return` with `challenge`) settles the payment. null: none.
+   */
+  redirect?: RedirectTo | null;
+}
+
+/**
+ * Since 2, an answer of `charge`: the issuer declines the charge until the cardholder
+ * authenticates (Stripe's `authentication_required` off-session). Nothing moved; the
+ * processor keeps the payment (`processorId`), which `confirm` completes with the
+ * customer present (docs/processors.md "Payments that need the customer").
+ */
+export interface AuthenticationRequired {
+  outcome: 'authentication_required';
+  processorId: string;
+  card: CardSummary | null;
+}
+
+/** What `confirm` and `confirmed` are given: the charge's own reference and amount, and the processor's payment. */
+export interface ConfirmInput extends CallContext {
+  /** The processor's id of the payment that answered `authentication_required`. */
+  payment: string;
+  /** What the charge asked for: the processor's answer must say the same. */
+  amount: number;
+  currency: string;
 }
 
 export type PayResult =
   | SettledResult
-  /** The customer must continue on the provider's page. */
-  | { outcome: 'redirect' }
+  | RedirectRequired
+  /** Version 1's redirect, without a destination: no longer followed (treated as not_acted, docs/payments.md). */
+  | { outcome: 'redirect'; redirect?: undefined }
   | ChallengeRequired;
 
 /** What the customer did at the challenge, handed back by the checkout. */
@@ -108,6 +176,28 @@ export interface LookupInput extends CallContext {
   kind?: GatewayCallKindName;
 }
 
+/** What `store` is given. */
+export interface StoreInput extends CallContext {
+  fields: Record<string, string>;
+  /**
+   * The caller can show the customer the issuer's challenge (the hosted save page, or the
+   * API's `requires_action`), so the gateway may answer `challenge`; its `resume` then
+   * finishes the store. Absent: it must decide without one.
+   */
+  authenticate?: boolean;
+  /**
+   * Since 2, given by the hosted save page: the store call's own return route, absolute. A
+   * gateway whose processor takes the card on its own page answers `challenge` with
+   * `redirect` there and the customer comes back to this route; `resume` then reads what
+   * the processor did.
+   */
+  returnUrl?: string;
+  /** Since 2, given by the hosted save page: its language (en, es, fr, au), for a processor's page. */
+  language?: string;
+  /** Since 2: the processor's customer object of the client the card is saved for (`customer`), when there is one. */
+  customer?: string;
+}
+
 export interface ActionInput extends CallContext {
   /** The gateway's reference of the payment the action applies to. */
   payment: string;
@@ -129,6 +219,8 @@ export interface GatewayOrigins {
   frame?: readonly string[];
   connect?: readonly string[];
   form?: readonly string[];
+  /** Where its `redirect` answers may send the customer (checked before any is followed; not a CSP directive). */
+  redirect?: readonly string[];
 }
 
 export interface Gateway {
@@ -149,6 +241,21 @@ export interface Gateway {
    */
   sandbox?: boolean;
   /**
+   * A sandbox gateway's test data: which published test numbers reach which outcome
+   * (domain/test-cards.ts). Shown on `GET /v1/gateway/`; the demo shop and `trigger` pay with
+   * what it declares, and the sandbox bank disputes the captures of its dispute cards.
+   */
+  testData?: GatewayTestData;
+  /**
+   * Who settles its money. `platform` (absent: every shared gateway so far, the sandbox's
+   * too): it reaches the platform's account, enters the merchant's balance and is paid out
+   * by us, and a sale's `destination` can split it. `processor`: the merchant's own
+   * processor account settles it (every connected processor's gateway is so, whatever it
+   * declares): outside our balance, payouts and dispute fees, and never split
+   * (payments/settlement.ts).
+   */
+  settlement?: 'platform' | 'processor';
+  /**
    * What it can do beyond taking a payment; each one left out is true (the sandbox's, and
    * every module written before there were capabilities). The page and the API offer and
    * accept only what the payment's gateway declares (domain/gateway-capabilities.ts).
@@ -160,6 +267,20 @@ export interface Gateway {
    * of the hosted pages that offer it, and of no other page.
    */
   origins?: GatewayOrigins;
+  /**
+   * The connected processor account it acts for (the processor's id in the processors API),
+   * set on the gateways of a connected processor; absent for the shared ones. What the
+   * processor keeps per account (a client's customer object) is kept under it.
+   */
+  account?: string;
+  /**
+   * Set only while a test double stands in for the gateway's processor (a replaced processor
+   * URL such as STRIPE_API_URL, which is for tests: docs/processors.md): the double's
+   * origin, where its own copy of the processor's page is. Its redirects may go there
+   * (payments/redirect.ts) and the page's `form-action` allows it; never set with the
+   * processor's own URLs, so production keeps the https rule of `origins.redirect`.
+   */
+  replacedOrigin?: string;
   pay(input: PayInput): Promise<PayResult | NotActed>;
   capture(input: ActionInput): Promise<ActionResult | NotActed>;
   refund(input: ActionInput): Promise<ActionResult | NotActed>;
@@ -171,28 +292,83 @@ export interface Gateway {
    */
   resume?(input: CallContext & { challenge: string; answer: ChallengeAnswer }): Promise<SettledResult | NotActed>;
   /**
+   * Version 2, optional: verifies and reads what came back to a call's return route (the
+   * customer's return from `redirect`). The processor's answer only: a return that does not
+   * verify is `not_acted` (nothing settles); `pending` when the processor has not decided
+   * (a notification or a lookup will). Never trust a field the customer could have typed.
+   */
+  return?(input: ReturnInput): Promise<SettledResult | { outcome: 'pending' } | NotActed>;
+  /**
+   * Sandbox only: the choices its simulated processor page offers for an open call, each a
+   * form post to the call's return route (signed), or null for a reference it did not start.
+   * A real processor's page is on its own site.
+   */
+  sandboxPage?(input: { reference: string }): { approve: RedirectTo; reject: RedirectTo } | null;
+  /**
    * Charges a stored payment method (an authorization's gateway reference), captured at
    * once. Always started by the merchant (`initiator`), never challenged: the cardholder
    * authenticated when the method was stored.
    */
-  charge(input: CallContext & { method: string; amount: number; currency: string; initiator?: 'merchant' }): Promise<SettledResult | NotActed>;
+  charge(input: CallContext & { method: string; amount: number; currency: string; initiator?: 'merchant' }): Promise<SettledResult | AuthenticationRequired | NotActed>;
   /**
-   * Stores a payment method without charging it; only gateways whose fields the API can take.
-   * `authenticate`: the caller can show the customer the issuer's challenge (the hosted save
-   * page, or the API's `requires_action`), so the gateway may answer `challenge`; its
-   * `resume` then finishes the store. Absent: it must decide without one.
+   * Version 2, optional (with `confirmed`): the customer, back on our page, confirms a
+   * charge that answered `authentication_required`. `redirect`: to the issuer's
+   * authentication, which sends the customer back to `returnUrl`; or decided at once.
    */
-  store?(input: CallContext & { fields: Record<string, string>; authenticate?: boolean }): Promise<SettledResult | ChallengeRequired | NotActed>;
+  confirm?(input: ConfirmInput & { returnUrl: string }): Promise<RedirectRequired | SettledResult | NotActed>;
+  /** What became of a confirmed payment, read from the processor by its id (never from the return's query); `pending` until the customer has finished. */
+  confirmed?(input: ConfirmInput): Promise<SettledResult | { outcome: 'pending' }>;
+  /**
+   * Stores a payment method without charging it (StoreInput). Its approved answer's
+   * `reference` is what a later `charge` is given as `method`.
+   */
+  store?(input: StoreInput): Promise<SettledResult | ChallengeRequired | NotActed>;
+  /**
+   * Version 2, optional: makes the processor's own customer object for one of our clients
+   * (a Stripe Customer), which the cards saved for that client are attached to. Called once
+   * per client and processor account (`account`): the service keeps its id and hands it to
+   * every later `store` of that client's cards (payments/processor-customers.ts).
+   */
+  customer?(input: CallContext & { client: string }): Promise<{ customer: string } | NotActed>;
   /**
    * What the gateway did for one of our references. Optional since version 2: a gateway
    * that can neither be looked up nor notify sends its unknown outcomes to `attention`.
    */
   lookup?(input: LookupInput): Promise<LookupResult>;
   /**
+   * Version 2, optional, for a gateway the merchant's own processor account settles: what
+   * the processor settled for a captured payment (`payment`: the approved answer's
+   * reference), its fee and net from its own record (payments/processor-settlement.ts).
+   * null while the processor has no such record yet.
+   */
+  processorFigures?(input: { payment: string; signal: AbortSignal }): Promise<ProcessorFigures | null>;
+  /**
    * Version 2, optional: verifies and reads a notification the processor posted to
    * `POST /gateways/{code}/notify`. null: not verified (answered 401, nothing changes).
    */
   notification?(input: { headers: Record<string, string | string[] | undefined>; body: Buffer }): Promise<GatewayNotification | null>;
+}
+
+/**
+ * Thrown by a gateway (version 2) when nothing it could say may be believed or asked for
+ * again: the processor's answer does not match the request (amount, currency, our
+ * reference, its own id), or an outcome is unknown and the processor cannot be asked (a
+ * Redsys terminal without its query service). Never recorded, never retried: the call goes
+ * to `attention`, for a person, at the reconciliation's first look (payments/reconcile.ts).
+ */
+export class GatewayAttention extends Error {}
+
+/** A `GatewayAttention` for an answer that does not match its request: the field, what was asked, what came back. */
+export class GatewayMismatch extends GatewayAttention {
+  constructor(
+    processor: string,
+    readonly field: string,
+    readonly expected: unknown,
+    readonly received: unknown,
+  ) {
+    super(`${processor}'s answer does not match the request: ${field} is ${JSON.stringify(received)}, expected ${JSON.stringify(expected)}`);
+    this.name = new.target.name;
+  }
 }
 
 export type StoringGateway = Gateway & Required<Pick<Gateway, 'store'>>;

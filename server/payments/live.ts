@@ -1,6 +1,6 @@
-import { TEST_CARDS } from './sandbox';
+import { TEST_CARDS } from '../domain/test-cards';
 
-// A live environment moves real money: the sandbox's test cards mean a test set-up is
+// A live environment moves real money: a published test card means a test set-up is
 // pointed at it by mistake. They are refused before any gateway sees them, on every path
 // a card number arrives by (the payment page, the sign-up page, the API).
 

@@ -18,7 +18,7 @@ import {
 import type { MerchantPayoutRow } from '../store/schema';
 import { askGateway } from './ask';
 import { postMovement, reverseMovement } from './ledger-posting';
-import { providerOf } from './payout-providers';
+import { paysByFile, providerOf } from './payout-providers';
 
 // Payouts of the merchant's balance to its bank account (docs/balance.md#payouts), through
 // the payout gateway the wallets' payouts use (payout-gateway.ts) and under the same rules
@@ -47,6 +47,8 @@ interface NewPayout {
   period: string | ((id: string) => string);
   schedule: PayoutSchedule;
   iban: string;
+  /** The settings' account holder name: the creditor's name if the payout goes by SEPA file. */
+  holder: string | null;
   now: Date;
 }
 
@@ -60,7 +62,7 @@ async function makePayout(db: Db, outbox: Outbox, p: NewPayout): Promise<Merchan
   const period = typeof p.period === 'string' ? p.period : p.period(id);
   return inTransaction(db, async (trx) => {
     const row: MerchantPayoutRow = {
-      ...{ id, environment_id: p.environmentId, currency: p.currency, period, schedule: p.schedule, iban: p.iban, amount: 0, line_count: 0 },
+      ...{ id, environment_id: p.environmentId, currency: p.currency, period, schedule: p.schedule, iban: p.iban, account_holder_name: p.holder, amount: 0, line_count: 0 },
       ...{ status: 'pending', failure: null, locked_until: null, claimed_by: null, created_at: at, updated_at: at },
     };
     if (!(await insertPayout(trx, row))) return null;
@@ -104,14 +106,14 @@ async function settlePayout(db: Db, outbox: Outbox, payout: MerchantPayoutRow, f
 export async function makeScheduledPayouts(deps: PayoutDeps, limit: number): Promise<number> {
   const db = deps.database.db;
   let made = 0;
-  for (const s of await scheduledEnvironments(db)) {
+  for (const s of await scheduledEnvironments(db, deps.now())) {
     // A live environment with no real payout provider keeps its balance: the Overview says
     // so under "Needs attention" (dashboard/home-attention.ts).
     if (!(await providerOf(deps, db, s.environment_id))) continue;
     const now = deps.now();
     const period = periodKey(s.schedule, now);
     for (const { currency } of await payableByCurrency(db, s.environment_id, now, period)) {
-      const payout = await makePayout(db, deps.outbox, { environmentId: s.environment_id, currency, period, schedule: s.schedule, iban: s.iban, now });
+      const payout = await makePayout(db, deps.outbox, { environmentId: s.environment_id, currency, period, schedule: s.schedule, iban: s.iban, holder: s.account_holder_name, now });
       if (payout) {
         made++;
         deps.log.info({ payout: payout.id, period }, 'merchant payout made');
@@ -126,7 +128,7 @@ export async function makeScheduledPayouts(deps: PayoutDeps, limit: number): Pro
  * A manual payout of what is available in `currency`, on `db` (a keyed request's
  * transaction): null when nothing is available to pay out.
  */
-export async function makeManualPayout(db: Db, deps: PayoutDeps, p: { environmentId: string; currency: string; iban: string }): Promise<MerchantPayoutRow | null> {
+export async function makeManualPayout(db: Db, deps: PayoutDeps, p: { environmentId: string; currency: string; iban: string; holder: string | null }): Promise<MerchantPayoutRow | null> {
   return makePayout(db, deps.outbox, { ...p, period: manualPeriod, schedule: 'manual', now: deps.now() });
 }
 
@@ -134,8 +136,10 @@ export async function makeManualPayout(db: Db, deps: PayoutDeps, p: { environmen
 export async function sendMerchantPayouts(deps: PayoutDeps, limit: number): Promise<number> {
   const db = deps.database.db;
   let settled = 0;
-  for (const payout of await claimPendingPayouts(db, deps.now(), deps.config.paymentClaimMs, limit)) {
+  for (const payout of await claimPendingPayouts(db, deps.now(), deps.config.paymentClaimMs, limit, paysByFile(deps))) {
     const provider = await providerOf(deps, db, payout.environment_id);
+    // A payout file pays it (payout-files.ts): nobody is asked payout by payout.
+    if (provider?.files) continue;
     if (!provider) {
       deps.log.warn({ payout: payout.id }, 'merchant payout waits: no payout provider for real money is configured');
       continue;

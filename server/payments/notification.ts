@@ -2,9 +2,9 @@ import { inTransaction } from '../store/db';
 import { type GatewayCall, settleCall } from '../store/gateway-calls';
 import { findCallByReference } from '../store/unknown-outcomes';
 import type { PaymentDeps } from './ask';
-import type { Gateway } from './gateway';
+import type { Gateway, GatewayNotification } from './gateway';
 import { reverseAtGateway } from './outcome';
-import { settleFound } from './reconcile';
+import { settleFound, undoAbandoned } from './reconcile';
 
 // A processor's asynchronous notification (its webhook), posted to our inbound route for
 // its gateway: verified by the gateway's module, it settles a pending call exactly as a
@@ -34,14 +34,21 @@ export async function acceptNotification(
   if (!note) return 'unverified';
   const call = await findCallByReference(deps.database.db, note.reference);
   if (!call || call.gateway_id !== gateway.id) return 'accepted';
-  const late = call.state === 'failed' && note.result.status === 'succeeded' ? note.result : null;
+  await applyNotification(deps, gateway, call, note);
+  return 'accepted';
+}
+
+/** A verified notification of one of the gateway's calls: recorded once, or a late success taken down the late-payment path. */
+export async function applyNotification(deps: PaymentDeps, gateway: Gateway, call: GatewayCall, note: GatewayNotification): Promise<void> {
+  const late = (call.state === 'failed' || call.state === 'abandoned') && note.result.status === 'succeeded' ? note.result : null;
   if (call.state === 'pending') await settleFound(deps, call, note.result, 'notification');
+  // Left open when the customer paid another way (redirect.ts), then made after all: reversed at once, as the reconciliation would.
+  else if (late && call.state === 'abandoned') await undoAbandoned(deps, gateway, call, late.reference);
   // Made after all, after the settle window had failed it: a payment or charge is recorded
   // (a charge reversed, a payment if its transaction moved on); a subscription's attempt is
   // reversed, its period having been charged again by a new attempt.
   else if (late && (call.kind === 'pay' || call.kind === 'charge')) await settleFound(deps, call, late, 'notification');
   else if (late && call.kind === 'subscription') await reverseLateAttempt(deps, gateway, call, late.reference);
-  return 'accepted';
 }
 
 async function reverseLateAttempt(deps: PaymentDeps, gateway: Gateway, call: GatewayCall, payment: string): Promise<void> {

@@ -6,12 +6,15 @@ import type { Transaction } from '../store/transactions';
 import { type Answer, askGateway, type PaymentDeps, type Settled } from './ask';
 import type { Gateway, PayResult } from './gateway';
 import { outcomeUnknown, recordSafely } from './outcome';
+import { followRedirect, leaveOpenRedirects, type Redirected } from './redirect';
+import { challengeByRedirect } from './redirect-challenge';
+import { readProcessorSettlement } from './processor-settlement';
 import { reverseLatePayment } from './sale-actions';
 
-// Paying a transaction from the checkout, and settling a redirect gateway's return (the
-// same call, with the provider's decision among the fields): reserve the attempt with a
-// conditional write, ask the gateway outside any database transaction, record the answer.
-// A gateway may answer with a challenge instead (payments/challenge.ts resumes it).
+// Paying a transaction from the checkout: reserve the attempt with a conditional write, ask
+// the gateway outside any database transaction, record the answer. A gateway may answer
+// with a challenge instead (payments/challenge.ts resumes it), or send the customer to the
+// processor's page (payments/redirect.ts settles the call from its return).
 
 export type PaymentOutcome =
   | { kind: 'paid' }
@@ -23,10 +26,12 @@ export type PaymentOutcome =
   /** Someone else is paying, the transaction moved on, or too many declines: not attempted. */
   | { kind: 'not_claimed' }
   /** The issuer wants the customer to authenticate first: nothing moved, the challenge is open. */
-  | { kind: 'challenge'; challengeId: string };
+  | { kind: 'challenge'; challengeId: string }
+  /** The customer goes to the processor's page (a declared origin); the call stays open until its return. */
+  | Redirected;
 
 /** What a pay call's recorded answer came to. */
-export type SettledPayment = Exclude<PaymentOutcome, { kind: 'challenge' | 'not_claimed' }>;
+export type SettledPayment = Exclude<PaymentOutcome, { kind: 'challenge' | 'not_claimed' | 'redirect' }>;
 
 /** A pay call of the transaction, reserved by claiming it (`claimPaymentAttempt`). */
 export function payCall(deps: PaymentDeps, row: Transaction, gateway: Gateway, request: Record<string, unknown> = {}): GatewayCall {
@@ -45,16 +50,38 @@ export function payCall(deps: PaymentDeps, row: Transaction, gateway: Gateway, r
 
 export async function payTransaction(
   deps: PaymentDeps,
-  p: { transaction: Transaction; gateway: Gateway; fields: Record<string, string> },
+  p: {
+    transaction: Transaction;
+    gateway: Gateway;
+    fields: Record<string, string>;
+    /** The checkout's: this call's return route (absolute, from its reference) and the page's language. */
+    page?: { returnUrl: (reference: string) => string; language: string };
+  },
 ): Promise<PaymentOutcome> {
   const { transaction: row, gateway } = p;
   const call = payCall(deps, row, gateway);
-  if (!(await claimPaymentAttempt(deps.database.db, call, deps.now()))) return { kind: 'not_claimed' };
+  const claim = () => claimPaymentAttempt(deps.database.db, call, deps.now());
+  // Refused while a redirect the customer left is open: once it is ended, the attempt may go on.
+  if (!(await claim()) && !((await leaveOpenRedirects(deps, row.id, row.environment_id)) && (await claim()))) return { kind: 'not_claimed' };
+  const returnUrl = p.page?.returnUrl(call.reference);
+  const fromPage = p.page && returnUrl ? { returnUrl, language: p.page.language } : {};
   const answer = await askGateway(deps, gateway, (signal) =>
-    gateway.pay({ reference: call.reference, signal, amount: row.total_price, currency: row.currency, capture: !row.authorize, fields: p.fields }),
+    gateway.pay({ reference: call.reference, signal, amount: row.total_price, currency: row.currency, capture: !row.authorize, fields: p.fields, ...fromPage }),
   );
+  // Where the processor's page is; a redirect without one (version 1's) is not followed (settlePayment).
+  if (answer.kind === 'answered' && answer.value.outcome === 'redirect' && answer.value.redirect && returnUrl) {
+    return followRedirect(deps, call, gateway, answer.value, new URL(returnUrl).origin);
+  }
+  if (answer.kind === 'answered' && answer.value.outcome === 'redirect') {
+    deps.log.warn({ call: call.id, gateway: gateway.code }, 'gateway redirect without a destination (interface version 1): not followed, nothing charged');
+  }
+  const challenge = answer.kind === 'answered' && answer.value.outcome === 'challenge' ? answer.value : null;
+  // The issuer's own page: only a gateway that reads returns can hear how it ended.
+  if (challenge?.redirect && gateway.return && returnUrl) {
+    return challengeByRedirect(deps, call, gateway, { ...challenge, redirect: challenge.redirect }, new URL(returnUrl).origin);
+  }
   // A gateway that cannot resume a challenge could not have meant one: it did nothing.
-  if (answer.kind === 'answered' && answer.value.outcome === 'challenge' && gateway.resume) {
+  if (answer.kind === 'answered' && answer.value.outcome === 'challenge' && !answer.value.redirect && gateway.resume) {
     // What the processor started, for the call that resumes it to be looked up by (challenge.ts).
     if (answer.value.processorId) await noteProcessorId(deps.database.db, call.id, answer.value.processorId);
     const opened = await openChallenge(
@@ -75,7 +102,8 @@ export async function settlePayment(deps: PaymentDeps, call: GatewayCall, gatewa
     return { kind: 'checking' };
   }
   if (answer.kind === 'not_acted' || answer.value.outcome === 'redirect' || answer.value.outcome === 'challenge') {
-    // A gateway that surely did nothing (or wants the customer on its page) leaves nothing to reconcile.
+    // A gateway that surely did nothing, that challenges where no challenge can be shown, or
+    // that redirects without saying where (version 1's bare redirect): nothing to reconcile.
     await releaseFailedAttempt(
       deps.database.db,
       { transactionId, gatewayId: gateway.id, outcome: 'declined', cardBrand: null, cardLast4: null, callId: call.id, state: 'failed' },
@@ -141,4 +169,6 @@ export async function recordPayment(deps: PaymentDeps, call: GatewayCall, s: Set
     deps.outbox,
   );
   if (done.kind === 'late') await reverseLatePayment(deps, done.sale);
+  // Captured at once: what the merchant's own processor settled for it, if it does.
+  else if (done.kind === 'recorded' && done.sale.captured > 0) await readProcessorSettlement(deps, done.sale.id);
 }

@@ -1,3 +1,5 @@
+import type { SepaDebtorConfig } from '../config';
+
 // The payout gateway: sends money from the service to a bank account (a client IBAN). An
 // adapter behind one interface, injected through deps like the payment gateways, so a
 // real payout provider replaces the sandbox without touching the ledger or the routes.
@@ -23,6 +25,12 @@ export interface PayoutGateway {
    * environments only; a provider without it serves live ones only.
    */
   sandbox?: boolean;
+  /**
+   * Pays by SEPA files from this account (PAYOUT_PROVIDER=sepa-file): never asked payout by
+   * payout; the payout-files job writes its environments' payouts into files
+   * (payments/payout-files.ts) and statements say when the bank paid them.
+   */
+  files?: SepaDebtorConfig;
   payout(request: PayoutRequest): Promise<PayoutResult>;
 }
 
@@ -37,7 +45,7 @@ export interface PayoutProviders {
 }
 
 /** What a live environment's payout is refused with when no real payout provider is configured. */
-export const NO_LIVE_PAYOUTS = 'No payout provider for real money is configured (PAYOUT_MODULE): a live environment cannot pay out';
+export const NO_LIVE_PAYOUTS = 'No payout provider for real money is configured (PAYOUT_MODULE or PAYOUT_PROVIDER=sepa-file): a live environment cannot pay out';
 
 /**
  * The providers by mode: `configured` (PAYOUT_MODULE's) serves the mode its `sandbox` flag
@@ -68,5 +76,18 @@ export function sandboxPayouts(): PayoutGateway {
       answered.set(r.reference, result);
       return result;
     },
+  };
+}
+
+/**
+ * PAYOUT_PROVIDER=sepa-file's provider of live environments. Its payouts go into files, so
+ * its `payout` is never to be called; if it were, it throws, which leaves the payout
+ * pending (an unknown outcome) rather than recording anything.
+ */
+export function sepaFilePayouts(debtor: SepaDebtorConfig): PayoutGateway {
+  return {
+    code: 'sepa-file',
+    files: debtor,
+    payout: () => Promise.reject(new Error('sepa-file pays by payout files, not payout by payout')),
   };
 }

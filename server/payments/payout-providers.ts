@@ -15,3 +15,6 @@ export async function providerOf(deps: Pick<Deps, 'payouts'>, db: Db, environmen
   const env = await findEnvironment(db, environmentId);
   return deps.payouts.forMode(env?.mode !== 'sandbox');
 }
+
+/** Live environments pay out by SEPA file (PAYOUT_PROVIDER=sepa-file): the payout workers leave their payouts to the file job. */
+export const paysByFile = (deps: Pick<Deps, 'payouts'>): boolean => Boolean(deps.payouts.forMode(true)?.files);

@@ -7,7 +7,7 @@ import type { TransferRow } from '../store/schema';
 import { claimDuePayouts } from '../store/transfers';
 import { askGateway } from './ask';
 import { reverseMovement } from './ledger-posting';
-import { providerOf } from './payout-providers';
+import { paysByFile, providerOf } from './payout-providers';
 import { type NewTransfer, recordTransfer, type TransferOutcome, transferRow } from './transfers';
 
 // Payouts: a wallet's money to a client IBAN. Reserve: the transfer (pending) and the
@@ -46,8 +46,10 @@ export function createPayout(deps: PayoutDeps, db: Db, p: NewTransfer & { iban: 
 export async function sendPayouts(deps: PayoutDeps, limit: number): Promise<number> {
   const db = deps.database.db;
   let settled = 0;
-  for (const t of await claimDuePayouts(db, deps.now(), deps.config.paymentClaimMs, limit)) {
+  for (const t of await claimDuePayouts(db, deps.now(), deps.config.paymentClaimMs, limit, paysByFile(deps))) {
     const provider = await providerOf(deps, db, t.environment_id);
+    // A payout file pays it (payout-files.ts): nobody is asked payout by payout.
+    if (provider?.files) continue;
     if (!provider) {
       deps.log.warn({ transfer: t.id }, 'payout waits: no payout provider for real money is configured');
       continue;

@@ -4,7 +4,7 @@ import { claimCallsToReconcile, extendClaim, type GatewayCall, postponeCheck, se
 import { moveToAttention } from '../store/unknown-outcomes';
 import { askGateway, type PaymentDeps, type Settled } from './ask';
 import { recordChargeResult } from './charge';
-import type { Gateway, LookupInput } from './gateway';
+import { type Gateway, GatewayAttention, type LookupInput } from './gateway';
 import { recordSafely, reverseAtGateway } from './outcome';
 import { recordPayment } from './pay';
 import { recordSaleActionResult } from './send-action';
@@ -70,11 +70,13 @@ async function reconcilePending(deps: PaymentDeps, found: GatewayCall): Promise<
   // A call still unmarked belongs to a process that died asking: its outcome is unknown now.
   const call = found.unknown_since ? found : await markOutcomeUnknown(db, found, now, new Date(now.getTime() + deps.config.paymentClaimMs));
   if (!call) return;
-  const gateway = deps.gateways.find(call.gateway_id);
+  const gateway = (await deps.gateways.of(call.environment_id)).find(call.gateway_id);
   if (!gateway || (!gateway.lookup && !gateway.notification)) return toAttention(deps, call, 'the gateway can neither be looked up nor notify');
   const lookup = gateway.lookup?.bind(gateway);
   const answer = lookup ? await askGateway(deps, gateway, (signal) => lookup(lookupInput(call, signal))) : null;
   if (answer?.kind === 'answered' && answer.value.status !== 'not_found') return settleFound(deps, call, answer.value, 'lookup');
+  // Nothing the gateway says about it can be believed, nor can it be asked again: a person must look, at once.
+  if (answer?.kind === 'unknown' && answer.error instanceof GatewayAttention) return toAttention(deps, call, answer.error.message);
   const windowOver = now.getTime() >= Date.parse(call.created_at) + deps.config.paymentSettleWindowMs;
   if (windowOver && answer?.kind === 'answered') {
     // Not found all through the settle window: the gateway never made it.
@@ -88,7 +90,7 @@ async function reconcilePending(deps: PaymentDeps, found: GatewayCall): Promise<
 /** A call made before unknown outcomes were kept pending: undone (a payment) or recorded late (an action). */
 async function reconcileAbandoned(deps: PaymentDeps, call: GatewayCall): Promise<void> {
   const db = deps.database.db;
-  const gateway = deps.gateways.find(call.gateway_id);
+  const gateway = (await deps.gateways.of(call.environment_id)).find(call.gateway_id);
   const lookup = gateway?.lookup?.bind(gateway);
   const answer = gateway && lookup ? await askGateway(deps, gateway, (signal) => lookup(lookupInput(call, signal))) : null;
   const now = deps.now();
@@ -103,13 +105,16 @@ async function reconcileAbandoned(deps: PaymentDeps, call: GatewayCall): Promise
     await inTransaction(db, (trx) => settleCall(trx, call.id, ['abandoned'], 'failed', now));
     return;
   }
-  if (await undoLate(deps, gateway, call, found.reference)) {
-    // A late capture / refund / void settled the call itself when it recorded it.
-    await inTransaction(db, (trx) => settleCall(trx, call.id, ['abandoned'], 'reversed', now));
-    deps.log.warn({ call: call.id, kind: call.kind }, 'abandoned gateway call had been carried out: undone or recorded');
-  } else {
-    await postponeCheck(db, call.id, new Date(now.getTime() + CHECK_DELAYS_MS[0]!), now);
-  }
+  if (!(await undoAbandoned(deps, gateway, call, found.reference))) await postponeCheck(db, call.id, new Date(now.getTime() + CHECK_DELAYS_MS[0]!), now);
+}
+
+/** An abandoned call the gateway carried out after all (found by a lookup, or told by a notification): undone or recorded late; false when the gateway could not undo it yet. */
+export async function undoAbandoned(deps: PaymentDeps, gateway: Gateway, call: GatewayCall, reference: string): Promise<boolean> {
+  if (!(await undoLate(deps, gateway, call, reference))) return false;
+  // A late capture / refund / void settled the call itself when it recorded it.
+  await inTransaction(deps.database.db, (trx) => settleCall(trx, call.id, ['abandoned'], 'reversed', deps.now()));
+  deps.log.warn({ call: call.id, kind: call.kind }, 'abandoned gateway call had been carried out: undone or recorded');
+  return true;
 }
 
 async function undoLate(deps: PaymentDeps, gateway: Gateway, call: GatewayCall, reference: string): Promise<boolean> {

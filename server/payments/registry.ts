@@ -1,23 +1,45 @@
 import { capabilitiesOf } from '../domain/gateway-capabilities';
 import type { Gateway } from './gateway';
+import { settledByProcessor } from './settlement';
 
-/** The gateways of this service, built once at start (service.ts) and passed in deps. */
-export interface Gateways {
+/** A set of gateways: the shared ones, or one environment's (`Gateways.of`). */
+export interface GatewaySet {
   /** In their fixed order, every mode's. */
   readonly all: readonly Gateway[];
   /** Any mode's: for what a stored row names (a sale, an authorization, a call), made under its own mode. */
   find(id: string): Gateway | undefined;
   /**
    * The enabled gateways of the mode that accept `currency`, in their fixed order (see
-   * `usable`); with `hold`, only those that can hold funds (a transaction with `authorize`).
+   * `usable`); with `hold`, only those that can hold funds (a transaction with `authorize`);
+   * with `split`, only those whose money the platform settles (a transaction with
+   * `destination`: settlement.ts).
    */
-  forCurrency(currency: string, live: boolean, needs?: { hold?: boolean }): Gateway[];
+  forCurrency(currency: string, live: boolean, needs?: { hold?: boolean; split?: boolean }): Gateway[];
   /**
    * The gateways an environment may use: a sandbox's are the sandbox ones (test cards, no
    * real money), a live one's those that are not. Never crossed: a real processor in a
    * sandbox would take real money recorded as `livemode: false`.
    */
   usable(live: boolean): Gateway[];
+}
+
+/**
+ * One environment's processors' gateways (processor-gateways.ts): `active` are offered for
+ * new payments; `all` also has those of a disconnected processor, which the rows it made
+ * still name (refunds, lookups, saved cards).
+ */
+export type ProcessorLoader = (environmentId: string) => Promise<{ active: readonly Gateway[]; all: readonly Gateway[] }>;
+
+/**
+ * The gateways of this service, built once at start (service.ts) and passed in deps. As a
+ * set it holds the shared ones, those every environment has (the sandbox's and
+ * GATEWAY_MODULES'); `of` adds an environment's connected processors, read when asked, so
+ * a processor connected, rotated or disconnected in any process counts at once.
+ */
+export interface Gateways extends GatewaySet {
+  of(environmentId: string): Promise<GatewaySet>;
+  /** The same gateways with a processor loader, or each gateway wrapped (metrics), or both. */
+  extend(o: { processors?: ProcessorLoader; wrap?: (g: Gateway) => Gateway }): Gateways;
 }
 
 /** Whether a gateway serves an environment of this mode. */
@@ -39,15 +61,41 @@ function checkOrigins(g: Gateway): void {
   }
 }
 
-export function createGateways(list: readonly Gateway[]): Gateways {
+/** `offered`: those new payments may use; `known`: also those only stored rows still name; `shared`: every environment's. */
+function gatewaySet(offered: readonly Gateway[], known: readonly Gateway[], shared: readonly Gateway[]): GatewaySet {
+  const takes = (g: Gateway, currency: string) => g.currencies === null || g.currencies.includes(currency);
+  return {
+    all: known,
+    find: (id) => known.find((g) => g.id === id),
+    forCurrency: (currency, live, needs = {}) =>
+      offered.filter(
+        (g) => g.enabled && ofMode(g, live) && takes(g, currency) && (!needs.hold || capabilitiesOf(g).hold) && (!needs.split || !settledByProcessor(g, shared)),
+      ),
+    usable: (live) => offered.filter((g) => ofMode(g, live)),
+  };
+}
+
+export function createGateways(list: readonly Gateway[], o: { processors?: ProcessorLoader; wrap?: (g: Gateway) => Gateway } = {}): Gateways {
   const ids = new Set(list.map((g) => g.id));
   if (ids.size !== list.length) throw new Error('two gateways share an id');
   list.forEach(checkOrigins);
+  const wrap = o.wrap ?? ((g: Gateway) => g);
+  const shared = list.map(wrap);
+  const sharedSet = gatewaySet(shared, shared, shared);
+  const load = o.processors;
+  // A processor's gateway never shadows a shared one of the same id: stored rows keep meaning what they meant.
+  const own = (gs: readonly Gateway[]) => gs.filter((g) => !ids.has(g.id)).map((g) => (checkOrigins(g), wrap(g)));
   return {
-    all: list,
-    find: (id) => list.find((g) => g.id === id),
-    forCurrency: (currency, live, needs = {}) =>
-      list.filter((g) => g.enabled && ofMode(g, live) && (g.currencies === null || g.currencies.includes(currency)) && (!needs.hold || capabilitiesOf(g).hold)),
-    usable: (live) => list.filter((g) => ofMode(g, live)),
+    ...sharedSet,
+    async of(environmentId) {
+      if (!load) return sharedSet;
+      const { active, all } = await load(environmentId);
+      return gatewaySet([...shared, ...own(active)], [...shared, ...own(all)], shared);
+    },
+    extend: (more) =>
+      createGateways(list, {
+        processors: more.processors ?? load,
+        wrap: more.wrap ? (g) => more.wrap!(wrap(g)) : o.wrap,
+      }),
   };
 }

@@ -1,5 +1,6 @@
 import { capabilitiesOf, missingCapability } from '../domain/gateway-capabilities';
 import { isSourceSale, type SaleAction } from '../domain/sales';
+import type { RefundReason } from '../domain/payment-reference';
 import { newCall } from '../store/gateway-calls';
 import { getSale, type StoredSale } from '../store/sales';
 import { reserveSaleAction } from './sale-reservations';
@@ -24,18 +25,18 @@ export type ActionReason = 'hold_expired' | 'late_payment';
 
 export async function moveSaleMoney(
   deps: PaymentDeps,
-  a: { sale: StoredSale['row']; action: SaleAction; amount: ActionAmount; reason?: ActionReason; bound?: Bound },
+  a: { sale: StoredSale['row']; action: SaleAction; amount: ActionAmount; reason?: ActionReason; bound?: Bound; refundReason?: RefundReason },
 ): Promise<SaleActionOutcome> {
   if (isSourceSale(a.sale)) {
     // Captured whole at once: nothing is ever held, so a capture or void has nothing to move.
-    return a.action === 'refund' ? refundSourceSale(deps, { sale: a.sale, amount: a.amount, bound: a.bound }) : { kind: 'conflict' };
+    return a.action === 'refund' ? refundSourceSale(deps, { sale: a.sale, amount: a.amount, bound: a.bound, reason: a.refundReason }) : { kind: 'conflict' };
   }
   // Refunded through the transaction's sale, which lists it (a late charge, reversed by the
   // service, is not one of its sources).
   const paidPart = a.action === 'refund' && !a.reason && a.sale.source_transaction_id;
   const whole = paidPart ? await findSaleOfTransaction(deps.database.db, a.sale.source_transaction_id!) : undefined;
   if (whole) return { kind: 'part_of', sale: whole.id, transaction: a.sale.source_transaction_id! };
-  const gateway = deps.gateways.find(a.sale.gateway_id)!;
+  const gateway = (await deps.gateways.of(a.sale.environment_id)).find(a.sale.gateway_id)!;
   const step = await startStep<SaleActionOutcome>(deps, a.bound, {
     current: (call) => actionState(deps, call),
     async resend(call) {
@@ -56,7 +57,8 @@ export async function moveSaleMoney(
         // All of it: chosen by the reservation, from the sale's row locked.
         amount: a.amount === 'all' ? 0 : a.amount,
         currency: a.sale.currency,
-        request: a.reason ? { reason: a.reason } : {},
+        // The merchant's reason for a refund travels with the call too: whoever records it stores it on the operation.
+        request: { ...(a.reason ? { reason: a.reason } : {}), ...(a.refundReason && a.action === 'refund' ? { refund_reason: a.refundReason } : {}) },
         now: deps.now(),
         claimMs: deps.config.paymentClaimMs,
         bound: a.bound,

@@ -1,6 +1,8 @@
 import { uuidv7 } from '../domain/ids';
 import { actionLimit, type SaleAction } from '../domain/sales';
+import { isRefundReason, type RefundReason } from '../domain/payment-reference';
 import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from '../store/db';
+import { isUniqueViolation } from '../store/errors';
 import type { Outbox } from '../store/events';
 import { type GatewayCall, insertCall, linkedSale, salesOfAction, settleCall } from '../store/gateway-calls';
 import { ACTION_EVENTS, addOperation, moveAmounts } from '../store/sale-amounts';
@@ -39,14 +41,23 @@ export async function reserveSaleAction(
   db: Db,
   a: { call: GatewayCall; action: SaleAction; now: Date; outbox: Outbox; all?: boolean },
 ): Promise<Reservation> {
-  return inTransaction(db, async (trx): Promise<Reservation> => {
-    const call = a.all ? { ...a.call, amount: actionLimit(a.action, (await lockSaleRow(trx, a.call.subject_id))!) } : a.call;
-    if (call.amount <= 0 || !(await moveAmounts(trx, call.subject_id, a.action, 'reserve', call.amount, a.now))) return { kind: 'conflict' };
-    await insertCall(trx, call);
-    if (a.action === 'refund') await takeBack(trx, call, a.outbox, a.now);
-    return { kind: 'reserved', call, payment: await paymentReference(trx, call.subject_id) } as const;
-  });
+  try {
+    return await inTransaction(db, async (trx): Promise<Reservation> => {
+      const call = a.all ? { ...a.call, amount: actionLimit(a.action, (await lockSaleRow(trx, a.call.subject_id))!) } : a.call;
+      if (call.amount <= 0 || !(await moveAmounts(trx, call.subject_id, a.action, 'reserve', call.amount, a.now))) return { kind: 'conflict' };
+      await insertCall(trx, call);
+      if (a.action === 'refund') await takeBack(trx, call, a.outbox, a.now);
+      return { kind: 'reserved', call, payment: await paymentReference(trx, call.subject_id) } as const;
+    });
+  } catch (err) {
+    // Another operation of the sale still pending where only one may be (a Redsys order, migration 105): nothing was written.
+    if (isUniqueViolation(err)) return { kind: 'conflict' };
+    throw err;
+  }
 }
+
+/** The merchant's reason for a refund, as its call carries it (sale-actions.ts); null for none. */
+const refundReasonOf = (call: GatewayCall): RefundReason | null => (isRefundReason(call.request.refund_reason) ? call.request.refund_reason : null);
 
 /** The gateway did it: the operation and its event, once (null: another process recorded it). */
 export async function recordSaleAction(
@@ -79,7 +90,7 @@ export async function recordSaleAction(
     await settlePendingAction(trx, r.call, r.now);
     for (const id of sales) {
       if (!(await moveAmounts(trx, id, r.action, 'confirm', r.call.amount, r.now))) throw new Error(`sale ${id}: no ${r.action} in flight to confirm`);
-      await addOperation(trx, id, r.action, r.call.amount, r.gatewayReference, r.now, movementId);
+      await addOperation(trx, id, r.action, r.call.amount, r.gatewayReference, r.now, movementId, refundReasonOf(r.call));
       await r.outbox.emit(trx, ACTION_EVENTS[r.action], id, r.now);
     }
     await r.also?.(trx);

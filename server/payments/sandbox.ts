@@ -1,5 +1,6 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { cardBrand, normalizeCardNumber, parseExpiry } from '../../widget/fields/card';
+import { TEST_CARDS, type TestCardBehaviour, testData } from '../domain/test-cards';
 import {
   type ActionResult,
   type Authentication,
@@ -18,24 +19,6 @@ import {
 // acts once and `lookup` can answer (in this process's memory: a restart forgets, as if
 // the sandbox processor had never seen the call, which the reconciliation then releases).
 
-/** One card per outcome, shared with the tests and the docs. */
-export const TEST_CARDS = {
-  approved: '4242 4242 4242 4242',
-  declined: '4000 0000 0000 0002',
-  insufficientFunds: '4000 0000 0000 9995',
-  /** The issuer challenges the cardholder; completing the challenge approves. */
-  challenged: '4000 0027 6000 3184',
-  /** The issuer authenticates the cardholder without a challenge, and approves. */
-  frictionless: '4000 0000 0000 3055',
-  /** The issuer challenges the cardholder, then declines even a completed challenge. */
-  challengedThenDeclined: '4000 0084 0000 1629',
-  /** Approves; the sandbox bank disputes the capture as fraudulent a few seconds later (payments/disputes.ts). */
-  disputedFraudulent: '4000 0000 0000 0259',
-  /** Approves; then disputed as a product not received. */
-  disputedNotReceived: '4000 0000 0000 2685',
-  /** Approves; then the bank opens an inquiry (a `warning_*` dispute that moves no money). */
-  disputeInquiry: '4000 0000 0000 1976',
-} as const;
 
 /** References remembered; the oldest are forgotten first. */
 const MEMORY = 50_000;
@@ -177,6 +160,7 @@ export function createSandboxCard(): Gateway {
     currencies: null,
     enabled: true,
     sandbox: true,
+    testData: testData(...(Object.keys(TEST_CARDS) as TestCardBehaviour[])),
     async pay({ reference, fields }) {
       const card = summarize(fields);
       // A challenge moves nothing, so asking again is harmless: only settled answers are remembered.
@@ -212,13 +196,27 @@ export function createSandboxCard(): Gateway {
   };
 }
 
+/** A signature equal to the expected one, compared in constant time (its length is no secret). */
+function sameSignature(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
 /**
- * Like PayPal or Bizum: the customer approves or rejects on the provider's own page. The
- * sandbox provider page (checkout/provider-page.ts) sends the decision back as the
- * `decision` field; without one, the customer must first go there.
+ * Like PayPal or Bizum: the customer approves or rejects on the processor's own page. The
+ * sandbox's page is served by the checkout on our own origin (`/pay/{token}/provider/{reference}/`,
+ * the only origin a sandbox may send a customer to, payments/redirect.ts); its Approve and
+ * Reject post to the call's return route a result signed under a key of this process,
+ * which `return` verifies: a decision the customer typed or changed settles nothing.
  */
 export function createSandboxRedirect(): Gateway {
   const { memory, ...processor } = sandboxProcessor();
+  // Per process: a return signed by another process (or before a restart) does not verify,
+  // and the call is settled by the reconciliation instead, as a forgotten sandbox call is.
+  const key = randomBytes(32);
+  const sign = (reference: string, result: string) => createHmac('sha256', key).update(`${reference}\n${result}`).digest('base64url');
+  const returns = new Map<string, string>();
   return {
     version: GATEWAY_INTERFACE_VERSION,
     id: SANDBOX_REDIRECT_ID,
@@ -229,10 +227,29 @@ export function createSandboxRedirect(): Gateway {
     currencies: null,
     enabled: true,
     sandbox: true,
-    async pay({ reference, fields }) {
-      if (fields.decision === undefined) return { outcome: 'redirect' };
+    async pay({ reference, returnUrl }) {
+      if (!returnUrl) return { outcome: 'not_acted', reason: 'a redirect payment needs a return URL' };
+      returns.set(reference, returnUrl);
+      if (returns.size > MEMORY) returns.delete(returns.keys().next().value!);
+      // Its page sits beside the return route, in the same embed mode (the same query).
+      const page = new URL(`../../provider/${encodeURIComponent(reference)}/`, returnUrl);
+      page.search = new URL(returnUrl).search;
+      return { outcome: 'redirect', redirect: { url: page.href, method: 'GET' }, processorId: `sbx_session_${reference}` };
+    },
+    sandboxPage({ reference }) {
+      const url = returns.get(reference);
+      if (!url) return null;
+      const post = (result: string) => ({ url, method: 'POST' as const, fields: { sandbox_result: result, sandbox_signature: sign(reference, result) } });
+      return { approve: post('approve'), reject: post('reject') };
+    },
+    async return({ reference, body }) {
+      const result = body.sandbox_result ?? '';
+      if (!['approve', 'reject'].includes(result) || !sameSignature(body.sandbox_signature ?? '', sign(reference, result))) {
+        return { outcome: 'not_acted', reason: 'the return is not signed by the sandbox' };
+      }
+      // The first decision is the processor's: a replayed or second return answers the same.
       return memory.once<SettledResult>(reference, () =>
-        fields.decision === 'approve' ? { outcome: 'approved', reference: `sbx_redirect_${reference}`, card: null } : { outcome: 'declined', card: null },
+        result === 'approve' ? { outcome: 'approved', reference: `sbx_redirect_${reference}`, card: null } : { outcome: 'declined', card: null },
       );
     },
     ...processor,

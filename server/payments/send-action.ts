@@ -8,6 +8,7 @@ import { recordSaleAction, releaseSaleAction } from './sale-reservations';
 import { getCall } from '../store/unknown-outcomes';
 import { askGateway, type PaymentDeps, type Settled } from './ask';
 import { outcomeUnknown, recordSafely } from './outcome';
+import { readProcessorSettlement } from './processor-settlement';
 
 // The gateway's half of a capture, refund or void whose amounts are reserved: ask the
 // gateway outside any database transaction, then record the operation or move the amount
@@ -40,7 +41,7 @@ export type SaleActionOutcome =
 
 /** Sends a reserved action's call (a new one, or one whose process died: same reference) and records the answer. */
 export async function sendSaleAction(deps: PaymentDeps, call: GatewayCall): Promise<SaleActionOutcome> {
-  const gateway = deps.gateways.find(call.gateway_id)!;
+  const gateway = (await deps.gateways.of(call.environment_id)).find(call.gateway_id)!;
   const payment = String(call.request.payment ?? '');
   const action = call.kind as SaleAction;
   const answer = await askGateway(deps, gateway, (signal) => gateway[action]({ reference: call.reference, signal, payment, amount: call.amount }));
@@ -91,7 +92,11 @@ export async function recordSaleActionResult(
             if (await markHoldExpired(trx, call.subject_id, now)) await deps.outbox.emit(trx, 'sale.hold_expired', call.subject_id, now);
           }
         : undefined;
-    return recordSaleAction(db, { call, action, gatewayReference: s.reference, now, outbox: deps.outbox, from, also });
+    const recorded = await recordSaleAction(db, { call, action, gatewayReference: s.reference, now, outbox: deps.outbox, from, also });
+    if (!recorded || action !== 'capture') return recorded;
+    // Captured: what the merchant's own processor settled for it, if it does, in the sale answered.
+    await readProcessorSettlement(deps, recorded.row.id);
+    return (await getSale(db, null, recorded.row.id)) ?? recorded;
   }
   if (from === 'pending') await releaseSaleAction(db, { call, action, state: 'failed', now: deps.now(), outbox: deps.outbox });
   return null;

@@ -1,5 +1,5 @@
 import { uuidv7 } from '../domain/ids';
-import { insertStoreCall, newCall, noteProcessorId, settleCall, type GatewayCall } from '../store/gateway-calls';
+import { awaitReturn, insertStoreCall, newCall, noteProcessorId, settleCall, type GatewayCall } from '../store/gateway-calls';
 import type { AuthorizationRow } from '../store/schema';
 import { type Db, inTransaction } from '../store/db';
 import type { Outbox } from '../store/events';
@@ -7,7 +7,9 @@ import { failAuthorization, getAuthorization, reopenAuthorization, writeStoredCa
 import { openStoreChallenge } from '../store/saved-cards';
 import { getCall } from '../store/unknown-outcomes';
 import { type Answer, askGateway, type PaymentDeps, type Settled } from './ask';
-import type { SettledResult, StoringGateway } from './gateway';
+import type { ChallengeRequired, SettledResult, StoringGateway } from './gateway';
+import { customerFor } from './processor-customers';
+import { checkRedirect, type Checked } from './redirect';
 import { type Bound, outcomeUnknown, recordSafely, startStep } from './outcome';
 
 // Storing a card without charging it: an authorization the merchant charges later. Its
@@ -29,7 +31,7 @@ export type StoreCardOutcome =
   /** Another process is sending this key's call now. */
   | { kind: 'in_flight'; retryAfterMs: number }
   /** The issuer asks the customer first: the authorization is `requires_action` until its challenge is answered (store-challenge.ts). */
-  | { kind: 'challenge'; authorization: AuthorizationRow };
+  | { kind: 'challenge'; authorization: AuthorizationRow; /** The challenge is the processor's page: where to send the customer. */ redirect?: Checked };
 
 /** What storing a card is given. */
 export interface StoreCardInput {
@@ -45,6 +47,10 @@ export interface StoreCardInput {
   /** Where the challenge's page sends the customer once done, for a new authorization (the API's). */
   returnUrl?: string | null;
   cancelUrl?: string | null;
+  /** The client the card is saved for (clients.id): its processor customer is made once and reused (processor-customers.ts). */
+  clientId?: string | null;
+  /** The hosted save page: the store call's own return route, and the page's language (Gateway.store). */
+  page?: { returnUrl: (reference: string) => string; language: string };
 }
 
 export async function storeCard(deps: PaymentDeps, s: StoreCardInput): Promise<StoreCardOutcome> {
@@ -60,7 +66,7 @@ export async function storeCard(deps: PaymentDeps, s: StoreCardInput): Promise<S
         subjectId: s.authorizationId ?? uuidv7(now.getTime()),
         amount: 0,
         currency: '',
-        request: { notify_url: s.notifyUrl },
+        request: { notify_url: s.notifyUrl, client_id: s.clientId ?? null },
         now,
         claimMs: deps.config.paymentClaimMs,
         bound: s.bound,
@@ -71,19 +77,37 @@ export async function storeCard(deps: PaymentDeps, s: StoreCardInput): Promise<S
   });
   if ('done' in step) return step.done;
   const { call } = step;
-  const authenticate = s.authenticate === true;
-  const answer = await askGateway(deps, gateway, (signal) => gateway.store({ reference: call.reference, signal, fields: s.fields, ...(authenticate ? { authenticate } : {}) }));
-  if (answer.kind === 'answered' && answer.value.outcome === 'challenge') {
-    // What the processor started, for the store that resumes it to be looked up by (store-challenge.ts).
-    if (answer.value.processorId) await noteProcessorId(deps.database.db, call.id, answer.value.processorId);
-    const opened = await openStoreChallenge(
-      deps.database.db,
-      { callId: call.id, authorizationId: call.subject_id, environmentId: call.environment_id, gatewayId: gateway.id, notifyUrl: s.notifyUrl, gatewayChallenge: answer.value.challenge, returnUrl: s.returnUrl ?? null, cancelUrl: s.cancelUrl ?? null },
-      deps.now(),
-    );
-    return opened ? { kind: 'challenge', authorization: opened } : currentState(deps, call);
-  }
+  const customer = await customerFor(deps, gateway, { environmentId: s.environmentId, clientId: s.clientId ?? null });
+  if ('failed' in customer) return settleStore(deps, call, { kind: 'not_acted', reason: customer.failed });
+  const returnUrl = s.page?.returnUrl(call.reference);
+  const input = { reference: call.reference, fields: s.fields, ...(s.authenticate ? { authenticate: true } : {}), ...(returnUrl ? { returnUrl, language: s.page!.language } : {}), ...customer };
+  const answer = await askGateway(deps, gateway, (signal) => gateway.store({ ...input, signal }));
+  if (answer.kind === 'answered' && answer.value.outcome === 'challenge') return openChallenge(deps, s, call, answer.value, returnUrl);
   return settleStore(deps, call, answer as Answer<SettledResult>);
+}
+
+/**
+ * The issuer (or the processor's own page, `redirect`) asks the customer first: the
+ * authorization waits for it. A redirect is checked like a payment's before anyone is sent
+ * (payments/redirect.ts) and kept on the call, for the page to send the customer there again.
+ */
+async function openChallenge(deps: PaymentDeps, s: StoreCardInput, call: GatewayCall, challenge: ChallengeRequired, returnUrl: string | undefined): Promise<StoreCardOutcome> {
+  const db = deps.database.db;
+  const checked = challenge.redirect ? (returnUrl ? checkRedirect(s.gateway, challenge.redirect, new URL(returnUrl).origin) : { refused: 'a redirect without a page to return to' }) : null;
+  if (checked && 'refused' in checked) {
+    deps.log.error({ call: call.id, gateway: s.gateway.code, why: checked.refused }, 'gateway redirect not followed: nothing stored');
+    return settleStore(deps, call, { kind: 'not_acted', reason: checked.refused });
+  }
+  // What the processor started, for the store that resumes it to be looked up by (store-challenge.ts).
+  if (checked) await awaitReturn(db, call, { processorId: challenge.processorId ?? null, redirect: checked.to, until: deps.now() });
+  else if (challenge.processorId) await noteProcessorId(db, call.id, challenge.processorId);
+  const opened = await openStoreChallenge(
+    db,
+    { callId: call.id, authorizationId: call.subject_id, environmentId: call.environment_id, gatewayId: s.gateway.id, notifyUrl: s.notifyUrl, gatewayChallenge: challenge.challenge, returnUrl: s.returnUrl ?? null, cancelUrl: s.cancelUrl ?? null },
+    deps.now(),
+  );
+  if (!opened) return currentState(deps, call);
+  return checked ? { kind: 'challenge', authorization: opened, redirect: checked.to } : { kind: 'challenge', authorization: opened };
 }
 
 /** Records what the gateway answered a store (or the resume of its challenge), and what that comes to. */
@@ -145,6 +169,7 @@ export async function recordStoredCardResult(deps: PaymentDeps, call: GatewayCal
     // As a sale records it: how the issuer authenticated the cardholder (at a challenge, frictionless), or null.
     authentication_status: s.authentication?.status ?? null,
     authentication_method: s.authentication?.method ?? null,
+    client_id: (call.request.client_id as string | null | undefined) ?? null,
     created_at: at,
     updated_at: at,
   };

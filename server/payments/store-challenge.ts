@@ -38,7 +38,7 @@ export async function answerStoreChallenge(
   const { authorization: row } = p;
   const db = deps.database.db;
   if (p.answer === 'abandoned') return (await leaveChallenge(db, row, deps.now(), deps.outbox)) ? { kind: 'abandoned' } : { kind: 'not_claimed' };
-  const gateway = deps.gateways.find(row.gateway_id);
+  const gateway = (await deps.gateways.of(row.environment_id)).find(row.gateway_id);
   const resume = gateway?.resume?.bind(gateway);
   const challenge = row.gateway_challenge;
   if (!gateway || !resume || !challenge) return { kind: 'gateway_failed' };
@@ -51,7 +51,7 @@ export async function answerStoreChallenge(
     subjectId: row.id,
     amount: 0,
     currency: '',
-    request: { notify_url: row.notify_url },
+    request: { notify_url: row.notify_url, client_id: row.client_id ?? null },
     now,
     claimMs: deps.config.paymentClaimMs,
     // The processor's id of what the challenged store started, for a lookup of this one.

@@ -2,6 +2,7 @@ import { newCall, type GatewayCall } from '../store/gateway-calls';
 import { releaseClaim, type Reservation, reservationOfCall } from '../store/subscription-charges';
 import { type AttemptToReserve, recordCharged, recordFailed, releaseAttempt, reserveCharge } from './subscription-period';
 import { askGateway, type PaymentDeps, type Settled } from './ask';
+import type { GatewaySet } from './registry';
 
 // The charge of one subscription period, by the payments core's rule: reserve with a
 // conditional write (the unique (subscription, period) row, with the attempt's gateway
@@ -15,9 +16,9 @@ import { askGateway, type PaymentDeps, type Settled } from './ask';
 
 export type PeriodOutcome = 'charged' | 'failed' | 'skipped';
 
-function attemptCall(deps: PaymentDeps, a: AttemptToReserve): GatewayCall | null {
+function attemptCall(deps: PaymentDeps, gateways: GatewaySet, a: AttemptToReserve): GatewayCall | null {
   const auth = a.authorization;
-  const gateway = auth && deps.gateways.find(auth.gateway_id);
+  const gateway = auth && gateways.find(auth.gateway_id);
   if (!auth || auth.status !== 'active' || !gateway) return null;
   const call = newCall({
     environmentId: a.subscription.environment_id,
@@ -35,9 +36,11 @@ function attemptCall(deps: PaymentDeps, a: AttemptToReserve): GatewayCall | null
 }
 
 /** Charges the owed period of a subscription this process has claimed. */
-export async function chargeSubscriptionPeriod(deps: PaymentDeps, subscriptionId: string, claimant: string): Promise<PeriodOutcome> {
+export async function chargeSubscriptionPeriod(deps: PaymentDeps, subscription: { id: string; environment_id: string }, claimant: string): Promise<PeriodOutcome> {
   const db = deps.database.db;
-  const reservation = await reserveCharge(db, { subscriptionId, claimant, now: deps.now(), call: (a) => attemptCall(deps, a) });
+  const subscriptionId = subscription.id;
+  const gateways = await deps.gateways.of(subscription.environment_id);
+  const reservation = await reserveCharge(db, { subscriptionId, claimant, now: deps.now(), call: (a) => attemptCall(deps, gateways, a) });
   // An attempt still being settled keeps the claim until it runs out, so the subscription
   // is looked at again once per SUBSCRIPTION_CLAIM_MS, not on every pass.
   if (reservation === 'pending') return 'skipped';
@@ -47,7 +50,7 @@ export async function chargeSubscriptionPeriod(deps: PaymentDeps, subscriptionId
   }
   const { call, authorization, charge } = reservation;
   if (!call || !authorization) return record(deps, reservation, { status: 'failed', reason: 'declined', card: null }, 'authorization_removed');
-  const gateway = deps.gateways.find(call.gateway_id)!;
+  const gateway = gateways.find(call.gateway_id)!;
   const answer = await askGateway(deps, gateway, (signal) =>
     gateway.charge({ reference: call.reference, signal, method: authorization.gateway_reference, amount: charge.amount, currency: charge.currency, initiator: 'merchant' }),
   );
@@ -56,10 +59,12 @@ export async function chargeSubscriptionPeriod(deps: PaymentDeps, subscriptionId
   // The gateway surely did nothing: as a lookup that finds nothing (the period is due again at once).
   if (answer.kind === 'not_acted') return record(deps, reservation, { status: 'failed', reason: 'refused', card: null });
   const r = answer.value;
+  // The issuer wants the cardholder: a failed attempt that says why, with the link the customer pays it on (no retry while it is open).
+  if (r.outcome === 'authentication_required') return record(deps, reservation, { status: 'failed', reason: 'declined', card: r.card }, 'authentication_required', r.processorId);
   return record(deps, reservation, r.outcome === 'approved' ? { status: 'succeeded', reference: r.reference, card: r.card } : { status: 'failed', reason: r.outcome, card: r.card });
 }
 
-async function record(deps: PaymentDeps, reservation: Reservation, s: Settled, failure: string = s.status === 'failed' ? s.reason : ''): Promise<PeriodOutcome> {
+async function record(deps: PaymentDeps, reservation: Reservation, s: Settled, failure: string = s.status === 'failed' ? s.reason : '', processor?: string): Promise<PeriodOutcome> {
   const db = deps.database.db;
   const now = deps.now();
   const { subscription: sub, charge } = reservation;
@@ -75,7 +80,7 @@ async function record(deps: PaymentDeps, reservation: Reservation, s: Settled, f
     await releaseAttempt(db, { ...reservation, failure: 'not_processed', retryAt: now, now });
     return 'skipped';
   }
-  const recorded = await recordFailed(db, { ...reservation, failure, now, outbox: deps.outbox });
+  const recorded = await recordFailed(db, { ...reservation, failure, now, outbox: deps.outbox, ...(processor ? { confirm: { processor } } : {}) });
   if (recorded) deps.log.info({ ...log, failure }, 'subscription charge failed');
   return recorded ? 'failed' : 'skipped';
 }

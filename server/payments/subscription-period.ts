@@ -1,13 +1,16 @@
 import { MERCHANT_INITIATED } from '../domain/authentication';
 import { newToken, uuidv7 } from '../domain/ids';
 import { CHARGEABLE, type SubscriptionStatus } from '../domain/subscription-states';
-import { chargedSchedule, duePeriod, failedSchedule } from '../domain/subscription-schedule';
+import { awaitingCustomerSchedule, chargedSchedule, duePeriod, failedSchedule } from '../domain/subscription-schedule';
 import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from '../store/db';
 import type { EventType, Outbox } from '../store/events';
 import { type GatewayCall, insertCall } from '../store/gateway-calls';
 import { newSaleRow } from '../store/new-sale';
+import { closeConfirmLink } from '../store/confirm-links';
+import { addOperation } from '../store/sale-amounts';
 import { getAuthorization } from '../store/sales';
-import type { AuthorizationRow, SaleRow, SubscriptionChargeRow, SubscriptionRow, TransactionRow } from '../store/schema';
+import { CONFIRM_LINK_MS, newConfirmToken } from './charge-record';
+import type { AuthorizationRow, SaleRow, SubscriptionChargeRow, SubscriptionRow, TransactionLineRow, TransactionRow } from '../store/schema';
 import { holdClaim, insertCharge, insertChargeRecords, periodCharge, type Reservation, retryCharge, settleAttempt } from '../store/subscription-charges';
 import { cadenceOf, iso, lockSubscription, readSubscription, scheduleColumns, scheduleOf, updateSubscription } from '../store/subscriptions';
 
@@ -77,6 +80,8 @@ export async function reserveCharge(
     } else {
       const retry = { status: 'pending', attempts: attempt, reference, updated_at: r.now.toISOString() } as const;
       if (!(await retryCharge(trx, existing, retry))) return null;
+      // A new attempt (a new card given on payment_url) closes the link of the one that needed the customer: never both paid.
+      if (existing.sale_id) await closeConfirmLink(trx, existing.sale_id, r.now);
       charge = { ...existing, ...retry };
     }
     if (call) await insertCall(trx, call);
@@ -118,19 +123,8 @@ export async function recordCharged(db: Db, r: Reservation & { gatewayReference:
     const transaction = chargeTransaction(r);
     const auth = authorizationId ? await getAuthorization(trx, null, authorizationId) : undefined;
     const sale = { ...chargeSale(r, transaction.id, authorizationId), card_brand: auth?.card_brand ?? null, card_last4: auth?.card_last4 ?? null };
-    const line = {
-      id: uuidv7(r.now.getTime()),
-      transaction_id: transaction.id,
-      position: 0,
-      product_ref: null,
-      product_id: null,
-      name: sub.plan_name,
-      description: sale.description,
-      unit_price: r.charge.amount,
-      quantity: '1',
-      line_total: r.charge.amount,
-    };
-    const operation = { id: uuidv7(r.now.getTime()), sale_id: sale.id, kind: 'charge', amount: sale.amount, gateway_reference: r.gatewayReference, created_at: at, movement_id: null } as const;
+    const line = periodLine(r, transaction.id, sale.description);
+    const operation = { id: uuidv7(r.now.getTime()), sale_id: sale.id, kind: 'charge', amount: sale.amount, gateway_reference: r.gatewayReference, created_at: at, movement_id: null, reason: null } as const;
     await insertChargeRecords(trx, { transaction, line, sale, operation });
     if (!(await settleAttempt(trx, r, 'succeeded', { status: 'charged', transaction_id: transaction.id, sale_id: sale.id, failure: null, updated_at: at }, r.now, sale.id))) {
       throw new Rollback(false);
@@ -141,8 +135,24 @@ export async function recordCharged(db: Db, r: Reservation & { gatewayReference:
   });
 }
 
+/** The one line of a period's transaction: the plan, for the period's dates. */
+export function periodLine(r: Reservation & { now: Date }, transactionId: string, description: string | null): TransactionLineRow {
+  return {
+    id: uuidv7(r.now.getTime()),
+    transaction_id: transactionId,
+    position: 0,
+    product_ref: null,
+    product_id: null,
+    name: r.subscription.plan_name,
+    description,
+    unit_price: r.charge.amount,
+    quantity: '1',
+    line_total: r.charge.amount,
+  };
+}
+
 /** The completed transaction a period's charge is recorded as. */
-function chargeTransaction(r: Reservation & { now: Date }): TransactionRow {
+export function chargeTransaction(r: Reservation & { now: Date }): TransactionRow {
   const at = r.now.toISOString();
   const sub = r.subscription;
   return {
@@ -179,8 +189,11 @@ function chargeTransaction(r: Reservation & { now: Date }): TransactionRow {
   };
 }
 
+/** What a period's sale and line say: the plan and the period's dates. */
+export const periodDescription = (sub: SubscriptionRow, charge: SubscriptionChargeRow) => `${sub.plan_name}: ${charge.period_start.slice(0, 10)} – ${charge.period_end.slice(0, 10)}`;
+
 /** Its sale: a merchant-initiated charge of the stored card, captured. */
-function chargeSale(r: Reservation & { now: Date }, transactionId: string, authorizationId: string | null): SaleRow {
+function chargeSale(r: Reservation & { now: Date }, transactionId: string | null, authorizationId: string | null): SaleRow {
   const at = r.now.toISOString();
   const sub = r.subscription;
   return newSaleRow({
@@ -192,7 +205,7 @@ function chargeSale(r: Reservation & { now: Date }, transactionId: string, autho
     currency: r.charge.currency,
     amount: r.charge.amount,
     captured: r.charge.amount,
-    description: `${sub.plan_name}: ${r.charge.period_start.slice(0, 10)} – ${r.charge.period_end.slice(0, 10)}`,
+    description: periodDescription(sub, r.charge),
     // The subscription's notify_url hears of it, as subscription.charged.
     notify_url: null,
     // A subscription's charge is the merchant's, of a stored card: never challenged.
@@ -208,7 +221,7 @@ function chargeSale(r: Reservation & { now: Date }, transactionId: string, autho
  * one period on; paused, stopped or resumed meanwhile, the paid period is recorded and the
  * rest stays.
  */
-async function moveSchedule(trx: Tx, r: Reservation & { now: Date }, current: SubscriptionRow): Promise<void> {
+export async function moveSchedule(trx: Tx, r: Reservation & { now: Date }, current: SubscriptionRow): Promise<void> {
   const sub = r.subscription;
   const unchanged =
     CHARGEABLE.includes(current.status as SubscriptionStatus) &&
@@ -225,17 +238,25 @@ async function moveSchedule(trx: Tx, r: Reservation & { now: Date }, current: Su
 /**
  * The gateway refused: the attempt is recorded on the period's row, and the subscription
  * goes past_due with its next retry, or is stopped after the last one; judged on the row
- * locked first (see recordCharged), so a stop or pause being written is kept.
+ * locked first (see recordCharged), so a stop or pause being written is kept. Refused
+ * until the customer authenticates (`confirm`, the processor's payment) with retries
+ * left, the attempt's declined sale gets the link the customer pays it on
+ * (subscription-confirm.ts) and no retry is made while the link is open.
  */
-export async function recordFailed(db: Db, r: Reservation & { failure: string; now: Date; outbox: Outbox }): Promise<boolean> {
+export async function recordFailed(db: Db, r: Reservation & { failure: string; now: Date; outbox: Outbox; confirm?: { processor: string } }): Promise<boolean> {
   const at = r.now.toISOString();
   const sub = r.subscription;
-  return inTransaction(db, async (trx) => {
+  return rollbackOn<boolean, boolean>(db, async (trx) => {
     const current = (await lockSubscription(trx, sub.id))!;
-    if (!(await settleAttempt(trx, r, 'failed', { status: 'failed', failure: r.failure, updated_at: at }, r.now))) return false;
+    const charging = CHARGEABLE.includes(current.status as SubscriptionStatus) && current.period === r.charge.period;
+    const failed = charging ? failedSchedule(scheduleOf(current), cadenceOf(current)) : null;
+    const link = r.confirm && failed && !failed.giveUp ? await insertLinkedSale(trx, r) : null;
+    const row = { status: 'failed', failure: r.failure, updated_at: at, ...(link ? { sale_id: link.id } : {}) } as const;
+    if (!(await settleAttempt(trx, r, 'failed', row, r.now, link?.id, r.confirm?.processor))) throw new Rollback(false);
     const events: EventType[] = ['subscription.charge_failed'];
-    if (CHARGEABLE.includes(current.status as SubscriptionStatus) && current.period === r.charge.period) {
-      const { schedule, giveUp } = failedSchedule(scheduleOf(current), cadenceOf(current));
+    if (failed) {
+      const { giveUp } = failed;
+      const schedule = link ? awaitingCustomerSchedule(scheduleOf(current), new Date(link.confirm_expires_at!)) : failed.schedule;
       const stop = giveUp ? { stopped_at: at, stop_reason: 'payment_failed' as const } : {};
       await updateSubscription(trx, sub.id, { ...scheduleColumns(schedule), status: giveUp ? 'stopped' : 'past_due', ...stop, claimed_until: null, claimed_by: null, updated_at: at });
       if (giveUp) events.push('subscription.stopped');
@@ -244,4 +265,22 @@ export async function recordFailed(db: Db, r: Reservation & { failure: string; n
     for (const type of events) await r.outbox.emit(trx, type, sub.id, r.now);
     return true;
   });
+}
+
+/** The declined sale of an attempt that needs the customer, with its confirm link (7 days), as an authorization's charge has (charge-record.ts). */
+async function insertLinkedSale(trx: Tx, r: Reservation & { now: Date }): Promise<SaleRow> {
+  const authorizationId = (r.call!.request.authorization_id as string | undefined) ?? r.subscription.authorization_id;
+  const auth = authorizationId ? await getAuthorization(trx, null, authorizationId) : undefined;
+  const sale = {
+    ...chargeSale(r, null, authorizationId),
+    captured: 0,
+    card_brand: auth?.card_brand ?? null,
+    card_last4: auth?.card_last4 ?? null,
+    failure: 'authentication_required' as const,
+    confirm_token: newConfirmToken(),
+    confirm_expires_at: new Date(r.now.getTime() + CONFIRM_LINK_MS).toISOString(),
+  };
+  await trx.insertInto('sales').values(sale).execute();
+  await addOperation(trx, sale.id, 'decline', sale.amount, null, r.now);
+  return sale;
 }

@@ -12,6 +12,7 @@ export function presentAuthorization(row: AuthorizationRow) {
       row.card_brand || row.card_last4
         ? { brand: row.card_brand, last4: row.card_last4, exp_month: row.card_exp_month, exp_year: row.card_exp_year }
         : null,
+    client: row.client_id ?? null,
     authentication: row.authentication_status && row.authentication_method ? { status: row.authentication_status, method: row.authentication_method } : null,
     notify_url: row.notify_url,
     created: row.created_at,

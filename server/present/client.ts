@@ -25,6 +25,7 @@ export const ibanFieldsOf = (row: ClientIban) => ({
   iban: row.iban,
   notify_url: row.notify_url,
   enabled: row.enabled,
+  account_holder_name: row.account_holder_name,
 });
 
 export function presentIban(row: ClientIban) {

@@ -23,5 +23,5 @@ export function presentMerchantPayout(row: MerchantPayoutRow) {
 }
 
 export function presentPayoutSettings(s: PayoutSettings) {
-  return { iban: s.iban, schedule: s.schedule, updated: s.updated_at };
+  return { iban: s.iban, account_holder_name: s.account_holder_name, schedule: s.schedule, updated: s.updated_at };
 }

@@ -2,8 +2,7 @@ import type { Language } from '../../widget/i18n/language';
 import { exponentOf } from '../domain/currencies';
 import { unitsToNumber } from '../domain/money';
 import type { SubscriptionStatus } from '../domain/subscription-states';
-import type { SubscriptionChargeRow } from '../store/schema';
-import type { StoredSubscription } from '../store/subscriptions';
+import type { PeriodCharge, StoredSubscription } from '../store/subscriptions';
 
 // A subscription as the API shows it (and as its events carry it), with its charges.
 
@@ -12,7 +11,17 @@ export function signupOpen(row: StoredSubscription['row']): boolean {
   return (row.status === 'waiting' && row.authorization_id === null) || row.status === 'past_due';
 }
 
-function presentCharge(c: SubscriptionChargeRow) {
+/**
+ * The page of the period's attempt that the issuer declined until the customer
+ * authenticates (payments/subscription-period.ts), while that attempt is the latest: a
+ * later one (made when the link expired or was closed) was recorded at or after its expiry.
+ */
+function confirmUrlOf(c: PeriodCharge, baseUrl: string): string | null {
+  const latest = c.confirm_expires_at !== null && c.confirm_expires_at > c.updated_at;
+  return c.status === 'failed' && c.failure === 'authentication_required' && c.confirm_token && latest ? `${baseUrl}/pay/confirm/${c.confirm_token}/` : null;
+}
+
+function presentCharge(c: PeriodCharge, baseUrl: string) {
   return {
     period: c.period,
     period_start: c.period_start,
@@ -24,6 +33,7 @@ function presentCharge(c: SubscriptionChargeRow) {
     failure: c.failure,
     transaction: c.transaction_id,
     sale: c.sale_id,
+    confirm_url: confirmUrlOf(c, baseUrl),
   };
 }
 
@@ -56,7 +66,7 @@ export function presentSubscription({ row, charges }: StoredSubscription, baseUr
     paused: row.paused_at,
     stopped: row.stopped_at,
     stop_reason: row.stop_reason,
-    charges: charges.map(presentCharge),
+    charges: charges.map((c) => presentCharge(c, baseUrl)),
     created: row.created_at,
     updated: row.updated_at,
   };

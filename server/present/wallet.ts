@@ -41,7 +41,8 @@ export function presentEntry(row: LedgerEntryRow) {
   };
 }
 
-export const TRANSFER_STATUSES = ['pending', 'paid', 'failed'] as const;
+/** `in_transit` and `returned` come with payouts by SEPA file only (domain/sepa/states.ts). */
+export const TRANSFER_STATUSES = ['pending', 'in_transit', 'paid', 'returned', 'failed'] as const;
 
 export function presentTransfer(row: TransferRow) {
   return {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CardSummary } from '../gateway';
+import { type CardSummary, GatewayMismatch } from '../gateway';
 
 // What the connector reads from Stripe's answers, parsed with zod (the SDK's types say what
 // Stripe documents, not what arrived), and checked against the request before anything is
@@ -7,14 +7,9 @@ import type { CardSummary } from '../gateway';
 // answer that cannot be read or does not match is a `StripeMismatch`: never recorded, never
 // retried, the caller sends the call to `attention`.
 
-export class StripeMismatch extends Error {
-  constructor(
-    readonly field: string,
-    readonly expected: unknown,
-    readonly received: unknown,
-  ) {
-    super(`Stripe's answer does not match the request: ${field} is ${JSON.stringify(received)}, expected ${JSON.stringify(expected)}`);
-    this.name = 'StripeMismatch';
+export class StripeMismatch extends GatewayMismatch {
+  constructor(field: string, expected: unknown, received: unknown) {
+    super('Stripe', field, expected, received);
   }
 }
 
@@ -25,6 +20,8 @@ const card = z.object({
   exp_year: z.number().int().nullish(),
   /** Unix seconds: when an authorization held on this charge expires (Stripe sets it on uncaptured charges). */
   capture_before: z.number().int().optional(),
+  /** What 3-D Secure came to on this charge, when it ran (Checkout runs it on Stripe's page). */
+  three_d_secure: z.object({ result: z.string().nullish(), authentication_flow: z.string().nullish() }).nullish(),
 });
 
 const charge = z.object({
@@ -58,6 +55,8 @@ export const refundSchema = z.object({
   currency: z.string(),
   status: z.enum(['pending', 'requires_action', 'succeeded', 'failed', 'canceled']),
   payment_intent: z.string().nullish(),
+  charge: z.string().nullish(),
+  created: z.number().int(),
   metadata: z.record(z.string(), z.string()),
   failure_reason: z.string().nullish(),
 });

@@ -22,8 +22,9 @@ const fetchWithCallSignal: typeof fetch = (input, init) => {
   return fetch(input, { ...init, signal: signals.length > 0 ? AbortSignal.any(signals) : null });
 };
 
-export function stripeClient(settings: StripeSettings): Stripe {
-  const url = new URL(settings.apiUrl);
+/** A client of `settings.apiUrl`; `host: 'files'` of `settings.filesUrl` (the SDK sends uploads to the one host a client has, once it is set). */
+export function stripeClient(settings: Pick<StripeSettings, 'secretKey' | 'apiUrl' | 'filesUrl' | 'timeoutMs'>, host: 'api' | 'files' = 'api'): Stripe {
+  const url = new URL(host === 'files' ? settings.filesUrl : settings.apiUrl);
   const protocol = url.protocol === 'http:' ? 'http' : 'https';
   return new Stripe(settings.secretKey, {
     apiVersion: STRIPE_API_VERSION,

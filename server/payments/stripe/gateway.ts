@@ -1,32 +1,55 @@
-import { type ActionInput, type CallContext, type Gateway, GATEWAY_INTERFACE_VERSION, type NotActed } from '../gateway';
+import { STRIPE_CARD_ID } from '../../domain/processor-gateway-ids';
+import { type ActionInput, type CallContext, type Gateway, GATEWAY_INTERFACE_VERSION, type NotActed, type RedirectRequired } from '../gateway';
 import { capture, holdExpiry, refund, voidHold } from './actions';
+import { checkoutPay, checkoutReturn } from './checkout';
 import { stripeClient, withSignal } from './client';
 import type { StripeContext } from './context';
+import { readEvent } from './events';
 import { lookup } from './lookup';
 import { pay, type StripePayResult } from './pay';
+import type { ProcessorEventRead, ProcessorRecent, SeenDispute } from '../processor-said';
+import { recentAtStripe } from './sweep';
+import { settlementAtStripe } from './settlement';
+import { answerDispute, type DisputeAnswer, type DisputeAnswered, readDispute } from './disputes';
+import { chargeSaved } from './off-session';
+import { confirmedPayment, confirmPayment, STRIPE_AUTHENTICATION_ORIGIN } from './confirm';
 import { notActed } from './refusals';
+import { createCustomer, lookupSetup, setupResume, setupStore } from './setup';
 import { sentMemory } from './sent';
-import { stripeSettingsSchema, type StripeSettingsInput } from './settings';
+import { STRIPE_API_DEFAULT, stripeSettingsSchema, type StripeSettingsInput } from './settings';
 
-// The Stripe connector's server-side core: a card gateway of the `Gateway` interface that
-// pays with a PaymentMethod made by Stripe.js in the customer's browser (the page's part is
-// a later slice: until then the gateway declares no field, and refuses card numbers), and
-// captures, refunds, voids and looks up by our reference. Every call runs under the
-// caller's AbortSignal. Not in any registry yet: the processors API connects it per
-// environment (docs/processors.md).
+// The Stripe connector: a card gateway of the `Gateway` interface. On the payment page the
+// card is entered on Stripe Checkout's page, by redirect (checkout.ts: `flow: 'redirect'`,
+// no fields); a PaymentMethod made by Stripe.js (`fields.payment_method`, for the Payment
+// Element of a later slice) is paid with a PaymentIntent (pay.ts). It captures, refunds,
+// voids and looks up by our reference; it saves cards on a Customer and charges them
+// off-session (setup.ts, off-session.ts), and a charge that needs the customer is confirmed
+// with them on our hosted page (confirm.ts). Every call runs under the caller's AbortSignal. The
+// processors API connects it per environment (docs/processors.md).
 
-/** The same in every environment, like the seeded gateways' ids. */
-export const STRIPE_CARD_ID = '0190f5a0-0000-7000-8000-000000057001';
+/** Where Stripe Checkout's page is: the only origin its redirects may send the customer to. */
+export const STRIPE_CHECKOUT_ORIGIN = 'https://checkout.stripe.com';
+
+/** The same in every environment, like the seeded gateways' ids (domain/processor-gateway-ids.ts). */
+export { STRIPE_CARD_ID };
 
 export interface StripeCardGateway extends Gateway {
-  pay(input: Parameters<Gateway['pay']>[0]): Promise<StripePayResult | NotActed>;
+  pay(input: Parameters<Gateway['pay']>[0]): Promise<StripePayResult | RedirectRequired | NotActed>;
   /** When the hold of a payment (its PaymentIntent id) expires, from Stripe's `capture_before`; null when Stripe does not say. */
   holdExpiry(input: CallContext & { payment: string }): Promise<Date | null>;
+  /** A webhook delivery, verified under the processor's signing secret and read again from Stripe (events.ts). */
+  processorEvent(input: { body: Buffer; signature: string | undefined; signal: AbortSignal }): Promise<ProcessorEventRead>;
+  /** A dispute as Stripe holds it now (disputes.ts). */
+  dispute(input: { id: string; signal: AbortSignal }): Promise<SeenDispute>;
+  /** The merchant's evidence staged or submitted, or the dispute accepted, at Stripe (disputes.ts). */
+  answerDispute(input: DisputeAnswer & { signal: AbortSignal }): Promise<DisputeAnswered>;
+  /** The account's charges and refunds created in a window, for the daily sweep (sweep.ts). */
+  recent(input: { since: Date; until: Date; signal: AbortSignal }): Promise<ProcessorRecent>;
 }
 
 export function stripeGateways(input: StripeSettingsInput, options: { now?: () => Date } = {}): StripeCardGateway[] {
   const settings = stripeSettingsSchema.parse(input);
-  const ctx: StripeContext = { stripe: stripeClient(settings), settings, sent: sentMemory(), now: options.now ?? (() => new Date()) };
+  const ctx: StripeContext = { stripe: stripeClient(settings), files: stripeClient(settings, 'files'), settings, sent: sentMemory(), now: options.now ?? (() => new Date()) };
   // An action whose request Stripe refused (a 4xx) surely did nothing.
   const action = (fn: (ctx: StripeContext, input: ActionInput) => Promise<Awaited<ReturnType<Gateway['capture']>>>) => (i: ActionInput) =>
     withSignal(i.signal, () => fn(ctx, i)).catch((error: unknown) => notActed(error) ?? Promise.reject(error));
@@ -36,19 +59,38 @@ export function stripeGateways(input: StripeSettingsInput, options: { now?: () =
       id: STRIPE_CARD_ID,
       code: 'stripe-card',
       name: 'Card',
-      flow: 'form',
+      flow: 'redirect',
       fields: [],
       currencies: null,
       enabled: true,
       sandbox: settings.secretKey.includes('_test_'),
-      pay: (i) => withSignal(i.signal, () => pay(ctx, i)),
+      // Checkout's page, and the issuer's authentication of a charge the customer confirms (confirm.ts).
+      origins: { redirect: [STRIPE_CHECKOUT_ORIGIN, STRIPE_AUTHENTICATION_ORIGIN] },
+      // Only while a test double stands in for Stripe (STRIPE_API_URL): its checkout page is on its own origin.
+      ...(settings.apiUrl === STRIPE_API_DEFAULT ? {} : { replacedOrigin: new URL(settings.apiUrl).origin }),
+      // The page's pay post has a return route and no fields: Checkout. A PaymentMethod from Stripe.js: a PaymentIntent.
+      pay: (i) => withSignal<StripePayResult | RedirectRequired | NotActed>(i.signal, () => (i.fields.payment_method === undefined && i.returnUrl ? checkoutPay(ctx, i) : pay(ctx, i))),
+      return: (i) => withSignal(i.signal, () => checkoutReturn(ctx, i)),
       capture: action(capture),
       refund: action(refund),
       void: action(voidHold),
-      // Charges of stored cards come with saved cards (SetupIntents on a Customer), a later slice.
-      charge: async () => ({ outcome: 'not_acted', reason: 'saved cards are not connected to Stripe yet' }),
-      lookup: (i) => withSignal(i.signal, () => lookup(ctx, i.reference)),
+      // Saved cards: a SetupIntent on a Customer, on Checkout's page (setup.ts); charged off-session (off-session.ts).
+      store: (i) => withSignal(i.signal, () => setupStore(ctx, i)),
+      resume: (i) => withSignal(i.signal, () => setupResume(ctx, i.challenge)),
+      customer: (i) => withSignal(i.signal, () => createCustomer(ctx, i.reference, { client: i.client })),
+      charge: (i) => withSignal(i.signal, () => chargeSaved(ctx, i)),
+      // A charge that needs the customer, confirmed on our hosted page (confirm.ts).
+      confirm: (i) => withSignal(i.signal, () => confirmPayment(ctx, i)),
+      confirmed: (i) => withSignal(i.signal, () => confirmedPayment(ctx, i)),
+      // A resumed store is read from its setup session; anything else as lookup.ts says.
+      lookup: (i) => withSignal(i.signal, () => (i.kind === 'store' && i.processorId?.startsWith('cs_') ? lookupSetup(ctx, i.processorId) : lookup(ctx, i.reference, i.processorId))),
       holdExpiry: (i) => withSignal(i.signal, () => holdExpiry(ctx, i.payment)),
+      // The merchant's Stripe account settles its payments: Stripe's fee and net from the charge's balance transaction (settlement.ts).
+      processorFigures: (i) => withSignal(i.signal, () => settlementAtStripe(ctx, i.payment)),
+      processorEvent: (i) => withSignal(i.signal, () => readEvent(ctx, i)),
+      dispute: (i) => withSignal(i.signal, () => readDispute(ctx, i.id)),
+      answerDispute: (i) => withSignal(i.signal, () => answerDispute(ctx, i)),
+      recent: (i) => withSignal(i.signal, () => recentAtStripe(ctx, i)),
     },
   ];
 }

@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
 import type { LookupResult } from '../gateway';
 import { cardSummary, checkPayment, latestCharge, type PaymentIntent, paymentIntentSchema, read, refundSchema } from './answers';
+import { lookupSession, replayedSession } from './checkout';
 import type { StripeContext } from './context';
 import { declineOutcome, expectedOf, paymentOutcome } from './pay';
 import { isServerError, notActed } from './refusals';
@@ -124,8 +125,15 @@ async function lookupForgotten(ctx: StripeContext, reference: string): Promise<L
   return { status: 'not_found' };
 }
 
-export async function lookup(ctx: StripeContext, reference: string): Promise<LookupResult> {
+/** `processorId`: a Checkout Session's id (`cs_…`) when the call started one, read by that id. */
+export async function lookup(ctx: StripeContext, reference: string, processorId?: string): Promise<LookupResult> {
+  if (processorId?.startsWith('cs_')) return lookupSession(ctx, reference, processorId);
   const sent = ctx.sent.get(reference);
   if (!sent) return lookupForgotten(ctx, reference);
+  if (sent.kind === 'checkout') {
+    // Its answer was lost: the create again under its key names the session (or makes it, to be ended at once).
+    const session = ctx.now().getTime() - sent.at < REPLAY_WITHIN_MS ? await replayedSession(ctx, reference, sent.params) : null;
+    return session ? lookupSession(ctx, reference, session) : lookupForgotten(ctx, reference);
+  }
   return sent.kind === 'pay' ? lookupPayment(ctx, reference, sent) : lookupAction(ctx, reference, sent);
 }

@@ -8,6 +8,8 @@ import type Stripe from 'stripe';
 
 export type Sent =
   | { kind: 'pay'; params: Stripe.PaymentIntentCreateParams; at: number }
+  /** A Checkout Session (checkout.ts): a lookup without its id sends the create again to learn it. */
+  | { kind: 'checkout'; params: Stripe.Checkout.SessionCreateParams; at: number }
   | { kind: 'capture' | 'refund' | 'void'; payment: string; at: number };
 
 const MEMORY = 50_000;

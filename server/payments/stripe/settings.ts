@@ -1,5 +1,9 @@
 import { z } from 'zod';
 
+/** Stripe's own API: any other `apiUrl` is a test double standing in for it. */
+export const STRIPE_API_DEFAULT = 'https://api.stripe.com';
+export const STRIPE_FILES_DEFAULT = 'https://files.stripe.com';
+
 // What the Stripe connector is built from. The processors API (a later slice) stores these
 // per environment, sealed; tests pass them directly.
 
@@ -7,11 +11,15 @@ export const stripeSettingsSchema = z.object({
   /** A secret (`sk_…`) or restricted (`rk_…`) key; test keys reach Stripe's test mode only. */
   secretKey: z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/, 'a Stripe secret or restricted key (sk_… or rk_…)'),
   /** Where Stripe's API is: Stripe's own unless a test double stands in (STRIPE_API_URL). */
-  apiUrl: z.url({ protocol: /^https?$/ }).default('https://api.stripe.com'),
+  apiUrl: z.url({ protocol: /^https?$/ }).default(STRIPE_API_DEFAULT),
+  /** Where Stripe's files host is (dispute evidence is uploaded there): Stripe's own unless a test double stands in (STRIPE_FILES_URL). */
+  filesUrl: z.url({ protocol: /^https?$/ }).default(STRIPE_FILES_DEFAULT),
   /** The longest one request may take, whatever the caller's signal allows. */
   timeoutMs: z.number().int().positive().default(30_000),
   /** Where Stripe sends the customer back after 3-D Secure; without it the challenge is left to Stripe.js. */
   returnUrl: z.url({ protocol: /^https?$/ }).optional(),
+  /** The webhook endpoint's signing secret (`whsec_…`): events that do not verify under it are refused. */
+  webhookSecret: z.string().min(1).optional(),
   /** How far back a lookup lists PaymentIntents when it does not know when the call was made. */
   lookupWindowHours: z.number().int().positive().default(72),
 });

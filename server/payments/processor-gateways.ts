@@ -1,0 +1,104 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import type { Db } from '../store/db';
+import { type ProcessorWithCredentials, processorsForGateways } from '../store/processors';
+import { claimOrderNumber } from '../store/redsys-orders';
+import type { Gateway } from './gateway';
+import { redsysUrl, stripeApiUrl, stripeFilesUrl } from './processor-urls';
+import { processorWebhookUrl } from './processors';
+import { redsysGateways } from './redsys/gateway';
+import { stripeGateways } from './stripe/gateway';
+
+// The gateways of an environment's connected processors, for `deps.gateways.of(env)`
+// (registry.ts): one indexed query per call, the credentials opened by the store, and the
+// gateways built once per processor and version and kept in this process's memory, so a
+// request does not build a Stripe client, and a change (rotated keys, a delete) written by
+// any process is seen at the next call, since it moves the row's version on.
+
+export interface ProcessorGatewaySet {
+  /** Offered for new payments: those of the processors not deleted. */
+  active: Gateway[];
+  /** Also those of deleted processors, for the rows that name them (refunds, lookups, saved cards). */
+  all: Gateway[];
+}
+
+export interface ProcessorLoaderDeps {
+  db: Db;
+  config: Config;
+  log: Logger;
+  now?: () => Date;
+}
+
+/** Beyond this many processors' gateways the memory starts again: bounded whatever the number of environments. */
+const MAX_KEPT = 10_000;
+
+/** Each gateway names the account it acts for (`account`): what the processor keeps per account is kept under it. */
+const build = (deps: ProcessorLoaderDeps, p: ProcessorWithCredentials): Gateway[] => gatewaysOfType(deps, p).map((g) => ({ ...g, account: p.id }));
+
+function gatewaysOfType(deps: ProcessorLoaderDeps, p: ProcessorWithCredentials): Gateway[] {
+  switch (p.type) {
+    case 'stripe':
+      return stripeGateways(
+        {
+          secretKey: p.credentials.secret_key,
+          webhookSecret: p.credentials.webhook_secret,
+          apiUrl: stripeApiUrl(deps.config, p.environment_mode === 'live'),
+          filesUrl: stripeFilesUrl(deps.config, p.environment_mode === 'live'),
+          timeoutMs: deps.config.gatewayTimeoutMs,
+        },
+        { now: deps.now },
+      );
+    case 'redsys': {
+      const live = p.environment_mode === 'live';
+      // Redsys posts each payment's notification where the payment says (DS_MERCHANT_MERCHANTURL): this processor's own route.
+      const path = processorWebhookUrl('', p.id);
+      return redsysGateways(
+        {
+          ...p.credentials,
+          live,
+          apiUrl: redsysUrl(deps.config, live),
+          timeoutMs: deps.config.gatewayTimeoutMs,
+          ...(deps.config.publicUrl ? { notificationUrl: deps.config.publicUrl + path } : { notificationPath: path }),
+        },
+        { now: deps.now, claimOrder: claimOn(deps, p) },
+      );
+    }
+  }
+}
+
+/** A Redsys payment's order number claimed in the database, per (merchant code, terminal) whichever environment connects the terminal (migration 109). */
+function claimOn(deps: ProcessorLoaderDeps, p: Extract<ProcessorWithCredentials, { type: 'redsys' }>) {
+  const { merchant_code: merchantCode, terminal } = p.credentials;
+  return (reference: string, orderNumber: string) => claimOrderNumber(deps.db, { merchantCode, terminal, orderNumber, reference, processorId: p.id }, (deps.now ?? (() => new Date()))());
+}
+
+/**
+ * One gateway per id, the first met: `all` lists the processor not deleted first, then the
+ * deleted ones newest first, so a row naming a gateway id reaches the account connected
+ * now, else the one connected last. (A row made through an earlier account of the same
+ * type cannot be told apart by gateway id alone: see docs/processors.md.)
+ */
+function firstOfEachId(gateways: Gateway[]): Gateway[] {
+  const seen = new Set<string>();
+  return gateways.filter((g) => !seen.has(g.id) && (seen.add(g.id), true));
+}
+
+export function processorGatewayLoader(deps: ProcessorLoaderDeps): (environmentId: string) => Promise<ProcessorGatewaySet> {
+  const kept = new Map<string, { version: number; gateways: Gateway[] }>();
+  const gatewaysOf = (p: ProcessorWithCredentials): Gateway[] => {
+    const hit = kept.get(p.id);
+    if (hit?.version === p.version) return hit.gateways;
+    if (kept.size >= MAX_KEPT) kept.clear();
+    const gateways = build(deps, p);
+    kept.set(p.id, { version: p.version, gateways });
+    deps.log.debug({ processor: p.id, version: p.version }, 'processor gateways built');
+    return gateways;
+  };
+  return async (environmentId) => {
+    const processors = await processorsForGateways(deps.db, environmentId);
+    const connected = processors.filter((p) => p.deleted_at === null);
+    const deleted = processors.filter((p) => p.deleted_at !== null);
+    const active = connected.flatMap(gatewaysOf);
+    return { active, all: firstOfEachId([...active, ...deleted.flatMap(gatewaysOf)]) };
+  };
+}

@@ -1,0 +1,54 @@
+import { salesMissingSettlement, saveProcessorSettlement } from '../store/processor-settlements';
+import { paymentReference, saleRow } from '../store/sales';
+import type { PaymentDeps } from './ask';
+import type { Gateway } from './gateway';
+import { settledByProcessor } from './settlement';
+
+// What the merchant's own processor account settled for a sale (docs/processors.md "What
+// settles where"): its fee and net, read from the processor's record of the captured
+// payment and stored with the sale, shown beside our `fee` and never entering our balance
+// or payouts (balance.ts leaves processor-settled sales out). Read once the money is
+// captured (a payment recorded, a capture recorded); a reading that fails changes nothing
+// and is left to the daily sweep (processor-sweep.ts), which reads whatever is missing.
+
+/** How many sales without figures one sweep of a processor reads. */
+const SWEEP_READS = 100;
+
+async function readAndSave(deps: PaymentDeps, gateway: Gateway, sale: { id: string; payment: string }): Promise<boolean> {
+  const figures = await gateway.processorFigures!({ payment: sale.payment, signal: AbortSignal.timeout(deps.config.gatewayTimeoutMs) });
+  if (!figures) return false;
+  await saveProcessorSettlement(deps.database.db, sale.id, figures, deps.now());
+  return true;
+}
+
+/**
+ * Reads and stores the figures of a sale whose money was just captured, when its processor
+ * settles it and reports them. Never fails what was recorded: a failure is logged and left
+ * to the sweep.
+ */
+export async function readProcessorSettlement(deps: PaymentDeps, saleId: string): Promise<void> {
+  try {
+    const row = await saleRow(deps.database.db, saleId);
+    if (!row || row.captured === 0) return;
+    const gateway = (await deps.gateways.of(row.environment_id)).find(row.gateway_id);
+    if (!gateway?.processorFigures || !settledByProcessor(gateway, deps.gateways.all)) return;
+    const payment = await paymentReference(deps.database.db, saleId);
+    if (payment) await readAndSave(deps, gateway, { id: saleId, payment });
+  } catch (err) {
+    deps.log.warn({ sale: saleId, err }, 'processor settlement not read: the daily sweep reads it');
+  }
+}
+
+/** The daily sweep's part: the figures of the gateway's sales that have money captured and none yet. How many it stored. */
+export async function fillProcessorSettlements(deps: PaymentDeps, gateway: Gateway, environmentId: string): Promise<number> {
+  if (!gateway.processorFigures) return 0;
+  let filled = 0;
+  for (const sale of await salesMissingSettlement(deps.database.db, { environmentId, gatewayId: gateway.id, limit: SWEEP_READS })) {
+    try {
+      if (await readAndSave(deps, gateway, sale)) filled++;
+    } catch (err) {
+      deps.log.warn({ sale: sale.id, err }, 'processor settlement not read: tried again at the next sweep');
+    }
+  }
+  return filled;
+}

@@ -1,0 +1,48 @@
+import type { LookupInput, LookupResult } from '../gateway';
+import { cardOf, checkAnswer, RedsysUnknownOutcome } from './answers';
+import { lookupOperation } from './actions';
+import { paymentMeaning } from './codes';
+import type { RedsysContext } from './context';
+import { orderNumber } from './order';
+import { queryOperations } from './query';
+import { paymentRef } from './references';
+
+// What Redsys did for one of our references, through the query service. A payment's order
+// is the call's processor id, or derived again from the reference (order.ts), so a payment
+// can be looked up after a restart too; what this process sent (amount, currency) checks
+// the answer when it is known. An operation (capture, refund, void) needs what was sent
+// before it (actions.ts): after a restart it cannot be told apart from an earlier one of the
+// same amount, so it throws and the reconciliation sends it to `attention` in the end.
+
+async function lookupPayment(ctx: RedsysContext, input: LookupInput): Promise<LookupResult> {
+  const sent = ctx.sent.get(input.reference);
+  const known = sent && (sent.kind === 'pay' || sent.kind === 'charge') ? sent : null;
+  const order = input.processorId?.split(':')[0] ?? known?.order ?? orderNumber(input.reference);
+  // Without memory the type is unknown: a payment (0) or a hold (1).
+  const types = known ? [known.type] : ['0', '1'];
+  for (const type of types) {
+    const [operation, ...more] = await queryOperations(ctx, order, type, input.signal);
+    if (!operation) continue;
+    if (more.length > 0) throw new RedsysUnknownOutcome(`Redsys shows ${more.length + 1} payments of order ${order}: attention`);
+    checkAnswer(operation, { merchantCode: ctx.settings.merchant_code, terminal: ctx.settings.terminal, order, ...(known ? { amount: known.amount, currencyCode: known.currencyCode } : {}) });
+    // Our reference travels in MerchantData: an operation of the order that does not carry it is someone else's (a colliding order).
+    if (operation.Ds_MerchantData !== undefined && operation.Ds_MerchantData !== '' && operation.Ds_MerchantData !== input.reference) {
+      throw new RedsysUnknownOutcome(`order ${order} carries another reference: attention`);
+    }
+    const meaning = paymentMeaning(operation.Ds_Response);
+    const card = cardOf(operation);
+    if (meaning === 'approved') return { status: 'succeeded', reference: paymentRef({ order, currencyCode: operation.Ds_Currency.padStart(3, '0') }), card };
+    return { status: 'failed', reason: meaning, card };
+  }
+  return { status: 'not_found' };
+}
+
+export async function lookup(ctx: RedsysContext, input: LookupInput): Promise<LookupResult> {
+  const sent = ctx.sent.get(input.reference);
+  if (sent?.kind === 'capture' || sent?.kind === 'refund' || sent?.kind === 'void') return lookupOperation(ctx, input.reference, sent, input.signal);
+  const kind = input.kind ?? sent?.kind;
+  if (kind === 'capture' || kind === 'refund' || kind === 'void') {
+    throw new RedsysUnknownOutcome(`the ${kind} ${input.reference} is not in this process's memory: without it an earlier operation of the same amount cannot be told apart (attention)`);
+  }
+  return lookupPayment(ctx, input);
+}

@@ -1,0 +1,71 @@
+import type { NotActed, PayInput, RedirectRequired, RedirectTo } from '../gateway';
+import { CURRENCY_CODES } from './codes';
+import type { RedsysContext } from './context';
+import { signed } from './client';
+import { claimedOrderNumber } from './order';
+
+// A payment by redirect: the page posts the customer's browser to Redsys's payment page
+// with the three signed fields, and the bank runs 3-D Secure there (or Bizum asks the
+// customer's phone). Nothing is sent from our server, so `pay` cannot know the outcome: only
+// the signed asynchronous notification, or a query, tells (notification.ts, lookup.ts). The
+// order number is derived from our reference and claimed on the terminal before the
+// customer is sent (order.ts), and our reference travels in
+// Ds_Merchant_MerchantData, which Redsys echoes in its notification. The call's return
+// route (`returnUrl`) is both URLOK and URLKO: what comes back goes to `return`.
+
+/** The interface's redirect, as Redsys's page needs it: a POST of the three signed fields, and the order as processor id. */
+export interface RedirectResult extends RedirectRequired {
+  redirect: RedirectTo & { method: 'POST'; fields: { Ds_SignatureVersion: string; Ds_MerchantParameters: string; Ds_Signature: string } };
+  /** The Redsys order number: the processor's id of the payment, recorded on the call and given back to `lookup`. */
+  processorId: string;
+}
+
+/** Redsys's consumer languages (DS_MERCHANT_CONSUMERLANGUAGE) for the page's four. */
+const LANGUAGES: Record<string, string> = { es: '001', en: '002', au: '002', fr: '004' };
+
+export type Method = 'card' | 'bizum';
+
+/** What Redsys would refuse, or Bizum cannot do, refused before the customer is sent anywhere. */
+function refusal(ctx: RedsysContext, input: PayInput, method: Method): NotActed | null {
+  const refuse = (reason: string): NotActed => ({ outcome: 'not_acted', reason });
+  if (!Number.isSafeInteger(input.amount) || input.amount <= 0) return refuse(`${input.amount} is not an amount Redsys takes`);
+  if (method === 'bizum' && input.currency !== 'EUR') return refuse('Bizum takes euros only');
+  if (method === 'bizum' && !input.capture) return refuse('Bizum cannot hold funds: a Bizum payment is captured at once');
+  if (!ctx.settings.currencies.includes(input.currency) || !CURRENCY_CODES[input.currency]) return refuse(`this Redsys terminal does not take ${input.currency}`);
+  return null;
+}
+
+/** DS_MERCHANT_MERCHANTURL: the configured URL, else the path on the return route's origin (the same host the customer comes back to). */
+function notifiedAt(settings: RedsysContext['settings'], returnUrl: string | undefined): { DS_MERCHANT_MERCHANTURL?: string } {
+  if (settings.notificationUrl) return { DS_MERCHANT_MERCHANTURL: settings.notificationUrl };
+  return settings.notificationPath && returnUrl ? { DS_MERCHANT_MERCHANTURL: new URL(settings.notificationPath, returnUrl).toString() } : {};
+}
+
+export async function redirectPay(ctx: RedsysContext, input: PayInput, method: Method): Promise<RedirectResult | NotActed> {
+  const refused = refusal(ctx, input, method);
+  if (refused) return refused;
+  const { settings } = ctx;
+  const order = await claimedOrderNumber(ctx.claimOrder, input.reference);
+  if (!order) return { outcome: 'not_acted', reason: 'every order number this payment may take is in use on the terminal' };
+  const currencyCode = CURRENCY_CODES[input.currency]!;
+  const type = input.capture ? '0' : '1';
+  const parameters: Record<string, string> = {
+    DS_MERCHANT_AMOUNT: String(input.amount),
+    DS_MERCHANT_ORDER: order,
+    DS_MERCHANT_MERCHANTCODE: settings.merchant_code,
+    DS_MERCHANT_CURRENCY: currencyCode,
+    DS_MERCHANT_TRANSACTIONTYPE: type,
+    DS_MERCHANT_TERMINAL: settings.terminal,
+    DS_MERCHANT_MERCHANTDATA: input.reference,
+    // 'z' shows Bizum only; 'C' the card form only, so one gateway never turns into the other.
+    DS_MERCHANT_PAYMETHODS: method === 'bizum' ? 'z' : 'C',
+    ...notifiedAt(settings, input.returnUrl),
+    ...(input.returnUrl ? { DS_MERCHANT_URLOK: input.returnUrl, DS_MERCHANT_URLKO: input.returnUrl } : {}),
+    ...(input.language && LANGUAGES[input.language] ? { DS_MERCHANT_CONSUMERLANGUAGE: LANGUAGES[input.language]! } : {}),
+    // A hold stores the card for the merchant's later charges (an authorization): Redsys
+    // answers an identifier and the network's transaction id, which MIT charges need.
+    ...(type === '1' ? { DS_MERCHANT_IDENTIFIER: 'REQUIRED', DS_MERCHANT_COF_INI: 'S', DS_MERCHANT_COF_TYPE: 'C' } : {}),
+  };
+  ctx.sent.remember(input.reference, { kind: 'pay', order, amount: input.amount, currencyCode, type, at: ctx.now().getTime() });
+  return { outcome: 'redirect', redirect: { url: settings.urls.redirect, method: 'POST', fields: signed(ctx, parameters) }, processorId: order };
+}
