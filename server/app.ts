@@ -3,13 +3,16 @@ import express, { type ErrorRequestHandler, type Express } from 'express';
 import helmet from 'helmet';
 import { apiRouter, openApiDocument } from './api';
 import { gatewayNotifyRouter } from './api/gateway-notify';
+import { processorEventsRouter } from './api/processor-events';
 import { catalogueForDashboard } from './api/catalogue-changes';
+import { settingsIn } from './api/payout-settings';
 import { webhookEndpointsForDashboard } from './api/webhook-endpoint-changes';
 import { disputesForDashboard } from './api/disputes';
 import { assetsRouter, loadScreenAssets } from './checkout/assets';
 import { brandRouter } from './checkout/brand';
 import { addressLimit } from './checkout/limits';
 import { checkoutRoutes } from './checkout/routes';
+import { confirmRoutes } from './checkout/confirm-routes';
 import { saveRoutes } from './checkout/save-routes';
 import { signupRoutes } from './checkout/signup-routes';
 import type { Deps } from './deps';
@@ -65,6 +68,7 @@ export function createApp(deps: Deps, ops?: OpsRoutes): RequestListener {
   // '/pay/{token}/' and '/pay/{token}' are different routes (the second redirects).
   app.enable('strict routing');
   // First: the payment page is the busiest route, and every layer before it costs a match.
+  confirmRoutes(app, deps, loadScreenAssets);
   saveRoutes(app, deps, loadScreenAssets);
   signupRoutes(app, deps, loadScreenAssets);
   checkoutRoutes(app, deps, loadScreenAssets);
@@ -77,7 +81,8 @@ export function createApp(deps: Deps, ops?: OpsRoutes): RequestListener {
     apiRouter(deps),
   );
   app.use(gatewayNotifyRouter(deps));
-  mountDashboard(app, deps, { catalogue: catalogueForDashboard(deps), webhookEndpoints: webhookEndpointsForDashboard(deps), disputes: disputesForDashboard(deps) });
+  app.use(processorEventsRouter(deps));
+  mountDashboard(app, deps, { catalogue: catalogueForDashboard(deps), webhookEndpoints: webhookEndpointsForDashboard(deps), disputes: disputesForDashboard(deps), payoutSettings: settingsIn });
   app.use(assetsRouter());
   app.use(brandRouter(deps));
   app.use(docsRouter({ openapi: () => openApiDocument() }));

@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { PAIN_VERSIONS } from './domain/sepa/pain001';
+import { isBic, isIban, sepaText } from './domain/sepa/text';
 import { JOB_NAMES } from './jobs/names';
 import { hostsProblem } from './store/pg-hosts';
 import { type SecretsKeys, secretsKeysOf } from './store/sealed-secrets';
@@ -39,6 +41,23 @@ const postgresUrl = z
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 
+/** An IBAN or BIC as people write it (spaces, lower case), in the electronic format files carry. */
+const electronic = (v: string) => v.replace(/\s+/g, '').toUpperCase();
+
+/**
+ * PAYOUT_PROVIDER=sepa-file: the platform's account every file pays from, checked with the
+ * rules the files are built with (domain/sepa/), so a wrong debtor stops the start instead
+ * of every payout file being refused later.
+ */
+function checkSepaDebtor(e: { PAYOUT_PROVIDER?: 'sepa-file'; PAYOUT_MODULE?: string; SEPA_DEBTOR_NAME?: string; SEPA_DEBTOR_IBAN?: string; SEPA_DEBTOR_BIC?: string }, ctx: z.RefinementCtx) {
+  if (!e.PAYOUT_PROVIDER) return;
+  const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+  if (e.PAYOUT_MODULE) issue('PAYOUT_PROVIDER', 'sepa-file and PAYOUT_MODULE both name the payout provider of live environments: set only one of them');
+  if (!sepaText(e.SEPA_DEBTOR_NAME ?? '', 70)) issue('SEPA_DEBTOR_NAME', 'is required with PAYOUT_PROVIDER=sepa-file: the name of the account the payout files pay from, in letters or digits');
+  if (!isIban(electronic(e.SEPA_DEBTOR_IBAN ?? ''))) issue('SEPA_DEBTOR_IBAN', 'is required with PAYOUT_PROVIDER=sepa-file and must be a valid IBAN (country, length, mod-97 check digits)');
+  if (e.SEPA_DEBTOR_BIC !== undefined && !isBic(electronic(e.SEPA_DEBTOR_BIC))) issue('SEPA_DEBTOR_BIC', 'must be a BIC of 8 or 11 characters');
+}
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
@@ -67,6 +86,11 @@ const envSchema = z.object({
   PAYMENT_SETTLE_WINDOW_MS: z.coerce.number().int().min(1000).max(7 * 24 * 3_600_000).default(10 * 60_000),
   GATEWAY_MODULES: z.string().optional(),
   PAYOUT_MODULE: z.string().optional(),
+  PAYOUT_PROVIDER: z.enum(['sepa-file']).optional(),
+  SEPA_DEBTOR_NAME: z.string().optional(),
+  SEPA_DEBTOR_IBAN: z.string().optional(),
+  SEPA_DEBTOR_BIC: z.string().optional(),
+  SEPA_PAIN_VERSION: z.enum(PAIN_VERSIONS).default('pain.001.001.09'),
   GATEWAY_SETTINGS: z
     .string()
     .transform((text, ctx) => {
@@ -79,6 +103,9 @@ const envSchema = z.object({
     })
     .optional(),
   API_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(100),
+  // log2 of scrypt's N for new dashboard passwords (server/dashboard/passwords.ts). Below 15
+  // is for test suites only (the service warns at start): they hash thousands of passwords.
+  PASSWORD_HASH_COST: z.coerce.number().int().min(10).max(20).default(15),
   IP_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(600),
   SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
@@ -93,6 +120,13 @@ const envSchema = z.object({
   TRIAL_REMINDER_DAYS: z.coerce.number().int().min(1).max(60).default(7),
   JOB_PERIODS: jobPeriods.default({}),
   SECRETS_KEY: secretsKey.optional(),
+  // Tests only: where the Stripe connector sends its requests instead of Stripe's own hosts
+  // (a test double on loopback). docs/processors.md.
+  STRIPE_API_URL: z.url({ protocol: /^https?$/ }).optional(),
+  STRIPE_FILES_URL: z.url({ protocol: /^https?$/ }).optional(),
+  // Tests only: Redsys's host replaced (its documented paths are appended), as STRIPE_API_URL.
+  REDSYS_URL: z.url({ protocol: /^https?$/ }).optional(),
+  PROCESSOR_URLS_IN_LIVE: booleanFlag,
   SECRETS_KEY_PREVIOUS: z
     .string()
     .optional()
@@ -113,7 +147,17 @@ const envSchema = z.object({
   .refine((e) => e.SUBSCRIPTION_CLAIM_MS === undefined || e.SUBSCRIPTION_CLAIM_MS >= 2 * e.GATEWAY_TIMEOUT_MS, {
     message: 'must be at least twice GATEWAY_TIMEOUT_MS, so a scheduler never loses its claim mid-charge',
     path: ['SUBSCRIPTION_CLAIM_MS'],
-  });
+  })
+  .superRefine(checkSepaDebtor);
+
+/** The platform's account live payouts are paid from by SEPA file (PAYOUT_PROVIDER=sepa-file). */
+export interface SepaDebtorConfig {
+  name: string;
+  /** Electronic format. */
+  iban: string;
+  bic: string | null;
+  version: (typeof PAIN_VERSIONS)[number];
+}
 
 export type Config = {
   port: number;
@@ -176,8 +220,12 @@ export type Config = {
   gatewaySettings: unknown;
   /** A payout provider instead of the sandbox's: a module whose default export builds it from gatewaySettings. */
   payoutModule: string | null;
+  /** PAYOUT_PROVIDER=sepa-file: live environments pay out by SEPA files from this account (docs/balance.md#payout-files); null otherwise. */
+  sepa: SepaDebtorConfig | null;
   /** API requests per second and environment (burst of the same size); an environment may override it. */
   apiRateLimit: number;
+  /** log2 of scrypt's N for new dashboard passwords (PASSWORD_HASH_COST); stored hashes keep their own. */
+  passwordHashCost: number;
   /** Requests per minute and client address on the public pages that write (sign-up, provider return, demo). */
   ipRateLimit: number;
   /** GET /metrics is served only when set, to `Authorization: Bearer <token>`. */
@@ -200,6 +248,13 @@ export type Config = {
   secretsKeys: SecretsKeys;
   /** The jobs whose period the operator chose (JOB_PERIODS), by name, in ms; the others keep their own. */
   jobPeriods: Partial<Record<string, number>>;
+  /**
+   * Tests only: Stripe's API and files hosts and Redsys's host replaced (STRIPE_API_URL,
+   * STRIPE_FILES_URL, REDSYS_URL; null: the processor's own). Sandboxes use them; live
+   * environments only with `inLive` (PROCESSOR_URLS_IN_LIVE=true), else live keys always
+   * reach the processor itself.
+   */
+  processorUrls: { stripeApi: string | null; stripeFiles: string | null; redsys: string | null; inLive: boolean };
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -240,7 +295,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     gatewayModules: (e.GATEWAY_MODULES ?? '').split(',').map((m) => m.trim()).filter(Boolean),
     gatewaySettings: e.GATEWAY_SETTINGS ?? null,
     payoutModule: e.PAYOUT_MODULE?.trim() || null,
+    sepa: e.PAYOUT_PROVIDER
+      ? { name: e.SEPA_DEBTOR_NAME!.trim(), iban: electronic(e.SEPA_DEBTOR_IBAN!), bic: e.SEPA_DEBTOR_BIC ? electronic(e.SEPA_DEBTOR_BIC) : null, version: e.SEPA_PAIN_VERSION }
+      : null,
     apiRateLimit: e.API_RATE_LIMIT,
+    passwordHashCost: e.PASSWORD_HASH_COST,
     ipRateLimit: e.IP_RATE_LIMIT,
     metricsToken: e.METRICS_TOKEN ?? null,
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
@@ -252,5 +311,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trialReminderDays: e.TRIAL_REMINDER_DAYS,
     jobPeriods: e.JOB_PERIODS,
     secretsKeys: secretsKeysOf(e.SECRETS_KEY, e.SECRETS_KEY_PREVIOUS),
+    processorUrls: { stripeApi: e.STRIPE_API_URL?.replace(/\/+$/, '') ?? null, stripeFiles: e.STRIPE_FILES_URL?.replace(/\/+$/, '') ?? null, redsys: e.REDSYS_URL?.replace(/\/+$/, '') ?? null, inLive: e.PROCESSOR_URLS_IN_LIVE },
   };
 }

@@ -1,6 +1,5 @@
 import type { Config } from './config';
 import { inviteUrl, inviteUser } from './dashboard/accounts';
-import { TEST_CARDS } from './payments/sandbox';
 import type { Database } from './store/db';
 import { countEnvironments, createEnvironment, findDemoEnvironment, type NewKeys } from './store/environments';
 
@@ -16,7 +15,8 @@ export async function ensureDemoEnvironment(config: Config, database: Database, 
   return createEnvironment(database.db, { name: 'Demo shop', isDemo: true, now });
 }
 
-export function demoInstructions(keys: NewKeys, baseUrl: string): string {
+/** `approvedCard`: the test card that pays (the sandbox's declared one, domain/test-cards.ts). */
+export function demoInstructions(keys: NewKeys, baseUrl: string, approvedCard: string): string {
   const body = JSON.stringify({
     currency: 'EUR',
     order_id: 'demo-1',
@@ -41,7 +41,7 @@ export function demoInstructions(keys: NewKeys, baseUrl: string): string {
     `    -H 'Content-Type: application/json' \\`,
     `    -d '${body}'`,
     '',
-    `Or open ${baseUrl}/demo/ to pay in the embedded widget (test card ${TEST_CARDS.approved}).`,
+    `Or open ${baseUrl}/demo/ to pay in the embedded widget (test card ${approvedCard}).`,
     '',
   ].join('\n');
 }

@@ -253,7 +253,7 @@ try {
     case 'payouts': {
       const environment = (await findEnvironment(db, values.environment ?? fail('payouts needs --environment'))) ?? fail(`no environment ${values.environment}`);
       const now = await payoutSettingsOf(db, environment.id);
-      const next = { iban: ibanOption(now.iban), schedule: scheduleOption(now.schedule) };
+      const next = { iban: ibanOption(now.iban), schedule: scheduleOption(now.schedule), account_holder_name: now.account_holder_name };
       if (next.schedule !== 'manual' && !next.iban) fail(`a ${next.schedule} schedule needs --iban`);
       await setPayoutSettings(db, environment.id, next, new Date());
       print({ environment_id: environment.id, iban: next.iban, schedule: next.schedule });

@@ -1,6 +1,7 @@
 import { fileClock } from './clock';
 import { loadConfig } from './config';
 import { demoDashboardInstructions, demoInstructions, ensureDemoEnvironment } from './demo';
+import { testCardFor } from './domain/test-cards';
 import { createLogger } from './http/logging';
 import { startService } from './service';
 
@@ -12,7 +13,7 @@ const baseUrl = config.publicUrl ?? service.url;
 const demo = await ensureDemoEnvironment(config, service.deps.database, new Date());
 // Printed to stdout rather than logged: the keys are for the person at the terminal and
 // must never end up in a log store.
-if (demo) process.stdout.write(demoInstructions(demo, baseUrl) + (await demoDashboardInstructions(service.deps.database, demo, baseUrl, new Date())));
+if (demo) process.stdout.write(demoInstructions(demo, baseUrl, testCardFor(service.deps.gateways.all, 'approved') ?? '') + (await demoDashboardInstructions(service.deps.database, demo, baseUrl, new Date())));
 log.info({ url: baseUrl, engine: service.deps.database.engine }, 'listening');
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -13,11 +13,14 @@ import { shutdown } from './ops/shutdown';
 import { createOutbox } from './notify/outbox';
 import { CATALOGUE_VIEWS } from './api/catalogue';
 import { gatewaysFromConfig, payoutsFromConfig } from './payments/configured';
+import { processorGatewayLoader } from './payments/processor-gateways';
+import { replacedProcessorUrls } from './payments/processor-urls';
 import type { Gateways } from './payments/registry';
 import { sealStoredSecrets } from './store/sealed-secrets';
 import { openDatabase } from './store/db';
 import { migrate } from './store/migrations';
 import { createLimiter } from './store/rate-limits';
+import { DEFAULT_PASSWORD_COST } from './dashboard/passwords';
 
 export interface Service {
   url: string;
@@ -46,7 +49,7 @@ export interface ServiceOptions {
 /** Opens the database, migrates it and listens: what `npm start` and the tests both run. */
 export async function startService(config: Config, log: Logger, opts: ServiceOptions = {}): Promise<Service> {
   const now = opts.now ?? (() => new Date());
-  const gateways = opts.gateways ?? (await gatewaysFromConfig(config));
+  const shared = opts.gateways ?? (await gatewaysFromConfig(config));
   const database = openDatabase({
     ...config,
     log,
@@ -55,7 +58,13 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
   await migrate(database);
   const timeouts = await database.timeouts?.check();
   if (timeouts && !timeouts.inForce) log.warn({ timeouts: timeouts.detail }, 'database timeouts not in force');
+  const processorUrls = replacedProcessorUrls(config);
+  // Never quiet: a production service with these set would send processor requests to another host.
+  if (Object.keys(processorUrls).length) log.warn({ processor_urls: processorUrls }, 'processor URLs replaced: tests only');
+  if (config.passwordHashCost < DEFAULT_PASSWORD_COST) log.warn({ password_hash_cost: config.passwordHashCost }, 'dashboard passwords hashed below the recommended cost: tests only');
   const sealed = await sealStoredSecrets(database.db, database.secrets);
+  // Each environment's connected processors join the shared gateways (registry.ts `of`).
+  const gateways = shared.extend({ processors: processorGatewayLoader({ db: database.db, config, log, now }) });
   if (sealed) log.info({ sealed }, 'stored secrets sealed with SECRETS_KEY');
   let url = '';
   const outbox = createOutbox(() => config.publicUrl ?? url, CATALOGUE_VIEWS);
@@ -71,7 +80,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
   const jobs = createRunner(serviceJobs(deps), { now, log });
   const lifecycle: Lifecycle = { draining: false };
   const app = createApp(deps, {
-    health: healthHandler({ database, jobs, lifecycle }),
+    health: healthHandler({ database, jobs, lifecycle, processorUrls }),
     metrics: metrics ? { handler: metricsHandler(metrics, config.metricsToken!), observe: metrics.observeRequest } : undefined,
   });
   const server = await new Promise<Server>((resolve, reject) => {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { validateFields } from '../../widget/fields/card';
 import { testCardErrors } from '../payments/live';
-import { ApiError, type FieldError, found, inFlight, RecordedError } from '../http/problem';
+import { ApiError, type FieldError, fieldError, found, inFlight, RecordedError } from '../http/problem';
+import { getClient } from '../store/clients';
 import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { route, type RouteDef } from '../http/route';
 import type { Deps } from '../deps';
@@ -44,6 +45,7 @@ export const authorizationOut = z
       })
       .nullable()
       .describe('What is stored of the card: never its number or CVC'),
+    client: z.uuid().nullable().describe('`id` of the client it was saved for, or null. A processor that keeps customers (Stripe) saves every card of one client under one customer of theirs'),
     authentication: authenticationOut.describe('How the cardholder was authenticated when the card was stored (3-D Secure-like: at the issuer\'s challenge, or frictionless), or null when the issuer asked nothing'),
     notify_url: z.string().nullable().describe('Where authorization.* notifications are sent'),
     token: z
@@ -73,6 +75,9 @@ const authorizationCreate = z
     card: card
       .optional()
       .describe('The card to store. Without it, the answer\'s `url` is a hosted page where the customer gives it (the only way when the environment\'s `raw_card_numbers` is off)'),
+    client: ref('client')
+      .optional()
+      .describe('`id` of a client of this environment the card is saved for. With a processor that keeps customers (Stripe), the client\'s customer there is made once and every card saved for the client is attached to it'),
     notify_url: httpUrl.optional().describe('Where authorization.* notifications are sent'),
     return_url: httpUrl.optional().describe('The hosted page sends the customer here (303) once the card is saved; an absolute http(s) URL. Without it, the page confirms'),
     cancel_url: httpUrl.optional().describe('The hosted page sends the customer here (303) when they cancel; an absolute http(s) URL'),
@@ -138,10 +143,12 @@ function listRoute(): RouteDef {
 }
 
 /** The body's gateway, if it is one that stores cards through the API. */
-function storingGateway(deps: Deps, id: string, live: boolean): StoringGateway {
-  const gateway = deps.gateways.find(id);
+async function storingGateway(deps: Deps, env: { id: string; live: boolean }, id: string): Promise<StoringGateway> {
+  const { live } = env;
+  const gateways = await deps.gateways.of(env.id);
+  const gateway = gateways.find(id);
   if (!gateway?.enabled) throw new ApiError('invalid_request', 'gateway: is not a gateway', [{ path: 'gateway', message: 'is not a gateway' }]);
-  if (!deps.gateways.usable(live).includes(gateway)) {
+  if (!gateways.usable(live).includes(gateway)) {
     const message = live
       ? 'is a sandbox gateway: a live environment uses the gateways configured for real money (GET /v1/gateway/)'
       : 'moves real money: a sandbox uses the sandbox gateways (GET /v1/gateway/)';
@@ -214,16 +221,20 @@ function createRoute(): RouteDef {
     movesMoney: true,
     async handler({ env, body, deps, db, binding, accepted, baseUrl }) {
       const live = env.mode === 'live';
-      const gateway = storingGateway(deps, body.gateway, live);
+      const gateway = await storingGateway(deps, { id: env.id, live }, body.gateway);
       if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
+      if (body.client && !(await getClient(db, env.id, body.client))) throw fieldError('client', 'is not a client of this environment');
       const urls = { returnUrl: body.return_url ?? null, cancelUrl: body.cancel_url ?? null };
+      const clientId = body.client ?? null;
       if (!body.card) {
-        const row = await createSaveRequest(db, { environmentId: env.id, gatewayId: gateway.id, notifyUrl: body.notify_url ?? null, ...urls, now: deps.now() });
+        const row = await createSaveRequest(db, { environmentId: env.id, gatewayId: gateway.id, notifyUrl: body.notify_url ?? null, clientId, ...urls, now: deps.now() });
         return present(row, baseUrl);
       }
+      // Its processor takes the card on its own page: a number sent here would never reach it.
+      if (gateway.fields.length === 0) throw fieldError('card', 'is not taken by this gateway (the card is given on its processor\'s page): leave it out and send the customer to the answer\'s url');
       if (!(await rawCardNumbers(db, env.id))) throw rawCardsOff();
       const fields = cardFields(gateway, body.card, deps.now(), live);
-      const store = { environmentId: env.id, gateway, fields, notifyUrl: body.notify_url ?? null, bound: boundStep(binding), authenticate: true, ...urls };
+      const store = { environmentId: env.id, gateway, fields, notifyUrl: body.notify_url ?? null, bound: boundStep(binding), authenticate: true, clientId, ...urls };
       return storedAnswer(await storeCard(deps, store), accepted, baseUrl);
     },
   });
@@ -248,7 +259,7 @@ function getRoute(): RouteDef {
 }
 
 /** What charging answers: the sale, or the problem of each other outcome. */
-function chargedAnswer(outcome: ChargeResult, accepted: () => void) {
+function chargedAnswer(outcome: ChargeResult, accepted: () => void, baseUrl: string) {
   switch (outcome.kind) {
     case 'gateway_failed':
       throw gatewayFailed('nothing was charged');
@@ -261,18 +272,24 @@ function chargedAnswer(outcome: ChargeResult, accepted: () => void) {
       );
     case 'pending':
       accepted();
-      return presentSale(outcome.sale);
+      return presentSale(outcome.sale, baseUrl);
     case 'not_processed':
       throw new RecordedError('gateway_error', `The gateway never made the charge; sale ${outcome.sale.row.id} is failed (nothing was charged)`);
     case 'not_active':
       throw new ApiError('conflict', 'only an active authorization can be charged (this one is removed, failed or still pending); nothing was charged');
     case 'declined':
+      if (outcome.outcome === 'authentication_required' && outcome.sale.row.confirm_token) {
+        throw new RecordedError(
+          'payment_declined',
+          `The card's issuer asks the customer to authenticate (authentication_required); the attempt is recorded as sale ${outcome.sale.row.id}, whose confirm_url (in its sale.declined event, and on GET /sale/${outcome.sale.row.id}/) is the page to send the customer to`,
+        );
+      }
       throw new RecordedError(
         'payment_declined',
         `The gateway declined the charge (${outcome.outcome}); the attempt is recorded as sale ${outcome.sale.row.id}`,
       );
     case 'approved':
-      return presentSale(outcome.sale);
+      return presentSale(outcome.sale, baseUrl);
   }
 }
 
@@ -283,8 +300,9 @@ function chargeRoute(): RouteDef {
     operationId: 'chargeAuthorization',
     summary: 'Charge the stored payment method: a captured sale',
     description:
-      'Charges the stored card and answers with the captured sale. A declined charge is a 402 and is recorded as a `declined` sale; ' +
-      'a removed authorization is a 409; a gateway that surely did not act a 502 (nothing was charged). When the gateway did not ' +
+      'Charges the stored card and answers with the captured sale. A declined charge is a 402 and is recorded as a `declined` sale ' +
+      '(`authentication_required`: see its `confirm_url`); ' +
+      'a removed authorization, or one whose gateway keeps no saved cards (`saved_cards` false on `GET /gateway/`), is a 409; a gateway that surely did not act a 502 (nothing was charged). When the gateway did not ' +
       'answer, the outcome is unknown: a 202 with the sale `pending`, which ends `captured` or `failed` as reconciliation proves it ' +
       '(a retry with the same `Idempotency-Key` answers its current state, the same sale id).',
     example: {
@@ -295,12 +313,14 @@ function chargeRoute(): RouteDef {
     body: chargeBody,
     response: saleOut,
     status: 201,
-    problems: [402, 502],
+    problems: [402, 409, 502],
     accepted: 'The outcome is unknown (the gateway did not answer): the sale, `pending` until reconciliation proves what the gateway did',
     movesMoney: true,
-    async handler({ env, params, body, deps, db, binding, accepted }) {
+    async handler({ env, params, body, deps, db, binding, accepted, baseUrl }) {
       const authorization = found(await getAuthorization(db, env.id, params.id!), 'authorization');
-      const gateway = deps.gateways.find(authorization.gateway_id)!;
+      const gateway = (await deps.gateways.of(env.id)).find(authorization.gateway_id)!;
+      // A gateway without saved cards (no `store`: the `saved_cards` capability) would refuse it: refused here, before it is asked.
+      if (!canStore(gateway)) throw new ApiError('conflict', 'the authorization\'s gateway keeps no saved cards (its saved_cards capability is false): it cannot be charged; nothing was charged');
       if (gateway.currencies && !gateway.currencies.includes(body.currency)) {
         throw new ApiError('invalid_request', `currency: the gateway does not take ${body.currency}`, [
           { path: 'currency', message: `is not taken by the authorization's gateway` },
@@ -308,7 +328,7 @@ function chargeRoute(): RouteDef {
       }
       const amount = toMinor(body.amount, body.currency, 'amount');
       const charge = { authorization, amount, currency: body.currency, description: body.description ?? null, bound: boundStep(binding) };
-      return chargedAnswer(await chargeAuthorization(deps, charge), accepted);
+      return chargedAnswer(await chargeAuthorization(deps, charge), accepted, baseUrl);
     },
   });
 }

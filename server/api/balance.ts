@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BALANCE_TRANSACTION_TYPES } from '../domain/balance';
 import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { found } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
@@ -10,7 +11,7 @@ import { IDS, page } from './examples';
 // The merchant's balance and its balance transactions, read-only: they follow the sales
 // (server/payments/balance.ts, docs/balance.md).
 
-const BALANCE_TYPES = ['charge', 'refund', 'dispute', 'dispute_reversal', 'payout', 'payout_failure'] as const;
+const BALANCE_TYPES = BALANCE_TRANSACTION_TYPES;
 
 const BALANCE_TRANSACTION_ID = '01943a70-0b1c-7d2e-8f30-4a5b6c7d8e9f';
 const EXAMPLE_TIME = '2026-01-15T10:30:00.000Z';

@@ -6,6 +6,7 @@ import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { ApiError, found, zodErrors } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { addEvidence, answerDispute, type DisputeOutcome } from '../payments/disputes';
+import { processorEvidenceRefusal } from '../payments/processor-disputes';
 import { presentDispute } from '../present/dispute';
 import type { Db } from '../store/db';
 import { getDispute, listDisputes, type StoredDispute } from '../store/disputes';
@@ -135,6 +136,9 @@ function evidenceRoute(): RouteDef {
     async handler({ env, params, body, deps, db }) {
       const d = await dispute(db, env.id, params.id!);
       const { files = [], ...text } = body;
+      // A processor's dispute takes what the processor takes, refused before anything is saved.
+      const refused = processorEvidenceRefusal(d.row, d.files.length, files);
+      if (refused) throw new ApiError('invalid_request', `Evidence refused: ${refused.message}; nothing was saved`, [refused]);
       const kept = [];
       for (const [i, f] of files.entries()) {
         const bytes = await checkedBytes(f, `files[${i}]`);

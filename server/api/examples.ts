@@ -97,6 +97,7 @@ export const TRANSACTION_EXAMPLE = {
 
 export const SALE_EXAMPLE = {
   id: IDS.sale,
+  reference: '5E6F-7A8B',
   status: 'captured' as const,
   transaction_id: IDS.transaction,
   authorization_id: null,
@@ -109,13 +110,15 @@ export const SALE_EXAMPLE = {
   voided: 0,
   refundable: 33.95,
   fee: 0,
+  processor_settlement: null,
   disputed: false,
   failure: null,
+  confirm_url: null,
   description: null,
   card: { brand: 'visa', last4: '4242' },
   authentication: { status: 'authenticated' as const, method: 'challenge' as const },
   notify_url: null,
-  operations: [{ id: IDS.operation, kind: 'capture' as const, amount: 33.95, created: CREATED }],
+  operations: [{ id: IDS.operation, kind: 'capture' as const, amount: 33.95, reason: null, created: CREATED }],
   hold_expired: null,
   late_for_transaction: null,
   created: CREATED,
@@ -128,6 +131,7 @@ export const AUTHORIZATION_EXAMPLE = {
   transaction_id: null,
   gateway: IDS.gateway,
   card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2030 },
+  client: null,
   authentication: { status: 'authenticated' as const, method: 'challenge' as const },
   notify_url: null,
   token: null,
@@ -176,6 +180,7 @@ export const SUBSCRIPTION_EXAMPLE = {
       failure: null,
       transaction: IDS.transaction,
       sale: IDS.sale,
+      confirm_url: null,
     },
   ],
   created: CREATED,
@@ -286,6 +291,7 @@ export const IBAN_EXAMPLE = {
   iban: 'ES9121000418450200051332',
   notify_url: null,
   enabled: true,
+  account_holder_name: 'Ana García',
   created: CREATED,
   updated: CREATED,
 };
@@ -361,6 +367,31 @@ export const GATEWAY_EXAMPLE = {
   enabled: true,
   enabled_by_compliance: true,
   capabilities: { hold: true, partial_capture: true, refunds: true, partial_refunds: true, saved_cards: true },
+  test_cards: [
+    { number: '4242 4242 4242 4242', behaviour: 'approved' as const },
+    { number: '4000 0000 0000 0002', behaviour: 'declined' as const },
+  ],
 };
 
 export const CURRENCY_EXAMPLE = { id: IDS.currency, code: 'EUR', numeric_code: '978', name: 'Euro', exponent: 2 };
+
+export const PROCESSOR_ID = '01943a6f-6d2d-774b-9039-8f9001122334';
+
+export const PROCESSOR_REQUEST = {
+  type: 'stripe' as const,
+  secret_key: 'sk_test_51Nq2Zb4example0000000000000000000000000000000000000000000000000000000000001234',
+  webhook_secret: 'whsec_8dT3r9Vx2Lp0Qk5Wz7Yb1Nc4Mf6Hj8Sa',
+  publishable_key: 'pk_test_51Nq2Zb4example000000000000000000000000000000000000000000000000000000000000',
+  statement_descriptor: 'SHOP EXAMPLE',
+};
+
+export const PROCESSOR_EXAMPLE = {
+  id: PROCESSOR_ID,
+  type: 'stripe' as const,
+  gateways: ['0190f5a0-0000-7000-8000-000000057001'],
+  webhook_url: `https://checkout.example/processors/${PROCESSOR_ID}/events/`,
+  secret_key_last4: '1234',
+  statement_descriptor: 'SHOP EXAMPLE',
+  created: CREATED,
+  updated: CREATED,
+};

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CURRENCIES } from '../domain/currencies';
 import { UUID_PATTERN } from '../domain/ids';
 import { EMAIL_MAX_LENGTH, EMAIL_PATTERN } from '../../widget/fields/email';
-import { FREE_TEXT, SINGLE_LINE, TEXT_MESSAGES } from '../../widget/fields/text';
+import { FREE_TEXT, NOT_BLANK, SINGLE_LINE, TEXT_MESSAGES } from '../../widget/fields/text';
 
 // Field types shared by every resource schema.
 
@@ -46,7 +46,7 @@ export function jsonStringsAreText(value: unknown): boolean {
  * A required text holds something besides spaces: it is trimmed, so "   " would arrive
  * empty. Stated as a pattern, so the document refuses what the API refuses.
  */
-export const nonBlank = (s: z.ZodString) => s.regex(/\S/, 'must not be blank');
+export const nonBlank = (s: z.ZodString) => s.regex(NOT_BLANK, 'must not be blank');
 
 export const name = nonBlank(text(255)).describe('Name');
 

@@ -10,7 +10,10 @@ import { baseUrlOf, methodNotAllowed, mountMethodNotAllowed, mountOptions, mount
 import { authorizationRoutes } from './authorizations';
 import { balanceRoutes } from './balance';
 import { merchantPayoutRoutes } from './merchant-payouts';
+import { payoutFileRoutes } from './payout-files';
+import { bankStatementRoutes } from './bank-statements';
 import { payoutSettingsRoutes } from './payout-settings';
+import { processorRoutes } from './processors';
 import { settlementReportRoutes } from './settlement-report';
 import { brandingRoutes, LOGO_BODY_LIMIT, tooLargeLogo } from './branding';
 import { catalogueRoutes } from './catalogue-routes';
@@ -47,9 +50,12 @@ export const apiRoutes = (): RouteDef[] => [
   ...balanceRoutes(),
   ...payoutSettingsRoutes(),
   ...merchantPayoutRoutes(),
+  ...payoutFileRoutes(),
+  ...bankStatementRoutes(),
   ...settlementReportRoutes(),
   ...returnSecretRoutes(),
   ...disputeRoutes(),
+  ...processorRoutes(),
 ];
 
 /** The OpenAPI document of the routes, as /v1/openapi.json serves it; `origin` names its server. */
@@ -101,6 +107,10 @@ export function apiRouter(deps: Deps): Router {
   // A dispute's evidence carries files under the same rules as a client's documents.
   router.post('/dispute/:id/evidence/', (req, res, next) =>
     documentBody(req, res, (err?: unknown) => next((err as { type?: string } | undefined)?.type === 'entity.too.large' ? tooLargeDocument('files') : err)),
+  );
+  // A bank statement is sent as a document is, and may be as large.
+  router.post('/bank_statement/', (req, res, next) =>
+    documentBody(req, res, (err?: unknown) => next((err as { type?: string } | undefined)?.type === 'entity.too.large' ? tooLargeDocument() : err)),
   );
   const logoBody = jsonBody({ limit: LOGO_BODY_LIMIT, strict: false });
   router.post('/environment/branding/logo/', (req, res, next) =>

@@ -1,13 +1,15 @@
 import { z } from 'zod';
+import { PAYOUT_STATES } from '../domain/sepa/states';
 import { listPage, pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { ApiError, found } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { presentBalanceTransaction } from '../present/balance';
 import { presentMerchantPayout } from '../present/merchant-payout';
-import { makeManualPayout } from '../payments/merchant-payouts';
-import { getMerchantPayout, listMerchantPayouts, payableByCurrency, payoutLines, payoutSettingsOf } from '../store/merchant-payouts';
+import type { Deps } from '../deps';
+import { type ManualPayoutRefusal, requestManualPayout } from '../payments/manual-payout';
+import { getMerchantPayout, listMerchantPayouts, payoutLines } from '../store/merchant-payouts';
 import { balanceTransactionOut } from './balance';
-import { refuseWithoutPayouts } from './live-payouts';
+import { refuseWithoutHolder, refuseWithoutPayouts } from './live-payouts';
 import { currencyCode, currencyOut, dateTime, exact, livemode, objectId } from './fields';
 import { EXAMPLE_TIME, page } from './examples';
 
@@ -21,14 +23,18 @@ export const merchantPayoutOut = z
   .object({
     id: objectId,
     livemode,
-    status: z.enum(['pending', 'paid', 'failed']).describe('`pending`: on its way to your bank; `paid`: the payout provider paid it; `failed`: refused, its money back in your balance'),
+    status: z
+      .enum(PAYOUT_STATES)
+      .describe(
+        '`pending`: made, not sent yet; `in_transit`: in a payout file sent to the bank (SEPA file payouts only); `paid`: the payout provider paid it, or a bank statement shows it; `returned`: paid, then sent back by your bank, its money back in your balance; `failed`: refused, its money back in your balance',
+      ),
     currency: currencyOut,
     amount: z.number().describe('Major units, > 0: the sum of its lines\' `net`'),
     schedule: z.enum(['daily', 'weekly', 'manual']).describe('What made it: the daily or weekly schedule, or a request (`manual`)'),
     period: z.string().nullable().describe('The day (`2026-11-27`) or ISO week (`2026-W48`, UTC) it pays out; null for a manual payout'),
     iban_last4: z.string().describe('The last four characters of the IBAN it goes to'),
     line_count: z.number().int().describe('How many balance transactions it paid out (its lines)'),
-    failure: z.string().nullable().describe('Why it failed; null otherwise'),
+    failure: z.string().nullable().describe('Why it failed or came back; while pending, why no payout file could take it yet; null otherwise'),
     created: dateTime.describe('When it was made (its money left the balance)'),
     updated: dateTime.describe('When its status last changed'),
   })
@@ -68,6 +74,29 @@ const LINE_EXAMPLE = {
 };
 
 
+/** A refused manual payout as the 409 it has always been. */
+function refuse(deps: Pick<Deps, 'payouts'>, live: boolean, currency: string, r: ManualPayoutRefusal): never {
+  switch (r.reason) {
+    case 'scheduled':
+      throw new ApiError('conflict', `Your payouts follow the ${r.schedule} schedule: set it to manual in /payout_settings/ to request them`);
+    case 'no_iban':
+      throw new ApiError('conflict', 'No bank account: set an IBAN in /payout_settings/ first');
+    case 'held':
+      throw new ApiError('conflict', `A new bank account holds the payouts until an owner confirms it from the email sent to the owners, or until ${r.until}`);
+    case 'no_provider':
+      refuseWithoutPayouts(deps, live);
+      break;
+    case 'no_holder':
+      refuseWithoutHolder(deps, live, null, '/payout_settings/');
+      break;
+    case 'nothing_available': {
+      const known = r.available.length ? ` (available in ${r.available.join(', ')})` : '';
+      throw new ApiError('conflict', `Nothing available to pay out in ${currency}${known}`, [{ path: 'currency', message: 'nothing available to pay out' }]);
+    }
+  }
+  throw new Error(`manual payout refused: ${r.reason}`);
+}
+
 function listRoute() {
   return route({
     method: 'get',
@@ -78,7 +107,7 @@ function listRoute() {
     summary: 'List payouts to your bank account',
     tag: 'Balance',
     query: pageQuery.extend({
-      status: z.enum(['pending', 'paid', 'failed']).optional().describe('Only payouts in this status'),
+      status: z.enum(PAYOUT_STATES).optional().describe('Only payouts in this status'),
       currency: exact(3).optional().describe('Only payouts in this currency'),
     }),
     response: pageEnvelopeSchema(merchantPayoutOut),
@@ -122,17 +151,10 @@ function createRoute() {
     response: merchantPayoutOut,
     status: 201,
     async handler({ env, body, deps, db }) {
-      const settings = await payoutSettingsOf(db, env.id);
-      if (settings.schedule !== 'manual') throw new ApiError('conflict', `Your payouts follow the ${settings.schedule} schedule: set it to manual in /payout_settings/ to request them`);
-      if (!settings.iban) throw new ApiError('conflict', 'No bank account: set an IBAN in /payout_settings/ first');
-      refuseWithoutPayouts(deps, env.mode === 'live');
-      const payout = await makeManualPayout(db, deps, { environmentId: env.id, currency: body.currency, iban: settings.iban });
-      if (!payout) {
-        const available = await payableByCurrency(db, env.id, deps.now());
-        const known = available.length ? ` (available in ${available.map((a) => a.currency).join(', ')})` : '';
-        throw new ApiError('conflict', `Nothing available to pay out in ${body.currency}${known}`, [{ path: 'currency', message: 'nothing available to pay out' }]);
-      }
-      return presentMerchantPayout(payout);
+      const live = env.mode === 'live';
+      const outcome = await requestManualPayout(db, deps, { environmentId: env.id, live, currency: body.currency });
+      if (!outcome.ok) refuse(deps, live, body.currency, outcome);
+      return presentMerchantPayout(outcome.payout);
     },
   });
 }

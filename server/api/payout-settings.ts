@@ -1,14 +1,17 @@
 import { z } from 'zod';
 import { fieldError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
+import { changePayoutSettings } from '../payments/payout-account';
 import { presentPayoutSettings } from '../present/merchant-payout';
-import { payoutSettingsOf, setPayoutSettings } from '../store/merchant-payouts';
-import { ibanFields } from './client-objects';
+import { payoutSettingsOf } from '../store/merchant-payouts';
+import { accountHolderName, ibanFields } from './client-objects';
 import { dateTime, livemode } from './fields';
 
 // Where and when your balance is paid out (docs/balance.md#payouts): your bank account (an
 // IBAN, checked as a client's IBAN is) and the schedule. Also set by the operator with
-// `npm run keys -- payouts`.
+// `npm run keys -- payouts`. A new IBAN replacing one holds the payouts until an owner
+// confirms it or 72 hours pass (payments/payout-account.ts): a stolen secret key is held
+// back as a taken-over dashboard session is. The dashboard's form parses with `settingsIn`.
 
 const schedule = z.enum(['daily', 'weekly', 'manual']);
 
@@ -16,19 +19,21 @@ const settingsOut = z
   .object({
     livemode,
     iban: z.string().nullable().describe('Your bank account, electronic format; null until set'),
+    account_holder_name: z.string().nullable().describe('Whose account it is, as your bank knows it; null until set'),
     schedule: schedule.describe('`daily`: a payout per currency each day (UTC) with money available; `weekly`: each ISO week; `manual`: only when you create one'),
     updated: dateTime.nullable().describe('When they were last set; null: never (the defaults)'),
   })
   .meta({ id: 'PayoutSettings', description: 'Where and when your balance is paid out' });
 
-const settingsIn = z
+export const settingsIn = z
   .strictObject({
     iban: ibanFields.shape.iban.optional(),
+    account_holder_name: accountHolderName.optional(),
     schedule: schedule.optional().describe('`daily`, `weekly` or `manual`; a schedule other than `manual` needs an IBAN'),
   })
   .meta({ id: 'PayoutSettingsInput', description: 'Fields to change; those left out keep their value' });
 
-const EXAMPLE = { livemode: false, iban: 'ES9121000418450200051332', schedule: 'daily' as const, updated: '2026-01-15T10:30:00.000Z' };
+const EXAMPLE = { livemode: false, iban: 'ES9121000418450200051332', account_holder_name: 'Tienda Ejemplo SL', schedule: 'daily' as const, updated: '2026-01-15T10:30:00.000Z' };
 
 export const payoutSettingsRoutes = (): RouteDef[] => [
   route({
@@ -50,18 +55,18 @@ export const payoutSettingsRoutes = (): RouteDef[] => [
     path: '/payout_settings/',
     operationId: 'updatePayoutSettings',
     description:
-      'Sets your bank account (an IBAN, checked for its country, length, format and mod-97 digits) and your payout schedule. A new IBAN applies to payouts made from now on; one already on its way keeps its own.',
-    example: { request: { iban: 'ES91 2100 0418 4502 0005 1332', schedule: 'daily' }, response: EXAMPLE },
+      'Sets your bank account (an IBAN, checked for its country, length, format and mod-97 digits), whose it is (`account_holder_name`: required for live payouts paid by SEPA file, whose banks check it against the account) and your payout schedule. A new IBAN applies to payouts made from now on; one already on its way keeps its own. An IBAN replacing one already set holds every payout until an owner confirms it from the email each owner gets, or for 72 hours.',
+    example: { request: { iban: 'ES91 2100 0418 4502 0005 1332', account_holder_name: 'Tienda Ejemplo SL', schedule: 'daily' }, response: EXAMPLE },
     summary: 'Set your payout bank account and schedule',
     tag: 'Balance',
     body: settingsIn,
     response: settingsOut,
     status: 200,
-    async handler({ env, body, deps, db }) {
-      const now = await payoutSettingsOf(db, env.id);
-      const next = { iban: body.iban ?? now.iban, schedule: body.schedule ?? now.schedule };
-      if (next.schedule !== 'manual' && !next.iban) throw fieldError('iban', `a ${next.schedule} schedule needs a bank account`);
-      return presentPayoutSettings(await setPayoutSettings(db, env.id, next, deps.now()));
+    async handler({ env, body, deps, db, req, baseUrl }) {
+      const by = { userId: null, who: 'The API (a secret key)', ip: req.ip ?? null, baseUrl, language: 'en' as const };
+      const outcome = await changePayoutSettings(db, deps, env.id, body, by);
+      if (!outcome.ok) throw fieldError('iban', `a ${outcome.schedule} schedule needs a bank account`);
+      return presentPayoutSettings(outcome.settings);
     },
   }),
 ];

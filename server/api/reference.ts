@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CURRENCIES } from '../domain/currencies';
 import { uuidv5 } from '../domain/ids';
 import { capabilitiesOf } from '../domain/gateway-capabilities';
+import { TEST_CARDS, type TestCardBehaviour } from '../domain/test-cards';
 import { pageEnvelope, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { notFound } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
@@ -50,6 +51,14 @@ const gatewayOut = z
         saved_cards: z.boolean().describe('Stores a card for later charges (`POST /authorization/`, subscriptions)'),
       })
       .describe('What it can do beyond taking a payment: the payment page offers, and the API accepts, only what the gateway can do (a 409 otherwise)'),
+    test_cards: z
+      .array(
+        z.object({
+          number: z.string().describe('A published test card number'),
+          behaviour: z.enum(Object.keys(TEST_CARDS) as [TestCardBehaviour, ...TestCardBehaviour[]]).describe('What paying with it does'),
+        }),
+      )
+      .describe("A sandbox gateway's test cards, one per outcome it can reach; empty for a gateway that moves real money"),
   })
   .meta({ id: 'Gateway', description: 'A payment gateway of the service' });
 
@@ -62,6 +71,7 @@ const presentGateway = (g: Gateway) => ({
   enabled: g.enabled,
   enabled_by_compliance: true,
   capabilities: presentCapabilities(g),
+  test_cards: g.sandbox ? (g.testData?.cards ?? []) : [],
 });
 
 function presentCapabilities(g: Gateway) {
@@ -75,7 +85,7 @@ function readOnly<T extends { id: string }>(opts: {
   noun: { one: string; many: string };
   example: unknown;
   /** What the environment can use (`live`: a live one; a sandbox has only sandbox gateways, a live one none). */
-  items: (deps: Deps, live: boolean) => T[];
+  items: (deps: Deps, env: { id: string; live: boolean }) => T[] | Promise<T[]>;
   out: z.ZodType;
   filter?: (item: T, query: Record<string, unknown>) => boolean;
   query?: z.ZodObject;
@@ -94,7 +104,7 @@ function readOnly<T extends { id: string }>(opts: {
       status: 200,
       async handler({ query, req, baseUrl, deps, env }) {
         const { page, page_size } = query as { page: number; page_size: number };
-        const all = opts.items(deps, env.mode === 'live').filter((i) => opts.filter?.(i, query as Record<string, unknown>) ?? true);
+        const all = (await opts.items(deps, { id: env.id, live: env.mode === 'live' })).filter((i) => opts.filter?.(i, query as Record<string, unknown>) ?? true);
         const start = (page - 1) * page_size;
         return pageEnvelope(req, baseUrl, { page, page_size }, all.length, all.slice(start, start + page_size));
       },
@@ -110,7 +120,7 @@ function readOnly<T extends { id: string }>(opts: {
       response: opts.out,
       status: 200,
       async handler({ params, deps, env }) {
-        const item = opts.items(deps, env.mode === 'live').find((i) => i.id === params.id);
+        const item = (await opts.items(deps, { id: env.id, live: env.mode === 'live' })).find((i) => i.id === params.id);
         if (!item) throw notFound(opts.group);
         return item;
       },
@@ -124,7 +134,7 @@ export const referenceRoutes = (): RouteDef[] => [
     tag: 'Gateway',
     noun: { one: 'Gateway', many: 'Gateways' },
     example: GATEWAY_EXAMPLE,
-    items: (deps, live) => deps.gateways.usable(live).map(presentGateway),
+    items: async (deps, env) => (await deps.gateways.of(env.id)).usable(env.live).map(presentGateway),
     out: gatewayOut,
   }),
   ...readOnly({

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AUTHENTICATION_METHODS, AUTHENTICATION_STATUSES } from '../domain/authentication';
 import { unitsToDecimalString } from '../domain/money';
 import { ACTION_RULES, actionLimit, awaitingConfirmation, SALE_STATUSES, type SaleAction } from '../domain/sales';
+import { REFUND_REASONS } from '../domain/payment-reference';
 import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { ApiError, found, inFlight, RecordedError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
@@ -20,8 +21,14 @@ import { page, SALE_EXAMPLE } from './examples';
 const operationOut = z
   .object({
     id: objectId,
-    kind: z.enum(['authorize', 'capture', 'refund', 'void', 'charge', 'decline']).describe('What the operation did'),
+    kind: z
+      .enum(['authorize', 'capture', 'refund', 'void', 'charge', 'decline', 'refund_failed'])
+      .describe('What the operation did; `refund_failed`: a refund the processor had accepted failed later (the bank returned it), its amount refundable again'),
     amount: z.number().describe('How much it moved, in major units of `currency`'),
+    reason: z
+      .enum(REFUND_REASONS)
+      .nullable()
+      .describe("A refund's reason as given to `POST /v1/sale/{id}/refund/` (or the dashboard's refund); null when none was given and for other kinds"),
     created: dateTime.describe('When it was recorded (ISO 8601, UTC)'),
   })
   .describe('One movement of the sale\'s money');
@@ -39,6 +46,26 @@ const sourceOut = z
   })
   .describe('One source of a sale paid from a transaction\'s `source`');
 
+/** What the merchant's own processor account settled for a sale (docs/processors.md "What settles where"). */
+const processorSettlementOut = z
+  .object({
+    status: z
+      .enum(['known', 'pending', 'none', 'not_reported'])
+      .describe(
+        '`known`: the figures are here; `pending`: captured, figures not read yet; `none`: nothing captured; `not_reported`: the processor gives none per payment (Redsys). Figures are null unless `known`',
+      ),
+    record: z.string().nullable().describe("The processor's record of the payment: Stripe's balance transaction (`txn_…`)"),
+    currency: z.string().nullable().describe('ISO 4217 code the processor settled in (it may have converted the payment)'),
+    amount: z.number().nullable().describe('What the processor settled: what was captured'),
+    fee: z.number().nullable().describe("The processor's fee (the platform's is the sale's `fee`)"),
+    net: z.number().nullable().describe('`amount` − `fee`: what the processor pays the merchant'),
+    available_on: dateTime.nullable().describe('When the processor makes `net` available to the merchant'),
+  })
+  .nullable()
+  .describe(
+    "null: the platform settles the sale (your balance, payouts). Else your own processor account does, and this is what it settled, in major units of this `currency`. Read-only",
+  );
+
 /** How a cardholder was authenticated: on a sale, and on the authorization that stored its card. */
 export const authenticationOut = z
   .object({
@@ -55,6 +82,11 @@ export const saleOut = z
   .object({
     id: objectId,
     livemode,
+    reference: z
+      .string()
+      .describe(
+        'The reference the customer is shown for this payment: on the paid screen ("Reference 5E6F-7A8B"), on the receipt emails and in the dashboard, where a search finds it. The last eight hex digits of `id`, in capitals, in two groups of four; read-only',
+      ),
     status: z
       .enum(SALE_STATUSES)
       .describe('Derived from the amounts; `pending` while a gateway call of the sale has an unknown outcome (it ends as the gateway proves); see the docs'),
@@ -78,13 +110,18 @@ export const saleOut = z
     fee: z
       .number()
       .describe("The platform's fees on the sale's captures, charges and refunds so far, as its balance transactions took them; 0 until they are made, a moment after the money moves"),
+    processor_settlement: processorSettlementOut,
     disputed: z
       .boolean()
       .describe("Whether the customer's bank has disputed the sale (an inquiry too): see `GET /v1/dispute/?sale=…`. While a dispute is open or once it is lost, its amount is not refundable"),
     failure: z
-      .enum(['declined', 'insufficient_funds', 'not_processed'])
+      .enum(['declined', 'insufficient_funds', 'not_processed', 'authentication_required'])
       .nullable()
       .describe('Why the charge moved no money: the gateway declined it, or (`not_processed`) its outcome was unknown and the gateway proved it never made it'),
+    confirm_url: z
+      .string()
+      .nullable()
+      .describe('If `failure` is `authentication_required`: the page where the customer pays (once, 7 days); else null'),
     description: z.string().nullable().describe('Description of a charge, as sent'),
     card: z
       .object({
@@ -121,6 +158,16 @@ const actionBody = z
   })
   .meta({ id: 'SaleAction', description: 'An action on a sale\'s money; no body (or `{}`) moves all that the action can' });
 
+const refundBody = z
+  .strictObject({
+    amount: positiveMoneyAmount('Major units of the sale\'s currency; default: all that is refundable now').optional(),
+    reason: z
+      .enum(REFUND_REASONS)
+      .optional()
+      .describe('Why you refund: `duplicate`, `fraudulent`, `requested_by_customer` or `other`. Stored on the refund operation and returned in `operations[].reason` (and in the `sale.refunded` event)'),
+  })
+  .meta({ id: 'SaleRefund', description: 'A refund of a sale\'s captured money; no body (or `{}`) refunds all that is refundable, without a reason' });
+
 const listQuery = pageQuery.extend({
   status: z.enum(SALE_STATUSES).optional().describe('Only sales in this state'),
   transaction_id: ref('transaction').optional().describe('Only the sales of this transaction'),
@@ -145,31 +192,32 @@ function conflict(action: SaleAction, sale: StoredSale, requested: number): ApiE
   return new ApiError('conflict', `${asked}${ACTION_RULES[action]} (${what} now: ${fmt(limit)})${disputed}${wait}; nothing was changed`);
 }
 
-const action = (name: SaleAction, summary: string, description: string) =>
+const action = (name: SaleAction, summary: string, description: string, body: typeof actionBody | typeof refundBody = actionBody) =>
   route({
     method: 'post',
     path: `/sale/{id}/${name}/`,
     operationId: `${name}Sale`,
     summary,
     description,
-    example: { request: { amount: 10 }, response: SALE_EXAMPLE },
+    example: { request: name === 'refund' ? { amount: 10, reason: 'requested_by_customer' } : { amount: 10 }, response: SALE_EXAMPLE },
     tag: 'Sale',
-    body: actionBody,
+    body,
     response: saleOut,
     status: 200,
     problems: [502],
     accepted: `The outcome is unknown (the gateway did not answer): the sale, \`pending\` until reconciliation proves whether the ${name} was made`,
     movesMoney: true,
-    async handler({ env, params, body, deps, db, binding, accepted }) {
+    async handler({ env, params, body, deps, db, binding, accepted, baseUrl }) {
       const sale = found(await getSale(db, env.id, params.id!), 'sale');
       const amount = body.amount === undefined ? 'all' : toMinor(body.amount, sale.row.currency, 'amount');
-      const outcome = await moveSaleMoney(deps, { sale: sale.row, action: name, amount, bound: boundStep(binding) });
+      const refundReason = 'reason' in body ? body.reason : undefined;
+      const outcome = await moveSaleMoney(deps, { sale: sale.row, action: name, amount, bound: boundStep(binding), refundReason });
       switch (outcome.kind) {
         case 'done':
-          return presentSale(outcome.sale);
+          return presentSale(outcome.sale, baseUrl);
         case 'pending':
           accepted();
-          return presentSale(outcome.sale);
+          return presentSale(outcome.sale, baseUrl);
         case 'in_flight':
           throw inFlight(outcome.retryAfterMs);
         case 'conflict':
@@ -209,7 +257,7 @@ export const saleRoutes = (): RouteDef[] => [
     response: pageEnvelopeSchema(saleOut),
     status: 200,
     async handler(ctx) {
-      return listPage(ctx, (filters, page) => listSales(ctx.db, ctx.env.id, filters, page), presentSale);
+      return listPage(ctx, (filters, page) => listSales(ctx.db, ctx.env.id, filters, page), (sale) => presentSale(sale, ctx.baseUrl));
     },
   }),
   route({
@@ -222,9 +270,9 @@ export const saleRoutes = (): RouteDef[] => [
     tag: 'Sale',
     response: saleOut,
     status: 200,
-    async handler({ env, params, db }) {
+    async handler({ env, params, db, baseUrl }) {
       const sale = found(await getSale(db, env.id, params.id!), 'sale');
-      return presentSale(sale);
+      return presentSale(sale, baseUrl);
     },
   }),
   action(
@@ -235,9 +283,10 @@ export const saleRoutes = (): RouteDef[] => [
   action(
     'refund',
     'Refund captured funds, all that is not yet refunded or `amount`',
-    'Refunds captured funds: `amount`, or all that is refundable when the body is empty. More than is refundable is a 409; destination wallets give their shares back proportionally. ' +
+    'Refunds captured funds: `amount`, or all that is refundable when the body is empty, with an optional `reason` kept on the refund operation. More than is refundable is a 409; destination wallets give their shares back proportionally. ' +
       "The sale of a transaction paid from its `source` is refunded back to its sources, the cards first in the transaction's order, then the wallets; " +
       'a card charge that paid part of such a transaction is refunded only through that sale (409).',
+    refundBody,
   ),
   action(
     'void',

@@ -27,9 +27,10 @@ const chargeOut = z.object({
   currency: currencyOut,
   status: z.enum(['pending', 'charged', 'failed']).describe('`pending` while the gateway answers; `failed` until a retry succeeds'),
   attempts: z.number().int().describe('Attempts made at this charge'),
-  failure: z.string().nullable().describe('Why the latest attempt failed: `declined`, `insufficient_funds` or `authorization_removed`'),
+  failure: z.string().nullable().describe('Why the latest attempt failed: `declined`, `insufficient_funds`, `authorization_removed` or `authentication_required`'),
   transaction: z.uuid().nullable().describe('`id` of the completed transaction the charge produced'),
   sale: z.uuid().nullable().describe('`id` of the sale the charge produced'),
+  confirm_url: z.url().nullable().describe('Latest attempt `authentication_required`: where the customer pays the period (7 days, no retry meanwhile); else null'),
 }).describe('The charge of one period');
 
 export const subscriptionOut = z

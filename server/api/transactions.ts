@@ -233,7 +233,9 @@ export const transactionRoutes = (): RouteDef[] => [
       const now = deps.now();
       if (!body.source?.length) {
         const live = env.mode === 'live';
-        const offered = { any: deps.gateways.forCurrency(body.currency, live).length, holding: deps.gateways.forCurrency(body.currency, live, { hold: true }).length };
+        const gateways = await deps.gateways.of(env.id);
+        const count = (needs: { hold?: boolean; split?: boolean }) => gateways.forCurrency(body.currency, live, needs).length;
+        const offered = { any: count({}), holding: count({ hold: true }), splitting: count({ split: true }) };
         refuseWithoutPaymentMethod(offered, body);
         return presentTransaction(await createTransaction(db, env.id, body, now), now, baseUrl);
       }

@@ -10,7 +10,7 @@ import type { Db } from '../store/db';
 import type { PostingRefused } from '../payments/ledger-posting';
 import { getWallet, type Wallet } from '../store/ledger';
 import { findTransferById, getTransfer, listTransfers } from '../store/transfers';
-import { refuseWithoutPayouts } from './live-payouts';
+import { refuseWithoutHolder, refuseWithoutPayouts } from './live-payouts';
 import { checkNotifyUrl } from './notify-url';
 import { eitherOf, exact, freeText, httpUrl, livemode, nonBlank, objectId, positiveMoneyAmount, ref, text, timestamps } from './fields';
 import { toMinor } from '../http/amounts';
@@ -39,7 +39,9 @@ export const transferOut = z
     id: objectId,
     livemode,
     transfer_id: z.string().nullable().describe('Your external identifier'),
-    status: z.enum(TRANSFER_STATUSES).describe('paid: settled; pending: a payout on its way; failed: a payout that failed, its money returned'),
+    status: z
+      .enum(TRANSFER_STATUSES)
+      .describe('paid: settled (a payout by SEPA file: a bank statement shows it); pending: a payout not sent yet; in_transit: a payout in a file sent to the bank; returned: a payout paid, then sent back by the bank, its money returned; failed: a payout that failed, its money returned'),
     source_wallet: z.uuid().describe('`id` of the wallet the money left'),
     destination_wallet: z.uuid().nullable().describe('`id` of the wallet the money went to'),
     destination_iban: z.uuid().nullable().describe('`id` of the client IBAN paid out to'),
@@ -156,6 +158,7 @@ export const transferRoutes = (): RouteDef[] => [
       if (body.destination_iban !== undefined) {
         refuseWithoutPayouts(deps, env.mode === 'live');
         const iban = await payoutIbanOf(db, source, body.destination_iban);
+        refuseWithoutHolder(deps, env.mode === 'live', iban.account_holder_name, 'the client IBAN');
         return answer(await createPayout(deps, db, { ...common, iban }), { [source.id]: 'source_wallet' });
       }
       if (body.destination_wallet === source.id) throw fieldError('destination_wallet', 'must be another wallet than source_wallet');

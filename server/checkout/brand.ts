@@ -22,10 +22,11 @@ export const logoPath = (environmentId: string, sha256: string) => `/brand/${env
 export function brandStylesheet(brand: Pick<PageBrand, 'color' | 'accent'>): string {
   const rules: string[] = [];
   if (brand.color) {
-    // Stored as applied (AA already reached in light); the dark theme gets its light variant.
-    const { light, dark } = readableBrandColor(brand.color);
-    rules.push(`:root{--accent:${light};--accent-strong:${light};--focus:${light}}`);
-    rules.push(`@media (prefers-color-scheme:dark){:root{--accent:${dark};--accent-strong:${dark};--focus:${dark}}}`);
+    // The button keeps the colour with the text that reads on it; links and focus, text on
+    // the page's light backgrounds, a shade dark enough; the dark theme its light variant.
+    const { button, onButton, light, dark } = readableBrandColor(brand.color);
+    rules.push(`:root{--accent:${light};--accent-strong:${button};--focus:${light};--pay:${button};--on-pay:${onButton}}`);
+    rules.push(`@media (prefers-color-scheme:dark){:root{--accent:${dark};--accent-strong:${dark};--focus:${dark};--pay:${dark};--on-pay:var(--on-accent)}}`);
   }
   const band = brand.accent ?? brand.color;
   if (band) rules.push(`.merchant{border-top:4px solid ${band}}`);

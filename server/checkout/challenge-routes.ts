@@ -26,7 +26,7 @@ const incomplete = (gatewayId: string): Outcome => ({ kind: 'view', status: 200,
 
 /** What a challenge came to, as the payment page shows it (JSON answer, or the page after the full-page step). */
 async function challengeAnswered(ctx: CheckoutContext, page: Page, gatewayId: string, answer: ChallengeAnswer | 'abandoned', outcome: ChallengeOutcome): Promise<Outcome> {
-  const gateway = ctx.deps.gateways.find(gatewayId)!;
+  const gateway = page.gateways.find(gatewayId)!;
   if (outcome.kind === 'abandoned') return incomplete(gatewayId);
   if (outcome.kind === 'not_claimed') {
     // Answered already, expired, or the transaction moved on meanwhile.

@@ -7,6 +7,7 @@ import { outcomeStrings } from '../../widget/screen/client-strings';
 import type { CheckoutView, Language } from '../../widget/screen/view';
 import { baseUrlOf } from '../http/route';
 import type { Gateway, GatewayOrigins } from '../payments/gateway';
+import type { GatewaySet } from '../payments/registry';
 import type { Merchant } from '../store/environments';
 import { sameOriginPost, validCsrf } from './csrf';
 import { sendEmbedRefusal } from './embed-refusal';
@@ -16,7 +17,8 @@ import { allowedFrameOrigins, applyPageHeaders, mergeOrigins, newNonce, redirect
 import { backUrlOf } from './view-model';
 
 // The shell every hosted page answers through: a payment's /pay/{token}/, a save page's
-// /pay/sav_…/ and a subscription's sign-up /pay/sub_…/. Reading the page a token names
+// /pay/sav_…/, a subscription's sign-up /pay/sub_…/ and a charge's confirmation
+// /pay/confirm/cfm_…/ (which renders itself, and reads and secures itself here). Reading the page a token names
 // (its language, whether an allowed origin frames it), its security headers (a fresh CSP
 // nonce, frame ancestors, the origins its forms may lead to), a post's CSRF and origin
 // checks, and one set of responders: a view as HTML or JSON, a redirect, the way back to
@@ -57,6 +59,8 @@ export interface HostedExtra {
 }
 
 export type HostedPage<F extends Found> = F & {
+  /** The environment's gateways, its connected processors' included (registry.ts `of`). */
+  gateways: GatewaySet;
   /** What the gateways the page offers add to its CSP (payments/gateway.ts `origins`). */
   gatewayOrigins: GatewayOrigins;
   language: Language;
@@ -76,7 +80,7 @@ export interface HostedKind<F extends Found> {
   /** The language the page's row asked for, if any (else the browser's). */
   language(row: F['row']): string | null;
   /** The gateways the page offers (their origins join its CSP); `live`: the environment's mode. */
-  offered(ctx: CheckoutContext, found: F, live: boolean): readonly Gateway[];
+  offered(gateways: GatewaySet, found: F, live: boolean): readonly Gateway[];
   view(ctx: CheckoutContext, page: HostedPage<F>, extra: HostedExtra): Promise<CheckoutView>;
   /** Where the customer goes once done or gone (signed where the kind signs its returns); null: the page stays. */
   returnTo(ctx: CheckoutContext, page: HostedPage<F>, how: 'completed' | 'cancelled'): Promise<string | null>;
@@ -93,8 +97,11 @@ export type HostedOutcome =
 
 const urlsOf = (row: HostedRow) => ({ return_url: row.return_url ?? null, cancel_url: row.cancel_url ?? null });
 
+/** What loading a page reads of its kind: all a page that renders itself (the confirm page, confirm-routes.ts) declares. */
+export type LoadableKind<F extends Found> = Pick<HostedKind<F>, 'token' | 'find' | 'language' | 'offered'>;
+
 /** The page a request's token names, or null: a token of another shape, or one that names nothing. */
-export async function loadHosted<F extends Found>(kind: HostedKind<F>, ctx: CheckoutContext, req: Request): Promise<HostedPage<F> | null> {
+export async function loadHosted<F extends Found>(kind: LoadableKind<F>, ctx: CheckoutContext, req: Request): Promise<HostedPage<F> | null> {
   const token = String(req.params.token);
   const found = kind.token.test(token) ? await kind.find(ctx, token) : undefined;
   if (!found) return null;
@@ -105,8 +112,9 @@ export async function loadHosted<F extends Found>(kind: HostedKind<F>, ctx: Chec
   // Unknown origins get no embed mode and frame-ancestors 'none': the browser refuses to show it.
   const embed = origin !== null && allowed.includes(origin) ? { parentOrigin: origin } : null;
   const wantsJson = req.is('application/json') === 'application/json';
-  const gatewayOrigins = mergeOrigins(kind.offered(ctx, found, !found.merchant.sandbox));
-  return { ...found, gatewayOrigins, language, embed, frameAncestors: embed ? allowed : [], wantsJson, get log() { return req.log; } };
+  const gateways = await ctx.deps.gateways.of(found.row.environment_id);
+  const gatewayOrigins = mergeOrigins(kind.offered(gateways, found, !found.merchant.sandbox));
+  return { ...found, gateways, gatewayOrigins, language, embed, frameAncestors: embed ? allowed : [], wantsJson, get log() { return req.log; } };
 }
 
 /** Re-reads the page's row, so the answer shows the state a write produced. */

@@ -7,7 +7,7 @@ import type { RatePolicy } from '../domain/rate-limit';
 import type { Deps } from '../deps';
 import { retryAfterSeconds, setRateLimitHeaders } from '../http/rate-limit';
 import type { Gateway } from '../payments/gateway';
-import { TEST_CARDS } from '../payments/sandbox';
+import { TEST_CARDS } from '../domain/test-cards';
 import { serverSecret } from '../store/secrets';
 import { applyPageHeaders, newNonce } from './security';
 
@@ -22,7 +22,7 @@ import { applyPageHeaders, newNonce } from './security';
 const CARD_POLICY: RatePolicy = { name: 'card', limit: 10, windowMs: 10 * 60_000 };
 
 /**
- * The sandbox's published numbers are typed by every developer and every test run, from
+ * The published test numbers are typed by every developer and every test run, from
  * anywhere: a limit per card would only refuse them. Any other number is limited.
  */
 const PUBLISHED_TEST_CARDS = new Set(Object.values(TEST_CARDS).map(normalizeCardNumber));

@@ -23,6 +23,13 @@ export async function settled(ctx: CheckoutContext, page: Page, gateway: Gateway
     case 'challenge':
       // Without JavaScript the challenge's own page; the hydrated screen shows it as a dialog.
       return { kind: 'redirect', location: stepUrl(page, `challenge/${outcome.challengeId}/`), redirectKind: 'challenge' };
+    case 'redirect':
+      // To the processor: a GET straight there; a POST through our page of its form (provider-routes.ts).
+      return {
+        kind: 'redirect',
+        location: outcome.redirect.method === 'GET' ? outcome.redirect.url : stepUrl(page, `go/${outcome.reference}/`),
+        redirectKind: 'provider',
+      };
     case 'paid':
       return finished(ctx, await reload(ctx, page), 'completed');
     case 'declined': {

@@ -1,7 +1,6 @@
 import type { IRouter, Request, Response } from 'express';
 import { documentTemplate, type DocumentTemplate } from '../../widget/screen/document';
 import { COUNTDOWN_FROM_MS } from '../../widget/screen/model-state';
-import { SANDBOX_REDIRECT_ID } from '../payments/sandbox';
 import { checkoutVersion } from '../store/transactions';
 import { challengeReturn } from './challenge-routes';
 import { refusedEmbed } from './embed-refusal';
@@ -42,20 +41,22 @@ function pageKey(req: Request): string | null {
 
 /** The page once back from the provider's or the challenge's page: what came of it, never kept. */
 async function serveReturn(ctx: CheckoutContext, req: Request, res: Response, page: Page) {
-  // Back from the redirect gateway's page: the provider declined, or its answer could not
-  // be had (nothing charged; the customer may try again). See the provider POST.
+  // Back from a processor's page: it declined, or its answer could not be had (nothing
+  // charged; the customer may try again). See the return route (provider-routes.ts).
   const pending = page.row.status === 'N';
   const declined = req.query.declined === '1' && pending;
   const failed = req.query.failed === '1' && pending;
+  // Which gateway it was, if the page offers it: its method stays chosen.
+  const via = page.gateways.find(textOrNull(req.query.gateway) ?? '')?.id ?? null;
   const challenged = pending ? await challengeReturn(ctx, page, req.query) : null;
   if (challenged) return respond(ctx, res, page, challenged);
   await respond(ctx, res, page, {
     kind: 'view',
     status: 200,
-    // Back from the redirect gateway's approval page in embed mode (see the provider POST).
+    // Back from a processor's page in embed mode, paid (see the return route).
     justFinished: page.embed !== null && req.query.finished === '1',
-    ...(declined ? { declined, chosenGateway: SANDBOX_REDIRECT_ID, error: { message: 'error.declined', fields: {} } } : {}),
-    ...(failed && !declined ? { chosenGateway: SANDBOX_REDIRECT_ID, error: { message: 'error.gatewayFailed', fields: {} } } : {}),
+    ...(declined ? { declined, chosenGateway: via, error: { message: 'error.declined', fields: {} } } : {}),
+    ...(failed && !declined ? { chosenGateway: via, error: { message: 'error.gatewayFailed', fields: {} } } : {}),
   });
 }
 

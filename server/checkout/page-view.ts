@@ -18,7 +18,7 @@ import { buildView, paymentGateways } from './view-model';
 
 /** The payment's view: the transaction, its lines, its sale once paid, and whatever the answer adds. */
 export async function pageView(ctx: CheckoutContext, page: Page, extra: HostedExtra = {}, now = ctx.deps.now()) {
-  const { db, deps } = ctx;
+  const { db } = ctx;
   const { row } = page;
   const sale = row.status === 'D' ? await findSaleOfTransaction(db, row.id) : null;
   const checking = row.status === 'N' && (await paymentInDoubt(db, row.id));
@@ -26,7 +26,7 @@ export async function pageView(ctx: CheckoutContext, page: Page, extra: HostedEx
   const { cancelled: _ended, ...shown } = extra;
   const built = buildView({
     tx: { row, lines: await transactionLines(db, row.id) },
-    gateways: deps.gateways,
+    gateways: page.gateways,
     live: !page.merchant.sandbox,
     merchantName: page.merchant.name,
     language: page.language,
@@ -46,7 +46,7 @@ export const paymentPage: HostedKind<Checkout> = {
   token: TOKEN,
   find: ({ db }, token) => findCheckout(db, token),
   language: (row) => row.language,
-  offered: (ctx, { row }, live) => paymentGateways(ctx.deps.gateways, row, live),
+  offered: (gateways, { row }, live) => paymentGateways(gateways, row, live),
   view: (ctx, page, extra) => pageView(ctx, page, extra),
   // Signed once the payment is paid or cancelled (returns.ts).
   returnTo: async ({ db, deps }, { row }, how) => (await returnUrls(db, row, deps.now()))[how === 'completed' ? 'return_url' : 'cancel_url'],
@@ -75,7 +75,7 @@ export function notFound(ctx: CheckoutContext, req: Request, res: Response) {
 export async function sendUnpayable(ctx: CheckoutContext, res: Response, page: Page): Promise<boolean> {
   const { row } = page;
   if (effectiveStatus(row.status, row.expired_at, ctx.deps.now()) !== 'N') return false;
-  if (paymentGateways(ctx.deps.gateways, row, !page.merchant.sandbox).length > 0 || (await paymentInDoubt(ctx.db, row.id))) return false;
+  if (paymentGateways(page.gateways, row, !page.merchant.sandbox).length > 0 || (await paymentInDoubt(ctx.db, row.id))) return false;
   respondUnpayable(ctx, res, page);
   return true;
 }

@@ -3,7 +3,9 @@ import { scopedDeps } from '../deps';
 import { validateFields } from '../../widget/fields/card';
 import type { Gateway } from '../payments/gateway';
 import { testCardErrors } from '../payments/live';
-import { payTransaction } from '../payments/pay';
+import { type PaymentOutcome, payTransaction } from '../payments/pay';
+import { leaveOpenRedirects } from '../payments/redirect';
+import { baseUrlOf } from '../http/route';
 import { failedAttemptsWait } from '../store/payments';
 import { cancelTransaction } from '../payments/transaction-endings';
 import { formBody } from './form-body';
@@ -22,19 +24,25 @@ export function payRoutes(router: IRouter, ctx: CheckoutContext): void {
   const { deps, db } = ctx;
   const limitCard = cardLimit(deps);
 
-  async function pay(page: Page, input: PayRequest, gateway: Gateway): Promise<Outcome> {
+  async function pay(page: Page, input: PayRequest, gateway: Gateway, base: string): Promise<Outcome> {
     const now = deps.now();
     const row = page.row;
-    if (gateway.flow === 'redirect') {
-      return { kind: 'redirect', location: stepUrl(page, 'provider/'), redirectKind: 'provider' };
-    }
+    // Each call's own return route, in the page's embed mode (provider-routes.ts).
+    const returnUrl = (reference: string) => `${base}${stepUrl(page, `return/${reference}/`)}`;
+    const fromPage = { returnUrl, language: page.language };
+    if (gateway.flow === 'redirect') return answered(page, gateway, await payTransaction(scopedDeps(deps, page), { transaction: row, gateway, fields: {}, page: fromPage }));
     const fieldErrors = { ...validateFields(gateway.fields, input.fields, now), ...testCardErrors(!page.merchant.sandbox, input.fields) };
     if (Object.keys(fieldErrors).length) {
       return { kind: 'view', status: 400, chosenGateway: gateway.id, error: { message: 'error.fieldsInvalid', fields: fieldErrors } };
     }
     const limited = await limitCard(gateway, input.fields);
     if (limited > 0) return tooManyAttempts(now, limited, gateway.id);
-    const outcome = await payTransaction(scopedDeps(deps, page), { transaction: row, gateway, fields: input.fields });
+    return answered(page, gateway, await payTransaction(scopedDeps(deps, page), { transaction: row, gateway, fields: input.fields, page: fromPage }));
+  }
+
+  async function answered(page: Page, gateway: Gateway, outcome: PaymentOutcome): Promise<Outcome> {
+    const now = deps.now();
+    const { row } = page;
     if (outcome.kind === 'not_claimed') {
       const wait = await failedAttemptsWait(db, row.id, now);
       if (wait > 0) return tooManyAttempts(now, wait, gateway.id);
@@ -57,10 +65,13 @@ export function payRoutes(router: IRouter, ctx: CheckoutContext): void {
     if (input.action === 'cancel') {
       // One click must not end the payment: without JavaScript the page asks first.
       if (!page.wantsJson && input.confirm !== '1') return respond(ctx, res, page, { kind: 'view', status: 200, confirmCancel: true });
-      if (!(await cancelTransaction(deps, page.row.id, deps.now()))) return respond(ctx, res, page, await stateConflict(ctx, page, null));
+      const cancel = () => cancelTransaction(deps, page.row.id, deps.now());
+      // A redirect the customer left open would hold the cancel too (payments/redirect.ts).
+      const cancelled = (await cancel()) || ((await leaveOpenRedirects(scopedDeps(deps, page), page.row.id, page.row.environment_id)) && (await cancel()));
+      if (!cancelled) return respond(ctx, res, page, await stateConflict(ctx, page, null));
       return respond(ctx, res, page, await finished(ctx, await reload(ctx, page), 'cancelled'));
     }
-    const gateway = input.gateway ? paymentGateways(deps.gateways, page.row, !page.merchant.sandbox).find((g) => g.id === input.gateway) : undefined;
+    const gateway = input.gateway ? paymentGateways(page.gateways, page.row, !page.merchant.sandbox).find((g) => g.id === input.gateway) : undefined;
     if (!gateway) {
       return respond(ctx, res, page, { kind: 'view', status: 400, error: { message: 'error.gatewayRequired', fields: { gateway: 'error.gatewayRequired' } } });
     }
@@ -69,7 +80,7 @@ export function payRoutes(router: IRouter, ctx: CheckoutContext): void {
     if (gateway.flow === 'form' && input.fieldsOf !== undefined && input.fieldsOf !== gateway.id) {
       return respond(ctx, res, page, { kind: 'view', status: 200, chosenGateway: gateway.id });
     }
-    const outcome = await pay(page, input, gateway);
+    const outcome = await pay(page, input, gateway, baseUrlOf(req, deps));
     return respond(ctx, res, page, outcome.kind === 'view' ? { ...outcome, values: keptValues(gateway.fields, input.fields) } : outcome);
   });
 }

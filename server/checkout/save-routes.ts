@@ -36,6 +36,11 @@ import { notFound } from './page-view';
 import { isDecline, notStored, respondStoreResult, resultOf, type StoreResult, toChallenge } from './store-step';
 import { type ChallengeAnswerPosted, readChallengeAnswer } from './challenge-answer';
 import { keptValues } from './view-model';
+import { baseUrlOf } from '../http/route';
+import { storedRedirect } from '../payments/redirect';
+import { listCalls } from '../store/gateway-calls';
+import { findCallByReference } from '../store/unknown-outcomes';
+import { REFERENCE } from './provider-routes';
 
 // Saving a card without touching it: the hosted page at /pay/sav_…/ that
 // `POST /v1/authorization/` without a card answers with (and the page a raw-card
@@ -66,7 +71,7 @@ const savePage: HostedKind<SavePage> = {
   token: SAVE_TOKEN,
   find: findOpen,
   language: () => null,
-  offered: (ctx, { row }) => [ctx.deps.gateways.find(row.gateway_id)].filter((g) => g !== undefined),
+  offered: (gateways, { row }) => [gateways.find(row.gateway_id)].filter((g) => g !== undefined),
   async view(ctx, page, { justFinished, cancelled, declined, confirmCancel, error, values }) {
     const built = buildSaveView({
       row: page.row,
@@ -75,7 +80,7 @@ const savePage: HostedKind<SavePage> = {
       csrf: csrfToken(await ctx.csrfSecret(), page.row.token!),
       now: ctx.deps.now(),
       embed: page.embed,
-      gateway: ctx.deps.gateways.find(page.row.gateway_id),
+      gateway: page.gateways.find(page.row.gateway_id),
       ...{ justFinished, cancelled, declined, confirmCancel, error, values },
     });
     return { ...built, brand: brandView(page.row.environment_id, page.merchant.brand), sandbox: page.merchant.sandbox };
@@ -90,10 +95,17 @@ const finish = async (ctx: CheckoutContext, res: Response, page: Page, how: 'com
 const result = (ctx: CheckoutContext, res: Response, page: Page, message: StoreResult) => respondStoreResult(ctx, savePage, res, page, message);
 const reload = (ctx: CheckoutContext, page: Page) => reloadHosted(savePage, ctx, page);
 
+/** Where an open challenge sends the customer when it is the processor's page (a GET redirect kept on its store call), or null. */
+async function challengeRedirect(ctx: CheckoutContext, row: SavePage['row']): Promise<string | null> {
+  const call = (await listCalls(ctx.db, row.id)).filter((c) => c.kind === 'store' && c.processor_id === row.gateway_challenge).at(-1);
+  const to = call ? storedRedirect(call) : null;
+  return to?.method === 'GET' ? to.url : null;
+}
+
 /** Stores the card on the page's authorization; answers what came of it. */
-async function save(ctx: CheckoutContext, res: Response, page: Page, input: PayRequest) {
+async function save(ctx: CheckoutContext, res: Response, page: Page, input: PayRequest, base: string) {
   const deps = scopedDeps(ctx.deps, page);
-  const gateway = deps.gateways.find(page.row.gateway_id);
+  const gateway = page.gateways.find(page.row.gateway_id);
   if (!gateway?.enabled || !canStore(gateway) || input.gateway !== gateway.id) {
     return show(ctx, res, page, 400, { error: { message: 'error.gatewayRequired', fields: { gateway: 'error.gatewayRequired' } } });
   }
@@ -103,12 +115,25 @@ async function save(ctx: CheckoutContext, res: Response, page: Page, input: PayR
   }
   // One card at a time: a store whose outcome is unknown may still become this authorization.
   if (await storeInDoubt(ctx.db, page.row.id)) return result(ctx, res, page, 'error.saveChecking');
-  const stored = await storeCard(deps, { environmentId: page.row.environment_id, gateway, fields: input.fields, notifyUrl: page.row.notify_url, authorizationId: page.row.id, authenticate: true });
+  // A processor that takes the card on its own page (redirect) gets none here, and the store call's own return route.
+  const onItsPage = gateway.flow === 'redirect';
+  const fromPage = { returnUrl: (reference: string) => `${base}${stepUrl(page, `return/${reference}/`)}`, language: page.language };
+  const stored = await storeCard(deps, {
+    environmentId: page.row.environment_id,
+    gateway,
+    fields: onItsPage ? {} : input.fields,
+    notifyUrl: page.row.notify_url,
+    authorizationId: page.row.id,
+    authenticate: true,
+    clientId: page.row.client_id ?? null,
+    ...(onItsPage ? { page: fromPage } : {}),
+  });
   switch (stored.kind) {
     case 'stored':
       deps.log.info({ authorization: page.row.id, gateway: gateway.code, brand: stored.authorization.card_brand }, 'card saved on the hosted page');
       return finish(ctx, res, await reload(ctx, page), 'completed');
     case 'challenge':
+      if (stored.redirect?.method === 'GET') return respond(ctx, res, page, { kind: 'redirect', location: stored.redirect.url, redirectKind: 'provider' });
       return respond(ctx, res, page, toChallenge(page));
     case 'declined':
       return result(ctx, res, page, 'error.saveDeclined');
@@ -143,8 +168,31 @@ function getRoutes(router: IRouter, ctx: CheckoutContext, only: (req: Request, r
     if (!page) return notFound(ctx, req, res);
     // Answered, lapsed or left already: back to the page, which shows where it stands.
     if (page.row.status !== 'requires_action' || !page.row.gateway_challenge) return res.redirect(303, stepUrl(page, ''));
+    // The challenge is the processor's own page (saving a card with Stripe): there again.
+    const away = await challengeRedirect(ctx, page.row);
+    if (away) return res.redirect(303, away);
     secureHosted(res, page);
     res.type('html').send(renderChallengePage(await savePage.view(ctx, page, {}), ctx.screenAssets()));
+  });
+}
+
+/**
+ * The customer back from the processor's page where the card was given (the store's
+ * challenge by redirect): the store call's own return route. Nothing brought back is
+ * believed: the challenge is resumed, and the gateway reads what the processor did.
+ */
+function returnRoute(router: IRouter, ctx: CheckoutContext, only: (req: Request, res: Response, next: NextFunction) => void) {
+  router.get('/pay/:token/return/:reference/', only, addressLimit(ctx.deps, 'provider-return', ctx.screenAssets), async (req, res) => {
+    const page = await loadHosted(savePage, ctx, req);
+    const reference = String(req.params.reference);
+    const call = page && REFERENCE.test(reference) ? await findCallByReference(ctx.db, reference) : undefined;
+    if (!page || !call || call.kind !== 'store' || call.subject_id !== page.row.id) return notFound(ctx, req, res);
+    // Answered already (another return), or left: the page shows where it stands.
+    if (page.row.status !== 'requires_action' || !call.processor_id || page.row.gateway_challenge !== call.processor_id) return res.redirect(303, stepUrl(page, ''));
+    const outcome = await answerStoreChallenge(scopedDeps(ctx.deps, req), { authorization: page.row, answer: 'completed' });
+    // The processor keeps a customer whose card it declines on its page: back without a card saved, they left it.
+    if (outcome.kind === 'declined') return result(ctx, res, page, 'error.saveIncomplete');
+    return challengeAnswered(ctx, res, page, 'completed', outcome);
   });
 }
 
@@ -169,8 +217,9 @@ export function saveRoutes(router: IRouter, deps: Deps, screenAssets: () => Docu
       if (!page.wantsJson && input.confirm !== '1') return show(ctx, res, page, 200, { confirmCancel: true });
       return finish(ctx, res, page, 'cancelled');
     }
-    return save(ctx, res, page, input);
+    return save(ctx, res, page, input, baseUrlOf(req, deps));
   });
+  returnRoute(router, ctx, only);
 
   router.post('/pay/:token/challenge/', only, formBody({ json: true }), async (req, res) => {
     const page = await loadHosted(savePage, ctx, req);

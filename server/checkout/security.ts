@@ -37,9 +37,11 @@ export interface PageSecurity {
 }
 
 /** The origins of every gateway offered, merged: what the page's CSP adds for them. */
-export function mergeOrigins(gateways: readonly { origins?: GatewayOrigins }[]): GatewayOrigins {
+export function mergeOrigins(gateways: readonly { origins?: GatewayOrigins; replacedOrigin?: string }[]): GatewayOrigins {
   const of = (key: keyof GatewayOrigins) => [...new Set(gateways.flatMap((g) => g.origins?.[key] ?? []))];
-  return { script: of('script'), frame: of('frame'), connect: of('connect'), form: of('form') };
+  // A test double's page (gateway.ts `replacedOrigin`, tests only) is where its redirects go.
+  const doubles = gateways.flatMap((g) => (g.replacedOrigin ? [g.replacedOrigin] : []));
+  return { script: of('script'), frame: of('frame'), connect: of('connect'), form: of('form'), redirect: [...new Set([...of('redirect'), ...doubles])] };
 }
 
 const sources = (first: string, more: readonly string[] = []) => [first, ...more].join(' ');
@@ -54,8 +56,9 @@ export function applyPageHeaders(res: Response, s: PageSecurity): void {
     sources("connect-src 'self'", g.connect),
     ...(g.frame?.length ? [sources('frame-src', g.frame)] : []),
     "base-uri 'none'",
-    // Chromium applies form-action to the redirects after a POST as well.
-    sources("form-action 'self'", [...s.formTargets, ...(g.form ?? [])]),
+    // Chromium applies form-action to the redirects after a POST as well: a gateway's
+    // redirect (a 303 to its processor's page after the pay post) must be allowed too.
+    sources("form-action 'self'", [...s.formTargets, ...(g.form ?? []), ...(g.redirect ?? [])]),
     `frame-ancestors ${s.frameAncestors.length ? s.frameAncestors.join(' ') : "'none'"}`,
   ].join('; ');
   res.setHeader('Content-Security-Policy', csp);

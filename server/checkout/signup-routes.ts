@@ -4,7 +4,6 @@ import type { DocumentAssets } from '../../widget/screen/document';
 import { signupOpen } from '../present/subscription';
 import { type Deps, scopedDeps } from '../deps';
 import { testCardErrors } from '../payments/live';
-import { canStore } from '../payments/gateway';
 import { storeCard } from '../payments/store-card';
 import { answerStoreChallenge } from '../payments/store-challenge';
 import type { AuthorizationRow } from '../store/schema';
@@ -33,7 +32,7 @@ import { type CheckoutContext, checkoutContext, stepUrl } from './page';
 import { fromForm, payRequest, type PayRequest } from './pay-request';
 import { refusedEmbed } from './embed-refusal';
 import { notFound } from './page-view';
-import { buildSignupView, SIGNUP_EMAIL_FIELD, signupGateways, type SignupViewInput } from './signup-view';
+import { buildSignupView, SIGNUP_EMAIL_FIELD, signsUp, signupGateways, type SignupViewInput } from './signup-view';
 import { isDecline, notStored, respondStoreResult, resultOf, type StoreResult, toChallenge } from './store-step';
 import { readChallengeAnswer } from './challenge-answer';
 import { signupReturnUrl } from './returns';
@@ -68,7 +67,7 @@ const signupPage: HostedKind<SignupPage> = {
   token: SIGNUP_TOKEN,
   find: ({ db }, token) => findSignup(db, token),
   language: (row) => row.language,
-  offered: (ctx, { row }, live) => ctx.deps.gateways.forCurrency(row.currency, live).filter(canStore),
+  offered: (gateways, { row }, live) => gateways.forCurrency(row.currency, live).filter(signsUp),
   async view(ctx, page, extra) {
     const { justFinished, cancelled, error, chosenGateway, declined } = extra;
     const built = buildSignupView({
@@ -79,7 +78,7 @@ const signupPage: HostedKind<SignupPage> = {
       csrf: csrfToken(await ctx.csrfSecret(), page.row.token),
       now: ctx.deps.now(),
       embed: page.embed,
-      gateways: signupGateways(ctx.deps.gateways, page.row.currency, !page.merchant.sandbox),
+      gateways: signupGateways(page.gateways, page.row.currency, !page.merchant.sandbox),
       ...{ justFinished, cancelled, error, chosenGateway, declined },
     });
     return { ...built, brand: brandView(page.row.environment_id, page.merchant.brand), sandbox: page.merchant.sandbox };
@@ -97,8 +96,8 @@ const reload = (ctx: CheckoutContext, page: Page) => reloadHosted(signupPage, ct
 async function signUp(ctx: CheckoutContext, res: Response, page: Page, input: PayRequest) {
   const { db } = ctx;
   const deps = scopedDeps(ctx.deps, page);
-  const gateway = deps.gateways.forCurrency(page.row.currency, !page.merchant.sandbox).find((g) => g.id === input.gateway);
-  if (!gateway || !canStore(gateway)) {
+  const gateway = page.gateways.forCurrency(page.row.currency, !page.merchant.sandbox).find((g) => g.id === input.gateway);
+  if (!gateway || !signsUp(gateway)) {
     return show(ctx, res, page, 400, { error: { message: 'error.gatewayRequired', fields: { gateway: 'error.gatewayRequired' } } });
   }
   const { [SIGNUP_EMAIL_FIELD.name]: email, ...cardFields } = input.fields;

@@ -2,8 +2,8 @@ import type { CheckoutView, GatewayField, GatewayOption, Language, ScreenStatus 
 import { exponentOf } from '../domain/currencies';
 import { signupOpen } from '../present/subscription';
 import { addDays } from '../domain/periods';
-import { canStore } from '../payments/gateway';
-import type { Gateways } from '../payments/registry';
+import { canStore, type Gateway, type StoringGateway } from '../payments/gateway';
+import type { GatewaySet } from '../payments/registry';
 import type { SubscriptionRow } from '../store/schema';
 import { embedView } from './view-model';
 
@@ -41,11 +41,17 @@ export const SIGNUP_EMAIL_FIELD: GatewayField = {
   validate: 'optional-email',
 };
 
-/** Only gateways that store a card can pay for later periods. */
-export function signupGateways(gateways: Gateways, currency: string, live: boolean): GatewayOption[] {
+/**
+ * Only gateways that store a card here can pay for later periods. A processor that takes
+ * the card on its own page (Stripe's, by redirect) saves cards on the save page only: the
+ * sign-up has no return route for it yet.
+ */
+export const signsUp = (g: Gateway): g is StoringGateway => canStore(g) && g.flow === 'form';
+
+export function signupGateways(gateways: GatewaySet, currency: string, live: boolean): GatewayOption[] {
   return gateways
     .forCurrency(currency, live)
-    .filter(canStore)
+    .filter(signsUp)
     // The code lets the screen name the method in the page's language ("Tarjeta", not "Card").
     .map((g) => ({ id: g.id, code: g.code, name: g.name, flow: g.flow, fields: [SIGNUP_EMAIL_FIELD, ...g.fields] }));
 }

@@ -1,7 +1,7 @@
 import type { CheckoutView, EmbedView, GatewayField, GatewayOption, Language, Receipt, ScreenStatus } from '../../widget/screen/view';
 import { findCurrency } from '../domain/currencies';
 import { effectiveStatus } from '../domain/transaction-status';
-import type { Gateways } from '../payments/registry';
+import type { GatewaySet } from '../payments/registry';
 import type { SaleRow } from '../store/schema';
 import type { StoredTransaction } from '../store/transactions';
 
@@ -11,7 +11,7 @@ const SCREEN_STATUS: Record<string, ScreenStatus> = { N: 'pending', D: 'paid', C
 
 export interface ViewInput {
   tx: StoredTransaction;
-  gateways: Gateways;
+  gateways: GatewaySet;
   /** The environment is live: no sandbox gateway is offered. */
   live: boolean;
   merchantName: string;
@@ -63,10 +63,14 @@ export function backUrlOf(row: { cancel_url: string | null; return_url: string |
   return row.cancel_url ?? siteOf(row.return_url);
 }
 
-/** The gateways a payment may be paid with: of its mode, for its currency, able to hold the funds when it asks to. */
-export const paymentGateways = (gateways: Gateways, row: { currency: string; authorize: boolean }, live: boolean) => gateways.forCurrency(row.currency, live, { hold: row.authorize });
+/** What a payment asks of its gateway: its currency, a hold (`authorize`), a split (`destination`). */
+type PaymentNeeds = { currency: string; authorize: boolean; destination?: readonly unknown[] | null };
 
-export function gatewayOptions(gateways: Gateways, row: { currency: string; authorize: boolean }, live: boolean): GatewayOption[] {
+/** The gateways a payment may be paid with: of its mode, for its currency, able to hold the funds when it asks to, settled by the platform when it splits. */
+export const paymentGateways = (gateways: GatewaySet, row: PaymentNeeds, live: boolean) =>
+  gateways.forCurrency(row.currency, live, { hold: row.authorize, split: (row.destination?.length ?? 0) > 0 });
+
+export function gatewayOptions(gateways: GatewaySet, row: PaymentNeeds, live: boolean): GatewayOption[] {
   return paymentGateways(gateways, row, live).map((g) => ({ id: g.id, code: g.code, name: g.name, flow: g.flow, fields: g.fields }));
 }
 

@@ -130,7 +130,7 @@ export type AcceptResult =
  * sign-in: the same limits and audit, and an account with a second factor is asked for
  * its code before a session (an invite from any environment is no way around either).
  */
-export async function useInvite(db: Db, input: { token: string; password: string; ip: string; now: Date }): Promise<AcceptResult> {
+export async function useInvite(db: Db, input: { token: string; password: string; ip: string; now: Date; passwordCost: number }): Promise<AcceptResult> {
   const { token, password, now } = input;
   const invite = await findInvite(db, token, now);
   if (!invite) return { kind: 'invalid' };
@@ -143,7 +143,7 @@ export async function useInvite(db: Db, input: { token: string; password: string
     const retryAt = await claimAttempt(db, keys, now);
     if (retryAt) return throttled(retryAt, now);
     const user = await findUserByEmail(db, invite.email);
-    if (!user || !(await verifyPassword(password, user.password_hash))) {
+    if (!user || !(await verifyPassword(password, user.password_hash, input.passwordCost))) {
       await recordAudit(db, { environmentId: invite.environment_id, userId: user?.id ?? null, email: invite.email, action: 'sign_in_failed', detail: { step: 'invite' }, ip: input.ip }, now);
       return { kind: 'password', problem: 'wrong' };
     }
@@ -151,7 +151,7 @@ export async function useInvite(db: Db, input: { token: string; password: string
   } else {
     const problem = passwordProblem(password);
     if (problem) return { kind: 'password', problem };
-    hash = await hashPassword(password);
+    hash = await hashPassword(password, input.passwordCost);
   }
   if (!(await acceptInvite(db, invite.token_hash, hash, now))) return { kind: 'invalid' };
   if (existing) await goodStep(db, throttleKeys(existing.email, input.ip));
@@ -241,7 +241,7 @@ async function signedIn(db: Db, user: { id: string; email: string }, environment
  * `throttled` whatever the password. With a second factor on, a right password only opens
  * the code step (signInWithCode), under the same limits.
  */
-export async function signIn(db: Db, input: { email: string; password: string; ip: string; now: Date }): Promise<SignInResult> {
+export async function signIn(db: Db, input: { email: string; password: string; ip: string; now: Date; passwordCost: number }): Promise<SignInResult> {
   const email = normaliseEmail(input.email);
   const keys = throttleKeys(email, input.ip);
   const now = input.now.getTime();
@@ -249,7 +249,7 @@ export async function signIn(db: Db, input: { email: string; password: string; i
   if (retryAt) return throttled(retryAt, input.now);
 
   const user = await findUserByEmail(db, email);
-  const ok = await verifyPassword(input.password, user?.password_hash ?? null);
+  const ok = await verifyPassword(input.password, user?.password_hash ?? null, input.passwordCost);
   const memberships = ok && user ? await membershipsOf(db, user.id) : [];
   const first = memberships[0];
   if (!user || !first) {
@@ -287,27 +287,39 @@ export async function signInWithCode(db: Db, input: { challenge: string; code: s
   return signedIn(db, user, first.environment_id, input.ip, input.now, method === 'recovery_code' ? 'signed_in_recovery' : 'signed_in');
 }
 
+type Proof = { password: string; code: string; ip: string; now: Date; passwordCost: number };
+
 /**
- * Turns the user's second factor off, proven by their password and a code (from the app or
- * a recovery code), under the sign-in limits: a stolen session alone cannot turn it off.
+ * Proves a signed-in user is who the session says, for a sensitive action: their password,
+ * and a code (from the app or a recovery code) when their second factor is on or
+ * `requireCode`, under the sign-in limits; a failure audited as `failedAction` (with
+ * `environmentId` when the action is an environment's). A stolen session alone cannot.
  */
-export async function turnOffWithProof(
+export async function reauthenticate(
   db: Db,
   user: { id: string; email: string },
-  input: { password: string; code: string; ip: string; now: Date },
-): Promise<'off' | 'refused' | { retryAfterS: number }> {
+  input: Proof & { failedAction: string; environmentId?: string; requireCode?: boolean },
+): Promise<'ok' | 'refused' | { retryAfterS: number }> {
   const keys = throttleKeys(user.email, input.ip);
   const retryAt = await claimAttempt(db, keys, input.now);
   if (retryAt) return { retryAfterS: throttled(retryAt, input.now).retryAfterS };
   const stored = await findUserByEmail(db, user.email);
-  const passwordOk = await verifyPassword(input.password, stored?.password_hash ?? null);
+  const passwordOk = await verifyPassword(input.password, stored?.password_hash ?? null, input.passwordCost);
   // Checked only after the password: a wrong password must not use up a recovery code.
-  const codeOk = passwordOk && !!(await checkSecondFactor(db, user, input.code, input.now));
-  if (!codeOk) {
-    await recordAudit(db, { environmentId: null, userId: user.id, email: user.email, action: 'totp_disable_failed', ip: input.ip }, input.now);
+  const codeNeeded = passwordOk && (input.requireCode || (await hasSecondFactor(db, user.id)));
+  const ok = passwordOk && (!codeNeeded || !!(await checkSecondFactor(db, user, input.code, input.now)));
+  if (!ok) {
+    await recordAudit(db, { environmentId: input.environmentId ?? null, userId: user.id, email: user.email, action: input.failedAction, ip: input.ip }, input.now);
     return 'refused';
   }
   await goodStep(db, keys);
+  return 'ok';
+}
+
+/** Turns the user's second factor off, proven by their password and a code (reauthenticate). */
+export async function turnOffWithProof(db: Db, user: { id: string; email: string }, input: Proof): Promise<'off' | 'refused' | { retryAfterS: number }> {
+  const proof = await reauthenticate(db, user, { ...input, failedAction: 'totp_disable_failed', requireCode: true });
+  if (proof !== 'ok') return proof;
   await turnOffSecondFactor(db, user.id);
   await recordAudit(db, { environmentId: null, userId: user.id, email: user.email, action: 'totp_disabled', ip: input.ip }, input.now);
   return 'off';

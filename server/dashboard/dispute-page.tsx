@@ -1,6 +1,8 @@
 import { Fragment } from 'preact';
 import { AWAITING_RESPONSE, EVIDENCE_DATE_FIELDS, EVIDENCE_TEXT_FIELDS, isClosed, type EvidenceField } from '../domain/disputes';
+import { paymentReference } from '../domain/payment-reference';
 import type { StoredDispute } from '../store/disputes';
+import type { DisputeRow } from '../store/schema';
 import { roleAtLeast } from '../store/users';
 import { type Errors, type EvidenceValues, LINE_FIELDS } from './dispute-form';
 import type { DashboardKey, DashboardText } from './i18n';
@@ -24,15 +26,30 @@ export type Answer = 'submit' | 'accept';
 
 const fieldKey = (f: EvidenceField) => `dsp.field.${f}` as DashboardKey;
 
-/** The deadline, and in words whether it is near or past (not by colour alone). */
+const DAY_MS = 86_400_000;
+
+/** "3 days left" while the dispute awaits an answer before its deadline (a part of a day counts as a day); null otherwise. */
+export function daysLeft(text: DashboardText, d: Pick<DisputeRow, 'status' | 'evidence_due_by'>, now: Date): string | null {
+  const due = new Date(d.evidence_due_by).getTime() - now.getTime();
+  if (!AWAITING_RESPONSE.includes(d.status) || due <= 0) return null;
+  const days = Math.ceil(due / DAY_MS);
+  return days === 1 ? text.t('dsp.dayLeft') : text.t('dsp.daysLeft', { count: days });
+}
+
+/** The payment a dispute is about, as its customer and the payments list name it. */
+export const disputedPayment = (text: DashboardText, saleId: string) => text.t('dsp.payment', { reference: paymentReference(saleId) });
+
+/** The deadline with the days left, and in words whether it is near or past (not by colour alone). */
 function Deadline({ text, d, now }: { text: DashboardText; d: StoredDispute['row']; now: Date }) {
   const { t } = text;
   const due = new Date(d.evidence_due_by).getTime() - now.getTime();
   const awaiting = AWAITING_RESPONSE.includes(d.status);
   const state = !awaiting ? null : due <= 0 ? 'overdue' : due <= NEAR_MS ? 'near' : null;
+  const left = daysLeft(text, d, now);
   return (
     <dd class={state ? `due ${state}` : undefined} data-testid="due">
       {text.dateTime(d.evidence_due_by)}
+      {left && ` · ${left}`}
       {state && <strong>{` ${t(state === 'overdue' ? 'dsp.overdue' : 'dsp.near')}`}</strong>}
     </dd>
   );
@@ -44,15 +61,17 @@ function Facts({ text, dispute, transactionUrl, now }: { text: DashboardText; di
   return (
     <dl class="facts">
       <dt>{t('dsp.status')}</dt>
-      <dd data-testid="status">{d.status}</dd>
+      <dd data-testid="status" data-status={d.status}>
+        {t(`dsp.status.${d.status}`)}
+      </dd>
       <dt>{t('dsp.reason')}</dt>
-      <dd>{d.reason}</dd>
+      <dd>{t(`dsp.reason.${d.reason}`)}</dd>
       <dt>{t('dsp.amount')}</dt>
       <dd>{text.money(d.amount, d.currency)}</dd>
       <dt>{t('dsp.fee')}</dt>
       <dd>{text.money(d.fee, d.currency)}</dd>
       <dt>{t('dsp.sale')}</dt>
-      <dd class="url">{transactionUrl ? <a href={transactionUrl}>{d.sale_id}</a> : d.sale_id}</dd>
+      <dd>{transactionUrl ? <a href={transactionUrl}>{disputedPayment(text, d.sale_id)}</a> : disputedPayment(text, d.sale_id)}</dd>
       <dt>{t('dsp.created')}</dt>
       <dd>{text.dateTime(d.created_at)}</dd>
       <dt>{t('dsp.dueBy')}</dt>
@@ -62,7 +81,7 @@ function Facts({ text, dispute, transactionUrl, now }: { text: DashboardText; di
       {isClosed(d.status) && (
         <>
           <dt>{t('dsp.outcome')}</dt>
-          <dd data-testid="outcome">{t('dsp.outcomeOn', { status: d.status, when: d.closed_at ? text.dateTime(d.closed_at) : '—' })}</dd>
+          <dd data-testid="outcome">{t('dsp.outcomeOn', { status: t(`dsp.status.${d.status}`), when: d.closed_at ? text.dateTime(d.closed_at) : '—' })}</dd>
         </>
       )}
     </dl>
@@ -211,7 +230,7 @@ export function confirmAnswerPage(p: Signed & { dispute: StoredDispute; action: 
   return renderPage(
     { text, session: p.session, title: t(`dsp.confirm.${action}.title`), active: 'disputes' },
     <form method="post" action={`${disputeUrl(d.id)}${action}/`} class="card">
-      <p>{t(`dsp.confirm.${action}.body`, { amount: text.money(d.amount, d.currency), reason: d.reason })}</p>
+      <p>{t(`dsp.confirm.${action}.body`, { amount: text.money(d.amount, d.currency), reason: t(`dsp.reason.${d.reason}`) })}</p>
       <p>
         <strong>{t('sale.confirm.environment', { name: p.session.current.environment_name, mode: t(`env.mode.${p.session.current.environment_mode}`) })}</strong>
       </p>

@@ -39,7 +39,7 @@ export function disputeRoutes(router: IRouter, kit: Kit, port: DisputePort): voi
     const awaiting = await disputesAwaitingResponse(db, environmentId, AWAITING_SHOWN);
     const { count, items } = await listDisputes(db, environmentId, {}, { page: pageNo, page_size: PAGE_SIZE });
     const all = items.map((d) => d.row);
-    send(res, 200, disputesPage({ text: textOf(req), session: s, awaiting, all, page: pageNo, pages: Math.max(1, Math.ceil(count / PAGE_SIZE)) }));
+    send(res, 200, disputesPage({ text: textOf(req), session: s, awaiting, all, page: pageNo, pages: Math.max(1, Math.ceil(count / PAGE_SIZE)), now: deps.now() }));
   }));
 
   /** The dispute's page; after a refused answer, with what was posted and why. */

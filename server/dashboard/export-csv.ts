@@ -2,28 +2,48 @@ import { exponentOf } from '../domain/currencies';
 import { type Cell, number, text } from '../domain/csv';
 import { shownPeriod } from '../domain/merchant-payouts';
 import { unitsToFixed } from '../domain/money';
+import { paymentReference } from '../domain/payment-reference';
+import { type PaymentStatus, paymentStatus, paymentStatusOfSale } from '../domain/payment-status';
 import type { Db } from '../store/db';
-import { type ExportRange, exportMerchantPayouts, exportPayouts, exportRefunds, exportSales, exportTransactions, exportWalletEntries } from '../store/exports';
+import {
+  type ExportRange,
+  exportBalanceTransactions,
+  exportMerchantPayouts,
+  exportPayments,
+  exportPayouts,
+  exportRefunds,
+  exportSales,
+  exportWalletEntries,
+} from '../store/exports';
 
 // What each export holds: its columns (docs/dashboard.md lists them) and how a row becomes
-// cells. Amounts are decimals in the row's currency ("10.50"), times are ISO 8601 in UTC.
+// cells. Amounts are decimals in the row's currency ("10.50"), times are ISO 8601 in UTC,
+// a payment's or sale's status is in the words the dashboard shows, in the reader's language.
 
 // `payouts` are the wallets' payouts to clients' IBANs (the name it was released with, kept
 // so its URLs still work); `merchant_payouts` the balance's payouts to the merchant's bank.
-export const EXPORT_KINDS = ['transactions', 'sales', 'refunds', 'payouts', 'wallet_entries', 'merchant_payouts'] as const;
+export const EXPORT_KINDS = ['transactions', 'sales', 'refunds', 'payouts', 'wallet_entries', 'merchant_payouts', 'balance_transactions'] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 export const isExportKind = (kind: string): kind is ExportKind => (EXPORT_KINDS as readonly string[]).includes(kind);
 
+/** Who reads the file: a status in their words, and when (a waiting payment's link may have expired since). */
+export interface ExportReader {
+  status(status: PaymentStatus): string;
+  now: Date;
+}
+
 /** An export's columns in order, each with how a row gives its cell. */
-type Columns<Row> = Record<string, (row: Row) => Cell>;
+type Columns<Row> = Record<string, (row: Row, reader: ExportReader) => Cell>;
 
 interface Export<Row> {
   columns: string[];
   rows(db: Db, range: ExportRange): AsyncGenerator<Row[]>;
-  cells(row: Row): Cell[];
+  cells(row: Row, reader: ExportReader): Cell[];
 }
 
 const money = (units: number, currency: string) => number(unitsToFixed(units, exponentOf(currency)));
+/** A sum that may be absent (no row summed), as PostgreSQL's text or SQLite's number. */
+const summed = (units: number | string | null, currency: string) => (units === null ? number(null) : money(Number(units), currency));
 
 /** An IBAN as a statement shows it: country and last four. */
 const maskedIban = (iban: string | null) => (iban ? `${iban.slice(0, 2)}…${iban.slice(-4)}` : null);
@@ -31,7 +51,7 @@ const maskedIban = (iban: string | null) => (iban ? `${iban.slice(0, 2)}…${iba
 /** Each column named once, with its cell: the header is the names in order. */
 function define<Row>(rows: Export<Row>['rows'], columns: Columns<Row>): Export<unknown> {
   const cells = Object.values(columns);
-  return { columns: Object.keys(columns), rows, cells: (row) => cells.map((cell) => cell(row as Row)) };
+  return { columns: Object.keys(columns), rows, cells: (row, reader) => cells.map((cell) => cell(row as Row, reader)) };
 }
 
 type Texts<Row> = { [K in keyof Row]: Row[K] extends string | null ? K : never }[keyof Row];
@@ -42,8 +62,12 @@ function texts<Row>(...names: Texts<Row>[]): Columns<Row> {
 }
 
 export const EXPORTS: Record<ExportKind, Export<unknown>> = {
-  transactions: define(exportTransactions, {
-    ...texts('id', 'created_at', 'updated_at', 'order_id', 'status', 'currency'),
+  transactions: define(exportPayments, {
+    ...texts('id', 'created_at', 'updated_at', 'order_id'),
+    status: (r, reader) => text(reader.status(paymentStatus({ tx: r, sale: r.sale, lastAttempt: r.lastAttempt }, reader.now))),
+    reference: (r) => text(r.sale && paymentReference(r.sale.id)),
+    customer_email: (r) => text(r.customer_email),
+    currency: (r) => text(r.currency),
     items: (r) => money(r.items_price, r.currency),
     tax: (r) => money(r.tax_value, r.currency),
     shipping: (r) => money(r.shipping_value, r.currency),
@@ -52,18 +76,26 @@ export const EXPORTS: Record<ExportKind, Export<unknown>> = {
     ...texts('source', 'destination'),
   }),
   sales: define(exportSales, {
-    ...texts('id', 'created_at', 'transaction_id', 'authorization_id', 'currency'),
+    ...texts('id'),
+    reference: (r) => text(paymentReference(r.id)),
+    ...texts('created_at', 'transaction_id', 'order_id'),
+    customer_email: (r) => text(r.customer_email),
+    ...texts('authorization_id'),
+    status: (r, reader) => text(reader.status(paymentStatusOfSale(r))),
+    currency: (r) => text(r.currency),
     amount: (r) => money(r.amount, r.currency),
     held: (r) => money(r.held, r.currency),
     captured: (r) => money(r.captured, r.currency),
     refunded: (r) => money(r.refunded, r.currency),
     voided: (r) => money(r.voided, r.currency),
+    fee: (r) => summed(r.fee, r.currency),
+    net: (r) => summed(r.net, r.currency),
     ...texts('card_brand', 'card_last4', 'failure'),
   }),
   refunds: define(exportRefunds, {
-    ...texts('id', 'created_at', 'sale_id', 'transaction_id', 'currency'),
+    ...texts('id', 'created_at', 'sale_id', 'transaction_id', 'order_id', 'currency'),
     amount: (r) => money(r.amount, r.currency),
-    ...texts('card_brand', 'card_last4', 'gateway_reference'),
+    ...texts('reason', 'card_brand', 'card_last4', 'gateway_reference', 'failed_at'),
   }),
   payouts: define(exportPayouts, {
     ...texts('id', 'created_at', 'transfer_id', 'source_wallet'),
@@ -88,5 +120,12 @@ export const EXPORTS: Record<ExportKind, Export<unknown>> = {
     line_count: (r) => number(r.line_count),
     iban: (r) => text(maskedIban(r.iban)),
     failure: (r) => text(r.failure),
+  }),
+  balance_transactions: define(exportBalanceTransactions, {
+    ...texts('id', 'created_at', 'type', 'sale_id', 'dispute_id', 'payout_id', 'currency'),
+    amount: (r) => money(r.amount, r.currency),
+    fee: (r) => money(r.fee, r.currency),
+    net: (r) => money(r.net, r.currency),
+    ...texts('available_on'),
   }),
 };

@@ -1,7 +1,9 @@
 import { once } from 'node:events';
 import type { IRouter } from 'express';
 import { z } from 'zod';
+import { BALANCE_TRANSACTION_TYPES } from '../domain/balance';
 import { csvLine, text } from '../domain/csv';
+import type { PaymentStatus } from '../domain/payment-status';
 import { EXPORT_KINDS, EXPORTS } from './export-csv';
 import { exportPage, type ExportForm } from './export-page';
 import type { Kit } from './kit';
@@ -16,7 +18,10 @@ const day = z
   .string()
   .regex(DATE)
   .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d));
-const exportQuery = z.object({ kind: z.enum(EXPORT_KINDS), from: day, to: day }).refine((q) => q.from <= q.to);
+// `type` and `currency` narrow the balance transactions (the Balance page's filters).
+const exportQuery = z
+  .object({ kind: z.enum(EXPORT_KINDS), from: day, to: day, type: z.enum(BALANCE_TRANSACTION_TYPES).optional(), currency: z.string().regex(/^[A-Z]{3}$/).optional() })
+  .refine((q) => q.from <= q.to);
 
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
@@ -39,14 +44,15 @@ export function exportRoutes(router: IRouter, kit: Kit): void {
       const text = textOf(req);
       return send(res, 400, exportPage({ text, session: s, form: defaults(), error: text.t('export.badRange') }));
     }
-    const { kind, from, to } = query.data;
+    const { kind, from, to, type, currency } = query.data;
     const definition = EXPORTS[kind];
     const range = {
       environmentId: s.current.environment_id,
       from: `${from}T00:00:00.000Z`,
       to: new Date(Date.parse(`${to}T00:00:00Z`) + DAY_MS).toISOString(),
+      only: { type, currency },
     };
-    await audit(req, s, 'exported', { kind, from, to });
+    await audit(req, s, 'exported', { kind, from, to, ...(type && { type }), ...(currency && { currency }) });
     res.status(200).set({
       'Content-Type': 'text/csv; charset=utf-8',
       'Content-Disposition': `attachment; filename="${kind}-${from}-${to}.csv"`,
@@ -54,9 +60,11 @@ export function exportRoutes(router: IRouter, kit: Kit): void {
     });
     // A byte order mark, so spreadsheets read the file as UTF-8.
     res.write(`\uFEFF${csvLine(definition.columns.map(text))}`);
+    const words = textOf(req);
+    const reader = { status: (status: PaymentStatus) => words.t(`pay.status.${status}`), now: deps.now() };
     for await (const rows of definition.rows(db, range)) {
       if (res.destroyed) return;
-      if (!res.write(rows.map((row) => csvLine(definition.cells(row))).join(''))) await once(res, 'drain');
+      if (!res.write(rows.map((row) => csvLine(definition.cells(row, reader))).join(''))) await once(res, 'drain');
     }
     res.end();
   }));

@@ -1,8 +1,11 @@
 import type { Deps } from '../deps';
+import type { Readiness } from '../domain/live-readiness';
 import type { Attention } from '../store/dashboard-figures';
 import type { Db } from '../store/db';
 import { payoutSettingsOf } from '../store/merchant-payouts';
 import { currenciesInUse } from '../store/overview';
+import { oldestUnsentFile } from '../store/payout-files';
+import { readinessOf } from './live-readiness';
 
 // What the service's set-up keeps from working in an environment, for the Overview's
 // "Needs attention": no state of any row says it (a refused transaction is not stored, a
@@ -16,17 +19,29 @@ export interface SetupGaps {
   noMethod: boolean;
   /** A payout schedule the payout job skips: a live environment with no real payout provider. */
   payoutsPaused: boolean;
+  /** The oldest payout file written and never downloaded (PAYOUT_PROVIDER=sepa-file): its payouts wait for it to reach the bank. */
+  unsentFileSince: string | null;
+  /** A live environment's readiness (live-readiness.ts): warned of while an item is missing or webhooks stopped; null in a sandbox. */
+  readiness: Readiness | null;
 }
 
 /** The Overview's "Needs attention": the rows waiting for a person, and the set-up's gaps. */
 export type HomeAttention = Attention & SetupGaps;
 
 export async function setupGaps(deps: Pick<Deps, 'gateways' | 'payouts'>, db: Db, env: { id: string; live: boolean }, now: Date): Promise<SetupGaps> {
-  const [currencies, payouts] = await Promise.all([currenciesInUse(db, env.id, now), payoutSettingsOf(db, env.id)]);
-  const unpayable = currencies.filter((c) => deps.gateways.forCurrency(c, env.live).length === 0);
+  const [currencies, payouts, gateways, unsent, readiness] = await Promise.all([
+    currenciesInUse(db, env.id, now),
+    payoutSettingsOf(db, env.id),
+    deps.gateways.of(env.id),
+    oldestUnsentFile(db, env.id),
+    env.live ? readinessOf(db, env.id, now) : null,
+  ]);
+  const unpayable = currencies.filter((c) => gateways.forCurrency(c, env.live).length === 0);
   return {
     unpayable,
-    noMethod: currencies.length === 0 && !deps.gateways.usable(env.live).some((g) => g.enabled),
+    noMethod: currencies.length === 0 && !gateways.usable(env.live).some((g) => g.enabled),
     payoutsPaused: payouts.schedule !== 'manual' && payouts.iban !== null && !deps.payouts.forMode(env.live),
+    unsentFileSince: unsent?.created_at ?? null,
+    readiness,
   };
 }

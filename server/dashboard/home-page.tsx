@@ -1,8 +1,10 @@
 import { FIGURE_KINDS } from '../store/dashboard-figures';
+import type { Readiness } from '../domain/live-readiness';
 import type { HomeAttention, SetupGaps } from './home-attention';
 import type { CurrencyFigures } from './home-figures';
 import { PERIODS } from './home-figures';
 import type { DashboardText } from './i18n';
+import { READINESS_URL } from './live-readiness-page';
 
 // The home page's figures, chart and "needs attention" list. The chart is an inline SVG
 // drawn on the server (no script): a figure with a caption, the SVG an image whose label
@@ -130,6 +132,31 @@ export function Figures({ text, figures }: { text: DashboardText; figures: Curre
   );
 }
 
+/** A live environment's missing readiness items, and webhooks that stopped arriving: each a link to the checklist. */
+function ReadinessGaps({ text, readiness }: { text: DashboardText; readiness: Readiness | null }) {
+  const { t } = text;
+  if (!readiness) return null;
+  const stopped = readiness.webhooks === 'stale';
+  const missing = readiness.missing.filter((i) => !(stopped && i === 'webhook'));
+  return (
+    <>
+      {stopped && (
+        <li data-testid="attention-readiness">
+          <a href={READINESS_URL}>{t('home.attention.webhooksStopped', { at: text.dateTime(readiness.lastDelivery!) })}</a>
+        </li>
+      )}
+      {missing.length > 0 && (
+        <li data-testid="attention-readiness">
+          <a href={READINESS_URL}>{t('home.attention.notReady', { items: missing.map((i) => t(`ready.item.${i}`)).join(', ') })}</a>
+        </li>
+      )}
+    </>
+  );
+}
+
+/** Whether the set-up has a gap to show. */
+const hasSetupGap = (g: SetupGaps) => g.unpayable.length > 0 || g.noMethod || g.payoutsPaused || g.unsentFileSince !== null || (g.readiness !== null && g.readiness.missing.length > 0);
+
 /** What the set-up keeps from working (home-attention.ts): first, since nothing else fixes it. */
 function SetupGapList({ text, gaps }: { text: DashboardText; gaps: SetupGaps }) {
   const { t } = text;
@@ -148,6 +175,12 @@ function SetupGapList({ text, gaps }: { text: DashboardText; gaps: SetupGaps }) 
             <a href="/dashboard/payouts/">{t('home.attention.payoutsPaused')}</a>
           </li>
         )}
+        {gaps.unsentFileSince && (
+          <li data-testid="attention-setup">
+            <a href="/dashboard/payout-files/">{t('home.attention.payoutFileWaiting', { since: text.dateTime(gaps.unsentFileSince) })}</a>
+          </li>
+        )}
+        <ReadinessGaps text={text} readiness={gaps.readiness} />
       </ul>
     </>
   );
@@ -155,9 +188,9 @@ function SetupGapList({ text, gaps }: { text: DashboardText; gaps: SetupGaps }) 
 
 export function NeedsAttention({ text, attention }: { text: DashboardText; attention: HomeAttention }) {
   const { t } = text;
-  const { disputes, calls, endpoints } = attention;
-  const setup = attention.unpayable.length > 0 || attention.noMethod || attention.payoutsPaused;
-  const nothing = !setup && disputes.length + calls.length + endpoints.length === 0;
+  const { disputes, calls, endpoints, processorItems } = attention;
+  const setup = hasSetupGap(attention);
+  const nothing = !setup && disputes.length + calls.length + endpoints.length + processorItems.length === 0;
   return (
     <section aria-labelledby="home-attention" data-testid="attention">
       <h2 id="home-attention">{t('home.attention')}</h2>
@@ -182,6 +215,18 @@ export function NeedsAttention({ text, attention }: { text: DashboardText; atten
             {calls.map((c) => (
               <li key={c.id} data-testid="attention-call">
                 {t('home.attention.call', { kind: c.kind, amount: text.money(c.amount, c.currency), since: text.dateTime(c.created_at), id: c.subject_id })}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {processorItems.length > 0 && (
+        <>
+          <h3>{t('home.attention.processor')}</h3>
+          <ul>
+            {processorItems.map((p) => (
+              <li key={p.id} data-testid="attention-processor">
+                {t('home.attention.processorItem', { type: p.event_type, subject: p.subject, why: p.why, since: text.dateTime(p.created_at) })}
               </li>
             ))}
           </ul>

@@ -37,7 +37,7 @@ export function inviteRoutes(router: IRouter, kit: Kit): void {
     if (!TOKEN.test(token) || !form.success) return invalidInvite(req, res);
     const now = deps.now();
     const invite = await findInvite(db, token, now);
-    const result = await useInvite(db, { token, password: form.data.password, ip: clientIp(req), now });
+    const result = await useInvite(db, { token, password: form.data.password, ip: clientIp(req), now, passwordCost: deps.config.passwordHashCost });
     if (result.kind === 'invalid' || !invite) return invalidInvite(req, res);
     if (result.kind === 'password' || result.kind === 'throttled') {
       const environment = await findEnvironment(db, invite.environment_id);

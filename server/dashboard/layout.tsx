@@ -13,10 +13,12 @@ export const STYLESHEET = '/dashboard/assets/dashboard.css';
 export type Section =
   | 'overview'
   | 'transactions'
+  | 'balance'
   | 'disputes'
   | 'webhooks'
   | 'export'
   | 'keys'
+  | 'processors'
   | 'team'
   | 'audit'
   | 'security'
@@ -28,7 +30,8 @@ export type Section =
   | 'wallets'
   | 'events'
   | 'endpoints'
-  | 'payouts';
+  | 'payouts'
+  | 'payoutFiles';
 
 export interface Chrome {
   text: DashboardText;
@@ -61,6 +64,7 @@ function Header({ text, session, active, query }: Chrome & { session: ActiveSess
   const links: [Section, string, string][] = [
     ['overview', '/dashboard/', t('nav.overview')],
     ['transactions', '/dashboard/transactions/', t('nav.transactions')],
+    ['balance', '/dashboard/balance/', t('nav.balance')],
     ['disputes', '/dashboard/disputes/', t('nav.disputes')],
     ['webhooks', '/dashboard/webhooks/', t('nav.webhooks')],
     ['export', '/dashboard/export/', t('nav.export')],
@@ -74,7 +78,7 @@ function Header({ text, session, active, query }: Chrome & { session: ActiveSess
     ['payouts', '/dashboard/payouts/', t('nav.payouts')],
   ];
   if (roleAtLeast(session.current.role, 'owner')) {
-    links.push(['keys', '/dashboard/keys/', t('nav.keys')], ['team', '/dashboard/team/', t('nav.team')], ['audit', '/dashboard/audit/', t('nav.audit')]);
+    links.push(['keys', '/dashboard/keys/', t('nav.keys')], ['processors', '/dashboard/processors/', t('nav.processors')], ['payoutFiles', '/dashboard/payout-files/', t('nav.payoutFiles')], ['team', '/dashboard/team/', t('nav.team')], ['audit', '/dashboard/audit/', t('nav.audit')]);
   }
   links.push(['settings', '/dashboard/settings/', t('nav.settings')], ['security', '/dashboard/account/security/', t('nav.security')]);
   return (

@@ -1,6 +1,7 @@
 import type { ActiveSession } from './accounts';
 import type { DashboardKey, DashboardText } from './i18n';
 import { Csrf, renderPage } from './layout';
+import { READINESS_URL } from './live-readiness-page';
 import { isExportKind } from './export-csv';
 import type { CurrencyFigures } from './home-figures';
 import { Figures, NeedsAttention } from './home-page';
@@ -46,6 +47,10 @@ export function overviewPage(p: Signed & HomeData): string {
         <dd>{`${p.session.current.environment_name} (${t(`env.mode.${p.session.current.environment_mode}`)})`}</dd>
         <dt>{t('overview.publicKey')}</dt>
         <dd>{p.publicKey ? <code>{p.publicKey}</code> : '—'}</dd>
+        <dt>{t('overview.readiness')}</dt>
+        <dd>
+          <a href={READINESS_URL}>{t('overview.readinessLink')}</a>
+        </dd>
       </dl>
       {p.transactions === 0 ? (
         <section class="empty" aria-labelledby="first-steps">
@@ -168,6 +173,9 @@ const ACTIONS: Record<string, DashboardKey> = {
   webhook_endpoint_disabled: 'audit.action.webhook_endpoint_disabled',
   webhook_endpoint_deleted: 'audit.action.webhook_endpoint_deleted',
   webhook_endpoint_secret_rolled: 'audit.action.webhook_endpoint_secret_rolled',
+  processor_connected: 'audit.action.processor_connected',
+  processor_changed: 'audit.action.processor_changed',
+  processor_disconnected: 'audit.action.processor_disconnected',
   logo_changed: 'audit.action.logo_changed',
   logo_removed: 'audit.action.logo_removed',
   settlement_downloaded: 'audit.action.settlement_downloaded',

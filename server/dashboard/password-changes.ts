@@ -49,12 +49,12 @@ export type ResetResult = { kind: 'done'; email: string } | { kind: 'invalid' } 
  * thief's too), the account's sign-in failures forgotten (its owner proved the email). No
  * session is started: signing in afterwards asks for the second factor as ever.
  */
-export async function completeReset(db: Db, input: { token: string; password: string; ip: string; now: Date }): Promise<ResetResult> {
+export async function completeReset(db: Db, input: { token: string; password: string; ip: string; now: Date; passwordCost: number }): Promise<ResetResult> {
   const problem = passwordProblem(input.password);
   if (problem) return { kind: 'password', problem };
   const reset = await findReset(db, input.token, input.now);
   if (!reset) return { kind: 'invalid' };
-  const userId = await resetPassword(db, hashToken(input.token), await hashPassword(input.password), input.now);
+  const userId = await resetPassword(db, hashToken(input.token), await hashPassword(input.password, input.passwordCost), input.now);
   if (!userId) return { kind: 'invalid' };
   await clearFailures(db, throttleKeys(reset.email, input.ip).account);
   await recordAudit(db, { environmentId: null, userId, email: reset.email, action: 'password_reset', ip: input.ip }, input.now);
@@ -70,7 +70,7 @@ export type ChangeResult = { kind: 'changed' } | { kind: 'wrong' } | { kind: 'pa
 export async function changePassword(
   db: Db,
   s: { userId: string; email: string; idHash: string },
-  input: { current: string; password: string; ip: string; now: Date },
+  input: { current: string; password: string; ip: string; now: Date; passwordCost: number },
 ): Promise<ChangeResult> {
   const problem = passwordProblem(input.password);
   if (problem) return { kind: 'password', problem };
@@ -78,12 +78,12 @@ export async function changePassword(
   const retryAt = await claimAttempt(db, keys, input.now);
   if (retryAt) return throttled(retryAt, input.now);
   const user = await findUser(db, s.userId);
-  if (!(await verifyPassword(input.current, user?.password_hash ?? null))) {
+  if (!(await verifyPassword(input.current, user?.password_hash ?? null, input.passwordCost))) {
     await recordAudit(db, { environmentId: null, userId: s.userId, email: s.email, action: 'password_change_failed', ip: input.ip }, input.now);
     return { kind: 'wrong' };
   }
   await goodStep(db, keys);
-  await setPasswordHash(db, s.userId, await hashPassword(input.password));
+  await setPasswordHash(db, s.userId, await hashPassword(input.password, input.passwordCost));
   await deleteOtherSessionsOf(db, s.userId, s.idHash);
   await endResetsOf(db, s.userId, input.now);
   await recordAudit(db, { environmentId: null, userId: s.userId, email: s.email, action: 'password_changed', ip: input.ip }, input.now);

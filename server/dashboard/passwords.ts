@@ -6,8 +6,12 @@ import { SINGLE_LINE } from '../../widget/fields/text';
 // be raised later without invalidating stored ones. N = 2^15, r = 8, p = 1 uses 32 MiB and
 // about 50–100 ms of one core per hash here: OWASP's recommended minimum for scrypt
 // (N ≥ 2^17 with r = 8 needs 128 MiB, too much for a small service signing in in parallel).
+// The cost (log2 N) is the service's PASSWORD_HASH_COST: test suites set a lower one, as
+// they hash thousands of passwords; a hash keeps the cost it was made with.
 
-export const SCRYPT = { N: 2 ** 15, r: 8, p: 1, keyLength: 32, saltLength: 16 } as const;
+export const SCRYPT = { r: 8, p: 1, keyLength: 32, saltLength: 16 } as const;
+/** log2 of N: PASSWORD_HASH_COST's default. */
+export const DEFAULT_PASSWORD_COST = 15;
 export const MIN_PASSWORD_LENGTH = 12;
 /** Longer inputs are refused before hashing: scrypt's cost grows with them. */
 export const MAX_PASSWORD_LENGTH = 256;
@@ -19,20 +23,26 @@ function derive(password: string, salt: Buffer, params: { N: number; r: number; 
   );
 }
 
-/** `scrypt$N$r$p$<salt base64url>$<hash base64url>` */
-export async function hashPassword(password: string): Promise<string> {
+/** `scrypt$N$r$p$<salt base64url>$<hash base64url>`, N = 2^cost. */
+export async function hashPassword(password: string, cost: number): Promise<string> {
   const salt = randomBytes(SCRYPT.saltLength);
-  const key = await derive(password, salt, SCRYPT, SCRYPT.keyLength);
-  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+  const N = 2 ** cost;
+  const key = await derive(password, salt, { N, r: SCRYPT.r, p: SCRYPT.p }, SCRYPT.keyLength);
+  return ['scrypt', N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
 // Verified against when the account is unknown, so that an unknown email costs the same
-// time as a wrong password.
-let dummyHash: Promise<string> | undefined;
+// time as a wrong password; one per cost.
+const dummyHashes = new Map<number, Promise<string>>();
 
-/** Whether `password` matches `stored`; with no stored hash, spends the same time and says no. */
-export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
-  const hash = stored ?? (await (dummyHash ??= hashPassword(randomBytes(16).toString('hex'))));
+/**
+ * Whether `password` matches `stored`; with no stored hash, spends the time of a hash of
+ * `cost` (the one new passwords get) and says no.
+ */
+export async function verifyPassword(password: string, stored: string | null, cost: number): Promise<boolean> {
+  let dummy = dummyHashes.get(cost);
+  if (!stored && !dummy) dummyHashes.set(cost, (dummy = hashPassword(randomBytes(16).toString('hex'), cost)));
+  const hash = stored ?? (await dummy!);
   const [scheme, n, r, p, salt, expected] = hash.split('$');
   if (scheme !== 'scrypt' || !salt || !expected) return false;
   const want = Buffer.from(expected, 'base64url');

@@ -1,3 +1,4 @@
+import { maskedIban } from '../../widget/fields/iban';
 import { shownPeriod } from '../domain/merchant-payouts';
 import type { PayoutSettings } from '../store/merchant-payouts';
 import type { MerchantPayoutRow } from '../store/schema';
@@ -8,18 +9,15 @@ import type { Signed } from './sale-pages';
 
 // Payouts of the environment's balance to its own bank account (GET /v1/merchant_payout/,
 // docs/balance.md#payouts): a page of them under the payout settings (read-only: they are
-// changed through PATCH /v1/payout_settings/), and one payout with its settlement report.
+// changed on the Balance page or through PATCH /v1/payout_settings/), and one payout with its settlement report.
 // Not the wallets' payouts to clients' IBANs (wallet-pages.tsx).
-
-/** An IBAN as a statement shows it: country and last four. */
-export const maskedIban = (iban: string) => `${iban.slice(0, 2)}…${iban.slice(-4)}`;
 
 /** When the money reached the bank: a paid payout's last change; nothing otherwise. */
 const arrivedAt = (p: MerchantPayoutRow) => (p.status === 'paid' ? p.updated_at : null);
 
 function StatusText({ text, row }: { text: DashboardText; row: MerchantPayoutRow }) {
   const words = text.t(`payout.status.${row.status}`);
-  return row.status === 'failed' ? <strong class="overdue">{words}</strong> : <>{words}</>;
+  return row.status === 'failed' || row.status === 'returned' ? <strong class="overdue">{words}</strong> : <>{words}</>;
 }
 
 function Settings({ text, settings }: { text: DashboardText; settings: PayoutSettings }) {

@@ -9,7 +9,7 @@ import { payoutPage, payoutsPage } from './payout-pages';
 // /dashboard/payouts/: the payouts of the balance to the merchant's bank account, one
 // payout, and its settlement report as CSV: the rows of GET /v1/report/settlement/?payout=
 // (the same reader and writer), streamed batch by batch with backpressure. Read-only:
-// payouts are made by their schedule or through the API.
+// payouts are made by their schedule, through the API or by the Balance page's "Pay out now".
 
 const PAGE_SIZE = 20;
 const ID = /^[0-9a-f-]{36}$/;

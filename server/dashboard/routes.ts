@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import express, { type IRouter } from 'express';
 import { z } from 'zod';
+import type { PayoutSettingsChange } from '../payments/payout-account';
 import type { Deps } from '../deps';
 import { baseUrlOf } from '../http/route';
 import { listApiKeys } from '../store/api-keys';
@@ -15,6 +16,8 @@ import { disputeRoutes } from './dispute-routes';
 import { exportRoutes } from './export-routes';
 import { inviteRoutes } from './invite-routes';
 import { keysRoutes } from './keys-routes';
+import { liveReadinessRoutes } from './live-readiness-routes';
+import { processorRoutes } from './processor-routes';
 import { securityRoutes } from './security-routes';
 import { moneyRoutes } from './money-routes';
 import { saleRoutes } from './sale-routes';
@@ -27,7 +30,9 @@ import { subscriptionRoutes } from './subscription-routes';
 import { authorizationRoutes } from './authorization-routes';
 import { walletRoutes } from './wallet-routes';
 import { searchRoutes } from './search-routes';
+import { balanceRoutes } from './balance-routes';
 import { payoutRoutes } from './payout-routes';
+import { payoutFileRoutes } from './payout-file-routes';
 import type { CatalogueGroupPort } from './catalogue-form';
 import { eventRoutes } from './event-routes';
 import { endpointRoutes } from './endpoint-routes';
@@ -52,6 +57,8 @@ export interface DashboardPorts {
   catalogue: CatalogueGroupPort[];
   webhookEndpoints: WebhookEndpointPort;
   disputes: DisputePort;
+  /** PATCH /v1/payout_settings/'s body schema: the Balance page's bank account form parses with it. */
+  payoutSettings: z.ZodType<PayoutSettingsChange>;
 }
 
 const css = readFileSync(new URL('./dashboard.css', import.meta.url), 'utf8');
@@ -129,6 +136,8 @@ export function dashboardRouter(deps: Deps, ports: DashboardPorts): IRouter {
 
   teamRoutes(router, kit);
   keysRoutes(router, kit);
+  processorRoutes(router, kit);
+  liveReadinessRoutes(router, kit);
   securityRoutes(router, kit);
   moneyRoutes(router, kit);
   saleRoutes(router, kit);
@@ -145,6 +154,8 @@ export function dashboardRouter(deps: Deps, ports: DashboardPorts): IRouter {
   eventRoutes(router, kit);
   endpointRoutes(router, kit, ports.webhookEndpoints);
   payoutRoutes(router, kit);
+  balanceRoutes(router, kit, ports.payoutSettings);
+  payoutFileRoutes(router, kit);
   router.use(kit.notFound);
   return router;
 }

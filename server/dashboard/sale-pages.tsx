@@ -1,4 +1,5 @@
 import { actionLimit, type SaleAction } from '../domain/sales';
+import { paymentReference, REFUND_REASONS, type RefundReason } from '../domain/payment-reference';
 import { unitsToDecimalString } from '../domain/money';
 import type { StoredSale } from '../store/sales';
 import type { AuthorizationRow } from '../store/schema';
@@ -6,6 +7,7 @@ import { roleAtLeast } from '../store/users';
 import type { ActiveSession } from './accounts';
 import type { DashboardText } from './i18n';
 import { exponentOf } from '../domain/currencies';
+import { processorSettlement } from '../domain/processor-settlement';
 import { Csrf, renderPage } from './layout';
 
 // A sale as the transaction's page shows it (its amounts, history and action forms), and
@@ -26,7 +28,42 @@ function decimalField(units: number, currency: string): string {
 export const cardText = (text: DashboardText, card: Pick<AuthorizationRow, 'card_brand' | 'card_last4'>) =>
   card.card_last4 ? `${card.card_brand ?? text.t('sale.card')} •••• ${card.card_last4}` : text.t('sale.noCard');
 
-const ACTIONS: SaleAction[] = ['capture', 'void', 'refund'];
+/**
+ * Stripe's own fee and net of a sale the merchant's Stripe account settles, beside the sale's
+ * amounts: "not known yet" until they are read (docs/processors.md "What settles where").
+ * Nothing for a sale the platform settles, nor while nothing is captured.
+ */
+function ProcessorFigures({ text, sale }: { text: DashboardText; sale: StoredSale }) {
+  const { t } = text;
+  const s = processorSettlement(sale.row, sale.settlement ?? null);
+  if (s?.status === 'pending') {
+    return (
+      <>
+        <dt>{t('sale.processorFee')}</dt>
+        <dd data-testid="processor-fee">{t('sale.processorPending')}</dd>
+      </>
+    );
+  }
+  const f = s?.figures;
+  if (!f) return null;
+  return (
+    <>
+      <dt>{t('sale.processorFee')}</dt>
+      <dd data-testid="processor-fee">{text.money(f.fee, f.currency)}</dd>
+      <dt>{t('sale.processorNet')}</dt>
+      <dd data-testid="processor-net">{text.money(f.net, f.currency)}</dd>
+      {f.availableOn && (
+        <>
+          <dt>{t('sale.processorAvailable')}</dt>
+          <dd>{text.dateTime(f.availableOn.toISOString())}</dd>
+        </>
+      )}
+    </>
+  );
+}
+
+/** Actions made from a form in the sale's block; a refund has a step of its own (refundStepPage), with its reason. */
+const ACTIONS: SaleAction[] = ['capture', 'void'];
 
 export function SaleBlock({ text, session, sale }: Signed & { sale: StoredSale }) {
   const { t } = text;
@@ -49,12 +86,14 @@ export function SaleBlock({ text, session, sale }: Signed & { sale: StoredSale }
         <dd data-testid="refunded">{money(row.refunded)}</dd>
         <dt>{t('sale.voided')}</dt>
         <dd>{money(row.voided)}</dd>
+        <ProcessorFigures text={text} sale={sale} />
       </dl>
       <h3>{t('sale.history')}</h3>
       <ul>
         {sale.operations.map((op) => (
           <li key={op.id}>
             {text.dateTime(op.created_at)}: {t(`sale.op.${op.kind}`)} {money(op.amount)}
+            {op.reason && ` (${t(`refund.reason.${op.reason}`)})`}
           </li>
         ))}
       </ul>
@@ -67,12 +106,19 @@ export function SaleBlock({ text, session, sale }: Signed & { sale: StoredSale }
             <button type="submit">{t(`sale.action.${a}`)}</button>
           </form>
         ))}
+      {canAct && actionLimit('refund', row) > 0 && (
+        <form method="get" action={`/dashboard/sales/${row.id}/refund/`} class="row-actions">
+          <button type="submit">{t('pay.refundOpen')}</button>
+        </form>
+      )}
     </section>
   );
 }
 
 /** The second step of an action: the amount and the card in words, and a key that makes a double click one action. */
-export function confirmActionPage(p: Signed & { sale: StoredSale['row']; action: SaleAction; amount: number; idempotencyKey: string; back: string }): string {
+export function confirmActionPage(
+  p: Signed & { sale: StoredSale['row']; action: SaleAction; amount: number; idempotencyKey: string; back: string; reason?: RefundReason },
+): string {
   const { text, sale, action } = p;
   const { t } = text;
   const amount = text.money(p.amount, sale.currency);
@@ -80,6 +126,7 @@ export function confirmActionPage(p: Signed & { sale: StoredSale['row']; action:
     { text, session: p.session, title: t('sale.confirm.title'), active: 'transactions' },
     <>
       <p>{t('sale.confirm.body', { action: t(`sale.action.${action}`), amount, card: cardText(text, sale) })}</p>
+      {p.reason && <p>{t('refund.confirmReason', { reason: t(`refund.reason.${p.reason}`) })}</p>}
       {/* Money moves in one environment: a live one's confirmation must not pass for a sandbox's. */}
       <p>
         <strong>{t('sale.confirm.environment', { name: p.session.current.environment_name, mode: t(`env.mode.${p.session.current.environment_mode}`) })}</strong>
@@ -89,12 +136,59 @@ export function confirmActionPage(p: Signed & { sale: StoredSale['row']; action:
           <Csrf token={p.session.csrf} />
           <input type="hidden" name="amount" value={decimalField(p.amount, sale.currency)} />
           <input type="hidden" name="idempotency_key" value={p.idempotencyKey} />
+          {p.reason && <input type="hidden" name="reason" value={p.reason} />}
           <button type="submit" class="primary">
             {t('sale.confirm.submit', { action: t(`sale.verb.${action}`), amount })}
           </button>
         </form>
         <a href={p.back}>{t('sale.confirm.cancel')}</a>
       </div>
+    </>,
+  );
+}
+
+/**
+ * A refund's first step: how much (empty: the merchant types it, up to what is refundable)
+ * and why. Plain form fields, so it works with a keyboard and without script; the next step
+ * is the confirmation.
+ */
+export function refundStepPage(p: Signed & { sale: StoredSale['row']; back: string; error?: string; amount?: string; reason?: string }): string {
+  const { text, sale } = p;
+  const { t } = text;
+  const max = text.money(actionLimit('refund', sale), sale.currency);
+  const intro = { amount: text.money(sale.amount, sale.currency), card: cardText(text, sale), reference: paymentReference(sale.id), max };
+  return renderPage(
+    { text, session: p.session, title: t('refund.title'), active: 'transactions' },
+    <>
+      {p.error && (
+        <p class="notice error" role="alert" id="refund-error">
+          {p.error}
+        </p>
+      )}
+      <p>{t('refund.intro', intro)}</p>
+      <form method="post" action={`/dashboard/sales/${sale.id}/refund/`} class="card">
+        <Csrf token={p.session.csrf} />
+        <label for="refund-amount">{t('refund.amount', { currency: sale.currency })}</label>
+        <input id="refund-amount" name="amount" inputMode="decimal" required autocomplete="off" value={p.amount ?? ''} aria-describedby="refund-amount-hint" aria-invalid={p.error ? 'true' : undefined} />
+        <p id="refund-amount-hint" class="hint">
+          {t('refund.amountHint', { max })}
+        </p>
+        <label for="refund-reason">{t('refund.reason')}</label>
+        <select id="refund-reason" name="reason" required>
+          <option value="">{t('refund.choose')}</option>
+          {REFUND_REASONS.map((r) => (
+            <option key={r} value={r} selected={p.reason === r}>
+              {t(`refund.reason.${r}`)}
+            </option>
+          ))}
+        </select>
+        <button type="submit" class="primary">
+          {t('refund.continue')}
+        </button>
+      </form>
+      <p>
+        <a href={p.back}>{t('sale.confirm.cancel')}</a>
+      </p>
     </>,
   );
 }

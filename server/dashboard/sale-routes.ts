@@ -5,6 +5,7 @@ import type { IRouter } from 'express';
 import { z } from 'zod';
 import { DecimalError, toUnits } from '../domain/money';
 import { actionLimit, type SaleAction } from '../domain/sales';
+import { REFUND_REASONS } from '../domain/payment-reference';
 import { boundStep } from '../payments/outcome';
 import { moveSaleMoney } from '../payments/sale-actions';
 import { claimKey, completeKey, KEY_ABANDONED_MS, releaseKey } from '../store/idempotency';
@@ -13,10 +14,10 @@ import { newSecret } from './accounts';
 import { exponentOf } from '../domain/currencies';
 import type { Kit } from './kit';
 import { ID, showTransaction, txUrl } from './money-routes';
-import { confirmActionPage } from './sale-pages';
+import { confirmActionPage, refundStepPage } from './sale-pages';
 
-// POST /dashboard/sales/{id}/{capture|refund|void}/: the amount first, then its
-// confirmation. The confirmed action calls the same use case as the API
+// POST /dashboard/sales/{id}/{capture|refund|void}/: the amount (and a refund's reason,
+// asked on a step of its own, GET …/refund/) first, then its confirmation. The confirmed action calls the same use case as the API
 // (payments/sale-actions.ts) under an idempotency key of the confirmation form, so a
 // double click is one action and concurrency and faults behave as in the API.
 
@@ -31,7 +32,12 @@ const IN_FLIGHT_POLL_MS = 200;
 const actionForm = z.object({
   amount: z.string().trim().regex(/^\d{1,15}([.,]\d{1,3})?$/),
   idempotency_key: z.string().regex(/^[A-Za-z0-9_-]{43}$/).optional(),
+  // A refund's reason (the API's); an empty choice is none.
+  reason: z.preprocess((v) => (v === '' ? undefined : v), z.enum(REFUND_REASONS).optional()),
 });
+
+/** The posted reason, read apart from the amount: a refund with a bad one is refused with its own message. */
+const reasonOf = (body: unknown) => actionForm.shape.reason.safeParse((body as Record<string, unknown> | undefined)?.reason);
 
 /** The form's decimal amount in minor units of `currency`, or -1 when it is not one. */
 function formAmount(form: z.ZodSafeParseResult<z.infer<typeof actionForm>>, currency: string): number {
@@ -56,8 +62,22 @@ async function claimWaiting(kit: Kit, ids: { environmentId: string; key: string 
   return claim;
 }
 
+/** GET /dashboard/sales/{id}/refund/: the refund's first step, its amount and reason (refundStepPage). */
+function refundStep(router: IRouter, kit: Kit): void {
+  const { db, page, send, textOf, notFound } = kit;
+  router.get('/sales/:id/refund/', page('admin', async (req, res, s) => {
+    const id = String(req.params.id);
+    const sale = ID.test(id) ? await getSale(db, s.current.environment_id, id) : undefined;
+    if (!sale) return notFound(req, res);
+    const back = txUrl(sale.row.transaction_id);
+    if (actionLimit('refund', sale.row) <= 0) return res.redirect(303, back);
+    send(res, 200, refundStepPage({ text: textOf(req), session: s, sale: sale.row, back }));
+  }));
+}
+
 export function saleRoutes(router: IRouter, kit: Kit): void {
   const { db, deps, forms, action, send, textOf, audit, notFound, forbidden } = kit;
+  refundStep(router, kit);
 
   for (const name of ['capture', 'refund', 'void'] as const satisfies SaleAction[]) {
     router.post(`/sales/:id/${name}/`, forms, action('admin', async (req, res, s) => {
@@ -72,21 +92,27 @@ export function saleRoutes(router: IRouter, kit: Kit): void {
         sale.row.transaction_id ? showTransaction(kit, req, res, s, sale.row.transaction_id, status, notice) : send(res, status, notice);
       const form = actionForm.safeParse(req.body);
       const amount = formAmount(form, sale.row.currency);
-      if (!form.success || amount <= 0 || amount > limit) {
-        return refuse(400, text.t('sale.badAmount', { max: text.money(limit, sale.row.currency) }));
+      const reason = name === 'refund' ? reasonOf(req.body) : undefined;
+      if (!form.success || amount <= 0 || amount > limit || reason?.success === false) {
+        const message = reason?.success === false ? text.t('refund.badReason') : text.t('sale.badAmount', { max: text.money(limit, sale.row.currency) });
+        if (name !== 'refund' || limit <= 0) return refuse(400, message);
+        // The refund's own step again, with what was typed and why it was refused.
+        const typed = { amount: String((req.body as Record<string, unknown>).amount ?? '').slice(0, 20), reason: reason?.data };
+        return send(res, 400, refundStepPage({ text, session: s, sale: sale.row, back, error: message, ...typed }));
       }
+      const refundReason = reason?.data;
       const key = form.data.idempotency_key;
       if (!key) {
-        return send(res, 200, confirmActionPage({ text, session: s, sale: sale.row, action: name, amount, idempotencyKey: newSecret(), back }));
+        return send(res, 200, confirmActionPage({ text, session: s, sale: sale.row, action: name, amount, idempotencyKey: newSecret(), back, reason: refundReason }));
       }
       const ids = { environmentId: env, key: `dashboard:${key}` };
-      const claim = await claimWaiting(kit, ids, createHash('sha256').update(`${sale.row.id}:${name}:${amount}`).digest('hex'));
+      const claim = await claimWaiting(kit, ids, createHash('sha256').update(`${sale.row.id}:${name}:${amount}:${refundReason ?? ''}`).digest('hex'));
       if (claim.kind === 'replay') return res.redirect(303, claim.body);
       if (claim.kind === 'in_flight') return refuse(409, text.t('sale.inFlight'));
       if (claim.kind === 'mismatch') return forbidden(req, res);
       const owned = { ...ids, owner: claim.owner };
       // The key's binding names its gateway call, so a repeat after a crash rolls the same step forward (as the API does).
-      const outcome = await moveSaleMoney(scopedDeps(deps, req), { sale: sale.row, action: name, amount, bound: boundStep(claim.binding) });
+      const outcome = await moveSaleMoney(scopedDeps(deps, req), { sale: sale.row, action: name, amount, bound: boundStep(claim.binding), refundReason });
       if (outcome.kind === 'in_flight') return refuse(409, text.t('sale.inFlight'));
       if (outcome.kind === 'conflict' || outcome.kind === 'gateway_failed' || outcome.kind === 'part_of' || outcome.kind === 'unsupported') {
         await releaseKey(db, owned);
@@ -102,7 +128,7 @@ export function saleRoutes(router: IRouter, kit: Kit): void {
         return refuse(502, text.t('sale.partial', { reason: outcome.reason }));
       }
       // Done, or pending (the provider's answer was lost): the sale shows which, and reconciliation settles a pending one.
-      await audit(req, s, `sale_${name}`, { sale: sale.row.id, amount: text.money(amount, sale.row.currency) });
+      await audit(req, s, `sale_${name}`, { sale: sale.row.id, amount: text.money(amount, sale.row.currency), ...(refundReason ? { reason: refundReason } : {}) });
       const location = `${back}?done=${name}&amount=${amount}`;
       await completeKey(db, { ...owned, status: 303, body: location });
       res.redirect(303, location);

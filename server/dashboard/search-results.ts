@@ -48,7 +48,7 @@ export async function searchEverything(db: Db, env: string, text: string, byId: 
   const none = Promise.resolve([]);
   const [transactions, sales, refunds, disputes, clients, subscriptions, authorizations] = await Promise.all([
     searchTransactions(db, env, terms, n),
-    words ? searchSales(db, env, words, n) : none,
+    words || terms.reference ? searchSales(db, env, words, n, terms.reference) : none,
     words ? searchRefunds(db, env, words, n) : none,
     words ? searchDisputes(db, env, words, n) : none,
     searchClientsEverywhere(db, env, text, n),

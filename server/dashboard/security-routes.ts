@@ -33,7 +33,7 @@ export function securityRoutes(router: IRouter, kit: Kit): void {
     const form = passwordForm.safeParse(req.body);
     const text = textOf(req);
     const input = form.success ? form.data : { current: '', password: '' };
-    const result = await changePassword(db, s, { ...input, ip: clientIp(req), now: deps.now() });
+    const result = await changePassword(db, s, { ...input, ip: clientIp(req), now: deps.now(), passwordCost: deps.config.passwordHashCost });
     if (result.kind === 'changed') return res.redirect(303, '/dashboard/account/security/?password=changed');
     const state = await secondFactorOf(db, userOf(s));
     if (result.kind === 'throttled') res.set('Retry-After', String(result.retryAfterS));
@@ -62,7 +62,7 @@ export function securityRoutes(router: IRouter, kit: Kit): void {
   router.post('/account/security/totp/disable/', forms, action('viewer', async (req, res, s) => {
     const form = disableForm.safeParse(req.body);
     const text = textOf(req);
-    const result = await turnOffWithProof(db, userOf(s), { password: form.success ? form.data.password : '', code: form.success ? form.data.code : '', ip: clientIp(req), now: deps.now() });
+    const result = await turnOffWithProof(db, userOf(s), { password: form.success ? form.data.password : '', code: form.success ? form.data.code : '', ip: clientIp(req), now: deps.now(), passwordCost: deps.config.passwordHashCost });
     const state = await secondFactorOf(db, userOf(s));
     if (result === 'off') {
       await deleteOtherSessionsOf(db, s.userId, s.idHash);

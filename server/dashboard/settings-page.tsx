@@ -1,5 +1,6 @@
 import { logoPath } from '../checkout/brand';
 import type { BrandAdjustment } from '../domain/brand';
+import { readableBrandColor } from '../domain/contrast';
 import type { Pricing } from '../store/balance';
 import type { Brand } from '../store/branding';
 import { roleAtLeast } from '../store/users';
@@ -46,6 +47,8 @@ function Preview({ text, brand, environmentId }: { text: DashboardText; brand: B
   const name = brand.display_name ?? brand.name;
   const color = brand.brand_color ?? PAGE_ACCENT;
   const accent = brand.accent_color ?? color;
+  // The text the payment page writes on the button: white, or dark on a light colour.
+  const onButton = readableBrandColor(color).onButton;
   return (
     <figure class="preview">
       <figcaption>{t('settings.preview')}</figcaption>
@@ -58,7 +61,7 @@ function Preview({ text, brand, environmentId }: { text: DashboardText; brand: B
         </text>
         <rect x="20" y="96" width="280" height="26" rx="4" fill="#f3f4f7" stroke="#c9c9d2" />
         <rect x="20" y="140" width="280" height="40" rx="6" fill={color} data-testid="preview-button" />
-        <text x="160" y="166" font-size="16" font-weight="600" fill="#ffffff" text-anchor="middle">
+        <text x="160" y="166" font-size="16" font-weight="600" fill={onButton} text-anchor="middle" data-testid="preview-button-text">
           {t('settings.previewPay')}
         </text>
       </svg>

@@ -38,7 +38,7 @@ export function signInRoutes(router: IRouter, kit: Kit): void {
     const { t } = textOf(req);
     const form = signInForm.safeParse(req.body);
     const email = form.success ? form.data.email : '';
-    const result = form.success ? await signIn(db, { ...form.data, ip: clientIp(req), now: deps.now() }) : ({ kind: 'refused' } as const);
+    const result = form.success ? await signIn(db, { ...form.data, ip: clientIp(req), now: deps.now(), passwordCost: deps.config.passwordHashCost }) : ({ kind: 'refused' } as const);
     if (result.kind === 'signed_in') {
       startSessionCookie(req, res, deps, result.session.id);
       return res.redirect(303, '/dashboard/');
@@ -127,7 +127,7 @@ function resetRoutes(router: IRouter, kit: Kit): void {
     const form = resetForm.safeParse(req.body);
     if (!form.success) return invalidLink(req, res);
     const now = deps.now();
-    const result = await completeReset(db, { ...form.data, ip: clientIp(req), now });
+    const result = await completeReset(db, { ...form.data, ip: clientIp(req), now, passwordCost: deps.config.passwordHashCost });
     if (result.kind === 'invalid') return invalidLink(req, res);
     if (result.kind === 'done') return res.redirect(303, '/dashboard/sign-in/?reset=1');
     const reset = await findReset(db, form.data.token, now);

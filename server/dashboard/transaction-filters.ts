@@ -33,6 +33,8 @@ const fields = {
   from: day,
   to: day,
   q: typed(MAX_SEARCH_LENGTH),
+  /** The checkbox that shows the demo shop's and `npm run trigger`'s payments, hidden otherwise. */
+  all: z.literal('1'),
 };
 type Field = keyof typeof fields;
 const FIELDS = Object.keys(fields) as Field[];
@@ -80,6 +82,7 @@ export function storeFilters(f: TxFilters, now: string): TransactionFilters {
     created_from: f.from && `${f.from}T00:00:00.000Z`,
     created_before: f.to && nextDay(f.to),
     search: f.q === undefined ? undefined : searchTerms(f.q),
+    hide_tools: f.all === undefined,
     now,
   };
 }

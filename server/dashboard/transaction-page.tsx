@@ -9,6 +9,7 @@ import type { DashboardText } from './i18n';
 import { exponentOf } from '../domain/currencies';
 import { renderPage } from './layout';
 import { cardText, SaleBlock, type Signed } from './sale-pages';
+import { PaymentSummary } from './payment-summary';
 
 // One transaction: its facts, lines and totals, how it went, who paid and was credited,
 // the card it stored, its sales with their actions, and its events.
@@ -200,9 +201,8 @@ export function transactionPage(
           {p.notice}
         </p>
       )}
+      <PaymentSummary text={text} session={p.session} tx={tx} sales={p.sales} attempts={around.attempts} now={p.now} />
       <dl class="facts">
-        <dt>{t('tx.status')}</dt>
-        <dd>{t(`tx.status.${tx.status}`)}</dd>
         <dt>{t('tx.created')}</dt>
         <dd>{text.dateTime(tx.created_at)}</dd>
         <dt>{t('tx.token')}</dt>

@@ -3,12 +3,16 @@ import type { DashboardText } from './i18n';
 import { MAX_SEARCH_LENGTH } from '../domain/transaction-search';
 import { renderPage } from './layout';
 import { firstTransactionCurl } from './pages';
-import type { Signed } from './sale-pages';
-import { filtersQuery, type ParsedFilters, TX_STATUSES } from './transaction-filters';
+import { cardText, type Signed } from './sale-pages';
+import { filtersQuery, type ParsedFilters, TX_STATUSES, type TxFilters } from './transaction-filters';
+import { paymentReference } from '../domain/payment-reference';
+import { paymentStatus } from '../domain/payment-status';
+import type { PaymentFactsOf } from '../store/payment-list';
 import { Pager } from './list-parts';
 
-// The transactions: the search and filters, a page of results (or how to make the first
-// one), and the pager.
+// The payments (transactions): the search and filters, a page of results with each one's
+// amount, status in words, customer, card, reference and date (or, with no filter, how to
+// make the first one; with one, that nothing matches), and the pager.
 
 function Filters({ text, parsed }: { text: DashboardText; parsed: ParsedFilters }) {
   const { filters: f, ignored, backwards } = parsed;
@@ -44,6 +48,10 @@ function Filters({ text, parsed }: { text: DashboardText; parsed: ParsedFilters 
           <label for="f-to">{t('tx.to')}</label>
           <input id="f-to" name="to" type="date" value={f.to ?? ''} />
         </div>
+        <div class="check">
+          <input id="f-all" name="all" type="checkbox" value="1" checked={f.all === '1'} />
+          <label for="f-all">{t('pay.showTools')}</label>
+        </div>
         {f.order_id && <input type="hidden" name="order_id" value={f.order_id} />}
         <button type="submit">{t('tx.apply')}</button>
       </form>
@@ -58,36 +66,70 @@ function Filters({ text, parsed }: { text: DashboardText; parsed: ParsedFilters 
   );
 }
 
-function Results({ text, items, baseUrl, publicKey }: { text: DashboardText; items: { row: Transaction }[]; baseUrl: string; publicKey: string | null }) {
+/** A filter or a search was given: an empty list means no match, not a first run. */
+const narrowed = (f: TxFilters) => FILTER_FIELDS.some((name) => f[name] !== undefined);
+const FILTER_FIELDS = ['q', 'status', 'currency', 'from', 'to', 'order_id'] as const;
+
+function Empty({ text, parsed, baseUrl, publicKey }: { text: DashboardText; parsed: ParsedFilters; baseUrl: string; publicKey: string | null }) {
   const { t } = text;
-  return items.length === 0 ? (
+  if (narrowed(parsed.filters)) {
+    return (
+      <section class="empty" aria-labelledby="tx-empty">
+        <p id="tx-empty" role="status">
+          {t('pay.noMatch')}
+        </p>
+        {parsed.filters.all === undefined && <p>{t('pay.noMatchHidden')}</p>}
+      </section>
+    );
+  }
+  return (
     <section class="empty" aria-labelledby="tx-empty">
       <p id="tx-empty">{t('tx.none')}</p>
       <pre tabindex={0}>
         <code>{firstTransactionCurl(baseUrl, publicKey)}</code>
       </pre>
     </section>
-  ) : (
+  );
+}
+
+function PaymentRow({ text, row, facts, now }: { text: DashboardText; row: Transaction; facts: PaymentFactsOf; now: Date }) {
+  const { t } = text;
+  const sale = facts.sales.get(row.id) ?? null;
+  const status = paymentStatus({ tx: row, sale, lastAttempt: facts.lastAttempts.get(row.id) ?? null }, now);
+  return (
+    <tr data-payment={row.id}>
+      <td>
+        <a href={`/dashboard/transactions/${row.id}/`}>{text.money(sale?.amount ?? row.total_price, row.currency)}</a>
+      </td>
+      <td data-status={status}>{t(`pay.status.${status}`)}</td>
+      <td>{row.customer_email ?? t('pay.noCustomer')}</td>
+      <td>{sale?.card_last4 ? cardText(text, sale) : t('pay.noCustomer')}</td>
+      <td>{sale ? <code>{paymentReference(sale.id)}</code> : t('pay.noCustomer')}</td>
+      <td>{row.order_id && <a href={`/dashboard/transactions/${row.id}/`}>{row.order_id}</a>}</td>
+      <td>{text.dateTime(row.created_at)}</td>
+    </tr>
+  );
+}
+
+function Results({ text, items, facts, now }: { text: DashboardText; items: { row: Transaction }[]; facts: PaymentFactsOf; now: Date }) {
+  const { t } = text;
+  return (
     <div class="scroll" tabindex={0} role="region" aria-label={t('tx.title')}>
       <table>
         <thead>
           <tr>
-            <th scope="col">{t('tx.orderId')}</th>
+            <th scope="col">{t('pay.amount')}</th>
             <th scope="col">{t('tx.status')}</th>
-            <th scope="col">{t('tx.total')}</th>
-            <th scope="col">{t('tx.created')}</th>
+            <th scope="col">{t('pay.customer')}</th>
+            <th scope="col">{t('pay.card')}</th>
+            <th scope="col">{t('pay.reference')}</th>
+            <th scope="col">{t('tx.orderId')}</th>
+            <th scope="col">{t('pay.date')}</th>
           </tr>
         </thead>
         <tbody>
           {items.map(({ row }) => (
-            <tr key={row.id}>
-              <td>
-                <a href={`/dashboard/transactions/${row.id}/`}>{row.order_id ?? row.id}</a>
-              </td>
-              <td>{t(`tx.status.${row.status}`)}</td>
-              <td>{text.money(row.total_price, row.currency)}</td>
-              <td>{text.dateTime(row.created_at)}</td>
-            </tr>
+            <PaymentRow key={row.id} text={text} row={row} facts={facts} now={now} />
           ))}
         </tbody>
       </table>
@@ -96,7 +138,7 @@ function Results({ text, items, baseUrl, publicKey }: { text: DashboardText; ite
 }
 
 export function transactionsPage(
-  p: Signed & { parsed: ParsedFilters; items: { row: Transaction }[]; count: number; pageSize: number; publicKey: string | null; baseUrl: string },
+  p: Signed & { parsed: ParsedFilters; items: { row: Transaction }[]; facts: PaymentFactsOf; now: Date; count: number; pageSize: number; publicKey: string | null; baseUrl: string },
 ): string {
   const { text } = p;
   const { t } = text;
@@ -105,7 +147,11 @@ export function transactionsPage(
     { text, session: p.session, title: t('tx.title'), active: 'transactions' },
     <>
       <Filters text={text} parsed={p.parsed} />
-      <Results text={text} items={p.items} baseUrl={p.baseUrl} publicKey={p.publicKey} />
+      {p.items.length === 0 ? (
+        <Empty text={text} parsed={p.parsed} baseUrl={p.baseUrl} publicKey={p.publicKey} />
+      ) : (
+        <Results text={text} items={p.items} facts={p.facts} now={p.now} />
+      )}
       <Pager text={text} page={p.parsed.filters.page} pages={pages} href={(n) => `/dashboard/transactions/${filtersQuery(p.parsed.filters, n)}`} />
     </>,
   );

@@ -1,11 +1,14 @@
-import type { DeliveryAttemptRow } from '../store/schema';
+import { Fragment } from 'preact';
+import type { ListedDelivery } from '../store/delivery-list';
 import type { StoredEvent } from '../store/events';
+import type { DeliveryAttemptRow } from '../store/schema';
 import { roleAtLeast } from '../store/users';
 import type { ActiveSession } from './accounts';
 import type { DashboardText } from './i18n';
 import { Csrf, renderPage } from './layout';
 
-// Webhook deliveries: every event, and for one of them the body sent and each attempt.
+// Webhook deliveries: every place an event was sent with its last answer, and for one event
+// the body sent and each attempt.
 
 interface Signed {
   text: DashboardText;
@@ -14,13 +17,16 @@ interface Signed {
 
 const EXCERPT = 500;
 
-export function webhooksPage(p: Signed & { events: StoredEvent[]; page: number; pages: number }): string {
+/** The last attempt's answer as a person reads it: its HTTP status, else why there was none. */
+const lastAnswer = (d: ListedDelivery) => (d.last ? (d.last.status_code?.toString() ?? d.last.error ?? '—') : '—');
+
+export function webhooksPage(p: Signed & { deliveries: ListedDelivery[]; page: number; pages: number }): string {
   const { text } = p;
   const { t } = text;
   return renderPage(
     { text, session: p.session, title: t('wh.title'), active: 'webhooks' },
     <>
-      {p.events.length === 0 ? (
+      {p.deliveries.length === 0 ? (
         <p class="empty">{t('wh.none')}</p>
       ) : (
         <div class="scroll" tabindex={0} role="region" aria-label={t('wh.title')}>
@@ -31,19 +37,21 @@ export function webhooksPage(p: Signed & { events: StoredEvent[]; page: number; 
                 <th scope="col">{t('wh.url')}</th>
                 <th scope="col">{t('wh.status')}</th>
                 <th scope="col">{t('wh.attempts')}</th>
+                <th scope="col">{t('wh.code')}</th>
                 <th scope="col">{t('wh.created')}</th>
               </tr>
             </thead>
             <tbody>
-              {p.events.map((e) => (
-                <tr key={e.id}>
+              {p.deliveries.map((d) => (
+                <tr key={d.id} data-delivery={d.id}>
                   <td>
-                    <a href={`/dashboard/webhooks/${e.id}/`}>{e.type}</a>
+                    <a href={`/dashboard/webhooks/${d.event_id}/`}>{d.type}</a>
                   </td>
-                  <td class="url">{e.notify_url}</td>
-                  <td>{e.delivery_status}</td>
-                  <td>{e.attempt_count}</td>
-                  <td>{text.dateTime(e.created_at)}</td>
+                  <td class="url">{d.url}</td>
+                  <td>{d.delivery_status}</td>
+                  <td>{d.attempt_count}</td>
+                  <td>{lastAnswer(d)}</td>
+                  <td>{text.dateTime(d.created_at)}</td>
                 </tr>
               ))}
             </tbody>
@@ -70,14 +78,17 @@ export function webhookPage(p: Signed & { event: Omit<StoredEvent, 'payload'>; b
         </p>
       )}
       <dl class="facts">
-        <dt>{t('wh.url')}</dt>
-        <dd>{event.notify_url}</dd>
-        <dt>{t('wh.status')}</dt>
-        <dd data-testid="delivery-status">{event.delivery_status}</dd>
+        {event.deliveries.map((d) => (
+          <Fragment key={d.id}>
+            <dt>{d.url}</dt>
+            <dd data-testid="delivery-status">{d.delivery_status}</dd>
+          </Fragment>
+        ))}
         <dt>{t('wh.created')}</dt>
         <dd>{text.dateTime(event.created_at)}</dd>
       </dl>
-      {roleAtLeast(p.session.current.role, 'admin') && (
+      {event.deliveries.length === 0 && <p>{t('wh.nowhere')}</p>}
+      {event.deliveries.length > 0 && roleAtLeast(p.session.current.role, 'admin') && (
         <form method="post" action={`/dashboard/webhooks/${event.id}/resend/`}>
           <Csrf token={p.session.csrf} />
           <button type="submit" class="primary">

@@ -1,12 +1,14 @@
 import type { IRouter, Request, Response } from 'express';
 import { z } from 'zod';
-import { getEvent, listEvents, retryEvent } from '../store/events';
+import { listDeliveries } from '../store/delivery-list';
+import { getEvent, retryEvent } from '../store/events';
 import type { ActiveSession } from './accounts';
 import type { Kit } from './kit';
 import { webhookPage, webhooksPage } from './webhook-pages';
 
-// /dashboard/webhooks/: the environment's events, each attempt to deliver them, and a
-// resend through the same store function as the API's POST /v1/event/{id}/retry/.
+// /dashboard/webhooks/: where the environment's events were sent and how each last answered,
+// each attempt, and a resend through the same store function as the API's POST
+// /v1/event/{id}/retry/ (an event sent nowhere has nothing to resend: 409, as the API).
 
 const PAGE_SIZE = 20;
 const ID = /^[0-9a-f-]{36}$/;
@@ -25,8 +27,8 @@ export function webhookRoutes(router: IRouter, kit: Kit): void {
 
   router.get('/webhooks/', page('viewer', async (req, res, s) => {
     const { page: pageNo } = pageQuery.parse(req.query);
-    const { count, rows } = await listEvents(db, s.current.environment_id, {}, { page: pageNo, page_size: PAGE_SIZE });
-    send(res, 200, webhooksPage({ text: textOf(req), session: s, events: rows, page: pageNo, pages: Math.max(1, Math.ceil(count / PAGE_SIZE)) }));
+    const { count, rows } = await listDeliveries(db, s.current.environment_id, { page: pageNo, page_size: PAGE_SIZE });
+    send(res, 200, webhooksPage({ text: textOf(req), session: s, deliveries: rows, page: pageNo, pages: Math.max(1, Math.ceil(count / PAGE_SIZE)) }));
   }));
 
   router.get('/webhooks/:id/', page('viewer', async (req, res, s) => {
@@ -38,6 +40,7 @@ export function webhookRoutes(router: IRouter, kit: Kit): void {
     const result = ID.test(id) ? await retryEvent(db, s.current.environment_id, id, deps.now()) : 'not_found';
     if (result === 'not_found') return notFound(req, res);
     if (result === 'in_flight') return show(req, res, s, 409, textOf(req).t('wh.busy'));
+    if (result === 'no_destination') return show(req, res, s, 409, textOf(req).t('wh.nowhere'));
     await audit(req, s, 'webhook_resent', { event: id });
     res.redirect(303, `/dashboard/webhooks/${id}/?resent=1`);
   }));

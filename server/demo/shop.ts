@@ -2,8 +2,9 @@ import { formatMoney } from '../../widget/i18n/format';
 import { escapeHtml } from '../../widget/screen/html';
 import { newNonce } from '../checkout/security';
 import type { Deps } from '../deps';
+import type { Gateway } from '../payments/gateway';
 import { findCurrency } from '../domain/currencies';
-import { TEST_CARDS } from '../payments/sandbox';
+import { type TestCardBehaviour, testCardFor } from '../domain/test-cards';
 import { findDemoEnvironment, findReturnSecrets } from '../store/environments';
 import { type VerifiedReturn, verifyReturn } from '../notify/return-signature';
 import { findCheckout } from '../store/transactions';
@@ -112,14 +113,18 @@ async function checkReturn(deps: Deps, envId: string, url: string): Promise<Veri
   return current.valid || !previous ? current : verifyReturn(url, previous.secret, now);
 }
 
-function shopPage(nonce: string, inline: { token: string; total: string }, overlay: { token: string; total: string }): string {
-  const cards = [
-    [TEST_CARDS.approved, 'approved'],
-    [TEST_CARDS.declined, 'declined'],
-    [TEST_CARDS.insufficientFunds, 'declined: insufficient funds'],
-  ]
-    .map(([card, outcome]) => `<li><code>${card}</code> ${outcome}</li>`)
-    .join('');
+/** The test cards the demo shop lists, with what each does. */
+const SHOWN_CARDS: [TestCardBehaviour, string][] = [
+  ['approved', 'approved'],
+  ['declined', 'declined'],
+  ['insufficientFunds', 'declined: insufficient funds'],
+];
+
+function shopPage(nonce: string, inline: { token: string; total: string }, overlay: { token: string; total: string }, gateways: readonly Gateway[]): string {
+  const cards = SHOWN_CARDS.flatMap(([behaviour, outcome]) => {
+    const card = testCardFor(gateways, behaviour);
+    return card ? [`<li><code>${escapeHtml(card)}</code> ${outcome}</li>`] : [];
+  }).join('');
   const content = `
 <h1>Checkout widget demo</h1>
 <p>A stand-in merchant page. Each visit creates two sandbox transactions of the demo environment and embeds their payment screens with <code>/widget.js</code>.</p>
@@ -203,5 +208,5 @@ export async function demoPage(
   const inline = (await openOrder(deps, env.id, visit.kept[0])) ?? (await demoTransaction(deps, env, visit.baseUrl, INLINE_ORDER));
   const overlay = (await openOrder(deps, env.id, visit.kept[1])) ?? (await demoTransaction(deps, env, visit.baseUrl, OVERLAY_ORDER));
   const cookie = `${DEMO_COOKIE}=${inline.token}.${overlay.token}; Path=/demo/; Max-Age=3600; HttpOnly; SameSite=Lax`;
-  return { headers: { ...headers, 'Set-Cookie': cookie }, html: shopPage(nonce, inline, overlay) };
+  return { headers: { ...headers, 'Set-Cookie': cookie }, html: shopPage(nonce, inline, overlay, (await deps.gateways.of(env.id)).usable(false)) };
 }

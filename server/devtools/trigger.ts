@@ -1,20 +1,31 @@
 import { parseArgs } from 'node:util';
-import { TEST_CARDS } from '../payments/sandbox';
 import { connect, type Connection } from './connection';
 
 // npm run trigger -- <event type>: makes a real change in a sandbox environment through
 // the public API, so that its event happens (and `npm run listen` forwards it). Payments
-// use the sandbox card gateway's approving test card.
-
-const SANDBOX_CARD_GATEWAY = '0190f5a0-0000-7000-8000-000000000001';
-const card = { number: TEST_CARDS.approved, expiry: '12/34', cvc: '123', name: 'Trigger' };
+// use the approving test card of the first gateway that stores cards and declares one
+// (`test_cards` on GET /v1/gateway/).
 
 interface Obj {
   id: string;
 }
 
-/** A stored card of the sandbox gateway (authorization.created). */
-const storeCard = (c: Connection) => c.call<Obj>('POST', '/authorization/', { gateway: SANDBOX_CARD_GATEWAY, card });
+interface GatewayInfo extends Obj {
+  capabilities: { saved_cards: boolean };
+  test_cards: { number: string; behaviour: string }[];
+}
+
+/** A stored card (authorization.created), with the environment's first gateway that can store an approving test card. */
+async function storeCard(c: Connection): Promise<Obj> {
+  const { results } = await c.call<{ results: GatewayInfo[] }>('GET', '/gateway/?page_size=100');
+  for (const g of results) {
+    const approved = g.test_cards.find((t) => t.behaviour === 'approved');
+    if (g.capabilities.saved_cards && approved) {
+      return c.call<Obj>('POST', '/authorization/', { gateway: g.id, card: { number: approved.number, expiry: '12/34', cvc: '123', name: 'Trigger' } });
+    }
+  }
+  throw new Error('No gateway of this environment stores a test card: trigger works on a sandbox environment.');
+}
 
 /** A sale charged to a stored card (authorization.charged, sale.created). */
 async function chargedSale(c: Connection): Promise<Obj> {

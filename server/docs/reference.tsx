@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { type JsonSchema, type OpenApiDocument, type ReferenceOperation, type ReferenceTag, refName, referenceTags } from './document';
 import { renderPage } from './layout';
+import { isPaging, ListAnswer, listedItems, ListsSection, LISTS_ID, PagingParameters, ShortListNote, shortListExample } from './lists';
 import { inline, Prose } from './prose';
 import { Field, Fields, type SchemaContext, SchemaView, schemaId } from './schema';
 
@@ -49,8 +50,10 @@ function referenced(roots: (JsonSchema | undefined)[], schemas: Record<string, J
   return found;
 }
 
-function Example({ op, base }: { op: ReferenceOperation; base: string }) {
+function Example({ op, base, linked }: { op: ReferenceOperation; base: string; linked: SchemaContext }) {
   const body = op.requestBody;
+  const listed = listedItems(op.success?.schema);
+  const shortList = listed ? shortListExample(op.success?.example) : null;
   const request = [
     `${op.method.toUpperCase()} ${base}${op.path}`,
     'Authorization: AppKeys <public_key>:<secret_key>',
@@ -61,7 +64,7 @@ function Example({ op, base }: { op: ReferenceOperation; base: string }) {
     ? [
         statusLine(success.status),
         ...(success.mediaType ? [`Content-Type: ${success.mediaType}`] : []),
-        ...(success.example !== undefined ? ['', json(success.example)] : []),
+        ...(success.example !== undefined ? ['', json(shortList ?? success.example)] : []),
       ].join('\n')
     : undefined;
   // Focusable: a block that scrolls sideways must be reachable from the keyboard.
@@ -71,6 +74,7 @@ function Example({ op, base }: { op: ReferenceOperation; base: string }) {
       <pre tabIndex={0} aria-label={`Example request of ${op.operationId}`}>
         {request}
       </pre>
+      {listed && shortList ? <ShortListNote items={listed} context={linked} /> : null}
       {response ? (
         <pre tabIndex={0} aria-label={`Example response of ${op.operationId}`}>
           {response}
@@ -80,10 +84,22 @@ function Example({ op, base }: { op: ReferenceOperation; base: string }) {
   );
 }
 
-function Operation({ op, base, schemas }: { op: ReferenceOperation; base: string; schemas: Record<string, JsonSchema> }) {
-  const inPlace: SchemaContext = { schemas, linkRefs: false };
-  const linked: SchemaContext = { schemas, linkRefs: true };
+interface OperationProps {
+  op: ReferenceOperation;
+  base: string;
+  schemas: Record<string, JsonSchema>;
+  printed: SchemaContext['printed'];
+  /** Shared parameters every operation takes: named once at the top, not in each operation. */
+  everywhere: Set<string>;
+}
+
+function Operation({ op, base, schemas, printed, everywhere }: OperationProps) {
+  const inPlace: SchemaContext = { schemas, linkRefs: false, printed };
+  const linked: SchemaContext = { schemas, linkRefs: true, printed };
   const { requestBody: body, success } = op;
+  const parameters = op.parameters.filter((p) => (!p.shared || !everywhere.has(p.shared)) && !isPaging(p));
+  const paged = op.parameters.some(isPaging);
+  const listed = listedItems(success?.schema);
   return (
     <section class="operation" id={operationId(op)}>
       <h3>{inline(op.summary)}</h3>
@@ -91,11 +107,12 @@ function Operation({ op, base, schemas }: { op: ReferenceOperation; base: string
         <span class={`method ${op.method}`}>{op.method.toUpperCase()}</span> <code>{`${base}${op.path}`}</code>
       </p>
       <Prose text={op.description} />
-      {op.parameters.length ? (
+      {parameters.length || paged ? (
         <>
           <h4>Parameters</h4>
           <ul class="fields">
-            {op.parameters.map((p) =>
+            {paged ? <PagingParameters /> : null}
+            {parameters.map((p) =>
               p.shared ? (
                 <li>
                   <code class="name">{p.name}</code> ({p.in}): <a href={`#${parameterId(p.shared)}`}>described under Shared parameters</a>
@@ -129,13 +146,13 @@ function Operation({ op, base, schemas }: { op: ReferenceOperation; base: string
               </>
             ) : null}
           </p>
-          {success.schema ? <SchemaView schema={success.schema} context={linked} /> : null}
+          {listed ? <ListAnswer items={listed} context={linked} /> : success.schema ? <SchemaView schema={success.schema} context={linked} /> : null}
         </>
       ) : null}
       <p class="errors">
         Errors: {op.errors.map((e) => e.status).join(', ')} (<a href="#error-answers">what each means</a>)
       </p>
-      <Example op={op} base={base} />
+      <Example op={op} base={base} linked={linked} />
     </section>
   );
 }
@@ -170,6 +187,9 @@ function Nav({ tags, schemaNames }: { tags: ReferenceTag[]; schemaNames: string[
               </li>
             ))}
           </ul>
+        </li>
+        <li>
+          <a href={`#${LISTS_ID}`}>Lists</a>
         </li>
         <li>
           <a href="#parameters">Shared parameters</a>
@@ -252,12 +272,16 @@ function outline(doc: OpenApiDocument) {
   const base = new URL(doc.servers[0]?.url ?? '/', 'http://localhost').pathname.replace(/\/$/, '');
   // The objects answers link to get a section of their own; request bodies are shown in place.
   const shared = [...referenced(tags.flatMap((t) => t.operations.map((op) => op.success?.schema)), schemas)].filter((n) => n !== 'Problem');
-  return { tags, shared, base, schemas };
+  const operations = tags.flatMap((t) => t.operations);
+  const everywhere = new Set(Object.keys(doc.components.parameters).filter((name) => operations.every((op) => op.parameters.some((p) => p.shared === name))));
+  return { tags, shared, base, schemas, everywhere };
 }
 
 export function renderReference(doc: OpenApiDocument, problems: ProblemType[], assets: ReferenceAssets): string {
-  const { tags, shared, base, schemas } = outline(doc);
-  const linked: SchemaContext = { schemas, linkRefs: true };
+  const { tags, shared, base, schemas, everywhere } = outline(doc);
+  // One page-wide record of the long value lists printed, shared by every section.
+  const printed: SchemaContext['printed'] = [];
+  const linked: SchemaContext = { schemas, linkRefs: true, printed };
   return renderPage({
     title: `${doc.info.title} · Reference`,
     navLabel: 'Contents',
@@ -280,13 +304,25 @@ export function renderReference(doc: OpenApiDocument, problems: ProblemType[], a
               Authentication (<code>{name}</code>): {inline(scheme.description ?? scheme.type)}.
             </p>
           ))}
+          {everywhere.size ? (
+            <p>
+              Every operation also takes{' '}
+              {[...everywhere].map((name, i) => [
+                i ? ', ' : '',
+                <a href={`#${parameterId(name)}`}>
+                  <code>{doc.components.parameters[name]!.name}</code> ({doc.components.parameters[name]!.in})
+                </a>,
+              ])}
+              , described under Shared parameters and not repeated in each operation.
+            </p>
+          ) : null}
         </header>
         {tags.map((tag) => (
           <section id={tagId(tag.name)}>
             <h2>{tag.name}</h2>
             <Prose text={tag.description} />
             {tag.operations.map((op) => (
-              <Operation op={op} base={base} schemas={schemas} />
+              <Operation op={op} base={base} schemas={schemas} printed={printed} everywhere={everywhere} />
             ))}
           </section>
         ))}
@@ -301,6 +337,7 @@ export function renderReference(doc: OpenApiDocument, problems: ProblemType[], a
             </section>
           ))}
         </section>
+        <ListsSection operations={tags.flatMap((t) => t.operations)} context={linked} />
         <section id="parameters">
           <h2>Shared parameters</h2>
           {Object.entries(doc.components.parameters).map(([name, p]) => (

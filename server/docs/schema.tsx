@@ -1,4 +1,6 @@
 import type { ComponentChildren } from 'preact';
+import { FREE_TEXT, NO_ANGLE_BRACKETS, NOT_BLANK, SINGLE_LINE } from '../../widget/fields/text';
+import { UUID_PATTERN } from '../domain/ids';
 import { type JsonSchema, refName } from './document';
 import { inline } from './prose';
 
@@ -16,7 +18,16 @@ export interface SchemaContext {
    * fields in place: answers share a few objects, which the page describes once.
    */
   linkRefs: boolean;
+  /**
+   * Long value lists already printed on the page, by their values, with the anchor and the
+   * field of their first printing: the 67 event types appear in five places, and printing
+   * them once keeps the page within its bytes (test/bench/docs.ts).
+   */
+  printed?: PrintedList[];
 }
+
+/** Value lists at least this long are printed once per page and linked to after that. */
+export const LONG_LIST = 20;
 
 /** Levels of nested objects shown below a field; deeper ones show their type only. */
 export const MAX_DEPTH = 4;
@@ -77,6 +88,19 @@ export function typeLabel(s: JsonSchema, context: SchemaContext): ComponentChild
 const range = (min: number | undefined, max: number | undefined, unit: string) =>
   min !== undefined && max !== undefined ? `${min}–${max} ${unit}` : max !== undefined ? `at most ${max} ${unit}` : min ? `at least ${min} ${unit}` : '';
 
+/**
+ * The service's own text rules in words: a reader cannot check a 60-character pattern by
+ * eye (and the page carried the single-line one 67 times). Any other pattern is shown as
+ * it is; the document keeps the patterns themselves.
+ */
+const PATTERN_WORDS = new Map([
+  [SINGLE_LINE.source, 'one line, no control characters'],
+  [FREE_TEXT.source, 'no control characters but tab and line breaks'],
+  [UUID_PATTERN.source, 'a UUID'],
+  [NOT_BLANK.source, 'not blank'],
+  [NO_ANGLE_BRACKETS.source, 'no < or >'],
+]);
+
 /** Limits in words; the safe-integer bounds zod writes on every integer say nothing. */
 export function limits(s: JsonSchema): string {
   const bound = (n: number | undefined) => (n === undefined || Math.abs(n) >= Number.MAX_SAFE_INTEGER ? undefined : n);
@@ -94,7 +118,7 @@ export function limits(s: JsonSchema): string {
     range(s.minItems, s.maxItems, 'items'),
     s.minProperties ? `at least ${s.minProperties} field${s.minProperties === 1 ? '' : 's'}` : '',
     // A format (date-time, uuid) already says what its generated pattern spells out.
-    ...(s.format ? [] : patterns.map((p) => `matches ${p}`)),
+    ...(s.format ? [] : patterns.map((p) => PATTERN_WORDS.get(p) ?? `matches ${p}`)),
   ]
     .filter(Boolean)
     .join(', ');
@@ -127,9 +151,37 @@ interface FieldProps {
   context: SchemaContext;
 }
 
-/** Enum values in one code span: one element however many values. */
-function EnumValues({ values }: { values: unknown[] }) {
-  return <code>{values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(' | ')}</code>;
+/** A long value list printed on the page: its values, its anchor and the field it was printed under. */
+interface PrintedList {
+  values: Set<string>;
+  id: string;
+  field: string;
+}
+
+const valueText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+/**
+ * Enum values in one code span: one element however many values. A long list the page has
+ * printed before is a link to it instead, with the values it adds (`*` beside the event
+ * types) after it.
+ */
+function EnumValues({ values, field, context }: { values: unknown[]; field: string; context: SchemaContext }) {
+  const texts = values.map(valueText);
+  const printed = texts.length >= LONG_LIST ? context.printed : undefined;
+  if (!printed) return <code>{texts.join(' | ')}</code>;
+  const first = printed.find((p) => [...p.values].every((v) => texts.includes(v)) && texts.length - p.values.size < LONG_LIST);
+  if (first) {
+    const extra = texts.filter((v) => !first.values.has(v));
+    return (
+      <>
+        the {first.values.size} values <a href={`#${first.id}`}>listed under {first.field}</a>
+        {extra.length ? <>, or <code>{extra.join(' | ')}</code></> : null}
+      </>
+    );
+  }
+  const id = `values-${printed.length + 1}`;
+  printed.push({ values: new Set(texts), id, field });
+  return <code id={id}>{texts.join(' | ')}</code>;
 }
 
 export function Field({ name, where, schema, required, depth, context }: FieldProps) {
@@ -143,7 +195,7 @@ export function Field({ name, where, schema, required, depth, context }: FieldPr
       {typeLabel(schema, context)}
       {limit ? ` · ${limit}` : ''})
       {schema.description ? [': ', ...inline(schema.description)] : null}
-      {values?.length ? [schema.description ? '. One of: ' : ': one of ', <EnumValues values={values} />] : null}
+      {values?.length ? [schema.description ? '. One of: ' : ': one of ', <EnumValues values={values} field={name} context={context} />] : null}
       {nested.map((object, i) => (
         <details>
           <summary>
@@ -176,7 +228,7 @@ export function SchemaView({ schema, context }: { schema: JsonSchema; context: S
   return (
     <p>
       <span class="type">{typeLabel(resolved, context)}</span>
-      {values?.length ? <> · one of <EnumValues values={values} /></> : null}
+      {values?.length ? <> · one of <EnumValues values={values} field="this answer" context={context} /></> : null}
     </p>
   );
 }

@@ -38,6 +38,9 @@ const SECRET_KEYS = [
   'iban',
   'secret_key',
   'webhook_secret',
+  // A connected processor's keys (payments/processors.ts), its publishable key included: write-only like the others.
+  'publishable_key',
+  'credentials',
   // A webhook endpoint's signing secrets.
   'secret',
   'previous_secret',

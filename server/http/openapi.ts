@@ -40,6 +40,7 @@ export const TAGS: Record<string, string> = {
     "Settings of your environment: its brand (the name, support address, colours and logo customers see on the payment pages and in emails) and the secret that signs returns to `return_url` and `cancel_url`.",
   Balance: "The merchant's own money: the balance per currency and its movements, with their fees.",
   Disputes: "A customer's bank disputing a captured sale: its evidence, your answer and the bank's decision.",
+  Processor: 'Your own processor accounts (Stripe) connected to the environment: write-only credentials, the gateways each brings, the URL for its webhooks.',
 };
 
 /** `/client/{clientId}/iban/{id}/` → `id` names an IBAN; `clientId` names a client. */

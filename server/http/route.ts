@@ -111,7 +111,7 @@ export function route<B extends z.ZodType, Q extends z.ZodType, R extends z.ZodT
  * text streamed chunk by chunk (a report of any length; the next chunk is read only once
  * the client has taken the last).
  */
-export type FileAnswer = { name: string; contentType: string } & ({ bytes: Uint8Array } | { chunks: AsyncIterable<string> });
+export type FileAnswer = { name: string; contentType: string; headers?: Record<string, string> } & ({ bytes: Uint8Array } | { chunks: AsyncIterable<string> });
 
 async function sendFile(res: Response, file: FileAnswer) {
   res.attachment(file.name);
@@ -120,6 +120,8 @@ async function sendFile(res: Response, file: FileAnswer) {
     'X-Content-Type-Options': 'nosniff',
     'Cache-Control': 'private, no-store',
   });
+  // A file's own words beside it (a payout file downloaded again warns that it pays twice).
+  if (file.headers) res.set(file.headers);
   if ('bytes' in file) return void res.set('Content-Length', String(file.bytes.byteLength)).end(file.bytes);
   try {
     for await (const chunk of file.chunks) {

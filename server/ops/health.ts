@@ -26,6 +26,8 @@ export interface HealthOptions {
   database: Database;
   jobs: Runner;
   lifecycle: Lifecycle;
+  /** Processors' hosts replaced for tests (STRIPE_API_URL…), by variable: shown, never a reason for 503. */
+  processorUrls?: Record<string, string>;
 }
 
 async function databaseCheck(database: Database): Promise<{ database: Check; migrations: Check }> {
@@ -75,7 +77,8 @@ export function healthHandler(o: HealthOptions): (req: IncomingMessage, res: Ser
       const shown = Object.fromEntries(Object.entries(checks).map(([name, c]) => [name, c.ok ? 'ok' : c.reason]));
       // Told, not a reason to take the process out: every process shares the setting.
       const timeouts = o.database.timeouts?.current();
-      const told = timeouts ? { database_timeouts: timeouts.detail } : {};
+      const urls = o.processorUrls && Object.keys(o.processorUrls).length ? { processor_urls: o.processorUrls } : {};
+      const told = { ...(timeouts ? { database_timeouts: timeouts.detail } : {}), ...urls };
       send(res, ready ? 200 : 503, { status: ready ? 'ok' : 'unavailable', checks: shown, ...told });
     })();
   };

@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Gateway } from '../payments/gateway';
 import type { PayoutGateway } from '../payments/payout-gateway';
-import { createGateways, type Gateways } from '../payments/registry';
+import type { Gateways } from '../payments/registry';
 import { type Backlog, jobBacklog, unsettledCalls } from '../store/backlog';
 import type { Database } from '../store/db';
 import type { Limiter } from '../store/rate-limits';
@@ -135,18 +135,14 @@ function gatewayCallMetrics(registry: Registry) {
 
 type Timed = ReturnType<typeof gatewayCallMetrics>;
 
-/** Every gateway with its operations timed. */
-function timedGateways(gateways: Gateways, timed: Timed): Gateways {
-  return createGateways(
-    gateways.all.map((g) => {
-      const wrapped: Record<string, unknown> = { ...g };
-      for (const op of GATEWAY_OPERATIONS) {
-        const method = g[op] as ((input: unknown) => Promise<unknown>) | undefined;
-        if (method) wrapped[op] = (input: unknown) => timed(g.code, op, () => method.call(g, input));
-      }
-      return wrapped as unknown as Gateway;
-    }),
-  );
+/** A gateway with its operations timed. */
+function timedGateway(g: Gateway, timed: Timed): Gateway {
+  const wrapped: Record<string, unknown> = { ...g };
+  for (const op of GATEWAY_OPERATIONS) {
+    const method = g[op] as ((input: unknown) => Promise<unknown>) | undefined;
+    if (method) wrapped[op] = (input: unknown) => timed(g.code, op, () => method.call(g, input));
+  }
+  return wrapped as unknown as Gateway;
 }
 
 export function createMetrics(o: { database: Database; now: () => Date }): Metrics {
@@ -165,7 +161,7 @@ export function createMetrics(o: { database: Database; now: () => Date }): Metri
       requests.inc(l);
       latency.observe(l, (performance.now() - startedAt) / 1000);
     },
-    gateways: (gateways) => timedGateways(gateways, timed),
+    gateways: (gateways) => gateways.extend({ wrap: (g) => timedGateway(g, timed) }),
     payouts(payouts) {
       return { ...payouts, payout: (request) => timed(payouts.code, 'payout', () => payouts.payout(request)) };
     },

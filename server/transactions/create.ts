@@ -237,10 +237,15 @@ export function destinationShares(t: { currency: string; destination?: Destinati
  * A transaction paid on its page needs a payment method there: with none for its currency
  * (a live environment without a real gateway that takes it), or none that can hold the
  * funds when it asks to (`authorize`), the customer would meet a Pay button that can pay
- * nothing, so it is refused. `offered`: how many gateways of the environment's mode accept
- * the currency, and how many of those can hold. A transaction paid at creation (`source`) needs none.
+ * nothing, so it is refused; so is one that splits (`destination`) with none whose money
+ * the platform settles. `offered`: how many gateways of the environment's mode accept the
+ * currency, how many of those can hold, and how many can split. A transaction paid at
+ * creation (`source`) needs none.
  */
-export function refuseWithoutPaymentMethod(offered: { any: number; holding: number }, body: { currency: string; authorize: boolean }): void {
+export function refuseWithoutPaymentMethod(
+  offered: { any: number; holding: number; splitting: number },
+  body: { currency: string; authorize: boolean; destination?: readonly unknown[] | null },
+): void {
   if (offered.any === 0) {
     const message = `no payment method accepts ${body.currency}: no gateway of this environment takes it`;
     throw new ApiError('conflict', `currency: ${message}. Nothing was created.`, [{ path: 'currency', message }]);
@@ -248,6 +253,11 @@ export function refuseWithoutPaymentMethod(offered: { any: number; holding: numb
   if (body.authorize && offered.holding === 0) {
     const message = `no payment method that accepts ${body.currency} can hold the funds to capture later: send it without authorize`;
     throw new ApiError('conflict', `authorize: ${message}. Nothing was created.`, [{ path: 'authorize', message }]);
+  }
+  // A split moves money the platform holds: a merchant's own processor account pays the merchant, not the wallets.
+  if (body.destination?.length && offered.splitting === 0) {
+    const message = `no payment method that accepts ${body.currency} is settled by the platform, so none can split the payment: send it without destination`;
+    throw new ApiError('conflict', `destination: ${message}. Nothing was created.`, [{ path: 'destination', message }]);
   }
 }
 

@@ -30,3 +30,6 @@ export const IBAN_PROBLEMS: Record<IbanProblem, string> = {
   wrong_format: "does not have its country's account number format",
   wrong_checksum: 'has wrong check digits (mod-97)',
 };
+
+/** An IBAN as the dashboard and its emails show it: country and last four (`ES…1332`), never the whole account. */
+export const maskedIban = (iban: string) => `${iban.slice(0, 2)}…${iban.slice(-4)}`;

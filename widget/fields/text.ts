@@ -17,6 +17,12 @@ export const SINGLE_LINE = /^(?:[^\u0000-\u001f\u007f-\u009f\ud800-\udfff]|[\ud8
 // eslint-disable-next-line no-control-regex -- refusing control characters is the point
 export const FREE_TEXT = /^(?:[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ud800-\udfff]|[\ud800-\udbff][\udc00-\udfff])*$/;
 
+/** A required text holds something besides spaces. */
+export const NOT_BLANK = /\S/;
+
+/** A text that is never markup: no angle brackets (names and numbers of the clients' API). */
+export const NO_ANGLE_BRACKETS = /^[^<>]*$/;
+
 export type TextKind = 'line' | 'free';
 
 export const TEXT_PATTERNS: Record<TextKind, RegExp> = { line: SINGLE_LINE, free: FREE_TEXT };

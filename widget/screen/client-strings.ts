@@ -15,10 +15,11 @@ import type { CheckoutView, SubscriptionTerms } from './view';
 
 /**
  * Words the hydrated screen never renders: the message pages', the provider's and the
- * challenge's own pages', and those of the parts the browser keeps as the server rendered
- * them (the order summary, the language switcher: components/parts.tsx).
+ * challenge's own pages', a charge's confirm page's (server-only, checkout/confirm-page.tsx),
+ * and those of the parts the browser keeps as the server rendered them (the order summary,
+ * the language switcher: components/parts.tsx).
  */
-const NEVER = /^(notFound|notEmbeddable|tooMany|unpayable|provider|summary|language|overlay)\.|^challenge\.title/;
+const NEVER = /^(notFound|notEmbeddable|tooMany|unpayable|provider|summary|language|overlay|confirm)\.|^challenge\.title/;
 
 /** Words of one flavour only (flavour.ts), or of some: the keys' owners. */
 const ONLY: [RegExp, Flavour[]][] = [

@@ -163,8 +163,8 @@ function catalogue({ get, post, patch, del, list }: Calls) {
   };
 }
 
-/** What the environment has: gateways, currencies, the balance, the return-signing secret. */
-function environment({ get, post, list }: Calls) {
+/** What the environment has: gateways, currencies, the balance, the return-signing secret, its own processor accounts. */
+function environment({ get, post, patch, del, list }: Calls) {
   return {
     gateways: {
       get: (id: string, o?: CallOptions) => get('/gateway/{id}/', { id }, o),
@@ -185,6 +185,16 @@ function environment({ get, post, list }: Calls) {
       /** The environment's return-signing secret, for verifyReturnUrl. */
       get: (o?: CallOptions) => get('/environment/return_secret/', none, o),
       roll: (...[body, o]: BodyArgs<'/environment/return_secret/roll/', 'post'>) => post('/environment/return_secret/roll/', none, body, o),
+    },
+    processors: {
+      /** Connects your own Stripe account; its keys are write-only (checked once at Stripe). */
+      create: (...[body, o]: BodyArgs<'/processor/', 'post'>) => post('/processor/', none, body, o),
+      get: (id: string, o?: CallOptions) => get('/processor/{id}/', { id }, o),
+      list: (query?: Query<'/processor/'>, o?: CallOptions) => list('/processor/', none, query, o),
+      /** Replaces rotated keys, the webhook signing secret or the statement descriptor. */
+      update: (id: string, ...[body, o]: BodyArgs<'/processor/{id}/', 'patch'>) => patch('/processor/{id}/', { id }, body, o),
+      /** Disconnects it: no new payment uses it; what it took can still be refunded. */
+      delete: (id: string, o?: CallOptions) => del('/processor/{id}/', { id }, o),
     },
   };
 }
