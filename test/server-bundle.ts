@@ -1,13 +1,14 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
 
 // The service, its CLIs and the test gateway modules compiled into plain JavaScript once
 // per test run, for the tests that start them as processes (test/api/process.ts, the process tier): `node
 // main.mjs` starts on a third of the CPU of `node --import tsx server/main.ts` (0.9–1.0 s
 // against 2.3–2.7 s, `/usr/bin/time` to the `listening` line), and the process tests start
-// a few hundred. The same code, only compiled ahead: npm packages stay imports, and each
+// a few hundred. The same code, only compiled ahead: npm packages stay imports (but in the
+// CLIs, below), and each
 // module's `import.meta.url` and `import.meta.dirname` keep naming its source file, so
 // what it reads beside itself (the SQLite writer, the dashboard's CSS, dist/) is found.
 
@@ -15,16 +16,24 @@ const ROOT = join(import.meta.dirname, '..');
 // Inside node_modules, so the bundles' package imports resolve from the project.
 const OUT = join(ROOT, 'node_modules', '.cache', 'checkout-processes');
 
-const ENTRIES = {
+// The service and the test gateways: npm packages stay imports.
+const SERVICES = {
   main: 'server/main.ts',
-  'keys-cli': 'server/keys-cli.ts',
-  'users-cli': 'server/users-cli.ts',
   'remote-gateway': 'test/api/remote-gateway.ts',
   'remote-payouts': 'test/api/remote-payouts.ts',
 } as const;
+// The CLIs, started a few hundred times a run (keysCli, usersCli, the dashboard specs'
+// invitations) for one short command each: their npm packages (kysely, zod, pg, qrcode;
+// not better-sqlite3, a native addon) compiled in too, so that a start reads one file instead
+// of resolving and loading some 400 modules: 0.77 s of CPU per `keys list` instead of 1.16 s
+// (3 runs each, docs/performance.md).
+const CLIS = {
+  'keys-cli': 'server/keys-cli.ts',
+  'users-cli': 'server/users-cli.ts',
+} as const;
 
 /** The compiled file of an entry, for `node` (or GATEWAY_MODULES / PAYOUT_MODULE). */
-export const bundled = (entry: keyof typeof ENTRIES): string => join(OUT, `${entry}.mjs`);
+export const bundled = (entry: keyof typeof SERVICES | keyof typeof CLIS): string => join(OUT, `${entry}.mjs`);
 
 /**
  * The global setup of vitest and Playwright: compiles every entry (about 0.3 s). Each file
@@ -34,12 +43,10 @@ export const bundled = (entry: keyof typeof ENTRIES): string => join(OUT, `${ent
 export default async function buildProcessBundles(): Promise<void> {
   const temp = `${OUT}.${process.pid}`;
   rmSync(temp, { recursive: true, force: true });
-  await build({
-    entryPoints: Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, join(ROOT, file)])),
+  const common = {
     outdir: temp,
     outExtension: { '.js': '.mjs' },
     bundle: true,
-    packages: 'external',
     platform: 'node',
     format: 'esm',
     target: 'node20',
@@ -57,7 +64,19 @@ export default async function buildProcessBundles(): Promise<void> {
         },
       },
     ],
-  });
+  } satisfies BuildOptions;
+  const entries = (group: Record<string, string>) => Object.fromEntries(Object.entries(group).map(([name, file]) => [name, join(ROOT, file)]));
+  await Promise.all([
+    build({ ...common, entryPoints: entries(SERVICES), packages: 'external' }),
+    build({
+      ...common,
+      entryPoints: entries(CLIS),
+      // pg asks for pg-native only when told to; better-sqlite3 loads its compiled addon.
+      external: ['better-sqlite3', 'pg-native'],
+      // The CommonJS packages compiled in call require() for Node's own modules.
+      banner: { js: "import { createRequire as createRequireOfBundle } from 'node:module'; const require = createRequireOfBundle(import.meta.url);" },
+    }),
+  ]);
   mkdirSync(OUT, { recursive: true });
   for (const file of readdirSync(temp)) renameSync(join(temp, file), join(OUT, file));
   rmSync(temp, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
 import { ENGINES, problemPaths, useTestService } from './harness';
 import { paidTransaction, priced, SANDBOX_CARD } from './pay';
 import { blockedBehind } from './lock-waits';

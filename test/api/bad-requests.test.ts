@@ -141,8 +141,8 @@ describe.each(ENGINES)('bad requests (%s)', (engine) => {
       it(`POST /pay/{token}/ as a form with ${bad.name}: the page, ${bad.status}`, async () => {
         await expectPage(await post(`/pay/${await transactionToken()}/`, bad, false), bad.status);
       });
-      it(`POST /pay/{token}/provider/ with ${bad.name}: the page, ${bad.status}`, async () => {
-        await expectPage(await post(`/pay/${await transactionToken()}/provider/`, bad, false), bad.status);
+      it(`POST /pay/{token}/return/{reference}/ with ${bad.name}: the page, ${bad.status}`, async () => {
+        await expectPage(await post(`/pay/${await transactionToken()}/return/gc_00000000-0000-7000-8000-000000000000/`, bad, false), bad.status);
       });
     }
 
@@ -154,7 +154,7 @@ describe.each(ENGINES)('bad requests (%s)', (engine) => {
       }
     });
 
-    for (const path of ['/pay/%ff/', '/pay/%ff', '/pay/%ff/provider/', '/pay/sub_%ff/']) {
+    for (const path of ['/pay/%ff/', '/pay/%ff', '/pay/%ff/return/gc_00000000-0000-7000-8000-000000000000/', '/pay/sub_%ff/']) {
       it(`GET ${path}: the not-found page`, async () => {
         const res = await fetch(`${svc.t.url}${path}`, { redirect: 'manual' });
         expect(res.status).toBe(404);

@@ -17,14 +17,18 @@ const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1
 describe.each(ENGINES)('branding on %s', (engine) => {
   const svc = useTestService(engine, 'Shop account');
 
-  it('darkens a brand colour white text fails AA on, says so, and keeps a readable one as sent', async () => {
+  it('keeps a colour white or dark text reads on as sent, darkens one neither does and says so', async () => {
+    // Yellow takes dark text on the button: kept, nothing adjusted.
     const yellow = await svc.api.patch('/environment/branding/', { brand_color: '#FFDD00', display_name: 'Tostadores Ana' });
     expect(yellow.status, yellow.text).toBe(200);
-    const applied = yellow.body.brand_color as string;
+    expect(yellow.body).toMatchObject({ brand_color: '#ffdd00', adjustments: [] });
+    // A mid grey: white text 4:1, dark text 4.35:1.
+    const grey = await svc.api.patch('/environment/branding/', { brand_color: '#7F7F7F' });
+    const applied = grey.body.brand_color as string;
     expect(applied).toMatch(/^#[0-9a-f]{6}$/);
     expect(contrast(applied, '#ffffff')).toBeGreaterThanOrEqual(4.5);
-    expect(yellow.body.adjustments).toEqual([
-      { field: 'brand_color', requested: '#FFDD00', applied, contrast: 1.35, reason: expect.stringContaining('below WCAG AA (4.5:1)') },
+    expect(grey.body.adjustments).toEqual([
+      { field: 'brand_color', requested: '#7F7F7F', applied, contrast: 4, reason: expect.stringContaining('reaches WCAG AA (4.5:1)') },
     ]);
     expect((await svc.api.get('/environment/branding/')).body).toMatchObject({ name: 'Shop account', display_name: 'Tostadores Ana', brand_color: applied, adjustments: [] });
 
@@ -106,7 +110,10 @@ describe.each(ENGINES)('branding on %s', (engine) => {
     expect(css.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     const text = await css.text();
     const applied = (await svc.api.get('/environment/branding/')).body.brand_color as string;
-    expect(text).toContain(`--accent:${applied}`);
+    // Green keeps its colour on the button with dark text; links on the light page are darker.
+    expect(applied).toBe('#00a650');
+    expect(text).toContain(`--pay:${applied};--on-pay:#161a22`);
+    expect(text.startsWith(`:root{--accent:${applied}`)).toBe(false);
     expect(text).toContain('.merchant{border-top:4px solid #ffdd00}');
     // A new brand is a new stylesheet URL; the old one is not served with new content.
     await svc.api.patch('/environment/branding/', { brand_color: '#7c3aed' });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { outcomeStrings } from '../../widget/screen/client-strings';
 import { JOB_NAMES } from '../../server/jobs';
-import { TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
 import { startIsolatedService } from './database';
 import { type Client, ENGINES, type TestService, testClock } from './harness';
 import { HELD_ID, withHeld } from './held-gateway';

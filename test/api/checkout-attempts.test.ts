@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
 import { FAILED_ATTEMPTS_LIMIT } from '../../server/store/payments';
 import { type Client, ENGINES, startTestService, type TestService, transactionBody } from './harness';
 import { payToken, payWithCard, SANDBOX_CARD } from './pay';

@@ -368,7 +368,7 @@ describe.each(ENGINES)('payment page cache on %s', (engine) => {
     await renameLineBehindTheCache(id, 'Line for declined');
 
     // Back from the redirect gateway's provider page, refused.
-    const declined = await open(token, '?declined=1');
+    const declined = await open(token, `?declined=1&gateway=${SANDBOX_REDIRECT_ID}`);
     expect(declined.state.view.status).toBe('declined');
     expect(declined.state.view.error).toEqual({ message: 'error.declined', fields: {} });
     expect(declined.state.view.selectedGateway).toBe(SANDBOX_REDIRECT_ID);

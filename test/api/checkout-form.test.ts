@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
 import { type Client, ENGINES, startTestService, type TestService, transactionBody } from './harness';
 import { SANDBOX_CARD } from './pay';
 

@@ -157,6 +157,7 @@ describe.each(ENGINES)('clients on %s', (engine) => {
         enabled_by_compliance: false,
         iban_id: 'main',
         iban: IBANS.ES,
+        account_holder_name: null,
         notify_url: null,
         enabled: true,
         created: expect.any(String),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
 import { JOB_NAMES } from '../../server/jobs';
 import { auditOf } from '../../server/store/audit';
 import { member } from './dashboard';
@@ -40,11 +40,18 @@ describe.each(ENGINES)('dashboard disputes on %s', (engine) => {
     const { browser: admin } = await member(t, shop, 'admin');
     const list = await admin.get('/dashboard/disputes/');
     expect(list.text).toContain(`/dashboard/disputes/${d.id}/`);
+    // In words: the status, the reason, the payment by its customer reference, the days left.
+    const sale = (await shop.get(`/sale/${d.sale}/`)).body;
+    expect(list.text).toMatch(/<td data-status="needs_response">Needs your response<\/td><td>Fraudulent \(the cardholder says they did not pay\)<\/td>/);
+    expect(list.text).toContain(`Payment ${sale.reference}`);
+    expect(list.text).not.toContain(d.sale);
+    expect(list.text).toMatch(/ · \d+ days? left/);
 
     const page = await admin.get(`/dashboard/disputes/${d.id}/`);
     expect(page.status).toBe(200);
-    expect(page.text).toContain('needs_response');
-    expect(page.text).toContain('fraudulent');
+    expect(page.text).toContain('data-status="needs_response">Needs your response</dd>');
+    expect(page.text).toContain('Fraudulent (the cardholder says they did not pay)');
+    expect(page.text).toContain(`>Payment ${sale.reference}</a>`);
     expect(page.text).toContain('€30.00');
     expect(page.text).toContain(`/dashboard/transactions/${d.transaction}/`);
     expect(page.text).toContain('Respond by');

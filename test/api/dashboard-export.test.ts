@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postBalanceTransactions } from '../../server/payments/balance';
+import { setPricing } from '../../server/store/balance';
 import { exportTransactions } from '../../server/store/exports';
 import { type Browser, member } from './dashboard';
 import { type Client, ENGINES, startTestService, type TestService } from './harness';
@@ -29,12 +31,18 @@ describe.each(ENGINES)('dashboard exports on %s', (engine) => {
     shop = await t.newEnvironment('Export shop');
     other = await t.newEnvironment('Other shop');
     viewer = (await member(t, shop, 'viewer')).browser;
+    // 2.9 % + 0.25 a charge, so a sale's fee and net differ from its amount.
+    const price = { charge: { percentE2: 290n, fixed: 25n }, refund: { percentE2: 0n, fixed: 0n }, settlementDelayDays: 0 };
+    await setPricing(t.service.deps.database.db, shop.keys.environment_id, price, new Date());
   });
   afterAll(() => t?.close());
 
   it("exports a range's transactions, sales and refunds of this environment only, as a viewer", async () => {
-    const { transaction, sale } = await paidTransaction(shop, priced('EUR', 12.5, { order_id: '=1+1, "quoted"' }));
-    expect((await shop.post(`/sale/${sale.id}/refund/`, { amount: 2.5 })).status).toBeLessThan(300);
+    const { transaction, sale } = await paidTransaction(shop, priced('EUR', 12.5, { order_id: '=1+1, "quoted"', customer_email: 'ana@example.com' }));
+    expect((await shop.post(`/sale/${sale.id}/refund/`, { amount: 2.5, reason: 'requested_by_customer' })).status).toBeLessThan(300);
+    // The balance posts its movements in the background: posted here, so fee and net exist.
+    while ((await postBalanceTransactions(t.service.deps)) > 0);
+    const refunded = (await shop.get(`/sale/${sale.id}/`)).body;
     await shop.post('/transaction/', priced('JPY', 700, { order_id: 'yen-order' }));
     await other.post('/transaction/', priced('EUR', 3, { order_id: 'other-order' }));
 
@@ -43,19 +51,32 @@ describe.each(ENGINES)('dashboard exports on %s', (engine) => {
     expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(csv.headers.get('content-disposition')).toBe(`attachment; filename="transactions-${today()}-${today()}.csv"`);
     const [header, ...rows] = parseCsv(csv.text);
-    expect(header).toEqual(['id', 'created_at', 'updated_at', 'order_id', 'status', 'currency', 'items', 'tax', 'shipping', 'coupon', 'total', 'source', 'destination']);
+    expect(header).toEqual(['id', 'created_at', 'updated_at', 'order_id', 'status', 'reference', 'customer_email', 'currency', 'items', 'tax', 'shipping', 'coupon', 'total', 'source', 'destination']);
     const byOrder = new Map(rows.map((r) => [r[3], r]));
     expect(rows).toHaveLength(2);
-    // The payer's text starting with "=" is defused; the quotes and comma survive.
-    expect(byOrder.get(`'=1+1, "quoted"`)).toMatchObject({ 0: transaction.id, 4: 'D', 5: 'EUR', 10: '12.50' });
-    expect(byOrder.get('yen-order')).toMatchObject({ 5: 'JPY', 10: '700' });
+    // The payer's text starting with "=" is defused; the quotes and comma survive. The status
+    // is the dashboard's words: a partly refunded payment says so, an unpaid one is incomplete.
+    expect(byOrder.get(`'=1+1, "quoted"`)).toMatchObject({ 0: transaction.id, 4: 'Partially refunded', 5: sale.reference, 6: 'ana@example.com', 7: 'EUR', 12: '12.50' });
+    expect(byOrder.get('yen-order')).toMatchObject({ 4: 'Incomplete', 5: '', 6: '', 7: 'JPY', 12: '700' });
     expect(csv.text).not.toContain('other-order');
 
     const [saleHeader, ...sales] = parseCsv((await viewer.get(`/dashboard/export/csv?kind=sales&from=${today()}&to=${today()}`)).text);
-    expect(saleHeader).toContain('card_last4');
-    expect(sales).toEqual([expect.objectContaining({ 0: sale.id, 2: transaction.id, 5: '12.50', 8: '2.50', 11: '4242' })]);
-    const [, ...refunds] = parseCsv((await viewer.get(`/dashboard/export/csv?kind=refunds&from=${today()}&to=${today()}`)).text);
-    expect(refunds).toEqual([expect.objectContaining({ 2: sale.id, 3: transaction.id, 4: 'EUR', 5: '2.50' })]);
+    expect(saleHeader).toEqual([
+      'id', 'reference', 'created_at', 'transaction_id', 'order_id', 'customer_email', 'authorization_id', 'status', 'currency',
+      'amount', 'held', 'captured', 'refunded', 'voided', 'fee', 'net', 'card_brand', 'card_last4', 'failure',
+    ]);
+    // fee is the API's sale.fee; net what the balance kept of the sale after its refund.
+    const [fee, net] = [saleHeader!.indexOf('fee'), saleHeader!.indexOf('net')];
+    expect(sales).toEqual([expect.objectContaining({ 0: sale.id, 1: sale.reference, 3: transaction.id, 4: `'=1+1, "quoted"`, 5: 'ana@example.com', 7: 'Partially refunded', 9: '12.50', 12: '2.50', 17: '4242' })]);
+    expect(Number(sales[0]![fee])).toBe(refunded.fee);
+    expect(refunded.fee).toBeGreaterThan(0);
+    expect(Math.round(Number(sales[0]![net]) * 100)).toBe(1250 - 250 - Math.round(refunded.fee * 100));
+    const [refundHeader, ...refunds] = parseCsv((await viewer.get(`/dashboard/export/csv?kind=refunds&from=${today()}&to=${today()}`)).text);
+    expect(refundHeader).toEqual(['id', 'created_at', 'sale_id', 'transaction_id', 'order_id', 'currency', 'amount', 'reason', 'card_brand', 'card_last4', 'gateway_reference', 'failed_at']);
+    expect(refunds).toEqual([expect.objectContaining({ 2: sale.id, 3: transaction.id, 5: 'EUR', 6: '2.50', 7: 'requested_by_customer', 11: '' })]);
+    const [movementHeader, ...movements] = parseCsv((await viewer.get(`/dashboard/export/csv?kind=balance_transactions&from=${today()}&to=${today()}`)).text);
+    expect(movementHeader).toEqual(['id', 'created_at', 'type', 'sale_id', 'dispute_id', 'payout_id', 'currency', 'amount', 'fee', 'net', 'available_on']);
+    expect(movements.map((m) => [m[2], m[3], m[7]]).sort()).toEqual([['charge', sale.id, '12.50'], ['refund', sale.id, '-2.50']]);
     for (const kind of ['payouts', 'wallet_entries']) {
       const empty = await viewer.get(`/dashboard/export/csv?kind=${kind}&from=${today()}&to=${today()}`);
       expect(empty.status).toBe(200);

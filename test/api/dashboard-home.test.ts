@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { JOB_NAMES } from '../../server/jobs';
-import { TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
 import { disableFailingEndpoint } from '../../server/store/webhook-endpoints';
 import { member } from './dashboard';
 import { type Client, ENGINES, testClock } from './harness';

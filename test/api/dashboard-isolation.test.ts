@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogueForDashboard } from '../../server/api/catalogue-changes';
 import { webhookEndpointsForDashboard } from '../../server/api/webhook-endpoint-changes';
 import { disputesForDashboard } from '../../server/api/disputes';
+import { settingsIn } from '../../server/api/payout-settings';
 import { getEndpoint } from '../../server/store/webhook-endpoints';
 import { GROUPS, type GroupName } from '../../server/dashboard/catalogue-form';
 import { dashboardRouter } from '../../server/dashboard/routes';
@@ -13,9 +14,14 @@ import { type Browser, member } from './dashboard';
 import { clientBody, documentBody, IBANS } from './documents';
 import { type Client, ENGINES, startTestService, type TestService, transactionBody } from './harness';
 import { cancelToken, paidTransaction, payToken, priced, SANDBOX_CARD } from './pay';
-import { TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
 import { JOB_NAMES } from '../../server/jobs';
-import { setPricing } from '../../server/store/balance';
+import { balanceOf, setPricing } from '../../server/store/balance';
+import { listMerchantPayouts } from '../../server/store/merchant-payouts';
+import { listProcessors } from '../../server/store/processors';
+import { getFile, insertFile } from '../../server/store/payout-files';
+import { inTransaction } from '../../server/store/db';
+import { type StripeDouble, startStripeDouble } from '../stripe/server';
 
 const NO_FEE = { percentE2: 0n, fixed: 0n };
 
@@ -53,6 +59,10 @@ interface Shop {
   payout: string;
   /** Two disputes awaiting a response: evidence saved and submitted on the first, the second accepted. */
   disputes: [string, string];
+  /** A connected Stripe account: its keys replaced, then disconnected by the owner here. */
+  processor: string;
+  /** A payout file holding the payout: downloaded, then cancelled by the owner here. */
+  payoutFile: string;
 }
 
 interface IdRoute {
@@ -63,6 +73,8 @@ interface IdRoute {
   id: (s: Shop) => string;
   /** The form it posts (besides the CSRF token). */
   form?: Record<string, string>;
+  /** A form naming this environment's objects too (read once they exist). */
+  formOf?: (s: Shop) => Record<string, string>;
   /** What the owner here gets for the same request. */
   ownStatus: number;
 }
@@ -83,7 +95,13 @@ interface Public {
   method: 'GET' | 'POST';
   path: string;
 }
-type Route = IdRoute | PageRoute | OwnPost | Public;
+/** A link from an owners' email, for its own environment's owner only: tested in dashboard-payout-account.test.ts. */
+interface EmailLink {
+  kind: 'email';
+  method: 'GET' | 'POST';
+  path: string;
+}
+type Route = IdRoute | PageRoute | OwnPost | Public | EmailLink;
 
 const sale = (action: string): IdRoute[] => [
   // The first step (confirmation) and the second (with its idempotency key).
@@ -172,6 +190,8 @@ const ROUTES: Route[] = [
   { kind: 'id', method: 'GET', path: '/transactions/:id/', id: (s) => s.transaction, ownStatus: 200 },
   ...sale('capture'),
   ...sale('refund'),
+  // The refund's own page (amount and reason), before its confirmation.
+  { kind: 'id', method: 'GET', path: '/sales/:id/refund/', id: (s) => s.sale, ownStatus: 200 },
   ...sale('void'),
   { kind: 'id', method: 'GET', path: '/webhooks/:id/', id: (s) => s.event, ownStatus: 200 },
   { kind: 'id', method: 'POST', path: '/webhooks/:id/resend/', id: (s) => s.event, ownStatus: 303 },
@@ -189,15 +209,39 @@ const ROUTES: Route[] = [
   // The confirmation, then (last of the endpoint's) the confirmed delete.
   { kind: 'id', method: 'POST', path: '/webhook-endpoints/:id/delete/', id: (s) => s.endpoint, ownStatus: 200 },
   { kind: 'id', method: 'POST', path: '/webhook-endpoints/:id/delete/', id: (s) => s.endpoint, form: { confirm: 'yes' }, ownStatus: 303 },
+  { kind: 'page', path: '/processors/' },
+  { kind: 'page', path: '/live-readiness/' },
+  { kind: 'own', path: '/processors/' },
+  { kind: 'id', method: 'GET', path: '/processors/:id/', id: (s) => s.processor, ownStatus: 200 },
+  { kind: 'id', method: 'POST', path: '/processors/:id/', id: (s) => s.processor, form: { webhook_secret: 'whsec_isolatedrotated0001' }, ownStatus: 303 },
+  // The confirmation, then (last of the processor's) the confirmed disconnect.
+  { kind: 'id', method: 'POST', path: '/processors/:id/delete/', id: (s) => s.processor, ownStatus: 200 },
+  { kind: 'id', method: 'POST', path: '/processors/:id/delete/', id: (s) => s.processor, form: { confirm: 'yes' }, ownStatus: 303 },
   { kind: 'id', method: 'POST', path: '/keys/:id/roll/', id: (s) => s.key, form: { overlap_hours: '24' }, ownStatus: 200 },
   { kind: 'id', method: 'POST', path: '/keys/:id/revoke/', id: (s) => s.key, ownStatus: 200 },
   { kind: 'id', method: 'GET', path: '/keys/:id/revealed/', id: (s) => s.key, ownStatus: 200 },
   { kind: 'id', method: 'POST', path: '/keys/:id/end-older/', id: (s) => s.key, form: { confirm: 'yes' }, ownStatus: 303 },
   { kind: 'id', method: 'GET', path: '/subscriptions/:id/', id: (s) => s.subscription, ownStatus: 200 },
   { kind: 'page', path: '/payouts/' },
+  { kind: 'page', path: '/balance/' },
+  { kind: 'page', path: '/balance/', query: '?type=payout&currency=EUR&from=2000-01-01&to=2100-01-01' },
+  { kind: 'page', path: '/export/csv', query: '?kind=balance_transactions&type=charge&currency=EUR&from=2000-01-01&to=2100-01-01' },
+  { kind: 'own', path: '/balance/pay-out/' },
+  { kind: 'own', path: '/balance/bank-account/' },
+  { kind: 'email', method: 'GET', path: '/balance/bank-account/confirm/:token/' },
+  { kind: 'email', method: 'POST', path: '/balance/bank-account/confirm/:token/' },
   { kind: 'id', method: 'GET', path: '/payouts/:id/', id: (s) => s.payout, ownStatus: 200 },
   { kind: 'id', method: 'GET', path: '/payouts/:id/settlement.csv', id: (s) => s.payout, ownStatus: 200 },
   { kind: 'page', path: '/export/csv', query: '?kind=merchant_payouts&from=2000-01-01&to=2100-01-01' },
+  { kind: 'page', path: '/payout-files/' },
+  { kind: 'own', path: '/payout-files/statement/' },
+  { kind: 'id', method: 'GET', path: '/payout-files/:id/', id: (s) => s.payoutFile, ownStatus: 200 },
+  // Its payout is pending (the sandbox's payout job has not run): not in transit, refused.
+  { kind: 'id', method: 'POST', path: '/payout-files/:id/paid/', id: (s) => s.payoutFile, formOf: (s) => ({ payout: s.payout, reason: 'Seen at the bank' }), ownStatus: 409 },
+  // The first download sends the payout (in transit); the confirmed cancel puts it back to pending.
+  { kind: 'id', method: 'POST', path: '/payout-files/:id/xml/', id: (s) => s.payoutFile, ownStatus: 200 },
+  { kind: 'id', method: 'POST', path: '/payout-files/:id/cancel/', id: (s) => s.payoutFile, ownStatus: 200 },
+  { kind: 'id', method: 'POST', path: '/payout-files/:id/cancel/', id: (s) => s.payoutFile, form: { confirm: 'yes' }, ownStatus: 303 },
   { kind: 'own', path: '/settings/logo/' },
   { kind: 'own', path: '/settings/logo/remove/' },
   // Last: the owner's confirmation revokes the key.
@@ -216,10 +260,13 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
   let owner: Browser;
   let stranger: Browser;
   let mine: Shop;
+  let stripe: StripeDouble;
 
   beforeAll(async () => {
+    // Connecting a processor checks its key at Stripe: the test double answers.
+    stripe = await startStripeDouble();
     // No delay before the sandbox bank disputes a sale paid with its disputing card.
-    t = await startTestService(engine, { env: { SANDBOX_DISPUTE_DELAY_MS: '0' } });
+    t = await startTestService(engine, { env: { SANDBOX_DISPUTE_DELAY_MS: '0', STRIPE_API_URL: stripe.url } });
     shop = await t.newEnvironment('Isolated shop');
     other = await t.newEnvironment('Stranger shop');
     const own = await member(t, shop, 'owner');
@@ -261,16 +308,32 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     await disputed();
     expect(await t.service.jobs.runOnce(JOB_NAMES.sandboxDisputes)).toBe(2);
     const disputes = (await shop.get('/dispute/')).body.results.map((d: { id: string }) => d.id) as [string, string];
-    mine = { disputes, endpoint: endpoint.id, payout: payout.id, wallet: wallet.id, authorization: card.id, subscription: subscription.id, transaction: transaction.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email, catalogue: objects, client: client.id, documents, iban: iban.id };
+    const processor = await shop.post('/processor/', { type: 'stripe', secret_key: 'sk_test_isolatedshop0001', webhook_secret: 'whsec_isolatedshop0001', publishable_key: 'pk_test_isolatedshop0001', statement_descriptor: 'ISOLATED SHOP' });
+    expect(processor.status, processor.text).toBe(201);
+    // A payout file of the shop's payout, as the payout-files job writes one in a live environment.
+    const payoutFile = crypto.randomUUID();
+    const at = new Date().toISOString();
+    const messageId = payoutFile.replaceAll('-', '');
+    await inTransaction(t.service.deps.database.db, (trx) =>
+      insertFile(
+        trx,
+        { id: payoutFile, environment_id: shop.keys.environment_id, message_id: messageId, version: 'pain.001.001.09', state: 'written', currency: 'EUR', debtor_iban: IBANS.DE, payout_count: 1, control_sum: Math.round(payout.amount * 100), execution_date: at.slice(0, 10), xml: '<Document/>', download_count: 0, downloaded_at: null, cancelled_at: null, created_at: at, updated_at: at },
+        [{ id: crypto.randomUUID(), file_id: payoutFile, environment_id: shop.keys.environment_id, kind: 'merchant_payout', payout_id: payout.id, end_to_end_id: payout.id.replaceAll('-', ''), payment_info_id: `${messageId}-1`, amount: Math.round(payout.amount * 100), active: 1 }],
+      ),
+    );
+    mine = { payoutFile, processor: processor.body.id, disputes, endpoint: endpoint.id, payout: payout.id, wallet: wallet.id, authorization: card.id, subscription: subscription.id, transaction: transaction.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email, catalogue: objects, client: client.id, documents, iban: iban.id };
   });
-  afterAll(() => t?.close());
+  afterAll(async () => {
+    await t?.close();
+    await stripe?.close();
+  });
 
   const call = (b: Browser, route: Route, id?: string, form: Record<string, string> = {}) => {
     const path = `/dashboard${route.path.replace(':id', id ?? '')}`;
     return methodOf(route) === 'GET' ? b.get(path) : b.post(path, form);
   };
   const expectNothingOf = (text: string) => {
-    for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop', ...Object.values(CATALOGUE_BODIES).map((b) => String(b.name)), ...Object.values(mine.catalogue), mine.client, ...mine.documents, mine.iban, mine.subscription, mine.authorization, mine.wallet, mine.endpoint, 'isolated-hooks', 'Isolated hooks', mine.payout, ...mine.disputes, 'Isolated evidence', 'ES…1332', 'isolated-wallet', 'isolated-sub', 'Isolated plan', 'Isolated Ada', 'isolated.ada@', 'isolated-front', 'ES91']) {
+    for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop', ...Object.values(CATALOGUE_BODIES).map((b) => String(b.name)), ...Object.values(mine.catalogue), mine.client, ...mine.documents, mine.iban, mine.subscription, mine.authorization, mine.wallet, mine.endpoint, 'isolated-hooks', 'Isolated hooks', mine.payout, ...mine.disputes, 'Isolated evidence', 'ES…1332', 'isolated-wallet', 'isolated-sub', 'Isolated plan', 'Isolated Ada', 'isolated.ada@', 'isolated-front', 'ES91', mine.processor, 'ISOLATED SHOP', 'isolatedshop']) {
       expect(text).not.toContain(marker);
     }
   };
@@ -288,11 +351,15 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     endpoint: await getEndpoint(t.service.deps.database.db, shop.keys.environment_id, mine.endpoint),
     payout: (await shop.get(`/merchant_payout/${mine.payout}/`)).body,
     disputes: await Promise.all(mine.disputes.map(async (id) => (await shop.get(`/dispute/${id}/`)).body)),
+    // As stored, its credentials included (a 404 once the owner here has disconnected it).
+    processor: await t.service.deps.database.db.selectFrom('processors').selectAll().where('id', '=', mine.processor).executeTakeFirst(),
+    payoutFile: await getFile(t.service.deps.database.db, shop.keys.environment_id, mine.payoutFile),
     audit: (await auditOf(t.service.deps.database.db, shop.keys.environment_id, { limit: 1000, offset: 0 })).length,
   });
 
   it('the table lists every route of the dashboard router', () => {
-    const router = dashboardRouter(t.service.deps, { catalogue: catalogueForDashboard(t.service.deps), webhookEndpoints: webhookEndpointsForDashboard(t.service.deps), disputes: disputesForDashboard(t.service.deps) }) as unknown as { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
+    const ports = { catalogue: catalogueForDashboard(t.service.deps), webhookEndpoints: webhookEndpointsForDashboard(t.service.deps), disputes: disputesForDashboard(t.service.deps), payoutSettings: settingsIn };
+    const router = dashboardRouter(t.service.deps, ports) as unknown as { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
     const declared = router.stack.flatMap((layer) => (layer.route ? Object.keys(layer.route.methods).map((m) => `${m.toUpperCase()} ${layer.route!.path}`) : []));
     const listed = [...new Set(ROUTES.map((r) => `${methodOf(r)} ${r.path}`))];
     expect(listed.sort()).toEqual([...new Set(declared)].sort());
@@ -300,15 +367,16 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
 
   it.each(ID_ROUTES.map((r) => [`${r.method} ${r.path}${r.form ? ` ${Object.keys(r.form).join(' ')}` : ''}`, r] as const))('%s: 404 as for a missing id, nothing changed', async (_name, route) => {
     const before = await state();
-    const foreign = await call(stranger, route, route.id(mine), route.form);
-    const missing = await call(stranger, route, MISSING, route.form);
+    const form = route.formOf?.(mine) ?? route.form;
+    const foreign = await call(stranger, route, route.id(mine), form);
+    const missing = await call(stranger, route, MISSING, form);
     expect(foreign.status, foreign.text.slice(0, 300)).toBe(404);
     expect(missing.status).toBe(404);
     expect(foreign.text).toBe(missing.text);
     expectNothingOf(foreign.text);
     expect(await state()).toEqual(before);
     // The owner here is answered: the 404 came from the environment.
-    const own = await call(owner, route, route.id(mine), route.form);
+    const own = await call(owner, route, route.id(mine), form);
     expect(own.status, own.text.slice(0, 300)).toBe(route.ownStatus);
   });
 
@@ -323,7 +391,7 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     if (path === '/transactions/') {
       for (const q of [mine.orderId, mine.transaction, '10.00', '4242']) {
         const found = await stranger.get(`/dashboard/transactions/?q=${q}`);
-        expect(found.text).toContain('No transactions match');
+        expect(found.text).toContain('No payment matches');
         expect(found.text).not.toContain(`/dashboard/transactions/${mine.transaction}/`);
       }
     }
@@ -371,11 +439,34 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     expect(made.status).toBe(303);
     expect((await shop.get('/product/')).body.count).toBe(products);
     expect((await other.get('/product/')).body.results.map((p: { name: string }) => p.name)).toContain('Stranger mug');
+    // Read from the store: the owner here may have revoked the key pair `shop` uses by now.
+    const processorsOf = async (environmentId: string) => (await listProcessors(db, environmentId, { page: 1, page_size: 100 })).rows;
+    const processors = await processorsOf(env);
     // A webhook endpoint made by the stranger is the stranger's.
     const endpoints = (await shop.get('/webhook_endpoint/')).body.count;
     expect((await stranger.post('/dashboard/webhook-endpoints/', { url: 'https://stranger.example/in', events: '*' })).status).toBe(201);
     expect((await shop.get('/webhook_endpoint/')).body.count).toBe(endpoints);
     expect((await other.get('/webhook_endpoint/')).body.results.map((e: { url: string }) => e.url)).toContain('https://stranger.example/in');
+    // A Stripe account connected by the stranger is the stranger's.
+    expect((await stranger.post('/dashboard/processors/', { type: 'stripe', secret_key: 'sk_test_stranger0001', webhook_secret: 'whsec_stranger0001', publishable_key: 'pk_test_stranger0001' })).status).toBe(303);
+    expect(await processorsOf(env)).toEqual(processors);
+    expect((await processorsOf(other.keys.environment_id)).map((p) => p.secret_key_last4)).toEqual(['0001']);
+    // A statement uploaded by the stranger is imported for the stranger's environment only (here no SEPA files at all: refused, nothing changed).
+    const statement = new FormData();
+    statement.append('file', new Blob(['<Document/>']), 'statement.xml');
+    const payoutFile = await getFile(db, env, mine.payoutFile);
+    expect((await stranger.postMultipart('/dashboard/payout-files/statement/', statement)).status).toBe(409);
+    expect(await getFile(db, env, mine.payoutFile)).toEqual(payoutFile);
+    // "Pay out now" by the stranger pays out the stranger's balance (nothing): this environment's is untouched.
+    // From the store: the key pair `shop` uses may be revoked by now.
+    const money = async () => ({ balance: await balanceOf(db, env, new Date()), payouts: await listMerchantPayouts(db, env, {}, { page: 1, page_size: 100 }) });
+    const moneyBefore = await money();
+    for (const form of [{ currency: 'EUR' }, { currency: 'EUR', confirm: 'yes' }] as Record<string, string>[]) {
+      const refused = await stranger.post('/dashboard/balance/pay-out/', form);
+      expect(refused.status).toBe(409);
+      expectNothingOf(refused.text);
+    }
+    expect(await money()).toEqual(moneyBefore);
     // Signing out, even everywhere, ends the stranger's sessions only.
     const again = (await member(t, other, 'owner')).browser;
     expect((await again.post('/dashboard/sign-out-everywhere/', {})).status).toBe(303);

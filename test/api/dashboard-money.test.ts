@@ -23,9 +23,13 @@ describe.each(ENGINES)('dashboard money on %s', (engine) => {
   const keyOf = (page: { text: string }) => /name="idempotency_key" value="([^"]+)"/.exec(page.text)?.[1];
 
   it('lists transactions with filters and pages; an empty list shows the first request with the public key', async () => {
-    const empty = await admin.get('/dashboard/transactions/?order_id=nothing-like-this');
+    const empty = await admin.get('/dashboard/transactions/');
     expect(empty.status).toBe(200);
     expect(empty.text).toContain(`AppKeys ${shop.keys.public_key}:YOUR_SECRET_KEY`);
+    // A filter that finds nothing says so, not the first-run help.
+    const none = await admin.get('/dashboard/transactions/?order_id=nothing-like-this');
+    expect(none.text).toContain('No payment matches your search and filters.');
+    expect(none.text).not.toContain('YOUR_SECRET_KEY');
     const a = (await shop.post('/transaction/', priced('EUR', 10, { order_id: 'dash-a' }))).body;
     await shop.post('/transaction/', priced('USD', 5, { order_id: 'dash-b' }));
     await other.post('/transaction/', priced('EUR', 7, { order_id: 'dash-other' }));
@@ -50,8 +54,8 @@ describe.each(ENGINES)('dashboard money on %s', (engine) => {
     const { transaction, sale } = await paidTransaction(shop, priced('EUR', 20, { order_id: 'dash-refund' }));
     const detail = await admin.get(`/dashboard/transactions/${transaction.id}/`);
     expect(detail.text).toContain('•••• 4242');
-    // The amount field offers the whole remainder.
-    expect(detail.text).toMatch(new RegExp(`/dashboard/sales/${sale.id}/refund/"[\\s\\S]*?value="20.00"`));
+    // Refund is a step of its own, its amount not filled in (test/api/dashboard-find-payment.test.ts).
+    expect(detail.text).toContain(`<form method="get" action="/dashboard/sales/${sale.id}/refund/"`);
     const confirm = await admin.post(`/dashboard/sales/${sale.id}/refund/`, { amount: '10.00' });
     expect(confirm.status).toBe(200);
     expect(confirm.text).toContain('Refund €10.00 on');

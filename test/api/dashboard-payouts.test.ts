@@ -3,7 +3,7 @@ import { JOB_NAMES } from '../../server/jobs';
 import { auditOf } from '../../server/store/audit';
 import { setPricing } from '../../server/store/balance';
 import { type Browser, member } from './dashboard';
-import { IBANS } from './documents';
+import { confirmNewAccount, IBANS } from './documents';
 import { type Client, ENGINES, startTestService, type TestService } from './harness';
 import { paidTransaction, priced } from './pay';
 
@@ -37,6 +37,7 @@ describe.each(ENGINES)('dashboard payouts on %s', (engine) => {
   /** A manual payout of what is available now to `iban`, and the payout job's round. */
   async function payout(iban: string) {
     expect((await shop.patch('/payout_settings/', { iban, schedule: 'manual' })).status).toBe(200);
+    await confirmNewAccount(t.service.deps.database.db, shop.keys.environment_id);
     const made = await shop.post('/merchant_payout/', { currency: 'EUR' });
     expect(made.status, made.text).toBe(201);
     while ((await job(JOB_NAMES.merchantPayouts)) > 0);

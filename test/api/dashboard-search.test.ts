@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
 import { type Browser, member } from './dashboard';
 import { clientBody } from './documents';
 import { type Client, ENGINES, startTestService, testClock, type TestService } from './harness';

@@ -45,6 +45,7 @@ describe.each(ENGINES)('dashboard settings on %s', (engine) => {
     // The sketch is painted in the saved brand.
     expect(after.text).toMatch(/fill="#ffdd00" data-testid="preview-accent"/);
     expect(after.text).toMatch(/fill="#1d4ed8" data-testid="preview-button"/);
+    expect(after.text).toMatch(/fill="#ffffff" text-anchor="middle" data-testid="preview-button-text"/);
 
     // The payment page: the name, and the colours in its brand stylesheet.
     const created = await svc.api.post('/transaction/', priced('EUR', 3));
@@ -55,20 +56,26 @@ describe.each(ENGINES)('dashboard settings on %s', (engine) => {
     expect(css).toContain('#1d4ed8');
     expect(css).toContain('#ffdd00');
 
-    // The API's rule: a colour white text fails AA on is darkened, and the page says so.
-    const yellow = await browser.post('/dashboard/settings/', { display_name: 'Tostadores Ana', support_email: 'help@shop.example', brand_color: '#FFDD00', accent_color: '#ffdd00' });
-    expect(yellow.status).toBe(200);
+    // The API's rule: a colour neither white nor dark text reads on is darkened, and the page says so.
+    const grey = await browser.post('/dashboard/settings/', { display_name: 'Tostadores Ana', support_email: 'help@shop.example', brand_color: '#7F7F7F', accent_color: '#ffdd00' });
+    expect(grey.status).toBe(200);
     const applied = (await getBrand(db(), env()))!.brand_color!;
-    expect(applied).not.toBe('#ffdd00');
-    expect(yellow.text).toContain(`the brand colour was darkened to ${applied}`);
+    expect(applied).not.toBe('#7f7f7f');
+    expect(grey.text).toContain(`the brand colour was darkened to ${applied}`);
     expect((await svc.api.get('/environment/branding/')).body).toMatchObject({ display_name: 'Tostadores Ana', brand_color: applied });
+    // A yellow is kept, and the sketch writes the button's text dark on it, as the page does.
+    const yellow = await browser.post('/dashboard/settings/', { display_name: 'Tostadores Ana', support_email: 'help@shop.example', brand_color: '#FFDD00', accent_color: '#ffdd00' });
+    expect(yellow.status).toBe(303);
+    const sketch = (await browser.get('/dashboard/settings/')).text;
+    expect(sketch).toMatch(/fill="#ffdd00" data-testid="preview-button"/);
+    expect(sketch).toMatch(/fill="#161a22" text-anchor="middle" data-testid="preview-button-text"/);
 
     // Emptied fields go back to the page's own.
     expect((await browser.post('/dashboard/settings/', { display_name: '', support_email: '', brand_color: '', accent_color: '' })).status).toBe(303);
     expect(await getBrand(db(), env())).toMatchObject({ display_name: null, support_email: null, brand_color: null, accent_color: null });
 
     const log = (await auditOf(db(), env(), { limit: 50, offset: 0 })).filter((r) => r.action === 'settings_changed');
-    expect(log).toHaveLength(3);
+    expect(log).toHaveLength(4);
     expect(JSON.parse(log.at(-1)!.detail!)).toEqual({ fields: 'display_name, support_email, brand_color, accent_color' });
     expect((await browser.get('/dashboard/audit/')).text).toContain('Changed the settings: display_name, support_email, brand_color, accent_color');
   });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
 import { auditOf } from '../../server/store/audit';
 import { member } from './dashboard';
 import { type Client, ENGINES, startTestService, type TestService } from './harness';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../server/store/db';
-import { TEST_CARDS } from '../../server/payments/sandbox';
+import { paymentReference } from '../../server/domain/payment-reference';
+import { TEST_CARDS } from '../../server/domain/test-cards';
 import { decideSandboxDisputes, openSandboxDisputes } from '../../server/payments/disputes';
 import { member } from './dashboard';
 import { FILES, pdfOfSize } from './documents';
@@ -232,17 +233,19 @@ describe.each(ENGINES)('disputes on %s', (engine) => {
     expect(page.status).toBe(200);
     expect(page.text).toContain('href="/dashboard/disputes/" aria-current="page"');
     const [awaiting, all] = page.text.split('id="disputes-all"');
+    // Each payment by its customer reference (the last 8 hex digits of its sale's id).
+    const [refA, refB] = [a.sale, b.sale].map((sale: string) => `Payment ${paymentReference(sale)}`) as [string, string];
     // Needing a response: the nearest deadline first, each with it.
-    expect(awaiting!.indexOf(a.sale)).toBeGreaterThan(0);
-    expect(awaiting!.indexOf(a.sale)).toBeLessThan(awaiting!.indexOf(b.sale));
-    expect(awaiting).toContain('product_not_received');
+    expect(awaiting!.indexOf(refA)).toBeGreaterThan(0);
+    expect(awaiting!.indexOf(refA)).toBeLessThan(awaiting!.indexOf(refB));
+    expect(awaiting).toContain('Product not received');
     expect(awaiting).toContain(new Date(a.evidence_due_by).getUTCFullYear().toString());
     // Answered, it leaves the first table and stays in the second.
     await api.post(`/dispute/${a.id}/accept/`, undefined);
     const after = (await browser.get('/dashboard/disputes/')).text.split('id="disputes-all"');
-    expect(after[0]).not.toContain(a.sale);
-    expect(after[1]).toContain(a.sale);
-    expect(all).toContain(b.sale);
+    expect(after[0]).not.toContain(refA);
+    expect(after[1]).toContain(refA);
+    expect(all).toContain(refB);
   });
 
   it('rounds run at once open a dispute once and reverse it once', async () => {

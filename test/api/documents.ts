@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import type { Db } from '../../server/store/db';
 
 // Small real files of each accepted kind, and bodies for the client routes, shared by the
 // client tests.
@@ -68,4 +69,13 @@ export async function postOnOwnConnection(url: string, auth: string, body: unkno
     });
     req.end(payload);
   });
+}
+
+/**
+ * What an owner's confirmation from the email does (docs/balance.md "A new bank account is
+ * held"), for tests whose point is a payout to a second account, not the hold:
+ * dashboard-payout-account.test.ts tests the confirmation itself.
+ */
+export async function confirmNewAccount(db: Db, environmentId: string): Promise<void> {
+  await db.updateTable('merchant_payout_settings').set({ payouts_held_until: null }).where('environment_id', '=', environmentId).execute();
 }

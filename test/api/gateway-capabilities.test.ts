@@ -12,12 +12,13 @@ import { payWithCard, priced, SANDBOX_CARD } from './pay';
 
 const WHOLE_ONLY = '0190f5a0-0000-7000-8000-0000000000c1';
 const NO_HOLD = '0190f5a0-0000-7000-8000-0000000000c2';
+const NO_CARDS = '0190f5a0-0000-7000-8000-0000000000c4';
 
 /** The sandbox card's behaviour under another id, with fewer capabilities; its calls counted. */
 function limited(id: string, code: string, capabilities: Partial<GatewayCapabilities>, sandbox = true): Gateway & { calls: string[] } {
   const inner = createSandboxCard();
   const g = { ...inner, id, code, name: code, sandbox, capabilities, calls: [] as string[] };
-  for (const kind of ['pay', 'capture', 'refund', 'void'] as const) {
+  for (const kind of ['pay', 'capture', 'refund', 'void', 'charge'] as const) {
     const call = inner[kind].bind(inner) as (input: never) => Promise<never>;
     (g as Record<string, unknown>)[kind] = (input: never) => (g.calls.push(kind), call(input));
   }
@@ -34,9 +35,11 @@ describe.each(ENGINES)('gateway capabilities on %s', (engine) => {
   let api: Client;
   const wholeOnly = limited(WHOLE_ONLY, 'whole-only', { partialCapture: false, partialRefunds: false });
   const noHold = limited(NO_HOLD, 'no-hold', { hold: false, refunds: false });
+  // Keeps no saved cards (no `store`), but holds: a held payment leaves an authorization of it.
+  const noCards: Gateway & { calls: string[] } = { ...limited(NO_CARDS, 'no-cards', {}), store: undefined };
 
   beforeAll(async () => {
-    t = await startTestService(engine, { gateways: createGateways([...sandboxGateways(), wholeOnly, noHold, limited('0190f5a0-0000-7000-8000-0000000000c3', 'real-no-hold', { hold: false }, false)]) });
+    t = await startTestService(engine, { gateways: createGateways([...sandboxGateways(), wholeOnly, noHold, noCards, limited('0190f5a0-0000-7000-8000-0000000000c3', 'real-no-hold', { hold: false }, false)]) });
     api = await t.newEnvironment('Capabilities shop');
   });
   afterAll(() => t?.close());
@@ -55,6 +58,17 @@ describe.each(ENGINES)('gateway capabilities on %s', (engine) => {
     expect(of(SANDBOX_CARD)).toEqual({ hold: true, partial_capture: true, refunds: true, partial_refunds: true, saved_cards: true });
     expect(of(WHOLE_ONLY)).toMatchObject({ hold: true, partial_capture: false, refunds: true, partial_refunds: false });
     expect(of(NO_HOLD)).toMatchObject({ hold: false, refunds: false });
+  });
+
+  it("lists a sandbox gateway's test cards, and none for a gateway that moves real money", async () => {
+    const listed = (await api.get('/gateway/')).body.results as { id: string; code: string; test_cards: { number: string; behaviour: string }[] }[];
+    const card = listed.find((g) => g.id === SANDBOX_CARD)!.test_cards;
+    expect(card).toContainEqual({ number: '4242 4242 4242 4242', behaviour: 'approved' });
+    expect(card).toContainEqual({ number: '4000 0000 0000 0259', behaviour: 'disputedFraudulent' });
+    expect(listed.find((g) => g.code === 'sandbox-redirect')!.test_cards).toEqual([]);
+    const live = new Client(t.url, await createEnvironment(t.service.deps.database.db, { name: 'Live capabilities shop', mode: 'live', now: t.service.deps.now() }));
+    const real = (await live.get('/gateway/')).body.results as { code: string; test_cards: unknown[] }[];
+    expect(real.map((g) => [g.code, g.test_cards])).toEqual([['real-no-hold', []]]);
   });
 
   it('a payment that holds the funds is offered, and takes, only a gateway that can hold', async () => {
@@ -95,6 +109,22 @@ describe.each(ENGINES)('gateway capabilities on %s', (engine) => {
     expect(refused.body.detail).toContain('makes no refunds');
     expect(noHold.calls.filter((c) => c === 'refund')).toHaveLength(0);
     expect((await api.get(`/sale/${sale.id}/`)).body.status).toBe('captured');
+  });
+
+  it('a gateway without saved cards: saving one is refused naming the gateway, charging its authorization is a 409 before it is asked', async () => {
+    const listed = (await api.get('/gateway/')).body.results as { id: string; capabilities: Record<string, boolean> }[];
+    expect(listed.find((g) => g.id === NO_CARDS)!.capabilities).toMatchObject({ saved_cards: false });
+    for (const body of [{ gateway: NO_CARDS }, { gateway: NO_CARDS, card: { number: '4242 4242 4242 4242', expiry: '12/34', cvc: '123', name: 'A' } }]) {
+      const refused = await api.post('/authorization/', body);
+      expect(refused.status).toBe(400);
+      expect(problemPaths(refused)).toEqual(['gateway']);
+    }
+    const sale = await paid(NO_CARDS, true);
+    const [authorization] = (await api.get(`/authorization/?transaction_id=${(await api.get(`/sale/${sale.id}/`)).body.transaction_id}`)).body.results;
+    const charged = await api.post(`/authorization/${authorization.id}/charge/`, { amount: 5, currency: 'EUR' });
+    expect(charged.status, charged.text).toBe(409);
+    expect(charged.body.detail).toContain('keeps no saved cards');
+    expect(noCards.calls).not.toContain('charge');
   });
 
   it('a live transaction that asks to hold, where no real gateway can, is a 409 naming authorize', async () => {

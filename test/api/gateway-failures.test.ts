@@ -2,7 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { JOB_NAMES } from '../../server/jobs';
 import type { Gateway } from '../../server/payments/gateway';
 import { createGateways } from '../../server/payments/registry';
-import { createSandboxCard, createSandboxRedirect, signSandboxNotification, TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
+import { createSandboxCard, createSandboxRedirect, SANDBOX_REDIRECT_ID, signSandboxNotification } from '../../server/payments/sandbox';
 import { listCalls } from '../../server/store/gateway-calls';
 import { CONTROLLED_ID, type ControlledGateway, FAILURE_MODES, withControlled } from './gateways';
 import { type Client, ENGINES, problemPaths, startTestService, type TestService, testClock, transactionBody } from './harness';
@@ -224,7 +225,7 @@ describe.each(ENGINES)('gateway failures on %s', (engine) => {
     const notify = (body: string, signature: string) =>
       fetch(`${t.url}/gateways/controlled-card/notify`, { method: 'POST', headers: { 'content-type': 'application/json', 'sandbox-signature': signature }, body });
     const body = JSON.stringify({ reference: call!.reference, status: 'succeeded', payment: 'proc_late_1' });
-    expect((await notify(body, signSandboxNotification(body).replace(/^./, (c) => (c === '0' ? '1' : '0')))).status).toBe(401);
+    expect((await notify(body, signSandboxNotification(body).replace(/^./, (c) => (c === '0' ? '1' : '0')))).status).toBe(400);
     expect((await api.get(`/sale/${pending.body.id}/`)).body.status).toBe('pending');
     expect((await fetch(`${t.url}/gateways/no-such-gateway/notify`, { method: 'POST', body })).status).toBe(404);
     expect((await notify(body, signSandboxNotification(body))).status).toBe(204);
@@ -319,7 +320,7 @@ describe.each(ENGINES)('gateway failures on %s', (engine) => {
   });
 });
 
-describe.each(ENGINES)('a redirect gateway that fails when the customer comes back, on %s', (engine) => {
+describe.each(ENGINES)('a redirect gateway that fails when the customer is sent to it, on %s', (engine) => {
   let t: TestService;
   let api: Client;
   const provider = { down: false };
@@ -346,29 +347,38 @@ describe.each(ENGINES)('a redirect gateway that fails when the customer comes ba
     return (JSON.parse(state[1]!) as { view: { status: string; csrf: string; error: { message: string } | null } }).view;
   }
 
-  /** The customer approves on the provider's page; answers where the checkout sends them. */
+  /**
+   * The customer chooses the redirect gateway and approves on its page; answers where the
+   * checkout sends them (back to the payment page when the provider refused at once).
+   */
   async function approve(token: string) {
     const { csrf } = await screen(`/pay/${token}/`);
-    const res = await fetch(`${t.url}/pay/${token}/provider/`, {
+    const chosen = await fetch(`${t.url}/pay/${token}/`, {
       method: 'POST',
       redirect: 'manual',
       headers: { 'content-type': 'application/x-www-form-urlencoded', origin: t.url },
-      body: new URLSearchParams({ decision: 'approve', csrf }),
+      body: new URLSearchParams({ action: 'pay', gateway: SANDBOX_REDIRECT_ID, csrf }),
     });
+    if (chosen.status !== 303) return { status: chosen.status, view: await chosen.text() };
+    const page = await (await fetch(chosen.headers.get('location')!)).text();
+    const [, action, inner] = /<form method="post" action="([^"]+)">(.*?)<\/form>/.exec(page)!;
+    const fields = Object.fromEntries([...inner!.matchAll(/name="([^"]+)" value="([^"]*)"/g)].map(([, n, v]) => [n!, v!]));
+    const res = await fetch(action!.replaceAll('&amp;', '&'), { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
     expect(res.status).toBe(303);
-    return res.headers.get('location')!;
+    return { status: 303, location: res.headers.get('location')! };
   }
 
   it('shows that the provider failed (not a decline), charges nothing, and lets the customer try again', async () => {
     const tx = (await api.post('/transaction/', transactionBody())).body as { id: string; token: string };
     provider.down = true;
-    const back = await approve(tx.token);
-    expect(back).toBe(`/pay/${tx.token}/?failed=1`);
-    expect(await screen(back)).toMatchObject({ status: 'pending', error: { message: 'error.gatewayFailed' } });
+    const refused = await approve(tx.token);
+    expect(refused.status).toBe(200);
+    expect(refused.view).toContain('"message":"error.gatewayFailed"');
+    expect(refused.view).toContain('"status":"pending"');
     expect(await api.count(`/sale/?transaction_id=${tx.id}`)).toBe(0);
 
     provider.down = false;
-    expect(await approve(tx.token)).toBe(`/pay/${tx.token}/`);
+    expect(await approve(tx.token)).toEqual({ status: 303, location: `/pay/${tx.token}/` });
     expect((await api.get(`/transaction/${tx.id}/`)).body.status).toBe('D');
   });
 });

@@ -8,6 +8,7 @@ import type { Gateways } from '../../server/payments/registry';
 import type { PayoutGateway } from '../../server/payments/payout-gateway';
 import { startService, type Service } from '../../server/service';
 import { createEnvironment, type NewKeys } from '../../server/store/environments';
+import { TEST_PASSWORD_HASH_COST } from '../password-cost';
 import { assertContract } from './contract';
 
 // The API suite runs against the real service on a random port, once per engine:
@@ -16,6 +17,7 @@ import { assertContract } from './contract';
 
 /** The highest rate limit the configuration takes: none a test reaches. */
 export const UNLIMITED = '1000000';
+
 /**
  * SECRETS_KEY of every service and CLI the API tests start: stored secrets are sealed, as
  * in production. One key for all, since test files share the PostgreSQL database.
@@ -131,7 +133,7 @@ export function problemPaths(res: Reply): string[] {
 export async function startTestService(
   engine: EngineName,
   /** background: true starts the jobs; otherwise tests call service.jobs.runAll(). gateways, payouts: instead of the sandbox ones. */
-  opts: { now?: () => Date; env?: Record<string, string>; background?: boolean; gateways?: Gateways; payouts?: PayoutGateway } = {},
+  opts: { now?: () => Date; env?: Record<string, string>; background?: boolean; gateways?: Gateways; payouts?: PayoutGateway; log?: pino.Logger } = {},
 ): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'checkout-test-'));
   const config = loadConfig({
@@ -144,13 +146,15 @@ export async function startTestService(
     // environment; the rate-limit tests set their own (rate-limits.test.ts).
     API_RATE_LIMIT: UNLIMITED,
     IP_RATE_LIMIT: UNLIMITED,
+    PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST,
     SECRETS_KEY: TEST_SECRETS_KEY,
     ...(engine === 'postgres' ? { DATABASE_URL: process.env.TEST_DATABASE_URL } : {}),
     ...opts.env,
   });
   // Off unless asked for, for the same reason as in process.ts: test files share the
   // PostgreSQL database, and one file's worker would take another's events.
-  const service = await startService(config, pino({ level: 'silent' }), {
+  // A test that reads the log (what must never be in it) passes its own logger.
+  const service = await startService(config, opts.log ?? pino({ level: 'silent' }), {
     now: opts.now,
     background: opts.background ?? false,
     gateways: opts.gateways,
@@ -192,10 +196,11 @@ export function testClock(): TestClock {
  * one fresh environment on it: `svc.t` and `svc.api` are set once the block starts;
  * `svc.clock` is the service's clock.
  */
-export function useTestService(engine: EngineName, environmentName?: string): { t: TestService; api: Client; clock: TestClock } {
+export function useTestService(engine: EngineName, environmentName?: string, env?: () => Record<string, string>): { t: TestService; api: Client; clock: TestClock } {
   const svc = { clock: testClock() } as { t: TestService; api: Client; clock: TestClock };
   beforeAll(async () => {
-    svc.t = await startTestService(engine, { now: svc.clock.now });
+    // `env` is read when the service starts: after the file's earlier hooks (a test double's URL).
+    svc.t = await startTestService(engine, { now: svc.clock.now, env: env?.() });
     svc.api = await svc.t.newEnvironment(environmentName);
   });
   afterAll(() => svc.t?.close());

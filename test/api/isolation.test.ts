@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRoutes } from '../../server/api/index';
 import { setPricing } from '../../server/store/balance';
+import { uuidv7 } from '../../server/domain/ids';
+import { insertFile } from '../../server/store/payout-files';
 import { clientBody, documentBody, IBANS } from './documents';
 import { type Client, ENGINES, problemPaths, startTestService, type TestService, transactionBody } from './harness';
 import { createWallet, entriesOf, fund } from './ledger';
 import { cancelToken, paidTransaction, payToken, priced, SANDBOX_CARD } from './pay';
-import { TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
+import { type StripeDouble, startStripeDouble } from '../stripe/server';
 
 // One security check for every route that takes an id, run from a route table in the
 // manner of Unkey's route security suite: another environment's keys get a 404 (never a
@@ -133,6 +136,20 @@ const OWNED: Record<string, Group> = {
     create: { url: 'https://shop.example/hooks/all', enabled_events: ['*'] },
     patch: { url: 'https://thief.example/hooks', enabled: true },
   },
+  // The payout-files job writes files only for live environments under PAYOUT_PROVIDER=sepa-file:
+  // here one is written straight into the store, as the job would leave it (no payouts in it).
+  payout_file: { create: (c: Client) => payoutFileIn(c.keys.environment_id) },
+  // Its key is checked by the Stripe test double the service is pointed at (STRIPE_API_URL).
+  processor: {
+    // One processor of a type per environment: the previous one goes first.
+    create: async (c: Client) => {
+      for (const p of (await c.get('/processor/')).body.results as Made[]) await c.delete(`/processor/${p.id}/`);
+      const made = await c.post('/processor/', { type: 'stripe', secret_key: 'sk_test_isolation0001', webhook_secret: 'whsec_isolation0001', publishable_key: 'pk_test_isolation0001' });
+      expect(made.status, made.text).toBe(201);
+      return made.body as Made;
+    },
+    patch: { statement_descriptor: 'THIEF SHOP' },
+  },
 };
 
 /** A subscription of its own plan and card, moved to `state` (its action routes need one each). */
@@ -150,6 +167,9 @@ let balanceJob: () => Promise<number> = async () => 0;
 /** One round of the sandbox bank's disputes, likewise. */
 let disputeJob: () => Promise<number> = async () => 0;
 let noSettlementDelay: (environmentId: string) => Promise<void> = async () => undefined;
+let payoutFileIn: (environmentId: string) => Promise<Made> = async () => ({ id: MISSING_FILE });
+const MISSING_FILE = '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0f';
+const MISSING_PAYOUT = '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d10';
 
 /** Seeded read-only objects, the same in every environment: no isolation to check. */
 const GLOBAL = new Set(['gateway', 'currency']);
@@ -165,6 +185,11 @@ interface IdRoute {
   body?: unknown;
   /** Creates the object in the state this action needs, instead of the group's `create`. */
   create?: (c: Client) => Promise<Made>;
+  /**
+   * The owner's own call is a 404 about something inside the object, with this detail,
+   * instead of the declared status: the object was found, what the body names was not.
+   */
+  ownNotFound?: string;
 }
 
 const ID_ROUTES: IdRoute[] = [
@@ -184,6 +209,11 @@ const ID_ROUTES: IdRoute[] = [
   { method: 'GET', group: 'transfer', path: '/transfer/{id}/' },
   { method: 'GET', group: 'balance_transaction', path: '/balance_transaction/{id}/' },
   { method: 'GET', group: 'merchant_payout', path: '/merchant_payout/{id}/' },
+  { method: 'GET', group: 'payout_file', path: '/payout_file/{id}/' },
+  { method: 'GET', group: 'payout_file', path: '/payout_file/{id}/xml/' },
+  { method: 'POST', group: 'payout_file', path: '/payout_file/{id}/cancel/' },
+  // The store's file holds no payouts: the owner's call finds the file, not the payout.
+  { method: 'POST', group: 'payout_file', path: '/payout_file/{id}/mark_paid/', body: { payout: MISSING_PAYOUT, reason: 'Seen at the bank' }, ownNotFound: 'No such payout in this file' },
   { method: 'GET', group: 'subscription', path: '/subscription/{id}/' },
   { method: 'POST', group: 'subscription', path: '/subscription/{id}/start/' },
   { method: 'POST', group: 'subscription', path: '/subscription/{id}/pause/', create: (c) => subscriptionIn(c, 'active') },
@@ -193,6 +223,7 @@ const ID_ROUTES: IdRoute[] = [
   { method: 'POST', group: 'event', path: '/event/{id}/retry/' },
   ...(['GET', 'PATCH', 'DELETE'] as const).map((method) => ({ method, group: 'webhook_endpoint', path: '/webhook_endpoint/{id}/' })),
   { method: 'POST', group: 'webhook_endpoint', path: '/webhook_endpoint/{id}/roll_secret/' },
+  ...(['GET', 'PATCH', 'DELETE'] as const).map((method) => ({ method, group: 'processor', path: '/processor/{id}/' })),
   { method: 'GET', group: 'client', path: '/client/{id}/' },
   { method: 'PATCH', group: 'client', path: '/client/{id}/' },
   { method: 'GET', group: 'client', path: '/client/{clientId}/iban/' },
@@ -232,17 +263,31 @@ describe('the route table', () => {
 
 describe.each(ENGINES)('environment isolation on %s', (engine) => {
   let t: TestService;
+  let stripe: StripeDouble;
   let owner: Client;
   let stranger: Client;
   beforeAll(async () => {
-    t = await startTestService(engine, { env: { SANDBOX_DISPUTE_DELAY_MS: '0' } });
+    // Connecting a processor checks its key at Stripe: the test double answers.
+    stripe = await startStripeDouble();
+    t = await startTestService(engine, { env: { SANDBOX_DISPUTE_DELAY_MS: '0', STRIPE_API_URL: stripe.url } });
     balanceJob = () => t.service.jobs.runOnce('balance');
     disputeJob = () => t.service.jobs.runOnce('sandbox-disputes');
     noSettlementDelay = (id) => setPricing(t.service.deps.database.db, id, { charge: NO_FEE, refund: NO_FEE, settlementDelayDays: 0 }, new Date());
+    payoutFileIn = async (environmentId) => {
+      const id = uuidv7();
+      const at = new Date().toISOString();
+      const file = { id, environment_id: environmentId, created_at: at, updated_at: at, message_id: id.replace(/-/g, ''), version: 'pain.001.001.09' as const, state: 'written' as const };
+      const rest = { currency: 'EUR', debtor_iban: IBANS.DE, payout_count: 0, control_sum: 0, execution_date: at.slice(0, 10), xml: '<Document/>', download_count: 0, downloaded_at: null, cancelled_at: null };
+      await t.service.deps.database.db.transaction().execute((trx) => insertFile(trx, { ...file, ...rest }, []));
+      return { id };
+    };
     owner = await t.newEnvironment('Owner');
     stranger = await t.newEnvironment('Stranger');
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    await stripe.close();
+  });
 
   const create = async (group: string) => {
     const { create: made } = OWNED[group]!;
@@ -272,7 +317,7 @@ describe.each(ENGINES)('environment isolation on %s', (engine) => {
     // Actions change the object itself: it is read at its own path.
     const path = OWNED[route.group]!.at?.(original) ?? `/${route.group}/${original.id}/`;
     // What a POST under a client would add to.
-    const collection = route.body ? route.path.replace('{clientId}', original.id) : undefined;
+    const collection = route.body && route.path.includes('{clientId}') ? route.path.replace('{clientId}', original.id) : undefined;
     const snapshot = (await owner.get(path)).body;
     const collected = collection && (await owner.count(collection));
 
@@ -313,7 +358,8 @@ describe.each(ENGINES)('environment isolation on %s', (engine) => {
     // And the owner can do what the others could not: the 404s came from the environment.
     const own = await call(owner, route, original.id, undefined, client);
     const declared = apiRoutes().find((r) => r.method === route.method.toLowerCase() && r.path === route.path)!;
-    expect(own.status, own.text).toBe(declared.status);
+    expect(own.status, own.text).toBe(route.ownNotFound ? 404 : declared.status);
+    if (route.ownNotFound) expect(own.body.detail).toBe(route.ownNotFound);
     if (route.method === 'PATCH') expect(own.body).toMatchObject(OWNED[route.group]!.patch as object);
   });
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../server/payments/gateway';
 import { createGateways } from '../../server/payments/registry';
-import { createSandboxCard, sandboxGateways, TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
+import { createSandboxCard, sandboxGateways } from '../../server/payments/sandbox';
 import { createEnvironment } from '../../server/store/environments';
 import { setRawCardNumbers } from '../../server/store/saved-cards';
 import { freshDatabase } from './database';
@@ -34,6 +35,9 @@ const stateOf = async (url: string) => {
   const state = /<script[^>]*id="checkout-state"[^>]*>([\s\S]*?)<\/script>/.exec(html)![1]!;
   return { html, view: (JSON.parse(state) as { view: { gateways: { id: string }[] } }).view };
 };
+
+const SANDBOX_REDIRECT = '0190f5a0-0000-7000-8000-000000000002';
+const REFERENCE = 'gc_00000000-0000-7000-8000-000000000000';
 
 describe.each(ENGINES)('sandbox and live environments on %s', (engine) => {
   const real = acquirer();
@@ -93,23 +97,29 @@ describe.each(ENGINES)('sandbox and live environments on %s', (engine) => {
   });
 
   // The sandbox redirect gateway's provider page answered any page: approving on it paid a
-  // live transaction (a sale with no money moved, a signed return to the shop).
+  // live transaction (a sale with no money moved, a signed return to the shop). Now a live
+  // page does not offer it, and its page and return exist only for a call the page made.
   it("has no sandbox provider page for a live transaction: approving there pays nothing", async () => {
     const tx = (await live.post('/transaction/', transactionBody())).body as { id: string; token: string };
     const { csrf } = (await stateOf(`${t.url}/pay/${tx.token}/`)).view as unknown as { csrf: string };
-    expect((await fetch(`${t.url}/pay/${tx.token}/provider/`)).status).toBe(404);
-    const approve = await fetch(`${t.url}/pay/${tx.token}/provider/`, {
+    const form = { 'content-type': 'application/x-www-form-urlencoded', origin: t.url };
+    const chosen = await fetch(`${t.url}/pay/${tx.token}/`, { method: 'POST', redirect: 'manual', headers: form, body: new URLSearchParams({ action: 'pay', gateway: SANDBOX_REDIRECT, csrf }) });
+    expect(chosen.status).toBe(400);
+    expect((await fetch(`${t.url}/pay/${tx.token}/provider/${REFERENCE}/`)).status).toBe(404);
+    const approve = await fetch(`${t.url}/pay/${tx.token}/return/${REFERENCE}/`, {
       method: 'POST',
       redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: t.url },
-      body: new URLSearchParams({ decision: 'approve', csrf }),
+      headers: form,
+      body: new URLSearchParams({ decision: 'approve', sandbox_result: 'approve', csrf }),
     });
     expect(approve.status).toBe(404);
     expect((await live.get(`/transaction/${tx.id}/`)).body.status).toBe('N');
     expect((await live.get(`/sale/?transaction_id=${tx.id}`)).body.count).toBe(0);
-    // A sandbox transaction has it.
+    // A sandbox transaction has it, once the customer chose it.
     const ok = (await sandbox.post('/transaction/', transactionBody())).body as { token: string };
-    expect((await fetch(`${t.url}/pay/${ok.token}/provider/`)).status).toBe(200);
+    const okCsrf = ((await stateOf(`${t.url}/pay/${ok.token}/`)).view as unknown as { csrf: string }).csrf;
+    const sent = await fetch(`${t.url}/pay/${ok.token}/`, { method: 'POST', redirect: 'manual', headers: form, body: new URLSearchParams({ action: 'pay', gateway: SANDBOX_REDIRECT, csrf: okCsrf }) });
+    expect((await fetch(sent.headers.get('location')!)).status).toBe(200);
   });
 
   it('takes no raw card number through a live environment\'s API until its operator turns them on', async () => {

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { Db } from '../../server/store/db';
 import { makeScheduledPayouts } from '../../server/payments/merchant-payouts';
 import { setPricing } from '../../server/store/balance';
-import { IBANS } from './documents';
+import { confirmNewAccount, IBANS } from './documents';
 import { type Client, ENGINES, problemPaths, type Reply, testClock } from './harness';
 import { checkLedger, useOwnService } from './ledger';
 import { paidTransaction, payToken, priced } from './pay';
-import { TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
 
 // Payouts of the merchant's balance to its bank account and the settlement report, on
 // both engines: the settings, a manual payout and its paged lines, the daily schedule (one
@@ -75,7 +75,7 @@ describe.each(ENGINES)('payouts to the merchant on %s', (engine) => {
 
   it('keeps a bank account (an IBAN checked as a client IBAN is) and a schedule', async () => {
     const { api } = svc;
-    expect((await api.get('/payout_settings/')).body).toEqual({ livemode: false, iban: null, schedule: 'manual', updated: null });
+    expect((await api.get('/payout_settings/')).body).toEqual({ livemode: false, iban: null, account_holder_name: null, schedule: 'manual', updated: null });
     const noIban = await api.patch('/payout_settings/', { schedule: 'daily' });
     expect(noIban.status, noIban.text).toBe(400);
     expect(problemPaths(noIban)).toEqual(['iban']);
@@ -296,6 +296,7 @@ describe.each(ENGINES)('payouts to the merchant on %s', (engine) => {
     await merchantHolds(db(), id);
 
     expect((await api.patch('/payout_settings/', { iban: IBANS.GB })).status).toBe(200);
+    await confirmNewAccount(db(), id);
     const again = (await api.post('/merchant_payout/', { currency: 'EUR' })).body;
     expect(again).toMatchObject({ amount: 40, line_count: 1, iban_last4: '6819' });
     await jobs.payouts();

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { JOB_NAMES } from '../../server/jobs';
-import { TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
 import { updateEnvironment } from '../../server/store/environments';
 import { type Client, ENGINES, problemPaths, startTestService, type TestService } from './harness';
 import { cancelToken, paidTransaction, priced, SANDBOX_CARD } from './pay';

@@ -1,4 +1,4 @@
-import { TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
 import type { Client } from './harness';
 
 // Paying the way a customer does: the real checkout page and its form post, so tests of

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach } from 'vitest';
 import type { NewKeys } from '../../server/store/environments';
 import { freshDatabase } from './database';
+import { TEST_PASSWORD_HASH_COST } from '../password-cost';
 import { TEST_SECRETS_KEY, UNLIMITED } from './harness';
 import { bundled } from '../server-bundle';
 
@@ -51,7 +52,7 @@ function childEnv(env: ProcessEnv): NodeJS.ProcessEnv {
   // deliver or expire another's rows in a shared PostgreSQL database.
   // No drain delay on SIGTERM unless a test asks for one (drain.test.ts): stopping waits for it.
   // Rate limits out of the way (as in harness.ts) unless a test sets its own.
-  const limits = { API_RATE_LIMIT: UNLIMITED, IP_RATE_LIMIT: UNLIMITED };
+  const limits = { API_RATE_LIMIT: UNLIMITED, IP_RATE_LIMIT: UNLIMITED, PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST };
   return { ...rest, HOST: '127.0.0.1', PORT: '0', DEMO: 'false', LOG_LEVEL: 'info', BACKGROUND_WORK: 'false', SHUTDOWN_DRAIN_MS: '0', SECRETS_KEY: TEST_SECRETS_KEY, JOB_PERIODS: FAST_JOBS, ...limits, ...env };
 }
 

@@ -102,7 +102,7 @@ describe.each(ENGINES)('rate limits on %s', (engine) => {
 
   it('limits sign-up and provider-return posts per client address with a 429 page', async () => {
     const signup = `${t.url}/pay/sub_${'a'.repeat(32)}/`;
-    const provider = `${t.url}/pay/${'b'.repeat(32)}/provider/`;
+    const provider = `${t.url}/pay/${'b'.repeat(32)}/return/gc_00000000-0000-7000-8000-000000000000/`;
     for (const url of [signup, provider]) {
       for (let i = 0; i < 3; i++) expect((await fetch(url, { method: 'POST' })).status).toBe(404);
       const refused = await fetch(url, { method: 'POST', headers: { 'accept-language': 'es' } });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { JOB_NAMES } from '../../server/jobs';
-import { TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
 import { mailsOf } from '../../server/store/mails';
 import { startIsolatedService } from './database';
 import { type Client, ENGINES, type TestService, testClock } from './harness';
@@ -102,7 +102,9 @@ describe.each(ENGINES)('customer emails on %s', (engine) => {
     expect(refunds[1]).toMatch(/Remboursé à ce jour\s+15,50 €/);
     expect(refunds[1]).toMatch(/Paiement initial\s+33,95 €/);
     expect(refunds[1]).toContain('Visa se terminant par 4242');
-    expect(refunds[1]).toContain(`Référence : ${transaction.id}`);
+    // The reference the paid screen showed, as the API's sale gives it (docs/api.md).
+    expect(refunds[1]).toContain(`Référence : ${sale.reference}`);
+    expect(refunds[1]).not.toContain(transaction.id);
     expect(smtp.received.every((r) => r.envelopeTo[0] === 'marie@example.com')).toBe(true);
   });
 

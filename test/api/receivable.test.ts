@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
 import { CONTROLLED_ID, type ControlledGateway, withControlled } from './gateways';
 import { type Client, ENGINES, type TestService } from './harness';
 import { checkLedger, createWallet } from './ledger';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyReturnUrl } from '../../packages/sdk/src/index';
 import { verifyReturn } from '../../server/notify/return-signature';
-import { TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
 import { type Client, ENGINES, startTestService, type TestService, transactionBody } from './harness';
 import { payWithCard, SANDBOX_CARD, screenPost } from './pay';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { JOB_NAMES } from '../../server/jobs';
-import { TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
 import { CONTROLLED_ID, withControlled } from './gateways';
 import { type Client, ENGINES, transactionBody } from './harness';
 import { balanceOf, checkLedger, createWallet, entriesOf, fund, useOwnService } from './ledger';

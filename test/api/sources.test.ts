@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
 import { type Client, ENGINES, problemPaths, transactionBody } from './harness';
 import { balanceOf, checkLedger, createWallet, entriesOf, fund, useOwnService } from './ledger';
 import { SANDBOX_CARD } from './pay';

@@ -2,6 +2,7 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedEvent } from '../stripe/events';
 import { type StripeDouble, startStripeDouble } from '../stripe/server';
+import { stripeRefusal } from './stripe-shop';
 
 // Contract tests of the Stripe test double, through the official SDK: what the connector
 // relies on, each with a request the double must refuse as Stripe refuses it (status,
@@ -16,15 +17,7 @@ const client = (key: string) => {
   return new Stripe(key, { apiVersion: API_VERSION, host: url.hostname, port: url.port, protocol: 'http', maxNetworkRetries: 0, telemetry: false });
 };
 
-/** The SDK's error of a call that must fail. */
-async function refusal(call: Promise<unknown>): Promise<Stripe.errors.StripeError> {
-  const error = await call.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(Stripe.errors.StripeError);
-  return error as Stripe.errors.StripeError;
-}
+const refusal = stripeRefusal;
 
 const authorize = (key: string, amount = 2000) =>
   stripe.paymentIntents.create(
@@ -113,7 +106,7 @@ describe('the Stripe test double (official SDK)', () => {
     double.books.refundsGoPending = false;
     expect(rest).toMatchObject({ status: 'pending', amount: 2000 });
     expect(await refusal(stripe.refunds.create({ payment_intent: pi.id, amount: 1 }))).toMatchObject({ statusCode: 400, code: 'charge_already_refunded' });
-    double.failRefund(rest.id);
+    await double.failRefund(rest.id);
     expect(await stripe.refunds.retrieve(rest.id)).toMatchObject({ status: 'failed', failure_reason: 'expired_or_canceled_card' });
     expect(await stripe.refunds.create({ payment_intent: pi.id, amount: 2000 })).toMatchObject({ status: 'succeeded' });
   });
@@ -162,6 +155,10 @@ describe('the Stripe test double (official SDK)', () => {
     expect(await refusal(client('sk_live_notatest').balance.retrieve())).toMatchObject({ statusCode: 401, type: 'StripeAuthenticationError' });
     expect(await refusal(client('pk_test_publishable').balance.retrieve())).toMatchObject({ statusCode: 401 });
     expect(await client('rk_test_restricted').balance.retrieve()).toMatchObject({ object: 'balance' });
+    // A key rolled or revoked at Stripe is refused from then on, as an unknown one is.
+    double.revokeKey('sk_test_rolled');
+    expect(await refusal(client('sk_test_rolled').balance.retrieve())).toMatchObject({ statusCode: 401, type: 'StripeAuthenticationError' });
+    expect(await refusal(stripe.balance.retrieve({ colour: 'blue' } as Stripe.BalanceRetrieveParams))).toMatchObject({ statusCode: 400, code: 'parameter_unknown', param: 'colour' });
   });
 
   it('signs webhook events as Stripe does, which the SDK verifies and a tampered body fails', async () => {

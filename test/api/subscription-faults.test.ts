@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOB_NAMES } from '../../server/jobs';
-import { signSandboxNotification, TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
+import { signSandboxNotification } from '../../server/payments/sandbox';
 import { findCallByReference } from '../../server/store/unknown-outcomes';
 import { startIsolatedService } from './database';
 import { CONTROLLED_ID, type ControlledGateway, withControlled } from './gateways';

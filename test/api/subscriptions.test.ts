@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SUBSCRIPTION_ACTIONS, SUBSCRIPTION_STATUSES, type SubscriptionAction, type SubscriptionStatus } from '../../server/domain/subscription-states';
 import { JOB_NAMES } from '../../server/jobs';
-import { TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
 import { chargeSubscriptionPeriod } from '../../server/payments/subscription-charge';
 import { claimDueSubscriptions } from '../../server/store/subscription-charges';
 import { startIsolatedService } from './database';
@@ -321,7 +321,7 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
     const stopped = await act(sub.id, 'stop');
     expect(stopped.body).toMatchObject({ status: 'stopped', stop_reason: 'requested', next_charge_date: null });
     // …and the pass goes on: nothing is charged.
-    const outcome = await chargeSubscriptionPeriod(deps, sub.id, 'pass-1');
+    const outcome = await chargeSubscriptionPeriod(deps, claimed.find((s) => s.id === sub.id)!, 'pass-1');
     expect(outcome).toBe('skipped');
     await advance(400);
     const after = await get(sub.id);

@@ -4,7 +4,8 @@ import { type Database, openDatabase } from '../../server/store/db';
 import { createEnvironment, type NewKeys } from '../../server/store/environments';
 import { migrate } from '../../server/store/migrations';
 import type { StoredTransaction } from '../../server/store/transactions';
-import { SANDBOX_CARD_ID, TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
+import { SANDBOX_CARD_ID } from '../../server/payments/sandbox';
 import { payToken } from '../api/pay';
 
 // What the measurements run on: a migrated database with one environment, transactions

@@ -1,6 +1,7 @@
 import { expect, type Service, startService, test } from './fixtures';
 import { expectAccessible, signUp } from './dashboard-data';
-import { SANDBOX_CARD_ID, TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
+import { SANDBOX_CARD_ID } from '../../server/payments/sandbox';
 
 // The catalogue and the clients in a real browser, with no script: a product created in
 // the dashboard is the API's product; a document approved in the dashboard is accepted as

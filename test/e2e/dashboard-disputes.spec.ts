@@ -30,8 +30,8 @@ test('a disputed sale is listed as needing a response, answered with evidence on
     await page.getByRole('link', { name: 'Disputes' }).click();
     await expect(page.getByRole('heading', { name: 'Needing your response' })).toBeVisible();
     const row = page.getByTestId('dispute-awaiting').first();
-    await expect(row).toContainText('fraudulent');
-    await expect(row).toContainText(sale.id);
+    await expect(row).toContainText('Fraudulent (the cardholder says they did not pay)');
+    await expect(row).toContainText(`Payment ${sale.reference}`);
     await expect(row).toContainText('€30.00');
     await expectAccessible(page);
 
@@ -39,8 +39,8 @@ test('a disputed sale is listed as needing a response, answered with evidence on
     const dispute = (await service.api('GET', `/dispute/?sale=${sale.id}`)).body.results[0];
     await row.getByRole('link').click();
     await expect(page).toHaveURL(new RegExp(`/dashboard/disputes/${dispute.id}/$`));
-    await expect(page.getByTestId('status')).toHaveText('needs_response');
-    await expect(page.getByRole('link', { name: sale.id })).toBeVisible();
+    await expect(page.getByTestId('status')).toHaveText('Needs your response');
+    await expect(page.getByRole('link', { name: `Payment ${sale.reference}` })).toBeVisible();
     await expectAccessible(page);
 
     // A field too long is refused on the field, nothing saved; then the evidence is saved.
@@ -64,7 +64,7 @@ test('a disputed sale is listed as needing a response, answered with evidence on
     await expectAccessible(page);
     await page.getByRole('button', { name: 'Yes, submit the evidence' }).click();
     await expect(page.getByRole('status')).toContainText('Evidence submitted');
-    await expect(page.getByTestId('status')).toHaveText('under_review');
+    await expect(page.getByTestId('status')).toHaveText('Under review by the bank');
     await expect(page.getByRole('button', { name: 'Save evidence' })).toHaveCount(0);
 
     const seen = (await service.api('GET', `/dispute/${dispute.id}/`)).body;

@@ -5,8 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test as base, expect, type Page } from '@playwright/test';
-import { TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
 import { RETURN_AFTER_MS } from '../../widget/screen/model-actions';
+import { TEST_PASSWORD_HASH_COST } from '../password-cost';
 import { bundled } from '../server-bundle';
 
 // Each worker runs the real service as a child process (its own SQLite directory) and a
@@ -51,7 +52,7 @@ export async function startService(env: Record<string, string> = {}): Promise<{ 
   const child: ChildProcess = spawn(process.execPath, [bundled('main')], {
     // Rate limits out of the way: the browser tests pay and sign up far faster than people.
     // No drain on SIGTERM: no load balancer has to take the process out (drain.test.ts covers it).
-    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, DEMO: 'true', LOG_LEVEL: 'info', DATABASE_URL: '', API_RATE_LIMIT: '1000000', IP_RATE_LIMIT: '1000000', SHUTDOWN_DRAIN_MS: '0', ...env },
+    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, DEMO: 'true', LOG_LEVEL: 'info', DATABASE_URL: '', API_RATE_LIMIT: '1000000', IP_RATE_LIMIT: '1000000', PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST, SHUTDOWN_DRAIN_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -147,7 +148,9 @@ export const test = base.extend<{ merchant: Merchant; toShop: (url: string | Reg
       await use(service);
       await stop();
     },
-    { scope: 'worker' },
+    // Its own limit rather than the first test's 30 s: under load a start (about 1 s of a
+    // quiet core) took over 30 s, and the worker's tests failed with it before they began.
+    { scope: 'worker', timeout: 120_000 },
   ],
   merchantSite: [
     async ({}, use) => {

@@ -41,11 +41,14 @@ export async function expectNoAxeViolations(page: Page) {
   expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
 }
 
-/** axe finds nothing in light and in dark (within `include` when given); the page is left light. */
+/**
+ * axe finds nothing in light and in dark (within `include` when given): every rule in
+ * light, the colour rules again in dark (COLOUR_RULES); the page is left light.
+ */
 export async function expectNoViolationsLightAndDark(page: Page, include?: string) {
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });
-    const violations = await axeViolations(page, include);
+    const violations = await axeViolations(page, include, colorScheme === 'light' ? 'all' : 'colours');
     expect(violations.map((v) => `${colorScheme} ${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
   }
   await page.emulateMedia({ colorScheme: 'light' });

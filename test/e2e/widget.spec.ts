@@ -423,14 +423,23 @@ test.describe('overlay', () => {
     return focus;
   }
 
-  /** Presses a key whose key-down closes the overlay: the key-up comes after, on the page. */
+  /**
+   * Presses a key whose key-down closes the overlay: the key-up comes after, on the page.
+   * The key-down is not awaited: Chromium can tear the frame down before the frame has
+   * acknowledged the key (its message to the page overtakes the acknowledgement), and then
+   * keyboard.down never settles (1 run in 2 hung for 30 s). What the test waits for is what
+   * a person sees: the overlay gone.
+   */
   async function pressClosing(page: Page, key: string) {
-    await page.keyboard.down(key);
+    void page.keyboard.down(key).catch(() => undefined);
     await expect(page.locator(OVERLAY)).toHaveCount(0);
     await page.keyboard.up(key);
   }
 
   test('opens as a modal, keeps Tab inside, closes with Escape and the close button, and returns focus', async ({ page, service, merchant }) => {
+    // About fifty key presses, each awaited until focus settles: 8 s in a CI run, over 30 s
+    // on a machine loaded with other suites (seen at a load average of 9+).
+    test.setTimeout(60_000);
     const tx = await service.createTransaction(order(merchant));
     await openOverlayShop(page, service, merchant, tx.token);
     const opener = page.getByRole('button', { name: 'Buy now' });

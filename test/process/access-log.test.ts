@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
 import { SANDBOX_CARD, payWithCard, priced } from '../api/pay';
 import { createKeys, type ServiceProcess, startServiceProcess } from '../api/process';
 

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../../server/payments/sandbox';
-import { SANDBOX_REDIRECT_ID } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
 import { IBANS } from '../api/documents';
 import { ENGINES } from '../api/harness';
 import { SANDBOX_CARD } from '../api/pay';
 import { createKeys, processScope, type ServiceProcess } from '../api/process';
+import { PROCESSOR_REQUEST } from '../../server/api/examples';
+import { type StripeDouble, startStripeDouble } from '../stripe/server';
 
 // No request body in any log (issue 25, item 5): every operation of the OpenAPI document,
 // and every checkout route, posted with the test cards, well-formed and malformed (broken
@@ -56,6 +57,8 @@ describe.each(ENGINES)('no secrets in the logs (%s)', (engine) => {
   let service: ServiceProcess;
   let authorization: string;
   let secretKey: string;
+  // Connecting a processor asks Stripe once: the double stands in for it (STRIPE_API_URL).
+  let stripe: StripeDouble;
   const ids: Record<string, string> = {};
 
   const send = async (method: string, path: string, init: { headers?: Record<string, string>; body?: string } = {}, auth: string | null = authorization) => {
@@ -72,7 +75,8 @@ describe.each(ENGINES)('no secrets in the logs (%s)', (engine) => {
     send(method, path, { headers: { 'content-type': JSON_TYPE }, body: JSON.stringify(body) });
 
   beforeAll(async () => {
-    const env = await scope.environment(engine, { LOG_LEVEL: 'debug', DEMO: 'true' });
+    stripe = await startStripeDouble();
+    const env = await scope.environment(engine, { LOG_LEVEL: 'debug', DEMO: 'true', STRIPE_API_URL: stripe.url });
     const keys = await createKeys('Log secrets shop', env);
     secretKey = keys.secret_key;
     authorization = `AppKeys ${keys.public_key}:${keys.secret_key}`;
@@ -99,6 +103,7 @@ describe.each(ENGINES)('no secrets in the logs (%s)', (engine) => {
 
   afterAll(async () => {
     await service?.stop();
+    await stripe?.close();
   });
 
   /** A path of the document with its ids filled in: ours where we have one, else a random one. */
@@ -149,14 +154,14 @@ describe.each(ENGINES)('no secrets in the logs (%s)', (engine) => {
         ['POST', `/pay/${token}/`, { headers: { 'content-type': FORM }, body: new URLSearchParams({ action: 'pay', gateway: SANDBOX_CARD, csrf: token_csrf, ...cardFields(DECLINED_CARD) }).toString() }],
         ['POST', `/pay/${token}/`, { headers: { 'content-type': JSON_TYPE, 'x-csrf-token': 'forged' }, body: JSON.stringify({ ...pay(CARD), fields: { ...cardFields(CARD), card_name: 'A\u0000' } }) }],
         ...malformed(pay(CARD)).map((bad) => ['POST', `/pay/${token}/`, { headers: { ...bad.headers, 'x-csrf-token': token_csrf }, body: bad.body }] as [string, string, typeof bad]),
-        ['POST', `/pay/${token}/provider/`, { headers: { 'content-type': FORM }, body: new URLSearchParams({ decision: 'approve', csrf: token_csrf, ...cardFields(CARD) }).toString() }],
-        ...malformed(pay(CARD)).map((bad) => ['POST', `/pay/${token}/provider/`, bad] as [string, string, typeof bad]),
+        ['POST', `/pay/${token}/return/gc_00000000-0000-7000-8000-000000000000/`, { headers: { 'content-type': FORM }, body: new URLSearchParams({ decision: 'approve', csrf: token_csrf, ...cardFields(CARD) }).toString() }],
+        ...malformed(pay(CARD)).map((bad) => ['POST', `/pay/${token}/return/gc_00000000-0000-7000-8000-000000000000/`, bad] as [string, string, typeof bad]),
       );
     }
     checkout.push(
       ['GET', '/demo/', {}],
       ['POST', '/demo/', { headers: { 'content-type': JSON_TYPE }, body: JSON.stringify(withSecrets({})) }],
-      ['GET', `/pay/${ids.token}/provider/?gateway=${SANDBOX_REDIRECT_ID}`, {}],
+      ['GET', `/pay/${ids.token}/provider/gc_00000000-0000-7000-8000-000000000000/`, {}],
       ['POST', '/pay/%ff/', { headers: { 'content-type': FORM }, body: new URLSearchParams(cardFields(CARD)).toString() }],
     );
     for (const [method, path, init] of checkout) {
@@ -189,6 +194,9 @@ describe.each(ENGINES)('no secrets in the logs (%s)', (engine) => {
       IBAN_SPACED,
       secretKey,
       authorization,
+      PROCESSOR_REQUEST.secret_key,
+      PROCESSOR_REQUEST.webhook_secret,
+      PROCESSOR_REQUEST.publishable_key,
       csrf,
       signupCsrf,
       freshCsrf,

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
 import { ENGINES } from '../api/harness';
 import { payToken, priced, SANDBOX_CARD } from '../api/pay';
 import { createKeys, processScope } from '../api/process';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../../server/payments/sandbox';
+import { TEST_CARDS } from '../../server/domain/test-cards';
 import { freshDatabase } from '../api/database';
 import { SANDBOX_CARD } from '../api/pay';
 import { createKeys, type ProcessEnv, type ServiceProcess, startServiceProcess, testClock } from '../api/process';

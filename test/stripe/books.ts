@@ -9,7 +9,9 @@ export type CardBehaviour =
   | { kind: 'succeed' }
   | { kind: 'decline'; decline_code: string; message: string }
   /** 3-D Secure on every payment: `requires_action` on-session, `authentication_required` off-session. */
-  | { kind: 'authenticate' };
+  | { kind: 'authenticate' }
+  /** Saved (a SetupIntent succeeds), then every payment with it is declined. */
+  | { kind: 'decline_charges'; decline_code: string; message: string };
 
 const card = (brand: string, last4: string): CardDetails => ({ brand, last4, exp_month: 12, exp_year: 2034, funding: 'credit', country: 'US' });
 const declined = (decline_code: string, message = 'Your card was declined.'): CardBehaviour => ({ kind: 'decline', decline_code, message });
@@ -22,6 +24,8 @@ export const TEST_PAYMENT_METHODS = {
   pm_card_chargeDeclinedInsufficientFunds: { card: card('visa', '9995'), behaviour: declined('insufficient_funds', 'Your card has insufficient funds.') },
   pm_card_chargeDeclinedFraudulent: { card: card('visa', '0019'), behaviour: declined('fraudulent') },
   pm_card_authenticationRequired: { card: card('visa', '3184'), behaviour: { kind: 'authenticate' } },
+  /** Saved without trouble (a SetupIntent succeeds), then every charge of it is declined: Stripe's 4000 0000 0000 0341. */
+  pm_card_chargeCustomerFail: { card: card('visa', '0341'), behaviour: { kind: 'decline_charges', decline_code: 'generic_decline', message: 'Your card was declined.' } },
   pm_card_threeDSecure2Required: { card: card('visa', '3220'), behaviour: { kind: 'authenticate' } },
 } as const satisfies Record<string, { card: CardDetails; behaviour: CardBehaviour }>;
 
@@ -41,9 +45,21 @@ export function openBooks(baseUrl: () => string) {
     baseUrl,
     paymentIntents: new Map<string, StripeObject>(),
     charges: new Map<string, StripeObject>(),
+    /** The balance transactions captured charges made (objects.ts `settle`). */
+    balanceTransactions: new Map<string, StripeObject>(),
     refunds: new Map<string, StripeObject>(),
     customers: new Map<string, StripeObject>(),
     paymentMethods: new Map<string, StripeObject>(),
+    checkoutSessions: new Map<string, StripeObject>(),
+    setupIntents: new Map<string, StripeObject>(),
+    disputes: new Map<string, StripeObject>(),
+    /** Files uploaded to the files host, with their bytes. */
+    files: new Map<string, StripeObject>(),
+    fileBytes: new Map<string, Buffer>(),
+    /** Each session's `payment_intent_data`: what its PaymentIntent is made with when the customer pays. */
+    intentData: new Map<string, StripeObject>(),
+    /** Events to send, in order (server.ts delivers them to the registered webhook endpoints). */
+    outbox: [] as { type: string; object: StripeObject; previous?: StripeObject }[],
     behaviours: new Map<string, CardBehaviour>(),
     /** PaymentMethods used with a PaymentIntent without a Customer: Stripe refuses them ever after. */
     spent: new Set<string>(),
@@ -90,8 +106,11 @@ export type Books = ReturnType<typeof openBooks>;
 /** Expandable fields, per object, and where their objects are kept. */
 const EXPANDABLE: Record<string, Record<string, keyof Books>> = {
   payment_intent: { latest_charge: 'charges', payment_method: 'paymentMethods', customer: 'customers' },
-  charge: { payment_intent: 'paymentIntents', customer: 'customers' },
+  charge: { payment_intent: 'paymentIntents', customer: 'customers', balance_transaction: 'balanceTransactions' },
   refund: { charge: 'charges', payment_intent: 'paymentIntents' },
+  dispute: { charge: 'charges', payment_intent: 'paymentIntents' },
+  'checkout.session': { payment_intent: 'paymentIntents', customer: 'customers', setup_intent: 'setupIntents' },
+  setup_intent: { payment_method: 'paymentMethods', customer: 'customers' },
 };
 
 /** A copy of `object` with the `expand[]` paths replaced by their objects (`data.x` in a list); an unknown path is a 400. */
@@ -105,9 +124,11 @@ export function expand(books: Books, object: StripeObject, paths: string[] = [])
       continue;
     }
     const store = EXPANDABLE[copy.object]?.[head!];
-    if (!store || rest.length > 0) throw invalid(null, `This property cannot be expanded (${path}).`, 'expand');
+    if (!store) throw invalid(null, `This property cannot be expanded (${path}).`, 'expand');
     const id = copy[head!];
-    if (typeof id === 'string') copy[head!] = structuredClone((books[store] as Map<string, StripeObject>).get(id) ?? id);
+    const found = typeof id === 'string' ? (books[store] as Map<string, StripeObject>).get(id) : undefined;
+    // `a.b`: the expanded object's own field expanded in turn, as Stripe does up to four levels.
+    if (found) copy[head!] = rest.length > 0 ? expand(books, found, [rest.join('.')]) : structuredClone(found);
   }
   return copy;
 }

@@ -8,8 +8,7 @@ import fixtures from './fixtures.json' with { type: 'json' };
 // so it has every field Stripe's has, and the double then sets the fields that carry state.
 // The examples fill some fields with placeholders (a `last_payment_error` of type
 // `idempotency_error`, a `next_action` of type `type`, a `transfer_data` to `obj_123`):
-// those are reset to what a fresh object of that kind holds. The examples of SetupIntents,
-// Checkout Sessions and disputes are kept beside them for the slices that answer those.
+// those are reset to what a fresh object of that kind holds.
 
 export type StripeObject = Record<string, any>;
 
@@ -96,7 +95,8 @@ export function charge(fields: {
     amount: pi.amount,
     amount_captured: captured ? pi.amount : 0,
     amount_refunded: 0,
-    balance_transaction: captured ? newId('txn') : null,
+    // Set when the money is captured (settle below), with the balance transaction it makes.
+    balance_transaction: null,
     calculated_statement_descriptor: 'CHECKOUT',
     captured,
     created,
@@ -119,6 +119,39 @@ export function charge(fields: {
     shipping: null,
   });
   return ch;
+}
+
+/** What Stripe charges the double's account per card payment: its standard EEA card price, 1.5 % + 25 minor units. */
+export const stripeFee = (amount: number) => Math.round(amount * 0.015) + 25;
+
+/** How long after a payment the double's account has its net available (the account's payout delay). */
+export const AVAILABLE_AFTER_SECONDS = 2 * 24 * 3600;
+
+/**
+ * The balance transaction a captured charge makes in the account (`amount` captured, in the
+ * charge's currency: the double's account settles in every currency it is paid in), linked
+ * from the charge's `balance_transaction`.
+ */
+export function settle(ch: StripeObject, amount: number, created: number): StripeObject {
+  const bt = example('balance_transaction');
+  const fee = stripeFee(amount);
+  Object.assign(bt, {
+    id: newId('txn'),
+    amount,
+    fee,
+    net: amount - fee,
+    fee_details: [{ amount: fee, application: null, currency: ch.currency, description: 'Stripe processing fees', type: 'stripe_fee' }],
+    currency: ch.currency,
+    created,
+    available_on: created + AVAILABLE_AFTER_SECONDS,
+    description: ch.description,
+    source: ch.id,
+    status: 'pending',
+    type: 'charge',
+    reporting_category: 'charge',
+  });
+  ch.balance_transaction = bt.id;
+  return bt;
 }
 
 function outcomeOf(status: 'succeeded' | 'failed', failure?: { decline_code: string }): StripeObject {
@@ -164,6 +197,33 @@ export function customer(fields: { created: number } & StripeObject): StripeObje
 
 export const balance = (): StripeObject => example('balance');
 
+/** A dispute of a charge, opened by the cardholder's bank: no evidence yet, due in 7 days (Stripe's `evidence_details.due_by`). */
+export function dispute(fields: { charge: StripeObject; amount: number; reason: string; status: string; created: number }): StripeObject {
+  const dp = example('dispute');
+  const { charge: ch, ...rest } = fields;
+  Object.assign(dp, {
+    id: newId('dp'),
+    charge: ch.id,
+    payment_intent: ch.payment_intent,
+    currency: ch.currency,
+    evidence: Object.fromEntries(Object.keys(dp.evidence).map((k) => [k, k === 'enhanced_evidence' ? {} : null])),
+    evidence_details: { due_by: fields.created + 7 * 24 * 3600, enhanced_eligibility: {}, has_evidence: false, past_due: false, submission_count: 0 },
+    is_charge_refundable: false,
+    metadata: {},
+    ...rest,
+  });
+  dp.payment_method_details.card.case_type = fields.status.startsWith('warning_') ? 'inquiry' : 'chargeback';
+  return dp;
+}
+
+/** A file uploaded to Stripe's files host. */
+export function file(fields: { purpose: string; size: number; type: string; filename: string; created: number }): StripeObject {
+  const f = example('file');
+  const id = newId('file');
+  Object.assign(f, { id, expires_at: null, links: { object: 'list', data: [], has_more: false, url: `/v1/file_links?file=${id}` }, title: null, url: `https://files.stripe.com/v1/files/${id}/contents`, ...fields });
+  return f;
+}
+
 export const list = (data: StripeObject[], url: string, hasMore: boolean) => ({ object: 'list', data, has_more: hasMore, url });
 
 export function event(fields: { type: string; object: StripeObject; created: number; apiVersion: string; previous?: StripeObject }): StripeObject {
@@ -181,3 +241,50 @@ export function event(fields: { type: string; object: StripeObject; created: num
   return evt;
 }
 
+
+/** A new open Checkout Session (`mode=payment`): the example's placeholders reset to what a fresh one holds. */
+export function checkoutSession(fields: { created: number } & StripeObject): StripeObject {
+  const cs = example('checkout.session');
+  Object.assign(cs, {
+    id: newId('cs_test').replace('cs_test_', 'cs_test_a1'),
+    object: 'checkout.session',
+    mode: 'payment',
+    status: 'open',
+    payment_status: 'unpaid',
+    payment_intent: null,
+    customer: null,
+    customer_details: null,
+    collected_information: null,
+    currency_conversion: null,
+    shipping_cost: null,
+    shipping_details: null,
+    shipping_address_collection: null,
+    after_expiration: null,
+    payment_method_configuration_details: null,
+    invoice_creation: { enabled: false, invoice_data: cs.invoice_creation.invoice_data },
+    adaptive_pricing: { enabled: false },
+    managed_payments: { enabled: false },
+    custom_text: { after_submit: null, shipping_address: null, submit: null, terms_of_service_acceptance: null },
+    livemode: false,
+    ...fields,
+  });
+  return cs;
+}
+
+/** A SetupIntent confirmed on a setup session's page: the example's placeholders reset to what a fresh one holds. */
+export function setupIntent(fields: { created: number; customer: string | null; payment_method: string } & StripeObject): StripeObject {
+  const seti = example('setup_intent');
+  const id = newId('seti');
+  Object.assign(seti, {
+    id,
+    client_secret: `${id}_secret_${randomBytes(12).toString('hex')}`,
+    last_setup_error: null,
+    next_action: null,
+    payment_method_configuration_details: null,
+    latest_attempt: null,
+    status: 'processing',
+    usage: 'off_session',
+    ...fields,
+  });
+  return seti;
+}

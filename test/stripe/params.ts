@@ -1,4 +1,5 @@
 import { invalidParams, missingParameter, unknownParameter } from './errors';
+import { EVIDENCE_FILES, EVIDENCE_TEXT } from './disputes';
 import type { Form, FormValue } from './form';
 
 // What each endpoint of the double takes, and the parameter checks Stripe makes before an
@@ -21,6 +22,8 @@ export type Spec =
   /** An integer, or a range `{gt, gte, lt, lte}` of them (`created`). */
   | 'range'
   | { enum: readonly string[] }
+  /** A list of objects (`line_items[0][quantity]`), each checked like an object. */
+  | { listOf: { [key: string]: Spec } }
   | { [key: string]: Spec };
 
 export type Params = { [key: string]: unknown };
@@ -52,6 +55,16 @@ export const ENDPOINTS = {
     expand: 'strings',
   },
   retrieve: { expand: 'strings' },
+  // Confirming again with the customer present (a saved card's off-session charge that needed authentication).
+  confirmPaymentIntent: {
+    payment_method: 'string',
+    return_url: 'string',
+    off_session: { enum: ['true', 'false', 'one_off', 'recurring'] },
+    setup_future_usage: { enum: ['off_session', 'on_session'] },
+    error_on_requires_action: 'boolean',
+    receipt_email: 'string',
+    expand: 'strings',
+  },
   capturePaymentIntent: { amount_to_capture: 'integer', metadata: 'metadata', statement_descriptor_suffix: 'string', expand: 'strings' },
   cancelPaymentIntent: { cancellation_reason: { enum: ['abandoned', 'duplicate', 'fraudulent', 'requested_by_customer'] }, expand: 'strings' },
   listPaymentIntents: { created: 'range', customer: 'string', ...LIST },
@@ -68,6 +81,34 @@ export const ENDPOINTS = {
   listCharges: { created: 'range', customer: 'string', payment_intent: 'string', ...LIST },
   createCustomer: { email: 'string', name: 'string', description: 'string', metadata: 'metadata', payment_method: 'string', expand: 'strings' },
   attachPaymentMethod: { customer: 'string', expand: 'strings' },
+  // Checkout Sessions in `mode=payment` with inline prices, and in `mode=setup`, as the connector creates them (and their obvious neighbours).
+  createCheckoutSession: {
+    mode: { enum: ['payment', 'setup', 'subscription'] },
+    line_items: { listOf: { quantity: 'integer', price: 'string', price_data: { currency: 'string', unit_amount: 'integer', product_data: { name: 'string', description: 'string' } } } },
+    allowed_payment_method_types: 'strings',
+    setup_intent_data: { metadata: 'metadata', description: 'string' },
+    payment_intent_data: { capture_method: { enum: ['automatic', 'automatic_async', 'manual'] }, metadata: 'metadata', description: 'string', statement_descriptor_suffix: 'string', setup_future_usage: { enum: ['off_session', 'on_session'] } },
+    metadata: 'metadata',
+    client_reference_id: 'string',
+    success_url: 'string',
+    cancel_url: 'string',
+    customer: 'string',
+    customer_email: 'string',
+    expires_at: 'integer',
+    locale: { enum: ['auto', 'en', 'en-GB', 'es', 'fr'] },
+    expand: 'strings',
+  },
+  expireCheckoutSession: { expand: 'strings' },
+  listCheckoutSessions: { created: 'range', payment_intent: 'string', status: { enum: ['open', 'complete', 'expired'] }, ...LIST },
+  // Disputes: evidence as the pinned version's SDK types declare it (text fields, and file fields taking a file's id).
+  updateDispute: {
+    evidence: Object.fromEntries([...EVIDENCE_TEXT, ...EVIDENCE_FILES].map((f) => [f, 'string'])) as Record<string, 'string'>,
+    metadata: 'metadata',
+    submit: 'boolean',
+    expand: 'strings',
+  },
+  closeDispute: { expand: 'strings' },
+  listDisputes: { created: 'range', charge: 'string', payment_intent: 'string', ...LIST },
   none: {},
 } as const satisfies Record<string, Record<string, Spec>>;
 
@@ -75,6 +116,7 @@ export const REQUIRED: Partial<Record<keyof typeof ENDPOINTS, string[]>> = {
   createPaymentIntent: ['amount', 'currency'],
   searchPaymentIntents: ['query'],
   attachPaymentMethod: ['customer'],
+  createCheckoutSession: ['mode', 'success_url'],
 };
 
 function checkMetadata(value: FormValue, param: string): Record<string, string> {
@@ -107,6 +149,13 @@ function checkValue(spec: Spec, value: FormValue, param: string): unknown {
   if (spec === 'string') {
     if (typeof value !== 'string') throw invalidParams(null, 'Invalid string', param);
     return value;
+  }
+  if ('listOf' in spec && typeof spec.listOf === 'object' && !Array.isArray(spec.listOf)) {
+    if (!Array.isArray(value)) throw invalidParams(null, 'Invalid array', param);
+    return value.map((item, i) => {
+      if (typeof item !== 'object' || Array.isArray(item)) throw invalidParams(null, 'Invalid object', `${param}[${i}]`);
+      return checkObject(spec.listOf as Record<string, Spec>, item, `${param}[${i}]`);
+    });
   }
   if ('enum' in spec && Array.isArray(spec.enum)) {
     if (typeof value !== 'string' || !spec.enum.includes(value)) {

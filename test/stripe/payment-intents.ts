@@ -1,10 +1,10 @@
 import { type Books, expand } from './books';
 import { invalid, StripeRefusal, unexpectedState } from './errors';
-import { charge, paymentIntent, type StripeObject } from './objects';
+import { charge, paymentIntent, settle, type StripeObject } from './objects';
 import type { Params } from './params';
 
-// PaymentIntents: create (and confirm), retrieve, capture, cancel, and what a customer's
-// 3-D Secure answer does. Card payments only, as Stripe behaves in test mode with its test
+// PaymentIntents: create (and confirm), confirm again, retrieve, capture, cancel, and what
+// a customer's 3-D Secure answer does (authentication-page.ts is the page that answers). Card payments only, as Stripe behaves in test mode with its test
 // PaymentMethods (books.ts): approved, declined (402 `card_declined` with the issuer's
 // decline code), or `requires_action` for 3-D Secure (an off-session payment cannot ask:
 // 402 `authentication_required`).
@@ -25,6 +25,10 @@ function approve(books: Books, pi: StripeObject, pm: StripeObject): void {
   const captured = pi.capture_method !== 'manual';
   const ch = charge({ pi, pm, created: books.now(), status: 'succeeded', captured });
   books.charges.set(ch.id, ch);
+  if (captured) {
+    const bt = settle(ch, pi.amount, books.now());
+    books.balanceTransactions.set(bt.id, bt);
+  }
   Object.assign(pi, {
     status: captured ? 'succeeded' : 'requires_capture',
     amount_received: captured ? pi.amount : 0,
@@ -43,7 +47,7 @@ function confirm(books: Books, pi: StripeObject, params: Params): void {
   const pm = books.usePaymentMethod(pi.payment_method);
   if (pm.customer && pm.customer !== pi.customer) throw invalid(null, `The provided PaymentMethod belongs to a Customer, but you did not provide that Customer.`, 'customer');
   const behaviour = books.behaviours.get(pm.id) ?? { kind: 'succeed' };
-  if (behaviour.kind === 'decline') return decline(books, pi, pm, { code: 'card_declined', decline_code: behaviour.decline_code, message: behaviour.message }, true);
+  if (behaviour.kind === 'decline' || behaviour.kind === 'decline_charges') return decline(books, pi, pm, { code: 'card_declined', decline_code: behaviour.decline_code, message: behaviour.message }, true);
   if (behaviour.kind === 'succeed') return approve(books, pi, pm);
   if (offSession(params) || params.error_on_requires_action) {
     return decline(books, pi, pm, { code: 'authentication_required', decline_code: 'authentication_required', message: 'Your card was declined. This transaction requires authentication.' }, false);
@@ -97,6 +101,27 @@ export function createPaymentIntent(books: Books, params: Params): StripeObject 
   return expand(books, pi, params.expand as string[]);
 }
 
+/** Statuses a PaymentIntent can be confirmed from. */
+const CONFIRMABLE = ['requires_payment_method', 'requires_confirmation', 'requires_action'];
+
+/**
+ * Confirms a PaymentIntent again: Stripe's way to finish, with the customer present, a saved
+ * card's off-session charge declined with `authentication_required` (its PaymentMethod is
+ * given again, with a `return_url` for 3-D Secure).
+ */
+export function confirmPaymentIntent(books: Books, id: string, params: Params): StripeObject {
+  const pi = books.paymentIntent(id);
+  if (!CONFIRMABLE.includes(pi.status)) {
+    throw unexpectedState(`You cannot confirm this PaymentIntent because it has a status of ${pi.status}. Only a PaymentIntent with one of the following statuses may be acted upon: ${CONFIRMABLE.join(', ')}.`);
+  }
+  if (params.payment_method) pi.payment_method = params.payment_method;
+  if (!pi.payment_method) {
+    throw unexpectedState("You cannot confirm this PaymentIntent because it's missing a payment method. You can either update the PaymentIntent with a payment method and then confirm it again, or confirm it again directly with a payment method.");
+  }
+  confirm(books, pi, params);
+  return expand(books, pi, params.expand as string[]);
+}
+
 export function capturePaymentIntent(books: Books, id: string, params: Params): StripeObject {
   const pi = books.paymentIntent(id);
   if (pi.status !== 'requires_capture') {
@@ -108,7 +133,10 @@ export function capturePaymentIntent(books: Books, id: string, params: Params): 
   }
   const ch = books.charges.get(pi.latest_charge)!;
   // A partial capture releases the rest of the hold: Stripe counts it as refunded on the charge.
-  Object.assign(ch, { captured: true, amount_captured: amount, amount_refunded: ch.amount - amount, balance_transaction: `txn_${ch.id.slice(3)}` });
+  Object.assign(ch, { captured: true, amount_captured: amount, amount_refunded: ch.amount - amount });
+  // The balance transaction is of what was captured: the released rest never reached the account.
+  const bt = settle(ch, amount, books.now());
+  books.balanceTransactions.set(bt.id, bt);
   delete ch.payment_method_details.card.capture_before;
   Object.assign(pi, { status: 'succeeded', amount_received: amount, amount_capturable: 0, metadata: { ...pi.metadata, ...(params.metadata as object) } });
   return expand(books, pi, params.expand as string[]);

@@ -5,8 +5,10 @@ import type { Params } from './params';
 
 // Refunds of a captured card payment, by PaymentIntent or charge. Stripe refuses more than
 // is left: `charge_already_refunded` once nothing is, `amount_too_large` above the rest.
-// A refund may stay `pending` and fail days later (`refundsGoPending`, `failRefund`): its
-// amount is refundable again.
+// A refund may stay `pending` and succeed or fail days later (`refundsGoPending`,
+// `settleRefund`, `failRefund`): a failed one's amount is refundable again. Each change
+// queues the events Stripe sends: `refund.created` and `charge.refunded` for a new refund,
+// `refund.updated` when its status moves, and `refund.failed` when it fails.
 
 const LIVE = new Set(['pending', 'succeeded', 'requires_action']);
 
@@ -47,6 +49,7 @@ export function createRefund(books: Books, params: Params): StripeObject {
   });
   books.refunds.set(re.id, re);
   Object.assign(ch, { amount_refunded: ch.amount_refunded + amount, refunded: amount === left });
+  books.outbox.push({ type: 'refund.created', object: structuredClone(re) }, { type: 'charge.refunded', object: structuredClone(ch) });
   return expand(books, re, params.expand as string[]);
 }
 
@@ -56,12 +59,27 @@ export function retrieveRefund(books: Books, id: string, params: Params): Stripe
   return expand(books, re, params.expand as string[]);
 }
 
-/** A pending refund fails (a test hook): the bank returned it, and its amount is refundable again. */
-export function failRefund(books: Books, id: string, reason = 'expired_or_canceled_card'): StripeObject {
+function pendingRefund(books: Books, id: string): StripeObject {
   const re = books.refunds.get(id);
   if (!re || re.status !== 'pending') throw new Error(`refund ${id} is not pending`);
+  return re;
+}
+
+/** A pending refund fails (a test hook): the bank returned it, and its amount is refundable again. */
+export function failRefund(books: Books, id: string, reason = 'expired_or_canceled_card'): StripeObject {
+  const re = pendingRefund(books, id);
   const ch = books.charges.get(re.charge)!;
+  const previous = { status: re.status, failure_reason: null };
   Object.assign(re, { status: 'failed', failure_reason: reason, failure_balance_transaction: `txn_${re.id.slice(3)}` });
   Object.assign(ch, { amount_refunded: ch.amount_refunded - re.amount, refunded: false });
+  books.outbox.push({ type: 'refund.updated', object: structuredClone(re), previous }, { type: 'refund.failed', object: structuredClone(re) });
+  return re;
+}
+
+/** A pending refund goes through (a test hook): the bank took it. */
+export function settleRefund(books: Books, id: string): StripeObject {
+  const re = pendingRefund(books, id);
+  Object.assign(re, { status: 'succeeded' });
+  books.outbox.push({ type: 'refund.updated', object: structuredClone(re), previous: { status: 'pending' } });
   return re;
 }

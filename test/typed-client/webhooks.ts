@@ -26,6 +26,7 @@ export function describeEvent(event: WebhookEvent): string {
     case 'sale.voided':
     case 'sale.hold_expired':
     case 'sale.late_payment':
+    case 'sale.refund_failed':
       return `${event.type} ${event.data.id}: captured ${event.data.captured}, refundable ${event.data.refundable}`;
     case 'authorization.created':
     case 'authorization.charged':
@@ -49,10 +50,16 @@ export function describeEvent(event: WebhookEvent): string {
       return `${event.type} ${event.data.wallet}: ${event.data.amount}, balance ${event.data.balance}`;
     case 'transfer.paid':
     case 'transfer.failed':
+    case 'transfer.in_transit':
+    case 'transfer.returned':
+    case 'transfer.pending':
       return `${event.type} ${event.data.amount} ${event.data.currency}: ${event.data.status}`;
     case 'merchant_payout.created':
     case 'merchant_payout.paid':
     case 'merchant_payout.failed':
+    case 'merchant_payout.in_transit':
+    case 'merchant_payout.returned':
+    case 'merchant_payout.pending':
       return `${event.type} ${event.data.amount} ${event.data.currency} to …${event.data.iban_last4}: ${event.data.status}`;
     case 'subscription.started':
     case 'subscription.paused':

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { contrast, readableBrandColor } from '../../server/domain/contrast';
 
 // The brand colour rule: whatever a merchant sends, the pay button's text and the links
-// reach WCAG AA (4.5:1) in both themes, and a colour that already does is kept as sent.
+// reach WCAG AA (4.5:1) in both themes; the button keeps the colour as sent whenever white or
+// the page's dark text reads on it, and only a colour neither reads on is darkened.
 
 const hex = fc.integer({ min: 0, max: 0xffffff }).map((n) => `#${n.toString(16).padStart(6, '0')}`);
 
@@ -14,11 +15,11 @@ describe('readableBrandColor', () => {
     expect(contrast('#767676', '#ffffff')).toBeCloseTo(4.54, 2);
   });
 
-  it('gives every colour a light variant readable under white text and on the light page, and a dark variant readable on the dark page', () => {
+  it('gives every colour a button whose text reads, links readable on the light page, and a dark variant readable on the dark page', () => {
     fc.assert(
       fc.property(hex, (color) => {
-        const { light, dark } = readableBrandColor(color);
-        expect(contrast(light, '#ffffff')).toBeGreaterThanOrEqual(4.5);
+        const { button, onButton, light, dark } = readableBrandColor(color);
+        expect(contrast(button, onButton)).toBeGreaterThanOrEqual(4.5);
         expect(contrast(light, '#f3f4f7')).toBeGreaterThanOrEqual(4.5);
         expect(contrast(dark, '#1d222b')).toBeGreaterThanOrEqual(4.5);
       }),
@@ -26,15 +27,23 @@ describe('readableBrandColor', () => {
     );
   });
 
-  it('keeps a readable colour as sent (lower case) and reports the contrast of one it darkened', () => {
+  it('keeps the colour as sent (lower case) when white or dark text reads on it, and reports the contrast of one it darkened', () => {
     fc.assert(
       fc.property(hex, (color) => {
         const result = readableBrandColor(color.toUpperCase());
-        if (contrast(color, '#f3f4f7') >= 4.5) expect(result).toMatchObject({ light: color, adjustedFrom: null });
-        else expect(result.adjustedFrom).toBeCloseTo(contrast(color, '#ffffff'), 2);
+        const reads = contrast(color, '#ffffff') >= 4.5 || contrast(color, '#161a22') >= 4.5;
+        if (reads) expect(result).toMatchObject({ button: color, adjustedFrom: null });
+        else expect(result).toMatchObject({ onButton: '#ffffff', adjustedFrom: Math.round(contrast(color, '#ffffff') * 100) / 100 });
       }),
       { numRuns: 2000 },
     );
-    expect(readableBrandColor('#FFDD00')).toEqual({ light: '#806f00', dark: '#ffdd00', adjustedFrom: 1.35 });
+    // A yellow stays yellow with dark text; its links on the light page are a darker shade.
+    expect(readableBrandColor('#FFDD00')).toEqual({ button: '#ffdd00', onButton: '#161a22', light: '#806f00', dark: '#ffdd00', adjustedFrom: null });
+    // Our blue takes white text and is its own link colour.
+    expect(readableBrandColor('#1d4ed8')).toMatchObject({ button: '#1d4ed8', onButton: '#ffffff', light: '#1d4ed8' });
+    // A mid grey reads neither white (4:1) nor dark text (4.35:1): darkened under white text.
+    const grey = readableBrandColor('#7f7f7f');
+    expect(grey).toMatchObject({ onButton: '#ffffff', adjustedFrom: 4 });
+    expect(grey.button).not.toBe('#7f7f7f');
   });
 });

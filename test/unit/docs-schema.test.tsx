@@ -3,9 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { openApiDocument } from '../../server/api/index';
 import { type JsonSchema, OpenApiDocument, referenceTags } from '../../server/docs/document';
 import { renderErrors } from '../../server/docs/errors';
+import { listedItems } from '../../server/docs/lists';
 import { renderReference } from '../../server/docs/reference';
-import { enumOf, limits, MAX_DEPTH, type SchemaContext, SchemaView, typeLabel } from '../../server/docs/schema';
+import { enumOf, LONG_LIST, limits, MAX_DEPTH, type SchemaContext, SchemaView, typeLabel } from '../../server/docs/schema';
 import { PROBLEM_CATALOGUE, problemDocUrl } from '../../server/http/problem';
+import { NOT_BLANK, SINGLE_LINE } from '../../widget/fields/text';
 
 // How the reference renders schemas (server/docs/schema.tsx), on hand-written schemas of
 // the shapes the generated document uses, and the whole page from the real document.
@@ -40,6 +42,9 @@ describe('limits and enums', () => {
     expect(limits({ type: 'string', minLength: 1, maxLength: 255 })).toBe('1–255 characters');
     expect(limits({ type: 'array', minItems: 1, maxItems: 1000 })).toBe('1–1000 items');
     expect(limits({ type: 'string', pattern: '^[A-Z]{3}$' })).toBe('matches ^[A-Z]{3}$');
+    // The service's own text rules in words; other patterns as they are.
+    expect(limits({ type: 'string', maxLength: 255, pattern: SINGLE_LINE.source })).toBe('at most 255 characters, one line, no control characters');
+    expect(limits({ type: 'string', pattern: NOT_BLANK.source })).toBe('not blank');
     // A format already says it; the generated date-time pattern would be noise.
     expect(limits({ type: 'string', format: 'date-time', pattern: '^\\d{4}-…$' })).toBe('');
   });
@@ -99,6 +104,25 @@ describe('SchemaView', () => {
   });
 });
 
+describe('long value lists', () => {
+  const values = Array.from({ length: LONG_LIST }, (_, i) => `v${i}`);
+  const field = (name: string, list: string[]) => ({ [name]: { type: 'string', enum: list } });
+  const twice: JsonSchema = { type: 'object', properties: { ...field('kind', values), ...field('kinds', [...values, '*']), ...field('short', ['a', 'b']) } };
+
+  it('are printed once a page; later the field links to them, with what it adds', () => {
+    const out = html(twice, { ...inPlace, printed: [] });
+    expect(out.match(/v0 \| v1/g)).toHaveLength(1);
+    expect(out).toContain('<code id="values-1">');
+    expect(text(out)).toContain(`kinds (string): one of the ${LONG_LIST} values listed under kind, or *`);
+    expect(out).toContain('<a href="#values-1">');
+  });
+
+  it('are printed whole where the page keeps no record, and a short list always is', () => {
+    expect(html(twice).match(/v0 \| v1/g)).toHaveLength(2);
+    expect(text(html(twice, { ...inPlace, printed: [] }))).toContain('one of a | b');
+  });
+});
+
 describe('the reference from the service document', () => {
   const doc = OpenApiDocument.parse(openApiDocument());
   const page = renderReference(doc, PROBLEM_CATALOGUE, { styles: ['/docs/docs.css'], scripts: ['/docs/docs.js'] });
@@ -122,6 +146,25 @@ describe('the reference from the service document', () => {
     const ids = [...page.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]);
     expect(new Set(ids).size).toBe(ids.length);
     for (const [, target] of page.matchAll(/href="#([^"]+)"/g)) expect(ids, target).toContain(target);
+  });
+
+  it('describes the list envelope and the paging parameters once, and every list links there', () => {
+    expect(page.split('Page number, from 1; default 1')).toHaveLength(2);
+    const lists = referenceTags(doc).flatMap((t) => t.operations).filter((op) => listedItems(op.success?.schema));
+    expect(lists.length).toBeGreaterThan(20);
+    for (const op of lists) {
+      const section = page.slice(page.indexOf(`id="operation/${op.operationId}"`)).split('<section')[0]!;
+      expect(section, op.operationId).toContain('<a href="#lists">list page</a>');
+      // Its example's results cut to their first fields, and the page says so.
+      expect(section, op.operationId).toContain("The example's results show their first 3 fields");
+      const example = JSON.parse(section.slice(section.lastIndexOf('<pre')).replace(/^[^{]*/, '').replace(/<\/pre>[\s\S]*$/, '').replaceAll('&quot;', '"').replaceAll('&lt;', '<').replaceAll('&amp;', '&')) as { results: object[] };
+      for (const result of example.results) expect(Object.keys(result).length, op.operationId).toBeLessThanOrEqual(3);
+    }
+  });
+
+  it('says the service’s own text patterns in words, never as the pattern', () => {
+    expect(page).not.toContain('\\u001f');
+    expect(page).toContain('one line, no control characters');
   });
 
   it('goes down the headings one level at a time', () => {

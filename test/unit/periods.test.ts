@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addMonths, type Interval, period, periodStart, retryAt } from '../../server/domain/periods';
+import { awaitingCustomerSchedule, failedSchedule, type Schedule } from '../../server/domain/subscription-schedule';
 import { civil, iso, modelPeriodStart, type Unit } from './periods-model';
 
 // The scheduler's period arithmetic against the independent model in periods-model.ts.
@@ -77,5 +78,17 @@ describe('billing periods', () => {
       '2027-05-15T08:00:00.000Z',
       null,
     ]);
+  });
+
+  it('a renewal that needs the customer waits for the link, and its next attempt is the period’s last, whatever the failures before', () => {
+    const due = new Date('2027-05-10T08:00:00.000Z');
+    const expires = new Date('2027-05-17T08:00:05.000Z');
+    const cadence = { interval: 'month', intervalCount: 1 } as const;
+    for (const failures of [0, 1, 2]) {
+      const s: Schedule = { period: 3, anchorAt: due, anchorIndex: 0, failures, nextChargeAt: due, currentPeriodStart: null, currentPeriodEnd: null };
+      const waiting = awaitingCustomerSchedule(s, expires);
+      expect(waiting).toMatchObject({ period: 3, anchorIndex: 0, failures: 3, nextChargeAt: expires });
+      expect(failedSchedule(waiting, cadence).giveUp).toBe(true);
+    }
   });
 });

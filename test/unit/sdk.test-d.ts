@@ -27,6 +27,13 @@ export const entries = client.wallets.entries.list('wallet-id', { page: 2 });
 export const needingResponse = client.disputes.list({ status: 'needs_response' });
 export const evidence = client.disputes.addEvidence('id', { uncategorized_text: 'winning_evidence', shipping_date: '2026-01-03' });
 export const submittedDispute: Promise<string> = client.disputes.submit('id').then((d) => d.status);
+// A processor's keys go in, only the last four come out.
+export const connected: Promise<string> = client.processors
+  .create({ type: 'stripe', secret_key: 'sk_test_x', webhook_secret: 'whsec_x', publishable_key: 'pk_test_x' })
+  .then((p) => p.secret_key_last4);
+// @ts-expect-error a processor answer never carries its secret key
+export const leaked = client.processors.get('id').then((p) => p.secret_key);
+export const rotated = client.processors.update('id', { secret_key: 'sk_test_y' });
 
 // @ts-expect-error currency is required
 export const noCurrency = client.transactions.create({ products: [] });

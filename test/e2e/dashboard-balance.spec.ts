@@ -1,0 +1,67 @@
+import { cli, expectAccessible, payByCard, signUp } from './dashboard-data';
+import { expect, type Service, startService, test } from './fixtures';
+
+// The Balance page in Chromium, on a service of its own with its jobs running (the figures
+// are the environment's): a card payment of 30.00 with a fee of 0.25 and no settlement
+// delay is €29.75 available; an owner pays it out with "Pay out now", confirms, and sees
+// the payout on its way and then paid; the period's fee and the balance transactions are
+// there, filtered by type. No script; axe-clean in light and dark at 360 and 1280 px.
+
+/** Polls the API until `check` holds for the answer at `path`. */
+async function until(service: Service, path: string, check: (body: any) => boolean) {
+  await expect.poll(async () => check((await service.api('GET', path)).body), { timeout: 30_000 }).toBe(true);
+}
+
+test('see the balance and pay out now', async ({ page }) => {
+  test.setTimeout(180_000);
+  const { service, stop } = await startService();
+  const scripts: string[] = [];
+  page.on('request', (r) => r.resourceType() === 'script' && r.url().includes('/dashboard/') && scripts.push(r.url()));
+  try {
+    const demo = (await cli('keys-cli', service, ['list'])).find((e: { name: string }) => e.name === 'Demo shop').id;
+    await cli('keys-cli', service, ['pricing', '--environment', demo, '--settlement-days', '0', '--charge-fixed', '25']);
+    const tx = await service.createTransaction({ currency: 'EUR', order_id: 'balance-1', gateway_selected: true, products: [{ amount: 1, product: { name: 'Desk lamp', price: 30 } }] });
+    await payByCard(page, tx.payment_url);
+    await until(service, '/balance/', (b) => b.available.some((a: { currency: string; amount: number }) => a.currency === 'EUR' && a.amount === 29.75));
+    expect((await service.api('PATCH', '/payout_settings/', { iban: 'ES9121000418450200051332', schedule: 'manual' })).status).toBe(200);
+
+    await signUp(page, service, 'balance-owner@shop.example');
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Balance' }).click();
+    await expect(page.getByRole('heading', { name: 'Balance', level: 1 })).toBeVisible();
+    await expect(page.getByTestId('available-EUR')).toHaveText('€29.75');
+    await expect(page.getByTestId('pending-EUR')).toHaveText('€0.00');
+    await expect(page.getByTestId('payout-terms')).toContainText('ES…1332');
+    await expect(page.getByTestId('fees')).toContainText('€0.25, on 1 balance transaction');
+    await expect(page.getByTestId('balance-transactions').getByRole('row')).toHaveCount(2);
+    await expectAccessible(page);
+
+    // Filtered by type, as a GET form: no refund yet.
+    await page.getByLabel('Type').selectOption('refund');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect(page).toHaveURL(/type=refund/);
+    await expect(page.getByText('No balance transaction matches.')).toBeVisible();
+    await expect(page.getByTestId('balance-csv')).toHaveAttribute('href', /kind=balance_transactions&type=refund/);
+
+    // Pay out now, asked once more.
+    await page.getByRole('button', { name: 'Pay out now in EUR' }).click();
+    await expect(page.getByTestId('pay-out-confirm')).toContainText('Pay out €29.75, everything available in this currency, to the bank account ES…1332?');
+    await expectAccessible(page);
+    await page.getByRole('button', { name: 'Pay out €29.75' }).click();
+    await expect(page.getByText('Payout of €29.75 made: it is on its way to your bank.')).toBeVisible();
+    await expect(page.getByTestId('available-EUR')).toHaveText('€0.00');
+    await expectAccessible(page);
+
+    // The payout job pays it: the latest payouts say so, in words.
+    const payout = (await service.api('GET', '/merchant_payout/')).body.results[0];
+    expect(payout).toMatchObject({ amount: 29.75, schedule: 'manual' });
+    await until(service, `/merchant_payout/${payout.id}/`, (p) => p.status === 'paid');
+    await page.reload();
+    await expect(page.getByTestId('latest-payouts')).toContainText('Paid');
+    await expect(page.getByText('No payout on its way.')).toBeVisible();
+    await page.getByTestId('latest-payouts').getByRole('link').click();
+    await expect(page.getByTestId('payout-status')).toHaveText('Paid');
+    expect(scripts).toEqual([]);
+  } finally {
+    await stop();
+  }
+});

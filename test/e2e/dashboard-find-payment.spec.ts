@@ -1,0 +1,114 @@
+import { expect, test } from './fixtures';
+import { expectAccessible, payByCard, signUp } from './dashboard-data';
+
+// The dashboard's Payments job in Chromium (issue 47): a customer quotes what they have (their
+// email, the reference their paid screen showed, the card's last four with the amount) and
+// the merchant finds the payment from the list's own box and from the header; then refunds
+// part of it with a reason, by keyboard alone, on pages without script; the list and the
+// page read "Partially refunded" and the API has the reason. Every page axe-clean at 360 and
+// 1280 px, light and dark.
+
+test('find a payment by email, reference and last four + amount; refund part of it with a reason by keyboard', async ({ page, service }) => {
+  test.setTimeout(240_000);
+  const scripts: string[] = [];
+  page.on('request', (r) => r.resourceType() === 'script' && r.url().includes('/dashboard/') && scripts.push(r.url()));
+  const run = Math.random().toString(36).slice(2, 8);
+  const email = `grace.${run}@customer.example`;
+  const cents = 10 + Math.floor(Math.random() * 89);
+  const amount = `37.${cents}`;
+  const tx = await service.createTransaction({
+    currency: 'EUR',
+    order_id: `lamp-${run}`,
+    customer_email: email,
+    gateway_selected: true,
+    products: [{ amount: 1, product: { name: 'Desk lamp', price: Number(amount) } }],
+  });
+  await payByCard(page, tx.payment_url, '5555 5555 5555 4444');
+  // What the customer was shown, and will quote.
+  const reference = (await page.locator('.receipt__ref').textContent())!.trim();
+  expect(reference).toMatch(/^[0-9A-F]{4}-[0-9A-F]{4}$/);
+
+  await signUp(page, service, `refunds.${run}@shop.example`, 'admin');
+  await page.getByRole('link', { name: 'Transactions' }).click();
+  const box = page.getByRole('searchbox', { name: 'Search', exact: true });
+  const rows = page.getByRole('region', { name: 'Transactions' }).locator('tbody tr');
+  const row = rows.filter({ hasText: email });
+
+  // By the customer's email, in the list's own box.
+  await box.fill(email);
+  await box.press('Enter');
+  await expect(rows).toHaveCount(1);
+  await expect(row).toContainText(`€${amount}`);
+  await expect(row).toContainText('Paid');
+  await expect(row).toContainText('mastercard •••• 4444');
+  await expect(row).toContainText(reference);
+  await expectAccessible(page);
+
+  // By the reference, in the header's box: the payment itself is found.
+  const header = page.getByRole('search').getByRole('searchbox', { name: 'Search everything' });
+  await header.fill(reference);
+  await header.press('Enter');
+  await expect(page.getByRole('region', { name: 'Payments', exact: true }).getByRole('link')).toHaveCount(1);
+  await expectAccessible(page);
+
+  // By the last four and the amount together, in the list's box.
+  await page.getByRole('link', { name: 'Transactions' }).click();
+  await box.fill(`4444 ${amount}`);
+  await box.press('Enter');
+  await expect(rows).toHaveCount(1);
+  await expect(row).toContainText(reference);
+
+  // Nothing found says so.
+  await box.fill(`nobody.${run}@nowhere.example`);
+  await box.press('Enter');
+  await expect(page.getByText('No payment matches your search and filters.')).toBeVisible();
+  await expectAccessible(page);
+
+  // The payment's page: its summary first, Refund its first action.
+  await box.fill(reference);
+  await box.press('Enter');
+  await row.getByRole('link', { name: `€${amount}` }).click();
+  await expect(page.getByTestId('reference')).toHaveText(reference);
+  await expect(page.getByText(email)).toBeVisible();
+  await expectAccessible(page);
+
+  // By keyboard: the button, the amount (empty: typed), the reason, Continue, then Yes.
+  await page.getByRole('button', { name: 'Refund…' }).first().focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('heading', { name: 'Refund a payment' })).toBeVisible();
+  const field = page.getByLabel('Amount to refund (EUR)');
+  await expect(field).toHaveValue('');
+  await expectAccessible(page);
+  await field.focus();
+  await page.keyboard.type('10.00');
+  await page.keyboard.press('Tab');
+  const reason = page.getByLabel('Reason');
+  await expect(reason).toBeFocused();
+  for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown');
+  await expect(reason).toHaveValue('requested_by_customer');
+  await page.keyboard.press('Tab');
+  await expect(page.getByRole('button', { name: 'Continue' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.getByText('Reason: Requested by the customer.')).toBeVisible();
+  await expectAccessible(page);
+  await page.getByRole('button', { name: 'Yes, refund €10.00' }).focus();
+  await page.keyboard.press('Enter');
+
+  await expect(page.getByText('Done: Refund of €10.00.')).toBeVisible();
+  await expect(page.locator('.summary [data-status]')).toHaveText('Partially refunded');
+  await expect(page.getByText('Refunded €10.00 (Requested by the customer)')).toBeVisible();
+  await expectAccessible(page);
+
+  await page.getByRole('link', { name: 'Transactions' }).click();
+  await box.fill(email);
+  await box.press('Enter');
+  await expect(row).toContainText('Partially refunded');
+  await expectAccessible(page);
+
+  // The API has the reason on the refund operation.
+  const sales = await service.api('GET', `/sale/?transaction_id=${tx.id}`);
+  const sale = sales.body.results[0];
+  expect(sale.reference).toBe(reference);
+  expect(sale.operations.at(-1)).toMatchObject({ kind: 'refund', amount: 10, reason: 'requested_by_customer' });
+  expect(scripts).toEqual([]);
+});

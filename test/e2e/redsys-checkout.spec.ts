@@ -1,0 +1,78 @@
+import { REDSYS_BIZUM_ID, REDSYS_CARD_ID } from '../../server/payments/redsys/gateway';
+import { PUBLIC_TEST_KEY, PUBLIC_TEST_MERCHANT } from '../../server/payments/redsys/settings';
+import { type RedsysDouble, startRedsysDouble } from '../redsys/server';
+import { expect, returnTo, type Service, startService, test } from './fixtures';
+
+// Redsys by redirect in a real browser (docs/processors.md "Connecting Redsys"): the demo
+// sandbox connects the Redsys test double (REDSYS_URL) with Redsys's published test
+// terminal; the customer chooses Redsys's card or Bizum on our page, is posted to the
+// double's payment page (our page's form, which submits itself with JavaScript and shows
+// its button without), decides there, and the double's signed notification marks the
+// payment paid before the customer is back at the shop; or is declined and comes back to
+// our page, which says so. With JavaScript on and off.
+
+let service: Service;
+let redsys: RedsysDouble;
+let stop: () => Promise<void>;
+test.beforeAll(async () => {
+  redsys = await startRedsysDouble();
+  ({ service, stop } = await startService({ BACKGROUND_WORK: 'false', REDSYS_URL: redsys.url }));
+  const connected = await service.api('POST', '/processor/', { type: 'redsys', merchant_code: PUBLIC_TEST_MERCHANT, terminal: '1', secret_key: PUBLIC_TEST_KEY, signature_version: 'HMAC_SHA256_V1' });
+  expect(connected.status, JSON.stringify(connected.body)).toBe(201);
+});
+test.afterAll(async () => {
+  await stop?.();
+  await redsys?.close();
+});
+
+for (const javaScriptEnabled of [true, false]) {
+  test.describe(`JavaScript ${javaScriptEnabled ? 'on' : 'off'}`, () => {
+    test.use({ javaScriptEnabled });
+
+    const payable = (origin: string, order: string) =>
+      service.createTransaction({ currency: 'EUR', order_id: order, products: [{ amount: 1, product: { name: 'Coffee', price: 12.5 } }], gateway_selected: false, return_url: `${origin}/return?order=${order}` });
+
+    /** Our page: the gateway chosen, then posted on to the double's payment page. */
+    async function toRedsys(page: import('@playwright/test').Page, url: string, gateway: string, heading: string) {
+      await page.goto(url);
+      await page.locator(`input[type="radio"][value="${gateway}"]`).check();
+      await page.locator('button[name="action"][value="pay"]').click();
+      // Without JavaScript our page's form waits for the customer's click.
+      if (!javaScriptEnabled) await page.locator('#redirect button[type="submit"]').click();
+      await page.waitForURL(`${redsys.url}/sis/realizarPago`);
+      await expect(page.getByRole('heading', { name: heading })).toBeVisible();
+      await expect(page.locator('[data-amount]')).toHaveText('12.50');
+    }
+
+    test('pays by card on Redsys’s page and lands on the shop, paid by the notification', async ({ page, merchant }) => {
+      const order = `R-${javaScriptEnabled ? 'js' : 'nojs'}-1`;
+      const tx = await payable(merchant.origin, order);
+      await toRedsys(page, tx.payment_url, REDSYS_CARD_ID, 'Card payment');
+      await page.getByRole('button', { name: 'Approve' }).click();
+      await page.waitForURL(returnTo(`${merchant.origin}/return?order=${order}`));
+      expect(redsys.notifications.at(-1)).toMatchObject({ status: 204 });
+      const sales = await service.api('GET', `/sale/?transaction_id=${tx.id}`);
+      expect(sales.body.results).toMatchObject([{ status: 'captured', amount: 12.5, gateway: REDSYS_CARD_ID }]);
+    });
+
+    test('pays with Bizum on Redsys’s page', async ({ page, merchant }) => {
+      const order = `R-${javaScriptEnabled ? 'js' : 'nojs'}-2`;
+      const tx = await payable(merchant.origin, order);
+      await toRedsys(page, tx.payment_url, REDSYS_BIZUM_ID, 'Bizum payment');
+      await page.getByRole('button', { name: 'Pay with Bizum' }).click();
+      await page.waitForURL(returnTo(`${merchant.origin}/return?order=${order}`));
+      const sales = await service.api('GET', `/sale/?transaction_id=${tx.id}`);
+      expect(sales.body.results).toMatchObject([{ status: 'captured', amount: 12.5, gateway: REDSYS_BIZUM_ID }]);
+    });
+
+    test('a decline brings the customer back to our page, which says so; nothing is paid', async ({ page, merchant }) => {
+      const tx = await payable(merchant.origin, `R-${javaScriptEnabled ? 'js' : 'nojs'}-3`);
+      await toRedsys(page, tx.payment_url, REDSYS_CARD_ID, 'Card payment');
+      await page.getByRole('button', { name: 'Deny' }).click();
+      await page.waitForURL(new RegExp(`/pay/${tx.token}/\\?declined=1`));
+      await expect(page.locator('#checkout-alert')).not.toBeEmpty();
+      expect((await service.api('GET', `/transaction/${tx.id}/`)).body.status).toBe('N');
+      expect((await service.api('GET', `/sale/?transaction_id=${tx.id}`)).body.count).toBe(0);
+    });
+  });
+}
