@@ -66,6 +66,19 @@ export default tseslint.config(
   { files: ['widget/fields/**'], rules: forbid(SERVER, [['../*', '!../fields'], 'field rules are plain functions of values, shared by the server and the screen: they import neither']) },
   { files: ['widget/**'], ignores: ['widget/fields/**', 'widget/i18n/**'], rules: forbid(SERVER) },
   { files: ['widget/i18n/**'], rules: forbid(SERVER, SCREEN) },
+  // Who writes sales? store/sale-aggregate.ts alone (issue 48): every change of a sale's money
+  // is the row locked, a rule of domain/sales.ts, the amounts written with their status.
+  {
+    files: ['server/**/*.{ts,tsx}'],
+    ignores: ['server/store/sale-aggregate.ts', 'server/store/migrations/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "CallExpression[callee.property.name=/^(updateTable|insertInto|deleteFrom)$/][arguments.0.value='sales']", message: 'sales are written by store/sale-aggregate.ts only' },
+        { selector: "CallExpression[callee.name='insertRows'][arguments.1.value='sales']", message: 'sales are written by store/sale-aggregate.ts only' },
+      ],
+    },
+  },
   // The SDK (packages/sdk) is a package of its own: nothing of the service, the widget or the tests.
   { files: ['packages/sdk/src/**'], rules: forbid(OUTSIDE_SDK) },
 );

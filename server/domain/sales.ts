@@ -1,5 +1,7 @@
-// A sale's money, in integer minor units, and the rules of its three actions. The status
-// is never stored: it is derived from the amounts, so it cannot disagree with them.
+// A sale's money, in integer minor units, and the rules of every change of it: the only
+// definition. The store locks a sale's row, asks a rule here what the amounts become, and
+// writes them with the status saleStatus derives from them (store/sale-aggregate.ts, the
+// one writer of sales), so the stored status cannot disagree with the amounts.
 //
 // Amounts move only from confirmed states. An action is reserved before its gateway call
 // (so concurrent actions cannot exceed the amounts) into an in-flight amount of its own
@@ -91,6 +93,44 @@ export function releaseAction(action: SaleAction, s: SaleAmounts, x: number): Sa
   if (s[flight] < x) return null;
   return { ...s, ...(action === 'refund' ? {} : { held: s.held + x }), [flight]: s[flight] - x };
 }
+
+/** An action's step on the amounts: reserved before the gateway call, then confirmed or released. */
+export type ActionStep = 'reserve' | 'confirm' | 'release';
+
+const STEPS = { reserve: reserveAction, confirm: confirmAction, release: releaseAction } as const;
+
+/** A step of an action on a sale whose charge moved money (a failed charge moves none): the amounts after it, or null when the rule refuses it. */
+export function stepAction(action: SaleAction, step: ActionStep, s: SaleAmounts, x: number): SaleAmounts | null {
+  return s.failure === null ? STEPS[step](action, s, x) : null;
+}
+
+/** A refund the gateway confirmed and then failed (the bank returned it): refundable again. null when `refunded` does not hold it. */
+export function undoRefund(s: SaleAmounts, x: number): SaleAmounts | null {
+  return s.refunded >= x ? { ...s, refunded: s.refunded - x } : null;
+}
+
+/**
+ * What disputes hold of the sale moved by `x` (negative: given back): null when they would
+ * take more than is captured and neither refunded nor being refunded, or less than nothing.
+ */
+export function moveDisputed(s: SaleAmounts, x: number): SaleAmounts | null {
+  const disputed = (s.disputed ?? 0) + x;
+  return disputed >= 0 && s.refunded + s.refunding + disputed <= s.captured ? { ...s, disputed } : null;
+}
+
+/** A charge of unknown outcome, or an action's call of one, on this sale: one more pending. */
+export const addPending = (s: SaleAmounts): SaleAmounts => ({ ...s, pending: s.pending + 1 });
+
+/** An action's call whose outcome had been unknown is settled: one pending less (null when none is). */
+export const removePending = (s: SaleAmounts): SaleAmounts | null => (s.pending > 0 ? { ...s, pending: s.pending - 1 } : null);
+
+/** The charge that made a pending sale is settled: what it captured, or its failure; no longer pending. null when it was not pending. */
+export function settleCharge(s: SaleAmounts, result: { captured: number; failure: SaleAmounts['failure'] }): SaleAmounts | null {
+  return s.pending > 0 ? { ...s, ...result, pending: 0 } : null;
+}
+
+/** A charge the sale's failure had refused was made after all (late, or confirmed by the customer): captured, no failure. */
+export const chargeMadeAfterAll = (s: SaleAmounts, captured: number): SaleAmounts => ({ ...s, captured, failure: null });
 
 /** The rule each action must keep, as the 409 names it. */
 export const ACTION_RULES: Record<SaleAction, string> = {

@@ -1,15 +1,14 @@
 import { MERCHANT_INITIATED } from '../domain/authentication';
 import { uuidv7 } from '../domain/ids';
 import { secureRandomBytes } from '../domain/random';
-import { insertRows } from '../store/compiled';
 import { type Db, inTransaction } from '../store/db';
 import type { Outbox } from '../store/events';
 import { type GatewayCall, settleCallWithResult } from '../store/gateway-calls';
 import { newSaleRow } from '../store/new-sale';
-import { addOperation } from '../store/sale-amounts';
+import { addOperation } from '../store/sale-operations';
 import type { AuthorizationRow } from '../store/schema';
-import { getAuthorization, getSale, markLateCharge, type StoredSale, touchAuthorization } from '../store/sales';
-import { settlePendingSale } from '../store/unknown-outcomes';
+import { insertSales, markLateCharge, settlePendingSale } from '../store/sale-aggregate';
+import { getAuthorization, getSale, type StoredSale, touchAuthorization } from '../store/sales';
 
 // What the gateway's answer to a charge of a stored card writes, once, in one database
 // transaction: its call settled, the sale (captured, declined, or the pending one settled),
@@ -97,7 +96,7 @@ export async function recordCharge(db: Db, c: { call: GatewayCall; result: Charg
     const sale = chargeSale(c.call, auth, saleId, c.now, c.result);
     if (late && pendingSale) await markLateCharge(trx, saleId, sale.captured, c.now);
     else if (pendingSale) await settlePendingSale(trx, saleId, { captured: sale.captured, failure: sale.failure }, c.now);
-    else await insertRows(trx, 'sales', [sale]);
+    else await insertSales(trx, [sale]);
     const reference = c.result.outcome === 'approved' ? c.result.reference : null;
     const operation = c.result.outcome === 'not_processed' ? null : await addOperation(trx, sale.id, approved ? 'charge' : 'decline', c.call.amount, reference, c.now);
     // The sale as it is now is both the answer and its event's snapshot. One inserted here

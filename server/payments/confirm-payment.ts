@@ -1,8 +1,9 @@
 import { inTransaction } from '../store/db';
-import { type ConfirmPage, findConfirm, markConfirmed } from '../store/confirm-links';
+import { type ConfirmPage, findConfirm } from '../store/confirm-links';
+import { markConfirmed } from '../store/sale-aggregate';
 import { findCallByReference } from '../store/unknown-outcomes';
 import { getSale } from '../store/sales';
-import { addOperation } from '../store/sale-amounts';
+import { addOperation } from '../store/sale-operations';
 import { touchAuthorization } from '../store/sales';
 import { askGateway, type PaymentDeps } from './ask';
 import type { ConfirmInput, Gateway } from './gateway';

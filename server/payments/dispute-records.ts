@@ -1,7 +1,8 @@
 import { type DisputeStatus, disputePostings, isClosed } from '../domain/disputes';
 import { uuidv7 } from '../domain/ids';
 import { type Db, Rollback, rollbackOn, type Tx } from '../store/db';
-import { disputeDebited, insertDispute, insertDisputeBalance, markDisputeMoved, moveDisputed } from '../store/disputes';
+import { disputeDebited, insertDispute, insertDisputeBalance, markDisputeMoved } from '../store/disputes';
+import { moveSaleDisputed } from '../store/sale-aggregate';
 import type { Outbox } from '../store/events';
 import type { DisputeRow, SaleRow } from '../store/schema';
 import { postMovement } from './ledger-posting';
@@ -25,7 +26,7 @@ async function postDisputeMoney(trx: Tx, outbox: Outbox, d: DisputeRow, money: '
     await postMovement(trx, outbox, { environmentId: d.environment_id, currency: d.currency, movementId: row.id, concept: row.type, postings, now });
   }
   // What the dispute holds of the sale is not refundable; won, it is again.
-  return moveDisputed(trx, d.sale_id, money === 'debit' ? d.amount : -d.amount, now);
+  return moveSaleDisputed(trx, d.sale_id, money === 'debit' ? d.amount : -d.amount, now);
 }
 
 /**

@@ -1,4 +1,5 @@
-import { claimExpiredHolds, postponeExpiry } from '../store/expiring-holds';
+import { claimExpiredHolds } from '../store/expiring-holds';
+import { postponeExpiry } from '../store/sale-aggregate';
 import type { PaymentDeps } from './ask';
 import { moveSaleMoney } from './sale-actions';
 

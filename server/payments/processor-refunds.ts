@@ -1,7 +1,8 @@
 import { uuidv7 } from '../domain/ids';
 import { Rollback, rollbackOn } from '../store/db';
 import { type GatewayCall, salesOfAction } from '../store/gateway-calls';
-import { addOperation, operationsByReference, unrefund } from '../store/sale-amounts';
+import { unrefund } from '../store/sale-aggregate';
+import { addOperation, operationsByReference } from '../store/sale-operations';
 import { lockSaleRow } from '../store/sales';
 import { findCallByReference } from '../store/unknown-outcomes';
 import type { PaymentDeps } from './ask';

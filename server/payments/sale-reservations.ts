@@ -5,7 +5,8 @@ import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from '../store/
 import { isUniqueViolation } from '../store/errors';
 import type { Outbox } from '../store/events';
 import { type GatewayCall, insertCall, linkedSale, salesOfAction, settleCall } from '../store/gateway-calls';
-import { ACTION_EVENTS, addOperation, moveAmounts } from '../store/sale-amounts';
+import { moveAmounts } from '../store/sale-aggregate';
+import { ACTION_EVENTS, addOperation } from '../store/sale-operations';
 import { getSale, lockSaleRow, paymentReference, type StoredSale } from '../store/sales';
 import { settlePendingAction } from '../store/unknown-outcomes';
 import { takeBackDestinations } from './destinations';
@@ -13,9 +14,9 @@ import { reverseMovement } from './ledger-posting';
 
 // A capture, refund or void of a sale around its gateway call (sale-actions.ts asks,
 // send-action.ts sends and records): the amounts move when it is reserved, so concurrent
-// actions see them moved and cannot exceed them (the condition of a conditional UPDATE is
-// the action's rule, store/sale-amounts.ts); they are confirmed with the operation and its
-// event when the gateway did it, or moved back when it did not. A refund takes the sale's
+// actions see them moved and cannot exceed them (store/sale-aggregate.ts locks the sale and
+// applies the action's rule of domain/sales.ts); they are confirmed with the operation and
+// its event when the gateway did it, or moved back when it did not. A refund takes the sale's
 // split back from its destination wallets as it is reserved, and gives it back if released.
 
 /** Reserved: the call as reserved (its amount chosen, for "all"), and the payment's gateway reference. */

@@ -1,7 +1,7 @@
 import type { SaleCapability } from '../domain/gateway-capabilities';
 import type { SaleAction } from '../domain/sales';
 import type { Tx } from '../store/db';
-import { markHoldExpired } from '../store/expiring-holds';
+import { markHoldExpired } from '../store/sale-aggregate';
 import type { GatewayCall } from '../store/gateway-calls';
 import { getSale, type StoredSale } from '../store/sales';
 import { recordSaleAction, releaseSaleAction } from './sale-reservations';

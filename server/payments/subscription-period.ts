@@ -6,8 +6,8 @@ import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from '../store/
 import type { EventType, Outbox } from '../store/events';
 import { type GatewayCall, insertCall } from '../store/gateway-calls';
 import { newSaleRow } from '../store/new-sale';
-import { closeConfirmLink } from '../store/confirm-links';
-import { addOperation } from '../store/sale-amounts';
+import { closeConfirmLink, insertSales } from '../store/sale-aggregate';
+import { addOperation } from '../store/sale-operations';
 import { getAuthorization } from '../store/sales';
 import { CONFIRM_LINK_MS, newConfirmToken } from './charge-record';
 import type { AuthorizationRow, SaleRow, SubscriptionChargeRow, SubscriptionRow, TransactionLineRow, TransactionRow } from '../store/schema';
@@ -280,7 +280,7 @@ async function insertLinkedSale(trx: Tx, r: Reservation & { now: Date }): Promis
     confirm_token: newConfirmToken(),
     confirm_expires_at: new Date(r.now.getTime() + CONFIRM_LINK_MS).toISOString(),
   };
-  await trx.insertInto('sales').values(sale).execute();
+  const [stored] = await insertSales(trx, [sale]);
   await addOperation(trx, sale.id, 'decline', sale.amount, null, r.now);
-  return sale;
+  return stored!;
 }

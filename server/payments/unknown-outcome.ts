@@ -2,8 +2,8 @@ import { uuidv7 } from '../domain/ids';
 import { type Db, inTransaction } from '../store/db';
 import { type GatewayCall, salesOfAction } from '../store/gateway-calls';
 import { cardlessAuthorization, getAuthorization, insertAuthorization } from '../store/sales';
-import { insertRows } from '../store/compiled';
-import { addPendingActions, markUnknown, setCallResult, touchTransaction } from '../store/unknown-outcomes';
+import { addPendingActions, insertSales } from '../store/sale-aggregate';
+import { markUnknown, setCallResult, touchTransaction } from '../store/unknown-outcomes';
 import { chargeSale } from './charge-record';
 
 // A gateway call whose outcome is unknown (it threw, timed out, or its process died
@@ -26,7 +26,7 @@ export function markOutcomeUnknown(db: Db, call: GatewayCall, now: Date, claimed
     if (call.kind === 'charge') {
       const card = (await getAuthorization(trx, null, call.subject_id))!;
       const sale = chargeSale(call, card, uuidv7(now.getTime()), now);
-      await insertRows(trx, 'sales', [sale]);
+      await insertSales(trx, [sale]);
       await setCallResult(trx, call.id, sale.id);
       resultId = sale.id;
     } else if (call.kind === 'store') {

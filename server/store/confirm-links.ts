@@ -1,11 +1,11 @@
-import type { Db, Tx } from './db';
+import type { Db } from './db';
 import { MERCHANT_COLUMNS, type Merchant, splitMerchant } from './environments';
 import type { GatewayCallRow, SaleRow } from './schema';
 
 // The hosted page of a charge that needs its customer (`/pay/confirm/{token}/`,
 // payments/confirm-payment.ts): the sale its token names, with the charge call that made it
-// (our reference and the processor's payment), and the one write that records the
-// customer's confirmation, once.
+// (our reference and the processor's payment); the confirmation is recorded by
+// sale-aggregate.ts's markConfirmed.
 
 /** `cfm_` and 24 random bytes, URL-safe (payments/charge-record.ts makes them). */
 export const CONFIRM_TOKEN = /^cfm_[A-Za-z0-9_-]{32}$/;
@@ -40,28 +40,3 @@ export async function findConfirm(db: Db, token: string): Promise<ConfirmPage | 
   return { row: { ...row, token }, merchant, call };
 }
 
-/**
- * The customer confirmed it and the processor took the money: the sale is captured, once.
- * A conditional write: of two returns at once, one finds the sale still waiting for its
- * customer and records it; the other changes nothing (false).
- */
-export async function markConfirmed(trx: Tx, sale: Pick<SaleRow, 'id' | 'amount'>, now: Date): Promise<boolean> {
-  const done = await trx
-    .updateTable('sales')
-    .set({ captured: sale.amount, failure: null, updated_at: now.toISOString() })
-    .where('id', '=', sale.id)
-    .where('failure', '=', 'authentication_required')
-    .executeTakeFirst();
-  return Number(done.numUpdatedRows) === 1;
-}
-
-/** The link closed now, if still open (its charge is being paid another way). */
-export async function closeConfirmLink(trx: Tx, saleId: string, now: Date): Promise<void> {
-  await trx
-    .updateTable('sales')
-    .set({ confirm_expires_at: now.toISOString() })
-    .where('id', '=', saleId)
-    .where('failure', '=', 'authentication_required')
-    .where('confirm_expires_at', '>', now.toISOString())
-    .execute();
-}

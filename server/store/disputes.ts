@@ -2,6 +2,7 @@ import { AWAITING_RESPONSE, type DisputeStatus, disputeBalance, type EvidenceTex
 import { uuidv7 } from '../domain/ids';
 import { type Db, type Tx } from './db';
 import { forUpdate } from './locking';
+import { linkDispute } from './sale-aggregate';
 import { countAndPage, type Page } from './paging';
 import type { BalanceTransactionRow, DisputeFileRow, DisputeRow, SaleRow } from './schema';
 
@@ -101,26 +102,11 @@ export async function insertDisputeBalance(trx: Tx, d: DisputeRow, money: 'debit
   return row;
 }
 
-/**
- * Moves what disputes hold of a sale by `amount`: false when that would take more than is
- * captured and not refunded (or refunding), or leave less than nothing.
- */
-export async function moveDisputed(trx: Tx, saleId: string, amount: number, now: Date): Promise<boolean> {
-  const moved = await trx
-    .updateTable('sales')
-    .set((eb) => ({ disputed: eb('disputed', '+', amount), updated_at: now.toISOString() }))
-    .where('id', '=', saleId)
-    .where((eb) => eb(eb(eb(eb('refunded', '+', eb.ref('refunding')), '+', eb.ref('disputed')), '+', amount), '<=', eb.ref('captured')))
-    .where((eb) => eb(eb('disputed', '+', amount), '>=', 0))
-    .executeTakeFirst();
-  return Number(moved.numUpdatedRows) === 1;
-}
-
 /** Inserts a dispute and names it on its sale; false when the sale has one already. */
 export async function insertDispute(trx: Tx, row: DisputeRow): Promise<boolean> {
   const inserted = await trx.insertInto('disputes').values(row).onConflict((oc) => oc.column('sale_id').doNothing()).executeTakeFirst();
   if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) return false;
-  await trx.updateTable('sales').set({ dispute_id: row.id, updated_at: row.created_at }).where('id', '=', row.sale_id).execute();
+  await linkDispute(trx, row.sale_id, row.id, row.created_at);
   return true;
 }
 

@@ -1,3 +1,4 @@
+import { saleStatus } from '../domain/sales';
 import type { SaleRow } from './schema';
 
 // The one place a new sale's row is spelled out: the checkout's payment, a charge of a
@@ -8,8 +9,8 @@ import type { SaleRow } from './schema';
 type NewSale = Pick<SaleRow, 'id' | 'environment_id' | 'gateway_id' | 'currency' | 'amount' | 'notify_url' | 'created_at' | 'updated_at'>;
 
 /** A new sale's row: no money moved or in flight, no failure, nothing linked, but for what `sale` says. */
-export function newSaleRow(sale: NewSale & Partial<SaleRow>): SaleRow {
-  return {
+export function newSaleRow(sale: NewSale & Partial<Omit<SaleRow, 'status'>>): SaleRow {
+  const row = {
     transaction_id: null,
     authorization_id: null,
     held: 0,
@@ -36,4 +37,5 @@ export function newSaleRow(sale: NewSale & Partial<SaleRow>): SaleRow {
     confirm_expires_at: null,
     ...sale,
   };
+  return { ...row, status: saleStatus(row) };
 }

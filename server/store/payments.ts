@@ -1,9 +1,9 @@
 import type { ExpressionBuilder } from 'kysely';
 import { uuidv7 } from '../domain/ids';
 import { takeChallenge } from './challenges';
-import { insertRows } from './compiled';
 import { type Db, Rollback, rollbackOn, type Tx } from './db';
 import { claimEach } from './locking';
+import { insertSales } from './sale-aggregate';
 import { type GatewayCall, insertCall, settleCall } from './gateway-calls';
 import type { SaleRow, Tables } from './schema';
 
@@ -185,7 +185,7 @@ export async function notifyUrlOfTransaction(trx: Tx, transactionId: string): Pr
 
 /** A payment's sale with its first operation (the hold or the capture), the result of its call. */
 export async function insertPaymentSale(trx: Tx, sale: SaleRow, callId: string, first: { kind: 'authorize' | 'capture'; reference: string }): Promise<void> {
-  await insertRows(trx, 'sales', [sale]);
+  await insertSales(trx, [sale]);
   // The call names what the processor made, as the sale does (its reference), in the same write.
   await trx.updateTable('gateway_calls').set({ result_id: sale.id, processor_id: first.reference }).where('id', '=', callId).execute();
   await trx

@@ -1,5 +1,4 @@
-import { isSourceSale, NOT_PROCESSED, type SaleStatus } from '../domain/sales';
-import { sql } from 'kysely';
+import { isSourceSale, type SaleStatus } from '../domain/sales';
 import { forUpdate } from './locking';
 import { type Db, inTransaction, type Tx } from './db';
 import { feesOfSales } from './balance';
@@ -52,45 +51,7 @@ export async function listSales(db: Db, environmentId: string, f: SaleFilters, p
   if (f.transaction_id !== undefined) query = query.where('transaction_id', '=', f.transaction_id);
   if (f.authorization_id !== undefined) query = query.where('authorization_id', '=', f.authorization_id);
   if (f.currency !== undefined) query = query.where('currency', '=', f.currency);
-  // saleStatus() in SQL: each status is the conjunction of the rules before it failing;
-  // `held` is what is still held (stillHeld: the free hold and what is being captured or voided).
-  if (f.status !== undefined) {
-    const settled = query.where('pending', '=', 0);
-    const ok = (q: typeof query) => q.where('pending', '=', 0).where('failure', 'is', null);
-    const held = sql<number>`(held + capturing + voiding)`;
-    switch (f.status) {
-      case 'pending':
-        query = query.where('pending', '>', 0);
-        break;
-      case 'failed':
-        query = settled.where('failure', '=', NOT_PROCESSED);
-        break;
-      case 'declined':
-        query = settled.where('failure', 'is not', null).where('failure', '!=', NOT_PROCESSED);
-        break;
-      case 'held':
-        query = ok(query).where(held, '>', 0).where('captured', '=', 0);
-        break;
-      case 'partially_captured':
-        query = ok(query).where(held, '>', 0).where('captured', '>', 0);
-        break;
-      case 'voided':
-        query = ok(query).where(held, '=', 0).where('captured', '=', 0).where('voided', '>', 0);
-        break;
-      case 'captured':
-        query = ok(query)
-          .where(held, '=', 0)
-          .where('refunded', '=', 0)
-          .where((eb) => eb.or([eb('captured', '>', 0), eb('voided', '=', 0)]));
-        break;
-      case 'partially_refunded':
-        query = ok(query).where(held, '=', 0).where('refunded', '>', 0).where((eb) => eb('refunded', '<', eb.ref('captured')));
-        break;
-      case 'refunded':
-        query = ok(query).where(held, '=', 0).where('refunded', '>', 0).where((eb) => eb('refunded', '=', eb.ref('captured')));
-        break;
-    }
-  }
+  if (f.status !== undefined) query = query.where('status', '=', f.status);
   const { count, rows } = await countAndPage<SaleRow>(query, page);
   const operations = rows.length
     ? await db
@@ -222,11 +183,6 @@ export async function markAuthorizationRemoved(trx: Tx, id: string, now: Date): 
 /** The authorization moved on by a charge (updated_at), as that leaves it. */
 export async function touchAuthorization(trx: Tx, id: string, now: Date): Promise<AuthorizationRow> {
   return (await trx.updateTable('authorizations').set({ updated_at: now.toISOString() }).where('id', '=', id).returningAll().executeTakeFirst())!;
-}
-
-/** A failed sale whose charge the gateway made after all (told after the settle window): captured, no failure. */
-export async function markLateCharge(trx: Tx, saleId: string, captured: number, now: Date): Promise<void> {
-  await trx.updateTable('sales').set({ captured, failure: null, updated_at: now.toISOString() }).where('id', '=', saleId).execute();
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Authentication } from '../domain/authentication';
+import type { SaleStatus } from '../domain/sales';
 import type { PayoutSchedule } from '../domain/merchant-payouts';
 import type { Interval } from '../domain/periods';
 import type { TransactionStatus } from '../domain/transaction-status';
@@ -207,6 +208,8 @@ export interface SaleRow extends Owned {
   disputed: number;
   /** Its dispute, once the bank opened one (an inquiry too). */
   dispute_id: string | null;
+  /** saleStatus() of the amounts above, written with them (migration 115; store/sale-aggregate.ts). */
+  status: SaleStatus;
 }
 
 export type ChallengeState = 'open' | 'answered' | 'completed' | 'failed' | 'abandoned';

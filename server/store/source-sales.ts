@@ -1,7 +1,8 @@
 import { actionLimit, type RefundPart } from '../domain/sales';
 import type { Db, Tx } from './db';
 import type { GatewayCall } from './gateway-calls';
-import { addOperation } from './sale-amounts';
+import { insertSales } from './sale-aggregate';
+import { addOperation } from './sale-operations';
 import type { SaleRow, SaleSourceRow, SourceRefundRow } from './schema';
 
 // The sale of a transaction paid from its `source` (payments/sources.ts): one sale for the
@@ -42,7 +43,7 @@ export async function sourcesOfSales(db: Db, saleIds: string[]): Promise<Map<str
  * transaction: the sale (captured whole), its sources and its first operation.
  */
 export async function insertSourceSale(trx: Tx, s: { sale: SaleRow; sources: SaleSourceRow[] }, now: Date): Promise<void> {
-  await trx.insertInto('sales').values(s.sale).execute();
+  await insertSales(trx, [s.sale]);
   if (s.sources.length) await trx.insertInto('sale_sources').values(s.sources).execute();
   await addOperation(trx, s.sale.id, 'charge', s.sale.amount, null, now);
 }

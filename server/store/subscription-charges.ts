@@ -3,6 +3,7 @@ import { CHARGEABLE } from '../domain/subscription-states';
 import { type Db, inTransaction, type Tx } from './db';
 import { type GatewayCall, settleCall } from './gateway-calls';
 import { claimBatch } from './locking';
+import { insertSales, linkTransaction } from './sale-aggregate';
 import type { AuthorizationRow, SaleOperationRow, SaleRow, SubscriptionChargeRow, SubscriptionRow, Tables, TransactionLineRow, TransactionRow } from './schema';
 
 // The rows of subscription periods' charges: the scheduler's claims, a period's charge row
@@ -111,7 +112,7 @@ export async function insertChargeRecords(
   records: { transaction: TransactionRow; line: TransactionLineRow; sale: SaleRow; operation: SaleOperationRow },
 ): Promise<void> {
   await insertPeriodTransaction(trx, records);
-  await trx.insertInto('sales').values(records.sale).execute();
+  await insertSales(trx, [records.sale]);
   await trx.insertInto('sale_operations').values(records.operation).execute();
 }
 
@@ -134,7 +135,7 @@ export async function chargeConfirmedPeriod(trx: Tx, charge: Pick<SubscriptionCh
     .where('status', '=', 'failed')
     .executeTakeFirst();
   if (Number(charged.numUpdatedRows) !== 1) return false;
-  await trx.updateTable('sales').set({ transaction_id: transactionId }).where('id', '=', charge.sale_id!).execute();
+  await linkTransaction(trx, charge.sale_id!, transactionId);
   return true;
 }
 

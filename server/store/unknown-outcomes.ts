@@ -1,6 +1,6 @@
 import { type Db, type Tx } from './db';
 import { type GatewayCall, salesOfAction } from './gateway-calls';
-import type { SaleRow } from './schema';
+import { removePendingAction } from './sale-aggregate';
 
 // A gateway call whose outcome is unknown (it threw, timed out, or its process died
 // asking) stays `pending` until a lookup or a notification proves what the gateway did.
@@ -31,33 +31,9 @@ export async function setCallResult(trx: Tx, callId: string, resultId: string): 
   await trx.updateTable('gateway_calls').set({ result_id: resultId }).where('id', '=', callId).execute();
 }
 
-/** Captures, refunds or voids of these sales whose outcome is unknown: one more pending each. */
-export async function addPendingActions(trx: Tx, saleIds: readonly string[], now: Date): Promise<void> {
-  const at = now.toISOString();
-  for (const id of saleIds) await trx.updateTable('sales').set((eb) => ({ pending: eb('pending', '+', 1), updated_at: at })).where('id', '=', id).execute();
-}
-
 /** The transaction changed (a payment of unknown outcome): what is kept of its page must go (checkout/page-cache.ts). */
 export async function touchTransaction(trx: Tx, id: string, now: Date): Promise<void> {
   await trx.updateTable('transactions').set({ updated_at: now.toISOString() }).where('id', '=', id).execute();
-}
-
-/**
- * The pending sale of a charge gets what the gateway did: its amounts (or its
- * failure) and no longer pending. Inside the recording transaction.
- */
-export async function settlePendingSale(
-  trx: Tx,
-  saleId: string,
-  set: Partial<Pick<SaleRow, 'captured' | 'failure'>>,
-  now: Date,
-): Promise<void> {
-  await trx
-    .updateTable('sales')
-    .set({ ...set, pending: 0, updated_at: now.toISOString() })
-    .where('id', '=', saleId)
-    .where('pending', '>', 0)
-    .execute();
 }
 
 /**
@@ -67,15 +43,9 @@ export async function settlePendingSale(
  * recording transaction.
  */
 export async function settlePendingAction(trx: Tx, call: GatewayCall, now: Date): Promise<void> {
-  for (const id of salesOfAction(call)) {
-    await trx
-      .updateTable('sales')
-      .set((eb) => ({ pending: eb('pending', '-', 1), updated_at: now.toISOString() }))
-      .where('id', '=', id)
-      .where('pending', '>', 0)
-      .where((eb) => eb.exists(eb.selectFrom('gateway_calls').select('id').where('id', '=', call.id).where('unknown_since', 'is not', null)))
-      .execute();
-  }
+  const marked = await trx.selectFrom('gateway_calls').select('unknown_since').where('id', '=', call.id).executeTakeFirst();
+  if (marked?.unknown_since == null) return;
+  for (const id of salesOfAction(call)) await removePendingAction(trx, id, now);
 }
 
 export async function getCall(db: Db, id: string): Promise<GatewayCall | undefined> {

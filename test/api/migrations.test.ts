@@ -7,7 +7,9 @@ import { openDatabase } from '../../server/store/db';
 import { hashSecret, readKeyRow, verifyKey } from '../../server/store/api-keys';
 import { createEnvironment } from '../../server/store/environments';
 import { migrate, migrationNames } from '../../server/store/migrations';
-import type { EnvironmentRow } from '../../server/store/schema';
+import { SALE_STATUSES, saleStatus } from '../../server/domain/sales';
+import { newSaleRow } from '../../server/store/new-sale';
+import type { EnvironmentRow, SaleRow } from '../../server/store/schema';
 import { freshDatabase } from './database';
 import { ENGINES } from './harness';
 
@@ -183,6 +185,44 @@ describe('migrations on sqlite', () => {
       await expect(
         db.insertInto('event_deliveries').values({ id: 'd9', event_id: 'nowhere', environment_id: 'env', url: 'u', delivery_status: 'pending', attempt_count: 0, created_at: at }).execute(),
       ).rejects.toThrow(/FOREIGN KEY/);
+    } finally {
+      await database.close();
+    }
+  });
+  it('115 gives every sale the status its amounts give (domain/sales.ts saleStatus)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'checkout-migrations-'));
+    dirs.push(dataDir);
+    const database = openDatabase({ databaseUrl: null, dataDir });
+    try {
+      await migrate(database, migrationNames[migrationNames.indexOf('115_sale_status') - 1]!);
+      const db = database.db as unknown as import('kysely').Kysely<any>;
+      const at = new Date().toISOString();
+      const env = (await createEnvironment(database.db, { name: 'Shop', now: new Date() })).environment_id;
+      // One sale for each status, and one for each rule that an earlier one shadows.
+      const amounts: Partial<SaleRow>[] = [
+        { pending: 1, held: 1000 },
+        { failure: 'not_processed' },
+        { failure: 'declined' },
+        { failure: 'authentication_required' },
+        { held: 1000 },
+        { held: 400, capturing: 200, captured: 400 },
+        { voiding: 1000 },
+        { voided: 1000 },
+        { captured: 1000 },
+        { captured: 600, voided: 400 },
+        { captured: 1000, refunded: 300, refunding: 100 },
+        { captured: 1000, refunded: 1000 },
+        {},
+      ];
+      const rows = amounts.map((a, i) => {
+        const { status: _computed, ...row } = newSaleRow({ id: `s${String(i).padStart(2, '0')}`, environment_id: env, gateway_id: 'g', currency: 'EUR', amount: 1000, notify_url: null, created_at: at, updated_at: at, ...a });
+        return row;
+      });
+      await db.insertInto('sales').values(rows).execute();
+      expect(await migrate(database)).toContain('115_sale_status');
+      const stored = await db.selectFrom('sales').select(['id', 'status']).orderBy('id').execute();
+      expect(stored).toEqual(rows.map((r) => ({ id: r.id, status: saleStatus(r) })));
+      expect(new Set(stored.map((r: { status: string }) => r.status))).toEqual(new Set(SALE_STATUSES));
     } finally {
       await database.close();
     }

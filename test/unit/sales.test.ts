@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { actionLimit, allocateRefund, confirmAction, releaseAction, reserveAction, type SaleAction, type SaleAmounts, saleStatus } from '../../server/domain/sales';
+import { actionLimit, allocateRefund, chargeMadeAfterAll, confirmAction, moveDisputed, releaseAction, removePending, reserveAction, type SaleAction, type SaleAmounts, saleStatus, settleCharge, stepAction, undoRefund } from '../../server/domain/sales';
 
 // The sale's amounts as in-flight and confirmed parts: any interleaving of reservations,
 // confirmations and releases keeps the books whole, and money moves only from what the
@@ -65,6 +65,42 @@ describe('sale actions from confirmed states', () => {
         expect(s.refunded + s.refunding).toBeLessThanOrEqual(s.captured);
       }),
     );
+  });
+});
+
+describe('the other changes of a sale', () => {
+  const captured = { ...heldSale(100), held: 0, captured: 100 };
+
+  it('a failed charge moves nothing, whatever the step', () => {
+    const declined = { ...heldSale(100), failure: 'declined' };
+    for (const step of ['reserve', 'confirm', 'release'] as const) expect(stepAction('void', step, { ...declined, voiding: 10 }, 10)).toBeNull();
+    expect(stepAction('void', 'reserve', heldSale(100), 10)).toMatchObject({ held: 90, voiding: 10 });
+  });
+
+  it('a refund that failed after it was confirmed is refundable again, never more than was refunded', () => {
+    const refunded = { ...captured, refunded: 30 };
+    expect(undoRefund(refunded, 30)).toMatchObject({ refunded: 0 });
+    expect(actionLimit('refund', undoRefund(refunded, 30)!)).toBe(100);
+    expect(undoRefund(refunded, 31)).toBeNull();
+  });
+
+  it('disputes take only what is captured and neither refunded nor being refunded, and give back no more than they took', () => {
+    const partly = { ...captured, refunded: 30, refunding: 20 };
+    expect(moveDisputed(partly, 50)).toMatchObject({ disputed: 50 });
+    expect(moveDisputed(partly, 51)).toBeNull();
+    expect(actionLimit('refund', moveDisputed(partly, 50)!)).toBe(0);
+    expect(moveDisputed({ ...partly, disputed: 50 }, -50)).toMatchObject({ disputed: 0 });
+    expect(moveDisputed({ ...partly, disputed: 50 }, -51)).toBeNull();
+  });
+
+  it('a pending sale is settled once; a charge made after all is captured without its failure', () => {
+    const pending = { ...heldSale(100), held: 0, pending: 1 };
+    expect(saleStatus(pending)).toBe('pending');
+    const settled = settleCharge(pending, { captured: 100, failure: null })!;
+    expect(saleStatus(settled)).toBe('captured');
+    expect(settleCharge(settled, { captured: 0, failure: 'declined' })).toBeNull();
+    expect(removePending(settled)).toBeNull();
+    expect(saleStatus(chargeMadeAfterAll({ ...heldSale(100), held: 0, failure: 'not_processed' }, 100))).toBe('captured');
   });
 });
 

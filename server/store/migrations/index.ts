@@ -56,6 +56,7 @@ import { migration as m107 } from './107_sale_processor_settlements';
 import { migration as m108 } from './108_confirm_links';
 import { migration as m109 } from './109_redsys_orders';
 import { migration as m110 } from './110_payout_account_holds';
+import { migration as m115 } from './115_sale_status';
 
 // One file per migration, applied in the order of their names. A released migration's
 // name is recorded in every deployed database: never rename one or change what it does;
@@ -116,6 +117,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '108_confirm_links': m108,
   '109_redsys_orders': m109,
   '110_payout_account_holds': m110,
+  '115_sale_status': m115,
 };
 
 /** Every migration's name, in the order they apply. */

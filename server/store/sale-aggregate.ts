@@ -1,0 +1,118 @@
+import type { ExpressionBuilder } from 'kysely';
+import { type ActionStep, addPending, chargeMadeAfterAll, moveDisputed, removePending, type SaleAction, type SaleAmounts, saleStatus, settleCharge, stepAction, undoRefund } from '../domain/sales';
+import { insertRows } from './compiled';
+import type { Db, Tx } from './db';
+import { forUpdate } from './locking';
+import type { SaleRow, Tables } from './schema';
+
+// The sale aggregate: the one module that writes the `sales` table (a lint rule keeps it
+// so, eslint.config.mjs). Its money changes one way: lock the row, let a rule of
+// domain/sales.ts decide what the amounts become (or refuse), write them with the status
+// saleStatus derives from them. The rule is then the only definition, and holds under any
+// concurrency on both engines (FOR UPDATE on PostgreSQL; SQLite's one writer). The other
+// writes here touch no amount: links to other rows, and the hold-expiry job's marks.
+
+/** Inserts new sales (store/new-sale.ts), each with the status its amounts give; resolves with the rows as stored. */
+export async function insertSales(trx: Tx, sales: readonly SaleRow[]): Promise<SaleRow[]> {
+  const rows = sales.map((s) => ({ ...s, status: saleStatus(s) }));
+  await insertRows(trx, 'sales', rows);
+  return rows;
+}
+
+type Rule = (s: SaleAmounts) => SaleAmounts | null;
+
+/** The columns a rule may change. */
+const AMOUNTS = ['held', 'captured', 'refunded', 'voided', 'capturing', 'refunding', 'voiding', 'failure', 'pending', 'disputed'] as const;
+
+/**
+ * Locks the sale, applies `rule` to its amounts and writes what it gives with its status.
+ * false when the rule refuses, or there is no such sale: nothing written.
+ */
+export async function changeSale(trx: Tx, saleId: string, rule: Rule, now: Date): Promise<boolean> {
+  const row = await forUpdate(trx, trx.selectFrom('sales').select(['amount', ...AMOUNTS]).where('id', '=', saleId)).executeTakeFirst();
+  const next = row && rule(row);
+  if (!next) return false;
+  const set: Partial<SaleRow> = { status: saleStatus(next), updated_at: now.toISOString() };
+  for (const column of AMOUNTS) if (next[column] !== row[column]) Object.assign(set, { [column]: next[column] });
+  await trx.updateTable('sales').set(set).where('id', '=', saleId).execute();
+  return true;
+}
+
+/** One step of a capture, refund or void (domain/sales.ts stepAction); false when its rule refuses it. */
+export const moveAmounts = (trx: Tx, saleId: string, action: SaleAction, step: ActionStep, x: number, now: Date) =>
+  changeSale(trx, saleId, (s) => stepAction(action, step, s, x), now);
+
+/** A refund the gateway confirmed and then failed (the bank returned it): refundable again; false when `refunded` does not hold it. */
+export const unrefund = (trx: Tx, saleId: string, x: number, now: Date) => changeSale(trx, saleId, (s) => undoRefund(s, x), now);
+
+/** What disputes hold of the sale moved by `x` (negative: given back); false when the rule refuses it. */
+export const moveSaleDisputed = (trx: Tx, saleId: string, x: number, now: Date) => changeSale(trx, saleId, (s) => moveDisputed(s, x), now);
+
+/** Calls of unknown outcome on these sales (an action's, a source payment's): one more pending each. */
+export async function addPendingActions(trx: Tx, saleIds: readonly string[], now: Date): Promise<void> {
+  for (const id of saleIds) await changeSale(trx, id, addPending, now);
+}
+
+/** An action's call that had been marked unknown is settled: its sale has one pending call less. */
+export const removePendingAction = (trx: Tx, saleId: string, now: Date) => changeSale(trx, saleId, removePending, now);
+
+/** The pending sale of a charge gets what the gateway did: its amounts, or its failure. */
+export const settlePendingSale = (trx: Tx, saleId: string, result: Pick<SaleRow, 'captured' | 'failure'>, now: Date) =>
+  changeSale(trx, saleId, (s) => settleCharge(s, result), now);
+
+/** A failed sale whose charge the gateway made after all (told after the settle window): captured, no failure. */
+export const markLateCharge = (trx: Tx, saleId: string, captured: number, now: Date) => changeSale(trx, saleId, (s) => chargeMadeAfterAll(s, captured), now);
+
+/**
+ * The customer confirmed it and the processor took the money: captured, once. Of two
+ * returns at once, one finds the sale still waiting for its customer; the other changes
+ * nothing (false).
+ */
+export const markConfirmed = (trx: Tx, sale: Pick<SaleRow, 'id' | 'amount'>, now: Date) =>
+  changeSale(trx, sale.id, (s) => (s.failure === 'authentication_required' ? chargeMadeAfterAll(s, sale.amount) : null), now);
+
+/** The confirm link closed now, if still open (its charge is being paid another way). */
+export async function closeConfirmLink(trx: Tx, saleId: string, now: Date): Promise<void> {
+  await trx
+    .updateTable('sales')
+    .set({ confirm_expires_at: now.toISOString() })
+    .where('id', '=', saleId)
+    .where('failure', '=', 'authentication_required')
+    .where('confirm_expires_at', '>', now.toISOString())
+    .execute();
+}
+
+/** The sale's link to its dispute, once the bank opened one. */
+export async function linkDispute(trx: Tx, saleId: string, disputeId: string, at: string): Promise<void> {
+  await trx.updateTable('sales').set({ dispute_id: disputeId, updated_at: at }).where('id', '=', saleId).execute();
+}
+
+/** A subscription charge's sale joins the transaction made for its period. */
+export async function linkTransaction(trx: Tx, saleId: string, transactionId: string): Promise<void> {
+  await trx.updateTable('sales').set({ transaction_id: transactionId }).where('id', '=', saleId).execute();
+}
+
+/** Sales not claimed by a hold-expiry run, or whose claim lapsed. */
+export const unclaimed = (at: string) => (eb: ExpressionBuilder<Tables, 'sales'>) => eb.or([eb('expiry_claimed_until', 'is', null), eb('expiry_claimed_until', '<=', at)]);
+
+/** Claims a sale for the hold-expiry job until `until`, if no other run holds it at `at`. */
+export async function claimHoldExpiry(trx: Tx, saleId: string, at: string, until: string): Promise<boolean> {
+  const taken = await trx.updateTable('sales').set({ expiry_claimed_until: until }).where('id', '=', saleId).where(unclaimed(at)).executeTakeFirst();
+  return Number(taken.numUpdatedRows) === 1;
+}
+
+/** A claimed sale whose void did not happen now: left alone until `until`. */
+export async function postponeExpiry(db: Db, saleId: string, until: Date): Promise<void> {
+  await db.updateTable('sales').set({ expiry_claimed_until: until.toISOString() }).where('id', '=', saleId).execute();
+}
+
+/** The sale's hold expired: dated, in the transaction that records the void; false when it already was. */
+export async function markHoldExpired(trx: Tx, saleId: string, now: Date): Promise<boolean> {
+  const marked = await trx
+    .updateTable('sales')
+    .set({ hold_expired_at: now.toISOString(), expiry_claimed_until: null })
+    .where('id', '=', saleId)
+    .where('hold_expired_at', 'is', null)
+    .executeTakeFirst();
+  return Number(marked.numUpdatedRows) === 1;
+}

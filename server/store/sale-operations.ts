@@ -1,0 +1,31 @@
+import type { RefundReason } from '../domain/payment-reference';
+import { uuidv7 } from '../domain/ids';
+import { insertRows } from './compiled';
+import type { Tx } from './db';
+import type { SaleOperationKind, SaleOperationRow } from './schema';
+
+// A sale's history: the operations that moved its amounts (the amounts themselves are
+// sale-aggregate.ts's), recorded inside the caller's database transaction.
+
+/** Records an operation of a sale; resolves with the row as stored. */
+export async function addOperation(
+  trx: Tx,
+  saleId: string,
+  kind: SaleOperationKind,
+  amount: number,
+  reference: string | null,
+  now: Date,
+  movementId: string | null = null,
+  reason: RefundReason | null = null,
+): Promise<SaleOperationRow> {
+  const row: SaleOperationRow = { id: uuidv7(now.getTime()), sale_id: saleId, kind, amount, gateway_reference: reference, created_at: now.toISOString(), movement_id: movementId, reason };
+  await insertRows(trx, 'sale_operations', [row]);
+  return row;
+}
+
+export const ACTION_EVENTS = { capture: 'sale.captured', refund: 'sale.refunded', void: 'sale.voided' } as const;
+
+/** A sale's operations carrying the gateway's reference `reference` (a refund and, once it failed, its failure). */
+export function operationsByReference(trx: Tx, saleId: string, reference: string): Promise<SaleOperationRow[]> {
+  return trx.selectFrom('sale_operations').selectAll().where('sale_id', '=', saleId).where('gateway_reference', '=', reference).orderBy('id').execute();
+}
