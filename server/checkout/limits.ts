@@ -12,7 +12,7 @@ import { serverSecret } from '../store/secrets';
 import { applyPageHeaders, newNonce } from './security';
 
 // Limits of the public pages. The payment page's own is the decline count per transaction
-// (store/payments.ts: FAILED_ATTEMPTS_LIMIT declines an hour, which stops trying many
+// (domain/payment-claim.ts: FAILED_ATTEMPTS_LIMIT declines an hour, which stops trying many
 // cards on one payment). Here: how often one card may be tried across payments (card testing spreads over many tokens), and how
 // many writes one client address may make on the pages without a token of their own
 // (sign-up, the provider's return, the demo). The address limit is per minute and high

@@ -3,7 +3,7 @@ import { inTransaction } from '../store/db';
 import { expireDueRows, markCancelled } from '../store/payments';
 
 // A transaction that ends unpaid: the customer cancels it, or its expiry passes. Either
-// only while nobody is paying it (store/payments.ts has the condition), with its event in
+// only while nobody is paying it (domain/payment-claim.ts has the rule), with its event in
 // the same database transaction.
 
 type EndingDeps = Pick<Deps, 'database' | 'outbox'>;

@@ -1,85 +1,64 @@
-import type { ExpressionBuilder } from 'kysely';
+import type { Updateable } from 'kysely';
 import { uuidv7 } from '../domain/ids';
+import { COUNTED_FAILURES, dueForExpiry, FAILED_ATTEMPTS_LIMIT, FAILED_ATTEMPTS_WINDOW_MS, failedAttemptsWait as waitAfterFailures, mayCancel, mayClaimPayment, type TransactionFacts } from '../domain/payment-claim';
 import { takeChallenge } from './challenges';
 import { type Db, Rollback, rollbackOn, type Tx } from './db';
-import { claimEach } from './locking';
+import { claimEach, forUpdate } from './locking';
 import { insertSales } from './sale-aggregate';
 import { type GatewayCall, insertCall, settleCall } from './gateway-calls';
 import type { SaleRow, Tables } from './schema';
 
-// The money-moving writes of the checkout. Each is one database transaction, and each
-// guards its state change with a conditional UPDATE, so it is correct on both engines
-// and across processes without explicit row locks. The gateway is called between them,
-// never inside one (server/payments/).
+// The money-moving writes of the checkout, each one database transaction. The rules of who
+// may act on a transaction are domain/payment-claim.ts's: its row is locked and its facts
+// read in one statement, the rule asked, then written, so two simultaneous clicks get one
+// claim on both engines and across processes. The gateway is called between these
+// transactions, never inside one (server/payments/).
 
-/**
- * Card testing: a public checkout page is a way to try stolen card numbers one after the
- * other. A transaction takes at most this many declined attempts in any hour; then the
- * next attempt waits until the oldest of them is an hour old.
- */
-export const FAILED_ATTEMPTS_LIMIT = 10;
-const FAILED_ATTEMPTS_WINDOW_MS = 60 * 60_000;
-/** Refused payments (a gateway that failed is recorded as declined too); a customer rejecting a redirect provider's page is not counted. */
-const FAILED = ['declined', 'insufficient_funds'];
-
-/** The transaction's declined attempts of the last hour. */
+/** The transaction's declined attempts within the card-testing window. */
 const recentFailures = (db: Db, transactionId: string, now: Date) =>
   db
     .selectFrom('payment_attempts')
     .where('transaction_id', '=', transactionId)
-    .where('outcome', 'in', FAILED)
+    .where('outcome', 'in', COUNTED_FAILURES)
     .where('created_at', '>', new Date(now.getTime() - FAILED_ATTEMPTS_WINDOW_MS).toISOString());
 
-/**
- * No payment of the transaction is in doubt: a pay call still pending (being asked, or of
- * unknown outcome until proven) blocks another attempt, a cancel and the expiry, so a
- * transaction is never paid twice nor given up while the first payment may have been made.
- */
-const noPaymentInDoubt = (eb: ExpressionBuilder<Tables, 'transactions'>) =>
-  eb.not(
-    eb.exists(
-      eb
-        .selectFrom('gateway_calls')
-        .select('gateway_calls.id')
-        .whereRef('gateway_calls.subject_id', '=', 'transactions.id')
-        .where('gateway_calls.state', 'in', ['pending', 'attention'])
-        .where('gateway_calls.kind', '=', 'pay'),
-    ),
-  );
+/** The transaction's row locked until the transaction ends, and what the rules read of it, in one statement. */
+async function lockedFacts(trx: Tx, transactionId: string, now: Date): Promise<TransactionFacts | undefined> {
+  const row = await forUpdate(
+    trx,
+    trx
+      .selectFrom('transactions')
+      .select(['status', 'source_state', 'processing_until', 'expired_at'])
+      .select((eb) => [
+        eb
+          .exists(eb.selectFrom('gateway_calls').select('gateway_calls.id').where('gateway_calls.subject_id', '=', transactionId).where('gateway_calls.state', 'in', ['pending', 'attention']).where('gateway_calls.kind', '=', 'pay'))
+          .as('payment_in_doubt'),
+        recentFailures(trx, transactionId, now)
+          .select((f) => f.fn.countAll().as('n'))
+          .as('recent_failures'),
+      ])
+      .where('id', '=', transactionId),
+  ).executeTakeFirst();
+  return row && { ...row, source_state: row.source_state ?? null, processing_until: row.processing_until ?? null, payment_in_doubt: Boolean(row.payment_in_doubt), recent_failures: Number(row.recent_failures) };
+}
+
+/** Locks the transaction, asks `rule`, and on yes sets what `set` says; false (nothing written) on no. */
+async function ifAllowed(trx: Tx, transactionId: string, now: Date, rule: (f: TransactionFacts, at: string) => boolean, set: Updateable<Tables['transactions']>): Promise<boolean> {
+  const facts = await lockedFacts(trx, transactionId, now);
+  if (!facts || !rule(facts, now.toISOString())) return false;
+  await trx.updateTable('transactions').set(set).where('id', '=', transactionId).execute();
+  return true;
+}
 
 /**
- * Pending and free: nobody mid-attempt (`processing_until` past), no payment in doubt, and
- * not paid from its sources (payments/sources.ts finishes those, never the page). What a
- * payment claim, a cancel and the expiry each require, besides their side of `expired_at`.
- */
-const pendingAndFree = (at: string) => (eb: ExpressionBuilder<Tables, 'transactions'>) =>
-  eb.and([
-    eb('status', '=', 'N'),
-    eb('source_state', 'is', null),
-    eb.or([eb('processing_until', 'is', null), eb('processing_until', '<', at)]),
-    noPaymentInDoubt(eb),
-  ]);
-
-/**
- * Claims the right to run one payment attempt: pending, not expired, nobody else
- * mid-attempt, and fewer than FAILED_ATTEMPTS_LIMIT declines in the last hour, all in one
- * conditional update, with the gateway call it reserves. The claim lasts as long as the
- * call's (`claimed_until`). Two simultaneous clicks get one `true`. With `challengeId`, the
+ * Claims the right to run one payment attempt (domain/payment-claim.ts mayClaimPayment),
+ * with the gateway call it reserves. The claim lasts as long as the call's
+ * (`claimed_until`). Two simultaneous clicks get one `true`. With `challengeId`, the
  * attempt answers that open challenge, taken in the same transaction.
  */
 export async function claimPaymentAttempt(db: Db, call: GatewayCall, now: Date, challengeId?: string): Promise<boolean> {
-  const at = now.toISOString();
-  const transactionId = call.subject_id;
   return rollbackOn<boolean, boolean>(db, async (trx) => {
-    const result = await trx
-      .updateTable('transactions')
-      .set({ processing_until: call.claimed_until })
-      .where('id', '=', transactionId)
-      .where(pendingAndFree(at))
-      .where('expired_at', '>', at)
-      .where((eb) => eb(recentFailures(trx, transactionId, now).select(eb.fn.countAll().as('n')), '<', FAILED_ATTEMPTS_LIMIT))
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) return false;
+    if (!(await ifAllowed(trx, call.subject_id, now, mayClaimPayment, { processing_until: call.claimed_until }))) return false;
     if (challengeId && !(await takeChallenge(trx, challengeId, now))) throw new Rollback(false);
     // A claim taken over from a process that died mid-attempt: its call is the
     // reconciliation's, which settles it on its own (a stale call cannot record: see completePayment).
@@ -101,16 +80,10 @@ export async function paymentInDoubt(db: Db, transactionId: string): Promise<boo
   return row !== undefined;
 }
 
-/** Milliseconds until the transaction takes another attempt after too many declines; 0 if it does now. */
+/** Milliseconds until the transaction takes another attempt after too many declines; 0 if it does now (domain/payment-claim.ts). */
 export async function failedAttemptsWait(db: Db, transactionId: string, now: Date): Promise<number> {
-  const recent = await recentFailures(db, transactionId, now)
-    .select('created_at')
-    .orderBy('created_at', 'desc')
-    .limit(FAILED_ATTEMPTS_LIMIT)
-    .execute();
-  if (recent.length < FAILED_ATTEMPTS_LIMIT) return 0;
-  // Free again when the oldest of the last LIMIT declines leaves the window.
-  return Math.max(0, Date.parse(recent.at(-1)!.created_at) + FAILED_ATTEMPTS_WINDOW_MS - now.getTime());
+  const latest = await recentFailures(db, transactionId, now).select('created_at').orderBy('created_at', 'desc').limit(FAILED_ATTEMPTS_LIMIT).execute();
+  return waitAfterFailures(latest.map((r) => r.created_at), now);
 }
 
 export interface AttemptRecord {
@@ -202,40 +175,22 @@ export async function insertPaymentSale(trx: Tx, sale: SaleRow, callId: string, 
     .execute();
 }
 
-/** The customer cancels: only a pending, unexpired transaction no one is paying (a conditional update). */
-export async function markCancelled(trx: Tx, transactionId: string, now: Date): Promise<boolean> {
-  const at = now.toISOString();
-  const result = await trx
-    .updateTable('transactions')
-    .set({ status: 'C', updated_at: at })
-    .where('id', '=', transactionId)
-    .where(pendingAndFree(at))
-    .where('expired_at', '>', at)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+/** The customer cancels: only a pending, unexpired transaction no one is paying (domain/payment-claim.ts mayCancel). */
+export function markCancelled(trx: Tx, transactionId: string, now: Date): Promise<boolean> {
+  return ifAllowed(trx, transactionId, now, mayCancel, { status: 'C', updated_at: now.toISOString() });
 }
 
 /**
- * Pending transactions past their expiry: the same guard as a payment claim, so an attempt
- * in progress is never expired under it.
- */
-const dueForExpiry = (at: string) => (eb: ExpressionBuilder<Tables, 'transactions'>) => eb.and([pendingAndFree(at)(eb), eb('expired_at', '<=', at)]);
-
-/**
- * Up to `limit` transactions due to expire, each stored E by markExpired; resolves with
- * those expired here. Processes sweeping at once skip each other's rows (PostgreSQL) or
- * take turns (SQLite).
+ * Up to `limit` transactions due to expire (domain/payment-claim.ts dueForExpiry: the same
+ * guard as a payment claim, so an attempt in progress is never expired under it), each
+ * stored E; resolves with those expired here. Processes sweeping at once skip each other's
+ * rows (PostgreSQL) or take turns (SQLite).
  */
 export function expireDueRows(trx: Tx, now: Date, limit: number): Promise<string[]> {
-  const due = trx.selectFrom('transactions').select('id').where(dueForExpiry(now.toISOString())).limit(limit);
-  return claimEach(trx, due, async ({ id }) => ((await markExpired(trx, id, now)) ? id : undefined));
-}
-
-/** Stores E on a transaction still due to expire (a conditional update). */
-async function markExpired(trx: Tx, transactionId: string, now: Date): Promise<boolean> {
   const at = now.toISOString();
-  const result = await trx.updateTable('transactions').set({ status: 'E', updated_at: at }).where('id', '=', transactionId).where(dueForExpiry(at)).executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  // Candidates only: the rule decides each, its row locked.
+  const candidates = trx.selectFrom('transactions').select('id').where('status', '=', 'N').where('expired_at', '<=', at).limit(limit);
+  return claimEach(trx, candidates, async ({ id }) => ((await ifAllowed(trx, id, now, dueForExpiry, { status: 'E', updated_at: at })) ? id : undefined));
 }
 
 export function findSaleOfTransaction(db: Db, transactionId: string) {

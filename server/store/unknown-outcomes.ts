@@ -7,7 +7,7 @@ import { removePendingAction } from './sale-aggregate';
 // Meanwhile what it would have made shows as pending (payments/unknown-outcome.ts): a charge as a sale in state
 // `pending` (the one the result is recorded into, so its id never changes), a capture /
 // refund / void as its sale's `pending` count, a checkout payment as its transaction
-// "being checked" (it takes no other payment meanwhile: store/payments.ts). Nothing is
+// "being checked" (it takes no other payment meanwhile: domain/payment-claim.ts). Nothing is
 // released: unknown is never "nothing was charged".
 
 /**

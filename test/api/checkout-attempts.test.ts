@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../server/domain/test-cards';
-import { FAILED_ATTEMPTS_LIMIT } from '../../server/store/payments';
+import { FAILED_ATTEMPTS_LIMIT } from '../../server/domain/payment-claim';
 import { type Client, ENGINES, startTestService, type TestService, transactionBody } from './harness';
 import { payToken, payWithCard, SANDBOX_CARD } from './pay';
 
