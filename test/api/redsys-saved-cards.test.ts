@@ -221,6 +221,28 @@ describe.each(ENGINES)('Redsys saved cards on %s', (engine) => {
     expect([...double.books.orders.values()].filter((o) => o.payment.merchantData === call!.reference)).toHaveLength(1);
   });
 
+  it('a charge sent again meets SIS0051, but the query shows another amount on its order: not believed, attention; nothing sent a third time', async () => {
+    const { authorization, identifier } = await saved();
+    const key = `redsys-resend-other-${engine}`;
+    const charge = () => api.request('POST', `/authorization/${authorization.id}/charge/`, { body: { amount: 11, currency: 'EUR' }, headers: { 'Idempotency-Key': key } });
+    double.loseNext('rest');
+    expect((await charge()).status).toBe(202);
+    const [call] = (await listCalls(db(), authorization.id)).filter((c) => c.kind === 'charge');
+    await db().updateTable('gateway_calls').set({ unknown_since: null }).where('id', '=', call!.id).execute();
+    // What Redsys holds on that order is not what we sent (another payment took the number).
+    const order = mits(identifier)[0]!.params.DS_MERCHANT_ORDER!;
+    double.books.find(double.terminals[0]!, order)!.payment.amount = 1100 - 1;
+    clock.advance(10 * 60_000);
+    const resent = await charge();
+    expect(resent.status, resent.text).toBe(202);
+    expect(mits(identifier).map((r) => r.errorCode)).toEqual([null, 'SIS0051']);
+    clock.advance(10 * 60_000);
+    await t.service.jobs.runOnce(JOB_NAMES.reconciliation);
+    expect((await listCalls(db(), authorization.id)).filter((c) => c.kind === 'charge').map((c) => c.state)).toEqual(['attention']);
+    expect((await api.get(`/sale/${resent.body.id}/`)).body).toMatchObject({ status: 'pending' });
+    expect(mits(identifier)).toHaveLength(2);
+  });
+
   it('charges a subscription’s two periods on the saved card, each once, as merchant-initiated', async () => {
     const { authorization, identifier } = await saved();
     const plan = await api.post('/plan/', { name: 'Box', amount: 9.99, currency: 'EUR', interval: 'month' });
