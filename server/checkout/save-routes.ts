@@ -190,6 +190,18 @@ function sendRedirectForm(ctx: CheckoutContext, res: Response, page: Page, to: C
 }
 
 /**
+ * The customer back from a processor whose notification alone saves the card (Redsys), which
+ * usually arrives first: saved, back to the shop; open again, the card was not saved; still
+ * waiting for it, being checked (the notification, or the challenge's lapse, ends it).
+ */
+async function notifiedReturn(ctx: CheckoutContext, res: Response, page: Page, challenge: string | null) {
+  if (page.row.status === 'active') return finish(ctx, res, page, 'completed');
+  if (page.row.status === 'requires_action' && challenge !== null && page.row.gateway_challenge === challenge) return show(ctx, res, page, 200, { error: { message: 'error.saveChecking', fields: {} } });
+  if (page.row.status === 'pending') return result(ctx, res, page, 'error.saveDeclined');
+  return res.redirect(303, stepUrl(page, ''));
+}
+
+/**
  * The customer back from the processor's page where the card was given (the store's
  * challenge by redirect): the store call's own return route. Nothing brought back is
  * believed: the challenge is resumed, and the gateway reads what the processor did.
@@ -200,10 +212,10 @@ function returnRoute(router: IRouter, ctx: CheckoutContext, only: (req: Request,
     const reference = String(req.params.reference);
     const call = page && REFERENCE.test(reference) ? await findCallByReference(ctx.db, reference) : undefined;
     if (!page || !call || call.kind !== 'store' || call.subject_id !== page.row.id) return notFound(ctx, req, res);
+    // Only the processor's notification says whether the card was saved (Redsys): what it came to.
+    if (!page.gateways.find(page.row.gateway_id)?.resume) return notifiedReturn(ctx, res, page, call.processor_id);
     // Answered already (another return), or left: the page shows where it stands.
     if (page.row.status !== 'requires_action' || !call.processor_id || page.row.gateway_challenge !== call.processor_id) return res.redirect(303, stepUrl(page, ''));
-    // Only the processor's notification says whether the card was saved (Redsys): until it comes, being checked.
-    if (!page.gateways.find(page.row.gateway_id)?.resume) return show(ctx, res, page, 200, { error: { message: 'error.saveChecking', fields: {} } });
     const outcome = await answerStoreChallenge(scopedDeps(ctx.deps, req), { authorization: page.row, answer: 'completed' });
     // The processor keeps a customer whose card it declines on its page: back without a card saved, they left it.
     if (outcome.kind === 'declined') return result(ctx, res, page, 'error.saveIncomplete');

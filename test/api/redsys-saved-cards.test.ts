@@ -4,7 +4,7 @@ import { REDSYS_BIZUM_ID, REDSYS_CARD_ID } from '../../server/payments/redsys/ga
 import { PUBLIC_TEST_KEY, PUBLIC_TEST_MERCHANT } from '../../server/payments/redsys/settings';
 import { listCalls } from '../../server/store/gateway-calls';
 import { getAuthorization } from '../../server/store/sales';
-import { decideOnPage } from '../redsys/helpers';
+import { decideOnPage, signedFields } from '../redsys/helpers';
 import { type RedsysDouble, startRedsysDouble } from '../redsys/server';
 import { type Client, ENGINES, problemPaths, startTestService, type TestService, testClock } from './harness';
 import { pageCsrf } from './pay';
@@ -110,9 +110,9 @@ describe.each(ENGINES)('Redsys saved cards on %s', (engine) => {
     const authorization = (await api.get(`/authorization/${request.id}/`)).body;
     expect(authorization).toMatchObject({ status: 'active', card: { last4: double.books.find(double.terminals[0]!, order)!.card.slice(-4) } });
     expect((await getAuthorization(db(), null, request.id))!.gateway_reference).toBe(`${order}:978:${stored.identifier}:${stored.cofTxnid}`);
-    // The customer's return finds it saved; the notification again changes nothing.
+    // The customer's return finds it saved and goes back to the shop; the notification again changes nothing.
     const back = await fetch(decided.headers.get('location')!, { redirect: 'manual' });
-    expect(back.headers.get('location')).toBe(`/pay/${request.token}/`);
+    expect(back.headers.get('location')).toBe(SAVED);
     const stores = async () => (await listCalls(db(), request.id)).filter((c) => c.kind === 'store').map((c) => c.state);
     expect(await stores()).toEqual(['failed', 'succeeded']);
     const again = await fetch(`${t.url}/processors/${processorId}/events/`, { method: 'POST', headers: { 'content-type': FORM }, body: new URLSearchParams(double.notifications.at(-1)!.fields).toString() });
@@ -127,12 +127,31 @@ describe.each(ENGINES)('Redsys saved cards on %s', (engine) => {
   it('a card denied on Redsys’s page is not saved: the page takes another, and the next one is saved', async () => {
     const request = await saveRequest();
     const first = await toRedsys(request.token);
-    await decideOnPage(first.url, first.fields, 'deny');
+    const denied = await decideOnPage(first.url, first.fields, 'deny');
     expect(double.notifications.at(-1)!.status).toBe(204);
     expect((await api.get(`/authorization/${request.id}/`)).body).toMatchObject({ status: 'pending', card: null });
+    const back = await fetch(denied.headers.get('location')!, { redirect: 'manual' });
+    expect(back.headers.get('location')).toBe(`/pay/${request.token}/?result=error.saveDeclined`);
     const second = await toRedsys(request.token);
     expect(second.reference).not.toBe(first.reference);
     await decideOnPage(second.url, second.fields, 'approve');
+    expect((await api.get(`/authorization/${request.id}/`)).body).toMatchObject({ status: 'active' });
+  });
+
+  it('a customer back before the notification sees the card being checked; the notification then saves it', async () => {
+    const request = await saveRequest();
+    const { url, fields } = await toRedsys(request.token);
+    // The merchant URL unreachable for now: Redsys's notification is kept back, and posted later.
+    const params = paramsOf(fields);
+    const held = { ...params, DS_MERCHANT_MERCHANTURL: 'http://127.0.0.1:9/unreachable' };
+    const decided = await decideOnPage(url, signedFields(held), 'approve');
+    const early = await fetch(decided.headers.get('location')!, { redirect: 'manual' });
+    expect(early.status).toBe(200);
+    expect(await early.text()).toContain('We are still checking your card with the provider.');
+    expect((await api.get(`/authorization/${request.id}/`)).body).toMatchObject({ status: 'requires_action' });
+    const note = double.notifications.at(-1)!;
+    const posted = await fetch(`${t.url}/processors/${processorId}/events/`, { method: 'POST', headers: { 'content-type': FORM }, body: new URLSearchParams(note.fields).toString() });
+    expect(posted.status).toBe(204);
     expect((await api.get(`/authorization/${request.id}/`)).body).toMatchObject({ status: 'active' });
   });
 
