@@ -37,7 +37,9 @@ import { isDecline, notStored, respondStoreResult, resultOf, type StoreResult, t
 import { type ChallengeAnswerPosted, readChallengeAnswer } from './challenge-answer';
 import { keptValues } from './view-model';
 import { baseUrlOf } from '../http/route';
-import { storedRedirect } from '../payments/redirect';
+import { type Checked, storedRedirect } from '../payments/redirect';
+import { renderRedirectForm } from './provider-page';
+import { applyPageHeaders, newNonce } from './security';
 import { listCalls } from '../store/gateway-calls';
 import { findCallByReference } from '../store/unknown-outcomes';
 import { REFERENCE } from './provider-routes';
@@ -95,11 +97,10 @@ const finish = async (ctx: CheckoutContext, res: Response, page: Page, how: 'com
 const result = (ctx: CheckoutContext, res: Response, page: Page, message: StoreResult) => respondStoreResult(ctx, savePage, res, page, message);
 const reload = (ctx: CheckoutContext, page: Page) => reloadHosted(savePage, ctx, page);
 
-/** Where an open challenge sends the customer when it is the processor's page (a GET redirect kept on its store call), or null. */
-async function challengeRedirect(ctx: CheckoutContext, row: SavePage['row']): Promise<string | null> {
+/** Where an open challenge sends the customer when it is the processor's page (the redirect kept on its store call), or null. */
+async function challengeRedirect(ctx: CheckoutContext, row: SavePage['row']): Promise<Checked | null> {
   const call = (await listCalls(ctx.db, row.id)).filter((c) => c.kind === 'store' && c.processor_id === row.gateway_challenge).at(-1);
-  const to = call ? storedRedirect(call) : null;
-  return to?.method === 'GET' ? to.url : null;
+  return call ? storedRedirect(call) : null;
 }
 
 /** Stores the card on the page's authorization; answers what came of it. */
@@ -134,6 +135,8 @@ async function save(ctx: CheckoutContext, res: Response, page: Page, input: PayR
       return finish(ctx, res, await reload(ctx, page), 'completed');
     case 'challenge':
       if (stored.redirect?.method === 'GET') return respond(ctx, res, page, { kind: 'redirect', location: stored.redirect.url, redirectKind: 'provider' });
+      // A POST to the processor's page (Redsys): the challenge route's form, which submits itself.
+      if (stored.redirect) return respond(ctx, res, page, { kind: 'redirect', location: stepUrl(page, 'challenge/'), redirectKind: 'provider' });
       return respond(ctx, res, page, toChallenge(page));
     case 'declined':
       return result(ctx, res, page, 'error.saveDeclined');
@@ -168,12 +171,34 @@ function getRoutes(router: IRouter, ctx: CheckoutContext, only: (req: Request, r
     if (!page) return notFound(ctx, req, res);
     // Answered, lapsed or left already: back to the page, which shows where it stands.
     if (page.row.status !== 'requires_action' || !page.row.gateway_challenge) return res.redirect(303, stepUrl(page, ''));
-    // The challenge is the processor's own page (saving a card with Stripe): there again.
+    // The challenge is the processor's own page (saving a card with Stripe, Redsys): there again.
     const away = await challengeRedirect(ctx, page.row);
-    if (away) return res.redirect(303, away);
+    if (away?.method === 'GET') return res.redirect(303, away.url);
+    if (away) return sendRedirectForm(ctx, res, page, away);
     secureHosted(res, page);
     res.type('html').send(renderChallengePage(await savePage.view(ctx, page, {}), ctx.screenAssets()));
   });
+}
+
+/** The form that posts the customer to the processor's page, checked when the gateway answered (payments/redirect.ts): its form may post there only. */
+function sendRedirectForm(ctx: CheckoutContext, res: Response, page: Page, to: Checked): void {
+  const gateway = page.gateways.find(page.row.gateway_id);
+  if (!gateway) return void res.redirect(303, stepUrl(page, ''));
+  const nonce = newNonce();
+  applyPageHeaders(res, { nonce, frameAncestors: page.frameAncestors, formTargets: [new URL(to.url).origin] });
+  res.type('html').send(renderRedirectForm({ language: page.language, gateway, to, nonce, styles: ctx.screenAssets().styles }));
+}
+
+/**
+ * The customer back from a processor whose notification alone saves the card (Redsys), which
+ * usually arrives first: saved, back to the shop; open again, the card was not saved; still
+ * waiting for it, being checked (the notification, or the challenge's lapse, ends it).
+ */
+async function notifiedReturn(ctx: CheckoutContext, res: Response, page: Page, challenge: string | null) {
+  if (page.row.status === 'active') return finish(ctx, res, page, 'completed');
+  if (page.row.status === 'requires_action' && challenge !== null && page.row.gateway_challenge === challenge) return show(ctx, res, page, 200, { error: { message: 'error.saveChecking', fields: {} } });
+  if (page.row.status === 'pending') return result(ctx, res, page, 'error.saveDeclined');
+  return res.redirect(303, stepUrl(page, ''));
 }
 
 /**
@@ -187,6 +212,8 @@ function returnRoute(router: IRouter, ctx: CheckoutContext, only: (req: Request,
     const reference = String(req.params.reference);
     const call = page && REFERENCE.test(reference) ? await findCallByReference(ctx.db, reference) : undefined;
     if (!page || !call || call.kind !== 'store' || call.subject_id !== page.row.id) return notFound(ctx, req, res);
+    // Only the processor's notification says whether the card was saved (Redsys): what it came to.
+    if (!page.gateways.find(page.row.gateway_id)?.resume) return notifiedReturn(ctx, res, page, call.processor_id);
     // Answered already (another return), or left: the page shows where it stands.
     if (page.row.status !== 'requires_action' || !call.processor_id || page.row.gateway_challenge !== call.processor_id) return res.redirect(303, stepUrl(page, ''));
     const outcome = await answerStoreChallenge(scopedDeps(ctx.deps, req), { authorization: page.row, answer: 'completed' });

@@ -3,8 +3,8 @@ import type { Outbox } from '../store/events';
 import { challengeProcessorId, insertCall, newCall } from '../store/gateway-calls';
 import { leaveStoreChallenge, takeStoreChallenge } from '../store/saved-cards';
 import type { AuthorizationRow } from '../store/schema';
-import { askGateway, type PaymentDeps } from './ask';
-import type { ChallengeAnswer } from './gateway';
+import { type Answer, askGateway, type PaymentDeps } from './ask';
+import type { ChallengeAnswer, Gateway, SettledResult } from './gateway';
 import { settleStore, type StoreCardOutcome } from './store-card';
 
 // The second half of a challenged store (saving a card): the customer answered the
@@ -42,6 +42,27 @@ export async function answerStoreChallenge(
   const resume = gateway?.resume?.bind(gateway);
   const challenge = row.gateway_challenge;
   if (!gateway || !resume || !challenge) return { kind: 'gateway_failed' };
+  const answer = p.answer;
+  return settleChallenge(deps, row, gateway, (reference) => askGateway(deps, gateway, (signal) => resume({ reference, signal, challenge, answer })));
+}
+
+/**
+ * The processor's own signed word on a challenged store (Redsys's notification, which alone
+ * carries the stored card): recorded as the answer of the store that takes the challenge,
+ * once, as a resume's would be. `not_claimed` when it was answered, left or lapsed before.
+ */
+export async function storeNotified(deps: PaymentDeps, row: AuthorizationRow, gateway: Gateway, told: SettledResult): Promise<StoreChallengeOutcome> {
+  return settleChallenge(deps, row, gateway, async () => ({ kind: 'answered', value: told }));
+}
+
+/** Takes the challenge (of two answers, one goes on), then records what `ask` says with a store call of its own. */
+async function settleChallenge(
+  deps: PaymentDeps,
+  row: AuthorizationRow,
+  gateway: Gateway,
+  ask: (reference: string) => Promise<Answer<SettledResult>>,
+): Promise<StoreChallengeOutcome> {
+  const db = deps.database.db;
   const now = deps.now();
   if (!(await takeStoreChallenge(db, row, now))) return { kind: 'not_claimed' };
   const call = newCall({
@@ -58,7 +79,5 @@ export async function answerStoreChallenge(
     processorId: await challengeProcessorId(db, { kind: 'store', subjectId: row.id, gatewayId: gateway.id }),
   });
   await insertCall(db, call);
-  const answer = p.answer;
-  const asked = await askGateway(deps, gateway, (signal) => resume({ reference: call.reference, signal, challenge, answer }));
-  return settleStore(deps, call, asked);
+  return settleStore(deps, call, await ask(call.reference));
 }

@@ -237,6 +237,33 @@ describe('Redsys connector: stored cards and lookups', () => {
     expect(await card.charge({ ...charge, reference: reference(), method: 'not-a-card' })).toMatchObject({ outcome: 'not_acted' });
   });
 
+  it('stores a card on Redsys’s page in a validation of amount 0; only the notification saves it, never a lookup; Bizum stores none', async () => {
+    const store = { reference: reference(), signal, fields: {}, returnUrl: 'https://pay.example/pay/sav_1/return/gc_1/', language: 'es' };
+    const challenge = (await card.store!(store)) as Exclude<Awaited<ReturnType<NonNullable<RedsysGateway['store']>>>, { outcome: 'not_acted' }>;
+    expect(challenge).toMatchObject({ outcome: 'challenge', challenge: challenge.processorId, redirect: { url: `${double.url}/sis/realizarPago`, method: 'POST' } });
+    expect(decodeParameters(challenge.redirect.fields!.Ds_MerchantParameters!)).toMatchObject({
+      DS_MERCHANT_AMOUNT: '0', DS_MERCHANT_TRANSACTIONTYPE: '0', DS_MERCHANT_CURRENCY: '978', DS_MERCHANT_ORDER: challenge.processorId, DS_MERCHANT_MERCHANTDATA: store.reference,
+      DS_MERCHANT_IDENTIFIER: 'REQUIRED', DS_MERCHANT_COF_INI: 'S', DS_MERCHANT_COF_TYPE: 'C', DS_MERCHANT_URLOK: store.returnUrl, DS_MERCHANT_CONSUMERLANGUAGE: '001',
+    });
+    const before = receiver.received.length;
+    await decideOnPage(challenge.redirect.url, challenge.redirect.fields!, 'approve');
+    const notified = receiver.received[before]!;
+    const saved = await card.notification!(notified);
+    const stored = double.books.find(double.terminals[0]!, challenge.processorId)!.stored!;
+    expect(saved).toMatchObject({ reference: store.reference, result: { status: 'succeeded', reference: `${challenge.processorId}:978:${stored.identifier}:${stored.cofTxnid}` } });
+    // A validation approved without the card's identifier stored nothing; the query service cannot tell: a store is never looked up.
+    const bare = tampered(notified, ({ Ds_Merchant_Identifier: _i, Ds_Merchant_Cof_Txnid: _t, ...rest }) => rest);
+    const resigned = Object.fromEntries(new URLSearchParams(bare.body.toString()));
+    const params = decodeParameters(resigned.Ds_MerchantParameters!)!;
+    const signedAgain = { ...resigned, Ds_Signature: sign('HMAC_SHA256_V1', PUBLIC_TEST_KEY, String(params.Ds_Order), resigned.Ds_MerchantParameters!) };
+    expect(await card.notification!({ ...bare, body: Buffer.from(new URLSearchParams(signedAgain).toString()) })).toMatchObject({ result: { status: 'failed', reason: 'declined' } });
+    await expect(card.lookup!({ reference: store.reference, signal, processorId: challenge.processorId, kind: 'store' })).rejects.toThrow(RedsysUnknownOutcome);
+    // Card numbers never go to Redsys through us, a save needs a page to come back to, and Bizum keeps no cards.
+    expect(await card.store!({ ...store, reference: reference(), fields: { card_number: '4548812049400004' } })).toMatchObject({ outcome: 'not_acted' });
+    expect(await card.store!({ reference: reference(), signal, fields: {} })).toMatchObject({ outcome: 'not_acted' });
+    expect(bizum.store).toBeUndefined();
+  });
+
   it('looks a payment up through the query service by its order (after a restart too), and says not_found for one never paid', async () => {
     const { input, redirect } = await completed(card);
     const [fresh] = redsysGateways(settings('1', true));

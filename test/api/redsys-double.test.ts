@@ -142,6 +142,38 @@ describe('the Redsys double: REST operations', () => {
     expect(readSigned(await restCall(mit))).toMatchObject({ Ds_Response: '0000', Ds_Amount: '900' });
     expect(await restCall(mit)).toEqual({ errorCode: 'SIS0051' });
   });
+  it('stores a card in a validation of amount 0 on its page, and refuses what Redsys refuses of saved cards', async () => {
+    const validation = { DS_MERCHANT_AMOUNT: '0', DS_MERCHANT_IDENTIFIER: 'REQUIRED', DS_MERCHANT_COF_INI: 'S', DS_MERCHANT_COF_TYPE: 'C', DS_MERCHANT_PAYMETHODS: 'C' };
+    const notified = readSigned(Object.fromEntries(new URLSearchParams((await paid(order(), validation)).body.toString())));
+    expect(notified).toMatchObject({ Ds_Amount: '0', Ds_Response: '0000', Ds_Merchant_Identifier: expect.stringMatching(/^[0-9a-f]{40}$/), Ds_Merchant_Cof_Txnid: expect.stringMatching(/^\d+$/) });
+    const refusedPage = async (extra: Record<string, string>) => {
+      const page = await postForm(double.url + REDSYS_PATHS.redirect, signedFields(payment(order(), extra)));
+      expect(page.status, JSON.stringify(extra)).toBe(400);
+      return /<p data-error-code>([^<]+)<\/p>/.exec(await page.text())?.[1];
+    };
+    // An amount of 0 that stores nothing; Bizum asked to store a card; an identifier it never issued; a first use without its type.
+    expect(await refusedPage({ DS_MERCHANT_AMOUNT: '0' })).toBe('SIS9902');
+    expect(await refusedPage({ ...validation, DS_MERCHANT_PAYMETHODS: 'z' })).toBe('SIS9902');
+    expect(await refusedPage({ DS_MERCHANT_IDENTIFIER: 'f'.repeat(40) })).toBe('SIS9903');
+    const { DS_MERCHANT_COF_TYPE: _type, ...untyped } = validation;
+    expect(await refusedPage(untyped)).toBe('SIS9903');
+
+    const mit = {
+      ...operation(order(), '0', '900'), DS_MERCHANT_IDENTIFIER: String(notified.Ds_Merchant_Identifier), DS_MERCHANT_COF_INI: 'N', DS_MERCHANT_COF_TYPE: 'C',
+      DS_MERCHANT_COF_TXNID: String(notified.Ds_Merchant_Cof_Txnid), DS_MERCHANT_EXCEP_SCA: 'MIT', DS_MERCHANT_DIRECTPAYMENT: 'true',
+    };
+    const { DS_MERCHANT_COF_TXNID: _, ...withoutTxnid } = mit;
+    expect(await restCall({ ...withoutTxnid, DS_MERCHANT_ORDER: order() })).toEqual({ errorCode: 'SIS9903' });
+    expect(await restCall({ ...mit, DS_MERCHANT_ORDER: order(), DS_MERCHANT_IDENTIFIER: 'f'.repeat(40) })).toEqual({ errorCode: 'SIS9903' });
+    expect(await restCall({ ...mit, DS_MERCHANT_ORDER: order(), DS_MERCHANT_TERMINAL: '2' })).toEqual({ errorCode: 'SIS9903' });
+    expect(await restCall({ ...mit, DS_MERCHANT_ORDER: order(), DS_MERCHANT_AMOUNT: '0' })).toEqual({ errorCode: 'SIS9902' });
+    // Charged, then declined by the issuer when told to.
+    expect(readSigned(await restCall(mit))).toMatchObject({ Ds_Response: '0000', Ds_Amount: '900' });
+    double.declineNextCharge();
+    const declined = { ...mit, DS_MERCHANT_ORDER: order() };
+    expect(readSigned(await restCall(declined))).toMatchObject({ Ds_Response: '0190', Ds_Amount: '900' });
+    expect(double.books.find(double.terminals[0]!, declined.DS_MERCHANT_ORDER)!.payment).toMatchObject({ response: '0190' });
+  });
 });
 
 describe('the Redsys double: query service and switches', () => {

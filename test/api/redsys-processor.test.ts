@@ -85,7 +85,7 @@ describe.each(ENGINES)('Redsys wired in on %s', (engine) => {
       expect(stored).toMatchObject({ type: 'redsys', credentials: { merchant_code: PUBLIC_TEST_MERCHANT, terminal: '1', query_service: true } });
       expect(double.requests.some((r) => r.service === 'query' && r.params.order === '0000probe' && r.errorCode === 'XML0024')).toBe(true);
       const gateways = (await api.get('/gateway/')).body.results as any[];
-      expect(gateways.find((g) => g.id === REDSYS_CARD_ID)).toMatchObject({ code: 'redsys-card', capabilities: { hold: true, saved_cards: false } });
+      expect(gateways.find((g) => g.id === REDSYS_CARD_ID)).toMatchObject({ code: 'redsys-card', capabilities: { hold: true, saved_cards: true } });
       expect(gateways.find((g) => g.id === REDSYS_BIZUM_ID)).toMatchObject({ code: 'redsys-bizum', currencies: ['EUR'], capabilities: { hold: false, saved_cards: false } });
     });
 

@@ -9,7 +9,8 @@ import { expect, returnTo, type Service, startService, test } from './fixtures';
 // double's payment page (our page's form, which submits itself with JavaScript and shows
 // its button without), decides there, and the double's signed notification marks the
 // payment paid before the customer is back at the shop; or is declined and comes back to
-// our page, which says so. With JavaScript on and off.
+// our page, which says so. A card saved on the save page through the double's page, and
+// charged. With JavaScript on and off.
 
 let service: Service;
 let redsys: RedsysDouble;
@@ -63,6 +64,24 @@ for (const javaScriptEnabled of [true, false]) {
       await page.waitForURL(returnTo(`${merchant.origin}/return?order=${order}`));
       const sales = await service.api('GET', `/sale/?transaction_id=${tx.id}`);
       expect(sales.body.results).toMatchObject([{ status: 'captured', amount: 12.5, gateway: REDSYS_BIZUM_ID }]);
+    });
+
+    test('saves a card on Redsys’s page (a validation of 0.00), back at the shop; the card is then charged', async ({ page, merchant }) => {
+      const done = `${merchant.origin}/saved?c=${javaScriptEnabled ? 'js' : 'nojs'}`;
+      const request = await service.api('POST', '/authorization/', { gateway: REDSYS_CARD_ID, return_url: done });
+      expect(request.status, JSON.stringify(request.body)).toBe(201);
+      await page.goto(request.body.url);
+      await page.locator('button[name="action"][value="pay"]').click();
+      if (!javaScriptEnabled) await page.locator('#redirect button[type="submit"]').click();
+      await page.waitForURL(`${redsys.url}/sis/realizarPago`);
+      await expect(page.getByRole('heading', { name: 'Card payment' })).toBeVisible();
+      await expect(page.locator('[data-amount]')).toHaveText('0.00');
+      await page.getByRole('button', { name: 'Approve' }).click();
+      await page.waitForURL(done);
+      expect((await service.api('GET', `/authorization/${request.body.id}/`)).body).toMatchObject({ status: 'active' });
+      const charged = await service.api('POST', `/authorization/${request.body.id}/charge/`, { amount: 5, currency: 'EUR' });
+      expect(charged.status, JSON.stringify(charged.body)).toBe(201);
+      expect(redsys.requests.at(-1)!.params).toMatchObject({ DS_MERCHANT_COF_INI: 'N', DS_MERCHANT_EXCEP_SCA: 'MIT' });
     });
 
     test('a decline brings the customer back to our page, which says so; nothing is paid', async ({ page, merchant }) => {

@@ -14,7 +14,7 @@ const REST = ['AMOUNT', 'ORDER', 'MERCHANTCODE', 'CURRENCY', 'TRANSACTIONTYPE', 
 export const ALLOWED = { page: new Set(PAGE.map((p) => `DS_MERCHANT_${p}`)), rest: new Set(REST.map((p) => `DS_MERCHANT_${p}`)) };
 
 const REQUIRED: Record<string, RegExp> = {
-  DS_MERCHANT_AMOUNT: /^[1-9]\d{0,11}$/,
+  DS_MERCHANT_AMOUNT: /^(0|[1-9]\d{0,11})$/,
   DS_MERCHANT_ORDER: /^\d{4}[A-Za-z0-9]{0,8}$/,
   DS_MERCHANT_MERCHANTCODE: /^\d{1,9}$/,
   DS_MERCHANT_CURRENCY: /^\d{3}$/,
@@ -43,14 +43,22 @@ export function readSigned(terminals: Terminal[], fields: Record<string, unknown
   const terminal = terminals.find((t) => t.merchantCode === params.DS_MERCHANT_MERCHANTCODE && Number(t.terminal) === Number(params.DS_MERCHANT_TERMINAL));
   if (!terminal) throw new RedsysError(CODES.unknownTerminal, 'no such merchant code and terminal');
   if (!verify(version, terminal.secretKey, params.DS_MERCHANT_ORDER!, encoded, signature)) throw new RedsysError(CODES.signature, 'the signature does not verify under the terminal key');
+  if (params.DS_MERCHANT_AMOUNT === '0' && !(service === 'page' && validatesCard(params))) throw new RedsysError(CODES.badParameter, 'an amount of 0 is only a card validation on the page that stores the card');
   return { terminal, version, params };
 }
 
-/** A payment page request: Bizum ('z') takes an immediate euro payment only. */
+/** A validation of amount 0: a card payment on the page that asks to store the card as the first of its credential-on-file uses. */
+const validatesCard = (p: Record<string, string>) => p.DS_MERCHANT_TRANSACTIONTYPE === '0' && p.DS_MERCHANT_PAYMETHODS !== 'z' && p.DS_MERCHANT_IDENTIFIER === 'REQUIRED' && p.DS_MERCHANT_COF_INI === 'S';
+
+/** A payment page request: Bizum ('z') takes an immediate euro payment only, and stores no card; a card is stored only when asked for (REQUIRED). */
 export function checkPagePayment(s: Signed): void {
   const p = s.params;
   if (p.DS_MERCHANT_TRANSACTIONTYPE !== '0' && p.DS_MERCHANT_TRANSACTIONTYPE !== '1') throw new RedsysError(CODES.badParameter, 'the payment page takes payments (0) and pre-authorisations (1)');
   if (p.DS_MERCHANT_PAYMETHODS === 'z' && (p.DS_MERCHANT_CURRENCY !== '978' || p.DS_MERCHANT_TRANSACTIONTYPE !== '0')) throw new RedsysError(CODES.badParameter, 'Bizum takes immediate payments in euros only');
+  if (p.DS_MERCHANT_PAYMETHODS === 'z' && (p.DS_MERCHANT_IDENTIFIER || p.DS_MERCHANT_COF_INI)) throw new RedsysError(CODES.badParameter, 'Bizum stores no card');
+  // The double's page asks for a new card only (no one-click payment with an identifier it issued).
+  if (p.DS_MERCHANT_IDENTIFIER !== undefined && p.DS_MERCHANT_IDENTIFIER !== 'REQUIRED') throw new RedsysError(CODES.storedCardFields, 'DS_MERCHANT_IDENTIFIER on the page is REQUIRED (store the card)');
+  if (p.DS_MERCHANT_COF_INI === 'S' && (p.DS_MERCHANT_IDENTIFIER !== 'REQUIRED' || !p.DS_MERCHANT_COF_TYPE)) throw new RedsysError(CODES.storedCardFields, 'a first credential-on-file use (COF_INI S) stores the card (IDENTIFIER REQUIRED) and names its COF_TYPE');
 }
 
 /** A stored-card (MIT) charge: every field Redsys requires, the card this terminal stored, its network transaction id. */

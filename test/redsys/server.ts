@@ -46,6 +46,8 @@ export interface RedsysDouble {
   failNext(service: Service, options?: { acted?: boolean }): void;
   /** The next request to `service` is carried out, then its connection is cut: the answer is lost. */
   loseNext(service: Service): void;
+  /** The issuer declines the next stored-card charge with `response` (Redsys's Ds_Response; a plain decline by default). */
+  declineNextCharge(response?: string): void;
   /** The next REST answer's parameters are altered, and signed again, on their way out (what a faulty processor would send). */
   rewriteNext(rewrite: (params: Record<string, string>) => Record<string, string>): void;
   close(): Promise<void>;
@@ -79,6 +81,7 @@ export async function startRedsysDouble(options: { terminals?: Terminal[] } = {}
   const failures: { service: Service; acted: boolean }[] = [];
   const losses: Service[] = [];
   const rewrites: ((params: Record<string, string>) => Record<string, string>)[] = [];
+  const declines: string[] = [];
   const signRest = (terminal: Terminal, params: Record<string, string>) => signAnswer(terminal, (rewrites.shift() ?? ((p) => p))(params), 'base64');
   const take = <T extends { service: Service } | Service>(list: T[], service: Service) => {
     const at = list.findIndex((x) => (typeof x === 'string' ? x : x.service) === service);
@@ -141,7 +144,7 @@ export async function startRedsysDouble(options: { terminals?: Terminal[] } = {}
     if (type === '0' || type === '1') {
       const { identifier } = checkStoredCharge(books, signed);
       const card = books.cards.get(identifier)!;
-      const order = books.pay(signed.terminal, { ...base, type, response: '0000', merchantData: p.DS_MERCHANT_MERCHANTDATA ?? '', store: false });
+      const order = books.pay(signed.terminal, { ...base, type, response: declines.shift() ?? '0000', merchantData: p.DS_MERCHANT_MERCHANTDATA ?? '', store: false });
       order.stored = { identifier, cofTxnid: card.cofTxnid };
       return signRest(signed.terminal, answerParams(order, order.payment));
     }
@@ -195,6 +198,7 @@ export async function startRedsysDouble(options: { terminals?: Terminal[] } = {}
     failNext: (service, o) => failures.push({ service, acted: o?.acted ?? false }),
     loseNext: (service) => losses.push(service),
     rewriteNext: (rewrite) => rewrites.push(rewrite),
+    declineNextCharge: (response = '0190') => declines.push(response),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

@@ -6,7 +6,7 @@ import type { RedsysSettings } from './settings';
 
 /** What this process sent for one of our references (kept in memory, like the Stripe connector's). */
 export type Sent =
-  | { kind: 'pay' | 'charge'; order: string; amount: number; currencyCode: string; type: '0' | '1'; at: number }
+  | { kind: 'pay' | 'charge' | 'store'; order: string; amount: number; currencyCode: string; type: '0' | '1'; at: number }
   | {
       kind: 'capture' | 'refund' | 'void';
       order: string;

@@ -1,5 +1,5 @@
 import { REDSYS_BIZUM_ID, REDSYS_CARD_ID } from '../../domain/processor-gateway-ids';
-import { type ActionInput, type Gateway, GATEWAY_INTERFACE_VERSION, type GatewayNotification, type NotActed, type PayInput, type ReturnInput, type SettledResult } from '../gateway';
+import { type ActionInput, type Gateway, GATEWAY_INTERFACE_VERSION, type GatewayNotification, type NotActed, type PayInput, type ReturnInput, type SettledResult, type StoreInput } from '../gateway';
 import { operate } from './actions';
 import { charge } from './charge';
 import { orderClaimsInMemory, type RedsysContext, sentMemory } from './context';
@@ -8,21 +8,24 @@ import { customerReturn, notification } from './notification';
 import type { ClaimOrder } from './order';
 import { type Method, type RedirectResult, redirectPay } from './pay';
 import { probeQueryService } from './query';
+import { redirectStore, type StoreRedirect } from './store';
 import { redsysSettingsSchema, type RedsysSettingsInput } from './settings';
 
 // The Redsys connector's core: one virtual terminal's card and Bizum gateways of the
 // `Gateway` interface. Payments go by redirect to Redsys's page (pay.ts); only the signed
 // notification or the query service says they were paid (notification.ts, lookup.ts);
 // confirmations, cancellations and refunds go by REST, one at a time per order and never
-// re-sent blindly (actions.ts); stored cards are charged by REST as merchant-initiated
-// (charge.ts). The processors API connects it per environment (processor-gateways.ts,
-// docs/processors.md "Connecting Redsys").
+// re-sent blindly (actions.ts); cards saved on Redsys's page (store.ts) or by a hold are
+// charged by REST as merchant-initiated (charge.ts). The processors API connects it per
+// environment (processor-gateways.ts, docs/processors.md "Connecting Redsys").
 
 /** The same in every environment, like the seeded gateways' ids (domain/processor-gateway-ids.ts). */
 export { REDSYS_BIZUM_ID, REDSYS_CARD_ID };
 
 export interface RedsysGateway extends Gateway {
   pay(input: PayInput): Promise<RedirectResult | NotActed>;
+  /** The card's only (Bizum keeps no cards): Redsys's page, by a POST redirect (store.ts). */
+  store?(input: StoreInput): Promise<StoreRedirect | NotActed>;
   /** The signed asynchronous notification (notification.ts): null when it does not verify. */
   notification(input: { headers: Record<string, string | string[] | undefined>; body: Buffer }): Promise<GatewayNotification | null>;
   /** The customer's return (URLOK / URLKO): verified, it triggers a query and never settles by itself (notification.ts). */
@@ -47,7 +50,7 @@ function gatewayFor(ctx: RedsysContext, method: Method): RedsysGateway {
     currencies: method === 'bizum' ? ['EUR'] : [...settings.currencies],
     enabled: true,
     sandbox: !settings.live,
-    // Bizum: euros only, no hold. Neither stores a card through `store`: a hold stores it (pay.ts).
+    // Bizum: euros only, no hold, no saved cards (no `store`). The card's are saved on Redsys's page (store.ts), or by a hold (pay.ts).
     capabilities: method === 'bizum' ? { hold: false, partialCapture: false } : { hold: true, partialCapture: true, refunds: true, partialRefunds: true },
     // The page posts the customer to Redsys (form-action), and its redirects may go there only.
     origins: { form: [settings.redsysOrigin], redirect: [settings.redsysOrigin] },
@@ -57,6 +60,7 @@ function gatewayFor(ctx: RedsysContext, method: Method): RedsysGateway {
     capture: action('capture'),
     refund: action('refund'),
     void: action('void'),
+    ...(method === 'card' ? { store: (input: StoreInput) => redirectStore(ctx, input) } : {}),
     charge: async (input) => (method === 'bizum' ? { outcome: 'not_acted', reason: 'Bizum has no stored payment methods' } : charge(ctx, input)),
     lookup: (input) => lookup(ctx, input),
     notification: (input) => notification(ctx, input),

@@ -41,6 +41,7 @@ export async function lookup(ctx: RedsysContext, input: LookupInput): Promise<Lo
   const sent = ctx.sent.get(input.reference);
   if (sent?.kind === 'capture' || sent?.kind === 'refund' || sent?.kind === 'void') return lookupOperation(ctx, input.reference, sent, input.signal);
   const kind = input.kind ?? sent?.kind;
+  if (kind === 'store') throw new RedsysUnknownOutcome(`only Redsys's notification carries the card stored for ${input.reference} (the query service does not): attention`);
   if (kind === 'capture' || kind === 'refund' || kind === 'void') {
     throw new RedsysUnknownOutcome(`the ${kind} ${input.reference} is not in this process's memory: without it an earlier operation of the same amount cannot be told apart (attention)`);
   }

@@ -57,11 +57,13 @@ export async function notification(ctx: RedsysContext, input: { headers: Record<
   const { answer, reference } = found;
   // What this process sent must be what Redsys took; a payment we do not remember is checked by the service against its own call.
   const sent = ctx.sent.get(reference);
-  if (sent && (sent.kind === 'pay' || sent.kind === 'charge')) checkAnswer(answer, { merchantCode: ctx.settings.merchant_code, terminal: ctx.settings.terminal, order: sent.order, amount: sent.amount, currencyCode: sent.currencyCode });
+  if (sent && sent.kind !== 'capture' && sent.kind !== 'refund' && sent.kind !== 'void') checkAnswer(answer, { merchantCode: ctx.settings.merchant_code, terminal: ctx.settings.terminal, order: sent.order, amount: sent.amount, currencyCode: sent.currencyCode });
   const card = cardOf(answer);
   const meaning = paymentMeaning(answer.Ds_Response);
   if (meaning !== 'approved') return { reference, result: { status: 'failed', reason: meaning, card } };
   const stored = answer.Ds_Merchant_Identifier && answer.Ds_Merchant_Cof_Txnid ? { identifier: answer.Ds_Merchant_Identifier, cofTxnid: answer.Ds_Merchant_Cof_Txnid } : undefined;
+  // A validation (amount 0) is only ever sent to store the card (store.ts): approved without the card's identifier, nothing was stored.
+  if (!stored && Number(answer.Ds_Amount) === 0) return { reference, result: { status: 'failed', reason: 'declined', card } };
   return { reference, result: { status: 'succeeded', reference: paymentRef({ order: answer.Ds_Order, currencyCode: answer.Ds_Currency.padStart(3, '0'), ...(stored ? { stored } : {}) }), card } };
 }
 

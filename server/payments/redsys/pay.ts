@@ -41,31 +41,48 @@ function notifiedAt(settings: RedsysContext['settings'], returnUrl: string | und
   return settings.notificationPath && returnUrl ? { DS_MERCHANT_MERCHANTURL: new URL(settings.notificationPath, returnUrl).toString() } : {};
 }
 
+/** What Redsys's page is posted for one of our references: a payment, a hold, or a card's validation (store.ts). */
+export interface PageRequest {
+  reference: string;
+  order: string;
+  amount: number;
+  currencyCode: string;
+  type: '0' | '1';
+  method: Method;
+  returnUrl?: string | undefined;
+  language?: string | undefined;
+}
+
+/** The page's signed fields for `r`, the credential-on-file fields added when the card is to be stored. */
+export function pageRedirect(ctx: RedsysContext, r: PageRequest, storeCard: boolean): RedirectResult {
+  const { settings } = ctx;
+  const parameters: Record<string, string> = {
+    DS_MERCHANT_AMOUNT: String(r.amount),
+    DS_MERCHANT_ORDER: r.order,
+    DS_MERCHANT_MERCHANTCODE: settings.merchant_code,
+    DS_MERCHANT_CURRENCY: r.currencyCode,
+    DS_MERCHANT_TRANSACTIONTYPE: r.type,
+    DS_MERCHANT_TERMINAL: settings.terminal,
+    DS_MERCHANT_MERCHANTDATA: r.reference,
+    // 'z' shows Bizum only; 'C' the card form only, so one gateway never turns into the other.
+    DS_MERCHANT_PAYMETHODS: r.method === 'bizum' ? 'z' : 'C',
+    ...notifiedAt(settings, r.returnUrl),
+    ...(r.returnUrl ? { DS_MERCHANT_URLOK: r.returnUrl, DS_MERCHANT_URLKO: r.returnUrl } : {}),
+    ...(r.language && LANGUAGES[r.language] ? { DS_MERCHANT_CONSUMERLANGUAGE: LANGUAGES[r.language]! } : {}),
+    // Redsys answers an identifier and the network's transaction id, which later MIT charges need (charge.ts).
+    ...(storeCard ? { DS_MERCHANT_IDENTIFIER: 'REQUIRED', DS_MERCHANT_COF_INI: 'S', DS_MERCHANT_COF_TYPE: 'C' } : {}),
+  };
+  return { outcome: 'redirect', redirect: { url: settings.urls.redirect, method: 'POST', fields: signed(ctx, parameters) }, processorId: r.order };
+}
+
 export async function redirectPay(ctx: RedsysContext, input: PayInput, method: Method): Promise<RedirectResult | NotActed> {
   const refused = refusal(ctx, input, method);
   if (refused) return refused;
-  const { settings } = ctx;
   const order = await claimedOrderNumber(ctx.claimOrder, input.reference);
   if (!order) return { outcome: 'not_acted', reason: 'every order number this payment may take is in use on the terminal' };
   const currencyCode = CURRENCY_CODES[input.currency]!;
   const type = input.capture ? '0' : '1';
-  const parameters: Record<string, string> = {
-    DS_MERCHANT_AMOUNT: String(input.amount),
-    DS_MERCHANT_ORDER: order,
-    DS_MERCHANT_MERCHANTCODE: settings.merchant_code,
-    DS_MERCHANT_CURRENCY: currencyCode,
-    DS_MERCHANT_TRANSACTIONTYPE: type,
-    DS_MERCHANT_TERMINAL: settings.terminal,
-    DS_MERCHANT_MERCHANTDATA: input.reference,
-    // 'z' shows Bizum only; 'C' the card form only, so one gateway never turns into the other.
-    DS_MERCHANT_PAYMETHODS: method === 'bizum' ? 'z' : 'C',
-    ...notifiedAt(settings, input.returnUrl),
-    ...(input.returnUrl ? { DS_MERCHANT_URLOK: input.returnUrl, DS_MERCHANT_URLKO: input.returnUrl } : {}),
-    ...(input.language && LANGUAGES[input.language] ? { DS_MERCHANT_CONSUMERLANGUAGE: LANGUAGES[input.language]! } : {}),
-    // A hold stores the card for the merchant's later charges (an authorization): Redsys
-    // answers an identifier and the network's transaction id, which MIT charges need.
-    ...(type === '1' ? { DS_MERCHANT_IDENTIFIER: 'REQUIRED', DS_MERCHANT_COF_INI: 'S', DS_MERCHANT_COF_TYPE: 'C' } : {}),
-  };
   ctx.sent.remember(input.reference, { kind: 'pay', order, amount: input.amount, currencyCode, type, at: ctx.now().getTime() });
-  return { outcome: 'redirect', redirect: { url: settings.urls.redirect, method: 'POST', fields: signed(ctx, parameters) }, processorId: order };
+  // A hold stores the card for the merchant's later charges (an authorization).
+  return pageRedirect(ctx, { reference: input.reference, order, amount: input.amount, currencyCode, type, method, returnUrl: input.returnUrl, language: input.language }, type === '1');
 }
