@@ -124,6 +124,8 @@ const envSchema = z.object({
   // (a test double on loopback). docs/processors.md.
   STRIPE_API_URL: z.url({ protocol: /^https?$/ }).optional(),
   STRIPE_FILES_URL: z.url({ protocol: /^https?$/ }).optional(),
+  // Tests only: a stand-in for Stripe.js (https://js.stripe.com/v3/), served by the double of STRIPE_API_URL on its origin.
+  STRIPE_JS_URL: z.url({ protocol: /^https?$/ }).optional(),
   // Tests only: Redsys's host replaced (its documented paths are appended), as STRIPE_API_URL.
   REDSYS_URL: z.url({ protocol: /^https?$/ }).optional(),
   PROCESSOR_URLS_IN_LIVE: booleanFlag,
@@ -249,12 +251,12 @@ export type Config = {
   /** The jobs whose period the operator chose (JOB_PERIODS), by name, in ms; the others keep their own. */
   jobPeriods: Partial<Record<string, number>>;
   /**
-   * Tests only: Stripe's API and files hosts and Redsys's host replaced (STRIPE_API_URL,
-   * STRIPE_FILES_URL, REDSYS_URL; null: the processor's own). Sandboxes use them; live
+   * Tests only: Stripe's API and files hosts, Stripe.js and Redsys's host replaced (STRIPE_API_URL,
+   * STRIPE_FILES_URL, STRIPE_JS_URL, REDSYS_URL; null: the processor's own). Sandboxes use them; live
    * environments only with `inLive` (PROCESSOR_URLS_IN_LIVE=true), else live keys always
    * reach the processor itself.
    */
-  processorUrls: { stripeApi: string | null; stripeFiles: string | null; redsys: string | null; inLive: boolean };
+  processorUrls: { stripeApi: string | null; stripeFiles: string | null; stripeJs: string | null; redsys: string | null; inLive: boolean };
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -311,6 +313,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trialReminderDays: e.TRIAL_REMINDER_DAYS,
     jobPeriods: e.JOB_PERIODS,
     secretsKeys: secretsKeysOf(e.SECRETS_KEY, e.SECRETS_KEY_PREVIOUS),
-    processorUrls: { stripeApi: e.STRIPE_API_URL?.replace(/\/+$/, '') ?? null, stripeFiles: e.STRIPE_FILES_URL?.replace(/\/+$/, '') ?? null, redsys: e.REDSYS_URL?.replace(/\/+$/, '') ?? null, inLive: e.PROCESSOR_URLS_IN_LIVE },
+    processorUrls: { stripeApi: e.STRIPE_API_URL?.replace(/\/+$/, '') ?? null, stripeFiles: e.STRIPE_FILES_URL?.replace(/\/+$/, '') ?? null, stripeJs: e.STRIPE_JS_URL ?? null, redsys: e.REDSYS_URL?.replace(/\/+$/, '') ?? null, inLive: e.PROCESSOR_URLS_IN_LIVE },
   };
 }

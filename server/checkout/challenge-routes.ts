@@ -82,7 +82,7 @@ export function challengeRoutes(router: IRouter, ctx: CheckoutContext): void {
     const { answer } = read;
     const outcome = await answerChallenge(scopedDeps(deps, req), { transaction: page.row, challenge, answer });
     const shown = await challengeAnswered(ctx, page, challenge.gateway_id, answer, outcome);
-    if (page.wantsJson || shown.kind === 'redirect') return respond(ctx, res, page, shown);
+    if (page.wantsJson || shown.kind !== 'view') return respond(ctx, res, page, shown);
     // The form's answer: back to the payment page, which shows what came of it (post, redirect, get).
     const message = shown.error?.message;
     const back: Record<string, string> = { challenge: challenge.id };

@@ -93,6 +93,8 @@ export type RedirectKind = 'provider' | 'completed' | 'cancelled' | 'challenge';
 /** What a request to a hosted page comes to, before it is answered. */
 export type HostedOutcome =
   | { kind: 'redirect'; location: string; redirectKind: RedirectKind; status?: number }
+  /** `hosted-fields`: the processor's script in the page confirms the payment with `secret`, then goes to `location` (the call's return route). */
+  | { kind: 'confirm'; secret: string; location: string }
   | ({ kind: 'view'; status: number; /** Seconds, sent as Retry-After (429). */ retryAfter?: number } & HostedExtra);
 
 const urlsOf = (row: HostedRow) => ({ return_url: row.return_url ?? null, cancel_url: row.cancel_url ?? null });
@@ -142,6 +144,8 @@ export async function respondHosted<F extends Found>(ctx: CheckoutContext, kind:
     const shown = outcome.redirectKind === 'completed' ? { view: await kind.view(ctx, page, {}) } : {};
     return void res.json({ outcome: 'redirect', location: outcome.location, kind: outcome.redirectKind, ...shown, strings });
   }
+  // Asked for by the hydrated screen only; a form post is sent to the return route, which asks the processor.
+  if (outcome.kind === 'confirm') return void (page.wantsJson ? res.json({ outcome: 'confirm', secret: outcome.secret, location: outcome.location, strings }) : res.redirect(303, outcome.location));
   const { kind: _view, status, retryAfter, ...extra } = outcome;
   if (retryAfter) res.setHeader('Retry-After', String(retryAfter));
   const view = await kind.view(ctx, page, extra);

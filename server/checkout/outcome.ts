@@ -30,6 +30,9 @@ export async function settled(ctx: CheckoutContext, page: Page, gateway: Gateway
         location: outcome.redirect.method === 'GET' ? outcome.redirect.url : stepUrl(page, `go/${outcome.reference}/`),
         redirectKind: 'provider',
       };
+    case 'hosted_fields':
+      // The processor's script in the page confirms the payment, then brings the customer to the call's return route.
+      return { kind: 'confirm', secret: outcome.secret, location: outcome.returnUrl };
     case 'paid':
       return finished(ctx, await reload(ctx, page), 'completed');
     case 'declined': {

@@ -30,7 +30,11 @@ export function payRoutes(router: IRouter, ctx: CheckoutContext): void {
     // Each call's own return route, in the page's embed mode (provider-routes.ts).
     const returnUrl = (reference: string) => `${base}${stepUrl(page, `return/${reference}/`)}`;
     const fromPage = { returnUrl, language: page.language };
-    if (gateway.flow === 'redirect') return answered(page, gateway, await payTransaction(scopedDeps(deps, page), { transaction: row, gateway, fields: {}, page: fromPage }));
+    if (gateway.flow === 'redirect') {
+      // The hydrated screen with the processor's fields mounted asks for them (`hosted-fields`: the gateway refuses anything else sent); otherwise the processor's page, by redirect.
+      const fields: Record<string, string> = gateway.hostedFields && page.wantsJson && input.fields.hosted_fields === '1' ? input.fields : {};
+      return answered(page, gateway, await payTransaction(scopedDeps(deps, page), { transaction: row, gateway, fields, page: fromPage }));
+    }
     const fieldErrors = { ...validateFields(gateway.fields, input.fields, now), ...testCardErrors(!page.merchant.sandbox, input.fields) };
     if (Object.keys(fieldErrors).length) {
       return { kind: 'view', status: 400, chosenGateway: gateway.id, error: { message: 'error.fieldsInvalid', fields: fieldErrors } };

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { secureRandomBytes } from '../domain/random';
-import type { GatewayOrigins } from '../payments/gateway';
+import type { Gateway, GatewayOrigins } from '../payments/gateway';
 import type { TransactionRow } from '../store/schema';
 
 // Headers of every checkout page: a strict CSP with a fresh nonce, no referrer (the token
@@ -37,11 +37,13 @@ export interface PageSecurity {
 }
 
 /** The origins of every gateway offered, merged: what the page's CSP adds for them. */
-export function mergeOrigins(gateways: readonly { origins?: GatewayOrigins; replacedOrigin?: string }[]): GatewayOrigins {
-  const of = (key: keyof GatewayOrigins) => [...new Set(gateways.flatMap((g) => g.origins?.[key] ?? []))];
-  // A test double's page (gateway.ts `replacedOrigin`, tests only) is where its redirects go.
+export function mergeOrigins(gateways: readonly Pick<Gateway, 'origins' | 'replacedOrigin' | 'hostedFields'>[]): GatewayOrigins {
+  // A test double's page (gateway.ts `replacedOrigin`, tests only) is where its redirects go;
+  // a stand-in of the processor's script served there (`hostedFields.script`) loads, frames and asks from there too.
   const doubles = gateways.flatMap((g) => (g.replacedOrigin ? [g.replacedOrigin] : []));
-  return { script: of('script'), frame: of('frame'), connect: of('connect'), form: of('form'), redirect: [...new Set([...of('redirect'), ...doubles])] };
+  const standIns = gateways.flatMap((g) => (g.replacedOrigin && g.hostedFields && new URL(g.hostedFields.script).origin === g.replacedOrigin ? [g.replacedOrigin] : []));
+  const of = (key: keyof GatewayOrigins, more: string[] = []) => [...new Set([...gateways.flatMap((g) => g.origins?.[key] ?? []), ...more])];
+  return { script: of('script', standIns), frame: of('frame', standIns), connect: of('connect', standIns), form: of('form'), redirect: of('redirect', doubles) };
 }
 
 const sources = (first: string, more: readonly string[] = []) => [first, ...more].join(' ');
@@ -66,7 +68,8 @@ export function applyPageHeaders(res: Response, s: PageSecurity): void {
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Cross-Origin-Opener-Policy', s.frameAncestors.length ? 'unsafe-none' : 'same-origin');
   res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('Permissions-Policy', 'camera=(), microphone=(), geolocation=(), payment=(self)');
+  // A processor's frames (Stripe's Payment Element: Apple Pay and Google Pay) ask for the Payment Request API.
+  res.setHeader('Permissions-Policy', `camera=(), microphone=(), geolocation=(), payment=(${['self', ...(g.frame ?? []).map((o) => `"${o}"`)].join(' ')})`);
   // X-Frame-Options cannot name origins; outside embed mode it backs up frame-ancestors.
   if (s.frameAncestors.length === 0) res.setHeader('X-Frame-Options', 'DENY');
 }

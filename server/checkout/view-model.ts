@@ -70,8 +70,16 @@ type PaymentNeeds = { currency: string; authorize: boolean; destination?: readon
 export const paymentGateways = (gateways: GatewaySet, row: PaymentNeeds, live: boolean) =>
   gateways.forCurrency(row.currency, live, { hold: row.authorize, split: (row.destination?.length ?? 0) > 0 });
 
-export function gatewayOptions(gateways: GatewaySet, row: PaymentNeeds, live: boolean): GatewayOption[] {
-  return paymentGateways(gateways, row, live).map((g) => ({ id: g.id, code: g.code, name: g.name, flow: g.flow, fields: g.fields }));
+export function gatewayOptions(gateways: GatewaySet, row: PaymentNeeds & { total_price: number }, live: boolean): GatewayOption[] {
+  return paymentGateways(gateways, row, live).map((g) => ({
+    id: g.id,
+    code: g.code,
+    name: g.name,
+    flow: g.flow,
+    fields: g.fields,
+    // What the processor's fields are created with: the same amount (minor units), currency and capture as the payment `pay` will start.
+    ...(g.hostedFields ? { hosted: { ...g.hostedFields, amount: row.total_price, currency: row.currency, hold: row.authorize } } : {}),
+  }));
 }
 
 function receiptOf(sale: SaleRow | null | undefined): Receipt | null {

@@ -144,9 +144,26 @@ export interface ConfirmInput extends CallContext {
   currency: string;
 }
 
+/**
+ * Since 2, `hosted-fields`: the processor's own fields in our page take the card (its script,
+ * `Gateway.hostedFields`), never our server. `pay` started the payment at the processor
+ * without a card; the page's script confirms it there with `secret` and then brings the
+ * customer to the call's return route, where `return` reads what the processor decided.
+ * The call stays open meanwhile, as for a redirect; `secret` is handed to that page only,
+ * never stored.
+ */
+export interface HostedFieldsRequired {
+  outcome: 'hosted_fields';
+  /** What the processor's script confirms the payment with (Stripe: the PaymentIntent's client_secret). */
+  secret: string;
+  /** The processor's id of the payment it started, recorded on the call. */
+  processorId: string;
+}
+
 export type PayResult =
   | SettledResult
   | RedirectRequired
+  | HostedFieldsRequired
   /** Version 1's redirect, without a destination: no longer followed (treated as not_acted, docs/payments.md). */
   | { outcome: 'redirect'; redirect?: undefined }
   | ChallengeRequired;
@@ -281,6 +298,14 @@ export interface Gateway {
    * processor's own URLs, so production keeps the https rule of `origins.redirect`.
    */
   replacedOrigin?: string;
+  /**
+   * Version 2, optional, `hosted-fields`: the processor's script that takes the card in our
+   * page (`script`, on an origin of `origins.script`, or `replacedOrigin` for a test
+   * double) and the public key it is given. A page that offers the gateway loads it only
+   * with JavaScript on; its pay post then asks `pay` with `fields.hosted_fields = '1'`, which
+   * answers `hosted_fields`.
+   */
+  hostedFields?: { script: string; key: string };
   pay(input: PayInput): Promise<PayResult | NotActed>;
   capture(input: ActionInput): Promise<ActionResult | NotActed>;
   refund(input: ActionInput): Promise<ActionResult | NotActed>;

@@ -6,7 +6,7 @@ import type { Transaction } from '../store/transactions';
 import { type Answer, askGateway, type PaymentDeps, type Settled } from './ask';
 import type { Gateway, PayResult } from './gateway';
 import { outcomeUnknown, recordSafely } from './outcome';
-import { followRedirect, leaveOpenRedirects, type Redirected } from './redirect';
+import { awaitHostedFields, followRedirect, type HostedFields, leaveOpenRedirects, type Redirected } from './redirect';
 import { challengeByRedirect } from './redirect-challenge';
 import { readProcessorSettlement } from './processor-settlement';
 import { reverseLatePayment } from './sale-actions';
@@ -28,10 +28,12 @@ export type PaymentOutcome =
   /** The issuer wants the customer to authenticate first: nothing moved, the challenge is open. */
   | { kind: 'challenge'; challengeId: string }
   /** The customer goes to the processor's page (a declared origin); the call stays open until its return. */
-  | Redirected;
+  | Redirected
+  /** The processor's script in the page confirms the payment with `secret`, then the customer comes back to `returnUrl`; the call stays open until then. */
+  | HostedFields;
 
 /** What a pay call's recorded answer came to. */
-export type SettledPayment = Exclude<PaymentOutcome, { kind: 'challenge' | 'not_claimed' | 'redirect' }>;
+export type SettledPayment = Exclude<PaymentOutcome, { kind: 'challenge' | 'not_claimed' | 'redirect' | 'hosted_fields' }>;
 
 /** A pay call of the transaction, reserved by claiming it (`claimPaymentAttempt`). */
 export function payCall(deps: PaymentDeps, row: Transaction, gateway: Gateway, request: Record<string, unknown> = {}): GatewayCall {
@@ -72,6 +74,10 @@ export async function payTransaction(
   if (answer.kind === 'answered' && answer.value.outcome === 'redirect' && answer.value.redirect && returnUrl) {
     return followRedirect(deps, call, gateway, answer.value, new URL(returnUrl).origin);
   }
+  // The processor's fields in the page confirm it: only a gateway that reads returns can hear how it ended.
+  if (answer.kind === 'answered' && answer.value.outcome === 'hosted_fields' && gateway.hostedFields && gateway.return && returnUrl) {
+    return awaitHostedFields(deps, call, answer.value, returnUrl);
+  }
   if (answer.kind === 'answered' && answer.value.outcome === 'redirect') {
     deps.log.warn({ call: call.id, gateway: gateway.code }, 'gateway redirect without a destination (interface version 1): not followed, nothing charged');
   }
@@ -101,9 +107,10 @@ export async function settlePayment(deps: PaymentDeps, call: GatewayCall, gatewa
     await outcomeUnknown(deps, call);
     return { kind: 'checking' };
   }
-  if (answer.kind === 'not_acted' || answer.value.outcome === 'redirect' || answer.value.outcome === 'challenge') {
-    // A gateway that surely did nothing, that challenges where no challenge can be shown, or
-    // that redirects without saying where (version 1's bare redirect): nothing to reconcile.
+  if (answer.kind === 'not_acted' || answer.value.outcome === 'redirect' || answer.value.outcome === 'challenge' || answer.value.outcome === 'hosted_fields') {
+    // A gateway that surely did nothing, that challenges where no challenge can be shown,
+    // that redirects without saying where (version 1's bare redirect), or that wants its
+    // fields where no page has them: nothing to reconcile.
     await releaseFailedAttempt(
       deps.database.db,
       { transactionId, gatewayId: gateway.id, outcome: 'declined', cardBrand: null, cardLast4: null, callId: call.id, state: 'failed' },

@@ -87,8 +87,15 @@ async function applySaid(deps: PaymentDeps, at: { source: ProcessorSource; type:
       return;
     case 'mismatch':
       return needsAttention(deps, source, { subject: object, reference: says.reference, why: `what the processor holds does not match what we asked: ${says.why}` });
-    case 'succeeded':
+    case 'succeeded': {
+      const call = await findCallByReference(deps.database.db, says.reference);
+      // A pay call that waits for this PaymentIntent (the Payment Element's): settled as its return would, once.
+      if (call?.kind === 'pay' && call.processor_id === says.payment && call.environment_id === source.environmentId && PROCESSOR_GATEWAY_IDS[at.type].includes(call.gateway_id)) {
+        const gateway = at.gateways.find(call.gateway_id);
+        if (gateway) return applyNotification(deps, gateway, call, { reference: says.reference, result: says.result });
+      }
       return confirmedAtProcessor(deps, source, says);
+    }
     case 'refunds':
       return applyRefunds(deps, source, says.refunds);
     case 'dispute':

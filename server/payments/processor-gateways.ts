@@ -4,7 +4,7 @@ import type { Db } from '../store/db';
 import { type ProcessorWithCredentials, processorsForGateways } from '../store/processors';
 import { claimOrderNumber } from '../store/redsys-orders';
 import type { Gateway } from './gateway';
-import { redsysUrl, stripeApiUrl, stripeFilesUrl } from './processor-urls';
+import { redsysUrl, stripeApiUrl, stripeFilesUrl, stripeJsUrl } from './processor-urls';
 import { processorWebhookUrl } from './processors';
 import { redsysGateways } from './redsys/gateway';
 import { stripeGateways } from './stripe/gateway';
@@ -44,6 +44,8 @@ function gatewaysOfType(deps: ProcessorLoaderDeps, p: ProcessorWithCredentials):
           webhookSecret: p.credentials.webhook_secret,
           apiUrl: stripeApiUrl(deps.config, p.environment_mode === 'live'),
           filesUrl: stripeFilesUrl(deps.config, p.environment_mode === 'live'),
+          jsUrl: stripeJsUrl(deps.config, p.environment_mode === 'live'),
+          ...(p.credentials.publishable_key ? { publishableKey: p.credentials.publishable_key } : {}),
           timeoutMs: deps.config.gatewayTimeoutMs,
         },
         { now: deps.now },

@@ -72,8 +72,8 @@ export type ProcessorEventSays =
   | { kind: 'nothing'; reference?: string | null }
   /** A payment of ours settled (a Checkout Session completed or expired). */
   | { kind: 'payment'; note: GatewayNotification }
-  /** A payment of ours succeeded (read again by id): recorded if it is a charge that waited for its customer (payments/confirm-payment.ts), else nothing. */
-  | { kind: 'succeeded'; reference: string; payment: string }
+  /** A payment of ours succeeded (read again by id): settles a pay call waiting for it (the Payment Element's), or records a charge that waited for its customer (payments/confirm-payment.ts); else nothing. */
+  | { kind: 'succeeded'; reference: string; payment: string; result: GatewayNotification['result'] }
   /** Refunds, as the processor holds them now. */
   | { kind: 'refunds'; refunds: SeenRefund[] }
   /** A dispute, as the processor holds it now. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { awaitReturn, type GatewayCall, listCalls } from '../store/gateway-calls';
 import { releaseFailedAttempt } from '../store/payments';
 import { askGateway, type PaymentDeps } from './ask';
-import type { Gateway, RedirectRequired, RedirectTo } from './gateway';
+import type { Gateway, HostedFieldsRequired, RedirectRequired, RedirectTo } from './gateway';
 import { outcomeUnknown } from './outcome';
 import { type SettledPayment, settlePayment } from './pay';
 import { lookupInput, settleFound } from './reconcile';
@@ -74,6 +74,20 @@ export async function followRedirect(
   // Settled meanwhile (a notification came first): the page shows what it came to.
   if ('to' in checked) return { kind: 'checking' };
   return notFollowed(deps, call, gateway, checked.refused);
+}
+
+export type HostedFields = { kind: 'hosted_fields'; secret: string; returnUrl: string; reference: string };
+
+/**
+ * A `hosted-fields` payment (the processor's script in our page confirms it): the call waits
+ * like a redirect's, its processor id recorded, and its destination is its own return route,
+ * where the page's script brings the customer once the processor has answered. The secret
+ * goes to the page only, never to the database.
+ */
+export async function awaitHostedFields(deps: PaymentDeps, call: GatewayCall, answer: HostedFieldsRequired, returnUrl: string): Promise<HostedFields | SettledPayment> {
+  const until = new Date(deps.now().getTime() + REDIRECT_WAIT_MS);
+  const waiting = await awaitReturn(deps.database.db, call, { processorId: answer.processorId, redirect: { url: returnUrl, method: 'GET' }, until });
+  return waiting ? { kind: 'hosted_fields', secret: answer.secret, returnUrl, reference: call.reference } : { kind: 'checking' };
 }
 
 /** A destination refused: logged for the operator, the attempt released (the payment stays open), nobody sent anywhere. */

@@ -197,6 +197,7 @@ export function renderTable(r: Results): string {
   rows.push([`  screen JS, hosted page (${files(a.screenJs.files.length)})`, bytes(a.screenJs), '', '', budget('screen JS, hosted page')]);
   rows.push([`  screen JS, embed page (${files(a.embedJs.files.length)})`, bytes(a.embedJs), '', '', budget('screen JS, embed page')]);
   rows.push([`  challenge dialog JS (${files(a.challengeJs.files.length)})`, bytes(a.challengeJs), '', '', budget('challenge dialog JS')]);
+  rows.push([`  Stripe Payment Element glue JS (${files(a.stripeElementJs.files.length)})`, bytes(a.stripeElementJs), '', '', budget('Stripe Payment Element glue JS')]);
   rows.push([`  screen CSS (${files(a.css.files.length)})`, bytes(a.css), '', '', budget('screen CSS')]);
   rows.push(['  page HTML (3 products)', bytes(r.bytes.html), '', '', '']);
   for (const p of r.bytes.pages) {

@@ -7,13 +7,14 @@ import { expect, type Service, startService, test } from './fixtures';
 
 const key = (prefix: string, name: string, suffix: string, length: number) => `${prefix}${name}${'0'.repeat(length - prefix.length - name.length - suffix.length)}${suffix}`;
 
-export function useStripeShop(name: string): { readonly service: Service; readonly stripe: StripeDouble } {
+/** `standInStripeJs`: the page loads the double's stand-in Stripe.js (STRIPE_JS_URL), so it offers the Payment Element. */
+export function useStripeShop(name: string, options: { standInStripeJs?: boolean } = {}): { readonly service: Service; readonly stripe: StripeDouble } {
   let service: Service | undefined;
   let stripe: StripeDouble | undefined;
   let stop: (() => Promise<void>) | undefined;
   test.beforeAll(async () => {
     stripe = await startStripeDouble();
-    ({ service, stop } = await startService({ BACKGROUND_WORK: 'false', STRIPE_API_URL: stripe.url }));
+    ({ service, stop } = await startService({ BACKGROUND_WORK: 'false', STRIPE_API_URL: stripe.url, ...(options.standInStripeJs ? { STRIPE_JS_URL: `${stripe.url}/v3/` } : {}) }));
     const connected = await service.api('POST', '/processor/', {
       type: 'stripe',
       secret_key: key('sk_test_FAKE', `${name}Key`, 'SK01', 65),

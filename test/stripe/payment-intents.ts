@@ -159,7 +159,12 @@ export function answerChallenge(books: Books, id: string, completed: boolean): v
   const pi = books.paymentIntent(id);
   if (pi.status !== 'requires_action') throw new Error(`${id} is ${pi.status}, not requires_action`);
   const pm = books.paymentMethods.get(pi.payment_method)!;
-  if (completed) return approve(books, pi, pm);
+  if (completed) {
+    approve(books, pi, pm);
+    // Stripe records on the charge what 3-D Secure came to.
+    books.charges.get(pi.latest_charge)!.payment_method_details.card.three_d_secure = { authentication_flow: 'challenge', result: 'authenticated', result_reason: null, version: '2.2.0' };
+    return;
+  }
   const failure = { type: 'invalid_request_error', code: 'payment_intent_authentication_failure', message: 'The provided PaymentMethod has failed authentication.', payment_method: pm };
   Object.assign(pi, { status: 'requires_payment_method', payment_method: null, next_action: null, last_payment_error: failure });
 }

@@ -16,6 +16,8 @@ import { failRefund, settleRefund } from './refunds';
 import { decideDispute, openDispute } from './disputes';
 import { createFile, readUpload, uploadRequest } from './files';
 import { type Route, ROUTES } from './routes';
+import { publishableKeyOf, publishableRequest } from './publishable';
+import { standInStripeJs } from './stripe-js';
 
 // A strict Stripe test double: a loopback HTTP server of our own that answers the part of
 // Stripe's REST API the connector uses (routes.ts), built from Stripe's public API
@@ -215,6 +217,23 @@ export async function startStripeDouble(options: { liveKeys?: boolean } = {}): P
     send(res, answer.status, rewrite ? rewrite(answer.body as StripeObject) : answer.body, key ? { 'idempotency-key': key } : {});
   }
 
+  /** A browser's request under the publishable key: never keyed, its events sent before the answer, readable cross-origin. */
+  async function answerPublishable(res: ServerResponse, entry: LoggedRequest, run: () => StripeObject): Promise<void> {
+    const cors = { 'access-control-allow-origin': '*' };
+    entry.key = String(entry.params.key);
+    try {
+      const body = run();
+      await deliver();
+      entry.status = 200;
+      send(res, 200, body, cors);
+    } catch (error) {
+      const refusal = error instanceof StripeRefusal ? error : serverError();
+      await deliver();
+      entry.status = refusal.status;
+      send(res, refusal.status, refusal.body, cors);
+    }
+  }
+
   /** The files host: uploads only. */
   async function handleFiles(req: IncomingMessage, res: ServerResponse, entry: LoggedRequest): Promise<void> {
     entry.path = (req.url ?? '').split('?')[0] ?? '';
@@ -238,9 +257,13 @@ export async function startStripeDouble(options: { liveKeys?: boolean } = {}): P
     if (await checkoutPage(books, req, res, path)) return void (await deliver());
     // The issuer's 3-D Secure page a PaymentIntent's redirect leads to: a browser too.
     if (await authenticationPage(books, req, res, path)) return void (await deliver());
+    // The stand-in Stripe.js that STRIPE_JS_URL points the payment page at.
+    if (standInStripeJs(req, res, path)) return;
     const text = req.method === 'POST' ? await readBody(req) : query;
     const form = parseForm(text);
     Object.assign(entry, { path, params: form ?? {} });
+    // Stripe.js in a customer's browser, under the publishable key (publishable.ts): answered to any origin.
+    if (publishableKeyOf(form)) return answerPublishable(res, entry, () => publishableRequest(books, req.method ?? '', path, form!, callers.revoked));
     authorize(req, callers);
     if (!form) throw new StripeRefusal(400, { type: 'invalid_request_error', message: 'Invalid request: the body could not be read.' }, true);
     const key = req.method === 'POST' ? entry.idempotencyKey : null;

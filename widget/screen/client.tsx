@@ -51,6 +51,12 @@ function hydrateScreen(root: HTMLElement, model: CheckoutModel, i18n: Translator
   model.restoreInputs(before.gateway, before.fields);
   model.start({ timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone });
 
+  // The processor's fields (its own chunk and script), only once a gateway that has them is chosen; without them, its redirect.
+  model.gateway.subscribe((gateway) => {
+    const hosted = gateway?.hosted;
+    if (hosted) import('./stripe-element').then((m) => m.mountStripe(model, gateway.id, hosted), () => {});
+  });
+
   // Its own chunk, fetched only when the issuer challenges; without it, the full-page step.
   model.challenge.subscribe((url) => {
     if (url) import('./challenge-dialog').then((m) => m.showChallenge(model, i18n), () => location.assign(url));

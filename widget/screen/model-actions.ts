@@ -86,6 +86,11 @@ async function exchange(m: ModelState, action: CheckoutAction, post: () => Promi
     return;
   }
   if (outcome.outcome === 'redirect') return follow(m, action, outcome);
+  if (outcome.outcome === 'confirm') {
+    // Processing until the browser leaves: the processor's script confirms, then the return route says what came of it.
+    m.redirecting.value = true;
+    return m.hosted.value?.confirm(outcome.secret, outcome.location);
+  }
   m.pending.value = null;
   applyView(m, outcome.view);
 }
@@ -117,6 +122,12 @@ export async function pay(m: ModelState): Promise<void> {
       m.requestFocus({ kind: 'field', name: firstInvalid.name });
       return;
     }
+  }
+  // The processor's own fields, when mounted for this gateway: checked by its script first; the card never reaches us.
+  const hosted = m.hosted.value;
+  if (hosted?.gateway === chosen.id) {
+    if (!(await hosted.submit())) return;
+    fields.hosted_fields = '1';
   }
   await send(m, 'pay', fields);
 }

@@ -39,6 +39,13 @@ export function declinedCard(next: CheckoutView, gatewayId: string | null): Reco
 
 export type ModelState = ReturnType<typeof createModelState>;
 
+/** The processor's fields in the page, for one gateway: `submit` checks them, `confirm` pays at the processor then goes to `location`. */
+export interface HostedFields {
+  gateway: string;
+  submit(): Promise<boolean>;
+  confirm(secret: string, location: string): Promise<void>;
+}
+
 /** `initialView` has been through withExpiry. */
 export function createModelState(initialView: CheckoutView, deps: CheckoutDeps) {
   const view = signal(initialView);
@@ -79,6 +86,8 @@ export function createModelState(initialView: CheckoutView, deps: CheckoutDeps) 
     focusTarget,
     /** The URL of the issuer's challenge the customer must answer now (shown as a dialog), or null. */
     challenge: signal<string | null>(null),
+    /** A gateway's own fields mounted in the page (`hosted-fields`, stripe-element.ts), or null: it pays by redirect. */
+    hosted: signal<HostedFields | null>(null),
     gateway,
     status,
     payable,

@@ -31,6 +31,7 @@ type StateKey =
   | 'focusTarget'
   | 'confirmingCancel'
   | 'challenge'
+  | 'hosted'
   | 'gateway'
   | 'status'
   | 'payable'

@@ -25,7 +25,9 @@ type Words = { strings?: Record<string, string> };
 export type CheckoutOutcome =
   /** `view`: what to show while leaving (a completed payment's confirmation). */
   | ({ outcome: 'redirect'; location: string; kind?: RedirectKind; view?: CheckoutView } & Words)
-  | ({ outcome: 'view'; view: CheckoutView } & Words);
+  | ({ outcome: 'view'; view: CheckoutView } & Words)
+  /** `hosted-fields`: the processor's fields confirm the payment with `secret`, then the customer goes to `location`. */
+  | ({ outcome: 'confirm'; secret: string; location: string; view?: undefined; kind?: undefined } & Words);
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -56,11 +58,14 @@ const words = (value: unknown): Words =>
 export function parseOutcome(body: unknown): CheckoutOutcome | null {
   if (!isRecord(body)) return null;
   const strings = words(body.strings);
-  if (body.outcome === 'redirect' && typeof body.location === 'string' && isSafeRedirect(body.location)) {
+  // Only to a location that may be navigated to: the processor's confirmation goes there too.
+  const location = typeof body.location === 'string' && isSafeRedirect(body.location) ? body.location : null;
+  if (body.outcome === 'redirect' && location) {
     const kind = typeof body.kind === 'string' && REDIRECT_KINDS.includes(body.kind) ? (body.kind as RedirectKind) : undefined;
     const view = isView(body.view) ? body.view : undefined;
-    return { outcome: 'redirect', location: body.location, kind, ...(view ? { view } : {}), ...strings };
+    return { outcome: 'redirect', location, kind, ...(view ? { view } : {}), ...strings };
   }
+  if (body.outcome === 'confirm' && location && typeof body.secret === 'string') return { outcome: 'confirm', secret: body.secret, location, ...strings };
   if (body.outcome === 'view' && isView(body.view)) return { outcome: 'view', view: body.view, ...strings };
   return null;
 }

@@ -27,6 +27,15 @@ export interface AdjustmentLine {
 
 export type { GatewayField } from '../fields/types';
 
+/** A gateway's `hosted-fields`: the processor's script and public key, and the payment its fields are made for (minor units). */
+export interface HostedOption {
+  script: string;
+  key: string;
+  amount: number;
+  currency: string;
+  hold: boolean;
+}
+
 export interface GatewayOption {
   id: string;
   /** The adapter's code; the screen shows the locale's `gateway.name.{code}`, else `name`. */
@@ -35,6 +44,8 @@ export interface GatewayOption {
   /** 'form': collect `fields` and pay in place; 'redirect': send the customer to the provider. */
   flow: 'form' | 'redirect';
   fields: GatewayField[];
+  /** `hosted-fields`: the processor's script and public key; with JavaScript on its fields take the card in the page (stripe-element.ts). */
+  hosted?: HostedOption;
 }
 
 export interface Receipt {

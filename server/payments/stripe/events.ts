@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ProcessorEventRead, ProcessorEventSays } from '../processor-said';
-import { paymentIntentSchema, read, StripeMismatch } from './answers';
+import { StripeMismatch } from './answers';
+import { elementSucceeded } from './element';
 import { sessionById, sessionOutcome } from './checkout';
 import { STRIPE_API_VERSION } from './client';
 import type { StripeContext } from './context';
@@ -15,8 +16,9 @@ import { REFUND_EVENTS, refundsOfEvent } from './refund-events';
 // object's id: the object is read again from Stripe by id, and our reference comes from
 // what Stripe holds. The Checkout events settle a pay call, the refund events say what
 // became of refunds (refund-events.ts), the dispute events what a dispute is now
-// (disputes.ts), `payment_intent.succeeded` a charge the customer confirmed on our page
-// (even if they never came back to it); the others are acknowledged.
+// (disputes.ts), `payment_intent.succeeded` a Payment Element's payment or a charge the
+// customer confirmed on our page (even if they never came back to it); the others are
+// acknowledged.
 
 const eventSchema = z.object({
   id: z.string().startsWith('evt_'),
@@ -62,15 +64,17 @@ async function whatItSays(ctx: StripeContext, type: string, object: { id: string
   if (CHECKOUT_EVENTS.has(type) && object.object === 'checkout.session' && object.id.startsWith('cs_')) return checkoutSays(ctx, object.id);
   if (REFUND_EVENTS.has(type)) return { kind: 'refunds', refunds: await refundsOfEvent(ctx, type, object.id) };
   if (isDisputeEvent(type) && object.id.startsWith('dp_')) return { kind: 'dispute', dispute: await readDispute(ctx, object.id) };
-  if (type === 'payment_intent.succeeded' && object.object === 'payment_intent' && object.id.startsWith('pi_')) return succeededSays(ctx, object.id);
+  if (PAID_EVENTS.has(type) && object.object === 'payment_intent' && object.id.startsWith('pi_')) return succeededSays(ctx, object.id);
   return { kind: 'nothing' };
 }
 
-/** A PaymentIntent that succeeded, read again by id: ours when it carries our reference (a charge the customer confirmed, if the service finds it waiting). */
+/** A PaymentIntent paid (or, for a hold, authorized): a Payment Element's, or a charge that waited for its customer. */
+const PAID_EVENTS = new Set(['payment_intent.succeeded', 'payment_intent.amount_capturable_updated']);
+
+/** A PaymentIntent paid, read again by id: ours when it carries our reference (the service finds its call waiting, or a charge the customer confirmed). */
 async function succeededSays(ctx: StripeContext, id: string): Promise<ProcessorEventSays> {
-  const pi = read(paymentIntentSchema, await ctx.stripe.paymentIntents.retrieve(id), 'the PaymentIntent');
-  const reference = pi.metadata.reference;
-  return pi.status === 'succeeded' && reference ? { kind: 'succeeded', reference, payment: pi.id } : { kind: 'nothing' };
+  const paid = await elementSucceeded(ctx, id);
+  return paid ? { kind: 'succeeded', reference: paid.reference, payment: id, result: paid.result } : { kind: 'nothing' };
 }
 
 /** A Checkout Session read again by id: our reference is the one Stripe holds, checked against its metadata. */

@@ -1,7 +1,8 @@
 import { STRIPE_CARD_ID } from '../../domain/processor-gateway-ids';
-import { type ActionInput, type CallContext, type Gateway, GATEWAY_INTERFACE_VERSION, type NotActed, type RedirectRequired } from '../gateway';
+import { type ActionInput, type CallContext, type Gateway, GATEWAY_INTERFACE_VERSION, type HostedFieldsRequired, type NotActed, type RedirectRequired } from '../gateway';
 import { capture, holdExpiry, refund, voidHold } from './actions';
 import { checkoutPay, checkoutReturn } from './checkout';
+import { elementPay, elementReturn, HOSTED_FIELDS, STRIPE_API_ORIGIN, STRIPE_JS_ORIGIN } from './element';
 import { stripeClient, withSignal } from './client';
 import type { StripeContext } from './context';
 import { readEvent } from './events';
@@ -19,9 +20,10 @@ import { sentMemory } from './sent';
 import { STRIPE_API_DEFAULT, stripeSettingsSchema, type StripeSettingsInput } from './settings';
 
 // The Stripe connector: a card gateway of the `Gateway` interface. On the payment page the
-// card is entered on Stripe Checkout's page, by redirect (checkout.ts: `flow: 'redirect'`,
-// no fields); a PaymentMethod made by Stripe.js (`fields.payment_method`, for the Payment
-// Element of a later slice) is paid with a PaymentIntent (pay.ts). It captures, refunds,
+// card is entered in Stripe's Payment Element in our page when the processor has a
+// publishable key and the page runs JavaScript (element.ts, `hosted-fields`), else on Stripe
+// Checkout's page, by redirect (checkout.ts: `flow: 'redirect'`, no fields); a PaymentMethod
+// made by Stripe.js (`fields.payment_method`) is paid with a PaymentIntent (pay.ts). It captures, refunds,
 // voids and looks up by our reference; it saves cards on a Customer and charges them
 // off-session (setup.ts, off-session.ts), and a charge that needs the customer is confirmed
 // with them on our hosted page (confirm.ts). Every call runs under the caller's AbortSignal. The
@@ -34,7 +36,7 @@ export const STRIPE_CHECKOUT_ORIGIN = 'https://checkout.stripe.com';
 export { STRIPE_CARD_ID };
 
 export interface StripeCardGateway extends Gateway {
-  pay(input: Parameters<Gateway['pay']>[0]): Promise<StripePayResult | RedirectRequired | NotActed>;
+  pay(input: Parameters<Gateway['pay']>[0]): Promise<StripePayResult | RedirectRequired | HostedFieldsRequired | NotActed>;
   /** When the hold of a payment (its PaymentIntent id) expires, from Stripe's `capture_before`; null when Stripe does not say. */
   holdExpiry(input: CallContext & { payment: string }): Promise<Date | null>;
   /** A webhook delivery, verified under the processor's signing secret and read again from Stripe (events.ts). */
@@ -65,12 +67,21 @@ export function stripeGateways(input: StripeSettingsInput, options: { now?: () =
       enabled: true,
       sandbox: settings.secretKey.includes('_test_'),
       // Checkout's page, and the issuer's authentication of a charge the customer confirms (confirm.ts).
-      origins: { redirect: [STRIPE_CHECKOUT_ORIGIN, STRIPE_AUTHENTICATION_ORIGIN] },
+      // With a publishable key, Stripe.js in the page too: its script, its frames (3-D Secure's included) and its API.
+      origins: {
+        redirect: [STRIPE_CHECKOUT_ORIGIN, STRIPE_AUTHENTICATION_ORIGIN],
+        ...(settings.publishableKey ? { script: [STRIPE_JS_ORIGIN], frame: [STRIPE_JS_ORIGIN, STRIPE_AUTHENTICATION_ORIGIN], connect: [STRIPE_API_ORIGIN] } : {}),
+      },
       // Only while a test double stands in for Stripe (STRIPE_API_URL): its checkout page is on its own origin.
       ...(settings.apiUrl === STRIPE_API_DEFAULT ? {} : { replacedOrigin: new URL(settings.apiUrl).origin }),
-      // The page's pay post has a return route and no fields: Checkout. A PaymentMethod from Stripe.js: a PaymentIntent.
-      pay: (i) => withSignal<StripePayResult | RedirectRequired | NotActed>(i.signal, () => (i.fields.payment_method === undefined && i.returnUrl ? checkoutPay(ctx, i) : pay(ctx, i))),
-      return: (i) => withSignal(i.signal, () => checkoutReturn(ctx, i)),
+      ...(settings.publishableKey ? { hostedFields: { script: settings.jsUrl, key: settings.publishableKey } } : {}),
+      // The pay post with Stripe's fields mounted: the Payment Element. With a return route and no fields: Checkout. A PaymentMethod from Stripe.js: a PaymentIntent.
+      pay: (i) =>
+        withSignal<StripePayResult | RedirectRequired | HostedFieldsRequired | NotActed>(i.signal, () =>
+          i.fields[HOSTED_FIELDS] !== undefined ? elementPay(ctx, i) : i.fields.payment_method === undefined && i.returnUrl ? checkoutPay(ctx, i) : pay(ctx, i),
+        ),
+      // A call of the Payment Element recorded its PaymentIntent; Checkout's, its session.
+      return: (i) => withSignal(i.signal, () => (i.processorId?.startsWith('pi_') && !i.challenge ? elementReturn(ctx, i) : checkoutReturn(ctx, i))),
       capture: action(capture),
       refund: action(refund),
       void: action(voidHold),
@@ -83,7 +94,7 @@ export function stripeGateways(input: StripeSettingsInput, options: { now?: () =
       confirm: (i) => withSignal(i.signal, () => confirmPayment(ctx, i)),
       confirmed: (i) => withSignal(i.signal, () => confirmedPayment(ctx, i)),
       // A resumed store is read from its setup session; anything else as lookup.ts says.
-      lookup: (i) => withSignal(i.signal, () => (i.kind === 'store' && i.processorId?.startsWith('cs_') ? lookupSetup(ctx, i.processorId) : lookup(ctx, i.reference, i.processorId))),
+      lookup: (i) => withSignal(i.signal, () => (i.kind === 'store' && i.processorId?.startsWith('cs_') ? lookupSetup(ctx, i.processorId) : lookup(ctx, i.reference, i.processorId, i.kind === 'pay'))),
       holdExpiry: (i) => withSignal(i.signal, () => holdExpiry(ctx, i.payment)),
       // The merchant's Stripe account settles its payments: Stripe's fee and net from the charge's balance transaction (settlement.ts).
       processorFigures: (i) => withSignal(i.signal, () => settlementAtStripe(ctx, i.payment)),

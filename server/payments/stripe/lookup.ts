@@ -2,6 +2,7 @@ import Stripe from 'stripe';
 import type { LookupResult } from '../gateway';
 import { cardSummary, checkPayment, latestCharge, type PaymentIntent, paymentIntentSchema, read, refundSchema } from './answers';
 import { lookupSession, replayedSession } from './checkout';
+import { lookupElement } from './element';
 import type { StripeContext } from './context';
 import { declineOutcome, expectedOf, paymentOutcome } from './pay';
 import { isServerError, notActed } from './refusals';
@@ -125,11 +126,30 @@ async function lookupForgotten(ctx: StripeContext, reference: string): Promise<L
   return { status: 'not_found' };
 }
 
-/** `processorId`: a Checkout Session's id (`cs_…`) when the call started one, read by that id. */
-export async function lookup(ctx: StripeContext, reference: string, processorId?: string): Promise<LookupResult> {
+/** The PaymentIntent a Payment Element's create made, read again under its key (its answer was lost); null when Stripe kept a 5xx. */
+async function replayedElement(ctx: StripeContext, reference: string, sent: Extract<Sent, { kind: 'element' }>): Promise<LookupResult | null> {
+  try {
+    const pi = read(paymentIntentSchema, await ctx.stripe.paymentIntents.create(sent.params, { idempotencyKey: reference }), 'the PaymentIntent');
+    return lookupElement(ctx, reference, pi.id);
+  } catch (error) {
+    if (isServerError(error)) return null;
+    throw error;
+  }
+}
+
+/**
+ * `processorId`: a Checkout Session's id (`cs_…`) when the call started one, read by that
+ * id; a pay call's PaymentIntent (`pi_…`, the Payment Element's, `payOfElement`) likewise.
+ */
+export async function lookup(ctx: StripeContext, reference: string, processorId?: string, payOfElement = false): Promise<LookupResult> {
   if (processorId?.startsWith('cs_')) return lookupSession(ctx, reference, processorId);
+  if (payOfElement && processorId?.startsWith('pi_')) return lookupElement(ctx, reference, processorId);
   const sent = ctx.sent.get(reference);
   if (!sent) return lookupForgotten(ctx, reference);
+  if (sent.kind === 'element') {
+    const answer = ctx.now().getTime() - sent.at < REPLAY_WITHIN_MS ? await replayedElement(ctx, reference, sent) : null;
+    return answer ?? lookupForgotten(ctx, reference);
+  }
   if (sent.kind === 'checkout') {
     // Its answer was lost: the create again under its key names the session (or makes it, to be ended at once).
     const session = ctx.now().getTime() - sent.at < REPLAY_WITHIN_MS ? await replayedSession(ctx, reference, sent.params) : null;

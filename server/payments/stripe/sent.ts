@@ -10,6 +10,8 @@ export type Sent =
   | { kind: 'pay'; params: Stripe.PaymentIntentCreateParams; at: number }
   /** A Checkout Session (checkout.ts): a lookup without its id sends the create again to learn it. */
   | { kind: 'checkout'; params: Stripe.Checkout.SessionCreateParams; at: number }
+  /** A PaymentIntent for the Payment Element (element.ts), created without a card: Stripe.js confirms it. */
+  | { kind: 'element'; params: Stripe.PaymentIntentCreateParams; at: number }
   | { kind: 'capture' | 'refund' | 'void'; payment: string; at: number };
 
 const MEMORY = 50_000;

@@ -18,6 +18,10 @@ export const stripeSettingsSchema = z.object({
   timeoutMs: z.number().int().positive().default(30_000),
   /** Where Stripe sends the customer back after 3-D Secure; without it the challenge is left to Stripe.js. */
   returnUrl: z.url({ protocol: /^https?$/ }).optional(),
+  /** The publishable key (`pk_…`): with it the payment page offers Stripe's Payment Element (element.ts). */
+  publishableKey: z.string().regex(/^pk_(test|live)_[A-Za-z0-9_]+$/).optional(),
+  /** Where Stripe.js is: Stripe's own unless a stand-in of a test double is (STRIPE_JS_URL, on the double's origin). */
+  jsUrl: z.url({ protocol: /^https?$/ }).default('https://js.stripe.com/v3/'),
   /** The webhook endpoint's signing secret (`whsec_…`): events that do not verify under it are refused. */
   webhookSecret: z.string().min(1).optional(),
   /** How far back a lookup lists PaymentIntents when it does not know when the call was made. */

@@ -45,3 +45,13 @@ describe('redirect targets', () => {
     expect(parseOutcome({ outcome: 'redirect', location })).toBeNull();
   });
 });
+
+describe('the processor’s confirmation (hosted-fields)', () => {
+  it('takes a secret and a return route that may be navigated to, and nothing else', () => {
+    const location = 'http://localhost:3000/pay/tok/return/gc_1/';
+    expect(parseOutcome({ outcome: 'confirm', secret: 'pi_1_secret_2', location })).toEqual({ outcome: 'confirm', secret: 'pi_1_secret_2', location });
+    expect(parseOutcome({ outcome: 'confirm', secret: 'pi_1_secret_2', location: 'javascript:alert(1)' })).toBeNull();
+    expect(parseOutcome({ outcome: 'confirm', secret: 7, location })).toBeNull();
+    expect(parseOutcome({ outcome: 'confirm', location })).toBeNull();
+  });
+});

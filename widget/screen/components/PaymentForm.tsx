@@ -121,6 +121,8 @@ export function PaymentForm() {
   const gateway = model.gateway.value;
   const pending = model.pending.value;
   const amount = money(view.totalPrice);
+  // The gateway's own fields took over its redirect (hosted-fields): the customer pays here.
+  const hosted = gateway?.hosted && model.hosted.value?.gateway === gateway.id;
 
   function onSubmit(event: TargetedEvent<HTMLFormElement, SubmitEvent>) {
     event.preventDefault();
@@ -143,7 +145,7 @@ export function PaymentForm() {
   const payLabel =
     progress && pending === 'pay'
       ? i18n.t(progress)
-      : gateway?.flow === 'redirect'
+      : gateway?.flow === 'redirect' && !hosted
         ? i18n.t('action.continue', { gateway: gatewayName(i18n, gateway) })
         : i18n.t(keyOf(view, { pay: 'action.pay', subscription: 'action.subscribe', save: 'action.saveCard' }), { amount });
 
@@ -162,7 +164,9 @@ export function PaymentForm() {
           ))}
         </div>
       )}
-      {gateway?.flow === 'redirect' && (
+      {/* Where the processor's script draws its fields (stripe-element.ts); they are its, not ours. */}
+      {gateway?.hosted && <div id="hosted-fields" class="fields" />}
+      {gateway?.flow === 'redirect' && !hosted && (
         <p class="redirect-hint">{i18n.t('gateway.redirectHint', { gateway: gatewayName(i18n, gateway), amount })}</p>
       )}
 
