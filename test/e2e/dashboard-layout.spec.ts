@@ -6,7 +6,7 @@ import { LAPTOP } from './screen';
 // on the environment's data): at 360 px the navigation folds behind one "Menu" button (a
 // popover) so the page's title is in the first screen, and opens and closes by keyboard;
 // at 1280 px it is a sidebar of groups. No script on any page; axe-clean in light and
-// dark, open and closed.
+// dark, open and closed; and with scripts off in the browser, the menu works the same.
 
 const PHONE = { width: 360, height: 800 };
 const GROUPS = ['Payments', 'Balance', 'Products and subscriptions', 'Developers', 'Settings'];
@@ -90,4 +90,21 @@ test('the navigation by job: one menu button at 360 px opened by keyboard, a sid
   } finally {
     await stop();
   }
+});
+
+test.describe('with scripts off', () => {
+  test.use({ javaScriptEnabled: false, viewport: PHONE });
+
+  test('at 360 px the menu still opens by keyboard and its links lead on', async ({ page, service }) => {
+    await signUp(page, service, 'layout-nojs@shop.example');
+    const nav = page.getByRole('navigation', { name: 'Dashboard' });
+    await expect(nav).toBeHidden();
+    await page.getByRole('button', { name: 'Menu', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await expect(nav).toBeVisible();
+    await nav.getByRole('link', { name: 'Disputes' }).focus();
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('heading', { level: 1, name: 'Disputes' })).toBeInViewport();
+    await expect(nav).toBeHidden();
+  });
 });
