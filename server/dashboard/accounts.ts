@@ -3,6 +3,7 @@ import type { Language } from '../../widget/i18n/language';
 import { queueInviteMail } from '../notify/mail-account';
 import { type Db, inTransaction } from '../store/db';
 import { recordAudit } from '../store/audit';
+import { type PlatformInUse, platformInUse } from '../store/platform-use';
 import type { Role } from '../store/schema';
 import { clearFailures, countAttempt, takeBackFailure } from '../store/sign-in-failures';
 import {
@@ -333,6 +334,8 @@ export interface ActiveSession {
   memberships: Membership[];
   /** The membership the session is looking at. */
   current: Membership;
+  /** Which of the platform's sections its environment uses (the navigation shows those). */
+  inUse: PlatformInUse;
 }
 
 /**
@@ -360,7 +363,8 @@ export async function resolveSession(db: Db, cookie: string, now: Date): Promise
   if (current.environment_id !== session.environment_id) patch.environment_id = current.environment_id;
   if (t - Date.parse(session.last_seen_at) >= TOUCH_EVERY_MS) patch.last_seen_at = now.toISOString();
   if (Object.keys(patch).length) await updateSession(db, idHash, patch);
-  return { idHash, csrf: session.csrf_token, userId: user.id, email: user.email, memberships, current };
+  const inUse = await platformInUse(db, current.environment_id);
+  return { idHash, csrf: session.csrf_token, userId: user.id, email: user.email, memberships, current, inUse };
 }
 
 /** Moves the session to another of the user's environments; false when it is not theirs. */

@@ -7,17 +7,31 @@ import type { DashboardText } from './i18n';
 import { READINESS_URL } from './live-readiness-page';
 
 // The home page's figures, chart and "needs attention" list. The chart is an inline SVG
-// drawn on the server (no script): a figure with a caption, the SVG an image whose label
-// summarises it, and the same numbers in a table inside <details> for anyone who cannot
-// see the bars.
+// drawn on the server (no script): a figure with a caption; the SVG an image whose label
+// summarises it, with its axes (money and dates, in the reader's language) and each paid
+// day's value written on its bar; the same numbers in a table inside <details> for
+// anyone who cannot see the bars.
 
-const CHART_W = 600;
-const CHART_H = 160;
+/** The drawing's box (user units; the stylesheet scales it, never under 36rem wide). */
+const CHART = { width: 640, height: 240, left: 84, right: 32, top: 12, bottom: 28 };
+const PLOT_W = CHART.width - CHART.left - CHART.right;
+const PLOT_H = CHART.height - CHART.top - CHART.bottom;
 const GAP = 2;
+/** The dates on the axis: today and every 7th day before it. */
+const DATE_EVERY = 7;
+/** Roughly the width of one character of a value label, to know whether it fits inside its bar. */
+const CHAR_W = 6;
 
 /** The day as this language writes it, without a time: UTC, as the figures are counted. */
 const dayLabel = (text: DashboardText, day: string) =>
   new Intl.DateTimeFormat(text.lang, { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
+
+/** The axis's top: the smallest 1, 2 or 5 × 10ⁿ minor units at or above the highest day. */
+export function axisTop(highest: number): number {
+  let power = 1;
+  while (power * 10 <= highest) power *= 10;
+  return [1, 2, 5, 10].map((f) => f * power).find((v) => v >= highest)!;
+}
 
 function Totals({ text, c }: { text: DashboardText; c: CurrencyFigures }) {
   const { t } = text;
@@ -65,22 +79,75 @@ function chartLabel(text: DashboardText, c: CurrencyFigures): string {
   });
 }
 
+/** The axes: money lines at 0, half and the top; the dates of today and every 7th day before it. */
+function Axes({ text, c, top }: { text: DashboardText; c: CurrencyFigures; top: number }) {
+  const slot = PLOT_W / c.days.length;
+  const ticks = top % 2 === 0 ? [0, top / 2, top] : [0, top];
+  return (
+    <>
+      {ticks.map((v) => {
+        const y = CHART.top + PLOT_H - (v / top) * PLOT_H;
+        return (
+          <g key={v}>
+            <line class={v === 0 ? 'axis' : 'grid'} x1={CHART.left} x2={CHART.width - CHART.right} y1={y} y2={y} />
+            <text class="money" x={CHART.left - 6} y={y + 4} text-anchor="end">
+              {text.money(v, c.currency)}
+            </text>
+          </g>
+        );
+      })}
+      {c.days.map((d, i) =>
+        (c.days.length - 1 - i) % DATE_EVERY === 0 ? (
+          <text key={d.day} class="date" x={CHART.left + (i + 0.5) * slot} y={CHART.height - 8} text-anchor="middle">
+            {dayLabel(text, d.day)}
+          </text>
+        ) : null,
+      )}
+    </>
+  );
+}
+
+/** A day's bar, its value written along it (inside when it fits, above otherwise), and its date and value as a tooltip. */
+function Bar({ text, c, i, top }: { text: DashboardText; c: CurrencyFigures; i: number; top: number }) {
+  const d = c.days[i]!;
+  const { amount, count } = d.figures.payments;
+  if (amount === 0) return null;
+  const slot = PLOT_W / c.days.length;
+  // Heights are drawn, not money: a ratio of two integers is only a length here.
+  const h = Math.max(1, Math.round((amount / top) * PLOT_H));
+  const x = CHART.left + i * slot;
+  const base = CHART.top + PLOT_H;
+  const value = text.money(amount, c.currency);
+  const inside = h >= value.length * CHAR_W + 8;
+  const labelY = inside ? base - 4 : base - h - 4;
+  const cx = x + slot / 2 + 4;
+  return (
+    <g data-day={d.day}>
+      <rect class="bar" x={x + GAP / 2} y={base - h} width={slot - GAP} height={h}>
+        <title>{`${dayLabel(text, d.day)}: ${text.t('home.cell', { amount: value, count })}`}</title>
+      </rect>
+      <text class={inside ? 'value inside' : 'value'} x={cx} y={labelY} transform={`rotate(-90 ${cx} ${labelY})`}>
+        {value}
+      </text>
+    </g>
+  );
+}
+
 function Chart({ text, c }: { text: DashboardText; c: CurrencyFigures }) {
   const { t } = text;
-  const max = Math.max(1, ...c.days.map((d) => d.figures.payments.amount));
-  const barW = CHART_W / c.days.length;
+  const top = axisTop(Math.max(1, ...c.days.map((d) => d.figures.payments.amount)));
   const id = `chart-${c.currency}`;
   return (
     <figure class="chart" data-testid={id}>
       <figcaption id={id}>{t('home.chart.caption', { currency: c.currency })}</figcaption>
-      <svg viewBox={`0 0 ${CHART_W} ${CHART_H + 1}`} role="img" aria-label={chartLabel(text, c)} preserveAspectRatio="none">
-        <line class="axis" x1="0" x2={CHART_W} y1={CHART_H} y2={CHART_H} />
-        {c.days.map((d, i) => {
-          // Heights are drawn, not money: a ratio of two integers is only a length here.
-          const h = Math.round((d.figures.payments.amount / max) * (CHART_H - 4));
-          return h > 0 ? <rect key={d.day} class="bar" x={i * barW + GAP / 2} y={CHART_H - h} width={barW - GAP} height={h} /> : null;
-        })}
-      </svg>
+      <div class="scroll" tabindex={0} role="region" aria-label={t('home.chart.scroll', { currency: c.currency })}>
+        <svg viewBox={`0 0 ${CHART.width} ${CHART.height}`} role="img" aria-label={chartLabel(text, c)}>
+          <Axes text={text} c={c} top={top} />
+          {c.days.map((d, i) => (
+            <Bar key={d.day} text={text} c={c} i={i} top={top} />
+          ))}
+        </svg>
+      </div>
       <details>
         <summary>{t('home.chart.data', { currency: c.currency })}</summary>
         <div class="scroll" tabindex={0} role="region" aria-label={t('home.chart.caption', { currency: c.currency })}>
@@ -98,7 +165,9 @@ function Chart({ text, c }: { text: DashboardText; c: CurrencyFigures }) {
             <tbody>
               {c.days.map((d) => (
                 <tr key={d.day}>
-                  <th scope="row">{d.day}</th>
+                  <th scope="row">
+                    <time datetime={d.day}>{dayLabel(text, d.day)}</time>
+                  </th>
                   {FIGURE_KINDS.map((k) => (
                     <td key={k}>{t('home.cell', { amount: text.money(d.figures[k].amount, c.currency), count: d.figures[k].count })}</td>
                   ))}

@@ -59,43 +59,81 @@ function SearchBox({ text, query }: { text: DashboardText; query?: string }) {
   );
 }
 
-function Header({ text, session, active, query }: Chrome & { session: ActiveSession }) {
+type Link = [Section, string, string];
+/** A group of the navigation; one with no label is a link of its own (Overview, Disputes). */
+interface Group {
+  id: string;
+  label: string | null;
+  links: Link[];
+}
+
+/** The navigation's groups, by the merchant's job; a group with no link left is not shown. */
+function navGroups({ text, session, active }: Chrome & { session: ActiveSession }): Group[] {
   const { t } = text;
-  const links: [Section, string, string][] = [
-    ['overview', '/dashboard/', t('nav.overview')],
-    ['transactions', '/dashboard/transactions/', t('nav.transactions')],
-    ['balance', '/dashboard/balance/', t('nav.balance')],
-    ['disputes', '/dashboard/disputes/', t('nav.disputes')],
-    ['webhooks', '/dashboard/webhooks/', t('nav.webhooks')],
-    ['export', '/dashboard/export/', t('nav.export')],
-    ['catalogue', '/dashboard/catalogue/', t('nav.catalogue')],
-    ['clients', '/dashboard/clients/', t('nav.clients')],
-    ['subscriptions', '/dashboard/subscriptions/', t('nav.subscriptions')],
-    ['authorizations', '/dashboard/authorizations/', t('nav.authorizations')],
-    ['wallets', '/dashboard/wallets/', t('nav.wallets')],
-    ['events', '/dashboard/events/', t('nav.events')],
-    ['endpoints', '/dashboard/webhook-endpoints/', t('nav.endpoints')],
-    ['payouts', '/dashboard/payouts/', t('nav.payouts')],
+  const owner = roleAtLeast(session.current.role, 'owner');
+  // The platform's own objects appear once the environment has any, or while on their page.
+  const used = (section: 'clients' | 'wallets' | 'authorizations') => session.inUse[section] || active === section;
+  const when = (shown: boolean, ...links: Link[]) => (shown ? links : []);
+  const groups: Group[] = [
+    { id: 'home', label: null, links: [['overview', '/dashboard/', t('nav.overview')]] },
+    {
+      id: 'payments',
+      label: t('nav.group.payments'),
+      links: [['transactions', '/dashboard/transactions/', t('nav.transactions')], ...when(used('authorizations'), ['authorizations', '/dashboard/authorizations/', t('nav.authorizations')]), ['export', '/dashboard/export/', t('nav.export')]],
+    },
+    {
+      id: 'balance',
+      label: t('nav.group.balance'),
+      links: [['balance', '/dashboard/balance/', t('nav.balance')], ['payouts', '/dashboard/payouts/', t('nav.payouts')], ...when(owner, ['payoutFiles', '/dashboard/payout-files/', t('nav.payoutFiles')])],
+    },
+    {
+      id: 'customers',
+      label: t('nav.group.customers'),
+      links: [...when(used('clients'), ['clients', '/dashboard/clients/', t('nav.clients')]), ...when(used('wallets'), ['wallets', '/dashboard/wallets/', t('nav.wallets')])],
+    },
+    { id: 'products', label: t('nav.group.products'), links: [['catalogue', '/dashboard/catalogue/', t('nav.catalogue')], ['subscriptions', '/dashboard/subscriptions/', t('nav.subscriptions')]] },
+    { id: 'disputes', label: null, links: [['disputes', '/dashboard/disputes/', t('nav.disputes')]] },
+    {
+      id: 'developers',
+      label: t('nav.group.developers'),
+      links: [
+        ...when(owner, ['keys', '/dashboard/keys/', t('nav.keys')]),
+        ['endpoints', '/dashboard/webhook-endpoints/', t('nav.endpoints')],
+        ['webhooks', '/dashboard/webhooks/', t('nav.webhooks')],
+        ['events', '/dashboard/events/', t('nav.events')],
+        ...when(owner, ['processors', '/dashboard/processors/', t('nav.processors')]),
+      ],
+    },
+    {
+      id: 'settings',
+      label: t('nav.group.settings'),
+      links: [['settings', '/dashboard/settings/', t('nav.settings')], ...when(owner, ['team', '/dashboard/team/', t('nav.team')], ['audit', '/dashboard/audit/', t('nav.audit')]), ['security', '/dashboard/account/security/', t('nav.security')]],
+    },
   ];
-  if (roleAtLeast(session.current.role, 'owner')) {
-    links.push(['keys', '/dashboard/keys/', t('nav.keys')], ['processors', '/dashboard/processors/', t('nav.processors')], ['payoutFiles', '/dashboard/payout-files/', t('nav.payoutFiles')], ['team', '/dashboard/team/', t('nav.team')], ['audit', '/dashboard/audit/', t('nav.audit')]);
-  }
-  links.push(['settings', '/dashboard/settings/', t('nav.settings')], ['security', '/dashboard/account/security/', t('nav.security')]);
+  return groups.filter((g) => g.links.length > 0);
+}
+
+function NavLinks({ links, active }: { links: Link[]; active?: Section }) {
   return (
-    <header class="top">
-      <p class="brand">{t('brand')}</p>
-      <SearchBox text={text} query={query} />
-      <nav aria-label={t('nav.label')}>
-        <ul>
-          {links.map(([section, href, label]) => (
-            <li key={section}>
-              <a href={href} aria-current={section === active ? 'page' : undefined}>
-                {label}
-              </a>
-            </li>
-          ))}
-        </ul>
-      </nav>
+    <>
+      {links.map(([section, href, label]) => (
+        <li key={section}>
+          <a href={href} aria-current={section === active ? 'page' : undefined}>
+            {label}
+          </a>
+        </li>
+      ))}
+    </>
+  );
+}
+
+/** Who is signed in, the environment switcher and signing out: the foot of the menu. */
+function Account({ text, session }: { text: DashboardText; session: ActiveSession }) {
+  const { t } = text;
+  return (
+    // A region named by who is signed in, so the menu's foot is inside a landmark as the rest of the page is.
+    <section class="account" aria-labelledby="who">
+      <p id="who" class="who">{t('env.you', { email: session.email, role: t(`env.role.${session.current.role}`) })}</p>
       {session.memberships.length > 1 && (
         <form method="post" action="/dashboard/environment/" class="switcher">
           <Csrf token={session.csrf} />
@@ -110,7 +148,6 @@ function Header({ text, session, active, query }: Chrome & { session: ActiveSess
           <button type="submit">{t('env.switch')}</button>
         </form>
       )}
-      <p class="who">{t('env.you', { email: session.email, role: t(`env.role.${session.current.role}`) })}</p>
       <div class="signout">
         <form method="post" action="/dashboard/sign-out/">
           <Csrf token={session.csrf} />
@@ -121,12 +158,73 @@ function Header({ text, session, active, query }: Chrome & { session: ActiveSess
           <button type="submit" class="quiet">{t('signOutEverywhere')}</button>
         </form>
       </div>
+    </section>
+  );
+}
+
+/**
+ * The sidebar: the navigation by job and the account. On a phone it is a popover behind
+ * one "Menu" button (HTML's own popovertarget: it opens and closes by keyboard, Escape or
+ * a tap outside, with no script); from 60rem the stylesheet always shows it beside the page.
+ */
+function Menu(chrome: Chrome & { session: ActiveSession }) {
+  const { text, active, session } = chrome;
+  const groups = navGroups(chrome);
+  return (
+    <div class="menu">
+      <button type="button" class="menu-open" popovertarget="menu">
+        {text.t('nav.menu')}
+      </button>
+      <div id="menu" popover="auto" class="menu-panel">
+        <button type="button" class="menu-close quiet" popovertarget="menu" popovertargetaction="hide">
+          {text.t('nav.close')}
+        </button>
+        <nav aria-label={text.t('nav.label')}>
+          <ul>
+            {groups.map((g) =>
+              g.label === null ? (
+                <NavLinks key={g.id} links={g.links} active={active} />
+              ) : (
+                <li key={g.id} class="group">
+                  <span id={`nav-${g.id}`} class="group-label">
+                    {g.label}
+                  </span>
+                  <ul aria-labelledby={`nav-${g.id}`}>
+                    <NavLinks links={g.links} active={active} />
+                  </ul>
+                </li>
+              ),
+            )}
+          </ul>
+        </nav>
+        <Account text={text} session={session} />
+      </div>
+    </div>
+  );
+}
+
+function Header({ text, session, query }: Chrome & { session: ActiveSession }) {
+  const { t } = text;
+  const { environment_name: name, environment_mode: mode } = session.current;
+  return (
+    <header class="top">
+      <p class="brand">{t('brand')}</p>
+      <p class="env" data-testid="environment">
+        {name} <span class="mode" data-mode={mode}>{t(`env.mode.${mode}`)}</span>
+      </p>
+      <SearchBox text={text} query={query} />
     </header>
   );
 }
 
 export function renderPage(chrome: Chrome, body: ComponentChildren): string {
   const { text, title, session } = chrome;
+  const main = (
+    <main id="main" tabindex={-1}>
+      <h1>{title}</h1>
+      {body}
+    </main>
+  );
   const html = renderToString(
     <html lang={text.lang}>
       <head>
@@ -147,10 +245,14 @@ export function renderPage(chrome: Chrome, body: ComponentChildren): string {
             <p id="sandbox-note">{text.t('env.sandbox')}</p>
           </aside>
         )}
-        <main id="main" tabindex={-1}>
-          <h1>{title}</h1>
-          {body}
-        </main>
+        {session ? (
+          <div class="shell">
+            <Menu {...chrome} session={session} />
+            {main}
+          </div>
+        ) : (
+          main
+        )}
       </body>
     </html>,
   );

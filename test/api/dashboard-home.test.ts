@@ -27,6 +27,20 @@ function cell(html: string, currency: string, kind: string, period: 1 | 7 | 30):
   return new RegExp(`data-period="${period}">([^<]*)</td>`).exec(row)?.[1] ?? '';
 }
 
+/** One currency's chart: from its figure to the figure's end. */
+function chartOf(html: string, currency: string): string {
+  const start = html.indexOf(`data-testid="chart-${currency}"`);
+  expect(start, `no chart in ${currency}`).toBeGreaterThan(-1);
+  return html.slice(start, html.indexOf('</figure>', start));
+}
+
+/** The chart's bars: each one's day, its tooltip (date and value) and the value written on it. */
+const bars = (html: string, currency: string) =>
+  [...chartOf(html, currency).matchAll(/<g data-day="([^"]+)"><rect class="bar"[^>]*><title>([^<]*)<\/title><\/rect><text[^>]*>([^<]*)<\/text><\/g>/g)].map((m) => [m[1], m[2], m[3]]);
+
+/** The texts of one of the chart's axes, in order: `money` (bottom to top) or `date` (oldest first). */
+const texts = (html: string, currency: string, axis: 'money' | 'date') => [...chartOf(html, currency).matchAll(new RegExp(`<text class="${axis}"[^>]*>([^<]*)</text>`, 'g'))].map((m) => m[1]);
+
 describe.each(ENGINES)('dashboard home on %s', (engine) => {
   const clock = testClock();
   const svc = useOwnService(engine, { now: clock.now, env: { SANDBOX_DISPUTE_DELAY_MS: String(OPEN_DELAY), ALLOW_PRIVATE_NOTIFY_URLS: 'true' } });
@@ -86,11 +100,38 @@ describe.each(ENGINES)('dashboard home on %s', (engine) => {
     expect([1, 7, 30].map((p) => cell(html, 'USD', 'payments', p as 1 | 7 | 30))).toEqual(['$0.00 (0)', '$7.00 (1)', '$7.00 (1)']);
 
     // The chart: a figure, its caption, an image labelled with its summary, the numbers in a table.
-    expect(html).toMatch(/<figure class="chart" data-testid="chart-EUR"><figcaption id="chart-EUR">Payments in EUR per day, last 30 days \(UTC\)<\/figcaption><svg[^>]*role="img"/);
+    expect(html).toMatch(/<figure class="chart" data-testid="chart-EUR"><figcaption id="chart-EUR">Payments in EUR per day, last 30 days \(UTC\)<\/figcaption><div class="scroll" tabindex="0" role="region" aria-label="Bar chart of payments in EUR"><svg[^>]*role="img"/);
     expect(html).toContain('aria-label="Bar chart of payments in EUR per day over the last 30 days: €85.00 in 4 payments; the highest day was');
     expect(html.match(/<rect class="bar"/g)).toHaveLength(4); // EUR: today, 3 and 20 days ago; USD: 3 days ago
-    const today = clock.now().toISOString().slice(0, 10);
-    expect(html).toMatch(new RegExp(`<th scope="row">${today}</th><td>€55.00 \\(2\\)</td><td>€2.00 \\(1\\)</td><td>€50.00 \\(1\\)</td><td>€30.00 \\(1\\)</td>`));
+    // Each paid day's bar carries its date and value, and its value written on it; the
+    // axes say money (0, half, the top) and dates (today and every 7th day before), in the
+    // reader's language.
+    const day = (back: number) => new Date(clock.now().getTime() - back * DAY).toISOString().slice(0, 10);
+    const label = (back: number, lang = 'en') => new Intl.DateTimeFormat(lang, { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(new Date(clock.now().getTime() - back * DAY));
+    expect(bars(html, 'EUR')).toEqual([
+      [day(20), `${label(20)}: €10.00 (1)`, '€10.00'],
+      [day(3), `${label(3)}: €20.00 (1)`, '€20.00'],
+      [day(0), `${label(0)}: €55.00 (2)`, '€55.00'],
+    ]);
+    expect(bars(html, 'USD')).toEqual([[day(3), `${label(3)}: $7.00 (1)`, '$7.00']]);
+    expect(texts(html, 'EUR', 'money')).toEqual(['€0.00', '€50.00', '€100.00']);
+    expect(texts(html, 'USD', 'money')).toEqual(['$0.00', '$5.00', '$10.00']);
+    expect(texts(html, 'EUR', 'date')).toEqual([28, 21, 14, 7, 0].map((back) => label(back)));
+    // The table: the 30 days by their date, each kind's volume and number.
+    const rows = [...chartOf(html, 'EUR').matchAll(/<th scope="row"><time datetime="([^"]+)">([^<]+)<\/time><\/th><td>([^<]+)<\/td><td>([^<]+)<\/td><td>([^<]+)<\/td><td>([^<]+)<\/td>/g)];
+    expect(rows).toHaveLength(30);
+    expect(rows.map((r) => r[1])).toEqual(Array.from({ length: 30 }, (_, i) => day(29 - i)));
+    const byDay = Object.fromEntries(rows.map((r) => [r[1], r.slice(2)]));
+    expect(byDay[day(0)]).toEqual([label(0), '€55.00 (2)', '€2.00 (1)', '€50.00 (1)', '€30.00 (1)']);
+    expect(byDay[day(3)]).toEqual([label(3), '€20.00 (1)', '€0.00 (0)', '€0.00 (0)', '€0.00 (0)']);
+    expect(byDay[day(20)]).toEqual([label(20), '€10.00 (1)', '€0.00 (0)', '€0.00 (0)', '€0.00 (0)']);
+    expect(byDay[day(1)]).toEqual([label(1), '€0.00 (0)', '€0.00 (0)', '€0.00 (0)', '€0.00 (0)']);
+    // In Spanish, the dates and the money as Spanish writes them.
+    const { browser: lector } = await member(t, api, 'viewer', { 'accept-language': 'es' });
+    const es = (await lector.get('/dashboard/')).text;
+    expect(texts(es, 'EUR', 'date')).toEqual([28, 21, 14, 7, 0].map((back) => label(back, 'es')));
+    expect(label(0, 'es')).not.toBe(label(0));
+    expect(bars(es, 'EUR').map((b) => b[2])).toEqual(['10,00\u00a0€', '20,00\u00a0€', '55,00\u00a0€']);
 
     // Needs attention: the dispute with its deadline, the failing and the disabled endpoints.
     const dispute = (await api.get('/dispute/')).body.results[0];

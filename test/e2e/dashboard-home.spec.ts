@@ -2,9 +2,10 @@ import { expect, startService, test } from './fixtures';
 import { expectAccessible, invite, PASSWORD, payByCard } from './dashboard-data';
 
 // The dashboard's home and settings in Chromium, on a service of their own (the figures are
-// the environment's): the day's payment in the figures and the chart, the chart's numbers
-// in its table, the brand changed on the settings page and its sketch; axe-clean in light
-// and dark at 360 px and 1280 px, with no script.
+// the environment's): the day's payment in the figures and the chart (its value on its bar,
+// the dates and money on its axes), the chart's numbers in its table by date, the brand
+// changed on the settings page and its sketch; axe-clean in light and dark at 360 px and
+// 1280 px, with no script.
 
 
 
@@ -27,10 +28,19 @@ test('the home shows the day’s payment in its figures and chart, settings chan
     const chart = page.getByRole('figure', { name: 'Payments in EUR per day, last 30 days (UTC)' });
     await expect(chart.getByRole('img')).toHaveAttribute('aria-label', /€42\.00 in 1 payments/);
     await expect(chart.locator('rect.bar')).toHaveCount(1);
+    // The day's bar has its value written on it and its date and value as a tooltip; the
+    // date axis ends on today, as the browser's language (English) writes dates.
+    const today = new Intl.DateTimeFormat('en', { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(new Date());
+    await expect(chart.locator('text.value')).toHaveText(['€42.00']);
+    await expect(chart.locator('rect.bar title')).toHaveText(`${today}: €42.00 (1)`);
+    await expect(chart.locator('text.date').last()).toHaveText(today);
+    await expect(chart.locator('text.money')).toHaveText(['€0.00', '€25.00', '€50.00']);
     await expectAccessible(page);
-    // The same numbers as a table, for whoever cannot see the bars.
+    // The same numbers as a table, for whoever cannot see the bars: today's row, by its date.
     await chart.getByText('The numbers per day in EUR').click();
-    await expect(chart.getByRole('row').last()).toContainText('€42.00 (1)');
+    const row = chart.getByRole('row').last();
+    await expect(row.getByRole('rowheader')).toHaveText(today);
+    await expect(row.getByRole('cell').first()).toHaveText('€42.00 (1)');
     await expectAccessible(page);
 
     await page.getByRole('link', { name: 'Settings' }).click();
