@@ -181,6 +181,8 @@ export async function startRedsysDouble(options: { terminals?: Terminal[] } = {}
     const lose = take(losses, service);
     const held = take(holds, service);
     if (held && !held.acted) {
+      // Logged as it came, though never carried out.
+      if (entry.service === 'rest') entry.params = readSigned(terminals, JSON.parse(body) as Record<string, unknown>, 'rest').params;
       held.hold.arrive();
       await held.hold.released;
       return void res.socket?.destroy();

@@ -1,0 +1,167 @@
+import { expect } from 'vitest';
+import { PUBLIC_TEST_KEY, PUBLIC_TEST_MERCHANT } from '../../server/payments/redsys/settings';
+import type { Client } from '../api/harness';
+import { transactionBody } from '../api/harness';
+import { paramsOf, toRedsys } from '../api/redsys-shop';
+import { back, onCheckout, stripeTestKeys, toCheckout } from '../api/stripe-shop';
+import type { HeldRequest } from '../held-answer';
+import { decideOnPage } from '../redsys/helpers';
+import { type RedsysDouble, startRedsysDouble } from '../redsys/server';
+import { type StripeDouble, startStripeDouble } from '../stripe/server';
+
+// The processors of the fault matrix (processor-matrix.ts), each behind the same face: its
+// double, how the service is pointed at it and connected, a sale paid through it by
+// redirect, its books for that payment, and the faults it can be told to make on the next
+// capture, refund or void.
+
+export type Action = 'capture' | 'refund' | 'void';
+
+/** What the processor holds for one payment, in minor units, and how often it carried out each action on it. */
+export interface ProcessorBooks {
+  captured: number;
+  held: number;
+  refunded: number;
+  done: Record<Action, number>;
+}
+
+/** A payment as both sides know it: our transaction and sale, the processor's id for it (a PaymentIntent, an order number). */
+export interface Paid {
+  tx: { id: string; token: string };
+  sale: string;
+  handle: string;
+}
+
+export interface ProcessorUnderTest {
+  name: 'Stripe' | 'Redsys';
+  start(): Promise<void>;
+  close(): Promise<void>;
+  /** What the service is started with to reach the double. */
+  env(): Record<string, string>;
+  connect(api: Client): Promise<void>;
+  /** A new transaction, paid through the processor's page (only held with `authorize`). */
+  pay(shop: { api: Client; url: string }, authorize: boolean): Promise<Paid>;
+  books(handle: string): ProcessorBooks;
+  /** How many times the service sent this action on this payment (carried out or not). */
+  sent(action: Action, handle: string): number;
+  /** The next `action` is held before (`acted: false`) or after being carried out. */
+  hold(action: Action, acted: boolean): HeldRequest;
+  /** The next `action` is carried out and its answer lost: a cut connection, or a 500. */
+  lose(action: Action, how: 'cut' | '500'): void;
+  /** The next `action` is refused before it is carried out. */
+  refuse(action: Action): void;
+  /** Its notifications of what it did wait (Stripe's events; Redsys sends none for operations). */
+  holdNotifications(): void;
+  /** Sends what waited, late: after the service settled the call by itself. */
+  sendNotifications(): Promise<void>;
+}
+
+export async function newTransaction(api: Client, authorize: boolean): Promise<{ id: string; token: string }> {
+  const res = await api.post('/transaction/', transactionBody({ gateway_selected: false, return_url: 'https://shop.example/return', authorize }));
+  expect(res.status, res.text).toBe(201);
+  return res.body;
+}
+
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+export function stripeProcessor(): ProcessorUnderTest & { double: StripeDouble } {
+  const STRIPE_PATHS: Record<Action, RegExp> = {
+    capture: /^\/v1\/payment_intents\/[A-Za-z0-9_]+\/capture$/,
+    void: /^\/v1\/payment_intents\/[A-Za-z0-9_]+\/cancel$/,
+    refund: /^\/v1\/refunds$/,
+  };
+  const match = (action: Action) => ({ method: 'POST' as const, path: STRIPE_PATHS[action] });
+  const p = {
+    name: 'Stripe' as const,
+    double: null as unknown as StripeDouble,
+    async start() {
+      p.double = await startStripeDouble();
+    },
+    close: () => p.double.close(),
+    env: () => ({ STRIPE_API_URL: p.double.url, STRIPE_FILES_URL: p.double.filesUrl }),
+    async connect(api: Client) {
+      const keys = stripeTestKeys();
+      const connected = await api.post('/processor/', { type: 'stripe', ...keys });
+      expect(connected.status, connected.text).toBe(201);
+      p.double.addWebhookEndpoint(connected.body.webhook_url, keys.webhook_secret);
+    },
+    async pay(shop: { api: Client; url: string }, authorize: boolean): Promise<Paid> {
+      const tx = await newTransaction(shop.api, authorize);
+      const page = await toCheckout({ t: shop, double: p.double }, tx.token);
+      expect((await back(await onCheckout(page, 'pay'))).headers.get('location')).toMatch(/status=D/);
+      await p.double.settled();
+      const [sale] = (await shop.api.get(`/sale/?transaction_id=${tx.id}`)).body.results;
+      return { tx, sale: sale.id, handle: p.double.books.checkoutSessions.get(page.split('/').pop()!)!.payment_intent as string };
+    },
+    books(pi: string): ProcessorBooks {
+      const intent = p.double.books.paymentIntents.get(pi)!;
+      const done = (action: Action) =>
+        action === 'refund'
+          ? [...p.double.books.refunds.values()].filter((r) => r.payment_intent === pi).length
+          : p.double.requests.filter((r) => r.path === `/v1/payment_intents/${pi}/${action === 'void' ? 'cancel' : 'capture'}` && r.status === 200 && !r.replayed).length;
+      return {
+        captured: intent.amount_received as number,
+        held: intent.status === 'requires_capture' ? (intent.amount_capturable as number) : 0,
+        refunded: sum([...p.double.books.refunds.values()].filter((r) => r.payment_intent === pi && ['pending', 'succeeded'].includes(r.status)).map((r) => r.amount as number)),
+        done: { capture: done('capture'), refund: done('refund'), void: done('void') },
+      };
+    },
+    sent: (action: Action, pi: string) =>
+      p.double.requests.filter((r) => r.method === 'POST' && STRIPE_PATHS[action].test(r.path) && (action === 'refund' ? r.params.payment_intent === pi : r.path.includes(pi))).length,
+    hold: (action: Action, acted: boolean) => p.double.holdNext(match(action), { acted }),
+    lose: (action: Action, how: 'cut' | '500') => (how === 'cut' ? p.double.loseNext(match(action)) : p.double.failNext(match(action), { acted: true })),
+    refuse: (action: Action) => p.double.refuseNext(match(action)),
+    holdNotifications: () => void (p.double.holdEvents = true),
+    async sendNotifications() {
+      expect((await p.double.deliverEvents()).map((d) => d.status).filter((status) => status >= 300)).toEqual([]);
+    },
+  };
+  return p;
+}
+
+const REDSYS_TYPES: Record<Action, string> = { capture: '2', refund: '3', void: '9' };
+
+/** Redsys on the published test terminal (1, with the query service) or its terminal 2 (without). */
+export function redsysProcessor(terminal: '1' | '2' = '1'): ProcessorUnderTest & { double: RedsysDouble } {
+  const p = {
+    name: 'Redsys' as const,
+    double: null as unknown as RedsysDouble,
+    async start() {
+      p.double = await startRedsysDouble();
+    },
+    close: () => p.double.close(),
+    env: () => ({ REDSYS_URL: p.double.url }),
+    async connect(api: Client) {
+      const connected = await api.post('/processor/', { type: 'redsys', merchant_code: PUBLIC_TEST_MERCHANT, terminal, secret_key: PUBLIC_TEST_KEY, signature_version: 'HMAC_SHA256_V1' });
+      expect(connected.status, connected.text).toBe(201);
+    },
+    async pay(shop: { api: Client; url: string }, authorize: boolean): Promise<Paid> {
+      const tx = await newTransaction(shop.api, authorize);
+      const { url, fields } = await toRedsys(shop.url, p.double.url, tx.token);
+      expect((await decideOnPage(url, fields, 'approve')).status).toBe(303);
+      expect(p.double.notifications.at(-1)!.status, 'the notification’s answer').toBe(204);
+      const [sale] = (await shop.api.get(`/sale/?transaction_id=${tx.id}`)).body.results;
+      return { tx, sale: sale.id, handle: paramsOf(fields).DS_MERCHANT_ORDER! };
+    },
+    books(order: string): ProcessorBooks {
+      const o = p.double.books.find(p.double.terminals[Number(terminal) - 1]!, order)!;
+      const made = (type: string, response: string) => o.operations.filter((x) => x.type === type && x.response === response);
+      const confirmed = sum(made('2', '0900').map((x) => x.amount));
+      const approved = o.payment.response === '0000';
+      return {
+        captured: !approved ? 0 : o.payment.type === '0' ? o.payment.amount : confirmed,
+        held: approved && o.payment.type === '1' && made('9', '0400').length === 0 ? o.payment.amount - confirmed : 0,
+        refunded: sum(made('3', '0900').map((x) => x.amount)),
+        done: { capture: made('2', '0900').length, refund: made('3', '0900').length, void: made('9', '0400').length },
+      };
+    },
+    sent: (action: Action, order: string) =>
+      p.double.requests.filter((r) => r.service === 'rest' && r.params.DS_MERCHANT_ORDER === order && r.params.DS_MERCHANT_TRANSACTIONTYPE === REDSYS_TYPES[action]).length,
+    hold: (_action: Action, acted: boolean) => p.double.holdNext('rest', { acted }),
+    lose: (_action: Action, how: 'cut' | '500') => (how === 'cut' ? p.double.loseNext('rest') : p.double.failNext('rest', { acted: true })),
+    // Redsys's refusal of an operation it will not carry out (here, the over-refund code; the connector treats every errorCode alike).
+    refuse: () => p.double.refuseNext('SIS0057'),
+    holdNotifications: () => void (p.double.holdNotifications = true),
+    sendNotifications: () => p.double.sendNotifications(),
+  };
+  return p;
+}
