@@ -17,6 +17,11 @@ export async function toRedsys(baseUrl: string, redsysUrl: string, token: string
     headers: { 'content-type': FORM, origin: baseUrl },
     body: new URLSearchParams({ action: 'pay', gateway, csrf: await pageCsrf(baseUrl, token) }),
   });
+  return redsysForm(baseUrl, redsysUrl, started);
+}
+
+/** From the pay post's answer (a 303 to our page that posts the customer on): that page's form to Redsys, and the call's reference. */
+export async function redsysForm(baseUrl: string, redsysUrl: string, started: Response): Promise<{ url: string; fields: Record<string, string>; reference: string }> {
   expect(started.status, await started.clone().text()).toBe(303);
   const go = started.headers.get('location')!;
   const reference = /\/go\/([^/]+)\/$/.exec(go)?.[1];

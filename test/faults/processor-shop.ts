@@ -17,8 +17,8 @@ import { createKeys, type ProcessEnv, type ServiceProcess, startServiceProcess, 
 // port: the URLs the processor was given (Stripe's webhook endpoint, Redsys's notification
 // URL, the customer's return) keep pointing at it.
 
-/** Short, so the cases do not wait: the claim outlives two gateway calls (config.ts). */
-const GATEWAY_TIMEOUT_MS = 1_000;
+/** Short enough that nothing waits long, long enough for a loaded machine (the shared CI one); the claim outlives two gateway calls (config.ts). */
+const GATEWAY_TIMEOUT_MS = 3_000;
 export const SETTLE_WINDOW_MS = 12_000;
 
 export interface ProcessorShop {

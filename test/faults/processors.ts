@@ -2,9 +2,11 @@ import { expect } from 'vitest';
 import { PUBLIC_TEST_KEY, PUBLIC_TEST_MERCHANT } from '../../server/payments/redsys/settings';
 import type { Client } from '../api/harness';
 import { transactionBody } from '../api/harness';
-import { paramsOf, toRedsys } from '../api/redsys-shop';
+import { paramsOf, redsysForm, toRedsys } from '../api/redsys-shop';
 import { back, onCheckout, stripeTestKeys, toCheckout } from '../api/stripe-shop';
 import type { HeldRequest } from '../held-answer';
+import { REDSYS_CARD_ID, STRIPE_CARD_ID } from '../../server/domain/processor-gateway-ids';
+import { pageCsrf } from '../api/pay';
 import { decideOnPage } from '../redsys/helpers';
 import { type RedsysDouble, startRedsysDouble } from '../redsys/server';
 import { type StripeDouble, startStripeDouble } from '../stripe/server';
@@ -53,6 +55,36 @@ export interface ProcessorUnderTest {
   holdNotifications(): void;
   /** Sends what waited, late: after the service settled the call by itself. */
   sendNotifications(): Promise<void>;
+  /** The payment page's pay post without JavaScript, choosing the processor's card: the service's answer. */
+  payPost(shop: { url: string }, token: string): Promise<Response>;
+  /** Follows that answer to the processor's page: the customer there. */
+  visit(shop: { url: string }, answer: Response): Promise<Visit>;
+  /** The next pay post's request to the processor (Stripe's Checkout Session) is held before it is carried out; null when it sends none (Redsys). */
+  holdPayment(): HeldRequest | null;
+  /** The next pay post's request to the processor is refused; false when it sends none. */
+  refusePayment(): boolean;
+  /** Where the processor's payments stand: what it charged (minor units each) and how many pages could still charge, since `mark`. */
+  payments(mark: Mark): { charged: number[]; open: number };
+  mark(): Mark;
+}
+
+export type Mark = ReadonlySet<string>;
+
+/** A customer on the processor's page. */
+export interface Visit {
+  /** Pays, or is declined and goes back to the shop: the processor's answer (a 303 back to us, or its page). */
+  decide(approve: boolean): Promise<Response>;
+}
+
+const FORM = 'application/x-www-form-urlencoded';
+
+async function payPost(shop: { url: string }, token: string, gateway: string): Promise<Response> {
+  return fetch(`${shop.url}/pay/${token}/`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': FORM, origin: shop.url },
+    body: new URLSearchParams({ action: 'pay', gateway, csrf: await pageCsrf(shop.url, token) }),
+  });
 }
 
 export async function newTransaction(api: Client, authorize: boolean): Promise<{ id: string; token: string }> {
@@ -70,6 +102,7 @@ export function stripeProcessor(): ProcessorUnderTest & { double: StripeDouble }
     refund: /^\/v1\/refunds$/,
   };
   const match = (action: Action) => ({ method: 'POST' as const, path: STRIPE_PATHS[action] });
+  const SESSIONS = { method: 'POST' as const, path: /^\/v1\/checkout\/sessions$/ };
   const p = {
     name: 'Stripe' as const,
     double: null as unknown as StripeDouble,
@@ -113,6 +146,29 @@ export function stripeProcessor(): ProcessorUnderTest & { double: StripeDouble }
     holdNotifications: () => void (p.double.holdEvents = true),
     async sendNotifications() {
       expect((await p.double.deliverEvents()).map((d) => d.status).filter((status) => status >= 300)).toEqual([]);
+    },
+    payPost: (shop: { url: string }, token: string) => payPost(shop, token, STRIPE_CARD_ID),
+    async visit(_shop: { url: string }, answer: Response): Promise<Visit> {
+      expect(answer.status, await answer.clone().text()).toBe(303);
+      const page = answer.headers.get('location')!;
+      expect(page).toMatch(new RegExp(`^${p.double.url}/c/pay/cs_test_`));
+      return {
+        async decide(approve) {
+          if (approve) return onCheckout(page, 'pay');
+          // A declined card keeps the customer on Stripe's page; then back to the shop.
+          const declined = await onCheckout(page, 'decline');
+          expect([declined.status, await declined.text()]).toEqual([200, expect.stringMatching(/declined/i)]);
+          return onCheckout(page, 'cancel');
+        },
+      };
+    },
+    holdPayment: () => p.double.holdNext(SESSIONS, { acted: false }),
+    refusePayment: () => (p.double.refuseNext(SESSIONS), true),
+    mark: () => new Set(p.double.books.checkoutSessions.keys()),
+    payments(mark: Mark) {
+      const sessions = [...p.double.books.checkoutSessions.values()].filter((cs) => !mark.has(cs.id));
+      const intents = sessions.map((cs) => p.double.books.paymentIntents.get(cs.payment_intent as string)).filter((pi) => pi !== undefined);
+      return { charged: intents.filter((pi) => ['succeeded', 'requires_capture'].includes(pi.status)).map((pi) => pi.amount as number), open: sessions.filter((cs) => cs.status === 'open').length };
     },
   };
   return p;
@@ -162,6 +218,19 @@ export function redsysProcessor(terminal: '1' | '2' = '1'): ProcessorUnderTest &
     refuse: () => p.double.refuseNext('SIS0057'),
     holdNotifications: () => void (p.double.holdNotifications = true),
     sendNotifications: () => p.double.sendNotifications(),
+    payPost: (shop: { url: string }, token: string) => payPost(shop, token, REDSYS_CARD_ID),
+    async visit(shop: { url: string }, answer: Response): Promise<Visit> {
+      // Our page whose form posts the customer to Redsys (it sent Redsys nothing yet).
+      const { url, fields } = await redsysForm(shop.url, p.double.url, answer);
+      return { decide: (approve) => decideOnPage(url, fields, approve ? 'approve' : 'deny') };
+    },
+    holdPayment: () => null,
+    refusePayment: () => false,
+    mark: () => new Set(p.double.books.orders.keys()),
+    payments(mark: Mark) {
+      const orders = [...p.double.books.orders.entries()].filter(([key]) => !mark.has(key)).map(([, o]) => o);
+      return { charged: orders.filter((o) => o.payment.response === '0000').map((o) => o.payment.amount), open: 0 };
+    },
   };
   return p;
 }
