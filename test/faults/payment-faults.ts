@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES } from '../api/harness';
-import { booksAgree } from './processor-matrix';
-import { type ProcessorShop, useProcessorShop } from './processor-shop';
+import { describe, expect, it } from 'vitest';
+import { type Bench, booksAgree } from './processor-matrix';
+import type { ProcessorShop } from './processor-shop';
 import { newTransaction, type ProcessorUnderTest } from './processors';
 
 // The fault matrix's payment route for the real processors' connectors: a payment by
@@ -27,14 +26,10 @@ const POLL = { timeout: 60_000, interval: 250 };
 /** How far the service's clock moves per look: a redirect's wait (15 min) is passed in a few. */
 const STEP_MS = 4 * 60_000;
 
-export function paymentFaultMatrix(processor: () => ProcessorUnderTest, faults: readonly PaymentFault[]) {
-  describe.each(ENGINES)('%s', (engine) => {
-    const p = processor();
-    beforeAll(() => p.start());
-    afterAll(() => p.close());
-    const shop = useProcessorShop(engine, { env: () => p.env(), connect: (api) => p.connect(api) });
-
-    it.each(faults)(`${p.name} payment by redirect: %s`, { timeout: 120_000 }, async (fault) => {
+/** Each fault of `faults` on a payment by redirect. */
+export function paymentCases({ p, shop, forAPerson }: Bench, faults: readonly PaymentFault[]) {
+  describe(`${p.name} payment by redirect`, () => {
+    it.each(faults)('%s', { timeout: 120_000 }, async (fault) => {
       const tx = await newTransaction(shop.api, false);
       const mark = p.mark();
       const paid = await paymentWith(p, shop, tx.token, fault);
@@ -53,7 +48,7 @@ export function paymentFaultMatrix(processor: () => ProcessorUnderTest, faults: 
       const sales = (await shop.api.get(`/sale/?transaction_id=${tx.id}`)).body.results as { captured: number }[];
       expect(sales.map((s) => Math.round(s.captured * 100))).toEqual(processor.charged);
       expect((await shop.api.get(`/transaction/${tx.id}/`)).body.status).toBe(paid ? 'D' : 'N');
-      await booksAgree(shop, new Set());
+      await booksAgree(shop, forAPerson);
     });
   });
 }

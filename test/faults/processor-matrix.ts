@@ -57,80 +57,90 @@ export const redsysExpected =
     return { ...expectedOf(fault), attention: unknown };
   };
 
-/**
- * Every fault of `faults` on each of `actions`, per engine, through `processor`. `expected`
- * says how a case ends where the processor differs from `expectedOf` (Redsys's operations
- * are not idempotent, and after a restart nothing it says can tell ours from another).
- */
-export function actionFaultMatrix(
-  processor: () => ProcessorUnderTest,
-  actions: readonly Action[],
-  faults: readonly ActionFault[] = ACTION_FAULTS,
-  expected: (action: Action, fault: ActionFault) => Expected = (_a, f) => expectedOf(f),
-) {
+/** What a case runs against: the processor and a shop connected to it, on one engine. */
+export interface Bench {
+  p: ProcessorUnderTest;
+  shop: ProcessorShop;
+  /** Sales whose call a person must look at (pending until then). */
+  forAPerson: Set<string>;
+}
+
+/** Per engine, a processor's double and one shop connected to it for the cases `register` adds (they share it, each on payments of its own). */
+export function withProcessor(processor: () => ProcessorUnderTest, register: (bench: Bench) => void) {
   describe.each(ENGINES)('%s', (engine) => {
     const p = processor();
     beforeAll(() => p.start());
     afterAll(() => p.close());
     const shop = useProcessorShop(engine, { env: () => p.env(), connect: (api) => p.connect(api) });
-    /** Sales whose call a person must look at (pending until then). */
-    const forAPerson = new Set<string>();
+    register({ p, shop, forAPerson: new Set() });
+  });
+}
 
-    describe.each(actions)(`${p.name} %s`, (action) => {
-      it.each(faults)('%s', { timeout: 120_000 }, async (fault) => {
-        const paid = await p.pay(shop, action !== 'refund');
-        const before = p.books(paid.handle);
-        const key = `fault-${action}-${fault}-${paid.sale}`;
-        const act = () => shop.api.post(`/sale/${paid.sale}/${action}/`, action === 'refund' ? { amount: AMOUNT[action] } : {}, { 'idempotency-key': key });
-        const sentBefore = p.sent(action, paid.handle);
-        // What the processor tells by notification comes late: the service settles the call by asking it.
-        if (fault !== 'kill-after') p.holdNotifications();
+/**
+ * Each fault of `faults` on `action`. `expected` says how a case ends where the processor
+ * differs from `expectedOf` (Redsys's operations are not idempotent, and after a restart
+ * nothing it says can tell ours from another).
+ */
+export function actionCases(
+  { p, shop, forAPerson }: Bench,
+  action: Action,
+  faults: readonly ActionFault[] = ACTION_FAULTS,
+  expected: (action: Action, fault: ActionFault) => Expected = (_a, f) => expectedOf(f),
+) {
+  describe(`${p.name} ${action}`, () => {
+    it.each(faults)('%s', { timeout: 120_000 }, async (fault) => {
+      const paid = await p.pay(shop, action !== 'refund');
+      const before = p.books(paid.handle);
+      const key = `fault-${action}-${fault}-${paid.sale}`;
+      const act = () => shop.api.post(`/sale/${paid.sale}/${action}/`, action === 'refund' ? { amount: AMOUNT[action] } : {}, { 'idempotency-key': key });
+      const sentBefore = p.sent(action, paid.handle);
+      // What the processor tells by notification comes late: the service settles the call by asking it.
+      if (fault !== 'kill-after') p.holdNotifications();
 
-        if (fault === 'kill-before' || fault === 'kill-during') {
-          const held = p.hold(action, fault === 'kill-during');
-          const answer = act().catch(() => null);
-          await held.arrived;
-          await shop.kill(async () => {
-            await answer;
-            held.release();
-          });
-        } else if (fault === 'kill-after') {
-          const answer = await act();
-          expect(answer.status, answer.text).toBe(200);
-          await shop.kill();
-        } else {
-          if (fault === 'refuse') p.refuse(action);
-          else p.lose(action, fault === 'lose' ? 'cut' : '500');
-          const answer = await act();
-          // Refused: a 502 and nothing moves; lost: unknown, accepted with the amount reserved.
-          expect(answer.status, answer.text).toBe(fault === 'refuse' ? 502 : 202);
-        }
+      if (fault === 'kill-before' || fault === 'kill-during') {
+        const held = p.hold(action, fault === 'kill-during');
+        const answer = act().catch(() => null);
+        await held.arrived;
+        await shop.kill(async () => {
+          await answer;
+          held.release();
+        });
+      } else if (fault === 'kill-after') {
+        const answer = await act();
+        expect(answer.status, answer.text).toBe(200);
+        await shop.kill();
+      } else {
+        if (fault === 'refuse') p.refuse(action);
+        else p.lose(action, fault === 'lose' ? 'cut' : '500');
+        const answer = await act();
+        // Refused: a 502 and nothing moves; lost: unknown, accepted with the amount reserved.
+        expect(answer.status, answer.text).toBe(fault === 'refuse' ? 502 : 202);
+      }
 
-        const end = expected(action, fault);
-        await settle(shop, paid, end);
-        await p.sendNotifications();
-        const books = p.books(paid.handle);
-        const moved = end.acted ? 1 : 0;
-        expect(books.done[action] - before.done[action], 'carried out at the processor').toBe(moved);
-        if (end.attention) {
-          // Left for a person: never sent again after its outcome became unknown.
-          expect(p.sent(action, paid.handle) - sentBefore).toBe(1);
-          expect((await shop.calls(paid.sale)).filter((c) => c.kind === action).map((c) => c.state)).toEqual(['attention']);
-          forAPerson.add(paid.sale);
-          return await booksAgree(shop, forAPerson);
-        }
-        expect(await ours(shop, paid.sale)).toEqual({ status: expect.any(String), captured: books.captured, held: books.held, refunded: books.refunded });
-        // The same key, later: the same result, the processor not asked again.
-        shop.advance(120_000);
-        const sent = p.sent(action, paid.handle);
-        const again = await act();
-        if (end.acted) {
-          expect(again.status, again.text).toBe(200);
-          expect(p.sent(action, paid.handle)).toBe(sent);
-          expect(p.books(paid.handle)).toEqual(books);
-        }
-        await booksAgree(shop, forAPerson);
-      });
+      const end = expected(action, fault);
+      await settle(shop, paid, end);
+      await p.sendNotifications();
+      const books = p.books(paid.handle);
+      const moved = end.acted ? 1 : 0;
+      expect(books.done[action] - before.done[action], 'carried out at the processor').toBe(moved);
+      if (end.attention) {
+        // Left for a person: never sent again after its outcome became unknown.
+        expect(p.sent(action, paid.handle) - sentBefore).toBe(1);
+        expect((await shop.calls(paid.sale)).filter((c) => c.kind === action).map((c) => c.state)).toEqual(['attention']);
+        forAPerson.add(paid.sale);
+        return await booksAgree(shop, forAPerson);
+      }
+      expect(await ours(shop, paid.sale)).toEqual({ status: expect.any(String), captured: books.captured, held: books.held, refunded: books.refunded });
+      // The same key, later: the same result, the processor not asked again.
+      shop.advance(120_000);
+      const sent = p.sent(action, paid.handle);
+      const again = await act();
+      if (end.acted) {
+        expect(again.status, again.text).toBe(200);
+        expect(p.sent(action, paid.handle)).toBe(sent);
+        expect(p.books(paid.handle)).toEqual(books);
+      }
+      await booksAgree(shop, forAPerson);
     });
   });
 }

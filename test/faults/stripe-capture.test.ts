@@ -1,5 +1,5 @@
-import { actionFaultMatrix } from './processor-matrix';
+import { actionCases, withProcessor } from './processor-matrix';
 import { stripeProcessor } from './processors';
 
-// The processor fault matrix for Stripe's captures of a hold (a file per processor and route, so the runner's workers share them out).
-actionFaultMatrix(stripeProcessor, ['capture']);
+// The processor fault matrix for Stripe's captures of a hold (a file per processor and route).
+withProcessor(stripeProcessor, (bench) => actionCases(bench, 'capture'));

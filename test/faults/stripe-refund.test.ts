@@ -1,5 +1,5 @@
-import { actionFaultMatrix } from './processor-matrix';
+import { actionCases, withProcessor } from './processor-matrix';
 import { stripeProcessor } from './processors';
 
 // The processor fault matrix for Stripe's refunds (a file per processor and route, so the runner's workers share them out).
-actionFaultMatrix(stripeProcessor, ['refund']);
+withProcessor(stripeProcessor, (bench) => actionCases(bench, 'refund'));

@@ -1,5 +1,5 @@
-import { actionFaultMatrix } from './processor-matrix';
+import { actionCases, withProcessor } from './processor-matrix';
 import { stripeProcessor } from './processors';
 
 // The processor fault matrix for Stripe's cancellations of a hold (a file per processor and route).
-actionFaultMatrix(stripeProcessor, ['void']);
+withProcessor(stripeProcessor, (bench) => actionCases(bench, 'void'));
