@@ -127,15 +127,13 @@ export function stripeProcessor(): ProcessorUnderTest & { double: StripeDouble }
     },
     books(pi: string): ProcessorBooks {
       const intent = p.double.books.paymentIntents.get(pi)!;
-      const done = (action: Action) =>
-        action === 'refund'
-          ? [...p.double.books.refunds.values()].filter((r) => r.payment_intent === pi).length
-          : p.double.requests.filter((r) => r.path === `/v1/payment_intents/${pi}/${action === 'void' ? 'cancel' : 'capture'}` && r.status === 200 && !r.replayed).length;
+      // A PaymentIntent is captured once at most, and cancelled once at most (Stripe refuses a second of either).
+      const refunds = [...p.double.books.refunds.values()].filter((r) => r.payment_intent === pi);
       return {
         captured: intent.amount_received as number,
         held: intent.status === 'requires_capture' ? (intent.amount_capturable as number) : 0,
-        refunded: sum([...p.double.books.refunds.values()].filter((r) => r.payment_intent === pi && ['pending', 'succeeded'].includes(r.status)).map((r) => r.amount as number)),
-        done: { capture: done('capture'), refund: done('refund'), void: done('void') },
+        refunded: sum(refunds.filter((r) => ['pending', 'succeeded'].includes(r.status)).map((r) => r.amount as number)),
+        done: { capture: intent.amount_received > 0 ? 1 : 0, refund: refunds.length, void: intent.status === 'canceled' ? 1 : 0 },
       };
     },
     sent: (action: Action, pi: string) =>
