@@ -191,6 +191,11 @@ export type GatewayCallKindName = 'pay' | 'charge' | 'store' | 'capture' | 'refu
 export interface LookupInput extends CallContext {
   processorId?: string;
   kind?: GatewayCallKindName;
+  /**
+   * A capture, refund or void: the payment's own reference (what the action acts on), so a
+   * process that did not send the action, one started after a crash, can read it back there.
+   */
+  payment?: string;
 }
 
 /** What `store` is given. */

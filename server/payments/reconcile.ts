@@ -1,5 +1,6 @@
 import type { GatewayCallKind } from '../store/schema';
 import { inTransaction } from '../store/db';
+import { paymentReference } from '../store/sales';
 import { claimCallsToReconcile, extendClaim, type GatewayCall, postponeCheck, settleCall } from '../store/gateway-calls';
 import { moveToAttention } from '../store/unknown-outcomes';
 import { askGateway, type PaymentDeps, type Settled } from './ask';
@@ -56,13 +57,19 @@ async function toAttention(deps: PaymentDeps, call: GatewayCall, why: string): P
   }
 }
 
-/** What a lookup of a call is given: our reference, its kind and, when known, the processor's id. */
-export const lookupInput = (call: GatewayCall, signal: AbortSignal): LookupInput => ({
+/** What a lookup of a call is given: our reference, its kind and, when known, the processor's id (and an action's payment). */
+export const lookupInput = (call: GatewayCall, signal: AbortSignal, payment: string | null = null): LookupInput => ({
   reference: call.reference,
   signal,
   kind: call.kind,
   ...(call.processor_id ? { processorId: call.processor_id } : {}),
+  ...(payment ? { payment } : {}),
 });
+
+const ACTIONS: ReadonlySet<GatewayCallKind> = new Set(['capture', 'refund', 'void']);
+
+/** The payment a capture, refund or void acts on (its sale's first operation's reference); null for any other call. */
+const paymentOf = (deps: PaymentDeps, call: GatewayCall) => (ACTIONS.has(call.kind) ? paymentReference(deps.database.db, call.subject_id) : Promise.resolve(null));
 
 async function reconcilePending(deps: PaymentDeps, found: GatewayCall): Promise<void> {
   const db = deps.database.db;
@@ -73,7 +80,8 @@ async function reconcilePending(deps: PaymentDeps, found: GatewayCall): Promise<
   const gateway = (await deps.gateways.of(call.environment_id)).find(call.gateway_id);
   if (!gateway || (!gateway.lookup && !gateway.notification)) return toAttention(deps, call, 'the gateway can neither be looked up nor notify');
   const lookup = gateway.lookup?.bind(gateway);
-  const answer = lookup ? await askGateway(deps, gateway, (signal) => lookup(lookupInput(call, signal))) : null;
+  const payment = await paymentOf(deps, call);
+  const answer = lookup ? await askGateway(deps, gateway, (signal) => lookup(lookupInput(call, signal, payment))) : null;
   if (answer?.kind === 'answered' && answer.value.status !== 'not_found') return settleFound(deps, call, answer.value, 'lookup');
   // Nothing the gateway says about it can be believed, nor can it be asked again: a person must look, at once.
   if (answer?.kind === 'unknown' && answer.error instanceof GatewayAttention) return toAttention(deps, call, answer.error.message);
@@ -92,7 +100,8 @@ async function reconcileAbandoned(deps: PaymentDeps, call: GatewayCall): Promise
   const db = deps.database.db;
   const gateway = (await deps.gateways.of(call.environment_id)).find(call.gateway_id);
   const lookup = gateway?.lookup?.bind(gateway);
-  const answer = gateway && lookup ? await askGateway(deps, gateway, (signal) => lookup(lookupInput(call, signal))) : null;
+  const payment = await paymentOf(deps, call);
+  const answer = gateway && lookup ? await askGateway(deps, gateway, (signal) => lookup(lookupInput(call, signal, payment))) : null;
   const now = deps.now();
   if (!gateway || !answer || answer.kind !== 'answered') {
     // Asked again later; given up on (and logged for a person) when the delays run out.

@@ -205,4 +205,34 @@ describe('the Redsys double: query service and switches', () => {
     expect(refunds()).toBe(2);
     expect(double.requests.at(-1)).toMatchObject({ service: 'rest', lost: true });
   });
+
+  it('holds an operation before or after carrying it out, refuses one before, and holds notifications until sent', async () => {
+    const o = order();
+    await paid(o);
+    const refunds = () => double.books.find(double.terminals[0]!, o)!.operations.length;
+    const refund = () => fetch(double.url + REDSYS_PATHS.rest, { method: 'POST', body: JSON.stringify(signedFields(operation(o, '3', '100'))) });
+    const before = double.holdNext('rest', { acted: false });
+    const cut = refund().then(() => 'answered', () => 'cut');
+    await before.arrived;
+    expect(refunds()).toBe(0);
+    before.release();
+    expect([await cut, refunds()]).toEqual(['cut', 0]);
+    const after = double.holdNext('rest', { acted: true });
+    const answered = refund();
+    await after.arrived;
+    expect(refunds()).toBe(1);
+    after.release();
+    expect((await answered).status).toBe(200);
+    double.refuseNext('SIS0057');
+    expect(await (await refund()).json()).toEqual({ errorCode: 'SIS0057' });
+    expect(refunds()).toBe(1);
+    // A notification held: the customer is sent back at once, the merchant told only when sent.
+    double.holdNotifications = true;
+    const received = receiver.received.length;
+    const answer = await decideOnPage(double.url + REDSYS_PATHS.redirect, signedFields(payment(order())), 'approve');
+    expect([answer.status, receiver.received.length]).toEqual([303, received]);
+    await double.sendNotifications();
+    expect(receiver.received.length).toBe(received + 1);
+    expect(double.holdNotifications).toBe(false);
+  });
 });

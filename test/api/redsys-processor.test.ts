@@ -10,6 +10,7 @@ import { decideOnPage, postForm } from '../redsys/helpers';
 import { type RedsysDouble, startRedsysDouble } from '../redsys/server';
 import { Client, ENGINES, problemPaths, startTestService, type TestService, testClock, transactionBody } from './harness';
 import { pageCsrf } from './pay';
+import { paramsOf, toRedsys as toRedsysPage } from './redsys-shop';
 
 // Redsys connected through the processors API and wired into the service (issue 46), over
 // real HTTP on both engines, against the Redsys test double on its own port (REDSYS_URL):
@@ -53,26 +54,7 @@ describe.each(ENGINES)('Redsys wired in on %s', (engine) => {
   const statusOf = async (id: string, client = api) => (await client.get(`/transaction/${id}/`)).body.status as string;
   const salesOf = async (id: string, client = api) => (await client.get(`/sale/?transaction_id=${id}`)).body.results as any[];
 
-  /** The pay post without JavaScript, then our page with the form that posts to Redsys: its action and fields. */
-  async function toRedsys(token: string, gateway = REDSYS_CARD_ID): Promise<{ url: string; fields: Record<string, string>; reference: string }> {
-    const started = await fetch(`${t.url}/pay/${token}/`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': FORM, origin: t.url },
-      body: new URLSearchParams({ action: 'pay', gateway, csrf: await pageCsrf(t.url, token) }),
-    });
-    expect(started.status, await started.clone().text()).toBe(303);
-    const go = started.headers.get('location')!;
-    const reference = /\/go\/([^/]+)\/$/.exec(go)?.[1];
-    if (!reference) throw new Error(`not sent to Redsys: ${go}`);
-    const page = await fetch(new URL(go, t.url));
-    const html = await page.text();
-    expect(page.headers.get('content-security-policy')).toContain(`form-action 'self' ${double.url}`);
-    const url = /<form method="post" action="([^"]+)" id="redirect">/.exec(html)![1]!;
-    const fields = Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]));
-    return { url, fields, reference };
-  }
-  const paramsOf = (fields: Record<string, string>) => JSON.parse(Buffer.from(fields.Ds_MerchantParameters!, 'base64').toString('utf8')) as Record<string, string>;
+  const toRedsys = (token: string, gateway = REDSYS_CARD_ID) => toRedsysPage(t.url, double.url, token, gateway);
   const postEvent = (fields: Record<string, string>, id = processorId) =>
     fetch(`${t.url}/processors/${id}/events/`, { method: 'POST', headers: { 'content-type': FORM }, body: new URLSearchParams(fields).toString() });
 

@@ -187,4 +187,16 @@ describe('Stripe connector: lookup by our reference', () => {
     expect(await restarted!.lookup!({ reference: refund.reference, signal })).toMatchObject({ status: 'succeeded', reference: expect.stringMatching(/^re_/) });
     expect(await restarted!.lookup!({ reference: reference(), signal })).toEqual({ status: 'not_found' });
   });
+
+  it('after a restart, reads a void back from the PaymentIntent the reconciliation names (a void leaves no reference of ours at Stripe)', async () => {
+    const pi = await approved(payment('pm_card_visa', { capture: false }));
+    const voided = { reference: reference(), signal, payment: pi, amount: 2500 };
+    await gateway.void(voided);
+    const [restarted] = stripeGateways({ secretKey: 'sk_test_connector', apiUrl: double.url });
+    expect(await restarted!.lookup!({ reference: voided.reference, signal, kind: 'void', payment: pi })).toEqual({ status: 'succeeded', reference: pi, card: null });
+    // Without the payment named, nothing at Stripe says this void was made.
+    expect(await restarted!.lookup!({ reference: voided.reference, signal, kind: 'void' })).toEqual({ status: 'not_found' });
+    const held = await approved(payment('pm_card_visa', { capture: false }));
+    expect(await restarted!.lookup!({ reference: reference(), signal, kind: 'void', payment: held })).toEqual({ status: 'not_found' });
+  });
 });

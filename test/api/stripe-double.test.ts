@@ -70,6 +70,43 @@ describe('the Stripe test double (official SDK)', () => {
     expect(double.books.paymentIntents.size).toBe(before);
   });
 
+  it('holds a request before or after carrying it out, loses an answer after, and refuses one before: for the fault matrix', async () => {
+    const refunds = () => double.books.refunds.size;
+    const paid = await stripe.paymentIntents.create({ amount: 3000, currency: 'eur', payment_method: 'pm_card_visa', confirm: true, allowed_payment_method_types: ['card'] });
+    // On fetch, as the connector's SDK is (Node's own HTTP client would send a request cut before its answer again).
+    const url = new URL(double.url);
+    const onFetch = new Stripe('sk_test_contract', { apiVersion: API_VERSION, host: url.hostname, port: url.port, protocol: 'http', maxNetworkRetries: 0, telemetry: false, httpClient: Stripe.createFetchHttpClient() });
+    const refund = (key: string) => onFetch.refunds.create({ payment_intent: paid.id, amount: 100 }, { idempotencyKey: key });
+    const match = { method: 'POST', path: /^\/v1\/refunds$/ } as const;
+    const start = refunds();
+    // Held before: nothing done while held; released, the connection is cut and it never was.
+    const before = double.holdNext(match, { acted: false });
+    const cut = refund('f-1').then(() => 'answered', () => 'cut');
+    await before.arrived;
+    expect(refunds()).toBe(start);
+    before.release();
+    expect([await cut, refunds()]).toEqual(['cut', start]);
+    // Held after: done at once, the answer sent only when released.
+    const after = double.holdNext(match, { acted: true });
+    const answered = refund('f-2');
+    await after.arrived;
+    expect(refunds()).toBe(start + 1);
+    after.release();
+    expect(await answered).toMatchObject({ object: 'refund', amount: 100 });
+    // Lost: done, then the connection cut; the same key then replays what was done, no second refund.
+    double.loseNext(match);
+    await expect(refund('f-3')).rejects.toThrow();
+    expect(refunds()).toBe(start + 2);
+    expect(await refund('f-3')).toMatchObject({ object: 'refund', amount: 100 });
+    expect([double.requests.at(-1)!.replayed, refunds()]).toEqual([true, start + 2]);
+    // Refused before: a 400, nothing done, nothing kept for the key (the same key then goes through).
+    double.refuseNext(match);
+    expect(await refusal(refund('f-4'))).toMatchObject({ statusCode: 400, type: 'StripeInvalidRequestError' });
+    expect(refunds()).toBe(start + 2);
+    expect(await refund('f-4')).toMatchObject({ object: 'refund' });
+    expect([double.requests.at(-1)!.replayed, refunds()]).toEqual([false, start + 3]);
+  });
+
   it('declines with the issuer decline code, and asks for 3-D Secure on-session but declines it off-session', async () => {
     const pay = (pm: string, extra: Partial<Stripe.PaymentIntentCreateParams> = {}) =>
       refusal(stripe.paymentIntents.create({ amount: 1000, currency: 'eur', payment_method: pm, confirm: true, allowed_payment_method_types: ['card'], ...extra }));

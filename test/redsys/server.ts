@@ -6,6 +6,7 @@ import { type Books, openBooks, RedsysError, type Terminal } from './books';
 import { decisionPage, errorPage, type PendingPayment } from './page';
 import { answerParams, checkPagePayment, checkStoredCharge, readSigned, signAnswer } from './params';
 import { queryAnswer } from './query';
+import { type HeldRequest, heldRequest } from '../held-answer';
 
 // A strict Redsys test double: a loopback HTTP server of our own that answers the three
 // services the connector uses, at the paths Redsys documents: the payment page
@@ -15,7 +16,10 @@ import { queryAnswer } from './query';
 // cancellations and stored-card charges, **carried out every time they are sent**, as
 // Redsys does) and the query service (`/apl02/services/SerClsWSConsulta`, SOAP; one
 // terminal without it). Built from Redsys's public guides as read; never run against
-// Redsys from these machines (docs/processors.md "Redsys").
+// Redsys from these machines (docs/processors.md "Redsys"). Its switches, for the fault
+// tests: a 500 before or after carrying a request out (`failNext`), its answer lost after
+// (`loseNext`), held before or after (`holdNext`), a refusal before (`refuseNext`), an
+// answer altered (`rewriteNext`), notifications held until sent (`holdNotifications`).
 
 export interface LoggedRequest {
   service: 'page' | 'decide' | 'rest' | 'query' | 'other';
@@ -48,6 +52,18 @@ export interface RedsysDouble {
   loseNext(service: Service): void;
   /** The issuer declines the next stored-card charge with `response` (Redsys's Ds_Response; a plain decline by default). */
   declineNextCharge(response?: string): void;
+  /**
+   * The next request to `service` waits: before it is carried out (`acted: false`: released,
+   * its connection is cut and it never was), or after (`acted: true`: its answer sent when
+   * released). For a test that kills the caller meanwhile.
+   */
+  holdNext(service: Service, options: { acted: boolean }): HeldRequest;
+  /** The next REST operation is refused with `code` before it is carried out. */
+  refuseNext(code: string): void;
+  /** Notifications wait until `sendNotifications()` (true), or go when the customer decides (false, the default). */
+  holdNotifications: boolean;
+  /** Sends the notifications held, in order. */
+  sendNotifications(): Promise<void>;
   /** The next REST answer's parameters are altered, and signed again, on their way out (what a faulty processor would send). */
   rewriteNext(rewrite: (params: Record<string, string>) => Record<string, string>): void;
   close(): Promise<void>;
@@ -82,6 +98,10 @@ export async function startRedsysDouble(options: { terminals?: Terminal[] } = {}
   const losses: Service[] = [];
   const rewrites: ((params: Record<string, string>) => Record<string, string>)[] = [];
   const declines: string[] = [];
+  const holds: { service: Service; acted: boolean; hold: ReturnType<typeof heldRequest> }[] = [];
+  const refusals: string[] = [];
+  const heldNotifications: (() => Promise<void>)[] = [];
+  const control = { holdNotifications: false };
   const signRest = (terminal: Terminal, params: Record<string, string>) => signAnswer(terminal, (rewrites.shift() ?? ((p) => p))(params), 'base64');
   const take = <T extends { service: Service } | Service>(list: T[], service: Service) => {
     const at = list.findIndex((x) => (typeof x === 'string' ? x : x.service) === service);
@@ -90,6 +110,7 @@ export async function startRedsysDouble(options: { terminals?: Terminal[] } = {}
 
   /** Posts the signed notification as Redsys does (a form), and keeps what was sent. */
   async function notify(p: PendingPayment, params: Record<string, string>): Promise<void> {
+    if (control.holdNotifications) return void heldNotifications.push(() => notify(p, params));
     const fields = signAnswer(p.signed.terminal, params, 'base64url');
     const url = p.signed.params.DS_MERCHANT_MERCHANTURL;
     const entry: SentNotification = { url: url ?? '', fields, status: null };
@@ -161,6 +182,16 @@ export async function startRedsysDouble(options: { terminals?: Terminal[] } = {}
     const failure = take(failures, service);
     if (failure && !failure.acted) return send(res, 500, 'text/plain', 'Internal error');
     const lose = take(losses, service);
+    const held = take(holds, service);
+    if (held && !held.acted) {
+      // Logged as it came, though never carried out.
+      if (entry.service === 'rest') entry.params = readSigned(terminals, JSON.parse(body) as Record<string, unknown>, 'rest').params;
+      held.hold.arrive();
+      await held.hold.released;
+      return void res.socket?.destroy();
+    }
+    const refusal = entry.service === 'rest' ? refusals.shift() : undefined;
+    if (refusal) throw new RedsysError(refusal, 'refused before it was carried out (the double’s refuseNext)');
     let answer: { status: number; type: string; body: string } | null = null;
     if (entry.service === 'page') await page(body, res, entry);
     else if (entry.service === 'decide') await decide(body, res, entry);
@@ -170,6 +201,10 @@ export async function startRedsysDouble(options: { terminals?: Terminal[] } = {}
     if (lose) {
       entry.lost = true;
       return void res.socket?.destroy();
+    }
+    if (held) {
+      held.hold.arrive();
+      await held.hold.released;
     }
     if (answer) send(res, answer.status, answer.type, answer.body);
   }
@@ -197,6 +232,22 @@ export async function startRedsysDouble(options: { terminals?: Terminal[] } = {}
     notifications,
     failNext: (service, o) => failures.push({ service, acted: o?.acted ?? false }),
     loseNext: (service) => losses.push(service),
+    holdNext: (service, { acted }) => {
+      const hold = heldRequest();
+      holds.push({ service, acted, hold });
+      return { arrived: hold.arrived, release: hold.release };
+    },
+    refuseNext: (code) => void refusals.push(code),
+    get holdNotifications() {
+      return control.holdNotifications;
+    },
+    set holdNotifications(value: boolean) {
+      control.holdNotifications = value;
+    },
+    sendNotifications: async () => {
+      control.holdNotifications = false;
+      for (const send of heldNotifications.splice(0)) await send();
+    },
     rewriteNext: (rewrite) => rewrites.push(rewrite),
     declineNextCharge: (response = '0190') => declines.push(response),
     close: () =>

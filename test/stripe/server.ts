@@ -18,6 +18,7 @@ import { createFile, readUpload, uploadRequest } from './files';
 import { type Route, ROUTES } from './routes';
 import { publishableKeyOf, publishableRequest } from './publishable';
 import { standInStripeJs } from './stripe-js';
+import { type HeldRequest, heldRequest } from '../held-answer';
 
 // A strict Stripe test double: a loopback HTTP server of our own that answers the part of
 // Stripe's REST API the connector uses (routes.ts), built from Stripe's public API
@@ -27,8 +28,9 @@ import { standInStripeJs } from './stripe-js';
 // Customer and a key that is not a test key are each refused with Stripe's status and
 // error code. Tests read its request log (`requests`: every request with its parameters,
 // Idempotency-Key and Stripe-Version) and turn its switches: a 500 for the next matching
-// request, saved for its key (`failNext`), an answer altered on its way out
-// (`rewriteNext`), refunds that go pending and succeed or fail later, disputes the bank
+// request, saved for its key (`failNext`), a request held before or after it is carried
+// out (`holdNext`), carried out with its answer lost (`loseNext`) or refused before
+// (`refuseNext`), an answer altered on its way out (`rewriteNext`), refunds that go pending and succeed or fail later, disputes the bank
 // opens and decides (disputes.ts), the clock, search's lag. A PaymentIntent's 3-D Secure
 // redirect leads to its stand-in issuer page (authentication-page.ts). Uploads go to a second
 // listener, Stripe's files host (`filesUrl`, files.ts), which the API host does not stand
@@ -75,6 +77,16 @@ export interface StripeDouble {
   paymentMethod(test: TestPaymentMethod): string;
   /** The next request matching answers 500 (`acted`: after carrying it out), and its Idempotency-Key keeps that answer. */
   failNext(match: Match, options?: { acted?: boolean }): void;
+  /**
+   * The next request matching waits: before it is carried out (`acted: false`: released, its
+   * connection is cut and it never was), or after (`acted: true`: carried out at once, its
+   * answer sent when released). For a test that kills the caller meanwhile.
+   */
+  holdNext(match: Match, options: { acted: boolean }): HeldRequest;
+  /** The next request matching is carried out, then its connection is cut: the answer is lost. */
+  loseNext(match: Match): void;
+  /** The next request matching is refused before it is carried out (a 400 that saves nothing for its key). */
+  refuseNext(match: Match): void;
   /** The next successful answer matching is altered on its way out (what a faulty processor would send). */
   rewriteNext(match: Match, rewrite: (body: StripeObject) => StripeObject): void;
   /** The customer completes (or fails) a PaymentIntent's 3-D Secure. */
@@ -153,6 +165,8 @@ export async function startStripeDouble(options: { liveKeys?: boolean } = {}): P
   const keys = idempotencyKeys(books.now);
   const failures: Switch<{ acted: boolean }>[] = [];
   const rewrites: Switch<(body: StripeObject) => StripeObject>[] = [];
+  type Fault = { kind: 'hold'; acted: boolean; hold: ReturnType<typeof heldRequest> } | { kind: 'lose' } | { kind: 'refuse' };
+  const faults: Switch<Fault>[] = [];
   const requests: LoggedRequest[] = [];
   const endpoints: { url: string; secret: string; apiVersion: string }[] = [];
   const deliveries: Delivery[] = [];
@@ -209,11 +223,23 @@ export async function startStripeDouble(options: { liveKeys?: boolean } = {}): P
       entry.status = saved.status;
       return send(res, saved.status, saved.body, { 'idempotent-replayed': 'true', 'idempotency-key': key! });
     }
+    const fault = take(faults, entry.method, entry.path);
+    if (fault?.kind === 'refuse') throw invalid(null, 'Refused before it was carried out (the double’s refuseNext).');
+    if (fault?.kind === 'hold' && !fault.acted) {
+      fault.hold.arrive();
+      await fault.hold.released;
+      return void res.socket?.destroy();
+    }
     const answer = run();
     if (key && answer.save) keys.save(key, request, answer);
     await deliver();
     const rewrite = answer.status === 200 ? take(rewrites, entry.method, entry.path) : undefined;
     entry.status = answer.status;
+    if (fault?.kind === 'lose') return void res.socket?.destroy();
+    if (fault?.kind === 'hold') {
+      fault.hold.arrive();
+      await fault.hold.released;
+    }
     send(res, answer.status, rewrite ? rewrite(answer.body as StripeObject) : answer.body, key ? { 'idempotency-key': key } : {});
   }
 
@@ -301,6 +327,13 @@ export async function startStripeDouble(options: { liveKeys?: boolean } = {}): P
     requests,
     paymentMethod: (test) => books.newPaymentMethod(test).id,
     failNext: (match, options) => failures.push({ match, value: { acted: options?.acted ?? false } }),
+    holdNext: (match, { acted }) => {
+      const hold = heldRequest();
+      faults.push({ match, value: { kind: 'hold', acted, hold } });
+      return { arrived: hold.arrived, release: hold.release };
+    },
+    loseNext: (match) => void faults.push({ match, value: { kind: 'lose' } }),
+    refuseNext: (match) => void faults.push({ match, value: { kind: 'refuse' } }),
     rewriteNext: (match, rewrite) => rewrites.push({ match, value: rewrite }),
     answerChallenge: (pi, completed) => answerChallenge(books, pi, completed),
     failRefund: (refund, reason) => {

@@ -94,7 +94,7 @@ export function stripeGateways(input: StripeSettingsInput, options: { now?: () =
       confirm: (i) => withSignal(i.signal, () => confirmPayment(ctx, i)),
       confirmed: (i) => withSignal(i.signal, () => confirmedPayment(ctx, i)),
       // A resumed store is read from its setup session; anything else as lookup.ts says.
-      lookup: (i) => withSignal(i.signal, () => (i.kind === 'store' && i.processorId?.startsWith('cs_') ? lookupSetup(ctx, i.processorId) : lookup(ctx, i.reference, i.processorId, i.kind === 'pay'))),
+      lookup: (i) => withSignal(i.signal, () => (i.kind === 'store' && i.processorId?.startsWith('cs_') ? lookupSetup(ctx, i.processorId) : lookup(ctx, i.reference, i.processorId, i))),
       holdExpiry: (i) => withSignal(i.signal, () => holdExpiry(ctx, i.payment)),
       // The merchant's Stripe account settles its payments: Stripe's fee and net from the charge's balance transaction (settlement.ts).
       processorFigures: (i) => withSignal(i.signal, () => settlementAtStripe(ctx, i.payment)),

@@ -19,8 +19,9 @@ import type { Sent } from './sent';
 // 3. Search, last, when the list could not be read to its end: a search that finds
 //    nothing is believed only an hour after the call (search's index lags, usually by
 //    under a minute, longer during incidents).
-// A capture, refund or void this process sent is read back from its PaymentIntent. After
-// a restart this process does not know what a reference was, nor when it was sent: the
+// A capture, refund or void is read back from its PaymentIntent, which the reconciliation
+// names (`payment`) when this process did not send it. Else, after a restart this process
+// does not know what a reference was, nor when it was sent: the
 // payments and refunds of the last `lookupWindowHours` are listed, and a capture is
 // searched for by `metadata[capture_reference]` (the reconciliation asks again over its
 // settle window before it believes a `not_found`).
@@ -139,12 +140,17 @@ async function replayedElement(ctx: StripeContext, reference: string, sent: Extr
 
 /**
  * `processorId`: a Checkout Session's id (`cs_…`) when the call started one, read by that
- * id; a pay call's PaymentIntent (`pi_…`, the Payment Element's, `payOfElement`) likewise.
+ * id; a pay call's PaymentIntent (`pi_…`, the Payment Element's) likewise. `action`: the
+ * kind of call and, for a capture, refund or void, the PaymentIntent it acts on, so that
+ * one this process did not send (it started after a crash) is read back from that
+ * PaymentIntent: a void leaves no reference of ours anywhere at Stripe to search for.
  */
-export async function lookup(ctx: StripeContext, reference: string, processorId?: string, payOfElement = false): Promise<LookupResult> {
+export async function lookup(ctx: StripeContext, reference: string, processorId?: string, action: { kind?: string; payment?: string } = {}): Promise<LookupResult> {
   if (processorId?.startsWith('cs_')) return lookupSession(ctx, reference, processorId);
-  if (payOfElement && processorId?.startsWith('pi_')) return lookupElement(ctx, reference, processorId);
+  if (action.kind === 'pay' && processorId?.startsWith('pi_')) return lookupElement(ctx, reference, processorId);
   const sent = ctx.sent.get(reference);
+  const { kind, payment } = action;
+  if (!sent && payment && (kind === 'capture' || kind === 'refund' || kind === 'void')) return lookupAction(ctx, reference, { kind, payment, at: ctx.now().getTime() });
   if (!sent) return lookupForgotten(ctx, reference);
   if (sent.kind === 'element') {
     const answer = ctx.now().getTime() - sent.at < REPLAY_WITHIN_MS ? await replayedElement(ctx, reference, sent) : null;

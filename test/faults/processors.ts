@@ -1,0 +1,234 @@
+import { expect } from 'vitest';
+import { PUBLIC_TEST_KEY, PUBLIC_TEST_MERCHANT } from '../../server/payments/redsys/settings';
+import type { Client } from '../api/harness';
+import { transactionBody } from '../api/harness';
+import { paramsOf, redsysForm, toRedsys } from '../api/redsys-shop';
+import { back, onCheckout, stripeTestKeys, toCheckout } from '../api/stripe-shop';
+import type { HeldRequest } from '../held-answer';
+import { REDSYS_CARD_ID, STRIPE_CARD_ID } from '../../server/domain/processor-gateway-ids';
+import { pageCsrf } from '../api/pay';
+import { decideOnPage } from '../redsys/helpers';
+import { type RedsysDouble, startRedsysDouble } from '../redsys/server';
+import { type StripeDouble, startStripeDouble } from '../stripe/server';
+
+// The processors of the fault matrix (processor-matrix.ts), each behind the same face: its
+// double, how the service is pointed at it and connected, a sale paid through it by
+// redirect, its books for that payment, and the faults it can be told to make on the next
+// capture, refund or void.
+
+export type Action = 'capture' | 'refund' | 'void';
+
+/** What the processor holds for one payment, in minor units, and how often it carried out each action on it. */
+export interface ProcessorBooks {
+  captured: number;
+  held: number;
+  refunded: number;
+  done: Record<Action, number>;
+}
+
+/** A payment as both sides know it: our transaction and sale, the processor's id for it (a PaymentIntent, an order number). */
+export interface Paid {
+  tx: { id: string; token: string };
+  sale: string;
+  handle: string;
+}
+
+export interface ProcessorUnderTest {
+  name: 'Stripe' | 'Redsys';
+  start(): Promise<void>;
+  close(): Promise<void>;
+  /** What the service is started with to reach the double. */
+  env(): Record<string, string>;
+  connect(api: Client): Promise<void>;
+  /** A new transaction, paid through the processor's page (only held with `authorize`). */
+  pay(shop: { api: Client; url: string }, authorize: boolean): Promise<Paid>;
+  books(handle: string): ProcessorBooks;
+  /** How many times the service sent this action on this payment (carried out or not). */
+  sent(action: Action, handle: string): number;
+  /** The next `action` is held before (`acted: false`) or after being carried out. */
+  hold(action: Action, acted: boolean): HeldRequest;
+  /** The next `action` is carried out and its answer lost: a cut connection, or a 500. */
+  lose(action: Action, how: 'cut' | '500'): void;
+  /** The next `action` is refused before it is carried out. */
+  refuse(action: Action): void;
+  /** Its notifications of what it did wait (Stripe's events; Redsys sends none for operations). */
+  holdNotifications(): void;
+  /** Sends what waited, late: after the service settled the call by itself. */
+  sendNotifications(): Promise<void>;
+  /** The payment page's pay post without JavaScript, choosing the processor's card: the service's answer. */
+  payPost(shop: { url: string }, token: string): Promise<Response>;
+  /** Follows that answer to the processor's page: the customer there. */
+  visit(shop: { url: string }, answer: Response): Promise<Visit>;
+  /** The next pay post's request to the processor (Stripe's Checkout Session) is held before it is carried out; null when it sends none (Redsys). */
+  holdPayment(): HeldRequest | null;
+  /** The next pay post's request to the processor is refused; false when it sends none. */
+  refusePayment(): boolean;
+  /** Where the processor's payments stand: what it charged (minor units each) and how many pages could still charge, since `mark`. */
+  payments(mark: Mark): { charged: number[]; open: number };
+  mark(): Mark;
+}
+
+export type Mark = ReadonlySet<string>;
+
+/** A customer on the processor's page. */
+export interface Visit {
+  /** Pays, or is declined and goes back to the shop: the processor's answer (a 303 back to us, or its page). */
+  decide(approve: boolean): Promise<Response>;
+}
+
+const FORM = 'application/x-www-form-urlencoded';
+
+async function payPost(shop: { url: string }, token: string, gateway: string): Promise<Response> {
+  return fetch(`${shop.url}/pay/${token}/`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': FORM, origin: shop.url },
+    body: new URLSearchParams({ action: 'pay', gateway, csrf: await pageCsrf(shop.url, token) }),
+  });
+}
+
+export async function newTransaction(api: Client, authorize: boolean): Promise<{ id: string; token: string }> {
+  const res = await api.post('/transaction/', transactionBody({ gateway_selected: false, return_url: 'https://shop.example/return', authorize }));
+  expect(res.status, res.text).toBe(201);
+  return res.body;
+}
+
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+export function stripeProcessor(): ProcessorUnderTest & { double: StripeDouble } {
+  const STRIPE_PATHS: Record<Action, RegExp> = {
+    capture: /^\/v1\/payment_intents\/[A-Za-z0-9_]+\/capture$/,
+    void: /^\/v1\/payment_intents\/[A-Za-z0-9_]+\/cancel$/,
+    refund: /^\/v1\/refunds$/,
+  };
+  const match = (action: Action) => ({ method: 'POST' as const, path: STRIPE_PATHS[action] });
+  const SESSIONS = { method: 'POST' as const, path: /^\/v1\/checkout\/sessions$/ };
+  const p = {
+    name: 'Stripe' as const,
+    double: null as unknown as StripeDouble,
+    async start() {
+      p.double = await startStripeDouble();
+    },
+    close: () => p.double.close(),
+    env: () => ({ STRIPE_API_URL: p.double.url, STRIPE_FILES_URL: p.double.filesUrl }),
+    async connect(api: Client) {
+      const keys = stripeTestKeys();
+      const connected = await api.post('/processor/', { type: 'stripe', ...keys });
+      expect(connected.status, connected.text).toBe(201);
+      p.double.addWebhookEndpoint(connected.body.webhook_url, keys.webhook_secret);
+    },
+    async pay(shop: { api: Client; url: string }, authorize: boolean): Promise<Paid> {
+      const tx = await newTransaction(shop.api, authorize);
+      const page = await toCheckout({ t: shop, double: p.double }, tx.token);
+      expect((await back(await onCheckout(page, 'pay'))).headers.get('location')).toMatch(/status=D/);
+      await p.double.settled();
+      const [sale] = (await shop.api.get(`/sale/?transaction_id=${tx.id}`)).body.results;
+      return { tx, sale: sale.id, handle: p.double.books.checkoutSessions.get(page.split('/').pop()!)!.payment_intent as string };
+    },
+    books(pi: string): ProcessorBooks {
+      const intent = p.double.books.paymentIntents.get(pi)!;
+      // A PaymentIntent is captured once at most, and cancelled once at most (Stripe refuses a second of either).
+      const refunds = [...p.double.books.refunds.values()].filter((r) => r.payment_intent === pi);
+      return {
+        captured: intent.amount_received as number,
+        held: intent.status === 'requires_capture' ? (intent.amount_capturable as number) : 0,
+        refunded: sum(refunds.filter((r) => ['pending', 'succeeded'].includes(r.status)).map((r) => r.amount as number)),
+        done: { capture: intent.amount_received > 0 ? 1 : 0, refund: refunds.length, void: intent.status === 'canceled' ? 1 : 0 },
+      };
+    },
+    sent: (action: Action, pi: string) =>
+      p.double.requests.filter((r) => r.method === 'POST' && STRIPE_PATHS[action].test(r.path) && (action === 'refund' ? r.params.payment_intent === pi : r.path.includes(pi))).length,
+    hold: (action: Action, acted: boolean) => p.double.holdNext(match(action), { acted }),
+    lose: (action: Action, how: 'cut' | '500') => (how === 'cut' ? p.double.loseNext(match(action)) : p.double.failNext(match(action), { acted: true })),
+    refuse: (action: Action) => p.double.refuseNext(match(action)),
+    holdNotifications: () => void (p.double.holdEvents = true),
+    async sendNotifications() {
+      expect((await p.double.deliverEvents()).map((d) => d.status).filter((status) => status >= 300)).toEqual([]);
+    },
+    payPost: (shop: { url: string }, token: string) => payPost(shop, token, STRIPE_CARD_ID),
+    async visit(_shop: { url: string }, answer: Response): Promise<Visit> {
+      expect(answer.status, await answer.clone().text()).toBe(303);
+      const page = answer.headers.get('location')!;
+      expect(page).toMatch(new RegExp(`^${p.double.url}/c/pay/cs_test_`));
+      return {
+        async decide(approve) {
+          if (approve) return onCheckout(page, 'pay');
+          // A declined card keeps the customer on Stripe's page; then back to the shop.
+          const declined = await onCheckout(page, 'decline');
+          expect([declined.status, await declined.text()]).toEqual([200, expect.stringMatching(/declined/i)]);
+          return onCheckout(page, 'cancel');
+        },
+      };
+    },
+    holdPayment: () => p.double.holdNext(SESSIONS, { acted: false }),
+    refusePayment: () => (p.double.refuseNext(SESSIONS), true),
+    mark: () => new Set(p.double.books.checkoutSessions.keys()),
+    payments(mark: Mark) {
+      const sessions = [...p.double.books.checkoutSessions.values()].filter((cs) => !mark.has(cs.id));
+      const intents = sessions.map((cs) => p.double.books.paymentIntents.get(cs.payment_intent as string)).filter((pi) => pi !== undefined);
+      return { charged: intents.filter((pi) => ['succeeded', 'requires_capture'].includes(pi.status)).map((pi) => pi.amount as number), open: sessions.filter((cs) => cs.status === 'open').length };
+    },
+  };
+  return p;
+}
+
+const REDSYS_TYPES: Record<Action, string> = { capture: '2', refund: '3', void: '9' };
+
+/** Redsys on the published test terminal (1, with the query service) or its terminal 2 (without). */
+export function redsysProcessor(terminal: '1' | '2' = '1'): ProcessorUnderTest & { double: RedsysDouble } {
+  const p = {
+    name: 'Redsys' as const,
+    double: null as unknown as RedsysDouble,
+    async start() {
+      p.double = await startRedsysDouble();
+    },
+    close: () => p.double.close(),
+    env: () => ({ REDSYS_URL: p.double.url }),
+    async connect(api: Client) {
+      const connected = await api.post('/processor/', { type: 'redsys', merchant_code: PUBLIC_TEST_MERCHANT, terminal, secret_key: PUBLIC_TEST_KEY, signature_version: 'HMAC_SHA256_V1' });
+      expect(connected.status, connected.text).toBe(201);
+    },
+    async pay(shop: { api: Client; url: string }, authorize: boolean): Promise<Paid> {
+      const tx = await newTransaction(shop.api, authorize);
+      const { url, fields } = await toRedsys(shop.url, p.double.url, tx.token);
+      expect((await decideOnPage(url, fields, 'approve')).status).toBe(303);
+      expect(p.double.notifications.at(-1)!.status, 'the notification’s answer').toBe(204);
+      const [sale] = (await shop.api.get(`/sale/?transaction_id=${tx.id}`)).body.results;
+      return { tx, sale: sale.id, handle: paramsOf(fields).DS_MERCHANT_ORDER! };
+    },
+    books(order: string): ProcessorBooks {
+      const o = p.double.books.find(p.double.terminals[Number(terminal) - 1]!, order)!;
+      const made = (type: string, response: string) => o.operations.filter((x) => x.type === type && x.response === response);
+      const confirmed = sum(made('2', '0900').map((x) => x.amount));
+      const approved = o.payment.response === '0000';
+      return {
+        captured: !approved ? 0 : o.payment.type === '0' ? o.payment.amount : confirmed,
+        held: approved && o.payment.type === '1' && made('9', '0400').length === 0 ? o.payment.amount - confirmed : 0,
+        refunded: sum(made('3', '0900').map((x) => x.amount)),
+        done: { capture: made('2', '0900').length, refund: made('3', '0900').length, void: made('9', '0400').length },
+      };
+    },
+    sent: (action: Action, order: string) =>
+      p.double.requests.filter((r) => r.service === 'rest' && r.params.DS_MERCHANT_ORDER === order && r.params.DS_MERCHANT_TRANSACTIONTYPE === REDSYS_TYPES[action]).length,
+    hold: (_action: Action, acted: boolean) => p.double.holdNext('rest', { acted }),
+    lose: (_action: Action, how: 'cut' | '500') => (how === 'cut' ? p.double.loseNext('rest') : p.double.failNext('rest', { acted: true })),
+    // Redsys's refusal of an operation it will not carry out (here, the over-refund code; the connector treats every errorCode alike).
+    refuse: () => p.double.refuseNext('SIS0057'),
+    holdNotifications: () => void (p.double.holdNotifications = true),
+    sendNotifications: () => p.double.sendNotifications(),
+    payPost: (shop: { url: string }, token: string) => payPost(shop, token, REDSYS_CARD_ID),
+    async visit(shop: { url: string }, answer: Response): Promise<Visit> {
+      // Our page whose form posts the customer to Redsys (it sent Redsys nothing yet).
+      const { url, fields } = await redsysForm(shop.url, p.double.url, answer);
+      return { decide: (approve) => decideOnPage(url, fields, approve ? 'approve' : 'deny') };
+    },
+    holdPayment: () => null,
+    refusePayment: () => false,
+    mark: () => new Set(p.double.books.orders.keys()),
+    payments(mark: Mark) {
+      const orders = [...p.double.books.orders.entries()].filter(([key]) => !mark.has(key)).map(([, o]) => o);
+      return { charged: orders.filter((o) => o.payment.response === '0000').map((o) => o.payment.amount), open: 0 };
+    },
+  };
+  return p;
+}
