@@ -249,7 +249,7 @@ export const WEBHOOK_ENDPOINT_EXAMPLE = {
   updated: CREATED,
 };
 
-export const WEBHOOK_ENDPOINT_WITH_SECRET_EXAMPLE = { ...WEBHOOK_ENDPOINT_EXAMPLE, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' };
+export const WEBHOOK_ENDPOINT_WITH_SECRET_EXAMPLE = { ...WEBHOOK_ENDPOINT_EXAMPLE, secret: 'whsec_FAKE_example_endpoint_secret' };
 
 export const CLIENT_REQUEST = {
   name: 'Ana García',
@@ -379,9 +379,9 @@ export const PROCESSOR_ID = '01943a6f-6d2d-774b-9039-8f9001122334';
 
 export const PROCESSOR_REQUEST = {
   type: 'stripe' as const,
-  secret_key: 'sk_test_51Nq2Zb4example0000000000000000000000000000000000000000000000000000000000001234',
-  webhook_secret: 'whsec_8dT3r9Vx2Lp0Qk5Wz7Yb1Nc4Mf6Hj8Sa',
-  publishable_key: 'pk_test_51Nq2Zb4example000000000000000000000000000000000000000000000000000000000000',
+  secret_key: 'sk_test_FAKEexampleNotARealKey1234',
+  webhook_secret: 'whsec_FAKE_example_not_a_real_secret',
+  publishable_key: 'pk_test_FAKEexampleNotARealKey',
   statement_descriptor: 'SHOP EXAMPLE',
 };
 

@@ -29,7 +29,7 @@ const rollBody = z
 
 const present = (s: ReturnSecrets) => ({ secret: s.secret, previous_expires: s.previous?.expiresAt ?? null });
 
-const EXAMPLE = { secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', previous_expires: null };
+const EXAMPLE = { secret: 'whsec_FAKE_example_endpoint_secret', previous_expires: null };
 
 export const returnSecretRoutes = (): RouteDef[] => [
   route({

@@ -29,11 +29,11 @@ test.afterAll(async () => {
 });
 
 const KEYS = {
-  secret: 'sk_test_51E2eDashboardKey000000000000000000000000000000000000SK01',
-  rotated: 'sk_test_51E2eDashboardKey000000000000000000000000000000000000SK02',
+  secret: 'sk_test_FAKEe2eDashboardKeySK01',
+  rotated: 'sk_test_FAKEe2eDashboardKeySK02',
   live: 'sk_live_FAKE_not_a_real_key_dashboard_e2e_LV01',
-  publishable: 'pk_test_51E2eDashboardKey000000000000000000000000000000000000PK01',
-  webhook: 'whsec_E2eDashboardWebhookSecret0001',
+  publishable: 'pk_test_FAKEe2eDashboardKeyPK01',
+  webhook: 'whsec_FAKE_E2eDashboardWebhook0001',
 };
 
 test('connect Stripe, replace a rotated key and disconnect it from the Processors page', async ({ page }) => {
