@@ -1,13 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { migratedPostgresTemplate, sessionsEnded } from '../database-template';
 import { type EngineName, startTestService, type TestService } from './harness';
 
 /**
  * A PostgreSQL database of its own, next to TEST_DATABASE_URL's, for tests whose
  * background work (deliveries, the expiry sweep, a skewed clock) must not touch other
- * test files' rows in the shared database, nor see theirs.
+ * test files' rows in the shared database, nor see theirs. Already migrated (a copy of
+ * test/database-template.ts's) unless `empty`, for the tests of the migrations themselves.
  */
-export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+export async function freshDatabase(opts: { empty?: boolean } = {}): Promise<{ url: string; drop(): Promise<void> }> {
   const base = process.env.TEST_DATABASE_URL!;
   const name = `checkout_notify_${randomBytes(6).toString('hex')}`;
   const admin = async <T>(work: (client: pg.Client) => Promise<T>) => {
@@ -19,7 +21,8 @@ export async function freshDatabase(): Promise<{ url: string; drop(): Promise<vo
       await client.end();
     }
   };
-  await admin((c) => c.query(`create database ${name}`));
+  const template = opts.empty ? 'template1' : await migratedPostgresTemplate(base);
+  await admin((c) => c.query(`create database ${name} template ${template}`));
   return {
     url: base.replace(/\/[^/?]*(\?|$)/, `/${name}$1`),
     // A closed pool has sent its clients' goodbyes but their sessions may still be ending:
@@ -27,11 +30,7 @@ export async function freshDatabase(): Promise<{ url: string; drop(): Promise<vo
     // that as an error. Wait for the sessions to end; force only what is left after that.
     drop: () =>
       admin(async (c) => {
-        for (let i = 0; i < 100; i++) {
-          const { rows } = await c.query<{ n: string }>('select count(*) as n from pg_stat_activity where datname = $1', [name]);
-          if (Number(rows[0]!.n) === 0) break;
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
+        await sessionsEnded(c, name).catch(() => undefined);
         await c.query(`drop database if exists ${name} with (force)`);
       }),
   };

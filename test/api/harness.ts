@@ -8,6 +8,7 @@ import type { Gateways } from '../../server/payments/registry';
 import type { PayoutGateway } from '../../server/payments/payout-gateway';
 import { startService, type Service } from '../../server/service';
 import { createEnvironment, type NewKeys } from '../../server/store/environments';
+import { migratedDataDir } from '../database-template';
 import { TEST_PASSWORD_HASH_COST } from '../password-cost';
 import { assertContract } from './contract';
 
@@ -135,7 +136,9 @@ export async function startTestService(
   /** background: true starts the jobs; otherwise tests call service.jobs.runAll(). gateways, payouts: instead of the sandbox ones. */
   opts: { now?: () => Date; env?: Record<string, string>; background?: boolean; gateways?: Gateways; payouts?: PayoutGateway; log?: pino.Logger } = {},
 ): Promise<TestService> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'checkout-test-'));
+  // On SQLite unless the test names its own data: a database already migrated (test/database-template.ts).
+  const sqlite = engine === 'sqlite' && !opts.env?.DATABASE_URL && !opts.env?.DATA_DIR;
+  const dataDir = sqlite ? await migratedDataDir('checkout-test-') : mkdtempSync(join(tmpdir(), 'checkout-test-'));
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',

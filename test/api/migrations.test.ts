@@ -18,7 +18,7 @@ import { ENGINES } from './harness';
 
 describe.each(ENGINES)('every migration on %s', (engine) => {
   it('applies one at a time from an empty database, each from the schema its predecessor left', async () => {
-    const pg = engine === 'postgres' ? await freshDatabase() : undefined;
+    const pg = engine === 'postgres' ? await freshDatabase({ empty: true }) : undefined;
     const dataDir = mkdtempSync(join(tmpdir(), 'checkout-migrations-'));
     const database = openDatabase({ databaseUrl: pg?.url ?? null, dataDir });
     try {
@@ -34,7 +34,7 @@ describe.each(ENGINES)('every migration on %s', (engine) => {
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)('status checks on postgres', () => {
   it('refuse a status the code does not know: the checks exist, and one refuses a bad update', async () => {
-    const pg = await freshDatabase();
+    const pg = await freshDatabase({ empty: true });
     const database = openDatabase({ databaseUrl: pg.url, dataDir: tmpdir() });
     try {
       await migrate(database);

@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, afterEach } from 'vitest';
 import type { NewKeys } from '../../server/store/environments';
+import { migratedDataDir } from '../database-template';
 import { freshDatabase } from './database';
 import { TEST_PASSWORD_HASH_COST } from '../password-cost';
 import { TEST_SECRETS_KEY, UNLIMITED } from './harness';
@@ -155,7 +156,7 @@ export function processScope() {
     /** Runs after the test, before the data goes (last added, first run). */
     cleanup: (fn: () => Promise<void> | void) => void cleanups.push(fn),
     async environment(engine: string, extra: Omit<ProcessEnv, 'DATA_DIR'> = {}): Promise<ProcessEnv> {
-      const dataDir = mkdtempSync(join(tmpdir(), 'checkout-process-'));
+      const dataDir = engine === 'postgres' ? mkdtempSync(join(tmpdir(), 'checkout-process-')) : await migratedDataDir('checkout-process-');
       cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
       const env: ProcessEnv = { ...extra, DATA_DIR: dataDir };
       if (engine === 'postgres') {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { test as base, expect, type Page } from '@playwright/test';
 import { TEST_CARDS } from '../../server/domain/test-cards';
 import { RETURN_AFTER_MS } from '../../widget/screen/model-actions';
+import { migratedDataDir } from '../database-template';
 import { TEST_PASSWORD_HASH_COST } from '../password-cost';
 import { bundled } from '../server-bundle';
 
@@ -47,7 +48,8 @@ export interface Merchant {
  * (whose keys `auth` holds) unless `env` says DEMO=false (then `auth` is empty).
  */
 export async function startService(env: Record<string, string> = {}): Promise<{ service: Service; stop(): Promise<void> }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'checkout-e2e-'));
+  // Already migrated (test/database-template.ts): the service's own migrate finds nothing to do.
+  const dataDir = env.DATABASE_URL ? mkdtempSync(join(tmpdir(), 'checkout-e2e-')) : await migratedDataDir('checkout-e2e-');
   // From the run's compiled bundle (test/server-bundle.ts, Playwright's global setup).
   const child: ChildProcess = spawn(process.execPath, [bundled('main')], {
     // Rate limits out of the way: the browser tests pay and sign up far faster than people.

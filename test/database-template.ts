@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { openDatabase } from '../server/store/db';
+import { migrate } from '../server/store/migrations';
+
+// A fresh database for a test starts as a copy of one already migrated, instead of running
+// every migration again: on SQLite that was 2–3 s of CPU per service start (`migrate` on an
+// empty file, 115 migrations), and the tiers start a few hundred (docs/performance.md). The
+// service still runs `migrate` when it starts and finds nothing to do; migrating an empty
+// database, and upgrades, stay tested where that is the subject (migrations.test.ts, the
+// process tier's first starts on data folders of their own).
+//
+// The copy is named by a hash of the migrations' sources: a change of a migration makes a
+// new template, and runs beside each other (the fault matrix beside `npm test`) share one.
+
+const ROOT = join(import.meta.dirname, '..');
+const MIGRATIONS = join(ROOT, 'server', 'store', 'migrations');
+const CACHE = join(ROOT, 'node_modules', '.cache', 'checkout-db-templates');
+
+const version = (() => {
+  const hash = createHash('sha256');
+  for (const file of readdirSync(MIGRATIONS).sort()) hash.update(file).update(readFileSync(join(MIGRATIONS, file)));
+  return hash.digest('hex').slice(0, 12);
+})();
+
+let sqliteTemplate: Promise<string> | undefined;
+
+/** The migrated SQLite file of this tree's migrations, made once (then found by every process). */
+function migratedSqliteFile(): Promise<string> {
+  sqliteTemplate ??= (async () => {
+    const file = join(CACHE, `${version}.db`);
+    if (existsSync(file)) return file;
+    mkdirSync(CACHE, { recursive: true });
+    const dir = mkdtempSync(join(tmpdir(), 'checkout-template-'));
+    try {
+      const database = openDatabase({ databaseUrl: null, dataDir: dir });
+      await migrate(database);
+      // Closed, the file holds everything: the last connection's close checkpoints the WAL.
+      await database.close();
+      // A rename, so a process reading the template never finds it half written.
+      renameSync(join(dir, 'checkout.db'), file);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    return file;
+  })();
+  return sqliteTemplate;
+}
+
+/** A new data folder whose SQLite database is already migrated. */
+export async function migratedDataDir(prefix: string): Promise<string> {
+  const template = await migratedSqliteFile();
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  copyFileSync(template, join(dir, 'checkout.db'));
+  return dir;
+}
+
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Waits until nobody is connected to `name`: CREATE DATABASE … TEMPLATE refuses otherwise. */
+export async function sessionsEnded(client: pg.Client, name: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const { rows } = await client.query<{ n: string }>('select count(*) as n from pg_stat_activity where datname = $1', [name]);
+    if (Number(rows[0]!.n) === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`sessions on ${name} did not end`);
+}
+
+const databaseUrl = (base: string, name: string) => base.replace(/\/[^/?]*(\?|$)/, `/${name}$1`);
+
+let postgresTemplate: Promise<string> | undefined;
+
+/**
+ * The name of a migrated PostgreSQL database beside `base`'s, to create fresh ones from
+ * (`create database … template …`). Made once per version of the migrations.
+ */
+export function migratedPostgresTemplate(base: string): Promise<string> {
+  postgresTemplate ??= withClient(base, async (admin) => {
+    const name = `checkout_template_${version}`;
+    const found = await admin.query('select 1 from pg_database where datname = $1', [name]);
+    if (found.rowCount) return name;
+    const building = `${name}_${process.pid}`;
+    await admin.query(`create database ${building}`);
+    try {
+      const database = openDatabase({ databaseUrl: databaseUrl(base, building), dataDir: tmpdir() });
+      try {
+        await migrate(database);
+      } finally {
+        await database.close();
+      }
+      // The closed pool's sessions may linger; the copy needs none left.
+      await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1', [building]);
+      await sessionsEnded(admin, building);
+      // Renamed when whole, so nobody copies one half migrated.
+      await admin.query(`alter database ${building} rename to ${name}`);
+    } catch (err) {
+      await admin.query(`drop database if exists ${building} with (force)`);
+      // Another process finished one first: theirs is the same.
+      const again = await admin.query('select 1 from pg_database where datname = $1', [name]);
+      if (!again.rowCount) throw err;
+    }
+    return name;
+  });
+  return postgresTemplate;
+}
