@@ -198,7 +198,7 @@ export function balancePage(p: Signed & { view: BalanceView; status?: number }):
       <h3>{t('bal.becoming')}</h3>
       <Becoming text={text} rows={v.becoming} />
       <h2>{t('bal.periodTitle', period)}</h2>
-      <p class="hint">{t('bal.periodHint')}</p>
+      <p class="hint">{t('bal.periodHint', { zone: text.timeZone })}</p>
       <BalanceFilterForm text={text} filters={v.filters} ignored={v.ignored} />
       <h3>{t('bal.fees')}</h3>
       <Fees text={text} rows={v.fees} />

@@ -63,8 +63,8 @@ export function balanceRoutes(router: IRouter, kit: Kit, payoutSettingsSchema: z
     const env = s.current.environment_id;
     const text = textOf(req);
     const now = deps.now();
-    const { filters, ignored } = parseBalanceFilters(req.query, now);
-    const period = periodOf(filters);
+    const { filters, ignored } = parseBalanceFilters(req.query, now, text.timeZone);
+    const period = periodOf(filters, text.timeZone);
     const owner = roleAtLeast(s.current.role, 'owner');
     const names = processorNames(kit, text);
     const settledIds = processorSettledIds(deps.gateways.all);
@@ -74,7 +74,7 @@ export function balanceRoutes(router: IRouter, kit: Kit, payoutSettingsSchema: z
       pendingByDay(db, env, now),
       payoutsOnTheirWay(db, env, LATEST * 4),
       feesIn(db, env, period),
-      listBalanceTransactionsIn(db, env, storeFiltersOf(filters), { page: filters.page, page_size: PAGE_SIZE }),
+      listBalanceTransactionsIn(db, env, storeFiltersOf(filters, text.timeZone), { page: filters.page, page_size: PAGE_SIZE }),
       listMerchantPayouts(db, env, {}, { page: 1, page_size: LATEST }),
       owner ? listFiles(db, env, {}, { page: 1, page_size: LATEST }) : null,
       processorSalesIn(db, env, settledIds, period),

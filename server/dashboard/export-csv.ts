@@ -3,6 +3,7 @@ import { type Cell, number, text } from '../domain/csv';
 import { shownPeriod } from '../domain/merchant-payouts';
 import { unitsToFixed } from '../domain/money';
 import { paymentReference } from '../domain/payment-reference';
+import { zonedIso } from '../domain/time-zone';
 import { type PaymentStatus, paymentStatus, paymentStatusOfSale } from '../domain/payment-status';
 import type { Db } from '../store/db';
 import {
@@ -17,7 +18,8 @@ import {
 } from '../store/exports';
 
 // What each export holds: its columns (docs/dashboard.md lists them) and how a row becomes
-// cells. Amounts are decimals in the row's currency ("10.50"), times are ISO 8601 in UTC,
+// cells. Amounts are decimals in the row's currency ("10.50"), times are ISO 8601 in the
+// shop's time zone with its offset ("2026-12-02T17:05:00.000+01:00"),
 // a payment's or sale's status is in the words the dashboard shows, in the reader's language.
 
 // `payouts` are the wallets' payouts to clients' IBANs (the name it was released with, kept
@@ -26,10 +28,11 @@ export const EXPORT_KINDS = ['transactions', 'sales', 'refunds', 'payouts', 'wal
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 export const isExportKind = (kind: string): kind is ExportKind => (EXPORT_KINDS as readonly string[]).includes(kind);
 
-/** Who reads the file: a status in their words, and when (a waiting payment's link may have expired since). */
+/** Who reads the file: a status in their words, when (a waiting payment's link may have expired since), and their time zone. */
 export interface ExportReader {
   status(status: PaymentStatus): string;
   now: Date;
+  timeZone: string;
 }
 
 /** An export's columns in order, each with how a row gives its cell. */
@@ -61,9 +64,21 @@ function texts<Row>(...names: Texts<Row>[]): Columns<Row> {
   return Object.fromEntries(names.map((name) => [name, (row: Row) => text(row[name] as string | null)]));
 }
 
+/** Columns of stored moments (ISO 8601 UTC), written in the reader's time zone, under their own names. */
+function times<Row>(...names: Texts<Row>[]): Columns<Row> {
+  return Object.fromEntries(
+    names.map((name) => [name, (row: Row, reader: ExportReader) => {
+      const at = row[name] as string | null;
+      return text(at && zonedIso(new Date(at), reader.timeZone));
+    }]),
+  );
+}
+
 export const EXPORTS: Record<ExportKind, Export<unknown>> = {
   transactions: define(exportPayments, {
-    ...texts('id', 'created_at', 'updated_at', 'order_id'),
+    ...texts('id'),
+    ...times('created_at', 'updated_at'),
+    ...texts('order_id'),
     status: (r, reader) => text(reader.status(paymentStatus({ tx: r, sale: r.sale, lastAttempt: r.lastAttempt }, reader.now))),
     reference: (r) => text(r.sale && paymentReference(r.sale.id)),
     customer_email: (r) => text(r.customer_email),
@@ -78,7 +93,8 @@ export const EXPORTS: Record<ExportKind, Export<unknown>> = {
   sales: define(exportSales, {
     ...texts('id'),
     reference: (r) => text(paymentReference(r.id)),
-    ...texts('created_at', 'transaction_id', 'order_id'),
+    ...times('created_at'),
+    ...texts('transaction_id', 'order_id'),
     customer_email: (r) => text(r.customer_email),
     ...texts('authorization_id'),
     status: (r, reader) => text(reader.status(paymentStatusOfSale(r))),
@@ -93,19 +109,26 @@ export const EXPORTS: Record<ExportKind, Export<unknown>> = {
     ...texts('card_brand', 'card_last4', 'failure'),
   }),
   refunds: define(exportRefunds, {
-    ...texts('id', 'created_at', 'sale_id', 'transaction_id', 'order_id', 'currency'),
+    ...texts('id'),
+    ...times('created_at'),
+    ...texts('sale_id', 'transaction_id', 'order_id', 'currency'),
     amount: (r) => money(r.amount, r.currency),
-    ...texts('reason', 'card_brand', 'card_last4', 'gateway_reference', 'failed_at'),
+    ...texts('reason', 'card_brand', 'card_last4', 'gateway_reference'),
+    ...times('failed_at'),
   }),
   payouts: define(exportPayouts, {
-    ...texts('id', 'created_at', 'transfer_id', 'source_wallet'),
+    ...texts('id'),
+    ...times('created_at'),
+    ...texts('transfer_id', 'source_wallet'),
     iban: (r) => text(maskedIban(r.destination_iban)),
     currency: (r) => text(r.currency),
     amount: (r) => money(r.amount, r.currency),
     ...texts('concept', 'status', 'failure'),
   }),
   wallet_entries: define(exportWalletEntries, {
-    ...texts('id', 'created_at', 'wallet'),
+    ...texts('id'),
+    ...times('created_at'),
+    ...texts('wallet'),
     seq: (r) => number(r.seq),
     currency: (r) => text(r.currency),
     amount: (r) => money(r.amount, r.currency),
@@ -113,7 +136,9 @@ export const EXPORTS: Record<ExportKind, Export<unknown>> = {
     ...texts('concept', 'with_wallet', 'with_sale', 'with_external', 'transfer'),
   }),
   merchant_payouts: define(exportMerchantPayouts, {
-    ...texts('id', 'created_at', 'updated_at', 'status', 'schedule'),
+    ...texts('id'),
+    ...times('created_at', 'updated_at'),
+    ...texts('status', 'schedule'),
     period: (r) => text(shownPeriod(r.period)),
     currency: (r) => text(r.currency),
     amount: (r) => money(r.amount, r.currency),
@@ -122,7 +147,9 @@ export const EXPORTS: Record<ExportKind, Export<unknown>> = {
     failure: (r) => text(r.failure),
   }),
   balance_transactions: define(exportBalanceTransactions, {
-    ...texts('id', 'created_at', 'type', 'sale_id', 'dispute_id', 'payout_id', 'currency'),
+    ...texts('id'),
+    ...times('created_at'),
+    ...texts('type', 'sale_id', 'dispute_id', 'payout_id', 'currency'),
     amount: (r) => money(r.amount, r.currency),
     fee: (r) => money(r.fee, r.currency),
     net: (r) => money(r.net, r.currency),

@@ -17,7 +17,7 @@ export function exportPage(p: { text: DashboardText; session: ActiveSession; for
   return renderPage(
     { text: p.text, session: p.session, title: t('export.title'), active: 'export' },
     <>
-      <p>{t('export.intro')}</p>
+      <p>{t('export.intro', { zone: p.text.timeZone })}</p>
       {p.error && (
         <p role="alert" class="notice error">
           {p.error}

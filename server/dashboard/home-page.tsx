@@ -22,7 +22,7 @@ const DATE_EVERY = 7;
 /** Roughly the width of one character of a value label, to know whether it fits inside its bar. */
 const CHAR_W = 6;
 
-/** The day as this language writes it, without a time: UTC, as the figures are counted. */
+/** A calendar day of the shop's (`YYYY-MM-DD`) as this language writes it, without a time. */
 const dayLabel = (text: DashboardText, day: string) =>
   new Intl.DateTimeFormat(text.lang, { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
 
@@ -44,7 +44,7 @@ function Totals({ text, c }: { text: DashboardText; c: CurrencyFigures }) {
             <td />
             {PERIODS.map((p) => (
               <th scope="col" key={p}>
-                {t(`home.period.${p}`)}
+                {t(`home.period.${p}`, { zone: text.timeZone })}
               </th>
             ))}
           </tr>
@@ -139,7 +139,7 @@ function Chart({ text, c }: { text: DashboardText; c: CurrencyFigures }) {
   const id = `chart-${c.currency}`;
   return (
     <figure class="chart" data-testid={id}>
-      <figcaption id={id}>{t('home.chart.caption', { currency: c.currency })}</figcaption>
+      <figcaption id={id}>{t('home.chart.caption', { currency: c.currency, zone: text.timeZone })}</figcaption>
       <div class="scroll" tabindex={0} role="region" aria-label={t('home.chart.scroll', { currency: c.currency })}>
         <svg viewBox={`0 0 ${CHART.width} ${CHART.height}`} role="img" aria-label={chartLabel(text, c)}>
           <Axes text={text} c={c} top={top} />
@@ -150,11 +150,11 @@ function Chart({ text, c }: { text: DashboardText; c: CurrencyFigures }) {
       </div>
       <details>
         <summary>{t('home.chart.data', { currency: c.currency })}</summary>
-        <div class="scroll" tabindex={0} role="region" aria-label={t('home.chart.caption', { currency: c.currency })}>
+        <div class="scroll" tabindex={0} role="region" aria-label={t('home.chart.caption', { currency: c.currency, zone: text.timeZone })}>
           <table>
             <thead>
               <tr>
-                <th scope="col">{t('home.day')}</th>
+                <th scope="col">{t('home.day', { zone: text.timeZone })}</th>
                 {FIGURE_KINDS.map((k) => (
                   <th scope="col" key={k}>
                     {t(`home.kind.${k}`)}
@@ -186,7 +186,7 @@ export function Figures({ text, figures }: { text: DashboardText; figures: Curre
   return (
     <section aria-labelledby="home-figures">
       <h2 id="home-figures">{t('home.figures')}</h2>
-      <p class="hint">{t('home.utc')}</p>
+      <p class="hint">{t('home.counting', { zone: text.timeZone })}</p>
       {figures.length === 0 ? (
         <p class="empty">{t('home.none')}</p>
       ) : (

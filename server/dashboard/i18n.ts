@@ -5,6 +5,7 @@ import au from '../../locales/dashboard/au.json' with { type: 'json' };
 import { htmlLang, intlLocale, type Language } from '../../widget/i18n/language';
 import { flatInstance } from '../../widget/i18n/server';
 import { exponentOf } from '../domain/currencies';
+import { DEFAULT_TIME_ZONE } from '../domain/time-zone';
 import { unitsToNumber } from '../domain/money';
 
 // The dashboard's strings (locales/dashboard/*.json), apart from the payment page's so that
@@ -28,33 +29,39 @@ export interface DashboardText {
   t(key: DashboardKey, vars?: Record<string, string | number>): string;
   /** The plural form of `key` for `vars.count`. */
   plural(key: PluralKey, vars: Record<string, string | number> & { count: number }): string;
-  /** A moment as this language writes it (en-AU for `au`). */
+  /** The shop's time zone (IANA), in which `dateTime` writes and the dashboard's days are cut. */
+  timeZone: string;
+  /** A moment as this language writes it (en-AU for `au`), in `timeZone`, named. */
   dateTime(iso: string): string;
   /** Minor units of `currency` as this language writes money. */
   money(units: number, currency: string): string;
 }
 
 
-const cache = new Map<Language, DashboardText>();
+const cache = new Map<string, DashboardText>();
 
-export function dashboardText(language: Language): DashboardText {
-  let text = cache.get(language);
+/** The dashboard's words in `language`, its times in the shop's `timeZone` (server/domain/time-zone.ts). */
+export function dashboardText(language: Language, timeZone: string = DEFAULT_TIME_ZONE): DashboardText {
+  const key = `${language} ${timeZone}`;
+  let text = cache.get(key);
   if (text) return text;
   const lng = intlLocale(language);
   const instance = flatInstance(language, STRINGS[language]);
-  const format = new Intl.DateTimeFormat(lng, { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' });
+  // `long` time names the zone as the language writes it ("UTC", "GMT+1", "CET").
+  const format = new Intl.DateTimeFormat(lng, { dateStyle: 'medium', timeStyle: 'long', timeZone });
   text = {
     language,
     lang: htmlLang(language),
+    timeZone,
     t: (key, vars) => instance.t(key, vars ?? {}) as string,
     plural: (key, vars) => instance.t(key, vars) as string,
-    dateTime: (iso) => `${format.format(new Date(iso))} UTC`,
+    dateTime: (iso) => format.format(new Date(iso)),
     money: (units, currency) => {
       const exponent = exponentOf(currency);
       return new Intl.NumberFormat(lng, { style: 'currency', currency, minimumFractionDigits: exponent, maximumFractionDigits: exponent }).format(unitsToNumber(units, exponent));
     },
   };
-  cache.set(language, text);
+  cache.set(key, text);
   return text;
 }
 

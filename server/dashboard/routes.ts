@@ -5,7 +5,7 @@ import type { PayoutSettingsChange } from '../payments/payout-account';
 import type { Deps } from '../deps';
 import { baseUrlOf } from '../http/route';
 import { listApiKeys } from '../store/api-keys';
-import { attentionOf, dailyFigures } from '../store/dashboard-figures';
+import { attentionOf, quarterFigures } from '../store/dashboard-figures';
 import { countTransactions } from '../store/overview';
 import { resolveLanguage } from '../../widget/i18n/language';
 import { resolveSession, signOut, signOutEverywhere, switchEnvironment } from './accounts';
@@ -40,7 +40,7 @@ import type { WebhookEndpointPort } from './endpoint-form';
 import type { DisputePort } from './dispute-form';
 import { STYLESHEET } from './layout';
 import { setupGaps } from './home-attention';
-import { foldFigures } from './home-figures';
+import { figureDays, foldFigures } from './home-figures';
 import { overviewPage } from './pages';
 import { settingsRoutes } from './settings-routes';
 
@@ -98,13 +98,14 @@ function homeRoute(router: IRouter, kit: Kit): void {
     const environmentId = s.current.environment_id;
     const now = deps.now();
     const live = s.current.environment_mode === 'live';
+    const { timeZone } = textOf(req);
     const [transactions, rows, attention, gaps] = await Promise.all([
       countTransactions(db, environmentId),
-      dailyFigures(db, environmentId, now),
+      quarterFigures(db, environmentId, figureDays(now, timeZone).since),
       attentionOf(db, environmentId, now),
       setupGaps(deps, db, { id: environmentId, live }, now),
     ]);
-    const home = { publicKey, transactions, baseUrl: baseUrlOf(req, deps), figures: foldFigures(rows, now), attention: { ...attention, ...gaps } };
+    const home = { publicKey, transactions, baseUrl: baseUrlOf(req, deps), figures: foldFigures(rows, now, timeZone), attention: { ...attention, ...gaps } };
     send(res, 200, overviewPage({ text: textOf(req), session: s, ...home }));
   }));
 }
@@ -120,10 +121,11 @@ export function dashboardRouter(deps: Deps, ports: DashboardPorts): IRouter {
 
   router.use(async (req, res, next) => {
     applyDashboardHeaders(res);
-    const text = dashboardText(resolveLanguage(null, req.get('accept-language')));
     const id = cookie(req, SESSION_COOKIE);
     const session = id ? await resolveSession(db, id, deps.now()) : null;
     if (id && !session) clearCookie(req, res, deps, SESSION_COOKIE);
+    // Times in the shop's time zone once signed in; UTC before.
+    const text = dashboardText(resolveLanguage(null, req.get('accept-language')), session?.current.environment_time_zone);
     req.dashboard = { text, session };
     next();
   });

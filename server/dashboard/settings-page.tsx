@@ -1,6 +1,7 @@
 import { logoPath } from '../checkout/brand';
 import type { BrandAdjustment } from '../domain/brand';
 import { readableBrandColor } from '../domain/contrast';
+import { TIME_ZONES } from '../domain/time-zone';
 import type { Pricing } from '../store/balance';
 import type { Brand } from '../store/branding';
 import { roleAtLeast } from '../store/users';
@@ -27,8 +28,10 @@ interface Props {
   rawCards: boolean;
   /** What was wrong with the logo just sent. */
   logoError?: LogoError;
-  /** `saved`: the brand; `logo` / `logoRemoved`: the logo. */
-  done?: 'logo' | 'logoRemoved';
+  /** `saved`: the brand; `logo` / `logoRemoved`: the logo; `timeZone`: the time zone. */
+  done?: 'logo' | 'logoRemoved' | 'timeZone';
+  /** The time zone asked for was not one the runtime knows. */
+  timeZoneInvalid?: boolean;
 }
 
 /** The payment page's own colours when the brand sets none (widget/screen/styles.css, light theme). */
@@ -103,6 +106,39 @@ function BrandFormCard({ p, editable }: { p: Props; editable: boolean }) {
   );
 }
 
+/** The shop's time zone: the dashboard's times, days and exports are in it. */
+function TimeZoneForm({ text, csrf, current, editable, invalid }: { text: DashboardText; csrf: string; current: string; editable: boolean; invalid: boolean }) {
+  const { t } = text;
+  return (
+    <form method="post" action="/dashboard/settings/time-zone/" class="card" novalidate>
+      <Csrf token={csrf} />
+      <div class="field">
+        <label for="time_zone">{t('settings.timeZone')}</label>
+        <select id="time_zone" name="time_zone" disabled={!editable} aria-invalid={invalid ? 'true' : undefined} aria-describedby={`time_zone-hint${invalid ? ' time_zone-error' : ''}`}>
+          {TIME_ZONES.map((zone) => (
+            <option key={zone} value={zone} selected={zone === current}>
+              {zone.replaceAll('_', ' ')}
+            </option>
+          ))}
+        </select>
+        <p class="hint" id="time_zone-hint">
+          {t('settings.timeZoneHint')}
+        </p>
+        {invalid && (
+          <p class="field-error" id="time_zone-error" data-testid="error-time_zone">
+            {t('settings.error.time_zone')}
+          </p>
+        )}
+      </div>
+      {editable && (
+        <button type="submit" class="primary">
+          {t('settings.save')}
+        </button>
+      )}
+    </form>
+  );
+}
+
 function Operator({ text, pricing, rawCards, mode }: { text: DashboardText; pricing: Pricing; rawCards: boolean; mode: string }) {
   const { t } = text;
   const percent = (e2: bigint) => new Intl.NumberFormat(text.lang, { style: 'percent', minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(Number(e2) / 10_000);
@@ -156,7 +192,7 @@ export function settingsPage(p: Props): string {
       )}
       {(p.saved || p.done) && (
         <p class="notice info" role="status">
-          {t(p.done === 'logo' ? 'settings.logoSaved' : p.done === 'logoRemoved' ? 'settings.logoRemoved' : 'settings.saved')}
+          {t(p.done === 'logo' ? 'settings.logoSaved' : p.done === 'logoRemoved' ? 'settings.logoRemoved' : p.done === 'timeZone' ? 'settings.timeZoneSaved' : 'settings.saved')}
         </p>
       )}
       {p.adjustments.map((a) => (
@@ -172,6 +208,8 @@ export function settingsPage(p: Props): string {
       <h3>{t('settings.logoTitle')}</h3>
       {editable && <LogoForm text={text} csrf={session.csrf} hasLogo={p.brand.logo_sha256 !== null} error={p.logoError} />}
       <p class="hint">{t('settings.logo')}</p>
+      <h2>{t('settings.timeZoneTitle')}</h2>
+      <TimeZoneForm text={text} csrf={session.csrf} current={text.timeZone} editable={editable} invalid={p.timeZoneInvalid ?? false} />
       <Operator text={text} pricing={p.pricing} rawCards={p.rawCards} mode={session.current.environment_mode} />
       {roleAtLeast(session.current.role, 'owner') && (
         <>

@@ -4,8 +4,10 @@ import { EMAIL_MAX_LENGTH, EMAIL_PATTERN } from '../../widget/fields/email';
 import { SINGLE_LINE } from '../../widget/fields/text';
 import { applyBrandRules, type BrandAdjustment, type BrandChange, DISPLAY_NAME_MAX } from '../domain/brand';
 import { HEX_COLOR } from '../domain/contrast';
+import { isTimeZone } from '../domain/time-zone';
 import { pricingOf } from '../store/balance';
 import { getBrand, updateBrand } from '../store/branding';
+import { setTimeZone } from '../store/environments';
 import { rawCardNumbers } from '../store/saved-cards';
 import { logoRoutes } from './logo-routes';
 import type { ActiveSession } from './accounts';
@@ -14,8 +16,9 @@ import type { LogoError } from './logo-form';
 import { type BrandForm, settingsPage } from './settings-page';
 
 // /dashboard/settings/: the environment's brand (changed by owners and admins through the
-// same rules and store as PATCH /v1/environment/branding/), its pricing, mode and raw card
-// setting (read-only: the operator's, `npm run keys`).
+// same rules and store as PATCH /v1/environment/branding/), its time zone (the dashboard's
+// times, days and exports), its pricing, mode and raw card setting (read-only: the
+// operator's, `npm run keys`).
 
 const FIELDS = ['display_name', 'support_email', 'brand_color', 'accent_color'] as const;
 type Field = (typeof FIELDS)[number];
@@ -31,7 +34,9 @@ const settingsForm = z.object({
   accent_color: blankIsNull(z.string().regex(HEX_COLOR)),
 });
 
-export type ShowOptions = { status?: number; form?: BrandForm; errors?: Field[]; adjustments?: BrandAdjustment[]; saved?: boolean; logoError?: LogoError; done?: 'logo' | 'logoRemoved' };
+const timeZoneForm = z.object({ time_zone: z.string().refine(isTimeZone) });
+
+export type ShowOptions = { status?: number; form?: BrandForm; errors?: Field[]; adjustments?: BrandAdjustment[]; saved?: boolean; logoError?: LogoError; done?: 'logo' | 'logoRemoved' | 'timeZone'; timeZoneInvalid?: boolean };
 
 const formOf = (b: BrandChange): BrandForm => Object.fromEntries(FIELDS.map((f) => [f, b[f] ?? ''])) as BrandForm;
 
@@ -44,11 +49,11 @@ export function settingsRoutes(router: IRouter, kit: Kit): void {
     send(
       res,
       o.status ?? 200,
-      settingsPage({ text: textOf(req), session: s, brand: brand!, form: o.form ?? formOf(brand!), errors: o.errors ?? [], adjustments: o.adjustments ?? [], saved: o.saved ?? false, pricing, rawCards, logoError: o.logoError, done: o.done }),
+      settingsPage({ text: textOf(req), session: s, brand: brand!, form: o.form ?? formOf(brand!), errors: o.errors ?? [], adjustments: o.adjustments ?? [], saved: o.saved ?? false, pricing, rawCards, logoError: o.logoError, done: o.done, timeZoneInvalid: o.timeZoneInvalid }),
     );
   }
 
-  const done = (q: unknown) => (q === 'logo' || q === 'logoRemoved' ? q : undefined);
+  const done = (q: unknown) => (q === 'logo' || q === 'logoRemoved' || q === 'timeZone' ? q : undefined);
   router.get('/settings/', page('viewer', async (req, res, s) => show(req, res, s, { saved: req.query.saved === '1', done: done(req.query.done) })));
   logoRoutes(router, kit, show);
 
@@ -67,5 +72,16 @@ export function settingsRoutes(router: IRouter, kit: Kit): void {
     if (changed.length) await audit(req, s, 'settings_changed', { fields: changed.join(', ') });
     if (adjustments.length) return show(req, res, s, { adjustments, saved: true });
     res.redirect(303, '/dashboard/settings/?saved=1');
+  }));
+
+  router.post('/settings/time-zone/', forms, action('admin', async (req, res, s) => {
+    const parsed = timeZoneForm.safeParse(req.body ?? {});
+    if (!parsed.success) return show(req, res, s, { status: 400, timeZoneInvalid: true });
+    const timeZone = parsed.data.time_zone;
+    if (timeZone !== s.current.environment_time_zone) {
+      await setTimeZone(db, s.current.environment_id, timeZone);
+      await audit(req, s, 'settings_changed', { fields: 'time_zone', time_zone: timeZone });
+    }
+    res.redirect(303, '/dashboard/settings/?done=timeZone');
   }));
 }

@@ -4,96 +4,96 @@ import type { DisputeRow, GatewayCallRow, ProcessorAttentionRow, WebhookEndpoint
 import { disputesAwaitingResponse } from './disputes';
 import { processorAttentionOf } from './processor-attention';
 
-// The dashboard home's figures: what moved per UTC day and currency over the last 30 days,
-// counted by the database (GROUP BY day and currency), never by loading the rows. A day is
-// the first ten characters of the ISO 8601 UTC moment every row stores (`YYYY-MM-DD`), so
-// both engines cut days at midnight UTC, whatever the server's or the user's time zone.
+// The dashboard home's figures: what moved per quarter of an hour and currency since a
+// moment, counted by the database (GROUP BY quarter and currency), never by loading the
+// rows. A quarter is cut from the ISO 8601 UTC moment every row stores (`YYYY-MM-DDTHH:` and
+// 00, 15, 30 or 45), the same on both engines; every time zone's midnight falls on one (their
+// offsets are whole quarters of an hour), so the caller folds quarters into the shop's days
+// (dashboard/home-figures.ts) without a time zone database in SQL.
 
 export const FIGURE_KINDS = ['payments', 'refunds', 'disputes', 'failed'] as const;
 export type FigureKind = (typeof FIGURE_KINDS)[number];
 
-/** One kind's count and volume (minor units) on one UTC day in one currency. */
-export interface DayFigure {
+/** One kind's count and volume (minor units) in one quarter of an hour in one currency. */
+export interface QuarterFigure {
   kind: FigureKind;
-  day: string;
+  /** The quarter's first moment in UTC, `YYYY-MM-DDTHH:MM`. */
+  quarter: string;
   currency: string;
   count: number;
   amount: number;
 }
 
-/** How many days the home shows, today included. */
-export const FIGURE_DAYS = 30;
 const DAY_MS = 86_400_000;
 
-/** The UTC day `back` days before `now`'s, as `YYYY-MM-DD`. */
-export const utcDay = (now: Date, back = 0) => new Date(now.getTime() - back * DAY_MS).toISOString().slice(0, 10);
-
 interface Grouped {
-  day: string;
+  quarter: string;
   currency: string;
   count: number | string | bigint;
   amount: number | string | bigint | null;
 }
 
-const figure = (kind: FigureKind) => (r: Grouped): DayFigure => ({ kind, day: r.day, currency: r.currency, count: Number(r.count), amount: Number(r.amount ?? 0) });
+const figure = (kind: FigureKind) => (r: Grouped): QuarterFigure => ({ kind, quarter: r.quarter, currency: r.currency, count: Number(r.count), amount: Number(r.amount ?? 0) });
+
+/** The quarter of an hour a stored moment falls in: `YYYY-MM-DDTHH:` and its minutes floored to 00/15/30/45. */
+const quarterOf = (column: string) => sql<string>`substr(${sql.ref(column)}, 1, 14) || substr('00153045', (cast(substr(${sql.ref(column)}, 15, 2) as integer) / 15) * 2 + 1, 2)`;
 
 /**
  * Sale operations of `kinds` per day and currency. A card charge that paid part of a
  * transaction's `source` is left out: the source's own sale counts the whole payment.
  */
 function saleOperations(db: Db, environmentId: string, since: string, kinds: ('capture' | 'charge' | 'refund' | 'decline')[]) {
-  const day = sql<string>`substr(sale_operations.created_at, 1, 10)`;
+  const quarter = quarterOf('sale_operations.created_at');
   return db
     .selectFrom('sale_operations')
     .innerJoin('sales', 'sales.id', 'sale_operations.sale_id')
-    .select((eb) => [day.as('day'), 'sales.currency as currency', eb.fn.countAll<number>().as('count'), eb.fn.sum<number>('sale_operations.amount').as('amount')])
+    .select((eb) => [quarter.as('quarter'), 'sales.currency as currency', eb.fn.countAll<number>().as('count'), eb.fn.sum<number>('sale_operations.amount').as('amount')])
     .where('sales.environment_id', '=', environmentId)
     .where('sales.source_transaction_id', 'is', null)
     .where('sale_operations.kind', 'in', kinds)
     .where('sale_operations.created_at', '>=', since)
-    .groupBy([day, 'sales.currency'])
+    .groupBy([quarter, 'sales.currency'])
     .execute();
 }
 
 /** Payments refused on the payment page (declined, insufficient funds): the transaction's total each. */
 function refusedAttempts(db: Db, environmentId: string, since: string) {
-  const day = sql<string>`substr(payment_attempts.created_at, 1, 10)`;
+  const quarter = quarterOf('payment_attempts.created_at');
   return db
     .selectFrom('payment_attempts')
     .innerJoin('transactions', 'transactions.id', 'payment_attempts.transaction_id')
-    .select((eb) => [day.as('day'), 'transactions.currency as currency', eb.fn.countAll<number>().as('count'), eb.fn.sum<number>('transactions.total_price').as('amount')])
+    .select((eb) => [quarter.as('quarter'), 'transactions.currency as currency', eb.fn.countAll<number>().as('count'), eb.fn.sum<number>('transactions.total_price').as('amount')])
     .where('transactions.environment_id', '=', environmentId)
     .where('payment_attempts.outcome', 'in', ['declined', 'insufficient_funds'])
     .where('payment_attempts.created_at', '>=', since)
-    .groupBy([day, 'transactions.currency'])
+    .groupBy([quarter, 'transactions.currency'])
     .execute();
 }
 
 function openedDisputes(db: Db, environmentId: string, since: string) {
-  const day = sql<string>`substr(created_at, 1, 10)`;
+  const quarter = quarterOf('created_at');
   return db
     .selectFrom('disputes')
-    .select((eb) => [day.as('day'), 'currency', eb.fn.countAll<number>().as('count'), eb.fn.sum<number>('amount').as('amount')])
+    .select((eb) => [quarter.as('quarter'), 'currency', eb.fn.countAll<number>().as('count'), eb.fn.sum<number>('amount').as('amount')])
     .where('environment_id', '=', environmentId)
     .where('created_at', '>=', since)
-    .groupBy([day, 'currency'])
+    .groupBy([quarter, 'currency'])
     .execute();
 }
 
 /**
- * Every kind's figures per UTC day and currency, from the start of the day FIGURE_DAYS − 1
- * days before `now`'s: payments are captures and charges (money in), refunds are refund
- * operations, disputes are disputes opened, failed payments are refused payment-page
- * attempts and declined charges of saved cards.
+ * Every kind's figures per quarter of an hour and currency since `since`: payments are
+ * captures and charges (money in), refunds are refund operations, disputes are disputes
+ * opened, failed payments are refused payment-page attempts and declined charges of saved cards.
  */
-export async function dailyFigures(db: Db, environmentId: string, now: Date): Promise<DayFigure[]> {
-  const since = `${utcDay(now, FIGURE_DAYS - 1)}T00:00:00.000Z`;
+export async function quarterFigures(db: Db, environmentId: string, since: Date): Promise<QuarterFigure[]> {
+  const from = since.toISOString();
   const [paid, refunded, disputed, refused, declined] = await Promise.all([
-    saleOperations(db, environmentId, since, ['capture', 'charge']),
-    saleOperations(db, environmentId, since, ['refund']),
-    openedDisputes(db, environmentId, since),
-    refusedAttempts(db, environmentId, since),
-    saleOperations(db, environmentId, since, ['decline']),
+    saleOperations(db, environmentId, from, ['capture', 'charge']),
+    saleOperations(db, environmentId, from, ['refund']),
+    openedDisputes(db, environmentId, from),
+    refusedAttempts(db, environmentId, from),
+    saleOperations(db, environmentId, from, ['decline']),
   ]);
   return [
     ...paid.map(figure('payments')),

@@ -107,6 +107,11 @@ export async function updateEnvironment(
   return row && environmentOf(row);
 }
 
+/** The shop's time zone for its dashboard (an IANA name the caller has checked). */
+export async function setTimeZone(db: Db, id: string, timeZone: string): Promise<void> {
+  await db.updateTable('environments').set({ time_zone: timeZone }).where('id', '=', id).execute();
+}
+
 /** The environment's return-signing secret and, during a roll's overlap, the one it replaced. */
 export interface ReturnSecrets {
   secret: string;

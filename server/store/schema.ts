@@ -42,6 +42,8 @@ export interface EnvironmentRow {
   previous_return_secret_expires_at: string | null;
   /** 1: the API takes raw card numbers (POST /v1/authorization/ with `card`); 0: only the hosted page (migration 085). */
   raw_card_numbers?: number;
+  /** The dashboard's time zone for this shop (IANA; migration 120, domain/time-zone.ts). */
+  time_zone?: string;
 }
 
 interface Owned {

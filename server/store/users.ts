@@ -33,6 +33,7 @@ export async function setPasswordHash(db: Db, userId: string, hash: string): Pro
 export interface Membership extends MembershipRow {
   environment_name: string;
   environment_mode: EnvironmentMode;
+  environment_time_zone?: string;
 }
 
 /** The environments a user belongs to, with their names, oldest membership first. */
@@ -40,7 +41,7 @@ export function membershipsOf(db: Db, userId: string): Promise<Membership[]> {
   return db
     .selectFrom('memberships')
     .innerJoin('environments', 'environments.id', 'memberships.environment_id')
-    .select(['memberships.user_id', 'memberships.environment_id', 'memberships.role', 'memberships.created_at', 'environments.name as environment_name', 'environments.mode as environment_mode'])
+    .select(['memberships.user_id', 'memberships.environment_id', 'memberships.role', 'memberships.created_at', 'environments.name as environment_name', 'environments.mode as environment_mode', 'environments.time_zone as environment_time_zone'])
     .where('memberships.user_id', '=', userId)
     .orderBy('memberships.created_at')
     .orderBy('memberships.environment_id')
