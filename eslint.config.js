@@ -19,7 +19,7 @@ const DRIVERS = [['kysely', 'pg', 'better-sqlite3', 'pino', 'node:*', '!node:cry
 const SCREEN = [['**/widget/screen/*', '**/widget/screen/**'], 'the screen is for the checkout page only; shared field rules live in widget/fields'];
 const SERVER = [['**/server/**'], 'browser code never imports the server'];
 const OUTSIDE_SDK = [['**/server/**', '**/widget/**', '**/test/**', '../../**'], 'the SDK stands alone: it talks to the service over HTTP only and ships without this repository'];
-const UPWARDS = [['**/checkout/*', '**/notify/*', '**/jobs/*', '**/demo/*', '**/present/*', '**/transactions/*', '**/clients/*', '**/commands/*'], 'the store and the domain sit below every use case'];
+const UPWARDS = [['**/checkout/*', '**/notify/*', '**/jobs/*', '**/demo/*', '**/present/*', '**/transactions/*', '**/clients/*', '**/commands/*', '**/schemas/*'], 'the store and the domain sit below every use case'];
 
 export default tseslint.config(
   // snippet.js is the minified queue stub merchants paste into their pages, kept as shipped.
@@ -59,6 +59,8 @@ export default tseslint.config(
   { files: ['server/present/**', 'server/transactions/**', 'server/clients/**'], rules: forbid(EXPRESS, ROUTES, PAYMENTS) },
   // The use cases every front door shares and the one idempotent command: no front door's own code.
   { files: ['server/commands/**'], rules: forbid(EXPRESS, ROUTES, SCREEN, [['**/dashboard/*', '**/checkout/*'], 'front doors call the commands, never the other way']) },
+  // The API's field schemas, shared by its routes, the commands and the dashboard's forms.
+  { files: ['server/schemas/**'], rules: forbid(EXPRESS, ROUTES, PAYMENTS, SCREEN, [['**/dashboard/*', '**/checkout/*', '**/commands/*'], 'schemas are values: the front doors and the commands import them']) },
   { files: ['server/notify/**', 'server/jobs/**'], rules: forbid(EXPRESS, ROUTES, HTTP) },
   { files: ['server/demo/**'], rules: forbid(EXPRESS, ROUTES, HTTP) },
   // listen and trigger are clients of the public API, like a merchant's code.
