@@ -21,6 +21,14 @@ const SERVER = [['**/server/**'], 'browser code never imports the server'];
 const OUTSIDE_SDK = [['**/server/**', '**/widget/**', '**/test/**', '../../**'], 'the SDK stands alone: it talks to the service over HTTP only and ships without this repository'];
 const UPWARDS = [['**/checkout/*', '**/notify/*', '**/jobs/*', '**/demo/*', '**/present/*', '**/transactions/*', '**/clients/*', '**/commands/*', '**/schemas/*'], 'the store and the domain sit below every use case'];
 
+const SALE_WRITER = 'server/store/sale-aggregate.ts';
+const SALES_WRITES = [
+  { selector: "CallExpression[callee.property.name=/^(updateTable|insertInto|deleteFrom)$/][arguments.0.value='sales']", message: 'sales are written by store/sale-aggregate.ts only' },
+  { selector: "CallExpression[callee.name='insertRows'][arguments.1.value='sales']", message: 'sales are written by store/sale-aggregate.ts only' },
+];
+const IDEMPOTENT = 'server/commands/idempotent.ts';
+const KEYS_CLAIMED = { selector: "ImportDeclaration[source.value=/\\/idempotency$/]", message: 'Idempotency-Keys are claimed and completed by commands/idempotent.ts only: run the command and map its outcome' };
+
 export default tseslint.config(
   // snippet.js is the minified queue stub merchants paste into their pages, kept as shipped.
   { ignores: ['dist/', 'node_modules/', 'reports/', 'data/', 'test-results/', 'playwright-report/', 'widget/embed/snippet.js', 'test/typed-client/generated/', 'test/readme-snippets/', 'packages/*/dist/', 'packages/sdk/src/generated/'] },
@@ -72,17 +80,11 @@ export default tseslint.config(
   { files: ['widget/i18n/**'], rules: forbid(SERVER, SCREEN) },
   // Who writes sales? store/sale-aggregate.ts alone (issue 48): every change of a sale's money
   // is the row locked, a rule of domain/sales.ts, the amounts written with their status.
-  {
-    files: ['server/**/*.{ts,tsx}'],
-    ignores: ['server/store/sale-aggregate.ts', 'server/store/migrations/**'],
-    rules: {
-      'no-restricted-syntax': [
-        'error',
-        { selector: "CallExpression[callee.property.name=/^(updateTable|insertInto|deleteFrom)$/][arguments.0.value='sales']", message: 'sales are written by store/sale-aggregate.ts only' },
-        { selector: "CallExpression[callee.name='insertRows'][arguments.1.value='sales']", message: 'sales are written by store/sale-aggregate.ts only' },
-      ],
-    },
-  },
+  // Who speaks the Idempotency-Key protocol? commands/idempotent.ts alone: every front door
+  // runs it and maps its outcome, none claims or completes a key itself.
+  { files: ['server/**/*.{ts,tsx}'], ignores: [SALE_WRITER, IDEMPOTENT, 'server/store/migrations/**'], rules: { 'no-restricted-syntax': ['error', ...SALES_WRITES, KEYS_CLAIMED] } },
+  { files: [SALE_WRITER], rules: { 'no-restricted-syntax': ['error', KEYS_CLAIMED] } },
+  { files: [IDEMPOTENT], rules: { 'no-restricted-syntax': ['error', ...SALES_WRITES] } },
   // The SDK (packages/sdk) is a package of its own: nothing of the service, the widget or the tests.
   { files: ['packages/sdk/src/**'], rules: forbid(OUTSIDE_SDK) },
 );
