@@ -19,7 +19,15 @@ const DRIVERS = [['kysely', 'pg', 'better-sqlite3', 'pino', 'node:*', '!node:cry
 const SCREEN = [['**/widget/screen/*', '**/widget/screen/**'], 'the screen is for the checkout page only; shared field rules live in widget/fields'];
 const SERVER = [['**/server/**'], 'browser code never imports the server'];
 const OUTSIDE_SDK = [['**/server/**', '**/widget/**', '**/test/**', '../../**'], 'the SDK stands alone: it talks to the service over HTTP only and ships without this repository'];
-const UPWARDS = [['**/checkout/*', '**/notify/*', '**/jobs/*', '**/demo/*', '**/present/*', '**/transactions/*', '**/clients/*'], 'the store and the domain sit below every use case'];
+const UPWARDS = [['**/checkout/*', '**/notify/*', '**/jobs/*', '**/demo/*', '**/present/*', '**/transactions/*', '**/clients/*', '**/commands/*', '**/schemas/*'], 'the store and the domain sit below every use case'];
+
+const SALE_WRITER = 'server/store/sale-aggregate.ts';
+const SALES_WRITES = [
+  { selector: "CallExpression[callee.property.name=/^(updateTable|insertInto|deleteFrom)$/][arguments.0.value='sales']", message: 'sales are written by store/sale-aggregate.ts only' },
+  { selector: "CallExpression[callee.name='insertRows'][arguments.1.value='sales']", message: 'sales are written by store/sale-aggregate.ts only' },
+];
+const IDEMPOTENT = 'server/commands/idempotent.ts';
+const KEYS_CLAIMED = { selector: "ImportDeclaration[source.value=/\\/idempotency$/]", message: 'Idempotency-Keys are claimed and completed by commands/idempotent.ts only: run the command and map its outcome' };
 
 export default tseslint.config(
   // snippet.js is the minified queue stub merchants paste into their pages, kept as shipped.
@@ -57,6 +65,10 @@ export default tseslint.config(
   { files: ['server/store/**'], rules: forbid(EXPRESS, ROUTES, HTTP, PAYMENTS, UPWARDS, SCREEN) },
   { files: ['server/payments/**'], rules: forbid(EXPRESS, ROUTES, HTTP, SCREEN) },
   { files: ['server/present/**', 'server/transactions/**', 'server/clients/**'], rules: forbid(EXPRESS, ROUTES, PAYMENTS) },
+  // The use cases every front door shares and the one idempotent command: no front door's own code.
+  { files: ['server/commands/**'], rules: forbid(EXPRESS, ROUTES, SCREEN, [['**/dashboard/*', '**/checkout/*'], 'front doors call the commands, never the other way']) },
+  // The API's field schemas, shared by its routes, the commands and the dashboard's forms.
+  { files: ['server/schemas/**'], rules: forbid(EXPRESS, ROUTES, PAYMENTS, SCREEN, [['**/dashboard/*', '**/checkout/*', '**/commands/*'], 'schemas are values: the front doors and the commands import them']) },
   { files: ['server/notify/**', 'server/jobs/**'], rules: forbid(EXPRESS, ROUTES, HTTP) },
   { files: ['server/demo/**'], rules: forbid(EXPRESS, ROUTES, HTTP) },
   // listen and trigger are clients of the public API, like a merchant's code.
@@ -68,17 +80,11 @@ export default tseslint.config(
   { files: ['widget/i18n/**'], rules: forbid(SERVER, SCREEN) },
   // Who writes sales? store/sale-aggregate.ts alone (issue 48): every change of a sale's money
   // is the row locked, a rule of domain/sales.ts, the amounts written with their status.
-  {
-    files: ['server/**/*.{ts,tsx}'],
-    ignores: ['server/store/sale-aggregate.ts', 'server/store/migrations/**'],
-    rules: {
-      'no-restricted-syntax': [
-        'error',
-        { selector: "CallExpression[callee.property.name=/^(updateTable|insertInto|deleteFrom)$/][arguments.0.value='sales']", message: 'sales are written by store/sale-aggregate.ts only' },
-        { selector: "CallExpression[callee.name='insertRows'][arguments.1.value='sales']", message: 'sales are written by store/sale-aggregate.ts only' },
-      ],
-    },
-  },
+  // Who speaks the Idempotency-Key protocol? commands/idempotent.ts alone: every front door
+  // runs it and maps its outcome, none claims or completes a key itself.
+  { files: ['server/**/*.{ts,tsx}'], ignores: [SALE_WRITER, IDEMPOTENT, 'server/store/migrations/**'], rules: { 'no-restricted-syntax': ['error', ...SALES_WRITES, KEYS_CLAIMED] } },
+  { files: [SALE_WRITER], rules: { 'no-restricted-syntax': ['error', KEYS_CLAIMED] } },
+  { files: [IDEMPOTENT], rules: { 'no-restricted-syntax': ['error', ...SALES_WRITES] } },
   // The SDK (packages/sdk) is a package of its own: nothing of the service, the widget or the tests.
   { files: ['packages/sdk/src/**'], rules: forbid(OUTSIDE_SDK) },
 );

@@ -11,7 +11,7 @@ import { healthHandler, type Lifecycle } from './ops/health';
 import { createMetrics, metricsHandler } from './ops/metrics';
 import { shutdown } from './ops/shutdown';
 import { createOutbox } from './notify/outbox';
-import { CATALOGUE_VIEWS } from './api/catalogue';
+import { CATALOGUE_VIEWS } from './schemas/catalogue';
 import { gatewaysFromConfig, payoutsFromConfig } from './payments/configured';
 import { processorGatewayLoader } from './payments/processor-gateways';
 import { replacedProcessorUrls } from './payments/processor-urls';

@@ -5,7 +5,7 @@ import { found } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { presentBalance, presentBalanceTransaction } from '../present/balance';
 import { balanceOf, getBalanceTransaction, listBalanceTransactions } from '../store/balance';
-import { currencyOut, dateTime, exact, livemode, objectId, ref } from './fields';
+import { currencyOut, dateTime, exact, livemode, objectId, ref } from '../schemas/fields';
 import { IDS, page } from './examples';
 
 // The merchant's balance and its balance transactions, read-only: they follow the sales

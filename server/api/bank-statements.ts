@@ -3,7 +3,7 @@ import { ApiError, fieldError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { BANK_FILE_MAX_BYTES, importBankFile } from '../payments/bank-files';
 import { PAYOUT_STATES } from '../domain/sepa/states';
-import { exact, nonBlank, text } from './fields';
+import { exact, nonBlank, text } from '../schemas/fields';
 
 // What the bank sends back about payout files (docs/balance.md#statements): a camt.053 /
 // camt.054 statement or a pain.002 status report, sent as client documents are (JSON, the

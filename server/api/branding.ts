@@ -6,7 +6,7 @@ import { logoPath } from '../checkout/brand';
 import { ApiError, fieldError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { type Brand, getBrand, setLogo, updateBrand } from '../store/branding';
-import { customerEmail, text } from './fields';
+import { customerEmail, text } from '../schemas/fields';
 
 // The environment's brand: the name customers see on the payment page and in emails, the
 // address for their questions, the page's colours and its logo (api/brand-logo.ts). A

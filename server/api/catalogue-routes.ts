@@ -6,11 +6,11 @@ import { route, type RouteDef } from '../http/route';
 import { type CatalogueTable, deleteItem, getItem, listItems } from '../store/catalogue';
 import { inTransaction, type Tx } from '../store/db';
 import type { CatalogueFamily, EventType } from '../store/events';
-import { changeCatalogueItem, createCatalogueItem } from './catalogue-changes';
-import { CATALOGUE, CATALOGUE_VIEWS, type Group, patchOf, type viewOf } from './catalogue';
+import { changeCatalogueItem, createCatalogueItem } from '../commands/catalogue-changes';
+import { CATALOGUE, CATALOGUE_VIEWS, type Group, patchOf, type viewOf } from '../schemas/catalogue';
 import { EXAMPLE_TIME, IDS, page } from './examples';
 
-// The five operations every catalogue group has (catalogue.ts says what each group is):
+// The five operations every catalogue group has (schemas/catalogue.ts says what each group is):
 // list, create, get, change and delete, each declared once over the group's kit.
 
 const CATALOGUE_IDS: Record<string, string> = {

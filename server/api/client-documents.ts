@@ -6,7 +6,7 @@ import { ApiError, fieldError, found, notFound } from '../http/problem';
 import { type FileAnswer, route, type RouteDef } from '../http/route';
 import { getClient, getDocument, getDocumentFile, insertDocument, listDocuments } from '../store/clients';
 import { presentDocument } from '../present/client';
-import { DOCUMENT_FORMATS, documentCreate, documentFile, documentOut, MAX_DOCUMENT_BYTES } from './client-objects';
+import { DOCUMENT_FORMATS, documentCreate, documentFile, documentOut, MAX_DOCUMENT_BYTES } from '../schemas/client-objects';
 import { DOCUMENT_EXAMPLE, page } from './examples';
 
 // A client's documents, for the compliance review. Sent as JSON with the bytes in base64

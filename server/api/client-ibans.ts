@@ -4,12 +4,12 @@ import { route, type RouteDef } from '../http/route';
 import { addIban, changeIban } from '../clients/client-changes';
 import { getClient, getIban, listIbans } from '../store/clients';
 import type { ClientIban } from '../store/clients';
-import { patchOf } from './catalogue';
+import { patchOf } from '../schemas/catalogue';
 import { ibanFieldsOf, presentIban } from '../present/client';
-import { ibanFields, ibanOut, ibanRow } from './client-objects';
+import { ibanFields, ibanOut, ibanRow } from '../schemas/client-objects';
 import { booleanQuery, flagOf, unique } from './clients';
-import { checkNotifyUrl } from './notify-url';
-import { exact } from './fields';
+import { checkNotifyUrl } from '../commands/notify-url';
+import { exact } from '../schemas/fields';
 import { IBAN_EXAMPLE, page } from './examples';
 
 // A client's IBANs, where payouts go. Each is enabled by compliance while its client is.

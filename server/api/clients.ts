@@ -5,11 +5,11 @@ import { ApiError, found, invalid } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { changeClient, createClient } from '../clients/client-changes';
 import { DuplicateKeyError, getClient, listClients } from '../store/clients';
-import { patchOf } from './catalogue';
+import { patchOf } from '../schemas/catalogue';
 import { clientFieldsOf, presentClient } from '../present/client';
-import { clientFields, clientOut, clientRow } from './client-objects';
-import { checkNotifyUrl } from './notify-url';
-import { exact } from './fields';
+import { clientFields, clientOut, clientRow } from '../schemas/client-objects';
+import { checkNotifyUrl } from '../commands/notify-url';
+import { exact } from '../schemas/fields';
 import { CLIENT_EXAMPLE, CLIENT_REQUEST, page } from './examples';
 
 // Clients: the people and companies a merchant pays out to. Their IBANs and documents

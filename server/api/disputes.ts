@@ -1,19 +1,20 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { DISPUTE_REASONS, DISPUTE_STATUSES, type DisputeStatus, EVIDENCE_DATE_FIELDS, EVIDENCE_TEXT_FIELDS, type EvidenceField } from '../domain/disputes';
+import { DISPUTE_REASONS, DISPUTE_STATUSES, EVIDENCE_DATE_FIELDS, EVIDENCE_TEXT_FIELDS, type EvidenceField } from '../domain/disputes';
 import type { Deps } from '../deps';
 import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError, found, zodErrors } from '../http/problem';
+import { ApiError, found } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { addEvidence, answerDispute, type DisputeOutcome } from '../payments/disputes';
 import { processorEvidenceRefusal } from '../payments/processor-disputes';
 import { presentDispute } from '../present/dispute';
 import type { Db } from '../store/db';
-import { getDispute, listDisputes, type StoredDispute } from '../store/disputes';
+import { getDispute, listDisputes } from '../store/disputes';
+import { evidenceTextIn } from '../commands/dispute-answers';
 import { checkedBytes, DOCUMENT_LIMIT_TEXT } from './client-documents';
-import { documentFile } from './client-objects';
+import { documentFile } from '../schemas/client-objects';
 import { EXAMPLE_TIME, IDS, page } from './examples';
-import { currencyOut, dateTime, exact, freeText, livemode, objectId, ref, timestamps } from './fields';
+import { currencyOut, dateTime, exact, livemode, objectId, ref, timestamps } from '../schemas/fields';
 
 // Disputes: a customer's bank disputing a captured sale (docs/disputes.md). Read, answered
 // with evidence, submitted or accepted here; opened and decided by the bank (the sandbox's
@@ -25,17 +26,11 @@ const FILE_ID = '01943a70-2d3e-7f40-9152-6c7d8e9fa0b1';
 /** At most this many files in one request (each within the client-document rules). */
 const MAX_FILES = 5;
 
-const calendarDate = z.iso.date({ error: 'must be a real calendar date, YYYY-MM-DD' });
-const evidenceText = (field: EvidenceField) =>
-  (EVIDENCE_DATE_FIELDS.includes(field) ? calendarDate : freeText(20_000))
-    .optional()
-    .describe(`Evidence: ${field.replaceAll('_', ' ')}${EVIDENCE_DATE_FIELDS.includes(field) ? ', YYYY-MM-DD' : ''}; replaces what was saved`);
 const evidenceShown = (field: EvidenceField) =>
   (EVIDENCE_DATE_FIELDS.includes(field) ? z.iso.date() : z.string()).nullable().describe('As sent; null when not given');
 
-const evidenceIn = z
-  .strictObject({
-    ...(Object.fromEntries(EVIDENCE_TEXT_FIELDS.map((f) => [f, evidenceText(f)])) as Record<EvidenceField, ReturnType<typeof evidenceText>>),
+const evidenceIn = evidenceTextIn
+  .extend({
     files: z
       .array(documentFile)
       .max(MAX_FILES)
@@ -219,32 +214,3 @@ export const disputeRoutes = (): RouteDef[] => [
     'lost',
   ),
 ];
-
-/** An answer to the dashboard: done, refused by the dispute's state (409 in the API), or refused input. */
-export type DisputeAnswer =
-  | { kind: 'done'; dispute: StoredDispute }
-  | { kind: 'conflict'; status: DisputeStatus }
-  | { kind: 'invalid'; errors: { path: string; message: string }[] };
-
-/**
- * The dashboard's way to answer a dispute (handed over by app.ts, as the dashboard never
- * imports a route module): the same text fields and limits as POST /dispute/{id}/evidence/
- * (the form sends no files), and the same use cases, state rules and events.
- */
-export function disputesForDashboard(deps: Deps) {
-  const db = deps.database.db;
-  const outcome = (o: DisputeOutcome): DisputeAnswer => (o.kind === 'done' ? { kind: 'done', dispute: o.dispute } : { kind: 'conflict', status: o.status });
-  return {
-    async addEvidence(environmentId: string, id: string, input: unknown): Promise<DisputeAnswer | undefined> {
-      const d = await getDispute(db, environmentId, id);
-      if (!d) return undefined;
-      const parsed = evidenceIn.omit({ files: true }).safeParse(input);
-      if (!parsed.success) return { kind: 'invalid', errors: zodErrors(parsed.error) };
-      return outcome(await addEvidence(deps, d, parsed.data, []));
-    },
-    async answer(environmentId: string, id: string, action: 'submit' | 'accept'): Promise<DisputeAnswer | undefined> {
-      const d = await getDispute(db, environmentId, id);
-      return d && outcome(await answerDispute(deps, d, action));
-    },
-  };
-}

@@ -5,7 +5,7 @@ import { ApiError, fieldError, found, notFound } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { EVENT_TYPES, eventsAfter, getEvent, listEvents, newestEventId, type RetryTarget, retryEvent, type StoredEvent } from '../store/events';
 import type { DeliveryAttemptRow, EventDeliveryRow } from '../store/schema';
-import { dateTime, dateTimeInput, inLowerCase, livemode } from './fields';
+import { dateTime, dateTimeInput, inLowerCase, livemode } from '../schemas/fields';
 import { EVENT_DETAIL_EXAMPLE, EVENT_EXAMPLE, EVENT_POLL_EXAMPLE, page } from './examples';
 
 // Events: every change of every object of the environment, and each delivery of it (to the

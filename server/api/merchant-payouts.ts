@@ -10,7 +10,7 @@ import { type ManualPayoutRefusal, requestManualPayout } from '../payments/manua
 import { getMerchantPayout, listMerchantPayouts, payoutLines } from '../store/merchant-payouts';
 import { balanceTransactionOut } from './balance';
 import { refuseWithoutHolder, refuseWithoutPayouts } from './live-payouts';
-import { currencyCode, currencyOut, dateTime, exact, livemode, objectId } from './fields';
+import { currencyCode, currencyOut, dateTime, exact, livemode, objectId } from '../schemas/fields';
 import { EXAMPLE_TIME, page } from './examples';
 
 // Payouts of your balance to your bank account (docs/balance.md#payouts): made by the

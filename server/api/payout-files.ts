@@ -8,7 +8,7 @@ import { markPayoutPaid } from '../payments/payout-mark-paid';
 import { payTwiceWarning, presentFileItem, presentPayoutFile } from '../present/payout-file';
 import { fileItems, getFile, listFiles } from '../store/payout-files';
 import { page } from './examples';
-import { dateTime, livemode, nonBlank, objectId, ref, text } from './fields';
+import { dateTime, livemode, nonBlank, objectId, ref, text } from '../schemas/fields';
 
 // Payout files (PAYOUT_PROVIDER=sepa-file; docs/balance.md#payout-files): the pain.001
 // files the payout-files job wrote of a live environment's payouts, to upload to the bank.

@@ -4,16 +4,15 @@ import { route, type RouteDef } from '../http/route';
 import { changePayoutSettings } from '../payments/payout-account';
 import { presentPayoutSettings } from '../present/merchant-payout';
 import { payoutSettingsOf } from '../store/merchant-payouts';
-import { accountHolderName, ibanFields } from './client-objects';
-import { dateTime, livemode } from './fields';
+import { schedule, settingsIn } from '../schemas/payout-settings';
+import { dateTime, livemode } from '../schemas/fields';
 
 // Where and when your balance is paid out (docs/balance.md#payouts): your bank account (an
 // IBAN, checked as a client's IBAN is) and the schedule. Also set by the operator with
 // `npm run keys -- payouts`. A new IBAN replacing one holds the payouts until an owner
 // confirms it or 72 hours pass (payments/payout-account.ts): a stolen secret key is held
-// back as a taken-over dashboard session is. The dashboard's form parses with `settingsIn`.
-
-const schedule = z.enum(['daily', 'weekly', 'manual']);
+// back as a taken-over dashboard session is. The dashboard's form parses with the same `settingsIn`
+// (schemas/payout-settings.ts).
 
 const settingsOut = z
   .object({
@@ -24,14 +23,6 @@ const settingsOut = z
     updated: dateTime.nullable().describe('When they were last set; null: never (the defaults)'),
   })
   .meta({ id: 'PayoutSettings', description: 'Where and when your balance is paid out' });
-
-export const settingsIn = z
-  .strictObject({
-    iban: ibanFields.shape.iban.optional(),
-    account_holder_name: accountHolderName.optional(),
-    schedule: schedule.optional().describe('`daily`, `weekly` or `manual`; a schedule other than `manual` needs an IBAN'),
-  })
-  .meta({ id: 'PayoutSettingsInput', description: 'Fields to change; those left out keep their value' });
 
 const EXAMPLE = { livemode: false, iban: 'ES9121000418450200051332', account_holder_name: 'Tienda Ejemplo SL', schedule: 'daily' as const, updated: '2026-01-15T10:30:00.000Z' };
 

@@ -6,7 +6,7 @@ import { processorChangeInput, processorInput } from '../payments/processor-inpu
 import { changeProcessor, connectProcessor, disconnectProcessor, PROCESSOR_GATEWAY_IDS, type ProcessorOutcome, processorWebhookUrl } from '../payments/processors';
 import { getProcessor, listProcessors, type StoredProcessor } from '../store/processors';
 import { PROCESSOR_TYPES } from '../store/schema';
-import { livemode, objectId, timestamps } from './fields';
+import { livemode, objectId, timestamps } from '../schemas/fields';
 import { page, PROCESSOR_EXAMPLE, PROCESSOR_REQUEST } from './examples';
 
 // Processors: the merchant's own processor accounts connected to the environment (Stripe and

@@ -9,7 +9,7 @@ import { route, type RouteDef } from '../http/route';
 import type { Deps } from '../deps';
 import { canStore, type Gateway } from '../payments/gateway';
 import { CURRENCY_EXAMPLE, GATEWAY_EXAMPLE, page } from './examples';
-import { exact, objectId } from './fields';
+import { exact, objectId } from '../schemas/fields';
 
 // Gateways and currencies: seeded, read-only, the same in every environment.
 

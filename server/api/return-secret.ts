@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { route, type RouteDef } from '../http/route';
 import { findReturnSecrets, type ReturnSecrets, rollReturnSecret } from '../store/environments';
-import { dateTime } from './fields';
+import { dateTime } from '../schemas/fields';
 
 // The environment's return-signing secret: what signs the customer's return to
 // return_url and cancel_url (docs/checkout.md "Signed returns"). Not the webhook secret.

@@ -12,7 +12,7 @@ import { moveSaleMoney } from '../payments/sale-actions';
 import { presentSale } from '../present/sale';
 import { getSale, listSales, type StoredSale } from '../store/sales';
 import { exponentOf } from '../domain/currencies';
-import { currencyOut, dateTime, exact, livemode, objectId, positiveMoneyAmount, ref, timestamps } from './fields';
+import { currencyOut, dateTime, exact, livemode, objectId, positiveMoneyAmount, ref, timestamps } from '../schemas/fields';
 import { toMinor } from '../http/amounts';
 import { page, SALE_EXAMPLE } from './examples';
 

@@ -3,7 +3,7 @@ import { fieldError } from '../http/problem';
 import { type FileAnswer, route, type RouteDef } from '../http/route';
 import { settlementCsv } from '../present/settlement-csv';
 import { getMerchantPayout, settlementLines } from '../store/merchant-payouts';
-import { inLowerCase } from './fields';
+import { inLowerCase } from '../schemas/fields';
 
 // The settlement report as CSV (docs/balance.md#the-settlement-report): the lines of one
 // payout, or of the payouts made between two days, streamed as they are read.

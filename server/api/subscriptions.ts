@@ -3,18 +3,14 @@ import { LANGUAGES } from '../../widget/i18n/language';
 import { INTERVALS } from '../domain/periods';
 import { ACTION_FROM, SUBSCRIPTION_ACTIONS, SUBSCRIPTION_STATUSES, type SubscriptionAction } from '../domain/subscription-states';
 import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError, fieldError, found, notFound } from '../http/problem';
+import { ApiError, found, notFound } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
-import { type CatalogueItem, getItem } from '../store/catalogue';
-import { getClient } from '../store/clients';
-import { getAuthorization } from '../store/sales';
 import { presentSubscription } from '../present/subscription';
-import type { Db } from '../store/db';
 import { applyAction } from '../payments/subscription-actions';
-import { getSubscription, insertSubscription, listSubscriptions, type NewSubscription } from '../store/subscriptions';
-import { currencyOut, dateTime, exact, httpUrl, livemode, objectId, ref, text, timestamps } from './fields';
+import { getSubscription, listSubscriptions } from '../store/subscriptions';
+import { createSubscription, subscriptionCreate } from '../commands/subscription-creation';
+import { currencyOut, dateTime, exact, livemode, objectId, ref, timestamps } from '../schemas/fields';
 import { IDS, page, SUBSCRIPTION_EXAMPLE } from './examples';
-import { checkNotifyUrl } from './notify-url';
 
 // The spec's subscriptions: create, read, and the four actions start / pause / active /
 // stop. States, periods, retries and the hosted sign-up: docs/subscriptions.md.
@@ -70,23 +66,6 @@ export const subscriptionOut = z
     ...timestamps,
   })
   .meta({ id: 'Subscription', description: 'Recurring charges of a plan to a stored payment method' });
-
-const subscriptionCreate = z
-  .strictObject({
-    plan: ref('plan').describe('`id` of an enabled plan: its amount, currency, interval, interval_count and trial_days'),
-    client: ref('client')
-      .optional()
-      .describe('`id` of a client of the same environment who subscribes'),
-    subscription_id: text(255).optional().describe('Your external identifier'),
-    authorization: ref('authorization')
-      .optional()
-      .describe('`id` of an active authorization to charge; without one, the customer gives a card on `payment_url`'),
-    notify_url: httpUrl.optional().describe('Receives the subscription.* notifications'),
-    return_url: httpUrl.optional().describe('Where the sign-up page sends the customer once subscribed'),
-    cancel_url: httpUrl.optional().describe('Where the sign-up page sends the customer who cancels'),
-    language: z.enum(LANGUAGES).optional().describe('Language of the sign-up page; else the browser\'s'),
-  })
-  .meta({ id: 'Subscription', description: 'A new subscription to a plan' });
 
 const listQuery = pageQuery.extend({
   status: z.enum(SUBSCRIPTION_STATUSES).optional().describe('Only subscriptions in this state'),
@@ -151,45 +130,6 @@ function listRoute(): RouteDef {
   });
 }
 
-type SubscriptionCreate = z.output<typeof subscriptionCreate>;
-
-/** The plan, client and authorization the body names, each checked in the environment: answers the plan. */
-async function checkedReferences(db: Db, environmentId: string, body: SubscriptionCreate) {
-  const plan = await getItem(db, 'plans', environmentId, body.plan);
-  if (!plan) throw fieldError('plan', 'is not a plan of this environment');
-  if (!plan.enabled) throw fieldError('plan', 'is disabled: no new subscriptions');
-  if (body.client && !(await getClient(db, environmentId, body.client))) {
-    throw fieldError('client', 'is not a client of this environment');
-  }
-  if (body.authorization) {
-    const authorization = await getAuthorization(db, environmentId, body.authorization);
-    if (!authorization) throw fieldError('authorization', 'is not an authorization of this environment');
-    if (authorization.status !== 'active') throw fieldError('authorization', 'is removed: it cannot be charged');
-  }
-  return plan;
-}
-
-/** A new subscription: the plan's terms copied, so a later change of the plan does not alter them. */
-function newSubscription(environmentId: string, plan: CatalogueItem<'plans'>, body: SubscriptionCreate): NewSubscription {
-  return {
-    environment_id: environmentId,
-    plan_ref: plan.id,
-    plan_name: plan.name,
-    amount: plan.amount,
-    currency: plan.currency,
-    interval: plan.interval,
-    interval_count: plan.interval_count,
-    trial_days: plan.trial_days,
-    client_ref: body.client ?? null,
-    subscription_id: body.subscription_id ?? null,
-    authorization_id: body.authorization ?? null,
-    notify_url: body.notify_url ?? null,
-    return_url: body.return_url ?? null,
-    cancel_url: body.cancel_url ?? null,
-    language: body.language ?? null,
-  };
-}
-
 function createRoute(): RouteDef {
   return route({
     method: 'post',
@@ -203,10 +143,7 @@ function createRoute(): RouteDef {
     response: subscriptionOut,
     status: 201,
     async handler({ env, body, deps, baseUrl, db }) {
-      if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
-      const plan = await checkedReferences(db, env.id, body);
-      const row = await insertSubscription(db, newSubscription(env.id, plan, body), deps.now());
-      return presentSubscription({ row, charges: [] }, baseUrl);
+      return presentSubscription(await createSubscription(deps, db, env.id, body), baseUrl);
     },
   });
 }

@@ -9,8 +9,8 @@ import type { Deps } from '../deps';
 import { payFromSources } from '../payments/sources';
 import type { StoredTransaction } from '../store/transactions';
 import { buildTransaction, createTransaction, destinationShares, refuseWithoutPaymentMethod, resolveSources } from '../transactions/create';
-import { checkNotifyUrl } from './notify-url';
-import { currencyCode, currencyOut, customerEmail, dateTime, dateTimeInput, eitherOf, exact, freeText, httpUrl, jsonStringsAreText, livemode, moneyAmount, name, objectId, positiveMoneyAmount, ref, text, timestamps } from './fields';
+import { checkNotifyUrl } from '../commands/notify-url';
+import { currencyCode, currencyOut, customerEmail, dateTime, dateTimeInput, eitherOf, exact, freeText, httpUrl, jsonStringsAreText, livemode, moneyAmount, name, objectId, positiveMoneyAmount, ref, text, timestamps } from '../schemas/fields';
 import { TRANSACTION_EXAMPLE, TRANSACTION_REQUEST, page } from './examples';
 
 const LANGUAGE = z.enum(['au', 'es', 'en', 'fr']);

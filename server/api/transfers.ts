@@ -11,8 +11,8 @@ import type { PostingRefused } from '../payments/ledger-posting';
 import { getWallet, type Wallet } from '../store/ledger';
 import { findTransferById, getTransfer, listTransfers } from '../store/transfers';
 import { refuseWithoutHolder, refuseWithoutPayouts } from './live-payouts';
-import { checkNotifyUrl } from './notify-url';
-import { eitherOf, exact, freeText, httpUrl, livemode, nonBlank, objectId, positiveMoneyAmount, ref, text, timestamps } from './fields';
+import { checkNotifyUrl } from '../commands/notify-url';
+import { eitherOf, exact, freeText, httpUrl, livemode, nonBlank, objectId, positiveMoneyAmount, ref, text, timestamps } from '../schemas/fields';
 import { toMinor } from '../http/amounts';
 import { IDS, page, TRANSFER_EXAMPLE } from './examples';
 

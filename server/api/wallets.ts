@@ -7,8 +7,8 @@ import { presentEntry, presentWallet } from '../present/wallet';
 import { isUniqueViolation } from '../store/errors';
 import { getClient } from '../store/clients';
 import { getEntry, getWallet, insertWallet, listEntries, listWallets, updateWallet, type Wallet, withCompliance } from '../store/ledger';
-import { checkNotifyUrl } from './notify-url';
-import { currencyCode, currencyOut, dateTime, exact, httpUrl, livemode, name, nonBlank, objectId, ref, text, timestamps } from './fields';
+import { checkNotifyUrl } from '../commands/notify-url';
+import { currencyCode, currencyOut, dateTime, exact, httpUrl, livemode, name, nonBlank, objectId, ref, text, timestamps } from '../schemas/fields';
 import { ENTRY_EXAMPLE, IDS, page, WALLET_EXAMPLE } from './examples';
 
 // Wallets (the spec's payment accounts) and their ledger entries, read-only. Money moves

@@ -5,9 +5,9 @@ import { route, type RouteDef } from '../http/route';
 import { presentEndpoint } from '../present/webhook-endpoint';
 import { EVENT_TYPES } from '../store/events';
 import { getEndpoint, listEndpoints, type StoredEndpoint } from '../store/webhook-endpoints';
-import { patchOf } from './catalogue';
-import { dateTime, livemode, objectId, timestamps } from './fields';
-import { changeWebhookEndpoint, createWebhookEndpoint, deleteWebhookEndpoint, endpointFields, rollBody, rollWebhookEndpointSecret } from './webhook-endpoint-changes';
+import { patchOf } from '../schemas/catalogue';
+import { dateTime, livemode, objectId, timestamps } from '../schemas/fields';
+import { changeWebhookEndpoint, createWebhookEndpoint, deleteWebhookEndpoint, endpointFields, rollBody, rollWebhookEndpointSecret } from '../commands/webhook-endpoint-changes';
 import { page, WEBHOOK_ENDPOINT_EXAMPLE, WEBHOOK_ENDPOINT_REQUEST, WEBHOOK_ENDPOINT_WITH_SECRET_EXAMPLE } from './examples';
 
 // Webhook endpoints: URLs that receive the environment's events (all of them, or the types

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { EVENT_TYPES, type EventFamily, type EventType, familyOf } from '../store/events';
 import { authorizationOut } from './authorizations';
-import { CATALOGUE_VIEWS } from './catalogue';
-import { clientOut, documentOut, ibanOut } from './client-objects';
+import { CATALOGUE_VIEWS } from '../schemas/catalogue';
+import { clientOut, documentOut, ibanOut } from '../schemas/client-objects';
 import { disputeOut } from './disputes';
-import { dateTime, livemode } from './fields';
+import { dateTime, livemode } from '../schemas/fields';
 import { saleOut } from './sales';
 import { subscriptionOut } from './subscriptions';
 import { transactionOut } from './transactions';

@@ -1,6 +1,5 @@
 import type { IRouter, Request, Response } from 'express';
 import { z } from 'zod';
-import type { PayoutSettingsChange } from '../payments/payout-account';
 import { checkManualPayout, type ManualPayoutRefusal, requestManualPayout } from '../payments/manual-payout';
 import { PROCESSOR_GATEWAY_IDS } from '../payments/processors';
 import { processorSettledIds } from '../payments/settlement';
@@ -55,7 +54,7 @@ function processorNames(kit: Kit, text: DashboardText): Map<string, string> {
   return names;
 }
 
-export function balanceRoutes(router: IRouter, kit: Kit, payoutSettingsSchema: z.ZodType<PayoutSettingsChange>): void {
+export function balanceRoutes(router: IRouter, kit: Kit): void {
   const { db, deps, page, action, forms, send, textOf, audit } = kit;
 
   /** The page, with what the last action came to. */
@@ -109,7 +108,7 @@ export function balanceRoutes(router: IRouter, kit: Kit, payoutSettingsSchema: z
     await show(req, res, s, 200, notice);
   }));
 
-  payoutAccountRoutes(router, kit, payoutSettingsSchema, show);
+  payoutAccountRoutes(router, kit, show);
 
   router.post('/balance/pay-out/', forms, action('owner', async (req, res, s) => {
     const text = textOf(req);

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { CatalogueItem, CatalogueTable } from '../store/catalogue';
+import type { CatalogueGroupChanges } from '../commands/catalogue-changes';
 
-// The catalogue's forms are drawn from the API's own schemas (handed over by app.ts, since
-// the dashboard never imports a route module), and a submitted form becomes the API's
-// input: the same parse, rules, store calls and events, with no second copy of a rule.
+// The catalogue's forms are drawn from the API's own schemas (commands/catalogue-changes.ts),
+// and a submitted form becomes the API's input: the same parse, rules, store calls and
+// events, with no second copy of a rule.
 
 export const GROUPS = ['product', 'plan', 'tax', 'shipping', 'coupon'] as const;
 export type GroupName = (typeof GROUPS)[number];
@@ -11,21 +11,6 @@ export type GroupName = (typeof GROUPS)[number];
 /** Fields the forms know labels for (every field of the five groups but `enabled`). */
 export const FIELDS = ['name', 'product_id', 'plan_id', 'code', 'description', 'price', 'amount', 'rate', 'value', 'kind', 'currency', 'interval', 'interval_count', 'trial_days'] as const;
 export type FieldName = (typeof FIELDS)[number];
-
-export type ChangeOutcome = { ok: true; row: CatalogueItem<CatalogueTable> } | { ok: false; errors: { path: string; message: string }[] };
-
-/** One group of the catalogue as the API defines it: `server/api/catalogue-changes.ts` builds these. */
-export interface CatalogueGroupPort {
-  group: string;
-  table: CatalogueTable;
-  /** The API's create schema. */
-  fields: z.ZodObject;
-  /** A row as the API shows it: amounts in major units. */
-  toApi(row: CatalogueItem<CatalogueTable>): Record<string, unknown>;
-  create(environmentId: string, input: unknown): Promise<ChangeOutcome>;
-  /** Undefined: no such object in the environment. */
-  change(environmentId: string, id: string, input: unknown): Promise<ChangeOutcome | undefined>;
-}
 
 export interface FormField {
   name: FieldName;
@@ -54,8 +39,8 @@ function fieldOf(name: FieldName, schema: z.ZodType): FormField {
 }
 
 /** The form's fields for a group, in the schema's order; `enabled` has buttons of its own. */
-export function formFields(port: CatalogueGroupPort): FormField[] {
-  return Object.entries(port.fields.shape)
+export function formFields(group: CatalogueGroupChanges): FormField[] {
+  return Object.entries(group.fields.shape)
     .filter((entry): entry is [FieldName, z.ZodType] => (FIELDS as readonly string[]).includes(entry[0]))
     .map(([name, schema]) => fieldOf(name, schema));
 }

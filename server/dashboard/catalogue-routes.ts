@@ -1,15 +1,16 @@
 import type { IRouter, Request, Response } from 'express';
 import { z } from 'zod';
 import { getItem, listItems } from '../store/catalogue';
+import { type CatalogueGroupChanges, catalogueChanges } from '../commands/catalogue-changes';
 import type { ActiveSession } from './accounts';
-import { type CatalogueGroupPort, formFields, formInput, formValues, type GroupName, GROUPS } from './catalogue-form';
+import { formFields, formInput, formValues, type GroupName, GROUPS } from './catalogue-form';
 import { catalogueItemPage, catalogueListPage, catalogueNewPage, itemUrl } from './catalogue-pages';
 import type { Kit } from './kit';
 
 // /dashboard/catalogue/: products, plans, taxes, shipping options and coupons. Creating,
-// editing, disabling and enabling go through the API's schemas and use cases (the port
-// `catalogueForDashboard` of server/api/catalogue-changes.ts), so they are checked by the
-// same rules and emit the same events; nothing is deleted from here.
+// editing, disabling and enabling go through the API's schemas and use cases
+// (commands/catalogue-changes.ts), so they are checked by the same rules and emit the same
+// events; nothing is deleted from here.
 
 const PAGE_SIZE = 20;
 const ID = /^[0-9a-f-]{36}$/;
@@ -18,16 +19,16 @@ const enabledForm = z.object({ enabled: z.enum(['true', 'false']) });
 const NOTICES = { created: 'cat.created', saved: 'cat.saved', enabled: 'cat.enabledNow', disabled: 'cat.disabledNow' } as const;
 const noticeQuery = z.object({ done: z.enum(['created', 'saved', 'enabled', 'disabled']) });
 
-function groupRoutes(router: IRouter, kit: Kit, group: GroupName, port: CatalogueGroupPort): void {
+function groupRoutes(router: IRouter, kit: Kit, group: GroupName, changes: CatalogueGroupChanges): void {
   const { db, forms, page, action, send, textOf, audit, notFound } = kit;
-  const fields = formFields(port);
+  const fields = formFields(changes);
   const base = `/catalogue/${group}/`;
-  const find = (s: ActiveSession, id: string) => (ID.test(id) ? getItem(db, port.table, s.current.environment_id, id) : Promise.resolve(undefined));
+  const find = (s: ActiveSession, id: string) => (ID.test(id) ? getItem(db, changes.table, s.current.environment_id, id) : Promise.resolve(undefined));
 
   const list = page('viewer', async (req, res, s) => {
     const { page: pageNo } = pageQuery.parse(req.query);
-    const { count, rows } = await listItems(db, port.table, s.current.environment_id, {}, { page: pageNo, page_size: PAGE_SIZE });
-    const items = rows.map((row) => ({ row, api: port.toApi(row) }));
+    const { count, rows } = await listItems(db, changes.table, s.current.environment_id, {}, { page: pageNo, page_size: PAGE_SIZE });
+    const items = rows.map((row) => ({ row, api: changes.toApi(row) }));
     send(res, 200, catalogueListPage({ text: textOf(req), session: s, group, rows: items, page: pageNo, pages: Math.max(1, Math.ceil(count / PAGE_SIZE)) }));
   });
   router.get(base, list);
@@ -39,7 +40,7 @@ function groupRoutes(router: IRouter, kit: Kit, group: GroupName, port: Catalogu
   }));
 
   router.post(base, forms, action('admin', async (req, res, s) => {
-    const outcome = await port.create(s.current.environment_id, formInput(fields, req.body));
+    const outcome = await changes.create(s.current.environment_id, formInput(fields, req.body));
     if (!outcome.ok) return send(res, 400, catalogueNewPage({ text: textOf(req), session: s, group, fields, values: formValues(fields, req.body), errors: outcome.errors }));
     await audit(req, s, 'catalogue_created', { group, id: outcome.row.id, name: outcome.row.name });
     res.redirect(303, `${itemUrl(group, outcome.row.id)}?done=created`);
@@ -51,7 +52,7 @@ function groupRoutes(router: IRouter, kit: Kit, group: GroupName, port: Catalogu
     const text = textOf(req);
     const done = noticeQuery.safeParse(req.query);
     const notice = status === 200 && done.success ? text.t(NOTICES[done.data.done]) : undefined;
-    const values = formValues(fields, posted ?? port.toApi(row));
+    const values = formValues(fields, posted ?? changes.toApi(row));
     send(res, status, catalogueItemPage({ text, session: s, group, row, fields, values, errors, notice }));
   }
 
@@ -59,7 +60,7 @@ function groupRoutes(router: IRouter, kit: Kit, group: GroupName, port: Catalogu
 
   router.post(`${base}:id/`, forms, action('admin', async (req, res, s) => {
     const id = String(req.params.id);
-    const outcome = ID.test(id) ? await port.change(s.current.environment_id, id, formInput(fields, req.body)) : undefined;
+    const outcome = ID.test(id) ? await changes.change(s.current.environment_id, id, formInput(fields, req.body)) : undefined;
     if (!outcome) return notFound(req, res);
     if (!outcome.ok) return show(req, res, s, 400, outcome.errors, req.body);
     await audit(req, s, 'catalogue_updated', { group, id, name: outcome.row.name });
@@ -69,7 +70,7 @@ function groupRoutes(router: IRouter, kit: Kit, group: GroupName, port: Catalogu
   router.post(`${base}:id/enabled/`, forms, action('admin', async (req, res, s) => {
     const id = String(req.params.id);
     const form = enabledForm.safeParse(req.body);
-    const outcome = ID.test(id) && form.success ? await port.change(s.current.environment_id, id, { enabled: form.data.enabled === 'true' }) : undefined;
+    const outcome = ID.test(id) && form.success ? await changes.change(s.current.environment_id, id, { enabled: form.data.enabled === 'true' }) : undefined;
     if (!outcome) return ID.test(id) && !form.success && (await find(s, id)) ? show(req, res, s, 400) : notFound(req, res);
     if (!outcome.ok) return show(req, res, s, 400, outcome.errors);
     const change = outcome.row.enabled ? 'enabled' : 'disabled';
@@ -78,10 +79,11 @@ function groupRoutes(router: IRouter, kit: Kit, group: GroupName, port: Catalogu
   }));
 }
 
-export function catalogueRoutes(router: IRouter, kit: Kit, ports: CatalogueGroupPort[]): void {
+export function catalogueRoutes(router: IRouter, kit: Kit): void {
+  const all = catalogueChanges(kit.deps);
   for (const group of GROUPS) {
-    const port = ports.find((p) => p.group === group);
-    if (!port) throw new Error(`the catalogue port has no group ${group}`);
-    groupRoutes(router, kit, group, port);
+    const changes = all.find((g) => g.group === group);
+    if (!changes) throw new Error(`the catalogue has no group ${group}`);
+    groupRoutes(router, kit, group, changes);
   }
 }

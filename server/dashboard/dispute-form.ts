@@ -1,20 +1,11 @@
-import { EVIDENCE_DATE_FIELDS, EVIDENCE_TEXT_FIELDS, type DisputeStatus, type EvidenceField, type EvidenceText } from '../domain/disputes';
-import type { StoredDispute } from '../store/disputes';
+import { EVIDENCE_DATE_FIELDS, EVIDENCE_TEXT_FIELDS, type EvidenceField, type EvidenceText } from '../domain/disputes';
+import type { FieldError } from '../http/problem';
 
 // A dispute's evidence form: a posted form becomes the API's input, checked and applied by
-// the API's own rules and use cases (server/api/disputes.ts, handed over by app.ts as a
-// port since the dashboard never imports a route module): the same fields and limits,
-// state rules, `dispute.updated` / `dispute.closed` events and refusals.
+// the API's own rules and use cases (commands/dispute-answers.ts): the same fields and
+// limits, state rules, `dispute.updated` / `dispute.closed` events and refusals.
 
-export type Errors = { path: string; message: string }[];
-
-export type DisputeAnswer = { kind: 'done'; dispute: StoredDispute } | { kind: 'conflict'; status: DisputeStatus } | { kind: 'invalid'; errors: Errors };
-
-/** Disputes as the API answers them: `disputesForDashboard` builds this. Undefined: no such dispute in the environment. */
-export interface DisputePort {
-  addEvidence(environmentId: string, id: string, input: unknown): Promise<DisputeAnswer | undefined>;
-  answer(environmentId: string, id: string, action: 'submit' | 'accept'): Promise<DisputeAnswer | undefined>;
-}
+export type Errors = FieldError[];
 
 export type EvidenceValues = Record<EvidenceField, string>;
 

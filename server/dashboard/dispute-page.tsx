@@ -19,7 +19,7 @@ export const disputeUrl = (id: string) => `/dashboard/disputes/${id}/`;
 
 /** A deadline this close is shown as near. */
 const NEAR_MS = 2 * 86_400_000;
-/** The API's limit on each free-text field (api/disputes.ts), said in the hints. */
+/** The API's limit on each free-text field (commands/dispute-answers.ts), said in the hints. */
 const TEXT_MAX = 20_000;
 
 export type Answer = 'submit' | 'accept';

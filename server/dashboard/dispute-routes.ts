@@ -4,7 +4,8 @@ import { AWAITING_RESPONSE, EVIDENCE_TEXT_FIELDS } from '../domain/disputes';
 import { disputesAwaitingResponse, getDispute, listDisputes, type StoredDispute } from '../store/disputes';
 import { getSale } from '../store/sales';
 import type { ActiveSession } from './accounts';
-import { type DisputePort, type Errors, type EvidenceValues, evidenceInput, postedEvidence, savedEvidence } from './dispute-form';
+import { addDisputeEvidence, answerDisputeOf } from '../commands/dispute-answers';
+import { type Errors, type EvidenceValues, evidenceInput, postedEvidence, savedEvidence } from './dispute-form';
 import { type Answer, confirmAnswerPage, disputePage, disputeUrl } from './dispute-page';
 import { disputesPage } from './dispute-pages';
 import type { Kit } from './kit';
@@ -13,9 +14,9 @@ import { ID, txUrl } from './money-routes';
 
 // /dashboard/disputes/: the environment's disputes, those needing a response first with
 // their deadlines (docs/disputes.md), and a dispute's page. Viewers see; admins and owners
-// save evidence, submit it or accept the dispute through the API's own use cases, handed
-// over as a port (api/disputes.ts), so the fields, limits, state rules, events and
-// refusals are the API's. Submitting and accepting cannot be undone: each asks once more.
+// save evidence, submit it or accept the dispute through the API's own use cases
+// (commands/dispute-answers.ts), so the fields, limits, state rules, events and refusals
+// are the API's. Submitting and accepting cannot be undone: each asks once more.
 
 const PAGE_SIZE = 20;
 /** The most awaiting disputes shown at once; more than this many open at a time is a matter for the API. */
@@ -26,7 +27,7 @@ const confirmForm = z.object({ confirm: z.literal('yes').optional() });
 /** The audit log's action for each answer. */
 const AUDITED = { evidence: 'dispute_evidence_saved', submit: 'dispute_submitted', accept: 'dispute_accepted' } as const;
 
-export function disputeRoutes(router: IRouter, kit: Kit, port: DisputePort): void {
+export function disputeRoutes(router: IRouter, kit: Kit): void {
   const { db, deps, forms, page, action, send, textOf, audit, notFound } = kit;
   // Every evidence field at once, each up to the API's 20,000 characters (so that a longer
   // one reaches the API's rule and is shown on its field rather than refused whole).
@@ -65,7 +66,7 @@ export function disputeRoutes(router: IRouter, kit: Kit, port: DisputePort): voi
     const dispute = await find(s, String(req.params.id));
     if (!dispute) return notFound(req, res);
     const values = postedEvidence(req.body ?? {});
-    const answer = await port.addEvidence(s.current.environment_id, dispute.row.id, evidenceInput(values, dispute.evidence));
+    const answer = await addDisputeEvidence(deps, s.current.environment_id, dispute.row.id, evidenceInput(values, dispute.evidence));
     if (!answer) return notFound(req, res);
     if (answer.kind === 'invalid') return show(req, res, s, dispute, 400, { values, errors: answer.errors });
     if (answer.kind === 'conflict') return show(req, res, s, (await find(s, dispute.row.id)) ?? dispute, 409, { values, errors: [], notice: conflict(req, answer.status) });
@@ -83,7 +84,7 @@ export function disputeRoutes(router: IRouter, kit: Kit, port: DisputePort): voi
         return show(req, res, s, dispute, 409, { values: savedEvidence(dispute.evidence), errors: [], notice: conflict(req, dispute.row.status) });
       }
       if (!form.success || form.data.confirm !== 'yes') return send(res, 200, confirmAnswerPage({ text: textOf(req), session: s, dispute, action: name }));
-      const answer = await port.answer(s.current.environment_id, dispute.row.id, name);
+      const answer = await answerDisputeOf(deps, s.current.environment_id, dispute.row.id, name);
       if (!answer) return notFound(req, res);
       if (answer.kind !== 'done') {
         const now = (await find(s, dispute.row.id)) ?? dispute;

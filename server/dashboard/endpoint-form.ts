@@ -2,22 +2,8 @@ import { EVENT_FAMILIES, type EventFamily } from '../store/events';
 import type { StoredEndpoint } from '../store/webhook-endpoints';
 
 // Webhook endpoints' forms: a posted form becomes the API's input, checked and applied by
-// the API's own use cases (server/api/webhook-endpoint-changes.ts, handed over by app.ts as
-// a port since the dashboard never imports a route module): the same URL rule, event type
-// list, secret format and `webhook_endpoint.*` events, with no second copy of a rule.
-
-export type EndpointOutcome = { ok: true; endpoint: StoredEndpoint } | { ok: false; errors: { path: string; message: string }[] };
-
-/** Webhook endpoints as the API defines them: `webhookEndpointsForDashboard` builds this. */
-export interface WebhookEndpointPort {
-  create(environmentId: string, input: unknown): Promise<EndpointOutcome>;
-  /** Undefined: no such endpoint in the environment. */
-  change(environmentId: string, id: string, input: unknown): Promise<EndpointOutcome | undefined>;
-  /** False: no such endpoint in the environment. */
-  remove(environmentId: string, id: string): Promise<boolean>;
-  /** The endpoint with its new secret, shown once; undefined: no such endpoint. */
-  rollSecret(environmentId: string, id: string, input: unknown): Promise<EndpointOutcome | undefined>;
-}
+// the API's own use cases (commands/webhook-endpoint-changes.ts): the same URL rule, event
+// type list, secret format and `webhook_endpoint.*` events, with no second copy of a rule.
 
 /** The event types by family, for the form's groups of checkboxes: the one registry's order. */
 export const EVENT_GROUPS = Object.entries(EVENT_FAMILIES).map(([family, changes]) => ({ family: family as EventFamily, types: changes.map((c) => `${family}.${c}`) }));

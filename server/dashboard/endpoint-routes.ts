@@ -3,13 +3,14 @@ import { z } from 'zod';
 import { EVENT_TYPES } from '../store/events';
 import { getEndpoint, listEndpoints, type StoredEndpoint } from '../store/webhook-endpoints';
 import type { ActiveSession } from './accounts';
-import { endpointInput, endpointValues, postedValues, rollInput, type WebhookEndpointPort } from './endpoint-form';
+import { type WebhookEndpointChanges, webhookEndpointChanges } from '../commands/webhook-endpoint-changes';
+import { endpointInput, endpointValues, postedValues, rollInput } from './endpoint-form';
 import { deleteConfirmPage, endpointNewPage, endpointPage, endpointsPage, type Errors } from './endpoint-pages';
 import type { Kit } from './kit';
 
 // /dashboard/webhook-endpoints/: the environment's webhook endpoints. Viewers see them;
 // admins and owners create, edit, enable / disable, delete (confirmed once more) and roll
-// the secret (shown once), through the API's use cases handed over as a port, so the rules
+// the secret (shown once), through the API's use cases (commands/), so the rules
 // and the `webhook_endpoint.*` events are the API's. The audit log records each change,
 // never the secret.
 
@@ -45,14 +46,15 @@ function shared(kit: Kit) {
 
 type Shared = ReturnType<typeof shared>;
 
-export function endpointRoutes(router: IRouter, kit: Kit, port: WebhookEndpointPort): void {
+export function endpointRoutes(router: IRouter, kit: Kit): void {
   const common = shared(kit);
-  endpointPages(router, kit, port, common);
-  endpointActions(router, kit, port, common);
+  const changes = webhookEndpointChanges(kit.deps);
+  endpointPages(router, kit, changes, common);
+  endpointActions(router, kit, changes, common);
 }
 
 /** The list, a new endpoint, one endpoint and its edit. */
-function endpointPages(router: IRouter, kit: Kit, port: WebhookEndpointPort, { forms, done, show }: Shared): void {
+function endpointPages(router: IRouter, kit: Kit, changes: WebhookEndpointChanges, { forms, done, show }: Shared): void {
   const { db, page, action, send, textOf, audit, notFound } = kit;
 
   router.get('/webhook-endpoints/', page('viewer', async (req, res, s) => {
@@ -67,7 +69,7 @@ function endpointPages(router: IRouter, kit: Kit, port: WebhookEndpointPort, { f
 
   router.post('/webhook-endpoints/', forms, action('admin', async (req, res, s) => {
     const values = postedValues(req.body);
-    const outcome = await port.create(s.current.environment_id, endpointInput(values));
+    const outcome = await changes.create(s.current.environment_id, endpointInput(values));
     if (!outcome.ok) return send(res, 400, endpointNewPage({ text: textOf(req), session: s, values, errors: outcome.errors }));
     await audit(req, s, 'webhook_endpoint_created', logged(outcome.endpoint));
     // The secret is in this answer only, as a new API key's is.
@@ -78,7 +80,7 @@ function endpointPages(router: IRouter, kit: Kit, port: WebhookEndpointPort, { f
 
   router.post('/webhook-endpoints/:id/', forms, action('admin', async (req, res, s) => {
     const id = String(req.params.id);
-    const outcome = ID.test(id) ? await port.change(s.current.environment_id, id, endpointInput(postedValues(req.body))) : undefined;
+    const outcome = ID.test(id) ? await changes.change(s.current.environment_id, id, endpointInput(postedValues(req.body))) : undefined;
     if (!outcome) return notFound(req, res);
     if (!outcome.ok) return show(req, res, s, 400, { errors: outcome.errors, posted: true });
     await audit(req, s, 'webhook_endpoint_updated', logged(outcome.endpoint));
@@ -87,14 +89,14 @@ function endpointPages(router: IRouter, kit: Kit, port: WebhookEndpointPort, { f
 }
 
 /** Enabling or disabling an endpoint, rolling its secret, deleting it. */
-function endpointActions(router: IRouter, kit: Kit, port: WebhookEndpointPort, { forms, find, show }: Shared): void {
+function endpointActions(router: IRouter, kit: Kit, changes: WebhookEndpointChanges, { forms, find, show }: Shared): void {
   const { action, send, textOf, audit, notFound } = kit;
   router.post('/webhook-endpoints/:id/enabled/', forms, action('admin', async (req, res, s) => {
     const id = String(req.params.id);
     const form = enabledForm.safeParse(req.body);
     if (!(await find(s, id))) return notFound(req, res);
     if (!form.success) return show(req, res, s, 400, { errors: [], posted: false });
-    const outcome = await port.change(s.current.environment_id, id, { enabled: form.data.enabled === 'true' });
+    const outcome = await changes.change(s.current.environment_id, id, { enabled: form.data.enabled === 'true' });
     if (!outcome) return notFound(req, res);
     if (!outcome.ok) return show(req, res, s, 400, { errors: outcome.errors, posted: false });
     const change = outcome.endpoint.enabled ? 'enabled' : 'disabled';
@@ -104,7 +106,7 @@ function endpointActions(router: IRouter, kit: Kit, port: WebhookEndpointPort, {
 
   router.post('/webhook-endpoints/:id/roll/', forms, action('admin', async (req, res, s) => {
     const id = String(req.params.id);
-    const outcome = ID.test(id) ? await port.rollSecret(s.current.environment_id, id, rollInput(req.body)) : undefined;
+    const outcome = ID.test(id) ? await changes.rollSecret(s.current.environment_id, id, rollInput(req.body)) : undefined;
     if (!outcome) return notFound(req, res);
     if (!outcome.ok) return show(req, res, s, 400, { errors: outcome.errors, posted: false });
     const hours = String(rollInput(req.body).overlap_hours);
@@ -118,7 +120,7 @@ function endpointActions(router: IRouter, kit: Kit, port: WebhookEndpointPort, {
     if (!endpoint) return notFound(req, res);
     const form = deleteForm.safeParse(req.body);
     if (!form.success || form.data.confirm !== 'yes') return send(res, 200, deleteConfirmPage({ text: textOf(req), session: s, endpoint }));
-    if (await port.remove(s.current.environment_id, endpoint.id)) await audit(req, s, 'webhook_endpoint_deleted', logged(endpoint));
+    if (await changes.remove(s.current.environment_id, endpoint.id)) await audit(req, s, 'webhook_endpoint_deleted', logged(endpoint));
     res.redirect(303, `${BASE}?done=deleted`);
   }));
 }

@@ -1,8 +1,8 @@
 import type { IRouter, Request, Response } from 'express';
-import type { z } from 'zod';
 import { hashToken } from '../domain/account-tokens';
 import { baseUrlOf } from '../http/route';
-import { changePayoutSettings, type PayoutSettingsChange } from '../payments/payout-account';
+import { changePayoutSettings } from '../payments/payout-account';
+import { settingsIn } from '../schemas/payout-settings';
 import { heldUntil, payoutSettingsOf } from '../store/merchant-payouts';
 import { confirmPayoutAccount, findPayoutAccountLink } from '../store/payout-account-links';
 import { messagePage } from './account-pages';
@@ -13,7 +13,7 @@ import type { ActionNotice } from './list-parts';
 import { payoutAccountConfirmPage } from './payout-account-form';
 
 // The Balance page's bank account and schedule (docs/dashboard.md "Balance"): an owner's
-// change, parsed by the API's own schema (handed over by app.ts) and proven by the owner's
+// change, parsed by the API's own schema (schemas/payout-settings.ts) and proven by the owner's
 // password and second factor under the sign-in limits, then the use case
 // PATCH /v1/payout_settings/ calls (payments/payout-account.ts: audited, mailed to every
 // owner, a new account held). And the confirm link of those emails: a GET showing one
@@ -32,13 +32,13 @@ function apiInput(body: Record<string, unknown>): Record<string, unknown> {
 
 const field = (body: Record<string, unknown>, name: string) => (typeof body[name] === 'string' ? body[name].slice(0, 1024) : '');
 
-export function payoutAccountRoutes(router: IRouter, kit: Kit, schema: z.ZodType<PayoutSettingsChange>, show: ShowBalance): void {
+export function payoutAccountRoutes(router: IRouter, kit: Kit, show: ShowBalance): void {
   const { db, deps, page, action, forms, send, textOf, audit } = kit;
 
   router.post('/balance/bank-account/', forms, action('owner', async (req, res, s) => {
     const text = textOf(req);
     const body = req.body as Record<string, unknown>;
-    const parsed = schema.safeParse(apiInput(body));
+    const parsed = settingsIn.safeParse(apiInput(body));
     if (!parsed.success) {
       const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'form'}: ${i.message}`).join('; ');
       return show(req, res, s, 400, { text: problems, error: true });

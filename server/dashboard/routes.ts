@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import express, { type IRouter } from 'express';
 import { z } from 'zod';
-import type { PayoutSettingsChange } from '../payments/payout-account';
 import type { Deps } from '../deps';
 import { baseUrlOf } from '../http/route';
 import { listApiKeys } from '../store/api-keys';
@@ -33,11 +32,8 @@ import { searchRoutes } from './search-routes';
 import { balanceRoutes } from './balance-routes';
 import { payoutRoutes } from './payout-routes';
 import { payoutFileRoutes } from './payout-file-routes';
-import type { CatalogueGroupPort } from './catalogue-form';
 import { eventRoutes } from './event-routes';
 import { endpointRoutes } from './endpoint-routes';
-import type { WebhookEndpointPort } from './endpoint-form';
-import type { DisputePort } from './dispute-form';
 import { STYLESHEET } from './layout';
 import { setupGaps } from './home-attention';
 import { figureDays, foldFigures } from './home-figures';
@@ -51,15 +47,6 @@ import { settingsRoutes } from './settings-routes';
 // own (overview, sign-out, switching environment) and the order they all run in.
 
 const switchForm = z.object({ environment: z.string().max(64) });
-
-/** What the dashboard is handed by the app rather than importing it: the API's catalogue, webhook endpoint and dispute rules and use cases. */
-export interface DashboardPorts {
-  catalogue: CatalogueGroupPort[];
-  webhookEndpoints: WebhookEndpointPort;
-  disputes: DisputePort;
-  /** PATCH /v1/payout_settings/'s body schema: the Balance page's bank account form parses with it. */
-  payoutSettings: z.ZodType<PayoutSettingsChange>;
-}
 
 const css = readFileSync(new URL('./dashboard.css', import.meta.url), 'utf8');
 
@@ -110,7 +97,7 @@ function homeRoute(router: IRouter, kit: Kit): void {
   }));
 }
 
-export function dashboardRouter(deps: Deps, ports: DashboardPorts): IRouter {
+export function dashboardRouter(deps: Deps): IRouter {
   const router = express.Router({ strict: true });
   const db = deps.database.db;
   const kit = dashboardKit(deps);
@@ -143,27 +130,27 @@ export function dashboardRouter(deps: Deps, ports: DashboardPorts): IRouter {
   securityRoutes(router, kit);
   moneyRoutes(router, kit);
   saleRoutes(router, kit);
-  disputeRoutes(router, kit, ports.disputes);
+  disputeRoutes(router, kit);
   webhookRoutes(router, kit);
   exportRoutes(router, kit);
   settingsRoutes(router, kit);
-  catalogueRoutes(router, kit, ports.catalogue);
+  catalogueRoutes(router, kit);
   clientRoutes(router, kit);
   subscriptionRoutes(router, kit);
   authorizationRoutes(router, kit);
   walletRoutes(router, kit);
   searchRoutes(router, kit);
   eventRoutes(router, kit);
-  endpointRoutes(router, kit, ports.webhookEndpoints);
+  endpointRoutes(router, kit);
   payoutRoutes(router, kit);
-  balanceRoutes(router, kit, ports.payoutSettings);
+  balanceRoutes(router, kit);
   payoutFileRoutes(router, kit);
   router.use(kit.notFound);
   return router;
 }
 
 /** Mounts the dashboard; `/dashboard` without its slash is sent to it. */
-export function mountDashboard(app: express.Express, deps: Deps, ports: DashboardPorts): void {
+export function mountDashboard(app: express.Express, deps: Deps): void {
   app.get('/dashboard', (_req, res) => res.redirect(308, '/dashboard/'));
-  app.use('/dashboard', dashboardRouter(deps, ports));
+  app.use('/dashboard', dashboardRouter(deps));
 }

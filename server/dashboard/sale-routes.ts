@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto';
 import { scopedDeps } from '../deps';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { IRouter } from 'express';
 import { z } from 'zod';
 import { DecimalError, toUnits } from '../domain/money';
 import { actionLimit, type SaleAction } from '../domain/sales';
 import { REFUND_REASONS } from '../domain/payment-reference';
 import { boundStep } from '../payments/outcome';
-import { moveSaleMoney } from '../payments/sale-actions';
-import { claimKey, completeKey, KEY_ABANDONED_MS, releaseKey } from '../store/idempotency';
+import { moveSaleMoney, type SaleActionOutcome } from '../payments/sale-actions';
+import { runIdempotent } from '../commands/idempotent';
 import { getSale } from '../store/sales';
 import { newSecret } from './accounts';
 import { exponentOf } from '../domain/currencies';
@@ -27,7 +26,6 @@ import { confirmActionPage, refundStepPage } from './sale-pages';
  * telling the user to reload, as long as the first one plausibly takes.
  */
 const IN_FLIGHT_WAIT_MS = 15_000;
-const IN_FLIGHT_POLL_MS = 200;
 
 const actionForm = z.object({
   amount: z.string().trim().regex(/^\d{1,15}([.,]\d{1,3})?$/),
@@ -48,18 +46,6 @@ function formAmount(form: z.ZodSafeParseResult<z.infer<typeof actionForm>>, curr
     if (!(err instanceof DecimalError)) throw err;
     return -1;
   }
-}
-
-/** Claims the confirmation's key, waiting while a first submit of the same form runs. */
-async function claimWaiting(kit: Kit, ids: { environmentId: string; key: string }, requestHash: string) {
-  const { db, deps } = kit;
-  const claimOnce = () => claimKey(db, { ...ids, requestHash, now: deps.now(), abandonedAfterMs: KEY_ABANDONED_MS + deps.config.paymentClaimMs });
-  let claim = await claimOnce();
-  for (let waited = 0; claim.kind === 'in_flight' && waited < IN_FLIGHT_WAIT_MS; waited += IN_FLIGHT_POLL_MS) {
-    await sleep(IN_FLIGHT_POLL_MS);
-    claim = await claimOnce();
-  }
-  return claim;
 }
 
 /** GET /dashboard/sales/{id}/refund/: the refund's first step, its amount and reason (refundStepPage). */
@@ -105,33 +91,50 @@ export function saleRoutes(router: IRouter, kit: Kit): void {
       if (!key) {
         return send(res, 200, confirmActionPage({ text, session: s, sale: sale.row, action: name, amount, idempotencyKey: newSecret(), back, reason: refundReason }));
       }
-      const ids = { environmentId: env, key: `dashboard:${key}` };
-      const claim = await claimWaiting(kit, ids, createHash('sha256').update(`${sale.row.id}:${name}:${amount}:${refundReason ?? ''}`).digest('hex'));
-      if (claim.kind === 'replay') return res.redirect(303, claim.body);
-      if (claim.kind === 'in_flight') return refuse(409, text.t('sale.inFlight'));
-      if (claim.kind === 'mismatch') return forbidden(req, res);
-      const owned = { ...ids, owner: claim.owner };
-      // The key's binding names its gateway call, so a repeat after a crash rolls the same step forward (as the API does).
-      const outcome = await moveSaleMoney(scopedDeps(deps, req), { sale: sale.row, action: name, amount, bound: boundStep(claim.binding), refundReason });
-      if (outcome.kind === 'in_flight') return refuse(409, text.t('sale.inFlight'));
-      if (outcome.kind === 'conflict' || outcome.kind === 'gateway_failed' || outcome.kind === 'part_of' || outcome.kind === 'unsupported') {
-        await releaseKey(db, owned);
-        if (outcome.kind === 'part_of') return refuse(409, text.t('sale.partOf'));
-        if (outcome.kind === 'unsupported') return refuse(409, text.t(`sale.unsupported.${outcome.missing}`));
-        const reason = outcome.kind === 'gateway_failed' ? outcome.reason : '';
-        return refuse(outcome.kind === 'gateway_failed' ? 502 : 409, outcome.kind === 'gateway_failed' ? text.t('sale.failed', { reason }) : text.t('sale.conflict'));
-      }
-      if (outcome.kind === 'partial') {
-        // What was refunded stands: a repeat of the form is sent to the transaction, where the sale shows it.
-        await audit(req, s, `sale_${name}`, { sale: sale.row.id, amount: text.money(amount - outcome.refused, sale.row.currency) });
-        await completeKey(db, { ...owned, status: 303, body: back });
-        return refuse(502, text.t('sale.partial', { reason: outcome.reason }));
+      const done = `${back}?done=${name}&amount=${amount}`;
+      const command = await runIdempotent<SaleActionOutcome>(db, {
+        environmentId: env,
+        key: `dashboard:${key}`,
+        requestHash: createHash('sha256').update(`${sale.row.id}:${name}:${amount}:${refundReason ?? ''}`).digest('hex'),
+        now: deps.now,
+        gatewayCalls: 1,
+        paymentClaimMs: deps.config.paymentClaimMs,
+        waitMs: IN_FLIGHT_WAIT_MS,
+        // Thrown mid-way (the database gone): the key stays running until its claim expires, as the movement may have begun.
+        failed: () => 'keep',
+        async run(_db, binding) {
+          // The key's binding names its gateway call, so a repeat after a crash rolls the same step forward (as the API does).
+          const outcome = await moveSaleMoney(scopedDeps(deps, req), { sale: sale.row, action: name, amount, bound: boundStep(binding), refundReason });
+          // What was refunded stands: a repeat of the form is sent to the transaction, where the sale shows it.
+          if (outcome.kind === 'partial') {
+            await audit(req, s, `sale_${name}`, { sale: sale.row.id, amount: text.money(amount - outcome.refused, sale.row.currency) });
+            return { value: outcome, end: { status: 303, body: back } };
+          }
+          if (outcome.kind === 'in_flight') return { value: outcome, end: 'keep' };
+          if (outcome.kind !== 'done' && outcome.kind !== 'pending') return { value: outcome, end: 'release' };
+          await audit(req, s, `sale_${name}`, { sale: sale.row.id, amount: text.money(amount, sale.row.currency), ...(refundReason ? { reason: refundReason } : {}) });
+          return { value: outcome, end: { status: 303, body: done } };
+        },
+      });
+      if (command.kind === 'replay') return res.redirect(303, command.body);
+      if (command.kind === 'in_flight') return refuse(409, text.t('sale.inFlight'));
+      if (command.kind === 'mismatch') return forbidden(req, res);
+      const outcome = command.value;
+      switch (outcome.kind) {
+        case 'in_flight':
+        case 'conflict':
+          return refuse(409, text.t(outcome.kind === 'in_flight' ? 'sale.inFlight' : 'sale.conflict'));
+        case 'part_of':
+          return refuse(409, text.t('sale.partOf'));
+        case 'unsupported':
+          return refuse(409, text.t(`sale.unsupported.${outcome.missing}`));
+        case 'gateway_failed':
+          return refuse(502, text.t('sale.failed', { reason: outcome.reason }));
+        case 'partial':
+          return refuse(502, text.t('sale.partial', { reason: outcome.reason }));
       }
       // Done, or pending (the provider's answer was lost): the sale shows which, and reconciliation settles a pending one.
-      await audit(req, s, `sale_${name}`, { sale: sale.row.id, amount: text.money(amount, sale.row.currency), ...(refundReason ? { reason: refundReason } : {}) });
-      const location = `${back}?done=${name}&amount=${amount}`;
-      await completeKey(db, { ...owned, status: 303, body: location });
-      res.redirect(303, location);
+      res.redirect(303, done);
     }));
   }
 }

@@ -3,11 +3,11 @@ import { once } from 'node:events';
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { z } from 'zod';
 import { type Deps, scopedDeps } from '../deps';
-import { type Db, inTransaction } from '../store/db';
+import type { Db } from '../store/db';
 import { UUID_PATTERN } from '../domain/ids';
 import type { AuthenticatedEnvironment } from '../store/api-keys';
 import { livemodeStamp } from './livemode';
-import { claimKey, completeKey, KEY_ABANDONED_MS, releaseKey } from '../store/idempotency';
+import { runIdempotent } from '../commands/idempotent';
 import { serverSecret } from '../store/secrets';
 import { ApiError, inFlight, invalid, problemBody, RecordedError, replayedProblem } from './problem';
 
@@ -161,25 +161,6 @@ function send(res: Response, status: number, body: string | undefined) {
   res.end(bytes);
 }
 
-/** A keyed request of a money-moving route: the work, then its response recorded. */
-async function runOutside(
-  run: (db: Db) => Promise<string | undefined>,
-  db: Db,
-  ids: { environmentId: string; key: string; owner: string },
-  status: () => number,
-): Promise<string | undefined> {
-  let output: string | undefined;
-  try {
-    output = await run(db);
-  } catch (err) {
-    if (err instanceof RecordedError) await completeKey(db, { ...ids, status: err.status, body: problemBody(err) });
-    else await releaseKey(db, ids);
-    throw err;
-  }
-  await completeKey(db, { ...ids, status: status(), body: output ?? '' });
-  return output;
-}
-
 /** `/product/{id}/` as Express writes it: `/product/:id/`. */
 const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
@@ -273,36 +254,6 @@ function callOf(def: RouteDef, queryOf: z.ZodType, req: Request, deps: Deps, sta
   return call;
 }
 
-/**
- * A keyed request that does not move money: the work and the stored response commit
- * together, so after a crash either both exist (a retry replays) or neither does (a retry
- * does the work once).
- */
-async function runRecorded(call: Call, db: Db, ids: { environmentId: string; key: string; owner: string }): Promise<string | undefined> {
-  let output: string | undefined;
-  let recorded: RecordedError | undefined;
-  try {
-    output = await inTransaction(db, async (trx) => {
-      let out: string | undefined;
-      try {
-        out = await call.run(trx);
-      } catch (err) {
-        if (!(err instanceof RecordedError)) throw err;
-        recorded = err;
-        await completeKey(trx, { ...ids, status: err.status, body: problemBody(err) });
-        return undefined;
-      }
-      await completeKey(trx, { ...ids, status: call.status, body: out ?? '' });
-      return out;
-    });
-  } catch (err) {
-    await releaseKey(db, ids);
-    throw err;
-  }
-  if (recorded) throw recorded;
-  return output;
-}
-
 /** A POST with an Idempotency-Key: claimed, then replayed, refused, or run and recorded. */
 async function answerKeyed(call: Call, key: string, res: Response, deps: Deps, secret: () => Promise<string>): Promise<void> {
   const { def, req } = call;
@@ -311,8 +262,6 @@ async function answerKeyed(call: Call, key: string, res: Response, deps: Deps, s
       { path: 'header.Idempotency-Key', message: 'must be 1–255 visible ASCII characters' },
     ]);
   }
-  const db = deps.database.db;
-  const env = req.environment!;
   // Keyed: a body may hold a card number, and a plain hash of one can be reversed.
   const requestHash = createHmac('sha256', await secret())
     .update(`${def.method} ${req.path}\n${canonical(req.body ?? null)}`)
@@ -320,22 +269,31 @@ async function answerKeyed(call: Call, key: string, res: Response, deps: Deps, s
   const outside = typeof def.movesMoney === 'function' ? def.movesMoney(call.body) : def.movesMoney === true;
   // A request still inside its gateway calls is alive, however long they take: a repeat
   // of its key waits (409) rather than running the money movement a second time.
-  const calls = outside ? (def.gatewayCalls?.(call.body) ?? 1) : 0;
-  const abandonedAfterMs = KEY_ABANDONED_MS + calls * deps.config.paymentClaimMs;
-  const claim = await claimKey(db, { environmentId: env.id, key, requestHash, now: deps.now(), abandonedAfterMs });
-  switch (claim.kind) {
+  const outcome = await runIdempotent(deps.database.db, {
+    environmentId: req.environment!.id,
+    key,
+    requestHash,
+    now: deps.now,
+    gatewayCalls: outside ? (def.gatewayCalls?.(call.body) ?? 1) : 0,
+    paymentClaimMs: deps.config.paymentClaimMs,
+    async run(db, binding) {
+      if (outside) call.binding = binding;
+      const output = await call.run(db);
+      return { value: output, end: { status: call.status, body: output ?? '' } };
+    },
+    failed: (err) => (err instanceof RecordedError ? { status: err.status, body: problemBody(err) } : 'release'),
+  });
+  switch (outcome.kind) {
     case 'mismatch':
       throw new ApiError('idempotency_mismatch', 'This Idempotency-Key was used with a different request');
     case 'in_flight':
-      throw inFlight(claim.retryAfterMs);
+      throw inFlight(outcome.retryAfterMs);
     case 'replay':
       res.set('Idempotent-Replayed', 'true');
-      return send(res, claim.status, claim.status >= 400 ? replayedProblem(res, claim.body) : claim.body);
+      return send(res, outcome.status, outcome.status >= 400 ? replayedProblem(res, outcome.body) : outcome.body);
+    case 'ran':
+      return send(res, call.status, outcome.value);
   }
-  const ids = { environmentId: env.id, key, owner: claim.owner };
-  if (outside) call.binding = claim.binding;
-  const output = outside ? await runOutside(call.run, db, ids, () => call.status) : await runRecorded(call, db, ids);
-  send(res, call.status, output);
 }
 
 /** `readBody` parses the body of the routes that declare one. */

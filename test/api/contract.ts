@@ -14,7 +14,7 @@ type Json = Record<string, any>;
 const doc = buildOpenApi(apiRoutes(), { version: 'test' }) as Json;
 
 // strictRequired off: an either-or is a oneOf of `required` lists naming properties of the
-// object around it (server/api/fields.ts eitherOf), which is plain JSON Schema.
+// object around it (server/schemas/fields.ts eitherOf), which is plain JSON Schema.
 const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });
 addFormats.default(ajv);
 // The document's components, reachable from any compiled schema as `doc#/$defs/<name>`.

@@ -1,8 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogueForDashboard } from '../../server/api/catalogue-changes';
-import { webhookEndpointsForDashboard } from '../../server/api/webhook-endpoint-changes';
-import { disputesForDashboard } from '../../server/api/disputes';
-import { settingsIn } from '../../server/api/payout-settings';
 import { getEndpoint } from '../../server/store/webhook-endpoints';
 import { GROUPS, type GroupName } from '../../server/dashboard/catalogue-form';
 import { dashboardRouter } from '../../server/dashboard/routes';
@@ -358,8 +354,7 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
   });
 
   it('the table lists every route of the dashboard router', () => {
-    const ports = { catalogue: catalogueForDashboard(t.service.deps), webhookEndpoints: webhookEndpointsForDashboard(t.service.deps), disputes: disputesForDashboard(t.service.deps), payoutSettings: settingsIn };
-    const router = dashboardRouter(t.service.deps, ports) as unknown as { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
+    const router = dashboardRouter(t.service.deps) as unknown as { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
     const declared = router.stack.flatMap((layer) => (layer.route ? Object.keys(layer.route.methods).map((m) => `${m.toUpperCase()} ${layer.route!.path}`) : []));
     const listed = [...new Set(ROUTES.map((r) => `${methodOf(r)} ${r.path}`))];
     expect(listed.sort()).toEqual([...new Set(declared)].sort());

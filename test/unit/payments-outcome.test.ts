@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CATALOGUE_VIEWS } from '../../server/api/catalogue';
+import { CATALOGUE_VIEWS } from '../../server/schemas/catalogue';
 import { loadConfig } from '../../server/config';
 import { createOutbox } from '../../server/notify/outbox';
 import type { PaymentDeps } from '../../server/payments/ask';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Deps } from '../deps';
-import { ApiError, zodErrors } from '../http/problem';
+import { ApiError, type FieldError, zodErrors } from '../http/problem';
 import { inTransaction, type Db } from '../store/db';
 import { EVENT_TYPES } from '../store/events';
 import {
@@ -12,16 +12,16 @@ import {
   type StoredEndpoint,
   updateEndpoint,
 } from '../store/webhook-endpoints';
-import { patchOf } from './catalogue';
-import { httpUrl, text } from './fields';
-import { checkNotifyUrl } from './notify-url';
+import { patchOf } from '../schemas/catalogue';
+import { httpUrl, text } from '../schemas/fields';
+import { checkNotifyUrl } from '../commands/notify-url';
 
 // Creating, changing, deleting a webhook endpoint and rolling its secret: the address rule
 // and the `webhook_endpoint.*` event in the same database transaction as the change. One
-// copy of the steps, called by the API's routes (webhook-endpoints.ts) and by the
-// dashboard's pages (through the port app.ts hands it; the dashboard never imports a route
-// module). Values come already parsed by the API's schemas; a refused URL throws its
-// field's ApiError.
+// copy of the steps, called by the API's routes (api/webhook-endpoints.ts) with values
+// parsed by the API's schemas (a refused URL throws its field's ApiError), and by the
+// dashboard's pages (dashboard/endpoint-routes.ts) with a form's input, through
+// `webhookEndpointChanges`.
 
 const HOUR_MS = 60 * 60_000;
 
@@ -87,7 +87,7 @@ export async function rollWebhookEndpointSecret(deps: Deps, db: Db, environmentI
 }
 
 /** What a change came to, for a caller without problem+json: the endpoint, or the fields at fault. */
-export type EndpointOutcome = { ok: true; endpoint: StoredEndpoint } | { ok: false; errors: { path: string; message: string }[] };
+export type EndpointOutcome = { ok: true; endpoint: StoredEndpoint } | { ok: false; errors: FieldError[] };
 
 async function outcomeOf(work: () => Promise<StoredEndpoint | undefined>): Promise<EndpointOutcome | undefined> {
   try {
@@ -99,8 +99,18 @@ async function outcomeOf(work: () => Promise<StoredEndpoint | undefined>): Promi
   }
 }
 
-/** Webhook endpoints for the dashboard: the API's schemas, rules and events, input unparsed. */
-export function webhookEndpointsForDashboard(deps: Deps) {
+/** The changes above from input not yet parsed (a form's): the API's schemas, rules and events, refusals as EndpointOutcome. */
+export interface WebhookEndpointChanges {
+  create(environmentId: string, input: unknown): Promise<EndpointOutcome>;
+  /** Undefined: no such endpoint in the environment. */
+  change(environmentId: string, id: string, input: unknown): Promise<EndpointOutcome | undefined>;
+  /** False: no such endpoint in the environment. */
+  remove(environmentId: string, id: string): Promise<boolean>;
+  /** The endpoint with its new secret, shown once; undefined: no such endpoint. */
+  rollSecret(environmentId: string, id: string, input: unknown): Promise<EndpointOutcome | undefined>;
+}
+
+export function webhookEndpointChanges(deps: Deps): WebhookEndpointChanges {
   const db = deps.database.db;
   const patch = patchOf(endpointFields);
   const exists = async (environmentId: string, id: string) => (await getEndpoint(db, environmentId, id)) !== undefined;

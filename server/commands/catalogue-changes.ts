@@ -1,15 +1,14 @@
 import type { z } from 'zod';
 import type { Deps } from '../deps';
-import { ApiError, invalid, zodErrors } from '../http/problem';
+import { ApiError, type FieldError, invalid, zodErrors } from '../http/problem';
 import { type CatalogueTable, getItem, insertItem, updateItem } from '../store/catalogue';
 import { type Db, inTransaction, type Tx } from '../store/db';
 import type { EventType } from '../store/events';
-import { CATALOGUE, type Group, patchOf, type Row } from './catalogue';
+import { CATALOGUE, type Group, patchOf, type Row } from '../schemas/catalogue';
 
 // Creating and changing a catalogue object, with its event in the same database
-// transaction: one copy of the steps, called by the API's routes (catalogue-routes.ts) and
-// by the dashboard's catalogue pages (through the port app.ts hands it, since the
-// dashboard never imports a route module).
+// transaction: one copy of the steps, called by the API's routes (api/catalogue-routes.ts)
+// and by the dashboard's catalogue pages (dashboard/catalogue-routes.ts).
 
 /** Checks the rules across fields and maps the value to a row (throws a field's ApiError). */
 function build<T extends CatalogueTable>(g: Group<T, z.ZodObject>, value: z.output<z.ZodObject>) {
@@ -56,7 +55,7 @@ export async function changeCatalogueItem<T extends CatalogueTable>(
 }
 
 /** What a change came to, for a caller without problem+json: the object, or the fields at fault. */
-export type ChangeOutcome = { ok: true; row: Row<CatalogueTable> } | { ok: false; errors: { path: string; message: string }[] };
+export type ChangeOutcome = { ok: true; row: Row<CatalogueTable> } | { ok: false; errors: FieldError[] };
 
 async function outcomeOf(work: () => Promise<Row<CatalogueTable> | undefined>): Promise<ChangeOutcome | undefined> {
   try {
@@ -68,8 +67,21 @@ async function outcomeOf(work: () => Promise<Row<CatalogueTable> | undefined>): 
   }
 }
 
-/** The catalogue for the dashboard: each group's API schema and the same create and change as the API. */
-export function catalogueForDashboard(deps: Deps) {
+/** One group of the catalogue for a form: the API's schema, its view of a row, and the same create and change as the API, from input not yet parsed. */
+export interface CatalogueGroupChanges {
+  group: string;
+  table: CatalogueTable;
+  /** The API's create schema. */
+  fields: z.ZodObject;
+  /** A row as the API shows it: amounts in major units. */
+  toApi(row: Row<CatalogueTable>): Record<string, unknown>;
+  create(environmentId: string, input: unknown): Promise<ChangeOutcome>;
+  /** Undefined: no such object in the environment. */
+  change(environmentId: string, id: string, input: unknown): Promise<ChangeOutcome | undefined>;
+}
+
+/** Every group of the catalogue, as CatalogueGroupChanges. */
+export function catalogueChanges(deps: Deps): CatalogueGroupChanges[] {
   const db = deps.database.db;
   return CATALOGUE.map((g) => {
     const patch = patchOf(g.fields);
