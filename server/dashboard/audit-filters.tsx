@@ -1,10 +1,12 @@
 import { z } from 'zod';
-import type { AuditFilters } from '../store/audit';
+import { addDays, dayStart } from '../domain/time-zone';
+import type { AuditFilters as StoreAuditFilters } from '../store/audit';
 import type { DashboardText } from './i18n';
 import { day } from './transaction-filters';
 
 // The audit log's filters as the query string carries them: by action, by the member's
-// email, and a range of UTC days. Each is parsed on its own; a nonsense value is dropped.
+// email, and a range of days of the shop's time zone. Each is parsed on its own; a
+// nonsense value is dropped.
 
 const fields = {
   action: z.string().regex(/^[a-z_]{1,40}$/),
@@ -14,6 +16,17 @@ const fields = {
 };
 type Field = keyof typeof fields;
 const FIELDS = Object.keys(fields) as Field[];
+
+/** The filters as the page's form has them: days `YYYY-MM-DD`, both included. */
+export type AuditFilters = Partial<Record<Field, string>>;
+
+/** The store's filters: the days as moments of the shop's time zone (the day after `to` excluded). */
+export const storeAuditFilters = (f: AuditFilters, timeZone: string): StoreAuditFilters => ({
+  action: f.action,
+  email: f.email,
+  since: f.from && dayStart(f.from, timeZone).toISOString(),
+  until: f.to && dayStart(addDays(f.to, 1), timeZone).toISOString(),
+});
 
 export function parseAuditFilters(query: Record<string, unknown>): AuditFilters {
   const out: AuditFilters = {};

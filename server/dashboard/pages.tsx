@@ -6,7 +6,7 @@ import { isExportKind } from './export-csv';
 import type { CurrencyFigures } from './home-figures';
 import { Figures, NeedsAttention } from './home-page';
 import { AuditFilterForm, auditQueryString } from './audit-filters';
-import type { AuditFilters } from '../store/audit';
+import type { AuditFilters } from './audit-filters';
 import type { HomeAttention } from './home-attention';
 import type { AuditRow, Role } from '../store/schema';
 

@@ -7,7 +7,7 @@ import { membersOf, ROLES } from '../store/users';
 import { inviteMember, inviteUrl } from './accounts';
 import type { Kit } from './kit';
 import { auditPage, teamPage } from './pages';
-import { parseAuditFilters } from './audit-filters';
+import { parseAuditFilters, storeAuditFilters } from './audit-filters';
 
 // /dashboard/team/ and /dashboard/audit/: owners see the environment's members, invite
 // new ones, and read the audit log.
@@ -49,8 +49,9 @@ export function teamRoutes(router: IRouter, kit: Kit): void {
     const query = auditQuery.safeParse(req.query);
     const pageNo = query.success ? query.data.page : 1;
     const filters = parseAuditFilters(req.query as Record<string, unknown>);
-    const rows = await auditOf(db, s.current.environment_id, { ...filters, limit: AUDIT_PAGE_SIZE + 1, offset: (pageNo - 1) * AUDIT_PAGE_SIZE });
+    const text = textOf(req);
+    const rows = await auditOf(db, s.current.environment_id, { ...storeAuditFilters(filters, text.timeZone), limit: AUDIT_PAGE_SIZE + 1, offset: (pageNo - 1) * AUDIT_PAGE_SIZE });
     const emails = (await membersOf(db, s.current.environment_id)).map((m) => m.email).sort();
-    send(res, 200, auditPage({ text: textOf(req), session: s, rows: rows.slice(0, AUDIT_PAGE_SIZE), page: pageNo, hasMore: rows.length > AUDIT_PAGE_SIZE, filters, emails }));
+    send(res, 200, auditPage({ text, session: s, rows: rows.slice(0, AUDIT_PAGE_SIZE), page: pageNo, hasMore: rows.length > AUDIT_PAGE_SIZE, filters, emails }));
   }));
 }

@@ -36,9 +36,9 @@ export async function recordAudit(db: Db, entry: AuditEntry, now: Date): Promise
 export interface AuditFilters {
   action?: string;
   email?: string;
-  /** UTC days, `YYYY-MM-DD`, both included. */
-  from?: string;
-  to?: string;
+  /** Moments (ISO 8601 UTC): from `since` included to `until` excluded (the dashboard's days in the shop's time zone). */
+  since?: string;
+  until?: string;
 }
 
 export function auditOf(db: Db, environmentId: string, opts: { limit: number; offset: number } & AuditFilters): Promise<AuditRow[]> {
@@ -56,10 +56,7 @@ export function auditOf(db: Db, environmentId: string, opts: { limit: number; of
     );
   if (opts.action) query = query.where('action', '=', opts.action);
   if (opts.email) query = query.where('email', '=', opts.email);
-  if (opts.from) query = query.where('created_at', '>=', `${opts.from}T00:00:00.000Z`);
-  // Every moment of the day `to`: stored moments are ISO text, so the next day's midnight bounds it.
-  if (opts.to) query = query.where('created_at', '<', nextDay(opts.to));
+  if (opts.since) query = query.where('created_at', '>=', opts.since);
+  if (opts.until) query = query.where('created_at', '<', opts.until);
   return query.orderBy('id', 'desc').limit(opts.limit).offset(opts.offset).execute();
 }
-
-const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString();
