@@ -3,9 +3,12 @@ import type { Config } from '../config';
 import type { Db } from '../store/db';
 import { type ProcessorWithCredentials, processorsForGateways } from '../store/processors';
 import { claimOrderNumber } from '../store/redsys-orders';
+import { findRedsysOperation, keepRedsysOperation } from '../store/redsys-operations';
 import type { Gateway } from './gateway';
 import { redsysUrl, stripeApiUrl, stripeFilesUrl, stripeJsUrl } from './processor-urls';
 import { processorWebhookUrl } from './processors';
+import { OPERATION_TYPES } from './redsys/actions';
+import type { OperationLog } from './redsys/context';
 import { redsysGateways } from './redsys/gateway';
 import { stripeGateways } from './stripe/gateway';
 
@@ -62,7 +65,7 @@ function gatewaysOfType(deps: ProcessorLoaderDeps, p: ProcessorWithCredentials):
           timeoutMs: deps.config.gatewayTimeoutMs,
           ...(deps.config.publicUrl ? { notificationUrl: deps.config.publicUrl + path } : { notificationPath: path }),
         },
-        { now: deps.now, claimOrder: claimOn(deps, p) },
+        { now: deps.now, claimOrder: claimOn(deps, p), operations: operationsOn(deps, p) },
       );
     }
   }
@@ -72,6 +75,38 @@ function gatewaysOfType(deps: ProcessorLoaderDeps, p: ProcessorWithCredentials):
 function claimOn(deps: ProcessorLoaderDeps, p: Extract<ProcessorWithCredentials, { type: 'redsys' }>) {
   const { merchant_code: merchantCode, terminal } = p.credentials;
   return (reference: string, orderNumber: string) => claimOrderNumber(deps.db, { merchantCode, terminal, orderNumber, reference, processorId: p.id }, (deps.now ?? (() => new Date()))());
+}
+
+/** What the terminal's connector sent for each operation, kept in the database before it is sent (migration 117), for the process that settles it after a crash. */
+function operationsOn(deps: ProcessorLoaderDeps, p: Extract<ProcessorWithCredentials, { type: 'redsys' }>): OperationLog {
+  const { merchant_code: merchantCode, terminal } = p.credentials;
+  return {
+    keep: (reference, s) =>
+      keepRedsysOperation(deps.db, {
+        reference,
+        merchant_code: merchantCode,
+        terminal,
+        order_number: s.order,
+        kind: s.kind,
+        amount: s.amount,
+        currency_code: s.currencyCode,
+        count_before: s.before,
+        sent_at: new Date(s.at).toISOString(),
+      }),
+    async recall(reference) {
+      const row = await findRedsysOperation(deps.db, { merchantCode, terminal, reference });
+      if (!row) return undefined;
+      return {
+        kind: row.kind,
+        order: row.order_number,
+        amount: row.amount,
+        currencyCode: row.currency_code,
+        type: OPERATION_TYPES[row.kind],
+        before: row.count_before,
+        at: Date.parse(row.sent_at),
+      };
+    },
+  };
 }
 
 /**

@@ -851,6 +851,18 @@ export interface RedsysOrderRow {
   created_at: string;
 }
 
+export interface RedsysOperationRow {
+  reference: string;
+  merchant_code: string;
+  terminal: string;
+  order_number: string;
+  kind: 'capture' | 'refund' | 'void';
+  amount: number;
+  currency_code: string;
+  count_before: number | null;
+  sent_at: string;
+}
+
 export interface ProcessorDeliveryRow {
   processor_id: string;
   last_verified_at: string;
@@ -1005,6 +1017,7 @@ export interface Tables {
   processors: ProcessorRow;
   processor_deliveries: ProcessorDeliveryRow;
   redsys_orders: RedsysOrderRow;
+  redsys_operations: RedsysOperationRow;
   processor_customers: ProcessorCustomerRow;
   sale_processor_settlements: SaleProcessorSettlementRow;
   payout_files: PayoutFileRow;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActionInput } from '../../server/payments/gateway';
 import { RedsysMismatch, RedsysUnknownOutcome } from '../../server/payments/redsys/answers';
+import { operationsInMemory } from '../../server/payments/redsys/context';
 import { type RedsysGateway, redsysGateways } from '../../server/payments/redsys/gateway';
 import type { RedirectResult } from '../../server/payments/redsys/pay';
 import { PUBLIC_TEST_KEY } from '../../server/payments/redsys/settings';
@@ -196,6 +197,33 @@ describe('Redsys connector: confirmations, cancellations, refunds', () => {
     await expect(blind.lookup!({ reference: refund.reference, signal, kind: 'refund' })).rejects.toThrow(RedsysUnknownOutcome);
     expect(rests().length).toBe(sent);
     expect(refundsOf(order, 1)).toHaveLength(1);
+  });
+
+  it('after a restart, the count kept before sending settles an unknown refund: found when made, sent again once when not; nothing kept is attention', async () => {
+    const kept = operationsInMemory();
+    const [first] = redsysGateways(settings('1', true), { operations: kept });
+    const lost = await unansweredRefund(first, 'lose', 1000);
+    const failed = await unansweredRefund(first, 'fail', 700);
+    // A process started after a crash: nothing in its memory but what was kept.
+    const [restarted] = redsysGateways(settings('1', true), { operations: kept });
+    const sent = rests().length;
+    expect(await restarted.lookup!({ reference: lost.refund.reference, signal, kind: 'refund' })).toEqual({ status: 'succeeded', reference: `${lost.order}:3:1`, card: null });
+    expect(await restarted.lookup!({ reference: failed.refund.reference, signal, kind: 'refund' })).toEqual({ status: 'not_found' });
+    expect(await restarted.refund(lost.refund)).toEqual({ ok: true, reference: `${lost.order}:3:1` });
+    expect(rests().length).toBe(sent);
+    expect(await restarted.refund(failed.refund)).toMatchObject({ ok: true });
+    expect(rests().length).toBe(sent + 1);
+    expect([refundsOf(lost.order).length, refundsOf(failed.order).length]).toEqual([1, 1]);
+    const [forgetful] = redsysGateways(settings('1', true));
+    await expect(forgetful.lookup!({ reference: lost.refund.reference, signal, kind: 'refund' })).rejects.toThrow(RedsysUnknownOutcome);
+  });
+
+  it('sends nothing when what it would send cannot be kept first', async () => {
+    const [unkept] = redsysGateways(settings('1', true), { operations: { keep: () => Promise.reject(new Error('database down')), recall: async () => undefined } });
+    const payment = await paid(card);
+    const sent = rests().length;
+    expect(await unkept.refund(action(payment, 100))).toMatchObject({ outcome: 'not_acted', reason: expect.stringContaining('nothing was sent') });
+    expect(rests().length).toBe(sent);
   });
 
   it('says not_acted, and sends nothing, when the query service cannot count before a first send', async () => {

@@ -26,12 +26,17 @@ export async function redsysForm(baseUrl: string, redsysUrl: string, started: Re
   const go = started.headers.get('location')!;
   const reference = /\/go\/([^/]+)\/$/.exec(go)?.[1];
   if (!reference) throw new Error(`not sent to Redsys: ${go}`);
-  const page = await fetch(new URL(go, baseUrl));
+  return { ...(await formOn(baseUrl, redsysUrl, go)), reference };
+}
+
+/** Our page at `path` (a payment's `/go/…/`, a save page's `/challenge/`) whose form posts the customer to Redsys: its action and fields. */
+export async function formOn(baseUrl: string, redsysUrl: string, path: string): Promise<{ url: string; fields: Record<string, string> }> {
+  const page = await fetch(new URL(path, baseUrl));
   const html = await page.text();
   expect(page.headers.get('content-security-policy')).toContain(`form-action 'self' ${redsysUrl}`);
   const url = /<form method="post" action="([^"]+)" id="redirect">/.exec(html)![1]!;
   const fields = Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]));
-  return { url, fields, reference };
+  return { url, fields };
 }
 
 /** The Ds_Merchant parameters of the form's fields (its order number: `DS_MERCHANT_ORDER`). */

@@ -19,7 +19,7 @@ import { type ProcessorShop, SETTLE_WINDOW_MS, useProcessorShop } from './proces
 // payment and ours agree (captured, held, refunded), the action was carried out at most
 // once, a keyed retry answers the same result without asking the processor again, and no
 // call is left pending; where nothing can prove the outcome (Redsys without its query
-// service, or after a restart) the call is in `attention` and was never sent again.
+// service) the call is in `attention` and was never sent again.
 
 export const ACTION_FAULTS = ['kill-before', 'kill-during', 'kill-after', 'lose', 'fail-after', 'refuse'] as const;
 export type ActionFault = (typeof ACTION_FAULTS)[number];
@@ -46,14 +46,14 @@ export const expectedOf = (fault: ActionFault): Expected => ({ acted: !['kill-be
 
 /**
  * Redsys carries an operation out again when it is sent again, so an unknown one is only
- * settled by the query service's count, taken before it was sent: after a restart the
- * process no longer has that count (a kill before or during), and without the query
- * service nothing can settle it. Those go to attention, never sent again.
+ * settled by the query service's count against the one taken before it was sent (kept in
+ * the database, so a kill before or during is settled after the restart too). Without the
+ * query service nothing can settle it: to attention, never sent again.
  */
 export const redsysExpected =
   (queryService: boolean) =>
   (_action: Action, fault: ActionFault): Expected => {
-    const unknown = fault === 'kill-before' || fault === 'kill-during' || (!queryService && (fault === 'lose' || fault === 'fail-after'));
+    const unknown = !queryService && ['kill-before', 'kill-during', 'lose', 'fail-after'].includes(fault);
     return { ...expectedOf(fault), attention: unknown };
   };
 
@@ -78,8 +78,8 @@ export function withProcessor(processor: () => ProcessorUnderTest, register: (be
 
 /**
  * Each fault of `faults` on `action`. `expected` says how a case ends where the processor
- * differs from `expectedOf` (Redsys's operations are not idempotent, and after a restart
- * nothing it says can tell ours from another).
+ * differs from `expectedOf` (Redsys's operations are not idempotent: without its query
+ * service nothing it says can tell ours from another).
  */
 export function actionCases(
   { p, shop, forAPerson }: Bench,

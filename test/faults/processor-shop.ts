@@ -31,6 +31,8 @@ export interface ProcessorShop {
   kill(meanwhile?: () => Promise<void>): Promise<void>;
   /** Moves the service's clock on (the processes read it on every call). */
   advance(ms: number): void;
+  /** How far the service's clock has been moved on, in ms. */
+  elapsed(): number;
   /** Our gateway calls of a subject (a transaction or a sale), read from the database. */
   calls(subjectId: string): Promise<GatewayCall[]>;
 }
@@ -69,6 +71,7 @@ export function useProcessorShop(engine: EngineName, setup: { env(): Record<stri
       url: service.url,
       api: new Client(service.url, keys),
       advance: (ms: number) => clock.set((offset += ms)),
+      elapsed: () => offset,
       calls: (subjectId: string) => listCalls(database.db, subjectId),
       async kill(meanwhile?: () => Promise<void>) {
         service!.child.kill('SIGKILL');

@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { PUBLIC_TEST_KEY, PUBLIC_TEST_MERCHANT } from '../../server/payments/redsys/settings';
 import type { Client } from '../api/harness';
 import { transactionBody } from '../api/harness';
-import { paramsOf, redsysForm, toRedsys } from '../api/redsys-shop';
+import { formOn, paramsOf, redsysForm, toRedsys } from '../api/redsys-shop';
 import { back, onCheckout, stripeTestKeys, toCheckout } from '../api/stripe-shop';
 import type { HeldRequest } from '../held-answer';
 import { REDSYS_CARD_ID, STRIPE_CARD_ID } from '../../server/domain/processor-gateway-ids';
@@ -17,6 +17,8 @@ import { type StripeDouble, startStripeDouble } from '../stripe/server';
 // capture, refund or void.
 
 export type Action = 'capture' | 'refund' | 'void';
+/** An action on a payment, or a charge of a saved card (merchant-initiated, off-session). */
+export type Move = Action | 'charge';
 
 /** What the processor holds for one payment, in minor units, and how often it carried out each action on it. */
 export interface ProcessorBooks {
@@ -43,14 +45,20 @@ export interface ProcessorUnderTest {
   /** A new transaction, paid through the processor's page (only held with `authorize`). */
   pay(shop: { api: Client; url: string }, authorize: boolean): Promise<Paid>;
   books(handle: string): ProcessorBooks;
-  /** How many times the service sent this action on this payment (carried out or not). */
-  sent(action: Action, handle: string): number;
-  /** The next `action` is held before (`acted: false`) or after being carried out. */
-  hold(action: Action, acted: boolean): HeldRequest;
-  /** The next `action` is carried out and its answer lost: a cut connection, or a 500. */
-  lose(action: Action, how: 'cut' | '500'): void;
-  /** The next `action` is refused before it is carried out. */
-  refuse(action: Action): void;
+  /** How many times the service sent this action on this payment, or charges of this saved card (carried out or not). */
+  sent(move: Move, handle: string): number;
+  /** The next `move` is held before (`acted: false`) or after being carried out. */
+  hold(move: Move, acted: boolean): HeldRequest;
+  /** The next `move` is carried out and its answer lost: a cut connection, or a 500. */
+  lose(move: Move, how: 'cut' | '500'): void;
+  /** The next `move` is refused before it is carried out. */
+  refuse(move: Move): void;
+  /** A card saved through the save page and the processor's page (its next charge declined by the issuer when `declining`): our authorization, and the processor's handle of the card. */
+  saveCard(shop: { api: Client; url: string }, declining: boolean): Promise<{ authorization: string; handle: string }>;
+  /** What the processor charged the saved card: each approved charge's amount, minor units. */
+  cardCharges(handle: string): number[];
+  /** The processor's clock moved as far on as the service's (`ms`), for what it dates and lists by date (Stripe's `created`). */
+  clockAt(ms: number): void;
   /** Its notifications of what it did wait (Stripe's events; Redsys sends none for operations). */
   holdNotifications(): void;
   /** Sends what waited, late: after the service settled the call by itself. */
@@ -77,6 +85,7 @@ export interface Visit {
 }
 
 const FORM = 'application/x-www-form-urlencoded';
+const SAVED = 'https://shop.example/saved';
 
 async function payPost(shop: { url: string }, token: string, gateway: string): Promise<Response> {
   return fetch(`${shop.url}/pay/${token}/`, {
@@ -85,6 +94,20 @@ async function payPost(shop: { url: string }, token: string, gateway: string): P
     headers: { 'content-type': FORM, origin: shop.url },
     body: new URLSearchParams({ action: 'pay', gateway, csrf: await pageCsrf(shop.url, token) }),
   });
+}
+
+/** `POST /v1/authorization/` for `gateway` without a card: the save page's token. */
+async function saveRequest(api: Client, gateway: string): Promise<{ id: string; token: string }> {
+  const res = await api.post('/authorization/', { gateway, return_url: SAVED });
+  expect(res.status, res.text).toBe(201);
+  return res.body;
+}
+
+/** The one key of `after` not in `before`. */
+function added<T>(before: ReadonlySet<T>, after: Iterable<T>): T {
+  const fresh = [...after].filter((k) => !before.has(k));
+  expect(fresh).toHaveLength(1);
+  return fresh[0]!;
 }
 
 export async function newTransaction(api: Client, authorize: boolean): Promise<{ id: string; token: string }> {
@@ -96,12 +119,18 @@ export async function newTransaction(api: Client, authorize: boolean): Promise<{
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 export function stripeProcessor(): ProcessorUnderTest & { double: StripeDouble } {
-  const STRIPE_PATHS: Record<Action, RegExp> = {
+  const STRIPE_PATHS: Record<Move, RegExp> = {
     capture: /^\/v1\/payment_intents\/[A-Za-z0-9_]+\/capture$/,
     void: /^\/v1\/payment_intents\/[A-Za-z0-9_]+\/cancel$/,
     refund: /^\/v1\/refunds$/,
+    charge: /^\/v1\/payment_intents$/,
   };
-  const match = (action: Action) => ({ method: 'POST' as const, path: STRIPE_PATHS[action] });
+  const match = (move: Move) => ({ method: 'POST' as const, path: STRIPE_PATHS[move] });
+  /** Seconds the double's clock was moved on. */
+  let moved = 0;
+  /** Which of the double's requests concern the payment (a PaymentIntent) or the saved card (a PaymentMethod). */
+  const about = (move: Move, handle: string, r: { path: string; params: Record<string, unknown> }) =>
+    move === 'charge' ? r.params.payment_method === handle : move === 'refund' ? r.params.payment_intent === handle : r.path.includes(handle);
   const SESSIONS = { method: 'POST' as const, path: /^\/v1\/checkout\/sessions$/ };
   const p = {
     name: 'Stripe' as const,
@@ -136,11 +165,28 @@ export function stripeProcessor(): ProcessorUnderTest & { double: StripeDouble }
         done: { capture: intent.amount_received > 0 ? 1 : 0, refund: refunds.length, void: intent.status === 'canceled' ? 1 : 0 },
       };
     },
-    sent: (action: Action, pi: string) =>
-      p.double.requests.filter((r) => r.method === 'POST' && STRIPE_PATHS[action].test(r.path) && (action === 'refund' ? r.params.payment_intent === pi : r.path.includes(pi))).length,
-    hold: (action: Action, acted: boolean) => p.double.holdNext(match(action), { acted }),
-    lose: (action: Action, how: 'cut' | '500') => (how === 'cut' ? p.double.loseNext(match(action)) : p.double.failNext(match(action), { acted: true })),
-    refuse: (action: Action) => p.double.refuseNext(match(action)),
+    sent: (move: Move, handle: string) => p.double.requests.filter((r) => r.method === 'POST' && STRIPE_PATHS[move].test(r.path) && about(move, handle, r)).length,
+    hold: (move: Move, acted: boolean) => p.double.holdNext(match(move), { acted }),
+    lose: (move: Move, how: 'cut' | '500') => (how === 'cut' ? p.double.loseNext(match(move)) : p.double.failNext(match(move), { acted: true })),
+    refuse: (move: Move) => p.double.refuseNext(match(move)),
+    async saveCard(shop: { api: Client; url: string }, declining: boolean) {
+      const request = await saveRequest(shop.api, STRIPE_CARD_ID);
+      const before = new Set(p.double.books.paymentMethods.keys());
+      const started = await payPost(shop, request.token, STRIPE_CARD_ID);
+      expect(started.status, await started.clone().text()).toBe(303);
+      // Stripe's page in setup mode: a card whose later charges decline, or one they do not.
+      const returned = await back(await onCheckout(started.headers.get('location')!, declining ? 'charge_fail' : 'pay'));
+      expect(returned.headers.get('location')).toBe(SAVED);
+      expect((await shop.api.get(`/authorization/${request.id}/`)).body.status).toBe('active');
+      return { authorization: request.id, handle: added(before, p.double.books.paymentMethods.keys()) };
+    },
+    clockAt(ms: number) {
+      const seconds = Math.floor(ms / 1000);
+      p.double.books.advance(seconds - moved);
+      moved = seconds;
+    },
+    cardCharges: (pm: string) =>
+      [...p.double.books.paymentIntents.values()].filter((pi) => pi.payment_method === pm && pi.status === 'succeeded').map((pi) => pi.amount_received as number),
     holdNotifications: () => void (p.double.holdEvents = true),
     async sendNotifications() {
       expect((await p.double.deliverEvents()).map((d) => d.status).filter((status) => status >= 300)).toEqual([]);
@@ -176,6 +222,10 @@ const REDSYS_TYPES: Record<Action, string> = { capture: '2', refund: '3', void: 
 
 /** Redsys on the published test terminal (1, with the query service) or its terminal 2 (without). */
 export function redsysProcessor(terminal: '1' | '2' = '1'): ProcessorUnderTest & { double: RedsysDouble } {
+  const rests = () => p.double.requests.filter((r) => r.service === 'rest');
+  const chargesSent = (identifier: string) => rests().filter((r) => r.params.DS_MERCHANT_IDENTIFIER === identifier);
+  const operationsSent = (action: Action, order: string) =>
+    rests().filter((r) => r.params.DS_MERCHANT_ORDER === order && r.params.DS_MERCHANT_TRANSACTIONTYPE === REDSYS_TYPES[action]).length;
   const p = {
     name: 'Redsys' as const,
     double: null as unknown as RedsysDouble,
@@ -208,12 +258,31 @@ export function redsysProcessor(terminal: '1' | '2' = '1'): ProcessorUnderTest &
         done: { capture: made('2', '0900').length, refund: made('3', '0900').length, void: made('9', '0400').length },
       };
     },
-    sent: (action: Action, order: string) =>
-      p.double.requests.filter((r) => r.service === 'rest' && r.params.DS_MERCHANT_ORDER === order && r.params.DS_MERCHANT_TRANSACTIONTYPE === REDSYS_TYPES[action]).length,
-    hold: (_action: Action, acted: boolean) => p.double.holdNext('rest', { acted }),
-    lose: (_action: Action, how: 'cut' | '500') => (how === 'cut' ? p.double.loseNext('rest') : p.double.failNext('rest', { acted: true })),
-    // Redsys's refusal of an operation it will not carry out (here, the over-refund code; the connector treats every errorCode alike).
+    sent: (move: Move, handle: string) => (move === 'charge' ? chargesSent(handle).length : operationsSent(move, handle)),
+    hold: (_move: Move, acted: boolean) => p.double.holdNext('rest', { acted }),
+    lose: (_move: Move, how: 'cut' | '500') => (how === 'cut' ? p.double.loseNext('rest') : p.double.failNext('rest', { acted: true })),
+    // Redsys's refusal of an operation it will not carry out (here, the over-refund code; the connector treats every errorCode but SIS0051 alike).
     refuse: () => p.double.refuseNext('SIS0057'),
+    async saveCard(shop: { api: Client; url: string }, declining: boolean) {
+      const request = await saveRequest(shop.api, REDSYS_CARD_ID);
+      const started = await payPost(shop, request.token, REDSYS_CARD_ID);
+      expect(started.status, await started.clone().text()).toBe(303);
+      const { url, fields } = await formOn(shop.url, p.double.url, started.headers.get('location')!);
+      // A validation of amount 0 on Redsys's page; its notification saves the card.
+      expect((await decideOnPage(url, fields, 'approve')).status).toBe(303);
+      expect((await shop.api.get(`/authorization/${request.id}/`)).body.status).toBe('active');
+      const saved = p.double.books.find(p.double.terminals[Number(terminal) - 1]!, paramsOf(fields).DS_MERCHANT_ORDER!)!.stored!;
+      if (declining) p.double.declineNextCharge();
+      return { authorization: request.id, handle: saved.identifier };
+    },
+    // Nothing Redsys's double does depends on its clock.
+    clockAt: () => {},
+    /** The orders of the card's merchant-initiated charges (the REST payments naming its identifier). */
+    cardCharges: (identifier: string) =>
+      [...new Set(chargesSent(identifier).map((r) => r.params.DS_MERCHANT_ORDER!))]
+        .map((order) => p.double.books.find(p.double.terminals[Number(terminal) - 1]!, order)?.payment)
+        .filter((pay) => pay?.response === '0000')
+        .map((pay) => pay!.amount),
     holdNotifications: () => void (p.double.holdNotifications = true),
     sendNotifications: () => p.double.sendNotifications(),
     payPost: (shop: { url: string }, token: string) => payPost(shop, token, REDSYS_CARD_ID),

@@ -2,7 +2,7 @@ import type { ActionInput, ActionResult, NotActed } from '../gateway';
 import { checkAnswer, RedsysUnknownOutcome } from './answers';
 import { rest } from './client';
 import { type OperationType, operationApproved } from './codes';
-import type { RedsysContext, Sent } from './context';
+import type { OperationSent as ActionSent, RedsysContext } from './context';
 import { queryOperations } from './query';
 import { readPaymentRef } from './references';
 
@@ -14,16 +14,17 @@ import { readPaymentRef } from './references';
 //    one of unknown outcome waits on the order (`unresolved`); the service's reservation
 //    keeps it to one across processes (docs/processors.md).
 // 2. Before the first send, the query service counts the approved operations of that type
-//    and amount on the order (`before`).
+//    and amount on the order (`before`), and what is sent is kept with that count where a
+//    process started after a crash finds it (`ctx.operations`: the service's database).
 // 3. A reference sent before whose answer never came is not sent again blindly: the query
 //    counts them again, and one more than `before` is ours, answered as done. Only when the
-//    count did not move is it sent again.
+//    count did not move is it sent again. The same settles a lookup (lookup.ts).
 // 4. Without the query service nothing can prove it: `RedsysUnknownOutcome`, which the
 //    caller sends to `attention`, and Redsys is never asked again.
 
 type Kind = 'capture' | 'refund' | 'void';
-const TYPES: Record<Kind, OperationType> = { capture: '2', refund: '3', void: '9' };
-type ActionSent = Extract<Sent, { kind: Kind }>;
+/** Each operation's Redsys transaction type. */
+export const OPERATION_TYPES = { capture: '2', refund: '3', void: '9' } as const satisfies Record<Kind, OperationType>;
 
 const notActed = (reason: string): NotActed => ({ outcome: 'not_acted', reason });
 
@@ -82,10 +83,11 @@ export async function operate(ctx: RedsysContext, kind: Kind, input: ActionInput
   if (busy === input.reference) throw new Error(`the ${kind} ${input.reference} is still in flight: its outcome is not known yet`);
   const waiting = busy ?? ctx.unresolved.get(ref.order);
   if (waiting && waiting !== input.reference) return notActed(`another operation (${waiting}) on Redsys order ${ref.order} is in flight or of unknown outcome: Redsys cannot tell two apart, so one at a time`);
-  const previous = ctx.sent.get(input.reference);
-  if (previous && previous.kind !== kind) return notActed(`${input.reference} was a ${previous.kind}, not a ${kind}`);
   ctx.inFlight.set(ref.order, input.reference);
   try {
+    // Sent before by this process, or by one that died before its answer came.
+    const previous = ctx.sent.get(input.reference) ?? (await ctx.operations.recall(input.reference));
+    if (previous && previous.kind !== kind) return notActed(`${input.reference} was a ${previous.kind}, not a ${kind}`);
     return await sendOnce(ctx, kind, input, ref, previous as ActionSent | undefined);
   } finally {
     ctx.inFlight.delete(ref.order);
@@ -99,9 +101,14 @@ async function sendOnce(ctx: RedsysContext, kind: Kind, input: ActionInput, ref:
     const found = await recheck(ctx, input.reference, previous, input.signal);
     if (found) return remember(ctx, input.reference, previous, found);
   }
-  const before = ctx.settings.query_service ? await countBefore(ctx, { order: ref.order, type: TYPES[kind], amount: input.amount }, input.signal) : null;
+  const before = ctx.settings.query_service ? await countBefore(ctx, { order: ref.order, type: OPERATION_TYPES[kind], amount: input.amount }, input.signal) : null;
   if (typeof before === 'object' && before !== null) return before;
-  const sent: ActionSent = { kind, order: ref.order, amount: input.amount, currencyCode: ref.currencyCode, type: TYPES[kind], before, at: ctx.now().getTime() };
+  const sent: ActionSent = { kind, order: ref.order, amount: input.amount, currencyCode: ref.currencyCode, type: OPERATION_TYPES[kind], before, at: ctx.now().getTime() };
+  try {
+    await ctx.operations.keep(input.reference, sent);
+  } catch (error) {
+    return notActed(`what the ${kind} would send could not be kept (${(error as Error).message}): nothing was sent`);
+  }
   ctx.sent.remember(input.reference, sent);
   // Unknown until an answer arrives: a throw below leaves the order waiting on this reference.
   ctx.unresolved.set(ref.order, input.reference);

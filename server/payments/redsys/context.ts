@@ -20,12 +20,26 @@ export type Sent =
       at: number;
     };
 
+/** A confirmation, refund or cancellation sent. */
+export type OperationSent = Extract<Sent, { kind: 'capture' | 'refund' | 'void' }>;
+
+/**
+ * Where what was sent for an operation is kept before it is sent, for a process started
+ * after a crash to settle an unknown outcome by the count taken before (actions.ts). The
+ * service's is the database's (`redsys_operations`); kept without its answer.
+ */
+export interface OperationLog {
+  keep(reference: string, sent: OperationSent): Promise<void>;
+  recall(reference: string): Promise<OperationSent | undefined>;
+}
+
 export interface RedsysContext {
   settings: RedsysSettings;
   sent: {
     remember(reference: string, what: Sent): void;
     get(reference: string): Sent | undefined;
   };
+  operations: OperationLog;
   /** Claims a payment's order number on the terminal (order.ts): the service's is the database's (`redsys_orders`). */
   claimOrder: ClaimOrder;
   /** The reference of the confirmation, refund or cancellation being sent on each order now. */
@@ -49,6 +63,15 @@ export function sentMemory(): RedsysContext['sent'] {
       if (sent.size > MEMORY) sent.delete(sent.keys().next().value!);
     },
     get: (reference) => sent.get(reference),
+  };
+}
+
+/** Operations kept in this process only: for a connector used without the service's database (a test may share one between two connectors). */
+export function operationsInMemory(): OperationLog {
+  const kept = new Map<string, OperationSent>();
+  return {
+    keep: async (reference, sent) => void kept.set(reference, sent),
+    recall: async (reference) => kept.get(reference),
   };
 }
 

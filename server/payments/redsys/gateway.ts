@@ -2,7 +2,7 @@ import { REDSYS_BIZUM_ID, REDSYS_CARD_ID } from '../../domain/processor-gateway-
 import { type ActionInput, type Gateway, GATEWAY_INTERFACE_VERSION, type GatewayNotification, type NotActed, type PayInput, type ReturnInput, type SettledResult, type StoreInput } from '../gateway';
 import { operate } from './actions';
 import { charge } from './charge';
-import { orderClaimsInMemory, type RedsysContext, sentMemory } from './context';
+import { type OperationLog, operationsInMemory, orderClaimsInMemory, type RedsysContext, sentMemory } from './context';
 import { lookup } from './lookup';
 import { customerReturn, notification } from './notification';
 import type { ClaimOrder } from './order';
@@ -70,9 +70,16 @@ function gatewayFor(ctx: RedsysContext, method: Method): RedsysGateway {
 }
 
 /** The card and Bizum gateways of one Redsys terminal, sharing its memory and its one-operation-per-order guard. */
-export function redsysGateways(input: RedsysSettingsInput, options: { now?: () => Date; claimOrder?: ClaimOrder } = {}): [RedsysGateway, RedsysGateway] {
+export function redsysGateways(input: RedsysSettingsInput, options: { now?: () => Date; claimOrder?: ClaimOrder; operations?: OperationLog } = {}): [RedsysGateway, RedsysGateway] {
   const settings = redsysSettingsSchema.parse(input);
-  const claimOrder = options.claimOrder ?? orderClaimsInMemory();
-  const ctx: RedsysContext = { settings, sent: sentMemory(), claimOrder, inFlight: new Map(), unresolved: new Map(), now: options.now ?? (() => new Date()) };
+  const ctx: RedsysContext = {
+    settings,
+    sent: sentMemory(),
+    operations: options.operations ?? operationsInMemory(),
+    claimOrder: options.claimOrder ?? orderClaimsInMemory(),
+    inFlight: new Map(),
+    unresolved: new Map(),
+    now: options.now ?? (() => new Date()),
+  };
   return [gatewayFor(ctx, 'card'), gatewayFor(ctx, 'bizum')];
 }

@@ -11,8 +11,9 @@ import { paymentRef } from './references';
 // is the call's processor id, or derived again from the reference (order.ts), so a payment
 // can be looked up after a restart too; what this process sent (amount, currency) checks
 // the answer when it is known. An operation (capture, refund, void) needs what was sent
-// before it (actions.ts): after a restart it cannot be told apart from an earlier one of the
-// same amount, so it throws and the reconciliation sends it to `attention` in the end.
+// before it (actions.ts), kept in memory and by `ctx.operations` (after a restart, the
+// database's): without it an earlier one of the same amount could be taken for it, so it
+// throws and the reconciliation sends it to `attention`.
 
 async function lookupPayment(ctx: RedsysContext, input: LookupInput): Promise<LookupResult> {
   const sent = ctx.sent.get(input.reference);
@@ -43,7 +44,9 @@ export async function lookup(ctx: RedsysContext, input: LookupInput): Promise<Lo
   const kind = input.kind ?? sent?.kind;
   if (kind === 'store') throw new RedsysUnknownOutcome(`only Redsys's notification carries the card stored for ${input.reference} (the query service does not): attention`);
   if (kind === 'capture' || kind === 'refund' || kind === 'void') {
-    throw new RedsysUnknownOutcome(`the ${kind} ${input.reference} is not in this process's memory: without it an earlier operation of the same amount cannot be told apart (attention)`);
+    const kept = await ctx.operations.recall(input.reference);
+    if (kept?.kind === kind) return lookupOperation(ctx, input.reference, kept, input.signal);
+    throw new RedsysUnknownOutcome(`no count taken before sending the ${kind} ${input.reference} is kept: without it an earlier operation of the same amount cannot be told apart (attention)`);
   }
   return lookupPayment(ctx, input);
 }
