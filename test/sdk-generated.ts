@@ -10,6 +10,6 @@ import { join } from 'node:path';
 
 export default function generateSdkTypes(): void {
   const sdk = join(import.meta.dirname, '..', 'packages', 'sdk');
-  if (['api.ts', 'version.ts'].every((f) => existsSync(join(sdk, 'src', 'generated', f)))) return;
+  if (['api.ts', 'version.ts', 'resources.ts'].every((f) => existsSync(join(sdk, 'src', 'generated', f)))) return;
   execFileSync(process.execPath, [join(sdk, 'scripts', 'generate.mjs')], { stdio: 'inherit' });
 }

@@ -9,7 +9,7 @@ import { type Brand, getBrand, setLogo, updateBrand } from '../store/branding';
 import { customerEmail, text } from '../schemas/fields';
 
 // The environment's brand: the name customers see on the payment page and in emails, the
-// address for their questions, the page's colours and its logo (api/brand-logo.ts). A
+// address for their questions, the page's colours and its logo (checked by domain/logo.ts). A
 // colour that the pay button's text could not be read on is darkened until it can (WCAG
 // AA, 4.5:1), and the answer says so in `adjustments`.
 
@@ -21,7 +21,7 @@ const color = z
   .nullable()
   .optional();
 
-export const brandingPatch = z
+const brandingPatch = z
   .strictObject({
     display_name: text(DISPLAY_NAME_MAX).min(1).nullable().optional().describe("The name customers see, on the payment page and in emails; null: the environment's name"),
     support_email: customerEmail.nullable().optional().describe("Where customers write with questions: printed on every email (and its Reply-To); null: none"),
@@ -41,7 +41,7 @@ const adjustment = z
   })
   .describe('A value changed on its way in');
 
-export const brandingOut = z
+const brandingOut = z
   .object({
     name: z.string().describe("The environment's own name (set when its keys were made)"),
     display_name: z.string().nullable().describe('The name customers see; null: `name`'),
@@ -56,7 +56,7 @@ export const brandingOut = z
 export type BrandingOut = z.output<typeof brandingOut>;
 
 
-export function presentBranding(environmentId: string, b: Brand, baseUrl: string, adjustments: BrandingOut['adjustments'] = []): BrandingOut {
+function presentBranding(environmentId: string, b: Brand, baseUrl: string, adjustments: BrandingOut['adjustments'] = []): BrandingOut {
   return {
     name: b.name,
     display_name: b.display_name ?? null,
@@ -68,7 +68,7 @@ export function presentBranding(environmentId: string, b: Brand, baseUrl: string
   };
 }
 
-export const BRANDING_EXAMPLE: BrandingOut = {
+const BRANDING_EXAMPLE: BrandingOut = {
   name: 'Coffee shop',
   display_name: 'Tostadores Ana',
   support_email: 'help@shop.example',

@@ -72,7 +72,7 @@ const presentDelivery = (d: EventDeliveryRow): z.input<typeof deliveryOut> => ({
   delivered: d.delivered_at,
 });
 
-export function presentEvent(row: StoredEvent): z.input<typeof eventOut> {
+function presentEvent(row: StoredEvent): z.input<typeof eventOut> {
   return {
     id: row.id,
     type: row.type as (typeof EVENT_TYPES)[number],

@@ -375,7 +375,7 @@ export const GATEWAY_EXAMPLE = {
 
 export const CURRENCY_EXAMPLE = { id: IDS.currency, code: 'EUR', numeric_code: '978', name: 'Euro', exponent: 2 };
 
-export const PROCESSOR_ID = '01943a6f-6d2d-774b-9039-8f9001122334';
+const PROCESSOR_ID = '01943a6f-6d2d-774b-9039-8f9001122334';
 
 export const PROCESSOR_REQUEST = {
   type: 'stripe' as const,

@@ -17,7 +17,7 @@ import { EXAMPLE_TIME, page } from './examples';
 // schedule of /payout_settings/, or on request when it is `manual`; each contains the
 // balance transactions it paid out (its lines), which the settlement report lists too.
 
-export const MERCHANT_PAYOUT_ID = '01943a70-1c2d-7e3f-8a40-5b6c7d8e9fa0';
+const MERCHANT_PAYOUT_ID = '01943a70-1c2d-7e3f-8a40-5b6c7d8e9fa0';
 
 export const merchantPayoutOut = z
   .object({

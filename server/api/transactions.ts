@@ -48,7 +48,7 @@ const destinationElement = z.strictObject({
   concept: freeText(255).optional().describe("Shown on the wallet's ledger entry"),
 }).describe('A wallet credited with a share of the sale');
 
-export const transactionCreate = z
+const transactionCreate = z
   .strictObject({
     order_id: text(255).optional().describe('Your external identifier (your order number)'),
     currency: currencyCode.describe('Currency of the transaction, ISO 4217 code in capitals'),

@@ -41,7 +41,7 @@ const walletPatch = z
   .meta({ id: 'WalletPatch', minProperties: 1, description: 'The fields to change, at least one' })
   .refine((v) => Object.keys(v).length > 0, 'send at least one field to change');
 
-export const walletOut = z
+const walletOut = z
   .object({
     id: objectId,
     livemode,

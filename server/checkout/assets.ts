@@ -29,7 +29,7 @@ export function loadScreenAssets(): DocumentAssets {
   return screenAssets;
 }
 
-export function loadWidgetManifest(): WidgetManifest {
+function loadWidgetManifest(): WidgetManifest {
   const path = resolve(DIST, 'widget/manifest.json');
   if (!existsSync(path)) throw new Error('The widget is not built: run `npm run build`.');
   return JSON.parse(readFileSync(path, 'utf8')) as WidgetManifest;

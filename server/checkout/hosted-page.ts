@@ -165,7 +165,7 @@ export async function finishedHosted<F extends Found>(ctx: CheckoutContext, kind
 }
 
 /** The post came from this page: the browser's own origin headers and the page's CSRF token. */
-export async function trustedPost(ctx: CheckoutContext, req: Request, page: HostedPage<Found>, csrf: string | undefined): Promise<boolean> {
+async function trustedPost(ctx: CheckoutContext, req: Request, page: HostedPage<Found>, csrf: string | undefined): Promise<boolean> {
   return sameOriginPost(req, baseUrlOf(req, ctx.deps)) && !!page.row.token && validCsrf(await ctx.csrfSecret(), page.row.token, csrf);
 }
 

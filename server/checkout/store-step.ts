@@ -12,7 +12,7 @@ import { type CheckoutContext, type Stepped, stepUrl } from './page';
 // to the page with `?result=` naming the message to show.
 
 /** The messages a redirect back to the page may ask for (form posts, without JavaScript). */
-export const STORE_RESULTS = ['error.saveDeclined', 'error.saveAuthFailed', 'error.saveIncomplete', 'error.saveFailed', 'error.saveChecking'] as const;
+const STORE_RESULTS = ['error.saveDeclined', 'error.saveAuthFailed', 'error.saveIncomplete', 'error.saveFailed', 'error.saveChecking'] as const;
 export type StoreResult = (typeof STORE_RESULTS)[number];
 
 /** The results that are declines (the screen marks the card). */

@@ -6,10 +6,10 @@
 // darker shade of it; the dark theme writes dark text on a light variant, which also shows on
 // the dark backgrounds. The colours are the payment screen's (widget/screen/styles.css). Pure.
 
-export const AA_TEXT = 4.5;
+const AA_TEXT = 4.5;
 const WHITE = '#ffffff';
 /** The light theme's text (`--text`): the button's dark text on a light brand colour. */
-export const DARK_TEXT = '#161a22';
+const DARK_TEXT = '#161a22';
 /** The light theme's darkest background (`--bg`): white text and this both need the contrast. */
 const LIGHT_BG = '#f3f4f7';
 /** The dark theme's lightest background (`--surface-2`); its text on the accent is darker still. */
@@ -25,7 +25,7 @@ function channels(hex: string): [number, number, number] {
 const toHex = (rgb: number[]) => `#${rgb.map((c) => Math.round(c).toString(16).padStart(2, '0')).join('')}`;
 
 /** WCAG relative luminance of a #rrggbb colour. */
-export function luminance(hex: string): number {
+function luminance(hex: string): number {
   const [r, g, b] = channels(hex).map((c) => {
     const s = c / 255;
     return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;

@@ -68,8 +68,8 @@ export const EVIDENCE_WINDOW_MS = 7 * 86_400_000;
 /** What may happen to a dispute: the merchant's three actions, the deadline, the bank's decision. */
 export type DisputeStep = 'evidence' | 'submit' | 'accept' | 'deadline' | 'won' | 'lost';
 
-export const isInquiry = (s: DisputeStatus) => s.startsWith('warning_');
-export const CLOSED_STATUSES: readonly DisputeStatus[] = ['won', 'lost', 'warning_closed'];
+const isInquiry = (s: DisputeStatus) => s.startsWith('warning_');
+const CLOSED_STATUSES: readonly DisputeStatus[] = ['won', 'lost', 'warning_closed'];
 export const isClosed = (s: DisputeStatus) => CLOSED_STATUSES.includes(s);
 /** The statuses in which the merchant can still act (evidence, submit, accept). */
 export const AWAITING_RESPONSE: readonly DisputeStatus[] = ['needs_response', 'warning_needs_response'];

@@ -13,8 +13,6 @@ export interface Price {
   fixed: bigint;
 }
 
-export const NO_FEE: Price = { percentE2: 0n, fixed: 0n };
-
 /** The fee on `amount` (≥ 0, minor units) at `price`. */
 export function feeOf(amount: bigint, price: Price): bigint {
   if (amount < 0n) throw new RangeError('a fee is taken on a non-negative amount');

@@ -17,7 +17,7 @@ export interface GatewayCapabilities {
 }
 
 /** The sandbox's, and a module's that declares none: everything. */
-export const ALL_CAPABILITIES: GatewayCapabilities = { hold: true, partialCapture: true, refunds: true, partialRefunds: true };
+const ALL_CAPABILITIES: GatewayCapabilities = { hold: true, partialCapture: true, refunds: true, partialRefunds: true };
 
 export const capabilitiesOf = (gateway: { capabilities?: Partial<GatewayCapabilities> }): GatewayCapabilities => ({ ...ALL_CAPABILITIES, ...gateway.capabilities });
 

@@ -16,8 +16,7 @@
 // minus the sum of the platform's entries naming the wallet (`with_wallet`). Money coming
 // into the wallet pays it back first, in the same movement.
 
-export const SYSTEM_ACCOUNTS = ['card_payments', 'payouts', 'merchant', 'platform', 'fees'] as const;
-export type SystemAccount = (typeof SYSTEM_ACCOUNTS)[number];
+export type SystemAccount = 'card_payments' | 'payouts' | 'merchant' | 'platform' | 'fees';
 
 export type Account = { wallet: string } | { system: SystemAccount };
 

@@ -44,7 +44,7 @@ export function payoutAmount(nets: readonly (number | bigint)[]): bigint | null 
 }
 
 /** What the ledger names as the other side of a payout to the merchant. */
-export const merchantBank = (payoutId: string) => `merchant_payout:${payoutId}`;
+const merchantBank = (payoutId: string) => `merchant_payout:${payoutId}`;
 
 /** The merchant's money leaves its balance for the outside world (`payouts`); a failed one comes back (reverseMovement). */
 export function merchantPayoutPostings(payoutId: string, amount: bigint): Posting[] {

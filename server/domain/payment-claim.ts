@@ -34,7 +34,7 @@ export interface TransactionFacts {
  * (payments/sources.ts finishes those, never the page). What a payment claim, a cancel and
  * the expiry each require, besides their side of `expired_at`.
  */
-export function pendingAndFree(f: TransactionFacts, at: string): boolean {
+function pendingAndFree(f: TransactionFacts, at: string): boolean {
   return f.status === 'N' && f.source_state === null && (f.processing_until === null || f.processing_until < at) && !f.payment_in_doubt;
 }
 

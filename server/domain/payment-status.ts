@@ -4,20 +4,18 @@ import { effectiveStatus, type TransactionStatus } from './transaction-status';
 // A payment's status in the merchant's words (the dashboard's list and page): one reading of
 // the transaction, its sale and its last payment attempt. Pure.
 
-export const PAYMENT_STATUSES = [
-  'paid',
-  'partially_refunded',
-  'refunded',
-  'disputed',
-  'uncaptured',
-  'processing',
-  'voided',
-  'failed',
-  'incomplete',
-  'cancelled',
-  'expired',
-] as const;
-export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+export type PaymentStatus =
+  | 'paid'
+  | 'partially_refunded'
+  | 'refunded'
+  | 'disputed'
+  | 'uncaptured'
+  | 'processing'
+  | 'voided'
+  | 'failed'
+  | 'incomplete'
+  | 'cancelled'
+  | 'expired';
 
 /** What the checkout's attempts record (store/payments.ts): a refusal of the bank, or of the customer at a redirect. */
 const FAILED_ATTEMPTS = new Set(['declined', 'insufficient_funds', 'rejected']);

@@ -43,7 +43,7 @@ export const CLOCK_TOLERANCE_MS = 60_000;
  * it (one set back since, as a test's), and counts as a full bucket rather than refusing
  * everyone for as long as the clocks disagree.
  */
-export function start(tat: number | undefined, now: number, p: RatePolicy): number {
+function start(tat: number | undefined, now: number, p: RatePolicy): number {
   if (tat === undefined || tat > now + p.windowMs + CLOCK_TOLERANCE_MS) return now;
   return Math.max(tat, now);
 }

@@ -42,7 +42,7 @@ export const SALE_STATUSES = [
 export type SaleStatus = (typeof SALE_STATUSES)[number];
 
 /** The failure of a sale whose charge had an unknown outcome and that the gateway proved it never made. */
-export const NOT_PROCESSED = 'not_processed';
+const NOT_PROCESSED = 'not_processed';
 
 /** What is still held at the processor: the free hold and what is being captured or voided. */
 export const stillHeld = (s: SaleAmounts) => s.held + s.capturing + s.voiding;
@@ -61,8 +61,8 @@ export function saleStatus(s: SaleAmounts): SaleStatus {
 export type SaleAction = 'capture' | 'refund' | 'void';
 
 /** The in-flight amount an action reserves into, and the confirmed one it ends in. */
-export const IN_FLIGHT = { capture: 'capturing', refund: 'refunding', void: 'voiding' } as const;
-export const CONFIRMED = { capture: 'captured', refund: 'refunded', void: 'voided' } as const;
+const IN_FLIGHT = { capture: 'capturing', refund: 'refunding', void: 'voiding' } as const;
+const CONFIRMED = { capture: 'captured', refund: 'refunded', void: 'voided' } as const;
 
 /** The most an action may move now (from confirmed amounts only); also its amount when the request names none. */
 export function actionLimit(action: SaleAction, s: SaleAmounts): number {

@@ -31,7 +31,3 @@ export function actionTarget(action: SubscriptionAction, trialDays: number): Sub
       return 'stopped';
   }
 }
-
-export function allows(action: SubscriptionAction, status: SubscriptionStatus): boolean {
-  return ACTION_FROM[action].includes(status);
-}

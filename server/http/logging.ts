@@ -96,7 +96,7 @@ export function createLogger(level: string): Logger {
 }
 
 /** The path as logged: checkout tokens and dashboard invites are bearer secrets, so they never reach the logs. */
-export function loggablePath(url: string): string {
+function loggablePath(url: string): string {
   return url
     .replace(/^\/pay\/[^/?]+/, '/pay/:token')
     .replace(/^\/dashboard\/invite\/[^/?]+/, '/dashboard/invite/:token')
@@ -108,7 +108,7 @@ export function loggablePath(url: string): string {
 const TRACEPARENT = /^00-(?!0{32})([0-9a-f]{32})-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 /** The trace id of a valid `traceparent` header, so our lines join the caller's trace. */
-export function traceIdOf(header: string | string[] | undefined): string | undefined {
+function traceIdOf(header: string | string[] | undefined): string | undefined {
   return typeof header === 'string' ? TRACEPARENT.exec(header.trim())?.[1] : undefined;
 }
 

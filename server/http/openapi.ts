@@ -19,7 +19,7 @@ import type { RouteDef } from './route';
 // that validate requests: there is no second copy of the contract to drift.
 
 /** What each group of operations is about, for the document's top-level `tags`. */
-export const TAGS: Record<string, string> = {
+const TAGS: Record<string, string> = {
   Transaction: 'Payment requests: the products, the totals and the hosted payment screen (`payment_url`) where the customer pays.',
   Sale: 'What a payment or a charge moved: held, captured, refunded and voided amounts, and the actions on them.',
   Authorization: 'Stored payment methods (cards), charged later without the customer.',

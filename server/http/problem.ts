@@ -107,10 +107,10 @@ const PROBLEMS = {
 export type ProblemCode = keyof typeof PROBLEMS;
 
 /** `payment_declined` → `payment-declined`: the tail of its URN and its anchor on the errors page. */
-export const problemName = (code: ProblemCode): string => code.replace(/_/g, '-');
+const problemName = (code: ProblemCode): string => code.replace(/_/g, '-');
 
 /** The `type` of a problem: a URN made from its code (`payment_declined` → `urn:problem:payment-declined`). */
-export function problemType(code: ProblemCode): string {
+function problemType(code: ProblemCode): string {
   return `urn:problem:${problemName(code)}`;
 }
 
@@ -227,7 +227,7 @@ function answered(res: Response, body: { type: string }): string {
 }
 
 /** Every problem names its request (the answer's X-Request-Id), so a merchant can quote it, and its page. */
-export function sendProblem(res: Response, err: ApiError): void {
+function sendProblem(res: Response, err: ApiError): void {
   if (err.code === 'unauthorized') res.set('WWW-Authenticate', 'AppKeys realm="api"');
   if (err.retryAfter !== undefined) res.set('Retry-After', String(err.retryAfter));
   res.status(err.status).type('application/problem+json').send(answered(res, problemFields(err)));

@@ -10,7 +10,7 @@ import { ApiError } from './problem';
 
 const API_WINDOW_MS = 1000;
 
-export function apiPolicy(deps: Pick<Deps, 'config'>, environmentLimit: number | null): RatePolicy {
+function apiPolicy(deps: Pick<Deps, 'config'>, environmentLimit: number | null): RatePolicy {
   return { name: 'api', limit: environmentLimit ?? deps.config.apiRateLimit, windowMs: API_WINDOW_MS };
 }
 

@@ -4,7 +4,7 @@ import { ApiError } from './problem';
 // API versions are named by the date they were released. A request names the one it was
 // written against with `Payment-Service-Version`; none means the current one. Every answer
 // says which version it was made by. docs/changelog.md lists what each version changed; an
-// incompatible change needs a new version (test/openapi/compatible.ts checks the document).
+// incompatible change needs a new version (test/openapi/check-compatible.ts checks the document).
 
 /** Oldest first; the last is the current one. */
 export const API_VERSIONS = ['2026-11-25'] as const;

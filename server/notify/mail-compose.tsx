@@ -47,7 +47,7 @@ function every(c: { plan: { interval: string; intervalCount: number } }, t: Mail
   return t.page(`subscription.every.${c.plan.interval}` as 'subscription.every.month', { count: c.plan.intervalCount });
 }
 
-export function mailBody(c: MailContent): MailBody {
+function mailBody(c: MailContent): MailBody {
   const t = mailText(c.language);
   if (isAccountMail(c)) return accountMailBody(c, t);
   const money = (units: number) => t.money(units, c.currency);

@@ -28,7 +28,7 @@ export interface PayoutAccountMail extends AccountCommon {
 }
 
 /** The path of a confirm link, under the dashboard. */
-export const payoutAccountConfirmPath = (token: string) => `/dashboard/balance/bank-account/confirm/${token}/`;
+const payoutAccountConfirmPath = (token: string) => `/dashboard/balance/bank-account/confirm/${token}/`;
 
 /** The content with its confirm link, made now, when the email tells of a hold. */
 export async function withPayoutAccountLink(db: Db, content: PayoutAccountMail, now: Date): Promise<PayoutAccountMail> {

@@ -12,7 +12,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 // docs/checkout.md shows how to use verifyReturn.
 
 /** A return older (or newer) than this is refused: it may have been replayed. */
-export const RETURN_TOLERANCE_SECONDS = 10 * 60;
+const RETURN_TOLERANCE_SECONDS = 10 * 60;
 
 const keyOf = (secret: string) => Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
 const hmac = (secret: string, message: string) => createHmac('sha256', keyOf(secret)).update(message).digest('base64');

@@ -18,7 +18,7 @@ const H = 60 * MIN;
 /** Waits after each failed attempt to a notify_url, as in the Standard Webhooks example: 8 attempts over ~27 h. */
 export const RETRY_DELAYS_MS = [5 * S, 5 * MIN, 30 * MIN, 2 * H, 5 * H, 10 * H, 10 * H];
 /** To a webhook endpoint: the same, then 24 h and 30 h more: 10 attempts over at least 3 days even with the jitter below (~3.4 days), after which it is disabled. */
-export const ENDPOINT_RETRY_DELAYS_MS = [...RETRY_DELAYS_MS, 24 * H, 30 * H];
+const ENDPOINT_RETRY_DELAYS_MS = [...RETRY_DELAYS_MS, 24 * H, 30 * H];
 /** ±10 %, so receivers that failed together are not all retried at the same instant. */
 const JITTER = 0.1;
 

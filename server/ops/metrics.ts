@@ -29,7 +29,7 @@ export interface Metrics {
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** The route as declared (`/v1/transaction/:id/`, `/pay/:token/`), or a fixed word when none matched. */
-export function routeLabel(req: IncomingMessage): string {
+function routeLabel(req: IncomingMessage): string {
   const r = req as Partial<Request>;
   if (r.route?.path && typeof r.route.path === 'string') return `${r.baseUrl ?? ''}${r.route.path}`;
   const url = req.url ?? '';

@@ -17,7 +17,7 @@ export type Answer<T> =
 const notActed = (value: unknown): value is NotActed =>
   typeof value === 'object' && value !== null && (value as { outcome?: unknown }).outcome === 'not_acted';
 
-export class GatewayTimeout extends Error {
+class GatewayTimeout extends Error {
   constructor(ms: number) {
     super(`the gateway did not answer within ${ms} ms`);
   }

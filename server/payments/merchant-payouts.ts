@@ -133,7 +133,7 @@ export async function makeManualPayout(db: Db, deps: PayoutDeps, p: { environmen
 }
 
 /** One round of sending: up to `limit` pending payouts to the payout gateway; resolves with how many were settled. */
-export async function sendMerchantPayouts(deps: PayoutDeps, limit: number): Promise<number> {
+async function sendMerchantPayouts(deps: PayoutDeps, limit: number): Promise<number> {
   const db = deps.database.db;
   let settled = 0;
   for (const payout of await claimPendingPayouts(db, deps.now(), deps.config.paymentClaimMs, limit, paysByFile(deps))) {

@@ -64,7 +64,7 @@ const amountOf = (r: SeenRefund) => `${r.amount} ${r.currency.toUpperCase()} min
  * operation `refund_failed` with the processor's refund id is its mark). `done`: undone now
  * or before.
  */
-export async function recordRefundFailure(deps: PaymentDeps, call: GatewayCall, r: SeenRefund): Promise<'done' | 'not_undone'> {
+async function recordRefundFailure(deps: PaymentDeps, call: GatewayCall, r: SeenRefund): Promise<'done' | 'not_undone'> {
   // A card's part of a refund of a source payment's sale moved two sales: left to a person.
   if (salesOfAction(call).length !== 1) return 'not_undone';
   const now = deps.now();

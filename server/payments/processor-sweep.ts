@@ -20,7 +20,7 @@ import { STRIPE_CARD_ID, type StripeCardGateway } from './stripe/gateway';
 
 const HOUR_MS = 3_600_000;
 /** How far back each sweep looks: three days, so a day the sweep could not run is covered by the next. */
-export const SWEEP_DAYS = 3;
+const SWEEP_DAYS = 3;
 /** The newest hour is not compared: what happened in it may still be settling. */
 const SETTLING_MS = HOUR_MS;
 

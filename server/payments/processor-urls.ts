@@ -9,9 +9,9 @@ import { REDSYS_LIVE_URL, REDSYS_TEST_URL } from './redsys/settings';
 // live environment cannot connect a processor while a setting is there (the operator sees
 // why at once, rather than a live key being checked by a double).
 
-export const STRIPE_API = 'https://api.stripe.com';
-export const STRIPE_FILES = 'https://files.stripe.com';
-export const STRIPE_JS = 'https://js.stripe.com/v3/';
+const STRIPE_API = 'https://api.stripe.com';
+const STRIPE_FILES = 'https://files.stripe.com';
+const STRIPE_JS = 'https://js.stripe.com/v3/';
 
 type Replaceable = 'stripeApi' | 'stripeFiles' | 'stripeJs' | 'redsys';
 

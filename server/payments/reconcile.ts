@@ -34,7 +34,7 @@ const RECHECK_DELAYS_MS = [10 * S, 20 * S, 30 * S, 60 * S, 2 * 60 * S, 5 * 60 * 
 const CHECK_DELAYS_MS = [10 * S, 60 * S, 5 * 60 * S, 30 * 60 * S, 2 * 60 * 60 * S, 6 * 60 * 60 * S];
 
 /** How each kind of call is recorded once its gateway has said what it did. */
-export const RECORDERS: Record<GatewayCallKind, (deps: PaymentDeps, call: GatewayCall, s: Settled) => Promise<unknown>> = {
+const RECORDERS: Record<GatewayCallKind, (deps: PaymentDeps, call: GatewayCall, s: Settled) => Promise<unknown>> = {
   pay: recordPayment,
   charge: recordChargeResult,
   store: recordStoredCardResult,

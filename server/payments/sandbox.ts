@@ -96,7 +96,7 @@ const isCard = (fields: Record<string, string>, card: string) => normalizeCardNu
  * A sandbox moves no real money, so its key is no secret; a real gateway's comes from
  * GATEWAY_SETTINGS.
  */
-export const SANDBOX_NOTIFY_KEY = 'sandbox-notifications';
+const SANDBOX_NOTIFY_KEY = 'sandbox-notifications';
 
 export const signSandboxNotification = (body: string) => createHmac('sha256', SANDBOX_NOTIFY_KEY).update(body).digest('hex');
 

@@ -27,7 +27,7 @@ function presentProcessorSettlement(row: SaleRow, figures: ProcessorFigures | un
 }
 
 /** The page a charge that needs the customer is confirmed on, while it is the sale's answer; else null. */
-export const confirmUrlOf = (row: StoredSale['row'], baseUrl: string) =>
+const confirmUrlOf = (row: StoredSale['row'], baseUrl: string) =>
   row.failure === 'authentication_required' && row.confirm_token ? `${baseUrl}/pay/confirm/${row.confirm_token}/` : null;
 
 export function presentSale({ row, operations, fee, sources, settlement }: StoredSale, baseUrl: string) {

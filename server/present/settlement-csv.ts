@@ -10,7 +10,7 @@ import { sourceOf } from './balance';
 // to its `payout_amount`. Quoting and the formula guard are the dashboard exports'
 // (domain/csv.ts).
 
-export const SETTLEMENT_COLUMNS = [
+const SETTLEMENT_COLUMNS = [
   'payout_id',
   'payout_created',
   'payout_status',

@@ -8,7 +8,7 @@ import { FREE_TEXT, NOT_BLANK, SINGLE_LINE, TEXT_MESSAGES } from '../../widget/f
 
 /** Amounts in major units, as the spec speaks them; the exponent is checked on conversion. */
 export const amount = z.number().min(0).max(1e12);
-export const positiveAmount = z.number().gt(0).max(1e12);
+const positiveAmount = z.number().gt(0).max(1e12);
 
 /**
  * Every amount in a currency states its decimals rule in the document: it depends on the

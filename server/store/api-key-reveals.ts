@@ -7,7 +7,7 @@ import { inTransaction } from './db';
 // keeps it, hands it to that session once, and forgets it.
 
 /** Long enough to follow the POST's redirect on a slow connection; an unread secret is then forgotten. */
-export const REVEAL_TTL_MS = 10 * 60_000;
+const REVEAL_TTL_MS = 10 * 60_000;
 
 /** Keeps the key's sealed new secret for `sessionIdHash`, in place of an unshown earlier one (which a roll made useless). */
 export async function keepReveal(db: Db, reveal: { keyId: string; sessionIdHash: string; sealed: string }, now: Date): Promise<void> {

@@ -19,8 +19,8 @@ export const hashSecret = (secret: string) => createHash('sha256').update(secret
 // key pasted into a test set-up shows at a glance. Keys made before had none (pk_…) and
 // keep working: a key is found by its whole public key, never by its prefix.
 const KEY_MODE = { sandbox: 'test', live: 'live' } as const;
-export const newPublicKey = (mode: EnvironmentMode) => `pk_${KEY_MODE[mode]}_${randomBytes(18).toString('base64url')}`;
-export const newSecretKey = (mode: EnvironmentMode) => `sk_${KEY_MODE[mode]}_${randomBytes(32).toString('base64url')}`;
+const newPublicKey = (mode: EnvironmentMode) => `pk_${KEY_MODE[mode]}_${randomBytes(18).toString('base64url')}`;
+const newSecretKey = (mode: EnvironmentMode) => `sk_${KEY_MODE[mode]}_${randomBytes(32).toString('base64url')}`;
 
 /** A key's label: one line (the shared text rule, checked where it is read), at most this long. */
 export const KEY_LABEL_MAX = 100;

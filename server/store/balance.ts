@@ -12,7 +12,7 @@ import type { BalanceTransactionRow, EnvironmentPricingRow, SaleOperationRow, Sa
 export const DEFAULT_SETTLEMENT_DELAY_DAYS = 2;
 
 /** The fixed fee per dispute when an environment has set none (docs/disputes.md). */
-export const DEFAULT_DISPUTE_FEE = 1500n;
+const DEFAULT_DISPUTE_FEE = 1500n;
 
 export interface Pricing {
   charge: Price;

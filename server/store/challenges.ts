@@ -7,7 +7,7 @@ import type { ChallengeState, PaymentChallengeRow } from './schema';
 // to authenticate first. Nothing moved while one is open; the transaction stays payable.
 
 /** How long a customer has to answer a challenge before it must pay again. */
-export const CHALLENGE_MS = 15 * 60_000;
+const CHALLENGE_MS = 15 * 60_000;
 
 /**
  * The gateway answered the pay call with a challenge: the call ends (nothing moved, so

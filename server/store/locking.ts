@@ -9,7 +9,7 @@ import type { Db, Tx } from './db';
 // conditional UPDATE that follows every claim is already exclusive there and the clause
 // does not exist.
 
-export function isPostgres(db: Db): boolean {
+function isPostgres(db: Db): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 

@@ -86,7 +86,7 @@ export interface PrimaryPoolOptions {
 }
 
 /** No host answered as the primary: class 08, so the request answers 503 and the next one looks again. */
-export class NoPrimary extends Error {
+class NoPrimary extends Error {
   readonly code = '08001';
   constructor(reasons: string[]) {
     super(`no primary among the database hosts (${reasons.join('; ')})`);

@@ -18,7 +18,7 @@ export interface TimeoutsState {
 const shown = (ms: number) => (ms === 0 ? 'off' : ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
 
 /** What the session that answers sees (pg_settings: its own values, in ms). */
-export async function readTimeouts(db: Db, statementMs: number): Promise<TimeoutsState> {
+async function readTimeouts(db: Db, statementMs: number): Promise<TimeoutsState> {
   const { rows } = await sql<{ name: string; setting: string }>`
     select name, setting from pg_settings where name in ('statement_timeout', 'idle_in_transaction_session_timeout')`.execute(db);
   const value = (name: string) => Number(rows.find((r) => r.name === name)?.setting ?? 0);

@@ -20,7 +20,7 @@ import type { SealedSecrets } from './sealed-secrets';
  * (08007, transaction resolution unknown), so a caller treats it as it treats a connection
  * lost at commit: the request answers 503 and a money step stays pending for reconciliation.
  */
-export class UnknownDurability extends Error {
+class UnknownDurability extends Error {
   readonly code = '08007';
   constructor(readonly notice: string) {
     super(`commit of unknown durability: ${notice}`);

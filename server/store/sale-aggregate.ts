@@ -6,7 +6,7 @@ import { forUpdate } from './locking';
 import type { SaleRow, Tables } from './schema';
 
 // The sale aggregate: the one module that writes the `sales` table (a lint rule keeps it
-// so, eslint.config.mjs). Its money changes one way: lock the row, let a rule of
+// so, eslint.config.js). Its money changes one way: lock the row, let a rule of
 // domain/sales.ts decide what the amounts become (or refuse), write them with the status
 // saleStatus derives from them. The rule is then the only definition, and holds under any
 // concurrency on both engines (FOR UPDATE on PostgreSQL; SQLite's one writer). The other

@@ -14,13 +14,13 @@ import type { AuthorizationRow, Tables } from './schema';
 // answers is recorded as any store is (payments/store-card.ts: recordStoredCard, failStoredCard).
 
 /** How long a customer has to answer the challenge of a store, as for payments (store/challenges.ts). */
-export const STORE_CHALLENGE_MS = 15 * 60_000;
+const STORE_CHALLENGE_MS = 15 * 60_000;
 
 /** How long a hosted page waits for its customer's card: as long as a transaction's default expiry. */
 export const SAVE_PAGE_MS = 7 * 24 * 60 * 60_000;
 
 /** The hosted page's token: `sav_` and 24 random bytes, URL-safe (so the page never mistakes it for a payment's). */
-export const newSaveToken = () => `sav_${secureRandomBytes(24).toString('base64url')}`;
+const newSaveToken = () => `sav_${secureRandomBytes(24).toString('base64url')}`;
 
 export const SAVE_TOKEN = /^sav_[A-Za-z0-9_-]{32}$/;
 

@@ -9,7 +9,7 @@ import type { RefundReason } from '../domain/payment-reference';
 
 export type { TransactionStatus };
 
-// Row shapes of the SQL schema (see migrations.ts). Both engines store the same types:
+// Row shapes of the SQL schema (see migrations/). Both engines store the same types:
 // text, 64-bit integers (money in minor units), 0/1 for booleans, ISO 8601 UTC text for
 // moments and JSON text for nested values, so rows read the same on either engine.
 
@@ -314,8 +314,14 @@ export interface EventDeliveryRow {
   created_at: string;
 }
 
-export const MAIL_KINDS = ['payment_receipt', 'refund_receipt', 'signup_confirmation', 'trial_reminder', 'password_reset', 'dashboard_invite', 'payout_account_changed'] as const;
-export type MailKind = (typeof MAIL_KINDS)[number];
+export type MailKind =
+  | 'payment_receipt'
+  | 'refund_receipt'
+  | 'signup_confirmation'
+  | 'trial_reminder'
+  | 'password_reset'
+  | 'dashboard_invite'
+  | 'payout_account_changed';
 
 /** An email to a customer (store/mails.ts); `content` is the JSON of its MailContent. */
 export interface MailRow {
@@ -366,8 +372,7 @@ export interface WebhookEndpointRow {
   updated_at: string;
 }
 
-export const GATEWAY_CALL_KINDS = ['pay', 'charge', 'store', 'capture', 'refund', 'void', 'subscription'] as const;
-export type GatewayCallKind = (typeof GATEWAY_CALL_KINDS)[number];
+export type GatewayCallKind = 'pay' | 'charge' | 'store' | 'capture' | 'refund' | 'void' | 'subscription';
 /**
  * pending: reserved, the gateway is being asked (or the process died asking: reconciled
  * once `claimed_until` has passed); succeeded / failed: recorded; abandoned: the gateway
@@ -533,7 +538,7 @@ export interface SubscriptionRow extends Owned {
   customer_email?: string | null;
   /** When the reminder before the first charge after a trial was queued; null: not yet. */
   reminded_at?: string | null;
-  /** Migration 089: the authorization whose challenge the sign-up page waits for (checkout/signup-challenge.ts). */
+  /** Migration 089: the authorization whose challenge the sign-up page waits for (checkout/signup-routes.ts). */
   signup_authorization_id?: string | null;
 }
 
@@ -691,7 +696,7 @@ export interface MerchantPayoutSettingsRow {
   payouts_held_until: string | null;
 }
 
-/** The confirm link of a held bank account, one per email sent (store/payout-holds.ts): only its SHA-256 is kept. */
+/** The confirm link of a held bank account, one per email sent (store/payout-account-links.ts): only its SHA-256 is kept. */
 export interface PayoutAccountLinkRow {
   token_hash: string;
   environment_id: string;

@@ -7,7 +7,7 @@ import type { StatementWord } from '../domain/transaction-search';
 
 type Bool = RawBuilder<boolean>;
 export const or = (parts: Bool[]) => sql<boolean>`(${sql.join(parts, sql` or `)})`;
-export const and = (parts: Bool[]) => sql<boolean>`(${sql.join(parts, sql` and `)})`;
+const and = (parts: Bool[]) => sql<boolean>`(${sql.join(parts, sql` and `)})`;
 const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString();
 
 /** The columns a statement line is read against; a kind without an amount has none. */

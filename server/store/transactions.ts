@@ -43,7 +43,7 @@ export function transactionFromRow(r: TransactionRow): Transaction {
 }
 
 /** Encodes a transaction into its row. */
-export function transactionToRow(t: Transaction): TransactionRow {
+function transactionToRow(t: Transaction): TransactionRow {
   return {
     ...t,
     gateway_selected: t.gateway_selected ? 1 : 0,
@@ -145,7 +145,7 @@ export interface TransactionFilters {
 }
 
 /** The order ids the demo shop (demo/shop.ts, demo.ts) and `npm run trigger` (devtools/trigger.ts) give their transactions. */
-export const TOOL_ORDER_PREFIXES = ['demo-', 'trigger-'] as const;
+const TOOL_ORDER_PREFIXES = ['demo-', 'trigger-'] as const;
 
 type TxWhere = ExpressionBuilder<Tables, 'transactions'>;
 

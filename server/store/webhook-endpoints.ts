@@ -9,7 +9,7 @@ import type { WebhookEndpointRow } from './schema';
 // secret of its own (rolled with an overlap window during which the old one signs too).
 
 /** Standard Webhooks form: whsec_ + base64 of 32 random bytes. */
-export const newEndpointSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+const newEndpointSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
 /** Event types, or '*' for every one. */
 export type EnabledEvent = EventType | '*';
@@ -26,7 +26,7 @@ export type StoredEndpoint = Omit<WebhookEndpointRow, 'enabled_events'> & { enab
 const endpointOf = (row: WebhookEndpointRow): StoredEndpoint => ({ ...row, enabled_events: JSON.parse(row.enabled_events) as EnabledEvent[] });
 
 /** True when an endpoint that lists `events` takes an event of `type`. */
-export const takesEvent = (events: EnabledEvent[], type: string) => events.includes('*') || events.includes(type as EventType);
+const takesEvent = (events: EnabledEvent[], type: string) => events.includes('*') || events.includes(type as EventType);
 
 /** Where an event goes: what a delivery needs of an endpoint, without its secrets (never opened per event). */
 export type EventDestination = Pick<WebhookEndpointRow, 'id' | 'url'>;

@@ -47,7 +47,7 @@ const BRANDS: readonly BrandRule[] = [
 ];
 
 /** How brands are written on the screen and on receipts; names, so not translated. */
-export const BRAND_NAMES: Record<CardBrand, string> = {
+const BRAND_NAMES: Record<CardBrand, string> = {
   visa: 'Visa',
   mastercard: 'Mastercard',
   amex: 'American Express',

@@ -25,7 +25,7 @@ export const NO_ANGLE_BRACKETS = /^[^<>]*$/;
 
 export type TextKind = 'line' | 'free';
 
-export const TEXT_PATTERNS: Record<TextKind, RegExp> = { line: SINGLE_LINE, free: FREE_TEXT };
+const TEXT_PATTERNS: Record<TextKind, RegExp> = { line: SINGLE_LINE, free: FREE_TEXT };
 
 export const TEXT_MESSAGES: Record<TextKind, string> = {
   line: 'may not contain control characters (NUL, tab, line breaks, DEL, C1) or unpaired surrogates',

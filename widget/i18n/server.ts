@@ -5,7 +5,7 @@ import en from '../../locales/en.json' with { type: 'json' };
 import es from '../../locales/es.json' with { type: 'json' };
 import fr from '../../locales/fr.json' with { type: 'json' };
 import au from '../../locales/au.json' with { type: 'json' };
-import { intlLocale, LANGUAGES, type Language } from './language';
+import { intlLocale, type Language } from './language';
 import type { MessageKey, Messages, Strings, TranslationVars, Translator } from './messages';
 
 // Each annotation makes the compiler reject a locale that lacks a key of en.json.
@@ -72,4 +72,3 @@ export function getTranslator(language: Language): Translator {
   return translator;
 }
 
-export { LANGUAGES };

@@ -6,7 +6,7 @@ import type { MessageKey, Strings, TranslationVars, Translator } from './message
 
 const PLACEHOLDER = /\{\{\s*([\w.]+)\s*\}\}/g;
 
-export function interpolate(template: string, vars: TranslationVars | undefined): string {
+function interpolate(template: string, vars: TranslationVars | undefined): string {
   return template.replace(PLACEHOLDER, (_, name: string) => {
     const value = vars?.[name];
     return value === undefined ? '' : String(value);

@@ -3,7 +3,7 @@ import createFetchClient, { type Client as FetchClient } from 'openapi-fetch';
 import { ApiError } from './errors.js';
 import { API_VERSION } from './generated/version.js';
 import { PageIterator } from './pagination.js';
-import { type Resources, resources } from './resources.js';
+import { type Resources, resources } from './generated/resources.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryingFetch } from './retry.js';
 import type { Answer, CallOptions, Item, Method, PathParams, PathWith, Query, RequestBody, paths } from './types.js';
 

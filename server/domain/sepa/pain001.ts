@@ -43,7 +43,7 @@ const Payout = z.object({
 });
 export type FilePayout = z.input<typeof Payout>;
 
-export const PayoutFileInput = z.object({
+const PayoutFileInput = z.object({
   version: z.enum(PAIN_VERSIONS).default('pain.001.001.09'),
   /** Our UUID of the file: its MsgId. */
   fileId: z.uuid(),

@@ -38,7 +38,7 @@ export function sepaText(value: string, max: number): string {
 }
 
 /** Longest MsgId, PmtInfId and EndToEndId (ISO 20022 Max35Text). */
-export const SEPA_ID_MAX = 35;
+const SEPA_ID_MAX = 35;
 
 /**
  * The SEPA id of one of our UUIDs: its 32 hexadecimal digits without the hyphens. A UUID

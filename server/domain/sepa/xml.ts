@@ -19,7 +19,7 @@ export interface XmlNode {
 }
 
 /** Text or an attribute value (always written in double quotes) with &, <, > and " escaped. */
-export function escapeXml(text: string): string {
+function escapeXml(text: string): string {
   return text.replace(/[&<>"]/g, (c) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot' }[c]};`);
 }
 

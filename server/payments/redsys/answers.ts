@@ -37,7 +37,7 @@ const text = z.union([z.string(), z.number()]).transform((v) => {
 });
 
 /** Ds_ parameters of an answer to a payment or an operation (names as Redsys spells them; Ds_Card_Number and Ds_CardNumber both occur). */
-export const answerSchema = z.looseObject({
+const answerSchema = z.looseObject({
   Ds_Amount: digits,
   Ds_Currency: digits,
   Ds_Order: z.string(),

@@ -48,7 +48,7 @@ async function refundsOf(ctx: StripeContext, payment: string): Promise<Refund[]>
   return all;
 }
 
-export function refundOutcome(refund: Refund, input: Pick<ActionInput, 'payment' | 'amount' | 'reference'>): ActionResult {
+function refundOutcome(refund: Refund, input: Pick<ActionInput, 'payment' | 'amount' | 'reference'>): ActionResult {
   same('refund.payment_intent', input.payment, refund.payment_intent);
   same('refund.amount', input.amount, refund.amount);
   same('refund.metadata.reference', input.reference, refund.metadata.reference);

@@ -47,7 +47,7 @@ interface Expected {
   capture?: boolean;
 }
 
-export function sessionParams(input: Pick<PayInput, 'amount' | 'currency' | 'capture' | 'reference' | 'language'>, returnUrl: string): Stripe.Checkout.SessionCreateParams {
+function sessionParams(input: Pick<PayInput, 'amount' | 'currency' | 'capture' | 'reference' | 'language'>, returnUrl: string): Stripe.Checkout.SessionCreateParams {
   const cancel = new URL(returnUrl);
   cancel.searchParams.set(CANCELLED_PARAM, 'cancelled');
   const locale = checkoutLocale(input.language);
@@ -65,7 +65,7 @@ export function sessionParams(input: Pick<PayInput, 'amount' | 'currency' | 'cap
   };
 }
 
-export const expectedOfSession = (params: Stripe.Checkout.SessionCreateParams): Expected => ({
+const expectedOfSession = (params: Stripe.Checkout.SessionCreateParams): Expected => ({
   reference: params.client_reference_id!,
   amount: params.line_items![0]!.price_data!.unit_amount!,
   currency: params.line_items![0]!.price_data!.currency,
@@ -98,7 +98,7 @@ export async function checkoutPay(ctx: StripeContext, input: PayInput): Promise<
 }
 
 /** The session now, its PaymentIntent expanded with its charge (for the card and 3-D Secure). */
-export async function retrieveSession(ctx: StripeContext, id: string, expected: Expected): Promise<CheckoutSession> {
+async function retrieveSession(ctx: StripeContext, id: string, expected: Expected): Promise<CheckoutSession> {
   const session = read(sessionSchema, await ctx.stripe.checkout.sessions.retrieve(id, { expand: ['payment_intent.latest_charge'] }), 'the Checkout Session');
   same('id', id, session.id);
   checkSession(session, expected);
@@ -120,7 +120,7 @@ export async function sessionById(ctx: StripeContext, id: string): Promise<{ ses
  * then reads it again: Stripe refuses to expire a session completed meanwhile (a 400), and
  * the read then finds it paid.
  */
-export async function expireSession(ctx: StripeContext, id: string, expected: Expected): Promise<CheckoutSession> {
+async function expireSession(ctx: StripeContext, id: string, expected: Expected): Promise<CheckoutSession> {
   try {
     await ctx.stripe.checkout.sessions.expire(id);
   } catch (error) {
@@ -153,7 +153,7 @@ export function sessionOutcome(session: CheckoutSession, expected: Expected): Se
 }
 
 /** What this process knows a session of `reference` must say. */
-export function expectedFor(ctx: StripeContext, reference: string): Expected {
+function expectedFor(ctx: StripeContext, reference: string): Expected {
   const sent = ctx.sent.get(reference);
   return sent?.kind === 'checkout' ? expectedOfSession(sent.params) : { reference };
 }

@@ -65,7 +65,7 @@ const RENAMED: Partial<Record<EvidenceField, keyof Stripe.DisputeUpdateParams.Ev
  * `customer_communication` (a file at Stripe) quoted after `uncategorized_text`; the file,
  * as `uncategorized_file`.
  */
-export function stripeEvidence(text: EvidenceText, file: string | null): Stripe.DisputeUpdateParams.Evidence {
+function stripeEvidence(text: EvidenceText, file: string | null): Stripe.DisputeUpdateParams.Evidence {
   const out: Stripe.DisputeUpdateParams.Evidence = {};
   for (const [field, value] of Object.entries(text) as [EvidenceField, string | undefined][]) {
     if (!value || field === 'customer_communication' || field === 'uncategorized_text') continue;

@@ -18,8 +18,6 @@ import { notActed } from './refusals';
 // cancelled at Stripe before it is recorded as declined, so the page's client_secret can
 // never pay it afterwards.
 
-/** Stripe.js, from Stripe's own host: never bundled, never self-hosted (Stripe requires it). */
-export const STRIPE_JS_DEFAULT = 'https://js.stripe.com/v3/';
 /** Stripe.js, its frames and its API, as the page's CSP must allow them (Stripe's CSP guide, exact origins). */
 export const STRIPE_JS_ORIGIN = 'https://js.stripe.com';
 export const STRIPE_API_ORIGIN = 'https://api.stripe.com';
@@ -29,7 +27,7 @@ export const HOSTED_FIELDS = 'hosted_fields';
 
 const withSecret = z.object({ client_secret: z.string().regex(/^pi_[A-Za-z0-9]+_secret_[A-Za-z0-9]+$/) });
 
-export function elementParams(input: Pick<PayInput, 'amount' | 'currency' | 'capture' | 'reference'>): Stripe.PaymentIntentCreateParams {
+function elementParams(input: Pick<PayInput, 'amount' | 'currency' | 'capture' | 'reference'>): Stripe.PaymentIntentCreateParams {
   return {
     amount: input.amount,
     currency: input.currency.toLowerCase(),
@@ -76,7 +74,7 @@ async function retrieve(ctx: StripeContext, id: string): Promise<PaymentIntent> 
 }
 
 /** Paid (or held), with the card and what 3-D Secure came to, as Stripe's charge says. */
-export function elementApproved(pi: PaymentIntent): SettledResult {
+function elementApproved(pi: PaymentIntent): SettledResult {
   const authentication = authenticationOf(pi);
   return { outcome: 'approved', reference: pi.id, card: cardSummary(latestCharge(pi)?.payment_method_details?.card), ...(authentication ? { authentication } : {}) };
 }

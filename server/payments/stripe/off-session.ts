@@ -19,7 +19,7 @@ type ChargeInput = Parameters<Gateway['charge']>[0];
 
 const PAYMENT_METHOD = /^pm_[A-Za-z0-9_]{1,200}$/;
 
-export function offSessionParams(input: Pick<ChargeInput, 'amount' | 'currency' | 'reference'>, customer: string, paymentMethod: string): Stripe.PaymentIntentCreateParams {
+function offSessionParams(input: Pick<ChargeInput, 'amount' | 'currency' | 'reference'>, customer: string, paymentMethod: string): Stripe.PaymentIntentCreateParams {
   return {
     amount: input.amount,
     currency: input.currency.toLowerCase(),

@@ -31,7 +31,7 @@ export const expectedOf = (params: Stripe.PaymentIntentCreateParams): Expected =
 const CARD_FIELDS = ['card_number', 'card_cvc', 'card_expiry', 'number', 'cvc', 'exp_month', 'exp_year'];
 const PAYMENT_METHOD = /^pm_[A-Za-z0-9_]{1,200}$/;
 
-export function paymentParams(settings: { returnUrl?: string }, input: Pick<PayInput, 'amount' | 'currency' | 'capture' | 'reference'>, paymentMethod: string): Stripe.PaymentIntentCreateParams {
+function paymentParams(settings: { returnUrl?: string }, input: Pick<PayInput, 'amount' | 'currency' | 'capture' | 'reference'>, paymentMethod: string): Stripe.PaymentIntentCreateParams {
   return {
     amount: input.amount,
     currency: input.currency.toLowerCase(),

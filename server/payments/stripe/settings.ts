@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /** Stripe's own API: any other `apiUrl` is a test double standing in for it. */
 export const STRIPE_API_DEFAULT = 'https://api.stripe.com';
-export const STRIPE_FILES_DEFAULT = 'https://files.stripe.com';
+const STRIPE_FILES_DEFAULT = 'https://files.stripe.com';
 
 // What the Stripe connector is built from. The processors API (a later slice) stores these
 // per environment, sealed; tests pass them directly.

@@ -66,7 +66,7 @@ export async function createCustomer(ctx: StripeContext, reference: string, meta
   }
 }
 
-export function setupParams(input: Pick<StoreInput, 'reference' | 'language'>, customer: string, returnUrl: string): Stripe.Checkout.SessionCreateParams {
+function setupParams(input: Pick<StoreInput, 'reference' | 'language'>, customer: string, returnUrl: string): Stripe.Checkout.SessionCreateParams {
   const cancel = new URL(returnUrl);
   cancel.searchParams.set(CANCELLED_PARAM, 'cancelled');
   const locale = checkoutLocale(input.language);

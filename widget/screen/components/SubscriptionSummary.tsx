@@ -3,7 +3,7 @@ import { formatDate, formatDateTime } from '../../i18n/format';
 import type { SubscriptionTerms } from '../view';
 
 /** "€9.99 per month" / "€9.99 every 3 months", in the screen's language. */
-export function usePriceLabel(): (terms: SubscriptionTerms) => string {
+function usePriceLabel(): (terms: SubscriptionTerms) => string {
   const { i18n } = useScreen();
   const money = useMoney();
   return (terms) => i18n.t(`subscription.price.${terms.interval}`, { amount: money(terms.amount), count: terms.intervalCount });
