@@ -77,8 +77,8 @@ export default defineConfig({
     copyPublicDir: false,
     target: 'es2022',
     // Terser (three passes over the whole module) writes the page's script about 100 B gzip
-    // smaller than Vite's default minifier (docs/performance.md, seventh session). Not for
-    // the widget loader, where it comes out larger (vite.widget.config.ts).
+    // smaller than Vite's default minifier (docs/performance-changelog.md, seventh session).
+    // Not for the widget loader, where it comes out larger (vite.widget.config.ts).
     minify: 'terser',
     terserOptions: { ecma: 2020, module: true, toplevel: true, compress: { passes: 3 } },
     sourcemap: false,

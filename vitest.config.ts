@@ -25,7 +25,7 @@ export default defineConfig({
           // Property tests run thousands of cases; on a shared two-core machine 5 s is not enough.
           testTimeout: 30_000,
           // Vitest's default is one worker fewer than the cores: one, on these machines
-          // (30 s alone; 20 s with two, docs/performance.md).
+          // (30 s alone; 20 s with two, docs/performance-changelog.md).
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
@@ -43,7 +43,7 @@ export default defineConfig({
           // Each file starts its own services on fresh databases and shares no state through
           // modules, so a worker keeps the modules it has loaded: the server's module graph
           // is imported once per worker, not once per file (import time, summed over the
-          // files: 167 s isolated, 19 s not, for 40 of them; docs/performance.md).
+          // files: 167 s isolated, 19 s not, for 40 of them; docs/performance-changelog.md).
           isolate: false,
           sequence: { groupOrder: 1 },
         },

@@ -8,10 +8,11 @@ import { migrate } from '../server/store/migrations';
 
 // A fresh database for a test starts as a copy of one already migrated, instead of running
 // every migration again: on SQLite that was 2–3 s of CPU per service start (`migrate` on an
-// empty file, 115 migrations), and the tiers start a few hundred (docs/performance.md). The
-// service still runs `migrate` when it starts and finds nothing to do; migrating an empty
-// database, and upgrades, stay tested where that is the subject (migrations.test.ts, the
-// process tier's first starts on data folders of their own).
+// empty file, 115 migrations), and the tiers start a few hundred
+// (docs/performance-changelog.md). The service still runs `migrate` when it starts and
+// finds nothing to do; migrating an empty database, and upgrades, stay tested where that
+// is the subject (migrations.test.ts, the process tier's first starts on data folders of
+// their own).
 //
 // The copy is named by a hash of the migrations' sources: a change of a migration makes a
 // new template, and runs beside each other (the fault matrix beside `npm test`) share one.

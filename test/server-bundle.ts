@@ -26,7 +26,7 @@ const SERVICES = {
 // invitations) for one short command each: their npm packages (kysely, zod, pg, qrcode;
 // not better-sqlite3, a native addon) compiled in too, so that a start reads one file instead
 // of resolving and loading some 400 modules: 0.77 s of CPU per `keys list` instead of 1.16 s
-// (3 runs each, docs/performance.md).
+// (3 runs each, docs/performance-changelog.md).
 const CLIS = {
   'keys-cli': 'server/keys-cli.ts',
   'users-cli': 'server/users-cli.ts',

@@ -120,8 +120,9 @@ function traceIdOf(header: string | string[] | undefined): string | undefined {
  * trace, made on its first line; handlers hand it to the use cases they call through
  * `scopedDeps` (deps.ts), so every line written while answering carries the request id.
  * Passed, not kept in an AsyncLocalStorage: on Node 20 its promise hook runs for every
- * promise, 5 % of a stored card's charge (docs/performance.md). Wrapped around the app
- * rather than used in it: a middleware is a router layer every request walks through.
+ * promise, 5 % of a stored card's charge (docs/performance-changelog.md). Wrapped around
+ * the app rather than used in it: a middleware is a router layer every request walks
+ * through.
  */
 export function withRequestLogging(app: Express, logger: Logger): RequestListener {
   Object.defineProperty(app.request, 'log', {

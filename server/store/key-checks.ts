@@ -3,9 +3,10 @@ import { authVersion, localKeyChanges } from './auth-changes';
 import type { Db } from './db';
 
 // An API request's key check without a database read. Reading the key and its environment
-// was about 15 % of the CPU a transaction's creation costs on SQLite (docs/performance.md):
-// each process now keeps the rows it has read, and looks at `auth_changes`' version, which
-// every write to `api_keys` or `environments` moves on by trigger (migration 092), at most
+// was about 15 % of the CPU a transaction's creation costs on SQLite
+// (docs/performance-changelog.md): each process now keeps the rows it has read, and looks
+// at `auth_changes`' version, which every write to `api_keys` or `environments` moves on
+// by trigger (migration 092), at most
 // once per KEY_CHECKS_FRESH_MS; a new version empties what it keeps. So a key revoked or
 // rolled, or an environment changed, by any process is seen by every process within that
 // time, and by this one at its next request (auth-changes.ts). The secret is compared on

@@ -236,7 +236,7 @@ test('a viewer exports the day\'s sales as CSV and the file holds the sale', asy
 // Every page passes axe in light and dark at 360 px and 1280 px, with no script: 27 pages,
 // four analyses each, in three tests (each signed in as an owner of the demo environment)
 // so that the two workers share them; one test took 143 s of one worker, most of the run's
-// tail (docs/performance.md).
+// tail (docs/performance-changelog.md).
 
 /** Watches for the dashboard's scripts (there must be none) on `page`. */
 function scriptsOf(page: Page): string[] {
