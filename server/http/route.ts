@@ -33,7 +33,7 @@ export interface RouteContext<B, Q> {
   baseUrl: string;
   /**
    * A money-moving POST with an Idempotency-Key: what its gateway calls carry, so a retry
-   * after a crash rolls them forward instead of starting new ones (payments/bound-call.ts).
+   * after a crash rolls them forward instead of starting new ones (payments/outcome.ts, `boundStep`).
    */
   binding: string | null;
   /** Answer 202 instead of the route's status: the outcome is not known yet (RouteDef.accepted). */
