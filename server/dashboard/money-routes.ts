@@ -4,6 +4,7 @@ import { baseUrlOf } from '../http/route';
 import { listApiKeys } from '../store/api-keys';
 import { listEvents } from '../store/events';
 import { paymentFactsOf } from '../store/payment-list';
+import { listSavedViews } from '../store/saved-views';
 import { listSales } from '../store/sales';
 import { transactionSurroundings } from '../store/transaction-detail';
 import { getTransaction, listTransactions } from '../store/transactions';
@@ -44,7 +45,8 @@ export function moneyRoutes(router: IRouter, kit: Kit): void {
     const { count, rows: items } = await listTransactions(db, env, storeFilters(parsed.filters, deps.now().toISOString()), { page: parsed.filters.page, page_size: PAGE_SIZE });
     const publicKey = (await listApiKeys(db, env)).find((k) => !k.revoked_at)?.public_key ?? null;
     const facts = await paymentFactsOf(db, env, items.map((i) => i.row.id));
-    const view = { parsed, items, facts, now: deps.now(), count, pageSize: PAGE_SIZE, publicKey, baseUrl: baseUrlOf(req, deps) };
+    const views = await listSavedViews(db, { environmentId: env, userId: s.userId });
+    const view = { parsed, items, facts, views, now: deps.now(), count, pageSize: PAGE_SIZE, publicKey, baseUrl: baseUrlOf(req, deps) };
     send(res, 200, transactionsPage({ text: textOf(req), session: s, ...view }));
   }));
 

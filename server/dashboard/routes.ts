@@ -20,6 +20,7 @@ import { liveReadinessRoutes } from './live-readiness-routes';
 import { processorRoutes } from './processor-routes';
 import { securityRoutes } from './security-routes';
 import { moneyRoutes } from './money-routes';
+import { savedViewRoutes } from './saved-view-routes';
 import { saleRoutes } from './sale-routes';
 import { signInRoutes } from './sign-in-routes';
 import { teamRoutes } from './team-routes';
@@ -140,6 +141,7 @@ export function dashboardRouter(deps: Deps, ports: DashboardPorts): IRouter {
   liveReadinessRoutes(router, kit);
   securityRoutes(router, kit);
   moneyRoutes(router, kit);
+  savedViewRoutes(router, kit);
   saleRoutes(router, kit);
   disputeRoutes(router, kit, ports.disputes);
   webhookRoutes(router, kit);

@@ -99,13 +99,22 @@ export function storeFilters(f: TxFilters, now: string): TransactionFilters {
   };
 }
 
-/** The query string of the same filters on another page. */
-export function filtersQuery(f: TxFilters, page: number): string {
+/** The filters alone, as a query string without `?` and without the page: what a saved view keeps. */
+export function filtersParams(f: TxFilters): string {
   const params = new URLSearchParams();
   for (const name of FIELDS) {
     const value = f[name];
     if (value !== undefined) params.set(name, value);
   }
+  return params.toString();
+}
+
+/** The query string of the same filters on another page. */
+export function filtersQuery(f: TxFilters, page: number): string {
+  const params = new URLSearchParams(filtersParams(f));
   params.set('page', String(page));
   return `?${params}`;
 }
+
+/** Each filter given, by name: the hidden fields of a form that keeps them (saving a view). */
+export const givenFilters = (f: TxFilters) => FIELDS.flatMap((name) => (f[name] === undefined ? [] : [[name, f[name]] as const]));

@@ -5,6 +5,8 @@ import { renderPage } from './layout';
 import { firstTransactionCurl } from './pages';
 import { cardText, type Signed } from './sale-pages';
 import { filtersQuery, type ParsedFilters, type TxFilters } from './transaction-filters';
+import { SavedViews } from './saved-views-part';
+import type { SavedViewRow } from '../store/schema';
 import { paymentReference } from '../domain/payment-reference';
 import { PAYMENT_STATUSES, paymentStatus } from '../domain/payment-status';
 import type { PaymentFactsOf } from '../store/payment-list';
@@ -150,7 +152,7 @@ function Results({ text, items, facts, now }: { text: DashboardText; items: { ro
 }
 
 export function transactionsPage(
-  p: Signed & { parsed: ParsedFilters; items: { row: Transaction }[]; facts: PaymentFactsOf; now: Date; count: number; pageSize: number; publicKey: string | null; baseUrl: string },
+  p: Signed & { parsed: ParsedFilters; items: { row: Transaction }[]; facts: PaymentFactsOf; views: SavedViewRow[]; now: Date; count: number; pageSize: number; publicKey: string | null; baseUrl: string },
 ): string {
   const { text } = p;
   const { t } = text;
@@ -159,6 +161,7 @@ export function transactionsPage(
     { text, session: p.session, title: t('tx.title'), active: 'transactions' },
     <>
       <Filters text={text} parsed={p.parsed} />
+      <SavedViews text={text} session={p.session} views={p.views} filters={p.parsed.filters} canSave={narrowed(p.parsed.filters) || p.parsed.filters.all !== undefined} />
       {p.items.length === 0 ? (
         <Empty text={text} parsed={p.parsed} baseUrl={p.baseUrl} publicKey={p.publicKey} />
       ) : (

@@ -115,6 +115,40 @@ describe.each(ENGINES)('the payments list filters on %s', (engine) => {
     expect(text).toMatch(/id="f-card" name="card"[^>]*value="4444"/);
   });
 
+  it('saved views: a member saves the filters in use by name, lists them above the table, opens and deletes them; nobody else sees them', async () => {
+    const viewsOf = (html: string) => [...html.matchAll(/<li><a href="\/dashboard\/transactions\/\?([^"]*)">([^<]*)<\/a><form method="post" action="\/dashboard\/transactions\/views\/([^/]+)\/delete\/"/g)].map((m) => ({ query: m[1]!.replaceAll('&amp;', '&'), name: m[2]!, id: m[3]! }));
+    await rows('status=refunded&currency=EUR');
+    const saved = await admin.post('/dashboard/transactions/views/', { name: 'Refunds <in> euros', status: 'refunded', currency: 'EUR', page: '3', min: 'nonsense' });
+    expect(saved.status, saved.text.slice(0, 300)).toBe(303);
+    expect(saved.location).toBe('/dashboard/transactions/?status=refunded&currency=EUR');
+    const list = await rows('');
+    const [view] = viewsOf(list.text);
+    expect(viewsOf(list.text)).toEqual([{ query: 'status=refunded&currency=EUR', name: 'Refunds &lt;in> euros', id: expect.any(String) }]);
+    expect(await orders(view!.query)).toEqual(['whole-eur']);
+    // Another member of the same shop, a viewer, keeps views of their own and never sees these.
+    const viewer = (await member(t, shop, 'viewer')).browser;
+    expect(viewsOf((await viewer.get('/dashboard/transactions/')).text)).toEqual([]);
+    expect((await viewer.post('/dashboard/transactions/views/', { name: 'Mastercard', card: '4444' })).status).toBe(303);
+    expect(viewsOf((await viewer.get('/dashboard/transactions/')).text).map((v) => v.name)).toEqual(['Mastercard']);
+    expect(viewsOf((await rows('')).text).map((v) => v.name)).toEqual(['Refunds &lt;in> euros']);
+    // Their delete of it is a 404; without the CSRF token, a 403; neither deletes it.
+    expect((await viewer.post(`/dashboard/transactions/views/${view!.id}/delete/`, {})).status).toBe(404);
+    expect((await admin.post(`/dashboard/transactions/views/${view!.id}/delete/`, {}, { csrf: null })).status).toBe(403);
+    expect((await admin.post('/dashboard/transactions/views/', { name: 'No token', status: 'paid' }, { csrf: null })).status).toBe(403);
+    expect(viewsOf((await rows('')).text)).toHaveLength(1);
+    // A name that is empty, too long or has a line break is refused; nothing saved.
+    for (const name of ['', '   ', 'x'.repeat(61), 'two\nlines']) {
+      const refused = await admin.post('/dashboard/transactions/views/', { name, status: 'paid' });
+      expect(refused.status, name).toBe(400);
+      expect(refused.text).toContain('Give the view a name of 1 to 60 characters on one line.');
+    }
+    expect(viewsOf((await rows('')).text)).toHaveLength(1);
+    const deleted = await admin.post(`/dashboard/transactions/views/${view!.id}/delete/`, {});
+    expect([deleted.status, deleted.location]).toEqual([303, '/dashboard/transactions/']);
+    expect(viewsOf((await rows('')).text)).toEqual([]);
+    expect((await admin.post(`/dashboard/transactions/views/${view!.id}/delete/`, {})).status).toBe(404);
+  });
+
   it('a value that is no filter is named and left out; the others still apply', async () => {
     const { found, text } = await rows('status=D&min=ten&card=44&currency=EUR');
     expect(text).toMatch(/Not understood, so not applied: status, lowest amount, card(&#39;|')s last four\./);

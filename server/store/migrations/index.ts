@@ -57,6 +57,7 @@ import { migration as m108 } from './108_confirm_links';
 import { migration as m109 } from './109_redsys_orders';
 import { migration as m110 } from './110_payout_account_holds';
 import { migration as m115 } from './115_sale_status';
+import { migration as m116 } from './116_saved_views';
 
 // One file per migration, applied in the order of their names. A released migration's
 // name is recorded in every deployed database: never rename one or change what it does;
@@ -118,6 +119,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '109_redsys_orders': m109,
   '110_payout_account_holds': m110,
   '115_sale_status': m115,
+  '116_saved_views': m116,
 };
 
 /** Every migration's name, in the order they apply. */
