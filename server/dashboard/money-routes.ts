@@ -11,6 +11,8 @@ import { getTransaction, listTransactions } from '../store/transactions';
 import type { ActiveSession } from './accounts';
 import type { Kit } from './kit';
 import { transactionPage } from './transaction-page';
+import { payingSale } from './payment-summary';
+import { paymentSummaryFacts } from '../store/payment-summary';
 import { transactionsPage } from './transactions-page';
 import { parseTxFilters, storeFilters } from './transaction-filters';
 
@@ -33,7 +35,8 @@ export async function showTransaction(kit: Kit, req: Request, res: Response, s: 
   const { rows: sales } = await listSales(db, env, { transaction_id: id }, { page: 1, page_size: 100 });
   const events = (await listEvents(db, env, { object_id: id }, { page: 1, page_size: 100 })).rows;
   const around = await transactionSurroundings(db, env, found.row);
-  send(res, status, transactionPage({ text: textOf(req), session: s, tx: found.row, lines: found.lines, sales, around, events, now: deps.now(), notice }));
+  const summary = await paymentSummaryFacts(db, env, id, payingSale(sales)?.row.id ?? null);
+  send(res, status, transactionPage({ text: textOf(req), session: s, tx: found.row, lines: found.lines, sales, around, summary, events, now: deps.now(), notice }));
 }
 
 export function moneyRoutes(router: IRouter, kit: Kit): void {

@@ -7,9 +7,11 @@ import type { Transaction } from '../store/transactions';
 import { roleAtLeast } from '../store/users';
 import { cardText, type Signed } from './sale-pages';
 import { ActionDialog } from './action-dialog';
+import type { PaymentSummaryFacts } from '../store/payment-summary';
 
 // The top of a payment's page: what a merchant asks first (how much, how it stands in words,
-// the reference the customer was given, who paid and with which card) and its actions,
+// the reference the customer was given, who paid and with which card, what fees our
+// balance took and what it kept, whether the receipt went out) and its actions,
 // Refund first, each a dialog (action-dialog.tsx) that works without script.
 
 /** The sale that paid the transaction: its first that moved money (a late payment's is reversed by the service). */
@@ -18,7 +20,16 @@ export const payingSale = (sales: StoredSale[]) => sales.find((s) => s.row.failu
 /** Refund first: what a merchant does most. */
 const DIALOG_ACTIONS: SaleAction[] = ['refund', 'capture', 'void'];
 
-export function PaymentSummary(p: Signed & { tx: Transaction; sales: StoredSale[]; attempts: TransactionSurroundings['attempts']; now: Date }) {
+/** What the customer was emailed: their receipt, with when it went (or that it waits or failed). */
+function Receipt({ text, receipt, to }: Signed & { receipt: PaymentSummaryFacts['receipt']; to: string | null }) {
+  const { t } = text;
+  // The mail keeps its address only until it is sent: the payment's customer email is where it went.
+  if (!receipt || to === null) return <dd>{t('summary.receipt.none')}</dd>;
+  if (receipt.status === 'sent' && receipt.sent_at) return <dd data-testid="receipt">{t('summary.receipt.sent', { to, at: text.dateTime(receipt.sent_at) })}</dd>;
+  return <dd data-testid="receipt">{t(`summary.receipt.${receipt.status === 'failed' ? 'failed' : 'pending'}`, { to })}</dd>;
+}
+
+export function PaymentSummary(p: Signed & { tx: Transaction; sales: StoredSale[]; attempts: TransactionSurroundings['attempts']; facts: PaymentSummaryFacts; now: Date }) {
   const { text, tx } = p;
   const { t } = text;
   const sale = payingSale(p.sales)?.row ?? null;
@@ -49,6 +60,16 @@ export function PaymentSummary(p: Signed & { tx: Transaction; sales: StoredSale[
             <dd>{cardText(text, sale)}</dd>
           </>
         )}
+        {p.facts.balance && (
+          <>
+            <dt>{t('summary.fees')}</dt>
+            <dd data-testid="fees">{text.money(p.facts.balance.fee, tx.currency)}</dd>
+            <dt>{t('summary.net')}</dt>
+            <dd data-testid="net">{text.money(p.facts.balance.net, tx.currency)}</dd>
+          </>
+        )}
+        <dt>{t('summary.receipt')}</dt>
+        <Receipt text={text} session={p.session} receipt={p.facts.receipt} to={tx.customer_email ?? null} />
       </dl>
       {sale && actions.length > 0 && (
         <div class="row-actions">
