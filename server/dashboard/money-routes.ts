@@ -4,12 +4,15 @@ import { baseUrlOf } from '../http/route';
 import { listApiKeys } from '../store/api-keys';
 import { listEvents } from '../store/events';
 import { paymentFactsOf } from '../store/payment-list';
+import { listSavedViews } from '../store/saved-views';
 import { listSales } from '../store/sales';
 import { transactionSurroundings } from '../store/transaction-detail';
 import { getTransaction, listTransactions } from '../store/transactions';
 import type { ActiveSession } from './accounts';
 import type { Kit } from './kit';
 import { transactionPage } from './transaction-page';
+import { payingSale } from './payment-summary';
+import { paymentSummaryFacts } from '../store/payment-summary';
 import { transactionsPage } from './transactions-page';
 import { parseTxFilters, storeFilters } from './transaction-filters';
 
@@ -32,7 +35,8 @@ export async function showTransaction(kit: Kit, req: Request, res: Response, s: 
   const { rows: sales } = await listSales(db, env, { transaction_id: id }, { page: 1, page_size: 100 });
   const events = (await listEvents(db, env, { object_id: id }, { page: 1, page_size: 100 })).rows;
   const around = await transactionSurroundings(db, env, found.row);
-  send(res, status, transactionPage({ text: textOf(req), session: s, tx: found.row, lines: found.lines, sales, around, events, now: deps.now(), notice }));
+  const summary = await paymentSummaryFacts(db, env, id, payingSale(sales)?.row.id ?? null);
+  send(res, status, transactionPage({ text: textOf(req), session: s, tx: found.row, lines: found.lines, sales, around, summary, events, now: deps.now(), notice }));
 }
 
 export function moneyRoutes(router: IRouter, kit: Kit): void {
@@ -44,7 +48,8 @@ export function moneyRoutes(router: IRouter, kit: Kit): void {
     const { count, rows: items } = await listTransactions(db, env, storeFilters(parsed.filters, deps.now().toISOString()), { page: parsed.filters.page, page_size: PAGE_SIZE });
     const publicKey = (await listApiKeys(db, env)).find((k) => !k.revoked_at)?.public_key ?? null;
     const facts = await paymentFactsOf(db, env, items.map((i) => i.row.id));
-    const view = { parsed, items, facts, now: deps.now(), count, pageSize: PAGE_SIZE, publicKey, baseUrl: baseUrlOf(req, deps) };
+    const views = await listSavedViews(db, { environmentId: env, userId: s.userId });
+    const view = { parsed, items, facts, views, now: deps.now(), count, pageSize: PAGE_SIZE, publicKey, baseUrl: baseUrlOf(req, deps) };
     send(res, 200, transactionsPage({ text: textOf(req), session: s, ...view }));
   }));
 

@@ -1,25 +1,40 @@
 import { paymentReference } from '../domain/payment-reference';
 import { paymentStatus } from '../domain/payment-status';
-import { actionLimit } from '../domain/sales';
+import { actionLimit, type SaleAction } from '../domain/sales';
 import type { StoredSale } from '../store/sales';
 import type { TransactionSurroundings } from '../store/transaction-detail';
 import type { Transaction } from '../store/transactions';
 import { roleAtLeast } from '../store/users';
 import { cardText, type Signed } from './sale-pages';
+import { ActionDialog } from './action-dialog';
+import type { PaymentSummaryFacts } from '../store/payment-summary';
 
 // The top of a payment's page: what a merchant asks first (how much, how it stands in words,
-// the reference the customer was given, who paid and with which card) and Refund as its
-// first action, a step of its own (sale-routes.ts) that works without script.
+// the reference the customer was given, who paid and with which card, what fees our
+// balance took and what it kept, whether the receipt went out) and its actions,
+// Refund first, each a dialog (action-dialog.tsx) that works without script.
 
 /** The sale that paid the transaction: its first that moved money (a late payment's is reversed by the service). */
 export const payingSale = (sales: StoredSale[]) => sales.find((s) => s.row.failure === null && s.row.late_for_transaction_id === null) ?? null;
 
-export function PaymentSummary(p: Signed & { tx: Transaction; sales: StoredSale[]; attempts: TransactionSurroundings['attempts']; now: Date }) {
+/** Refund first: what a merchant does most. */
+const DIALOG_ACTIONS: SaleAction[] = ['refund', 'capture', 'void'];
+
+/** What the customer was emailed: their receipt, with when it went (or that it waits or failed). */
+function Receipt({ text, receipt, to }: Signed & { receipt: PaymentSummaryFacts['receipt']; to: string | null }) {
+  const { t } = text;
+  // The mail keeps its address only until it is sent: the payment's customer email is where it went.
+  if (!receipt || to === null) return <dd>{t('summary.receipt.none')}</dd>;
+  if (receipt.status === 'sent' && receipt.sent_at) return <dd data-testid="receipt">{t('summary.receipt.sent', { to, at: text.dateTime(receipt.sent_at) })}</dd>;
+  return <dd data-testid="receipt">{t(`summary.receipt.${receipt.status === 'failed' ? 'failed' : 'pending'}`, { to })}</dd>;
+}
+
+export function PaymentSummary(p: Signed & { tx: Transaction; sales: StoredSale[]; attempts: TransactionSurroundings['attempts']; facts: PaymentSummaryFacts; now: Date }) {
   const { text, tx } = p;
   const { t } = text;
   const sale = payingSale(p.sales)?.row ?? null;
   const status = paymentStatus({ tx, sale, lastAttempt: p.attempts.at(-1)?.outcome ?? null }, p.now);
-  const canRefund = sale !== null && roleAtLeast(p.session.current.role, 'admin') && actionLimit('refund', sale) > 0;
+  const actions = sale && roleAtLeast(p.session.current.role, 'admin') ? DIALOG_ACTIONS.filter((a) => actionLimit(a, sale) > 0) : [];
   return (
     <section class="summary" aria-labelledby="summary-title">
       <h2 id="summary-title" class="visually-hidden">
@@ -45,13 +60,23 @@ export function PaymentSummary(p: Signed & { tx: Transaction; sales: StoredSale[
             <dd>{cardText(text, sale)}</dd>
           </>
         )}
+        {p.facts.balance && (
+          <>
+            <dt>{t('summary.fees')}</dt>
+            <dd data-testid="fees">{text.money(p.facts.balance.fee, tx.currency)}</dd>
+            <dt>{t('summary.net')}</dt>
+            <dd data-testid="net">{text.money(p.facts.balance.net, tx.currency)}</dd>
+          </>
+        )}
+        <dt>{t('summary.receipt')}</dt>
+        <Receipt text={text} session={p.session} receipt={p.facts.receipt} to={tx.customer_email ?? null} />
       </dl>
-      {canRefund && (
-        <form method="get" action={`/dashboard/sales/${sale.id}/refund/`} class="row-actions">
-          <button type="submit" class="primary">
-            {t('pay.refundOpen')}
-          </button>
-        </form>
+      {sale && actions.length > 0 && (
+        <div class="row-actions">
+          {actions.map((a) => (
+            <ActionDialog key={a} text={text} session={p.session} sale={sale} action={a} />
+          ))}
+        </div>
       )}
     </section>
   );

@@ -19,6 +19,7 @@ import { liveReadinessRoutes } from './live-readiness-routes';
 import { processorRoutes } from './processor-routes';
 import { securityRoutes } from './security-routes';
 import { moneyRoutes } from './money-routes';
+import { savedViewRoutes } from './saved-view-routes';
 import { saleRoutes } from './sale-routes';
 import { signInRoutes } from './sign-in-routes';
 import { teamRoutes } from './team-routes';
@@ -129,6 +130,7 @@ export function dashboardRouter(deps: Deps): IRouter {
   liveReadinessRoutes(router, kit);
   securityRoutes(router, kit);
   moneyRoutes(router, kit);
+  savedViewRoutes(router, kit);
   saleRoutes(router, kit);
   disputeRoutes(router, kit);
   webhookRoutes(router, kit);

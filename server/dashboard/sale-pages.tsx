@@ -19,7 +19,7 @@ export interface Signed {
 }
 
 /** An amount for a form field, with all the currency's decimals (20 → "20.00"). */
-function decimalField(units: number, currency: string): string {
+export function decimalField(units: number, currency: string): string {
   const exponent = exponentOf(currency);
   const [whole, fraction = ''] = unitsToDecimalString(units, exponent).split('.');
   return exponent ? `${whole}.${fraction.padEnd(exponent, '0')}` : whole!;
@@ -148,15 +148,50 @@ export function confirmActionPage(
 }
 
 /**
- * A refund's first step: how much (empty: the merchant types it, up to what is refundable)
- * and why. Plain form fields, so it works with a keyboard and without script; the next step
- * is the confirmation.
+ * A refund's amount (empty: the merchant types it, up to what is refundable) and reason, and
+ * Continue to its confirmation: on the refund's own page and in the payment page's dialog
+ * (`idPrefix` keeps their fields' ids apart).
+ */
+export function RefundForm(p: Signed & { sale: StoredSale['row']; idPrefix: string; error?: string; amount?: string; reason?: string; autofocus?: boolean }) {
+  const { text, sale, idPrefix: id } = p;
+  const { t } = text;
+  const max = text.money(actionLimit('refund', sale), sale.currency);
+  return (
+    <form method="post" action={`/dashboard/sales/${sale.id}/refund/`} class="card">
+      <Csrf token={p.session.csrf} />
+      <label for={`${id}-amount`}>{t('refund.amount', { currency: sale.currency })}</label>
+      <input id={`${id}-amount`} name="amount" inputMode="decimal" required autocomplete="off" value={p.amount ?? ''} aria-describedby={`${id}-amount-hint`} aria-invalid={p.error ? 'true' : undefined} autofocus={p.autofocus} />
+      <p id={`${id}-amount-hint`} class="hint">
+        {t('refund.amountHint', { max })}
+      </p>
+      <label for={`${id}-reason`}>{t('refund.reason')}</label>
+      <select id={`${id}-reason`} name="reason" required>
+        <option value="">{t('refund.choose')}</option>
+        {REFUND_REASONS.map((r) => (
+          <option key={r} value={r} selected={p.reason === r}>
+            {t(`refund.reason.${r}`)}
+          </option>
+        ))}
+      </select>
+      <button type="submit" class="primary">
+        {t('refund.continue')}
+      </button>
+    </form>
+  );
+}
+
+/** What a refund is of: the amount paid, the card, the reference and what can be refunded. */
+export const refundIntro = (text: DashboardText, sale: StoredSale['row']) =>
+  text.t('refund.intro', { amount: text.money(sale.amount, sale.currency), card: cardText(text, sale), reference: paymentReference(sale.id), max: text.money(actionLimit('refund', sale), sale.currency) });
+
+/**
+ * A refund's first step as a page of its own: the sale block's Refund… opens it, and a
+ * refused amount or reason comes back to it. Plain form fields, so it works with a keyboard
+ * and without script; the next step is the confirmation.
  */
 export function refundStepPage(p: Signed & { sale: StoredSale['row']; back: string; error?: string; amount?: string; reason?: string }): string {
   const { text, sale } = p;
   const { t } = text;
-  const max = text.money(actionLimit('refund', sale), sale.currency);
-  const intro = { amount: text.money(sale.amount, sale.currency), card: cardText(text, sale), reference: paymentReference(sale.id), max };
   return renderPage(
     { text, session: p.session, title: t('refund.title'), active: 'transactions' },
     <>
@@ -165,27 +200,8 @@ export function refundStepPage(p: Signed & { sale: StoredSale['row']; back: stri
           {p.error}
         </p>
       )}
-      <p>{t('refund.intro', intro)}</p>
-      <form method="post" action={`/dashboard/sales/${sale.id}/refund/`} class="card">
-        <Csrf token={p.session.csrf} />
-        <label for="refund-amount">{t('refund.amount', { currency: sale.currency })}</label>
-        <input id="refund-amount" name="amount" inputMode="decimal" required autocomplete="off" value={p.amount ?? ''} aria-describedby="refund-amount-hint" aria-invalid={p.error ? 'true' : undefined} />
-        <p id="refund-amount-hint" class="hint">
-          {t('refund.amountHint', { max })}
-        </p>
-        <label for="refund-reason">{t('refund.reason')}</label>
-        <select id="refund-reason" name="reason" required>
-          <option value="">{t('refund.choose')}</option>
-          {REFUND_REASONS.map((r) => (
-            <option key={r} value={r} selected={p.reason === r}>
-              {t(`refund.reason.${r}`)}
-            </option>
-          ))}
-        </select>
-        <button type="submit" class="primary">
-          {t('refund.continue')}
-        </button>
-      </form>
+      <p>{refundIntro(text, sale)}</p>
+      <RefundForm text={text} session={p.session} sale={sale} idPrefix="refund" error={p.error} amount={p.amount} reason={p.reason} />
       <p>
         <a href={p.back}>{t('sale.confirm.cancel')}</a>
       </p>

@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { MAX_SEARCH_LENGTH, searchTerms } from '../domain/transaction-search';
+import { PAYMENT_STATUSES, paymentStatusWhere } from '../domain/payment-status';
+import { amountBound, MAX_SEARCH_LENGTH, searchTerms } from '../domain/transaction-search';
 import type { TransactionFilters } from '../store/transactions';
 
 // The transactions list's filters as the query string carries them: each parsed on its own,
 // so one nonsense value is dropped (and named to the user) while the others still apply.
-
-export const TX_STATUSES = ['N', 'D', 'C', 'E'] as const;
 
 /** A calendar date as `<input type="date">` sends it; days are whole UTC days, as the pages show times in UTC. */
 export const day = z
@@ -26,12 +25,22 @@ const typed = (max: number) =>
     .max(max)
     .regex(/^[^\p{Cc}]*$/u);
 
+/** An amount as a person types it, in the payment's own currency ("12.50", "12,5", "1200"). */
+const amount = z
+  .string()
+  .trim()
+  .refine((a) => amountBound(a, 'min') !== undefined);
+
 const fields = {
-  status: z.enum(TX_STATUSES),
+  /** The status in words (domain/payment-status.ts). */
+  status: z.enum(PAYMENT_STATUSES),
   currency: z.string().trim().toUpperCase().regex(/^[A-Z]{3}$/),
   order_id: typed(200),
   from: day,
   to: day,
+  min: amount,
+  max: amount,
+  card: z.string().trim().regex(/^\d{4}$/),
   q: typed(MAX_SEARCH_LENGTH),
   /** The checkbox that shows the demo shop's and `npm run trigger`'s payments, hidden otherwise. */
   all: z.literal('1'),
@@ -76,7 +85,10 @@ const nextDay = (d: string) => new Date(Date.parse(`${d}T00:00:00.000Z`) + 86_40
 /** The store's filters: `to` includes its whole day. */
 export function storeFilters(f: TxFilters, now: string): TransactionFilters {
   return {
-    status: f.status,
+    payment_status: f.status && paymentStatusWhere(f.status),
+    amount_min: f.min === undefined ? undefined : amountBound(f.min, 'min'),
+    amount_max: f.max === undefined ? undefined : amountBound(f.max, 'max'),
+    card_last4: f.card,
     currency: f.currency,
     order_id: f.order_id,
     created_from: f.from && `${f.from}T00:00:00.000Z`,
@@ -87,13 +99,22 @@ export function storeFilters(f: TxFilters, now: string): TransactionFilters {
   };
 }
 
-/** The query string of the same filters on another page. */
-export function filtersQuery(f: TxFilters, page: number): string {
+/** The filters alone, as a query string without `?` and without the page: what a saved view keeps. */
+export function filtersParams(f: TxFilters): string {
   const params = new URLSearchParams();
   for (const name of FIELDS) {
     const value = f[name];
     if (value !== undefined) params.set(name, value);
   }
+  return params.toString();
+}
+
+/** The query string of the same filters on another page. */
+export function filtersQuery(f: TxFilters, page: number): string {
+  const params = new URLSearchParams(filtersParams(f));
   params.set('page', String(page));
   return `?${params}`;
 }
+
+/** Each filter given, by name: the hidden fields of a form that keeps them (saving a view). */
+export const givenFilters = (f: TxFilters) => FIELDS.flatMap((name) => (f[name] === undefined ? [] : [[name, f[name]] as const]));

@@ -10,6 +10,7 @@ import { exponentOf } from '../domain/currencies';
 import { renderPage } from './layout';
 import { cardText, SaleBlock, type Signed } from './sale-pages';
 import { PaymentSummary } from './payment-summary';
+import type { PaymentSummaryFacts } from '../store/payment-summary';
 
 // One transaction: its facts, lines and totals, how it went, who paid and was credited,
 // the card it stored, its sales with their actions, and its events.
@@ -186,6 +187,7 @@ export function transactionPage(
     lines: TransactionLineRow[];
     sales: StoredSale[];
     around: TransactionSurroundings;
+    summary: PaymentSummaryFacts;
     events: Pick<StoredEvent, 'id' | 'type' | 'delivery_status' | 'created_at'>[];
     now: Date;
     notice?: string;
@@ -201,7 +203,7 @@ export function transactionPage(
           {p.notice}
         </p>
       )}
-      <PaymentSummary text={text} session={p.session} tx={tx} sales={p.sales} attempts={around.attempts} now={p.now} />
+      <PaymentSummary text={text} session={p.session} tx={tx} sales={p.sales} attempts={around.attempts} facts={p.summary} now={p.now} />
       <dl class="facts">
         <dt>{t('tx.created')}</dt>
         <dd>{text.dateTime(tx.created_at)}</dd>

@@ -4,9 +4,11 @@ import { MAX_SEARCH_LENGTH } from '../domain/transaction-search';
 import { renderPage } from './layout';
 import { firstTransactionCurl } from './pages';
 import { cardText, type Signed } from './sale-pages';
-import { filtersQuery, type ParsedFilters, TX_STATUSES, type TxFilters } from './transaction-filters';
+import { filtersQuery, type ParsedFilters, type TxFilters } from './transaction-filters';
+import { SavedViews } from './saved-views-part';
+import type { SavedViewRow } from '../store/schema';
 import { paymentReference } from '../domain/payment-reference';
-import { paymentStatus } from '../domain/payment-status';
+import { PAYMENT_STATUSES, paymentStatus } from '../domain/payment-status';
 import type { PaymentFactsOf } from '../store/payment-list';
 import { Pager } from './list-parts';
 
@@ -29,9 +31,9 @@ function Filters({ text, parsed }: { text: DashboardText; parsed: ParsedFilters 
           <label for="f-status">{t('tx.status')}</label>
           <select id="f-status" name="status">
             <option value="">{t('tx.any')}</option>
-            {TX_STATUSES.map((s) => (
+            {PAYMENT_STATUSES.map((s) => (
               <option key={s} value={s} selected={f.status === s}>
-                {t(`tx.status.${s}`)}
+                {t(`pay.status.${s}`)}
               </option>
             ))}
           </select>
@@ -47,6 +49,18 @@ function Filters({ text, parsed }: { text: DashboardText; parsed: ParsedFilters 
         <div>
           <label for="f-to">{t('tx.to')}</label>
           <input id="f-to" name="to" type="date" value={f.to ?? ''} />
+        </div>
+        <div>
+          <label for="f-min">{t('tx.min')}</label>
+          <input id="f-min" name="min" inputMode="decimal" value={f.min ?? ''} maxLength={20} size={8} autocomplete="off" />
+        </div>
+        <div>
+          <label for="f-max">{t('tx.max')}</label>
+          <input id="f-max" name="max" inputMode="decimal" value={f.max ?? ''} maxLength={20} size={8} autocomplete="off" />
+        </div>
+        <div>
+          <label for="f-card">{t('tx.card')}</label>
+          <input id="f-card" name="card" inputMode="numeric" value={f.card ?? ''} maxLength={4} size={5} autocomplete="off" />
         </div>
         <div class="check">
           <input id="f-all" name="all" type="checkbox" value="1" checked={f.all === '1'} />
@@ -68,7 +82,7 @@ function Filters({ text, parsed }: { text: DashboardText; parsed: ParsedFilters 
 
 /** A filter or a search was given: an empty list means no match, not a first run. */
 const narrowed = (f: TxFilters) => FILTER_FIELDS.some((name) => f[name] !== undefined);
-const FILTER_FIELDS = ['q', 'status', 'currency', 'from', 'to', 'order_id'] as const;
+const FILTER_FIELDS = ['q', 'status', 'currency', 'from', 'to', 'min', 'max', 'card', 'order_id'] as const;
 
 function Empty({ text, parsed, baseUrl, publicKey }: { text: DashboardText; parsed: ParsedFilters; baseUrl: string; publicKey: string | null }) {
   const { t } = text;
@@ -138,7 +152,7 @@ function Results({ text, items, facts, now }: { text: DashboardText; items: { ro
 }
 
 export function transactionsPage(
-  p: Signed & { parsed: ParsedFilters; items: { row: Transaction }[]; facts: PaymentFactsOf; now: Date; count: number; pageSize: number; publicKey: string | null; baseUrl: string },
+  p: Signed & { parsed: ParsedFilters; items: { row: Transaction }[]; facts: PaymentFactsOf; views: SavedViewRow[]; now: Date; count: number; pageSize: number; publicKey: string | null; baseUrl: string },
 ): string {
   const { text } = p;
   const { t } = text;
@@ -147,6 +161,7 @@ export function transactionsPage(
     { text, session: p.session, title: t('tx.title'), active: 'transactions' },
     <>
       <Filters text={text} parsed={p.parsed} />
+      <SavedViews text={text} session={p.session} views={p.views} filters={p.parsed.filters} canSave={narrowed(p.parsed.filters) || p.parsed.filters.all !== undefined} />
       {p.items.length === 0 ? (
         <Empty text={text} parsed={p.parsed} baseUrl={p.baseUrl} publicKey={p.publicKey} />
       ) : (

@@ -33,6 +33,7 @@ const COMMON_EXPONENT = 2;
 const codesByExponent = new Map<number, string[]>();
 for (const c of CURRENCIES.values()) codesByExponent.set(c.exponent, [...(codesByExponent.get(c.exponent) ?? []), c.code]);
 const uncommonCodes = [...codesByExponent].filter(([e]) => e !== COMMON_EXPONENT).flatMap(([, codes]) => codes);
+const currenciesOf = (e: number): Currencies => (e === COMMON_EXPONENT ? { notIn: uncommonCodes } : { in: codesByExponent.get(e) ?? [] });
 
 /** A decimal typed by a person ("12.5", "12,50", "1200") in minor units of each exponent it fits. */
 function amountsOf(text: string): SearchTerms['amounts'] {
@@ -47,9 +48,26 @@ function amountsOf(text: string): SearchTerms['amounts'] {
     if (significant.length > e) continue;
     const units = BigInt(whole!) * 10n ** BigInt(e) + BigInt(significant.padEnd(e, '0') || '0');
     if (units > MAX_UNITS) continue;
-    found.push({ units: Number(units), currencies: e === COMMON_EXPONENT ? { notIn: uncommonCodes } : { in: codesByExponent.get(e) ?? [] } });
+    found.push({ units: Number(units), currencies: currenciesOf(e) });
   }
   return found;
+}
+
+/**
+ * A bound of the payments list's amount range ("10", "12,5") in minor units at each exponent,
+ * with the currencies of that exponent: a lower bound rounds up, an upper one down, so
+ * "0.5" to "1.5" holds ¥1 and nothing else in yen. Undefined for a text that is no amount.
+ */
+export function amountBound(text: string, side: 'min' | 'max'): SearchTerms['amounts'] | undefined {
+  const m = AMOUNT.exec(text.trim());
+  if (!m) return undefined;
+  const [, whole, fraction = ''] = m;
+  return [...new Set([COMMON_EXPONENT, ...codesByExponent.keys()])].map((e) => {
+    const exact = BigInt(whole!) * 10n ** BigInt(e) + BigInt(fraction.slice(0, e).padEnd(e, '0') || '0');
+    const cut = /[1-9]/.test(fraction.slice(e));
+    const units = side === 'min' && cut ? exact + 1n : exact;
+    return { units: Number(units > MAX_UNITS ? MAX_UNITS + 1n : units), currencies: currenciesOf(e) };
+  });
 }
 
 /** Every reading of a search text; undefined for a blank one. */

@@ -868,6 +868,14 @@ export interface RedsysOperationRow {
   sent_at: string;
 }
 
+/** A named filter of the payments list, one member's in one environment (migration 116). */
+export interface SavedViewRow extends Owned {
+  user_id: string;
+  name: string;
+  /** The list's query string without its page (`status=refunded&currency=EUR`). */
+  query: string;
+}
+
 export interface ProcessorDeliveryRow {
   processor_id: string;
   last_verified_at: string;
@@ -1021,6 +1029,7 @@ export interface Tables {
   merchant_payouts: MerchantPayoutRow;
   processors: ProcessorRow;
   processor_deliveries: ProcessorDeliveryRow;
+  saved_views: SavedViewRow;
   redsys_orders: RedsysOrderRow;
   redsys_operations: RedsysOperationRow;
   processor_customers: ProcessorCustomerRow;

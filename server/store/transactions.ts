@@ -2,6 +2,7 @@ import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kyse
 import { containsPattern, type SearchTerms } from '../domain/transaction-search';
 import { compiledInsert, compiledOnce } from './compiled';
 import { referenceMatch, statementMatch } from './search-match';
+import { cardWhere, type PaymentListFilters, paymentFiltersWhere, statusIs } from './payment-filters';
 import { type Db, writeTogether } from './db';
 import { countAndPage, type Page } from './paging';
 import { type Merchant, MERCHANT_COLUMNS, type MerchantColumns, splitMerchant } from './environments';
@@ -128,7 +129,7 @@ export async function checkoutVersion(db: Db, token: string): Promise<string | u
   return found && versionOf(found);
 }
 
-export interface TransactionFilters {
+export interface TransactionFilters extends PaymentListFilters {
   status?: TransactionStatus;
   order_id?: string;
   currency?: string;
@@ -154,13 +155,7 @@ export function matchesSearch(eb: TxWhere, environmentId: string, q: SearchTerms
   const contains = (column: ReturnType<typeof sql.ref>, text: string) => sql<boolean>`lower(${column}) like ${containsPattern(text.toLowerCase())} escape '\\'`;
   const either: Expression<SqlBool>[] = [contains(sql.ref('transactions.order_id'), q.text)];
   if (q.token) either.push(sql<boolean>`${sql.ref('transactions.token')} = ${q.token}`);
-  if (q.last4) {
-    const last4 = q.last4;
-    either.push(eb.exists(eb.selectFrom('sales').select('sales.id').whereRef('sales.transaction_id', '=', 'transactions.id').where('sales.card_last4', '=', last4)));
-    either.push(
-      eb.exists(eb.selectFrom('authorizations').select('authorizations.id').whereRef('authorizations.transaction_id', '=', 'transactions.id').where('authorizations.card_last4', '=', last4)),
-    );
-  }
+  if (q.last4) either.push(cardWhere(eb, q.last4));
   if (q.reference) {
     const reference = q.reference;
     either.push(eb('transactions.id', 'in', eb.selectFrom('sales').select('sales.transaction_id').where('sales.environment_id', '=', environmentId).where(referenceMatch('sales.id', reference))));
@@ -207,15 +202,9 @@ export async function listTransactions(db: Db, environmentId: string, f: Transac
   if (f.hide_tools) {
     query = query.where((eb) => eb.or([eb('order_id', 'is', null), eb.and(TOOL_ORDER_PREFIXES.map((p) => eb('order_id', 'not like', `${p}%`)))]));
   }
-  if (f.status === 'E') {
-    query = query.where((eb) =>
-      eb.or([eb('status', '=', 'E'), eb.and([eb('status', '=', 'N'), eb('expired_at', '<=', f.now)])]),
-    );
-  } else if (f.status === 'N') {
-    query = query.where('status', '=', 'N').where('expired_at', '>', f.now);
-  } else if (f.status !== undefined) {
-    query = query.where('status', '=', f.status);
-  }
+  const status = f.status;
+  if (status !== undefined) query = query.where((eb) => statusIs(eb, status, f.now));
+  query = query.where((eb) => paymentFiltersWhere(eb, f, f.now));
   const { count, rows } = await countAndPage<TransactionRow>(query, page);
   const lines = rows.length
     ? await db

@@ -149,12 +149,15 @@ describe.each(ENGINES)('finding and refunding a payment on %s', (engine) => {
     expect(plain.body.operations.at(-1)).toMatchObject({ kind: 'refund', reason: null });
   });
 
-  it('the dashboard refunds part with a reason in its own step: amount not prefilled, confirmed, then Partially refunded', async () => {
+  it('the dashboard refunds part with a reason in its dialog or own step: amount not prefilled, confirmed, then Partially refunded', async () => {
     const created = await shop.post('/transaction/', priced('EUR', 40, { order_id: `dash-reason-${run}`, customer_email: email }));
     await payToken(shop.url, created.body.token);
     const sale = (await shop.get(`/sale/?transaction_id=${created.body.id}`)).body.results[0];
     const pageOf = await admin.get(`/dashboard/transactions/${created.body.id}/`);
-    expect(pageOf.text).toContain(`<form method="get" action="/dashboard/sales/${sale.id}/refund/" class="row-actions"><button type="submit" class="primary">Refund…</button>`);
+    // The summary's Refund… opens a dialog with the step's form (amount empty, the reasons); the sale's block links the step's own page.
+    expect(pageOf.text).toContain('<button type="button" class="primary action-open" popovertarget="refund-dialog">Refund…</button><dialog id="refund-dialog" popover="auto"');
+    expect(pageOf.text).toMatch(new RegExp(`<dialog id="refund-dialog"[^>]*>.*?<form method="post" action="/dashboard/sales/${sale.id}/refund/".*?<input id="dialog-refund-amount" name="amount"[^>]* value aria-describedby.*?<option value="fraudulent">Fraudulent</option>.*?</dialog>`));
+    expect(pageOf.text).toContain(`<form method="get" action="/dashboard/sales/${sale.id}/refund/" class="row-actions"><button type="submit">Refund…</button>`);
     const step = await admin.get(`/dashboard/sales/${sale.id}/refund/`);
     expect(step.status).toBe(200);
     // Not prefilled with everything: the merchant types how much.

@@ -59,6 +59,8 @@ interface Shop {
   processor: string;
   /** A payout file holding the payout: downloaded, then cancelled by the owner here. */
   payoutFile: string;
+  /** The owner's saved view of the payments list: deleted by the owner here. */
+  view: string;
 }
 
 interface IdRoute {
@@ -184,6 +186,9 @@ const ROUTES: Route[] = [
   { kind: 'own', path: '/account/security/password/' },
   { kind: 'own', path: '/settings/' },
   { kind: 'id', method: 'GET', path: '/transactions/:id/', id: (s) => s.transaction, ownStatus: 200 },
+  // The payments list's saved views: one saved, one deleted.
+  { kind: 'own', path: '/transactions/views/' },
+  { kind: 'id', method: 'POST', path: '/transactions/views/:id/delete/', id: (s) => s.view, ownStatus: 303 },
   ...sale('capture'),
   ...sale('refund'),
   // The refund's own page (amount and reason), before its confirmation.
@@ -317,7 +322,9 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
         [{ id: crypto.randomUUID(), file_id: payoutFile, environment_id: shop.keys.environment_id, kind: 'merchant_payout', payout_id: payout.id, end_to_end_id: payout.id.replaceAll('-', ''), payment_info_id: `${messageId}-1`, amount: Math.round(payout.amount * 100), active: 1 }],
       ),
     );
-    mine = { payoutFile, processor: processor.body.id, disputes, endpoint: endpoint.id, payout: payout.id, wallet: wallet.id, authorization: card.id, subscription: subscription.id, transaction: transaction.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email, catalogue: objects, client: client.id, documents, iban: iban.id };
+    expect((await owner.post('/dashboard/transactions/views/', { name: 'Isolated view', q: orderId })).status).toBe(303);
+    const view = /action="\/dashboard\/transactions\/views\/([^/]+)\/delete\/"/.exec((await owner.get('/dashboard/transactions/')).text)![1]!;
+    mine = { view, payoutFile, processor: processor.body.id, disputes, endpoint: endpoint.id, payout: payout.id, wallet: wallet.id, authorization: card.id, subscription: subscription.id, transaction: transaction.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email, catalogue: objects, client: client.id, documents, iban: iban.id };
   });
   afterAll(async () => {
     await t?.close();
@@ -329,7 +336,7 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     return methodOf(route) === 'GET' ? b.get(path) : b.post(path, form);
   };
   const expectNothingOf = (text: string) => {
-    for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop', ...Object.values(CATALOGUE_BODIES).map((b) => String(b.name)), ...Object.values(mine.catalogue), mine.client, ...mine.documents, mine.iban, mine.subscription, mine.authorization, mine.wallet, mine.endpoint, 'isolated-hooks', 'Isolated hooks', mine.payout, ...mine.disputes, 'Isolated evidence', 'ES…1332', 'isolated-wallet', 'isolated-sub', 'Isolated plan', 'Isolated Ada', 'isolated.ada@', 'isolated-front', 'ES91', mine.processor, 'ISOLATED SHOP', 'isolatedshop']) {
+    for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop', ...Object.values(CATALOGUE_BODIES).map((b) => String(b.name)), ...Object.values(mine.catalogue), mine.client, ...mine.documents, mine.iban, mine.subscription, mine.authorization, mine.wallet, mine.endpoint, 'isolated-hooks', 'Isolated hooks', mine.payout, ...mine.disputes, 'Isolated evidence', 'ES…1332', 'isolated-wallet', 'isolated-sub', 'Isolated plan', 'Isolated Ada', 'isolated.ada@', 'isolated-front', 'ES91', mine.processor, 'ISOLATED SHOP', 'isolatedshop', mine.view, 'Isolated view']) {
       expect(text).not.toContain(marker);
     }
   };
@@ -350,6 +357,7 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     // As stored, its credentials included (a 404 once the owner here has disconnected it).
     processor: await t.service.deps.database.db.selectFrom('processors').selectAll().where('id', '=', mine.processor).executeTakeFirst(),
     payoutFile: await getFile(t.service.deps.database.db, shop.keys.environment_id, mine.payoutFile),
+    views: await t.service.deps.database.db.selectFrom('saved_views').select(['id', 'name', 'query']).where('environment_id', '=', shop.keys.environment_id).execute(),
     audit: (await auditOf(t.service.deps.database.db, shop.keys.environment_id, { limit: 1000, offset: 0 })).length,
   });
 

@@ -40,7 +40,7 @@ describe.each(ENGINES)('dashboard money on %s', (engine) => {
     const eur = await admin.get('/dashboard/transactions/?currency=eur');
     expect(eur.text).toContain('dash-a');
     expect(eur.text).not.toContain('dash-b');
-    expect((await admin.get('/dashboard/transactions/?status=D')).text).not.toContain('dash-a');
+    expect((await admin.get('/dashboard/transactions/?status=paid')).text).not.toContain('dash-a');
     expect((await admin.get('/dashboard/transactions/?order_id=dash-b')).text).not.toContain('dash-a');
     // Nonsense filters are ignored, never a 500.
     expect((await admin.get('/dashboard/transactions/?status=Z&page=-4&currency=%00')).status).toBe(200);
@@ -94,6 +94,12 @@ describe.each(ENGINES)('dashboard money on %s', (engine) => {
     const page = await admin.get(`/dashboard/transactions/${transaction.id}/`);
     expect(page.text).toContain(`/dashboard/sales/${sale.id}/capture/`);
     expect(page.text).not.toContain(`/dashboard/sales/${sale.id}/refund/`);
+    // The summary's Capture… and Void…: each a button opening its dialog, whose form takes the held amount to the confirmation.
+    for (const action of ['capture', 'void']) {
+      expect(page.text).toContain(`popovertarget="${action}-dialog"`);
+      expect(page.text).toMatch(new RegExp(`<dialog id="${action}-dialog" popover="auto" class="action-dialog" aria-labelledby="${action}-dialog-title">.*?<form method="post" action="/dashboard/sales/${sale.id}/${action}/".*?name="amount"[^>]*value="30.00"`));
+    }
+    expect(page.text).not.toContain('refund-dialog');
     const confirm = await admin.post(`/dashboard/sales/${sale.id}/capture/`, { amount: '12' });
     expect((await admin.post(`/dashboard/sales/${sale.id}/capture/`, { amount: '12', idempotency_key: keyOf(confirm)! })).status).toBe(303);
     const voidAsk = await admin.post(`/dashboard/sales/${sale.id}/void/`, { amount: '18.00' });
@@ -107,6 +113,7 @@ describe.each(ENGINES)('dashboard money on %s', (engine) => {
     const page = await viewer.get(`/dashboard/transactions/${transaction.id}/`);
     expect(page.status).toBe(200);
     expect(page.text).not.toContain('/refund/');
+    expect(page.text).not.toContain('<dialog');
     expect((await viewer.post(`/dashboard/sales/${sale.id}/refund/`, { amount: '8.00' })).status).toBe(403);
     expect((await viewer.post(`/dashboard/sales/${sale.id}/refund/`, { amount: '8.00', idempotency_key: 'k'.repeat(43) })).status).toBe(403);
     expect((await shop.get(`/sale/${sale.id}/`)).body.refunded).toBe(0);

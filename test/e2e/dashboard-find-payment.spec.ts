@@ -4,7 +4,7 @@ import { expectAccessible, payByCard, signUp } from './dashboard-data';
 // The dashboard's Payments job in Chromium (issue 47): a customer quotes what they have (their
 // email, the reference their paid screen showed, the card's last four with the amount) and
 // the merchant finds the payment from the list's own box and from the header; then refunds
-// part of it with a reason, by keyboard alone, on pages without script; the list and the
+// part of it with a reason, by keyboard alone, in a dialog without script; the list and the
 // page read "Partially refunded" and the API has the reason. Every page axe-clean at 360 and
 // 1280 px, light and dark.
 
@@ -69,16 +69,28 @@ test('find a payment by email, reference and last four + amount; refund part of 
   await box.press('Enter');
   await row.getByRole('link', { name: `€${amount}` }).click();
   await expect(page.getByTestId('reference')).toHaveText(reference);
-  await expect(page.getByText(email)).toBeVisible();
+  await expect(page.getByText(email, { exact: true })).toBeVisible();
+  // The receipt the service emailed the customer (the e2e service's mail job runs on its own).
+  await expect(page.getByTestId('receipt')).toContainText(`to ${email}`);
   await expectAccessible(page);
 
-  // By keyboard: the button, the amount (empty: typed), the reason, Continue, then Yes.
+  // By keyboard: the button opens the refund's dialog on the amount (empty: typed); Escape
+  // closes it, untouched; then the amount, the reason, Continue, then Yes.
+  const dialog = page.getByRole('dialog', { name: 'Refund a payment' });
+  const field = dialog.getByLabel('Amount to refund (EUR)');
+  await expect(dialog).toBeHidden();
   await page.getByRole('button', { name: 'Refund…' }).first().focus();
   await page.keyboard.press('Enter');
-  await expect(page.getByRole('heading', { name: 'Refund a payment' })).toBeVisible();
-  const field = page.getByLabel('Amount to refund (EUR)');
+  await expect(dialog).toBeVisible();
+  await expect(field).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  await page.getByRole('button', { name: 'Refund…' }).first().focus();
+  await page.keyboard.press('Enter');
+  await expect(field).toBeFocused();
   await expect(field).toHaveValue('');
   await expectAccessible(page);
+  await expect(dialog).toBeVisible();
   await field.focus();
   await page.keyboard.type('10.00');
   await page.keyboard.press('Tab');

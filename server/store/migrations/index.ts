@@ -57,6 +57,7 @@ import { migration as m108 } from './108_confirm_links';
 import { migration as m109 } from './109_redsys_orders';
 import { migration as m110 } from './110_payout_account_holds';
 import { migration as m115 } from './115_sale_status';
+import { migration as m116 } from './116_saved_views';
 import { migration as m117 } from './117_redsys_operations';
 import { migration as m120 } from './120_time_zone';
 
@@ -120,6 +121,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '109_redsys_orders': m109,
   '110_payout_account_holds': m110,
   '115_sale_status': m115,
+  '116_saved_views': m116,
   '117_redsys_operations': m117,
   '120_time_zone': m120,
 };
