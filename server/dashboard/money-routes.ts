@@ -45,7 +45,7 @@ export function moneyRoutes(router: IRouter, kit: Kit): void {
   router.get('/transactions/', page('viewer', async (req, res, s) => {
     const env = s.current.environment_id;
     const parsed = parseTxFilters(req.query);
-    const { count, rows: items } = await listTransactions(db, env, storeFilters(parsed.filters, deps.now().toISOString()), { page: parsed.filters.page, page_size: PAGE_SIZE });
+    const { count, rows: items } = await listTransactions(db, env, storeFilters(parsed.filters, deps.now().toISOString(), textOf(req).timeZone), { page: parsed.filters.page, page_size: PAGE_SIZE });
     const publicKey = (await listApiKeys(db, env)).find((k) => !k.revoked_at)?.public_key ?? null;
     const facts = await paymentFactsOf(db, env, items.map((i) => i.row.id));
     const views = await listSavedViews(db, { environmentId: env, userId: s.userId });

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { PAYMENT_STATUSES, paymentStatusWhere } from '../domain/payment-status';
+import { addDays, dayStart } from '../domain/time-zone';
 import { amountBound, MAX_SEARCH_LENGTH, searchTerms } from '../domain/transaction-search';
 import type { TransactionFilters } from '../store/transactions';
 
 // The transactions list's filters as the query string carries them: each parsed on its own,
 // so one nonsense value is dropped (and named to the user) while the others still apply.
 
-/** A calendar date as `<input type="date">` sends it; days are whole UTC days, as the pages show times in UTC. */
+/** A calendar date as `<input type="date">` sends it: a whole day of the shop's time zone where it is used (domain/time-zone.ts). */
 export const day = z
   .string()
   .trim()
@@ -80,10 +81,8 @@ export function parseTxFilters(query: Record<string, unknown>): ParsedFilters {
   return { filters, ignored, backwards };
 }
 
-const nextDay = (d: string) => new Date(Date.parse(`${d}T00:00:00.000Z`) + 86_400_000).toISOString();
-
-/** The store's filters: `to` includes its whole day. */
-export function storeFilters(f: TxFilters, now: string): TransactionFilters {
+/** The store's filters: days of the shop's time zone, `to` with its whole day. */
+export function storeFilters(f: TxFilters, now: string, timeZone: string): TransactionFilters {
   return {
     payment_status: f.status && paymentStatusWhere(f.status),
     amount_min: f.min === undefined ? undefined : amountBound(f.min, 'min'),
@@ -91,8 +90,8 @@ export function storeFilters(f: TxFilters, now: string): TransactionFilters {
     card_last4: f.card,
     currency: f.currency,
     order_id: f.order_id,
-    created_from: f.from && `${f.from}T00:00:00.000Z`,
-    created_before: f.to && nextDay(f.to),
+    created_from: f.from && dayStart(f.from, timeZone).toISOString(),
+    created_before: f.to && dayStart(addDays(f.to, 1), timeZone).toISOString(),
     search: f.q === undefined ? undefined : searchTerms(f.q),
     hide_tools: f.all === undefined,
     now,

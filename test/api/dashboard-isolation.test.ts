@@ -5,6 +5,7 @@ import { dashboardRouter } from '../../server/dashboard/routes';
 import { listApiKeys } from '../../server/store/api-keys';
 import { auditOf } from '../../server/store/audit';
 import { getBrand } from '../../server/store/branding';
+import { findEnvironment } from '../../server/store/environments';
 import { membersOf } from '../../server/store/users';
 import { type Browser, member } from './dashboard';
 import { clientBody, documentBody, IBANS } from './documents';
@@ -245,6 +246,7 @@ const ROUTES: Route[] = [
   { kind: 'id', method: 'POST', path: '/payout-files/:id/cancel/', id: (s) => s.payoutFile, form: { confirm: 'yes' }, ownStatus: 303 },
   { kind: 'own', path: '/settings/logo/' },
   { kind: 'own', path: '/settings/logo/remove/' },
+  { kind: 'own', path: '/settings/time-zone/' },
   // Last: the owner's confirmation revokes the key.
   { kind: 'id', method: 'POST', path: '/keys/:id/revoke/', id: (s) => s.key, form: { confirm: 'yes' }, ownStatus: 303 },
   // The header's search box: by text here, by this environment's ids and tokens below.
@@ -435,6 +437,10 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     expect((await stranger.post('/dashboard/settings/logo/remove/', {})).status).toBe(303);
     expect((await getBrand(db, other.keys.environment_id))!.logo_sha256).toBeNull();
     expect(await getBrand(db, env)).toEqual(before.brand);
+    // The time zone too: the stranger's own.
+    expect((await stranger.post('/dashboard/settings/time-zone/', { time_zone: 'Asia/Tokyo' })).status).toBe(303);
+    expect((await findEnvironment(db, other.keys.environment_id))!.time_zone).toBe('Asia/Tokyo');
+    expect((await findEnvironment(db, env))!.time_zone).toBe('UTC');
     // A catalogue object made by the stranger is the stranger's.
     const products = (await shop.get('/product/')).body.count;
     for (const group of GROUPS) expect((await stranger.post(`/dashboard/catalogue/${group}/`, { name: 'Stranger thing' })).status).not.toBe(500);

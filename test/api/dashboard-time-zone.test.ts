@@ -6,7 +6,7 @@ import { useOwnService } from './ledger';
 import { paidTransaction, priced } from './pay';
 
 // The shop's time zone (Settings): the dashboard writes its times in it, cuts the home's
-// days and the exports' ranges by it, and dates the exports' rows in it. A payment made at
+// days, the payments list's day filter and the exports' ranges by it, and dates the exports' rows in it. A payment made at
 // 23:30 UTC is the next day's in Madrid (UTC+1 in winter): it must count there and not in
 // UTC, whichever zone the test machine runs in. Changing the zone is for owners and admins,
 // checked against the runtime's list, and audited.
@@ -66,6 +66,10 @@ describe.each(ENGINES)('the dashboard in the shop’s time zone on %s', (engine)
     expect(inMadrid.text).toContain('Today (Europe/Madrid)');
     expect(todaysPayments(inMadrid.text)).toBe('€12.50 (1)');
     expect(inMadrid.text).toContain('data-day="2026-01-15"');
+
+    // The payments list's day filter: the 15th in Madrid holds it, the 14th does not.
+    expect((await owner.get('/dashboard/transactions/?from=2026-01-15&to=2026-01-15')).text).toContain(transaction.id);
+    expect((await owner.get('/dashboard/transactions/?from=2026-01-14&to=2026-01-14')).text).not.toContain(transaction.id);
 
     const detail = await owner.get(`/dashboard/transactions/${transaction.id}/`);
     expect(detail.text).toContain('Jan 15, 2026, 12:30:00 AM GMT+1');
