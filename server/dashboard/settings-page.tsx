@@ -132,7 +132,7 @@ function TimeZoneForm({ text, csrf, current, editable, invalid }: { text: Dashbo
       </div>
       {editable && (
         <button type="submit" class="primary">
-          {t('settings.save')}
+          {t('settings.timeZoneSet')}
         </button>
       )}
     </form>
