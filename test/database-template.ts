@@ -59,7 +59,8 @@ export async function migratedDataDir(prefix: string): Promise<string> {
   return dir;
 }
 
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+/** One PostgreSQL connection to `url` for `work`, ended after it. */
+export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -79,7 +80,8 @@ export async function sessionsEnded(client: pg.Client, name: string): Promise<vo
   throw new Error(`sessions on ${name} did not end`);
 }
 
-const databaseUrl = (base: string, name: string) => base.replace(/\/[^/?]*(\?|$)/, `/${name}$1`);
+/** `base` with its database name replaced by `name`. */
+export const databaseUrl = (base: string, name: string) => base.replace(/\/[^/?]*(\?|$)/, `/${name}$1`);
 
 let postgresTemplate: Promise<string> | undefined;
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { migratedPostgresTemplate, sessionsEnded } from '../database-template';
+import { databaseUrl, migratedPostgresTemplate, sessionsEnded, withClient } from '../database-template';
 import { type EngineName, startTestService, type TestService } from './harness';
 
 /**
@@ -12,19 +12,11 @@ import { type EngineName, startTestService, type TestService } from './harness';
 export async function freshDatabase(opts: { empty?: boolean } = {}): Promise<{ url: string; drop(): Promise<void> }> {
   const base = process.env.TEST_DATABASE_URL!;
   const name = `checkout_notify_${randomBytes(6).toString('hex')}`;
-  const admin = async <T>(work: (client: pg.Client) => Promise<T>) => {
-    const client = new pg.Client({ connectionString: base });
-    await client.connect();
-    try {
-      return await work(client);
-    } finally {
-      await client.end();
-    }
-  };
+  const admin = <T>(work: (client: pg.Client) => Promise<T>) => withClient(base, work);
   const template = opts.empty ? 'template1' : await migratedPostgresTemplate(base);
   await admin((c) => c.query(`create database ${name} template ${template}`));
   return {
-    url: base.replace(/\/[^/?]*(\?|$)/, `/${name}$1`),
+    url: databaseUrl(base, name),
     // A closed pool has sent its clients' goodbyes but their sessions may still be ending:
     // forcing the drop then makes the server kill them, and a client still ending reports
     // that as an error. Wait for the sessions to end; force only what is left after that.

@@ -1,9 +1,9 @@
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { Client } from '../api/harness';
 import { payToken, priced } from '../api/pay';
 import { startCluster } from '../api/pg-cluster';
 import { pgbouncerBinary, startPgbouncer } from '../api/pgbouncer';
+import { withClient } from '../database-template';
 import { createKeys, processScope } from '../api/process';
 
 // The service behind PgBouncer in transaction mode (issue 49): it starts without sending the
@@ -17,15 +17,7 @@ if (!binary) console.warn('test/process/pgbouncer.test.ts skipped: no pgbouncer 
 
 const health = async (url: string) => (await (await fetch(`${url}/health/ready`)).json()) as { status: string; database_timeouts?: string };
 
-async function admin<T>(url: string, work: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
+const admin = withClient;
 
 describe.skipIf(!binary)('the service behind PgBouncer in transaction mode', () => {
   it('starts, migrates from three processes at once, tells whether the timeouts are in force, pays and refunds', { timeout: 120_000 }, async () => {
