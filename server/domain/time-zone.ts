@@ -55,6 +55,8 @@ export function dayStart(day: string, timeZone: string): Date {
   // candidate; those that fall on the day itself, the earliest is its start.
   const offsets = new Set([-DAY_MS / 2, DAY_MS / 2].map((d) => offsetMinutes(new Date(midnight + d), timeZone)));
   const starts = [...offsets].map((o) => midnight - o * 60_000).filter((at) => zonedDay(new Date(at), timeZone) === day);
+  // A day the zone skipped whole (Samoa's 30 December 2011) starts where the next one does: it holds no moment.
+  if (!starts.length) return dayStart(addDays(day, 1), timeZone);
   return new Date(Math.min(...starts));
 }
 

@@ -33,6 +33,9 @@ describe('a shop’s time zone', () => {
       ['2026-12-02', 'Pacific/Kiritimati', '2026-12-01T10:00:00.000Z'],
     ];
     for (const [day, zone, start] of starts) expect(dayStart(day, zone).toISOString(), `${day} in ${zone}`).toBe(start);
+    // Samoa skipped 30 December 2011 whole: that day is empty, starting and ending where the 31st starts.
+    expect(dayStart('2011-12-30', 'Pacific/Apia').toISOString()).toBe(dayStart('2011-12-31', 'Pacific/Apia').toISOString());
+    expect(dayStart('2011-12-31', 'Pacific/Apia').toISOString()).toBe('2011-12-30T10:00:00.000Z');
   });
 
   it('writes a moment in local time with its offset, and names its day', () => {
