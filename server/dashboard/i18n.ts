@@ -47,8 +47,9 @@ export function dashboardText(language: Language, timeZone: string = DEFAULT_TIM
   if (text) return text;
   const lng = intlLocale(language);
   const instance = flatInstance(language, STRINGS[language]);
-  // `long` time names the zone as the language writes it ("UTC", "GMT+1", "CET").
-  const format = new Intl.DateTimeFormat(lng, { dateStyle: 'medium', timeStyle: 'long', timeZone });
+  // To the minute (a list's time then fits one line), the zone named as the language writes it
+  // ("UTC", "GMT+1", "CET"); the API's timestamps carry the milliseconds.
+  const format = new Intl.DateTimeFormat(lng, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short', timeZone });
   text = {
     language,
     lang: htmlLang(language),

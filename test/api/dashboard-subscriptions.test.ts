@@ -109,7 +109,7 @@ describe.each(ENGINES)('dashboard subscriptions on %s', (engine) => {
     expect(row).toContain('Insufficient funds');
     expect(row).toContain('<td>1</td>');
     // The next retry is the subscription's next charge.
-    const retry = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' }).format(new Date(api.next_charge_date));
+    const retry = new Intl.DateTimeFormat('en', { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZone: 'UTC' }).format(new Date(api.next_charge_date));
     expect(row).toContain(retry);
     // A viewer has no buttons; an admin has stop (not pause: past_due cannot be paused).
     expect(page.text).not.toContain('/stop/');

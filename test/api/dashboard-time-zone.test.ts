@@ -72,7 +72,7 @@ describe.each(ENGINES)('the dashboard in the shop’s time zone on %s', (engine)
     expect((await owner.get('/dashboard/transactions/?from=2026-01-14&to=2026-01-14')).text).not.toContain(transaction.id);
 
     const detail = await owner.get(`/dashboard/transactions/${transaction.id}/`);
-    expect(detail.text).toContain('Jan 15, 2026, 12:30:00 AM GMT+1');
+    expect(detail.text).toContain('Jan 15, 2026, 12:30 AM GMT+1');
 
     const csv = await owner.get('/dashboard/export/csv?kind=transactions&from=2026-01-15&to=2026-01-15');
     const [header, row] = csv.text.replace(/^\uFEFF/, '').split('\r\n');

@@ -93,7 +93,8 @@ async function shootEveryPage(page: Page, service: Service, info: TestInfo) {
   const pages: [string, string][] = [
     ['overview', '/dashboard/'],
     ['search', '/dashboard/search/?q=4242'],
-    ['events', '/dashboard/events/'],
+    // What a developer asks of this page: everything that happened to one object.
+    ['events', `/dashboard/events/?object_id=${subscription.id}`],
     ['event', `/dashboard/events/${event.id}/`],
     ['webhook-endpoints', '/dashboard/webhook-endpoints/'],
     ['catalogue', '/dashboard/catalogue/'],
