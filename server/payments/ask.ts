@@ -1,5 +1,5 @@
 import type { Deps } from '../deps';
-import type { Gateway, LookupResult, NotActed } from './gateway';
+import type { AuthenticationRequired, Gateway, LookupResult, NotActed, SettledResult } from './gateway';
 
 // Every gateway call goes through here: outside any database transaction, bounded by the
 // configured timeout. It ends in one of three ways: answered; `not_acted` (the gateway
@@ -51,3 +51,9 @@ export async function askGateway<T>(
 
 /** What a gateway did, for a use case to record: a lookup's answer without "not found". */
 export type Settled = Exclude<LookupResult, { status: 'not_found' }>;
+
+/** A saved card's charge as answered, in the shape a lookup would have told it: so the live answer and a reconciliation record alike. */
+export function chargeSettled(r: SettledResult | AuthenticationRequired): Settled {
+  if (r.outcome === 'authentication_required') return { status: 'failed', reason: 'declined', card: r.card, confirm: r.processorId };
+  return r.outcome === 'approved' ? { status: 'succeeded', reference: r.reference, card: r.card } : { status: 'failed', reason: r.outcome, card: r.card };
+}

@@ -95,7 +95,7 @@ export async function recordCharge(db: Db, c: { call: GatewayCall; result: Charg
     const auth = approved ? await touchAuthorization(trx, c.call.subject_id, c.now) : (await getAuthorization(trx, null, c.call.subject_id))!;
     const sale = chargeSale(c.call, auth, saleId, c.now, c.result);
     if (late && pendingSale) await markLateCharge(trx, saleId, sale.captured, c.now);
-    else if (pendingSale) await settlePendingSale(trx, saleId, { captured: sale.captured, failure: sale.failure }, c.now);
+    else if (pendingSale) await settlePendingSale(trx, saleId, sale, c.now);
     else await insertSales(trx, [sale]);
     const reference = c.result.outcome === 'approved' ? c.result.reference : null;
     const operation = c.result.outcome === 'not_processed' ? null : await addOperation(trx, sale.id, approved ? 'charge' : 'decline', c.call.amount, reference, c.now);

@@ -4,7 +4,7 @@ import { getSale, reserveCharge, settleCallOnly, type StoredSale } from '../stor
 import { readProcessorSettlement } from './processor-settlement';
 import { type ChargeOutcome, recordCharge } from './charge-record';
 import { getCall } from '../store/unknown-outcomes';
-import { askGateway, type PaymentDeps, type Settled } from './ask';
+import { askGateway, chargeSettled, type PaymentDeps, type Settled } from './ask';
 import { type Bound, outcomeUnknown, recordSafely, startStep } from './outcome';
 import { reverseLatePayment } from './sale-actions';
 
@@ -66,16 +66,7 @@ export async function chargeAuthorization(
     return { kind: 'gateway_failed' };
   }
   if (answer.kind === 'unknown') return currentState(deps, await outcomeUnknown(deps, call));
-  const r = answer.value;
-  if (r.outcome === 'authentication_required') {
-    // Declined until the customer authenticates: recorded so, with the page to confirm it on.
-    const declined: Settled = { status: 'failed', reason: 'declined', card: r.card };
-    const result = { outcome: 'authentication_required', processor: r.processorId } as const;
-    const recorded = await recordSafely(deps, call, declined, () => recordCharge(deps.database.db, { call, result, now: deps.now(), outbox: deps.outbox }));
-    if (recorded.kind === 'attention') return recorded;
-    return recorded.kind === 'kept_pending' || recorded.value === null ? currentState(deps, call) : recorded.value;
-  }
-  const settled: Settled = r.outcome === 'approved' ? { status: 'succeeded', reference: r.reference, card: r.card } : { status: 'failed', reason: r.outcome, card: r.card };
+  const settled = chargeSettled(answer.value);
   const recorded = await recordSafely(deps, call, settled, () => recordChargeResult(deps, call, settled));
   if (recorded.kind === 'attention') return recorded;
   if (recorded.kind === 'kept_pending' || recorded.value === null) return currentState(deps, call);
@@ -99,6 +90,7 @@ async function currentState(deps: PaymentDeps, call: GatewayCall): Promise<Charg
  * reconciliation, or from a notification. A success told after the settle window had
  * failed the charge (the merchant was told it failed, and may have charged again) is
  * recorded into its sale, with `sale.late_payment`, and refunded at once: never kept silently.
+ * A decline the cardholder can lift (`confirm`) gets its confirm link, however it was learnt.
  */
 export async function recordChargeResult(deps: PaymentDeps, call: GatewayCall, s: Settled): Promise<ChargeOutcome | null> {
   const result =
@@ -106,7 +98,10 @@ export async function recordChargeResult(deps: PaymentDeps, call: GatewayCall, s
       ? ({ outcome: 'approved', reference: s.reference } as const)
       : s.reason === 'refused'
         ? ({ outcome: 'not_processed' } as const)
-        : ({ outcome: s.reason === 'insufficient_funds' ? 'insufficient_funds' : 'declined' } as const);
+        : s.confirm
+          ? // Declined until the customer authenticates: recorded so, with the page to confirm it on.
+            ({ outcome: 'authentication_required', processor: s.confirm } as const)
+          : ({ outcome: s.reason === 'insufficient_funds' ? 'insufficient_funds' : 'declined' } as const);
   const recorded = await recordCharge(deps.database.db, { call, result, now: deps.now(), outbox: deps.outbox });
   if (recorded?.kind === 'approved' && call.state === 'failed') await reverseLatePayment(deps, recorded.sale.row);
   else if (recorded?.kind === 'approved') {

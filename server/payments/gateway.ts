@@ -176,7 +176,14 @@ export type ActionResult = { ok: true; reference: string } | { ok: false; reason
 /** What the gateway did for one of our references. */
 export type LookupResult =
   | { status: 'not_found' }
-  | { status: 'failed'; reason: 'declined' | 'insufficient_funds' | 'refused'; card: CardSummary | null; authentication?: Authentication }
+  | {
+      status: 'failed';
+      reason: 'declined' | 'insufficient_funds' | 'refused';
+      card: CardSummary | null;
+      authentication?: Authentication;
+      /** A saved card's charge declined until the cardholder authenticates: the processor's payment, kept for them to confirm (as `charge`'s `authentication_required`). */
+      confirm?: string;
+    }
   | { status: 'succeeded'; reference: string; card: CardSummary | null; authentication?: Authentication };
 
 /** The kinds of gateway call, as `lookup` is told which one it is asked about. */

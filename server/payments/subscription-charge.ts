@@ -1,7 +1,7 @@
 import { newCall, type GatewayCall } from '../store/gateway-calls';
 import { releaseClaim, type Reservation, reservationOfCall } from '../store/subscription-charges';
 import { type AttemptToReserve, recordCharged, recordFailed, releaseAttempt, reserveCharge } from './subscription-period';
-import { askGateway, type PaymentDeps, type Settled } from './ask';
+import { askGateway, chargeSettled, type PaymentDeps, type Settled } from './ask';
 import type { GatewaySet } from './registry';
 
 // The charge of one subscription period, by the payments core's rule: reserve with a
@@ -58,13 +58,13 @@ export async function chargeSubscriptionPeriod(deps: PaymentDeps, subscription: 
   if (answer.kind === 'unknown') return 'skipped';
   // The gateway surely did nothing: as a lookup that finds nothing (the period is due again at once).
   if (answer.kind === 'not_acted') return record(deps, reservation, { status: 'failed', reason: 'refused', card: null });
-  const r = answer.value;
-  // The issuer wants the cardholder: a failed attempt that says why, with the link the customer pays it on (no retry while it is open).
-  if (r.outcome === 'authentication_required') return record(deps, reservation, { status: 'failed', reason: 'declined', card: r.card }, 'authentication_required', r.processorId);
-  return record(deps, reservation, r.outcome === 'approved' ? { status: 'succeeded', reference: r.reference, card: r.card } : { status: 'failed', reason: r.outcome, card: r.card });
+  return record(deps, reservation, chargeSettled(answer.value));
 }
 
-async function record(deps: PaymentDeps, reservation: Reservation, s: Settled, failure: string = s.status === 'failed' ? s.reason : '', processor?: string): Promise<PeriodOutcome> {
+/** The failure an attempt records: the issuer wanting the cardholder says so (with the link the customer pays it on, and no retry while it is open). */
+const failureOf = (s: Settled) => (s.status === 'succeeded' ? '' : s.confirm ? 'authentication_required' : s.reason);
+
+async function record(deps: PaymentDeps, reservation: Reservation, s: Settled, failure = failureOf(s)): Promise<PeriodOutcome> {
   const db = deps.database.db;
   const now = deps.now();
   const { subscription: sub, charge } = reservation;
@@ -80,7 +80,7 @@ async function record(deps: PaymentDeps, reservation: Reservation, s: Settled, f
     await releaseAttempt(db, { ...reservation, failure: 'not_processed', retryAt: now, now });
     return 'skipped';
   }
-  const recorded = await recordFailed(db, { ...reservation, failure, now, outbox: deps.outbox, ...(processor ? { confirm: { processor } } : {}) });
+  const recorded = await recordFailed(db, { ...reservation, failure, now, outbox: deps.outbox, ...(s.confirm ? { confirm: { processor: s.confirm } } : {}) });
   if (recorded) deps.log.info({ ...log, failure }, 'subscription charge failed');
   return recorded ? 'failed' : 'skipped';
 }

@@ -56,9 +56,13 @@ export async function addPendingActions(trx: Tx, saleIds: readonly string[], now
 /** An action's call that had been marked unknown is settled: its sale has one pending call less. */
 export const removePendingAction = (trx: Tx, saleId: string, now: Date) => changeSale(trx, saleId, removePending, now);
 
-/** The pending sale of a charge gets what the gateway did: its amounts, or its failure. */
-export const settlePendingSale = (trx: Tx, saleId: string, result: Pick<SaleRow, 'captured' | 'failure'>, now: Date) =>
-  changeSale(trx, saleId, (s) => settleCharge(s, result), now);
+/** The pending sale of a charge gets what the gateway did: its amounts, or its failure (with its confirm link when the cardholder can lift it). */
+export async function settlePendingSale(trx: Tx, saleId: string, result: Pick<SaleRow, 'captured' | 'failure' | 'confirm_token' | 'confirm_expires_at'>, now: Date): Promise<boolean> {
+  const { captured, failure, confirm_token, confirm_expires_at } = result;
+  if (!(await changeSale(trx, saleId, (s) => settleCharge(s, { captured, failure }), now))) return false;
+  if (confirm_token) await trx.updateTable('sales').set({ confirm_token, confirm_expires_at }).where('id', '=', saleId).execute();
+  return true;
+}
 
 /** A failed sale whose charge the gateway made after all (told after the settle window): captured, no failure. */
 export const markLateCharge = (trx: Tx, saleId: string, captured: number, now: Date) => changeSale(trx, saleId, (s) => chargeMadeAfterAll(s, captured), now);

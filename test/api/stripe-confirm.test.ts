@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JOB_NAMES } from '../../server/jobs';
 import { getAuthorization } from '../../server/store/sales';
 import { listCalls } from '../../server/store/gateway-calls';
 import type { StripeDouble } from '../stripe/server';
@@ -147,6 +148,35 @@ describe.each(ENGINES)('Stripe charges that need the customer on %s', (engine) =
     expect(await expired.text()).toContain('This link can no longer be used');
     expect((await press(t.url, sale.confirm_url, csrfOf(html))).status).toBe(409);
     expect((await api.get(`/sale/${sale.id}/`)).body).toMatchObject({ failure: 'authentication_required', captured: 0 });
+  });
+
+  // The charge's answer lost (the connection cut once Stripe had declined it): the lookup
+  // learns it from the create sent again under its key (within 23 hours) or from the list
+  // of PaymentIntents (later), and records it as the live answer would have, link included.
+  it.each([
+    ['the create replayed under its key', 2 * 60_000],
+    ['the PaymentIntents listed, a day later', DAY],
+  ])('a lost answer that needed the customer gets its confirm link all the same: %s', async (_how, after) => {
+    // Stripe's clock where the service's is (earlier tests moved the service's on): the list is by Stripe's `created`.
+    double.books.advance(Math.floor(clock.now().getTime() / 1000) - double.books.now());
+    const authorization = await saved('auth_always');
+    double.loseNext({ method: 'POST', path: /^\/v1\/payment_intents$/ });
+    const charged = await api.post(`/authorization/${authorization}/charge/`, { amount: 9, currency: 'EUR' });
+    expect(charged.status, charged.text).toBe(202);
+    const pending = (await api.get(`/sale/?authorization_id=${authorization}`)).body.results[0];
+    expect(pending).toMatchObject({ status: 'pending', confirm_url: null });
+
+    clock.advance(after);
+    double.books.advance(after / 1000);
+    await t.service.jobs.runOnce(JOB_NAMES.reconciliation);
+    const sale = (await api.get(`/sale/${pending.id}/`)).body;
+    expect(sale).toMatchObject({ status: 'declined', failure: 'authentication_required', captured: 0, confirm_url: expect.stringMatching(CONFIRM) });
+    const [event] = await events('sale.declined', sale.id);
+    expect(event.data).toMatchObject({ failure: 'authentication_required', confirm_url: sale.confirm_url });
+    // The link leads to the PaymentIntent Stripe kept for the customer.
+    const [call] = (await listCalls(t.service.deps.database.db, authorization)).filter((c) => c.kind === 'charge');
+    expect(call!.processor_id).toMatch(/^pi_/);
+    expect(await toBank(t.url, sale.confirm_url)).toBe(`${double.url}/test/3ds/${call!.processor_id}`);
   });
 
   it('the double refuses what Stripe refuses: an unknown parameter to confirm, and confirming a PaymentIntent already paid', async () => {

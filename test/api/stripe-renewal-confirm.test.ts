@@ -54,6 +54,24 @@ describe.each(ENGINES)('Stripe renewals that need the customer on %s', (engine) 
   /** The page's button, then the stand-in 3-D Secure page's: the return URL. */
   const authenticated = async (confirmUrl: string) => authenticate(await toBank(t.url, confirmUrl), 'complete');
 
+  it('a renewal whose answer was lost: reconciliation learns it needs the customer and gives the period its confirm_url, as the live answer would have', async () => {
+    const request = await savedCard(shop, 'auth_always', `R${++serial}`);
+    const plan = await api.post('/plan/', { name: 'Box', amount: 9.99, currency: 'EUR', interval: 'month' });
+    const sub = (await api.post('/subscription/', { plan: plan.body.id, authorization: request.id })).body.id as string;
+    double.loseNext({ method: 'POST', path: /^\/v1\/payment_intents$/ });
+    expect((await api.post(`/subscription/${sub}/start/`, undefined)).status).toBe(200);
+    await runRenewals();
+    expect(renewalsAt(sub).map((r) => r.status)).toEqual([402]);
+    expect((await api.get(`/subscription/${sub}/`)).body.charges[0]?.confirm_url ?? null).toBeNull();
+
+    clock.advance(2 * 60_000);
+    await t.service.jobs.runOnce(JOB_NAMES.reconciliation);
+    const period = (await api.get(`/subscription/${sub}/`)).body.charges[0];
+    expect(period).toMatchObject({ period: 1, status: 'failed', failure: 'authentication_required', confirm_url: expect.stringMatching(CONFIRM) });
+    const [failed] = await events('subscription.charge_failed', sub);
+    expect(failed.data.charges[0]).toMatchObject({ failure: 'authentication_required', confirm_url: period.confirm_url });
+  });
+
   it('the declined renewal’s charge_failed event, period and sale carry the confirm_url; no retry while it is open; expired unused, one last attempt, then stopped', async () => {
     const { sub, body, period, token, started } = await needingCustomer();
     expect(period).toMatchObject({ period: 1, status: 'failed', attempts: 1, failure: 'authentication_required', confirm_url: `${t.url}/pay/confirm/${token}/`, transaction: null });

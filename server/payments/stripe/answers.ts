@@ -33,6 +33,8 @@ const charge = z.object({
   payment_method_details: z.object({ card: card.nullish() }).nullish(),
 });
 
+export const paymentMethodSchema = z.object({ card: card.nullish() });
+
 export const paymentIntentSchema = z.object({
   id: z.string().startsWith('pi_'),
   object: z.literal('payment_intent'),
@@ -45,7 +47,7 @@ export const paymentIntentSchema = z.object({
   metadata: z.record(z.string(), z.string()),
   latest_charge: z.union([z.string(), charge]).nullish(),
   next_action: z.object({ type: z.string(), redirect_to_url: z.object({ url: z.string().nullish() }).nullish() }).nullish(),
-  last_payment_error: z.object({ code: z.string().nullish(), decline_code: z.string().nullish() }).nullish(),
+  last_payment_error: z.object({ code: z.string().nullish(), decline_code: z.string().nullish(), payment_method: z.union([z.string(), paymentMethodSchema]).nullish() }).nullish(),
 });
 
 export const refundSchema = z.object({
@@ -60,8 +62,6 @@ export const refundSchema = z.object({
   metadata: z.record(z.string(), z.string()),
   failure_reason: z.string().nullish(),
 });
-
-export const paymentMethodSchema = z.object({ card: card.nullish() });
 
 export type PaymentIntent = z.infer<typeof paymentIntentSchema>;
 export type Refund = z.infer<typeof refundSchema>;

@@ -4,6 +4,7 @@ import { cardSummary, checkPayment, latestCharge, type PaymentIntent, paymentInt
 import { lookupSession, replayedSession } from './checkout';
 import { lookupElement } from './element';
 import type { StripeContext } from './context';
+import { needsCustomer } from './off-session';
 import { declineOutcome, expectedOf, paymentOutcome } from './pay';
 import { isServerError, notActed } from './refusals';
 import type { Sent } from './sent';
@@ -39,6 +40,13 @@ function fromPayment(pi: PaymentIntent): LookupResult {
   const outcome = paymentOutcome(pi);
   if (outcome.outcome === 'approved') return { status: 'succeeded', reference: outcome.reference, card: outcome.card };
   if (outcome.outcome === 'challenge') throw new Error(`PaymentIntent ${pi.id} waits for the customer's 3-D Secure`);
+  const error = pi.last_payment_error;
+  // An off-session charge the issuer declined until the cardholder authenticates, its answer
+  // lost: the same PaymentIntent the customer can still confirm, as chargeSaved would have said.
+  if (error?.code === 'authentication_required' && pi.status === 'requires_payment_method') {
+    const method = typeof error.payment_method === 'object' ? error.payment_method : null;
+    return { status: 'failed', reason: 'declined', card: outcome.card ?? cardSummary(method?.card), confirm: pi.id };
+  }
   return { status: 'failed', reason: outcome.outcome, card: outcome.card };
 }
 
@@ -74,6 +82,9 @@ async function replayed(ctx: StripeContext, reference: string, sent: Extract<Sen
     return fromPayment(now);
   } catch (error) {
     if (error instanceof Stripe.errors.StripeCardError) {
+      // Kept for the cardholder to confirm: as chargeSaved would have answered it.
+      const customer = needsCustomer(error, expected);
+      if (customer) return { status: 'failed', reason: 'declined', card: customer.card, confirm: customer.processorId };
       const { outcome, card } = declineOutcome(error, expected);
       return { status: 'failed', reason: outcome === 'insufficient_funds' ? outcome : 'declined', card };
     }

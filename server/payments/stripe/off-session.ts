@@ -61,7 +61,7 @@ export async function chargeSaved(ctx: StripeContext, input: ChargeInput): Promi
 }
 
 /** A decline that only the cardholder can lift: the PaymentIntent it names (checked as ours), kept for the customer's confirmation. */
-function needsCustomer(error: Stripe.errors.StripeCardError, expected: ReturnType<typeof expectedOf>): AuthenticationRequired | null {
+export function needsCustomer(error: Stripe.errors.StripeCardError, expected: ReturnType<typeof expectedOf>): AuthenticationRequired | null {
   if (error.code !== 'authentication_required' || !error.payment_intent) return null;
   const pi = read(paymentIntentSchema, error.payment_intent, 'the PaymentIntent that needs authentication');
   checkPayment(pi, expected);
