@@ -154,7 +154,7 @@ describe.each(ENGINES)('Stripe charges that need the customer on %s', (engine) =
   // learns it from the create sent again under its key (within 23 hours) or from the list
   // of PaymentIntents (later), and records it as the live answer would have, link included.
   it.each([
-    ['the create replayed under its key', 2 * 60_000],
+    ['the create replayed under its key', 10 * 60_000],
     ['the PaymentIntents listed, a day later', DAY],
   ])('a lost answer that needed the customer gets its confirm link all the same: %s', async (_how, after) => {
     // Stripe's clock where the service's is (earlier tests moved the service's on): the list is by Stripe's `created`.

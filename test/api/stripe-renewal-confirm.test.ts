@@ -64,7 +64,7 @@ describe.each(ENGINES)('Stripe renewals that need the customer on %s', (engine) 
     expect(renewalsAt(sub).map((r) => r.status)).toEqual([402]);
     expect((await api.get(`/subscription/${sub}/`)).body.charges[0]?.confirm_url ?? null).toBeNull();
 
-    clock.advance(2 * 60_000);
+    clock.advance(10 * 60_000);
     await t.service.jobs.runOnce(JOB_NAMES.reconciliation);
     const period = (await api.get(`/subscription/${sub}/`)).body.charges[0];
     expect(period).toMatchObject({ period: 1, status: 'failed', failure: 'authentication_required', confirm_url: expect.stringMatching(CONFIRM) });
