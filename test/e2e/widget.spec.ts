@@ -911,9 +911,8 @@ test.describe('origins', () => {
     );
     await expect(page.locator('[data-checkout-token] iframe')).toHaveCount(1);
     await expect.poll(() => frameResponses.length).toBe(2);
-    const strangerEncoded = encodeURIComponent(stranger.origin);
     // The stranger's frame is the refusal, framable by the stranger alone; the lying one stays the merchant's.
-    const refusal = frameResponses.find((r) => r.url.includes(strangerEncoded))!;
+    const refusal = frameResponses.find((r) => r.url.includes(`origin=${stranger.origin}&`))!;
     expect(refusal.status).toBe(403);
     expect(refusal.csp.split('frame-ancestors ')[1]).toBe(stranger.origin);
     expect(frameResponses.find((r) => r.url === lying)!.csp).toContain(`frame-ancestors ${merchant.origin}`);

@@ -89,7 +89,7 @@ export function mountFrame(
       final &&
       !stay &&
       // Only http(s): a `javascript:` URL from a compromised frame must not run here.
-      /^https?:\/\//i.test(message.redirect!)
+      /^https?:/i.test(message.redirect!)
     )
       location.assign(message.redirect!);
   };
@@ -102,9 +102,9 @@ export function mountFrame(
   frame.style.cssText = overlay
     ? 'border:0;width:100%;height:100%;position:fixed;inset:0;z-index:999999999;background:#0009'
     : 'border:0;width:100%;display:block';
+  // An origin has no character a query must encode; an empty `lang` is none asked.
   frame.src =
-    `${checkoutOrigin}/pay/${encodeURIComponent(options.token)}/?embed=1&origin=${encodeURIComponent(location.origin)}` +
-    (options.language ? '&lang=' + encodeURIComponent(options.language) : '');
+    `${checkoutOrigin}/pay/${encodeURIComponent(options.token)}/?embed=1&origin=${location.origin}&lang=${encodeURIComponent(options.language || '')}`;
   name(options.language);
   // The frame speaks first, even to refuse (an origin not allowed, an unknown token). Loaded
   // without a word for 10 s: what loaded is not the checkout (the network, a proxy, the
@@ -114,6 +114,10 @@ export function mountFrame(
   addEventListener('message', onMessage);
   // No scrollbar of its own: inline, it is sized to its content; an overlay's page scrolls
   // inside its dialog's own box.
+  // The Payment Request API (Apple Pay, Google Pay in Stripe's Payment Element) in a
+  // cross-origin frame; the frame's page passes it on to the gateways it declares (its
+  // Permissions-Policy, server/checkout/security.ts).
+  frame.allow = 'payment';
   frame.scrolling = 'no';
   if (overlay) {
     frame.name = OVERLAY_NAME;

@@ -106,12 +106,14 @@ function mount(options: Record<string, unknown> = {}) {
 }
 
 describe('mount', () => {
-  it('replaces the placeholder with a titled, borderless, non-scrolling frame', () => {
+  it('replaces the placeholder with a titled, borderless, non-scrolling frame that may take wallet payments', () => {
     const { element, frame } = mount({ language: 'es' });
     expect(element.children).toEqual([frame]);
-    expect(frame.src).toBe(`${CHECKOUT}/pay/tok/?embed=1&origin=https%3A%2F%2Fshop.example&lang=es`);
+    expect(frame.src).toBe(`${CHECKOUT}/pay/tok/?embed=1&origin=https://shop.example&lang=es`);
     expect(frame.title).toBe('Pago');
     expect(frame.scrolling).toBe('no');
+    // The Payment Request API (Apple Pay, Google Pay in Stripe's Payment Element) works in a cross-origin frame only when allowed.
+    expect(frame.allow).toBe('payment');
     // Not an overlay's: its page draws no dialog.
     expect(frame.name).toBe('');
     // Set through the CSSOM (cssText), which a strict style-src allows.
@@ -119,9 +121,9 @@ describe('mount', () => {
     expect(frame.style.cssText).not.toContain('position');
   });
 
-  it('encodes the token and the parent origin in the frame URL, and adds the language only when given', () => {
-    expect(mount({ token: 'a/b c?' }).frame.src).toBe(`${CHECKOUT}/pay/a%2Fb%20c%3F/?embed=1&origin=https%3A%2F%2Fshop.example`);
-    expect(mount({ token: 't', language: 'fr' }).frame.src).toBe(`${CHECKOUT}/pay/t/?embed=1&origin=https%3A%2F%2Fshop.example&lang=fr`);
+  it('encodes the token in the frame URL, with the parent origin (no character of an origin needs encoding in a query) and the language asked for (empty: none)', () => {
+    expect(mount({ token: 'a/b c?' }).frame.src).toBe(`${CHECKOUT}/pay/a%2Fb%20c%3F/?embed=1&origin=https://shop.example&lang=`);
+    expect(mount({ token: 't', language: 'fr' }).frame.src).toBe(`${CHECKOUT}/pay/t/?embed=1&origin=https://shop.example&lang=fr`);
   });
 
   it('calls onReady and dispatches a bubbling checkout:ready event carrying the message', () => {
@@ -292,7 +294,7 @@ describe('open (an overlay)', () => {
     // The name tells the frame's page to draw the dialog.
     expect(frame.name).toBe('checkout-overlay');
     expect(frame.title).toBe('Paiement');
-    expect(frame.src).toBe(`${CHECKOUT}/pay/tok/?embed=1&origin=https%3A%2F%2Fshop.example&lang=fr`);
+    expect(frame.src).toBe(`${CHECKOUT}/pay/tok/?embed=1&origin=https://shop.example&lang=fr`);
     expect(frame.style.cssText!.split(';')).toEqual(
       expect.arrayContaining(['border:0', 'width:100%', 'height:100%', 'position:fixed', 'inset:0', 'background:#0009']),
     );
