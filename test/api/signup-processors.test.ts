@@ -262,6 +262,29 @@ describe.each(ENGINES)('the sign-up page with Redsys on %s', (engine) => {
     expect((await api.get(`/event/?type=subscription.started&object_id=${sub.id}`)).body.results).toHaveLength(1);
   });
 
+  it('past due: a new card saved on Redsys’s page from the reopened sign-up pays the owed period with it, once', async () => {
+    const sub = await signup(api);
+    const first = await toRedsys(sub.token);
+    await decideOnPage(first.url, first.fields, 'approve');
+    const firstCard = await waitingFor(sub.id);
+    double.declineNextCharge();
+    await charge();
+    expect(await subscriptionOf(sub.id)).toMatchObject({ status: 'past_due', authorization: firstCard, payment_url: `${t.url}/pay/${sub.token}/` });
+
+    const second = await toRedsys(sub.token);
+    const decided = await decideOnPage(second.url, second.fields, 'approve');
+    const secondCard = await waitingFor(sub.id);
+    expect(secondCard).not.toBe(firstCard);
+    expect(await subscriptionOf(sub.id)).toMatchObject({ status: 'past_due', authorization: secondCard });
+    expect((await fetch(decided.headers.get('location')!, { redirect: 'manual' })).headers.get('location')!.startsWith(`${RETURN}?`)).toBe(true);
+    await charge();
+    const recovered = await subscriptionOf(sub.id);
+    expect(recovered).toMatchObject({ status: 'active', authorization: secondCard, payment_url: null });
+    expect(recovered.charges.map((c: { period: number; status: string }) => [c.period, c.status])).toEqual([[1, 'charged']]);
+    const identifierOf = async (id: string) => (await getAuthorization(db(), null, id))!.gateway_reference.split(':')[2];
+    expect(renewals(sub.id).map((r) => r.params.DS_MERCHANT_IDENTIFIER)).toEqual([await identifierOf(firstCard), await identifierOf(secondCard)]);
+  });
+
   it('a card denied on Redsys’s page leaves the sign-up open, saying so; the next card signs up', async () => {
     const sub = await signup(api);
     const first = await toRedsys(sub.token);
