@@ -134,6 +134,24 @@ describe.each(ENGINES)('the sign-up page with Stripe on %s', (engine) => {
     expect((await api().get(`/event/?type=subscription.started&object_id=${sub.id}`)).body.results).toHaveLength(1);
   });
 
+  it('a return naming another sign-up’s call, a malformed or unknown reference, or an unknown token is a 404 that changes nothing', async () => {
+    const sub = await signup(api());
+    const other = await signup(api());
+    await toCheckout(sub.token);
+    await toCheckout(other.token);
+    const [call] = (await listCalls(db(), await waitingFor(sub.id))).filter((c) => c.kind === 'store');
+    for (const path of [
+      `/pay/${other.token}/return/${call!.reference}/`,
+      `/pay/${sub.token}/return/gc_not-a-reference/`,
+      `/pay/${sub.token}/return/gc_00000000-0000-7000-8000-000000000000/`,
+      `/pay/sub_${'x'.repeat(32)}/return/${call!.reference}/`,
+    ]) {
+      expect((await fetch(`${url()}${path}`, { redirect: 'manual' })).status, path).toBe(404);
+    }
+    expect(await subscriptionOf(sub.id)).toMatchObject({ status: 'waiting', authorization: null });
+    expect((await api().get(`/authorization/${await waitingFor(sub.id)}/`)).body).toMatchObject({ status: 'requires_action' });
+  });
+
   it('leaving Stripe’s page (a card declined there, then cancelled) leaves the sign-up open; the next try signs up', async () => {
     const sub = await signup(api());
     const checkout = await toCheckout(sub.token);
