@@ -37,12 +37,7 @@ import { isDecline, notStored, respondStoreResult, resultOf, type StoreResult, t
 import { type ChallengeAnswerPosted, readChallengeAnswer } from './challenge-answer';
 import { keptValues } from './view-model';
 import { baseUrlOf } from '../http/route';
-import { type Checked, storedRedirect } from '../payments/redirect';
-import { renderRedirectForm } from './provider-page';
-import { applyPageHeaders, newNonce } from './security';
-import { listCalls } from '../store/gateway-calls';
-import { findCallByReference } from '../store/unknown-outcomes';
-import { REFERENCE } from './provider-routes';
+import { cardSource, readStoreReturn, returnedCall, toProcessorAgain, toStoreChallenge } from './store-away';
 
 // Saving a card without touching it: the hosted page at /pay/sav_…/ that
 // `POST /v1/authorization/` without a card answers with (and the page a raw-card
@@ -97,12 +92,6 @@ const finish = async (ctx: CheckoutContext, res: Response, page: Page, how: 'com
 const result = (ctx: CheckoutContext, res: Response, page: Page, message: StoreResult) => respondStoreResult(ctx, savePage, res, page, message);
 const reload = (ctx: CheckoutContext, page: Page) => reloadHosted(savePage, ctx, page);
 
-/** Where an open challenge sends the customer when it is the processor's page (the redirect kept on its store call), or null. */
-async function challengeRedirect(ctx: CheckoutContext, row: SavePage['row']): Promise<Checked | null> {
-  const call = (await listCalls(ctx.db, row.id)).filter((c) => c.kind === 'store' && c.processor_id === row.gateway_challenge).at(-1);
-  return call ? storedRedirect(call) : null;
-}
-
 /** Stores the card on the page's authorization; answers what came of it. */
 async function save(ctx: CheckoutContext, res: Response, page: Page, input: PayRequest, base: string) {
   const deps = scopedDeps(ctx.deps, page);
@@ -116,28 +105,21 @@ async function save(ctx: CheckoutContext, res: Response, page: Page, input: PayR
   }
   // One card at a time: a store whose outcome is unknown may still become this authorization.
   if (await storeInDoubt(ctx.db, page.row.id)) return result(ctx, res, page, 'error.saveChecking');
-  // A processor that takes the card on its own page (redirect) gets none here, and the store call's own return route.
-  const onItsPage = gateway.flow === 'redirect';
-  const fromPage = { returnUrl: (reference: string) => `${base}${stepUrl(page, `return/${reference}/`)}`, language: page.language };
   const stored = await storeCard(deps, {
     environmentId: page.row.environment_id,
     gateway,
-    fields: onItsPage ? {} : input.fields,
+    ...cardSource(gateway, page, base, input.fields),
     notifyUrl: page.row.notify_url,
     authorizationId: page.row.id,
     authenticate: true,
     clientId: page.row.client_id ?? null,
-    ...(onItsPage ? { page: fromPage } : {}),
   });
   switch (stored.kind) {
     case 'stored':
       deps.log.info({ authorization: page.row.id, gateway: gateway.code, brand: stored.authorization.card_brand }, 'card saved on the hosted page');
       return finish(ctx, res, await reload(ctx, page), 'completed');
     case 'challenge':
-      if (stored.redirect?.method === 'GET') return respond(ctx, res, page, { kind: 'redirect', location: stored.redirect.url, redirectKind: 'provider' });
-      // A POST to the processor's page (Redsys): the challenge route's form, which submits itself.
-      if (stored.redirect) return respond(ctx, res, page, { kind: 'redirect', location: stepUrl(page, 'challenge/'), redirectKind: 'provider' });
-      return respond(ctx, res, page, toChallenge(page));
+      return respond(ctx, res, page, toStoreChallenge(page, stored.redirect));
     case 'declined':
       return result(ctx, res, page, 'error.saveDeclined');
     case 'pending':
@@ -172,54 +154,26 @@ function getRoutes(router: IRouter, ctx: CheckoutContext, only: (req: Request, r
     // Answered, lapsed or left already: back to the page, which shows where it stands.
     if (page.row.status !== 'requires_action' || !page.row.gateway_challenge) return res.redirect(303, stepUrl(page, ''));
     // The challenge is the processor's own page (saving a card with Stripe, Redsys): there again.
-    const away = await challengeRedirect(ctx, page.row);
-    if (away?.method === 'GET') return res.redirect(303, away.url);
-    if (away) return sendRedirectForm(ctx, res, page, away);
+    if (await toProcessorAgain(ctx, res, page, page.row)) return;
     secureHosted(res, page);
     res.type('html').send(renderChallengePage(await savePage.view(ctx, page, {}), ctx.screenAssets()));
   });
 }
 
-/** The form that posts the customer to the processor's page, checked when the gateway answered (payments/redirect.ts): its form may post there only. */
-function sendRedirectForm(ctx: CheckoutContext, res: Response, page: Page, to: Checked): void {
-  const gateway = page.gateways.find(page.row.gateway_id);
-  if (!gateway) return void res.redirect(303, stepUrl(page, ''));
-  const nonce = newNonce();
-  applyPageHeaders(res, { nonce, frameAncestors: page.frameAncestors, formTargets: [new URL(to.url).origin] });
-  res.type('html').send(renderRedirectForm({ language: page.language, gateway, to, nonce, styles: ctx.screenAssets().styles }));
-}
-
-/**
- * The customer back from a processor whose notification alone saves the card (Redsys), which
- * usually arrives first: saved, back to the shop; open again, the card was not saved; still
- * waiting for it, being checked (the notification, or the challenge's lapse, ends it).
- */
-async function notifiedReturn(ctx: CheckoutContext, res: Response, page: Page, challenge: string | null) {
-  if (page.row.status === 'active') return finish(ctx, res, page, 'completed');
-  if (page.row.status === 'requires_action' && challenge !== null && page.row.gateway_challenge === challenge) return show(ctx, res, page, 200, { error: { message: 'error.saveChecking', fields: {} } });
-  if (page.row.status === 'pending') return result(ctx, res, page, 'error.saveDeclined');
-  return res.redirect(303, stepUrl(page, ''));
-}
-
 /**
  * The customer back from the processor's page where the card was given (the store's
- * challenge by redirect): the store call's own return route. Nothing brought back is
- * believed: the challenge is resumed, and the gateway reads what the processor did.
+ * challenge by redirect): the store call's own return route (store-away.ts).
  */
 function returnRoute(router: IRouter, ctx: CheckoutContext, only: (req: Request, res: Response, next: NextFunction) => void) {
   router.get('/pay/:token/return/:reference/', only, addressLimit(ctx.deps, 'provider-return', ctx.screenAssets), async (req, res) => {
     const page = await loadHosted(savePage, ctx, req);
-    const reference = String(req.params.reference);
-    const call = page && REFERENCE.test(reference) ? await findCallByReference(ctx.db, reference) : undefined;
-    if (!page || !call || call.kind !== 'store' || call.subject_id !== page.row.id) return notFound(ctx, req, res);
-    // Only the processor's notification says whether the card was saved (Redsys): what it came to.
-    if (!page.gateways.find(page.row.gateway_id)?.resume) return notifiedReturn(ctx, res, page, call.processor_id);
-    // Answered already (another return), or left: the page shows where it stands.
-    if (page.row.status !== 'requires_action' || !call.processor_id || page.row.gateway_challenge !== call.processor_id) return res.redirect(303, stepUrl(page, ''));
-    const outcome = await answerStoreChallenge(scopedDeps(ctx.deps, req), { authorization: page.row, answer: 'completed' });
-    // The processor keeps a customer whose card it declines on its page: back without a card saved, they left it.
-    if (outcome.kind === 'declined') return result(ctx, res, page, 'error.saveIncomplete');
-    return challengeAnswered(ctx, res, page, 'completed', outcome);
+    const call = page ? await returnedCall(ctx, req, page.row.id) : undefined;
+    if (!page || !call) return notFound(ctx, req, res);
+    const back = await readStoreReturn(ctx, req, page, page.row, call);
+    if (back.kind === 'stored') return finish(ctx, res, await reload(ctx, page), 'completed');
+    if (back.kind === 'checking') return show(ctx, res, page, 200, { error: { message: 'error.saveChecking', fields: {} } });
+    if (back.kind === 'not_stored') return result(ctx, res, page, back.message);
+    return res.redirect(303, stepUrl(page, ''));
   });
 }
 

@@ -1,13 +1,15 @@
 import type { IRouter, NextFunction, Request, Response } from 'express';
 import { validateFields } from '../../widget/fields/card';
 import type { DocumentAssets } from '../../widget/screen/document';
-import { signupOpen } from '../present/subscription';
+import { signupOpen } from '../domain/subscription-states';
 import { type Deps, scopedDeps } from '../deps';
+import { canStore } from '../payments/gateway';
 import { testCardErrors } from '../payments/live';
+import { signUpWith } from '../payments/signup-card';
 import { storeCard } from '../payments/store-card';
 import { answerStoreChallenge } from '../payments/store-challenge';
 import type { AuthorizationRow } from '../store/schema';
-import { attachPaymentMethod } from '../payments/subscription-actions';
+import { baseUrlOf } from '../http/route';
 import { awaitSignupChallenge, findSignup, type SignupPage, signupChallenge } from '../store/subscriptions';
 import { brandView } from './brand';
 import { renderChallengePage } from './challenge-page';
@@ -32,8 +34,9 @@ import { type CheckoutContext, checkoutContext, stepUrl } from './page';
 import { fromForm, payRequest, type PayRequest } from './pay-request';
 import { refusedEmbed } from './embed-refusal';
 import { notFound } from './page-view';
-import { buildSignupView, SIGNUP_EMAIL_FIELD, signsUp, signupGateways, type SignupViewInput } from './signup-view';
-import { isDecline, notStored, respondStoreResult, resultOf, type StoreResult, toChallenge } from './store-step';
+import { buildSignupView, SIGNUP_EMAIL_FIELD, signupGateways, type SignupViewInput } from './signup-view';
+import { isDecline, notStored, respondStoreResult, resultOf, type StoreResult } from './store-step';
+import { cardSource, readStoreReturn, returnedCall, toProcessorAgain, toStoreChallenge } from './store-away';
 import { readChallengeAnswer } from './challenge-answer';
 import { signupReturnUrl } from './returns';
 
@@ -42,9 +45,11 @@ import { signupReturnUrl } from './returns';
 // through the gateway's `store`, saves it as an authorization and starts the subscription
 // (or, past due, makes it the card the owed period is charged to). Same protocol as the
 // checkout's own routes: HTML without JavaScript, JSON for the hydrated screen. A card
-// whose issuer challenges the cardholder runs the save page's step (store-step.ts): the
-// sign-up remembers the authorization waiting for it, and its answer starts the
-// subscription; failed or left, the sign-up stays open for another try.
+// whose issuer challenges the cardholder runs the save page's step (store-step.ts), and a
+// processor that takes the card on its own page (Stripe Checkout, Redsys) the save page's
+// way there and back (store-away.ts): the sign-up remembers the authorization waiting for
+// it, and what saves it (the answer, the customer's return, Redsys's notification) starts
+// the subscription; failed or left, the sign-up stays open for another try.
 
 const SIGNUP_TOKEN = /^sub_[A-Za-z0-9_-]{32}$/;
 
@@ -67,7 +72,7 @@ const signupPage: HostedKind<SignupPage> = {
   token: SIGNUP_TOKEN,
   find: ({ db }, token) => findSignup(db, token),
   language: (row) => row.language,
-  offered: (gateways, { row }, live) => gateways.forCurrency(row.currency, live).filter(signsUp),
+  offered: (gateways, { row }, live) => gateways.forCurrency(row.currency, live).filter(canStore),
   async view(ctx, page, extra) {
     const { justFinished, cancelled, error, chosenGateway, declined } = extra;
     const built = buildSignupView({
@@ -93,11 +98,11 @@ const result = (ctx: CheckoutContext, res: Response, page: Page, message: StoreR
 const reload = (ctx: CheckoutContext, page: Page) => reloadHosted(signupPage, ctx, page);
 
 /** Stores the card through the gateway and starts the subscription with it; answers what came of it. */
-async function signUp(ctx: CheckoutContext, res: Response, page: Page, input: PayRequest) {
+async function signUp(ctx: CheckoutContext, res: Response, page: Page, input: PayRequest, base: string) {
   const { db } = ctx;
   const deps = scopedDeps(ctx.deps, page);
   const gateway = page.gateways.forCurrency(page.row.currency, !page.merchant.sandbox).find((g) => g.id === input.gateway);
-  if (!gateway || !signsUp(gateway)) {
+  if (!gateway || !canStore(gateway)) {
     return show(ctx, res, page, 400, { error: { message: 'error.gatewayRequired', fields: { gateway: 'error.gatewayRequired' } } });
   }
   const { [SIGNUP_EMAIL_FIELD.name]: email, ...cardFields } = input.fields;
@@ -109,11 +114,11 @@ async function signUp(ctx: CheckoutContext, res: Response, page: Page, input: Pa
     return show(ctx, res, page, 400, { chosenGateway: gateway.id, error: { message: 'error.fieldsInvalid', fields: fieldErrors } });
   }
   const customerEmail = email?.trim() || null;
-  const stored = await storeCard(deps, { environmentId: page.row.environment_id, gateway, fields: cardFields, notifyUrl: null, authenticate: true });
+  const stored = await storeCard(deps, { environmentId: page.row.environment_id, gateway, ...cardSource(gateway, page, base, cardFields), notifyUrl: null, authenticate: true });
   if (stored.kind === 'challenge') {
     const waiting = await awaitSignupChallenge(db, { subscription: page.row, authorizationId: stored.authorization.id, customerEmail, now: deps.now() });
     // Signed up meanwhile: this card's challenge lapses unanswered (the expiry job ends it).
-    return waiting ? respond(ctx, res, page, toChallenge(page)) : show(ctx, res, await reload(ctx, page), 409);
+    return waiting ? respond(ctx, res, page, toStoreChallenge(page, stored.redirect)) : show(ctx, res, await reload(ctx, page), 409);
   }
   if (stored.kind !== 'stored' && stored.kind !== 'declined') {
     // Storing a card charges nothing: even of unknown outcome (a pending authorization the merchant sees settled), the customer may try again.
@@ -128,16 +133,21 @@ async function signUp(ctx: CheckoutContext, res: Response, page: Page, input: Pa
 
 /** The stored card starts the subscription (or pays the owed period): the sign-up is done. */
 async function start(ctx: CheckoutContext, res: Response, page: Page, authorization: AuthorizationRow, customerEmail: string | null) {
-  const { db } = ctx;
-  const deps = scopedDeps(ctx.deps, page);
   // A second sign-up racing this one finds the subscription started: its card stays
   // stored (an authorization the merchant sees and can remove) and it is told so.
-  const result = await attachPaymentMethod(db, { subscription: page.row, authorizationId: authorization.id, customerEmail, now: deps.now(), outbox: deps.outbox });
-  if (result.kind !== 'done') return show(ctx, res, await reload(ctx, page), 409);
-  deps.log.info({ subscription: page.row.id, gateway: authorization.gateway_id, brand: authorization.card_brand }, 'subscription signed up');
+  const result = await signUpWith(scopedDeps(ctx.deps, page), { subscription: page.row, authorization, customerEmail });
+  if (result.kind !== 'done') {
+    await reload(ctx, page);
+    // Signed up with this very card meanwhile (Redsys's notification, another return): done all the same.
+    const same = !signupOpen(page.row) && page.row.authorization_id === authorization.id;
+    return same ? finish(ctx, res, page, 'completed') : show(ctx, res, page, 409);
+  }
   page.row = result.subscription.row;
   return finish(ctx, res, page, 'completed');
 }
+
+/** As for a sign-up's store of unknown outcome: nothing is charged, the customer may try again. */
+const tryAgain = (message: StoreResult): StoreResult => (message === 'error.saveChecking' ? 'error.saveFailed' : message);
 
 /**
  * The authorization whose challenge this open sign-up waits for, while it can be answered.
@@ -158,7 +168,10 @@ function challengeRoutes(router: IRouter, ctx: CheckoutContext, signupOnly: (req
     const page = await loadHosted(signupPage, ctx, req);
     if (!page) return notFound(ctx, req, res);
     // Answered, lapsed or left already, or signed up meanwhile: back to the page, which shows where it stands.
-    if (!(await openChallenge(ctx, page))) return res.redirect(303, stepUrl(page, '', { result: 'error.saveIncomplete' }));
+    const authorization = await openChallenge(ctx, page);
+    if (!authorization) return res.redirect(303, stepUrl(page, '', { result: 'error.saveIncomplete' }));
+    // The challenge is the processor's own page (Stripe Checkout, Redsys): there again.
+    if (await toProcessorAgain(ctx, res, page, authorization)) return;
     secureHosted(res, page);
     res.type('html').send(renderChallengePage(await signupPage.view(ctx, page, {}), ctx.screenAssets()));
   });
@@ -173,9 +186,28 @@ function challengeRoutes(router: IRouter, ctx: CheckoutContext, signupOnly: (req
     const { answer } = read;
     const outcome = await answerStoreChallenge(scopedDeps(ctx.deps, req), { authorization, answer });
     if (outcome.kind === 'stored') return start(ctx, res, page, outcome.authorization, null);
-    // As for a sign-up's store of unknown outcome: nothing is charged, the customer may try again.
-    const message = notStored(answer, outcome);
-    return result(ctx, res, page, message === 'error.saveChecking' ? 'error.saveFailed' : message);
+    return result(ctx, res, page, tryAgain(notStored(answer, outcome)));
+  });
+}
+
+/**
+ * The customer back from the processor's page where the card was given: the store call's
+ * own return route (store-away.ts). The card saved (here, or first by Redsys's
+ * notification, which starts the subscription itself): the sign-up is done, once.
+ */
+function returnRoute(router: IRouter, ctx: CheckoutContext, signupOnly: (req: Request, res: Response, next: NextFunction) => void) {
+  router.get('/pay/:token/return/:reference/', signupOnly, addressLimit(ctx.deps, 'provider-return', ctx.screenAssets), async (req, res) => {
+    const page = await loadHosted(signupPage, ctx, req);
+    const call = page ? await returnedCall(ctx, req, page.row.signup_authorization_id) : undefined;
+    const authorization = page && call ? await signupChallenge(ctx.db, page.row) : undefined;
+    if (!page || !call || !authorization) return notFound(ctx, req, res);
+    const back = signupOpen(page.row) ? await readStoreReturn(ctx, req, page, authorization, call) : { kind: 'page' as const };
+    if (back.kind === 'stored') return start(ctx, res, page, back.authorization, null);
+    if (back.kind === 'checking') return show(ctx, res, page, 200, { error: { message: 'error.saveChecking', fields: {} } });
+    if (back.kind === 'not_stored') return result(ctx, res, page, tryAgain(back.message));
+    // Signed up with it already (by the notification, or another return): back to the shop; else the page shows where it stands.
+    if (authorization.status === 'active' && page.row.authorization_id === authorization.id) return finish(ctx, res, page, 'completed');
+    return res.redirect(303, stepUrl(page, ''));
   });
 }
 
@@ -206,6 +238,7 @@ export function signupRoutes(router: IRouter, deps: Deps, screenAssets: () => Do
     const { input } = read;
     if (!signupOpen(page.row)) return show(ctx, res, page, 409);
     if (input.action === 'cancel') return finish(ctx, res, page, 'cancelled');
-    return signUp(ctx, res, page, input);
+    return signUp(ctx, res, page, input, baseUrlOf(req, deps));
   });
+  returnRoute(router, ctx, signupOnly);
 }

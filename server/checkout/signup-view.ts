@@ -1,8 +1,8 @@
 import type { CheckoutView, GatewayField, GatewayOption, Language, ScreenStatus } from '../../widget/screen/view';
 import { exponentOf } from '../domain/currencies';
-import { signupOpen } from '../present/subscription';
+import { signupOpen } from '../domain/subscription-states';
 import { addDays } from '../domain/periods';
-import { canStore, type Gateway, type StoringGateway } from '../payments/gateway';
+import { canStore } from '../payments/gateway';
 import type { GatewaySet } from '../payments/registry';
 import type { SubscriptionRow } from '../store/schema';
 import { embedView } from './view-model';
@@ -42,16 +42,13 @@ export const SIGNUP_EMAIL_FIELD: GatewayField = {
 };
 
 /**
- * Only gateways that store a card here can pay for later periods. A processor that takes
- * the card on its own page (Stripe's, by redirect) saves cards on the save page only: the
- * sign-up has no return route for it yet.
+ * Only gateways that store a card can pay for later periods: here (a card form), or on the
+ * processor's own page (Stripe Checkout, Redsys), as the save page does (store-away.ts).
  */
-export const signsUp = (g: Gateway): g is StoringGateway => canStore(g) && g.flow === 'form';
-
 export function signupGateways(gateways: GatewaySet, currency: string, live: boolean): GatewayOption[] {
   return gateways
     .forCurrency(currency, live)
-    .filter(signsUp)
+    .filter(canStore)
     // The code lets the screen name the method in the page's language ("Tarjeta", not "Card").
     .map((g) => ({ id: g.id, code: g.code, name: g.name, flow: g.flow, fields: [SIGNUP_EMAIL_FIELD, ...g.fields] }));
 }

@@ -16,6 +16,11 @@ export const ACTION_FROM: Record<SubscriptionAction, readonly SubscriptionStatus
 };
 
 /** The states in which the scheduler charges a due period. */
+/** The sign-up page has something to do: take a card to start, or a new card to recover. */
+export function signupOpen(row: { status: string; authorization_id: string | null }): boolean {
+  return (row.status === 'waiting' && row.authorization_id === null) || row.status === 'past_due';
+}
+
 export const CHARGEABLE: readonly SubscriptionStatus[] = ['trialing', 'active', 'past_due'];
 
 /** Where an allowed action leads; `start` depends on the plan's trial. */

@@ -2,14 +2,15 @@ import type { GatewayCall } from '../store/gateway-calls';
 import { getAuthorization } from '../store/sales';
 import type { PaymentDeps } from './ask';
 import type { Gateway, GatewayNotification, SettledResult } from './gateway';
+import { signUpAwaiting } from './signup-card';
 import { storeNotified } from './store-challenge';
 
 // A processor's verified notification of a card saved on its own page (Redsys: the store's
 // challenge was its page, and only its notification carries the stored card). It answers
 // the challenge the store call opened, as the customer's return would for a processor that
 // can be asked (store-challenge.ts): the authorization is `active` with the card, or open
-// again for another card. A repeat, or a notification after the challenge was answered,
-// left or lapsed, changes nothing.
+// again for another card; a sign-up waiting for the card starts (signup-card.ts). A repeat,
+// or a notification after the challenge was answered, left or lapsed, changes nothing.
 
 const told = (note: GatewayNotification): SettledResult =>
   note.result.status === 'succeeded'
@@ -27,4 +28,6 @@ export async function applyStoreNotification(deps: PaymentDeps, gateway: Gateway
   }
   const outcome = await storeNotified(deps, row, gateway, told(note));
   deps.log.info({ call: call.id, authorization: row.id, outcome: outcome.kind }, 'card save settled by the processor’s notification');
+  // A sign-up's card: the subscription starts without waiting for the customer to come back.
+  if (outcome.kind === 'stored') await signUpAwaiting(deps, outcome.authorization);
 }

@@ -1,15 +1,10 @@
 import type { Language } from '../../widget/i18n/language';
 import { exponentOf } from '../domain/currencies';
 import { unitsToNumber } from '../domain/money';
-import type { SubscriptionStatus } from '../domain/subscription-states';
+import { signupOpen, type SubscriptionStatus } from '../domain/subscription-states';
 import type { PeriodCharge, StoredSubscription } from '../store/subscriptions';
 
 // A subscription as the API shows it (and as its events carry it), with its charges.
-
-/** The sign-up page has something to do: take a card to start, or a new card to recover. */
-export function signupOpen(row: StoredSubscription['row']): boolean {
-  return (row.status === 'waiting' && row.authorization_id === null) || row.status === 'past_due';
-}
 
 /**
  * The page of the period's attempt that the issuer declined until the customer

@@ -196,6 +196,11 @@ export async function signupChallenge(db: Db, row: SubscriptionRow): Promise<Aut
   return db.selectFrom('authorizations').selectAll().where('id', '=', row.signup_authorization_id).where('environment_id', '=', row.environment_id).executeTakeFirst();
 }
 
+/** The sign-up that waits for this authorization (awaitSignupChallenge), whatever became of it since. */
+export function signupAwaiting(db: Db, authorization: Pick<AuthorizationRow, 'id' | 'environment_id'>): Promise<SubscriptionRow | undefined> {
+  return db.selectFrom('subscriptions').selectAll().where('signup_authorization_id', '=', authorization.id).where('environment_id', '=', authorization.environment_id).executeTakeFirst();
+}
+
 export interface SignupPage {
   row: SubscriptionRow;
   merchant: Merchant;

@@ -109,19 +109,18 @@ export async function pay(m: ModelState): Promise<void> {
     m.requestFocus({ kind: 'field', name: 'gateway' });
     return;
   }
+  // A redirect gateway's fields are our page's own (the sign-up's email): none of the card.
   const fields: Record<string, string> = {};
-  if (chosen.flow === 'form') {
-    for (const field of chosen.fields) fields[field.name] = m.values.value[field.name] ?? '';
-    const errors = validateFields(chosen.fields, fields, m.now.value);
-    const firstInvalid = chosen.fields.find((field) => field.name in errors);
-    if (firstInvalid) {
-      batch(() => {
-        m.fieldErrors.value = errors;
-        m.message.value = null;
-      });
-      m.requestFocus({ kind: 'field', name: firstInvalid.name });
-      return;
-    }
+  for (const field of chosen.fields) fields[field.name] = m.values.value[field.name] ?? '';
+  const errors = validateFields(chosen.fields, fields, m.now.value);
+  const firstInvalid = chosen.fields.find((field) => field.name in errors);
+  if (firstInvalid) {
+    batch(() => {
+      m.fieldErrors.value = errors;
+      m.message.value = null;
+    });
+    m.requestFocus({ kind: 'field', name: firstInvalid.name });
+    return;
   }
   // The processor's own fields, when mounted for this gateway: checked by its script first; the card never reaches us.
   const hosted = m.hosted.value;

@@ -157,7 +157,7 @@ export function PaymentForm() {
       <FormAlert />
       <GatewayChoice />
 
-      {gateway?.flow === 'form' && gateway.fields.length > 0 && (
+      {gateway && gateway.fields.length > 0 && (
         <div class="fields">
           {gateway.fields.map((field) => (
             <Field field={field} key={`${gateway.id}:${field.name}`} />
