@@ -13,6 +13,7 @@ class FakeFrame {
   title = '';
   name = '';
   scrolling = '';
+  allow = '';
   isConnected = false;
   focused = 0;
   contentWindow: object | null = { frame: true };
