@@ -22,6 +22,7 @@ export type Section =
   | 'team'
   | 'audit'
   | 'security'
+  | 'notifications'
   | 'settings'
   | 'catalogue'
   | 'clients'
@@ -107,7 +108,7 @@ function navGroups({ text, session, active }: Chrome & { session: ActiveSession 
     {
       id: 'settings',
       label: t('nav.group.settings'),
-      links: [['settings', '/dashboard/settings/', t('nav.settings')], ...when(owner, ['team', '/dashboard/team/', t('nav.team')], ['audit', '/dashboard/audit/', t('nav.audit')]), ['security', '/dashboard/account/security/', t('nav.security')]],
+      links: [['settings', '/dashboard/settings/', t('nav.settings')], ...when(owner, ['team', '/dashboard/team/', t('nav.team')], ['audit', '/dashboard/audit/', t('nav.audit')]), ['security', '/dashboard/account/security/', t('nav.security')], ['notifications', '/dashboard/account/notifications/', t('nav.notifications')]],
     },
   ];
   return groups.filter((g) => g.links.length > 0);

@@ -156,6 +156,7 @@ const ACTIONS: Record<string, DashboardKey> = {
   password_changed: 'audit.action.password_changed',
   password_change_failed: 'audit.action.password_change_failed',
   settings_changed: 'audit.action.settings_changed',
+  notifications_changed: 'audit.action.notifications_changed',
   catalogue_created: 'audit.action.catalogue_created',
   catalogue_updated: 'audit.action.catalogue_updated',
   catalogue_enabled: 'audit.action.catalogue_enabled',

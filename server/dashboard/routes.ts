@@ -18,6 +18,7 @@ import { keysRoutes } from './keys-routes';
 import { liveReadinessRoutes } from './live-readiness-routes';
 import { processorRoutes } from './processor-routes';
 import { securityRoutes } from './security-routes';
+import { notificationRoutes } from './notification-routes';
 import { moneyRoutes } from './money-routes';
 import { savedViewRoutes } from './saved-view-routes';
 import { saleRoutes } from './sale-routes';
@@ -129,6 +130,7 @@ export function dashboardRouter(deps: Deps): IRouter {
   processorRoutes(router, kit);
   liveReadinessRoutes(router, kit);
   securityRoutes(router, kit);
+  notificationRoutes(router, kit);
   moneyRoutes(router, kit);
   savedViewRoutes(router, kit);
   saleRoutes(router, kit);

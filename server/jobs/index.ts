@@ -22,6 +22,7 @@ import { JOB_NAMES } from './names';
 export { JOB_NAMES };
 import { purgeOld } from './retention';
 import { remindTrials } from './trial-reminders';
+import { mailFailingEndpoints } from './endpoint-failing';
 
 // Every background job of the service, registered here and nowhere else. Order matters
 // only to runAll (tests): what expires or is reconciled in a round is delivered in it.
@@ -68,6 +69,8 @@ export function serviceJobs(deps: Deps): Job[] {
     { name: JOB_NAMES.subscriptions, periodMs: 1_000, batch: 20, run: (round) => chargeDueSubscriptions(scopedDeps(deps, round), 20) },
     { name: JOB_NAMES.delivery, periodMs: 500, batch: 20, run: (round) => deliver(20, round) },
     { name: JOB_NAMES.trialReminders, periodMs: 60_000, batch: 50, run: ({ now }) => remindTrials(db, now(), trialReminderDays, 50) },
+    // An endpoint failing for a day: its team told once per failing spell (jobs/endpoint-failing.ts).
+    { name: JOB_NAMES.endpointFailing, periodMs: 10 * 60_000, batch: 20, run: ({ now }) => mailFailingEndpoints(db, deps.outbox, now(), 20) },
     // After the reminders in a round: what a round queues, it sends.
     { name: JOB_NAMES.mail, periodMs: 1_000, batch: 10, run: (round) => mail(10, round) },
     // Buckets full again are as good as absent: forgotten, so the table holds only recent callers.

@@ -23,4 +23,5 @@ export const JOB_NAMES = {
   payoutFiles: 'payout-files',
   processorDisputes: 'processor-disputes',
   processorSweep: 'processor-sweep',
+  endpointFailing: 'endpoint-failing',
 } as const;

@@ -5,6 +5,7 @@ import { formatQuantity } from '../../widget/i18n/format';
 import { accountMailBody, isAccountMail } from './mail-account';
 import type { CustomerMail, MailContent } from './mail-content';
 import { mailText, type MailText } from './mail-text';
+import { isTeamMail, teamMailBody } from './mail-team';
 
 // An email's words, laid out once (a heading, paragraphs, a table of amounts, a footer)
 // and written twice: as plain text and as HTML with inline styles only (mail clients drop
@@ -50,6 +51,7 @@ function every(c: { plan: { interval: string; intervalCount: number } }, t: Mail
 function mailBody(c: MailContent): MailBody {
   const t = mailText(c.language);
   if (isAccountMail(c)) return accountMailBody(c, t);
+  if (isTeamMail(c)) return teamMailBody(c, t);
   const money = (units: number) => t.money(units, c.currency);
   const merchant = c.merchant.name;
   switch (c.kind) {

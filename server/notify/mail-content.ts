@@ -5,6 +5,7 @@ import type { Tx } from '../store/db';
 import type { EventType } from '../store/events';
 import { insertMail, unreceiptedRefunds } from '../store/mails';
 import type { AccountMail } from './mail-account';
+import type { TeamMail } from './mail-team';
 import type { EnvironmentRow, SubscriptionRow } from '../store/schema';
 
 // What each email to a customer says, as data: read inside the database transaction of
@@ -77,7 +78,7 @@ export interface TrialReminder extends Common {
 
 /** What customers are sent about their payments and subscriptions. */
 export type CustomerMail = PaymentReceipt | RefundReceipt | SignupConfirmation | TrialReminder;
-export type MailContent = CustomerMail | AccountMail;
+export type MailContent = CustomerMail | AccountMail | TeamMail;
 
 const languageOf = (value: string | null): Language => (isLanguage(value) ? value : 'en');
 

@@ -5,7 +5,7 @@ import au from '../../locales/mail/au.json' with { type: 'json' };
 import { intlLocale, type Language } from '../../widget/i18n/language';
 import { flatInstance, getTranslator } from '../../widget/i18n/server';
 import type { MessageKey } from '../../widget/i18n/messages';
-import { formatDate, formatMoney } from '../../widget/i18n/format';
+import { formatDate, formatDateTime, formatMoney } from '../../widget/i18n/format';
 import { exponentOf } from '../domain/currencies';
 
 // The emails' strings (locales/mail/*.json), apart from the payment page's so that none of
@@ -31,6 +31,8 @@ export interface MailText {
   money(units: number, currency: string): string;
   /** The day of an instant, in UTC (the day the schedule counts in). */
   date(iso: string): string;
+  /** A moment to the minute in the shop's time zone, the zone named (the team's emails). */
+  dateTime(iso: string, timeZone: string): string;
 }
 
 const cache = new Map<Language, MailText>();
@@ -47,6 +49,7 @@ export function mailText(language: Language): MailText {
     page: (key, vars) => page.t(key, vars),
     money: (units, currency) => formatMoney(units, currency, exponentOf(currency), lng),
     date: (iso) => formatDate(iso, lng, 'UTC'),
+    dateTime: (iso, timeZone) => formatDateTime(iso, lng, timeZone),
   };
   cache.set(language, text);
   return text;

@@ -18,6 +18,7 @@ import { getTransfer } from '../store/transfers';
 import { getMerchantPayout } from '../store/merchant-payouts';
 import { presentMerchantPayout } from '../present/merchant-payout';
 import { queueCustomerMail } from './mail-content';
+import { queueTeamMailOf } from './mail-team';
 import { getEndpoint } from '../store/webhook-endpoints';
 import { presentEndpoint } from '../present/webhook-endpoint';
 
@@ -25,7 +26,8 @@ import { presentEndpoint } from '../present/webhook-endpoint';
 // inside the same database transaction, so the event shows exactly the committed state.
 // Every change is an event, whether or not the object has a notify_url: the events API
 // lists it, and the environment's webhook endpoints receive it. The changes a customer is
-// told of by email (a payment, a refund, a sign-up) queue that email here too.
+// told of by email (a payment, a refund, a sign-up) queue that email here too, and so do
+// those the merchant's team is told of (a new dispute, a failed payout: mail-team.ts).
 
 interface Snapshot {
   environmentId: string;
@@ -119,10 +121,12 @@ function snapshotters(baseUrl: () => string, catalogue: CataloguePresenters): Re
 export function createOutbox(baseUrl: () => string, catalogue: CataloguePresenters): Outbox {
   const snapshots = snapshotters(baseUrl, catalogue);
   return {
+    baseUrl,
     async emit(trx, type, objectId, now, known) {
       // One id for the change: its webhook event's and its email's (the Message-ID).
       const id = uuidv7(now.getTime());
       await queueCustomerMail(trx, type, objectId, id, now);
+      await queueTeamMailOf(trx, type, objectId, baseUrl(), now);
       const found = await snapshots[familyOf(type)](trx, objectId, now, known);
       if (!found) return;
       await insertEvent(trx, {

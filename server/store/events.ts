@@ -62,6 +62,8 @@ export type Known = { sale: StoredSale } | { authorization: AuthorizationRow };
 /** Records an event for a changed object; called inside the change's database transaction. */
 export interface Outbox {
   emit(trx: Tx, type: EventType, objectId: string, now: Date, known?: Known): Promise<void>;
+  /** The service's public address: the links in what is queued outside an event (jobs/endpoint-failing.ts). */
+  baseUrl(): string;
 }
 
 export async function insertEvent(

@@ -321,7 +321,10 @@ export type MailKind =
   | 'trial_reminder'
   | 'password_reset'
   | 'dashboard_invite'
-  | 'payout_account_changed';
+  | 'payout_account_changed'
+  | 'dispute_opened'
+  | 'payout_failed'
+  | 'endpoint_failing';
 
 /** An email to a customer (store/mails.ts); `content` is the JSON of its MailContent. */
 export interface MailRow {
@@ -368,6 +371,8 @@ export interface WebhookEndpointRow {
   previous_secret: string | null;
   previous_expires_at: string | null;
   last_delivered_at: string | null;
+  /** Migration 121: the start of the failing spell its team was mailed about (jobs/endpoint-failing.ts). */
+  failing_mailed_for?: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -696,6 +701,18 @@ export interface MerchantPayoutSettingsRow {
   payouts_held_until: string | null;
 }
 
+/** A member's choice of the team's emails in one environment (store/notification-preferences.ts); no row: the role's default. */
+export interface NotificationPreferenceRow {
+  user_id: string;
+  environment_id: string;
+  dispute_opened: number;
+  payout_failed: number;
+  endpoint_failing: number;
+  /** The dashboard's language when the member chose: their emails' language. */
+  language: string | null;
+  updated_at: string;
+}
+
 /** The confirm link of a held bank account, one per email sent (store/payout-account-links.ts): only its SHA-256 is kept. */
 export interface PayoutAccountLinkRow {
   token_hash: string;
@@ -1009,6 +1026,7 @@ export interface Tables {
   invites: InviteRow;
   password_resets: PasswordResetRow;
   payout_account_links: PayoutAccountLinkRow;
+  notification_preferences: NotificationPreferenceRow;
   dashboard_sessions: DashboardSessionRow;
   audit_log: AuditRow;
   mails: MailRow;

@@ -173,6 +173,7 @@ const ROUTES: Route[] = [
   { kind: 'id', method: 'POST', path: '/disputes/:id/accept/', id: (s) => s.disputes[1], form: { confirm: 'yes' }, ownStatus: 303 },
   { kind: 'page', path: '/webhooks/' },
   { kind: 'page', path: '/account/security/' },
+  { kind: 'page', path: '/account/notifications/' },
   { kind: 'page', path: '/export/' },
   { kind: 'page', path: '/settings/' },
   ...['transactions', 'sales', 'refunds', 'payouts', 'wallet_entries'].map((kind): PageRoute => ({ kind: 'page', path: '/export/csv', query: `?kind=${kind}&from=2000-01-01&to=2100-01-01` })),
@@ -185,6 +186,7 @@ const ROUTES: Route[] = [
   { kind: 'own', path: '/account/security/totp/confirm/' },
   { kind: 'own', path: '/account/security/totp/disable/' },
   { kind: 'own', path: '/account/security/password/' },
+  { kind: 'own', path: '/account/notifications/' },
   { kind: 'own', path: '/settings/' },
   { kind: 'id', method: 'GET', path: '/transactions/:id/', id: (s) => s.transaction, ownStatus: 200 },
   // The payments list's saved views: one saved, one deleted.

@@ -39,6 +39,7 @@ const OWNER_LINKS = [
   '/dashboard/team/',
   '/dashboard/audit/',
   '/dashboard/account/security/',
+  '/dashboard/account/notifications/',
 ];
 const OWNERS_ONLY = ['/dashboard/payout-files/', '/dashboard/keys/', '/dashboard/processors/', '/dashboard/team/', '/dashboard/audit/'];
 const GROUPS = ['Payments', 'Balance', 'Products and subscriptions', 'Developers', 'Settings'];

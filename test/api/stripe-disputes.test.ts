@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import { JOB_NAMES } from '../../server/jobs';
+import { inbox, member } from './dashboard';
 import { FILES } from './documents';
 import { ENGINES } from './harness';
 import { paidByCheckout, redeliver, useStripeShop } from './stripe-shop';
@@ -92,6 +93,19 @@ describe.each(ENGINES)('Stripe disputes on %s', (engine) => {
     expect(await balanceOf(sale.id)).toEqual([]);
     const events = ((await shop.api.get('/event/?page_size=100')).body.results as { type: string; data: { id: string } }[]).filter((e) => e.data.id === ours.id).map((e) => e.type);
     expect(events.sort()).toEqual(['dispute.closed', 'dispute.created', 'dispute.updated', 'dispute.updated']);
+  });
+
+  it('opened at Stripe: the team is emailed once (docs/dashboard.md "Notifications"), however often Stripe delivers the event', async () => {
+    const { email } = await member(shop.t, shop.api, 'owner');
+    const { sale, charge } = await paidByCheckout(shop);
+    const { deliveries } = await shop.double.openDispute(charge, { reason: 'fraudulent' });
+    for (const d of deliveries) expect((await redeliver(d)).status).toBe(204);
+    const [ours] = await disputesOf(sale.id);
+    const mails = (await inbox(shop.t, email)).filter((m) => /dispute/.test(m.subject ?? ''));
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.subject).toMatch(/^New dispute on .+: €17\.00$/);
+    expect(mails[0]!.text).toContain('Fraudulent (the cardholder says they did not pay)');
+    expect(mails[0]!.text).toContain(`/dashboard/disputes/${ours.id}/`);
   });
 
   it('events out of order (closed before created) and an inquiry that turns into a dispute: one dispute, Stripe’s status, the money held once', async () => {

@@ -273,11 +273,11 @@ test('every page passes axe in light and dark at 360 px and 1280 px, with no scr
   expect(sale.id).toBeTruthy();
 });
 
-test('every page passes axe in light and dark at 360 px and 1280 px, with no script: disputes, webhooks, export, settings, keys, team, audit, a missing page', async ({ page, service }) => {
+test('every page passes axe in light and dark at 360 px and 1280 px, with no script: disputes, webhooks, export, settings, notifications, keys, team, audit, a missing page', async ({ page, service }) => {
   test.setTimeout(240_000);
   const scripts = scriptsOf(page);
   await signUp(page, service, 'axe-settings@shop.example');
-  await expectEveryPageAccessible(page, service, ['/dashboard/disputes/', '/dashboard/webhooks/', '/dashboard/export/', '/dashboard/settings/', '/dashboard/keys/', '/dashboard/team/', '/dashboard/audit/', '/dashboard/nowhere/']);
+  await expectEveryPageAccessible(page, service, ['/dashboard/disputes/', '/dashboard/webhooks/', '/dashboard/export/', '/dashboard/settings/', '/dashboard/account/notifications/', '/dashboard/keys/', '/dashboard/team/', '/dashboard/audit/', '/dashboard/nowhere/']);
   expect(scripts).toEqual([]);
 });
 
