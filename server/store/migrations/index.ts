@@ -60,6 +60,7 @@ import { migration as m115 } from './115_sale_status';
 import { migration as m116 } from './116_saved_views';
 import { migration as m117 } from './117_redsys_operations';
 import { migration as m120 } from './120_time_zone';
+import { migration as m122 } from './122_customer_emails';
 
 // One file per migration, applied in the order of their names. A released migration's
 // name is recorded in every deployed database: never rename one or change what it does;
@@ -124,6 +125,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '116_saved_views': m116,
   '117_redsys_operations': m117,
   '120_time_zone': m120,
+  '122_customer_emails': m122,
 };
 
 /** Every migration's name, in the order they apply. */
