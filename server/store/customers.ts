@@ -47,11 +47,10 @@ function payersOf(environmentId: string, hideTools: boolean) {
       select lower(trim(customer_email)) as customer_key, first_id, payments, last_at from (
         select customer_email, min(id) as first_id, count(*) as payments, max(created_at) as last_at
         from transactions
-        where environment_id = ${environmentId} and customer_email is not null and ${hideTools ? notTool : sql`1 = 1`}
+        where environment_id = ${environmentId} and customer_email is not null and trim(customer_email) <> '' and ${hideTools ? notTool : sql`1 = 1`}
         group by customer_email
       ) by_email
     ) by_key
-    where customer_key <> ''
     group by customer_key`;
 }
 
