@@ -25,6 +25,7 @@ export type Section =
   | 'notifications'
   | 'settings'
   | 'catalogue'
+  | 'customers'
   | 'clients'
   | 'subscriptions'
   | 'authorizations'
@@ -90,7 +91,7 @@ function navGroups({ text, session, active }: Chrome & { session: ActiveSession 
     {
       id: 'customers',
       label: t('nav.group.customers'),
-      links: [...when(used('clients'), ['clients', '/dashboard/clients/', t('nav.clients')]), ...when(used('wallets'), ['wallets', '/dashboard/wallets/', t('nav.wallets')])],
+      links: [['customers', '/dashboard/customers/', t('nav.customers')], ...when(used('clients'), ['clients', '/dashboard/clients/', t('nav.clients')]), ...when(used('wallets'), ['wallets', '/dashboard/wallets/', t('nav.wallets')])],
     },
     { id: 'products', label: t('nav.group.products'), links: [['catalogue', '/dashboard/catalogue/', t('nav.catalogue')], ['subscriptions', '/dashboard/subscriptions/', t('nav.subscriptions')]] },
     { id: 'disputes', label: null, links: [['disputes', '/dashboard/disputes/', t('nav.disputes')]] },

@@ -27,6 +27,7 @@ import { teamRoutes } from './team-routes';
 import { webhookRoutes } from './webhook-routes';
 import { catalogueRoutes } from './catalogue-routes';
 import { clientRoutes } from './client-routes';
+import { customerRoutes } from './customer-routes';
 import { subscriptionRoutes } from './subscription-routes';
 import { authorizationRoutes } from './authorization-routes';
 import { walletRoutes } from './wallet-routes';
@@ -139,6 +140,7 @@ export function dashboardRouter(deps: Deps): IRouter {
   exportRoutes(router, kit);
   settingsRoutes(router, kit);
   catalogueRoutes(router, kit);
+  customerRoutes(router, kit);
   clientRoutes(router, kit);
   subscriptionRoutes(router, kit);
   authorizationRoutes(router, kit);

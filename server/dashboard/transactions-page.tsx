@@ -125,7 +125,8 @@ function PaymentRow({ text, row, facts, now }: { text: DashboardText; row: Trans
   );
 }
 
-function Results({ text, items, facts, now }: { text: DashboardText; items: { row: Transaction }[]; facts: PaymentFactsOf; now: Date }) {
+/** A table of payments, each linked to its page (the customer page's too). */
+export function PaymentResults({ text, items, facts, now }: { text: DashboardText; items: { row: Transaction }[]; facts: PaymentFactsOf; now: Date }) {
   const { t } = text;
   return (
     <div class="scroll" tabindex={0} role="region" aria-label={t('tx.title')}>
@@ -165,7 +166,7 @@ export function transactionsPage(
       {p.items.length === 0 ? (
         <Empty text={text} parsed={p.parsed} baseUrl={p.baseUrl} publicKey={p.publicKey} />
       ) : (
-        <Results text={text} items={p.items} facts={p.facts} now={p.now} />
+        <PaymentResults text={text} items={p.items} facts={p.facts} now={p.now} />
       )}
       <Pager text={text} page={p.parsed.filters.page} pages={pages} href={(n) => `/dashboard/transactions/${filtersQuery(p.parsed.filters, n)}`} />
     </>,

@@ -146,7 +146,7 @@ export interface TransactionFilters extends PaymentListFilters {
 }
 
 /** The order ids the demo shop (demo/shop.ts, demo.ts) and `npm run trigger` (devtools/trigger.ts) give their transactions. */
-const TOOL_ORDER_PREFIXES = ['demo-', 'trigger-'] as const;
+export const TOOL_ORDER_PREFIXES = ['demo-', 'trigger-'] as const;
 
 type TxWhere = ExpressionBuilder<Tables, 'transactions'>;
 

@@ -130,6 +130,10 @@ const CATALOGUE_BODIES: Record<GroupName, Record<string, unknown>> = {
 const ROUTES: Route[] = [
   { kind: 'page', path: '/catalogue/' },
   { kind: 'page', path: '/clients/' },
+  { kind: 'page', path: '/customers/' },
+  { kind: 'page', path: '/customers/', query: '?all=1' },
+  { kind: 'id', method: 'GET', path: '/customers/clients/:id/', id: (s) => s.client, ownStatus: 200 },
+  { kind: 'id', method: 'GET', path: '/customers/payers/:id/', id: (s) => s.transaction, ownStatus: 200 },
   { kind: 'page', path: '/subscriptions/' },
   { kind: 'id', method: 'POST', path: '/subscriptions/:id/pause/', id: (s) => s.subscription, ownStatus: 303 },
   { kind: 'id', method: 'POST', path: '/subscriptions/:id/resume/', id: (s) => s.subscription, ownStatus: 303 },
@@ -279,7 +283,7 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     stranger = (await member(t, other, 'owner')).browser;
     const orderId = `isolated-${Date.now()}`;
     // Held and partly captured: capture, refund and void all have something to act on.
-    const { transaction, sale: paid } = await paidTransaction(shop, priced('EUR', 10, { order_id: orderId, authorize: true, notify_url: 'https://shop.example/hook' }));
+    const { transaction, sale: paid } = await paidTransaction(shop, priced('EUR', 10, { order_id: orderId, authorize: true, notify_url: 'https://shop.example/hook', customer_email: 'isolated.payer@customer.example' }));
     expect((await shop.post(`/sale/${paid.id}/capture/`, { amount: 5 })).status).toBe(200);
     const cancelled = await shop.post('/transaction/', transactionBody({ notify_url: 'https://shop.example/hook' }));
     await cancelToken(shop.url, cancelled.body.token);
@@ -340,7 +344,7 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     return methodOf(route) === 'GET' ? b.get(path) : b.post(path, form);
   };
   const expectNothingOf = (text: string) => {
-    for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop', ...Object.values(CATALOGUE_BODIES).map((b) => String(b.name)), ...Object.values(mine.catalogue), mine.client, ...mine.documents, mine.iban, mine.subscription, mine.authorization, mine.wallet, mine.endpoint, 'isolated-hooks', 'Isolated hooks', mine.payout, ...mine.disputes, 'Isolated evidence', 'ES…1332', 'isolated-wallet', 'isolated-sub', 'Isolated plan', 'Isolated Ada', 'isolated.ada@', 'isolated-front', 'ES91', mine.processor, 'ISOLATED SHOP', 'isolatedshop', mine.view, 'Isolated view']) {
+    for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop', ...Object.values(CATALOGUE_BODIES).map((b) => String(b.name)), ...Object.values(mine.catalogue), mine.client, ...mine.documents, mine.iban, mine.subscription, mine.authorization, mine.wallet, mine.endpoint, 'isolated-hooks', 'Isolated hooks', mine.payout, ...mine.disputes, 'Isolated evidence', 'ES…1332', 'isolated-wallet', 'isolated-sub', 'Isolated plan', 'Isolated Ada', 'isolated.ada@', 'isolated.payer@', 'isolated-front', 'ES91', mine.processor, 'ISOLATED SHOP', 'isolatedshop', mine.view, 'Isolated view']) {
       expect(text).not.toContain(marker);
     }
   };
@@ -394,6 +398,9 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     // A search for this environment's things finds nothing either.
     if (path === '/clients/') {
       for (const q of ['Isolated', 'isolated.ada', 'Ada']) expect((await stranger.get(`/dashboard/clients/?q=${q}`)).text).toContain('No clients match');
+    }
+    if (path === '/customers/') {
+      for (const q of ['Isolated', 'isolated.ada', 'isolated.payer']) expect((await stranger.get(`/dashboard/customers/?all=1&q=${q}`)).text).toContain('No customers match');
     }
     if (path === '/transactions/') {
       for (const q of [mine.orderId, mine.transaction, '10.00', '4242']) {

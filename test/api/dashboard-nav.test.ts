@@ -7,8 +7,8 @@ import { SANDBOX_CARD } from './pay';
 
 // The dashboard's navigation (layout.tsx), as the server draws it on both engines: the
 // groups by job in their order, owners' links for owners only, the current page marked,
-// the environment and its mode in the header, and the platform's sections (clients,
-// wallets, stored cards) once the environment has any, or while on their page.
+// the environment and its mode in the header, the Customers page always, and the platform's
+// sections (clients, wallets, stored cards) once the environment has any, or while on their page.
 
 /** The navigation of a page: its groups' labels and every link's href, in order. */
 function navOf(html: string) {
@@ -27,6 +27,7 @@ const OWNER_LINKS = [
   '/dashboard/balance/',
   '/dashboard/payouts/',
   '/dashboard/payout-files/',
+  '/dashboard/customers/',
   '/dashboard/catalogue/',
   '/dashboard/subscriptions/',
   '/dashboard/disputes/',
@@ -42,7 +43,7 @@ const OWNER_LINKS = [
   '/dashboard/account/notifications/',
 ];
 const OWNERS_ONLY = ['/dashboard/payout-files/', '/dashboard/keys/', '/dashboard/processors/', '/dashboard/team/', '/dashboard/audit/'];
-const GROUPS = ['Payments', 'Balance', 'Products and subscriptions', 'Developers', 'Settings'];
+const GROUPS = ['Payments', 'Balance', 'Customers', 'Products and subscriptions', 'Developers', 'Settings'];
 
 describe.each(ENGINES)('dashboard navigation on %s', (engine) => {
   const svc = useTestService(engine, 'Nav shop');
@@ -67,8 +68,9 @@ describe.each(ENGINES)('dashboard navigation on %s', (engine) => {
   it('shows clients, wallets and stored cards once the environment has any, or on their own page', async () => {
     const { browser } = await member(svc.t, svc.api, 'admin');
     const platform = (html: string) => navOf(html).hrefs.filter((h) => /clients|wallets|authorizations/.test(h));
+    // The Customers page is always there: every shop with payments has customers.
     let home = navOf((await browser.get('/dashboard/')).text);
-    expect(home.groups).not.toContain('Customers');
+    expect(home.hrefs.filter((h) => h.includes('/customers/'))).toEqual(['/dashboard/customers/']);
     expect(platform((await browser.get('/dashboard/')).text)).toEqual([]);
     // On its own page, the section is in the navigation and marked, its group with it.
     const clientsPage = navOf((await browser.get('/dashboard/clients/')).text);

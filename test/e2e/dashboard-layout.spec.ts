@@ -9,7 +9,7 @@ import { LAPTOP } from './screen';
 // dark, open and closed; and with scripts off in the browser, the menu works the same.
 
 const PHONE = { width: 360, height: 800 };
-const GROUPS = ['Payments', 'Balance', 'Products and subscriptions', 'Developers', 'Settings'];
+const GROUPS = ['Payments', 'Balance', 'Customers', 'Products and subscriptions', 'Developers', 'Settings'];
 
 test('the navigation by job: one menu button at 360 px opened by keyboard, a sidebar at 1280 px; no script; axe', async ({ page }) => {
   test.setTimeout(120_000);

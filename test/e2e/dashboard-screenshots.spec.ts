@@ -54,7 +54,7 @@ test('screenshots of sign-in, the transactions list and a transaction, each unde
   await take('sign-in');
 });
 
-test('screenshots of the overview, search, events, endpoints, catalogue, clients, subscriptions, stored cards, wallets, payouts, disputes, a dispute, export and settings, each under 150 KB', async ({ page }, info) => {
+test('screenshots of the overview, search, events, endpoints, catalogue, customers, clients, subscriptions, stored cards, wallets, payouts, disputes, a dispute, export and settings, each under 150 KB', async ({ page }, info) => {
   test.setTimeout(300_000);
   // Disputes opened by the sandbox bank at once, so a dispute's page has one to show.
   const { service, stop } = await startService({ SANDBOX_DISPUTE_DELAY_MS: '0' });
@@ -98,6 +98,7 @@ async function shootEveryPage(page: Page, service: Service, info: TestInfo) {
     ['event', `/dashboard/events/${event.id}/`],
     ['webhook-endpoints', '/dashboard/webhook-endpoints/'],
     ['catalogue', '/dashboard/catalogue/'],
+    ['customers', '/dashboard/customers/'],
     ['clients', '/dashboard/clients/'],
     ['subscriptions', '/dashboard/subscriptions/'],
     ['subscription', `/dashboard/subscriptions/${subscription.id}/`],

@@ -61,6 +61,7 @@ import { migration as m116 } from './116_saved_views';
 import { migration as m117 } from './117_redsys_operations';
 import { migration as m120 } from './120_time_zone';
 import { migration as m121 } from './121_team_notifications';
+import { migration as m122 } from './122_customer_emails';
 import { migration as m123 } from './123_signup_authorization_index';
 
 // One file per migration, applied in the order of their names. A released migration's
@@ -127,6 +128,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '117_redsys_operations': m117,
   '120_time_zone': m120,
   '121_team_notifications': m121,
+  '122_customer_emails': m122,
   '123_signup_authorization_index': m123,
 };
 
