@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { readmeBlock } from '../readme';
 import { axeViolations } from './axe';
-import { CARDS, expect, type Merchant, type Service, startMerchant, startService, test as base, typeCardWithKeyboard, returnTo } from './fixtures';
+import { CARDS, expect, type Merchant, type Service, startMerchant, test as base, typeCardWithKeyboard, returnTo } from './fixtures';
 import { bundled } from '../server-bundle';
 
 // The widget on a stand-in merchant site (http://127.0.0.1:…) loading /widget.js from the
@@ -1170,14 +1170,5 @@ test.describe('demo page', () => {
     await expect(page.getByRole('status')).toContainText('your subscription is confirmed');
     await expect(page.getByRole('status')).not.toContainText(/payment was received/i);
     await expect(page.locator('#return-check')).toContainText(`Signed return verified: subscription ${sub.body.id}, status trialing.`);
-  });
-
-  test('/demo/ is 404 without a demo environment', async () => {
-    const { service, stop } = await startService({ DEMO: 'false' });
-    try {
-      expect((await fetch(`${service.url}/demo/`)).status).toBe(404);
-    } finally {
-      await stop();
-    }
   });
 });
