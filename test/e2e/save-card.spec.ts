@@ -92,13 +92,14 @@ test.describe('saving a card with JavaScript', () => {
     expect(await statusOf(service, saved.id)).toMatchObject({ status: 'active', card: { last4: '3184' } });
   });
 
-  test('4000 0084 0000 1629: the issuer declines even after a completed challenge (phone → desktop)', async ({ page, service }) => {
-    await resize(page, 'phone');
+  test('4000 0084 0000 1629: the issuer declines even after a completed challenge (desktop → phone)', async ({ page, service }) => {
+    // Complete pressed on the desktop here, on the phone by the case above.
+    await resize(page, 'desktop');
     const saved = await saveRequest(service);
     await page.goto(saved.url);
     await saveWith(page, CARDS.challengedThenDeclined);
     await answerButton(page, 'Complete').click();
-    for (const size of BOTH) {
+    for (const size of [...BOTH].reverse()) {
       await resize(page, size);
       await expect(page.getByRole('alert')).toContainText('Your card was declined');
     }
