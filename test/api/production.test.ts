@@ -48,6 +48,19 @@ describe('production settings', () => {
     expect((await fetch(`${p.url}/demo/`)).status).toBe(404);
   });
 
+  // Moved from the browser tier (widget.spec.ts), which started a service process for one status code.
+  it('DEMO=false outside production: no demo environment, and /demo/ is 404', async () => {
+    const t = await startTestService('sqlite', { env: { DEMO: 'false' } });
+    try {
+      // What the service's start (server/main.ts) does with the setting.
+      const { ensureDemoEnvironment } = await import('../../server/demo');
+      expect(await ensureDemoEnvironment(t.service.deps.config, t.service.deps.database, new Date())).toBeNull();
+      expect((await fetch(`${t.url}/demo/`)).status).toBe(404);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('the demo shop creates one open transaction per order and visitor: a reload with its cookie creates nothing', async () => {
     const t = await startTestService('sqlite', { env: { DEMO: 'true' } });
     try {

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { readmeBlock } from '../readme';
 import { axeViolations } from './axe';
-import { CARDS, expect, type Merchant, type Service, startMerchant, startService, test as base, typeCardWithKeyboard, returnTo } from './fixtures';
+import { CARDS, expect, type Merchant, type Service, startMerchant, test as base, typeCardWithKeyboard, returnTo } from './fixtures';
 import { bundled } from '../server-bundle';
 
 // The widget on a stand-in merchant site (http://127.0.0.1:…) loading /widget.js from the
@@ -742,26 +742,32 @@ test.describe('overlay', () => {
 
   // The frame is transparent but for the backdrop: a frame whose colour scheme differs from
   // its <iframe>'s would be painted opaque (white, or dark in dark mode), hiding the page.
-  for (const colorScheme of ['light', 'dark'] as const) {
-    test(`the page shows through the backdrop, ${colorScheme} scheme`, async ({ browser, service, merchant }) => {
-      const context = await browser.newContext({ colorScheme });
-      try {
-        const page = await context.newPage();
-        const tx = await service.createTransaction(order(merchant));
-        await openShop(
-          page,
-          merchant,
-          `<button type="button" id="buy">Buy now</button>`,
-          `<style>html { background: #ffcc00 }</style>${widgetScript(service, '')}<script>
-            addEventListener('DOMContentLoaded', () => document.getElementById('buy').onclick = () => Checkout.open({ token: ${JSON.stringify(tx.token)} }));
-          </script>`,
-        );
-        await page.getByRole('button', { name: 'Buy now' }).click();
-        await waitForEvent(page, 'checkout:ready');
-        await expect(dialog(page)).toBeVisible();
+  // One overlay, looked at in the light scheme and again in the dark one.
+  test('the page shows through the backdrop, light and dark scheme', async ({ browser, service, merchant }) => {
+    const context = await browser.newContext({ colorScheme: 'light' });
+    try {
+      const page = await context.newPage();
+      const tx = await service.createTransaction(order(merchant));
+      await openShop(
+        page,
+        merchant,
+        `<button type="button" id="buy">Buy now</button>`,
+        `<style>html { background: #ffcc00 }</style>${widgetScript(service, '')}<script>
+          addEventListener('DOMContentLoaded', () => document.getElementById('buy').onclick = () => Checkout.open({ token: ${JSON.stringify(tx.token)} }));
+        </script>`,
+      );
+      await page.getByRole('button', { name: 'Buy now' }).click();
+      await waitForEvent(page, 'checkout:ready');
+      await expect(dialog(page)).toBeVisible();
+      const probe = await context.newPage();
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme });
+        // The shop's page and the checkout's frame both in that scheme.
+        for (const html of [page.locator('html'), checkoutFrame(page).locator('html')]) {
+          expect(await html.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches)).toBe(colorScheme === 'dark');
+        }
         // A corner outside the dialog: #ffcc00 under the #0009 backdrop (60 % black).
         const png = (await page.screenshot({ clip: { x: 2, y: 2, width: 1, height: 1 } })).toString('base64');
-        const probe = await context.newPage();
         const rgb = await probe.evaluate(async (b64) => {
           const img = new Image();
           img.src = `data:image/png;base64,${b64}`;
@@ -772,12 +778,12 @@ test.describe('overlay', () => {
           g.drawImage(img, 0, 0);
           return [...g.getImageData(0, 0, 1, 1).data].slice(0, 3);
         }, png);
-        [102, 82, 0].forEach((value, i) => expect(Math.abs(rgb[i]! - value), `channel ${i} of ${rgb}`).toBeLessThanOrEqual(3));
-      } finally {
-        await context.close();
+        [102, 82, 0].forEach((value, i) => expect(Math.abs(rgb[i]! - value), `${colorScheme}: channel ${i} of ${rgb}`).toBeLessThanOrEqual(3));
       }
-    });
-  }
+    } finally {
+      await context.close();
+    }
+  });
 
   test.describe('on a 360 px phone', () => {
     test.use({ viewport: { width: 360, height: 640 } });
@@ -1169,14 +1175,5 @@ test.describe('demo page', () => {
     await expect(page.getByRole('status')).toContainText('your subscription is confirmed');
     await expect(page.getByRole('status')).not.toContainText(/payment was received/i);
     await expect(page.locator('#return-check')).toContainText(`Signed return verified: subscription ${sub.body.id}, status trialing.`);
-  });
-
-  test('/demo/ is 404 without a demo environment', async () => {
-    const { service, stop } = await startService({ DEMO: 'false' });
-    try {
-      expect((await fetch(`${service.url}/demo/`)).status).toBe(404);
-    } finally {
-      await stop();
-    }
   });
 });

@@ -5,13 +5,14 @@ import { Client, ENGINES } from '../api/harness';
 import { checkLedger } from '../api/ledger';
 import { paidTransaction, priced } from '../api/pay';
 import { payoutBankEnv, startPayoutBank } from '../api/payout-bank';
-import { createKeys, keysCli, type ProcessEnv, processScope, type ServiceProcess } from '../api/process';
+import { createKeys, keysCli, type ProcessEnv, processScope, type ServiceProcess, testClock } from '../api/process';
 
 // Payouts to the merchant with real service processes and a stand-in bank that outlives
 // them (payout-bank.ts, loaded through PAYOUT_MODULE): two processes whose payout job
 // starts at the same moment make and pay one payout; a process killed (SIGKILL) while the
 // bank holds its answer leaves the payout pending, and the next process asks again with
-// the same reference once the claim has run out: the bank pays once.
+// the same reference once the claim has run out (on its clock, moved past the claim rather
+// than waiting it): the bank pays once.
 
 const { cleanup, environment, running, started } = processScope();
 
@@ -72,7 +73,9 @@ describe.each(ENGINES)('payouts to the merchant across processes on %s', (engine
   it('a process killed (SIGKILL) while the bank holds its answer: the next one asks again with the same reference, paid once', { timeout: 180_000 }, async () => {
     const bank = await startPayoutBank();
     cleanup(() => bank.close());
-    const env = await environment(engine, payoutBankEnv(bank, { timeoutMs: 2_000, claimMs: 4_000 }));
+    const base = await environment(engine, payoutBankEnv(bank, { timeoutMs: 2_000, claimMs: 4_000 }));
+    const clock = testClock(base.DATA_DIR);
+    const env = { ...base, ...clock.env };
     const { keys } = await shopWithBalance(env, [20, 5]);
     await keysCli(['payouts', '--environment', keys.environment_id, '--iban', IBANS.DE, '--schedule', 'daily'], env);
 
@@ -88,6 +91,7 @@ describe.each(ENGINES)('payouts to the merchant across processes on %s', (engine
     bank.hold = false;
     expect((await books(env, keys.environment_id)).map((p) => [p.id, p.status])).toEqual([[reference, 'pending']]);
 
+    clock.set(5_000);
     const second = await started({ ...env, BACKGROUND_WORK: 'true' });
     const api = new Client(second.url, keys);
     await expect.poll(async () => (await api.get(`/merchant_payout/${reference}/`)).body.status, { timeout: 60_000 }).toBe('paid');
