@@ -8,6 +8,7 @@ import { listCalls } from '../../server/store/gateway-calls';
 import { processorsForGateways } from '../../server/store/processors';
 import { decideOnPage, postForm } from '../redsys/helpers';
 import { type RedsysDouble, startRedsysDouble } from '../redsys/server';
+import { startIsolatedService } from './database';
 import { Client, ENGINES, problemPaths, startTestService, type TestService, testClock, transactionBody } from './harness';
 import { pageCsrf } from './pay';
 import { paramsOf, toRedsys as toRedsysPage } from './redsys-shop';
@@ -33,7 +34,7 @@ describe.each(ENGINES)('Redsys wired in on %s', (engine) => {
 
   beforeAll(async () => {
     double = await startRedsysDouble();
-    t = await startTestService(engine, { now: clock.now, env: { REDSYS_URL: double.url } });
+    t = await startIsolatedService(engine, { now: clock.now, env: { REDSYS_URL: double.url } });
     api = await t.newEnvironment('Redsys shop');
     const connected = await api.post('/processor/', terminal('1'));
     expect(connected.status, connected.text).toBe(201);

@@ -6,7 +6,8 @@ import { listCalls } from '../../server/store/gateway-calls';
 import { getAuthorization } from '../../server/store/sales';
 import { decideOnPage, signedFields } from '../redsys/helpers';
 import { type RedsysDouble, startRedsysDouble } from '../redsys/server';
-import { type Client, ENGINES, problemPaths, startTestService, type TestService, testClock } from './harness';
+import { startIsolatedService } from './database';
+import { type Client, ENGINES, problemPaths, type TestService, testClock } from './harness';
 import { pageCsrf } from './pay';
 
 // Saved cards and merchant-initiated charges with Redsys (docs/processors.md "Stored cards
@@ -32,7 +33,7 @@ describe.each(ENGINES)('Redsys saved cards on %s', (engine) => {
 
   beforeAll(async () => {
     double = await startRedsysDouble();
-    t = await startTestService(engine, { now: clock.now, env: { REDSYS_URL: double.url } });
+    t = await startIsolatedService(engine, { now: clock.now, env: { REDSYS_URL: double.url } });
     api = await t.newEnvironment('Redsys cards shop');
     const connected = await api.post('/processor/', { type: 'redsys', merchant_code: PUBLIC_TEST_MERCHANT, terminal: '1', secret_key: PUBLIC_TEST_KEY, signature_version: 'HMAC_SHA256_V1' });
     expect(connected.status, connected.text).toBe(201);

@@ -3,14 +3,17 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { STRIPE_CARD_ID } from '../../server/payments/stripe/gateway';
 import { listCalls } from '../../server/store/gateway-calls';
 import { type Delivery, type StripeDouble, startStripeDouble } from '../stripe/server';
-import { type Client, type EngineName, startTestService, type TestClock, type TestService, testClock, transactionBody } from './harness';
+import { startIsolatedService } from './database';
+import { type Client, type EngineName, type TestClock, type TestService, testClock, transactionBody } from './harness';
 import { pageCsrf } from './pay';
 
 // A sandbox environment with the Stripe double connected through the processors API (its
 // webhook endpoint registered at the double), and the steps of a Checkout payment without
 // JavaScript: the payment page's pay post, a button on the double's hosted page, the way
 // back to our return route; the official SDK against the double for the refusals each test
-// asserts. Shared by the Stripe tests of the service (stripe-*.test.ts).
+// asserts. Shared by the Stripe tests of the service (stripe-*.test.ts). On a database of
+// its own: the tests run the jobs, which take every due row, and another file's renewal
+// sent to this double (or theirs to a port since reused) hangs a job run for the gateway timeout.
 
 const FORM = 'application/x-www-form-urlencoded';
 
@@ -47,7 +50,7 @@ export function useStripeShop(engine: EngineName, env: Record<string, string> = 
   const shop = { clock: testClock() } as StripeShop;
   beforeAll(async () => {
     shop.double = await startStripeDouble();
-    shop.t = await startTestService(engine, { now: shop.clock.now, env: { STRIPE_API_URL: shop.double.url, STRIPE_FILES_URL: shop.double.filesUrl, ...env } });
+    shop.t = await startIsolatedService(engine, { now: shop.clock.now, env: { STRIPE_API_URL: shop.double.url, STRIPE_FILES_URL: shop.double.filesUrl, ...env } });
     Object.assign(shop, await connectStripe(shop.t, shop.double));
   });
   afterAll(async () => {
@@ -64,7 +67,7 @@ export interface StartedStripeShop extends StripeShop {
 
 export async function startStripeShop(engine: EngineName, clock: TestClock, name: string): Promise<StartedStripeShop> {
   const double = await startStripeDouble();
-  const t = await startTestService(engine, { now: clock.now, env: { STRIPE_API_URL: double.url, STRIPE_FILES_URL: double.filesUrl } });
+  const t = await startIsolatedService(engine, { now: clock.now, env: { STRIPE_API_URL: double.url, STRIPE_FILES_URL: double.filesUrl } });
   return {
     t,
     double,
