@@ -11,7 +11,7 @@ import { day } from './transaction-filters';
 // value is left out and named, the others still apply.
 
 /** The days shown when none are asked for: the last 30, today included. */
-export const DEFAULT_DAYS = 30;
+const DEFAULT_DAYS = 30;
 
 const fields = {
   type: z.enum(BALANCE_TRANSACTION_TYPES),

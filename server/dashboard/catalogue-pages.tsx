@@ -13,7 +13,7 @@ import { Pager } from './list-parts';
 type Item = CatalogueItem<CatalogueTable>;
 type Errors = { path: string; message: string }[];
 
-export const groupUrl = (group: GroupName) => `/dashboard/catalogue/${group}/`;
+const groupUrl = (group: GroupName) => `/dashboard/catalogue/${group}/`;
 export const itemUrl = (group: GroupName, id: string) => `/dashboard/catalogue/${group}/${id}/`;
 
 function Tabs({ text, group }: { text: DashboardText; group: GroupName }) {

@@ -7,7 +7,7 @@ import { FIGURE_KINDS, type FigureKind, type QuarterFigure } from '../store/dash
 // only the page formats them.
 
 /** How many days the home shows, today included. */
-export const FIGURE_DAYS = 30;
+const FIGURE_DAYS = 30;
 
 export const PERIODS = [1, 7, 30] as const;
 export type Period = (typeof PERIODS)[number];

@@ -68,7 +68,7 @@ export function applyDashboardHeaders(res: Response): void {
 }
 
 /** The token a state-changing request presents: the `x-csrf-token` header or the `csrf` form field. */
-export function presentedCsrf(req: Request): string | undefined {
+function presentedCsrf(req: Request): string | undefined {
   const header = req.get('x-csrf-token');
   if (header) return header;
   const field = (req.body as Record<string, unknown> | undefined)?.csrf;

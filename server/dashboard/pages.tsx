@@ -197,7 +197,7 @@ function describeAction(text: DashboardText, row: AuditRow): string {
 }
 
 /** The actions the log can hold, for its filter. */
-export const AUDIT_ACTIONS = Object.keys(ACTIONS);
+const AUDIT_ACTIONS = Object.keys(ACTIONS);
 
 export function auditPage(p: Signed & { rows: AuditRow[]; page: number; hasMore: boolean; filters: AuditFilters; emails: string[] }): string {
   const { t } = p.text;

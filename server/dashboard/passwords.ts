@@ -9,12 +9,12 @@ import { SINGLE_LINE } from '../../widget/fields/text';
 // The cost (log2 N) is the service's PASSWORD_HASH_COST: test suites set a lower one, as
 // they hash thousands of passwords; a hash keeps the cost it was made with.
 
-export const SCRYPT = { r: 8, p: 1, keyLength: 32, saltLength: 16 } as const;
+const SCRYPT = { r: 8, p: 1, keyLength: 32, saltLength: 16 } as const;
 /** log2 of N: PASSWORD_HASH_COST's default. */
 export const DEFAULT_PASSWORD_COST = 15;
-export const MIN_PASSWORD_LENGTH = 12;
+const MIN_PASSWORD_LENGTH = 12;
 /** Longer inputs are refused before hashing: scrypt's cost grows with them. */
-export const MAX_PASSWORD_LENGTH = 256;
+const MAX_PASSWORD_LENGTH = 256;
 
 function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }, length: number): Promise<Buffer> {
   const options: ScryptOptions = { ...params, maxmem: 256 * params.N * params.r };

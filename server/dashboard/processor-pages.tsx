@@ -18,7 +18,7 @@ export type Errors = { path: string; message: string }[];
 export type ProcessorNotice = 'connected' | 'saved' | 'disconnected';
 
 const BASE = '/dashboard/processors/';
-export const processorUrl = (id: string) => `${BASE}${id}/`;
+const processorUrl = (id: string) => `${BASE}${id}/`;
 
 /** What a processor's page shows besides the row: its gateways and where its webhooks go. */
 export interface ShownProcessor {

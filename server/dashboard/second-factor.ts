@@ -13,7 +13,7 @@ const ISSUER = 'Payments dashboard';
 const PERIOD_S = 30;
 /** One step either side: a phone's clock a little off, or a code typed as it changed. */
 const WINDOW = 1;
-export const RECOVERY_CODES = 10;
+const RECOVERY_CODES = 10;
 /** Crockford's base32 alphabet (no i, l, o, u): 10 characters are 50 random bits. */
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
