@@ -6,7 +6,7 @@ import type { SavedViewRow } from './schema';
 // so a view of another member or environment is as absent as one never saved.
 
 /** Enough for every view a shop keeps; more is refused (the page says so). */
-export const MAX_SAVED_VIEWS = 20;
+const MAX_SAVED_VIEWS = 20;
 /** The longest name of a view, in characters. */
 export const VIEW_NAME_MAX = 60;
 

@@ -77,7 +77,7 @@ export interface EscapeMessage extends Versioned {
 export interface FocusLastMessage extends Versioned {
   type: 'checkout:focus-last';
 }
-export const FOCUS_LAST = 'checkout:focus-last';
+const FOCUS_LAST = 'checkout:focus-last';
 
 /** What merchants see: callbacks and DOM events. */
 export type PublicMessage = ReadyMessage | ResizeMessage | CompletedMessage | CancelledMessage | ErrorMessage;

@@ -13,7 +13,7 @@ import type { CheckoutView } from './view';
  * with the return/cancel URL, and the page decides where to go; a provider's approval page
  * (redirect-flow gateways) still opens inside the frame.
  */
-export function embedRedirectHandler(bridge: FrameBridge, view: CheckoutView): CheckoutDeps['onRedirect'] {
+function embedRedirectHandler(bridge: FrameBridge, view: CheckoutView): CheckoutDeps['onRedirect'] {
   return (location: string, kind: RedirectKind) => {
     // Without the challenge dialog (its chunk failed to load), its full-page step opens in the frame.
     if (kind === 'provider' || kind === 'challenge') return window.location.assign(location);

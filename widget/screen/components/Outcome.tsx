@@ -30,7 +30,7 @@ function BackToShop({ href }: { href: string | null | undefined }) {
   );
 }
 
-export function PaidPanel() {
+function PaidPanel() {
   const { model, i18n } = useScreen();
   const money = useMoney();
   const view = model.view.value;
@@ -94,7 +94,7 @@ export function PaidPanel() {
   );
 }
 
-export function CancelledPanel() {
+function CancelledPanel() {
   const { model, i18n } = useScreen();
   const view = model.view.value;
   return (
@@ -105,7 +105,7 @@ export function CancelledPanel() {
   );
 }
 
-export function ExpiredPanel() {
+function ExpiredPanel() {
   const { model, i18n } = useScreen();
   return (
     <StatusPanel tone="neutral" icon={<Icon name="hourglass" />} title={i18n.t(model.view.value.saveCard ? 'save.closed.title' : 'status.expired.title')}>
@@ -115,7 +115,7 @@ export function ExpiredPanel() {
   );
 }
 
-export function CheckingPanel() {
+function CheckingPanel() {
   const { i18n } = useScreen();
   return (
     <StatusPanel tone="neutral" icon={<Icon name="hourglass" />} title={i18n.t('status.checking.title')}>
