@@ -1,6 +1,6 @@
 import type { GatewayCallKind } from '../store/schema';
 import { inTransaction } from '../store/db';
-import { paymentReference } from '../store/sales';
+import { getAuthorization, paymentReference } from '../store/sales';
 import { claimCallsToReconcile, extendClaim, type GatewayCall, postponeCheck, settleCall } from '../store/gateway-calls';
 import { moveToAttention } from '../store/unknown-outcomes';
 import { askGateway, type PaymentDeps, type Settled } from './ask';
@@ -9,6 +9,7 @@ import { type Gateway, GatewayAttention, type LookupInput } from './gateway';
 import { recordSafely, reverseAtGateway } from './outcome';
 import { recordPayment } from './pay';
 import { recordSaleActionResult } from './send-action';
+import { signUpAwaiting } from './signup-card';
 import { recordStoredCardResult } from './store-card';
 import { recordSubscriptionCharge } from './subscription-charge';
 import { markOutcomeUnknown } from './unknown-outcome';
@@ -47,7 +48,15 @@ const RECORDERS: Record<GatewayCallKind, (deps: PaymentDeps, call: GatewayCall, 
 /** Records what the gateway did for a pending call (a lookup's or a notification's answer). */
 export async function settleFound(deps: PaymentDeps, call: GatewayCall, settled: Settled, via: string): Promise<void> {
   const recorded = await recordSafely(deps, call, settled, () => RECORDERS[call.kind](deps, call, settled));
-  if (recorded.kind === 'recorded') deps.log.info({ call: call.id, kind: call.kind, gateway_status: settled.status, via }, 'gateway call reconciled');
+  if (recorded.kind !== 'recorded') return;
+  deps.log.info({ call: call.id, kind: call.kind, gateway_status: settled.status, via }, 'gateway call reconciled');
+  if (call.kind === 'store' && settled.status === 'succeeded') await signUpWithProven(deps, call);
+}
+
+/** A card proven saved after its customer's return lost the answer: the sign-up waiting for it starts, as the return would have started it (once: signup-card.ts). */
+async function signUpWithProven(deps: PaymentDeps, call: GatewayCall): Promise<void> {
+  const authorization = await getAuthorization(deps.database.db, null, call.subject_id);
+  if (authorization) await signUpAwaiting(deps, authorization);
 }
 
 /** A call nobody can prove within the settle window: for a person, logged once. */

@@ -29,8 +29,9 @@ export function markOutcomeUnknown(db: Db, call: GatewayCall, now: Date, claimed
       await insertSales(trx, [sale]);
       await setCallResult(trx, call.id, sale.id);
       resultId = sale.id;
-    } else if (call.kind === 'store') {
-      // Its id chosen at reservation, so the store's answer fills this one.
+    } else if (call.kind === 'store' && !(await getAuthorization(trx, null, call.subject_id))) {
+      // Its id chosen at reservation, so the store's answer fills this one. A challenge's resumed
+      // store (store-challenge.ts) has its authorization already, waiting as `requires_action`.
       const row = cardlessAuthorization({
         id: call.subject_id,
         environment_id: call.environment_id,

@@ -172,6 +172,94 @@ describe.each(ENGINES)('the sign-up page with Stripe on %s', (engine) => {
     expect(await subscriptionOf(sub.id)).toMatchObject({ status: 'active', authorization: await waitingFor(sub.id) });
     expect(await waitingFor(sub.id)).not.toBe(authorizationId);
   });
+
+  // Stripe's events held back (never delivered, or delivered at the end): only the return, or reconciliation, reads what the customer did.
+  const SESSION_READ = { method: 'GET' as const, path: /^\/v1\/checkout\/sessions\/cs_/ };
+  /** A button on Checkout's page with Stripe's events held back: the 303 back to our return route. */
+  async function onCheckoutQuiet(checkout: string, action: 'pay' | 'cancel'): Promise<string> {
+    shop.double.holdEvents = true;
+    const answer = await onCheckout(checkout, action);
+    expect(answer.status).toBe(303);
+    return answer.headers.get('location')!;
+  }
+  const reconcile = async () => {
+    clock.advance(11 * 60_000);
+    return shop.t.service.jobs.runOnce(JOB_NAMES.reconciliation);
+  };
+  const eventsOf = async (type: string, id: string) => (await api().get(`/event/?type=${type}&object_id=${id}`)).body.results;
+  /** After the sign-up started: its one start, its card's one authorization.created, and one charge of its first period. */
+  async function startedOnce(id: string, card: string) {
+    expect(await subscriptionOf(id)).toMatchObject({ status: 'active', authorization: card, customer_email: EMAIL, payment_url: null });
+    expect((await api().get(`/authorization/${card}/`)).body).toMatchObject({ status: 'active', card: { brand: 'visa', last4: '4242' } });
+    expect(await eventsOf('subscription.started', id)).toHaveLength(1);
+    expect(await eventsOf('authorization.created', card)).toHaveLength(1);
+    await charge();
+    expect((await subscriptionOf(id)).charges.map((c: { period: number; status: string }) => [c.period, c.status])).toEqual([[1, 'charged']]);
+    expect(renewals(id)).toHaveLength(1);
+  }
+
+  it('the return’s read of the session lost: the customer may try again; reconciliation proves the card saved and starts the subscription once', async () => {
+    const sub = await signup(api());
+    const checkout = await toCheckout(sub.token);
+    const card = await waitingFor(sub.id);
+    const returnUrl = await onCheckoutQuiet(checkout, 'pay');
+    shop.double.loseNext(SESSION_READ);
+    const returned = await fetch(returnUrl, { redirect: 'manual' });
+    // As any store of unknown outcome: nothing was charged, the page is open again.
+    expect(returned.status).toBe(303);
+    expect(returned.headers.get('location')).toBe(`/pay/${sub.token}/?result=error.saveFailed`);
+    expect(await subscriptionOf(sub.id)).toMatchObject({ status: 'waiting', authorization: null });
+
+    expect(await reconcile()).toBeGreaterThan(0);
+    await startedOnce(sub.id, card);
+    // Stripe's late events, and the customer back again, change nothing.
+    await shop.double.deliverEvents();
+    shop.double.holdEvents = false;
+    const again = await fetch(returnUrl, { redirect: 'manual' });
+    expect(again.headers.get('location')!.startsWith(`${RETURN}?`)).toBe(true);
+    await charge();
+    expect(renewals(sub.id)).toHaveLength(1);
+    expect(await eventsOf('subscription.started', sub.id)).toHaveLength(1);
+    expect(await eventsOf('authorization.created', card)).toHaveLength(1);
+  });
+
+  it('the return and reconciliation both reading the saved card at once: one authorization, one start, one charge', async () => {
+    const sub = await signup(api());
+    const checkout = await toCheckout(sub.token);
+    const card = await waitingFor(sub.id);
+    const returnUrl = await onCheckoutQuiet(checkout, 'pay');
+    // The return's read is carried out and its answer held while reconciliation reads and records the same session.
+    const held = shop.double.holdNext(SESSION_READ, { acted: true });
+    const returning = fetch(returnUrl, { redirect: 'manual' });
+    await held.arrived;
+    const reconciled = reconcile();
+    held.release();
+    const [returned, taken] = await Promise.all([returning, reconciled]);
+    expect(taken).toBeGreaterThan(0);
+    expect(returned.status).toBe(303);
+    expect(returned.headers.get('location')!.startsWith(`${RETURN}?`)).toBe(true);
+    await startedOnce(sub.id, card);
+    shop.double.holdEvents = false;
+  });
+
+  it('the return’s read lost after the customer left Checkout: reconciliation proves nothing saved, and the sign-up takes another card', async () => {
+    const sub = await signup(api());
+    const checkout = await toCheckout(sub.token);
+    const card = await waitingFor(sub.id);
+    const returnUrl = await onCheckoutQuiet(checkout, 'cancel');
+    shop.double.loseNext(SESSION_READ);
+    expect((await fetch(returnUrl, { redirect: 'manual' })).headers.get('location')).toBe(`/pay/${sub.token}/?result=error.saveFailed`);
+    await reconcile();
+    expect((await api().get(`/authorization/${card}/`)).body).toMatchObject({ status: 'failed', card: null });
+    expect(await subscriptionOf(sub.id)).toMatchObject({ status: 'waiting', authorization: null, payment_url: `${url()}/pay/${sub.token}/` });
+    expect(await eventsOf('subscription.started', sub.id)).toHaveLength(0);
+    shop.double.holdEvents = false;
+
+    const second = await back(await onCheckout(await toCheckout(sub.token), 'pay'));
+    expect(second.headers.get('location')!.startsWith(`${RETURN}?`)).toBe(true);
+    await startedOnce(sub.id, await waitingFor(sub.id));
+    expect(await waitingFor(sub.id)).not.toBe(card);
+  });
 });
 
 describe.each(ENGINES)('the sign-up page with Redsys on %s', (engine) => {

@@ -124,6 +124,23 @@ describe.each(ENGINES)('Stripe saved cards on %s', (engine) => {
     expect((await back(await onCheckout(await toCheckout(request.token), 'pay'))).headers.get('location')).toBe(SAVED);
   });
 
+  it('the return’s read of the session lost (no webhook either): the page says it is being checked; reconciliation saves the card, once', async () => {
+    const request = await saveRequest();
+    const page = await toCheckout(request.token);
+    double.holdEvents = true;
+    const paid = await onCheckout(page, 'pay');
+    double.loseNext({ method: 'GET', path: /^\/v1\/checkout\/sessions\/cs_/ });
+    const returned = await fetch(paid.headers.get('location')!, { redirect: 'manual' });
+    // The save page says the card is being checked.
+    expect(returned.headers.get('location')).toBe(`/pay/${request.token}/?result=error.saveChecking`);
+    expect((await api.get(`/authorization/${request.id}/`)).body).toMatchObject({ card: null });
+    clock.advance(11 * 60_000);
+    await t.service.jobs.runOnce(JOB_NAMES.reconciliation);
+    expect((await api.get(`/authorization/${request.id}/`)).body).toMatchObject({ status: 'active', card: { last4: '4242' } });
+    expect((await api.get(`/event/?type=authorization.created&object_id=${request.id}`)).body.results).toHaveLength(1);
+    double.holdEvents = false;
+  });
+
   it('charges a saved card off-session: a PaymentIntent on its Customer, our reference as its key and in metadata; and a reused PaymentMethod without a Customer is refused', async () => {
     const authorization = await saved('pay', await newClient('Grace'));
     const pm = (await stored(authorization.id)).gateway_reference;
