@@ -10,7 +10,7 @@ import { startWebhookService } from './webhook-service';
 
 // A payment's page (issue 47) over real HTTP on both engines: the 3-D Secure result in
 // words, the timeline (creation, payment, refund with its reason, each event with its
-// webhook delivery's HTTP status, the receipt email) oldest first in the shop's time, and
+// webhook delivery's HTTP status, a dispute's events, the receipt email) oldest first in the shop's time, and
 // "Resend receipt": admins only, CSRF-checked, audited, queued in the mail outbox (the mail
 // job sends it), at most once a minute per payment, refused for a payment not paid or
 // without a customer email.
@@ -31,7 +31,7 @@ describe.each(ENGINES)('a payment’s page on %s', (engine) => {
   let txId = '';
 
   beforeAll(async () => {
-    ({ t, hook, close } = await startWebhookService(engine, { now: clock.now }));
+    ({ t, hook, close } = await startWebhookService(engine, { now: clock.now, env: { SANDBOX_DISPUTE_DELAY_MS: '0' } }));
     shop = await t.newEnvironment('Payment page shop');
     admin = (await member(t, shop, 'admin')).browser;
     viewer = (await member(t, shop, 'viewer')).browser;
@@ -120,6 +120,21 @@ describe.each(ENGINES)('a payment’s page on %s', (engine) => {
     expect(new Set(mails.map((m) => m.subject)).size).toBe(1);
     expect(new Set(mails.map((m) => m.text)).size).toBe(1);
     expect(timelineOf((await viewer.get(`/dashboard/transactions/${txId}/`)).text).split('Receipt emailed to the customer')).toHaveLength(4);
+  });
+
+  it('shows the events of a dispute of its sale, opened and closed', async () => {
+    const created = await shop.post('/transaction/', priced('EUR', 30));
+    expect((await payWithCard(t.url, created.body.token, TEST_CARDS.disputedFraudulent)).status).toBe(200);
+    // The sandbox bank opens the dispute in a round of its job.
+    await t.service.jobs.runAll();
+    const sale = (await shop.get(`/sale/?transaction_id=${created.body.id}`)).body.results[0];
+    const [dispute] = (await shop.get(`/dispute/?sale=${sale.id}`)).body.results;
+    expect((await shop.post(`/dispute/${dispute.id}/accept/`, {})).status).toBe(200);
+    const events = (await shop.get(`/event/?object_id=${dispute.id}`)).body.results as { id: string; type: string }[];
+    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['dispute.created', 'dispute.closed']));
+    const timeline = timelineOf((await viewer.get(`/dashboard/transactions/${created.body.id}/`)).text);
+    for (const e of events) expect(timeline).toContain(`<a href="/dashboard/events/${e.id}/">${e.type}</a>`);
+    expect(timeline.indexOf('dispute.created')).toBeLessThan(timeline.indexOf('dispute.closed'));
   });
 
   it('refuses politely for a payment without a customer email or not paid, and for an unknown id', async () => {
