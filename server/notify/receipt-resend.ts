@@ -9,7 +9,7 @@ import { queuePaymentReceipt } from './mail-content';
 // customer email and the time it was paid. The transaction's row is locked while the
 // last receipt's time is read, so two requests at once queue one email, not two.
 
-export type ReceiptResend = { queued: true; to: string } | { queued: false; refusal: ReceiptRefusal };
+export type ReceiptResend = { queued: true } | { queued: false; refusal: ReceiptRefusal };
 
 export async function resendPaymentReceipt(db: Db, environmentId: string, transactionId: string, now: Date): Promise<ReceiptResend | undefined> {
   return inTransaction(db, async (trx) => {
@@ -26,7 +26,7 @@ export async function resendPaymentReceipt(db: Db, environmentId: string, transa
       .orderBy('id', 'desc')
       .executeTakeFirst();
     const refusal = receiptResendRefusal({ status: tx.status, customerEmail: tx.customer_email ?? null, lastQueuedAt: last?.created_at ?? null, now });
-    if (refusal || !tx.customer_email) return { queued: false, refusal: refusal ?? 'no_email' };
+    if (refusal) return { queued: false, refusal };
     const paid = await trx
       .selectFrom('events')
       .select('created_at')
@@ -35,6 +35,6 @@ export async function resendPaymentReceipt(db: Db, environmentId: string, transa
       .where('type', '=', 'transaction.paid')
       .executeTakeFirst();
     await queuePaymentReceipt(trx, transactionId, uuidv7(now.getTime()), paid?.created_at ?? now.toISOString(), now);
-    return { queued: true, to: tx.customer_email };
+    return { queued: true };
   });
 }
