@@ -2,7 +2,6 @@ import type { IRouter, Request, Response } from 'express';
 import { z } from 'zod';
 import { baseUrlOf } from '../http/route';
 import { listApiKeys } from '../store/api-keys';
-import { listEvents } from '../store/events';
 import { paymentFactsOf } from '../store/payment-list';
 import { listSavedViews } from '../store/saved-views';
 import { listSales } from '../store/sales';
@@ -13,6 +12,7 @@ import type { Kit } from './kit';
 import { transactionPage } from './transaction-page';
 import { payingSale } from './payment-summary';
 import { paymentSummaryFacts } from '../store/payment-summary';
+import { paymentTimelineFacts } from '../store/payment-timeline';
 import { transactionsPage } from './transactions-page';
 import { parseTxFilters, storeFilters } from './transaction-filters';
 
@@ -22,7 +22,11 @@ import { parseTxFilters, storeFilters } from './transaction-filters';
 const PAGE_SIZE = 20;
 export const ID = /^[0-9a-f-]{36}$/;
 
-const doneQuery = z.object({ done: z.enum(['capture', 'refund', 'void']), amount: z.coerce.number().int().min(0) });
+const doneQuery = z.union([
+  z.object({ done: z.enum(['capture', 'refund', 'void']), amount: z.coerce.number().int().min(0) }),
+  // The receipt sent again (receipt-routes.ts).
+  z.object({ done: z.literal('receipt') }),
+]);
 
 export const txUrl = (transactionId: string | null) => (transactionId ? `/dashboard/transactions/${transactionId}/` : '/dashboard/transactions/');
 
@@ -33,10 +37,10 @@ export async function showTransaction(kit: Kit, req: Request, res: Response, s: 
   const found = ID.test(id) ? await getTransaction(db, env, id) : undefined;
   if (!found) return notFound(req, res);
   const { rows: sales } = await listSales(db, env, { transaction_id: id }, { page: 1, page_size: 100 });
-  const events = (await listEvents(db, env, { object_id: id }, { page: 1, page_size: 100 })).rows;
   const around = await transactionSurroundings(db, env, found.row);
   const summary = await paymentSummaryFacts(db, env, id, payingSale(sales)?.row.id ?? null);
-  send(res, status, transactionPage({ text: textOf(req), session: s, tx: found.row, lines: found.lines, sales, around, summary, events, now: deps.now(), notice }));
+  const timeline = await paymentTimelineFacts(db, env, id, sales.map((sale) => sale.row.id));
+  send(res, status, transactionPage({ text: textOf(req), session: s, tx: found.row, lines: found.lines, sales, around, summary, timeline, now: deps.now(), notice }));
 }
 
 export function moneyRoutes(router: IRouter, kit: Kit): void {
@@ -59,7 +63,9 @@ export function moneyRoutes(router: IRouter, kit: Kit): void {
     let notice: string | undefined;
     if (done.success) {
       const tx = ID.test(String(req.params.id)) ? await getTransaction(db, s.current.environment_id, String(req.params.id)) : undefined;
-      if (tx) notice = text.t('sale.done', { action: text.t(`sale.action.${done.data.done}`), amount: text.money(done.data.amount, tx.row.currency) });
+      const d = done.data;
+      if (tx && d.done === 'receipt') notice = text.t('receipt.resent', { to: tx.row.customer_email ?? '' });
+      else if (tx && d.done !== 'receipt') notice = text.t('sale.done', { action: text.t(`sale.action.${d.done}`), amount: text.money(d.amount, tx.row.currency) });
     }
     await showTransaction(kit, req, res, s, String(req.params.id), 200, notice);
   }));

@@ -145,6 +145,7 @@ const ACTIONS: Record<string, DashboardKey> = {
   sale_capture: 'audit.action.sale_capture',
   sale_refund: 'audit.action.sale_refund',
   sale_void: 'audit.action.sale_void',
+  receipt_resent: 'audit.action.receipt_resent',
   webhook_resent: 'audit.action.webhook_resent',
   exported: 'audit.action.exported',
   signed_in_recovery: 'audit.action.signed_in_recovery',

@@ -4,6 +4,9 @@ import { actionLimit, type SaleAction } from '../domain/sales';
 import type { StoredSale } from '../store/sales';
 import type { TransactionSurroundings } from '../store/transaction-detail';
 import type { Transaction } from '../store/transactions';
+import type { SaleRow } from '../store/schema';
+import { Csrf } from './layout';
+import type { DashboardText } from './i18n';
 import { roleAtLeast } from '../store/users';
 import { cardText, type Signed } from './sale-pages';
 import { ActionDialog } from './action-dialog';
@@ -11,14 +14,31 @@ import type { PaymentSummaryFacts } from '../store/payment-summary';
 
 // The top of a payment's page: what a merchant asks first (how much, how it stands in words,
 // the reference the customer was given, who paid and with which card, what fees our
-// balance took and what it kept, whether the receipt went out) and its actions,
-// Refund first, each a dialog (action-dialog.tsx) that works without script.
+// balance took and what it kept, how the cardholder was authenticated, whether the
+// receipt went out) and its actions, Refund first, each a dialog (action-dialog.tsx) that
+// works without script, then "Resend receipt".
 
 /** The sale that paid the transaction: its first that moved money (a late payment's is reversed by the service). */
 export const payingSale = (sales: StoredSale[]) => sales.find((s) => s.row.failure === null && s.row.late_for_transaction_id === null) ?? null;
 
 /** Refund first: what a merchant does most. */
 const DIALOG_ACTIONS: SaleAction[] = ['refund', 'capture', 'void'];
+
+/** How the cardholder was authenticated (3-D Secure), in words: the sale records it when its gateway reports it. */
+function authenticationText({ t }: DashboardText, sale: Pick<SaleRow, 'authentication_status' | 'authentication_method'>): string {
+  if (!sale.authentication_status || !sale.authentication_method) return t('summary.authentication.none');
+  return t('summary.authentication.value', { status: t(`summary.authentication.${sale.authentication_status}`), method: t(`summary.authentication.${sale.authentication_method}`) });
+}
+
+/** Sends the receipt again (receipt-routes.ts): for a paid payment with a customer email. */
+function ResendReceipt({ text, session, tx }: Signed & { tx: Transaction }) {
+  return (
+    <form method="post" action={`/dashboard/transactions/${tx.id}/receipt/`}>
+      <Csrf token={session.csrf} />
+      <button type="submit">{text.t('summary.receipt.resend')}</button>
+    </form>
+  );
+}
 
 /** What the customer was emailed: their receipt, with when it went (or that it waits or failed). */
 function Receipt({ text, receipt, to }: Signed & { receipt: PaymentSummaryFacts['receipt']; to: string | null }) {
@@ -34,7 +54,9 @@ export function PaymentSummary(p: Signed & { tx: Transaction; sales: StoredSale[
   const { t } = text;
   const sale = payingSale(p.sales)?.row ?? null;
   const status = paymentStatus({ tx, sale, lastAttempt: p.attempts.at(-1)?.outcome ?? null }, p.now);
-  const actions = sale && roleAtLeast(p.session.current.role, 'admin') ? DIALOG_ACTIONS.filter((a) => actionLimit(a, sale) > 0) : [];
+  const admin = roleAtLeast(p.session.current.role, 'admin');
+  const actions = sale && admin ? DIALOG_ACTIONS.filter((a) => actionLimit(a, sale) > 0) : [];
+  const resend = admin && tx.status === 'D' && !!tx.customer_email;
   return (
     <section class="summary" aria-labelledby="summary-title">
       <h2 id="summary-title" class="visually-hidden">
@@ -58,6 +80,8 @@ export function PaymentSummary(p: Signed & { tx: Transaction; sales: StoredSale[
           <>
             <dt>{t('pay.card')}</dt>
             <dd>{cardText(text, sale)}</dd>
+            <dt>{t('summary.authentication')}</dt>
+            <dd data-testid="authentication">{authenticationText(text, sale)}</dd>
           </>
         )}
         {p.facts.balance && (
@@ -71,11 +95,13 @@ export function PaymentSummary(p: Signed & { tx: Transaction; sales: StoredSale[
         <dt>{t('summary.receipt')}</dt>
         <Receipt text={text} session={p.session} receipt={p.facts.receipt} to={tx.customer_email ?? null} />
       </dl>
-      {sale && actions.length > 0 && (
+      {(actions.length > 0 || resend) && (
         <div class="row-actions">
-          {actions.map((a) => (
-            <ActionDialog key={a} text={text} session={p.session} sale={sale} action={a} />
-          ))}
+          {sale &&
+            actions.map((a) => (
+              <ActionDialog key={a} text={text} session={p.session} sale={sale} action={a} />
+            ))}
+          {resend && <ResendReceipt text={text} session={p.session} tx={tx} />}
         </div>
       )}
     </section>

@@ -22,6 +22,7 @@ import { notificationRoutes } from './notification-routes';
 import { moneyRoutes } from './money-routes';
 import { savedViewRoutes } from './saved-view-routes';
 import { saleRoutes } from './sale-routes';
+import { receiptRoutes } from './receipt-routes';
 import { signInRoutes } from './sign-in-routes';
 import { teamRoutes } from './team-routes';
 import { webhookRoutes } from './webhook-routes';
@@ -135,6 +136,7 @@ export function dashboardRouter(deps: Deps): IRouter {
   moneyRoutes(router, kit);
   savedViewRoutes(router, kit);
   saleRoutes(router, kit);
+  receiptRoutes(router, kit);
   disputeRoutes(router, kit);
   webhookRoutes(router, kit);
   exportRoutes(router, kit);

@@ -1,52 +1,19 @@
 import { toUnits } from '../domain/money';
-import type { StoredEvent } from '../store/events';
 import type { StoredSale } from '../store/sales';
 import type { AuthorizationRow, TransactionLineRow } from '../store/schema';
 import type { TransactionSurroundings } from '../store/transaction-detail';
-import { effectiveStatus } from '../domain/transaction-status';
 import type { Transaction } from '../store/transactions';
 import type { DashboardText } from './i18n';
 import { exponentOf } from '../domain/currencies';
 import { renderPage } from './layout';
 import { cardText, SaleBlock, type Signed } from './sale-pages';
 import { PaymentSummary } from './payment-summary';
+import { PaymentTimeline } from './payment-timeline';
+import type { PaymentTimelineFacts } from '../store/payment-timeline';
 import type { PaymentSummaryFacts } from '../store/payment-summary';
 
 // One transaction: its facts, lines and totals, how it went, who paid and was credited,
-// the card it stored, its sales with their actions, and its events.
-
-/** What payment_attempts.outcome holds (store/payments.ts writes these). */
-const OUTCOMES = ['approved', 'declined', 'insufficient_funds', 'redirected', 'rejected'] as const;
-const isOutcome = (o: string): o is (typeof OUTCOMES)[number] => (OUTCOMES as readonly string[]).includes(o);
-
-/** From creation to where it stands: its payment attempts, then how it ended. */
-function StatusHistory({ text, tx, attempts, now }: { text: DashboardText; tx: Transaction; attempts: TransactionSurroundings['attempts']; now: Date }) {
-  const { t } = text;
-  const status = effectiveStatus(tx.status, tx.expired_at, now);
-  // A transaction that expired unswept still says N: it ended at its expiry.
-  const endedAt = status === 'E' && tx.status === 'N' ? tx.expired_at : tx.updated_at;
-  return (
-    <>
-      <h2>{t('tx.history')}</h2>
-      <ol class="history">
-        <li>
-          {text.dateTime(tx.created_at)}: {t('tx.history.created')}
-        </li>
-        {attempts.map((a) => (
-          <li key={a.id}>
-            {text.dateTime(a.created_at)}: {isOutcome(a.outcome) ? t(`tx.attempt.${a.outcome}`) : a.outcome}
-            {a.card_last4 ? ` (${cardText(text, a)})` : ''}
-          </li>
-        ))}
-        {status !== 'N' && (
-          <li>
-            {text.dateTime(endedAt)}: {t(`tx.status.${status}`)}
-          </li>
-        )}
-      </ol>
-    </>
-  );
-}
+// the card it stored, its sales with their actions, and its timeline (payment-timeline.tsx).
 
 function AuthorizationBlock({ text, auth }: { text: DashboardText; auth: AuthorizationRow }) {
   const { t } = text;
@@ -164,23 +131,6 @@ function LinesAndTotals({ text, tx, lines }: { text: DashboardText; tx: Transact
   );
 }
 
-function Events({ text, events }: { text: DashboardText; events: Pick<StoredEvent, 'id' | 'type' | 'delivery_status' | 'created_at'>[] }) {
-  const { t } = text;
-  return (
-    <>
-      <h2>{t('wh.title')}</h2>
-      <ul>
-        {events.map((e) => (
-          <li key={e.id}>
-            <a href={`/dashboard/webhooks/${e.id}/`}>{e.type}</a> ({e.delivery_status && `${e.delivery_status}, `}
-            {text.dateTime(e.created_at)})
-          </li>
-        ))}
-      </ul>
-    </>
-  );
-}
-
 export function transactionPage(
   p: Signed & {
     tx: Transaction;
@@ -188,7 +138,7 @@ export function transactionPage(
     sales: StoredSale[];
     around: TransactionSurroundings;
     summary: PaymentSummaryFacts;
-    events: Pick<StoredEvent, 'id' | 'type' | 'delivery_status' | 'created_at'>[];
+    timeline: PaymentTimelineFacts;
     now: Date;
     notice?: string;
   },
@@ -213,7 +163,7 @@ export function transactionPage(
         </dd>
       </dl>
       <LinesAndTotals text={text} tx={tx} lines={p.lines} />
-      <StatusHistory text={text} tx={tx} attempts={around.attempts} now={p.now} />
+      <PaymentTimeline text={text} tx={tx} attempts={around.attempts} sales={p.sales} facts={p.timeline} now={p.now} />
       {tx.source && <Parties text={text} tx={tx} title={t('tx.source')} parties={tx.source} around={around} />}
       {tx.source_state && (
         <p class={tx.source_state === 'failed' ? 'notice error' : 'notice info'}>
@@ -230,7 +180,6 @@ export function transactionPage(
         </>
       )}
       {p.sales.length === 0 ? tx.status !== 'D' && <p class="empty">{t('sale.none')}</p> : p.sales.map((s) => <SaleBlock key={s.row.id} text={text} session={p.session} sale={s} />)}
-      {p.events.length > 0 && <Events text={text} events={p.events} />}
     </>,
   );
 }

@@ -95,38 +95,45 @@ async function merchantOf(trx: Tx, environmentId: string): Promise<Merchant> {
 
 const planOf = (row: SubscriptionRow): Plan => ({ name: row.plan_name, amount: row.amount, interval: row.interval, intervalCount: row.interval_count });
 
+/**
+ * Queues a paid transaction's receipt as email `mailId`, saying it was paid at `paidAt`:
+ * when it is paid, and when the merchant sends it again (dashboard/receipt-routes.ts).
+ * None without a customer email.
+ */
+export async function queuePaymentReceipt(trx: Tx, id: string, mailId: string, paidAt: string, now: Date): Promise<void> {
+  const tx = await trx.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  if (!tx.customer_email) return;
+  const lines = await trx.selectFrom('transaction_lines').selectAll().where('transaction_id', '=', id).orderBy('position').execute();
+  const sale = await trx
+    .selectFrom('sales')
+    .select(['id', 'card_brand', 'card_last4'])
+    .where('transaction_id', '=', id)
+    .where('failure', 'is', null)
+    .orderBy('id')
+    .executeTakeFirst();
+  const content: PaymentReceipt = {
+    kind: 'payment_receipt',
+    language: languageOf(tx.language),
+    merchant: await merchantOf(trx, tx.environment_id),
+    // The reference the paid screen showed the customer; a payment made without a sale (from wallets) has none but its transaction's id.
+    reference: sale ? paymentReference(sale.id) : tx.id,
+    currency: tx.currency,
+    order: tx.order_id,
+    paidAt,
+    lines: lines.map((l) => ({ name: l.name, quantity: l.quantity, total: l.line_total })),
+    itemsPrice: tx.items_price,
+    tax: tx.tax_value || tx.tax_name ? { name: tx.tax_name, value: tx.tax_value } : null,
+    shipping: tx.shipping_value || tx.shipping_name ? { name: tx.shipping_name, value: tx.shipping_value } : null,
+    coupon: tx.coupon_value ? { name: tx.coupon_name, value: tx.coupon_value } : null,
+    total: tx.total_price,
+    card: sale ? cardOf(sale.card_brand, sale.card_last4) : null,
+  };
+  await insertMail(trx, { id: mailId, environmentId: tx.environment_id, kind: content.kind, subjectId: id, recipient: tx.customer_email, content, now });
+}
+
 /** The changes a customer is told about by email, and the email each queues. */
 const QUEUERS: Partial<Record<EventType, (trx: Tx, objectId: string, eventId: string, now: Date) => Promise<void>>> = {
-  async 'transaction.paid'(trx, id, eventId, now) {
-    const tx = await trx.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-    if (!tx.customer_email) return;
-    const lines = await trx.selectFrom('transaction_lines').selectAll().where('transaction_id', '=', id).orderBy('position').execute();
-    const sale = await trx
-      .selectFrom('sales')
-      .select(['id', 'card_brand', 'card_last4'])
-      .where('transaction_id', '=', id)
-      .where('failure', 'is', null)
-      .orderBy('id')
-      .executeTakeFirst();
-    const content: PaymentReceipt = {
-      kind: 'payment_receipt',
-      language: languageOf(tx.language),
-      merchant: await merchantOf(trx, tx.environment_id),
-      // The reference the paid screen showed the customer; a payment made without a sale (from wallets) has none but its transaction's id.
-      reference: sale ? paymentReference(sale.id) : tx.id,
-      currency: tx.currency,
-      order: tx.order_id,
-      paidAt: now.toISOString(),
-      lines: lines.map((l) => ({ name: l.name, quantity: l.quantity, total: l.line_total })),
-      itemsPrice: tx.items_price,
-      tax: tx.tax_value || tx.tax_name ? { name: tx.tax_name, value: tx.tax_value } : null,
-      shipping: tx.shipping_value || tx.shipping_name ? { name: tx.shipping_name, value: tx.shipping_value } : null,
-      coupon: tx.coupon_value ? { name: tx.coupon_name, value: tx.coupon_value } : null,
-      total: tx.total_price,
-      card: sale ? cardOf(sale.card_brand, sale.card_last4) : null,
-    };
-    await insertMail(trx, { id: eventId, environmentId: tx.environment_id, kind: content.kind, subjectId: id, recipient: tx.customer_email, content, now });
-  },
+  'transaction.paid': (trx, id, eventId, now) => queuePaymentReceipt(trx, id, eventId, now.toISOString(), now),
 
   async 'sale.refunded'(trx, saleId, eventId, now) {
     const sale = await trx.selectFrom('sales').selectAll().where('id', '=', saleId).executeTakeFirstOrThrow();

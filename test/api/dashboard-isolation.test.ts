@@ -34,6 +34,8 @@ const MISSING = '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e';
 /** What this environment holds, for the routes to name and for the pages to not show. */
 interface Shop {
   transaction: string;
+  /** A cancelled transaction: its receipt is refused (not paid) for the owner here, whatever the time. */
+  cancelled: string;
   orderId: string;
   sale: string;
   event: string;
@@ -193,6 +195,7 @@ const ROUTES: Route[] = [
   { kind: 'own', path: '/account/notifications/' },
   { kind: 'own', path: '/settings/' },
   { kind: 'id', method: 'GET', path: '/transactions/:id/', id: (s) => s.transaction, ownStatus: 200 },
+  { kind: 'id', method: 'POST', path: '/transactions/:id/receipt/', id: (s) => s.cancelled, ownStatus: 409 },
   // The payments list's saved views: one saved, one deleted.
   { kind: 'own', path: '/transactions/views/' },
   { kind: 'id', method: 'POST', path: '/transactions/views/:id/delete/', id: (s) => s.view, ownStatus: 303 },
@@ -332,7 +335,7 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     );
     expect((await owner.post('/dashboard/transactions/views/', { name: 'Isolated view', q: orderId })).status).toBe(303);
     const view = /action="\/dashboard\/transactions\/views\/([^/]+)\/delete\/"/.exec((await owner.get('/dashboard/transactions/')).text)![1]!;
-    mine = { view, payoutFile, processor: processor.body.id, disputes, endpoint: endpoint.id, payout: payout.id, wallet: wallet.id, authorization: card.id, subscription: subscription.id, transaction: transaction.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email, catalogue: objects, client: client.id, documents, iban: iban.id };
+    mine = { view, payoutFile, processor: processor.body.id, disputes, endpoint: endpoint.id, payout: payout.id, wallet: wallet.id, authorization: card.id, subscription: subscription.id, transaction: transaction.id, cancelled: cancelled.body.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email, catalogue: objects, client: client.id, documents, iban: iban.id };
   });
   afterAll(async () => {
     await t?.close();

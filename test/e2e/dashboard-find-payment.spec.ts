@@ -108,7 +108,8 @@ test('find a payment by email, reference and last four + amount; refund part of 
 
   await expect(page.getByText('Done: Refund of €10.00.')).toBeVisible();
   await expect(page.locator('.summary [data-status]')).toHaveText('Partially refunded');
-  await expect(page.getByText('Refunded €10.00 (Requested by the customer)')).toBeVisible();
+  // In the sale's history (the timeline says it too).
+  await expect(page.locator('.sale').getByText('Refunded €10.00 (Requested by the customer)')).toBeVisible();
   await expectAccessible(page);
 
   await page.getByRole('link', { name: 'Transactions' }).click();

@@ -1,0 +1,94 @@
+import type { Db } from './db';
+import type { DeliveryStatus, MailRow } from './schema';
+
+// What a payment's page needs for its timeline beyond what the page reads anyway (the
+// transaction, its attempts, its sales with their operations): the events of the
+// transaction, of its sales and of their disputes, each with its webhook deliveries and
+// the HTTP status of each delivery's last attempt, in one query; and the emails about the
+// transaction and its sales (receipts, resent ones, refund receipts), in another. Both by
+// index: events (environment_id, object_id), event_deliveries (event_id),
+// delivery_attempts (delivery_id, attempt), disputes (sale_id), mails (subject_id, kind).
+
+export interface TimelineDelivery {
+  endpoint_id: string | null;
+  delivery_status: DeliveryStatus;
+  /** The HTTP status its last attempt was answered with; null: no attempt yet, or no answer (timeout, refused connection). */
+  status_code: number | null;
+}
+
+export interface TimelineEvent {
+  id: string;
+  type: string;
+  created_at: string;
+  deliveries: TimelineDelivery[];
+}
+
+export type TimelineMail = Pick<MailRow, 'id' | 'kind' | 'status' | 'sent_at' | 'created_at'>;
+
+export interface PaymentTimelineFacts {
+  /** Oldest first. */
+  events: TimelineEvent[];
+  /** Oldest first. */
+  mails: TimelineMail[];
+}
+
+/** Enough for any payment's life; a page with more shows the first ones. */
+const MAX_ROWS = 500;
+
+async function timelineEvents(db: Db, environmentId: string, transactionId: string, saleIds: string[]): Promise<TimelineEvent[]> {
+  const rows = await db
+    .selectFrom('events')
+    .leftJoin('event_deliveries as d', 'd.event_id', 'events.id')
+    .select((eb) => [
+      'events.id',
+      'events.type',
+      'events.created_at',
+      'd.id as delivery_id',
+      'd.endpoint_id',
+      'd.delivery_status',
+      eb
+        .selectFrom('delivery_attempts as a')
+        .select('a.status_code')
+        .whereRef('a.delivery_id', '=', 'd.id')
+        .orderBy('a.attempt', 'desc')
+        .limit(1)
+        .as('status_code'),
+    ])
+    .where('events.environment_id', '=', environmentId)
+    .where((eb) =>
+      eb.or([
+        eb('events.object_id', 'in', [transactionId, ...saleIds]),
+        ...(saleIds.length ? [eb('events.object_id', 'in', eb.selectFrom('disputes').select('disputes.id').where('disputes.sale_id', 'in', saleIds))] : []),
+      ]),
+    )
+    .orderBy('events.id')
+    .limit(MAX_ROWS)
+    .execute();
+  const events = new Map<string, TimelineEvent>();
+  for (const r of rows) {
+    const event = events.get(r.id) ?? { id: r.id, type: r.type, created_at: r.created_at, deliveries: [] };
+    events.set(r.id, event);
+    if (r.delivery_id !== null && r.delivery_status !== null) {
+      event.deliveries.push({ endpoint_id: r.endpoint_id, delivery_status: r.delivery_status, status_code: r.status_code === null ? null : Number(r.status_code) });
+    }
+  }
+  // The notify_url first, then the endpoints in the order they were made (UUIDv7), as the event's page lists them.
+  for (const e of events.values()) e.deliveries.sort((a, b) => (a.endpoint_id ?? '').localeCompare(b.endpoint_id ?? ''));
+  return [...events.values()];
+}
+
+export async function paymentTimelineFacts(db: Db, environmentId: string, transactionId: string, saleIds: string[]): Promise<PaymentTimelineFacts> {
+  const [events, mails] = await Promise.all([
+    timelineEvents(db, environmentId, transactionId, saleIds),
+    db
+      .selectFrom('mails')
+      .select(['id', 'kind', 'status', 'sent_at', 'created_at'])
+      .where('environment_id', '=', environmentId)
+      .where('subject_id', 'in', [transactionId, ...saleIds])
+      .where('kind', 'in', ['payment_receipt', 'refund_receipt'])
+      .orderBy('id')
+      .limit(MAX_ROWS)
+      .execute(),
+  ]);
+  return { events, mails };
+}

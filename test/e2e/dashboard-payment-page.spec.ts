@@ -1,0 +1,74 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect, type Service, startService, test } from './fixtures';
+import { expectAccessible, payByCard, signUp } from './dashboard-data';
+
+// A paid payment's page in Chromium (issue 47): the 3-D Secure result in words, the receipt
+// line, the timeline with the webhook's HTTP status as the merchant's server answered it,
+// and "Resend receipt": refused within a minute of the last receipt, then queued and sent
+// by the mail job, the timeline showing both emails. axe in light and dark at 360 and 1280 px.
+
+const FRICTIONLESS = '4000 0000 0000 3055';
+
+let service: Service;
+let stop: () => Promise<void>;
+let notifyUrl = '';
+const arrivals: string[] = [];
+const receiver = createServer((req, res) => {
+  arrivals.push(String(req.headers['webhook-id']));
+  req.resume();
+  res.writeHead(200).end('thanks');
+});
+
+test.beforeAll(async () => {
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  notifyUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  ({ service, stop } = await startService({ ALLOW_PRIVATE_NOTIFY_URLS: 'true' }));
+});
+test.afterAll(async () => {
+  await stop?.();
+  await new Promise<void>((r) => receiver.close(() => r()));
+});
+
+test('a paid payment’s page: 3-D Secure, receipt, timeline with the webhook’s HTTP status; resend the receipt', async ({ page }) => {
+  // The resend waits out the minute since the first receipt (the service's real clock).
+  test.setTimeout(240_000);
+  const email = 'paypage.customer@example.com';
+  const tx = await service.createTransaction({ currency: 'EUR', order_id: 'paypage-1', gateway_selected: true, customer_email: email, notify_url: notifyUrl, products: [{ amount: 1, product: { name: 'Desk lamp', price: 30 } }] });
+  await payByCard(page, tx.payment_url, FRICTIONLESS);
+  const paidAt = Date.now();
+  await expect.poll(() => arrivals.length, { timeout: 20_000 }).toBeGreaterThan(0);
+  await signUp(page, service, 'paypage@shop.example');
+
+  const url = `${service.url}/dashboard/transactions/${tx.id}/`;
+  await page.goto(url);
+  await expect(page.getByTestId('authentication')).toHaveText('Authenticated (frictionless)');
+  // The mail job sends the receipt within a second or two of the payment.
+  await expect
+    .poll(async () => {
+      await page.goto(url);
+      return page.getByTestId('receipt').textContent();
+    }, { timeout: 20_000 })
+    .toMatch(/^Sent to paypage\.customer@example\.com on /);
+  const timeline = page.locator('ol.history');
+  await expect(timeline.getByRole('link', { name: 'transaction.paid' })).toBeVisible();
+  await expect(timeline.getByTestId('webhook').first()).toHaveText('Webhook to The object’s notify_url: Delivered, HTTP 200');
+  await expect(timeline.getByTestId('timeline-mail')).toHaveText(['Receipt emailed to the customer']);
+  await expectAccessible(page);
+
+  // Within the minute: refused, politely, on the page.
+  await page.getByRole('button', { name: 'Resend receipt' }).click();
+  await expect(page.getByRole('status')).toContainText('Not sent: this payment’s receipt was queued less than a minute ago.');
+  await expectAccessible(page);
+
+  await page.waitForTimeout(Math.max(0, paidAt + 61_000 - Date.now()));
+  await page.getByRole('button', { name: 'Resend receipt' }).click();
+  await expect(page.getByRole('status')).toHaveText(`Receipt queued: it goes to ${email} in a moment.`);
+  await expect
+    .poll(async () => {
+      await page.goto(url);
+      return page.getByTestId('timeline-mail').allTextContents();
+    }, { timeout: 20_000 })
+    .toEqual(['Receipt emailed to the customer', 'Receipt emailed to the customer']);
+  await expectAccessible(page);
+});
