@@ -1,4 +1,4 @@
-import { cli, expectAccessible, payByCard, signUp } from './dashboard-data';
+import { cli, demoEnvironment, expectAccessible, payByCard, signUp } from './dashboard-data';
 import { expect, type Service, startService, test } from './fixtures';
 
 // The Balance page in Chromium, on a service of its own with its jobs running (the figures
@@ -18,7 +18,7 @@ test('see the balance and pay out now', async ({ page }) => {
   const scripts: string[] = [];
   page.on('request', (r) => r.resourceType() === 'script' && r.url().includes('/dashboard/') && scripts.push(r.url()));
   try {
-    const demo = (await cli('keys-cli', service, ['list'])).find((e: { name: string }) => e.name === 'Demo shop').id;
+    const demo = await demoEnvironment(service);
     await cli('keys-cli', service, ['pricing', '--environment', demo, '--settlement-days', '0', '--charge-fixed', '25']);
     const tx = await service.createTransaction({ currency: 'EUR', order_id: 'balance-1', gateway_selected: true, products: [{ amount: 1, product: { name: 'Desk lamp', price: 30 } }] });
     await payByCard(page, tx.payment_url);

@@ -4,11 +4,18 @@ import type { Page } from '@playwright/test';
 import { axeViolations } from './axe';
 import { expect, type Service } from './fixtures';
 import { LAPTOP, payButton } from './screen';
+import { inviteUrl, inviteUser } from '../../server/dashboard/accounts';
+import { type Db, openDatabase } from '../../server/store/db';
+import { listEnvironments } from '../../server/store/environments';
+import type { Role } from '../../server/store/schema';
 import { bundled } from '../server-bundle';
 
 // Transactions with everything a transaction's page can show, made through the API and the
 // payment page as a merchant's would be: a card payment crediting a wallet, a held card
 // payment that stored the card, and a payment from that wallet to another's.
+
+/** The environment every service starts with (DEMO=true). */
+const DEMO = 'Demo shop';
 
 /** `npm run keys` or `npm run users` on the service's data, from the run's compiled bundle. */
 export const cli = async (entry: 'keys-cli' | 'users-cli', service: Service, args: string[]) =>
@@ -16,30 +23,45 @@ export const cli = async (entry: 'keys-cli' | 'users-cli', service: Service, arg
     (await promisify(execFile)(process.execPath, [bundled(entry), ...args, '--json'], { env: { ...process.env, DATA_DIR: service.dataDir, DATABASE_URL: '' } })).stdout,
   );
 
-/** The demo environment's id, asked of `npm run keys -- list` once per service (a process start each time). */
-const demoIds = new WeakMap<Service, Promise<string>>();
-function demoEnvironment(service: Service): Promise<string> {
-  let id = demoIds.get(service);
-  if (!id) {
-    id = cli('keys-cli', service, ['list']).then((list) => list.find((e: { name: string }) => e.name === 'Demo shop').id);
-    demoIds.set(service, id);
-  }
-  return id;
-}
-
-/** A one-time link from `npm run users -- invite`, on the service's data (the demo environment unless another is named). */
-export async function invite(service: Service, email: string, role = 'owner', environment?: string): Promise<string> {
-  const demo = environment ?? (await demoEnvironment(service));
+/** A one-time link from the real `npm run users -- invite` (two process starts): what dashboard.spec.ts's first test follows. */
+export async function cliInvite(service: Service, email: string, role = 'owner', environment?: string): Promise<string> {
+  const demo = environment ?? (await cli('keys-cli', service, ['list'])).find((e: { name: string }) => e.name === DEMO).id;
   const { url } = await cli('users-cli', service, ['invite', '--email', email, '--role', role, '--environment', demo]);
   return `${service.url}${new URL(url).pathname}`;
 }
+
+/** The service's SQLite data opened in this process, as the CLIs open it (WAL lets a second process write). */
+async function withData<T>(service: Service, use: (db: Db) => Promise<T>): Promise<T> {
+  const database = openDatabase({ databaseUrl: null, dataDir: service.dataDir });
+  try {
+    return await use(database.db);
+  } finally {
+    await database.close();
+  }
+}
+
+const demoOf = async (db: Db) => (await listEnvironments(db)).find((e) => e.name === DEMO)!.id;
+
+/** The demo environment's id, as `npm run keys -- list` shows it, without its process start. */
+export const demoEnvironment = (service: Service): Promise<string> => withData(service, demoOf);
+
+/**
+ * The link `npm run users -- invite` prints, made as it makes it (inviteUser) but in this
+ * process: the CLI's two process starts took 0.8–1 s each per sign-up on these machines
+ * (docs/performance.md). The demo environment unless another is named.
+ */
+export const invite = (service: Service, email: string, role: Role = 'owner', environment?: string): Promise<string> =>
+  withData(service, async (db) => {
+    const { token } = await inviteUser(db, { email, environmentId: environment ?? (await demoOf(db)), role, invitedBy: null, now: new Date() });
+    return inviteUrl(service.url, token);
+  });
 
 /** The password every dashboard test sets for the people it invites. */
 export const PASSWORD = 'a long and unusual passphrase';
 export const PHONE_360 = { width: 360, height: 740 };
 
-/** Accepts an invitation (npm run users -- invite) with PASSWORD: signed in, on the Overview. */
-export async function signUp(page: Page, service: Service, email: string, role = 'owner', environment?: string): Promise<void> {
+/** Accepts an invitation (invite(): npm run users -- invite's) with PASSWORD: signed in, on the Overview. */
+export async function signUp(page: Page, service: Service, email: string, role: Role = 'owner', environment?: string): Promise<void> {
   await page.goto(await invite(service, email, role, environment));
   await page.getByLabel('New password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Set password and sign in' }).click();
