@@ -1,7 +1,6 @@
 import { REDSYS_BIZUM_ID, REDSYS_CARD_ID } from '../../server/payments/redsys/gateway';
-import { PUBLIC_TEST_KEY, PUBLIC_TEST_MERCHANT } from '../../server/payments/redsys/settings';
-import { type RedsysDouble, startRedsysDouble } from '../redsys/server';
-import { expect, returnTo, type Service, startService, test } from './fixtures';
+import { expect, returnTo, test } from './fixtures';
+import { useRedsysShop } from './redsys-shop';
 
 // Redsys by redirect in a real browser (docs/processors.md "Connecting Redsys"): the demo
 // sandbox connects the Redsys test double (REDSYS_URL) with Redsys's published test
@@ -12,26 +11,14 @@ import { expect, returnTo, type Service, startService, test } from './fixtures';
 // our page, which says so. A card saved on the save page through the double's page, and
 // charged. With JavaScript on and off.
 
-let service: Service;
-let redsys: RedsysDouble;
-let stop: () => Promise<void>;
-test.beforeAll(async () => {
-  redsys = await startRedsysDouble();
-  ({ service, stop } = await startService({ BACKGROUND_WORK: 'false', REDSYS_URL: redsys.url }));
-  const connected = await service.api('POST', '/processor/', { type: 'redsys', merchant_code: PUBLIC_TEST_MERCHANT, terminal: '1', secret_key: PUBLIC_TEST_KEY, signature_version: 'HMAC_SHA256_V1' });
-  expect(connected.status, JSON.stringify(connected.body)).toBe(201);
-});
-test.afterAll(async () => {
-  await stop?.();
-  await redsys?.close();
-});
+const shop = useRedsysShop();
 
 for (const javaScriptEnabled of [true, false]) {
   test.describe(`JavaScript ${javaScriptEnabled ? 'on' : 'off'}`, () => {
     test.use({ javaScriptEnabled });
 
     const payable = (origin: string, order: string) =>
-      service.createTransaction({ currency: 'EUR', order_id: order, products: [{ amount: 1, product: { name: 'Coffee', price: 12.5 } }], gateway_selected: false, return_url: `${origin}/return?order=${order}` });
+      shop.service.createTransaction({ currency: 'EUR', order_id: order, products: [{ amount: 1, product: { name: 'Coffee', price: 12.5 } }], gateway_selected: false, return_url: `${origin}/return?order=${order}` });
 
     /** Our page: the gateway chosen, then posted on to the double's payment page. */
     async function toRedsys(page: import('@playwright/test').Page, url: string, gateway: string, heading: string) {
@@ -40,7 +27,7 @@ for (const javaScriptEnabled of [true, false]) {
       await page.locator('button[name="action"][value="pay"]').click();
       // Without JavaScript our page's form waits for the customer's click.
       if (!javaScriptEnabled) await page.locator('#redirect button[type="submit"]').click();
-      await page.waitForURL(`${redsys.url}/sis/realizarPago`);
+      await page.waitForURL(`${shop.redsys.url}/sis/realizarPago`);
       await expect(page.getByRole('heading', { name: heading })).toBeVisible();
       await expect(page.locator('[data-amount]')).toHaveText('12.50');
     }
@@ -51,8 +38,8 @@ for (const javaScriptEnabled of [true, false]) {
       await toRedsys(page, tx.payment_url, REDSYS_CARD_ID, 'Card payment');
       await page.getByRole('button', { name: 'Approve' }).click();
       await page.waitForURL(returnTo(`${merchant.origin}/return?order=${order}`));
-      expect(redsys.notifications.at(-1)).toMatchObject({ status: 204 });
-      const sales = await service.api('GET', `/sale/?transaction_id=${tx.id}`);
+      expect(shop.redsys.notifications.at(-1)).toMatchObject({ status: 204 });
+      const sales = await shop.service.api('GET', `/sale/?transaction_id=${tx.id}`);
       expect(sales.body.results).toMatchObject([{ status: 'captured', amount: 12.5, gateway: REDSYS_CARD_ID }]);
     });
 
@@ -62,26 +49,26 @@ for (const javaScriptEnabled of [true, false]) {
       await toRedsys(page, tx.payment_url, REDSYS_BIZUM_ID, 'Bizum payment');
       await page.getByRole('button', { name: 'Pay with Bizum' }).click();
       await page.waitForURL(returnTo(`${merchant.origin}/return?order=${order}`));
-      const sales = await service.api('GET', `/sale/?transaction_id=${tx.id}`);
+      const sales = await shop.service.api('GET', `/sale/?transaction_id=${tx.id}`);
       expect(sales.body.results).toMatchObject([{ status: 'captured', amount: 12.5, gateway: REDSYS_BIZUM_ID }]);
     });
 
     test('saves a card on Redsys’s page (a validation of 0.00), back at the shop; the card is then charged', async ({ page, merchant }) => {
       const done = `${merchant.origin}/saved?c=${javaScriptEnabled ? 'js' : 'nojs'}`;
-      const request = await service.api('POST', '/authorization/', { gateway: REDSYS_CARD_ID, return_url: done });
+      const request = await shop.service.api('POST', '/authorization/', { gateway: REDSYS_CARD_ID, return_url: done });
       expect(request.status, JSON.stringify(request.body)).toBe(201);
       await page.goto(request.body.url);
       await page.locator('button[name="action"][value="pay"]').click();
       if (!javaScriptEnabled) await page.locator('#redirect button[type="submit"]').click();
-      await page.waitForURL(`${redsys.url}/sis/realizarPago`);
+      await page.waitForURL(`${shop.redsys.url}/sis/realizarPago`);
       await expect(page.getByRole('heading', { name: 'Card payment' })).toBeVisible();
       await expect(page.locator('[data-amount]')).toHaveText('0.00');
       await page.getByRole('button', { name: 'Approve' }).click();
       await page.waitForURL(done);
-      expect((await service.api('GET', `/authorization/${request.body.id}/`)).body).toMatchObject({ status: 'active' });
-      const charged = await service.api('POST', `/authorization/${request.body.id}/charge/`, { amount: 5, currency: 'EUR' });
+      expect((await shop.service.api('GET', `/authorization/${request.body.id}/`)).body).toMatchObject({ status: 'active' });
+      const charged = await shop.service.api('POST', `/authorization/${request.body.id}/charge/`, { amount: 5, currency: 'EUR' });
       expect(charged.status, JSON.stringify(charged.body)).toBe(201);
-      expect(redsys.requests.at(-1)!.params).toMatchObject({ DS_MERCHANT_COF_INI: 'N', DS_MERCHANT_EXCEP_SCA: 'MIT' });
+      expect(shop.redsys.requests.at(-1)!.params).toMatchObject({ DS_MERCHANT_COF_INI: 'N', DS_MERCHANT_EXCEP_SCA: 'MIT' });
     });
 
     test('a decline brings the customer back to our page, which says so; nothing is paid', async ({ page, merchant }) => {
@@ -90,8 +77,8 @@ for (const javaScriptEnabled of [true, false]) {
       await page.getByRole('button', { name: 'Deny' }).click();
       await page.waitForURL(new RegExp(`/pay/${tx.token}/\\?declined=1`));
       await expect(page.locator('#checkout-alert')).not.toBeEmpty();
-      expect((await service.api('GET', `/transaction/${tx.id}/`)).body.status).toBe('N');
-      expect((await service.api('GET', `/sale/?transaction_id=${tx.id}`)).body.count).toBe(0);
+      expect((await shop.service.api('GET', `/transaction/${tx.id}/`)).body.status).toBe('N');
+      expect((await shop.service.api('GET', `/sale/?transaction_id=${tx.id}`)).body.count).toBe(0);
     });
   });
 }

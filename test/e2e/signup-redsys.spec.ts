@@ -1,7 +1,6 @@
 import { REDSYS_BIZUM_ID, REDSYS_CARD_ID } from '../../server/payments/redsys/gateway';
-import { PUBLIC_TEST_KEY, PUBLIC_TEST_MERCHANT } from '../../server/payments/redsys/settings';
-import { type RedsysDouble, startRedsysDouble } from '../redsys/server';
-import { expect, returnTo, type Service, startService, test } from './fixtures';
+import { expect, returnTo, test } from './fixtures';
+import { useRedsysShop } from './redsys-shop';
 import { expectNoViolationsLightAndDark } from './screen';
 
 // A subscription's sign-up with Redsys in a real browser on a phone, JavaScript on
@@ -12,26 +11,14 @@ import { expectNoViolationsLightAndDark } from './screen';
 // the double's signed notification saves it and starts the subscription, and the customer
 // lands on the shop's return_url with the subscription active on that card.
 
-let service: Service;
-let redsys: RedsysDouble;
-let stop: () => Promise<void>;
-test.beforeAll(async () => {
-  redsys = await startRedsysDouble();
-  ({ service, stop } = await startService({ BACKGROUND_WORK: 'false', REDSYS_URL: redsys.url }));
-  const connected = await service.api('POST', '/processor/', { type: 'redsys', merchant_code: PUBLIC_TEST_MERCHANT, terminal: '1', secret_key: PUBLIC_TEST_KEY, signature_version: 'HMAC_SHA256_V1' });
-  expect(connected.status, JSON.stringify(connected.body)).toBe(201);
-});
-test.afterAll(async () => {
-  await stop?.();
-  await redsys?.close();
-});
+const shop = useRedsysShop();
 
 test('on a phone: signs up with Redsys, the email on our page, the card on Redsys’s, back to the shop with the subscription active', async ({ page, merchant }) => {
   test.slow();
   await page.setViewportSize({ width: 360, height: 740 });
-  const plan = await service.api('POST', '/plan/', { name: 'Coffee club', amount: 9.99, currency: 'EUR', interval: 'month' });
+  const plan = await shop.service.api('POST', '/plan/', { name: 'Coffee club', amount: 9.99, currency: 'EUR', interval: 'month' });
   expect(plan.status).toBe(201);
-  const sub = await service.api('POST', '/subscription/', { plan: plan.body.id, return_url: `${merchant.origin}/welcome?s=R-1` });
+  const sub = await shop.service.api('POST', '/subscription/', { plan: plan.body.id, return_url: `${merchant.origin}/welcome?s=R-1` });
   expect(sub.status, JSON.stringify(sub.body)).toBe(201);
 
   await page.goto(sub.body.payment_url);
@@ -45,16 +32,16 @@ test('on a phone: signs up with Redsys, the email on our page, the card on Redsy
 
   await page.locator('button[name="action"][value="pay"]').click();
   // Our challenge step's form posts itself to Redsys's page.
-  await page.waitForURL(`${redsys.url}/sis/realizarPago`);
+  await page.waitForURL(`${shop.redsys.url}/sis/realizarPago`);
   await expect(page.getByRole('heading', { name: 'Card payment' })).toBeVisible();
   await expect(page.locator('[data-amount]')).toHaveText('0.00');
   await page.getByRole('button', { name: 'Approve' }).click();
   await page.waitForURL(returnTo(`${merchant.origin}/welcome?s=R-1`, 'subscription'));
   expect(new URL(page.url()).searchParams.get('subscription_id')).toBe(sub.body.id);
-  expect(redsys.notifications.at(-1)).toMatchObject({ status: 204 });
+  expect(shop.redsys.notifications.at(-1)).toMatchObject({ status: 204 });
 
-  const after = (await service.api('GET', `/subscription/${sub.body.id}/`)).body;
+  const after = (await shop.service.api('GET', `/subscription/${sub.body.id}/`)).body;
   expect(after).toMatchObject({ status: 'active', payment_url: null, customer_email: 'ada@example.com' });
-  const authorization = (await service.api('GET', `/authorization/${after.authorization}/`)).body;
+  const authorization = (await shop.service.api('GET', `/authorization/${after.authorization}/`)).body;
   expect(authorization).toMatchObject({ status: 'active', gateway: REDSYS_CARD_ID });
 });
