@@ -7,9 +7,10 @@ import { listCalls } from '../../server/store/gateway-calls';
 import { getAuthorization } from '../../server/store/sales';
 import { decideOnPage, signedFields } from '../redsys/helpers';
 import { type RedsysDouble, startRedsysDouble } from '../redsys/server';
-import { type Client, ENGINES, startTestService, type TestService, testClock } from './harness';
+import { startIsolatedService } from './database';
+import { type Client, ENGINES, type TestService, testClock } from './harness';
 import { pageCsrf, screenPost } from './pay';
-import { back, onCheckout, startStripeShop, type StartedStripeShop } from './stripe-shop';
+import { back, doubleSdk, onCheckout, startStripeShop, type StartedStripeShop, stripeRefusal } from './stripe-shop';
 
 // A subscription's sign-up page (/pay/sub_…/) with a processor that takes the card on its
 // own page (issues 45 and 46), end to end over real HTTP on both engines, against the
@@ -220,6 +221,15 @@ describe.each(ENGINES)('the sign-up page with Stripe on %s', (engine) => {
     await charge();
     expect(renewals(sub.id)).toHaveLength(1);
     expect(await eventsOf('subscription.started', sub.id)).toHaveLength(1);
+    // The double is as strict as Stripe: the first period's reference reused with another body is refused.
+    const first = renewals(sub.id)[0]!;
+    const reused = await stripeRefusal(
+      doubleSdk(shop.double, shop.keys.secret_key).paymentIntents.create(
+        { amount: 1, currency: 'eur', off_session: true, confirm: true, payment_method: String(first.params.payment_method), customer: String(first.params.customer) },
+        { idempotencyKey: String(first.idempotencyKey) },
+      ),
+    );
+    expect(reused).toMatchObject({ statusCode: 400, type: 'StripeIdempotencyError' });
     expect(await eventsOf('authorization.created', card)).toHaveLength(1);
   });
 
@@ -272,7 +282,7 @@ describe.each(ENGINES)('the sign-up page with Redsys on %s', (engine) => {
 
   beforeAll(async () => {
     double = await startRedsysDouble();
-    t = await startTestService(engine, { now: clock.now, env: { REDSYS_URL: double.url } });
+    t = await startIsolatedService(engine, { now: clock.now, env: { REDSYS_URL: double.url } });
     api = await t.newEnvironment('Redsys sign-up shop');
     const connected = await api.post('/processor/', { type: 'redsys', merchant_code: PUBLIC_TEST_MERCHANT, terminal: '1', secret_key: PUBLIC_TEST_KEY, signature_version: 'HMAC_SHA256_V1' });
     expect(connected.status, connected.text).toBe(201);
