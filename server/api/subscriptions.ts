@@ -3,7 +3,7 @@ import { LANGUAGES } from '../../widget/i18n/language';
 import { INTERVALS } from '../domain/periods';
 import { ACTION_FROM, SUBSCRIPTION_ACTIONS, SUBSCRIPTION_STATUSES, type SubscriptionAction } from '../domain/subscription-states';
 import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError, found, notFound } from '../http/problem';
+import { ApiError, fieldError, found, notFound } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { presentSubscription } from '../present/subscription';
 import { applyAction } from '../payments/subscription-actions';
@@ -143,7 +143,9 @@ function createRoute(): RouteDef {
     response: subscriptionOut,
     status: 201,
     async handler({ env, body, deps, baseUrl, db }) {
-      return presentSubscription(await createSubscription(deps, db, env.id, body), baseUrl);
+      const created = await createSubscription(deps, db, env.id, body);
+      if (created.kind === 'refused') throw fieldError(created.error.path, created.error.message);
+      return presentSubscription(created.subscription, baseUrl);
     },
   });
 }

@@ -1,18 +1,18 @@
 import { z } from 'zod';
 import { LANGUAGES } from '../../widget/i18n/language';
 import type { Deps } from '../deps';
-import { fieldError } from '../http/problem';
+import type { FieldError } from '../http/problem';
 import { httpUrl, ref, text } from '../schemas/fields';
 import { type CatalogueItem, getItem } from '../store/catalogue';
 import { getClient } from '../store/clients';
 import type { Db } from '../store/db';
 import { getAuthorization } from '../store/sales';
 import { insertSubscription, type NewSubscription, type StoredSubscription } from '../store/subscriptions';
-import { checkNotifyUrl } from './notify-url';
+import { notifyUrlRefusal } from './notify-url';
 
 // Creating a subscription (POST /v1/subscription/): the plan, client and authorization it
-// names checked in the environment, the plan's terms copied. A refusal throws its field's
-// ApiError. Starting, pausing, resuming and stopping one are payments/subscription-actions.ts.
+// names checked in the environment, the plan's terms copied. A refusal is an outcome naming
+// its field, which each front door words its own way (the API as a 400 problem). Starting, pausing, resuming and stopping one are payments/subscription-actions.ts.
 
 /** POST /v1/subscription/'s body. */
 export const subscriptionCreate = z
@@ -34,20 +34,23 @@ export const subscriptionCreate = z
 
 export type SubscriptionCreate = z.output<typeof subscriptionCreate>;
 
-/** The plan, client and authorization the body names, each checked in the environment: answers the plan. */
-async function checkedReferences(db: Db, environmentId: string, body: SubscriptionCreate) {
+/** Created, or refused for one field (the first found). */
+export type SubscriptionCreation = { kind: 'created'; subscription: StoredSubscription } | { kind: 'refused'; error: FieldError };
+
+const refusal = (path: string, message: string): FieldError => ({ path, message });
+
+/** The plan the body names, or why a reference it makes is refused in the environment. */
+async function checkedReferences(db: Db, environmentId: string, body: SubscriptionCreate): Promise<{ plan: CatalogueItem<'plans'> } | { refused: FieldError }> {
   const plan = await getItem(db, 'plans', environmentId, body.plan);
-  if (!plan) throw fieldError('plan', 'is not a plan of this environment');
-  if (!plan.enabled) throw fieldError('plan', 'is disabled: no new subscriptions');
-  if (body.client && !(await getClient(db, environmentId, body.client))) {
-    throw fieldError('client', 'is not a client of this environment');
-  }
+  if (!plan) return { refused: refusal('plan', 'is not a plan of this environment') };
+  if (!plan.enabled) return { refused: refusal('plan', 'is disabled: no new subscriptions') };
+  if (body.client && !(await getClient(db, environmentId, body.client))) return { refused: refusal('client', 'is not a client of this environment') };
   if (body.authorization) {
     const authorization = await getAuthorization(db, environmentId, body.authorization);
-    if (!authorization) throw fieldError('authorization', 'is not an authorization of this environment');
-    if (authorization.status !== 'active') throw fieldError('authorization', 'is removed: it cannot be charged');
+    if (!authorization) return { refused: refusal('authorization', 'is not an authorization of this environment') };
+    if (authorization.status !== 'active') return { refused: refusal('authorization', 'is removed: it cannot be charged') };
   }
-  return plan;
+  return { plan };
 }
 
 /** A new subscription: the plan's terms copied, so a later change of the plan does not alter them. */
@@ -72,9 +75,11 @@ function newSubscription(environmentId: string, plan: CatalogueItem<'plans'>, bo
 }
 
 /** A new subscription, waiting until started (or until the customer signs up on its payment_url). */
-export async function createSubscription(deps: Deps, db: Db, environmentId: string, body: SubscriptionCreate): Promise<StoredSubscription> {
-  if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
-  const plan = await checkedReferences(db, environmentId, body);
-  const row = await insertSubscription(db, newSubscription(environmentId, plan, body), deps.now());
-  return { row, charges: [] };
+export async function createSubscription(deps: Deps, db: Db, environmentId: string, body: SubscriptionCreate): Promise<SubscriptionCreation> {
+  const urlRefusal = body.notify_url === undefined ? undefined : notifyUrlRefusal(body.notify_url, deps.config);
+  if (urlRefusal) return { kind: 'refused', error: urlRefusal };
+  const checked = await checkedReferences(db, environmentId, body);
+  if ('refused' in checked) return { kind: 'refused', error: checked.refused };
+  const row = await insertSubscription(db, newSubscription(environmentId, checked.plan, body), deps.now());
+  return { kind: 'created', subscription: { row, charges: [] } };
 }

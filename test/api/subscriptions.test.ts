@@ -73,6 +73,19 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
   const get = async (id: string) => (await api.get(`/subscription/${id}/`)).body;
   const act = (id: string, action: SubscriptionAction) => api.post(`/subscription/${id}/${action}/`, undefined);
 
+  it('refuses a disabled plan and a removed authorization, each by its field, and creates nothing', async () => {
+    const disabled = await plan({ enabled: false });
+    const off = await api.post('/subscription/', { plan: disabled, authorization: await card() });
+    expect(off.status).toBe(400);
+    expect(off.body.errors).toEqual([{ path: 'plan', message: 'is disabled: no new subscriptions' }]);
+    const removed = await card();
+    expect((await api.post(`/authorization/${removed}/remove/`, undefined)).status).toBe(200);
+    const gone = await api.post('/subscription/', { plan: await plan(), authorization: removed });
+    expect(gone.status).toBe(400);
+    expect(gone.body.errors).toEqual([{ path: 'authorization', message: 'is removed: it cannot be charged' }]);
+    expect((await api.get('/subscription/')).body.count).toBe(0);
+  });
+
   it('creates a waiting subscription with the plan\'s terms, and lists, filters and reads it per environment', async () => {
     const planId = await plan({ amount: 12.5, interval: 'week', interval_count: 2, trial_days: 7 });
     const authorization = await card();
