@@ -36,6 +36,7 @@ import { refusedEmbed } from './embed-refusal';
 import { notFound } from './page-view';
 import { buildSignupView, SIGNUP_EMAIL_FIELD, signupGateways, type SignupViewInput } from './signup-view';
 import { isDecline, notStored, respondStoreResult, resultOf, type StoreResult } from './store-step';
+import { storeInDoubt } from '../store/saved-cards';
 import { cardSource, readStoreReturn, returnedCall, toProcessorAgain, toStoreChallenge } from './store-away';
 import { readChallengeAnswer } from './challenge-answer';
 import { signupReturnUrl } from './returns';
@@ -49,7 +50,9 @@ import { signupReturnUrl } from './returns';
 // processor that takes the card on its own page (Stripe Checkout, Redsys) the save page's
 // way there and back (store-away.ts): the sign-up remembers the authorization waiting for
 // it, and what saves it (the answer, the customer's return, Redsys's notification) starts
-// the subscription; failed or left, the sign-up stays open for another try.
+// the subscription; failed or left, the sign-up stays open for another try. A card whose
+// saving is unknown (an answer lost) may still be saved: the page says it is being checked
+// and takes no other card until reconciliation proves it, and starts the sign-up with it.
 
 const SIGNUP_TOKEN = /^sub_[A-Za-z0-9_-]{32}$/;
 
@@ -113,6 +116,8 @@ async function signUp(ctx: CheckoutContext, res: Response, page: Page, input: Pa
   if (Object.keys(fieldErrors).length) {
     return show(ctx, res, page, 400, { chosenGateway: gateway.id, error: { message: 'error.fieldsInvalid', fields: fieldErrors } });
   }
+  // One card at a time: a card whose saving is still unknown may yet start this sign-up (reconciliation).
+  if (page.row.signup_authorization_id && (await storeInDoubt(db, page.row.signup_authorization_id))) return result(ctx, res, page, 'error.saveChecking');
   const customerEmail = email?.trim() || null;
   const stored = await storeCard(deps, { environmentId: page.row.environment_id, gateway, ...cardSource(gateway, page, base, cardFields), notifyUrl: null, authenticate: true });
   if (stored.kind === 'challenge') {
@@ -120,8 +125,14 @@ async function signUp(ctx: CheckoutContext, res: Response, page: Page, input: Pa
     // Signed up meanwhile: this card's challenge lapses unanswered (the expiry job ends it).
     return waiting ? respond(ctx, res, page, toStoreChallenge(page, stored.redirect)) : show(ctx, res, await reload(ctx, page), 409);
   }
+  if (stored.kind === 'pending') {
+    // Of unknown outcome, the card may be saved: the sign-up waits for it (reconciliation starts it once proven saved).
+    await awaitSignupChallenge(db, { subscription: page.row, authorizationId: stored.authorization.id, customerEmail, now: deps.now() });
+    return result(ctx, res, page, 'error.saveChecking');
+  }
+  if (stored.kind === 'in_flight') return result(ctx, res, page, 'error.saveChecking');
   if (stored.kind !== 'stored' && stored.kind !== 'declined') {
-    // Storing a card charges nothing: even of unknown outcome (a pending authorization the merchant sees settled), the customer may try again.
+    // The gateway surely saved nothing (or the save's record needs a person): the customer may try again.
     return show(ctx, res, page, 200, { chosenGateway: gateway.id, error: { message: 'error.gatewayFailed', fields: {} } });
   }
   if (stored.kind === 'declined') {
@@ -145,9 +156,6 @@ async function start(ctx: CheckoutContext, res: Response, page: Page, authorizat
   page.row = result.subscription.row;
   return finish(ctx, res, page, 'completed');
 }
-
-/** As for a sign-up's store of unknown outcome: nothing is charged, the customer may try again. */
-const tryAgain = (message: StoreResult): StoreResult => (message === 'error.saveChecking' ? 'error.saveFailed' : message);
 
 /**
  * The authorization whose challenge this open sign-up waits for, while it can be answered.
@@ -186,7 +194,7 @@ function challengeRoutes(router: IRouter, ctx: CheckoutContext, signupOnly: (req
     const { answer } = read;
     const outcome = await answerStoreChallenge(scopedDeps(ctx.deps, req), { authorization, answer });
     if (outcome.kind === 'stored') return start(ctx, res, page, outcome.authorization, null);
-    return result(ctx, res, page, tryAgain(notStored(answer, outcome)));
+    return result(ctx, res, page, notStored(answer, outcome));
   });
 }
 
@@ -204,7 +212,7 @@ function returnRoute(router: IRouter, ctx: CheckoutContext, signupOnly: (req: Re
     const back = signupOpen(page.row) ? await readStoreReturn(ctx, req, page, authorization, call) : { kind: 'page' as const };
     if (back.kind === 'stored') return start(ctx, res, page, back.authorization, null);
     if (back.kind === 'checking') return show(ctx, res, page, 200, { error: { message: 'error.saveChecking', fields: {} } });
-    if (back.kind === 'not_stored') return result(ctx, res, page, tryAgain(back.message));
+    if (back.kind === 'not_stored') return result(ctx, res, page, back.message);
     // Signed up with it already (by the notification, or another return): back to the shop; else the page shows where it stands.
     if (authorization.status === 'active' && page.row.authorization_id === authorization.id) return finish(ctx, res, page, 'completed');
     return res.redirect(303, stepUrl(page, ''));

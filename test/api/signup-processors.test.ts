@@ -199,17 +199,22 @@ describe.each(ENGINES)('the sign-up page with Stripe on %s', (engine) => {
     expect(renewals(id)).toHaveLength(1);
   }
 
-  it('the return’s read of the session lost: the customer may try again; reconciliation proves the card saved and starts the subscription once', async () => {
+  it('the return’s read of the session lost: the page says the card is being checked and takes no other; reconciliation proves it saved and starts the subscription once', async () => {
     const sub = await signup(api());
     const checkout = await toCheckout(sub.token);
     const card = await waitingFor(sub.id);
     const returnUrl = await onCheckoutQuiet(checkout, 'pay');
     shop.double.loseNext(SESSION_READ);
     const returned = await fetch(returnUrl, { redirect: 'manual' });
-    // As any store of unknown outcome: nothing was charged, the page is open again.
+    // The card may be saved: the page says it is being checked, and takes no other card meanwhile.
     expect(returned.status).toBe(303);
-    expect(returned.headers.get('location')).toBe(`/pay/${sub.token}/?result=error.saveFailed`);
+    expect(returned.headers.get('location')).toBe(`/pay/${sub.token}/?result=error.saveChecking`);
     expect(await subscriptionOf(sub.id)).toMatchObject({ status: 'waiting', authorization: null });
+    const sessions = shop.double.books.checkoutSessions.size;
+    const other = await postSignup(url(), sub.token, STRIPE_CARD_ID);
+    expect(other.headers.get('location')).toBe(`/pay/${sub.token}/?result=error.saveChecking`);
+    expect(shop.double.books.checkoutSessions.size).toBe(sessions);
+    expect(await waitingFor(sub.id)).toBe(card);
 
     expect(await reconcile()).toBeGreaterThan(0);
     await startedOnce(sub.id, card);
@@ -231,6 +236,25 @@ describe.each(ENGINES)('the sign-up page with Stripe on %s', (engine) => {
     );
     expect(reused).toMatchObject({ statusCode: 400, type: 'StripeIdempotencyError' });
     expect(await eventsOf('authorization.created', card)).toHaveLength(1);
+  });
+
+  it('the Checkout Session’s creation answer lost: the page says the card is being checked and takes no other until reconciliation proves nothing saved', async () => {
+    const sub = await signup(api());
+    shop.double.loseNext({ method: 'POST', path: /^\/v1\/checkout\/sessions$/ });
+    const checking = `/pay/${sub.token}/?result=error.saveChecking`;
+    expect((await postSignup(url(), sub.token, STRIPE_CARD_ID)).headers.get('location')).toBe(checking);
+    const pending = await waitingFor(sub.id);
+    expect((await api().get(`/authorization/${pending}/`)).body).toMatchObject({ status: 'pending' });
+    const sessions = shop.double.books.checkoutSessions.size;
+    expect((await postSignup(url(), sub.token, STRIPE_CARD_ID)).headers.get('location')).toBe(checking);
+    expect(shop.double.books.checkoutSessions.size).toBe(sessions);
+
+    await reconcile();
+    expect((await api().get(`/authorization/${pending}/`)).body).toMatchObject({ status: 'failed', card: null });
+    const saved = await back(await onCheckout(await toCheckout(sub.token), 'pay'));
+    expect(saved.headers.get('location')!.startsWith(`${RETURN}?`)).toBe(true);
+    expect(await subscriptionOf(sub.id)).toMatchObject({ status: 'active', authorization: await waitingFor(sub.id) });
+    expect(await waitingFor(sub.id)).not.toBe(pending);
   });
 
   it('the return and reconciliation both reading the saved card at once: one authorization, one start, one charge', async () => {
@@ -258,7 +282,7 @@ describe.each(ENGINES)('the sign-up page with Stripe on %s', (engine) => {
     const card = await waitingFor(sub.id);
     const returnUrl = await onCheckoutQuiet(checkout, 'cancel');
     shop.double.loseNext(SESSION_READ);
-    expect((await fetch(returnUrl, { redirect: 'manual' })).headers.get('location')).toBe(`/pay/${sub.token}/?result=error.saveFailed`);
+    expect((await fetch(returnUrl, { redirect: 'manual' })).headers.get('location')).toBe(`/pay/${sub.token}/?result=error.saveChecking`);
     await reconcile();
     expect((await api().get(`/authorization/${card}/`)).body).toMatchObject({ status: 'failed', card: null });
     expect(await subscriptionOf(sub.id)).toMatchObject({ status: 'waiting', authorization: null, payment_url: `${url()}/pay/${sub.token}/` });
