@@ -95,11 +95,18 @@ async function reconcilePending(deps: PaymentDeps, found: GatewayCall): Promise<
   // Nothing the gateway says about it can be believed, nor can it be asked again: a person must look, at once.
   if (answer?.kind === 'unknown' && answer.error instanceof GatewayAttention) return toAttention(deps, call, answer.error.message);
   const windowOver = now.getTime() >= Date.parse(call.created_at) + deps.config.paymentSettleWindowMs;
-  if (windowOver && answer?.kind === 'answered') {
+  if (answer?.kind === 'answered' && windowOver) {
     // Not found all through the settle window: the gateway never made it.
     return settleFound(deps, call, { status: 'failed', reason: 'refused', card: null }, 'lookup');
   }
-  if (windowOver) return toAttention(deps, call, lookup ? 'the gateway could not be asked within the settle window' : 'no notification within the settle window');
+  // A gateway that cannot be asked is asked again through every recheck delay (about nine
+  // minutes) before a person is called, even past the window: a redirect's first lookup
+  // comes after the customer's wait, when the window counted from the call is already over,
+  // and one outage at that moment would otherwise need a person.
+  const everyRecheck = call.checks >= RECHECK_DELAYS_MS.length;
+  if (answer?.kind !== 'answered' && everyRecheck && windowOver) {
+    return toAttention(deps, call, lookup ? 'the gateway could not be asked within the settle window' : 'no notification within the settle window');
+  }
   const delay = RECHECK_DELAYS_MS[Math.min(call.checks, RECHECK_DELAYS_MS.length - 1)]!;
   await extendClaim(db, call.id, new Date(now.getTime() + delay));
 }

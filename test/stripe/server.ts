@@ -30,7 +30,8 @@ import { type HeldRequest, heldRequest } from '../held-answer';
 // Idempotency-Key and Stripe-Version) and turn its switches: a 500 for the next matching
 // request, saved for its key (`failNext`), a request held before or after it is carried
 // out (`holdNext`), carried out with its answer lost (`loseNext`) or refused before
-// (`refuseNext`), an answer altered on its way out (`rewriteNext`), refunds that go pending and succeed or fail later, disputes the bank
+// (`refuseNext`), an answer altered on its way out (`rewriteNext`), Stripe down
+// altogether (`unreachable`), refunds that go pending and succeed or fail later, disputes the bank
 // opens and decides (disputes.ts), the clock, search's lag. A PaymentIntent's 3-D Secure
 // redirect leads to its stand-in issuer page (authentication-page.ts). Uploads go to a second
 // listener, Stripe's files host (`filesUrl`, files.ts), which the API host does not stand
@@ -105,6 +106,8 @@ export interface StripeDouble {
   addWebhookEndpoint(url: string, secret: string, apiVersion?: string): void;
   /** Events wait until `deliverEvents()` (true), or go as they happen, before the answer that caused them (false, the default). */
   holdEvents: boolean;
+  /** Stripe down (true): every request to its API host has its connection cut before it is carried out, until false. */
+  unreachable: boolean;
   /** Sends the events held (or a test's own choice of them), in order; resolves with each delivery. */
   deliverEvents(): Promise<Delivery[]>;
   /** Every delivery made: the event, its signed body and the endpoint's answer. */
@@ -171,7 +174,7 @@ export async function startStripeDouble(options: { liveKeys?: boolean } = {}): P
   const endpoints: { url: string; secret: string; apiVersion: string }[] = [];
   const deliveries: Delivery[] = [];
   const held: { type: string; object: StripeObject; previous?: StripeObject }[] = [];
-  const control = { holdEvents: false };
+  const control = { holdEvents: false, unreachable: false };
 
   const underWay = new Set<Promise<Delivery[]>>();
 
@@ -302,6 +305,7 @@ export async function startStripeDouble(options: { liveKeys?: boolean } = {}): P
       const auth = header('authorization');
       const entry: LoggedRequest = { host, key: auth?.startsWith('Bearer ') ? auth.slice(7).trim() : null, method: req.method ?? '', path: '', params: {}, idempotencyKey: header('idempotency-key'), stripeVersion: header('stripe-version'), status: 0, replayed: false };
       requests.push(entry);
+      if (host === 'api' && control.unreachable) return void req.socket.destroy();
       handler(req, res, entry).catch((error: unknown) => {
         const refusal = error instanceof StripeRefusal ? error : serverError();
         entry.status = refusal.status;
@@ -351,6 +355,12 @@ export async function startStripeDouble(options: { liveKeys?: boolean } = {}): P
     },
     set holdEvents(value: boolean) {
       control.holdEvents = value;
+    },
+    get unreachable() {
+      return control.unreachable;
+    },
+    set unreachable(value: boolean) {
+      control.unreachable = value;
     },
     deliverEvents: () => {
       control.holdEvents = false;
