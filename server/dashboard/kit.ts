@@ -6,6 +6,7 @@ import type { Role } from '../store/schema';
 import { roleAtLeast } from '../store/users';
 import type { ActiveSession } from './accounts';
 import { messagePage } from './account-pages';
+import { environmentLinkPage, linkedPath } from './environment-link';
 import type { DashboardText } from './i18n';
 import { clientIp, validPost } from './http';
 
@@ -62,6 +63,12 @@ export function dashboardKit(deps: Deps): Kit {
     page: (role, handler) => async (req, res) => {
       const s = req.dashboard!.session;
       if (!s) return res.redirect(303, '/dashboard/sign-in/');
+      // A link into another of the member's environments: a page that offers to switch (environment-link.tsx).
+      const linked = typeof req.query.environment === 'string' ? req.query.environment : s.current.environment_id;
+      if (linked !== s.current.environment_id) {
+        const target = s.memberships.find((m) => m.environment_id === linked);
+        return target ? send(res, 200, environmentLinkPage(textOf(req), s, target, linkedPath(req.originalUrl))) : notFound(req, res);
+      }
       if (!roleAtLeast(s.current.role, role)) return forbidden(req, res);
       await handler(req, res, s);
     },

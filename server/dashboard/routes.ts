@@ -8,6 +8,7 @@ import { attentionOf, quarterFigures } from '../store/dashboard-figures';
 import { countTransactions } from '../store/overview';
 import { resolveLanguage } from '../../widget/i18n/language';
 import { resolveSession, signOut, signOutEverywhere, switchEnvironment } from './accounts';
+import { NEXT_PATH } from './environment-link';
 import { dashboardText } from './i18n';
 import { applyDashboardHeaders, clearCookie, cookie, SESSION_COOKIE } from './http';
 import { dashboardKit, type Kit } from './kit';
@@ -50,7 +51,7 @@ import { settingsRoutes } from './settings-routes';
 // Each group of pages declares its own routes (*-routes.ts); here are the session's
 // own (overview, sign-out, switching environment) and the order they all run in.
 
-const switchForm = z.object({ environment: z.string().max(64) });
+const switchForm = z.object({ environment: z.string().max(64), next: z.string().max(500).regex(NEXT_PATH).optional() });
 
 const css = readFileSync(new URL('./dashboard.css', import.meta.url), 'utf8');
 
@@ -76,7 +77,7 @@ function sessionRoutes(router: IRouter, kit: Kit): void {
     if (!form.success || !(await switchEnvironment(db, s, form.data.environment))) return forbidden(req, res);
     const moved = s.memberships.find((m) => m.environment_id === form.data.environment)!;
     await audit(req, { ...s, current: moved }, 'environment_switched');
-    res.redirect(303, '/dashboard/');
+    res.redirect(303, form.data.next ?? '/dashboard/');
   }));
 }
 

@@ -70,7 +70,8 @@ async function queueTeamMail<M extends TeamMail>(
       baseUrl: q.baseUrl,
       environment: env.name,
       timeZone: env.time_zone ?? DEFAULT_TIME_ZONE,
-      url: `${q.baseUrl}/dashboard/${q.path}`,
+      // Named, so a member looking at another of their environments is offered the switch rather than a 404.
+      url: `${q.baseUrl}/dashboard/${q.path}?environment=${q.environmentId}`,
     };
     const content = { kind: q.kind, ...common, ...q.facts };
     await insertMail(trx, { id: uuidv7(q.now.getTime()), environmentId: q.environmentId, kind: q.kind, subjectId: q.subjectId, recipient: member.email, content, now: q.now });

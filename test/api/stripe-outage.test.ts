@@ -13,7 +13,7 @@ import { newTransaction, onCheckout, toCheckout, useStripeShop } from './stripe-
 describe.each(ENGINES)('Stripe unreachable, then back, on %s', (engine) => {
   const shop = useStripeShop(engine);
   const statusOf = async (id: string) => (await shop.api.get(`/transaction/${id}/`)).body.status as string;
-  const salesOf = async (id: string) => (await shop.api.get(`/sale/?transaction_id=${id}`)).body.results as { amount: number; status: string }[];
+  const salesOf = async (id: string) => (await shop.api.get(`/sale/?transaction_id=${id}`)).body.results as { id: string; amount: number; status: string }[];
   const reconcile = () => shop.t.service.jobs.runOnce(JOB_NAMES.reconciliation);
 
   it('a customer who paid on Stripe’s page just before it went down: nothing is decided while it is down, and the payment is recorded once when it answers again', async () => {

@@ -5,7 +5,8 @@ import { JOB_NAMES } from '../../server/jobs';
 import { auditOf } from '../../server/store/audit';
 import { setPricing } from '../../server/store/balance';
 import { mailsOf } from '../../server/store/mails';
-import { type Browser, inbox, member } from './dashboard';
+import { inviteUser } from '../../server/dashboard/accounts';
+import { type Browser, inbox, member, PASSWORD } from './dashboard';
 import { ENGINES, type Client, type TestService, testClock } from './harness';
 import { cancelToken, paidTransaction, payToken, priced } from './pay';
 import { type Receiver, startReceiver } from './receiver';
@@ -39,7 +40,9 @@ describe.each(ENGINES)('team notifications on %s', (engine) => {
   const db = () => t.service.deps.database.db;
   /** The emails of `kind` to `who`, newest last. */
   const mailsTo = async (who: Member, subject: RegExp) => (await inbox(t, who.email)).filter((m) => subject.test(m.subject ?? ''));
-  const links = (mail: ParsedMail) => [...String(mail.text).matchAll(/https?:\/\/\S+?(\/dashboard\/\S+\/)(?=\s|$)/g)].map((m) => m[1]);
+  const links = (mail: ParsedMail) => [...String(mail.text).matchAll(/https?:\/\/\S+?(\/dashboard\/\S+\/(?:\?environment=[0-9a-f-]+)?)(?=\s|$)/g)].map((m) => m[1]);
+  /** A team email's link to a page of `env`: it names its environment. */
+  const linkTo = (env: Client, path: string) => `/dashboard/${path}?environment=${env.keys.environment_id}`;
 
   beforeAll(async () => {
     ({ t, close } = await startWebhookService(engine, { now: clock.now, env: { SANDBOX_DISPUTE_DELAY_MS: '0' } }));
@@ -95,8 +98,8 @@ describe.each(ENGINES)('team notifications on %s', (engine) => {
     expect(toOwner!.text).toContain(due);
     expect(due).toMatch(/GMT\+1[23]|NZ/);
     expect(toOwner!.text).toContain('Fraudulent (the cardholder says they did not pay)');
-    expect(links(toOwner!)).toContain(`/dashboard/disputes/${d.id}/`);
-    expect((await owner.browser.get(`/dashboard/disputes/${d.id}/`)).status).toBe(200);
+    expect(links(toOwner!)).toContain(linkTo(shop, `disputes/${d.id}/`));
+    expect((await owner.browser.get(linkTo(shop, `disputes/${d.id}/`))).text).toContain('Fraudulent');
 
     const toAdmin = await mailsTo(admin, /disputa/i);
     expect(toAdmin).toHaveLength(1);
@@ -105,10 +108,38 @@ describe.each(ENGINES)('team notifications on %s', (engine) => {
     // Viewers did not choose it; another environment's dispute reaches only its own team.
     expect(await mailsTo(viewer, /dispute|disputa/i)).toHaveLength(0);
     expect((await mailsTo(stranger, /dispute/i)).map((m) => m.subject)).toEqual(['New dispute on Other shop: €12.00']);
-    expect(links((await mailsTo(stranger, /dispute/i))[0]!)).toEqual([`/dashboard/disputes/${strangerDispute.id}/`, '/dashboard/account/notifications/']);
+    expect(links((await mailsTo(stranger, /dispute/i))[0]!)).toEqual([linkTo(other, `disputes/${strangerDispute.id}/`), '/dashboard/account/notifications/']);
     // Queued with the dispute: one row per recipient, nothing more on later rounds.
     while ((await t.service.jobs.runOnce(JOB_NAMES.sandboxDisputes)) > 0);
     expect((await mailsOf(db(), d.id)).map((m) => m.kind)).toEqual(['dispute_opened', 'dispute_opened']);
+  });
+
+  it('a link into another of the member’s environments offers the switch (a GET changes nothing), which then opens the page; one into an environment not theirs is a 404', async () => {
+    const both = await member(t, shop, 'viewer');
+    const { token } = await inviteUser(db(), { email: both.email, environmentId: other.keys.environment_id, role: 'viewer', invitedBy: null, now: t.service.deps.now() });
+    await both.browser.get(`/dashboard/invite/${token}/`);
+    expect((await both.browser.post(`/dashboard/invite/${token}/`, { password: PASSWORD })).status).toBe(303);
+    expect((await both.browser.get('/dashboard/')).text).toContain(other.keys.public_key);
+
+    const link = linkTo(shop, 'webhook-endpoints/');
+    const offered = await both.browser.get(link);
+    expect(offered.status).toBe(200);
+    expect(offered.text).toContain('This page belongs to Lamp shop (sandbox). You are looking at Other shop (sandbox).');
+    expect(offered.text).toContain('value="/dashboard/webhook-endpoints/"');
+    expect((await both.browser.get('/dashboard/')).text).toContain(other.keys.public_key);
+    // Only a page of ours: another host, or a path that is not the dashboard's, is refused and switches nothing.
+    for (const next of ['//evil.example/dashboard/', 'https://evil.example/', '/pay/x/']) {
+      expect((await both.browser.post('/dashboard/environment/', { environment: shop.keys.environment_id, next })).status, next).toBe(403);
+    }
+    expect((await both.browser.get('/dashboard/')).text).toContain(other.keys.public_key);
+    const switched = await both.browser.post('/dashboard/environment/', { environment: shop.keys.environment_id, next: '/dashboard/webhook-endpoints/' });
+    expect(switched.status).toBe(303);
+    expect(switched.location).toBe('/dashboard/webhook-endpoints/');
+    expect((await both.browser.get('/dashboard/')).text).toContain(shop.keys.public_key);
+    // Now in it: the link opens the page itself.
+    expect((await both.browser.get(link)).text).not.toContain('This page belongs to');
+    // Not theirs: as any page that does not exist, and their session stays where it was.
+    expect((await stranger.browser.get(link)).status).toBe(404);
   });
 
   it('sends nothing to a member who turned it off, and what a viewer turned on; audited', async () => {
@@ -152,7 +183,7 @@ describe.each(ENGINES)('team notifications on %s', (engine) => {
     expect(mails.map((m) => m.subject)).toEqual([`A payout of Other shop failed: ${amount}`]);
     expect(mails[0]!.text).toContain('ending in 0000');
     expect(mails[0]!.text).toContain(failed.failure);
-    expect(links(mails[0]!)).toContain(`/dashboard/payouts/${made.id}/`);
+    expect(links(mails[0]!)).toContain(linkTo(other, `payouts/${made.id}/`));
     expect(mails[0]!.html).toContain(`/dashboard/payouts/${made.id}/`);
     // Lamp shop's team hears nothing of another environment's payout.
     for (const m of [owner, admin, viewer]) expect(await mailsTo(m, /payout|liquidación/i)).toHaveLength(0);
@@ -200,7 +231,7 @@ describe.each(ENGINES)('team notifications on %s', (engine) => {
       expect(mail!.text).toContain(`Every delivery to ${hook.url} has failed since`);
       expect(mail!.html).toContain('Hook &lt;shop>');
       expect(mail!.html).not.toContain('Hook <shop>');
-      expect(links(mail!)).toContain(`/dashboard/webhook-endpoints/${endpoint.id}/`);
+      expect(links(mail!)).toContain(linkTo(hooks, `webhook-endpoints/${endpoint.id}/`));
       // Only this environment's team.
       for (const m of [owner, admin, viewer, stranger]) expect(await mailsTo(m, /failed for a day/)).toHaveLength(0);
 
