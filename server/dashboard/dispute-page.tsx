@@ -1,5 +1,5 @@
 import { Fragment } from 'preact';
-import { AWAITING_RESPONSE, EVIDENCE_DATE_FIELDS, EVIDENCE_TEXT_FIELDS, isClosed, type EvidenceField } from '../domain/disputes';
+import { AWAITING_RESPONSE, EVIDENCE_DATE_FIELDS, EVIDENCE_TEXT_FIELDS, evidenceFields, isClosed, type EvidenceField } from '../domain/disputes';
 import { paymentReference } from '../domain/payment-reference';
 import type { StoredDispute } from '../store/disputes';
 import type { DisputeRow } from '../store/schema';
@@ -174,6 +174,7 @@ function EvidenceField({ text, name, value, errors }: { text: DashboardText; nam
 function Answering(p: Signed & { dispute: StoredDispute; values: EvidenceValues; errors: Errors }) {
   const { t } = p.text;
   const id = p.dispute.row.id;
+  const { asked, other } = evidenceFields(p.dispute.row.reason);
   return (
     <>
       <h2 id="dispute-answer">{t('dsp.answer')}</h2>
@@ -185,16 +186,27 @@ function Answering(p: Signed & { dispute: StoredDispute; values: EvidenceValues;
             {t('dsp.invalid')}
           </p>
         )}
-        {EVIDENCE_TEXT_FIELDS.map((f) => (
+        <p>{t(`dsp.guide.${p.dispute.row.reason}`)}</p>
+        {asked.map((f) => (
           <EvidenceField key={f} text={p.text} name={f} value={p.values[f]} errors={p.errors} />
         ))}
+        {/* Open when it holds something: saved text, or a field refused. */}
+        <details open={other.some((f) => p.values[f] !== '' || p.errors.some((e) => e.path.split('.')[0] === f))}>
+          <summary>{t('dsp.moreEvidence')}</summary>
+          {other.map((f) => (
+            <EvidenceField key={f} text={p.text} name={f} value={p.values[f]} errors={p.errors} />
+          ))}
+        </details>
         <button type="submit">{t('dsp.save')}</button>
       </form>
       <div class="row-actions">
         {(['submit', 'accept'] as const).map((a) => (
           <form key={a} method="post" action={`${disputeUrl(id)}${a}/`}>
             <Csrf token={p.session.csrf} />
-            <button type="submit">{t(`dsp.action.${a}`)}</button>
+            {/* Submitting is what the merchant came for; accepting (losing) is the quiet one. */}
+            <button type="submit" class={a === 'submit' ? 'primary' : 'quiet'}>
+              {t(`dsp.action.${a}`)}
+            </button>
           </form>
         ))}
       </div>

@@ -62,6 +62,28 @@ export type EvidenceField = (typeof EVIDENCE_TEXT_FIELDS)[number];
 export const EVIDENCE_DATE_FIELDS: readonly EvidenceField[] = ['shipping_date', 'service_date'];
 export type EvidenceText = Partial<Record<EvidenceField, string>>;
 
+/**
+ * The evidence each reason asks for first: what overturns a dispute of that reason with the
+ * card schemes (after the processors' published guidance per reason; Stripe's is the most
+ * complete), "other evidence" last. Every other field is still accepted.
+ */
+export const EVIDENCE_FOR_REASON: Record<DisputeReason, readonly EvidenceField[]> = {
+  fraudulent: ['customer_name', 'customer_email_address', 'billing_address', 'shipping_address', 'shipping_tracking_number', 'access_activity_log', 'customer_communication'],
+  product_not_received: ['shipping_carrier', 'shipping_tracking_number', 'shipping_date', 'shipping_address', 'service_date', 'customer_communication'],
+  duplicate: ['duplicate_charge_explanation', 'refund_policy', 'customer_communication'],
+  subscription_canceled: ['cancellation_policy', 'cancellation_rebuttal', 'service_date', 'customer_communication'],
+  product_unacceptable: ['product_description', 'refund_policy', 'refund_refusal_explanation', 'customer_communication'],
+  credit_not_processed: ['refund_policy', 'refund_refusal_explanation', 'customer_communication'],
+  unrecognized: ['product_description', 'customer_name', 'customer_email_address', 'billing_address', 'access_activity_log'],
+  general: ['product_description', 'customer_communication', 'refund_policy'],
+};
+
+/** The fields a dispute of `reason` asks for (then "other evidence"), and the rest in the table's order. */
+export function evidenceFields(reason: DisputeReason): { asked: EvidenceField[]; other: EvidenceField[] } {
+  const asked: EvidenceField[] = [...EVIDENCE_FOR_REASON[reason], 'uncategorized_text'];
+  return { asked, other: EVIDENCE_TEXT_FIELDS.filter((f) => !asked.includes(f)) };
+}
+
 /** How long the merchant has to answer, from the dispute's opening. */
 export const EVIDENCE_WINDOW_MS = 7 * 86_400_000;
 

@@ -56,7 +56,14 @@ describe.each(ENGINES)('dashboard disputes on %s', (engine) => {
     expect(page.text).toContain(`/dashboard/transactions/${d.transaction}/`);
     expect(page.text).toContain('Respond by');
     expect(page.text).toContain('Save evidence');
-    expect(page.text).toContain('name="product_description"');
+    // A fraud claim asks first for who the customer is; the rest is behind "More evidence", closed while empty.
+    expect(page.text).toContain('The cardholder says they did not make this payment.');
+    const more = page.text.indexOf('<details><summary>More evidence (optional)</summary>');
+    expect(more).toBeGreaterThan(0);
+    expect(page.text.indexOf('name="customer_name"')).toBeLessThan(more);
+    expect(page.text.indexOf('name="product_description"')).toBeGreaterThan(more);
+    // Submitting is the primary answer; accepting the quiet one.
+    expect(page.text).toMatch(/<button type="submit" class="primary">Submit evidence<\/button>/);
 
     const saved = await admin.post(`/dashboard/disputes/${d.id}/evidence/`, { product_description: 'Desk lamp, delivered 3 January', shipping_date: '2026-01-03', customer_name: '' });
     expect(saved.status, saved.text.slice(0, 500)).toBe(303);

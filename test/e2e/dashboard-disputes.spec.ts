@@ -44,6 +44,10 @@ test('a disputed sale is listed as needing a response, answered with evidence on
     await expectAccessible(page);
 
     // A field too long is refused on the field, nothing saved; then the evidence is saved.
+    // A fraud claim asks first for who the customer is; the other fields are one click away.
+    await expect(page.getByText('The cardholder says they did not make this payment.')).toBeVisible();
+    await expect(page.getByLabel('Product or service description')).toBeHidden();
+    await page.getByText('More evidence (optional)').click();
     await page.getByLabel('Customer name').fill('x'.repeat(20_001));
     await page.getByLabel('Product or service description').fill('Desk lamp, delivered 3 January');
     await page.getByRole('button', { name: 'Save evidence' }).click();

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
+  DISPUTE_REASONS,
   DISPUTE_STATUSES,
   type DisputeStatus,
   type DisputeStep,
   disputeBalance,
   disputePostings,
+  EVIDENCE_TEXT_FIELDS,
+  evidenceFields,
   hasEvidence,
   isClosed,
   moneyOf,
@@ -104,5 +107,18 @@ describe('the sandbox bank and evidence', () => {
     expect(hasEvidence({ uncategorized_text: '  ' }, 0)).toBe(false);
     expect(hasEvidence({ uncategorized_text: 'a' }, 0)).toBe(true);
     expect(hasEvidence({}, 1)).toBe(true);
+  });
+});
+
+describe('evidence by reason', () => {
+  it('asks each reason for its own fields first, "other evidence" last, and keeps every other field, each once', () => {
+    for (const reason of DISPUTE_REASONS) {
+      const { asked, other } = evidenceFields(reason);
+      expect(asked.at(-1), reason).toBe('uncategorized_text');
+      expect(asked.length, reason).toBeGreaterThan(1);
+      expect([...asked, ...other].sort(), reason).toEqual([...EVIDENCE_TEXT_FIELDS].sort());
+    }
+    expect(evidenceFields('product_not_received').asked.slice(0, 3)).toEqual(['shipping_carrier', 'shipping_tracking_number', 'shipping_date']);
+    expect(evidenceFields('duplicate').asked[0]).toBe('duplicate_charge_explanation');
   });
 });
