@@ -9,7 +9,7 @@ import { type Client, ENGINES, type Reply, type TestService, testClock, transact
 // never its secret, its query or its body; a request without a valid key is not; a 429 of
 // a known key is. The dashboard's Requests page shows the environment's own rows only,
 // newest first, filtered (status class or code, method, path, request id, days) through a
-// GET form, a page at a time; the retention job deletes rows after REQUEST_LOG_RETENTION_DAYS.
+// GET form, a page at a time, and the header's search finds a request by its id; the retention job deletes rows after REQUEST_LOG_RETENTION_DAYS.
 
 const DAY = 24 * 60 * 60_000;
 /** The request ids of the rows the page shows, in order. */
@@ -101,6 +101,13 @@ describe.each(ENGINES)('the API request log on %s', (engine) => {
 
     const theirPage = await stranger.get('/dashboard/requests/');
     expect(shownIds(theirPage.text)).toEqual([theirs.headers.get('x-request-id')]);
+    // The header's search goes to a request by its id; another environment's is not found.
+    const found = await viewer.get(`/dashboard/search/?q=${ours.headers.get('x-request-id')!.toUpperCase()}`);
+    expect(found.status).toBe(303);
+    expect(found.location).toBe(`/dashboard/requests/?request_id=${ours.headers.get('x-request-id')}`);
+    const elsewhere = await stranger.get(`/dashboard/search/?q=${ours.headers.get('x-request-id')}`);
+    expect(elsewhere.status).toBe(200);
+    expect(elsewhere.text).not.toContain('/dashboard/requests/?request_id=');
     // Another environment's row as the cursor starts from the newest of one's own.
     const ownFirst = await stranger.get(`/dashboard/requests/?before=${(await rows())[0]!.id}`);
     expect(shownIds(ownFirst.text)).toEqual([theirs.headers.get('x-request-id')]);
