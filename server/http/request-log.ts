@@ -82,7 +82,7 @@ export function createRequestLog(deps: { db: Db; log: Logger; now: () => Date })
 
   return {
     record: (_req, res, next) => {
-      res.once('finish', finished);
+      res.on('finish', finished);
       next();
     },
     flush,
