@@ -16,6 +16,7 @@ import { mountDashboard } from './dashboard/routes';
 import { DEMO_COOKIE, demoPage } from './demo/shop';
 import { docsRouter } from './docs/router';
 import { withRequestLogging } from './http/logging';
+import type { RequestLog } from './http/request-log';
 import { UNAVAILABLE_RETRY_AFTER_S } from './http/problem';
 import { baseUrlOf } from './http/route';
 import { isDatabaseUnavailable } from './store/errors';
@@ -56,8 +57,8 @@ function clientErrorStatus(err: unknown): number | undefined {
   return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
 }
 
-/** Builds the whole service as a server's request listener; no I/O here. */
-export function createApp(deps: Deps, ops?: OpsRoutes): RequestListener {
+/** Builds the whole service as a server's request listener; no I/O here (`requestLog` writes later, on its own). */
+export function createApp(deps: Deps, ops?: OpsRoutes, requestLog?: RequestLog): RequestListener {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.trustProxy);
@@ -74,7 +75,7 @@ export function createApp(deps: Deps, ops?: OpsRoutes): RequestListener {
       contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
       frameguard: { action: 'deny' },
     }),
-    apiRouter(deps),
+    apiRouter(deps, requestLog),
   );
   app.use(gatewayNotifyRouter(deps));
   app.use(processorEventsRouter(deps));

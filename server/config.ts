@@ -111,6 +111,7 @@ const envSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
   EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
   GATEWAY_CALL_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
+  REQUEST_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   SMTP_URL: z
     .string()
@@ -236,6 +237,8 @@ export type Config = {
   eventRetentionDays: number;
   /** Gateway calls settled for good are deleted this many days after they settled. */
   gatewayCallRetentionDays: number;
+  /** The API's request log (the dashboard's Requests page) is deleted this many days after each request. */
+  requestLogRetentionDays: number;
   /** On SIGTERM: how long to keep serving after /health/ready turns 503 (load balancers take the process out). */
   shutdownDrainMs: number;
   /** Then: how long requests in flight may take to finish before their connections are cut. */
@@ -306,6 +309,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: e.METRICS_TOKEN ?? null,
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
     gatewayCallRetentionDays: e.GATEWAY_CALL_RETENTION_DAYS,
+    requestLogRetentionDays: e.REQUEST_LOG_RETENTION_DAYS,
     shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     smtpUrl: e.SMTP_URL ?? null,

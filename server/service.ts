@@ -7,6 +7,7 @@ import type { Deps } from './deps';
 import { serviceJobs } from './jobs';
 import { type PayoutGateway, payoutProviders, sandboxPayouts } from './payments/payout-gateway';
 import { createRunner, type Runner } from './jobs/runner';
+import { createRequestLog, type RequestLog } from './http/request-log';
 import { healthHandler, type Lifecycle } from './ops/health';
 import { createMetrics, metricsHandler } from './ops/metrics';
 import { shutdown } from './ops/shutdown';
@@ -30,6 +31,8 @@ export interface Service {
   jobs: Runner;
   /** `draining` turns /health/ready to 503 (SIGTERM, see main.ts). */
   lifecycle: Lifecycle;
+  /** The API's request log; flush() writes what waits (tests read the log right after a request). */
+  requestLog: RequestLog;
   /** Stops at once: requests in flight finish (up to SHUTDOWN_GRACE_MS), jobs finish their round. */
   close(): Promise<void>;
   /** SIGTERM: not ready at once, serves SHUTDOWN_DRAIN_MS more, then closes (ops/shutdown.ts). */
@@ -79,10 +82,15 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     : { config, database, log, now, outbox, gateways, payouts, limiter };
   const jobs = createRunner(serviceJobs(deps), { now, log });
   const lifecycle: Lifecycle = { draining: false };
-  const app = createApp(deps, {
-    health: healthHandler({ database, jobs, lifecycle, processorUrls }),
-    metrics: metrics ? { handler: metricsHandler(metrics, config.metricsToken!), observe: metrics.observeRequest } : undefined,
-  });
+  const requestLog = createRequestLog({ db: database.db, log, now });
+  const app = createApp(
+    deps,
+    {
+      health: healthHandler({ database, jobs, lifecycle, processorUrls }),
+      metrics: metrics ? { handler: metricsHandler(metrics, config.metricsToken!), observe: metrics.observeRequest } : undefined,
+    },
+    requestLog,
+  );
   const server = await new Promise<Server>((resolve, reject) => {
     const s = createServer(app).listen(config.port, config.host, () => resolve(s));
     s.once('error', reject);
@@ -97,7 +105,8 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     deps,
     jobs,
     lifecycle,
-    close: () => shutdown({ server, jobs, database, lifecycle, log }, { drainMs: 0, graceMs: config.shutdownGraceMs }),
-    drain: () => shutdown({ server, jobs, database, lifecycle, log }, { drainMs: config.shutdownDrainMs, graceMs: config.shutdownGraceMs }),
+    requestLog,
+    close: () => shutdown({ server, jobs, database, lifecycle, log, requestLog }, { drainMs: 0, graceMs: config.shutdownGraceMs }),
+    drain: () => shutdown({ server, jobs, database, lifecycle, log, requestLog }, { drainMs: config.shutdownDrainMs, graceMs: config.shutdownGraceMs }),
   };
 }

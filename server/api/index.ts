@@ -5,6 +5,7 @@ import { jsonBody } from '../http/body';
 import { buildOpenApi } from '../http/openapi';
 import { ApiError, problemHandler, setDocsOrigin } from '../http/problem';
 import { apiRateLimit } from '../http/rate-limit';
+import type { RequestLog } from '../http/request-log';
 import { apiVersion, CURRENT_VERSION } from '../http/versions';
 import { baseUrlOf, methodNotAllowed, mountMethodNotAllowed, mountOptions, mountRoutes, type RouteDef } from '../http/route';
 import { authorizationRoutes } from './authorizations';
@@ -63,8 +64,8 @@ export function openApiDocument(origin?: string, routes = apiRoutes()) {
   return buildOpenApi(routes, { version: CURRENT_VERSION, origin, webhooks: webhookDefs() });
 }
 
-/** Everything under /v1: auth on every route, JSON in, problem+json out. */
-export function apiRouter(deps: Deps): Router {
+/** Everything under /v1: auth on every route, JSON in, problem+json out; each authenticated request into `requestLog`. */
+export function apiRouter(deps: Deps, requestLog?: RequestLog): Router {
   const routes = apiRoutes();
   // The document names the absolute server it is served from: PUBLIC_URL, else the origin
   // the request came to (one text per origin, built on first use).
@@ -97,7 +98,10 @@ export function apiRouter(deps: Deps): Router {
   router.all('/openapi.json', methodNotAllowed(['GET', 'HEAD']));
   // OPTIONS says what a path allows, as the public document does: no key needed.
   mountOptions(router, routes);
-  router.use(requireAppKeys(deps), apiRateLimit(deps));
+  router.use(requireAppKeys(deps));
+  // Before the limit: a 429 of a known key is the environment's request too.
+  if (requestLog) router.use(requestLog.record);
+  router.use(apiRateLimit(deps));
   // Documents (and logos) are the bodies allowed to be large; the parser that reads one first
   // marks the body as read, so the small limit below does not apply to it.
   const documentBody = jsonBody({ limit: DOCUMENT_BODY_LIMIT, strict: false });

@@ -31,6 +31,7 @@ export type Section =
   | 'authorizations'
   | 'wallets'
   | 'events'
+  | 'requests'
   | 'endpoints'
   | 'payouts'
   | 'payoutFiles';
@@ -103,6 +104,7 @@ function navGroups({ text, session, active }: Chrome & { session: ActiveSession 
         ['endpoints', '/dashboard/webhook-endpoints/', t('nav.endpoints')],
         ['webhooks', '/dashboard/webhooks/', t('nav.webhooks')],
         ['events', '/dashboard/events/', t('nav.events')],
+        ['requests', '/dashboard/requests/', t('nav.requests')],
         ...when(owner, ['processors', '/dashboard/processors/', t('nav.processors')]),
       ],
     },

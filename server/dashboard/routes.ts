@@ -38,6 +38,7 @@ import { balanceRoutes } from './balance-routes';
 import { payoutRoutes } from './payout-routes';
 import { payoutFileRoutes } from './payout-file-routes';
 import { eventRoutes } from './event-routes';
+import { requestRoutes } from './request-routes';
 import { endpointRoutes } from './endpoint-routes';
 import { STYLESHEET } from './layout';
 import { setupGaps } from './home-attention';
@@ -150,6 +151,7 @@ export function dashboardRouter(deps: Deps): IRouter {
   walletRoutes(router, kit);
   searchRoutes(router, kit);
   eventRoutes(router, kit);
+  requestRoutes(router, kit);
   endpointRoutes(router, kit);
   payoutRoutes(router, kit);
   balanceRoutes(router, kit);

@@ -82,6 +82,7 @@ export function objectLink(o: FoundObject): { href: string; own: boolean } {
   if (o.kind === 'client') return { href: `/dashboard/clients/${o.id}/`, own: true };
   if (o.kind === 'wallet') return { href: `/dashboard/wallets/${o.id}/`, own: true };
   if (o.kind === 'event') return { href: `/dashboard/webhooks/${o.id}/`, own: true };
+  if (o.kind === 'request') return { href: `/dashboard/requests/?request_id=${o.id}`, own: true };
   if (CATALOGUE.has(o.kind)) return { href: `/dashboard/catalogue/${o.kind}/${o.id}/`, own: true };
   return { href: `/dashboard/${o.kind === 'subscription' ? 'subscriptions' : 'authorizations'}/`, own: false };
 }

@@ -18,7 +18,7 @@ export const day = z
   });
 
 /** A text a person typed: no control characters (PostgreSQL refuses NUL in a text). */
-const typed = (max: number) =>
+export const typed = (max: number) =>
   z
     .string()
     .trim()

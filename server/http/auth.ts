@@ -7,6 +7,8 @@ import { ApiError } from './problem';
 declare module 'express-serve-static-core' {
   interface Request {
     environment?: AuthenticatedEnvironment;
+    /** The public key of the pair that opened the request (the request log names it; never the secret). */
+    appKey?: string;
   }
 }
 
@@ -41,6 +43,7 @@ export function requireAppKeys(deps: Pick<Deps, 'database' | 'now'>): RequestHan
     const env = match ? await check(match[1]!, match[2]!, deps.now()) : null;
     if (!env) throw new ApiError('unauthorized', refusal(header));
     req.environment = env;
+    req.appKey = match![1]!;
     next();
   };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestListener, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Express, Request } from 'express';
 import pino, { type Logger } from 'pino';
 
@@ -95,8 +95,14 @@ export function createLogger(level: string): Logger {
   return pino({ level, ...LOG_OPTIONS }, pino.destination({ dest: 1, sync: false }));
 }
 
-/** The path as logged: checkout tokens and dashboard invites are bearer secrets, so they never reach the logs. */
-function loggablePath(url: string): string {
+/** Milliseconds since the request reached the app. */
+export const elapsedMs = (req: IncomingMessage): number => Math.round(performance.now() - req[STARTED]!);
+
+/**
+ * The path as logged, without its query string (it may carry emails or search terms):
+ * checkout tokens and dashboard invites are bearer secrets, so they never reach the logs.
+ */
+export function loggablePath(url: string): string {
   return url
     .replace(/^\/pay\/[^/?]+/, '/pay/:token')
     .replace(/^\/dashboard\/invite\/[^/?]+/, '/dashboard/invite/:token')
@@ -142,7 +148,7 @@ export function withRequestLogging(app: Express, logger: Logger): RequestListene
       method: req.method,
       path: loggablePath(req.originalUrl),
       status: this.statusCode,
-      responseTime: Math.round(performance.now() - req[STARTED]!),
+      responseTime: elapsedMs(req),
     };
     if (!this.writableFinished) access.warn(line, 'request aborted');
     else if (this.statusCode >= 500) access.error(line, 'request failed');

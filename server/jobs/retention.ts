@@ -1,5 +1,5 @@
 import type { Deps } from '../deps';
-import { purgeOldEvents, purgeFinishedMails, purgeIdempotencyKeys, purgeSettledCalls } from '../store/retention';
+import { purgeOldApiRequests, purgeOldEvents, purgeFinishedMails, purgeIdempotencyKeys, purgeSettledCalls } from '../store/retention';
 
 const DAY_MS = 24 * 60 * 60_000;
 
@@ -7,7 +7,7 @@ const DAY_MS = 24 * 60 * 60_000;
  * One round of retention: idempotency keys after 24 h (the API's promise), events (but
  * those with a delivery still pending) and customers' emails sent after EVENT_RETENTION_DAYS,
  * settled gateway calls after
- * GATEWAY_CALL_RETENTION_DAYS; at most `batch` rows of each. Resolves with the largest
+ * GATEWAY_CALL_RETENTION_DAYS, the API's request log after REQUEST_LOG_RETENTION_DAYS; at most `batch` rows of each. Resolves with the largest
  * count, so the runner goes again at once while any of them had a full batch.
  */
 export async function purgeOld(deps: Pick<Deps, 'database' | 'config'>, now: Date, batch: number): Promise<number> {
@@ -18,6 +18,7 @@ export async function purgeOld(deps: Pick<Deps, 'database' | 'config'>, now: Dat
     await purgeOldEvents(db, ago(deps.config.eventRetentionDays * DAY_MS), batch),
     await purgeFinishedMails(db, ago(deps.config.eventRetentionDays * DAY_MS), batch),
     await purgeSettledCalls(db, ago(deps.config.gatewayCallRetentionDays * DAY_MS), batch),
+    await purgeOldApiRequests(db, ago(deps.config.requestLogRetentionDays * DAY_MS), batch),
   ];
   return Math.max(...counts);
 }

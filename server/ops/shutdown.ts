@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
+import type { RequestLog } from '../http/request-log';
 import type { Runner } from '../jobs/runner';
 import type { Database } from '../store/db';
 import type { Lifecycle } from './health';
@@ -9,7 +10,8 @@ import type { Lifecycle } from './health';
 // keeps serving for SHUTDOWN_DRAIN_MS; answers in that time carry `Connection: close`, so
 // clients open their next connection elsewhere. Then it stops accepting, lets requests in
 // flight finish (at most SHUTDOWN_GRACE_MS, then their connections are cut), lets each
-// job finish the round it is in, and closes the database.
+// job finish the round it is in, writes the API's request log that waits, and closes the
+// database.
 
 export interface ShutdownParts {
   server: Server;
@@ -17,6 +19,8 @@ export interface ShutdownParts {
   database: Database;
   lifecycle: Lifecycle;
   log: Logger;
+  /** Its waiting rows are written once no request runs, before the database closes. */
+  requestLog: Pick<RequestLog, 'close'>;
 }
 
 export async function shutdown(p: ShutdownParts, o: { drainMs: number; graceMs: number }): Promise<void> {
@@ -39,5 +43,6 @@ export async function shutdown(p: ShutdownParts, o: { drainMs: number; graceMs: 
   clearTimeout(timer);
   if (http === 'late') p.log.warn({ ms: o.graceMs }, 'requests still running after the grace period: connections cut');
   p.server.closeAllConnections();
+  await p.requestLog.close();
   await p.database.close();
 }

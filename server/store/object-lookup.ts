@@ -3,7 +3,8 @@ import type { Db } from './db';
 
 // An exact id of any object of an environment, or a token (a transaction's, the sign-up
 // page's `sub_…`, the save-card page's `sav_…`): each table asked by its primary key or its
-// unique token, so a lookup costs one index probe per table.
+// unique token, so a lookup costs one index probe per table. An API request is found by
+// the request id its answer gave (the one a developer quotes).
 
 export type FoundKind =
   | 'transaction'
@@ -19,7 +20,8 @@ export type FoundKind =
   | 'plan'
   | 'tax'
   | 'shipping'
-  | 'coupon';
+  | 'coupon'
+  | 'request';
 
 export interface FoundObject {
   kind: FoundKind;
@@ -66,9 +68,11 @@ async function byUuid(db: Db, env: string, id: string): Promise<FoundObject[]> {
     .where('d.environment_id', '=', env)
     .where('d.id', '=', id)
     .execute();
+  const request = db.selectFrom('api_requests').select('request_id').where('environment_id', '=', env).where('request_id', '=', id).limit(1).execute();
   const joined = await Promise.all([sale, refund, dispute]);
   const kinds: FoundKind[] = ['sale', 'refund', 'dispute'];
-  return [...(await Promise.all(plain)).flat(), ...joined.flatMap((rows, i) => rows.map((r) => ({ kind: kinds[i]!, id: r.id, transactionId: r.transactionId })))];
+  const requests = (await request).map((r) => ({ kind: 'request' as const, id: r.request_id }));
+  return [...(await Promise.all(plain)).flat(), ...joined.flatMap((rows, i) => rows.map((r) => ({ kind: kinds[i]!, id: r.id, transactionId: r.transactionId }))), ...requests];
 }
 
 async function byToken(db: Db, env: string, token: string): Promise<FoundObject[]> {

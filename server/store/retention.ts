@@ -96,3 +96,11 @@ export async function purgeFinishedMails(db: Db, before: Date, batch: number): P
   const result = await db.deleteFrom('mails').where('id', 'in', ids).where('status', 'in', ['sent', 'failed']).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** The API's request log: rows written before `before`. */
+export async function purgeOldApiRequests(db: Db, before: Date, batch: number): Promise<number> {
+  const ids = (await db.selectFrom('api_requests').select('id').where('created_at', '<', before.toISOString()).limit(batch).execute()).map((r) => r.id);
+  if (!ids.length) return 0;
+  const result = await db.deleteFrom('api_requests').where('id', 'in', ids).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -638,6 +638,24 @@ export interface UserTotpRow {
   created_at: string;
 }
 
+/** One authenticated /v1/ request, as the request log keeps it (migration 126). */
+export interface ApiRequestRow {
+  id: string;
+  environment_id: string;
+  method: string;
+  /** The path asked, without its query string. */
+  path: string;
+  status: number;
+  /** The public key of the pair that opened the request; never its secret. */
+  public_key: string;
+  /** As answered in X-Request-Id and in problems' `request_id`. */
+  request_id: string;
+  /** 1 when the request carried an Idempotency-Key (its value is not kept). */
+  idempotency_key: 0 | 1;
+  duration_ms: number;
+  created_at: string;
+}
+
 export interface ApiKeyRow {
   id: string;
   environment_id: string;
@@ -1033,6 +1051,7 @@ export interface Tables {
   brand_logos: { environment_id: string; sha256: string; content_type: string; data: Uint8Array; created_at: string };
   sign_in_failures: { key: string; failures: number; window_start: string };
   api_keys: ApiKeyRow;
+  api_requests: ApiRequestRow;
   api_key_reveals: ApiKeyRevealRow;
   balance_transactions: BalanceTransactionRow;
   sale_sources: SaleSourceRow;
