@@ -4,6 +4,7 @@ import type { PaymentTimelineFacts, TimelineDelivery, TimelineEvent, TimelineMai
 import type { StoredSale } from '../store/sales';
 import type { TransactionSurroundings } from '../store/transaction-detail';
 import type { Transaction } from '../store/transactions';
+import { EventLink } from './event-words';
 import type { DashboardText } from './i18n';
 import { cardText } from './sale-pages';
 
@@ -11,7 +12,7 @@ import { cardText } from './sale-pages';
 // short and reads as a story, from creation to where it stands; the summary above already
 // says where it stands now): its creation and payment attempts, how it ended, its sales'
 // captures, refunds (with their reason) and voids, every event of it, of its sales and of
-// their disputes with each webhook delivery's last HTTP status, and the emails to the
+// their disputes in words with each webhook delivery's last HTTP status, and the emails to the
 // customer. Each at its time in the shop's time zone.
 
 /** What payment_attempts.outcome holds (store/payments.ts writes these). */
@@ -34,7 +35,7 @@ function Delivery({ text, delivery: d }: { text: DashboardText; delivery: Timeli
 function EventEntry({ text, event }: { text: DashboardText; event: TimelineEvent }) {
   return (
     <>
-      {text.t('timeline.event')} <a href={`/dashboard/events/${event.id}/`}>{event.type}</a>
+      <EventLink text={text} event={event} />
       {event.deliveries.length > 0 && (
         <ul>
           {event.deliveries.map((d, i) => (
