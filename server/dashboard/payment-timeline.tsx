@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { effectiveStatus } from '../domain/transaction-status';
+import type { PaymentNote } from '../store/payment-notes';
 import type { PaymentTimelineFacts, TimelineDelivery, TimelineEvent, TimelineMail } from '../store/payment-timeline';
 import type { StoredSale } from '../store/sales';
 import type { TransactionSurroundings } from '../store/transaction-detail';
@@ -12,8 +13,8 @@ import { cardText } from './sale-pages';
 // short and reads as a story, from creation to where it stands; the summary above already
 // says where it stands now): its creation and payment attempts, how it ended, its sales'
 // captures, refunds (with their reason) and voids, every event of it, of its sales and of
-// their disputes in words with each webhook delivery's last HTTP status, and the emails to the
-// customer. Each at its time in the shop's time zone.
+// their disputes in words with each webhook delivery's last HTTP status, the emails to the
+// customer, and the team's notes with their author. Each at its time in the shop's time zone.
 
 /** What payment_attempts.outcome holds (store/payments.ts writes these). */
 const OUTCOMES = ['approved', 'declined', 'insufficient_funds', 'redirected', 'rejected'] as const;
@@ -53,6 +54,16 @@ const mailEntry = (text: DashboardText, m: TimelineMail): Entry => ({
   body: <span data-testid="timeline-mail">{text.t(`timeline.${m.kind === 'refund_receipt' ? 'refundReceipt' : 'receipt'}.${m.status}`)}</span>,
 });
 
+const noteEntry = (text: DashboardText, n: PaymentNote): Entry => ({
+  at: n.created_at,
+  key: `note-${n.id}`,
+  body: (
+    <span data-testid="timeline-note">
+      {text.t('note.entry', { author: n.author_email })}: <span class="note">{n.body}</span>
+    </span>
+  ),
+});
+
 function saleEntries(text: DashboardText, sale: StoredSale): Entry[] {
   const { t } = text;
   return sale.operations.map((op) => ({
@@ -90,6 +101,7 @@ export function PaymentTimeline(p: { text: DashboardText; tx: Transaction; attem
     ...p.sales.flatMap((s) => saleEntries(text, s)),
     ...p.facts.events.map((e) => ({ at: e.created_at, key: `event-${e.id}`, body: <EventEntry text={text} event={e} /> })),
     ...p.facts.mails.map((m) => mailEntry(text, m)),
+    ...p.facts.notes.map((n) => noteEntry(text, n)),
     // Stable: what happened at the same instant keeps the order above (the status before what it caused).
   ].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
   return (
