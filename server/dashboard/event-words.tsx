@@ -2,7 +2,7 @@ import { EVENT_TYPES, type EventType } from '../store/events';
 import type { DashboardText } from './i18n';
 
 // An event as a merchant reads it ("Payment succeeded", "Dispute opened"), linked to its page,
-// with its type beside it for developers, who match on the type.
+// with its type in the link for developers, who match on the type (and find the link by it).
 
 const KNOWN: ReadonlySet<string> = new Set(EVENT_TYPES);
 const isEventType = (type: string): type is EventType => KNOWN.has(type);
@@ -13,7 +13,9 @@ export const eventWords = (text: DashboardText, type: string): string => (isEven
 export function EventLink({ text, event }: { text: DashboardText; event: { id: string; type: string } }) {
   return (
     <>
-      <a href={`/dashboard/events/${event.id}/`}>{eventWords(text, event.type)}</a> <code class="event-type">{event.type}</code>
+      <a href={`/dashboard/events/${event.id}/`}>
+        {eventWords(text, event.type)} <code class="event-type">{event.type}</code>
+      </a>
     </>
   );
 }

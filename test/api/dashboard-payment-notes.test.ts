@@ -48,11 +48,11 @@ describe.each(ENGINES)('a payment’s events in words and its notes on %s', (eng
 
   it('says each event in words, in each language, linked to its page with its type beside it, on the timeline and the Events list', async () => {
     const paid = (await eventsOf(txId)).find((e) => e.type === 'transaction.paid')!;
-    const link = (words: string) => `<a href="/dashboard/events/${paid.id}/">${words}</a> <code class="event-type">transaction.paid</code>`;
+    const link = (words: string) => `<a href="/dashboard/events/${paid.id}/">${words} <code class="event-type">transaction.paid</code></a>`;
     const page = await viewer.get(`/dashboard/transactions/${txId}/`);
     const timeline = timelineOf(page.text);
     expect(timeline).toContain(link('Payment succeeded'));
-    expect(timeline).toMatch(/>Refund created<\/a> <code class="event-type">sale\.refunded<\/code>/);
+    expect(timeline).toMatch(/>Refund created <code class="event-type">sale\.refunded<\/code><\/a>/);
     expect(timelineOf((await viewer.get(`/dashboard/transactions/${txId}/`, { 'accept-language': 'es' })).text)).toContain(link('Pago completado'));
     expect(timelineOf((await viewer.get(`/dashboard/transactions/${txId}/`, { 'accept-language': 'fr' })).text)).toContain(link('Paiement réussi'));
     const listed = await viewer.get(`/dashboard/events/?object_id=${txId}`);
