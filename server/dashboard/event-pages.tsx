@@ -4,6 +4,7 @@ import { roleAtLeast } from '../store/users';
 import { GROUPS, type GroupName } from './catalogue-form';
 import { itemUrl } from './catalogue-pages';
 import { endpointUrl } from './endpoint-pages';
+import { EventLink, eventWords } from './event-words';
 import type { DashboardText } from './i18n';
 import { Csrf, renderPage } from './layout';
 import { Notice, Pager } from './list-parts';
@@ -65,7 +66,7 @@ function FilterForm({ text, filters, typed }: { text: DashboardText; filters: Fi
           <option value="">{t('ev.allTypes')}</option>
           {EVENT_TYPES.map((type) => (
             <option key={type} value={type} selected={filters.type === type}>
-              {type}
+              {eventWords(text, type)} ({type})
             </option>
           ))}
         </select>
@@ -110,7 +111,7 @@ export function eventsPage(p: Signed & { events: StoredEvent[]; filters: Filters
               {p.events.map((e) => (
                 <tr key={e.id} data-id={e.id}>
                   <td>
-                    <a href={eventUrl(e.id)}>{e.type}</a>
+                    <EventLink text={text} event={e} />
                   </td>
                   <td class="url">{e.object_id}</td>
                   <td>{e.deliveries.length ? t('ev.delivered', { done: deliveredCount(e), count: e.deliveries.length }) : t('ev.nowhere')}</td>

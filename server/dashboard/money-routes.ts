@@ -9,6 +9,7 @@ import { transactionSurroundings } from '../store/transaction-detail';
 import { getTransaction, listTransactions } from '../store/transactions';
 import type { ActiveSession } from './accounts';
 import type { Kit } from './kit';
+import type { NoteDraft } from './note-form';
 import { transactionPage } from './transaction-page';
 import { payingSale } from './payment-summary';
 import { paymentSummaryFacts } from '../store/payment-summary';
@@ -24,14 +25,14 @@ export const ID = /^[0-9a-f-]{36}$/;
 
 const doneQuery = z.union([
   z.object({ done: z.enum(['capture', 'refund', 'void']), amount: z.coerce.number().int().min(0) }),
-  // The receipt sent again (receipt-routes.ts).
-  z.object({ done: z.literal('receipt') }),
+  // The receipt sent again (receipt-routes.ts), a note added (note-routes.ts).
+  z.object({ done: z.enum(['receipt', 'note']) }),
 ]);
 
 export const txUrl = (transactionId: string | null) => (transactionId ? `/dashboard/transactions/${transactionId}/` : '/dashboard/transactions/');
 
-/** One transaction's page, with `notice` on top (what an action on one of its sales came to). */
-export async function showTransaction(kit: Kit, req: Request, res: Response, s: ActiveSession, id: string, status = 200, notice?: string) {
+/** One transaction's page, with `notice` on top (what an action on one of its sales came to) and a refused note in its form. */
+export async function showTransaction(kit: Kit, req: Request, res: Response, s: ActiveSession, id: string, status = 200, notice?: string, note?: NoteDraft) {
   const { db, deps, send, textOf, notFound } = kit;
   const env = s.current.environment_id;
   const found = ID.test(id) ? await getTransaction(db, env, id) : undefined;
@@ -40,7 +41,7 @@ export async function showTransaction(kit: Kit, req: Request, res: Response, s: 
   const around = await transactionSurroundings(db, env, found.row);
   const summary = await paymentSummaryFacts(db, env, id, payingSale(sales)?.row.id ?? null);
   const timeline = await paymentTimelineFacts(db, env, id, sales.map((sale) => sale.row.id));
-  send(res, status, transactionPage({ text: textOf(req), session: s, tx: found.row, lines: found.lines, sales, around, summary, timeline, now: deps.now(), notice }));
+  send(res, status, transactionPage({ text: textOf(req), session: s, tx: found.row, lines: found.lines, sales, around, summary, timeline, now: deps.now(), notice, note }));
 }
 
 export function moneyRoutes(router: IRouter, kit: Kit): void {
@@ -65,7 +66,8 @@ export function moneyRoutes(router: IRouter, kit: Kit): void {
       const tx = ID.test(String(req.params.id)) ? await getTransaction(db, s.current.environment_id, String(req.params.id)) : undefined;
       const d = done.data;
       if (tx && d.done === 'receipt') notice = text.t('receipt.resent', { to: tx.row.customer_email ?? '' });
-      else if (tx && d.done !== 'receipt') notice = text.t('sale.done', { action: text.t(`sale.action.${d.done}`), amount: text.money(d.amount, tx.row.currency) });
+      else if (tx && d.done === 'note') notice = text.t('note.added');
+      else if (tx && 'amount' in d) notice = text.t('sale.done', { action: text.t(`sale.action.${d.done}`), amount: text.money(d.amount, tx.row.currency) });
     }
     await showTransaction(kit, req, res, s, String(req.params.id), 200, notice);
   }));

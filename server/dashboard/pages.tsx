@@ -146,6 +146,7 @@ const ACTIONS: Record<string, DashboardKey> = {
   sale_refund: 'audit.action.sale_refund',
   sale_void: 'audit.action.sale_void',
   receipt_resent: 'audit.action.receipt_resent',
+  note_added: 'audit.action.note_added',
   webhook_resent: 'audit.action.webhook_resent',
   exported: 'audit.action.exported',
   signed_in_recovery: 'audit.action.signed_in_recovery',

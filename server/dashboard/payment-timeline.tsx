@@ -1,9 +1,11 @@
 import type { ComponentChildren } from 'preact';
 import { effectiveStatus } from '../domain/transaction-status';
+import type { PaymentNote } from '../store/payment-notes';
 import type { PaymentTimelineFacts, TimelineDelivery, TimelineEvent, TimelineMail } from '../store/payment-timeline';
 import type { StoredSale } from '../store/sales';
 import type { TransactionSurroundings } from '../store/transaction-detail';
 import type { Transaction } from '../store/transactions';
+import { EventLink } from './event-words';
 import type { DashboardText } from './i18n';
 import { cardText } from './sale-pages';
 
@@ -11,8 +13,8 @@ import { cardText } from './sale-pages';
 // short and reads as a story, from creation to where it stands; the summary above already
 // says where it stands now): its creation and payment attempts, how it ended, its sales'
 // captures, refunds (with their reason) and voids, every event of it, of its sales and of
-// their disputes with each webhook delivery's last HTTP status, and the emails to the
-// customer. Each at its time in the shop's time zone.
+// their disputes in words with each webhook delivery's last HTTP status, the emails to the
+// customer, and the team's notes with their author. Each at its time in the shop's time zone.
 
 /** What payment_attempts.outcome holds (store/payments.ts writes these). */
 const OUTCOMES = ['approved', 'declined', 'insufficient_funds', 'redirected', 'rejected'] as const;
@@ -34,7 +36,7 @@ function Delivery({ text, delivery: d }: { text: DashboardText; delivery: Timeli
 function EventEntry({ text, event }: { text: DashboardText; event: TimelineEvent }) {
   return (
     <>
-      {text.t('timeline.event')} <a href={`/dashboard/events/${event.id}/`}>{event.type}</a>
+      <EventLink text={text} event={event} />
       {event.deliveries.length > 0 && (
         <ul>
           {event.deliveries.map((d, i) => (
@@ -50,6 +52,16 @@ const mailEntry = (text: DashboardText, m: TimelineMail): Entry => ({
   at: m.sent_at ?? m.created_at,
   key: `mail-${m.id}`,
   body: <span data-testid="timeline-mail">{text.t(`timeline.${m.kind === 'refund_receipt' ? 'refundReceipt' : 'receipt'}.${m.status}`)}</span>,
+});
+
+const noteEntry = (text: DashboardText, n: PaymentNote): Entry => ({
+  at: n.created_at,
+  key: `note-${n.id}`,
+  body: (
+    <span data-testid="timeline-note">
+      {text.t('note.entry', { author: n.author_email })}: <span class="note">{n.body}</span>
+    </span>
+  ),
 });
 
 function saleEntries(text: DashboardText, sale: StoredSale): Entry[] {
@@ -89,6 +101,7 @@ export function PaymentTimeline(p: { text: DashboardText; tx: Transaction; attem
     ...p.sales.flatMap((s) => saleEntries(text, s)),
     ...p.facts.events.map((e) => ({ at: e.created_at, key: `event-${e.id}`, body: <EventEntry text={text} event={e} /> })),
     ...p.facts.mails.map((m) => mailEntry(text, m)),
+    ...p.facts.notes.map((n) => noteEntry(text, n)),
     // Stable: what happened at the same instant keeps the order above (the status before what it caused).
   ].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
   return (

@@ -24,6 +24,7 @@ import { moneyRoutes } from './money-routes';
 import { savedViewRoutes } from './saved-view-routes';
 import { saleRoutes } from './sale-routes';
 import { receiptRoutes } from './receipt-routes';
+import { noteRoutes } from './note-routes';
 import { signInRoutes } from './sign-in-routes';
 import { teamRoutes } from './team-routes';
 import { webhookRoutes } from './webhook-routes';
@@ -139,6 +140,7 @@ export function dashboardRouter(deps: Deps): IRouter {
   savedViewRoutes(router, kit);
   saleRoutes(router, kit);
   receiptRoutes(router, kit);
+  noteRoutes(router, kit);
   disputeRoutes(router, kit);
   webhookRoutes(router, kit);
   exportRoutes(router, kit);

@@ -9,11 +9,14 @@ import { renderPage } from './layout';
 import { cardText, SaleBlock, type Signed } from './sale-pages';
 import { PaymentSummary } from './payment-summary';
 import { PaymentTimeline } from './payment-timeline';
+import { type NoteDraft, NoteForm } from './note-form';
+import { roleAtLeast } from '../store/users';
 import type { PaymentTimelineFacts } from '../store/payment-timeline';
 import type { PaymentSummaryFacts } from '../store/payment-summary';
 
 // One transaction: its facts, lines and totals, how it went, who paid and was credited,
-// the card it stored, its sales with their actions, and its timeline (payment-timeline.tsx).
+// the card it stored, its sales with their actions, and its timeline (payment-timeline.tsx)
+// with the form that adds a note to it.
 
 function AuthorizationBlock({ text, auth }: { text: DashboardText; auth: AuthorizationRow }) {
   const { t } = text;
@@ -141,6 +144,8 @@ export function transactionPage(
     timeline: PaymentTimelineFacts;
     now: Date;
     notice?: string;
+    /** A note refused, shown again in its form. */
+    note?: NoteDraft;
   },
 ): string {
   const { text, tx, around } = p;
@@ -164,6 +169,7 @@ export function transactionPage(
       </dl>
       <LinesAndTotals text={text} tx={tx} lines={p.lines} />
       <PaymentTimeline text={text} tx={tx} attempts={around.attempts} sales={p.sales} facts={p.timeline} now={p.now} />
+      {roleAtLeast(p.session.current.role, 'admin') && <NoteForm text={text} session={p.session} transactionId={tx.id} draft={p.note} />}
       {tx.source && <Parties text={text} tx={tx} title={t('tx.source')} parties={tx.source} around={around} />}
       {tx.source_state && (
         <p class={tx.source_state === 'failed' ? 'notice error' : 'notice info'}>

@@ -1,13 +1,15 @@
 import type { Db } from './db';
+import { type PaymentNote, paymentNotes } from './payment-notes';
 import type { DeliveryStatus, MailRow } from './schema';
 
 // What a payment's page needs for its timeline beyond what the page reads anyway (the
 // transaction, its attempts, its sales with their operations): the events of the
 // transaction, of its sales and of their disputes, each with its webhook deliveries and
-// the HTTP status of each delivery's last attempt, in one query; and the emails about the
-// transaction and its sales (receipts, resent ones, refund receipts), in another. Both by
-// index: events (environment_id, object_id), event_deliveries (event_id),
-// delivery_attempts (delivery_id, attempt), disputes (sale_id), mails (subject_id, kind).
+// the HTTP status of each delivery's last attempt, in one query; the emails about the
+// transaction and its sales (receipts, resent ones, refund receipts), in another; the team's
+// notes on it in a third. All by index: events (environment_id, object_id), event_deliveries
+// (event_id), delivery_attempts (delivery_id, attempt), disputes (sale_id), mails
+// (subject_id, kind), payment_notes (transaction_id, id).
 
 export interface TimelineDelivery {
   endpoint_id: string | null;
@@ -30,6 +32,8 @@ export interface PaymentTimelineFacts {
   events: TimelineEvent[];
   /** Oldest first. */
   mails: TimelineMail[];
+  /** Oldest first. */
+  notes: PaymentNote[];
 }
 
 /** Enough for any payment's life; a page with more shows the first ones. */
@@ -78,7 +82,7 @@ async function timelineEvents(db: Db, environmentId: string, transactionId: stri
 }
 
 export async function paymentTimelineFacts(db: Db, environmentId: string, transactionId: string, saleIds: string[]): Promise<PaymentTimelineFacts> {
-  const [events, mails] = await Promise.all([
+  const [events, mails, notes] = await Promise.all([
     timelineEvents(db, environmentId, transactionId, saleIds),
     db
       .selectFrom('mails')
@@ -89,6 +93,7 @@ export async function paymentTimelineFacts(db: Db, environmentId: string, transa
       .orderBy('id')
       .limit(MAX_ROWS)
       .execute(),
+    paymentNotes(db, environmentId, transactionId),
   ]);
-  return { events, mails };
+  return { events, mails, notes };
 }

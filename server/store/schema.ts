@@ -911,6 +911,16 @@ export interface SavedViewRow extends Owned {
   query: string;
 }
 
+/** A member's note on a payment, for the team only (migration 127): never sent in webhooks or the API. */
+export interface PaymentNoteRow {
+  id: string;
+  environment_id: string;
+  transaction_id: string;
+  author_user_id: string;
+  body: string;
+  created_at: string;
+}
+
 export interface ProcessorDeliveryRow {
   processor_id: string;
   last_verified_at: string;
@@ -1067,6 +1077,7 @@ export interface Tables {
   processors: ProcessorRow;
   processor_deliveries: ProcessorDeliveryRow;
   saved_views: SavedViewRow;
+  payment_notes: PaymentNoteRow;
   redsys_orders: RedsysOrderRow;
   redsys_operations: RedsysOperationRow;
   processor_customers: ProcessorCustomerRow;

@@ -4,9 +4,10 @@ import { expect, type Service, startService, test } from './fixtures';
 import { expectAccessible, payByCard, signUp } from './dashboard-data';
 
 // A paid payment's page in Chromium (issue 47): the 3-D Secure result in words, the receipt
-// line, the timeline with the webhook's HTTP status as the merchant's server answered it,
-// and "Resend receipt": refused within a minute of the last receipt, then queued and sent
-// by the mail job, the timeline showing both emails. axe in light and dark at 360 and 1280 px.
+// line, the timeline with its events in words and the webhook's HTTP status as the
+// merchant's server answered it, a note added to it, and "Resend receipt": refused within a
+// minute of the last receipt, then queued and sent by the mail job, the timeline showing
+// both emails. axe in light and dark at 360 and 1280 px.
 
 const FRICTIONLESS = '4000 0000 0000 3055';
 
@@ -30,7 +31,7 @@ test.afterAll(async () => {
   await new Promise<void>((r) => receiver.close(() => r()));
 });
 
-test('a paid payment’s page: 3-D Secure, receipt, timeline with the webhook’s HTTP status; resend the receipt', async ({ page }) => {
+test('a paid payment’s page: 3-D Secure, receipt, timeline with its events in words and the webhook’s HTTP status, a note; resend the receipt', async ({ page }) => {
   // The resend waits out the minute since the first receipt (the service's real clock).
   test.setTimeout(240_000);
   const email = 'paypage.customer@example.com';
@@ -51,7 +52,9 @@ test('a paid payment’s page: 3-D Secure, receipt, timeline with the webhook’
     }, { timeout: 20_000 })
     .toMatch(/^Sent to paypage\.customer@example\.com on /);
   const timeline = page.locator('ol.history');
-  await expect(timeline.getByRole('link', { name: 'transaction.paid' })).toBeVisible();
+  // Each event in words, linked to its page, its type beside it for developers.
+  await expect(timeline.getByRole('link', { name: 'Payment succeeded' })).toBeVisible();
+  await expect(timeline.getByText('transaction.paid', { exact: true })).toBeVisible();
   await expect(timeline.getByTestId('webhook').first()).toHaveText('Webhook to The object’s notify_url: Delivered, HTTP 200');
   await expect(timeline.getByTestId('timeline-mail')).toHaveText(['Receipt emailed to the customer']);
   await expectAccessible(page);
@@ -59,6 +62,15 @@ test('a paid payment’s page: 3-D Secure, receipt, timeline with the webhook’
   // Within the minute: refused, politely, on the page.
   await page.getByRole('button', { name: 'Resend receipt' }).click();
   await expect(page.getByRole('status')).toContainText('Not sent: this payment’s receipt was queued less than a minute ago.');
+  await expectAccessible(page);
+
+  // While the minute passes, a note for the team: on the timeline at once, with its author, as text.
+  const note = 'Customer called: <b>ship</b> today\nhttps://tracking.example/parcel/ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+  await page.getByLabel('Add a note').fill(note);
+  await page.getByRole('button', { name: 'Add note' }).click();
+  await expect(page.getByRole('status')).toHaveText('Note added to the timeline.');
+  await expect(timeline.getByTestId('timeline-note')).toHaveText(`Note by paypage@shop.example: ${note}`);
+  await expect(timeline.locator('b')).toHaveCount(0);
   await expectAccessible(page);
 
   await page.waitForTimeout(Math.max(0, paidAt + 61_000 - Date.now()));

@@ -65,6 +65,7 @@ import { migration as m122 } from './122_customer_emails';
 import { migration as m123 } from './123_signup_authorization_index';
 import { migration as m125 } from './125_payment_page_indexes';
 import { migration as m126 } from './126_api_requests';
+import { migration as m127 } from './127_payment_notes';
 
 // One file per migration, applied in the order of their names. A released migration's
 // name is recorded in every deployed database: never rename one or change what it does;
@@ -134,6 +135,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '123_signup_authorization_index': m123,
   '125_payment_page_indexes': m125,
   '126_api_requests': m126,
+  '127_payment_notes': m127,
 };
 
 /** Every migration's name, in the order they apply. */
