@@ -196,6 +196,7 @@ const ROUTES: Route[] = [
   { kind: 'own', path: '/settings/' },
   { kind: 'id', method: 'GET', path: '/transactions/:id/', id: (s) => s.transaction, ownStatus: 200 },
   { kind: 'id', method: 'POST', path: '/transactions/:id/receipt/', id: (s) => s.cancelled, ownStatus: 409 },
+  { kind: 'id', method: 'POST', path: '/transactions/:id/notes/', id: (s) => s.transaction, ownStatus: 303, form: { note: 'Isolated note' } },
   // The payments list's saved views: one saved, one deleted.
   { kind: 'own', path: '/transactions/views/' },
   { kind: 'id', method: 'POST', path: '/transactions/views/:id/delete/', id: (s) => s.view, ownStatus: 303 },
@@ -207,6 +208,7 @@ const ROUTES: Route[] = [
   { kind: 'id', method: 'GET', path: '/webhooks/:id/', id: (s) => s.event, ownStatus: 200 },
   { kind: 'id', method: 'POST', path: '/webhooks/:id/resend/', id: (s) => s.event, ownStatus: 303 },
   { kind: 'page', path: '/events/' },
+  { kind: 'page', path: '/requests/' },
   { kind: 'page', path: '/events/', query: '?type=transaction.cancelled' },
   { kind: 'id', method: 'GET', path: '/events/:id/', id: (s) => s.event, ownStatus: 200 },
   { kind: 'id', method: 'POST', path: '/events/:id/retry/', id: (s) => s.event, form: { destination: 'notify_url' }, ownStatus: 303 },

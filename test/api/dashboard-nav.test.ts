@@ -35,6 +35,7 @@ const OWNER_LINKS = [
   '/dashboard/webhook-endpoints/',
   '/dashboard/webhooks/',
   '/dashboard/events/',
+  '/dashboard/requests/',
   '/dashboard/processors/',
   '/dashboard/settings/',
   '/dashboard/team/',
