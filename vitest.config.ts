@@ -2,11 +2,13 @@ import preact from '@preact/preset-vite';
 import { defineConfig } from 'vitest/config';
 
 // The tiers (test/README.md): `unit` (pure modules and use cases in-process, fake clocks),
-// `api` (the real server in the test's process over real HTTP on a random port, on SQLite
-// and, when TEST_DATABASE_URL is set, on PostgreSQL) and `process` (the service and its
-// CLIs as child processes: kill -9, restarts, several processes on one database). The
-// browser tier is Playwright's (playwright.config.ts); the whole fault matrix is
-// `npm run test:faults` (vitest.faults.config.ts).
+// `usecase` (the use cases of server/payments/ and server/commands/ against a fresh real
+// database, on SQLite and, when TEST_DATABASE_URL is set, on PostgreSQL; no HTTP), `api`
+// (the real server in the test's process over real HTTP on a random port, on both engines
+// likewise) and `process` (the service and its CLIs as child processes: kill -9, restarts,
+// several processes on one database). The browser tier is Playwright's
+// (playwright.config.ts); the whole fault matrix is `npm run test:faults`
+// (vitest.faults.config.ts).
 export default defineConfig({
   plugins: [preact()],
   test: {
@@ -33,6 +35,20 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: 'usecase',
+          include: ['test/usecase/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+          maxWorkers: 2,
+          // As the API tier's: each file opens its own world on a fresh database.
+          isolate: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'api',
           include: ['test/api/**/*.test.ts'],
           environment: 'node',
@@ -45,7 +61,7 @@ export default defineConfig({
           // is imported once per worker, not once per file (import time, summed over the
           // files: 167 s isolated, 19 s not, for 40 of them; docs/performance-changelog.md).
           isolate: false,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
       {
@@ -58,7 +74,7 @@ export default defineConfig({
           hookTimeout: 60_000,
           maxWorkers: 2,
           isolate: false,
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 3 },
         },
       },
     ],

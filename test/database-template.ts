@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -117,4 +117,29 @@ export function migratedPostgresTemplate(base: string): Promise<string> {
     return name;
   });
   return postgresTemplate;
+}
+
+/**
+ * A PostgreSQL database of its own, next to TEST_DATABASE_URL's, for tests whose
+ * background work (deliveries, the expiry sweep, a skewed clock) must not touch other
+ * test files' rows in the shared database, nor see theirs. Already migrated (a copy of
+ * the template above) unless `empty`, for the tests of the migrations themselves.
+ */
+export async function freshDatabase(opts: { empty?: boolean } = {}): Promise<{ url: string; drop(): Promise<void> }> {
+  const base = process.env.TEST_DATABASE_URL!;
+  const name = `checkout_notify_${randomBytes(6).toString('hex')}`;
+  const admin = <T>(work: (client: pg.Client) => Promise<T>) => withClient(base, work);
+  const template = opts.empty ? 'template1' : await migratedPostgresTemplate(base);
+  await admin((c) => c.query(`create database ${name} template ${template}`));
+  return {
+    url: databaseUrl(base, name),
+    // A closed pool has sent its clients' goodbyes but their sessions may still be ending:
+    // forcing the drop then makes the server kill them, and a client still ending reports
+    // that as an error. Wait for the sessions to end; force only what is left after that.
+    drop: () =>
+      admin(async (c) => {
+        await sessionsEnded(c, name).catch(() => undefined);
+        await c.query(`drop database if exists ${name} with (force)`);
+      }),
+  };
 }

@@ -6,6 +6,8 @@ import { payToken, payWithCard, SANDBOX_CARD } from './pay';
 
 // Card testing: the checkout takes a limited number of declined cards per transaction and
 // hour, then answers 429 with Retry-After and moves no money, until the hour has passed.
+// The window and the count per transaction are the pay use case's, tested in the use-case
+// tier (usecase/payment-attempts.test.ts); here, how the page answers.
 
 const HOUR = 60 * 60_000;
 
@@ -51,26 +53,6 @@ describe.each(ENGINES)('payment attempts on %s', (engine) => {
 
     expect((await api.get(`/transaction/${tx.id}/`)).body.status).toBe('N');
     expect((await api.get(`/sale/?transaction_id=${tx.id}`)).body.count).toBe(0);
-  });
-
-  it('takes attempts again once the oldest counted decline is an hour old', async () => {
-    const tx = await create();
-    await declineTimes(tx.token, 1);
-    offset = 10 * 60_000;
-    await declineTimes(tx.token, FAILED_ATTEMPTS_LIMIT - 1);
-    expect(await payToken(t.url, tx.token)).toBe(429);
-
-    // The first decline leaves the window: one attempt is free again, and it pays.
-    offset = HOUR + 1_000;
-    expect(await payToken(t.url, tx.token)).toBe(200);
-    expect((await api.get(`/transaction/${tx.id}/`)).body.status).toBe('D');
-  });
-
-  it('counts per transaction: another transaction of the same shop still pays', async () => {
-    const tx = await create();
-    await declineTimes(tx.token, FAILED_ATTEMPTS_LIMIT);
-    const other = await create();
-    expect(await payToken(t.url, other.token)).toBe(200);
   });
 
   it('a transaction that expired meanwhile answers as expired, not as waiting out its declines', async () => {

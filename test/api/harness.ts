@@ -10,7 +10,12 @@ import { startService, type Service } from '../../server/service';
 import { createEnvironment, type NewKeys } from '../../server/store/environments';
 import { migratedDataDir } from '../database-template';
 import { TEST_PASSWORD_HASH_COST } from '../password-cost';
+import { type TestClock, testClock } from '../clock';
+import { type EngineName, TEST_SECRETS_KEY } from '../test-env';
 import { assertContract } from './contract';
+
+export { type TestClock, testClock } from '../clock';
+export { ENGINES, type EngineName, TEST_SECRETS_KEY } from '../test-env';
 
 // The API suite runs against the real service on a random port, once per engine:
 // SQLite always, PostgreSQL whenever TEST_DATABASE_URL is set. Every answer from /v1/
@@ -18,18 +23,6 @@ import { assertContract } from './contract';
 
 /** The highest rate limit the configuration takes: none a test reaches. */
 export const UNLIMITED = '1000000';
-
-/**
- * SECRETS_KEY of every service and CLI the API tests start: stored secrets are sealed, as
- * in production. One key for all, since test files share the PostgreSQL database.
- */
-export const TEST_SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
-
-export const ENGINES = [
-  'sqlite',
-  ...(process.env.TEST_DATABASE_URL ? ['postgres'] : []),
-] as const;
-export type EngineName = (typeof ENGINES)[number];
 
 export interface TestService {
   service: Service;
@@ -175,22 +168,6 @@ export async function startTestService(
       await service.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
-  };
-}
-
-/** The service's clock: real time, moved forward by tests instead of waiting. */
-export interface TestClock {
-  now(): Date;
-  advance(ms: number): void;
-  reset(): void;
-}
-
-export function testClock(): TestClock {
-  let offset = 0;
-  return {
-    now: () => new Date(Date.now() + offset),
-    advance: (ms) => void (offset += ms),
-    reset: () => void (offset = 0),
   };
 }
 
