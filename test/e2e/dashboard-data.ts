@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Page } from '@playwright/test';
-import { axeViolations } from './axe';
+import { axeInEveryDocument, axeViolations } from './axe';
 import { expect, type Service } from './fixtures';
 import { LAPTOP, payButton } from './screen';
 import { inviteUrl, inviteUser } from '../../server/dashboard/accounts';
@@ -70,9 +70,12 @@ export async function signUp(page: Page, service: Service, email: string, role: 
 
 /**
  * axe finds nothing, and nothing is wider than the screen, in light and dark at 360 px and
- * 1280 px: every rule in light, the colour rules again in dark (COLOUR_RULES).
+ * 1280 px: every rule in light, the colour rules again in dark (COLOUR_RULES). The
+ * dashboard's pages run no script, so axe is put into each of the page's documents as it
+ * starts from here on (axeInEveryDocument), not evaluated after each load.
  */
 export async function expectAccessible(page: Page): Promise<void> {
+  await axeInEveryDocument(page);
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });
     for (const size of [PHONE_360, LAPTOP]) {
