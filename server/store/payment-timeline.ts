@@ -1,13 +1,15 @@
+import { sql } from 'kysely';
 import type { Db } from './db';
 import type { DeliveryStatus, MailRow } from './schema';
 
 // What a payment's page needs for its timeline beyond what the page reads anyway (the
 // transaction, its attempts, its sales with their operations): the events of the
 // transaction, of its sales and of their disputes, each with its webhook deliveries and
-// the HTTP status of each delivery's last attempt, in one query; and the emails about the
-// transaction and its sales (receipts, resent ones, refund receipts), in another. Both by
-// index: events (environment_id, object_id), event_deliveries (event_id),
-// delivery_attempts (delivery_id, attempt), disputes (sale_id), mails (subject_id, kind).
+// the HTTP status of each delivery's last attempt, in one query once the disputes' ids are
+// read; and the emails about the transaction and its sales (receipts, resent ones, refund
+// receipts), in another. All by index: events (environment_id, object_id), event_deliveries
+// (event_id), delivery_attempts (delivery_id, attempt), disputes (sale_id), mails
+// (subject_id, kind).
 
 export interface TimelineDelivery {
   endpoint_id: string | null;
@@ -36,6 +38,7 @@ export interface PaymentTimelineFacts {
 const MAX_ROWS = 500;
 
 async function timelineEvents(db: Db, environmentId: string, transactionId: string, saleIds: string[]): Promise<TimelineEvent[]> {
+  const disputes = saleIds.length ? await db.selectFrom('disputes').select('id').where('environment_id', '=', environmentId).where('sale_id', 'in', saleIds).execute() : [];
   const rows = await db
     .selectFrom('events')
     .leftJoin('event_deliveries as d', 'd.event_id', 'events.id')
@@ -55,13 +58,12 @@ async function timelineEvents(db: Db, environmentId: string, transactionId: stri
         .as('status_code'),
     ])
     .where('events.environment_id', '=', environmentId)
-    .where((eb) =>
-      eb.or([
-        eb('events.object_id', 'in', [transactionId, ...saleIds]),
-        ...(saleIds.length ? [eb('events.object_id', 'in', eb.selectFrom('disputes').select('disputes.id').where('disputes.sale_id', 'in', saleIds))] : []),
-      ]),
-    )
-    .orderBy('events.id')
+    .where('events.object_id', 'in', [transactionId, ...saleIds, ...disputes.map((d) => d.id)])
+    // Sorted as text, not by the column: ordered by the column, SQLite walks the
+    // environment's every event through (environment_id, id) to skip a sort of a few rows
+    // (480 ms at 10,000 payments, npm run bench -- --only=dashboard), instead of looking up
+    // these objects' events through (environment_id, object_id).
+    .orderBy(sql`events.id || ''`)
     .limit(MAX_ROWS)
     .execute();
   const events = new Map<string, TimelineEvent>();
