@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from './db';
 import { type PaymentNote, paymentNotes } from './payment-notes';
 import type { DeliveryStatus, MailRow } from './schema';
@@ -5,11 +6,11 @@ import type { DeliveryStatus, MailRow } from './schema';
 // What a payment's page needs for its timeline beyond what the page reads anyway (the
 // transaction, its attempts, its sales with their operations): the events of the
 // transaction, of its sales and of their disputes, each with its webhook deliveries and
-// the HTTP status of each delivery's last attempt, in one query; the emails about the
-// transaction and its sales (receipts, resent ones, refund receipts), in another; the team's
-// notes on it in a third. All by index: events (environment_id, object_id), event_deliveries
-// (event_id), delivery_attempts (delivery_id, attempt), disputes (sale_id), mails
-// (subject_id, kind), payment_notes (transaction_id, id).
+// the HTTP status of each delivery's last attempt, in one query once the disputes' ids are
+// read; the emails about the transaction and its sales (receipts, resent ones, refund
+// receipts), in another; the team's notes on it in a third. All by index: events
+// (environment_id, object_id), event_deliveries (event_id), delivery_attempts (delivery_id,
+// attempt), disputes (sale_id), mails (subject_id, kind), payment_notes (transaction_id, id).
 
 export interface TimelineDelivery {
   endpoint_id: string | null;
@@ -40,6 +41,7 @@ export interface PaymentTimelineFacts {
 const MAX_ROWS = 500;
 
 async function timelineEvents(db: Db, environmentId: string, transactionId: string, saleIds: string[]): Promise<TimelineEvent[]> {
+  const disputes = saleIds.length ? await db.selectFrom('disputes').select('id').where('environment_id', '=', environmentId).where('sale_id', 'in', saleIds).execute() : [];
   const rows = await db
     .selectFrom('events')
     .leftJoin('event_deliveries as d', 'd.event_id', 'events.id')
@@ -59,13 +61,12 @@ async function timelineEvents(db: Db, environmentId: string, transactionId: stri
         .as('status_code'),
     ])
     .where('events.environment_id', '=', environmentId)
-    .where((eb) =>
-      eb.or([
-        eb('events.object_id', 'in', [transactionId, ...saleIds]),
-        ...(saleIds.length ? [eb('events.object_id', 'in', eb.selectFrom('disputes').select('disputes.id').where('disputes.sale_id', 'in', saleIds))] : []),
-      ]),
-    )
-    .orderBy('events.id')
+    .where('events.object_id', 'in', [transactionId, ...saleIds, ...disputes.map((d) => d.id)])
+    // Sorted as text, not by the column: ordered by the column, SQLite walks the
+    // environment's every event through (environment_id, id) to skip a sort of a few rows
+    // (480 ms at 10,000 payments, npm run bench -- --only=dashboard), instead of looking up
+    // these objects' events through (environment_id, object_id).
+    .orderBy(sql`events.id || ''`)
     .limit(MAX_ROWS)
     .execute();
   const events = new Map<string, TimelineEvent>();

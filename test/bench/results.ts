@@ -2,6 +2,7 @@ import type { AssetBytes, Budget, PageWeight, Size } from './bytes';
 import type { PairedComparison } from './paired';
 import type { PaymentResults } from './payment-flow';
 import type { Timing } from './browser';
+import type { DashboardResults } from './dashboard';
 import type { DocsBytes, DocsTiming } from './docs';
 import type { LoadResult } from './load';
 import type { KeyLookupRow } from './keys';
@@ -84,6 +85,8 @@ export interface Results {
   money?: { baseline: string; pairs: number; rows: ({ route: string } & PairedComparison)[] };
   /** The end-to-end payment (issue 49): both engines, 1 and 2 processes, with pgbench and SQLite's raw insert beside it. */
   payments?: PaymentResults;
+  /** The dashboard's pages at thousands of payments (issue 47), on each engine. */
+  dashboard?: DashboardResults;
   /** Sections that failed, with the error: the rest still ran. */
   errors: string[];
 }

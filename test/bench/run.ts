@@ -4,9 +4,10 @@
 //   --cpu-prof       write V8 CPU profiles of the service to test/bench/results/profiles/
 //   --duration=S     seconds per measured load run (default 5, after 1 s of warm-up)
 //   --rounds=N       samples of each load measurement (default 2)
-//   --only=LIST      some of page,scaling,api,transfers,keys,browser,docs,money,payments (default: all)
+//   --only=LIST      some of page,scaling,api,transfers,keys,browser,docs,money,payments,dashboard (default: all)
 //   --payments=N     payments per end-to-end run (payment-flow.ts; default 100)
 //   --payment-concurrency=1,8  payments in flight, one run each (default 1,8)
+//   --dashboard-payments=N  payments in the dashboard section's shop (dashboard.ts; default 10000)
 //   --processes=1,2,3  only the scale curve: that many processes on BENCH_DATABASE_URL (processes.ts)
 // BENCH_DATABASE_URL=postgres://… adds a PostgreSQL run (in a scratch schema, dropped after).
 // Never asserts timings; exits 1 when a byte budget is exceeded, 2 when a section failed.
@@ -18,6 +19,7 @@ import { getTransaction } from '../../server/store/transactions';
 import { baselineCheckout } from './baseline-checkout';
 import { launchBrowser, startMerchant, timeInteractive } from './browser';
 import { assetBytes, checkBudgets, checkPageBudgets, pageWeight, sizeOf } from './bytes';
+import { dashboardEngine } from './dashboard';
 import { checkDocsBudgets, docsBytes, timeFirstHeading } from './docs';
 import { countTransactions, createTransaction, fundedWallets, openStore, saveCardPage, seedTransactions, signUpPage, type Store, transactionBody } from './data';
 import { countKeys, currentLookupRate, type KeyLookupRow, legacyLookupRate, seedKeys } from './keys';
@@ -41,8 +43,9 @@ const { values: flags } = parseArgs({
   options: {
     'bytes-only': { type: 'boolean', default: false },
     'cpu-prof': { type: 'boolean', default: false },
-    only: { type: 'string', default: 'page,scaling,api,transfers,keys,browser,docs,money,payments' },
+    only: { type: 'string', default: 'page,scaling,api,transfers,keys,browser,docs,money,payments,dashboard' },
     payments: { type: 'string', default: '100' },
+    'dashboard-payments': { type: 'string', default: '10000' },
     'payment-concurrency': { type: 'string', default: '1,8' },
     'money-baseline': { type: 'string', default: MONEY_BASELINE },
     duration: { type: 'string', default: '5' },
@@ -385,6 +388,24 @@ try {
       const options = { payments: Number(flags.payments), concurrency: flags['payment-concurrency'].split(',').map(Number), idleSeconds: 4, pgbenchSeconds: 5 };
       results.payments = await paymentBench({ ...options, work, logFile, progress }, pgUrl);
     });
+  }
+  if (only.has('dashboard') && !flags['bytes-only']) {
+    const options = { payments: Number(flags['dashboard-payments']), requests: 30, warmup: 5, work, logFile, progress };
+    results.dashboard = { requests: options.requests, warmup: options.warmup, engines: [] };
+    const engines = results.dashboard.engines;
+    await section('dashboard [sqlite]', async () => {
+      engines.push(await dashboardEngine('sqlite', { dataDir: join(work, 'dashboard-sqlite'), databaseUrl: null }, options));
+    });
+    if (pgUrl) {
+      await section('dashboard [postgres]', async () => {
+        const schema = await scratchSchema(pgUrl);
+        try {
+          engines.push(await dashboardEngine('postgres', { dataDir: join(work, 'dashboard-postgres'), databaseUrl: schema.url }, options));
+        } finally {
+          await schema.drop();
+        }
+      });
+    }
   }
   if (pgUrl && !flags['bytes-only']) {
     await section('postgres', async () => {

@@ -1,4 +1,5 @@
 import type { Size } from './bytes';
+import { DASHBOARD_GOALS } from './dashboard';
 import type { Timing } from './browser';
 import { REDOC_ELEMENTS } from './docs';
 import type { LoadResult } from './load';
@@ -170,6 +171,27 @@ function paymentRows(p: NonNullable<Results['payments']>): Row[] {
   return rows;
 }
 
+function dashboardRows(d: NonNullable<Results['dashboard']>): Row[] {
+  const rows: Row[] = [];
+  const ms = (v: number) => v.toFixed(1);
+  for (const e of d.engines) {
+    rows.push(`Dashboard pages, ${int(e.payments)} payments (seeded in ${e.seedSeconds.toFixed(0)} s), signed in, ${d.requests} sequential GETs each after ${d.warmup}: time to last byte [${e.engine}]`);
+    const b = e.baseline;
+    for (const p of e.pages) {
+      const fast = p.median < DASHBOARD_GOALS.medianMs;
+      const light = p.jsGzip < DASHBOARD_GOALS.jsGzip;
+      rows.push([
+        `  ${p.name}${p.status === 200 ? '' : ` (${p.status})`}`,
+        `HTML ${int(p.htmlGzip)} B · JS ${int(p.jsGzip)} B gzip (${p.jsFiles}) · median ${ms(p.median)} · p95 ${ms(p.p95)} ms`,
+        p === e.pages[0] ? `static list HTML ${ms(b.median)} · p95 ${ms(b.p95)} ms` : '',
+        `${(p.median / b.median).toFixed(1)}×`,
+        `< 50 ms ${fast ? 'ok' : 'OVER'} · < 30 KB ${light ? 'ok' : 'OVER'}`,
+      ]);
+    }
+  }
+  return rows;
+}
+
 function apiRows(e: EngineResults): Row[] {
   const a = e.api;
   const rows: Row[] = [`API, ${a.connections} connections [${e.engine}]`];
@@ -218,6 +240,7 @@ export function renderTable(r: Results): string {
   for (const e of r.engines) rows.push(...engineRows(e, r));
   if (r.money?.rows.length) rows.push(...moneyRows(r.money));
   if (r.payments?.runs.length) rows.push(...paymentRows(r.payments));
+  if (r.dashboard?.engines.length) rows.push(...dashboardRows(r.dashboard));
   if (r.browser) {
     const b = r.browser;
     rows.push(`Browser: navigation → pay button interactive, median of ${s.browserRuns} (min–max) [sqlite]`);
