@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ENGINES } from '../api/harness';
 import { payWithCard, priced } from '../api/pay';
-import { createKeys, processScope, type ServiceProcess, testClock } from '../api/process';
+import { processScope, type ServiceProcess, testClock } from '../api/process';
+import { createShopKeys } from '../shop-keys';
 import { type Act, type Processor, type ProcessorMode, remoteGatewayEnv, startProcessor } from '../api/processor';
 import { REMOTE_ID } from '../api/remote-gateway';
 
@@ -274,7 +275,7 @@ export function faultMatrix(routes: readonly RouteName[], faults: readonly Fault
           PAYMENT_SETTLE_WINDOW_MS: String(SETTLE_WINDOW_MS),
           SUBSCRIPTION_CLAIM_MS: '4000',
         };
-        const keys = await createKeys('Faults shop', env);
+        const keys = await createShopKeys('Faults shop', env);
         const headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
         const processes: ServiceProcess[] = [];
         let service = await started(env);

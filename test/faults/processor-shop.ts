@@ -8,7 +8,8 @@ import type { GatewayCall } from '../../server/store/gateway-calls';
 import { freshDatabase } from '../api/database';
 import { Client, type EngineName } from '../api/harness';
 import { freePort } from '../api/pg-cluster';
-import { createKeys, type ProcessEnv, type ServiceProcess, startServiceProcess, testClock } from '../api/process';
+import { type ProcessEnv, type ServiceProcess, startServiceProcess, testClock } from '../api/process';
+import { createShopKeys } from '../shop-keys';
 
 // A shop of the processor fault matrix: the service as a real process (jobs on, reconciliation
 // at a tenth of its period) with a processor connected through `POST /v1/processor/`, on a
@@ -62,7 +63,7 @@ export function useProcessorShop(engine: EngineName, setup: { env(): Record<stri
       dropDatabase = db.drop;
       env.DATABASE_URL = db.url;
     }
-    const keys = await createKeys('Processor faults shop', env);
+    const keys = await createShopKeys('Processor faults shop', env);
     service = await startServiceProcess(env);
     shop.processes.push(service);
     const database = openDatabase({ databaseUrl: env.DATABASE_URL ?? null, dataDir });

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../server/domain/test-cards';
 import { SANDBOX_CARD, payWithCard, priced } from '../api/pay';
-import { createKeys, type ServiceProcess, startServiceProcess } from '../api/process';
+import { type ServiceProcess, startServiceProcess } from '../api/process';
+import { createShopKeys } from '../shop-keys';
 
 // The access log as an operator reads it: the service as a real process, its stdout
 // parsed line by line. One line per request, carrying the id the client was given, and
@@ -28,7 +29,7 @@ describe('access log', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'checkout-log-'));
-    const keys = await createKeys('Log shop', { DATA_DIR: dataDir });
+    const keys = await createShopKeys('Log shop', { DATA_DIR: dataDir });
     secretKey = keys.secret_key;
     auth = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
     service = await startServiceProcess({ DATA_DIR: dataDir });

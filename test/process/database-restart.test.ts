@@ -2,7 +2,8 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { payWithCard, priced } from '../api/pay';
 import { startCluster } from '../api/pg-cluster';
-import { createKeys, processScope } from '../api/process';
+import { processScope } from '../api/process';
+import { createShopKeys } from '../shop-keys';
 import { remoteGatewayEnv, startProcessor } from '../api/processor';
 import { REMOTE_ID } from '../api/remote-gateway';
 
@@ -29,7 +30,7 @@ async function terminateSessions(databaseUrl: string): Promise<number> {
 describe.skipIf(!process.env.TEST_DATABASE_URL)('a service process on PostgreSQL whose sessions the server ends', () => {
   it('stays up, logs the lost connections and serves with new ones', { timeout: 60_000 }, async () => {
     const env = await environment('postgres');
-    const keys = await createKeys('Restart shop', env);
+    const keys = await createShopKeys('Restart shop', env);
     const headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
     const service = await started(env);
     const create = () => fetch(`${service.url}/v1/transaction/`, { method: 'POST', headers, body: JSON.stringify(priced('EUR', 10)) });
@@ -72,7 +73,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a service process through a Pos
       BACKGROUND_WORK: 'true',
       DB_ACQUIRE_TIMEOUT_MS: '1000',
     });
-    const keys = await createKeys('Restart shop', env);
+    const keys = await createShopKeys('Restart shop', env);
     const headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
     const service = await started(env);
 

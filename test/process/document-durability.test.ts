@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { clientBody, documentBody, pdfOfSize } from '../api/documents';
 import { ENGINES } from '../api/harness';
-import { createKeys, startServiceProcess, useProcesses } from '../api/process';
+import { startServiceProcess, useProcesses } from '../api/process';
+import { createShopKeys } from '../shop-keys';
 
 // A document acknowledged with a 201 is on disk: the real service in a child process takes
 // several uploads at once and is killed with SIGKILL as soon as the first 201 arrives;
@@ -16,7 +17,7 @@ describe.each(ENGINES)('document durability on %s', (engine) => {
   const { env, running } = useProcesses(engine, 'checkout-documents-');
 
   it('keeps every acknowledged document, bytes and all, across a SIGKILL', { timeout: 90_000 }, async () => {
-    const keys = await createKeys('Durable documents', env);
+    const keys = await createShopKeys('Durable documents', env);
     const headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
     const first = await startServiceProcess(env);
     running.push(first);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ENGINES, transactionBody } from '../api/harness';
-import { createKeys, processScope } from '../api/process';
+import { processScope } from '../api/process';
+import { createShopKeys } from '../shop-keys';
 
 // SIGTERM under load: /health/ready turns 503 at once, the process keeps serving for
 // SHUTDOWN_DRAIN_MS, then stops accepting, finishes what is in flight and exits 0. Every
@@ -17,7 +18,7 @@ interface Sent {
 describe.each(ENGINES)('drain on SIGTERM on %s', (engine) => {
   it('answers every request sent before the signal, turns unready at once and exits 0', { timeout: 120_000 }, async () => {
     const env = await environment(engine, { SHUTDOWN_DRAIN_MS: '1500', SHUTDOWN_GRACE_MS: '20000' });
-    const keys = await createKeys('Draining shop', env);
+    const keys = await createShopKeys('Draining shop', env);
     const p = await started(env);
     const headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
     const sent: Sent[] = [];

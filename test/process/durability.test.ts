@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { ENGINES, transactionBody } from '../api/harness';
-import { createKeys, startServiceProcess, useProcesses } from '../api/process';
+import { startServiceProcess, useProcesses } from '../api/process';
+import { createShopKeys } from '../shop-keys';
 
 // "Nothing acknowledged to a client is ever lost on a crash": the real service in a child
 // process takes a burst of creations, is killed with SIGKILL in the middle, restarts on
@@ -16,7 +17,7 @@ describe.each(ENGINES)('durability on %s', (engine) => {
   const { env, running } = useProcesses(engine, 'checkout-durability-');
 
   it('keeps every acknowledged transaction across a SIGKILL', { timeout: 90_000 }, async () => {
-    const keys = await createKeys('Durable shop', env);
+    const keys = await createShopKeys('Durable shop', env);
     const auth = `AppKeys ${keys.public_key}:${keys.secret_key}`;
     const first = await startServiceProcess(env);
     running.push(first);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { payToken, priced } from '../api/pay';
 import { startReplicas } from '../api/pg-replicas';
-import { createKeys, processScope } from '../api/process';
+import { processScope } from '../api/process';
+import { createShopKeys } from '../shop-keys';
 
 // Failover (issue 49, part 2): a service process on libpq's multi-host DATABASE_URL over a
 // primary and a synchronous standby of the test's own. The standby away: a commit whose
@@ -28,7 +29,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a service process on a primary 
       DB_ACQUIRE_TIMEOUT_MS: '1000',
       BACKGROUND_WORK: 'true',
     });
-    const keys = await createKeys('Failover shop', env);
+    const keys = await createShopKeys('Failover shop', env);
     const headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
     const service = await started(env);
     // A commit left waiting for a standby would keep the process from stopping: after a

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { priced } from '../api/pay';
-import { createKeys, processScope, testClock } from '../api/process';
+import { processScope, testClock } from '../api/process';
+import { createShopKeys } from '../shop-keys';
 import { type Receiver, startReceiver } from '../api/receiver';
 
 // The jobs runner with two service processes on one PostgreSQL: the expiry sweep and the
@@ -13,7 +14,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('jobs in two service processes o
     const base = await environment('postgres', { ALLOW_PRIVATE_NOTIFY_URLS: 'true' });
     const clock = testClock(base.DATA_DIR);
     const env = { ...base, ...clock.env };
-    const keys = await createKeys('Expiring shop', env);
+    const keys = await createShopKeys('Expiring shop', env);
     const headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
     const hook: Receiver = await startReceiver();
     cleanup(() => hook.close());

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ENGINES } from '../api/harness';
 import { payWithCard, priced } from '../api/pay';
-import { createKeys, processScope, testClock } from '../api/process';
+import { processScope, testClock } from '../api/process';
+import { createShopKeys } from '../shop-keys';
 import { remoteGatewayEnv, startProcessor } from '../api/processor';
 import { REMOTE_ID } from '../api/remote-gateway';
 
@@ -23,7 +24,7 @@ describe.each(ENGINES)('a keyed charge interrupted by a crash on %s', (engine) =
     // The processes' clock: real time plus what the test writes here (server/clock.ts).
     const clock = testClock(base.DATA_DIR);
     const env = { ...base, ...clock.env };
-    const keys = await createKeys('Key crash shop', env);
+    const keys = await createShopKeys('Key crash shop', env);
     const headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
 
     const first = await started(env);

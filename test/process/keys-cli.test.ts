@@ -23,6 +23,7 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
     ...(engine === 'postgres' ? { DATABASE_URL: process.env.TEST_DATABASE_URL } : {}),
   };
   let stdout: string;
+  let service: Service;
   let keys: Record<string, unknown> & { secret_key: string; public_key: string; environment_id: string; webhook_secret: string };
 
   /** Every stored value of the environment's row, as the database holds it. */
@@ -57,8 +58,13 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
   beforeAll(async () => {
     stdout = await keysCli(['create', '--name', 'Shop', '--json'], env);
     keys = JSON.parse(stdout);
+    // One service on the same data for the file's tests, as a merchant's runs beside the CLI: each CLI change must reach it.
+    service = await startService(loadConfig({ PORT: '0', HOST: '127.0.0.1', DEMO: 'false', LOG_LEVEL: 'silent', SECRETS_KEY: TEST_SECRETS_KEY, ...env }), pino({ level: 'silent' }));
   }, 60_000);
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  afterAll(async () => {
+    await service?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
   it('prints exactly one JSON object with the new pair and a Standard Webhooks secret', () => {
     expect(stdout.trim().split('\n')).toHaveLength(1);
@@ -92,35 +98,29 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
   });
 
   it('the printed keys work against a service on the same data, and only they do', { timeout: 30_000 }, async () => {
-    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DEMO: 'false', LOG_LEVEL: 'silent', SECRETS_KEY: TEST_SECRETS_KEY, ...env });
-    const service: Service = await startService(config, pino({ level: 'silent' }));
-    try {
-      const api = new Client(service.url, keys as never);
-      const created = await api.post('/transaction/', transactionBody());
-      expect(created.status, created.text).toBe(201);
-      const list = await api.get('/transaction/');
-      expect(list.status).toBe(200);
-      expect(list.body.results.map((r: { id: string }) => r.id)).toContain(created.body.id);
+    const api = new Client(service.url, keys as never);
+    const created = await api.post('/transaction/', transactionBody());
+    expect(created.status, created.text).toBe(201);
+    const list = await api.get('/transaction/');
+    expect(list.status).toBe(200);
+    expect(list.body.results.map((r: { id: string }) => r.id)).toContain(created.body.id);
 
-      const wrong = await api.request('GET', '/transaction/', { auth: `AppKeys ${keys.public_key}:${keys.secret_key}x` });
-      expect(wrong.status).toBe(401);
+    const wrong = await api.request('GET', '/transaction/', { auth: `AppKeys ${keys.public_key}:${keys.secret_key}x` });
+    expect(wrong.status).toBe(401);
 
-      // A second environment from the CLI, live, gets its own pair and sees nothing of the first.
-      const other = JSON.parse(await keysCli(['create', '--name', 'Other shop', '--live', '--json'], env));
-      expect(Object.keys(other).sort()).toEqual(Object.keys(keys).sort());
-      expect([other.public_key, other.secret_key]).toEqual([expect.stringMatching(/^pk_live_/), expect.stringMatching(/^sk_live_/)]);
-      expect(other.environment_id).not.toBe(keys.environment_id);
-      expect(other.secret_key).not.toBe(keys.secret_key);
-      const otherApi = new Client(service.url, other);
-      expect((await otherApi.get('/transaction/')).body).toMatchObject({ count: 0 });
-      expect((await otherApi.post('/product/', { name: 'Mug', price: 1, currency: 'EUR' })).body.livemode).toBe(true);
-      // Live with no gateway for real money configured: a payment no method can take is refused (docs/api.md#sandbox-and-live).
-      expect((await otherApi.post('/transaction/', transactionBody())).status).toBe(409);
-      expect(created.body.livemode).toBe(false);
-      expect((await otherApi.get(`/transaction/${created.body.id}/`)).status).toBe(404);
-    } finally {
-      await service.close();
-    }
+    // A second environment from the CLI, live, gets its own pair and sees nothing of the first.
+    const other = JSON.parse(await keysCli(['create', '--name', 'Other shop', '--live', '--json'], env));
+    expect(Object.keys(other).sort()).toEqual(Object.keys(keys).sort());
+    expect([other.public_key, other.secret_key]).toEqual([expect.stringMatching(/^pk_live_/), expect.stringMatching(/^sk_live_/)]);
+    expect(other.environment_id).not.toBe(keys.environment_id);
+    expect(other.secret_key).not.toBe(keys.secret_key);
+    const otherApi = new Client(service.url, other);
+    expect((await otherApi.get('/transaction/')).body).toMatchObject({ count: 0 });
+    expect((await otherApi.post('/product/', { name: 'Mug', price: 1, currency: 'EUR' })).body.livemode).toBe(true);
+    // Live with no gateway for real money configured: a payment no method can take is refused (docs/api.md#sandbox-and-live).
+    expect((await otherApi.post('/transaction/', transactionBody())).status).toBe(409);
+    expect(created.body.livemode).toBe(false);
+    expect((await otherApi.get(`/transaction/${created.body.id}/`)).status).toBe(404);
     if (engine === 'sqlite') expect(databaseFiles().includes(keys.secret_key)).toBe(false);
   });
 
@@ -136,21 +136,15 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
   });
 
   it('set --name renames the shop, and a payment page already open in a running service shows it on the next view', { timeout: 30_000 }, async () => {
-    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DEMO: 'false', LOG_LEVEL: 'silent', SECRETS_KEY: TEST_SECRETS_KEY, ...env });
-    const service: Service = await startService(config, pino({ level: 'silent' }));
-    try {
-      const created = await new Client(service.url, keys as never).post('/transaction/', transactionBody());
-      expect(created.status, created.text).toBe(201);
-      const page = async () => (await fetch(`${service.url}/pay/${created.body.token}/`)).text();
-      // Viewed twice, so the second view comes from the kept page.
-      await page();
-      expect(await page()).toContain('Shop');
-      const out = JSON.parse(await keysCli(['set', '--environment', keys.environment_id, '--name', 'Renamed & Co', '--json'], env));
-      expect(out).toMatchObject({ environment_id: keys.environment_id, name: 'Renamed & Co' });
-      expect(await page()).toContain('Renamed &amp; Co');
-    } finally {
-      await service.close();
-    }
+    const created = await new Client(service.url, keys as never).post('/transaction/', transactionBody());
+    expect(created.status, created.text).toBe(201);
+    const page = async () => (await fetch(`${service.url}/pay/${created.body.token}/`)).text();
+    // Viewed twice, so the second view comes from the kept page.
+    await page();
+    expect(await page()).toContain('Shop');
+    const out = JSON.parse(await keysCli(['set', '--environment', keys.environment_id, '--name', 'Renamed & Co', '--json'], env));
+    expect(out).toMatchObject({ environment_id: keys.environment_id, name: 'Renamed & Co' });
+    expect(await page()).toContain('Renamed &amp; Co');
     await expect(keysCli(['set', '--environment', keys.environment_id, '--name', '  '], env)).rejects.toThrow(/--name must not be empty/);
   });
 
@@ -166,20 +160,14 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
   });
 
   it('set --rate-limit gives the environment its own API limit; default goes back to API_RATE_LIMIT', { timeout: 30_000 }, async () => {
-    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DEMO: 'false', LOG_LEVEL: 'silent', SECRETS_KEY: TEST_SECRETS_KEY, ...env });
-    const service: Service = await startService(config, pino({ level: 'silent' }));
-    try {
-      const api = new Client(service.url, keys as never);
-      const policy = async () => (await api.get('/transaction/')).headers.get('ratelimit-policy');
-      expect(await policy()).toBe('"api";q=100;w=1');
-      const out = JSON.parse(await keysCli(['set', '--environment', keys.environment_id, '--rate-limit', '7', '--json'], env));
-      expect(out.rate_limit).toBe(7);
-      expect(await policy()).toBe('"api";q=7;w=1');
-      expect(JSON.parse(await keysCli(['set', '--environment', keys.environment_id, '--rate-limit', 'default', '--json'], env)).rate_limit).toBe('default');
-      expect(await policy()).toBe('"api";q=100;w=1');
-    } finally {
-      await service.close();
-    }
+    const api = new Client(service.url, keys as never);
+    const policy = async () => (await api.get('/transaction/')).headers.get('ratelimit-policy');
+    expect(await policy()).toBe('"api";q=100;w=1');
+    const out = JSON.parse(await keysCli(['set', '--environment', keys.environment_id, '--rate-limit', '7', '--json'], env));
+    expect(out.rate_limit).toBe(7);
+    expect(await policy()).toBe('"api";q=7;w=1');
+    expect(JSON.parse(await keysCli(['set', '--environment', keys.environment_id, '--rate-limit', 'default', '--json'], env)).rate_limit).toBe('default');
+    expect(await policy()).toBe('"api";q=100;w=1');
     await expect(keysCli(['set', '--environment', keys.environment_id, '--rate-limit', '0'], env)).rejects.toThrow(/--rate-limit 0: must be a whole number/);
   });
 
@@ -220,13 +208,7 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
       schedule: 'weekly',
     });
     expect(JSON.parse(await payouts('--schedule', 'manual'))).toMatchObject({ iban: 'ES9121000418450200051332', schedule: 'manual' });
-    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DEMO: 'false', LOG_LEVEL: 'silent', SECRETS_KEY: TEST_SECRETS_KEY, ...env });
-    const service: Service = await startService(config, pino({ level: 'silent' }), { background: false });
-    try {
-      const api = new Client(service.url, keys as never);
-      expect((await api.get('/payout_settings/')).body).toMatchObject({ iban: 'ES9121000418450200051332', schedule: 'manual' });
-    } finally {
-      await service.close();
-    }
+    const api = new Client(service.url, keys as never);
+    expect((await api.get('/payout_settings/')).body).toMatchObject({ iban: 'ES9121000418450200051332', schedule: 'manual' });
   });
 });

@@ -4,7 +4,8 @@ import { TEST_CARDS } from '../../server/domain/test-cards';
 import { IBANS } from '../api/documents';
 import { ENGINES } from '../api/harness';
 import { SANDBOX_CARD } from '../api/pay';
-import { createKeys, processScope, type ServiceProcess } from '../api/process';
+import { processScope, type ServiceProcess } from '../api/process';
+import { createShopKeys } from '../shop-keys';
 import { PROCESSOR_REQUEST } from '../../server/api/examples';
 import { type StripeDouble, startStripeDouble } from '../stripe/server';
 
@@ -77,7 +78,7 @@ describe.each(ENGINES)('no secrets in the logs (%s)', (engine) => {
   beforeAll(async () => {
     stripe = await startStripeDouble();
     const env = await scope.environment(engine, { LOG_LEVEL: 'debug', DEMO: 'true', STRIPE_API_URL: stripe.url });
-    const keys = await createKeys('Log secrets shop', env);
+    const keys = await createShopKeys('Log secrets shop', env);
     secretKey = keys.secret_key;
     authorization = `AppKeys ${keys.public_key}:${keys.secret_key}`;
     service = await scope.started(env);

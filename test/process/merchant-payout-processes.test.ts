@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { pricingOf, setPricing } from '../../server/store/balance';
 import { openDatabase } from '../../server/store/db';
+import { setPayoutSettings } from '../../server/store/merchant-payouts';
 import { IBANS } from '../api/documents';
 import { Client, ENGINES } from '../api/harness';
 import { checkLedger } from '../api/ledger';
 import { paidTransaction, priced } from '../api/pay';
 import { payoutBankEnv, startPayoutBank } from '../api/payout-bank';
-import { createKeys, keysCli, type ProcessEnv, processScope, type ServiceProcess, testClock } from '../api/process';
+import { type ProcessEnv, processScope, type ServiceProcess, testClock } from '../api/process';
+import { createShopKeys, withShopData } from '../shop-keys';
 
 // Payouts to the merchant with real service processes and a stand-in bank that outlives
 // them (payout-bank.ts, loaded through PAYOUT_MODULE): two processes whose payout job
@@ -18,8 +21,9 @@ const { cleanup, environment, running, started } = processScope();
 
 /** A shop with `prices` paid and available (no settlement delay), through a process that is then stopped. */
 async function shopWithBalance(env: ProcessEnv, prices: number[]) {
-  const keys = await createKeys('Payout shop', env);
-  await keysCli(['pricing', '--environment', keys.environment_id, '--settlement-days', '0', '--charge-percent', '2.9', '--charge-fixed', '25'], env);
+  const keys = await createShopKeys('Payout shop', env);
+  // As `npm run keys -- pricing --settlement-days 0 --charge-percent 2.9 --charge-fixed 25`.
+  await withShopData(env, async (db) => setPricing(db, keys.environment_id, { ...(await pricingOf(db, keys.environment_id)), charge: { percentE2: 290n, fixed: 25n }, settlementDelayDays: 0 }, new Date()));
   const seller = await started({ ...env, BACKGROUND_WORK: 'true' });
   const api = new Client(seller.url, keys);
   for (const price of prices) await paidTransaction(api, priced('EUR', price));
@@ -30,6 +34,10 @@ async function shopWithBalance(env: ProcessEnv, prices: number[]) {
   running.splice(running.indexOf(seller), 1);
   return { keys, available };
 }
+
+/** As `npm run keys -- payouts --iban <iban> --schedule daily`. */
+const dailyPayouts = (env: ProcessEnv, environmentId: string, iban: string) =>
+  withShopData(env, (db) => setPayoutSettings(db, environmentId, { iban, schedule: 'daily', account_holder_name: null }, new Date()));
 
 /** What the processes wrote, read straight from the database: the payouts and the ledger's invariants. */
 async function books(env: ProcessEnv, environmentId: string) {
@@ -53,7 +61,7 @@ describe.each(ENGINES)('payouts to the merchant across processes on %s', (engine
     const env = await environment(engine, payoutBankEnv(bank, { timeoutMs: 2_000, claimMs: 4_000 }));
     const { keys, available } = await shopWithBalance(env, [12.5, 30, 7.25]);
     expect(available).toBe(47.56); // 49.75 less fees of 0.61, 1.12 and 0.46 (2.9 % + 0.25)
-    await keysCli(['payouts', '--environment', keys.environment_id, '--iban', IBANS.ES, '--schedule', 'daily'], env);
+    await dailyPayouts(env, keys.environment_id, IBANS.ES);
 
     // Both processes' jobs start their first round as they start: they race for the period's payout.
     const both = await Promise.all([started({ ...env, BACKGROUND_WORK: 'true' }), started({ ...env, BACKGROUND_WORK: 'true' })]);
@@ -77,7 +85,7 @@ describe.each(ENGINES)('payouts to the merchant across processes on %s', (engine
     const clock = testClock(base.DATA_DIR);
     const env = { ...base, ...clock.env };
     const { keys } = await shopWithBalance(env, [20, 5]);
-    await keysCli(['payouts', '--environment', keys.environment_id, '--iban', IBANS.DE, '--schedule', 'daily'], env);
+    await dailyPayouts(env, keys.environment_id, IBANS.DE);
 
     bank.hold = true;
     const asked = bank.next();

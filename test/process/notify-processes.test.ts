@@ -3,7 +3,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../server/domain/test-cards';
 import { ENGINES } from '../api/harness';
 import { payToken, priced, SANDBOX_CARD } from '../api/pay';
-import { createKeys, processScope } from '../api/process';
+import { processScope } from '../api/process';
+import { createShopKeys } from '../shop-keys';
 import { type Receiver, startReceiver } from '../api/receiver';
 
 // The outbox and its workers as real processes: a SIGKILL between the commit and the
@@ -23,7 +24,7 @@ async function receiver(opts?: { delayMs?: number }): Promise<Receiver> {
 describe.each(ENGINES)('outbox durability on %s', (engine) => {
   it('an event committed with the payment is delivered after a SIGKILL and a restart', { timeout: 90_000 }, async () => {
     const env = await environment(engine);
-    const keys = await createKeys('Outbox shop', env);
+    const keys = await createShopKeys('Outbox shop', env);
     const auth = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
     const hook = await receiver();
 
@@ -65,7 +66,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two service processes on one Po
 
   it('deliver each of 200 events exactly once', { timeout: 120_000 }, async () => {
     const env = { ...(await environment('postgres')), BACKGROUND_WORK: 'true' };
-    const keys = await createKeys('Busy shop', env);
+    const keys = await createShopKeys('Busy shop', env);
     const headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
     // A receiver that takes a moment per request, so both processes find work waiting.
     const hook = await receiver({ delayMs: 50 });

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientBody, documentBody, IBANS, pdfOfSize, postOnOwnConnection } from '../api/documents';
 import { payToken } from '../api/pay';
-import { createKeys, type ServiceProcess, startServiceProcess } from '../api/process';
+import { type ServiceProcess, startServiceProcess } from '../api/process';
+import { createShopKeys } from '../shop-keys';
 
 // Clients and customers are people: their names, id numbers, phones, e-mails, IBANs and
 // documents must never reach the logs. The service runs as a real process with its background work on
@@ -17,7 +18,7 @@ describe('personal data in logs', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'checkout-pii-'));
-    const keys = await createKeys('PII shop', { DATA_DIR: dataDir });
+    const keys = await createShopKeys('PII shop', { DATA_DIR: dataDir });
     headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
     service = await startServiceProcess({ DATA_DIR: dataDir, BACKGROUND_WORK: 'true', LOG_LEVEL: 'debug' });
   }, 60_000);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { payWithCard, priced } from '../api/pay';
-import { createKeys, processScope } from '../api/process';
+import { processScope } from '../api/process';
+import { createShopKeys } from '../shop-keys';
 import { remoteGatewayEnv, startProcessor } from '../api/processor';
 import { REMOTE_ID } from '../api/remote-gateway';
 
@@ -19,7 +20,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('reconciliation in two service p
     cleanup(() => processor.close());
     // The calls' claims run out 4 s after they were made: then they are reconciliation's.
     const env = await environment('postgres', remoteGatewayEnv(processor, { timeoutMs: 2_000, claimMs: 4_000 }));
-    const keys = await createKeys('Reconciled shop', env);
+    const keys = await createShopKeys('Reconciled shop', env);
     const headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
 
     const payer = await started(env);

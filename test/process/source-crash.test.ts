@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ENGINES } from '../api/harness';
 import { payWithCard, priced } from '../api/pay';
-import { createKeys, processScope, testClock } from '../api/process';
+import { processScope, testClock } from '../api/process';
+import { createShopKeys } from '../shop-keys';
 import { remoteGatewayEnv, startProcessor } from '../api/processor';
 import { REMOTE_ID } from '../api/remote-gateway';
 
@@ -22,7 +23,7 @@ describe.each(ENGINES)('a source payment interrupted by a crash on %s', (engine)
     const base = await environment(engine, remoteGatewayEnv(processor, { timeoutMs: 1_000, claimMs: 2_000 }));
     const clock = testClock(base.DATA_DIR);
     const env = { ...base, ...clock.env };
-    const keys = await createKeys('Crash shop', env);
+    const keys = await createShopKeys('Crash shop', env);
     const headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
     const first = await started(env);
     const api = async (url: string, path: string, body?: unknown) => {

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../server/domain/test-cards';
 import { freshDatabase } from '../api/database';
 import { SANDBOX_CARD } from '../api/pay';
-import { createKeys, type ProcessEnv, type ServiceProcess, startServiceProcess, testClock } from '../api/process';
+import { type ProcessEnv, type ServiceProcess, startServiceProcess, testClock } from '../api/process';
+import { createShopKeys } from '../shop-keys';
 
 // The scheduler as it runs in production: service processes with their background loops
 // on one PostgreSQL, their shared clock moved by the test (TEST_CLOCK_FILE) one period at
@@ -40,7 +41,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('subscription charges across ser
     /** Moves every process's clock on by `ms`. */
     const move = (ms: number) => clock.set((offset += ms));
     const env: ProcessEnv = { DATA_DIR: dir, DATABASE_URL: db.url, BACKGROUND_WORK: 'true', ...clock.env, LOG_LEVEL: 'info', SUBSCRIPTION_CLAIM_MS: String(CLAIM_MS), PAYMENT_SETTLE_WINDOW_MS: String(CLAIM_MS) };
-    const keys = await createKeys('Gym', env);
+    const keys = await createShopKeys('Gym', env);
     const headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
     const start = async () => {
       const p = await startServiceProcess(env);

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/store/db';
 import { Client, ENGINES } from '../api/harness';
 import { checkLedger, createWallet, fund } from '../api/ledger';
-import { createKeys, type ProcessEnv, startServiceProcess, useProcesses } from '../api/process';
+import { type ProcessEnv, startServiceProcess, useProcesses } from '../api/process';
+import { createShopKeys } from '../shop-keys';
 
 // The ledger with real service processes: a SIGKILL in the middle of a burst of transfers
 // loses no acknowledged transfer and half-writes none, and two processes on one database
@@ -27,7 +28,7 @@ describe.each(ENGINES)('the ledger across processes on %s', (engine) => {
     return p;
   };
   it('keeps every acknowledged transfer exactly once across a SIGKILL mid-burst', { timeout: 240_000 }, async () => {
-    const keys = await createKeys('Ledger shop', env);
+    const keys = await createShopKeys('Ledger shop', env);
     const first = await started(env);
     const api = new Client(first.url, keys);
     const a = await createWallet(api);
@@ -78,7 +79,7 @@ describe.each(ENGINES)('the ledger across processes on %s', (engine) => {
   });
 
   it('two processes on one database: 50 transfers out of a wallet that affords 10 give exactly 10, both ways without loss', { timeout: 240_000 }, async () => {
-    const keys = await createKeys('Two processes', env);
+    const keys = await createShopKeys('Two processes', env);
     const [p1, p2] = [await started(env), await started(env)];
     const [one, two] = [new Client(p1.url, keys), new Client(p2.url, keys)];
     const a = await createWallet(one);
