@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { STRIPE_CARD_ID } from '../../server/domain/processor-gateway-ids';
 import { pageCsrf } from '../api/pay';
@@ -73,6 +74,7 @@ export const SIGNUP_EXPECTED: Record<SignupCall, Record<ActionFault, Expected>> 
 };
 
 const POLL = { timeout: 90_000, interval: 250 };
+const MESSAGES = JSON.parse(readFileSync(new URL('../../locales/en.json', import.meta.url), 'utf8')) as Record<string, string>;
 const FORM = 'application/x-www-form-urlencoded';
 const RETURN = 'https://shop.example/subscribed';
 /** The plan's 9.99 EUR, in minor units at Stripe. */
@@ -112,9 +114,11 @@ async function toldBy(answer: Response | null, token: string, stripeUrl: string)
   if (answer.status === 303 && location === `/pay/${token}/?result=error.saveChecking`) return 'checking';
   if (answer.status === 303 && location.startsWith(`${RETURN}?`)) return 'shop';
   const html = await answer.text();
-  if (answer.status === 200 && html.includes('We are still checking your card')) return 'checking';
-  if (answer.status === 200 && html.includes('couldn') && html.includes('Please try again')) return 'failed';
-  throw new Error(`unexpected answer ${answer.status} ${location} ${html.slice(0, 200)}`);
+  // The page's alert (the page also carries every message for its script: only the alert says what is shown).
+  const alert = /<p class="alert__text">([^<]*)<\/p>/.exec(html)?.[1]?.replace(/&#(x?)([0-9a-f]+);/gi, (_, hex: string, n: string) => String.fromCodePoint(parseInt(n, hex ? 16 : 10)));
+  if (answer.status === 200 && alert === MESSAGES['error.saveChecking']) return 'checking';
+  if (answer.status === 200 && alert === MESSAGES['error.gatewayFailed']) return 'failed';
+  throw new Error(`unexpected answer ${answer.status} ${location} ${alert ?? html.slice(0, 200)}`);
 }
 
 /** Each fault of `faults` on each call of `calls` of a sign-up with Stripe. */
