@@ -6,6 +6,7 @@ import type { StoreCardInput } from '../payments/store-card';
 import { scopedDeps } from '../deps';
 import { type GatewayCall, listCalls } from '../store/gateway-calls';
 import type { AuthorizationRow } from '../store/schema';
+import { storeInDoubt } from '../store/saved-cards';
 import { findCallByReference } from '../store/unknown-outcomes';
 import type { Found, HostedOutcome, HostedPage } from './hosted-page';
 import { type CheckoutContext, stepUrl } from './page';
@@ -69,7 +70,7 @@ export async function returnedCall(ctx: CheckoutContext, req: Request, authoriza
 export type StoreReturn =
   /** Saved: by this return, or before it by the processor's notification (Redsys). */
   | { kind: 'stored'; authorization: AuthorizationRow }
-  /** Waiting for the processor's notification, which alone saves the card (or the challenge's lapse, which ends it). */
+  /** Waiting for the processor's notification, which alone saves the card (or the challenge's lapse, which ends it), or for reconciliation to prove a resumed store. */
   | { kind: 'checking' }
   /** Not saved: the page takes another card, with this message. */
   | { kind: 'not_stored'; message: StoreResult }
@@ -86,7 +87,8 @@ export async function readStoreReturn(ctx: CheckoutContext, req: Request, page: 
     // A hosted save page's authorization is open again; a new one (a sign-up's) failed.
     return authorization.status === 'pending' || authorization.status === 'failed' ? { kind: 'not_stored', message: 'error.saveDeclined' } : { kind: 'page' };
   }
-  if (!waiting) return { kind: 'page' };
+  // Its resumed store in doubt (the service died reading it): the card may be saved, and reconciliation will tell.
+  if (!waiting) return (await storeInDoubt(ctx.db, authorization.id)) ? { kind: 'checking' } : { kind: 'page' };
   const outcome = await answerStoreChallenge(scopedDeps(ctx.deps, req), { authorization, answer: 'completed' });
   if (outcome.kind === 'stored') return outcome;
   // The processor keeps a customer whose card it declines on its page: back without a card saved, they left it.

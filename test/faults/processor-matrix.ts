@@ -58,15 +58,15 @@ export const redsysExpected =
   };
 
 /** What a case runs against: the processor and a shop connected to it, on one engine. */
-export interface Bench {
-  p: ProcessorUnderTest;
+export interface Bench<P extends ProcessorUnderTest = ProcessorUnderTest> {
+  p: P;
   shop: ProcessorShop;
   /** Sales whose call a person must look at (pending until then). */
   forAPerson: Set<string>;
 }
 
 /** Per engine, a processor's double and one shop connected to it for the cases `register` adds (they share it, each on payments of its own). */
-export function withProcessor(processor: () => ProcessorUnderTest, register: (bench: Bench) => void) {
+export function withProcessor<P extends ProcessorUnderTest>(processor: () => P, register: (bench: Bench<P>) => void) {
   describe.each(ENGINES)('%s', (engine) => {
     const p = processor();
     beforeAll(() => p.start());

@@ -36,6 +36,8 @@ export interface ProcessorShop {
   elapsed(): number;
   /** Our gateway calls of a subject (a transaction or a sale), read from the database. */
   calls(subjectId: string): Promise<GatewayCall[]>;
+  /** The card a subscription's sign-up waits for or was signed up with (its latest), read from the database. */
+  signupCard(subscriptionId: string): Promise<string | null>;
 }
 
 /** A shop on `engine` for the describe block: `extraEnv` points the service at the double, `connect` connects it. */
@@ -74,6 +76,8 @@ export function useProcessorShop(engine: EngineName, setup: { env(): Record<stri
       advance: (ms: number) => clock.set((offset += ms)),
       elapsed: () => offset,
       calls: (subjectId: string) => listCalls(database.db, subjectId),
+      signupCard: async (id: string) =>
+        (await database.db.selectFrom('subscriptions').select('signup_authorization_id').where('id', '=', id).executeTakeFirstOrThrow()).signup_authorization_id ?? null,
       async kill(meanwhile?: () => Promise<void>) {
         service!.child.kill('SIGKILL');
         expect(await service!.exited).toBe('SIGKILL');

@@ -143,16 +143,15 @@ async function endedSetup(ctx: StripeContext, id: string): Promise<SettledResult
   return again;
 }
 
-/** `resume` of a store's challenge: `challenge` is the setup session's id. */
+/**
+ * `resume` of a store's challenge: `challenge` is the setup session's id. The card was
+ * saved (or not) by the customer on Stripe's page, not by these reads: a refused read
+ * (a rate limit, a key rolled meanwhile) proves nothing saved or not, so every error is an
+ * unknown outcome, for reconciliation to read the session again.
+ */
 export async function setupResume(ctx: StripeContext, challenge: string): Promise<SettledResult | NotActed> {
   if (!challenge.startsWith('cs_')) return { outcome: 'not_acted', reason: 'Stripe resumes only a card being saved on Checkout’s page' };
-  try {
-    return await endedSetup(ctx, challenge);
-  } catch (error) {
-    const refusal = notActed(error);
-    if (refusal) return refusal;
-    throw error;
-  }
+  return endedSetup(ctx, challenge);
 }
 
 /** A lookup of a resumed store call whose answer was lost, by its session. */
