@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BALANCE_TRANSACTION_TYPES } from '../domain/balance';
 import { addDays, dayStart, zonedDay } from '../domain/time-zone';
 import type { BalanceListFilters, Period } from '../store/balance-overview';
+import { pageOf, parseQueryFields } from './query-fields';
 import { day } from './transaction-filters';
 
 // The Balance page's filters as its query string carries them (a GET form): the balance
@@ -38,18 +39,8 @@ export interface ParsedBalanceFilters {
   ignored: Field[];
 }
 
-const single = (v: unknown) => (Array.isArray(v) ? v[0] : v);
 export function parseBalanceFilters(query: Record<string, unknown>, now: Date, timeZone: string): ParsedBalanceFilters {
-  const given: Partial<Record<Field, string>> = {};
-  const ignored: Field[] = [];
-  for (const name of FIELDS) {
-    const raw = single(query[name]);
-    // An empty field is a filter not used (the form sends every field).
-    if (raw === undefined || (typeof raw === 'string' && raw.trim() === '')) continue;
-    const parsed = fields[name].safeParse(raw);
-    if (parsed.success) given[name] = parsed.data;
-    else ignored.push(name);
-  }
+  const { values: given, ignored } = parseQueryFields(query, fields);
   const to = given.to ?? zonedDay(now, timeZone);
   let from = given.from ?? addDays(to, -(DEFAULT_DAYS - 1));
   // A range that ends before it starts: the days before its end, as with no start.
@@ -57,8 +48,7 @@ export function parseBalanceFilters(query: Record<string, unknown>, now: Date, t
     ignored.push('from');
     from = addDays(to, -(DEFAULT_DAYS - 1));
   }
-  const page = pageNo.catch(1).parse(single(query.page) ?? 1);
-  return { filters: { type: given.type as BalanceFilters['type'], currency: given.currency, from, to, page }, ignored };
+  return { filters: { type: given.type, currency: given.currency, from, to, page: pageOf(query, pageNo) }, ignored };
 }
 
 /** The period as creation times: from the start of `from` to the end of `to`, in the shop's time zone. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { addDays, dayStart } from '../domain/time-zone';
 import type { ApiRequestFilters } from '../store/api-requests';
+import { parseQueryFields, single } from './query-fields';
 import { day, typed } from './transaction-filters';
 
 // The request log's filters as the query string carries them (a GET form, so they work
@@ -34,19 +35,8 @@ export interface ParsedRequestQuery {
   before?: string;
 }
 
-const single = (v: unknown) => (Array.isArray(v) ? v[0] : v);
-
 export function parseRequestQuery(query: Record<string, unknown>): ParsedRequestQuery {
-  const filters: RequestFilters = {};
-  const ignored: RequestField[] = [];
-  for (const name of FIELDS) {
-    const raw = single(query[name]);
-    // An empty field is a filter not used (the form sends every field).
-    if (raw === undefined || (typeof raw === 'string' && raw.trim() === '')) continue;
-    const parsed = fields[name].safeParse(raw);
-    if (parsed.success) Object.assign(filters, { [name]: parsed.data });
-    else ignored.push(name);
-  }
+  const { values: filters, ignored } = parseQueryFields(query, fields);
   const before = z.uuid().safeParse(single(query.before));
   return { filters, ignored, ...(before.success ? { before: before.data } : {}) };
 }

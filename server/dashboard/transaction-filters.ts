@@ -3,6 +3,7 @@ import { PAYMENT_STATUSES, paymentStatusWhere } from '../domain/payment-status';
 import { addDays, dayStart } from '../domain/time-zone';
 import { amountBound, MAX_SEARCH_LENGTH, searchTerms } from '../domain/transaction-search';
 import type { TransactionFilters } from '../store/transactions';
+import { pageOf, parseQueryFields } from './query-fields';
 
 // The transactions list's filters as the query string carries them: each parsed on its own,
 // so one nonsense value is dropped (and named to the user) while the others still apply.
@@ -60,19 +61,9 @@ export interface ParsedFilters {
   backwards: boolean;
 }
 
-const single = (v: unknown) => (Array.isArray(v) ? v[0] : v);
-
 export function parseTxFilters(query: Record<string, unknown>): ParsedFilters {
-  const filters: TxFilters = { page: pageNo.catch(1).parse(single(query.page) ?? 1) };
-  const ignored: Field[] = [];
-  for (const name of FIELDS) {
-    const raw = single(query[name]);
-    // An empty field is a filter not used (the form sends every field).
-    if (raw === undefined || (typeof raw === 'string' && raw.trim() === '')) continue;
-    const parsed = fields[name].safeParse(raw);
-    if (parsed.success) Object.assign(filters, { [name]: parsed.data });
-    else ignored.push(name);
-  }
+  const { values, ignored } = parseQueryFields(query, fields);
+  const filters: TxFilters = { ...values, page: pageOf(query, pageNo) };
   const backwards = !!filters.from && !!filters.to && filters.from > filters.to;
   if (backwards) {
     delete filters.from;

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -25,19 +25,8 @@ export interface ProcessEnv {
   [name: string]: string | undefined;
 }
 
-/**
- * The clock of the service processes given `env` (server/clock.ts): real time plus the offset
- * the test sets, at 0 to begin with. Written aside and renamed, so no reader sees half a number.
- */
-export function testClock(dir: string): { env: { TEST_CLOCK_FILE: string }; set(offsetMs: number): void } {
-  const file = join(dir, 'clock');
-  const set = (offsetMs: number) => {
-    writeFileSync(`${file}.next`, String(offsetMs));
-    renameSync(`${file}.next`, file);
-  };
-  set(0);
-  return { env: { TEST_CLOCK_FILE: file }, set };
-}
+/** The clock of the service processes given `env` (test/service-clock.ts). */
+export { serviceClock as testClock } from '../service-clock';
 
 /**
  * The jobs the process tests wait for, at a tenth of their periods (100 ms at least): what a

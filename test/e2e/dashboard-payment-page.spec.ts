@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, type Service, startService, test } from './fixtures';
 import { expectAccessible, payByCard, signUp } from './dashboard-data';
-import { serviceClock } from './service-clock';
+import { serviceClock } from '../service-clock';
 
 // A paid payment's page in Chromium (issue 47): the 3-D Secure result in words, the receipt
 // line, the timeline with its events in words and the webhook's HTTP status as the

@@ -2,10 +2,10 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * A browser test's service clock (server/clock.ts, TEST_CLOCK_FILE): real time plus the
- * offset the test sets, 0 to begin with, in a file of the service's data directory. What
- * test/api/process.ts's testClock does for the process tier, without its Vitest hooks.
- * Written aside and renamed, so the service never reads half a number.
+ * The clock of a service run as its own process (server/clock.ts, TEST_CLOCK_FILE): real
+ * time plus the offset the test sets, 0 to begin with, in a file the test chooses. For the
+ * process tier (test/api/process.ts `testClock`) and the browser tier alike, so it imports
+ * nothing of Vitest. Written aside and renamed, so the service never reads half a number.
  */
 export function serviceClock(dir: string): { env: { TEST_CLOCK_FILE: string }; set(offsetMs: number): void } {
   const file = join(dir, 'clock');
