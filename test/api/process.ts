@@ -97,7 +97,11 @@ export async function startServiceProcess(env: ProcessEnv): Promise<ServiceProce
     child.once('exit', (code, signal) => resolve(signal ?? code)),
   );
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${output.join('\n')}\n${stderr}`)), 30_000);
+    // Not started in time: the process goes too, or its jobs would run on, loading the machine for the tests after.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`service did not start:\n${output.join('\n')}\n${stderr}`));
+    }, 30_000);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       output.push(line);
       try {
