@@ -30,7 +30,7 @@ describe.each(ENGINES)('dashboard webhooks on %s', (engine) => {
     await t.service.jobs.runAll();
     await hook.waitFor(1);
     // The transaction's page names the events sent for it.
-    expect((await admin.get(`/dashboard/transactions/${tx.id}/`)).text).toContain('transaction.cancelled</a>');
+    expect((await admin.get(`/dashboard/transactions/${tx.id}/`)).text).toContain('<code class="event-type">transaction.cancelled</code></a>');
     const list = await admin.get('/dashboard/webhooks/');
     const id = /\/dashboard\/webhooks\/([0-9a-f-]{36})\//.exec(list.text)?.[1];
     expect(id).toBeDefined();
