@@ -12,6 +12,7 @@ export type { TransactionStatus };
 // Row shapes of the SQL schema (see migrations/). Both engines store the same types:
 // text, 64-bit integers (money in minor units), 0/1 for booleans, ISO 8601 UTC text for
 // moments and JSON text for nested values, so rows read the same on either engine.
+// `npm run lint:schema` (test/schema/row-types.ts) holds these to the migrated tables.
 
 export type EnvironmentMode = 'sandbox' | 'live';
 
