@@ -64,7 +64,7 @@ describe.each(ENGINES)('a payment’s page on %s', (engine) => {
     const paid = events.find((e) => e.type === 'transaction.paid')!;
     expect(timeline).toContain(`<a href="/dashboard/events/${paid.id}/">Payment succeeded <code class="event-type">transaction.paid</code></a>`);
     // Its notify_url answered 500, then 200 on the retry: the last answer is shown.
-    expect(timeline).toContain('Webhook to The object’s notify_url: Delivered, HTTP 200');
+    expect(timeline).toContain('Webhook to the payment’s notify_url: Delivered, HTTP 200');
     // In the order it happened: the refund (and its event) before the emails the mail job sent afterwards.
     const steps = ['Created, waiting for payment', 'Payment approved', 'transaction.paid', 'Refunded €10.00 (Requested by the customer)', 'sale.refunded', 'Receipt emailed to the customer', 'Refund receipt emailed to the customer'];
     const at = steps.map((s) => timeline.indexOf(s));
