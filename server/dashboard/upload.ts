@@ -52,7 +52,8 @@ export function multipartForm(field: string, limits: UploadLimits, onRefused: Re
     }
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { files, fields: 8, parts: 8 + files, fieldSize: 1024, fileSize: limits.fileBytes } });
+      // Browsers send a file's name as UTF-8 (busboy's default reads it as Latin-1).
+      parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { files, fields: 8, parts: 8 + files, fieldSize: 1024, fileSize: limits.fileBytes } });
     } catch {
       // No boundary, or an unknown type: an empty form.
       req.resume();

@@ -180,21 +180,21 @@ describe.each(ENGINES)('dashboard disputes on %s', (engine) => {
     const page = await admin.get(`/dashboard/disputes/${d.id}/`);
     expect(page.text).toContain(`<form method="post" action="/dashboard/disputes/${d.id}/files/" enctype="multipart/form-data"`);
     expect(page.text).toContain('No files yet.');
-    const added = await admin.postMultipart(`/dashboard/disputes/${d.id}/files/`, filesForm(pdf(), { ...PNG, type: 'image/png', name: 'parcel.png' }));
+    const added = await admin.postMultipart(`/dashboard/disputes/${d.id}/files/`, filesForm(pdf(), { ...PNG, type: 'image/png', name: 'paquete-año.png' }));
     expect(added.status, added.text.slice(0, 500)).toBe(303);
     expect(added.location).toBe(`/dashboard/disputes/${d.id}/?done=file`);
     const after = await admin.get(added.location!);
     expect(after.text).toContain('File added. It has not been submitted yet.');
     const rows = after.text.match(/<tr data-testid="dispute-file">.*?<\/tr>/g) ?? [];
     expect(rows).toHaveLength(2);
-    expect(rows[0]).toContain('delivery.pdf');
-    expect(rows.join('')).toContain('parcel.png');
+    expect(rows.join('')).toContain('delivery.pdf');
+    expect(rows.join('')).toContain('paquete-año.png');
     // The same files through the API, on another dispute: kept alike.
     const other = await disputed();
     const viaApi = await shop.post(`/dispute/${other.id}/evidence/`, {
       files: [
         { name: 'delivery.pdf', content_type: 'application/pdf', data: PDF.bytes.toString('base64') },
-        { name: 'parcel.png', content_type: 'image/png', data: PNG.bytes.toString('base64') },
+        { name: 'paquete-año.png', content_type: 'image/png', data: PNG.bytes.toString('base64') },
       ],
     });
     expect(viaApi.status).toBe(200);
