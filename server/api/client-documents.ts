@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { DOCUMENT_STATUSES, DOCUMENT_TYPES } from '../domain/compliance';
 import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
-import { ApiError, fieldError, found, notFound } from '../http/problem';
+import { found, notFound } from '../http/problem';
 import { type FileAnswer, route, type RouteDef } from '../http/route';
 import { getClient, getDocument, getDocumentFile, insertDocument, listDocuments } from '../store/clients';
 import { presentDocument } from '../present/client';
-import { DOCUMENT_FORMATS, documentCreate, documentFile, documentOut, MAX_DOCUMENT_BYTES } from '../schemas/client-objects';
+import { DOCUMENT_FORMATS, documentCreate, documentOut, MAX_DOCUMENT_BYTES } from '../schemas/client-objects';
+import { checkedBytes, DOCUMENT_LIMIT_TEXT } from '../schemas/document-bytes';
 import { DOCUMENT_EXAMPLE, page } from './examples';
 
 // A client's documents, for the compliance review. Sent as JSON with the bytes in base64
@@ -15,36 +16,8 @@ import { DOCUMENT_EXAMPLE, page } from './examples';
 
 const TAG = 'Clients';
 
-export const DOCUMENT_LIMIT_TEXT = `${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB (${MAX_DOCUMENT_BYTES} bytes)`;
-
 /** The JSON body that carries the largest document: base64 is 4/3 of the bytes, plus the other fields. */
 export const DOCUMENT_BODY_LIMIT = Math.ceil(MAX_DOCUMENT_BYTES / 3) * 4 + 16 * 1024;
-
-export const tooLargeDocument = (at = 'file') =>
-  new ApiError('payload_too_large', `A document may be at most ${DOCUMENT_LIMIT_TEXT} once decoded`, [
-    { path: `${at}.data`, message: `is larger than ${DOCUMENT_LIMIT_TEXT}` },
-  ]);
-
-/**
- * The bytes, once they are known to be what the request says they are: a client's document
- * and a dispute's evidence file follow the same rules. `at` is the file's path in the body.
- */
-export async function checkedBytes(file: z.output<typeof documentFile>, at = 'file'): Promise<Buffer> {
-  const bytes = Buffer.from(file.data, 'base64');
-  if (bytes.byteLength > MAX_DOCUMENT_BYTES) throw tooLargeDocument(at);
-  const endings: readonly string[] = DOCUMENT_FORMATS[file.content_type];
-  if (!endings.some((e) => file.name.toLowerCase().endsWith(e))) {
-    throw fieldError(`${at}.name`, `must end with ${endings.join(' or ')} for ${file.content_type}`);
-  }
-  // Loaded on the first upload: the service starts without it.
-  const { fileTypeFromBuffer } = await import('file-type');
-  const detected = await fileTypeFromBuffer(bytes);
-  if (detected?.mime !== file.content_type) {
-    const seen = detected && detected.mime in DOCUMENT_FORMATS ? `they are ${detected.mime}` : 'they are not PDF, PNG, JPEG or WebP';
-    throw fieldError(`${at}.content_type`, `does not match the file's bytes (${seen})`);
-  }
-  return bytes;
-}
 
 function listRoute(): RouteDef {
   return route({

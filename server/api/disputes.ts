@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { DISPUTE_REASONS, DISPUTE_STATUSES, EVIDENCE_DATE_FIELDS, EVIDENCE_TEXT_FIELDS, type EvidenceField } from '../domain/disputes';
 import type { Deps } from '../deps';
@@ -6,13 +5,11 @@ import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { ApiError, found } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { addEvidence, answerDispute, type DisputeOutcome } from '../payments/disputes';
-import { processorEvidenceRefusal } from '../payments/processor-disputes';
 import { presentDispute } from '../present/dispute';
 import type { Db } from '../store/db';
 import { getDispute, listDisputes } from '../store/disputes';
-import { evidenceTextIn } from '../commands/dispute-answers';
-import { checkedBytes, DOCUMENT_LIMIT_TEXT } from './client-documents';
-import { documentFile } from '../schemas/client-objects';
+import { evidenceFiles, evidenceIn, MAX_EVIDENCE_FILES } from '../commands/dispute-answers';
+import { DOCUMENT_LIMIT_TEXT } from '../schemas/document-bytes';
 import { EXAMPLE_TIME, IDS, page } from './examples';
 import { currencyOut, dateTime, exact, livemode, objectId, ref, timestamps } from '../schemas/fields';
 
@@ -23,21 +20,9 @@ import { currencyOut, dateTime, exact, livemode, objectId, ref, timestamps } fro
 const TAG = 'Disputes';
 const DISPUTE_ID = '01943a70-1c2d-7e3f-8041-5b6c7d8e9fa0';
 const FILE_ID = '01943a70-2d3e-7f40-9152-6c7d8e9fa0b1';
-/** At most this many files in one request (each within the client-document rules). */
-const MAX_FILES = 5;
 
 const evidenceShown = (field: EvidenceField) =>
   (EVIDENCE_DATE_FIELDS.includes(field) ? z.iso.date() : z.string()).nullable().describe('As sent; null when not given');
-
-const evidenceIn = evidenceTextIn
-  .extend({
-    files: z
-      .array(documentFile)
-      .max(MAX_FILES)
-      .optional()
-      .describe(`Files to add (receipts, delivery proof, messages): PDF, PNG, JPEG or WebP, base64, at most ${MAX_FILES}, each and all together at most ${DOCUMENT_LIMIT_TEXT} (larger is a 413)`),
-  })
-  .meta({ id: 'DisputeEvidence', description: 'Evidence to add to a dispute: text fields (each replaces the saved one) and files (added)' });
 
 const fileOut = z.object({
   id: objectId,
@@ -118,7 +103,7 @@ function evidenceRoute(): RouteDef {
     path: '/dispute/{id}/evidence/',
     operationId: 'addDisputeEvidence',
     summary: 'Add evidence to a dispute awaiting your response: text fields and files',
-    description: `Saves evidence without submitting it: each text field sent replaces the saved one, files are added (PDF, PNG, JPEG or WebP, base64, checked against their bytes as client documents are; at most ${MAX_FILES} a request and ${DOCUMENT_LIMIT_TEXT} in all). A dispute no longer awaiting a response is a 409. Saved evidence is submitted for you at \`evidence_due_by\`.`,
+    description: `Saves evidence without submitting it: each text field sent replaces the saved one, files are added (PDF, PNG, JPEG or WebP, base64, checked against their bytes as client documents are; at most ${MAX_EVIDENCE_FILES} a request and ${DOCUMENT_LIMIT_TEXT} in all). A dispute no longer awaiting a response is a 409. Saved evidence is submitted for you at \`evidence_due_by\`.`,
     example: {
       request: { product_description: 'Espresso machine, delivered 3 January', files: [{ name: 'delivery.pdf', content_type: 'application/pdf', data: 'JVBERi0xLjQK' }] },
       response: DISPUTE_EXAMPLE,
@@ -131,15 +116,7 @@ function evidenceRoute(): RouteDef {
     async handler({ env, params, body, deps, db }) {
       const d = await dispute(db, env.id, params.id!);
       const { files = [], ...text } = body;
-      // A processor's dispute takes what the processor takes, refused before anything is saved.
-      const refused = processorEvidenceRefusal(d.row, d.files.length, files);
-      if (refused) throw new ApiError('invalid_request', `Evidence refused: ${refused.message}; nothing was saved`, [refused]);
-      const kept = [];
-      for (const [i, f] of files.entries()) {
-        const bytes = await checkedBytes(f, `files[${i}]`);
-        kept.push({ file_name: f.name, content_type: f.content_type, size: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex'), data: bytes });
-      }
-      return answer(await addEvidence(on(deps, db), d, text, kept), 'evidence');
+      return answer(await addEvidence(on(deps, db), d, text, await evidenceFiles(d, files)), 'evidence');
     },
   });
 }

@@ -5,6 +5,7 @@ import type { StoredDispute } from '../store/disputes';
 import type { DisputeRow } from '../store/schema';
 import { roleAtLeast } from '../store/users';
 import { type Errors, type EvidenceValues, LINE_FIELDS } from './dispute-form';
+import { DisputeFileForm, type FileError } from './dispute-file-form';
 import type { DashboardKey, DashboardText } from './i18n';
 import { Csrf, renderPage } from './layout';
 import { type ActionNotice, Notice } from './list-parts';
@@ -12,8 +13,8 @@ import type { Signed } from './sale-pages';
 
 // One dispute: what it is, its deadline, the evidence saved so far (files by name, type,
 // size and digest: their bytes are never served), and for admins while it awaits a
-// response the evidence form and the two answers that cannot be undone, each confirmed on
-// a page of its own naming the environment.
+// response the evidence form, the file form and the two answers that cannot be undone,
+// each confirmed on a page of its own naming the environment.
 
 export const disputeUrl = (id: string) => `/dashboard/disputes/${id}/`;
 
@@ -171,7 +172,7 @@ function EvidenceField({ text, name, value, errors }: { text: DashboardText; nam
   );
 }
 
-function Answering(p: Signed & { dispute: StoredDispute; values: EvidenceValues; errors: Errors }) {
+function Answering(p: Signed & { dispute: StoredDispute; values: EvidenceValues; errors: Errors; fileError?: FileError }) {
   const { t } = p.text;
   const id = p.dispute.row.id;
   const { asked, other } = evidenceFields(p.dispute.row.reason);
@@ -199,6 +200,7 @@ function Answering(p: Signed & { dispute: StoredDispute; values: EvidenceValues;
         </details>
         <button type="submit">{t('dsp.save')}</button>
       </form>
+      <DisputeFileForm text={p.text} csrf={p.session.csrf} action={`${disputeUrl(id)}files/`} error={p.fileError} />
       <div class="row-actions">
         {(['submit', 'accept'] as const).map((a) => (
           <form key={a} method="post" action={`${disputeUrl(id)}${a}/`}>
@@ -215,7 +217,7 @@ function Answering(p: Signed & { dispute: StoredDispute; values: EvidenceValues;
 }
 
 export function disputePage(
-  p: Signed & { dispute: StoredDispute; transactionUrl: string | null; now: Date; values: EvidenceValues; errors: Errors; notice?: ActionNotice },
+  p: Signed & { dispute: StoredDispute; transactionUrl: string | null; now: Date; values: EvidenceValues; errors: Errors; fileError?: FileError; notice?: ActionNotice },
 ): string {
   const { text, dispute } = p;
   const { t } = text;

@@ -5,6 +5,8 @@ import { disputesAwaitingResponse, getDispute, listDisputes, type StoredDispute 
 import { getSale } from '../store/sales';
 import type { ActiveSession } from './accounts';
 import { addDisputeEvidence, answerDisputeOf } from '../commands/dispute-answers';
+import type { FileError } from './dispute-file-form';
+import { disputeFileRoute } from './dispute-file-routes';
 import { type Errors, type EvidenceValues, evidenceInput, postedEvidence, savedEvidence } from './dispute-form';
 import { type Answer, confirmAnswerPage, disputePage, disputeUrl } from './dispute-page';
 import { disputesPage } from './dispute-pages';
@@ -15,14 +17,14 @@ import { ID, txUrl } from './money-routes';
 // /dashboard/disputes/: the environment's disputes, those needing a response first with
 // their deadlines (docs/disputes.md), and a dispute's page. Viewers see; admins and owners
 // save evidence, submit it or accept the dispute through the API's own use cases
-// (commands/dispute-answers.ts), so the fields, limits, state rules, events and refusals
-// are the API's. Submitting and accepting cannot be undone: each asks once more.
+// (commands/dispute-answers.ts), so the fields, files, limits, state rules, events and
+// refusals are the API's. Submitting and accepting cannot be undone: each asks once more.
 
 const PAGE_SIZE = 20;
 /** The most awaiting disputes shown at once; more than this many open at a time is a matter for the API. */
 const AWAITING_SHOWN = 100;
 const pageQuery = z.object({ page: z.coerce.number().int().min(1).max(100_000).default(1).catch(1) });
-const doneQuery = z.object({ done: z.enum(['evidence', 'submit', 'accept']) });
+const doneQuery = z.object({ done: z.enum(['evidence', 'file', 'submit', 'accept']) });
 const confirmForm = z.object({ confirm: z.literal('yes').optional() });
 /** The audit log's action for each answer. */
 const AUDITED = { evidence: 'dispute_evidence_saved', submit: 'dispute_submitted', accept: 'dispute_accepted' } as const;
@@ -44,14 +46,14 @@ export function disputeRoutes(router: IRouter, kit: Kit): void {
   }));
 
   /** The dispute's page; after a refused answer, with what was posted and why. */
-  async function show(req: Request, res: Response, s: ActiveSession, dispute: StoredDispute, status: number, refused?: { values: EvidenceValues; errors: Errors; notice?: ActionNotice }) {
+  async function show(req: Request, res: Response, s: ActiveSession, dispute: StoredDispute, status: number, refused?: { values: EvidenceValues; errors: Errors; fileError?: FileError; notice?: ActionNotice }) {
     const text = textOf(req);
     const sale = await getSale(db, s.current.environment_id, dispute.row.sale_id);
     const done = doneQuery.safeParse(req.query);
     const notice = refused ? refused.notice : done.success ? { text: text.t(`dsp.done.${done.data.done}`), error: false } : undefined;
     const page = { dispute, transactionUrl: sale?.row.transaction_id ? txUrl(sale.row.transaction_id) : null, now: deps.now() };
     const values = refused?.values ?? savedEvidence(dispute.evidence);
-    send(res, status, disputePage({ text, session: s, ...page, values, errors: refused?.errors ?? [], notice }));
+    send(res, status, disputePage({ text, session: s, ...page, values, errors: refused?.errors ?? [], fileError: refused?.fileError, notice }));
   }
 
   const conflict = (req: Request, status: string): ActionNotice => ({ text: textOf(req).t('dsp.conflict', { status }), error: true });
@@ -73,6 +75,8 @@ export function disputeRoutes(router: IRouter, kit: Kit): void {
     await audit(req, s, AUDITED.evidence, { dispute: dispute.row.id });
     res.redirect(303, `${disputeUrl(dispute.row.id)}?done=evidence`);
   }));
+
+  disputeFileRoute(router, kit, { find, show, conflict });
 
   for (const name of ['submit', 'accept'] as const satisfies Answer[]) {
     router.post(`/disputes/:id/${name}/`, forms, action('admin', async (req, res, s) => {

@@ -111,7 +111,7 @@ export function eventsPage(p: Signed & { events: StoredEvent[]; filters: Filters
               {p.events.map((e) => (
                 <tr key={e.id} data-id={e.id}>
                   <td>
-                    <EventLink text={text} event={e} />
+                    <EventLink text={text} event={{ id: e.id, type: e.type, data: e.payload.data }} />
                   </td>
                   <td class="url">{e.object_id}</td>
                   <td>{e.deliveries.length ? t('ev.delivered', { done: deliveredCount(e), count: e.deliveries.length }) : t('ev.nowhere')}</td>

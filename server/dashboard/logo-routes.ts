@@ -21,8 +21,8 @@ export function logoRoutes(router: IRouter, kit: Kit, show: Show): void {
     send(res, 413, messagePage(text, text.t('settings.logoInvalid'), text.t('settings.logoError.too_large', { kib: LOGO_MAX_BYTES / 1024 }), { href: '/dashboard/settings/', label: text.t('nav.settings') }));
   };
 
-  router.post('/settings/logo/', multipartForm('logo', LOGO_MAX_BYTES, tooLarge), action('admin', async (req, res, s) => {
-    const upload = req.upload;
+  router.post('/settings/logo/', multipartForm('logo', { fileBytes: LOGO_MAX_BYTES }, tooLarge), action('admin', async (req, res, s) => {
+    const upload = req.uploads?.[0];
     const refuse = (logoError: LogoError) => show(req, res, s, { status: 400, logoError });
     if (!upload || (upload.bytes.length === 0 && !upload.tooLarge)) return refuse('missing');
     if (upload.tooLarge) return refuse('too_large');

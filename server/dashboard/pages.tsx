@@ -183,6 +183,7 @@ const ACTIONS: Record<string, DashboardKey> = {
   logo_removed: 'audit.action.logo_removed',
   settlement_downloaded: 'audit.action.settlement_downloaded',
   dispute_evidence_saved: 'audit.action.dispute_evidence_saved',
+  dispute_file_added: 'audit.action.dispute_file_added',
   dispute_submitted: 'audit.action.dispute_submitted',
   dispute_accepted: 'audit.action.dispute_accepted',
 };

@@ -28,7 +28,8 @@ interface Entry {
 
 function Delivery({ text, delivery: d }: { text: DashboardText; delivery: TimelineDelivery }) {
   const { t } = text;
-  const destination = d.endpoint_id === null ? t('ev.notifyUrl') : t('ev.endpoint');
+  // Inside a sentence: the destination in lower case (the events page's labels begin one).
+  const destination = d.endpoint_id === null ? t('timeline.toNotifyUrl') : t('timeline.toEndpoint');
   const state = t(`ev.state.${d.delivery_status}`);
   return <li data-testid="webhook">{d.status_code === null ? t('timeline.webhook', { destination, state }) : t('timeline.webhookAnswered', { destination, state, code: d.status_code })}</li>;
 }

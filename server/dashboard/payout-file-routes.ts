@@ -107,8 +107,8 @@ function statementRoute(router: IRouter, kit: Kit): void {
     const text = textOf(req);
     send(res, 413, messagePage(text, text.t('pf.statementTitle'), text.t('pf.tooLarge', { mib: BANK_FILE_MAX_BYTES / 1024 / 1024 }), { href: BASE, label: text.t('pf.title') }));
   };
-  router.post('/payout-files/statement/', multipartForm('file', BANK_FILE_MAX_BYTES, tooLarge), action('owner', async (req, res, s) => {
-    const upload = req.upload;
+  router.post('/payout-files/statement/', multipartForm('file', { fileBytes: BANK_FILE_MAX_BYTES }, tooLarge), action('owner', async (req, res, s) => {
+    const upload = req.uploads?.[0];
     const text = textOf(req);
     const answer = (status: number, refused: string) => send(res, status, statementResultPage({ text, session: s, refused }));
     if (!upload || upload.bytes.length === 0) return answer(400, text.t('pf.noFile'));

@@ -1,35 +1,48 @@
 import busboy from 'busboy';
-import type { Request, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 
-// multipart/form-data for the dashboard's one upload form (the logo), with busboy. The
-// fields land in `req.body` like the urlencoded forms' (so the CSRF guard reads its token
-// the same way) and the file in `req.upload`. A file over `maxFileBytes` is kept only as
-// "too large" (busboy drops its bytes past the limit) so the page can say so; a request
-// far beyond any file we take is refused before it is read, and a malformed one parses as
-// an empty form, which the CSRF guard then refuses.
+// multipart/form-data for the dashboard's upload forms (the logo, a dispute's evidence
+// files), with busboy. The fields land in `req.body` like the urlencoded forms' (so the
+// CSRF guard reads its token the same way) and the files in `req.uploads`. A file over
+// `fileBytes` is kept only as "too large" (busboy drops its bytes past the limit) so the
+// page can say so; a request past `bodyBytes` is refused before it is read, and a
+// malformed one parses as an empty form, which the CSRF guard then refuses.
 
 declare module 'express-serve-static-core' {
   interface Request {
-    upload?: Upload;
+    uploads?: Upload[];
   }
 }
 
 export interface Upload {
-  field: string;
+  /** The file's name as the browser sent it (no folders). */
+  name: string;
+  /** The media type the browser claims for it. */
+  type: string;
   /** Empty when the form was sent without a file chosen. */
   bytes: Buffer;
   /** Larger than the limit: its bytes are not kept. */
   tooLarge: boolean;
 }
 
-/** Room for the form's other fields and the multipart framing around the file. */
-const FRAMING_BYTES = 64 * 1024;
-/** Past this the body is not read at all: a browser sending our form never gets near it. */
+/** Room for the form's other fields and the multipart framing around the files. */
+export const FRAMING_BYTES = 64 * 1024;
+/** By default, past this many times the file's limit the body is not read at all: a browser sending our form never gets near it. */
 const REFUSE_FACTOR = 8;
 
-/** Parses one file field (`field`) and a few short text fields; `onRefused` answers a body too large to read. */
-export function multipartForm(field: string, maxFileBytes: number, onRefused: RequestHandler): RequestHandler {
-  const refuseAbove = maxFileBytes * REFUSE_FACTOR + FRAMING_BYTES;
+export interface UploadLimits {
+  /** Each file's limit. */
+  fileBytes: number;
+  /** Files kept; those after are ignored. */
+  files?: number;
+  /** The whole body's limit (default: REFUSE_FACTOR files and the framing). */
+  bodyBytes?: number;
+}
+
+/** Parses the file field `field` and a few short text fields; `onRefused` answers a body too large to read. */
+export function multipartForm(field: string, limits: UploadLimits, onRefused: RequestHandler): RequestHandler {
+  const refuseAbove = limits.bodyBytes ?? limits.fileBytes * REFUSE_FACTOR + FRAMING_BYTES;
+  const files = limits.files ?? 1;
   return (req, res, next) => {
     req.body = {};
     if (!req.is('multipart/form-data')) return next();
@@ -39,13 +52,15 @@ export function multipartForm(field: string, maxFileBytes: number, onRefused: Re
     }
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { files: 1, fields: 8, parts: 9, fieldSize: 1024, fileSize: maxFileBytes } });
+      // Browsers send a file's name as UTF-8 (busboy's default reads it as Latin-1).
+      parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { files, fields: 8, parts: 8 + files, fieldSize: 1024, fileSize: limits.fileBytes } });
     } catch {
       // No boundary, or an unknown type: an empty form.
       req.resume();
       return next();
     }
     const fields: Record<string, string> = {};
+    const uploads: Upload[] = [];
     let read = 0;
     let done = false;
     const finish = (ok: boolean) => {
@@ -53,11 +68,23 @@ export function multipartForm(field: string, maxFileBytes: number, onRefused: Re
       done = true;
       req.unpipe(parser);
       req.resume();
-      if (ok) req.body = fields;
+      if (ok) {
+        req.body = fields;
+        req.uploads = uploads;
+      }
       next();
     };
     parser.on('field', (name, value) => void (fields[name] = value));
-    parser.on('file', (name, stream) => collect(req, field, name, stream));
+    parser.on('file', (name, stream, info) => {
+      if (name !== field) return void stream.resume();
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        const upload = { name: info.filename ?? '', type: info.mimeType, bytes: Buffer.concat(chunks), tooLarge: stream.truncated === true };
+        // A file input left empty still sends a part, without a name or bytes.
+        if (upload.name !== '' || upload.bytes.length > 0) uploads.push(upload);
+      });
+    });
     parser.on('close', () => finish(true));
     parser.on('error', () => finish(false));
     req.on('data', (chunk: Buffer) => {
@@ -72,13 +99,4 @@ export function multipartForm(field: string, maxFileBytes: number, onRefused: Re
     });
     req.pipe(parser);
   };
-}
-
-function collect(req: Request, field: string, name: string, stream: NodeJS.ReadableStream & { truncated?: boolean }): void {
-  if (name !== field) return void stream.resume();
-  const chunks: Buffer[] = [];
-  stream.on('data', (c: Buffer) => chunks.push(c));
-  stream.on('end', () => {
-    req.upload = { field, bytes: Buffer.concat(chunks), tooLarge: stream.truncated === true };
-  });
 }

@@ -147,7 +147,7 @@ export const DOCUMENT_FORMATS = {
 type ContentType = keyof typeof DOCUMENT_FORMATS;
 const CONTENT_TYPES = Object.keys(DOCUMENT_FORMATS) as [ContentType, ...ContentType[]];
 
-/** An uploaded file: a client's document, a dispute's evidence (checked by client-documents.ts `checkedBytes`). */
+/** An uploaded file: a client's document, a dispute's evidence (its bytes checked by document-bytes.ts `checkedBytes`). */
 export const documentFile = z.strictObject({
   name: nonBlank(plain(255))
     .regex(/^[^/\\]*$/, 'may not contain / or \\')

@@ -23,6 +23,8 @@ export interface TimelineEvent {
   id: string;
   type: string;
   created_at: string;
+  /** The object as the event carries it (its amount is said with the event's words). */
+  data: Record<string, unknown>;
   deliveries: TimelineDelivery[];
 }
 
@@ -49,6 +51,7 @@ async function timelineEvents(db: Db, environmentId: string, transactionId: stri
       'events.id',
       'events.type',
       'events.created_at',
+      'events.payload',
       'd.id as delivery_id',
       'd.endpoint_id',
       'd.delivery_status',
@@ -71,7 +74,7 @@ async function timelineEvents(db: Db, environmentId: string, transactionId: stri
     .execute();
   const events = new Map<string, TimelineEvent>();
   for (const r of rows) {
-    const event = events.get(r.id) ?? { id: r.id, type: r.type, created_at: r.created_at, deliveries: [] };
+    const event = events.get(r.id) ?? { id: r.id, type: r.type, created_at: r.created_at, data: (JSON.parse(r.payload) as { data: Record<string, unknown> }).data, deliveries: [] };
     events.set(r.id, event);
     if (r.delivery_id !== null && r.delivery_status !== null) {
       event.deliveries.push({ endpoint_id: r.endpoint_id, delivery_status: r.delivery_status, status_code: r.status_code === null ? null : Number(r.status_code) });

@@ -3,13 +3,27 @@ import { TEST_CARDS } from '../../server/domain/test-cards';
 import { JOB_NAMES } from '../../server/jobs';
 import { auditOf } from '../../server/store/audit';
 import { member } from './dashboard';
+import { FILES, pdfOfSize } from './documents';
 import { type Client, ENGINES, startTestService, testClock, type TestService } from './harness';
 import { payToken, priced } from './pay';
 
 // A dispute's page in the dashboard: what it is and its evidence for everyone; for admins
-// and owners the evidence form and the two answers (submit, accept), each asked once more,
-// through the API's own use cases: the same fields and limits, state rules, events and
-// refusals as POST /v1/dispute/{id}/evidence|submit|accept/. Viewers see and change nothing.
+// and owners the evidence form, the file form and the two answers (submit, accept), each
+// asked once more, through the API's own use cases: the same fields, files and limits,
+// state rules, events and refusals as POST /v1/dispute/{id}/evidence|submit|accept/.
+// Viewers see and change nothing.
+
+const MIB = 1024 * 1024;
+const PDF = FILES['application/pdf'];
+const PNG = FILES['image/png'];
+
+/** The page's file form as a browser posts it: each file with the type the browser claims for it. */
+function filesForm(...files: { bytes: Buffer; name: string; type: string }[]): FormData {
+  const form = new FormData();
+  for (const f of files) form.append('file', new Blob([new Uint8Array(f.bytes)], { type: f.type }), f.name);
+  return form;
+}
+const pdf = (bytes: Buffer = PDF.bytes, name = 'delivery.pdf') => ({ bytes, name, type: 'application/pdf' });
 
 describe.each(ENGINES)('dashboard disputes on %s', (engine) => {
   let t: TestService;
@@ -160,6 +174,96 @@ describe.each(ENGINES)('dashboard disputes on %s', (engine) => {
     expect((await shop.get(`/dispute/${d.id}/`)).body).toEqual(before);
   });
 
+  it('adds files from the page as the API adds them: listed, audited, dispute.updated, and submitted with the evidence', async () => {
+    const d = await disputed();
+    const { browser: admin } = await member(t, shop, 'admin');
+    const page = await admin.get(`/dashboard/disputes/${d.id}/`);
+    expect(page.text).toContain(`<form method="post" action="/dashboard/disputes/${d.id}/files/" enctype="multipart/form-data"`);
+    expect(page.text).toContain('No files yet.');
+    const added = await admin.postMultipart(`/dashboard/disputes/${d.id}/files/`, filesForm(pdf(), { ...PNG, type: 'image/png', name: 'paquete-año.png' }));
+    expect(added.status, added.text.slice(0, 500)).toBe(303);
+    expect(added.location).toBe(`/dashboard/disputes/${d.id}/?done=file`);
+    const after = await admin.get(added.location!);
+    expect(after.text).toContain('File added. It has not been submitted yet.');
+    const rows = after.text.match(/<tr data-testid="dispute-file">.*?<\/tr>/g) ?? [];
+    expect(rows).toHaveLength(2);
+    expect(rows.join('')).toContain('delivery.pdf');
+    expect(rows.join('')).toContain('paquete-año.png');
+    // The same files through the API, on another dispute: kept alike.
+    const other = await disputed();
+    const viaApi = await shop.post(`/dispute/${other.id}/evidence/`, {
+      files: [
+        { name: 'delivery.pdf', content_type: 'application/pdf', data: PDF.bytes.toString('base64') },
+        { name: 'paquete-año.png', content_type: 'image/png', data: PNG.bytes.toString('base64') },
+      ],
+    });
+    expect(viaApi.status).toBe(200);
+    const kept = (files: { name: string; content_type: string; size: number; sha256: string }[]) => files.map(({ name, content_type, size, sha256 }) => ({ name, content_type, size, sha256 })).sort((a, b) => a.name.localeCompare(b.name));
+    const api = (await shop.get(`/dispute/${d.id}/`)).body;
+    expect(kept(api.evidence.files)).toEqual(kept(viaApi.body.evidence.files));
+    expect(kept(api.evidence.files)[0]).toMatchObject({ name: 'delivery.pdf', content_type: 'application/pdf', size: PDF.bytes.length });
+    expect(await eventsOf(d.id)).toEqual(['dispute.created', 'dispute.updated']);
+    const actions = await auditActions();
+    expect(actions.filter((a) => a === 'dispute_file_added')).toHaveLength(2);
+    const log = await (await member(t, shop, 'owner')).browser.get('/dashboard/audit/');
+    expect(log.text).toContain(`Added the file delivery.pdf to dispute ${d.id}`);
+    // Submitted, the dispute goes to the bank with its files, as through the API.
+    expect((await admin.post(`/dashboard/disputes/${d.id}/submit/`, { confirm: 'yes' })).status).toBe(303);
+    const submitted = (await shop.get(`/dispute/${d.id}/`)).body;
+    expect(submitted.status).toBe('under_review');
+    expect(submitted.evidence.files).toEqual(api.evidence.files);
+    // No more files once submitted: the API's 409, nothing added.
+    const late = await admin.postMultipart(`/dashboard/disputes/${d.id}/files/`, filesForm(pdf()));
+    expect(late.status).toBe(409);
+    expect(late.text).toContain('Nothing was changed: the dispute is under_review');
+    expect((await shop.get(`/dispute/${d.id}/`)).body.evidence.files).toHaveLength(2);
+  });
+
+  it('refuses a wrong type, a file too large, too many, an empty file or none, in words on the form, as the API does; nothing saved, never a 500', async () => {
+    const d = await disputed();
+    const { browser: admin } = await member(t, shop, 'admin');
+    const before = (await shop.get(`/dispute/${d.id}/`)).body;
+    const audited = (await auditActions()).length;
+    const refused = async (form: FormData, status: number, words: string) => {
+      const res = await admin.postMultipart(`/dashboard/disputes/${d.id}/files/`, form);
+      expect(res.status, res.text.slice(0, 300)).toBe(status);
+      expect(res.text).toContain('No file was added.');
+      expect(res.text).toMatch(/id="ev-file"[^>]*aria-invalid="true"/);
+      expect(res.text).toContain(words);
+      expect((await shop.get(`/dispute/${d.id}/`)).body).toEqual(before);
+    };
+    const wrongType = 'This file is not a PDF, PNG, JPEG or WebP file named as its type';
+    // A PDF's name on a PNG's bytes; an SVG; a text file; a PDF named .png.
+    await refused(filesForm({ bytes: PNG.bytes, name: 'receipt.pdf', type: 'application/pdf' }), 400, wrongType);
+    await refused(filesForm({ bytes: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), name: 'logo.svg', type: 'image/svg+xml' }), 400, wrongType);
+    await refused(filesForm({ bytes: Buffer.from('just some text'), name: 'notes.txt', type: 'text/plain' }), 400, wrongType);
+    await refused(filesForm({ bytes: PDF.bytes, name: 'receipt.png', type: 'image/png' }), 400, wrongType);
+    await refused(filesForm({ bytes: Buffer.alloc(0), name: 'empty.pdf', type: 'application/pdf' }), 400, 'The file is empty.');
+    await refused(new FormData(), 400, 'Choose a file to add.');
+    await refused(filesForm(...Array.from({ length: 6 }, (_, i) => pdf(PDF.bytes, `part-${i}.pdf`))), 400, 'Too many files: at most 5 at a time');
+    // One byte over the API's limit on a file, and on all the files together.
+    await refused(filesForm(pdf(pdfOfSize(10 * MIB + 1))), 413, 'Too large: at most 10 MiB in all.');
+    await refused(filesForm(pdf(pdfOfSize(5 * MIB), 'a.pdf'), pdf(pdfOfSize(5 * MIB + 1), 'b.pdf')), 413, 'Too large: at most 10 MiB in all.');
+    // The API refuses the same.
+    for (const [files, status] of [
+      [[{ name: 'receipt.pdf', content_type: 'application/pdf', data: PNG.bytes.toString('base64') }], 400],
+      [[{ name: 'empty.pdf', content_type: 'application/pdf', data: '' }], 400],
+      [Array.from({ length: 6 }, (_, i) => ({ name: `part-${i}.pdf`, content_type: 'application/pdf', data: PDF.bytes.toString('base64') })), 400],
+      [[{ name: 'a.pdf', content_type: 'application/pdf', data: pdfOfSize(5 * MIB).toString('base64') }, { name: 'b.pdf', content_type: 'application/pdf', data: pdfOfSize(5 * MIB + 1).toString('base64') }], 413],
+    ] as const) {
+      expect((await shop.post(`/dispute/${d.id}/evidence/`, { files })).status).toBe(status);
+    }
+    // Far past the limit: refused before it is read, in words, still no 500.
+    const huge = await admin.postMultipart(`/dashboard/disputes/${d.id}/files/`, filesForm(pdf(pdfOfSize(12 * MIB))));
+    expect(huge.status).toBe(413);
+    expect(huge.text).toContain('Too large: at most 10 MiB in all.');
+    expect(huge.text).toContain(`href="/dashboard/disputes/${d.id}/"`);
+    // Not multipart at all: no file, so the token is not read either.
+    expect((await admin.post(`/dashboard/disputes/${d.id}/files/`, {})).status).toBe(403);
+    expect((await shop.get(`/dispute/${d.id}/`)).body).toEqual(before);
+    expect((await auditActions()).length).toBe(audited);
+  });
+
   it('a viewer sees the dispute and its evidence, has no form, and every post is 403 with nothing changed', async () => {
     const d = await disputed();
     expect((await shop.post(`/dispute/${d.id}/evidence/`, { product_description: 'Saved through the API' })).status).toBe(200);
@@ -169,6 +273,7 @@ describe.each(ENGINES)('dashboard disputes on %s', (engine) => {
     expect(page.text).toContain('Saved through the API');
     expect(page.text).not.toContain('Save evidence');
     expect(page.text).not.toContain(`/dashboard/disputes/${d.id}/submit/`);
+    expect(page.text).not.toContain(`/dashboard/disputes/${d.id}/files/`);
     const { browser: admin } = await member(t, shop, 'admin');
     const before = (await shop.get(`/dispute/${d.id}/`)).body;
     const audit = (await auditActions()).length;
@@ -180,8 +285,10 @@ describe.each(ENGINES)('dashboard disputes on %s', (engine) => {
     ] as const) {
       expect((await viewer.post(`/dashboard/disputes/${d.id}/${path}/`, form)).status, path).toBe(403);
     }
+    expect((await viewer.postMultipart(`/dashboard/disputes/${d.id}/files/`, filesForm(pdf()))).status).toBe(403);
     // An admin without the CSRF token: 403 too.
     expect((await admin.post(`/dashboard/disputes/${d.id}/accept/`, { confirm: 'yes' }, { csrf: null })).status).toBe(403);
+    expect((await admin.postMultipart(`/dashboard/disputes/${d.id}/files/`, filesForm(pdf()), { csrf: null })).status).toBe(403);
     expect((await shop.get(`/dispute/${d.id}/`)).body).toEqual(before);
     expect((await auditActions()).length).toBe(audit);
   });
@@ -199,7 +306,9 @@ describe.each(ENGINES)('dashboard disputes on %s', (engine) => {
       ] as const) {
         expect((await stranger.post(`/dashboard/disputes/${id}/${path}/`, form)).status, `${id} ${path}`).toBe(404);
       }
+      expect((await stranger.postMultipart(`/dashboard/disputes/${id}/files/`, filesForm(pdf()))).status, `${id} files`).toBe(404);
     }
+    expect((await shop.get(`/dispute/${d.id}/`)).body.evidence.files).toEqual([]);
     expect((await shop.get(`/dispute/${d.id}/`)).body.status).toBe('needs_response');
     expect((await shop.get(`/dispute/${d.id}/`)).body.evidence.product_description).toBeNull();
   });

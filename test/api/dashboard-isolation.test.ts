@@ -8,7 +8,7 @@ import { getBrand } from '../../server/store/branding';
 import { findEnvironment } from '../../server/store/environments';
 import { membersOf } from '../../server/store/users';
 import { type Browser, member } from './dashboard';
-import { clientBody, documentBody, IBANS } from './documents';
+import { clientBody, documentBody, FILES, IBANS } from './documents';
 import { type Client, ENGINES, startTestService, type TestService, transactionBody } from './harness';
 import { cancelToken, paidTransaction, payToken, priced, SANDBOX_CARD } from './pay';
 import { TEST_CARDS } from '../../server/domain/test-cards';
@@ -76,6 +76,8 @@ interface IdRoute {
   form?: Record<string, string>;
   /** A form naming this environment's objects too (read once they exist). */
   formOf?: (s: Shop) => Record<string, string>;
+  /** Posted as multipart/form-data with this file (field name, its type, then the file). */
+  file?: [string, string, { name: string; bytes: Buffer }];
   /** What the owner here gets for the same request. */
   ownStatus: number;
 }
@@ -172,6 +174,7 @@ const ROUTES: Route[] = [
   { kind: 'page', path: '/disputes/' },
   { kind: 'id', method: 'GET', path: '/disputes/:id/', id: (s) => s.disputes[0], ownStatus: 200 },
   { kind: 'id', method: 'POST', path: '/disputes/:id/evidence/', id: (s) => s.disputes[0], form: { product_description: 'Isolated evidence' }, ownStatus: 303 },
+  { kind: 'id', method: 'POST', path: '/disputes/:id/files/', id: (s) => s.disputes[0], file: ['file', 'application/pdf', FILES['application/pdf']], ownStatus: 303 },
   // Each answer: the confirmation, then the confirmed answer.
   { kind: 'id', method: 'POST', path: '/disputes/:id/submit/', id: (s) => s.disputes[0], ownStatus: 200 },
   { kind: 'id', method: 'POST', path: '/disputes/:id/submit/', id: (s) => s.disputes[0], form: { confirm: 'yes' }, ownStatus: 303 },
@@ -346,7 +349,13 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
 
   const call = (b: Browser, route: Route, id?: string, form: Record<string, string> = {}) => {
     const path = `/dashboard${route.path.replace(':id', id ?? '')}`;
-    return methodOf(route) === 'GET' ? b.get(path) : b.post(path, form);
+    if (methodOf(route) === 'GET') return b.get(path);
+    if (route.kind !== 'id' || !route.file) return b.post(path, form);
+    const multipart = new FormData();
+    for (const [k, v] of Object.entries(form)) multipart.append(k, v);
+    const [field, type, file] = route.file;
+    multipart.append(field, new Blob([new Uint8Array(file.bytes)], { type }), file.name);
+    return b.postMultipart(path, multipart);
   };
   const expectNothingOf = (text: string) => {
     for (const marker of [mine.transaction, mine.orderId, mine.sale, mine.event, mine.key, mine.publicKey, mine.ownerEmail, 'Isolated shop', ...Object.values(CATALOGUE_BODIES).map((b) => String(b.name)), ...Object.values(mine.catalogue), mine.client, ...mine.documents, mine.iban, mine.subscription, mine.authorization, mine.wallet, mine.endpoint, 'isolated-hooks', 'Isolated hooks', mine.payout, ...mine.disputes, 'Isolated evidence', 'ES…1332', 'isolated-wallet', 'isolated-sub', 'Isolated plan', 'Isolated Ada', 'isolated.ada@', 'isolated.payer@', 'isolated-front', 'ES91', mine.processor, 'ISOLATED SHOP', 'isolatedshop', mine.view, 'Isolated view']) {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dashboardText } from '../../server/dashboard/i18n';
 import { auditOf } from '../../server/store/audit';
 import { addPaymentNote, paymentNotes } from '../../server/store/payment-notes';
 import { type Browser, member } from './dashboard';
@@ -51,12 +52,14 @@ describe.each(ENGINES)('a payment’s events in words and its notes on %s', (eng
     const link = (words: string) => `<a href="/dashboard/events/${paid.id}/">${words} <code class="event-type">transaction.paid</code></a>`;
     const page = await viewer.get(`/dashboard/transactions/${txId}/`);
     const timeline = timelineOf(page.text);
-    expect(timeline).toContain(link('Payment succeeded'));
-    expect(timeline).toMatch(/>Refund created <code class="event-type">sale\.refunded<\/code><\/a>/);
-    expect(timelineOf((await viewer.get(`/dashboard/transactions/${txId}/`, { 'accept-language': 'es' })).text)).toContain(link('Pago completado'));
-    expect(timelineOf((await viewer.get(`/dashboard/transactions/${txId}/`, { 'accept-language': 'fr' })).text)).toContain(link('Paiement réussi'));
+    // With the money they moved, as the shop's language writes it: the payment's total, the refund's own amount.
+    expect(timeline).toContain(link('Payment succeeded: €40.00'));
+    expect(timeline).toMatch(/>Refund created: €12\.50 <code class="event-type">sale\.refunded<\/code><\/a>/);
+    const total = (language: 'es' | 'fr') => dashboardText(language).money(4000, 'EUR');
+    expect(timelineOf((await viewer.get(`/dashboard/transactions/${txId}/`, { 'accept-language': 'es' })).text)).toContain(link(`Pago completado: ${total('es')}`));
+    expect(timelineOf((await viewer.get(`/dashboard/transactions/${txId}/`, { 'accept-language': 'fr' })).text)).toContain(link(`Paiement réussi : ${total('fr')}`));
     const listed = await viewer.get(`/dashboard/events/?object_id=${txId}`);
-    expect(listed.text).toContain(link('Payment succeeded'));
+    expect(listed.text).toContain(link('Payment succeeded: €40.00'));
     // The type filter names each type in words too, keeping the type.
     expect(listed.text).toContain('<option value="dispute.created">Dispute opened (dispute.created)</option>');
   });

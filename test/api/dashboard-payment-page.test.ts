@@ -62,9 +62,9 @@ describe.each(ENGINES)('a payment’s page on %s', (engine) => {
     const timeline = timelineOf(page.text);
     const events = (await shop.get(`/event/?object_id=${txId}`)).body.results as { id: string; type: string }[];
     const paid = events.find((e) => e.type === 'transaction.paid')!;
-    expect(timeline).toContain(`<a href="/dashboard/events/${paid.id}/">Payment succeeded <code class="event-type">transaction.paid</code></a>`);
+    expect(timeline).toContain(`<a href="/dashboard/events/${paid.id}/">Payment succeeded: €40.00 <code class="event-type">transaction.paid</code></a>`);
     // Its notify_url answered 500, then 200 on the retry: the last answer is shown.
-    expect(timeline).toContain('Webhook to The object’s notify_url: Delivered, HTTP 200');
+    expect(timeline).toContain('Webhook to the payment’s notify_url: Delivered, HTTP 200');
     // In the order it happened: the refund (and its event) before the emails the mail job sent afterwards.
     const steps = ['Created, waiting for payment', 'Payment approved', 'transaction.paid', 'Refunded €10.00 (Requested by the customer)', 'sale.refunded', 'Receipt emailed to the customer', 'Refund receipt emailed to the customer'];
     const at = steps.map((s) => timeline.indexOf(s));
@@ -136,7 +136,7 @@ describe.each(ENGINES)('a payment’s page on %s', (engine) => {
     const events = (await shop.get(`/event/?object_id=${dispute.id}`)).body.results as { id: string; type: string }[];
     expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['dispute.created', 'dispute.closed']));
     const timeline = timelineOf((await viewer.get(`/dashboard/transactions/${created.body.id}/`)).text);
-    for (const e of events) expect(timeline).toContain(`<a href="/dashboard/events/${e.id}/">${e.type === 'dispute.created' ? 'Dispute opened' : e.type === 'dispute.closed' ? 'Dispute closed' : 'Dispute evidence updated'} <code class="event-type">${e.type}</code></a>`);
+    for (const e of events) expect(timeline).toContain(`<a href="/dashboard/events/${e.id}/">${e.type === 'dispute.created' ? 'Dispute opened' : e.type === 'dispute.closed' ? 'Dispute closed' : 'Dispute evidence updated'}: €30.00 <code class="event-type">${e.type}</code></a>`);
     expect(timeline.indexOf('Dispute opened')).toBeLessThan(timeline.indexOf('Dispute closed'));
   });
 

@@ -1,15 +1,28 @@
+import type { Page } from '@playwright/test';
 import { expect, startService, test, CARDS } from './fixtures';
 import { expectAccessible, invite, PASSWORD } from './dashboard-data';
 import { payButton } from './screen';
 
 // The disputes pages in Chromium: a sale paid with the sandbox bank's disputing card is
 // disputed by the service's own job a moment later, and the list shows it as needing a
-// response, with its deadline; its page takes evidence, and submits it after asking once
-// more, as the API then shows. Every page axe-clean in light and dark at 360 px and 1280 px.
+// response, with its deadline; its page takes evidence and a file (by keyboard alone), and
+// submits them after asking once more, as the API then shows. Every page axe-clean in
+// light and dark at 360 px and 1280 px.
 
+const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
 
+/** Chooses files in the focused file field with the keyboard (Space opens the chooser), then sends its form with Tab and Enter. */
+async function chooseAndSend(page: Page, files: { name: string; mimeType: string; buffer: Buffer }[]): Promise<void> {
+  await expect(page.getByLabel('Files (PDF, PNG, JPEG or WebP)')).toBeFocused();
+  const chooser = page.waitForEvent('filechooser', { timeout: 10_000 });
+  await page.keyboard.press('Space');
+  await (await chooser).setFiles(files);
+  await page.keyboard.press('Tab');
+  await expect(page.getByRole('button', { name: 'Add the file' })).toBeFocused();
+  await page.keyboard.press('Enter');
+}
 
-test('a disputed sale is listed as needing a response, answered with evidence on its page and submitted, and the pages pass axe', async ({ page }) => {
+test('a disputed sale is listed as needing a response, answered with evidence and a file on its page and submitted, and the pages pass axe', async ({ page }) => {
   test.setTimeout(240_000);
   const { service, stop } = await startService({ SANDBOX_DISPUTE_DELAY_MS: '0' });
   try {
@@ -61,6 +74,24 @@ test('a disputed sale is listed as needing a response, answered with evidence on
     await expect(page.getByRole('status')).toContainText('Evidence saved');
     await expect(page.getByTestId('evidence-product_description')).toHaveText('Desk lamp, delivered 3 January');
 
+    // A file, by keyboard: from the form's button, Tab reaches the file field. A file that is
+    // not one of the types taken is refused in words on the field; then a PDF is added.
+    const fileField = page.getByLabel('Files (PDF, PNG, JPEG or WebP)');
+    await page.getByRole('button', { name: 'Save evidence' }).focus();
+    await page.keyboard.press('Tab');
+    await chooseAndSend(page, [{ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not a receipt') }]);
+    await expect(page.getByTestId('error-file')).toHaveText('This file is not a PDF, PNG, JPEG or WebP file named as its type (.pdf, .png, .jpg, .webp).');
+    await expect(fileField).toHaveAttribute('aria-invalid', 'true');
+    await expectAccessible(page);
+    expect((await service.api('GET', `/dispute/${dispute.id}/`)).body.evidence.files).toEqual([]);
+    await page.getByRole('button', { name: 'Save evidence' }).focus();
+    await page.keyboard.press('Tab');
+    await chooseAndSend(page, [{ name: 'delivery.pdf', mimeType: 'application/pdf', buffer: PDF }]);
+    await expect(page.getByRole('status')).toContainText('File added');
+    await expect(page.getByTestId('dispute-file')).toHaveCount(1);
+    await expect(page.getByTestId('dispute-file')).toContainText('delivery.pdf');
+    await expectAccessible(page);
+
     // Submitting asks once more, naming the environment.
     await page.getByRole('button', { name: 'Submit evidence' }).click();
     await expect(page.getByRole('heading', { name: 'Submit the evidence?' })).toBeVisible();
@@ -75,6 +106,7 @@ test('a disputed sale is listed as needing a response, answered with evidence on
     expect(seen.status).toBe('under_review');
     expect(seen.submitted).not.toBeNull();
     expect(seen.evidence).toMatchObject({ product_description: 'Desk lamp, delivered 3 January', customer_name: 'Ada Lovelace', shipping_date: '2026-01-03' });
+    expect(seen.evidence.files).toMatchObject([{ name: 'delivery.pdf', content_type: 'application/pdf', size: PDF.length }]);
   } finally {
     await stop();
   }

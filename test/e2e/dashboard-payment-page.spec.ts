@@ -64,7 +64,7 @@ test('a paid payment’s page: 3-D Secure, receipt, timeline with its events in 
   // Each event in words, linked to its page, its type beside it for developers.
   await expect(timeline.getByRole('link', { name: 'Payment succeeded' })).toBeVisible();
   await expect(timeline.getByText('transaction.paid', { exact: true })).toBeVisible();
-  await expect(timeline.getByTestId('webhook').first()).toHaveText('Webhook to The object’s notify_url: Delivered, HTTP 200');
+  await expect(timeline.getByTestId('webhook').first()).toHaveText('Webhook to the payment’s notify_url: Delivered, HTTP 200');
   await expect(timeline.getByTestId('timeline-mail')).toHaveText(['Receipt emailed to the customer']);
   await expectAccessible(page);
 
