@@ -1,7 +1,7 @@
 import busboy from 'busboy';
 import type { Request, RequestHandler } from 'express';
 
-// multipart/form-data for the dashboard's one upload form (the logo), with busboy. The
+// multipart/form-data for the dashboard's upload forms (the settings' brand and logo, a bank statement), with busboy. The
 // fields land in `req.body` like the urlencoded forms' (so the CSRF guard reads its token
 // the same way) and the file in `req.upload`. A file over `maxFileBytes` is kept only as
 // "too large" (busboy drops its bytes past the limit) so the page can say so; a request
@@ -24,6 +24,8 @@ export interface Upload {
 
 /** Room for the form's other fields and the multipart framing around the file. */
 const FRAMING_BYTES = 64 * 1024;
+/** The settings form's ten fields (each colour three times: text, picker, the colour shown) and room for two more. */
+const MAX_FIELDS = 12;
 /** Past this the body is not read at all: a browser sending our form never gets near it. */
 const REFUSE_FACTOR = 8;
 
@@ -39,7 +41,7 @@ export function multipartForm(field: string, maxFileBytes: number, onRefused: Re
     }
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { files: 1, fields: 8, parts: 9, fieldSize: 1024, fileSize: maxFileBytes } });
+      parser = busboy({ headers: req.headers, limits: { files: 1, fields: MAX_FIELDS, parts: MAX_FIELDS + 1, fieldSize: 1024, fileSize: maxFileBytes } });
     } catch {
       // No boundary, or an unknown type: an empty form.
       req.resume();
