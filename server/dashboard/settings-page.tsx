@@ -45,7 +45,9 @@ function PreviewFrames({ text, brand, previewing }: { text: DashboardText; brand
   return (
     <section class="previews" aria-labelledby="preview-title">
       <h3 id="preview-title">{t(previewing ? 'settings.previewUnsaved' : 'settings.preview')}</h3>
-      <div class="preview-frames">
+      <p class="hint">{t('settings.previewNote')}</p>
+      {/* A picture, not a second page: inert, so no one tabs into its form or hears its landmarks beside the dashboard's. */}
+      <div class="preview-frames" inert>
         {(['phone', 'desktop'] as const).map((size) => (
           <div key={size} class={`preview-frame ${size}`}>
             <iframe src={src} title={t(size === 'phone' ? 'settings.previewPhone' : 'settings.previewDesktop')} width={size === 'phone' ? 360 : 1280} height={size === 'phone' ? 740 : 800} data-testid={`preview-${size}`} />
