@@ -34,7 +34,7 @@ const brandSchema = z.object({
 });
 
 /** The form's fields as sent, a moved picker's colour in place of its text. */
-export function formValues(body: Record<string, unknown>): Partial<Record<BrandField, unknown>> {
+function formValues(body: Record<string, unknown>): Partial<Record<BrandField, unknown>> {
   const values: Partial<Record<BrandField, unknown>> = {};
   for (const f of BRAND_FIELDS) if (body[f] !== undefined) values[f] = body[f];
   for (const f of COLOR_FIELDS) {

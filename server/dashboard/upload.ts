@@ -1,12 +1,12 @@
 import busboy from 'busboy';
 import type { Request, RequestHandler } from 'express';
 
-// multipart/form-data for the dashboard's upload forms (the settings' brand and logo, a bank statement), with busboy. The
-// fields land in `req.body` like the urlencoded forms' (so the CSRF guard reads its token
-// the same way) and the file in `req.upload`. A file over `maxFileBytes` is kept only as
-// "too large" (busboy drops its bytes past the limit) so the page can say so; a request
-// far beyond any file we take is refused before it is read, and a malformed one parses as
-// an empty form, which the CSRF guard then refuses.
+// multipart/form-data for the dashboard's upload forms (the settings' brand and logo, a bank
+// statement), with busboy. The fields land in `req.body` like the urlencoded forms' (so the
+// CSRF guard reads its token the same way) and the file in `req.upload`. A file over
+// `maxFileBytes` is kept only as "too large" (busboy drops its bytes past the limit) so the
+// page can say so; a request far beyond any file we take is refused before it is read, and
+// a malformed one parses as an empty form, which the CSRF guard then refuses.
 
 declare module 'express-serve-static-core' {
   interface Request {
