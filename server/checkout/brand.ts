@@ -19,7 +19,7 @@ const HASH = /^[0-9a-f]{64}$/;
 export const logoPath = (environmentId: string, sha256: string) => `/brand/${environmentId}/${sha256}`;
 
 /** The colours' stylesheet: custom properties of widget/screen/styles.css, for both themes. */
-function brandStylesheet(brand: Pick<PageBrand, 'color' | 'accent'>): string {
+export function brandStylesheet(brand: Pick<PageBrand, 'color' | 'accent'>): string {
   const rules: string[] = [];
   if (brand.color) {
     // The button keeps the colour with the text that reads on it; links and focus, text on

@@ -70,7 +70,7 @@ type PaymentNeeds = { currency: string; authorize: boolean; destination?: readon
 export const paymentGateways = (gateways: GatewaySet, row: PaymentNeeds, live: boolean) =>
   gateways.forCurrency(row.currency, live, { hold: row.authorize, split: (row.destination?.length ?? 0) > 0 });
 
-function gatewayOptions(gateways: GatewaySet, row: PaymentNeeds & { total_price: number }, live: boolean): GatewayOption[] {
+export function gatewayOptions(gateways: GatewaySet, row: PaymentNeeds & { total_price: number }, live: boolean): GatewayOption[] {
   return paymentGateways(gateways, row, live).map((g) => ({
     id: g.id,
     code: g.code,

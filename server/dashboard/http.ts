@@ -50,15 +50,35 @@ export function startSessionCookie(req: Request, res: Response, deps: Deps, sess
   setCookie(req, res, deps, SESSION_COOKIE, sessionId, SESSION_ABSOLUTE_MS / 1000, 'Lax');
 }
 
+const dashboardCsp = (o: { frames?: true; framed?: true } = {}) =>
+  [
+    "default-src 'none'",
+    "script-src 'none'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    ...(o.frames ? ["frame-src 'self'"] : []),
+    // A framed preview of the payment page has a form that must lead nowhere.
+    `form-action ${o.framed ? "'none'" : "'self'"}`,
+    `frame-ancestors ${o.framed ? "'self'" : "'none'"}`,
+    "base-uri 'none'",
+  ].join('; ');
+
+/** The settings page: it frames the previews of the payment page, from our origin only. */
+export const allowPreviewFrames = (res: Response) => void res.setHeader('Content-Security-Policy', dashboardCsp({ frames: true }));
+
+/** A preview of the payment page: framed by the dashboard's own pages only, its form inert, never indexed. */
+export function framedPreviewHeaders(res: Response): void {
+  res.setHeader('Content-Security-Policy', dashboardCsp({ framed: true }));
+  res.setHeader('X-Frame-Options', 'SAMEORIGIN');
+  res.setHeader('X-Robots-Tag', 'noindex, nofollow');
+}
+
 /**
  * Every dashboard answer: no script may run at all (the pages have none), styles from our
  * origin only, never framed, never cached, no referrer (an invite's URL holds its token).
  */
 export function applyDashboardHeaders(res: Response): void {
-  res.setHeader(
-    'Content-Security-Policy',
-    "default-src 'none'; script-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  );
+  res.setHeader('Content-Security-Policy', dashboardCsp());
   res.setHeader('X-Frame-Options', 'DENY');
   res.setHeader('Referrer-Policy', 'no-referrer');
   res.setHeader('X-Content-Type-Options', 'nosniff');

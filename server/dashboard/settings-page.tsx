@@ -1,108 +1,59 @@
-import { logoPath } from '../checkout/brand';
 import type { BrandAdjustment } from '../domain/brand';
-import { readableBrandColor } from '../domain/contrast';
 import { TIME_ZONES } from '../domain/time-zone';
 import type { Pricing } from '../store/balance';
 import type { Brand } from '../store/branding';
 import { roleAtLeast } from '../store/users';
 import type { ActiveSession } from './accounts';
-import type { DashboardKey, DashboardText } from './i18n';
+import type { DashboardText } from './i18n';
+import { type BrandField, type BrandForm, previewQuery } from './brand-form';
+import { BrandFormCard } from './brand-form-card';
 import { Csrf, renderPage } from './layout';
-import { type LogoError, LogoForm } from './logo-form';
+import type { LogoError } from './logo-routes';
+import { PREVIEW_PATH } from './preview-routes';
 
 // Settings: the brand customers see (a form for owners and admins, read-only for viewers)
-// with a sketch of the payment page in it, then what the operator sets (pricing, raw card
+// with the payment page itself previewed beside it, then what the operator sets (pricing, raw card
 // numbers) and the environment's mode, read-only, and links to the team and the audit log.
-
-export type BrandForm = Record<'display_name' | 'support_email' | 'brand_color' | 'accent_color', string>;
 
 interface Props {
   text: DashboardText;
   session: ActiveSession;
   brand: Brand;
+  /** The form as shown: the saved brand, or what was sent (to correct, or previewed). */
   form: BrandForm;
-  errors: (keyof BrandForm)[];
+  /** The brand the preview shows: the saved one, or the form's on "Preview". */
+  previewed: BrandForm;
+  previewing: boolean;
+  errors: BrandField[];
   adjustments: BrandAdjustment[];
   saved: boolean;
   pricing: Pricing;
   rawCards: boolean;
   /** What was wrong with the logo just sent. */
   logoError?: LogoError;
-  /** `saved`: the brand; `logo` / `logoRemoved`: the logo; `timeZone`: the time zone. */
-  done?: 'logo' | 'logoRemoved' | 'timeZone';
+  /** `logoRemoved`: the logo; `timeZone`: the time zone. */
+  done?: 'logoRemoved' | 'timeZone';
   /** The time zone asked for was not one the runtime knows. */
   timeZoneInvalid?: boolean;
 }
 
-/** The payment page's own colours when the brand sets none (widget/screen/styles.css, light theme). */
-const PAGE_ACCENT = '#1d4ed8';
-
-const FIELDS: { name: keyof BrandForm; label: DashboardKey; hint: DashboardKey; inputmode: 'text' | 'email'; autocomplete?: string }[] = [
-  { name: 'display_name', label: 'settings.displayName', hint: 'settings.displayNameHint', inputmode: 'text', autocomplete: 'organization' },
-  { name: 'support_email', label: 'settings.supportEmail', hint: 'settings.supportEmailHint', inputmode: 'email', autocomplete: 'email' },
-  { name: 'brand_color', label: 'settings.brandColor', hint: 'settings.colorHint', inputmode: 'text' },
-  { name: 'accent_color', label: 'settings.accentColor', hint: 'settings.colorHint', inputmode: 'text' },
-];
-
-/** A sketch of the payment page in the saved brand: SVG paint attributes, which the CSP's `style-src` does not govern. */
-function Preview({ text, brand, environmentId }: { text: DashboardText; brand: Brand; environmentId: string }) {
+/** The payment page itself in the previewed brand, framed at a phone's and a desktop's width (preview-routes.ts). */
+function PreviewFrames({ text, brand, previewing }: { text: DashboardText; brand: BrandForm; previewing: boolean }) {
   const { t } = text;
-  const name = brand.display_name ?? brand.name;
-  const color = brand.brand_color ?? PAGE_ACCENT;
-  const accent = brand.accent_color ?? color;
-  // The text the payment page writes on the button: white, or dark on a light colour.
-  const onButton = readableBrandColor(color).onButton;
+  const src = `${PREVIEW_PATH}?${previewQuery(brand)}`;
   return (
-    <figure class="preview">
-      <figcaption>{t('settings.preview')}</figcaption>
-      <svg viewBox="0 0 320 200" role="img" aria-label={t('settings.previewLabel', { name, color, accent })} data-testid="brand-preview">
-        <rect x="0" y="0" width="320" height="200" rx="10" fill="#ffffff" stroke="#c9c9d2" />
-        <rect x="0" y="0" width="320" height="10" fill={accent} data-testid="preview-accent" />
-        {brand.logo_sha256 && <image href={logoPath(environmentId, brand.logo_sha256)} x="20" y="22" height="28" width="120" preserveAspectRatio="xMinYMid meet" />}
-        <text x="20" y={brand.logo_sha256 ? 72 : 46} font-size="18" font-weight="700" fill="#1a1a1f">
-          {name}
-        </text>
-        <rect x="20" y="96" width="280" height="26" rx="4" fill="#f3f4f7" stroke="#c9c9d2" />
-        <rect x="20" y="140" width="280" height="40" rx="6" fill={color} data-testid="preview-button" />
-        <text x="160" y="166" font-size="16" font-weight="600" fill={onButton} text-anchor="middle" data-testid="preview-button-text">
-          {t('settings.previewPay')}
-        </text>
-      </svg>
-    </figure>
-  );
-}
-
-function BrandFormCard({ p, editable }: { p: Props; editable: boolean }) {
-  const { t } = p.text;
-  return (
-    <form method="post" action="/dashboard/settings/" class="card" novalidate>
-      <Csrf token={p.session.csrf} />
-      {FIELDS.map((f) => {
-        const invalid = p.errors.includes(f.name);
-        const described = `${f.name}-hint${invalid ? ` ${f.name}-error` : ''}`;
-        return (
-          <div key={f.name} class="field">
-            <label for={f.name}>{t(f.label)}</label>
-            <input id={f.name} name={f.name} type="text" inputmode={f.inputmode} value={p.form[f.name]} autocomplete={f.autocomplete ?? 'off'} readonly={!editable} aria-invalid={invalid ? 'true' : undefined} aria-describedby={described} />
-            <p class="hint" id={`${f.name}-hint`}>
-              {t(f.hint)}
-            </p>
-            {invalid && (
-              <p class="field-error" id={`${f.name}-error`} data-testid={`error-${f.name}`}>
-                {t(`settings.error.${f.name}`)}
-              </p>
-            )}
+    <section class="previews" aria-labelledby="preview-title">
+      <h3 id="preview-title">{t(previewing ? 'settings.previewUnsaved' : 'settings.preview')}</h3>
+      <p class="hint">{t('settings.previewNote')}</p>
+      {/* A picture, not a second page: inert, so no one tabs into its form or hears its landmarks beside the dashboard's. */}
+      <div class="preview-frames" inert>
+        {(['phone', 'desktop'] as const).map((size) => (
+          <div key={size} class={`preview-frame ${size}`}>
+            <iframe src={src} title={t(size === 'phone' ? 'settings.previewPhone' : 'settings.previewDesktop')} width={size === 'phone' ? 360 : 1280} height={size === 'phone' ? 740 : 800} data-testid={`preview-${size}`} />
           </div>
-        );
-      })}
-      {editable ? (
-        <button type="submit" class="primary">
-          {t('settings.save')}
-        </button>
-      ) : (
-        <p class="hint">{t('settings.readOnly')}</p>
-      )}
-    </form>
+        ))}
+      </div>
+    </section>
   );
 }
 
@@ -180,19 +131,19 @@ export function settingsPage(p: Props): string {
   return renderPage(
     { text, session, title: t('settings.title'), active: 'settings' },
     <>
-      {p.errors.length > 0 && (
+      {(p.errors.length > 0 || p.logoError) && (
         <p class="notice error" role="alert">
           {t('settings.invalid')}
         </p>
       )}
-      {p.logoError && (
-        <p class="notice error" role="alert">
-          {t('settings.logoInvalid')}
-        </p>
-      )}
       {(p.saved || p.done) && (
         <p class="notice info" role="status">
-          {t(p.done === 'logo' ? 'settings.logoSaved' : p.done === 'logoRemoved' ? 'settings.logoRemoved' : p.done === 'timeZone' ? 'settings.timeZoneSaved' : 'settings.saved')}
+          {t(p.done === 'logoRemoved' ? 'settings.logoRemoved' : p.done === 'timeZone' ? 'settings.timeZoneSaved' : 'settings.saved')}
+        </p>
+      )}
+      {p.previewing && (
+        <p class="notice info" role="status">
+          {t('settings.previewing')}
         </p>
       )}
       {p.adjustments.map((a) => (
@@ -202,12 +153,9 @@ export function settingsPage(p: Props): string {
       ))}
       <h2>{t('settings.brand')}</h2>
       <div class="settings-brand">
-        <BrandFormCard p={p} editable={editable} />
-        <Preview text={text} brand={p.brand} environmentId={session.current.environment_id} />
+        <BrandFormCard text={text} csrf={session.csrf} form={p.form} errors={p.errors} editable={editable} hasLogo={p.brand.logo_sha256 !== null} logoError={p.logoError} />
+        <PreviewFrames text={text} brand={p.previewed} previewing={p.previewing} />
       </div>
-      <h3>{t('settings.logoTitle')}</h3>
-      {editable && <LogoForm text={text} csrf={session.csrf} hasLogo={p.brand.logo_sha256 !== null} error={p.logoError} />}
-      <p class="hint">{t('settings.logo')}</p>
       <h2>{t('settings.timeZoneTitle')}</h2>
       <TimeZoneForm text={text} csrf={session.csrf} current={text.timeZone} editable={editable} invalid={p.timeZoneInvalid ?? false} />
       <Operator text={text} pricing={p.pricing} rawCards={p.rawCards} mode={session.current.environment_mode} />

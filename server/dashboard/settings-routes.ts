@@ -1,80 +1,78 @@
 import type { IRouter, Request, Response } from 'express';
 import { z } from 'zod';
-import { EMAIL_MAX_LENGTH, EMAIL_PATTERN } from '../../widget/fields/email';
-import { SINGLE_LINE } from '../../widget/fields/text';
-import { applyBrandRules, type BrandAdjustment, type BrandChange, DISPLAY_NAME_MAX } from '../domain/brand';
-import { HEX_COLOR } from '../domain/contrast';
+import { applyBrandRules, type BrandAdjustment } from '../domain/brand';
+import { LOGO_MAX_BYTES } from '../domain/logo';
 import { isTimeZone } from '../domain/time-zone';
 import { pricingOf } from '../store/balance';
 import { getBrand, updateBrand } from '../store/branding';
 import { setTimeZone } from '../store/environments';
 import { rawCardNumbers } from '../store/saved-cards';
-import { logoRoutes } from './logo-routes';
 import type { ActiveSession } from './accounts';
+import { BRAND_FIELDS, type BrandField, type BrandForm, formOf, parseBrandForm } from './brand-form';
+import { allowPreviewFrames } from './http';
 import type { Kit } from './kit';
-import type { LogoError } from './logo-form';
-import { type BrandForm, settingsPage } from './settings-page';
+import { checkedLogo, hugeLogoPage, type LogoError, logoRemoveRoute, saveLogo } from './logo-routes';
+import { previewRoutes } from './preview-routes';
+import { settingsPage } from './settings-page';
+import { multipartForm } from './upload';
 
-// /dashboard/settings/: the environment's brand (changed by owners and admins through the
-// same rules and store as PATCH /v1/environment/branding/), its time zone (the dashboard's
-// times, days and exports), its pricing, mode and raw card setting (read-only: the
-// operator's, `npm run keys`).
-
-const FIELDS = ['display_name', 'support_email', 'brand_color', 'accent_color'] as const;
-type Field = (typeof FIELDS)[number];
-
-/** A form field: trimmed, empty means "none" (null) as null means it in the API; left out, it is not changed (as in a PATCH). */
-const blankIsNull = (s: z.ZodType<string>) => z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? null : typeof v === 'string' ? v.trim() : v), s.nullable().optional());
-
-// The API's field rules (api/branding.ts), built from the same shared patterns.
-const settingsForm = z.object({
-  display_name: blankIsNull(z.string().max(DISPLAY_NAME_MAX).regex(SINGLE_LINE)),
-  support_email: blankIsNull(z.string().max(EMAIL_MAX_LENGTH).regex(EMAIL_PATTERN)),
-  brand_color: blankIsNull(z.string().regex(HEX_COLOR)),
-  accent_color: blankIsNull(z.string().regex(HEX_COLOR)),
-});
+// /dashboard/settings/: the environment's brand and logo in one form (changed by owners and
+// admins through the same rules and store as PATCH /v1/environment/branding/ and POST
+// …/logo/; "Preview" shows the form's brand on the payment page's preview without saving
+// it), its time zone (the dashboard's times, days and exports), its pricing, mode and raw
+// card setting (read-only: the operator's, `npm run keys`).
 
 const timeZoneForm = z.object({ time_zone: z.string().refine(isTimeZone) });
 
-export type ShowOptions = { status?: number; form?: BrandForm; errors?: Field[]; adjustments?: BrandAdjustment[]; saved?: boolean; logoError?: LogoError; done?: 'logo' | 'logoRemoved' | 'timeZone'; timeZoneInvalid?: boolean };
-
-const formOf = (b: BrandChange): BrandForm => Object.fromEntries(FIELDS.map((f) => [f, b[f] ?? ''])) as BrandForm;
+export type ShowOptions = {
+  status?: number;
+  form?: BrandForm;
+  errors?: BrandField[];
+  adjustments?: BrandAdjustment[];
+  saved?: boolean;
+  /** The form's brand is shown in the preview, not saved. */
+  previewing?: boolean;
+  logoError?: LogoError;
+  done?: 'logoRemoved' | 'timeZone';
+  timeZoneInvalid?: boolean;
+};
 
 export function settingsRoutes(router: IRouter, kit: Kit): void {
-  const { db, forms, page, action, send, textOf, audit } = kit;
+  const { db, page, action, send, textOf, audit } = kit;
 
   async function show(req: Request, res: Response, s: ActiveSession, o: ShowOptions = {}) {
     const environmentId = s.current.environment_id;
     const [brand, pricing, rawCards] = await Promise.all([getBrand(db, environmentId), pricingOf(db, environmentId), rawCardNumbers(db, environmentId)]);
-    send(
-      res,
-      o.status ?? 200,
-      settingsPage({ text: textOf(req), session: s, brand: brand!, form: o.form ?? formOf(brand!), errors: o.errors ?? [], adjustments: o.adjustments ?? [], saved: o.saved ?? false, pricing, rawCards, logoError: o.logoError, done: o.done, timeZoneInvalid: o.timeZoneInvalid }),
-    );
+    allowPreviewFrames(res);
+    const saved = formOf(brand!);
+    send(res, o.status ?? 200, settingsPage({ text: textOf(req), session: s, brand: brand!, form: o.form ?? saved, previewed: o.previewing ? o.form! : saved, errors: o.errors ?? [], adjustments: o.adjustments ?? [], saved: o.saved ?? false, pricing, rawCards, logoError: o.logoError, done: o.done, timeZoneInvalid: o.timeZoneInvalid, previewing: o.previewing ?? false }));
   }
 
-  const done = (q: unknown) => (q === 'logo' || q === 'logoRemoved' || q === 'timeZone' ? q : undefined);
+  const done = (q: unknown) => (q === 'logoRemoved' || q === 'timeZone' ? q : undefined);
   router.get('/settings/', page('viewer', async (req, res, s) => show(req, res, s, { saved: req.query.saved === '1', done: done(req.query.done) })));
-  logoRoutes(router, kit, show);
+  previewRoutes(router, kit);
+  logoRemoveRoute(router, kit);
 
-  router.post('/settings/', forms, action('admin', async (req, res, s) => {
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const parsed = settingsForm.safeParse(body);
-    if (!parsed.success) {
-      const errors = [...new Set(parsed.error.issues.map((i) => i.path[0] as Field))];
-      const form = Object.fromEntries(FIELDS.map((f) => [f, typeof body[f] === 'string' ? (body[f] as string) : ''])) as BrandForm;
-      return show(req, res, s, { status: 400, form, errors });
+  // Multipart from the page (the logo's file); urlencoded from a client without a file.
+  router.post('/settings/', multipartForm('logo', { fileBytes: LOGO_MAX_BYTES }, hugeLogoPage(kit)), kit.forms, action('admin', async (req, res, s) => {
+    const body = req.body as Record<string, unknown>;
+    const brand = parseBrandForm(body);
+    const logo = await checkedLogo(req.uploads?.[0]);
+    if (!brand.ok || 'error' in logo) {
+      return show(req, res, s, { status: 400, form: brand.form, errors: brand.ok ? [] : brand.errors, logoError: 'error' in logo ? logo.error : undefined });
     }
+    if (body.intent === 'preview') return show(req, res, s, { form: brand.form, previewing: true });
     const before = (await getBrand(db, s.current.environment_id))!;
-    const changed = FIELDS.filter((f) => parsed.data[f] !== undefined && (before[f] ?? null) !== parsed.data[f]);
-    const { patch, adjustments } = applyBrandRules(Object.fromEntries(changed.map((f) => [f, parsed.data[f]])));
+    const changed = BRAND_FIELDS.filter((f) => brand.change[f] !== undefined && (before[f] ?? null) !== brand.change[f]);
+    const { patch, adjustments } = applyBrandRules(Object.fromEntries(changed.map((f) => [f, brand.change[f]])));
     await updateBrand(db, s.current.environment_id, patch);
     if (changed.length) await audit(req, s, 'settings_changed', { fields: changed.join(', ') });
+    if (logo.logo) await saveLogo(kit, req, s, logo.logo);
     if (adjustments.length) return show(req, res, s, { adjustments, saved: true });
     res.redirect(303, '/dashboard/settings/?saved=1');
   }));
 
-  router.post('/settings/time-zone/', forms, action('admin', async (req, res, s) => {
+  router.post('/settings/time-zone/', kit.forms, action('admin', async (req, res, s) => {
     const parsed = timeZoneForm.safeParse(req.body ?? {});
     if (!parsed.success) return show(req, res, s, { status: 400, timeZoneInvalid: true });
     const timeZone = parsed.data.time_zone;

@@ -1,8 +1,8 @@
 import busboy from 'busboy';
 import type { RequestHandler } from 'express';
 
-// multipart/form-data for the dashboard's upload forms (the logo, a dispute's evidence
-// files), with busboy. The fields land in `req.body` like the urlencoded forms' (so the
+// multipart/form-data for the dashboard's upload forms (the settings' brand and logo, a
+// dispute's evidence files, a bank statement), with busboy. The fields land in `req.body` like the urlencoded forms' (so the
 // CSRF guard reads its token the same way) and the files in `req.uploads`. A file over
 // `fileBytes` is kept only as "too large" (busboy drops its bytes past the limit) so the
 // page can say so; a request past `bodyBytes` is refused before it is read, and a
@@ -29,6 +29,8 @@ export interface Upload {
 export const FRAMING_BYTES = 64 * 1024;
 /** By default, past this many times the file's limit the body is not read at all: a browser sending our form never gets near it. */
 const REFUSE_FACTOR = 8;
+/** The settings form's ten fields (each colour three times: text, picker, the colour shown) and room for two more. */
+const MAX_FIELDS = 12;
 
 export interface UploadLimits {
   /** Each file's limit. */
@@ -53,7 +55,7 @@ export function multipartForm(field: string, limits: UploadLimits, onRefused: Re
     let parser: busboy.Busboy;
     try {
       // Browsers send a file's name as UTF-8 (busboy's default reads it as Latin-1).
-      parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { files, fields: 8, parts: 8 + files, fieldSize: 1024, fileSize: limits.fileBytes } });
+      parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { files, fields: MAX_FIELDS, parts: MAX_FIELDS + files, fieldSize: 1024, fileSize: limits.fileBytes } });
     } catch {
       // No boundary, or an unknown type: an empty form.
       req.resume();

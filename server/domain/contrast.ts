@@ -81,3 +81,22 @@ export function readableBrandColor(requested: string): ReadableColor {
     adjustedFrom: button === hex ? null : Math.round(contrast(hex, WHITE) * 100) / 100,
   };
 }
+
+/** What the settings page says of a brand colour: the pay button's text, its contrast, and any darkening. */
+export interface ButtonContrast {
+  text: 'dark' | 'light';
+  /** Contrast of that text on the button as the page draws it, rounded down to 2 decimals (never overstated). */
+  ratio: number;
+  /** Neither text reached 4.5:1 on the colour asked for: the colour the page darkens it to. */
+  darkenedTo: string | null;
+}
+
+const floor2 = (n: number) => Math.floor(n * 100) / 100;
+
+export function buttonContrast(requested: string): ButtonContrast {
+  const { button, onButton } = readableBrandColor(requested);
+  return { text: onButton === WHITE ? 'light' : 'dark', ratio: floor2(contrast(button, onButton)), darkenedTo: button === requested.toLowerCase() ? null : button };
+}
+
+/** Contrast of the accent band with the white payment card it tops (WCAG's 3:1 for graphics). */
+export const bandContrast = (accent: string) => floor2(contrast(accent, WHITE));

@@ -185,6 +185,10 @@ const ROUTES: Route[] = [
   { kind: 'page', path: '/account/notifications/' },
   { kind: 'page', path: '/export/' },
   { kind: 'page', path: '/settings/' },
+  // The payment page's preview shows the viewer's own brand and logo only.
+  { kind: 'page', path: '/settings/preview/' },
+  { kind: 'page', path: '/settings/preview/', query: '?display_name=Preview&brand_color=%23ffdd00&accent_color=%23123456' },
+  { kind: 'page', path: '/settings/preview/brand.css', query: '?brand_color=%23ffdd00' },
   ...['transactions', 'sales', 'refunds', 'payouts', 'wallet_entries'].map((kind): PageRoute => ({ kind: 'page', path: '/export/csv', query: `?kind=${kind}&from=2000-01-01&to=2100-01-01` })),
   { kind: 'own', path: '/sign-out/' },
   { kind: 'own', path: '/sign-out-everywhere/' },
@@ -258,7 +262,6 @@ const ROUTES: Route[] = [
   { kind: 'id', method: 'POST', path: '/payout-files/:id/xml/', id: (s) => s.payoutFile, ownStatus: 200 },
   { kind: 'id', method: 'POST', path: '/payout-files/:id/cancel/', id: (s) => s.payoutFile, ownStatus: 200 },
   { kind: 'id', method: 'POST', path: '/payout-files/:id/cancel/', id: (s) => s.payoutFile, form: { confirm: 'yes' }, ownStatus: 303 },
-  { kind: 'own', path: '/settings/logo/' },
   { kind: 'own', path: '/settings/logo/remove/' },
   { kind: 'own', path: '/settings/time-zone/' },
   // Last: the owner's confirmation revokes the key.
@@ -452,10 +455,11 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     expect((await stranger.post('/dashboard/settings/', { display_name: 'Stolen brand', brand_color: '#000000' })).status).toBe(303);
     expect((await getBrand(db, other.keys.environment_id))!.display_name).toBe('Stolen brand');
     expect({ keys: await listApiKeys(db, env), members: await membersOf(db, env), totp: await totp(), brand: await getBrand(db, env) }).toEqual(before);
-    // The logo too: the stranger's own, uploaded and removed; this environment's untouched.
+    // The logo too, in the same form: the stranger's own, uploaded and removed; this environment's untouched.
     const png = new FormData();
+    png.append('display_name', 'Stolen brand');
     png.append('logo', new Blob([Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')]), 'logo.png');
-    expect((await stranger.postMultipart('/dashboard/settings/logo/', png)).status).toBe(303);
+    expect((await stranger.postMultipart('/dashboard/settings/', png)).status).toBe(303);
     expect((await getBrand(db, other.keys.environment_id))!.logo_sha256).not.toBeNull();
     expect((await stranger.post('/dashboard/settings/logo/remove/', {})).status).toBe(303);
     expect((await getBrand(db, other.keys.environment_id))!.logo_sha256).toBeNull();

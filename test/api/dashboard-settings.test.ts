@@ -15,6 +15,13 @@ const fileForm = (bytes: Buffer, name: string, type: string) => {
   form.append('logo', new Blob([new Uint8Array(bytes)], { type }), name);
   return form;
 };
+/** The settings form as the page sends it (multipart): `fields`, then the file of `file` if any. */
+const brandForm = (fields: Record<string, string>, file?: FormData) => {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(fields)) form.append(k, v);
+  for (const [k, v] of file ?? []) form.append(k, v);
+  return form;
+};
 
 // The dashboard's settings: owners and admins change the brand customers see (through the
 // same rules and store as PATCH /v1/environment/branding/), the payment page shows it;
@@ -31,7 +38,11 @@ describe.each(ENGINES)('dashboard settings on %s', (engine) => {
     const page = await browser.get('/dashboard/settings/');
     expect(page.status).toBe(200);
     expect(page.text).toContain('href="/dashboard/settings/" aria-current="page"');
-    expect(page.text).toContain('data-testid="brand-preview"');
+    // The payment page's preview, framed from our origin at a phone's and a desktop's width.
+    expect(page.headers.get('content-security-policy')).toContain("frame-src 'self'");
+    expect(page.text).toContain('<iframe src="/dashboard/settings/preview/?" title="Payment page preview on a phone (360 px)" width="360" height="740"');
+    expect(page.text).toContain('title="Payment page preview on a desktop (1280 px)" width="1280" height="800"');
+    expect(page.text).toContain('<input id="brand_color_picker" name="brand_color_picker" type="color" value="#1d4ed8"');
     expect(page.text).toContain('href="/dashboard/team/"');
     expect(page.text).toContain('href="/dashboard/audit/"');
 
@@ -42,10 +53,10 @@ describe.each(ENGINES)('dashboard settings on %s', (engine) => {
     const after = await browser.get(saved.location!);
     expect(after.text).toContain('Settings saved.');
     expect(after.text).toContain('value="Tostadores Ana"');
-    // The sketch is painted in the saved brand.
-    expect(after.text).toMatch(/fill="#ffdd00" data-testid="preview-accent"/);
-    expect(after.text).toMatch(/fill="#1d4ed8" data-testid="preview-button"/);
-    expect(after.text).toMatch(/fill="#ffffff" text-anchor="middle" data-testid="preview-button-text"/);
+    // The preview shows the saved brand; beside each colour, its contrast in words.
+    expect(after.text).toContain('<iframe src="/dashboard/settings/preview/?display_name=Tostadores+Ana&amp;brand_color=%231d4ed8&amp;accent_color=%23ffdd00"');
+    expect(after.text).toContain('The pay button writes light text on #1d4ed8: contrast 6.7:1 (4.5:1 needed). Your colour is kept.');
+    expect(after.text).toContain('The band at the top of the payment card: #ffdd00, contrast 1.34:1 with the white card, under 3:1: hard to see.');
 
     // The payment page: the name, and the colours in its brand stylesheet.
     const created = await svc.api.post('/transaction/', priced('EUR', 3));
@@ -63,12 +74,12 @@ describe.each(ENGINES)('dashboard settings on %s', (engine) => {
     expect(applied).not.toBe('#7f7f7f');
     expect(grey.text).toContain(`the brand colour was darkened to ${applied}`);
     expect((await svc.api.get('/environment/branding/')).body).toMatchObject({ display_name: 'Tostadores Ana', brand_color: applied });
-    // A yellow is kept, and the sketch writes the button's text dark on it, as the page does.
+    // A yellow is kept, and the page says the button's text is dark on it, as the page does.
     const yellow = await browser.post('/dashboard/settings/', { display_name: 'Tostadores Ana', support_email: 'help@shop.example', brand_color: '#FFDD00', accent_color: '#ffdd00' });
     expect(yellow.status).toBe(303);
-    const sketch = (await browser.get('/dashboard/settings/')).text;
-    expect(sketch).toMatch(/fill="#ffdd00" data-testid="preview-button"/);
-    expect(sketch).toMatch(/fill="#161a22" text-anchor="middle" data-testid="preview-button-text"/);
+    const words = (await browser.get('/dashboard/settings/')).text;
+    expect(words).toContain('The pay button writes dark text on #ffdd00: contrast 12.94:1 (4.5:1 needed). Your colour is kept.');
+    expect(words).not.toContain('data-testid="error-');
 
     // Emptied fields go back to the page's own.
     expect((await browser.post('/dashboard/settings/', { display_name: '', support_email: '', brand_color: '', accent_color: '' })).status).toBe(303);
@@ -146,19 +157,20 @@ describe.each(ENGINES)('dashboard settings on %s', (engine) => {
     expect(rows(odd.text).every((r) => r.startsWith(admin.email))).toBe(true);
     expect(rows(odd.text).length).toBeGreaterThan(0);
   });
-  it('an admin uploads a PNG logo: stored as the API stores it, on the payment page and in the preview; removed again; audited', async () => {
+  it('an admin saves a PNG logo with the colours in one form: stored as the API stores it, on the payment page and in the preview; removed again; audited', async () => {
     const { browser } = await member(svc.t, svc.api, 'admin');
     const page = await browser.get('/dashboard/settings/');
-    expect(page.text).toContain('enctype="multipart/form-data"');
+    expect(page.text).toContain('<form method="post" action="/dashboard/settings/" enctype="multipart/form-data"');
     expect(page.text).toContain('accept="image/png,image/jpeg,image/webp"');
     expect(page.text).not.toContain('action="/dashboard/settings/logo/remove/"');
 
-    // The type the browser claims does not matter: the bytes do.
-    const sent = await browser.postMultipart('/dashboard/settings/logo/', fileForm(PNG, 'logo.bin', 'application/octet-stream'));
+    // The type the browser claims does not matter: the bytes do. The colour comes with it.
+    const sent = await browser.postMultipart('/dashboard/settings/', brandForm({ brand_color: '#0F766E' }, fileForm(PNG, 'logo.bin', 'application/octet-stream')));
     expect(sent.status, sent.text.slice(0, 300)).toBe(303);
-    expect(sent.location).toBe('/dashboard/settings/?done=logo');
+    expect(sent.location).toBe('/dashboard/settings/?saved=1');
     const brand = (await getBrand(db(), env()))!;
     expect(brand.logo_sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(brand.brand_color).toBe('#0f766e');
     const logoUrl = (await svc.api.get('/environment/branding/')).body.logo_url as string;
     expect(logoUrl).toContain(brand.logo_sha256);
     const served = await fetch(logoUrl);
@@ -166,14 +178,20 @@ describe.each(ENGINES)('dashboard settings on %s', (engine) => {
     expect(Buffer.from(await served.arrayBuffer())).toEqual(PNG);
 
     const after = await browser.get(sent.location!);
-    expect(after.text).toContain('Logo saved');
-    expect(after.text).toMatch(new RegExp(`<image href="/brand/${env()}/${brand.logo_sha256}"`));
+    expect(after.text).toContain('Settings saved');
+    expect(after.text).toContain('form="logo-remove"');
+    expect(after.text).toContain('<form id="logo-remove" method="post" action="/dashboard/settings/logo/remove/">');
+    const preview = await browser.get('/dashboard/settings/preview/?brand_color=%230f766e');
+    expect(preview.text).toContain(`<img class="merchant__logo" src="/brand/${env()}/${brand.logo_sha256}"`);
     const created = await svc.api.post('/transaction/', priced('EUR', 3));
     expect(await (await fetch(`${svc.t.url}/pay/${created.body.token}/`)).text()).toContain(brand.logo_sha256!);
 
-    // A JPEG replaces it, by the same rules.
-    expect((await browser.postMultipart('/dashboard/settings/logo/', fileForm(JPEG, 'logo.jpg', 'image/jpeg'))).status).toBe(303);
-    expect((await getBrand(db(), env()))!.logo_sha256).not.toBe(brand.logo_sha256);
+    // A JPEG replaces it, by the same rules; a form without a file leaves the logo as it is.
+    expect((await browser.postMultipart('/dashboard/settings/', brandForm({}, fileForm(JPEG, 'logo.jpg', 'image/jpeg')))).status).toBe(303);
+    const jpeg = (await getBrand(db(), env()))!.logo_sha256;
+    expect(jpeg).not.toBe(brand.logo_sha256);
+    expect((await browser.postMultipart('/dashboard/settings/', brandForm({ display_name: 'No file' }))).status).toBe(303);
+    expect(await getBrand(db(), env())).toMatchObject({ display_name: 'No file', logo_sha256: jpeg });
 
     const removed = await browser.post('/dashboard/settings/logo/remove/', {});
     expect(removed.status).toBe(303);
@@ -189,44 +207,110 @@ describe.each(ENGINES)('dashboard settings on %s', (engine) => {
     expect((await owner.get('/dashboard/audit/')).text).toContain('Changed the logo (image/png)');
   });
 
-  it('an SVG, a file too large, not an image or no file: a 400 with the field marked, the logo unchanged; a huge body is a 413 page', async () => {
+  it('an SVG, a file too large or not an image, or an invalid colour beside a good logo: a 400 with the field marked, nothing saved; a huge body is a 413 page', async () => {
     const { browser } = await member(svc.t, svc.api, 'owner');
-    expect((await browser.postMultipart('/dashboard/settings/logo/', fileForm(PNG, 'logo.png', 'image/png'))).status).toBe(303);
+    expect((await browser.postMultipart('/dashboard/settings/', brandForm({}, fileForm(PNG, 'logo.png', 'image/png')))).status).toBe(303);
     const before = await getBrand(db(), env());
-    const refused = async (form: FormData, message: string) => {
-      const res = await browser.postMultipart('/dashboard/settings/logo/', form);
+    const refused = async (form: FormData, field: string, message: string) => {
+      const res = await browser.postMultipart('/dashboard/settings/', form);
       expect(res.status, res.text.slice(0, 300)).toBe(400);
-      expect(res.text).toContain('The logo was not changed.');
-      expect(res.text).toMatch(/id="logo"[^>]*aria-invalid="true"/);
-      expect(res.text).toContain('data-testid="error-logo"');
+      expect(res.text).toContain('Nothing was saved');
+      expect(res.text).toMatch(new RegExp(`id="${field}"[^>]*aria-invalid="true"`));
+      expect(res.text).toContain(`data-testid="error-${field}"`);
       expect(res.text).toContain(message);
       expect(await getBrand(db(), env())).toEqual(before);
     };
-    await refused(fileForm(SVG, 'logo.svg', 'image/svg+xml'), 'is not a PNG, JPEG or WebP image');
-    await refused(fileForm(Buffer.from('just some text'), 'logo.png', 'image/png'), 'is not a PNG, JPEG or WebP image');
+    await refused(brandForm({ display_name: 'Not saved' }, fileForm(SVG, 'logo.svg', 'image/svg+xml')), 'logo', 'is not a PNG, JPEG or WebP image');
+    await refused(brandForm({}, fileForm(Buffer.from('just some text'), 'logo.png', 'image/png')), 'logo', 'is not a PNG, JPEG or WebP image');
     // One byte over the API's limit, though its first bytes are a PNG's.
-    await refused(fileForm(Buffer.concat([PNG, Buffer.alloc(256 * 1024 + 1 - PNG.length)]), 'big.png', 'image/png'), 'larger than 256 KiB');
-    await refused(new FormData(), 'Choose an image file');
+    await refused(brandForm({}, fileForm(Buffer.concat([PNG, Buffer.alloc(256 * 1024 + 1 - PNG.length)]), 'big.png', 'image/png')), 'logo', 'larger than 256 KiB');
+    // A good logo is not saved either when a colour is wrong: the form is one.
+    await refused(brandForm({ accent_color: '#12' }, fileForm(JPEG, 'logo.jpg', 'image/jpeg')), 'accent_color', 'Enter a colour as #rrggbb');
     // Far past any logo: not read at all, and still no 500.
-    const huge = await browser.postMultipart('/dashboard/settings/logo/', fileForm(Buffer.alloc(3 * 1024 * 1024), 'huge.png', 'image/png'));
+    const huge = await browser.postMultipart('/dashboard/settings/', fileForm(Buffer.alloc(3 * 1024 * 1024), 'huge.png', 'image/png'));
     expect(huge.status).toBe(413);
     expect(huge.text).toContain('larger than 256 KiB');
     expect(await getBrand(db(), env())).toEqual(before);
   });
 
-  it('a viewer sees no logo form and gets 403 for an upload or a removal; without its CSRF token an upload is a 403; nothing changes', async () => {
+  it('a viewer sees no logo field and gets 403 for the form or a removal; without its CSRF token the form is a 403; nothing changes', async () => {
     const owner = (await member(svc.t, svc.api, 'owner')).browser;
-    expect((await owner.postMultipart('/dashboard/settings/logo/', fileForm(PNG, 'logo.png', 'image/png'))).status).toBe(303);
+    expect((await owner.postMultipart('/dashboard/settings/', brandForm({}, fileForm(PNG, 'logo.png', 'image/png')))).status).toBe(303);
     const before = await getBrand(db(), env());
     const viewer = (await member(svc.t, svc.api, 'viewer')).browser;
     const page = await viewer.get('/dashboard/settings/');
-    expect(page.text).not.toContain('action="/dashboard/settings/logo/"');
-    expect((await viewer.postMultipart('/dashboard/settings/logo/', fileForm(JPEG, 'logo.jpg', 'image/jpeg'))).status).toBe(403);
+    expect(page.text).not.toContain('name="logo"');
+    expect(page.text).not.toContain('name="intent"');
+    expect((await viewer.postMultipart('/dashboard/settings/', brandForm({ display_name: 'Viewer' }, fileForm(JPEG, 'logo.jpg', 'image/jpeg')))).status).toBe(403);
     expect((await viewer.post('/dashboard/settings/logo/remove/', {})).status).toBe(403);
-    expect((await owner.postMultipart('/dashboard/settings/logo/', fileForm(JPEG, 'logo.jpg', 'image/jpeg'), { csrf: null })).status).toBe(403);
+    expect((await owner.postMultipart('/dashboard/settings/', brandForm({ display_name: 'No token' }, fileForm(JPEG, 'logo.jpg', 'image/jpeg')), { csrf: null })).status).toBe(403);
     expect((await owner.post('/dashboard/settings/logo/remove/', {}, { csrf: null })).status).toBe(403);
-    // A urlencoded post to the upload carries no file: the token is checked first all the same.
-    expect((await viewer.post('/dashboard/settings/logo/', {})).status).toBe(403);
     expect(await getBrand(db(), env())).toEqual(before);
+  });
+
+  it('"Preview" shows the form’s colours in the preview and in words without saving them; a moved picker wins over the text', async () => {
+    const { browser } = await member(svc.t, svc.api, 'owner');
+    expect((await browser.post('/dashboard/settings/', { display_name: 'Saved name', brand_color: '#1d4ed8', accent_color: '' })).status).toBe(303);
+    const before = await getBrand(db(), env());
+    // The picker was shown at the saved colour and moved: it wins over the text left as it was.
+    const res = await browser.postMultipart('/dashboard/settings/', brandForm({ intent: 'preview', display_name: 'Unsaved name', brand_color: '#1d4ed8', brand_color_picker: '#7F7F7F', brand_color_shown: '#1d4ed8', accent_color_picker: '#1d4ed8', accent_color_shown: '#1d4ed8' }, fileForm(PNG, 'logo.png', 'image/png')));
+    expect(res.status, res.text.slice(0, 300)).toBe(200);
+    expect(res.text).toContain('nothing is saved until you press Save');
+    expect(res.text).toContain('Payment page preview (not saved yet)');
+    expect(res.text).toContain('<iframe src="/dashboard/settings/preview/?display_name=Unsaved+name&amp;brand_color=%237F7F7F"');
+    expect(res.text).toContain('value="#7F7F7F"');
+    expect(res.text).toContain('<input type="hidden" name="brand_color_shown" value="#7f7f7f"');
+    // Neither text reads on this grey: the page will darken it, and says so before saving.
+    expect(res.text).toMatch(/Warning: neither dark nor light text reaches 4.5:1 on #7f7f7f. The payment page will darken the button to #[0-9a-f]{6}, with light text \(4\.\d+:1\)/);
+    expect(await getBrand(db(), env())).toEqual(before);
+    // An unmoved picker leaves the text: emptied, the page's own colour.
+    const emptied = await browser.post('/dashboard/settings/', { intent: 'preview', display_name: 'Saved name', brand_color: '', brand_color_picker: '#1d4ed8', brand_color_shown: '#1D4ED8' });
+    expect(emptied.text).toContain('<iframe src="/dashboard/settings/preview/?display_name=Saved+name"');
+    expect(emptied.text).toContain('None: the pay button keeps the page’s own colour.');
+    // An invalid colour previews nothing: the error, and the saved brand in the preview.
+    const invalid = await browser.post('/dashboard/settings/', { intent: 'preview', brand_color: 'blue' });
+    expect(invalid.status).toBe(400);
+    expect(invalid.text).toContain('data-testid="error-brand_color"');
+    expect(invalid.text).toContain('<iframe src="/dashboard/settings/preview/?display_name=Saved+name&amp;brand_color=%231d4ed8"');
+    expect(await getBrand(db(), env())).toEqual(before);
+  });
+
+  it('the preview route renders the payment screen in the brand it is given: framed by the dashboard only, no script, no form that leads anywhere, the name escaped', async () => {
+    const anonymous = await fetch(`${svc.t.url}/dashboard/settings/preview/`, { redirect: 'manual' });
+    expect(anonymous.status).toBe(303);
+    expect(anonymous.headers.get('location')).toBe('/dashboard/sign-in/');
+    const { browser } = await member(svc.t, svc.api, 'viewer');
+    const name = '<script>alert("x")</script> & Co';
+    const res = await browser.get(`/dashboard/settings/preview/?display_name=${encodeURIComponent(name)}&brand_color=%23ffdd00&accent_color=%23123456`);
+    expect(res.status, res.text.slice(0, 300)).toBe(200);
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toContain("frame-ancestors 'self'");
+    expect(csp).toContain("script-src 'none'");
+    expect(csp).toContain("form-action 'none'");
+    expect(res.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+    expect(res.headers.get('x-robots-tag')).toBe('noindex, nofollow');
+    expect(res.text).toContain('<meta name="robots" content="noindex, nofollow">');
+    // The screen itself, with its sample order and the sandbox's card form, and nothing of a real payment.
+    expect(res.text).toContain('Sample product');
+    expect(res.text).toContain('<span>Pay €24.50</span>');
+    expect(res.text).toContain('<span class="topbar__test">Test mode</span>');
+    expect(res.text).not.toMatch(/<script/i);
+    expect(res.text).toContain('<input type="hidden" name="csrf" value/>');
+    expect(res.text).toContain('<h1 id="merchant-name" class="merchant__name">&lt;script>alert(&quot;x&quot;)&lt;/script> &amp; Co</h1>');
+    expect(res.text).toContain('<title>Pay &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; Co</title>');
+    // Its colours: a stylesheet of our origin, by the payment page's rule (dark text on the yellow).
+    const sheet = /<link rel="stylesheet" href="(\/dashboard\/settings\/preview\/brand\.css\?[^"]+)">/.exec(res.text)![1]!.replaceAll('&amp;', '&');
+    expect(sheet).toBe('/dashboard/settings/preview/brand.css?brand_color=%23ffdd00&accent_color=%23123456');
+    const css = await browser.get(sheet);
+    expect(css.status).toBe(200);
+    expect(css.headers.get('content-type')).toContain('text/css');
+    expect(css.text).toContain('--pay:#ffdd00;--on-pay:#161a22');
+    expect(css.text).toContain('.merchant{border-top:4px solid #123456}');
+    // Nothing in the query escapes the rules: a colour that is not one is a 400, here and for the stylesheet.
+    expect((await browser.get('/dashboard/settings/preview/?brand_color=red;}body{display:none')).status).toBe(400);
+    expect((await browser.get('/dashboard/settings/preview/brand.css?accent_color=%23fff%7D')).status).toBe(400);
+    expect((await browser.get('/dashboard/settings/preview/?display_name=a&display_name=b')).status).toBe(400);
+    // The page's own colours: no stylesheet of the brand.
+    expect((await browser.get('/dashboard/settings/preview/')).text).not.toContain('brand.css');
   });
 });

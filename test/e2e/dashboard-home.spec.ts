@@ -1,16 +1,30 @@
+import type { Page } from '@playwright/test';
 import { expect, startService, test } from './fixtures';
 import { expectAccessible, invite, PASSWORD, payByCard } from './dashboard-data';
 
 // The dashboard's home and settings in Chromium, on a service of their own (the figures are
 // the environment's): the day's payment in the figures and the chart (its value on its bar,
 // the dates and money on its axes), the chart's numbers in its table by date, the brand
-// changed on the settings page and its sketch; axe-clean in light and dark at 360 px and
-// 1280 px, with no script.
+// chosen with the settings' colour picker, previewed on the payment page at 360 px and
+// 1280 px, then saved; axe-clean in light and dark at 360 px and 1280 px, with no script.
 
+const rgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
 
+/** Both frames of the preview show the payment page at their width, with `name` and its pay button in `color` (the light scheme's). */
+async function expectPreview(page: Page, name: string, color: string) {
+  // expectAccessible leaves the dark scheme on, where the page wears the colour's light variant.
+  await page.emulateMedia({ colorScheme: 'light' });
+  for (const [size, width] of [['phone', 360], ['desktop', 1280]] as const) {
+    const frame = page.frameLocator(`[data-testid="preview-${size}"]`);
+    await expect(frame.getByRole('heading', { name, level: 1 })).toBeVisible();
+    await expect(frame.locator('button[name="action"][value="pay"]')).toHaveCSS('background-color', rgb(color));
+    expect(await frame.locator('html').evaluate(() => window.innerWidth)).toBe(width);
+  }
+}
 
 test('the home shows the day’s payment in its figures and chart, settings change the brand; both pass axe', async ({ page }) => {
-  test.setTimeout(150_000);
+  // The settings page's axe passes reach into its two preview frames: about 30 s each at a load of 15.
+  test.setTimeout(240_000);
   const { service, stop } = await startService();
   const scripts: string[] = [];
   page.on('request', (r) => r.resourceType() === 'script' && r.url().includes('/dashboard/') && scripts.push(r.url()));
@@ -46,16 +60,24 @@ test('the home shows the day’s payment in its figures and chart, settings chan
     await page.getByRole('link', { name: 'Settings' }).click();
     await expect(page.getByRole('heading', { name: 'Settings', level: 1 })).toBeVisible();
     await page.getByLabel('Business name').fill('Lamp Works');
-    await page.getByLabel('Brand colour').fill('#0f766e');
-    await page.getByRole('button', { name: 'Save' }).click();
+    // A colour chosen with the picker: "Preview" shows it on the payment page itself, at a
+    // phone's and a desktop's width, and its contrast in words, before anything is saved.
+    await page.getByLabel('Brand colour picker').fill('#0f766e');
+    await page.getByRole('button', { name: 'Preview', exact: true }).click();
+    await expect(page.getByRole('status')).toContainText('nothing is saved until you press Save');
+    expect((await service.api('GET', '/environment/branding/')).body).toMatchObject({ display_name: null, brand_color: null });
+    await expectPreview(page, 'Lamp Works', '#0f766e');
+    await expect(page.getByTestId('brand_color-contrast')).toHaveText('The pay button writes light text on #0f766e: contrast 5.47:1 (4.5:1 needed). Your colour is kept.');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect(page.getByText('Settings saved.')).toBeVisible();
-    await expect(page.getByTestId('brand-preview')).toHaveAttribute('aria-label', /Lamp Works.*#0f766e/);
+    expect((await service.api('GET', '/environment/branding/')).body).toMatchObject({ display_name: 'Lamp Works', brand_color: '#0f766e' });
+    await expectPreview(page, 'Lamp Works', '#0f766e');
     await expectAccessible(page);
     // A colour that is not one: the form says so, in place.
-    await page.getByLabel('Accent colour').fill('yellow');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByLabel('Accent colour', { exact: true }).fill('yellow');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect(page.getByTestId('error-accent_color')).toBeVisible();
-    await expect(page.getByLabel('Accent colour')).toHaveAttribute('aria-invalid', 'true');
+    await expect(page.getByLabel('Accent colour', { exact: true })).toHaveAttribute('aria-invalid', 'true');
     await expectAccessible(page);
 
     // The payment page shows the new name.

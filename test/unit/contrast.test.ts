@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { contrast, readableBrandColor } from '../../server/domain/contrast';
+import { bandContrast, buttonContrast, contrast, readableBrandColor } from '../../server/domain/contrast';
 
 // The brand colour rule: whatever a merchant sends, the pay button's text and the links
 // reach WCAG AA (4.5:1) in both themes; the button keeps the colour as sent whenever white or
@@ -45,5 +45,35 @@ describe('readableBrandColor', () => {
     const grey = readableBrandColor('#7f7f7f');
     expect(grey).toMatchObject({ onButton: '#ffffff', adjustedFrom: 4 });
     expect(grey.button).not.toBe('#7f7f7f');
+  });
+});
+
+// What the dashboard's settings say beside a colour (colour-field.tsx), figures checked by hand
+// with WCAG's formula: #ffdd00 with #161a22 12.94:1, #1d4ed8 with white 6.70:1, #7f7f7f with
+// white 4.00:1 and with #161a22 4.35:1 (neither reaches 4.5:1), #ffdd00 on white 1.35:1.
+describe('buttonContrast and bandContrast', () => {
+  it('names the text the button takes (dark first on a light colour), its contrast rounded down, and the colour a mid-tone is darkened to', () => {
+    expect(buttonContrast('#FFDD00')).toEqual({ text: 'dark', ratio: 12.94, darkenedTo: null });
+    expect(buttonContrast('#1d4ed8')).toEqual({ text: 'light', ratio: 6.7, darkenedTo: null });
+    const grey = buttonContrast('#7f7f7f');
+    expect(grey.text).toBe('light');
+    expect(grey.darkenedTo).toBe(readableBrandColor('#7f7f7f').button);
+    expect(grey.darkenedTo).not.toBe('#7f7f7f');
+    expect(grey.ratio).toBeGreaterThanOrEqual(4.5);
+    expect(bandContrast('#ffdd00')).toBe(1.34);
+    expect(bandContrast('#000000')).toBe(21);
+  });
+
+  it('never states a ratio above what the button really has, and never one under 4.5:1', () => {
+    fc.assert(
+      fc.property(hex, (color) => {
+        const said = buttonContrast(color);
+        const { button, onButton } = readableBrandColor(color);
+        expect(said.ratio).toBeLessThanOrEqual(contrast(button, onButton));
+        expect(said.ratio).toBeGreaterThanOrEqual(4.5);
+        expect(said.darkenedTo === null).toBe(button === color);
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

@@ -159,6 +159,14 @@ export function renderStaticPage(o: { language: Language; title: string; assets:
   return shell({ language: o.language, title: o.title, styles: o.assets.styles, body: renderToString(o.body), embed: o.embed, tail: '' });
 }
 
+/** The screen as a picture, without its state or scripts (nothing on it can pay): the dashboard's preview of a brand. */
+export function renderScreenPreview({ view, assets }: { view: CheckoutView; assets: DocumentAssets }): string {
+  const i18n = getTranslator(view.language);
+  const body = renderToString(<CheckoutScreen model={createCheckoutModel(view)} i18n={i18n} parts={SERVER_PARTS} />);
+  const styles = view.brand?.stylesheet ? [...assets.styles, view.brand.stylesheet] : assets.styles;
+  return shell({ language: view.language, title: i18n.t('page.title', { merchant: view.merchantName }), styles, body, embed: false, tail: '' });
+}
+
 export const renderNotFound = (options: RenderNotFoundOptions): string => renderMessage(options, 'notFound');
 
 export interface ViteManifestEntry {
