@@ -17,7 +17,10 @@ import { attentionOf, quarterFigures } from '../../server/store/dashboard-figure
 import type { Db } from '../../server/store/db';
 import { listDeliveries } from '../../server/store/delivery-list';
 import { listEvents } from '../../server/store/events';
-import { countTransactions } from '../../server/store/overview';
+import { countTransactions, currenciesInUse } from '../../server/store/overview';
+import { payoutSettingsOf } from '../../server/store/merchant-payouts';
+import { oldestUnsentFile } from '../../server/store/payout-files';
+import { listApiKeys } from '../../server/store/api-keys';
 import { paymentFactsOf } from '../../server/store/payment-list';
 import { paymentSummaryFacts } from '../../server/store/payment-summary';
 import { paymentTimelineFacts } from '../../server/store/payment-timeline';
@@ -31,8 +34,9 @@ import { listTransactions } from '../../server/store/transactions';
 // is shared: a minimum is what the work costs), with the slowest statement of each.
 //   npx tsx test/bench/dashboard-queries.ts DIR [--stats=none|optimize|analyze] [--limit=N] [--plans] [--only=NAME,…]
 //   npx tsx test/bench/dashboard-queries.ts DIR --pg=URL     (URL's search_path at the seeded schema)
-// --stats: SQLite's statistics on the copy first: none (as the service had them), `PRAGMA
-// optimize` as the service now runs it (server/store/sqlite-statistics.ts), or a full `ANALYZE`.
+// --stats: SQLite's statistics on the copy first: none (those the file has: none in a shop
+// seeded before the statistics job), `PRAGMA optimize` as that job runs it
+// (server/store/statistics.ts), or a full `ANALYZE`.
 // --limit: the `analysis_limit` of --stats=optimize (0: none). --plans prints each statement's plan (EXPLAIN QUERY PLAN / EXPLAIN).
 
 const RUNS = 7;
@@ -46,7 +50,9 @@ const plans = args.includes('--plans');
 const limit = Number(flag('limit') ?? 0);
 
 const statements: { sql: string; parameters: readonly unknown[]; ms: number }[] = [];
-const log = (e: LogEvent) => statements.push({ sql: e.query.sql, parameters: e.query.parameters, ms: e.queryDurationMillis });
+const log = (e: LogEvent) => {
+  statements.push({ sql: e.query.sql, parameters: e.query.parameters, ms: e.queryDurationMillis });
+};
 
 let db: Db;
 let close: () => Promise<void>;
@@ -94,6 +100,7 @@ const PAGES: [string, () => Promise<unknown>][] = [
   ['home: count', () => countTransactions(db, env)],
   ['home: quarterFigures', () => quarterFigures(db, env, figureDays(now, tz).since)],
   ['home: attentionOf', () => attentionOf(db, env, now)],
+  ['home: set-up gaps', () => Promise.all([currenciesInUse(db, env, now), payoutSettingsOf(db, env), oldestUnsentFile(db, env), listApiKeys(db, env)])],
   ['payments, first page', () => list({})],
   ['payments, status refunded in part', () => list({ status: 'partially_refunded' })],
   ['payments, page 50', () => list({ page: '50' })],
