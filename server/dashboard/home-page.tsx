@@ -22,9 +22,15 @@ const DATE_EVERY = 7;
 /** Roughly the width of one character of a value label, to know whether it fits inside its bar. */
 const CHAR_W = 6;
 
+/** Each language's day format, made once: the chart and its table write some 60 days. */
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
 /** A calendar day of the shop's (`YYYY-MM-DD`) as this language writes it, without a time. */
-const dayLabel = (text: DashboardText, day: string) =>
-  new Intl.DateTimeFormat(text.lang, { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
+function dayLabel(text: DashboardText, day: string): string {
+  let format = dayFormats.get(text.lang);
+  if (!format) dayFormats.set(text.lang, (format = new Intl.DateTimeFormat(text.lang, { day: 'numeric', month: 'short', timeZone: 'UTC' })));
+  return format.format(new Date(`${day}T00:00:00Z`));
+}
 
 /** The axis's top: the smallest 1, 2 or 5 × 10ⁿ minor units at or above the highest day. */
 export function axisTop(highest: number): number {

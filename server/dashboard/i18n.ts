@@ -50,6 +50,7 @@ export function dashboardText(language: Language, timeZone: string = DEFAULT_TIM
   // To the minute (a list's time then fits one line), the zone named as the language writes it
   // ("UTC", "GMT+1", "CET"); the API's timestamps carry the milliseconds.
   const format = new Intl.DateTimeFormat(lng, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short', timeZone });
+  const moneyFormats = new Map<string, Intl.NumberFormat>();
   text = {
     language,
     lang: htmlLang(language),
@@ -59,7 +60,11 @@ export function dashboardText(language: Language, timeZone: string = DEFAULT_TIM
     dateTime: (iso) => format.format(new Date(iso)),
     money: (units, currency) => {
       const exponent = exponentOf(currency);
-      return new Intl.NumberFormat(lng, { style: 'currency', currency, minimumFractionDigits: exponent, maximumFractionDigits: exponent }).format(unitsToNumber(units, exponent));
+      // One formatter per currency, kept with the text: making one costs far more than using
+      // it, and the home's table and chart format some 200 amounts (docs/performance.md).
+      let money = moneyFormats.get(currency);
+      if (!money) moneyFormats.set(currency, (money = new Intl.NumberFormat(lng, { style: 'currency', currency, minimumFractionDigits: exponent, maximumFractionDigits: exponent })));
+      return money.format(unitsToNumber(units, exponent));
     },
   };
   cache.set(key, text);

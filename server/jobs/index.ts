@@ -23,6 +23,7 @@ export { JOB_NAMES };
 import { purgeOld } from './retention';
 import { remindTrials } from './trial-reminders';
 import { mailFailingEndpoints } from './endpoint-failing';
+import { refreshStatistics } from '../store/statistics';
 
 // Every background job of the service, registered here and nowhere else. Order matters
 // only to runAll (tests): what expires or is reconciled in a round is delivered in it.
@@ -76,6 +77,8 @@ export function serviceJobs(deps: Deps): Job[] {
     // Buckets full again are as good as absent: forgotten, so the table holds only recent callers.
     { name: JOB_NAMES.rateLimits, periodMs: 60_000, batch: 1000, run: ({ now }) => deps.limiter.sweep(now(), 1000) },
     { name: JOB_NAMES.retention, periodMs: 5 * 60_000, batch: 500, run: (round) => purgeOld(scopedDeps(deps, round), round.now(), 500) },
+    // SQLite's planner statistics, at start and hourly (store/statistics.ts): the dashboard's plans depend on them.
+    { name: JOB_NAMES.statistics, periodMs: 60 * 60_000, run: () => refreshStatistics(deps.database).then(() => 0) },
   ];
   // JOB_PERIODS: the operator's periods, where given, instead of these.
   return jobs.map((job) => ({ ...job, periodMs: deps.config.jobPeriods[job.name] ?? job.periodMs }));

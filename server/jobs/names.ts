@@ -24,4 +24,5 @@ export const JOB_NAMES = {
   processorDisputes: 'processor-disputes',
   processorSweep: 'processor-sweep',
   endpointFailing: 'endpoint-failing',
+  statistics: 'statistics',
 } as const;

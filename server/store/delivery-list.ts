@@ -5,14 +5,16 @@ import type { DeliveryAttemptRow, EventDeliveryRow, EventRow } from './schema';
 // The dashboard's webhook deliveries: one row for each place an event was sent (a webhook
 // endpoint or a transaction's notify_url) with its last attempt's answer, newest event
 // first. An event that had nowhere to go is not a delivery: the Events page lists it.
-// Read through the events' environment index, then the deliveries' event index.
+// Read through the events' environment index, then the deliveries' event index; counted by
+// the deliveries' environment index (migration 128).
 
 export type ListedDelivery = Pick<EventDeliveryRow, 'id' | 'event_id' | 'endpoint_id' | 'url' | 'delivery_status' | 'attempt_count'> &
   Pick<EventRow, 'type' | 'created_at'> & { last: Pick<DeliveryAttemptRow, 'status_code' | 'error' | 'duration_ms'> | null };
 
 export async function listDeliveries(db: Db, environmentId: string, page: Page): Promise<{ count: number; rows: ListedDelivery[] }> {
   const query = db.selectFrom('events as e').innerJoin('event_deliveries as d', 'd.event_id', 'e.id').where('e.environment_id', '=', environmentId);
-  const { n } = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  // A delivery has its event's environment: counted by the deliveries' own environment index.
+  const { n } = await db.selectFrom('event_deliveries').where('environment_id', '=', environmentId).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   const rows = await query
     .select(['d.id', 'd.event_id', 'd.endpoint_id', 'd.url', 'd.delivery_status', 'd.attempt_count', 'e.type', 'e.created_at'])
     .orderBy('e.id', 'desc')

@@ -171,14 +171,17 @@ export function matchesSearch(eb: TxWhere, environmentId: string, q: SearchTerms
       .innerJoin('clients', 'clients.id', 'wallets.client_id')
       .select('wallets.id')
       .where('wallets.environment_id', '=', environmentId)
-      .where(contains(sql.ref('clients.email'), q.email))
-      .where((w) =>
-        w.or([
-          sql<boolean>`${sql.ref('transactions.source')} like ('%"wallet_id":"' || ${sql.ref('wallets.id')} || '"%')`,
-          sql<boolean>`${sql.ref('transactions.destination')} like ('%"wallet_id":"' || ${sql.ref('wallets.id')} || '"%')`,
-        ]),
-      );
-    either.push(eb.exists(wallets));
+      .where(contains(sql.ref('clients.email'), q.email));
+    const named = wallets.where((w) =>
+      w.or([
+        sql<boolean>`${sql.ref('transactions.source')} like ('%"wallet_id":"' || ${sql.ref('wallets.id')} || '"%')`,
+        sql<boolean>`${sql.ref('transactions.destination')} like ('%"wallet_id":"' || ${sql.ref('wallets.id')} || '"%')`,
+      ]),
+    );
+    // The first test does not depend on the row: both engines run it once, and when no
+    // client's email matches (most searches) they skip the second, which runs per transaction
+    // (on PostgreSQL, 70 of a 94 ms count at 10,000 payments; docs/performance.md).
+    either.push(eb.and([eb.exists(wallets), eb.exists(named)]));
   }
   for (const { units, currencies } of q.amounts) {
     either.push(
