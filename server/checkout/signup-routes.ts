@@ -133,7 +133,8 @@ async function signUp(ctx: CheckoutContext, res: Response, page: Page, input: Pa
   if (stored.kind === 'in_flight') return result(ctx, res, page, 'error.saveChecking');
   if (stored.kind !== 'stored' && stored.kind !== 'declined') {
     // The gateway surely saved nothing (or the save's record needs a person): the customer may try again.
-    return show(ctx, res, page, 200, { chosenGateway: gateway.id, error: { message: 'error.gatewayFailed', fields: {} } });
+    // In the save page's words: a sign-up charges nothing, so "the payment could not be made" would mislead.
+    return show(ctx, res, page, 200, { chosenGateway: gateway.id, error: { message: 'error.saveFailed', fields: {} } });
   }
   if (stored.kind === 'declined') {
     const message = stored.reason === 'insufficient_funds' ? 'error.insufficientFunds' : 'error.declined';

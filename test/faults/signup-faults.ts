@@ -117,7 +117,7 @@ async function toldBy(answer: Response | null, token: string, stripeUrl: string)
   // The page's alert (the page also carries every message for its script: only the alert says what is shown).
   const alert = /<p class="alert__text">([^<]*)<\/p>/.exec(html)?.[1]?.replace(/&#(x?)([0-9a-f]+);/gi, (_, hex: string, n: string) => String.fromCodePoint(parseInt(n, hex ? 16 : 10)));
   if (answer.status === 200 && alert === MESSAGES['error.saveChecking']) return 'checking';
-  if (answer.status === 200 && alert === MESSAGES['error.gatewayFailed']) return 'failed';
+  if (answer.status === 200 && alert === MESSAGES['error.saveFailed']) return 'failed';
   throw new Error(`unexpected answer ${answer.status} ${location} ${alert ?? html.slice(0, 200)}`);
 }
 
