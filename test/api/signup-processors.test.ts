@@ -413,6 +413,12 @@ describe.each(ENGINES)('the sign-up page with Redsys on %s', (engine) => {
     expect(early.status).toBe(200);
     expect(await early.text()).toContain('We are still checking your card with the provider.');
     expect(await subscriptionOf(sub.id)).toMatchObject({ status: 'waiting', authorization: null });
+    // One card at a time: while only Redsys's notification can say whether it saved the card, the page takes no other (with and without JavaScript).
+    const card = await waitingFor(sub.id);
+    expect((await postSignup(t.url, sub.token, REDSYS_CARD_ID)).headers.get('location')).toBe(`/pay/${sub.token}/?result=error.saveChecking`);
+    const screen = await screenPost(t.url, sub.token, `/pay/${sub.token}/`, { action: 'pay', gateway: REDSYS_CARD_ID, fields: { customer_email: EMAIL } });
+    expect(screen).toMatchObject({ status: 200, body: { outcome: 'view', view: { error: { message: 'error.saveChecking' } } } });
+    expect(await waitingFor(sub.id)).toBe(card);
 
     const note = double.notifications.at(-1)!.fields;
     const posted = await Promise.all([notify(note), notify(note)]);
