@@ -116,8 +116,9 @@ async function signUp(ctx: CheckoutContext, res: Response, page: Page, input: Pa
   if (Object.keys(fieldErrors).length) {
     return show(ctx, res, page, 400, { chosenGateway: gateway.id, error: { message: 'error.fieldsInvalid', fields: fieldErrors } });
   }
-  // One card at a time: a card whose saving is still unknown may yet start this sign-up (reconciliation).
+  // One card at a time: a card whose saving is still unknown may yet start this sign-up (reconciliation, or the processor's notification).
   if (page.row.signup_authorization_id && (await storeInDoubt(db, page.row.signup_authorization_id))) return result(ctx, res, page, 'error.saveChecking');
+  if (await awaitingNotification(ctx, page)) return result(ctx, res, page, 'error.saveChecking');
   const customerEmail = email?.trim() || null;
   const stored = await storeCard(deps, { environmentId: page.row.environment_id, gateway, ...cardSource(gateway, page, base, cardFields), notifyUrl: null, authenticate: true });
   if (stored.kind === 'challenge') {
@@ -133,7 +134,8 @@ async function signUp(ctx: CheckoutContext, res: Response, page: Page, input: Pa
   if (stored.kind === 'in_flight') return result(ctx, res, page, 'error.saveChecking');
   if (stored.kind !== 'stored' && stored.kind !== 'declined') {
     // The gateway surely saved nothing (or the save's record needs a person): the customer may try again.
-    return show(ctx, res, page, 200, { chosenGateway: gateway.id, error: { message: 'error.gatewayFailed', fields: {} } });
+    // In the save page's words: a sign-up charges nothing, so "the payment could not be made" would mislead.
+    return show(ctx, res, page, 200, { chosenGateway: gateway.id, error: { message: 'error.saveFailed', fields: {} } });
   }
   if (stored.kind === 'declined') {
     const message = stored.reason === 'insufficient_funds' ? 'error.insufficientFunds' : 'error.declined';
@@ -168,6 +170,16 @@ async function openChallenge(ctx: CheckoutContext, page: Page): Promise<Authoriz
   if (Date.parse(authorization.challenge_expires_at ?? '') > ctx.deps.now().getTime()) return authorization;
   await answerStoreChallenge(scopedDeps(ctx.deps, page), { authorization, answer: 'abandoned' });
   return null;
+}
+
+/**
+ * Whether the card this sign-up waits for was given on a processor's page that only its
+ * notification can answer (Redsys: nothing can be asked): until the challenge lapses the
+ * card may be saved at any moment, so no other card is taken.
+ */
+async function awaitingNotification(ctx: CheckoutContext, page: Page): Promise<boolean> {
+  const authorization = await openChallenge(ctx, page);
+  return authorization !== null && !page.gateways.find(authorization.gateway_id)?.resume;
 }
 
 /** The issuer's challenge of the card given here: its page (without JavaScript) and its answer (both ways). */

@@ -203,6 +203,8 @@ export interface LookupInput extends CallContext {
    * process that did not send the action, one started after a crash, can read it back there.
    */
   payment?: string;
+  /** With `payment`: the action's amount, integer minor units (a processor that shows an order's operations by amount can tell whether it made this one). */
+  amount?: number;
 }
 
 /** What `store` is given. */

@@ -66,13 +66,13 @@ async function toAttention(deps: PaymentDeps, call: GatewayCall, why: string): P
   }
 }
 
-/** What a lookup of a call is given: our reference, its kind and, when known, the processor's id (and an action's payment). */
+/** What a lookup of a call is given: our reference, its kind and, when known, the processor's id (and an action's payment and amount). */
 export const lookupInput = (call: GatewayCall, signal: AbortSignal, payment: string | null = null): LookupInput => ({
   reference: call.reference,
   signal,
   kind: call.kind,
   ...(call.processor_id ? { processorId: call.processor_id } : {}),
-  ...(payment ? { payment } : {}),
+  ...(payment ? { payment, amount: call.amount } : {}),
 });
 
 const ACTIONS: ReadonlySet<GatewayCallKind> = new Set(['capture', 'refund', 'void']);

@@ -216,6 +216,14 @@ describe('Redsys connector: confirmations, cancellations, refunds', () => {
     expect([refundsOf(lost.order).length, refundsOf(failed.order).length]).toEqual([1, 1]);
     const [forgetful] = redsysGateways(settings('1', true));
     await expect(forgetful.lookup!({ reference: lost.refund.reference, signal, kind: 'refund' })).rejects.toThrow(RedsysUnknownOutcome);
+    // Nothing kept, but the order can be asked: a refund of that amount there cannot be told from ours (attention); none there, ours was not made.
+    const { payment } = lost.refund;
+    await expect(forgetful.lookup!({ reference: lost.refund.reference, signal, kind: 'refund', payment, amount: 1000 })).rejects.toThrow(RedsysUnknownOutcome);
+    expect(await forgetful.lookup!({ reference: reference(), signal, kind: 'refund', payment, amount: 400 })).toEqual({ status: 'not_found' });
+    expect(await forgetful.lookup!({ reference: reference(), signal, kind: 'capture', payment, amount: 1000 })).toEqual({ status: 'not_found' });
+    // Without the query service nothing can be asked.
+    const [noQuery] = redsysGateways(settings('2', false));
+    await expect(noQuery.lookup!({ reference: reference(), signal, kind: 'refund', payment, amount: 400 })).rejects.toThrow(RedsysUnknownOutcome);
   });
 
   it('sends nothing when what it would send cannot be kept first', async () => {

@@ -257,6 +257,30 @@ describe.each(ENGINES)('the sign-up page with Stripe on %s', (engine) => {
     expect(await waitingFor(sub.id)).not.toBe(pending);
   });
 
+  it('Stripe refusing the Checkout Session’s creation: the page says the card could not be saved (nothing is charged on a sign-up), with JavaScript and without; the next try signs up', async () => {
+    const sub = await signup(api());
+    const SESSIONS = { method: 'POST' as const, path: /^\/v1\/checkout\/sessions$/ };
+    const saveFailed = 'The card could not be saved. Nothing was charged. Please try again.';
+    shop.double.refuseNext(SESSIONS);
+    const form = await fetch(`${url()}/pay/${sub.token}/`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': FORM, origin: url() },
+      body: new URLSearchParams({ action: 'pay', gateway: STRIPE_CARD_ID, customer_email: EMAIL, csrf: await pageCsrf(url(), sub.token) }),
+    });
+    expect(form.status).toBe(200);
+    expect(/<p class="alert__text">([^<]*)<\/p>/.exec(await form.text())?.[1]).toBe(saveFailed);
+    shop.double.refuseNext(SESSIONS);
+    const screen = await screenPost(url(), sub.token, `/pay/${sub.token}/`, { action: 'pay', gateway: STRIPE_CARD_ID, fields: { customer_email: EMAIL } });
+    expect(screen).toMatchObject({ status: 200, body: { outcome: 'view', view: { error: { message: 'error.saveFailed' } } } });
+    expect(shop.double.requests.filter((r) => r.path === '/v1/checkout/sessions' && r.method === 'POST').map((r) => r.status).slice(-2)).toEqual([400, 400]);
+    expect(await subscriptionOf(sub.id)).toMatchObject({ status: 'waiting', authorization: null, payment_url: `${url()}/pay/${sub.token}/` });
+
+    const saved = await back(await onCheckout(await toCheckout(sub.token), 'pay'));
+    expect(saved.headers.get('location')!.startsWith(`${RETURN}?`)).toBe(true);
+    await startedOnce(sub.id, await waitingFor(sub.id));
+  });
+
   it('the return and reconciliation both reading the saved card at once: one authorization, one start, one charge', async () => {
     const sub = await signup(api());
     const checkout = await toCheckout(sub.token);
@@ -389,6 +413,12 @@ describe.each(ENGINES)('the sign-up page with Redsys on %s', (engine) => {
     expect(early.status).toBe(200);
     expect(await early.text()).toContain('We are still checking your card with the provider.');
     expect(await subscriptionOf(sub.id)).toMatchObject({ status: 'waiting', authorization: null });
+    // One card at a time: while only Redsys's notification can say whether it saved the card, the page takes no other (with and without JavaScript).
+    const card = await waitingFor(sub.id);
+    expect((await postSignup(t.url, sub.token, REDSYS_CARD_ID)).headers.get('location')).toBe(`/pay/${sub.token}/?result=error.saveChecking`);
+    const screen = await screenPost(t.url, sub.token, `/pay/${sub.token}/`, { action: 'pay', gateway: REDSYS_CARD_ID, fields: { customer_email: EMAIL } });
+    expect(screen).toMatchObject({ status: 200, body: { outcome: 'view', view: { error: { message: 'error.saveChecking' } } } });
+    expect(await waitingFor(sub.id)).toBe(card);
 
     const note = double.notifications.at(-1)!.fields;
     const posted = await Promise.all([notify(note), notify(note)]);

@@ -54,6 +54,26 @@ export async function expectNoViolationsLightAndDark(page: Page, include?: strin
   await page.emulateMedia({ colorScheme: 'light' });
 }
 
+/**
+ * The same for a page open in a context without JavaScript, where axe (which runs inside the
+ * page) cannot: the document as that page parsed it is served again at its URL, its scripts
+ * taken out, to a page of a context with scripts and the same viewport, and checked there.
+ * The markup is the same (the pages have no <noscript>), and so are its styles.
+ */
+export async function expectNoViolationsWithoutScript(page: Page) {
+  const html = (await page.content()).replace(/<script\b[\s\S]*?<\/script>/gi, '');
+  const context = await page.context().browser()!.newContext({ viewport: page.viewportSize(), javaScriptEnabled: true });
+  try {
+    const copy = await context.newPage();
+    await copy.route(page.url(), (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }));
+    await copy.goto(page.url());
+    expect(await copy.locator('script').count()).toBe(0);
+    await expectNoViolationsLightAndDark(copy);
+  } finally {
+    await context.close();
+  }
+}
+
 /** axe runs inside the page, so only where scripts may run; without them the markup is the same. */
 export async function expectAccessible(page: Page, javaScriptEnabled: boolean) {
   if (javaScriptEnabled) await expectNoAxeViolations(page);

@@ -23,6 +23,11 @@ import { type ProcessorShop, SETTLE_WINDOW_MS, useProcessorShop } from './proces
 
 export const ACTION_FAULTS = ['kill-before', 'kill-during', 'kill-after', 'lose', 'fail-after', 'refuse'] as const;
 export type ActionFault = (typeof ACTION_FAULTS)[number];
+/**
+ * Redsys only: SIGKILL after the action's reservation, while the query service holds the
+ * count taken before sending (so before the count is kept, and before the operation is sent).
+ */
+export type CountingFault = 'kill-counting';
 const POLL = { timeout: 60_000, interval: 250 };
 
 /** A refund takes 5.00 of a captured 17.00; a capture or a void takes all of a held 17.00. */
@@ -42,7 +47,7 @@ export interface Expected {
 }
 
 /** What each fault leaves, unless the processor says otherwise (`expect` of the matrix's caller). */
-export const expectedOf = (fault: ActionFault): Expected => ({ acted: !['kill-before', 'refuse'].includes(fault), attention: false });
+export const expectedOf = (fault: ActionFault | CountingFault): Expected => ({ acted: !['kill-before', 'kill-counting', 'refuse'].includes(fault), attention: false });
 
 /**
  * Redsys carries an operation out again when it is sent again, so an unknown one is only
@@ -52,7 +57,7 @@ export const expectedOf = (fault: ActionFault): Expected => ({ acted: !['kill-be
  */
 export const redsysExpected =
   (queryService: boolean) =>
-  (_action: Action, fault: ActionFault): Expected => {
+  (_action: Action, fault: ActionFault | CountingFault): Expected => {
     const unknown = !queryService && ['kill-before', 'kill-during', 'lose', 'fail-after'].includes(fault);
     return { ...expectedOf(fault), attention: unknown };
   };
@@ -84,8 +89,8 @@ export function withProcessor<P extends ProcessorUnderTest>(processor: () => P, 
 export function actionCases(
   { p, shop, forAPerson }: Bench,
   action: Action,
-  faults: readonly ActionFault[] = ACTION_FAULTS,
-  expected: (action: Action, fault: ActionFault) => Expected = (_a, f) => expectedOf(f),
+  faults: readonly (ActionFault | CountingFault)[] = ACTION_FAULTS,
+  expected: (action: Action, fault: ActionFault | CountingFault) => Expected = (_a, f) => expectedOf(f),
 ) {
   describe(`${p.name} ${action}`, () => {
     it.each(faults)('%s', { timeout: 120_000 }, async (fault) => {
@@ -97,8 +102,8 @@ export function actionCases(
       // What the processor tells by notification comes late: the service settles the call by asking it.
       if (fault !== 'kill-after') p.holdNotifications();
 
-      if (fault === 'kill-before' || fault === 'kill-during') {
-        const held = p.hold(action, fault === 'kill-during');
+      if (fault === 'kill-before' || fault === 'kill-during' || fault === 'kill-counting') {
+        const held = fault === 'kill-counting' ? p.holdCount!() : p.hold(action, fault === 'kill-during');
         const answer = act().catch(() => null);
         await held.arrived;
         await shop.kill(async () => {

@@ -49,6 +49,8 @@ export interface ProcessorUnderTest {
   sent(move: Move, handle: string): number;
   /** The next `move` is held before (`acted: false`) or after being carried out. */
   hold(move: Move, acted: boolean): HeldRequest;
+  /** Redsys: the next query (an action's count taken before it is sent) is held, then cut. */
+  holdCount?(): HeldRequest;
   /** The next `move` is carried out and its answer lost: a cut connection, or a 500. */
   lose(move: Move, how: 'cut' | '500'): void;
   /** The next `move` is refused before it is carried out. */
@@ -260,6 +262,7 @@ export function redsysProcessor(terminal: '1' | '2' = '1'): ProcessorUnderTest &
     },
     sent: (move: Move, handle: string) => (move === 'charge' ? chargesSent(handle).length : operationsSent(move, handle)),
     hold: (_move: Move, acted: boolean) => p.double.holdNext('rest', { acted }),
+    holdCount: () => p.double.holdNext('query', { acted: false }),
     lose: (_move: Move, how: 'cut' | '500') => (how === 'cut' ? p.double.loseNext('rest') : p.double.failNext('rest', { acted: true })),
     // Redsys's refusal of an operation it will not carry out (here, the over-refund code; the connector treats every errorCode but SIS0051 alike).
     refuse: () => p.double.refuseNext('SIS0057'),

@@ -73,12 +73,12 @@ export const SIGNUP_EXPECTED: Record<SignupCall, Record<ActionFault, Expected>> 
   },
 };
 
-const POLL = { timeout: 90_000, interval: 250 };
-const MESSAGES = JSON.parse(readFileSync(new URL('../../locales/en.json', import.meta.url), 'utf8')) as Record<string, string>;
+export const POLL = { timeout: 90_000, interval: 250 };
+export const MESSAGES = JSON.parse(readFileSync(new URL('../../locales/en.json', import.meta.url), 'utf8')) as Record<string, string>;
 const FORM = 'application/x-www-form-urlencoded';
-const RETURN = 'https://shop.example/subscribed';
+export const RETURN = 'https://shop.example/subscribed';
 /** The plan's 9.99 EUR, in minor units at Stripe. */
-const PERIOD_MINOR = 999;
+export const PERIOD_MINOR = 999;
 const CALLS = {
   session: { method: 'POST' as const, path: /^\/v1\/checkout\/sessions$/ },
   read: { method: 'GET' as const, path: /^\/v1\/checkout\/sessions\/cs_/ },
@@ -88,7 +88,7 @@ const CALLS = {
 type StripeBench = Bench<ReturnType<typeof stripeProcessor>>;
 
 /** A waiting subscription of a new plan (charged at once, no trial) and its sign-up token. */
-async function newSignup(shop: ProcessorShop): Promise<{ id: string; token: string }> {
+export async function newSignup(shop: ProcessorShop): Promise<{ id: string; token: string }> {
   const plan = await shop.api.post('/plan/', { name: 'Box', amount: 9.99, currency: 'EUR', interval: 'month' });
   expect(plan.status, plan.text).toBe(201);
   const sub = await shop.api.post('/subscription/', { plan: plan.body.id, return_url: RETURN });
@@ -96,13 +96,13 @@ async function newSignup(shop: ProcessorShop): Promise<{ id: string; token: stri
   return { id: sub.body.id, token: /\/pay\/(sub_[^/]+)\//.exec(sub.body.payment_url)![1]! };
 }
 
-/** The sign-up form posted without JavaScript, choosing Stripe's card. */
-async function postSignup(shop: ProcessorShop, token: string): Promise<Response> {
+/** The sign-up form posted without JavaScript, choosing `gateway` (Stripe's card unless told). */
+export async function postSignup(shop: ProcessorShop, token: string, gateway = STRIPE_CARD_ID): Promise<Response> {
   return fetch(`${shop.url}/pay/${token}/`, {
     method: 'POST',
     redirect: 'manual',
     headers: { 'content-type': FORM, origin: shop.url },
-    body: new URLSearchParams({ action: 'pay', gateway: STRIPE_CARD_ID, customer_email: 'ada@example.com', csrf: await pageCsrf(shop.url, token) }),
+    body: new URLSearchParams({ action: 'pay', gateway, customer_email: 'ada@example.com', csrf: await pageCsrf(shop.url, token) }),
   });
 }
 
@@ -114,10 +114,9 @@ async function toldBy(answer: Response | null, token: string, stripeUrl: string)
   if (answer.status === 303 && location === `/pay/${token}/?result=error.saveChecking`) return 'checking';
   if (answer.status === 303 && location.startsWith(`${RETURN}?`)) return 'shop';
   const html = await answer.text();
-  // The page's alert (the page also carries every message for its script: only the alert says what is shown).
-  const alert = /<p class="alert__text">([^<]*)<\/p>/.exec(html)?.[1]?.replace(/&#(x?)([0-9a-f]+);/gi, (_, hex: string, n: string) => String.fromCodePoint(parseInt(n, hex ? 16 : 10)));
+  const alert = alertOf(html);
   if (answer.status === 200 && alert === MESSAGES['error.saveChecking']) return 'checking';
-  if (answer.status === 200 && alert === MESSAGES['error.gatewayFailed']) return 'failed';
+  if (answer.status === 200 && alert === MESSAGES['error.saveFailed']) return 'failed';
   throw new Error(`unexpected answer ${answer.status} ${location} ${alert ?? html.slice(0, 200)}`);
 }
 
@@ -254,4 +253,8 @@ export function signupCases({ p, shop, forAPerson }: StripeBench, calls: readonl
   });
 }
 
-const eventsOf = async (shop: ProcessorShop, type: string, id: string) => (await shop.api.get(`/event/?type=${type}&object_id=${id}`)).body.results;
+export const eventsOf = async (shop: ProcessorShop, type: string, id: string) => (await shop.api.get(`/event/?type=${type}&object_id=${id}`)).body.results;
+
+/** The page's alert, unescaped (the page also carries every message for its script: only the alert says what is shown). */
+export const alertOf = (html: string) =>
+  /<p class="alert__text">([^<]*)<\/p>/.exec(html)?.[1]?.replace(/&#(x?)([0-9a-f]+);/gi, (_, hex: string, n: string) => String.fromCodePoint(parseInt(n, hex ? 16 : 10)));

@@ -191,7 +191,11 @@ export async function startRedsysDouble(options: { terminals?: Terminal[] } = {}
       return void res.socket?.destroy();
     }
     const refusal = entry.service === 'rest' ? refusals.shift() : undefined;
-    if (refusal) throw new RedsysError(refusal, 'refused before it was carried out (the double’s refuseNext)');
+    if (refusal) {
+      // Logged as it came, though never carried out.
+      entry.params = readSigned(terminals, JSON.parse(body) as Record<string, unknown>, 'rest').params;
+      throw new RedsysError(refusal, 'refused before it was carried out (the double’s refuseNext)');
+    }
     let answer: { status: number; type: string; body: string } | null = null;
     if (entry.service === 'page') await page(body, res, entry);
     else if (entry.service === 'decide') await decide(body, res, entry);

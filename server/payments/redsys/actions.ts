@@ -29,7 +29,7 @@ export const OPERATION_TYPES = { capture: '2', refund: '3', void: '9' } as const
 const notActed = (reason: string): NotActed => ({ outcome: 'not_acted', reason });
 
 /** How many approved operations of this type and amount Redsys shows on the order. */
-async function approvedCount(ctx: RedsysContext, sent: Pick<ActionSent, 'order' | 'type' | 'amount'>, signal: AbortSignal): Promise<number> {
+export async function approvedCount(ctx: RedsysContext, sent: Pick<ActionSent, 'order' | 'type' | 'amount'>, signal: AbortSignal): Promise<number> {
   const operations = await queryOperations(ctx, sent.order, sent.type, signal);
   return operations.filter((op) => Number(op.Ds_Amount) === sent.amount && operationApproved(sent.type, op.Ds_Response)).length;
 }

@@ -1,19 +1,20 @@
 import type { LookupInput, LookupResult } from '../gateway';
 import { cardOf, checkAnswer, RedsysUnknownOutcome } from './answers';
-import { lookupOperation } from './actions';
+import { approvedCount, lookupOperation, OPERATION_TYPES } from './actions';
 import { paymentMeaning } from './codes';
 import type { RedsysContext } from './context';
 import { orderNumber } from './order';
 import { queryOperations } from './query';
-import { paymentRef } from './references';
+import { paymentRef, readPaymentRef } from './references';
 
 // What Redsys did for one of our references, through the query service. A payment's order
 // is the call's processor id, or derived again from the reference (order.ts), so a payment
 // can be looked up after a restart too; what this process sent (amount, currency) checks
 // the answer when it is known. An operation (capture, refund, void) needs what was sent
 // before it (actions.ts), kept in memory and by `ctx.operations` (after a restart, the
-// database's): without it an earlier one of the same amount could be taken for it, so it
-// throws and the reconciliation sends it to `attention`.
+// database's); without it (its process died before keeping it) the order's operations of
+// its type and amount are counted: none, it was not made; some, an earlier one of the same
+// amount could be taken for it, so it throws and the reconciliation sends it to `attention`.
 
 async function lookupPayment(ctx: RedsysContext, input: LookupInput): Promise<LookupResult> {
   const sent = ctx.sent.get(input.reference);
@@ -38,6 +39,22 @@ async function lookupPayment(ctx: RedsysContext, input: LookupInput): Promise<Lo
   return { status: 'not_found' };
 }
 
+/**
+ * An operation with no count kept from before it was sent (its process died between the
+ * reservation and keeping the count, so it was most likely never sent): the order is asked.
+ * No approved operation of its type and amount there: not made. One or more: an earlier
+ * one of the same amount cannot be told from it, so it stays for a person.
+ */
+async function lookupUncounted(ctx: RedsysContext, kind: 'capture' | 'refund' | 'void', input: LookupInput): Promise<LookupResult> {
+  const ref = input.payment ? readPaymentRef(input.payment) : null;
+  if (!ctx.settings.query_service || !ref || input.amount === undefined) {
+    throw new RedsysUnknownOutcome(`no count taken before sending the ${kind} ${input.reference} is kept, and Redsys cannot be asked about it: attention`);
+  }
+  const shown = await approvedCount(ctx, { order: ref.order, type: OPERATION_TYPES[kind], amount: input.amount }, input.signal);
+  if (shown === 0) return { status: 'not_found' };
+  throw new RedsysUnknownOutcome(`no count taken before sending the ${kind} ${input.reference} is kept, and Redsys shows ${shown} of its amount on order ${ref.order}: an earlier one cannot be told apart (attention)`);
+}
+
 export async function lookup(ctx: RedsysContext, input: LookupInput): Promise<LookupResult> {
   const sent = ctx.sent.get(input.reference);
   if (sent?.kind === 'capture' || sent?.kind === 'refund' || sent?.kind === 'void') return lookupOperation(ctx, input.reference, sent, input.signal);
@@ -46,7 +63,7 @@ export async function lookup(ctx: RedsysContext, input: LookupInput): Promise<Lo
   if (kind === 'capture' || kind === 'refund' || kind === 'void') {
     const kept = await ctx.operations.recall(input.reference);
     if (kept?.kind === kind) return lookupOperation(ctx, input.reference, kept, input.signal);
-    throw new RedsysUnknownOutcome(`no count taken before sending the ${kind} ${input.reference} is kept: without it an earlier operation of the same amount cannot be told apart (attention)`);
+    return lookupUncounted(ctx, kind, input);
   }
   return lookupPayment(ctx, input);
 }
