@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request, Response } from 'express';
 import type { Gateway } from '../payments/gateway';
 import { type Checked, storedRedirect } from '../payments/redirect';
@@ -77,6 +78,24 @@ export type StoreReturn =
   /** Answered already by another return, or left: the page shows where it stands. */
   | { kind: 'page' };
 
+/** How long a return waits for another request's read of the same store (about 3 s). */
+const READ_POLLS = 30;
+const READ_POLL_MS = 100;
+
+/**
+ * Whether the store is still unsettled after a short wait. A read by another request of
+ * this moment (the return loaded twice) settles within it, and this return then shows where
+ * things stand rather than "being checked"; a read left by a process that died stays in
+ * doubt until reconciliation.
+ */
+async function stillInDoubt(ctx: CheckoutContext, authorizationId: string): Promise<boolean> {
+  for (let poll = 0; poll < READ_POLLS; poll++) {
+    if (!(await storeInDoubt(ctx.db, authorizationId))) return false;
+    await sleep(READ_POLL_MS);
+  }
+  return true;
+}
+
 /** What the store `call` of `authorization` came to, once the customer is back from the processor's page. */
 export async function readStoreReturn(ctx: CheckoutContext, req: Request, page: HostedPage<Found>, authorization: AuthorizationRow, call: GatewayCall): Promise<StoreReturn> {
   const waiting = authorization.status === 'requires_action' && call.processor_id !== null && authorization.gateway_challenge === call.processor_id;
@@ -88,7 +107,7 @@ export async function readStoreReturn(ctx: CheckoutContext, req: Request, page: 
     return authorization.status === 'pending' || authorization.status === 'failed' ? { kind: 'not_stored', message: 'error.saveDeclined' } : { kind: 'page' };
   }
   // Its resumed store in doubt (the service died reading it): the card may be saved, and reconciliation will tell.
-  if (!waiting) return (await storeInDoubt(ctx.db, authorization.id)) ? { kind: 'checking' } : { kind: 'page' };
+  if (!waiting) return (await stillInDoubt(ctx, authorization.id)) ? { kind: 'checking' } : { kind: 'page' };
   const outcome = await answerStoreChallenge(scopedDeps(ctx.deps, req), { authorization, answer: 'completed' });
   if (outcome.kind === 'stored') return outcome;
   // The processor keeps a customer whose card it declines on its page: back without a card saved, they left it.
