@@ -46,8 +46,14 @@ describe.each(ENGINES)('a payment page summary on %s', (engine) => {
     let summary = await summaryOf(transaction.id);
     expect([dd(summary, 'fees'), dd(summary, 'net')]).toEqual(['€0.85', '€39.15']);
     expect(dd(summary, 'receipt')).toBe(`Waiting to be sent to ${email}`);
-    expect(await t.service.jobs.runOnce(JOB_NAMES.mail)).toBeGreaterThan(0);
-    expect(dd(await summaryOf(transaction.id), 'receipt')).toMatch(new RegExp(`^Sent to ${email.replace('.', '\\.')} on \\w{3} \\d{1,2}, \\d{4}, `));
+    // The mail job run until the receipt is out: on PostgreSQL other files' mails share the table, and a batch may be theirs.
+    const sent = new RegExp(`^Sent to ${email.replace('.', '\\.')} on \\w{3} \\d{1,2}, \\d{4}, `);
+    await expect
+      .poll(async () => {
+        await t.service.jobs.runOnce(JOB_NAMES.mail);
+        return dd(await summaryOf(transaction.id), 'receipt');
+      }, { timeout: 20_000 })
+      .toMatch(sent);
 
     expect((await shop.post(`/sale/${sale.id}/refund/`, { amount: 10, reason: 'requested_by_customer' })).status).toBe(200);
     await book();

@@ -290,7 +290,11 @@ describe.each(ENGINES)('the sign-up page with Stripe on %s', (engine) => {
     const held = shop.double.holdNext(SESSION_READ, { acted: true });
     const returning = fetch(returnUrl, { redirect: 'manual' });
     await held.arrived;
+    const sessionReads = () => shop.double.requests.filter((r) => r.method === SESSION_READ.method && SESSION_READ.path.test(r.path) && r.status !== 0).length;
+    const answered = sessionReads();
     const reconciled = reconcile();
+    // Released once reconciliation has had its answer: released sooner, the return may settle the card first and leave reconciliation nothing to take.
+    await expect.poll(sessionReads).toBeGreaterThan(answered);
     held.release();
     const [returned, taken] = await Promise.all([returning, reconciled]);
     expect(taken).toBeGreaterThan(0);
