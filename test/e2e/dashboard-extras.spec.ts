@@ -19,8 +19,7 @@ async function until(service: Service, path: string, check: (body: any) => boole
 }
 
 test('an admin saves a PNG logo in the settings form and the payment page shows it; an SVG is refused on the page', async ({ page, service }) => {
-  // Two axe passes on the settings page, each reaching into its two preview frames (about 30 s at a load of 15).
-  test.setTimeout(180_000);
+  test.setTimeout(120_000);
   await signUp(page, service, 'logo-admin@shop.example', 'admin');
   await page.getByRole('link', { name: 'Settings' }).click();
   await page.getByLabel('Logo image').setInputFiles({ name: 'logo.svg', mimeType: 'image/svg+xml', buffer: SVG });

@@ -23,8 +23,7 @@ async function expectPreview(page: Page, name: string, color: string) {
 }
 
 test('the home shows the day’s payment in its figures and chart, settings change the brand; both pass axe', async ({ page }) => {
-  // The settings page's axe passes reach into its two preview frames: about 30 s each at a load of 15.
-  test.setTimeout(240_000);
+  test.setTimeout(150_000);
   const { service, stop } = await startService();
   const scripts: string[] = [];
   page.on('request', (r) => r.resourceType() === 'script' && r.url().includes('/dashboard/') && scripts.push(r.url()));
