@@ -295,7 +295,8 @@ export interface Gateway {
   /**
    * Origins its part of a page needs (its script, its frames, its API, a form it posts to),
    * exact https origins checked at start (registry.ts): added to the Content-Security-Policy
-   * of the hosted pages that offer it, and of no other page.
+   * of the hosted pages that offer it, and of no other page. Script, frame and connect may
+   * also name the subdomains of a host declared exactly (`https://*.js.stripe.com`).
    */
   origins?: GatewayOrigins;
   /**

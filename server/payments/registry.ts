@@ -1,5 +1,5 @@
 import { capabilitiesOf } from '../domain/gateway-capabilities';
-import type { Gateway } from './gateway';
+import type { Gateway, GatewayOrigins } from './gateway';
 import { settledByProcessor } from './settlement';
 
 /** A set of gateways: the shared ones, or one environment's (`Gateways.of`). */
@@ -45,20 +45,40 @@ export interface Gateways extends GatewaySet {
 /** Whether a gateway serves an environment of this mode. */
 const ofMode = (g: Gateway, live: boolean) => !g.sandbox === live;
 
-/** An origin a gateway declares must be exactly one https origin: anything else could widen a page's CSP beyond it. */
+/** The directives where a gateway may name a host's subdomains (`https://*.js.processor.example`): what its script loads, frames and asks. */
+const WILDCARD_KINDS: readonly (keyof GatewayOrigins)[] = ['script', 'frame', 'connect'];
+const WILDCARD = /^https:\/\/\*\.([a-z0-9.-]+)$/;
+
+/**
+ * An origin a gateway declares must be exactly one https origin: anything else could widen a
+ * page's CSP beyond it. The one exception, for script, frame and connect sources: the
+ * subdomains of a host the gateway also declares exactly (Stripe.js loads from
+ * `https://*.js.stripe.com` beside `https://js.stripe.com`), never a bare suffix such as
+ * `https://*.com`, and never where the customer is sent (redirect, form).
+ */
 function checkOrigins(g: Gateway): void {
-  for (const origin of Object.values(g.origins ?? {}).flat()) {
-    let url: URL | null = null;
-    try {
-      url = new URL(origin);
-    } catch {
-      // named below
-    }
-    // The URL parser takes a `*` in a host, which CSP reads as a wildcard: letters, digits, dots and hyphens only.
-    if (url?.protocol !== 'https:' || url.origin !== origin || !/^[a-z0-9.-]+$/.test(url.hostname)) {
-      throw new Error(`gateway ${g.code}: ${JSON.stringify(origin)} is not an https origin`);
+  const declared = g.origins ?? {};
+  const exactHosts = new Set<string>();
+  const refuse = (origin: string) => new Error(`gateway ${g.code}: ${JSON.stringify(origin)} is not an https origin`);
+  const wildcards: string[] = [];
+  for (const [kind, origins] of Object.entries(declared) as [keyof GatewayOrigins, readonly string[]][]) {
+    for (const origin of origins) {
+      if (WILDCARD_KINDS.includes(kind) && WILDCARD.test(origin)) {
+        wildcards.push(origin);
+        continue;
+      }
+      let url: URL | null = null;
+      try {
+        url = new URL(origin);
+      } catch {
+        // named below
+      }
+      // The URL parser takes a `*` in a host, which CSP reads as a wildcard: letters, digits, dots and hyphens only.
+      if (url?.protocol !== 'https:' || url.origin !== origin || !/^[a-z0-9.-]+$/.test(url.hostname)) throw refuse(origin);
+      exactHosts.add(url.hostname);
     }
   }
+  for (const origin of wildcards) if (!exactHosts.has(WILDCARD.exec(origin)![1]!)) throw refuse(origin);
 }
 
 /** `offered`: those new payments may use; `known`: also those only stored rows still name; `shared`: every environment's. */

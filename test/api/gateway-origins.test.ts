@@ -68,4 +68,22 @@ describe.each(ENGINES)('gateway origins on %s', (engine) => {
       expect(() => createGateways([processor({ script: [bad] })]), bad).toThrow(/not an https origin/);
     }
   });
+
+  it('the subdomains of a host declared exactly may load, frame and answer; never a bare suffix, another host’s, or a place to send the customer', () => {
+    const js = 'https://js.processor.example';
+    const subdomains = 'https://*.js.processor.example';
+    expect(() => createGateways([processor({ script: [js, subdomains], frame: [subdomains], connect: [subdomains] })])).not.toThrow();
+    for (const origins of [
+      { script: [subdomains] },
+      { script: [js, 'https://*.processor.example'] },
+      { script: [js, 'https://*.example'] },
+      { script: ['https://*'] },
+      { script: [js, 'https://*.js.processor.example:8443'] },
+      { script: [js, 'http://*.js.processor.example'] },
+      { script: [js], redirect: [subdomains] },
+      { script: [js], form: [subdomains] },
+    ] satisfies Gateway['origins'][]) {
+      expect(() => createGateways([processor(origins)]), JSON.stringify(origins)).toThrow(/not an https origin/);
+    }
+  });
 });

@@ -70,10 +70,10 @@ describe.each(ENGINES)('Stripe Payment Element on %s', (engine) => {
     const tx = await created();
     const page = await fetch(`${t.url}/pay/${tx.token}/`);
     const csp = page.headers.get('content-security-policy')!;
-    expect(csp).toMatch(/script-src 'nonce-[^']+' https:\/\/js\.stripe\.com;/);
-    expect(csp).toContain('frame-src https://js.stripe.com https://hooks.stripe.com;');
+    expect(csp).toMatch(/script-src 'nonce-[^']+' https:\/\/js\.stripe\.com https:\/\/\*\.js\.stripe\.com;/);
+    expect(csp).toContain('frame-src https://js.stripe.com https://*.js.stripe.com https://hooks.stripe.com;');
     expect(csp).toContain("connect-src 'self' https://api.stripe.com;");
-    expect(page.headers.get('permissions-policy')).toContain('payment=(self "https://js.stripe.com" "https://hooks.stripe.com")');
+    expect(page.headers.get('permissions-policy')).toContain('payment=(self "https://js.stripe.com" "https://*.js.stripe.com" "https://hooks.stripe.com")');
     // The page's state names Stripe.js and the publishable key for the glue (never the secret key).
     const html = await page.text();
     expect(html).toContain('"script":"https://js.stripe.com/v3/"');

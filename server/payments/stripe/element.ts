@@ -18,8 +18,9 @@ import { notActed } from './refusals';
 // cancelled at Stripe before it is recorded as declined, so the page's client_secret can
 // never pay it afterwards.
 
-/** Stripe.js, its frames and its API, as the page's CSP must allow them (Stripe's CSP guide, exact origins). */
+/** Stripe.js, its frames and its API, as the page's CSP must allow them (Stripe's CSP guide). */
 export const STRIPE_JS_ORIGIN = 'https://js.stripe.com';
+export const STRIPE_JS_SUBDOMAINS = 'https://*.js.stripe.com';
 export const STRIPE_API_ORIGIN = 'https://api.stripe.com';
 
 /** What the page's pay post sends when Stripe's fields are mounted: no card, a marker. */

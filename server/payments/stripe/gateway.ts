@@ -2,7 +2,7 @@ import { STRIPE_CARD_ID } from '../../domain/processor-gateway-ids';
 import { type ActionInput, type CallContext, type Gateway, GATEWAY_INTERFACE_VERSION, type HostedFieldsRequired, type NotActed, type RedirectRequired } from '../gateway';
 import { capture, holdExpiry, refund, voidHold } from './actions';
 import { checkoutPay, checkoutReturn } from './checkout';
-import { elementPay, elementReturn, HOSTED_FIELDS, STRIPE_API_ORIGIN, STRIPE_JS_ORIGIN } from './element';
+import { elementPay, elementReturn, HOSTED_FIELDS, STRIPE_API_ORIGIN, STRIPE_JS_ORIGIN, STRIPE_JS_SUBDOMAINS } from './element';
 import { stripeClient, withSignal } from './client';
 import type { StripeContext } from './context';
 import { readEvent } from './events';
@@ -70,7 +70,8 @@ export function stripeGateways(input: StripeSettingsInput, options: { now?: () =
       // With a publishable key, Stripe.js in the page too: its script, its frames (3-D Secure's included) and its API.
       origins: {
         redirect: [STRIPE_CHECKOUT_ORIGIN, STRIPE_AUTHENTICATION_ORIGIN],
-        ...(settings.publishableKey ? { script: [STRIPE_JS_ORIGIN], frame: [STRIPE_JS_ORIGIN, STRIPE_AUTHENTICATION_ORIGIN], connect: [STRIPE_API_ORIGIN] } : {}),
+        // Stripe's CSP guide lists js.stripe.com's subdomains beside it, for the script and its frames.
+        ...(settings.publishableKey ? { script: [STRIPE_JS_ORIGIN, STRIPE_JS_SUBDOMAINS], frame: [STRIPE_JS_ORIGIN, STRIPE_JS_SUBDOMAINS, STRIPE_AUTHENTICATION_ORIGIN], connect: [STRIPE_API_ORIGIN] } : {}),
       },
       // Only while a test double stands in for Stripe (STRIPE_API_URL): its checkout page is on its own origin.
       ...(settings.apiUrl === STRIPE_API_DEFAULT ? {} : { replacedOrigin: new URL(settings.apiUrl).origin }),
