@@ -138,7 +138,8 @@ async function signUp(ctx: CheckoutContext, res: Response, page: Page, input: Pa
     return show(ctx, res, page, 200, { chosenGateway: gateway.id, error: { message: 'error.saveFailed', fields: {} } });
   }
   if (stored.kind === 'declined') {
-    const message = stored.reason === 'insufficient_funds' ? 'error.insufficientFunds' : 'error.declined';
+    // A sign-up charges nothing here: the save page's words, not a payment's.
+    const message = stored.reason === 'insufficient_funds' ? 'error.insufficientFunds' : 'error.saveDeclined';
     return show(ctx, res, page, 200, { chosenGateway: gateway.id, declined: true, error: { message, fields: {} } });
   }
   return start(ctx, res, page, stored.authorization, customerEmail);

@@ -54,6 +54,13 @@ describe.each(ENGINES)('card steps on %s', (engine) => {
   }
   const eventsOf = async (type: string, id: string) => (await api.get(`/event/?type=${type}&object_id=${id}`)).body.results as unknown[];
 
+  it('a card declined on the sign-up reads as not saved (nothing is charged there), and the sign-up stays open', async () => {
+    const sub = await signup();
+    const declined = await signUpWith(sub.token, TEST_CARDS.declined);
+    expect(declined.body).toMatchObject({ outcome: 'view', view: { status: 'declined', error: { message: 'error.saveDeclined' } } });
+    expect(await subscriptionOf(sub.id)).toMatchObject({ status: 'waiting', authorization: null });
+  });
+
   describe('the sign-up challenge', () => {
     it('a challenged card starts nothing until the challenge is completed; failing or leaving it keeps the sign-up open', async () => {
       const sub = await signup();
