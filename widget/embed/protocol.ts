@@ -94,12 +94,13 @@ const isStrOrNull = (v: unknown): v is string | null => v === null || isStr(v);
  * passing `data` through) keeps anything unexpected the frame might send out of merchant code.
  */
 export function parseMessage(data: unknown): CheckoutMessage | null {
-  // Only an object can carry version 1 (null, a string or a number has no such field).
-  if ((data as { version?: unknown } | null)?.version !== PROTOCOL_VERSION) return null;
-  const { type, language, height, transaction_id, status, order_id, redirect = null, code, message } = data as Record<string, unknown>;
+  // Only an object can carry version 1: a string or a number has no such field, and null and
+  // the other falsy values (which could not be destructured) are read as an empty object.
+  const { version, type, language, height, transaction_id, status, order_id, redirect = null, code, message } = (data || {}) as Record<string, unknown>;
   const head = { type, version: PROTOCOL_VERSION };
   return (
-    type == 'checkout:ready'
+    version === PROTOCOL_VERSION &&
+    (type == 'checkout:ready'
       ? { ...head, language: isStr(language) ? language : null }
       : type == 'checkout:close'
         ? head
@@ -112,7 +113,7 @@ export function parseMessage(data: unknown): CheckoutMessage | null {
               [...'NCDE'].includes(status as string) &&
               isStrOrNull(order_id) &&
               isStrOrNull(redirect) && { ...head, transaction_id, status, order_id, redirect }
-            : type == 'checkout:error' && isStr(code) && isStr(message) && { ...head, code, message }
+            : type == 'checkout:error' && isStr(code) && isStr(message) && { ...head, code, message })
   ) as CheckoutMessage || null;
 }
 
