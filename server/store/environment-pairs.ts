@@ -1,4 +1,6 @@
+import type { ExpressionBuilder } from 'kysely';
 import { type Db, inTransaction } from './db';
+import type { Tables } from './schema';
 
 // A shop's sandbox and live environments paired (migration 129): the dashboard offers a
 // switch between them to a member of both, and saves the brand and time zone in both. Keys,
@@ -31,3 +33,10 @@ export async function pairedIds(db: Db, environmentId: string): Promise<string[]
   const rows = await db.selectFrom('environments').select('id').where('pair_id', '=', row.pair_id).orderBy('mode').execute();
   return rows.map((r) => r.id);
 }
+
+/**
+ * A `where` of an update to `environments`: the environment and its pair's other half, so
+ * one statement saves a shared setting in both (an unpaired pair_id is null, equal to none).
+ */
+export const withItsPair = (environmentId: string) => (eb: ExpressionBuilder<Tables, 'environments'>) =>
+  eb.or([eb('environments.id', '=', environmentId), eb('environments.pair_id', '=', eb.selectFrom('environments as own').select('own.pair_id').where('own.id', '=', environmentId))]);

@@ -85,4 +85,52 @@ describe.each(ENGINES)('dashboard test/live switch on %s', (engine) => {
     expect((await browser.post('/dashboard/environment/', { environment: live.keys.environment_id }, { csrf: null })).status).toBe(403);
     expect((await browser.get('/dashboard/')).text).toContain(sandbox.keys.public_key);
   });
+
+  /** The audit entries of an action in an environment's log. */
+  const audited = (environmentId: string, action: string) =>
+    db().selectFrom('audit_log').select('detail').where('environment_id', '=', environmentId).where('action', '=', action).execute();
+
+  it('the brand and time zone saved in one half are saved in both and audited in both; the page says so', async () => {
+    const browser = await memberOfBoth();
+    const settings = await browser.get('/dashboard/settings/');
+    expect(settings.text).toContain('Your brand and time zone apply to both your sandbox and live environments');
+    const saved = await browser.post('/dashboard/settings/', { display_name: 'Tostadores Ana', support_email: 'help@shop.example', brand_color: '#1d4ed8', accent_color: '#ffdd00' });
+    expect(saved.status).toBe(303);
+    expect((await live.get('/environment/branding/')).body).toMatchObject({ display_name: 'Tostadores Ana', support_email: 'help@shop.example', brand_color: '#1d4ed8', accent_color: '#ffdd00' });
+    for (const id of [sandbox.keys.environment_id, live.keys.environment_id]) {
+      expect((await audited(id, 'settings_changed')).map((r) => JSON.parse(r.detail!))).toContainEqual({ fields: 'display_name, support_email, brand_color, accent_color' });
+    }
+    // From the live half: the time zone.
+    expect((await browser.post('/dashboard/environment/', { environment: live.keys.environment_id })).status).toBe(303);
+    await browser.get('/dashboard/settings/');
+    expect((await browser.post('/dashboard/settings/time-zone/', { time_zone: 'Europe/Madrid' })).status).toBe(403); // a viewer in live
+    const { browser: liveAdmin } = await member(t, live, 'admin', { 'x-forwarded-for': freshIp() });
+    await liveAdmin.get('/dashboard/settings/');
+    expect((await liveAdmin.post('/dashboard/settings/time-zone/', { time_zone: 'Europe/Madrid' })).status).toBe(303);
+    const zones = await db().selectFrom('environments').select(['id', 'time_zone']).where('id', 'in', [sandbox.keys.environment_id, live.keys.environment_id]).execute();
+    expect(zones.map((z) => z.time_zone)).toEqual(['Europe/Madrid', 'Europe/Madrid']);
+    expect((await audited(sandbox.keys.environment_id, 'settings_changed')).map((r) => JSON.parse(r.detail!))).toContainEqual({ fields: 'time_zone', time_zone: 'Europe/Madrid' });
+  });
+
+  it("a logo set through the API in one half is the other's too; keys and webhook endpoints stay each one's own", async () => {
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    const set = await live.post('/environment/branding/logo/', { content_type: 'image/png', data: png });
+    expect(set.status, set.text).toBe(201);
+    const inSandbox = (await sandbox.get('/environment/branding/')).body as { logo_url: string };
+    expect(inSandbox.logo_url).toMatch(new RegExp(`/brand/${sandbox.keys.environment_id}/`));
+    expect((await fetch(inSandbox.logo_url)).status).toBe(200);
+    const endpoint = await sandbox.post('/webhook_endpoint/', { url: 'https://shop.example/hooks/all', enabled_events: ['transaction.paid'] });
+    expect(endpoint.status, endpoint.text).toBe(201);
+    expect((await sandbox.get('/webhook_endpoint/')).text).toContain(endpoint.body.id);
+    expect((await live.get('/webhook_endpoint/')).text).not.toContain(endpoint.body.id);
+    const keyRows = await db().selectFrom('api_keys').select(['environment_id', 'public_key']).where('environment_id', 'in', [sandbox.keys.environment_id, live.keys.environment_id]).execute();
+    expect(keyRows.filter((k) => k.environment_id === live.keys.environment_id).map((k) => k.public_key)).toEqual([live.keys.public_key]);
+  });
+
+  it('an unpaired environment keeps its own brand', async () => {
+    const alone = await t.newEnvironment('Alone');
+    expect((await alone.patch('/environment/branding/', { display_name: 'Alone shop' })).status).toBe(200);
+    expect((await sandbox.get('/environment/branding/')).body.display_name).toBe('Tostadores Ana');
+    expect((await alone.get('/environment/branding/')).body.display_name).toBe('Alone shop');
+  });
 });
