@@ -4,6 +4,7 @@ import { loadConfig } from './config';
 import { openDatabase } from './store/db';
 import { type ApiKey, createApiKey, endOlderSecret, findApiKeyByPublicKey, KEY_LABEL_MAX, listApiKeys, olderSecretUntil, revokeApiKey, rollApiKey } from './store/api-keys';
 import { createEnvironment, findEnvironment, listEnvironments, updateEnvironment } from './store/environments';
+import { pairEnvironments, type PairRefusal } from './store/environment-pairs';
 import { migrate } from './store/migrations';
 import { parsePercent } from './domain/fees';
 import { pricingOf, setPricing } from './store/balance';
@@ -19,6 +20,10 @@ const USAGE = `Usage:
   npm run keys -- list [--json]
   npm run keys -- set --environment <id> [--name "Shop"] [--allowed-origin <origin>]... [--rotate-webhook-secret]
       [--rate-limit <requests per second> | --rate-limit default] [--json]
+  npm run keys -- pair --environment <id> --with <id> [--json]
+      (a shop's sandbox and live environments: the dashboard switches between them for a
+      member of both, and saves their brand and time zone in both; refused, exit 3: two of
+      the same mode, the demo, an environment already paired)
 
 An environment's API key pairs:
   npm run keys -- list --environment <id> [--json]
@@ -51,6 +56,7 @@ const { positionals, values } = parseArgs({
   options: {
     name: { type: 'string' },
     environment: { type: 'string' },
+    with: { type: 'string' },
     'allowed-origin': { type: 'string', multiple: true },
     'rotate-webhook-secret': { type: 'boolean' },
     'rate-limit': { type: 'string' },
@@ -81,6 +87,12 @@ function refuse(message: string): never {
   process.stderr.write(`${message}\n`);
   process.exit(3);
 }
+
+const PAIR_REFUSALS: Record<Exclude<PairRefusal, 'not_found'>, string> = {
+  same_mode: 'a pair is one sandbox and one live environment',
+  demo: 'the demo environment is never paired',
+  already_paired: 'an environment is in one pair at most',
+};
 
 /** `--label`: one line (the API's text rule: no NUL or other control character), trimmed, 1 to KEY_LABEL_MAX characters. */
 function labelOption(text: string): string {
@@ -197,6 +209,17 @@ try {
         rate_limit: row.rate_limit ?? 'default',
         ...(values['rotate-webhook-secret'] ? { webhook_secret: row.webhook_secret } : {}),
       });
+      break;
+    }
+    case 'pair': {
+      const one = values.environment ?? fail('pair needs --environment');
+      const other = values.with ?? fail('pair needs --with');
+      const paired = await pairEnvironments(db, one, other);
+      if ('refused' in paired) {
+        if (paired.refused === 'not_found') fail(`no environment ${one} or ${other}`);
+        refuse(`not paired: ${PAIR_REFUSALS[paired.refused]}`);
+      }
+      print({ pair_id: paired.pairId, environments: [one, other] });
       break;
     }
     case 'roll': {

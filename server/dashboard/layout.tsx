@@ -207,6 +207,30 @@ function Menu(chrome: Chrome & { session: ActiveSession }) {
   );
 }
 
+/**
+ * The other half of the environment's test/live pair, when the member belongs to it too: a
+ * member of one half alone is shown nothing of the other.
+ */
+function pairedMembership(session: ActiveSession) {
+  const { environment_pair_id: pair, environment_id: id } = session.current;
+  return pair ? session.memberships.find((m) => m.environment_pair_id === pair && m.environment_id !== id) : undefined;
+}
+
+/** "Test mode", on in the sandbox: a switch to the pair's other half, the switcher's POST (CSRF, audited). */
+function TestModeSwitch({ text, session }: { text: DashboardText; session: ActiveSession }) {
+  const other = pairedMembership(session);
+  if (!other) return null;
+  return (
+    <form method="post" action="/dashboard/environment/" class="test-mode">
+      <Csrf token={session.csrf} />
+      <input type="hidden" name="environment" value={other.environment_id} />
+      <button type="submit" role="switch" aria-checked={session.current.environment_mode === 'sandbox' ? 'true' : 'false'}>
+        {text.t('env.testMode')}
+      </button>
+    </form>
+  );
+}
+
 function Header({ text, session, query }: Chrome & { session: ActiveSession }) {
   const { t } = text;
   const { environment_name: name, environment_mode: mode } = session.current;
@@ -216,6 +240,7 @@ function Header({ text, session, query }: Chrome & { session: ActiveSession }) {
       <p class="env" data-testid="environment">
         {name} <span class="mode" data-mode={mode}>{t(`env.mode.${mode}`)}</span>
       </p>
+      <TestModeSwitch text={text} session={session} />
       <SearchBox text={text} query={query} />
     </header>
   );

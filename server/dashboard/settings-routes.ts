@@ -14,13 +14,15 @@ import type { Kit } from './kit';
 import { checkedLogo, hugeLogoPage, type LogoError, logoRemoveRoute, saveLogo } from './logo-routes';
 import { previewRoutes } from './preview-routes';
 import { settingsPage } from './settings-page';
+import { auditShared } from './shared-audit';
 import { multipartForm } from './upload';
 
 // /dashboard/settings/: the environment's brand and logo in one form (changed by owners and
 // admins through the same rules and store as PATCH /v1/environment/branding/ and POST
 // …/logo/; "Preview" shows the form's brand on the payment page's preview without saving
 // it), its time zone (the dashboard's times, days and exports), its pricing, mode and raw
-// card setting (read-only: the operator's, `npm run keys`).
+// card setting (read-only: the operator's, `npm run keys`). In a test/live pair the brand and
+// time zone are saved, and audited, in both halves (store/environment-pairs.ts).
 
 const timeZoneForm = z.object({ time_zone: z.string().refine(isTimeZone) });
 
@@ -38,7 +40,7 @@ export type ShowOptions = {
 };
 
 export function settingsRoutes(router: IRouter, kit: Kit): void {
-  const { db, page, action, send, textOf, audit } = kit;
+  const { db, page, action, send, textOf } = kit;
 
   async function show(req: Request, res: Response, s: ActiveSession, o: ShowOptions = {}) {
     const environmentId = s.current.environment_id;
@@ -66,7 +68,7 @@ export function settingsRoutes(router: IRouter, kit: Kit): void {
     const changed = BRAND_FIELDS.filter((f) => brand.change[f] !== undefined && (before[f] ?? null) !== brand.change[f]);
     const { patch, adjustments } = applyBrandRules(Object.fromEntries(changed.map((f) => [f, brand.change[f]])));
     await updateBrand(db, s.current.environment_id, patch);
-    if (changed.length) await audit(req, s, 'settings_changed', { fields: changed.join(', ') });
+    if (changed.length) await auditShared(kit, req, s, 'settings_changed', { fields: changed.join(', ') });
     if (logo.logo) await saveLogo(kit, req, s, logo.logo);
     if (adjustments.length) return show(req, res, s, { adjustments, saved: true });
     res.redirect(303, '/dashboard/settings/?saved=1');
@@ -78,7 +80,7 @@ export function settingsRoutes(router: IRouter, kit: Kit): void {
     const timeZone = parsed.data.time_zone;
     if (timeZone !== s.current.environment_time_zone) {
       await setTimeZone(db, s.current.environment_id, timeZone);
-      await audit(req, s, 'settings_changed', { fields: 'time_zone', time_zone: timeZone });
+      await auditShared(kit, req, s, 'settings_changed', { fields: 'time_zone', time_zone: timeZone });
     }
     res.redirect(303, '/dashboard/settings/?done=timeZone');
   }));

@@ -1,8 +1,10 @@
 import { keysChanged } from './auth-changes';
 import { type Db, inTransaction } from './db';
+import { pairedIds, withItsPair } from './environment-pairs';
 import type { EnvironmentRow } from './schema';
 
 // An environment's brand: the name customers see, its support address, colours and logo.
+// Saved in a paired environment, it is saved in the pair's other half too (environment-pairs.ts).
 
 export type BrandFields = Pick<EnvironmentRow, 'display_name' | 'support_email' | 'brand_color' | 'accent_color' | 'logo_sha256'>;
 export type BrandPatch = Partial<Record<'display_name' | 'support_email' | 'brand_color' | 'accent_color', string | null>>;
@@ -17,7 +19,7 @@ export function getBrand(db: Db, environmentId: string): Promise<Brand | undefin
 
 export async function updateBrand(db: Db, environmentId: string, patch: BrandPatch): Promise<Brand> {
   if (Object.keys(patch).length) {
-    await db.updateTable('environments').set(patch).where('id', '=', environmentId).execute();
+    await db.updateTable('environments').set(patch).where(withItsPair(environmentId)).execute();
     keysChanged();
   }
   return (await getBrand(db, environmentId))!;
@@ -32,14 +34,15 @@ export interface Logo {
 /** Replaces the environment's logo (null removes it), with the hash its URL is named by. */
 export async function setLogo(db: Db, environmentId: string, logo: Logo | null, now: Date): Promise<Brand> {
   await inTransaction(db, async (trx) => {
-    await trx.deleteFrom('brand_logos').where('environment_id', '=', environmentId).execute();
+    const ids = await pairedIds(trx, environmentId);
+    await trx.deleteFrom('brand_logos').where('environment_id', 'in', ids).execute();
     if (logo) {
       await trx
         .insertInto('brand_logos')
-        .values({ environment_id: environmentId, sha256: logo.sha256, content_type: logo.contentType, data: logo.data, created_at: now.toISOString() })
+        .values(ids.map((id) => ({ environment_id: id, sha256: logo.sha256, content_type: logo.contentType, data: logo.data, created_at: now.toISOString() })))
         .execute();
     }
-    await trx.updateTable('environments').set({ logo_sha256: logo?.sha256 ?? null }).where('id', '=', environmentId).execute();
+    await trx.updateTable('environments').set({ logo_sha256: logo?.sha256 ?? null }).where('id', 'in', ids).execute();
   });
   keysChanged();
   return (await getBrand(db, environmentId))!;

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { uuidv7 } from '../domain/ids';
 import { newApiKeyRow } from './api-keys';
 import { keysChanged } from './auth-changes';
+import { withItsPair } from './environment-pairs';
 import { type Db, inTransaction } from './db';
 import type { EnvironmentMode, EnvironmentRow } from './schema';
 
@@ -107,9 +108,9 @@ export async function updateEnvironment(
   return row && environmentOf(row);
 }
 
-/** The shop's time zone for its dashboard (an IANA name the caller has checked). */
+/** The shop's time zone for its dashboard (an IANA name the caller has checked), in both halves of a pair. */
 export async function setTimeZone(db: Db, id: string, timeZone: string): Promise<void> {
-  await db.updateTable('environments').set({ time_zone: timeZone }).where('id', '=', id).execute();
+  await db.updateTable('environments').set({ time_zone: timeZone }).where(withItsPair(id)).execute();
 }
 
 /** The environment's return-signing secret and, during a roll's overlap, the one it replaced. */

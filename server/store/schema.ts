@@ -45,6 +45,8 @@ export interface EnvironmentRow {
   raw_card_numbers?: number;
   /** The dashboard's time zone for this shop (IANA; migration 120, domain/time-zone.ts). */
   time_zone?: string;
+  /** Shared by a shop's sandbox and live environments (migration 129, store/environment-pairs.ts); null: not paired. */
+  pair_id?: string | null;
 }
 
 interface Owned {

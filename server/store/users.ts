@@ -34,6 +34,8 @@ export interface Membership extends MembershipRow {
   environment_name: string;
   environment_mode: EnvironmentMode;
   environment_time_zone?: string;
+  /** The environment's pair (store/environment-pairs.ts): the header's test/live switch. */
+  environment_pair_id?: string | null;
 }
 
 /** The environments a user belongs to, with their names, oldest membership first. */
@@ -41,7 +43,7 @@ export function membershipsOf(db: Db, userId: string): Promise<Membership[]> {
   return db
     .selectFrom('memberships')
     .innerJoin('environments', 'environments.id', 'memberships.environment_id')
-    .select(['memberships.user_id', 'memberships.environment_id', 'memberships.role', 'memberships.created_at', 'environments.name as environment_name', 'environments.mode as environment_mode', 'environments.time_zone as environment_time_zone'])
+    .select(['memberships.user_id', 'memberships.environment_id', 'memberships.role', 'memberships.created_at', 'environments.name as environment_name', 'environments.mode as environment_mode', 'environments.time_zone as environment_time_zone', 'environments.pair_id as environment_pair_id'])
     .where('memberships.user_id', '=', userId)
     .orderBy('memberships.created_at')
     .orderBy('memberships.environment_id')

@@ -9,7 +9,7 @@ import { loadConfig } from '../../server/config';
 import { startService, type Service } from '../../server/service';
 import { SealedSecrets } from '../../server/store/sealed-secrets';
 import { Client, ENGINES, TEST_SECRETS_KEY, transactionBody } from '../api/harness';
-import { keysCli, type ProcessEnv } from '../api/process';
+import { createKeys, keysCli, type ProcessEnv } from '../api/process';
 
 // `npm run keys -- create --name "Shop" --json`: one JSON object with the new pair, keys
 // that work against a service on the same data, and no plain secret key in storage.
@@ -210,5 +210,21 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
     expect(JSON.parse(await payouts('--schedule', 'manual'))).toMatchObject({ iban: 'ES9121000418450200051332', schedule: 'manual' });
     const api = new Client(service.url, keys as never);
     expect((await api.get('/payout_settings/')).body).toMatchObject({ iban: 'ES9121000418450200051332', schedule: 'manual' });
+  });
+
+  it('pair joins a sandbox and a live environment once; two of one mode or a second pair are refused (exit 3)', { timeout: 90_000 }, async () => {
+    const live = JSON.parse(await keysCli(['create', '--name', 'Shop', '--live', '--json'], env)) as { environment_id: string };
+    const otherSandbox = (await createKeys('Other', env)).environment_id;
+    const pair = (one: string, other: string) => keysCli(['pair', '--environment', one, '--with', other, '--json'], env);
+    await expect(pair(keys.environment_id, otherSandbox)).rejects.toMatchObject({ code: 3, stderr: expect.stringMatching(/not paired: a pair is one sandbox and one live environment/) });
+    expect((await storedRow(otherSandbox)).pair_id).toBeNull();
+    expect(JSON.parse(await pair(live.environment_id, keys.environment_id))).toEqual({ pair_id: keys.environment_id, environments: [live.environment_id, keys.environment_id] });
+    expect((await storedRow(live.environment_id)).pair_id).toBe(keys.environment_id);
+    expect((await storedRow(keys.environment_id)).pair_id).toBe(keys.environment_id);
+    const secondLive = JSON.parse(await keysCli(['create', '--name', 'Shop 2', '--live', '--json'], env)) as { environment_id: string };
+    await expect(pair(otherSandbox, live.environment_id)).rejects.toMatchObject({ code: 3, stderr: expect.stringMatching(/an environment is in one pair at most/) });
+    await expect(pair(secondLive.environment_id, keys.environment_id)).rejects.toMatchObject({ code: 3 });
+    expect((await storedRow(otherSandbox)).pair_id).toBeNull();
+    await expect(pair(otherSandbox, 'nope')).rejects.toMatchObject({ code: 2 });
   });
 });

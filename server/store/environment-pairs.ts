@@ -1,0 +1,42 @@
+import type { ExpressionBuilder } from 'kysely';
+import { type Db, inTransaction } from './db';
+import type { Tables } from './schema';
+
+// A shop's sandbox and live environments paired (migration 129): the dashboard offers a
+// switch between them to a member of both, and saves the brand and time zone in both. Keys,
+// endpoints, processors, payouts, data and the team stay each environment's own.
+
+export type PairRefusal = 'not_found' | 'same_mode' | 'demo' | 'already_paired';
+
+/** Pairs two environments, one sandbox and one live, neither the demo nor paired already. */
+export async function pairEnvironments(db: Db, oneId: string, otherId: string): Promise<{ pairId: string } | { refused: PairRefusal }> {
+  return inTransaction(db, async (trx) => {
+    const rows = await trx.selectFrom('environments').select(['id', 'mode', 'is_demo', 'pair_id']).where('id', 'in', [oneId, otherId]).execute();
+    const [a, b] = rows;
+    if (!a || !b) return { refused: 'not_found' as const };
+    if (a.mode === b.mode) return { refused: 'same_mode' as const };
+    if (rows.some((r) => r.is_demo === 1)) return { refused: 'demo' as const };
+    if (rows.some((r) => r.pair_id)) return { refused: 'already_paired' as const };
+    // The sandbox's id names the pair: the environment a shop starts with.
+    const pairId = rows.find((r) => r.mode === 'sandbox')!.id;
+    // Only rows still unpaired: two pairings at once cannot both take the same environment.
+    const paired = await trx.updateTable('environments').set({ pair_id: pairId }).where('id', 'in', [oneId, otherId]).where('pair_id', 'is', null).executeTakeFirst();
+    if (Number(paired.numUpdatedRows) !== 2) throw new Error('environment paired concurrently');
+    return { pairId };
+  });
+}
+
+/** The environment and, when paired, its other half: where a shared setting is saved. */
+export async function pairedIds(db: Db, environmentId: string): Promise<string[]> {
+  const row = await db.selectFrom('environments').select('pair_id').where('id', '=', environmentId).executeTakeFirst();
+  if (!row?.pair_id) return [environmentId];
+  const rows = await db.selectFrom('environments').select('id').where('pair_id', '=', row.pair_id).orderBy('mode').execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * A `where` of an update to `environments`: the environment and its pair's other half, so
+ * one statement saves a shared setting in both (an unpaired pair_id is null, equal to none).
+ */
+export const withItsPair = (environmentId: string) => (eb: ExpressionBuilder<Tables, 'environments'>) =>
+  eb.or([eb('environments.id', '=', environmentId), eb('environments.pair_id', '=', eb.selectFrom('environments as own').select('own.pair_id').where('own.id', '=', environmentId))]);

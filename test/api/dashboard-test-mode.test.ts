@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inviteUser } from '../../server/dashboard/accounts';
+import { createEnvironment } from '../../server/store/environments';
+import { pairEnvironments } from '../../server/store/environment-pairs';
+import { type Browser, freshIp, member, PASSWORD } from './dashboard';
+import { Client, ENGINES, startTestService, type TestService, testClock } from './harness';
+
+// The header's "Test mode" switch between a shop's paired sandbox and live environments
+// (docs/dashboard.md#test-and-live): offered only to a member of both; a member of one half
+// is shown nothing of the other and cannot switch to it.
+
+describe.each(ENGINES)('dashboard test/live switch on %s', (engine) => {
+  const clock = testClock();
+  let t: TestService;
+  let sandbox: Client;
+  let live: Client;
+
+  beforeAll(async () => {
+    t = await startTestService(engine, { now: clock.now });
+    sandbox = await t.newEnvironment('Paired shop');
+    live = new Client(t.url, await createEnvironment(t.service.deps.database.db, { name: 'Paired shop', mode: 'live', now: new Date() }));
+    expect(await pairEnvironments(t.service.deps.database.db, sandbox.keys.environment_id, live.keys.environment_id)).toEqual({ pairId: sandbox.keys.environment_id });
+  });
+  afterAll(() => t?.close());
+
+  const db = () => t.service.deps.database.db;
+
+  /** A member of the sandbox who accepts an invite to the live environment too. */
+  async function memberOfBoth(): Promise<Browser> {
+    const { browser, email } = await member(t, sandbox, 'owner', { 'x-forwarded-for': freshIp() });
+    const { token } = await inviteUser(db(), { email, environmentId: live.keys.environment_id, role: 'viewer', invitedBy: null, now: clock.now() });
+    await browser.get(`/dashboard/invite/${token}/`);
+    expect((await browser.post(`/dashboard/invite/${token}/`, { password: PASSWORD })).status).toBe(303);
+    // Accepting opens the live environment: back to the sandbox with the switcher.
+    await browser.get('/dashboard/');
+    expect((await browser.post('/dashboard/environment/', { environment: sandbox.keys.environment_id })).status).toBe(303);
+    return browser;
+  }
+
+  const switchIn = (html: string) => /<form method="post" action="\/dashboard\/environment\/" class="test-mode">.*?<\/form>/s.exec(html)?.[0];
+
+  it('pairs one sandbox with one live environment, never two of one mode, the demo or an environment already paired', async () => {
+    const other = await t.newEnvironment('Other');
+    const otherLive = await createEnvironment(db(), { name: 'Other live', mode: 'live', now: new Date() });
+    expect(await pairEnvironments(db(), other.keys.environment_id, sandbox.keys.environment_id)).toEqual({ refused: 'same_mode' });
+    expect(await pairEnvironments(db(), otherLive.environment_id, sandbox.keys.environment_id)).toEqual({ refused: 'already_paired' });
+    expect(await pairEnvironments(db(), other.keys.environment_id, 'no-such-environment')).toEqual({ refused: 'not_found' });
+    const demo = await createEnvironment(db(), { name: 'Demo', isDemo: true, now: new Date() });
+    expect(await pairEnvironments(db(), demo.environment_id, otherLive.environment_id)).toEqual({ refused: 'demo' });
+    expect(await pairEnvironments(db(), other.keys.environment_id, otherLive.environment_id)).toEqual({ pairId: other.keys.environment_id });
+  });
+
+  it('a member of both switches test/live from the header, audited as environment_switched in the environment switched to', async () => {
+    const browser = await memberOfBoth();
+    const inSandbox = switchIn((await browser.get('/dashboard/')).text);
+    expect(inSandbox).toContain(`name="environment" value="${live.keys.environment_id}"`);
+    expect(inSandbox).toMatch(/role="switch" aria-checked="true">Test mode</);
+    expect((await browser.post('/dashboard/environment/', { environment: live.keys.environment_id })).status).toBe(303);
+    const home = await browser.get('/dashboard/');
+    expect(home.text).toContain(live.keys.public_key);
+    expect(home.text).not.toContain(sandbox.keys.public_key);
+    const inLive = switchIn(home.text);
+    expect(inLive).toContain(`name="environment" value="${sandbox.keys.environment_id}"`);
+    expect(inLive).toMatch(/role="switch" aria-checked="false">Test mode</);
+    const switched = await db().selectFrom('audit_log').select('environment_id').where('action', '=', 'environment_switched').where('environment_id', '=', live.keys.environment_id).execute();
+    expect(switched.length).toBeGreaterThan(0);
+    // Back again, by the live page's switch.
+    expect((await browser.post('/dashboard/environment/', { environment: sandbox.keys.environment_id })).status).toBe(303);
+    expect((await browser.get('/dashboard/')).text).toContain(sandbox.keys.public_key);
+  });
+
+  it('a member of the sandbox alone sees the mode but no switch, nothing of the live environment, and cannot switch to it', async () => {
+    const { browser } = await member(t, sandbox, 'owner', { 'x-forwarded-for': freshIp() });
+    const home = await browser.get('/dashboard/');
+    expect(home.text).toContain('data-mode="sandbox"');
+    expect(switchIn(home.text)).toBeUndefined();
+    expect(home.text).not.toContain(live.keys.environment_id);
+    expect(home.text).not.toContain(live.keys.public_key);
+    expect((await browser.post('/dashboard/environment/', { environment: live.keys.environment_id })).status).toBe(403);
+    expect((await browser.get('/dashboard/')).text).toContain(sandbox.keys.public_key);
+  });
+
+  it('the switch without its CSRF token is refused and switches nothing', async () => {
+    const browser = await memberOfBoth();
+    expect((await browser.post('/dashboard/environment/', { environment: live.keys.environment_id }, { csrf: null })).status).toBe(403);
+    expect((await browser.get('/dashboard/')).text).toContain(sandbox.keys.public_key);
+  });
+
+  /** The audit entries of an action in an environment's log. */
+  const audited = (environmentId: string, action: string) =>
+    db().selectFrom('audit_log').select('detail').where('environment_id', '=', environmentId).where('action', '=', action).execute();
+
+  it('the brand and time zone saved in one half are saved in both and audited in both; the page says so', async () => {
+    const browser = await memberOfBoth();
+    const settings = await browser.get('/dashboard/settings/');
+    expect(settings.text).toContain('Your brand and time zone apply to both your sandbox and live environments');
+    const saved = await browser.post('/dashboard/settings/', { display_name: 'Tostadores Ana', support_email: 'help@shop.example', brand_color: '#1d4ed8', accent_color: '#ffdd00' });
+    expect(saved.status).toBe(303);
+    expect((await live.get('/environment/branding/')).body).toMatchObject({ display_name: 'Tostadores Ana', support_email: 'help@shop.example', brand_color: '#1d4ed8', accent_color: '#ffdd00' });
+    for (const id of [sandbox.keys.environment_id, live.keys.environment_id]) {
+      expect((await audited(id, 'settings_changed')).map((r) => JSON.parse(r.detail!))).toContainEqual({ fields: 'display_name, support_email, brand_color, accent_color' });
+    }
+    // From the live half: the time zone.
+    expect((await browser.post('/dashboard/environment/', { environment: live.keys.environment_id })).status).toBe(303);
+    await browser.get('/dashboard/settings/');
+    expect((await browser.post('/dashboard/settings/time-zone/', { time_zone: 'Europe/Madrid' })).status).toBe(403); // a viewer in live
+    const { browser: liveAdmin } = await member(t, live, 'admin', { 'x-forwarded-for': freshIp() });
+    await liveAdmin.get('/dashboard/settings/');
+    expect((await liveAdmin.post('/dashboard/settings/time-zone/', { time_zone: 'Europe/Madrid' })).status).toBe(303);
+    const zones = await db().selectFrom('environments').select(['id', 'time_zone']).where('id', 'in', [sandbox.keys.environment_id, live.keys.environment_id]).execute();
+    expect(zones.map((z) => z.time_zone)).toEqual(['Europe/Madrid', 'Europe/Madrid']);
+    expect((await audited(sandbox.keys.environment_id, 'settings_changed')).map((r) => JSON.parse(r.detail!))).toContainEqual({ fields: 'time_zone', time_zone: 'Europe/Madrid' });
+  });
+
+  it("a logo set through the API in one half is the other's too; keys and webhook endpoints stay each one's own", async () => {
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    const set = await live.post('/environment/branding/logo/', { content_type: 'image/png', data: png });
+    expect(set.status, set.text).toBe(201);
+    const inSandbox = (await sandbox.get('/environment/branding/')).body as { logo_url: string };
+    expect(inSandbox.logo_url).toMatch(new RegExp(`/brand/${sandbox.keys.environment_id}/`));
+    expect((await fetch(inSandbox.logo_url)).status).toBe(200);
+    const endpoint = await sandbox.post('/webhook_endpoint/', { url: 'https://shop.example/hooks/all', enabled_events: ['transaction.paid'] });
+    expect(endpoint.status, endpoint.text).toBe(201);
+    expect((await sandbox.get('/webhook_endpoint/')).text).toContain(endpoint.body.id);
+    expect((await live.get('/webhook_endpoint/')).text).not.toContain(endpoint.body.id);
+    const keyRows = await db().selectFrom('api_keys').select(['environment_id', 'public_key']).where('environment_id', 'in', [sandbox.keys.environment_id, live.keys.environment_id]).execute();
+    expect(keyRows.filter((k) => k.environment_id === live.keys.environment_id).map((k) => k.public_key)).toEqual([live.keys.public_key]);
+  });
+
+  it('an unpaired environment keeps its own brand', async () => {
+    const alone = await t.newEnvironment('Alone');
+    expect((await alone.patch('/environment/branding/', { display_name: 'Alone shop' })).status).toBe(200);
+    expect((await sandbox.get('/environment/branding/')).body.display_name).toBe('Tostadores Ana');
+    expect((await alone.get('/environment/branding/')).body.display_name).toBe('Alone shop');
+  });
+});
