@@ -152,7 +152,7 @@ export function settingsPage(p: Props): string {
         </p>
       ))}
       <h2>{t('settings.brand')}</h2>
-      {session.current.environment_pair_id && <p data-testid="shared-in-pair">{t('settings.sharedInPair')}</p>}
+      {session.current.environment_pair_id && <p data-testid="shared-in-pair">{t(`settings.sharedInPair.${session.current.environment_mode}`)}</p>}
       <div class="settings-brand">
         <BrandFormCard text={text} csrf={session.csrf} form={p.form} errors={p.errors} editable={editable} hasLogo={p.brand.logo_sha256 !== null} logoError={p.logoError} />
         <PreviewFrames text={text} brand={p.previewed} previewing={p.previewing} />

@@ -22,7 +22,7 @@ import { multipartForm } from './upload';
 // …/logo/; "Preview" shows the form's brand on the payment page's preview without saving
 // it), its time zone (the dashboard's times, days and exports), its pricing, mode and raw
 // card setting (read-only: the operator's, `npm run keys`). In a test/live pair the brand and
-// time zone are saved, and audited, in both halves (store/environment-pairs.ts).
+// time zone saved in the live half are saved, and audited, in its sandbox too (store/environment-pairs.ts).
 
 const timeZoneForm = z.object({ time_zone: z.string().refine(isTimeZone) });
 

@@ -4,7 +4,7 @@ import { pairedIds, withItsPair } from './environment-pairs';
 import type { EnvironmentRow } from './schema';
 
 // An environment's brand: the name customers see, its support address, colours and logo.
-// Saved in a paired environment, it is saved in the pair's other half too (environment-pairs.ts).
+// Saved in the live half of a pair, it is saved in its sandbox too (environment-pairs.ts).
 
 export type BrandFields = Pick<EnvironmentRow, 'display_name' | 'support_email' | 'brand_color' | 'accent_color' | 'logo_sha256'>;
 export type BrandPatch = Partial<Record<'display_name' | 'support_email' | 'brand_color' | 'accent_color', string | null>>;

@@ -90,30 +90,43 @@ describe.each(ENGINES)('dashboard test/live switch on %s', (engine) => {
   const audited = (environmentId: string, action: string) =>
     db().selectFrom('audit_log').select('detail').where('environment_id', '=', environmentId).where('action', '=', action).execute();
 
-  it('the brand and time zone saved in one half are saved in both and audited in both; the page says so', async () => {
+  it('the brand and time zone saved in the live half are saved in its sandbox too and audited in both; saved in the sandbox they stay there; the page says which', async () => {
     const browser = await memberOfBoth();
+    const liveBrand = async () => (await live.get('/environment/branding/')).body as Record<string, unknown>;
+    const before = await liveBrand();
     const settings = await browser.get('/dashboard/settings/');
-    expect(settings.text).toContain('Your brand and time zone apply to both your sandbox and live environments');
-    const saved = await browser.post('/dashboard/settings/', { display_name: 'Tostadores Ana', support_email: 'help@shop.example', brand_color: '#1d4ed8', accent_color: '#ffdd00' });
-    expect(saved.status).toBe(303);
-    expect((await live.get('/environment/branding/')).body).toMatchObject({ display_name: 'Tostadores Ana', support_email: 'help@shop.example', brand_color: '#1d4ed8', accent_color: '#ffdd00' });
+    expect(settings.text).toContain('This sandbox takes its brand and time zone from your live environment');
+    // A sandbox owner (a viewer in live) and a sandbox API key change the sandbox alone: no live right through the pair.
+    expect((await browser.post('/dashboard/settings/', { display_name: 'Sandbox name', support_email: 'dev@shop.example', brand_color: '#000000', accent_color: '#000000' })).status).toBe(303);
+    expect((await sandbox.patch('/environment/branding/', { support_email: 'phish@elsewhere.example' })).status).toBe(200);
+    expect((await sandbox.get('/environment/branding/')).body).toMatchObject({ display_name: 'Sandbox name', support_email: 'phish@elsewhere.example' });
+    expect(await liveBrand()).toEqual(before);
+    expect(await audited(live.keys.environment_id, 'settings_changed')).toEqual([]);
+
+    // From the live half, by its admin: the brand and the time zone, in both, audited in both.
+    const { browser: liveAdmin } = await member(t, live, 'admin', { 'x-forwarded-for': freshIp() });
+    const liveSettings = await liveAdmin.get('/dashboard/settings/');
+    expect(liveSettings.text).toContain('Your brand and time zone are set here, in your live environment, and saved in your sandbox too');
+    expect((await liveAdmin.post('/dashboard/settings/', { display_name: 'Tostadores Ana', support_email: 'help@shop.example', brand_color: '#1d4ed8', accent_color: '#ffdd00' })).status).toBe(303);
+    for (const client of [live, sandbox]) {
+      expect((await client.get('/environment/branding/')).body).toMatchObject({ display_name: 'Tostadores Ana', support_email: 'help@shop.example', brand_color: '#1d4ed8', accent_color: '#ffdd00' });
+    }
     for (const id of [sandbox.keys.environment_id, live.keys.environment_id]) {
       expect((await audited(id, 'settings_changed')).map((r) => JSON.parse(r.detail!))).toContainEqual({ fields: 'display_name, support_email, brand_color, accent_color' });
     }
-    // From the live half: the time zone.
-    expect((await browser.post('/dashboard/environment/', { environment: live.keys.environment_id })).status).toBe(303);
-    await browser.get('/dashboard/settings/');
-    expect((await browser.post('/dashboard/settings/time-zone/', { time_zone: 'Europe/Madrid' })).status).toBe(403); // a viewer in live
-    const { browser: liveAdmin } = await member(t, live, 'admin', { 'x-forwarded-for': freshIp() });
-    await liveAdmin.get('/dashboard/settings/');
     expect((await liveAdmin.post('/dashboard/settings/time-zone/', { time_zone: 'Europe/Madrid' })).status).toBe(303);
     const zones = await db().selectFrom('environments').select(['id', 'time_zone']).where('id', 'in', [sandbox.keys.environment_id, live.keys.environment_id]).execute();
     expect(zones.map((z) => z.time_zone)).toEqual(['Europe/Madrid', 'Europe/Madrid']);
     expect((await audited(sandbox.keys.environment_id, 'settings_changed')).map((r) => JSON.parse(r.detail!))).toContainEqual({ fields: 'time_zone', time_zone: 'Europe/Madrid' });
+    // The sandbox's own time zone change stays there.
+    expect((await browser.post('/dashboard/settings/time-zone/', { time_zone: 'Europe/Paris' })).status).toBe(303);
+    expect((await db().selectFrom('environments').select('time_zone').where('id', '=', live.keys.environment_id).executeTakeFirstOrThrow()).time_zone).toBe('Europe/Madrid');
   });
 
-  it("a logo set through the API in one half is the other's too; keys and webhook endpoints stay each one's own", async () => {
+  it("a logo set through the live half's API is its sandbox's too, never the other way; keys and webhook endpoints stay each one's own", async () => {
     const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    expect((await sandbox.post('/environment/branding/logo/', { content_type: 'image/png', data: png })).status).toBe(201);
+    expect((await live.get('/environment/branding/')).body.logo_url).toBeNull();
     const set = await live.post('/environment/branding/logo/', { content_type: 'image/png', data: png });
     expect(set.status, set.text).toBe(201);
     const inSandbox = (await sandbox.get('/environment/branding/')).body as { logo_url: string };
