@@ -39,8 +39,8 @@ const notTool = sql`(order_id is null or (${sql.join(
 
 /**
  * Each payer's payments, by customer key: grouped first by the email as typed (the index
- * transactions_env_customer_email gives them in order), then each distinct email
- * lower-cased once, not every payment's.
+ * transactions_env_customer_email_cover gives them in order, with every column read here),
+ * then each distinct email lower-cased once, not every payment's.
  */
 function payersOf(environmentId: string, hideTools: boolean) {
   return sql`select customer_key, min(first_id) as first_id, sum(payments) as payments, max(last_at) as last_at from (

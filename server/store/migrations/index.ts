@@ -68,6 +68,7 @@ import { migration as m126 } from './126_api_requests';
 import { migration as m127 } from './127_payment_notes';
 import { migration as m128 } from './128_dashboard_indexes';
 import { migration as m129 } from './129_environment_pairs';
+import { migration as m130 } from './130_customer_payers_index';
 
 // One file per migration, applied in the order of their names. A released migration's
 // name is recorded in every deployed database: never rename one or change what it does;
@@ -140,6 +141,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '127_payment_notes': m127,
   '128_dashboard_indexes': m128,
   '129_environment_pairs': m129,
+  '130_customer_payers_index': m130,
 };
 
 /** Every migration's name, in the order they apply. */
