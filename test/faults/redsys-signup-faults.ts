@@ -5,7 +5,7 @@ import { decideOnPage } from '../redsys/helpers';
 import { ACTION_FAULTS, type ActionFault, type Bench, booksAgree } from './processor-matrix';
 import type { ProcessorShop } from './processor-shop';
 import type { redsysProcessor } from './processors';
-import { alertOf, eventsOf, MESSAGES, newSignup, PERIOD_MINOR, POLL, postSignup, RETURN } from './signup-faults';
+import { alertOf, done, eventsOf, type Expected as SignupExpected, MESSAGES, newSignup, notSaved, PERIOD_MINOR, POLL, postSignup, RETURN } from './signup-faults';
 
 // The fault matrix's subscription sign-up with the Redsys connector: a waiting subscription
 // (charged at once, no trial) signed up on its hosted page (/pay/sub_…/, without
@@ -32,16 +32,8 @@ type Fault = ActionFault | 'kill-left' | 'late' | 'deny';
 /** What the customer is told at the fault: nothing (no answer, or never back), sent to Redsys, being checked, declined, back to the shop. */
 type Told = 'nothing' | 'redsys' | 'checking' | 'declined' | 'shop';
 
-interface Expected {
-  told: Told;
-  /** The card given before the fault ends saved and signed up with (else the next try does). */
-  saved: boolean;
-  /** The REST payments sent for the first period (a new order only after the last was proven not made). */
-  attempts: number;
-}
-
-const done = (told: Told, attempts = 1): Expected => ({ told, saved: true, attempts });
-const notSaved = (told: Told): Expected => ({ told, saved: false, attempts: 1 });
+/** As Stripe's sign-up cases end (signup-faults.ts); its attempts are the REST payments sent for the first period (a new order only after the last was proven not made). */
+type Expected = SignupExpected<Told>;
 
 export const REDSYS_SIGNUP_CASES: [Step, Fault, Expected][] = [
   ['form', 'kill-left', notSaved('redsys')],

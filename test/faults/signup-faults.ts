@@ -31,14 +31,14 @@ export type SignupCall = (typeof SIGNUP_CALLS)[number];
 type Told = 'nothing' | 'stripe' | 'checking' | 'failed' | 'shop';
 
 /** How a case ends: what the customer was told; whether the card given before the fault ends saved (else the next try saves one); the attempts at the first period. */
-interface Expected {
-  told: Told;
+export interface Expected<T extends string = Told> {
+  told: T;
   saved: boolean;
   attempts: number;
 }
 
-const done = (told: Told, attempts = 1): Expected => ({ told, saved: true, attempts });
-const notSaved = (told: Told): Expected => ({ told, saved: false, attempts: 1 });
+export const done = <T extends string>(told: T, attempts = 1): Expected<T> => ({ told, saved: true, attempts });
+export const notSaved = <T extends string>(told: T): Expected<T> => ({ told, saved: false, attempts: 1 });
 
 /** The matrix: each call × each fault, and what it must come to. */
 export const SIGNUP_EXPECTED: Record<SignupCall, Record<ActionFault, Expected>> = {
