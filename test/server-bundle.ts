@@ -4,36 +4,37 @@ import { pathToFileURL } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
 
 // The service, its CLIs and the test gateway modules compiled into plain JavaScript once
-// per test run, for the tests that start them as processes (test/api/process.ts, the process tier): `node
-// main.mjs` starts on a third of the CPU of `node --import tsx server/main.ts` (0.9–1.0 s
-// against 2.3–2.7 s, `/usr/bin/time` to the `listening` line), and the process tests start
-// a few hundred. The same code, only compiled ahead: npm packages stay imports (but in the
-// CLIs, below), and each
-// module's `import.meta.url` and `import.meta.dirname` keep naming its source file, so
-// what it reads beside itself (the SQLite writer, the dashboard's CSS, dist/) is found.
+// per test run, for the tests that start them as processes (test/api/process.ts, the process
+// tier, the browser specs' services): `node main.mjs` starts on a third of the CPU of `node
+// --import tsx server/main.ts` (0.9–1.0 s against 2.3–2.7 s, `/usr/bin/time` to the
+// `listening` line), and the process tests start a few hundred. The same code, only compiled
+// ahead, and each module's `import.meta.url` and `import.meta.dirname` keep naming its source
+// file, so what it reads beside itself (the SQLite writer, the dashboard's CSS, dist/) is found.
 
 const ROOT = join(import.meta.dirname, '..');
 // Inside node_modules, so the bundles' package imports resolve from the project.
 const OUT = join(ROOT, 'node_modules', '.cache', 'checkout-processes');
 
-// The service and the test gateways: npm packages stay imports.
-const SERVICES = {
-  main: 'server/main.ts',
+// The test gateway modules the service loads (GATEWAY_MODULES, PAYOUT_MODULE): npm packages
+// stay imports.
+const GATEWAYS = {
   'remote-gateway': 'test/api/remote-gateway.ts',
   'remote-payouts': 'test/api/remote-payouts.ts',
 } as const;
-// The CLIs, started a few hundred times a run (keysCli, usersCli, the dashboard specs'
-// invitations) for one short command each: their npm packages (kysely, zod, pg, qrcode;
-// not better-sqlite3, a native addon) compiled in too, so that a start reads one file instead
-// of resolving and loading some 400 modules: 0.77 s of CPU per `keys list` instead of 1.16 s
-// (3 runs each, docs/performance-changelog.md).
-const CLIS = {
+// The service and the CLIs, started a few hundred times a run (each process test's service,
+// keysCli, usersCli, the dashboard specs' invitations): their npm packages (express, kysely,
+// zod, pg, stripe, qrcode…; not better-sqlite3, a native addon) compiled in too, so that a
+// start reads one file instead of resolving and loading some 400 modules. CPU to `listening`
+// (or to a `keys list`'s exit), a quiet core: the service 1.1 s instead of 1.6 s, the keys
+// CLI 0.77 s instead of 1.16 s (docs/performance-changelog.md).
+const PROCESSES = {
+  main: 'server/main.ts',
   'keys-cli': 'server/keys-cli.ts',
   'users-cli': 'server/users-cli.ts',
 } as const;
 
 /** The compiled file of an entry, for `node` (or GATEWAY_MODULES / PAYOUT_MODULE). */
-export const bundled = (entry: keyof typeof SERVICES | keyof typeof CLIS): string => join(OUT, `${entry}.mjs`);
+export const bundled = (entry: keyof typeof GATEWAYS | keyof typeof PROCESSES): string => join(OUT, `${entry}.mjs`);
 
 /**
  * The global setup of vitest and Playwright: compiles every entry (about 0.3 s). Each file
@@ -67,10 +68,10 @@ export default async function buildProcessBundles(): Promise<void> {
   } satisfies BuildOptions;
   const entries = (group: Record<string, string>) => Object.fromEntries(Object.entries(group).map(([name, file]) => [name, join(ROOT, file)]));
   await Promise.all([
-    build({ ...common, entryPoints: entries(SERVICES), packages: 'external' }),
+    build({ ...common, entryPoints: entries(GATEWAYS), packages: 'external' }),
     build({
       ...common,
-      entryPoints: entries(CLIS),
+      entryPoints: entries(PROCESSES),
       // pg asks for pg-native only when told to; better-sqlite3 loads its compiled addon.
       external: ['better-sqlite3', 'pg-native'],
       // The CommonJS packages compiled in call require() for Node's own modules.
