@@ -6,17 +6,26 @@ import type { Client } from './harness';
 
 export const SANDBOX_CARD = '0190f5a0-0000-7000-8000-000000000001';
 
-/** Posts the checkout form as the hydrated screen does: the csrf from the page, JSON body. */
-export async function checkoutPost(baseUrl: string, token: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<Response> {
+/** What the hydrated screen starts from: the page's csrf and the gateway it shows chosen. */
+export interface ScreenState {
+  csrf: string;
+  selectedGateway: string | null;
+}
+
+/**
+ * Posts the checkout form as the hydrated screen does: the csrf from the page, JSON body
+ * (or one made from what the page showed).
+ */
+export async function checkoutPost(baseUrl: string, token: string, body: Record<string, unknown> | ((screen: ScreenState) => Record<string, unknown>), headers: Record<string, string> = {}): Promise<Response> {
   const page = await fetch(`${baseUrl}/pay/${token}/`);
   const html = await page.text();
   const state = /<script[^>]*id="checkout-state"[^>]*>([\s\S]*?)<\/script>/.exec(html);
   if (!state) throw new Error(`no checkout state on the page (${page.status})`);
-  const { csrf } = (JSON.parse(state[1]!) as { view: { csrf: string } }).view;
+  const screen = (JSON.parse(state[1]!) as { view: ScreenState }).view;
   return fetch(`${baseUrl}/pay/${token}/`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-csrf-token': csrf, ...headers },
-    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json', 'x-csrf-token': screen.csrf, ...headers },
+    body: JSON.stringify(typeof body === 'function' ? body(screen) : body),
   });
 }
 
@@ -34,6 +43,23 @@ export const payWithCard = (baseUrl: string, token: string, card: string = TEST_
     { action: 'pay', gateway, fields: { card_number: card, card_expiry: '12/34', card_cvc: '123', card_name: 'A' } },
     headers,
   );
+
+/**
+ * Pays a payment link (`payment_url`) as its screen would, with the gateway it shows chosen
+ * (`gateway_selected`) and `card` typed in by `holder`: for tests of what follows a payment,
+ * where driving the screen itself is the checkout's own tests' job. Resolves once paid.
+ */
+export async function payLink(paymentUrl: string, card: string, holder: string): Promise<void> {
+  const { origin, pathname } = new URL(paymentUrl);
+  const token = pathname.split('/')[2]!;
+  const res = await checkoutPost(origin, token, ({ selectedGateway }) => ({
+    action: 'pay',
+    gateway: selectedGateway,
+    fields: { card_number: card, card_expiry: '12/34', card_cvc: '123', card_name: holder },
+  }));
+  const answer = (await res.json()) as { outcome?: string; view?: { status?: string } };
+  if (res.status !== 200 || answer.outcome !== 'view' || answer.view?.status !== 'paid') throw new Error(`not paid: ${res.status} ${JSON.stringify(answer).slice(0, 300)}`);
+}
 
 export const payToken = (baseUrl: string, token: string, card: string = TEST_CARDS.approved) => statusOf(payWithCard(baseUrl, token, card));
 

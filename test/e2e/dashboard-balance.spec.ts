@@ -1,4 +1,4 @@
-import { cli, demoEnvironment, expectAccessible, payByCard, signUp } from './dashboard-data';
+import { cli, demoEnvironment, expectAccessible, payAsCustomer, signUp } from './dashboard-data';
 import { expect, type Service, startService, test } from './fixtures';
 
 // The Balance page in Chromium, on a service of its own with its jobs running (the figures
@@ -21,7 +21,7 @@ test('see the balance and pay out now', async ({ page }) => {
     const demo = await demoEnvironment(service);
     await cli('keys-cli', service, ['pricing', '--environment', demo, '--settlement-days', '0', '--charge-fixed', '25']);
     const tx = await service.createTransaction({ currency: 'EUR', order_id: 'balance-1', gateway_selected: true, products: [{ amount: 1, product: { name: 'Desk lamp', price: 30 } }] });
-    await payByCard(page, tx.payment_url);
+    await payAsCustomer(tx.payment_url);
     await until(service, '/balance/', (b) => b.available.some((a: { currency: string; amount: number }) => a.currency === 'EUR' && a.amount === 29.75));
     expect((await service.api('PATCH', '/payout_settings/', { iban: 'ES9121000418450200051332', schedule: 'manual' })).status).toBe(200);
 

@@ -1,5 +1,5 @@
 import { expect, test } from './fixtures';
-import { expectAccessible, payByCard, signUp } from './dashboard-data';
+import { expectAccessible, payAsCustomer, signUp } from './dashboard-data';
 
 // The dashboard's Customers page in Chromium (issue 47): a payer known only by the email on
 // their payment and an API client in one list; the search finds each; a payer's page shows
@@ -21,7 +21,7 @@ test('customers: the list, its search, a payer after a partial refund and a clie
     gateway_selected: true,
     products: [{ amount: 1, product: { name: 'Kettle', price: 40 } }],
   });
-  await payByCard(page, tx.payment_url);
+  await payAsCustomer(tx.payment_url);
   const sales = await service.api('GET', `/sale/?transaction_id=${tx.id}`);
   expect((await service.api('POST', `/sale/${sales.body.results[0].id}/refund/`, { amount: 12.5 })).status).toBe(200);
 

@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { expect, startService, test } from './fixtures';
-import { expectAccessible, invite, PASSWORD, payByCard } from './dashboard-data';
+import { expectAccessible, invite, PASSWORD, payAsCustomer } from './dashboard-data';
 
 // The dashboard's home and settings in Chromium, on a service of their own (the figures are
 // the environment's): the day's payment in the figures and the chart (its value on its bar,
@@ -29,7 +29,7 @@ test('the home shows the day’s payment in its figures and chart, settings chan
   page.on('request', (r) => r.resourceType() === 'script' && r.url().includes('/dashboard/') && scripts.push(r.url()));
   try {
     const tx = await service.createTransaction({ currency: 'EUR', order_id: 'home-1', gateway_selected: true, products: [{ amount: 1, product: { name: 'Desk lamp', price: 42 } }] });
-    await payByCard(page, tx.payment_url);
+    await payAsCustomer(tx.payment_url);
 
     await page.goto(await invite(service, 'home@shop.example'));
     await page.getByLabel('New password').fill(PASSWORD);

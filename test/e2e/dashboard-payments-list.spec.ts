@@ -1,5 +1,5 @@
 import { expect, startService, test } from './fixtures';
-import { expectAccessible, payByCard, signUp } from './dashboard-data';
+import { expectAccessible, payAsCustomer, signUp } from './dashboard-data';
 
 // The payments list's daily job in Chromium (issue 47), on a service of its own (its saved
 // view and payments stay there): the demo shop's rows hidden until asked for; filters that
@@ -15,12 +15,12 @@ test('filter the payments, save the view, open and delete it; demo rows hidden u
     const order = (order_id: string, currency: string, price: number) =>
       service.createTransaction({ currency, order_id, gateway_selected: true, products: [{ amount: 1, product: { name: 'Lamp', price } }] });
     const lamp = await order('lamp-1', 'EUR', 30);
-    await payByCard(page, lamp.payment_url, '5555 5555 5555 4444');
+    await payAsCustomer(lamp.payment_url, '5555 5555 5555 4444');
     const sale = (await service.api('GET', `/sale/?transaction_id=${lamp.id}`)).body.results[0];
     expect((await service.api('POST', `/sale/${sale.id}/refund/`, { amount: 5, reason: 'duplicate' })).status).toBe(200);
-    await payByCard(page, (await order('mug-1', 'EUR', 12)).payment_url);
+    await payAsCustomer((await order('mug-1', 'EUR', 12)).payment_url);
     await order('chair-1', 'USD', 25);
-    await payByCard(page, (await order('demo-lamp', 'EUR', 30)).payment_url, '5555 5555 5555 4444');
+    await payAsCustomer((await order('demo-lamp', 'EUR', 30)).payment_url, '5555 5555 5555 4444');
 
     await signUp(page, service, 'views-admin@shop.example', 'admin');
     await page.getByRole('link', { name: 'Transactions' }).click();

@@ -35,7 +35,7 @@ function shooter(page: Page, info: TestInfo) {
 
 test('screenshots of sign-in, the transactions list and a transaction, each under 150 KB', async ({ page, service }, info) => {
   test.setTimeout(180_000);
-  const { held } = await richTransactions(page, service, 'docs');
+  const { held } = await richTransactions(service, 'docs');
   for (const [i, price] of [12.5, 89, 240].entries()) await service.createTransaction({ currency: 'EUR', order_id: `order-100${i}`, products: [{ amount: 1, product: { name: 'Desk lamp', price } }] });
   await signUp(page, service, 'docs@shop.example', 'admin');
 
@@ -66,7 +66,7 @@ test('screenshots of the overview, search, events, endpoints, catalogue, custome
 });
 
 async function shootEveryPage(page: Page, service: Service, info: TestInfo) {
-  await richTransactions(page, service, 'pages');
+  await richTransactions(service, 'pages');
   const disputed = await service.createTransaction({ currency: 'EUR', order_id: 'disputed-pages', gateway_selected: true, products: [{ amount: 1, product: { name: 'Desk lamp', price: 30 } }] });
   await payByCard(page, disputed.payment_url, CARDS.disputedFraudulent);
   const api = async (method: string, path: string, body?: unknown) => {

@@ -1,5 +1,5 @@
 import { expect, test } from './fixtures';
-import { expectAccessible, invite, PASSWORD, payByCard } from './dashboard-data';
+import { expectAccessible, invite, PASSWORD, payAsCustomer } from './dashboard-data';
 
 // The header's search box in Chromium: a payment found as a bank statement shows it (the
 // card's last four and the amount, typed in the box of any page), its page one click away,
@@ -13,7 +13,7 @@ test('the last four and the amount typed in the header find the payment; its lin
   const scripts: string[] = [];
   page.on('request', (r) => r.resourceType() === 'script' && r.url().includes('/dashboard/') && scripts.push(r.url()));
   const tx = await service.createTransaction({ currency: 'EUR', order_id: 'statement-lamp', gateway_selected: true, products: [{ amount: 1, product: { name: 'Desk lamp', price: 31.17 } }] });
-  await payByCard(page, tx.payment_url);
+  await payAsCustomer(tx.payment_url);
 
   await page.goto(await invite(service, 'search@shop.example', 'viewer'));
   await page.getByLabel('New password').fill(PASSWORD);

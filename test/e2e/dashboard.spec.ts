@@ -3,8 +3,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, type Service, startService, test } from './fixtures';
 import { Secret, TOTP } from 'otpauth';
-import { cli, cliInvite, expectAccessible, invite, PASSWORD, richTransactions, signUp } from './dashboard-data';
-import { cancelButton, payButton } from './screen';
+import { cli, cliInvite, expectAccessible, invite, PASSWORD, payAsCustomer, richTransactions, signUp } from './dashboard-data';
+import { cancelButton } from './screen';
 
 // The dashboard in Chromium against the real service: the merchant's first flow from an
 // invite to a refund the API sees, by keyboard, and axe on every page in light and dark at
@@ -15,15 +15,9 @@ import { cancelButton, payButton } from './screen';
 // so the two workers split them rather than one running the whole file.
 test.describe.configure({ mode: 'parallel' });
 
-async function paidSale(page: Page, service: Service, price: number, orderId: string) {
+async function paidSale(service: Service, price: number, orderId: string) {
   const tx = await service.createTransaction({ currency: 'EUR', order_id: orderId, gateway_selected: true, products: [{ amount: 1, product: { name: 'Desk lamp', price } }] });
-  await page.goto(tx.payment_url);
-  await page.getByLabel(/card number/i).fill('4242 4242 4242 4242');
-  await page.locator('input[autocomplete="cc-exp"]').fill('12/34');
-  await page.locator('input[autocomplete="cc-csc"]').fill('123');
-  await page.locator('input[autocomplete="cc-name"]').fill('Ada Lovelace');
-  await payButton(page).click();
-  await expect(page.getByRole('heading', { name: 'Payment complete' })).toBeVisible();
+  await payAsCustomer(tx.payment_url);
   const sales = await service.api('GET', `/sale/?transaction_id=${tx.id}`);
   return { tx, sale: sales.body.results[0] as { id: string; created: string } };
 }
@@ -31,7 +25,7 @@ async function paidSale(page: Page, service: Service, price: number, orderId: st
 
 
 test('invite → password → sign in → refund half a sale by keyboard, seen by the API', async ({ page, service }) => {
-  const { tx, sale } = await paidSale(page, service, 40, 'lamp-1');
+  const { tx, sale } = await paidSale(service, 40, 'lamp-1');
   // The operator's own command, as the README tells it (the other tests make its link in process).
   await page.goto(await cliInvite(service, 'owner@shop.example'));
   // Keyboard only from here.
@@ -65,7 +59,7 @@ test('invite → password → sign in → refund half a sale by keyboard, seen b
 });
 
 test('a double-clicked refund confirmation refunds once', async ({ page, service }) => {
-  const { tx, sale } = await paidSale(page, service, 30, 'lamp-2');
+  const { tx, sale } = await paidSale(service, 30, 'lamp-2');
   await signUp(page, service, 'admin@shop.example', 'admin');
   await page.goto(`${service.url}/dashboard/transactions/${tx.id}/`);
   await page.getByRole('button', { name: 'Refund…' }).first().click();
@@ -80,7 +74,7 @@ test('a double-clicked refund confirmation refunds once', async ({ page, service
 });
 
 test('a viewer sees no refund button, and its direct POST is 403', async ({ page, service }) => {
-  const { tx, sale } = await paidSale(page, service, 12, 'lamp-3');
+  const { tx, sale } = await paidSale(service, 12, 'lamp-3');
   await signUp(page, service, 'viewer@shop.example', 'viewer');
   await page.goto(`${service.url}/dashboard/transactions/${tx.id}/`);
   await expect(page.getByRole('heading', { name: /Sale / })).toBeVisible();
@@ -175,7 +169,7 @@ test('a failed webhook delivery is seen with its attempt and sent again', async 
 });
 
 test("a user of another environment gets nothing of this one; a post without its CSRF token is 403", async ({ page, service }) => {
-  const { tx, sale } = await paidSale(page, service, 15, 'lamp-5');
+  const { tx, sale } = await paidSale(service, 15, 'lamp-5');
   const other = await cli('keys-cli', service, ['create', '--name', 'Other shop']);
   await signUp(page, service, 'stranger@other.example', 'owner', other.environment_id);
   expect((await page.goto(`${service.url}/dashboard/transactions/${tx.id}/`))!.status()).toBe(404);
@@ -215,7 +209,7 @@ test('a wrong password until 429', async ({ page, service }) => {
 });
 
 test('a viewer exports the day\'s sales as CSV and the file holds the sale', async ({ page, service }) => {
-  const { sale } = await paidSale(page, service, 18, 'lamp-export');
+  const { sale } = await paidSale(service, 18, 'lamp-export');
   await signUp(page, service, 'export@shop.example', 'viewer');
   await page.getByRole('link', { name: 'Export' }).click();
   await page.getByLabel('What to export').selectOption('sales');
@@ -256,7 +250,7 @@ async function expectEveryPageAccessible(page: Page, service: Service, paths: st
 test('every page passes axe in light and dark at 360 px and 1280 px, with no script: the invite, a sale and its refund, the lists and the search', async ({ page, service }) => {
   test.setTimeout(240_000);
   const scripts = scriptsOf(page);
-  const { tx, sale } = await paidSale(page, service, 25, 'lamp-4');
+  const { tx, sale } = await paidSale(service, 25, 'lamp-4');
   const link = await invite(service, 'axe@shop.example');
   await page.goto(link);
   await expectAccessible(page);
@@ -298,7 +292,7 @@ test('the search, a transaction with its card, wallets and history, and two-step
   test.setTimeout(240_000);
   const scripts: string[] = [];
   page.on('request', (r) => r.resourceType() === 'script' && r.url().includes('/dashboard/') && scripts.push(r.url()));
-  const { held, fromWallet } = await richTransactions(page, service, 'axe2');
+  const { held, fromWallet } = await richTransactions(service, 'axe2');
   await signUp(page, service, 'careful@shop.example', 'viewer');
   await page.goto(`${service.url}/dashboard/transactions/?q=grace.axe2%40example.com&from=2026-02-30`);
   await expect(page.getByRole('status')).toContainText('Not understood, so not applied: start date.');
