@@ -3,7 +3,8 @@ import { type Db, inTransaction } from '../store/db';
 import { type GatewayCall, salesOfAction } from '../store/gateway-calls';
 import { cardlessAuthorization, getAuthorization, insertAuthorization } from '../store/sales';
 import { addPendingActions, insertSales } from '../store/sale-aggregate';
-import { markUnknown, setCallResult, touchTransaction } from '../store/unknown-outcomes';
+import { touchTransaction } from '../store/transaction-aggregate';
+import { markUnknown, setCallResult } from '../store/unknown-outcomes';
 import { chargeSale } from './charge-record';
 
 // A gateway call whose outcome is unknown (it threw, timed out, or its process died

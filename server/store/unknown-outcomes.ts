@@ -31,11 +31,6 @@ export async function setCallResult(trx: Tx, callId: string, resultId: string): 
   await trx.updateTable('gateway_calls').set({ result_id: resultId }).where('id', '=', callId).execute();
 }
 
-/** The transaction changed (a payment of unknown outcome): what is kept of its page must go (checkout/page-cache.ts). */
-export async function touchTransaction(trx: Tx, id: string, now: Date): Promise<void> {
-  await trx.updateTable('transactions').set({ updated_at: now.toISOString() }).where('id', '=', id).execute();
-}
-
 /**
  * A capture / refund / void is settled: if its outcome had been marked unknown (by anyone:
  * the row says, not the caller's copy), its sale (and a linked source payment's sale) has
