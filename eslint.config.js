@@ -22,7 +22,7 @@ const OUTSIDE_SDK = [['**/server/**', '**/widget/**', '**/test/**', '../../**'],
 const UPWARDS = [['**/checkout/*', '**/notify/*', '**/jobs/*', '**/demo/*', '**/present/*', '**/transactions/*', '**/clients/*', '**/commands/*', '**/schemas/*'], 'the store and the domain sit below every use case'];
 
 // Each aggregate's table and the one module that writes it.
-const WRITERS = { sales: 'server/store/sale-aggregate.ts', transactions: 'server/store/transaction-aggregate.ts' };
+const WRITERS = { sales: 'server/store/sale-aggregate.ts', transactions: 'server/store/transaction-aggregate.ts', gateway_calls: 'server/store/gateway-calls.ts' };
 /** `no-restricted-syntax` selectors for a write of `table` (a Kysely write, insertRows, compiledInsert). */
 const writesOf = (table) => {
   const message = `${table} are written by ${WRITERS[table].replace('server/', '')} only`;
@@ -89,6 +89,7 @@ export default tseslint.config(
   // is the row locked, a rule of domain/sales.ts, the amounts written with their status.
   // Who writes transactions? store/transaction-aggregate.ts alone: who may pay, cancel or
   // expire one is the row locked, a rule of domain/payment-claim.ts, the new state written.
+  // Who writes gateway calls? store/gateway-calls.ts alone: each call's change of state, once.
   // Who speaks the Idempotency-Key protocol? commands/idempotent.ts alone: every front door
   // runs it and maps its outcome, none claims or completes a key itself.
   { files: ['server/**/*.{ts,tsx}'], ignores: [...Object.values(WRITERS), IDEMPOTENT, 'server/store/migrations/**'], rules: { 'no-restricted-syntax': ['error', ...writesBut(), KEYS_CLAIMED] } },

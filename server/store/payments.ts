@@ -4,7 +4,7 @@ import { takeChallenge } from './challenges';
 import { type Db, Rollback, rollbackOn, type Tx } from './db';
 import { claimEach } from './locking';
 import { insertSales } from './sale-aggregate';
-import { type GatewayCall, insertCall, settleCall } from './gateway-calls';
+import { type GatewayCall, insertCall, nameCallResult, settleCall } from './gateway-calls';
 import type { SaleRow } from './schema';
 import { claimForPayment, expireIfDue, recentFailures, releasePaymentClaim, touchTransaction } from './transaction-aggregate';
 
@@ -105,7 +105,7 @@ export async function notifyUrlOfTransaction(trx: Tx, transactionId: string): Pr
 export async function insertPaymentSale(trx: Tx, sale: SaleRow, callId: string, first: { kind: 'authorize' | 'capture'; reference: string }): Promise<void> {
   await insertSales(trx, [sale]);
   // The call names what the processor made, as the sale does (its reference), in the same write.
-  await trx.updateTable('gateway_calls').set({ result_id: sale.id, processor_id: first.reference }).where('id', '=', callId).execute();
+  await nameCallResult(trx, callId, { result_id: sale.id, processor_id: first.reference });
   await trx
     .insertInto('sale_operations')
     .values({
