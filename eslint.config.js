@@ -21,11 +21,18 @@ const SERVER = [['**/server/**'], 'browser code never imports the server'];
 const OUTSIDE_SDK = [['**/server/**', '**/widget/**', '**/test/**', '../../**'], 'the SDK stands alone: it talks to the service over HTTP only and ships without this repository'];
 const UPWARDS = [['**/checkout/*', '**/notify/*', '**/jobs/*', '**/demo/*', '**/present/*', '**/transactions/*', '**/clients/*', '**/commands/*', '**/schemas/*'], 'the store and the domain sit below every use case'];
 
-const SALE_WRITER = 'server/store/sale-aggregate.ts';
-const SALES_WRITES = [
-  { selector: "CallExpression[callee.property.name=/^(updateTable|insertInto|deleteFrom)$/][arguments.0.value='sales']", message: 'sales are written by store/sale-aggregate.ts only' },
-  { selector: "CallExpression[callee.name='insertRows'][arguments.1.value='sales']", message: 'sales are written by store/sale-aggregate.ts only' },
-];
+// Each aggregate's table and the one module that writes it.
+const WRITERS = { sales: 'server/store/sale-aggregate.ts', transactions: 'server/store/transaction-aggregate.ts', gateway_calls: 'server/store/gateway-calls.ts' };
+/** `no-restricted-syntax` selectors for a write of `table` (a Kysely write, insertRows, compiledInsert). */
+const writesOf = (table) => {
+  const message = `${table} are written by ${WRITERS[table].replace('server/', '')} only`;
+  return [
+    { selector: `CallExpression[callee.property.name=/^(updateTable|insertInto|deleteFrom)$/][arguments.0.value='${table}']`, message },
+    { selector: `CallExpression[callee.name=/^(insertRows|compiledInsert)$/][arguments.1.value='${table}']`, message },
+  ];
+};
+/** Every aggregate's writes but `own`'s. */
+const writesBut = (own) => Object.keys(WRITERS).filter((t) => t !== own).flatMap(writesOf);
 const IDEMPOTENT = 'server/commands/idempotent.ts';
 const KEYS_CLAIMED = { selector: "ImportDeclaration[source.value=/\\/idempotency$/]", message: 'Idempotency-Keys are claimed and completed by commands/idempotent.ts only: run the command and map its outcome' };
 
@@ -80,11 +87,14 @@ export default tseslint.config(
   { files: ['widget/i18n/**'], rules: forbid(SERVER, SCREEN) },
   // Who writes sales? store/sale-aggregate.ts alone (issue 48): every change of a sale's money
   // is the row locked, a rule of domain/sales.ts, the amounts written with their status.
+  // Who writes transactions? store/transaction-aggregate.ts alone: who may pay, cancel or
+  // expire one is the row locked, a rule of domain/payment-claim.ts, the new state written.
+  // Who writes gateway calls? store/gateway-calls.ts alone: each call's change of state, once.
   // Who speaks the Idempotency-Key protocol? commands/idempotent.ts alone: every front door
   // runs it and maps its outcome, none claims or completes a key itself.
-  { files: ['server/**/*.{ts,tsx}'], ignores: [SALE_WRITER, IDEMPOTENT, 'server/store/migrations/**'], rules: { 'no-restricted-syntax': ['error', ...SALES_WRITES, KEYS_CLAIMED] } },
-  { files: [SALE_WRITER], rules: { 'no-restricted-syntax': ['error', KEYS_CLAIMED] } },
-  { files: [IDEMPOTENT], rules: { 'no-restricted-syntax': ['error', ...SALES_WRITES] } },
+  { files: ['server/**/*.{ts,tsx}'], ignores: [...Object.values(WRITERS), IDEMPOTENT, 'server/store/migrations/**'], rules: { 'no-restricted-syntax': ['error', ...writesBut(), KEYS_CLAIMED] } },
+  ...Object.entries(WRITERS).map(([table, writer]) => ({ files: [writer], rules: { 'no-restricted-syntax': ['error', ...writesBut(table), KEYS_CLAIMED] } })),
+  { files: [IDEMPOTENT], rules: { 'no-restricted-syntax': ['error', ...writesBut()] } },
   // The SDK (packages/sdk) is a package of its own: nothing of the service, the widget or the tests.
   { files: ['packages/sdk/src/**'], rules: forbid(OUTSIDE_SDK) },
 );

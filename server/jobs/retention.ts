@@ -1,5 +1,6 @@
 import type { Deps } from '../deps';
-import { purgeOldApiRequests, purgeOldEvents, purgeFinishedMails, purgeIdempotencyKeys, purgeSettledCalls } from '../store/retention';
+import { purgeSettledCalls } from '../store/gateway-calls';
+import { purgeOldApiRequests, purgeOldEvents, purgeFinishedMails, purgeIdempotencyKeys } from '../store/retention';
 
 const DAY_MS = 24 * 60 * 60_000;
 

@@ -1,6 +1,6 @@
 import { isDatabaseUnavailable } from '../store/errors';
-import type { GatewayCall } from '../store/gateway-calls';
-import { boundCall, getCall, moveToAttention, reclaimCall } from '../store/unknown-outcomes';
+import { type GatewayCall, moveToAttention, reclaimCall } from '../store/gateway-calls';
+import { boundCall, getCall } from '../store/unknown-outcomes';
 import { markOutcomeUnknown } from './unknown-outcome';
 import { askGateway, type PaymentDeps, type Settled } from './ask';
 import type { Gateway } from './gateway';

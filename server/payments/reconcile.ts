@@ -1,8 +1,7 @@
 import type { GatewayCallKind } from '../store/schema';
 import { inTransaction } from '../store/db';
 import { getAuthorization, paymentReference } from '../store/sales';
-import { claimCallsToReconcile, extendClaim, type GatewayCall, postponeCheck, settleCall } from '../store/gateway-calls';
-import { moveToAttention } from '../store/unknown-outcomes';
+import { claimCallsToReconcile, extendClaim, type GatewayCall, moveToAttention, postponeCheck, settleCall } from '../store/gateway-calls';
 import { askGateway, type PaymentDeps, type Settled } from './ask';
 import { recordChargeResult } from './charge';
 import { type Gateway, GatewayAttention, type LookupInput } from './gateway';

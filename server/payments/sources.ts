@@ -5,14 +5,8 @@ import { toUnits } from '../domain/money';
 import { actionLimit, SOURCES_GATEWAY } from '../domain/sales';
 import { inTransaction } from '../store/db';
 import { getWallet } from '../store/ledger';
-import {
-  claimStaleSourcePayments,
-  failSourcePayment,
-  hasPendingSourceCharge,
-  markSourcePaid,
-  reserveSourcePayment,
-  sourceCharges,
-} from '../store/source-payments';
+import { claimStaleSourcePayments, hasPendingSourceCharge, reserveSourcePayment, sourceCharges } from '../store/source-payments';
+import { failSourcePayment, markSourcePaid } from '../store/transaction-aggregate';
 import type { SaleRow, SaleSourceRow } from '../store/schema';
 import type { StoredTransaction, Transaction } from '../store/transactions';
 import { newSaleRow } from '../store/new-sale';

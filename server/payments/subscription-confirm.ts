@@ -1,6 +1,7 @@
 import type { Tx } from '../store/db';
 import type { Outbox } from '../store/events';
-import { chargeById, chargeConfirmedPeriod, insertPeriodTransaction } from '../store/subscription-charges';
+import { chargeById, chargeConfirmedPeriod } from '../store/subscription-charges';
+import { insertPeriodTransaction } from '../store/transaction-aggregate';
 import { lockSubscription } from '../store/subscriptions';
 import type { PaymentDeps } from './ask';
 import { chargeTransaction, moveSchedule, periodDescription, periodLine } from './subscription-period';

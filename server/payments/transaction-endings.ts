@@ -1,6 +1,7 @@
 import type { Deps } from '../deps';
 import { inTransaction } from '../store/db';
-import { expireDueRows, markCancelled } from '../store/payments';
+import { expireDueRows } from '../store/payments';
+import { markCancelled } from '../store/transaction-aggregate';
 
 // A transaction that ends unpaid: the customer cancels it, or its expiry passes. Either
 // only while nobody is paying it (domain/payment-claim.ts has the rule), with its event in

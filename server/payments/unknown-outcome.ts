@@ -1,9 +1,9 @@
 import { uuidv7 } from '../domain/ids';
 import { type Db, inTransaction } from '../store/db';
-import { type GatewayCall, salesOfAction } from '../store/gateway-calls';
+import { type GatewayCall, markUnknown, nameCallResult, salesOfAction } from '../store/gateway-calls';
 import { cardlessAuthorization, getAuthorization, insertAuthorization } from '../store/sales';
 import { addPendingActions, insertSales } from '../store/sale-aggregate';
-import { markUnknown, setCallResult, touchTransaction } from '../store/unknown-outcomes';
+import { touchTransaction } from '../store/transaction-aggregate';
 import { chargeSale } from './charge-record';
 
 // A gateway call whose outcome is unknown (it threw, timed out, or its process died
@@ -27,7 +27,7 @@ export function markOutcomeUnknown(db: Db, call: GatewayCall, now: Date, claimed
       const card = (await getAuthorization(trx, null, call.subject_id))!;
       const sale = chargeSale(call, card, uuidv7(now.getTime()), now);
       await insertSales(trx, [sale]);
-      await setCallResult(trx, call.id, sale.id);
+      await nameCallResult(trx, call.id, { result_id: sale.id });
       resultId = sale.id;
     } else if (call.kind === 'store' && !(await getAuthorization(trx, null, call.subject_id))) {
       // Its id chosen at reservation, so the store's answer fills this one. A challenge's resumed

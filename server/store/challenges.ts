@@ -2,6 +2,7 @@ import { uuidv7 } from '../domain/ids';
 import { type Db, inTransaction, type Tx } from './db';
 import { settleCall } from './gateway-calls';
 import type { ChallengeState, PaymentChallengeRow } from './schema';
+import { releasePaymentClaim } from './transaction-aggregate';
 
 // The challenges of payments (3-D Secure-like): a payment whose gateway asked the customer
 // to authenticate first. Nothing moved while one is open; the transaction stays payable.
@@ -35,7 +36,7 @@ export async function openChallenge(
       updated_at: at,
     };
     await trx.insertInto('payment_challenges').values(row).execute();
-    await trx.updateTable('transactions').set({ processing_until: null }).where('id', '=', c.transactionId).where('status', '=', 'N').execute();
+    await releasePaymentClaim(trx, c.transactionId);
     return row;
   });
 }

@@ -6,7 +6,9 @@ import { claimEach } from './locking';
 import type { GatewayCallKind, GatewayCallRow, GatewayCallState } from './schema';
 
 // The reservation of every gateway call: inserted in the same database transaction as the
-// conditional write that reserves the money, settled in the same one as the result.
+// conditional write that reserves the money, settled in the same one as the result. The one
+// module that writes `gateway_calls` (a lint rule keeps it so, eslint.config.js): a call's
+// changes of state, most of them once (a conditional update), down to its purge.
 
 export interface GatewayCall extends Omit<GatewayCallRow, 'request'> {
   request: Record<string, unknown>;
@@ -230,6 +232,77 @@ export async function extendClaim(db: Db, id: string, retryAt: Date): Promise<vo
     .where('id', '=', id)
     .where('state', '=', 'pending')
     .execute();
+}
+
+/**
+ * Marks a pending call's outcome unknown, once, claimed until `until`; false when another
+ * process settled or marked it first.
+ */
+export async function markUnknown(trx: Tx, callId: string, now: Date, until: Date): Promise<boolean> {
+  const at = now.toISOString();
+  const marked = await trx
+    .updateTable('gateway_calls')
+    .set({ unknown_since: at, claimed_until: until.toISOString(), updated_at: at })
+    .where('id', '=', callId)
+    .where('state', '=', 'pending')
+    .where('unknown_since', 'is', null)
+    .executeTakeFirst();
+  return Number(marked.numUpdatedRows) === 1;
+}
+
+/** What the call made, named on it: its object (a charge's sale, also while its outcome is unknown), and the processor's reference when known. */
+export async function nameCallResult(trx: Tx, callId: string, names: { result_id: string; processor_id?: string }): Promise<void> {
+  await trx.updateTable('gateway_calls').set(names).where('id', '=', callId).execute();
+}
+
+/** Takes a pending call over to send it again (its claim ran out: its process died), once; false if someone else has it. */
+export async function reclaimCall(db: Db, call: GatewayCall, now: Date, claimMs: number): Promise<GatewayCall | null> {
+  const until = new Date(now.getTime() + claimMs).toISOString();
+  const taken = await db
+    .updateTable('gateway_calls')
+    .set({ claimed_until: until })
+    .where('id', '=', call.id)
+    .where('state', '=', 'pending')
+    .where('unknown_since', 'is', null)
+    .where('claimed_until', '=', call.claimed_until)
+    .executeTakeFirst();
+  return Number(taken.numUpdatedRows) === 1 ? { ...call, claimed_until: until } : null;
+}
+
+/** Moves a pending call to `attention`, once: for a person (docs/operations.md). */
+export async function moveToAttention(db: Db, callId: string, now: Date): Promise<boolean> {
+  const at = now.toISOString();
+  const moved = await db
+    .updateTable('gateway_calls')
+    .set({ state: 'attention', claimed_until: null, updated_at: at })
+    .where('id', '=', callId)
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
+  return Number(moved.numUpdatedRows) === 1;
+}
+
+/**
+ * Gateway calls settled for good (succeeded, failed, reversed) and last changed before
+ * `before`: what they moved is on the sales and the ledger; the row only served
+ * reconciliation, which never looks at a settled call again.
+ */
+export async function purgeSettledCalls(db: Db, before: Date, batch: number): Promise<number> {
+  const ids = (
+    await db
+      .selectFrom('gateway_calls')
+      .select('id')
+      .where('state', 'in', ['succeeded', 'failed', 'reversed'])
+      .where('updated_at', '<', before.toISOString())
+      .limit(batch)
+      .execute()
+  ).map((r) => r.id);
+  if (!ids.length) return 0;
+  const result = await db
+    .deleteFrom('gateway_calls')
+    .where('id', 'in', ids)
+    .where('state', 'in', ['succeeded', 'failed', 'reversed'])
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 export async function listCalls(db: Db, subjectId: string): Promise<GatewayCall[]> {

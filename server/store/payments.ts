@@ -1,54 +1,18 @@
-import type { Updateable } from 'kysely';
 import { uuidv7 } from '../domain/ids';
-import { COUNTED_FAILURES, dueForExpiry, FAILED_ATTEMPTS_LIMIT, FAILED_ATTEMPTS_WINDOW_MS, failedAttemptsWait as waitAfterFailures, mayCancel, mayClaimPayment, type TransactionFacts } from '../domain/payment-claim';
+import { FAILED_ATTEMPTS_LIMIT, failedAttemptsWait as waitAfterFailures } from '../domain/payment-claim';
 import { takeChallenge } from './challenges';
 import { type Db, Rollback, rollbackOn, type Tx } from './db';
-import { claimEach, forUpdate } from './locking';
+import { claimEach } from './locking';
 import { insertSales } from './sale-aggregate';
-import { type GatewayCall, insertCall, settleCall } from './gateway-calls';
-import type { SaleRow, Tables } from './schema';
+import { type GatewayCall, insertCall, nameCallResult, settleCall } from './gateway-calls';
+import type { SaleRow } from './schema';
+import { claimForPayment, expireIfDue, recentFailures, releasePaymentClaim, touchTransaction } from './transaction-aggregate';
 
-// The money-moving writes of the checkout, each one database transaction. The rules of who
-// may act on a transaction are domain/payment-claim.ts's: its row is locked and its facts
-// read in one statement, the rule asked, then written, so two simultaneous clicks get one
-// claim on both engines and across processes. The gateway is called between these
-// transactions, never inside one (server/payments/).
-
-/** The transaction's declined attempts within the card-testing window. */
-const recentFailures = (db: Db, transactionId: string, now: Date) =>
-  db
-    .selectFrom('payment_attempts')
-    .where('transaction_id', '=', transactionId)
-    .where('outcome', 'in', COUNTED_FAILURES)
-    .where('created_at', '>', new Date(now.getTime() - FAILED_ATTEMPTS_WINDOW_MS).toISOString());
-
-/** The transaction's row locked until the transaction ends, and what the rules read of it, in one statement. */
-async function lockedFacts(trx: Tx, transactionId: string, now: Date): Promise<TransactionFacts | undefined> {
-  const row = await forUpdate(
-    trx,
-    trx
-      .selectFrom('transactions')
-      .select(['status', 'source_state', 'processing_until', 'expired_at'])
-      .select((eb) => [
-        eb
-          .exists(eb.selectFrom('gateway_calls').select('gateway_calls.id').where('gateway_calls.subject_id', '=', transactionId).where('gateway_calls.state', 'in', ['pending', 'attention']).where('gateway_calls.kind', '=', 'pay'))
-          .as('payment_in_doubt'),
-        recentFailures(trx, transactionId, now)
-          .select((f) => f.fn.countAll().as('n'))
-          .as('recent_failures'),
-      ])
-      .where('id', '=', transactionId),
-  ).executeTakeFirst();
-  return row && { ...row, source_state: row.source_state ?? null, processing_until: row.processing_until ?? null, payment_in_doubt: Boolean(row.payment_in_doubt), recent_failures: Number(row.recent_failures) };
-}
-
-/** Locks the transaction, asks `rule`, and on yes sets what `set` says; false (nothing written) on no. */
-async function ifAllowed(trx: Tx, transactionId: string, now: Date, rule: (f: TransactionFacts, at: string) => boolean, set: Updateable<Tables['transactions']>): Promise<boolean> {
-  const facts = await lockedFacts(trx, transactionId, now);
-  if (!facts || !rule(facts, now.toISOString())) return false;
-  await trx.updateTable('transactions').set(set).where('id', '=', transactionId).execute();
-  return true;
-}
+// The money-moving writes of the checkout, each one database transaction. Who may act on a
+// transaction is decided by store/transaction-aggregate.ts (its row locked, a rule of
+// domain/payment-claim.ts asked, then written), so two simultaneous clicks get one claim on
+// both engines and across processes. The gateway is called between these transactions,
+// never inside one (server/payments/).
 
 /**
  * Claims the right to run one payment attempt (domain/payment-claim.ts mayClaimPayment),
@@ -58,7 +22,7 @@ async function ifAllowed(trx: Tx, transactionId: string, now: Date, rule: (f: Tr
  */
 export async function claimPaymentAttempt(db: Db, call: GatewayCall, now: Date, challengeId?: string): Promise<boolean> {
   return rollbackOn<boolean, boolean>(db, async (trx) => {
-    if (!(await ifAllowed(trx, call.subject_id, now, mayClaimPayment, { processing_until: call.claimed_until }))) return false;
+    if (!(await claimForPayment(trx, call.subject_id, call.claimed_until, now))) return false;
     if (challengeId && !(await takeChallenge(trx, challengeId, now))) throw new Rollback(false);
     // A claim taken over from a process that died mid-attempt: its call is the
     // reconciliation's, which settles it on its own (a stale call cannot record: see completePayment).
@@ -125,30 +89,11 @@ export async function releaseFailedAttempt(
     await recordAttempt(trx, a, now);
     if (a.wasUnknown) {
       // The payment page showed it being checked: its kept copy must go (checkout/page-cache.ts).
-      await trx.updateTable('transactions').set({ updated_at: now.toISOString() }).where('id', '=', a.transactionId).execute();
+      await touchTransaction(trx, a.transactionId, now);
     }
-    await trx
-      .updateTable('transactions')
-      .set({ processing_until: null })
-      .where('id', '=', a.transactionId)
-      .where('status', '=', 'N')
-      .execute();
+    await releasePaymentClaim(trx, a.transactionId);
     return true;
   });
-}
-
-/**
- * N → D: the transaction is paid. false when it had moved on meanwhile (paid by another
- * attempt, cancelled, expired): nothing written.
- */
-export async function markTransactionPaid(trx: Tx, transactionId: string, now: Date): Promise<boolean> {
-  const updated = await trx
-    .updateTable('transactions')
-    .set({ status: 'D', processing_until: null, updated_at: now.toISOString() })
-    .where('id', '=', transactionId)
-    .where('status', '=', 'N')
-    .executeTakeFirst();
-  return Number(updated.numUpdatedRows) === 1;
 }
 
 export async function notifyUrlOfTransaction(trx: Tx, transactionId: string): Promise<string | null> {
@@ -160,7 +105,7 @@ export async function notifyUrlOfTransaction(trx: Tx, transactionId: string): Pr
 export async function insertPaymentSale(trx: Tx, sale: SaleRow, callId: string, first: { kind: 'authorize' | 'capture'; reference: string }): Promise<void> {
   await insertSales(trx, [sale]);
   // The call names what the processor made, as the sale does (its reference), in the same write.
-  await trx.updateTable('gateway_calls').set({ result_id: sale.id, processor_id: first.reference }).where('id', '=', callId).execute();
+  await nameCallResult(trx, callId, { result_id: sale.id, processor_id: first.reference });
   await trx
     .insertInto('sale_operations')
     .values({
@@ -175,11 +120,6 @@ export async function insertPaymentSale(trx: Tx, sale: SaleRow, callId: string, 
     .execute();
 }
 
-/** The customer cancels: only a pending, unexpired transaction no one is paying (domain/payment-claim.ts mayCancel). */
-export function markCancelled(trx: Tx, transactionId: string, now: Date): Promise<boolean> {
-  return ifAllowed(trx, transactionId, now, mayCancel, { status: 'C', updated_at: now.toISOString() });
-}
-
 /**
  * Up to `limit` transactions due to expire (domain/payment-claim.ts dueForExpiry: the same
  * guard as a payment claim, so an attempt in progress is never expired under it), each
@@ -190,7 +130,7 @@ export function expireDueRows(trx: Tx, now: Date, limit: number): Promise<string
   const at = now.toISOString();
   // Candidates only: the rule decides each, its row locked.
   const candidates = trx.selectFrom('transactions').select('id').where('status', '=', 'N').where('expired_at', '<=', at).limit(limit);
-  return claimEach(trx, candidates, async ({ id }) => ((await ifAllowed(trx, id, now, dueForExpiry, { status: 'E', updated_at: at })) ? id : undefined));
+  return claimEach(trx, candidates, async ({ id }) => ((await expireIfDue(trx, id, now)) ? id : undefined));
 }
 
 export function findSaleOfTransaction(db: Db, transactionId: string) {

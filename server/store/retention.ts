@@ -6,7 +6,7 @@ import { inTransaction } from './db';
 // What is deleted once it has served its purpose, in batches (a retention job's round
 // deletes at most `batch` rows, so no statement holds locks for long and the runner goes
 // again at once while there is more). Timestamps are ISO text on both engines, so they
-// compare as strings.
+// compare as strings. Settled gateway calls are purged by gateway-calls.ts, their one writer.
 
 /** Stored answers of finished requests older than `before` (the API keeps them 24 h). */
 export async function purgeIdempotencyKeys(db: Db, before: Date, batch: number): Promise<number> {
@@ -55,30 +55,6 @@ export async function purgeOldEvents(db: Db, before: Date, batch: number): Promi
     const result = await trx.deleteFrom('events').where('id', 'in', ids).executeTakeFirst();
     return Number(result.numDeletedRows);
   });
-}
-
-/**
- * Gateway calls settled for good (succeeded, failed, reversed) and last changed before
- * `before`: what they moved is on the sales and the ledger; the row only served
- * reconciliation, which never looks at a settled call again.
- */
-export async function purgeSettledCalls(db: Db, before: Date, batch: number): Promise<number> {
-  const ids = (
-    await db
-      .selectFrom('gateway_calls')
-      .select('id')
-      .where('state', 'in', ['succeeded', 'failed', 'reversed'])
-      .where('updated_at', '<', before.toISOString())
-      .limit(batch)
-      .execute()
-  ).map((r) => r.id);
-  if (!ids.length) return 0;
-  const result = await db
-    .deleteFrom('gateway_calls')
-    .where('id', 'in', ids)
-    .where('state', 'in', ['succeeded', 'failed', 'reversed'])
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
 }
 
 /** Emails sent or given up before `before`: their address and words are already erased, the row only said it was sent. */

@@ -1,11 +1,12 @@
-import { type Db, inTransaction, type Tx } from './db';
+import { type Db, inTransaction } from './db';
 import { claimEach } from './locking';
 import type { SaleRow } from './schema';
-import { insertTransaction, type StoredTransaction, type Transaction, transactionFromRow } from './transactions';
+import { insertTransaction, takeOverSourcePayment } from './transaction-aggregate';
+import { type StoredTransaction, type Transaction, transactionFromRow } from './transactions';
 
 // The rows of a transaction paid from its `source` (payments/sources.ts): reserved before
 // the first card is charged, its card charges linked to it as they are recorded, then paid
-// or failed, each once (a conditional update on `source_state`).
+// or failed, each once (a conditional update on `source_state`, in transaction-aggregate.ts).
 
 /** Stores the transaction as a reserved source payment, claimed by its process until `until`. */
 export async function reserveSourcePayment(db: Db, tx: StoredTransaction, until: Date): Promise<void> {
@@ -29,28 +30,6 @@ export async function hasPendingSourceCharge(db: Db, transactionId: string): Pro
   return row !== undefined;
 }
 
-/** reserved → paid (the transaction `D`), once: false when it was settled already. */
-export async function markSourcePaid(trx: Tx, transactionId: string, now: Date): Promise<boolean> {
-  const done = await trx
-    .updateTable('transactions')
-    .set({ status: 'D', source_state: 'paid', processing_until: null, updated_at: now.toISOString() })
-    .where('id', '=', transactionId)
-    .where('source_state', '=', 'reserved')
-    .executeTakeFirst();
-  return Number(done.numUpdatedRows) === 1;
-}
-
-/** reserved → failed (the transaction `C`), with why, once every charge made for it has been refunded. */
-export async function failSourcePayment(db: Db, transactionId: string, failure: string, now: Date): Promise<boolean> {
-  const result = await db
-    .updateTable('transactions')
-    .set({ status: 'C', source_state: 'failed', source_failure: failure, processing_until: null, updated_at: now.toISOString() })
-    .where('id', '=', transactionId)
-    .where('source_state', '=', 'reserved')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
 /**
  * Reserved source payments whose process died (their claim ran out), claimed for
  * `leaseMs`: FOR UPDATE SKIP LOCKED on PostgreSQL and a conditional update, so of several
@@ -63,16 +42,7 @@ export async function claimStaleSourcePayments(db: Db, now: Date, leaseMs: numbe
     claimEach(
       trx,
       trx.selectFrom('transactions').selectAll().where('source_state', '=', 'reserved').where('processing_until', '<', at).orderBy('created_at').limit(limit),
-      async (row) => {
-        const taken = await trx
-          .updateTable('transactions')
-          .set({ processing_until: until })
-          .where('id', '=', row.id)
-          .where('source_state', '=', 'reserved')
-          .where('processing_until', '=', row.processing_until!)
-          .executeTakeFirst();
-        return Number(taken.numUpdatedRows) === 1 ? transactionFromRow({ ...row, processing_until: until }) : undefined;
-      },
+      async (row) => ((await takeOverSourcePayment(trx, row.id, row.processing_until!, until)) ? transactionFromRow({ ...row, processing_until: until }) : undefined),
     ),
   );
 }

@@ -4,6 +4,7 @@ import { type Db, inTransaction, type Tx } from './db';
 import { type GatewayCall, settleCall } from './gateway-calls';
 import { claimBatch } from './locking';
 import { insertSales, linkTransaction } from './sale-aggregate';
+import { insertPeriodTransaction } from './transaction-aggregate';
 import type { AuthorizationRow, SaleOperationRow, SaleRow, SubscriptionChargeRow, SubscriptionRow, Tables, TransactionLineRow, TransactionRow } from './schema';
 
 // The rows of subscription periods' charges: the scheduler's claims, a period's charge row
@@ -114,12 +115,6 @@ export async function insertChargeRecords(
   await insertPeriodTransaction(trx, records);
   await insertSales(trx, [records.sale]);
   await trx.insertInto('sale_operations').values(records.operation).execute();
-}
-
-/** A charged period's completed transaction with its one line. */
-export async function insertPeriodTransaction(trx: Tx, records: { transaction: TransactionRow; line: TransactionLineRow }): Promise<void> {
-  await trx.insertInto('transactions').values(records.transaction).execute();
-  await trx.insertInto('transaction_lines').values(records.line).execute();
 }
 
 /**

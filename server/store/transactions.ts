@@ -1,9 +1,9 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import { containsPattern, type SearchTerms } from '../domain/transaction-search';
-import { compiledInsert, compiledOnce } from './compiled';
+import { compiledOnce } from './compiled';
 import { referenceMatch, statementMatch } from './search-match';
 import { cardWhere, type PaymentListFilters, paymentFiltersWhere, statusIs } from './payment-filters';
-import { type Db, writeTogether } from './db';
+import type { Db } from './db';
 import { countAndPage, type Page } from './paging';
 import { type Merchant, MERCHANT_COLUMNS, type MerchantColumns, splitMerchant } from './environments';
 import { type Destination, destinationsOf } from './destinations';
@@ -41,25 +41,6 @@ export function transactionFromRow(r: TransactionRow): Transaction {
     source: r.source ? (JSON.parse(r.source) as Source[]) : null,
     destination: destinationsOf(r.destination),
   };
-}
-
-/** Encodes a transaction into its row. */
-function transactionToRow(t: Transaction): TransactionRow {
-  return {
-    ...t,
-    gateway_selected: t.gateway_selected ? 1 : 0,
-    authorize: t.authorize ? 1 : 0,
-    source: t.source ? JSON.stringify(t.source) : null,
-    destination: t.destination ? JSON.stringify(t.destination) : null,
-  };
-}
-
-/** The transaction and its lines in one database transaction: both or neither. */
-export function insertTransaction(db: Db, tx: StoredTransaction): Promise<void> {
-  const lines = [];
-  // Chunked: SQLite caps bound parameters per statement (10 columns × 90 rows fits).
-  for (let i = 0; i < tx.lines.length; i += 90) lines.push(compiledInsert(db, 'transaction_lines', tx.lines.slice(i, i + 90)));
-  return writeTogether(db, [compiledInsert(db, 'transactions', [transactionToRow(tx.row)]), ...lines]);
 }
 
 export function transactionLines(db: Db, transactionId: string): Promise<TransactionLineRow[]> {

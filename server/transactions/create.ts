@@ -9,7 +9,8 @@ import { getItem } from '../store/catalogue';
 import { getWallet } from '../store/ledger';
 import { getAuthorization } from '../store/sales';
 import type { AuthorizationRow, TransactionLineRow } from '../store/schema';
-import { insertTransaction, type StoredTransaction, type Transaction } from '../store/transactions';
+import { insertTransaction } from '../store/transaction-aggregate';
+import type { StoredTransaction, Transaction } from '../store/transactions';
 
 // Creating a transaction: references resolved in the caller's environment, amounts in
 // minor units, totals computed once, the transaction and its lines stored together.

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { getTransaction, insertTransaction, type StoredTransaction } from '../../server/store/transactions';
+import { insertTransaction } from '../../server/store/transaction-aggregate';
+import { getTransaction, type StoredTransaction } from '../../server/store/transactions';
 import { copyOf, type Store } from './data';
 
 // The engine without the service: the same writes and reads the API routes make, in this
