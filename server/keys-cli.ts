@@ -98,10 +98,10 @@ const PAIR_REFUSALS: Record<Exclude<PairRefusal, 'not_found'>, string> = {
   already_paired: 'an environment is in one pair at most',
 };
 
-/** A pairing said no: an environment named that is not there (exit 2), or a pair rule (exit 3). */
-function refusePair(refusal: PairRefusal, notFound: string): never {
-  if (refusal === 'not_found') fail(notFound);
-  refuse(`not paired: ${PAIR_REFUSALS[refusal]}`);
+/** A pairing said no: an environment named that is not there (exit 2), or a pair rule (exit 3); `create` says it made nothing. */
+function refusePair(refusal: PairRefusal, notFound: string, creating = false): never {
+  if (refusal === 'not_found') fail(creating ? `not created: ${notFound}` : notFound);
+  refuse(`${creating ? 'not created: ' : ''}not paired: ${PAIR_REFUSALS[refusal]}`);
 }
 
 /** `--label`: one line (the API's text rule: no NUL or other control character), trimmed, 1 to KEY_LABEL_MAX characters. */
@@ -199,7 +199,7 @@ try {
         if ('refused' in paired) throw new Rollback(paired.refused);
         return { keys, pairId: paired.pairId };
       });
-      if (typeof created === 'string') refusePair(created, `no environment ${partner}`);
+      if (typeof created === 'string') refusePair(created, `no environment ${partner}`, true);
       print({ ...created.keys, pair_id: created.pairId });
       break;
     }

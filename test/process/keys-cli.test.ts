@@ -245,9 +245,9 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
     // Refused pairs create nothing.
     const count = await environments();
     const createPaired = (...args: string[]) => keysCli(['create', '--name', 'Refused', ...args, '--json'], env);
-    await expect(createPaired('--live', '--pair-with', solo.environment_id)).rejects.toMatchObject({ code: 3, stderr: expect.stringMatching(/not paired: an environment is in one pair at most/) });
-    await expect(createPaired('--live', '--pair-with', created.environment_id)).rejects.toMatchObject({ code: 3, stderr: expect.stringMatching(/not paired: a pair is one sandbox and one live environment/) });
-    await expect(createPaired('--live', '--pair-with', 'no-such-environment')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/no environment no-such-environment/) });
+    await expect(createPaired('--live', '--pair-with', solo.environment_id)).rejects.toMatchObject({ code: 3, stderr: expect.stringMatching(/^not created: not paired: an environment is in one pair at most/) });
+    await expect(createPaired('--live', '--pair-with', created.environment_id)).rejects.toMatchObject({ code: 3, stderr: expect.stringMatching(/^not created: not paired: a pair is one sandbox and one live environment/) });
+    await expect(createPaired('--live', '--pair-with', 'no-such-environment')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/^not created: no environment no-such-environment/) });
     expect(await environments()).toBe(count);
     expect((await query("select id from environments where name = 'Refused'")).length).toBe(0);
 
