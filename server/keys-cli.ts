@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { loadConfig } from './config';
-import { openDatabase } from './store/db';
 import { type ApiKey, createApiKey, endOlderSecret, findApiKeyByPublicKey, KEY_LABEL_MAX, listApiKeys, olderSecretUntil, revokeApiKey, rollApiKey } from './store/api-keys';
-import { createEnvironment, findEnvironment, listEnvironments, updateEnvironment } from './store/environments';
-import { pairEnvironments, type PairRefusal } from './store/environment-pairs';
+import { createEnvironment, findEnvironment, listEnvironments, type NewKeys, updateEnvironment } from './store/environments';
+import { pairEnvironments, type PairRefusal, unpairEnvironment } from './store/environment-pairs';
+import { openDatabase, Rollback, rollbackOn } from './store/db';
 import { migrate } from './store/migrations';
 import { parsePercent } from './domain/fees';
 import { pricingOf, setPricing } from './store/balance';
@@ -15,8 +15,9 @@ import { IBAN_PROBLEMS, ibanProblem, normaliseIban } from '../widget/fields/iban
 import { isText, TEXT_MESSAGES } from '../widget/fields/text';
 
 const USAGE = `Usage:
-  npm run keys -- create --name "Shop" [--live] [--allowed-origin https://shop.example]... [--json]
-      (a sandbox, keys pk_test_…; --live: a live environment, keys pk_live_…, no test cards)
+  npm run keys -- create --name "Shop" [--live] [--allowed-origin https://shop.example]... [--pair-with <id>] [--json]
+      (a sandbox, keys pk_test_…; --live: a live environment, keys pk_live_…, no test cards;
+      --pair-with: created and paired at once, or, the pair refused, not created: exit 3)
   npm run keys -- list [--json]
   npm run keys -- set --environment <id> [--name "Shop"] [--allowed-origin <origin>]... [--rotate-webhook-secret]
       [--rate-limit <requests per second> | --rate-limit default] [--json]
@@ -24,6 +25,8 @@ const USAGE = `Usage:
       (a shop's sandbox and live environments: the dashboard switches between them for a
       member of both, and saves their brand and time zone in both; refused, exit 3: two of
       the same mode, the demo, an environment already paired)
+  npm run keys -- unpair --environment <id> [--json]
+      (ends the pair either half is in: no switch, each keeps its brand; refused, exit 3: in none)
 
 An environment's API key pairs:
   npm run keys -- list --environment <id> [--json]
@@ -57,6 +60,7 @@ const { positionals, values } = parseArgs({
     name: { type: 'string' },
     environment: { type: 'string' },
     with: { type: 'string' },
+    'pair-with': { type: 'string' },
     'allowed-origin': { type: 'string', multiple: true },
     'rotate-webhook-secret': { type: 'boolean' },
     'rate-limit': { type: 'string' },
@@ -93,6 +97,12 @@ const PAIR_REFUSALS: Record<Exclude<PairRefusal, 'not_found'>, string> = {
   demo: 'the demo environment is never paired',
   already_paired: 'an environment is in one pair at most',
 };
+
+/** A pairing said no: an environment named that is not there (exit 2), or a pair rule (exit 3); `create` says it made nothing. */
+function refusePair(refusal: PairRefusal, notFound: string, creating = false): never {
+  if (refusal === 'not_found') fail(creating ? `not created: ${notFound}` : notFound);
+  refuse(`${creating ? 'not created: ' : ''}not paired: ${PAIR_REFUSALS[refusal]}`);
+}
 
 /** `--label`: one line (the API's text rule: no NUL or other control character), trimmed, 1 to KEY_LABEL_MAX characters. */
 function labelOption(text: string): string {
@@ -176,7 +186,21 @@ try {
         break;
       }
       const name = values.name?.trim() || fail('create needs --name');
-      print({ ...(await createEnvironment(db, { name, allowedOrigins: origins, mode: values.live ? 'live' : 'sandbox', now: new Date() })) });
+      const input = { name, allowedOrigins: origins, mode: values.live ? 'live' : 'sandbox', now: new Date() } as const;
+      const partner = values['pair-with'];
+      if (partner === undefined) {
+        print({ ...(await createEnvironment(db, input)) });
+        break;
+      }
+      // One transaction: a refused pair leaves no environment behind.
+      const created = await rollbackOn<{ keys: NewKeys; pairId: string }, PairRefusal>(db, async (trx) => {
+        const keys = await createEnvironment(trx, input);
+        const paired = await pairEnvironments(trx, keys.environment_id, partner, input.now);
+        if ('refused' in paired) throw new Rollback(paired.refused);
+        return { keys, pairId: paired.pairId };
+      });
+      if (typeof created === 'string') refusePair(created, `no environment ${partner}`, true);
+      print({ ...created.keys, pair_id: created.pairId });
       break;
     }
     case 'list': {
@@ -214,12 +238,19 @@ try {
     case 'pair': {
       const one = values.environment ?? fail('pair needs --environment');
       const other = values.with ?? fail('pair needs --with');
-      const paired = await pairEnvironments(db, one, other);
-      if ('refused' in paired) {
-        if (paired.refused === 'not_found') fail(`no environment ${one} or ${other}`);
-        refuse(`not paired: ${PAIR_REFUSALS[paired.refused]}`);
-      }
+      const paired = await pairEnvironments(db, one, other, new Date());
+      if ('refused' in paired) refusePair(paired.refused, `no environment ${one} or ${other}`);
       print({ pair_id: paired.pairId, environments: [one, other] });
+      break;
+    }
+    case 'unpair': {
+      const id = values.environment ?? fail('unpair needs --environment');
+      const parted = await unpairEnvironment(db, id, new Date());
+      if ('refused' in parted) {
+        if (parted.refused === 'not_found') fail(`no environment ${id}`);
+        refuse(`not unpaired: environment ${id} is in no pair`);
+      }
+      print({ unpaired: true, environments: parted.environments });
       break;
     }
     case 'roll': {

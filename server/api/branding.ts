@@ -1,3 +1,4 @@
+import type { Request } from 'express';
 import { z } from 'zod';
 import { applyBrandRules, DISPLAY_NAME_MAX } from '../domain/brand';
 import { HEX_COLOR } from '../domain/contrast';
@@ -5,13 +6,17 @@ import { checkLogo, LOGO_MAX_BYTES, LOGO_TYPES, storedLogo } from '../domain/log
 import { logoPath } from '../checkout/brand';
 import { ApiError, fieldError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
+import { findApiKeyByPublicKey } from '../store/api-keys';
+import type { Actor } from '../store/audit';
 import { type Brand, getBrand, setLogo, updateBrand } from '../store/branding';
+import type { Db } from '../store/db';
 import { customerEmail, text } from '../schemas/fields';
 
 // The environment's brand: the name customers see on the payment page and in emails, the
 // address for their questions, the page's colours and its logo (checked by domain/logo.ts). A
 // colour that the pay button's text could not be read on is darkened until it can (WCAG
-// AA, 4.5:1), and the answer says so in `adjustments`.
+// AA, 4.5:1), and the answer says so in `adjustments`. Each change is in the dashboard's audit
+// log, by the API key that made it, as the dashboard's own are (store/branding.ts).
 
 const TAG = 'Environment';
 
@@ -112,6 +117,12 @@ async function logoBytes(body: z.output<typeof logoUpload>): Promise<Buffer> {
   throw fieldError('content_type', `does not match the bytes (${seen})`);
 }
 
+/** The key that opened the request, as the audit log names it: its id and label, never a secret. */
+async function keyActor(db: Db, req: Request): Promise<Actor> {
+  const key = (await findApiKeyByPublicKey(db, req.appKey!))!;
+  return { userId: null, email: null, ip: req.ip ?? null, detail: { api_key: key.id, api_key_label: key.label } };
+}
+
 export const brandingRoutes = (): RouteDef[] => [
   route({
     method: 'get',
@@ -139,9 +150,9 @@ export const brandingRoutes = (): RouteDef[] => [
     body: brandingPatch,
     response: brandingOut,
     status: 200,
-    async handler({ env, db, body, baseUrl }) {
+    async handler({ env, db, body, baseUrl, req, deps }) {
       const { patch, adjustments } = applyBrandRules(body);
-      return presentBranding(env.id, await updateBrand(db, env.id, patch), baseUrl, adjustments);
+      return presentBranding(env.id, await updateBrand(db, env.id, patch, await keyActor(db, req), deps.now()), baseUrl, adjustments);
     },
   }),
   route({
@@ -156,9 +167,9 @@ export const brandingRoutes = (): RouteDef[] => [
     response: brandingOut,
     status: 201,
     problems: [413],
-    async handler({ env, db, body, baseUrl, deps }) {
+    async handler({ env, db, body, baseUrl, req, deps }) {
       const data = await logoBytes(body);
-      return presentBranding(env.id, await setLogo(db, env.id, storedLogo(data, body.content_type), deps.now()), baseUrl);
+      return presentBranding(env.id, await setLogo(db, env.id, storedLogo(data, body.content_type), await keyActor(db, req), deps.now()), baseUrl);
     },
   }),
   route({
@@ -170,8 +181,8 @@ export const brandingRoutes = (): RouteDef[] => [
     example: {},
     tag: TAG,
     status: 204,
-    async handler({ env, db, deps }) {
-      await setLogo(db, env.id, null, deps.now());
+    async handler({ env, db, req, deps }) {
+      await setLogo(db, env.id, null, await keyActor(db, req), deps.now());
     },
   }),
 ];

@@ -1,6 +1,6 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Deps } from '../deps';
-import { recordAudit } from '../store/audit';
+import { type Actor, recordAudit } from '../store/audit';
 import type { Db } from '../store/db';
 import type { Role } from '../store/schema';
 import { roleAtLeast } from '../store/users';
@@ -31,6 +31,8 @@ export interface Kit {
   forbidden(req: Request, res: Response): void;
   notFound(req: Request, res: Response): void;
   audit(req: Request, s: ActiveSession | null, action: string, detail?: Record<string, string>): Promise<void>;
+  /** The member as the store audits a change it makes in its own transaction. */
+  actor(req: Request, s: ActiveSession): Actor;
   /** A page for signed-in users with at least `role`; without a session, the sign-in page. */
   page(role: Role, handler: Handler): (req: Request, res: Response) => Promise<void>;
   /** A state-changing POST: a session, its CSRF token and at least `role`, or 403 and nothing done. */
@@ -60,6 +62,7 @@ export function dashboardKit(deps: Deps): Kit {
     notFound,
     audit: (req, s, action, detail) =>
       recordAudit(db, { environmentId: s?.current.environment_id ?? null, userId: s?.userId ?? null, email: s?.email ?? null, action, detail, ip: clientIp(req) }, deps.now()),
+    actor: (req, s) => ({ userId: s.userId, email: s.email, ip: clientIp(req) }),
     page: (role, handler) => async (req, res) => {
       const s = req.dashboard!.session;
       if (!s) return res.redirect(303, '/dashboard/sign-in/');

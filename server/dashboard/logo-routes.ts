@@ -1,10 +1,9 @@
 import type { IRouter, Request, Response } from 'express';
 import { checkLogo, LOGO_MAX_BYTES, storedLogo } from '../domain/logo';
-import { getBrand, setLogo } from '../store/branding';
+import { setLogo } from '../store/branding';
 import type { ActiveSession } from './accounts';
 import { messagePage } from './account-pages';
 import type { Kit } from './kit';
-import { auditShared } from './shared-audit';
 import type { Upload } from './upload';
 
 // The settings form's logo: an owner's or admin's file (multipart) checked by the API's own
@@ -24,8 +23,7 @@ export async function checkedLogo(upload: Upload | undefined): Promise<{ logo: L
 
 /** Stores a checked logo for the session's environment, in the audit log. */
 export async function saveLogo(kit: Kit, req: Request, s: ActiveSession, logo: Logo): Promise<void> {
-  await setLogo(kit.db, s.current.environment_id, logo, kit.deps.now());
-  await auditShared(kit, req, s, 'logo_changed', { type: logo.contentType, sha256: logo.sha256 });
+  await setLogo(kit.db, s.current.environment_id, logo, kit.actor(req, s), kit.deps.now());
 }
 
 /** A body far larger than any logo, refused before it is read. */
@@ -37,9 +35,7 @@ export const hugeLogoPage = (kit: Kit) => (req: Request, res: Response) => {
 export function logoRemoveRoute(router: IRouter, kit: Kit): void {
   const { db, deps, forms, action } = kit;
   router.post('/settings/logo/remove/', forms, action('admin', async (req, res, s) => {
-    const had = (await getBrand(db, s.current.environment_id))?.logo_sha256;
-    await setLogo(db, s.current.environment_id, null, deps.now());
-    if (had) await auditShared(kit, req, s, 'logo_removed');
+    await setLogo(db, s.current.environment_id, null, kit.actor(req, s), deps.now());
     res.redirect(303, '/dashboard/settings/?done=logoRemoved');
   }));
 }

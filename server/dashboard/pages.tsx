@@ -181,6 +181,8 @@ const ACTIONS: Record<string, DashboardKey> = {
   processor_disconnected: 'audit.action.processor_disconnected',
   logo_changed: 'audit.action.logo_changed',
   logo_removed: 'audit.action.logo_removed',
+  environment_paired: 'audit.action.environment_paired',
+  environment_unpaired: 'audit.action.environment_unpaired',
   settlement_downloaded: 'audit.action.settlement_downloaded',
   dispute_evidence_saved: 'audit.action.dispute_evidence_saved',
   dispute_file_added: 'audit.action.dispute_file_added',
@@ -197,6 +199,13 @@ function describeAction(text: DashboardText, row: AuditRow): string {
     ...(detail.role ? { role: text.t(`env.role.${detail.role as Role}`) } : {}),
     ...(detail.kind && isExportKind(detail.kind) ? { kind: text.t(`export.kind.${detail.kind}`) } : {}),
   });
+}
+
+/** Who: the member's email, or the API key that made the change (by its label). */
+function whoOf(text: DashboardText, row: AuditRow): string {
+  if (row.email) return row.email;
+  const label = row.detail ? (JSON.parse(row.detail) as Record<string, string>).api_key_label : undefined;
+  return label ? text.t('audit.apiKey', { label }) : '—';
 }
 
 /** The actions the log can hold, for its filter. */
@@ -226,7 +235,7 @@ export function auditPage(p: Signed & { rows: AuditRow[]; page: number; hasMore:
               {p.rows.map((r) => (
                 <tr key={r.id}>
                   <td>{p.text.dateTime(r.created_at)}</td>
-                  <td>{r.email ?? '—'}</td>
+                  <td>{whoOf(p.text, r)}</td>
                   <td>{describeAction(p.text, r)}</td>
                   <td>{r.ip ?? '—'}</td>
                 </tr>

@@ -14,7 +14,6 @@ import type { Kit } from './kit';
 import { checkedLogo, hugeLogoPage, type LogoError, logoRemoveRoute, saveLogo } from './logo-routes';
 import { previewRoutes } from './preview-routes';
 import { settingsPage } from './settings-page';
-import { auditShared } from './shared-audit';
 import { multipartForm } from './upload';
 
 // /dashboard/settings/: the environment's brand and logo in one form (changed by owners and
@@ -22,7 +21,8 @@ import { multipartForm } from './upload';
 // …/logo/; "Preview" shows the form's brand on the payment page's preview without saving
 // it), its time zone (the dashboard's times, days and exports), its pricing, mode and raw
 // card setting (read-only: the operator's, `npm run keys`). In a test/live pair the brand and
-// time zone saved in the live half are saved, and audited, in its sandbox too (store/environment-pairs.ts).
+// time zone saved in the live half are saved, and audited, in its sandbox too (store/environment-pairs.ts);
+// the store audits each change in the transaction that saves it.
 
 const timeZoneForm = z.object({ time_zone: z.string().refine(isTimeZone) });
 
@@ -67,8 +67,7 @@ export function settingsRoutes(router: IRouter, kit: Kit): void {
     const before = (await getBrand(db, s.current.environment_id))!;
     const changed = BRAND_FIELDS.filter((f) => brand.change[f] !== undefined && (before[f] ?? null) !== brand.change[f]);
     const { patch, adjustments } = applyBrandRules(Object.fromEntries(changed.map((f) => [f, brand.change[f]])));
-    await updateBrand(db, s.current.environment_id, patch);
-    if (changed.length) await auditShared(kit, req, s, 'settings_changed', { fields: changed.join(', ') });
+    await updateBrand(db, s.current.environment_id, patch, kit.actor(req, s), kit.deps.now());
     if (logo.logo) await saveLogo(kit, req, s, logo.logo);
     if (adjustments.length) return show(req, res, s, { adjustments, saved: true });
     res.redirect(303, '/dashboard/settings/?saved=1');
@@ -79,8 +78,7 @@ export function settingsRoutes(router: IRouter, kit: Kit): void {
     if (!parsed.success) return show(req, res, s, { status: 400, timeZoneInvalid: true });
     const timeZone = parsed.data.time_zone;
     if (timeZone !== s.current.environment_time_zone) {
-      await setTimeZone(db, s.current.environment_id, timeZone);
-      await auditShared(kit, req, s, 'settings_changed', { fields: 'time_zone', time_zone: timeZone });
+      await setTimeZone(db, s.current.environment_id, timeZone, kit.actor(req, s), kit.deps.now());
     }
     res.redirect(303, '/dashboard/settings/?done=timeZone');
   }));

@@ -30,6 +30,24 @@ export async function recordAudit(db: Db, entry: AuditEntry, now: Date): Promise
 }
 
 /**
+ * Who made a change: a dashboard member (id, email, address), an API key (no user; its id and
+ * label in `detail`).
+ */
+export interface Actor {
+  userId: string | null;
+  email: string | null;
+  ip: string | null;
+  detail?: Record<string, string>;
+}
+
+/** The same change in each environment's log (a pair's shared setting, a pairing), in the caller's transaction. */
+export async function recordAuditEach(db: Db, environmentIds: readonly string[], by: Actor, action: string, detail: AuditEntry['detail'], now: Date): Promise<void> {
+  for (const environmentId of environmentIds) {
+    await recordAudit(db, { environmentId, userId: by.userId, email: by.email, ip: by.ip, action, detail: { ...by.detail, ...detail } }, now);
+  }
+}
+
+/**
  * An environment's log, newest first: what was done in it, and the sign-ins and failures of
  * its members (those carry no environment).
  */

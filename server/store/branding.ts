@@ -1,3 +1,4 @@
+import { type Actor, recordAuditEach } from './audit';
 import { keysChanged } from './auth-changes';
 import { type Db, inTransaction } from './db';
 import { pairedIds, withItsPair } from './environment-pairs';
@@ -5,6 +6,8 @@ import type { EnvironmentRow } from './schema';
 
 // An environment's brand: the name customers see, its support address, colours and logo.
 // Saved in the live half of a pair, it is saved in its sandbox too (environment-pairs.ts).
+// Every change is audited, in each environment it reaches, in the transaction that makes
+// it: no change is ever stored without its entry.
 
 export type BrandFields = Pick<EnvironmentRow, 'display_name' | 'support_email' | 'brand_color' | 'accent_color' | 'logo_sha256'>;
 export type BrandPatch = Partial<Record<'display_name' | 'support_email' | 'brand_color' | 'accent_color', string | null>>;
@@ -17,11 +20,17 @@ export function getBrand(db: Db, environmentId: string): Promise<Brand | undefin
   return db.selectFrom('environments').select(BRAND_COLUMNS).where('id', '=', environmentId).executeTakeFirst();
 }
 
-export async function updateBrand(db: Db, environmentId: string, patch: BrandPatch): Promise<Brand> {
-  if (Object.keys(patch).length) {
-    await db.updateTable('environments').set(patch).where(withItsPair(environmentId)).execute();
-    keysChanged();
-  }
+/** Saves the fields of `patch` that differ from the stored brand, audited as settings_changed with their names. */
+export async function updateBrand(db: Db, environmentId: string, patch: BrandPatch, by: Actor, now: Date): Promise<Brand> {
+  const changed = await inTransaction(db, async (trx) => {
+    const before = (await getBrand(trx, environmentId))!;
+    const fields = (Object.keys(patch) as (keyof BrandPatch)[]).filter((f) => (before[f] ?? null) !== patch[f]);
+    if (!fields.length) return false;
+    await trx.updateTable('environments').set(Object.fromEntries(fields.map((f) => [f, patch[f]]))).where(withItsPair(environmentId)).execute();
+    await recordAuditEach(trx, await pairedIds(trx, environmentId), by, 'settings_changed', { fields: fields.join(', ') }, now);
+    return true;
+  });
+  if (changed) keysChanged();
   return (await getBrand(db, environmentId))!;
 }
 
@@ -31,10 +40,11 @@ export interface Logo {
   data: Uint8Array;
 }
 
-/** Replaces the environment's logo (null removes it), with the hash its URL is named by. */
-export async function setLogo(db: Db, environmentId: string, logo: Logo | null, now: Date): Promise<Brand> {
+/** Replaces the environment's logo (null removes it), with the hash its URL is named by; audited when something changed. */
+export async function setLogo(db: Db, environmentId: string, logo: Logo | null, by: Actor, now: Date): Promise<Brand> {
   await inTransaction(db, async (trx) => {
     const ids = await pairedIds(trx, environmentId);
+    const had = (await getBrand(trx, environmentId))?.logo_sha256;
     await trx.deleteFrom('brand_logos').where('environment_id', 'in', ids).execute();
     if (logo) {
       await trx
@@ -43,6 +53,8 @@ export async function setLogo(db: Db, environmentId: string, logo: Logo | null, 
         .execute();
     }
     await trx.updateTable('environments').set({ logo_sha256: logo?.sha256 ?? null }).where('id', 'in', ids).execute();
+    if (logo) await recordAuditEach(trx, ids, by, 'logo_changed', { type: logo.contentType, sha256: logo.sha256 }, now);
+    else if (had) await recordAuditEach(trx, ids, by, 'logo_removed', undefined, now);
   });
   keysChanged();
   return (await getBrand(db, environmentId))!;

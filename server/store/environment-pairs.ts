@@ -1,4 +1,5 @@
 import type { ExpressionBuilder } from 'kysely';
+import { recordAudit } from './audit';
 import { type Db, inTransaction } from './db';
 import type { Tables } from './schema';
 
@@ -11,8 +12,8 @@ import type { Tables } from './schema';
 
 export type PairRefusal = 'not_found' | 'same_mode' | 'demo' | 'already_paired';
 
-/** Pairs two environments, one sandbox and one live, neither the demo nor paired already. */
-export async function pairEnvironments(db: Db, oneId: string, otherId: string): Promise<{ pairId: string } | { refused: PairRefusal }> {
+/** Pairs two environments, one sandbox and one live, neither the demo nor paired already; in both audit logs. */
+export async function pairEnvironments(db: Db, oneId: string, otherId: string, now: Date): Promise<{ pairId: string } | { refused: PairRefusal }> {
   return inTransaction(db, async (trx) => {
     const rows = await trx.selectFrom('environments').select(['id', 'mode', 'is_demo', 'pair_id']).where('id', 'in', [oneId, otherId]).execute();
     const [a, b] = rows;
@@ -25,7 +26,34 @@ export async function pairEnvironments(db: Db, oneId: string, otherId: string): 
     // Only rows still unpaired: two pairings at once cannot both take the same environment.
     const paired = await trx.updateTable('environments').set({ pair_id: pairId }).where('id', 'in', [oneId, otherId]).where('pair_id', 'is', null).executeTakeFirst();
     if (Number(paired.numUpdatedRows) !== 2) throw new Error('environment paired concurrently');
+    await auditBoth(trx, 'environment_paired', oneId, otherId, now);
     return { pairId };
+  });
+}
+
+/** Each half's log says which environment it was paired with or parted from (the operator's `npm run keys`). */
+async function auditBoth(db: Db, action: string, oneId: string, otherId: string, now: Date): Promise<void> {
+  for (const [id, other] of [[oneId, otherId], [otherId, oneId]] as const) {
+    await recordAudit(db, { environmentId: id, userId: null, email: null, ip: null, action, detail: { with: other } }, now);
+  }
+}
+
+/**
+ * Ends the pair the environment is in, named by either half: the switch goes and the brand
+ * no longer flows; each keeps the settings it has. Audited in both halves' logs.
+ */
+export async function unpairEnvironment(db: Db, environmentId: string, now: Date): Promise<{ environments: string[] } | { refused: 'not_found' | 'not_paired' }> {
+  return inTransaction(db, async (trx) => {
+    const row = await trx.selectFrom('environments').select('pair_id').where('id', '=', environmentId).executeTakeFirst();
+    if (!row) return { refused: 'not_found' as const };
+    if (!row.pair_id) return { refused: 'not_paired' as const };
+    const halves = await trx.selectFrom('environments').select('id').where('pair_id', '=', row.pair_id).orderBy('mode').execute();
+    const [one, other] = halves.map((h) => h.id);
+    // Only while still paired: of two unpairings at once, one ends the pair and the other finds none.
+    const parted = await trx.updateTable('environments').set({ pair_id: null }).where('pair_id', '=', row.pair_id).executeTakeFirst();
+    if (Number(parted.numUpdatedRows) !== halves.length) return { refused: 'not_paired' as const };
+    await auditBoth(trx, 'environment_unpaired', one!, other!, now);
+    return { environments: [one!, other!] };
   });
 }
 

@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { uuidv7 } from '../domain/ids';
 import { newApiKeyRow } from './api-keys';
+import { type Actor, recordAuditEach } from './audit';
 import { keysChanged } from './auth-changes';
-import { withItsPair } from './environment-pairs';
+import { pairedIds, withItsPair } from './environment-pairs';
 import { type Db, inTransaction } from './db';
 import type { EnvironmentMode, EnvironmentRow } from './schema';
 
@@ -109,8 +110,12 @@ export async function updateEnvironment(
 }
 
 /** The shop's time zone for its dashboard (an IANA name the caller has checked), in both halves of a pair. */
-export async function setTimeZone(db: Db, id: string, timeZone: string): Promise<void> {
-  await db.updateTable('environments').set({ time_zone: timeZone }).where(withItsPair(id)).execute();
+/** Saves the time zone where the pair shares it, audited as settings_changed in the same transaction. */
+export async function setTimeZone(db: Db, id: string, timeZone: string, by: Actor, now: Date): Promise<void> {
+  await inTransaction(db, async (trx) => {
+    await trx.updateTable('environments').set({ time_zone: timeZone }).where(withItsPair(id)).execute();
+    await recordAuditEach(trx, await pairedIds(trx, id), by, 'settings_changed', { fields: 'time_zone', time_zone: timeZone }, now);
+  });
 }
 
 /** The environment's return-signing secret and, during a roll's overlap, the one it replaced. */

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { contrast } from '../../server/domain/contrast';
-import { ENGINES, problemPaths, useTestService } from './harness';
+import { createApiKey } from '../../server/store/api-keys';
+import { withAuditFailing } from './failing-audit';
+import { Client, ENGINES, problemPaths, useTestService } from './harness';
 
 // The environment's brand through the API, and its assets as the payment page loads them:
 // colours (adjusted to WCAG AA, and said so), the logo (PNG, JPEG or WebP by their bytes,
@@ -49,6 +51,41 @@ describe.each(ENGINES)('branding on %s', (engine) => {
     const res = await svc.api.patch('/environment/branding/', body);
     expect(res.status).toBe(400);
     expect(problemPaths(res)).toContain(path);
+  });
+
+  it('audits each change in the audit log by the API key that made it, in the transaction that makes it: no entry, no change', async () => {
+    const db = svc.t.service.deps.database.db;
+    const shop = await svc.t.newEnvironment('Audited shop');
+    const environmentId = shop.keys.environment_id;
+    const key = await createApiKey(db, { id: environmentId, mode: 'sandbox' }, 'Brand bot', new Date());
+    const api = new Client(svc.t.url, { ...shop.keys, public_key: key.public_key, secret_key: key.secret_key });
+    const entries = async () =>
+      (await db.selectFrom('audit_log').select(['action', 'detail', 'user_id', 'email']).where('environment_id', '=', environmentId).orderBy('id').execute()).map((r) => ({ ...r, detail: JSON.parse(r.detail ?? '{}') }));
+    const by = { api_key: key.id, api_key_label: 'Brand bot' };
+
+    expect((await api.patch('/environment/branding/', { display_name: 'Audited shop', support_email: 'help@shop.example' })).status).toBe(200);
+    // Sent again unchanged, with one new value: only what changed is named.
+    expect((await api.patch('/environment/branding/', { display_name: 'Audited shop', brand_color: '#1d4ed8' })).status).toBe(200);
+    const logo = await api.post('/environment/branding/logo/', { content_type: 'image/png', data: PNG.toString('base64') });
+    expect(logo.status, logo.text).toBe(201);
+    expect((await api.delete('/environment/branding/logo/')).status).toBe(204);
+    expect((await api.delete('/environment/branding/logo/')).status).toBe(204);
+    expect(await entries()).toEqual([
+      { action: 'settings_changed', detail: { fields: 'display_name, support_email', ...by }, user_id: null, email: null },
+      { action: 'settings_changed', detail: { fields: 'brand_color', ...by }, user_id: null, email: null },
+      { action: 'logo_changed', detail: { type: 'image/png', sha256: expect.stringMatching(/^[0-9a-f]{64}$/), ...by }, user_id: null, email: null },
+      { action: 'logo_removed', detail: by, user_id: null, email: null },
+    ]);
+
+    // A failing database is no answer the API declares: sent without the client's contract check.
+    const send = (method: string, path: string, body: unknown) =>
+      fetch(`${svc.t.url}/v1${path}`, { method, headers: { authorization: api.auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    await withAuditFailing(engine, db, environmentId, async () => {
+      expect((await send('PATCH', '/environment/branding/', { display_name: 'Not audited' })).status).toBe(500);
+      expect((await send('POST', '/environment/branding/logo/', { content_type: 'image/png', data: PNG.toString('base64') })).status).toBe(500);
+    });
+    expect((await api.get('/environment/branding/')).body).toMatchObject({ display_name: 'Audited shop', logo_url: null });
+    expect(await entries()).toHaveLength(4);
   });
 
   it('serves each logo from our origin with its type, cached for good under a URL that changes with it', async () => {

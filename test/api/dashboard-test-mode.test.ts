@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inviteUser } from '../../server/dashboard/accounts';
 import { createEnvironment } from '../../server/store/environments';
-import { pairEnvironments } from '../../server/store/environment-pairs';
+import { pairEnvironments, unpairEnvironment } from '../../server/store/environment-pairs';
 import { type Browser, freshIp, member, PASSWORD } from './dashboard';
+import { withAuditFailing } from './failing-audit';
 import { Client, ENGINES, startTestService, type TestService, testClock } from './harness';
 
 // The header's "Test mode" switch between a shop's paired sandbox and live environments
@@ -19,7 +20,7 @@ describe.each(ENGINES)('dashboard test/live switch on %s', (engine) => {
     t = await startTestService(engine, { now: clock.now });
     sandbox = await t.newEnvironment('Paired shop');
     live = new Client(t.url, await createEnvironment(t.service.deps.database.db, { name: 'Paired shop', mode: 'live', now: new Date() }));
-    expect(await pairEnvironments(t.service.deps.database.db, sandbox.keys.environment_id, live.keys.environment_id)).toEqual({ pairId: sandbox.keys.environment_id });
+    expect(await pairEnvironments(t.service.deps.database.db, sandbox.keys.environment_id, live.keys.environment_id, clock.now())).toEqual({ pairId: sandbox.keys.environment_id });
   });
   afterAll(() => t?.close());
 
@@ -42,12 +43,12 @@ describe.each(ENGINES)('dashboard test/live switch on %s', (engine) => {
   it('pairs one sandbox with one live environment, never two of one mode, the demo or an environment already paired', async () => {
     const other = await t.newEnvironment('Other');
     const otherLive = await createEnvironment(db(), { name: 'Other live', mode: 'live', now: new Date() });
-    expect(await pairEnvironments(db(), other.keys.environment_id, sandbox.keys.environment_id)).toEqual({ refused: 'same_mode' });
-    expect(await pairEnvironments(db(), otherLive.environment_id, sandbox.keys.environment_id)).toEqual({ refused: 'already_paired' });
-    expect(await pairEnvironments(db(), other.keys.environment_id, 'no-such-environment')).toEqual({ refused: 'not_found' });
+    expect(await pairEnvironments(db(), other.keys.environment_id, sandbox.keys.environment_id, clock.now())).toEqual({ refused: 'same_mode' });
+    expect(await pairEnvironments(db(), otherLive.environment_id, sandbox.keys.environment_id, clock.now())).toEqual({ refused: 'already_paired' });
+    expect(await pairEnvironments(db(), other.keys.environment_id, 'no-such-environment', clock.now())).toEqual({ refused: 'not_found' });
     const demo = await createEnvironment(db(), { name: 'Demo', isDemo: true, now: new Date() });
-    expect(await pairEnvironments(db(), demo.environment_id, otherLive.environment_id)).toEqual({ refused: 'demo' });
-    expect(await pairEnvironments(db(), other.keys.environment_id, otherLive.environment_id)).toEqual({ pairId: other.keys.environment_id });
+    expect(await pairEnvironments(db(), demo.environment_id, otherLive.environment_id, clock.now())).toEqual({ refused: 'demo' });
+    expect(await pairEnvironments(db(), other.keys.environment_id, otherLive.environment_id, clock.now())).toEqual({ pairId: other.keys.environment_id });
   });
 
   it('a member of both switches test/live from the header, audited as environment_switched in the environment switched to', async () => {
@@ -123,6 +124,21 @@ describe.each(ENGINES)('dashboard test/live switch on %s', (engine) => {
     expect((await db().selectFrom('environments').select('time_zone').where('id', '=', live.keys.environment_id).executeTakeFirstOrThrow()).time_zone).toBe('Europe/Madrid');
   });
 
+  it("a save from the live half whose sandbox's audit entry cannot be written saves nothing in either half, nor the live half's entry", async () => {
+    const { browser: liveAdmin } = await member(t, live, 'admin', { 'x-forwarded-for': freshIp() });
+    const brands = async () => Promise.all([live, sandbox].map(async (c) => ((await c.get('/environment/branding/')).body as Record<string, unknown>).display_name));
+    const zones = async () => (await db().selectFrom('environments').select('time_zone').where('id', 'in', [sandbox.keys.environment_id, live.keys.environment_id]).execute()).map((z) => z.time_zone);
+    const liveEntries = async () => (await audited(live.keys.environment_id, 'settings_changed')).length;
+    const [brandsBefore, zonesBefore, entriesBefore] = [await brands(), await zones(), await liveEntries()];
+    await withAuditFailing(engine, db(), sandbox.keys.environment_id, async () => {
+      expect((await liveAdmin.post('/dashboard/settings/', { display_name: 'Not saved', support_email: 'help@shop.example', brand_color: '#1d4ed8', accent_color: '#ffdd00' })).status).toBe(500);
+      expect((await liveAdmin.post('/dashboard/settings/time-zone/', { time_zone: 'Asia/Tokyo' })).status).toBe(500);
+    });
+    expect(await brands()).toEqual(brandsBefore);
+    expect(await zones()).toEqual(zonesBefore);
+    expect(await liveEntries()).toBe(entriesBefore);
+  });
+
   it("a logo set through the live half's API is its sandbox's too, never the other way; keys and webhook endpoints stay each one's own", async () => {
     const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
     expect((await sandbox.post('/environment/branding/logo/', { content_type: 'image/png', data: png })).status).toBe(201);
@@ -145,5 +161,35 @@ describe.each(ENGINES)('dashboard test/live switch on %s', (engine) => {
     expect((await alone.patch('/environment/branding/', { display_name: 'Alone shop' })).status).toBe(200);
     expect((await sandbox.get('/environment/branding/')).body.display_name).toBe('Tostadores Ana');
     expect((await alone.get('/environment/branding/')).body.display_name).toBe('Alone shop');
+  });
+
+  it('unpaired (by either half), the switch is gone for a member of both and the live brand stays in live; audited in both, by whom in the log', async () => {
+    const browser = await memberOfBoth();
+    expect(switchIn((await browser.get('/dashboard/')).text)).toBeDefined();
+    expect(await unpairEnvironment(db(), sandbox.keys.environment_id, clock.now())).toEqual({ environments: [live.keys.environment_id, sandbox.keys.environment_id] });
+    expect(await unpairEnvironment(db(), live.keys.environment_id, clock.now())).toEqual({ refused: 'not_paired' });
+    expect(await unpairEnvironment(db(), 'no-such-environment', clock.now())).toEqual({ refused: 'not_found' });
+    expect(switchIn((await browser.get('/dashboard/')).text)).toBeUndefined();
+    expect((await browser.post('/dashboard/environment/', { environment: live.keys.environment_id })).status).toBe(303);
+    const liveHome = await browser.get('/dashboard/');
+    expect(liveHome.text).toContain(live.keys.public_key);
+    expect(switchIn(liveHome.text)).toBeUndefined();
+
+    const { browser: liveAdmin } = await member(t, live, 'admin', { 'x-forwarded-for': freshIp() });
+    expect((await liveAdmin.post('/dashboard/settings/', { display_name: 'Live alone', support_email: 'help@shop.example', brand_color: '#1d4ed8', accent_color: '#ffdd00' })).status).toBe(303);
+    expect((await liveAdmin.post('/dashboard/settings/time-zone/', { time_zone: 'Asia/Tokyo' })).status).toBe(303);
+    expect((await sandbox.get('/environment/branding/')).body.display_name).toBe('Tostadores Ana');
+    expect((await db().selectFrom('environments').select('time_zone').where('id', '=', sandbox.keys.environment_id).executeTakeFirstOrThrow()).time_zone).toBe('Europe/Paris');
+    expect((await audited(sandbox.keys.environment_id, 'settings_changed')).map((r) => JSON.parse(r.detail!))).not.toContainEqual({ fields: 'display_name' });
+
+    for (const [id, other] of [[sandbox.keys.environment_id, live.keys.environment_id], [live.keys.environment_id, sandbox.keys.environment_id]]) {
+      expect((await audited(id!, 'environment_unpaired')).map((r) => JSON.parse(r.detail!))).toEqual([{ with: other }]);
+    }
+    // The sandbox's log, read by its owner: the unpairing, and a change by an API key named by its label.
+    expect((await browser.post('/dashboard/environment/', { environment: sandbox.keys.environment_id })).status).toBe(303);
+    expect((await sandbox.patch('/environment/branding/', { display_name: 'Sandbox by key' })).status).toBe(200);
+    const log = (await browser.get('/dashboard/audit/')).text;
+    expect(log).toContain(`Unpaired from the environment ${live.keys.environment_id}`);
+    expect(log).toMatch(/<td>API key “Default”<\/td>\s*<td>Changed the settings: display_name<\/td>/);
   });
 });

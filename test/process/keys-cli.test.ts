@@ -26,12 +26,12 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
   let service: Service;
   let keys: Record<string, unknown> & { secret_key: string; public_key: string; environment_id: string; webhook_secret: string };
 
-  /** Every stored value of the environment's row, as the database holds it. */
-  async function storedRow(environmentId: string): Promise<Record<string, unknown>> {
+  /** The rows a query gives, read from the database itself (`$1`… as placeholders). */
+  async function query(text: string, params: unknown[] = []): Promise<Record<string, unknown>[]> {
     if (engine === 'sqlite') {
       const db = new SQLite(join(dataDir, 'checkout.db'), { readonly: true });
       try {
-        return db.prepare('select * from environments where id = ?').get(environmentId) as Record<string, unknown>;
+        return db.prepare(text.replace(/\$\d+/g, '?')).all(...params) as Record<string, unknown>[];
       } finally {
         db.close();
       }
@@ -39,11 +39,14 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
     const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
     await client.connect();
     try {
-      return (await client.query('select * from environments where id = $1', [environmentId])).rows[0];
+      return (await client.query(text, params)).rows;
     } finally {
       await client.end();
     }
   }
+
+  /** Every stored value of the environment's row, as the database holds it. */
+  const storedRow = async (environmentId: string) => (await query('select * from environments where id = $1', [environmentId]))[0]!;
 
   /** The raw bytes of the embedded database and its WAL, as a reader of the disk sees them. */
   function databaseFiles(): Buffer {
@@ -226,5 +229,44 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
     await expect(pair(secondLive.environment_id, keys.environment_id)).rejects.toMatchObject({ code: 3 });
     expect((await storedRow(otherSandbox)).pair_id).toBeNull();
     await expect(pair(otherSandbox, 'nope')).rejects.toMatchObject({ code: 2 });
+  });
+
+  it('create --pair-with creates and pairs in one transaction, or, refused, creates nothing; unpair ends the pair from either half; both audited in both halves', { timeout: 90_000 }, async () => {
+    const environments = async () => Number((await query('select count(*) as n from environments'))[0]!.n);
+    const audited = async (environmentId: string, action: string) =>
+      (await query('select detail, user_id, email from audit_log where environment_id = $1 and action = $2', [environmentId, action])).map((r) => ({ ...r, detail: JSON.parse(r.detail as string) }));
+    const solo = await createKeys('Solo', env);
+    const created = JSON.parse(await keysCli(['create', '--name', 'Solo', '--live', '--pair-with', solo.environment_id, '--json'], env)) as typeof keys & { pair_id: string };
+    expect(created).toMatchObject({ environment_id: expect.stringMatching(UUID), public_key: expect.stringMatching(/^pk_live_/), pair_id: solo.environment_id });
+    for (const id of [solo.environment_id, created.environment_id]) expect((await storedRow(id)).pair_id).toBe(solo.environment_id);
+    expect(await audited(solo.environment_id, 'environment_paired')).toEqual([{ detail: { with: created.environment_id }, user_id: null, email: null }]);
+    expect(await audited(created.environment_id, 'environment_paired')).toEqual([{ detail: { with: solo.environment_id }, user_id: null, email: null }]);
+
+    // Refused pairs create nothing.
+    const count = await environments();
+    const createPaired = (...args: string[]) => keysCli(['create', '--name', 'Refused', ...args, '--json'], env);
+    await expect(createPaired('--live', '--pair-with', solo.environment_id)).rejects.toMatchObject({ code: 3, stderr: expect.stringMatching(/^not created: not paired: an environment is in one pair at most/) });
+    await expect(createPaired('--live', '--pair-with', created.environment_id)).rejects.toMatchObject({ code: 3, stderr: expect.stringMatching(/^not created: not paired: a pair is one sandbox and one live environment/) });
+    await expect(createPaired('--live', '--pair-with', 'no-such-environment')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/^not created: no environment no-such-environment/) });
+    expect(await environments()).toBe(count);
+    expect((await query("select id from environments where name = 'Refused'")).length).toBe(0);
+
+    // While paired the live brand reaches the sandbox; unpaired (named by the live half) it no longer does.
+    const liveApi = new Client(service.url, created as never);
+    const soloApi = new Client(service.url, solo as never);
+    expect((await liveApi.patch('/environment/branding/', { display_name: 'Solo paired' })).status).toBe(200);
+    expect((await soloApi.get('/environment/branding/')).body.display_name).toBe('Solo paired');
+    expect(JSON.parse(await keysCli(['unpair', '--environment', created.environment_id, '--json'], env))).toEqual({ unpaired: true, environments: [created.environment_id, solo.environment_id] });
+    for (const id of [solo.environment_id, created.environment_id]) expect((await storedRow(id)).pair_id).toBeNull();
+    expect(await audited(solo.environment_id, 'environment_unpaired')).toEqual([{ detail: { with: created.environment_id }, user_id: null, email: null }]);
+    expect(await audited(created.environment_id, 'environment_unpaired')).toEqual([{ detail: { with: solo.environment_id }, user_id: null, email: null }]);
+    expect((await liveApi.patch('/environment/branding/', { display_name: 'Solo live' })).status).toBe(200);
+    expect((await soloApi.get('/environment/branding/')).body.display_name).toBe('Solo paired');
+
+    // In no pair: refused in words, either half; an unknown environment is a wrong command.
+    await expect(keysCli(['unpair', '--environment', solo.environment_id], env)).rejects.toMatchObject({ code: 3, stderr: expect.stringMatching(/not unpaired: environment .* is in no pair/) });
+    await expect(keysCli(['unpair', '--environment', 'no-such-environment'], env)).rejects.toMatchObject({ code: 2 });
+    // Unpaired, the halves pair again (by the sandbox's name this time, from the other side).
+    expect(JSON.parse(await keysCli(['pair', '--environment', solo.environment_id, '--with', created.environment_id, '--json'], env))).toMatchObject({ pair_id: solo.environment_id });
   });
 });
