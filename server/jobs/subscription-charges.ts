@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type PaymentDeps } from '../payments/ask';
 import { chargeSubscriptionPeriod } from '../payments/subscription-charge';
-import { claimDueSubscriptions } from '../store/subscription-charges';
+import { claimDueSubscriptions } from '../store/subscriptions';
 
 // The scheduler, a job of the runner (server/jobs/index.ts): one bounded pass over the
 // subscriptions with a period due on the service's clock. Claims are made in the database

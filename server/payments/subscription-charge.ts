@@ -1,5 +1,6 @@
 import { newCall, type GatewayCall } from '../store/gateway-calls';
-import { releaseClaim, type Reservation, reservationOfCall } from '../store/subscription-charges';
+import { type Reservation, reservationOfCall } from '../store/subscription-charges';
+import { releaseClaim } from '../store/subscriptions';
 import { type AttemptToReserve, recordCharged, recordFailed, releaseAttempt, reserveCharge } from './subscription-period';
 import { askGateway, chargeSettled, type PaymentDeps, type Settled } from './ask';
 import type { GatewaySet } from './registry';

@@ -11,8 +11,8 @@ import { addOperation } from '../store/sale-operations';
 import { getAuthorization } from '../store/sales';
 import { CONFIRM_LINK_MS, newConfirmToken } from './charge-record';
 import type { AuthorizationRow, SaleRow, SubscriptionChargeRow, SubscriptionRow, TransactionLineRow, TransactionRow } from '../store/schema';
-import { holdClaim, insertCharge, insertChargeRecords, periodCharge, type Reservation, retryCharge, settleAttempt } from '../store/subscription-charges';
-import { cadenceOf, iso, lockSubscription, readSubscription, scheduleColumns, scheduleOf, updateSubscription } from '../store/subscriptions';
+import { insertCharge, insertChargeRecords, periodCharge, type Reservation, retryCharge, settleAttempt } from '../store/subscription-charges';
+import { cadenceOf, holdClaim, iso, lockSubscription, readSubscription, scheduleColumns, scheduleOf, updateSubscription } from '../store/subscriptions';
 
 // What one attempt at a subscription's period reserves and what its answer records, each
 // in one database transaction: the rules of renewal (which period is owed, how many

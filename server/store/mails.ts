@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { type Db, inTransaction, type Tx } from './db';
 import { claimBatch, claimEach } from './locking';
 import type { MailKind, MailRow, Tables } from './schema';
+import { markReminded } from './subscriptions';
 
 // Emails to customers (receipts, sign-up confirmations, trial reminders): a second outbox
 // beside the webhooks' events. A row is written in the same database transaction as the
@@ -121,8 +122,7 @@ export async function claimTrialReminders(
       .orderBy('trial_end')
       .limit(r.limit);
     const queued = await claimEach(trx, due, async ({ id }) => {
-      const claimed = await trx.updateTable('subscriptions').set({ reminded_at: at }).where('id', '=', id).where('reminded_at', 'is', null).executeTakeFirst();
-      if (Number(claimed.numUpdatedRows) !== 1) return undefined;
+      if (!(await markReminded(trx, id, at))) return undefined;
       await r.queue(trx, id);
       return id;
     });

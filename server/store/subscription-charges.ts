@@ -1,51 +1,15 @@
-import type { ExpressionBuilder } from 'kysely';
-import { CHARGEABLE } from '../domain/subscription-states';
-import { type Db, inTransaction, type Tx } from './db';
+import { type Db, type Tx } from './db';
 import { type GatewayCall, settleCall } from './gateway-calls';
-import { claimBatch } from './locking';
 import { insertSales, linkTransaction } from './sale-aggregate';
 import { insertPeriodTransaction } from './transaction-aggregate';
-import type { AuthorizationRow, SaleOperationRow, SaleRow, SubscriptionChargeRow, SubscriptionRow, Tables, TransactionLineRow, TransactionRow } from './schema';
+import type { AuthorizationRow, SaleOperationRow, SaleRow, SubscriptionChargeRow, SubscriptionRow, TransactionLineRow, TransactionRow } from './schema';
 
-// The rows of subscription periods' charges: the scheduler's claims, a period's charge row
-// and the records of a charged period. Every change is a conditional write (the claim
-// held, the charge's state), so two processes never charge a period twice; what to write
-// is decided in payments/subscription-period.ts.
-
-/**
- * Claims up to `limit` subscriptions with a period due now, for `leaseMs`. Candidates are
- * selected FOR UPDATE SKIP LOCKED on PostgreSQL, and each claim is a conditional UPDATE,
- * so two processes never hold the same subscription; a dead process's claim expires.
- */
-export async function claimDueSubscriptions(db: Db, now: Date, leaseMs: number, limit: number, claimant: string): Promise<SubscriptionRow[]> {
-  return inTransaction(db, async (trx) => {
-    const due = (eb: ExpressionBuilder<Tables, 'subscriptions'>) => eb.and([eb('status', 'in', CHARGEABLE), eb('next_charge_at', '<=', now.toISOString())]);
-    const ids = await claimBatch(trx, { table: 'subscriptions', due, order: 'next_charge_at', now, until: new Date(now.getTime() + leaseMs), claimant, limit });
-    if (!ids.length) return [];
-    return trx.selectFrom('subscriptions').selectAll().where('id', 'in', ids).where('claimed_by', '=', claimant).execute();
-  });
-}
-
-export async function releaseClaim(db: Db, id: string, claimant: string): Promise<void> {
-  await db.updateTable('subscriptions').set({ claimed_until: null, claimed_by: null }).where('id', '=', id).where('claimed_by', '=', claimant).execute();
-}
-
-/**
- * A no-op UPDATE that only a still-chargeable, still-claimed, due row matches: it takes
- * the row's lock, so a concurrent stop or pause commits before this transaction or sees
- * its reservation. false: nothing to charge now (stopped, paused, not due, the claim lost).
- */
-export async function holdClaim(trx: Tx, id: string, claimant: string, now: Date): Promise<boolean> {
-  const held = await trx
-    .updateTable('subscriptions')
-    .set((eb) => ({ claimed_by: eb.ref('claimed_by') }))
-    .where('id', '=', id)
-    .where('claimed_by', '=', claimant)
-    .where('status', 'in', CHARGEABLE)
-    .where('next_charge_at', '<=', now.toISOString())
-    .executeTakeFirst();
-  return Number(held.numUpdatedRows) === 1;
-}
+// The rows of subscription periods' charges: a period's charge row and the records of a
+// charged period. The one module that writes `subscription_charges` (a lint rule keeps it
+// so, eslint.config.js); the subscription's own row, its scheduler's claim included, is
+// written by subscriptions.ts. Every change is a conditional write (the charge's state), so
+// two processes never charge a period twice; what to write is decided in
+// payments/subscription-period.ts.
 
 /** The charge row of one period, if an attempt at it was made. */
 export function periodCharge(db: Db, subscriptionId: string, period: number): Promise<SubscriptionChargeRow | undefined> {

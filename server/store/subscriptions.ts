@@ -1,16 +1,19 @@
+import type { ExpressionBuilder } from 'kysely';
 import { newToken, uuidv7 } from '../domain/ids';
 import type { Cadence } from '../domain/periods';
-import type { SubscriptionStatus } from '../domain/subscription-states';
+import { CHARGEABLE, type SubscriptionStatus } from '../domain/subscription-states';
 import type { Schedule } from '../domain/subscription-schedule';
 import { type Db, inTransaction, type Tx } from './db';
-import { forUpdate } from './locking';
+import { claimBatch, forUpdate } from './locking';
 import { type Merchant, MERCHANT_COLUMNS, splitMerchant } from './environments';
 import { countAndPage, type Page } from './paging';
-import type { AuthorizationRow, SaleRow, SubscriptionChargeRow, SubscriptionRow } from './schema';
+import type { AuthorizationRow, SaleRow, SubscriptionChargeRow, SubscriptionRow, Tables } from './schema';
 
-// Subscriptions' rows: reads, the new row, and conditional updates (a change written only
-// while the row is as the caller read it). What a change is, by the subscription's rules,
-// is decided in payments/subscription-actions.ts and payments/subscription-charge.ts.
+// Subscriptions' rows: reads, and the one module that writes them (a lint rule keeps it so,
+// eslint.config.js): the new row, conditional updates (a change written only while the row
+// is as the caller read it), the scheduler's claim and the trial reminder's mark. What a
+// change is, by the subscription's rules, is decided in payments/subscription-actions.ts
+// and payments/subscription-period.ts.
 
 /** A period's charge, with the confirm link of its sale when the issuer wanted the customer (payments/subscription-period.ts). */
 export type PeriodCharge = SubscriptionChargeRow & Pick<SaleRow, 'confirm_token' | 'confirm_expires_at'>;
@@ -219,3 +222,46 @@ export async function findSignup(db: Db, token: string): Promise<SignupPage | un
 }
 
 // ——— The scheduler's side: claim, reserve, record ———
+
+// ——— The scheduler's claim and the trial reminder's mark ———
+
+/**
+ * Claims up to `limit` subscriptions with a period due now, for `leaseMs`. Candidates are
+ * selected FOR UPDATE SKIP LOCKED on PostgreSQL, and each claim is a conditional UPDATE,
+ * so two processes never hold the same subscription; a dead process's claim expires.
+ */
+export async function claimDueSubscriptions(db: Db, now: Date, leaseMs: number, limit: number, claimant: string): Promise<SubscriptionRow[]> {
+  return inTransaction(db, async (trx) => {
+    const due = (eb: ExpressionBuilder<Tables, 'subscriptions'>) => eb.and([eb('status', 'in', CHARGEABLE), eb('next_charge_at', '<=', now.toISOString())]);
+    const ids = await claimBatch(trx, { table: 'subscriptions', due, order: 'next_charge_at', now, until: new Date(now.getTime() + leaseMs), claimant, limit });
+    if (!ids.length) return [];
+    return trx.selectFrom('subscriptions').selectAll().where('id', 'in', ids).where('claimed_by', '=', claimant).execute();
+  });
+}
+
+export async function releaseClaim(db: Db, id: string, claimant: string): Promise<void> {
+  await db.updateTable('subscriptions').set({ claimed_until: null, claimed_by: null }).where('id', '=', id).where('claimed_by', '=', claimant).execute();
+}
+
+/**
+ * A no-op UPDATE that only a still-chargeable, still-claimed, due row matches: it takes
+ * the row's lock, so a concurrent stop or pause commits before this transaction or sees
+ * its reservation. false: nothing to charge now (stopped, paused, not due, the claim lost).
+ */
+export async function holdClaim(trx: Tx, id: string, claimant: string, now: Date): Promise<boolean> {
+  const held = await trx
+    .updateTable('subscriptions')
+    .set((eb) => ({ claimed_by: eb.ref('claimed_by') }))
+    .where('id', '=', id)
+    .where('claimed_by', '=', claimant)
+    .where('status', 'in', CHARGEABLE)
+    .where('next_charge_at', '<=', now.toISOString())
+    .executeTakeFirst();
+  return Number(held.numUpdatedRows) === 1;
+}
+
+/** The trial reminder marked sent, once: false when another process marked it first (store/mails.ts claimTrialReminders). */
+export async function markReminded(trx: Tx, id: string, at: string): Promise<boolean> {
+  const claimed = await trx.updateTable('subscriptions').set({ reminded_at: at }).where('id', '=', id).where('reminded_at', 'is', null).executeTakeFirst();
+  return Number(claimed.numUpdatedRows) === 1;
+}

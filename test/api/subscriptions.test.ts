@@ -4,7 +4,7 @@ import { SUBSCRIPTION_ACTIONS, SUBSCRIPTION_STATUSES, type SubscriptionAction, t
 import { JOB_NAMES } from '../../server/jobs';
 import { TEST_CARDS } from '../../server/domain/test-cards';
 import { chargeSubscriptionPeriod } from '../../server/payments/subscription-charge';
-import { claimDueSubscriptions } from '../../server/store/subscription-charges';
+import { claimDueSubscriptions } from '../../server/store/subscriptions';
 import { startIsolatedService } from './database';
 import { clientBody } from './documents';
 import { type Client, ENGINES, problemPaths, type TestService } from './harness';
