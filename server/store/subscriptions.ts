@@ -1,8 +1,8 @@
 import type { ExpressionBuilder } from 'kysely';
 import { newToken, uuidv7 } from '../domain/ids';
 import type { Cadence } from '../domain/periods';
-import { CHARGEABLE, type SubscriptionStatus } from '../domain/subscription-states';
-import type { Schedule } from '../domain/subscription-schedule';
+import { actionTarget, ACTION_FROM, CHARGEABLE, type SubscriptionAction, type SubscriptionStatus } from '../domain/subscription-states';
+import { resumeSchedule, type Schedule, startSchedule } from '../domain/subscription-schedule';
 import { type Db, inTransaction, type Tx } from './db';
 import { claimBatch, forUpdate } from './locking';
 import { type Merchant, MERCHANT_COLUMNS, splitMerchant } from './environments';
@@ -10,10 +10,10 @@ import { countAndPage, type Page } from './paging';
 import type { AuthorizationRow, SaleRow, SubscriptionChargeRow, SubscriptionRow, Tables } from './schema';
 
 // Subscriptions' rows: reads, and the one module that writes them (a lint rule keeps it so,
-// eslint.config.js): the new row, conditional updates (a change written only while the row
-// is as the caller read it), the scheduler's claim and the trial reminder's mark. What a
-// change is, by the subscription's rules, is decided in payments/subscription-actions.ts
-// and payments/subscription-period.ts.
+// eslint.config.js): the new row, the spec's actions (row locked, domain/subscription-states.ts
+// and subscription-schedule.ts asked, written: actOnSubscription), conditional updates (a
+// change written only while the row is as the caller read it; a period's, decided in
+// payments/subscription-period.ts), the scheduler's claim and the trial reminder's mark.
 
 /** A period's charge, with the confirm link of its sale when the issuer wanted the customer (payments/subscription-period.ts). */
 export type PeriodCharge = SubscriptionChargeRow & Pick<SaleRow, 'confirm_token' | 'confirm_expires_at'>;
@@ -170,6 +170,54 @@ export async function updateSubscription(db: Db, id: string, changes: Partial<Su
   if (expected.period !== undefined) query = query.where('period', '=', expected.period);
   const result = await query.executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/** What an allowed action writes, from the row as it is. */
+function actionChanges(action: SubscriptionAction, current: SubscriptionRow, now: Date, authorizationId: string | null): Partial<SubscriptionRow> {
+  const at = now.toISOString();
+  const changes = { status: actionTarget(action, current.trial_days), updated_at: at };
+  switch (action) {
+    case 'start': {
+      const { trialEnd, ...schedule } = startSchedule(now, current.trial_days, current.period);
+      return { ...changes, ...scheduleColumns(schedule), started_at: at, trial_end: iso(trialEnd), authorization_id: authorizationId };
+    }
+    case 'pause':
+      return { ...changes, next_charge_at: null, paused_at: at };
+    case 'active':
+      return { ...changes, ...scheduleColumns(resumeSchedule(now, scheduleOf(current))), paused_at: null };
+    case 'stop':
+      return { ...changes, next_charge_at: null, stopped_at: at, stop_reason: 'requested' };
+  }
+}
+
+/** What an action did: `changed` (at `at`, by the clock read after the lock), or why not. */
+export type ActionOutcome =
+  | { kind: 'changed'; at: Date }
+  | { kind: 'not_found' }
+  | { kind: 'conflict'; status: SubscriptionStatus }
+  | { kind: 'no_payment_method' };
+
+/**
+ * One of the spec's actions: the row locked before the clock is read (a period's charge
+ * being recorded, or any other change, finishes first, so the action judges the row as that
+ * leaves it and is dated after it), domain/subscription-states.ts asked whether the action
+ * may move it, domain/subscription-schedule.ts what its schedule becomes, the change written.
+ */
+export async function actOnSubscription(
+  trx: Tx,
+  a: { environmentId: string; id: string; action: SubscriptionAction; clock: () => Date; authorizationId?: string },
+): Promise<ActionOutcome> {
+  const current = await lockSubscription(trx, a.id, a.environmentId);
+  if (!current) return { kind: 'not_found' };
+  const status = current.status as SubscriptionStatus;
+  if (!ACTION_FROM[a.action].includes(status)) return { kind: 'conflict', status };
+  const authorizationId = a.authorizationId ?? current.authorization_id;
+  if (a.action === 'start' && authorizationId === null) return { kind: 'no_payment_method' };
+  const at = a.clock();
+  if (!(await updateSubscription(trx, a.id, actionChanges(a.action, current, at, authorizationId), { status, updatedAt: current.updated_at }))) {
+    return { kind: 'conflict', status: (await readSubscription(trx, a.id))!.status as SubscriptionStatus };
+  }
+  return { kind: 'changed', at };
 }
 
 /**
