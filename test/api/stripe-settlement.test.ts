@@ -77,7 +77,7 @@ describe.each(ENGINES)('Settlement by Stripe on %s', (engine) => {
 
   it('a reading that failed leaves the figures pending; the daily sweep reads them', async () => {
     // Stripe answers a 500 to the reading after the payment (the payment itself is recorded).
-    shop.double.failNext({ method: 'GET', path: /^\/v1\/payment_intents\/pi_/ });
+    shop.double.failNext({ method: 'GET', path: /^\/v1\/payment_intents\/pi_/, expand: 'latest_charge.balance_transaction' });
     const { sale: paid, paymentIntent, charge } = await paidByCheckout(shop);
     expect(figuresRead(paymentIntent).map((r) => r.status)).toEqual([500]);
     expect(paid).toMatchObject({ status: 'captured', captured: 17 });

@@ -66,6 +66,8 @@ export interface Delivery {
 interface Match {
   method: 'GET' | 'POST';
   path: RegExp;
+  /** Only a request expanding this field (a retrieval's purpose shows in what it expands). */
+  expand?: string;
 }
 
 export interface StripeDouble {
@@ -135,8 +137,9 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
 }
 
 type Switch<T> = { match: Match; value: T };
-const take = <T>(switches: Switch<T>[], method: string, path: string): T | undefined => {
-  const at = switches.findIndex((s) => s.match.method === method && s.match.path.test(path));
+const expands = (params: Form, field: string | undefined): boolean => field === undefined || (Array.isArray(params.expand) && params.expand.includes(field));
+const take = <T>(switches: Switch<T>[], method: string, path: string, params: Form): T | undefined => {
+  const at = switches.findIndex((s) => s.match.method === method && s.match.path.test(path) && expands(params, s.match.expand));
   return at < 0 ? undefined : switches.splice(at, 1)[0]!.value;
 };
 
@@ -206,7 +209,7 @@ export async function startStripeDouble(options: { liveKeys?: boolean } = {}): P
   function execute(method: string, path: string, form: Form): { status: number; body: unknown; save: boolean } {
     const { route, id } = findRoute(method, path);
     const params = checkParams(route.endpoint, form);
-    const failure = take(failures, method, path);
+    const failure = take(failures, method, path, form);
     if (failure && !failure.acted) return { status: 500, body: serverError().body, save: true };
     try {
       const body = route.run(books, params, id);
@@ -226,7 +229,7 @@ export async function startStripeDouble(options: { liveKeys?: boolean } = {}): P
       entry.status = saved.status;
       return send(res, saved.status, saved.body, { 'idempotent-replayed': 'true', 'idempotency-key': key! });
     }
-    const fault = take(faults, entry.method, entry.path);
+    const fault = take(faults, entry.method, entry.path, entry.params);
     if (fault?.kind === 'refuse') throw invalid(null, 'Refused before it was carried out (the double’s refuseNext).');
     if (fault?.kind === 'hold' && !fault.acted) {
       fault.hold.arrive();
@@ -236,7 +239,7 @@ export async function startStripeDouble(options: { liveKeys?: boolean } = {}): P
     const answer = run();
     if (key && answer.save) keys.save(key, request, answer);
     await deliver();
-    const rewrite = answer.status === 200 ? take(rewrites, entry.method, entry.path) : undefined;
+    const rewrite = answer.status === 200 ? take(rewrites, entry.method, entry.path, entry.params) : undefined;
     entry.status = answer.status;
     if (fault?.kind === 'lose') return void res.socket?.destroy();
     if (fault?.kind === 'hold') {
