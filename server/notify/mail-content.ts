@@ -2,7 +2,8 @@ import { isLanguage, type Language } from '../../widget/i18n/language';
 import type { Interval } from '../domain/periods';
 import { paymentReference } from '../domain/payment-reference';
 import type { Tx } from '../store/db';
-import type { EventType } from '../store/events';
+import type { EventType, Known } from '../store/events';
+import { transactionLines, type StoredTransaction } from '../store/transactions';
 import { insertMail, unreceiptedRefunds } from '../store/mails';
 import type { AccountMail } from './mail-account';
 import type { TeamMail } from './mail-team';
@@ -100,10 +101,10 @@ const planOf = (row: SubscriptionRow): Plan => ({ name: row.plan_name, amount: r
  * when it is paid, and when the merchant sends it again (dashboard/receipt-routes.ts).
  * None without a customer email.
  */
-export async function queuePaymentReceipt(trx: Tx, id: string, mailId: string, paidAt: string, now: Date): Promise<void> {
-  const tx = await trx.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+export async function queuePaymentReceipt(trx: Tx, id: string, mailId: string, paidAt: string, now: Date, known?: StoredTransaction): Promise<void> {
+  const tx = known?.row ?? (await trx.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
   if (!tx.customer_email) return;
-  const lines = await trx.selectFrom('transaction_lines').selectAll().where('transaction_id', '=', id).orderBy('position').execute();
+  const lines = known?.lines ?? (await transactionLines(trx, id));
   const sale = await trx
     .selectFrom('sales')
     .select(['id', 'card_brand', 'card_last4'])
@@ -132,11 +133,11 @@ export async function queuePaymentReceipt(trx: Tx, id: string, mailId: string, p
 }
 
 /** The changes a customer is told about by email, and the email each queues. */
-const QUEUERS: Partial<Record<EventType, (trx: Tx, objectId: string, eventId: string, now: Date) => Promise<void>>> = {
-  'transaction.paid': (trx, id, eventId, now) => queuePaymentReceipt(trx, id, eventId, now.toISOString(), now),
+const QUEUERS: Partial<Record<EventType, (trx: Tx, objectId: string, eventId: string, now: Date, known?: Known) => Promise<void>>> = {
+  'transaction.paid': (trx, id, eventId, now, known) => queuePaymentReceipt(trx, id, eventId, now.toISOString(), now, known && 'transaction' in known ? known.transaction : undefined),
 
-  async 'sale.refunded'(trx, saleId, eventId, now) {
-    const sale = await trx.selectFrom('sales').selectAll().where('id', '=', saleId).executeTakeFirstOrThrow();
+  async 'sale.refunded'(trx, saleId, eventId, now, known) {
+    const sale = known && 'sale' in known ? known.sale.row : await trx.selectFrom('sales').selectAll().where('id', '=', saleId).executeTakeFirstOrThrow();
     const tx = sale.transaction_id
       ? await trx.selectFrom('transactions').selectAll().where('id', '=', sale.transaction_id).executeTakeFirst()
       : undefined;
@@ -192,8 +193,8 @@ const QUEUERS: Partial<Record<EventType, (trx: Tx, objectId: string, eventId: st
 };
 
 /** Queues the email a change owes its customer, if any; called by the outbox with the change's event id. */
-export async function queueCustomerMail(trx: Tx, type: EventType, objectId: string, eventId: string, now: Date): Promise<void> {
-  await QUEUERS[type]?.(trx, objectId, eventId, now);
+export async function queueCustomerMail(trx: Tx, type: EventType, objectId: string, eventId: string, now: Date, known?: Known): Promise<void> {
+  await QUEUERS[type]?.(trx, objectId, eventId, now, known);
 }
 
 /** The reminder before the first charge after a trial (jobs/trial-reminders.ts). */

@@ -56,7 +56,11 @@ function catalogueSnapshot(catalogue: CataloguePresenters, family: CatalogueFami
 /** How each event family reads its object. One per family: a family without one is a compile error, never a dropped event. */
 function snapshotters(baseUrl: () => string, catalogue: CataloguePresenters): Record<EventFamily, Snapshotter> {
   return {
-    async transaction(trx, id, now) {
+    async transaction(trx, id, now, known) {
+      if (known && 'transaction' in known) {
+        const stored = known.transaction;
+        return { environmentId: stored.row.environment_id, notifyUrl: stored.row.notify_url, data: async () => presentTransaction(stored, now, baseUrl()) };
+      }
       const row = await trx.selectFrom('transactions').select(['environment_id', 'notify_url']).where('id', '=', id).executeTakeFirst();
       return (
         row && {
@@ -125,7 +129,7 @@ export function createOutbox(baseUrl: () => string, catalogue: CataloguePresente
     async emit(trx, type, objectId, now, known) {
       // One id for the change: its webhook event's and its email's (the Message-ID).
       const id = uuidv7(now.getTime());
-      await queueCustomerMail(trx, type, objectId, id, now);
+      await queueCustomerMail(trx, type, objectId, id, now, known);
       await queueTeamMailOf(trx, type, objectId, baseUrl(), now);
       const found = await snapshots[familyOf(type)](trx, objectId, now, known);
       if (!found) return;

@@ -106,8 +106,7 @@ export async function recordChargeResult(deps: PaymentDeps, call: GatewayCall, s
   if (recorded?.kind === 'approved' && call.state === 'failed') await reverseLatePayment(deps, recorded.sale.row);
   else if (recorded?.kind === 'approved') {
     // Captured: what the merchant's own processor settled for it, if it does, in the sale answered.
-    await readProcessorSettlement(deps, recorded.sale.row.id);
-    return { ...recorded, sale: (await getSale(deps.database.db, null, recorded.sale.row.id)) ?? recorded.sale };
+    if (await readProcessorSettlement(deps, recorded.sale.row)) return { ...recorded, sale: (await getSale(deps.database.db, null, recorded.sale.row.id)) ?? recorded.sale };
   }
   return recorded;
 }

@@ -6,6 +6,7 @@ import { creditDestinations } from './destinations';
 import { settleCall } from '../store/gateway-calls';
 import { type AttemptRecord, insertPaymentSale, notifyUrlOfTransaction, recordAttempt } from '../store/payments';
 import { markTransactionPaid } from '../store/transaction-aggregate';
+import { transactionFromRow, transactionLines } from '../store/transactions';
 import { newSaleRow } from '../store/new-sale';
 import { insertAuthorization } from '../store/sales';
 import type { SaleRow } from '../store/schema';
@@ -44,24 +45,32 @@ export type CompleteOutcome =
 
 export function completePayment(db: Db, p: ApprovedPayment, now: Date, outbox: Outbox): Promise<CompleteOutcome> {
   return inTransaction(db, async (trx): Promise<CompleteOutcome> => {
-    if (!(await settleCall(trx, p.callId, [p.callState], 'succeeded', now))) return { kind: 'settled_elsewhere' };
-    const late = !(await markTransactionPaid(trx, p.transactionId, now));
-    const notifyUrl = await notifyUrlOfTransaction(trx, p.transactionId);
+    const saleId = uuidv7(now.getTime());
+    // The call names what the processor made, as the sale does (its reference), in the same write.
+    if (!(await settleCall(trx, p.callId, [p.callState], 'succeeded', now, { resultId: saleId, processorId: p.gatewayReference }))) return { kind: 'settled_elsewhere' };
+    // The transaction's row as paying it leaves it is what the sale, the split and the events
+    // name: read back only by a late payment, whose transaction this one did not change.
+    const paid = await markTransactionPaid(trx, p.transactionId, now);
+    const late = !paid;
+    const notifyUrl = paid ? paid.notify_url : await notifyUrlOfTransaction(trx, p.transactionId);
     // A late hold is voided at once: nothing to store for later charges.
     const authorizationId = p.hold && !late ? await storeCard(trx, p, notifyUrl, now) : null;
-    const sale = paymentSale(p, { late, authorizationId, notifyUrl, now });
-    await insertPaymentSale(trx, sale, p.callId, { kind: p.hold ? 'authorize' : 'capture', reference: p.gatewayReference });
-    if (late) {
+    const sale = paymentSale(p, { id: saleId, late, authorizationId, notifyUrl, now });
+    const operation = await insertPaymentSale(trx, sale, { kind: p.hold ? 'authorize' : 'capture', reference: p.gatewayReference }, now);
+    // What was just written is the sale's snapshot: its row, its first operation, no fee yet.
+    const known = { sale: { row: sale, operations: [operation], fee: 0 } };
+    if (!paid) {
       // Not the transaction's: its destinations are not credited, it is not paid again.
-      await outbox.emit(trx, 'sale.created', sale.id, now);
-      await outbox.emit(trx, 'sale.late_payment', sale.id, now);
+      await outbox.emit(trx, 'sale.created', sale.id, now, known);
+      await outbox.emit(trx, 'sale.late_payment', sale.id, now, known);
       return { kind: 'late', sale };
     }
-    await creditDestinations(trx, outbox, sale, now);
+    const transaction = transactionFromRow(paid);
+    await creditDestinations(trx, outbox, sale, transaction.destination, now);
     await recordAttempt(trx, p, now);
-    await outbox.emit(trx, 'transaction.paid', p.transactionId, now);
+    await outbox.emit(trx, 'transaction.paid', p.transactionId, now, { transaction: { row: transaction, lines: await transactionLines(trx, p.transactionId) } });
     if (authorizationId) await outbox.emit(trx, 'authorization.created', authorizationId, now);
-    await outbox.emit(trx, 'sale.created', sale.id, now);
+    await outbox.emit(trx, 'sale.created', sale.id, now, known);
     return { kind: 'recorded', sale };
   });
 }
@@ -89,10 +98,10 @@ async function storeCard(trx: Tx, p: ApprovedPayment, notifyUrl: string | null, 
 }
 
 /** The sale of an approved payment; one per paid transaction: a late one only names it. */
-function paymentSale(p: ApprovedPayment, o: { late: boolean; authorizationId: string | null; notifyUrl: string | null; now: Date }): SaleRow {
+function paymentSale(p: ApprovedPayment, o: { id: string; late: boolean; authorizationId: string | null; notifyUrl: string | null; now: Date }): SaleRow {
   const at = o.now.toISOString();
   return newSaleRow({
-    id: uuidv7(o.now.getTime()),
+    id: o.id,
     environment_id: p.environmentId,
     transaction_id: o.late ? null : p.transactionId,
     authorization_id: o.authorizationId,

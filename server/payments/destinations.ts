@@ -1,7 +1,7 @@
 import { type Account, refundPostings, salePostings } from '../domain/ledger';
 import { isSourceSale } from '../domain/sales';
 import type { Tx } from '../store/db';
-import { sourcePaymentRefunded, splitOf } from '../store/destinations';
+import { type Destination, sourcePaymentRefunded, splitOf, splitOfList } from '../store/destinations';
 import type { Outbox } from '../store/events';
 import type { SaleRow } from '../store/schema';
 import { postMovement } from './ledger-posting';
@@ -38,9 +38,9 @@ async function refundPool(trx: Tx, sale: SaleRow, amount: number) {
  * was created; a wallet disabled since is credited all the same, because the customer has
  * already paid for the split.
  */
-export async function creditDestinations(trx: Tx, outbox: Outbox, sale: SaleRow, now: Date): Promise<void> {
+export async function creditDestinations(trx: Tx, outbox: Outbox, sale: SaleRow, destinations: Destination[] | null, now: Date): Promise<void> {
   if (!sale.transaction_id) return;
-  const { shares, concepts } = await splitOf(trx, sale.transaction_id, sale.currency);
+  const { shares, concepts } = splitOfList(destinations ?? [], sale.currency);
   if (!shares.length) return;
   await postMovement(trx, outbox, {
     environmentId: sale.environment_id,

@@ -177,5 +177,5 @@ export async function recordPayment(deps: PaymentDeps, call: GatewayCall, s: Set
   );
   if (done.kind === 'late') await reverseLatePayment(deps, done.sale);
   // Captured at once: what the merchant's own processor settled for it, if it does.
-  else if (done.kind === 'recorded' && done.sale.captured > 0) await readProcessorSettlement(deps, done.sale.id);
+  else if (done.kind === 'recorded' && done.sale.captured > 0) await readProcessorSettlement(deps, done.sale);
 }

@@ -1,5 +1,6 @@
 import { salesMissingSettlement, saveProcessorSettlement } from '../store/processor-settlements';
-import { paymentReference, saleRow } from '../store/sales';
+import { paymentReference } from '../store/sales';
+import type { SaleRow } from '../store/schema';
 import type { PaymentDeps } from './ask';
 import type { Gateway } from './gateway';
 import { settledByProcessor } from './settlement';
@@ -22,20 +23,22 @@ async function readAndSave(deps: PaymentDeps, gateway: Gateway, sale: { id: stri
 }
 
 /**
- * Reads and stores the figures of a sale whose money was just captured, when its processor
- * settles it and reports them. Never fails what was recorded: a failure is logged and left
- * to the sweep.
+ * Reads and stores the figures of a sale whose money was just captured (its row as the
+ * capture left it), when its processor settles it and reports them. Never fails what was
+ * recorded: a failure is logged and left to the sweep. Whether figures were stored (the
+ * sale as answered must then be read again).
  */
-export async function readProcessorSettlement(deps: PaymentDeps, saleId: string): Promise<void> {
+export async function readProcessorSettlement(deps: PaymentDeps, row: Pick<SaleRow, 'id' | 'environment_id' | 'gateway_id' | 'captured'>): Promise<boolean> {
+  const saleId = row.id;
   try {
-    const row = await saleRow(deps.database.db, saleId);
-    if (!row || row.captured === 0) return;
+    if (row.captured === 0) return false;
     const gateway = (await deps.gateways.of(row.environment_id)).find(row.gateway_id);
-    if (!gateway?.processorFigures || !settledByProcessor(gateway, deps.gateways.all)) return;
+    if (!gateway?.processorFigures || !settledByProcessor(gateway, deps.gateways.all)) return false;
     const payment = await paymentReference(deps.database.db, saleId);
-    if (payment) await readAndSave(deps, gateway, { id: saleId, payment });
+    return payment ? await readAndSave(deps, gateway, { id: saleId, payment }) : false;
   } catch (err) {
     deps.log.warn({ sale: saleId, err }, 'processor settlement not read: the daily sweep reads it');
+    return false;
   }
 }
 

@@ -7,7 +7,7 @@ import type { Outbox } from '../store/events';
 import { type GatewayCall, insertCall, linkedSale, salesOfAction, settleCall } from '../store/gateway-calls';
 import { moveAmounts } from '../store/sale-aggregate';
 import { ACTION_EVENTS, addOperation } from '../store/sale-operations';
-import { getSale, lockSaleRow, paymentReference, type StoredSale } from '../store/sales';
+import { getSale, lockSaleRow, paymentReference, saleRow, type StoredSale } from '../store/sales';
 import { settlePendingAction } from '../store/unknown-outcomes';
 import { takeBackDestinations } from './destinations';
 import { reverseMovement } from './ledger-posting';
@@ -28,7 +28,7 @@ export type Reservation = { kind: 'conflict' } | { kind: 'reserved'; call: Gatew
  */
 async function takeBack(trx: Tx, call: GatewayCall, outbox: Outbox, now: Date, movementId = call.id) {
   // A card's part of a refund of a source payment's sale: the pool is that sale.
-  const sale = (await getSale(trx, null, linkedSale(call) ?? call.subject_id))!.row;
+  const sale = (await saleRow(trx, linkedSale(call) ?? call.subject_id))!;
   await takeBackDestinations(trx, outbox, { sale, amount: call.amount, movementId, now });
 }
 
@@ -89,11 +89,16 @@ export async function recordSaleAction(
       if (r.action === 'refund') await takeBack(trx, r.call, r.outbox, r.now, (movementId = uuidv7(r.now.getTime())));
     }
     await settlePendingAction(trx, r.call, r.now);
+    // Each sale as read once its operation is written is its event's snapshot, and the answer.
+    let answer: StoredSale | undefined;
     for (const id of sales) {
       if (!(await moveAmounts(trx, id, r.action, 'confirm', r.call.amount, r.now))) throw new Error(`sale ${id}: no ${r.action} in flight to confirm`);
       await addOperation(trx, id, r.action, r.call.amount, r.gatewayReference, r.now, movementId, refundReasonOf(r.call));
-      await r.outbox.emit(trx, ACTION_EVENTS[r.action], id, r.now);
+      const stored = (await getSale(trx, null, id))!;
+      if (id === saleId) answer = stored;
+      await r.outbox.emit(trx, ACTION_EVENTS[r.action], id, r.now, { sale: stored });
     }
+    if (!r.also && answer) return answer;
     await r.also?.(trx);
     return (await getSale(trx, null, saleId))!;
   });

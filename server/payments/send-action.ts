@@ -95,8 +95,7 @@ export async function recordSaleActionResult(
     const recorded = await recordSaleAction(db, { call, action, gatewayReference: s.reference, now, outbox: deps.outbox, from, also });
     if (!recorded || action !== 'capture') return recorded;
     // Captured: what the merchant's own processor settled for it, if it does, in the sale answered.
-    await readProcessorSettlement(deps, recorded.row.id);
-    return (await getSale(db, null, recorded.row.id)) ?? recorded;
+    return (await readProcessorSettlement(deps, recorded.row)) ? ((await getSale(db, null, recorded.row.id)) ?? recorded) : recorded;
   }
   if (from === 'pending') await releaseSaleAction(db, { call, action, state: 'failed', now: deps.now(), outbox: deps.outbox });
   return null;

@@ -24,7 +24,11 @@ export async function splitOf(trx: Db, transactionId: string, currency: string) 
     .select('destination')
     .where('id', '=', transactionId)
     .executeTakeFirstOrThrow();
-  const list = destinationsOf(destination) ?? [];
+  return splitOfList(destinationsOf(destination) ?? [], currency);
+}
+
+/** The split of destinations already read. */
+export function splitOfList(list: Destination[], currency: string) {
   const exponent = findCurrency(currency)?.exponent ?? 2;
   return {
     shares: list.map((d): Share => ({ wallet: d.wallet_id, amount: toUnits(d.amount, exponent) })),

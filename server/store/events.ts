@@ -6,6 +6,7 @@ import { type Db, inTransaction, type Tx } from './db';
 import { claimBatch, forUpdate } from './locking';
 import type { Page } from './paging';
 import type { StoredSale } from './sales';
+import type { StoredTransaction } from './transactions';
 import type { AuthorizationRow, DeliveryAttemptRow, DeliveryStatus, EnvironmentMode, EventDeliveryRow, EventRow, Tables } from './schema';
 import { matchingEndpoints } from './webhook-endpoints';
 
@@ -57,7 +58,7 @@ export const familyOf = (type: EventType): EventFamily => type.slice(0, type.ind
  * event's snapshot is taken from it instead of reading it again (a round trip to the SQLite
  * writer thread each, on the money paths).
  */
-export type Known = { sale: StoredSale } | { authorization: AuthorizationRow };
+export type Known = { sale: StoredSale } | { authorization: AuthorizationRow } | { transaction: StoredTransaction };
 
 /** Records an event for a changed object; called inside the change's database transaction. */
 export interface Outbox {

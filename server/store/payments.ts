@@ -4,8 +4,9 @@ import { takeChallenge } from './challenges';
 import { type Db, Rollback, rollbackOn, type Tx } from './db';
 import { claimEach } from './locking';
 import { insertSales } from './sale-aggregate';
-import { type GatewayCall, insertCall, nameCallResult, settleCall } from './gateway-calls';
-import type { SaleRow } from './schema';
+import { type GatewayCall, insertCall, settleCall } from './gateway-calls';
+import { addOperation } from './sale-operations';
+import type { SaleOperationRow, SaleRow } from './schema';
 import { claimForPayment, expireIfDue, recentFailures, releasePaymentClaim, touchTransaction } from './transaction-aggregate';
 
 // The money-moving writes of the checkout, each one database transaction. Who may act on a
@@ -101,23 +102,10 @@ export async function notifyUrlOfTransaction(trx: Tx, transactionId: string): Pr
   return row.notify_url;
 }
 
-/** A payment's sale with its first operation (the hold or the capture), the result of its call. */
-export async function insertPaymentSale(trx: Tx, sale: SaleRow, callId: string, first: { kind: 'authorize' | 'capture'; reference: string }): Promise<void> {
+/** A payment's sale with its first operation (the hold or the capture); its call already names it (settleCall). */
+export async function insertPaymentSale(trx: Tx, sale: SaleRow, first: { kind: 'authorize' | 'capture'; reference: string }, now: Date): Promise<SaleOperationRow> {
   await insertSales(trx, [sale]);
-  // The call names what the processor made, as the sale does (its reference), in the same write.
-  await nameCallResult(trx, callId, { result_id: sale.id, processor_id: first.reference });
-  await trx
-    .insertInto('sale_operations')
-    .values({
-      id: uuidv7(Date.parse(sale.created_at)),
-      sale_id: sale.id,
-      kind: first.kind,
-      amount: sale.amount,
-      gateway_reference: first.reference,
-      created_at: sale.created_at,
-      movement_id: null,
-    })
-    .execute();
+  return addOperation(trx, sale.id, first.kind, sale.amount, first.reference, now);
 }
 
 /**

@@ -84,17 +84,18 @@ export const markCancelled = (trx: Tx, transactionId: string, now: Date) => ifAl
 export const expireIfDue = (trx: Tx, transactionId: string, now: Date) => ifAllowed(trx, transactionId, now, dueForExpiry, { status: 'E', updated_at: now.toISOString() });
 
 /**
- * N → D: the transaction is paid. false when it had moved on meanwhile (paid by another
- * attempt, cancelled, expired): nothing written.
+ * N → D: the transaction is paid: its row as that leaves it (what the payment's writes and
+ * events name, without reading it again). None when it had moved on meanwhile (paid by
+ * another attempt, cancelled, expired): nothing written.
  */
-export async function markTransactionPaid(trx: Tx, transactionId: string, now: Date): Promise<boolean> {
-  const updated = await trx
+export function markTransactionPaid(trx: Tx, transactionId: string, now: Date): Promise<TransactionRow | undefined> {
+  return trx
     .updateTable('transactions')
     .set({ status: 'D', processing_until: null, updated_at: now.toISOString() })
     .where('id', '=', transactionId)
     .where('status', '=', 'N')
+    .returningAll()
     .executeTakeFirst();
-  return Number(updated.numUpdatedRows) === 1;
 }
 
 /** The attempt's claim given back (declined, abandoned, or a challenge opened): the transaction takes the next one, if still pending. */
