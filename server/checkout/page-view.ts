@@ -16,6 +16,17 @@ import { buildView, paymentGateways } from './view-model';
 // The payment's page as a kind of hosted page (hosted-page.ts): its view from the
 // database, and the responders every route family of /pay/{token}/ answers with.
 
+/**
+ * The row's return and cancel URLs, signed once per row read: an answer that redirects and
+ * shows the finished screen needs them twice (a reload reads a new row, so signs again).
+ */
+const signedFor = new WeakMap<Checkout['row'], ReturnType<typeof returnUrls>>();
+function urlsOf(db: CheckoutContext['db'], row: Checkout['row'], now: Date) {
+  let urls = signedFor.get(row);
+  if (!urls) signedFor.set(row, (urls = returnUrls(db, row, now)));
+  return urls;
+}
+
 /** The payment's view: the transaction, its lines, its sale once paid, and whatever the answer adds. */
 export async function pageView(ctx: CheckoutContext, page: Page, extra: HostedExtra = {}, now = ctx.deps.now()) {
   const { db } = ctx;
@@ -35,7 +46,7 @@ export async function pageView(ctx: CheckoutContext, page: Page, extra: HostedEx
     embed: page.embed,
     sale,
     checking,
-    urls: await returnUrls(db, row, now),
+    urls: await urlsOf(db, row, now),
     ...shown,
   });
   return { ...built, brand: brandView(row.environment_id, page.merchant.brand), sandbox: page.merchant.sandbox };
@@ -49,7 +60,7 @@ export const paymentPage: HostedKind<Checkout> = {
   offered: (gateways, { row }, live) => paymentGateways(gateways, row, live),
   view: (ctx, page, extra) => pageView(ctx, page, extra),
   // Signed once the payment is paid or cancelled (returns.ts).
-  returnTo: async ({ db, deps }, { row }, how) => (await returnUrls(db, row, deps.now()))[how === 'completed' ? 'return_url' : 'cancel_url'],
+  returnTo: async ({ db, deps }, { row }, how) => (await urlsOf(db, row, deps.now()))[how === 'completed' ? 'return_url' : 'cancel_url'],
 };
 
 export const loadPage = (ctx: CheckoutContext, req: Request) => loadHosted(paymentPage, ctx, req);

@@ -2,7 +2,7 @@ import { capabilitiesOf, missingCapability } from '../domain/gateway-capabilitie
 import { isSourceSale, type SaleAction } from '../domain/sales';
 import type { RefundReason } from '../domain/payment-reference';
 import { newCall } from '../store/gateway-calls';
-import { getSale, type StoredSale } from '../store/sales';
+import { paymentReference, type StoredSale } from '../store/sales';
 import { reserveSaleAction } from './sale-reservations';
 import type { SaleRow } from '../store/schema';
 import { findSaleOfTransaction } from '../store/payments';
@@ -41,8 +41,7 @@ export async function moveSaleMoney(
     current: (call) => actionState(deps, call),
     async resend(call) {
       // The payment's own gateway reference: the sale's first operation made it.
-      const first = (await getSale(deps.database.db, null, call.subject_id))?.operations[0];
-      return { ...call, request: { ...call.request, payment: first?.gateway_reference ?? '' } };
+      return { ...call, request: { ...call.request, payment: (await paymentReference(deps.database.db, call.subject_id)) ?? '' } };
     },
     async reserve() {
       // Checked after the key's step: a repeat rolls its reserved action forward whatever the amounts say now.
@@ -68,7 +67,7 @@ export async function moveSaleMoney(
       return { call: { ...reserved.call, request: { ...reserved.call.request, payment: reserved.payment ?? '' } } };
     },
   });
-  return 'done' in step ? step.done : sendSaleAction(deps, step.call);
+  return 'done' in step ? step.done : sendSaleAction(deps, step.call, gateway);
 }
 
 /**

@@ -7,6 +7,7 @@ import { getSale, type StoredSale } from '../store/sales';
 import { recordSaleAction, releaseSaleAction } from './sale-reservations';
 import { getCall } from '../store/unknown-outcomes';
 import { askGateway, type PaymentDeps, type Settled } from './ask';
+import type { Gateway } from './gateway';
 import { outcomeUnknown, recordSafely } from './outcome';
 import { readProcessorSettlement } from './processor-settlement';
 
@@ -39,9 +40,12 @@ export type SaleActionOutcome =
    */
   | { kind: 'partial'; sale: StoredSale; amount: number; refused: number; reason: string };
 
-/** Sends a reserved action's call (a new one, or one whose process died: same reference) and records the answer. */
-export async function sendSaleAction(deps: PaymentDeps, call: GatewayCall): Promise<SaleActionOutcome> {
-  const gateway = (await deps.gateways.of(call.environment_id)).find(call.gateway_id)!;
+/**
+ * Sends a reserved action's call (a new one, or one whose process died: same reference) and
+ * records the answer; `gateway`: the call's, when the caller has it already.
+ */
+export async function sendSaleAction(deps: PaymentDeps, call: GatewayCall, gateway?: Gateway): Promise<SaleActionOutcome> {
+  gateway ??= (await deps.gateways.of(call.environment_id)).find(call.gateway_id)!;
   const payment = String(call.request.payment ?? '');
   const action = call.kind as SaleAction;
   const answer = await askGateway(deps, gateway, (signal) => gateway[action]({ reference: call.reference, signal, payment, amount: call.amount }));

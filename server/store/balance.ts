@@ -152,16 +152,3 @@ export async function balanceOf(db: Db, environmentId: string, now: Date): Promi
     .execute();
   return rows.map((r) => ({ currency: r.currency, available: BigInt(r.available), pending: BigInt(r.pending) }));
 }
-
-/** The fees a sale's balance transactions took, for the sale's `fee`. */
-export async function feesOfSales(db: Db, saleIds: string[]): Promise<Map<string, number>> {
-  if (!saleIds.length) return new Map();
-  const rows = await db
-    .selectFrom('balance_transactions')
-    .select((eb) => ['sale_id', eb.fn.sum<number | string>('fee').as('fee')])
-    .where('sale_id', 'in', saleIds)
-    .groupBy('sale_id')
-    .$narrowType<{ sale_id: string }>()
-    .execute();
-  return new Map(rows.map((r) => [r.sale_id, Number(r.fee)]));
-}

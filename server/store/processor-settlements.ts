@@ -21,7 +21,8 @@ export async function saveProcessorSettlement(db: Db, saleId: string, f: Process
   await db.insertInto('sale_processor_settlements').values(row).onConflict((oc) => oc.column('sale_id').doNothing()).execute();
 }
 
-const figuresOf = (r: SaleProcessorSettlementRow): ProcessorFigures => ({
+/** A stored row as the figures it holds. */
+export const figuresOf = (r: SaleProcessorSettlementRow): ProcessorFigures => ({
   record: r.record,
   currency: r.currency,
   amount: Number(r.amount),
@@ -29,16 +30,6 @@ const figuresOf = (r: SaleProcessorSettlementRow): ProcessorFigures => ({
   net: Number(r.net),
   availableOn: r.available_on ? new Date(r.available_on) : null,
 });
-
-/** The figures of each of these sales that has them. */
-export async function settlementsOfSales(db: Db, saleIds: string[]): Promise<Map<string, ProcessorFigures>> {
-  const found = new Map<string, ProcessorFigures>();
-  for (let i = 0; i < saleIds.length; i += 500) {
-    const rows = await db.selectFrom('sale_processor_settlements').selectAll().where('sale_id', 'in', saleIds.slice(i, i + 500)).execute();
-    for (const r of rows) found.set(r.sale_id, figuresOf(r));
-  }
-  return found;
-}
 
 /**
  * Sales of an environment's gateway with money captured and no figures yet, newest first,

@@ -1,12 +1,12 @@
+import type { ExpressionBuilder } from 'kysely';
 import { isSourceSale, type SaleStatus } from '../domain/sales';
 import { forUpdate } from './locking';
 import { type Db, inTransaction, type Tx } from './db';
-import { feesOfSales } from './balance';
 import type { ProcessorFigures } from '../domain/processor-settlement';
-import { settlementsOfSales } from './processor-settlements';
+import { figuresOf } from './processor-settlements';
 import { type GatewayCall, insertCall, settleCall } from './gateway-calls';
 import { countAndPage, type Page } from './paging';
-import type { AuthorizationRow, SaleOperationRow, SaleRow } from './schema';
+import type { AuthorizationRow, SaleOperationRow, SaleRow, Tables } from './schema';
 import { type SourceOfSale, sourcesOfSales } from './source-sales';
 
 // Sales and authorizations after the payment: their rows. Every money movement is two
@@ -20,7 +20,7 @@ import { type SourceOfSale, sourcesOfSales } from './source-sales';
 export interface StoredSale {
   row: SaleRow;
   operations: SaleOperationRow[];
-  /** The fees its balance transactions took so far, minor units (store/balance.ts). */
+  /** The fees its balance transactions took so far, minor units. */
   fee: number;
   /** A source payment's sale: its sources, in the transaction's order. */
   sources?: SourceOfSale[];
@@ -28,15 +28,49 @@ export interface StoredSale {
   settlement?: ProcessorFigures;
 }
 
+/**
+ * Sales with what is read in the same statement: the fees their balance transactions took so
+ * far, and their processor's figures once read (two fewer round trips for each sale shown).
+ */
+function salesWithFigures(db: Db) {
+  return db
+    .selectFrom('sales')
+    .leftJoin('sale_processor_settlements as settled', 'settled.sale_id', 'sales.id')
+    .selectAll('sales')
+    .select([
+      'settled.sale_id as settled_sale',
+      'settled.record as settled_record',
+      'settled.currency as settled_currency',
+      'settled.amount as settled_amount',
+      'settled.fee as settled_fee',
+      'settled.net as settled_net',
+      'settled.available_on as settled_available_on',
+      'settled.created_at as settled_created_at',
+    ])
+    .select((eb) => eb.selectFrom('balance_transactions').select((b) => b.fn.sum<number | string | null>('fee').as('fee')).whereRef('balance_transactions.sale_id', '=', 'sales.id').as('fees_so_far'));
+}
+
+type SaleWithFigures = Awaited<ReturnType<ReturnType<typeof salesWithFigures>['execute']>>[number];
+
+/** A row of salesWithFigures as the sale it is, without its operations yet. */
+function withFigures(found: SaleWithFigures): Omit<StoredSale, 'operations' | 'sources'> {
+  const { settled_sale, settled_record, settled_currency, settled_amount, settled_fee, settled_net, settled_available_on, settled_created_at, fees_so_far, ...row } = found;
+  const settlement =
+    settled_sale === null
+      ? undefined
+      : figuresOf({ sale_id: settled_sale, record: settled_record!, currency: settled_currency!, amount: settled_amount!, fee: settled_fee!, net: settled_net!, available_on: settled_available_on, created_at: settled_created_at! });
+  return { row, fee: Number(fees_so_far ?? 0), ...(settlement ? { settlement } : {}) };
+}
+
 export async function getSale(db: Db, environmentId: string | null, id: string): Promise<StoredSale | undefined> {
-  let query = db.selectFrom('sales').selectAll().where('id', '=', id);
-  if (environmentId !== null) query = query.where('environment_id', '=', environmentId);
-  const row = await query.executeTakeFirst();
-  if (!row) return undefined;
+  let query = salesWithFigures(db).where('sales.id', '=', id);
+  if (environmentId !== null) query = query.where('sales.environment_id', '=', environmentId);
+  const found = await query.executeTakeFirst();
+  if (!found) return undefined;
+  const { row, ...figures } = withFigures(found);
   const operations = await db.selectFrom('sale_operations').selectAll().where('sale_id', '=', id).orderBy('id').execute();
   const sources = isSourceSale(row) ? ((await sourcesOfSales(db, [id])).get(id) ?? []) : undefined;
-  const settlement = (await settlementsOfSales(db, [id])).get(id);
-  return { row, operations, fee: (await feesOfSales(db, [id])).get(id) ?? 0, ...(sources ? { sources } : {}), ...(settlement ? { settlement } : {}) };
+  return { row, operations, ...figures, ...(sources ? { sources } : {}) };
 }
 
 export interface SaleFilters {
@@ -47,41 +81,31 @@ export interface SaleFilters {
 }
 
 export async function listSales(db: Db, environmentId: string, f: SaleFilters, page: Page) {
-  let query = db.selectFrom('sales').where('environment_id', '=', environmentId);
-  if (f.transaction_id !== undefined) query = query.where('transaction_id', '=', f.transaction_id);
-  if (f.authorization_id !== undefined) query = query.where('authorization_id', '=', f.authorization_id);
-  if (f.currency !== undefined) query = query.where('currency', '=', f.currency);
-  if (f.status !== undefined) query = query.where('status', '=', f.status);
-  const { count, rows } = await countAndPage<SaleRow>(query, page);
-  const operations = rows.length
-    ? await db
-        .selectFrom('sale_operations')
-        .selectAll()
-        .where(
-          'sale_id',
-          'in',
-          rows.map((r) => r.id),
-        )
-        .orderBy('id')
-        .execute()
-    : [];
-  const fees = await feesOfSales(
-    db,
-    rows.map((r) => r.id),
-  );
-  const sources = await sourcesOfSales(db, rows.filter(isSourceSale).map((r) => r.id));
-  const settlements = await settlementsOfSales(
-    db,
-    rows.map((r) => r.id),
-  );
-  const item = (row: SaleRow): StoredSale => ({
-    row,
-    operations: operations.filter((o) => o.sale_id === row.id),
-    fee: fees.get(row.id) ?? 0,
-    ...(isSourceSale(row) ? { sources: sources.get(row.id) ?? [] } : {}),
-    ...(settlements.has(row.id) ? { settlement: settlements.get(row.id)! } : {}),
+  const filters = (eb: ExpressionBuilder<Tables, 'sales'>) =>
+    eb.and([
+      eb('sales.environment_id', '=', environmentId),
+      ...(f.transaction_id !== undefined ? [eb('sales.transaction_id', '=', f.transaction_id)] : []),
+      ...(f.authorization_id !== undefined ? [eb('sales.authorization_id', '=', f.authorization_id)] : []),
+      ...(f.currency !== undefined ? [eb('sales.currency', '=', f.currency)] : []),
+      ...(f.status !== undefined ? [eb('sales.status', '=', f.status)] : []),
+    ]);
+  const { n } = await db.selectFrom('sales').where(filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const found = await salesWithFigures(db)
+    .where(filters)
+    .orderBy('sales.id', 'desc')
+    .limit(page.page_size)
+    .offset((page.page - 1) * page.page_size)
+    .execute();
+  const sales = found.map(withFigures);
+  const ids = sales.map((s) => s.row.id);
+  const operations = ids.length ? await db.selectFrom('sale_operations').selectAll().where('sale_id', 'in', ids).orderBy('id').execute() : [];
+  const sources = await sourcesOfSales(db, sales.map((s) => s.row).filter(isSourceSale).map((r) => r.id));
+  const item = (s: (typeof sales)[number]): StoredSale => ({
+    ...s,
+    operations: operations.filter((o) => o.sale_id === s.row.id),
+    ...(isSourceSale(s.row) ? { sources: sources.get(s.row.id) ?? [] } : {}),
   });
-  return { count, rows: rows.map(item) };
+  return { count: Number(n), rows: sales.map(item) };
 }
 
 /** A sale's row alone. */

@@ -42,10 +42,12 @@ describe.each(ENGINES)('a payment’s page on %s', (engine) => {
     expect((await payWithCard(t.url, created.body.token, TEST_CARDS.frictionless)).status).toBe(200);
     const sale = (await shop.get(`/sale/?transaction_id=${txId}`)).body.results[0];
     expect(sale.authentication).toEqual({ status: 'authenticated', method: 'frictionless' });
-    expect((await shop.post(`/sale/${sale.id}/refund/`, { amount: 10, reason: 'requested_by_customer' })).status).toBe(200);
-    // The webhooks delivered (the receiver answers 500 once, then 200) and the emails sent.
+    // The webhooks delivered (the receiver answers 500 once, then 200) and the receipt sent
+    // before the refund: the mail job sends a round's emails at once, so two emails of one
+    // round have no order of their own.
     hook.script(500);
     await t.service.jobs.runAll();
+    expect((await shop.post(`/sale/${sale.id}/refund/`, { amount: 10, reason: 'requested_by_customer' })).status).toBe(200);
     clock.advance(10 * 60_000);
     await t.service.jobs.runAll();
   });
@@ -65,8 +67,8 @@ describe.each(ENGINES)('a payment’s page on %s', (engine) => {
     expect(timeline).toContain(`<a href="/dashboard/events/${paid.id}/">Payment succeeded: €40.00 <code class="event-type">transaction.paid</code></a>`);
     // Its notify_url answered 500, then 200 on the retry: the last answer is shown.
     expect(timeline).toContain('Webhook to the payment’s notify_url: Delivered, HTTP 200');
-    // In the order it happened: the refund (and its event) before the emails the mail job sent afterwards.
-    const steps = ['Created, waiting for payment', 'Payment approved', 'transaction.paid', 'Refunded €10.00 (Requested by the customer)', 'sale.refunded', 'Receipt emailed to the customer', 'Refund receipt emailed to the customer'];
+    // In the order it happened: the receipt the mail job sent before the refund, the refund receipt after its event.
+    const steps = ['Created, waiting for payment', 'Payment approved', 'transaction.paid', 'Receipt emailed to the customer', 'Refunded €10.00 (Requested by the customer)', 'sale.refunded', 'Refund receipt emailed to the customer'];
     const at = steps.map((s) => timeline.indexOf(s));
     expect(at.every((i) => i >= 0), timeline).toBe(true);
     expect(at).toEqual([...at].sort((a, b) => a - b));

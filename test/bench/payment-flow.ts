@@ -94,7 +94,13 @@ export interface PaymentResults {
   pgbench?: PgbenchResult;
   sqliteInsert?: RawResult;
   /** Statements counted on the wire: 1 process, one payment at a time, net of its idle window. */
-  wire?: { payments: number; perPayment: { statements: number; roundTrips: number; transactionControl: number }; idle: WireCounts & { seconds: number } };
+  wire?: {
+    payments: number;
+    perPayment: { statements: number; roundTrips: number; transactionControl: number };
+    /** Statements per payment in each request's time, net of the idle jobs' rate; the rest of perPayment is the jobs' work for it. */
+    byRequest: Partial<Record<Step, number>>;
+    idle: WireCounts & { seconds: number };
+  };
 }
 
 export interface PaymentOptions {
@@ -159,13 +165,15 @@ async function expectStatus(res: Response, status: number, what: string): Promis
  * meanwhile (a merchant does not stop selling while a webhook is on its way, and the delivery
  * job's period, 500 ms, would otherwise bound a worker to two payments a second).
  */
-async function onePayment(baseUrl: string, auth: string, receiver: Receiver, times: Record<Step, number[]>): Promise<{ webhook: Promise<void> }> {
+async function onePayment(baseUrl: string, auth: string, receiver: Receiver, times: Record<Step, number[]>, onStep?: StepHook): Promise<{ webhook: Promise<void> }> {
   const json = { authorization: auth, 'content-type': 'application/json' };
+  onStep?.('start');
   let t = performance.now();
   const lap = (step: Step) => {
     const now = performance.now();
     times[step].push(now - t);
     t = now;
+    onStep?.(step);
   };
   const created = JSON.parse(
     await expectStatus(
@@ -201,8 +209,11 @@ async function onePayment(baseUrl: string, auth: string, receiver: Receiver, tim
   return { webhook: receiver.arrival(saleId, 30_000).then((at) => void times.webhook.push(at - refunded)) };
 }
 
+/** Told as a payment starts and as each of its requests has answered (the wire pass counts statements by request). */
+type StepHook = (step: Step | 'start') => void;
+
 /** `count` payments, `concurrency` at a time, spread over the targets in turn. */
-async function payments(targets: Target[], auth: string, receiver: Receiver, count: number, concurrency: number) {
+async function payments(targets: Target[], auth: string, receiver: Receiver, count: number, concurrency: number, onStep?: StepHook) {
   const times = Object.fromEntries(STEPS.map((s) => [s, [] as number[]])) as Record<Step, number[]>;
   const errors: string[] = [];
   const failed = (err: unknown) => void errors.push(err instanceof Error ? err.message : String(err));
@@ -212,7 +223,7 @@ async function payments(targets: Target[], auth: string, receiver: Receiver, cou
   const worker = async () => {
     while (next < count) {
       const i = next++;
-      await onePayment(targets[i % targets.length]!.url, auth, receiver, times).then(({ webhook }) => webhooks.push(webhook.catch(failed)), failed);
+      await onePayment(targets[i % targets.length]!.url, auth, receiver, times, onStep).then(({ webhook }) => webhooks.push(webhook.catch(failed)), failed);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
@@ -358,8 +369,19 @@ async function wirePass(db: OwnDatabase, baseUrl: string, c: Omit<Config, 'proce
     await sleep(o.idleSeconds * 1000);
     const i1 = proxy.counts();
     const idleSeconds = (performance.now() - idleStart) / 1000;
+    const idleRate = (i1.statements - i0.statements) / idleSeconds;
+    // Each request's statements: those between its start and its answer, less the idle
+    // jobs' rate over that time. What the jobs do for the payment (its balance transaction,
+    // its webhook) falls between requests and in the rest.
+    const byRequest: Partial<Record<Step, number>> = {};
+    let mark = { at: performance.now(), statements: proxy.counts().statements };
+    const onStep: StepHook = (step) => {
+      const now = { at: performance.now(), statements: proxy.counts().statements };
+      if (step !== 'start') byRequest[step] = (byRequest[step] ?? 0) + now.statements - mark.statements - (idleRate * (now.at - mark.at)) / 1000;
+      mark = now;
+    };
     const r0 = proxy.counts();
-    const r = await payments([target], c.store.auth, receiver, n, 1);
+    const r = await payments([target], c.store.auth, receiver, n, 1, onStep);
     const r1 = proxy.counts();
     if (r.errors.length) throw new Error(`wire pass: ${r.errors[0]}`);
     const k = r.seconds / idleSeconds;
@@ -367,6 +389,7 @@ async function wirePass(db: OwnDatabase, baseUrl: string, c: Omit<Config, 'proce
     return {
       payments: n,
       perPayment: { statements: per('statements'), roundTrips: per('roundTrips'), transactionControl: per('transactionControl') },
+      byRequest: Object.fromEntries(Object.entries(byRequest).map(([step, count]) => [step, count / n])),
       idle: { seconds: idleSeconds, statements: i1.statements - i0.statements, roundTrips: i1.roundTrips - i0.roundTrips, transactionControl: i1.transactionControl - i0.transactionControl },
     };
   } finally {

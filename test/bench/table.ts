@@ -162,6 +162,9 @@ function paymentRows(p: NonNullable<Results['payments']>): Row[] {
   if (p.wire) {
     const w = p.wire.perPayment;
     rows.push([`  ${statements}, ${p.wire.payments} payments`, `${fixed(w.statements)} statements · ${fixed(w.roundTrips)} round trips · ${fixed(w.transactionControl)} BEGIN/COMMIT…`, '', '', '≤ 35 statements (issue 49)']);
+    const requests = Object.entries(p.wire.byRequest);
+    const rest = w.statements - requests.reduce((sum, [, count]) => sum + count, 0);
+    rows.push(['    by request (net of idle jobs)', `${requests.map(([step, count]) => `${step} ${fixed(count)}`).join(' · ')} · jobs and the rest ${fixed(rest)}`, '', '', '']);
   }
   for (const i of p.idle) {
     const own = i.ownWalBytesPerSecond === undefined || i.ownWalBytesPerSecond === null ? '' : `${int(i.ownWalBytesPerSecond)} B WAL/s · `;
