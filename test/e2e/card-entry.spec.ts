@@ -25,6 +25,20 @@ async function typeCardDigits(page: Page) {
   await typeInto(page, nameInput(page), 'Ada Lovelace');
 }
 
+/** inputmode, autocomplete and placeholders are in place (a Spanish screen). */
+async function expectNumericFieldsInSpanish(page: Page) {
+  for (const [input, autocomplete] of [
+    [numberInput(page), 'cc-number'],
+    [expiryInput(page), 'cc-exp'],
+    [cvcInput(page), 'cc-csc'],
+  ] as const) {
+    await expect(input).toHaveAttribute('inputmode', 'numeric');
+    await expect(input).toHaveAttribute('autocomplete', autocomplete);
+  }
+  await expect(expiryInput(page)).toHaveAttribute('placeholder', 'MM / AA');
+  await expect(page.getByRole('list', { name: 'Tarjetas aceptadas' })).toContainText('Visa');
+}
+
 // Both sizes in one payment: the card is typed at one size, checked (and axe run) there, then
 // checked again at the other, where Pay is pressed. Half the languages type on the phone and
 // pay on the laptop, the other half the other way round, so each size both takes the typing
@@ -44,6 +58,9 @@ for (const javaScriptEnabled of [true, false]) {
         await page.setViewportSize(typedAt[1]);
         const tx = await service.createTransaction(oneLine(merchant, { language }));
         await page.goto(tx.payment_url);
+        // The fields' attributes and the accepted cards' list, in Spanish, as the screen loads
+        // with JavaScript (before anything is typed).
+        if (javaScriptEnabled && language === 'es') await expectNumericFieldsInSpanish(page);
         await typeCardDigits(page);
         for (const [, viewport] of [typedAt, paidAt]) {
           await page.setViewportSize(viewport);
@@ -69,7 +86,10 @@ for (const javaScriptEnabled of [true, false]) {
 test.describe('formatting details', () => {
   test.use({ viewport: PHONE });
 
-  test('American Express: 4-6-5 groups, a 4-digit CVC on the front', async ({ page, service, merchant }) => {
+  // Three details on one screen, each on fields the one before leaves alone or empties
+  // first: the American Express number and CVC, then (number emptied) the caret in the
+  // middle of a number, then the expiry.
+  test('American Express: 4-6-5 groups, a 4-digit CVC on the front; editing in the middle of the number keeps the caret after the typed digit; a pasted "12/2034" becomes "12 / 34", Backspace removes the separator', async ({ page, service, merchant }) => {
     const tx = await service.createTransaction(oneLine(merchant));
     await page.goto(tx.payment_url);
     await typeInto(page, numberInput(page), '378282246310005');
@@ -79,23 +99,9 @@ test.describe('formatting details', () => {
     await typeInto(page, cvcInput(page), '12345');
     await expect(cvcInput(page)).toHaveValue('1234');
     await expectAccessible(page, true);
-  });
 
-  test('a pasted "12/2034" becomes "12 / 34"; Backspace removes the separator', async ({ page, service, merchant }) => {
-    const tx = await service.createTransaction(oneLine(merchant));
-    await page.goto(tx.payment_url);
-    await expiryInput(page).fill('12/2034');
-    await expect(expiryInput(page)).toHaveValue('12 / 34');
-    await expiryInput(page).fill('');
-    await typeInto(page, expiryInput(page), '4');
-    await expect(expiryInput(page)).toHaveValue('04 / ');
-    await page.keyboard.press('Backspace');
-    await expect(expiryInput(page)).toHaveValue('04');
-  });
-
-  test('editing in the middle of the number keeps the caret after the typed digit', async ({ page, service, merchant }) => {
-    const tx = await service.createTransaction(oneLine(merchant));
-    await page.goto(tx.payment_url);
+    await numberInput(page).fill('');
+    await expect(numberInput(page)).toHaveValue('');
     await typeInto(page, numberInput(page), '42424242');
     await expect(numberInput(page)).toHaveValue('4242 4242');
     // Caret after the first group ("4242| 4242"), then a digit: regrouped, caret after it.
@@ -105,21 +111,15 @@ test.describe('formatting details', () => {
     expect(await numberInput(page).evaluate((input: HTMLInputElement) => input.selectionStart)).toBe(6);
     await page.keyboard.type('9');
     await expect(numberInput(page)).toHaveValue('4242 1942 42');
-  });
 
-  test('inputmode, autocomplete and placeholders are in place', async ({ page, service, merchant }) => {
-    const tx = await service.createTransaction(oneLine(merchant, { language: 'es' }));
-    await page.goto(tx.payment_url);
-    for (const [input, autocomplete] of [
-      [numberInput(page), 'cc-number'],
-      [expiryInput(page), 'cc-exp'],
-      [cvcInput(page), 'cc-csc'],
-    ] as const) {
-      await expect(input).toHaveAttribute('inputmode', 'numeric');
-      await expect(input).toHaveAttribute('autocomplete', autocomplete);
-    }
-    await expect(expiryInput(page)).toHaveAttribute('placeholder', 'MM / AA');
-    await expect(page.getByRole('list', { name: 'Tarjetas aceptadas' })).toContainText('Visa');
+    await expect(expiryInput(page)).toHaveValue('');
+    await expiryInput(page).fill('12/2034');
+    await expect(expiryInput(page)).toHaveValue('12 / 34');
+    await expiryInput(page).fill('');
+    await typeInto(page, expiryInput(page), '4');
+    await expect(expiryInput(page)).toHaveValue('04 / ');
+    await page.keyboard.press('Backspace');
+    await expect(expiryInput(page)).toHaveValue('04');
   });
 
   test('an error shown on leaving a field is announced (a live region, described by it)', async ({ page, service, merchant }) => {

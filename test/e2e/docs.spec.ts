@@ -136,24 +136,34 @@ test('with JavaScript: nothing from elsewhere, nothing in the console, and the s
   expect(problems).toEqual([]);
 });
 
-for (const width of [360, 1280]) {
+/**
+ * axe over the whole page in light and then in dark, on one load: every rule in light, the
+ * colour rules in dark (COLOUR_RULES: the scheme changes colours only; the page's script,
+ * which adds the filter, reads neither the scheme nor the width). The page is left light.
+ */
+async function expectWholePageLightAndDark(page: Page, width: number) {
   for (const colorScheme of ['light', 'dark'] as const) {
-    // Every rule in light; in dark the colour rules (COLOUR_RULES: the scheme changes colours only).
-    test(`axe finds nothing on the whole page at ${width} px, ${colorScheme}; no sideways scrolling`, async ({ page, service }) => {
-      // axe checks each of the page's ~4,000 elements (its colour contrast rule most of the
-      // time): 5–7 s of one core's CPU per run on these machines, much longer in wall time
-      // while other work shares the cores. Playwright's "slow" triples the usual limit; it waits for nothing.
-      test.slow();
-      await page.setViewportSize({ width, height: 800 });
-      await page.emulateMedia({ colorScheme });
-      await page.goto(`${service.url}/docs/`);
-      // The script has run (it adds the filter): axe sees the page as a reader does.
-      await expect(page.getByRole('searchbox', { name: 'Filter the contents' })).toBeVisible();
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
-      const violations = await axeViolations(page, undefined, colorScheme === 'light' ? 'all' : 'colours');
-      expect(violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.length} × ${v.nodes[0]?.target.join(' ')}`)).toEqual([]);
-    });
+    await page.emulateMedia({ colorScheme });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), colorScheme).toBeLessThanOrEqual(width);
+    const violations = await axeViolations(page, undefined, colorScheme === 'light' ? 'all' : 'colours');
+    expect(violations.map((v) => `${colorScheme} ${v.id} (${v.impact}): ${v.nodes.length} × ${v.nodes[0]?.target.join(' ')}`)).toEqual([]);
   }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+for (const width of [360, 1280]) {
+  // One load per width, light and dark on it, rather than one per width and scheme.
+  test(`axe finds nothing on the whole page at ${width} px, light and dark; no sideways scrolling`, async ({ page, service }) => {
+    // axe checks each of the page's ~4,000 elements (its colour contrast rule most of the
+    // time): 5–7 s of one core's CPU per run on these machines, much longer in wall time
+    // while other work shares the cores. Playwright's "slow" triples the usual limit; it waits for nothing.
+    test.slow();
+    await page.setViewportSize({ width, height: 800 });
+    await page.goto(`${service.url}/docs/`);
+    // The script has run (it adds the filter): axe sees the page as a reader does.
+    await expect(page.getByRole('searchbox', { name: 'Filter the contents' })).toBeVisible();
+    await expectWholePageLightAndDark(page, width);
+  });
 }
 
 test('keyboard: Tab reaches the skip link, then the sidebar; Enter on an operation moves there', async ({ page, service }) => {
@@ -221,14 +231,9 @@ test('/docs/errors: a section per problem type, readable without JavaScript, at 
   }
 });
 
-for (const colorScheme of ['light', 'dark'] as const) {
-  test(`axe finds nothing on /docs/errors at 360 px, ${colorScheme}; no sideways scrolling`, async ({ page, service }) => {
-    await page.setViewportSize({ width: 360, height: 800 });
-    await page.emulateMedia({ colorScheme });
-    await page.goto(`${service.url}/docs/errors`);
-    await expect(page.getByRole('searchbox', { name: 'Filter the contents' })).toBeVisible();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
-    const violations = await axeViolations(page, undefined, colorScheme === 'light' ? 'all' : 'colours');
-    expect(violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.length} × ${v.nodes[0]?.target.join(' ')}`)).toEqual([]);
-  });
-}
+test('axe finds nothing on /docs/errors at 360 px, light and dark; no sideways scrolling', async ({ page, service }) => {
+  await page.setViewportSize({ width: 360, height: 800 });
+  await page.goto(`${service.url}/docs/errors`);
+  await expect(page.getByRole('searchbox', { name: 'Filter the contents' })).toBeVisible();
+  await expectWholePageLightAndDark(page, 360);
+});
