@@ -29,6 +29,9 @@ const WRITERS = {
   gateway_calls: 'server/store/gateway-calls.ts',
   subscriptions: 'server/store/subscriptions.ts',
   subscription_charges: 'server/store/subscription-charges.ts',
+  sale_operations: 'server/store/sale-operations.ts',
+  ledger_entries: 'server/store/ledger.ts',
+  mails: 'server/store/mails.ts',
 };
 /** `no-restricted-syntax` selectors for a write of `table` (a Kysely write, insertRows, compiledInsert, a job's claimBatch). */
 const writesOf = (table) => {

@@ -1,6 +1,7 @@
 import type { Deps } from '../deps';
 import { purgeSettledCalls } from '../store/gateway-calls';
-import { purgeOldApiRequests, purgeOldEvents, purgeFinishedMails, purgeIdempotencyKeys } from '../store/retention';
+import { purgeFinishedMails } from '../store/mails';
+import { purgeOldApiRequests, purgeOldEvents, purgeIdempotencyKeys } from '../store/retention';
 
 const DAY_MS = 24 * 60 * 60_000;
 

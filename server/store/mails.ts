@@ -134,3 +134,19 @@ export async function claimTrialReminders(
 export function mailsOf(db: Db, subjectId: string) {
   return db.selectFrom('mails').selectAll().where('subject_id', '=', subjectId).orderBy('id').execute();
 }
+
+/** Emails sent or given up before `before`: their address and words are already erased, the row only said it was sent. */
+export async function purgeFinishedMails(db: Db, before: Date, batch: number): Promise<number> {
+  const ids = (
+    await db
+      .selectFrom('mails')
+      .select('id')
+      .where('status', 'in', ['sent', 'failed'])
+      .where('created_at', '<', before.toISOString())
+      .limit(batch)
+      .execute()
+  ).map((r) => r.id);
+  if (!ids.length) return 0;
+  const result = await db.deleteFrom('mails').where('id', 'in', ids).where('status', 'in', ['sent', 'failed']).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

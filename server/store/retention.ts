@@ -6,7 +6,8 @@ import { inTransaction } from './db';
 // What is deleted once it has served its purpose, in batches (a retention job's round
 // deletes at most `batch` rows, so no statement holds locks for long and the runner goes
 // again at once while there is more). Timestamps are ISO text on both engines, so they
-// compare as strings. Settled gateway calls are purged by gateway-calls.ts, their one writer.
+// compare as strings. Settled gateway calls are purged by gateway-calls.ts and finished emails
+// by mails.ts, their one writers.
 
 /** Stored answers of finished requests older than `before` (the API keeps them 24 h). */
 export async function purgeIdempotencyKeys(db: Db, before: Date, batch: number): Promise<number> {
@@ -55,22 +56,6 @@ export async function purgeOldEvents(db: Db, before: Date, batch: number): Promi
     const result = await trx.deleteFrom('events').where('id', 'in', ids).executeTakeFirst();
     return Number(result.numDeletedRows);
   });
-}
-
-/** Emails sent or given up before `before`: their address and words are already erased, the row only said it was sent. */
-export async function purgeFinishedMails(db: Db, before: Date, batch: number): Promise<number> {
-  const ids = (
-    await db
-      .selectFrom('mails')
-      .select('id')
-      .where('status', 'in', ['sent', 'failed'])
-      .where('created_at', '<', before.toISOString())
-      .limit(batch)
-      .execute()
-  ).map((r) => r.id);
-  if (!ids.length) return 0;
-  const result = await db.deleteFrom('mails').where('id', 'in', ids).where('status', 'in', ['sent', 'failed']).executeTakeFirst();
-  return Number(result.numDeletedRows);
 }
 
 /** The API's request log: rows written before `before`. */

@@ -19,8 +19,13 @@ export async function addOperation(
   reason: RefundReason | null = null,
 ): Promise<SaleOperationRow> {
   const row: SaleOperationRow = { id: uuidv7(now.getTime()), sale_id: saleId, kind, amount, gateway_reference: reference, created_at: now.toISOString(), movement_id: movementId, reason };
-  await insertRows(trx, 'sale_operations', [row]);
+  await insertOperation(trx, row);
   return row;
+}
+
+/** An operation made elsewhere whole (a charged period's, subscription-charges.ts). */
+export async function insertOperation(trx: Tx, row: SaleOperationRow): Promise<void> {
+  await insertRows(trx, 'sale_operations', [row]);
 }
 
 export const ACTION_EVENTS = { capture: 'sale.captured', refund: 'sale.refunded', void: 'sale.voided' } as const;

@@ -1,6 +1,7 @@
 import { type Db, type Tx } from './db';
 import { type GatewayCall, settleCall } from './gateway-calls';
 import { insertSales, linkTransaction } from './sale-aggregate';
+import { insertOperation } from './sale-operations';
 import { insertPeriodTransaction } from './transaction-aggregate';
 import type { AuthorizationRow, SaleOperationRow, SaleRow, SubscriptionChargeRow, SubscriptionRow, TransactionLineRow, TransactionRow } from './schema';
 
@@ -78,7 +79,7 @@ export async function insertChargeRecords(
 ): Promise<void> {
   await insertPeriodTransaction(trx, records);
   await insertSales(trx, [records.sale]);
-  await trx.insertInto('sale_operations').values(records.operation).execute();
+  await insertOperation(trx, records.operation);
 }
 
 /**
