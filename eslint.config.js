@@ -32,6 +32,9 @@ const WRITERS = {
   sale_operations: 'server/store/sale-operations.ts',
   ledger_entries: 'server/store/ledger.ts',
   mails: 'server/store/mails.ts',
+  events: 'server/store/events.ts',
+  event_deliveries: 'server/store/events.ts',
+  delivery_attempts: 'server/store/events.ts',
 };
 /** `no-restricted-syntax` selectors for a write of `table` (a Kysely write, insertRows, compiledInsert, a job's claimBatch). */
 const writesOf = (table) => {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Deps } from '../deps';
 import { ApiError, type FieldError, zodErrors } from '../http/problem';
 import { inTransaction, type Db } from '../store/db';
-import { EVENT_TYPES } from '../store/events';
+import { EVENT_TYPES, stopEndpointDeliveries } from '../store/events';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -76,6 +76,8 @@ export async function deleteWebhookEndpoint(deps: Deps, db: Db, environmentId: s
     if (!(await getEndpoint(trx, environmentId, id))) return false;
     // The event shows the endpoint as it was: written before the row goes.
     await deps.outbox.emit(trx, 'webhook_endpoint.deleted', id, now);
+    // Its deliveries not yet made stop; their history, with its id and URL, stays on the events.
+    await stopEndpointDeliveries(trx, id);
     return deleteEndpoint(trx, environmentId, id);
   });
 }

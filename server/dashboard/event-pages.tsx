@@ -1,4 +1,5 @@
-import { EVENT_TYPES, type StoredEvent } from '../store/events';
+import type { StoredEvent } from '../store/event-list';
+import { EVENT_TYPES } from '../store/events';
 import type { EventDeliveryRow } from '../store/schema';
 import { roleAtLeast } from '../store/users';
 import { GROUPS, type GroupName } from './catalogue-form';

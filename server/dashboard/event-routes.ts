@@ -1,6 +1,7 @@
 import type { IRouter, Request, Response } from 'express';
 import { z } from 'zod';
-import { EVENT_TYPES, getEvent, listEvents, type RetryTarget, retryEvent } from '../store/events';
+import { getEvent, listEvents } from '../store/event-list';
+import { EVENT_TYPES, type RetryTarget, retryEvent } from '../store/events';
 import { getEndpoint } from '../store/webhook-endpoints';
 import type { ActiveSession } from './accounts';
 import { eventPage, type EventNotice, eventsPage } from './event-pages';

@@ -1,6 +1,6 @@
 import { Fragment } from 'preact';
 import type { ListedDelivery } from '../store/delivery-list';
-import type { StoredEvent } from '../store/events';
+import type { StoredEvent } from '../store/event-list';
 import type { DeliveryAttemptRow } from '../store/schema';
 import { roleAtLeast } from '../store/users';
 import type { ActiveSession } from './accounts';

@@ -1,7 +1,8 @@
 import type { IRouter, Request, Response } from 'express';
 import { z } from 'zod';
 import { listDeliveries } from '../store/delivery-list';
-import { getEvent, retryEvent } from '../store/events';
+import { getEvent } from '../store/event-list';
+import { retryEvent } from '../store/events';
 import type { ActiveSession } from './accounts';
 import type { Kit } from './kit';
 import { webhookPage, webhooksPage } from './webhook-pages';

@@ -1,7 +1,8 @@
 import type { Deps } from '../deps';
 import { purgeSettledCalls } from '../store/gateway-calls';
 import { purgeFinishedMails } from '../store/mails';
-import { purgeOldApiRequests, purgeOldEvents, purgeIdempotencyKeys } from '../store/retention';
+import { purgeOldEvents } from '../store/events';
+import { purgeOldApiRequests, purgeIdempotencyKeys } from '../store/retention';
 
 const DAY_MS = 24 * 60 * 60_000;
 

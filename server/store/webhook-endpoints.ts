@@ -117,17 +117,8 @@ export async function updateEndpoint(
   return getEndpoint(db, environmentId, id);
 }
 
-/**
- * Deletes the endpoint; its deliveries not yet made are stopped (their history, with the
- * endpoint's id and URL, stays on the events).
- */
+/** Deletes the endpoint (its deliveries not yet made are stopped first: events.ts stopEndpointDeliveries). */
 export async function deleteEndpoint(db: Db, environmentId: string, id: string): Promise<boolean> {
-  await db
-    .updateTable('event_deliveries')
-    .set({ delivery_status: 'stopped', next_attempt_at: null })
-    .where('endpoint_id', '=', id)
-    .where('delivery_status', '=', 'pending')
-    .execute();
   const result = await db.deleteFrom('webhook_endpoints').where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
   forgetRead(db);
   return Number(result.numDeletedRows) === 1;

@@ -16,7 +16,7 @@ import { listCustomers } from '../../server/store/customers';
 import { attentionOf, quarterFigures } from '../../server/store/dashboard-figures';
 import type { Db } from '../../server/store/db';
 import { listDeliveries } from '../../server/store/delivery-list';
-import { listEvents } from '../../server/store/events';
+import { listEvents } from '../../server/store/event-list';
 import { countTransactions, currenciesInUse } from '../../server/store/overview';
 import { payoutSettingsOf } from '../../server/store/merchant-payouts';
 import { oldestUnsentFile } from '../../server/store/payout-files';
