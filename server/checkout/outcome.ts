@@ -2,7 +2,7 @@ import type { Gateway } from '../payments/gateway';
 import type { PaymentOutcome } from '../payments/pay';
 import { finishedHosted, type HostedOutcome } from './hosted-page';
 import { type CheckoutContext, type Page, stepUrl } from './page';
-import { paymentPage, reload } from './page-view';
+import { paidPage, paymentPage, reload } from './page-view';
 
 // What a post to the payment page comes to, before it is answered (hosted-page.ts): a
 // redirect, or the page again with a status and what to show on it.
@@ -34,7 +34,7 @@ export async function settled(ctx: CheckoutContext, page: Page, gateway: Gateway
       // The processor's script in the page confirms the payment, then brings the customer to the call's return route.
       return { kind: 'confirm', secret: outcome.secret, location: outcome.returnUrl };
     case 'paid':
-      return finished(ctx, await reload(ctx, page), 'completed');
+      return finished(ctx, outcome.recorded ? paidPage(page, outcome.recorded) : await reload(ctx, page), 'completed');
     case 'declined': {
       const message = outcome.reason === 'insufficient_funds' ? 'error.insufficientFunds' : 'error.declined';
       return { kind: 'view', status: 200, chosenGateway: gateway.id, declined: true, error: { message, fields: {} } };

@@ -39,6 +39,11 @@ export class PageCache<T> {
     return entry.value;
   }
 
+  /** Whether a rendering is kept under `key` (whatever its version): without one, checking the version would read for nothing. */
+  has(key: string): boolean {
+    return this.#entries.has(key);
+  }
+
   /** The value if it was rendered from `version`; records `stamp` as the moment of the check. */
   get(key: string, version: string, now: number, stamp: string | null = null): T | undefined {
     const entry = this.#entries.get(key);

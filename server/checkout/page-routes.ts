@@ -92,7 +92,8 @@ export function pageRoutes(router: IRouter, ctx: CheckoutContext): void {
   }
 
   async function servePage(req: Request<{ token: string }>, res: Response, key: string | null, stamp: string | null) {
-    if (key) {
+    // A first view has nothing kept to check: the page's own read is the only one.
+    if (key && pages.has(key)) {
       const version = await checkoutVersion(db, req.params.token);
       const kept = version ? pages.get(key, version, deps.now().getTime(), stamp) : undefined;
       if (kept) return sendPage(res, kept);

@@ -8,6 +8,7 @@ import { brandView } from './brand';
 import { csrfToken } from './csrf';
 import { embedOrigin, sendEmbedRefusal } from './embed-refusal';
 import { type HostedExtra, type HostedKind, type HostedOutcome, loadHosted, reloadHosted, respondHosted, respondUnpayable, secureHosted } from './hosted-page';
+import type { PaidRecord } from '../payments/complete-payment';
 import { type CheckoutContext, type Page, TOKEN } from './page';
 import { returnUrls } from './returns';
 import { applyPageHeaders, newNonce } from './security';
@@ -27,16 +28,27 @@ function urlsOf(db: CheckoutContext['db'], row: Checkout['row'], now: Date) {
   return urls;
 }
 
+/** A row this request paid, with its sale and lines as written (paidPage). */
+const paidWith = new WeakMap<Checkout['row'], Omit<PaidRecord, 'transaction'>>();
+
+/** The page once this request's payment is recorded: its row, sale and lines as written, none read back. */
+export function paidPage(page: Page, paid: PaidRecord): Page {
+  paidWith.set(paid.transaction, paid);
+  page.row = paid.transaction;
+  return page;
+}
+
 /** The payment's view: the transaction, its lines, its sale once paid, and whatever the answer adds. */
 export async function pageView(ctx: CheckoutContext, page: Page, extra: HostedExtra = {}, now = ctx.deps.now()) {
   const { db } = ctx;
   const { row } = page;
-  const sale = row.status === 'D' ? await findSaleOfTransaction(db, row.id) : null;
+  const paid = paidWith.get(row);
+  const sale = row.status === 'D' ? (paid?.sale ?? (await findSaleOfTransaction(db, row.id))) : null;
   const checking = row.status === 'N' && (await paymentInDoubt(db, row.id));
   // A cancelled payment says so by its own state.
   const { cancelled: _ended, ...shown } = extra;
   const built = buildView({
-    tx: { row, lines: await transactionLines(db, row.id) },
+    tx: { row, lines: paid?.lines ?? (await transactionLines(db, row.id)) },
     gateways: page.gateways,
     live: !page.merchant.sandbox,
     merchantName: page.merchant.name,

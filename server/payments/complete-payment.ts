@@ -6,10 +6,10 @@ import { creditDestinations } from './destinations';
 import { settleCall } from '../store/gateway-calls';
 import { type AttemptRecord, insertPaymentSale, notifyUrlOfTransaction, recordAttempt } from '../store/payments';
 import { markTransactionPaid } from '../store/transaction-aggregate';
-import { transactionFromRow, transactionLines } from '../store/transactions';
+import { type Transaction, transactionFromRow, transactionLines } from '../store/transactions';
 import { newSaleRow } from '../store/new-sale';
 import { insertAuthorization } from '../store/sales';
-import type { SaleRow } from '../store/schema';
+import type { SaleRow, TransactionLineRow } from '../store/schema';
 
 // What an approved checkout payment writes, all or nothing, in one database transaction:
 // its call succeeded, the transaction paid (D), the sale (held or captured) with its first
@@ -32,8 +32,15 @@ export interface ApprovedPayment extends AttemptRecord {
   authentication: Authentication | null;
 }
 
+/** What paying left, as it was written: the customer's answer shows it without reading it back. */
+export interface PaidRecord {
+  transaction: Transaction;
+  lines: TransactionLineRow[];
+  sale: SaleRow;
+}
+
 export type CompleteOutcome =
-  | { kind: 'recorded'; sale: SaleRow }
+  | ({ kind: 'recorded' } & PaidRecord)
   /** Another process (the live request or a reconciler) settled the call first: nothing written. */
   | { kind: 'settled_elsewhere' }
   /**
@@ -68,10 +75,11 @@ export function completePayment(db: Db, p: ApprovedPayment, now: Date, outbox: O
     const transaction = transactionFromRow(paid);
     await creditDestinations(trx, outbox, sale, transaction.destination, now);
     await recordAttempt(trx, p, now);
-    await outbox.emit(trx, 'transaction.paid', p.transactionId, now, { transaction: { row: transaction, lines: await transactionLines(trx, p.transactionId) } });
+    const lines = await transactionLines(trx, p.transactionId);
+    await outbox.emit(trx, 'transaction.paid', p.transactionId, now, { transaction: { row: transaction, lines } });
     if (authorizationId) await outbox.emit(trx, 'authorization.created', authorizationId, now);
     await outbox.emit(trx, 'sale.created', sale.id, now, known);
-    return { kind: 'recorded', sale };
+    return { kind: 'recorded', sale, transaction, lines };
   });
 }
 

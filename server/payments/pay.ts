@@ -1,6 +1,6 @@
 import { openChallenge } from '../store/challenges';
 import { claimPaymentAttempt, releaseFailedAttempt } from '../store/payments';
-import { completePayment } from './complete-payment';
+import { type CompleteOutcome, completePayment, type PaidRecord } from './complete-payment';
 import { newCall, noteProcessorId, type GatewayCall } from '../store/gateway-calls';
 import type { Transaction } from '../store/transactions';
 import { type Answer, askGateway, type PaymentDeps, type Settled } from './ask';
@@ -17,7 +17,8 @@ import { reverseLatePayment } from './sale-actions';
 // processor's page (payments/redirect.ts settles the call from its return).
 
 export type PaymentOutcome =
-  | { kind: 'paid' }
+  /** `recorded`: what this request wrote (absent when another process recorded it). */
+  | { kind: 'paid'; recorded?: PaidRecord }
   | { kind: 'declined'; reason: 'declined' | 'insufficient_funds' }
   /** The gateway surely did nothing (it refused before acting): the attempt released. */
   | { kind: 'gateway_failed' }
@@ -130,7 +131,8 @@ export async function settlePayment(deps: PaymentDeps, call: GatewayCall, gatewa
   if (recorded.kind === 'attention') return { kind: 'gateway_failed' };
   if (result.outcome === 'approved') {
     deps.log.info({ transaction: transactionId, gateway: gateway.code, brand: result.card?.brand ?? null }, 'payment approved');
-    return { kind: 'paid' };
+    const done = recorded.value;
+    return done?.kind === 'recorded' ? { kind: 'paid', recorded: { transaction: done.transaction, lines: done.lines, sale: done.sale } } : { kind: 'paid' };
   }
   return { kind: 'declined', reason: result.outcome };
 }
@@ -143,7 +145,7 @@ export async function settlePayment(deps: PaymentDeps, call: GatewayCall, gatewa
  * transaction, with `sale.late_payment`, and reversed at the gateway by the sale's own
  * refund (or void, for a hold), so its operations show the payment and its reversal.
  */
-export async function recordPayment(deps: PaymentDeps, call: GatewayCall, s: Settled): Promise<void> {
+export async function recordPayment(deps: PaymentDeps, call: GatewayCall, s: Settled): Promise<CompleteOutcome | null> {
   const db = deps.database.db;
   const now = deps.now();
   const attempt = {
@@ -156,7 +158,7 @@ export async function recordPayment(deps: PaymentDeps, call: GatewayCall, s: Set
   if (s.status === 'failed') {
     const outcome = s.reason === 'insufficient_funds' ? 'insufficient_funds' : 'declined';
     await releaseFailedAttempt(db, { ...attempt, outcome, state: 'failed', wasUnknown: call.unknown_since !== null }, now);
-    return;
+    return null;
   }
   const done = await completePayment(
     db,
@@ -178,4 +180,5 @@ export async function recordPayment(deps: PaymentDeps, call: GatewayCall, s: Set
   if (done.kind === 'late') await reverseLatePayment(deps, done.sale);
   // Captured at once: what the merchant's own processor settled for it, if it does.
   else if (done.kind === 'recorded' && done.sale.captured > 0) await readProcessorSettlement(deps, done.sale);
+  return done;
 }

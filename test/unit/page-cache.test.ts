@@ -28,6 +28,16 @@ describe('PageCache', () => {
     expect(cache.size).toBe(10);
   });
 
+  it('says whether a key holds a rendering at all, so a first view reads nothing to check it', () => {
+    const cache = new PageCache<string>(100);
+    expect(cache.has('a')).toBe(false);
+    cache.set('a', entry('page a', { until: T + 500 }));
+    expect(cache.has('a')).toBe(true);
+    // A stale entry found stale is gone: the next view goes straight to its read.
+    expect(cache.get('a', 'v1', T + 500)).toBeUndefined();
+    expect(cache.has('a')).toBe(false);
+  });
+
   it('drops an entry asked for with another version: the old version is not served afterwards either', () => {
     const cache = new PageCache<string>(100);
     cache.set('a', entry('page a'));
