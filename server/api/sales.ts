@@ -10,7 +10,7 @@ import { route, type RouteDef } from '../http/route';
 import { boundStep } from '../payments/outcome';
 import { moveSaleMoney } from '../payments/sale-actions';
 import { presentSale } from '../present/sale';
-import { getSale, listSales, type StoredSale } from '../store/sales';
+import { getSale, listSales, saleRow, type StoredSale } from '../store/sales';
 import { exponentOf } from '../domain/currencies';
 import { currencyOut, dateTime, exact, livemode, objectId, positiveMoneyAmount, ref, timestamps } from '../schemas/fields';
 import { toMinor } from '../http/amounts';
@@ -208,7 +208,8 @@ const action = (name: SaleAction, summary: string, description: string, body: ty
     accepted: `The outcome is unknown (the gateway did not answer): the sale, \`pending\` until reconciliation proves whether the ${name} was made`,
     movesMoney: true,
     async handler({ env, params, body, deps, db, binding, accepted, baseUrl }) {
-      const sale = found(await getSale(db, env.id, params.id!), 'sale');
+      // Its row decides; the whole sale (operations, figures) is read once the action is done.
+      const sale = { row: found(await saleRow(db, params.id!, env.id), 'sale') };
       const amount = body.amount === undefined ? 'all' : toMinor(body.amount, sale.row.currency, 'amount');
       const refundReason = 'reason' in body ? body.reason : undefined;
       const outcome = await moveSaleMoney(deps, { sale: sale.row, action: name, amount, bound: boundStep(binding), refundReason });

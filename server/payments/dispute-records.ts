@@ -26,7 +26,7 @@ async function postDisputeMoney(trx: Tx, outbox: Outbox, d: DisputeRow, money: '
     await postMovement(trx, outbox, { environmentId: d.environment_id, currency: d.currency, movementId: row.id, concept: row.type, postings, now });
   }
   // What the dispute holds of the sale is not refundable; won, it is again.
-  return moveSaleDisputed(trx, d.sale_id, money === 'debit' ? d.amount : -d.amount, now);
+  return Boolean(await moveSaleDisputed(trx, d.sale_id, money === 'debit' ? d.amount : -d.amount, now));
 }
 
 /**

@@ -1,13 +1,14 @@
 import { uuidv7 } from '../domain/ids';
-import { actionLimit, type SaleAction } from '../domain/sales';
+import type { SaleAction } from '../domain/sales';
 import { isRefundReason, type RefundReason } from '../domain/payment-reference';
 import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from '../store/db';
 import { isUniqueViolation } from '../store/errors';
 import type { Outbox } from '../store/events';
 import { type GatewayCall, insertCall, linkedSale, salesOfAction, settleCall } from '../store/gateway-calls';
-import { moveAmounts } from '../store/sale-aggregate';
+import { moveAmounts, reserveAmounts } from '../store/sale-aggregate';
 import { ACTION_EVENTS, addOperation } from '../store/sale-operations';
-import { getSale, lockSaleRow, paymentReference, saleRow, type StoredSale } from '../store/sales';
+import { getSale, paymentReference, saleRow, type StoredSale } from '../store/sales';
+import type { SaleRow } from '../store/schema';
 import { settlePendingAction } from '../store/unknown-outcomes';
 import { takeBackDestinations } from './destinations';
 import { reverseMovement } from './ledger-posting';
@@ -26,10 +27,12 @@ export type Reservation = { kind: 'conflict' } | { kind: 'reserved'; call: Gatew
  * A refund takes the sale's split back from its destination wallets as it reserves the
  * amount (movement: the call), and gives it back if the refund is released.
  */
-async function takeBack(trx: Tx, call: GatewayCall, outbox: Outbox, now: Date, movementId = call.id) {
-  // A card's part of a refund of a source payment's sale: the pool is that sale.
-  const sale = (await saleRow(trx, linkedSale(call) ?? call.subject_id))!;
-  await takeBackDestinations(trx, outbox, { sale, amount: call.amount, movementId, now });
+async function takeBack(trx: Tx, call: GatewayCall, outbox: Outbox, now: Date, o: { movementId?: string; reserved?: SaleRow } = {}) {
+  // A card's part of a refund of a source payment's sale: the pool is that sale. The sale
+  // the refund just reserved is known as written.
+  const linked = linkedSale(call);
+  const sale = (!linked && o.reserved) || (await saleRow(trx, linked ?? call.subject_id))!;
+  await takeBackDestinations(trx, outbox, { sale, amount: call.amount, movementId: o.movementId ?? call.id, now });
 }
 
 /**
@@ -44,10 +47,11 @@ export async function reserveSaleAction(
 ): Promise<Reservation> {
   try {
     return await inTransaction(db, async (trx): Promise<Reservation> => {
-      const call = a.all ? { ...a.call, amount: actionLimit(a.action, (await lockSaleRow(trx, a.call.subject_id))!) } : a.call;
-      if (call.amount <= 0 || !(await moveAmounts(trx, call.subject_id, a.action, 'reserve', call.amount, a.now))) return { kind: 'conflict' };
+      const reserved = await reserveAmounts(trx, a.call.subject_id, a.action, a.all ? 'all' : a.call.amount, a.now);
+      if (!reserved) return { kind: 'conflict' };
+      const call = { ...a.call, amount: reserved.amount };
       await insertCall(trx, call);
-      if (a.action === 'refund') await takeBack(trx, call, a.outbox, a.now);
+      if (a.action === 'refund') await takeBack(trx, call, a.outbox, a.now, { reserved: reserved.sale });
       return { kind: 'reserved', call, payment: await paymentReference(trx, call.subject_id) } as const;
     });
   } catch (err) {
@@ -76,7 +80,8 @@ export async function recordSaleAction(
 ): Promise<StoredSale | null> {
   const saleId = r.call.subject_id;
   return rollbackOn<StoredSale | null, null>(db, async (trx) => {
-    if (!(await settleCall(trx, r.call.id, [r.from ?? 'pending'], 'succeeded', r.now, { resultId: saleId }))) return null;
+    const settled = await settleCall(trx, r.call.id, [r.from ?? 'pending'], 'succeeded', r.now, { resultId: saleId });
+    if (!settled) return null;
     // An abandoned call's amounts were moved back when it was abandoned: reserve them again, if they still allow it.
     // A card's part of a refund of a source payment's sale moves that sale's amounts too
     // (salesOfAction: that sale's row first, as the refund reserved them).
@@ -86,9 +91,9 @@ export async function recordSaleAction(
     let movementId = r.action === 'refund' ? r.call.id : null;
     if (r.from === 'abandoned') {
       for (const id of sales) if (!(await moveAmounts(trx, id, r.action, 'reserve', r.call.amount, r.now))) throw new Rollback(null);
-      if (r.action === 'refund') await takeBack(trx, r.call, r.outbox, r.now, (movementId = uuidv7(r.now.getTime())));
+      if (r.action === 'refund') await takeBack(trx, r.call, r.outbox, r.now, { movementId: (movementId = uuidv7(r.now.getTime())) });
     }
-    await settlePendingAction(trx, r.call, r.now);
+    await settlePendingAction(trx, r.call, settled, r.now);
     // Each sale as read once its operation is written is its event's snapshot, and the answer.
     let answer: StoredSale | undefined;
     for (const id of sales) {
@@ -111,8 +116,9 @@ export async function releaseSaleAction(
 ): Promise<boolean> {
   return inTransaction(db, async (trx) => {
     const checkAt = r.state === 'abandoned' ? r.now : null;
-    if (!(await settleCall(trx, r.call.id, ['pending'], r.state, r.now, { checkAt }))) return false;
-    await settlePendingAction(trx, r.call, r.now);
+    const settled = await settleCall(trx, r.call.id, ['pending'], r.state, r.now, { checkAt });
+    if (!settled) return false;
+    await settlePendingAction(trx, r.call, settled, r.now);
     for (const id of salesOfAction(r.call)) await moveAmounts(trx, id, r.action, 'release', r.call.amount, r.now);
     if (r.action === 'refund') {
       await reverseMovement(trx, r.outbox, { movementId: r.call.id, reversalId: uuidv7(r.now.getTime()), concept: 'refund not made', now: r.now });

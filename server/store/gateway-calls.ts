@@ -91,9 +91,14 @@ export async function insertStoreCall(db: Db, call: GatewayCall): Promise<boolea
   return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1;
 }
 
+/** A call just settled: whether it had been marked of unknown outcome (its sales count it pending, store/unknown-outcomes.ts). */
+export interface SettledCall {
+  unknown_since: string | null;
+}
+
 /**
- * Moves a call from one of `from` to `to`, once: false when another process (the live
- * request or a reconciler) settled it first, so whoever gets true records the result.
+ * Moves a call from one of `from` to `to`, once: undefined when another process (the live
+ * request or a reconciler) settled it first, so whoever gets the call records the result.
  */
 export async function settleCall(
   trx: Tx,
@@ -102,8 +107,8 @@ export async function settleCall(
   to: GatewayCallState,
   now: Date,
   extra: { resultId?: string | null; checkAt?: Date | null; processorId?: string | null } = {},
-): Promise<boolean> {
-  const result = await trx
+): Promise<SettledCall | undefined> {
+  return trx
     .updateTable('gateway_calls')
     .set({
       state: to,
@@ -115,8 +120,8 @@ export async function settleCall(
     })
     .where('id', '=', id)
     .where('state', 'in', from)
+    .returning('unknown_since')
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
 }
 
 /**

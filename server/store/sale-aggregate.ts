@@ -1,5 +1,5 @@
 import type { ExpressionBuilder } from 'kysely';
-import { type ActionStep, addPending, chargeMadeAfterAll, moveDisputed, removePending, type SaleAction, type SaleAmounts, saleStatus, settleCharge, stepAction, undoRefund } from '../domain/sales';
+import { type ActionStep, actionLimit, addPending, chargeMadeAfterAll, moveDisputed, removePending, type SaleAction, type SaleAmounts, saleStatus, settleCharge, stepAction, undoRefund } from '../domain/sales';
 import { insertRows } from './compiled';
 import type { Db, Tx } from './db';
 import { forUpdate } from './locking';
@@ -25,22 +25,42 @@ type Rule = (s: SaleAmounts) => SaleAmounts | null;
 const AMOUNTS = ['held', 'captured', 'refunded', 'voided', 'capturing', 'refunding', 'voiding', 'failure', 'pending', 'disputed'] as const;
 
 /**
- * Locks the sale, applies `rule` to its amounts and writes what it gives with its status.
- * false when the rule refuses, or there is no such sale: nothing written.
+ * Locks the sale, applies `rule` to its amounts and writes what it gives with its status;
+ * resolves with the row as written (the caller's next step needs no read of it).
+ * undefined when the rule refuses, or there is no such sale: nothing written.
  */
-export async function changeSale(trx: Tx, saleId: string, rule: Rule, now: Date): Promise<boolean> {
-  const row = await forUpdate(trx, trx.selectFrom('sales').select(['amount', ...AMOUNTS]).where('id', '=', saleId)).executeTakeFirst();
+export async function changeSale(trx: Tx, saleId: string, rule: Rule, now: Date): Promise<SaleRow | undefined> {
+  const row = await forUpdate(trx, trx.selectFrom('sales').selectAll().where('id', '=', saleId)).executeTakeFirst();
   const next = row && rule(row);
-  if (!next) return false;
+  if (!next) return undefined;
   const set: Partial<SaleRow> = { status: saleStatus(next), updated_at: now.toISOString() };
   for (const column of AMOUNTS) if (next[column] !== row[column]) Object.assign(set, { [column]: next[column] });
   await trx.updateTable('sales').set(set).where('id', '=', saleId).execute();
-  return true;
+  return { ...row, ...set };
 }
 
-/** One step of a capture, refund or void (domain/sales.ts stepAction); false when its rule refuses it. */
+/** One step of a capture, refund or void (domain/sales.ts stepAction); undefined when its rule refuses it. */
 export const moveAmounts = (trx: Tx, saleId: string, action: SaleAction, step: ActionStep, x: number, now: Date) =>
   changeSale(trx, saleId, (s) => stepAction(action, step, s, x), now);
+
+/**
+ * Reserves an action of `amount`, or of all it can move (`all`: decided under the row's
+ * lock, not from a read before it, which an action reserved meanwhile would make too much).
+ * The amount and the sale as written; null when there is nothing to move or the rule refuses.
+ */
+export async function reserveAmounts(trx: Tx, saleId: string, action: SaleAction, amount: number | 'all', now: Date): Promise<{ amount: number; sale: SaleRow } | null> {
+  let x = 0;
+  const sale = await changeSale(
+    trx,
+    saleId,
+    (s) => {
+      x = amount === 'all' ? actionLimit(action, s) : amount;
+      return x > 0 ? stepAction(action, 'reserve', s, x) : null;
+    },
+    now,
+  );
+  return sale ? { amount: x, sale } : null;
+}
 
 /** A refund the gateway confirmed and then failed (the bank returned it): refundable again; false when `refunded` does not hold it. */
 export const unrefund = (trx: Tx, saleId: string, x: number, now: Date) => changeSale(trx, saleId, (s) => undoRefund(s, x), now);

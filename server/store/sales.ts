@@ -108,9 +108,10 @@ export async function listSales(db: Db, environmentId: string, f: SaleFilters, p
   return { count: Number(n), rows: sales.map(item) };
 }
 
-/** A sale's row alone. */
-export function saleRow(db: Db, id: string): Promise<SaleRow | undefined> {
-  return db.selectFrom('sales').selectAll().where('id', '=', id).executeTakeFirst();
+/** A sale's row alone (of this environment's, when it names one). */
+export function saleRow(db: Db, id: string, environmentId?: string): Promise<SaleRow | undefined> {
+  const q = db.selectFrom('sales').selectAll().where('id', '=', id);
+  return (environmentId === undefined ? q : q.where('environment_id', '=', environmentId)).executeTakeFirst();
 }
 
 /** A sale's row, locked until the transaction ends (FOR UPDATE; SQLite has one writer). */
@@ -192,7 +193,7 @@ export async function reopenAuthorization(trx: Tx, id: string, now: Date): Promi
 
 /** A call that moved nothing in our books (a store, a charge): only its state changes. */
 export async function settleCallOnly(db: Db, callId: string, state: 'failed' | 'abandoned', now: Date): Promise<boolean> {
-  return inTransaction(db, (trx) => settleCall(trx, callId, ['pending'], state, now, { checkAt: state === 'abandoned' ? now : null }));
+  return inTransaction(db, async (trx) => Boolean(await settleCall(trx, callId, ['pending'], state, now, { checkAt: state === 'abandoned' ? now : null })));
 }
 
 /** The authorization's status, its row locked until the transaction ends (FOR UPDATE; SQLite has one writer). */

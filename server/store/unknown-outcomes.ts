@@ -1,5 +1,5 @@
 import { type Db, type Tx } from './db';
-import { type GatewayCall, salesOfAction } from './gateway-calls';
+import { type GatewayCall, salesOfAction, type SettledCall } from './gateway-calls';
 import { removePendingAction } from './sale-aggregate';
 
 // A gateway call whose outcome is unknown (it threw, timed out, or its process died
@@ -13,13 +13,12 @@ import { removePendingAction } from './sale-aggregate';
 
 /**
  * A capture / refund / void is settled: if its outcome had been marked unknown (by anyone:
- * the row says, not the caller's copy), its sale (and a linked source payment's sale) has
+ * the row as the settling write returned it says, not the caller's copy), its sale (and a linked source payment's sale) has
  * one pending call less. Inside the
  * recording transaction.
  */
-export async function settlePendingAction(trx: Tx, call: GatewayCall, now: Date): Promise<void> {
-  const marked = await trx.selectFrom('gateway_calls').select('unknown_since').where('id', '=', call.id).executeTakeFirst();
-  if (marked?.unknown_since == null) return;
+export async function settlePendingAction(trx: Tx, call: GatewayCall, settled: SettledCall, now: Date): Promise<void> {
+  if (settled.unknown_since === null) return;
   for (const id of salesOfAction(call)) await removePendingAction(trx, id, now);
 }
 
