@@ -79,6 +79,34 @@ export async function claimKey(
   return { kind: 'replay', status: Number(row.status_code), body: row.response_body ?? '' };
 }
 
+/**
+ * A key recorded done with its answer, in the transaction of the work it answers, when no
+ * claim was taken first (commands/idempotent.ts): false when the key is there already (the
+ * caller rolls its work back). On PostgreSQL a key inserted by a transaction still running
+ * is waited for, so the caller sees it once that one has committed.
+ */
+export async function recordKey(
+  trx: Db,
+  input: { environmentId: string; key: string; requestHash: string; now: Date; status: number; body: string },
+): Promise<boolean> {
+  const inserted = await trx
+    .insertInto('idempotency_keys')
+    .values({
+      environment_id: input.environmentId,
+      key: input.key,
+      request_hash: input.requestHash,
+      state: 'done',
+      status_code: input.status,
+      response_body: input.body,
+      created_at: input.now.toISOString(),
+      owner: randomUUID(),
+      binding: randomUUID(),
+    })
+    .onConflict((oc) => oc.columns(['environment_id', 'key']).doNothing())
+    .executeTakeFirst();
+  return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
 export async function completeKey(
   db: Db,
   input: { environmentId: string; key: string; owner: string; status: number; body: string },
