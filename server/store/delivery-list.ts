@@ -1,5 +1,5 @@
 import type { Db } from './db';
-import type { Page } from './paging';
+import { countOf, type Page } from './paging';
 import type { DeliveryAttemptRow, EventDeliveryRow, EventRow } from './schema';
 
 // The dashboard's webhook deliveries: one row for each place an event was sent (a webhook
@@ -13,8 +13,6 @@ export type ListedDelivery = Pick<EventDeliveryRow, 'id' | 'event_id' | 'endpoin
 
 export async function listDeliveries(db: Db, environmentId: string, page: Page): Promise<{ count: number; rows: ListedDelivery[] }> {
   const query = db.selectFrom('events as e').innerJoin('event_deliveries as d', 'd.event_id', 'e.id').where('e.environment_id', '=', environmentId);
-  // A delivery has its event's environment: counted by the deliveries' own environment index.
-  const { n } = await db.selectFrom('event_deliveries').where('environment_id', '=', environmentId).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   const rows = await query
     .select(['d.id', 'd.event_id', 'd.endpoint_id', 'd.url', 'd.delivery_status', 'd.attempt_count', 'e.type', 'e.created_at'])
     .orderBy('e.id', 'desc')
@@ -36,5 +34,7 @@ export async function listDeliveries(db: Db, environmentId: string, page: Page):
     : [];
   // In attempt order: the last one written for a delivery is its latest.
   const last = new Map(attempts.map(({ delivery_id, ...answer }) => [delivery_id, answer]));
-  return { count: Number(n), rows: rows.map((r) => ({ ...r, last: last.get(r.id) ?? null })) };
+  // A delivery has its event's environment: counted by the deliveries' own environment index.
+  const count = await countOf(page, rows.length, async () => (await db.selectFrom('event_deliveries').where('environment_id', '=', environmentId).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  return { count, rows: rows.map((r) => ({ ...r, last: last.get(r.id) ?? null })) };
 }

@@ -5,7 +5,7 @@ import { type Db, inTransaction, type Tx } from './db';
 import type { ProcessorFigures } from '../domain/processor-settlement';
 import { figuresOf } from './processor-settlements';
 import { type GatewayCall, insertCall, settleCall } from './gateway-calls';
-import { countAndPage, type Page } from './paging';
+import { countAndPage, countOf, type Page } from './paging';
 import type { AuthorizationRow, SaleOperationRow, SaleRow, Tables } from './schema';
 import { type SourceOfSale, sourcesOfSales } from './source-sales';
 
@@ -89,13 +89,13 @@ export async function listSales(db: Db, environmentId: string, f: SaleFilters, p
       ...(f.currency !== undefined ? [eb('sales.currency', '=', f.currency)] : []),
       ...(f.status !== undefined ? [eb('sales.status', '=', f.status)] : []),
     ]);
-  const { n } = await db.selectFrom('sales').where(filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   const found = await salesWithFigures(db)
     .where(filters)
     .orderBy('sales.id', 'desc')
     .limit(page.page_size)
     .offset((page.page - 1) * page.page_size)
     .execute();
+  const count = await countOf(page, found.length, async () => (await db.selectFrom('sales').where(filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
   const sales = found.map(withFigures);
   const ids = sales.map((s) => s.row.id);
   const operations = ids.length ? await db.selectFrom('sale_operations').selectAll().where('sale_id', 'in', ids).orderBy('id').execute() : [];
@@ -105,7 +105,7 @@ export async function listSales(db: Db, environmentId: string, f: SaleFilters, p
     operations: operations.filter((o) => o.sale_id === s.row.id),
     ...(isSourceSale(s.row) ? { sources: sources.get(s.row.id) ?? [] } : {}),
   });
-  return { count: Number(n), rows: sales.map(item) };
+  return { count, rows: sales.map(item) };
 }
 
 /** A sale's row alone (of this environment's, when it names one). */
