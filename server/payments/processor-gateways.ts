@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Db } from '../store/db';
+import { changesOf, keptUntilChanged } from '../store/auth-changes';
 import { type ProcessorWithCredentials, processorsForGateways } from '../store/processors';
 import { claimOrderNumber } from '../store/redsys-orders';
 import { findRedsysOperation, keepRedsysOperation } from '../store/redsys-operations';
@@ -131,8 +132,10 @@ export function processorGatewayLoader(deps: ProcessorLoaderDeps): (environmentI
     deps.log.debug({ processor: p.id, version: p.version }, 'processor gateways built');
     return gateways;
   };
+  // Read again once a processor or an environment may have changed (store/auth-changes.ts).
+  const processorsOf = keptUntilChanged(changesOf(deps.db), (environmentId) => processorsForGateways(deps.db, environmentId));
   return async (environmentId) => {
-    const processors = await processorsForGateways(deps.db, environmentId);
+    const processors = await processorsOf(environmentId);
     const connected = processors.filter((p) => p.deleted_at === null);
     const deleted = processors.filter((p) => p.deleted_at !== null);
     const active = connected.flatMap(gatewaysOf);

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { uuidv7 } from '../domain/ids';
-import { keysChanged } from './auth-changes';
+import { settingsChanged } from './auth-changes';
 import { compiledOnce } from './compiled';
 import { type Db, inTransaction } from './db';
 import type { ApiKeyRow, EnvironmentMode, EnvironmentRow } from './schema';
@@ -136,7 +136,7 @@ export async function rollApiKey(db: Db, environmentId: string, keyId: string, o
     await keep?.(trx, key);
     return { kind: 'rolled', key, olderUntil: olderSecretUntil(rolled, now) };
   });
-  keysChanged();
+  settingsChanged();
   return outcome;
 }
 
@@ -163,7 +163,7 @@ export async function endOlderSecret(db: Db, environmentId: string, keyId: strin
     .where('id', '=', keyId)
     .where('previous_expires_at', '>', now.toISOString())
     .executeTakeFirst();
-  keysChanged();
+  settingsChanged();
   return Number(result.numUpdatedRows) === 1;
 }
 
@@ -177,7 +177,7 @@ export async function revokeApiKey(db: Db, environmentId: string, keyId: string,
     .where('id', '=', key.id)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
-  keysChanged();
+  settingsChanged();
   return Number(result.numUpdatedRows) === 1;
 }
 

@@ -1,17 +1,74 @@
 import { compiledOnce } from './compiled';
+import type { Db } from './db';
 
-// What tells a process's key checks (key-checks.ts) that what they keep may be stale: its
-// own writes to a key or an environment, counted here at once, and every process's,
-// counted by `auth_changes`' version (moved on by trigger, migration 092).
+// What tells a process that what it keeps of keys, environments and processors (key
+// checks, key-checks.ts; processors' gateways, payments/processor-gateways.ts; return
+// secrets, environments.ts) may be stale: its own writes, counted here at once, and every
+// process's, counted by `auth_changes`' version (moved on by trigger: keys and environments
+// since migration 092, processors since 131).
+
+/** How long a process may go without reading the version: another process's change is seen within this. */
+export const CHANGES_FRESH_MS = 100;
 
 let localChanges = 0;
 
-/** This process has changed a key or what a key check answers of its environment. */
-export function keysChanged(): void {
+/** This process has changed a key, an environment or a processor: what it keeps is dropped at its next look. */
+export function settingsChanged(): void {
   localChanges++;
 }
 
-export const localKeyChanges = (): number => localChanges;
-
-/** The version every write to `api_keys` or `environments`, from any process, moves on. */
+/** The version every write to `api_keys`, `environments` or a processor's settings, from any process, moves on. */
 export const authVersion = compiledOnce((db) => db.selectFrom('auth_changes').select('version').where('id', '=', 1));
+
+/** Resolves with a generation that moves on whenever anything kept may be stale. */
+export type Changes = () => Promise<number>;
+
+/** A watch of `db`'s changes, reading the version at most once per CHANGES_FRESH_MS of `clock`. */
+export function watchChanges(db: Db, clock: () => number = () => performance.now()): Changes {
+  let seenLocal = localChanges;
+  let version: number | undefined;
+  let checkedAt = -Infinity;
+  let generation = 0;
+  return async () => {
+    if (seenLocal !== localChanges) {
+      seenLocal = localChanges;
+      generation++;
+    }
+    const t = clock();
+    if (t - checkedAt < CHANGES_FRESH_MS) return generation;
+    checkedAt = t;
+    const [row] = await authVersion(db);
+    if (Number(row?.version) !== version) {
+      version = Number(row?.version);
+      generation++;
+    }
+    return generation;
+  };
+}
+
+const watches = new WeakMap<Db, Changes>();
+
+/** The database's one watch in this process: one version read serves everything kept. */
+export function changesOf(db: Db): Changes {
+  let watch = watches.get(db);
+  if (!watch) watches.set(db, (watch = watchChanges(db)));
+  return watch;
+}
+
+/**
+ * `read` of a key, kept until `changes` moves on (changesOf: anything changed): a read begun
+ * before a change is kept under the generation it began in, so no later look is answered
+ * with it. At most `max` keys: beyond, it starts again.
+ */
+export function keptUntilChanged<T>(changes: Changes, read: (key: string) => Promise<T>, max = 10_000): (key: string) => Promise<T> {
+  const kept = new Map<string, { generation: number; value: T }>();
+  return async (key) => {
+    const generation = await changes();
+    const hit = kept.get(key);
+    if (hit?.generation === generation) return hit.value;
+    const value = await read(key);
+    if (kept.size >= max) kept.clear();
+    kept.set(key, { generation, value });
+    return value;
+  };
+}

@@ -1,5 +1,5 @@
 import { type Actor, recordAuditEach } from './audit';
-import { keysChanged } from './auth-changes';
+import { settingsChanged } from './auth-changes';
 import { type Db, inTransaction } from './db';
 import { pairedIds, withItsPair } from './environment-pairs';
 import type { EnvironmentRow } from './schema';
@@ -30,7 +30,7 @@ export async function updateBrand(db: Db, environmentId: string, patch: BrandPat
     await recordAuditEach(trx, await pairedIds(trx, environmentId), by, 'settings_changed', { fields: fields.join(', ') }, now);
     return true;
   });
-  if (changed) keysChanged();
+  if (changed) settingsChanged();
   return (await getBrand(db, environmentId))!;
 }
 
@@ -56,7 +56,7 @@ export async function setLogo(db: Db, environmentId: string, logo: Logo | null, 
     if (logo) await recordAuditEach(trx, ids, by, 'logo_changed', { type: logo.contentType, sha256: logo.sha256 }, now);
     else if (had) await recordAuditEach(trx, ids, by, 'logo_removed', undefined, now);
   });
-  keysChanged();
+  settingsChanged();
   return (await getBrand(db, environmentId))!;
 }
 

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { uuidv7 } from '../domain/ids';
 import { newApiKeyRow } from './api-keys';
 import { type Actor, recordAuditEach } from './audit';
-import { keysChanged } from './auth-changes';
+import { changesOf, keptUntilChanged, settingsChanged } from './auth-changes';
 import { pairedIds, withItsPair } from './environment-pairs';
 import { type Db, inTransaction } from './db';
 import type { EnvironmentMode, EnvironmentRow } from './schema';
@@ -103,7 +103,7 @@ export async function updateEnvironment(
   if (patch.rateLimit !== undefined) values.rate_limit = patch.rateLimit;
   if (Object.keys(values).length) {
     await db.updateTable('environments').set(values).where('id', '=', id).execute();
-    keysChanged();
+    settingsChanged();
   }
   const row = await findEnvironment(db, id);
   return row && environmentOf(row);
@@ -132,18 +132,23 @@ const returnSecretsOf = (row: Pick<EnvironmentRow, 'return_secret' | 'previous_r
       : null,
 });
 
+const returnSecretsRow = (db: Db, environmentId: string) =>
+  db.selectFrom('environments').select(['return_secret', 'previous_return_secret', 'previous_return_secret_expires_at']).where('id', '=', environmentId).executeTakeFirstOrThrow();
+
+/** Each database's return secrets, kept until an environment changes (auth-changes.ts): read by every paid or cancelled answer. */
+const keptSecrets = new WeakMap<Db, (environmentId: string) => ReturnType<typeof returnSecretsRow>>();
+
 export async function findReturnSecrets(db: Db, environmentId: string, now: Date): Promise<ReturnSecrets> {
-  const row = await db
-    .selectFrom('environments')
-    .select(['return_secret', 'previous_return_secret', 'previous_return_secret_expires_at'])
-    .where('id', '=', environmentId)
-    .executeTakeFirstOrThrow();
-  return returnSecretsOf(row, now);
+  // Inside a transaction, what it sees (a roll it made, perhaps).
+  if (db.isTransaction) return returnSecretsOf(await returnSecretsRow(db, environmentId), now);
+  let read = keptSecrets.get(db);
+  if (!read) keptSecrets.set(db, (read = keptUntilChanged(changesOf(db), (id) => returnSecretsRow(db, id))));
+  return returnSecretsOf(await read(environmentId), now);
 }
 
 /** A new return-signing secret; the replaced one keeps signing for `overlapMs` (0: not at all). */
 export async function rollReturnSecret(db: Db, environmentId: string, now: Date, overlapMs: number): Promise<ReturnSecrets> {
-  return inTransaction(db, async (trx) => {
+  const rolled = await inTransaction(db, async (trx) => {
     const { return_secret } = await trx.selectFrom('environments').select('return_secret').where('id', '=', environmentId).executeTakeFirstOrThrow();
     await trx
       .updateTable('environments')
@@ -154,8 +159,10 @@ export async function rollReturnSecret(db: Db, environmentId: string, now: Date,
       })
       .where('id', '=', environmentId)
       .execute();
-    return findReturnSecrets(trx, environmentId, now);
+    return returnSecretsOf(await returnSecretsRow(trx, environmentId), now);
   });
+  settingsChanged();
+  return rolled;
 }
 
 export async function listEnvironments(db: Db) {

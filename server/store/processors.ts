@@ -1,4 +1,5 @@
 import { uuidv7 } from '../domain/ids';
+import { settingsChanged } from './auth-changes';
 import { type Db, inTransaction } from './db';
 import { isUniqueViolation } from './errors';
 import { countAndPage, type Page } from './paging';
@@ -72,6 +73,7 @@ export async function insertProcessor(
     if (isUniqueViolation(err)) return 'taken';
     throw err;
   }
+  settingsChanged();
   const { credentials: _sealed, sweep_due_at: _due, ...shown } = row;
   return shown;
 }
@@ -99,7 +101,7 @@ export interface ProcessorChange {
  * on), so this one was not: merging credentials read before it would undo it.
  */
 export async function changeProcessor(db: Db, environmentId: string, id: string, change: ProcessorChange, now: Date): Promise<StoredProcessor | 'changed' | undefined> {
-  return inTransaction(db, async (trx) => {
+  const changed = await inTransaction(db, async (trx) => {
     const current = await trx
       .selectFrom('processors')
       .select(['credentials', 'version'])
@@ -124,6 +126,8 @@ export async function changeProcessor(db: Db, environmentId: string, id: string,
     if (Number(done.numUpdatedRows) !== 1) return 'changed';
     return getProcessor(trx, environmentId, id);
   });
+  if (changed && changed !== 'changed') settingsChanged();
+  return changed;
 }
 
 /** Marks a processor deleted, its credentials kept; false: no such processor (or already deleted). */
@@ -136,6 +140,7 @@ export async function deleteProcessor(db: Db, environmentId: string, id: string,
     .where('id', '=', id)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
+  settingsChanged();
   return Number(done.numUpdatedRows) === 1;
 }
 

@@ -4,7 +4,7 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../server/store/api-keys';
-import { keysChanged } from '../../server/store/auth-changes';
+import { settingsChanged } from '../../server/store/auth-changes';
 import { createKeyChecks, KEY_CHECKS_FRESH_MS } from '../../server/store/key-checks';
 import type { Tables } from '../../server/store/schema';
 import { Client, ENGINES, startTestService, type TestService } from './harness';
@@ -64,8 +64,8 @@ describe.each(ENGINES)('key checks on %s', (engine) => {
     advance(KEY_CHECKS_FRESH_MS);
     expect((await ask())?.allowed_origins).toBe('["https://shop.example"]');
     await other.updateTable('environments').set({ allowed_origins: '[]' }).where('id', '=', api.keys.environment_id).execute();
-    // No time passes: this process's own write (keysChanged) is enough.
-    keysChanged();
+    // No time passes: this process's own write (settingsChanged) is enough.
+    settingsChanged();
     expect((await ask())?.allowed_origins).toBe('[]');
   });
 
@@ -80,5 +80,27 @@ describe.each(ENGINES)('key checks on %s', (engine) => {
     expect(await revokeApiKey(db, env.id, created.id, new Date())).toBe(true);
     expect((await second.get('/transaction/')).status).toBe(401);
     expect((await shop.get('/transaction/')).status).toBe(200);
+  });
+
+  it("a processor connected, changed or removed moves the version every process watches; its sweep's schedule does not (migration 131)", async () => {
+    const shop = await t.newEnvironment('Processor Changes Shop');
+    const version = async () => Number((await other.selectFrom('auth_changes').select('version').where('id', '=', 1).executeTakeFirstOrThrow()).version);
+    const id = `proc_${shop.keys.environment_id}`;
+    const at = new Date().toISOString();
+    const before = await version();
+    // Deleted from the start: no request of the service builds a gateway from it.
+    await other
+      .insertInto('processors')
+      .values({ id, environment_id: shop.keys.environment_id, type: 'stripe', credentials: '{}', secret_key_last4: '4242', statement_descriptor: null, version: 1, deleted_at: at, created_at: at, updated_at: at, sweep_due_at: null })
+      .execute();
+    const inserted = await version();
+    expect(inserted).toBeGreaterThan(before);
+    await other.updateTable('processors').set({ sweep_due_at: at }).where('id', '=', id).execute();
+    expect(await version()).toBe(inserted);
+    await other.updateTable('processors').set({ version: 2, statement_descriptor: 'SHOP' }).where('id', '=', id).execute();
+    const changed = await version();
+    expect(changed).toBeGreaterThan(inserted);
+    await other.deleteFrom('processors').where('id', '=', id).execute();
+    expect(await version()).toBeGreaterThan(changed);
   });
 });

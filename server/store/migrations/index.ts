@@ -69,6 +69,7 @@ import { migration as m127 } from './127_payment_notes';
 import { migration as m128 } from './128_dashboard_indexes';
 import { migration as m129 } from './129_environment_pairs';
 import { migration as m130 } from './130_customer_payers_index';
+import { migration as m131 } from './131_processor_changes';
 
 // One file per migration, applied in the order of their names. A released migration's
 // name is recorded in every deployed database: never rename one or change what it does;
@@ -142,6 +143,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '128_dashboard_indexes': m128,
   '129_environment_pairs': m129,
   '130_customer_payers_index': m130,
+  '131_processor_changes': m131,
 };
 
 /** Every migration's name, in the order they apply. */
