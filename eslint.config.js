@@ -35,6 +35,8 @@ const WRITERS = {
   events: 'server/store/events.ts',
   event_deliveries: 'server/store/events.ts',
   delivery_attempts: 'server/store/events.ts',
+  clients: 'server/store/clients.ts',
+  wallets: 'server/store/ledger.ts',
 };
 /** `no-restricted-syntax` selectors for a write of `table` (a Kysely write, insertRows, compiledInsert, a job's claimBatch). */
 const writesOf = (table) => {
