@@ -37,6 +37,8 @@ const WRITERS = {
   delivery_attempts: 'server/store/events.ts',
   clients: 'server/store/clients.ts',
   wallets: 'server/store/ledger.ts',
+  transfers: 'server/store/transfers.ts',
+  merchant_payouts: 'server/store/merchant-payouts.ts',
 };
 /** `no-restricted-syntax` selectors for a write of `table` (a Kysely write, insertRows, compiledInsert, a job's claimBatch). */
 const writesOf = (table) => {

@@ -2,6 +2,7 @@ import type { ExpressionBuilder } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '../domain/ids';
 import { PAYOUT_TYPES } from '../domain/merchant-payouts';
+import type { PayoutState } from '../domain/sepa/states';
 import type { Db, Tx } from './db';
 import { claimEach, forUpdate } from './locking';
 import { countAndPage, type Page } from './paging';
@@ -170,6 +171,28 @@ export async function markPayoutSettled(trx: Tx, payoutId: string, failure: stri
     .set({ status: failure ? 'failed' : 'paid', failure, locked_until: null, claimed_by: null, updated_at: now.toISOString() })
     .where('id', '=', payoutId)
     .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(done.numUpdatedRows) === 1;
+}
+
+/** Why a pending payout is not in a file yet, or null (store/payout-files.ts setWaitingReason). */
+export async function setMerchantPayoutWaitingReason(db: Db, id: string, reason: string | null, now: Date): Promise<void> {
+  await db
+    .updateTable('merchant_payouts')
+    .set({ failure: reason, updated_at: now.toISOString() })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('failure', reason === null ? 'is not' : 'is', null)
+    .execute();
+}
+
+/** A payout's status changed by its file, from the state its reader saw: false when it had changed meanwhile (store/payout-files.ts changePayoutStatus). */
+export async function changeMerchantPayoutStatus(trx: Tx, id: string, from: PayoutState, to: PayoutState, failure: string | null, now: Date): Promise<boolean> {
+  const done = await trx
+    .updateTable('merchant_payouts')
+    .set({ status: to, failure, locked_until: null, updated_at: now.toISOString() })
+    .where('id', '=', id)
+    .where('status', '=', from)
     .executeTakeFirst();
   return Number(done.numUpdatedRows) === 1;
 }
