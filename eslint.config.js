@@ -39,6 +39,7 @@ const WRITERS = {
   wallets: 'server/store/ledger.ts',
   transfers: 'server/store/transfers.ts',
   merchant_payouts: 'server/store/merchant-payouts.ts',
+  balance_transactions: 'server/store/balance.ts',
 };
 /** `no-restricted-syntax` selectors for a write of `table` (a Kysely write, insertRows, compiledInsert, a job's claimBatch). */
 const writesOf = (table) => {

@@ -1,5 +1,6 @@
 import { AWAITING_RESPONSE, type DisputeStatus, disputeBalance, type EvidenceText, isClosed } from '../domain/disputes';
 import { uuidv7 } from '../domain/ids';
+import { insertBalanceTransaction } from './balance';
 import { type Db, type Tx } from './db';
 import { forUpdate } from './locking';
 import { linkDispute } from './sale-aggregate';
@@ -98,7 +99,7 @@ export async function insertDisputeBalance(trx: Tx, d: DisputeRow, money: 'debit
     available_on: at,
     created_at: at,
   };
-  await trx.insertInto('balance_transactions').values(row).execute();
+  await insertBalanceTransaction(trx, row);
   return row;
 }
 
