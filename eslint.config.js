@@ -40,6 +40,8 @@ const WRITERS = {
   transfers: 'server/store/transfers.ts',
   merchant_payouts: 'server/store/merchant-payouts.ts',
   balance_transactions: 'server/store/balance.ts',
+  disputes: 'server/store/disputes.ts',
+  dispute_files: 'server/store/disputes.ts',
 };
 /** `no-restricted-syntax` selectors for a write of `table` (a Kysely write, insertRows, compiledInsert, a job's claimBatch). */
 const writesOf = (table) => {
