@@ -42,6 +42,7 @@ const WRITERS = {
   balance_transactions: 'server/store/balance.ts',
   disputes: 'server/store/disputes.ts',
   dispute_files: 'server/store/disputes.ts',
+  authorizations: 'server/store/authorizations.ts',
 };
 /** `no-restricted-syntax` selectors for a write of `table` (a Kysely write, insertRows, compiledInsert, a job's claimBatch). */
 const writesOf = (table) => {
