@@ -43,6 +43,12 @@ const WRITERS = {
   disputes: 'server/store/disputes.ts',
   dispute_files: 'server/store/disputes.ts',
   authorizations: 'server/store/authorizations.ts',
+  merchant_payout_settings: 'server/store/merchant-payouts.ts',
+  users: 'server/store/users.ts',
+  dashboard_sessions: 'server/store/users.ts',
+  processors: 'server/store/processors.ts',
+  webhook_endpoints: 'server/store/webhook-endpoints.ts',
+  api_requests: 'server/store/api-requests.ts',
 };
 /** `no-restricted-syntax` selectors for a write of `table` (a Kysely write, insertRows, compiledInsert, a job's claimBatch). */
 const writesOf = (table) => {

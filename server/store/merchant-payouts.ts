@@ -43,6 +43,16 @@ export async function setPayoutSettings(
   return payoutSettingsOf(db, environmentId);
 }
 
+/** The hold `heldUntil` of the environment's bank account ended (a confirm link's, store/payout-account-links.ts); a newer hold stays. */
+export async function endPayoutHold(trx: Tx, environmentId: string, heldUntil: string): Promise<void> {
+  await trx
+    .updateTable('merchant_payout_settings')
+    .set({ payouts_held_until: null })
+    .where('environment_id', '=', environmentId)
+    .where('payouts_held_until', '=', heldUntil)
+    .execute();
+}
+
 /** Environments whose schedule pays out by itself, with their bank account; those whose new account is held at `now` left out. */
 export function scheduledEnvironments(db: Db, now: Date): Promise<{ environment_id: string; iban: string; schedule: 'daily' | 'weekly'; account_holder_name: string | null }[]> {
   return db
