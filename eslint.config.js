@@ -49,6 +49,8 @@ const WRITERS = {
   processors: 'server/store/processors.ts',
   webhook_endpoints: 'server/store/webhook-endpoints.ts',
   api_requests: 'server/store/api-requests.ts',
+  api_keys: 'server/store/api-keys.ts',
+  environments: 'server/store/environments.ts',
 };
 /** `no-restricted-syntax` selectors for a write of `table` (a Kysely write, insertRows, compiledInsert, a job's claimBatch). */
 const writesOf = (table) => {

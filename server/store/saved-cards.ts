@@ -90,8 +90,3 @@ export async function rawCardNumbers(db: Db, environmentId: string): Promise<boo
   const row = await db.selectFrom('environments').select('raw_card_numbers').where('id', '=', environmentId).executeTakeFirst();
   return (row?.raw_card_numbers ?? 1) === 1;
 }
-
-export async function setRawCardNumbers(db: Db, environmentId: string, on: boolean): Promise<boolean> {
-  const set = await inTransaction(db, (trx) => trx.updateTable('environments').set({ raw_card_numbers: on ? 1 : 0 }).where('id', '=', environmentId).executeTakeFirst());
-  return Number(set.numUpdatedRows) === 1;
-}
