@@ -35,6 +35,22 @@ const WRITERS = {
   events: 'server/store/events.ts',
   event_deliveries: 'server/store/events.ts',
   delivery_attempts: 'server/store/events.ts',
+  clients: 'server/store/clients.ts',
+  wallets: 'server/store/ledger.ts',
+  transfers: 'server/store/transfers.ts',
+  merchant_payouts: 'server/store/merchant-payouts.ts',
+  balance_transactions: 'server/store/balance.ts',
+  disputes: 'server/store/disputes.ts',
+  dispute_files: 'server/store/disputes.ts',
+  authorizations: 'server/store/authorizations.ts',
+  merchant_payout_settings: 'server/store/merchant-payouts.ts',
+  users: 'server/store/users.ts',
+  dashboard_sessions: 'server/store/users.ts',
+  processors: 'server/store/processors.ts',
+  webhook_endpoints: 'server/store/webhook-endpoints.ts',
+  api_requests: 'server/store/api-requests.ts',
+  api_keys: 'server/store/api-keys.ts',
+  environments: 'server/store/environments.ts',
 };
 /** `no-restricted-syntax` selectors for a write of `table` (a Kysely write, insertRows, compiledInsert, a job's claimBatch). */
 const writesOf = (table) => {

@@ -2,7 +2,8 @@ import { ENDPOINT_FAILING_MS } from '../domain/team-notifications';
 import { queueEndpointFailing } from '../notify/mail-team';
 import type { Db } from '../store/db';
 import type { Outbox } from '../store/events';
-import { markSpellMailed, unmailedSpells } from '../store/failing-endpoints';
+import { unmailedSpells } from '../store/failing-endpoints';
+import { markSpellMailed } from '../store/webhook-endpoints';
 
 /**
  * One round: each webhook endpoint whose deliveries have all failed for a day gets its

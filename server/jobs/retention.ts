@@ -2,7 +2,8 @@ import type { Deps } from '../deps';
 import { purgeSettledCalls } from '../store/gateway-calls';
 import { purgeFinishedMails } from '../store/mails';
 import { purgeOldEvents } from '../store/events';
-import { purgeOldApiRequests, purgeIdempotencyKeys } from '../store/retention';
+import { purgeOldApiRequests } from '../store/api-requests';
+import { purgeIdempotencyKeys } from '../store/retention';
 
 const DAY_MS = 24 * 60 * 60_000;
 

@@ -1,6 +1,7 @@
 import { type Db, inTransaction } from '../store/db';
 import type { Outbox } from '../store/events';
-import { expireSaveRequests, lapsedStoreChallenges } from '../store/saved-cards';
+import { expireSaveRequests } from '../store/authorizations';
+import { lapsedStoreChallenges } from '../store/saved-cards';
 import type { PaymentDeps } from './ask';
 import { answerStoreChallenge } from './store-challenge';
 

@@ -1,6 +1,7 @@
 import { type Db, inTransaction } from '../store/db';
 import type { Outbox } from '../store/events';
-import { lockAuthorization, markAuthorizationRemoved } from '../store/sales';
+import { markAuthorizationRemoved } from '../store/authorizations';
+import { lockAuthorization } from '../store/sales';
 
 /**
  * An authorization active → removed, once, with its event: for the API's remove and the

@@ -8,7 +8,8 @@ import { newSaleRow } from '../store/new-sale';
 import { addOperation } from '../store/sale-operations';
 import type { AuthorizationRow } from '../store/schema';
 import { insertSales, markLateCharge, settlePendingSale } from '../store/sale-aggregate';
-import { getAuthorization, getSale, type StoredSale, touchAuthorization } from '../store/sales';
+import { touchAuthorization } from '../store/authorizations';
+import { getAuthorization, getSale, type StoredSale } from '../store/sales';
 
 // What the gateway's answer to a charge of a stored card writes, once, in one database
 // transaction: its call settled, the sale (captured, declined, or the pending one settled),

@@ -1,6 +1,7 @@
 import { newCall, type GatewayCall } from '../store/gateway-calls';
 import type { AuthorizationRow } from '../store/schema';
-import { getSale, reserveCharge, settleCallOnly, type StoredSale } from '../store/sales';
+import { reserveCharge } from '../store/authorizations';
+import { getSale, settleCallOnly, type StoredSale } from '../store/sales';
 import { readProcessorSettlement } from './processor-settlement';
 import { type ChargeOutcome, recordCharge } from './charge-record';
 import { getCall } from '../store/unknown-outcomes';

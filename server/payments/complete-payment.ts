@@ -8,7 +8,7 @@ import { type AttemptRecord, insertPaymentSale, notifyUrlOfTransaction, recordAt
 import { markTransactionPaid } from '../store/transaction-aggregate';
 import { type Transaction, transactionFromRow, transactionLines } from '../store/transactions';
 import { newSaleRow } from '../store/new-sale';
-import { insertAuthorization } from '../store/sales';
+import { insertAuthorization } from '../store/authorizations';
 import type { SaleRow, TransactionLineRow } from '../store/schema';
 
 // What an approved checkout payment writes, all or nothing, in one database transaction:

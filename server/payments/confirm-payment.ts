@@ -4,7 +4,7 @@ import { markConfirmed } from '../store/sale-aggregate';
 import { findCallByReference } from '../store/unknown-outcomes';
 import { getSale } from '../store/sales';
 import { addOperation } from '../store/sale-operations';
-import { touchAuthorization } from '../store/sales';
+import { touchAuthorization } from '../store/authorizations';
 import { askGateway, type PaymentDeps } from './ask';
 import type { ConfirmInput, Gateway } from './gateway';
 import { checkRedirect } from './redirect';

@@ -1,6 +1,7 @@
 import { uuidv7 } from '../domain/ids';
 import { manualPeriod, merchantPayoutPostings, payoutAmount, periodKey, type PayoutSchedule } from '../domain/merchant-payouts';
 import type { Deps } from '../deps';
+import { releasePayoutLines } from '../store/balance';
 import { type Db, inTransaction } from '../store/db';
 import type { Outbox } from '../store/events';
 import {
@@ -12,7 +13,6 @@ import {
   payableByCurrency,
   payableLines,
   recordPayoutBalance,
-  releasePayoutLines,
   scheduledEnvironments,
 } from '../store/merchant-payouts';
 import type { MerchantPayoutRow } from '../store/schema';

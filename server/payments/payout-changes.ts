@@ -1,8 +1,9 @@
 import { uuidv7 } from '../domain/ids';
 import type { PayoutKind, PayoutState } from '../domain/sepa/states';
+import { releasePayoutLines } from '../store/balance';
 import type { Tx } from '../store/db';
 import type { EventType, Outbox } from '../store/events';
-import { getMerchantPayout, recordPayoutBalance, releasePayoutLines } from '../store/merchant-payouts';
+import { getMerchantPayout, recordPayoutBalance } from '../store/merchant-payouts';
 import { changePayoutStatus } from '../store/payout-files';
 import { reverseMovement } from './ledger-posting';
 

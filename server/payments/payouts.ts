@@ -2,9 +2,9 @@ import { uuidv7 } from '../domain/ids';
 import { payoutPostings } from '../domain/ledger';
 import type { Deps } from '../deps';
 import { type Db, inTransaction } from '../store/db';
-import type { ClientIban } from '../store/clients';
+import { type ClientIban, ibanNumber } from '../store/clients';
 import type { TransferRow } from '../store/schema';
-import { claimDuePayouts } from '../store/transfers';
+import { claimDuePayouts, markTransferSettled } from '../store/transfers';
 import { askGateway } from './ask';
 import { reverseMovement } from './ledger-posting';
 import { paysByFile, providerOf } from './payout-providers';
@@ -54,7 +54,7 @@ export async function sendPayouts(deps: PayoutDeps, limit: number): Promise<numb
       deps.log.warn({ transfer: t.id }, 'payout waits: no payout provider for real money is configured');
       continue;
     }
-    const iban = await db.selectFrom('client_ibans').select('iban').where('id', '=', t.destination_iban!).executeTakeFirstOrThrow();
+    const iban = await ibanNumber(db, t.destination_iban!);
     const answer = await askGateway(deps, provider, (signal) =>
       provider.payout({ reference: t.id, iban: iban.iban, amount: t.amount, currency: t.currency, signal }),
     );
@@ -70,13 +70,7 @@ export async function sendPayouts(deps: PayoutDeps, limit: number): Promise<numb
 async function settlePayout(deps: PayoutDeps, t: TransferRow, failure: string | null): Promise<boolean> {
   const now = deps.now();
   return inTransaction(deps.database.db, async (trx) => {
-    const done = await trx
-      .updateTable('transfers')
-      .set({ status: failure ? 'failed' : 'paid', failure, locked_until: null, updated_at: now.toISOString() })
-      .where('id', '=', t.id)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    if (Number(done.numUpdatedRows) !== 1) return false;
+    if (!(await markTransferSettled(trx, t.id, failure, now))) return false;
     if (failure) {
       await reverseMovement(trx, deps.outbox, { movementId: t.id, reversalId: uuidv7(now.getTime()), concept: 'payout failed: returned', now });
     }

@@ -1,8 +1,8 @@
 import { disputeReasonFrom, disputeStatusFrom, type DisputeStatus, followedMoney, isClosed } from '../domain/disputes';
 import type { Deps } from '../deps';
 import { inTransaction, rollbackOn, type Tx } from '../store/db';
-import { lockDispute } from '../store/disputes';
-import { claimProcessorDisputes, disputeOfProcessor, filesToUpload, markTold, saleOfPayment } from '../store/processor-disputes';
+import { claimProcessorDisputes, lockDispute, markTold } from '../store/disputes';
+import { disputeOfProcessor, filesTold, filesToUpload, saleOfPayment } from '../store/processor-disputes';
 import { saleRow } from '../store/sales';
 import type { DisputeRow } from '../store/schema';
 import type { PaymentDeps } from './ask';
@@ -97,7 +97,7 @@ async function sendAnswer(deps: JobDeps, d: DisputeRow): Promise<boolean> {
   const gateway = (await deps.gateways.of(d.environment_id)).find(sale.gateway_id) as StripeCardGateway | undefined;
   if (!gateway?.answerDispute || !d.processor_id || !d.processor_dispute_id) return false;
   const files = (await filesToUpload(db, d.id)).map((f) => ({ id: f.id, name: f.file_name, contentType: f.content_type, data: f.data, processorFileId: null }));
-  const told = await db.selectFrom('dispute_files').select(['id', 'processor_file_id']).where('dispute_id', '=', d.id).where('processor_file_id', 'is not', null).execute();
+  const told = await filesTold(db, d.id);
   const answer = {
     id: d.processor_dispute_id,
     action: d.processor_sync!,

@@ -1,6 +1,7 @@
 import type { Deps } from '../deps';
 import { saleOfPayment } from '../store/processor-disputes';
-import { claimSweeps, refundOperations, type SweptSale, sweepDueAt, sweptSales } from '../store/processor-sweep';
+import { claimSweeps, sweepDueAt } from '../store/processors';
+import { refundOperations, type SweptSale, sweptSales } from '../store/processor-sweep';
 import { findCallByReference } from '../store/unknown-outcomes';
 import type { PaymentDeps } from './ask';
 import { needsAttention, type ProcessorSource } from './processor-attention';

@@ -3,8 +3,8 @@ import { awaitReturn, insertStoreCall, newCall, noteProcessorId, settleCall, typ
 import type { AuthorizationRow } from '../store/schema';
 import { type Db, inTransaction } from '../store/db';
 import type { Outbox } from '../store/events';
-import { failAuthorization, getAuthorization, reopenAuthorization, writeStoredCard } from '../store/sales';
-import { openStoreChallenge } from '../store/saved-cards';
+import { failAuthorization, openStoreChallenge, reopenAuthorization, writeStoredCard } from '../store/authorizations';
+import { getAuthorization } from '../store/sales';
 import { getCall } from '../store/unknown-outcomes';
 import { type Answer, askGateway, type PaymentDeps, type Settled } from './ask';
 import type { ChallengeRequired, SettledResult, StoringGateway } from './gateway';

@@ -1,7 +1,7 @@
 import { type Db, inTransaction } from '../store/db';
 import type { Outbox } from '../store/events';
 import { challengeProcessorId, insertCall, newCall } from '../store/gateway-calls';
-import { leaveStoreChallenge, takeStoreChallenge } from '../store/saved-cards';
+import { leaveStoreChallenge, takeStoreChallenge } from '../store/authorizations';
 import type { AuthorizationRow } from '../store/schema';
 import { type Answer, askGateway, type PaymentDeps } from './ask';
 import type { ChallengeAnswer, Gateway, SettledResult } from './gateway';

@@ -1,7 +1,8 @@
 import { uuidv7 } from '../domain/ids';
 import { type Db, inTransaction } from '../store/db';
 import { type GatewayCall, markUnknown, nameCallResult, salesOfAction } from '../store/gateway-calls';
-import { cardlessAuthorization, getAuthorization, insertAuthorization } from '../store/sales';
+import { insertAuthorization } from '../store/authorizations';
+import { cardlessAuthorization, getAuthorization } from '../store/sales';
 import { addPendingActions, insertSales } from '../store/sale-aggregate';
 import { touchTransaction } from '../store/transaction-aggregate';
 import { chargeSale } from './charge-record';

@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { uuidv7 } from '../domain/ids';
 import { settingsChanged } from './auth-changes';
 import { compiledOnce } from './compiled';
-import { type Db, inTransaction } from './db';
+import { type Db, inTransaction, type Tx } from './db';
 import type { ApiKeyRow, EnvironmentMode, EnvironmentRow } from './schema';
 
 // An environment's API key pairs: several per environment, each labelled; rolled with an
@@ -58,10 +58,15 @@ export function newApiKeyRow(
   return { row, key: { id, label, public_key: publicKey, secret_key: secretKey } };
 }
 
+/** Inserts a key's row: a new key, or an environment's first (store/environments.ts). */
+export async function insertApiKey(trx: Tx, row: ApiKeyRow): Promise<void> {
+  await trx.insertInto('api_keys').values(row).execute();
+}
+
 export async function createApiKey(db: Db, environment: { id: string; mode: EnvironmentMode }, label: string, now: Date, keep?: KeepNewSecret): Promise<NewApiKey> {
   const { row, key } = newApiKeyRow(environment, label, now);
   await inTransaction(db, async (trx) => {
-    await trx.insertInto('api_keys').values(row).execute();
+    await insertApiKey(trx, row);
     await keep?.(trx, key);
   });
   return key;

@@ -6,11 +6,19 @@ import type { ApiRequestRow } from './schema';
 // The API's request log (migration 126): rows written in batches by the request log
 // (http/request-log.ts), read newest first by the dashboard's Requests page, a page at a
 // time from the last row shown (a cursor: the log grows by the second, so no count and no
-// offset), and deleted by age by the retention job (store/retention.ts).
+// offset), and deleted by age by the retention job (purgeOldApiRequests).
 
 /** Inserts a batch of finished requests in one statement. */
 export async function insertApiRequests(db: Db, rows: readonly ApiRequestRow[]): Promise<void> {
   if (rows.length) await db.insertInto('api_requests').values([...rows]).execute();
+}
+
+/** The API's request log: rows written before `before`. */
+export async function purgeOldApiRequests(db: Db, before: Date, batch: number): Promise<number> {
+  const ids = (await db.selectFrom('api_requests').select('id').where('created_at', '<', before.toISOString()).limit(batch).execute()).map((r) => r.id);
+  if (!ids.length) return 0;
+  const result = await db.deleteFrom('api_requests').where('id', 'in', ids).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 export interface ApiRequestFilters {

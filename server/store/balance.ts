@@ -1,4 +1,5 @@
 import { type Price } from '../domain/fees';
+import { PAYOUT_TYPES } from '../domain/merchant-payouts';
 import { SOURCES_GATEWAY } from '../domain/sales';
 import type { Db, Tx } from './db';
 import { countAndPage, type Page } from './paging';
@@ -7,6 +8,8 @@ import type { BalanceTransactionRow, EnvironmentPricingRow, SaleOperationRow, Sa
 // The merchant's balance transactions and an environment's pricing. A balance transaction
 // is written at most once per sale operation (a unique index on operation_id: a second
 // process's insert does nothing); payments/balance.ts writes its ledger movement with it.
+// Balance transactions are written here alone (WRITERS in eslint.config.js): a dispute's
+// and a payout's own rows, a payout's lines taken and given back, for their callers.
 
 /** How long money in stays pending when an environment has set nothing (docs/balance.md). */
 export const DEFAULT_SETTLEMENT_DELAY_DAYS = 2;
@@ -116,6 +119,26 @@ export async function insertBalanceTransactions(trx: Tx, rows: BalanceTransactio
     for (const { id } of inserted) recorded.add(id);
   }
   return recorded;
+}
+
+/** Inserts one balance transaction: a dispute's money (store/disputes.ts), a payout's own (store/merchant-payouts.ts). */
+export async function insertBalanceTransaction(trx: Tx, row: BalanceTransactionRow): Promise<void> {
+  await trx.insertInto('balance_transactions').values(row).execute();
+}
+
+/** Marks a payout's lines with its id, 500 to a statement (SQLite's cap on bound parameters). */
+export async function takePayoutLines(trx: Tx, payoutId: string, ids: string[]) {
+  for (let i = 0; i < ids.length; i += 500) {
+    const some = ids.slice(i, i + 500);
+    const taken = await trx.updateTable('balance_transactions').set({ payout_id: payoutId }).where('id', 'in', some).where('payout_id', 'is', null).executeTakeFirst();
+    // Locked since the read (or the one writer's, on SQLite): nobody else can have taken one.
+    if (Number(taken.numUpdatedRows) !== some.length) throw new Error(`payout ${payoutId}: a line was taken meanwhile`);
+  }
+}
+
+/** A failed payout's lines, free for the next payout (its own balance transactions stay its). */
+export async function releasePayoutLines(trx: Tx, payoutId: string): Promise<void> {
+  await trx.updateTable('balance_transactions').set({ payout_id: null }).where('payout_id', '=', payoutId).where('type', 'not in', [...PAYOUT_TYPES]).execute();
 }
 
 export function getBalanceTransaction(db: Db, environmentId: string, id: string): Promise<BalanceTransactionRow | undefined> {

@@ -1,7 +1,8 @@
 import { type Actor, recordAuditEach } from './audit';
 import { settingsChanged } from './auth-changes';
 import { type Db, inTransaction } from './db';
-import { pairedIds, withItsPair } from './environment-pairs';
+import { pairedIds } from './environment-pairs';
+import { setLogoHash, setSharedFields } from './environments';
 import type { EnvironmentRow } from './schema';
 
 // An environment's brand: the name customers see, its support address, colours and logo.
@@ -26,7 +27,7 @@ export async function updateBrand(db: Db, environmentId: string, patch: BrandPat
     const before = (await getBrand(trx, environmentId))!;
     const fields = (Object.keys(patch) as (keyof BrandPatch)[]).filter((f) => (before[f] ?? null) !== patch[f]);
     if (!fields.length) return false;
-    await trx.updateTable('environments').set(Object.fromEntries(fields.map((f) => [f, patch[f]]))).where(withItsPair(environmentId)).execute();
+    await setSharedFields(trx, environmentId, Object.fromEntries(fields.map((f) => [f, patch[f]])));
     await recordAuditEach(trx, await pairedIds(trx, environmentId), by, 'settings_changed', { fields: fields.join(', ') }, now);
     return true;
   });
@@ -52,7 +53,7 @@ export async function setLogo(db: Db, environmentId: string, logo: Logo | null, 
         .values(ids.map((id) => ({ environment_id: id, sha256: logo.sha256, content_type: logo.contentType, data: logo.data, created_at: now.toISOString() })))
         .execute();
     }
-    await trx.updateTable('environments').set({ logo_sha256: logo?.sha256 ?? null }).where('id', 'in', ids).execute();
+    await setLogoHash(trx, ids, logo?.sha256 ?? null);
     if (logo) await recordAuditEach(trx, ids, by, 'logo_changed', { type: logo.contentType, sha256: logo.sha256 }, now);
     else if (had) await recordAuditEach(trx, ids, by, 'logo_removed', undefined, now);
   });

@@ -141,6 +141,11 @@ export async function setCompliance(trx: Tx, clientId: string, enabled: boolean,
 
 // IBANs
 
+/** The account number of an IBAN row (a payout's destination); throws when there is none. */
+export function ibanNumber(db: Db, id: string): Promise<{ iban: string }> {
+  return db.selectFrom('client_ibans').select('iban').where('id', '=', id).executeTakeFirstOrThrow();
+}
+
 export async function getIban(db: Db, environmentId: string | null, clientId: string | null, id: string) {
   let query = db.selectFrom('client_ibans').selectAll().where('id', '=', id);
   if (environmentId !== null) query = query.where('environment_id', '=', environmentId);

@@ -1,7 +1,8 @@
 import { AWAITING_RESPONSE, type DisputeStatus, disputeBalance, type EvidenceText, isClosed } from '../domain/disputes';
 import { uuidv7 } from '../domain/ids';
+import { insertBalanceTransaction } from './balance';
 import { type Db, type Tx } from './db';
-import { forUpdate } from './locking';
+import { claimEach, forUpdate } from './locking';
 import { linkDispute } from './sale-aggregate';
 import { countAndPage, type Page } from './paging';
 import type { BalanceTransactionRow, DisputeFileRow, DisputeRow, SaleRow } from './schema';
@@ -10,6 +11,8 @@ import type { BalanceTransactionRow, DisputeFileRow, DisputeRow, SaleRow } from 
 // that moves its status by a conditional UPDATE (from the status it was read in), so of
 // two processes taking the same step exactly one does it, with its money: the sale's
 // `disputed` (a conditional UPDATE too), the balance transaction, its ledger movement.
+// Disputes and their files are written here alone (WRITERS in eslint.config.js), a
+// processor's too: the processor-disputes job's claim and what the processor was told.
 
 export type DisputeFile = Omit<DisputeFileRow, 'data'>;
 
@@ -98,7 +101,7 @@ export async function insertDisputeBalance(trx: Tx, d: DisputeRow, money: 'debit
     available_on: at,
     created_at: at,
   };
-  await trx.insertInto('balance_transactions').values(row).execute();
+  await insertBalanceTransaction(trx, row);
   return row;
 }
 
@@ -208,4 +211,47 @@ export function disputableSales(db: Db, c: { gatewayId: string; last4s: string[]
 /** Marks what the processor must be told of a dispute of its (the processor-disputes job sends it), in the step's transaction. */
 export async function markProcessorSync(trx: Tx, id: string, sync: NonNullable<DisputeRow['processor_sync']>): Promise<void> {
   await trx.updateTable('disputes').set({ processor_sync: sync }).where('id', '=', id).execute();
+}
+
+/** Claims, until `until`, the disputes with an answer the processor has not been told, whose earlier claim (if any) ran out. */
+export function claimProcessorDisputes(db: Db, now: Date, until: Date, limit: number): Promise<DisputeRow[]> {
+  const at = now.toISOString();
+  const due = db
+    .selectFrom('disputes')
+    .selectAll()
+    .where('processor_sync', 'is not', null)
+    .where((eb) => eb.or([eb('processor_claimed_until', 'is', null), eb('processor_claimed_until', '<=', at)]))
+    .orderBy('updated_at')
+    .limit(limit);
+  return claimEach(db, due, async (row) => {
+    const taken = await db
+      .updateTable('disputes')
+      .set({ processor_claimed_until: until.toISOString() })
+      .where('id', '=', row.id)
+      .where('processor_sync', 'is not', null)
+      .where((eb) => eb.or([eb('processor_claimed_until', 'is', null), eb('processor_claimed_until', '<=', at)]))
+      .executeTakeFirst();
+    return Number(taken.numUpdatedRows) === 1 ? row : undefined;
+  });
+}
+
+/**
+ * What the processor was told: the ids of the files uploaded, and the answer marked told
+ * unless the merchant changed the dispute since it was read (`updatedAt`): then the next
+ * round sends it again. true when the dispute's answer is all told.
+ */
+export async function markTold(trx: Tx, d: Pick<DisputeRow, 'id' | 'updated_at'>, files: Record<string, string>): Promise<boolean> {
+  for (const [id, processorFileId] of Object.entries(files)) {
+    await trx.updateTable('dispute_files').set({ processor_file_id: processorFileId }).where('id', '=', id).where('dispute_id', '=', d.id).execute();
+  }
+  const told = await trx
+    .updateTable('disputes')
+    .set({ processor_sync: null, processor_claimed_until: null })
+    .where('id', '=', d.id)
+    .where('updated_at', '=', d.updated_at)
+    .executeTakeFirst();
+  if (Number(told.numUpdatedRows) === 1) return true;
+  // Changed meanwhile: free for the next round at once.
+  await trx.updateTable('disputes').set({ processor_claimed_until: null }).where('id', '=', d.id).execute();
+  return false;
 }

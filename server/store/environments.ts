@@ -1,12 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { uuidv7 } from '../domain/ids';
-import { newApiKeyRow } from './api-keys';
-import { type Actor, recordAuditEach } from './audit';
+import { insertApiKey, newApiKeyRow } from './api-keys';
+import { type Actor, recordAudit, recordAuditEach } from './audit';
 import { changesOf, keptUntilChanged, settingsChanged } from './auth-changes';
 import { pairedIds, withItsPair } from './environment-pairs';
-import { type Db, inTransaction } from './db';
+import { type Db, inTransaction, type Tx } from './db';
 import type { EnvironmentMode, EnvironmentRow } from './schema';
+
+// Environments' rows, written here alone (WRITERS in eslint.config.js): an environment
+// created with its first key, its settings, secrets and time zone, and for the other
+// modules' flows the brand (branding.ts), the raw card numbers setting (read by
+// saved-cards.ts) and a pair made or ended (environment-pairs.ts says where shared settings go).
 
 export interface NewKeys {
   environment_id: string;
@@ -53,7 +58,7 @@ export async function createEnvironment(
         created_at: input.now.toISOString(),
       })
       .execute();
-    await trx.insertInto('api_keys').values(key).execute();
+    await insertApiKey(trx, key);
   });
   return {
     environment_id: id,
@@ -225,4 +230,69 @@ export function splitMerchant<T extends MerchantColumns>(found: T): { row: Omit<
     sandbox: merchant_mode !== 'live',
   };
   return { row, merchant };
+}
+
+/** Saves brand fields (store/branding.ts) where the pair shares them: the environment and, for a live half, its sandbox. */
+export async function setSharedFields(trx: Tx, environmentId: string, values: { [field: string]: string | null | undefined }): Promise<void> {
+  await trx.updateTable('environments').set(values).where(withItsPair(environmentId)).execute();
+}
+
+/** The logo's hash (null: none) in the environments `ids` (store/branding.ts). */
+export async function setLogoHash(trx: Tx, ids: string[], sha256: string | null): Promise<void> {
+  await trx.updateTable('environments').set({ logo_sha256: sha256 }).where('id', 'in', ids).execute();
+}
+
+/** Turns the environment's `raw_card_numbers` setting on or off (read by store/saved-cards.ts rawCardNumbers); false when there is no such environment. */
+export async function setRawCardNumbers(db: Db, environmentId: string, on: boolean): Promise<boolean> {
+  const set = await inTransaction(db, (trx) => trx.updateTable('environments').set({ raw_card_numbers: on ? 1 : 0 }).where('id', '=', environmentId).executeTakeFirst());
+  return Number(set.numUpdatedRows) === 1;
+}
+
+// Pairs (store/environment-pairs.ts: where a shared setting goes).
+
+export type PairRefusal = 'not_found' | 'same_mode' | 'demo' | 'already_paired';
+
+/** Pairs two environments, one sandbox and one live, neither the demo nor paired already; in both audit logs. */
+export async function pairEnvironments(db: Db, oneId: string, otherId: string, now: Date): Promise<{ pairId: string } | { refused: PairRefusal }> {
+  return inTransaction(db, async (trx) => {
+    const rows = await trx.selectFrom('environments').select(['id', 'mode', 'is_demo', 'pair_id']).where('id', 'in', [oneId, otherId]).execute();
+    const [a, b] = rows;
+    if (!a || !b) return { refused: 'not_found' as const };
+    if (a.mode === b.mode) return { refused: 'same_mode' as const };
+    if (rows.some((r) => r.is_demo === 1)) return { refused: 'demo' as const };
+    if (rows.some((r) => r.pair_id)) return { refused: 'already_paired' as const };
+    // The sandbox's id names the pair: the environment a shop starts with.
+    const pairId = rows.find((r) => r.mode === 'sandbox')!.id;
+    // Only rows still unpaired: two pairings at once cannot both take the same environment.
+    const paired = await trx.updateTable('environments').set({ pair_id: pairId }).where('id', 'in', [oneId, otherId]).where('pair_id', 'is', null).executeTakeFirst();
+    if (Number(paired.numUpdatedRows) !== 2) throw new Error('environment paired concurrently');
+    await auditBoth(trx, 'environment_paired', oneId, otherId, now);
+    return { pairId };
+  });
+}
+
+/** Each half's log says which environment it was paired with or parted from (the operator's `npm run keys`). */
+async function auditBoth(db: Db, action: string, oneId: string, otherId: string, now: Date): Promise<void> {
+  for (const [id, other] of [[oneId, otherId], [otherId, oneId]] as const) {
+    await recordAudit(db, { environmentId: id, userId: null, email: null, ip: null, action, detail: { with: other } }, now);
+  }
+}
+
+/**
+ * Ends the pair the environment is in, named by either half: the switch goes and the brand
+ * no longer flows; each keeps the settings it has. Audited in both halves' logs.
+ */
+export async function unpairEnvironment(db: Db, environmentId: string, now: Date): Promise<{ environments: string[] } | { refused: 'not_found' | 'not_paired' }> {
+  return inTransaction(db, async (trx) => {
+    const row = await trx.selectFrom('environments').select('pair_id').where('id', '=', environmentId).executeTakeFirst();
+    if (!row) return { refused: 'not_found' as const };
+    if (!row.pair_id) return { refused: 'not_paired' as const };
+    const halves = await trx.selectFrom('environments').select('id').where('pair_id', '=', row.pair_id).orderBy('mode').execute();
+    const [one, other] = halves.map((h) => h.id);
+    // Only while still paired: of two unpairings at once, one ends the pair and the other finds none.
+    const parted = await trx.updateTable('environments').set({ pair_id: null }).where('pair_id', '=', row.pair_id).executeTakeFirst();
+    if (Number(parted.numUpdatedRows) !== halves.length) return { refused: 'not_paired' as const };
+    await auditBoth(trx, 'environment_unpaired', one!, other!, now);
+    return { environments: [one!, other!] };
+  });
 }

@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
-import { type Db, inTransaction, type Tx } from './db';
+import type { Db } from './db';
 
 // Webhook endpoints in a failing spell: every delivery attempt since their last success (or
 // ever) failed, the first of them at least a day ago, and their team not yet told of this
 // spell. An endpoint remembers the start of the spell it was mailed about
 // (`failing_mailed_for`): a success starts the next spell later, so that one mails again.
+// The mark is written by webhook-endpoints.ts (markSpellMailed), the endpoints' one writer.
 
 export interface FailingSpell {
   id: string;
@@ -32,22 +33,4 @@ export async function unmailedSpells(db: Db, cutoff: Date, limit: number): Promi
     .limit(limit)
     .execute();
   return rows.map((r) => ({ id: r.id, environmentId: r.environment_id, url: r.url, since: r.since }));
-}
-
-/**
- * Marks the spell mailed with a conditional UPDATE and, when this call marked it, runs
- * `queue` in the same transaction: two processes never mail one spell twice.
- */
-export async function markSpellMailed(db: Db, spell: FailingSpell, queue: (trx: Tx) => Promise<void>): Promise<boolean> {
-  return inTransaction(db, async (trx) => {
-    const marked = await trx
-      .updateTable('webhook_endpoints')
-      .set({ failing_mailed_for: spell.since })
-      .where('id', '=', spell.id)
-      .where((eb) => eb.or([eb('failing_mailed_for', 'is', null), eb('failing_mailed_for', '<', spell.since)]))
-      .executeTakeFirst();
-    if (Number(marked.numUpdatedRows) !== 1) return false;
-    await queue(trx);
-    return true;
-  });
 }

@@ -2,6 +2,8 @@ import type { ExpressionBuilder } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '../domain/ids';
 import { PAYOUT_TYPES } from '../domain/merchant-payouts';
+import type { PayoutState } from '../domain/sepa/states';
+import { insertBalanceTransaction, takePayoutLines } from './balance';
 import type { Db, Tx } from './db';
 import { claimEach, forUpdate } from './locking';
 import { countAndPage, type Page } from './paging';
@@ -11,7 +13,8 @@ import type { BalanceTransactionRow, MerchantPayoutRow, MerchantPayoutSettingsRo
 // payments/merchant-payouts.ts): a payout's row (unique per environment, currency and
 // period), its lines (the available balance transactions nobody has paid out, marked with
 // its id by one conditional UPDATE, so two payouts never share a line), its own balance
-// transactions, and its settlement, once (a conditional update of the status).
+// transactions (both written by store/balance.ts, their table's one writer), and its
+// settlement, once (a conditional update of the status).
 
 export type PayoutSettings = Pick<MerchantPayoutSettingsRow, 'iban' | 'schedule' | 'account_holder_name' | 'payouts_held_until'> & { updated_at: string | null };
 
@@ -38,6 +41,16 @@ export async function setPayoutSettings(
     .onConflict((oc) => oc.column('environment_id').doUpdateSet(set))
     .execute();
   return payoutSettingsOf(db, environmentId);
+}
+
+/** The hold `heldUntil` of the environment's bank account ended (a confirm link's, store/payout-account-links.ts); a newer hold stays. */
+export async function endPayoutHold(trx: Tx, environmentId: string, heldUntil: string): Promise<void> {
+  await trx
+    .updateTable('merchant_payout_settings')
+    .set({ payouts_held_until: null })
+    .where('environment_id', '=', environmentId)
+    .where('payouts_held_until', '=', heldUntil)
+    .execute();
 }
 
 /** Environments whose schedule pays out by itself, with their bank account; those whose new account is held at `now` left out. */
@@ -113,17 +126,7 @@ export async function deletePayout(trx: Tx, id: string): Promise<void> {
 /** A payout's amount and lines, with its lines marked as its own. */
 export async function fillPayout(trx: Tx, payout: MerchantPayoutRow, lineIds: string[]): Promise<void> {
   await trx.updateTable('merchant_payouts').set({ amount: payout.amount, line_count: payout.line_count }).where('id', '=', payout.id).execute();
-  await takeLines(trx, payout.id, lineIds);
-}
-
-/** Marks the lines with their payout, 500 to a statement (SQLite's cap on bound parameters). */
-async function takeLines(trx: Tx, payoutId: string, ids: string[]) {
-  for (let i = 0; i < ids.length; i += 500) {
-    const some = ids.slice(i, i + 500);
-    const taken = await trx.updateTable('balance_transactions').set({ payout_id: payoutId }).where('id', 'in', some).where('payout_id', 'is', null).executeTakeFirst();
-    // Locked since the read (or the one writer's, on SQLite): nobody else can have taken one.
-    if (Number(taken.numUpdatedRows) !== some.length) throw new Error(`payout ${payoutId}: a line was taken meanwhile`);
-  }
+  await takePayoutLines(trx, payout.id, lineIds);
 }
 
 /** The payout's own balance transaction: its money leaving the balance, or coming back. */
@@ -133,7 +136,7 @@ export async function recordPayoutBalance(trx: Tx, payout: MerchantPayoutRow, ty
     ...{ id: uuidv7(now.getTime()), environment_id: payout.environment_id, type, sale_id: null, dispute_id: null, payout_id: payout.id, operation_id: null },
     ...{ currency: payout.currency, amount: Number(net), fee: 0, net: Number(net), available_on: at, created_at: at },
   };
-  await trx.insertInto('balance_transactions').values(row).execute();
+  await insertBalanceTransaction(trx, row);
 }
 
 /**
@@ -174,9 +177,26 @@ export async function markPayoutSettled(trx: Tx, payoutId: string, failure: stri
   return Number(done.numUpdatedRows) === 1;
 }
 
-/** A failed payout's lines, free for the next payout (its own balance transactions stay its). */
-export async function releasePayoutLines(trx: Tx, payoutId: string): Promise<void> {
-  await trx.updateTable('balance_transactions').set({ payout_id: null }).where('payout_id', '=', payoutId).where('type', 'not in', [...PAYOUT_TYPES]).execute();
+/** Why a pending payout is not in a file yet, or null (store/payout-files.ts setWaitingReason). */
+export async function setMerchantPayoutWaitingReason(db: Db, id: string, reason: string | null, now: Date): Promise<void> {
+  await db
+    .updateTable('merchant_payouts')
+    .set({ failure: reason, updated_at: now.toISOString() })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('failure', reason === null ? 'is not' : 'is', null)
+    .execute();
+}
+
+/** A payout's status changed by its file, from the state its reader saw: false when it had changed meanwhile (store/payout-files.ts changePayoutStatus). */
+export async function changeMerchantPayoutStatus(trx: Tx, id: string, from: PayoutState, to: PayoutState, failure: string | null, now: Date): Promise<boolean> {
+  const done = await trx
+    .updateTable('merchant_payouts')
+    .set({ status: to, failure, locked_until: null, updated_at: now.toISOString() })
+    .where('id', '=', id)
+    .where('status', '=', from)
+    .executeTakeFirst();
+  return Number(done.numUpdatedRows) === 1;
 }
 
 export function getMerchantPayout(db: Db, environmentId: string | null, id: string): Promise<MerchantPayoutRow | undefined> {

@@ -1,5 +1,6 @@
 import { type Db, inTransaction } from './db';
 import type { PasswordResetRow } from './schema';
+import { deleteSessionsOf, setPasswordHash } from './users';
 
 // "Forgot your password?" links: one-time, short-lived, only their SHA-256 stored (the
 // token arrives here hashed, as every dashboard token does).
@@ -42,8 +43,8 @@ export function resetPassword(db: Db, tokenHash: string, passwordHash: string, n
       .returning('user_id')
       .executeTakeFirst();
     if (!used) return null;
-    await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', used.user_id).execute();
-    await trx.deleteFrom('dashboard_sessions').where('user_id', '=', used.user_id).execute();
+    await setPasswordHash(trx, used.user_id, passwordHash);
+    await deleteSessionsOf(trx, used.user_id);
     await endResetsOf(trx, used.user_id, now);
     return used.user_id;
   });

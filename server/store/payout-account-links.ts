@@ -1,4 +1,5 @@
 import { type Db, inTransaction } from './db';
+import { endPayoutHold } from './merchant-payouts';
 import type { PayoutAccountLinkRow } from './schema';
 
 // The confirm links of a held bank account (docs/balance.md "A new bank account is held"):
@@ -33,12 +34,7 @@ export function confirmPayoutAccount(db: Db, tokenHash: string, environmentId: s
     if (!link) return false;
     const taken = await trx.deleteFrom('payout_account_links').where('token_hash', '=', tokenHash).executeTakeFirst();
     if (Number(taken.numDeletedRows) !== 1) return false;
-    await trx
-      .updateTable('merchant_payout_settings')
-      .set({ payouts_held_until: null })
-      .where('environment_id', '=', environmentId)
-      .where('payouts_held_until', '=', link.held_until)
-      .execute();
+    await endPayoutHold(trx, environmentId, link.held_until);
     await endPayoutAccountLinks(trx, environmentId);
     return true;
   });

@@ -1,13 +1,16 @@
 import type { PayoutKind, PayoutState } from '../domain/sepa/states';
 import type { Db, Tx } from './db';
 import { forUpdate } from './locking';
+import { changeMerchantPayoutStatus, setMerchantPayoutWaitingReason } from './merchant-payouts';
 import { countAndPage, type Page } from './paging';
+import { changeTransferStatus, setTransferWaitingReason } from './transfers';
 import type { BankStatementLineRow, BankStatementReportRow, PayoutFileItemRow, PayoutFileRow, PayoutStatusReportRow } from './schema';
 
 // The rows of payouts by SEPA file (docs/balance.md#payout-files; written by
 // payments/payout-files.ts and payments/bank-files.ts): the payouts waiting for a file,
 // the files and their items, a payout's status changed from the state its reader saw
-// (conditional updates, so a change is made once), and what statements left behind.
+// (conditional updates, so a change is made once: the payout's own writer makes it,
+// transfers.ts or merchant-payouts.ts), and what statements left behind.
 
 /** A payout as a file needs it: whose, how much, and the creditor's account. */
 export interface WaitingPayout {
@@ -71,13 +74,7 @@ export async function waitingPayouts(db: Db, environmentId: string, limit: numbe
 
 /** Why a pending payout is not in a file yet (a refusal it may get over: no creditor name), or null. */
 export async function setWaitingReason(db: Db, kind: PayoutKind, id: string, reason: string | null, now: Date): Promise<void> {
-  await db
-    .updateTable(TABLE[kind])
-    .set({ failure: reason, updated_at: now.toISOString() })
-    .where('id', '=', id)
-    .where('status', '=', 'pending')
-    .where('failure', reason === null ? 'is not' : 'is', null)
-    .execute();
+  await (kind === 'transfer' ? setTransferWaitingReason : setMerchantPayoutWaitingReason)(db, id, reason, now);
 }
 
 /** A file and its items; a payout already in a file not cancelled makes the unique index refuse it all. */
@@ -160,13 +157,7 @@ export async function setFileState(trx: Tx, fileId: string, state: PayoutFileRow
 
 /** One status change of a payout, from the state its reader saw: false when it had changed meanwhile. */
 export async function changePayoutStatus(trx: Tx, kind: PayoutKind, id: string, from: PayoutState, to: PayoutState, failure: string | null, now: Date): Promise<boolean> {
-  const done = await trx
-    .updateTable(TABLE[kind])
-    .set({ status: to, failure, locked_until: null, updated_at: now.toISOString() })
-    .where('id', '=', id)
-    .where('status', '=', from)
-    .executeTakeFirst();
-  return Number(done.numUpdatedRows) === 1;
+  return (kind === 'transfer' ? changeTransferStatus : changeMerchantPayoutStatus)(trx, id, from, to, failure, now);
 }
 
 /** The keys of the environment's reports imported before, of those given. */

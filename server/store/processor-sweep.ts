@@ -1,35 +1,9 @@
 import type { Db } from './db';
-import { claimEach } from './locking';
 
-// The rows of the daily sweep (payments/processor-sweep.ts): the processors due for one,
-// each claimed by moving `sweep_due_at` on with a conditional UPDATE (of two processes, one
-// sweeps it), and what our books hold of a processor's gateway in the sweep's window.
-
-/** Claims, until `until`, the connected processors whose sweep is due. */
-export function claimSweeps(db: Db, now: Date, until: Date, limit: number): Promise<{ id: string; environment_id: string; created_at: string }[]> {
-  const at = now.toISOString();
-  const due = db
-    .selectFrom('processors')
-    .select(['id', 'environment_id', 'created_at'])
-    .where('deleted_at', 'is', null)
-    .where((eb) => eb.or([eb('sweep_due_at', 'is', null), eb('sweep_due_at', '<=', at)]))
-    .orderBy('id')
-    .limit(limit);
-  return claimEach(db, due, async (row) => {
-    const taken = await db
-      .updateTable('processors')
-      .set({ sweep_due_at: until.toISOString() })
-      .where('id', '=', row.id)
-      .where((eb) => eb.or([eb('sweep_due_at', 'is', null), eb('sweep_due_at', '<=', at)]))
-      .executeTakeFirst();
-    return Number(taken.numUpdatedRows) === 1 ? row : undefined;
-  });
-}
-
-/** When the processor's next sweep is due. */
-export async function sweepDueAt(db: Db, id: string, next: Date): Promise<void> {
-  await db.updateTable('processors').set({ sweep_due_at: next.toISOString() }).where('id', '=', id).execute();
-}
+// The rows of the daily sweep (payments/processor-sweep.ts): what our books hold of a
+// processor's gateway in the sweep's window. The processors due for one, each claimed by
+// moving `sweep_due_at` on with a conditional UPDATE (of two processes, one sweeps it),
+// are processors.ts's, their table's one writer.
 
 /** A sale of ours, as the sweep compares it: its payment at the processor and its amounts. */
 export interface SweptSale {

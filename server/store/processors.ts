@@ -2,6 +2,7 @@ import { uuidv7 } from '../domain/ids';
 import { settingsChanged } from './auth-changes';
 import { type Db, inTransaction } from './db';
 import { isUniqueViolation } from './errors';
+import { claimEach } from './locking';
 import { countAndPage, type Page } from './paging';
 import type { EnvironmentMode, ProcessorRow, ProcessorType } from './schema';
 
@@ -163,4 +164,30 @@ export async function processorsForGateways(db: Db, environmentId: string): Prom
 /** The environment and type of a processor, deleted or not, by its id alone: an inbound event names only the processor. */
 export async function processorOwner(db: Db, id: string): Promise<{ environment_id: string; type: ProcessorType } | undefined> {
   return db.selectFrom('processors').select(['environment_id', 'type']).where('id', '=', id).executeTakeFirst();
+}
+
+/** Claims, until `until`, the connected processors whose sweep is due. */
+export function claimSweeps(db: Db, now: Date, until: Date, limit: number): Promise<{ id: string; environment_id: string; created_at: string }[]> {
+  const at = now.toISOString();
+  const due = db
+    .selectFrom('processors')
+    .select(['id', 'environment_id', 'created_at'])
+    .where('deleted_at', 'is', null)
+    .where((eb) => eb.or([eb('sweep_due_at', 'is', null), eb('sweep_due_at', '<=', at)]))
+    .orderBy('id')
+    .limit(limit);
+  return claimEach(db, due, async (row) => {
+    const taken = await db
+      .updateTable('processors')
+      .set({ sweep_due_at: until.toISOString() })
+      .where('id', '=', row.id)
+      .where((eb) => eb.or([eb('sweep_due_at', 'is', null), eb('sweep_due_at', '<=', at)]))
+      .executeTakeFirst();
+    return Number(taken.numUpdatedRows) === 1 ? row : undefined;
+  });
+}
+
+/** When the processor's next sweep is due. */
+export async function sweepDueAt(db: Db, id: string, next: Date): Promise<void> {
+  await db.updateTable('processors').set({ sweep_due_at: next.toISOString() }).where('id', '=', id).execute();
 }

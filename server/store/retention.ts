@@ -4,7 +4,8 @@ import type { Db } from './db';
 // deletes at most `batch` rows, so no statement holds locks for long and the runner goes
 // again at once while there is more). Timestamps are ISO text on both engines, so they
 // compare as strings. Settled gateway calls are purged by gateway-calls.ts, old events by
-// events.ts and finished emails by mails.ts, their one writers.
+// events.ts, finished emails by mails.ts and the API's request log by api-requests.ts,
+// their one writers.
 
 /** Stored answers of finished requests older than `before` (the API keeps them 24 h). */
 export async function purgeIdempotencyKeys(db: Db, before: Date, batch: number): Promise<number> {
@@ -21,13 +22,5 @@ export async function purgeIdempotencyKeys(db: Db, before: Date, batch: number):
     .where('state', '=', 'done')
     .where((eb) => eb.or(rows.map((r) => eb.and([eb('environment_id', '=', r.environment_id), eb('key', '=', r.key)]))))
     .executeTakeFirst();
-  return Number(result.numDeletedRows);
-}
-
-/** The API's request log: rows written before `before`. */
-export async function purgeOldApiRequests(db: Db, before: Date, batch: number): Promise<number> {
-  const ids = (await db.selectFrom('api_requests').select('id').where('created_at', '<', before.toISOString()).limit(batch).execute()).map((r) => r.id);
-  if (!ids.length) return 0;
-  const result = await db.deleteFrom('api_requests').where('id', 'in', ids).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

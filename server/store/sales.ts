@@ -4,7 +4,7 @@ import { forUpdate } from './locking';
 import { type Db, inTransaction, type Tx } from './db';
 import type { ProcessorFigures } from '../domain/processor-settlement';
 import { figuresOf } from './processor-settlements';
-import { type GatewayCall, insertCall, settleCall } from './gateway-calls';
+import { settleCall } from './gateway-calls';
 import { countAndPage, countOf, type Page } from './paging';
 import type { AuthorizationRow, SaleOperationRow, SaleRow, Tables } from './schema';
 import { type SourceOfSale, sourcesOfSales } from './source-sales';
@@ -15,7 +15,7 @@ import { type SourceOfSale, sourcesOfSales } from './source-sales';
 // concurrency, on both engines and across processes) and a record of the answer, each
 // settling the call's row exactly once. What a record writes, and which events it tells,
 // is the use cases' (server/payments/: charge-record.ts, store-card.ts,
-// authorization-removal.ts).
+// authorization-removal.ts). An authorization's row is written by authorizations.ts alone.
 
 export interface StoredSale {
   row: SaleRow;
@@ -139,10 +139,6 @@ export function cardlessAuthorization(a: Pick<AuthorizationRow, 'id' | 'environm
   };
 }
 
-export async function insertAuthorization(trx: Tx, row: AuthorizationRow): Promise<void> {
-  await trx.insertInto('authorizations').values(row).execute();
-}
-
 export function getAuthorization(db: Db, environmentId: string | null, id: string) {
   let query = db.selectFrom('authorizations').selectAll().where('id', '=', id);
   if (environmentId !== null) query = query.where('environment_id', '=', environmentId);
@@ -161,36 +157,6 @@ export async function listAuthorizations(
   return countAndPage<AuthorizationRow>(query, page);
 }
 
-/**
- * A stored card's authorization as the gateway stored it: the row shown while its outcome
- * was unknown (or while it waited for its customer or the issuer's challenge, or a hosted
- * page that expired meanwhile: the gateway stored the card, so the record says so) becomes
- * it, or it is inserted.
- */
-export async function writeStoredCard(trx: Tx, row: AuthorizationRow): Promise<void> {
-  const { id, created_at: _, ...stored } = row;
-  const waiting = ['pending', 'requires_action', 'expired'] as const;
-  const filled = await trx.updateTable('authorizations').set(stored).where('id', '=', id).where('status', 'in', waiting).executeTakeFirst();
-  if (Number(filled.numUpdatedRows) === 0) await trx.insertInto('authorizations').values(row).execute();
-}
-
-/** pending or requires_action → failed, unless it is a hosted page's; false when it matched nothing. */
-export async function failAuthorization(trx: Tx, id: string, now: Date): Promise<boolean> {
-  const failed = await trx
-    .updateTable('authorizations')
-    .set({ status: 'failed', gateway_challenge: null, updated_at: now.toISOString() })
-    .where('id', '=', id)
-    .where('status', 'in', ['pending', 'requires_action'])
-    .where('hosted_page', '=', 0)
-    .executeTakeFirst();
-  return Number(failed.numUpdatedRows) === 1;
-}
-
-/** requires_action → pending: a hosted page's authorization waits for another card. */
-export async function reopenAuthorization(trx: Tx, id: string, now: Date): Promise<void> {
-  await trx.updateTable('authorizations').set({ status: 'pending', gateway_challenge: null, updated_at: now.toISOString() }).where('id', '=', id).where('status', '=', 'requires_action').execute();
-}
-
 /** A call that moved nothing in our books (a store, a charge): only its state changes. */
 export async function settleCallOnly(db: Db, callId: string, state: 'failed' | 'abandoned', now: Date): Promise<boolean> {
   return inTransaction(db, async (trx) => Boolean(await settleCall(trx, callId, ['pending'], state, now, { checkAt: state === 'abandoned' ? now : null })));
@@ -200,31 +166,3 @@ export async function settleCallOnly(db: Db, callId: string, state: 'failed' | '
 export async function lockAuthorization(trx: Tx, environmentId: string, id: string) {
   return forUpdate(trx, trx.selectFrom('authorizations').select('status').where('environment_id', '=', environmentId).where('id', '=', id)).executeTakeFirst();
 }
-
-export async function markAuthorizationRemoved(trx: Tx, id: string, now: Date): Promise<void> {
-  await trx.updateTable('authorizations').set({ status: 'removed', updated_at: now.toISOString() }).where('id', '=', id).execute();
-}
-
-/** The authorization moved on by a charge (updated_at), as that leaves it. */
-export async function touchAuthorization(trx: Tx, id: string, now: Date): Promise<AuthorizationRow> {
-  return (await trx.updateTable('authorizations').set({ updated_at: now.toISOString() }).where('id', '=', id).returningAll().executeTakeFirst())!;
-}
-
-/**
- * Reserves a charge of an authorization: only an active one (a no-op UPDATE that only an
- * active one matches, which also orders it against a concurrent remove), with its call.
- */
-export async function reserveCharge(db: Db, call: GatewayCall): Promise<boolean> {
-  return inTransaction(db, async (trx) => {
-    const active = await trx
-      .updateTable('authorizations')
-      .set((eb) => ({ status: eb.ref('status') }))
-      .where('id', '=', call.subject_id)
-      .where('status', '=', 'active')
-      .executeTakeFirst();
-    if (Number(active.numUpdatedRows) !== 1) return false;
-    await insertCall(trx, call);
-    return true;
-  });
-}
-

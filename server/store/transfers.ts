@@ -1,5 +1,6 @@
 import type { ExpressionBuilder } from 'kysely';
-import type { Db } from './db';
+import type { PayoutState } from '../domain/sepa/states';
+import type { Db, Tx } from './db';
 import { claimEach } from './locking';
 import { countAndPage, type Page } from './paging';
 import type { Tables, TransferRow } from './schema';
@@ -60,4 +61,37 @@ export async function claimDuePayouts(db: Db, now: Date, leaseMs: number, limit:
       .returningAll()
       .executeTakeFirst(),
   );
+}
+
+/** A payout pending → paid, or → failed (the reason given), once: false when it was settled already. */
+export async function markTransferSettled(trx: Tx, id: string, failure: string | null, now: Date): Promise<boolean> {
+  const done = await trx
+    .updateTable('transfers')
+    .set({ status: failure ? 'failed' : 'paid', failure, locked_until: null, updated_at: now.toISOString() })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(done.numUpdatedRows) === 1;
+}
+
+/** Why a pending payout is not in a file yet, or null (store/payout-files.ts setWaitingReason). */
+export async function setTransferWaitingReason(db: Db, id: string, reason: string | null, now: Date): Promise<void> {
+  await db
+    .updateTable('transfers')
+    .set({ failure: reason, updated_at: now.toISOString() })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('failure', reason === null ? 'is not' : 'is', null)
+    .execute();
+}
+
+/** A payout's status changed by its file, from the state its reader saw: false when it had changed meanwhile (store/payout-files.ts changePayoutStatus). */
+export async function changeTransferStatus(trx: Tx, id: string, from: PayoutState, to: PayoutState, failure: string | null, now: Date): Promise<boolean> {
+  const done = await trx
+    .updateTable('transfers')
+    .set({ status: to, failure, locked_until: null, updated_at: now.toISOString() })
+    .where('id', '=', id)
+    .where('status', '=', from)
+    .executeTakeFirst();
+  return Number(done.numUpdatedRows) === 1;
 }

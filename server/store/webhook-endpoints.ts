@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { uuidv7 } from '../domain/ids';
-import type { Db } from './db';
+import { type Db, inTransaction, type Tx } from './db';
 import type { EventType } from './events';
+import type { FailingSpell } from './failing-endpoints';
 import { countAndPage, type Page } from './paging';
 import type { WebhookEndpointRow } from './schema';
 
@@ -170,4 +171,22 @@ export async function disableFailingEndpoint(db: Db, id: string, failingSince: s
     .executeTakeFirst();
   forgetRead(db);
   return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Marks the spell mailed with a conditional UPDATE and, when this call marked it, runs
+ * `queue` in the same transaction: two processes never mail one spell twice.
+ */
+export async function markSpellMailed(db: Db, spell: FailingSpell, queue: (trx: Tx) => Promise<void>): Promise<boolean> {
+  return inTransaction(db, async (trx) => {
+    const marked = await trx
+      .updateTable('webhook_endpoints')
+      .set({ failing_mailed_for: spell.since })
+      .where('id', '=', spell.id)
+      .where((eb) => eb.or([eb('failing_mailed_for', 'is', null), eb('failing_mailed_for', '<', spell.since)]))
+      .executeTakeFirst();
+    if (Number(marked.numUpdatedRows) !== 1) return false;
+    await queue(trx);
+    return true;
+  });
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inviteUser } from '../../server/dashboard/accounts';
 import { createEnvironment } from '../../server/store/environments';
-import { pairEnvironments, unpairEnvironment } from '../../server/store/environment-pairs';
+import { pairEnvironments, unpairEnvironment } from '../../server/store/environments';
 import { type Browser, freshIp, member, PASSWORD } from './dashboard';
 import { withAuditFailing } from './failing-audit';
 import { Client, ENGINES, startTestService, type TestService, testClock } from './harness';

@@ -4,7 +4,7 @@ import { createGateways } from '../../server/payments/registry';
 import { TEST_CARDS } from '../../server/domain/test-cards';
 import { createSandboxCard, sandboxGateways } from '../../server/payments/sandbox';
 import { createEnvironment } from '../../server/store/environments';
-import { setRawCardNumbers } from '../../server/store/saved-cards';
+import { setRawCardNumbers } from '../../server/store/environments';
 import { freshDatabase } from './database';
 import { Client, ENGINES, problemPaths, startTestService, type TestService, transactionBody } from './harness';
 import { payWithCard, SANDBOX_CARD } from './pay';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outcomeStrings } from '../../widget/screen/client-strings';
 import { TEST_CARDS } from '../../server/domain/test-cards';
-import { setRawCardNumbers } from '../../server/store/saved-cards';
+import { setRawCardNumbers } from '../../server/store/environments';
 import { type Client, ENGINES, startTestService, type TestService } from './harness';
 import { pageCsrf, SANDBOX_CARD, screenPost } from './pay';
 
