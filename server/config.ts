@@ -83,6 +83,7 @@ const envSchema = z.object({
   HOLD_EXPIRY_MS: z.coerce.number().int().min(60_000).max(30 * 86_400_000).default(7 * 86_400_000),
   SANDBOX_DISPUTE_DELAY_MS: z.coerce.number().int().min(0).max(86_400_000).default(5_000),
   SANDBOX_DISPUTE_REVIEW_MS: z.coerce.number().int().min(0).max(30 * 86_400_000).default(60_000),
+  SANDBOX_LATENCY_MS: z.coerce.number().int().min(0).max(10_000).default(0),
   PAYMENT_SETTLE_WINDOW_MS: z.coerce.number().int().min(1000).max(7 * 24 * 3_600_000).default(10 * 60_000),
   GATEWAY_MODULES: z.string().optional(),
   PAYOUT_MODULE: z.string().optional(),
@@ -210,6 +211,8 @@ export type Config = {
   holdExpiryMs: number;
   /** How long after a capture the sandbox bank disputes a sale paid with a disputing test card (docs/disputes.md). */
   sandboxDisputeDelayMs: number;
+  /** How long each call of a sandbox gateway to its processor takes, as a network call would (payments/sandbox-latency.ts); 0: at once. */
+  sandboxLatencyMs: number;
   /** How long after evidence is submitted the sandbox bank decides a dispute. */
   sandboxDisputeReviewMs: number;
   /**
@@ -297,6 +300,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     paymentSettleWindowMs: e.PAYMENT_SETTLE_WINDOW_MS,
     sandboxDisputeDelayMs: e.SANDBOX_DISPUTE_DELAY_MS,
     sandboxDisputeReviewMs: e.SANDBOX_DISPUTE_REVIEW_MS,
+    sandboxLatencyMs: e.SANDBOX_LATENCY_MS,
     gatewayModules: (e.GATEWAY_MODULES ?? '').split(',').map((m) => m.trim()).filter(Boolean),
     gatewaySettings: e.GATEWAY_SETTINGS ?? null,
     payoutModule: e.PAYOUT_MODULE?.trim() || null,

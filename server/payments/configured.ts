@@ -5,6 +5,7 @@ import type { Gateway } from './gateway';
 import { createGateways, type Gateways } from './registry';
 import { type PayoutGateway, sepaFilePayouts } from './payout-gateway';
 import { sandboxGateways } from './sandbox';
+import { withLatency } from './sandbox-latency';
 
 /**
  * What a gateway module exports (GATEWAY_MODULES): a function of GATEWAY_SETTINGS that
@@ -27,11 +28,11 @@ export async function payoutsFromConfig(config: Pick<Config, 'payoutModule' | 'g
 }
 
 /** The built-in sandbox gateways, then those of each configured module, in that order. */
-export async function gatewaysFromConfig(config: Pick<Config, 'gatewayModules' | 'gatewaySettings'>): Promise<Gateways> {
+export async function gatewaysFromConfig(config: Pick<Config, 'gatewayModules' | 'gatewaySettings' | 'sandboxLatencyMs'>): Promise<Gateways> {
   const extra: Gateway[] = [];
   for (const specifier of config.gatewayModules) {
     const mod = (await import(moduleUrl(specifier))) as GatewayModule;
     extra.push(...(await mod.default(config.gatewaySettings)));
   }
-  return createGateways([...sandboxGateways(), ...extra]);
+  return createGateways([...sandboxGateways().map((g) => withLatency(g, config.sandboxLatencyMs)), ...extra]);
 }

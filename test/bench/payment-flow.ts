@@ -23,10 +23,11 @@ import { freePort, startService, type Target } from './targets';
 // on to its next payment once the refund has answered; the run ends when the last webhook
 // has arrived); the service's background jobs on, as in production.
 //
-// The sandbox's simulated latency: there is none to turn on or off. The sandbox gateways
-// (server/payments/sandbox.ts) answer in the service's process at once, and no setting adds
-// a delay (SANDBOX_DISPUTE_DELAY_MS only times the sandbox's disputes). So every run here is
-// "latency off"; a "latency on" run needs such a setting first (or a remote test gateway).
+// The sandbox's simulated latency: off (the sandbox answers in the service's process at
+// once) for every run of throughput; with `sandboxLatencyMs`, one more configuration,
+// PostgreSQL with one process, runs with SANDBOX_LATENCY_MS set (each call of the sandbox
+// gateway to its "processor" waits that long, payments/sandbox-latency.ts): the latency a
+// customer and a merchant's server would meet with a processor that far away.
 //
 // Per payment: the service processes' CPU (from /proc, as the rest of the bench), and on
 // PostgreSQL, from pg_stat_database of a database of its own: committed and rolled-back
@@ -50,6 +51,8 @@ export type Step = (typeof STEPS)[number];
 export interface PaymentRun {
   engine: 'sqlite' | 'postgres';
   processes: number;
+  /** SANDBOX_LATENCY_MS of the run's processes: 0, latency off. */
+  sandboxLatencyMs: number;
   concurrency: number;
   payments: number;
   failures: number;
@@ -109,6 +112,8 @@ export interface PaymentOptions {
   /** Seconds of each idle window (the jobs' own cost) and of pgbench. */
   idleSeconds: number;
   pgbenchSeconds: number;
+  /** > 0: a "latency on" configuration too (PostgreSQL, or SQLite without it; one process). */
+  sandboxLatencyMs: number;
   work: string;
   logFile: string;
   progress: (message: string) => void;
@@ -286,6 +291,7 @@ async function delta(db: OwnDatabase, a: DbCounters, b: DbCounters): Promise<Del
 interface Config {
   engine: 'sqlite' | 'postgres';
   processes: number;
+  sandboxLatencyMs: number;
   dataDir: string;
   databaseUrl: string | null;
   db: OwnDatabase | null;
@@ -296,7 +302,8 @@ interface Config {
 async function measureConfig(c: Config, o: PaymentOptions, receiver: Receiver, out: PaymentResults): Promise<void> {
   const targets: Target[] = [];
   try {
-    for (let i = 0; i < c.processes; i++) targets.push(await startService({ port: await freePort(), dataDir: c.dataDir, databaseUrl: c.databaseUrl, logFile: o.logFile }));
+    const env = { SANDBOX_LATENCY_MS: String(c.sandboxLatencyMs) };
+    for (let i = 0; i < c.processes; i++) targets.push(await startService({ port: await freePort(), dataDir: c.dataDir, databaseUrl: c.databaseUrl, logFile: o.logFile, env }));
     // Unmeasured: JIT, pools, the key check's cache, on every process.
     const warm = await payments(targets, c.store.auth, receiver, Math.max(...o.concurrency) * 2 * c.processes, Math.max(...o.concurrency));
     if (warm.errors.length) throw new Error(`warm-up: ${warm.errors[0]}`);
@@ -333,6 +340,7 @@ async function measureConfig(c: Config, o: PaymentOptions, receiver: Receiver, o
       const run: PaymentRun = {
         engine: c.engine,
         processes: c.processes,
+        sandboxLatencyMs: c.sandboxLatencyMs,
         concurrency,
         payments: o.payments,
         failures: r.errors.length,
@@ -357,7 +365,7 @@ async function measureConfig(c: Config, o: PaymentOptions, receiver: Receiver, o
 }
 
 /** Statements and round trips per payment through the counting proxy: one process, one payment at a time. */
-async function wirePass(db: OwnDatabase, baseUrl: string, c: Omit<Config, 'processes' | 'databaseUrl'>, o: PaymentOptions, receiver: Receiver): Promise<PaymentResults['wire']> {
+async function wirePass(db: OwnDatabase, baseUrl: string, c: Omit<Config, 'processes' | 'databaseUrl' | 'sandboxLatencyMs'>, o: PaymentOptions, receiver: Receiver): Promise<PaymentResults['wire']> {
   const proxy = await startWireProxy(pgAddress(baseUrl));
   const target = await startService({ port: await freePort(), dataDir: c.dataDir, databaseUrl: throughProxy(db.url, proxy.port), logFile: o.logFile });
   try {
@@ -405,7 +413,7 @@ export async function paymentBench(o: PaymentOptions, pgUrl: string | undefined)
   const out: PaymentResults = {
     payments: o.payments,
     concurrency: o.concurrency,
-    sandboxLatency: 'none: the sandbox answers in process, no setting adds latency',
+    sandboxLatency: o.sandboxLatencyMs > 0 ? `off, and ${o.sandboxLatencyMs} ms a call where marked (SANDBOX_LATENCY_MS)` : 'off (SANDBOX_LATENCY_MS=0)',
     statementsSource: null,
     runs: [],
     idle: [],
@@ -416,7 +424,9 @@ export async function paymentBench(o: PaymentOptions, pgUrl: string | undefined)
     const store = await openStore({ dataDir, databaseUrl: null });
     try {
       const unpaid = await withEndpoint(store, { dataDir, databaseUrl: null }, receiver, o.logFile);
-      await measureConfig({ engine: 'sqlite', processes: 1, dataDir, databaseUrl: null, db: null, store }, o, receiver, out);
+      const sqlite = { engine: 'sqlite', processes: 1, dataDir, databaseUrl: null, db: null, store } as const;
+      await measureConfig({ ...sqlite, sandboxLatencyMs: 0 }, o, receiver, out);
+      if (o.sandboxLatencyMs > 0 && !pgUrl) await measureConfig({ ...sqlite, sandboxLatencyMs: o.sandboxLatencyMs }, o, receiver, out);
       // The raw insert's rows: a transaction as created (a paid one's rows hold more than SQLite binds).
       const template = (await getTransaction(store.database.db, store.keys.environment_id, unpaid))!;
       out.sqliteInsert = await sqliteInsertRate(dataDir, template, { duration: o.pgbenchSeconds, warmup: 1, concurrency: 1 });
@@ -449,7 +459,9 @@ async function postgresPart(pgUrl: string, o: PaymentOptions, receiver: Receiver
   out.statementsSource = db.statementsSource ?? 'wire';
   try {
     await withEndpoint(store, { dataDir, databaseUrl: db.url }, receiver, o.logFile);
-    for (const processes of [1, 2]) await measureConfig({ engine: 'postgres', processes, dataDir, databaseUrl: db.url, db, store }, o, receiver, out);
+    const postgres = { engine: 'postgres', dataDir, databaseUrl: db.url, db, store } as const;
+    for (const processes of [1, 2]) await measureConfig({ ...postgres, processes, sandboxLatencyMs: 0 }, o, receiver, out);
+    if (o.sandboxLatencyMs > 0) await measureConfig({ ...postgres, processes: 1, sandboxLatencyMs: o.sandboxLatencyMs }, o, receiver, out);
     if (!db.statementsSource) {
       out.wire = await wirePass(db, pgUrl, { engine: 'postgres', dataDir, db, store }, o, receiver);
       o.progress(`on the wire: ${out.wire!.perPayment.statements.toFixed(1)} statements, ${out.wire!.perPayment.roundTrips.toFixed(1)} round trips per payment (net)`);

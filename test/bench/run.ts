@@ -7,6 +7,7 @@
 //   --only=LIST      some of page,scaling,api,transfers,keys,browser,docs,money,payments,dashboard (default: all)
 //   --payments=N     payments per end-to-end run (payment-flow.ts; default 100)
 //   --payment-concurrency=1,8  payments in flight, one run each (default 1,8)
+//   --sandbox-latency=MS  also a "latency on" run: the sandbox's calls take MS each (SANDBOX_LATENCY_MS; default 0: none)
 //   --dashboard-payments=N  payments in the dashboard section's shop (dashboard.ts; default 10000)
 //   --processes=1,2,3  only the scale curve: that many processes on BENCH_DATABASE_URL (processes.ts)
 // BENCH_DATABASE_URL=postgres://… adds a PostgreSQL run (in a scratch schema, dropped after).
@@ -47,6 +48,7 @@ const { values: flags } = parseArgs({
     payments: { type: 'string', default: '100' },
     'dashboard-payments': { type: 'string', default: '10000' },
     'payment-concurrency': { type: 'string', default: '1,8' },
+    'sandbox-latency': { type: 'string', default: '0' },
     'money-baseline': { type: 'string', default: MONEY_BASELINE },
     duration: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '2' },
@@ -385,7 +387,7 @@ try {
   const pgUrl = process.env.BENCH_DATABASE_URL;
   if (only.has('payments') && !flags['bytes-only']) {
     await section('payments', async () => {
-      const options = { payments: Number(flags.payments), concurrency: flags['payment-concurrency'].split(',').map(Number), idleSeconds: 4, pgbenchSeconds: 5 };
+      const options = { payments: Number(flags.payments), concurrency: flags['payment-concurrency'].split(',').map(Number), idleSeconds: 4, pgbenchSeconds: 5, sandboxLatencyMs: Number(flags['sandbox-latency']) };
       results.payments = await paymentBench({ ...options, work, logFile, progress }, pgUrl);
     });
   }

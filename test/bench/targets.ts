@@ -43,6 +43,8 @@ export interface ServiceOptions {
   root?: string;
   /** DEMO=true: the service creates an environment and prints its keys to the log. */
   demo?: boolean;
+  /** More of the service's environment (SANDBOX_LATENCY_MS for a "latency on" run). */
+  env?: Record<string, string>;
 }
 
 /** A port that was free a moment ago; every target of a comparison listens on it in turn. */
@@ -100,6 +102,7 @@ export function startService(o: ServiceOptions): Promise<Target> {
     // Far above any load run (else most answers would be 429s): the limiter still runs on each request.
     API_RATE_LIMIT: '1000000',
     IP_RATE_LIMIT: '1000000',
+    ...o.env,
   };
   const profile = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`] : [];
   return launch([...profile, '--import', 'tsx', 'server/main.ts'], env, o.port, o.logFile, o.root);
