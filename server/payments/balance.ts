@@ -5,7 +5,7 @@ import { type Posting, refundPostings, salePostings } from '../domain/ledger';
 import type { Deps } from '../deps';
 import { dueOperations, type DueOperation, insertBalanceTransactions, merchantMoved, type Pricing, pricingOf, refundedBefore } from '../store/balance';
 import { inTransaction } from '../store/db';
-import { splitOf } from '../store/destinations';
+import { splitOfList } from '../store/destinations';
 import type { BalanceTransactionRow } from '../store/schema';
 import { type Movement, postMovements } from './ledger-posting';
 import { processorSettledIds } from './settlement';
@@ -17,10 +17,10 @@ import { processorSettledIds } from './settlement';
 // reconciliation) stay as they are, and a crash between the two only delays it.
 
 /** The merchant's part of an operation and the card money its balance movement moves itself. */
-async function merchantPart(deps: Pick<Deps, 'database'>, { operation, sale }: DueOperation): Promise<{ part: bigint; card: bigint }> {
+async function merchantPart(deps: Pick<Deps, 'database'>, { operation, sale, destinations }: DueOperation): Promise<{ part: bigint; card: bigint }> {
   const db = deps.database.db;
   const amount = BigInt(operation.amount);
-  const shares = sale.transaction_id ? (await splitOf(db, sale.transaction_id, sale.currency)).shares : [];
+  const shares = sale.transaction_id ? splitOfList(destinations, sale.currency).shares : [];
   if (!shares.length) return { part: amount, card: amount };
   // A split sale's card money moved with the sale (and each refund's as it was reserved):
   // the merchant's part is what those movements gave or took from the `merchant` account.

@@ -1,7 +1,9 @@
 import { type Price } from '../domain/fees';
 import { PAYOUT_TYPES } from '../domain/merchant-payouts';
 import { SOURCES_GATEWAY } from '../domain/sales';
+import { changesOf, keptUntilChanged, settingsChanged } from './auth-changes';
 import type { Db, Tx } from './db';
+import { type Destination, destinationsOf } from './destinations';
 import { countAndPage, type Page } from './paging';
 import type { BalanceTransactionRow, EnvironmentPricingRow, SaleOperationRow, SaleRow } from './schema';
 
@@ -25,8 +27,15 @@ export interface Pricing {
   disputeFixed: bigint;
 }
 
+const pricingRow = (db: Db, environmentId: string) => db.selectFrom('environment_pricing').selectAll().where('environment_id', '=', environmentId).executeTakeFirst();
+
+/** Each database's pricings, kept until a setting changes (auth-changes.ts; migration 131): read by every round of the balance job. */
+const keptPricings = new WeakMap<Db, (environmentId: string) => ReturnType<typeof pricingRow>>();
+
 export async function pricingOf(db: Db, environmentId: string): Promise<Pricing> {
-  const row = await db.selectFrom('environment_pricing').selectAll().where('environment_id', '=', environmentId).executeTakeFirst();
+  let read = keptPricings.get(db);
+  if (!read && !db.isTransaction) keptPricings.set(db, (read = keptUntilChanged(changesOf(db), (id) => pricingRow(db, id))));
+  const row = await (read ? read(environmentId) : pricingRow(db, environmentId));
   return {
     charge: { percentE2: BigInt(row?.charge_percent_e2 ?? 0), fixed: BigInt(row?.charge_fixed ?? 0) },
     refund: { percentE2: BigInt(row?.refund_percent_e2 ?? 0), fixed: BigInt(row?.refund_fixed ?? 0) },
@@ -49,11 +58,14 @@ export async function setPricing(db: Db, environmentId: string, p: Omit<Pricing,
   };
   const { environment_id: _, ...set } = row;
   await db.insertInto('environment_pricing').values(row).onConflict((oc) => oc.column('environment_id').doUpdateSet(set)).execute();
+  settingsChanged();
 }
 
 export interface DueOperation {
   operation: SaleOperationRow;
   sale: SaleRow;
+  /** The sale's transaction's split (its `destination`, decoded); empty without one. */
+  destinations: Destination[];
 }
 
 /**
@@ -79,9 +91,16 @@ export async function dueOperations(db: Db, limit: number, processorSettled: rea
     .limit(limit)
     .execute();
   if (!ops.length) return [];
-  const sales = await db.selectFrom('sales').selectAll().where('id', 'in', [...new Set(ops.map((o) => o.sale_id))]).execute();
-  const byId = new Map(sales.map((s) => [s.id, s]));
-  return ops.map((operation) => ({ operation, sale: byId.get(operation.sale_id)! }));
+  // Each sale with its transaction's split, read with it.
+  const sales = await db
+    .selectFrom('sales')
+    .leftJoin('transactions', 'transactions.id', 'sales.transaction_id')
+    .selectAll('sales')
+    .select('transactions.destination as split')
+    .where('sales.id', 'in', [...new Set(ops.map((o) => o.sale_id))])
+    .execute();
+  const byId = new Map(sales.map(({ split, ...sale }) => [sale.id, { sale, destinations: destinationsOf(split) ?? [] }]));
+  return ops.map((operation) => ({ operation, ...byId.get(operation.sale_id)! }));
 }
 
 /** What a ledger movement moved on the `merchant` account (signed minor units). */

@@ -82,7 +82,7 @@ describe.each(ENGINES)('key checks on %s', (engine) => {
     expect((await shop.get('/transaction/')).status).toBe(200);
   });
 
-  it("a processor connected, changed or removed moves the version every process watches; its sweep's schedule does not (migration 131)", async () => {
+  it("a processor connected, changed or removed moves the version every process watches; its sweep's schedule does not; so does a pricing set (migration 131)", async () => {
     const shop = await t.newEnvironment('Processor Changes Shop');
     const version = async () => Number((await other.selectFrom('auth_changes').select('version').where('id', '=', 1).executeTakeFirstOrThrow()).version);
     const id = `proc_${shop.keys.environment_id}`;
@@ -101,6 +101,14 @@ describe.each(ENGINES)('key checks on %s', (engine) => {
     const changed = await version();
     expect(changed).toBeGreaterThan(inserted);
     await other.deleteFrom('processors').where('id', '=', id).execute();
-    expect(await version()).toBeGreaterThan(changed);
+    const deleted = await version();
+    expect(deleted).toBeGreaterThan(changed);
+    // A pricing set, as the keys CLI sets it: the balance job's kept pricing is read again.
+    const pricing = { environment_id: shop.keys.environment_id, charge_percent_e2: 290, charge_fixed: 25, refund_percent_e2: 0, refund_fixed: 0, settlement_delay_days: 2, dispute_fixed: 1500, updated_at: at };
+    await other.insertInto('environment_pricing').values(pricing).execute();
+    const priced = await version();
+    expect(priced).toBeGreaterThan(deleted);
+    await other.updateTable('environment_pricing').set({ charge_fixed: 30 }).where('environment_id', '=', shop.keys.environment_id).execute();
+    expect(await version()).toBeGreaterThan(priced);
   });
 });
