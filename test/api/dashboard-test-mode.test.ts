@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inviteUser } from '../../server/dashboard/accounts';
 import { createEnvironment } from '../../server/store/environments';
 import { pairEnvironments, unpairEnvironment } from '../../server/store/environments';
+import { blockedBehind } from './lock-waits';
 import { type Browser, freshIp, member, PASSWORD } from './dashboard';
 import { withAuditFailing } from './failing-audit';
 import { Client, ENGINES, startTestService, type TestService, testClock } from './harness';
@@ -154,6 +155,30 @@ describe.each(ENGINES)('dashboard test/live switch on %s', (engine) => {
     expect((await live.get('/webhook_endpoint/')).text).not.toContain(endpoint.body.id);
     const keyRows = await db().selectFrom('api_keys').select(['environment_id', 'public_key']).where('environment_id', 'in', [sandbox.keys.environment_id, live.keys.environment_id]).execute();
     expect(keyRows.filter((k) => k.environment_id === live.keys.environment_id).map((k) => k.public_key)).toEqual([live.keys.public_key]);
+  });
+
+  it('two unpairings at once, one by each half: one ends the pair, the other finds none; one audit line in each log', async () => {
+    const shop = await t.newEnvironment('Racing pair');
+    const shopLive = await createEnvironment(db(), { name: 'Racing pair', mode: 'live', now: new Date() });
+    const halves = [shop.keys.environment_id, shopLive.environment_id];
+    expect(await pairEnvironments(db(), halves[0]!, halves[1]!, clock.now())).toEqual({ pairId: halves[0] });
+    let racing: Promise<unknown[]> | undefined;
+    // Both halves' rows held as another change of them would hold them: both unpairings read
+    // the pair, then wait to end it.
+    await db()
+      .transaction()
+      .execute(async (trx) => {
+        await trx.updateTable('environments').set((eb) => ({ pair_id: eb.ref('pair_id') })).where('id', 'in', halves).execute();
+        racing = Promise.all(halves.map((id) => unpairEnvironment(db(), id, clock.now())));
+        await blockedBehind(t.service.deps.database, trx, racing, 2);
+      });
+    const outcomes = await racing!;
+    // Named live first, sandbox second (by mode), whichever half asked.
+    expect(outcomes).toContainEqual({ environments: [shopLive.environment_id, shop.keys.environment_id] });
+    expect(outcomes).toContainEqual({ refused: 'not_paired' });
+    const rows = await db().selectFrom('environments').select('pair_id').where('id', 'in', halves).execute();
+    expect(rows.map((r) => r.pair_id)).toEqual([null, null]);
+    for (const id of halves) expect(await audited(id, 'environment_unpaired')).toHaveLength(1);
   });
 
   it('an unpaired environment keeps its own brand', async () => {
