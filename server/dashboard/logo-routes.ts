@@ -1,7 +1,6 @@
 import type { IRouter, Request, Response } from 'express';
 import { checkLogo, LOGO_MAX_BYTES, storedLogo } from '../domain/logo';
 import { setLogo } from '../store/branding';
-import type { ActiveSession } from './accounts';
 import { messagePage } from './account-pages';
 import type { Kit } from './kit';
 import type { Upload } from './upload';
@@ -19,11 +18,6 @@ export async function checkedLogo(upload: Upload | undefined): Promise<{ logo: L
   if (upload.tooLarge) return { error: 'too_large' };
   const verdict = await checkLogo(upload.bytes);
   return verdict.ok ? { logo: storedLogo(upload.bytes, verdict.contentType) } : { error: verdict.reason };
-}
-
-/** Stores a checked logo for the session's environment, in the audit log. */
-export async function saveLogo(kit: Kit, req: Request, s: ActiveSession, logo: Logo): Promise<void> {
-  await setLogo(kit.db, s.current.environment_id, logo, kit.actor(req, s), kit.deps.now());
 }
 
 /** A body far larger than any logo, refused before it is read. */

@@ -61,6 +61,14 @@ export async function setLogo(db: Db, environmentId: string, logo: Logo | null, 
   return (await getBrand(db, environmentId))!;
 }
 
+/** The settings form's save: its brand fields and, when one was sent, its logo, in one transaction: both or neither. */
+export async function saveBrandForm(db: Db, environmentId: string, patch: BrandPatch, logo: Logo | null, by: Actor, now: Date): Promise<void> {
+  await inTransaction(db, async (trx) => {
+    await updateBrand(trx, environmentId, patch, by, now);
+    if (logo) await setLogo(trx, environmentId, logo, by, now);
+  });
+}
+
 /** The logo under the hash its URL names (an old hash finds nothing). */
 export function findLogo(db: Db, environmentId: string, sha256: string) {
   return db

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { contrast } from '../../server/domain/contrast';
+import { createHash } from 'node:crypto';
 import { createApiKey } from '../../server/store/api-keys';
+import { getBrand, saveBrandForm } from '../../server/store/branding';
 import { withAuditFailing } from './failing-audit';
 import { Client, ENGINES, problemPaths, useTestService } from './harness';
 
@@ -51,6 +53,19 @@ describe.each(ENGINES)('branding on %s', (engine) => {
     const res = await svc.api.patch('/environment/branding/', body);
     expect(res.status).toBe(400);
     expect(problemPaths(res)).toContain(path);
+  });
+
+  it("the dashboard settings form's brand fields and logo are saved together or not at all", async () => {
+    const db = svc.t.service.deps.database.db;
+    const shop = await svc.t.newEnvironment('Form shop');
+    const environmentId = shop.keys.environment_id;
+    const by = { userId: null, email: 'owner@shop.example', ip: null };
+    const logo = { sha256: createHash('sha256').update(PNG).digest('hex'), contentType: 'image/png', data: new Uint8Array(PNG) };
+    await saveBrandForm(db, environmentId, { display_name: 'Form shop one' }, logo, by, new Date());
+    expect(await getBrand(db, environmentId)).toMatchObject({ display_name: 'Form shop one', logo_sha256: logo.sha256 });
+    // A logo the database refuses (no bytes): the brand's change made before it goes too.
+    await expect(saveBrandForm(db, environmentId, { display_name: 'Form shop two' }, { ...logo, sha256: 'f'.repeat(64), data: null as never }, by, new Date())).rejects.toThrow();
+    expect(await getBrand(db, environmentId)).toMatchObject({ display_name: 'Form shop one', logo_sha256: logo.sha256 });
   });
 
   it('audits each change in the audit log by the API key that made it, in the transaction that makes it: no entry, no change', async () => {
