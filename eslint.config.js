@@ -32,6 +32,7 @@ const WRITERS = {
   sale_operations: 'server/store/sale-operations.ts',
   ledger_entries: 'server/store/ledger.ts',
   mails: 'server/store/mails.ts',
+  idempotency_keys: 'server/store/idempotency.ts',
   events: 'server/store/events.ts',
   event_deliveries: 'server/store/events.ts',
   delivery_attempts: 'server/store/events.ts',

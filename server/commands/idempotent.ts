@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Db, inTransaction, Rollback, rollbackOn } from '../store/db';
-import { claimKey, completeKey, KEY_ABANDONED_MS, recordKey, releaseKey } from '../store/idempotency';
+import { claimKey, completeKey, KEY_ABANDONED_MS, purgeIdempotencyKeys, recordKey, releaseKey, TTL_MS } from '../store/idempotency';
 
 // The Idempotency-Key protocol, once for every front door (the API's keyed POSTs, the
 // dashboard's confirmed money actions): a key is claimed, then its stored answer replayed,
@@ -157,3 +157,6 @@ export async function runIdempotent<T>(db: Db, command: Command<T>): Promise<Com
   const run = command.gatewayCalls > 0 ? runOutside : runRecorded;
   return { kind: 'ran', value: await run(db, command, owned, claim.binding) };
 }
+
+/** Answers kept past their 24 hours (TTL_MS: a repeat no longer replays them) deleted, at most `batch`: the retention job's. */
+export const purgeExpiredKeys = (db: Db, now: Date, batch: number): Promise<number> => purgeIdempotencyKeys(db, new Date(now.getTime() - TTL_MS), batch);

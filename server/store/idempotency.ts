@@ -9,7 +9,8 @@ export type Claim =
   /** Another claim is running: try again after `retryAfterMs` at the latest it can be taken over. */
   | { kind: 'in_flight'; retryAfterMs: number };
 
-const TTL_MS = 24 * 60 * 60 * 1000;
+/** How long a key's answer is kept and replayed (the API's promise, docs/api.md). */
+export const TTL_MS = 24 * 60 * 60 * 1000;
 /**
  * A claim still "running" after this long belongs to a process that died mid-request. A
  * request that calls gateways may legitimately run longer: its route adds the claim of
@@ -129,4 +130,22 @@ export async function releaseKey(db: Db, input: { environmentId: string; key: st
     .where('state', '=', 'running')
     .where('owner', '=', input.owner)
     .execute();
+}
+
+/** Stored answers of finished requests older than `before` (the API keeps them 24 h). */
+export async function purgeIdempotencyKeys(db: Db, before: Date, batch: number): Promise<number> {
+  const old = db
+    .selectFrom('idempotency_keys')
+    .select(['environment_id', 'key'])
+    .where('state', '=', 'done')
+    .where('created_at', '<', before.toISOString())
+    .limit(batch);
+  const rows = await old.execute();
+  if (!rows.length) return 0;
+  const result = await db
+    .deleteFrom('idempotency_keys')
+    .where('state', '=', 'done')
+    .where((eb) => eb.or(rows.map((r) => eb.and([eb('environment_id', '=', r.environment_id), eb('key', '=', r.key)]))))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

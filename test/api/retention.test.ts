@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { purgeIdempotencyKeys } from '../../server/store/retention';
+import { purgeIdempotencyKeys } from '../../server/store/idempotency';
 import { startIsolatedService } from './database';
 import { type Client, ENGINES, type TestService, testClock, transactionBody } from './harness';
 import { cancelToken, payToken } from './pay';
