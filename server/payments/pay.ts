@@ -132,7 +132,7 @@ export async function settlePayment(deps: PaymentDeps, call: GatewayCall, gatewa
   if (result.outcome === 'approved') {
     deps.log.info({ transaction: transactionId, gateway: gateway.code, brand: result.card?.brand ?? null }, 'payment approved');
     const done = recorded.value;
-    return done?.kind === 'recorded' ? { kind: 'paid', recorded: { transaction: done.transaction, lines: done.lines, sale: done.sale } } : { kind: 'paid' };
+    return done?.kind === 'recorded' ? { kind: 'paid', recorded: done } : { kind: 'paid' };
   }
   return { kind: 'declined', reason: result.outcome };
 }

@@ -1,18 +1,18 @@
 import { compiledOnce } from './compiled';
 import type { Db } from './db';
 
-// What tells a process that what it keeps of keys, environments and processors (key
-// checks, key-checks.ts; processors' gateways, payments/processor-gateways.ts; return
-// secrets, environments.ts) may be stale: its own writes, counted here at once, and every
-// process's, counted by `auth_changes`' version (moved on by trigger: keys and environments
-// since migration 092, processors since 131).
+// What tells a process that what it keeps of keys, environments, processors and pricings
+// (key checks, key-checks.ts; processors' gateways, payments/processor-gateways.ts; return
+// secrets, environments.ts; pricings, balance.ts) may be stale: its own writes, counted
+// here at once, and every process's, counted by `auth_changes`' version (moved on by
+// trigger: keys and environments since migration 092, processors and pricings since 131).
 
 /** How long a process may go without reading the version: another process's change is seen within this. */
 export const CHANGES_FRESH_MS = 100;
 
 let localChanges = 0;
 
-/** This process has changed a key, an environment or a processor: what it keeps is dropped at its next look. */
+/** This process has changed a key, an environment, a processor or a pricing: what it keeps is dropped at its next look. */
 export function settingsChanged(): void {
   localChanges++;
 }
@@ -70,5 +70,20 @@ export function keptUntilChanged<T>(changes: Changes, read: (key: string) => Pro
     if (kept.size >= max) kept.clear();
     kept.set(key, { generation, value });
     return value;
+  };
+}
+
+/**
+ * `read` of a database's rows by key, kept per database handle until anything changes
+ * (keptUntilChanged); inside a transaction, read as that transaction sees them (a change it
+ * made, perhaps), and not kept.
+ */
+export function keptPerDatabase<T>(read: (db: Db, key: string) => Promise<T>): (db: Db, key: string) => Promise<T> {
+  const kept = new WeakMap<Db, (key: string) => Promise<T>>();
+  return (db, key) => {
+    if (db.isTransaction) return read(db, key);
+    let reader = kept.get(db);
+    if (!reader) kept.set(db, (reader = keptUntilChanged(changesOf(db), (k) => read(db, k))));
+    return reader(key);
   };
 }

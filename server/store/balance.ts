@@ -1,7 +1,7 @@
 import { type Price } from '../domain/fees';
 import { PAYOUT_TYPES } from '../domain/merchant-payouts';
 import { SOURCES_GATEWAY } from '../domain/sales';
-import { changesOf, keptUntilChanged, settingsChanged } from './auth-changes';
+import { keptPerDatabase, settingsChanged } from './auth-changes';
 import type { Db, Tx } from './db';
 import { type Destination, destinationsOf } from './destinations';
 import { countAndPage, type Page } from './paging';
@@ -30,12 +30,10 @@ export interface Pricing {
 const pricingRow = (db: Db, environmentId: string) => db.selectFrom('environment_pricing').selectAll().where('environment_id', '=', environmentId).executeTakeFirst();
 
 /** Each database's pricings, kept until a setting changes (auth-changes.ts; migration 131): read by every round of the balance job. */
-const keptPricings = new WeakMap<Db, (environmentId: string) => ReturnType<typeof pricingRow>>();
+const keptPricings = keptPerDatabase(pricingRow);
 
 export async function pricingOf(db: Db, environmentId: string): Promise<Pricing> {
-  let read = keptPricings.get(db);
-  if (!read && !db.isTransaction) keptPricings.set(db, (read = keptUntilChanged(changesOf(db), (id) => pricingRow(db, id))));
-  const row = await (read ? read(environmentId) : pricingRow(db, environmentId));
+  const row = await keptPricings(db, environmentId);
   return {
     charge: { percentE2: BigInt(row?.charge_percent_e2 ?? 0), fixed: BigInt(row?.charge_fixed ?? 0) },
     refund: { percentE2: BigInt(row?.refund_percent_e2 ?? 0), fixed: BigInt(row?.refund_fixed ?? 0) },

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { uuidv7 } from '../domain/ids';
 import { insertApiKey, newApiKeyRow } from './api-keys';
 import { type Actor, recordAudit, recordAuditEach } from './audit';
-import { changesOf, keptUntilChanged, settingsChanged } from './auth-changes';
+import { keptPerDatabase, settingsChanged } from './auth-changes';
 import { pairedIds, withItsPair } from './environment-pairs';
 import { type Db, inTransaction, type Tx } from './db';
 import type { EnvironmentMode, EnvironmentRow } from './schema';
@@ -141,14 +141,10 @@ const returnSecretsRow = (db: Db, environmentId: string) =>
   db.selectFrom('environments').select(['return_secret', 'previous_return_secret', 'previous_return_secret_expires_at']).where('id', '=', environmentId).executeTakeFirstOrThrow();
 
 /** Each database's return secrets, kept until an environment changes (auth-changes.ts): read by every paid or cancelled answer. */
-const keptSecrets = new WeakMap<Db, (environmentId: string) => ReturnType<typeof returnSecretsRow>>();
+const keptReturnSecrets = keptPerDatabase(returnSecretsRow);
 
 export async function findReturnSecrets(db: Db, environmentId: string, now: Date): Promise<ReturnSecrets> {
-  // Inside a transaction, what it sees (a roll it made, perhaps).
-  if (db.isTransaction) return returnSecretsOf(await returnSecretsRow(db, environmentId), now);
-  let read = keptSecrets.get(db);
-  if (!read) keptSecrets.set(db, (read = keptUntilChanged(changesOf(db), (id) => returnSecretsRow(db, id))));
-  return returnSecretsOf(await read(environmentId), now);
+  return returnSecretsOf(await keptReturnSecrets(db, environmentId), now);
 }
 
 /** A new return-signing secret; the replaced one keeps signing for `overlapMs` (0: not at all). */
