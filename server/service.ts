@@ -47,6 +47,8 @@ export interface ServiceOptions {
   gateways?: Gateways;
   /** Instead of PAYOUT_MODULE's provider; its `sandbox` flag says which mode it serves. */
   payouts?: PayoutGateway;
+  /** Tests: a pool connection asked inside an open transaction throws (DatabaseOptions). */
+  strictTransactions?: boolean;
 }
 
 /** Opens the database, migrates it and listens: what `npm start` and the tests both run. */
@@ -56,6 +58,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
   const database = openDatabase({
     ...config,
     log,
+    strictTransactions: opts.strictTransactions,
     onConnectionError: (err) => log.warn({ err }, 'database connection lost; the pool opens a new one'),
   });
   await migrate(database);

@@ -233,7 +233,7 @@ export const transactionRoutes = (): RouteDef[] => [
       const now = deps.now();
       if (!body.source?.length) {
         const live = env.mode === 'live';
-        const gateways = await deps.gateways.of(env.id);
+        const gateways = await deps.gateways.of(env.id, db);
         const count = (needs: { hold?: boolean; split?: boolean }) => gateways.forCurrency(body.currency, live, needs).length;
         const offered = { any: count({}), holding: count({ hold: true }), splitting: count({ split: true }) };
         refuseWithoutPaymentMethod(offered, body);

@@ -6,6 +6,7 @@ import { type ProcessorWithCredentials, processorsForGateways } from '../store/p
 import { claimOrderNumber } from '../store/redsys-orders';
 import { findRedsysOperation, keepRedsysOperation } from '../store/redsys-operations';
 import type { Gateway } from './gateway';
+import type { ProcessorLoader } from './registry';
 import { redsysUrl, stripeApiUrl, stripeFilesUrl, stripeJsUrl } from './processor-urls';
 import { processorWebhookUrl } from './processors';
 import { OPERATION_TYPES } from './redsys/actions';
@@ -18,13 +19,6 @@ import { stripeGateways } from './stripe/gateway';
 // gateways built once per processor and version and kept in this process's memory, so a
 // request does not build a Stripe client, and a change (rotated keys, a delete) written by
 // any process is seen at the next call, since it moves the row's version on.
-
-export interface ProcessorGatewaySet {
-  /** Offered for new payments: those of the processors not deleted. */
-  active: Gateway[];
-  /** Also those of deleted processors, for the rows that name them (refunds, lookups, saved cards). */
-  all: Gateway[];
-}
 
 export interface ProcessorLoaderDeps {
   db: Db;
@@ -121,7 +115,7 @@ function firstOfEachId(gateways: Gateway[]): Gateway[] {
   return gateways.filter((g) => !seen.has(g.id) && (seen.add(g.id), true));
 }
 
-export function processorGatewayLoader(deps: ProcessorLoaderDeps): (environmentId: string) => Promise<ProcessorGatewaySet> {
+export function processorGatewayLoader(deps: ProcessorLoaderDeps): ProcessorLoader {
   const kept = new Map<string, { version: number; gateways: Gateway[] }>();
   const gatewaysOf = (p: ProcessorWithCredentials): Gateway[] => {
     const hit = kept.get(p.id);
@@ -133,9 +127,9 @@ export function processorGatewayLoader(deps: ProcessorLoaderDeps): (environmentI
     return gateways;
   };
   // Read again once a processor or an environment may have changed (store/auth-changes.ts).
-  const processorsOf = keptUntilChanged(changesOf(deps.db), (environmentId) => processorsForGateways(deps.db, environmentId));
-  return async (environmentId) => {
-    const processors = await processorsOf(environmentId);
+  const processorsOf = keptUntilChanged(changesOf(deps.db), (environmentId, db = deps.db) => processorsForGateways(db, environmentId));
+  return async (environmentId, db) => {
+    const processors = await processorsOf(environmentId, db);
     const connected = processors.filter((p) => p.deleted_at === null);
     const deleted = processors.filter((p) => p.deleted_at !== null);
     const active = connected.flatMap(gatewaysOf);

@@ -1,4 +1,5 @@
 import { capabilitiesOf } from '../domain/gateway-capabilities';
+import type { Db } from '../store/db';
 import type { Gateway, GatewayOrigins } from './gateway';
 import { settledByProcessor } from './settlement';
 
@@ -28,7 +29,7 @@ export interface GatewaySet {
  * new payments; `all` also has those of a disconnected processor, which the rows it made
  * still name (refunds, lookups, saved cards).
  */
-export type ProcessorLoader = (environmentId: string) => Promise<{ active: readonly Gateway[]; all: readonly Gateway[] }>;
+export type ProcessorLoader = (environmentId: string, db?: Db) => Promise<{ active: readonly Gateway[]; all: readonly Gateway[] }>;
 
 /**
  * The gateways of this service, built once at start (service.ts) and passed in deps. As a
@@ -37,7 +38,8 @@ export type ProcessorLoader = (environmentId: string) => Promise<{ active: reado
  * a processor connected, rotated or disconnected in any process counts at once.
  */
 export interface Gateways extends GatewaySet {
-  of(environmentId: string): Promise<GatewaySet>;
+  /** `db`: the caller's transaction, if it is in one (the processors are read on its connection, store/auth-changes.ts). */
+  of(environmentId: string, db?: Db): Promise<GatewaySet>;
   /** The same gateways with a processor loader, or each gateway wrapped (metrics), or both. */
   extend(o: { processors?: ProcessorLoader; wrap?: (g: Gateway) => Gateway }): Gateways;
 }
@@ -107,9 +109,9 @@ export function createGateways(list: readonly Gateway[], o: { processors?: Proce
   const own = (gs: readonly Gateway[]) => gs.filter((g) => !ids.has(g.id)).map((g) => (checkOrigins(g), wrap(g)));
   return {
     ...sharedSet,
-    async of(environmentId) {
+    async of(environmentId, db) {
       if (!load) return sharedSet;
-      const { active, all } = await load(environmentId);
+      const { active, all } = await load(environmentId, db);
       return gatewaySet([...shared, ...own(active)], [...shared, ...own(all)], shared);
     },
     extend: (more) =>

@@ -20,8 +20,13 @@ export function settingsChanged(): void {
 /** The version every write to `api_keys`, `environments` or a processor's settings, from any process, moves on. */
 export const authVersion = compiledOnce((db) => db.selectFrom('auth_changes').select('version').where('id', '=', 1));
 
-/** Resolves with a generation that moves on whenever anything kept may be stale. */
-export type Changes = () => Promise<number>;
+/**
+ * Resolves with a generation that moves on whenever anything kept may be stale. `through`:
+ * the caller's transaction, to read the version on the connection it holds rather than ask
+ * the pool for a second one (ten transactions each waiting for an eleventh connection is a
+ * pool deadlock).
+ */
+export type Changes = (through?: Db) => Promise<number>;
 
 /** A watch of `db`'s changes, reading the version at most once per CHANGES_FRESH_MS of `clock`. */
 export function watchChanges(db: Db, clock: () => number = () => performance.now()): Changes {
@@ -29,7 +34,7 @@ export function watchChanges(db: Db, clock: () => number = () => performance.now
   let version: number | undefined;
   let checkedAt = -Infinity;
   let generation = 0;
-  return async () => {
+  return async (through = db) => {
     if (seenLocal !== localChanges) {
       seenLocal = localChanges;
       generation++;
@@ -37,7 +42,7 @@ export function watchChanges(db: Db, clock: () => number = () => performance.now
     const t = clock();
     if (t - checkedAt < CHANGES_FRESH_MS) return generation;
     checkedAt = t;
-    const [row] = await authVersion(db);
+    const [row] = await authVersion(through);
     if (Number(row?.version) !== version) {
       version = Number(row?.version);
       generation++;
@@ -58,14 +63,18 @@ export function changesOf(db: Db): Changes {
 /**
  * `read` of a key, kept until `changes` moves on (changesOf: anything changed): a read begun
  * before a change is kept under the generation it began in, so no later look is answered
- * with it. At most `max` keys: beyond, it starts again.
+ * with it. At most `max` keys: beyond, it starts again. Asked inside a transaction, what is
+ * kept answers if it is current; else the transaction reads it (it may see its own
+ * uncommitted change) and nothing of it is kept.
  */
-export function keptUntilChanged<T>(changes: Changes, read: (key: string) => Promise<T>, max = 10_000): (key: string) => Promise<T> {
+export function keptUntilChanged<T>(changes: Changes, read: (key: string, db?: Db) => Promise<T>, max = 10_000): (key: string, db?: Db) => Promise<T> {
   const kept = new Map<string, { generation: number; value: T }>();
-  return async (key) => {
-    const generation = await changes();
+  return async (key, db) => {
+    const trx = db?.isTransaction ? db : undefined;
+    const generation = await changes(trx);
     const hit = kept.get(key);
     if (hit?.generation === generation) return hit.value;
+    if (trx) return read(key, trx);
     const value = await read(key);
     if (kept.size >= max) kept.clear();
     kept.set(key, { generation, value });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { type CompiledQuery, Kysely, type Transaction } from 'kysely';
 import pg from 'pg';
+import { insideTransaction } from './open-transaction';
 import { openPostgres } from './postgres';
 import type { TimeoutsWatch } from './pg-timeouts';
 import type { Tables } from './schema';
@@ -67,6 +68,11 @@ export interface DatabaseOptions {
    * process would die.
    */
   onConnectionError?: (err: Error) => void;
+  /**
+   * PostgreSQL: a connection asked of the pool by work inside a transaction is an error,
+   * not a wait (open-transaction.ts): tests, where such a wait would deadlock only under load.
+   */
+  strictTransactions?: boolean;
   /** SECRETS_KEY (and rotated-out keys): without one, secrets are stored as they are. */
   secretsKeys?: SecretsKeys;
 }
@@ -115,7 +121,7 @@ export async function writeTogether(db: Db, compiled: CompiledQuery[]): Promise<
 
 /** Runs `fn` in a database transaction, joining the caller's when there already is one. */
 export function inTransaction<T>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T> {
-  return db.isTransaction ? fn(db as Tx) : db.transaction().execute(fn);
+  return db.isTransaction ? fn(db as Tx) : db.transaction().execute((trx) => insideTransaction(() => fn(trx)));
 }
 
 /** Thrown inside `fn` of `rollbackOn` to undo its writes and answer `result`. */
@@ -133,7 +139,7 @@ export class Rollback<R> extends Error {
 export async function rollbackOn<T, R>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T | R> {
   if (db.isTransaction) return fn(db as Tx);
   try {
-    return await db.transaction().execute(fn);
+    return await db.transaction().execute((trx) => insideTransaction(() => fn(trx)));
   } catch (err) {
     if (err instanceof Rollback) return err.result as R;
     throw err;

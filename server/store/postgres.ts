@@ -2,6 +2,7 @@ import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } f
 import pg from 'pg';
 import type { Database, DatabaseOptions } from './db';
 import { migrationDialect } from './migration-lock';
+import { inOpenTransaction } from './open-transaction';
 import { hostUrls, PrimaryPool } from './pg-hosts';
 import { timeoutsWatch } from './pg-timeouts';
 import type { Tables } from './schema';
@@ -125,6 +126,7 @@ function kyselyPool(src: Source, o: DatabaseOptions, ownsSource: boolean): Postg
   }) as unknown as PostgresPoolClient;
   return {
     async connect() {
+      if (o.strictTransactions && inOpenTransaction()) throw new Error("a pool connection asked inside an open transaction: pass the transaction's db (a full pool of such transactions would wait for ever)");
       const client = await src.connect().catch((err: Error) => {
         if (!/unsupported startup parameter/.test(err.message)) throw err;
         throw Object.assign(new Error(`${err.message}: a transaction pooler (PgBouncer) is in front; set DATABASE_POOLER=transaction (docs/operations.md#pgbouncer)`), { code: (err as { code?: string }).code });

@@ -155,6 +155,9 @@ export async function startTestService(
     background: opts.background ?? false,
     gateways: opts.gateways,
     payouts: opts.payouts,
+    // A second connection asked inside a transaction fails the test at once rather than
+    // deadlocking only when the pool is full (store/open-transaction.ts).
+    strictTransactions: true,
   });
   return {
     service,

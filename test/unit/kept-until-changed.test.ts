@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { keptUntilChanged } from '../../server/store/auth-changes';
+import type { Db } from '../../server/store/db';
 
 // What a process keeps of its settings (store/auth-changes.ts): a read per key until the
 // watch's generation moves on; a read begun before a change never answers a later look.
@@ -9,12 +10,13 @@ describe('keptUntilChanged', () => {
     let generation = 0;
     const reads: string[] = [];
     let pending: (() => void) | null = null;
-    const read = async (key: string) => {
-      reads.push(key);
+    const through: (Db | undefined)[] = [];
+    const read = async (key: string, db?: Db) => {
+      reads.push(db ? `${key} in trx` : key);
       if (key === 'slow') await new Promise<void>((resolve) => (pending = resolve));
       return `${key}@${generation}`;
     };
-    return { read, reads, change: () => void generation++, changes: async () => generation, release: () => pending?.() };
+    return { read, reads, change: () => void generation++, through, changes: async (db?: Db) => (through.push(db), generation), release: () => pending?.() };
   }
 
   it('reads each key once while nothing changes, and again once something has', async () => {
@@ -55,5 +57,25 @@ describe('keptUntilChanged', () => {
     await kept('c');
     await kept('a');
     expect(w.reads).toEqual(['a', 'b', 'c', 'a']);
+  });
+
+  it('inside a transaction: answers what is kept when current, else reads through the transaction and keeps nothing', async () => {
+    const w = world();
+    const trx = { isTransaction: true } as Db;
+    const kept = keptUntilChanged(w.changes, w.read);
+    // Nothing kept yet: the transaction reads it, on its own connection, and it is not kept.
+    expect(await kept('a', trx)).toBe('a@0');
+    expect(await kept('a')).toBe('a@0');
+    expect(w.reads).toEqual(['a in trx', 'a']);
+    // Kept and current: no read at all, and the watch looked through the transaction.
+    expect(await kept('a', trx)).toBe('a@0');
+    expect(w.reads).toEqual(['a in trx', 'a']);
+    expect(w.through).toEqual([trx, undefined, trx]);
+    // Stale: the transaction reads again, and the kept value stays the old generation's.
+    w.change();
+    expect(await kept('a', trx)).toBe('a@1');
+    expect(w.reads).toEqual(['a in trx', 'a', 'a in trx']);
+    expect(await kept('a')).toBe('a@1');
+    expect(w.reads).toEqual(['a in trx', 'a', 'a in trx', 'a']);
   });
 });
