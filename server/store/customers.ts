@@ -38,20 +38,13 @@ const notTool = sql`(order_id is null or (${sql.join(
 )}))`;
 
 /**
- * Each payer's payments, by customer key: grouped first by the email as typed (the index
- * transactions_env_customer_email_cover gives them in order, with every column read here),
- * then each distinct email lower-cased once, not every payment's.
+ * Each payer's payments, by customer key: counted as they are made (`payers`, kept by
+ * trigger, migration 132), a row per key and kind; the tools' rows left out, or added in.
  */
 function payersOf(environmentId: string, hideTools: boolean) {
-  return sql`select customer_key, min(first_id) as first_id, sum(payments) as payments, max(last_at) as last_at from (
-      select lower(trim(customer_email)) as customer_key, first_id, payments, last_at from (
-        select customer_email, min(id) as first_id, count(*) as payments, max(created_at) as last_at
-        from transactions
-        where environment_id = ${environmentId} and customer_email is not null and trim(customer_email) <> '' and ${hideTools ? notTool : sql`1 = 1`}
-        group by customer_email
-      ) by_email
-    ) by_key
-    group by customer_key`;
+  if (hideTools) return sql`select customer_key, first_id, payments, last_at from payers where environment_id = ${environmentId} and tool = 0`;
+  return sql`select customer_key, min(first_id) as first_id, sum(payments) as payments, max(last_at) as last_at
+    from payers where environment_id = ${environmentId} group by customer_key`;
 }
 
 /** The emails, as typed, of the environment's payments whose customer key is one of `keys`. */
@@ -64,22 +57,23 @@ function emailsOf(environmentId: string, keys: string[]) {
  * Clients with their payments' figures, then payers who are no client; each row's activity
  * is its last payment, or a client's creation. Each email is lower-cased once, in its own
  * materialized step: compared pair by pair it cost a call per client and payer (SQLite's
- * lower() is JavaScript's, sqlite-functions.mjs).
+ * lower() is JavaScript's, sqlite-functions.mjs). How many the search found is counted once,
+ * apart: as a window (`count(*) over ()`) it tripled the cost of the page (docs/performance.md).
  */
 function customersOf(environmentId: string, f: CustomerFilters): RawBuilder<unknown> {
   const search = f.q ? containsPattern(f.q.toLowerCase()) : undefined;
-  return sql`with payers as materialized (${payersOf(environmentId, f.hide_tools)}),
+  const found = search ? sql`(lower(coalesce(name, '')) like ${search} escape '\\' or lower(coalesce(email, '')) like ${search} escape '\\')` : sql`1 = 1`;
+  return sql`with payer_figures as materialized (${payersOf(environmentId, f.hide_tools)}),
     client_keys as materialized (select id, name, email, created_at, lower(trim(email)) as customer_key from clients where environment_id = ${environmentId}),
     customers as materialized (
       select 'client' as kind, c.id as id, c.name as name, c.email as email, coalesce(p.payments, 0) as payments, p.last_at as last_payment_at, coalesce(p.last_at, c.created_at) as activity
-        from client_keys c left join payers p on p.customer_key = c.customer_key
+        from client_keys c left join payer_figures p on p.customer_key = c.customer_key
       union all
       select 'payer' as kind, p.first_id as id, null as name, p.customer_key as email, p.payments as payments, p.last_at as last_payment_at, p.last_at as activity
-        from payers p
+        from payer_figures p
         where p.customer_key not in (select customer_key from client_keys where customer_key is not null)
     )
-    select *, count(*) over () as total from customers
-    where ${search ? sql`(lower(coalesce(name, '')) like ${search} escape '\\' or lower(coalesce(email, '')) like ${search} escape '\\')` : sql`1 = 1`}`;
+    select *, (select count(*) from customers where ${found}) as total from customers where ${found}`;
 }
 
 interface CustomerRow {

@@ -840,6 +840,21 @@ export interface SourceRefundRow {
   created_at: string;
 }
 
+/**
+ * A payer of an environment, by the email left on its payments (trimmed, lower-cased), apart
+ * for the demo shop's and `npm run trigger`'s payments (`tool` 1): written only by the
+ * trigger on a transaction's insert (migration 132), read by the Customers page.
+ */
+export interface PayerRow {
+  environment_id: string;
+  customer_key: string;
+  tool: number;
+  /** The payer's first payment, whose id names them in the dashboard's URLs. */
+  first_id: string;
+  payments: number;
+  last_at: string;
+}
+
 /** One row: moved on by trigger at every write to api_keys or environments (store/key-checks.ts). */
 export interface AuthChangesRow {
   id: number;
@@ -1024,6 +1039,7 @@ export interface PayoutStatusReportRow {
 export interface Tables {
   environments: EnvironmentRow;
   auth_changes: AuthChangesRow;
+  payers: PayerRow;
   products: ProductRow;
   plans: PlanRow;
   taxes: TaxRow;

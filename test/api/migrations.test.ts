@@ -10,8 +10,9 @@ import { migrate, migrationNames } from '../../server/store/migrations';
 import { SALE_STATUSES, saleStatus } from '../../server/domain/sales';
 import { newSaleRow } from '../../server/store/new-sale';
 import type { EnvironmentRow, SaleRow } from '../../server/store/schema';
+import { createTransaction } from '../../server/transactions/create';
 import { freshDatabase } from './database';
-import { ENGINES } from './harness';
+import { ENGINES, transactionBody } from './harness';
 
 // Upgrades of data written by an older version. SQLite only: its tables are rebuilt where
 // PostgreSQL alters a column in place (and the test database there is shared, always at the latest version).
@@ -24,6 +25,47 @@ describe.each(ENGINES)('every migration on %s', (engine) => {
     try {
       for (const name of migrationNames) expect(await migrate(database, name)).toEqual([name]);
       expect(await migrate(database)).toEqual([]);
+    } finally {
+      await database.close();
+      await pg?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.each(ENGINES)('132 on %s', (engine) => {
+  it('counts the payers of the payments made before it, then each payment as it is made', async () => {
+    const pg = engine === 'postgres' ? await freshDatabase({ empty: true }) : undefined;
+    const dataDir = mkdtempSync(join(tmpdir(), 'checkout-migrations-'));
+    const database = openDatabase({ databaseUrl: pg?.url ?? null, dataDir });
+    try {
+      await migrate(database, migrationNames[migrationNames.indexOf('132_payers') - 1]!);
+      const db = database.db;
+      const { environment_id: env } = await createEnvironment(db, { name: 'Payers', now: new Date() });
+      const pay = async (at: string, over: Record<string, unknown>) =>
+        (await createTransaction(db, env, { ...transactionBody(over), gateway_selected: false, authorize: false }, new Date(at))).row.id;
+      const first = await pay('2026-01-01T10:00:00.000Z', { customer_email: 'Ana@Shop.example' });
+      await pay('2026-01-03T10:00:00.000Z', { customer_email: '  ana@shop.EXAMPLE ' });
+      await pay('2026-01-02T10:00:00.000Z', { customer_email: 'ana@shop.example', order_id: 'demo-1' });
+      await pay('2026-01-02T10:00:00.000Z', { customer_email: '   ' });
+      await pay('2026-01-02T10:00:00.000Z', {});
+      expect(await migrate(database)).toContain('132_payers');
+      const payers = () => db.selectFrom('payers').select(['customer_key', 'tool', 'first_id', 'payments', 'last_at']).where('environment_id', '=', env).orderBy('tool').orderBy('customer_key').execute();
+      expect(await payers()).toEqual([
+        { customer_key: 'ana@shop.example', tool: 0, first_id: first, payments: 2, last_at: '2026-01-03T10:00:00.000Z' },
+        { customer_key: 'ana@shop.example', tool: 1, first_id: expect.any(String), payments: 1, last_at: '2026-01-02T10:00:00.000Z' },
+      ]);
+      // Made after it: counted by the trigger, an earlier time keeping the later last payment.
+      await pay('2026-01-02T12:00:00.000Z', { customer_email: 'ANA@shop.example' });
+      await pay('2026-01-04T10:00:00.000Z', { customer_email: 'bo@shop.example', order_id: 'trigger-9' });
+      await pay('2026-01-05T10:00:00.000Z', { customer_email: '' });
+      const bo = await pay('2026-01-05T10:00:00.000Z', { customer_email: 'bo@shop.example' });
+      expect(await payers()).toEqual([
+        { customer_key: 'ana@shop.example', tool: 0, first_id: first, payments: 3, last_at: '2026-01-03T10:00:00.000Z' },
+        { customer_key: 'bo@shop.example', tool: 0, first_id: bo, payments: 1, last_at: '2026-01-05T10:00:00.000Z' },
+        { customer_key: 'ana@shop.example', tool: 1, first_id: expect.any(String), payments: 1, last_at: '2026-01-02T10:00:00.000Z' },
+        { customer_key: 'bo@shop.example', tool: 1, first_id: expect.any(String), payments: 1, last_at: '2026-01-04T10:00:00.000Z' },
+      ]);
     } finally {
       await database.close();
       await pg?.drop();

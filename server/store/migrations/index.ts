@@ -70,6 +70,7 @@ import { migration as m128 } from './128_dashboard_indexes';
 import { migration as m129 } from './129_environment_pairs';
 import { migration as m130 } from './130_customer_payers_index';
 import { migration as m131 } from './131_processor_changes';
+import { migration as m132 } from './132_payers';
 
 // One file per migration, applied in the order of their names. A released migration's
 // name is recorded in every deployed database: never rename one or change what it does;
@@ -144,6 +145,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '129_environment_pairs': m129,
   '130_customer_payers_index': m130,
   '131_processor_changes': m131,
+  '132_payers': m132,
 };
 
 /** Every migration's name, in the order they apply. */
