@@ -1,3 +1,4 @@
+import { hostname, userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { loadConfig } from './config';
@@ -8,7 +9,9 @@ import { migrate } from './store/migrations';
 import { parsePercent } from './domain/fees';
 import { pricingOf, setPricing } from './store/balance';
 import { rawCardNumbers } from './store/saved-cards';
-import { payoutSettingsOf, setPayoutSettings } from './store/merchant-payouts';
+import { payoutSettingsOf } from './store/merchant-payouts';
+import { changePayoutSettings } from './payments/payout-account';
+import type { Actor } from './store/audit';
 import { PAYOUT_SCHEDULES } from './domain/merchant-payouts';
 import { IBAN_PROBLEMS, ibanProblem, normaliseIban } from '../widget/fields/iban';
 import { isText, TEXT_MESSAGES } from '../widget/fields/text';
@@ -20,11 +23,11 @@ const USAGE = `Usage:
   npm run keys -- list [--json]
   npm run keys -- set --environment <id> [--name "Shop"] [--allowed-origin <origin>]... [--rotate-webhook-secret]
       [--rate-limit <requests per second> | --rate-limit default] [--json]
-  npm run keys -- pair --environment <id> --with <id> [--json]
+  npm run keys -- pair --environment <id> --with <id> [--by <email>] [--json]
       (a shop's sandbox and live environments: the dashboard switches between them for a
       member of both, and saves their brand and time zone in both; refused, exit 3: two of
       the same mode, the demo, an environment already paired)
-  npm run keys -- unpair --environment <id> [--json]
+  npm run keys -- unpair --environment <id> [--by <email>] [--json]
       (ends the pair either half is in: no switch, each keeps its brand; refused, exit 3: in none)
 
 An environment's API key pairs:
@@ -46,7 +49,11 @@ An environment's settings (read them without options):
       (--raw-cards: whether POST /v1/authorization/ takes raw card numbers; off: only the hosted page)
 
 Where and when an environment's balance is paid out (docs/balance.md#payouts):
-  npm run keys -- payouts --environment <id> [--iban <IBAN>] [--schedule daily|weekly|manual] [--json]`;
+  npm run keys -- payouts --environment <id> [--iban <IBAN>] [--schedule daily|weekly|manual] [--by <email>] [--json]
+      (as the dashboard's change: audited, mailed to every owner, payouts to a new account held 72 hours)
+
+Pairing, unpairing and payout changes are audited in the environments' logs with the account
+that ran the command (user@host) and, with --by, the person who asked.`;
 
 const origin = z
   .url({ protocol: /^https?$/ })
@@ -77,6 +84,7 @@ const { positionals, values } = parseArgs({
     'dispute-fixed': { type: 'string' },
     iban: { type: 'string' },
     schedule: { type: 'string' },
+    by: { type: 'string' },
   },
 });
 
@@ -114,6 +122,17 @@ function labelOption(text: string): string {
 function print(value: Record<string, unknown>) {
   if (values.json) return void process.stdout.write(`${JSON.stringify(value)}\n`);
   for (const [k, v] of Object.entries(value)) process.stdout.write(`${k.padEnd(16)} ${Array.isArray(v) ? v.join(' ') : v}\n`);
+}
+
+/**
+ * Who made a change, for the audit logs: no dashboard member, but the account that ran the
+ * command on this machine, and the person `--by` names (an email), if given.
+ */
+function operator(): Actor & { name: string } {
+  const by = values.by === undefined ? null : z.email().safeParse(values.by.trim());
+  if (by && !by.success) fail(`--by ${values.by}: must be an email`);
+  const account = `${userInfo().username}@${hostname()}`;
+  return { userId: null, email: by?.data ?? null, ip: null, detail: { via: 'npm run keys', operator: account }, name: by?.data ?? account };
 }
 
 const origins = values['allowed-origin']?.map((o) => {
@@ -160,7 +179,8 @@ function scheduleOption<S extends string>(current: S): (typeof PAYOUT_SCHEDULES)
   return PAYOUT_SCHEDULES.find((s) => s === text) ?? fail(`--schedule ${text}: must be daily, weekly or manual`);
 }
 
-const database = openDatabase(loadConfig());
+const config = loadConfig();
+const database = openDatabase(config);
 
 /** A key's state as `list` prints it: revoked, or active with its older secret's expiry while it works. */
 function keyState(key: ApiKey, now: Date): string {
@@ -194,7 +214,7 @@ try {
       // One transaction: a refused pair leaves no environment behind.
       const created = await rollbackOn<{ keys: NewKeys; pairId: string }, PairRefusal>(db, async (trx) => {
         const keys = await createEnvironment(trx, input);
-        const paired = await pairEnvironments(trx, keys.environment_id, partner, input.now);
+        const paired = await pairEnvironments(trx, keys.environment_id, partner, input.now, operator());
         if ('refused' in paired) throw new Rollback(paired.refused);
         return { keys, pairId: paired.pairId };
       });
@@ -237,14 +257,14 @@ try {
     case 'pair': {
       const one = values.environment ?? fail('pair needs --environment');
       const other = values.with ?? fail('pair needs --with');
-      const paired = await pairEnvironments(db, one, other, new Date());
+      const paired = await pairEnvironments(db, one, other, new Date(), operator());
       if ('refused' in paired) refusePair(paired.refused, `no environment ${one} or ${other}`);
       print({ pair_id: paired.pairId, environments: [one, other] });
       break;
     }
     case 'unpair': {
       const id = values.environment ?? fail('unpair needs --environment');
-      const parted = await unpairEnvironment(db, id, new Date());
+      const parted = await unpairEnvironment(db, id, new Date(), operator());
       if ('refused' in parted) {
         if (parted.refused === 'not_found') fail(`no environment ${id}`);
         refuse(`not unpaired: environment ${id} is in no pair`);
@@ -306,10 +326,18 @@ try {
     case 'payouts': {
       const environment = (await findEnvironment(db, values.environment ?? fail('payouts needs --environment'))) ?? fail(`no environment ${values.environment}`);
       const now = await payoutSettingsOf(db, environment.id);
-      const next = { iban: ibanOption(now.iban), schedule: scheduleOption(now.schedule), account_holder_name: now.account_holder_name };
-      if (next.schedule !== 'manual' && !next.iban) fail(`a ${next.schedule} schedule needs --iban`);
-      await setPayoutSettings(db, environment.id, next, new Date());
-      print({ environment_id: environment.id, iban: next.iban, schedule: next.schedule });
+      const change = { iban: ibanOption(now.iban) ?? undefined, schedule: scheduleOption(now.schedule) };
+      // The one use case the API and the dashboard call: audited, mailed to every owner, a new account held.
+      const by = operator();
+      const changed = await changePayoutSettings(db, { now: () => new Date() }, environment.id, change, {
+        ...by,
+        who: `npm run keys (${by.name})`,
+        baseUrl: config.publicUrl ?? `http://localhost:${config.port}`,
+        language: 'en',
+      });
+      if (!changed.ok) fail(`a ${changed.schedule} schedule needs --iban`);
+      const { iban, schedule, payouts_held_until } = changed.settings;
+      print({ environment_id: environment.id, iban, schedule, ...(payouts_held_until ? { payouts_held_until } : {}) });
       break;
     }
     case 'settings': {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../server/store/db';
-import { migrate } from '../server/store/migrations';
+import { migrate, migrationNames } from '../server/store/migrations';
 
 // A fresh database for a test starts as a copy of one already migrated, instead of running
 // every migration again: on SQLite that was 2–3 s of CPU per service start (`migrate` on an
@@ -16,13 +16,16 @@ import { migrate } from '../server/store/migrations';
 //
 // The copy is named by a hash of the migrations' sources: a change of a migration makes a
 // new template, and runs beside each other (the fault matrix beside `npm test`) share one.
+// The names this process loaded are hashed too: a process that loaded the list before a
+// new migration was added to it, and read the files after, would otherwise store a
+// template without that migration under the new sources' name.
 
 const ROOT = join(import.meta.dirname, '..');
 const MIGRATIONS = join(ROOT, 'server', 'store', 'migrations');
 const CACHE = join(ROOT, 'node_modules', '.cache', 'checkout-db-templates');
 
 const version = (() => {
-  const hash = createHash('sha256');
+  const hash = createHash('sha256').update(migrationNames.join('\n'));
   for (const file of readdirSync(MIGRATIONS).sort()) hash.update(file).update(readFileSync(join(MIGRATIONS, file)));
   return hash.digest('hex').slice(0, 12);
 })();

@@ -201,11 +201,15 @@ function describeAction(text: DashboardText, row: AuditRow): string {
   });
 }
 
-/** Who: the member's email, or the API key that made the change (by its label). */
+/**
+ * Who: the member's email (or the person the keys command named with --by), else the API
+ * key that made the change (by its label), else the machine account that ran the keys command.
+ */
 function whoOf(text: DashboardText, row: AuditRow): string {
   if (row.email) return row.email;
-  const label = row.detail ? (JSON.parse(row.detail) as Record<string, string>).api_key_label : undefined;
-  return label ? text.t('audit.apiKey', { label }) : '—';
+  const detail = row.detail ? (JSON.parse(row.detail) as Record<string, string>) : {};
+  if (detail.api_key_label) return text.t('audit.apiKey', { label: detail.api_key_label });
+  return detail.operator ? text.t('audit.operator', { operator: detail.operator }) : '—';
 }
 
 /** The actions the log can hold, for its filter. */

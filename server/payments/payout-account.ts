@@ -28,7 +28,7 @@ export interface PayoutSettingsChange {
   schedule?: PayoutSchedule;
 }
 
-/** Who asks: a member signed in to the dashboard, or a secret key (no user). */
+/** Who asks: a member signed in to the dashboard, a secret key or the keys CLI (no user). */
 export interface PayoutSettingsActor {
   userId: string | null;
   /** The member's email, or how the API is named in the owners' email. */
@@ -37,6 +37,9 @@ export interface PayoutSettingsActor {
   /** The dashboard's address for the confirm link, and the owners' emails' language. */
   baseUrl: string;
   language: Language;
+  /** For the audit log, without a member: the person named (the keys CLI's `--by`), and more of who asked (the account that ran it). */
+  email?: string | null;
+  detail?: Record<string, string>;
 }
 
 export type PayoutSettingsOutcome = { ok: true; settings: PayoutSettings } | { ok: false; reason: 'schedule_needs_iban'; schedule: 'daily' | 'weekly' };
@@ -57,7 +60,7 @@ export async function changePayoutSettings(db: Db, deps: { now(): Date }, enviro
     const changed = next.iban !== before.iban || next.schedule !== before.schedule || next.account_holder_name !== before.account_holder_name;
     if (!changed) return { ok: true, settings };
     const detail = { old_iban: masked(before.iban), new_iban: masked(next.iban), old_schedule: before.schedule, new_schedule: next.schedule, held_until: heldUntil };
-    await recordAudit(trx, { environmentId, userId: by.userId, email: by.userId ? by.who : null, action: 'payout_settings_changed', detail, ip: by.ip }, now);
+    await recordAudit(trx, { environmentId, userId: by.userId, email: by.userId ? by.who : (by.email ?? null), action: 'payout_settings_changed', detail: { ...by.detail, ...detail }, ip: by.ip }, now);
     await mailOwners(trx, environmentId, { by: by.who, at: now.toISOString(), oldIban: detail.old_iban, newIban: detail.new_iban, schedule: next.schedule, heldUntil, baseUrl: by.baseUrl, language: by.language }, now);
     return { ok: true, settings };
   });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { uuidv7 } from '../domain/ids';
 import { insertApiKey, newApiKeyRow } from './api-keys';
-import { type Actor, recordAudit, recordAuditEach } from './audit';
+import { type Actor, recordAuditEach } from './audit';
 import { keptPerDatabase, settingsChanged } from './auth-changes';
 import { pairedIds, withItsPair } from './environment-pairs';
 import { type Db, inTransaction, type Tx } from './db';
@@ -249,7 +249,7 @@ export async function setRawCardNumbers(db: Db, environmentId: string, on: boole
 export type PairRefusal = 'not_found' | 'same_mode' | 'demo' | 'already_paired';
 
 /** Pairs two environments, one sandbox and one live, neither the demo nor paired already; in both audit logs. */
-export async function pairEnvironments(db: Db, oneId: string, otherId: string, now: Date): Promise<{ pairId: string } | { refused: PairRefusal }> {
+export async function pairEnvironments(db: Db, oneId: string, otherId: string, now: Date, by: Actor): Promise<{ pairId: string } | { refused: PairRefusal }> {
   return inTransaction(db, async (trx) => {
     const rows = await trx.selectFrom('environments').select(['id', 'mode', 'is_demo', 'pair_id']).where('id', 'in', [oneId, otherId]).execute();
     const [a, b] = rows;
@@ -262,15 +262,15 @@ export async function pairEnvironments(db: Db, oneId: string, otherId: string, n
     // Only rows still unpaired: two pairings at once cannot both take the same environment.
     const paired = await trx.updateTable('environments').set({ pair_id: pairId }).where('id', 'in', [oneId, otherId]).where('pair_id', 'is', null).executeTakeFirst();
     if (Number(paired.numUpdatedRows) !== 2) throw new Error('environment paired concurrently');
-    await auditBoth(trx, 'environment_paired', oneId, otherId, now);
+    await auditBoth(trx, 'environment_paired', [oneId, otherId], by, now);
     return { pairId };
   });
 }
 
-/** Each half's log says which environment it was paired with or parted from (the operator's `npm run keys`). */
-async function auditBoth(db: Db, action: string, oneId: string, otherId: string, now: Date): Promise<void> {
+/** Each half's log says which environment it was paired with or parted from, and who did it. */
+async function auditBoth(db: Db, action: string, [oneId, otherId]: [string, string], by: Actor, now: Date): Promise<void> {
   for (const [id, other] of [[oneId, otherId], [otherId, oneId]] as const) {
-    await recordAudit(db, { environmentId: id, userId: null, email: null, ip: null, action, detail: { with: other } }, now);
+    await recordAuditEach(db, [id], by, action, { with: other }, now);
   }
 }
 
@@ -278,7 +278,7 @@ async function auditBoth(db: Db, action: string, oneId: string, otherId: string,
  * Ends the pair the environment is in, named by either half: the switch goes and the brand
  * no longer flows; each keeps the settings it has. Audited in both halves' logs.
  */
-export async function unpairEnvironment(db: Db, environmentId: string, now: Date): Promise<{ environments: string[] } | { refused: 'not_found' | 'not_paired' }> {
+export async function unpairEnvironment(db: Db, environmentId: string, now: Date, by: Actor): Promise<{ environments: string[] } | { refused: 'not_found' | 'not_paired' }> {
   return inTransaction(db, async (trx) => {
     const row = await trx.selectFrom('environments').select('pair_id').where('id', '=', environmentId).executeTakeFirst();
     if (!row) return { refused: 'not_found' as const };
@@ -288,7 +288,7 @@ export async function unpairEnvironment(db: Db, environmentId: string, now: Date
     // Only while still paired: of two unpairings at once, one ends the pair and the other finds none.
     const parted = await trx.updateTable('environments').set({ pair_id: null }).where('pair_id', '=', row.pair_id).executeTakeFirst();
     if (Number(parted.numUpdatedRows) !== halves.length) return { refused: 'not_paired' as const };
-    await auditBoth(trx, 'environment_unpaired', one!, other!, now);
+    await auditBoth(trx, 'environment_unpaired', [one!, other!], by, now);
     return { environments: [one!, other!] };
   });
 }

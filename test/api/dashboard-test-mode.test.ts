@@ -3,6 +3,9 @@ import { inviteUser } from '../../server/dashboard/accounts';
 import { createEnvironment } from '../../server/store/environments';
 import { pairEnvironments, unpairEnvironment } from '../../server/store/environments';
 import { blockedBehind } from './lock-waits';
+
+/** The keys CLI's operator, as store callers pass one. */
+const OPERATOR = { userId: null, email: null, ip: null, detail: { via: 'npm run keys', operator: 'ops@host' } };
 import { type Browser, freshIp, member, PASSWORD } from './dashboard';
 import { withAuditFailing } from './failing-audit';
 import { Client, ENGINES, startTestService, type TestService, testClock } from './harness';
@@ -21,7 +24,7 @@ describe.each(ENGINES)('dashboard test/live switch on %s', (engine) => {
     t = await startTestService(engine, { now: clock.now });
     sandbox = await t.newEnvironment('Paired shop');
     live = new Client(t.url, await createEnvironment(t.service.deps.database.db, { name: 'Paired shop', mode: 'live', now: new Date() }));
-    expect(await pairEnvironments(t.service.deps.database.db, sandbox.keys.environment_id, live.keys.environment_id, clock.now())).toEqual({ pairId: sandbox.keys.environment_id });
+    expect(await pairEnvironments(t.service.deps.database.db, sandbox.keys.environment_id, live.keys.environment_id, clock.now(), OPERATOR)).toEqual({ pairId: sandbox.keys.environment_id });
   });
   afterAll(() => t?.close());
 
@@ -44,12 +47,12 @@ describe.each(ENGINES)('dashboard test/live switch on %s', (engine) => {
   it('pairs one sandbox with one live environment, never two of one mode, the demo or an environment already paired', async () => {
     const other = await t.newEnvironment('Other');
     const otherLive = await createEnvironment(db(), { name: 'Other live', mode: 'live', now: new Date() });
-    expect(await pairEnvironments(db(), other.keys.environment_id, sandbox.keys.environment_id, clock.now())).toEqual({ refused: 'same_mode' });
-    expect(await pairEnvironments(db(), otherLive.environment_id, sandbox.keys.environment_id, clock.now())).toEqual({ refused: 'already_paired' });
-    expect(await pairEnvironments(db(), other.keys.environment_id, 'no-such-environment', clock.now())).toEqual({ refused: 'not_found' });
+    expect(await pairEnvironments(db(), other.keys.environment_id, sandbox.keys.environment_id, clock.now(), OPERATOR)).toEqual({ refused: 'same_mode' });
+    expect(await pairEnvironments(db(), otherLive.environment_id, sandbox.keys.environment_id, clock.now(), OPERATOR)).toEqual({ refused: 'already_paired' });
+    expect(await pairEnvironments(db(), other.keys.environment_id, 'no-such-environment', clock.now(), OPERATOR)).toEqual({ refused: 'not_found' });
     const demo = await createEnvironment(db(), { name: 'Demo', isDemo: true, now: new Date() });
-    expect(await pairEnvironments(db(), demo.environment_id, otherLive.environment_id, clock.now())).toEqual({ refused: 'demo' });
-    expect(await pairEnvironments(db(), other.keys.environment_id, otherLive.environment_id, clock.now())).toEqual({ pairId: other.keys.environment_id });
+    expect(await pairEnvironments(db(), demo.environment_id, otherLive.environment_id, clock.now(), OPERATOR)).toEqual({ refused: 'demo' });
+    expect(await pairEnvironments(db(), other.keys.environment_id, otherLive.environment_id, clock.now(), OPERATOR)).toEqual({ pairId: other.keys.environment_id });
   });
 
   it('a member of both switches test/live from the header, audited as environment_switched in the environment switched to', async () => {
@@ -161,7 +164,7 @@ describe.each(ENGINES)('dashboard test/live switch on %s', (engine) => {
     const shop = await t.newEnvironment('Racing pair');
     const shopLive = await createEnvironment(db(), { name: 'Racing pair', mode: 'live', now: new Date() });
     const halves = [shop.keys.environment_id, shopLive.environment_id];
-    expect(await pairEnvironments(db(), halves[0]!, halves[1]!, clock.now())).toEqual({ pairId: halves[0] });
+    expect(await pairEnvironments(db(), halves[0]!, halves[1]!, clock.now(), OPERATOR)).toEqual({ pairId: halves[0] });
     let racing: Promise<unknown[]> | undefined;
     // Both halves' rows held as another change of them would hold them: both unpairings read
     // the pair, then wait to end it.
@@ -169,7 +172,7 @@ describe.each(ENGINES)('dashboard test/live switch on %s', (engine) => {
       .transaction()
       .execute(async (trx) => {
         await trx.updateTable('environments').set((eb) => ({ pair_id: eb.ref('pair_id') })).where('id', 'in', halves).execute();
-        racing = Promise.all(halves.map((id) => unpairEnvironment(db(), id, clock.now())));
+        racing = Promise.all(halves.map((id) => unpairEnvironment(db(), id, clock.now(), OPERATOR)));
         await blockedBehind(t.service.deps.database, trx, racing, 2);
       });
     const outcomes = await racing!;
@@ -191,9 +194,9 @@ describe.each(ENGINES)('dashboard test/live switch on %s', (engine) => {
   it('unpaired (by either half), the switch is gone for a member of both and the live brand stays in live; audited in both, by whom in the log', async () => {
     const browser = await memberOfBoth();
     expect(switchIn((await browser.get('/dashboard/')).text)).toBeDefined();
-    expect(await unpairEnvironment(db(), sandbox.keys.environment_id, clock.now())).toEqual({ environments: [live.keys.environment_id, sandbox.keys.environment_id] });
-    expect(await unpairEnvironment(db(), live.keys.environment_id, clock.now())).toEqual({ refused: 'not_paired' });
-    expect(await unpairEnvironment(db(), 'no-such-environment', clock.now())).toEqual({ refused: 'not_found' });
+    expect(await unpairEnvironment(db(), sandbox.keys.environment_id, clock.now(), OPERATOR)).toEqual({ environments: [live.keys.environment_id, sandbox.keys.environment_id] });
+    expect(await unpairEnvironment(db(), live.keys.environment_id, clock.now(), OPERATOR)).toEqual({ refused: 'not_paired' });
+    expect(await unpairEnvironment(db(), 'no-such-environment', clock.now(), OPERATOR)).toEqual({ refused: 'not_found' });
     expect(switchIn((await browser.get('/dashboard/')).text)).toBeUndefined();
     expect((await browser.post('/dashboard/environment/', { environment: live.keys.environment_id })).status).toBe(303);
     const liveHome = await browser.get('/dashboard/');
@@ -208,13 +211,14 @@ describe.each(ENGINES)('dashboard test/live switch on %s', (engine) => {
     expect((await audited(sandbox.keys.environment_id, 'settings_changed')).map((r) => JSON.parse(r.detail!))).not.toContainEqual({ fields: 'display_name' });
 
     for (const [id, other] of [[sandbox.keys.environment_id, live.keys.environment_id], [live.keys.environment_id, sandbox.keys.environment_id]]) {
-      expect((await audited(id!, 'environment_unpaired')).map((r) => JSON.parse(r.detail!))).toEqual([{ with: other }]);
+      expect((await audited(id!, 'environment_unpaired')).map((r) => JSON.parse(r.detail!))).toEqual([{ ...OPERATOR.detail, with: other }]);
     }
     // The sandbox's log, read by its owner: the unpairing, and a change by an API key named by its label.
     expect((await browser.post('/dashboard/environment/', { environment: sandbox.keys.environment_id })).status).toBe(303);
     expect((await sandbox.patch('/environment/branding/', { display_name: 'Sandbox by key' })).status).toBe(200);
     const log = (await browser.get('/dashboard/audit/')).text;
-    expect(log).toContain(`Unpaired from the environment ${live.keys.environment_id}`);
+    // Nobody named with --by: the machine account that ran the keys command.
+    expect(log).toMatch(new RegExp(`<td>The keys command, run as ops@host</td>\\s*<td>Unpaired from the environment ${live.keys.environment_id}`));
     expect(log).toMatch(/<td>API key “Default”<\/td>\s*<td>Changed the settings: display_name<\/td>/);
   });
 });

@@ -1,5 +1,5 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
@@ -14,6 +14,8 @@ import { createKeys, keysCli, type ProcessEnv } from '../api/process';
 // `npm run keys -- create --name "Shop" --json`: one JSON object with the new pair, keys
 // that work against a service on the same data, and no plain secret key in storage.
 
+/** Who the CLI says ran it: this machine's account. */
+const OPERATOR = `${userInfo().username}@${hostname()}`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe.each(ENGINES)('keys CLI on %s', (engine) => {
@@ -213,6 +215,16 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
     expect(JSON.parse(await payouts('--schedule', 'manual'))).toMatchObject({ iban: 'ES9121000418450200051332', schedule: 'manual' });
     const api = new Client(service.url, keys as never);
     expect((await api.get('/payout_settings/')).body).toMatchObject({ iban: 'ES9121000418450200051332', schedule: 'manual' });
+    // A new account replacing one: held as from the dashboard, audited with who ran it and who asked.
+    await expect(payouts('--iban', 'DE89370400440532013000', '--by', 'not an email')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/--by not an email: must be an email/) });
+    const changed = JSON.parse(await payouts('--iban', 'DE89370400440532013000', '--by', 'ana@shop.example'));
+    expect(changed).toMatchObject({ iban: 'DE89370400440532013000', schedule: 'manual', payouts_held_until: expect.any(String) });
+    const audits = await query("select email, user_id, detail from audit_log where environment_id = $1 and action = 'payout_settings_changed' order by id", [keys.environment_id]);
+    expect(audits.map((a) => ({ ...a, detail: JSON.parse(a.detail as string) }))).toEqual([
+      expect.objectContaining({ email: null, user_id: null, detail: expect.objectContaining({ via: 'npm run keys', operator: OPERATOR, old_iban: null }) }),
+      expect.objectContaining({ email: null, detail: expect.objectContaining({ old_schedule: 'weekly', new_schedule: 'manual' }) }),
+      expect.objectContaining({ email: 'ana@shop.example', detail: expect.objectContaining({ operator: OPERATOR, held_until: changed.payouts_held_until }) }),
+    ]);
   });
 
   it('pair joins a sandbox and a live environment once; two of one mode or a second pair are refused (exit 3)', { timeout: 90_000 }, async () => {
@@ -239,8 +251,9 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
     const created = JSON.parse(await keysCli(['create', '--name', 'Solo', '--live', '--pair-with', solo.environment_id, '--json'], env)) as typeof keys & { pair_id: string };
     expect(created).toMatchObject({ environment_id: expect.stringMatching(UUID), public_key: expect.stringMatching(/^pk_live_/), pair_id: solo.environment_id });
     for (const id of [solo.environment_id, created.environment_id]) expect((await storedRow(id)).pair_id).toBe(solo.environment_id);
-    expect(await audited(solo.environment_id, 'environment_paired')).toEqual([{ detail: { with: created.environment_id }, user_id: null, email: null }]);
-    expect(await audited(created.environment_id, 'environment_paired')).toEqual([{ detail: { with: solo.environment_id }, user_id: null, email: null }]);
+    const byCli = { via: 'npm run keys', operator: OPERATOR };
+    expect(await audited(solo.environment_id, 'environment_paired')).toEqual([{ detail: { ...byCli, with: created.environment_id }, user_id: null, email: null }]);
+    expect(await audited(created.environment_id, 'environment_paired')).toEqual([{ detail: { ...byCli, with: solo.environment_id }, user_id: null, email: null }]);
 
     // Refused pairs create nothing.
     const count = await environments();
@@ -256,10 +269,11 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
     const soloApi = new Client(service.url, solo as never);
     expect((await liveApi.patch('/environment/branding/', { display_name: 'Solo paired' })).status).toBe(200);
     expect((await soloApi.get('/environment/branding/')).body.display_name).toBe('Solo paired');
-    expect(JSON.parse(await keysCli(['unpair', '--environment', created.environment_id, '--json'], env))).toEqual({ unpaired: true, environments: [created.environment_id, solo.environment_id] });
+    expect(JSON.parse(await keysCli(['unpair', '--environment', created.environment_id, '--by', 'Ana@Shop.example', '--json'], env))).toEqual({ unpaired: true, environments: [created.environment_id, solo.environment_id] });
     for (const id of [solo.environment_id, created.environment_id]) expect((await storedRow(id)).pair_id).toBeNull();
-    expect(await audited(solo.environment_id, 'environment_unpaired')).toEqual([{ detail: { with: created.environment_id }, user_id: null, email: null }]);
-    expect(await audited(created.environment_id, 'environment_unpaired')).toEqual([{ detail: { with: solo.environment_id }, user_id: null, email: null }]);
+    // Named with --by: the person who asked, beside the account that ran it.
+    expect(await audited(solo.environment_id, 'environment_unpaired')).toEqual([{ detail: { ...byCli, with: created.environment_id }, user_id: null, email: 'Ana@Shop.example' }]);
+    expect(await audited(created.environment_id, 'environment_unpaired')).toEqual([{ detail: { ...byCli, with: solo.environment_id }, user_id: null, email: 'Ana@Shop.example' }]);
     expect((await liveApi.patch('/environment/branding/', { display_name: 'Solo live' })).status).toBe(200);
     expect((await soloApi.get('/environment/branding/')).body.display_name).toBe('Solo paired');
 
