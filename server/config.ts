@@ -131,6 +131,8 @@ const envSchema = z.object({
   // Tests only: Redsys's host replaced (its documented paths are appended), as STRIPE_API_URL.
   REDSYS_URL: z.url({ protocol: /^https?$/ }).optional(),
   PROCESSOR_URLS_IN_LIVE: booleanFlag,
+  // Tests only: PostgreSQL refuses a pool connection asked inside an open transaction (store/open-transaction.ts).
+  DB_STRICT_TRANSACTIONS: booleanFlag,
   SECRETS_KEY_PREVIOUS: z
     .string()
     .optional()
@@ -192,6 +194,8 @@ export type Config = {
   trustProxy: boolean;
   /** Tests only: the clock is real time plus the milliseconds in this file (server/clock.ts). */
   testClockFile: string | null;
+  /** Tests only: a pool connection asked inside an open transaction throws instead of waiting (DatabaseOptions). */
+  strictTransactions: boolean;
   /** How long a gateway call may take before it is abandoned (and later reconciled). */
   gatewayTimeoutMs: number;
   /** How long a webhook's receiver may take to answer before the attempt counts as failed. */
@@ -292,6 +296,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     backgroundWork: e.BACKGROUND_WORK === 'true',
     trustProxy: e.TRUST_PROXY,
     testClockFile: e.TEST_CLOCK_FILE ?? null,
+    strictTransactions: e.DB_STRICT_TRANSACTIONS,
     gatewayTimeoutMs: e.GATEWAY_TIMEOUT_MS,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     paymentClaimMs: e.PAYMENT_CLAIM_MS ?? Math.max(60_000, 4 * e.GATEWAY_TIMEOUT_MS),

@@ -47,8 +47,6 @@ export interface ServiceOptions {
   gateways?: Gateways;
   /** Instead of PAYOUT_MODULE's provider; its `sandbox` flag says which mode it serves. */
   payouts?: PayoutGateway;
-  /** Tests: a pool connection asked inside an open transaction throws (DatabaseOptions). */
-  strictTransactions?: boolean;
 }
 
 /** Opens the database, migrates it and listens: what `npm start` and the tests both run. */
@@ -58,7 +56,6 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
   const database = openDatabase({
     ...config,
     log,
-    strictTransactions: opts.strictTransactions,
     onConnectionError: (err) => log.warn({ err }, 'database connection lost; the pool opens a new one'),
   });
   await migrate(database);
@@ -67,6 +64,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
   const processorUrls = replacedProcessorUrls(config);
   // Never quiet: a production service with these set would send processor requests to another host.
   if (Object.keys(processorUrls).length) log.warn({ processor_urls: processorUrls }, 'processor URLs replaced: tests only');
+  if (config.strictTransactions) log.warn('a pool connection asked inside a transaction throws (DB_STRICT_TRANSACTIONS): tests only');
   if (config.passwordHashCost < DEFAULT_PASSWORD_COST) log.warn({ password_hash_cost: config.passwordHashCost }, 'dashboard passwords hashed below the recommended cost: tests only');
   const sealed = await sealStoredSecrets(database.db, database.secrets);
   // Each environment's connected processors join the shared gateways (registry.ts `of`).

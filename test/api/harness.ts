@@ -144,6 +144,9 @@ export async function startTestService(
     IP_RATE_LIMIT: UNLIMITED,
     PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST,
     SECRETS_KEY: TEST_SECRETS_KEY,
+    // A second connection asked inside a transaction fails the test at once rather than
+    // deadlocking only when the pool is full (store/open-transaction.ts).
+    DB_STRICT_TRANSACTIONS: 'true',
     ...(engine === 'postgres' ? { DATABASE_URL: process.env.TEST_DATABASE_URL } : {}),
     ...opts.env,
   });
@@ -155,9 +158,6 @@ export async function startTestService(
     background: opts.background ?? false,
     gateways: opts.gateways,
     payouts: opts.payouts,
-    // A second connection asked inside a transaction fails the test at once rather than
-    // deadlocking only when the pool is full (store/open-transaction.ts).
-    strictTransactions: true,
   });
   return {
     service,

@@ -6,7 +6,7 @@ import { openDatabase } from '../../server/store/db';
 
 // Work inside a transaction that asks the pool for a second connection deadlocks once the
 // pool is full of such transactions (store/open-transaction.ts). Under strictTransactions
-// (the API tests' services) that request fails at once, wherever the pool stands.
+// (DB_STRICT_TRANSACTIONS: the API and process tests' services) that request fails at once, wherever the pool stands.
 
 const opened: Database[] = [];
 afterEach(async () => {

@@ -43,7 +43,9 @@ function childEnv(env: ProcessEnv): NodeJS.ProcessEnv {
   // No drain delay on SIGTERM unless a test asks for one (drain.test.ts): stopping waits for it.
   // Rate limits out of the way (as in harness.ts) unless a test sets its own.
   const limits = { API_RATE_LIMIT: UNLIMITED, IP_RATE_LIMIT: UNLIMITED, PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST };
-  return { ...rest, HOST: '127.0.0.1', PORT: '0', DEMO: 'false', LOG_LEVEL: 'info', BACKGROUND_WORK: 'false', SHUTDOWN_DRAIN_MS: '0', SECRETS_KEY: TEST_SECRETS_KEY, JOB_PERIODS: FAST_JOBS, ...limits, ...env };
+  // As in the in-process services (harness.ts): a second connection inside a transaction fails at once.
+  const strict = { DB_STRICT_TRANSACTIONS: 'true' };
+  return { ...rest, HOST: '127.0.0.1', PORT: '0', DEMO: 'false', LOG_LEVEL: 'info', BACKGROUND_WORK: 'false', SHUTDOWN_DRAIN_MS: '0', SECRETS_KEY: TEST_SECRETS_KEY, JOB_PERIODS: FAST_JOBS, ...limits, ...strict, ...env };
 }
 
 /** The keys CLI (`npm run keys -- …`): its stdout, or a rejection with its stderr. */
