@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../server/store/db';
+import { type Database, openDatabase } from '../../server/store/db';
 import { hashSecret, readKeyRow, verifyKey } from '../../server/store/api-keys';
 import { createEnvironment } from '../../server/store/environments';
 import { migrate, migrationNames } from '../../server/store/migrations';
@@ -17,28 +17,31 @@ import { ENGINES, transactionBody } from './harness';
 // Upgrades of data written by an older version. SQLite only: its tables are rebuilt where
 // PostgreSQL alters a column in place (and the test database there is shared, always at the latest version).
 
+/** `fn` on a database of `engine` with no migration applied yet, removed after. */
+async function withEmptyDatabase(engine: string, fn: (database: Database) => Promise<void>): Promise<void> {
+  const pg = engine === 'postgres' ? await freshDatabase({ empty: true }) : undefined;
+  const dataDir = mkdtempSync(join(tmpdir(), 'checkout-migrations-'));
+  const database = openDatabase({ databaseUrl: pg?.url ?? null, dataDir });
+  try {
+    await fn(database);
+  } finally {
+    await database.close();
+    await pg?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 describe.each(ENGINES)('every migration on %s', (engine) => {
-  it('applies one at a time from an empty database, each from the schema its predecessor left', async () => {
-    const pg = engine === 'postgres' ? await freshDatabase({ empty: true }) : undefined;
-    const dataDir = mkdtempSync(join(tmpdir(), 'checkout-migrations-'));
-    const database = openDatabase({ databaseUrl: pg?.url ?? null, dataDir });
-    try {
+  it('applies one at a time from an empty database, each from the schema its predecessor left', () =>
+    withEmptyDatabase(engine, async (database) => {
       for (const name of migrationNames) expect(await migrate(database, name)).toEqual([name]);
       expect(await migrate(database)).toEqual([]);
-    } finally {
-      await database.close();
-      await pg?.drop();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
+    }));
 });
 
 describe.each(ENGINES)('132 on %s', (engine) => {
-  it('counts the payers of the payments made before it, then each payment as it is made', async () => {
-    const pg = engine === 'postgres' ? await freshDatabase({ empty: true }) : undefined;
-    const dataDir = mkdtempSync(join(tmpdir(), 'checkout-migrations-'));
-    const database = openDatabase({ databaseUrl: pg?.url ?? null, dataDir });
-    try {
+  it('counts the payers of the payments made before it, then each payment as it is made', () =>
+    withEmptyDatabase(engine, async (database) => {
       await migrate(database, migrationNames[migrationNames.indexOf('132_payers') - 1]!);
       const db = database.db;
       const { environment_id: env } = await createEnvironment(db, { name: 'Payers', now: new Date() });
@@ -66,12 +69,7 @@ describe.each(ENGINES)('132 on %s', (engine) => {
         { customer_key: 'ana@shop.example', tool: 1, first_id: expect.any(String), payments: 1, last_at: '2026-01-02T10:00:00.000Z' },
         { customer_key: 'bo@shop.example', tool: 1, first_id: expect.any(String), payments: 1, last_at: '2026-01-04T10:00:00.000Z' },
       ]);
-    } finally {
-      await database.close();
-      await pg?.drop();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
+    }));
 });
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)('status checks on postgres', () => {
