@@ -211,10 +211,11 @@ try {
         print({ ...(await createEnvironment(db, input)) });
         break;
       }
-      // One transaction: a refused pair leaves no environment behind.
+      // Checked before anything is written; then one transaction: a refused pair leaves no environment behind.
+      const by = operator();
       const created = await rollbackOn<{ keys: NewKeys; pairId: string }, PairRefusal>(db, async (trx) => {
         const keys = await createEnvironment(trx, input);
-        const paired = await pairEnvironments(trx, keys.environment_id, partner, input.now, operator());
+        const paired = await pairEnvironments(trx, keys.environment_id, partner, input.now, by);
         if ('refused' in paired) throw new Rollback(paired.refused);
         return { keys, pairId: paired.pairId };
       });
