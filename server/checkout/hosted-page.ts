@@ -119,10 +119,10 @@ export async function loadHosted<F extends Found>(kind: LoadableKind<F>, ctx: Ch
   return { ...found, gateways, gatewayOrigins, language, embed, frameAncestors: embed ? allowed : [], wantsJson, get log() { return req.log; } };
 }
 
-/** Re-reads the page's row, so the answer shows the state a write produced. */
+/** Re-reads what the page found (its row, and what the kind reads with it), so the answer shows the state a write produced. */
 export async function reloadHosted<F extends Found>(kind: HostedKind<F>, ctx: CheckoutContext, page: HostedPage<F>): Promise<HostedPage<F>> {
   const found = page.row.token ? await kind.find(ctx, page.row.token) : undefined;
-  if (found) page.row = found.row;
+  if (found) Object.assign(page, found);
   return page;
 }
 

@@ -44,6 +44,7 @@ export async function settled(ctx: CheckoutContext, page: Page, gateway: Gateway
       return { kind: 'view', status: 200, chosenGateway: gateway.id, error: { message: 'error.gatewayFailed', fields: {} } };
     case 'checking':
       // The outcome is unknown: the page says so, and takes no other payment until it is known.
+      page.inDoubt = true;
       return { kind: 'view', status: 200, chosenGateway: gateway.id };
   }
 }

@@ -2,8 +2,8 @@ import type { Request, Response } from 'express';
 import { renderNotFound } from '../../widget/screen/document';
 import { effectiveStatus } from '../domain/transaction-status';
 import { resolveLanguage } from '../../widget/i18n/language';
-import { findSaleOfTransaction, paymentInDoubt } from '../store/payments';
-import { type Checkout, findCheckout, transactionLines } from '../store/transactions';
+import { findSaleOfTransaction } from '../store/payments';
+import { type Checkout, findCheckout } from '../store/transactions';
 import { brandView } from './brand';
 import { csrfToken } from './csrf';
 import { embedOrigin, sendEmbedRefusal } from './embed-refusal';
@@ -28,13 +28,15 @@ function urlsOf(db: CheckoutContext['db'], row: Checkout['row'], now: Date) {
   return urls;
 }
 
-/** A row this request paid, with its sale and lines as written (paidPage). */
-const paidWith = new WeakMap<Checkout['row'], Omit<PaidRecord, 'transaction'>>();
+/** A row this request paid, with its sale as written (paidPage). */
+const paidWith = new WeakMap<Checkout['row'], PaidRecord['sale']>();
 
 /** The page once this request's payment is recorded: its row, sale and lines as written, none read back. */
 export function paidPage(page: Page, paid: PaidRecord): Page {
-  paidWith.set(paid.transaction, paid);
+  paidWith.set(paid.transaction, paid.sale);
   page.row = paid.transaction;
+  page.lines = paid.lines;
+  page.inDoubt = false;
   return page;
 }
 
@@ -42,13 +44,12 @@ export function paidPage(page: Page, paid: PaidRecord): Page {
 export async function pageView(ctx: CheckoutContext, page: Page, extra: HostedExtra = {}, now = ctx.deps.now()) {
   const { db } = ctx;
   const { row } = page;
-  const paid = paidWith.get(row);
-  const sale = row.status === 'D' ? (paid?.sale ?? (await findSaleOfTransaction(db, row.id))) : null;
-  const checking = row.status === 'N' && (await paymentInDoubt(db, row.id));
+  const sale = row.status === 'D' ? (paidWith.get(row) ?? (await findSaleOfTransaction(db, row.id))) : null;
+  const checking = row.status === 'N' && page.inDoubt;
   // A cancelled payment says so by its own state.
   const { cancelled: _ended, ...shown } = extra;
   const built = buildView({
-    tx: { row, lines: paid?.lines ?? (await transactionLines(db, row.id)) },
+    tx: { row, lines: page.lines },
     gateways: page.gateways,
     live: !page.merchant.sandbox,
     merchantName: page.merchant.name,
@@ -98,7 +99,7 @@ export function notFound(ctx: CheckoutContext, req: Request, res: Response) {
 export async function sendUnpayable(ctx: CheckoutContext, res: Response, page: Page): Promise<boolean> {
   const { row } = page;
   if (effectiveStatus(row.status, row.expired_at, ctx.deps.now()) !== 'N') return false;
-  if (paymentGateways(page.gateways, row, !page.merchant.sandbox).length > 0 || (await paymentInDoubt(ctx.db, row.id))) return false;
+  if (paymentGateways(page.gateways, row, !page.merchant.sandbox).length > 0 || page.inDoubt) return false;
   respondUnpayable(ctx, res, page);
   return true;
 }

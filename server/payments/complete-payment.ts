@@ -6,7 +6,7 @@ import { creditDestinations } from './destinations';
 import { settleCall } from '../store/gateway-calls';
 import { type AttemptRecord, insertPaymentSale, notifyUrlOfTransaction, recordAttempt } from '../store/payments';
 import { markTransactionPaid } from '../store/transaction-aggregate';
-import { type Transaction, transactionFromRow, transactionLines } from '../store/transactions';
+import type { Transaction } from '../store/transactions';
 import { newSaleRow } from '../store/new-sale';
 import { insertAuthorization } from '../store/authorizations';
 import type { SaleRow, TransactionLineRow } from '../store/schema';
@@ -55,11 +55,11 @@ export function completePayment(db: Db, p: ApprovedPayment, now: Date, outbox: O
     const saleId = uuidv7(now.getTime());
     // The call names what the processor made, as the sale does (its reference), in the same write.
     if (!(await settleCall(trx, p.callId, [p.callState], 'succeeded', now, { resultId: saleId, processorId: p.gatewayReference }))) return { kind: 'settled_elsewhere' };
-    // The transaction's row as paying it leaves it is what the sale, the split and the events
-    // name: read back only by a late payment, whose transaction this one did not change.
+    // The transaction's row as paying it leaves it, with its lines, is what the sale, the split
+    // and the events name: read back only by a late payment, whose transaction this one did not change.
     const paid = await markTransactionPaid(trx, p.transactionId, now);
     const late = !paid;
-    const notifyUrl = paid ? paid.notify_url : await notifyUrlOfTransaction(trx, p.transactionId);
+    const notifyUrl = paid ? paid.row.notify_url : await notifyUrlOfTransaction(trx, p.transactionId);
     // A late hold is voided at once: nothing to store for later charges.
     const authorizationId = p.hold && !late ? await storeCard(trx, p, notifyUrl, now) : null;
     const sale = paymentSale(p, { id: saleId, late, authorizationId, notifyUrl, now });
@@ -72,10 +72,9 @@ export function completePayment(db: Db, p: ApprovedPayment, now: Date, outbox: O
       await outbox.emit(trx, 'sale.late_payment', sale.id, now, known);
       return { kind: 'late', sale };
     }
-    const transaction = transactionFromRow(paid);
+    const { row: transaction, lines } = paid;
     await creditDestinations(trx, outbox, sale, transaction.destination, now);
     await recordAttempt(trx, p, now);
-    const lines = await transactionLines(trx, p.transactionId);
     await outbox.emit(trx, 'transaction.paid', p.transactionId, now, { transaction: { row: transaction, lines } });
     if (authorizationId) await outbox.emit(trx, 'authorization.created', authorizationId, now);
     await outbox.emit(trx, 'sale.created', sale.id, now, known);

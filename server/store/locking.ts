@@ -1,5 +1,6 @@
-import { type Expression, type ExpressionBuilder, PostgresAdapter, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import type { Expression, ExpressionBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import type { Db, Tx } from './db';
+import { isPostgres } from './engine';
 
 // The one place where claiming background work differs by engine, and the two ways every
 // job claims: a batch at once for the queues (claimBatch: emails, webhook deliveries,
@@ -8,10 +9,6 @@ import type { Db, Tx } from './db';
 // processes never wait on, or take, the same rows. SQLite has one writer at a time, so the
 // conditional UPDATE that follows every claim is already exclusive there and the clause
 // does not exist.
-
-function isPostgres(db: Db): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
 
 // The builder's table types vary by caller.
 function skipLocked<Q extends SelectQueryBuilder<any, any, any>>(db: Db, query: Q): Q {

@@ -32,19 +32,6 @@ export async function claimPaymentAttempt(db: Db, call: GatewayCall, now: Date, 
   });
 }
 
-/** A payment of the transaction is in doubt (being asked, of unknown outcome, or for a person to check). */
-export async function paymentInDoubt(db: Db, transactionId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('gateway_calls')
-    .select('id')
-    .where('subject_id', '=', transactionId)
-    .where('state', 'in', ['pending', 'attention'])
-    .where('kind', '=', 'pay')
-    .where('unknown_since', 'is not', null)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 /** Milliseconds until the transaction takes another attempt after too many declines; 0 if it does now (domain/payment-claim.ts). */
 export async function failedAttemptsWait(db: Db, transactionId: string, now: Date): Promise<number> {
   const latest = await recentFailures(db, transactionId, now).select('created_at').orderBy('created_at', 'desc').limit(FAILED_ATTEMPTS_LIMIT).execute();

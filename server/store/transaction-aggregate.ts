@@ -4,7 +4,7 @@ import { compiledInsert } from './compiled';
 import { type Db, type Tx, writeTogether } from './db';
 import { forUpdate } from './locking';
 import type { Tables, TransactionLineRow, TransactionRow } from './schema';
-import type { StoredTransaction, Transaction } from './transactions';
+import { linesColumn, linesFrom, type StoredTransaction, type Transaction, transactionFromRow } from './transactions';
 
 // The transaction aggregate: the one module that writes the `transactions` table (a lint
 // rule keeps it so, eslint.config.js). Who may pay, cancel or expire a transaction is
@@ -88,14 +88,18 @@ export const expireIfDue = (trx: Tx, transactionId: string, now: Date) => ifAllo
  * events name, without reading it again). None when it had moved on meanwhile (paid by
  * another attempt, cancelled, expired): nothing written.
  */
-export function markTransactionPaid(trx: Tx, transactionId: string, now: Date): Promise<TransactionRow | undefined> {
-  return trx
+export async function markTransactionPaid(trx: Tx, transactionId: string, now: Date): Promise<StoredTransaction | undefined> {
+  const paid = await trx
     .updateTable('transactions')
     .set({ status: 'D', processing_until: null, updated_at: now.toISOString() })
     .where('id', '=', transactionId)
     .where('status', '=', 'N')
     .returningAll()
+    .returning((eb) => linesColumn(trx, eb))
     .executeTakeFirst();
+  if (!paid) return undefined;
+  const { lines, ...row } = paid;
+  return { row: transactionFromRow(row), lines: linesFrom(lines) };
 }
 
 /** The attempt's claim given back (declined, abandoned, or a challenge opened): the transaction takes the next one, if still pending. */

@@ -1,9 +1,12 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import { jsonArrayFrom as postgresArray } from 'kysely/helpers/postgres';
+import { jsonArrayFrom as sqliteArray } from 'kysely/helpers/sqlite';
 import { containsPattern, type SearchTerms } from '../domain/transaction-search';
 import { compiledOnce } from './compiled';
 import { referenceMatch, statementMatch } from './search-match';
 import { cardWhere, type PaymentListFilters, paymentFiltersWhere, statusIs } from './payment-filters';
 import type { Db } from './db';
+import { isPostgres } from './engine';
 import { countAndPage, type Page } from './paging';
 import { type Merchant, MERCHANT_COLUMNS, type MerchantColumns, splitMerchant } from './environments';
 import { type Destination, destinationsOf } from './destinations';
@@ -47,26 +50,44 @@ export function transactionLines(db: Db, transactionId: string): Promise<Transac
   return db.selectFrom('transaction_lines').selectAll().where('transaction_id', '=', transactionId).orderBy('position').execute();
 }
 
-async function withLines(db: Db, row: TransactionRow | undefined): Promise<StoredTransaction | undefined> {
-  return row && { row: transactionFromRow(row), lines: await transactionLines(db, row.id) };
+const LINE_COLUMNS = ['id', 'transaction_id', 'position', 'product_ref', 'product_id', 'name', 'description', 'unit_price', 'quantity', 'line_total'] as const;
+
+/**
+ * The lines of the statement's `transactions` row as one JSON column, `lines`: a page or a
+ * payment reads its transaction and its lines in one statement instead of two (issue 49).
+ * Decoded by linesFrom.
+ */
+export function linesColumn(db: Db, eb: ExpressionBuilder<Tables, 'transactions'>) {
+  const lines = eb.selectFrom('transaction_lines').select(LINE_COLUMNS).whereRef('transaction_lines.transaction_id', '=', 'transactions.id').orderBy('position');
+  return (isPostgres(db) ? postgresArray(lines) : sqliteArray(lines)).as('lines');
 }
 
-export async function getTransaction(db: Db, environmentId: string, id: string) {
-  const row = await db
+/** The lines of linesColumn: parsed JSON text on SQLite, parsed already by the PostgreSQL driver; in their order either way. */
+export const linesFrom = (column: unknown): TransactionLineRow[] =>
+  ((typeof column === 'string' ? JSON.parse(column) : column) as TransactionLineRow[]).sort((a, b) => a.position - b.position);
+
+export async function getTransaction(db: Db, environmentId: string, id: string): Promise<StoredTransaction | undefined> {
+  const found = await db
     .selectFrom('transactions')
     .selectAll()
+    .select((eb) => linesColumn(db, eb))
     .where('environment_id', '=', environmentId)
     .where('id', '=', id)
     .executeTakeFirst();
-  return withLines(db, row);
+  if (!found) return undefined;
+  const { lines, ...row } = found;
+  return { row: transactionFromRow(row), lines: linesFrom(lines) };
 }
 
-/** What the checkout needs first: the transaction and the merchant it pays. */
+/** What the checkout needs first: the transaction, its lines and the merchant it pays. */
 export interface Checkout {
   row: Transaction;
+  lines: TransactionLineRow[];
   merchant: Merchant;
   /** See checkoutVersion. */
   version: string;
+  /** A payment of it is in doubt: being asked, of unknown outcome, or for a person to check. */
+  inDoubt: boolean;
 }
 
 const fromMerchant = MERCHANT_COLUMNS;
@@ -77,8 +98,23 @@ const checkoutByToken = compiledOnce((db, token: string) =>
     .innerJoin('environments', 'environments.id', 'transactions.environment_id')
     .selectAll('transactions')
     .select(fromMerchant)
+    .select((eb) => [linesColumn(db, eb), paymentInDoubt(eb)])
     .where('transactions.token', '=', token),
 );
+
+/** Whether a pay call of the row's transaction is in doubt (of unknown outcome, still pending or for a person to check). */
+const paymentInDoubt = (eb: ExpressionBuilder<Tables, 'transactions'>) =>
+  eb
+    .exists(
+      eb
+        .selectFrom('gateway_calls')
+        .select('gateway_calls.id')
+        .whereRef('gateway_calls.subject_id', '=', 'transactions.id')
+        .where('gateway_calls.state', 'in', ['pending', 'attention'])
+        .where('gateway_calls.kind', '=', 'pay')
+        .where('gateway_calls.unknown_since', 'is not', null),
+    )
+    .as('in_doubt');
 
 const versionByToken = compiledOnce((db, token: string) =>
   db
@@ -95,8 +131,8 @@ const versionOf = (v: Versioned) =>
 export async function findCheckout(db: Db, token: string): Promise<Checkout | undefined> {
   const [found] = await checkoutByToken(db, token);
   if (!found) return undefined;
-  const { row, merchant } = splitMerchant(found);
-  return { row: transactionFromRow(row), merchant, version: versionOf(found) };
+  const { row: { lines, in_doubt, ...row }, merchant } = splitMerchant(found);
+  return { row: transactionFromRow(row), lines: linesFrom(lines), merchant, version: versionOf(found), inDoubt: Boolean(in_doubt) };
 }
 
 /**

@@ -58,6 +58,8 @@ interface Answer {
   kind: 'create' | 'pay';
   status: number | 'reset';
   id?: string;
+  /** A pay answered 200: the status its screen shows (paid, or checking when its record was cut off). */
+  shown?: string;
 }
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)('a service process through a PostgreSQL restart under light load', () => {
@@ -89,8 +91,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a service process through a Pos
           created.push({ id: body.id!, token: body.token! });
           // payWithCard reads the page first and throws with the page's status when it has no form.
           const paid = await payWithCard(service.url, body.token!, undefined, REMOTE_ID).catch((e: Error) => Number(/\((\d{3})\)$/.exec(e.message)?.[1]) || null);
-          if (paid instanceof Response) await paid.arrayBuffer();
-          answers.push({ kind: 'pay', status: (paid instanceof Response ? paid.status : paid) ?? 'reset', id: body.id });
+          const shown = paid instanceof Response && paid.status === 200 ? ((await paid.json()) as { view?: { status?: string } }).view?.status : undefined;
+          if (paid instanceof Response && !paid.bodyUsed) await paid.arrayBuffer();
+          answers.push({ kind: 'pay', status: (paid instanceof Response ? paid.status : paid) ?? 'reset', id: body.id, shown });
         }
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
@@ -123,7 +126,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a service process through a Pos
     // Every 2xx is in the database; every charge at the processor is a sale (the one cut
     // off by the outage once reconciliation has asked the processor about it).
     const get = async (path: string) => (await (await fetch(`${service.url}/v1${path}`, { headers })).json()) as Record<string, any>;
-    for (const a of answers.filter((x) => x.kind === 'pay' && x.status === 200)) expect((await get(`/transaction/${a.id}/`)).status).toBe('D');
+    const answered = (shown: string) => answers.filter((x) => x.kind === 'pay' && x.status === 200 && x.shown === shown);
+    expect(answers.filter((x) => x.kind === 'pay' && x.status === 200 && x.shown !== 'paid' && x.shown !== 'checking')).toEqual([]);
+    for (const a of answered('paid')) expect((await get(`/transaction/${a.id}/`)).status).toBe('D');
+    // Answered "being checked" (charged, its record cut off by the outage): paid once reconciliation has asked the processor.
+    for (const a of answered('checking')) await expect.poll(async () => (await get(`/transaction/${a.id}/`)).status, { timeout: 60_000 }).toBe('D');
     for (const tx of created) expect((await get(`/transaction/${tx.id}/`)).id).toBe(tx.id);
     await expect.poll(async () => (await get('/sale/?page_size=100')).count, { timeout: 60_000 }).toBe(processor.charges.size);
     expect([...processor.charges.values()].every((n) => n === 1)).toBe(true);
