@@ -1,7 +1,7 @@
 import { type Account, refundPostings, salePostings } from '../domain/ledger';
 import { isSourceSale } from '../domain/sales';
 import type { Tx } from '../store/db';
-import { type Destination, sourcePaymentRefunded, splitOf, splitOfList } from '../store/destinations';
+import { type Destination, destinationsOf, sourcePaymentRefunded, splitOf, splitOfList } from '../store/destinations';
 import type { Outbox } from '../store/events';
 import type { SaleRow } from '../store/schema';
 import { postMovement } from './ledger-posting';
@@ -24,13 +24,19 @@ import { postMovement } from './ledger-posting';
  *   pool is the transaction's total, and what has been refunded of it is the sum of its
  *   charges' refunds (the wallets' part was not refunded then).
  */
-async function refundPool(trx: Tx, sale: SaleRow, amount: number) {
+async function refundPool(trx: Tx, sale: SaleRow, amount: number, known?: KnownSplit) {
+  const split = (transactionId: string) => (known ? splitOfList(destinationsOf(known.destination) ?? [], sale.currency) : splitOf(trx, transactionId, sale.currency));
   if (sale.transaction_id) {
-    return { ...(await splitOf(trx, sale.transaction_id, sale.currency)), total: sale.amount, before: sale.refunded + sale.refunding - amount };
+    return { ...(await split(sale.transaction_id)), total: sale.amount, before: sale.refunded + sale.refunding - amount };
   }
   if (!sale.source_transaction_id) return null;
   const { total, refunded } = await sourcePaymentRefunded(trx, sale.source_transaction_id);
-  return { ...(await splitOf(trx, sale.source_transaction_id, sale.currency)), total, before: refunded - amount };
+  return { ...(await split(sale.source_transaction_id)), total, before: refunded - amount };
+}
+
+/** The `destination` of the transaction a sale paid (or its source payment's), as stored, when its caller has read it already. */
+export interface KnownSplit {
+  destination: string | null;
 }
 
 /**
@@ -64,9 +70,9 @@ export async function creditDestinations(trx: Tx, outbox: Outbox, sale: SaleRow,
 export async function takeBackDestinations(
   trx: Tx,
   outbox: Outbox,
-  r: { sale: SaleRow; amount: number; movementId: string; now: Date; to?: Account },
+  r: { sale: SaleRow; amount: number; movementId: string; now: Date; to?: Account; split?: KnownSplit },
 ): Promise<void> {
-  const pool = await refundPool(trx, r.sale, r.amount);
+  const pool = await refundPool(trx, r.sale, r.amount, r.split);
   // A checkout sale without a split leaves the merchant's part to its balance transaction
   // (payments/balance.ts); a source payment's sale has none: its refund moves it here.
   if (!pool || (!pool.shares.length && !isSourceSale(r.sale))) return;

@@ -5,10 +5,9 @@ import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from '../store/
 import { isUniqueViolation } from '../store/errors';
 import type { Outbox } from '../store/events';
 import { type GatewayCall, insertCall, linkedSale, salesOfAction, settleCall } from '../store/gateway-calls';
-import { moveAmounts, reserveAmounts } from '../store/sale-aggregate';
+import { moveAmounts, type Reserved, reserveAmounts } from '../store/sale-aggregate';
 import { ACTION_EVENTS, addOperation } from '../store/sale-operations';
-import { getSale, paymentReference, saleRow, type StoredSale } from '../store/sales';
-import type { SaleRow } from '../store/schema';
+import { getSale, saleRow, type StoredSale } from '../store/sales';
 import { settlePendingAction } from '../store/unknown-outcomes';
 import { takeBackDestinations } from './destinations';
 import { reverseMovement } from './ledger-posting';
@@ -27,12 +26,13 @@ export type Reservation = { kind: 'conflict' } | { kind: 'reserved'; call: Gatew
  * A refund takes the sale's split back from its destination wallets as it reserves the
  * amount (movement: the call), and gives it back if the refund is released.
  */
-async function takeBack(trx: Tx, call: GatewayCall, outbox: Outbox, now: Date, o: { movementId?: string; reserved?: SaleRow } = {}) {
+async function takeBack(trx: Tx, call: GatewayCall, outbox: Outbox, now: Date, o: { movementId?: string; reserved?: Reserved } = {}) {
   // A card's part of a refund of a source payment's sale: the pool is that sale. The sale
-  // the refund just reserved is known as written.
+  // the refund just reserved is known as written, with its split.
   const linked = linkedSale(call);
-  const sale = (!linked && o.reserved) || (await saleRow(trx, linked ?? call.subject_id))!;
-  await takeBackDestinations(trx, outbox, { sale, amount: call.amount, movementId: o.movementId ?? call.id, now });
+  const movement = { amount: call.amount, movementId: o.movementId ?? call.id, now };
+  if (!linked && o.reserved) await takeBackDestinations(trx, outbox, { ...movement, sale: o.reserved.sale, split: { destination: o.reserved.split } });
+  else await takeBackDestinations(trx, outbox, { ...movement, sale: (await saleRow(trx, linked ?? call.subject_id))! });
 }
 
 /**
@@ -51,8 +51,8 @@ export async function reserveSaleAction(
       if (!reserved) return { kind: 'conflict' };
       const call = { ...a.call, amount: reserved.amount };
       await insertCall(trx, call);
-      if (a.action === 'refund') await takeBack(trx, call, a.outbox, a.now, { reserved: reserved.sale });
-      return { kind: 'reserved', call, payment: await paymentReference(trx, call.subject_id) } as const;
+      if (a.action === 'refund') await takeBack(trx, call, a.outbox, a.now, { reserved });
+      return { kind: 'reserved', call, payment: reserved.paymentReference } as const;
     });
   } catch (err) {
     // Another operation of the sale still pending where only one may be (a Redsys order, migration 105): nothing was written.

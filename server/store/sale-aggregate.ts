@@ -31,11 +31,16 @@ const AMOUNTS = ['held', 'captured', 'refunded', 'voided', 'capturing', 'refundi
  */
 export async function changeSale(trx: Tx, saleId: string, rule: Rule, now: Date): Promise<SaleRow | undefined> {
   const row = await forUpdate(trx, trx.selectFrom('sales').selectAll().where('id', '=', saleId)).executeTakeFirst();
-  const next = row && rule(row);
+  return row && writeChange(trx, row, rule, now);
+}
+
+/** Writes what `rule` makes of the locked `row`; undefined when it refuses. */
+async function writeChange(trx: Tx, row: SaleRow, rule: Rule, now: Date): Promise<SaleRow | undefined> {
+  const next = rule(row);
   if (!next) return undefined;
   const set: Partial<SaleRow> = { status: saleStatus(next), updated_at: now.toISOString() };
   for (const column of AMOUNTS) if (next[column] !== row[column]) Object.assign(set, { [column]: next[column] });
-  await trx.updateTable('sales').set(set).where('id', '=', saleId).execute();
+  await trx.updateTable('sales').set(set).where('id', '=', row.id).execute();
   return { ...row, ...set };
 }
 
@@ -43,23 +48,57 @@ export async function changeSale(trx: Tx, saleId: string, rule: Rule, now: Date)
 export const moveAmounts = (trx: Tx, saleId: string, action: SaleAction, step: ActionStep, x: number, now: Date) =>
   changeSale(trx, saleId, (s) => stepAction(action, step, s, x), now);
 
+/** A reserved action: its amount, the sale as written, and what its call and a refund's take-back need of the payment. */
+export interface Reserved {
+  amount: number;
+  sale: SaleRow;
+  /** The payment's own gateway reference: the sale's first operation made it. */
+  paymentReference: string | null;
+  /** The `destination` of the sale's transaction (or of the transaction its source payment paid), as stored. */
+  split: string | null;
+}
+
 /**
  * Reserves an action of `amount`, or of all it can move (`all`: decided under the row's
  * lock, not from a read before it, which an action reserved meanwhile would make too much).
- * The amount and the sale as written; null when there is nothing to move or the rule refuses.
+ * The lock's read brings the payment's reference and split with the row: one statement
+ * where it took three (issue 49). Null when there is nothing to move or the rule refuses.
  */
-export async function reserveAmounts(trx: Tx, saleId: string, action: SaleAction, amount: number | 'all', now: Date): Promise<{ amount: number; sale: SaleRow } | null> {
-  let x = 0;
-  const sale = await changeSale(
+export async function reserveAmounts(trx: Tx, saleId: string, action: SaleAction, amount: number | 'all', now: Date): Promise<Reserved | null> {
+  const locked = await forUpdate(
     trx,
-    saleId,
+    trx
+      .selectFrom('sales')
+      .selectAll('sales')
+      .select((eb) => [
+        eb
+          .selectFrom('sale_operations')
+          .select('sale_operations.gateway_reference')
+          .whereRef('sale_operations.sale_id', '=', 'sales.id')
+          .orderBy('sale_operations.id')
+          .limit(1)
+          .as('payment_reference'),
+        eb
+          .selectFrom('transactions')
+          .select('transactions.destination')
+          .where('transactions.id', '=', eb.fn.coalesce('sales.transaction_id', 'sales.source_transaction_id'))
+          .as('split'),
+      ])
+      .where('sales.id', '=', saleId),
+  ).executeTakeFirst();
+  if (!locked) return null;
+  const { payment_reference, split, ...row } = locked;
+  let x = 0;
+  const sale = await writeChange(
+    trx,
+    row,
     (s) => {
       x = amount === 'all' ? actionLimit(action, s) : amount;
       return x > 0 ? stepAction(action, 'reserve', s, x) : null;
     },
     now,
   );
-  return sale ? { amount: x, sale } : null;
+  return sale ? { amount: x, sale, paymentReference: payment_reference ?? null, split: split ?? null } : null;
 }
 
 /** A refund the gateway confirmed and then failed (the bank returned it): refundable again; false when `refunded` does not hold it. */
