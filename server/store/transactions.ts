@@ -1,12 +1,10 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
-import { jsonArrayFrom as postgresArray } from 'kysely/helpers/postgres';
-import { jsonArrayFrom as sqliteArray } from 'kysely/helpers/sqlite';
 import { containsPattern, type SearchTerms } from '../domain/transaction-search';
 import { compiledOnce } from './compiled';
 import { referenceMatch, statementMatch } from './search-match';
 import { cardWhere, type PaymentListFilters, paymentFiltersWhere, statusIs } from './payment-filters';
 import type { Db } from './db';
-import { isPostgres } from './engine';
+import { jsonRows, rowsOfJson } from './engine';
 import { countAndPage, type Page } from './paging';
 import { type Merchant, MERCHANT_COLUMNS, type MerchantColumns, splitMerchant } from './environments';
 import { type Destination, destinationsOf } from './destinations';
@@ -59,12 +57,11 @@ const LINE_COLUMNS = ['id', 'transaction_id', 'position', 'product_ref', 'produc
  */
 export function linesColumn(db: Db, eb: ExpressionBuilder<Tables, 'transactions'>) {
   const lines = eb.selectFrom('transaction_lines').select(LINE_COLUMNS).whereRef('transaction_lines.transaction_id', '=', 'transactions.id').orderBy('position');
-  return (isPostgres(db) ? postgresArray(lines) : sqliteArray(lines)).as('lines');
+  return jsonRows(db, lines).as('lines');
 }
 
-/** The lines of linesColumn: parsed JSON text on SQLite, parsed already by the PostgreSQL driver; in their order either way. */
-export const linesFrom = (column: unknown): TransactionLineRow[] =>
-  ((typeof column === 'string' ? JSON.parse(column) : column) as TransactionLineRow[]).sort((a, b) => a.position - b.position);
+/** The lines of linesColumn, in their order. */
+export const linesFrom = (column: unknown): TransactionLineRow[] => rowsOfJson<TransactionLineRow>(column).sort((a, b) => a.position - b.position);
 
 export async function getTransaction(db: Db, environmentId: string, id: string): Promise<StoredTransaction | undefined> {
   const found = await db
