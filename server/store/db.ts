@@ -119,9 +119,39 @@ export async function writeTogether(db: Db, compiled: CompiledQuery[]): Promise<
   });
 }
 
+/** The writes waiting for each open transaction's work to end (beforeCommit). */
+const commitWrites = new WeakMap<Tx, (() => Promise<void>)[]>();
+
+/**
+ * Runs `write` in `trx` once the transaction's work is done, just before it commits: for
+ * rows that several steps of one transaction add, written in one statement (the outbox's
+ * events and deliveries, store/events.ts). False when `trx` is not a transaction opened by
+ * inTransaction or rollbackOn, or its work is over: write at once then.
+ */
+export function beforeCommit(trx: Tx, write: () => Promise<void>): boolean {
+  const writes = commitWrites.get(trx);
+  writes?.push(write);
+  return writes !== undefined;
+}
+
+/** `fn` in a new transaction, then the writes it left for its end (beforeCommit), then the commit. */
+function newTransaction<T>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T> {
+  return db.transaction().execute((trx) =>
+    insideTransaction(async () => {
+      const writes: (() => Promise<void>)[] = [];
+      commitWrites.set(trx, writes);
+      const result = await fn(trx);
+      // One by one, in the order they were asked for; a write may ask for another.
+      for (let i = 0; i < writes.length; i++) await writes[i]!();
+      commitWrites.delete(trx);
+      return result;
+    }),
+  );
+}
+
 /** Runs `fn` in a database transaction, joining the caller's when there already is one. */
 export function inTransaction<T>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T> {
-  return db.isTransaction ? fn(db as Tx) : db.transaction().execute((trx) => insideTransaction(() => fn(trx)));
+  return db.isTransaction ? fn(db as Tx) : newTransaction(db, fn);
 }
 
 /** Thrown inside `fn` of `rollbackOn` to undo its writes and answer `result`. */
@@ -139,7 +169,7 @@ export class Rollback<R> extends Error {
 export async function rollbackOn<T, R>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T | R> {
   if (db.isTransaction) return fn(db as Tx);
   try {
-    return await db.transaction().execute((trx) => insideTransaction(() => fn(trx)));
+    return await newTransaction(db, fn);
   } catch (err) {
     if (err instanceof Rollback) return err.result as R;
     throw err;

@@ -2,7 +2,7 @@ import type { ExpressionBuilder } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '../domain/ids';
 import { insertRows } from './compiled';
-import { type Db, inTransaction, type Tx } from './db';
+import { beforeCommit, type Db, inTransaction, type Tx } from './db';
 import { claimBatch, forUpdate } from './locking';
 import type { StoredSale } from './sales';
 import type { StoredTransaction } from './transactions';
@@ -67,23 +67,49 @@ export interface Outbox {
   baseUrl(): string;
 }
 
+/** The events and deliveries a transaction has recorded, written together as it ends (beforeCommit). */
+interface OutboxRows {
+  events: Tables['events'][];
+  deliveries: EventDeliveryRow[];
+}
+
+const waiting = new WeakMap<Tx, OutboxRows>();
+
+/**
+ * Where `trx`'s outbox rows wait for its end: a change that tells several events (a payment:
+ * its transaction's and its sale's) writes them in one INSERT, and their deliveries in one
+ * more (issue 49). Undefined where the transaction cannot wait (write at once).
+ */
+function waitingRows(trx: Tx): OutboxRows | undefined {
+  const known = waiting.get(trx);
+  if (known) return known;
+  const rows: OutboxRows = { events: [], deliveries: [] };
+  const write = async () => {
+    waiting.delete(trx);
+    await insertRows(trx, 'events', rows.events);
+    if (rows.deliveries.length) await insertRows(trx, 'event_deliveries', rows.deliveries);
+  };
+  if (!beforeCommit(trx, write)) return undefined;
+  waiting.set(trx, rows);
+  return rows;
+}
+
+/** Records an event and a delivery to each of its destinations, written by the end of `trx`. */
 export async function insertEvent(
   trx: Tx,
   e: { id?: string; environmentId: string; type: EventType; objectId: string; notifyUrl: string | null; data: unknown; now: Date },
 ): Promise<void> {
   const id = e.id ?? uuidv7(e.now.getTime());
   const created = e.now.toISOString();
-  await insertRows(trx, 'events', [
-    {
-      id,
-      environment_id: e.environmentId,
-      type: e.type,
-      object_id: e.objectId,
-      notify_url: e.notifyUrl,
-      payload: JSON.stringify({ id, type: e.type, created, data: e.data }),
-      created_at: created,
-    },
-  ]);
+  const event = {
+    id,
+    environment_id: e.environmentId,
+    type: e.type,
+    object_id: e.objectId,
+    notify_url: e.notifyUrl,
+    payload: JSON.stringify({ id, type: e.type, created, data: e.data }),
+    created_at: created,
+  };
   const destinations = [
     ...(e.notifyUrl ? [{ endpoint_id: null, url: e.notifyUrl }] : []),
     // An endpoint is not told about itself (its own creation, change or deletion).
@@ -91,26 +117,30 @@ export async function insertEvent(
       .filter((endpoint) => endpoint.id !== e.objectId)
       .map((endpoint) => ({ endpoint_id: endpoint.id, url: endpoint.url })),
   ];
-  if (!destinations.length) return;
-  await trx
-    .insertInto('event_deliveries')
-    .values(
-      destinations.map((d) => ({
-        id: uuidv7(e.now.getTime()),
-        event_id: id,
-        environment_id: e.environmentId,
-        endpoint_id: d.endpoint_id,
-        url: d.url,
-        delivery_status: 'pending' as const,
-        attempt_count: 0,
-        next_attempt_at: created,
-        locked_until: null,
-        claimed_by: null,
-        delivered_at: null,
-        created_at: created,
-      })),
-    )
-    .execute();
+  const deliveries = destinations.map(
+    (d): EventDeliveryRow => ({
+      id: uuidv7(e.now.getTime()),
+      event_id: id,
+      environment_id: e.environmentId,
+      endpoint_id: d.endpoint_id,
+      url: d.url,
+      delivery_status: 'pending',
+      attempt_count: 0,
+      next_attempt_at: created,
+      locked_until: null,
+      claimed_by: null,
+      delivered_at: null,
+      created_at: created,
+    }),
+  );
+  const rows = waitingRows(trx);
+  if (rows) {
+    rows.events.push(event);
+    rows.deliveries.push(...deliveries);
+    return;
+  }
+  await insertRows(trx, 'events', [event]);
+  if (deliveries.length) await insertRows(trx, 'event_deliveries', deliveries);
 }
 
 /** A claimed delivery with what it sends. */
