@@ -1,18 +1,20 @@
 import { compiledOnce } from './compiled';
 import type { Db } from './db';
 
-// What tells a process that what it keeps of keys, environments, processors and pricings
-// (key checks, key-checks.ts; processors' gateways, payments/processor-gateways.ts; return
-// secrets, environments.ts; pricings, balance.ts) may be stale: its own writes, counted
+// What tells a process that what it keeps of keys, environments, processors, pricings and
+// webhook endpoints (key checks, key-checks.ts; processors' gateways,
+// payments/processor-gateways.ts; return secrets, environments.ts; pricings, balance.ts; the
+// endpoints an event goes to, webhook-endpoints.ts) may be stale: its own writes, counted
 // here at once, and every process's, counted by `auth_changes`' version (moved on by
-// trigger: keys and environments since migration 092, processors and pricings since 131).
+// trigger: keys and environments since migration 092, processors and pricings since 131,
+// webhook endpoints since 133).
 
 /** How long a process may go without reading the version: another process's change is seen within this. */
 export const CHANGES_FRESH_MS = 100;
 
 let localChanges = 0;
 
-/** This process has changed a key, an environment, a processor or a pricing: what it keeps is dropped at its next look. */
+/** This process has changed a key, an environment, a processor, a pricing or a webhook endpoint: what it keeps is dropped at its next look. */
 export function settingsChanged(): void {
   localChanges++;
 }
@@ -65,17 +67,23 @@ export function changesOf(db: Db): Changes {
  * before a change is kept under the generation it began in, so no later look is answered
  * with it. At most `max` keys: beyond, it starts again. Asked inside a transaction, what is
  * kept answers if it is current; else the transaction reads it (it may see its own
- * uncommitted change) and nothing of it is kept.
+ * uncommitted change) and nothing of it is kept, unless `clean` says the transaction has
+ * changed nothing `read` reads (so it sees what is committed).
  */
-export function keptUntilChanged<T>(changes: Changes, read: (key: string, db?: Db) => Promise<T>, max = 10_000): (key: string, db?: Db) => Promise<T> {
+export function keptUntilChanged<T>(
+  changes: Changes,
+  read: (key: string, db?: Db) => Promise<T>,
+  o: { max?: number; clean?: (trx: Db) => boolean } = {},
+): (key: string, db?: Db) => Promise<T> {
+  const { max = 10_000, clean = () => false } = o;
   const kept = new Map<string, { generation: number; value: T }>();
   return async (key, db) => {
     const trx = db?.isTransaction ? db : undefined;
     const generation = await changes(trx);
     const hit = kept.get(key);
     if (hit?.generation === generation) return hit.value;
-    if (trx) return read(key, trx);
-    const value = await read(key);
+    if (trx && !clean(trx)) return read(key, trx);
+    const value = await read(key, trx);
     if (kept.size >= max) kept.clear();
     kept.set(key, { generation, value });
     return value;

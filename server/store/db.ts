@@ -121,6 +121,11 @@ export async function writeTogether(db: Db, compiled: CompiledQuery[]): Promise<
 
 /** The writes waiting for each open transaction's work to end (beforeCommit). */
 const commitWrites = new WeakMap<Tx, (() => Promise<void>)[]>();
+/** The database each transaction opened here runs on (databaseOf). */
+const databases = new WeakMap<Tx, Db>();
+
+/** The database `db` is a transaction of (or `db` itself): what is kept per database (auth-changes.ts) is found by it. */
+export const databaseOf = (db: Db): Db => databases.get(db as Tx) ?? db;
 
 /**
  * Runs `write` in `trx` once the transaction's work is done, just before it commits: for
@@ -140,6 +145,7 @@ function newTransaction<T>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T> {
     insideTransaction(async () => {
       const writes: (() => Promise<void>)[] = [];
       commitWrites.set(trx, writes);
+      databases.set(trx, db);
       const result = await fn(trx);
       // One by one, in the order they were asked for; a write may ask for another.
       for (let i = 0; i < writes.length; i++) await writes[i]!();

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { uuidv7 } from '../domain/ids';
-import { type Db, inTransaction, type Tx } from './db';
+import { changesOf, keptUntilChanged, settingsChanged } from './auth-changes';
+import { databaseOf, type Db, inTransaction, type Tx } from './db';
 import type { EventType } from './events';
 import type { FailingSpell } from './failing-endpoints';
 import { countAndPage, type Page } from './paging';
@@ -32,31 +33,51 @@ const takesEvent = (events: EnabledEvent[], type: string) => events.includes('*'
 /** Where an event goes: what a delivery needs of an endpoint, without its secrets (never opened per event). */
 export type EventDestination = Pick<WebhookEndpointRow, 'id' | 'url'>;
 
-// A change that records several events (a charge: its sale's and its authorization's) reads
-// its environment's endpoints once per database transaction; a write to an endpoint in that
-// transaction forgets what was read (forgetRead).
-const readInTransaction = new WeakMap<Db, Map<string, Promise<(EventDestination & { enabled_events: EnabledEvent[] })[]>>>();
+/** What an event's delivery needs of an enabled endpoint, with the events it takes. */
+type EnabledEndpoint = EventDestination & { enabled_events: EnabledEvent[] };
 
-function enabledEndpoints(db: Db, environmentId: string) {
-  const read = async () =>
-    (
-      await db
-        .selectFrom('webhook_endpoints')
-        .select(['id', 'url', 'enabled_events'])
-        .where('environment_id', '=', environmentId)
-        .where('enabled', '=', 1)
-        .orderBy('id')
-        .execute()
-    ).map((row) => ({ id: row.id, url: row.url, enabled_events: JSON.parse(row.enabled_events) as EnabledEvent[] }));
-  if (!db.isTransaction) return read();
+const readEnabled = async (db: Db, environmentId: string): Promise<EnabledEndpoint[]> =>
+  (
+    await db
+      .selectFrom('webhook_endpoints')
+      .select(['id', 'url', 'enabled_events'])
+      .where('environment_id', '=', environmentId)
+      .where('enabled', '=', 1)
+      .orderBy('id')
+      .execute()
+  ).map((row) => ({ id: row.id, url: row.url, enabled_events: JSON.parse(row.enabled_events) as EnabledEvent[] }));
+
+// Every change that tells an event reads its environment's enabled endpoints (two reads of
+// every payment, issue 49): each process keeps them until a setting may have changed (the
+// key checks' watch, auth-changes.ts: this process's writes at once, another's within the
+// watch's window, migration 133). A transaction that wrote an endpoint reads them itself,
+// as it sees them, once (forgetRead: again after its next write).
+const kept = new WeakMap<Db, (environmentId: string, db?: Db) => Promise<EnabledEndpoint[]>>();
+const readInTransaction = new WeakMap<Db, Map<string, Promise<EnabledEndpoint[]>>>();
+/** Transactions that wrote an endpoint: what they read may never be committed, so it is not kept. */
+const wroteEndpoints = new WeakSet<Db>();
+
+function enabledEndpoints(db: Db, environmentId: string): Promise<EnabledEndpoint[]> {
+  const database = databaseOf(db);
+  let endpointsOf = kept.get(database);
+  if (!endpointsOf) {
+    const read = (id: string, through = database) => readEnabled(through, id);
+    kept.set(database, (endpointsOf = keptUntilChanged(changesOf(database), read, { clean: (trx) => !wroteEndpoints.has(trx) })));
+  }
+  if (!db.isTransaction) return endpointsOf(environmentId);
   let perEnvironment = readInTransaction.get(db);
   if (!perEnvironment) readInTransaction.set(db, (perEnvironment = new Map()));
   let endpoints = perEnvironment.get(environmentId);
-  if (!endpoints) perEnvironment.set(environmentId, (endpoints = read()));
+  if (!endpoints) perEnvironment.set(environmentId, (endpoints = endpointsOf(environmentId, db)));
   return endpoints;
 }
 
-const forgetRead = (db: Db) => readInTransaction.delete(db);
+/** An endpoint written: the transaction reads them again, and every kept list is dropped. */
+function forgetRead(db: Db) {
+  readInTransaction.delete(db);
+  if (db.isTransaction) wroteEndpoints.add(db);
+  settingsChanged();
+}
 
 export async function createEndpoint(db: Db, environmentId: string, f: EndpointFields, now: Date): Promise<StoredEndpoint> {
   const at = now.toISOString();
@@ -169,8 +190,9 @@ export async function disableFailingEndpoint(db: Db, id: string, failingSince: s
     .where('enabled', '=', 1)
     .where((eb) => eb.or([eb('last_delivered_at', 'is', null), eb('last_delivered_at', '<', failingSince)]))
     .executeTakeFirst();
-  forgetRead(db);
-  return Number(result.numUpdatedRows) === 1;
+  const disabled = Number(result.numUpdatedRows) === 1;
+  if (disabled) forgetRead(db);
+  return disabled;
 }
 
 /**

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../server/store/api-keys';
 import { settingsChanged } from '../../server/store/auth-changes';
 import { createKeyChecks, KEY_CHECKS_FRESH_MS } from '../../server/store/key-checks';
+import { createEndpoint, matchingEndpoints, updateEndpoint } from '../../server/store/webhook-endpoints';
 import type { Tables } from '../../server/store/schema';
 import { Client, ENGINES, startTestService, type TestService } from './harness';
 
@@ -110,5 +111,47 @@ describe.each(ENGINES)('key checks on %s', (engine) => {
     expect(priced).toBeGreaterThan(deleted);
     await other.updateTable('environment_pricing').set({ charge_fixed: 30 }).where('environment_id', '=', shop.keys.environment_id).execute();
     expect(await version()).toBeGreaterThan(priced);
+  });
+
+  it("a webhook endpoint created, changed or deleted moves the version; its deliveries' marks do not (migration 133); the endpoints an event goes to follow both processes' changes", async () => {
+    const shop = await t.newEnvironment('Endpoint Changes Shop');
+    const env = shop.keys.environment_id;
+    const db = t.service.deps.database.db;
+    const version = async () => Number((await other.selectFrom('auth_changes').select('version').where('id', '=', 1).executeTakeFirstOrThrow()).version);
+    const goesTo = async () => (await matchingEndpoints(db, env, 'sale.refunded')).map((e) => e.url);
+    expect(await goesTo()).toEqual([]);
+    // This process's own write: the next event sees it at once.
+    const mine = await createEndpoint(db, env, { url: 'https://shop.example/mine', description: null, enabled_events: ['*'], enabled: true }, new Date());
+    expect(await goesTo()).toEqual(['https://shop.example/mine']);
+    await updateEndpoint(db, env, mine.id, { enabled: false }, new Date());
+    expect(await goesTo()).toEqual([]);
+    // Another process's (the second connection): each change moves the version on, so this one reads them again within the watch's window.
+    const at = new Date().toISOString();
+    const before = await version();
+    await other
+      .insertInto('webhook_endpoints')
+      .values({ id: `we_${env}`, environment_id: env, url: 'https://shop.example/theirs', description: null, enabled_events: '["sale.refunded"]', enabled: 1, disabled_reason: null, secret: 'whsec_x', previous_secret: null, previous_expires_at: null, last_delivered_at: null, created_at: at, updated_at: at })
+      .execute();
+    const inserted = await version();
+    expect(inserted).toBeGreaterThan(before);
+    await expect.poll(goesTo).toEqual(['https://shop.example/theirs']);
+    // Read in one snapshot around the update: the other test files' changes on a shared PostgreSQL cannot show in it.
+    const movedBy = (update: (trx: Kysely<Tables>) => Promise<unknown>) =>
+      (engine === 'postgres' ? other.transaction().setIsolationLevel('repeatable read') : other.transaction()).execute(async (trx) => {
+        const read = async () => Number((await trx.selectFrom('auth_changes').select('version').where('id', '=', 1).executeTakeFirstOrThrow()).version);
+        const was = await read();
+        await update(trx);
+        return (await read()) - was;
+      });
+    expect(await movedBy((trx) => trx.updateTable('webhook_endpoints').set({ last_delivered_at: at, failing_mailed_for: at }).where('id', '=', `we_${env}`).execute())).toBe(0);
+    expect(await movedBy((trx) => trx.updateTable('webhook_endpoints').set({ url: 'https://shop.example/moved' }).where('id', '=', `we_${env}`).execute())).toBe(1);
+    const moved = await version();
+    await expect.poll(goesTo).toEqual(['https://shop.example/moved']);
+    await other.updateTable('webhook_endpoints').set({ enabled_events: '["sale.created"]' }).where('id', '=', `we_${env}`).execute();
+    const narrowed = await version();
+    expect(narrowed).toBeGreaterThan(moved);
+    await expect.poll(goesTo).toEqual([]);
+    await other.deleteFrom('webhook_endpoints').where('id', '=', `we_${env}`).execute();
+    expect(await version()).toBeGreaterThan(narrowed);
   });
 });

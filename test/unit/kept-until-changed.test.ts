@@ -50,7 +50,7 @@ describe('keptUntilChanged', () => {
 
   it('keeps at most `max` keys: beyond, it starts again', async () => {
     const w = world();
-    const kept = keptUntilChanged(w.changes, w.read, 2);
+    const kept = keptUntilChanged(w.changes, w.read, { max: 2 });
     await kept('a');
     await kept('b');
     await kept('c');
@@ -77,5 +77,21 @@ describe('keptUntilChanged', () => {
     expect(w.reads).toEqual(['a in trx', 'a', 'a in trx']);
     expect(await kept('a')).toBe('a@1');
     expect(w.reads).toEqual(['a in trx', 'a', 'a in trx', 'a']);
+  });
+  it('keeps what a clean transaction read (it sees what is committed); never what a transaction that changed it read', async () => {
+    const w = world();
+    const clean = { isTransaction: true } as Db;
+    const dirty = { isTransaction: true } as Db;
+    const kept = keptUntilChanged(w.changes, w.read, { clean: (trx) => trx === clean });
+    expect(await kept('a', dirty)).toBe('a@0');
+    expect(await kept('a', clean)).toBe('a@0');
+    // Kept from the clean transaction's read: no read for the next look, in or out of one.
+    expect(await kept('a')).toBe('a@0');
+    expect(await kept('a', dirty)).toBe('a@0');
+    expect(w.reads).toEqual(['a in trx', 'a in trx']);
+    w.change();
+    expect(await kept('a', dirty)).toBe('a@1');
+    expect(await kept('a')).toBe('a@1');
+    expect(w.reads).toEqual(['a in trx', 'a in trx', 'a in trx', 'a']);
   });
 });

@@ -71,6 +71,7 @@ import { migration as m129 } from './129_environment_pairs';
 import { migration as m130 } from './130_customer_payers_index';
 import { migration as m131 } from './131_processor_changes';
 import { migration as m132 } from './132_payers';
+import { migration as m133 } from './133_endpoint_changes';
 
 // One file per migration, applied in the order of their names. A released migration's
 // name is recorded in every deployed database: never rename one or change what it does;
@@ -146,6 +147,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '130_customer_payers_index': m130,
   '131_processor_changes': m131,
   '132_payers': m132,
+  '133_endpoint_changes': m133,
 };
 
 /** Every migration's name, in the order they apply. */
