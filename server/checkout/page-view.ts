@@ -36,7 +36,6 @@ export function paidPage(page: Page, paid: PaidRecord): Page {
   paidWith.set(paid.transaction, paid.sale);
   page.row = paid.transaction;
   page.lines = paid.lines;
-  page.inDoubt = false;
   return page;
 }
 
