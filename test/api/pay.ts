@@ -45,6 +45,22 @@ export const payWithCard = (baseUrl: string, token: string, card: string = TEST_
   );
 
 /**
+ * A pay sent while the database may be away, as fault tests count it: its status (the
+ * page's own when it had no form to post; null when no answer came) and, for a 200, the
+ * status its screen shows: paid, or checking when the record of the charge was cut off.
+ */
+export async function payUnderFault(pay: Promise<Response>): Promise<{ status: number | null; shown?: string }> {
+  // payWithCard reads the page first and throws with the page's status when it has no form.
+  const res = await pay.catch((e: Error) => Number(/\((\d{3})\)$/.exec(e.message)?.[1]) || null);
+  if (!(res instanceof Response)) return { status: res };
+  if (res.status !== 200) {
+    await res.arrayBuffer();
+    return { status: res.status };
+  }
+  return { status: 200, shown: ((await res.json()) as { view?: { status?: string } }).view?.status };
+}
+
+/**
  * Pays a payment link (`payment_url`) as its screen would, with the gateway it shows chosen
  * (`gateway_selected`) and `card` typed in by `holder`: for tests of what follows a payment,
  * where driving the screen itself is the checkout's own tests' job. Resolves once paid.
