@@ -2,7 +2,7 @@ import type { SubscriptionAction, SubscriptionStatus } from '../domain/subscript
 import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from '../store/db';
 import type { EventType, Outbox } from '../store/events';
 import type { SubscriptionRow } from '../store/schema';
-import { actOnSubscription, getSubscription, readSubscription, type StoredSubscription, updateSubscription } from '../store/subscriptions';
+import { actOnSubscription, chargeNewCard, getSubscription, readSubscription, setCustomerEmail, type StoredSubscription } from '../store/subscriptions';
 
 // A subscription's states, changed by the spec's four actions and by the hosted sign-up's
 // card. An action locks the row, asks the domain's rules and writes in the store
@@ -50,14 +50,13 @@ export async function attachPaymentMethod(
   return rollbackOn<ActionResult, ActionResult>(db, async (trx) => {
     const { environment_id: environmentId, id } = a.subscription;
     // Before the start, so its confirmation email finds the address.
-    if (a.customerEmail) await updateSubscription(trx, id, { customer_email: a.customerEmail });
+    if (a.customerEmail) await setCustomerEmail(trx, id, a.customerEmail);
     if (a.subscription.status === 'waiting') {
       const started = await applyAction(trx, { environmentId, id, action: 'start', clock: () => a.now, outbox: a.outbox, authorizationId: a.authorizationId });
       if (started.kind !== 'done') throw new Rollback(started);
       return started;
     }
-    const at = a.now.toISOString();
-    if (!(await updateSubscription(trx, id, { authorization_id: a.authorizationId, next_charge_at: at, updated_at: at }, { status: 'past_due' }))) {
+    if (!(await chargeNewCard(trx, id, a.authorizationId, a.now))) {
       throw new Rollback(await conflict(trx, id));
     }
     return done(trx, id);

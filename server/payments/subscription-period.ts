@@ -12,7 +12,7 @@ import { getAuthorization } from '../store/sales';
 import { CONFIRM_LINK_MS, newConfirmToken } from './charge-record';
 import type { AuthorizationRow, SaleRow, SubscriptionChargeRow, SubscriptionRow, TransactionLineRow, TransactionRow } from '../store/schema';
 import { insertCharge, insertChargeRecords, periodCharge, type Reservation, retryCharge, settleAttempt } from '../store/subscription-charges';
-import { cadenceOf, holdClaim, iso, lockSubscription, readSubscription, scheduleColumns, scheduleOf, updateSubscription } from '../store/subscriptions';
+import { cadenceOf, holdClaim, lockSubscription, periodDueAgain, readSubscription, recordChargedPeriod, recordFailedPeriod, scheduleOf } from '../store/subscriptions';
 
 // What one attempt at a subscription's period reserves and what its answer records, each
 // in one database transaction: the rules of renewal (which period is owed, how many
@@ -98,8 +98,7 @@ export async function releaseAttempt(db: Db, r: Reservation & { failure: string;
   const at = r.now.toISOString();
   return inTransaction(db, async (trx) => {
     if (!(await settleAttempt(trx, r, 'failed', { status: 'failed', failure: r.failure, updated_at: at }, r.now))) return false;
-    const due = { next_charge_at: r.retryAt.toISOString(), claimed_until: null, claimed_by: null, updated_at: at };
-    await updateSubscription(trx, r.subscription.id, due, { period: r.charge.period, status: CHARGEABLE });
+    await periodDueAgain(trx, r.subscription.id, { period: r.charge.period, dueAt: r.retryAt, now: r.now });
     return true;
   });
 }
@@ -229,10 +228,14 @@ export async function moveSchedule(trx: Tx, r: Reservation & { now: Date }, curr
     current.anchor_at === sub.anchor_at &&
     current.anchor_index === sub.anchor_index;
   const next = chargedSchedule(scheduleOf(sub), cadenceOf(sub));
-  const schedule = unchanged
-    ? { ...scheduleColumns(next), status: 'active' }
-    : { period: Math.max(current.period, next.period), current_period_start: iso(next.currentPeriodStart), current_period_end: iso(next.currentPeriodEnd) };
-  await updateSubscription(trx, sub.id, { ...schedule, claimed_until: null, claimed_by: null, updated_at: r.now.toISOString() });
+  await recordChargedPeriod(
+    trx,
+    sub.id,
+    unchanged
+      ? { kind: 'moved', schedule: next }
+      : { kind: 'recorded', period: Math.max(current.period, next.period), start: next.currentPeriodStart, end: next.currentPeriodEnd },
+    r.now,
+  );
 }
 
 /**
@@ -257,8 +260,7 @@ export async function recordFailed(db: Db, r: Reservation & { failure: string; n
     if (failed) {
       const { giveUp } = failed;
       const schedule = link ? awaitingCustomerSchedule(scheduleOf(current), new Date(link.confirm_expires_at!)) : failed.schedule;
-      const stop = giveUp ? { stopped_at: at, stop_reason: 'payment_failed' as const } : {};
-      await updateSubscription(trx, sub.id, { ...scheduleColumns(schedule), status: giveUp ? 'stopped' : 'past_due', ...stop, claimed_until: null, claimed_by: null, updated_at: at });
+      await recordFailedPeriod(trx, sub.id, { schedule, giveUp, now: r.now });
       if (giveUp) events.push('subscription.stopped');
       else if (current.status !== 'past_due') events.push('subscription.past_due');
     }

@@ -11,9 +11,9 @@ import type { AuthorizationRow, SaleRow, SubscriptionChargeRow, SubscriptionRow,
 
 // Subscriptions' rows: reads, and the one module that writes them (a lint rule keeps it so,
 // eslint.config.js): the new row, the spec's actions (row locked, domain/subscription-states.ts
-// and subscription-schedule.ts asked, written: actOnSubscription), conditional updates (a
-// change written only while the row is as the caller read it; a period's, decided in
-// payments/subscription-period.ts), the scheduler's claim and the trial reminder's mark.
+// and subscription-schedule.ts asked, written: actOnSubscription), a period's answer (what
+// it changes decided in payments/subscription-period.ts, named and written here: due
+// again, charged, failed), a new card's, the scheduler's claim and the trial reminder's mark.
 
 /** A period's charge, with the confirm link of its sale when the issuer wanted the customer (payments/subscription-period.ts). */
 export type PeriodCharge = SubscriptionChargeRow & Pick<SaleRow, 'confirm_token' | 'confirm_expires_at'>;
@@ -110,7 +110,7 @@ export async function insertSubscription(db: Db, s: NewSubscription, now: Date):
 
 export const cadenceOf = (row: SubscriptionRow): Cadence => ({ interval: row.interval, intervalCount: row.interval_count });
 
-export const iso = (d: Date | null) => d?.toISOString() ?? null;
+const iso = (d: Date | null) => d?.toISOString() ?? null;
 
 export function scheduleOf(row: SubscriptionRow): Schedule {
   const date = (s: string | null) => (s === null ? null : new Date(s));
@@ -125,7 +125,7 @@ export function scheduleOf(row: SubscriptionRow): Schedule {
   };
 }
 
-export function scheduleColumns(s: Schedule) {
+function scheduleColumns(s: Schedule) {
   return {
     period: s.period,
     anchor_at: iso(s.anchorAt),
@@ -152,7 +152,7 @@ export function lockSubscription(trx: Tx, id: string, environmentId?: string): P
 }
 
 /** What a conditional update of a subscription expects to find. */
-export interface SubscriptionExpected {
+interface SubscriptionExpected {
   status?: SubscriptionStatus | readonly SubscriptionStatus[];
   updatedAt?: string;
   period?: number;
@@ -162,7 +162,7 @@ export interface SubscriptionExpected {
  * Writes `changes` only while the row is as expected (its status, its last update, its
  * period): false when another change came first, and nothing is written.
  */
-export async function updateSubscription(db: Db, id: string, changes: Partial<SubscriptionRow>, expected: SubscriptionExpected = {}): Promise<boolean> {
+async function updateSubscription(db: Db, id: string, changes: Partial<SubscriptionRow>, expected: SubscriptionExpected = {}): Promise<boolean> {
   let query = db.updateTable('subscriptions').set(changes).where('id', '=', id);
   if (typeof expected.status === 'string') query = query.where('status', '=', expected.status);
   else if (expected.status) query = query.where('status', 'in', expected.status);
@@ -170,6 +170,54 @@ export async function updateSubscription(db: Db, id: string, changes: Partial<Su
   if (expected.period !== undefined) query = query.where('period', '=', expected.period);
   const result = await query.executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/** The scheduler's claim, given back as a period's answer is written. */
+const UNCLAIMED = { claimed_until: null, claimed_by: null } as const;
+
+/**
+ * An attempt at `period` charged nothing through no fault of the card: the period stays
+ * owed, due again at `dueAt`, while the subscription still charges that period.
+ */
+export function periodDueAgain(trx: Tx, id: string, r: { period: number; dueAt: Date; now: Date }): Promise<boolean> {
+  return updateSubscription(trx, id, { next_charge_at: r.dueAt.toISOString(), ...UNCLAIMED, updated_at: r.now.toISOString() }, { period: r.period, status: CHARGEABLE });
+}
+
+/** What a charged period changes (payments/subscription-period.ts decides which). */
+export type ChargedPeriod =
+  /** The schedule as it was reserved: it moves on to `schedule`, and the subscription is active. */
+  | { kind: 'moved'; schedule: Schedule }
+  /** Paused, stopped or resumed meanwhile: the paid period is recorded, the rest stays. */
+  | { kind: 'recorded'; period: number; start: Date | null; end: Date | null };
+
+/** A period charged: written on the row the caller locked. */
+export async function recordChargedPeriod(trx: Tx, id: string, charged: ChargedPeriod, now: Date): Promise<void> {
+  const changes =
+    charged.kind === 'moved'
+      ? { ...scheduleColumns(charged.schedule), status: 'active' }
+      : { period: charged.period, current_period_start: iso(charged.start), current_period_end: iso(charged.end) };
+  await updateSubscription(trx, id, { ...changes, ...UNCLAIMED, updated_at: now.toISOString() });
+}
+
+/**
+ * A period's attempt refused: the subscription past due on `schedule` (its next retry), or
+ * stopped for failed payment when `giveUp`; written on the row the caller locked.
+ */
+export async function recordFailedPeriod(trx: Tx, id: string, r: { schedule: Schedule; giveUp: boolean; now: Date }): Promise<void> {
+  const at = r.now.toISOString();
+  const stop = r.giveUp ? { stopped_at: at, stop_reason: 'payment_failed' as const } : {};
+  await updateSubscription(trx, id, { ...scheduleColumns(r.schedule), status: r.giveUp ? 'stopped' : 'past_due', ...stop, ...UNCLAIMED, updated_at: at });
+}
+
+/** The email the customer gave with a card (a sign-up's, or a new card's): the subscription's own from now on. */
+export async function setCustomerEmail(trx: Tx, id: string, email: string): Promise<void> {
+  await updateSubscription(trx, id, { customer_email: email });
+}
+
+/** A past-due subscription's new card: charged at once. false when it is no longer past due. */
+export function chargeNewCard(trx: Tx, id: string, authorizationId: string, now: Date): Promise<boolean> {
+  const at = now.toISOString();
+  return updateSubscription(trx, id, { authorization_id: authorizationId, next_charge_at: at, updated_at: at }, { status: 'past_due' });
 }
 
 /** What an allowed action writes, from the row as it is. */
