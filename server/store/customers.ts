@@ -2,6 +2,7 @@ import { type RawBuilder, sql } from 'kysely';
 import { customerKey, lifetimeValues, type Value } from '../domain/customers';
 import { containsPattern } from '../domain/transaction-search';
 import type { Db } from './db';
+import { isPostgres } from './engine';
 import { countAndPage, type Page } from './paging';
 import type { AuthorizationRow, SubscriptionRow, TransactionRow } from './schema';
 import { TOOL_ORDER_PREFIXES, transactionFromRow } from './transactions';
@@ -47,10 +48,16 @@ function payersOf(environmentId: string, hideTools: boolean) {
     from payers where environment_id = ${environmentId} group by customer_key`;
 }
 
-/** The emails, as typed, of the environment's payments whose customer key is one of `keys`. */
-function emailsOf(environmentId: string, keys: string[]) {
-  return sql`select customer_email from (select distinct customer_email from transactions where environment_id = ${environmentId} and customer_email is not null) typed
-    where lower(trim(customer_email)) in (${sql.join(keys)})`;
+/**
+ * A payment's email (`column`, as typed) has one of `keys` as its customer key. PostgreSQL
+ * finds those payments by the index on the key (migration 134). SQLite's lower() is the
+ * service's own and may not be indexed: there the environment's distinct emails (index of
+ * migration 122) are keyed, each once, and the payments matched by the emails found.
+ */
+function emailKeyIn(db: Db, environmentId: string, keys: string[], column: 'customer_email' | 't.customer_email' = 'customer_email') {
+  if (isPostgres(db)) return sql<boolean>`lower(trim(${sql.ref(column)})) in (${sql.join(keys)})`;
+  return sql<boolean>`${sql.ref(column)} in (select customer_email from (select distinct customer_email from transactions where environment_id = ${environmentId} and customer_email is not null) typed
+    where lower(trim(customer_email)) in (${sql.join(keys)}))`;
 }
 
 /**
@@ -106,7 +113,7 @@ export async function valuesOf(db: Db, environmentId: string, keys: string[], hi
   const { rows } = await sql<{ customer_email: string; currency: string; captured: number | string; refunded: number | string }>`
     select t.customer_email as customer_email, s.currency as currency, sum(s.captured) as captured, sum(s.refunded) as refunded
     from transactions t join sales s on s.transaction_id = t.id
-    where t.environment_id = ${environmentId} and t.customer_email in (${emailsOf(environmentId, keys)})
+    where t.environment_id = ${environmentId} and ${emailKeyIn(db, environmentId, keys, 't.customer_email')}
       and s.failure is null and s.late_for_transaction_id is null and ${hideTools ? notTool : sql`1 = 1`}
     group by t.customer_email, s.currency`.execute(db);
   return lifetimeValues(rows.map((r) => ({ key: customerKey(r.customer_email), currency: r.currency, captured: Number(r.captured), refunded: Number(r.refunded) })));
@@ -134,12 +141,12 @@ export interface CustomerRef {
 /** A customer page's lists are this long at most (a page of payments is paged instead). */
 const DETAIL_LIMIT = 100;
 
-/** A payment of the customer's: its email, as typed, is one of theirs (by the index, emailsOf). */
-const hasKey = (environmentId: string, key: string | null) => (key === null ? sql<boolean>`1 = 0` : sql<boolean>`customer_email in (${emailsOf(environmentId, [key])})`);
+/** A payment of the customer's (emailKeyIn). */
+const hasKey = (db: Db, environmentId: string, key: string | null) => (key === null ? sql<boolean>`1 = 0` : emailKeyIn(db, environmentId, [key]));
 
 /** A page of the customer's payments, newest first. */
 export async function customerPayments(db: Db, environmentId: string, key: string | null, page: Page) {
-  const query = db.selectFrom('transactions').where('environment_id', '=', environmentId).where(hasKey(environmentId, key));
+  const query = db.selectFrom('transactions').where('environment_id', '=', environmentId).where(hasKey(db, environmentId, key));
   const { count, rows } = await countAndPage<TransactionRow>(query, page);
   return { count, rows: rows.map((row) => ({ row: transactionFromRow(row) })) };
 }
@@ -165,7 +172,7 @@ export function customerCards(db: Db, environmentId: string, who: CustomerRef, s
     .where('environment_id', '=', environmentId)
     .where((eb) =>
       eb.or([
-        eb('transaction_id', 'in', eb.selectFrom('transactions').select('id').where('environment_id', '=', environmentId).where(hasKey(environmentId, who.key))),
+        eb('transaction_id', 'in', eb.selectFrom('transactions').select('id').where('environment_id', '=', environmentId).where(hasKey(db, environmentId, who.key))),
         forSubscriptions.length ? eb('id', 'in', forSubscriptions) : sql<boolean>`1 = 0`,
       ]),
     )

@@ -72,6 +72,7 @@ import { migration as m130 } from './130_customer_payers_index';
 import { migration as m131 } from './131_processor_changes';
 import { migration as m132 } from './132_payers';
 import { migration as m133 } from './133_endpoint_changes';
+import { migration as m134 } from './134_customer_key_index';
 
 // One file per migration, applied in the order of their names. A released migration's
 // name is recorded in every deployed database: never rename one or change what it does;
@@ -148,6 +149,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '131_processor_changes': m131,
   '132_payers': m132,
   '133_endpoint_changes': m133,
+  '134_customer_key_index': m134,
 };
 
 /** Every migration's name, in the order they apply. */
