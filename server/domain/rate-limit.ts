@@ -31,6 +31,21 @@ export function takeToken(tat: number | undefined, now: number, p: RatePolicy): 
 }
 
 /**
+ * How long a process may spend tokens it took from a shared bucket at once. A request
+ * admitted with such a token counts as if it had come when the share was taken, so in any
+ * window a key is admitted at most its limit plus what the bucket refills in this time
+ * (10 % of a one-second limit), and a share left unspent is lost to the other processes.
+ */
+export const SHARE_MS = 100;
+
+/**
+ * Tokens a process takes at once from a shared bucket: what the bucket refills in
+ * SHARE_MS. One, so exact, for every limit under 20 a second (the card and address limits,
+ * an environment's low API limit); 10 for the API's default 100.
+ */
+export const shareSize = (p: RatePolicy): number => Math.max(1, Math.floor((p.limit * SHARE_MS) / p.windowMs + 1e-9));
+
+/**
  * Clocks disagree by this much at most: a request's `now` is taken before it waits for a
  * database connection (under load, seconds before its UPSERT runs), and processes' clocks
  * differ a little. A stale `now` only makes a limit stricter.
@@ -59,4 +74,32 @@ export function decision(tat: number, allowed: boolean, now: number, p: RatePoli
     resetMs: used,
     retryAfterMs: allowed ? 0 : Math.max(0, used + interval - p.windowMs),
   };
+}
+
+/** Tokens a process took at once from a shared bucket and holds still (store/rate-limits.ts). */
+export interface Share {
+  held: number;
+  /** Until when they may be spent (ms). */
+  until: number;
+  /** The bucket's state as the share left it. */
+  tat: number;
+  /** The policy they were taken under: a changed limit takes a new share. */
+  limit: number;
+  windowMs: number;
+}
+
+/** A share of `granted` tokens taken at `now`, one of which the taking request spends. */
+export function shareOf(granted: number, tat: number, now: number, p: RatePolicy): Share | undefined {
+  return granted > 1 ? { held: granted - 1, until: now + SHARE_MS, tat, limit: p.limit, windowMs: p.windowMs } : undefined;
+}
+
+/**
+ * One token of a share still good for this policy: the request's decision (what the bucket
+ * says now plus what the share still holds) and the share after it. Undefined: ask the bucket.
+ */
+export function spendShare(share: Share | undefined, now: number, p: RatePolicy): { decision: RateDecision; share: Share } | undefined {
+  if (!share || share.held < 1 || now >= share.until || share.limit !== p.limit || share.windowMs !== p.windowMs) return undefined;
+  const next = { ...share, held: share.held - 1 };
+  const { tat: _tat, ...bucket } = decision(share.tat, true, now, p);
+  return { decision: { ...bucket, remaining: Math.min(p.limit, bucket.remaining + next.held) }, share: next };
 }

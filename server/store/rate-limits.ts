@@ -1,11 +1,12 @@
 import { sql } from 'kysely';
-import { CLOCK_TOLERANCE_MS, decision, type RateDecision, type RatePolicy, takeToken } from '../domain/rate-limit';
+import { CLOCK_TOLERANCE_MS, decision, type RateDecision, type RatePolicy, type Share, shareOf, shareSize, spendShare, takeToken } from '../domain/rate-limit';
 import type { Database } from './db';
 
 // Where rate-limit state lives. PostgreSQL serves any number of processes, so the state is
 // one row per key in an UNLOGGED table (no WAL: losing the buckets in a crash only forgets
 // who was near a limit), updated with one UPSERT per request, which is atomic across
-// processes. SQLite runs one service process: a Map is enough there, and a write per
+// processes; a key hot enough takes its tokens a share at a time (domain/rate-limit.ts
+// SHARE_MS). SQLite runs one service process: a Map is enough there, and a write per
 // request through the fsync'd writer thread would cost more than the request.
 
 export interface Limiter {
@@ -39,24 +40,60 @@ function memoryLimiter(): Limiter {
 }
 
 function databaseLimiter({ db }: Database): Limiter {
+  // A hot key's tokens taken a share at a time (domain/rate-limit.ts shareSize): one UPSERT
+  // per share rather than per request (issue 49). Requests that find no share while one is
+  // being taken wait for it rather than each taking one, which would spend a burst's tokens
+  // many times over.
+  const shares = new Map<string, Share>();
+  const taking = new Map<string, Promise<unknown>>();
+
+  async function takeShare(key: string, policy: RatePolicy, at: number): Promise<RateDecision> {
+    const want = shareSize(policy);
+    const interval = policy.windowMs / policy.limit;
+    // takeToken's rule (with start()) in SQL, for up to `want` tokens; `granted` is kept on
+    // the row because RETURNING sees only the new row, and a refused request leaves `tat` as it was.
+    const base = sql<number>`case when r.tat > ${at + policy.windowMs + CLOCK_TOLERANCE_MS}::float8 then ${at}::float8 else greatest(r.tat, ${at}::float8) end`;
+    const fit = sql<number>`greatest(0, least(${want}::int, floor((${at + policy.windowMs + 1e-6}::float8 - ${base}) / ${interval}::float8 + 1e-9)::int))`;
+    const { rows } = await sql<{ tat: number; granted: number }>`
+      insert into rate_limits as r (key, tat, allowed, granted) values (${key}, ${at + want * interval}::float8, true, ${want}::int)
+      on conflict (key) do update set
+        granted = ${fit},
+        allowed = ${fit} > 0,
+        tat = case when ${fit} > 0 then ${base} + ${fit} * ${interval}::float8 else r.tat end
+      returning tat, granted`.execute(db);
+    const row = rows[0]!;
+    const share = shareOf(row.granted, row.tat, at, policy);
+    if (share) shares.set(key, share);
+    const d = decision(row.tat, row.granted > 0, at, policy);
+    return { ...d, remaining: Math.min(policy.limit, d.remaining + (share?.held ?? 0)) };
+  }
+
   return {
     async take(key, policy, now) {
       const at = now.getTime();
-      const interval = policy.windowMs / policy.limit;
-      // takeToken's rule (with start()) in SQL; `allowed` is kept on the row because RETURNING sees only
-      // the new row, and a refused request leaves `tat` as it was.
-      const base = sql<number>`case when r.tat > ${at + policy.windowMs + CLOCK_TOLERANCE_MS}::float8 then ${at}::float8 else greatest(r.tat, ${at}::float8) end`;
-      const fits = sql<boolean>`${base} + ${interval}::float8 - ${at}::float8 <= ${policy.windowMs + 1e-6}::float8`;
-      const { rows } = await sql<{ tat: number; allowed: boolean }>`
-        insert into rate_limits as r (key, tat, allowed) values (${key}, ${at + interval}::float8, true)
-        on conflict (key) do update set
-          allowed = ${fits},
-          tat = case when ${fits} then ${base} + ${interval}::float8 else r.tat end
-        returning tat, allowed`.execute(db);
-      const row = rows[0]!;
-      return decision(row.tat, row.allowed, at, policy);
+      for (;;) {
+        const spent = spendShare(shares.get(key), at, policy);
+        if (spent) {
+          shares.set(key, spent.share);
+          return spent.decision;
+        }
+        const inFlight = taking.get(key);
+        if (!inFlight) break;
+        // Its failure is the taker's to report; this request takes a share of its own.
+        await inFlight.catch(() => undefined);
+        if (taking.get(key) === inFlight) break;
+      }
+      shares.delete(key);
+      const taken = takeShare(key, policy, at);
+      taking.set(key, taken);
+      try {
+        return await taken;
+      } finally {
+        if (taking.get(key) === taken) taking.delete(key);
+      }
     },
     async sweep(now, batch) {
+      for (const [key, share] of shares) if (share.until <= now.getTime()) shares.delete(key);
       const result = await sql`
         delete from rate_limits where key in (
           select key from rate_limits where tat <= ${now.getTime()}::float8 limit ${batch} for update skip locked)`.execute(db);
