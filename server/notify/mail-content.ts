@@ -137,6 +137,8 @@ const QUEUERS: Partial<Record<EventType, (trx: Tx, objectId: string, eventId: st
   'transaction.paid': (trx, id, eventId, now, known) => queuePaymentReceipt(trx, id, eventId, now.toISOString(), now, known && 'transaction' in known ? known.transaction : undefined),
 
   async 'sale.refunded'(trx, saleId, eventId, now, known) {
+    // Read with the sale, when it was: no customer email, nothing to read or send.
+    if (known && 'sale' in known && known.sale.customerEmail === null) return;
     const sale = known && 'sale' in known ? known.sale.row : await trx.selectFrom('sales').selectAll().where('id', '=', saleId).executeTakeFirstOrThrow();
     const tx = sale.transaction_id
       ? await trx.selectFrom('transactions').selectAll().where('id', '=', sale.transaction_id).executeTakeFirst()

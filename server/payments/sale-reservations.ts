@@ -5,9 +5,9 @@ import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from '../store/
 import { isUniqueViolation } from '../store/errors';
 import type { Outbox } from '../store/events';
 import { type GatewayCall, insertCall, linkedSale, salesOfAction, settleCall } from '../store/gateway-calls';
-import { moveAmounts, type Reserved, reserveAmounts } from '../store/sale-aggregate';
+import { moveAmounts, moveLockedAmounts, type Reserved, reserveAmounts } from '../store/sale-aggregate';
 import { ACTION_EVENTS, addOperation } from '../store/sale-operations';
-import { getSale, saleRow, type StoredSale } from '../store/sales';
+import { getSale, lockSale, saleRow, type StoredSale, withOperation } from '../store/sales';
 import { settlePendingAction } from '../store/unknown-outcomes';
 import { takeBackDestinations } from './destinations';
 import { reverseMovement } from './ledger-posting';
@@ -94,12 +94,14 @@ export async function recordSaleAction(
       if (r.action === 'refund') await takeBack(trx, r.call, r.outbox, r.now, { movementId: (movementId = uuidv7(r.now.getTime())) });
     }
     await settlePendingAction(trx, r.call, settled, r.now);
-    // Each sale as read once its operation is written is its event's snapshot, and the answer.
+    // Each sale as locked, written and given its operation is its event's snapshot, and the answer.
     let answer: StoredSale | undefined;
     for (const id of sales) {
-      if (!(await moveAmounts(trx, id, r.action, 'confirm', r.call.amount, r.now))) throw new Error(`sale ${id}: no ${r.action} in flight to confirm`);
-      await addOperation(trx, id, r.action, r.call.amount, r.gatewayReference, r.now, movementId, refundReasonOf(r.call));
-      const stored = (await getSale(trx, null, id))!;
+      const locked = await lockSale(trx, id);
+      const row = locked && (await moveLockedAmounts(trx, locked.row, r.action, 'confirm', r.call.amount, r.now));
+      if (!row) throw new Error(`sale ${id}: no ${r.action} in flight to confirm`);
+      const operation = await addOperation(trx, id, r.action, r.call.amount, r.gatewayReference, r.now, movementId, refundReasonOf(r.call));
+      const stored = withOperation(locked, row, operation);
       if (id === saleId) answer = stored;
       await r.outbox.emit(trx, ACTION_EVENTS[r.action], id, r.now, { sale: stored });
     }

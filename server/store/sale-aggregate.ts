@@ -48,6 +48,13 @@ async function writeChange(trx: Tx, row: SaleRow, rule: Rule, now: Date): Promis
 export const moveAmounts = (trx: Tx, saleId: string, action: SaleAction, step: ActionStep, x: number, now: Date) =>
   changeSale(trx, saleId, (s) => stepAction(action, step, s, x), now);
 
+/**
+ * One step of an action on a sale its caller locked (store/sales.ts lockSale, which reads it
+ * whole with the lock); undefined when its rule refuses it.
+ */
+export const moveLockedAmounts = (trx: Tx, row: SaleRow, action: SaleAction, step: ActionStep, x: number, now: Date) =>
+  writeChange(trx, row, (s) => stepAction(action, step, s, x), now);
+
 /** A reserved action: its amount, the sale as written, and what its call and a refund's take-back need of the payment. */
 export interface Reserved {
   amount: number;

@@ -1,6 +1,6 @@
 import type { ExpressionBuilder } from 'kysely';
 import { isSourceSale, type SaleStatus } from '../domain/sales';
-import { jsonRows, rowsOfJson } from './engine';
+import { isPostgres, jsonRows, rowsOfJson } from './engine';
 import { forUpdate } from './locking';
 import { type Db, inTransaction, type Tx } from './db';
 import type { ProcessorFigures } from '../domain/processor-settlement';
@@ -27,14 +27,17 @@ export interface StoredSale {
   sources?: SourceOfSale[];
   /** What the merchant's own processor settled for it, once read (store/processor-settlements.ts); absent: none read. */
   settlement?: ProcessorFigures;
+  /** Its transaction's customer email, its receipts' recipient: null for none; absent where not read with the sale. */
+  customerEmail?: string | null;
 }
 
 const OPERATION_COLUMNS = ['id', 'sale_id', 'kind', 'amount', 'gateway_reference', 'created_at', 'movement_id', 'reason'] as const;
 
 /**
  * Sales with what is read in the same statement: their operations, the fees their balance
- * transactions took so far, and their processor's figures once read (three fewer round
- * trips for each sale shown, or for a page of them).
+ * transactions took so far, their processor's figures once read (three fewer round trips
+ * for each sale shown, or for a page of them), and whom a refund's receipt would go to
+ * (none: a refund's record reads no transaction for it).
  */
 function salesWithFigures(db: Db) {
   return db
@@ -52,6 +55,7 @@ function salesWithFigures(db: Db) {
       'settled.created_at as settled_created_at',
     ])
     .select((eb) => eb.selectFrom('balance_transactions').select((b) => b.fn.sum<number | string | null>('fee').as('fee')).whereRef('balance_transactions.sale_id', '=', 'sales.id').as('fees_so_far'))
+    .select((eb) => eb.selectFrom('transactions').select('transactions.customer_email').whereRef('transactions.id', '=', 'sales.transaction_id').as('customer_email'))
     .select((eb) =>
       jsonRows(db, eb.selectFrom('sale_operations').select(OPERATION_COLUMNS).whereRef('sale_operations.sale_id', '=', 'sales.id').orderBy('sale_operations.id')).as('operations'),
     );
@@ -59,25 +63,47 @@ function salesWithFigures(db: Db) {
 
 type SaleWithFigures = Awaited<ReturnType<ReturnType<typeof salesWithFigures>['execute']>>[number];
 
+const byId = (a: SaleOperationRow, b: SaleOperationRow) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
 /** A row of salesWithFigures as the sale it is, without a source payment's sources yet. */
 function withFigures(found: SaleWithFigures): Omit<StoredSale, 'sources'> {
-  const { settled_sale, settled_record, settled_currency, settled_amount, settled_fee, settled_net, settled_available_on, settled_created_at, fees_so_far, operations, ...row } = found;
+  const { settled_sale, settled_record, settled_currency, settled_amount, settled_fee, settled_net, settled_available_on, settled_created_at, fees_so_far, operations, customer_email, ...row } = found;
   const settlement =
     settled_sale === null
       ? undefined
       : figuresOf({ sale_id: settled_sale, record: settled_record!, currency: settled_currency!, amount: settled_amount!, fee: settled_fee!, net: settled_net!, available_on: settled_available_on, created_at: settled_created_at! });
   // In id order, as the statement aggregated them (sorted again: an aggregate's order is the engine's to keep).
-  const ops = rowsOfJson<SaleOperationRow>(operations).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return { row, operations: ops, fee: Number(fees_so_far ?? 0), ...(settlement ? { settlement } : {}) };
+  const ops = rowsOfJson<SaleOperationRow>(operations).sort(byId);
+  return { row, operations: ops, fee: Number(fees_so_far ?? 0), customerEmail: customer_email ?? null, ...(settlement ? { settlement } : {}) };
 }
 
 export async function getSale(db: Db, environmentId: string | null, id: string): Promise<StoredSale | undefined> {
   let query = salesWithFigures(db).where('sales.id', '=', id);
   if (environmentId !== null) query = query.where('sales.environment_id', '=', environmentId);
   const found = await query.executeTakeFirst();
-  if (!found) return undefined;
+  return found && storedSale(db, found);
+}
+
+/**
+ * A sale as getSale reads it, its row locked until the transaction ends: an action's record
+ * changes its amounts under this lock (store/sale-aggregate.ts) and tells the sale it
+ * wrote without reading it again (issue 49). Only the sale's row is locked, not the
+ * settlement the outer join may bring.
+ */
+export async function lockSale(trx: Tx, id: string): Promise<StoredSale | undefined> {
+  const query = salesWithFigures(trx).where('sales.id', '=', id);
+  const found = await (isPostgres(trx) ? query.forUpdate(['sales']) : query).executeTakeFirst();
+  return found && storedSale(trx, found);
+}
+
+/** A locked sale once its row was written and an operation added: what getSale would read now. */
+export function withOperation(locked: StoredSale, row: SaleRow, operation: SaleOperationRow): StoredSale {
+  return { ...locked, row, operations: [...locked.operations, operation].sort(byId) };
+}
+
+async function storedSale(db: Db, found: SaleWithFigures): Promise<StoredSale> {
   const sale = withFigures(found);
-  const sources = isSourceSale(sale.row) ? ((await sourcesOfSales(db, [id])).get(id) ?? []) : undefined;
+  const sources = isSourceSale(sale.row) ? ((await sourcesOfSales(db, [sale.row.id])).get(sale.row.id) ?? []) : undefined;
   return { ...sale, ...(sources ? { sources } : {}) };
 }
 
