@@ -77,6 +77,7 @@ export function createDelivery(o: DeliveryOptions): (batch: number, round: { rea
     const result = code !== null && code >= 200 && code < 300 ? 'delivered' : code === 410 ? 'gone' : 'failed';
     const finished = o.now();
     const delays = d.endpoint_id === null ? RETRY_DELAYS_MS : ENDPOINT_RETRY_DELAYS_MS;
+    const endpoint = d.endpoint_id;
     const status = await recordAttempt(
       o.db,
       d,
@@ -89,14 +90,13 @@ export function createDelivery(o: DeliveryOptions): (batch: number, round: { rea
         retryAt: result === 'failed' ? retryAt(d.attempt_count + 1, finished, random, delays) : null,
       },
       finished,
+      endpoint !== null && result === 'delivered' ? (trx) => markEndpointDelivered(trx, endpoint, finished) : undefined,
     );
     log.info(
       { event: d.event_id, delivery: d.id, endpoint: d.endpoint_id, type: d.type, attempt: d.attempt_count + 1, status: code, result },
       'notification attempt',
     );
-    if (d.endpoint_id === null) return;
-    if (status === 'delivered') await markEndpointDelivered(o.db, d.endpoint_id, finished);
-    else if (status === 'failed') await disableIfFailing(d, finished, log);
+    if (d.endpoint_id !== null && status === 'failed') await disableIfFailing(d, finished, log);
   }
 
   return async (batch, round) => {

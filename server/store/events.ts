@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '../domain/ids';
 import { insertRows } from './compiled';
 import { beforeCommit, type Db, inTransaction, type Tx } from './db';
-import { claimBatch, forUpdate } from './locking';
+import { claimUpdate, forUpdate } from './locking';
+import { isPostgres } from './engine';
 import type { StoredSale } from './sales';
 import type { StoredTransaction } from './transactions';
 import type { AuthorizationRow, DeliveryStatus, EventDeliveryRow, Tables } from './schema';
@@ -147,27 +148,29 @@ export async function insertEvent(
 export type ClaimedDelivery = EventDeliveryRow & { type: string; payload: string };
 
 /**
- * Claims up to `limit` due deliveries for one worker until `now + leaseMs`. A claim is a
- * conditional UPDATE, so of two workers racing for a row exactly one gets it; a worker
- * that dies holding a claim loses it when the lease runs out (at-least-once).
+ * Claims up to `limit` due deliveries for one worker until `now + leaseMs` (store/locking.ts
+ * claimUpdate: of two workers racing for a row exactly one gets it; a worker that dies
+ * holding a claim loses it when the lease runs out: at-least-once), with what each sends:
+ * on PostgreSQL in one statement (the claim as a CTE), on SQLite in two.
  */
 export async function claimDueDeliveries(db: Db, now: Date, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
-  const token = randomUUID();
-  return inTransaction(db, async (trx) => {
-    const due = (eb: ExpressionBuilder<Tables, 'event_deliveries'>) => eb.and([eb('delivery_status', '=', 'pending'), eb('next_attempt_at', '<=', now.toISOString())]);
-    const ids = await claimBatch(trx, { table: 'event_deliveries', due, order: 'next_attempt_at', now, until: new Date(now.getTime() + leaseMs), claimant: token, limit });
-    if (!ids.length) return [];
-    const rows = await trx
-      .selectFrom('event_deliveries')
+  const due = (eb: ExpressionBuilder<Tables, 'event_deliveries'>) => eb.and([eb('delivery_status', '=', 'pending'), eb('next_attempt_at', '<=', now.toISOString())]);
+  const claim = { table: 'event_deliveries', due, order: 'next_attempt_at', now, until: new Date(now.getTime() + leaseMs), claimant: randomUUID(), limit } as const;
+  const sent = (from: ReturnType<typeof db.selectFrom<'event_deliveries'>>) =>
+    from
       .innerJoin('events', 'events.id', 'event_deliveries.event_id')
       .innerJoin('environments', 'environments.id', 'events.environment_id')
       .selectAll('event_deliveries')
-      .select(['events.type', 'events.payload', 'environments.mode'])
-      .where('event_deliveries.id', 'in', ids)
-      .where('event_deliveries.claimed_by', '=', token)
-      .execute();
-    return rows.map(({ mode, ...row }) => ({ ...row, payload: JSON.stringify(withLivemode(row.payload, mode)) }));
-  });
+      .select(['events.type', 'events.payload', 'environments.mode']);
+  let rows;
+  if (isPostgres(db)) {
+    // The CTE's rows stand in for the table under its own name: the join reads them as claimed.
+    rows = await sent(db.with('event_deliveries', () => claimUpdate(db, claim).returningAll()).selectFrom('event_deliveries')).execute();
+  } else {
+    const ids = (await claimUpdate(db, claim).returning('id').execute()).map((r) => r.id);
+    rows = ids.length ? await sent(db.selectFrom('event_deliveries')).where('event_deliveries.id', 'in', ids).execute() : [];
+  }
+  return rows.map(({ mode, ...row }) => ({ ...row, payload: JSON.stringify(withLivemode(row.payload, mode)) }));
 }
 
 export interface AttemptOutcome {
@@ -180,8 +183,12 @@ export interface AttemptOutcome {
   retryAt: Date | null;
 }
 
-/** Records one attempt of a claimed delivery and releases the claim; resolves with the delivery's new status. */
-export async function recordAttempt(db: Db, delivery: EventDeliveryRow, outcome: AttemptOutcome, now: Date): Promise<DeliveryStatus> {
+/**
+ * Records one attempt of a claimed delivery and releases the claim, with the caller's
+ * `also` in the same transaction (an endpoint's last delivery: one commit, not two);
+ * resolves with the delivery's new status.
+ */
+export async function recordAttempt(db: Db, delivery: EventDeliveryRow, outcome: AttemptOutcome, now: Date, also?: (trx: Tx) => Promise<void>): Promise<DeliveryStatus> {
   const at = now.toISOString();
   const status: DeliveryStatus =
     outcome.result === 'delivered' ? 'delivered' : outcome.result === 'gone' ? 'stopped' : outcome.retryAt ? 'pending' : 'failed';
@@ -214,6 +221,7 @@ export async function recordAttempt(db: Db, delivery: EventDeliveryRow, outcome:
       .where('id', '=', delivery.id)
       .where('claimed_by', '=', delivery.claimed_by)
       .execute();
+    await also?.(trx);
   });
   return status;
 }

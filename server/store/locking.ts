@@ -1,5 +1,6 @@
 import type { Expression, ExpressionBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
-import type { Db, Tx } from './db';
+import type { Db } from './db';
+import type { Tables } from './schema';
 import { isPostgres } from './engine';
 
 // The one place where claiming background work differs by engine, and the two ways every
@@ -38,38 +39,40 @@ export async function claimEach<R, T>(db: Db, due: SelectQueryBuilder<any, any, 
 /** The tables whose rows the jobs claim in batches, each with its lease column. */
 const LEASES = { mails: 'locked_until', event_deliveries: 'locked_until', subscriptions: 'claimed_until' } as const;
 
+type Leased = keyof typeof LEASES;
+
+export interface BatchClaim<T extends Leased> {
+  table: T;
+  // The builder's table types vary by caller.
+  due: (eb: ExpressionBuilder<any, any>) => Expression<SqlBool>;
+  order: string;
+  now: Date;
+  until: Date;
+  claimant: string;
+  limit: number;
+}
+
 /**
- * Claims a batch for one claimant until `until`: up to `limit` rows that `due` describes
- * and whose lease is free (oldest `order` first; FOR UPDATE SKIP LOCKED on PostgreSQL),
- * each taken by one conditional UPDATE that only a row still due and still free matches,
- * so of two workers racing for a row exactly one gets it; a dead worker's lease runs out.
- * Must run in a transaction. Resolves with the candidates' ids: the rows among them whose
- * `claimed_by` is the claimant's are its own.
+ * The UPDATE that claims a batch for one claimant until `until`: up to `limit` rows that
+ * `due` describes and whose lease is free (oldest `order` first; FOR UPDATE SKIP LOCKED on
+ * PostgreSQL), each taken only if still due and still free, so of two workers racing for a
+ * row exactly one gets it; a dead worker's lease runs out. One statement, so a poll that
+ * finds nothing is one round trip and needs no transaction (issue 49). For a statement
+ * that reads more with the claimed rows (claimDueDeliveries); else claimBatch.
  */
-export async function claimBatch(
-  trx: Tx,
-  c: {
-    table: keyof typeof LEASES;
-    // The builder's table types vary by caller.
-    due: (eb: ExpressionBuilder<any, any>) => Expression<SqlBool>;
-    order: string;
-    now: Date;
-    until: Date;
-    claimant: string;
-    limit: number;
-  },
-): Promise<string[]> {
+export function claimUpdate<T extends Leased>(db: Db, c: BatchClaim<T>) {
   const at = c.now.toISOString();
-  const lease = LEASES[c.table];
+  const lease: string = LEASES[c.table];
   const claimable = (eb: ExpressionBuilder<any, any>) => eb.and([c.due(eb), eb.or([eb(lease, 'is', null), eb(lease, '<=', at)])]);
-  const candidates = await skipLocked(trx, trx.selectFrom(c.table).select('id').where(claimable).orderBy(c.order as never).limit(c.limit)).execute();
-  if (!candidates.length) return [];
-  const ids = candidates.map((r) => r.id);
-  await trx
-    .updateTable(c.table)
+  const candidates = skipLocked(db, db.selectFrom(c.table as Leased).select('id').where(claimable).orderBy(c.order as never).limit(c.limit));
+  return db
+    .updateTable(c.table as Leased)
     .set({ [lease]: c.until.toISOString(), claimed_by: c.claimant } as never)
-    .where('id', 'in', ids)
-    .where(claimable)
-    .execute();
-  return ids;
+    .where('id', 'in', candidates)
+    .where(claimable);
+}
+
+/** Claims a batch (claimUpdate): the rows claimed, as the claim wrote them. */
+export async function claimBatch<T extends Leased>(db: Db, c: BatchClaim<T>): Promise<Tables[T][]> {
+  return (await claimUpdate(db, c).returningAll().execute()) as Tables[T][];
 }

@@ -61,14 +61,9 @@ export async function unreceiptedRefunds(trx: Tx, saleId: string) {
 }
 
 /** Claims up to `limit` due emails until `now + leaseMs`, as claimDueEvents does for webhooks. */
-export async function claimDueMails(db: Db, now: Date, leaseMs: number, limit: number): Promise<MailRow[]> {
-  const token = randomUUID();
-  return inTransaction(db, async (trx) => {
-    const due = (eb: ExpressionBuilder<Tables, 'mails'>) => eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', now.toISOString())]);
-    const ids = await claimBatch(trx, { table: 'mails', due, order: 'next_attempt_at', now, until: new Date(now.getTime() + leaseMs), claimant: token, limit });
-    if (!ids.length) return [];
-    return trx.selectFrom('mails').selectAll().where('id', 'in', ids).where('claimed_by', '=', token).execute();
-  });
+export function claimDueMails(db: Db, now: Date, leaseMs: number, limit: number): Promise<MailRow[]> {
+  const due = (eb: ExpressionBuilder<Tables, 'mails'>) => eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', now.toISOString())]);
+  return claimBatch(db, { table: 'mails', due, order: 'next_attempt_at', now, until: new Date(now.getTime() + leaseMs), claimant: randomUUID(), limit });
 }
 
 /**

@@ -322,17 +322,13 @@ export async function findSignup(db: Db, token: string): Promise<SignupPage | un
 // ——— The scheduler's claim and the trial reminder's mark ———
 
 /**
- * Claims up to `limit` subscriptions with a period due now, for `leaseMs`. Candidates are
- * selected FOR UPDATE SKIP LOCKED on PostgreSQL, and each claim is a conditional UPDATE,
- * so two processes never hold the same subscription; a dead process's claim expires.
+ * Claims up to `limit` subscriptions with a period due now, for `leaseMs` (store/locking.ts
+ * claimBatch: candidates FOR UPDATE SKIP LOCKED on PostgreSQL, each claim conditional), so
+ * two processes never hold the same subscription; a dead process's claim expires.
  */
-export async function claimDueSubscriptions(db: Db, now: Date, leaseMs: number, limit: number, claimant: string): Promise<SubscriptionRow[]> {
-  return inTransaction(db, async (trx) => {
-    const due = (eb: ExpressionBuilder<Tables, 'subscriptions'>) => eb.and([eb('status', 'in', CHARGEABLE), eb('next_charge_at', '<=', now.toISOString())]);
-    const ids = await claimBatch(trx, { table: 'subscriptions', due, order: 'next_charge_at', now, until: new Date(now.getTime() + leaseMs), claimant, limit });
-    if (!ids.length) return [];
-    return trx.selectFrom('subscriptions').selectAll().where('id', 'in', ids).where('claimed_by', '=', claimant).execute();
-  });
+export function claimDueSubscriptions(db: Db, now: Date, leaseMs: number, limit: number, claimant: string): Promise<SubscriptionRow[]> {
+  const due = (eb: ExpressionBuilder<Tables, 'subscriptions'>) => eb.and([eb('status', 'in', CHARGEABLE), eb('next_charge_at', '<=', now.toISOString())]);
+  return claimBatch(db, { table: 'subscriptions', due, order: 'next_charge_at', now, until: new Date(now.getTime() + leaseMs), claimant, limit });
 }
 
 export async function releaseClaim(db: Db, id: string, claimant: string): Promise<void> {

@@ -193,6 +193,23 @@ describe.each(ENGINES)('webhook endpoints on %s', (engine) => {
     expect(() => verify(made.secret, after)).toThrow(/signature/i);
   });
 
+  it('a delivered attempt marks its endpoint as delivered to, which the 3-day rule reads; a refused attempt does not', async () => {
+    const delivered = await endpoint(hook.url, ['transaction.cancelled']);
+    const failing = await endpoint(all.url, ['transaction.cancelled']);
+    // 410: stopped at once, so no retry of it is left for the tests after this one.
+    all.script(410);
+    const lastDelivery = async (id: string) =>
+      (await t.service.deps.database.db.selectFrom('webhook_endpoints').select('last_delivered_at').where('id', '=', id).executeTakeFirstOrThrow()).last_delivered_at;
+    const created = await api.post('/transaction/', priced('EUR', 3));
+    await cancelToken(api.url, created.body.token);
+    const before = now().toISOString();
+    expect(await deliver()).toBe(2);
+    const after = now().toISOString();
+    const marked = await lastDelivery(delivered.id);
+    expect(marked! >= before && marked! <= after, `${before} ≤ ${marked} ≤ ${after}`).toBe(true);
+    expect(await lastDelivery(failing.id)).toBeNull();
+  });
+
   it('retries an endpoint for 3 days, then disables it with an event; a retry goes to the failed destinations or the one named', async () => {
     const failing = await endpoint(all.url, ['transaction.cancelled']);
     const watcher = await endpoint(hook.url.replace('/hooks', '/watch'), ['webhook_endpoint.disabled']);
