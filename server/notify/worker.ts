@@ -3,7 +3,7 @@ import type { Db } from '../store/db';
 import { inTransaction } from '../store/db';
 import { findEnvironment } from '../store/environments';
 import { type ClaimedDelivery, claimDueDeliveries, type Outbox, recordAttempt, stopDelivery } from '../store/events';
-import { disableFailingEndpoint, getEndpoint, markEndpointDelivered, signingSecrets } from '../store/webhook-endpoints';
+import { disableFailingEndpoint, getEndpoint, signingSecrets } from '../store/webhook-endpoints';
 import { postNotification } from './deliver';
 import { signatureHeaders } from './signing';
 
@@ -77,7 +77,6 @@ export function createDelivery(o: DeliveryOptions): (batch: number, round: { rea
     const result = code !== null && code >= 200 && code < 300 ? 'delivered' : code === 410 ? 'gone' : 'failed';
     const finished = o.now();
     const delays = d.endpoint_id === null ? RETRY_DELAYS_MS : ENDPOINT_RETRY_DELAYS_MS;
-    const endpoint = d.endpoint_id;
     const status = await recordAttempt(
       o.db,
       d,
@@ -90,7 +89,7 @@ export function createDelivery(o: DeliveryOptions): (batch: number, round: { rea
         retryAt: result === 'failed' ? retryAt(d.attempt_count + 1, finished, random, delays) : null,
       },
       finished,
-      endpoint !== null && result === 'delivered' ? (trx) => markEndpointDelivered(trx, endpoint, finished) : undefined,
+      result === 'delivered' ? (d.endpoint_id ?? undefined) : undefined,
     );
     log.info(
       { event: d.event_id, delivery: d.id, endpoint: d.endpoint_id, type: d.type, attempt: d.attempt_count + 1, status: code, result },

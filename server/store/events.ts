@@ -1,4 +1,4 @@
-import type { ExpressionBuilder } from 'kysely';
+import type { ExpressionBuilder, QueryCreator } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '../domain/ids';
 import { insertRows } from './compiled';
@@ -8,7 +8,7 @@ import { isPostgres } from './engine';
 import type { StoredSale } from './sales';
 import type { StoredTransaction } from './transactions';
 import type { AuthorizationRow, DeliveryStatus, EventDeliveryRow, Tables } from './schema';
-import { matchingEndpoints } from './webhook-endpoints';
+import { markEndpointDelivered, matchingEndpoints } from './webhook-endpoints';
 import { withLivemode } from './event-list';
 
 // The transactional outbox: an event row is written by the same database transaction as
@@ -184,31 +184,31 @@ export interface AttemptOutcome {
 }
 
 /**
- * Records one attempt of a claimed delivery and releases the claim, with the caller's
- * `also` in the same transaction (an endpoint's last delivery: one commit, not two);
- * resolves with the delivery's new status.
+ * Records one attempt of a claimed delivery and releases the claim, and marks its endpoint
+ * delivered to when told (`deliveredTo`: what the 3-day rule reads, disableFailingEndpoint);
+ * resolves with the delivery's new status. On PostgreSQL in one statement (its writes as
+ * data-modifying CTEs: one round trip, no BEGIN and COMMIT around them; issue 49), on
+ * SQLite in one transaction.
  */
-export async function recordAttempt(db: Db, delivery: EventDeliveryRow, outcome: AttemptOutcome, now: Date, also?: (trx: Tx) => Promise<void>): Promise<DeliveryStatus> {
+export async function recordAttempt(db: Db, delivery: EventDeliveryRow, outcome: AttemptOutcome, now: Date, deliveredTo?: string): Promise<DeliveryStatus> {
   const at = now.toISOString();
   const status: DeliveryStatus =
     outcome.result === 'delivered' ? 'delivered' : outcome.result === 'gone' ? 'stopped' : outcome.retryAt ? 'pending' : 'failed';
-  await inTransaction(db, async (trx) => {
-    await trx
-      .insertInto('delivery_attempts')
-      .values({
-        id: uuidv7(now.getTime()),
-        delivery_id: delivery.id,
-        event_id: delivery.event_id,
-        attempt: delivery.attempt_count + 1,
-        result: outcome.result,
-        status_code: outcome.statusCode,
-        error: outcome.error,
-        response_body: outcome.responseBody,
-        duration_ms: outcome.durationMs,
-        created_at: at,
-      })
-      .execute();
-    await trx
+  const attempt = (q: QueryCreator<Tables>) =>
+    q.insertInto('delivery_attempts').values({
+      id: uuidv7(now.getTime()),
+      delivery_id: delivery.id,
+      event_id: delivery.event_id,
+      attempt: delivery.attempt_count + 1,
+      result: outcome.result,
+      status_code: outcome.statusCode,
+      error: outcome.error,
+      response_body: outcome.responseBody,
+      duration_ms: outcome.durationMs,
+      created_at: at,
+    });
+  const release = (q: QueryCreator<Tables>) =>
+    q
       .updateTable('event_deliveries')
       .set((eb) => ({
         attempt_count: eb('attempt_count', '+', 1),
@@ -219,9 +219,16 @@ export async function recordAttempt(db: Db, delivery: EventDeliveryRow, outcome:
         claimed_by: null,
       }))
       .where('id', '=', delivery.id)
-      .where('claimed_by', '=', delivery.claimed_by)
-      .execute();
-    await also?.(trx);
+      .where('claimed_by', '=', delivery.claimed_by);
+  if (isPostgres(db)) {
+    const both = db.with('attempt', attempt).with('released', (q) => release(q).returning('id'));
+    await (deliveredTo ? markEndpointDelivered(both, deliveredTo, now) : both.selectFrom('released').select('id')).execute();
+    return status;
+  }
+  await inTransaction(db, async (trx) => {
+    await attempt(trx).execute();
+    await release(trx).execute();
+    if (deliveredTo) await markEndpointDelivered(trx, deliveredTo, now).execute();
   });
   return status;
 }

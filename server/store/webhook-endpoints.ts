@@ -1,3 +1,4 @@
+import type { QueryCreator } from 'kysely';
 import { randomBytes } from 'node:crypto';
 import { uuidv7 } from '../domain/ids';
 import { changesOf, keptUntilChanged, settingsChanged } from './auth-changes';
@@ -5,7 +6,7 @@ import { databaseOf, type Db, inTransaction, type Tx } from './db';
 import type { EventType } from './events';
 import type { FailingSpell } from './failing-endpoints';
 import { countAndPage, type Page } from './paging';
-import type { WebhookEndpointRow } from './schema';
+import type { Tables, WebhookEndpointRow } from './schema';
 
 // Webhook endpoints: URLs of an environment that receive its events, each with a signing
 // secret of its own (rolled with an overlap window during which the old one signs too).
@@ -174,9 +175,9 @@ export async function rollEndpointSecret(db: Db, environmentId: string, id: stri
 export const signingSecrets = (e: StoredEndpoint, now: Date): string[] =>
   e.previous_secret && e.previous_expires_at && now.toISOString() < e.previous_expires_at ? [e.secret, e.previous_secret] : [e.secret];
 
-export async function markEndpointDelivered(db: Db, id: string, now: Date): Promise<void> {
-  await db.updateTable('webhook_endpoints').set({ last_delivered_at: now.toISOString() }).where('id', '=', id).execute();
-}
+/** The endpoint received a delivery at `now`: the UPDATE, for the attempt's record to run with its own writes (store/events.ts). */
+export const markEndpointDelivered = (q: QueryCreator<Tables>, id: string, now: Date) =>
+  q.updateTable('webhook_endpoints').set({ last_delivered_at: now.toISOString() }).where('id', '=', id);
 
 /**
  * Disables an endpoint that has received nothing since `failingSince` (the creation of a
