@@ -14,9 +14,9 @@ import { Client, ENGINES, startTestService, type TestService, testClock } from '
 // `webhook_url` (a bad signature records nothing), then stop (the service's clock moved on).
 
 const KEYS = {
-  secret_key: 'sk_live_FAKEnotarealkeyReadinessRD42',
+  secret_key: 'sk_live_FAKEkeyRD42',
   webhook_secret: 'whsec_FAKE_not_a_real_secret_readiness',
-  publishable_key: 'pk_live_FAKEnotarealkeyReadiness',
+  publishable_key: 'pk_live_FAKEkey',
 };
 const HOUR = 3_600_000;
 
