@@ -16,9 +16,12 @@ function skipLocked<Q extends SelectQueryBuilder<any, any, any>>(db: Db, query: 
   return isPostgres(db) ? (query.forUpdate().skipLocked() as Q) : query;
 }
 
-/** Locks the selected rows until the transaction ends; on SQLite the one writer already holds everything. */
-export function forUpdate<Q extends SelectQueryBuilder<any, any, any>>(db: Db, query: Q): Q {
-  return isPostgres(db) ? (query.forUpdate() as Q) : query;
+/**
+ * Locks the selected rows until the transaction ends (`of`: only those of this table, as
+ * under an outer join); on SQLite the one writer already holds everything.
+ */
+export function forUpdate<Q extends SelectQueryBuilder<any, any, any>>(db: Db, query: Q, of?: string): Q {
+  return isPostgres(db) ? (query.forUpdate(of) as Q) : query;
 }
 
 /**

@@ -60,7 +60,7 @@ export async function unreceiptedRefunds(trx: Tx, saleId: string) {
     .execute();
 }
 
-/** Claims up to `limit` due emails until `now + leaseMs`, as claimDueEvents does for webhooks. */
+/** Claims up to `limit` due emails until `now + leaseMs`, as claimDueDeliveries does for webhooks. */
 export function claimDueMails(db: Db, now: Date, leaseMs: number, limit: number): Promise<MailRow[]> {
   const due = (eb: ExpressionBuilder<Tables, 'mails'>) => eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', now.toISOString())]);
   return claimBatch(db, { table: 'mails', due, order: 'next_attempt_at', now, until: new Date(now.getTime() + leaseMs), claimant: randomUUID(), limit });

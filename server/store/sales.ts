@@ -1,6 +1,6 @@
 import type { ExpressionBuilder } from 'kysely';
 import { isSourceSale, type SaleStatus } from '../domain/sales';
-import { isPostgres, jsonRows, rowsOfJson } from './engine';
+import { jsonRows, rowsOfJson } from './engine';
 import { forUpdate } from './locking';
 import { type Db, inTransaction, type Tx } from './db';
 import type { ProcessorFigures } from '../domain/processor-settlement';
@@ -91,8 +91,7 @@ export async function getSale(db: Db, environmentId: string | null, id: string):
  * settlement the outer join may bring.
  */
 export async function lockSale(trx: Tx, id: string): Promise<StoredSale | undefined> {
-  const query = salesWithFigures(trx).where('sales.id', '=', id);
-  const found = await (isPostgres(trx) ? query.forUpdate(['sales']) : query).executeTakeFirst();
+  const found = await forUpdate(trx, salesWithFigures(trx).where('sales.id', '=', id), 'sales').executeTakeFirst();
   return found && storedSale(trx, found);
 }
 
