@@ -34,7 +34,9 @@ export function takeToken(tat: number | undefined, now: number, p: RatePolicy): 
  * How long a process may spend tokens it took from a shared bucket at once. A request
  * admitted with such a token counts as if it had come when the share was taken, so in any
  * window a key is admitted at most its limit plus what the bucket refills in this time
- * (10 % of a one-second limit), and a share left unspent is lost to the other processes.
+ * (10 % of a one-second limit). What a share leaves unspent goes back to the bucket with
+ * the process's next share of the key (unspentMs): otherwise every process taking a share
+ * per request of a quiet key would spend the bucket several times faster than it refills.
  */
 export const SHARE_MS = 100;
 
@@ -92,6 +94,9 @@ export interface Share {
 export function shareOf(granted: number, tat: number, now: number, p: RatePolicy): Share | undefined {
   return granted > 1 ? { held: granted - 1, until: now + SHARE_MS, tat, limit: p.limit, windowMs: p.windowMs } : undefined;
 }
+
+/** The bucket time a share's unspent tokens stand for: given back when the next share is taken. */
+export const unspentMs = (share: Share | undefined): number => (share ? (share.held * share.windowMs) / share.limit : 0);
 
 /**
  * One token of a share still good for this policy: the request's decision (what the bucket

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { CLOCK_TOLERANCE_MS, decision, type RateDecision, type RatePolicy, type Share, shareOf, shareSize, spendShare, takeToken } from '../domain/rate-limit';
+import { CLOCK_TOLERANCE_MS, decision, type RateDecision, type RatePolicy, type Share, shareOf, shareSize, spendShare, takeToken, unspentMs } from '../domain/rate-limit';
 import type { Database } from './db';
 
 // Where rate-limit state lives. PostgreSQL serves any number of processes, so the state is
@@ -47,19 +47,20 @@ function databaseLimiter({ db }: Database): Limiter {
   const shares = new Map<string, Share>();
   const taking = new Map<string, Promise<unknown>>();
 
-  async function takeShare(key: string, policy: RatePolicy, at: number): Promise<RateDecision> {
+  async function takeShare(key: string, policy: RatePolicy, at: number, giveBackMs: number): Promise<RateDecision> {
     const want = shareSize(policy);
     const interval = policy.windowMs / policy.limit;
-    // takeToken's rule (with start()) in SQL, for up to `want` tokens; `granted` is kept on
-    // the row because RETURNING sees only the new row, and a refused request leaves `tat` as it was.
-    const base = sql<number>`case when r.tat > ${at + policy.windowMs + CLOCK_TOLERANCE_MS}::float8 then ${at}::float8 else greatest(r.tat, ${at}::float8) end`;
+    // takeToken's rule (with start()) in SQL, for up to `want` tokens, after giving back what
+    // the last share left unspent (never past a full bucket); `granted` is kept on the row
+    // because RETURNING sees only the new row.
+    const base = sql<number>`case when r.tat > ${at + policy.windowMs + CLOCK_TOLERANCE_MS}::float8 then ${at}::float8 else greatest(r.tat - ${giveBackMs}::float8, ${at}::float8) end`;
     const fit = sql<number>`greatest(0, least(${want}::int, floor((${at + policy.windowMs + 1e-6}::float8 - ${base}) / ${interval}::float8 + 1e-9)::int))`;
     const { rows } = await sql<{ tat: number; granted: number }>`
       insert into rate_limits as r (key, tat, allowed, granted) values (${key}, ${at + want * interval}::float8, true, ${want}::int)
       on conflict (key) do update set
         granted = ${fit},
         allowed = ${fit} > 0,
-        tat = case when ${fit} > 0 then ${base} + ${fit} * ${interval}::float8 else r.tat end
+        tat = ${base} + ${fit} * ${interval}::float8
       returning tat, granted`.execute(db);
     const row = rows[0]!;
     const share = shareOf(row.granted, row.tat, at, policy);
@@ -83,8 +84,9 @@ function databaseLimiter({ db }: Database): Limiter {
         await inFlight.catch(() => undefined);
         if (taking.get(key) === inFlight) break;
       }
+      const last = shares.get(key);
       shares.delete(key);
-      const taken = takeShare(key, policy, at);
+      const taken = takeShare(key, policy, at, unspentMs(last));
       taking.set(key, taken);
       try {
         return await taken;
@@ -93,7 +95,8 @@ function databaseLimiter({ db }: Database): Limiter {
       }
     },
     async sweep(now, batch) {
-      for (const [key, share] of shares) if (share.until <= now.getTime()) shares.delete(key);
+      // Shares of keys quiet here for a window: what they hold is not given back, one share a key at most.
+      for (const [key, share] of shares) if (share.until + share.windowMs <= now.getTime()) shares.delete(key);
       const result = await sql`
         delete from rate_limits where key in (
           select key from rate_limits where tat <= ${now.getTime()}::float8 limit ${batch} for update skip locked)`.execute(db);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { luhn } from '../../widget/fields/card';
 import { shareSize } from '../../server/domain/rate-limit';
 import { updateEnvironment } from '../../server/store/environments';
+import { createLimiter } from '../../server/store/rate-limits';
 import { type Client, ENGINES, problemPaths, startTestService, type TestService, transactionBody } from './harness';
 import { payWithCard } from './pay';
 import { createKeys, processScope } from './process';
@@ -158,10 +159,28 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a hot key on PostgreSQL takes i
     expect(await bucketOf(api)).toEqual({ tat: start + 100, granted: 10 });
     expect((await api.get('/transaction/')).headers.get('ratelimit')).toBe('"api";r=89;t=1');
     expect(await bucketOf(api)).toEqual({ tat: start + 200, granted: 10 });
-    // A share is good for 100 ms of the service's clock: after it, the bucket is asked again.
+    // A share is good for 100 ms of the service's clock: after it, the bucket is asked again,
+    // and the 9 tokens the last share left unspent go back before the next 10 are taken.
     at += 150;
-    expect((await api.get('/transaction/')).headers.get('ratelimit')).toBe('"api";r=94;t=1');
-    expect(await bucketOf(api)).toEqual({ tat: start + 300, granted: 10 });
+    expect((await api.get('/transaction/')).headers.get('ratelimit')).toBe('"api";r=99;t=1');
+    expect(await bucketOf(api)).toEqual({ tat: start + 250, granted: 10 });
+  });
+
+  it('processes that each spend a token of every share take from the bucket only what they spend', async () => {
+    // Two limiters on one database, as two processes have, each making one request per
+    // share at 20 a second together: kept shares would spend the 100 a second twice as fast.
+    const processes = [createLimiter(t.service.deps.database), createLimiter(t.service.deps.database)];
+    const policy = { name: 'api', limit: 100, windowMs: 1000 };
+    const key = `api:quiet-${randomInt(1e9)}`;
+    const start = at;
+    for (let round = 0; round < 30; round++) {
+      at += 100;
+      for (const limiter of processes) expect((await limiter.take(key, policy, now())).allowed, `round ${round}`).toBe(true);
+    }
+    const { tat } = (await sql<{ tat: number }>`select tat from rate_limits where key = ${key}`.execute(t.service.deps.database.db)).rows[0]!;
+    // 60 requests in 3 s: the bucket is as near full as the two shares held (9 tokens each) leave it.
+    expect(at - start).toBe(3000);
+    expect(tat - at).toBeLessThanOrEqual(200);
   });
 
   it('the 100 of a burst are all admitted, the 101st refused, whatever the shares', async () => {

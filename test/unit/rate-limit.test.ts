@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type RatePolicy, SHARE_MS, type Share, shareOf, shareSize, spendShare, takeToken } from '../../server/domain/rate-limit';
+import { type RatePolicy, SHARE_MS, type Share, shareOf, shareSize, spendShare, takeToken, unspentMs } from '../../server/domain/rate-limit';
 
 // The GCRA bucket and the shares a process takes of it at once on PostgreSQL
 // (store/rate-limits.ts): a share never lets a process admit more than it took, and
@@ -65,6 +65,15 @@ describe('shares', () => {
     expect(spendShare(share, SHARE_MS, api(100))).toBeUndefined();
     expect(spendShare(share, 0, api(200))).toBeUndefined();
     expect(spendShare(share, 0, { ...api(100), windowMs: 2000 })).toBeUndefined();
+  });
+
+  it('gives back the bucket time of the tokens it did not spend, under the policy it was taken with', () => {
+    expect(unspentMs(undefined)).toBe(0);
+    let share = shareOf(10, 100, 0, api(100))!;
+    expect(unspentMs(share)).toBe(90);
+    share = spendShare(share, 1, api(100))!.share;
+    expect(unspentMs(share)).toBe(80);
+    expect(unspentMs(shareOf(4, 10, 0, api(40)))).toBe(75);
   });
 
   it('never admits more than the tokens taken: every spend uses one the share held', () => {
