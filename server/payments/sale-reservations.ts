@@ -6,7 +6,7 @@ import { isUniqueViolation } from '../store/errors';
 import type { Outbox } from '../store/events';
 import { type GatewayCall, insertCall, linkedSale, salesOfAction, settleCall } from '../store/gateway-calls';
 import { moveAmounts, moveLockedAmounts, type Reserved, reserveAmounts } from '../store/sale-aggregate';
-import { ACTION_EVENTS, addOperation } from '../store/sale-operations';
+import { ACTION_EVENTS, addOperationAtCommit } from '../store/sale-operations';
 import { getSale, lockSale, saleRow, type StoredSale, withOperation } from '../store/sales';
 import { settlePendingAction } from '../store/unknown-outcomes';
 import { takeBackDestinations } from './destinations';
@@ -100,7 +100,8 @@ export async function recordSaleAction(
       const locked = await lockSale(trx, id);
       const row = locked && (await moveLockedAmounts(trx, locked.row, r.action, 'confirm', r.call.amount, r.now));
       if (!row) throw new Error(`sale ${id}: no ${r.action} in flight to confirm`);
-      const operation = await addOperation(trx, id, r.action, r.call.amount, r.gatewayReference, r.now, movementId, refundReasonOf(r.call));
+      // Written as the transaction commits, with its events (a read of the sale after `also` writes it first).
+      const operation = await addOperationAtCommit(trx, id, r.action, r.call.amount, r.gatewayReference, r.now, movementId, refundReasonOf(r.call));
       const stored = withOperation(locked, row, operation);
       if (id === saleId) answer = stored;
       await r.outbox.emit(trx, ACTION_EVENTS[r.action], id, r.now, { sale: stored });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Compilable, type CompiledQuery, createQueryId, type Insertable } from 'kysely';
-import type { Db } from './db';
+import { beforeCommit, type Db, type Tx, writeTogether } from './db';
 import type { Tables } from './schema';
 import { hasSealedColumns } from './sealed-secrets';
 
@@ -68,6 +68,47 @@ export function compiledInsert<T extends keyof Tables>(db: Db, table: T, rows: r
 /** Inserts rows through compiledInsert. */
 export async function insertRows<T extends keyof Tables>(db: Db, table: T, rows: readonly Insertable<Tables[T]>[]): Promise<void> {
   if (rows.length) await db.executeQuery(compiledInsert(db, table, rows));
+}
+
+/** Rows each open transaction inserts as it commits, by table in the order first asked for (insertAtCommit). */
+const atCommit = new WeakMap<Tx, Map<keyof Tables, unknown[]>>();
+
+/**
+ * Inserts rows as `trx` commits, with every other row asked for so: one statement on
+ * PostgreSQL (writeTogether), one INSERT per table on SQLite. For rows nothing reads back
+ * in the same transaction (an operation, an attempt, the outbox's events): a payment's
+ * record so costs one statement for all of them (issue 49). Rows of one table must have
+ * the same columns; a table must come after the tables its rows name. Inserted at once
+ * where `trx` is not a transaction opened by inTransaction or rollbackOn.
+ */
+export async function insertAtCommit<T extends keyof Tables>(trx: Tx, table: T, rows: readonly Insertable<Tables[T]>[]): Promise<void> {
+  if (rows.length === 0) return;
+  let waiting = atCommit.get(trx);
+  if (!waiting) {
+    const tables = new Map<keyof Tables, unknown[]>();
+    if (!beforeCommit(trx, () => writeWaiting(trx, tables))) return insertRows(trx, table, rows);
+    atCommit.set(trx, (waiting = tables));
+  }
+  const queued = waiting.get(table) ?? [];
+  queued.push(...rows);
+  waiting.set(table, queued);
+}
+
+/**
+ * Writes now what `db`'s transaction has waiting for its commit (insertAtCommit), if
+ * anything: called by the reads that may follow such a row in its transaction (a sale's
+ * operations), so they see it.
+ */
+export async function insertWaitingNow(db: Db): Promise<void> {
+  const tables = atCommit.get(db as Tx);
+  if (tables) await writeWaiting(db as Tx, tables);
+}
+
+async function writeWaiting(trx: Tx, tables: Map<keyof Tables, unknown[]>): Promise<void> {
+  // Written already (insertWaitingNow): rows asked for since wait in a map of their own.
+  if (atCommit.get(trx) !== tables) return;
+  atCommit.delete(trx);
+  await writeTogether(trx, [...tables].map(([name, queued]) => compiledInsert(trx, name, queued as never)));
 }
 
 const inserts = new Map<unknown, Map<string, { compiled: CompiledQuery; order: number[] }>>();

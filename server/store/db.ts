@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { type CompiledQuery, Kysely, type Transaction } from 'kysely';
+import { type CompiledQuery, createQueryId, Kysely, PostgresAdapter, type Transaction } from 'kysely';
 import pg from 'pg';
 import { insideTransaction } from './open-transaction';
 import { openPostgres } from './postgres';
@@ -101,11 +101,17 @@ export function openDatabase(opts: DatabaseOptions): Database {
 }
 
 /**
- * Writes whose results nobody reads, committed together: all or none. On SQLite they reach
- * the writer thread as one message, so the transaction never waits for this thread to come
- * round; in a caller's transaction, or on PostgreSQL, they run one by one in one.
+ * Writes whose results nobody reads, committed together: all or none. On PostgreSQL they
+ * are one statement (asOneStatement), atomic by itself outside a transaction. On SQLite
+ * they reach the writer thread as one message, so the transaction never waits for this
+ * thread to come round; in a caller's transaction they run one by one in it.
  */
 export async function writeTogether(db: Db, compiled: CompiledQuery[]): Promise<void> {
+  if (compiled.length === 0) return;
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    await db.executeQuery(asOneStatement(compiled));
+    return;
+  }
   if (!db.isTransaction) {
     const sent = await db.getExecutor().provideConnection(async (connection) => {
       if (!(connection instanceof SplitConnection)) return false;
@@ -117,6 +123,24 @@ export async function writeTogether(db: Db, compiled: CompiledQuery[]): Promise<
   await inTransaction(db, async (trx) => {
     for (const query of compiled) await trx.executeQuery(query);
   });
+}
+
+/**
+ * Plain INSERTs (compiled.ts compiledInsert) as one PostgreSQL statement: all but the last
+ * as data-modifying WITH queries, their parameters renumbered after the ones before. One
+ * statement is one snapshot, and foreign keys are checked at its end, so a row may name
+ * one inserted beside it.
+ */
+function asOneStatement(compiled: CompiledQuery[]): CompiledQuery {
+  if (compiled.length === 1) return compiled[0]!;
+  let offset = 0;
+  const parts = compiled.map((query) => {
+    const at = offset;
+    offset += query.parameters.length;
+    return query.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + at}`);
+  });
+  const sql = `with ${parts.slice(0, -1).map((part, i) => `w${i} as (${part})`).join(', ')} ${parts.at(-1)}`;
+  return { ...compiled.at(-1)!, sql, parameters: compiled.flatMap((q) => q.parameters), queryId: createQueryId() };
 }
 
 /** The writes waiting for each open transaction's work to end (beforeCommit). */

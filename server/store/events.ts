@@ -1,8 +1,8 @@
 import type { ExpressionBuilder, QueryCreator } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '../domain/ids';
-import { insertRows } from './compiled';
-import { beforeCommit, type Db, inTransaction, type Tx } from './db';
+import { insertAtCommit } from './compiled';
+import { type Db, inTransaction, type Tx } from './db';
 import { claimUpdate, forUpdate } from './locking';
 import { isPostgres } from './engine';
 import type { StoredSale } from './sales';
@@ -68,33 +68,6 @@ export interface Outbox {
   baseUrl(): string;
 }
 
-/** The events and deliveries a transaction has recorded, written together as it ends (beforeCommit). */
-interface OutboxRows {
-  events: Tables['events'][];
-  deliveries: EventDeliveryRow[];
-}
-
-const waiting = new WeakMap<Tx, OutboxRows>();
-
-/**
- * Where `trx`'s outbox rows wait for its end: a change that tells several events (a payment:
- * its transaction's and its sale's) writes them in one INSERT, and their deliveries in one
- * more (issue 49). Undefined where the transaction cannot wait (write at once).
- */
-function waitingRows(trx: Tx): OutboxRows | undefined {
-  const known = waiting.get(trx);
-  if (known) return known;
-  const rows: OutboxRows = { events: [], deliveries: [] };
-  const write = async () => {
-    waiting.delete(trx);
-    await insertRows(trx, 'events', rows.events);
-    if (rows.deliveries.length) await insertRows(trx, 'event_deliveries', rows.deliveries);
-  };
-  if (!beforeCommit(trx, write)) return undefined;
-  waiting.set(trx, rows);
-  return rows;
-}
-
 /** Records an event and a delivery to each of its destinations, written by the end of `trx`. */
 export async function insertEvent(
   trx: Tx,
@@ -134,14 +107,10 @@ export async function insertEvent(
       created_at: created,
     }),
   );
-  const rows = waitingRows(trx);
-  if (rows) {
-    rows.events.push(event);
-    rows.deliveries.push(...deliveries);
-    return;
-  }
-  await insertRows(trx, 'events', [event]);
-  if (deliveries.length) await insertRows(trx, 'event_deliveries', deliveries);
+  // With the rest of the transaction's rows as it commits: a payment's events (its
+  // transaction's and its sale's) and their deliveries in one statement with its operation.
+  await insertAtCommit(trx, 'events', [event]);
+  await insertAtCommit(trx, 'event_deliveries', deliveries);
 }
 
 /** A claimed delivery with what it sends. */

@@ -1,6 +1,7 @@
 import type { ExpressionBuilder } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import { type Db, inTransaction, type Tx } from './db';
+import { insertWaitingNow } from './compiled';
 import { claimBatch, claimEach } from './locking';
 import type { MailKind, MailRow, Tables } from './schema';
 import { markReminded } from './subscriptions';
@@ -49,6 +50,8 @@ export async function insertMail(trx: Tx, m: NewMail): Promise<void> {
 
 /** A sale's refund operations that have no receipt yet, oldest first. */
 export async function unreceiptedRefunds(trx: Tx, saleId: string) {
+  // The refund this transaction recorded may wait for its commit (insertAtCommit).
+  await insertWaitingNow(trx);
   return trx
     .selectFrom('sale_operations')
     .leftJoin('mails', 'mails.operation_id', 'sale_operations.id')

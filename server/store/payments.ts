@@ -3,9 +3,10 @@ import { FAILED_ATTEMPTS_LIMIT, failedAttemptsWait as waitAfterFailures } from '
 import { takeChallenge } from './challenges';
 import { type Db, Rollback, rollbackOn, type Tx } from './db';
 import { claimEach } from './locking';
+import { insertAtCommit } from './compiled';
 import { insertSales } from './sale-aggregate';
 import { type GatewayCall, insertCall, settleCall } from './gateway-calls';
-import { addOperation } from './sale-operations';
+import { addOperationAtCommit } from './sale-operations';
 import type { SaleOperationRow, SaleRow } from './schema';
 import { claimForPayment, expireIfDue, recentFailures, releasePaymentClaim, touchTransaction } from './transaction-aggregate';
 
@@ -46,10 +47,10 @@ export interface AttemptRecord {
   cardLast4: string | null;
 }
 
-export async function recordAttempt(db: Db, a: AttemptRecord, now: Date) {
-  await db
-    .insertInto('payment_attempts')
-    .values({
+/** Recorded as `trx` commits (compiled.ts insertAtCommit): read only by later attempts' claims. */
+export async function recordAttempt(trx: Tx, a: AttemptRecord, now: Date) {
+  await insertAtCommit(trx, 'payment_attempts', [
+    {
       id: uuidv7(now.getTime()),
       transaction_id: a.transactionId,
       gateway_id: a.gatewayId,
@@ -57,8 +58,8 @@ export async function recordAttempt(db: Db, a: AttemptRecord, now: Date) {
       card_brand: a.cardBrand,
       card_last4: a.cardLast4,
       created_at: now.toISOString(),
-    })
-    .execute();
+    },
+  ]);
 }
 
 /**
@@ -89,10 +90,14 @@ export async function notifyUrlOfTransaction(trx: Tx, transactionId: string): Pr
   return row.notify_url;
 }
 
-/** A payment's sale with its first operation (the hold or the capture); its call already names it (settleCall). */
+/**
+ * A payment's sale with its first operation (the hold or the capture); its call already
+ * names it (settleCall). The operation is written as the transaction commits: a payment's
+ * record reads none back.
+ */
 export async function insertPaymentSale(trx: Tx, sale: SaleRow, first: { kind: 'authorize' | 'capture'; reference: string }, now: Date): Promise<SaleOperationRow> {
   await insertSales(trx, [sale]);
-  return addOperation(trx, sale.id, first.kind, sale.amount, first.reference, now);
+  return addOperationAtCommit(trx, sale.id, first.kind, sale.amount, first.reference, now);
 }
 
 /**

@@ -1,15 +1,14 @@
 import type { RefundReason } from '../domain/payment-reference';
 import { uuidv7 } from '../domain/ids';
-import { insertRows } from './compiled';
+import { insertAtCommit, insertRows } from './compiled';
 import type { Tx } from './db';
 import type { SaleOperationKind, SaleOperationRow } from './schema';
 
 // A sale's history: the operations that moved its amounts (the amounts themselves are
 // sale-aggregate.ts's), recorded inside the caller's database transaction.
 
-/** Records an operation of a sale; resolves with the row as stored. */
-export async function addOperation(
-  trx: Tx,
+/** A new operation of a sale, as it is stored. */
+function operationRow(
   saleId: string,
   kind: SaleOperationKind,
   amount: number,
@@ -17,9 +16,24 @@ export async function addOperation(
   now: Date,
   movementId: string | null = null,
   reason: RefundReason | null = null,
-): Promise<SaleOperationRow> {
-  const row: SaleOperationRow = { id: uuidv7(now.getTime()), sale_id: saleId, kind, amount, gateway_reference: reference, created_at: now.toISOString(), movement_id: movementId, reason };
+): SaleOperationRow {
+  return { id: uuidv7(now.getTime()), sale_id: saleId, kind, amount, gateway_reference: reference, created_at: now.toISOString(), movement_id: movementId, reason };
+}
+
+/** Records an operation of a sale; resolves with the row as stored. */
+export async function addOperation(trx: Tx, ...operation: Parameters<typeof operationRow>): Promise<SaleOperationRow> {
+  const row = operationRow(...operation);
   await insertOperation(trx, row);
+  return row;
+}
+
+/**
+ * Records an operation of a sale as `trx` commits (compiled.ts insertAtCommit), with the
+ * transaction's other such rows: for a record whose transaction reads no operation after it.
+ */
+export async function addOperationAtCommit(trx: Tx, ...operation: Parameters<typeof operationRow>): Promise<SaleOperationRow> {
+  const row = operationRow(...operation);
+  await insertAtCommit(trx, 'sale_operations', [row]);
   return row;
 }
 

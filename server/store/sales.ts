@@ -1,5 +1,6 @@
 import type { ExpressionBuilder } from 'kysely';
 import { isSourceSale, type SaleStatus } from '../domain/sales';
+import { insertWaitingNow } from './compiled';
 import { jsonRows, rowsOfJson } from './engine';
 import { forUpdate } from './locking';
 import { type Db, inTransaction, type Tx } from './db';
@@ -78,6 +79,8 @@ function withFigures(found: SaleWithFigures): Omit<StoredSale, 'sources'> {
 }
 
 export async function getSale(db: Db, environmentId: string | null, id: string): Promise<StoredSale | undefined> {
+  // Its transaction's operations waiting for the commit are part of it.
+  await insertWaitingNow(db);
   let query = salesWithFigures(db).where('sales.id', '=', id);
   if (environmentId !== null) query = query.where('sales.environment_id', '=', environmentId);
   const found = await query.executeTakeFirst();
@@ -91,6 +94,7 @@ export async function getSale(db: Db, environmentId: string | null, id: string):
  * settlement the outer join may bring.
  */
 export async function lockSale(trx: Tx, id: string): Promise<StoredSale | undefined> {
+  await insertWaitingNow(trx);
   const found = await forUpdate(trx, salesWithFigures(trx).where('sales.id', '=', id), 'sales').executeTakeFirst();
   return found && storedSale(trx, found);
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { insertAtCommit, insertWaitingNow } from '../../server/store/compiled';
 import { inTransaction, openDatabase, writeTogether } from '../../server/store/db';
 import { ENGINES, type EngineName } from './harness';
 
@@ -62,6 +63,54 @@ describe.each(ENGINES)('writeTogether [%s]', (engine) => {
       // 'c' first, then a duplicate key: 'c' must not stay.
       await expect(writeTogether(s.database.db, [s.insert(db, 'c').compile(), s.insert(db, 'a').compile()])).rejects.toThrow();
       expect(await s.values()).toEqual(['a', 'b']);
+    });
+  });
+});
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)('writeTogether on PostgreSQL', () => {
+  it('is one statement: every row carries the same statement_timestamp(), each value where it was bound', async () => {
+    const database = openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL!, dataDir });
+    const db = database.db as unknown as Kysely<Record<string, { v: string; n: number; at?: Date }>>;
+    const [a, b] = [`stmt_a_${randomBytes(4).toString('hex')}`, `stmt_b_${randomBytes(4).toString('hex')}`];
+    try {
+      for (const name of [a, b]) await sql`create table ${sql.table(name)} (v text primary key, n int not null, at timestamptz not null default statement_timestamp())`.execute(db);
+      // Apart, inside one transaction, the statements would each have a timestamp of their own.
+      await writeTogether(database.db, [
+        db.insertInto(a).values([{ v: 'a1', n: 1 }, { v: 'a2', n: 2 }]).compile(),
+        db.insertInto(b).values({ v: 'b1', n: 3 }).compile(),
+        db.insertInto(a).values({ v: 'a3', n: 4 }).compile(),
+      ]);
+      const rows = (await sql<{ v: string; n: number; at: Date }>`select v, n, at from ${sql.table(a)} union all select v, n, at from ${sql.table(b)} order by n`.execute(db)).rows;
+      expect(rows.map((r) => [r.v, r.n])).toEqual([['a1', 1], ['a2', 2], ['b1', 3], ['a3', 4]]);
+      expect(new Set(rows.map((r) => r.at.getTime())).size).toBe(1);
+    } finally {
+      for (const name of [a, b]) await sql`drop table if exists ${sql.table(name)}`.execute(db);
+      await database.close();
+    }
+  });
+});
+
+describe.each(ENGINES)('insertAtCommit [%s]', (engine) => {
+  it('writes its rows as the transaction commits, or when a read asks first (insertWaitingNow), and not after a rollback', async () => {
+    await withScratch(engine, async (s) => {
+      const table = s.name as never;
+      await inTransaction(s.database.db, async (trx) => {
+        await insertAtCommit(trx, table, [{ v: 'a' }] as never);
+        expect(await (trx as unknown as ScratchDb).selectFrom(s.name).select('v').execute()).toEqual([]);
+        await insertWaitingNow(trx);
+        expect(await (trx as unknown as ScratchDb).selectFrom(s.name).select('v').execute()).toEqual([{ v: 'a' }]);
+        await insertAtCommit(trx, table, [{ v: 'b' }, { v: 'c' }] as never);
+      });
+      expect(await s.values()).toEqual(['a', 'b', 'c']);
+      await expect(
+        inTransaction(s.database.db, async (trx) => {
+          await insertAtCommit(trx, table, [{ v: 'd' }] as never);
+          throw new Error('undone');
+        }),
+      ).rejects.toThrow('undone');
+      // Outside a transaction of ours: at once.
+      await insertAtCommit(s.database.db as never, table, [{ v: 'e' }] as never);
+      expect(await s.values()).toEqual(['a', 'b', 'c', 'e']);
     });
   });
 });
