@@ -1,9 +1,8 @@
 import type { Logger } from 'pino';
 import type { Db } from '../store/db';
 import { inTransaction } from '../store/db';
-import { findEnvironment } from '../store/environments';
 import { type ClaimedDelivery, claimDueDeliveries, type Outbox, recordAttempt, stopDelivery } from '../store/events';
-import { disableFailingEndpoint, getEndpoint, signingSecrets } from '../store/webhook-endpoints';
+import { disableFailingEndpoint, signingSecrets } from '../store/webhook-endpoints';
 import { postNotification } from './deliver';
 import { signatureHeaders } from './signing';
 
@@ -48,13 +47,6 @@ export function createDelivery(o: DeliveryOptions): (batch: number, round: { rea
   // Longer than any one delivery can take, so a live worker never loses its claim.
   const leaseMs = o.timeoutMs * 6;
 
-  /** The secrets that sign this delivery now, or null when its endpoint no longer takes deliveries. */
-  async function secretsOf(d: ClaimedDelivery, now: Date): Promise<string[] | null> {
-    if (d.endpoint_id === null) return [(await findEnvironment(o.db, d.environment_id))!.webhook_secret];
-    const endpoint = await getEndpoint(o.db, d.environment_id, d.endpoint_id);
-    return endpoint?.enabled ? signingSecrets(endpoint, now) : null;
-  }
-
   /** An endpoint whose delivery failed for good and that received nothing meanwhile is disabled, with an event. */
   async function disableIfFailing(d: ClaimedDelivery, now: Date, log: Logger) {
     const disabled = await inTransaction(o.db, async (trx) => {
@@ -67,8 +59,9 @@ export function createDelivery(o: DeliveryOptions): (batch: number, round: { rea
 
   async function attempt(d: ClaimedDelivery, log: Logger): Promise<void> {
     const started = o.now();
-    const secrets = await secretsOf(d, started);
-    if (!secrets) return stopDelivery(o.db, d);
+    // Its endpoint disabled or deleted since the event: nothing more goes there.
+    if (!d.signer) return stopDelivery(o.db, d);
+    const secrets = signingSecrets(d.signer, started);
     const headers = signatureHeaders(secrets, d.event_id, started, d.payload);
     const t0 = performance.now();
     const response = await postNotification(d.url, d.payload, headers, { allowPrivate: o.allowPrivateNotifyUrls, timeoutMs: o.timeoutMs });

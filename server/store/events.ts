@@ -7,7 +7,7 @@ import { claimUpdate, forUpdate } from './locking';
 import { isPostgres } from './engine';
 import type { StoredSale } from './sales';
 import type { StoredTransaction } from './transactions';
-import type { AuthorizationRow, DeliveryStatus, EventDeliveryRow, Tables } from './schema';
+import type { AuthorizationRow, DeliveryStatus, EventDeliveryRow, Tables, WebhookEndpointRow } from './schema';
 import { markEndpointDelivered, matchingEndpoints } from './webhook-endpoints';
 import { withLivemode } from './event-list';
 
@@ -113,8 +113,11 @@ export async function insertEvent(
   await insertAtCommit(trx, 'event_deliveries', deliveries);
 }
 
-/** A claimed delivery with what it sends. */
-export type ClaimedDelivery = EventDeliveryRow & { type: string; payload: string };
+/** The secrets a delivery is signed with: its endpoint's (the previous one during a roll's overlap), or the environment's for a notify_url. */
+export type Signer = Pick<WebhookEndpointRow, 'secret' | 'previous_secret' | 'previous_expires_at'>;
+
+/** A claimed delivery with what it sends, and who signs it (null: its endpoint is disabled or deleted). */
+export type ClaimedDelivery = EventDeliveryRow & { type: string; payload: string; signer: Signer | null };
 
 /**
  * Claims up to `limit` due deliveries for one worker until `now + leaseMs` (store/locking.ts
@@ -125,12 +128,16 @@ export type ClaimedDelivery = EventDeliveryRow & { type: string; payload: string
 export async function claimDueDeliveries(db: Db, now: Date, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
   const due = (eb: ExpressionBuilder<Tables, 'event_deliveries'>) => eb.and([eb('delivery_status', '=', 'pending'), eb('next_attempt_at', '<=', now.toISOString())]);
   const claim = { table: 'event_deliveries', due, order: 'next_attempt_at', now, until: new Date(now.getTime() + leaseMs), claimant: randomUUID(), limit } as const;
+  // The signing secrets come with the claim (opened by the sealed-secrets plugin, kept only
+  // for the round): a read of each endpoint per delivery was a statement of every webhook (issue 49).
   const sent = (from: ReturnType<typeof db.selectFrom<'event_deliveries'>>) =>
     from
       .innerJoin('events', 'events.id', 'event_deliveries.event_id')
       .innerJoin('environments', 'environments.id', 'events.environment_id')
+      .leftJoin('webhook_endpoints', 'webhook_endpoints.id', 'event_deliveries.endpoint_id')
       .selectAll('event_deliveries')
-      .select(['events.type', 'events.payload', 'environments.mode']);
+      .select(['events.type', 'events.payload', 'environments.mode', 'environments.webhook_secret'])
+      .select(['webhook_endpoints.enabled as endpoint_enabled', 'webhook_endpoints.secret', 'webhook_endpoints.previous_secret', 'webhook_endpoints.previous_expires_at']);
   let rows;
   if (isPostgres(db)) {
     // The CTE's rows stand in for the table under its own name: the join reads them as claimed.
@@ -139,7 +146,16 @@ export async function claimDueDeliveries(db: Db, now: Date, leaseMs: number, lim
     const ids = (await claimUpdate(db, claim).returning('id').execute()).map((r) => r.id);
     rows = ids.length ? await sent(db.selectFrom('event_deliveries')).where('event_deliveries.id', 'in', ids).execute() : [];
   }
-  return rows.map(({ mode, ...row }) => ({ ...row, payload: JSON.stringify(withLivemode(row.payload, mode)) }));
+  return rows.map(({ mode, webhook_secret, endpoint_enabled, secret, previous_secret, previous_expires_at, ...row }) => ({
+    ...row,
+    payload: JSON.stringify(withLivemode(row.payload, mode)),
+    signer:
+      row.endpoint_id === null
+        ? { secret: webhook_secret, previous_secret: null, previous_expires_at: null }
+        : endpoint_enabled && secret !== null
+          ? { secret, previous_secret, previous_expires_at }
+          : null,
+  }));
 }
 
 export interface AttemptOutcome {

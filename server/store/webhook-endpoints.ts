@@ -172,7 +172,7 @@ export async function rollEndpointSecret(db: Db, environmentId: string, id: stri
 }
 
 /** The secrets that sign a delivery made at `now`: the current one, and the previous one within its overlap. */
-export const signingSecrets = (e: StoredEndpoint, now: Date): string[] =>
+export const signingSecrets = (e: Pick<StoredEndpoint, 'secret' | 'previous_secret' | 'previous_expires_at'>, now: Date): string[] =>
   e.previous_secret && e.previous_expires_at && now.toISOString() < e.previous_expires_at ? [e.secret, e.previous_secret] : [e.secret];
 
 /** The endpoint received a delivery at `now`: the UPDATE, for the attempt's record to run with its own writes (store/events.ts). */
