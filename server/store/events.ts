@@ -7,8 +7,8 @@ import { claimUpdate, forUpdate } from './locking';
 import { isPostgres } from './engine';
 import type { StoredSale } from './sales';
 import type { StoredTransaction } from './transactions';
-import type { AuthorizationRow, DeliveryStatus, EventDeliveryRow, Tables, WebhookEndpointRow } from './schema';
-import { markEndpointDelivered, matchingEndpoints } from './webhook-endpoints';
+import type { AuthorizationRow, DeliveryStatus, EventDeliveryRow, Tables } from './schema';
+import { markEndpointDelivered, matchingEndpoints, type Signer } from './webhook-endpoints';
 import { withLivemode } from './event-list';
 
 // The transactional outbox: an event row is written by the same database transaction as
@@ -112,9 +112,6 @@ export async function insertEvent(
   await insertAtCommit(trx, 'events', [event]);
   await insertAtCommit(trx, 'event_deliveries', deliveries);
 }
-
-/** The secrets a delivery is signed with: its endpoint's (the previous one during a roll's overlap), or the environment's for a notify_url. */
-export type Signer = Pick<WebhookEndpointRow, 'secret' | 'previous_secret' | 'previous_expires_at'>;
 
 /** A claimed delivery with what it sends, and who signs it (null: its endpoint is disabled or deleted). */
 export type ClaimedDelivery = EventDeliveryRow & { type: string; payload: string; signer: Signer | null };

@@ -171,8 +171,11 @@ export async function rollEndpointSecret(db: Db, environmentId: string, id: stri
   return getEndpoint(db, environmentId, id);
 }
 
+/** What a delivery is signed with: an endpoint's secrets, or an environment's secret for a notify_url (no previous one). */
+export type Signer = Pick<WebhookEndpointRow, 'secret' | 'previous_secret' | 'previous_expires_at'>;
+
 /** The secrets that sign a delivery made at `now`: the current one, and the previous one within its overlap. */
-export const signingSecrets = (e: Pick<StoredEndpoint, 'secret' | 'previous_secret' | 'previous_expires_at'>, now: Date): string[] =>
+export const signingSecrets = (e: Signer, now: Date): string[] =>
   e.previous_secret && e.previous_expires_at && now.toISOString() < e.previous_expires_at ? [e.secret, e.previous_secret] : [e.secret];
 
 /** The endpoint received a delivery at `now`: the UPDATE, for the attempt's record to run with its own writes (store/events.ts). */
