@@ -366,7 +366,7 @@ export const GATEWAY_EXAMPLE = {
   currencies: null,
   enabled: true,
   enabled_by_compliance: true,
-  capabilities: { hold: true, partial_capture: true, refunds: true, partial_refunds: true, saved_cards: true },
+  capabilities: { hold: true, partial_capture: true, repeated_capture: true, refunds: true, partial_refunds: true, saved_cards: true },
   test_cards: [
     { number: '4242 4242 4242 4242', behaviour: 'approved' as const },
     { number: '4000 0000 0000 0002', behaviour: 'declined' as const },

@@ -46,6 +46,9 @@ const gatewayOut = z
       .object({
         hold: z.boolean().describe('Holds the funds to capture later: offered for a transaction with `authorize`'),
         partial_capture: z.boolean().describe('Captures less than it holds; false: a capture takes the whole hold'),
+        repeated_capture: z
+          .boolean()
+          .describe('Captures a hold more than once; false: the first capture releases the rest of the hold (voided with it) and a second capture is a 409'),
         refunds: z.boolean().describe('Refunds at all'),
         partial_refunds: z.boolean().describe('Refunds less than what is refundable; false: a refund takes the whole refundable amount'),
         saved_cards: z.boolean().describe('Stores a card for later charges (`POST /authorization/`, subscriptions)'),
@@ -76,7 +79,7 @@ const presentGateway = (g: Gateway) => ({
 
 function presentCapabilities(g: Gateway) {
   const c = capabilitiesOf(g);
-  return { hold: c.hold, partial_capture: c.partialCapture, refunds: c.refunds, partial_refunds: c.partialRefunds, saved_cards: canStore(g) };
+  return { hold: c.hold, partial_capture: c.partialCapture, repeated_capture: c.repeatedCapture, refunds: c.refunds, partial_refunds: c.partialRefunds, saved_cards: canStore(g) };
 }
 
 function readOnly<T extends { id: string }>(opts: {

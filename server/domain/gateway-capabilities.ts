@@ -10,6 +10,11 @@ export interface GatewayCapabilities {
   hold: boolean;
   /** Captures less than it holds. */
   partialCapture: boolean;
+  /**
+   * Captures a hold more than once. Without it (Stripe: one capture per PaymentIntent) the
+   * processor releases what a partial capture left, and the capture's record releases it too.
+   */
+  repeatedCapture: boolean;
   /** Refunds at all. */
   refunds: boolean;
   /** Refunds less than what is refundable. */
@@ -17,7 +22,7 @@ export interface GatewayCapabilities {
 }
 
 /** The sandbox's, and a module's that declares none: everything. */
-const ALL_CAPABILITIES: GatewayCapabilities = { hold: true, partialCapture: true, refunds: true, partialRefunds: true };
+const ALL_CAPABILITIES: GatewayCapabilities = { hold: true, partialCapture: true, repeatedCapture: true, refunds: true, partialRefunds: true };
 
 export const capabilitiesOf = (gateway: { capabilities?: Partial<GatewayCapabilities> }): GatewayCapabilities => ({ ...ALL_CAPABILITIES, ...gateway.capabilities });
 
@@ -29,6 +34,8 @@ export const capabilitiesOf = (gateway: { capabilities?: Partial<GatewayCapabili
  */
 export function missingCapability(capabilities: GatewayCapabilities, action: SaleAction, sale: SaleAmounts, amount: number | 'all'): SaleCapability | null {
   if (action === 'refund' && !capabilities.refunds) return 'refunds';
+  // Whatever the amount: a capture made or in flight was the one, and the processor releases the rest.
+  if (action === 'capture' && !capabilities.repeatedCapture && sale.captured + sale.capturing > 0) return 'repeatedCapture';
   if (amount === 'all' || amount >= actionLimit(action, sale)) return null;
   if (action === 'capture' && !capabilities.partialCapture) return 'partialCapture';
   if (action === 'refund' && !capabilities.partialRefunds) return 'partialRefunds';
@@ -41,6 +48,7 @@ export type SaleCapability = Exclude<keyof GatewayCapabilities, 'hold'>;
 /** What a missing capability means to the API's client. */
 export const MISSING_CAPABILITY: Record<SaleCapability, string> = {
   partialCapture: 'its gateway captures a hold only whole',
+  repeatedCapture: 'its gateway captures a hold once, and that capture released the rest',
   refunds: 'its gateway makes no refunds',
   partialRefunds: 'its gateway refunds only the whole refundable amount',
 };

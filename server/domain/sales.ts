@@ -132,6 +132,13 @@ export function settleCharge(s: SaleAmounts, result: { captured: number; failure
 /** A charge the sale's failure had refused was made after all (late, or confirmed by the customer): captured, no failure. */
 export const chargeMadeAfterAll = (s: SaleAmounts, captured: number): SaleAmounts => ({ ...s, captured, failure: null });
 
+/**
+ * The amounts once a capture on a gateway without `repeatedCapture` (domain/gateway-capabilities.ts) is confirmed: the free
+ * hold it left is released (voided) with it, as the processor released it. null when
+ * nothing is left to release. A void in flight keeps its own amount.
+ */
+export const releaseRestOfHold = (s: SaleAmounts): SaleAmounts | null => (s.held > 0 ? { ...s, held: 0, voided: s.voided + s.held } : null);
+
 /** The rule each action must keep, as the 409 names it. */
 export const ACTION_RULES: Record<SaleAction, string> = {
   capture: 'a capture cannot exceed the amount still held',

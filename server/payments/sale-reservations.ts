@@ -5,7 +5,7 @@ import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from '../store/
 import { isUniqueViolation } from '../store/errors';
 import type { Outbox } from '../store/events';
 import { type GatewayCall, insertCall, linkedSale, salesOfAction, settleCall } from '../store/gateway-calls';
-import { moveAmounts, moveLockedAmounts, type Reserved, reserveAmounts } from '../store/sale-aggregate';
+import { moveAmounts, moveLockedAmounts, releaseLockedRest, type Reserved, reserveAmounts } from '../store/sale-aggregate';
 import { ACTION_EVENTS, addOperationAtCommit } from '../store/sale-operations';
 import { getSale, lockSale, saleRow, type StoredSale, withOperation } from '../store/sales';
 import { settlePendingAction } from '../store/unknown-outcomes';
@@ -74,6 +74,8 @@ export async function recordSaleAction(
     now: Date;
     outbox: Outbox;
     from?: 'pending' | 'abandoned';
+    /** A capture on a gateway that captures once: the rest of the hold is released with it (and voided in our books). */
+    releaseRest?: boolean;
     /** More writes the use case records with the operation, in its transaction. */
     also?: (trx: Tx) => Promise<void>;
   },
@@ -102,14 +104,32 @@ export async function recordSaleAction(
       if (!row) throw new Error(`sale ${id}: no ${r.action} in flight to confirm`);
       // Written as the transaction commits, with its events (a read of the sale after `also` writes it first).
       const operation = await addOperationAtCommit(trx, id, r.action, r.call.amount, r.gatewayReference, r.now, movementId, refundReasonOf(r.call));
-      const stored = withOperation(locked, row, operation);
-      if (id === saleId) answer = stored;
+      let stored = withOperation(locked, row, operation);
       await r.outbox.emit(trx, ACTION_EVENTS[r.action], id, r.now, { sale: stored });
+      if (r.releaseRest) stored = (await releaseRest(trx, stored, r)) ?? stored;
+      if (id === saleId) answer = stored;
     }
     if (!r.also && answer) return answer;
     await r.also?.(trx);
     return (await getSale(trx, null, saleId))!;
   });
+}
+
+/**
+ * The hold a capture left, released with it where the processor captures once: a void
+ * operation of the rest under the capture's gateway reference (nothing was sent for it),
+ * and its event. undefined when the capture took the whole hold.
+ */
+async function releaseRest(trx: Tx, captured: StoredSale, r: { gatewayReference: string; now: Date; outbox: Outbox }): Promise<StoredSale | undefined> {
+  const rest = captured.row.held;
+  // A millisecond after the capture: ids (UUIDv7) sort by time, so the release follows it in the sale's history.
+  const at = new Date(r.now.getTime() + 1);
+  const row = await releaseLockedRest(trx, captured.row, at);
+  if (!row) return undefined;
+  const operation = await addOperationAtCommit(trx, row.id, 'void', rest, r.gatewayReference, at);
+  const stored = withOperation(captured, row, operation);
+  await r.outbox.emit(trx, ACTION_EVENTS.void, row.id, at, { sale: stored });
+  return stored;
 }
 
 /** The gateway did not do it (failed) or did not answer (abandoned): the amounts move back. */

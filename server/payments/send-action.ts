@@ -1,4 +1,4 @@
-import type { SaleCapability } from '../domain/gateway-capabilities';
+import { capabilitiesOf, type SaleCapability } from '../domain/gateway-capabilities';
 import type { SaleAction } from '../domain/sales';
 import type { Tx } from '../store/db';
 import { markHoldExpired } from '../store/sale-aggregate';
@@ -96,7 +96,9 @@ export async function recordSaleActionResult(
             if (await markHoldExpired(trx, call.subject_id, now)) await deps.outbox.emit(trx, 'sale.hold_expired', call.subject_id, now);
           }
         : undefined;
-    const recorded = await recordSaleAction(db, { call, action, gatewayReference: s.reference, now, outbox: deps.outbox, from, also });
+    // A gateway that captures once released the rest of the hold with the capture: so do our books.
+    const releaseRest = action === 'capture' && !capabilitiesOf((await deps.gateways.of(call.environment_id)).find(call.gateway_id) ?? {}).repeatedCapture;
+    const recorded = await recordSaleAction(db, { call, action, gatewayReference: s.reference, now, outbox: deps.outbox, from, releaseRest, also });
     if (!recorded || action !== 'capture') return recorded;
     // Captured: what the merchant's own processor settled for it, if it does, in the sale answered.
     return (await readProcessorSettlement(deps, recorded.row)) ? ((await getSale(db, null, recorded.row.id)) ?? recorded) : recorded;

@@ -1,5 +1,19 @@
 import type { ExpressionBuilder } from 'kysely';
-import { type ActionStep, actionLimit, addPending, chargeMadeAfterAll, moveDisputed, removePending, type SaleAction, type SaleAmounts, saleStatus, settleCharge, stepAction, undoRefund } from '../domain/sales';
+import {
+  type ActionStep,
+  actionLimit,
+  addPending,
+  chargeMadeAfterAll,
+  moveDisputed,
+  releaseRestOfHold,
+  removePending,
+  type SaleAction,
+  type SaleAmounts,
+  saleStatus,
+  settleCharge,
+  stepAction,
+  undoRefund,
+} from '../domain/sales';
 import { insertRows } from './compiled';
 import type { Db, Tx } from './db';
 import { forUpdate } from './locking';
@@ -54,6 +68,12 @@ export const moveAmounts = (trx: Tx, saleId: string, action: SaleAction, step: A
  */
 export const moveLockedAmounts = (trx: Tx, row: SaleRow, action: SaleAction, step: ActionStep, x: number, now: Date) =>
   writeChange(trx, row, (s) => stepAction(action, step, s, x), now);
+
+/**
+ * What a capture left of the hold, released with it on a sale its caller locked and wrote
+ * (a gateway that captures once: domain/sales.ts releaseRestOfHold); undefined when nothing is left.
+ */
+export const releaseLockedRest = (trx: Tx, row: SaleRow, now: Date) => writeChange(trx, row, releaseRestOfHold, now);
 
 /** A reserved action: its amount, the sale as written, and what its call and a refund's take-back need of the payment. */
 export interface Reserved {

@@ -13,6 +13,7 @@ import { payWithCard, priced, SANDBOX_CARD } from './pay';
 const WHOLE_ONLY = '0190f5a0-0000-7000-8000-0000000000c1';
 const NO_HOLD = '0190f5a0-0000-7000-8000-0000000000c2';
 const NO_CARDS = '0190f5a0-0000-7000-8000-0000000000c4';
+const ONCE_ONLY = '0190f5a0-0000-7000-8000-0000000000c5';
 
 /** The sandbox card's behaviour under another id, with fewer capabilities; its calls counted. */
 function limited(id: string, code: string, capabilities: Partial<GatewayCapabilities>, sandbox = true): Gateway & { calls: string[] } {
@@ -35,11 +36,13 @@ describe.each(ENGINES)('gateway capabilities on %s', (engine) => {
   let api: Client;
   const wholeOnly = limited(WHOLE_ONLY, 'whole-only', { partialCapture: false, partialRefunds: false });
   const noHold = limited(NO_HOLD, 'no-hold', { hold: false, refunds: false });
+  // Captures a hold once, as Stripe does: a partial capture releases the rest.
+  const onceOnly = limited(ONCE_ONLY, 'once-only', { repeatedCapture: false });
   // Keeps no saved cards (no `store`), but holds: a held payment leaves an authorization of it.
   const noCards: Gateway & { calls: string[] } = { ...limited(NO_CARDS, 'no-cards', {}), store: undefined };
 
   beforeAll(async () => {
-    t = await startTestService(engine, { gateways: createGateways([...sandboxGateways(), wholeOnly, noHold, noCards, limited('0190f5a0-0000-7000-8000-0000000000c3', 'real-no-hold', { hold: false }, false)]) });
+    t = await startTestService(engine, { gateways: createGateways([...sandboxGateways(), wholeOnly, noHold, noCards, onceOnly, limited('0190f5a0-0000-7000-8000-0000000000c3', 'real-no-hold', { hold: false }, false)]) });
     api = await t.newEnvironment('Capabilities shop');
   });
   afterAll(() => t?.close());
@@ -55,7 +58,8 @@ describe.each(ENGINES)('gateway capabilities on %s', (engine) => {
   it('lists each gateway with what it can do', async () => {
     const listed = (await api.get('/gateway/')).body.results as { id: string; capabilities: Record<string, boolean> }[];
     const of = (id: string) => listed.find((g) => g.id === id)!.capabilities;
-    expect(of(SANDBOX_CARD)).toEqual({ hold: true, partial_capture: true, refunds: true, partial_refunds: true, saved_cards: true });
+    expect(of(SANDBOX_CARD)).toEqual({ hold: true, partial_capture: true, repeated_capture: true, refunds: true, partial_refunds: true, saved_cards: true });
+    expect(of(ONCE_ONLY)).toMatchObject({ partial_capture: true, repeated_capture: false });
     expect(of(WHOLE_ONLY)).toMatchObject({ hold: true, partial_capture: false, refunds: true, partial_refunds: false });
     expect(of(NO_HOLD)).toMatchObject({ hold: false, refunds: false });
   });
@@ -100,6 +104,31 @@ describe.each(ENGINES)('gateway capabilities on %s', (engine) => {
     expect(wholeOnly.calls.filter((c) => c === 'refund')).toHaveLength(0);
     // All of it, asked without an amount: made.
     expect((await api.post(`/sale/${sale.id}/refund/`, {})).body).toMatchObject({ status: 'refunded' });
+  });
+
+  it('a gateway that captures once: a partial capture releases the rest in our books too, and a second capture is a 409 before it is asked', async () => {
+    const sale = await paid(ONCE_ONLY, true);
+    const captured = await api.post(`/sale/${sale.id}/capture/`, { amount: 4 });
+    expect(captured.status, captured.text).toBe(200);
+    expect(captured.body).toMatchObject({ status: 'captured', held: 0, captured: 4, voided: 6, refundable: 4 });
+    const [capture, release] = (captured.body.operations as { kind: string; amount: number; gateway_reference: string }[]).filter((o) => o.kind !== 'authorize');
+    expect([capture!.kind, capture!.amount, release!.kind, release!.amount]).toEqual(['capture', 4, 'void', 6]);
+    // Nothing was sent for the rest: the processor released it with the capture, whose reference it carries.
+    expect(release!.gateway_reference).toBe(capture!.gateway_reference);
+    expect(onceOnly.calls.filter((c) => c !== 'pay')).toEqual(['capture']);
+    const voided = (await api.get(`/event/?type=sale.voided&object_id=${sale.id}`)).body.results as { data: { held: number; voided: number } }[];
+    expect(voided.map((e) => [e.data.held, e.data.voided])).toEqual([[0, 6]]);
+    for (const body of [{ amount: 1 }, {}]) {
+      const again = await api.post(`/sale/${sale.id}/capture/`, body);
+      expect(again.status, again.text).toBe(409);
+      expect(again.body.detail).toContain('captures a hold once');
+    }
+    expect((await api.post(`/sale/${sale.id}/void/`, {})).status).toBe(409);
+    expect(onceOnly.calls.filter((c) => c !== 'pay')).toEqual(['capture']);
+    // The whole hold captured at once releases nothing.
+    const whole = await paid(ONCE_ONLY, true);
+    expect((await api.post(`/sale/${whole.id}/capture/`, {})).body).toMatchObject({ status: 'captured', captured: 10, voided: 0 });
+    expect((await api.get(`/event/?type=sale.voided&object_id=${whole.id}`)).body.results).toHaveLength(0);
   });
 
   it('a gateway that makes no refunds: a refund is a 409 and the sale stays paid', async () => {

@@ -1,6 +1,23 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { actionLimit, allocateRefund, chargeMadeAfterAll, confirmAction, moveDisputed, releaseAction, removePending, reserveAction, type SaleAction, type SaleAmounts, saleStatus, settleCharge, stepAction, undoRefund } from '../../server/domain/sales';
+import { capabilitiesOf, missingCapability } from '../../server/domain/gateway-capabilities';
+import {
+  actionLimit,
+  allocateRefund,
+  chargeMadeAfterAll,
+  confirmAction,
+  moveDisputed,
+  releaseAction,
+  releaseRestOfHold,
+  removePending,
+  reserveAction,
+  type SaleAction,
+  type SaleAmounts,
+  saleStatus,
+  settleCharge,
+  stepAction,
+  undoRefund,
+} from '../../server/domain/sales';
 
 // The sale's amounts as in-flight and confirmed parts: any interleaving of reservations,
 // confirmations and releases keeps the books whole, and money moves only from what the
@@ -91,6 +108,22 @@ describe('the other changes of a sale', () => {
     expect(actionLimit('refund', moveDisputed(partly, 50)!)).toBe(0);
     expect(moveDisputed({ ...partly, disputed: 50 }, -50)).toMatchObject({ disputed: 0 });
     expect(moveDisputed({ ...partly, disputed: 50 }, -51)).toBeNull();
+  });
+
+  it('a gateway that captures once: its capture releases the rest, and no second capture is reserved while one is made or in flight', () => {
+    const once = capabilitiesOf({ capabilities: { repeatedCapture: false } });
+    const inFlight = reserveAction('capture', heldSale(100), 60)!;
+    expect(missingCapability(once, 'capture', heldSale(100), 60)).toBeNull();
+    expect(missingCapability(once, 'capture', inFlight, 10)).toBe('repeatedCapture');
+    expect(missingCapability(once, 'capture', inFlight, 'all')).toBe('repeatedCapture');
+    expect(missingCapability(capabilitiesOf({}), 'capture', inFlight, 10)).toBeNull();
+    // A void in flight beside it keeps its own amount; only the free hold is released.
+    const captured = confirmAction('capture', reserveAction('void', inFlight, 15)!, 60)!;
+    const released = releaseRestOfHold(captured)!;
+    expect(released).toMatchObject({ held: 0, captured: 60, voided: 25, voiding: 15 });
+    expect(missingCapability(once, 'void', released, 'all')).toBeNull();
+    expect(releaseRestOfHold(released)).toBeNull();
+    expect(saleStatus(confirmAction('void', released, 15)!)).toBe('captured');
   });
 
   it('a pending sale is settled once; a charge made after all is captured without its failure', () => {

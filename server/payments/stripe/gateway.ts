@@ -83,6 +83,8 @@ export function stripeGateways(input: StripeSettingsInput, options: { now?: () =
         ),
       // A call of the Payment Element recorded its PaymentIntent; Checkout's, its session.
       return: (i) => withSignal(i.signal, () => (i.processorId?.startsWith('pi_') && !i.challenge ? elementReturn(ctx, i) : checkoutReturn(ctx, i))),
+      // One capture per PaymentIntent: a partial one releases the rest, and a second is refused before Stripe is asked.
+      capabilities: { repeatedCapture: false },
       capture: action(capture),
       refund: action(refund),
       void: action(voidHold),
