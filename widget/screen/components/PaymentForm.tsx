@@ -132,15 +132,6 @@ export function PaymentForm() {
     else model.askCancel();
   }
 
-  if (model.confirmingCancel.value) {
-    return (
-      <form class="payment" method="post" action="" onSubmit={onSubmit} aria-busy={pending ? 'true' : undefined}>
-        <input type="hidden" name="csrf" value={view.csrf} />
-        <CancelConfirmation />
-      </form>
-    );
-  }
-
   const progress: MessageKey | null = model.redirecting.value ? 'status.redirecting' : pending === 'pay' ? 'status.processing' : null;
   const payLabel =
     progress && pending === 'pay'
@@ -149,49 +140,56 @@ export function PaymentForm() {
         ? i18n.t('action.continue', { gateway: gatewayName(i18n, gateway) })
         : i18n.t(keyOf(view, { pay: 'action.pay', subscription: 'action.subscribe', save: 'action.saveCard' }), { amount });
 
+  // Asked to confirm a cancel, the same form holds only that question (CancelConfirmation).
   return (
     <form class="payment" method="post" action="" onSubmit={onSubmit} aria-busy={pending ? 'true' : undefined}>
       <input type="hidden" name="csrf" value={view.csrf} />
-      {/* Tells the server, for posts made without JavaScript, which fields the customer saw. */}
-      <input type="hidden" name="fields_of" value={gateway?.id ?? ''} />
-      <FormAlert />
-      <GatewayChoice />
+      {model.confirmingCancel.value ? (
+        <CancelConfirmation />
+      ) : (
+        <>
+          {/* Tells the server, for posts made without JavaScript, which fields the customer saw. */}
+          <input type="hidden" name="fields_of" value={gateway?.id ?? ''} />
+          <FormAlert />
+          <GatewayChoice />
 
-      {gateway && gateway.fields.length > 0 && (
-        <div class="fields">
-          {gateway.fields.map((field) => (
-            <Field field={field} key={`${gateway.id}:${field.name}`} />
-          ))}
-        </div>
-      )}
-      {/* Where the processor's script draws its fields (stripe-element.ts); they are its, not ours. */}
-      {gateway?.hosted && <div id="hosted-fields" class="fields" />}
-      {gateway?.flow === 'redirect' && !hosted && (
-        <p class="redirect-hint">{i18n.t('gateway.redirectHint', { gateway: gatewayName(i18n, gateway), amount })}</p>
-      )}
+          {gateway && gateway.fields.length > 0 && (
+            <div class="fields">
+              {gateway.fields.map((field) => (
+                <Field field={field} key={`${gateway.id}:${field.name}`} />
+              ))}
+            </div>
+          )}
+          {/* Where the processor's script draws its fields (stripe-element.ts); they are its, not ours. */}
+          {gateway?.hosted && <div id="hosted-fields" class="fields" />}
+          {gateway?.flow === 'redirect' && !hosted && (
+            <p class="redirect-hint">{i18n.t('gateway.redirectHint', { gateway: gatewayName(i18n, gateway), amount })}</p>
+          )}
 
-      {view.subscription && <ConsentText terms={view.subscription} />}
-      <div class="actions">
-        <button
-          class="button button--primary"
-          type="submit"
-          name="action"
-          value="pay"
-          // Until the retry time; without JavaScript the server says so again if pressed early.
-          disabled={pending !== null || (model.interactive.value && model.locked.value)}
-        >
-          {pending === 'pay' ? <Spinner /> : <Icon name="lock" class="icon--sm" />}
-          <span>{payLabel}</span>
-        </button>
-        {!view.subscription && !view.saveCard && <Expiry />}
-        <button class="button button--quiet" type="submit" name="action" value="cancel" formnovalidate disabled={pending !== null}>
-          {pending === 'cancel' && <Spinner />}
-          <span>{i18n.t(keyOf(view, { pay: 'action.cancel', subscription: 'subscription.cancel.action', save: 'save.cancel.action' }))}</span>
-        </button>
-      </div>
-      <p class="sr-only" role="status">
-        {progress ? i18n.t(progress) : ''}
-      </p>
+          {view.subscription && <ConsentText terms={view.subscription} />}
+          <div class="actions">
+            <button
+              class="button button--primary"
+              type="submit"
+              name="action"
+              value="pay"
+              // Until the retry time; without JavaScript the server says so again if pressed early.
+              disabled={pending !== null || (model.interactive.value && model.locked.value)}
+            >
+              {pending === 'pay' ? <Spinner /> : <Icon name="lock" class="icon--sm" />}
+              <span>{payLabel}</span>
+            </button>
+            {!view.subscription && !view.saveCard && <Expiry />}
+            <button class="button button--quiet" type="submit" name="action" value="cancel" formnovalidate disabled={pending !== null}>
+              {pending === 'cancel' && <Spinner />}
+              <span>{i18n.t(keyOf(view, { pay: 'action.cancel', subscription: 'subscription.cancel.action', save: 'save.cancel.action' }))}</span>
+            </button>
+          </div>
+          <p class="sr-only" role="status">
+            {progress ? i18n.t(progress) : ''}
+          </p>
+        </>
+      )}
     </form>
   );
 }
