@@ -188,6 +188,26 @@ describe('Stripe connector: lookup by our reference', () => {
     expect(await restarted!.lookup!({ reference: reference(), signal })).toEqual({ status: 'not_found' });
   });
 
+  it('believes a search that finds nothing only an hour after the call, when more payments than a lookup lists came since', async () => {
+    let now = Date.now();
+    const [clocked] = stripeGateways({ secretKey: 'sk_test_connector', apiUrl: double.url }, { now: () => new Date(now) });
+    const input = payment('pm_card_visa');
+    double.failNext({ method: 'POST', path: CREATES });
+    await expect(clocked!.pay(input)).rejects.toThrow();
+    // 2,000 payments of others since the call, newer than it: the list ends before it could reach ours.
+    const template = [...double.books.paymentIntents.values()].at(-1)!;
+    const later = Array.from({ length: 2000 }, (_, i) => `pi_later${i}${randomUUID().slice(0, 8)}`);
+    for (const [i, id] of later.entries()) double.books.paymentIntents.set(id, { ...template, id, created: double.books.now() + 60, metadata: { reference: `other_${i}` } });
+    const from = double.requests.length;
+    await expect(clocked!.lookup!({ reference: input.reference, signal })).rejects.toThrow(/search cannot be believed yet/);
+    const asked = double.requests.slice(from).map((r) => `${r.method} ${r.path}`);
+    expect(asked.filter((r) => r === 'GET /v1/payment_intents')).toHaveLength(20);
+    expect(asked.at(-1)).toBe('GET /v1/payment_intents/search');
+    now += 61 * 60_000;
+    expect(await clocked!.lookup!({ reference: input.reference, signal })).toEqual({ status: 'not_found' });
+    for (const id of later) double.books.paymentIntents.delete(id);
+  });
+
   it('after a restart, reads a void back from the PaymentIntent the reconciliation names (a void leaves no reference of ours at Stripe)', async () => {
     const pi = await approved(payment('pm_card_visa', { capture: false }));
     const voided = { reference: reference(), signal, payment: pi, amount: 2500 };

@@ -125,6 +125,8 @@ describe('the Stripe double: Checkout Sessions', () => {
       expect(() => stripe.webhooks.constructEvent(delivered[0]!.payload, received[0]!.signature, 'whsec_other')).toThrow();
       const charge = (await stripe.checkout.sessions.retrieve(session.id, { expand: ['payment_intent.latest_charge'] })).payment_intent as Stripe.PaymentIntent;
       expect((charge.latest_charge as Stripe.Charge).payment_method_details?.card?.three_d_secure).toMatchObject({ result: 'authenticated', authentication_flow: 'challenge' });
+      // An event's session read again by an id Stripe does not know is a 404.
+      expect(await refusal(stripe.checkout.sessions.retrieve('cs_test_unknown'))).toMatchObject({ statusCode: 404, code: 'resource_missing' });
     } finally {
       endpoint.close();
     }

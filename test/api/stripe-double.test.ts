@@ -67,6 +67,8 @@ describe('the Stripe test double (official SDK)', () => {
     expect(await refusal(authorize('c-3'))).toMatchObject({ statusCode: 500, type: 'StripeAPIError' });
     expect(await refusal(authorize('c-3'))).toMatchObject({ statusCode: 500 });
     expect(double.requests.at(-1)).toMatchObject({ replayed: true, status: 500 });
+    // The key still belongs to its first body: another body under it is refused, as after a success.
+    expect(await refusal(authorize('c-3', 2001))).toMatchObject({ statusCode: 400, type: 'StripeIdempotencyError' });
     expect(double.books.paymentIntents.size).toBe(before);
   });
 
@@ -205,5 +207,8 @@ describe('the Stripe test double (official SDK)', () => {
     const event = stripe.webhooks.constructEvent(signed.payload, signature, 'whsec_test_secret');
     expect(event).toMatchObject({ object: 'event', type: 'payment_intent.amount_capturable_updated', api_version: API_VERSION, data: { object: { id: pi.id } } });
     expect(() => stripe.webhooks.constructEvent(signed.payload.replace('2000', '2001'), signature, 'whsec_test_secret')).toThrow(Stripe.errors.StripeSignatureVerificationError);
+    // The connector reads the event's object again by id: one Stripe does not know is a 404.
+    expect((await stripe.paymentIntents.retrieve(pi.id)).id).toBe(pi.id);
+    expect(await refusal(stripe.paymentIntents.retrieve('pi_unknown'))).toMatchObject({ statusCode: 404, type: 'StripeInvalidRequestError', code: 'resource_missing' });
   });
 });
