@@ -143,6 +143,23 @@ describe.each(ENGINES)('Stripe Checkout by redirect on %s', (engine) => {
     expect([...double.books.refunds.values()].filter((r) => r.payment_intent === pi).map((r) => r.amount)).toEqual([400]);
   });
 
+  it('a hold voided whole: its PaymentIntent cancelled at Stripe, once, and nothing left to capture or refund', async () => {
+    const tx = await created({ authorize: true });
+    const page = await toCheckout(tx.token);
+    const [call] = await calls(tx.id);
+    expect((await back(await onCheckout(page, 'pay'))).headers.get('location')).toMatch(/status=D/);
+    const [sale] = await salesOf(tx.id);
+    const pi = double.books.checkoutSessions.get(call!.processor_id!)!.payment_intent as string;
+    const voided = await api.post(`/sale/${sale.id}/void/`, {});
+    expect(voided.status, voided.text).toBe(200);
+    expect(voided.body).toMatchObject({ status: 'voided', held: 0, voided: 17, captured: 0 });
+    expect(double.books.paymentIntents.get(pi)!.status).toBe('canceled');
+    expect(double.requests.filter((r) => r.path === `/v1/payment_intents/${pi}/cancel`)).toHaveLength(1);
+    expect((await api.post(`/sale/${sale.id}/capture/`, {})).status).toBe(409);
+    expect((await api.post(`/sale/${sale.id}/refund/`, {})).status).toBe(409);
+    expect(double.requests.filter((r) => r.path.startsWith(`/v1/payment_intents/${pi}/`) && r.method === 'POST')).toHaveLength(1);
+  });
+
   it('a customer who pays and never comes back: the reconciliation reads the session after its wait and records the payment', async () => {
     const tx = await created();
     // No webhook either (held): only the reconciliation can tell.
