@@ -141,8 +141,8 @@ function cancelRoute() {
     tag: TAG,
     response: payoutFileOut,
     status: 200,
-    async handler({ env, params, deps, db }) {
-      const done = await cancelPayoutFile(deps, db, env.id, params.id!);
+    async handler({ env, params, deps, db, req }) {
+      const done = await cancelPayoutFile(deps, db, env.id, params.id!, { userId: null, email: null, ip: req.ip ?? null });
       if (!done.ok) throw new ApiError(done.missing ? 'not_found' : 'conflict', done.reason);
       return presentPayoutFile(done.file);
     },

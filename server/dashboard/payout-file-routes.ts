@@ -64,7 +64,7 @@ type Helpers = {
 
 /** Download, cancel (asked once more) and a payout marked paid: each the API's use case, audited. */
 function fileActions(router: IRouter, kit: Kit, h: Helpers): void {
-  const { db, deps, forms, action, send, textOf, notFound, audit } = kit;
+  const { db, deps, forms, action, send, textOf, notFound, audit, actor } = kit;
   const refused = (req: Request, res: Response, s: ActiveSession, reason: string) => h.show(req, res, s, 409, { text: textOf(req).t('pf.refused', { reason }), error: true });
 
   router.post('/payout-files/:id/xml/', forms, action('owner', async (req, res, s) => {
@@ -82,9 +82,8 @@ function fileActions(router: IRouter, kit: Kit, h: Helpers): void {
     if (!file) return notFound(req, res);
     const form = cancelForm.safeParse(req.body);
     if (!form.success || form.data.confirm !== 'yes') return send(res, 200, cancelConfirmPage({ text: textOf(req), session: s, file }));
-    const done = await cancelPayoutFile(deps, db, s.current.environment_id, file.id);
+    const done = await cancelPayoutFile(deps, db, s.current.environment_id, file.id, actor(req, s));
     if (!done.ok) return done.missing ? notFound(req, res) : refused(req, res, s, done.reason);
-    await audit(req, s, 'payout_file_cancelled', { file: file.id, pending: String(done.pending) });
     res.redirect(303, `${payoutFileUrl(file.id)}?done=cancelled`);
   }));
 

@@ -384,7 +384,7 @@ export interface Gateway {
   processorFigures?(input: { payment: string; signal: AbortSignal }): Promise<ProcessorFigures | null>;
   /**
    * Version 2, optional: verifies and reads a notification the processor posted to
-   * `POST /gateways/{code}/notify`. null: not verified (answered 401, nothing changes).
+   * `POST /gateways/{code}/notify`. null: not verified (answered 400, nothing changes).
    */
   notification?(input: { headers: Record<string, string | string[] | undefined>; body: Buffer }): Promise<GatewayNotification | null>;
 }
@@ -392,11 +392,27 @@ export interface Gateway {
 /**
  * Thrown by a gateway (version 2) when nothing it could say may be believed or asked for
  * again: the processor's answer does not match the request (amount, currency, our
- * reference, its own id), or an outcome is unknown and the processor cannot be asked (a
- * Redsys terminal without its query service). Never recorded, never retried: the call goes
- * to `attention`, for a person, at the reconciliation's first look (payments/reconcile.ts).
+ * reference, its own id), or an operation's outcome is unknown and the processor cannot be
+ * asked (a refund on a Redsys terminal without its query service). Never recorded, never
+ * retried: the call goes to `attention`, for a person, at the reconciliation's first look
+ * (payments/reconcile.ts).
  */
 export class GatewayAttention extends Error {}
+
+/**
+ * Thrown by a gateway's `lookup` when the processor cannot be asked about the call and its
+ * signed notification is what will tell (a payment on a Redsys terminal without its query
+ * service). Not for a person: nothing was sent twice or answered wrongly, so the call waits
+ * for the notification while the customer may still be on the processor's page, then ends
+ * as not made; a notification after that takes the late-payment path (payments/reconcile.ts,
+ * redirect.ts, notification.ts).
+ */
+export class GatewayNotificationOnly extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GatewayNotificationOnly';
+  }
+}
 
 /** A `GatewayAttention` for an answer that does not match its request: the field, what was asked, what came back. */
 export class GatewayMismatch extends GatewayAttention {

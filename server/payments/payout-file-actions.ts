@@ -1,5 +1,6 @@
 import type { Deps } from '../deps';
 import { cancelFile, transition } from '../domain/sepa/states';
+import { type Actor, recordAudit } from '../store/audit';
 import { type Db, type Tx, inTransaction } from '../store/db';
 import { countDownload, fileItems, lockFile, setFileState } from '../store/payout-files';
 import type { PayoutFileRow } from '../store/schema';
@@ -13,7 +14,9 @@ import { applyPayoutChange } from './payout-changes';
 //   is the same bytes, and says how many times it was taken before: uploading a file
 //   twice pays every payout in it twice.
 // - cancel: a file not booked yet (no statement showed any of it) is cancelled; its payouts
-//   in transit go back to `pending` (one event each) for the next file.
+//   in transit go back to `pending` (one event each) for the next file. Who cancelled it is
+//   audited (`payout_file_cancelled`) in the same transaction, from the dashboard and the
+//   API alike: a file is never cancelled without it, nor audited for a cancel undone.
 
 type FileDeps = Pick<Deps, 'database' | 'outbox' | 'now'>;
 
@@ -38,10 +41,10 @@ async function sendItems(trx: Tx, deps: Pick<Deps, 'outbox'>, fileId: string, no
   }
 }
 
-export type Cancel = { ok: true; file: PayoutFileRow; pending: number } | { ok: false; reason: string; missing?: true };
+export type Cancel = { ok: true; file: PayoutFileRow } | { ok: false; reason: string; missing?: true };
 
-/** On `db`: a keyed request's transaction (the cancel joins it), or the database. */
-export function cancelPayoutFile(deps: Pick<Deps, 'outbox' | 'now'>, db: Db, environmentId: string, fileId: string): Promise<Cancel> {
+/** On `db`: a keyed request's transaction (the cancel joins it), or the database. `by`: a dashboard member, or an API key (no user). */
+export function cancelPayoutFile(deps: Pick<Deps, 'outbox' | 'now'>, db: Db, environmentId: string, fileId: string, by: Actor): Promise<Cancel> {
   const now = deps.now();
   return inTransaction(db, async (trx): Promise<Cancel> => {
     const file = await lockFile(trx, environmentId, fileId);
@@ -50,7 +53,7 @@ export function cancelPayoutFile(deps: Pick<Deps, 'outbox' | 'now'>, db: Db, env
     // The kind only names the events; whether the file can go is one rule over all its payouts.
     const decided = cancelFile(file.state, 'transfer', items.map((i) => ({ id: i.payout_id, state: i.status })));
     if (!decided.ok) return { ok: false, reason: decided.reason };
-    if (file.state === 'cancelled') return { ok: true, file, pending: 0 };
+    if (file.state === 'cancelled') return { ok: true, file };
     let pending = 0;
     for (const item of items) {
       const t = transition(item.kind, item.status, 'cancel_file');
@@ -59,6 +62,8 @@ export function cancelPayoutFile(deps: Pick<Deps, 'outbox' | 'now'>, db: Db, env
       pending++;
     }
     await setFileState(trx, file.id, 'cancelled', now);
-    return { ok: true, file: (await lockFile(trx, environmentId, fileId))!, pending };
+    const detail = { ...by.detail, file: file.id, pending: String(pending) };
+    await recordAudit(trx, { environmentId, userId: by.userId, email: by.email, action: 'payout_file_cancelled', detail, ip: by.ip }, now);
+    return { ok: true, file: (await lockFile(trx, environmentId, fileId))! };
   });
 }

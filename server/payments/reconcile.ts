@@ -4,9 +4,10 @@ import { getAuthorization, paymentReference } from '../store/sales';
 import { claimCallsToReconcile, extendClaim, type GatewayCall, moveToAttention, postponeCheck, settleCall } from '../store/gateway-calls';
 import { askGateway, type PaymentDeps, type Settled } from './ask';
 import { recordChargeResult } from './charge';
-import { type Gateway, GatewayAttention, type LookupInput } from './gateway';
+import { type Gateway, GatewayAttention, GatewayNotificationOnly, type LookupInput } from './gateway';
 import { recordSafely, reverseAtGateway } from './outcome';
 import { recordPayment } from './pay';
+import { REDIRECT_WAIT_MS } from './redirect';
 import { recordSaleActionResult } from './send-action';
 import { signUpAwaiting } from './signup-card';
 import { recordStoredCardResult } from './store-card';
@@ -22,10 +23,13 @@ import { markOutcomeUnknown } from './unknown-outcome';
 //   processor may act late): it is asked again with backoff over the settle window
 //   (PAYMENT_SETTLE_WINDOW_MS), and only then is the call failed. A gateway that cannot
 //   be asked within the window, or can neither be looked up nor notify, sends the call
-//   to `attention`, for a person.
-// - abandoned (made before unknown outcomes were kept pending): the caller was told it
-//   failed. If the gateway acted after all, a payment or charge is reversed at the
-//   gateway, and a capture / refund / void is recorded late.
+//   to `attention`, for a person. A call only the processor's notification can tell
+//   (`GatewayNotificationOnly`) waits for it through the customer's time on the
+//   processor's page, then fails as a `not_found` would then (awaitNotification).
+// - abandoned (made before unknown outcomes were kept pending, or a redirect the customer
+//   left for another attempt): the caller was told it failed. If the gateway acted after
+//   all, a payment or charge is reversed at the gateway, and a capture / refund / void is
+//   recorded late. One only a notification can tell is not checked again.
 
 const S = 1000;
 /** Waits between lookups of a call of unknown outcome: the first within a minute. */
@@ -91,12 +95,13 @@ async function reconcilePending(deps: PaymentDeps, found: GatewayCall): Promise<
   const payment = await paymentOf(deps, call);
   const answer = lookup ? await askGateway(deps, gateway, (signal) => lookup(lookupInput(call, signal, payment))) : null;
   if (answer?.kind === 'answered' && answer.value.status !== 'not_found') return settleFound(deps, call, answer.value, 'lookup');
+  if (answer?.kind === 'unknown' && answer.error instanceof GatewayNotificationOnly) return awaitNotification(deps, call, now);
   // Nothing the gateway says about it can be believed, nor can it be asked again: a person must look, at once.
   if (answer?.kind === 'unknown' && answer.error instanceof GatewayAttention) return toAttention(deps, call, answer.error.message);
   const windowOver = now.getTime() >= Date.parse(call.created_at) + deps.config.paymentSettleWindowMs;
   if (answer?.kind === 'answered' && windowOver) {
     // Not found all through the settle window: the gateway never made it.
-    return settleFound(deps, call, { status: 'failed', reason: 'refused', card: null }, 'lookup');
+    return settleFound(deps, call, NOT_MADE, 'lookup');
   }
   // A gateway that cannot be asked is asked again through every recheck delay (about nine
   // minutes) before a person is called, even past the window: a redirect's first lookup
@@ -110,6 +115,25 @@ async function reconcilePending(deps: PaymentDeps, found: GatewayCall): Promise<
   await extendClaim(db, call.id, new Date(now.getTime() + delay));
 }
 
+/** What a call the gateway never made is recorded as. */
+const NOT_MADE: Settled = { status: 'failed', reason: 'refused', card: null };
+
+/**
+ * A payment only the processor's notification can tell: while the customer may still be on
+ * the processor's page it waits (the notification settles it whenever it comes, and the
+ * customer's return shows it being checked); then it fails as a query's `not_found` would
+ * fail it at that moment, so the transaction can be paid again, by any method. Not
+ * `attention`: nothing needs a person, and a person could ask Redsys nothing the
+ * notification will not say. Not `abandoned` either: there is nothing to check again, and a
+ * success notified later takes the late-payment path of a failed call (notification.ts):
+ * the payment if the transaction is still open, else a sale of its own, reversed.
+ */
+async function awaitNotification(deps: PaymentDeps, call: GatewayCall, now: Date): Promise<void> {
+  const waitOver = Date.parse(call.created_at) + REDIRECT_WAIT_MS;
+  if (now.getTime() < waitOver) return extendClaim(deps.database.db, call.id, new Date(waitOver));
+  return settleFound(deps, call, NOT_MADE, 'no notification within the redirect wait');
+}
+
 /** A call made before unknown outcomes were kept pending: undone (a payment) or recorded late (an action). */
 async function reconcileAbandoned(deps: PaymentDeps, call: GatewayCall): Promise<void> {
   const db = deps.database.db;
@@ -118,6 +142,8 @@ async function reconcileAbandoned(deps: PaymentDeps, call: GatewayCall): Promise
   const payment = await paymentOf(deps, call);
   const answer = gateway && lookup ? await askGateway(deps, gateway, (signal) => lookup(lookupInput(call, signal, payment))) : null;
   const now = deps.now();
+  // Nothing to ask again: only its notification can tell, and one that brings a success reverses it (notification.ts).
+  if (answer?.kind === 'unknown' && answer.error instanceof GatewayNotificationOnly) return postponeCheck(db, call.id, null, now);
   if (!gateway || !answer || answer.kind !== 'answered') {
     // Asked again later; given up on (and logged for a person) when the delays run out.
     const next = CHECK_DELAYS_MS[call.checks];

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { awaitReturn, type GatewayCall, listCalls } from '../store/gateway-calls';
 import { releaseFailedAttempt } from '../store/payments';
 import { askGateway, type PaymentDeps } from './ask';
-import type { Gateway, HostedFieldsRequired, RedirectRequired, RedirectTo } from './gateway';
+import { type Gateway, GatewayNotificationOnly, type HostedFieldsRequired, type RedirectRequired, type RedirectTo } from './gateway';
 import { outcomeUnknown } from './outcome';
 import { type SettledPayment, settlePayment } from './pay';
 import { lookupInput, settleFound } from './reconcile';
@@ -143,9 +143,11 @@ export async function settleReturn(
  * The customer left the processor's page without deciding and pays another way (Back, then
  * another method): a transaction's open redirect calls would hold every new attempt until
  * their wait runs out. Each is looked up first: what the processor decided is recorded
- * (a payment made there is the payment); one it does not know is ended as `abandoned`,
- * which the reconciliation keeps checking, reversing a success that still arrives
- * (reconcile.ts). True when one was ended, so the new attempt may claim the transaction.
+ * (a payment made there is the payment); one it does not know, or cannot be asked about
+ * (only its notification tells: a Redsys terminal without the query service), is ended as
+ * `abandoned`, which the reconciliation keeps checking where it can, and a success that
+ * still arrives is reversed (reconcile.ts, notification.ts). True when one was ended, so
+ * the new attempt may claim the transaction.
  */
 export async function leaveOpenRedirects(deps: PaymentDeps, transactionId: string, environmentId: string): Promise<boolean> {
   const open = (await listCalls(deps.database.db, transactionId)).filter(
@@ -158,8 +160,9 @@ export async function leaveOpenRedirects(deps: PaymentDeps, transactionId: strin
     const lookup = gateway?.lookup?.bind(gateway);
     if (!gateway || !lookup) continue;
     const answer = await askGateway(deps, gateway, (signal) => lookup(lookupInput(call, signal)));
-    if (answer.kind !== 'answered') continue;
-    if (answer.value.status !== 'not_found') {
+    const notificationOnly = answer.kind === 'unknown' && answer.error instanceof GatewayNotificationOnly;
+    if (answer.kind !== 'answered' && !notificationOnly) continue;
+    if (answer.kind === 'answered' && answer.value.status !== 'not_found') {
       await settleFound(deps, call, answer.value, 'lookup');
       left ||= answer.value.status === 'failed';
       continue;

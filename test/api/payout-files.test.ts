@@ -17,7 +17,7 @@ import { acquirer, cents, DEBTOR, debits, type FileJson, livePayouts, REAL_CARD,
 // file, its first download sends the payouts, a statement made from the file by the test's
 // bank (test/unit/sepa-bank.ts) pays them once however often it is imported, a later one
 // returns one (the money back once), a pain.002 rejects one, a cancelled file puts its
-// payouts back, an owner marks a merchant payout paid by hand (mark_paid/); a payout in
+// payouts back (audited), an owner marks a merchant payout paid by hand (mark_paid/); a payout in
 // another currency, an XXE statement and another account's
 // statement are refused. After each, the ledger adds up.
 
@@ -129,6 +129,10 @@ describe.each(ENGINES)('payouts by SEPA file on %s', (engine) => {
     expect(cancelled.status, cancelled.text).toBe(200);
     expect(cancelled.body.state).toBe('cancelled');
     expect(await statusOf(p.id)).toBe('pending');
+    // Audited as the dashboard's cancel is, once: a repeat answers the file as it is and changes nothing.
+    expect((await live.post(`/payout_file/${file.id}/cancel/`, {})).body.state).toBe('cancelled');
+    const audited = (await auditOf(db(), live.keys.environment_id, { limit: 100, offset: 0 })).filter((a) => a.action === 'payout_file_cancelled');
+    expect(audited.map((a) => ({ email: a.email, detail: JSON.parse(a.detail!) as unknown }))).toEqual([{ email: null, detail: { file: file.id, pending: '1' } }]);
     expect((await eventsOf(p.id)).filter((t) => t.startsWith('transfer.'))).toEqual(['transfer.in_transit', 'transfer.pending']);
     expect((await live.get(`/payout_file/${file.id}/xml/`)).status).toBe(409);
     expect(await runFiles()).toBe(1);

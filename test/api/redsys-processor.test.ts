@@ -19,7 +19,8 @@ import { paramsOf, toRedsys as toRedsysPage } from './redsys-shop';
 // the customer to the double's page (card and Bizum), the signed notification at the
 // processor's route (valid, tampered, of another signature version, replayed), the
 // customer's return that never settles by itself; then confirmations and partial refunds
-// through REST, one at a time per order, a refund whose answer is lost made once, and a
+// through REST, one at a time per order, kept out of our balance (the merchant's bank
+// settles Redsys's money), a refund whose answer is lost made once, and a
 // terminal without the query service sending it to attention.
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -269,6 +270,16 @@ describe.each(ENGINES)('Redsys wired in on %s', (engine) => {
       const over = await api.post(`/sale/${sale.id}/refund/`, { amount: 7 });
       expect(over.status).toBe(409);
       expect(order.operations).toHaveLength(3);
+    });
+
+    it('a Redsys sale and its refund stay out of our balance: the merchant’s bank settles them (payouts are paid from that balance)', async () => {
+      const before = (await api.get('/balance/')).body;
+      const { sale } = await paid();
+      expect((await api.post(`/sale/${sale.id}/refund/`, { amount: 5 })).status).toBe(200);
+      clock.advance(60_000);
+      await t.service.jobs.runOnce(JOB_NAMES.balance);
+      expect((await api.get(`/balance_transaction/?sale=${sale.id}`)).body.results).toEqual([]);
+      expect((await api.get('/balance/')).body).toEqual(before);
     });
 
     it('a refund whose answer is lost is found by the query service, never sent twice: one refund at Redsys', async () => {

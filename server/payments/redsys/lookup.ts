@@ -1,4 +1,4 @@
-import type { LookupInput, LookupResult } from '../gateway';
+import { GatewayNotificationOnly, type LookupInput, type LookupResult } from '../gateway';
 import { cardOf, checkAnswer, RedsysUnknownOutcome } from './answers';
 import { approvedCount, lookupOperation, OPERATION_TYPES } from './actions';
 import { paymentMeaning } from './codes';
@@ -15,6 +15,9 @@ import { paymentRef, readPaymentRef } from './references';
 // database's); without it (its process died before keeping it) the order's operations of
 // its type and amount are counted: none, it was not made; some, an earlier one of the same
 // amount could be taken for it, so it throws and the reconciliation sends it to `attention`.
+// A payment on Redsys's page, on a terminal without the query service, is told by its
+// signed notification alone: its lookup says so (`GatewayNotificationOnly`), and the call
+// waits for it rather than going to `attention` (payments/reconcile.ts).
 
 async function lookupPayment(ctx: RedsysContext, input: LookupInput): Promise<LookupResult> {
   const sent = ctx.sent.get(input.reference);
@@ -60,6 +63,8 @@ export async function lookup(ctx: RedsysContext, input: LookupInput): Promise<Lo
   if (sent?.kind === 'capture' || sent?.kind === 'refund' || sent?.kind === 'void') return lookupOperation(ctx, input.reference, sent, input.signal);
   const kind = input.kind ?? sent?.kind;
   if (kind === 'store') throw new RedsysUnknownOutcome(`only Redsys's notification carries the card stored for ${input.reference} (the query service does not): attention`);
+  // Only a payment on Redsys's page: a stored-card charge is answered by REST, and one whose answer was lost stays for a person.
+  if (kind === 'pay' && !ctx.settings.query_service) throw new GatewayNotificationOnly(`the terminal has no query service: only Redsys's notification tells what became of ${input.reference}`);
   if (kind === 'capture' || kind === 'refund' || kind === 'void') {
     const kept = await ctx.operations.recall(input.reference);
     if (kept?.kind === kind) return lookupOperation(ctx, input.reference, kept, input.signal);

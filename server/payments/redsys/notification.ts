@@ -13,7 +13,7 @@ import { paymentRef } from './references';
 // Ds_SignatureVersion only (a notification signed with another version is refused: no
 // downgrade), the signature for the order inside compared in constant time, this terminal's
 // merchant code and terminal, and our reference in Ds_MerchantData naming that very order.
-// What fails any of it is `null`: answered 401, nothing recorded.
+// What fails any of it is `null`: answered 400 at the processor's route, nothing recorded.
 
 function fieldsOf(headers: Record<string, string | string[] | undefined>, body: Buffer): Record<string, string> | null {
   const type = String(headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
@@ -72,7 +72,8 @@ export async function notification(ctx: RedsysContext, input: { headers: Record<
  * anything by itself: a browser's word is not Redsys's, and URLOK is reached before the
  * notification arrives. Verified, it only triggers a query (when the terminal has the
  * service), whose answer is Redsys's own; otherwise it is `pending` until the notification
- * or the reconciliation's lookup. A return that does not verify, or names another call, is
+ * or the reconciliation's lookup (without the service, the notification or the end of the
+ * redirect's wait: payments/reconcile.ts). A return that does not verify, or names another call, is
  * `not_acted`: nothing settles.
  */
 export async function customerReturn(ctx: RedsysContext, input: ReturnInput): Promise<SettledResult | { outcome: 'pending' } | NotActed> {

@@ -6,7 +6,8 @@ import { sign } from './signature';
 // what Redsys did on one order, for one transaction type. It is what makes an unknown
 // outcome provable: a payment whose notification never came, a refund or confirmation whose
 // answer was lost. A terminal without it says so at connection time (probeQueryService),
-// and then an unknown operation goes to `attention` (actions.ts).
+// and then an unknown operation goes to `attention` (actions.ts), while a payment on
+// Redsys's page waits for its notification (lookup.ts).
 //
 // The request is the `Transaction` message of Redsys's SOAP query guide as read, signed
 // like a payment (the key derived from the order) over the `<Version>` element. The answer
