@@ -66,7 +66,7 @@ export async function chargeAuthorization(
     await settleCallOnly(deps.database.db, call.id, 'failed', deps.now());
     return { kind: 'gateway_failed' };
   }
-  if (answer.kind === 'unknown') return currentState(deps, await outcomeUnknown(deps, call));
+  if (answer.kind === 'unknown') return currentState(deps, await outcomeUnknown(deps, call, answer.error));
   const settled = chargeSettled(answer.value);
   const recorded = await recordSafely(deps, call, settled, () => recordChargeResult(deps, call, settled));
   if (recorded.kind === 'attention') return recorded;

@@ -3,7 +3,7 @@ import { type GatewayCall, moveToAttention, reclaimCall } from '../store/gateway
 import { boundCall, getCall } from '../store/unknown-outcomes';
 import { markOutcomeUnknown } from './unknown-outcome';
 import { askGateway, type PaymentDeps, type Settled } from './ask';
-import type { Gateway } from './gateway';
+import { type Gateway, GatewayAttention } from './gateway';
 
 // The rules every money movement shares once the gateway has been asked (or was being
 // asked when a process died): a keyed request rolls its step forward, an unknown outcome
@@ -73,10 +73,23 @@ export async function startStep<T>(
  * and reconciliation proves it. Resolves with the call as it is now (someone may have
  * settled it meanwhile).
  */
-export async function outcomeUnknown(deps: PaymentDeps, call: GatewayCall): Promise<GatewayCall> {
+export async function outcomeUnknown(deps: PaymentDeps, call: GatewayCall, error?: unknown): Promise<GatewayCall> {
   const marked = await markOutcomeUnknown(deps.database.db, call, deps.now());
+  // An answer that contradicts its request (GatewayAttention) is never believed, nor asked
+  // for again: a person, at once, rather than pending until the reconciliation's first look.
+  if (marked && error instanceof GatewayAttention) {
+    await toAttention(deps, marked, error.message);
+    return (await getCall(deps.database.db, call.id))!;
+  }
   if (marked) deps.log.warn({ call: call.id, kind: call.kind, reference: call.reference }, 'gateway call outcome unknown: pending until proven');
   return marked ?? (await getCall(deps.database.db, call.id))!;
+}
+
+/** A call nobody can prove, or whose answer cannot be believed: for a person, logged once. */
+export async function toAttention(deps: PaymentDeps, call: GatewayCall, why: string): Promise<void> {
+  if (await moveToAttention(deps.database.db, call.id, deps.now())) {
+    deps.log.error({ call: call.id, kind: call.kind, reference: call.reference, subject: call.subject_id, gateway: call.gateway_id, why }, 'gateway call needs attention');
+  }
 }
 
 export type Recorded<T> =

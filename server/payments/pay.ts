@@ -105,7 +105,7 @@ export async function payTransaction(
 export async function settlePayment(deps: PaymentDeps, call: GatewayCall, gateway: Gateway, answer: Answer<PayResult>): Promise<SettledPayment> {
   const transactionId = call.subject_id;
   if (answer.kind === 'unknown') {
-    await outcomeUnknown(deps, call);
+    await outcomeUnknown(deps, call, answer.error);
     return { kind: 'checking' };
   }
   if (answer.kind === 'not_acted' || answer.value.outcome === 'redirect' || answer.value.outcome === 'challenge' || answer.value.outcome === 'hosted_fields') {

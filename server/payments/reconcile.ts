@@ -1,11 +1,11 @@
 import type { GatewayCallKind } from '../store/schema';
 import { inTransaction } from '../store/db';
 import { getAuthorization, paymentReference } from '../store/sales';
-import { claimCallsToReconcile, extendClaim, type GatewayCall, moveToAttention, postponeCheck, settleCall } from '../store/gateway-calls';
+import { claimCallsToReconcile, extendClaim, type GatewayCall, postponeCheck, settleCall } from '../store/gateway-calls';
 import { askGateway, type PaymentDeps, type Settled } from './ask';
 import { recordChargeResult } from './charge';
 import { type Gateway, GatewayAttention, GatewayNotificationOnly, type LookupInput } from './gateway';
-import { recordSafely, reverseAtGateway } from './outcome';
+import { recordSafely, reverseAtGateway, toAttention } from './outcome';
 import { recordPayment } from './pay';
 import { REDIRECT_WAIT_MS } from './redirect';
 import { recordSaleActionResult } from './send-action';
@@ -60,13 +60,6 @@ export async function settleFound(deps: PaymentDeps, call: GatewayCall, settled:
 async function signUpWithProven(deps: PaymentDeps, call: GatewayCall): Promise<void> {
   const authorization = await getAuthorization(deps.database.db, null, call.subject_id);
   if (authorization) await signUpAwaiting(deps, authorization);
-}
-
-/** A call nobody can prove within the settle window: for a person, logged once. */
-async function toAttention(deps: PaymentDeps, call: GatewayCall, why: string): Promise<void> {
-  if (await moveToAttention(deps.database.db, call.id, deps.now())) {
-    deps.log.error({ call: call.id, kind: call.kind, reference: call.reference, subject: call.subject_id, gateway: call.gateway_id, why }, 'gateway call needs attention');
-  }
 }
 
 /** What a lookup of a call is given: our reference, its kind and, when known, the processor's id (and an action's payment and amount). */

@@ -133,7 +133,7 @@ export async function settleReturn(
     return { kind: 'gateway_failed' };
   }
   if (answer.kind === 'unknown' || answer.value.outcome === 'pending') {
-    await outcomeUnknown(deps, call);
+    await outcomeUnknown(deps, call, answer.kind === 'unknown' ? answer.error : undefined);
     return { kind: 'checking' };
   }
   return settlePayment(deps, call, gateway, { kind: 'answered', value: answer.value });

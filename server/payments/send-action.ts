@@ -49,7 +49,7 @@ export async function sendSaleAction(deps: PaymentDeps, call: GatewayCall, gatew
   const payment = String(call.request.payment ?? '');
   const action = call.kind as SaleAction;
   const answer = await askGateway(deps, gateway, (signal) => gateway[action]({ reference: call.reference, signal, payment, amount: call.amount }));
-  if (answer.kind === 'unknown') return actionState(deps, await outcomeUnknown(deps, call));
+  if (answer.kind === 'unknown') return actionState(deps, await outcomeUnknown(deps, call, answer.error));
   if (answer.kind === 'not_acted') {
     await releaseSaleAction(deps.database.db, { call, action, state: 'failed', now: deps.now(), outbox: deps.outbox });
     return { kind: 'gateway_failed', reason: answer.reason };

@@ -112,7 +112,7 @@ async function openChallenge(deps: PaymentDeps, s: StoreCardInput, call: Gateway
 
 /** Records what the gateway answered a store (or the resume of its challenge), and what that comes to. */
 export async function settleStore(deps: PaymentDeps, call: GatewayCall, answer: Answer<SettledResult>): Promise<StoreCardOutcome> {
-  if (answer.kind === 'unknown') return currentState(deps, await outcomeUnknown(deps, call));
+  if (answer.kind === 'unknown') return currentState(deps, await outcomeUnknown(deps, call, answer.error));
   if (answer.kind === 'not_acted') {
     // Nothing was stored; a store's challenge ends with it (a hosted page's authorization stays open).
     await failStoredCard(deps.database.db, call, deps.now(), deps.outbox);
