@@ -84,6 +84,23 @@ describe.each(ENGINES)('Stripe Checkout by redirect on %s', (engine) => {
     expect(await salesOf(tx.id)).toHaveLength(1);
   });
 
+  it('the processor’s statement descriptor reaches Stripe as the session’s payment_intent_data[statement_descriptor_suffix], and its PaymentIntent carries it', async () => {
+    const set = await api.patch(`/processor/${shop.processorId}/`, { statement_descriptor: 'ORDER SHOP' });
+    expect(set.status, set.text).toBe(200);
+    try {
+      const tx = await created();
+      const page = await toCheckout(tx.token);
+      const [call] = await calls(tx.id);
+      const create = double.requests.find((r) => r.path === '/v1/checkout/sessions' && r.idempotencyKey === call!.reference)!;
+      expect(create.params.payment_intent_data).toEqual({ metadata: { reference: call!.reference }, statement_descriptor_suffix: 'ORDER SHOP' });
+      expect((await back(await onCheckout(page, 'pay'))).headers.get('location')).toMatch(/status=D/);
+      const pi = double.books.checkoutSessions.get(call!.processor_id!)!.payment_intent as string;
+      expect(double.books.paymentIntents.get(pi)).toMatchObject({ status: 'succeeded', statement_descriptor_suffix: 'ORDER SHOP' });
+    } finally {
+      expect((await api.patch(`/processor/${shop.processorId}/`, { statement_descriptor: null })).status).toBe(200);
+    }
+  });
+
   it('3-D Secure completed on Stripe’s page: the sale records the challenge Stripe reports', async () => {
     const tx = await created();
     const returned = await back(await onCheckout(await toCheckout(tx.token), '3ds_complete'));

@@ -3,6 +3,7 @@ import type { ChallengeRequired, NotActed, PayInput, SettledResult } from '../ga
 import { cardSummary, checkPayment, latestCharge, type PaymentIntent, paymentIntentSchema, paymentMethodSchema, read } from './answers';
 import type { StripeContext } from './context';
 import { notActed } from './refusals';
+import { descriptorParams, type StripeSettings } from './settings';
 
 // A card payment: one PaymentIntent created and confirmed at once with the PaymentMethod the
 // customer's browser made with Stripe.js (never a card number: Stripe's fields take it, and
@@ -31,7 +32,7 @@ export const expectedOf = (params: Stripe.PaymentIntentCreateParams): Expected =
 const CARD_FIELDS = ['card_number', 'card_cvc', 'card_expiry', 'number', 'cvc', 'exp_month', 'exp_year'];
 const PAYMENT_METHOD = /^pm_[A-Za-z0-9_]{1,200}$/;
 
-function paymentParams(settings: { returnUrl?: string }, input: Pick<PayInput, 'amount' | 'currency' | 'capture' | 'reference'>, paymentMethod: string): Stripe.PaymentIntentCreateParams {
+function paymentParams(settings: Pick<StripeSettings, 'returnUrl' | 'statementDescriptorSuffix'>, input: Pick<PayInput, 'amount' | 'currency' | 'capture' | 'reference'>, paymentMethod: string): Stripe.PaymentIntentCreateParams {
   return {
     amount: input.amount,
     currency: input.currency.toLowerCase(),
@@ -40,6 +41,7 @@ function paymentParams(settings: { returnUrl?: string }, input: Pick<PayInput, '
     confirm: true,
     capture_method: input.capture ? 'automatic' : 'manual',
     metadata: { reference: input.reference },
+    ...descriptorParams(settings),
     expand: ['latest_charge'],
     ...(settings.returnUrl ? { return_url: settings.returnUrl } : {}),
   };
