@@ -302,7 +302,13 @@ describe.each(ENGINES)('processors of live environments on %s', (engine) => {
       expect(created.status).toBe(201);
       expect(created.body).toMatchObject({ livemode: true, gateways: [STRIPE_CARD_ID] });
       const load = processorGatewayLoader({ db: t.service.deps.database.db, config: t.service.deps.config, log: t.service.deps.log });
-      expect((await load(live.keys.environment_id)).active[0]).toMatchObject({ sandbox: false });
+      const [gateway] = (await load(live.keys.environment_id)).active;
+      expect(gateway).toMatchObject({ sandbox: false });
+      expect(gateway!.testData).toBeUndefined();
+      // A live account lists no test card: Stripe's work in its test mode only.
+      const listed = await live.get(`/gateway/${STRIPE_CARD_ID}/`);
+      expect(listed.status, listed.text).toBe(200);
+      expect(listed.body.test_cards).toEqual([]);
     } finally {
       await t.close();
     }
