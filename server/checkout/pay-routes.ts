@@ -1,10 +1,12 @@
-import type { IRouter } from 'express';
+import type { IRouter, Request, Response } from 'express';
+import { cardFieldsIn } from '../domain/card-fields';
 import { scopedDeps } from '../deps';
 import { validateFields } from '../../widget/fields/card';
 import type { Gateway } from '../payments/gateway';
 import { testCardErrors } from '../payments/live';
 import { type PaymentOutcome, payTransaction } from '../payments/pay';
 import { leaveOpenRedirects } from '../payments/redirect';
+import { ApiError, sendProblem, setDocsOrigin } from '../http/problem';
 import { baseUrlOf } from '../http/route';
 import { failedAttemptsWait } from '../store/payments';
 import { cancelTransaction } from '../payments/transaction-endings';
@@ -31,7 +33,7 @@ export function payRoutes(router: IRouter, ctx: CheckoutContext): void {
     const returnUrl = (reference: string) => `${base}${stepUrl(page, `return/${reference}/`)}`;
     const fromPage = { returnUrl, language: page.language };
     if (gateway.flow === 'redirect') {
-      // The hydrated screen with the processor's fields mounted asks for them (`hosted-fields`: the gateway refuses anything else sent); otherwise the processor's page, by redirect.
+      // The hydrated screen with the processor's fields mounted asks for them (`hosted-fields`: the gateway refuses anything else sent); otherwise the processor's page, by redirect. Card details were refused before (refuseCardFields).
       const fields: Record<string, string> = gateway.hostedFields && page.wantsJson && input.fields.hosted_fields === '1' ? input.fields : {};
       return answered(page, gateway, await payTransaction(scopedDeps(deps, page), { transaction: row, gateway, fields, page: fromPage }));
     }
@@ -53,6 +55,19 @@ export function payRoutes(router: IRouter, ctx: CheckoutContext): void {
       return stateConflict(ctx, page, gateway.id);
     }
     return settled(ctx, page, gateway, outcome);
+  }
+
+  /**
+   * Card details posted for a redirect gateway, whose card entry is the processor's own:
+   * a 400 with nothing recorded and nothing sent, never silently dropped. The hydrated
+   * screen never sends them, so a JSON post that does is a client's mistake, answered as a
+   * problem naming the fields; without JavaScript, the page again with the error.
+   */
+  async function refuseCardFields(req: Request, res: Response, page: Page, gateway: Gateway, names: string[]): Promise<void> {
+    if (!page.wantsJson) return respond(ctx, res, page, { kind: 'view', status: 400, chosenGateway: gateway.id, error: { message: 'error.cardFieldsRefused', fields: {} } });
+    setDocsOrigin(res, baseUrlOf(req, deps));
+    const message = 'is not taken by this payment method: the card is entered in the processor’s own fields or page';
+    sendProblem(res, new ApiError('invalid_request', `${gateway.name} takes no card details here`, names.map((name) => ({ path: `fields.${name}`, message }))));
   }
 
   router.post('/pay/:token/', formBody({ json: true }));
@@ -79,6 +94,8 @@ export function payRoutes(router: IRouter, ctx: CheckoutContext): void {
     if (!gateway) {
       return respond(ctx, res, page, { kind: 'view', status: 400, error: { message: 'error.gatewayRequired', fields: { gateway: 'error.gatewayRequired' } } });
     }
+    const card = gateway.flow === 'redirect' ? cardFieldsIn(input.fields) : [];
+    if (card.length) return refuseCardFields(req, res, page, gateway, card);
     // Without JavaScript the card fields appear once their gateway is chosen: ask for them
     // before judging them.
     if (gateway.flow === 'form' && input.fieldsOf !== undefined && input.fieldsOf !== gateway.id) {

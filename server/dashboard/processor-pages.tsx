@@ -1,3 +1,4 @@
+import { SUFFIX_MAX } from '../payments/processor-input';
 import { SIGNATURE_VERSIONS } from '../payments/redsys/signature';
 import type { StoredProcessor } from '../store/processors';
 import type { ProcessorType } from '../store/schema';
@@ -146,7 +147,7 @@ function KeysForm(p: Signed & { action: string; errors: Errors; descriptor: stri
       <KeyField text={text} id={`${prefix}-webhook`} name="webhook_secret" label="proc.webhookSecret" hint={p.rotate ? 'proc.keepHint' : 'proc.webhookHint'} required={!p.rotate} errors={p.errors} />
       <div class="field">
         <label for={`${prefix}-descriptor`}>{t('proc.descriptor')}</label>
-        <input id={`${prefix}-descriptor`} name="statement_descriptor" type="text" maxLength={22} value={p.descriptor} autocomplete="off" aria-invalid={invalid} aria-describedby={`${prefix}-descriptor-hint`} />
+        <input id={`${prefix}-descriptor`} name="statement_descriptor" type="text" maxLength={SUFFIX_MAX} value={p.descriptor} autocomplete="off" aria-invalid={invalid} aria-describedby={`${prefix}-descriptor-hint`} />
         <p class="hint" id={`${prefix}-descriptor-hint`}>
           {t('proc.descriptorHint')}
         </p>

@@ -36,6 +36,16 @@ export const testData = (...behaviours: TestCardBehaviour[]): GatewayTestData =>
   cards: behaviours.map((behaviour) => ({ number: TEST_CARDS[behaviour], behaviour })),
 });
 
+/**
+ * Stripe's test cards (docs.stripe.com/testing), typed in Stripe's own fields in its test
+ * mode: those TEST_CARDS shares with Stripe, and for 3-D Secure the card Stripe documents
+ * as requiring authentication on every on-session payment (TEST_CARDS' `challenged` is the
+ * sandbox's).
+ */
+export const STRIPE_TEST_DATA: GatewayTestData = {
+  cards: [...testData('approved').cards, { number: '4000 0025 0000 3155', behaviour: 'challenged' }, ...testData('insufficientFunds', 'declined').cards],
+};
+
 /** The first number the sandbox gateways among `gateways` declare for `behaviour`. */
 export function testCardFor(gateways: readonly { sandbox?: boolean; testData?: GatewayTestData }[], behaviour: TestCardBehaviour): string | undefined {
   for (const g of gateways) {

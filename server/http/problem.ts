@@ -227,7 +227,7 @@ function answered(res: Response, body: { type: string }): string {
 }
 
 /** Every problem names its request (the answer's X-Request-Id), so a merchant can quote it, and its page. */
-function sendProblem(res: Response, err: ApiError): void {
+export function sendProblem(res: Response, err: ApiError): void {
   if (err.code === 'unauthorized') res.set('WWW-Authenticate', 'AppKeys realm="api"');
   if (err.retryAfter !== undefined) res.set('Retry-After', String(err.retryAfter));
   res.status(err.status).type('application/problem+json').send(answered(res, problemFields(err)));

@@ -384,7 +384,8 @@ export interface Gateway {
   processorFigures?(input: { payment: string; signal: AbortSignal }): Promise<ProcessorFigures | null>;
   /**
    * Version 2, optional: verifies and reads a notification the processor posted to
-   * `POST /gateways/{code}/notify`. null: not verified (answered 400, nothing changes).
+   * `POST /gateways/{code}/notify`. null: not verified (answered 400, the status of every
+   * processor notification that does not verify; nothing changes).
    */
   notification?(input: { headers: Record<string, string | string[] | undefined>; body: Buffer }): Promise<GatewayNotification | null>;
 }

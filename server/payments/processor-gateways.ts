@@ -44,6 +44,7 @@ function gatewaysOfType(deps: ProcessorLoaderDeps, p: ProcessorWithCredentials):
           filesUrl: stripeFilesUrl(deps.config, p.environment_mode === 'live'),
           jsUrl: stripeJsUrl(deps.config, p.environment_mode === 'live'),
           ...(p.credentials.publishable_key ? { publishableKey: p.credentials.publishable_key } : {}),
+          ...(p.statement_descriptor ? { statementDescriptorSuffix: p.statement_descriptor } : {}),
           timeoutMs: deps.config.gatewayTimeoutMs,
         },
         { now: deps.now },

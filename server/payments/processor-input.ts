@@ -29,16 +29,26 @@ const publishableKey = z
   .regex(/^pk_(test|live)_[A-Za-z0-9_]+$/, 'must be a Stripe publishable key (pk_test_… / pk_live_…)')
   .describe('Your Stripe publishable key (`pk_…`), for Stripe’s card fields in the payment page; of the same mode as the secret key. Write-only');
 
-// Stripe's rules for a statement descriptor: 5 to 22 characters, at least one letter, none of < > \ ' " *.
+// Sent as each card payment's `statement_descriptor_suffix` (Stripe refuses
+// `statement_descriptor` on card payments): the statement shows the account's prefix (2 to
+// 10 characters), `* ` and this, 22 characters at most in all, so a suffix longer than 18
+// could never be shown whole. Stripe's other rules for it: Latin characters, at least one
+// letter, none of < > \ ' " *. Checked here so that a bad one is a 400 naming the field
+// when it is set, never a refusal by Stripe of every later payment.
+/** The longest suffix a statement can show whole (the dashboard's form is limited to it too). */
+export const SUFFIX_MAX = 22 - '* '.length - 2;
+
 const statementDescriptor = z
   .string()
   .trim()
-  .min(5, 'must be 5 to 22 characters')
-  .max(22, 'must be 5 to 22 characters')
+  .min(1, `must be 1 to ${SUFFIX_MAX} characters`)
+  .max(SUFFIX_MAX, `must be 1 to ${SUFFIX_MAX} characters: your Stripe account's prefix, "* " and this make at most 22`)
   .regex(/^[\x20-\x7e]+$/, 'must be plain Latin characters (ASCII)')
   .regex(/^[^<>\\'"*]+$/, 'must not contain < > \\ \' " or *')
   .regex(/[A-Za-z]/, 'must contain at least one letter')
-  .describe('What your customers’ bank statements show for payments through this processor (5 to 22 characters, at least one letter, none of `<>\\\'"*`); null: the account’s own');
+  .describe(
+    `What your customers’ card statements show after your Stripe account’s prefix and \`* \` (sent as each card payment’s \`statement_descriptor_suffix\`): 1 to ${SUFFIX_MAX} characters, at least one letter, none of \`<>\\'"*\`; null: the account’s own descriptor alone`,
+  );
 
 const stripeInput = z.strictObject({
   type: z.literal('stripe').describe('Stripe'),
@@ -54,7 +64,7 @@ const stripeChange = z.strictObject({
   secret_key: secretKey.optional(),
   webhook_secret: webhookSecret.optional(),
   publishable_key: publishableKey.optional(),
-  statement_descriptor: statementDescriptor.nullable().optional().describe('A new statement descriptor (5 to 22 characters, at least one letter); null: the account’s own'),
+  statement_descriptor: statementDescriptor.nullable().optional().describe(`A new statement descriptor suffix (1 to ${SUFFIX_MAX} characters, at least one letter); null: the account’s own descriptor alone`),
 });
 
 const redsysChange = redsysInput.pick({ secret_key: true, signature_version: true }).partial();
@@ -67,7 +77,7 @@ export const processorChangeInput = z
     secret_key: z.string().max(KEY_MAX).optional().describe('A rolled secret key (Stripe: `sk_…` / `rk_…`; Redsys: the terminal’s key, base64), checked with the processor first. Write-only'),
     webhook_secret: webhookSecret.optional(),
     publishable_key: publishableKey.optional(),
-    statement_descriptor: statementDescriptor.nullable().optional().describe('Stripe only: a new statement descriptor (5 to 22 characters, at least one letter); null: the account’s own'),
+    statement_descriptor: statementDescriptor.nullable().optional().describe(`Stripe only: a new statement descriptor suffix (1 to ${SUFFIX_MAX} characters, at least one letter); null: the account’s own descriptor alone`),
     signature_version: redsysInput.shape.signature_version.optional(),
   })
   .refine(someField, 'must change at least one field');

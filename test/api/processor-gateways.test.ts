@@ -37,7 +37,16 @@ describe.each(ENGINES)('processor gateways by environment on %s', (engine) => {
     const connected = await shop.post('/processor/', { type: 'stripe', ...testKeys() });
     expect(connected.status, connected.text).toBe(201);
     expect(await listed(shop)).toContain(STRIPE_CARD_ID);
-    expect((await shop.get(`/gateway/${STRIPE_CARD_ID}/`)).status).toBe(200);
+    // Stripe's published test cards, typed in Stripe's fields in its test mode.
+    const gateway = await shop.get(`/gateway/${STRIPE_CARD_ID}/`);
+    expect(gateway.status).toBe(200);
+    expect(gateway.body.test_cards).toEqual([
+      { number: '4242 4242 4242 4242', behaviour: 'approved' },
+      { number: '4000 0025 0000 3155', behaviour: 'challenged' },
+      { number: '4000 0000 0000 9995', behaviour: 'insufficientFunds' },
+      { number: '4000 0000 0000 0002', behaviour: 'declined' },
+    ]);
+    expect(((await shop.get('/gateway/')).body.results as { id: string; test_cards: unknown }[]).find((g) => g.id === STRIPE_CARD_ID)!.test_cards).toEqual(gateway.body.test_cards);
     expect(await listed(other)).not.toContain(STRIPE_CARD_ID);
     expect((await other.get(`/gateway/${STRIPE_CARD_ID}/`)).status).toBe(404);
 

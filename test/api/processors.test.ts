@@ -217,9 +217,14 @@ describe.each(ENGINES)('processors on %s', (engine) => {
       [{ type: 'stripe', ...k, secret_key: 'sk_test_' + 'a'.repeat(300) }, ['secret_key']],
       [{ type: 'stripe', ...k, webhook_secret: 'secret' }, ['webhook_secret']],
       [{ type: 'stripe', ...k, publishable_key: 42 }, ['publishable_key']],
-      [{ type: 'stripe', ...k, statement_descriptor: 'ABC' }, ['statement_descriptor']],
+      // Stripe's rules for the suffix it is sent as: 18 characters at most (its account's prefix, of 2 or more, and `* ` take the rest of 22), a letter, none of <>\\'"*, Latin.
+      [{ type: 'stripe', ...k, statement_descriptor: 'A'.repeat(19) }, ['statement_descriptor']],
       [{ type: 'stripe', ...k, statement_descriptor: '12345678' }, ['statement_descriptor']],
       [{ type: 'stripe', ...k, statement_descriptor: 'SHOP "QUOTED"' }, ['statement_descriptor']],
+      [{ type: 'stripe', ...k, statement_descriptor: 'SHOP <B>' }, ['statement_descriptor']],
+      [{ type: 'stripe', ...k, statement_descriptor: 'BACK\\SLASH' }, ['statement_descriptor']],
+      [{ type: 'stripe', ...k, statement_descriptor: "IT'S" }, ['statement_descriptor']],
+      [{ type: 'stripe', ...k, statement_descriptor: 'CAFÉ' }, ['statement_descriptor']],
       [{ type: 'stripe', ...k, livemode: true }, ['livemode']],
     ];
     for (const [body, paths] of cases) {
@@ -232,6 +237,7 @@ describe.each(ENGINES)('processors on %s', (engine) => {
       [{}, ['(body)']],
       [{ type: 'stripe' }, ['(body)', 'type']],
       [{ secret_key: null }, ['secret_key']],
+      [{ statement_descriptor: 'STAR*' }, ['statement_descriptor']],
     ] as [Record<string, unknown>, string[]][]) {
       const res = await send('PATCH', `/processor/${p.id}/`, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
@@ -296,7 +302,13 @@ describe.each(ENGINES)('processors of live environments on %s', (engine) => {
       expect(created.status).toBe(201);
       expect(created.body).toMatchObject({ livemode: true, gateways: [STRIPE_CARD_ID] });
       const load = processorGatewayLoader({ db: t.service.deps.database.db, config: t.service.deps.config, log: t.service.deps.log });
-      expect((await load(live.keys.environment_id)).active[0]).toMatchObject({ sandbox: false });
+      const [gateway] = (await load(live.keys.environment_id)).active;
+      expect(gateway).toMatchObject({ sandbox: false });
+      expect(gateway!.testData).toBeUndefined();
+      // A live account lists no test card: Stripe's work in its test mode only.
+      const listed = await live.get(`/gateway/${STRIPE_CARD_ID}/`);
+      expect(listed.status, listed.text).toBe(200);
+      expect(listed.body.test_cards).toEqual([]);
     } finally {
       await t.close();
     }

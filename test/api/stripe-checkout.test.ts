@@ -6,6 +6,7 @@ import { listCalls } from '../../server/store/gateway-calls';
 import { sendEvent, signedEvent } from '../stripe/events';
 import type { StripeDouble } from '../stripe/server';
 import { type Client, ENGINES, type TestService, testClock, transactionBody } from './harness';
+import { pageCsrf } from './pay';
 import { back, onCheckout, redeliver, startStripeShop, type StartedStripeShop, toCheckout as toStripePage } from './stripe-shop';
 
 // Card entry by Stripe Checkout, by redirect (docs/processors.md "Checkout by redirect"),
@@ -82,6 +83,52 @@ describe.each(ENGINES)('Stripe Checkout by redirect on %s', (engine) => {
     expect(again.headers.get('location')).toMatch(/status=D/);
     expect(await (await onCheckout(page, 'pay')).text()).toContain('This Checkout Session is complete.');
     expect(await salesOf(tx.id)).toHaveLength(1);
+  });
+
+  it('the processor’s statement descriptor reaches Stripe as the session’s payment_intent_data[statement_descriptor_suffix], and its PaymentIntent carries it', async () => {
+    const set = await api.patch(`/processor/${shop.processorId}/`, { statement_descriptor: 'ORDER SHOP' });
+    expect(set.status, set.text).toBe(200);
+    try {
+      const tx = await created();
+      const page = await toCheckout(tx.token);
+      const [call] = await calls(tx.id);
+      const create = double.requests.find((r) => r.path === '/v1/checkout/sessions' && r.idempotencyKey === call!.reference)!;
+      expect(create.params.payment_intent_data).toEqual({ metadata: { reference: call!.reference }, statement_descriptor_suffix: 'ORDER SHOP' });
+      expect((await back(await onCheckout(page, 'pay'))).headers.get('location')).toMatch(/status=D/);
+      const pi = double.books.checkoutSessions.get(call!.processor_id!)!.payment_intent as string;
+      expect(double.books.paymentIntents.get(pi)).toMatchObject({ status: 'succeeded', statement_descriptor_suffix: 'ORDER SHOP' });
+    } finally {
+      expect((await api.patch(`/processor/${shop.processorId}/`, { statement_descriptor: null })).status).toBe(200);
+    }
+  });
+
+  it('card fields posted without JavaScript are refused: the page again with the error and a 400, nothing recorded, nothing asked of Stripe', async () => {
+    const tx = await created();
+    const before = double.requests.length;
+    const posted = await fetch(`${t.url}/pay/${tx.token}/`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': FORM, origin: t.url },
+      body: new URLSearchParams({ action: 'pay', gateway: STRIPE_CARD_ID, csrf: await pageCsrf(t.url, tx.token), card_number: '4242 4242 4242 4242', card_expiry: '12/34', card_cvc: '123' }),
+    });
+    expect(posted.status).toBe(400);
+    expect(posted.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await posted.text()).toContain('This payment method takes your card on the payment provider');
+    expect(await calls(tx.id)).toEqual([]);
+    expect(double.requests.length).toBe(before);
+    expect(await statusOf(tx.id)).toBe('N');
+    // Card inputs left empty (another method's, shown before this one was chosen) are no card: Stripe's page as usual.
+    const empty = await fetch(`${t.url}/pay/${tx.token}/`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': FORM, origin: t.url },
+      body: new URLSearchParams({ action: 'pay', gateway: STRIPE_CARD_ID, csrf: await pageCsrf(t.url, tx.token), card_number: '', card_cvc: '' }),
+    });
+    expect(empty.status).toBe(303);
+    expect(empty.headers.get('location')).toMatch(new RegExp(`^${double.url}/c/pay/cs_`));
+    // Paid, so that no open session is left for the other tests' jobs and webhooks.
+    expect((await back(await onCheckout(empty.headers.get('location')!, 'pay'))).headers.get('location')).toMatch(/status=D/);
+    await double.settled();
   });
 
   it('3-D Secure completed on Stripe’s page: the sale records the challenge Stripe reports', async () => {

@@ -67,6 +67,31 @@ describe('Stripe connector: payments', () => {
     expect(await gateway.pay(payment('pm_card_authenticationRequired'))).toMatchObject({ outcome: 'challenge', redirect: null });
   });
 
+  it('sends the processor’s statement descriptor as statement_descriptor_suffix, never statement_descriptor: a payment, the Payment Element’s, an off-session charge', async () => {
+    const [described] = stripeGateways({ secretKey: 'sk_test_connector', apiUrl: double.url, publishableKey: 'pk_test_connector', statementDescriptorSuffix: 'ORDER SHOP' });
+    const suffixOf = async (result: Promise<unknown>, key: string) => {
+      await result;
+      const request = sent('POST', CREATES).find((r) => r.idempotencyKey === key)!;
+      expect(request.status).toBe(200);
+      expect(request.params).not.toHaveProperty('statement_descriptor');
+      const pi = [...double.books.paymentIntents.values()].find((p) => p.metadata.reference === key)!;
+      return [request.params.statement_descriptor_suffix, pi.statement_descriptor_suffix];
+    };
+    const paid = payment('pm_card_visa');
+    expect(await suffixOf(described!.pay(paid), paid.reference)).toEqual(['ORDER SHOP', 'ORDER SHOP']);
+    const element = payment('pm_card_visa', { fields: { hosted_fields: '1' } });
+    expect(await suffixOf(described!.pay(element), element.reference)).toEqual(['ORDER SHOP', 'ORDER SHOP']);
+    const saved = double.paymentMethod('pm_card_visa');
+    // A saved card: attached to a Customer, as a setup session leaves it (stripe-saved-cards.test.ts saves one the whole way).
+    const made = (await described!.customer!({ reference: reference(), signal, client: 'cli_described' })) as { customer: string };
+    double.books.paymentMethods.get(saved)!.customer = made.customer;
+    const charge = { reference: reference(), signal, method: saved, amount: 1250, currency: 'EUR', initiator: 'merchant' as const };
+    expect(await suffixOf(described!.charge(charge), charge.reference)).toEqual(['ORDER SHOP', 'ORDER SHOP']);
+    // Without one, the account's own descriptor: no parameter at all (Stripe's PaymentIntent says null).
+    const plain = payment('pm_card_visa');
+    expect(await suffixOf(gateway.pay(plain), plain.reference)).toEqual([undefined, null]);
+  });
+
   it('refuses card numbers and a missing PaymentMethod before sending anything', async () => {
     const before = double.requests.length;
     const card = await gateway.pay({ ...payment('pm_card_visa'), fields: { card_number: '4242424242424242', payment_method: 'pm_card_visa' } });

@@ -97,6 +97,20 @@ describe('the Stripe double: Checkout Sessions', () => {
     expect((await press(open.url!, 'nonsense')).status).toBe(400);
   });
 
+  it('a card session takes the statement descriptor as payment_intent_data[statement_descriptor_suffix] and its PaymentIntent carries it; statement_descriptor and a bad suffix are refused', async () => {
+    const data = (over: Stripe.Checkout.SessionCreateParams.PaymentIntentData) => params('gc_contract_6', { payment_intent_data: { metadata: { reference: 'gc_contract_6' }, ...over } });
+    const session = await stripe.checkout.sessions.create(data({ statement_descriptor_suffix: 'ORDER 42' }));
+    expect((await press(session.url!, 'pay')).status).toBe(303);
+    const done = await stripe.checkout.sessions.retrieve(session.id, { expand: ['payment_intent'] });
+    expect(done.payment_intent).toMatchObject({ status: 'succeeded', statement_descriptor_suffix: 'ORDER 42' });
+
+    const card = await refusal(stripe.checkout.sessions.create(data({ statement_descriptor: 'SHOP EXAMPLE' })));
+    expect(card).toMatchObject({ statusCode: 400, type: 'StripeInvalidRequestError', param: 'payment_intent_data[statement_descriptor]' });
+    for (const suffix of ['A'.repeat(23), 'SHOP "QUOTED"', '12345']) {
+      expect(await refusal(stripe.checkout.sessions.create(data({ statement_descriptor_suffix: suffix }))), suffix).toMatchObject({ statusCode: 400, param: 'payment_intent_data[statement_descriptor_suffix]' });
+    }
+  });
+
   it('signed events to a registered endpoint: checkout.session.completed and the PaymentIntent’s, held until delivered when asked', async () => {
     const received: { type: string; signature: string }[] = [];
     const endpoint = createServer((req, res) => {

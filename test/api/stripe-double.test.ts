@@ -51,6 +51,18 @@ describe('the Stripe test double (official SDK)', () => {
     expect(nested).toMatchObject({ statusCode: 400, code: 'parameter_unknown', param: 'automatic_payment_methods[colour]' });
   });
 
+  it('takes statement_descriptor_suffix on a card PaymentIntent and refuses statement_descriptor on one, and a suffix Stripe would refuse', async () => {
+    const card = { amount: 1099, currency: 'eur', payment_method: 'pm_card_visa', confirm: true, allowed_payment_method_types: ['card'] };
+    expect(await stripe.paymentIntents.create({ ...card, statement_descriptor_suffix: 'ORDER 42' })).toMatchObject({ status: 'succeeded', statement_descriptor_suffix: 'ORDER 42' });
+    const whole = await refusal(stripe.paymentIntents.create({ ...card, statement_descriptor: 'SHOP EXAMPLE' }));
+    expect(whole).toMatchObject({ statusCode: 400, type: 'StripeInvalidRequestError', param: 'statement_descriptor' });
+    // Without allowed_payment_method_types a PaymentIntent is a card one too.
+    expect(await refusal(stripe.paymentIntents.create({ amount: 1099, currency: 'eur', statement_descriptor: 'SHOP EXAMPLE' }))).toMatchObject({ statusCode: 400, param: 'statement_descriptor' });
+    for (const suffix of ['A'.repeat(23), 'SHOP <B>', 'BACK\\SLASH', "IT'S", 'STAR*', 'CAFÉ', '12345']) {
+      expect(await refusal(stripe.paymentIntents.create({ ...card, statement_descriptor_suffix: suffix })), suffix).toMatchObject({ statusCode: 400, param: 'statement_descriptor_suffix' });
+    }
+  });
+
   it('replays a reused Idempotency-Key with the same body and refuses it with another', async () => {
     const first = await authorize('c-2');
     const again = await authorize('c-2');

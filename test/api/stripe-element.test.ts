@@ -5,7 +5,7 @@ import { STRIPE_CARD_ID } from '../../server/payments/stripe/gateway';
 import { listCalls } from '../../server/store/gateway-calls';
 import type { StripeDouble } from '../stripe/server';
 import { type Client, ENGINES, type TestService, testClock, transactionBody } from './harness';
-import { screenPost } from './pay';
+import { pageCsrf, screenPost } from './pay';
 import { startStripeShop, type StartedStripeShop } from './stripe-shop';
 
 // Stripe's Payment Element in our page, the server's half (docs/processors.md "Payment
@@ -201,12 +201,19 @@ describe.each(ENGINES)('Stripe Payment Element on %s', (engine) => {
     // And a publishable key cannot use the secret key's API.
     const listed = await fetch(`${double.url}/v1/payment_intents/${next.pi}/capture`, { method: 'POST', headers: { 'content-type': FORM }, body: new URLSearchParams({ key: shop.keys.publishable_key }) });
     expect(listed.status).toBe(401);
-    // Card fields are never taken by our server: nothing is sent to Stripe.
+    // Card fields are never taken by our server: a 400 problem naming them, nothing recorded, nothing sent to Stripe.
     const before = double.requests.length;
     await back(next.location);
-    const fields = await payWithElement(tx.token, { hosted_fields: '1', card_number: '4242424242424242' });
-    expect(fields.status).toBe(200);
-    expect(fields.body).toMatchObject({ outcome: 'view', view: { error: { message: 'error.gatewayFailed' } } });
+    const recorded = await calls(tx.id);
+    const fields = await fetch(`${t.url}/pay/${tx.token}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': await pageCsrf(t.url, tx.token) },
+      body: JSON.stringify({ action: 'pay', gateway: STRIPE_CARD_ID, fields: { hosted_fields: '1', card_number: '4242424242424242', card_cvc: '123' } }),
+    });
+    expect(fields.status).toBe(400);
+    expect(fields.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await fields.json()).toMatchObject({ type: 'urn:problem:invalid-request', status: 400, errors: [{ path: 'fields.card_number' }, { path: 'fields.card_cvc' }] });
+    expect(await calls(tx.id)).toEqual(recorded);
     expect(double.requests.slice(before).filter((r) => r.path === '/v1/payment_intents' && r.method === 'POST')).toEqual([]);
   });
 

@@ -2,7 +2,7 @@ import { type Books, expand } from './books';
 import { invalid, noSuch, StripeRefusal } from './errors';
 import { checkoutSession, type StripeObject } from './objects';
 import type { Params } from './params';
-import { answerChallenge, createPaymentIntent } from './payment-intents';
+import { answerChallenge, checkDescriptor, createPaymentIntent } from './payment-intents';
 import { saveOnSession } from './setup-intents';
 
 // Checkout Sessions in `mode=payment`, and in `mode=setup` to save a card (setup-intents.ts)
@@ -71,6 +71,7 @@ function amountsOf(books: Books, params: Params): { amount: number | null; curre
   }
   if (params.mode !== 'payment') throw invalid(null, 'The double answers `mode=payment` and `mode=setup` only.', 'mode');
   if (params.setup_intent_data !== undefined) throw invalid(null, 'You can only pass `setup_intent_data` in `setup` mode.', 'setup_intent_data');
+  checkDescriptor({ allowed_payment_method_types: params.allowed_payment_method_types, ...(params.payment_intent_data as Params | undefined) }, 'payment_intent_data');
   return totalOf(params.line_items as LineItem[] | undefined);
 }
 
@@ -142,6 +143,7 @@ function attempt(books: Books, session: StripeObject, card: string): StripeObjec
       confirm: true,
       capture_method: data.capture_method ?? 'automatic_async',
       metadata: data.metadata ?? {},
+      ...(data.statement_descriptor_suffix ? { statement_descriptor_suffix: data.statement_descriptor_suffix } : {}),
       return_url: `${books.baseUrl()}/c/pay/${session.id}`,
     });
     session.payment_intent = pi.id;

@@ -45,6 +45,8 @@ export const ENDPOINTS = {
     setup_future_usage: { enum: ['off_session', 'on_session'] },
     metadata: 'metadata',
     description: 'string',
+    // Known, so that a card PaymentIntent's is refused as Stripe refuses it (payment-intents.ts), not as unknown.
+    statement_descriptor: 'string',
     statement_descriptor_suffix: 'string',
     // 2026-10-28.endive replaced `payment_method_types` with `allowed_payment_method_types`: the old name is unknown.
     allowed_payment_method_types: 'strings',
@@ -87,7 +89,7 @@ export const ENDPOINTS = {
     line_items: { listOf: { quantity: 'integer', price: 'string', price_data: { currency: 'string', unit_amount: 'integer', product_data: { name: 'string', description: 'string' } } } },
     allowed_payment_method_types: 'strings',
     setup_intent_data: { metadata: 'metadata', description: 'string' },
-    payment_intent_data: { capture_method: { enum: ['automatic', 'automatic_async', 'manual'] }, metadata: 'metadata', description: 'string', statement_descriptor_suffix: 'string', setup_future_usage: { enum: ['off_session', 'on_session'] } },
+    payment_intent_data: { capture_method: { enum: ['automatic', 'automatic_async', 'manual'] }, metadata: 'metadata', description: 'string', statement_descriptor: 'string', statement_descriptor_suffix: 'string', setup_future_usage: { enum: ['off_session', 'on_session'] } },
     metadata: 'metadata',
     client_reference_id: 'string',
     success_url: 'string',

@@ -62,9 +62,30 @@ function confirm(books: Books, pi: StripeObject, params: Params): void {
   });
 }
 
+/**
+ * Stripe's rules for a card payment's descriptor: `statement_descriptor` is refused (a card
+ * charge takes the suffix only), and the suffix is at most 22 Latin characters with a letter
+ * and none of < > \\ ' " *. `within` names the object they are in, as Stripe's errors do
+ * (`payment_intent_data` in a Checkout Session).
+ */
+export function checkDescriptor(params: Params, within?: string): void {
+  const named = (field: string) => (within ? `${within}[${field}]` : field);
+  const cards = !params.allowed_payment_method_types || (params.allowed_payment_method_types as string[]).includes('card');
+  if (params.statement_descriptor !== undefined && cards) {
+    throw invalid(null, 'The `statement_descriptor` parameter is not supported for the `card` payment method type. Use `statement_descriptor_suffix` instead.', named('statement_descriptor'));
+  }
+  const suffix = params.statement_descriptor_suffix as string | undefined;
+  if (suffix === undefined) return;
+  const param = named('statement_descriptor_suffix');
+  if (suffix.length > 22) throw invalid(null, 'The statement descriptor suffix must be at most 22 characters.', param);
+  if (!/^[\x20-\x7e]*$/.test(suffix) || /[<>\\'"*]/.test(suffix)) throw invalid(null, 'The statement descriptor suffix contains characters that are not allowed: < > \\ \' " * or non-Latin ones.', param);
+  if (!/[A-Za-z]/.test(suffix)) throw invalid(null, 'The statement descriptor suffix must contain at least one letter.', param);
+}
+
 const offSession = (params: Params) => params.off_session !== undefined && params.off_session !== 'false';
 
 function checkCreate(params: Params): void {
+  checkDescriptor(params);
   if ((params.amount as number) < 50) throw invalid('amount_too_small', 'Amount must be at least 50 cents', 'amount');
   if (!/^[a-z]{3}$/.test(params.currency as string)) throw invalid(null, `Invalid currency: ${String(params.currency)}.`, 'currency');
   if (params.allowed_payment_method_types && params.automatic_payment_methods) {

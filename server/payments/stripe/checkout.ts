@@ -4,6 +4,7 @@ import type { Authentication, LookupResult, NotActed, PayInput, RedirectRequired
 import { cardSummary, checkPayment, latestCharge, type PaymentIntent, paymentIntentSchema, read, same } from './answers';
 import type { StripeContext } from './context';
 import { notActed } from './refusals';
+import { descriptorParams, type StripeSettings } from './settings';
 
 // Card entry by Stripe Checkout, by redirect (docs/processors.md "Checkout by redirect"): the
 // page's pay post creates a Checkout Session and the customer goes to Stripe's page, which
@@ -47,7 +48,7 @@ interface Expected {
   capture?: boolean;
 }
 
-function sessionParams(input: Pick<PayInput, 'amount' | 'currency' | 'capture' | 'reference' | 'language'>, returnUrl: string): Stripe.Checkout.SessionCreateParams {
+function sessionParams(settings: StripeSettings, input: Pick<PayInput, 'amount' | 'currency' | 'capture' | 'reference' | 'language'>, returnUrl: string): Stripe.Checkout.SessionCreateParams {
   const cancel = new URL(returnUrl);
   cancel.searchParams.set(CANCELLED_PARAM, 'cancelled');
   const locale = checkoutLocale(input.language);
@@ -56,7 +57,7 @@ function sessionParams(input: Pick<PayInput, 'amount' | 'currency' | 'capture' |
     // One line for the whole amount: the transaction's own lines stay ours (Stripe needs a name).
     line_items: [{ quantity: 1, price_data: { currency: input.currency.toLowerCase(), unit_amount: input.amount, product_data: { name: 'Payment' } } }],
     allowed_payment_method_types: ['card'],
-    payment_intent_data: { ...(input.capture ? {} : { capture_method: 'manual' }), metadata: { reference: input.reference } },
+    payment_intent_data: { ...(input.capture ? {} : { capture_method: 'manual' }), metadata: { reference: input.reference }, ...descriptorParams(settings) },
     metadata: { reference: input.reference },
     client_reference_id: input.reference,
     success_url: returnUrl,
@@ -83,7 +84,7 @@ function checkSession(session: CheckoutSession, expected: Expected): void {
 export async function checkoutPay(ctx: StripeContext, input: PayInput): Promise<RedirectRequired | NotActed> {
   if (Object.keys(input.fields).length > 0) return { outcome: 'not_acted', reason: 'Stripe Checkout takes no fields: the card is entered on Stripe’s page' };
   if (!input.returnUrl) return { outcome: 'not_acted', reason: 'a Checkout payment needs a return URL' };
-  const params = sessionParams(input, input.returnUrl);
+  const params = sessionParams(ctx.settings, input, input.returnUrl);
   ctx.sent.remember(input.reference, { kind: 'checkout', params, at: ctx.now().getTime() });
   try {
     const session = read(sessionSchema, await ctx.stripe.checkout.sessions.create(params, { idempotencyKey: input.reference }), 'the Checkout Session');

@@ -6,6 +6,7 @@ import { authenticationOf } from './checkout';
 import type { StripeContext } from './context';
 import { expectedOf } from './pay';
 import { notActed } from './refusals';
+import { descriptorParams, type StripeSettings } from './settings';
 
 // Card entry by Stripe's Payment Element in our page (`hosted-fields`, docs/processors.md
 // "Payment Element"): Stripe.js takes the card in Stripe's own frames; our server never sees
@@ -28,7 +29,7 @@ export const HOSTED_FIELDS = 'hosted_fields';
 
 const withSecret = z.object({ client_secret: z.string().regex(/^pi_[A-Za-z0-9]+_secret_[A-Za-z0-9]+$/) });
 
-function elementParams(input: Pick<PayInput, 'amount' | 'currency' | 'capture' | 'reference'>): Stripe.PaymentIntentCreateParams {
+function elementParams(settings: StripeSettings, input: Pick<PayInput, 'amount' | 'currency' | 'capture' | 'reference'>): Stripe.PaymentIntentCreateParams {
   return {
     amount: input.amount,
     currency: input.currency.toLowerCase(),
@@ -36,6 +37,7 @@ function elementParams(input: Pick<PayInput, 'amount' | 'currency' | 'capture' |
     allowed_payment_method_types: ['card'],
     capture_method: input.capture ? 'automatic' : 'manual',
     metadata: { reference: input.reference },
+    ...descriptorParams(settings),
   };
 }
 
@@ -43,7 +45,7 @@ function elementParams(input: Pick<PayInput, 'amount' | 'currency' | 'capture' |
 export async function elementPay(ctx: StripeContext, input: PayInput): Promise<HostedFieldsRequired | NotActed> {
   if (Object.keys(input.fields).some((name) => name !== HOSTED_FIELDS)) return { outcome: 'not_acted', reason: 'the Payment Element takes the card in Stripe’s fields: nothing else is sent' };
   if (!ctx.settings.publishableKey) return { outcome: 'not_acted', reason: 'no publishable key: Stripe’s fields are not offered' };
-  const params = elementParams(input);
+  const params = elementParams(ctx.settings, input);
   ctx.sent.remember(input.reference, { kind: 'element', params, at: ctx.now().getTime() });
   try {
     const raw = await ctx.stripe.paymentIntents.create(params, { idempotencyKey: input.reference });

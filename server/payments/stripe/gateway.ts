@@ -1,4 +1,5 @@
 import { STRIPE_CARD_ID } from '../../domain/processor-gateway-ids';
+import { STRIPE_TEST_DATA } from '../../domain/test-cards';
 import { type ActionInput, type CallContext, type Gateway, GATEWAY_INTERFACE_VERSION, type HostedFieldsRequired, type NotActed, type RedirectRequired } from '../gateway';
 import { capture, holdExpiry, refund, voidHold } from './actions';
 import { checkoutPay, checkoutReturn } from './checkout';
@@ -51,6 +52,7 @@ export interface StripeCardGateway extends Gateway {
 
 export function stripeGateways(input: StripeSettingsInput, options: { now?: () => Date } = {}): StripeCardGateway[] {
   const settings = stripeSettingsSchema.parse(input);
+  const sandbox = settings.secretKey.includes('_test_');
   const ctx: StripeContext = { stripe: stripeClient(settings), files: stripeClient(settings, 'files'), settings, sent: sentMemory(), now: options.now ?? (() => new Date()) };
   // An action whose request Stripe refused (a 4xx) surely did nothing.
   const action = (fn: (ctx: StripeContext, input: ActionInput) => Promise<Awaited<ReturnType<Gateway['capture']>>>) => (i: ActionInput) =>
@@ -65,7 +67,9 @@ export function stripeGateways(input: StripeSettingsInput, options: { now?: () =
       fields: [],
       currencies: null,
       enabled: true,
-      sandbox: settings.secretKey.includes('_test_'),
+      sandbox,
+      // Stripe's test cards work in its test mode only: a live account declares none.
+      ...(sandbox ? { testData: STRIPE_TEST_DATA } : {}),
       // Checkout's page, and the issuer's authentication of a charge the customer confirms (confirm.ts).
       // With a publishable key, Stripe.js in the page too: its script, its frames (3-D Secure's included) and its API.
       origins: {

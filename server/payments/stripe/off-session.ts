@@ -4,6 +4,7 @@ import { cardSummary, checkPayment, paymentIntentSchema, paymentMethodSchema, re
 import type { StripeContext } from './context';
 import { declineOutcome, expectedOf, paymentOutcome } from './pay';
 import { notActed } from './refusals';
+import { descriptorParams, type StripeSettings } from './settings';
 import { retrievePaymentMethod } from './setup';
 
 // A charge of a saved card, started by the merchant without the customer (the API's charge
@@ -19,7 +20,7 @@ type ChargeInput = Parameters<Gateway['charge']>[0];
 
 const PAYMENT_METHOD = /^pm_[A-Za-z0-9_]{1,200}$/;
 
-function offSessionParams(input: Pick<ChargeInput, 'amount' | 'currency' | 'reference'>, customer: string, paymentMethod: string): Stripe.PaymentIntentCreateParams {
+function offSessionParams(settings: StripeSettings, input: Pick<ChargeInput, 'amount' | 'currency' | 'reference'>, customer: string, paymentMethod: string): Stripe.PaymentIntentCreateParams {
   return {
     amount: input.amount,
     currency: input.currency.toLowerCase(),
@@ -29,6 +30,7 @@ function offSessionParams(input: Pick<ChargeInput, 'amount' | 'currency' | 'refe
     confirm: true,
     allowed_payment_method_types: ['card'],
     metadata: { reference: input.reference },
+    ...descriptorParams(settings),
     expand: ['latest_charge'],
   };
 }
@@ -39,7 +41,7 @@ export async function chargeSaved(ctx: StripeContext, input: ChargeInput): Promi
     const pm = await retrievePaymentMethod(ctx, input.method);
     // Stripe would refuse it: a PaymentMethod not attached to a Customer is never used again.
     if (!pm.customer) return { outcome: 'not_acted', reason: `${pm.id} is attached to no Customer, so Stripe cannot charge it again` };
-    const params = offSessionParams(input, pm.customer, pm.id);
+    const params = offSessionParams(ctx.settings, input, pm.customer, pm.id);
     ctx.sent.remember(input.reference, { kind: 'pay', params, at: ctx.now().getTime() });
     const expected = expectedOf(params);
     try {

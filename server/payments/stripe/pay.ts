@@ -1,8 +1,10 @@
 import Stripe from 'stripe';
+import { CARD_FIELDS } from '../../domain/card-fields';
 import type { ChallengeRequired, NotActed, PayInput, SettledResult } from '../gateway';
 import { cardSummary, checkPayment, latestCharge, type PaymentIntent, paymentIntentSchema, paymentMethodSchema, read } from './answers';
 import type { StripeContext } from './context';
 import { notActed } from './refusals';
+import { descriptorParams, type StripeSettings } from './settings';
 
 // A card payment: one PaymentIntent created and confirmed at once with the PaymentMethod the
 // customer's browser made with Stripe.js (never a card number: Stripe's fields take it, and
@@ -27,11 +29,9 @@ export const expectedOf = (params: Stripe.PaymentIntentCreateParams): Expected =
   capture: params.capture_method !== 'manual',
 });
 
-/** Card fields we never take: a Stripe payment carries a PaymentMethod id only. */
-const CARD_FIELDS = ['card_number', 'card_cvc', 'card_expiry', 'number', 'cvc', 'exp_month', 'exp_year'];
 const PAYMENT_METHOD = /^pm_[A-Za-z0-9_]{1,200}$/;
 
-function paymentParams(settings: { returnUrl?: string }, input: Pick<PayInput, 'amount' | 'currency' | 'capture' | 'reference'>, paymentMethod: string): Stripe.PaymentIntentCreateParams {
+function paymentParams(settings: Pick<StripeSettings, 'returnUrl' | 'statementDescriptorSuffix'>, input: Pick<PayInput, 'amount' | 'currency' | 'capture' | 'reference'>, paymentMethod: string): Stripe.PaymentIntentCreateParams {
   return {
     amount: input.amount,
     currency: input.currency.toLowerCase(),
@@ -40,6 +40,7 @@ function paymentParams(settings: { returnUrl?: string }, input: Pick<PayInput, '
     confirm: true,
     capture_method: input.capture ? 'automatic' : 'manual',
     metadata: { reference: input.reference },
+    ...descriptorParams(settings),
     expand: ['latest_charge'],
     ...(settings.returnUrl ? { return_url: settings.returnUrl } : {}),
   };
@@ -74,7 +75,7 @@ export function declineOutcome(error: Stripe.errors.StripeCardError, expected: E
   return { outcome: error.decline_code === 'insufficient_funds' ? 'insufficient_funds' : 'declined', card };
 }
 
-/** Raw card fields, or no PaymentMethod id: refused before anything is sent. */
+/** Raw card fields (even empty), or no PaymentMethod id: refused before anything is sent; a Stripe payment carries a PaymentMethod id only. */
 function refuseFields(fields: Record<string, string>): NotActed | null {
   if (CARD_FIELDS.some((name) => fields[name] !== undefined)) return { outcome: 'not_acted', reason: 'card numbers are never sent to Stripe: pay with a PaymentMethod from Stripe.js' };
   if (!PAYMENT_METHOD.test(fields.payment_method ?? '')) return { outcome: 'not_acted', reason: 'a Stripe payment needs a PaymentMethod id (pm_…) from Stripe.js' };

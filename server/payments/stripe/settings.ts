@@ -24,9 +24,19 @@ export const stripeSettingsSchema = z.object({
   jsUrl: z.url({ protocol: /^https?$/ }).default('https://js.stripe.com/v3/'),
   /** The webhook endpoint's signing secret (`whsec_…`): events that do not verify under it are refused. */
   webhookSecret: z.string().min(1).optional(),
+  /** The processor's statement descriptor (processor-input.ts checks Stripe's rules): every card PaymentIntent's `statement_descriptor_suffix`. */
+  statementDescriptorSuffix: z.string().optional(),
   /** How far back a lookup lists PaymentIntents when it does not know when the call was made. */
   lookupWindowHours: z.number().int().positive().default(72),
 });
+
+/**
+ * The descriptor's parameter of a card PaymentIntent (or a Checkout Session's
+ * `payment_intent_data`): Stripe refuses `statement_descriptor` on card payments, and shows
+ * the account's prefix, `* ` and this suffix on the customer's statement.
+ */
+export const descriptorParams = (settings: Pick<StripeSettings, 'statementDescriptorSuffix'>): { statement_descriptor_suffix?: string } =>
+  settings.statementDescriptorSuffix ? { statement_descriptor_suffix: settings.statementDescriptorSuffix } : {};
 
 export type StripeSettingsInput = z.input<typeof stripeSettingsSchema>;
 export type StripeSettings = z.output<typeof stripeSettingsSchema>;
