@@ -26,20 +26,40 @@ const eventsOf = (text: DashboardText, events: string[]) => (events.includes('*'
 
 const doneNotice = (text: DashboardText, done: EndpointNotice | undefined) => done && { text: text.t(`ep.done.${done}`), error: done === 'busy' };
 
+/** The empty list's call to action: the new endpoint's form for those who may add one, else who may. */
+function AddFirst({ text, canAdd }: { text: DashboardText; canAdd: boolean }) {
+  const { t } = text;
+  return (
+    <div class="empty">
+      <p>{t('ep.none')}</p>
+      {canAdd ? (
+        <p>
+          <a class="button primary" href={`${BASE}new/`}>
+            {t('ep.add')}
+          </a>
+        </p>
+      ) : (
+        <p>{t('ep.addWho')}</p>
+      )}
+    </div>
+  );
+}
+
 export function endpointsPage(p: Signed & { endpoints: StoredEndpoint[]; page: number; pages: number; done?: EndpointNotice }): string {
   const { text } = p;
   const { t } = text;
+  const canAdd = roleAtLeast(p.session.current.role, 'admin');
   return renderPage(
     { text, session: p.session, title: t('ep.title'), active: 'endpoints' },
     <>
       <Notice notice={doneNotice(text, p.done)} />
-      {roleAtLeast(p.session.current.role, 'admin') && (
+      {canAdd && p.endpoints.length > 0 && (
         <p>
           <a href={`${BASE}new/`}>{t('ep.new')}</a>
         </p>
       )}
       {p.endpoints.length === 0 ? (
-        <p class="empty">{t('ep.none')}</p>
+        <AddFirst text={text} canAdd={canAdd} />
       ) : (
         <div class="scroll" tabindex={0} role="region" aria-label={t('ep.title')}>
           <table>
