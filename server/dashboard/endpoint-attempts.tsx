@@ -63,7 +63,8 @@ export function Attempts({ text, session, href, page }: Signed & { href: string;
   const canRetry = roleAtLeast(session.current.role, 'admin');
   const { rows } = page;
   return (
-    <section aria-labelledby="attempts">
+    // Not a landmark of its own: the table's scrolling region already is one, by the same name.
+    <section>
       <h2 id="attempts">{t('ep.attempts')}</h2>
       {rows.length === 0 ? (
         <p class="empty">{page.later ? t('ep.att.noOlder') : t('ep.att.none')}</p>
