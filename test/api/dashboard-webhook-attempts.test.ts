@@ -9,7 +9,7 @@ import { startWebhookService } from './webhook-service';
 // first, each with its event, result, HTTP status or error, duration and the start of the
 // answer (escaped), a page at a time; and "Send again" on a failed one, which queues that
 // event's delivery to this endpoint through the event page's resend (the API's retry):
-// admins only, with the CSRF token, audited. The service's clock is the test's and moves
+// admins only, with the CSRF token, not while an attempt is in progress, audited. The service's clock is the test's and moves
 // 10 ms per round of the jobs: the newest attempt is the one made last, and no failed
 // delivery's own retry (5 s on) falls due while the file runs.
 
@@ -111,7 +111,7 @@ describe.each(ENGINES)('a webhook endpoint’s attempts on %s', (engine) => {
     expect(rowsOf((await admin.get(`${page}?before=0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e`)).text).map((r) => r.id)).toEqual(newest.map((r) => r.id));
   });
 
-  it('sends a failed attempt’s delivery again: it reaches the receiver; viewers, a post without the token and other environments are refused', async () => {
+  it('sends a failed attempt’s delivery again: it reaches the receiver; viewers, a post without the token, other environments and an attempt in progress are refused', async () => {
     const { shop, endpoint, admin } = await shopWithEndpoint('Retry shop');
     const page = `/dashboard/webhook-endpoints/${endpoint}/`;
     const before = hook.received.length;
@@ -140,6 +140,15 @@ describe.each(ENGINES)('a webhook endpoint’s attempts on %s', (engine) => {
     await deliver();
     expect(hook.received.length).toBe(before + 1);
 
+    // While a worker holds the delivery (its claim's lease unexpired), the resend is refused and says why.
+    const db = t.service.deps.database.db;
+    const held = (until: string | null) => db.updateTable('event_deliveries').set({ locked_until: until }).where('endpoint_id', '=', endpoint).execute();
+    await held(new Date(clock + 60_000).toISOString());
+    await admin.get(page);
+    const busy = await admin.post(retry, {});
+    expect(busy.status).toBe(409);
+    expect(busy.text).toContain('An attempt of this event to this endpoint is in progress');
+    await held(null);
     await admin.get(page);
     const sent = await admin.post(retry, {});
     expect(sent.status).toBe(303);
