@@ -1,5 +1,6 @@
 import type { StoredEndpoint } from '../store/webhook-endpoints';
 import { roleAtLeast } from '../store/users';
+import { Attempts, type AttemptsPage } from './endpoint-attempts';
 import { EVENT_GROUPS, type EndpointValues } from './endpoint-form';
 import type { DashboardKey, DashboardText } from './i18n';
 import { ROLL_WINDOWS_H } from './keys-page';
@@ -11,7 +12,7 @@ import type { Signed } from './sale-pages';
 // one, and the confirmation of a delete. A secret appears only in the answer that made it.
 
 export type Errors = { path: string; message: string }[];
-export type EndpointNotice = 'created' | 'rolled' | 'saved' | 'enabled' | 'disabled' | 'deleted';
+export type EndpointNotice = 'created' | 'rolled' | 'saved' | 'enabled' | 'disabled' | 'deleted' | 'resent' | 'busy';
 
 const BASE = '/dashboard/webhook-endpoints/';
 export const endpointUrl = (id: string) => `${BASE}${id}/`;
@@ -23,22 +24,42 @@ export function stateOf(text: DashboardText, e: StoredEndpoint): string {
 
 const eventsOf = (text: DashboardText, events: string[]) => (events.includes('*') ? text.t('ep.allEvents') : events.join(', '));
 
-const doneNotice = (text: DashboardText, done: EndpointNotice | undefined) => done && { text: text.t(`ep.done.${done}`), error: false };
+const doneNotice = (text: DashboardText, done: EndpointNotice | undefined) => done && { text: text.t(`ep.done.${done}`), error: done === 'busy' };
+
+/** The empty list's call to action: the new endpoint's form for those who may add one, else who may. */
+function AddFirst({ text, canAdd }: { text: DashboardText; canAdd: boolean }) {
+  const { t } = text;
+  return (
+    <div class="empty">
+      <p>{t('ep.none')}</p>
+      {canAdd ? (
+        <p>
+          <a class="button primary" href={`${BASE}new/`}>
+            {t('ep.add')}
+          </a>
+        </p>
+      ) : (
+        <p>{t('ep.addWho')}</p>
+      )}
+    </div>
+  );
+}
 
 export function endpointsPage(p: Signed & { endpoints: StoredEndpoint[]; page: number; pages: number; done?: EndpointNotice }): string {
   const { text } = p;
   const { t } = text;
+  const canAdd = roleAtLeast(p.session.current.role, 'admin');
   return renderPage(
     { text, session: p.session, title: t('ep.title'), active: 'endpoints' },
     <>
       <Notice notice={doneNotice(text, p.done)} />
-      {roleAtLeast(p.session.current.role, 'admin') && (
+      {canAdd && p.endpoints.length > 0 && (
         <p>
           <a href={`${BASE}new/`}>{t('ep.new')}</a>
         </p>
       )}
       {p.endpoints.length === 0 ? (
-        <p class="empty">{t('ep.none')}</p>
+        <AddFirst text={text} canAdd={canAdd} />
       ) : (
         <div class="scroll" tabindex={0} role="region" aria-label={t('ep.title')}>
           <table>
@@ -223,7 +244,10 @@ function Actions({ text, session, endpoint: e }: Signed & { endpoint: StoredEndp
   );
 }
 
-export function endpointPage(p: Signed & { endpoint: StoredEndpoint; values: EndpointValues; errors: Errors; notice?: EndpointNotice; secret?: string }): string {
+/** `attempts`: the endpoint's recent attempts (not on the answers that show a new secret once). */
+export function endpointPage(
+  p: Signed & { endpoint: StoredEndpoint; values: EndpointValues; errors: Errors; notice?: EndpointNotice; secret?: string; attempts?: AttemptsPage },
+): string {
   const { text, endpoint: e } = p;
   const { t } = text;
   const canChange = roleAtLeast(p.session.current.role, 'admin');
@@ -247,6 +271,7 @@ export function endpointPage(p: Signed & { endpoint: StoredEndpoint; values: End
       <p>
         <a href={`/dashboard/events/?object_id=${e.id}`}>{t('ep.ownEvents')}</a>
       </p>
+      {p.attempts && <Attempts text={text} session={p.session} href={endpointUrl(e.id)} page={p.attempts} />}
       {canChange && (
         <>
           <Actions {...p} endpoint={e} />

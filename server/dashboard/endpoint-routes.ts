@@ -1,24 +1,30 @@
 import express, { type IRouter, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { EVENT_TYPES } from '../store/events';
+import { attemptEvent, listEndpointAttempts } from '../store/endpoint-attempts';
 import { getEndpoint, listEndpoints, type StoredEndpoint } from '../store/webhook-endpoints';
 import type { ActiveSession } from './accounts';
 import { type WebhookEndpointChanges, webhookEndpointChanges } from '../commands/webhook-endpoint-changes';
 import { endpointInput, endpointValues, postedValues, rollInput } from './endpoint-form';
-import { deleteConfirmPage, endpointNewPage, endpointPage, endpointsPage, type Errors } from './endpoint-pages';
+import { deleteConfirmPage, endpointNewPage, type EndpointNotice, endpointPage, endpointsPage, type Errors } from './endpoint-pages';
+import { resendEvent } from './event-resend';
 import type { Kit } from './kit';
 
 // /dashboard/webhook-endpoints/: the environment's webhook endpoints. Viewers see them;
 // admins and owners create, edit, enable / disable, delete (confirmed once more) and roll
 // the secret (shown once), through the API's use cases (commands/), so the rules
 // and the `webhook_endpoint.*` events are the API's. The audit log records each change,
-// never the secret.
+// never the secret. An endpoint's page lists its recent attempts, and admins send the
+// delivery of a failed one again (event-resend.ts, as an event's page does).
 
 const PAGE_SIZE = 20;
+const ATTEMPTS_PAGE = 20;
 const ID = /^[0-9a-f-]{36}$/;
 const BASE = '/dashboard/webhook-endpoints/';
 const pageQuery = z.object({ page: z.coerce.number().int().min(1).max(100_000).default(1).catch(1) });
-const doneQuery = z.object({ done: z.enum(['saved', 'enabled', 'disabled', 'deleted']) });
+const doneQuery = z.object({ done: z.enum(['saved', 'enabled', 'disabled', 'deleted', 'resent']) });
+/** The attempts' page after the attempt `before`; anything else is the newest. */
+const attemptsQuery = z.object({ before: z.uuid().optional().catch(undefined) });
 const enabledForm = z.object({ enabled: z.enum(['true', 'false']) });
 const deleteForm = z.object({ confirm: z.literal('yes').optional() });
 
@@ -34,12 +40,16 @@ function shared(kit: Kit) {
     const parsed = doneQuery.safeParse(req.query);
     return parsed.success ? parsed.data.done : undefined;
   };
-  /** The endpoint's page; after a refused edit, with what was posted and why it was refused. */
-  async function show(req: Request, res: Response, s: ActiveSession, status: number, refused?: { errors: Errors; posted: boolean }) {
+  /** The endpoint's page with its attempts; after a refused edit, with what was posted and why it was refused; or after a refused action, saying why. */
+  async function show(req: Request, res: Response, s: ActiveSession, status: number, refused?: { errors: Errors; posted: boolean } | { notice: EndpointNotice }) {
     const endpoint = await find(s, String(req.params.id));
     if (!endpoint) return notFound(req, res);
-    const values = refused?.posted ? postedValues(req.body) : endpointValues(endpoint);
-    send(res, status, endpointPage({ text: textOf(req), session: s, endpoint, values, errors: refused?.errors ?? [], notice: refused ? undefined : done(req) }));
+    const edit = refused && 'errors' in refused ? refused : undefined;
+    const values = edit?.posted ? postedValues(req.body) : endpointValues(endpoint);
+    const { before } = attemptsQuery.parse(req.query);
+    const attempts = { ...(await listEndpointAttempts(db, s.current.environment_id, endpoint.id, { limit: ATTEMPTS_PAGE, before })), later: !!before };
+    const notice = !refused ? done(req) : 'notice' in refused ? refused.notice : undefined;
+    send(res, status, endpointPage({ text: textOf(req), session: s, endpoint, values, errors: edit?.errors ?? [], notice, attempts }));
   }
   return { forms, find, done, show };
 }
@@ -51,6 +61,7 @@ export function endpointRoutes(router: IRouter, kit: Kit): void {
   const changes = webhookEndpointChanges(kit.deps);
   endpointPages(router, kit, changes, common);
   endpointActions(router, kit, changes, common);
+  attemptActions(router, kit, common);
 }
 
 /** The list, a new endpoint, one endpoint and its edit. */
@@ -122,5 +133,25 @@ function endpointActions(router: IRouter, kit: Kit, changes: WebhookEndpointChan
     if (!form.success || form.data.confirm !== 'yes') return send(res, 200, deleteConfirmPage({ text: textOf(req), session: s, endpoint }));
     if (await changes.remove(s.current.environment_id, endpoint.id)) await audit(req, s, 'webhook_endpoint_deleted', logged(endpoint));
     res.redirect(303, `${BASE}?done=deleted`);
+  }));
+}
+
+/**
+ * "Send again" on one of the endpoint's attempts: its event's delivery to this endpoint is
+ * queued now, through the resend an event's page makes to one destination (the API's
+ * retry), audited the same way. Refused while an attempt of it is in progress.
+ */
+function attemptActions(router: IRouter, kit: Kit, { forms, find, show }: Shared): void {
+  const { db, action, notFound } = kit;
+  router.post('/webhook-endpoints/:id/attempts/:attempt/retry/', forms, action('admin', async (req, res, s) => {
+    const endpoint = await find(s, String(req.params.id));
+    const attempt = String(req.params.attempt);
+    const event = endpoint && ID.test(attempt) ? await attemptEvent(db, s.current.environment_id, endpoint.id, attempt) : undefined;
+    if (!endpoint || !event) return notFound(req, res);
+    const result = await resendEvent(kit, req, s, event, endpoint.id);
+    if (result === 'in_flight') return show(req, res, s, 409, { notice: 'busy' });
+    // Found a moment ago: only a purge of the event meanwhile leaves nothing to send.
+    if (result !== 'retried') return notFound(req, res);
+    res.redirect(303, `${BASE}${endpoint.id}/?done=resent`);
   }));
 }

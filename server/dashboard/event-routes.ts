@@ -1,16 +1,17 @@
 import type { IRouter, Request, Response } from 'express';
 import { z } from 'zod';
 import { getEvent, listEvents } from '../store/event-list';
-import { EVENT_TYPES, type RetryTarget, retryEvent } from '../store/events';
+import { EVENT_TYPES } from '../store/events';
 import { getEndpoint } from '../store/webhook-endpoints';
 import type { ActiveSession } from './accounts';
 import { eventPage, type EventNotice, eventsPage } from './event-pages';
+import { resendEvent } from './event-resend';
 import type { Kit } from './kit';
 
 // /dashboard/events/: the environment's events as GET /v1/event/ lists them (the same
 // store function), newest first, by type and by object; one event with its payload, the
 // object it is about and each delivery; a resend through the store's `retryEvent`, the
-// function behind POST /v1/event/{id}/retry/.
+// function behind POST /v1/event/{id}/retry/ (event-resend.ts).
 
 const PAGE_SIZE = 20;
 const ID = /^[0-9a-f-]{36}$/;
@@ -23,11 +24,8 @@ const listQuery = z.object({
 /** Empty: every destination not delivered (every one when all were), as the API does without `destination`. */
 const retryForm = z.object({ destination: z.union([z.literal(''), z.literal('notify_url'), UUID]).default('') });
 
-const targetOf = (destination: string): RetryTarget =>
-  destination === '' ? { destination: 'failed' } : destination === 'notify_url' ? { destination: 'notify_url' } : { destination: 'endpoint', endpointId: destination };
-
 export function eventRoutes(router: IRouter, kit: Kit): void {
-  const { db, deps, forms, page, action, send, textOf, audit, notFound } = kit;
+  const { db, forms, page, action, send, textOf, notFound } = kit;
 
   router.get('/events/', page('viewer', async (req, res, s) => {
     const q = listQuery.parse(req.query);
@@ -59,12 +57,11 @@ export function eventRoutes(router: IRouter, kit: Kit): void {
     // A destination that is neither `notify_url` nor an id: none of this event's.
     if (!form.success) return (await getEvent(db, s.current.environment_id, id)) ? show(req, res, s, 400, 'noDestination') : notFound(req, res);
     const { destination } = form.data;
-    const result = await retryEvent(db, s.current.environment_id, id, deps.now(), targetOf(destination));
+    const result = await resendEvent(kit, req, s, id, destination);
     if (result === 'not_found') return notFound(req, res);
     if (result === 'in_flight') return show(req, res, s, 409, 'busy');
     // As the API answers: a destination the event has no delivery for is a 400, an event delivered nowhere a 409.
     if (result === 'no_destination') return show(req, res, s, destination === '' ? 409 : 400, 'noDestination');
-    await audit(req, s, 'event_retried', { event: id, destination: destination || 'undelivered' });
     res.redirect(303, `/dashboard/events/${id}/?resent=1`);
   }));
 }

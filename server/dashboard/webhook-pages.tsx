@@ -1,4 +1,5 @@
 import { Fragment } from 'preact';
+import { cutText } from '../domain/text-cut';
 import type { ListedDelivery } from '../store/delivery-list';
 import type { StoredEvent } from '../store/event-list';
 import type { DeliveryAttemptRow } from '../store/schema';
@@ -69,6 +70,8 @@ export function webhooksPage(p: Signed & { deliveries: ListedDelivery[]; page: n
 export function webhookPage(p: Signed & { event: Omit<StoredEvent, 'payload'>; body: string; attempts: DeliveryAttemptRow[]; notice?: string }): string {
   const { text, event } = p;
   const { t } = text;
+  // Each attempt's destination: the URL its delivery was made to (a notify_url or an endpoint's).
+  const urls = new Map(event.deliveries.map((d) => [d.id, d.url]));
   return renderPage(
     { text, session: p.session, title: t('wh.detail', { type: event.type }), active: 'webhooks' },
     <>
@@ -105,6 +108,7 @@ export function webhookPage(p: Signed & { event: Omit<StoredEvent, 'payload'>; b
             <thead>
               <tr>
                 <th scope="col">{t('wh.attempt')}</th>
+                <th scope="col">{t('wh.destination')}</th>
                 <th scope="col">{t('wh.when')}</th>
                 <th scope="col">{t('wh.result')}</th>
                 <th scope="col">{t('wh.code')}</th>
@@ -116,11 +120,12 @@ export function webhookPage(p: Signed & { event: Omit<StoredEvent, 'payload'>; b
               {p.attempts.map((a) => (
                 <tr key={a.id} data-attempt={a.attempt}>
                   <td>{a.attempt}</td>
+                  <td class="url">{urls.get(a.delivery_id) ?? '—'}</td>
                   <td>{text.dateTime(a.created_at)}</td>
                   <td>{a.result}</td>
                   <td>{a.status_code ?? '—'}</td>
                   <td>{t('wh.ms', { ms: a.duration_ms })}</td>
-                  <td class="url">{(a.response_body ?? a.error ?? '').slice(0, EXCERPT)}</td>
+                  <td class="url">{cutText(a.response_body ?? a.error ?? '', EXCERPT)}</td>
                 </tr>
               ))}
             </tbody>

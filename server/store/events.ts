@@ -181,6 +181,7 @@ export async function recordAttempt(db: Db, delivery: EventDeliveryRow, outcome:
       id: uuidv7(now.getTime()),
       delivery_id: delivery.id,
       event_id: delivery.event_id,
+      endpoint_id: delivery.endpoint_id,
       attempt: delivery.attempt_count + 1,
       result: outcome.result,
       status_code: outcome.statusCode,

@@ -352,6 +352,8 @@ export interface DeliveryAttemptRow {
   id: string;
   delivery_id: string;
   event_id: string;
+  /** Migration 136: its delivery's webhook endpoint (null: a notify_url's), for the endpoint's page. */
+  endpoint_id: string | null;
   attempt: number;
   result: 'delivered' | 'failed' | 'gone';
   status_code: number | null;

@@ -174,7 +174,14 @@ describe.each(ENGINES)('dashboard events and webhook endpoints on %s', (engine) 
     expect(logged).not.toContain(secret!.slice(6));
     expect(logged).not.toContain(second!.slice(6));
     expect(logged).not.toContain('whsec_');
-    expect((await admin.get('/dashboard/webhook-endpoints/')).text).toContain('No webhook endpoints yet');
+    // The empty list's call to action: the new endpoint's form for those who may add one; the others are told who may.
+    const empty = (await admin.get('/dashboard/webhook-endpoints/')).text;
+    expect(empty).toContain('No webhook endpoints yet');
+    expect(empty).toContain('<a class="button primary" href="/dashboard/webhook-endpoints/new/">Add an endpoint</a>');
+    expect(empty).not.toContain('New webhook endpoint');
+    const emptySeen = (await viewer.get('/dashboard/webhook-endpoints/')).text;
+    expect(emptySeen).toContain('Admins and owners of this environment can add one.');
+    expect(emptySeen).not.toContain('/dashboard/webhook-endpoints/new/');
   }, 60_000);
 
   it('lists and filters events as the API does, shows one with its exact payload and deliveries, and resends it', async () => {

@@ -54,6 +54,8 @@ interface Shop {
   wallet: string;
   /** A webhook endpoint: edited, disabled, its secret rolled, then deleted by the owner here. */
   endpoint: string;
+  /** A failed attempt to that endpoint: its delivery sent again by the owner here. */
+  attempt: string;
   /** A payout of the balance to the merchant's bank. */
   payout: string;
   /** Two disputes awaiting a response: evidence saved and submitted on the first, the second accepted. */
@@ -224,6 +226,8 @@ const ROUTES: Route[] = [
   { kind: 'own', path: '/webhook-endpoints/' },
   { kind: 'id', method: 'GET', path: '/webhook-endpoints/:id/', id: (s) => s.endpoint, ownStatus: 200 },
   { kind: 'id', method: 'POST', path: '/webhook-endpoints/:id/', id: (s) => s.endpoint, form: { url: 'https://isolated-hooks.shop.example/renamed', events: '*' }, ownStatus: 303 },
+  // The endpoint is the id named (`:attempt` is always this environment's attempt of it).
+  { kind: 'id', method: 'POST', path: '/webhook-endpoints/:id/attempts/:attempt/retry/', id: (s) => s.endpoint, ownStatus: 303 },
   { kind: 'id', method: 'POST', path: '/webhook-endpoints/:id/enabled/', id: (s) => s.endpoint, form: { enabled: 'false' }, ownStatus: 303 },
   { kind: 'id', method: 'POST', path: '/webhook-endpoints/:id/roll/', id: (s) => s.endpoint, form: { overlap_hours: '24' }, ownStatus: 200 },
   // The confirmation, then (last of the endpoint's) the confirmed delete.
@@ -312,6 +316,7 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     const subscription = (await shop.post('/subscription/', { plan: plan.id, authorization: card.id, subscription_id: 'isolated-sub' })).body;
     expect((await shop.post(`/subscription/${subscription.id}/start/`, undefined)).body.status).toBe('active');
     const endpoint = (await shop.post('/webhook_endpoint/', { url: 'https://isolated-hooks.shop.example/in', enabled_events: ['*'], description: 'Isolated hooks' })).body;
+    const attempt = await failedAttempt(endpoint.id);
     await setPricing(t.service.deps.database.db, shop.keys.environment_id, { charge: NO_FEE, refund: NO_FEE, settlementDelayDays: 0 }, new Date());
     await paidTransaction(shop, priced('EUR', 20));
     while ((await shop.get('/balance/')).body.available.every((a: { amount: number }) => a.amount <= 0)) {
@@ -343,15 +348,31 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     );
     expect((await owner.post('/dashboard/transactions/views/', { name: 'Isolated view', q: orderId })).status).toBe(303);
     const view = /action="\/dashboard\/transactions\/views\/([^/]+)\/delete\/"/.exec((await owner.get('/dashboard/transactions/')).text)![1]!;
-    mine = { view, payoutFile, processor: processor.body.id, disputes, endpoint: endpoint.id, payout: payout.id, wallet: wallet.id, authorization: card.id, subscription: subscription.id, transaction: transaction.id, cancelled: cancelled.body.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email, catalogue: objects, client: client.id, documents, iban: iban.id };
+    mine = { view, payoutFile, processor: processor.body.id, disputes, endpoint: endpoint.id, attempt, payout: payout.id, wallet: wallet.id, authorization: card.id, subscription: subscription.id, transaction: transaction.id, cancelled: cancelled.body.id, orderId, sale: paid.id, event: event.id, key: key!.id, publicKey: key!.public_key, ownerEmail: own.email, catalogue: objects, client: client.id, documents, iban: iban.id };
   });
   afterAll(async () => {
     await t?.close();
     await stripe?.close();
   });
 
+  /**
+   * A failed attempt of one of the endpoint's deliveries, written as the delivery job records
+   * one (its database is the test's: no job runs here, and the endpoint's host is made up).
+   */
+  async function failedAttempt(endpointId: string): Promise<string> {
+    const db = t.service.deps.database.db;
+    await shop.post('/product/', { name: 'Isolated hook mug', price: 1, currency: 'EUR' });
+    const delivery = await db.selectFrom('event_deliveries').selectAll().where('endpoint_id', '=', endpointId).orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const id = crypto.randomUUID();
+    const at = new Date().toISOString();
+    await db
+      .insertInto('delivery_attempts')
+      .values({ id, delivery_id: delivery.id, event_id: delivery.event_id, endpoint_id: endpointId, attempt: 1, result: 'failed', status_code: 500, error: null, response_body: 'no', duration_ms: 3, created_at: at })
+      .execute();
+    return id;
+  }
   const call = (b: Browser, route: Route, id?: string, form: Record<string, string> = {}) => {
-    const path = `/dashboard${route.path.replace(':id', id ?? '')}`;
+    const path = `/dashboard${route.path.replace(':id', id ?? '').replace(':attempt', mine.attempt)}`;
     if (methodOf(route) === 'GET') return b.get(path);
     if (route.kind !== 'id' || !route.file) return b.post(path, form);
     const multipart = new FormData();

@@ -38,7 +38,8 @@ describe.each(ENGINES)('dashboard webhooks on %s', (engine) => {
     expect(list.text).toMatch(new RegExp(`transaction.cancelled</a></td><td class="url">${hook.url}</td><td>[a-z]+</td><td>1</td><td>500</td>`));
     const detail = await admin.get(`/dashboard/webhooks/${id}/`);
     expect(detail.text).toContain(hook.url);
-    expect(detail.text).toMatch(/data-attempt="1"><td>1<\/td><td>[^<]+<\/td><td>failed<\/td><td>500<\/td><td>\d+ ms<\/td><td class="url">answer 500<\/td>/);
+    // Each attempt says where it went: the delivery's URL.
+    expect(detail.text).toMatch(new RegExp(`data-attempt="1"><td>1</td><td class="url">${hook.url}</td><td>[^<]+</td><td>failed</td><td>500</td><td>\\d+ ms</td><td class="url">answer 500</td>`));
     expect(detail.text).toContain(tx.id);
 
     const { browser: viewer } = await member(t, shop, 'viewer');
@@ -57,7 +58,7 @@ describe.each(ENGINES)('dashboard webhooks on %s', (engine) => {
     expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
     const after = await admin.get(resent.location!);
     expect(after.text).toContain('Queued');
-    expect(after.text).toMatch(/data-attempt="2"><td>2<\/td><td>[^<]+<\/td><td>delivered<\/td><td>200<\/td>/);
+    expect(after.text).toMatch(new RegExp(`data-attempt="2"><td>2</td><td class="url">${hook.url}</td><td>[^<]+</td><td>delivered</td><td>200</td>`));
   }, 60_000);
 
   it('an event with nowhere to go is not listed as a delivery, and offers nothing to send again', async () => {

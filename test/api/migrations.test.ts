@@ -72,6 +72,29 @@ describe.each(ENGINES)('132 on %s', (engine) => {
     }));
 });
 
+describe.each(ENGINES)('136 on %s', (engine) => {
+  it('gives each attempt made before it its delivery\'s endpoint (none for a notify_url\'s)', () =>
+    withEmptyDatabase(engine, async (database) => {
+      await migrate(database, migrationNames[migrationNames.indexOf('136_attempt_endpoint') - 1]!);
+      // Rows as the version before wrote them: an attempt without its endpoint.
+      const db = database.db as unknown as import('kysely').Kysely<any>;
+      const at = '2026-03-02T09:00:00.000Z';
+      const { environment_id: env } = await createEnvironment(database.db, { name: 'Attempts', now: new Date(at) });
+      await db.insertInto('events').values({ id: 'e1', environment_id: env, type: 'product.created', object_id: 'p1', notify_url: 'https://shop.example/n', payload: '{}', created_at: at }).execute();
+      const delivery = { event_id: 'e1', environment_id: env, delivery_status: 'failed', attempt_count: 1, created_at: at };
+      await db.insertInto('event_deliveries').values({ ...delivery, id: 'd1', endpoint_id: null, url: 'https://shop.example/n' }).execute();
+      await db.insertInto('event_deliveries').values({ ...delivery, id: 'd2', endpoint_id: 'we1', url: 'https://hooks.example/in' }).execute();
+      const attempt = { event_id: 'e1', attempt: 1, result: 'failed', status_code: 500, error: null, response_body: 'no', duration_ms: 5, created_at: at };
+      await db.insertInto('delivery_attempts').values({ ...attempt, id: 'a1', delivery_id: 'd1' }).execute();
+      await db.insertInto('delivery_attempts').values({ ...attempt, id: 'a2', delivery_id: 'd2' }).execute();
+      expect(await migrate(database)).toEqual(['136_attempt_endpoint']);
+      expect(await db.selectFrom('delivery_attempts').select(['id', 'endpoint_id']).orderBy('id').execute()).toEqual([
+        { id: 'a1', endpoint_id: null },
+        { id: 'a2', endpoint_id: 'we1' },
+      ]);
+    }));
+});
+
 describe.skipIf(!process.env.TEST_DATABASE_URL)('status checks on postgres', () => {
   it('refuse a status the code does not know: the checks exist, and one refuses a bad update', async () => {
     const pg = await freshDatabase({ empty: true });

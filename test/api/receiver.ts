@@ -2,7 +2,8 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import type { AddressInfo } from 'node:net';
 
 // A merchant's webhook endpoint for tests: records every request and answers with the
-// next scripted status (then 200), or not at all ('hang').
+// next scripted status (then 200), with a body of the test's when it gives one, or not at
+// all ('hang').
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -11,7 +12,7 @@ export interface Received {
   payload: { id: string; type: string; created: string; data: any };
 }
 
-export type Answer = number | 'hang';
+export type Answer = number | 'hang' | { status: number; body: string };
 
 export interface Receiver {
   url: string;
@@ -37,10 +38,11 @@ export async function startReceiver(opts: { delayMs?: number } = {}): Promise<Re
     req.on('end', () => {
       received.push({ headers: req.headers, body, payload: JSON.parse(body) });
       for (const wake of arrived.splice(0)) wake();
-      const answer = answers.shift() ?? 200;
-      if (answer === 'hang') return void hanging.push(res);
-      if (answer >= 300 && answer < 400) res.setHeader('location', 'https://elsewhere.example/');
-      setTimeout(() => res.writeHead(answer, { 'content-type': 'text/plain' }).end(`answer ${answer}`), opts.delayMs ?? 0);
+      const next = answers.shift() ?? 200;
+      if (next === 'hang') return void hanging.push(res);
+      const answer = typeof next === 'number' ? { status: next, body: `answer ${next}` } : next;
+      if (answer.status >= 300 && answer.status < 400) res.setHeader('location', 'https://elsewhere.example/');
+      setTimeout(() => res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body), opts.delayMs ?? 0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
