@@ -1,7 +1,7 @@
-import { FIGURE_KINDS } from '../store/dashboard-figures';
+import { FIGURE_KINDS, type FigureKind } from '../store/dashboard-figures';
 import type { Readiness } from '../domain/live-readiness';
 import type { HomeAttention, SetupGaps } from './home-attention';
-import type { CurrencyFigures } from './home-figures';
+import type { CurrencyFigures, Tally } from './home-figures';
 import { PERIODS } from './home-figures';
 import type { DashboardText } from './i18n';
 import { READINESS_URL } from './live-readiness-page';
@@ -39,6 +39,12 @@ export function axisTop(highest: number): number {
   return [1, 2, 5, 10].map((f) => f * power).find((v) => v >= highest)!;
 }
 
+/** A kind's tally as a cell: volume and number; the net as money alone (it is summed from balance transactions, whose number means nothing to a shop). */
+function cellText(text: DashboardText, kind: FigureKind, tally: Tally, currency: string): string {
+  const amount = text.money(tally.amount, currency);
+  return kind === 'net' ? amount : text.t('home.cell', { amount, count: tally.count });
+}
+
 function Totals({ text, c }: { text: DashboardText; c: CurrencyFigures }) {
   const { t } = text;
   return (
@@ -61,7 +67,7 @@ function Totals({ text, c }: { text: DashboardText; c: CurrencyFigures }) {
               <th scope="row">{t(`home.kind.${k}`)}</th>
               {PERIODS.map((p) => (
                 <td key={p} data-period={p}>
-                  {t('home.cell', { amount: text.money(c.periods[p][k].amount, c.currency), count: c.periods[p][k].count })}
+                  {cellText(text, k, c.periods[p][k], c.currency)}
                 </td>
               ))}
             </tr>
@@ -175,7 +181,7 @@ function Chart({ text, c }: { text: DashboardText; c: CurrencyFigures }) {
                     <time datetime={d.day}>{dayLabel(text, d.day)}</time>
                   </th>
                   {FIGURE_KINDS.map((k) => (
-                    <td key={k}>{t('home.cell', { amount: text.money(d.figures[k].amount, c.currency), count: d.figures[k].count })}</td>
+                    <td key={k}>{cellText(text, k, d.figures[k], c.currency)}</td>
                   ))}
                 </tr>
               ))}

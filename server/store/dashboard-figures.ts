@@ -11,7 +11,7 @@ import { processorAttentionOf } from './processor-attention';
 // offsets are whole quarters of an hour), so the caller folds quarters into the shop's days
 // (dashboard/home-figures.ts) without a time zone database in SQL.
 
-export const FIGURE_KINDS = ['payments', 'refunds', 'disputes', 'failed'] as const;
+export const FIGURE_KINDS = ['payments', 'net', 'refunds', 'disputes', 'failed'] as const;
 export type FigureKind = (typeof FIGURE_KINDS)[number];
 
 /** One kind's count and volume (minor units) in one quarter of an hour in one currency. */
@@ -82,14 +82,35 @@ function openedDisputes(db: Db, environmentId: string, since: string) {
 }
 
 /**
+ * What the merchant keeps: the `net` of the balance transactions of sales (charges,
+ * refunds, disputes and their reversals; payouts left out), each at its operation's or its
+ * dispute's moment. The fee rule was applied once, as each was written (payments/balance.ts,
+ * store/disputes.ts): summed here, never computed again. A sale the merchant's own processor
+ * settles has none (it is not in our balance). Read through `balance_transactions_env_created`
+ * (migration 137), which holds every column.
+ */
+function balanceNet(db: Db, environmentId: string, since: string) {
+  const quarter = quarterOf('created_at');
+  return db
+    .selectFrom('balance_transactions')
+    .select((eb) => [quarter.as('quarter'), 'currency', eb.fn.countAll<number>().as('count'), eb.fn.sum<number>('net').as('amount')])
+    .where('environment_id', '=', environmentId)
+    .where('created_at', '>=', since)
+    .where('type', 'in', ['charge', 'refund', 'dispute', 'dispute_reversal'])
+    .groupBy([quarter, 'currency'])
+    .execute();
+}
+
+/**
  * Every kind's figures per quarter of an hour and currency since `since`: payments are
- * captures and charges (money in), refunds are refund operations, disputes are disputes
- * opened, failed payments are refused payment-page attempts and declined charges of saved cards.
+ * captures and charges (money in), net is what the balance kept of them after fees, refunds
+ * and disputes, refunds are refund operations, disputes are disputes opened, failed payments are refused payment-page attempts and declined charges of saved cards.
  */
 export async function quarterFigures(db: Db, environmentId: string, since: Date): Promise<QuarterFigure[]> {
   const from = since.toISOString();
-  const [paid, refunded, disputed, refused, declined] = await Promise.all([
+  const [paid, net, refunded, disputed, refused, declined] = await Promise.all([
     saleOperations(db, environmentId, from, ['capture', 'charge']),
+    balanceNet(db, environmentId, from),
     saleOperations(db, environmentId, from, ['refund']),
     openedDisputes(db, environmentId, from),
     refusedAttempts(db, environmentId, from),
@@ -97,6 +118,7 @@ export async function quarterFigures(db: Db, environmentId: string, since: Date)
   ]);
   return [
     ...paid.map(figure('payments')),
+    ...net.map(figure('net')),
     ...refunded.map(figure('refunds')),
     ...disputed.map(figure('disputes')),
     ...refused.map(figure('failed')),

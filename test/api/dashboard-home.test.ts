@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { JOB_NAMES } from '../../server/jobs';
 import { TEST_CARDS } from '../../server/domain/test-cards';
+import { setPricing } from '../../server/store/balance';
 import { disableFailingEndpoint } from '../../server/store/webhook-endpoints';
 import { member } from './dashboard';
 import { type Client, ENGINES, testClock } from './harness';
@@ -8,7 +9,7 @@ import { useOwnService } from './ledger';
 import { paidTransaction, payToken, priced } from './pay';
 import { startReceiver } from './receiver';
 
-// The dashboard's home: payments, refunds, disputes and failed payments of today, the last
+// The dashboard's home: payments, their net, refunds, disputes and failed payments of today, the last
 // 7 and the last 30 UTC days per currency, counted by the database; the 30 days' chart and
 // its table; what needs attention. Made with real payments on the payment page at chosen
 // moments of the service's clock (noon UTC, so no day boundary falls inside the test), and
@@ -54,9 +55,12 @@ describe.each(ENGINES)('dashboard home on %s', (engine) => {
   };
   const pay = (api: Client, currency: string, price: number) => paidTransaction(api, priced(currency, price));
 
-  it('counts today, 7 and 30 days per currency, refunds, disputes and failures; draws the chart; lists what needs attention; nothing of another environment', async () => {
+  it('counts today, 7 and 30 days per currency, net, refunds, disputes and failures; draws the chart; lists what needs attention; nothing of another environment', async () => {
     const { api, t } = svc;
     const other = await t.newEnvironment('Other shop');
+    // A fee on each charge (25 cents), none on refunds; a dispute's fee is the default €15.
+    const none = { percentE2: 0n, fixed: 0n };
+    await setPricing(t.service.deps.database.db, api.keys.environment_id, { charge: { percentE2: 0n, fixed: 25n }, refund: none, settlementDelayDays: 0 }, new Date());
     const hook = await startReceiver();
     hook.script(...Array<number>(50).fill(500));
     const failing = (await api.post('/webhook_endpoint/', { url: hook.url, enabled_events: ['*'] })).body;
@@ -93,6 +97,10 @@ describe.each(ENGINES)('dashboard home on %s', (engine) => {
     expect(html).toContain('Transactions in this environment: 7');
 
     expect([1, 7, 30].map((p) => cell(html, 'EUR', 'payments', p as 1 | 7 | 30))).toEqual(['€55.00 (2)', '€75.00 (3)', '€85.00 (4)']);
+    // Net: the balance transactions' own net. Today €5 and €50 paid less 25 cents each, €2
+    // refunded, the €50 disputed and its €15 fee taken: −€12.50; then €20 and €10 less 25 cents.
+    expect([1, 7, 30].map((p) => cell(html, 'EUR', 'net', p as 1 | 7 | 30))).toEqual(['-€12.50', '€7.25', '€17.00']);
+    expect([1, 7, 30].map((p) => cell(html, 'USD', 'net', p as 1 | 7 | 30))).toEqual(['$0.00', '$6.75', '$6.75']);
     expect([1, 7, 30].map((p) => cell(html, 'EUR', 'refunds', p as 1 | 7 | 30))).toEqual(['€2.00 (1)', '€2.00 (1)', '€2.00 (1)']);
     expect([1, 7, 30].map((p) => cell(html, 'EUR', 'disputes', p as 1 | 7 | 30))).toEqual(['€50.00 (1)', '€50.00 (1)', '€50.00 (1)']);
     expect([1, 7, 30].map((p) => cell(html, 'EUR', 'failed', p as 1 | 7 | 30))).toEqual(['€30.00 (1)', '€30.00 (1)', '€30.00 (1)']);
@@ -118,14 +126,14 @@ describe.each(ENGINES)('dashboard home on %s', (engine) => {
     expect(texts(html, 'USD', 'money')).toEqual(['$0.00', '$5.00', '$10.00']);
     expect(texts(html, 'EUR', 'date')).toEqual([28, 21, 14, 7, 0].map((back) => label(back)));
     // The table: the 30 days by their date, each kind's volume and number.
-    const rows = [...chartOf(html, 'EUR').matchAll(/<th scope="row"><time datetime="([^"]+)">([^<]+)<\/time><\/th><td>([^<]+)<\/td><td>([^<]+)<\/td><td>([^<]+)<\/td><td>([^<]+)<\/td>/g)];
+    const rows = [...chartOf(html, 'EUR').matchAll(/<th scope="row"><time datetime="([^"]+)">([^<]+)<\/time><\/th><td>([^<]+)<\/td><td>([^<]+)<\/td><td>([^<]+)<\/td><td>([^<]+)<\/td><td>([^<]+)<\/td>/g)];
     expect(rows).toHaveLength(30);
     expect(rows.map((r) => r[1])).toEqual(Array.from({ length: 30 }, (_, i) => day(29 - i)));
     const byDay = Object.fromEntries(rows.map((r) => [r[1], r.slice(2)]));
-    expect(byDay[day(0)]).toEqual([label(0), '€55.00 (2)', '€2.00 (1)', '€50.00 (1)', '€30.00 (1)']);
-    expect(byDay[day(3)]).toEqual([label(3), '€20.00 (1)', '€0.00 (0)', '€0.00 (0)', '€0.00 (0)']);
-    expect(byDay[day(20)]).toEqual([label(20), '€10.00 (1)', '€0.00 (0)', '€0.00 (0)', '€0.00 (0)']);
-    expect(byDay[day(1)]).toEqual([label(1), '€0.00 (0)', '€0.00 (0)', '€0.00 (0)', '€0.00 (0)']);
+    expect(byDay[day(0)]).toEqual([label(0), '€55.00 (2)', '-€12.50', '€2.00 (1)', '€50.00 (1)', '€30.00 (1)']);
+    expect(byDay[day(3)]).toEqual([label(3), '€20.00 (1)', '€19.75', '€0.00 (0)', '€0.00 (0)', '€0.00 (0)']);
+    expect(byDay[day(20)]).toEqual([label(20), '€10.00 (1)', '€9.75', '€0.00 (0)', '€0.00 (0)', '€0.00 (0)']);
+    expect(byDay[day(1)]).toEqual([label(1), '€0.00 (0)', '€0.00', '€0.00 (0)', '€0.00 (0)', '€0.00 (0)']);
     // In Spanish, the dates and the money as Spanish writes them.
     const { browser: lector } = await member(t, api, 'viewer', { 'accept-language': 'es' });
     const es = (await lector.get('/dashboard/')).text;
