@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './db';
-import type { DisputeRow, GatewayCallRow, ProcessorAttentionRow, WebhookEndpointRow } from './schema';
+import type { DisputeRow, GatewayCallRow, MerchantPayoutRow, ProcessorAttentionRow, WebhookEndpointRow } from './schema';
 import { disputesAwaitingResponse } from './disputes';
 import { processorAttentionOf } from './processor-attention';
 
@@ -128,16 +128,19 @@ export async function quarterFigures(db: Db, environmentId: string, since: Date)
 
 export type AttentionCall = Pick<GatewayCallRow, 'id' | 'kind' | 'amount' | 'currency' | 'created_at' | 'subject_id'>;
 export type FailingEndpoint = Pick<WebhookEndpointRow, 'id' | 'url' | 'enabled' | 'disabled_reason'>;
+export type FailedPayout = Pick<MerchantPayoutRow, 'id' | 'amount' | 'currency' | 'status' | 'failure' | 'iban' | 'updated_at'>;
 
 export interface Attention {
   disputes: DisputeRow[];
   calls: AttentionCall[];
+  /** Payouts to the merchant's bank that failed or came back in the last 7 days, newest first. */
+  payouts: FailedPayout[];
   endpoints: FailingEndpoint[];
   /** What a connected processor told us that our books cannot take, newest first (store/processor-attention.ts). */
   processorItems: ProcessorAttentionRow[];
 }
 
-/** How far back a delivery that did not go through makes its endpoint "failing". */
+/** How far back a delivery that did not go through makes its endpoint "failing", and a payout that failed is still news. */
 const FAILING_WINDOW_MS = 7 * DAY_MS;
 
 /**
@@ -168,9 +171,26 @@ function failingEndpoints(db: Db, environmentId: string, now: Date, limit: numbe
     .execute();
 }
 
-/** What needs a person: disputes waiting for evidence, gateway calls in `attention`, failing webhook endpoints, processors' items. */
+/**
+ * Payouts the bank refused (`failed`) or sent back (`returned`) in the last 7 days: their
+ * money is back in the balance, and the next payout goes to the same account unless the
+ * merchant corrects it. Older ones are the payouts list's business: nothing marks one seen.
+ */
+function failedPayouts(db: Db, environmentId: string, now: Date, limit: number): Promise<FailedPayout[]> {
+  return db
+    .selectFrom('merchant_payouts')
+    .select(['id', 'amount', 'currency', 'status', 'failure', 'iban', 'updated_at'])
+    .where('environment_id', '=', environmentId)
+    .where('status', 'in', ['failed', 'returned'])
+    .where('updated_at', '>=', new Date(now.getTime() - FAILING_WINDOW_MS).toISOString())
+    .orderBy('updated_at', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** What needs a person: disputes waiting for evidence, gateway calls in `attention`, failed payouts, failing webhook endpoints, processors' items. */
 export async function attentionOf(db: Db, environmentId: string, now: Date, limit = 20): Promise<Attention> {
-  const [disputes, calls, endpoints, processorItems] = await Promise.all([
+  const [disputes, calls, payouts, endpoints, processorItems] = await Promise.all([
     disputesAwaitingResponse(db, environmentId, limit),
     db
       .selectFrom('gateway_calls')
@@ -180,8 +200,9 @@ export async function attentionOf(db: Db, environmentId: string, now: Date, limi
       .orderBy('created_at')
       .limit(limit)
       .execute(),
+    failedPayouts(db, environmentId, now, limit),
     failingEndpoints(db, environmentId, now, limit),
     processorAttentionOf(db, environmentId, limit),
   ]);
-  return { disputes, calls, endpoints, processorItems };
+  return { disputes, calls, payouts, endpoints, processorItems };
 }

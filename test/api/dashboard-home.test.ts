@@ -4,6 +4,7 @@ import { TEST_CARDS } from '../../server/domain/test-cards';
 import { setPricing } from '../../server/store/balance';
 import { disableFailingEndpoint } from '../../server/store/webhook-endpoints';
 import { member } from './dashboard';
+import { confirmNewAccount, IBANS } from './documents';
 import { type Client, ENGINES, testClock } from './harness';
 import { useOwnService } from './ledger';
 import { paidTransaction, payToken, priced } from './pay';
@@ -158,6 +159,56 @@ describe.each(ENGINES)('dashboard home on %s', (engine) => {
     expect(theirs).toContain('Nothing needs your attention.');
     expect(html).not.toContain('€1,000.00');
     await hook.close();
+  });
+
+  it('lists payouts the bank refused in the last 7 days and a new bank account holding payouts, each a link; not another environment\'s', async () => {
+    at(0);
+    const { t } = svc;
+    const db = t.service.deps.database.db;
+    /** A payout of all that is available to an IBAN the sandbox payout gateway refuses (it ends 0000). */
+    const refusedPayout = async (shop: Client) => {
+      await setPricing(db, shop.keys.environment_id, { charge: { percentE2: 0n, fixed: 0n }, refund: { percentE2: 0n, fixed: 0n }, settlementDelayDays: 0 }, new Date());
+      await pay(shop, 'EUR', 40);
+      await run(JOB_NAMES.balance);
+      expect((await shop.patch('/payout_settings/', { iban: 'DE94370400440532010000', schedule: 'manual' })).status).toBe(200);
+      await confirmNewAccount(db, shop.keys.environment_id);
+      const made = await shop.post('/merchant_payout/', { currency: 'EUR' });
+      expect(made.status, made.text).toBe(201);
+      while ((await run(JOB_NAMES.merchantPayouts)) > 0);
+      const payout = (await shop.get(`/merchant_payout/${made.body.id}/`)).body;
+      expect(payout.status).toBe('failed');
+      return payout as { id: string };
+    };
+    const shop = await t.newEnvironment('Payout shop');
+    const other = await t.newEnvironment('Other payout shop');
+    const failed = await refusedPayout(shop);
+    const theirs = await refusedPayout(other);
+    // A changed bank account holds payouts until an owner confirms it from the email.
+    expect((await shop.patch('/payout_settings/', { iban: IBANS.ES, schedule: 'manual' })).status).toBe(200);
+
+    /** Needs attention, as a viewer signed in now sees it. */
+    const attentionOf = async (of = shop) => /data-testid="attention">([\s\S]*?)<\/section>/.exec((await (await member(t, of, 'viewer')).browser.get('/dashboard/')).text)![1]!;
+    const attention = await attentionOf();
+    expect(attention).toContain('<h3>Payouts to your bank account</h3>');
+    expect(attention.match(/data-testid="attention-payout"/g)).toHaveLength(1);
+    expect(attention).toMatch(
+      new RegExp(`<li data-testid="attention-payout"><a href="/dashboard/payouts/${failed.id}/">€40\\.00 to the account ending 0000, [^<]+: Failed: the money is back in your balance</a> \\(the bank said: sandbox: the bank refused the account \\(IBAN ending in 0000\\)\\)</li>`),
+    );
+    expect(attention).toMatch(/<li data-testid="attention-payout-held"><a href="\/dashboard\/balance\/">New bank account ending 1332: payouts held until an owner confirms it from the email, or until [^<]+\.<\/a><\/li>/);
+    expect(attention).not.toContain(theirs.id);
+    expect(attention).not.toContain('Nothing needs your attention.');
+    // The other shop sees its own failed payout, and no hold (its account was confirmed).
+    const otherAttention = await attentionOf(other);
+    expect(otherAttention).toContain(`/dashboard/payouts/${theirs.id}/`);
+    expect(otherAttention).not.toContain(failed.id);
+    expect(otherAttention).not.toContain('attention-payout-held');
+
+    // Eight days later (a new sign-in: sessions last 12 hours) the refusal is old news, the
+    // payouts list keeps it, and the hold has ended by itself.
+    clock.advance(8 * DAY);
+    const later = await attentionOf();
+    expect(later).not.toContain('attention-payout');
+    expect(later).toContain('Nothing needs your attention.');
   });
 
   it('a new environment shows no figures, and says the days are UTC', async () => {
