@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { AWAITING_RESPONSE, EVIDENCE_DATE_FIELDS, EVIDENCE_TEXT_FIELDS, evidenceFields, isClosed, type EvidenceField } from '../domain/disputes';
 import { paymentReference } from '../domain/payment-reference';
-import type { StoredDispute } from '../store/disputes';
+import type { DisputedPayment, StoredDispute } from '../store/disputes';
 import type { DisputeRow } from '../store/schema';
 import { roleAtLeast } from '../store/users';
 import { type Errors, type EvidenceValues, LINE_FIELDS } from './dispute-form';
@@ -9,7 +9,7 @@ import { DisputeFileForm, type FileError } from './dispute-file-form';
 import type { DashboardKey, DashboardText } from './i18n';
 import { Csrf, renderPage } from './layout';
 import { type ActionNotice, Notice } from './list-parts';
-import type { Signed } from './sale-pages';
+import { cardText, type Signed } from './sale-pages';
 
 // One dispute: what it is, its deadline, the evidence saved so far (files by name, type,
 // size and digest: their bytes are never served), and for admins while it awaits a
@@ -40,6 +40,12 @@ export function daysLeft(text: DashboardText, d: Pick<DisputeRow, 'status' | 'ev
 /** The payment a dispute is about, as its customer and the payments list name it. */
 export const disputedPayment = (text: DashboardText, saleId: string) => text.t('dsp.payment', { reference: paymentReference(saleId) });
 
+/** The disputed payment's order id, customer email and card in words, "—" for what it has none of (a sale made without a transaction). */
+export function paymentParts(text: DashboardText, p: DisputedPayment | undefined): { order: string; customer: string; card: string } {
+  const none = text.t('pay.noCustomer');
+  return { order: p?.order_id ?? none, customer: p?.customer_email ?? none, card: p?.card_last4 ? cardText(text, p) : none };
+}
+
 /** The deadline with the days left, and in words whether it is near or past (not by colour alone). */
 function Deadline({ text, d, now }: { text: DashboardText; d: StoredDispute['row']; now: Date }) {
   const { t } = text;
@@ -56,9 +62,18 @@ function Deadline({ text, d, now }: { text: DashboardText; d: StoredDispute['row
   );
 }
 
-function Facts({ text, dispute, transactionUrl, now }: { text: DashboardText; dispute: StoredDispute; transactionUrl: string | null; now: Date }) {
+interface FactsProps {
+  text: DashboardText;
+  dispute: StoredDispute;
+  payment: DisputedPayment | undefined;
+  transactionUrl: string | null;
+  now: Date;
+}
+
+function Facts({ text, dispute, payment, transactionUrl, now }: FactsProps) {
   const { t } = text;
   const d = dispute.row;
+  const parts = paymentParts(text, payment);
   return (
     <dl class="facts">
       <dt>{t('dsp.status')}</dt>
@@ -73,6 +88,12 @@ function Facts({ text, dispute, transactionUrl, now }: { text: DashboardText; di
       <dd>{text.money(d.fee, d.currency)}</dd>
       <dt>{t('dsp.sale')}</dt>
       <dd>{transactionUrl ? <a href={transactionUrl}>{disputedPayment(text, d.sale_id)}</a> : disputedPayment(text, d.sale_id)}</dd>
+      <dt>{t('tx.orderId')}</dt>
+      <dd data-testid="dispute-order">{parts.order}</dd>
+      <dt>{t('pay.customer')}</dt>
+      <dd data-testid="dispute-customer">{parts.customer}</dd>
+      <dt>{t('pay.card')}</dt>
+      <dd data-testid="dispute-card">{parts.card}</dd>
       <dt>{t('dsp.created')}</dt>
       <dd>{text.dateTime(d.created_at)}</dd>
       <dt>{t('dsp.dueBy')}</dt>
@@ -217,7 +238,16 @@ function Answering(p: Signed & { dispute: StoredDispute; values: EvidenceValues;
 }
 
 export function disputePage(
-  p: Signed & { dispute: StoredDispute; transactionUrl: string | null; now: Date; values: EvidenceValues; errors: Errors; fileError?: FileError; notice?: ActionNotice },
+  p: Signed & {
+    dispute: StoredDispute;
+    payment: DisputedPayment | undefined;
+    transactionUrl: string | null;
+    now: Date;
+    values: EvidenceValues;
+    errors: Errors;
+    fileError?: FileError;
+    notice?: ActionNotice;
+  },
 ): string {
   const { text, dispute } = p;
   const { t } = text;
@@ -229,7 +259,7 @@ export function disputePage(
       <p>
         <a href="/dashboard/disputes/">{t('dsp.back')}</a>
       </p>
-      <Facts text={text} dispute={dispute} transactionUrl={p.transactionUrl} now={p.now} />
+      <Facts text={text} dispute={dispute} payment={p.payment} transactionUrl={p.transactionUrl} now={p.now} />
       <SavedEvidence text={text} dispute={dispute} />
       {canAnswer && <Answering {...p} />}
     </>,

@@ -1,8 +1,7 @@
 import express, { type IRouter, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { AWAITING_RESPONSE, EVIDENCE_TEXT_FIELDS } from '../domain/disputes';
-import { disputesAwaitingResponse, getDispute, listDisputes, type StoredDispute } from '../store/disputes';
-import { getSale } from '../store/sales';
+import { disputedPaymentsOf, disputesAwaitingResponse, getDispute, listDisputes, type StoredDispute } from '../store/disputes';
 import type { ActiveSession } from './accounts';
 import { addDisputeEvidence, answerDisputeOf } from '../commands/dispute-answers';
 import type { FileError } from './dispute-file-form';
@@ -42,16 +41,17 @@ export function disputeRoutes(router: IRouter, kit: Kit): void {
     const awaiting = await disputesAwaitingResponse(db, environmentId, AWAITING_SHOWN);
     const { count, items } = await listDisputes(db, environmentId, {}, { page: pageNo, page_size: PAGE_SIZE });
     const all = items.map((d) => d.row);
-    send(res, 200, disputesPage({ text: textOf(req), session: s, awaiting, all, page: pageNo, pages: Math.max(1, Math.ceil(count / PAGE_SIZE)), now: deps.now() }));
+    const payments = await disputedPaymentsOf(db, environmentId, [...awaiting, ...all].map((d) => d.sale_id));
+    send(res, 200, disputesPage({ text: textOf(req), session: s, awaiting, all, payments, page: pageNo, pages: Math.max(1, Math.ceil(count / PAGE_SIZE)), now: deps.now() }));
   }));
 
   /** The dispute's page; after a refused answer, with what was posted and why. */
   async function show(req: Request, res: Response, s: ActiveSession, dispute: StoredDispute, status: number, refused?: { values: EvidenceValues; errors: Errors; fileError?: FileError; notice?: ActionNotice }) {
     const text = textOf(req);
-    const sale = await getSale(db, s.current.environment_id, dispute.row.sale_id);
+    const payment = (await disputedPaymentsOf(db, s.current.environment_id, [dispute.row.sale_id])).get(dispute.row.sale_id);
     const done = doneQuery.safeParse(req.query);
     const notice = refused ? refused.notice : done.success ? { text: text.t(`dsp.done.${done.data.done}`), error: false } : undefined;
-    const page = { dispute, transactionUrl: sale?.row.transaction_id ? txUrl(sale.row.transaction_id) : null, now: deps.now() };
+    const page = { dispute, payment, transactionUrl: payment?.transaction_id ? txUrl(payment.transaction_id) : null, now: deps.now() };
     const values = refused?.values ?? savedEvidence(dispute.evidence);
     send(res, status, disputePage({ text, session: s, ...page, values, errors: refused?.errors ?? [], fileError: refused?.fileError, notice }));
   }

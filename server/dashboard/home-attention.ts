@@ -2,7 +2,7 @@ import type { Deps } from '../deps';
 import type { Readiness } from '../domain/live-readiness';
 import type { Attention } from '../store/dashboard-figures';
 import type { Db } from '../store/db';
-import { payoutSettingsOf } from '../store/merchant-payouts';
+import { heldUntil, payoutSettingsOf } from '../store/merchant-payouts';
 import { currenciesInUse } from '../store/overview';
 import { oldestUnsentFile } from '../store/payout-files';
 import { readinessOf } from './live-readiness';
@@ -19,6 +19,8 @@ export interface SetupGaps {
   noMethod: boolean;
   /** A payout schedule the payout job skips: a live environment with no real payout provider. */
   payoutsPaused: boolean;
+  /** A new bank account awaiting an owner's confirmation (docs/balance.md): payouts held until then, or `until`; null when none is held. */
+  payoutsHeld: { last4: string; until: string } | null;
   /** The oldest payout file written and never downloaded (PAYOUT_PROVIDER=sepa-file): its payouts wait for it to reach the bank. */
   unsentFileSince: string | null;
   /** A live environment's readiness (live-readiness.ts): warned of while an item is missing or webhooks stopped; null in a sandbox. */
@@ -37,10 +39,12 @@ export async function setupGaps(deps: Pick<Deps, 'gateways' | 'payouts'>, db: Db
     env.live ? readinessOf(db, env.id, now) : null,
   ]);
   const unpayable = currencies.filter((c) => gateways.forCurrency(c, env.live).length === 0);
+  const held = heldUntil(payouts, now);
   return {
     unpayable,
     noMethod: currencies.length === 0 && !gateways.usable(env.live).some((g) => g.enabled),
     payoutsPaused: payouts.schedule !== 'manual' && payouts.iban !== null && !deps.payouts.forMode(env.live),
+    payoutsHeld: held && payouts.iban ? { last4: payouts.iban.slice(-4), until: held } : null,
     unsentFileSince: unsent?.created_at ?? null,
     readiness,
   };

@@ -1,7 +1,8 @@
-import { FIGURE_KINDS } from '../store/dashboard-figures';
+import type { ComponentChildren } from 'preact';
+import { FIGURE_KINDS, type FigureKind } from '../store/dashboard-figures';
 import type { Readiness } from '../domain/live-readiness';
 import type { HomeAttention, SetupGaps } from './home-attention';
-import type { CurrencyFigures } from './home-figures';
+import type { CurrencyFigures, Tally } from './home-figures';
 import { PERIODS } from './home-figures';
 import type { DashboardText } from './i18n';
 import { READINESS_URL } from './live-readiness-page';
@@ -39,6 +40,12 @@ export function axisTop(highest: number): number {
   return [1, 2, 5, 10].map((f) => f * power).find((v) => v >= highest)!;
 }
 
+/** A kind's tally as a cell: volume and number; the net as money alone (it is summed from balance transactions, whose number means nothing to a shop). */
+function cellText(text: DashboardText, kind: FigureKind, tally: Tally, currency: string): string {
+  const amount = text.money(tally.amount, currency);
+  return kind === 'net' ? amount : text.t('home.cell', { amount, count: tally.count });
+}
+
 function Totals({ text, c }: { text: DashboardText; c: CurrencyFigures }) {
   const { t } = text;
   return (
@@ -61,7 +68,7 @@ function Totals({ text, c }: { text: DashboardText; c: CurrencyFigures }) {
               <th scope="row">{t(`home.kind.${k}`)}</th>
               {PERIODS.map((p) => (
                 <td key={p} data-period={p}>
-                  {t('home.cell', { amount: text.money(c.periods[p][k].amount, c.currency), count: c.periods[p][k].count })}
+                  {cellText(text, k, c.periods[p][k], c.currency)}
                 </td>
               ))}
             </tr>
@@ -175,7 +182,7 @@ function Chart({ text, c }: { text: DashboardText; c: CurrencyFigures }) {
                     <time datetime={d.day}>{dayLabel(text, d.day)}</time>
                   </th>
                   {FIGURE_KINDS.map((k) => (
-                    <td key={k}>{t('home.cell', { amount: text.money(d.figures[k].amount, c.currency), count: d.figures[k].count })}</td>
+                    <td key={k}>{cellText(text, k, d.figures[k], c.currency)}</td>
                   ))}
                 </tr>
               ))}
@@ -261,63 +268,91 @@ function SetupGapList({ text, gaps }: { text: DashboardText; gaps: SetupGaps }) 
   );
 }
 
+/** One kind of item needing attention: its heading and its list (shown only when it has items). */
+function Group({ title, children }: { title: string; children: ComponentChildren }) {
+  return (
+    <>
+      <h3>{title}</h3>
+      <ul>{children}</ul>
+    </>
+  );
+}
+
+/** Payouts that did not reach the bank (newest first), then a new bank account's hold: each a link to where it is seen. */
+function PayoutItems({ text, attention }: { text: DashboardText; attention: HomeAttention }) {
+  const { t } = text;
+  const { payouts, payoutsHeld } = attention;
+  if (payouts.length === 0 && !payoutsHeld) return null;
+  return (
+    <Group title={t('home.attention.payouts')}>
+      {payouts.map((p) => (
+        <li key={p.id} data-testid="attention-payout">
+          <a href={`/dashboard/payouts/${p.id}/`}>
+            {t('home.attention.payout', { amount: text.money(p.amount, p.currency), last4: p.iban.slice(-4), when: text.dateTime(p.updated_at), status: t(`payout.status.${p.status}`) })}
+          </a>
+          {p.failure && ` ${t('home.attention.payoutWhy', { why: p.failure })}`}
+        </li>
+      ))}
+      {payoutsHeld && (
+        <li data-testid="attention-payout-held">
+          <a href="/dashboard/balance/">{t('bal.held', { last4: payoutsHeld.last4, until: text.dateTime(payoutsHeld.until) })}</a>
+        </li>
+      )}
+    </Group>
+  );
+}
+
+/**
+ * What needs a person, most urgent first: the set-up (nothing else works without it),
+ * disputes by their deadline, money that did not reach the bank, gateway calls whose
+ * outcome is unknown, what a processor told us, failing webhook endpoints.
+ */
 export function NeedsAttention({ text, attention }: { text: DashboardText; attention: HomeAttention }) {
   const { t } = text;
-  const { disputes, calls, endpoints, processorItems } = attention;
+  const { disputes, calls, payouts, endpoints, processorItems } = attention;
   const setup = hasSetupGap(attention);
-  const nothing = !setup && disputes.length + calls.length + endpoints.length + processorItems.length === 0;
+  const nothing = !setup && !attention.payoutsHeld && disputes.length + calls.length + payouts.length + endpoints.length + processorItems.length === 0;
   return (
     <section aria-labelledby="home-attention" data-testid="attention">
       <h2 id="home-attention">{t('home.attention')}</h2>
       {nothing && <p class="empty">{t('home.attention.none')}</p>}
       {setup && <SetupGapList text={text} gaps={attention} />}
       {disputes.length > 0 && (
-        <>
-          <h3>{t('home.attention.disputes')}</h3>
-          <ul>
-            {disputes.map((d) => (
-              <li key={d.id} data-testid="attention-dispute">
-                <a href="/dashboard/disputes/">{t('home.attention.dispute', { amount: text.money(d.amount, d.currency), due: text.dateTime(d.evidence_due_by) })}</a>
-              </li>
-            ))}
-          </ul>
-        </>
+        <Group title={t('home.attention.disputes')}>
+          {disputes.map((d) => (
+            <li key={d.id} data-testid="attention-dispute">
+              <a href="/dashboard/disputes/">{t('home.attention.dispute', { amount: text.money(d.amount, d.currency), due: text.dateTime(d.evidence_due_by) })}</a>
+            </li>
+          ))}
+        </Group>
       )}
+      <PayoutItems text={text} attention={attention} />
       {calls.length > 0 && (
-        <>
-          <h3>{t('home.attention.calls')}</h3>
-          <ul>
-            {calls.map((c) => (
-              <li key={c.id} data-testid="attention-call">
-                {t('home.attention.call', { kind: c.kind, amount: text.money(c.amount, c.currency), since: text.dateTime(c.created_at), id: c.subject_id })}
-              </li>
-            ))}
-          </ul>
-        </>
+        <Group title={t('home.attention.calls')}>
+          {calls.map((c) => (
+            <li key={c.id} data-testid="attention-call">
+              {t('home.attention.call', { kind: c.kind, amount: text.money(c.amount, c.currency), since: text.dateTime(c.created_at), id: c.subject_id })}
+            </li>
+          ))}
+        </Group>
       )}
       {processorItems.length > 0 && (
-        <>
-          <h3>{t('home.attention.processor')}</h3>
-          <ul>
-            {processorItems.map((p) => (
-              <li key={p.id} data-testid="attention-processor">
-                {t('home.attention.processorItem', { type: p.event_type, subject: p.subject, why: p.why, since: text.dateTime(p.created_at) })}
-              </li>
-            ))}
-          </ul>
-        </>
+        <Group title={t('home.attention.processor')}>
+          {processorItems.map((p) => (
+            <li key={p.id} data-testid="attention-processor">
+              {t('home.attention.processorItem', { type: p.event_type, subject: p.subject, why: p.why, since: text.dateTime(p.created_at) })}
+            </li>
+          ))}
+        </Group>
       )}
       {endpoints.length > 0 && (
-        <>
-          <h3>{t('home.attention.endpoints')}</h3>
-          <ul>
-            {endpoints.map((e) => (
-              <li key={e.id} data-testid="attention-endpoint" class="url">
-                <a href={`/dashboard/webhook-endpoints/${e.id}/`}>{t(e.disabled_reason === 'failing' ? 'home.attention.disabled' : 'home.attention.failing', { url: e.url })}</a>
-              </li>
-            ))}
-          </ul>
-        </>
+        <Group title={t('home.attention.endpoints')}>
+          {endpoints.map((e) => (
+            <li key={e.id} data-testid="attention-endpoint" class="url">
+              <a href={`/dashboard/webhook-endpoints/${e.id}/`}>{t(e.disabled_reason === 'failing' ? 'home.attention.disabled' : 'home.attention.failing', { url: e.url })}</a>
+            </li>
+          ))}
+        </Group>
       )}
     </section>
   );

@@ -1,4 +1,5 @@
 import type { IRouter, Request, Response } from 'express';
+import { apiObjectsOf } from './api-object';
 import { z } from 'zod';
 import { baseUrlOf } from '../http/route';
 import { listApiKeys } from '../store/api-keys';
@@ -41,7 +42,9 @@ export async function showTransaction(kit: Kit, req: Request, res: Response, s: 
   const around = await transactionSurroundings(db, env, found.row);
   const summary = await paymentSummaryFacts(db, env, id, payingSale(sales)?.row.id ?? null);
   const timeline = await paymentTimelineFacts(db, env, id, sales.map((sale) => sale.row.id));
-  send(res, status, transactionPage({ text: textOf(req), session: s, tx: found.row, lines: found.lines, sales, around, summary, timeline, now: deps.now(), notice, note }));
+  const now = deps.now();
+  const api = apiObjectsOf(found, sales, { now, baseUrl: baseUrlOf(req, deps), live: s.current.environment_mode === 'live' });
+  send(res, status, transactionPage({ text: textOf(req), session: s, tx: found.row, lines: found.lines, sales, around, summary, timeline, now, notice, note, api }));
 }
 
 export function moneyRoutes(router: IRouter, kit: Kit): void {

@@ -1,4 +1,5 @@
 import { toUnits } from '../domain/money';
+import { type ApiObjects, ApiObject } from './api-object';
 import type { StoredSale } from '../store/sales';
 import type { AuthorizationRow, TransactionLineRow } from '../store/schema';
 import type { TransactionSurroundings } from '../store/transaction-detail';
@@ -146,6 +147,8 @@ export function transactionPage(
     notice?: string;
     /** A note refused, shown again in its form. */
     note?: NoteDraft;
+    /** The transaction and its sales as the API answers them, for developers. */
+    api: ApiObjects;
   },
 ): string {
   const { text, tx, around } = p;
@@ -186,6 +189,7 @@ export function transactionPage(
         </>
       )}
       {p.sales.length === 0 ? tx.status !== 'D' && <p class="empty">{t('sale.none')}</p> : p.sales.map((s) => <SaleBlock key={s.row.id} text={text} session={p.session} sale={s} />)}
+      <ApiObject text={text} txId={tx.id} api={p.api} />
     </>,
   );
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './db';
-import type { DisputeRow, GatewayCallRow, ProcessorAttentionRow, WebhookEndpointRow } from './schema';
+import type { DisputeRow, GatewayCallRow, MerchantPayoutRow, ProcessorAttentionRow, WebhookEndpointRow } from './schema';
 import { disputesAwaitingResponse } from './disputes';
 import { processorAttentionOf } from './processor-attention';
 
@@ -11,7 +11,7 @@ import { processorAttentionOf } from './processor-attention';
 // offsets are whole quarters of an hour), so the caller folds quarters into the shop's days
 // (dashboard/home-figures.ts) without a time zone database in SQL.
 
-export const FIGURE_KINDS = ['payments', 'refunds', 'disputes', 'failed'] as const;
+export const FIGURE_KINDS = ['payments', 'net', 'refunds', 'disputes', 'failed'] as const;
 export type FigureKind = (typeof FIGURE_KINDS)[number];
 
 /** One kind's count and volume (minor units) in one quarter of an hour in one currency. */
@@ -82,14 +82,35 @@ function openedDisputes(db: Db, environmentId: string, since: string) {
 }
 
 /**
+ * What the merchant keeps: the `net` of the balance transactions of sales (charges,
+ * refunds, disputes and their reversals; payouts left out), each at its operation's or its
+ * dispute's moment. The fee rule was applied once, as each was written (payments/balance.ts,
+ * store/disputes.ts): summed here, never computed again. A sale the merchant's own processor
+ * settles has none (it is not in our balance). Read through `balance_transactions_env_created`
+ * (migration 137), which holds every column.
+ */
+function balanceNet(db: Db, environmentId: string, since: string) {
+  const quarter = quarterOf('created_at');
+  return db
+    .selectFrom('balance_transactions')
+    .select((eb) => [quarter.as('quarter'), 'currency', eb.fn.countAll<number>().as('count'), eb.fn.sum<number>('net').as('amount')])
+    .where('environment_id', '=', environmentId)
+    .where('created_at', '>=', since)
+    .where('type', 'in', ['charge', 'refund', 'dispute', 'dispute_reversal'])
+    .groupBy([quarter, 'currency'])
+    .execute();
+}
+
+/**
  * Every kind's figures per quarter of an hour and currency since `since`: payments are
- * captures and charges (money in), refunds are refund operations, disputes are disputes
- * opened, failed payments are refused payment-page attempts and declined charges of saved cards.
+ * captures and charges (money in), net is what the balance kept of them after fees, refunds
+ * and disputes, refunds are refund operations, disputes are disputes opened, failed payments are refused payment-page attempts and declined charges of saved cards.
  */
 export async function quarterFigures(db: Db, environmentId: string, since: Date): Promise<QuarterFigure[]> {
   const from = since.toISOString();
-  const [paid, refunded, disputed, refused, declined] = await Promise.all([
+  const [paid, net, refunded, disputed, refused, declined] = await Promise.all([
     saleOperations(db, environmentId, from, ['capture', 'charge']),
+    balanceNet(db, environmentId, from),
     saleOperations(db, environmentId, from, ['refund']),
     openedDisputes(db, environmentId, from),
     refusedAttempts(db, environmentId, from),
@@ -97,6 +118,7 @@ export async function quarterFigures(db: Db, environmentId: string, since: Date)
   ]);
   return [
     ...paid.map(figure('payments')),
+    ...net.map(figure('net')),
     ...refunded.map(figure('refunds')),
     ...disputed.map(figure('disputes')),
     ...refused.map(figure('failed')),
@@ -106,16 +128,19 @@ export async function quarterFigures(db: Db, environmentId: string, since: Date)
 
 export type AttentionCall = Pick<GatewayCallRow, 'id' | 'kind' | 'amount' | 'currency' | 'created_at' | 'subject_id'>;
 export type FailingEndpoint = Pick<WebhookEndpointRow, 'id' | 'url' | 'enabled' | 'disabled_reason'>;
+export type FailedPayout = Pick<MerchantPayoutRow, 'id' | 'amount' | 'currency' | 'status' | 'failure' | 'iban' | 'updated_at'>;
 
 export interface Attention {
   disputes: DisputeRow[];
   calls: AttentionCall[];
+  /** Payouts to the merchant's bank that failed or came back in the last 7 days, newest first. */
+  payouts: FailedPayout[];
   endpoints: FailingEndpoint[];
   /** What a connected processor told us that our books cannot take, newest first (store/processor-attention.ts). */
   processorItems: ProcessorAttentionRow[];
 }
 
-/** How far back a delivery that did not go through makes its endpoint "failing". */
+/** How far back a delivery that did not go through makes its endpoint "failing", and a payout that failed is still news. */
 const FAILING_WINDOW_MS = 7 * DAY_MS;
 
 /**
@@ -146,9 +171,26 @@ function failingEndpoints(db: Db, environmentId: string, now: Date, limit: numbe
     .execute();
 }
 
-/** What needs a person: disputes waiting for evidence, gateway calls in `attention`, failing webhook endpoints, processors' items. */
+/**
+ * Payouts the bank refused (`failed`) or sent back (`returned`) in the last 7 days: their
+ * money is back in the balance, and the next payout goes to the same account unless the
+ * merchant corrects it. Older ones are the payouts list's business: nothing marks one seen.
+ */
+function failedPayouts(db: Db, environmentId: string, now: Date, limit: number): Promise<FailedPayout[]> {
+  return db
+    .selectFrom('merchant_payouts')
+    .select(['id', 'amount', 'currency', 'status', 'failure', 'iban', 'updated_at'])
+    .where('environment_id', '=', environmentId)
+    .where('status', 'in', ['failed', 'returned'])
+    .where('updated_at', '>=', new Date(now.getTime() - FAILING_WINDOW_MS).toISOString())
+    .orderBy('updated_at', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** What needs a person: disputes waiting for evidence, gateway calls in `attention`, failed payouts, failing webhook endpoints, processors' items. */
 export async function attentionOf(db: Db, environmentId: string, now: Date, limit = 20): Promise<Attention> {
-  const [disputes, calls, endpoints, processorItems] = await Promise.all([
+  const [disputes, calls, payouts, endpoints, processorItems] = await Promise.all([
     disputesAwaitingResponse(db, environmentId, limit),
     db
       .selectFrom('gateway_calls')
@@ -158,8 +200,9 @@ export async function attentionOf(db: Db, environmentId: string, now: Date, limi
       .orderBy('created_at')
       .limit(limit)
       .execute(),
+    failedPayouts(db, environmentId, now, limit),
     failingEndpoints(db, environmentId, now, limit),
     processorAttentionOf(db, environmentId, limit),
   ]);
-  return { disputes, calls, endpoints, processorItems };
+  return { disputes, calls, payouts, endpoints, processorItems };
 }

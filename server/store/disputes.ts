@@ -75,6 +75,28 @@ export function disputesAwaitingResponse(db: Db, environmentId: string, limit: n
     .execute();
 }
 
+/** What the dashboard names a disputed payment by besides its reference: its transaction's order and customer, the sale's card. */
+export interface DisputedPayment {
+  transaction_id: string | null;
+  order_id: string | null;
+  customer_email: string | null;
+  card_brand: string | null;
+  card_last4: string | null;
+}
+
+/** The disputed payments of `saleIds` in the environment, by sale id: one query for a page of disputes. */
+export async function disputedPaymentsOf(db: Db, environmentId: string, saleIds: string[]): Promise<Map<string, DisputedPayment>> {
+  if (!saleIds.length) return new Map();
+  const rows = await db
+    .selectFrom('sales')
+    .leftJoin('transactions', 'transactions.id', 'sales.transaction_id')
+    .select(['sales.id', 'sales.transaction_id', 'transactions.order_id', 'transactions.customer_email', 'sales.card_brand', 'sales.card_last4'])
+    .where('sales.environment_id', '=', environmentId)
+    .where('sales.id', 'in', [...new Set(saleIds)])
+    .execute();
+  return new Map(rows.map(({ id, customer_email, ...payment }) => [id, { ...payment, customer_email: customer_email ?? null }]));
+}
+
 /** A dispute's balance transaction for its money taken (`debit`) or given back (`reversal`). */
 /** Whether a dispute's money left the merchant's balance (its `dispute` balance transaction). */
 export async function disputeDebited(trx: Tx, disputeId: string): Promise<boolean> {

@@ -127,6 +127,45 @@ describe.each(ENGINES)('dashboard disputes on %s', (engine) => {
     expect(log.text).toContain(`Submitted the evidence of dispute ${d.id} (under_review)`);
   });
 
+  it('names the disputed payment by its order id, customer and card, as text; never another environment\'s', async () => {
+    // Markup and quotes in what the merchant's API client sent: shown, never run.
+    const order = `<i>ord-"${Date.now()}'&</i>`;
+    const email = `o'neil&co.${Date.now()}@shop.example`;
+    const created = await shop.post('/transaction/', priced('EUR', 25, { order_id: order, customer_email: email }));
+    expect(created.status, created.text).toBe(201);
+    expect(await payToken(shop.url, created.body.token, TEST_CARDS.disputedNotReceived)).toBe(200);
+    const other = await t.newEnvironment('Other disputed shop');
+    const theirs = await other.post('/transaction/', priced('EUR', 26, { order_id: 'theirs-order', customer_email: 'theirs@shop.example' }));
+    expect(await payToken(other.url, theirs.body.token, TEST_CARDS.disputedFraudulent)).toBe(200);
+    await t.service.jobs.runOnce(JOB_NAMES.sandboxDisputes);
+    const sale = (await shop.get(`/sale/?transaction_id=${created.body.id}`)).body.results[0];
+    const d = (await shop.get(`/dispute/?sale=${sale.id}`)).body.results[0];
+    expect(sale.card).toMatchObject({ brand: 'visa', last4: '2685' });
+    const escaped = (text: string) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('"', '&quot;');
+    const parts = `<td data-testid="dispute-order">${escaped(order)}</td><td data-testid="dispute-customer">${escaped(email)}</td><td data-testid="dispute-card">visa •••• 2685</td>`;
+
+    const { browser } = await member(t, shop, 'viewer');
+    const list = (await browser.get('/dashboard/disputes/')).text;
+    // Awaiting a response and among all disputes: the same row, its reference beside its order, customer and card.
+    for (const label of ['awaiting', 'all']) {
+      const row = new RegExp(`<tr data-testid="dispute-${label}"><td><a href="/dashboard/disputes/${d.id}/"[\\s\\S]*?</tr>`).exec(list)?.[0];
+      expect(row, label).toContain(`<td>Payment ${sale.reference}</td>${parts}`);
+    }
+    expect(list).not.toContain('<i>ord-');
+    expect(list).not.toContain('theirs-order');
+    expect(list).not.toContain('theirs@shop.example');
+
+    const page = (await browser.get(`/dashboard/disputes/${d.id}/`)).text;
+    expect(page).toContain(
+      `>Payment ${sale.reference}</a></dd><dt>Order id</dt><dd data-testid="dispute-order">${escaped(order)}</dd><dt>Customer</dt><dd data-testid="dispute-customer">${escaped(email)}</dd><dt>Card</dt><dd data-testid="dispute-card">visa •••• 2685</dd>`,
+    );
+    expect(page).not.toContain('<i>ord-');
+    // Another environment's dispute is not found here, as a dispute that does not exist.
+    const theirSale = (await other.get(`/sale/?transaction_id=${theirs.body.id}`)).body.results[0];
+    const theirDispute = (await other.get(`/dispute/?sale=${theirSale.id}`)).body.results[0];
+    expect((await browser.get(`/dashboard/disputes/${theirDispute.id}/`)).status).toBe(404);
+  });
+
   it('accepts a dispute after a confirmation: lost at once, its outcome shown, dispute.closed sent', async () => {
     const d = await disputed();
     const { browser: owner } = await member(t, shop, 'owner');

@@ -1,14 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { JOB_NAMES } from '../../server/jobs';
 import { TEST_CARDS } from '../../server/domain/test-cards';
+import { setPricing } from '../../server/store/balance';
 import { disableFailingEndpoint } from '../../server/store/webhook-endpoints';
 import { member } from './dashboard';
+import { confirmNewAccount, IBANS } from './documents';
 import { type Client, ENGINES, testClock } from './harness';
 import { useOwnService } from './ledger';
 import { paidTransaction, payToken, priced } from './pay';
 import { startReceiver } from './receiver';
 
-// The dashboard's home: payments, refunds, disputes and failed payments of today, the last
+// The dashboard's home: payments, their net, refunds, disputes and failed payments of today, the last
 // 7 and the last 30 UTC days per currency, counted by the database; the 30 days' chart and
 // its table; what needs attention. Made with real payments on the payment page at chosen
 // moments of the service's clock (noon UTC, so no day boundary falls inside the test), and
@@ -54,9 +56,12 @@ describe.each(ENGINES)('dashboard home on %s', (engine) => {
   };
   const pay = (api: Client, currency: string, price: number) => paidTransaction(api, priced(currency, price));
 
-  it('counts today, 7 and 30 days per currency, refunds, disputes and failures; draws the chart; lists what needs attention; nothing of another environment', async () => {
+  it('counts today, 7 and 30 days per currency, net, refunds, disputes and failures; draws the chart; lists what needs attention; nothing of another environment', async () => {
     const { api, t } = svc;
     const other = await t.newEnvironment('Other shop');
+    // A fee on each charge (25 cents), none on refunds; a dispute's fee is the default €15.
+    const none = { percentE2: 0n, fixed: 0n };
+    await setPricing(t.service.deps.database.db, api.keys.environment_id, { charge: { percentE2: 0n, fixed: 25n }, refund: none, settlementDelayDays: 0 }, new Date());
     const hook = await startReceiver();
     hook.script(...Array<number>(50).fill(500));
     const failing = (await api.post('/webhook_endpoint/', { url: hook.url, enabled_events: ['*'] })).body;
@@ -93,6 +98,10 @@ describe.each(ENGINES)('dashboard home on %s', (engine) => {
     expect(html).toContain('Transactions in this environment: 7');
 
     expect([1, 7, 30].map((p) => cell(html, 'EUR', 'payments', p as 1 | 7 | 30))).toEqual(['€55.00 (2)', '€75.00 (3)', '€85.00 (4)']);
+    // Net: the balance transactions' own net. Today €5 and €50 paid less 25 cents each, €2
+    // refunded, the €50 disputed and its €15 fee taken: −€12.50; then €20 and €10 less 25 cents.
+    expect([1, 7, 30].map((p) => cell(html, 'EUR', 'net', p as 1 | 7 | 30))).toEqual(['-€12.50', '€7.25', '€17.00']);
+    expect([1, 7, 30].map((p) => cell(html, 'USD', 'net', p as 1 | 7 | 30))).toEqual(['$0.00', '$6.75', '$6.75']);
     expect([1, 7, 30].map((p) => cell(html, 'EUR', 'refunds', p as 1 | 7 | 30))).toEqual(['€2.00 (1)', '€2.00 (1)', '€2.00 (1)']);
     expect([1, 7, 30].map((p) => cell(html, 'EUR', 'disputes', p as 1 | 7 | 30))).toEqual(['€50.00 (1)', '€50.00 (1)', '€50.00 (1)']);
     expect([1, 7, 30].map((p) => cell(html, 'EUR', 'failed', p as 1 | 7 | 30))).toEqual(['€30.00 (1)', '€30.00 (1)', '€30.00 (1)']);
@@ -118,14 +127,14 @@ describe.each(ENGINES)('dashboard home on %s', (engine) => {
     expect(texts(html, 'USD', 'money')).toEqual(['$0.00', '$5.00', '$10.00']);
     expect(texts(html, 'EUR', 'date')).toEqual([28, 21, 14, 7, 0].map((back) => label(back)));
     // The table: the 30 days by their date, each kind's volume and number.
-    const rows = [...chartOf(html, 'EUR').matchAll(/<th scope="row"><time datetime="([^"]+)">([^<]+)<\/time><\/th><td>([^<]+)<\/td><td>([^<]+)<\/td><td>([^<]+)<\/td><td>([^<]+)<\/td>/g)];
+    const rows = [...chartOf(html, 'EUR').matchAll(/<th scope="row"><time datetime="([^"]+)">([^<]+)<\/time><\/th><td>([^<]+)<\/td><td>([^<]+)<\/td><td>([^<]+)<\/td><td>([^<]+)<\/td><td>([^<]+)<\/td>/g)];
     expect(rows).toHaveLength(30);
     expect(rows.map((r) => r[1])).toEqual(Array.from({ length: 30 }, (_, i) => day(29 - i)));
     const byDay = Object.fromEntries(rows.map((r) => [r[1], r.slice(2)]));
-    expect(byDay[day(0)]).toEqual([label(0), '€55.00 (2)', '€2.00 (1)', '€50.00 (1)', '€30.00 (1)']);
-    expect(byDay[day(3)]).toEqual([label(3), '€20.00 (1)', '€0.00 (0)', '€0.00 (0)', '€0.00 (0)']);
-    expect(byDay[day(20)]).toEqual([label(20), '€10.00 (1)', '€0.00 (0)', '€0.00 (0)', '€0.00 (0)']);
-    expect(byDay[day(1)]).toEqual([label(1), '€0.00 (0)', '€0.00 (0)', '€0.00 (0)', '€0.00 (0)']);
+    expect(byDay[day(0)]).toEqual([label(0), '€55.00 (2)', '-€12.50', '€2.00 (1)', '€50.00 (1)', '€30.00 (1)']);
+    expect(byDay[day(3)]).toEqual([label(3), '€20.00 (1)', '€19.75', '€0.00 (0)', '€0.00 (0)', '€0.00 (0)']);
+    expect(byDay[day(20)]).toEqual([label(20), '€10.00 (1)', '€9.75', '€0.00 (0)', '€0.00 (0)', '€0.00 (0)']);
+    expect(byDay[day(1)]).toEqual([label(1), '€0.00 (0)', '€0.00', '€0.00 (0)', '€0.00 (0)', '€0.00 (0)']);
     // In Spanish, the dates and the money as Spanish writes them.
     const { browser: lector } = await member(t, api, 'viewer', { 'accept-language': 'es' });
     const es = (await lector.get('/dashboard/')).text;
@@ -150,6 +159,56 @@ describe.each(ENGINES)('dashboard home on %s', (engine) => {
     expect(theirs).toContain('Nothing needs your attention.');
     expect(html).not.toContain('€1,000.00');
     await hook.close();
+  });
+
+  it('lists payouts the bank refused in the last 7 days and a new bank account holding payouts, each a link; not another environment\'s', async () => {
+    at(0);
+    const { t } = svc;
+    const db = t.service.deps.database.db;
+    /** A payout of all that is available to an IBAN the sandbox payout gateway refuses (it ends 0000). */
+    const refusedPayout = async (shop: Client) => {
+      await setPricing(db, shop.keys.environment_id, { charge: { percentE2: 0n, fixed: 0n }, refund: { percentE2: 0n, fixed: 0n }, settlementDelayDays: 0 }, new Date());
+      await pay(shop, 'EUR', 40);
+      await run(JOB_NAMES.balance);
+      expect((await shop.patch('/payout_settings/', { iban: 'DE94370400440532010000', schedule: 'manual' })).status).toBe(200);
+      await confirmNewAccount(db, shop.keys.environment_id);
+      const made = await shop.post('/merchant_payout/', { currency: 'EUR' });
+      expect(made.status, made.text).toBe(201);
+      while ((await run(JOB_NAMES.merchantPayouts)) > 0);
+      const payout = (await shop.get(`/merchant_payout/${made.body.id}/`)).body;
+      expect(payout.status).toBe('failed');
+      return payout as { id: string };
+    };
+    const shop = await t.newEnvironment('Payout shop');
+    const other = await t.newEnvironment('Other payout shop');
+    const failed = await refusedPayout(shop);
+    const theirs = await refusedPayout(other);
+    // A changed bank account holds payouts until an owner confirms it from the email.
+    expect((await shop.patch('/payout_settings/', { iban: IBANS.ES, schedule: 'manual' })).status).toBe(200);
+
+    /** Needs attention, as a viewer signed in now sees it. */
+    const attentionOf = async (of = shop) => /data-testid="attention">([\s\S]*?)<\/section>/.exec((await (await member(t, of, 'viewer')).browser.get('/dashboard/')).text)![1]!;
+    const attention = await attentionOf();
+    expect(attention).toContain('<h3>Payouts to your bank account</h3>');
+    expect(attention.match(/data-testid="attention-payout"/g)).toHaveLength(1);
+    expect(attention).toMatch(
+      new RegExp(`<li data-testid="attention-payout"><a href="/dashboard/payouts/${failed.id}/">€40\\.00 to the account ending 0000, [^<]+: Failed: the money is back in your balance</a> \\(the bank said: sandbox: the bank refused the account \\(IBAN ending in 0000\\)\\)</li>`),
+    );
+    expect(attention).toMatch(/<li data-testid="attention-payout-held"><a href="\/dashboard\/balance\/">New bank account ending 1332: payouts held until an owner confirms it from the email, or until [^<]+\.<\/a><\/li>/);
+    expect(attention).not.toContain(theirs.id);
+    expect(attention).not.toContain('Nothing needs your attention.');
+    // The other shop sees its own failed payout, and no hold (its account was confirmed).
+    const otherAttention = await attentionOf(other);
+    expect(otherAttention).toContain(`/dashboard/payouts/${theirs.id}/`);
+    expect(otherAttention).not.toContain(failed.id);
+    expect(otherAttention).not.toContain('attention-payout-held');
+
+    // Eight days later (a new sign-in: sessions last 12 hours) the refusal is old news, the
+    // payouts list keeps it, and the hold has ended by itself.
+    clock.advance(8 * DAY);
+    const later = await attentionOf();
+    expect(later).not.toContain('attention-payout');
+    expect(later).toContain('Nothing needs your attention.');
   });
 
   it('a new environment shows no figures, and says the days are UTC', async () => {

@@ -142,6 +142,28 @@ describe.each(ENGINES)('a payment’s page on %s', (engine) => {
     expect(timeline.indexOf('Dispute opened')).toBeLessThan(timeline.indexOf('Dispute closed'));
   });
 
+  it('shows the API object: the JSON GET /v1/transaction/{id}/ and GET /v1/sale/{id}/ answer, as text, in a closed <details>; not to another environment', async () => {
+    // Markup in what the merchant's API client sent: shown as JSON text, never run.
+    const hostile = `</code></pre><script>alert("x")</script>&amp;`;
+    const { transaction, sale } = await paidTransaction(shop, priced('EUR', 12.5, { order_id: `api-${Date.now()}`, note: hostile, customer_email: `o'neil&co@customer.example` }));
+    const page = (await viewer.get(`/dashboard/transactions/${transaction.id}/`)).text;
+    const details = /<details class="api-object" data-testid="api-object">([\s\S]*?)<\/details>/.exec(page)?.[1];
+    expect(details, 'a closed <details>').toBeDefined();
+    expect(details).toContain('<summary>API object (for developers)</summary>');
+    expect(details).toContain('GET /v1/transaction/{id}/ for the transaction and GET /v1/sale/{id}/ for each of its sales');
+    expect(details).toContain(`<h3><code>GET /v1/transaction/${transaction.id}/</code></h3>`);
+    expect(details).toContain(`<h3><code>GET /v1/sale/${sale.id}/</code></h3>`);
+    expect(details).not.toContain('<script>');
+    const unescape = (html: string) => html.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&amp;', '&');
+    const shown = (testId: string) => unescape(new RegExp(`<pre tabindex="0" data-testid="${testId}"><code>([^<]*)</code></pre>`).exec(details!)?.[1] ?? '');
+    // Exactly what the API answers, field for field and in its order, pretty-printed.
+    const fromApi = async (path: string) => JSON.stringify((await shop.get(path)).body, null, 2);
+    expect(shown('api-transaction')).toBe(await fromApi(`/transaction/${transaction.id}/`));
+    expect(shown('api-sale')).toBe(await fromApi(`/sale/${sale.id}/`));
+    expect(JSON.parse(shown('api-transaction'))).toMatchObject({ id: transaction.id, note: hostile, livemode: false });
+    expect((await stranger.get(`/dashboard/transactions/${transaction.id}/`)).status).toBe(404);
+  });
+
   it('refuses politely for a payment without a customer email or not paid, and for an unknown id', async () => {
     clock.advance(2 * 60_000);
     const { transaction: noEmail } = await paidTransaction(shop, priced('EUR', 12));

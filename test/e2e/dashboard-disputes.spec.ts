@@ -4,7 +4,7 @@ import { expectAccessible, invite, PASSWORD, payAsCustomer } from './dashboard-d
 
 // The disputes pages in Chromium: a sale paid with the sandbox bank's disputing card is
 // disputed by the service's own job a moment later, and the list shows it as needing a
-// response, with its deadline; its page takes evidence and a file (by keyboard alone), and
+// response, with its deadline and the payment's order, customer and card; its page takes evidence and a file (by keyboard alone), and
 // submits them after asking once more, as the API then shows. Every page axe-clean in
 // light and dark at 360 px and 1280 px.
 
@@ -30,7 +30,7 @@ test('a disputed sale is listed as needing a response, answered with evidence an
   test.setTimeout(240_000);
   const { service, stop } = await startService({ SANDBOX_DISPUTE_DELAY_MS: '0' });
   try {
-    const tx = await service.createTransaction({ currency: 'EUR', order_id: 'disputed-1', gateway_selected: true, products: [{ amount: 1, product: { name: 'Desk lamp', price: 30 } }] });
+    const tx = await service.createTransaction({ currency: 'EUR', order_id: 'disputed-1', customer_email: 'buyer@shop.example', gateway_selected: true, products: [{ amount: 1, product: { name: 'Desk lamp', price: 30 } }] });
     // Paid as its screen pays (the page's JSON post, which must answer the paid view), not
     // drawn in Chromium: the subject is the dispute that follows (checkout.spec.ts draws it).
     await payAsCustomer(tx.payment_url, CARDS.disputedFraudulent);
@@ -46,6 +46,9 @@ test('a disputed sale is listed as needing a response, answered with evidence an
     await expect(row).toContainText('Fraudulent (the cardholder says they did not pay)');
     await expect(row).toContainText(`Payment ${sale.reference}`);
     await expect(row).toContainText('€30.00');
+    await expect(row.getByTestId('dispute-order')).toHaveText('disputed-1');
+    await expect(row.getByTestId('dispute-customer')).toHaveText('buyer@shop.example');
+    await expect(row.getByTestId('dispute-card')).toHaveText('visa •••• 0259');
     await expectAccessible(page);
 
     // The dispute's page, from its row.
@@ -54,6 +57,9 @@ test('a disputed sale is listed as needing a response, answered with evidence an
     await expect(page).toHaveURL(new RegExp(`/dashboard/disputes/${dispute.id}/$`));
     await expect(page.getByTestId('status')).toHaveText('Needs your response');
     await expect(page.getByRole('link', { name: `Payment ${sale.reference}` })).toBeVisible();
+    await expect(page.getByTestId('dispute-order')).toHaveText('disputed-1');
+    await expect(page.getByTestId('dispute-customer')).toHaveText('buyer@shop.example');
+    await expect(page.getByTestId('dispute-card')).toHaveText('visa •••• 0259');
     await expectAccessible(page);
 
     // A field too long is refused on the field, nothing saved; then the evidence is saved.

@@ -4,7 +4,8 @@ import { expectAccessible, invite, PASSWORD, payAsCustomer } from './dashboard-d
 
 // The dashboard's home and settings in Chromium, on a service of their own (the figures are
 // the environment's): the day's payment in the figures and the chart (its value on its bar,
-// the dates and money on its axes), the chart's numbers in its table by date, the brand
+// the dates and money on its axes), its net, a new bank account's hold in what needs
+// attention, the chart's numbers in its table by date, the brand
 // chosen with the settings' colour picker, previewed on the payment page at 360 px and
 // 1280 px, then saved; axe-clean in light and dark at 360 px and 1280 px, with no script.
 
@@ -30,6 +31,8 @@ test('the home shows the day’s payment in its figures and chart, settings chan
   try {
     const tx = await service.createTransaction({ currency: 'EUR', order_id: 'home-1', gateway_selected: true, products: [{ amount: 1, product: { name: 'Desk lamp', price: 42 } }] });
     await payAsCustomer(tx.payment_url);
+    // A first bank account, then another: payouts are held until an owner confirms the new one.
+    for (const iban of ['ES9121000418450200051332', 'DE89370400440532013000']) expect((await service.api('PATCH', '/payout_settings/', { iban, schedule: 'manual' })).status).toBe(200);
 
     await page.goto(await invite(service, 'home@shop.example'));
     await page.getByLabel('New password').fill(PASSWORD);
@@ -38,6 +41,10 @@ test('the home shows the day’s payment in its figures and chart, settings chan
 
     const totals = page.getByTestId('totals-EUR');
     await expect(totals.locator('tr[data-kind="payments"] td[data-period="1"]')).toHaveText('€42.00 (1)');
+    await expect(totals.getByRole('rowheader', { name: 'Net (after fees, refunds and disputes)' })).toBeVisible();
+    const attention = page.getByTestId('attention');
+    await expect(attention.getByRole('heading', { name: 'Payouts to your bank account' })).toBeVisible();
+    await expect(attention.getByRole('link', { name: /^New bank account ending 3000: payouts held until/ })).toHaveAttribute('href', '/dashboard/balance/');
     const chart = page.getByRole('figure', { name: 'Payments in EUR per day, last 30 days (UTC)' });
     await expect(chart.getByRole('img')).toHaveAttribute('aria-label', /€42\.00 in 1 payments/);
     await expect(chart.locator('rect.bar')).toHaveCount(1);

@@ -9,7 +9,7 @@ import { serviceClock } from '../service-clock';
 
 // A paid payment's page in Chromium (issue 47): the 3-D Secure result in words, the receipt
 // line, the timeline with its events in words and the webhook's HTTP status as the
-// merchant's server answered it, a note added to it, and "Resend receipt": refused within a
+// merchant's server answered it, the API object opened, a note added to it, and "Resend receipt": refused within a
 // minute of the last receipt, then queued and sent by the mail job, the timeline showing
 // both emails. axe in light and dark at 360 and 1280 px. The minute is crossed by moving the
 // service's clock (TEST_CLOCK_FILE), not waited.
@@ -68,6 +68,12 @@ test('a paid payment’s page: 3-D Secure, receipt, timeline with its events in 
   await expect(timeline.getByText('transaction.paid', { exact: true })).toBeVisible();
   await expect(timeline.getByTestId('webhook').first()).toHaveText('Webhook to the payment’s notify_url: Delivered, HTTP 200');
   await expect(timeline.getByTestId('timeline-mail')).toHaveText(['Receipt emailed to the customer']);
+  // The API object, for developers: closed until asked (no script), then the JSON the API answers.
+  const apiObject = page.getByTestId('api-object');
+  await expect(apiObject.getByTestId('api-transaction')).toBeHidden();
+  await apiObject.getByText('API object (for developers)').click();
+  await expect(apiObject.getByTestId('api-transaction')).toContainText('"order_id": "paypage-1"');
+  await expect(apiObject.getByTestId('api-sale')).toContainText(`"transaction_id": "${tx.id}"`);
   await expectAccessible(page);
 
   // Within the minute: refused, politely, on the page.
