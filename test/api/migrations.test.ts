@@ -87,7 +87,7 @@ describe.each(ENGINES)('136 on %s', (engine) => {
       const attempt = { event_id: 'e1', attempt: 1, result: 'failed', status_code: 500, error: null, response_body: 'no', duration_ms: 5, created_at: at };
       await db.insertInto('delivery_attempts').values({ ...attempt, id: 'a1', delivery_id: 'd1' }).execute();
       await db.insertInto('delivery_attempts').values({ ...attempt, id: 'a2', delivery_id: 'd2' }).execute();
-      expect(await migrate(database)).toEqual(['136_attempt_endpoint']);
+      expect(await migrate(database, '136_attempt_endpoint')).toEqual(['136_attempt_endpoint']);
       expect(await db.selectFrom('delivery_attempts').select(['id', 'endpoint_id']).orderBy('id').execute()).toEqual([
         { id: 'a1', endpoint_id: null },
         { id: 'a2', endpoint_id: 'we1' },
