@@ -92,7 +92,12 @@ function PayoutTerms({ text, v }: { text: DashboardText; v: BalanceView }) {
   return (
     <p data-testid="payout-terms">
       {iban ? t('bal.terms', { iban: maskedIban(iban), schedule: t(`payout.schedule.${schedule}`) }) : t('bal.termsNoIban', { schedule: t(`payout.schedule.${schedule}`) })}{' '}
-      {schedule !== 'manual' ? t('bal.scheduled') : !iban && v.owner ? t('bal.needsIban') : ''}
+      {schedule !== 'manual' && t('bal.scheduled')}
+      {schedule === 'manual' && !iban && v.owner && (
+        <>
+          {t('bal.needsIban')} <a href="#bal-account">{t('bal.account.title')}</a>
+        </>
+      )}
       {v.held && (
         <strong data-testid="payout-held" class="block">
           {t('bal.held', { last4: v.held.last4, until: text.dateTime(v.held.until) })}

@@ -67,6 +67,9 @@ describe.each(ENGINES)('dashboard payouts on %s', (engine) => {
     expect(page.text).toContain('href="/dashboard/payouts/" aria-current="page"');
     expect(page.text).toContain('<dd data-testid="payout-iban">ES…1332</dd>');
     expect(page.text).toContain('<dd data-testid="payout-schedule">On request</dd>');
+    // Read-only here, with the way to where an owner changes them: the Balance page's form, not the API.
+    expect(page.text).toContain('An owner changes them on the Balance page: <a href="/dashboard/balance/#bal-account">Change bank account and schedule</a>');
+    expect(page.text).not.toContain('PATCH /v1/payout_settings/');
     expect(page.text).not.toContain(IBANS.ES);
     expect(page.text).toContain(`href="/dashboard/payouts/${paid.id}/"`);
     expect(page.text).toContain(`href="/dashboard/payouts/${failed.id}/"`);
