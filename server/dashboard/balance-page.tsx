@@ -113,7 +113,7 @@ function Becoming({ text, rows }: { text: DashboardText; rows: BalanceView['beco
   return (
     <ul data-testid="becoming-available">
       {rows.map((r) => (
-        <li key={`${r.currency}-${r.day}`}>{t('bal.becomingLine', { amount: text.money(r.net, r.currency), day: r.day })}</li>
+        <li key={`${r.currency}-${r.day}`}>{t('bal.becomingLine', { amount: text.money(r.net, r.currency), day: r.day, zone: text.timeZone })}</li>
       ))}
     </ul>
   );
