@@ -3,7 +3,6 @@ import type { IRouter } from 'express';
 import { z } from 'zod';
 import { BALANCE_TRANSACTION_TYPES } from '../domain/balance';
 import { csvLine, text } from '../domain/csv';
-import type { PaymentStatus } from '../domain/payment-status';
 import { addDays, dayStart, isCalendarDay, zonedDay } from '../domain/time-zone';
 import { EXPORT_KINDS, EXPORTS } from './export-csv';
 import { exportPage, type ExportForm } from './export-page';
@@ -55,7 +54,7 @@ export function exportRoutes(router: IRouter, kit: Kit): void {
     });
     // A byte order mark, so spreadsheets read the file as UTF-8.
     res.write(`\uFEFF${csvLine(definition.columns.map(text))}`);
-    const reader = { status: (status: PaymentStatus) => words.t(`pay.status.${status}`), now: deps.now(), timeZone };
+    const reader = { t: words.t, now: deps.now(), timeZone };
     for await (const rows of definition.rows(db, range)) {
       if (res.destroyed) return;
       if (!res.write(rows.map((row) => csvLine(definition.cells(row, reader))).join(''))) await once(res, 'drain');
