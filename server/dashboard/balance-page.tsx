@@ -92,7 +92,12 @@ function PayoutTerms({ text, v }: { text: DashboardText; v: BalanceView }) {
   return (
     <p data-testid="payout-terms">
       {iban ? t('bal.terms', { iban: maskedIban(iban), schedule: t(`payout.schedule.${schedule}`) }) : t('bal.termsNoIban', { schedule: t(`payout.schedule.${schedule}`) })}{' '}
-      {schedule !== 'manual' ? t('bal.scheduled') : !iban && v.owner ? t('bal.needsIban') : ''}
+      {schedule !== 'manual' && t('bal.scheduled')}
+      {schedule === 'manual' && !iban && v.owner && (
+        <>
+          {t('bal.needsIban')} <a href="#bal-account">{t('bal.account.title')}</a>
+        </>
+      )}
       {v.held && (
         <strong data-testid="payout-held" class="block">
           {t('bal.held', { last4: v.held.last4, until: text.dateTime(v.held.until) })}
@@ -108,7 +113,7 @@ function Becoming({ text, rows }: { text: DashboardText; rows: BalanceView['beco
   return (
     <ul data-testid="becoming-available">
       {rows.map((r) => (
-        <li key={`${r.currency}-${r.day}`}>{t('bal.becomingLine', { amount: text.money(r.net, r.currency), day: r.day })}</li>
+        <li key={`${r.currency}-${r.day}`}>{t('bal.becomingLine', { amount: text.money(r.net, r.currency), day: r.day, zone: text.timeZone })}</li>
       ))}
     </ul>
   );

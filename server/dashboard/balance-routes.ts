@@ -70,7 +70,7 @@ export function balanceRoutes(router: IRouter, kit: Kit): void {
     const [balance, settings, becoming, onItsWay, fees, list, payouts, files, processor, figures, secondFactor] = await Promise.all([
       balanceOf(db, env, now),
       payoutSettingsOf(db, env),
-      pendingByDay(db, env, now),
+      pendingByDay(db, env, now, text.timeZone),
       payoutsOnTheirWay(db, env, LATEST * 4),
       feesIn(db, env, period),
       listBalanceTransactionsIn(db, env, storeFiltersOf(filters, text.timeZone), { page: filters.page, page_size: PAGE_SIZE }),

@@ -1,10 +1,11 @@
 import { exponentOf } from '../domain/currencies';
 import { type Cell, number, text } from '../domain/csv';
 import { shownPeriod } from '../domain/merchant-payouts';
+import type { PayoutState } from '../domain/sepa/states';
 import { unitsToFixed } from '../domain/money';
 import { paymentReference } from '../domain/payment-reference';
 import { zonedIso } from '../domain/time-zone';
-import { type PaymentStatus, paymentStatus, paymentStatusOfSale } from '../domain/payment-status';
+import { paymentStatus, paymentStatusOfSale } from '../domain/payment-status';
 import type { Db } from '../store/db';
 import {
   type ExportRange,
@@ -16,11 +17,12 @@ import {
   exportSales,
   exportWalletEntries,
 } from '../store/exports';
+import type { DashboardText } from './i18n';
 
 // What each export holds: its columns (docs/dashboard.md lists them) and how a row becomes
 // cells. Amounts are decimals in the row's currency ("10.50"), times are ISO 8601 in the
 // shop's time zone with its offset ("2026-12-02T17:05:00.000+01:00"),
-// a payment's or sale's status is in the words the dashboard shows, in the reader's language.
+// a status (a payment's, a sale's, a payout's) is in the words the dashboard shows, in the reader's language.
 
 // `payouts` are the wallets' payouts to clients' IBANs (the name it was released with, kept
 // so its URLs still work); `merchant_payouts` the balance's payouts to the merchant's bank.
@@ -28,9 +30,9 @@ export const EXPORT_KINDS = ['transactions', 'sales', 'refunds', 'payouts', 'wal
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 export const isExportKind = (kind: string): kind is ExportKind => (EXPORT_KINDS as readonly string[]).includes(kind);
 
-/** Who reads the file: a status in their words, when (a waiting payment's link may have expired since), and their time zone. */
+/** Who reads the file: their words (statuses in them), when (a waiting payment's link may have expired since), and their time zone. */
 export interface ExportReader {
-  status(status: PaymentStatus): string;
+  t: DashboardText['t'];
   now: Date;
   timeZone: string;
 }
@@ -79,7 +81,7 @@ export const EXPORTS: Record<ExportKind, Export<unknown>> = {
     ...texts('id'),
     ...times('created_at', 'updated_at'),
     ...texts('order_id'),
-    status: (r, reader) => text(reader.status(paymentStatus({ tx: r, sale: r.sale, lastAttempt: r.lastAttempt }, reader.now))),
+    status: (r, reader) => text(reader.t(`pay.status.${paymentStatus({ tx: r, sale: r.sale, lastAttempt: r.lastAttempt }, reader.now)}`)),
     reference: (r) => text(r.sale && paymentReference(r.sale.id)),
     customer_email: (r) => text(r.customer_email),
     currency: (r) => text(r.currency),
@@ -97,7 +99,7 @@ export const EXPORTS: Record<ExportKind, Export<unknown>> = {
     ...texts('transaction_id', 'order_id'),
     customer_email: (r) => text(r.customer_email),
     ...texts('authorization_id'),
-    status: (r, reader) => text(reader.status(paymentStatusOfSale(r))),
+    status: (r, reader) => text(reader.t(`pay.status.${paymentStatusOfSale(r)}`)),
     currency: (r) => text(r.currency),
     amount: (r) => money(r.amount, r.currency),
     held: (r) => money(r.held, r.currency),
@@ -111,7 +113,9 @@ export const EXPORTS: Record<ExportKind, Export<unknown>> = {
   refunds: define(exportRefunds, {
     ...texts('id'),
     ...times('created_at'),
-    ...texts('sale_id', 'transaction_id', 'order_id', 'currency'),
+    ...texts('sale_id', 'transaction_id', 'order_id'),
+    customer_email: (r) => text(r.customer_email),
+    ...texts('currency'),
     amount: (r) => money(r.amount, r.currency),
     ...texts('reason', 'card_brand', 'card_last4', 'gateway_reference'),
     ...times('failed_at'),
@@ -123,7 +127,10 @@ export const EXPORTS: Record<ExportKind, Export<unknown>> = {
     iban: (r) => text(maskedIban(r.destination_iban)),
     currency: (r) => text(r.currency),
     amount: (r) => money(r.amount, r.currency),
-    ...texts('concept', 'status', 'failure'),
+    ...texts('concept'),
+    // The column holds a payout's states only: the export takes transfers to an IBAN (store/exports.ts).
+    status: (r, reader) => text(reader.t(`transfer.status.${r.status as PayoutState}`)),
+    ...texts('failure'),
   }),
   wallet_entries: define(exportWalletEntries, {
     ...texts('id'),
@@ -138,7 +145,8 @@ export const EXPORTS: Record<ExportKind, Export<unknown>> = {
   merchant_payouts: define(exportMerchantPayouts, {
     ...texts('id'),
     ...times('created_at', 'updated_at'),
-    ...texts('status', 'schedule'),
+    status: (r, reader) => text(reader.t(`payout.status.${r.status}`)),
+    ...texts('schedule'),
     period: (r) => text(shownPeriod(r.period)),
     currency: (r) => text(r.currency),
     amount: (r) => money(r.amount, r.currency),
@@ -153,6 +161,6 @@ export const EXPORTS: Record<ExportKind, Export<unknown>> = {
     amount: (r) => money(r.amount, r.currency),
     fee: (r) => money(r.fee, r.currency),
     net: (r) => money(r.net, r.currency),
-    ...texts('available_on'),
+    ...times('available_on'),
   }),
 };

@@ -3,8 +3,7 @@ import type { IRouter } from 'express';
 import { z } from 'zod';
 import { BALANCE_TRANSACTION_TYPES } from '../domain/balance';
 import { csvLine, text } from '../domain/csv';
-import type { PaymentStatus } from '../domain/payment-status';
-import { addDays, dayStart, zonedDay } from '../domain/time-zone';
+import { addDays, dayStart, isCalendarDay, zonedDay } from '../domain/time-zone';
 import { EXPORT_KINDS, EXPORTS } from './export-csv';
 import { exportPage, type ExportForm } from './export-page';
 import type { Kit } from './kit';
@@ -13,11 +12,7 @@ import type { Kit } from './kit';
 // and the next read waits while the client is slow (backpressure), so a month of a busy
 // shop never sits in memory. Viewers may export: they may see every row already.
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const day = z
-  .string()
-  .regex(DATE)
-  .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d));
+const day = z.string().refine(isCalendarDay);
 // `type` and `currency` narrow the balance transactions (the Balance page's filters).
 const exportQuery = z
   .object({ kind: z.enum(EXPORT_KINDS), from: day, to: day, type: z.enum(BALANCE_TRANSACTION_TYPES).optional(), currency: z.string().regex(/^[A-Z]{3}$/).optional() })
@@ -59,7 +54,7 @@ export function exportRoutes(router: IRouter, kit: Kit): void {
     });
     // A byte order mark, so spreadsheets read the file as UTF-8.
     res.write(`\uFEFF${csvLine(definition.columns.map(text))}`);
-    const reader = { status: (status: PaymentStatus) => words.t(`pay.status.${status}`), now: deps.now(), timeZone };
+    const reader = { t: words.t, now: deps.now(), timeZone };
     for await (const rows of definition.rows(db, range)) {
       if (res.destroyed) return;
       if (!res.write(rows.map((row) => csvLine(definition.cells(row, reader))).join(''))) await once(res, 'drain');

@@ -8,8 +8,8 @@ import { Pager } from './list-parts';
 import type { Signed } from './sale-pages';
 
 // Payouts of the environment's balance to its own bank account (GET /v1/merchant_payout/,
-// docs/balance.md#payouts): a page of them under the payout settings (read-only: they are
-// changed on the Balance page or through PATCH /v1/payout_settings/), and one payout with its settlement report.
+// docs/balance.md#payouts): a page of them under the payout settings (read-only here: owners
+// change them on the Balance page, re-authenticated, so this page links there), and one payout with its settlement report.
 // Not the wallets' payouts to clients' IBANs (wallet-pages.tsx).
 
 /** When the money reached the bank: a paid payout's last change; nothing otherwise. */
@@ -32,7 +32,7 @@ function Settings({ text, settings }: { text: DashboardText; settings: PayoutSet
         <dd data-testid="payout-schedule">{t(`payout.schedule.${settings.schedule}`)}</dd>
       </dl>
       <p class="hint">
-        {t('payout.settingsByApi')} <code>PATCH /v1/payout_settings/</code>
+        {t('payout.settingsOnBalance')} <a href="/dashboard/balance/#bal-account">{t('bal.account.title')}</a>
       </p>
     </>
   );

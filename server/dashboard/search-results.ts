@@ -40,10 +40,10 @@ export interface SearchResults {
 export type ResultKind = Exclude<keyof SearchResults, 'byId'>;
 export const RESULT_KINDS: ResultKind[] = ['transactions', 'sales', 'refunds', 'disputes', 'clients', 'subscriptions', 'authorizations'];
 
-/** `text` is trimmed, non-empty and checked (search-routes.ts). */
-export async function searchEverything(db: Db, env: string, text: string, byId: FoundObject[]): Promise<SearchResults> {
-  const terms = searchTerms(text)!;
-  const words = statementWords(text);
+/** `text` is trimmed, non-empty and checked (search-routes.ts); a date in it is a day of the shop's `timeZone`. */
+export async function searchEverything(db: Db, env: string, text: string, timeZone: string, byId: FoundObject[]): Promise<SearchResults> {
+  const terms = searchTerms(text, timeZone)!;
+  const words = statementWords(text, timeZone);
   const n = ROWS_PER_KIND + 1;
   const none = Promise.resolve([]);
   const [transactions, sales, refunds, disputes, clients, subscriptions, authorizations] = await Promise.all([

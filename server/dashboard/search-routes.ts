@@ -42,6 +42,6 @@ export function searchRoutes(router: IRouter, kit: Kit): void {
     const byId = await findObjects(db, env, q);
     const only = byId.length === 1 ? objectLink(byId[0]!) : undefined;
     if (only?.own) return res.redirect(303, only.href);
-    send(res, 200, searchPage({ text, session: s, q, results: await searchEverything(db, env, q, byId), now: deps.now() }));
+    send(res, 200, searchPage({ text, session: s, q, results: await searchEverything(db, env, q, text.timeZone, byId), now: deps.now() }));
   }));
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PAYMENT_STATUSES, paymentStatusWhere } from '../domain/payment-status';
-import { addDays, dayStart } from '../domain/time-zone';
+import { addDays, dayStart, isCalendarDay } from '../domain/time-zone';
 import { amountBound, MAX_SEARCH_LENGTH, searchTerms } from '../domain/transaction-search';
 import type { TransactionFilters } from '../store/transactions';
 import { pageOf, parseQueryFields } from './query-fields';
@@ -9,14 +9,7 @@ import { pageOf, parseQueryFields } from './query-fields';
 // so one nonsense value is dropped (and named to the user) while the others still apply.
 
 /** A calendar date as `<input type="date">` sends it: a whole day of the shop's time zone where it is used (domain/time-zone.ts). */
-export const day = z
-  .string()
-  .trim()
-  .regex(/^\d{4}-\d{2}-\d{2}$/)
-  .refine((d) => {
-    const at = new Date(`${d}T00:00:00.000Z`);
-    return !Number.isNaN(at.getTime()) && at.toISOString().startsWith(d);
-  });
+export const day = z.string().trim().refine(isCalendarDay);
 
 /** A text a person typed: no control characters (PostgreSQL refuses NUL in a text). */
 export const typed = (max: number) =>
@@ -83,7 +76,7 @@ export function storeFilters(f: TxFilters, now: string, timeZone: string): Trans
     order_id: f.order_id,
     created_from: f.from && dayStart(f.from, timeZone).toISOString(),
     created_before: f.to && dayStart(addDays(f.to, 1), timeZone).toISOString(),
-    search: f.q === undefined ? undefined : searchTerms(f.q),
+    search: f.q === undefined ? undefined : searchTerms(f.q, timeZone),
     hide_tools: f.all === undefined,
     now,
   };

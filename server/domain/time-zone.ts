@@ -25,12 +25,18 @@ function partsOf(at: Date, timeZone: string): Record<'year' | 'month' | 'day' | 
   return out;
 }
 
-/** How far ahead of UTC the zone's clocks are at `at`, in minutes (Madrid in winter: 60). */
-export function offsetMinutes(at: Date, timeZone: string): number {
+/** How far ahead of UTC the zone's clocks are at `at`, to the second (local mean times before 1900 have seconds). */
+function offsetMs(at: Date, timeZone: string): number {
   const p = partsOf(at, timeZone);
-  const asUtc = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
-  return Math.round((asUtc - Math.floor(at.getTime() / 1000) * 1000) / 60_000);
+  // Not Date.UTC, which reads years 0 to 99 as 1900 to 1999.
+  const local = new Date(0);
+  local.setUTCFullYear(p.year, p.month - 1, p.day);
+  local.setUTCHours(p.hour, p.minute, p.second);
+  return local.getTime() - Math.floor(at.getTime() / 1000) * 1000;
 }
+
+/** How far ahead of UTC the zone's clocks are at `at`, in minutes (Madrid in winter: 60). */
+export const offsetMinutes = (at: Date, timeZone: string): number => Math.round(offsetMs(at, timeZone) / 60_000);
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
@@ -38,6 +44,19 @@ const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 export function zonedDay(at: Date, timeZone: string): string {
   const p = partsOf(at, timeZone);
   return `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)}`;
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * A real calendar date as `YYYY-MM-DD` (2026-02-30 is none) whose day a zone can place: not in
+ * the year 0000 (Intl writes it as 1 BC, so none of its days is ever found in a zone), nor
+ * 9999-12-31 (a day ends where the next starts, and that one has no `YYYY-MM-DD`).
+ */
+export function isCalendarDay(text: string): boolean {
+  if (!DAY.test(text) || text.startsWith('0000') || text === '9999-12-31') return false;
+  const at = Date.parse(`${text}T00:00:00.000Z`);
+  return !Number.isNaN(at) && new Date(at).toISOString().startsWith(text);
 }
 
 /** The calendar day `days` after `day` (negative: before), as `YYYY-MM-DD`. */
@@ -53,8 +72,8 @@ export function dayStart(day: string, timeZone: string): Date {
   const midnight = Date.parse(`${day}T00:00:00Z`);
   // The zone's offsets around that midnight (two across a clock change): each gives a
   // candidate; those that fall on the day itself, the earliest is its start.
-  const offsets = new Set([-DAY_MS / 2, DAY_MS / 2].map((d) => offsetMinutes(new Date(midnight + d), timeZone)));
-  const starts = [...offsets].map((o) => midnight - o * 60_000).filter((at) => zonedDay(new Date(at), timeZone) === day);
+  const offsets = new Set([-DAY_MS / 2, DAY_MS / 2].map((d) => offsetMs(new Date(midnight + d), timeZone)));
+  const starts = [...offsets].map((o) => midnight - o).filter((at) => zonedDay(new Date(at), timeZone) === day);
   // A day the zone skipped whole (Samoa's 30 December 2011) starts where the next one does: it holds no moment.
   if (!starts.length) return dayStart(addDays(day, 1), timeZone);
   return new Date(Math.min(...starts));

@@ -1,6 +1,7 @@
 import { CURRENCIES } from './currencies';
 import { MAX_UNITS } from './money';
 import { referenceKey } from './payment-reference';
+import { addDays, dayStart, isCalendarDay } from './time-zone';
 
 // What one search box means over transactions. A person types an order id, a token, a
 // customer's email, a card's last four digits or an amount; the box does not say which, so
@@ -70,8 +71,8 @@ export function amountBound(text: string, side: 'min' | 'max'): SearchTerms['amo
   });
 }
 
-/** Every reading of a search text; undefined for a blank one. */
-export function searchTerms(raw: string): SearchTerms | undefined {
+/** Every reading of a search text, a date in it a day of the shop's `timeZone`; undefined for a blank one. */
+export function searchTerms(raw: string, timeZone: string): SearchTerms | undefined {
   const text = raw.trim();
   if (!text) return undefined;
   return {
@@ -82,7 +83,7 @@ export function searchTerms(raw: string): SearchTerms | undefined {
     amounts: amountsOf(text),
     reference: referenceKey(text),
     // One word is read above already; two or more together, as a statement line.
-    statement: /\s/.test(text) ? statementWords(text) : undefined,
+    statement: /\s/.test(text) ? statementWords(text, timeZone) : undefined,
   };
 }
 
@@ -97,26 +98,23 @@ export const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, (c)
 export interface StatementWord {
   last4?: string;
   amounts: SearchTerms['amounts'];
-  /** YYYY-MM-DD, a real date (a whole UTC day). */
-  day?: string;
+  /** A real date (YYYY-MM-DD), a whole day of the shop's time zone: the instants it spans, `from` included, `before` not. */
+  day?: { from: string; before: string };
 }
 
 /** More words than a statement line has: not read as one. */
 export const MAX_STATEMENT_WORDS = 4;
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-function isDay(w: string): boolean {
-  const at = Date.parse(`${w}T00:00:00.000Z`);
-  // An impossible date (2026-02-30) parses to NaN or to another day.
-  return DAY.test(w) && !Number.isNaN(at) && new Date(at).toISOString().startsWith(w);
-}
 
-/** The text as a statement line, every word read every way it can be; undefined when a word is none of them. */
-export function statementWords(raw: string): StatementWord[] | undefined {
+/** A date as the merchant means it: a day where the shop is, not a UTC day (a payment at 00:30 in Auckland is on that day there). */
+const zonedDaySpan = (day: string, timeZone: string) => ({ from: dayStart(day, timeZone).toISOString(), before: dayStart(addDays(day, 1), timeZone).toISOString() });
+
+/** The text as a statement line, every word read every way it can be, a date as a day of `timeZone`; undefined when a word is none of them. */
+export function statementWords(raw: string, timeZone: string): StatementWord[] | undefined {
   const words = raw.trim().split(/\s+/).filter(Boolean);
   if (!words.length || words.length > MAX_STATEMENT_WORDS) return undefined;
   const read: StatementWord[] = [];
   for (const w of words) {
-    const word: StatementWord = { last4: /^\d{4}$/.test(w) ? w : undefined, amounts: amountsOf(w), day: isDay(w) ? w : undefined };
+    const word: StatementWord = { last4: /^\d{4}$/.test(w) ? w : undefined, amounts: amountsOf(w), day: isCalendarDay(w) ? zonedDaySpan(w, timeZone) : undefined };
     if (!word.last4 && !word.amounts.length && !word.day) return undefined;
     read.push(word);
   }

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { zonedDay } from '../domain/time-zone';
 import type { Db } from './db';
 import { countAndPage, type Page } from './paging';
 import type { BalanceTransactionRow, MerchantPayoutRow } from './schema';
@@ -45,19 +46,29 @@ export async function feesIn(db: Db, environmentId: string, p: Period): Promise<
   return rows.map((r) => ({ currency: r.currency, fee: Number(r.fee), count: Number(r.count) }));
 }
 
-/** Per currency and UTC day: the pending money that becomes available that day, soonest first. */
-export async function pendingByDay(db: Db, environmentId: string, now: Date): Promise<{ currency: string; day: string; net: number }[]> {
-  const day = sql<string>`substr(available_on, 1, 10)`;
+/**
+ * Per currency and day of the shop's `timeZone`: the pending money that becomes available
+ * that day, soonest first. The database sums per UTC minute (every zone's offset is whole
+ * minutes, so a minute falls on one day of any zone); the zone's days are folded here.
+ */
+export async function pendingByDay(db: Db, environmentId: string, now: Date, timeZone: string): Promise<{ currency: string; day: string; net: number }[]> {
+  const minute = sql<string>`substr(available_on, 1, 16)`;
   const rows = await db
     .selectFrom('balance_transactions')
-    .select((eb) => ['currency', day.as('day'), eb.fn.sum<number | string>('net').as('net')])
+    .select((eb) => ['currency', minute.as('minute'), eb.fn.sum<number | string>('net').as('net')])
     .where('environment_id', '=', environmentId)
     .where('available_on', '>', now.toISOString())
-    .groupBy(['currency', day])
-    .orderBy(day)
-    .orderBy('currency')
+    .groupBy(['currency', minute])
     .execute();
-  return rows.map((r) => ({ currency: r.currency, day: r.day, net: Number(r.net) }));
+  const byDay = new Map<string, { currency: string; day: string; net: number }>();
+  for (const r of rows) {
+    const day = zonedDay(new Date(`${r.minute}:00.000Z`), timeZone);
+    const key = `${day} ${r.currency}`;
+    const sum = byDay.get(key) ?? { currency: r.currency, day, net: 0 };
+    sum.net += Number(r.net);
+    byDay.set(key, sum);
+  }
+  return [...byDay.keys()].sort().map((k) => byDay.get(k)!);
 }
 
 /** A payout on its way, with the payout file it is in (not cancelled) and the execution date that file asks for. */

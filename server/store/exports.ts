@@ -79,7 +79,7 @@ export const exportSales = (db: Db, r: ExportRange) =>
   );
 
 /** `failed_at`: when the processor said the refund failed after all (its `refund_failed`), else null. */
-export type RefundRow = SaleOperationRow & Pick<SaleRow, 'transaction_id' | 'currency' | 'card_brand' | 'card_last4'> & Pick<TransactionRow, 'order_id'> & { failed_at: string | null };
+export type RefundRow = SaleOperationRow & Pick<SaleRow, 'transaction_id' | 'currency' | 'card_brand' | 'card_last4'> & Pick<TransactionRow, 'order_id' | 'customer_email'> & { failed_at: string | null };
 
 export const exportRefunds = (db: Db, r: ExportRange) =>
   inBatches<RefundRow>(
@@ -90,7 +90,7 @@ export const exportRefunds = (db: Db, r: ExportRange) =>
       .leftJoin('transactions as t', 't.id', 's.transaction_id')
       // A refund the processor failed later is undone by an operation of the same reference.
       .leftJoin('sale_operations as f', (j) => j.onRef('f.sale_id', '=', 'o.sale_id').onRef('f.gateway_reference', '=', 'o.gateway_reference').on('f.kind', '=', 'refund_failed'))
-      .select(['s.transaction_id', 's.currency', 's.card_brand', 's.card_last4', 't.order_id', 'f.created_at as failed_at'])
+      .select(['s.transaction_id', 's.currency', 's.card_brand', 's.card_last4', 't.order_id', 't.customer_email', 'f.created_at as failed_at'])
       .where('s.environment_id', '=', r.environmentId)
       .where('o.kind', '=', 'refund'),
     r,

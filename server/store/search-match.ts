@@ -8,7 +8,6 @@ import type { StatementWord } from '../domain/transaction-search';
 type Bool = RawBuilder<boolean>;
 export const or = (parts: Bool[]) => sql<boolean>`(${sql.join(parts, sql` or `)})`;
 const and = (parts: Bool[]) => sql<boolean>`(${sql.join(parts, sql` and `)})`;
-const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString();
 
 /** The columns a statement line is read against; a kind without an amount has none. */
 export interface StatementColumns {
@@ -19,14 +18,14 @@ export interface StatementColumns {
 
 /**
  * Every word matches the row one of the ways it can be read (its card's last four, its amount
- * in its own currency, the UTC day it was made); undefined when some word cannot match this kind.
+ * in its own currency, the shop's day it was made); undefined when some word cannot match this kind.
  */
 export function statementMatch(words: StatementWord[], c: StatementColumns): Bool | undefined {
   const all: Bool[] = [];
   for (const w of words) {
     const either: Bool[] = [];
     if (w.last4) either.push(sql<boolean>`${sql.ref(c.last4)} = ${w.last4}`);
-    if (w.day) either.push(sql<boolean>`(${sql.ref(c.created)} >= ${`${w.day}T00:00:00.000Z`} and ${sql.ref(c.created)} < ${nextDay(w.day)})`);
+    if (w.day) either.push(sql<boolean>`(${sql.ref(c.created)} >= ${w.day.from} and ${sql.ref(c.created)} < ${w.day.before})`);
     for (const { units, currencies } of c.amount ? w.amounts : []) {
       const [amount, currency] = [sql.ref(c.amount!.units), sql.ref(c.amount!.currency)];
       const codes = sql.join('in' in currencies ? currencies.in : currencies.notIn);

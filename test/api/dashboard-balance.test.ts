@@ -147,10 +147,15 @@ describe.each(ENGINES)('dashboard balance on %s', (engine) => {
 
   it('"Pay out now" is refused without a bank account, in words', async () => {
     const page = await owner.get('/dashboard/balance/');
-    expect(page.text).toContain('No bank account is set for payouts yet; schedule: On request. “Pay out now” needs a bank account');
+    // Pointing to the page's own form, never to the API.
+    expect(page.text).toContain('No bank account is set for payouts yet; schedule: On request. “Pay out now” needs a bank account; set one below: <a href="#bal-account">Change bank account and schedule</a>');
+    expect(page.text).toContain('<h3 id="bal-account">');
+    expect(page.text).not.toContain('PATCH /v1/payout_settings/');
     const refused = await owner.post('/dashboard/balance/pay-out/', { currency: 'EUR' });
     expect(refused.status).toBe(409);
-    expect(refused.text).toContain('Nothing was paid out: no bank account is set.');
+    expect(refused.text).toContain('Nothing was paid out: no bank account is set. Set one first under “Change bank account and schedule” below.');
+    expect(refused.text).toContain('data-testid="payout-account-form"');
+    expect(refused.text).not.toContain('PATCH /v1/payout_settings/');
     expect((await shop.get('/merchant_payout/')).body.count).toBe(0);
   });
 

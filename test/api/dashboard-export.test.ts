@@ -72,11 +72,14 @@ describe.each(ENGINES)('dashboard exports on %s', (engine) => {
     expect(refunded.fee).toBeGreaterThan(0);
     expect(Math.round(Number(sales[0]![net]) * 100)).toBe(1250 - 250 - Math.round(refunded.fee * 100));
     const [refundHeader, ...refunds] = parseCsv((await viewer.get(`/dashboard/export/csv?kind=refunds&from=${today()}&to=${today()}`)).text);
-    expect(refundHeader).toEqual(['id', 'created_at', 'sale_id', 'transaction_id', 'order_id', 'currency', 'amount', 'reason', 'card_brand', 'card_last4', 'gateway_reference', 'failed_at']);
-    expect(refunds).toEqual([expect.objectContaining({ 2: sale.id, 3: transaction.id, 5: 'EUR', 6: '2.50', 7: 'requested_by_customer', 11: '' })]);
+    expect(refundHeader).toEqual(['id', 'created_at', 'sale_id', 'transaction_id', 'order_id', 'customer_email', 'currency', 'amount', 'reason', 'card_brand', 'card_last4', 'gateway_reference', 'failed_at']);
+    // The refunded payment's customer, as the payments and sales give it.
+    expect(refunds).toEqual([expect.objectContaining({ 2: sale.id, 3: transaction.id, 5: 'ana@example.com', 6: 'EUR', 7: '2.50', 8: 'requested_by_customer', 12: '' })]);
     const [movementHeader, ...movements] = parseCsv((await viewer.get(`/dashboard/export/csv?kind=balance_transactions&from=${today()}&to=${today()}`)).text);
     expect(movementHeader).toEqual(['id', 'created_at', 'type', 'sale_id', 'dispute_id', 'payout_id', 'currency', 'amount', 'fee', 'net', 'available_on']);
     expect(movements.map((m) => [m[2], m[3], m[7]]).sort()).toEqual([['charge', sale.id, '12.50'], ['refund', sale.id, '-2.50']]);
+    // When each becomes available is a time in the shop's zone with its offset, as every time of the file.
+    for (const m of movements) expect(m[10]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
     for (const kind of ['payouts', 'wallet_entries']) {
       const empty = await viewer.get(`/dashboard/export/csv?kind=${kind}&from=${today()}&to=${today()}`);
       expect(empty.status).toBe(200);

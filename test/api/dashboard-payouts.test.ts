@@ -5,6 +5,7 @@ import { setPricing } from '../../server/store/balance';
 import { type Browser, member } from './dashboard';
 import { confirmNewAccount, IBANS } from './documents';
 import { type Client, ENGINES, startTestService, type TestService } from './harness';
+import { compliantClient, createWallet, fund } from './ledger';
 import { paidTransaction, priced } from './pay';
 
 // Payouts to the merchant's own bank account in the dashboard: the list under the payout
@@ -67,6 +68,9 @@ describe.each(ENGINES)('dashboard payouts on %s', (engine) => {
     expect(page.text).toContain('href="/dashboard/payouts/" aria-current="page"');
     expect(page.text).toContain('<dd data-testid="payout-iban">ES…1332</dd>');
     expect(page.text).toContain('<dd data-testid="payout-schedule">On request</dd>');
+    // Read-only here, with the way to where an owner changes them: the Balance page's form, not the API.
+    expect(page.text).toContain('An owner changes them on the Balance page: <a href="/dashboard/balance/#bal-account">Change bank account and schedule</a>');
+    expect(page.text).not.toContain('PATCH /v1/payout_settings/');
     expect(page.text).not.toContain(IBANS.ES);
     expect(page.text).toContain(`href="/dashboard/payouts/${paid.id}/"`);
     expect(page.text).toContain(`href="/dashboard/payouts/${failed.id}/"`);
@@ -114,14 +118,31 @@ describe.each(ENGINES)('dashboard payouts on %s', (engine) => {
     expect(header).toEqual(['id', 'created_at', 'updated_at', 'status', 'schedule', 'period', 'currency', 'amount', 'line_count', 'iban', 'failure']);
     const byId = new Map(rows.map((r) => [r[0], r]));
     expect(rows).toHaveLength(2);
-    expect(byId.get(paid.id)).toMatchObject({ 3: 'paid', 4: 'manual', 5: '', 6: 'EUR', 7: '42.50', 8: '2', 9: 'ES…1332', 10: '' });
-    expect(byId.get(failed.id)).toMatchObject({ 3: 'failed', 9: 'DE…0000' });
+    // The status in the words the dashboard shows, not its code.
+    expect(byId.get(paid.id)).toMatchObject({ 3: 'Paid', 4: 'manual', 5: '', 6: 'EUR', 7: '42.50', 8: '2', 9: 'ES…1332', 10: '' });
+    expect(byId.get(failed.id)).toMatchObject({ 3: 'Failed: the money is back in your balance', 9: 'DE…0000' });
     expect(byId.get(failed.id)![10]).not.toBe('');
     expect(csv.text).not.toContain(IBANS.ES);
     // The old kind still answers, with the wallets' payouts' columns.
     const wallets = parseCsv((await viewer.get(`/dashboard/export/csv?kind=payouts&from=${today()}&to=${today()}`)).text);
     expect(wallets[0]).toContain('source_wallet');
     expect(wallets).toHaveLength(1);
+  });
+
+  it("exports a wallet's payout to a client's IBAN with its status in words, in the reader's language", async () => {
+    const client = await compliantClient(t, shop, IBANS.ES);
+    const wallet = await createWallet(shop, { client_id: client.id });
+    await fund(shop, wallet, 10);
+    const sent = await shop.post('/transfer/', { source_wallet: wallet.id, destination_iban: client.iban, amount: 4 });
+    expect(sent.status, sent.text).toBe(201);
+    const rows = async (browser: Browser) => parseCsv((await browser.get(`/dashboard/export/csv?kind=payouts&from=${today()}&to=${today()}`)).text);
+    const [header, row] = await rows(viewer);
+    expect(header).toEqual(['id', 'created_at', 'transfer_id', 'source_wallet', 'iban', 'currency', 'amount', 'concept', 'status', 'failure']);
+    expect(row).toMatchObject({ 0: sent.body.id, 3: wallet.id, 5: 'EUR', 6: '4.00', 8: 'On its way' });
+    await job('payouts');
+    expect((await rows(viewer))[1]![8]).toBe('Paid');
+    const spanish = (await member(t, shop, 'viewer', { 'accept-language': 'es' })).browser;
+    expect((await rows(spanish))[1]![8]).toBe('Pagado');
   });
 
   it("another environment's payout, or none, is the same 404, for its page and its report", async () => {

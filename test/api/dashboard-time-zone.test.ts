@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { JOB_NAMES } from '../../server/jobs';
 import { auditOf } from '../../server/store/audit';
+import { setPricing } from '../../server/store/balance';
 import { member } from './dashboard';
 import { ENGINES, testClock } from './harness';
 import { useOwnService } from './ledger';
 import { paidTransaction, priced } from './pay';
 
 // The shop's time zone (Settings): the dashboard writes its times in it, cuts the home's
-// days, the payments list's day filter and the exports' ranges by it, and dates the exports' rows in it. A payment made at
+// days, the payments list's day filter, a date typed in the search, the days pending money
+// becomes available and the exports' ranges by it, and dates the exports' rows in it. A payment made at
 // 23:30 UTC is the next day's in Madrid (UTC+1 in winter): it must count there and not in
 // UTC, whichever zone the test machine runs in. Changing the zone is for owners and admins,
 // checked against the runtime's list, and audited.
@@ -82,5 +85,38 @@ describe.each(ENGINES)('the dashboard in the shop’s time zone on %s', (engine)
     // The 14th in Madrid ends at 23:00 UTC: the payment is not in it.
     const before = (await owner.get('/dashboard/export/csv?kind=transactions&from=2026-01-14&to=2026-01-14')).text.split('\r\n').filter(Boolean);
     expect(before).toHaveLength(1);
+  });
+
+  it("reads a date typed in the search as Auckland's day, and shows when pending money becomes available as Auckland's day", async () => {
+    const shop = await svc.t.newEnvironment('Auckland shop');
+    const { browser: owner } = await member(svc.t, shop, 'owner');
+    const db = svc.t.service.deps.database.db;
+    // Pending for a day, no fee: the whole amount becomes available 24 hours after the payment.
+    await setPricing(db, shop.keys.environment_id, { charge: { percentE2: 0n, fixed: 0n }, refund: { percentE2: 0n, fixed: 0n }, settlementDelayDays: 1 }, svc.t.service.deps.now());
+    // 11:30 UTC on the 14th of January is 00:30 on the 15th in Auckland (UTC+13 in its summer).
+    clock.reset();
+    clock.advance(Date.parse('2026-01-14T11:30:00.000Z') - Date.now());
+    const { transaction } = await paidTransaction(shop, priced('EUR', 12.37, { order_id: 'just-after-midnight' }));
+    while ((await svc.t.service.jobs.runOnce(JOB_NAMES.balance)) > 0);
+    clock.advance(HOUR / 6);
+    const found = async (q: string) => {
+      const everywhere = (await owner.get(`/dashboard/search/?q=${encodeURIComponent(q)}`)).text;
+      const list = (await owner.get(`/dashboard/transactions/?q=${encodeURIComponent(q)}`)).text;
+      return [everywhere.includes(`/dashboard/transactions/${transaction.id}/`), list.includes(transaction.id)];
+    };
+    const becoming = async () => /<ul data-testid="becoming-available">([\s\S]*?)<\/ul>/.exec((await owner.get('/dashboard/balance/')).text)?.[1];
+
+    // In UTC it was the 14th, and becomes available on the 15th.
+    expect(await found('4242 12.37 2026-01-14')).toEqual([true, true]);
+    expect(await found('4242 12.37 2026-01-15')).toEqual([false, false]);
+    expect(await becoming()).toBe('<li>€12.37 on 2026-01-15 (UTC)</li>');
+
+    expect((await owner.post('/dashboard/settings/time-zone/', { time_zone: 'Pacific/Auckland' })).status).toBe(303);
+    // In Auckland it was the 15th, in the header's search and in the payments list's own box alike.
+    expect(await found('4242 12.37 2026-01-15')).toEqual([true, true]);
+    expect(await found('2026-01-15 12.37')).toEqual([true, true]);
+    expect(await found('4242 12.37 2026-01-14')).toEqual([false, false]);
+    // And the money becomes available at 00:30 on the 16th there.
+    expect(await becoming()).toBe('<li>€12.37 on 2026-01-16 (Pacific/Auckland)</li>');
   });
 });

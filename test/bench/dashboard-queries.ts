@@ -107,7 +107,7 @@ const PAGES: [string, () => Promise<unknown>][] = [
   ['payments, search by email', () => list({ q: one.customer_email! })],
   ['payments, search by reference', () => list({ q: paymentReference(sale.id) })],
   ['payments, search last4 + amount', () => list({ q: `${sale.card_last4} ${(sale.amount / 100).toFixed(2)}` })],
-  ['global search by email', async () => searchEverything(db, env, one.customer_email!, await findObjects(db, env, one.customer_email!))],
+  ['global search by email', async () => searchEverything(db, env, one.customer_email!, tz, await findObjects(db, env, one.customer_email!))],
   [
     'a payment',
     async () => {
@@ -117,7 +117,7 @@ const PAGES: [string, () => Promise<unknown>][] = [
     },
   ],
   ['balance: balanceOf', () => balanceOf(db, env, now)],
-  ['balance: pendingByDay', () => pendingByDay(db, env, now)],
+  ['balance: pendingByDay', () => pendingByDay(db, env, now, tz)],
   ['balance: payoutsOnTheirWay', () => payoutsOnTheirWay(db, env, 20)],
   ['balance: feesIn', () => feesIn(db, env, periodOf(balance, tz))],
   ['balance: transactions', () => listBalanceTransactionsIn(db, env, storeFiltersOf(balance, tz), page1)],

@@ -113,6 +113,7 @@ test('payouts to the merchant: the list, a payout with its settlement report, an
   expect(file.suggestedFilename()).toBe(`merchant_payouts-${today}-${today}.csv`);
   const csv = (await readFile(await file.path())).toString('utf8');
   const line = csv.split('\r\n').find((l) => l.startsWith(payout.id));
-  expect(line).toContain(',paid,manual,,EUR,');
+  // The status in words, as the page shows it.
+  expect(line).toContain(',Paid,manual,,EUR,');
   expect(line).toContain(',ES…1332,');
 });

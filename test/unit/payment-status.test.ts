@@ -61,12 +61,12 @@ describe('the customer-facing reference', () => {
   });
 
   it('is one reading of the search box; two words are a statement line', () => {
-    expect(searchTerms('5E6F-7A8B')).toMatchObject({ reference: '5e6f7a8b', statement: undefined });
-    const [last4, amount] = searchTerms('4444 37.50')!.statement!;
+    expect(searchTerms('5E6F-7A8B', 'UTC')).toMatchObject({ reference: '5e6f7a8b', statement: undefined });
+    const [last4, amount] = searchTerms('4444 37.50', 'UTC')!.statement!;
     expect(last4).toMatchObject({ last4: '4444', day: undefined });
     expect(amount).toMatchObject({ last4: undefined, day: undefined });
     expect(amount!.amounts.map((a) => a.units)).toContain(3750);
-    expect(searchTerms('4444')?.statement).toBeUndefined();
-    expect(searchTerms('ana@example.com')).toMatchObject({ email: 'ana@example.com', reference: undefined, statement: undefined });
+    expect(searchTerms('4444', 'UTC')?.statement).toBeUndefined();
+    expect(searchTerms('ana@example.com', 'UTC')).toMatchObject({ email: 'ana@example.com', reference: undefined, statement: undefined });
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addDays, dayStart, isTimeZone, offsetMinutes, TIME_ZONES, zonedDay, zonedIso } from '../../server/domain/time-zone';
+import { addDays, dayStart, isCalendarDay, isTimeZone, offsetMinutes, TIME_ZONES, zonedDay, zonedIso } from '../../server/domain/time-zone';
 
 // The shop's days and times (server/domain/time-zone.ts), checked on the days clocks change,
 // in zones whose offsets are not whole hours, and for any moment in any zone.
@@ -65,5 +65,16 @@ describe('a shop’s time zone', () => {
       }),
       { numRuns: 2_000 },
     );
+  });
+
+  it('takes as a day only a date a zone can place, and places every such day, the first and the last', () => {
+    for (const text of ['2026-02-30', '2026-13-01', '26-01-01', ' 2026-01-01', '0000-01-01', '9999-12-31', '+02026-01-01']) expect(isCalendarDay(text), text).toBe(false);
+    for (const text of ['2028-02-29', '0001-01-01', '0099-12-31', '9999-12-30']) expect(isCalendarDay(text), text).toBe(true);
+    // Before the year 100 too (Date.UTC would read the year 99 as 1999).
+    expect(dayStart('0099-12-31', 'UTC').toISOString()).toBe('0099-12-31T00:00:00.000Z');
+    expect(offsetMinutes(new Date('0050-06-01T00:00:00Z'), 'UTC')).toBe(0);
+    for (const zone of ['UTC', 'Pacific/Auckland', 'Pacific/Kiritimati', 'Pacific/Pago_Pago']) {
+      for (const day of ['0001-01-01', '9999-12-30']) expect(dayStart(addDays(day, 1), zone).getTime()).toBeGreaterThan(dayStart(day, zone).getTime());
+    }
   });
 });
