@@ -6,9 +6,9 @@ import { PUBLIC_TEST_KEY, PUBLIC_TEST_MERCHANT } from '../../server/payments/red
 import { encodeParameters, sign } from '../../server/payments/redsys/signature';
 import { listCalls } from '../../server/store/gateway-calls';
 import { decideOnPage, postForm } from '../redsys/helpers';
-import { type RedsysDouble, startRedsysDouble } from '../redsys/server';
-import { startIsolatedService } from './database';
+import type { RedsysDouble } from '../redsys/server';
 import { type Client, ENGINES, type TestService, testClock, transactionBody } from './harness';
+import { startRedsysService } from './redsys-service';
 import { paramsOf, toRedsys as toRedsysPage } from './redsys-shop';
 
 // Paying on Redsys's page through the double's terminal 2, whose bank has not enabled the
@@ -27,13 +27,7 @@ describe.each(ENGINES)('Redsys payments without the query service on %s', (engin
   const clock = testClock();
 
   beforeAll(async () => {
-    double = await startRedsysDouble();
-    t = await startIsolatedService(engine, { now: clock.now, env: { REDSYS_URL: double.url } });
-    api = await t.newEnvironment('Redsys shop without queries');
-    const connected = await api.post('/processor/', { type: 'redsys', merchant_code: PUBLIC_TEST_MERCHANT, terminal: '2', secret_key: PUBLIC_TEST_KEY, signature_version: 'HMAC_SHA256_V1' });
-    expect(connected.status, connected.text).toBe(201);
-    expect(connected.body.id).toBeTruthy();
-    processorId = connected.body.id;
+    ({ t, double, api, processorId } = await startRedsysService(engine, clock, 'Redsys shop without queries', '2'));
   });
   afterAll(async () => {
     double.holdNotifications = false;

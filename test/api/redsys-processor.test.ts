@@ -7,9 +7,9 @@ import { createEnvironment } from '../../server/store/environments';
 import { listCalls } from '../../server/store/gateway-calls';
 import { processorsForGateways } from '../../server/store/processors';
 import { decideOnPage, postForm } from '../redsys/helpers';
-import { type RedsysDouble, startRedsysDouble } from '../redsys/server';
-import { startIsolatedService } from './database';
+import type { RedsysDouble } from '../redsys/server';
 import { Client, ENGINES, problemPaths, startTestService, type TestService, testClock, transactionBody } from './harness';
+import { redsysTerminal, startRedsysService } from './redsys-service';
 import { pageCsrf } from './pay';
 import { paramsOf, toRedsys as toRedsysPage } from './redsys-shop';
 
@@ -24,7 +24,6 @@ import { paramsOf, toRedsys as toRedsysPage } from './redsys-shop';
 // terminal without the query service sending it to attention.
 
 const FORM = 'application/x-www-form-urlencoded';
-const terminal = (n: '1' | '2') => ({ type: 'redsys', merchant_code: PUBLIC_TEST_MERCHANT, terminal: n, secret_key: PUBLIC_TEST_KEY, signature_version: 'HMAC_SHA256_V1' });
 
 describe.each(ENGINES)('Redsys wired in on %s', (engine) => {
   let t: TestService;
@@ -34,12 +33,7 @@ describe.each(ENGINES)('Redsys wired in on %s', (engine) => {
   const clock = testClock();
 
   beforeAll(async () => {
-    double = await startRedsysDouble();
-    t = await startIsolatedService(engine, { now: clock.now, env: { REDSYS_URL: double.url } });
-    api = await t.newEnvironment('Redsys shop');
-    const connected = await api.post('/processor/', terminal('1'));
-    expect(connected.status, connected.text).toBe(201);
-    processorId = connected.body.id;
+    ({ t, double, api, processorId } = await startRedsysService(engine, clock, 'Redsys shop', '1'));
   });
   afterAll(async () => {
     await t?.close();
@@ -75,7 +69,7 @@ describe.each(ENGINES)('Redsys wired in on %s', (engine) => {
 
     it('stores a terminal without the query service as such', async () => {
       const other = await t.newEnvironment('Redsys shop without queries');
-      const res = await other.post('/processor/', terminal('2'));
+      const res = await other.post('/processor/', redsysTerminal('2'));
       expect(res.status, res.text).toBe(201);
       const [stored] = await processorsForGateways(db(), other.keys.environment_id);
       expect(stored).toMatchObject({ type: 'redsys', credentials: { terminal: '2', query_service: false } });
@@ -85,22 +79,22 @@ describe.each(ENGINES)('Redsys wired in on %s', (engine) => {
       const other = await t.newEnvironment('Redsys refusals');
       for (const [body, paths] of [
         [{ type: 'redsys' }, ['merchant_code', 'terminal', 'secret_key', 'signature_version']],
-        [{ ...terminal('1'), merchant_code: '12345678901' }, ['merchant_code']],
-        [{ ...terminal('1'), terminal: 'abcd' }, ['terminal']],
-        [{ ...terminal('1'), secret_key: 'not base64!' }, ['secret_key']],
-        [{ ...terminal('1'), secret_key: Buffer.alloc(16).toString('base64') }, ['secret_key']],
-        [{ ...terminal('1'), signature_version: 'HMAC_SHA1' }, ['signature_version']],
-        [{ ...terminal('1'), webhook_secret: 'whsec_FAKE' }, ['webhook_secret']],
+        [{ ...redsysTerminal('1'), merchant_code: '12345678901' }, ['merchant_code']],
+        [{ ...redsysTerminal('1'), terminal: 'abcd' }, ['terminal']],
+        [{ ...redsysTerminal('1'), secret_key: 'not base64!' }, ['secret_key']],
+        [{ ...redsysTerminal('1'), secret_key: Buffer.alloc(16).toString('base64') }, ['secret_key']],
+        [{ ...redsysTerminal('1'), signature_version: 'HMAC_SHA1' }, ['signature_version']],
+        [{ ...redsysTerminal('1'), webhook_secret: 'whsec_FAKE' }, ['webhook_secret']],
         // Redsys refuses the signature of another key (SIS0042), and a terminal it does not know (SIS0026).
-        [{ ...terminal('1'), secret_key: Buffer.from('FAKE-redsys-key-for-tests').toString('base64').slice(0, 32) }, ['secret_key']],
-        [{ ...terminal('1'), terminal: '7' }, ['merchant_code', 'terminal']],
+        [{ ...redsysTerminal('1'), secret_key: Buffer.from('FAKE-redsys-key-for-tests').toString('base64').slice(0, 32) }, ['secret_key']],
+        [{ ...redsysTerminal('1'), terminal: '7' }, ['merchant_code', 'terminal']],
       ] as [Record<string, unknown>, string[]][]) {
         const res = await other.post('/processor/', body);
         expect(res.status, JSON.stringify(body)).toBe(400);
         expect([...new Set(problemPaths(res))].sort(), JSON.stringify(body)).toEqual([...paths].sort());
       }
       expect((await other.get('/processor/')).body.count).toBe(0);
-      const second = await api.post('/processor/', terminal('1'));
+      const second = await api.post('/processor/', redsysTerminal('1'));
       expect(second.status).toBe(409);
       const stripeField = await api.request('PATCH', `/processor/${processorId}/`, { body: { webhook_secret: 'whsec_FAKE0000' } });
       expect(stripeField.status).toBe(400);
@@ -112,7 +106,7 @@ describe.each(ENGINES)('Redsys wired in on %s', (engine) => {
       try {
         const client = new Client(live.url, await createEnvironment(live.service.deps.database.db, { name: 'Live shop', mode: 'live', now: new Date() }));
         const asked = double.requests.length;
-        const res = await client.post('/processor/', terminal('1'));
+        const res = await client.post('/processor/', redsysTerminal('1'));
         expect(res.status).toBe(400);
         expect(problemPaths(res).sort()).toEqual(['merchant_code', 'secret_key']);
         expect(double.requests.length).toBe(asked);
@@ -125,13 +119,13 @@ describe.each(ENGINES)('Redsys wired in on %s', (engine) => {
       const ready = await fetch(`${t.url}/health/ready`);
       expect(await ready.json()).toMatchObject({ processor_urls: { REDSYS_URL: double.url } });
       const client = new Client(t.url, await createEnvironment(db(), { name: 'Live shop', mode: 'live', now: new Date() }));
-      const res = await client.post('/processor/', { ...terminal('1'), merchant_code: '123456789', secret_key: Buffer.alloc(24, 7).toString('base64') });
+      const res = await client.post('/processor/', { ...redsysTerminal('1'), merchant_code: '123456789', secret_key: Buffer.alloc(24, 7).toString('base64') });
       expect(res.status).toBe(409);
     });
 
     it('rotates the key with PATCH (checked at Redsys first) and disconnects with DELETE', async () => {
       const other = await t.newEnvironment('Redsys rotation');
-      const { body } = await other.post('/processor/', terminal('1'));
+      const { body } = await other.post('/processor/', redsysTerminal('1'));
       const refused = await other.request('PATCH', `/processor/${body.id}/`, { body: { secret_key: Buffer.alloc(24, 9).toString('base64') } });
       expect(refused.status).toBe(400);
       expect(problemPaths(refused)).toEqual(['secret_key']);
@@ -305,7 +299,7 @@ describe.each(ENGINES)('Redsys wired in on %s', (engine) => {
 
     it('without the query service, a refund whose answer is lost goes to attention and is never sent again', async () => {
       const other = await t.newEnvironment('Redsys refunds without queries');
-      expect((await other.post('/processor/', terminal('2'))).status).toBe(201);
+      expect((await other.post('/processor/', redsysTerminal('2'))).status).toBe(201);
       const tx = await created({}, other);
       const { url, fields } = await toRedsys(tx.token);
       await decideOnPage(url, fields, 'approve');

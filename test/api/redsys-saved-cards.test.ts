@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOB_NAMES } from '../../server/jobs';
 import { REDSYS_BIZUM_ID, REDSYS_CARD_ID } from '../../server/payments/redsys/gateway';
-import { PUBLIC_TEST_KEY, PUBLIC_TEST_MERCHANT } from '../../server/payments/redsys/settings';
+import { PUBLIC_TEST_MERCHANT } from '../../server/payments/redsys/settings';
 import { listCalls } from '../../server/store/gateway-calls';
 import { getAuthorization } from '../../server/store/sales';
 import { decideOnPage, signedFields } from '../redsys/helpers';
-import { type RedsysDouble, startRedsysDouble } from '../redsys/server';
-import { startIsolatedService } from './database';
+import type { RedsysDouble } from '../redsys/server';
 import { type Client, ENGINES, problemPaths, type TestService, testClock } from './harness';
+import { startRedsysService } from './redsys-service';
 import { pageCsrf } from './pay';
 
 // Saved cards and merchant-initiated charges with Redsys (docs/processors.md "Stored cards
@@ -32,12 +32,7 @@ describe.each(ENGINES)('Redsys saved cards on %s', (engine) => {
   const clock = testClock();
 
   beforeAll(async () => {
-    double = await startRedsysDouble();
-    t = await startIsolatedService(engine, { now: clock.now, env: { REDSYS_URL: double.url } });
-    api = await t.newEnvironment('Redsys cards shop');
-    const connected = await api.post('/processor/', { type: 'redsys', merchant_code: PUBLIC_TEST_MERCHANT, terminal: '1', secret_key: PUBLIC_TEST_KEY, signature_version: 'HMAC_SHA256_V1' });
-    expect(connected.status, connected.text).toBe(201);
-    processorId = connected.body.id;
+    ({ t, double, api, processorId } = await startRedsysService(engine, clock, 'Redsys cards shop', '1'));
   });
   afterAll(async () => {
     await t?.close();
