@@ -22,6 +22,19 @@ import { keptValues, paymentGateways } from './view-model';
 // POST /pay/{token}/: the customer pays or cancels, from the hydrated screen (JSON) or the
 // form without JavaScript, and sees what came of it.
 
+/**
+ * Card details posted for a redirect gateway, whose card entry is the processor's own:
+ * a 400 with nothing recorded and nothing sent, never silently dropped. The hydrated
+ * screen never sends them, so a JSON post that does is a client's mistake, answered as a
+ * problem naming the fields; without JavaScript, the page again with the error.
+ */
+async function refuseCardFields(ctx: CheckoutContext, req: Request, res: Response, page: Page, gateway: Gateway, names: string[]): Promise<void> {
+  if (!page.wantsJson) return respond(ctx, res, page, { kind: 'view', status: 400, chosenGateway: gateway.id, error: { message: 'error.cardFieldsRefused', fields: {} } });
+  setDocsOrigin(res, baseUrlOf(req, ctx.deps));
+  const message = 'is not taken by this payment method: the card is entered in the processor’s own fields or page';
+  sendProblem(res, new ApiError('invalid_request', `${gateway.name} takes no card details here`, names.map((name) => ({ path: `fields.${name}`, message }))));
+}
+
 export function payRoutes(router: IRouter, ctx: CheckoutContext): void {
   const { deps, db } = ctx;
   const limitCard = cardLimit(deps);
@@ -57,19 +70,6 @@ export function payRoutes(router: IRouter, ctx: CheckoutContext): void {
     return settled(ctx, page, gateway, outcome);
   }
 
-  /**
-   * Card details posted for a redirect gateway, whose card entry is the processor's own:
-   * a 400 with nothing recorded and nothing sent, never silently dropped. The hydrated
-   * screen never sends them, so a JSON post that does is a client's mistake, answered as a
-   * problem naming the fields; without JavaScript, the page again with the error.
-   */
-  async function refuseCardFields(req: Request, res: Response, page: Page, gateway: Gateway, names: string[]): Promise<void> {
-    if (!page.wantsJson) return respond(ctx, res, page, { kind: 'view', status: 400, chosenGateway: gateway.id, error: { message: 'error.cardFieldsRefused', fields: {} } });
-    setDocsOrigin(res, baseUrlOf(req, deps));
-    const message = 'is not taken by this payment method: the card is entered in the processor’s own fields or page';
-    sendProblem(res, new ApiError('invalid_request', `${gateway.name} takes no card details here`, names.map((name) => ({ path: `fields.${name}`, message }))));
-  }
-
   router.post('/pay/:token/', formBody({ json: true }));
 
   router.post('/pay/:token/', async (req, res) => {
@@ -95,7 +95,7 @@ export function payRoutes(router: IRouter, ctx: CheckoutContext): void {
       return respond(ctx, res, page, { kind: 'view', status: 400, error: { message: 'error.gatewayRequired', fields: { gateway: 'error.gatewayRequired' } } });
     }
     const card = gateway.flow === 'redirect' ? cardFieldsIn(input.fields) : [];
-    if (card.length) return refuseCardFields(req, res, page, gateway, card);
+    if (card.length) return refuseCardFields(ctx, req, res, page, gateway, card);
     // Without JavaScript the card fields appear once their gateway is chosen: ask for them
     // before judging them.
     if (gateway.flow === 'form' && input.fieldsOf !== undefined && input.fieldsOf !== gateway.id) {
