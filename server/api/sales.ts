@@ -135,7 +135,7 @@ export const saleOut = z
     operations: z.array(operationOut).describe('History, oldest first'),
     hold_expired: dateTime
       .nullable()
-      .describe('When the uncaptured hold expired and was voided by the service (`HOLD_EXPIRY_MS` after the sale, default 7 days); null otherwise'),
+      .describe('When the uncaptured hold expired and was voided by the service (when its processor says it expires, as Stripe’s `capture_before`; else `HOLD_EXPIRY_MS` after the sale, default 7 days); null otherwise'),
     sources: z
       .array(sourceOut)
       .optional()

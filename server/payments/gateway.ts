@@ -383,6 +383,12 @@ export interface Gateway {
    */
   processorFigures?(input: { payment: string; signal: AbortSignal }): Promise<ProcessorFigures | null>;
   /**
+   * Version 2, optional: when the hold on a payment (`payment`: the approved answer's
+   * reference) expires, as the processor says (Stripe's `capture_before`); null when it
+   * does not. Without it, a hold expires HOLD_EXPIRY_MS after its sale (payments/hold-expiry.ts).
+   */
+  holdExpiry?(input: CallContext & { payment: string }): Promise<Date | null>;
+  /**
    * Version 2, optional: verifies and reads a notification the processor posted to
    * `POST /gateways/{code}/notify`. null: not verified (answered 400, the status of every
    * processor notification that does not verify; nothing changes).

@@ -207,6 +207,37 @@ describe.each(ENGINES)('Stripe Checkout by redirect on %s', (engine) => {
     expect(double.requests.filter((r) => r.path.startsWith(`/v1/payment_intents/${pi}/`) && r.method === 'POST')).toHaveLength(1);
   });
 
+  it('a hold expires when Stripe says (the charge’s capture_before), not after a fixed 7 days', async () => {
+    const DAY = 86_400_000;
+    // Two days from the service's clock (which earlier tests moved on) on the double's.
+    double.books.holdSeconds = Math.ceil((clock.now().getTime() - Date.now()) / 1000) + 2 * 86_400;
+    const tx = await created({ authorize: true });
+    const page = await toCheckout(tx.token);
+    const [call] = await calls(tx.id);
+    try {
+      expect((await back(await onCheckout(page, 'pay'))).headers.get('location')).toMatch(/status=D/);
+    } finally {
+      double.books.holdSeconds = 7 * 86_400;
+    }
+    const [sale] = await salesOf(tx.id);
+    const pi = double.books.checkoutSessions.get(call!.processor_id!)!.payment_intent as string;
+    const charge = double.books.charges.get(double.books.paymentIntents.get(pi)!.latest_charge as string)!;
+    const expiresAt = (charge.payment_method_details as { card: { capture_before: number } }).card.capture_before * 1000;
+    expect(expiresAt - clock.now().getTime()).toBeLessThan(2 * DAY + 60_000);
+    const expire = () => t.service.jobs.runOnce(JOB_NAMES.holdExpiry);
+    const cancels = () => double.requests.filter((r) => r.path === `/v1/payment_intents/${pi}/cancel`).length;
+    // Asked once it is held, and put off until then.
+    await expire();
+    clock.advance(expiresAt - clock.now().getTime() - 60_000);
+    await expire();
+    expect((await api.get(`/sale/${sale.id}/`)).body).toMatchObject({ status: 'held', hold_expired: null });
+    expect(cancels()).toBe(0);
+    clock.advance(120_000);
+    await expire();
+    expect((await api.get(`/sale/${sale.id}/`)).body).toMatchObject({ status: 'voided', held: 0, voided: 17, hold_expired: expect.any(String) });
+    expect(cancels()).toBe(1);
+  });
+
   it('a customer who pays and never comes back: the reconciliation reads the session after its wait and records the payment', async () => {
     const tx = await created();
     // No webhook either (held): only the reconciliation can tell.

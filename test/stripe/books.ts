@@ -65,6 +65,8 @@ export function openBooks(baseUrl: () => string) {
     spent: new Set<string>(),
     /** How long after its creation an object appears in search results (Stripe: usually under a minute). */
     searchLagSeconds: 60,
+    /** How long an authorization holds, as `capture_before` says (7 days for online card payments; other periods for some cards, and with extended authorization). */
+    holdSeconds: 7 * 24 * 3600,
     /** New refunds go `pending` (then `failRefund` fails them, as a bank can days later). */
     refundsGoPending: false,
 

@@ -70,8 +70,10 @@ export function charge(fields: {
   status: 'succeeded' | 'failed';
   captured: boolean;
   failure?: { code: string; message: string; decline_code: string };
+  /** Seconds an authorization holds (books.holdSeconds). */
+  holdSeconds?: number;
 }): StripeObject {
-  const { pi, pm, created, status, captured, failure } = fields;
+  const { pi, pm, created, status, captured, failure, holdSeconds = 7 * 24 * 3600 } = fields;
   const ch = example('charge');
   const id = newId('ch');
   const card = ch.payment_method_details.card;
@@ -87,7 +89,7 @@ export function charge(fields: {
     amount_authorized: status === 'succeeded' ? pi.amount : null,
     wallet: null,
     // An authorization expires; Stripe says when on the charge (7 days for online card payments).
-    capture_before: status === 'succeeded' && !captured ? created + 7 * 24 * 3600 : undefined,
+    capture_before: status === 'succeeded' && !captured ? created + holdSeconds : undefined,
   });
   if (card.capture_before === undefined) delete card.capture_before;
   Object.assign(ch, {

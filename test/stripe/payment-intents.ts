@@ -23,7 +23,7 @@ function decline(books: Books, pi: StripeObject, pm: StripeObject, failure: { co
 /** The card is charged (captured at once, or only authorized for `capture_method: manual`). */
 function approve(books: Books, pi: StripeObject, pm: StripeObject): void {
   const captured = pi.capture_method !== 'manual';
-  const ch = charge({ pi, pm, created: books.now(), status: 'succeeded', captured });
+  const ch = charge({ pi, pm, created: books.now(), status: 'succeeded', captured, holdSeconds: books.holdSeconds });
   books.charges.set(ch.id, ch);
   if (captured) {
     const bt = settle(ch, pi.amount, books.now());
