@@ -37,7 +37,7 @@ const ONLY: [RegExp, Flavour[]][] = [
  * The expired result is not one: the page's own clock shows it.
  */
 const ANSWERED =
-  /^(error\.(card\.(declined|testInLive)|declined|insufficientFunds|gatewayFailed|gatewayTimeout|session|inProgress|tooManyAttempts|authentication|fieldsInvalid|save)|status\.(declined|paid|cancelled|checking|returning)|receipt|challenge|merchant\.labelPaid|(save|subscription)\.(declined|done|cancelled|labelDone))/;
+  /^(error\.(card\.(declined|testInLive)|cardFieldsRefused|declined|insufficientFunds|gatewayFailed|gatewayTimeout|session|inProgress|tooManyAttempts|authentication|fieldsInvalid|save)|status\.(declined|paid|cancelled|checking|returning)|receipt|challenge|merchant\.labelPaid|(save|subscription)\.(declined|done|cancelled|labelDone))/;
 
 type Stage = 'page' | 'answer' | 'all';
 
