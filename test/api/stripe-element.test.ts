@@ -178,6 +178,23 @@ describe.each(ENGINES)('Stripe Payment Element on %s', (engine) => {
     expect(await salesOf(tx.id)).toMatchObject([{ status: 'captured', authentication: { status: 'authenticated', method: 'challenge' } }]);
   });
 
+  it('3-D Secure failed at the issuer’s page: back on the return route, declined, nothing recorded as paid, and the customer can pay again', async () => {
+    const tx = await created();
+    const { secret, location, pi } = await started(tx);
+    const confirmed = await publishableConfirm(secret, '4000002760003184', location);
+    expect(confirmed.body).toMatchObject({ status: 'requires_action' });
+    const bank = await fetch(`${double.url}/test/3ds/${pi}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': FORM }, body: 'action=fail' });
+    const to = bank.headers.get('location')!;
+    expect(to.startsWith(location)).toBe(true);
+    expect((await back(to)).headers.get('location')).toBe(`/pay/${tx.token}/?declined=1&gateway=${STRIPE_CARD_ID}`);
+    expect(await salesOf(tx.id)).toEqual([]);
+    expect(await statusOf(tx.id)).toBe('N');
+    const next = await started(tx);
+    await publishableConfirm(next.secret, '4242424242424242', next.location);
+    await back(next.location);
+    expect(await salesOf(tx.id)).toMatchObject([{ status: 'captured', card: { last4: '4242' } }]);
+  });
+
   it('nothing the browser says is believed: another PaymentIntent named in the query, a return before confirming, card fields, another secret', async () => {
     const paid = await created();
     const first = await started(paid);
