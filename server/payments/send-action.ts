@@ -56,7 +56,7 @@ export async function sendSaleAction(deps: PaymentDeps, call: GatewayCall, gatew
   }
   const result = answer.value;
   const settled: Settled = result.ok ? { status: 'succeeded', reference: result.reference, card: null } : { status: 'failed', reason: 'refused', card: null };
-  const recorded = await recordSafely(deps, call, settled, () => recordSaleActionResult(deps, call, settled));
+  const recorded = await recordSafely(deps, call, settled, () => recordSaleActionResult(deps, call, settled, 'pending', gateway));
   if (recorded.kind === 'recorded' && recorded.value) return { kind: 'done', sale: recorded.value };
   if (!result.ok) return { kind: 'gateway_failed', reason: result.reason };
   return actionState(deps, call);
@@ -84,6 +84,8 @@ export async function recordSaleActionResult(
   call: GatewayCall,
   s: Settled,
   from: 'pending' | 'abandoned' = 'pending',
+  /** The call's gateway, when the caller has it already. */
+  gateway?: Gateway,
 ): Promise<StoredSale | null> {
   const action = call.kind as SaleAction;
   const db = deps.database.db;
@@ -97,7 +99,7 @@ export async function recordSaleActionResult(
           }
         : undefined;
     // A gateway that captures once released the rest of the hold with the capture: so do our books.
-    const releaseRest = action === 'capture' && !capabilitiesOf((await deps.gateways.of(call.environment_id)).find(call.gateway_id) ?? {}).repeatedCapture;
+    const releaseRest = action === 'capture' && !capabilitiesOf(gateway ?? (await deps.gateways.of(call.environment_id)).find(call.gateway_id) ?? {}).repeatedCapture;
     const recorded = await recordSaleAction(db, { call, action, gatewayReference: s.reference, now, outbox: deps.outbox, from, releaseRest, also });
     if (!recorded || action !== 'capture') return recorded;
     // Captured: what the merchant's own processor settled for it, if it does, in the sale answered.
