@@ -28,7 +28,10 @@ export interface Replicas {
   /** The primary's end without a shutdown checkpoint, as in a crash (`pg_ctl stop -m immediate`). */
   crashPrimary(): Promise<void>;
   stopStandby(): Promise<void>;
-  startStandby(): Promise<void>;
+  /** Started again and, when `streaming` (the default), waited for until it streams from the primary; without, it replays what it has and waits for one. */
+  startStandby(streaming?: boolean): Promise<void>;
+  /** Waits until the standby has replayed everything the primary had written when asked. */
+  caughtUp(): Promise<void>;
   /** `pg_ctl promote`, waiting until the standby accepts writes. */
   promote(): Promise<void>;
   query<T extends pg.QueryResultRow = any>(node: Node, text: string): Promise<T[]>;
@@ -92,9 +95,18 @@ export async function startReplicas(synchronous: boolean): Promise<Replicas> {
     query,
     crashPrimary: async () => void (await tool('pg_ctl', ['-D', primary.data, '-m', 'immediate', '-w', 'stop'])),
     stopStandby: async () => void (await tool('pg_ctl', ['-D', standby.data, '-m', 'fast', '-w', 'stop'])),
-    startStandby: async () => {
+    startStandby: async (stream = true) => {
       await start(standby);
-      await streaming();
+      if (stream) await streaming();
+    },
+    async caughtUp() {
+      const [{ lsn }] = await query<{ lsn: string }>(primary, 'select pg_current_wal_lsn()::text as lsn');
+      for (let i = 0; i < 300; i++) {
+        const rows = await query<{ done: boolean }>(primary, `select replay_lsn >= '${lsn}'::pg_lsn as done from pg_stat_replication where application_name = 's1'`);
+        if (rows[0]?.done) return;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error('the standby did not catch up');
     },
     promote: async () => void (await tool('pg_ctl', ['-D', standby.data, '-w', 'promote'])),
     async remove() {
