@@ -5,10 +5,12 @@ import { READINESS_URL } from './live-readiness-page';
 import { isExportKind } from './export-csv';
 import type { CurrencyFigures } from './home-figures';
 import { Figures, NeedsAttention } from './home-page';
+import { RecentActivity } from './recent-activity';
 import { AuditFilterForm, auditQueryString } from './audit-filters';
 import type { AuditFilters } from './audit-filters';
 import type { HomeAttention } from './home-attention';
 import type { AuditRow, Role } from '../store/schema';
+import type { RecentEvent } from '../store/event-list';
 
 // The pages of a signed-in user. Each receives what its route loaded, already scoped to
 // the session's environment.
@@ -35,6 +37,7 @@ export interface HomeData {
   baseUrl: string;
   figures: CurrencyFigures[];
   attention: HomeAttention;
+  activity: RecentEvent[];
 }
 
 export function overviewPage(p: Signed & HomeData): string {
@@ -63,6 +66,7 @@ export function overviewPage(p: Signed & HomeData): string {
         <p>{t('overview.transactions', { count: p.transactions })}</p>
       )}
       <NeedsAttention text={p.text} attention={p.attention} />
+      <RecentActivity text={p.text} events={p.activity} />
       <Figures text={p.text} figures={p.figures} />
     </>,
   );

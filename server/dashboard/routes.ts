@@ -6,6 +6,8 @@ import { baseUrlOf } from '../http/route';
 import { listApiKeys } from '../store/api-keys';
 import { attentionOf, quarterFigures } from '../store/dashboard-figures';
 import { countTransactions } from '../store/overview';
+import { recentEvents } from '../store/event-list';
+import { RECENT_EVENTS } from './recent-activity';
 import { resolveLanguage } from '../../widget/i18n/language';
 import { resolveSession, signOut, signOutEverywhere, switchEnvironment } from './accounts';
 import { NEXT_PATH } from './environment-link';
@@ -93,13 +95,14 @@ function homeRoute(router: IRouter, kit: Kit): void {
     const now = deps.now();
     const live = s.current.environment_mode === 'live';
     const { timeZone } = textOf(req);
-    const [transactions, rows, attention, gaps] = await Promise.all([
+    const [transactions, rows, attention, gaps, activity] = await Promise.all([
       countTransactions(db, environmentId),
       quarterFigures(db, environmentId, figureDays(now, timeZone).since),
       attentionOf(db, environmentId, now),
       setupGaps(deps, db, { id: environmentId, live }, now),
+      recentEvents(db, environmentId, RECENT_EVENTS),
     ]);
-    const home = { publicKey, transactions, baseUrl: baseUrlOf(req, deps), figures: foldFigures(rows, now, timeZone), attention: { ...attention, ...gaps } };
+    const home = { publicKey, transactions, baseUrl: baseUrlOf(req, deps), figures: foldFigures(rows, now, timeZone), attention: { ...attention, ...gaps }, activity };
     send(res, 200, overviewPage({ text: textOf(req), session: s, ...home }));
   }));
 }

@@ -119,6 +119,20 @@ export async function eventsAfter(db: Db, environmentId: string, after: string, 
   return withDeliveries(db, rows);
 }
 
+/** An event as the Overview's recent activity shows it: what it says, when, and the object it carries. */
+export interface RecentEvent {
+  id: string;
+  type: string;
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
+/** The environment's newest `limit` events, newest first (the events' own index, no join): the Overview's recent activity. */
+export async function recentEvents(db: Db, environmentId: string, limit: number): Promise<RecentEvent[]> {
+  const rows = await db.selectFrom('events').select(['id', 'type', 'created_at', 'payload']).where('environment_id', '=', environmentId).orderBy('id', 'desc').limit(limit).execute();
+  return rows.map((r) => ({ id: r.id, type: r.type, created_at: r.created_at, data: (JSON.parse(r.payload) as { data: Record<string, unknown> }).data }));
+}
+
 /** The id of the environment's newest event, where a listener that starts now begins. */
 export async function newestEventId(db: Db, environmentId: string): Promise<string | null> {
   const row = await db

@@ -152,12 +152,25 @@ describe.each(ENGINES)('dashboard home on %s', (engine) => {
     expect(attention).toContain(`<a href="/dashboard/webhook-endpoints/${failing.id}/">`);
     expect(attention).toContain(`${disabled.url}: disabled, every delivery failed for 3 days`);
 
+    // Recent activity: the newest events first, each in words with its amount, its time and a
+    // link to it, and the way to all of them; another environment's never.
+    const activity = /data-testid="activity">([\s\S]*?)<\/section>/.exec(html)![1]!;
+    const newest = (await api.get('/event/?page_size=8')).body.results as { id: string; type: string }[];
+    expect(newest).toHaveLength(8);
+    expect([...activity.matchAll(/<a href="\/dashboard\/events\/([^/]+)\/">/g)].map((m) => m[1])).toEqual(newest.map((e) => e.id));
+    expect(activity).toContain('<code class="event-type">dispute.created</code>');
+    expect(activity).toMatch(/<time datetime="[^"]+">[^<]+<\/time> <a href="\/dashboard\/events\/[^"]+">Dispute opened: €50\.00 <code class="event-type">dispute\.created<\/code><\/a>/);
+    expect(activity).toContain('<a href="/dashboard/events/">All events</a>');
+
     // The other environment sees its own sale only, and nothing to attend to.
     const theirs = (await (await member(t, other, 'owner')).browser.get('/dashboard/')).text;
     expect(cell(theirs, 'EUR', 'payments', 30)).toBe('€1,000.00 (1)');
     expect(theirs).not.toContain('data-currency="USD"');
     expect(theirs).toContain('Nothing needs your attention.');
     expect(html).not.toContain('€1,000.00');
+    const theirEvents = (await other.get('/event/')).body.results as { id: string }[];
+    expect(theirEvents.length).toBeGreaterThan(0);
+    for (const e of theirEvents) expect(activity).not.toContain(e.id);
     await hook.close();
   });
 
