@@ -28,6 +28,8 @@ interface Props {
   adjustments: BrandAdjustment[];
   saved: boolean;
   pricing: Pricing;
+  /** The currencies the shop holds money in: a fixed fee is shown as money in each. */
+  currencies: string[];
   rawCards: boolean;
   /** What was wrong with the logo just sent. */
   logoError?: LogoError;
@@ -90,10 +92,20 @@ function TimeZoneForm({ text, csrf, current, editable, invalid }: { text: Dashbo
   );
 }
 
-function Operator({ text, pricing, rawCards, mode }: { text: DashboardText; pricing: Pricing; rawCards: boolean; mode: string }) {
+/**
+ * A fixed fee as money. It is charged in each sale's own currency, as that many of its minor
+ * units: written in every currency the shop holds money in (€0.30 · $0.30 · ¥30), or, before
+ * it holds any, as the minor units themselves.
+ */
+function fixedFee(text: DashboardText, units: bigint, currencies: string[]): string {
+  if (currencies.length === 0) return text.t('settings.fixedUnits', { fixed: units.toString() });
+  return currencies.map((c) => text.money(Number(units), c)).join(' · ');
+}
+
+function Operator({ text, pricing, currencies, rawCards, mode }: { text: DashboardText; pricing: Pricing; currencies: string[]; rawCards: boolean; mode: string }) {
   const { t } = text;
   const percent = (e2: bigint) => new Intl.NumberFormat(text.lang, { style: 'percent', minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(Number(e2) / 10_000);
-  const fee = (p: Pricing['charge']) => t('settings.fee', { percent: percent(p.percentE2), fixed: p.fixed.toString() });
+  const fee = (p: Pricing['charge']) => t('settings.fee', { percent: percent(p.percentE2), fixed: fixedFee(text, p.fixed, currencies) });
   return (
     <>
       <h2 id="settings-pricing">{t('settings.pricing')}</h2>
@@ -103,10 +115,11 @@ function Operator({ text, pricing, rawCards, mode }: { text: DashboardText; pric
         <dt>{t('settings.refundFee')}</dt>
         <dd>{fee(pricing.refund)}</dd>
         <dt>{t('settings.disputeFee')}</dt>
-        <dd>{t('settings.fixed', { fixed: pricing.disputeFixed.toString() })}</dd>
+        <dd>{fixedFee(text, pricing.disputeFixed, currencies)}</dd>
         <dt>{t('settings.settlement')}</dt>
         <dd>{t('settings.days', { count: pricing.settlementDelayDays })}</dd>
       </dl>
+      {currencies.length > 0 && <p class="hint">{t('settings.feeCurrencies')}</p>}
       <p class="hint">
         {t('settings.byOperator')} <code>npm run keys -- pricing</code>
       </p>
@@ -159,7 +172,7 @@ export function settingsPage(p: Props): string {
       </div>
       <h2>{t('settings.timeZoneTitle')}</h2>
       <TimeZoneForm text={text} csrf={session.csrf} current={text.timeZone} editable={editable} invalid={p.timeZoneInvalid ?? false} />
-      <Operator text={text} pricing={p.pricing} rawCards={p.rawCards} mode={session.current.environment_mode} />
+      <Operator text={text} pricing={p.pricing} currencies={p.currencies} rawCards={p.rawCards} mode={session.current.environment_mode} />
       {roleAtLeast(session.current.role, 'owner') && (
         <>
           <h2>{t('settings.people')}</h2>

@@ -4,7 +4,8 @@ import { auditOf } from '../../server/store/audit';
 import { getBrand } from '../../server/store/branding';
 import { member } from './dashboard';
 import { ENGINES, useTestService } from './harness';
-import { priced } from './pay';
+import { paidTransaction, priced } from './pay';
+import { JOB_NAMES } from '../../server/jobs';
 
 /** A 1×1 PNG, a JPEG's markers, an SVG (an image that can run script: refused). */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
@@ -125,12 +126,26 @@ describe.each(ENGINES)('dashboard settings on %s', (engine) => {
   it('shows pricing, mode and the raw card setting read-only', async () => {
     await setPricing(db(), env(), { charge: { percentE2: 290n, fixed: 30n }, refund: { percentE2: 0n, fixed: 0n }, settlementDelayDays: 3, disputeFixed: 1500n }, new Date());
     const page = (await (await member(svc.t, svc.api, 'viewer')).browser.get('/dashboard/settings/')).text;
+    // A shop holding no money yet: the fixed part as what it is, minor units of each sale's currency.
     expect(page).toContain('<dd data-testid="charge-fee">2.90% + 30 minor units of the sale’s currency</dd>');
     expect(page).toContain('npm run keys -- pricing');
     expect(page).toContain('<dd data-testid="mode">sandbox</dd>');
     expect(page).toContain('<dd data-testid="raw-cards">on</dd>');
     // Nothing of it is a field.
     expect(page).not.toMatch(/name="(charge|mode|raw)/);
+  });
+
+  it('writes a fixed fee as money in each currency the shop holds: the same minor units, whatever their size', async () => {
+    await setPricing(db(), env(), { charge: { percentE2: 290n, fixed: 30n }, refund: { percentE2: 0n, fixed: 0n }, settlementDelayDays: 3, disputeFixed: 1500n }, new Date());
+    await paidTransaction(svc.api, priced('EUR', 20));
+    await paidTransaction(svc.api, priced('JPY', 1000));
+    await svc.t.service.jobs.runOnce(JOB_NAMES.balance);
+    const page = (await (await member(svc.t, svc.api, 'viewer')).browser.get('/dashboard/settings/')).text;
+    expect(page).toContain('<dd data-testid="charge-fee">2.90% + €0.30 · ¥30</dd>');
+    expect(page).toContain('<dd>€15.00 · ¥1,500</dd>');
+    expect(page).toContain('A fixed part is charged in each sale’s own currency');
+    const es = (await (await member(svc.t, svc.api, 'viewer', { 'accept-language': 'es' })).browser.get('/dashboard/settings/')).text;
+    expect(es).toContain('<dd data-testid="charge-fee">2,90\u00a0% + 0,30\u00a0€ · 30\u00a0JPY</dd>');
   });
 
   it('the audit log filters by action, member and a range of UTC days', async () => {
