@@ -100,7 +100,7 @@ export async function startReplicas(synchronous: boolean): Promise<Replicas> {
       if (stream) await streaming();
     },
     async caughtUp() {
-      const [{ lsn }] = await query<{ lsn: string }>(primary, 'select pg_current_wal_lsn()::text as lsn');
+      const { lsn } = (await query<{ lsn: string }>(primary, 'select pg_current_wal_lsn()::text as lsn'))[0]!;
       for (let i = 0; i < 300; i++) {
         const rows = await query<{ done: boolean }>(primary, `select replay_lsn >= '${lsn}'::pg_lsn as done from pg_stat_replication where application_name = 's1'`);
         if (rows[0]?.done) return;
