@@ -5,7 +5,7 @@ import { notFound } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { type CatalogueTable, deleteItem, getItem, listItems } from '../store/catalogue';
 import { inTransaction, type Tx } from '../store/db';
-import type { CatalogueFamily, EventType } from '../store/events';
+import type { CatalogueFamily, EventType } from '../domain/event-types';
 import { changeCatalogueItem, createCatalogueItem } from '../commands/catalogue-changes';
 import { CATALOGUE, CATALOGUE_VIEWS, type Group, patchOf, type viewOf } from '../schemas/catalogue';
 import { EXAMPLE_TIME, IDS, page } from './examples';

@@ -3,7 +3,7 @@ import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { found, notFound } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
 import { presentEndpoint } from '../present/webhook-endpoint';
-import { EVENT_TYPES } from '../store/events';
+import { EVENT_TYPES } from '../domain/event-types';
 import { getEndpoint, listEndpoints, type StoredEndpoint } from '../store/webhook-endpoints';
 import { patchOf } from '../schemas/catalogue';
 import { dateTime, livemode, objectId, timestamps } from '../schemas/fields';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EVENT_TYPES, type EventFamily, type EventType, familyOf } from '../store/events';
+import { EVENT_TYPES, type EventFamily, type EventType, familyOf } from '../domain/event-types';
 import { authorizationOut } from './authorizations';
 import { CATALOGUE_VIEWS } from '../schemas/catalogue';
 import { clientOut, documentOut, ibanOut } from '../schemas/client-objects';

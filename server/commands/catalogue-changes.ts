@@ -3,7 +3,7 @@ import type { Deps } from '../deps';
 import { ApiError, type FieldError, invalid, zodErrors } from '../http/problem';
 import { type CatalogueTable, getItem, insertItem, updateItem } from '../store/catalogue';
 import { type Db, inTransaction, type Tx } from '../store/db';
-import type { EventType } from '../store/events';
+import type { EventType } from '../domain/event-types';
 import { CATALOGUE, type Group, patchOf, type Row } from '../schemas/catalogue';
 
 // Creating and changing a catalogue object, with its event in the same database

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { Deps } from '../deps';
 import { ApiError, type FieldError, zodErrors } from '../http/problem';
 import { inTransaction, type Db } from '../store/db';
-import { EVENT_TYPES, stopEndpointDeliveries } from '../store/events';
+import { EVENT_TYPES } from '../domain/event-types';
+import { stopEndpointDeliveries } from '../store/events';
 import {
   createEndpoint,
   deleteEndpoint,

@@ -1,4 +1,4 @@
-import { EVENT_FAMILIES, type EventFamily } from '../store/events';
+import { EVENT_FAMILIES, type EventFamily } from '../domain/event-types';
 import type { StoredEndpoint } from '../store/webhook-endpoints';
 
 // Webhook endpoints' forms: a posted form becomes the API's input, checked and applied by

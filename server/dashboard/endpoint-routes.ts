@@ -1,6 +1,6 @@
 import express, { type IRouter, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { EVENT_TYPES } from '../store/events';
+import { EVENT_TYPES } from '../domain/event-types';
 import { attemptEvent, listEndpointAttempts } from '../store/endpoint-attempts';
 import { getEndpoint, listEndpoints, type StoredEndpoint } from '../store/webhook-endpoints';
 import type { ActiveSession } from './accounts';

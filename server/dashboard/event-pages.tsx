@@ -1,5 +1,5 @@
 import type { StoredEvent } from '../store/event-list';
-import { EVENT_TYPES } from '../store/events';
+import { EVENT_TYPES } from '../domain/event-types';
 import type { EventDeliveryRow } from '../store/schema';
 import { roleAtLeast } from '../store/users';
 import { GROUPS, type GroupName } from './catalogue-form';

@@ -1,7 +1,7 @@
 import type { IRouter, Request, Response } from 'express';
 import { z } from 'zod';
 import { getEvent, listEvents } from '../store/event-list';
-import { EVENT_TYPES } from '../store/events';
+import { EVENT_TYPES } from '../domain/event-types';
 import { getEndpoint } from '../store/webhook-endpoints';
 import type { ActiveSession } from './accounts';
 import { eventPage, type EventNotice, eventsPage } from './event-pages';

@@ -1,6 +1,6 @@
 import { findCurrency } from '../domain/currencies';
 import { toUnits } from '../domain/money';
-import { EVENT_TYPES, type EventFamily, type EventType } from '../store/events';
+import { EVENT_TYPES, type EventFamily, type EventType } from '../domain/event-types';
 import type { DashboardText } from './i18n';
 
 // An event as a merchant reads it ("Payment succeeded", "Refund created: €12.50"), linked to

@@ -4,7 +4,7 @@ import { uuidv7 } from '../domain/ids';
 import type { TeamNotification } from '../domain/team-notifications';
 import { DEFAULT_TIME_ZONE } from '../domain/time-zone';
 import type { Tx } from '../store/db';
-import type { EventType } from '../store/events';
+import type { EventType } from '../domain/event-types';
 import { insertMail } from '../store/mails';
 import { recipientsOf } from '../store/notification-preferences';
 import type { MailBody } from './mail-compose';

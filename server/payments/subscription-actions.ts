@@ -1,6 +1,7 @@
 import type { SubscriptionAction, SubscriptionStatus } from '../domain/subscription-states';
 import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from '../store/db';
-import type { EventType, Outbox } from '../store/events';
+import type { EventType } from '../domain/event-types';
+import type { Outbox } from '../store/events';
 import type { SubscriptionRow } from '../store/schema';
 import { actOnSubscription, chargeNewCard, getSubscription, readSubscription, setCustomerEmail, type StoredSubscription } from '../store/subscriptions';
 

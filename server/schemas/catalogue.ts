@@ -3,7 +3,7 @@ import { exponentOf } from '../domain/currencies';
 import { unitsToNumber } from '../domain/money';
 import { PRICE_SCALE_WITHOUT_CURRENCY, RATE_SCALE } from '../domain/pricing';
 import { fieldError } from '../http/problem';
-import type { CatalogueFamily } from '../store/events';
+import type { CatalogueFamily } from '../domain/event-types';
 import type { CatalogueItem, CatalogueTable } from '../store/catalogue';
 import {
   amount,

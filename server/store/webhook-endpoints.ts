@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { uuidv7 } from '../domain/ids';
 import { changesOf, keptUntilChanged, settingsChanged } from './auth-changes';
 import { databaseOf, type Db, inTransaction, type Tx } from './db';
-import type { EventType } from './events';
+import type { EventType } from '../domain/event-types';
 import type { FailingSpell } from './failing-endpoints';
 import { countAndPage, type Page } from './paging';
 import type { Tables, WebhookEndpointRow } from './schema';

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_TYPES } from '../../server/store/events';
+import { EVENT_TYPES } from '../../server/domain/event-types';
 import { ENGINES, rawRequest, useTestService } from './harness';
 import { payToken } from './pay';
 

@@ -5,7 +5,7 @@ import fr from '../../locales/dashboard/fr.json' with { type: 'json' };
 import au from '../../locales/dashboard/au.json' with { type: 'json' };
 import { eventWords } from '../../server/dashboard/event-words';
 import { dashboardText } from '../../server/dashboard/i18n';
-import { EVENT_TYPES } from '../../server/store/events';
+import { EVENT_TYPES } from '../../server/domain/event-types';
 
 // Every event type the service emits (EVENT_FAMILIES, the one registry) has words in each of
 // the dashboard's languages: a type added without them fails here. Read from the files

@@ -1,5 +1,5 @@
 import type { Tx } from '../../server/store/db';
-import { type EventFamily, type EventType, familyOf } from '../../server/store/events';
+import { type EventFamily, type EventType, familyOf } from '../../server/domain/event-types';
 
 // The event registry, checked by the compiler (npm run typecheck): a type outside a known
 // family does not exist, and a snapshot table must cover every family.
