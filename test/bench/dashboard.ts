@@ -90,6 +90,7 @@ async function pagesOf(store: Store): Promise<[string, string][]> {
   const sale = await db.selectFrom('sales').where('transaction_id', '=', tx.id).select(['id', 'amount', 'card_last4']).executeTakeFirstOrThrow();
   const disputes = await db.selectFrom('disputes').where('environment_id', '=', env).select('id').orderBy('id').execute();
   const event = await db.selectFrom('events').where('environment_id', '=', env).where('object_id', '=', sale.id).select('id').executeTakeFirstOrThrow();
+  const endpoint = await db.selectFrom('webhook_endpoints').where('environment_id', '=', env).select('id').executeTakeFirstOrThrow();
   const q = (text: string) => encodeURIComponent(text);
   const amount = (sale.amount / 100).toFixed(2);
   return [
@@ -104,12 +105,15 @@ async function pagesOf(store: Store): Promise<[string, string][]> {
     ['a payment', `/dashboard/transactions/${tx.id}/`],
     ['balance', '/dashboard/balance/'],
     ['customers', '/dashboard/customers/'],
+    ['a customer (payer by email)', `/dashboard/customers/payers/${tx.id}/`],
     ['disputes', '/dashboard/disputes/'],
     ['a dispute', `/dashboard/disputes/${disputes[Math.floor(disputes.length / 2)]!.id}/`],
     ['events', '/dashboard/events/'],
     ['an event', `/dashboard/events/${event.id}/`],
     ['webhook deliveries', '/dashboard/webhooks/'],
     ['webhook endpoints', '/dashboard/webhook-endpoints/'],
+    ["an endpoint and its attempts", `/dashboard/webhook-endpoints/${endpoint.id}/`],
+    ['API requests', '/dashboard/requests/'],
     ['payouts', '/dashboard/payouts/'],
     ['export', '/dashboard/export/'],
     ['settings', '/dashboard/settings/'],
