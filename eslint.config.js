@@ -48,6 +48,7 @@ const WRITERS = {
   users: 'server/store/users.ts',
   dashboard_sessions: 'server/store/users.ts',
   processors: 'server/store/processors.ts',
+  processor_payouts: 'server/store/processor-payouts.ts',
   webhook_endpoints: 'server/store/webhook-endpoints.ts',
   api_requests: 'server/store/api-requests.ts',
   api_keys: 'server/store/api-keys.ts',

@@ -1,9 +1,10 @@
 import { maskedIban } from '../../widget/fields/iban';
 import type { PayoutOnItsWay } from '../store/balance-overview';
 import type { PayoutSettings } from '../store/merchant-payouts';
+import type { ProcessorPayoutShown } from '../store/processor-payouts';
 import type { BalanceTransactionRow, MerchantPayoutRow, PayoutFileRow } from '../store/schema';
 import type { BalanceFilters } from './balance-filters';
-import { BalanceFilterForm, BalanceTransactions, LatestFiles, LatestPayouts, OnItsWay } from './balance-parts';
+import { BalanceFilterForm, BalanceTransactions, LatestFiles, LatestPayouts, OnItsWay, ProcessorPayouts } from './balance-parts';
 import type { DashboardKey, DashboardText } from './i18n';
 import { Csrf, renderPage } from './layout';
 import { type ActionNotice, Notice } from './list-parts';
@@ -13,7 +14,8 @@ import type { Signed } from './sale-pages';
 // /dashboard/balance/: the money the platform holds for the environment (available and
 // pending per currency, "Pay out now" for owners, what is on its way and when, the fees of
 // a period, the balance transactions, payouts and payout files), and apart from it, read
-// only, the sales a processor of the merchant's own settles, which never enter the balance.
+// only, the sales a processor of the merchant's own settles, which never enter the balance,
+// and that processor's own payouts (no "Pay out now" there: the processor pays them out).
 // Integer minor units throughout; only text.money formats them.
 
 export interface BalanceView {
@@ -39,6 +41,8 @@ export interface BalanceView {
   processor: { name: string; currency: string; count: number; captured: number; refunded: number }[];
   /** What the processors reported of those sales, in the currency each settled in. */
   processorFigures: { name: string; currency: string; count: number; amount: number; fee: number; net: number }[];
+  /** The processors' own payouts, as the daily sweep last read them (none from Redsys, whose API gives none). */
+  processorPayouts: ProcessorPayoutShown[];
   now: Date;
   notice?: ActionNotice;
 }
@@ -223,6 +227,9 @@ export function balancePage(p: Signed & { view: BalanceView; status?: number }):
       <h3 id="bal-processor-figures">{t('bal.processorFigures')}</h3>
       <p>{t('bal.processorFiguresIntro')}</p>
       <ProcessorFigures text={text} rows={v.processorFigures} />
+      <h3 id="bal-processor-payouts">{t('bal.processorPayouts')}</h3>
+      <p>{t('bal.processorPayoutsIntro')}</p>
+      <ProcessorPayouts text={text} rows={v.processorPayouts} />
     </>,
   );
 }

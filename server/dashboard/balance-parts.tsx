@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { BALANCE_TRANSACTION_TYPES } from '../domain/balance';
 import type { PayoutOnItsWay } from '../store/balance-overview';
+import type { ProcessorPayoutShown } from '../store/processor-payouts';
 import type { BalanceTransactionRow, MerchantPayoutRow, PayoutFileRow } from '../store/schema';
 import { type BalanceFilters, balanceQuery } from './balance-filters';
 import type { DashboardText } from './i18n';
@@ -8,7 +9,8 @@ import { Pager } from './list-parts';
 import { payoutFileUrl } from './payout-file-pages';
 
 // The Balance page's lists (balance-page.tsx): its balance transactions with their filters,
-// the payouts on their way, the latest payouts and payout files with their state in words.
+// the payouts on their way, the latest payouts and payout files with their state in words,
+// and the payouts a processor of the merchant's own made, as the daily sweep last read them.
 
 const payoutUrl = (id: string) => `/dashboard/payouts/${id}/`;
 
@@ -203,5 +205,44 @@ export function LatestFiles({ text, rows }: { text: DashboardText; rows: PayoutF
         <a href="/dashboard/payout-files/">{t('bal.allFiles')}</a>
       </p>
     </>
+  );
+}
+
+/** A processor's payout's state in words; a failed one stands out, with the processor's reason. */
+function ProcessorPayoutState({ text, row }: { text: DashboardText; row: ProcessorPayoutShown }) {
+  const words = text.t(`bal.processorPayout.status.${row.status}`);
+  if (row.status !== 'failed') return <>{words}</>;
+  return <strong class="overdue">{row.failure_message ? text.t('bal.processorPayoutFailed', { status: words, why: row.failure_message }) : words}</strong>;
+}
+
+/** The processors' own payouts to the merchant's bank, latest arrival first: read-only, no action. */
+export function ProcessorPayouts({ text, rows }: { text: DashboardText; rows: ProcessorPayoutShown[] }) {
+  const { t } = text;
+  if (rows.length === 0) return <p class="empty">{t('bal.processorPayoutsNone')}</p>;
+  return (
+    <Scroll labelledBy="bal-processor-payouts">
+      <table data-testid="processor-payouts">
+        <thead>
+          <tr>
+            <th scope="col">{t('proc.type')}</th>
+            <th scope="col">{t('bal.col.arrival')}</th>
+            <th scope="col">{t('payout.amount')}</th>
+            <th scope="col">{t('tx.status')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.id} data-processor-payout={r.payout}>
+              <th scope="row">{t(`proc.name.${r.type}`)}</th>
+              <td>{text.dateTime(r.arrival_date)}</td>
+              <td>{text.money(r.amount, r.currency)}</td>
+              <td>
+                <ProcessorPayoutState text={text} row={r} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Scroll>
   );
 }

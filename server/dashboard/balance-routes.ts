@@ -7,6 +7,7 @@ import { balanceOf } from '../store/balance';
 import { feesIn, listBalanceTransactionsIn, payoutsOnTheirWay, pendingByDay, processorFiguresIn, processorSalesIn } from '../store/balance-overview';
 import { getMerchantPayout, heldUntil, listMerchantPayouts, payoutSettingsOf } from '../store/merchant-payouts';
 import { listFiles } from '../store/payout-files';
+import { latestProcessorPayouts } from '../store/processor-payouts';
 import { roleAtLeast } from '../store/users';
 import type { ActiveSession } from './accounts';
 import { parseBalanceFilters, periodOf, storeFiltersOf } from './balance-filters';
@@ -27,6 +28,8 @@ import { hasSecondFactor } from './second-factor';
 const PAGE_SIZE = 20;
 /** The latest payouts, payout files and payouts on their way shown; the rest are on their pages. */
 const LATEST = 5;
+/** A processor's latest payouts shown: about two weeks of its daily ones (the processor's own dashboard has the rest). */
+const PROCESSOR_PAYOUTS = 10;
 const ID = /^[0-9a-f-]{36}$/;
 const payOutForm = z.object({ currency: z.string().regex(/^[A-Z]{3}$/), confirm: z.literal('yes').optional() });
 const doneQuery = z.object({ paid_out: z.string().regex(ID) });
@@ -67,7 +70,7 @@ export function balanceRoutes(router: IRouter, kit: Kit): void {
     const owner = roleAtLeast(s.current.role, 'owner');
     const names = processorNames(kit, text);
     const settledIds = processorSettledIds(deps.gateways.all);
-    const [balance, settings, becoming, onItsWay, fees, list, payouts, files, processor, figures, secondFactor] = await Promise.all([
+    const [balance, settings, becoming, onItsWay, fees, list, payouts, files, processor, figures, processorPayouts, secondFactor] = await Promise.all([
       balanceOf(db, env, now),
       payoutSettingsOf(db, env),
       pendingByDay(db, env, now, text.timeZone),
@@ -78,6 +81,7 @@ export function balanceRoutes(router: IRouter, kit: Kit): void {
       owner ? listFiles(db, env, {}, { page: 1, page_size: LATEST }) : null,
       processorSalesIn(db, env, settledIds, period),
       processorFiguresIn(db, env, settledIds, period),
+      latestProcessorPayouts(db, env, PROCESSOR_PAYOUTS),
       owner && hasSecondFactor(db, s.userId),
     ]);
     const until = heldUntil(settings, now);
@@ -91,6 +95,7 @@ export function balanceRoutes(router: IRouter, kit: Kit): void {
       files: files?.rows ?? null,
       processor: processor.map(({ gateway_id, ...r }) => ({ name: names.get(gateway_id) ?? gateway_id, ...r })),
       processorFigures: figures.map(({ gateway_id, ...r }) => ({ name: names.get(gateway_id) ?? gateway_id, ...r })),
+      processorPayouts,
     };
     send(res, status, balancePage({ text, session: s, view }));
   };

@@ -37,3 +37,25 @@ export function processorSettlement(sale: { gateway_id: string; captured: number
   if (!reports) return { status: 'not_reported', figures: null };
   return { status: sale.captured > 0 ? 'pending' : 'none', figures: null };
 }
+
+/** A processor's payout's states, as Stripe names them (its `payout.status`). */
+export const PROCESSOR_PAYOUT_STATUSES = ['pending', 'in_transit', 'paid', 'failed', 'canceled'] as const;
+export type ProcessorPayoutStatus = (typeof PROCESSOR_PAYOUT_STATUSES)[number];
+
+/**
+ * A payout the merchant's own processor account made to the merchant's bank (Stripe's
+ * `payout`): the processor's money, read for the dashboard, never ours to make or change.
+ */
+export interface ProcessorPayout {
+  /** The processor's id (`po_…`). */
+  id: string;
+  /** The processor's minor units of `currency` (upper-case ISO 4217). */
+  amount: number;
+  currency: string;
+  status: ProcessorPayoutStatus;
+  /** When the processor expects the money in the bank (or it arrived). */
+  arrivalDate: Date;
+  /** Why it failed, as the processor says; null unless it failed. */
+  failureMessage: string | null;
+  created: Date;
+}

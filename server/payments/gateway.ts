@@ -1,6 +1,6 @@
 import type { Authentication } from '../domain/authentication';
 import type { GatewayCapabilities } from '../domain/gateway-capabilities';
-import type { ProcessorFigures } from '../domain/processor-settlement';
+import type { ProcessorFigures, ProcessorPayout } from '../domain/processor-settlement';
 import type { GatewayTestData } from '../domain/test-cards';
 import type { GatewayField } from '../../widget/fields/types';
 
@@ -382,6 +382,12 @@ export interface Gateway {
    * null while the processor has no such record yet.
    */
   processorFigures?(input: { payment: string; signal: AbortSignal }): Promise<ProcessorFigures | null>;
+  /**
+   * Version 2, optional, for a processor whose API lists its own payouts to the merchant's
+   * bank (Stripe's; Redsys's gives none): those created since `since`, newest first, at most
+   * a few hundred. Read by the daily sweep only (payments/processor-payouts.ts).
+   */
+  processorPayouts?(input: { since: Date; signal: AbortSignal }): Promise<ProcessorPayout[]>;
   /**
    * Version 2, optional: when the hold on a payment (`payment`: the approved answer's
    * reference) expires, as the processor says (Stripe's `capture_before`); null when it

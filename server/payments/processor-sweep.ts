@@ -5,6 +5,7 @@ import { refundOperations, type SweptSale, sweptSales } from '../store/processor
 import { findCallByReference } from '../store/unknown-outcomes';
 import type { PaymentDeps } from './ask';
 import { needsAttention, type ProcessorSource } from './processor-attention';
+import { readProcessorPayouts } from './processor-payouts';
 import { fillProcessorSettlements } from './processor-settlement';
 import type { ProcessorRecent, SeenCharge, SeenRefund } from './processor-said';
 import { STRIPE_CARD_ID, type StripeCardGateway } from './stripe/gateway';
@@ -17,7 +18,7 @@ import { STRIPE_CARD_ID, type StripeCardGateway } from './stripe/gateway';
 // by someone else, a sale of ours the processor does not have. What is still moving on our
 // side (a call of unknown outcome, an action in flight) is left to the reconciliation, and
 // the last hour is left out: its events and returns may still be on their way. It also reads
-// the processor's figures (fee, net) of the sales still without them.
+// the processor's figures (fee, net) of the sales still without them, and its own payouts.
 
 const HOUR_MS = 3_600_000;
 /** How far back each sweep looks: three days, so a day the sweep could not run is covered by the next. */
@@ -64,7 +65,9 @@ async function sweepOne(deps: SweepDeps, p: { id: string; environment_id: string
   for (const d of differences) await needsAttention(deps, source, d);
   // Stripe's fee and net of sales whose reading after the payment failed (processor-settlement.ts).
   const settlements = await fillProcessorSettlements(deps, gateway, p.environment_id);
-  deps.log.info({ processor: p.id, charges: recent.charges.length, refunds: recent.refunds.length, differences: differences.length, settlements }, 'processor swept');
+  // The processor's own payouts, for the Balance page (processor-payouts.ts).
+  const payouts = await readProcessorPayouts(deps, gateway, p);
+  deps.log.info({ processor: p.id, charges: recent.charges.length, refunds: recent.refunds.length, differences: differences.length, settlements, payouts }, 'processor swept');
   return true;
 }
 

@@ -6,6 +6,7 @@ import type { TransactionStatus } from '../domain/transaction-status';
 import type { DisputeReason, DisputeStatus } from '../domain/disputes';
 import type { PayoutFileState, PayoutKind, PayoutState } from '../domain/sepa/states';
 import type { RefundReason } from '../domain/payment-reference';
+import type { ProcessorPayoutStatus } from '../domain/processor-settlement';
 
 export type { TransactionStatus };
 
@@ -969,6 +970,22 @@ export interface ProcessorCustomerRow extends Owned {
   customer: string;
 }
 
+/** A payout of a merchant's own processor account to the merchant's bank (Stripe's `payout`; migration 140). */
+export interface ProcessorPayoutRow extends Owned {
+  processor_id: string;
+  /** The processor's id of it (`po_…`): one row per processor and payout. */
+  payout: string;
+  /** The processor's minor units of `currency` (upper-case ISO 4217). */
+  amount: number;
+  currency: string;
+  status: ProcessorPayoutStatus;
+  /** ISO time: when the processor expects the money in the bank (or it arrived). */
+  arrival_date: string;
+  failure_message: string | null;
+  /** ISO time: when the processor made it. */
+  payout_created_at: string;
+}
+
 export const PROCESSOR_TYPES = ['stripe', 'redsys'] as const;
 export type ProcessorType = (typeof PROCESSOR_TYPES)[number];
 
@@ -1103,6 +1120,7 @@ export interface Tables {
   redsys_operations: RedsysOperationRow;
   processor_customers: ProcessorCustomerRow;
   sale_processor_settlements: SaleProcessorSettlementRow;
+  processor_payouts: ProcessorPayoutRow;
   payout_files: PayoutFileRow;
   payout_file_items: PayoutFileItemRow;
   bank_statement_reports: BankStatementReportRow;

@@ -200,6 +200,23 @@ describe('the Stripe test double (official SDK)', () => {
     expect((await stripe.paymentIntents.search({ query })).data.map((p) => p.id)).toEqual([pi.id]);
   });
 
+  it('lists the account’s payouts newest first, by creation and status, a page at a time, and refuses an unknown parameter', async () => {
+    const since = double.books.now();
+    const older = double.payOut({ amount: 5000, currency: 'eur', created: since, status: 'paid' });
+    const newer = double.payOut({ amount: 1200, currency: 'eur', created: since + 60, status: 'failed', failure_code: 'account_closed', failure_message: 'The bank account has been closed.' });
+    const first = await stripe.payouts.list({ created: { gte: since }, limit: 1 });
+    expect(first).toMatchObject({ object: 'list', url: '/v1/payouts', has_more: true });
+    expect(first.data[0]).toMatchObject({ id: newer.id, object: 'payout', amount: 1200, status: 'failed', failure_message: 'The bank account has been closed.', arrival_date: since + 60 + 2 * 24 * 3600 });
+    const rest = await stripe.payouts.list({ created: { gte: since }, limit: 1, starting_after: newer.id });
+    expect(rest.data.map((p) => p.id)).toEqual([older.id]);
+    expect((await stripe.payouts.list({ created: { gte: since }, status: 'paid' })).data.map((p) => p.id)).toEqual([older.id]);
+    expect((await stripe.payouts.list({ arrival_date: { gt: since + 2 * 24 * 3600 } })).data.map((p) => p.id)).toEqual([newer.id]);
+    expect(await stripe.payouts.retrieve(older.id)).toMatchObject({ id: older.id, status: 'paid' });
+    const unknown = await refusal(stripe.payouts.list({ created: { gte: since }, colour: 'blue' } as Stripe.PayoutListParams));
+    expect(unknown).toMatchObject({ statusCode: 400, type: 'StripeInvalidRequestError', code: 'parameter_unknown', param: 'colour' });
+    expect(await refusal(stripe.payouts.list({ status: 'lost' as 'paid' }))).toMatchObject({ statusCode: 400, param: 'status' });
+  });
+
   it('checks the key (a test key only), reads the balance, and records the API version', async () => {
     expect(await stripe.balance.retrieve()).toMatchObject({ object: 'balance', livemode: false });
     expect(double.requests.at(-1)).toMatchObject({ method: 'GET', path: '/v1/balance', stripeVersion: API_VERSION });

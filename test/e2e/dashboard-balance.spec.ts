@@ -33,6 +33,8 @@ test('see the balance and pay out now', async ({ page }) => {
     await expect(page.getByTestId('payout-terms')).toContainText('ES…1332');
     await expect(page.getByTestId('fees')).toContainText('€0.25, on 1 balance transaction');
     await expect(page.getByTestId('balance-transactions').getByRole('row')).toHaveCount(2);
+    // No processor connected: the processor's payouts are an empty state, until its first daily read.
+    await expect(page.getByText("No payout from a processor yet. The processor's payouts appear after its next daily read.")).toBeVisible();
     await expectAccessible(page);
 
     // Filtered by type, as a GET form: no refund yet.

@@ -53,6 +53,8 @@ export function openBooks(baseUrl: () => string) {
     checkoutSessions: new Map<string, StripeObject>(),
     setupIntents: new Map<string, StripeObject>(),
     disputes: new Map<string, StripeObject>(),
+    /** The account's payouts to its bank, made on Stripe's own schedule (`StripeDouble.payOut`). */
+    payouts: new Map<string, StripeObject>(),
     /** Files uploaded to the files host, with their bytes. */
     files: new Map<string, StripeObject>(),
     fileBytes: new Map<string, Buffer>(),

@@ -4,7 +4,7 @@ import { list, type StripeObject } from './objects';
 import type { Params } from './params';
 
 // Lists (`{object: 'list', data, has_more, url}`, newest first, `limit` 1–100, default 10,
-// `starting_after` by id, `created` an integer or a range) and the search
+// `starting_after` by id, `created` (and a payout's `arrival_date`) an integer or a range) and the search
 // of PaymentIntents. Search reads an index that lags: an object appears in it only
 // `searchLagSeconds` after it was made (Stripe documents under a minute, longer during
 // incidents), which is why the connector never believes a search that finds nothing.
@@ -23,7 +23,8 @@ export function listPage(books: Books, objects: Iterable<StripeObject>, url: str
   if (limit < 1 || limit > 100) throw invalidParams(null, 'Invalid integer: limit must be between 1 and 100', 'limit');
   // Newest first; objects made in the same second keep the order they were made in, reversed.
   let all = [...objects].reverse().sort((a, b) => b.created - a.created);
-  all = all.filter((o) => inRange(o.created, params.created as Range | undefined) && filters.every((f) => params[f] === undefined || o[f] === params[f]));
+  const arrival = params.arrival_date as Range | undefined;
+  all = all.filter((o) => inRange(o.created, params.created as Range | undefined) && (arrival === undefined || inRange(o.arrival_date, arrival)) && filters.every((f) => params[f] === undefined || o[f] === params[f]));
   const after = params.starting_after as string | undefined;
   if (after) {
     const at = all.findIndex((o) => o.id === after);

@@ -191,6 +191,26 @@ export function refund(fields: { amount: number; charge: StripeObject; created: 
   return re;
 }
 
+/**
+ * An automatic payout of the account's balance to its bank account (Stripe's own schedule, not
+ * ours): `in_transit` with an arrival two days after it is made unless `fields` say otherwise.
+ */
+export function payout(fields: { amount: number; currency: string; created: number } & StripeObject): StripeObject {
+  const po = example('payout');
+  Object.assign(po, {
+    id: newId('po'),
+    arrival_date: fields.created + 2 * 24 * 3600,
+    balance_transaction: newId('txn'),
+    destination: newId('ba'),
+    status: 'in_transit',
+    failure_code: null,
+    failure_message: null,
+    metadata: {},
+    ...fields,
+  });
+  return po;
+}
+
 export function customer(fields: { created: number } & StripeObject): StripeObject {
   const cus = example('customer');
   Object.assign(cus, { id: newId('cus'), currency: null, discount: null, invoice_prefix: randomBytes(4).toString('hex').toUpperCase(), metadata: {}, shipping: null, ...fields });

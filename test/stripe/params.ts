@@ -111,6 +111,8 @@ export const ENDPOINTS = {
   },
   closeDispute: { expand: 'strings' },
   listDisputes: { created: 'range', charge: 'string', payment_intent: 'string', ...LIST },
+  // The connector lists by `created`; `status` and `arrival_date` are the list's other filters the double knows.
+  listPayouts: { created: 'range', arrival_date: 'range', status: { enum: ['pending', 'in_transit', 'paid', 'failed', 'canceled'] }, ...LIST },
   none: {},
 } as const satisfies Record<string, Record<string, Spec>>;
 

@@ -53,6 +53,8 @@ export const ROUTES: Route[] = [
   route('GET', '/v1/balance', 'none', () => balance()),
   route('GET', '/v1/disputes', 'listDisputes', (b, p) => listPage(b, b.disputes.values(), '/v1/disputes', p, ['charge', 'payment_intent'])),
   route('GET', '/v1/disputes/:id', 'retrieve', (b, p, id) => expand(b, disputeOf(b, id), p.expand as string[])),
+  route('GET', '/v1/payouts', 'listPayouts', (b, p) => listPage(b, b.payouts.values(), '/v1/payouts', p, ['status'])),
+  route('GET', '/v1/payouts/:id', 'retrieve', (b, p, id) => expand(b, found(b.payouts, 'payout', id), p.expand as string[])),
   route('POST', '/v1/disputes/:id', 'updateDispute', (b, p, id) => updateDispute(b, id, p)),
   route('POST', '/v1/disputes/:id/close', 'closeDispute', (b, p, id) => closeDispute(b, id, p)),
   // Read on the API host; uploads go to the files host only (files.ts).

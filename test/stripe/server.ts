@@ -5,7 +5,7 @@ import { type Books, openBooks, type TestPaymentMethod } from './books';
 import { badKey, invalid, serverError, StripeRefusal } from './errors';
 import { canonical, type Form, parseForm } from './form';
 import { idempotencyKeys } from './idempotency';
-import type { StripeObject } from './objects';
+import { payout, type StripeObject } from './objects';
 import { actOnSession, type CheckoutAction } from './checkout-sessions';
 import { checkoutPage } from './checkout-page';
 import { authenticationPage } from './authentication-page';
@@ -32,7 +32,7 @@ import { type HeldRequest, heldRequest } from '../held-answer';
 // out (`holdNext`), carried out with its answer lost (`loseNext`) or refused before
 // (`refuseNext`), an answer altered on its way out (`rewriteNext`), Stripe down
 // altogether (`unreachable`), refunds that go pending and succeed or fail later, disputes the bank
-// opens and decides (disputes.ts), the clock, search's lag. A PaymentIntent's 3-D Secure
+// opens and decides (disputes.ts), the account's own payouts (`payOut`), the clock, search's lag. A PaymentIntent's 3-D Secure
 // redirect leads to its stand-in issuer page (authentication-page.ts). Uploads go to a second
 // listener, Stripe's files host (`filesUrl`, files.ts), which the API host does not stand
 // in for.
@@ -102,6 +102,8 @@ export interface StripeDouble {
   revokeKey(key: string): void;
   /** The cardholder's bank disputes a captured charge: `charge.dispute.created` (and `.funds_withdrawn`) are sent. */
   openDispute(charge: string, options?: { reason?: string; inquiry?: boolean; amount?: number }): Promise<{ dispute: StripeObject; deliveries: Delivery[] }>;
+  /** Stripe pays the account's balance out to its bank on its own schedule: a new payout (in transit unless `fields` say otherwise). */
+  payOut(fields: { amount: number; currency: string } & StripeObject): StripeObject;
   /** The bank decides a dispute: `charge.dispute.closed` (and `.funds_reinstated` when won) are sent. */
   decideDispute(dispute: string, outcome: 'won' | 'lost'): Promise<Delivery[]>;
   /** A webhook endpoint, as registered at Stripe: every event from now on is signed with `secret` and posted to `url`. */
@@ -376,6 +378,11 @@ export async function startStripeDouble(options: { liveKeys?: boolean } = {}): P
     openDispute: async (charge, options) => {
       const dispute = openDispute(books, charge, options);
       return { dispute, deliveries: await deliver() };
+    },
+    payOut: (fields) => {
+      const po = payout({ created: books.now(), ...fields });
+      books.payouts.set(po.id, po);
+      return po;
     },
     decideDispute: (dispute, outcome) => {
       decideDispute(books, dispute, outcome);

@@ -11,6 +11,7 @@ import { lookup } from './lookup';
 import { pay, type StripePayResult } from './pay';
 import type { ProcessorEventRead, ProcessorRecent, SeenDispute } from '../processor-said';
 import { recentAtStripe } from './sweep';
+import { payoutsAtStripe } from './payouts';
 import { settlementAtStripe } from './settlement';
 import { answerDispute, type DisputeAnswer, type DisputeAnswered, readDispute } from './disputes';
 import { chargeSaved } from './off-session';
@@ -109,6 +110,8 @@ export function stripeGateways(input: StripeSettingsInput, options: { now?: () =
       dispute: (i) => withSignal(i.signal, () => readDispute(ctx, i.id)),
       answerDispute: (i) => withSignal(i.signal, () => answerDispute(ctx, i)),
       recent: (i) => withSignal(i.signal, () => recentAtStripe(ctx, i)),
+      // Stripe's own payouts to the merchant's bank, for the Balance page (payouts.ts).
+      processorPayouts: (i) => withSignal(i.signal, () => payoutsAtStripe(ctx, i)),
     },
   ];
 }
