@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AUTHENTICATION_METHODS, AUTHENTICATION_STATUSES } from '../domain/authentication';
 import { unitsToDecimalString } from '../domain/money';
 import { ACTION_RULES, actionLimit, awaitingConfirmation, SALE_STATUSES, type SaleAction } from '../domain/sales';
-import { REFUND_REASONS } from '../domain/payment-reference';
+import { OPERATION_REASONS } from '../domain/payment-reference';
 import { listPage, pageEnvelopeSchema, pageQuery } from '../http/pagination';
 import { ApiError, found, inFlight, RecordedError } from '../http/problem';
 import { route, type RouteDef } from '../http/route';
@@ -26,9 +26,9 @@ const operationOut = z
       .describe('What the operation did; `refund_failed`: a refund the processor had accepted failed later (the bank returned it), its amount refundable again'),
     amount: z.number().describe('How much it moved, in major units of `currency`'),
     reason: z
-      .enum(REFUND_REASONS)
+      .enum(OPERATION_REASONS)
       .nullable()
-      .describe("A refund's reason as given to `POST /v1/sale/{id}/refund/` (or the dashboard's refund); null when none was given and for other kinds"),
+      .describe("The merchant's reason as given to `POST /v1/sale/{id}/refund/`, `…/capture/` or `…/void/` (or the dashboard's); null when none was given and for other kinds"),
     created: dateTime.describe('When it was recorded (ISO 8601, UTC)'),
   })
   .describe('One movement of the sale\'s money');
@@ -152,19 +152,24 @@ export const saleOut = z
   })
   .meta({ id: 'Sale', description: 'What a payment or a charge moved, with the history of its operations' });
 
+/** The merchant's optional reason for an action, stored on its operation; `event`: the event that carries it. */
+const reasonField = (verb: string, event: string) =>
+  z
+    .enum(OPERATION_REASONS)
+    .optional()
+    .describe(`Why you ${verb}: \`duplicate\`, \`fraudulent\`, \`requested_by_customer\` or \`other\`. Stored on the operation and returned in \`operations[].reason\` (and in the \`${event}\` event)`);
+
 const actionBody = z
   .strictObject({
     amount: positiveMoneyAmount('Major units of the sale\'s currency; default: all that the action can move now').optional(),
+    reason: reasonField('capture or void', 'sale.captured` or `sale.voided'),
   })
-  .meta({ id: 'SaleAction', description: 'An action on a sale\'s money; no body (or `{}`) moves all that the action can' });
+  .meta({ id: 'SaleAction', description: 'A capture or void of a sale\'s held money; no body (or `{}`) moves all that the action can, without a reason' });
 
 const refundBody = z
   .strictObject({
     amount: positiveMoneyAmount('Major units of the sale\'s currency; default: all that is refundable now').optional(),
-    reason: z
-      .enum(REFUND_REASONS)
-      .optional()
-      .describe('Why you refund: `duplicate`, `fraudulent`, `requested_by_customer` or `other`. Stored on the refund operation and returned in `operations[].reason` (and in the `sale.refunded` event)'),
+    reason: reasonField('refund', 'sale.refunded'),
   })
   .meta({ id: 'SaleRefund', description: 'A refund of a sale\'s captured money; no body (or `{}`) refunds all that is refundable, without a reason' });
 
@@ -199,7 +204,7 @@ const action = (name: SaleAction, summary: string, description: string, body: ty
     operationId: `${name}Sale`,
     summary,
     description,
-    example: { request: name === 'refund' ? { amount: 10, reason: 'requested_by_customer' } : { amount: 10 }, response: SALE_EXAMPLE },
+    example: { request: { amount: 10, reason: name === 'refund' ? 'requested_by_customer' : 'other' }, response: SALE_EXAMPLE },
     tag: 'Sale',
     body,
     response: saleOut,
@@ -211,8 +216,7 @@ const action = (name: SaleAction, summary: string, description: string, body: ty
       // Its row decides; the whole sale (operations, figures) is read once the action is done.
       const sale = { row: found(await saleRow(db, params.id!, env.id), 'sale') };
       const amount = body.amount === undefined ? 'all' : toMinor(body.amount, sale.row.currency, 'amount');
-      const refundReason = 'reason' in body ? body.reason : undefined;
-      const outcome = await moveSaleMoney(deps, { sale: sale.row, action: name, amount, bound: boundStep(binding), refundReason });
+      const outcome = await moveSaleMoney(deps, { sale: sale.row, action: name, amount, bound: boundStep(binding), merchantReason: body.reason });
       switch (outcome.kind) {
         case 'done':
           return presentSale(outcome.sale, baseUrl);
@@ -279,7 +283,7 @@ export const saleRoutes = (): RouteDef[] => [
   action(
     'capture',
     'Capture held funds, all or `amount`',
-    'Captures funds held by an authorizing payment: `amount`, or all that is held when the body is empty. More than is held is a 409; a gateway failure is a 502 and nothing moves.',
+    'Captures funds held by an authorizing payment: `amount`, or all that is held when the body is empty, with an optional `reason` kept on the capture operation. More than is held is a 409; a gateway failure is a 502 and nothing moves.',
   ),
   action(
     'refund',
@@ -292,6 +296,6 @@ export const saleRoutes = (): RouteDef[] => [
   action(
     'void',
     'Release held funds, all or `amount`',
-    'Releases funds held and not captured: `amount`, or all that is held when the body is empty. More than is held is a 409.',
+    'Releases funds held and not captured: `amount`, or all that is held when the body is empty, with an optional `reason` kept on the void operation. More than is held is a 409.',
   ),
 ];

@@ -1,10 +1,10 @@
 import { actionLimit, type SaleAction } from '../domain/sales';
 import type { StoredSale } from '../store/sales';
 import { Csrf } from './layout';
-import { decimalField, RefundForm, refundIntro, type Signed } from './sale-pages';
+import { decimalField, ReasonSelect, RefundForm, refundIntro, type Signed } from './sale-pages';
 
 // A payment's Refund…, Capture… and Void… at the top of its page: each a button that opens a
-// <dialog> with the action's first step (amount, and a refund's reason), whose Continue
+// <dialog> with the action's first step (amount and reason, a refund's required), whose Continue
 // leads to the same confirmation as everywhere (sale-routes.ts). The dialog is a popover
 // (popovertarget, no script: it opens and closes by keyboard, Escape or Cancel); a browser
 // without popovers shows the step in the page instead (dashboard.css), where it works the same.
@@ -17,6 +17,7 @@ function CaptureOrVoidForm({ text, session, sale, action }: Signed & { sale: Sto
       <Csrf token={session.csrf} />
       <label for={id}>{t('sale.amountOf', { action: t(`sale.verb.${action}`), currency: sale.currency })}</label>
       <input id={id} name="amount" inputMode="decimal" required autocomplete="off" value={decimalField(actionLimit(action, sale), sale.currency)} autofocus />
+      <ReasonSelect text={text} id={`dialog-${action}-reason`} />
       <button type="submit" class="primary">
         {t('refund.continue')}
       </button>

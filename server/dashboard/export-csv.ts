@@ -124,7 +124,8 @@ export const EXPORTS: Record<ExportKind, Export<unknown>> = {
     ...texts('id'),
     ...times('created_at'),
     ...texts('transfer_id', 'source_wallet'),
-    iban: (r) => text(maskedIban(r.destination_iban)),
+    // Country and last four of the account paid, as the dashboard shows it; never the whole IBAN.
+    iban_masked: (r) => text(maskedIban(r.iban)),
     currency: (r) => text(r.currency),
     amount: (r) => money(r.amount, r.currency),
     ...texts('concept'),

@@ -1,5 +1,5 @@
 import { actionLimit, type SaleAction } from '../domain/sales';
-import { paymentReference, REFUND_REASONS, type RefundReason } from '../domain/payment-reference';
+import { paymentReference, OPERATION_REASONS, type OperationReason } from '../domain/payment-reference';
 import { unitsToDecimalString } from '../domain/money';
 import type { StoredSale } from '../store/sales';
 import type { AuthorizationRow } from '../store/schema';
@@ -117,7 +117,7 @@ export function SaleBlock({ text, session, sale }: Signed & { sale: StoredSale }
 
 /** The second step of an action: the amount and the card in words, and a key that makes a double click one action. */
 export function confirmActionPage(
-  p: Signed & { sale: StoredSale['row']; action: SaleAction; amount: number; idempotencyKey: string; back: string; reason?: RefundReason },
+  p: Signed & { sale: StoredSale['row']; action: SaleAction; amount: number; idempotencyKey: string; back: string; reason?: OperationReason },
 ): string {
   const { text, sale, action } = p;
   const { t } = text;
@@ -148,6 +148,27 @@ export function confirmActionPage(
 }
 
 /**
+ * The merchant's reason for an action, one of the API's: a refund's is required (the form
+ * refuses an empty choice), a capture's or void's may stay empty.
+ */
+export function ReasonSelect({ text, id, required, selected }: { text: DashboardText; id: string; required?: boolean; selected?: string }) {
+  const { t } = text;
+  return (
+    <>
+      <label for={id}>{t(required ? 'refund.reason' : 'sale.reasonOptional')}</label>
+      <select id={id} name="reason" required={required}>
+        <option value="">{t(required ? 'refund.choose' : 'sale.noReason')}</option>
+        {OPERATION_REASONS.map((r) => (
+          <option key={r} value={r} selected={selected === r}>
+            {t(`refund.reason.${r}`)}
+          </option>
+        ))}
+      </select>
+    </>
+  );
+}
+
+/**
  * A refund's amount (empty: the merchant types it, up to what is refundable) and reason, and
  * Continue to its confirmation: on the refund's own page and in the payment page's dialog
  * (`idPrefix` keeps their fields' ids apart).
@@ -164,15 +185,7 @@ export function RefundForm(p: Signed & { sale: StoredSale['row']; idPrefix: stri
       <p id={`${id}-amount-hint`} class="hint">
         {t('refund.amountHint', { max })}
       </p>
-      <label for={`${id}-reason`}>{t('refund.reason')}</label>
-      <select id={`${id}-reason`} name="reason" required>
-        <option value="">{t('refund.choose')}</option>
-        {REFUND_REASONS.map((r) => (
-          <option key={r} value={r} selected={p.reason === r}>
-            {t(`refund.reason.${r}`)}
-          </option>
-        ))}
-      </select>
+      <ReasonSelect text={text} id={`${id}-reason`} required selected={p.reason} />
       <button type="submit" class="primary">
         {t('refund.continue')}
       </button>

@@ -4,7 +4,7 @@ import type { IRouter } from 'express';
 import { z } from 'zod';
 import { DecimalError, toUnits } from '../domain/money';
 import { actionLimit, type SaleAction } from '../domain/sales';
-import { REFUND_REASONS } from '../domain/payment-reference';
+import { OPERATION_REASONS } from '../domain/payment-reference';
 import { boundStep } from '../payments/outcome';
 import { moveSaleMoney, type SaleActionOutcome } from '../payments/sale-actions';
 import { runIdempotent } from '../commands/idempotent';
@@ -15,8 +15,8 @@ import type { Kit } from './kit';
 import { ID, showTransaction, txUrl } from './money-routes';
 import { confirmActionPage, refundStepPage } from './sale-pages';
 
-// POST /dashboard/sales/{id}/{capture|refund|void}/: the amount (and a refund's reason,
-// asked on a step of its own, GET …/refund/) first, then its confirmation. The confirmed action calls the same use case as the API
+// POST /dashboard/sales/{id}/{capture|refund|void}/: the amount and reason (a refund's
+// also on a step of its own, GET …/refund/) first, then its confirmation. The confirmed action calls the same use case as the API
 // (payments/sale-actions.ts) under an idempotency key of the confirmation form, so a
 // double click is one action and concurrency and faults behave as in the API.
 
@@ -30,11 +30,11 @@ const IN_FLIGHT_WAIT_MS = 15_000;
 const actionForm = z.object({
   amount: z.string().trim().regex(/^\d{1,15}([.,]\d{1,3})?$/),
   idempotency_key: z.string().regex(/^[A-Za-z0-9_-]{43}$/).optional(),
-  // A refund's reason (the API's); an empty choice is none.
-  reason: z.preprocess((v) => (v === '' ? undefined : v), z.enum(REFUND_REASONS).optional()),
+  // The action's reason (the API's); an empty choice is none.
+  reason: z.preprocess((v) => (v === '' ? undefined : v), z.enum(OPERATION_REASONS).optional()),
 });
 
-/** The posted reason, read apart from the amount: a refund with a bad one is refused with its own message. */
+/** The posted reason, read apart from the amount: an action with a bad one is refused with its own message. */
 const reasonOf = (body: unknown) => actionForm.shape.reason.safeParse((body as Record<string, unknown> | undefined)?.reason);
 
 /** The form's decimal amount in minor units of `currency`, or -1 when it is not one. */
@@ -78,24 +78,24 @@ export function saleRoutes(router: IRouter, kit: Kit): void {
         sale.row.transaction_id ? showTransaction(kit, req, res, s, sale.row.transaction_id, status, notice) : send(res, status, notice);
       const form = actionForm.safeParse(req.body);
       const amount = formAmount(form, sale.row.currency);
-      const reason = name === 'refund' ? reasonOf(req.body) : undefined;
-      if (!form.success || amount <= 0 || amount > limit || reason?.success === false) {
-        const message = reason?.success === false ? text.t('refund.badReason') : text.t('sale.badAmount', { max: text.money(limit, sale.row.currency) });
+      const reason = reasonOf(req.body);
+      if (!form.success || amount <= 0 || amount > limit || !reason.success) {
+        const message = reason.success ? text.t('sale.badAmount', { max: text.money(limit, sale.row.currency) }) : text.t(name === 'refund' ? 'refund.badReason' : 'sale.badReason');
         if (name !== 'refund' || limit <= 0) return refuse(400, message);
         // The refund's own step again, with what was typed and why it was refused.
-        const typed = { amount: String((req.body as Record<string, unknown>).amount ?? '').slice(0, 20), reason: reason?.data };
+        const typed = { amount: String((req.body as Record<string, unknown>).amount ?? '').slice(0, 20), reason: reason.data };
         return send(res, 400, refundStepPage({ text, session: s, sale: sale.row, back, error: message, ...typed }));
       }
-      const refundReason = reason?.data;
+      const merchantReason = reason.data;
       const key = form.data.idempotency_key;
       if (!key) {
-        return send(res, 200, confirmActionPage({ text, session: s, sale: sale.row, action: name, amount, idempotencyKey: newSecret(), back, reason: refundReason }));
+        return send(res, 200, confirmActionPage({ text, session: s, sale: sale.row, action: name, amount, idempotencyKey: newSecret(), back, reason: merchantReason }));
       }
       const done = `${back}?done=${name}&amount=${amount}`;
       const command = await runIdempotent<SaleActionOutcome>(db, {
         environmentId: env,
         key: `dashboard:${key}`,
-        requestHash: createHash('sha256').update(`${sale.row.id}:${name}:${amount}:${refundReason ?? ''}`).digest('hex'),
+        requestHash: createHash('sha256').update(`${sale.row.id}:${name}:${amount}:${merchantReason ?? ''}`).digest('hex'),
         now: deps.now,
         gatewayCalls: 1,
         paymentClaimMs: deps.config.paymentClaimMs,
@@ -104,7 +104,7 @@ export function saleRoutes(router: IRouter, kit: Kit): void {
         failed: () => 'keep',
         async run(_db, binding) {
           // The key's binding names its gateway call, so a repeat after a crash rolls the same step forward (as the API does).
-          const outcome = await moveSaleMoney(scopedDeps(deps, req), { sale: sale.row, action: name, amount, bound: boundStep(binding), refundReason });
+          const outcome = await moveSaleMoney(scopedDeps(deps, req), { sale: sale.row, action: name, amount, bound: boundStep(binding), merchantReason });
           // What was refunded stands: a repeat of the form is sent to the transaction, where the sale shows it.
           if (outcome.kind === 'partial') {
             await audit(req, s, `sale_${name}`, { sale: sale.row.id, amount: text.money(amount - outcome.refused, sale.row.currency) });
@@ -112,7 +112,7 @@ export function saleRoutes(router: IRouter, kit: Kit): void {
           }
           if (outcome.kind === 'in_flight') return { value: outcome, end: 'keep' };
           if (outcome.kind !== 'done' && outcome.kind !== 'pending') return { value: outcome, end: 'release' };
-          await audit(req, s, `sale_${name}`, { sale: sale.row.id, amount: text.money(amount, sale.row.currency), ...(refundReason ? { reason: refundReason } : {}) });
+          await audit(req, s, `sale_${name}`, { sale: sale.row.id, amount: text.money(amount, sale.row.currency), ...(merchantReason ? { reason: merchantReason } : {}) });
           return { value: outcome, end: { status: 303, body: done } };
         },
       });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CARD_BRANDS } from '../../widget/fields/card';
 import { PAYMENT_STATUSES, paymentStatusWhere } from '../domain/payment-status';
 import { addDays, dayStart, isCalendarDay } from '../domain/time-zone';
 import { amountBound, MAX_SEARCH_LENGTH, searchTerms } from '../domain/transaction-search';
@@ -35,6 +36,7 @@ const fields = {
   to: day,
   min: amount,
   max: amount,
+  brand: z.enum(CARD_BRANDS),
   card: z.string().trim().regex(/^\d{4}$/),
   q: typed(MAX_SEARCH_LENGTH),
   /** The checkbox that shows the demo shop's and `npm run trigger`'s payments, hidden otherwise. */
@@ -72,6 +74,7 @@ export function storeFilters(f: TxFilters, now: string, timeZone: string): Trans
     amount_min: f.min === undefined ? undefined : amountBound(f.min, 'min'),
     amount_max: f.max === undefined ? undefined : amountBound(f.max, 'max'),
     card_last4: f.card,
+    card_brand: f.brand,
     currency: f.currency,
     order_id: f.order_id,
     created_from: f.from && dayStart(f.from, timeZone).toISOString(),

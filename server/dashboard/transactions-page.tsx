@@ -11,6 +11,7 @@ import { paymentReference } from '../domain/payment-reference';
 import { PAYMENT_STATUSES, paymentStatus } from '../domain/payment-status';
 import type { PaymentFactsOf } from '../store/payment-list';
 import { Pager } from './list-parts';
+import { brandName, CARD_BRANDS } from '../../widget/fields/card';
 
 // The payments (transactions): the search and filters, a page of results with each one's
 // amount, status in words, customer, card, reference and date (or, with no filter, how to
@@ -59,6 +60,17 @@ function Filters({ text, parsed }: { text: DashboardText; parsed: ParsedFilters 
           <input id="f-max" name="max" inputMode="decimal" value={f.max ?? ''} maxLength={20} size={8} autocomplete="off" />
         </div>
         <div>
+          <label for="f-brand">{t('tx.brand')}</label>
+          <select id="f-brand" name="brand">
+            <option value="">{t('tx.anyBrand')}</option>
+            {CARD_BRANDS.map((b) => (
+              <option key={b} value={b} selected={f.brand === b}>
+                {brandName(b)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
           <label for="f-card">{t('tx.card')}</label>
           <input id="f-card" name="card" inputMode="numeric" value={f.card ?? ''} maxLength={4} size={5} autocomplete="off" />
         </div>
@@ -82,7 +94,7 @@ function Filters({ text, parsed }: { text: DashboardText; parsed: ParsedFilters 
 
 /** A filter or a search was given: an empty list means no match, not a first run. */
 const narrowed = (f: TxFilters) => FILTER_FIELDS.some((name) => f[name] !== undefined);
-const FILTER_FIELDS = ['q', 'status', 'currency', 'from', 'to', 'min', 'max', 'card', 'order_id'] as const;
+const FILTER_FIELDS = ['q', 'status', 'currency', 'from', 'to', 'min', 'max', 'brand', 'card', 'order_id'] as const;
 
 function Empty({ text, parsed, baseUrl, publicKey }: { text: DashboardText; parsed: ParsedFilters; baseUrl: string; publicKey: string | null }) {
   const { t } = text;

@@ -1,5 +1,6 @@
 import type { Wallet } from '../store/ledger';
 import type { LedgerEntryRow, TransferRow } from '../store/schema';
+import type { PayoutState } from '../domain/sepa/states';
 import type { DashboardText } from './i18n';
 import { renderPage } from './layout';
 import { Pager } from './list-parts';
@@ -98,7 +99,7 @@ function Transfers({ text, transfers }: { text: DashboardText; transfers: Transf
               <td>{text.dateTime(x.created_at)}</td>
               <td>{x.destination_wallet ? <a href={`/dashboard/wallets/${x.destination_wallet}/`}>{t('wallet.toWallet')}</a> : t('wallet.toIban')}</td>
               <td>{text.money(x.amount, x.currency)}</td>
-              <td>{x.status}</td>
+              <td data-status={x.status}>{t(`transfer.status.${x.status as PayoutState}`)}</td>
             </tr>
           ))}
         </tbody>

@@ -16,7 +16,7 @@ export function referenceKey(typed: string): string | undefined {
   return m ? `${m[1]}${m[2]}`.toLowerCase() : undefined;
 }
 
-/** Why a merchant refunds, as the API and the dashboard take it (Stripe's words, and `other`). */
-export const REFUND_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer', 'other'] as const;
-export type RefundReason = (typeof REFUND_REASONS)[number];
-export const isRefundReason = (v: unknown): v is RefundReason => (REFUND_REASONS as readonly unknown[]).includes(v);
+/** Why a merchant refunds, captures or voids, as the API and the dashboard take it (Stripe's refund words, and `other`). */
+export const OPERATION_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer', 'other'] as const;
+export type OperationReason = (typeof OPERATION_REASONS)[number];
+export const isOperationReason = (v: unknown): v is OperationReason => (OPERATION_REASONS as readonly unknown[]).includes(v);

@@ -1,6 +1,6 @@
 import { capabilitiesOf, missingCapability } from '../domain/gateway-capabilities';
 import { isSourceSale, type SaleAction } from '../domain/sales';
-import type { RefundReason } from '../domain/payment-reference';
+import type { OperationReason } from '../domain/payment-reference';
 import { newCall } from '../store/gateway-calls';
 import { paymentReference, type StoredSale } from '../store/sales';
 import { reserveSaleAction } from './sale-reservations';
@@ -25,11 +25,11 @@ export type ActionReason = 'hold_expired' | 'late_payment';
 
 export async function moveSaleMoney(
   deps: PaymentDeps,
-  a: { sale: StoredSale['row']; action: SaleAction; amount: ActionAmount; reason?: ActionReason; bound?: Bound; refundReason?: RefundReason },
+  a: { sale: StoredSale['row']; action: SaleAction; amount: ActionAmount; reason?: ActionReason; bound?: Bound; merchantReason?: OperationReason },
 ): Promise<SaleActionOutcome> {
   if (isSourceSale(a.sale)) {
     // Captured whole at once: nothing is ever held, so a capture or void has nothing to move.
-    return a.action === 'refund' ? refundSourceSale(deps, { sale: a.sale, amount: a.amount, bound: a.bound, reason: a.refundReason }) : { kind: 'conflict' };
+    return a.action === 'refund' ? refundSourceSale(deps, { sale: a.sale, amount: a.amount, bound: a.bound, reason: a.merchantReason }) : { kind: 'conflict' };
   }
   // Refunded through the transaction's sale, which lists it (a late charge, reversed by the
   // service, is not one of its sources).
@@ -56,8 +56,8 @@ export async function moveSaleMoney(
         // All of it: chosen by the reservation, from the sale's row locked.
         amount: a.amount === 'all' ? 0 : a.amount,
         currency: a.sale.currency,
-        // The merchant's reason for a refund travels with the call too: whoever records it stores it on the operation.
-        request: { ...(a.reason ? { reason: a.reason } : {}), ...(a.refundReason && a.action === 'refund' ? { refund_reason: a.refundReason } : {}) },
+        // The merchant's reason travels with the call too: whoever records it stores it on the operation.
+        request: { ...(a.reason ? { reason: a.reason } : {}), ...(a.merchantReason ? { merchant_reason: a.merchantReason } : {}) },
         now: deps.now(),
         claimMs: deps.config.paymentClaimMs,
         bound: a.bound,

@@ -1,6 +1,6 @@
 import { uuidv7 } from '../domain/ids';
 import type { SaleAction } from '../domain/sales';
-import { isRefundReason, type RefundReason } from '../domain/payment-reference';
+import { isOperationReason, type OperationReason } from '../domain/payment-reference';
 import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from '../store/db';
 import { isUniqueViolation } from '../store/errors';
 import type { Outbox } from '../store/events';
@@ -61,8 +61,15 @@ export async function reserveSaleAction(
   }
 }
 
-/** The merchant's reason for a refund, as its call carries it (sale-actions.ts); null for none. */
-const refundReasonOf = (call: GatewayCall): RefundReason | null => (isRefundReason(call.request.refund_reason) ? call.request.refund_reason : null);
+/**
+ * The merchant's reason for a capture, refund or void, as its call carries it
+ * (sale-actions.ts); null for none. A refund's call recorded before capture and void took
+ * one carries it as `refund_reason`, and may still be pending reconciliation.
+ */
+function merchantReasonOf(call: GatewayCall): OperationReason | null {
+  const reason = call.request.merchant_reason ?? call.request.refund_reason;
+  return isOperationReason(reason) ? reason : null;
+}
 
 /** The gateway did it: the operation and its event, once (null: another process recorded it). */
 export async function recordSaleAction(
@@ -103,7 +110,7 @@ export async function recordSaleAction(
       const row = locked && (await moveLockedAmounts(trx, locked.row, r.action, 'confirm', r.call.amount, r.now));
       if (!row) throw new Error(`sale ${id}: no ${r.action} in flight to confirm`);
       // Written as the transaction commits, with its events (a read of the sale after `also` writes it first).
-      const operation = await addOperationAtCommit(trx, id, r.action, r.call.amount, r.gatewayReference, r.now, movementId, refundReasonOf(r.call));
+      const operation = await addOperationAtCommit(trx, id, r.action, r.call.amount, r.gatewayReference, r.now, movementId, merchantReasonOf(r.call));
       let stored = withOperation(locked, row, operation);
       await r.outbox.emit(trx, ACTION_EVENTS[r.action], id, r.now, { sale: stored });
       if (r.releaseRest) stored = (await releaseRest(trx, stored, r)) ?? stored;

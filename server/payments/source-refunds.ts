@@ -2,7 +2,7 @@ import { exponentOf } from '../domain/currencies';
 import { uuidv7 } from '../domain/ids';
 import { unitsToDecimalString } from '../domain/money';
 import { actionLimit, allocateRefund, type RefundPart } from '../domain/sales';
-import type { RefundReason } from '../domain/payment-reference';
+import type { OperationReason } from '../domain/payment-reference';
 import { type Db, Rollback, rollbackOn, type Tx } from '../store/db';
 import type { Outbox } from '../store/events';
 import { type GatewayCall, insertCall, newCall } from '../store/gateway-calls';
@@ -31,7 +31,7 @@ import { type ActionAmount, type SaleActionOutcome, sendSaleAction } from './sen
 /** How often the parts are planned again when a source's amounts moved under a concurrent refund. */
 const PLANS = 3;
 
-export async function refundSourceSale(deps: PaymentDeps, a: { sale: SaleRow; amount: ActionAmount; bound?: Bound; reason?: RefundReason }): Promise<SaleActionOutcome> {
+export async function refundSourceSale(deps: PaymentDeps, a: { sale: SaleRow; amount: ActionAmount; bound?: Bound; reason?: OperationReason }): Promise<SaleActionOutcome> {
   const db = deps.database.db;
   if (a.bound) {
     const earlier = await sourceRefundOf(db, a.bound.binding);
@@ -71,7 +71,7 @@ export async function refundSourceSale(deps: PaymentDeps, a: { sale: SaleRow; am
           subjectId: source.charge.id,
           amount: part.amount,
           currency: a.sale.currency,
-          request: { source_sale: a.sale.id, source_refund: refund.id, position: part.position, payment: first?.gateway_reference ?? '', ...(a.reason ? { refund_reason: a.reason } : {}) },
+          request: { source_sale: a.sale.id, source_refund: refund.id, position: part.position, payment: first?.gateway_reference ?? '', ...(a.reason ? { merchant_reason: a.reason } : {}) },
           now,
           claimMs: deps.config.paymentClaimMs,
           bound: a.bound && { binding: a.bound.binding, step: steps.indexOf(part.position) },
@@ -144,7 +144,7 @@ type SourceReservation =
  * charge with its call, or a wallet's part given back at once (credited, confirmed on the
  * sale with its operation and event); each part takes the destinations' split back.
  */
-function reserveSourceRefund(db: Db, r: { refund: SourceRefundRow; parts: PlannedPart[]; now: Date; outbox: Outbox; reason: RefundReason | null }): Promise<SourceReservation> {
+function reserveSourceRefund(db: Db, r: { refund: SourceRefundRow; parts: PlannedPart[]; now: Date; outbox: Outbox; reason: OperationReason | null }): Promise<SourceReservation> {
   const saleId = r.refund.sale_id;
   return rollbackOn<SourceReservation, SourceReservation>(db, async (trx) => {
     for (const part of r.parts) {
@@ -164,7 +164,7 @@ function reserveSourceRefund(db: Db, r: { refund: SourceRefundRow; parts: Planne
 }
 
 /** A wallet's part of a refund, made at once: counted on its source, credited to it, confirmed on the sale. */
-async function giveBackToWallet(trx: Tx, outbox: Outbox, p: { sale: SaleRow; part: RefundPart & { wallet: string }; now: Date; reason: RefundReason | null }) {
+async function giveBackToWallet(trx: Tx, outbox: Outbox, p: { sale: SaleRow; part: RefundPart & { wallet: string }; now: Date; reason: OperationReason | null }) {
   const { sale, part, now } = p;
   if (!(await giveBackToSource(trx, sale.id, part.position, part.amount))) throw new Rollback({ kind: 'moved' });
   const movementId = uuidv7(now.getTime());

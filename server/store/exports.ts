@@ -1,7 +1,7 @@
 import type { SelectQueryBuilder } from 'kysely';
 import type { Db } from './db';
 import { type ListedSale, paymentFactsOf } from './payment-list';
-import type { BalanceTransactionRow, LedgerEntryRow, MerchantPayoutRow, SaleOperationRow, SaleRow, TransactionRow, TransferRow } from './schema';
+import type { BalanceTransactionRow, ClientIbanRow, LedgerEntryRow, MerchantPayoutRow, SaleOperationRow, SaleRow, TransactionRow, TransferRow } from './schema';
 
 // The rows of a CSV export, read in batches by id (UUIDv7 ids sort by time): each batch is
 // one query that starts after the last id of the one before, so an export of any length
@@ -97,9 +97,21 @@ export const exportRefunds = (db: Db, r: ExportRange) =>
     'o.',
   );
 
+/** A wallet's payout with the account it paid (`destination_iban` is the client IBAN's id, not the IBAN). */
+export type WalletPayoutRow = TransferRow & Pick<ClientIbanRow, 'iban'>;
+
 /** Transfers out of a wallet to a bank account. */
 export const exportPayouts = (db: Db, r: ExportRange) =>
-  inBatches<TransferRow>(db.selectFrom('transfers').selectAll().where('environment_id', '=', r.environmentId).where('destination_iban', 'is not', null), r);
+  inBatches<WalletPayoutRow>(
+    db
+      .selectFrom('transfers as x')
+      .innerJoin('client_ibans as i', 'i.id', 'x.destination_iban')
+      .selectAll('x')
+      .select('i.iban')
+      .where('x.environment_id', '=', r.environmentId),
+    r,
+    'x.',
+  );
 
 /** Payouts of the environment's balance to its own bank account (not a wallet's to a client). */
 export const exportMerchantPayouts = (db: Db, r: ExportRange) =>

@@ -5,7 +5,7 @@ import type { Tables, TransactionStatus } from './schema';
 
 // The payments list's own filters over transactions (the dashboard's; the API's list has
 // its exact-match filters): a status in the merchant's words, an amount range in each
-// currency's own units and a card's last four. Each is one condition; they combine with AND.
+// currency's own units and a card's brand and last four. Each is one condition; they combine with AND.
 
 export interface PaymentListFilters {
   /** Where a status in words is found (domain/payment-status.ts paymentStatusWhere). */
@@ -15,6 +15,14 @@ export interface PaymentListFilters {
   amount_max?: SearchTerms['amounts'];
   /** Paid with a card ending in these four digits (its sale's or its stored card's). */
   card_last4?: string;
+  /** Paid with a card of this brand (`visa`, as the card's row keeps it); with `card_last4`, the same card. */
+  card_brand?: string;
+}
+
+/** A card as the list is asked for it: its brand, its last four, or both (of one card). */
+export interface CardMatch {
+  brand?: string;
+  last4?: string;
 }
 
 type TxWhere = ExpressionBuilder<Tables, 'transactions'>;
@@ -87,10 +95,13 @@ function amountWhere(eb: TxWhere, bound: SearchTerms['amounts'], op: '>=' | '<='
   );
 }
 
-export function cardWhere(eb: TxWhere, last4: string) {
+/** Paid with such a card: a sale's or a stored card's, the brand and last four of the same row. */
+export function cardWhere(eb: TxWhere, card: CardMatch) {
+  const sales = eb.selectFrom('sales').select('sales.id').whereRef('sales.transaction_id', '=', 'transactions.id');
+  const stored = eb.selectFrom('authorizations').select('authorizations.id').whereRef('authorizations.transaction_id', '=', 'transactions.id');
   return eb.or([
-    eb.exists(eb.selectFrom('sales').select('sales.id').whereRef('sales.transaction_id', '=', 'transactions.id').where('sales.card_last4', '=', last4)),
-    eb.exists(eb.selectFrom('authorizations').select('authorizations.id').whereRef('authorizations.transaction_id', '=', 'transactions.id').where('authorizations.card_last4', '=', last4)),
+    eb.exists(sales.$if(!!card.brand, (q) => q.where('sales.card_brand', '=', card.brand!)).$if(!!card.last4, (q) => q.where('sales.card_last4', '=', card.last4!))),
+    eb.exists(stored.$if(!!card.brand, (q) => q.where('authorizations.card_brand', '=', card.brand!)).$if(!!card.last4, (q) => q.where('authorizations.card_last4', '=', card.last4!))),
   ]);
 }
 
@@ -100,6 +111,6 @@ export function paymentFiltersWhere(eb: TxWhere, f: PaymentListFilters, now: str
   if (f.payment_status) all.push(statusWhere(eb, f.payment_status, now));
   if (f.amount_min) all.push(amountWhere(eb, f.amount_min, '>='));
   if (f.amount_max) all.push(amountWhere(eb, f.amount_max, '<='));
-  if (f.card_last4) all.push(cardWhere(eb, f.card_last4));
+  if (f.card_last4 || f.card_brand) all.push(cardWhere(eb, { brand: f.card_brand, last4: f.card_last4 }));
   return eb.and(all);
 }

@@ -1,4 +1,4 @@
-import type { RefundReason } from '../domain/payment-reference';
+import type { OperationReason } from '../domain/payment-reference';
 import { uuidv7 } from '../domain/ids';
 import { insertAtCommit, insertRows } from './compiled';
 import type { Tx } from './db';
@@ -15,7 +15,7 @@ function operationRow(
   reference: string | null,
   now: Date,
   movementId: string | null = null,
-  reason: RefundReason | null = null,
+  reason: OperationReason | null = null,
 ): SaleOperationRow {
   return { id: uuidv7(now.getTime()), sale_id: saleId, kind, amount, gateway_reference: reference, created_at: now.toISOString(), movement_id: movementId, reason };
 }

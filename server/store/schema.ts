@@ -5,7 +5,7 @@ import type { Interval } from '../domain/periods';
 import type { TransactionStatus } from '../domain/transaction-status';
 import type { DisputeReason, DisputeStatus } from '../domain/disputes';
 import type { PayoutFileState, PayoutKind, PayoutState } from '../domain/sepa/states';
-import type { RefundReason } from '../domain/payment-reference';
+import type { OperationReason } from '../domain/payment-reference';
 import type { ProcessorPayoutStatus } from '../domain/processor-settlement';
 
 export type { TransactionStatus };
@@ -243,7 +243,7 @@ export interface SaleOperationRow {
    */
   movement_id: string | null;
   /** Why the merchant refunded (a refund's only; null: not given, or another kind of operation). */
-  reason: RefundReason | null;
+  reason: OperationReason | null;
 }
 
 export interface AuthorizationRow extends Owned {

@@ -169,7 +169,7 @@ export function matchesSearch(eb: TxWhere, environmentId: string, q: SearchTerms
   const contains = (column: ReturnType<typeof sql.ref>, text: string) => sql<boolean>`lower(${column}) like ${containsPattern(text.toLowerCase())} escape '\\'`;
   const either: Expression<SqlBool>[] = [contains(sql.ref('transactions.order_id'), q.text)];
   if (q.token) either.push(sql<boolean>`${sql.ref('transactions.token')} = ${q.token}`);
-  if (q.last4) either.push(cardWhere(eb, q.last4));
+  if (q.last4) either.push(cardWhere(eb, { last4: q.last4 }));
   if (q.reference) {
     const reference = q.reference;
     either.push(eb('transactions.id', 'in', eb.selectFrom('sales').select('sales.transaction_id').where('sales.environment_id', '=', environmentId).where(referenceMatch('sales.id', reference))));

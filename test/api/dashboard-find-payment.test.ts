@@ -133,8 +133,6 @@ describe.each(ENGINES)('finding and refunding a payment on %s', (engine) => {
       expect(bad.headers.get('content-type')).toContain('application/problem+json');
       expect(bad.body.errors.map((e: { path: string }) => e.path)).toContain('reason');
     }
-    // A reason is a refund's only.
-    expect((await shop.post(`/sale/${sale.id}/capture/`, { reason: 'duplicate' })).status).toBe(400);
     const refunded = await shop.post(`/sale/${sale.id}/refund/`, { amount: 10, reason: 'requested_by_customer' });
     expect(refunded.status).toBe(200);
     const op = refunded.body.operations.at(-1);
@@ -147,6 +145,63 @@ describe.each(ENGINES)('finding and refunding a payment on %s', (engine) => {
     // Without a reason: null, as before.
     const plain = await shop.post(`/sale/${sale.id}/refund/`, { amount: 1 });
     expect(plain.body.operations.at(-1)).toMatchObject({ kind: 'refund', reason: null });
+  });
+
+  it('the API captures and voids with a reason too: stored, in the operation and in the sale.captured / sale.voided event; a bad one is a 400', async () => {
+    const created = await shop.post('/transaction/', priced('EUR', 30, { order_id: `api-hold-${run}`, authorize: true }));
+    await payToken(shop.url, created.body.token);
+    const sale = (await shop.get(`/sale/?transaction_id=${created.body.id}`)).body.results[0];
+    expect(sale.status).toBe('held');
+    for (const action of ['capture', 'void']) {
+      const bad = await shop.post(`/sale/${sale.id}/${action}/`, { amount: 1, reason: 'mistake' });
+      expect(bad.status, action).toBe(400);
+      expect(bad.body.errors.map((e: { path: string }) => e.path)).toContain('reason');
+    }
+    const captured = await shop.post(`/sale/${sale.id}/capture/`, { amount: 10, reason: 'requested_by_customer' });
+    expect(captured.status).toBe(200);
+    const capture = captured.body.operations.at(-1);
+    expect(capture).toMatchObject({ kind: 'capture', amount: 10, reason: 'requested_by_customer' });
+    const voided = await shop.post(`/sale/${sale.id}/void/`, { reason: 'fraudulent' });
+    expect(voided.status).toBe(200);
+    const voidOp = voided.body.operations.at(-1);
+    expect(voidOp).toMatchObject({ kind: 'void', amount: 20, reason: 'fraudulent' });
+    const stored = await t.service.deps.database.db.selectFrom('sale_operations').select(['id', 'reason']).where('sale_id', '=', sale.id).execute();
+    expect(stored.filter((o) => o.reason).sort((x, y) => x.id.localeCompare(y.id))).toEqual([
+      { id: capture.id, reason: 'requested_by_customer' },
+      { id: voidOp.id, reason: 'fraudulent' },
+    ]);
+    for (const [type, op] of [['sale.captured', capture], ['sale.voided', voidOp]]) {
+      const events = await shop.get(`/event/?object_id=${sale.id}&type=${type}`);
+      expect(events.body.results[0].data.operations.at(-1), type).toMatchObject({ id: op.id, reason: op.reason });
+    }
+  });
+
+  it('the dashboard captures and voids with an optional reason from their dialogs: confirmed, stored, shown in the history', async () => {
+    const created = await shop.post('/transaction/', priced('EUR', 30, { order_id: `dash-hold-${run}`, authorize: true }));
+    await payToken(shop.url, created.body.token);
+    const sale = (await shop.get(`/sale/?transaction_id=${created.body.id}`)).body.results[0];
+    const pageOf = (await admin.get(`/dashboard/transactions/${created.body.id}/`)).text;
+    for (const action of ['capture', 'void']) {
+      expect(pageOf).toMatch(new RegExp(`<dialog id="${action}-dialog".*?<label for="dialog-${action}-reason">Reason \\(optional\\)</label><select id="dialog-${action}-reason" name="reason"><option value>No reason given</option>.*?<option value="duplicate">Duplicate payment</option>.*?</dialog>`));
+    }
+    const bad = await admin.post(`/dashboard/sales/${sale.id}/capture/`, { amount: '5.00', reason: 'mistake' });
+    expect([bad.status, bad.text.includes('Choose one of the reasons in the list, or none.')]).toEqual([400, true]);
+    const act = async (action: string, amount: string, reason: string) => {
+      const confirm = await admin.post(`/dashboard/sales/${sale.id}/${action}/`, { amount, reason });
+      expect(confirm.status).toBe(200);
+      const key = /name="idempotency_key" value="([^"]+)"/.exec(confirm.text)![1]!;
+      expect((await admin.post(`/dashboard/sales/${sale.id}/${action}/`, { amount, reason, idempotency_key: key })).status).toBe(303);
+      return confirm.text;
+    };
+    expect(await act('capture', '10.00', 'other')).toContain('Reason: Other.');
+    // No reason is none: the confirmation says nothing of one, the operation keeps null.
+    expect(await act('void', '20.00', '')).not.toContain('Reason:');
+    const after = (await shop.get(`/sale/${sale.id}/`)).body;
+    expect(after.operations.slice(-2)).toMatchObject([
+      { kind: 'capture', amount: 10, reason: 'other' },
+      { kind: 'void', amount: 20, reason: null },
+    ]);
+    expect((await admin.get(`/dashboard/transactions/${created.body.id}/`)).text).toContain('Captured €10.00 (Other)');
   });
 
   it('the dashboard refunds part with a reason in its dialog or own step: amount not prefilled, confirmed, then Partially refunded', async () => {

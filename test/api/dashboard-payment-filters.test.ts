@@ -105,14 +105,21 @@ describe.each(ENGINES)('the payments list filters on %s', (engine) => {
     expect(await orders('card=4444')).toEqual(['paid-jpy', 'part-eur']);
     expect(await orders('card=4444&currency=EUR')).toEqual(['part-eur']);
     expect(await orders('card=4444&status=paid')).toEqual(['paid-jpy']);
+    // The card's brand, alone or with its last four (of the same card) and the others.
+    expect(await orders('brand=mastercard')).toEqual(['paid-jpy', 'part-eur']);
+    expect(await orders('brand=mastercard&card=4444&currency=EUR&status=partially_refunded')).toEqual(['part-eur']);
+    expect(await orders('brand=visa&card=4444')).toEqual([]);
+    expect(await orders('brand=visa&status=refunded')).toEqual(['whole-eur']);
+    expect(await orders('brand=amex')).toEqual([]);
     expect(await orders('status=paid&currency=eur&min=15')).toEqual(['paid-eur', 'retried-eur']);
     const today = t.service.deps.now().toISOString().slice(0, 10);
     expect(await orders(`status=refunded&from=${today}&to=${today}`)).toEqual(['whole-eur']);
     expect(await orders('status=refunded&to=2001-01-01')).toEqual([]);
-    const { text } = await rows('status=partially_refunded&min=1&card=4444');
+    const { text } = await rows('status=partially_refunded&min=1&card=4444&brand=mastercard');
     expect(text).toContain('<option value="partially_refunded" selected>Partially refunded</option>');
     expect(text).toMatch(/id="f-min" name="min"[^>]*value="1"/);
     expect(text).toMatch(/id="f-card" name="card"[^>]*value="4444"/);
+    expect(text).toMatch(/<select id="f-brand" name="brand"><option value>Any brand<\/option>.*<option value="mastercard" selected>Mastercard<\/option>/);
   });
 
   it('saved views: a member saves the filters in use by name, lists them above the table, opens and deletes them; nobody else sees them', async () => {
@@ -128,8 +135,10 @@ describe.each(ENGINES)('the payments list filters on %s', (engine) => {
     // Another member of the same shop, a viewer, keeps views of their own and never sees these.
     const viewer = (await member(t, shop, 'viewer')).browser;
     expect(viewsOf((await viewer.get('/dashboard/transactions/')).text)).toEqual([]);
-    expect((await viewer.post('/dashboard/transactions/views/', { name: 'Mastercard', card: '4444' })).status).toBe(303);
-    expect(viewsOf((await viewer.get('/dashboard/transactions/')).text).map((v) => v.name)).toEqual(['Mastercard']);
+    expect((await viewer.post('/dashboard/transactions/views/', { name: 'Mastercard', brand: 'mastercard', card: '4444' })).status).toBe(303);
+    const [mastercard] = viewsOf((await viewer.get('/dashboard/transactions/')).text);
+    expect(mastercard).toMatchObject({ name: 'Mastercard', query: 'brand=mastercard&card=4444' });
+    expect((await viewer.get(`/dashboard/transactions/?${mastercard!.query}`)).text).toContain('<option value="mastercard" selected>Mastercard</option>');
     expect(viewsOf((await rows('')).text).map((v) => v.name)).toEqual(['Refunds &lt;in> euros']);
     // Their delete of it is a 404; without the CSRF token, a 403; neither deletes it.
     expect((await viewer.post(`/dashboard/transactions/views/${view!.id}/delete/`, {})).status).toBe(404);
@@ -150,8 +159,8 @@ describe.each(ENGINES)('the payments list filters on %s', (engine) => {
   });
 
   it('a value that is no filter is named and left out; the others still apply', async () => {
-    const { found, text } = await rows('status=D&min=ten&card=44&currency=EUR');
-    expect(text).toMatch(/Not understood, so not applied: status, lowest amount, card(&#39;|')s last four\./);
+    const { found, text } = await rows('status=D&min=ten&card=44&brand=bogus&currency=EUR');
+    expect(text).toMatch(/Not understood, so not applied: status, lowest amount, card brand, card(&#39;|')s last four\./);
     expect([...found.keys()].sort()).toEqual(['cancelled-eur', 'failed-eur', 'paid-eur', 'part-eur', 'retried-eur', 'whole-eur']);
   });
 });

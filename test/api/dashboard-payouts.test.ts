@@ -137,10 +137,14 @@ describe.each(ENGINES)('dashboard payouts on %s', (engine) => {
     expect(sent.status, sent.text).toBe(201);
     const rows = async (browser: Browser) => parseCsv((await browser.get(`/dashboard/export/csv?kind=payouts&from=${today()}&to=${today()}`)).text);
     const [header, row] = await rows(viewer);
-    expect(header).toEqual(['id', 'created_at', 'transfer_id', 'source_wallet', 'iban', 'currency', 'amount', 'concept', 'status', 'failure']);
-    expect(row).toMatchObject({ 0: sent.body.id, 3: wallet.id, 5: 'EUR', 6: '4.00', 8: 'On its way' });
+    expect(header).toEqual(['id', 'created_at', 'transfer_id', 'source_wallet', 'iban_masked', 'currency', 'amount', 'concept', 'status', 'failure']);
+    // The account paid, masked as the dashboard shows it (not the client IBAN's id).
+    expect(row).toMatchObject({ 0: sent.body.id, 3: wallet.id, 4: 'ES…1332', 5: 'EUR', 6: '4.00', 8: 'On its way' });
+    // The wallet's page says it in words too.
+    expect((await viewer.get(`/dashboard/wallets/${wallet.id}/`)).text).toContain('<td data-status="pending">On its way</td>');
     await job('payouts');
     expect((await rows(viewer))[1]![8]).toBe('Paid');
+    expect((await viewer.get(`/dashboard/wallets/${wallet.id}/`)).text).toContain('<td data-status="paid">Paid</td>');
     const spanish = (await member(t, shop, 'viewer', { 'accept-language': 'es' })).browser;
     expect((await rows(spanish))[1]![8]).toBe('Pagado');
   });

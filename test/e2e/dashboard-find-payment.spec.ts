@@ -1,12 +1,12 @@
 import { expect, test } from './fixtures';
-import { expectAccessible, payByCard, signUp } from './dashboard-data';
+import { expectAccessible, payAsCustomer, payByCard, signUp } from './dashboard-data';
 
 // The dashboard's Payments job in Chromium (issue 47): a customer quotes what they have (their
 // email, the reference their paid screen showed, the card's last four with the amount) and
 // the merchant finds the payment from the list's own box and from the header; then refunds
 // part of it with a reason, by keyboard alone, in a dialog without script; the list and the
-// page read "Partially refunded" and the API has the reason. Every page axe-clean at 360 and
-// 1280 px, light and dark.
+// page read "Partially refunded" and the API has the reason; a held payment is captured with a
+// reason from its dialog the same way. Every page axe-clean at 360 and 1280 px, light and dark.
 
 test('find a payment by email, reference and last four + amount; refund part of it with a reason by keyboard', async ({ page, service }) => {
   test.setTimeout(240_000);
@@ -123,5 +123,30 @@ test('find a payment by email, reference and last four + amount; refund part of 
   const sale = sales.body.results[0];
   expect(sale.reference).toBe(reference);
   expect(sale.operations.at(-1)).toMatchObject({ kind: 'refund', amount: 10, reason: 'requested_by_customer' });
+
+  // A held payment: Capture… asks for the amount and, optionally, the same reasons.
+  const held = await service.createTransaction({
+    currency: 'EUR',
+    order_id: `held-${run}`,
+    gateway_selected: true,
+    authorize: true,
+    products: [{ amount: 1, product: { name: 'Desk lamp', price: 30 } }],
+  });
+  await payAsCustomer(held.payment_url);
+  await page.goto(`${service.url}/dashboard/transactions/${held.id}/`);
+  const capture = page.getByRole('dialog', { name: 'Capture a payment' });
+  await page.getByRole('button', { name: 'Capture…' }).first().click();
+  await expect(capture.getByLabel('Amount to capture (EUR)')).toBeFocused();
+  await capture.getByLabel('Amount to capture (EUR)').fill('12.00');
+  await expect(capture.getByLabel('Reason (optional)')).toHaveValue('');
+  await capture.getByLabel('Reason (optional)').selectOption({ label: 'Other' });
+  await expectAccessible(page);
+  await capture.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByText('Reason: Other.')).toBeVisible();
+  await page.getByRole('button', { name: 'Yes, capture €12.00' }).click();
+  await expect(page.getByText('Done: Capture of €12.00.')).toBeVisible();
+  await expect(page.locator('.sale').getByText('Captured €12.00 (Other)')).toBeVisible();
+  const heldSale = (await service.api('GET', `/sale/?transaction_id=${held.id}`)).body.results[0];
+  expect(heldSale.operations.at(-1)).toMatchObject({ kind: 'capture', amount: 12, reason: 'other' });
   expect(scripts).toEqual([]);
 });

@@ -35,17 +35,22 @@ test('filter the payments, save the view, open and delete it; demo rows hidden u
     await expect(rows).toHaveCount(4);
     await expect(rows.filter({ hasText: 'demo-lamp' })).toContainText('mastercard •••• 4444');
 
-    // Filters together: status in words, amount from, card; the demo row is hidden again.
+    // Filters together: status in words, amount from, card brand and last four; the demo row is hidden again.
     await page.getByLabel('Show demo and test-tool payments').uncheck();
     await page.getByLabel('Status').selectOption({ label: 'Partially refunded' });
     await page.getByLabel('Amount from').fill('20');
     await page.getByLabel("Card's last four").fill('4444');
+    await page.getByLabel('Card brand').selectOption({ label: 'Visa' });
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect(page.getByText('No payment matches your search and filters.')).toBeVisible();
+    await page.getByLabel('Card brand').selectOption({ label: 'Mastercard' });
     await page.getByRole('button', { name: 'Apply' }).click();
     await expect(rows).toHaveCount(1);
     await expect(rows.first()).toContainText('lamp-1');
     expect(new URL(page.url()).search).toContain('status=partially_refunded');
     expect(new URL(page.url()).search).toContain('min=20');
     expect(new URL(page.url()).search).toContain('card=4444');
+    expect(new URL(page.url()).search).toContain('brand=mastercard');
     await expectAccessible(page);
 
     // Saved under a name; listed above the table on the bare list, and opened from there.
@@ -58,6 +63,7 @@ test('filter the payments, save the view, open and delete it; demo rows hidden u
     await expect(rows).toHaveCount(1);
     await expect(rows.first()).toContainText('lamp-1');
     await expect(page.getByLabel('Status')).toHaveValue('partially_refunded');
+    await expect(page.getByLabel('Card brand')).toHaveValue('mastercard');
     await expectAccessible(page);
 
     await views.getByRole('button', { name: 'Delete Refunded mastercards' }).click();

@@ -57,6 +57,9 @@ const BRAND_NAMES: Record<CardBrand, string> = {
   unionpay: 'UnionPay',
 };
 
+/** Every brand the service tells apart, in the order the dashboard offers them. */
+export const CARD_BRANDS = Object.keys(BRAND_NAMES) as CardBrand[];
+
 /** Customers type numbers as printed on the card: groups split by spaces (or dashes). */
 export function normalizeCardNumber(value: string): string {
   return value.replace(/[\s-]/g, '');
