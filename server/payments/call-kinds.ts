@@ -36,7 +36,8 @@ type Succeeded = Extract<Settled, { status: 'succeeded' }>;
 export interface CallKind {
   /**
    * What it shows while its outcome is unknown, written in the transaction that marks it
-   * so (unknown-outcome.ts); the id of a result made now for its answer to fill, if any.
+   * so (unknown-outcome.ts); resolves with the call's result id then (a charge's pending
+   * sale, made now for its answer to fill).
    */
   showWhileUnknown(trx: Tx, call: GatewayCall, now: Date): Promise<string | null>;
   /** The payment a lookup of it names (reconcile.ts); null when it acts on none. */
