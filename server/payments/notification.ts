@@ -1,9 +1,8 @@
-import { inTransaction } from '../store/db';
-import { type GatewayCall, settleCall } from '../store/gateway-calls';
+import type { GatewayCall } from '../store/gateway-calls';
 import { findCallByReference } from '../store/unknown-outcomes';
 import type { PaymentDeps } from './ask';
 import type { Gateway, GatewayNotification } from './gateway';
-import { reverseAtGateway } from './outcome';
+import { CALL_KINDS } from './call-kinds';
 import { settleFound, undoAbandoned } from './reconcile';
 
 // A processor's asynchronous notification (its webhook), posted to our inbound route for
@@ -44,17 +43,6 @@ export async function applyNotification(deps: PaymentDeps, gateway: Gateway, cal
   if (call.state === 'pending') await settleFound(deps, call, note.result, 'notification');
   // Left open when the customer paid another way (redirect.ts), then made after all: reversed at once, as the reconciliation would.
   else if (late && call.state === 'abandoned') await undoAbandoned(deps, gateway, call, late.reference);
-  // Made after all, after the settle window had failed it: a payment or charge is recorded
-  // (a charge reversed, a payment if its transaction moved on); a subscription's attempt is
-  // reversed, its period having been charged again by a new attempt.
-  else if (late && (call.kind === 'pay' || call.kind === 'charge')) await settleFound(deps, call, late, 'notification');
-  else if (late && call.kind === 'subscription') await reverseLateAttempt(deps, gateway, call, late.reference);
-}
-
-async function reverseLateAttempt(deps: PaymentDeps, gateway: Gateway, call: GatewayCall, payment: string): Promise<void> {
-  if (!(await reverseAtGateway(deps, gateway, call, payment))) {
-    deps.log.error({ call: call.id, reference: call.reference }, 'late subscription charge not reversed: refund it at the gateway');
-    return;
-  }
-  await inTransaction(deps.database.db, (trx) => settleCall(trx, call.id, ['failed'], 'reversed', deps.now()));
+  // Made after all, after the settle window had failed it: what its kind does then (call-kinds.ts).
+  else if (late) await CALL_KINDS[call.kind].lateSuccess(deps, gateway, call, late);
 }

@@ -2,6 +2,7 @@ import { isDatabaseUnavailable } from '../store/errors';
 import { type GatewayCall, moveToAttention, reclaimCall } from '../store/gateway-calls';
 import { boundCall, getCall } from '../store/unknown-outcomes';
 import { markOutcomeUnknown } from './unknown-outcome';
+import { CALL_KINDS } from './call-kinds';
 import { askGateway, type PaymentDeps, type Settled } from './ask';
 import { type Gateway, GatewayAttention } from './gateway';
 
@@ -129,11 +130,13 @@ export async function recordSafely<T>(deps: PaymentDeps, call: GatewayCall, sett
  * Undoes at the gateway a payment or charge nobody can use (its result cannot be recorded,
  * or it was made for a transaction that moved on): a void of a hold, a refund of a
  * capture, with our reference `<call reference>_reversal`. true when the gateway did it.
- * A capture, refund or void is not undone: it is what the merchant asked for.
+ * A capture, refund or void is not undone: it is what the merchant asked for (each kind's
+ * `reversal`, call-kinds.ts).
  */
 export async function reverseAtGateway(deps: PaymentDeps, gateway: Gateway, call: GatewayCall, payment: string): Promise<boolean> {
-  if (call.kind !== 'pay' && call.kind !== 'charge' && call.kind !== 'subscription') return false;
-  const reverse = call.kind === 'pay' && call.request.hold === true ? gateway.void : gateway.refund;
+  const reversal = CALL_KINDS[call.kind].reversal(call);
+  if (!reversal) return false;
+  const reverse = gateway[reversal];
   const answer = await askGateway(deps, gateway, (signal) =>
     reverse.call(gateway, { reference: `${call.reference}_reversal`, signal, payment, amount: call.amount }),
   );

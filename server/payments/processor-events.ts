@@ -3,13 +3,13 @@ import { noteVerifiedDelivery } from '../store/processor-deliveries';
 import { processorOwner } from '../store/processors';
 import { findCallByReference } from '../store/unknown-outcomes';
 import type { PaymentDeps } from './ask';
+import { CALL_KINDS } from './call-kinds';
 import type { Gateway } from './gateway';
 import { applyNotification } from './notification';
 import { confirmedAtProcessor } from './confirm-payment';
 import { needsAttention, type ProcessorSource } from './processor-attention';
 import { applyDispute } from './processor-disputes';
 import { applyRefunds } from './processor-refunds';
-import { applyStoreNotification } from './store-notification';
 import type { ProcessorEventRead, ProcessorEventSays } from './processor-said';
 import { PROCESSOR_GATEWAY_IDS } from './processors';
 import type { GatewaySet } from './registry';
@@ -104,12 +104,12 @@ async function applySaid(deps: PaymentDeps, at: { source: ProcessorSource; type:
       const call = await findCallByReference(deps.database.db, says.note.reference);
       // Any of the processor's gateways (Redsys: card and Bizum) may have made the call.
       const gateway = call && PROCESSOR_GATEWAY_IDS[at.type].includes(call.gateway_id) ? at.gateways.find(call.gateway_id) : undefined;
-      if (!call || !gateway || call.environment_id !== source.environmentId || (call.kind !== 'pay' && call.kind !== 'store')) {
+      // Only a payment or a card's save is settled by it, as its kind says (call-kinds.ts).
+      const settle = call && CALL_KINDS[call.kind].processorNotification;
+      if (!call || !gateway || call.environment_id !== source.environmentId || !settle) {
         return needsAttention(deps, source, { subject: object, reference: says.note.reference, why: 'a payment we do not know: no payment of this environment has this reference' });
       }
-      // A card saved on the processor's page (Redsys): its notification answers the save's challenge.
-      if (call.kind === 'store') return applyStoreNotification(deps, gateway, call, says.note);
-      return applyNotification(deps, gateway, call, says.note);
+      return settle(deps, gateway, call, says.note);
     }
   }
 }

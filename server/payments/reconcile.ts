@@ -1,17 +1,10 @@
-import type { GatewayCallKind } from '../store/schema';
 import { inTransaction } from '../store/db';
-import { getAuthorization, paymentReference } from '../store/sales';
 import { claimCallsToReconcile, extendClaim, type GatewayCall, postponeCheck, settleCall } from '../store/gateway-calls';
 import { askGateway, type PaymentDeps, type Settled } from './ask';
-import { recordChargeResult } from './charge';
+import { CALL_KINDS } from './call-kinds';
 import { type Gateway, GatewayAttention, GatewayNotificationOnly, type LookupInput } from './gateway';
-import { recordSafely, reverseAtGateway, toAttention } from './outcome';
-import { recordPayment } from './pay';
+import { recordSafely, toAttention } from './outcome';
 import { REDIRECT_WAIT_MS } from './redirect';
-import { recordSaleActionResult } from './send-action';
-import { signUpAwaiting } from './signup-card';
-import { recordStoredCardResult } from './store-card';
-import { recordSubscriptionCharge } from './subscription-charge';
 import { markOutcomeUnknown } from './unknown-outcome';
 
 // Reconciliation of gateway calls whose answer never reached the books:
@@ -37,29 +30,13 @@ const RECHECK_DELAYS_MS = [10 * S, 20 * S, 30 * S, 60 * S, 2 * 60 * S, 5 * 60 * 
 /** Waits between checks of an abandoned call the gateway could not be asked about. */
 const CHECK_DELAYS_MS = [10 * S, 60 * S, 5 * 60 * S, 30 * 60 * S, 2 * 60 * 60 * S, 6 * 60 * 60 * S];
 
-/** How each kind of call is recorded once its gateway has said what it did. */
-const RECORDERS: Record<GatewayCallKind, (deps: PaymentDeps, call: GatewayCall, s: Settled) => Promise<unknown>> = {
-  pay: recordPayment,
-  charge: recordChargeResult,
-  store: recordStoredCardResult,
-  capture: recordSaleActionResult,
-  refund: recordSaleActionResult,
-  void: recordSaleActionResult,
-  subscription: recordSubscriptionCharge,
-};
-
-/** Records what the gateway did for a pending call (a lookup's or a notification's answer). */
+/** Records what the gateway did for a pending call (a lookup's or a notification's answer), as its kind records it (call-kinds.ts). */
 export async function settleFound(deps: PaymentDeps, call: GatewayCall, settled: Settled, via: string): Promise<void> {
-  const recorded = await recordSafely(deps, call, settled, () => RECORDERS[call.kind](deps, call, settled));
+  const kind = CALL_KINDS[call.kind];
+  const recorded = await recordSafely(deps, call, settled, () => kind.record(deps, call, settled));
   if (recorded.kind !== 'recorded') return;
   deps.log.info({ call: call.id, kind: call.kind, gateway_status: settled.status, via }, 'gateway call reconciled');
-  if (call.kind === 'store' && settled.status === 'succeeded') await signUpWithProven(deps, call);
-}
-
-/** A card proven saved after its customer's return lost the answer: the sign-up waiting for it starts, as the return would have started it (once: signup-card.ts). */
-async function signUpWithProven(deps: PaymentDeps, call: GatewayCall): Promise<void> {
-  const authorization = await getAuthorization(deps.database.db, null, call.subject_id);
-  if (authorization) await signUpAwaiting(deps, authorization);
+  await kind.proven(deps, call, settled);
 }
 
 /** What a lookup of a call is given: our reference, its kind and, when known, the processor's id (and an action's payment and amount). */
@@ -71,10 +48,8 @@ export const lookupInput = (call: GatewayCall, signal: AbortSignal, payment: str
   ...(payment ? { payment, amount: call.amount } : {}),
 });
 
-const ACTIONS: ReadonlySet<GatewayCallKind> = new Set(['capture', 'refund', 'void']);
-
 /** The payment a capture, refund or void acts on (its sale's first operation's reference); null for any other call. */
-const paymentOf = (deps: PaymentDeps, call: GatewayCall) => (ACTIONS.has(call.kind) ? paymentReference(deps.database.db, call.subject_id) : Promise.resolve(null));
+const paymentOf = (deps: PaymentDeps, call: GatewayCall) => CALL_KINDS[call.kind].lookupPayment(deps, call);
 
 async function reconcilePending(deps: PaymentDeps, found: GatewayCall): Promise<void> {
   const db = deps.database.db;
@@ -153,27 +128,11 @@ async function reconcileAbandoned(deps: PaymentDeps, call: GatewayCall): Promise
 
 /** An abandoned call the gateway carried out after all (found by a lookup, or told by a notification): undone or recorded late; false when the gateway could not undo it yet. */
 export async function undoAbandoned(deps: PaymentDeps, gateway: Gateway, call: GatewayCall, reference: string): Promise<boolean> {
-  if (!(await undoLate(deps, gateway, call, reference))) return false;
+  if (!(await CALL_KINDS[call.kind].undo(deps, gateway, call, reference))) return false;
   // A late capture / refund / void settled the call itself when it recorded it.
   await inTransaction(deps.database.db, (trx) => settleCall(trx, call.id, ['abandoned'], 'reversed', deps.now()));
   deps.log.warn({ call: call.id, kind: call.kind }, 'abandoned gateway call had been carried out: undone or recorded');
   return true;
-}
-
-async function undoLate(deps: PaymentDeps, gateway: Gateway, call: GatewayCall, reference: string): Promise<boolean> {
-  switch (call.kind) {
-    case 'capture':
-    case 'refund':
-    case 'void':
-      return (await recordSaleActionResult(deps, call, { status: 'succeeded', reference, card: null }, 'abandoned')) !== null;
-    case 'store':
-      // Nothing was stored on our side and nothing was charged: the gateway's copy is never used.
-      return true;
-    case 'pay':
-    case 'charge':
-    case 'subscription':
-      return reverseAtGateway(deps, gateway, call, reference);
-  }
 }
 
 /** One round: claims due calls and reconciles each; resolves with how many it took. */
