@@ -6,15 +6,15 @@ import { listCalls } from '../../server/store/gateway-calls';
 import type { StripeDouble } from '../stripe/server';
 import { type Client, ENGINES, type TestService, testClock, transactionBody } from './harness';
 import { pageCsrf, screenPost } from './pay';
-import { startStripeShop, type StartedStripeShop } from './stripe-shop';
+import { publishableConfirm as confirmAtStripe, startStripeShop, type StartedStripeShop } from './stripe-shop';
 
 // Stripe's Payment Element in our page, the server's half (docs/processors.md "Payment
 // Element"), over real HTTP on both engines: the hydrated screen's pay post with Stripe's
 // fields mounted makes a PaymentIntent without a card and gets its client_secret; the
 // customer's browser confirms it at the double as Stripe.js does (under the publishable key,
-// `publishableConfirm` below); the call's return route, the webhook or the reconciliation
-// reads the PaymentIntent again from the double by the id recorded at pay, and one payment
-// is recorded whoever comes first. The browser's half: test/e2e/stripe-element.spec.ts.
+// `publishableConfirm` in stripe-shop.ts); the call's return route, the webhook or the
+// reconciliation reads the PaymentIntent again from the double by the id recorded at pay,
+// and one payment is recorded whoever comes first. The browser's half: test/e2e/stripe-element.spec.ts.
 
 const FORM = 'application/x-www-form-urlencoded';
 
@@ -44,16 +44,8 @@ describe.each(ENGINES)('Stripe Payment Element on %s', (engine) => {
   const payWithElement = (token: string, fields: Record<string, string> = { hosted_fields: '1' }) =>
     screenPost(t.url, token, `/pay/${token}/`, { action: 'pay', gateway: STRIPE_CARD_ID, fields });
 
-  /** What Stripe.js does on confirmPayment, under the publishable key: a card PaymentMethod from the typed number, then the confirmation. */
-  async function publishableConfirm(secret: string, number: string, returnUrl: string, key = shop.keys.publishable_key) {
-    const post = async (path: string, fields: Record<string, string>) => {
-      const res = await fetch(`${double.url}${path}`, { method: 'POST', headers: { 'content-type': FORM }, body: new URLSearchParams({ key, ...fields }) });
-      return { status: res.status, body: (await res.json()) as any, cors: res.headers.get('access-control-allow-origin') };
-    };
-    const method = await post('/v1/payment_methods', { type: 'card', 'card[number]': number });
-    expect(method.status, JSON.stringify(method.body)).toBe(200);
-    return post(`/v1/payment_intents/${secret.split('_secret_')[0]}/confirm`, { client_secret: secret, payment_method: method.body.id, return_url: returnUrl });
-  }
+  /** What Stripe.js does on confirmPayment, under the shop's publishable key unless `key` says otherwise. */
+  const publishableConfirm = (secret: string, number: string, returnUrl: string, key = shop.keys.publishable_key) => confirmAtStripe(double, key, secret, number, returnUrl);
 
   /** The pay post: the PaymentIntent made for the call, its secret and the call's return route. */
   async function started(tx: { id: string; token: string }) {

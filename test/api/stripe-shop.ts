@@ -127,6 +127,17 @@ export async function back(answer: Response): Promise<Response> {
   return fetch(answer.headers.get('location')!, { redirect: 'manual' });
 }
 
+/** What Stripe.js does on confirmPayment, under the publishable `key`: a card PaymentMethod from the typed number, then the confirmation of the PaymentIntent of `secret`. */
+export async function publishableConfirm(double: { url: string }, key: string, secret: string, number: string, returnUrl: string) {
+  const post = async (path: string, fields: Record<string, string>) => {
+    const res = await fetch(`${double.url}${path}`, { method: 'POST', headers: { 'content-type': FORM }, body: new URLSearchParams({ key, ...fields }) });
+    return { status: res.status, body: (await res.json()) as any, cors: res.headers.get('access-control-allow-origin') };
+  };
+  const method = await post('/v1/payment_methods', { type: 'card', 'card[number]': number });
+  expect(method.status, JSON.stringify(method.body)).toBe(200);
+  return post(`/v1/payment_intents/${secret.split('_secret_')[0]}/confirm`, { client_secret: secret, payment_method: method.body.id, return_url: returnUrl });
+}
+
 /** Posts a delivery again, as Stripe retries one (or with its body or signature changed). */
 export const redeliver = (d: Delivery, over: { payload?: string; signature?: string } = {}) =>
   fetch(d.url, { method: 'POST', headers: { ...d.headers, ...(over.signature !== undefined ? { 'stripe-signature': over.signature } : {}) }, body: over.payload ?? d.payload });

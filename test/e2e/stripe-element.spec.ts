@@ -9,7 +9,8 @@ import { useStripeShop } from './stripe-shop';
 // (STRIPE_JS_URL): choosing Stripe's card loads our glue and the stand-in, which draws its
 // card field in the page; Pay makes the PaymentIntent on our server, the stand-in confirms it
 // at the double under the publishable key, and the return route records what the double
-// says. Approved, declined, and 3-D Secure completed at the double's issuer page.
+// says. Approved, declined, and 3-D Secure failed at the double's issuer page, then
+// completed by the next attempt.
 
 const shop = useStripeShop('Element', { standInStripeJs: true });
 
@@ -57,9 +58,16 @@ test.describe('hosted page', () => {
     expect((await shop.service.api('GET', `/transaction/${tx.id}/`)).body.status).toBe('N');
   });
 
-  test('3-D Secure completed at the issuer’s page: paid, recorded as authenticated by challenge', async ({ page, merchant }) => {
+  test('3-D Secure failed at the issuer’s page: back on our page, which says so, nothing paid; the next attempt completes it and pays', async ({ page, merchant }) => {
     const tx = await payable(merchant.origin, 'E-3');
     await page.goto(tx.payment_url);
+    await payWithElement(page, '4000 0027 6000 3184');
+    await page.waitForURL(new RegExp(`^${shop.stripe.url}/test/3ds/pi_`));
+    await page.getByRole('button', { name: 'Fail authentication' }).click();
+    await page.waitForURL(new RegExp(`/pay/${tx.token}/\\?declined=1`));
+    await expect(page.locator('#checkout-alert')).toContainText('Your payment was declined. Try again');
+    expect(await salesOf(tx.id)).toEqual([]);
+    expect((await shop.service.api('GET', `/transaction/${tx.id}/`)).body.status).toBe('N');
     await payWithElement(page, '4000 0027 6000 3184');
     await page.waitForURL(new RegExp(`^${shop.stripe.url}/test/3ds/pi_`));
     await page.getByRole('button', { name: 'Complete authentication' }).click();
@@ -92,9 +100,13 @@ test.describe('widget', () => {
     expect(await salesOf(tx.id)).toEqual([]);
   });
 
-  test('3-D Secure completed in the widget’s frame: paid and authenticated', async ({ page, merchant }) => {
+  test('3-D Secure failed in the widget’s frame: the frame says so, nothing paid; the next attempt completes it and pays', async ({ page, merchant }) => {
     const tx = await payable(merchant.origin, 'EW-3');
     await openWidget(page, merchant, tx.token, '/element-shop-3');
+    await payWithElement(frameOf(page), '4000002760003184');
+    await frameOf(page).getByRole('button', { name: 'Fail authentication' }).click();
+    await expect(frameOf(page).locator('#checkout-alert')).toContainText('Your payment was declined. Try again');
+    expect(await salesOf(tx.id)).toEqual([]);
     await payWithElement(frameOf(page), '4000002760003184');
     await frameOf(page).getByRole('button', { name: 'Complete authentication' }).click();
     await page.waitForURL(returnTo(`${merchant.origin}/return?order=EW-3`));

@@ -16,19 +16,25 @@ import { newTransaction, type ProcessorUnderTest } from './processors';
 // - `lose`: the processor's notification is lost and the customer never comes back;
 // - `late`: the notification comes after the customer's return settled the payment;
 // - `decline`: the card is declined (Stripe: the customer then goes back to the shop);
-// - `refuse`: the processor refuses to start the payment (Stripe; Redsys is not asked then).
+// - `refuse`: the processor refuses to start the payment (Stripe; Redsys is not asked then);
+// - `lose-start`, `fail-start` (START_FAULTS, Stripe): the processor starts the payment (a
+//   PaymentIntent, a Checkout Session) and its answer is lost, by a cut connection or a 500
+//   that its Idempotency-Key keeps: the customer has nothing to pay with, and what was
+//   started must not stay open.
 // After each case: one payment at the processor or none, the same on our books, nothing left
 // that could still charge the customer (a Checkout Session open), no call pending.
 
 export const PAYMENT_FAULTS = ['kill-before', 'kill-during', 'kill-after', 'lose', 'late', 'decline', 'refuse'] as const;
-export type PaymentFault = (typeof PAYMENT_FAULTS)[number];
+/** The start's answer lost: for processors asked before the customer goes to pay (Stripe). */
+export const START_FAULTS = ['lose-start', 'fail-start'] as const;
+export type PaymentFault = (typeof PAYMENT_FAULTS)[number] | (typeof START_FAULTS)[number];
 const POLL = { timeout: 60_000, interval: 250 };
 /** How far the service's clock moves per look: a redirect's wait (15 min) is passed in a few. */
 const STEP_MS = 4 * 60_000;
 
-/** Each fault of `faults` on a payment by redirect. */
+/** Each fault of `faults` on a payment (by redirect, or by the Payment Element: `p.paymentRoute`). */
 export function paymentCases({ p, shop, forAPerson }: Bench, faults: readonly PaymentFault[]) {
-  describe(`${p.name} payment by redirect`, () => {
+  describe(`${p.name} ${p.paymentRoute}`, () => {
     it.each(faults)('%s', { timeout: 120_000 }, async (fault) => {
       const tx = await newTransaction(shop.api, false);
       const mark = p.mark();
@@ -36,8 +42,10 @@ export function paymentCases({ p, shop, forAPerson }: Bench, faults: readonly Pa
 
       await expect
         .poll(async () => {
-          // Time passes for the service: past the redirect's wait, the claim, the settle window.
+          // Time passes for the service and the processor alike (Stripe's lookup lists by
+          // `created`): past the redirect's wait, the claim, the settle window.
           shop.advance(STEP_MS);
+          p.clockAt(shop.elapsed());
           return (await shop.calls(tx.id)).filter((c) => c.state === 'pending' || c.state === 'attention').length;
         }, POLL)
         .toBe(0);
@@ -100,10 +108,13 @@ async function paymentWith(p: ProcessorUnderTest, shop: ProcessorShop, token: st
     }
     case 'refuse': {
       if (!p.refusePayment()) throw new Error(`${p.name} is not asked before the customer goes to its page`);
-      const answer = await p.payPost(shop, token);
-      // The payment page again, saying so, not a way to the processor.
-      expect([answer.status, answer.headers.get('location')]).toEqual([200, null]);
-      expect(await answer.text()).toContain('checkout-state');
+      await p.expectPageAgain(await p.payPost(shop, token));
+      return false;
+    }
+    case 'lose-start':
+    case 'fail-start': {
+      if (!p.losePayment(fault === 'lose-start' ? 'cut' : '500')) throw new Error(`${p.name} is not asked before the customer goes to its page`);
+      await p.expectPageAgain(await p.payPost(shop, token));
       return false;
     }
   }

@@ -3,9 +3,10 @@ import { PUBLIC_TEST_KEY, PUBLIC_TEST_MERCHANT } from '../../server/payments/red
 import type { Client } from '../api/harness';
 import { transactionBody } from '../api/harness';
 import { formOn, paramsOf, redsysForm, toRedsys } from '../api/redsys-shop';
-import { back, onCheckout, stripeTestKeys, toCheckout } from '../api/stripe-shop';
+import { back, onCheckout, publishableConfirm, stripeTestKeys, toCheckout } from '../api/stripe-shop';
 import type { HeldRequest } from '../held-answer';
 import { REDSYS_CARD_ID, STRIPE_CARD_ID } from '../../server/domain/processor-gateway-ids';
+import { HOSTED_FIELDS } from '../../server/payments/stripe/element';
 import { pageCsrf } from '../api/pay';
 import { decideOnPage } from '../redsys/helpers';
 import { type RedsysDouble, startRedsysDouble } from '../redsys/server';
@@ -37,6 +38,8 @@ export interface Paid {
 
 export interface ProcessorUnderTest {
   name: 'Stripe' | 'Redsys';
+  /** How the customer pays, for the payment cases' names. */
+  paymentRoute: string;
   start(): Promise<void>;
   close(): Promise<void>;
   /** What the service is started with to reach the double. */
@@ -73,6 +76,10 @@ export interface ProcessorUnderTest {
   holdPayment(): HeldRequest | null;
   /** The next pay post's request to the processor is refused; false when it sends none. */
   refusePayment(): boolean;
+  /** The next pay post's request to the processor is carried out and its answer lost (a cut connection, or a 500); false when it sends none. */
+  losePayment(how: 'cut' | '500'): boolean;
+  /** The pay post's answer is the payment page again, saying so, not a way to the processor. */
+  expectPageAgain(answer: Response): Promise<void>;
   /** Where the processor's payments stand: what it charged (minor units each) and how many pages could still charge, since `mark`. */
   payments(mark: Mark): { charged: number[]; open: number };
   mark(): Mark;
@@ -98,6 +105,12 @@ async function payPost(shop: { url: string }, token: string, gateway: string): P
   });
 }
 
+/** The form post's answer: the page itself (its state in the HTML), not a 303. */
+async function formPageAgain(answer: Response): Promise<void> {
+  expect([answer.status, answer.headers.get('location')]).toEqual([200, null]);
+  expect(await answer.text()).toContain('checkout-state');
+}
+
 /** `POST /v1/authorization/` for `gateway` without a card: the save page's token. */
 async function saveRequest(api: Client, gateway: string): Promise<{ id: string; token: string }> {
   const res = await api.post('/authorization/', { gateway, return_url: SAVED });
@@ -120,7 +133,7 @@ export async function newTransaction(api: Client, authorize: boolean): Promise<{
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
-export function stripeProcessor(): ProcessorUnderTest & { double: StripeDouble } {
+export function stripeProcessor(): ProcessorUnderTest & { double: StripeDouble; keys: ReturnType<typeof stripeTestKeys> } {
   const STRIPE_PATHS: Record<Move, RegExp> = {
     capture: /^\/v1\/payment_intents\/[A-Za-z0-9_]+\/capture$/,
     void: /^\/v1\/payment_intents\/[A-Za-z0-9_]+\/cancel$/,
@@ -136,14 +149,17 @@ export function stripeProcessor(): ProcessorUnderTest & { double: StripeDouble }
   const SESSIONS = { method: 'POST' as const, path: /^\/v1\/checkout\/sessions$/ };
   const p = {
     name: 'Stripe' as const,
+    paymentRoute: 'payment by redirect',
     double: null as unknown as StripeDouble,
+    /** The keys it was connected with (the Payment Element's customer confirms under the publishable one). */
+    keys: null as unknown as ReturnType<typeof stripeTestKeys>,
     async start() {
       p.double = await startStripeDouble();
     },
     close: () => p.double.close(),
     env: () => ({ STRIPE_API_URL: p.double.url, STRIPE_FILES_URL: p.double.filesUrl }),
     async connect(api: Client) {
-      const keys = stripeTestKeys();
+      const keys = (p.keys = stripeTestKeys());
       const connected = await api.post('/processor/', { type: 'stripe', ...keys });
       expect(connected.status, connected.text).toBe(201);
       p.double.addWebhookEndpoint(connected.body.webhook_url, keys.webhook_secret);
@@ -210,6 +226,8 @@ export function stripeProcessor(): ProcessorUnderTest & { double: StripeDouble }
     },
     holdPayment: () => p.double.holdNext(SESSIONS, { acted: false }),
     refusePayment: () => (p.double.refuseNext(SESSIONS), true),
+    losePayment: (how: 'cut' | '500') => (how === 'cut' ? p.double.loseNext(SESSIONS) : p.double.failNext(SESSIONS, { acted: true }), true),
+    expectPageAgain: formPageAgain,
     mark: () => new Set(p.double.books.checkoutSessions.keys()),
     payments(mark: Mark) {
       const sessions = [...p.double.books.checkoutSessions.values()].filter((cs) => !mark.has(cs.id));
@@ -218,6 +236,61 @@ export function stripeProcessor(): ProcessorUnderTest & { double: StripeDouble }
     },
   };
   return p;
+}
+
+/** Statuses in which a PaymentIntent could still be confirmed, and so charge the customer. */
+const CONFIRMABLE = new Set(['requires_payment_method', 'requires_confirmation', 'requires_action']);
+
+/**
+ * Stripe with the card taken by the Payment Element in our page (`hosted-fields`): the
+ * hydrated screen's pay post makes a PaymentIntent at Stripe (held or refused here as
+ * Checkout's session is), the customer's browser confirms it under the publishable key as
+ * Stripe.js does, then goes to the call's return route. Its other moves are Stripe's.
+ */
+export function stripeElementProcessor(): ProcessorUnderTest & { double: StripeDouble } {
+  return stripeElementOf(stripeProcessor());
+}
+
+/** The Payment Element's view of a Stripe processor under test: its double, shop and moves shared (the prototype), its payment route its own. */
+export function stripeElementOf(p: ReturnType<typeof stripeProcessor>): ProcessorUnderTest & { double: StripeDouble } {
+  const INTENTS = { method: 'POST' as const, path: /^\/v1\/payment_intents$/ };
+  return Object.assign(Object.create(p) as typeof p, {
+    paymentRoute: 'payment by the Payment Element',
+    payPost: async (shop: { url: string }, token: string) =>
+      fetch(`${shop.url}/pay/${token}/`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': await pageCsrf(shop.url, token) },
+        body: JSON.stringify({ action: 'pay', gateway: STRIPE_CARD_ID, fields: { [HOSTED_FIELDS]: '1' } }),
+      }),
+    async visit(_shop: { url: string }, answer: Response): Promise<Visit> {
+      const started = (await answer.json()) as { outcome: string; secret: string; location: string };
+      expect([answer.status, started.outcome], JSON.stringify(started)).toEqual([200, 'confirm']);
+      return {
+        async decide(approve: boolean) {
+          const confirmed = await publishableConfirm(p.double, p.keys.publishable_key, started.secret, approve ? '4242424242424242' : '4000000000000002', started.location);
+          expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(approve ? 200 : 402);
+          // Paid or declined, our glue sends the browser to the call's return route (location.assign).
+          return Response.redirect(started.location, 303);
+        },
+      };
+    },
+    holdPayment: () => p.double.holdNext(INTENTS, { acted: false }),
+    refusePayment: () => (p.double.refuseNext(INTENTS), true),
+    losePayment: (how: 'cut' | '500') => (how === 'cut' ? p.double.loseNext(INTENTS) : p.double.failNext(INTENTS, { acted: true }), true),
+    async expectPageAgain(answer: Response) {
+      const body = (await answer.json()) as { outcome: string };
+      expect([answer.status, body.outcome], JSON.stringify(body)).toEqual([200, 'view']);
+    },
+    mark: () => new Set(p.double.books.paymentIntents.keys()),
+    payments(mark: Mark) {
+      const intents = [...p.double.books.paymentIntents.values()].filter((pi) => !mark.has(pi.id));
+      return {
+        charged: intents.filter((pi) => ['succeeded', 'requires_capture'].includes(pi.status)).map((pi) => pi.amount as number),
+        open: intents.filter((pi) => CONFIRMABLE.has(pi.status)).length,
+      };
+    },
+  });
 }
 
 const REDSYS_TYPES: Record<Action, string> = { capture: '2', refund: '3', void: '9' };
@@ -230,6 +303,7 @@ export function redsysProcessor(terminal: '1' | '2' = '1'): ProcessorUnderTest &
     rests().filter((r) => r.params.DS_MERCHANT_ORDER === order && r.params.DS_MERCHANT_TRANSACTIONTYPE === REDSYS_TYPES[action]).length;
   const p = {
     name: 'Redsys' as const,
+    paymentRoute: 'payment by redirect',
     double: null as unknown as RedsysDouble,
     async start() {
       p.double = await startRedsysDouble();
@@ -296,6 +370,8 @@ export function redsysProcessor(terminal: '1' | '2' = '1'): ProcessorUnderTest &
     },
     holdPayment: () => null,
     refusePayment: () => false,
+    losePayment: () => false,
+    expectPageAgain: formPageAgain,
     mark: () => new Set(p.double.books.orders.keys()),
     payments(mark: Mark) {
       const orders = [...p.double.books.orders.entries()].filter(([key]) => !mark.has(key)).map(([, o]) => o);

@@ -150,6 +150,16 @@ async function replayedElement(ctx: StripeContext, reference: string, sent: Extr
 }
 
 /**
+ * A Payment Element's PaymentIntent that the replay cannot name (Stripe kept a 5xx for its
+ * key, or the key is past its 24 h): found by listing, and ended like any of the Element's
+ * (lookupElement), so that a PaymentIntent made and never handed to the page is not left open.
+ */
+async function listedElement(ctx: StripeContext, reference: string, sent: Extract<Sent, { kind: 'element' }>): Promise<LookupResult> {
+  const { found } = await paymentsSince(ctx, sent.at - CLOCK_MARGIN_MS, (pi) => pi.metadata.reference === reference);
+  return found ? lookupElement(ctx, reference, found.id) : lookupForgotten(ctx, reference);
+}
+
+/**
  * `processorId`: a Checkout Session's id (`cs_…`) when the call started one, read by that
  * id; a pay call's PaymentIntent (`pi_…`, the Payment Element's) likewise. `action`: the
  * kind of call and, for a capture, refund or void, the PaymentIntent it acts on, so that
@@ -165,7 +175,7 @@ export async function lookup(ctx: StripeContext, reference: string, processorId?
   if (!sent) return lookupForgotten(ctx, reference);
   if (sent.kind === 'element') {
     const answer = ctx.now().getTime() - sent.at < REPLAY_WITHIN_MS ? await replayedElement(ctx, reference, sent) : null;
-    return answer ?? lookupForgotten(ctx, reference);
+    return answer ?? listedElement(ctx, reference, sent);
   }
   if (sent.kind === 'checkout') {
     // Its answer was lost: the create again under its key names the session (or makes it, to be ended at once).
