@@ -37,6 +37,7 @@ export function markOutcomeUnknown(db: Db, call: GatewayCall, now: Date, claimed
         id: call.subject_id,
         environment_id: call.environment_id,
         gateway_id: call.gateway_id,
+        gateway_account: call.gateway_account,
         notify_url: (call.request.notify_url as string | null | undefined) ?? null,
         created_at: call.created_at,
         updated_at: now.toISOString(),
