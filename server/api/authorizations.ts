@@ -227,7 +227,7 @@ function createRoute(): RouteDef {
       const urls = { returnUrl: body.return_url ?? null, cancelUrl: body.cancel_url ?? null };
       const clientId = body.client ?? null;
       if (!body.card) {
-        const row = await createSaveRequest(db, { environmentId: env.id, gatewayId: gateway.id, notifyUrl: body.notify_url ?? null, clientId, ...urls, now: deps.now() });
+        const row = await createSaveRequest(db, { environmentId: env.id, gateway, notifyUrl: body.notify_url ?? null, clientId, ...urls, now: deps.now() });
         return present(row, baseUrl);
       }
       // Its processor takes the card on its own page: a number sent here would never reach it.
@@ -318,7 +318,7 @@ function chargeRoute(): RouteDef {
     movesMoney: true,
     async handler({ env, params, body, deps, db, binding, accepted, baseUrl }) {
       const authorization = found(await getAuthorization(db, env.id, params.id!), 'authorization');
-      const gateway = (await deps.gateways.of(env.id)).find(authorization.gateway_id)!;
+      const gateway = (await deps.gateways.of(env.id)).find(authorization)!;
       // A gateway without saved cards (no `store`: the `saved_cards` capability) would refuse it: refused here, before it is asked.
       if (!canStore(gateway)) throw new ApiError('conflict', 'the authorization\'s gateway keeps no saved cards (its saved_cards capability is false): it cannot be charged; nothing was charged');
       if (gateway.currencies && !gateway.currencies.includes(body.currency)) {

@@ -29,7 +29,7 @@ const confirmKind: LoadableKind<ConfirmPage> = {
   find: ({ db }, token) => findConfirm(db, token),
   language: () => null,
   // The charge's gateway: its origins join the page's CSP (the bank's page the button leads to).
-  offered: (gateways, { call }) => [gateways.find(call.gateway_id)].filter((g) => g !== undefined),
+  offered: (gateways, { call }) => [gateways.find(call)].filter((g) => g !== undefined),
 };
 
 const confirmPost = z.object({ csrf: z.string().max(512) });
@@ -86,7 +86,7 @@ export function confirmRoutes(router: IRouter, deps: Deps, screenAssets: () => D
     // Paid or expired: nothing to confirm, the page says where it stands.
     if (confirmState(page.row, deps.now()) !== 'open') return show(ctx, res, page, 409);
     const base = baseUrlOf(req, deps);
-    const outcome = await startConfirmation(scopedDeps(deps, req), page, page.gateways.find(page.call.gateway_id), {
+    const outcome = await startConfirmation(scopedDeps(deps, req), page, page.gateways.find(page.call), {
       returnUrl: `${base}/pay/confirm/${page.row.token}/return/`,
       ownOrigin: new URL(base).origin,
     });
@@ -101,6 +101,6 @@ export function confirmRoutes(router: IRouter, deps: Deps, screenAssets: () => D
     if (confirmState(page.row, deps.now()) === 'paid') return show(ctx, res, page, 200);
     // Even past the link's expiry: a payment the bank made is recorded, never left behind.
     if (page.row.failure !== 'authentication_required') return show(ctx, res, page, 200);
-    return shown(ctx, res, page, await finishConfirmation(scopedDeps(deps, req), page, page.gateways.find(page.call.gateway_id)));
+    return shown(ctx, res, page, await finishConfirmation(scopedDeps(deps, req), page, page.gateways.find(page.call)));
   });
 }

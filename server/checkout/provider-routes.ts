@@ -46,7 +46,7 @@ async function callOf(ctx: CheckoutContext, page: Page, reference: string): Prom
   if (!REFERENCE.test(reference)) return null;
   const call = await findCallByReference(ctx.db, reference);
   if (!call || call.kind !== 'pay' || call.subject_id !== page.row.id) return null;
-  const gateway = page.gateways.find(call.gateway_id);
+  const gateway = page.gateways.find(call);
   return gateway ? { call, gateway } : null;
 }
 

@@ -69,7 +69,7 @@ const savePage: HostedKind<SavePage> = {
   token: SAVE_TOKEN,
   find: findOpen,
   language: () => null,
-  offered: (gateways, { row }) => [gateways.find(row.gateway_id)].filter((g) => g !== undefined),
+  offered: (gateways, { row }) => [gateways.find(row)].filter((g) => g !== undefined),
   async view(ctx, page, { justFinished, cancelled, declined, confirmCancel, error, values }) {
     const built = buildSaveView({
       row: page.row,
@@ -78,7 +78,7 @@ const savePage: HostedKind<SavePage> = {
       csrf: csrfToken(await ctx.csrfSecret(), page.row.token!),
       now: ctx.deps.now(),
       embed: page.embed,
-      gateway: page.gateways.find(page.row.gateway_id),
+      gateway: page.gateways.find(page.row),
       ...{ justFinished, cancelled, declined, confirmCancel, error, values },
     });
     return { ...built, brand: brandView(page.row.environment_id, page.merchant.brand), sandbox: page.merchant.sandbox };
@@ -96,7 +96,7 @@ const reload = (ctx: CheckoutContext, page: Page) => reloadHosted(savePage, ctx,
 /** Stores the card on the page's authorization; answers what came of it. */
 async function save(ctx: CheckoutContext, res: Response, page: Page, input: PayRequest, base: string) {
   const deps = scopedDeps(ctx.deps, page);
-  const gateway = page.gateways.find(page.row.gateway_id);
+  const gateway = page.gateways.find(page.row);
   if (!gateway?.enabled || !canStore(gateway) || input.gateway !== gateway.id) {
     return show(ctx, res, page, 400, { error: { message: 'error.gatewayRequired', fields: { gateway: 'error.gatewayRequired' } } });
   }

@@ -180,7 +180,7 @@ async function openChallenge(ctx: CheckoutContext, page: Page): Promise<Authoriz
  */
 async function awaitingNotification(ctx: CheckoutContext, page: Page): Promise<boolean> {
   const authorization = await openChallenge(ctx, page);
-  return authorization !== null && !page.gateways.find(authorization.gateway_id)?.resume;
+  return authorization !== null && !page.gateways.find(authorization)?.resume;
 }
 
 /** The issuer's challenge of the card given here: its page (without JavaScript) and its answer (both ways). */

@@ -46,7 +46,7 @@ export function toStoreChallenge(page: HostedPage<Found>, redirect: Checked | un
 export async function toProcessorAgain(ctx: CheckoutContext, res: Response, page: HostedPage<Found>, authorization: AuthorizationRow): Promise<boolean> {
   const call = (await listCalls(ctx.db, authorization.id)).filter((c) => c.kind === 'store' && c.processor_id === authorization.gateway_challenge).at(-1);
   const away = call ? storedRedirect(call) : null;
-  const gateway = page.gateways.find(authorization.gateway_id);
+  const gateway = page.gateways.find(authorization);
   if (!away || !gateway) return false;
   if (away.method === 'GET') res.redirect(303, away.url);
   else sendRedirectForm(ctx, res, page, gateway, away);
@@ -100,7 +100,7 @@ async function stillInDoubt(ctx: CheckoutContext, authorizationId: string): Prom
 export async function readStoreReturn(ctx: CheckoutContext, req: Request, page: HostedPage<Found>, authorization: AuthorizationRow, call: GatewayCall): Promise<StoreReturn> {
   const waiting = authorization.status === 'requires_action' && call.processor_id !== null && authorization.gateway_challenge === call.processor_id;
   // Only the processor's notification says whether the card was saved (Redsys), and it usually arrives first.
-  if (!page.gateways.find(authorization.gateway_id)?.resume) {
+  if (!page.gateways.find(authorization)?.resume) {
     if (authorization.status === 'active') return { kind: 'stored', authorization };
     if (waiting) return { kind: 'checking' };
     // A hosted save page's authorization is open again; a new one (a sign-up's) failed.

@@ -80,6 +80,7 @@ async function showPendingAuthorization(trx: Tx, call: GatewayCall, now: Date): 
     id: call.subject_id,
     environment_id: call.environment_id,
     gateway_id: call.gateway_id,
+    gateway_account: call.gateway_account,
     notify_url: (call.request.notify_url as string | null | undefined) ?? null,
     created_at: call.created_at,
     updated_at: now.toISOString(),

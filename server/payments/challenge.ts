@@ -26,7 +26,7 @@ export async function answerChallenge(
   if (p.answer === 'abandoned') {
     return (await closeChallenge(db, challenge.id, 'abandoned', deps.now())) ? { kind: 'abandoned' } : { kind: 'not_claimed' };
   }
-  const gateway: Gateway | undefined = (await deps.gateways.of(row.environment_id)).find(challenge.gateway_id);
+  const gateway: Gateway | undefined = (await deps.gateways.of(row.environment_id)).find(challenge);
   const resume = gateway?.resume?.bind(gateway);
   if (!gateway || !resume) return { kind: 'gateway_failed' };
   // The processor's id of the payment the challenge's pay call started, for a lookup of this one.

@@ -51,6 +51,7 @@ export function chargeSale(call: GatewayCall, card: Pick<AuthorizationRow, 'card
     environment_id: call.environment_id,
     authorization_id: call.subject_id,
     gateway_id: call.gateway_id,
+    gateway_account: call.gateway_account,
     currency: call.currency,
     amount: call.amount,
     captured: approved ? call.amount : 0,

@@ -38,13 +38,13 @@ export async function chargeAuthorization(
   },
 ): Promise<ChargeResult> {
   const auth = c.authorization;
-  const gateway = (await deps.gateways.of(auth.environment_id)).find(auth.gateway_id)!;
+  const gateway = (await deps.gateways.of(auth.environment_id)).find(auth)!;
   const step = await startStep<ChargeResult>(deps, c.bound, {
     current: (call) => currentState(deps, call),
     async reserve() {
       const call = newCall({
         environmentId: auth.environment_id,
-        gatewayId: gateway.id,
+        gateway,
         kind: 'charge',
         subjectId: auth.id,
         amount: c.amount,

@@ -19,6 +19,8 @@ import type { SaleRow, TransactionLineRow } from '../store/schema';
 
 export interface ApprovedPayment extends AttemptRecord {
   callId: string;
+  /** The processor whose gateway took it (the call's `gateway_account`). */
+  gatewayAccount: string | null;
   /** The call's state now: `pending`, or `failed` when the gateway tells after the settle window that it made it after all. */
   callState: 'pending' | 'failed';
   environmentId: string;
@@ -91,6 +93,7 @@ async function storeCard(trx: Tx, p: ApprovedPayment, notifyUrl: string | null, 
     environment_id: p.environmentId,
     transaction_id: p.transactionId,
     gateway_id: p.gatewayId,
+    gateway_account: p.gatewayAccount,
     status: 'active',
     card_brand: p.cardBrand,
     card_last4: p.cardLast4,
@@ -113,6 +116,7 @@ function paymentSale(p: ApprovedPayment, o: { id: string; late: boolean; authori
     transaction_id: o.late ? null : p.transactionId,
     authorization_id: o.authorizationId,
     gateway_id: p.gatewayId,
+    gateway_account: p.gatewayAccount,
     currency: p.currency,
     amount: p.amount,
     held: p.hold ? p.amount : 0,

@@ -20,7 +20,7 @@ const RETRY_MS = 60 * 60_000;
 /** When the sale's hold expires; null when its processor could not be asked now. */
 async function expiryOf(deps: PaymentDeps, sale: SaleRow): Promise<Date | null> {
   const fixed = new Date(Date.parse(sale.created_at) + deps.config.holdExpiryMs);
-  const gateway = (await deps.gateways.of(sale.environment_id)).find(sale.gateway_id);
+  const gateway = (await deps.gateways.of(sale.environment_id)).find(sale);
   const ask = gateway?.holdExpiry?.bind(gateway);
   const payment = ask && (await paymentReference(deps.database.db, sale.id));
   if (!gateway || !ask || !payment) return fixed;

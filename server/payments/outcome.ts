@@ -120,7 +120,7 @@ export async function recordSafely<T>(deps: PaymentDeps, call: GatewayCall, sett
       { call: call.id, kind: call.kind, reference: call.reference, subject: call.subject_id, gateway: call.gateway_id, error },
       'gateway result refused by the database: call moved to attention',
     );
-    const gateway = (await deps.gateways.of(call.environment_id)).find(call.gateway_id);
+    const gateway = (await deps.gateways.of(call.environment_id)).find(call);
     if (settled.status === 'succeeded' && gateway) await reverseAtGateway(deps, gateway, call, settled.reference);
     return { kind: 'attention' };
   }

@@ -40,7 +40,7 @@ export type SettledPayment = Exclude<PaymentOutcome, { kind: 'challenge' | 'not_
 export function payCall(deps: PaymentDeps, row: Transaction, gateway: Gateway, request: Record<string, unknown> = {}): GatewayCall {
   return newCall({
     environmentId: row.environment_id,
-    gatewayId: gateway.id,
+    gateway,
     kind: 'pay',
     subjectId: row.id,
     amount: row.total_price,
@@ -93,7 +93,7 @@ export async function payTransaction(
     if (answer.value.processorId) await noteProcessorId(deps.database.db, call.id, answer.value.processorId);
     const opened = await openChallenge(
       deps.database.db,
-      { callId: call.id, environmentId: row.environment_id, transactionId: row.id, gatewayId: gateway.id, gatewayChallenge: answer.value.challenge },
+      { callId: call.id, environmentId: row.environment_id, transactionId: row.id, gateway, gatewayChallenge: answer.value.challenge },
       deps.now(),
     );
     return opened ? { kind: 'challenge', challengeId: opened.id } : { kind: 'checking' };
@@ -151,6 +151,7 @@ export async function recordPayment(deps: PaymentDeps, call: GatewayCall, s: Set
   const attempt = {
     transactionId: call.subject_id,
     gatewayId: call.gateway_id,
+    gatewayAccount: call.gateway_account,
     cardBrand: s.card?.brand ?? null,
     cardLast4: s.card?.last4 ?? null,
     callId: call.id,

@@ -94,7 +94,7 @@ export async function sendDisputeAnswers(deps: JobDeps, limit: number): Promise<
 async function sendAnswer(deps: JobDeps, d: DisputeRow): Promise<boolean> {
   const db = deps.database.db;
   const sale = (await saleRow(db, d.sale_id))!;
-  const gateway = (await deps.gateways.of(d.environment_id)).find(sale.gateway_id) as StripeCardGateway | undefined;
+  const gateway = (await deps.gateways.of(d.environment_id)).find(sale) as StripeCardGateway | undefined;
   if (!gateway?.answerDispute || !d.processor_id || !d.processor_dispute_id) return false;
   const files = (await filesToUpload(db, d.id)).map((f) => ({ id: f.id, name: f.file_name, contentType: f.content_type, data: f.data, processorFileId: null }));
   const told = await filesTold(db, d.id);

@@ -47,13 +47,13 @@ type ProcessorType = keyof typeof PROCESSOR_GATEWAY_IDS;
 
 const processorId = z.uuid();
 
-/** The gateway that reads the processor type's deliveries, and its reading; undefined when the environment has none (nothing verifies it). */
-function reader(type: ProcessorType, gateways: GatewaySet, input: ProcessorDelivery & { signal: AbortSignal }): { gateway: Gateway; read: () => Promise<ProcessorEventRead> } | undefined {
+/** The processor's gateway that reads its deliveries (its own, even once disconnected), and its reading; undefined when it has none (nothing verifies it). */
+function reader({ id, type }: { id: string; type: ProcessorType }, gateways: GatewaySet, input: ProcessorDelivery & { signal: AbortSignal }): { gateway: Gateway; read: () => Promise<ProcessorEventRead> } | undefined {
   if (type === 'redsys') {
-    const redsys = gateways.find(REDSYS_CARD_ID) as RedsysGateway | undefined;
+    const redsys = gateways.find({ gateway_id: REDSYS_CARD_ID, gateway_account: id }) as RedsysGateway | undefined;
     return redsys && { gateway: redsys, read: () => readRedsysNotification(redsys, input) };
   }
-  const stripe = gateways.find(STRIPE_CARD_ID) as StripeCardGateway | undefined;
+  const stripe = gateways.find({ gateway_id: STRIPE_CARD_ID, gateway_account: id }) as StripeCardGateway | undefined;
   return stripe?.processorEvent && { gateway: stripe, read: () => stripe.processorEvent(input) };
 }
 
@@ -61,7 +61,7 @@ export async function acceptProcessorEvent(deps: PaymentDeps, id: string, input:
   if (!processorId.safeParse(id).success) return 'refused';
   const owner = await processorOwner(deps.database.db, id);
   const gateways = owner && (await deps.gateways.of(owner.environment_id));
-  const found = owner && gateways && reader(owner.type, gateways, { ...input, signal: AbortSignal.timeout(deps.config.gatewayTimeoutMs) });
+  const found = owner && gateways && reader({ id, type: owner.type }, gateways, { ...input, signal: AbortSignal.timeout(deps.config.gatewayTimeoutMs) });
   if (!owner || !gateways || !found) return 'refused';
   let read;
   try {
@@ -91,7 +91,7 @@ async function applySaid(deps: PaymentDeps, at: { source: ProcessorSource; type:
       const call = await findCallByReference(deps.database.db, says.reference);
       // A pay call that waits for this PaymentIntent (the Payment Element's): settled as its return would, once.
       if (call?.kind === 'pay' && call.processor_id === says.payment && call.environment_id === source.environmentId && PROCESSOR_GATEWAY_IDS[at.type].includes(call.gateway_id)) {
-        const gateway = at.gateways.find(call.gateway_id);
+        const gateway = at.gateways.find(call);
         if (gateway) return applyNotification(deps, gateway, call, { reference: says.reference, result: says.result });
       }
       return confirmedAtProcessor(deps, source, says);
@@ -103,7 +103,7 @@ async function applySaid(deps: PaymentDeps, at: { source: ProcessorSource; type:
     case 'payment': {
       const call = await findCallByReference(deps.database.db, says.note.reference);
       // Any of the processor's gateways (Redsys: card and Bizum) may have made the call.
-      const gateway = call && PROCESSOR_GATEWAY_IDS[at.type].includes(call.gateway_id) ? at.gateways.find(call.gateway_id) : undefined;
+      const gateway = call && PROCESSOR_GATEWAY_IDS[at.type].includes(call.gateway_id) ? at.gateways.find(call) : undefined;
       // Only a payment or a card's save is settled by it, as its kind says (call-kinds.ts).
       const settle = call && CALL_KINDS[call.kind].processorNotification;
       if (!call || !gateway || call.environment_id !== source.environmentId || !settle) {

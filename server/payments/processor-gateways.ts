@@ -105,17 +105,6 @@ function operationsOn(deps: ProcessorLoaderDeps, p: Extract<ProcessorWithCredent
   };
 }
 
-/**
- * One gateway per id, the first met: `all` lists the processor not deleted first, then the
- * deleted ones newest first, so a row naming a gateway id reaches the account connected
- * now, else the one connected last. (A row made through an earlier account of the same
- * type cannot be told apart by gateway id alone: see docs/processors.md.)
- */
-function firstOfEachId(gateways: Gateway[]): Gateway[] {
-  const seen = new Set<string>();
-  return gateways.filter((g) => !seen.has(g.id) && (seen.add(g.id), true));
-}
-
 export function processorGatewayLoader(deps: ProcessorLoaderDeps): ProcessorLoader {
   const kept = new Map<string, { version: number; gateways: Gateway[] }>();
   const gatewaysOf = (p: ProcessorWithCredentials): Gateway[] => {
@@ -134,6 +123,7 @@ export function processorGatewayLoader(deps: ProcessorLoaderDeps): ProcessorLoad
     const connected = processors.filter((p) => p.deleted_at === null);
     const deleted = processors.filter((p) => p.deleted_at !== null);
     const active = connected.flatMap(gatewaysOf);
-    return { active, all: firstOfEachId([...active, ...deleted.flatMap(gatewaysOf)]) };
+    // The processor not deleted first, then the deleted ones newest first: the order a row that names no account finds them in (registry.ts).
+    return { active, all: [...active, ...deleted.flatMap(gatewaysOf)] };
   };
 }

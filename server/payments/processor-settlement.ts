@@ -28,14 +28,14 @@ async function readAndSave(deps: PaymentDeps, gateway: Gateway, sale: { id: stri
  * recorded: a failure is logged and left to the sweep. Whether figures were stored (the
  * sale as answered must then be read again).
  */
-export async function readProcessorSettlement(deps: PaymentDeps, row: Pick<SaleRow, 'id' | 'environment_id' | 'gateway_id' | 'captured'>): Promise<boolean> {
+export async function readProcessorSettlement(deps: PaymentDeps, row: Pick<SaleRow, 'id' | 'environment_id' | 'gateway_id' | 'gateway_account' | 'captured'>): Promise<boolean> {
   const saleId = row.id;
   try {
     if (row.captured === 0) return false;
     // A gateway every environment has (the sandbox's) says so without reading the environment's processors.
     const shared = deps.gateways.all.find((g) => g.id === row.gateway_id);
     if (shared && !settledByProcessor(shared, deps.gateways.all)) return false;
-    const gateway = (await deps.gateways.of(row.environment_id)).find(row.gateway_id);
+    const gateway = (await deps.gateways.of(row.environment_id)).find(row);
     if (!gateway?.processorFigures || !settledByProcessor(gateway, deps.gateways.all)) return false;
     const payment = await paymentReference(deps.database.db, saleId);
     return payment ? await readAndSave(deps, gateway, { id: saleId, payment }) : false;

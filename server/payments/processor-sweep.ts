@@ -46,7 +46,7 @@ export async function sweepProcessors(deps: SweepDeps, limit: number): Promise<n
 }
 
 async function sweepOne(deps: SweepDeps, p: { id: string; environment_id: string; created_at: string }, now: Date): Promise<boolean> {
-  const gateway = (await deps.gateways.of(p.environment_id)).find(STRIPE_CARD_ID) as StripeCardGateway | undefined;
+  const gateway = (await deps.gateways.of(p.environment_id)).find({ gateway_id: STRIPE_CARD_ID, gateway_account: p.id }) as StripeCardGateway | undefined;
   if (!gateway?.recent) return false;
   // Never before the processor was connected: its older charges were never ours.
   const window = { since: new Date(Math.max(now.getTime() - SWEEP_DAYS * 24 * HOUR_MS, Date.parse(p.created_at))), until: new Date(now.getTime() - SETTLING_MS) };

@@ -57,7 +57,7 @@ async function reconcilePending(deps: PaymentDeps, found: GatewayCall): Promise<
   // A call still unmarked belongs to a process that died asking: its outcome is unknown now.
   const call = found.unknown_since ? found : await markOutcomeUnknown(db, found, now, new Date(now.getTime() + deps.config.paymentClaimMs));
   if (!call) return;
-  const gateway = (await deps.gateways.of(call.environment_id)).find(call.gateway_id);
+  const gateway = (await deps.gateways.of(call.environment_id)).find(call);
   if (!gateway || (!gateway.lookup && !gateway.notification)) return toAttention(deps, call, 'the gateway can neither be looked up nor notify');
   const lookup = gateway.lookup?.bind(gateway);
   const payment = await paymentOf(deps, call);
@@ -105,7 +105,7 @@ async function awaitNotification(deps: PaymentDeps, call: GatewayCall, now: Date
 /** A call made before unknown outcomes were kept pending: undone (a payment) or recorded late (an action). */
 async function reconcileAbandoned(deps: PaymentDeps, call: GatewayCall): Promise<void> {
   const db = deps.database.db;
-  const gateway = (await deps.gateways.of(call.environment_id)).find(call.gateway_id);
+  const gateway = (await deps.gateways.of(call.environment_id)).find(call);
   const lookup = gateway?.lookup?.bind(gateway);
   const payment = await paymentOf(deps, call);
   const answer = gateway && lookup ? await askGateway(deps, gateway, (signal) => lookup(lookupInput(call, signal, payment))) : null;

@@ -33,7 +33,7 @@ export async function challengeByRedirect(
   const row = call.subject_id;
   const opened = await openChallenge(
     db,
-    { callId: call.id, environmentId: call.environment_id, transactionId: row, gatewayId: gateway.id, gatewayChallenge: answer.challenge },
+    { callId: call.id, environmentId: call.environment_id, transactionId: row, gateway, gatewayChallenge: answer.challenge },
     deps.now(),
   );
   return opened ? { kind: 'redirect', redirect: checked.to, reference: call.reference } : { kind: 'checking' };

@@ -156,7 +156,7 @@ export async function leaveOpenRedirects(deps: PaymentDeps, transactionId: strin
   const gateways = open.length ? await deps.gateways.of(environmentId) : null;
   let left = false;
   for (const call of open) {
-    const gateway = gateways?.find(call.gateway_id);
+    const gateway = gateways?.find(call);
     const lookup = gateway?.lookup?.bind(gateway);
     if (!gateway || !lookup) continue;
     const answer = await askGateway(deps, gateway, (signal) => lookup(lookupInput(call, signal)));

@@ -7,8 +7,12 @@ import { settledByProcessor } from './settlement';
 export interface GatewaySet {
   /** In their fixed order, every mode's. */
   readonly all: readonly Gateway[];
-  /** Any mode's: for what a stored row names (a sale, an authorization, a call), made under its own mode. */
-  find(id: string): Gateway | undefined;
+  /**
+   * Any mode's: for what a stored row names (a sale, an authorization, a call, a challenge),
+   * made under its own mode. A row names its gateway and the processor it acted for: that
+   * processor's, even once disconnected (see `named`); a bare id, the first of that id.
+   */
+  find(gateway: string | NamedGateway): Gateway | undefined;
   /**
    * The enabled gateways of the mode that accept `currency`, in their fixed order (see
    * `usable`); with `hold`, only those that can hold funds (a transaction with `authorize`);
@@ -24,10 +28,17 @@ export interface GatewaySet {
   usable(live: boolean): Gateway[];
 }
 
+/** What a stored row says of the gateway that made it (store/schema.ts `gateway_account`). */
+export interface NamedGateway {
+  gateway_id: string;
+  gateway_account: string | null;
+}
+
 /**
  * One environment's processors' gateways (processor-gateways.ts): `active` are offered for
- * new payments; `all` also has those of a disconnected processor, which the rows it made
- * still name (refunds, lookups, saved cards).
+ * new payments; `all` also has those of every disconnected processor, which the rows it made
+ * still name (refunds, lookups, saved cards), those of the connected one first, then the
+ * disconnected ones' newest first.
  */
 export type ProcessorLoader = (environmentId: string, db?: Db) => Promise<{ active: readonly Gateway[]; all: readonly Gateway[] }>;
 
@@ -83,12 +94,32 @@ function checkOrigins(g: Gateway): void {
   for (const origin of wildcards) if (!exactHosts.has(WILDCARD.exec(origin)![1]!)) throw refuse(origin);
 }
 
+/**
+ * The one rule by which a row finds its gateway. Gateway ids are per processor type, not per
+ * account: after a disconnect and a new connect of the same type, both accounts' gateways
+ * share ids. A row made through a connected processor names it (`gateway_account`, the
+ * gateway's `account`), so it reaches that account, disconnected or not, never another; a
+ * row of a shared gateway, or made before migration 138, names none and reaches the first
+ * of its id in `known` (the account connected now, else the one disconnected last).
+ */
+function named(known: readonly Gateway[], gateway: string | NamedGateway): Gateway | undefined {
+  if (typeof gateway === 'string') return known.find((g) => g.id === gateway);
+  const { gateway_id: id, gateway_account: account } = gateway;
+  return known.find((g) => g.id === id && (account === null || g.account === account));
+}
+
+/** One gateway per id, the first met: what the set lists. */
+function firstOfEachId(gateways: readonly Gateway[]): Gateway[] {
+  const seen = new Set<string>();
+  return gateways.filter((g) => !seen.has(g.id) && (seen.add(g.id), true));
+}
+
 /** `offered`: those new payments may use; `known`: also those only stored rows still name; `shared`: every environment's. */
 function gatewaySet(offered: readonly Gateway[], known: readonly Gateway[], shared: readonly Gateway[]): GatewaySet {
   const takes = (g: Gateway, currency: string) => g.currencies === null || g.currencies.includes(currency);
   return {
-    all: known,
-    find: (id) => known.find((g) => g.id === id),
+    all: firstOfEachId(known),
+    find: (gateway) => named(known, gateway),
     forCurrency: (currency, live, needs = {}) =>
       offered.filter(
         (g) => g.enabled && ofMode(g, live) && takes(g, currency) && (!needs.hold || capabilitiesOf(g).hold) && (!needs.split || !settledByProcessor(g, shared)),

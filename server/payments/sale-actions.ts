@@ -36,7 +36,7 @@ export async function moveSaleMoney(
   const paidPart = a.action === 'refund' && !a.reason && a.sale.source_transaction_id;
   const whole = paidPart ? await findSaleOfTransaction(deps.database.db, a.sale.source_transaction_id!) : undefined;
   if (whole) return { kind: 'part_of', sale: whole.id, transaction: a.sale.source_transaction_id! };
-  const gateway = (await deps.gateways.of(a.sale.environment_id)).find(a.sale.gateway_id)!;
+  const gateway = (await deps.gateways.of(a.sale.environment_id)).find(a.sale)!;
   const step = await startStep<SaleActionOutcome>(deps, a.bound, {
     current: (call) => actionState(deps, call),
     async resend(call) {
@@ -50,7 +50,7 @@ export async function moveSaleMoney(
       if (missing) return { done: { kind: 'unsupported', missing } };
       const call = newCall({
         environmentId: a.sale.environment_id,
-        gatewayId: gateway.id,
+        gateway,
         kind: a.action,
         subjectId: a.sale.id,
         // All of it: chosen by the reservation, from the sale's row locked.

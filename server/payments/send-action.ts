@@ -45,7 +45,7 @@ export type SaleActionOutcome =
  * records the answer; `gateway`: the call's, when the caller has it already.
  */
 export async function sendSaleAction(deps: PaymentDeps, call: GatewayCall, gateway?: Gateway): Promise<SaleActionOutcome> {
-  gateway ??= (await deps.gateways.of(call.environment_id)).find(call.gateway_id)!;
+  gateway ??= (await deps.gateways.of(call.environment_id)).find(call)!;
   const payment = String(call.request.payment ?? '');
   const action = call.kind as SaleAction;
   const answer = await askGateway(deps, gateway, (signal) => gateway[action]({ reference: call.reference, signal, payment, amount: call.amount }));
@@ -99,7 +99,7 @@ export async function recordSaleActionResult(
           }
         : undefined;
     // A gateway that captures once released the rest of the hold with the capture: so do our books.
-    const releaseRest = action === 'capture' && !capabilitiesOf(gateway ?? (await deps.gateways.of(call.environment_id)).find(call.gateway_id) ?? {}).repeatedCapture;
+    const releaseRest = action === 'capture' && !capabilitiesOf(gateway ?? (await deps.gateways.of(call.environment_id)).find(call) ?? {}).repeatedCapture;
     const recorded = await recordSaleAction(db, { call, action, gatewayReference: s.reference, now, outbox: deps.outbox, from, releaseRest, also });
     if (!recorded || action !== 'capture') return recorded;
     // Captured: what the merchant's own processor settled for it, if it does, in the sale answered.

@@ -66,7 +66,7 @@ export async function refundSourceSale(deps: PaymentDeps, a: { sale: SaleRow; am
         const first = (await getSale(db, null, source.charge.id))?.operations[0];
         const call = newCall({
           environmentId: a.sale.environment_id,
-          gatewayId: source.charge.gateway_id,
+          gateway: { id: source.charge.gateway_id, account: source.charge.gateway_account },
           kind: 'refund',
           subjectId: source.charge.id,
           amount: part.amount,

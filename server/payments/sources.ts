@@ -100,6 +100,7 @@ function sourceSale(row: Transaction, id: string, charged: SaleRow[], now: Date)
     environment_id: row.environment_id,
     transaction_id: row.id,
     gateway_id: SOURCES_GATEWAY,
+    gateway_account: null,
     currency: row.currency,
     amount: row.total_price,
     captured: row.total_price,

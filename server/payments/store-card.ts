@@ -61,7 +61,7 @@ export async function storeCard(deps: PaymentDeps, s: StoreCardInput): Promise<S
       const now = deps.now();
       const call = newCall({
         environmentId: s.environmentId,
-        gatewayId: gateway.id,
+        gateway,
         kind: 'store',
         subjectId: s.authorizationId ?? uuidv7(now.getTime()),
         amount: 0,
@@ -103,7 +103,7 @@ async function openChallenge(deps: PaymentDeps, s: StoreCardInput, call: Gateway
   else if (challenge.processorId) await noteProcessorId(db, call.id, challenge.processorId);
   const opened = await openStoreChallenge(
     db,
-    { callId: call.id, authorizationId: call.subject_id, environmentId: call.environment_id, gatewayId: s.gateway.id, notifyUrl: s.notifyUrl, gatewayChallenge: challenge.challenge, returnUrl: s.returnUrl ?? null, cancelUrl: s.cancelUrl ?? null },
+    { callId: call.id, authorizationId: call.subject_id, environmentId: call.environment_id, gateway: s.gateway, notifyUrl: s.notifyUrl, gatewayChallenge: challenge.challenge, returnUrl: s.returnUrl ?? null, cancelUrl: s.cancelUrl ?? null },
     deps.now(),
   );
   if (!opened) return currentState(deps, call);
@@ -157,6 +157,7 @@ export async function recordStoredCardResult(deps: PaymentDeps, call: GatewayCal
     environment_id: call.environment_id,
     transaction_id: null,
     gateway_id: call.gateway_id,
+    gateway_account: call.gateway_account,
     status: 'active',
     card_brand: s.card?.brand ?? null,
     card_last4: s.card?.last4 ?? null,

@@ -38,7 +38,7 @@ export async function answerStoreChallenge(
   const { authorization: row } = p;
   const db = deps.database.db;
   if (p.answer === 'abandoned') return (await leaveChallenge(db, row, deps.now(), deps.outbox)) ? { kind: 'abandoned' } : { kind: 'not_claimed' };
-  const gateway = (await deps.gateways.of(row.environment_id)).find(row.gateway_id);
+  const gateway = (await deps.gateways.of(row.environment_id)).find(row);
   const resume = gateway?.resume?.bind(gateway);
   const challenge = row.gateway_challenge;
   if (!gateway || !resume || !challenge) return { kind: 'gateway_failed' };
@@ -67,7 +67,7 @@ async function settleChallenge(
   if (!(await takeStoreChallenge(db, row, now))) return { kind: 'not_claimed' };
   const call = newCall({
     environmentId: row.environment_id,
-    gatewayId: gateway.id,
+    gateway,
     kind: 'store',
     subjectId: row.id,
     amount: 0,

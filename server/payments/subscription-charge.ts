@@ -19,11 +19,11 @@ export type PeriodOutcome = 'charged' | 'failed' | 'skipped';
 
 function attemptCall(deps: PaymentDeps, gateways: GatewaySet, a: AttemptToReserve): GatewayCall | null {
   const auth = a.authorization;
-  const gateway = auth && gateways.find(auth.gateway_id);
+  const gateway = auth && gateways.find(auth);
   if (!auth || auth.status !== 'active' || !gateway) return null;
   const call = newCall({
     environmentId: a.subscription.environment_id,
-    gatewayId: gateway.id,
+    gateway,
     kind: 'subscription',
     subjectId: a.chargeId,
     amount: a.subscription.amount,
@@ -51,7 +51,7 @@ export async function chargeSubscriptionPeriod(deps: PaymentDeps, subscription: 
   }
   const { call, authorization, charge } = reservation;
   if (!call || !authorization) return record(deps, reservation, { status: 'failed', reason: 'declined', card: null }, 'authorization_removed');
-  const gateway = gateways.find(call.gateway_id)!;
+  const gateway = gateways.find(call)!;
   const answer = await askGateway(deps, gateway, (signal) =>
     gateway.charge({ reference: call.reference, signal, method: authorization.gateway_reference, amount: charge.amount, currency: charge.currency, initiator: 'merchant' }),
   );

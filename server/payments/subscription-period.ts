@@ -202,6 +202,7 @@ function chargeSale(r: Reservation & { now: Date }, transactionId: string | null
     transaction_id: transactionId,
     authorization_id: authorizationId,
     gateway_id: r.call!.gateway_id,
+    gateway_account: r.call!.gateway_account,
     currency: r.charge.currency,
     amount: r.charge.amount,
     captured: r.charge.amount,

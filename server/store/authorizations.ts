@@ -1,7 +1,7 @@
 import type { ExpressionBuilder } from 'kysely';
 import { secureRandomBytes } from '../domain/random';
 import { type Db, inTransaction, type Tx } from './db';
-import { type GatewayCall, insertCall, settleCall } from './gateway-calls';
+import { type GatewayCall, insertCall, type RowGateway, settleCall } from './gateway-calls';
 import { claimEach } from './locking';
 import type { AuthorizationRow, Tables } from './schema';
 
@@ -96,7 +96,7 @@ export async function openStoreChallenge(
     callId: string;
     authorizationId: string;
     environmentId: string;
-    gatewayId: string;
+    gateway: RowGateway;
     notifyUrl: string | null;
     gatewayChallenge: string;
     returnUrl: string | null;
@@ -116,7 +116,8 @@ export async function openStoreChallenge(
           id: c.authorizationId,
           environment_id: c.environmentId,
           transaction_id: null,
-          gateway_id: c.gatewayId,
+          gateway_id: c.gateway.id,
+          gateway_account: c.gateway.account ?? null,
           card_brand: null,
           card_last4: null,
           card_exp_month: null,

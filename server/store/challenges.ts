@@ -1,6 +1,6 @@
 import { uuidv7 } from '../domain/ids';
 import { type Db, inTransaction, type Tx } from './db';
-import { settleCall } from './gateway-calls';
+import { type RowGateway, settleCall } from './gateway-calls';
 import type { ChallengeState, PaymentChallengeRow } from './schema';
 import { releasePaymentClaim } from './transaction-aggregate';
 
@@ -18,7 +18,7 @@ const CHALLENGE_MS = 15 * 60_000;
  */
 export async function openChallenge(
   db: Db,
-  c: { callId: string; environmentId: string; transactionId: string; gatewayId: string; gatewayChallenge: string },
+  c: { callId: string; environmentId: string; transactionId: string; gateway: RowGateway; gatewayChallenge: string },
   now: Date,
 ): Promise<PaymentChallengeRow | null> {
   return inTransaction(db, async (trx) => {
@@ -28,7 +28,8 @@ export async function openChallenge(
       id: uuidv7(now.getTime()),
       environment_id: c.environmentId,
       transaction_id: c.transactionId,
-      gateway_id: c.gatewayId,
+      gateway_id: c.gateway.id,
+      gateway_account: c.gateway.account ?? null,
       gateway_challenge: c.gatewayChallenge,
       state: 'open',
       expires_at: new Date(now.getTime() + CHALLENGE_MS).toISOString(),

@@ -17,7 +17,7 @@ export interface ConfirmPage {
   row: ConfirmRow;
   merchant: Merchant;
   /** The charge call that made the sale: our reference, the processor's payment (`processor_id`), and what it charged (`kind` `charge`: an authorization; `subscription`: the period's charge row `subject_id`). */
-  call: Pick<GatewayCallRow, 'reference' | 'processor_id' | 'gateway_id' | 'kind' | 'subject_id'>;
+  call: Pick<GatewayCallRow, 'reference' | 'processor_id' | 'gateway_id' | 'gateway_account' | 'kind' | 'subject_id'>;
 }
 
 export async function findConfirm(db: Db, token: string): Promise<ConfirmPage | undefined> {
@@ -31,7 +31,7 @@ export async function findConfirm(db: Db, token: string): Promise<ConfirmPage | 
   if (!found) return undefined;
   const call = await db
     .selectFrom('gateway_calls')
-    .select(['reference', 'processor_id', 'gateway_id', 'kind', 'subject_id'])
+    .select(['reference', 'processor_id', 'gateway_id', 'gateway_account', 'kind', 'subject_id'])
     .where('result_id', '=', found.id)
     .where('kind', 'in', ['charge', 'subscription'])
     .executeTakeFirst();

@@ -14,9 +14,15 @@ export interface GatewayCall extends Omit<GatewayCallRow, 'request'> {
   request: Record<string, unknown>;
 }
 
+/** A gateway as the rows it makes name it: its id, and the processor it acts for (`account`; none: a shared gateway). */
+export interface RowGateway {
+  id: string;
+  account?: string | null;
+}
+
 export function newCall(c: {
   environmentId: string;
-  gatewayId: string;
+  gateway: RowGateway;
   kind: GatewayCallKind;
   subjectId: string;
   amount: number;
@@ -42,7 +48,8 @@ export function newCall(c: {
     unknown_since: null,
     processor_id: c.processorId ?? null,
     environment_id: c.environmentId,
-    gateway_id: c.gatewayId,
+    gateway_id: c.gateway.id,
+    gateway_account: c.gateway.account ?? null,
     kind: c.kind,
     state: 'pending',
     subject_id: c.subjectId,

@@ -6,7 +6,7 @@ import type { SaleRow } from './schema';
 // each state only what their sale is.
 
 /** What every new sale states itself; the rest starts at zero or empty (newSaleRow). */
-type NewSale = Pick<SaleRow, 'id' | 'environment_id' | 'gateway_id' | 'currency' | 'amount' | 'notify_url' | 'created_at' | 'updated_at'>;
+type NewSale = Pick<SaleRow, 'id' | 'environment_id' | 'gateway_id' | 'gateway_account' | 'currency' | 'amount' | 'notify_url' | 'created_at' | 'updated_at'>;
 
 /** A new sale's row: no money moved or in flight, no failure, nothing linked, but for what `sale` says. */
 export function newSaleRow(sale: NewSale & Partial<Omit<SaleRow, 'status'>>): SaleRow {

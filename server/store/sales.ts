@@ -157,7 +157,7 @@ export async function paymentReference(db: Db, saleId: string): Promise<string |
 }
 
 /** A new authorization's row with no card yet: the one place it is spelled out (a store in doubt, a hosted save page). */
-export function cardlessAuthorization(a: Pick<AuthorizationRow, 'id' | 'environment_id' | 'gateway_id' | 'notify_url' | 'created_at' | 'updated_at'> & Partial<AuthorizationRow>): AuthorizationRow {
+export function cardlessAuthorization(a: Pick<AuthorizationRow, 'id' | 'environment_id' | 'gateway_id' | 'gateway_account' | 'notify_url' | 'created_at' | 'updated_at'> & Partial<AuthorizationRow>): AuthorizationRow {
   return {
     transaction_id: null,
     status: 'pending',

@@ -1,6 +1,7 @@
 import { uuidv7 } from '../domain/ids';
 import { insertAuthorization, newSaveToken } from './authorizations';
 import { type Db, inTransaction } from './db';
+import type { RowGateway } from './gateway-calls';
 import { MERCHANT_COLUMNS, type Merchant, splitMerchant } from './environments';
 import { cardlessAuthorization } from './sales';
 import type { AuthorizationRow } from './schema';
@@ -17,13 +18,14 @@ export const SAVE_TOKEN = /^sav_[A-Za-z0-9_-]{32}$/;
 /** POST /v1/authorization/ without a card: a pending authorization whose page takes the card. */
 export async function createSaveRequest(
   db: Db,
-  r: { environmentId: string; gatewayId: string; notifyUrl: string | null; clientId: string | null; returnUrl: string | null; cancelUrl: string | null; now: Date },
+  r: { environmentId: string; gateway: RowGateway; notifyUrl: string | null; clientId: string | null; returnUrl: string | null; cancelUrl: string | null; now: Date },
 ): Promise<AuthorizationRow> {
   const at = r.now.toISOString();
   const row = cardlessAuthorization({
     id: uuidv7(r.now.getTime()),
     environment_id: r.environmentId,
-    gateway_id: r.gatewayId,
+    gateway_id: r.gateway.id,
+    gateway_account: r.gateway.account ?? null,
     notify_url: r.notifyUrl,
     token: newSaveToken(),
     return_url: r.returnUrl,

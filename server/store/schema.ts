@@ -172,6 +172,8 @@ export interface SaleRow extends Owned {
   transaction_id: string | null;
   authorization_id: string | null;
   gateway_id: string;
+  /** The connected processor (processors.id) whose gateway made it, even once disconnected; null: a shared gateway's, or made before migration 138 (payments/registry.ts `find`). */
+  gateway_account: string | null;
   currency: string;
   amount: number;
   held: number;
@@ -223,6 +225,8 @@ export type ChallengeState = 'open' | 'answered' | 'completed' | 'failed' | 'aba
 export interface PaymentChallengeRow extends Owned {
   transaction_id: string;
   gateway_id: string;
+  /** The connected processor (processors.id) whose gateway made it, even once disconnected; null: a shared gateway's, or made before migration 138 (payments/registry.ts `find`). */
+  gateway_account: string | null;
   /** The gateway's id of the challenge, handed back to its `resume`. */
   gateway_challenge: string;
   /** open → answered (its resume call reserved) → completed | failed; open → abandoned. */
@@ -249,6 +253,8 @@ export interface SaleOperationRow {
 export interface AuthorizationRow extends Owned {
   transaction_id: string | null;
   gateway_id: string;
+  /** The connected processor (processors.id) whose gateway made it, even once disconnected; null: a shared gateway's, or made before migration 138 (payments/registry.ts `find`). */
+  gateway_account: string | null;
   /**
    * pending: a store of unknown outcome (no card yet), or a hosted page waiting for its
    * customer (`token`); requires_action: waiting for the customer's challenge; failed: the
@@ -397,6 +403,8 @@ export type GatewayCallState = 'pending' | 'succeeded' | 'failed' | 'abandoned' 
 export interface GatewayCallRow extends Owned {
   reference: string;
   gateway_id: string;
+  /** The connected processor (processors.id) whose gateway made it, even once disconnected; null: a shared gateway's, or made before migration 138 (payments/registry.ts `find`). */
+  gateway_account: string | null;
   kind: GatewayCallKind;
   state: GatewayCallState;
   /** The transaction (pay), authorization (charge), sale (capture, refund, void) or subscription period (subscription) reserved; the call itself for store. */

@@ -278,7 +278,8 @@ describe('migrations on sqlite', () => {
         {},
       ];
       const rows = amounts.map((a, i) => {
-        const { status: _computed, ...row } = newSaleRow({ id: `s${String(i).padStart(2, '0')}`, environment_id: env, gateway_id: 'g', currency: 'EUR', amount: 1000, notify_url: null, created_at: at, updated_at: at, ...a });
+        // Neither the status nor the gateway's account existed yet (migrations 115, 138).
+        const { status: _computed, gateway_account: _later, ...row } = newSaleRow({ id: `s${String(i).padStart(2, '0')}`, environment_id: env, gateway_id: 'g', gateway_account: null, currency: 'EUR', amount: 1000, notify_url: null, created_at: at, updated_at: at, ...a });
         return row;
       });
       await db.insertInto('sales').values(rows).execute();

@@ -96,7 +96,7 @@ describe.each(ENGINES)('the sale aggregate against its model on %s', (engine) =>
     const now = new Date();
     const [row] = await inTransaction(database.db, (trx) =>
       insertSales(trx, [
-        newSaleRow({ id: uuidv7(now.getTime()), environment_id: environmentId, gateway_id: 'model', currency: 'EUR', amount: 1000, notify_url: null, created_at: now.toISOString(), updated_at: now.toISOString(), ...(kind === 'hold' ? { held: 1000 } : { captured: 1000 }) }),
+        newSaleRow({ id: uuidv7(now.getTime()), environment_id: environmentId, gateway_id: 'model', gateway_account: null, currency: 'EUR', amount: 1000, notify_url: null, created_at: now.toISOString(), updated_at: now.toISOString(), ...(kind === 'hold' ? { held: 1000 } : { captured: 1000 }) }),
       ]),
     );
     return { id: row!.id, model: row! };

@@ -11,7 +11,7 @@ import type { GatewayCallKind } from '../../server/store/schema';
 const KINDS = Object.keys({ pay: 1, charge: 1, store: 1, capture: 1, refund: 1, void: 1, subscription: 1 } satisfies Record<GatewayCallKind, 1>) as GatewayCallKind[];
 
 const call = (kind: GatewayCallKind, request: Record<string, unknown> = {}) =>
-  newCall({ environmentId: 'env', gatewayId: 'gw', kind, subjectId: 'subject', amount: 100, currency: 'EUR', request, now: new Date(0), claimMs: 1000 });
+  newCall({ environmentId: 'env', gateway: { id: 'gw' }, kind, subjectId: 'subject', amount: 100, currency: 'EUR', request, now: new Date(0), claimMs: 1000 });
 
 const byKind = <T>(f: (kind: GatewayCallKind) => T) => Object.fromEntries(KINDS.map((kind) => [kind, f(kind)]));
 

@@ -57,7 +57,7 @@ describe('payment outcomes', () => {
   async function pendingCall(bound?: { binding: string; step: number }) {
     const call = newCall({
       environmentId,
-      gatewayId: deps.gateways.all[0]!.id,
+      gateway: deps.gateways.all[0]!,
       // A store call: its subject needs no other row, and a charge reverses like a payment.
       kind: bound ? 'store' : 'charge',
       subjectId: crypto.randomUUID(),

@@ -76,6 +76,7 @@ import { migration as m134 } from './134_customer_key_index';
 import { migration as m135 } from './135_rate_limit_shares';
 import { migration as m136 } from './136_attempt_endpoint';
 import { migration as m137 } from './137_balance_figures';
+import { migration as m138 } from './138_gateway_account';
 import { migration as m140 } from './140_processor_payouts';
 
 // One file per migration, applied in the order of their names. A released migration's
@@ -157,6 +158,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '135_rate_limit_shares': m135,
   '136_attempt_endpoint': m136,
   '137_balance_figures': m137,
+  '138_gateway_account': m138,
   '140_processor_payouts': m140,
 };
 
