@@ -273,11 +273,17 @@ describe.each(ENGINES)('processors on %s', (engine) => {
     expect(deleted.active).toEqual([]);
     expect(deleted.all.map((g) => g.id)).toEqual([STRIPE_CARD_ID]);
     expect(await ask(deleted.all[0])).toBe(404);
-    // Connected again: the new account is active, and the one id in `all` is the new account's.
+    // Connected again: the new account is active and first in `all`, where the deleted
+    // account's gateway stays, after it, for the rows it made (registry.ts resolves a row by
+    // its account, a bare id to the first).
     const { body: again } = await send('POST', '/processor/', { type: 'stripe', ...keys() });
     const reconnected = await load(environmentId);
     expect(reconnected.active).toHaveLength(1);
-    expect(reconnected.all).toEqual(reconnected.active);
+    expect(reconnected.all[0]).toBe(reconnected.active[0]);
+    expect(reconnected.all.map((g) => [g.id, g.account])).toEqual([
+      [STRIPE_CARD_ID, again.id],
+      [STRIPE_CARD_ID, p.id],
+    ]);
     expect(again.gateways).toEqual([STRIPE_CARD_ID]);
   });
 });
