@@ -80,7 +80,8 @@ test('open an event from the list and see its payload and deliveries', async ({ 
   expect(await cancelToken(service.url, tx.token)).toBe(200);
   expect((await service.api('GET', `/transaction/${tx.id}/`)).body.status).toBe('C');
   await signUp(page, service, 'events@shop.example');
-  await page.getByRole('link', { name: 'Events' }).click();
+  // The navigation's link: the Overview's recent activity has "All events" too.
+  await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Events', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'Events' })).toBeVisible();
   await expectAccessible(page);
   await page.getByLabel('Object').fill(tx.id);
