@@ -1,9 +1,11 @@
 import { uuidv7 } from '../domain/ids';
+import type { SaleAction } from '../domain/sales';
 import { insertAuthorization } from '../store/authorizations';
 import { inTransaction, type Tx } from '../store/db';
 import { type GatewayCall, nameCallResult, salesOfAction, settleCall } from '../store/gateway-calls';
 import { addPendingActions, insertSales } from '../store/sale-aggregate';
-import { cardlessAuthorization, getAuthorization, paymentReference } from '../store/sales';
+import { releaseFailedAttempt } from '../store/payments';
+import { cardlessAuthorization, getAuthorization, paymentReference, settleCallOnly } from '../store/sales';
 import type { GatewayCallKind } from '../store/schema';
 import { touchTransaction } from '../store/transaction-aggregate';
 import type { PaymentDeps, Settled } from './ask';
@@ -14,9 +16,10 @@ import { applyNotification } from './notification';
 import { reverseAtGateway } from './outcome';
 import { recordPayment } from './pay';
 import { settleFound } from './reconcile';
+import { releaseSaleAction } from './sale-reservations';
 import { recordSaleActionResult } from './send-action';
 import { signUpAwaiting } from './signup-card';
-import { recordStoredCardResult } from './store-card';
+import { failStoredCard, recordStoredCardResult } from './store-card';
 import { applyStoreNotification } from './store-notification';
 import { recordSubscriptionCharge } from './subscription-charge';
 
@@ -24,9 +27,10 @@ import { recordSubscriptionCharge } from './subscription-charge';
 // by kind: what it shows while its outcome is unknown, how a proven answer is recorded,
 // how what it made is undone, what a late success or a processor's notification does.
 // Each is sent by its own use case (pay.ts and redirect*.ts, charge.ts, store-card.ts,
-// sale-actions.ts with send-action.ts, subscription-charge.ts), which also releases what
-// it reserved when the gateway surely did nothing (`not_acted`); unknown-outcome.ts,
-// outcome.ts, reconcile.ts, notification.ts and processor-events.ts look the kind up here.
+// sale-actions.ts with send-action.ts, subscription-charge.ts), since what it sends differs
+// (a card's fields are never stored), and releases it through `release` here when the
+// gateway surely did nothing; unknown-outcome.ts, outcome.ts, reconcile.ts,
+// notification.ts and processor-events.ts look the kind up here too.
 // `CALL_KINDS` is a `Record` over `GatewayCallKind`: a new kind does not compile until it
 // has every behaviour below.
 
@@ -46,6 +50,12 @@ export interface CallKind {
   record(deps: PaymentDeps, call: GatewayCall, settled: Settled): Promise<unknown>;
   /** What follows such a proven answer once recorded (reconcile.ts). */
   proven(deps: PaymentDeps, call: GatewayCall, settled: Settled): Promise<void>;
+  /**
+   * Ends it when its gateway surely did nothing (`not_acted`, or an answer that cannot be
+   * followed): what it reserved is released at once, with nothing to reconcile. Called by
+   * the use case that sent it.
+   */
+  release(deps: PaymentDeps, call: GatewayCall): Promise<unknown>;
   /** The gateway action that undoes what it made (outcome.ts `reverseAtGateway`); null when it is not undone. */
   reversal(call: GatewayCall): 'void' | 'refund' | null;
   /** An abandoned call the gateway carried out after all: undone or recorded late; false when the gateway could not undo it yet (reconcile.ts). */
@@ -127,6 +137,7 @@ const SALE_ACTION: CallKind = {
   lookupPayment: (deps, call) => paymentReference(deps.database.db, call.subject_id),
   record: recordSaleActionResult,
   proven: nothingMore,
+  release: (deps, call) => releaseSaleAction(deps.database.db, { call, action: call.kind as SaleAction, state: 'failed', now: deps.now(), outbox: deps.outbox }),
   reversal: () => null,
   undo: async (deps, _gateway, call, reference) => (await recordSaleActionResult(deps, call, { status: 'succeeded', reference, card: null }, 'abandoned')) !== null,
   lateSuccess: nothingMore,
@@ -139,6 +150,13 @@ export const CALL_KINDS: Record<GatewayCallKind, CallKind> = {
     lookupPayment: noPayment,
     record: recordPayment,
     proven: nothingMore,
+    // The attempt ends declined and the transaction stays open for another.
+    release: (deps, call) =>
+      releaseFailedAttempt(
+        deps.database.db,
+        { transactionId: call.subject_id, gatewayId: call.gateway_id, outcome: 'declined', cardBrand: null, cardLast4: null, callId: call.id, state: 'failed' },
+        deps.now(),
+      ),
     // A hold is voided, a captured payment refunded.
     reversal: (call) => (call.request.hold === true ? 'void' : 'refund'),
     // A payment or charge made after all is undone at the gateway.
@@ -151,6 +169,8 @@ export const CALL_KINDS: Record<GatewayCallKind, CallKind> = {
     lookupPayment: noPayment,
     record: recordChargeResult,
     proven: nothingMore,
+    // No sale was shown for it yet: the call alone ends.
+    release: (deps, call) => settleCallOnly(deps.database.db, call.id, 'failed', deps.now()),
     reversal: () => 'refund',
     undo: reverseAtGateway,
     lateSuccess: recordLate,
@@ -161,6 +181,7 @@ export const CALL_KINDS: Record<GatewayCallKind, CallKind> = {
     lookupPayment: noPayment,
     record: recordStoredCardResult,
     proven: signUpWithProven,
+    release: (deps, call) => failStoredCard(deps.database.db, call, deps.now(), deps.outbox),
     reversal: () => null,
     // Nothing was stored on our side and nothing was charged: the gateway's copy is never used.
     undo: () => Promise.resolve(true),
@@ -176,6 +197,8 @@ export const CALL_KINDS: Record<GatewayCallKind, CallKind> = {
     lookupPayment: noPayment,
     record: recordSubscriptionCharge,
     proven: nothingMore,
+    // As a lookup that finds nothing: the period is due again at once.
+    release: (deps, call) => recordSubscriptionCharge(deps, call, { status: 'failed', reason: 'refused', card: null }),
     reversal: () => 'refund',
     undo: reverseAtGateway,
     lateSuccess: reverseLateAttempt,

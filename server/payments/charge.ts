@@ -1,7 +1,8 @@
 import { newCall, type GatewayCall } from '../store/gateway-calls';
 import type { AuthorizationRow } from '../store/schema';
 import { reserveCharge } from '../store/authorizations';
-import { getSale, settleCallOnly, type StoredSale } from '../store/sales';
+import { getSale, type StoredSale } from '../store/sales';
+import { CALL_KINDS } from './call-kinds';
 import { readProcessorSettlement } from './processor-settlement';
 import { type ChargeOutcome, recordCharge } from './charge-record';
 import { getCall } from '../store/unknown-outcomes';
@@ -63,7 +64,7 @@ export async function chargeAuthorization(
     gateway.charge({ reference: call.reference, signal, method: auth.gateway_reference, amount: call.amount, currency: call.currency, initiator: 'merchant' }),
   );
   if (answer.kind === 'not_acted') {
-    await settleCallOnly(deps.database.db, call.id, 'failed', deps.now());
+    await CALL_KINDS.charge.release(deps, call);
     return { kind: 'gateway_failed' };
   }
   if (answer.kind === 'unknown') return currentState(deps, await outcomeUnknown(deps, call, answer.error));

@@ -8,6 +8,7 @@ import type { Gateway, PayResult } from './gateway';
 import { outcomeUnknown, recordSafely } from './outcome';
 import { awaitHostedFields, followRedirect, type HostedFields, leaveOpenRedirects, type Redirected } from './redirect';
 import { challengeByRedirect } from './redirect-challenge';
+import { CALL_KINDS } from './call-kinds';
 import { readProcessorSettlement } from './processor-settlement';
 import { reverseLatePayment } from './sale-actions';
 
@@ -112,11 +113,7 @@ export async function settlePayment(deps: PaymentDeps, call: GatewayCall, gatewa
     // A gateway that surely did nothing, that challenges where no challenge can be shown,
     // that redirects without saying where (version 1's bare redirect), or that wants its
     // fields where no page has them: nothing to reconcile.
-    await releaseFailedAttempt(
-      deps.database.db,
-      { transactionId, gatewayId: gateway.id, outcome: 'declined', cardBrand: null, cardLast4: null, callId: call.id, state: 'failed' },
-      deps.now(),
-    );
+    await CALL_KINDS.pay.release(deps, call);
     return { kind: 'gateway_failed' };
   }
   const result = answer.value;

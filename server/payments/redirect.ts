@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { awaitReturn, type GatewayCall, listCalls } from '../store/gateway-calls';
 import { releaseFailedAttempt } from '../store/payments';
 import { askGateway, type PaymentDeps } from './ask';
+import { CALL_KINDS } from './call-kinds';
 import { type Gateway, GatewayNotificationOnly, type HostedFieldsRequired, type RedirectRequired, type RedirectTo } from './gateway';
 import { outcomeUnknown } from './outcome';
 import { type SettledPayment, settlePayment } from './pay';
@@ -93,11 +94,7 @@ export async function awaitHostedFields(deps: PaymentDeps, call: GatewayCall, an
 /** A destination refused: logged for the operator, the attempt released (the payment stays open), nobody sent anywhere. */
 export async function notFollowed(deps: PaymentDeps, call: GatewayCall, gateway: Gateway, why: string): Promise<SettledPayment> {
   deps.log.error({ call: call.id, gateway: gateway.code, why }, 'gateway redirect not followed: nothing charged');
-  await releaseFailedAttempt(
-    deps.database.db,
-    { transactionId: call.subject_id, gatewayId: gateway.id, outcome: 'declined', cardBrand: null, cardLast4: null, callId: call.id, state: 'failed' },
-    deps.now(),
-  );
+  await CALL_KINDS.pay.release(deps, call);
   return { kind: 'gateway_failed' };
 }
 

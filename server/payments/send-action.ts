@@ -7,6 +7,7 @@ import { getSale, type StoredSale } from '../store/sales';
 import { recordSaleAction, releaseSaleAction } from './sale-reservations';
 import { getCall } from '../store/unknown-outcomes';
 import { askGateway, type PaymentDeps, type Settled } from './ask';
+import { CALL_KINDS } from './call-kinds';
 import type { Gateway } from './gateway';
 import { outcomeUnknown, recordSafely } from './outcome';
 import { readProcessorSettlement } from './processor-settlement';
@@ -51,7 +52,7 @@ export async function sendSaleAction(deps: PaymentDeps, call: GatewayCall, gatew
   const answer = await askGateway(deps, gateway, (signal) => gateway[action]({ reference: call.reference, signal, payment, amount: call.amount }));
   if (answer.kind === 'unknown') return actionState(deps, await outcomeUnknown(deps, call, answer.error));
   if (answer.kind === 'not_acted') {
-    await releaseSaleAction(deps.database.db, { call, action, state: 'failed', now: deps.now(), outbox: deps.outbox });
+    await CALL_KINDS[action].release(deps, call);
     return { kind: 'gateway_failed', reason: answer.reason };
   }
   const result = answer.value;

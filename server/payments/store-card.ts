@@ -11,6 +11,7 @@ import type { ChallengeRequired, SettledResult, StoringGateway } from './gateway
 import { customerFor } from './processor-customers';
 import { checkRedirect, type Checked } from './redirect';
 import { type Bound, outcomeUnknown, recordSafely, startStep } from './outcome';
+import { CALL_KINDS } from './call-kinds';
 
 // Storing a card without charging it: an authorization the merchant charges later. Its
 // outcome follows the one rule of unknown outcomes (docs/payments.md): a store the gateway
@@ -115,7 +116,7 @@ export async function settleStore(deps: PaymentDeps, call: GatewayCall, answer: 
   if (answer.kind === 'unknown') return currentState(deps, await outcomeUnknown(deps, call, answer.error));
   if (answer.kind === 'not_acted') {
     // Nothing was stored; a store's challenge ends with it (a hosted page's authorization stays open).
-    await failStoredCard(deps.database.db, call, deps.now(), deps.outbox);
+    await CALL_KINDS.store.release(deps, call);
     return { kind: 'gateway_failed' };
   }
   const r = answer.value;
@@ -192,7 +193,7 @@ function recordStoredCard(db: Db, callId: string, row: AuthorizationRow, outbox:
  * authorization (or one waiting for its challenge), that one ends `failed` with its event;
  * a hosted page's goes back to `pending` for another card. false when settled elsewhere.
  */
-function failStoredCard(db: Db, call: { id: string; subject_id: string }, now: Date, outbox: Outbox): Promise<boolean> {
+export function failStoredCard(db: Db, call: { id: string; subject_id: string }, now: Date, outbox: Outbox): Promise<boolean> {
   return inTransaction(db, async (trx) => {
     if (!(await settleCall(trx, call.id, ['pending'], 'failed', now))) return false;
     if (await failAuthorization(trx, call.subject_id, now)) await outbox.emit(trx, 'authorization.failed', call.subject_id, now);

@@ -3,6 +3,7 @@ import { type Reservation, reservationOfCall } from '../store/subscription-charg
 import { releaseClaim } from '../store/subscriptions';
 import { type AttemptToReserve, recordCharged, recordFailed, releaseAttempt, reserveCharge } from './subscription-period';
 import { askGateway, chargeSettled, type PaymentDeps, type Settled } from './ask';
+import { CALL_KINDS } from './call-kinds';
 import type { GatewaySet } from './registry';
 
 // The charge of one subscription period, by the payments core's rule: reserve with a
@@ -58,7 +59,10 @@ export async function chargeSubscriptionPeriod(deps: PaymentDeps, subscription: 
   // Outcome unknown: the call stays pending, for reconciliation to look up once its claim runs out.
   if (answer.kind === 'unknown') return 'skipped';
   // The gateway surely did nothing: as a lookup that finds nothing (the period is due again at once).
-  if (answer.kind === 'not_acted') return record(deps, reservation, { status: 'failed', reason: 'refused', card: null });
+  if (answer.kind === 'not_acted') {
+    await CALL_KINDS.subscription.release(deps, call);
+    return 'skipped';
+  }
   return record(deps, reservation, chargeSettled(answer.value));
 }
 

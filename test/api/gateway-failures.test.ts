@@ -5,6 +5,7 @@ import { createGateways } from '../../server/payments/registry';
 import { TEST_CARDS } from '../../server/domain/test-cards';
 import { createSandboxCard, createSandboxRedirect, SANDBOX_REDIRECT_ID, signSandboxNotification } from '../../server/payments/sandbox';
 import { listCalls } from '../../server/store/gateway-calls';
+import type { GatewayCallKind } from '../../server/store/schema';
 import { CONTROLLED_ID, type ControlledGateway, FAILURE_MODES, withControlled } from './gateways';
 import { type Client, ENGINES, problemPaths, startTestService, type TestService, testClock, transactionBody } from './harness';
 import { startIsolatedService } from './database';
@@ -49,6 +50,11 @@ describe.each(ENGINES)('gateway failures on %s', (engine) => {
   }
 
   const salesOf = (q: string) => api.count(`/sale/?${q}`);
+  const pendingCalls = async (kind: GatewayCallKind) =>
+    (await t.service.deps.database.db.selectFrom('gateway_calls').select('id').where('kind', '=', kind).where('state', '=', 'pending').execute()).length;
+  /** The states of a subject's gateway calls of one kind. */
+  const callStates = async (kind: string, subject: string) =>
+    (await listCalls(t.service.deps.database.db, subject)).filter((c) => c.kind === kind).map((c) => c.state);
   const reconcile = () => t.service.jobs.runOnce(JOB_NAMES.reconciliation);
   /** Reconciliation once the settle window is over: a `not_found` is believed then. */
   async function pastTheWindow() {
@@ -121,6 +127,8 @@ describe.each(ENGINES)('gateway failures on %s', (engine) => {
         expect(res.status, res.text).toBe(mode === 'decline' ? 402 : 502);
         problemPaths(res);
         expect(await api.count('/authorization/')).toBe(before);
+        // Ended at once: nothing left for reconciliation to look up (the modes before this one left none either).
+        expect(await pendingCalls('store')).toBe(0);
         return;
       }
       expect(res.status, res.text).toBe(202);
@@ -165,7 +173,10 @@ describe.each(ENGINES)('gateway failures on %s', (engine) => {
       }
       const sales = (await api.get(`/sale/?authorization_id=${stored.body.id}`)).body.results as { id: string; status: string }[];
       expect(sales.map((s) => s.status)).toEqual({ decline: ['declined'], refuse: [], throw: ['pending'], timeout: ['pending'], hang: ['pending'] }[mode]);
-      if (!unknown) return;
+      if (!unknown) {
+        expect(await callStates('charge', stored.body.id)).toEqual(['failed']);
+        return;
+      }
       expect(res.body).toMatchObject({ id: sales[0]!.id, status: 'pending' });
       // A retry of the key answers the same sale's current state, without a new gateway call.
       gw.mode = 'ok';
@@ -201,6 +212,9 @@ describe.each(ENGINES)('gateway failures on %s', (engine) => {
         problemPaths(res);
         expect(after).toMatchObject({ held: sale.held, captured: 0, status: 'held' });
         expect(after.operations).toHaveLength(1);
+        // The amount it reserved is released: all of it can be captured now.
+        gw.mode = 'ok';
+        expect((await api.post(`/sale/${sale.id}/capture/`, { amount: sale.held })).status).toBe(200);
         return;
       }
       expect(res.body).toMatchObject({ id: sale.id, status: 'pending' });

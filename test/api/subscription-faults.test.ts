@@ -83,6 +83,21 @@ describe.each(ENGINES)('a subscription charge lost mid-call, on %s', (engine) =>
     expect(refunds()).toBe(0);
   });
 
+  it('is due again at once when the processor refused it before acting: still active, nothing left to reconcile', async () => {
+    const { sub } = await started();
+    gw.mode = 'refuse';
+    expect(await charge()).toBe(1);
+    const call = await findCallByReference(t.service.deps.database.db, `subscription:${sub.id}:period:1:attempt:1`);
+    expect(call).toMatchObject({ kind: 'subscription', state: 'failed' });
+    // Not a decline: the subscription stays active and the period is due on the next pass, without waiting for a retry.
+    const refused = (await api.get(`/subscription/${sub.id}/`)).body;
+    expect(refused.status).toBe('active');
+    expect(refused.charges).toMatchObject([{ period: 1, status: 'failed', failure: 'not_processed', attempts: 1 }]);
+    gw.mode = 'ok';
+    expect(await charge()).toBe(1);
+    expect((await api.get(`/subscription/${sub.id}/`)).body.charges).toMatchObject([{ period: 1, status: 'charged', attempts: 2 }]);
+  });
+
   it('is refunded when told as made after the settle window failed it and the period was charged again', async () => {
     const { sub } = await started();
     gw.mode = 'throw';
