@@ -1,8 +1,8 @@
 import { type AccountSales, ofAccount } from './account-sales';
 import type { Db } from './db';
 
-// The rows of the daily sweep (payments/processor-sweep.ts): what our books hold of a
-// processor's gateway in the sweep's window. The processors due for one, each claimed by
+// The rows of the daily sweep (payments/processor-sweep.ts): what our books hold of one
+// processor account in the sweep's window. The processors due for one, each claimed by
 // moving `sweep_due_at` on with a conditional UPDATE (of two processes, one sweeps it),
 // are processors.ts's, their table's one writer.
 
