@@ -5,6 +5,7 @@ import { claimProcessorDisputes, lockDispute, markTold } from '../store/disputes
 import { disputeOfProcessor, filesTold, filesToUpload, saleOfPayment } from '../store/processor-disputes';
 import { saleRow } from '../store/sales';
 import type { DisputeRow } from '../store/schema';
+import { salesOfAccount } from './account-sales';
 import type { PaymentDeps } from './ask';
 import { moveDispute, openDispute } from './dispute-records';
 import { needsAttention, type ProcessorSource } from './processor-attention';
@@ -29,7 +30,7 @@ export async function applyDispute(deps: PaymentDeps, source: ProcessorSource, s
   if (!status) return attention(`a dispute in status ${seen.status}, which our disputes do not follow: see it at the processor`);
   const ours = await disputeOfProcessor(deps.database.db, source.processorId, seen.id);
   if (ours) return follow(deps, ours.id, status);
-  const sale = seen.payment ? await saleOfPayment(deps.database.db, { environmentId: source.environmentId, gatewayId: source.gateway.id, payment: seen.payment }) : undefined;
+  const sale = seen.payment ? await saleOfPayment(deps.database.db, { ...(await salesOfAccount(deps, source)), payment: seen.payment }) : undefined;
   if (!sale) return attention(`a dispute of a payment we do not know (${seen.payment ?? seen.charge})`);
   if (sale.currency.toLowerCase() !== seen.currency) return attention(`a dispute in ${seen.currency.toUpperCase()} of a sale in ${sale.currency}`);
   const now = deps.now();

@@ -1,3 +1,4 @@
+import type { AccountSales } from '../store/account-sales';
 import { salesMissingSettlement, saveProcessorSettlement } from '../store/processor-settlements';
 import { paymentReference } from '../store/sales';
 import type { SaleRow } from '../store/schema';
@@ -45,11 +46,15 @@ export async function readProcessorSettlement(deps: PaymentDeps, row: Pick<SaleR
   }
 }
 
-/** The daily sweep's part: the figures of the gateway's sales that have money captured and none yet. How many it stored. */
-export async function fillProcessorSettlements(deps: PaymentDeps, gateway: Gateway, environmentId: string): Promise<number> {
+/**
+ * The daily sweep's part: the figures of the account's sales that have money captured and
+ * none yet, read from that account (another account of the same type has never seen them).
+ * How many it stored.
+ */
+export async function fillProcessorSettlements(deps: PaymentDeps, gateway: Gateway, sales: AccountSales): Promise<number> {
   if (!gateway.processorFigures) return 0;
   let filled = 0;
-  for (const sale of await salesMissingSettlement(deps.database.db, { environmentId, gatewayId: gateway.id, limit: SWEEP_READS })) {
+  for (const sale of await salesMissingSettlement(deps.database.db, { ...sales, limit: SWEEP_READS })) {
     try {
       if (await readAndSave(deps, gateway, sale)) filled++;
     } catch (err) {

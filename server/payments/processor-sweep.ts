@@ -1,8 +1,10 @@
 import type { Deps } from '../deps';
 import { saleOfPayment } from '../store/processor-disputes';
-import { claimSweeps, sweepDueAt } from '../store/processors';
+import type { AccountSales } from '../store/account-sales';
+import { claimSweeps, type SweptProcessor, sweepDueAt } from '../store/processors';
 import { refundOperations, type SweptSale, sweptSales } from '../store/processor-sweep';
 import { findCallByReference } from '../store/unknown-outcomes';
+import { salesOfAccount } from './account-sales';
 import type { PaymentDeps } from './ask';
 import { needsAttention, type ProcessorSource } from './processor-attention';
 import { readProcessorPayouts } from './processor-payouts';
@@ -19,12 +21,21 @@ import { STRIPE_CARD_ID, type StripeCardGateway } from './stripe/gateway';
 // side (a call of unknown outcome, an action in flight) is left to the reconciliation, and
 // the last hour is left out: its events and returns may still be on their way. It also reads
 // the processor's figures (fee, net) of the sales still without them, and its own payouts.
+// Each account is swept for its own sales only (gateway ids are per type: after a disconnect
+// and a new connect, two accounts share them), with its own key; a disconnected account is
+// still swept for a while (DISCONNECTED_SWEPT_DAYS), since its payments settle there still.
 
 const HOUR_MS = 3_600_000;
 /** How far back each sweep looks: three days, so a day the sweep could not run is covered by the next. */
 const SWEEP_DAYS = 3;
 /** The newest hour is not compared: what happened in it may still be settling. */
 const SETTLING_MS = HOUR_MS;
+/**
+ * How long a disconnected account is still swept: a hold made just before the disconnect may
+ * be captured there for 7 days (Stripe's authorization window) and its figures read by the
+ * sweep, and the sweep's window looks back SWEEP_DAYS over its last days.
+ */
+const DISCONNECTED_SWEPT_DAYS = 7 + SWEEP_DAYS;
 
 type SweepDeps = PaymentDeps & Pick<Deps, 'gateways'>;
 
@@ -36,7 +47,8 @@ export async function sweepProcessors(deps: SweepDeps, limit: number): Promise<n
   const now = deps.now();
   // A sweep that dies is tried again an hour later; one that ends is due again in a day.
   let swept = 0;
-  for (const p of await claimSweeps(deps.database.db, now, new Date(now.getTime() + HOUR_MS), limit)) {
+  const disconnectedSince = new Date(now.getTime() - DISCONNECTED_SWEPT_DAYS * 24 * HOUR_MS);
+  for (const p of await claimSweeps(deps.database.db, { now, until: new Date(now.getTime() + HOUR_MS), disconnectedSince, limit })) {
     if (await sweepOne(deps, p, now)) {
       await sweepDueAt(deps.database.db, p.id, new Date(now.getTime() + 24 * HOUR_MS));
       swept++;
@@ -45,11 +57,23 @@ export async function sweepProcessors(deps: SweepDeps, limit: number): Promise<n
   return swept;
 }
 
-async function sweepOne(deps: SweepDeps, p: { id: string; environment_id: string; created_at: string }, now: Date): Promise<boolean> {
+/**
+ * Never before the processor was connected, nor after it was disconnected: what the account
+ * did outside that time was never ours (its charges for another service, say).
+ */
+function windowOf(p: SweptProcessor, now: Date): { since: Date; until: Date } {
+  const until = now.getTime() - SETTLING_MS;
+  return {
+    since: new Date(Math.max(now.getTime() - SWEEP_DAYS * 24 * HOUR_MS, Date.parse(p.created_at))),
+    until: new Date(p.deleted_at === null ? until : Math.min(until, Date.parse(p.deleted_at))),
+  };
+}
+
+async function sweepOne(deps: SweepDeps, p: SweptProcessor, now: Date): Promise<boolean> {
+  // The account's own gateway, with its own key, connected or not (registry.ts `named`).
   const gateway = (await deps.gateways.of(p.environment_id)).find({ gateway_id: STRIPE_CARD_ID, gateway_account: p.id }) as StripeCardGateway | undefined;
   if (!gateway?.recent) return false;
-  // Never before the processor was connected: its older charges were never ours.
-  const window = { since: new Date(Math.max(now.getTime() - SWEEP_DAYS * 24 * HOUR_MS, Date.parse(p.created_at))), until: new Date(now.getTime() - SETTLING_MS) };
+  const window = windowOf(p, now);
   let recent: ProcessorRecent;
   try {
     recent = await gateway.recent({ ...window, signal: AbortSignal.timeout(5 * deps.config.gatewayTimeoutMs) });
@@ -58,13 +82,14 @@ async function sweepOne(deps: SweepDeps, p: { id: string; environment_id: string
     return false;
   }
   const source: ProcessorSource = { environmentId: p.environment_id, processorId: p.id, gateway, event: null, type: 'sweep' };
-  const ours = await sweptSales(deps.database.db, { environmentId: p.environment_id, gatewayId: gateway.id, ...window });
-  const differences = [...(await chargeDifferences(deps, source, recent.charges, ours)), ...(await refundDifferences(deps, source, recent.refunds))];
+  const sales = await salesOfAccount(deps, source);
+  const ours = await sweptSales(deps.database.db, { ...sales, ...window });
+  const differences = [...(await chargeDifferences(deps, source, sales, recent.charges, ours)), ...(await refundDifferences(deps, source, recent.refunds))];
   if (recent.complete) differences.push(...missingAtProcessor(recent.charges, ours));
   else deps.log.warn({ processor: p.id }, 'processor sweep: more than it lists at once; our sales were not checked against it');
   for (const d of differences) await needsAttention(deps, source, d);
   // Stripe's fee and net of sales whose reading after the payment failed (processor-settlement.ts).
-  const settlements = await fillProcessorSettlements(deps, gateway, p.environment_id);
+  const settlements = await fillProcessorSettlements(deps, gateway, sales);
   // The processor's own payouts, for the Balance page (processor-payouts.ts).
   const payouts = await readProcessorPayouts(deps, gateway, p);
   deps.log.info({ processor: p.id, charges: recent.charges.length, refunds: recent.refunds.length, differences: differences.length, settlements, payouts }, 'processor swept');
@@ -82,16 +107,16 @@ async function stillOurs(deps: SweepDeps, source: ProcessorSource, reference: st
 }
 
 /** A sale made just outside the window (clocks differ) for a payment the processor listed in it. */
-async function olderSale(deps: SweepDeps, source: ProcessorSource, payment: string): Promise<SweptSale | undefined> {
-  const row = await saleOfPayment(deps.database.db, { environmentId: source.environmentId, gatewayId: source.gateway.id, payment });
+async function olderSale(deps: SweepDeps, sales: AccountSales, payment: string): Promise<SweptSale | undefined> {
+  const row = await saleOfPayment(deps.database.db, { ...sales, payment });
   return row && { id: row.id, payment, captured: row.captured, moving: row.pending + row.capturing + row.refunding + row.voiding > 0 };
 }
 
-async function chargeDifferences(deps: SweepDeps, source: ProcessorSource, charges: SeenCharge[], ours: SweptSale[]): Promise<Difference[]> {
+async function chargeDifferences(deps: SweepDeps, source: ProcessorSource, sales: AccountSales, charges: SeenCharge[], ours: SweptSale[]): Promise<Difference[]> {
   const byPayment = new Map(ours.map((s) => [s.payment, s]));
   const out: Difference[] = [];
   for (const c of charges.filter((c) => c.status === 'succeeded' && c.payment)) {
-    const sale = byPayment.get(c.payment!) ?? (await olderSale(deps, source, c.payment!));
+    const sale = byPayment.get(c.payment!) ?? (await olderSale(deps, sales, c.payment!));
     if (!sale) {
       if (await stillOurs(deps, source, c.reference)) continue;
       out.push({ subject: c.id, reference: c.reference, why: `a charge at the processor (${units(c.amount, c.currency)}) that our books do not have` });

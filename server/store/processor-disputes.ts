@@ -1,3 +1,4 @@
+import { type AccountSales, ofAccount } from './account-sales';
 import type { Db } from './db';
 import type { DisputeRow, SaleRow } from './schema';
 
@@ -11,16 +12,15 @@ export function disputeOfProcessor(db: Db, processorId: string, processorDispute
   return db.selectFrom('disputes').selectAll().where('processor_id', '=', processorId).where('processor_dispute_id', '=', processorDisputeId).executeTakeFirst();
 }
 
-/** The sale of an environment's gateway whose payment the processor names (`pi_…`): the reference its first operation recorded. */
-export function saleOfPayment(db: Db, c: { environmentId: string; gatewayId: string; payment: string }): Promise<SaleRow | undefined> {
+/** The sale of one processor account whose payment the processor names (`pi_…`): the reference its first operation recorded. */
+export function saleOfPayment(db: Db, c: AccountSales & { payment: string }): Promise<SaleRow | undefined> {
   return db
     .selectFrom('sale_operations')
     .innerJoin('sales', 'sales.id', 'sale_operations.sale_id')
     .selectAll('sales')
     .where('sale_operations.gateway_reference', '=', c.payment)
     .where('sale_operations.kind', 'in', ['authorize', 'capture', 'charge'])
-    .where('sales.environment_id', '=', c.environmentId)
-    .where('sales.gateway_id', '=', c.gatewayId)
+    .where((eb) => ofAccount(eb, c))
     .orderBy('sales.id')
     .executeTakeFirst();
 }

@@ -1,4 +1,5 @@
 import type { ProcessorFigures } from '../domain/processor-settlement';
+import { type AccountSales, ofAccount } from './account-sales';
 import type { Db } from './db';
 import type { SaleProcessorSettlementRow } from './schema';
 
@@ -32,17 +33,16 @@ export const figuresOf = (r: SaleProcessorSettlementRow): ProcessorFigures => ({
 });
 
 /**
- * Sales of an environment's gateway with money captured and no figures yet, newest first,
+ * Sales of one processor account with money captured and no figures yet, newest first,
  * each with its payment at the processor (the reference its first operation recorded). A
  * capture still in flight is left out: its figures are read when it is recorded.
  */
-export async function salesMissingSettlement(db: Db, c: { environmentId: string; gatewayId: string; limit: number }): Promise<{ id: string; payment: string }[]> {
+export async function salesMissingSettlement(db: Db, c: AccountSales & { limit: number }): Promise<{ id: string; payment: string }[]> {
   const sales = await db
     .selectFrom('sales')
     .leftJoin('sale_processor_settlements', 'sale_processor_settlements.sale_id', 'sales.id')
     .select('sales.id')
-    .where('sales.environment_id', '=', c.environmentId)
-    .where('sales.gateway_id', '=', c.gatewayId)
+    .where((eb) => ofAccount(eb, c))
     .where('sales.captured', '>', 0)
     .where('sales.capturing', '=', 0)
     .where('sale_processor_settlements.sale_id', 'is', null)

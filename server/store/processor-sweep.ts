@@ -1,7 +1,8 @@
+import { type AccountSales, ofAccount } from './account-sales';
 import type { Db } from './db';
 
-// The rows of the daily sweep (payments/processor-sweep.ts): what our books hold of a
-// processor's gateway in the sweep's window. The processors due for one, each claimed by
+// The rows of the daily sweep (payments/processor-sweep.ts): what our books hold of one
+// processor account in the sweep's window. The processors due for one, each claimed by
 // moving `sweep_due_at` on with a conditional UPDATE (of two processes, one sweeps it),
 // are processors.ts's, their table's one writer.
 
@@ -14,14 +15,13 @@ export interface SweptSale {
   moving: boolean;
 }
 
-/** The sales of an environment's gateway made in the window, each with its payment at the processor (the reference its first operation recorded). */
-export async function sweptSales(db: Db, c: { environmentId: string; gatewayId: string; since: Date; until: Date }): Promise<SweptSale[]> {
+/** The sales of one processor account made in the window, each with its payment at the processor (the reference its first operation recorded). */
+export async function sweptSales(db: Db, c: AccountSales & { since: Date; until: Date }): Promise<SweptSale[]> {
   const rows = await db
     .selectFrom('sale_operations')
     .innerJoin('sales', 'sales.id', 'sale_operations.sale_id')
     .select(['sales.id', 'sale_operations.gateway_reference', 'sales.captured', 'sales.pending', 'sales.capturing', 'sales.refunding', 'sales.voiding'])
-    .where('sales.environment_id', '=', c.environmentId)
-    .where('sales.gateway_id', '=', c.gatewayId)
+    .where((eb) => ofAccount(eb, c))
     .where('sale_operations.kind', 'in', ['authorize', 'capture', 'charge'])
     .where('sales.created_at', '>=', c.since.toISOString())
     .where('sales.created_at', '<=', c.until.toISOString())

@@ -166,13 +166,17 @@ export async function processorOwner(db: Db, id: string): Promise<{ environment_
   return db.selectFrom('processors').select(['environment_id', 'type']).where('id', '=', id).executeTakeFirst();
 }
 
-/** Claims, until `until`, the connected processors whose sweep is due. */
-export function claimSweeps(db: Db, now: Date, until: Date, limit: number): Promise<{ id: string; environment_id: string; created_at: string }[]> {
-  const at = now.toISOString();
+/** A processor the daily sweep claimed. */
+export type SweptProcessor = Pick<ProcessorRow, 'id' | 'environment_id' | 'created_at' | 'deleted_at'>;
+
+/** Claims, until `until`, the processors whose sweep is due: the connected ones, and those disconnected after `disconnectedSince`. */
+export function claimSweeps(db: Db, c: { now: Date; until: Date; disconnectedSince: Date; limit: number }): Promise<SweptProcessor[]> {
+  const { until, limit } = c;
+  const at = c.now.toISOString();
   const due = db
     .selectFrom('processors')
-    .select(['id', 'environment_id', 'created_at'])
-    .where('deleted_at', 'is', null)
+    .select(['id', 'environment_id', 'created_at', 'deleted_at'])
+    .where((eb) => eb.or([eb('deleted_at', 'is', null), eb('deleted_at', '>', c.disconnectedSince.toISOString())]))
     .where((eb) => eb.or([eb('sweep_due_at', 'is', null), eb('sweep_due_at', '<=', at)]))
     .orderBy('id')
     .limit(limit);
