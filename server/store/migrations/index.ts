@@ -77,6 +77,7 @@ import { migration as m135 } from './135_rate_limit_shares';
 import { migration as m136 } from './136_attempt_endpoint';
 import { migration as m137 } from './137_balance_figures';
 import { migration as m138 } from './138_gateway_account';
+import { migration as m139 } from './139_attempt_language';
 import { migration as m140 } from './140_processor_payouts';
 
 // One file per migration, applied in the order of their names. A released migration's
@@ -159,6 +160,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '136_attempt_endpoint': m136,
   '137_balance_figures': m137,
   '138_gateway_account': m138,
+  '139_attempt_language': m139,
   '140_processor_payouts': m140,
 };
 
