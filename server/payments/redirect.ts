@@ -4,6 +4,7 @@ import { releaseFailedAttempt } from '../store/payments';
 import { askGateway, type PaymentDeps } from './ask';
 import { type Gateway, GatewayNotificationOnly, type HostedFieldsRequired, type RedirectRequired, type RedirectTo } from './gateway';
 import { outcomeUnknown } from './outcome';
+import { pageLanguageOf } from './page-language';
 import { type SettledPayment, settlePayment } from './pay';
 import { lookupInput, settleFound } from './reconcile';
 
@@ -95,7 +96,7 @@ export async function notFollowed(deps: PaymentDeps, call: GatewayCall, gateway:
   deps.log.error({ call: call.id, gateway: gateway.code, why }, 'gateway redirect not followed: nothing charged');
   await releaseFailedAttempt(
     deps.database.db,
-    { transactionId: call.subject_id, gatewayId: gateway.id, outcome: 'declined', cardBrand: null, cardLast4: null, callId: call.id, state: 'failed' },
+    { transactionId: call.subject_id, gatewayId: gateway.id, outcome: 'declined', cardBrand: null, cardLast4: null, language: pageLanguageOf(call), callId: call.id, state: 'failed' },
     deps.now(),
   );
   return { kind: 'gateway_failed' };
@@ -167,7 +168,7 @@ export async function leaveOpenRedirects(deps: PaymentDeps, transactionId: strin
       left ||= answer.value.status === 'failed';
       continue;
     }
-    const attempt = { transactionId, gatewayId: gateway.id, outcome: 'rejected', cardBrand: null, cardLast4: null, callId: call.id, state: 'abandoned' } as const;
+    const attempt = { transactionId, gatewayId: gateway.id, outcome: 'rejected', cardBrand: null, cardLast4: null, language: pageLanguageOf(call), callId: call.id, state: 'abandoned' } as const;
     left = (await releaseFailedAttempt(deps.database.db, attempt, deps.now())) || left;
   }
   return left;
