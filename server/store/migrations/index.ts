@@ -161,7 +161,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '137_balance_figures': m137,
   '138_gateway_account': m138,
   '140_processor_payouts': m140,
-  // 139 and 141 were never released: a database that ran 140 refuses any lower new name.
+  // 139 was never released: a database that ran 140 refuses a lower new name.
   '142_attempt_language': m142,
 };
 
