@@ -80,7 +80,7 @@ export function challengeRoutes(router: IRouter, ctx: CheckoutContext): void {
     const read = await readChallengeAnswer(ctx, req, page);
     if ('refused' in read) return respond(ctx, res, page, refusedView(read.refused));
     const { answer } = read;
-    const outcome = await answerChallenge(scopedDeps(deps, req), { transaction: page.row, challenge, answer });
+    const outcome = await answerChallenge(scopedDeps(deps, req), { transaction: page.row, challenge, answer, language: page.language });
     const shown = await challengeAnswered(ctx, page, challenge.gateway_id, answer, outcome);
     if (page.wantsJson || shown.kind !== 'view') return respond(ctx, res, page, shown);
     // The form's answer: back to the payment page, which shows what came of it (post, redirect, get).

@@ -152,7 +152,8 @@ export const EXPORTS: Record<ExportKind, Export<unknown>> = {
     currency: (r) => text(r.currency),
     amount: (r) => money(r.amount, r.currency),
     line_count: (r) => number(r.line_count),
-    iban: (r) => text(maskedIban(r.iban)),
+    // Named as the wallet payouts' column is: it holds the country and last four, never the IBAN.
+    iban_masked: (r) => text(maskedIban(r.iban)),
     failure: (r) => text(r.failure),
   }),
   balance_transactions: define(exportBalanceTransactions, {

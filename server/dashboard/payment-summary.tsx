@@ -11,11 +11,12 @@ import { roleAtLeast } from '../store/users';
 import { cardText, type Signed } from './sale-pages';
 import { ActionDialog } from './action-dialog';
 import type { PaymentSummaryFacts } from '../store/payment-summary';
+import { htmlLang, isLanguage } from '../../widget/i18n/language';
 
 // The top of a payment's page: what a merchant asks first (how much, how it stands in words,
 // the reference the customer was given, who paid and with which card, what fees our
-// balance took and what it kept, how the cardholder was authenticated, whether the
-// receipt went out) and its actions, Refund first, each a dialog (action-dialog.tsx) that
+// balance took and what it kept, how the cardholder was authenticated, the language the
+// customer paid in, whether the receipt went out) and its actions, Refund first, each a dialog (action-dialog.tsx) that
 // works without script, then "Resend receipt".
 
 /** The sale that paid the transaction: its first that moved money (a late payment's is reversed by the service). */
@@ -28,6 +29,15 @@ const DIALOG_ACTIONS: SaleAction[] = ['refund', 'capture', 'void'];
 function authenticationText({ t }: DashboardText, sale: Pick<SaleRow, 'authentication_status' | 'authentication_method'>): string {
   if (!sale.authentication_status || !sale.authentication_method) return t('summary.authentication.none');
   return t('summary.authentication.value', { status: t(`summary.authentication.${sale.authentication_status}`), method: t(`summary.authentication.${sale.authentication_method}`) });
+}
+
+/**
+ * The hosted page's language of the latest attempt that recorded one, named in the
+ * dashboard's language ("Spanish", "español"); null for payments made before attempts kept it.
+ */
+function customerLanguage({ lang }: DashboardText, attempts: TransactionSurroundings['attempts']): string | null {
+  const language = attempts.findLast((a) => isLanguage(a.language))?.language;
+  return isLanguage(language) ? (new Intl.DisplayNames(lang, { type: 'language' }).of(htmlLang(language)) ?? null) : null;
 }
 
 /** Sends the receipt again (receipt-routes.ts): for a paid payment with a customer email. */
@@ -57,6 +67,7 @@ export function PaymentSummary(p: Signed & { tx: Transaction; sales: StoredSale[
   const admin = roleAtLeast(p.session.current.role, 'admin');
   const actions = sale && admin ? DIALOG_ACTIONS.filter((a) => actionLimit(a, sale) > 0) : [];
   const resend = admin && tx.status === 'D' && !!tx.customer_email;
+  const language = customerLanguage(text, p.attempts);
   return (
     <section class="summary" aria-labelledby="summary-title">
       <h2 id="summary-title" class="visually-hidden">
@@ -90,6 +101,12 @@ export function PaymentSummary(p: Signed & { tx: Transaction; sales: StoredSale[
             <dd data-testid="fees">{text.money(p.facts.balance.fee, tx.currency)}</dd>
             <dt>{t('summary.net')}</dt>
             <dd data-testid="net">{text.money(p.facts.balance.net, tx.currency)}</dd>
+          </>
+        )}
+        {language && (
+          <>
+            <dt>{t('summary.language')}</dt>
+            <dd data-testid="language">{language}</dd>
           </>
         )}
         <dt>{t('summary.receipt')}</dt>

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { applyBrandRules, type BrandAdjustment } from '../domain/brand';
 import { LOGO_MAX_BYTES } from '../domain/logo';
 import { isTimeZone } from '../domain/time-zone';
-import { balanceOf, pricingOf } from '../store/balance';
+import { balanceCurrencies, pricingOf } from '../store/balance';
 import { getBrand, saveBrandForm } from '../store/branding';
 import { setTimeZone } from '../store/environments';
 import { rawCardNumbers } from '../store/saved-cards';
@@ -40,14 +40,14 @@ export type ShowOptions = {
 };
 
 export function settingsRoutes(router: IRouter, kit: Kit): void {
-  const { db, deps, page, action, send, textOf } = kit;
+  const { db, page, action, send, textOf } = kit;
 
   async function show(req: Request, res: Response, s: ActiveSession, o: ShowOptions = {}) {
     const environmentId = s.current.environment_id;
-    const [brand, pricing, rawCards, balance] = await Promise.all([getBrand(db, environmentId), pricingOf(db, environmentId), rawCardNumbers(db, environmentId), balanceOf(db, environmentId, deps.now())]);
+    const [brand, pricing, rawCards, currencies] = await Promise.all([getBrand(db, environmentId), pricingOf(db, environmentId), rawCardNumbers(db, environmentId), balanceCurrencies(db, environmentId)]);
     allowPreviewFrames(res);
     const saved = formOf(brand!);
-    send(res, o.status ?? 200, settingsPage({ text: textOf(req), session: s, brand: brand!, form: o.form ?? saved, previewed: o.previewing ? o.form! : saved, errors: o.errors ?? [], adjustments: o.adjustments ?? [], saved: o.saved ?? false, pricing, currencies: balance.map((b) => b.currency), rawCards, logoError: o.logoError, done: o.done, timeZoneInvalid: o.timeZoneInvalid, previewing: o.previewing ?? false }));
+    send(res, o.status ?? 200, settingsPage({ text: textOf(req), session: s, brand: brand!, form: o.form ?? saved, previewed: o.previewing ? o.form! : saved, errors: o.errors ?? [], adjustments: o.adjustments ?? [], saved: o.saved ?? false, pricing, currencies, rawCards, logoError: o.logoError, done: o.done, timeZoneInvalid: o.timeZoneInvalid, previewing: o.previewing ?? false }));
   }
 
   const done = (q: unknown) => (q === 'logoRemoved' || q === 'timeZone' ? q : undefined);

@@ -14,6 +14,7 @@ import { chargeSale } from './charge-record';
 import type { Gateway, GatewayNotification } from './gateway';
 import { applyNotification } from './notification';
 import { reverseAtGateway } from './outcome';
+import { pageLanguageOf } from './page-language';
 import { recordPayment } from './pay';
 import { settleFound } from './reconcile';
 import { releaseSaleAction } from './sale-reservations';
@@ -154,7 +155,7 @@ export const CALL_KINDS: Record<GatewayCallKind, CallKind> = {
     release: (deps, call) =>
       releaseFailedAttempt(
         deps.database.db,
-        { transactionId: call.subject_id, gatewayId: call.gateway_id, outcome: 'declined', cardBrand: null, cardLast4: null, callId: call.id, state: 'failed' },
+        { transactionId: call.subject_id, gatewayId: call.gateway_id, outcome: 'declined', cardBrand: null, cardLast4: null, language: pageLanguageOf(call), callId: call.id, state: 'failed' },
         deps.now(),
       ),
     // A hold is voided, a captured payment refunded.

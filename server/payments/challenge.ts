@@ -19,7 +19,8 @@ export type ChallengeOutcome =
 
 export async function answerChallenge(
   deps: PaymentDeps,
-  p: { transaction: Transaction; challenge: PaymentChallengeRow; answer: ChallengeAnswer | 'abandoned' },
+  /** `language`: the challenge page's, kept for the attempt its answer records (page-language.ts). */
+  p: { transaction: Transaction; challenge: PaymentChallengeRow; answer: ChallengeAnswer | 'abandoned'; language?: string },
 ): Promise<ChallengeOutcome> {
   const { transaction: row, challenge } = p;
   const db = deps.database.db;
@@ -31,7 +32,7 @@ export async function answerChallenge(
   if (!gateway || !resume) return { kind: 'gateway_failed' };
   // The processor's id of the payment the challenge's pay call started, for a lookup of this one.
   const started = await challengeProcessorId(db, { kind: 'pay', subjectId: row.id, gatewayId: gateway.id, openedAt: challenge.created_at });
-  const call = { ...payCall(deps, row, gateway, { challenge: challenge.id }), processor_id: started };
+  const call = { ...payCall(deps, row, gateway, { challenge: challenge.id, language: p.language }), processor_id: started };
   if (!(await claimPaymentAttempt(db, call, deps.now(), challenge.id))) return { kind: 'not_claimed' };
   const answer = p.answer;
   const asked = await askGateway(deps, gateway, (signal) => resume({ reference: call.reference, signal, challenge: challenge.gateway_challenge, answer }));

@@ -10,6 +10,7 @@ import { awaitHostedFields, followRedirect, type HostedFields, leaveOpenRedirect
 import { challengeByRedirect } from './redirect-challenge';
 import { CALL_KINDS } from './call-kinds';
 import { readProcessorSettlement } from './processor-settlement';
+import { pageLanguageOf } from './page-language';
 import { reverseLatePayment } from './sale-actions';
 
 // Paying a transaction from the checkout: reserve the attempt with a conditional write, ask
@@ -63,7 +64,8 @@ export async function payTransaction(
   },
 ): Promise<PaymentOutcome> {
   const { transaction: row, gateway } = p;
-  const call = payCall(deps, row, gateway);
+  // Kept with the call, for the attempt recorded from its answer, whoever records it.
+  const call = payCall(deps, row, gateway, p.page ? { language: p.page.language } : {});
   const claim = () => claimPaymentAttempt(deps.database.db, call, deps.now());
   // Refused while a redirect the customer left is open: once it is ended, the attempt may go on.
   if (!(await claim()) && !((await leaveOpenRedirects(deps, row.id, row.environment_id)) && (await claim()))) return { kind: 'not_claimed' };
@@ -151,6 +153,7 @@ export async function recordPayment(deps: PaymentDeps, call: GatewayCall, s: Set
     gatewayAccount: call.gateway_account,
     cardBrand: s.card?.brand ?? null,
     cardLast4: s.card?.last4 ?? null,
+    language: pageLanguageOf(call),
     callId: call.id,
   };
   if (s.status === 'failed') {

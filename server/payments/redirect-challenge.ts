@@ -49,7 +49,8 @@ export async function challengeReturn(
   const challenge = read && p.call.request.redirect !== undefined ? await challengeOfCall(db, p.call) : undefined;
   if (!read || !challenge) return { kind: 'settled_before' };
   // The processor's id of what the challenged payment started, for a lookup of this call.
-  const call = { ...payCall(deps, p.transaction, p.gateway, { challenge: challenge.id }), processor_id: p.call.processor_id };
+  // The challenged call's page language goes on to the call that settles it.
+  const call = { ...payCall(deps, p.transaction, p.gateway, { challenge: challenge.id, language: p.call.request.language }), processor_id: p.call.processor_id };
   if (!(await claimPaymentAttempt(db, call, deps.now(), challenge.id))) return { kind: 'settled_before' };
   const processorId = call.processor_id ? { processorId: call.processor_id } : {};
   const answer = await askGateway(deps, p.gateway, (signal) =>

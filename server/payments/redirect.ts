@@ -5,6 +5,7 @@ import { askGateway, type PaymentDeps } from './ask';
 import { CALL_KINDS } from './call-kinds';
 import { type Gateway, GatewayNotificationOnly, type HostedFieldsRequired, type RedirectRequired, type RedirectTo } from './gateway';
 import { outcomeUnknown } from './outcome';
+import { pageLanguageOf } from './page-language';
 import { type SettledPayment, settlePayment } from './pay';
 import { lookupInput, settleFound } from './reconcile';
 
@@ -164,7 +165,7 @@ export async function leaveOpenRedirects(deps: PaymentDeps, transactionId: strin
       left ||= answer.value.status === 'failed';
       continue;
     }
-    const attempt = { transactionId, gatewayId: gateway.id, outcome: 'rejected', cardBrand: null, cardLast4: null, callId: call.id, state: 'abandoned' } as const;
+    const attempt = { transactionId, gatewayId: gateway.id, outcome: 'rejected', cardBrand: null, cardLast4: null, language: pageLanguageOf(call), callId: call.id, state: 'abandoned' } as const;
     left = (await releaseFailedAttempt(deps.database.db, attempt, deps.now())) || left;
   }
   return left;

@@ -176,6 +176,15 @@ export function listBalanceTransactions(db: Db, environmentId: string, f: Balanc
   return countAndPage<BalanceTransactionRow>(query, page);
 }
 
+/**
+ * The currencies the environment holds money in (any balance transaction), in order: what
+ * settings show a fixed fee in. The currency of each row only, not balanceOf's sums.
+ */
+export async function balanceCurrencies(db: Db, environmentId: string): Promise<string[]> {
+  const rows = await db.selectFrom('balance_transactions').select('currency').distinct().where('environment_id', '=', environmentId).orderBy('currency').execute();
+  return rows.map((r) => r.currency);
+}
+
 /** Per currency: the net of what is available by `now` and of what is still pending. */
 export async function balanceOf(db: Db, environmentId: string, now: Date): Promise<{ currency: string; available: bigint; pending: bigint }[]> {
   const at = now.toISOString();

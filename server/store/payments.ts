@@ -45,6 +45,8 @@ export interface AttemptRecord {
   outcome: 'approved' | 'declined' | 'insufficient_funds' | 'rejected';
   cardBrand: string | null;
   cardLast4: string | null;
+  /** The hosted page's language when the attempt was made there (payments/page-language.ts). */
+  language: string | null;
 }
 
 /** Recorded as `trx` commits (compiled.ts insertAtCommit): read only by later attempts' claims. */
@@ -57,6 +59,7 @@ export async function recordAttempt(trx: Tx, a: AttemptRecord, now: Date) {
       outcome: a.outcome,
       card_brand: a.cardBrand,
       card_last4: a.cardLast4,
+      language: a.language,
       created_at: now.toISOString(),
     },
   ]);

@@ -293,6 +293,8 @@ export interface PaymentAttemptRow {
   card_brand: string | null;
   card_last4: string | null;
   created_at: string;
+  // Migration 142: the hosted page's language when the customer paid ('au' | 'es' | 'en' | 'fr'); null before it, or off the page.
+  language?: string | null;
 }
 
 export interface EventRow {

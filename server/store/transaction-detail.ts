@@ -22,7 +22,7 @@ export interface TransactionSurroundings {
   wallets: Map<string, PartyWallet>;
   /** The stored cards its source names, by id. */
   sourceCards: Map<string, AuthorizationRow>;
-  attempts: Pick<PaymentAttemptRow, 'id' | 'outcome' | 'card_brand' | 'card_last4' | 'created_at'>[];
+  attempts: Pick<PaymentAttemptRow, 'id' | 'outcome' | 'card_brand' | 'card_last4' | 'created_at' | 'language'>[];
 }
 
 export async function transactionSurroundings(db: Db, environmentId: string, tx: Transaction): Promise<TransactionSurroundings> {
@@ -42,7 +42,7 @@ export async function transactionSurroundings(db: Db, environmentId: string, tx:
     cardIds.length ? db.selectFrom('authorizations').selectAll().where('environment_id', '=', environmentId).where('id', 'in', cardIds).execute() : [],
     db
       .selectFrom('payment_attempts')
-      .select(['id', 'outcome', 'card_brand', 'card_last4', 'created_at'])
+      .select(['id', 'outcome', 'card_brand', 'card_last4', 'created_at', 'language'])
       .where('transaction_id', '=', tx.id)
       .orderBy('created_at')
       .orderBy('id')

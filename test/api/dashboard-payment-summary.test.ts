@@ -1,14 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, member } from './dashboard';
 import { type Client, ENGINES, startTestService, type TestService } from './harness';
-import { paidTransaction, priced } from './pay';
+import { paidTransaction, priced, SANDBOX_CARD, screenPost } from './pay';
+import { TEST_CARDS } from '../../server/domain/test-cards';
 import { setPricing } from '../../server/store/balance';
 import { JOB_NAMES } from '../../server/jobs';
 
 // The summary at the top of a payment's page (issue 47): besides amount, status, reference,
 // customer and card, the fees our balance took and the net it kept (as the API's
 // `sale.fee` and the sales export sum them), and the customer's receipt: waiting, then sent
-// with its time; none without a customer email. On both engines.
+// with its time; none without a customer email; the language the customer paid in on the
+// hosted page, as its attempt recorded it. On both engines.
 
 describe.each(ENGINES)('a payment page summary on %s', (engine) => {
   let t: TestService;
@@ -68,5 +70,17 @@ describe.each(ENGINES)('a payment page summary on %s', (engine) => {
     expect(summary).toContain('<dd>No receipt: the payment has no customer email</dd>');
     const { transaction } = await paidTransaction(shop, priced('EUR', 12));
     expect(await summaryOf(transaction.id)).toContain('No receipt: the payment has no customer email');
+  });
+
+  it('the language the customer paid in on the hosted page, named in the reader’s language; none before an attempt', async () => {
+    const open = (await shop.post('/transaction/', priced('EUR', 15))).body;
+    expect(dd(await summaryOf(open.id), 'language')).toBeUndefined();
+    // As the hydrated screen posts it: to the page's own address, the language it was shown in included.
+    const card = { card_number: TEST_CARDS.approved, card_expiry: '12/34', card_cvc: '123', card_name: 'Ana' };
+    const paid = await screenPost(t.url, open.token, `/pay/${open.token}/?lang=es`, { action: 'pay', gateway: SANDBOX_CARD, fields: card });
+    expect([paid.status, paid.body.view?.status]).toEqual([200, 'paid']);
+    const attempts = await t.service.deps.database.db.selectFrom('payment_attempts').select(['outcome', 'language']).where('transaction_id', '=', open.id).execute();
+    expect(attempts).toEqual([{ outcome: 'approved', language: 'es' }]);
+    expect(dd(await summaryOf(open.id), 'language')).toBe('Spanish');
   });
 });

@@ -115,7 +115,7 @@ describe.each(ENGINES)('dashboard payouts on %s', (engine) => {
     expect(csv.status).toBe(200);
     expect(csv.headers.get('content-disposition')).toBe(`attachment; filename="merchant_payouts-${today()}-${today()}.csv"`);
     const [header, ...rows] = parseCsv(csv.text);
-    expect(header).toEqual(['id', 'created_at', 'updated_at', 'status', 'schedule', 'period', 'currency', 'amount', 'line_count', 'iban', 'failure']);
+    expect(header).toEqual(['id', 'created_at', 'updated_at', 'status', 'schedule', 'period', 'currency', 'amount', 'line_count', 'iban_masked', 'failure']);
     const byId = new Map(rows.map((r) => [r[0], r]));
     expect(rows).toHaveLength(2);
     // The status in the words the dashboard shows, not its code.

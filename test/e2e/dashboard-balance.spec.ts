@@ -1,15 +1,49 @@
 import { cli, demoEnvironment, expectAccessible, payAsCustomer, signUp } from './dashboard-data';
 import { expect, type Service, startService, test } from './fixtures';
+import { PROCESSOR_PAYOUT_STATUSES } from '../../server/domain/processor-settlement';
+import { openDatabase } from '../../server/store/db';
+import { saveProcessorPayouts } from '../../server/store/processor-payouts';
+import { insertProcessor } from '../../server/store/processors';
 
 // The Balance page in Chromium, on a service of its own with its jobs running (the figures
 // are the environment's): a card payment of 30.00 with a fee of 0.25 and no settlement
 // delay is €29.75 available; an owner pays it out with "Pay out now", confirms, and sees
 // the payout on its way and then paid; the period's fee and the balance transactions are
-// there, filtered by type. No script; axe-clean in light and dark at 360 and 1280 px.
+// there, filtered by type; a Stripe account's own payouts, one in each state, fill their
+// table. No script; axe-clean in light and dark at 360 and 1280 px.
 
 /** Polls the API until `check` holds for the answer at `path`. */
 async function until(service: Service, path: string, check: (body: any) => boolean) {
   await expect.poll(async () => check((await service.api('GET', path)).body), { timeout: 30_000 }).toBe(true);
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * A Stripe account connected to `environment` and one payout of it in each state, stored as
+ * the daily sweep stores what Stripe lists (store/processor-payouts.ts). Its next sweep is a
+ * day away, so the service never asks Stripe while the page is checked.
+ */
+async function storeProcessorPayouts(service: Service, environment: string): Promise<void> {
+  const database = openDatabase({ databaseUrl: null, dataDir: service.dataDir });
+  try {
+    const now = new Date();
+    const credentials = { secret_key: 'sk_test_FAKEe2eBalancePayouts01', publishable_key: 'pk_test_FAKEe2eBalancePayouts01', webhook_secret: 'whsec_FAKE_E2eBalancePayouts01' };
+    const processor = await insertProcessor(database.db, environment, { type: 'stripe', credentials, statement_descriptor: null, sweep_due_at: new Date(now.getTime() + DAY_MS) }, now);
+    if (processor === 'taken') throw new Error('the demo environment has a Stripe account already');
+    const payouts = PROCESSOR_PAYOUT_STATUSES.map((status, i) => ({
+      id: `po_e2eBalance${i}`,
+      amount: 1234 * (i + 1),
+      currency: 'EUR',
+      status,
+      arrivalDate: new Date(now.getTime() + (i - 2) * DAY_MS),
+      failureMessage: status === 'failed' ? 'The bank account has been closed.' : null,
+      created: new Date(now.getTime() - 3 * DAY_MS),
+    }));
+    await saveProcessorPayouts(database.db, { environmentId: environment, processorId: processor.id, now }, payouts);
+  } finally {
+    await database.close();
+  }
 }
 
 test('see the balance and pay out now', async ({ page }) => {
@@ -62,6 +96,13 @@ test('see the balance and pay out now', async ({ page }) => {
     await expect(page.getByText('No payout on its way.')).toBeVisible();
     await page.getByTestId('latest-payouts').getByRole('link').click();
     await expect(page.getByTestId('payout-status')).toHaveText('Paid');
+
+    // The processor's payouts filled, a failed one with its reason standing out.
+    await storeProcessorPayouts(service, demo);
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Balance' }).click();
+    await expect(page.getByTestId('processor-payouts').locator('tbody tr')).toHaveCount(PROCESSOR_PAYOUT_STATUSES.length);
+    await expect(page.getByTestId('processor-payouts')).toContainText('The bank account has been closed.');
+    await expectAccessible(page);
     expect(scripts).toEqual([]);
   } finally {
     await stop();

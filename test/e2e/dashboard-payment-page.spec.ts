@@ -7,8 +7,8 @@ import { expect, type Service, startService, test } from './fixtures';
 import { expectAccessible, payAsCustomer, signUp } from './dashboard-data';
 import { serviceClock } from '../service-clock';
 
-// A paid payment's page in Chromium (issue 47): the 3-D Secure result in words, the receipt
-// line, the timeline with its events in words and the webhook's HTTP status as the
+// A paid payment's page in Chromium (issue 47): the 3-D Secure result in words, the
+// customer's language, the receipt line, the timeline with its events in words and the webhook's HTTP status as the
 // merchant's server answered it, the API object opened, a note added to it, and "Resend receipt": refused within a
 // minute of the last receipt, then queued and sent by the mail job, the timeline showing
 // both emails. axe in light and dark at 360 and 1280 px. The minute is crossed by moving the
@@ -45,7 +45,8 @@ test('a paid payment’s page: 3-D Secure, receipt, timeline with its events in 
   // A payment and three pages' axe matrix (twelve analyses): over 30 s on a busy machine.
   test.setTimeout(240_000);
   const email = 'paypage.customer@example.com';
-  const tx = await service.createTransaction({ currency: 'EUR', order_id: 'paypage-1', gateway_selected: true, customer_email: email, notify_url: notifyUrl, products: [{ amount: 1, product: { name: 'Desk lamp', price: 30 } }] });
+  // In Spanish: the page is shown in the transaction's language, which its attempt keeps.
+  const tx = await service.createTransaction({ currency: 'EUR', order_id: 'paypage-1', language: 'es', gateway_selected: true, customer_email: email, notify_url: notifyUrl, products: [{ amount: 1, product: { name: 'Desk lamp', price: 30 } }] });
   // Paid as its screen pays (the page's JSON post, which must answer the paid view), not
   // drawn in Chromium: the subject is the dashboard's page of the payment.
   await payAsCustomer(tx.payment_url, FRICTIONLESS);
@@ -55,6 +56,7 @@ test('a paid payment’s page: 3-D Secure, receipt, timeline with its events in 
   const url = `${service.url}/dashboard/transactions/${tx.id}/`;
   await page.goto(url);
   await expect(page.getByTestId('authentication')).toHaveText('Authenticated (frictionless)');
+  await expect(page.getByTestId('language')).toHaveText('Spanish');
   // The mail job sends the receipt within a second or two of the payment.
   await expect
     .poll(async () => {
