@@ -78,6 +78,7 @@ import { migration as m136 } from './136_attempt_endpoint';
 import { migration as m137 } from './137_balance_figures';
 import { migration as m138 } from './138_gateway_account';
 import { migration as m140 } from './140_processor_payouts';
+import { migration as m141 } from './141_sandbox_books';
 
 // One file per migration, applied in the order of their names. A released migration's
 // name is recorded in every deployed database: never rename one or change what it does;
@@ -160,6 +161,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '137_balance_figures': m137,
   '138_gateway_account': m138,
   '140_processor_payouts': m140,
+  '141_sandbox_books': m141,
 };
 
 /** Every migration's name, in the order they apply. */
