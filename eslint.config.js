@@ -49,6 +49,7 @@ const WRITERS = {
   dashboard_sessions: 'server/store/users.ts',
   processors: 'server/store/processors.ts',
   processor_payouts: 'server/store/processor-payouts.ts',
+  sandbox_charges: 'server/store/sandbox-books.ts',
   webhook_endpoints: 'server/store/webhook-endpoints.ts',
   api_requests: 'server/store/api-requests.ts',
   api_keys: 'server/store/api-keys.ts',

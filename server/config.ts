@@ -84,6 +84,7 @@ const envSchema = z.object({
   SANDBOX_DISPUTE_DELAY_MS: z.coerce.number().int().min(0).max(86_400_000).default(5_000),
   SANDBOX_DISPUTE_REVIEW_MS: z.coerce.number().int().min(0).max(30 * 86_400_000).default(60_000),
   SANDBOX_LATENCY_MS: z.coerce.number().int().min(0).max(10_000).default(0),
+  SANDBOX_BOOKS: z.enum(['database', 'memory']).default('database'),
   PAYMENT_SETTLE_WINDOW_MS: z.coerce.number().int().min(1000).max(7 * 24 * 3_600_000).default(10 * 60_000),
   GATEWAY_MODULES: z.string().optional(),
   PAYOUT_MODULE: z.string().optional(),
@@ -217,6 +218,8 @@ export type Config = {
   sandboxDisputeDelayMs: number;
   /** How long each call of a sandbox gateway to its processor takes, as a network call would (payments/sandbox-latency.ts); 0: at once. */
   sandboxLatencyMs: number;
+  /** Where the sandbox processor keeps what it charged (payments/sandbox-books.ts): its own tables, or this process's memory. */
+  sandboxBooks: 'database' | 'memory';
   /** How long after evidence is submitted the sandbox bank decides a dispute. */
   sandboxDisputeReviewMs: number;
   /**
@@ -306,6 +309,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandboxDisputeDelayMs: e.SANDBOX_DISPUTE_DELAY_MS,
     sandboxDisputeReviewMs: e.SANDBOX_DISPUTE_REVIEW_MS,
     sandboxLatencyMs: e.SANDBOX_LATENCY_MS,
+    sandboxBooks: e.SANDBOX_BOOKS,
     gatewayModules: (e.GATEWAY_MODULES ?? '').split(',').map((m) => m.trim()).filter(Boolean),
     gatewaySettings: e.GATEWAY_SETTINGS ?? null,
     payoutModule: e.PAYOUT_MODULE?.trim() || null,

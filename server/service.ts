@@ -52,13 +52,14 @@ export interface ServiceOptions {
 /** Opens the database, migrates it and listens: what `npm start` and the tests both run. */
 export async function startService(config: Config, log: Logger, opts: ServiceOptions = {}): Promise<Service> {
   const now = opts.now ?? (() => new Date());
-  const shared = opts.gateways ?? (await gatewaysFromConfig(config));
   const database = openDatabase({
     ...config,
     log,
     onConnectionError: (err) => log.warn({ err }, 'database connection lost; the pool opens a new one'),
   });
   await migrate(database);
+  // After the migrations: the sandbox's books may be its tables (SANDBOX_BOOKS).
+  const shared = opts.gateways ?? (await gatewaysFromConfig(config, { db: database.db, now }));
   const timeouts = await database.timeouts?.check();
   if (timeouts && !timeouts.inForce) log.warn({ timeouts: timeouts.detail }, 'database timeouts not in force');
   const processorUrls = replacedProcessorUrls(config);

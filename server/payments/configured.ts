@@ -1,10 +1,12 @@
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import type { Config } from '../config';
+import type { Db } from '../store/db';
 import type { Gateway } from './gateway';
 import { createGateways, type Gateways } from './registry';
 import { type PayoutGateway, sepaFilePayouts } from './payout-gateway';
 import { sandboxGateways } from './sandbox';
+import { databaseBooks, memoryBooks } from './sandbox-books';
 import { withLatency } from './sandbox-latency';
 
 /**
@@ -27,12 +29,19 @@ export async function payoutsFromConfig(config: Pick<Config, 'payoutModule' | 'g
   return mod.default(config.gatewaySettings);
 }
 
-/** The built-in sandbox gateways, then those of each configured module, in that order. */
-export async function gatewaysFromConfig(config: Pick<Config, 'gatewayModules' | 'gatewaySettings' | 'sandboxLatencyMs'>): Promise<Gateways> {
+/**
+ * The built-in sandbox gateways, their books where SANDBOX_BOOKS says (on `store`'s
+ * database by default), then those of each configured module, in that order.
+ */
+export async function gatewaysFromConfig(
+  config: Pick<Config, 'gatewayModules' | 'gatewaySettings' | 'sandboxLatencyMs' | 'sandboxBooks'>,
+  store: { db: Db; now: () => Date },
+): Promise<Gateways> {
   const extra: Gateway[] = [];
   for (const specifier of config.gatewayModules) {
     const mod = (await import(moduleUrl(specifier))) as GatewayModule;
     extra.push(...(await mod.default(config.gatewaySettings)));
   }
-  return createGateways([...sandboxGateways().map((g) => withLatency(g, config.sandboxLatencyMs)), ...extra]);
+  const books = config.sandboxBooks === 'database' ? databaseBooks(store.db, store.now) : memoryBooks();
+  return createGateways([...sandboxGateways(books).map((g) => withLatency(g, config.sandboxLatencyMs)), ...extra]);
 }

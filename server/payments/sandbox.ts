@@ -9,49 +9,24 @@ import {
   type Gateway,
   GATEWAY_INTERFACE_VERSION,
   type GatewayNotification,
-  type LookupResult,
   type SettledResult,
 } from './gateway';
+import { memoryBooks, type SandboxBooks } from './sandbox-books';
 
 // Sandbox gateways: behave like real processors, decided by the test data the customer
 // types or clicks, so merchants and our tests can reach every outcome. Like a real
-// processor they remember what they did for each of our references, so a repeated call
-// acts once and `lookup` can answer (in this process's memory: a restart forgets, as if
-// the sandbox processor had never seen the call, which the reconciliation then releases).
+// processor they keep books of what they did for each of our references, so a repeated
+// call acts once and `lookup` can answer: in the database by default, for every process
+// and after a restart, or in this process's memory (SANDBOX_BOOKS; sandbox-books.ts).
 
-
-/** References remembered; the oldest are forgotten first. */
+/** Challenges and redirect sessions remembered; the oldest are forgotten first. */
 const MEMORY = 50_000;
-
-/** What a sandbox processor did for each reference, and the one way it answers a repeat. */
-function processorMemory() {
-  const done = new Map<string, { answer: SettledResult | ActionResult; found: LookupResult }>();
-  return {
-    async once<T extends SettledResult | ActionResult>(reference: string, act: () => T): Promise<T> {
-      const before = done.get(reference);
-      if (before) return before.answer as T;
-      const answer = act();
-      done.set(reference, { answer, found: lookupOf(answer) });
-      if (done.size > MEMORY) done.delete(done.keys().next().value!);
-      return answer;
-    },
-    async lookup({ reference }: { reference: string }): Promise<LookupResult> {
-      return done.get(reference)?.found ?? { status: 'not_found' };
-    },
-  };
-}
-
-function lookupOf(answer: SettledResult | ActionResult): LookupResult {
-  if ('ok' in answer) return answer.ok ? { status: 'succeeded', reference: answer.reference, card: null } : { status: 'failed', reason: 'refused', card: null };
-  const authentication = answer.authentication ? { authentication: answer.authentication } : {};
-  if (answer.outcome === 'approved') return { status: 'succeeded', reference: answer.reference, card: answer.card, ...authentication };
-  return { status: 'failed', reason: answer.outcome, card: answer.card, ...authentication };
-}
 
 /**
  * The sandbox issuer's challenges: what each asked-for payment will do once the customer
- * answers, by the gateway's challenge id. Forgotten like the rest on a restart (a resume
- * then answers not_acted and the customer simply pays again).
+ * answers, by the gateway's challenge id. In this process only, whatever the books: a
+ * challenge has moved nothing, so one another process or a restart cannot find answers
+ * not_acted and the customer simply pays again; only what moved money must be provable.
  */
 function challengeMemory() {
   const open = new Map<string, { card: CardSummary; issuerDeclines: boolean; reference: string }>();
@@ -119,22 +94,20 @@ async function sandboxNotification(input: { headers: Record<string, string | str
 }
 
 /** The parts both sandbox gateways share: actions, charges of stored methods, lookups. */
-function sandboxProcessor() {
-  const memory = processorMemory();
+function sandboxProcessor(books: SandboxBooks) {
   const ok = (prefix: string) => (input: { reference: string }) =>
-    memory.once<ActionResult>(input.reference, () => ({ ok: true, reference: `sbx_${prefix}_${input.reference}` }));
+    books.once<ActionResult>(input.reference, () => ({ ok: true, reference: `sbx_${prefix}_${input.reference}` }));
   return {
-    memory,
     capture: ok('cap'),
     refund: ok('ref'),
     void: ok('void'),
     charge: (input: { reference: string; method: string }) =>
-      memory.once<SettledResult>(input.reference, () =>
+      books.once<SettledResult>(input.reference, () =>
         input.method.startsWith(NSF_PREFIX)
           ? { outcome: 'insufficient_funds', card: null }
           : { outcome: 'approved', reference: `sbx_${input.reference}`, card: null },
       ),
-    lookup: memory.lookup,
+    lookup: (input: { reference: string }) => books.lookup(input.reference),
     notification: sandboxNotification,
   };
 }
@@ -142,8 +115,8 @@ function sandboxProcessor() {
 export const SANDBOX_CARD_ID = '0190f5a0-0000-7000-8000-000000000001';
 export const SANDBOX_REDIRECT_ID = '0190f5a0-0000-7000-8000-000000000002';
 
-export function createSandboxCard(): Gateway {
-  const { memory, ...processor } = sandboxProcessor();
+export function createSandboxCard(books: SandboxBooks = memoryBooks()): Gateway {
+  const processor = sandboxProcessor(books);
   const challenges = challengeMemory();
   return {
     version: GATEWAY_INTERFACE_VERSION,
@@ -166,7 +139,7 @@ export function createSandboxCard(): Gateway {
       // A challenge moves nothing, so asking again is harmless: only settled answers are remembered.
       if (isCard(fields, TEST_CARDS.challenged)) return challenges.ask(reference, card, false);
       if (isCard(fields, TEST_CARDS.challengedThenDeclined)) return challenges.ask(reference, card, true);
-      return memory.once<SettledResult>(reference, () => {
+      return books.once<SettledResult>(reference, () => {
         if (isCard(fields, TEST_CARDS.declined)) return { outcome: 'declined', card };
         if (isCard(fields, TEST_CARDS.insufficientFunds)) return { outcome: 'insufficient_funds', card };
         const authentication = isCard(fields, TEST_CARDS.frictionless) ? { authentication: { status: 'authenticated', method: 'frictionless' } as const } : {};
@@ -176,7 +149,7 @@ export function createSandboxCard(): Gateway {
     async resume({ reference, challenge, answer }) {
       const settled = challenges.answer(challenge, answer);
       if (!settled) return { outcome: 'not_acted', reason: 'unknown challenge' };
-      return memory.once<SettledResult>(reference, () => settled);
+      return books.once<SettledResult>(reference, () => settled);
     },
     ...processor,
     // Stores any valid card but the declined one; the insufficient-funds card is stored and
@@ -186,7 +159,7 @@ export function createSandboxCard(): Gateway {
       const card = summarize(fields);
       if (authenticate && isCard(fields, TEST_CARDS.challenged)) return challenges.ask(reference, card, false);
       if (authenticate && isCard(fields, TEST_CARDS.challengedThenDeclined)) return challenges.ask(reference, card, true);
-      return memory.once<SettledResult>(reference, () => {
+      return books.once<SettledResult>(reference, () => {
         if (isCard(fields, TEST_CARDS.declined)) return { outcome: 'declined', card };
         const prefix = isCard(fields, TEST_CARDS.insufficientFunds) ? NSF_PREFIX : 'sbx_';
         const authentication = isCard(fields, TEST_CARDS.frictionless) ? { authentication: { status: 'authenticated', method: 'frictionless' } as const } : {};
@@ -210,10 +183,11 @@ function sameSignature(given: string, expected: string): boolean {
  * Reject post to the call's return route a result signed under a key of this process,
  * which `return` verifies: a decision the customer typed or changed settles nothing.
  */
-export function createSandboxRedirect(): Gateway {
-  const { memory, ...processor } = sandboxProcessor();
-  // Per process: a return signed by another process (or before a restart) does not verify,
-  // and the call is settled by the reconciliation instead, as a forgotten sandbox call is.
+export function createSandboxRedirect(books: SandboxBooks = memoryBooks()): Gateway {
+  const processor = sandboxProcessor(books);
+  // Per process, like the challenges: a return signed by another process (or before a
+  // restart) does not verify, so it charges nothing, and the reconciliation's lookup then
+  // finds no charge in any books and releases the call; the customer pays again.
   const key = randomBytes(32);
   const sign = (reference: string, result: string) => createHmac('sha256', key).update(`${reference}\n${result}`).digest('base64url');
   const returns = new Map<string, string>();
@@ -248,7 +222,7 @@ export function createSandboxRedirect(): Gateway {
         return { outcome: 'not_acted', reason: 'the return is not signed by the sandbox' };
       }
       // The first decision is the processor's: a replayed or second return answers the same.
-      return memory.once<SettledResult>(reference, () =>
+      return books.once<SettledResult>(reference, () =>
         result === 'approve' ? { outcome: 'approved', reference: `sbx_redirect_${reference}`, card: null } : { outcome: 'declined', card: null },
       );
     },
@@ -256,5 +230,5 @@ export function createSandboxRedirect(): Gateway {
   };
 }
 
-/** The built-in gateways, in their fixed order. */
-export const sandboxGateways = (): Gateway[] => [createSandboxCard(), createSandboxRedirect()];
+/** The built-in gateways, in their fixed order, keeping their books in `books` (each its own memory without). */
+export const sandboxGateways = (books?: SandboxBooks): Gateway[] => [createSandboxCard(books), createSandboxRedirect(books)];

@@ -996,6 +996,20 @@ export interface ProcessorPayoutRow extends Owned {
   payout_created_at: string;
 }
 
+/**
+ * What the sandbox processor did for one of our references (migration 141): its own books,
+ * written by payments/sandbox-books.ts through store/sandbox-books.ts, never by our records.
+ */
+export interface SandboxChargeRow {
+  /** Our idempotency reference of the call (`gc_…`): one entry per reference. */
+  reference: string;
+  /** JSON: the call's answer (a SettledResult or an ActionResult), repeated to a repeat. */
+  answer: string;
+  /** JSON: the LookupResult a lookup of the reference answers. */
+  found: string;
+  created_at: string;
+}
+
 export const PROCESSOR_TYPES = ['stripe', 'redsys'] as const;
 export type ProcessorType = (typeof PROCESSOR_TYPES)[number];
 
@@ -1131,6 +1145,7 @@ export interface Tables {
   processor_customers: ProcessorCustomerRow;
   sale_processor_settlements: SaleProcessorSettlementRow;
   processor_payouts: ProcessorPayoutRow;
+  sandbox_charges: SandboxChargeRow;
   payout_files: PayoutFileRow;
   payout_file_items: PayoutFileItemRow;
   bank_statement_reports: BankStatementReportRow;

@@ -274,6 +274,8 @@ export function faultMatrix(routes: readonly RouteName[], faults: readonly Fault
           BACKGROUND_WORK: 'true',
           PAYMENT_SETTLE_WINDOW_MS: String(SETTLE_WINDOW_MS),
           SUBSCRIPTION_CLAIM_MS: '4000',
+          // The sandbox's books kept out of our database, like the stand-in processor's (issue 49).
+          SANDBOX_BOOKS: 'memory',
         };
         const keys = await createShopKeys('Faults shop', env);
         const headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };

@@ -56,6 +56,8 @@ export function useProcessorShop(engine: EngineName, setup: { env(): Record<stri
       ...setup.env(),
       PORT: String(port),
       BACKGROUND_WORK: 'true',
+      // The sandbox's books kept out of our database, like the double's (issue 49).
+      SANDBOX_BOOKS: 'memory',
       GATEWAY_TIMEOUT_MS: String(GATEWAY_TIMEOUT_MS),
       PAYMENT_CLAIM_MS: String(2 * GATEWAY_TIMEOUT_MS),
       PAYMENT_SETTLE_WINDOW_MS: String(SETTLE_WINDOW_MS),

@@ -25,8 +25,9 @@ afterEach(async () => {
 
 /**
  * The processes' SUBSCRIPTION_CLAIM_MS: how long a dead process's claims last; also their
- * PAYMENT_SETTLE_WINDOW_MS, so a charge the dead process left pending (the sandbox forgets
- * it on restart: not found) is proven not made once the clock has moved past it.
+ * PAYMENT_SETTLE_WINDOW_MS, so a charge the dead process left pending is settled once the
+ * clock has moved past it: found charged in the sandbox's books (database, the default) when
+ * the sandbox made it, proven not made when it never got the call.
  */
 const CLAIM_MS = 5 * 60_000;
 

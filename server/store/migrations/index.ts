@@ -78,6 +78,7 @@ import { migration as m136 } from './136_attempt_endpoint';
 import { migration as m137 } from './137_balance_figures';
 import { migration as m138 } from './138_gateway_account';
 import { migration as m140 } from './140_processor_payouts';
+import { migration as m141 } from './141_sandbox_books';
 import { migration as m142 } from './142_attempt_language';
 
 // One file per migration, applied in the order of their names. A released migration's
@@ -162,6 +163,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '138_gateway_account': m138,
   '140_processor_payouts': m140,
   // 139 was never released: a database that ran 140 refuses a lower new name.
+  '141_sandbox_books': m141,
   '142_attempt_language': m142,
 };
 
