@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Authentication, LookupResult, NotActed, PayInput, RedirectRequired, ReturnInput, SettledResult } from '../gateway';
 import { cardSummary, checkPayment, latestCharge, type PaymentIntent, paymentIntentSchema, read, same } from './answers';
 import type { StripeContext } from './context';
-import { notActed } from './refusals';
+import { isServerError, notActed } from './refusals';
 import { descriptorParams, type StripeSettings } from './settings';
 
 // Card entry by Stripe Checkout, by redirect (docs/processors.md "Checkout by redirect"): the
@@ -187,14 +187,22 @@ export async function lookupSession(ctx: StripeContext, reference: string, id: s
   return { status: 'failed', reason: 'declined', card: null };
 }
 
-/** The session a create made, read again under its key (a pay whose answer was lost), or null when it never was. */
-export async function replayedSession(ctx: StripeContext, reference: string, params: Stripe.Checkout.SessionCreateParams): Promise<string | null> {
+/**
+ * The session a create made, read again under its key (a pay whose answer was lost); null
+ * when it never was; undefined when Stripe kept a 5xx for the key, which names nothing
+ * (the session may have been made all the same: the caller lists them).
+ */
+export async function replayedSession(ctx: StripeContext, reference: string, params: Stripe.Checkout.SessionCreateParams): Promise<string | null | undefined> {
   try {
     const session = read(sessionSchema, await ctx.stripe.checkout.sessions.create(params, { idempotencyKey: reference }), 'the Checkout Session');
     checkSession(session, expectedOfSession(params));
     return session.id;
   } catch (error) {
+    if (isServerError(error)) return undefined;
     if (notActed(error)) return null;
     throw error;
   }
 }
+
+/** A session as a list holds it, checked only for its shape (the caller tells ours by `client_reference_id`). */
+export const readSession = (raw: unknown): CheckoutSession => read(sessionSchema, raw, 'a Checkout Session');

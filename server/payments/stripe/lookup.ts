@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import type { LookupResult } from '../gateway';
 import { cardSummary, checkPayment, latestCharge, type PaymentIntent, paymentIntentSchema, read, refundSchema } from './answers';
-import { lookupSession, replayedSession } from './checkout';
+import { lookupSession, readSession, replayedSession } from './checkout';
 import { lookupElement } from './element';
 import type { StripeContext } from './context';
 import { needsCustomer } from './off-session';
@@ -160,6 +160,18 @@ async function listedElement(ctx: StripeContext, reference: string, sent: Extrac
 }
 
 /**
+ * A Checkout Session the replay cannot name (Stripe kept a 5xx for its key, or the key is
+ * past its 24 h): found by listing the sessions made since the call, and ended like any of
+ * ours (lookupSession), so that a session made and never shown to the customer is not left
+ * open.
+ */
+async function listedSession(ctx: StripeContext, reference: string, sent: Extract<Sent, { kind: 'checkout' }>): Promise<LookupResult> {
+  const sessions = ctx.stripe.checkout.sessions.list({ created: { gte: seconds(sent.at - CLOCK_MARGIN_MS) }, limit: 100 });
+  const { found } = await listed(sessions, readSession, (s) => s.client_reference_id === reference);
+  return found ? lookupSession(ctx, reference, found.id) : lookupForgotten(ctx, reference);
+}
+
+/**
  * `processorId`: a Checkout Session's id (`cs_…`) when the call started one, read by that
  * id; a pay call's PaymentIntent (`pi_…`, the Payment Element's) likewise. `action`: the
  * kind of call and, for a capture, refund or void, the PaymentIntent it acts on, so that
@@ -179,8 +191,9 @@ export async function lookup(ctx: StripeContext, reference: string, processorId?
   }
   if (sent.kind === 'checkout') {
     // Its answer was lost: the create again under its key names the session (or makes it, to be ended at once).
-    const session = ctx.now().getTime() - sent.at < REPLAY_WITHIN_MS ? await replayedSession(ctx, reference, sent.params) : null;
-    return session ? lookupSession(ctx, reference, session) : lookupForgotten(ctx, reference);
+    const session = ctx.now().getTime() - sent.at < REPLAY_WITHIN_MS ? await replayedSession(ctx, reference, sent.params) : undefined;
+    if (session) return lookupSession(ctx, reference, session);
+    return session === null ? lookupForgotten(ctx, reference) : listedSession(ctx, reference, sent);
   }
   return sent.kind === 'pay' ? lookupPayment(ctx, reference, sent) : lookupAction(ctx, reference, sent);
 }
