@@ -125,12 +125,21 @@ async function lookupAction(ctx: StripeContext, reference: string, sent: Extract
   return done ? { status: 'succeeded', reference: pi.id, card: null } : { status: 'not_found' };
 }
 
+/**
+ * A PaymentIntent of ours no one ever tried to confirm: every create of ours confirms at once
+ * but the Payment Element's, which its page confirms. One found by a process that did not
+ * send it (the create's answer lost, then a restart) was never given to a page, and is
+ * ended as any of the Element's rather than left open at Stripe for its client_secret.
+ */
+const unconfirmedElement = (pi: PaymentIntent) => pi.status === 'requires_payment_method' && !pi.last_payment_error && !pi.latest_charge;
+
 /** After a restart: the reference could be any kind of call, made at any time in the window. */
 async function lookupForgotten(ctx: StripeContext, reference: string): Promise<LookupResult> {
   const since = ctx.now().getTime() - ctx.settings.lookupWindowHours * 60 * MINUTE;
   const payment = await paymentsSince(ctx, since, (pi) => pi.metadata.reference === reference || pi.metadata.capture_reference === reference);
   const pi = payment.found ?? (await searched(ctx, 'capture_reference', reference));
   if (pi?.metadata.capture_reference === reference) return { status: 'succeeded', reference: pi.id, card: cardSummary(latestCharge(pi)?.payment_method_details?.card) };
+  if (pi && unconfirmedElement(pi)) return lookupElement(ctx, reference, pi.id);
   if (pi) return fromPayment(pi);
   const refunds = await listed(ctx.stripe.refunds.list({ created: { gte: seconds(since) }, limit: 100 }), (r) => read(refundSchema, r, 'a refund'), (r) => r.metadata.reference === reference);
   if (refunds.found) return lookupAction(ctx, reference, { kind: 'refund', payment: refunds.found.payment_intent ?? '', at: since });
