@@ -21,16 +21,16 @@ import { newTransaction, type ProcessorUnderTest } from './processors';
 //   PaymentIntent, a Checkout Session) and its answer is lost, by a cut connection or a 500
 //   that its Idempotency-Key keeps: the customer has nothing to pay with, and what was
 //   started must not stay open;
-// - `lose-start-kill` (RESTART_FAULTS, the Payment Element): the PaymentIntent made, its
-//   answer lost by a cut connection, then the service SIGKILLed before the reconciliation
-//   asked Stripe: the restarted service no longer knows what it sent for the reference.
+// - `lose-start-kill` (RESTART_FAULTS, Stripe): the PaymentIntent or the Checkout Session
+//   made, its answer lost by a cut connection, then the service SIGKILLed before the
+//   reconciliation asked Stripe: the restarted service no longer knows what it sent.
 // After each case: one payment at the processor or none, the same on our books, nothing left
 // that could still charge the customer (a Checkout Session open), no call pending.
 
 export const PAYMENT_FAULTS = ['kill-before', 'kill-during', 'kill-after', 'lose', 'late', 'decline', 'refuse'] as const;
 /** The start's answer lost: for processors asked before the customer goes to pay (Stripe). */
 export const START_FAULTS = ['lose-start', 'fail-start'] as const;
-/** The start's answer lost, then a restart (the Payment Element: a PaymentIntent no page ever had). */
+/** The start's answer lost, then a restart: what was started, no customer ever had. */
 export const RESTART_FAULTS = ['lose-start-kill'] as const;
 export type PaymentFault = (typeof PAYMENT_FAULTS)[number] | (typeof START_FAULTS)[number] | (typeof RESTART_FAULTS)[number];
 const POLL = { timeout: 60_000, interval: 250 };

@@ -189,17 +189,16 @@ export async function lookupSession(ctx: StripeContext, reference: string, id: s
 
 /**
  * The session a create made, read again under its key (a pay whose answer was lost); null
- * when it never was; undefined when Stripe kept a 5xx for the key, which names nothing
- * (the session may have been made all the same: the caller lists them).
+ * when it never was, or when Stripe kept a 5xx for the key: that names nothing, though the
+ * session may have been made all the same, so the caller lists the sessions.
  */
-export async function replayedSession(ctx: StripeContext, reference: string, params: Stripe.Checkout.SessionCreateParams): Promise<string | null | undefined> {
+export async function replayedSession(ctx: StripeContext, reference: string, params: Stripe.Checkout.SessionCreateParams): Promise<string | null> {
   try {
     const session = read(sessionSchema, await ctx.stripe.checkout.sessions.create(params, { idempotencyKey: reference }), 'the Checkout Session');
     checkSession(session, expectedOfSession(params));
     return session.id;
   } catch (error) {
-    if (isServerError(error)) return undefined;
-    if (notActed(error)) return null;
+    if (isServerError(error) || notActed(error)) return null;
     throw error;
   }
 }

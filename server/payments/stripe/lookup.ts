@@ -22,8 +22,8 @@ import type { Sent } from './sent';
 //    under a minute, longer during incidents).
 // A capture, refund or void is read back from its PaymentIntent, which the reconciliation
 // names (`payment`) when this process did not send it. Else, after a restart this process
-// does not know what a reference was, nor when it was sent: the
-// payments and refunds of the last `lookupWindowHours` are listed, and a capture is
+// does not know what a reference was, nor when it was sent: the payments, refunds and
+// Checkout Sessions of the last `lookupWindowHours` are listed, and a capture is
 // searched for by `metadata[capture_reference]` (the reconciliation asks again over its
 // settle window before it believes a `not_found`).
 
@@ -143,7 +143,10 @@ async function lookupForgotten(ctx: StripeContext, reference: string): Promise<L
   if (pi) return fromPayment(pi);
   const refunds = await listed(ctx.stripe.refunds.list({ created: { gte: seconds(since) }, limit: 100 }), (r) => read(refundSchema, r, 'a refund'), (r) => r.metadata.reference === reference);
   if (refunds.found) return lookupAction(ctx, reference, { kind: 'refund', payment: refunds.found.payment_intent ?? '', at: since });
-  if (!payment.exhaustive || !refunds.exhaustive) throw new Error(`${reference} not found in what could be listed`);
+  // A Checkout Session not paid has no PaymentIntent yet: ended like any of ours, so that one whose answer was lost is not left open.
+  const sessions = await listed(ctx.stripe.checkout.sessions.list({ created: { gte: seconds(since) }, limit: 100 }), readSession, (cs) => cs.client_reference_id === reference);
+  if (sessions.found) return lookupSession(ctx, reference, sessions.found.id);
+  if (!payment.exhaustive || !refunds.exhaustive || !sessions.exhaustive) throw new Error(`${reference} not found in what could be listed`);
   return { status: 'not_found' };
 }
 
@@ -169,18 +172,6 @@ async function listedElement(ctx: StripeContext, reference: string, sent: Extrac
 }
 
 /**
- * A Checkout Session the replay cannot name (Stripe kept a 5xx for its key, or the key is
- * past its 24 h): found by listing the sessions made since the call, and ended like any of
- * ours (lookupSession), so that a session made and never shown to the customer is not left
- * open.
- */
-async function listedSession(ctx: StripeContext, reference: string, sent: Extract<Sent, { kind: 'checkout' }>): Promise<LookupResult> {
-  const sessions = ctx.stripe.checkout.sessions.list({ created: { gte: seconds(sent.at - CLOCK_MARGIN_MS) }, limit: 100 });
-  const { found } = await listed(sessions, readSession, (s) => s.client_reference_id === reference);
-  return found ? lookupSession(ctx, reference, found.id) : lookupForgotten(ctx, reference);
-}
-
-/**
  * `processorId`: a Checkout Session's id (`cs_…`) when the call started one, read by that
  * id; a pay call's PaymentIntent (`pi_…`, the Payment Element's) likewise. `action`: the
  * kind of call and, for a capture, refund or void, the PaymentIntent it acts on, so that
@@ -200,9 +191,8 @@ export async function lookup(ctx: StripeContext, reference: string, processorId?
   }
   if (sent.kind === 'checkout') {
     // Its answer was lost: the create again under its key names the session (or makes it, to be ended at once).
-    const session = ctx.now().getTime() - sent.at < REPLAY_WITHIN_MS ? await replayedSession(ctx, reference, sent.params) : undefined;
-    if (session) return lookupSession(ctx, reference, session);
-    return session === null ? lookupForgotten(ctx, reference) : listedSession(ctx, reference, sent);
+    const session = ctx.now().getTime() - sent.at < REPLAY_WITHIN_MS ? await replayedSession(ctx, reference, sent.params) : null;
+    return session ? lookupSession(ctx, reference, session) : lookupForgotten(ctx, reference);
   }
   return sent.kind === 'pay' ? lookupPayment(ctx, reference, sent) : lookupAction(ctx, reference, sent);
 }
