@@ -28,6 +28,7 @@ export const checkoutLocale = (language: string | undefined) => (language ? LOCA
 const sessionSchema = z.object({
   id: z.string().startsWith('cs_'),
   object: z.literal('checkout.session'),
+  mode: z.string().nullish(),
   status: z.enum(['open', 'complete', 'expired']).nullable(),
   payment_status: z.string(),
   amount_total: z.number().int().nullable(),

@@ -143,8 +143,9 @@ async function lookupForgotten(ctx: StripeContext, reference: string): Promise<L
   if (pi) return fromPayment(pi);
   const refunds = await listed(ctx.stripe.refunds.list({ created: { gte: seconds(since) }, limit: 100 }), (r) => read(refundSchema, r, 'a refund'), (r) => r.metadata.reference === reference);
   if (refunds.found) return lookupAction(ctx, reference, { kind: 'refund', payment: refunds.found.payment_intent ?? '', at: since });
-  // A Checkout Session not paid has no PaymentIntent yet: ended like any of ours, so that one whose answer was lost is not left open.
-  const sessions = await listed(ctx.stripe.checkout.sessions.list({ created: { gte: seconds(since) }, limit: 100 }), readSession, (cs) => cs.client_reference_id === reference);
+  // A payment's Checkout Session not paid has no PaymentIntent yet: ended like any of ours, so that one whose answer was lost is not left open.
+  // (A card's setup session is a store call's, which lookupSession does not read.)
+  const sessions = await listed(ctx.stripe.checkout.sessions.list({ created: { gte: seconds(since) }, limit: 100 }), readSession, (cs) => cs.client_reference_id === reference && cs.mode === 'payment');
   if (sessions.found) return lookupSession(ctx, reference, sessions.found.id);
   if (!payment.exhaustive || !refunds.exhaustive || !sessions.exhaustive) throw new Error(`${reference} not found in what could be listed`);
   return { status: 'not_found' };
