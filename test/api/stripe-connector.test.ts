@@ -21,6 +21,7 @@ const sent = (method: string, path: RegExp) => double.requests.filter((r) => r.m
 const CAPTURES = /^\/v1\/payment_intents\/pi_\w+\/capture$/;
 const REFUNDS = /^\/v1\/refunds$/;
 const CREATES = /^\/v1\/payment_intents$/;
+const SESSIONS = /^\/v1\/checkout\/sessions$/;
 
 function payment(card: TestPaymentMethod | string, overrides: Partial<PayInput> = {}): PayInput {
   const pm = card.startsWith('pm_card_') ? card : double.paymentMethod(card as TestPaymentMethod);
@@ -243,5 +244,29 @@ describe('Stripe connector: lookup by our reference', () => {
     expect(await restarted!.lookup!({ reference: voided.reference, signal, kind: 'void' })).toEqual({ status: 'not_found' });
     const held = await approved(payment('pm_card_visa', { capture: false }));
     expect(await restarted!.lookup!({ reference: reference(), signal, kind: 'void', payment: held })).toEqual({ status: 'not_found' });
+  });
+
+  it('after a restart, ends what a start whose answer was lost made: the Payment Element’s PaymentIntent cancelled, the Checkout Session expired', async () => {
+    const [started] = stripeGateways({ secretKey: 'sk_test_connector', apiUrl: double.url, publishableKey: 'pk_test_connector' });
+    const element = payment('pm_card_visa', { fields: { hosted_fields: '1' } });
+    double.loseNext({ method: 'POST', path: CREATES });
+    await expect(started!.pay(element)).rejects.toThrow();
+    const checkout = payment('pm_card_visa', { fields: {}, returnUrl: 'https://pay.example/return' });
+    double.loseNext({ method: 'POST', path: SESSIONS });
+    await expect(started!.pay(checkout)).rejects.toThrow();
+    const [restarted] = stripeGateways({ secretKey: 'sk_test_connector', apiUrl: double.url });
+    expect(await restarted!.lookup!({ reference: element.reference, signal })).toMatchObject({ status: 'failed', reason: 'declined' });
+    expect([...double.books.paymentIntents.values()].find((pi) => pi.metadata.reference === element.reference)).toMatchObject({ status: 'canceled' });
+    expect(await restarted!.lookup!({ reference: checkout.reference, signal })).toMatchObject({ status: 'failed', reason: 'declined' });
+    expect([...double.books.checkoutSessions.values()].find((cs) => cs.client_reference_id === checkout.reference)).toMatchObject({ status: 'expired' });
+  });
+
+  it('finds a Checkout Session answered by a 500 kept for its key by listing, and expires it', async () => {
+    const [started] = stripeGateways({ secretKey: 'sk_test_connector', apiUrl: double.url });
+    const checkout = payment('pm_card_visa', { fields: {}, returnUrl: 'https://pay.example/return' });
+    double.failNext({ method: 'POST', path: SESSIONS }, { acted: true });
+    await expect(started!.pay(checkout)).rejects.toThrow();
+    expect(await started!.lookup!({ reference: checkout.reference, signal })).toMatchObject({ status: 'failed', reason: 'declined' });
+    expect([...double.books.checkoutSessions.values()].find((cs) => cs.client_reference_id === checkout.reference)).toMatchObject({ status: 'expired' });
   });
 });

@@ -20,14 +20,19 @@ import { newTransaction, type ProcessorUnderTest } from './processors';
 // - `lose-start`, `fail-start` (START_FAULTS, Stripe): the processor starts the payment (a
 //   PaymentIntent, a Checkout Session) and its answer is lost, by a cut connection or a 500
 //   that its Idempotency-Key keeps: the customer has nothing to pay with, and what was
-//   started must not stay open.
+//   started must not stay open;
+// - `lose-start-kill` (RESTART_FAULTS, Stripe): the PaymentIntent or the Checkout Session
+//   made, its answer lost by a cut connection, then the service SIGKILLed before the
+//   reconciliation asked Stripe: the restarted service no longer knows what it sent.
 // After each case: one payment at the processor or none, the same on our books, nothing left
 // that could still charge the customer (a Checkout Session open), no call pending.
 
 export const PAYMENT_FAULTS = ['kill-before', 'kill-during', 'kill-after', 'lose', 'late', 'decline', 'refuse'] as const;
 /** The start's answer lost: for processors asked before the customer goes to pay (Stripe). */
 export const START_FAULTS = ['lose-start', 'fail-start'] as const;
-export type PaymentFault = (typeof PAYMENT_FAULTS)[number] | (typeof START_FAULTS)[number];
+/** The start's answer lost, then a restart: what was started, no customer ever had. */
+export const RESTART_FAULTS = ['lose-start-kill'] as const;
+export type PaymentFault = (typeof PAYMENT_FAULTS)[number] | (typeof START_FAULTS)[number] | (typeof RESTART_FAULTS)[number];
 const POLL = { timeout: 60_000, interval: 250 };
 /** How far the service's clock moves per look: a redirect's wait (15 min) is passed in a few. */
 const STEP_MS = 4 * 60_000;
@@ -112,9 +117,12 @@ async function paymentWith(p: ProcessorUnderTest, shop: ProcessorShop, token: st
       return false;
     }
     case 'lose-start':
-    case 'fail-start': {
-      if (!p.losePayment(fault === 'lose-start' ? 'cut' : '500')) throw new Error(`${p.name} is not asked before the customer goes to its page`);
+    case 'fail-start':
+    case 'lose-start-kill': {
+      if (!p.losePayment(fault === 'fail-start' ? '500' : 'cut')) throw new Error(`${p.name} is not asked before the customer goes to its page`);
       await p.expectPageAgain(await p.payPost(shop, token));
+      // The service's clock has not moved: its reconciliation has not asked Stripe yet.
+      if (fault === 'lose-start-kill') await shop.kill();
       return false;
     }
   }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Authentication, LookupResult, NotActed, PayInput, RedirectRequired, ReturnInput, SettledResult } from '../gateway';
 import { cardSummary, checkPayment, latestCharge, type PaymentIntent, paymentIntentSchema, read, same } from './answers';
 import type { StripeContext } from './context';
-import { notActed } from './refusals';
+import { isServerError, notActed } from './refusals';
 import { descriptorParams, type StripeSettings } from './settings';
 
 // Card entry by Stripe Checkout, by redirect (docs/processors.md "Checkout by redirect"): the
@@ -28,6 +28,7 @@ export const checkoutLocale = (language: string | undefined) => (language ? LOCA
 const sessionSchema = z.object({
   id: z.string().startsWith('cs_'),
   object: z.literal('checkout.session'),
+  mode: z.string().nullish(),
   status: z.enum(['open', 'complete', 'expired']).nullable(),
   payment_status: z.string(),
   amount_total: z.number().int().nullable(),
@@ -187,14 +188,21 @@ export async function lookupSession(ctx: StripeContext, reference: string, id: s
   return { status: 'failed', reason: 'declined', card: null };
 }
 
-/** The session a create made, read again under its key (a pay whose answer was lost), or null when it never was. */
+/**
+ * The session a create made, read again under its key (a pay whose answer was lost); null
+ * when it never was, or when Stripe kept a 5xx for the key: that names nothing, though the
+ * session may have been made all the same, so the caller lists the sessions.
+ */
 export async function replayedSession(ctx: StripeContext, reference: string, params: Stripe.Checkout.SessionCreateParams): Promise<string | null> {
   try {
     const session = read(sessionSchema, await ctx.stripe.checkout.sessions.create(params, { idempotencyKey: reference }), 'the Checkout Session');
     checkSession(session, expectedOfSession(params));
     return session.id;
   } catch (error) {
-    if (notActed(error)) return null;
+    if (isServerError(error) || notActed(error)) return null;
     throw error;
   }
 }
+
+/** A session as a list holds it, checked only for its shape (the caller tells ours by `client_reference_id`). */
+export const readSession = (raw: unknown): CheckoutSession => read(sessionSchema, raw, 'a Checkout Session');

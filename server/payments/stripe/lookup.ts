@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import type { LookupResult } from '../gateway';
 import { cardSummary, checkPayment, latestCharge, type PaymentIntent, paymentIntentSchema, read, refundSchema } from './answers';
-import { lookupSession, replayedSession } from './checkout';
+import { lookupSession, readSession, replayedSession } from './checkout';
 import { lookupElement } from './element';
 import type { StripeContext } from './context';
 import { needsCustomer } from './off-session';
@@ -22,8 +22,8 @@ import type { Sent } from './sent';
 //    under a minute, longer during incidents).
 // A capture, refund or void is read back from its PaymentIntent, which the reconciliation
 // names (`payment`) when this process did not send it. Else, after a restart this process
-// does not know what a reference was, nor when it was sent: the
-// payments and refunds of the last `lookupWindowHours` are listed, and a capture is
+// does not know what a reference was, nor when it was sent: the payments, refunds and
+// Checkout Sessions of the last `lookupWindowHours` are listed, and a capture is
 // searched for by `metadata[capture_reference]` (the reconciliation asks again over its
 // settle window before it believes a `not_found`).
 
@@ -125,16 +125,29 @@ async function lookupAction(ctx: StripeContext, reference: string, sent: Extract
   return done ? { status: 'succeeded', reference: pi.id, card: null } : { status: 'not_found' };
 }
 
+/**
+ * A PaymentIntent of ours no one ever tried to confirm: every create of ours confirms at once
+ * but the Payment Element's, which its page confirms. One found by a process that did not
+ * send it (the create's answer lost, then a restart) was never given to a page, and is
+ * ended as any of the Element's rather than left open at Stripe for its client_secret.
+ */
+const unconfirmedElement = (pi: PaymentIntent) => pi.status === 'requires_payment_method' && !pi.last_payment_error && !pi.latest_charge;
+
 /** After a restart: the reference could be any kind of call, made at any time in the window. */
 async function lookupForgotten(ctx: StripeContext, reference: string): Promise<LookupResult> {
   const since = ctx.now().getTime() - ctx.settings.lookupWindowHours * 60 * MINUTE;
   const payment = await paymentsSince(ctx, since, (pi) => pi.metadata.reference === reference || pi.metadata.capture_reference === reference);
   const pi = payment.found ?? (await searched(ctx, 'capture_reference', reference));
   if (pi?.metadata.capture_reference === reference) return { status: 'succeeded', reference: pi.id, card: cardSummary(latestCharge(pi)?.payment_method_details?.card) };
+  if (pi && unconfirmedElement(pi)) return lookupElement(ctx, reference, pi.id);
   if (pi) return fromPayment(pi);
   const refunds = await listed(ctx.stripe.refunds.list({ created: { gte: seconds(since) }, limit: 100 }), (r) => read(refundSchema, r, 'a refund'), (r) => r.metadata.reference === reference);
   if (refunds.found) return lookupAction(ctx, reference, { kind: 'refund', payment: refunds.found.payment_intent ?? '', at: since });
-  if (!payment.exhaustive || !refunds.exhaustive) throw new Error(`${reference} not found in what could be listed`);
+  // A payment's Checkout Session not paid has no PaymentIntent yet: ended like any of ours, so that one whose answer was lost is not left open.
+  // (A card's setup session is a store call's, which lookupSession does not read.)
+  const sessions = await listed(ctx.stripe.checkout.sessions.list({ created: { gte: seconds(since) }, limit: 100 }), readSession, (cs) => cs.client_reference_id === reference && cs.mode === 'payment');
+  if (sessions.found) return lookupSession(ctx, reference, sessions.found.id);
+  if (!payment.exhaustive || !refunds.exhaustive || !sessions.exhaustive) throw new Error(`${reference} not found in what could be listed`);
   return { status: 'not_found' };
 }
 
