@@ -50,6 +50,7 @@ const WRITERS = {
   processors: 'server/store/processors.ts',
   processor_payouts: 'server/store/processor-payouts.ts',
   sandbox_charges: 'server/store/sandbox-books.ts',
+  sandbox_sessions: 'server/store/sandbox-sessions.ts',
   webhook_endpoints: 'server/store/webhook-endpoints.ts',
   api_requests: 'server/store/api-requests.ts',
   api_keys: 'server/store/api-keys.ts',

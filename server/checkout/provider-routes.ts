@@ -107,7 +107,7 @@ export function providerRoutes(router: IRouter, ctx: CheckoutContext): void {
   router.get('/pay/:token/provider/:reference/', async (req, res) => {
     const page = await loadPage(ctx, req);
     const found = page && (await callOf(ctx, page, String(req.params.reference)));
-    const choices = found?.gateway.sandbox && found.call.state === 'pending' ? found.gateway.sandboxPage?.({ reference: found.call.reference }) : null;
+    const choices = found?.gateway.sandbox && found.call.state === 'pending' ? await found.gateway.sandboxPage?.({ reference: found.call.reference }) : null;
     if (!page || !found?.gateway.sandboxPage) return notFound(ctx, req, res);
     if (!choices) return res.redirect(303, stepUrl(page, ''));
     securePage(res, page);

@@ -7,6 +7,7 @@ import { createGateways, type Gateways } from './registry';
 import { type PayoutGateway, sepaFilePayouts } from './payout-gateway';
 import { sandboxGateways } from './sandbox';
 import { databaseBooks, memoryBooks } from './sandbox-books';
+import { databaseSessions, memorySessions } from './sandbox-sessions';
 import { withLatency } from './sandbox-latency';
 
 /**
@@ -30,8 +31,8 @@ export async function payoutsFromConfig(config: Pick<Config, 'payoutModule' | 'g
 }
 
 /**
- * The built-in sandbox gateways, their books where SANDBOX_BOOKS says (on `store`'s
- * database by default), then those of each configured module, in that order.
+ * The built-in sandbox gateways, their books and sessions where SANDBOX_BOOKS says (on
+ * `store`'s database by default), then those of each configured module, in that order.
  */
 export async function gatewaysFromConfig(
   config: Pick<Config, 'gatewayModules' | 'gatewaySettings' | 'sandboxLatencyMs' | 'sandboxBooks'>,
@@ -42,6 +43,8 @@ export async function gatewaysFromConfig(
     const mod = (await import(moduleUrl(specifier))) as GatewayModule;
     extra.push(...(await mod.default(config.gatewaySettings)));
   }
-  const books = config.sandboxBooks === 'database' ? databaseBooks(store.db, store.now) : memoryBooks();
-  return createGateways([...sandboxGateways(books).map((g) => withLatency(g, config.sandboxLatencyMs)), ...extra]);
+  const shared = config.sandboxBooks === 'database';
+  const books = shared ? databaseBooks(store.db, store.now) : memoryBooks();
+  const sessions = shared ? databaseSessions(store.db, store.now) : memorySessions();
+  return createGateways([...sandboxGateways(books, sessions).map((g) => withLatency(g, config.sandboxLatencyMs)), ...extra]);
 }

@@ -66,6 +66,12 @@ export interface RedirectTo {
   fields?: Record<string, string>;
 }
 
+/** A sandbox processor's page (`sandboxPage`): its two choices. */
+export interface SandboxPage {
+  approve: RedirectTo;
+  reject: RedirectTo;
+}
+
 /**
  * Since 2: the customer must continue on the processor's page. Nothing is decided yet: the
  * call stays open until its return (`return`), a notification or a lookup settles it.
@@ -340,10 +346,11 @@ export interface Gateway {
   return?(input: ReturnInput): Promise<SettledResult | { outcome: 'pending' } | NotActed>;
   /**
    * Sandbox only: the choices its simulated processor page offers for an open call, each a
-   * form post to the call's return route (signed), or null for a reference it did not start.
-   * A real processor's page is on its own site.
+   * form post to the call's return route (signed), or null for a reference it did not start;
+   * a promise when the sandbox keeps its sessions in the database. A real processor's page
+   * is on its own site.
    */
-  sandboxPage?(input: { reference: string }): { approve: RedirectTo; reject: RedirectTo } | null;
+  sandboxPage?(input: { reference: string }): Promise<SandboxPage | null> | SandboxPage | null;
   /**
    * Charges a stored payment method (an authorization's gateway reference), captured at
    * once. Always started by the merchant (`initiator`), never challenged: the cardholder

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { cardBrand, normalizeCardNumber, parseExpiry } from '../../widget/fields/card';
 import { TEST_CARDS, type TestCardBehaviour, testData } from '../domain/test-cards';
 import {
@@ -12,34 +12,32 @@ import {
   type SettledResult,
 } from './gateway';
 import { memoryBooks, type SandboxBooks } from './sandbox-books';
+import { challengeSession, memorySessions, redirectSession, type SandboxSessions } from './sandbox-sessions';
 
 // Sandbox gateways: behave like real processors, decided by the test data the customer
 // types or clicks, so merchants and our tests can reach every outcome. Like a real
 // processor they keep books of what they did for each of our references, so a repeated
-// call acts once and `lookup` can answer: in the database by default, for every process
-// and after a restart, or in this process's memory (SANDBOX_BOOKS; sandbox-books.ts).
-
-/** Challenges and redirect sessions remembered; the oldest are forgotten first. */
-const MEMORY = 50_000;
+// call acts once and `lookup` can answer, and the sessions a customer comes back to (a
+// redirect's page, an issuer's challenge) with the key a redirect's return is signed with:
+// in the database by default, for every process and after a restart, so a customer's
+// steps may land on different processes behind a load balancer; or in this process's
+// memory (SANDBOX_BOOKS; sandbox-books.ts, sandbox-sessions.ts).
 
 /**
  * The sandbox issuer's challenges: what each asked-for payment will do once the customer
- * answers, by the gateway's challenge id. In this process only, whatever the books: a
- * challenge has moved nothing, so one another process or a restart cannot find answers
- * not_acted and the customer simply pays again; only what moved money must be provable.
+ * answers, by the gateway's challenge id, kept in `sessions` (sandbox-sessions.ts) so that
+ * with database books the answer may reach any process.
  */
-function challengeMemory() {
-  const open = new Map<string, { card: CardSummary; issuerDeclines: boolean; reference: string }>();
+function challengeSessions(sessions: SandboxSessions) {
   return {
-    ask(reference: string, card: CardSummary, issuerDeclines: boolean): { outcome: 'challenge'; challenge: string } {
+    async ask(reference: string, card: CardSummary, issuerDeclines: boolean): Promise<{ outcome: 'challenge'; challenge: string }> {
       const challenge = `chl_${reference}`;
-      open.set(challenge, { card, issuerDeclines, reference });
-      if (open.size > MEMORY) open.delete(open.keys().next().value!);
+      await sessions.open(challenge, { reference, card, issuerDeclines });
       return { outcome: 'challenge', challenge };
     },
     /** The payment once the customer answered: approved, or declined by a failed challenge or by the issuer. */
-    answer(challenge: string, answer: ChallengeAnswer): SettledResult | null {
-      const asked = open.get(challenge);
+    async answer(challenge: string, answer: ChallengeAnswer): Promise<SettledResult | null> {
+      const asked = await sessions.find(challenge, challengeSession);
       if (!asked) return null;
       if (answer === 'failed') return { outcome: 'declined', card: asked.card, authentication: { status: 'failed', method: 'challenge' } };
       const authentication: Authentication = { status: 'authenticated', method: 'challenge' };
@@ -115,9 +113,9 @@ function sandboxProcessor(books: SandboxBooks) {
 export const SANDBOX_CARD_ID = '0190f5a0-0000-7000-8000-000000000001';
 export const SANDBOX_REDIRECT_ID = '0190f5a0-0000-7000-8000-000000000002';
 
-export function createSandboxCard(books: SandboxBooks = memoryBooks()): Gateway {
+export function createSandboxCard(books: SandboxBooks = memoryBooks(), sessions: SandboxSessions = memorySessions()): Gateway {
   const processor = sandboxProcessor(books);
-  const challenges = challengeMemory();
+  const challenges = challengeSessions(sessions);
   return {
     version: GATEWAY_INTERFACE_VERSION,
     id: SANDBOX_CARD_ID,
@@ -147,7 +145,7 @@ export function createSandboxCard(books: SandboxBooks = memoryBooks()): Gateway 
       });
     },
     async resume({ reference, challenge, answer }) {
-      const settled = challenges.answer(challenge, answer);
+      const settled = await challenges.answer(challenge, answer);
       if (!settled) return { outcome: 'not_acted', reason: 'unknown challenge' };
       return books.once<SettledResult>(reference, () => settled);
     },
@@ -180,17 +178,13 @@ function sameSignature(given: string, expected: string): boolean {
  * Like PayPal or Bizum: the customer approves or rejects on the processor's own page. The
  * sandbox's page is served by the checkout on our own origin (`/pay/{token}/provider/{reference}/`,
  * the only origin a sandbox may send a customer to, payments/redirect.ts); its Approve and
- * Reject post to the call's return route a result signed under a key of this process,
- * which `return` verifies: a decision the customer typed or changed settles nothing.
+ * Reject post to the call's return route a result signed under the sandbox's key
+ * (`sessions`), which `return` verifies: a decision the customer typed or changed settles nothing.
  */
-export function createSandboxRedirect(books: SandboxBooks = memoryBooks()): Gateway {
+export function createSandboxRedirect(books: SandboxBooks = memoryBooks(), sessions: SandboxSessions = memorySessions()): Gateway {
   const processor = sandboxProcessor(books);
-  // Per process, like the challenges: a return signed by another process (or before a
-  // restart) does not verify, so it charges nothing, and the reconciliation's lookup then
-  // finds no charge in any books and releases the call; the customer pays again.
-  const key = randomBytes(32);
-  const sign = (reference: string, result: string) => createHmac('sha256', key).update(`${reference}\n${result}`).digest('base64url');
-  const returns = new Map<string, string>();
+  const sign = async (reference: string, result: string) => createHmac('sha256', await sessions.signingKey()).update(`${reference}\n${result}`).digest('base64url');
+  const sessionId = (reference: string) => `sbx_session_${reference}`;
   return {
     version: GATEWAY_INTERFACE_VERSION,
     id: SANDBOX_REDIRECT_ID,
@@ -203,22 +197,21 @@ export function createSandboxRedirect(books: SandboxBooks = memoryBooks()): Gate
     sandbox: true,
     async pay({ reference, returnUrl }) {
       if (!returnUrl) return { outcome: 'not_acted', reason: 'a redirect payment needs a return URL' };
-      returns.set(reference, returnUrl);
-      if (returns.size > MEMORY) returns.delete(returns.keys().next().value!);
+      await sessions.open(sessionId(reference), { returnUrl });
       // Its page sits beside the return route, in the same embed mode (the same query).
       const page = new URL(`../../provider/${encodeURIComponent(reference)}/`, returnUrl);
       page.search = new URL(returnUrl).search;
-      return { outcome: 'redirect', redirect: { url: page.href, method: 'GET' }, processorId: `sbx_session_${reference}` };
+      return { outcome: 'redirect', redirect: { url: page.href, method: 'GET' }, processorId: sessionId(reference) };
     },
-    sandboxPage({ reference }) {
-      const url = returns.get(reference);
+    async sandboxPage({ reference }) {
+      const url = (await sessions.find(sessionId(reference), redirectSession))?.returnUrl;
       if (!url) return null;
-      const post = (result: string) => ({ url, method: 'POST' as const, fields: { sandbox_result: result, sandbox_signature: sign(reference, result) } });
-      return { approve: post('approve'), reject: post('reject') };
+      const post = async (result: string) => ({ url, method: 'POST' as const, fields: { sandbox_result: result, sandbox_signature: await sign(reference, result) } });
+      return { approve: await post('approve'), reject: await post('reject') };
     },
     async return({ reference, body }) {
       const result = body.sandbox_result ?? '';
-      if (!['approve', 'reject'].includes(result) || !sameSignature(body.sandbox_signature ?? '', sign(reference, result))) {
+      if (!['approve', 'reject'].includes(result) || !sameSignature(body.sandbox_signature ?? '', await sign(reference, result))) {
         return { outcome: 'not_acted', reason: 'the return is not signed by the sandbox' };
       }
       // The first decision is the processor's: a replayed or second return answers the same.
@@ -230,5 +223,8 @@ export function createSandboxRedirect(books: SandboxBooks = memoryBooks()): Gate
   };
 }
 
-/** The built-in gateways, in their fixed order, keeping their books in `books` (each its own memory without). */
-export const sandboxGateways = (books?: SandboxBooks): Gateway[] => [createSandboxCard(books), createSandboxRedirect(books)];
+/**
+ * The built-in gateways, in their fixed order, keeping their books in `books` and their
+ * sessions in `sessions` (each its own memory without).
+ */
+export const sandboxGateways = (books?: SandboxBooks, sessions?: SandboxSessions): Gateway[] => [createSandboxCard(books, sessions), createSandboxRedirect(books, sessions)];

@@ -1010,6 +1010,19 @@ export interface SandboxChargeRow {
   created_at: string;
 }
 
+/**
+ * A session the sandbox processor opened (migration 143): a redirect's page or an issuer's
+ * challenge, found by whichever process the customer's next step reaches. Written by
+ * payments/sandbox-sessions.ts through store/sandbox-sessions.ts.
+ */
+export interface SandboxSessionRow {
+  /** The processor's id of the session: `sbx_session_<reference>` or `chl_<reference>`. */
+  id: string;
+  /** JSON: what the sandbox needs of the session (a card's summary at most, never its number or CVC). */
+  state: string;
+  created_at: string;
+}
+
 export const PROCESSOR_TYPES = ['stripe', 'redsys'] as const;
 export type ProcessorType = (typeof PROCESSOR_TYPES)[number];
 
@@ -1146,6 +1159,7 @@ export interface Tables {
   sale_processor_settlements: SaleProcessorSettlementRow;
   processor_payouts: ProcessorPayoutRow;
   sandbox_charges: SandboxChargeRow;
+  sandbox_sessions: SandboxSessionRow;
   payout_files: PayoutFileRow;
   payout_file_items: PayoutFileItemRow;
   bank_statement_reports: BankStatementReportRow;

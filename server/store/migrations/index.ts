@@ -80,6 +80,7 @@ import { migration as m138 } from './138_gateway_account';
 import { migration as m140 } from './140_processor_payouts';
 import { migration as m141 } from './141_sandbox_books';
 import { migration as m142 } from './142_attempt_language';
+import { migration as m143 } from './143_sandbox_sessions';
 
 // One file per migration, applied in the order of their names. A released migration's
 // name is recorded in every deployed database: never rename one or change what it does;
@@ -165,6 +166,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   // 139 was never released: a database that ran 140 refuses a lower new name.
   '141_sandbox_books': m141,
   '142_attempt_language': m142,
+  '143_sandbox_sessions': m143,
 };
 
 /** Every migration's name, in the order they apply. */
