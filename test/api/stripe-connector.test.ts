@@ -6,6 +6,7 @@ import { STRIPE_API_VERSION } from '../../server/payments/stripe/client';
 import { type StripeCardGateway, stripeGateways } from '../../server/payments/stripe/gateway';
 import type { TestPaymentMethod } from '../stripe/books';
 import { type StripeDouble, startStripeDouble } from '../stripe/server';
+import { onCheckout } from './stripe-shop';
 
 // The Stripe connector's core against the strict Stripe double over real HTTP: payments and
 // their declines, 3-D Secure, captures, refunds, voids, lookups after a lost answer, and
@@ -268,5 +269,34 @@ describe('Stripe connector: lookup by our reference', () => {
     await expect(started!.pay(checkout)).rejects.toThrow();
     expect(await started!.lookup!({ reference: checkout.reference, signal })).toMatchObject({ status: 'failed', reason: 'declined' });
     expect([...double.books.checkoutSessions.values()].find((cs) => cs.client_reference_id === checkout.reference)).toMatchObject({ status: 'expired' });
+  });
+
+  it('ends a card’s setup session whose start was lost (a cut, a kept 500, a restart), and answers the card saved on one the customer completed', async () => {
+    const [started] = stripeGateways({ secretKey: 'sk_test_connector', apiUrl: double.url });
+    const store = () => ({ reference: reference(), signal, fields: {}, authenticate: true, returnUrl: 'https://pay.example/saved' });
+    const sessionOf = (ref: string) => [...double.books.checkoutSessions.values()].find((cs) => cs.client_reference_id === ref)!;
+    const cut = store();
+    double.loseNext({ method: 'POST', path: SESSIONS });
+    await expect(started!.store!(cut)).rejects.toThrow();
+    const kept = store();
+    double.failNext({ method: 'POST', path: SESSIONS }, { acted: true });
+    await expect(started!.store!(kept)).rejects.toThrow();
+    const saved = store();
+    double.loseNext({ method: 'POST', path: SESSIONS });
+    await expect(started!.store!(saved)).rejects.toThrow();
+    expect([sessionOf(cut.reference), sessionOf(kept.reference), sessionOf(saved.reference)].map((cs) => [cs.mode, cs.status])).toEqual([
+      ['setup', 'open'],
+      ['setup', 'open'],
+      ['setup', 'open'],
+    ]);
+    // The customer never had its page; were it completed all the same, the card saved there is the call's, not expired away.
+    expect((await onCheckout(sessionOf(saved.reference).url as string, 'pay')).status).toBe(303);
+    expect(await started!.lookup!({ reference: cut.reference, signal, kind: 'store' })).toEqual({ status: 'failed', reason: 'declined', card: null });
+    const [restarted] = stripeGateways({ secretKey: 'sk_test_connector', apiUrl: double.url });
+    expect(await restarted!.lookup!({ reference: kept.reference, signal, kind: 'store' })).toEqual({ status: 'failed', reason: 'declined', card: null });
+    const found = await restarted!.lookup!({ reference: saved.reference, signal, kind: 'store' });
+    expect(found).toMatchObject({ status: 'succeeded', reference: expect.stringMatching(/^pm_/) });
+    expect(double.books.paymentMethods.get((found as { reference: string }).reference)).toMatchObject({ customer: sessionOf(saved.reference).customer });
+    expect([sessionOf(cut.reference), sessionOf(kept.reference), sessionOf(saved.reference)].map((cs) => cs.status)).toEqual(['expired', 'expired', 'complete']);
   });
 });

@@ -4,6 +4,7 @@ import { STRIPE_CARD_ID } from '../../server/domain/processor-gateway-ids';
 import { pageCsrf } from '../api/pay';
 import { back, onCheckout } from '../api/stripe-shop';
 import type { HeldRequest } from '../held-answer';
+import { RESTART_FAULTS, START_FAULTS } from './payment-faults';
 import { ACTION_FAULTS, type ActionFault, type Bench, booksAgree } from './processor-matrix';
 import { type ProcessorShop, SETTLE_WINDOW_MS } from './processor-shop';
 import type { stripeProcessor } from './processors';
@@ -16,16 +17,25 @@ import type { stripeProcessor } from './processors';
 // - `session`: the Checkout Session's creation, when the customer chooses Stripe;
 // - `read`: the return's read of the session, once the customer saved the card there;
 // - `charge`: the first period's PaymentIntent, right after the sign-up started.
+// And the payment routes' start faults (payment-faults.ts) on `session` alone: the setup
+// session made and its answer lost by a cut connection (`lose-start`), by a 500 kept for its
+// Idempotency-Key (`fail-start`), or cut and then the service SIGKILLed before reconciliation
+// asked Stripe (`lose-start-kill`): the restarted service no longer knows what it sent.
 // Stripe's events come late in every case but `kill-after`. After each case (and, where no
 // card was saved, the customer's next try): the subscription started once with the one card
 // Stripe saved (no other saved card left unknown or unused), its first period charged at
 // Stripe once (one PaymentIntent; a new attempt, under a key of its own, only after the
-// last was proven not made) and on our books the same, and nothing left pending. The page never says "not saved" of a card that may be: it says
+// last was proven not made) and on our books the same, no setup session of the sign-up left
+// open at Stripe (where a card could still be saved), and nothing left pending. The page never says "not saved" of a card that may be: it says
 // it is being checked (`error.saveChecking`) and takes no other card meanwhile, and only
 // reconciliation decides.
 
 export const SIGNUP_CALLS = ['session', 'read', 'charge'] as const;
 export type SignupCall = (typeof SIGNUP_CALLS)[number];
+/** The start faults, on the setup session's creation only. */
+export const SIGNUP_START_FAULTS = [...START_FAULTS, ...RESTART_FAULTS] as const;
+type StartFault = (typeof SIGNUP_START_FAULTS)[number];
+export type SignupFault = ActionFault | StartFault;
 
 /** What the customer is told at the fault: nothing (the service died), sent to Stripe's page, the card being checked, a failure to try again, back to the shop. */
 type Told = 'nothing' | 'stripe' | 'checking' | 'failed' | 'shop';
@@ -72,6 +82,15 @@ export const SIGNUP_EXPECTED: Record<SignupCall, Record<ActionFault, Expected>> 
     refuse: done('shop', 2),
   },
 };
+
+/** A start's answer lost (then a restart, or not): no session reached the customer, the card is being checked; once reconciliation ended the session, the next try saves one. */
+export const SIGNUP_START_EXPECTED: Record<StartFault, Expected> = {
+  'lose-start': notSaved('checking'),
+  'fail-start': notSaved('checking'),
+  'lose-start-kill': notSaved('checking'),
+};
+
+const isStart = (fault: SignupFault): fault is StartFault => (SIGNUP_START_FAULTS as readonly string[]).includes(fault);
 
 export const POLL = { timeout: 90_000, interval: 250 };
 export const MESSAGES = JSON.parse(readFileSync(new URL('../../locales/en.json', import.meta.url), 'utf8')) as Record<string, string>;
@@ -120,9 +139,9 @@ async function toldBy(answer: Response | null, token: string, stripeUrl: string)
   throw new Error(`unexpected answer ${answer.status} ${location} ${alert ?? html.slice(0, 200)}`);
 }
 
-/** Each fault of `faults` on each call of `calls` of a sign-up with Stripe. */
-export function signupCases({ p, shop, forAPerson }: StripeBench, calls: readonly SignupCall[] = SIGNUP_CALLS, faults: readonly ActionFault[] = ACTION_FAULTS) {
-  const cases = calls.flatMap((call) => faults.map((fault) => [call, fault] as const));
+/** Each fault of `faults` on each call of `calls` of a sign-up with Stripe (a start fault on `session` only). */
+export function signupCases({ p, shop, forAPerson }: StripeBench, calls: readonly SignupCall[] = SIGNUP_CALLS, faults: readonly SignupFault[] = ACTION_FAULTS) {
+  const cases = calls.flatMap((call) => faults.filter((fault) => call === 'session' || !isStart(fault)).map((fault) => [call, fault] as const));
   describe(`${p.name} subscription sign-up`, () => {
     it.each(cases)('%s %s', { timeout: 180_000 }, async (call, fault) => {
       const double = p.double;
@@ -142,7 +161,7 @@ export function signupCases({ p, shop, forAPerson }: StripeBench, calls: readonl
         if (card) cards.add(card);
       };
       double.holdEvents = fault !== 'kill-after';
-      const end = SIGNUP_EXPECTED[call][fault];
+      const end = isStart(fault) ? SIGNUP_START_EXPECTED[fault] : SIGNUP_EXPECTED[call][fault];
 
       /** The customer's way with the fault on `call`: what the service answered at it (null: no answer). */
       const firstTry = async (): Promise<Response | null> => {
@@ -157,8 +176,8 @@ export function signupCases({ p, shop, forAPerson }: StripeBench, calls: readonl
         const arm = (on: SignupCall) => {
           if (on !== call) return null;
           if (kills) return double.holdNext(CALLS[call], { acted: fault === 'kill-during' });
-          if (fault === 'lose') double.loseNext(CALLS[call]);
-          if (fault === 'fail-after') double.failNext(CALLS[call], { acted: true });
+          if (fault === 'lose' || fault === 'lose-start' || fault === 'lose-start-kill') double.loseNext(CALLS[call]);
+          if (fault === 'fail-after' || fault === 'fail-start') double.failNext(CALLS[call], { acted: true });
           if (fault === 'refuse') double.refuseNext(CALLS[call]);
           return null;
         };
@@ -174,6 +193,11 @@ export function signupCases({ p, shop, forAPerson }: StripeBench, calls: readonl
             expect(await toldBy(answer, sub.token, double.url)).toBe('stripe');
             await shop.kill();
             return back(await onCheckout(answer!.headers.get('location')!, 'pay'));
+          }
+          if (fault === 'lose-start-kill' && answer) {
+            // The page answered before the service's clock moved: reconciliation has not asked Stripe yet. Its body read whole first (a clone buffers it).
+            await answer.clone().arrayBuffer();
+            await shop.kill();
           }
           return answer;
         }
@@ -238,6 +262,8 @@ export function signupCases({ p, shop, forAPerson }: StripeBench, calls: readonl
       // Stripe saved one card, and it is the subscription's: every other card the sign-up waited for failed.
       const saved = [...double.books.checkoutSessions.values()].filter((cs) => !sessionsBefore.has(cs.id) && cs.status === 'complete');
       expect(saved).toHaveLength(1);
+      const open = [...double.books.checkoutSessions.values()].filter((cs) => !sessionsBefore.has(cs.id) && cs.status === 'open').map((cs) => cs.id);
+      expect(open, 'setup sessions left open at Stripe').toEqual([]);
       const states = await Promise.all([...cards].map(async (id) => [id, (await shop.api.get(`/authorization/${id}/`)).body.status] as const));
       expect(states.filter(([, status]) => status !== 'failed')).toEqual([[subscription.authorization, 'active']]);
       expect(await eventsOf(shop, 'subscription.started', sub.id)).toHaveLength(1);

@@ -5,6 +5,7 @@ import { lookupSession, readSession, replayedSession } from './checkout';
 import { lookupElement } from './element';
 import type { StripeContext } from './context';
 import { needsCustomer } from './off-session';
+import { lookupSetup } from './setup';
 import { declineOutcome, expectedOf, paymentOutcome } from './pay';
 import { isServerError, notActed } from './refusals';
 import type { Sent } from './sent';
@@ -23,7 +24,8 @@ import type { Sent } from './sent';
 // A capture, refund or void is read back from its PaymentIntent, which the reconciliation
 // names (`payment`) when this process did not send it. Else, after a restart this process
 // does not know what a reference was, nor when it was sent: the payments, refunds and
-// Checkout Sessions of the last `lookupWindowHours` are listed, and a capture is
+// Checkout Sessions (a payment's, or a card's setup session: a store call is never
+// remembered) of the last `lookupWindowHours` are listed, and a capture is
 // searched for by `metadata[capture_reference]` (the reconciliation asks again over its
 // settle window before it believes a `not_found`).
 
@@ -144,8 +146,9 @@ async function lookupForgotten(ctx: StripeContext, reference: string): Promise<L
   const refunds = await listed(ctx.stripe.refunds.list({ created: { gte: seconds(since) }, limit: 100 }), (r) => read(refundSchema, r, 'a refund'), (r) => r.metadata.reference === reference);
   if (refunds.found) return lookupAction(ctx, reference, { kind: 'refund', payment: refunds.found.payment_intent ?? '', at: since });
   // A payment's Checkout Session not paid has no PaymentIntent yet: ended like any of ours, so that one whose answer was lost is not left open.
-  // (A card's setup session is a store call's, which lookupSession does not read.)
-  const sessions = await listed(ctx.stripe.checkout.sessions.list({ created: { gte: seconds(since) }, limit: 100 }), readSession, (cs) => cs.client_reference_id === reference && cs.mode === 'payment');
+  // A card's setup session (a store call's, whose answer was lost: nothing remembers it) likewise, read as its resume would: a card saved there is the call's, one still open is expired.
+  const sessions = await listed(ctx.stripe.checkout.sessions.list({ created: { gte: seconds(since) }, limit: 100 }), readSession, (cs) => cs.client_reference_id === reference && (cs.mode === 'payment' || cs.mode === 'setup'));
+  if (sessions.found?.mode === 'setup') return lookupSetup(ctx, sessions.found.id);
   if (sessions.found) return lookupSession(ctx, reference, sessions.found.id);
   if (!payment.exhaustive || !refunds.exhaustive || !sessions.exhaustive) throw new Error(`${reference} not found in what could be listed`);
   return { status: 'not_found' };
