@@ -5,6 +5,7 @@ import { unrefund } from '../store/sale-aggregate';
 import { addOperation, operationsByReference } from '../store/sale-operations';
 import { lockSaleRow } from '../store/sales';
 import { findCallByReference } from '../store/unknown-outcomes';
+import { callOfAccount, salesOfAccount } from './account-sales';
 import type { PaymentDeps } from './ask';
 import { reverseMovement } from './ledger-posting';
 import { applyNotification } from './notification';
@@ -37,7 +38,8 @@ async function applyRefund(deps: PaymentDeps, source: ProcessorSource, r: SeenRe
   const reversal = r.reference?.endsWith(REVERSAL) ?? false;
   const reference = reversal ? r.reference!.slice(0, -REVERSAL.length) : r.reference;
   const found = reference ? await findCallByReference(deps.database.db, reference) : undefined;
-  const call = found && found.environment_id === source.environmentId && found.gateway_id === source.gateway.id ? found : undefined;
+  // Only the sending account's own call: after a disconnect and a connect of the same type, two accounts' calls share the gateway id.
+  const call = found && callOfAccount(await salesOfAccount(deps, source), found) ? found : undefined;
   if (!call) {
     if (r.state === 'failed') return;
     return attention(`a refund we do not know (${amountOf(r)}): not made through this service, so our books do not show it`);
