@@ -81,4 +81,16 @@ describe.each(ENGINES)('The daily sweep of a disconnected Stripe account and of 
     expect(await settlementOf(old.sale.id)).toMatchObject({ status: 'known' });
     expect(await items()).toEqual([]);
   });
+
+  it('more than 3 days after its disconnect, A’s window is empty: Stripe is not asked to list it, its payouts are still read', async () => {
+    // A was disconnected about two days ago (the tests above); a day more leaves its window, 3 days back, starting after its disconnect.
+    advance(25 * HOUR);
+    const before = shop.double.requests.length;
+    await sweep();
+    const swept = shop.double.requests.slice(before);
+    const pathsWith = (key: string) => swept.filter((r) => r.key === key && r.method === 'GET').map((r) => r.path);
+    expect(pathsWith(shop.keys.secret_key)).toEqual(['/v1/payouts']);
+    expect(swept.filter((r) => r.key === b.secret_key && isList(r)).map((r) => r.path)).toEqual(['/v1/charges', '/v1/refunds']);
+    expect(await items()).toEqual([]);
+  });
 });
