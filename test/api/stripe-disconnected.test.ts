@@ -81,4 +81,18 @@ describe.each(ENGINES)('Payments of a disconnected Stripe account on %s', (engin
     await shop.double.deliverEvents();
     expect([await refunded(ofA.sale.id), await refunded(ofB.sale.id)]).toEqual([8, 8]);
   });
+
+  it('a refund call that names no account (made before migration 138) is settled by the account it reaches, the connected one, B', async () => {
+    shop.double.holdEvents = true;
+    const call = await lostRefund(ofA.sale.id);
+    await shop.t.service.deps.database.db.updateTable('gateway_calls').set({ gateway_account: null }).where('id', '=', call.id).execute();
+    const payload = chargeRefunded(ofA.charge);
+    expect(await deliver(shop.webhookUrl, shop.keys.webhook_secret, payload)).toBe(204);
+    expect(await callState(call.id)).toBe('pending');
+    expect(await deliver(bWebhookUrl, b.webhook_secret, payload)).toBe(204);
+    expect(await callState(call.id)).toBe('succeeded');
+    expect(await refunded(ofA.sale.id)).toBe(11);
+    await shop.double.deliverEvents();
+    expect(await refunded(ofA.sale.id)).toBe(11);
+  });
 });
