@@ -114,6 +114,12 @@ export interface PaymentOptions {
   pgbenchSeconds: number;
   /** > 0: a "latency on" configuration too (PostgreSQL, or SQLite without it; one process). */
   sandboxLatencyMs: number;
+  /**
+   * Where the sandbox keeps its books (SANDBOX_BOOKS): `memory` by default, since a real
+   * processor's books are not in our database and the statement budget is our service's;
+   * `database` measures what the default deployment's sandbox adds.
+   */
+  sandboxBooks: 'memory' | 'database';
   work: string;
   logFile: string;
   progress: (message: string) => void;
@@ -303,7 +309,7 @@ async function measureConfig(c: Config, o: PaymentOptions, receiver: Receiver, o
   const targets: Target[] = [];
   try {
     // A real processor's books are not in our database, and the statement budget is our service's (docs/performance.md).
-    const env = { SANDBOX_LATENCY_MS: String(c.sandboxLatencyMs), SANDBOX_BOOKS: 'memory' };
+    const env = { SANDBOX_LATENCY_MS: String(c.sandboxLatencyMs), SANDBOX_BOOKS: o.sandboxBooks };
     for (let i = 0; i < c.processes; i++) targets.push(await startService({ port: await freePort(), dataDir: c.dataDir, databaseUrl: c.databaseUrl, logFile: o.logFile, env }));
     // Unmeasured: JIT, pools, the key check's cache, on every process.
     const warm = await payments(targets, c.store.auth, receiver, Math.max(...o.concurrency) * 2 * c.processes, Math.max(...o.concurrency));
@@ -368,7 +374,7 @@ async function measureConfig(c: Config, o: PaymentOptions, receiver: Receiver, o
 /** Statements and round trips per payment through the counting proxy: one process, one payment at a time. */
 async function wirePass(db: OwnDatabase, baseUrl: string, c: Omit<Config, 'processes' | 'databaseUrl' | 'sandboxLatencyMs'>, o: PaymentOptions, receiver: Receiver): Promise<PaymentResults['wire']> {
   const proxy = await startWireProxy(pgAddress(baseUrl));
-  const target = await startService({ port: await freePort(), dataDir: c.dataDir, databaseUrl: throughProxy(db.url, proxy.port), logFile: o.logFile });
+  const target = await startService({ port: await freePort(), dataDir: c.dataDir, databaseUrl: throughProxy(db.url, proxy.port), logFile: o.logFile, env: { SANDBOX_BOOKS: o.sandboxBooks } });
   try {
     const n = Math.min(o.payments, 20);
     const warm = await payments([target], c.store.auth, receiver, 3, 1);

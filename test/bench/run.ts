@@ -8,6 +8,7 @@
 //   --payments=N     payments per end-to-end run (payment-flow.ts; default 100)
 //   --payment-concurrency=1,8  payments in flight, one run each (default 1,8)
 //   --sandbox-latency=MS  also a "latency on" run: the sandbox's calls take MS each (SANDBOX_LATENCY_MS; default 0: none)
+//   --sandbox-books=memory|database  where the payments' sandbox keeps its books (SANDBOX_BOOKS; default memory)
 //   --dashboard-payments=N  payments in the dashboard section's shop (dashboard.ts; default 10000)
 //   --processes=1,2,3  only the scale curve: that many processes on BENCH_DATABASE_URL (processes.ts)
 // BENCH_DATABASE_URL=postgres://… adds a PostgreSQL run (in a scratch schema, dropped after).
@@ -49,6 +50,7 @@ const { values: flags } = parseArgs({
     'dashboard-payments': { type: 'string', default: '10000' },
     'payment-concurrency': { type: 'string', default: '1,8' },
     'sandbox-latency': { type: 'string', default: '0' },
+    'sandbox-books': { type: 'string', default: 'memory' },
     'money-baseline': { type: 'string', default: MONEY_BASELINE },
     duration: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '2' },
@@ -80,6 +82,12 @@ const settings: Settings = {
 };
 const timing = { duration: settings.duration, warmup: settings.warmup };
 const progress = (message: string) => process.stderr.write(`· ${message}\n`);
+
+/** The --sandbox-books flag, refused when it names no choice SANDBOX_BOOKS has. */
+function sandboxBooksFlag(value: string): 'memory' | 'database' {
+  if (value === 'memory' || value === 'database') return value;
+  throw new Error(`--sandbox-books is memory or database, not ${value}`);
+}
 
 const work = mkdtempSync(join(tmpdir(), 'checkout-bench-'));
 const logFile = join(work, 'servers.log');
@@ -387,7 +395,7 @@ try {
   const pgUrl = process.env.BENCH_DATABASE_URL;
   if (only.has('payments') && !flags['bytes-only']) {
     await section('payments', async () => {
-      const options = { payments: Number(flags.payments), concurrency: flags['payment-concurrency'].split(',').map(Number), idleSeconds: 4, pgbenchSeconds: 5, sandboxLatencyMs: Number(flags['sandbox-latency']) };
+      const options = { payments: Number(flags.payments), concurrency: flags['payment-concurrency'].split(',').map(Number), idleSeconds: 4, pgbenchSeconds: 5, sandboxLatencyMs: Number(flags['sandbox-latency']), sandboxBooks: sandboxBooksFlag(flags['sandbox-books']) };
       results.payments = await paymentBench({ ...options, work, logFile, progress }, pgUrl);
     });
   }
