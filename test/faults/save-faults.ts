@@ -68,12 +68,7 @@ export function saveCases({ p, shop, forAPerson }: StripeBench, faults: readonly
       // The service's clock has not moved: its reconciliation has not asked Stripe yet.
       if (fault === 'lose-start-kill') await shop.kill();
 
-      await expect
-        .poll(async () => {
-          advance(SETTLE_WINDOW_MS);
-          return (await shop.calls(card.id)).filter((c) => c.state === 'pending' || c.state === 'attention').length;
-        }, POLL)
-        .toBe(0);
+      await reconciled(shop, advance, card.id);
       const waiting = async () => [(await shop.calls(card.id)).map((c) => [c.kind, c.state]), (await shop.api.get(`/authorization/${card.id}/`)).body.status];
       expect(await waiting()).toEqual([[['store', 'failed']], 'pending']);
       await p.sendNotifications();
@@ -95,6 +90,16 @@ export function saveCases({ p, shop, forAPerson }: StripeBench, faults: readonly
 }
 
 /** What the return told the customer: the card being checked, or back to the shop. */
+/** Time passes for the service until reconciliation settled every call of the card's save. */
+async function reconciled(shop: ProcessorShop, advance: (ms: number) => void, card: string): Promise<void> {
+  await expect
+    .poll(async () => {
+      advance(SETTLE_WINDOW_MS);
+      return (await shop.calls(card)).filter((c) => c.state === 'pending' || c.state === 'attention').length;
+    }, POLL)
+    .toBe(0);
+}
+
 async function toldBy(answer: Response, shop: ProcessorShop): Promise<'checking' | 'shop' | 'saved'> {
   const location = answer.headers.get('location') ?? '';
   if (answer.status === 303 && location === SAVED) return 'shop';
@@ -162,12 +167,7 @@ export function saveReadCases({ p, shop, forAPerson }: StripeBench, faults: read
       expect(await toldBy(answer, shop), 'what the customer is told').toBe(fault === 'kill-after' ? 'shop' : 'checking');
       if (fault === 'kill-after') await shop.kill();
 
-      await expect
-        .poll(async () => {
-          advance(SETTLE_WINDOW_MS);
-          return (await shop.calls(card.id)).filter((c) => c.state === 'pending' || c.state === 'attention').length;
-        }, POLL)
-        .toBe(0);
+      await reconciled(shop, advance, card.id);
       const saved = async () => [(await shop.api.get(`/authorization/${card.id}/`)).body.status, (await shop.api.get(`/event/?type=authorization.created&object_id=${card.id}`)).body.results.length];
       expect(await saved()).toEqual(['active', 1]);
       // Stripe's late events change nothing.

@@ -101,15 +101,21 @@ describe.each(ENGINES)('the sandbox books on %s', (engine) => {
     return { tx, reference };
   }
 
+  /** A lost answer's process killed: what the sandbox charged is on its books, our call still pending. */
+  async function killedAfterLostAnswer() {
+    const c = await setup();
+    const first = await started(c.env);
+    const lost = await lostAnswer(c, first.url);
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toBe('SIGKILL');
+    return { c, ...lost };
+  }
+
   const status = async (url: string, headers: Record<string, string>, id: string) =>
     ((await (await fetch(`${url}/v1/transaction/${id}/`, { headers })).json()) as { status: string }).status;
 
   it('a charge whose answer was lost is proven paid after a restart (database books)', { timeout: 120_000 }, async () => {
-    const c = await setup();
-    const first = await started(c.env);
-    const { tx, reference } = await lostAnswer(c, first.url);
-    first.child.kill('SIGKILL');
-    expect(await first.exited).toBe('SIGKILL');
+    const { c, tx, reference } = await killedAfterLostAnswer();
 
     c.clock.set(60_000);
     const second = await started({ ...c.env, BACKGROUND_WORK: 'true' });
@@ -120,11 +126,7 @@ describe.each(ENGINES)('the sandbox books on %s', (engine) => {
   });
 
   it('the same charge is released after a restart with memory books, which cannot know it', { timeout: 120_000 }, async () => {
-    const c = await setup();
-    const first = await started(c.env);
-    const { tx, reference } = await lostAnswer(c, first.url);
-    first.child.kill('SIGKILL');
-    expect(await first.exited).toBe('SIGKILL');
+    const { c, tx, reference } = await killedAfterLostAnswer();
 
     // Past the claim and the settle window: a not_found is believed at once.
     c.clock.set(60_000);
