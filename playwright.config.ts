@@ -1,8 +1,15 @@
+import { existsSync } from 'node:fs';
 import { defineConfig } from '@playwright/test';
 
-// Debian's Chromium (apt-get install chromium); Playwright's own download does not work
-// on these machines. Elsewhere: `npx playwright install chromium` and CHROME_PATH unset.
-const executablePath = process.env.CHROME_PATH ?? '/usr/bin/chromium';
+// Debian's Chromium; Playwright's own download does not work on these machines. Headless,
+// Playwright runs Chromium's headless shell, the same build without the desktop browser
+// around it, wherever it installs its own browsers; Debian packages it as
+// chromium-headless-shell, from the same source and version as chromium. The browser tier
+// takes less than half the CPU in it (docs/performance.md, "The browser"), so it is used
+// when installed, the full browser in its new headless mode otherwise. CHROME_PATH picks
+// another (elsewhere: the one `npx playwright install chromium` installed).
+const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
+const executablePath = process.env.CHROME_PATH ?? (existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : '/usr/bin/chromium');
 
 export default defineConfig({
   testDir: 'test/e2e',
