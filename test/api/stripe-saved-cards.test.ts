@@ -133,6 +133,11 @@ describe.each(ENGINES)('Stripe saved cards on %s', (engine) => {
     const returned = await fetch(paid.headers.get('location')!, { redirect: 'manual' });
     // The save page says the card is being checked.
     expect(returned.headers.get('location')).toBe(`/pay/${request.token}/?result=error.saveChecking`);
+    // In a card's words, not a payment's: nothing is being paid here.
+    const shown = await (await fetch(`${t.url}${returned.headers.get('location')}`)).text();
+    expect(shown).toContain('We are checking your card');
+    expect(shown).not.toContain('checking your payment');
+    expect(shown).not.toContain('Processing your payment');
     expect((await api.get(`/authorization/${request.id}/`)).body).toMatchObject({ card: null });
     clock.advance(11 * 60_000);
     await t.service.jobs.runOnce(JOB_NAMES.reconciliation);

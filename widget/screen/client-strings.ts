@@ -28,7 +28,7 @@ const ONLY: [RegExp, Flavour[]][] = [
   // A sign-up stores the card as the save page does: the same errors and challenge words.
   [/^(error\.save|challenge\.(bodySave|abandonSave)$)/, ['save', 'subscription']],
   [/^(action\.pay|action\.cancel|challenge\.body|challenge\.abandon)$|^(cancel|expiry|status\.(paid|cancelled))\./, ['pay']],
-  [/^status\.declined\./, ['pay', 'subscription']],
+  [/^status\.(declined\.|checking\.|processing$)/, ['pay', 'subscription']],
 ];
 
 /**
@@ -37,7 +37,7 @@ const ONLY: [RegExp, Flavour[]][] = [
  * The expired result is not one: the page's own clock shows it.
  */
 const ANSWERED =
-  /^(error\.(card\.(declined|testInLive)|cardFieldsRefused|declined|insufficientFunds|gatewayFailed|gatewayTimeout|session|inProgress|tooManyAttempts|authentication|fieldsInvalid|save)|status\.(declined|paid|cancelled|checking|returning)|receipt|challenge|merchant\.labelPaid|(save|subscription)\.(declined|done|cancelled|labelDone))/;
+  /^(error\.(card\.(declined|testInLive)|cardFieldsRefused|declined|insufficientFunds|gatewayFailed|gatewayTimeout|session|inProgress|tooManyAttempts|authentication|fieldsInvalid|save)|status\.(declined|paid|cancelled|checking|returning)|receipt|challenge|merchant\.labelPaid|(save|subscription)\.(declined|done|cancelled|labelDone|checking))/;
 
 type Stage = 'page' | 'answer' | 'all';
 

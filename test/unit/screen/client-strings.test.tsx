@@ -165,6 +165,24 @@ describe('clientStrings and outcomeStrings: the strings the browser gets', () =>
     expect(save).not.toHaveProperty('signup.email');
   });
 
+  it('gives a save page a card’s words, not a payment’s, while its post is under way and while the card is checked', () => {
+    const all = getStrings('en');
+    const render = (overrides: Partial<CheckoutView>, act?: (model: CheckoutModel) => void) => {
+      const view = makeView({ saveCard: true, ...overrides });
+      const model = createCheckoutModel(view, { now: () => Date.parse(SERVER_NOW), timers: { setTimeout: () => 0, clearTimeout: () => undefined } });
+      act?.(model);
+      return renderToString(<CheckoutScreen model={model} i18n={createTranslator('en', { ...clientStrings(all, view), ...outcomeStrings('en', 'save') })} parts={PARTS} />);
+    };
+    const saving = render({}, (m) => set(m.pending, 'pay'));
+    expect(saving).toContain(all['save.processing']);
+    const checking = render({ status: 'checking' });
+    expect(checking).toContain(all['save.checking.title']);
+    for (const html of [saving, checking]) expect(html).not.toMatch(/your payment/);
+    const save = { ...clientStrings(all, makeView({ saveCard: true, status: 'checking' })), ...outcomeStrings('en', 'save') };
+    expect(save).not.toHaveProperty('status.checking.title');
+    expect(save).not.toHaveProperty('status.processing');
+  });
+
   it('gives a sign-up the words of its own interval, and the frame its region’s name', () => {
     const weekly = FLAVOURS.subscription.subscription!;
     const signUp = clientStrings(getStrings('en'), makeView({ subscription: { ...weekly, interval: 'week', intervalCount: 2 } }));

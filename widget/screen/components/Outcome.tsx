@@ -116,10 +116,11 @@ function ExpiredPanel() {
 }
 
 function CheckingPanel() {
-  const { i18n } = useScreen();
+  const { model, i18n } = useScreen();
+  const save = model.view.value.saveCard;
   return (
-    <StatusPanel tone="neutral" icon={<Icon name="hourglass" />} title={i18n.t('status.checking.title')}>
-      <p class="status__text">{i18n.t('status.checking.body')}</p>
+    <StatusPanel tone="neutral" icon={<Icon name="hourglass" />} title={i18n.t(save ? 'save.checking.title' : 'status.checking.title')}>
+      <p class="status__text">{i18n.t(save ? 'save.checking.body' : 'status.checking.body')}</p>
     </StatusPanel>
   );
 }

@@ -8,6 +8,7 @@ import { Field } from './Field';
 import { Icon } from './icons';
 import { ConsentText } from './SubscriptionSummary';
 import { keyOf } from '../flavour';
+import type { CheckoutView } from '../view';
 
 function FormAlert() {
   const { model, i18n } = useScreen();
@@ -77,6 +78,9 @@ function Spinner() {
  * can never confirm it. "Keep paying" is a link to the page itself, which works without
  * JavaScript too.
  */
+/** What the page says while its post is under way: a save page takes no payment. */
+const processingOf = (view: CheckoutView): MessageKey => (view.saveCard ? 'save.processing' : 'status.processing');
+
 function CancelConfirmation() {
   const { model, i18n } = useScreen();
   const pending = model.pending.value;
@@ -108,7 +112,7 @@ function CancelConfirmation() {
         </a>
       </div>
       <p class="sr-only" role="status">
-        {pending === 'cancel' ? i18n.t('status.processing') : ''}
+        {pending === 'cancel' ? i18n.t(processingOf(view)) : ''}
       </p>
     </div>
   );
@@ -132,7 +136,7 @@ export function PaymentForm() {
     else model.askCancel();
   }
 
-  const progress: MessageKey | null = model.redirecting.value ? 'status.redirecting' : pending === 'pay' ? 'status.processing' : null;
+  const progress: MessageKey | null = model.redirecting.value ? 'status.redirecting' : pending === 'pay' ? processingOf(view) : null;
   const payLabel =
     progress && pending === 'pay'
       ? i18n.t(progress)
