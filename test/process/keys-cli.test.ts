@@ -7,12 +7,14 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config';
 import { startService, type Service } from '../../server/service';
+import { listApiKeys } from '../../server/store/api-keys';
 import { SealedSecrets } from '../../server/store/sealed-secrets';
 import { Client, ENGINES, TEST_SECRETS_KEY, transactionBody } from '../api/harness';
 import { createKeys, keysCli, type ProcessEnv } from '../api/process';
 
 // `npm run keys -- create --name "Shop" --json`: one JSON object with the new pair, keys
-// that work against a service on the same data, and no plain secret key in storage.
+// that work against a service on the same data, and no plain secret key in storage; an
+// environment's further pairs created, rolled with an overlap and revoked (issue 44).
 
 /** Who the CLI says ran it: this machine's account. */
 const OPERATOR = `${userInfo().username}@${hostname()}`;
@@ -283,4 +285,57 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
     // Unpaired, the halves pair again (by the sandbox's name this time, from the other side).
     expect(JSON.parse(await keysCli(['pair', '--environment', solo.environment_id, '--with', created.environment_id, '--json'], env))).toMatchObject({ pair_id: solo.environment_id });
   });
+
+  // A pair of the file's environment given by its keys, and what the API answers it.
+  const as = (publicKey: string, secretKey: string) => new Client(service.url, { ...keys, public_key: publicKey, secret_key: secretKey } as never);
+  const works = async (c: Client) => (await c.get('/transaction/')).status;
+
+  it('the keys CLI lists, creates, rolls and revokes an environment\'s keys', async () => {
+    const environment = keys.environment_id;
+    const created = JSON.parse(await keysCli(['create', '--environment', environment, '--label', 'From the CLI', '--json'], env));
+    expect(created).toMatchObject({ environment_id: environment, label: 'From the CLI', public_key: expect.stringMatching(/^pk_/), secret_key: expect.stringMatching(/^sk_/) });
+    expect(await works(as(created.public_key, created.secret_key))).toBe(200);
+    const listed = JSON.parse(await keysCli(['list', '--environment', environment, '--json'], env));
+    expect(listed.map((k: { public_key: string }) => k.public_key)).toEqual(expect.arrayContaining([keys.public_key, created.public_key]));
+    expect(JSON.stringify(listed)).not.toContain('hash');
+
+    const rolled = JSON.parse(await keysCli(['roll', '--key', created.public_key, '--overlap-hours', '0', '--json'], env));
+    expect(rolled.public_key).toBe(created.public_key);
+    expect(await works(as(created.public_key, created.secret_key))).toBe(401);
+    expect(await works(as(created.public_key, rolled.secret_key))).toBe(200);
+    await keysCli(['revoke', '--key', created.public_key, '--json'], env);
+    expect(await works(as(created.public_key, rolled.secret_key))).toBe(401);
+  }, 60_000);
+
+  it('the keys CLI refuses a second roll with an overlap while the older secret works, and can end that one', async () => {
+    const failing = (args: string[]) => keysCli(args, env).then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }));
+    const created = JSON.parse(await keysCli(['create', '--environment', keys.environment_id, '--label', 'CLI rolls', '--json'], env));
+    const first = JSON.parse(await keysCli(['roll', '--key', created.public_key, '--overlap-hours', '24', '--json'], env));
+    expect(first.previous_expires_at).toEqual(expect.any(String));
+    const refused = await failing(['roll', '--key', created.public_key, '--overlap-hours', '24', '--json']);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain(`its older secret works until ${first.previous_expires_at}`);
+    expect(refused.stderr).toContain('end-older');
+    expect(await works(as(created.public_key, created.secret_key))).toBe(200);
+    expect(await works(as(created.public_key, first.secret_key))).toBe(200);
+    // Without an overlap: allowed, and the older secret keeps its time.
+    const zero = JSON.parse(await keysCli(['roll', '--key', created.public_key, '--overlap-hours', '0', '--json'], env));
+    expect(zero.previous_expires_at).toBe(first.previous_expires_at);
+    expect(await works(as(created.public_key, first.secret_key))).toBe(401);
+    expect(await works(as(created.public_key, created.secret_key))).toBe(200);
+    expect(await keysCli(['list', '--environment', keys.environment_id], env)).toContain(`active, older secret until ${first.previous_expires_at}  CLI rolls`);
+    const ended = JSON.parse(await keysCli(['end-older', '--key', created.public_key, '--json'], env));
+    expect(ended).toMatchObject({ public_key: created.public_key, older_secret_ended: true });
+    expect(await works(as(created.public_key, created.secret_key))).toBe(401);
+    expect(await works(as(created.public_key, zero.secret_key))).toBe(200);
+    expect((await failing(['end-older', '--key', created.public_key])).code).toBe(3);
+    // A label takes one line of text (argv cannot carry a NUL; other control characters it can).
+    const before = await listApiKeys(service.deps.database.db, keys.environment_id);
+    for (const label of ['Two\nlines', 'Bell\u0007', 'Del\u007f']) {
+      const bad = await failing(['create', '--environment', keys.environment_id, '--label', label, '--json']);
+      expect(bad.code, JSON.stringify(label)).toBe(2);
+      expect(bad.stderr).toContain('--label may not contain control characters');
+    }
+    expect(await listApiKeys(service.deps.database.db, keys.environment_id)).toEqual(before);
+  }, 60_000);
 });

@@ -3,9 +3,9 @@ import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { transactionBody, useTestService } from './harness';
-import { cancelToken, payToken } from './pay';
-import { type Receiver, startReceiver } from './receiver';
+import { transactionBody, useTestService } from '../api/harness';
+import { cancelToken, payToken } from '../api/pay';
+import { type Receiver, startReceiver } from '../api/receiver';
 
 // `npm run listen` as a developer runs it: a real process that follows the environment's
 // events over the API (no inbound port) and forwards them to a local receiver, signed
