@@ -39,15 +39,22 @@ const POLL = { timeout: 60_000, interval: 250 };
 
 type StripeBench = Bench<ReturnType<typeof stripeProcessor>>;
 
-export function saveCases({ p, shop, forAPerson }: StripeBench, faults: readonly StartFault[]) {
+/** Moves the service's clock and Stripe's together from now (Stripe's lookups list what was made since a call, by the service's clock). */
+function together({ p, shop }: StripeBench): (ms: number) => void {
+  const advance = (ms: number) => {
+    shop.advance(ms);
+    p.clockAt(shop.elapsed());
+  };
+  advance(0);
+  return advance;
+}
+
+export function saveCases(bench: StripeBench, faults: readonly StartFault[]) {
+  const { p, shop } = bench;
   describe(`${p.name} card saved on the hosted save page`, () => {
     it.each(faults)('%s', { timeout: 120_000 }, async (fault) => {
       const double = p.double;
-      const advance = (ms: number) => {
-        shop.advance(ms);
-        p.clockAt(shop.elapsed());
-      };
-      advance(0);
+      const advance = together(bench);
       const request = async () => {
         const res = await shop.api.post('/authorization/', { gateway: STRIPE_CARD_ID, return_url: SAVED });
         expect(res.status, res.text).toBe(201);
@@ -68,22 +75,87 @@ export function saveCases({ p, shop, forAPerson }: StripeBench, faults: readonly
       // The service's clock has not moved: its reconciliation has not asked Stripe yet.
       if (fault === 'lose-start-kill') await shop.kill();
 
+      await notSavedThenSaved(bench, advance, card, sessionsBefore, ['expired', 'complete']);
+    });
+  });
+}
+
+/**
+ * After a fault that saved nothing: once reconciliation settled the card's calls, its store
+ * call failed and the page waits for a card again, no setup session of it open at Stripe,
+ * Stripe's late events change nothing; the customer tries again on the same page, to
+ * Stripe's page, and the card is saved. `sessions`: the statuses of the case's setup sessions at the end.
+ */
+async function notSavedThenSaved({ p, shop, forAPerson }: StripeBench, advance: (ms: number) => void, card: { id: string; token: string }, sessionsBefore: Set<string>, sessions: string[]): Promise<void> {
+  const double = p.double;
+  await reconciled(shop, advance, card.id);
+  const waiting = async () => [(await shop.calls(card.id)).map((c) => [c.kind, c.state]), (await shop.api.get(`/authorization/${card.id}/`)).body.status];
+  expect(await waiting()).toEqual([[['store', 'failed']], 'pending']);
+  await p.sendNotifications();
+  double.holdEvents = false;
+  const open = [...double.books.checkoutSessions.values()].filter((cs) => !sessionsBefore.has(cs.id) && cs.status === 'open').map((cs) => cs.id);
+  expect(open, 'setup sessions left open at Stripe').toEqual([]);
+  expect(await waiting()).toEqual([[['store', 'failed']], 'pending']);
+
+  const started = await p.payPost(shop, card.token);
+  expect(started.status, await started.clone().text()).toBe(303);
+  expect((await back(await onCheckout(started.headers.get('location')!, 'pay'))).headers.get('location')).toBe(SAVED);
+  expect((await shop.api.get(`/authorization/${card.id}/`)).body.status).toBe('active');
+  expect([...double.books.checkoutSessions.values()].filter((cs) => !sessionsBefore.has(cs.id)).map((cs) => cs.status)).toEqual(sessions);
+  await booksAgree(shop, forAPerson);
+}
+
+type SessionFault = Extract<ActionFault, 'kill-before' | 'kill-during' | 'kill-after' | 'refuse'>;
+
+/**
+ * The matrix's other faults on the setup session's creation (as the sign-up's `session`,
+ * signup-faults.ts; its `lose` and `fail-after` are the start faults above): SIGKILL while
+ * the double holds the creation before making the session (`kill-before`) or after making
+ * it (`kill-during`), no answer reaching the customer; killed once the customer is on
+ * Stripe's page (`kill-after`: the card is saved there and the customer is back at the shop
+ * once the service is up again); Stripe refusing the creation (`refuse`: the page says the
+ * card was not saved). Then as the start faults: nothing saved, no session left open, the
+ * next try saves the card; `kill-after` saves it once.
+ */
+export function saveSessionCases(bench: StripeBench, faults: readonly SessionFault[]) {
+  const { p, shop, forAPerson } = bench;
+  describe(`${p.name} card saved on the hosted save page, the setup session's creation`, () => {
+    it.each(faults)('session %s', { timeout: 120_000 }, async (fault) => {
+      const double = p.double;
+      const advance = together(bench);
+      const card = await newSave(shop);
+      const sessionsBefore = new Set(double.books.checkoutSessions.keys());
+      double.holdEvents = fault !== 'kill-after';
+      if (fault === 'kill-before' || fault === 'kill-during') {
+        const held = double.holdNext(SESSIONS, { acted: fault === 'kill-during' });
+        const posted = p.payPost(shop, card.token).catch(() => null);
+        await held.arrived;
+        await shop.kill(async () => {
+          await posted;
+          held.release();
+        });
+        await notSavedThenSaved(bench, advance, card, sessionsBefore, fault === 'kill-during' ? ['expired', 'complete'] : ['complete']);
+        return;
+      }
+      if (fault === 'refuse') double.refuseNext(SESSIONS);
+      const answer = await p.payPost(shop, card.token);
+      if (fault === 'refuse') {
+        // Back on the page, which says so and takes a card again.
+        expect([answer.status, answer.headers.get('location')]).toEqual([303, `/pay/${card.token}/?result=error.saveFailed`]);
+        expect(alertOf(await (await fetch(`${shop.url}${answer.headers.get('location')}`)).text())).toBe(MESSAGES['error.saveFailed']);
+        await notSavedThenSaved(bench, advance, card, sessionsBefore, ['complete']);
+        return;
+      }
+      const location = answer.headers.get('location') ?? '';
+      expect(location.startsWith(`${double.url}/c/pay/cs_test_`), location).toBe(true);
+      await shop.kill();
+      expect(await toldBy(await back(await onCheckout(location, 'pay')), shop)).toBe('shop');
       await reconciled(shop, advance, card.id);
-      const waiting = async () => [(await shop.calls(card.id)).map((c) => [c.kind, c.state]), (await shop.api.get(`/authorization/${card.id}/`)).body.status];
-      expect(await waiting()).toEqual([[['store', 'failed']], 'pending']);
       await p.sendNotifications();
       double.holdEvents = false;
-      const open = [...double.books.checkoutSessions.values()].filter((cs) => !sessionsBefore.has(cs.id) && cs.status === 'open').map((cs) => cs.id);
-      expect(open, 'setup sessions left open at Stripe').toEqual([]);
-      // Stripe's late events change nothing.
-      expect(await waiting()).toEqual([[['store', 'failed']], 'pending']);
-
-      // The customer tries again on the same page: to Stripe's page, and the card is saved.
-      const started = await p.payPost(shop, card.token);
-      expect(started.status, await started.clone().text()).toBe(303);
-      expect((await back(await onCheckout(started.headers.get('location')!, 'pay'))).headers.get('location')).toBe(SAVED);
+      expect((await shop.api.get(`/event/?type=authorization.created&object_id=${card.id}`)).body.results).toHaveLength(1);
       expect((await shop.api.get(`/authorization/${card.id}/`)).body.status).toBe('active');
-      expect([...double.books.checkoutSessions.values()].filter((cs) => !sessionsBefore.has(cs.id)).map((cs) => cs.status)).toEqual(['expired', 'complete']);
+      expect([...double.books.checkoutSessions.values()].filter((cs) => !sessionsBefore.has(cs.id)).map((cs) => cs.status)).toEqual(['complete']);
       await booksAgree(shop, forAPerson);
     });
   });
@@ -127,15 +199,12 @@ async function newSave(shop: ProcessorShop): Promise<{ id: string; token: string
 }
 
 /** Each read fault of `faults` on the return's read of the setup session, the card saved at Stripe. */
-export function saveReadCases({ p, shop, forAPerson }: StripeBench, faults: readonly ActionFault[]) {
+export function saveReadCases(bench: StripeBench, faults: readonly ActionFault[]) {
+  const { p, shop, forAPerson } = bench;
   describe(`${p.name} card saved on the hosted save page, the return's read`, () => {
     it.each(faults)('read %s', { timeout: 120_000 }, async (fault) => {
       const double = p.double;
-      const advance = (ms: number) => {
-        shop.advance(ms);
-        p.clockAt(shop.elapsed());
-      };
-      advance(0);
+      const advance = together(bench);
       const card = await newSave(shop);
       const sessionsBefore = new Set(double.books.checkoutSessions.keys());
       const cardsBefore = new Set(double.books.paymentMethods.keys());
