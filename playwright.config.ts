@@ -5,7 +5,7 @@ import { defineConfig } from '@playwright/test';
 // Playwright runs Chromium's headless shell, the same build without the desktop browser
 // around it, wherever it installs its own browsers; Debian packages it as
 // chromium-headless-shell, from the same source and version as chromium. The browser tier
-// takes less than half the CPU in it (docs/performance.md, "The browser"), so it is used
+// takes less than half the CPU in it (docs/performance.md, "The test suites' time"), so it is used
 // when installed, the full browser in its new headless mode otherwise. CHROME_PATH picks
 // another (elsewhere: the one `npx playwright install chromium` installed).
 const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';

@@ -73,14 +73,14 @@ function Spinner() {
   return <span class="spinner" aria-hidden="true" />;
 }
 
+/** What the page says while its post is under way: a save page takes no payment. */
+const processingOf = (view: CheckoutView): MessageKey => (view.saveCard ? 'save.processing' : 'status.processing');
+
 /**
  * The second step of cancelling, in place of the form's fields so that Enter in a field
  * can never confirm it. "Keep paying" is a link to the page itself, which works without
  * JavaScript too.
  */
-/** What the page says while its post is under way: a save page takes no payment. */
-const processingOf = (view: CheckoutView): MessageKey => (view.saveCard ? 'save.processing' : 'status.processing');
-
 function CancelConfirmation() {
   const { model, i18n } = useScreen();
   const pending = model.pending.value;
