@@ -8,10 +8,10 @@ import { releaseFailedAttempt } from '../store/payments';
 import { cardlessAuthorization, getAuthorization, paymentReference, settleCallOnly } from '../store/sales';
 import type { GatewayCallKind } from '../store/schema';
 import { touchTransaction } from '../store/transaction-aggregate';
-import type { PaymentDeps, Settled } from './ask';
+import { type Answer, askGateway, type PaymentDeps, type Settled } from './ask';
 import { recordChargeResult } from './charge';
 import { chargeSale } from './charge-record';
-import type { Gateway, GatewayNotification } from './gateway';
+import type { CallContext, Gateway, GatewayNotification, PayInput, StoreInput, StoringGateway } from './gateway';
 import { applyNotification } from './notification';
 import { reverseAtGateway } from './outcome';
 import { pageLanguageOf } from './page-language';
@@ -24,21 +24,58 @@ import { failStoredCard, recordStoredCardResult } from './store-card';
 import { applyStoreNotification } from './store-notification';
 import { recordSubscriptionCharge } from './subscription-charge';
 
-// What each kind of gateway call does where the shared steps of a money movement differ
-// by kind: what it shows while its outcome is unknown, how a proven answer is recorded,
-// how what it made is undone, what a late success or a processor's notification does.
-// Each is sent by its own use case (pay.ts and redirect*.ts, charge.ts, store-card.ts,
-// sale-actions.ts with send-action.ts, subscription-charge.ts), since what it sends differs
-// (a card's fields are never stored), and releases it through `release` here when the
-// gateway surely did nothing; unknown-outcome.ts, outcome.ts, reconcile.ts,
-// notification.ts and processor-events.ts look the kind up here too.
-// `CALL_KINDS` is a `Record` over `GatewayCallKind`: a new kind does not compile until it
-// has every behaviour below.
+// What each kind of gateway call does where the steps of a money movement differ by kind:
+// how it is sent, what it shows while its outcome is unknown, how a proven answer is
+// recorded, how what it made is undone, what a late success or a processor's notification
+// does. Each kind's use case (pay.ts, charge.ts, store-card.ts, send-action.ts,
+// subscription-charge.ts) reserves its call, sends it through `send` here, releases it
+// through `release` when the gateway surely did nothing, and records the answer;
+// unknown-outcome.ts, outcome.ts, reconcile.ts, notification.ts and processor-events.ts
+// look the kind up here too. `CALL_KINDS` maps every `GatewayCallKind`: a new kind does not
+// compile until it has every behaviour below.
+
+/**
+ * What a call is sent with besides what it records: a card's fields and the page's return
+ * route (never stored), or the saved card's processor reference (its authorization's).
+ */
+export interface SendExtras {
+  pay: Pick<PayInput, 'fields' | 'returnUrl' | 'language'>;
+  charge: { method: string };
+  subscription: { method: string };
+  store: Omit<StoreInput, keyof CallContext>;
+  capture: null;
+  refund: null;
+  void: null;
+}
+
+/** The gateway method each kind is sent by. */
+interface SentBy {
+  pay: 'pay';
+  charge: 'charge';
+  subscription: 'charge';
+  store: 'store';
+  capture: 'capture';
+  refund: 'refund';
+  void: 'void';
+}
+
+/** A store is sent only to a gateway that saves cards. */
+type GatewayOf<K extends GatewayCallKind> = K extends 'store' ? StoringGateway : Gateway;
+
+/** What a kind's gateway method answered, through `askGateway`. */
+export type SendAnswer<K extends GatewayCallKind> = Answer<Awaited<ReturnType<StoringGateway[SentBy[K]]>>>;
 
 type Succeeded = Extract<Settled, { status: 'succeeded' }>;
 
 /** How a kind of gateway call is handled wherever the shared steps differ by kind. */
-export interface CallKind {
+export interface CallKind<K extends GatewayCallKind = GatewayCallKind> {
+  /**
+   * Asks the gateway (outside any database transaction, bounded by the gateway timeout) to
+   * do what the reserved call records: its reference, amount and currency, and whether a
+   * payment is held, with `extras`. The same reference every time: a call sent again (its
+   * process died) cannot be done twice.
+   */
+  send(deps: PaymentDeps, gateway: GatewayOf<K>, call: GatewayCall, extras: SendExtras[K]): Promise<SendAnswer<K>>;
   /**
    * What it shows while its outcome is unknown, written in the transaction that marks it
    * so (unknown-outcome.ts); resolves with the call's result id then (a charge's pending
@@ -66,6 +103,10 @@ export interface CallKind {
   /** A processor's payment notification of it (processor-events.ts); null: no such notification is ours, it goes to attention. */
   processorNotification: ((deps: PaymentDeps, gateway: Gateway, call: GatewayCall, note: GatewayNotification) => Promise<void>) | null;
 }
+
+/** A saved card charged by the merchant (a charge, or a subscription's renewal). */
+const sendCharge = (deps: PaymentDeps, gateway: Gateway, call: GatewayCall, { method }: { method: string }) =>
+  askGateway(deps, gateway, (signal) => gateway.charge({ reference: call.reference, signal, method, amount: call.amount, currency: call.currency, initiator: 'merchant' }));
 
 const nothingShown = (_trx: Tx, call: GatewayCall): Promise<string | null> => Promise.resolve(call.result_id);
 const noPayment = (): Promise<string | null> => Promise.resolve(null);
@@ -130,7 +171,10 @@ async function reverseLateAttempt(deps: PaymentDeps, gateway: Gateway, call: Gat
  * `pending` count while unknown, are looked up by the payment they act on, and are never
  * undone (they are what the merchant asked for): one carried out after all is recorded late.
  */
-const SALE_ACTION: CallKind = {
+const SALE_ACTION: CallKind<SaleAction> = {
+  // On the payment the action applies to, recorded with the call.
+  send: (deps, gateway, call) =>
+    askGateway(deps, gateway, (signal) => gateway[call.kind as SaleAction]({ reference: call.reference, signal, payment: String(call.request.payment ?? ''), amount: call.amount })),
   async showWhileUnknown(trx, call, now) {
     await addPendingActions(trx, salesOfAction(call), now);
     return call.result_id;
@@ -145,8 +189,11 @@ const SALE_ACTION: CallKind = {
   processorNotification: null,
 };
 
-export const CALL_KINDS: Record<GatewayCallKind, CallKind> = {
+export const CALL_KINDS: { [K in GatewayCallKind]: CallKind<K> } = {
   pay: {
+    // Held unless the transaction captures at once (`hold`, recorded with the call).
+    send: (deps, gateway, call, page) =>
+      askGateway(deps, gateway, (signal) => gateway.pay({ reference: call.reference, signal, amount: call.amount, currency: call.currency, capture: call.request.hold !== true, ...page })),
     showWhileUnknown: showBeingChecked,
     lookupPayment: noPayment,
     record: recordPayment,
@@ -166,6 +213,7 @@ export const CALL_KINDS: Record<GatewayCallKind, CallKind> = {
     processorNotification: applyNotification,
   },
   charge: {
+    send: sendCharge,
     showWhileUnknown: showPendingSale,
     lookupPayment: noPayment,
     record: recordChargeResult,
@@ -178,6 +226,7 @@ export const CALL_KINDS: Record<GatewayCallKind, CallKind> = {
     processorNotification: null,
   },
   store: {
+    send: (deps, gateway, call, input) => askGateway(deps, gateway, (signal) => gateway.store({ reference: call.reference, signal, ...input })),
     showWhileUnknown: showPendingAuthorization,
     lookupPayment: noPayment,
     record: recordStoredCardResult,
@@ -194,6 +243,7 @@ export const CALL_KINDS: Record<GatewayCallKind, CallKind> = {
   refund: SALE_ACTION,
   void: SALE_ACTION,
   subscription: {
+    send: sendCharge,
     showWhileUnknown: nothingShown,
     lookupPayment: noPayment,
     record: recordSubscriptionCharge,

@@ -6,7 +6,7 @@ import { CALL_KINDS } from './call-kinds';
 import { readProcessorSettlement } from './processor-settlement';
 import { type ChargeOutcome, recordCharge } from './charge-record';
 import { getCall } from '../store/unknown-outcomes';
-import { askGateway, chargeSettled, type PaymentDeps, type Settled } from './ask';
+import { chargeSettled, type PaymentDeps, type Settled } from './ask';
 import { type Bound, outcomeUnknown, recordSafely, startStep } from './outcome';
 import { reverseLatePayment } from './sale-actions';
 
@@ -60,9 +60,7 @@ export async function chargeAuthorization(
   });
   if ('done' in step) return step.done;
   const { call } = step;
-  const answer = await askGateway(deps, gateway, (signal) =>
-    gateway.charge({ reference: call.reference, signal, method: auth.gateway_reference, amount: call.amount, currency: call.currency, initiator: 'merchant' }),
-  );
+  const answer = await CALL_KINDS.charge.send(deps, gateway, call, { method: auth.gateway_reference });
   if (answer.kind === 'not_acted') {
     await CALL_KINDS.charge.release(deps, call);
     return { kind: 'gateway_failed' };

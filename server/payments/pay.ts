@@ -3,7 +3,7 @@ import { claimPaymentAttempt, releaseFailedAttempt } from '../store/payments';
 import { type CompleteOutcome, completePayment, type PaidRecord } from './complete-payment';
 import { newCall, noteProcessorId, type GatewayCall } from '../store/gateway-calls';
 import type { Transaction } from '../store/transactions';
-import { type Answer, askGateway, type PaymentDeps, type Settled } from './ask';
+import { type Answer, type PaymentDeps, type Settled } from './ask';
 import type { Gateway, PayResult } from './gateway';
 import { outcomeUnknown, recordSafely } from './outcome';
 import { awaitHostedFields, followRedirect, type HostedFields, leaveOpenRedirects, type Redirected } from './redirect';
@@ -71,9 +71,7 @@ export async function payTransaction(
   if (!(await claim()) && !((await leaveOpenRedirects(deps, row.id, row.environment_id)) && (await claim()))) return { kind: 'not_claimed' };
   const returnUrl = p.page?.returnUrl(call.reference);
   const fromPage = p.page && returnUrl ? { returnUrl, language: p.page.language } : {};
-  const answer = await askGateway(deps, gateway, (signal) =>
-    gateway.pay({ reference: call.reference, signal, amount: row.total_price, currency: row.currency, capture: !row.authorize, fields: p.fields, ...fromPage }),
-  );
+  const answer = await CALL_KINDS.pay.send(deps, gateway, call, { fields: p.fields, ...fromPage });
   // Where the processor's page is; a redirect without one (version 1's) is not followed (settlePayment).
   if (answer.kind === 'answered' && answer.value.outcome === 'redirect' && answer.value.redirect && returnUrl) {
     return followRedirect(deps, call, gateway, answer.value, new URL(returnUrl).origin);

@@ -6,7 +6,7 @@ import type { GatewayCall } from '../store/gateway-calls';
 import { getSale, type StoredSale } from '../store/sales';
 import { recordSaleAction, releaseSaleAction } from './sale-reservations';
 import { getCall } from '../store/unknown-outcomes';
-import { askGateway, type PaymentDeps, type Settled } from './ask';
+import { type PaymentDeps, type Settled } from './ask';
 import { CALL_KINDS } from './call-kinds';
 import type { Gateway } from './gateway';
 import { outcomeUnknown, recordSafely } from './outcome';
@@ -47,9 +47,8 @@ export type SaleActionOutcome =
  */
 export async function sendSaleAction(deps: PaymentDeps, call: GatewayCall, gateway?: Gateway): Promise<SaleActionOutcome> {
   gateway ??= (await deps.gateways.of(call.environment_id)).find(call)!;
-  const payment = String(call.request.payment ?? '');
   const action = call.kind as SaleAction;
-  const answer = await askGateway(deps, gateway, (signal) => gateway[action]({ reference: call.reference, signal, payment, amount: call.amount }));
+  const answer = await CALL_KINDS[action].send(deps, gateway, call, null);
   if (answer.kind === 'unknown') return actionState(deps, await outcomeUnknown(deps, call, answer.error));
   if (answer.kind === 'not_acted') {
     await CALL_KINDS[action].release(deps, call);

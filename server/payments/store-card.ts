@@ -6,7 +6,7 @@ import type { Outbox } from '../store/events';
 import { failAuthorization, openStoreChallenge, reopenAuthorization, writeStoredCard } from '../store/authorizations';
 import { getAuthorization } from '../store/sales';
 import { getCall } from '../store/unknown-outcomes';
-import { type Answer, askGateway, type PaymentDeps, type Settled } from './ask';
+import { type Answer, type PaymentDeps, type Settled } from './ask';
 import type { ChallengeRequired, SettledResult, StoringGateway } from './gateway';
 import { customerFor } from './processor-customers';
 import { checkRedirect, type Checked } from './redirect';
@@ -81,8 +81,8 @@ export async function storeCard(deps: PaymentDeps, s: StoreCardInput): Promise<S
   const customer = await customerFor(deps, gateway, { environmentId: s.environmentId, clientId: s.clientId ?? null });
   if ('failed' in customer) return settleStore(deps, call, { kind: 'not_acted', reason: customer.failed });
   const returnUrl = s.page?.returnUrl(call.reference);
-  const input = { reference: call.reference, fields: s.fields, ...(s.authenticate ? { authenticate: true } : {}), ...(returnUrl ? { returnUrl, language: s.page!.language } : {}), ...customer };
-  const answer = await askGateway(deps, gateway, (signal) => gateway.store({ ...input, signal }));
+  const input = { fields: s.fields, ...(s.authenticate ? { authenticate: true } : {}), ...(returnUrl ? { returnUrl, language: s.page!.language } : {}), ...customer };
+  const answer = await CALL_KINDS.store.send(deps, gateway, call, input);
   if (answer.kind === 'answered' && answer.value.outcome === 'challenge') return openChallenge(deps, s, call, answer.value, returnUrl);
   return settleStore(deps, call, answer as Answer<SettledResult>);
 }

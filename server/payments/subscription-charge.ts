@@ -2,7 +2,7 @@ import { newCall, type GatewayCall } from '../store/gateway-calls';
 import { type Reservation, reservationOfCall } from '../store/subscription-charges';
 import { releaseClaim } from '../store/subscriptions';
 import { type AttemptToReserve, recordCharged, recordFailed, releaseAttempt, reserveCharge } from './subscription-period';
-import { askGateway, chargeSettled, type PaymentDeps, type Settled } from './ask';
+import { chargeSettled, type PaymentDeps, type Settled } from './ask';
 import { CALL_KINDS } from './call-kinds';
 import type { GatewaySet } from './registry';
 
@@ -50,12 +50,10 @@ export async function chargeSubscriptionPeriod(deps: PaymentDeps, subscription: 
     await releaseClaim(db, subscriptionId, claimant);
     return 'skipped';
   }
-  const { call, authorization, charge } = reservation;
+  const { call, authorization } = reservation;
   if (!call || !authorization) return record(deps, reservation, { status: 'failed', reason: 'declined', card: null }, 'authorization_removed');
   const gateway = gateways.find(call)!;
-  const answer = await askGateway(deps, gateway, (signal) =>
-    gateway.charge({ reference: call.reference, signal, method: authorization.gateway_reference, amount: charge.amount, currency: charge.currency, initiator: 'merchant' }),
-  );
+  const answer = await CALL_KINDS.subscription.send(deps, gateway, call, { method: authorization.gateway_reference });
   // Outcome unknown: the call stays pending, for reconciliation to look up once its claim runs out.
   if (answer.kind === 'unknown') return 'skipped';
   // The gateway surely did nothing: as a lookup that finds nothing (the period is due again at once).
