@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 
 // The fenced code blocks of README.md (or of another Markdown file of the repository, by its
 // path from the root), by their language, in order: the tests run or type-check them as a
-// reader copies them (test/api/readme.test.ts, test/api/sdk-readme.test.ts,
+// reader copies them (test/process/readme.test.ts, test/process/sdk-readme.test.ts,
 // test/e2e/widget.spec.ts).
 
 export function readmeBlocks(language: string, file = 'README.md'): string[] {

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readmeBlock, type SnippetServer, startSnippetServer } from '../readme';
-import { rawRequest, useTestService } from './harness';
+import { rawRequest, useTestService } from '../api/harness';
 
 // The README's snippets as a reader copies them: the curl of quick start 1 run by a shell,
 // the webhook receiver of quick start 3 run by Node (a bad signature must be a 400, not a
@@ -98,7 +98,7 @@ describe('README snippets', () => {
       join(DIR, 'tsconfig.json'),
       JSON.stringify({ compilerOptions: { module: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'] }, files: ['pay.ts'] }),
     );
-    // TypeScript 7, the compiler `npm run typecheck` uses (test/api/typed-client.test.ts runs 6 too).
+    // TypeScript 7, the compiler `npm run typecheck` uses (test/process/typed-client.test.ts runs 6 too).
     const result = await exec(process.execPath, ['node_modules/typescript-native/bin/tsc', '-p', join(DIR, 'tsconfig.json')], { cwd: ROOT }).catch(
       (e: { stdout: string }) => e,
     );

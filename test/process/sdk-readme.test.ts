@@ -5,8 +5,8 @@ import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readmeBlock, type SnippetServer, startSnippetServer } from '../readme';
-import { ENGINES, useTestService } from './harness';
-import { paidTransaction, payWithCard } from './pay';
+import { ENGINES, useTestService } from '../api/harness';
+import { paidTransaction, payWithCard } from '../api/pay';
 
 // The SDK's README (packages/sdk/README.md) as a reader copies it: the package is built
 // (dist/, what `npm pack` ships), both examples are type-checked as written under strict

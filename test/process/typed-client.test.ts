@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../server/domain/event-types';
-import { ENGINES, rawRequest, useTestService } from './harness';
-import { payToken } from './pay';
+import { ENGINES, rawRequest, useTestService } from '../api/harness';
+import { payToken } from '../api/pay';
 
 // A typed client made from the published document by tools nobody here wrote:
 // openapi-typescript (its defaults) generates the types, openapi-fetch makes the calls.
