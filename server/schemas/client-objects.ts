@@ -1,4 +1,5 @@
-import countries from 'i18n-iso-countries';
+// The codes alone: the entry point would register the country names in every language, unused.
+import countries from 'i18n-iso-countries/index.js';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { z } from 'zod';
 import { IBAN_PROBLEMS, ibanProblem, normaliseIban } from '../../widget/fields/iban';
