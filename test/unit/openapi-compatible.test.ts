@@ -10,10 +10,18 @@ import { incompatibleChanges } from '../openapi/compatibility';
 type Doc = Record<string, any>;
 const released = JSON.parse(readFileSync(new URL(`../openapi/released/${CURRENT_VERSION}.json`, import.meta.url), 'utf8')) as Doc;
 const productBody = (d: Doc) => d.paths['/product/'].post.requestBody.content['application/json'].schema as Doc;
+/**
+ * The released document with only the operations the cases below change (and those showing
+ * the schemas they change): each case is about the check, and comparing all 58 paths took
+ * half a second a case. The whole document is compared in the first test and by
+ * `npm run lint:openapi`.
+ */
+const CASE_PATHS = ['/product/', '/product/{id}/', '/transaction/', '/balance_transaction/'];
+const caseDocument: Doc = { ...released, paths: Object.fromEntries(CASE_PATHS.map((path) => [path, released.paths[path]])) };
 const changed = (change: (d: Doc) => void) => {
-  const copy = structuredClone(released);
+  const copy = structuredClone(caseDocument);
   change(copy);
-  return incompatibleChanges(released, copy);
+  return incompatibleChanges(caseDocument, copy);
 };
 
 describe('the compatibility check of the OpenAPI document', () => {
