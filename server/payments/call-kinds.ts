@@ -38,7 +38,7 @@ import { recordSubscriptionCharge } from './subscription-charge';
  * What a call is sent with besides what it records: a card's fields and the page's return
  * route (never stored), or the saved card's processor reference (its authorization's).
  */
-export interface SendExtras {
+interface SendExtras {
   pay: Pick<PayInput, 'fields' | 'returnUrl' | 'language'>;
   charge: { method: string };
   subscription: { method: string };
@@ -63,7 +63,7 @@ interface SentBy {
 type GatewayOf<K extends GatewayCallKind> = K extends 'store' ? StoringGateway : Gateway;
 
 /** What a kind's gateway method answered, through `askGateway`. */
-export type SendAnswer<K extends GatewayCallKind> = Answer<Awaited<ReturnType<StoringGateway[SentBy[K]]>>>;
+type SendAnswer<K extends GatewayCallKind> = Answer<Awaited<ReturnType<StoringGateway[SentBy[K]]>>>;
 
 type Succeeded = Extract<Settled, { status: 'succeeded' }>;
 

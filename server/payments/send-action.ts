@@ -6,7 +6,7 @@ import type { GatewayCall } from '../store/gateway-calls';
 import { getSale, type StoredSale } from '../store/sales';
 import { recordSaleAction, releaseSaleAction } from './sale-reservations';
 import { getCall } from '../store/unknown-outcomes';
-import { type PaymentDeps, type Settled } from './ask';
+import type { PaymentDeps, Settled } from './ask';
 import { CALL_KINDS } from './call-kinds';
 import type { Gateway } from './gateway';
 import { outcomeUnknown, recordSafely } from './outcome';
