@@ -63,6 +63,11 @@ export interface PaymentRun {
   cpuMs: number;
   cpuMsNet: number;
   /**
+   * The bench's own CPU (its HTTP client, the webhook receiver) per payment: on the same two
+   * cores as the service, so it bounds the payments a second as much as the service's does.
+   */
+  clientCpuMs: number;
+  /**
    * PostgreSQL's CPU over the run per payment: all its processes on the machine, other
    * sessions' too, and those that exit take their CPU out of the sum: in the JSON only, not
    * in the table (it was negative in a run on the shared machine).
@@ -123,6 +128,8 @@ export interface PaymentOptions {
   work: string;
   logFile: string;
   progress: (message: string) => void;
+  /** `--cpu-prof`: the measured services write V8 profiles here. */
+  cpuProfDir?: string;
 }
 
 const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]! : NaN);
@@ -310,7 +317,7 @@ async function measureConfig(c: Config, o: PaymentOptions, receiver: Receiver, o
   try {
     // A real processor's books are not in our database, and the statement budget is our service's (docs/performance.md).
     const env = { SANDBOX_LATENCY_MS: String(c.sandboxLatencyMs), SANDBOX_BOOKS: o.sandboxBooks };
-    for (let i = 0; i < c.processes; i++) targets.push(await startService({ port: await freePort(), dataDir: c.dataDir, databaseUrl: c.databaseUrl, logFile: o.logFile, env }));
+    for (let i = 0; i < c.processes; i++) targets.push(await startService({ port: await freePort(), dataDir: c.dataDir, databaseUrl: c.databaseUrl, logFile: o.logFile, env, cpuProfDir: o.cpuProfDir }));
     // Unmeasured: JIT, pools, the key check's cache, on every process.
     const warm = await payments(targets, c.store.auth, receiver, Math.max(...o.concurrency) * 2 * c.processes, Math.max(...o.concurrency));
     if (warm.errors.length) throw new Error(`warm-up: ${warm.errors[0]}`);
@@ -339,7 +346,9 @@ async function measureConfig(c: Config, o: PaymentOptions, receiver: Receiver, o
       const before: DbCounters | null = c.db ? await settled(c.db) : null;
       const cpu0 = cpuOf(targets);
       const pg0 = postgresCpuMs();
+      const client0 = process.cpuUsage();
       const r = await payments(targets, c.store.auth, receiver, o.payments, concurrency);
+      const client = process.cpuUsage(client0);
       const cpu = cpuOf(targets) - cpu0;
       const pgCpu = postgresCpuMs() - pg0;
       const after = c.db ? await settled(c.db) : null;
@@ -355,6 +364,7 @@ async function measureConfig(c: Config, o: PaymentOptions, receiver: Receiver, o
         seconds: r.seconds,
         cpuMs: cpu / done,
         cpuMsNet: (cpu - cpuIdleRate * r.seconds) / done,
+        clientCpuMs: (client.user + client.system) / 1000 / done,
         latency: r.latency,
       };
       if (c.engine === 'postgres') run.postgresCpuMs = pgCpu / done;
@@ -364,7 +374,7 @@ async function measureConfig(c: Config, o: PaymentOptions, receiver: Receiver, o
       }
       out.runs.push(run);
       const db = run.db ? ` · ${run.db.net.commits.toFixed(1)} commits, ${Math.round(run.db.net.ownWalBytes ?? NaN)} B own WAL per payment (net)` : '';
-      o.progress(`payments ${c.engine} ${c.processes}p ${concurrency}c: ${run.perSecond.toFixed(1)}/s, CPU ${run.cpuMsNet.toFixed(1)} ms/payment${db}${r.errors.length ? `, ${r.errors.length} FAILED: ${r.errors[0]}` : ''}`);
+      o.progress(`payments ${c.engine} ${c.processes}p ${concurrency}c: ${run.perSecond.toFixed(1)}/s, CPU ${run.cpuMsNet.toFixed(1)} ms/payment (bench ${run.clientCpuMs.toFixed(1)})${db}${r.errors.length ? `, ${r.errors.length} FAILED: ${r.errors[0]}` : ''}`);
     }
   } finally {
     for (const t of targets) await t.stop();

@@ -396,7 +396,7 @@ try {
   if (only.has('payments') && !flags['bytes-only']) {
     await section('payments', async () => {
       const options = { payments: Number(flags.payments), concurrency: flags['payment-concurrency'].split(',').map(Number), idleSeconds: 4, pgbenchSeconds: 5, sandboxLatencyMs: Number(flags['sandbox-latency']), sandboxBooks: sandboxBooksFlag(flags['sandbox-books']) };
-      results.payments = await paymentBench({ ...options, work, logFile, progress }, pgUrl);
+      results.payments = await paymentBench({ ...options, work, logFile, progress, cpuProfDir }, pgUrl);
     });
   }
   if (only.has('dashboard') && !flags['bytes-only']) {

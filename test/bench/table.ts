@@ -140,7 +140,7 @@ function paymentRows(p: NonNullable<Results['payments']>): Row[] {
         : p.sqliteInsert && { label: `SQLite insert ${int(p.sqliteInsert.rps)}/s`, rate: p.sqliteInsert.rps, target: '≥ 1/30 (issue 49)' };
     rows.push([
       `  ${r.engine}, ${r.processes} process${r.processes === 1 ? '' : 'es'}, ${r.concurrency} at a time${r.sandboxLatencyMs ? `, latency on (${r.sandboxLatencyMs} ms a sandbox call)` : ''}`,
-      `${fixed(r.perSecond)} payments/s · CPU ${fixed(r.cpuMsNet)} ms/payment${r.failures ? ` · ${r.failures} FAILED` : ''}`,
+      `${fixed(r.perSecond)} payments/s · CPU ${fixed(r.cpuMsNet)} ms/payment, the bench's ${fixed(r.clientCpuMs)}${r.failures ? ` · ${r.failures} FAILED` : ''}`,
       ref ? ref.label : '',
       ref ? oneIn(r.perSecond, ref.rate) : '',
       ref ? ref.target : '',
