@@ -34,6 +34,12 @@ export interface ProcessorShop {
   advance(ms: number): void;
   /** How far the service's clock has been moved on, in ms. */
   elapsed(): number;
+  /**
+   * Stops the service's clock where it is; the function it answers starts it again from
+   * there (`elapsed` then counts the stop as time moved back), so that however long the
+   * machine takes meanwhile (a restart under load), no deadline passes for the service.
+   */
+  holdClock(): () => void;
   /** Our gateway calls of a subject (a transaction or a sale), read from the database. */
   calls(subjectId: string): Promise<GatewayCall[]>;
   /** The card a subscription's sign-up waits for or was signed up with (its latest), read from the database. */
@@ -77,6 +83,11 @@ export function useProcessorShop(engine: EngineName, setup: { env(): Record<stri
       api: new Client(service.url, keys),
       advance: (ms: number) => clock.set((offset += ms)),
       elapsed: () => offset,
+      holdClock() {
+        const at = Date.now() + offset;
+        clock.stand(at);
+        return () => clock.set((offset = at - Date.now()));
+      },
       calls: (subjectId: string) => listCalls(database.db, subjectId),
       signupCard: async (id: string) =>
         (await database.db.selectFrom('subscriptions').select('signup_authorization_id').where('id', '=', id).executeTakeFirstOrThrow()).signup_authorization_id ?? null,
