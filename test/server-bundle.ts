@@ -1,7 +1,9 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build, type BuildOptions } from 'esbuild';
+import { build, type BuildOptions, type Plugin } from 'esbuild';
 
 // The service, its CLIs and the test gateway modules compiled into plain JavaScript once
 // per test run, for the tests that start them as processes (test/api/process.ts, the process
@@ -10,6 +12,8 @@ import { build, type BuildOptions } from 'esbuild';
 // `listening` line), and the process tests start a few hundred. The same code, only compiled
 // ahead, and each module's `import.meta.url` and `import.meta.dirname` keep naming its source
 // file, so what it reads beside itself (the SQLite writer, the dashboard's CSS, dist/) is found.
+// The service and the CLIs start through test/process-launch.ts, which keeps V8's code cache
+// of them: a start compiles nothing it compiled before.
 
 const ROOT = join(import.meta.dirname, '..');
 // Inside node_modules, so the bundles' package imports resolve from the project.
@@ -33,8 +37,57 @@ const PROCESSES = {
   'users-cli': 'server/users-cli.ts',
 } as const;
 
-/** The compiled file of an entry, for `node` (or GATEWAY_MODULES / PAYOUT_MODULE). */
-export const bundled = (entry: keyof typeof GATEWAYS | keyof typeof PROCESSES): string => join(OUT, `${entry}.mjs`);
+/** The compiled module of a test gateway, for GATEWAY_MODULES / PAYOUT_MODULE. */
+export const bundled = (entry: keyof typeof GATEWAYS): string => join(OUT, `${entry}.mjs`);
+
+/** `node`'s arguments that start the service or a CLI, before the process's own. */
+export const startArgs = (entry: keyof typeof PROCESSES): string[] => [join(OUT, 'launch.cjs'), join(OUT, `${entry}.js`)];
+
+/**
+ * Our sources as they are, but that each module's `import.meta.url` and `import.meta.dirname`
+ * name its source file. In a script (`script`), a dynamic import of a computed name (the
+ * gateway modules the service is given) calls the launcher's `importOutside`: Node 20 loses
+ * a script's import() callback when the script comes from V8's code cache
+ * (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING). Imports of a literal name are compiled in.
+ */
+function sourceLocation({ script }: { script: boolean }): Plugin {
+  return {
+    name: 'source-location',
+    setup(b) {
+      b.onLoad({ filter: /\.tsx?$/ }, ({ path }) => {
+        const located = readFileSync(path, 'utf8')
+          .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(path).href))
+          .replaceAll('import.meta.dirname', JSON.stringify(dirname(path)));
+        return { contents: script ? located.replace(/\bimport\((?!['"])/g, 'importOutside(') : located, loader: path.endsWith('.tsx') ? 'tsx' : 'ts' };
+      });
+    },
+  };
+}
+
+/**
+ * Node's own modules and the two native packages stay outside the bundle as calls of the
+ * launcher's require, not as ES imports: a script has none. Named apart from `require`,
+ * whose calls esbuild would resolve into the bundle again.
+ */
+const required: Plugin = {
+  name: 'required',
+  setup(b) {
+    const names = [...builtinModules, 'better-sqlite3', 'pg-native'].map((name) => name.replace(/[/.-]/g, (c) => `\\${c}`));
+    b.onResolve({ filter: new RegExp(`^(node:.*|${names.join('|')})$`) }, ({ path }) => ({ path, namespace: 'required' }));
+    b.onLoad({ filter: /.*/, namespace: 'required' }, ({ path }) => ({ contents: `module.exports = requireOutside(${JSON.stringify(path)});`, loader: 'js' }));
+  },
+};
+
+/**
+ * The ES module an entry compiled to, as the body of an async function of the launcher's
+ * `require` (the CommonJS packages compiled in call it) and `importOutside` (its top-level
+ * awaits stay legal), strict as a module is, under a line with its hash that
+ * names its code cache (test/process-launch.ts).
+ */
+function asScript(code: string): string {
+  const body = `(async function (require, importOutside) {\n'use strict';\nconst requireOutside = require;\n${code}\n})\n`;
+  return `// sha256 ${createHash('sha256').update(body).digest('hex')}\n${body}`;
+}
 
 /**
  * The global setup of vitest and Playwright: compiles every entry (about 0.3 s). Each file
@@ -52,33 +105,23 @@ export default async function buildProcessBundles(): Promise<void> {
     format: 'esm',
     target: 'node20',
     logLevel: 'warning',
-    plugins: [
-      {
-        name: 'source-location',
-        setup(b) {
-          b.onLoad({ filter: /\.tsx?$/ }, ({ path }) => ({
-            contents: readFileSync(path, 'utf8')
-              .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(path).href))
-              .replaceAll('import.meta.dirname', JSON.stringify(dirname(path))),
-            loader: path.endsWith('.tsx') ? 'tsx' : 'ts',
-          }));
-        },
-      },
-    ],
+    plugins: [sourceLocation({ script: false })],
   } satisfies BuildOptions;
   const entries = (group: Record<string, string>) => Object.fromEntries(Object.entries(group).map(([name, file]) => [name, join(ROOT, file)]));
-  await Promise.all([
+  const [, processes] = await Promise.all([
     build({ ...common, entryPoints: entries(GATEWAYS), packages: 'external' }),
-    build({
-      ...common,
-      entryPoints: entries(PROCESSES),
-      // pg asks for pg-native only when told to; better-sqlite3 loads its compiled addon.
-      external: ['better-sqlite3', 'pg-native'],
-      // The CommonJS packages compiled in call require() for Node's own modules.
-      banner: { js: "import { createRequire as createRequireOfBundle } from 'node:module'; const require = createRequireOfBundle(import.meta.url);" },
-    }),
+    build({ ...common, entryPoints: entries(PROCESSES), plugins: [sourceLocation({ script: true }), required], write: false }),
+    build({ ...common, entryPoints: { launch: join(ROOT, 'test', 'process-launch.ts') }, format: 'cjs', outExtension: { '.js': '.cjs' } }),
   ]);
+  mkdirSync(temp, { recursive: true });
+  const scripts = processes.outputFiles.map((file) => ({ name: file.path.replace(/\.mjs$/, '.js'), text: asScript(file.text) }));
+  for (const { name, text } of scripts) writeFileSync(name, text);
   mkdirSync(OUT, { recursive: true });
   for (const file of readdirSync(temp)) renameSync(join(temp, file), join(OUT, file));
   rmSync(temp, { recursive: true, force: true });
+  // The caches of bundles no longer built (each is 1–4 MB).
+  const current = scripts.map(({ text }) => text.slice('// sha256 '.length, text.indexOf('\n')));
+  for (const file of readdirSync(OUT)) {
+    if (file.endsWith('.v8cache') && !current.some((hash) => file.includes(hash))) rmSync(join(OUT, file), { force: true });
+  }
 }

@@ -10,7 +10,7 @@ import { migratedDataDir } from '../database-template';
 import { freshDatabase } from './database';
 import { TEST_PASSWORD_HASH_COST } from '../password-cost';
 import { TEST_SECRETS_KEY, UNLIMITED } from './harness';
-import { bundled } from '../server-bundle';
+import { startArgs } from '../server-bundle';
 
 // The service and the keys CLI as real child processes, for tests about processes:
 // crashes, restarts, CLIs. Started from the test run's compiled bundles (test/server-bundle.ts:
@@ -50,7 +50,7 @@ function childEnv(env: ProcessEnv): NodeJS.ProcessEnv {
 
 /** The keys CLI (`npm run keys -- …`): its stdout, or a rejection with its stderr. */
 export async function keysCli(args: string[], env: ProcessEnv): Promise<string> {
-  const { stdout } = await run(process.execPath, [bundled('keys-cli'), ...args], {
+  const { stdout } = await run(process.execPath, [...startArgs('keys-cli'), ...args], {
     cwd: ROOT,
     env: childEnv(env),
     timeout: 30_000,
@@ -60,7 +60,7 @@ export async function keysCli(args: string[], env: ProcessEnv): Promise<string> 
 
 /** `npm run users -- …` against the same data. */
 export async function usersCli(args: string[], env: ProcessEnv): Promise<string> {
-  const { stdout } = await run(process.execPath, [bundled('users-cli'), ...args], {
+  const { stdout } = await run(process.execPath, [...startArgs('users-cli'), ...args], {
     cwd: ROOT,
     env: childEnv(env),
     timeout: 30_000,
@@ -87,7 +87,7 @@ export interface ServiceProcess {
 /** Starts the service (`server/main.ts`) and waits for its pino `listening` line. */
 export async function startServiceProcess(env: ProcessEnv): Promise<ServiceProcess> {
   // node itself rather than npx: the pid is the service, so a signal hits it.
-  const child = spawn(process.execPath, [bundled('main')], {
+  const child = spawn(process.execPath, startArgs('main'), {
     cwd: ROOT,
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -9,7 +9,7 @@ import { type Db, openDatabase } from '../../server/store/db';
 import { listEnvironments } from '../../server/store/environments';
 import type { Role } from '../../server/store/schema';
 import { payLink } from '../api/pay';
-import { bundled } from '../server-bundle';
+import { startArgs } from '../server-bundle';
 
 // Transactions with everything a transaction's page can show, made through the API and the
 // payment page as a merchant's would be: a card payment crediting a wallet, a held card
@@ -21,7 +21,7 @@ const DEMO = 'Demo shop';
 /** `npm run keys` or `npm run users` on the service's data, from the run's compiled bundle. */
 export const cli = async (entry: 'keys-cli' | 'users-cli', service: Service, args: string[]) =>
   JSON.parse(
-    (await promisify(execFile)(process.execPath, [bundled(entry), ...args, '--json'], { env: { ...process.env, DATA_DIR: service.dataDir, DATABASE_URL: '' } })).stdout,
+    (await promisify(execFile)(process.execPath, [...startArgs(entry), ...args, '--json'], { env: { ...process.env, DATA_DIR: service.dataDir, DATABASE_URL: '' } })).stdout,
   );
 
 /** A one-time link from the real `npm run users -- invite` (two process starts): what dashboard.spec.ts's first test follows. */

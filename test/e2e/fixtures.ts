@@ -9,7 +9,7 @@ import { TEST_CARDS } from '../../server/domain/test-cards';
 import { RETURN_AFTER_MS } from '../../widget/screen/model-actions';
 import { migratedDataDir } from '../database-template';
 import { TEST_PASSWORD_HASH_COST } from '../password-cost';
-import { bundled } from '../server-bundle';
+import { startArgs } from '../server-bundle';
 
 // Each worker runs the real service as a child process (its own SQLite directory) and a
 // stand-in merchant site on another origin (127.0.0.1 vs localhost, other port) that
@@ -51,7 +51,7 @@ export async function startService(env: Record<string, string> = {}): Promise<{ 
   // Already migrated (test/database-template.ts): the service's own migrate finds nothing to do.
   const dataDir = env.DATABASE_URL ? mkdtempSync(join(tmpdir(), 'checkout-e2e-')) : await migratedDataDir('checkout-e2e-');
   // From the run's compiled bundle (test/server-bundle.ts, Playwright's global setup).
-  const child: ChildProcess = spawn(process.execPath, [bundled('main')], {
+  const child: ChildProcess = spawn(process.execPath, startArgs('main'), {
     // Rate limits out of the way: the browser tests pay and sign up far faster than people.
     // No drain on SIGTERM: no load balancer has to take the process out (drain.test.ts covers it).
     env: { ...process.env, PORT: '0', DATA_DIR: dataDir, DEMO: 'true', LOG_LEVEL: 'info', DATABASE_URL: '', API_RATE_LIMIT: '1000000', IP_RATE_LIMIT: '1000000', PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST, SHUTDOWN_DRAIN_MS: '0', ...env },

@@ -5,7 +5,7 @@ import { payToken } from '../api/pay';
 import { readmeBlock } from '../readme';
 import { axeViolations } from './axe';
 import { CARDS, expect, type Merchant, type Service, startMerchant, test as base, typeCardWithKeyboard, returnTo } from './fixtures';
-import { bundled } from '../server-bundle';
+import { startArgs } from '../server-bundle';
 
 // The widget on a stand-in merchant site (http://127.0.0.1:…) loading /widget.js from the
 // service (http://localhost:…): a real cross-origin embed. A second site on another port,
@@ -932,7 +932,7 @@ test.describe('origins', () => {
     const created = await new Promise<string>((resolve, reject) => {
       const cli = spawn(
         process.execPath,
-        [bundled('keys-cli'), 'create', '--name', 'Stranger', '--allowed-origin', stranger.origin, '--json'],
+        [...startArgs('keys-cli'), 'create', '--name', 'Stranger', '--allowed-origin', stranger.origin, '--json'],
         { env: { ...process.env, DATA_DIR: service.dataDir, DATABASE_URL: '', LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'inherit'] },
       );
       let out = '';
