@@ -79,10 +79,10 @@ const required: Plugin = {
 };
 
 /**
- * The ES module an entry compiled to, as the body of an async function of the launcher's
- * `require` (the CommonJS packages compiled in call it) and `importOutside` (its top-level
- * awaits stay legal), strict as a module is, under a line with its hash that
- * names its code cache (test/process-launch.ts).
+ * The ES module an entry compiled to, as the body of an async function (so its top-level
+ * awaits stay legal) of the launcher's `require` (the CommonJS packages compiled in call it)
+ * and `importOutside`, strict as a module is, under a line with its hash, which names its
+ * code cache (test/process-launch.ts).
  */
 function asScript(code: string): string {
   const body = `(async function (require, importOutside) {\n'use strict';\nconst requireOutside = require;\n${code}\n})\n`;
