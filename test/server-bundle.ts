@@ -117,11 +117,12 @@ export default async function buildProcessBundles(): Promise<void> {
   const scripts = processes.outputFiles.map((file) => ({ name: file.path.replace(/\.mjs$/, '.js'), text: asScript(file.text) }));
   for (const { name, text } of scripts) writeFileSync(name, text);
   mkdirSync(OUT, { recursive: true });
-  for (const file of readdirSync(temp)) renameSync(join(temp, file), join(OUT, file));
+  const built = readdirSync(temp);
+  for (const file of built) renameSync(join(temp, file), join(OUT, file));
   rmSync(temp, { recursive: true, force: true });
-  // The caches of bundles no longer built (each is 1–4 MB).
-  const current = scripts.map(({ text }) => text.slice('// sha256 '.length, text.indexOf('\n')));
+  // What this build did not make: older bundles and the caches of their code (1–4 MB each).
+  const hashes = scripts.map(({ text }) => text.slice('// sha256 '.length, text.indexOf('\n')));
   for (const file of readdirSync(OUT)) {
-    if (file.endsWith('.v8cache') && !current.some((hash) => file.includes(hash))) rmSync(join(OUT, file), { force: true });
+    if (!built.includes(file) && !hashes.some((hash) => file.endsWith(`.${hash}.v8cache`))) rmSync(join(OUT, file), { force: true });
   }
 }
