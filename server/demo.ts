@@ -47,7 +47,7 @@ export function demoInstructions(keys: NewKeys, baseUrl: string, approvedCard: s
 }
 
 /** The demo merchant's owner account: its email, and where an invite for it is printed. */
-export const DEMO_OWNER_EMAIL = 'owner@demo.example';
+const DEMO_OWNER_EMAIL = 'owner@demo.example';
 
 /** A one-time dashboard link for the demo merchant, printed beside its keys. */
 export async function demoDashboardInstructions(database: Database, keys: NewKeys, baseUrl: string, now: Date): Promise<string> {

@@ -74,7 +74,7 @@ export async function withClient<T>(url: string, work: (client: pg.Client) => Pr
 }
 
 /** Waits until nobody is connected to `name`: CREATE DATABASE … TEMPLATE refuses otherwise. */
-export async function sessionsEnded(client: pg.Client, name: string): Promise<void> {
+async function sessionsEnded(client: pg.Client, name: string): Promise<void> {
   for (let i = 0; i < 100; i++) {
     const { rows } = await client.query<{ n: string }>('select count(*) as n from pg_stat_activity where datname = $1', [name]);
     if (Number(rows[0]!.n) === 0) return;

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 // reader copies them (test/process/readme.test.ts, test/process/sdk-readme.test.ts,
 // test/e2e/widget.spec.ts).
 
-export function readmeBlocks(language: string, file = 'README.md'): string[] {
+function readmeBlocks(language: string, file = 'README.md'): string[] {
   const readme = readFileSync(new URL(`../${file}`, import.meta.url), 'utf8');
   return [...readme.matchAll(/^```(\w+)\n([\s\S]*?)^```$/gm)].filter(([, lang]) => lang === language).map(([, , body]) => body!);
 }

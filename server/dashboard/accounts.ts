@@ -30,7 +30,7 @@ import { checkSecondFactor, hasSecondFactor, turnOffSecondFactor } from './secon
 // throttle, sessions with idle and absolute expiry. Secrets (invite tokens, session ids)
 // are 256 random bits; only their SHA-256 is stored.
 
-export const INVITE_TTL_MS = 24 * 3600_000;
+const INVITE_TTL_MS = 24 * 3600_000;
 /** A session unused for this long is over. */
 export const SESSION_IDLE_MS = 2 * 3600_000;
 /** A session is over this long after sign-in, however busy. */

@@ -15,7 +15,7 @@ import { payoutFileUrl } from './payout-file-pages';
 const payoutUrl = (id: string) => `/dashboard/payouts/${id}/`;
 
 /** A payout's state in words; a failed or returned one stands out, as on the payouts page. */
-export function PayoutState({ text, row }: { text: DashboardText; row: Pick<MerchantPayoutRow, 'status'> }) {
+function PayoutState({ text, row }: { text: DashboardText; row: Pick<MerchantPayoutRow, 'status'> }) {
   const words = text.t(`payout.status.${row.status}`);
   return row.status === 'failed' || row.status === 'returned' ? <strong class="overdue">{words}</strong> : <>{words}</>;
 }

@@ -34,7 +34,7 @@ function Tabs({ text, group }: { text: DashboardText; group: GroupName }) {
 }
 
 /** What tells one object from another at a glance: its price, amount, rate or value. */
-export function summaryOf(text: DashboardText, group: GroupName, row: Item, api: Record<string, unknown>): string {
+function summaryOf(text: DashboardText, group: GroupName, row: Item, api: Record<string, unknown>): string {
   const r = row as Record<string, unknown>;
   const currency = typeof r.currency === 'string' ? r.currency : null;
   const money = (units: unknown) => (currency ? text.money(Number(units), currency) : String(api.price));

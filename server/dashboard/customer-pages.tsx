@@ -33,7 +33,7 @@ export interface CustomerListQuery {
   page: number;
 }
 
-export const listHref = (q: CustomerListQuery, page: number) =>
+const listHref = (q: CustomerListQuery, page: number) =>
   `/dashboard/customers/?${new URLSearchParams({ ...(q.q ? { q: q.q } : {}), ...(q.all ? { all: '1' } : {}), page: String(page) })}`;
 
 function Search({ text, query }: { text: DashboardText; query: CustomerListQuery }) {

@@ -17,7 +17,7 @@ export type EndpointNotice = 'created' | 'rolled' | 'saved' | 'enabled' | 'disab
 const BASE = '/dashboard/webhook-endpoints/';
 export const endpointUrl = (id: string) => `${BASE}${id}/`;
 
-export function stateOf(text: DashboardText, e: StoredEndpoint): string {
+function stateOf(text: DashboardText, e: StoredEndpoint): string {
   if (e.enabled) return text.t('ep.enabled');
   return e.disabled_reason === 'failing' ? text.t('ep.failing') : text.t('ep.disabled');
 }

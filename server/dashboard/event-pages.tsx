@@ -23,7 +23,7 @@ const eventUrl = (id: string) => `${BASE}${id}/`;
  * The dashboard page of the object an event is about, when there is one (and the event did
  * not delete it); `endpoints`: the webhook endpoints that still exist.
  */
-export function objectHref(event: Pick<StoredEvent, 'type' | 'object_id' | 'payload'>, endpoints: ReadonlySet<string>): string | null {
+function objectHref(event: Pick<StoredEvent, 'type' | 'object_id' | 'payload'>, endpoints: ReadonlySet<string>): string | null {
   const [family, change] = event.type.split('.') as [string, string];
   const data = event.payload.data;
   const id = event.object_id;

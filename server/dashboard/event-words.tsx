@@ -31,7 +31,7 @@ function amountValue(type: EventType, data: Data): unknown {
 }
 
 /** The money an event's payload says it moved, in minor units of its currency; null when it names none. */
-export function eventAmount(type: string, data: Data | undefined): { units: number; currency: string } | null {
+function eventAmount(type: string, data: Data | undefined): { units: number; currency: string } | null {
   if (!data || !isEventType(type)) return null;
   const value = amountValue(type, data);
   const currency = typeof data.currency === 'string' ? findCurrency(data.currency) : undefined;

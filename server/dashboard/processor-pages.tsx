@@ -46,7 +46,7 @@ const fieldLabel = (text: DashboardText, type: ProcessorType, path: string) => {
 };
 
 /** Why nothing was saved: each field at fault, or one message (the processor unreachable, one of a type). */
-export function Problems({ text, type, errors, message }: { text: DashboardText; type: ProcessorType; errors: Errors; message?: string }) {
+function Problems({ text, type, errors, message }: { text: DashboardText; type: ProcessorType; errors: Errors; message?: string }) {
   if (!errors.length && !message) return null;
   return (
     <div class="notice error" role="alert">

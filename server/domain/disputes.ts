@@ -67,7 +67,7 @@ export type EvidenceText = Partial<Record<EvidenceField, string>>;
  * card schemes (after the processors' published guidance per reason; Stripe's is the most
  * complete), "other evidence" last. Every other field is still accepted.
  */
-export const EVIDENCE_FOR_REASON: Record<DisputeReason, readonly EvidenceField[]> = {
+const EVIDENCE_FOR_REASON: Record<DisputeReason, readonly EvidenceField[]> = {
   fraudulent: ['customer_name', 'customer_email_address', 'billing_address', 'shipping_address', 'shipping_tracking_number', 'access_activity_log', 'customer_communication'],
   product_not_received: ['shipping_carrier', 'shipping_tracking_number', 'shipping_date', 'shipping_address', 'service_date', 'customer_communication'],
   duplicate: ['duplicate_charge_explanation', 'refund_policy', 'customer_communication'],

@@ -5,7 +5,7 @@ import type { TransactionStatus } from './transaction-status';
 // repeated click (or a taken-over session) cannot flood a customer's inbox.
 
 /** The shortest time between two receipts of one payment (the first one, or a resend). */
-export const RECEIPT_RESEND_INTERVAL_MS = 60_000;
+const RECEIPT_RESEND_INTERVAL_MS = 60_000;
 
 export type ReceiptRefusal = 'not_paid' | 'no_email' | 'too_soon';
 

@@ -15,9 +15,9 @@ import { elapsedMs, loggablePath } from './logging';
 // second; SIGTERM (service.ts, ops/shutdown.ts) writes them before the database closes.
 
 /** A batch is written at least this often while rows wait… */
-export const FLUSH_MS = 1000;
+const FLUSH_MS = 1000;
 /** …and at once when this many wait. */
-export const FLUSH_ROWS = 200;
+const FLUSH_ROWS = 200;
 /** Rows kept while the database refuses them; beyond, new rows are dropped and counted. */
 const MAX_WAITING = 20_000;
 /** Longer paths are cut: a path is the route and its ids, never kilobytes. */

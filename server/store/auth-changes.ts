@@ -20,7 +20,7 @@ export function settingsChanged(): void {
 }
 
 /** The version every write to `api_keys`, `environments` or a processor's settings, from any process, moves on. */
-export const authVersion = compiledOnce((db) => db.selectFrom('auth_changes').select('version').where('id', '=', 1));
+const authVersion = compiledOnce((db) => db.selectFrom('auth_changes').select('version').where('id', '=', 1));
 
 /**
  * Resolves with a generation that moves on whenever anything kept may be stale. `through`:

@@ -27,7 +27,7 @@ export interface CardMatch {
 
 type TxWhere = ExpressionBuilder<Tables, 'transactions'>;
 
-/** The sale that paid the transaction: its first that moved money (dashboard/payment-summary.ts payingSale). */
+/** The sale that paid the transaction: its first that moved money (dashboard/payment-summary.tsx payingSale). */
 function payingSale(eb: TxWhere) {
   return eb
     .selectFrom('sales')

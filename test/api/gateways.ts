@@ -28,7 +28,7 @@ export interface ControlledGateway extends Gateway {
   completeHung(): Promise<void>;
 }
 
-export function controlledGateway(): ControlledGateway {
+function controlledGateway(): ControlledGateway {
   const inner = createSandboxCard();
   const received: ControlledGateway['received'] = [];
   const hung: (() => Promise<void>)[] = [];

@@ -19,8 +19,8 @@ export const PROCESSOR_MODES = ['ok', 'stall', 'hold', 'lose', 'late', 'notify',
 export type ProcessorMode = (typeof PROCESSOR_MODES)[number];
 
 /** The key the stand-in processor signs its notifications with (remote-gateway.ts verifies them). */
-export const NOTIFY_SECRET = 'stand-in-processor-notifications';
-export const signNotification = (body: string) => createHmac('sha256', NOTIFY_SECRET).update(body).digest('hex');
+const NOTIFY_SECRET = 'stand-in-processor-notifications';
+const signNotification = (body: string) => createHmac('sha256', NOTIFY_SECRET).update(body).digest('hex');
 
 /** One thing the processor did, in its own books. */
 export interface Act {

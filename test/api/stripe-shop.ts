@@ -35,7 +35,7 @@ export interface StripeShop {
 }
 
 /** Connects the double to a new environment of `t`; its events go to the processor's webhook_url. */
-export async function connectStripe(t: TestService, double: StripeDouble, name = 'Stripe shop'): Promise<Omit<StripeShop, 't' | 'double' | 'clock'>> {
+async function connectStripe(t: TestService, double: StripeDouble, name = 'Stripe shop'): Promise<Omit<StripeShop, 't' | 'double' | 'clock'>> {
   const api = await t.newEnvironment(name);
   const keys = stripeTestKeys();
   const connected = await api.post('/processor/', { type: 'stripe', ...keys });

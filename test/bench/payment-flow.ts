@@ -45,7 +45,7 @@ export interface LatencyStats {
   p99: number;
 }
 
-export const STEPS = ['create', 'page', 'pay', 'sale', 'refund', 'webhook'] as const;
+const STEPS = ['create', 'page', 'pay', 'sale', 'refund', 'webhook'] as const;
 export type Step = (typeof STEPS)[number];
 
 export interface PaymentRun {

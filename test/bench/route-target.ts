@@ -8,7 +8,7 @@ import { freePort, startService, type Target } from './targets';
 // One service in the demo environment with the request of one route ready to load, for
 // the tools that look at a single route (compare.ts, profile.ts).
 
-export const ROUTES = ['page', 'page1000', 'create', 'read', 'transfer', 'charge'] as const;
+const ROUTES = ['page', 'page1000', 'create', 'read', 'transfer', 'charge'] as const;
 export type RouteName = (typeof ROUTES)[number];
 
 async function demoKeys(logFile: string): Promise<string> {

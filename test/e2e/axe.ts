@@ -31,7 +31,7 @@ const OPTIONS: axe.RunOptions = { resultTypes: ['violations'] };
  * properties and nothing else (no display, size or content), so a second pass in the other
  * scheme runs only these: names, roles, landmarks and the rest were checked in the first.
  */
-export const COLOUR_RULES = ['color-contrast', 'link-in-text-block'];
+const COLOUR_RULES = ['color-contrast', 'link-in-text-block'];
 /** Every rule, or only those a colour scheme changes (after a full pass in the other scheme). */
 export type AxeRules = 'all' | 'colours';
 // What the builder configures before a legacy run.

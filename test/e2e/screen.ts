@@ -36,7 +36,7 @@ export const expiryInput = (page: Page) => page.locator('input[autocomplete="cc-
 export const cvcInput = (page: Page) => page.locator('input[autocomplete="cc-csc"]');
 export const nameInput = (page: Page) => page.locator('input[autocomplete="cc-name"]');
 
-export async function expectNoAxeViolations(page: Page) {
+async function expectNoAxeViolations(page: Page) {
   const violations = await axeViolations(page);
   expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
 }

@@ -17,7 +17,7 @@ import { type ProcessorShop, SETTLE_WINDOW_MS } from './processor-shop';
 // `declined`), nothing is left pending, and the same key later answers the same sale
 // without asking the processor again.
 
-export const CHARGE_FAULTS = ['kill-before', 'kill-during', 'kill-after', 'lose', 'fail-after', 'refuse', 'decline'] as const;
+const CHARGE_FAULTS = ['kill-before', 'kill-during', 'kill-after', 'lose', 'fail-after', 'refuse', 'decline'] as const;
 export type ChargeFault = (typeof CHARGE_FAULTS)[number];
 const POLL = { timeout: 60_000, interval: 250 };
 /** 4.00 EUR, in minor units at the processor. */

@@ -47,7 +47,7 @@ export interface Expected {
 }
 
 /** What each fault leaves, unless the processor says otherwise (`expect` of the matrix's caller). */
-export const expectedOf = (fault: ActionFault | CountingFault): Expected => ({ acted: !['kill-before', 'kill-counting', 'refuse'].includes(fault), attention: false });
+const expectedOf = (fault: ActionFault | CountingFault): Expected => ({ acted: !['kill-before', 'kill-counting', 'refuse'].includes(fault), attention: false });
 
 /**
  * Redsys carries an operation out again when it is sent again, so an unknown one is only

@@ -35,7 +35,7 @@ type Told = 'nothing' | 'redsys' | 'checking' | 'declined' | 'shop';
 /** As Stripe's sign-up cases end (signup-faults.ts); its attempts are the REST payments sent for the first period (a new order only after the last was proven not made). */
 type Expected = SignupExpected<Told>;
 
-export const REDSYS_SIGNUP_CASES: [Step, Fault, Expected][] = [
+const REDSYS_SIGNUP_CASES: [Step, Fault, Expected][] = [
   ['form', 'kill-left', notSaved('redsys')],
   ['form', 'kill-after', done('shop')],
   // No notification reached us and the query service cannot say a card was stored: the card is not saved (Redsys's copy never used).

@@ -55,7 +55,7 @@ export const done = <T extends string>(told: T, attempts = 1): Expected<T> => ({
 export const notSaved = <T extends string>(told: T): Expected<T> => ({ told, saved: false, attempts: 1 });
 
 /** The matrix: each call × each fault, and what it must come to. */
-export const SIGNUP_EXPECTED: Record<SignupCall, Record<ActionFault, Expected>> = {
+const SIGNUP_EXPECTED: Record<SignupCall, Record<ActionFault, Expected>> = {
   // No session reached the customer: nothing saved, the sign-up open for the next try once reconciliation proves it.
   session: {
     'kill-before': notSaved('nothing'),
@@ -89,7 +89,7 @@ export const SIGNUP_EXPECTED: Record<SignupCall, Record<ActionFault, Expected>> 
 };
 
 /** A start's answer lost (then a restart, or not): no session reached the customer, the card is being checked; once reconciliation ended the session, the next try saves one. */
-export const SIGNUP_START_EXPECTED: Record<StartFault, Expected> = {
+const SIGNUP_START_EXPECTED: Record<StartFault, Expected> = {
   'lose-start': notSaved('checking'),
   'fail-start': notSaved('checking'),
   'lose-start-kill': notSaved('checking'),

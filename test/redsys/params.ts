@@ -11,7 +11,7 @@ const PAGE = ['AMOUNT', 'ORDER', 'MERCHANTCODE', 'CURRENCY', 'TRANSACTIONTYPE', 
   'CONSUMERLANGUAGE', 'PRODUCTDESCRIPTION', 'TITULAR', 'MERCHANTNAME', 'IDENTIFIER', 'COF_INI', 'COF_TYPE'];
 const REST = ['AMOUNT', 'ORDER', 'MERCHANTCODE', 'CURRENCY', 'TRANSACTIONTYPE', 'TERMINAL', 'MERCHANTDATA', 'IDENTIFIER', 'COF_INI', 'COF_TYPE', 'COF_TXNID',
   'EXCEP_SCA', 'DIRECTPAYMENT'];
-export const ALLOWED = { page: new Set(PAGE.map((p) => `DS_MERCHANT_${p}`)), rest: new Set(REST.map((p) => `DS_MERCHANT_${p}`)) };
+const ALLOWED = { page: new Set(PAGE.map((p) => `DS_MERCHANT_${p}`)), rest: new Set(REST.map((p) => `DS_MERCHANT_${p}`)) };
 
 const REQUIRED: Record<string, RegExp> = {
   DS_MERCHANT_AMOUNT: /^(0|[1-9]\d{0,11})$/,

@@ -15,7 +15,7 @@ import { file, type StripeObject } from './objects';
 
 const PURPOSES = ['dispute_evidence', 'identity_document', 'business_logo', 'business_icon', 'customer_signature', 'pci_document', 'tax_document_user_upload'];
 const FIELDS = new Set(['purpose', 'file', 'file_link_data[create]', 'expand[]', 'expand[0]']);
-export const DISPUTE_EVIDENCE_LIMIT = 5 * 1024 * 1024;
+const DISPUTE_EVIDENCE_LIMIT = 5 * 1024 * 1024;
 /** Beyond any file taken: refused before it is read. */
 const READ_LIMIT = 16 * 1024 * 1024;
 

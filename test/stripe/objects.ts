@@ -17,7 +17,7 @@ type Resource = keyof typeof fixtures;
 const example = (resource: Resource): StripeObject => structuredClone(fixtures[resource]) as StripeObject;
 
 /** Ids as Stripe makes them: a prefix and 24 random characters. */
-export const newId = (prefix: string) => `${prefix}_${randomBytes(18).toString('base64url').replace(/[-_]/g, 'x').slice(0, 24)}`;
+const newId = (prefix: string) => `${prefix}_${randomBytes(18).toString('base64url').replace(/[-_]/g, 'x').slice(0, 24)}`;
 
 export interface CardDetails {
   brand: string;

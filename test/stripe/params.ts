@@ -116,7 +116,7 @@ export const ENDPOINTS = {
   none: {},
 } as const satisfies Record<string, Record<string, Spec>>;
 
-export const REQUIRED: Partial<Record<keyof typeof ENDPOINTS, string[]>> = {
+const REQUIRED: Partial<Record<keyof typeof ENDPOINTS, string[]>> = {
   createPaymentIntent: ['amount', 'currency'],
   searchPaymentIntents: ['query'],
   attachPaymentMethod: ['customer'],

@@ -38,8 +38,3 @@ export async function xsdErrorsOf<K extends string>(docs: Record<K, string>, sch
   }
   return out;
 }
-
-/** The schema errors of one document. */
-export async function xsdErrors(xml: string, schema: keyof typeof SCHEMAS): Promise<string[]> {
-  return (await xsdErrorsOf({ doc: xml }, schema)).doc;
-}
