@@ -1,6 +1,6 @@
 import { paymentReference } from '../domain/payment-reference';
 import { paymentStatus } from '../domain/payment-status';
-import { actionLimit, type SaleAction } from '../domain/sales';
+import { actionLimit, paysItsTransaction, type SaleAction } from '../domain/sales';
 import type { StoredSale } from '../store/sales';
 import type { TransactionSurroundings } from '../store/transaction-detail';
 import type { Transaction } from '../store/transactions';
@@ -20,7 +20,7 @@ import { htmlLang, isLanguage } from '../../widget/i18n/language';
 // works without script, then "Resend receipt".
 
 /** The sale that paid the transaction: its first that moved money (a late payment's is reversed by the service). */
-export const payingSale = (sales: StoredSale[]) => sales.find((s) => s.row.failure === null && s.row.late_for_transaction_id === null) ?? null;
+export const payingSale = (sales: StoredSale[]) => sales.find((s) => paysItsTransaction(s.row)) ?? null;
 
 /** Refund first: what a merchant does most. */
 const DIALOG_ACTIONS: SaleAction[] = ['refund', 'capture', 'void'];

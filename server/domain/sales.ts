@@ -41,6 +41,14 @@ export const SALE_STATUSES = [
 ] as const;
 export type SaleStatus = (typeof SALE_STATUSES)[number];
 
+/**
+ * A sale pays its transaction when its charge moved money (no failure) and it is not a late
+ * payment (made after another had paid, and reversed by the service): a transaction's first
+ * such sale is the one that paid it. The read side's SQL twin is store/paying-sale.ts.
+ */
+export const paysItsTransaction = (s: { failure: string | null; late_for_transaction_id: string | null }): boolean =>
+  s.failure === null && s.late_for_transaction_id === null;
+
 /** The failure of a sale whose charge had an unknown outcome and that the gateway proved it never made. */
 const NOT_PROCESSED = 'not_processed';
 

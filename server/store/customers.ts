@@ -4,6 +4,7 @@ import { containsPattern } from '../domain/transaction-search';
 import type { Db } from './db';
 import { isPostgres } from './engine';
 import { countAndPage, type Page } from './paging';
+import { paysItsTransactionSql } from './paying-sale';
 import type { AuthorizationRow, SubscriptionRow, TransactionRow } from './schema';
 import { TOOL_ORDER_PREFIXES, transactionFromRow } from './transactions';
 
@@ -114,7 +115,7 @@ export async function valuesOf(db: Db, environmentId: string, keys: string[], hi
     select t.customer_email as customer_email, s.currency as currency, sum(s.captured) as captured, sum(s.refunded) as refunded
     from transactions t join sales s on s.transaction_id = t.id
     where t.environment_id = ${environmentId} and ${emailKeyIn(db, environmentId, keys, 't.customer_email')}
-      and s.failure is null and s.late_for_transaction_id is null and ${hideTools ? notTool : sql`1 = 1`}
+      and ${paysItsTransactionSql('s')} and ${hideTools ? notTool : sql`1 = 1`}
     group by t.customer_email, s.currency`.execute(db);
   return lifetimeValues(rows.map((r) => ({ key: customerKey(r.customer_email), currency: r.currency, captured: Number(r.captured), refunded: Number(r.refunded) })));
 }

@@ -1,6 +1,7 @@
 import { type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { FAILED_ATTEMPT_OUTCOMES, type PaymentStatusWhere } from '../domain/payment-status';
 import type { SearchTerms } from '../domain/transaction-search';
+import { paysItsTransactionSql } from './paying-sale';
 import type { Tables, TransactionStatus } from './schema';
 
 // The payments list's own filters over transactions (the dashboard's; the API's list has
@@ -27,22 +28,20 @@ export interface CardMatch {
 
 type TxWhere = ExpressionBuilder<Tables, 'transactions'>;
 
-/** The sale that paid the transaction: its first that moved money (dashboard/payment-summary.tsx payingSale). */
+/** The sale that paid the transaction: its first that moved money (domain/sales.ts paysItsTransaction). */
 function payingSale(eb: TxWhere) {
   return eb
     .selectFrom('sales')
     .select('sales.id')
     .whereRef('sales.transaction_id', '=', 'transactions.id')
-    .where('sales.failure', 'is', null)
-    .where('sales.late_for_transaction_id', 'is', null)
+    .where(paysItsTransactionSql('sales'))
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(
           selectFrom('sales as earlier')
             .select('earlier.id')
             .whereRef('earlier.transaction_id', '=', 'transactions.id')
-            .where('earlier.failure', 'is', null)
-            .where('earlier.late_for_transaction_id', 'is', null)
+            .where(paysItsTransactionSql('earlier'))
             .whereRef('earlier.id', '<', 'sales.id'),
         ),
       ),

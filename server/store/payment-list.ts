@@ -1,4 +1,5 @@
 import type { Db } from './db';
+import { paysItsTransactionSql } from './paying-sale';
 import type { PaymentAttemptRow, SaleRow } from './schema';
 
 // What the dashboard's payments list shows of each transaction besides its own row: the
@@ -26,8 +27,7 @@ export async function paymentFactsOf(db: Db, environmentId: string, transactionI
       .select(['id', 'transaction_id', 'amount', 'held', 'captured', 'refunded', 'voided', 'capturing', 'refunding', 'voiding', 'failure', 'pending', 'disputed', 'dispute_id', 'card_brand', 'card_last4'])
       .where('environment_id', '=', environmentId)
       .where('transaction_id', 'in', transactionIds)
-      .where('failure', 'is', null)
-      .where('late_for_transaction_id', 'is', null)
+      .where(paysItsTransactionSql('sales'))
       .orderBy('id')
       .execute(),
     db.selectFrom('payment_attempts').select(['transaction_id', 'outcome']).where('transaction_id', 'in', transactionIds).orderBy('id').execute(),

@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from '../../server/domain/ids';
-import { type ActionStep, addPending, moveDisputed, removePending, type SaleAction, type SaleAmounts, saleStatus, stepAction, undoRefund } from '../../server/domain/sales';
+import { type ActionStep, addPending, moveDisputed, removePending, type SaleAction, type SaleAmounts, paysItsTransaction, saleStatus, stepAction, undoRefund } from '../../server/domain/sales';
 import { type Database, inTransaction, openDatabase, type Tx } from '../../server/store/db';
 import { createEnvironment } from '../../server/store/environments';
 import { migrate } from '../../server/store/migrations';
 import { newSaleRow } from '../../server/store/new-sale';
+import { paysItsTransactionSql } from '../../server/store/paying-sale';
+import type { SaleRow } from '../../server/store/schema';
 import { addPendingActions, changeSale, insertSales, moveAmounts, moveSaleDisputed, removePendingAction, unrefund } from '../../server/store/sale-aggregate';
 import { ENGINES } from './harness';
 
@@ -162,5 +164,24 @@ describe.each(ENGINES)('the sale aggregate against its model on %s', (engine) =>
     const before = await database.db.selectFrom('sales').selectAll().where('id', '=', sale.id).executeTakeFirstOrThrow();
     expect(await inTransaction(database.db, (trx) => changeSale(trx, sale.id, () => null, new Date(Date.now() + 60_000)))).toBeUndefined();
     expect(await database.db.selectFrom('sales').selectAll().where('id', '=', sale.id).executeTakeFirstOrThrow()).toEqual(before);
+  });
+
+  it('the read side picks the sales that pay their transaction as domain/sales.ts paysItsTransaction does', async () => {
+    const now = new Date();
+    const transactionId = uuidv7(now.getTime());
+    const kinds: Pick<SaleRow, 'failure' | 'late_for_transaction_id'>[] = [
+      { failure: null, late_for_transaction_id: null },
+      { failure: 'declined', late_for_transaction_id: null },
+      { failure: null, late_for_transaction_id: transactionId },
+      { failure: 'not_processed', late_for_transaction_id: transactionId },
+    ];
+    const rows = kinds.map((k, i) =>
+      newSaleRow({ id: uuidv7(now.getTime() + i), environment_id: environmentId, gateway_id: 'model', gateway_account: null, currency: 'EUR', amount: 1000, notify_url: null, created_at: now.toISOString(), updated_at: now.toISOString(), captured: 1000, ...k }),
+    );
+    await inTransaction(database.db, (trx) => insertSales(trx, rows));
+    const ids = rows.map((r) => r.id);
+    const picked = await database.db.selectFrom('sales').select('id').where('id', 'in', ids).where(paysItsTransactionSql('sales')).orderBy('id').execute();
+    expect(picked.map((r) => r.id)).toEqual(rows.filter(paysItsTransaction).map((r) => r.id));
+    expect(picked).toHaveLength(1);
   });
 });
