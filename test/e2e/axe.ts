@@ -21,7 +21,14 @@ import axe from 'axe-core';
 //   page given axeInEveryDocument (below). Each analysis is the builder's
 //   legacy one: axe.run with the same context and options, after the same axe.configure.
 //
-// On /docs/ (6,000 elements) a run went from 16–17 s to 6–7 s of a quiet core's time.
+// On /docs/ (6,000 elements) a run went from 16–17 s to 6–7 s of a quiet core's time (axe-core 4.11).
+//
+// axe-core is this project's own (package.json), given to the builder too (`axeSource`):
+// 4.14 ships its classes' private fields as they are, where 4.11–4.13 emulate each with a
+// WeakMap (six for every colour the contrast rule makes, and the garbage collector's work
+// with them), and on /docs/ a full run takes 2.3–2.6 s against 5.7–6.9 s
+// (docs/performance-changelog.md). @axe-core/playwright stays at 4.13, the last that
+// declares no Node above 20.
 
 export type Violations = Awaited<ReturnType<AxeBuilder['analyze']>>['violations'];
 
@@ -62,7 +69,7 @@ export async function axeViolations(page: Page, include?: string, rules: AxeRule
   const ruleOptions: axe.RunOptions = rules === 'all' ? OPTIONS : { ...OPTIONS, runOnly: { type: 'rule', values: COLOUR_RULES } };
   const options: axe.RunOptions = frames ? ruleOptions : { ...ruleOptions, iframes: false };
   if (frames && page.frames().length > 1) {
-    const builder = new AxeBuilder({ page }).options(options);
+    const builder = new AxeBuilder({ page, axeSource: axe.source }).options(options);
     if (include) builder.include(include);
     return (await builder.analyze()).violations;
   }

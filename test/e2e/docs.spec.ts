@@ -154,9 +154,9 @@ async function expectWholePageLightAndDark(page: Page, width: number) {
 for (const width of [360, 1280]) {
   // One load per width, light and dark on it, rather than one per width and scheme.
   test(`axe finds nothing on the whole page at ${width} px, light and dark; no sideways scrolling`, async ({ page, service }) => {
-    // axe checks each of the page's ~4,000 elements (its colour contrast rule most of the
-    // time): 5–7 s of one core's CPU per run on these machines, much longer in wall time
-    // while other work shares the cores. Playwright's "slow" triples the usual limit; it waits for nothing.
+    // axe checks each of the page's ~6,000 elements (its colour contrast rule most of the
+    // time): 2–3 s of one core's CPU per run on these machines (axe-core 4.14), much longer
+    // in wall time while other work shares the cores. Playwright's "slow" triples the usual limit; it waits for nothing.
     test.slow();
     await page.setViewportSize({ width, height: 800 });
     await page.goto(`${service.url}/docs/`);
