@@ -21,7 +21,7 @@ describe.each(ENGINES)('dashboard test/live switch on %s', (engine) => {
   let live: Client;
 
   beforeAll(async () => {
-    t = await startTestService(engine, { now: clock.now });
+    t = await startTestService(engine, { now: clock.now, env: { TRUST_PROXY: 'true' } });
     sandbox = await t.newEnvironment('Paired shop');
     live = new Client(t.url, await createEnvironment(t.service.deps.database.db, { name: 'Paired shop', mode: 'live', now: new Date() }));
     expect(await pairEnvironments(t.service.deps.database.db, sandbox.keys.environment_id, live.keys.environment_id, clock.now(), OPERATOR)).toEqual({ pairId: sandbox.keys.environment_id });

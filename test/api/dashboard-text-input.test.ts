@@ -42,9 +42,9 @@ describe.each(ENGINES)('dashboard text input on %s', (engine) => {
   let owner: Browser;
 
   beforeAll(async () => {
-    t = await startTestService(engine);
+    t = await startTestService(engine, { env: { TRUST_PROXY: 'true' } });
     shop = await t.newEnvironment('Text input shop');
-    owner = (await member(t, shop, 'owner')).browser;
+    owner = (await member(t, shop, 'owner', { 'x-forwarded-for': freshIp() })).browser;
   });
   afterAll(() => t?.close());
 
