@@ -4,6 +4,7 @@ import type { Database, DatabaseOptions } from './db';
 import { migrationDialect } from './migration-lock';
 import { inOpenTransaction } from './open-transaction';
 import { hostUrls, PrimaryPool } from './pg-hosts';
+import { planChanged, prepared } from './pg-prepared';
 import { timeoutsWatch } from './pg-timeouts';
 import type { Tables } from './schema';
 import type { SealedSecrets } from './sealed-secrets';
@@ -106,11 +107,21 @@ function source(url: string, o: DatabaseOptions, max: number): Source {
 /** What Kysely gets: the source's clients, each query watched for a lost primary and an unsure commit. */
 function kyselyPool(src: Source, o: DatabaseOptions, ownsSource: boolean): PostgresPool {
   const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const named = o.databasePooler !== 'transaction';
+  const send = async (client: pg.PoolClient, text: string, values: unknown[]): Promise<pg.QueryResult> => {
+    if (!named) return client.query(text, values);
+    try {
+      return await client.query(prepared(client, text, values));
+    } catch (err) {
+      if (!planChanged(client, err)?.retry) throw err;
+      return client.query(prepared(client, text, values));
+    }
+  };
   const watch = (client: pg.PoolClient): PostgresPoolClient => ({
     async query(text: string, values: readonly unknown[]) {
       unsure.delete(client);
       try {
-        const result = await client.query(text, values as unknown[]);
+        const result = await send(client, text, values as unknown[]);
         const notice = unsure.get(client);
         if (notice !== undefined) throw new UnknownDurability(notice);
         return result;

@@ -1,0 +1,90 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEnvironment } from '../../server/store/environments';
+import { type Database, inTransaction, openDatabase } from '../../server/store/db';
+import { freshDatabase } from './database';
+
+// Statements with parameters run as named prepared statements on PostgreSQL, each parsed
+// and planned once per connection (server/store/pg-prepared.ts); not behind a transaction
+// pooler; and a migration that changes a prepared statement's rows costs at most the one
+// statement that finds out, inside a transaction, and nothing outside one.
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)('prepared statements on PostgreSQL', () => {
+  let fresh: Awaited<ReturnType<typeof freshDatabase>>;
+  let environmentId: string;
+  const dataDir = mkdtempSync(join(tmpdir(), 'checkout-prepared-'));
+  const open = (pooler: 'none' | 'transaction' = 'none'): Database => openDatabase({ databaseUrl: fresh.url, dataDir, databasePooler: pooler });
+
+  beforeAll(async () => {
+    fresh = await freshDatabase();
+    const database = open();
+    try {
+      environmentId = (await createEnvironment(database.db, { name: 'Prepared shop', now: new Date() })).environment_id;
+    } finally {
+      await database.close();
+    }
+  });
+  afterAll(() => fresh?.drop());
+
+  /** The statements the connection running `tx` has prepared, by their text. */
+  const preparedOn = async (tx: Parameters<Parameters<typeof inTransaction>[1]>[0]) =>
+    (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(tx)).rows.map((r) => r.statement);
+
+  it('prepares a statement with parameters on its connection, once, and reuses it', async () => {
+    const database = open();
+    try {
+      const found = await inTransaction(database.db, async (tx) => {
+        const query = tx.selectFrom('environments').select('name').where('id', '=', environmentId);
+        const first = await query.executeTakeFirst();
+        const again = await query.executeTakeFirst();
+        return { first, again, prepared: await preparedOn(tx), text: query.compile().sql };
+      });
+      expect(found.first).toEqual({ name: 'Prepared shop' });
+      expect(found.again).toEqual({ name: 'Prepared shop' });
+      expect(found.prepared.filter((s) => s === found.text)).toHaveLength(1);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('prepares nothing behind a transaction pooler, whose connections change between transactions', async () => {
+    const database = open('transaction');
+    try {
+      const prepared = await inTransaction(database.db, async (tx) => {
+        expect(await tx.selectFrom('environments').select('name').where('id', '=', environmentId).executeTakeFirst()).toEqual({ name: 'Prepared shop' });
+        return preparedOn(tx);
+      });
+      expect(prepared).toEqual([]);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('a migration that adds a column: outside a transaction the statement runs again at once; inside, the one statement fails and the next transaction prepares it anew', async () => {
+    const database = open();
+    const admin = new pg.Client({ connectionString: fresh.url });
+    await admin.connect();
+    const row = () => database.db.selectFrom('environments').selectAll().where('id', '=', environmentId).executeTakeFirstOrThrow();
+    try {
+      expect(await row()).not.toHaveProperty('prepared_probe');
+      await admin.query('alter table environments add column prepared_probe integer default 7');
+      // The pool's one idle connection, which prepared the statement before the change.
+      expect(await row()).toMatchObject({ prepared_probe: 7 });
+
+      await inTransaction(database.db, async (tx) => {
+        await tx.selectFrom('environments').selectAll().where('id', '=', environmentId).executeTakeFirstOrThrow();
+      });
+      await admin.query('alter table environments add column prepared_probe_2 integer default 8');
+      const inside = () => inTransaction(database.db, (tx) => tx.selectFrom('environments').selectAll().where('id', '=', environmentId).executeTakeFirstOrThrow());
+      await expect(inside()).rejects.toMatchObject({ code: '0A000' });
+      expect(await inside()).toMatchObject({ prepared_probe: 7, prepared_probe_2: 8 });
+    } finally {
+      await admin.end();
+      await database.close();
+    }
+  });
+});
