@@ -8,11 +8,13 @@ import type pg from 'pg';
 // docs/performance.md). Not behind a transaction pooler (DATABASE_POOLER=transaction), whose
 // server connections change between transactions and would not have the statement.
 //
-// Bounded: the first NAMED texts a process sends are named, the rest go unnamed, so a
-// statement whose text varies (an IN list, a multi-row insert) cannot fill each backend's
-// memory with plans.
+// Bounded: a text is named the second time the process sends it, and no more than NAMED
+// texts are, so statements whose text varies (an IN list, a multi-row insert) neither fill
+// each backend's memory with plans nor take the places of the statements sent all the time.
 const NAMED = 300;
+const SEEN = 10_000;
 const names = new Map<string, string>();
+const seenOnce = new Set<string>();
 
 /**
  * A migration that changes a table (a new column) changes the rows of a prepared `select *`
@@ -23,12 +25,19 @@ const names = new Map<string, string>();
 const generations = new WeakMap<pg.ClientBase, number>();
 
 function nameOf(text: string): string | undefined {
-  let name = names.get(text);
-  if (name === undefined && names.size < NAMED) names.set(text, (name = createHash('sha256').update(text).digest('base64url').slice(0, 22)));
-  return name;
+  const name = names.get(text);
+  if (name !== undefined || names.size >= NAMED) return name;
+  if (!seenOnce.delete(text)) {
+    if (seenOnce.size >= SEEN) seenOnce.clear();
+    seenOnce.add(text);
+    return undefined;
+  }
+  const made = createHash('sha256').update(text).digest('base64url').slice(0, 22);
+  names.set(text, made);
+  return made;
 }
 
-/** The query as `client` sends it: named when it has parameters and is among the named texts. */
+/** The query as `client` sends it: named when it has parameters and its text is named. */
 export function prepared(client: pg.ClientBase, text: string, values: unknown[]): pg.QueryConfig {
   const name = values.length > 0 ? nameOf(text) : undefined;
   return name === undefined ? { text, values } : { text, values, name: `${name}.${generations.get(client) ?? 0}` };
