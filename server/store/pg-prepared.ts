@@ -8,11 +8,12 @@ import type pg from 'pg';
 // docs/performance.md). Not behind a transaction pooler (DATABASE_POOLER=transaction), whose
 // server connections change between transactions and would not have the statement.
 //
-// Bounded: a text is named the second time the process sends it, and no more than NAMED
-// texts are, so statements whose text varies (an IN list, a multi-row insert) neither fill
-// each backend's memory with plans nor take the places of the statements sent all the time.
-const NAMED = 300;
-const SEEN = 10_000;
+// Bounded: a text is named the second time the process sends it, and a connection prepares
+// at most PER_CONNECTION of them (the plans live in its backend's memory), so statements
+// whose text varies (an IN list, a multi-row insert) neither fill a backend with plans nor
+// take the places of the statements sent all the time.
+const PER_CONNECTION = 300;
+const REMEMBERED = 10_000;
 const names = new Map<string, string>();
 const seenOnce = new Set<string>();
 
@@ -22,25 +23,40 @@ const seenOnce = new Set<string>();
  * result type", 0A000): this connection's statements are then prepared again under new
  * names (its generation), from the next statement on.
  */
-const generations = new WeakMap<pg.ClientBase, number>();
+const connections = new WeakMap<pg.ClientBase, { generation: number; prepared: Set<string> }>();
 
+/** The text's name, once the process has sent it twice. */
 function nameOf(text: string): string | undefined {
   const name = names.get(text);
-  if (name !== undefined || names.size >= NAMED) return name;
+  if (name !== undefined) return name;
   if (!seenOnce.delete(text)) {
-    if (seenOnce.size >= SEEN) seenOnce.clear();
+    if (seenOnce.size >= REMEMBERED) seenOnce.clear();
     seenOnce.add(text);
     return undefined;
   }
+  if (names.size >= REMEMBERED) names.clear();
   const made = createHash('sha256').update(text).digest('base64url').slice(0, 22);
   names.set(text, made);
   return made;
 }
 
-/** The query as `client` sends it: named when it has parameters and its text is named. */
+const stateOf = (client: pg.ClientBase) => {
+  let state = connections.get(client);
+  if (!state) connections.set(client, (state = { generation: 0, prepared: new Set() }));
+  return state;
+};
+
+/** The query as `client` sends it: named when it has parameters, its text is named and the connection has room. */
 export function prepared(client: pg.ClientBase, text: string, values: unknown[]): pg.QueryConfig {
   const name = values.length > 0 ? nameOf(text) : undefined;
-  return name === undefined ? { text, values } : { text, values, name: `${name}.${generations.get(client) ?? 0}` };
+  if (name === undefined) return { text, values };
+  const state = stateOf(client);
+  const named = `${name}.${state.generation}`;
+  if (!state.prepared.has(named)) {
+    if (state.prepared.size >= PER_CONNECTION) return { text, values };
+    state.prepared.add(named);
+  }
+  return { text, values, name: named };
 }
 
 /**
@@ -52,6 +68,9 @@ export function planChanged(client: pg.ClientBase, err: unknown): { retry: boole
   const e = err as { code?: string; routine?: string; message?: string };
   // The routine, as the message may be in the server's language.
   if (e?.code !== '0A000' || (e.routine !== 'RevalidateCachedQuery' && e.message !== 'cached plan must not change result type')) return undefined;
-  generations.set(client, (generations.get(client) ?? 0) + 1);
+  const state = stateOf(client);
+  state.generation++;
+  // The old generation's plans stay in the backend until it ends; rare (once a migration).
+  state.prepared.clear();
   return { retry: (client as unknown as { _txStatus?: string })._txStatus === 'I' };
 }
