@@ -1,3 +1,5 @@
+import { isPlanChange } from './pg-prepared';
+
 /** A unique index refused the write: PostgreSQL's 23505, SQLite's SQLITE_CONSTRAINT_UNIQUE. */
 export function isUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
@@ -24,8 +26,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const { code, message } = err as { code?: unknown; message?: unknown };
   if (typeof code === 'string' && (UNAVAILABLE_STATES.test(code) || NETWORK_CODES.has(code) || code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED')) return true;
-  // A migration changed the rows of a statement this connection had prepared: it is
-  // prepared anew (pg-prepared.ts), so the same transaction succeeds when run again.
-  if (code === '0A000' && (err as { routine?: unknown }).routine === 'RevalidateCachedQuery') return true;
+  // A migration changed a prepared statement's rows: the same transaction succeeds when run again.
+  if (isPlanChange(err)) return true;
   return typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message);
 }

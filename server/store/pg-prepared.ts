@@ -65,12 +65,20 @@ export function prepared(client: pg.ClientBase, text: string, values: unknown[])
  * a transaction (its last ReadyForQuery said idle), so the statement may simply run again.
  */
 export function planChanged(client: pg.ClientBase, err: unknown): { retry: boolean } | undefined {
-  const e = err as { code?: string; routine?: string; message?: string };
-  // The routine, as the message may be in the server's language.
-  if (e?.code !== '0A000' || (e.routine !== 'RevalidateCachedQuery' && e.message !== 'cached plan must not change result type')) return undefined;
+  if (!isPlanChange(err)) return undefined;
   const state = stateOf(client);
   state.generation++;
   // The old generation's plans stay in the backend until it ends; rare (once a migration).
   state.prepared.clear();
   return { retry: (client as unknown as { _txStatus?: string })._txStatus === 'I' };
+}
+
+/**
+ * PostgreSQL refused a prepared statement whose rows a migration changed (0A000 from
+ * RevalidateCachedQuery): transient, as the connection prepares it anew (planChanged).
+ * By the routine, as the message may be in the server's language.
+ */
+export function isPlanChange(err: unknown): boolean {
+  const e = err as { code?: unknown; routine?: unknown; message?: unknown } | null;
+  return e?.code === '0A000' && (e.routine === 'RevalidateCachedQuery' || e.message === 'cached plan must not change result type');
 }
