@@ -166,7 +166,7 @@ export function beforeCommit(trx: Tx, write: () => Promise<void>): boolean {
 /** `fn` in a new transaction, then the writes it left for its end (beforeCommit), then the commit. */
 function newTransaction<T>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T> {
   return db.transaction().execute((trx) =>
-    insideTransaction(async () => {
+    insideTransaction(db, async () => {
       const writes: (() => Promise<void>)[] = [];
       commitWrites.set(trx, writes);
       databases.set(trx, db);

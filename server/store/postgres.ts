@@ -2,7 +2,7 @@ import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } f
 import pg from 'pg';
 import type { Database, DatabaseOptions } from './db';
 import { migrationDialect } from './migration-lock';
-import { inOpenTransaction } from './open-transaction';
+import { inOpenTransaction, trackTransactions } from './open-transaction';
 import { hostUrls, PrimaryPool } from './pg-hosts';
 import { planChanged, prepared } from './pg-prepared';
 import { timeoutsWatch } from './pg-timeouts';
@@ -153,6 +153,7 @@ function kyselyPool(src: Source, o: DatabaseOptions, ownsSource: boolean): Postg
 export function openPostgres(url: string, o: DatabaseOptions, secrets: SealedSecrets): Database {
   const src = source(url, o, 10);
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: kyselyPool(src, o, true) }), plugins: [secrets] });
+  if (o.strictTransactions) trackTransactions(db);
   const statementMs = o.dbStatementTimeoutMs ?? 30_000;
   return {
     db,
