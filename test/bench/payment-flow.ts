@@ -6,6 +6,7 @@ import { TEST_CARDS } from '../../server/domain/test-cards';
 import { SANDBOX_CARD_ID } from '../../server/payments/sandbox';
 import { getTransaction } from '../../server/store/transactions';
 import { createTransaction, openStore, transactionBody, type Store } from './data';
+import { type Answer, send } from './http-client';
 import { counterDelta, type CounterDelta, type DbCounters, ownDatabase, type OwnDatabase, type PgbenchResult, pgbenchTpcb } from './payment-db';
 import { pgAddress, startWireProxy, throughProxy, type WireCounts } from './pg-wire';
 import { postgresCpuMs } from './processes';
@@ -171,9 +172,8 @@ async function startReceiver(): Promise<{ url: string; arrival(saleId: string, t
 }
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
-async function expectStatus(res: Response, status: number, what: string): Promise<string> {
-  const text = await res.text();
-  if (res.status !== status) throw new Error(`${what} answered ${res.status}: ${text.slice(0, 300)}`);
+function expectStatus({ status: answered, text }: Answer, status: number, what: string): string {
+  if (answered !== status) throw new Error(`${what} answered ${answered}: ${text.slice(0, 300)}`);
   return text;
 }
 
@@ -194,20 +194,20 @@ async function onePayment(baseUrl: string, auth: string, receiver: Receiver, tim
     onStep?.(step);
   };
   const created = JSON.parse(
-    await expectStatus(
-      await fetch(`${baseUrl}/v1/transaction/`, { method: 'POST', headers: { ...json, 'idempotency-key': randomUUID() }, body: JSON.stringify(transactionBody(1)) }),
+    expectStatus(
+      await send(`${baseUrl}/v1/transaction/`, { method: 'POST', headers: { ...json, 'idempotency-key': randomUUID() }, body: JSON.stringify(transactionBody(1)) }),
       201,
       'POST /v1/transaction/',
     ),
   ) as { id: string; token: string };
   lap('create');
-  const html = await expectStatus(await fetch(`${baseUrl}/pay/${created.token}/`), 200, 'GET /pay/{token}/');
+  const html = expectStatus(await send(`${baseUrl}/pay/${created.token}/`), 200, 'GET /pay/{token}/');
   const csrf = /"csrf":"([^"]+)"/.exec(html)?.[1];
   if (!csrf) throw new Error('no csrf on the payment page');
   lap('page');
   const fields = { card_number: TEST_CARDS.approved, card_expiry: '12/34', card_cvc: '123', card_name: 'Bench' };
-  await expectStatus(
-    await fetch(`${baseUrl}/pay/${created.token}/`, {
+  expectStatus(
+    await send(`${baseUrl}/pay/${created.token}/`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
       body: JSON.stringify({ action: 'pay', gateway: SANDBOX_CARD_ID, fields }),
@@ -216,11 +216,11 @@ async function onePayment(baseUrl: string, auth: string, receiver: Receiver, tim
     'POST /pay/{token}/ (pay)',
   );
   lap('pay');
-  const sales = JSON.parse(await expectStatus(await fetch(`${baseUrl}/v1/sale/?transaction_id=${created.id}`, { headers: json }), 200, 'GET /v1/sale/')) as { results: { id: string }[] };
+  const sales = JSON.parse(expectStatus(await send(`${baseUrl}/v1/sale/?transaction_id=${created.id}`, { headers: json }), 200, 'GET /v1/sale/')) as { results: { id: string }[] };
   const saleId = sales.results[0]?.id;
   if (!saleId) throw new Error(`no sale for ${created.id}`);
   lap('sale');
-  await expectStatus(await fetch(`${baseUrl}/v1/sale/${saleId}/refund/`, { method: 'POST', headers: json, body: '{}' }), 200, 'POST /v1/sale/{id}/refund/');
+  expectStatus(await send(`${baseUrl}/v1/sale/${saleId}/refund/`, { method: 'POST', headers: json, body: '{}' }), 200, 'POST /v1/sale/{id}/refund/');
   lap('refund');
   const refunded = t;
   // Wrapped: an async function's returned promise would be awaited with it.
@@ -263,12 +263,12 @@ const cpuOf = (targets: Target[]) => targets.reduce((sum, t) => sum + (t.cpuMs()
 const settled = async (db: OwnDatabase) => (await sleep(1500), db.counters());
 
 async function registerEndpoint(baseUrl: string, auth: string, url: string): Promise<void> {
-  const res = await fetch(`${baseUrl}/v1/webhook_endpoint/`, {
+  const res = await send(`${baseUrl}/v1/webhook_endpoint/`, {
     method: 'POST',
     headers: { authorization: auth, 'content-type': 'application/json' },
     body: JSON.stringify({ url, enabled_events: ['sale.refunded'], description: 'bench' }),
   });
-  await expectStatus(res, 201, 'POST /v1/webhook_endpoint/');
+  expectStatus(res, 201, 'POST /v1/webhook_endpoint/');
 }
 
 type Delta = CounterDelta & { ownWalBytes: number | null };
