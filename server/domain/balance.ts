@@ -1,4 +1,5 @@
 import { balanced, type Posting } from './ledger';
+import { isSourceSale } from './sales';
 
 // The merchant's balance on the ledger: its `merchant` account. A balance transaction is
 // one movement of it, for a sale's capture or charge (money in) or a refund (money out),
@@ -10,6 +11,20 @@ import { balanced, type Posting } from './ledger';
 // carries only the fee (`card` 0).
 
 export type BalanceType = 'charge' | 'refund';
+
+/** The sale operations that move the merchant's money: a capture or a charge in, a refund out. */
+const BALANCE_KINDS: readonly string[] = ['capture', 'charge', 'refund'];
+
+/** Whether a sale operation of `kind` moves the merchant's money. */
+export const movesBalance = (kind: string): boolean => BALANCE_KINDS.includes(kind);
+
+/**
+ * Whether a sale's money is the platform's balance. Not a sale paid from a wallet `source`:
+ * its movement posts the merchant's part, and each refund of its sale takes it back. Not one
+ * of a processor in `processorSettled`, which settles to the merchant's own account.
+ */
+export const inPlatformBalance = (sale: { source_transaction_id: string | null; gateway_id: string }, processorSettled: readonly string[]): boolean =>
+  sale.source_transaction_id === null && !isSourceSale(sale) && !processorSettled.includes(sale.gateway_id);
 
 /** Every type of balance transaction: a sale's (above), a dispute's and a payout's. */
 export const BALANCE_TRANSACTION_TYPES = ['charge', 'refund', 'dispute', 'dispute_reversal', 'payout', 'payout_failure'] as const;

@@ -1,4 +1,4 @@
-import { availableOn, balancePostings, type BalanceType } from '../domain/balance';
+import { availableOn, balancePostings, type BalanceType, inPlatformBalance, movesBalance } from '../domain/balance';
 import { feeOf } from '../domain/fees';
 import { uuidv7 } from '../domain/ids';
 import { type Posting, refundPostings, salePostings } from '../domain/ledger';
@@ -6,6 +6,7 @@ import type { Deps } from '../deps';
 import { dueOperations, type DueOperation, insertBalanceTransactions, merchantMoved, type Pricing, pricingOf, refundedBefore } from '../store/balance';
 import { inTransaction } from '../store/db';
 import { splitOfList } from '../store/destinations';
+import { markBalanceChecked } from '../store/sale-operations';
 import type { BalanceTransactionRow } from '../store/schema';
 import { type Movement, postMovements } from './ledger-posting';
 import { processorSettledIds } from './settlement';
@@ -35,11 +36,15 @@ async function merchantPart(deps: Pick<Deps, 'database'>, { operation, sale, des
   return { part: merchant < 0n ? -merchant : merchant, card: 0n };
 }
 
-/** One round: up to `limit` operations become balance transactions; resolves with how many. */
+/**
+ * One round: up to `limit` operations not dealt with yet become balance transactions, or are
+ * found not to be the platform's balance; resolves with how many this round dealt with.
+ */
 export async function postBalanceTransactions(deps: Pick<Deps, 'database' | 'now' | 'outbox' | 'gateways'>, limit = 50): Promise<number> {
   const db = deps.database.db;
-  // A processor that settles to the merchant's own account pays the merchant: never our balance.
-  const due = await dueOperations(db, limit, processorSettledIds(deps.gateways.all));
+  const read = await dueOperations(db, limit);
+  const settled = processorSettledIds(deps.gateways.all);
+  const due = read.filter((d) => movesBalance(d.operation.kind) && inPlatformBalance(d.sale, settled));
   // A round's operations are mostly one environment's: its pricing is read once a round.
   const pricings = new Map<string, Promise<Pricing>>();
   const pricingFor = (environmentId: string) => pricings.get(environmentId) ?? pricings.set(environmentId, pricingOf(db, environmentId)).get(environmentId)!;
@@ -74,7 +79,7 @@ export async function postBalanceTransactions(deps: Pick<Deps, 'database' | 'now
     });
   }
   // Read first, then written together: the round's writes are one database transaction.
-  return recordBalanceTransactions(deps, made, now);
+  return recordBalanceTransactions(deps, made, read.map((d) => d.operation.id), now);
 }
 
 /** A balance transaction to record, with its ledger postings (null: nothing to post). */
@@ -84,13 +89,13 @@ interface NewBalanceTransaction {
 }
 
 /**
- * Records balance transactions with their ledger movements, all in one database
- * transaction (a job's round: on SQLite, a message to the writer per 50 rows rather than
- * two an operation), each at most once: resolves with how many were recorded here, not by
- * another process first.
+ * Records balance transactions with their ledger movements and marks the round's operations
+ * dealt with, all in one database transaction (a job's round: on SQLite, a message to the
+ * writer per 50 rows rather than two an operation), each at most once: resolves with how
+ * many operations were marked here, not by another process's round first.
  */
-async function recordBalanceTransactions(deps: Pick<Deps, 'database' | 'outbox'>, made: NewBalanceTransaction[], now: Date): Promise<number> {
-  if (!made.length) return 0;
+async function recordBalanceTransactions(deps: Pick<Deps, 'database' | 'outbox'>, made: NewBalanceTransaction[], operationIds: string[], now: Date): Promise<number> {
+  if (!operationIds.length) return 0;
   return inTransaction(deps.database.db, async (trx) => {
     const recorded = await insertBalanceTransactions(trx, made.map((m) => m.row));
     // Each movement is named by the balance transaction just inserted: fresh.
@@ -98,6 +103,6 @@ async function recordBalanceTransactions(deps: Pick<Deps, 'database' | 'outbox'>
       postings && recorded.has(row.id) ? [{ environmentId: row.environment_id, currency: row.currency, movementId: row.id, concept: row.type, postings, now, fresh: true }] : [],
     );
     await postMovements(trx, deps.outbox, movements);
-    return recorded.size;
+    return markBalanceChecked(trx, operationIds, now);
   });
 }

@@ -8,7 +8,7 @@ import type { Outbox } from '../store/events';
 import { type GatewayCall, insertCall } from '../store/gateway-calls';
 import { newSaleRow } from '../store/new-sale';
 import { closeConfirmLink, insertSales } from '../store/sale-aggregate';
-import { addOperation } from '../store/sale-operations';
+import { addOperation, operationRow } from '../store/sale-operations';
 import { getAuthorization } from '../store/sales';
 import { CONFIRM_LINK_MS, newConfirmToken } from './charge-record';
 import type { AuthorizationRow, SaleRow, SubscriptionChargeRow, SubscriptionRow, TransactionLineRow, TransactionRow } from '../store/schema';
@@ -124,7 +124,7 @@ export async function recordCharged(db: Db, r: Reservation & { gatewayReference:
     const auth = authorizationId ? await getAuthorization(trx, null, authorizationId) : undefined;
     const sale = { ...chargeSale(r, transaction.id, authorizationId), card_brand: auth?.card_brand ?? null, card_last4: auth?.card_last4 ?? null };
     const line = periodLine(r, transaction.id, sale.description);
-    const operation = { id: uuidv7(r.now.getTime()), sale_id: sale.id, kind: 'charge', amount: sale.amount, gateway_reference: r.gatewayReference, created_at: at, movement_id: null, reason: null } as const;
+    const operation = operationRow(sale.id, 'charge', sale.amount, r.gatewayReference, r.now);
     await insertChargeRecords(trx, { transaction, line, sale, operation });
     if (!(await settleAttempt(trx, r, 'succeeded', { status: 'charged', transaction_id: transaction.id, sale_id: sale.id, failure: null, updated_at: at }, r.now, sale.id))) {
       throw new Rollback(false);

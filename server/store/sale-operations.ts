@@ -1,4 +1,5 @@
 import type { OperationReason } from '../domain/payment-reference';
+import { movesBalance } from '../domain/balance';
 import { uuidv7 } from '../domain/ids';
 import { insertAtCommit, insertRows } from './compiled';
 import type { Tx } from './db';
@@ -7,8 +8,8 @@ import type { SaleOperationKind, SaleOperationRow } from './schema';
 // A sale's history: the operations that moved its amounts (the amounts themselves are
 // sale-aggregate.ts's), recorded inside the caller's database transaction.
 
-/** A new operation of a sale, as it is stored. */
-function operationRow(
+/** A new operation of a sale, as it is stored: one that moves no money of the merchant born dealt with by the balance job. */
+export function operationRow(
   saleId: string,
   kind: SaleOperationKind,
   amount: number,
@@ -17,7 +18,7 @@ function operationRow(
   movementId: string | null = null,
   reason: OperationReason | null = null,
 ): SaleOperationRow {
-  return { id: uuidv7(now.getTime()), sale_id: saleId, kind, amount, gateway_reference: reference, created_at: now.toISOString(), movement_id: movementId, reason };
+  return { id: uuidv7(now.getTime()), sale_id: saleId, kind, amount, gateway_reference: reference, created_at: now.toISOString(), movement_id: movementId, reason, balance_checked_at: movesBalance(kind) ? null : now.toISOString() };
 }
 
 /** Records an operation of a sale; resolves with the row as stored. */
@@ -47,4 +48,11 @@ export const ACTION_EVENTS = { capture: 'sale.captured', refund: 'sale.refunded'
 /** A sale's operations carrying the gateway's reference `reference` (a refund and, once it failed, its failure). */
 export function operationsByReference(trx: Tx, saleId: string, reference: string): Promise<SaleOperationRow[]> {
   return trx.selectFrom('sale_operations').selectAll().where('sale_id', '=', saleId).where('gateway_reference', '=', reference).orderBy('id').execute();
+}
+
+/** Marks operations dealt with by the balance job (payments/balance.ts); resolves with how many were not yet. */
+export async function markBalanceChecked(trx: Tx, ids: readonly string[], now: Date): Promise<number> {
+  if (!ids.length) return 0;
+  const { numUpdatedRows } = await trx.updateTable('sale_operations').set({ balance_checked_at: now.toISOString() }).where('id', 'in', ids).where('balance_checked_at', 'is', null).executeTakeFirst();
+  return Number(numUpdatedRows);
 }

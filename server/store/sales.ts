@@ -32,7 +32,7 @@ export interface StoredSale {
   customerEmail?: string | null;
 }
 
-const OPERATION_COLUMNS = ['id', 'sale_id', 'kind', 'amount', 'gateway_reference', 'created_at', 'movement_id', 'reason'] as const;
+const OPERATION_COLUMNS = ['id', 'sale_id', 'kind', 'amount', 'gateway_reference', 'created_at', 'movement_id', 'reason', 'balance_checked_at'] as const;
 
 /**
  * Sales with what is read in the same statement: their operations, the fees their balance

@@ -248,6 +248,12 @@ export interface SaleOperationRow {
   movement_id: string | null;
   /** Why the merchant refunded (a refund's only; null: not given, or another kind of operation). */
   reason: OperationReason | null;
+  /**
+   * When the balance job recorded a capture's, charge's or refund's balance transaction, or
+   * found its money is not the platform's balance (payments/balance.ts); null until then. An
+   * operation of another kind is born with it (it moves no money of the merchant).
+   */
+  balance_checked_at: string | null;
 }
 
 export interface AuthorizationRow extends Owned {

@@ -1,7 +1,8 @@
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../server/store/db';
 import { postBalanceTransactions } from '../../server/payments/balance';
-import { DEFAULT_SETTLEMENT_DELAY_DAYS, setPricing } from '../../server/store/balance';
+import { DEFAULT_SETTLEMENT_DELAY_DAYS, dueOperationsQuery, setPricing } from '../../server/store/balance';
 import { ENGINES, problemPaths, testClock } from './harness';
 import { HELD_ID, withHeld } from './held-gateway';
 import { checkLedger, createWallet, useOwnService } from './ledger';
@@ -156,6 +157,40 @@ describe.each(ENGINES)('the merchant balance on %s', (engine) => {
     while ((await post()) > 0);
     await merchantHolds(db(), api.keys.environment_id);
     expect((await api.get(`/sale/${sale.id}/`)).body).toMatchObject({ refunded: 0.01, refundable: 9.99 });
+  });
+
+  it('reads its work by the index of the operations not dealt with, however long the history (the plan, as prepared statements run it)', async () => {
+    const { sql: text } = dueOperationsQuery(db(), 50).compile();
+    const plan = await db()
+      .connection()
+      .execute(async (c) => {
+        if (engine === 'sqlite') return (await sql.raw<{ detail: string }>(`explain query plan ${text.replace('?', '50')}`).execute(c)).rows.map((r) => r.detail);
+        // The plan for any limit, as a statement prepared and run often gets it; a table
+        // this small would be read whole otherwise.
+        await sql.raw(`prepare due_plan as ${text}`).execute(c);
+        await sql.raw('set plan_cache_mode = force_generic_plan; set enable_seqscan = off').execute(c);
+        try {
+          return (await sql.raw<{ 'QUERY PLAN': string }>('explain execute due_plan(50)').execute(c)).rows.map((r) => r['QUERY PLAN']);
+        } finally {
+          await sql.raw('deallocate due_plan; reset plan_cache_mode; reset enable_seqscan').execute(c);
+        }
+      });
+    expect(plan.join('\n')).toContain('sale_operations_balance_due');
+  });
+
+  it('marks each operation it dealt with; a hold, which moves no money of the merchant, is born marked', async () => {
+    const { sale } = await paidTransaction(svc.api, priced('EUR', 30, { authorize: true }));
+    expect(await post()).toBe(0);
+    const [hold] = await db().selectFrom('sale_operations').select('balance_checked_at').where('sale_id', '=', sale.id).execute();
+    expect(hold!.balance_checked_at).toEqual(expect.any(String));
+    expect((await svc.api.post(`/sale/${sale.id}/capture/`, { amount: 30 })).status).toBe(200);
+    expect(await post()).toBe(1);
+    const ops = await db().selectFrom('sale_operations').select(['kind', 'balance_checked_at']).where('sale_id', '=', sale.id).orderBy('id').execute();
+    expect(ops).toEqual([
+      { kind: 'authorize', balance_checked_at: ops[0]!.balance_checked_at },
+      { kind: 'capture', balance_checked_at: expect.any(String) },
+    ]);
+    await holds();
   });
 
   it('counts what was captured of a hold, not the hold', async () => {

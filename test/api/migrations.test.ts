@@ -95,6 +95,31 @@ describe.each(ENGINES)('136 on %s', (engine) => {
     }));
 });
 
+describe.each(ENGINES)('144 on %s', (engine) => {
+  it('marks dealt with the operations in the balance already and those that move no money; leaves the rest to the balance job', () =>
+    withEmptyDatabase(engine, async (database) => {
+      await migrate(database, '143_sandbox_sessions');
+      // Rows as the version before wrote them: operations without the mark.
+      const db = database.db as unknown as import('kysely').Kysely<any>;
+      const at = '2026-11-02T09:00:00.000Z';
+      const { environment_id: env } = await createEnvironment(database.db, { name: 'Balance', now: new Date(at) });
+      const sale = { environment_id: env, created_at: at, updated_at: at, gateway_id: 'g', currency: 'EUR', amount: 100, held: 0, captured: 100, refunded: 0, voided: 0 };
+      await db.insertInto('sales').values([{ ...sale, id: 's1' }, { ...sale, id: 's2' }]).execute();
+      const op = (id: string, sale_id: string, kind: string) => ({ id, sale_id, kind, amount: 100, created_at: `2026-11-02T09:00:0${id.at(-1)}.000Z` });
+      await db.insertInto('sale_operations').values([op('o1', 's1', 'authorize'), op('o2', 's1', 'capture'), op('o3', 's1', 'refund'), op('o4', 's2', 'charge'), op('o5', 's2', 'void')]).execute();
+      const bt = { environment_id: env, type: 'charge', sale_id: 's1', currency: 'EUR', amount: 100, fee: 0, net: 100, available_on: at, created_at: at };
+      await db.insertInto('balance_transactions').values({ ...bt, id: 'b2', operation_id: 'o2' }).execute();
+      expect(await migrate(database, '144_balance_checked')).toEqual(['144_balance_checked']);
+      expect(await db.selectFrom('sale_operations').select(['id', 'balance_checked_at']).orderBy('id').execute()).toEqual([
+        { id: 'o1', balance_checked_at: '2026-11-02T09:00:01.000Z' },
+        { id: 'o2', balance_checked_at: '2026-11-02T09:00:02.000Z' },
+        { id: 'o3', balance_checked_at: null },
+        { id: 'o4', balance_checked_at: null },
+        { id: 'o5', balance_checked_at: '2026-11-02T09:00:05.000Z' },
+      ]);
+    }));
+});
+
 describe.skipIf(!process.env.TEST_DATABASE_URL)('status checks on postgres', () => {
   it('refuse a status the code does not know: the checks exist, and one refuses a bad update', async () => {
     const pg = await freshDatabase({ empty: true });

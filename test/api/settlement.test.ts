@@ -51,10 +51,16 @@ describe.each(ENGINES)('settlement by the merchant’s processor on %s', (engine
     const own = await paidThrough(OWN_ACCOUNT);
     expect((await svc.api.get(`/balance_transaction/?sale=${own.id}`)).body.count).toBe(0);
     expect((await svc.api.get('/balance/')).body).toEqual(before);
-    // Refunded, it stays out too.
+    // Refunded, it stays out too; and once seen, neither operation is read again by a round.
     expect((await svc.api.post(`/sale/${own.id}/refund/`, { amount: 40 })).status).toBe(200);
-    await run('balance');
+    expect(await run('balance')).toBe(1);
+    expect(await run('balance')).toBe(0);
     expect((await svc.api.get(`/balance_transaction/?sale=${own.id}`)).body.count).toBe(0);
+    const checked = await svc.t.service.deps.database.db.selectFrom('sale_operations').select(['kind', 'balance_checked_at']).where('sale_id', '=', own.id).orderBy('id').execute();
+    expect(checked).toEqual([
+      { kind: 'capture', balance_checked_at: expect.any(String) },
+      { kind: 'refund', balance_checked_at: expect.any(String) },
+    ]);
     const platform = await paidThrough(SANDBOX_CARD);
     expect((await svc.api.get(`/balance_transaction/?sale=${platform.id}`)).body.results).toMatchObject([{ type: 'charge', amount: 100 }]);
   });

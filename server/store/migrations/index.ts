@@ -81,6 +81,7 @@ import { migration as m140 } from './140_processor_payouts';
 import { migration as m141 } from './141_sandbox_books';
 import { migration as m142 } from './142_attempt_language';
 import { migration as m143 } from './143_sandbox_sessions';
+import { migration as m144 } from './144_balance_checked';
 
 // One file per migration, applied in the order of their names. A released migration's
 // name is recorded in every deployed database: never rename one or change what it does;
@@ -167,6 +168,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '141_sandbox_books': m141,
   '142_attempt_language': m142,
   '143_sandbox_sessions': m143,
+  '144_balance_checked': m144,
 };
 
 /** Every migration's name, in the order they apply. */
