@@ -85,17 +85,21 @@ export async function templatePayments(baseUrl: string, store: Store, hookUrl: s
       await api(baseUrl, store.auth, 'POST', `/sale/${sales.results[0]!.id}/refund/`, i === 0 ? {} : { amount: 5, reason: 'requested_by_customer' });
     }
   }
-  // The sandbox bank opens its disputes a few seconds after the capture; the jobs deliver the events.
+  // The sandbox bank opens its disputes a few seconds after the capture; the jobs deliver the
+  // events and put the operations in the balance (copies of an operation not dealt with yet
+  // would be the balance job's work while the pages are measured).
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    const [disputes, undelivered] = await Promise.all([
-      store.database.db.selectFrom('disputes').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-      store.database.db.selectFrom('event_deliveries').where('delivery_status', '!=', 'delivered').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    const db = store.database.db;
+    const [disputes, undelivered, unbalanced] = await Promise.all([
+      db.selectFrom('disputes').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      db.selectFrom('event_deliveries').where('delivery_status', '!=', 'delivered').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      db.selectFrom('sale_operations').where('balance_checked_at', 'is', null).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     ]);
-    if (Number(disputes.n) === 2 && Number(undelivered.n) === 0) return;
+    if (Number(disputes.n) === 2 && Number(undelivered.n) === 0 && Number(unbalanced.n) === 0) return;
     await sleep(500);
   }
-  throw new Error('the template disputes were not opened, or their events not delivered, within 60 s');
+  throw new Error('the template disputes were not opened, their events not delivered, or their operations not in the balance within 60 s');
 }
 
 type Row = Record<string, unknown>;

@@ -1,9 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { paymentReference } from '../../server/domain/payment-reference';
 import { sizeOf } from './bytes';
 import { openStore, type Store } from './data';
 import { seedPayments, signedInMember, startHookReceiver, templatePayments } from './dashboard-data';
+import { postgresCpu, postgresCpuBetween } from './processes';
 import { freePort, startBaseline, startService, type Target } from './targets';
 
 // The dashboard section (issue 47): one shop of `payments` payments, its owner signed in,
@@ -26,10 +28,18 @@ export interface DashboardPage {
   p95: number;
 }
 
+/** What the service's jobs cost with nothing to do, a second: its CPU, and PostgreSQL's (its processes alive throughout: other sessions' too). */
+export interface IdleJobs {
+  cpuMsPerSecond: number;
+  postgresCpuMsPerSecond: number | null;
+}
+
 export interface DashboardEngine {
   engine: 'sqlite' | 'postgres';
   payments: number;
   seedSeconds: number;
+  /** The jobs idle with the template's few payments, then with the seeded shop: flat, if no job reads the whole history. */
+  idle: { before: IdleJobs; seeded: IdleJobs };
   /** The payments list's HTML from a static node:http server. */
   baseline: { median: number; p95: number };
   pages: DashboardPage[];
@@ -125,6 +135,17 @@ async function pagesOf(store: Store): Promise<[string, string][]> {
   ];
 }
 
+/** The jobs' cost over `seconds` with nothing to do, once the last work has had 2 s to end. */
+async function idleJobs(service: Target, engine: DashboardEngine['engine'], seconds = 5): Promise<IdleJobs> {
+  await sleep(2000);
+  const cpu0 = service.cpuMs() ?? NaN;
+  const pg0 = engine === 'postgres' ? postgresCpu() : null;
+  const started = performance.now();
+  await sleep(seconds * 1000);
+  const elapsed = (performance.now() - started) / 1000;
+  return { cpuMsPerSecond: ((service.cpuMs() ?? NaN) - cpu0) / elapsed, postgresCpuMsPerSecond: pg0 === null ? null : postgresCpuBetween(pg0, postgresCpu()) / elapsed };
+}
+
 /** One engine: a store of its own, the shop seeded, each page measured. */
 export async function dashboardEngine(engine: DashboardEngine['engine'], config: { dataDir: string; databaseUrl: string | null }, o: DashboardOptions): Promise<DashboardEngine> {
   const store = await openStore(config);
@@ -137,8 +158,11 @@ export async function dashboardEngine(engine: DashboardEngine['engine'], config:
     const service = await startService({ port: await freePort(), ...config, logFile: o.logFile });
     open.push(service);
     await templatePayments(service.url, store, hooks.url);
+    const before = await idleJobs(service, engine);
     const seedSeconds = await seedPayments(store, o.payments);
     o.progress(`dashboard [${engine}]: seeded ${o.payments} payments in ${seedSeconds.toFixed(1)} s`);
+    const idle = { before, seeded: await idleJobs(service, engine) };
+    o.progress(`dashboard [${engine}]: jobs idle ${before.cpuMsPerSecond.toFixed(1)} → ${idle.seeded.cpuMsPerSecond.toFixed(1)} ms/s of CPU`);
     const headers = { cookie: await signedInMember(service.url, store) };
     const pages: DashboardPage[] = [];
     let listHtml = '';
@@ -158,7 +182,7 @@ export async function dashboardEngine(engine: DashboardEngine['engine'], config:
     writeFileSync(pagesFile, JSON.stringify({ '/dashboard/transactions/': listHtml }));
     const baseline = await startBaseline('static', await freePort(), pagesFile, o.logFile);
     open.push(baseline);
-    return { engine, payments: o.payments, seedSeconds, baseline: await timeGets(`${baseline.url}/dashboard/transactions/`, {}, o.warmup, o.requests), pages };
+    return { engine, payments: o.payments, seedSeconds, idle, baseline: await timeGets(`${baseline.url}/dashboard/transactions/`, {}, o.warmup, o.requests), pages };
   } finally {
     if (allowPrivate === undefined) delete process.env.ALLOW_PRIVATE_NOTIFY_URLS;
     else process.env.ALLOW_PRIVATE_NOTIFY_URLS = allowPrivate;

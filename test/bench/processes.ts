@@ -15,21 +15,31 @@ import { migrate } from '../../server/store/migrations';
 import { freePort, startService, type Target } from './targets';
 
 const TICK_MS = 10;
-/** CPU ms (user + system) of every process named `postgres`. */
-export function postgresCpuMs(): number {
-  let total = 0;
+/** CPU ms (user + system) of each process named `postgres`, by pid. */
+export function postgresCpu(): Map<number, number> {
+  const byPid = new Map<number, number>();
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       if (!stat.includes('(postgres)')) continue;
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+      byPid.set(Number(pid), (Number(fields[11]) + Number(fields[12])) * TICK_MS);
     } catch {
       // the process ended meanwhile
     }
   }
-  return total;
+  return byPid;
 }
+
+/** CPU ms of every process named `postgres`. */
+export const postgresCpuMs = (): number => [...postgresCpu().values()].reduce((a, b) => a + b, 0);
+
+/**
+ * What the `postgres` processes alive at both `before` and `after` used between them: one
+ * that exits meanwhile would take its CPU out of a sum (short-lived backends are left out).
+ */
+export const postgresCpuBetween = (before: Map<number, number>, after: Map<number, number>): number =>
+  [...after].reduce((sum, [pid, ms]) => sum + (before.has(pid) ? ms - before.get(pid)! : 0), 0);
 
 interface Run {
   rps: number;

@@ -1,5 +1,5 @@
 import type { Size } from './bytes';
-import { DASHBOARD_GOALS } from './dashboard';
+import { DASHBOARD_GOALS, type IdleJobs } from './dashboard';
 import type { Timing } from './browser';
 import { REDOC_ELEMENTS } from './docs';
 import type { LoadResult } from './load';
@@ -180,6 +180,8 @@ function dashboardRows(d: NonNullable<Results['dashboard']>): Row[] {
   for (const e of d.engines) {
     rows.push(`Dashboard pages, ${int(e.payments)} payments (seeded in ${e.seedSeconds.toFixed(0)} s), signed in, ${d.requests} sequential GETs each after ${d.warmup}: time to last byte [${e.engine}]`);
     const b = e.baseline;
+    const idle = (i: IdleJobs) => `CPU ${ms(i.cpuMsPerSecond)} ms/s${i.postgresCpuMsPerSecond === null ? '' : ` · PostgreSQL ${ms(i.postgresCpuMsPerSecond)} ms/s`}`;
+    rows.push(['  jobs idle, seeded shop', idle(e.idle.seeded), `template's payments: ${idle(e.idle.before)}`, `${(e.idle.seeded.cpuMsPerSecond / e.idle.before.cpuMsPerSecond).toFixed(1)}×`, '']);
     for (const p of e.pages) {
       const fast = p.median < DASHBOARD_GOALS.medianMs;
       const light = p.jsGzip < DASHBOARD_GOALS.jsGzip;
