@@ -207,8 +207,20 @@ export function submittedDisputes(db: Db, gatewayId: string, before: Date, limit
  * not refunded nor disputed, captured before `before`, and no dispute yet: the sandbox
  * bank's candidates. A card charge that paid part of a `source` is left out.
  */
-export function disputableSales(db: Db, c: { gatewayId: string; last4s: string[]; before: Date; limit: number }): Promise<SaleRow[]> {
-  return db
+export function disputableSales(db: Db, c: DisputableSalesOf): Promise<SaleRow[]> {
+  return disputableSalesQuery(db, c).execute();
+}
+
+interface DisputableSalesOf {
+  gatewayId: string;
+  last4s: string[];
+  before: Date;
+  limit: number;
+}
+
+/** The statement of disputableSales, by the index of migration 145 (its plan is tested: test/api/disputes.test.ts). */
+export const disputableSalesQuery = (db: Db, c: DisputableSalesOf) =>
+  db
     .selectFrom('sales')
     .selectAll()
     .where('gateway_id', '=', c.gatewayId)
@@ -226,9 +238,7 @@ export function disputableSales(db: Db, c: { gatewayId: string; last4s: string[]
       ),
     )
     .orderBy('id')
-    .limit(c.limit)
-    .execute();
-}
+    .limit(c.limit);
 
 /** Marks what the processor must be told of a dispute of its (the processor-disputes job sends it), in the step's transaction. */
 export async function markProcessorSync(trx: Tx, id: string, sync: NonNullable<DisputeRow['processor_sync']>): Promise<void> {

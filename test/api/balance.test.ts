@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../server/store/db';
 import { postBalanceTransactions } from '../../server/payments/balance';
@@ -7,6 +6,7 @@ import { ENGINES, problemPaths, testClock } from './harness';
 import { HELD_ID, withHeld } from './held-gateway';
 import { checkLedger, createWallet, useOwnService } from './ledger';
 import { paidTransaction, payWithCard, priced } from './pay';
+import { queryPlan } from './query-plan';
 
 // The merchant's balance: each capture, charge and refund becomes a balance transaction
 // with its fee and its ledger movement; the balance is available after the settlement
@@ -160,22 +160,7 @@ describe.each(ENGINES)('the merchant balance on %s', (engine) => {
   });
 
   it('reads its work by the index of the operations not dealt with, however long the history (the plan, as prepared statements run it)', async () => {
-    const { sql: text } = dueOperationsQuery(db(), 50).compile();
-    const plan = await db()
-      .connection()
-      .execute(async (c) => {
-        if (engine === 'sqlite') return (await sql.raw<{ detail: string }>(`explain query plan ${text.replace('?', '50')}`).execute(c)).rows.map((r) => r.detail);
-        // The plan for any limit, as a statement prepared and run often gets it; a table
-        // this small would be read whole otherwise.
-        await sql.raw(`prepare due_plan as ${text}`).execute(c);
-        await sql.raw('set plan_cache_mode = force_generic_plan; set enable_seqscan = off').execute(c);
-        try {
-          return (await sql.raw<{ 'QUERY PLAN': string }>('explain execute due_plan(50)').execute(c)).rows.map((r) => r['QUERY PLAN']);
-        } finally {
-          await sql.raw('deallocate due_plan; reset plan_cache_mode; reset enable_seqscan').execute(c);
-        }
-      });
-    expect(plan.join('\n')).toContain('sale_operations_balance_due');
+    expect(await queryPlan(db(), engine, dueOperationsQuery(db(), 50).compile())).toContain('sale_operations_balance_due');
   });
 
   it('marks each operation it dealt with; a hold, which moves no money of the merchant, is born marked', async () => {

@@ -3,12 +3,14 @@ import type { Db } from '../../server/store/db';
 import { paymentReference } from '../../server/domain/payment-reference';
 import { TEST_CARDS } from '../../server/domain/test-cards';
 import { decideSandboxDisputes, openSandboxDisputes } from '../../server/payments/disputes';
+import { disputableSalesQuery } from '../../server/store/disputes';
 import { member } from './dashboard';
 import { FILES, pdfOfSize } from './documents';
 import { type Client, ENGINES, problemPaths, testClock } from './harness';
 import { checkLedger, useOwnService } from './ledger';
 import { payToken, priced } from './pay';
 import { blockedBehind } from './lock-waits';
+import { queryPlan } from './query-plan';
 
 // A dispute's whole life, opened by the sandbox bank's test cards: the disputed amount and
 // the dispute fee leave the balance when it opens and the amount comes back if it is won;
@@ -73,6 +75,11 @@ describe.each(ENGINES)('disputes on %s', (engine) => {
     expect(list.count).toBe(1);
     return list.results[0];
   }
+
+  it('the sandbox bank reads only the sales paid with its dispute cards, however many sales there are (the plan, as prepared statements run it)', async () => {
+    const query = disputableSalesQuery(db(), { gatewayId: 'sandbox', last4s: ['0259', '1976'], before: clock.now(), limit: 20 }).compile();
+    expect(await queryPlan(db(), engine, query)).toContain('sales_gateway_last4');
+  });
 
   it('a fraudulent dispute: opened a few seconds after capture, answered with evidence, won', async () => {
     const { api } = svc;

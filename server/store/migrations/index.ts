@@ -82,6 +82,7 @@ import { migration as m141 } from './141_sandbox_books';
 import { migration as m142 } from './142_attempt_language';
 import { migration as m143 } from './143_sandbox_sessions';
 import { migration as m144 } from './144_balance_checked';
+import { migration as m145 } from './145_sales_gateway_last4';
 
 // One file per migration, applied in the order of their names. A released migration's
 // name is recorded in every deployed database: never rename one or change what it does;
@@ -169,6 +170,7 @@ const migrations: Record<string, (d: Def) => Migration> = {
   '142_attempt_language': m142,
   '143_sandbox_sessions': m143,
   '144_balance_checked': m144,
+  '145_sales_gateway_last4': m145,
 };
 
 /** Every migration's name, in the order they apply. */
