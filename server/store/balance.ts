@@ -65,7 +65,7 @@ export interface DueOperation {
   destinations: Destination[];
 }
 
-/** The statement that finds them (its plan is tested: test/api/balance.test.ts). */
+/** The statement of dueOperations (below), by the index of migration 144 (its plan is tested: test/api/balance.test.ts). */
 export const dueOperationsQuery = (db: Db, limit: number) =>
   db
     .selectFrom('sale_operations')

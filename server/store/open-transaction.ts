@@ -7,8 +7,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 // started inside and still running after the end (a promise not awaited) is free again.
 //
 // Only for the databases opened strict (tests): on Node 20 the first AsyncLocalStorage run
-// installs a promise hook that then runs for every promise of the process, about a tenth
-// of a payment's CPU (docs/performance.md).
+// installs a promise hook that then runs for every promise of the process (1 % of the
+// service's main thread in a profiled payment bench, docs/performance.md).
 
 const current = new AsyncLocalStorage<{ open: boolean }>();
 const strict = new WeakSet<object>();

@@ -166,13 +166,12 @@ describe.each(ENGINES)('the merchant balance on %s', (engine) => {
   it('marks each operation it dealt with; a hold, which moves no money of the merchant, is born marked', async () => {
     const { sale } = await paidTransaction(svc.api, priced('EUR', 30, { authorize: true }));
     expect(await post()).toBe(0);
-    const [hold] = await db().selectFrom('sale_operations').select('balance_checked_at').where('sale_id', '=', sale.id).execute();
-    expect(hold!.balance_checked_at).toEqual(expect.any(String));
+    expect(await db().selectFrom('sale_operations').select('balance_checked_at').where('sale_id', '=', sale.id).execute()).toEqual([{ balance_checked_at: expect.any(String) }]);
     expect((await svc.api.post(`/sale/${sale.id}/capture/`, { amount: 30 })).status).toBe(200);
     expect(await post()).toBe(1);
     const ops = await db().selectFrom('sale_operations').select(['kind', 'balance_checked_at']).where('sale_id', '=', sale.id).orderBy('id').execute();
     expect(ops).toEqual([
-      { kind: 'authorize', balance_checked_at: ops[0]!.balance_checked_at },
+      { kind: 'authorize', balance_checked_at: expect.any(String) },
       { kind: 'capture', balance_checked_at: expect.any(String) },
     ]);
     await holds();
