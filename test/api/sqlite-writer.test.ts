@@ -7,6 +7,7 @@ import { type Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { insertAtCommit, insertWaitingNow } from '../../server/store/compiled';
 import { inTransaction, openDatabase, writeTogether } from '../../server/store/db';
+import { freshDatabase } from './database';
 import { ENGINES, type EngineName } from './harness';
 
 // The store's SQLite: reads on the service's thread, writes on a thread of their own
@@ -14,11 +15,29 @@ import { ENGINES, type EngineName } from './harness';
 // only its own statements are in it; what it must give: reads and the event loop never
 // wait for a write. writeTogether is the same contract on both engines.
 
-/** One table of one text column, under a name of its own (PostgreSQL's database is shared). */
+/** One table of one text column, under a name of its own. */
 type ScratchDb = Kysely<Record<string, { v: string }>>;
 
+/**
+ * On PostgreSQL, a database of the test's own: in the shared one, another file's migrator,
+ * which lists every table (Kysely's introspector), failed on a scratch table dropped
+ * meanwhile ("relation … does not exist").
+ */
+async function scratchDatabase(engine: EngineName, dataDir: string) {
+  const fresh = engine === 'postgres' ? await freshDatabase() : undefined;
+  const database = openDatabase({ databaseUrl: fresh?.url ?? null, dataDir });
+  return {
+    database,
+    async close() {
+      await database.close();
+      await fresh?.drop();
+    },
+  };
+}
+
 async function scratch(engine: EngineName, dataDir: string) {
-  const database = openDatabase({ databaseUrl: engine === 'postgres' ? process.env.TEST_DATABASE_URL! : null, dataDir });
+  const own = await scratchDatabase(engine, dataDir);
+  const database = own.database;
   const db = database.db as unknown as ScratchDb;
   const name = `scratch_${randomBytes(4).toString('hex')}`;
   await sql`create table ${sql.table(name)} (v text primary key)`.execute(db);
@@ -29,10 +48,7 @@ async function scratch(engine: EngineName, dataDir: string) {
     insert: (into: ScratchDb, v: string) => into.insertInto(name).values({ v }),
     /** The table's values, read afresh. */
     values: async () => (await db.selectFrom(name).select('v').orderBy('v').execute()).map((r) => r.v),
-    async drop() {
-      await sql`drop table ${sql.table(name)}`.execute(db);
-      await database.close();
-    },
+    drop: () => own.close(),
   };
 }
 
@@ -69,7 +85,8 @@ describe.each(ENGINES)('writeTogether [%s]', (engine) => {
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)('writeTogether on PostgreSQL', () => {
   it('is one statement: every row carries the same statement_timestamp(), each value where it was bound', async () => {
-    const database = openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL!, dataDir });
+    const own = await scratchDatabase('postgres', dataDir);
+    const database = own.database;
     const db = database.db as unknown as Kysely<Record<string, { v: string; n: number; at?: Date }>>;
     const [a, b] = [`stmt_a_${randomBytes(4).toString('hex')}`, `stmt_b_${randomBytes(4).toString('hex')}`];
     try {
@@ -84,8 +101,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('writeTogether on PostgreSQL', (
       expect(rows.map((r) => [r.v, r.n])).toEqual([['a1', 1], ['a2', 2], ['b1', 3], ['a3', 4]]);
       expect(new Set(rows.map((r) => r.at.getTime())).size).toBe(1);
     } finally {
-      for (const name of [a, b]) await sql`drop table if exists ${sql.table(name)}`.execute(db);
-      await database.close();
+      await own.close();
     }
   });
 });
