@@ -108,7 +108,8 @@ async function writeWaiting(trx: Tx, tables: Map<keyof Tables, unknown[]>): Prom
   // Written already (insertWaitingNow): rows asked for since wait in a map of their own.
   if (atCommit.get(trx) !== tables) return;
   atCommit.delete(trx);
-  await writeTogether(trx, [...tables].map(([name, queued]) => compiledInsert(trx, name, queued as never)));
+  // What follows at once: the transaction's next write or read of them, or its commit.
+  await writeTogether(trx, [...tables].map(([name, queued]) => compiledInsert(trx, name, queued as never)), { withNext: true });
 }
 
 const inserts = new Map<unknown, Map<string, { compiled: CompiledQuery; order: number[] }>>();

@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { type CompiledQuery, createQueryId, Kysely, PostgresAdapter, type Transaction } from 'kysely';
 import pg from 'pg';
 import { insideTransaction } from './open-transaction';
+import { UNREAD } from './pg-pipeline';
 import { openPostgres } from './postgres';
 import type { TimeoutsWatch } from './pg-timeouts';
 import type { Tables } from './schema';
@@ -105,11 +106,16 @@ export function openDatabase(opts: DatabaseOptions): Database {
  * are one statement (asOneStatement), atomic by itself outside a transaction. On SQLite
  * they reach the writer thread as one message, so the transaction never waits for this
  * thread to come round; in a caller's transaction they run one by one in it.
+ * `withNext`: in a transaction on PostgreSQL, the statement goes out with the transaction's
+ * next one, its COMMIT at the latest, and its error is that one's (pg-pipeline.ts): for
+ * writes that the next statement follows at once, with nothing outside the database between.
  */
-export async function writeTogether(db: Db, compiled: CompiledQuery[]): Promise<void> {
+export async function writeTogether(db: Db, compiled: CompiledQuery[], o: { withNext?: boolean } = {}): Promise<void> {
   if (compiled.length === 0) return;
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    await db.executeQuery(asOneStatement(compiled));
+    const statement = asOneStatement(compiled);
+    const unread = o.withNext && db.isTransaction;
+    await db.executeQuery(unread ? { ...statement, parameters: [...statement.parameters, UNREAD] } : statement);
     return;
   }
   if (!db.isTransaction) {

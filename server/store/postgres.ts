@@ -4,6 +4,7 @@ import type { Database, DatabaseOptions } from './db';
 import { migrationDialect } from './migration-lock';
 import { inOpenTransaction, trackTransactions } from './open-transaction';
 import { hostUrls, PrimaryPool } from './pg-hosts';
+import { pipelined } from './pg-pipeline';
 import { planChanged, prepared } from './pg-prepared';
 import { timeoutsWatch } from './pg-timeouts';
 import type { Tables } from './schema';
@@ -59,6 +60,8 @@ function hostPool(url: string, o: DatabaseOptions, max: number): pg.Pool {
     // Waiting longer for a connection than a client waits for an answer helps nobody:
     // the request fails fast (503) and the pool keeps serving the others.
     connectionTimeoutMillis: o.dbAcquireTimeoutMs ?? 5_000,
+    // A statement may be written before the one before it has answered (pg-pipeline.ts).
+    pipeline: true,
     ...timeouts,
   });
   // Every client listens for its own end, for as long as it lives: pg-pool listens only
@@ -104,7 +107,7 @@ function source(url: string, o: DatabaseOptions, max: number): Source {
   return primary;
 }
 
-/** What Kysely gets: the source's clients, each query watched for a lost primary and an unsure commit. */
+/** What Kysely gets: the source's clients, each query watched for a lost primary and an unsure commit, pipelined (pg-pipeline.ts). */
 function kyselyPool(src: Source, o: DatabaseOptions, ownsSource: boolean): PostgresPool {
   const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   const named = o.databasePooler !== 'transaction';
@@ -117,11 +120,14 @@ function kyselyPool(src: Source, o: DatabaseOptions, ownsSource: boolean): Postg
       return client.query(prepared(client, text, values));
     }
   };
+  const pipeline = pipelined(send);
   const watch = (client: pg.PoolClient): PostgresPoolClient => ({
     async query(text: string, values: readonly unknown[]) {
+      const kept = pipeline.answerKept(client, text, values);
+      if (kept) return kept;
       unsure.delete(client);
       try {
-        const result = await send(client, text, values as unknown[]);
+        const result = await pipeline.send(client, text, values as unknown[]);
         const notice = unsure.get(client);
         if (notice !== undefined) throw new UnknownDurability(notice);
         return result;
@@ -133,7 +139,11 @@ function kyselyPool(src: Source, o: DatabaseOptions, ownsSource: boolean): Postg
         throw err;
       }
     },
-    release: () => client.release(),
+    release: () => {
+      // Never left for the client's next borrower (Kysely ends every transaction it begins).
+      pipeline.forget(client);
+      client.release();
+    },
   }) as unknown as PostgresPoolClient;
   return {
     async connect() {

@@ -4,7 +4,9 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 // shared_preload_libraries, so a restart of a server others share). A TCP proxy in the
 // harness process between the service and PostgreSQL reads the frontend's messages:
 // each simple Query ('Q') and each extended-protocol Execute ('E') is one statement run;
-// each Query and each Sync ('S') waits for ReadyForQuery, so is one round trip. A simple
+// each Query and each Sync ('S') asks for a ReadyForQuery, and a round trip is counted when the
+// client sends one with every ReadyForQuery it asked for already answered (one sent behind an
+// unanswered one, pipelined, waits for no answer of its own). A simple
 // query whose text is BEGIN / COMMIT / ROLLBACK / SAVEPOINT / RELEASE is counted as
 // transaction control too (pg_stat_statements counts those as statements: track_utility).
 // The proxy costs the harness CPU and every round trip a hop, so the runs measured through
@@ -49,6 +51,9 @@ export async function startWireProxy(target: ReturnType<typeof pgAddress>): Prom
     sockets.add(client).add(upstream);
     let pending = Buffer.alloc(0);
     let started = false;
+    // ReadyForQuery messages asked for and not yet received.
+    let unanswered = 0;
+    let oneByteAnswers = 0;
     client.on('data', (chunk: Buffer) => {
       upstream.write(chunk);
       pending = Buffer.concat([pending, chunk]);
@@ -61,15 +66,30 @@ export async function startWireProxy(target: ReturnType<typeof pgAddress>): Prom
         if (started) {
           const type = String.fromCharCode(pending[0]!);
           if (type === 'Q' || type === 'E') counts.statements++;
-          if (type === 'Q' || type === 'S') counts.roundTrips++;
+          if (type === 'Q' || type === 'S') {
+            if (unanswered === 0) counts.roundTrips++;
+            unanswered++;
+          }
           if (type === 'Q' && CONTROL.test(pending.subarray(5, Math.min(5 + 40, 1 + length)).toString('utf8'))) counts.transactionControl++;
         } else if (length !== 8) {
           started = true; // 8 bytes: SSLRequest / GSSENCRequest, answered before the real startup
+        } else {
+          oneByteAnswers++; // answered by one byte, 'N' or 'S', without a length
         }
         pending = pending.subarray(head + length);
       }
     });
-    upstream.on('data', (chunk: Buffer) => client.write(chunk));
+    let answers = Buffer.alloc(0);
+    upstream.on('data', (chunk: Buffer) => {
+      client.write(chunk);
+      // Every backend message has a type byte and a length (the startup's answers included).
+      answers = Buffer.concat([answers, chunk]);
+      for (; oneByteAnswers > 0 && answers.length > 0; oneByteAnswers--) answers = answers.subarray(1);
+      while (answers.length >= 5 && answers.length >= 1 + answers.readInt32BE(1)) {
+        if (answers[0] === 0x5a /* Z: ReadyForQuery */ && unanswered > 0) unanswered--;
+        answers = answers.subarray(1 + answers.readInt32BE(1));
+      }
+    });
     const end = () => {
       client.destroy();
       upstream.destroy();
