@@ -4,7 +4,7 @@ import { isOperationReason, type OperationReason } from '../domain/payment-refer
 import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from '../store/db';
 import { isUniqueViolation } from '../store/errors';
 import type { Outbox } from '../store/events';
-import { type GatewayCall, insertCall, linkedSale, salesOfAction, settleCall } from '../store/gateway-calls';
+import { type GatewayCall, insertCallAtCommit, linkedSale, salesOfAction, settleCall } from '../store/gateway-calls';
 import { moveAmounts, moveLockedAmounts, releaseLockedRest, type Reserved, reserveAmounts } from '../store/sale-aggregate';
 import { ACTION_EVENTS, addOperationAtCommit } from '../store/sale-operations';
 import { getSale, lockSale, saleRow, type StoredSale, withOperation } from '../store/sales';
@@ -45,12 +45,14 @@ export async function reserveSaleAction(
   db: Db,
   a: { call: GatewayCall; action: SaleAction; now: Date; outbox: Outbox; all?: boolean },
 ): Promise<Reservation> {
+  // Its own transaction, committed before the gateway is called: the call's row with it.
+  if (db.isTransaction) throw new Error('a sale action is reserved in a transaction of its own');
   try {
     return await inTransaction(db, async (trx): Promise<Reservation> => {
       const reserved = await reserveAmounts(trx, a.call.subject_id, a.action, a.all ? 'all' : a.call.amount, a.now);
       if (!reserved) return { kind: 'conflict' };
       const call = { ...a.call, amount: reserved.amount };
-      await insertCall(trx, call);
+      await insertCallAtCommit(trx, call);
       if (a.action === 'refund') await takeBack(trx, call, a.outbox, a.now, { reserved });
       return { kind: 'reserved', call, payment: reserved.paymentReference } as const;
     });

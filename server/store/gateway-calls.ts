@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { uuidv7 } from '../domain/ids';
-import { insertRows } from './compiled';
+import { insertAtCommit, insertRows } from './compiled';
 import { type Db, inTransaction, type Tx } from './db';
 import { claimEach } from './locking';
 import type { GatewayCallKind, GatewayCallRow, GatewayCallState } from './schema';
@@ -87,6 +87,16 @@ const fromRow = (r: GatewayCallRow): GatewayCall => ({ ...r, request: JSON.parse
 
 export async function insertCall(db: Db, call: GatewayCall): Promise<void> {
   await insertRows(db, 'gateway_calls', [toRow(call)]);
+}
+
+/**
+ * Inserts the call as `trx` commits, with its other last writes (compiled.ts insertAtCommit;
+ * on PostgreSQL in the COMMIT's round trip): for a call reserved as the last step of the
+ * transaction that claims the right to make it, and sent to its gateway once that has
+ * committed. A refusal (a second pending call where only one may be) fails the commit.
+ */
+export async function insertCallAtCommit(trx: Tx, call: GatewayCall): Promise<void> {
+  await insertAtCommit(trx, 'gateway_calls', [toRow(call)]);
 }
 
 /**

@@ -5,7 +5,7 @@ import { type Db, Rollback, rollbackOn, type Tx } from './db';
 import { claimEach } from './locking';
 import { insertAtCommit } from './compiled';
 import { insertSales } from './sale-aggregate';
-import { type GatewayCall, insertCall, settleCall } from './gateway-calls';
+import { type GatewayCall, insertCallAtCommit, settleCall } from './gateway-calls';
 import { addOperationAtCommit } from './sale-operations';
 import type { SaleOperationRow, SaleRow } from './schema';
 import { claimForPayment, expireIfDue, recentFailures, releasePaymentClaim, touchTransaction } from './transaction-aggregate';
@@ -23,12 +23,14 @@ import { claimForPayment, expireIfDue, recentFailures, releasePaymentClaim, touc
  * attempt answers that open challenge, taken in the same transaction.
  */
 export async function claimPaymentAttempt(db: Db, call: GatewayCall, now: Date, challengeId?: string): Promise<boolean> {
+  // Its own transaction, committed before the gateway is called: the call's row with it.
+  if (db.isTransaction) throw new Error('a payment attempt is claimed in a transaction of its own');
   return rollbackOn<boolean, boolean>(db, async (trx) => {
     if (!(await claimForPayment(trx, call.subject_id, call.claimed_until, now))) return false;
     if (challengeId && !(await takeChallenge(trx, challengeId, now))) throw new Rollback(false);
     // A claim taken over from a process that died mid-attempt: its call is the
     // reconciliation's, which settles it on its own (a stale call cannot record: see completePayment).
-    await insertCall(trx, call);
+    await insertCallAtCommit(trx, call);
     return true;
   });
 }

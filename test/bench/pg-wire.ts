@@ -47,6 +47,9 @@ export async function startWireProxy(target: ReturnType<typeof pgAddress>): Prom
   const counts: WireCounts = { statements: 0, roundTrips: 0, transactionControl: 0 };
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
+    // As PostgreSQL and node-postgres do: an answer written in two segments must not wait
+    // for the first one's ACK (Nagle's algorithm against a delayed ACK: 40 ms a round trip).
+    client.setNoDelay(true);
     const upstream = connect(target);
     sockets.add(client).add(upstream);
     let pending = Buffer.alloc(0);
