@@ -2,8 +2,9 @@ import type pg from 'pg';
 
 // A transaction's statements whose answers nobody waits for are kept back and written with
 // the transaction's next statement, in one write, pipelined (the pool's `pipeline` option):
-// each saves a round trip to the database (issue 49). They are its BEGIN, and the writes it
-// leaves for its end (writeTogether's at commit), which go out with the COMMIT. What is
+// each saves a round trip to the database (issue 49). They are its BEGIN, and the rows it
+// inserts at its end (compiled.ts insertAtCommit, through writeTogether's `withNext`), which go
+// out with the COMMIT, or with a read of them that comes first. What is
 // written together is answered in order, and the statement waits for every answer before
 // its own: an error in a statement kept back is the error of the statement it went with,
 // and PostgreSQL runs nothing of the transaction after it (its COMMIT becomes a rollback).
