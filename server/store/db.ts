@@ -4,13 +4,13 @@ import SQLite from 'better-sqlite3';
 import { type CompiledQuery, createQueryId, Kysely, PostgresAdapter, type Transaction } from 'kysely';
 import pg from 'pg';
 import { insideTransaction } from './open-transaction';
-import { UNREAD } from './pg-pipeline';
 import { openPostgres } from './postgres';
 import type { TimeoutsWatch } from './pg-timeouts';
 import type { Tables } from './schema';
 import { SealedSecrets, type SecretsKeys } from './sealed-secrets';
 import { defineFunctions } from './sqlite-functions.mjs';
 import { SplitConnection, splitSqliteDialect } from './sqlite-split';
+import { UNREAD } from './unread';
 
 export type Engine = 'sqlite' | 'postgres';
 export type Db = Kysely<Tables>;
@@ -106,16 +106,16 @@ export function openDatabase(opts: DatabaseOptions): Database {
  * are one statement (asOneStatement), atomic by itself outside a transaction. On SQLite
  * they reach the writer thread as one message, so the transaction never waits for this
  * thread to come round; in a caller's transaction they run one by one in it.
- * `withNext`: in a transaction on PostgreSQL, the statement goes out with the transaction's
- * next one, its COMMIT at the latest, and its error is that one's (pg-pipeline.ts): for
+ * `withNext`: in a transaction, they go to the database with the transaction's next
+ * statement, its COMMIT at the latest, and their error is that one's (unread.ts): for
  * writes that the next statement follows at once, with nothing outside the database between.
  */
 export async function writeTogether(db: Db, compiled: CompiledQuery[], o: { withNext?: boolean } = {}): Promise<void> {
   if (compiled.length === 0) return;
+  const unread = o.withNext && db.isTransaction;
+  const marked = (query: CompiledQuery): CompiledQuery => (unread ? { ...query, parameters: [...query.parameters, UNREAD] } : query);
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    const statement = asOneStatement(compiled);
-    const unread = o.withNext && db.isTransaction;
-    await db.executeQuery(unread ? { ...statement, parameters: [...statement.parameters, UNREAD] } : statement);
+    await db.executeQuery(marked(asOneStatement(compiled)));
     return;
   }
   if (!db.isTransaction) {
@@ -127,7 +127,7 @@ export async function writeTogether(db: Db, compiled: CompiledQuery[], o: { with
     if (sent) return;
   }
   await inTransaction(db, async (trx) => {
-    for (const query of compiled) await trx.executeQuery(query);
+    for (const query of compiled) await trx.executeQuery(marked(query));
   });
 }
 

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { unreadParameters } from './unread';
 
 // A transaction's statements whose answers nobody waits for are kept back and written with
 // the transaction's next statement, in one write, pipelined (the pool's `pipeline` option):
@@ -10,9 +11,6 @@ import type pg from 'pg';
 // and PostgreSQL runs nothing of the transaction after it (its COMMIT becomes a rollback).
 // BEGIN cannot fail on a connection that can still run the statement after it, so nothing
 // runs outside the transaction it was meant for.
-
-/** Appended to a statement's parameters in a transaction: nobody reads its answer, so it may wait for the next statement. */
-export const UNREAD = Symbol('unread');
 
 type Statement = { text: string; values: unknown[] };
 type Send = (client: pg.PoolClient, text: string, values: unknown[]) => Promise<pg.QueryResult>;
@@ -45,8 +43,9 @@ export function pipelined(send: Send): Pipelined {
         keep(client, { text, values: [] });
         return keptAnswer('BEGIN');
       }
-      if (values.at(-1) === UNREAD) {
-        keep(client, { text, values: values.slice(0, -1) });
+      const unread = unreadParameters(values);
+      if (unread) {
+        keep(client, { text, values: unread });
         return keptAnswer(null);
       }
       if (text !== 'commit' && text !== 'rollback') return undefined;

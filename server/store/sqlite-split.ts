@@ -11,6 +11,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
+import { unreadParameters } from './unread';
 
 // SQLite with its reads and its writes on two connections. better-sqlite3 is synchronous,
 // and with synchronous=FULL every commit waits for an fsync: on one connection in the
@@ -24,17 +25,22 @@ import {
 //   run beside the writer; each sees the last commit made before it started, which, with
 //   synchronous=FULL, is durable: nothing is seen before it is on disk.
 //
-// Protocol with the writer: in, {id, sql, parameters, begin?} (one statement, the first of
-// a transaction with `begin`), {id, batch: [{sql, parameters}]} (one transaction) or {id,
-// close: true}; out, {id, rows}, {id, changes, lastInsertRowid} or {id, error: {message,
-// code}, open} (`open`: the transaction it began is open), in the order things came in.
+// - A transaction's writes nobody reads the answer of (unread.ts) wait here and go with its
+//   next statement, its commit at the latest, in the same message: the transaction holds
+//   the writer for fewer trips through this thread's event loop.
+//
+// Protocol with the writer: in, {id, sql, parameters, begin?, before?} (one statement, the
+// first of a transaction with `begin`, after the statements of `before`, whose error is
+// then its own), {id, batch: [{sql, parameters}]} (one transaction) or {id, close: true};
+// out, {id, rows}, {id, changes, lastInsertRowid} or {id, error: {message, code}, open}
+// (`open`: the transaction it began is open), in the order things came in.
 
 interface Statement {
   sql: string;
   parameters: readonly unknown[];
 }
 
-type Message = (Statement & { begin?: boolean }) | { batch: Statement[] } | { close: true };
+type Message = (Statement & { begin?: boolean; before?: Statement[] }) | { batch: Statement[] } | { close: true };
 
 interface Reply {
   id: number;
@@ -162,6 +168,8 @@ export class SplitConnection implements DatabaseConnection {
    * its first query would otherwise leave the writer's transaction open for ever).
    */
   #open = false;
+  /** Writes of the transaction whose answers nobody reads: they go with its next statement. */
+  #kept: Statement[] = [];
 
   constructor(
     private readonly reader: (sql: string) => SQLite.Statement | undefined,
@@ -170,8 +178,12 @@ export class SplitConnection implements DatabaseConnection {
   ) {}
 
   async executeQuery<R>({ sql, parameters }: CompiledQuery): Promise<QueryResult<R>> {
-    if (this.#beginPending) return (await this.#first(sql, parameters)) as QueryResult<R>;
-    if (this.#inTransaction) return (await this.writer.run(sql, parameters)) as QueryResult<R>;
+    if (this.#inTransaction) {
+      const unread = unreadParameters(parameters);
+      if (!unread) return (await this.#inOrder(sql, parameters)) as QueryResult<R>;
+      this.#kept.push({ sql, parameters: unread });
+      return { rows: [] };
+    }
     const statement = this.reader(sql);
     if (statement?.readonly && statement.reader) return { rows: statement.all(parameters) as R[] };
     // Posted in order, run in order: the turn is needed only while posting.
@@ -181,11 +193,17 @@ export class SplitConnection implements DatabaseConnection {
     return this.writer.result(await reply) as QueryResult<R>;
   }
 
-  /** The transaction's first statement, with its `begin`: one message fewer per transaction. */
-  async #first(sql: string, parameters: readonly unknown[]): Promise<QueryResult<unknown>> {
+  /**
+   * A statement of the transaction, after the writes kept for it, in one message; the
+   * transaction's first goes with its `begin`: one message fewer per transaction.
+   */
+  async #inOrder(sql: string, parameters: readonly unknown[]): Promise<QueryResult<unknown>> {
+    const before = this.#kept.length > 0 ? { before: this.#kept } : {};
+    this.#kept = [];
+    if (!this.#beginPending) return this.writer.result(await this.writer.post({ sql, parameters, ...before }));
     this.#beginPending = false;
     this.#open = true;
-    const reply = await this.writer.post({ sql, parameters, begin: true });
+    const reply = await this.writer.post({ sql, parameters, begin: true, ...before });
     // The begin refused: nothing to end there.
     if (reply.error && !reply.open) this.#open = false;
     return this.writer.result(reply);
@@ -206,27 +224,32 @@ export class SplitConnection implements DatabaseConnection {
 
   /**
    * Takes the writer's turn. SQLite's `begin` is deferred (it takes no lock until the first
-   * statement), so sending it with that statement (#first) changes nothing but the count.
+   * statement), so sending it with that statement (#inOrder) changes nothing but the count.
    */
   async begin(): Promise<void> {
     await this.turn.take();
     this.#inTransaction = true;
     this.#beginPending = true;
     this.#open = false;
+    this.#kept = [];
   }
 
   /** Kysely calls rollback after a failed commit: by then the transaction is over here. */
   async end(command: 'commit' | 'rollback'): Promise<void> {
     if (!this.#inTransaction) return;
     try {
+      // The writes kept back go with the commit (its begin too, when they are all there is);
+      // a rollback drops them unsent.
+      if (command === 'commit' && this.#kept.length > 0) await this.#inOrder(command, []);
       // Nothing reached the writer, or its begin was refused: nothing to end there.
-      if (this.#open) await this.writer.run(command, []);
+      else if (this.#open) await this.writer.run(command, []);
     } catch (err) {
       // A failed commit leaves the transaction open: close it before the next one starts.
       if (command === 'commit') await this.writer.run('rollback', []).catch(() => undefined);
       throw err;
     } finally {
       this.#inTransaction = this.#beginPending = this.#open = false;
+      this.#kept = [];
       this.turn.give();
     }
   }

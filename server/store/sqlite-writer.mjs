@@ -27,7 +27,7 @@ const together = db.transaction((batch) => {
   for (const { sql, parameters } of batch) prepared(sql).run(parameters);
 });
 
-function answer({ sql, parameters, batch, begin }) {
+function answer({ sql, parameters, batch, begin, before }) {
   // A transaction's `begin` travels with its first statement: one message fewer. It is
   // `immediate`: this connection is the process's only writer, so the lock costs nothing
   // here, and a transaction that reads and then writes (a job's claim) waits its turn
@@ -35,6 +35,8 @@ function answer({ sql, parameters, batch, begin }) {
   // snapshot with its first read, and another process's commit after it would make the
   // write fail at once with SQLITE_BUSY.
   if (begin) prepared('begin immediate').run();
+  // Writes of the transaction nobody waited for: an error of theirs is this message's.
+  for (const statement of before ?? []) prepared(statement.sql).run(statement.parameters);
   // A transaction whose begin was refused, ended by its connection anyway: nothing to undo.
   if (sql === 'rollback' && !db.inTransaction) return { changes: 0 };
   if (batch) {

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Worker } from 'node:worker_threads';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { insertAtCommit, insertWaitingNow } from '../../server/store/compiled';
 import { inTransaction, openDatabase, writeTogether } from '../../server/store/db';
 import { freshDatabase } from './database';
@@ -187,6 +188,49 @@ describe('SQLite reads and writes on two connections', () => {
       await db.transaction().execute(async (trx) => {
         await s.insert(trx, 'next').execute();
       });
+      expect(await s.values()).toEqual(['next', 'taken']);
+    });
+  });
+
+  // The rows a transaction inserts as it commits go to the writer with its commit (or the
+  // statement after them), in one message: counted as the messages this thread posts.
+  it('writes left for the end travel with the commit: one message fewer each, and none for a transaction that only has them', async () => {
+    await withScratch('sqlite', async (s) => {
+      const table = s.name as never;
+      await s.insert(s.db, 'first').execute();
+      const posted = vi.spyOn(Worker.prototype, 'postMessage');
+      try {
+        await inTransaction(s.database.db, async (trx) => {
+          await (trx as unknown as ScratchDb).updateTable(s.name).set({ v: 'renamed' }).where('v', '=', 'first').execute();
+          await insertAtCommit(trx, table, [{ v: 'a' }] as never);
+          await insertAtCommit(trx, table, [{ v: 'b' }] as never);
+        });
+        // The update with its begin; the rows with the commit.
+        expect(posted).toHaveBeenCalledTimes(2);
+        posted.mockClear();
+        await inTransaction(s.database.db, (trx) => insertAtCommit(trx, table, [{ v: 'c' }] as never));
+        // The begin, the rows and the commit together.
+        expect(posted).toHaveBeenCalledTimes(1);
+      } finally {
+        posted.mockRestore();
+      }
+      expect(await s.values()).toEqual(['a', 'b', 'c', 'renamed']);
+    });
+  });
+
+  it('a write left for the end that SQLite refuses fails the commit with its error, nothing of the transaction stays, and the writer is free', async () => {
+    await withScratch('sqlite', async (s) => {
+      const table = s.name as never;
+      await s.insert(s.db, 'taken').execute();
+      await expect(
+        inTransaction(s.database.db, async (trx) => {
+          await s.insert(trx as unknown as ScratchDb, 'never committed').execute();
+          await insertAtCommit(trx, table, [{ v: 'taken' }] as never);
+        }),
+      ).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
+      // Alone in its transaction, with its begin: the same.
+      await expect(inTransaction(s.database.db, (trx) => insertAtCommit(trx, table, [{ v: 'taken' }] as never))).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
+      await inTransaction(s.database.db, (trx) => insertAtCommit(trx, table, [{ v: 'next' }] as never));
       expect(await s.values()).toEqual(['next', 'taken']);
     });
   });
