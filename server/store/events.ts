@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '../domain/ids';
 import { type EventType } from '../domain/event-types';
 import { insertAtCommit } from './compiled';
-import { type Db, inTransaction, type Tx } from './db';
+import { type Db, inTransaction, type Tx, writeTogether } from './db';
 import { claimUpdate, forUpdate } from './locking';
 import { isPostgres } from './engine';
 import type { StoredSale } from './sales';
@@ -132,7 +132,7 @@ export interface AttemptOutcome {
  * delivered to when told (`deliveredTo`: what the 3-day rule reads, disableFailingEndpoint);
  * resolves with the delivery's new status. On PostgreSQL in one statement (its writes as
  * data-modifying CTEs: one round trip, no BEGIN and COMMIT around them; issue 49), on
- * SQLite in one transaction.
+ * SQLite in one transaction sent to the writer as one message (writeTogether).
  */
 export async function recordAttempt(db: Db, delivery: EventDeliveryRow, outcome: AttemptOutcome, now: Date, deliveredTo?: string): Promise<DeliveryStatus> {
   const at = now.toISOString();
@@ -170,11 +170,8 @@ export async function recordAttempt(db: Db, delivery: EventDeliveryRow, outcome:
     await (deliveredTo ? markEndpointDelivered(both, deliveredTo, now) : both.selectFrom('released').select('id')).execute();
     return status;
   }
-  await inTransaction(db, async (trx) => {
-    await attempt(trx).execute();
-    await release(trx).execute();
-    if (deliveredTo) await markEndpointDelivered(trx, deliveredTo, now).execute();
-  });
+  const writes = [attempt(db), release(db), ...(deliveredTo ? [markEndpointDelivered(db, deliveredTo, now)] : [])];
+  await writeTogether(db, writes.map((q) => q.compile()));
   return status;
 }
 

@@ -14,8 +14,8 @@ import {
   stepAction,
   undoRefund,
 } from '../domain/sales';
-import { insertRows } from './compiled';
-import type { Db, Tx } from './db';
+import { compiledInsert } from './compiled';
+import { type Db, type Tx, writeTogether } from './db';
 import { forUpdate } from './locking';
 import type { SaleRow, Tables } from './schema';
 
@@ -26,10 +26,14 @@ import type { SaleRow, Tables } from './schema';
 // concurrency on both engines (FOR UPDATE on PostgreSQL; SQLite's one writer). The other
 // writes here touch no amount: links to other rows, and the hold-expiry job's marks.
 
-/** Inserts new sales (store/new-sale.ts), each with the status its amounts give; resolves with the rows as stored. */
+/**
+ * Inserts new sales (store/new-sale.ts), each with the status its amounts give; resolves with
+ * the rows as stored. Every caller's next statement follows at once (the sale's operation, its
+ * call's link): the rows go to the database with it (writeTogether's `withNext`).
+ */
 export async function insertSales(trx: Tx, sales: readonly SaleRow[]): Promise<SaleRow[]> {
   const rows = sales.map((s) => ({ ...s, status: saleStatus(s) }));
-  await insertRows(trx, 'sales', rows);
+  if (rows.length) await writeTogether(trx, [compiledInsert(trx, 'sales', rows)], { withNext: true });
   return rows;
 }
 
@@ -48,13 +52,18 @@ export async function changeSale(trx: Tx, saleId: string, rule: Rule, now: Date)
   return row && writeChange(trx, row, rule, now);
 }
 
-/** Writes what `rule` makes of the locked `row`; undefined when it refuses. */
+/**
+ * Writes what `rule` makes of the locked `row`; undefined when it refuses. The row is locked
+ * and its new state computed here, so the update's answer says nothing new: it goes to the
+ * database with the transaction's next statement, its commit at the latest (writeTogether's
+ * `withNext`); a gateway is called outside any database transaction (payments/README.md).
+ */
 async function writeChange(trx: Tx, row: SaleRow, rule: Rule, now: Date): Promise<SaleRow | undefined> {
   const next = rule(row);
   if (!next) return undefined;
   const set: Partial<SaleRow> = { status: saleStatus(next), updated_at: now.toISOString() };
   for (const column of AMOUNTS) if (next[column] !== row[column]) Object.assign(set, { [column]: next[column] });
-  await trx.updateTable('sales').set(set).where('id', '=', row.id).execute();
+  await writeTogether(trx, [trx.updateTable('sales').set(set).where('id', '=', row.id).compile()], { withNext: true });
   return { ...row, ...set };
 }
 

@@ -24,12 +24,16 @@ function transactionToRow(t: Transaction): TransactionRow {
   };
 }
 
-/** The transaction and its lines in one database transaction: both or neither. */
-export function insertTransaction(db: Db, tx: StoredTransaction): Promise<void> {
+/**
+ * The transaction and its lines in one database transaction: both or neither. `withNext`:
+ * in a caller's transaction whose next statement follows at once, they go to the database
+ * with it (writeTogether's; the create's, with the Idempotency-Key's record).
+ */
+export function insertTransaction(db: Db, tx: StoredTransaction, o: { withNext?: boolean } = {}): Promise<void> {
   const lines = [];
   // Chunked: SQLite caps bound parameters per statement (10 columns × 90 rows fits).
   for (let i = 0; i < tx.lines.length; i += 90) lines.push(compiledInsert(db, 'transaction_lines', tx.lines.slice(i, i + 90)));
-  return writeTogether(db, [compiledInsert(db, 'transactions', [transactionToRow(tx.row)]), ...lines]);
+  return writeTogether(db, [compiledInsert(db, 'transactions', [transactionToRow(tx.row)]), ...lines], o);
 }
 
 /** A charged period's completed transaction with its one line. */
@@ -66,11 +70,17 @@ async function lockedFacts(trx: Tx, transactionId: string, now: Date): Promise<T
   return row && { ...row, source_state: row.source_state ?? null, processing_until: row.processing_until ?? null, payment_in_doubt: Boolean(row.payment_in_doubt), recent_failures: Number(row.recent_failures) };
 }
 
-/** Locks the transaction, asks `rule`, and on yes sets what `set` says; false (nothing written) on no. */
+/**
+ * Locks the transaction, asks `rule`, and on yes sets what `set` says; false (nothing written)
+ * on no. The row is locked, so the update's answer says nothing new: it goes to the database
+ * with the caller's next statement (writeTogether's `withNext`), which in every caller follows
+ * at once (a payment's gateway call row, a challenge taken, an event, the next row of the
+ * expiry's round, the commit).
+ */
 async function ifAllowed(trx: Tx, transactionId: string, now: Date, rule: (f: TransactionFacts, at: string) => boolean, set: Updateable<Tables['transactions']>): Promise<boolean> {
   const facts = await lockedFacts(trx, transactionId, now);
   if (!facts || !rule(facts, now.toISOString())) return false;
-  await trx.updateTable('transactions').set(set).where('id', '=', transactionId).execute();
+  await writeTogether(trx, [trx.updateTable('transactions').set(set).where('id', '=', transactionId).compile()], { withNext: true });
   return true;
 }
 

@@ -262,9 +262,14 @@ export function refuseWithoutPaymentMethod(
   }
 }
 
+/**
+ * Builds and stores the transaction. In a caller's transaction (the API's, with an
+ * Idempotency-Key), its rows go to the database with that transaction's next statement:
+ * nothing here reads them back, and nothing outside the database comes before it.
+ */
 export async function createTransaction(db: Db, envId: string, body: TransactionInput, now: Date): Promise<StoredTransaction> {
   const tx = await buildTransaction(db, envId, body, now);
-  await insertTransaction(db, tx);
+  await insertTransaction(db, tx, { withNext: true });
   return tx;
 }
 
