@@ -6,9 +6,10 @@ import { unreadParameters } from './unread';
 // each saves a round trip to the database (issue 49). They are its BEGIN, and the writes
 // marked unread (unread.ts, through writeTogether's `withNext`: the rows it inserts at its
 // end, compiled.ts insertAtCommit, which go out with the COMMIT or a read of them that comes
-// first; a new sale, the update of a row it locked). What is written together is answered in order, and the statement waits for every answer before
-// its own: an error in a statement kept back is the error of the statement it went with,
-// and PostgreSQL runs nothing of the transaction after it (its COMMIT becomes a rollback).
+// first; a new sale, the update of a row it locked). What is written together is answered
+// in order, and the statement waits for every answer before its own: an error in a
+// statement kept back is the error of the statement it went with, and PostgreSQL runs
+// nothing of the transaction after it (its COMMIT becomes a rollback).
 // BEGIN cannot fail on a connection that can still run the statement after it, so nothing
 // runs outside the transaction it was meant for.
 
