@@ -131,6 +131,8 @@ export interface PaymentOptions {
   progress: (message: string) => void;
   /** `--cpu-prof`: the measured services write V8 profiles here. */
   cpuProfDir?: string;
+  /** Another checkout to run the service from (`--payment-baseline`); default: this one. */
+  root?: string;
 }
 
 const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]! : NaN);
@@ -317,7 +319,7 @@ async function measureConfig(c: Config, o: PaymentOptions, receiver: Receiver, o
   try {
     // A real processor's books are not in our database, and the statement budget is our service's (docs/performance.md).
     const env = { SANDBOX_LATENCY_MS: String(c.sandboxLatencyMs), SANDBOX_BOOKS: o.sandboxBooks };
-    for (let i = 0; i < c.processes; i++) targets.push(await startService({ port: await freePort(), dataDir: c.dataDir, databaseUrl: c.databaseUrl, logFile: o.logFile, env, cpuProfDir: o.cpuProfDir }));
+    for (let i = 0; i < c.processes; i++) targets.push(await startService({ port: await freePort(), dataDir: c.dataDir, databaseUrl: c.databaseUrl, logFile: o.logFile, env, cpuProfDir: o.cpuProfDir, root: o.root }));
     // Unmeasured: JIT, pools, the key check's cache, on every process.
     const warm = await payments(targets, c.store.auth, receiver, Math.max(...o.concurrency) * 2 * c.processes, Math.max(...o.concurrency));
     if (warm.errors.length) throw new Error(`warm-up: ${warm.errors[0]}`);
@@ -384,7 +386,7 @@ async function measureConfig(c: Config, o: PaymentOptions, receiver: Receiver, o
 /** Statements and round trips per payment through the counting proxy: one process, one payment at a time. */
 async function wirePass(db: OwnDatabase, baseUrl: string, c: Omit<Config, 'processes' | 'databaseUrl' | 'sandboxLatencyMs'>, o: PaymentOptions, receiver: Receiver): Promise<PaymentResults['wire']> {
   const proxy = await startWireProxy(pgAddress(baseUrl));
-  const target = await startService({ port: await freePort(), dataDir: c.dataDir, databaseUrl: throughProxy(db.url, proxy.port), logFile: o.logFile, env: { SANDBOX_BOOKS: o.sandboxBooks } });
+  const target = await startService({ port: await freePort(), dataDir: c.dataDir, databaseUrl: throughProxy(db.url, proxy.port), logFile: o.logFile, env: { SANDBOX_BOOKS: o.sandboxBooks }, root: o.root });
   try {
     const n = Math.min(o.payments, 20);
     const warm = await payments([target], c.store.auth, receiver, 3, 1);
@@ -440,7 +442,7 @@ export async function paymentBench(o: PaymentOptions, pgUrl: string | undefined)
     const dataDir = join(o.work, 'payments-sqlite');
     const store = await openStore({ dataDir, databaseUrl: null });
     try {
-      const unpaid = await withEndpoint(store, { dataDir, databaseUrl: null }, receiver, o.logFile);
+      const unpaid = await withEndpoint(store, { dataDir, databaseUrl: null }, receiver, o);
       const sqlite = { engine: 'sqlite', processes: 1, dataDir, databaseUrl: null, db: null, store } as const;
       await measureConfig({ ...sqlite, sandboxLatencyMs: 0 }, o, receiver, out);
       if (o.sandboxLatencyMs > 0 && !pgUrl) await measureConfig({ ...sqlite, sandboxLatencyMs: o.sandboxLatencyMs }, o, receiver, out);
@@ -459,8 +461,8 @@ export async function paymentBench(o: PaymentOptions, pgUrl: string | undefined)
 }
 
 /** The environment's webhook endpoint, registered through the API of a short-lived process; the id of an unpaid transaction. */
-async function withEndpoint(store: Store, engine: { dataDir: string; databaseUrl: string | null }, receiver: Receiver, logFile: string): Promise<string> {
-  const target = await startService({ port: await freePort(), ...engine, logFile });
+async function withEndpoint(store: Store, engine: { dataDir: string; databaseUrl: string | null }, receiver: Receiver, o: Pick<PaymentOptions, 'logFile' | 'root'>): Promise<string> {
+  const target = await startService({ port: await freePort(), ...engine, logFile: o.logFile, root: o.root });
   try {
     await registerEndpoint(target.url, store.auth, receiver.url);
     return (await createTransaction(target.url, store.auth, transactionBody(1))).id;
@@ -475,7 +477,7 @@ async function postgresPart(pgUrl: string, o: PaymentOptions, receiver: Receiver
   const store = await openStore({ dataDir, databaseUrl: db.url });
   out.statementsSource = db.statementsSource ?? 'wire';
   try {
-    await withEndpoint(store, { dataDir, databaseUrl: db.url }, receiver, o.logFile);
+    await withEndpoint(store, { dataDir, databaseUrl: db.url }, receiver, o);
     const postgres = { engine: 'postgres', dataDir, databaseUrl: db.url, db, store } as const;
     for (const processes of [1, 2]) await measureConfig({ ...postgres, processes, sandboxLatencyMs: 0 }, o, receiver, out);
     if (o.sandboxLatencyMs > 0) await measureConfig({ ...postgres, processes: 1, sandboxLatencyMs: o.sandboxLatencyMs }, o, receiver, out);

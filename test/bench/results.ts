@@ -85,6 +85,8 @@ export interface Results {
   money?: { baseline: string; pairs: number; rows: ({ route: string } & PairedComparison)[] };
   /** The end-to-end payment (issue 49): both engines, 1 and 2 processes, with pgbench and SQLite's raw insert beside it. */
   payments?: PaymentResults;
+  /** The same for the project at `rev` (`--payment-baseline`), measured first in the same run. */
+  paymentsBaseline?: PaymentResults & { rev: string };
   /** The dashboard's pages at thousands of payments (issue 47), on each engine. */
   dashboard?: DashboardResults;
   /** Sections that failed, with the error: the rest still ran. */

@@ -9,11 +9,12 @@
 //   --payment-concurrency=1,8  payments in flight, one run each (default 1,8)
 //   --sandbox-latency=MS  also a "latency on" run: the sandbox's calls take MS each (SANDBOX_LATENCY_MS; default 0: none)
 //   --sandbox-books=memory|database  where the payments' sandbox keeps its books (SANDBOX_BOOKS; default memory)
+//   --payment-baseline=REV  the end-to-end payment also for the project at REV, in the same run (its table beside)
 //   --dashboard-payments=N  payments in the dashboard section's shop (dashboard.ts; default 10000)
 //   --processes=1,2,3  only the scale curve: that many processes on BENCH_DATABASE_URL (processes.ts)
 // BENCH_DATABASE_URL=postgres://… adds a PostgreSQL run (in a scratch schema, dropped after).
 // Never asserts timings; exits 1 when a byte budget is exceeded, 2 when a section failed.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -52,6 +53,7 @@ const { values: flags } = parseArgs({
     'sandbox-latency': { type: 'string', default: '0' },
     'sandbox-books': { type: 'string', default: 'memory' },
     'money-baseline': { type: 'string', default: MONEY_BASELINE },
+    'payment-baseline': { type: 'string' },
     duration: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '2' },
     processes: { type: 'string' },
@@ -375,6 +377,17 @@ async function benchEngine(engine: EngineResults['engine'], config: { dataDir: s
   }
 }
 
+/**
+ * `root`, when its migrations are this tree's: the payment bench prepares each engine's
+ * database (its environment and key) with this tree's store, which a service of another
+ * schema would refuse to start on.
+ */
+function sameSchema(root: string, rev: string): string {
+  const migrations = (dir: string) => readdirSync(join(dir, 'server/store/migrations')).sort().join(',');
+  if (migrations(root) !== migrations(ROOT)) throw new Error(`--payment-baseline=${rev}: its migrations are not this tree's; compare with a revision of the same schema`);
+  return root;
+}
+
 /** Creation and a stored card's charge, this checkout against the baseline's, in paired slices (SQLite). */
 async function moneyPaths(): Promise<void> {
   const rev = flags['money-baseline']!;
@@ -394,8 +407,16 @@ try {
   if (only.has('money') && !flags['bytes-only']) await section('money', moneyPaths);
   const pgUrl = process.env.BENCH_DATABASE_URL;
   if (only.has('payments') && !flags['bytes-only']) {
+    const options = { payments: Number(flags.payments), concurrency: flags['payment-concurrency'].split(',').map(Number), idleSeconds: 4, pgbenchSeconds: 5, sandboxLatencyMs: Number(flags['sandbox-latency']), sandboxBooks: sandboxBooksFlag(flags['sandbox-books']) };
+    const rev = flags['payment-baseline'];
+    // First, so that this tree's figures are not the first of the machine's day either.
+    if (rev) {
+      await section('payments-baseline', async () => {
+        const root = sameSchema(baselineCheckout(rev, progress), rev);
+        results.paymentsBaseline = { rev, ...(await paymentBench({ ...options, work: join(work, 'baseline'), logFile, progress: (m) => progress(`${rev}: ${m}`), root }, pgUrl)) };
+      });
+    }
     await section('payments', async () => {
-      const options = { payments: Number(flags.payments), concurrency: flags['payment-concurrency'].split(',').map(Number), idleSeconds: 4, pgbenchSeconds: 5, sandboxLatencyMs: Number(flags['sandbox-latency']), sandboxBooks: sandboxBooksFlag(flags['sandbox-books']) };
       results.payments = await paymentBench({ ...options, work, logFile, progress, cpuProfDir }, pgUrl);
     });
   }

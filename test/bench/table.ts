@@ -3,6 +3,7 @@ import { DASHBOARD_GOALS, type IdleJobs } from './dashboard';
 import type { Timing } from './browser';
 import { REDOC_ELEMENTS } from './docs';
 import type { LoadResult } from './load';
+import type { PaymentRun } from './payment-flow';
 import type { RawResult } from './raw';
 import type { EngineResults, Results, ScalingRow } from './results';
 
@@ -128,9 +129,9 @@ const fixed = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits)
 /** payments/s over a reference's rate, as "1/N". */
 const oneIn = (perSecond: number, reference: number) => (perSecond > 0 ? `1/${int(reference / perSecond)}` : '');
 
-function paymentRows(p: NonNullable<Results['payments']>): Row[] {
+function paymentRows(p: NonNullable<Results['payments']>, of = ''): Row[] {
   const rows: Row[] = [
-    `End-to-end payment, ${p.payments} per run: create (Idempotency-Key) → page → pay (sandbox card) → read sale → refund → webhook received; sandbox latency: ${p.sandboxLatency}`,
+    `End-to-end payment${of}, ${p.payments} per run: create (Idempotency-Key) → page → pay (sandbox card) → read sale → refund → webhook received; sandbox latency: ${p.sandboxLatency}`,
   ];
   const statements = p.statementsSource === 'wire' ? 'statements on the wire (1 process, 1 at a time)' : p.statementsSource ?? 'statements not measured';
   for (const r of p.runs) {
@@ -170,6 +171,29 @@ function paymentRows(p: NonNullable<Results['payments']>): Row[] {
     const own = i.ownWalBytesPerSecond === undefined || i.ownWalBytesPerSecond === null ? '' : `${int(i.ownWalBytesPerSecond)} B WAL/s · `;
     const db = i.commitsPerSecond === undefined ? '' : ` · ${fixed(i.commitsPerSecond)} commits/s · ${own}cluster ${int(i.walBytesPerSecond ?? 0)} B WAL/s`;
     rows.push([`  idle, ${i.engine}, ${i.processes} process${i.processes === 1 ? '' : 'es'} (jobs only)`, `CPU ${fixed(i.cpuMsPerSecond)} ms/s${db}`, '', '', '']);
+  }
+  return rows;
+}
+
+/** This tree's runs over the baseline's (`--payment-baseline`), run by run, and the wire's counts. */
+function againstBaselineRows(now: NonNullable<Results['payments']>, before: NonNullable<Results['paymentsBaseline']>): Row[] {
+  const rows: Row[] = [`End-to-end payment, this tree against ${before.rev} (measured first, same run)`];
+  const key = (r: PaymentRun) => `${r.engine} ${r.processes} ${r.concurrency} ${r.sandboxLatencyMs}`;
+  const baseline = new Map(before.runs.map((r) => [key(r), r]));
+  for (const r of now.runs) {
+    const b = baseline.get(key(r));
+    if (!b) continue;
+    rows.push([
+      `  ${r.engine}, ${r.processes} process${r.processes === 1 ? '' : 'es'}, ${r.concurrency} at a time${r.sandboxLatencyMs ? ', latency on' : ''}`,
+      `${fixed(r.perSecond)} payments/s · CPU ${fixed(r.cpuMsNet)} ms/payment`,
+      `${before.rev}: ${fixed(b.perSecond)} · ${fixed(b.cpuMsNet)} ms`,
+      `${pct(r.perSecond / b.perSecond)} (CPU ${pct(r.cpuMsNet / b.cpuMsNet)})`,
+      '',
+    ]);
+  }
+  if (now.wire && before.wire) {
+    const [w, v] = [now.wire.perPayment, before.wire.perPayment];
+    rows.push(['  on the wire, a payment', `${fixed(w.statements)} statements · ${fixed(w.roundTrips)} round trips`, `${before.rev}: ${fixed(v.statements)} · ${fixed(v.roundTrips)}`, '', '']);
   }
   return rows;
 }
@@ -245,6 +269,10 @@ export function renderTable(r: Results): string {
   for (const e of r.engines) rows.push(...engineRows(e, r));
   if (r.money?.rows.length) rows.push(...moneyRows(r.money));
   if (r.payments?.runs.length) rows.push(...paymentRows(r.payments));
+  if (r.paymentsBaseline?.runs.length) {
+    rows.push(...paymentRows(r.paymentsBaseline, ` of ${r.paymentsBaseline.rev} (--payment-baseline)`));
+    if (r.payments?.runs.length) rows.push(...againstBaselineRows(r.payments, r.paymentsBaseline));
+  }
   if (r.dashboard?.engines.length) rows.push(...dashboardRows(r.dashboard));
   if (r.browser) {
     const b = r.browser;
