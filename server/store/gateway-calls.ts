@@ -91,9 +91,10 @@ export async function insertCall(db: Db, call: GatewayCall): Promise<void> {
 
 /**
  * Inserts the call as `trx` commits, with its other last writes (compiled.ts insertAtCommit;
- * on PostgreSQL in the COMMIT's round trip): for a call reserved as the last step of the
- * transaction that claims the right to make it, and sent to its gateway once that has
- * committed. A refusal (a second pending call where only one may be) fails the commit.
+ * sent with the commit: in its round trip on PostgreSQL, its message to the writer thread on
+ * SQLite, unread.ts): for a call reserved as the last step of the transaction that claims
+ * the right to make it, and sent to its gateway once that has committed. A refusal (a
+ * second pending call where only one may be) fails the commit.
  */
 export async function insertCallAtCommit(trx: Tx, call: GatewayCall): Promise<void> {
   await insertAtCommit(trx, 'gateway_calls', [toRow(call)]);
