@@ -1,5 +1,5 @@
 import { uuidv7 } from '../domain/ids';
-import { awaitReturn, insertStoreCall, newCall, noteProcessorId, settleCall, type GatewayCall } from '../store/gateway-calls';
+import { insertStoreCall, newCall, settleCall, type GatewayCall } from '../store/gateway-calls';
 import type { AuthorizationRow } from '../store/schema';
 import { type Db, inTransaction } from '../store/db';
 import type { Outbox } from '../store/events';
@@ -99,12 +99,21 @@ async function openChallenge(deps: PaymentDeps, s: StoreCardInput, call: Gateway
     deps.log.error({ call: call.id, gateway: s.gateway.code, why: checked.refused }, 'gateway redirect not followed: nothing stored');
     return settleStore(deps, call, { kind: 'not_acted', reason: checked.refused });
   }
-  // What the processor started, for the store that resumes it to be looked up by (store-challenge.ts).
-  if (checked) await awaitReturn(db, call, { processorId: challenge.processorId ?? null, redirect: checked.to, until: deps.now() });
-  else if (challenge.processorId) await noteProcessorId(db, call.id, challenge.processorId);
   const opened = await openStoreChallenge(
     db,
-    { callId: call.id, authorizationId: call.subject_id, environmentId: call.environment_id, gateway: s.gateway, notifyUrl: s.notifyUrl, gatewayChallenge: challenge.challenge, returnUrl: s.returnUrl ?? null, cancelUrl: s.cancelUrl ?? null },
+    {
+      callId: call.id,
+      authorizationId: call.subject_id,
+      environmentId: call.environment_id,
+      gateway: s.gateway,
+      notifyUrl: s.notifyUrl,
+      gatewayChallenge: challenge.challenge,
+      returnUrl: s.returnUrl ?? null,
+      cancelUrl: s.cancelUrl ?? null,
+      // What the processor started, for the store that resumes it to be looked up by (store-challenge.ts); where the customer goes (store-away.ts).
+      processorId: challenge.processorId ?? null,
+      ...(checked ? { request: { ...call.request, redirect: checked.to } } : {}),
+    },
     deps.now(),
   );
   if (!opened) return currentState(deps, call);

@@ -89,6 +89,10 @@ export async function reserveCharge(db: Db, call: GatewayCall): Promise<boolean>
  * stored), and the authorization waits for the customer (`requires_action`), all at once.
  * A hosted page's authorization already exists; one the API asked for is created here,
  * with a token for the page that shows the challenge. null when settled elsewhere.
+ * The call keeps what the processor started (`processorId`, for the resumed store's lookup)
+ * and, in `request`, where the customer is sent: written by the statement that ends it, as
+ * a separate write before it left the call pending and claimable, and reconciliation then
+ * ended the processor's page under the customer.
  */
 export async function openStoreChallenge(
   db: Db,
@@ -101,11 +105,13 @@ export async function openStoreChallenge(
     gatewayChallenge: string;
     returnUrl: string | null;
     cancelUrl: string | null;
+    processorId: string | null;
+    request?: Record<string, unknown>;
   },
   now: Date,
 ): Promise<AuthorizationRow | null> {
   return inTransaction(db, async (trx) => {
-    if (!(await settleCall(trx, c.callId, ['pending'], 'failed', now))) return null;
+    if (!(await settleCall(trx, c.callId, ['pending'], 'failed', now, { processorId: c.processorId, ...(c.request ? { request: c.request } : {}) }))) return null;
     const at = now.toISOString();
     const challenge = { status: 'requires_action' as const, gateway_challenge: c.gatewayChallenge, challenge_expires_at: new Date(now.getTime() + STORE_CHALLENGE_MS).toISOString(), updated_at: at };
     const opened = await trx.updateTable('authorizations').set(challenge).where('id', '=', c.authorizationId).where('status', '=', 'pending').executeTakeFirst();

@@ -124,7 +124,7 @@ export async function settleCall(
   from: GatewayCallState[],
   to: GatewayCallState,
   now: Date,
-  extra: { resultId?: string | null; checkAt?: Date | null; processorId?: string | null } = {},
+  extra: { resultId?: string | null; checkAt?: Date | null; processorId?: string | null; request?: Record<string, unknown> } = {},
 ): Promise<SettledCall | undefined> {
   return trx
     .updateTable('gateway_calls')
@@ -135,6 +135,7 @@ export async function settleCall(
       ...(extra.resultId !== undefined ? { result_id: extra.resultId } : {}),
       check_at: extra.checkAt ? extra.checkAt.toISOString() : null,
       ...(extra.processorId ? { processor_id: extra.processorId } : {}),
+      ...(extra.request ? { request: JSON.stringify(extra.request) } : {}),
     })
     .where('id', '=', id)
     .where('state', 'in', from)

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOB_NAMES } from '../../server/jobs';
 import { STRIPE_CARD_ID } from '../../server/payments/stripe/gateway';
@@ -109,6 +110,43 @@ describe.each(ENGINES)('Stripe saved cards on %s', (engine) => {
     const raw = await api.post('/authorization/', { gateway: STRIPE_CARD_ID, card: { number: '4242 4242 4242 4242', expiry: '12/34', cvc: '123', name: 'Ada' } });
     expect(raw.status).toBe(400);
     expect(raw.body.errors).toMatchObject([{ path: 'card' }]);
+  });
+
+  it('while the customer is on Stripe’s page, reconciliation has nothing to take: the store call never waits pending with its claim over', async () => {
+    // Every state of the store calls, as the database commits them (a trigger of this test's,
+    // dropped after it): one pending with its claim over is a call reconciliation takes and
+    // looks up, which expires a setup session still open, under the customer.
+    const db = t.service.deps.database.db;
+    const ddl =
+      engine === 'postgres'
+        ? [
+            'create table test_store_states (state text, claimed_until text)',
+            "create function test_store_state() returns trigger language plpgsql as $$ begin if new.kind = 'store' then insert into test_store_states values (new.state, new.claimed_until::text); end if; return new; end $$",
+            'create trigger test_store_state after insert or update on gateway_calls for each row execute function test_store_state()',
+          ]
+        : [
+            'create table test_store_states (state text, claimed_until text)',
+            "create trigger test_store_inserted after insert on gateway_calls when new.kind = 'store' begin insert into test_store_states values (new.state, new.claimed_until); end",
+            "create trigger test_store_updated after update on gateway_calls when new.kind = 'store' begin insert into test_store_states values (new.state, new.claimed_until); end",
+          ];
+    const undo = engine === 'postgres' ? ['drop trigger test_store_state on gateway_calls', 'drop function test_store_state', 'drop table test_store_states'] : ['drop trigger test_store_inserted', 'drop trigger test_store_updated', 'drop table test_store_states'];
+    for (const statement of ddl) await sql.raw(statement).execute(db);
+    try {
+      const request = await saveRequest();
+      const page = await toCheckout(request.token);
+      const sent = clock.now().toISOString();
+      const states = (await sql<{ state: string; claimed_until: string | null }>`select state, claimed_until from test_store_states`.execute(db)).rows;
+      expect(states.length).toBeGreaterThan(0);
+      expect(states.filter((s) => s.state === 'pending' && (s.claimed_until === null || new Date(s.claimed_until).toISOString() <= sent))).toEqual([]);
+      // The call ended with the challenge, and keeps what the processor started and where the customer was sent.
+      const [call] = (await listCalls(db, request.id)).filter((c) => c.kind === 'store');
+      expect(call).toMatchObject({ state: 'failed', processor_id: expect.stringMatching(/^cs_/), request: { redirect: { url: page, method: 'GET' } } });
+      await t.service.jobs.runOnce(JOB_NAMES.reconciliation);
+      expect(double.books.checkoutSessions.get(call!.processor_id!)).toMatchObject({ status: 'open' });
+      expect((await back(await onCheckout(page, 'pay'))).headers.get('location')).toBe(SAVED);
+    } finally {
+      for (const statement of undo) await sql.raw(statement).execute(db);
+    }
   });
 
   it('leaving Stripe’s page without saving: the session is expired, nothing saved, and the page takes a card again', async () => {
