@@ -8,7 +8,7 @@ import { insertSales } from './sale-aggregate';
 import { type GatewayCall, insertCallAtCommit, settleCall } from './gateway-calls';
 import { addOperationAtCommit } from './sale-operations';
 import type { SaleOperationRow, SaleRow } from './schema';
-import { claimForPayment, expireIfDue, recentFailures, releasePaymentClaim, touchTransaction } from './transaction-aggregate';
+import { claimForPayment, expireIfDue, failuresSince, recentFailures, releasePaymentClaim, touchTransaction } from './transaction-aggregate';
 
 // The money-moving writes of the checkout, each one database transaction. Who may act on a
 // transaction is decided by store/transaction-aggregate.ts (its row locked, a rule of
@@ -37,7 +37,7 @@ export async function claimPaymentAttempt(db: Db, call: GatewayCall, now: Date, 
 
 /** Milliseconds until the transaction takes another attempt after too many declines; 0 if it does now (domain/payment-claim.ts). */
 export async function failedAttemptsWait(db: Db, transactionId: string, now: Date): Promise<number> {
-  const latest = await recentFailures(db, transactionId, now).select('created_at').orderBy('created_at', 'desc').limit(FAILED_ATTEMPTS_LIMIT).execute();
+  const latest = await recentFailures(db, transactionId, failuresSince(now)).select('created_at').orderBy('created_at', 'desc').limit(FAILED_ATTEMPTS_LIMIT).execute();
   return waitAfterFailures(latest.map((r) => r.created_at), now);
 }
 

@@ -14,7 +14,7 @@ import {
   stepAction,
   undoRefund,
 } from '../domain/sales';
-import { compiledInsert } from './compiled';
+import { compiledInsert, compiledOnce } from './compiled';
 import { type Db, type Tx, writeTogether } from './db';
 import { forUpdate } from './locking';
 import type { SaleRow, Tables } from './schema';
@@ -94,16 +94,11 @@ export interface Reserved {
   split: string | null;
 }
 
-/**
- * Reserves an action of `amount`, or of all it can move (`all`: decided under the row's
- * lock, not from a read before it, which an action reserved meanwhile would make too much).
- * The lock's read brings the payment's reference and split with the row: one statement
- * where it took three (issue 49). Null when there is nothing to move or the rule refuses.
- */
-export async function reserveAmounts(trx: Tx, saleId: string, action: SaleAction, amount: number | 'all', now: Date): Promise<Reserved | null> {
-  const locked = await forUpdate(
-    trx,
-    trx
+/** The sale locked, with its payment's reference and split: reserveAmounts's read. */
+const lockedWithPayment = compiledOnce((db, saleId: string) =>
+  forUpdate(
+    db,
+    db
       .selectFrom('sales')
       .selectAll('sales')
       .select((eb) => [
@@ -121,7 +116,17 @@ export async function reserveAmounts(trx: Tx, saleId: string, action: SaleAction
           .as('split'),
       ])
       .where('sales.id', '=', saleId),
-  ).executeTakeFirst();
+  ),
+);
+
+/**
+ * Reserves an action of `amount`, or of all it can move (`all`: decided under the row's
+ * lock, not from a read before it, which an action reserved meanwhile would make too much).
+ * The lock's read brings the payment's reference and split with the row: one statement
+ * where it took three (issue 49). Null when there is nothing to move or the rule refuses.
+ */
+export async function reserveAmounts(trx: Tx, saleId: string, action: SaleAction, amount: number | 'all', now: Date): Promise<Reserved | null> {
+  const [locked] = await lockedWithPayment(trx, saleId);
   if (!locked) return null;
   const { payment_reference, split, ...row } = locked;
   let x = 0;

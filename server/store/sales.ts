@@ -1,6 +1,6 @@
 import type { ExpressionBuilder } from 'kysely';
 import { isSourceSale, type SaleStatus } from '../domain/sales';
-import { insertWaitingNow } from './compiled';
+import { compiledOnce, insertWaitingNow } from './compiled';
 import { jsonRows, rowsOfJson } from './engine';
 import { forUpdate } from './locking';
 import { type Db, inTransaction, type Tx } from './db';
@@ -78,12 +78,14 @@ function withFigures(found: SaleWithFigures): Omit<StoredSale, 'sources'> {
   return { row, operations: ops, fee: Number(fees_so_far ?? 0), customerEmail: customer_email ?? null, ...(settlement ? { settlement } : {}) };
 }
 
+const saleById = compiledOnce((db, id: string) => salesWithFigures(db).where('sales.id', '=', id));
+const saleOfEnvironment = compiledOnce((db, id: string, environmentId: string) => salesWithFigures(db).where('sales.id', '=', id).where('sales.environment_id', '=', environmentId));
+const lockedSale = compiledOnce((db, id: string) => forUpdate(db, salesWithFigures(db).where('sales.id', '=', id), 'sales'));
+
 export async function getSale(db: Db, environmentId: string | null, id: string): Promise<StoredSale | undefined> {
   // Its transaction's operations waiting for the commit are part of it.
   await insertWaitingNow(db);
-  let query = salesWithFigures(db).where('sales.id', '=', id);
-  if (environmentId !== null) query = query.where('sales.environment_id', '=', environmentId);
-  const found = await query.executeTakeFirst();
+  const [found] = environmentId === null ? await saleById(db, id) : await saleOfEnvironment(db, id, environmentId);
   return found && storedSale(db, found);
 }
 
@@ -95,7 +97,7 @@ export async function getSale(db: Db, environmentId: string | null, id: string):
  */
 export async function lockSale(trx: Tx, id: string): Promise<StoredSale | undefined> {
   await insertWaitingNow(trx);
-  const found = await forUpdate(trx, salesWithFigures(trx).where('sales.id', '=', id), 'sales').executeTakeFirst();
+  const [found] = await lockedSale(trx, id);
   return found && storedSale(trx, found);
 }
 

@@ -1,6 +1,6 @@
 import type { Updateable } from 'kysely';
 import { COUNTED_FAILURES, dueForExpiry, FAILED_ATTEMPTS_WINDOW_MS, mayCancel, mayClaimPayment, type TransactionFacts } from '../domain/payment-claim';
-import { compiledInsert } from './compiled';
+import { compiledInsert, compiledOnce } from './compiled';
 import { type Db, type Tx, writeTogether } from './db';
 import { forUpdate } from './locking';
 import type { Tables, TransactionLineRow, TransactionRow } from './schema';
@@ -43,30 +43,33 @@ export async function insertPeriodTransaction(trx: Tx, records: { transaction: T
 }
 
 /** The transaction's declined attempts within the card-testing window. */
-export const recentFailures = (db: Db, transactionId: string, now: Date) =>
-  db
-    .selectFrom('payment_attempts')
-    .where('transaction_id', '=', transactionId)
-    .where('outcome', 'in', COUNTED_FAILURES)
-    .where('created_at', '>', new Date(now.getTime() - FAILED_ATTEMPTS_WINDOW_MS).toISOString());
+export const recentFailures = (db: Db, transactionId: string, since: string) =>
+  db.selectFrom('payment_attempts').where('transaction_id', '=', transactionId).where('outcome', 'in', COUNTED_FAILURES).where('created_at', '>', since);
+
+/** Where the card-testing window of `now` starts. */
+export const failuresSince = (now: Date) => new Date(now.getTime() - FAILED_ATTEMPTS_WINDOW_MS).toISOString();
 
 /** The transaction's row locked until the transaction ends, and what the rules read of it, in one statement. */
-async function lockedFacts(trx: Tx, transactionId: string, now: Date): Promise<TransactionFacts | undefined> {
-  const row = await forUpdate(
-    trx,
-    trx
+const lockedFactsQuery = compiledOnce((db, transactionId: string, since: string) =>
+  forUpdate(
+    db,
+    db
       .selectFrom('transactions')
       .select(['status', 'source_state', 'processing_until', 'expired_at'])
       .select((eb) => [
         eb
           .exists(eb.selectFrom('gateway_calls').select('gateway_calls.id').where('gateway_calls.subject_id', '=', transactionId).where('gateway_calls.state', 'in', ['pending', 'attention']).where('gateway_calls.kind', '=', 'pay'))
           .as('payment_in_doubt'),
-        recentFailures(trx, transactionId, now)
+        recentFailures(db, transactionId, since)
           .select((f) => f.fn.countAll().as('n'))
           .as('recent_failures'),
       ])
       .where('id', '=', transactionId),
-  ).executeTakeFirst();
+  ),
+);
+
+async function lockedFacts(trx: Tx, transactionId: string, now: Date): Promise<TransactionFacts | undefined> {
+  const [row] = await lockedFactsQuery(trx, transactionId, failuresSince(now));
   return row && { ...row, source_state: row.source_state ?? null, processing_until: row.processing_until ?? null, payment_in_doubt: Boolean(row.payment_in_doubt), recent_failures: Number(row.recent_failures) };
 }
 
@@ -98,15 +101,18 @@ export const expireIfDue = (trx: Tx, transactionId: string, now: Date) => ifAllo
  * events name, without reading it again). None when it had moved on meanwhile (paid by
  * another attempt, cancelled, expired): nothing written.
  */
-export async function markTransactionPaid(trx: Tx, transactionId: string, now: Date): Promise<StoredTransaction | undefined> {
-  const paid = await trx
+const markPaidQuery = compiledOnce((db, transactionId: string, at: string) =>
+  db
     .updateTable('transactions')
-    .set({ status: 'D', processing_until: null, updated_at: now.toISOString() })
+    .set({ status: 'D', processing_until: null, updated_at: at })
     .where('id', '=', transactionId)
     .where('status', '=', 'N')
     .returningAll()
-    .returning((eb) => linesColumn(trx, eb))
-    .executeTakeFirst();
+    .returning((eb) => linesColumn(db, eb)),
+);
+
+export async function markTransactionPaid(trx: Tx, transactionId: string, now: Date): Promise<StoredTransaction | undefined> {
+  const [paid] = await markPaidQuery(trx, transactionId, now.toISOString());
   if (!paid) return undefined;
   const { lines, ...row } = paid;
   return { row: transactionFromRow(row), lines: linesFrom(lines) };
