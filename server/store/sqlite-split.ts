@@ -29,18 +29,25 @@ import { unreadParameters } from './unread';
 //   next statement, its commit at the latest, in the same message: the transaction holds
 //   the writer for fewer trips through this thread's event loop.
 //
-// Protocol with the writer: in, {id, sql, parameters, begin?, before?} (one statement, the
-// first of a transaction with `begin`, after the statements of `before`, whose error is
-// then its own), {id, batch: [{sql, parameters}]} (one transaction) or {id, close: true};
-// out, {id, rows}, {id, changes, lastInsertRowid} or {id, error: {message, code}, open}
-// (`open`: the transaction it began is open), in the order things came in.
+// - A transaction gives up the writer's turn once its commit (or rollback) is posted, not
+//   answered: the writer reads messages in order, so the next transaction's first statement
+//   waits there behind the commit's fsync, not for this thread to come back to its answer.
+//   The writer rolls back a commit that fails before it reads anything else (`end`).
+//
+// Protocol with the writer: in, {id, sql, parameters, begin?, before?, end?} (one
+// statement, the first of a transaction with `begin`, after the statements of `before`,
+// whose error is then its own; `end`: the transaction's commit or rollback, after whose
+// failure the writer rolls it back), {id, batch: [{sql, parameters}]} (one transaction) or
+// {id, close: true}; out, {id, rows}, {id, changes, lastInsertRowid} or {id, error:
+// {message, code}, open} (`open`: the transaction it began is open), in the order things
+// came in.
 
 interface Statement {
   sql: string;
   parameters: readonly unknown[];
 }
 
-type Message = (Statement & { begin?: boolean; before?: Statement[] }) | { batch: Statement[] } | { close: true };
+type Message = (Statement & { begin?: boolean; before?: Statement[]; end?: boolean }) | { batch: Statement[] } | { close: true };
 
 interface Reply {
   id: number;
@@ -87,10 +94,6 @@ class WriterThread {
       this.#pending.set(id, { resolve, reject });
       this.#worker.postMessage({ id, ...message });
     });
-  }
-
-  async run(sql: string, parameters: readonly unknown[]): Promise<QueryResult<unknown>> {
-    return this.result(await this.post({ sql, parameters }));
   }
 
   result(reply: Reply): QueryResult<unknown> {
@@ -198,15 +201,22 @@ export class SplitConnection implements DatabaseConnection {
    * transaction's first goes with its `begin`: one message fewer per transaction.
    */
   async #inOrder(sql: string, parameters: readonly unknown[]): Promise<QueryResult<unknown>> {
-    const before = this.#kept.length > 0 ? { before: this.#kept } : {};
-    this.#kept = [];
-    if (!this.#beginPending) return this.writer.result(await this.writer.post({ sql, parameters, ...before }));
-    this.#beginPending = false;
-    this.#open = true;
-    const reply = await this.writer.post({ sql, parameters, begin: true, ...before });
+    const began = this.#beginPending;
+    const reply = await this.#post(sql, parameters);
     // The begin refused: nothing to end there.
-    if (reply.error && !reply.open) this.#open = false;
+    if (began && reply.error && !reply.open) this.#open = false;
     return this.writer.result(reply);
+  }
+
+  /** Posts a statement of the transaction, with the writes kept for it and, for its first, its begin. */
+  #post(sql: string, parameters: readonly unknown[], end = false): Promise<Reply> {
+    const message = { sql, parameters, ...(this.#kept.length > 0 ? { before: this.#kept } : {}), ...(this.#beginPending ? { begin: true } : {}), ...(end ? { end } : {}) };
+    this.#kept = [];
+    if (this.#beginPending) {
+      this.#beginPending = false;
+      this.#open = true;
+    }
+    return this.writer.post(message);
   }
 
   /** Writes committed together, in one message: the writer's transaction waits on nothing here. */
@@ -237,21 +247,20 @@ export class SplitConnection implements DatabaseConnection {
   /** Kysely calls rollback after a failed commit: by then the transaction is over here. */
   async end(command: 'commit' | 'rollback'): Promise<void> {
     if (!this.#inTransaction) return;
+    let reply: Promise<Reply> | undefined;
     try {
       // The writes kept back go with the commit (its begin too, when they are all there is);
       // a rollback drops them unsent.
-      if (command === 'commit' && this.#kept.length > 0) await this.#inOrder(command, []);
+      if (command === 'commit' && this.#kept.length > 0) reply = this.#post(command, [], true);
       // Nothing reached the writer, or its begin was refused: nothing to end there.
-      else if (this.#open) await this.writer.run(command, []);
-    } catch (err) {
-      // A failed commit leaves the transaction open: close it before the next one starts.
-      if (command === 'commit') await this.writer.run('rollback', []).catch(() => undefined);
-      throw err;
+      else if (this.#open) reply = this.#post(command, [], true);
     } finally {
       this.#inTransaction = this.#beginPending = this.#open = false;
       this.#kept = [];
+      // Posted: the writer ends this transaction (a failed commit rolled back there) before it reads the next one's.
       this.turn.give();
     }
+    if (reply) this.writer.result(await reply);
   }
 }
 

@@ -60,6 +60,10 @@ parentPort.on('message', (message) => {
   try {
     parentPort.postMessage({ id: message.id, ...answer(message) });
   } catch (err) {
+    // A transaction's end that failed (a write sent with its commit refused, or the commit
+    // itself) leaves it open: rolled back here, before the next message, which may be the
+    // next transaction's first (its connection gave up the turn once the end was posted).
+    if (message.end && db.inTransaction) prepared('rollback').run();
     const open = Boolean(message.begin) && db.inTransaction;
     parentPort.postMessage({ id: message.id, error: { message: err.message, code: err.code }, open });
   }

@@ -235,6 +235,46 @@ describe('SQLite reads and writes on two connections', () => {
     });
   });
 
+  // The writer reads its messages in order, so a transaction needs the turn only until its
+  // commit is posted: the next one's first statement waits behind the commit there.
+  it('the next transaction is posted before the commit ahead of it is answered; a commit that fails is rolled back by the writer before it', async () => {
+    await withScratch('sqlite', async (s) => {
+      const table = s.name as never;
+      await s.insert(s.db, 'taken').execute();
+      const events: string[] = [];
+      const { postMessage, emit } = Worker.prototype;
+      const posted = vi.spyOn(Worker.prototype, 'postMessage').mockImplementation(function (this: Worker, message: any, ...rest: any[]) {
+        if (message.sql) events.push(`post ${message.id} ${message.begin ? 'begin ' : ''}${message.sql.split(' ')[0]}${message.end ? ' end' : ''}`);
+        return postMessage.call(this, message, ...rest);
+      } as never);
+      const emitted = vi.spyOn(Worker.prototype, 'emit').mockImplementation(function (this: Worker, name: string | symbol, ...args: any[]) {
+        if (name === 'message') events.push(`reply ${args[0].id}${args[0].error ? ` ${args[0].error.code}` : ''}`);
+        return emit.call(this, name, ...args);
+      } as never);
+      try {
+        const first = inTransaction(s.database.db, async (trx) => {
+          await s.insert(trx as unknown as ScratchDb, 'first').execute();
+          // Refused with the commit: the writer rolls it back before the next transaction's begin.
+          await insertAtCommit(trx, table, [{ v: 'taken' }] as never);
+        });
+        const second = inTransaction(s.database.db, (trx) => s.insert(trx as unknown as ScratchDb, 'second').execute());
+        await expect(first).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
+        await second;
+      } finally {
+        posted.mockRestore();
+        emitted.mockRestore();
+      }
+      const commit = events.find((e) => e.startsWith('post') && e.endsWith('commit end'))!;
+      const commitId = commit.split(' ')[1];
+      const secondBegin = events.findIndex((e, i) => i > events.indexOf(commit) && e.startsWith('post') && e.includes('begin'));
+      expect(secondBegin, events.join('\n')).toBeGreaterThan(-1);
+      expect(secondBegin, events.join('\n')).toBeLessThan(events.indexOf(`reply ${commitId} SQLITE_CONSTRAINT_PRIMARYKEY`));
+      // No rollback posted: the writer did it.
+      expect(events.filter((e) => e.includes('rollback'))).toEqual([]);
+      expect(await s.values()).toEqual(['second', 'taken']);
+    });
+  });
+
   it('a transaction that ends while its first statement is still on its way is ended on the writer too', async () => {
     await withScratch('sqlite', async (s) => {
       const { db } = s;
