@@ -49,7 +49,7 @@ export const recentFailures = (db: Db, transactionId: string, since: string) =>
 /** Where the card-testing window of `now` starts. */
 export const failuresSince = (now: Date) => new Date(now.getTime() - FAILED_ATTEMPTS_WINDOW_MS).toISOString();
 
-/** The transaction's row locked until the transaction ends, and what the rules read of it, in one statement. */
+/** lockedFacts's statement, compiled once. */
 const lockedFactsQuery = compiledOnce((db, transactionId: string, since: string) =>
   forUpdate(
     db,
@@ -68,6 +68,7 @@ const lockedFactsQuery = compiledOnce((db, transactionId: string, since: string)
   ),
 );
 
+/** The transaction's row locked until the transaction ends, and what the rules read of it, in one statement. */
 async function lockedFacts(trx: Tx, transactionId: string, now: Date): Promise<TransactionFacts | undefined> {
   const [row] = await lockedFactsQuery(trx, transactionId, failuresSince(now));
   return row && { ...row, source_state: row.source_state ?? null, processing_until: row.processing_until ?? null, payment_in_doubt: Boolean(row.payment_in_doubt), recent_failures: Number(row.recent_failures) };
@@ -96,11 +97,7 @@ export const markCancelled = (trx: Tx, transactionId: string, now: Date) => ifAl
 /** Stored E when due (domain/payment-claim.ts dueForExpiry: the same guard as a payment claim, so an attempt in progress is never expired under it). */
 export const expireIfDue = (trx: Tx, transactionId: string, now: Date) => ifAllowed(trx, transactionId, now, dueForExpiry, { status: 'E', updated_at: now.toISOString() });
 
-/**
- * N → D: the transaction is paid: its row as that leaves it (what the payment's writes and
- * events name, without reading it again). None when it had moved on meanwhile (paid by
- * another attempt, cancelled, expired): nothing written.
- */
+/** markTransactionPaid's statement, compiled once. */
 const markPaidQuery = compiledOnce((db, transactionId: string, at: string) =>
   db
     .updateTable('transactions')
@@ -111,6 +108,11 @@ const markPaidQuery = compiledOnce((db, transactionId: string, at: string) =>
     .returning((eb) => linesColumn(db, eb)),
 );
 
+/**
+ * N → D: the transaction is paid: its row as that leaves it (what the payment's writes and
+ * events name, without reading it again). None when it had moved on meanwhile (paid by
+ * another attempt, cancelled, expired): nothing written.
+ */
 export async function markTransactionPaid(trx: Tx, transactionId: string, now: Date): Promise<StoredTransaction | undefined> {
   const [paid] = await markPaidQuery(trx, transactionId, now.toISOString());
   if (!paid) return undefined;
