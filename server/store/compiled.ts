@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { type Compilable, type CompiledQuery, createQueryId, type Insertable } from 'kysely';
 import { beforeCommit, type Db, type Tx, writeTogether } from './db';
 import type { Tables } from './schema';
@@ -8,22 +8,29 @@ import { hasSealedColumns } from './sealed-secrets';
  * A hot query, built and compiled once per engine, then run with new arguments. Kysely
  * otherwise rebuilds the query tree and recompiles its SQL on every call, which costs more
  * than SQLite takes to answer a lookup by a unique key. `build` must pass each argument
- * into the query as a bound value, unchanged (checked on the first call).
+ * into the query as a bound value, unchanged (checked on the first call); a number (a
+ * page's limit and offset) as a number.
  */
-export function compiledOnce<A extends string[], R>(build: (db: Db, ...args: A) => Compilable<R>) {
+export function compiledOnce<A extends (string | number)[], R>(build: (db: Db, ...args: A) => Compilable<R>) {
   const perEngine = new Map<unknown, { compiled: CompiledQuery<R>; slots: ({ arg: number } | { value: unknown })[] }>();
   return async (db: Db, ...args: A): Promise<R[]> => {
     const engine = db.getExecutor().adapter.constructor;
     let entry = perEngine.get(engine);
     if (!entry) {
-      // Random stand-ins, so no constant in the query can be mistaken for an argument.
-      const marks = args.map(() => randomUUID()) as A;
+      // Random stand-ins, distinct, so no constant in the query can be mistaken for an argument.
+      const marks = [] as unknown as A;
+      for (const arg of args) {
+        let mark: string | number;
+        do mark = typeof arg === 'number' ? randomInt(2 ** 40, 2 ** 47) : randomUUID();
+        while (marks.includes(mark));
+        marks.push(mark);
+      }
       const compiled = build(db, ...marks).compile();
       const slots = compiled.parameters.map((value) => {
-        const arg = marks.indexOf(value as string);
+        const arg = marks.indexOf(value as string | number);
         return arg >= 0 ? { arg } : { value };
       });
-      const bound = (mark: string) => compiled.parameters.includes(mark) && !compiled.sql.includes(mark);
+      const bound = (mark: string | number) => compiled.parameters.includes(mark) && !compiled.sql.includes(String(mark));
       if (!marks.every(bound)) throw new Error('every argument must be a bound value of the query, and only that');
       entry = { compiled, slots };
       perEngine.set(engine, entry);

@@ -119,32 +119,50 @@ export interface SaleFilters {
   currency?: string;
 }
 
+const FILTERS = ['transaction_id', 'authorization_id', 'currency', 'status'] as const satisfies readonly (keyof SaleFilters)[];
+type Filter = (typeof FILTERS)[number];
+
+/** The environment's sales matching `values` of the filters `named`, in order. */
+const filtersOf = (environmentId: string, named: readonly Filter[], values: readonly string[]) => (eb: ExpressionBuilder<Tables, 'sales'>) =>
+  eb.and([eb('sales.environment_id', '=', environmentId), ...named.map((name, i) => eb(`sales.${name}`, '=', values[i]!))]);
+
+/** A page of sales per set of filters given, compiled once each (the API's sale list: mostly one transaction's). */
+const salesPages = new Map<string, (db: Db, environmentId: string, limit: number, offset: number, ...values: string[]) => Promise<SaleWithFigures[]>>();
+
+function salesPage(named: readonly Filter[]) {
+  const key = named.join();
+  let page = salesPages.get(key);
+  if (!page) {
+    page = compiledOnce((db, environmentId: string, limit: number, offset: number, ...values: string[]) =>
+      salesWithFigures(db).where(filtersOf(environmentId, named, values)).orderBy('sales.id', 'desc').limit(limit).offset(offset),
+    );
+    salesPages.set(key, page);
+  }
+  return page;
+}
+
 export async function listSales(db: Db, environmentId: string, f: SaleFilters, page: Page) {
-  const filters = (eb: ExpressionBuilder<Tables, 'sales'>) =>
-    eb.and([
-      eb('sales.environment_id', '=', environmentId),
-      ...(f.transaction_id !== undefined ? [eb('sales.transaction_id', '=', f.transaction_id)] : []),
-      ...(f.authorization_id !== undefined ? [eb('sales.authorization_id', '=', f.authorization_id)] : []),
-      ...(f.currency !== undefined ? [eb('sales.currency', '=', f.currency)] : []),
-      ...(f.status !== undefined ? [eb('sales.status', '=', f.status)] : []),
-    ]);
-  const found = await salesWithFigures(db)
-    .where(filters)
-    .orderBy('sales.id', 'desc')
-    .limit(page.page_size)
-    .offset((page.page - 1) * page.page_size)
-    .execute();
-  const count = await countOf(page, found.length, async () => (await db.selectFrom('sales').where(filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const named = FILTERS.filter((name) => f[name] !== undefined);
+  const values = named.map((name) => f[name]!);
+  const found = await salesPage(named)(db, environmentId, page.page_size, (page.page - 1) * page.page_size, ...values);
+  const count = await countOf(
+    page,
+    found.length,
+    async () => (await db.selectFrom('sales').where(filtersOf(environmentId, named, values)).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n,
+  );
   const sales = found.map(withFigures);
   const sources = await sourcesOfSales(db, sales.map((s) => s.row).filter(isSourceSale).map((r) => r.id));
   const item = (s: (typeof sales)[number]): StoredSale => ({ ...s, ...(isSourceSale(s.row) ? { sources: sources.get(s.row.id) ?? [] } : {}) });
   return { count, rows: sales.map(item) };
 }
 
+const saleRowById = compiledOnce((db, id: string) => db.selectFrom('sales').selectAll().where('id', '=', id));
+const saleRowOfEnvironment = compiledOnce((db, id: string, environmentId: string) => db.selectFrom('sales').selectAll().where('id', '=', id).where('environment_id', '=', environmentId));
+
 /** A sale's row alone (of this environment's, when it names one). */
-export function saleRow(db: Db, id: string, environmentId?: string): Promise<SaleRow | undefined> {
-  const q = db.selectFrom('sales').selectAll().where('id', '=', id);
-  return (environmentId === undefined ? q : q.where('environment_id', '=', environmentId)).executeTakeFirst();
+export async function saleRow(db: Db, id: string, environmentId?: string): Promise<SaleRow | undefined> {
+  const [row] = environmentId === undefined ? await saleRowById(db, id) : await saleRowOfEnvironment(db, id, environmentId);
+  return row;
 }
 
 /** A sale's row, locked until the transaction ends (FOR UPDATE; SQLite has one writer). */

@@ -162,6 +162,23 @@ describe.each(ENGINES)('compiledOnce on %s', (engine) => {
     expect(e.sent.at(-1)!.parameters).toEqual([env.keys.environment_id, 'JPY', 'JPY']);
   });
 
+  it('takes a number as a bound number: a page of rows by its limit and offset; one spliced into the SQL is refused', async () => {
+    const env = await e.t.newEnvironment('Pages Shop');
+    const ids: string[] = [];
+    for (const order of ['p1', 'p2', 'p3', 'p4', 'p5']) ids.push(await create(env, { order_id: order }));
+    const sorted = [...ids].sort();
+    const page = compiledOnce((db, environmentId: string, limit: number, offset: number) =>
+      db.selectFrom('transactions').select('id').where('environment_id', '=', environmentId).orderBy('id').limit(limit).offset(offset),
+    );
+    const pageOf = async (limit: number, offset: number) => (await page(e.db, env.keys.environment_id, limit, offset)).map((r) => r.id);
+    expect(await pageOf(2, 0)).toEqual(sorted.slice(0, 2));
+    expect(await pageOf(2, 2)).toEqual(sorted.slice(2, 4));
+    expect(await pageOf(10, 4)).toEqual(sorted.slice(4));
+    expect(e.sent.at(-1)!.parameters).toEqual([env.keys.environment_id, 10, 4]);
+    const spliced = compiledOnce((db, limit: number) => db.selectFrom('transactions').select('id').limit(sql.lit(limit)));
+    await expect(spliced(e.db, 3)).rejects.toThrow('every argument must be a bound value of the query');
+  });
+
   it('refuses, before running anything, a query that does not take an argument as a bound value', async () => {
     const refusals = [
       // Changed on the way in: the compiled query could not be rerun with another value.
