@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { compiledOnce } from './compiled';
 import type { Db } from './db';
 
 export type Claim =
@@ -90,23 +91,18 @@ export async function recordKey(
   trx: Db,
   input: { environmentId: string; key: string; requestHash: string; now: Date; status: number; body: string },
 ): Promise<boolean> {
-  const inserted = await trx
-    .insertInto('idempotency_keys')
-    .values({
-      environment_id: input.environmentId,
-      key: input.key,
-      request_hash: input.requestHash,
-      state: 'done',
-      status_code: input.status,
-      response_body: input.body,
-      created_at: input.now.toISOString(),
-      owner: randomUUID(),
-      binding: randomUUID(),
-    })
-    .onConflict((oc) => oc.columns(['environment_id', 'key']).doNothing())
-    .executeTakeFirst();
-  return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1;
+  const inserted = await insertDoneKey(trx, input.environmentId, input.key, input.requestHash, input.now.toISOString(), input.status, input.body, randomUUID(), randomUUID());
+  return inserted.length === 1;
 }
+
+/** recordKey's statement, on every create and refund with a key: compiled once (compiled.ts); a row back when it inserted. */
+const insertDoneKey = compiledOnce((db, environmentId: string, key: string, requestHash: string, createdAt: string, status: number, body: string, owner: string, binding: string) =>
+  db
+    .insertInto('idempotency_keys')
+    .values({ environment_id: environmentId, key, request_hash: requestHash, state: 'done', status_code: status, response_body: body, created_at: createdAt, owner, binding })
+    .onConflict((oc) => oc.columns(['environment_id', 'key']).doNothing())
+    .returning('key'),
+);
 
 export async function completeKey(
   db: Db,
