@@ -11,10 +11,10 @@ import type { Database, Db } from './db';
 // - A table with fewer than MIN_ANALYSED_ROWS rows keeps no statistics. Statistics taken
 //   of a nearly empty table say "one row", and the planner then scanned the whole table for
 //   a lookup by a unique column (the payment page's transaction by token, joined with its
-//   merchant) until the table had grown 25-fold and the hourly pass came round: 0.6 ms a
-//   page at a few hundred payments, 1 ms at 20,000 (docs/performance.md, 6 December 2026).
-//   Without statistics the planner assumes a large table and uses the index, which is right
-//   at any size.
+//   merchant) until the table had grown tenfold and the hourly pass came round: 1.07 ms a
+//   lookup at 20,157 rows against 0.10 ms with the index (docs/performance.md, 6 December
+//   2026). Without statistics the planner assumes a large table and uses the index, which
+//   is right at any size.
 // - ANALYZE loads the new statistics into the connection that ran it (the writer) only: the
 //   reading connection kept those it loaded when it last read the schema, for as long as the
 //   process lived. A schema change makes every connection read the schema again, statistics

@@ -80,7 +80,7 @@ describe.each(ENGINES)('statistics job on %s', (engine) => {
     expect(await readerPlan(db, byToken(db, paid.transaction.token))).toMatch(/^SEARCH transactions USING INDEX \S+ \(token=\?\)$/m);
   });
 
-  it(`analyses a table of ${MIN_ANALYSED_ROWS} rows, and the reading connection plans with its statistics at once`, async () => {
+  it(`analyses a table of at least ${MIN_ANALYSED_ROWS} rows, and the reading connection plans with its statistics at once`, async () => {
     const db = svc.t.service.deps.database.db;
     await sql`create table statistics_probe (a integer, b integer)`.execute(db);
     await sql`create index statistics_probe_a on statistics_probe (a)`.execute(db);
