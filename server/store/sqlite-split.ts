@@ -251,9 +251,9 @@ export class SplitConnection implements DatabaseConnection {
     try {
       // The writes kept back go with the commit (its begin too, when they are all there is);
       // a rollback drops them unsent.
-      if (command === 'commit' && this.#kept.length > 0) reply = this.#post(command, [], true);
-      // Nothing reached the writer, or its begin was refused: nothing to end there.
-      else if (this.#open) reply = this.#post(command, [], true);
+      if (command === 'rollback') this.#kept = [];
+      // Nothing reached the writer and nothing is kept, or its begin was refused: nothing to end there.
+      if (this.#open || this.#kept.length > 0) reply = this.#post(command, [], true);
     } finally {
       this.#inTransaction = this.#beginPending = this.#open = false;
       this.#kept = [];

@@ -235,6 +235,28 @@ describe('SQLite reads and writes on two connections', () => {
     });
   });
 
+  it('a rollback drops the writes left for the end unsent: they cannot fail it', async () => {
+    await withScratch('sqlite', async (s) => {
+      await s.insert(s.db, 'taken').execute();
+      const posted = vi.spyOn(Worker.prototype, 'postMessage');
+      try {
+        await expect(
+          inTransaction(s.database.db, async (trx) => {
+            await s.insert(trx as unknown as ScratchDb, 'undone').execute();
+            // Refused on the writer (the key is taken), were it sent.
+            await writeTogether(trx, [s.insert(trx as unknown as ScratchDb, 'taken').compile()], { withNext: true });
+            throw new Error('undone');
+          }),
+        ).rejects.toThrow('undone');
+        const carried = posted.mock.calls.flatMap(([message]) => (message as { before?: unknown[] }).before ?? []);
+        expect(carried).toEqual([]);
+      } finally {
+        posted.mockRestore();
+      }
+      expect(await s.values()).toEqual(['taken']);
+    });
+  });
+
   // The writer reads its messages in order, so a transaction needs the turn only until its
   // commit is posted: the next one's first statement waits behind the commit there.
   it('the next transaction is posted before the commit ahead of it is answered; a commit that fails is rolled back by the writer before it', async () => {
