@@ -33,6 +33,9 @@ export async function refreshStatistics(database: Pick<Database, 'db' | 'engine'
   const { db } = database;
   // 0x10003: optimize's choice over every table (0x10000, analyse 0x2), said rather than done (0x1).
   const due = await sql<{ optimize: string }>`PRAGMA optimize = 0x10003`.execute(db);
+  if (due.rows.length === 0) return;
+  const kept = await sql<{ name: string }>`select name from sqlite_schema where type = 'table' and name in ('sqlite_stat1', 'sqlite_stat4')`.execute(db);
+  const statTables = kept.rows.map((r) => r.name);
   let changed = false;
   for (const { optimize } of due.rows) {
     const table = analysedTable(optimize);
@@ -40,7 +43,7 @@ export async function refreshStatistics(database: Pick<Database, 'db' | 'engine'
       await sql`ANALYZE ${sql.table(table)}`.execute(db);
       changed = true;
     } else {
-      changed = (await forgetStatistics(db, table)) || changed;
+      changed = (await forgetStatistics(db, statTables, table)) || changed;
     }
   }
   if (changed) await rereadSchemaEverywhere(db);
@@ -58,11 +61,10 @@ async function rowsAtLeast(db: Db, table: string, n: number): Promise<boolean> {
   return Number(rows[0]!.n) >= n;
 }
 
-/** Drops what an earlier analysis recorded of `table`; whether there was anything. */
-async function forgetStatistics(db: Db, table: string): Promise<boolean> {
-  const kept = await sql<{ name: string }>`select name from sqlite_schema where type = 'table' and name in ('sqlite_stat1', 'sqlite_stat4')`.execute(db);
+/** Drops what an earlier analysis recorded of `table` in `statTables`; whether there was anything. */
+async function forgetStatistics(db: Db, statTables: string[], table: string): Promise<boolean> {
   let dropped = 0n;
-  for (const { name } of kept.rows) dropped += (await sql`delete from ${sql.table(name)} where tbl = ${table}`.execute(db)).numAffectedRows ?? 0n;
+  for (const name of statTables) dropped += (await sql`delete from ${sql.table(name)} where tbl = ${table}`.execute(db)).numAffectedRows ?? 0n;
   return dropped > 0n;
 }
 
