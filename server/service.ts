@@ -10,7 +10,7 @@ import { createRunner, type Runner } from './jobs/runner';
 import { createRequestLog, type RequestLog } from './http/request-log';
 import { healthHandler, type Lifecycle } from './ops/health';
 import { createMetrics, metricsHandler } from './ops/metrics';
-import { shutdown } from './ops/shutdown';
+import { followConnections, shutdown } from './ops/shutdown';
 import { createOutbox } from './notify/outbox';
 import { CATALOGUE_VIEWS } from './schemas/catalogue';
 import { gatewaysFromConfig, payoutsFromConfig } from './payments/configured';
@@ -93,9 +93,11 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     },
     requestLog,
   );
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = createServer(app).listen(config.port, config.host, () => resolve(s));
-    s.once('error', reject);
+  const server = createServer(app);
+  const connections = followConnections(server);
+  await new Promise<void>((resolve, reject) => {
+    server.listen(config.port, config.host, () => resolve());
+    server.once('error', reject);
   });
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
@@ -108,7 +110,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     jobs,
     lifecycle,
     requestLog,
-    close: () => shutdown({ server, jobs, database, lifecycle, log, requestLog }, { drainMs: 0, graceMs: config.shutdownGraceMs }),
-    drain: () => shutdown({ server, jobs, database, lifecycle, log, requestLog }, { drainMs: config.shutdownDrainMs, graceMs: config.shutdownGraceMs }),
+    close: () => shutdown({ server, connections, jobs, database, lifecycle, log, requestLog }, { drainMs: 0, graceMs: config.shutdownGraceMs }),
+    drain: () => shutdown({ server, connections, jobs, database, lifecycle, log, requestLog }, { drainMs: config.shutdownDrainMs, graceMs: config.shutdownGraceMs }),
   };
 }
