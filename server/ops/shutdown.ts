@@ -46,10 +46,12 @@ export function followConnections(server: Server): Connections {
     unused.add(socket);
     socket.once('close', () => unused.delete(socket));
   });
+  // Node counts a connection idle on the turn after its answer's 'close'.
+  const closeIdle = () => server.closeIdleConnections();
+  const answered = () => closing && setImmediate(closeIdle);
   server.on('request', (req, res) => {
     unused.delete(req.socket);
-    // After the answer's 'close' Node counts the connection idle, on the next turn.
-    res.once('close', () => closing && setImmediate(() => server.closeIdleConnections()));
+    res.on('close', answered);
   });
   return {
     close() {
