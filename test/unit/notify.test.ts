@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPublicAddress } from '../../server/notify/address';
@@ -49,10 +49,19 @@ describe('notification addresses', () => {
 describe('postNotification', () => {
   let url = '';
   let hits = 0;
+  let connections = 0;
+  /** Requests per connection: the endpoint closes a kept one when asked (`closeKept`). */
+  const served = new Map<Socket, number>();
+  let closeKept = false;
   const server = createServer((req, res) => {
     hits++;
+    const n = (served.get(req.socket) ?? 0) + 1;
+    served.set(req.socket, n);
+    // As a server that closed an idle connection while the request was on its way.
+    if (closeKept && n > 1) return void req.socket.destroy();
     req.resume().on('end', () => res.writeHead(204).end());
   });
+  server.on('connection', () => connections++);
   beforeAll(async () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `http://localhost:${(server.address() as AddressInfo).port}/hook`;
@@ -70,6 +79,25 @@ describe('postNotification', () => {
   it('delivers to a private address when allowed', async () => {
     expect(await postNotification(url, '{}', {}, { allowPrivate: true, timeoutMs: 10_000 })).toMatchObject({ statusCode: 204, error: null });
     expect(hits).toBe(1);
+  });
+
+  it('keeps the connection for the next deliveries, and never lends it to one the address rule refuses', async () => {
+    expect(await postNotification(url, '{}', {}, { allowPrivate: true, timeoutMs: 10_000 })).toMatchObject({ statusCode: 204 });
+    const before = connections;
+    for (let i = 0; i < 3; i++) expect(await postNotification(url, '{}', {}, { allowPrivate: true, timeoutMs: 10_000 })).toMatchObject({ statusCode: 204 });
+    expect(connections).toBe(before);
+    const hitsBefore = hits;
+    expect(await postNotification(url, '{}', {}, { allowPrivate: false, timeoutMs: 10_000 })).toMatchObject({ statusCode: null, error: expect.stringMatching(/^refused/) });
+    expect(hits).toBe(hitsBefore);
+  });
+
+  it('sends once more, on a new connection, when the endpoint had closed the kept one', async () => {
+    expect(await postNotification(url, '{}', {}, { allowPrivate: true, timeoutMs: 10_000 })).toMatchObject({ statusCode: 204 });
+    closeKept = true;
+    const before = connections;
+    expect(await postNotification(url, '{"retried":true}', {}, { allowPrivate: true, timeoutMs: 10_000 })).toMatchObject({ statusCode: 204, error: null });
+    expect(connections - before).toBe(1);
+    closeKept = false;
   });
 });
 
