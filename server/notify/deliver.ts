@@ -106,7 +106,9 @@ export function postNotification(
           }
         });
       });
+      let answered = false;
       sent.on('response', (res) => {
+        answered = true;
         let kept = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => {
@@ -116,8 +118,9 @@ export function postNotification(
         res.on('error', () => finish({ statusCode: res.statusCode ?? null, error: null, body: kept.slice(0, KEPT_BODY) || null }));
       });
       sent.on('error', (err: NodeJS.ErrnoException) => {
-        // Once, on a new connection: what Node's documentation advises for kept connections.
-        if (retry && !settled && closedWhileKept(sent, err)) return send(false);
+        // Once, on a new connection, and only if nothing came back: what Node's documentation
+        // advises for kept connections.
+        if (retry && !answered && !settled && closedWhileKept(sent, err)) return send(false);
         finish({ statusCode: null, error: err.message === REFUSED ? REFUSED : `${err.code ?? 'error'}: ${err.message}`, body: null });
       });
       sent.end(body);
