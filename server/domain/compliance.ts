@@ -15,7 +15,6 @@ export const DOCUMENT_TYPES = [
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
 export const DOCUMENT_STATUSES = ['pending', 'accepted', 'rejected'] as const;
-export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 
 const IDENTITY: readonly DocumentType[] = ['identity_front', 'identity_back'];
 

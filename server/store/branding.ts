@@ -10,7 +10,6 @@ import type { EnvironmentRow } from './schema';
 // Every change is audited, in each environment it reaches, in the transaction that makes
 // it: no change is ever stored without its entry.
 
-export type BrandFields = Pick<EnvironmentRow, 'display_name' | 'support_email' | 'brand_color' | 'accent_color' | 'logo_sha256'>;
 export type BrandPatch = Partial<Record<'display_name' | 'support_email' | 'brand_color' | 'accent_color', string | null>>;
 
 const BRAND_COLUMNS = ['name', 'display_name', 'support_email', 'brand_color', 'accent_color', 'logo_sha256'] as const;

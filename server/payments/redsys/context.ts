@@ -1,3 +1,4 @@
+import type { PaymentType } from './codes';
 import type { ClaimOrder } from './order';
 import type { RedsysSettings } from './settings';
 
@@ -6,7 +7,7 @@ import type { RedsysSettings } from './settings';
 
 /** What this process sent for one of our references (kept in memory, like the Stripe connector's). */
 export type Sent =
-  | { kind: 'pay' | 'charge' | 'store'; order: string; amount: number; currencyCode: string; type: '0' | '1'; at: number }
+  | { kind: 'pay' | 'charge' | 'store'; order: string; amount: number; currencyCode: string; type: PaymentType; at: number }
   | {
       kind: 'capture' | 'refund' | 'void';
       order: string;

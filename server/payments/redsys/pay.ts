@@ -1,5 +1,5 @@
 import type { NotActed, PayInput, RedirectRequired, RedirectTo } from '../gateway';
-import { CURRENCY_CODES } from './codes';
+import { CURRENCY_CODES, type PaymentType } from './codes';
 import type { RedsysContext } from './context';
 import { signed } from './client';
 import { claimedOrderNumber } from './order';
@@ -47,7 +47,7 @@ export interface PageRequest {
   order: string;
   amount: number;
   currencyCode: string;
-  type: '0' | '1';
+  type: PaymentType;
   method: Method;
   returnUrl?: string | undefined;
   language?: string | undefined;
