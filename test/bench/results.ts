@@ -1,6 +1,6 @@
 import type { AssetBytes, Budget, PageWeight, Size } from './bytes';
 import type { PairedComparison } from './paired';
-import type { PaymentResults } from './payment-flow';
+import type { PaymentResults, PaymentRun } from './payment-flow';
 import type { Timing } from './browser';
 import type { DashboardResults } from './dashboard';
 import type { DocsBytes, DocsTiming } from './docs';
@@ -87,6 +87,8 @@ export interface Results {
   payments?: PaymentResults;
   /** The same for the project at `rev` (`--payment-baseline`), measured first in the same run. */
   paymentsBaseline?: PaymentResults & { rev: string };
+  /** `--payment-rounds` above 1: each round's runs of both sides, the baseline first in odd rounds. */
+  paymentRounds?: { baselineFirst: boolean; baseline: PaymentRun[]; tree: PaymentRun[] }[];
   /** The dashboard's pages at thousands of payments (issue 47), on each engine. */
   dashboard?: DashboardResults;
   /** Sections that failed, with the error: the rest still ran. */

@@ -10,6 +10,8 @@
 //   --sandbox-latency=MS  also a "latency on" run: the sandbox's calls take MS each (SANDBOX_LATENCY_MS; default 0: none)
 //   --sandbox-books=memory|database  where the payments' sandbox keeps its books (SANDBOX_BOOKS; default memory)
 //   --payment-baseline=REV  the end-to-end payment also for the project at REV, in the same run (its table beside)
+//   --payment-rounds=N  with --payment-baseline: N rounds of both, their order alternated, and the
+//                    median of the rounds' ratios (default 1); the tables show the first round
 //   --dashboard-payments=N  payments in the dashboard section's shop (dashboard.ts; default 10000)
 //   --processes=1,2,3  only the scale curve: that many processes on BENCH_DATABASE_URL (processes.ts)
 // BENCH_DATABASE_URL=postgres://… adds a PostgreSQL run (in a scratch schema, dropped after).
@@ -28,7 +30,7 @@ import { countTransactions, createTransaction, fundedWallets, openStore, saveCar
 import { countKeys, currentLookupRate, type KeyLookupRow, legacyLookupRate, seedKeys } from './keys';
 import { load, type LoadRequest, type LoadResult } from './load';
 import { comparePaired } from './paired';
-import { paymentBench } from './payment-flow';
+import { paymentBench, type PaymentRun } from './payment-flow';
 import { scratchSchema } from './postgres';
 import { sqliteInsertRate, storeInsertRate, storeReadRate } from './raw';
 import type { BrowserResults, EngineResults, Results, Settings } from './results';
@@ -54,6 +56,7 @@ const { values: flags } = parseArgs({
     'sandbox-books': { type: 'string', default: 'memory' },
     'money-baseline': { type: 'string', default: MONEY_BASELINE },
     'payment-baseline': { type: 'string' },
+    'payment-rounds': { type: 'string', default: '1' },
     duration: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '2' },
     processes: { type: 'string' },
@@ -409,16 +412,34 @@ try {
   if (only.has('payments') && !flags['bytes-only']) {
     const options = { payments: Number(flags.payments), concurrency: flags['payment-concurrency'].split(',').map(Number), idleSeconds: 4, pgbenchSeconds: 5, sandboxLatencyMs: Number(flags['sandbox-latency']), sandboxBooks: sandboxBooksFlag(flags['sandbox-books']) };
     const rev = flags['payment-baseline'];
-    // First, so that this tree's figures are not the first of the machine's day either.
-    if (rev) {
-      await section('payments-baseline', async () => {
-        const root = sameSchema(baselineCheckout(rev, progress), rev);
-        results.paymentsBaseline = { rev, ...(await paymentBench({ ...options, work: join(work, 'baseline'), logFile, progress: (m) => progress(`${rev}: ${m}`), root }, pgUrl)) };
-      });
+    const rounds = rev ? Number(flags['payment-rounds']) : 1;
+    if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--payment-rounds=${flags['payment-rounds']}: a whole number from 1`);
+    let root: string | null = null;
+    if (rev) await section('payments-baseline checkout', async () => void (root = sameSchema(baselineCheckout(rev, progress), rev)));
+    // Each round on fresh databases. The first measures the baseline first, so that this
+    // tree's figures are not the first of the machine's day either; later rounds alternate
+    // the order, so that neither side always runs on a machine warmed (or loaded) by the other.
+    for (let round = 1; round <= rounds; round++) {
+      const pair = rounds > 1 ? { baselineFirst: round % 2 === 1, baseline: [] as PaymentRun[], tree: [] as PaymentRun[] } : null;
+      if (pair) (results.paymentRounds ??= []).push(pair);
+      const named = (name: string) => (pair ? `${name} round ${round}` : name);
+      const baseline = async () => {
+        if (!rev || !root) return;
+        const from = root;
+        await section(named('payments-baseline'), async () => {
+          const measured = { rev, ...(await paymentBench({ ...options, work: join(work, `baseline-${round}`), logFile, progress: (m) => progress(`${rev}: ${m}`), root: from }, pgUrl)) };
+          results.paymentsBaseline ??= measured;
+          if (pair) pair.baseline = measured.runs;
+        });
+      };
+      const tree = () =>
+        section(named('payments'), async () => {
+          const measured = await paymentBench({ ...options, work: join(work, `tree-${round}`), logFile, progress, cpuProfDir: round === 1 ? cpuProfDir : undefined }, pgUrl);
+          results.payments ??= measured;
+          if (pair) pair.tree = measured.runs;
+        });
+      for (const side of round % 2 === 1 ? [baseline, tree] : [tree, baseline]) await side();
     }
-    await section('payments', async () => {
-      results.payments = await paymentBench({ ...options, work, logFile, progress, cpuProfDir }, pgUrl);
-    });
   }
   if (only.has('dashboard') && !flags['bytes-only']) {
     const options = { payments: Number(flags['dashboard-payments']), requests: 30, warmup: 5, work, logFile, progress };

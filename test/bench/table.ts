@@ -175,16 +175,46 @@ function paymentRows(p: NonNullable<Results['payments']>, of = ''): Row[] {
   return rows;
 }
 
+const runKey = (r: PaymentRun) => `${r.engine} ${r.processes} ${r.concurrency} ${r.sandboxLatencyMs}`;
+const runName = (r: PaymentRun) => `  ${r.engine}, ${r.processes} process${r.processes === 1 ? '' : 'es'}, ${r.concurrency} at a time${r.sandboxLatencyMs ? ', latency on' : ''}`;
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/**
+ * `--payment-rounds`: each configuration's ratio of this tree over the baseline in every
+ * round (the order alternated), and their median: one round's ratio swings with the machine.
+ */
+function roundRows(rev: string, rounds: NonNullable<Results['paymentRounds']>): Row[] {
+  const rows: Row[] = [`End-to-end payment, this tree against ${rev} in ${rounds.length} rounds, the order alternated: each round's ratio, and their median`];
+  for (const first of rounds[0]!.tree) {
+    const ratios = rounds.flatMap((round) => {
+      const [t, b] = [round.tree, round.baseline].map((runs) => runs.find((r) => runKey(r) === runKey(first)));
+      return t && b ? [{ rate: t.perSecond / b.perSecond, cpu: t.cpuMsNet / b.cpuMsNet }] : [];
+    });
+    if (!ratios.length) continue;
+    rows.push([
+      runName(first),
+      `median ${pct(median(ratios.map((r) => r.rate)))} payments/s (CPU ${pct(median(ratios.map((r) => r.cpu)))})`,
+      `rounds: ${ratios.map((r) => pct(r.rate)).join(' · ')}`,
+      '',
+      '',
+    ]);
+  }
+  return rows;
+}
+
 /** This tree's runs over the baseline's (`--payment-baseline`), run by run, and the wire's counts. */
 function againstBaselineRows(now: NonNullable<Results['payments']>, before: NonNullable<Results['paymentsBaseline']>): Row[] {
   const rows: Row[] = [`End-to-end payment, this tree against ${before.rev} (measured first, same run)`];
-  const key = (r: PaymentRun) => `${r.engine} ${r.processes} ${r.concurrency} ${r.sandboxLatencyMs}`;
-  const baseline = new Map(before.runs.map((r) => [key(r), r]));
+  const baseline = new Map(before.runs.map((r) => [runKey(r), r]));
   for (const r of now.runs) {
-    const b = baseline.get(key(r));
+    const b = baseline.get(runKey(r));
     if (!b) continue;
     rows.push([
-      `  ${r.engine}, ${r.processes} process${r.processes === 1 ? '' : 'es'}, ${r.concurrency} at a time${r.sandboxLatencyMs ? ', latency on' : ''}`,
+      runName(r),
       `${fixed(r.perSecond)} payments/s · CPU ${fixed(r.cpuMsNet)} ms/payment`,
       `${before.rev}: ${fixed(b.perSecond)} · ${fixed(b.cpuMsNet)} ms`,
       `${pct(r.perSecond / b.perSecond)} (CPU ${pct(r.cpuMsNet / b.cpuMsNet)})`,
@@ -272,6 +302,7 @@ export function renderTable(r: Results): string {
   if (r.paymentsBaseline?.runs.length) {
     rows.push(...paymentRows(r.paymentsBaseline, ` of ${r.paymentsBaseline.rev} (--payment-baseline)`));
     if (r.payments?.runs.length) rows.push(...againstBaselineRows(r.payments, r.paymentsBaseline));
+    if (r.paymentRounds && r.paymentRounds.length > 1) rows.push(...roundRows(r.paymentsBaseline.rev, r.paymentRounds));
   }
   if (r.dashboard?.engines.length) rows.push(...dashboardRows(r.dashboard));
   if (r.browser) {
