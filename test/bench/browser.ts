@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, chromium, type Frame, type Page } from '@playwright/test';
 import playwrightConfig from '../../playwright.config';
+import { median } from './median';
 
 // Navigation → pay button interactive, in Chromium (the e2e suite's binary and flags).
 //
@@ -125,11 +126,6 @@ export interface Timing {
   requests: string[];
   runs: number[];
 }
-
-const median = (values: number[]) => {
-  const s = [...values].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 /** One discarded warm-up visit (browser and server caches, JIT), then `runs` measured ones. */
 export async function timeInteractive(browser: Browser, url: string, framed: boolean, runs: number): Promise<Timing> {

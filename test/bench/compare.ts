@@ -11,7 +11,8 @@
 // transfer (POST /v1/transfer/, wallet to wallet), charge (POST /v1/authorization/{id}/charge/,
 // a stored card charged through the sandbox gateway).
 import { parseArgs } from 'node:util';
-import { comparePaired, median } from './paired';
+import { median } from './median';
+import { comparePaired } from './paired';
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,

@@ -1,5 +1,6 @@
 import type { Browser } from '@playwright/test';
 import { type Budget, type Size, sizeOf } from './bytes';
+import { median } from './median';
 
 // The API reference at /docs/ (issue 24): its bytes as the service sends them, and in
 // Chromium the time from navigation to the page's h1 being painted, with the size of the
@@ -112,11 +113,6 @@ export interface DocsTiming {
   elements: number;
   nodes: number;
 }
-
-const median = (values: number[]) => {
-  const s = [...values].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 /** One discarded warm-up visit (the service renders the page on its first request), then `runs`, each in a new context. */
 export async function timeFirstHeading(browser: Browser, url: string, runs: number): Promise<DocsTiming> {

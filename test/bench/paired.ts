@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { load, type LoadResult } from './load';
+import { median } from './median';
 import { startRouteTarget } from './route-target';
 
 // Two checkouts of the project side by side, taking turns under load in short slices, so
@@ -16,11 +17,6 @@ export interface PairedComparison {
   /** Median over the pairs of B's CPU per request over A's: B's cost, A = 1. */
   cpu: number;
 }
-
-export const median = (values: number[]) => {
-  const s = [...values].sort((x, y) => x - y);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 /** `route` as in route-target.ts; each side warmed up for 8 s first, then `pairs` ABBA… slices of `seconds`. */
 export async function comparePaired(o: { rootA: string; rootB: string; route: string; pairs: number; seconds: number; connections: number }): Promise<PairedComparison> {

@@ -87,8 +87,8 @@ export interface Results {
   payments?: PaymentResults;
   /** The same for the project at `rev` (`--payment-baseline`), measured first in the same run. */
   paymentsBaseline?: PaymentResults & { rev: string };
-  /** `--payment-rounds` above 1: each round's runs of both sides, the baseline first in odd rounds. */
-  paymentRounds?: { baselineFirst: boolean; baseline: PaymentRun[]; tree: PaymentRun[] }[];
+  /** `--payment-rounds` above 1: each round's runs of both sides (the baseline measured first in odd rounds). */
+  paymentRounds?: { baseline: PaymentRun[]; tree: PaymentRun[] }[];
   /** The dashboard's pages at thousands of payments (issue 47), on each engine. */
   dashboard?: DashboardResults;
   /** Sections that failed, with the error: the rest still ran. */

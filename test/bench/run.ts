@@ -420,7 +420,7 @@ try {
     // tree's figures are not the first of the machine's day either; later rounds alternate
     // the order, so that neither side always runs on a machine warmed (or loaded) by the other.
     for (let round = 1; round <= rounds; round++) {
-      const pair = rounds > 1 ? { baselineFirst: round % 2 === 1, baseline: [] as PaymentRun[], tree: [] as PaymentRun[] } : null;
+      const pair = rounds > 1 ? { baseline: [] as PaymentRun[], tree: [] as PaymentRun[] } : null;
       if (pair) (results.paymentRounds ??= []).push(pair);
       const named = (name: string) => (pair ? `${name} round ${round}` : name);
       const baseline = async () => {

@@ -3,6 +3,7 @@ import { DASHBOARD_GOALS, type IdleJobs } from './dashboard';
 import type { Timing } from './browser';
 import { REDOC_ELEMENTS } from './docs';
 import type { LoadResult } from './load';
+import { median } from './median';
 import type { PaymentRun } from './payment-flow';
 import type { RawResult } from './raw';
 import type { EngineResults, Results, ScalingRow } from './results';
@@ -177,11 +178,6 @@ function paymentRows(p: NonNullable<Results['payments']>, of = ''): Row[] {
 
 const runKey = (r: PaymentRun) => `${r.engine} ${r.processes} ${r.concurrency} ${r.sandboxLatencyMs}`;
 const runName = (r: PaymentRun) => `  ${r.engine}, ${r.processes} process${r.processes === 1 ? '' : 'es'}, ${r.concurrency} at a time${r.sandboxLatencyMs ? ', latency on' : ''}`;
-const median = (xs: number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /**
  * `--payment-rounds`: each configuration's ratio of this tree over the baseline in every
