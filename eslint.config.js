@@ -114,6 +114,8 @@ export default tseslint.config(
   { files: ['server/demo/**'], rules: forbid(EXPRESS, ROUTES, HTTP) },
   // listen and trigger are clients of the public API, like a merchant's code.
   { files: ['server/devtools/**'], rules: forbid(EXPRESS, ROUTES, HTTP, STORE, [['**/payments/!(sandbox)'], 'the developer tools move money through the API only']) },
+  // The operator's CLIs write through the store and the shared use cases, never through HTTP.
+  { files: ['server/cli/**'], rules: forbid(EXPRESS, ROUTES, HTTP, SCREEN) },
   { files: ['server/api/**', 'server/http/**'], rules: forbid(SCREEN) },
   { files: ['server/dashboard/**'], rules: forbid(ROUTES, SCREEN) },
   { files: ['widget/fields/**'], rules: forbid(SERVER, [['../*', '!../fields'], 'field rules are plain functions of values, shared by the server and the screen: they import neither']) },

@@ -11,6 +11,8 @@ import { freshDatabase } from './database';
 import { TEST_PASSWORD_HASH_COST } from '../password-cost';
 import { TEST_SECRETS_KEY, UNLIMITED } from './harness';
 import { startArgs } from '../server-bundle';
+import { runHere } from '../cli';
+import { keysCommand } from '../../server/cli/keys';
 
 // The service and the keys CLI as real child processes, for tests about processes:
 // crashes, restarts, CLIs. Started from the test run's compiled bundles (test/server-bundle.ts:
@@ -71,6 +73,15 @@ export async function usersCli(args: string[], env: ProcessEnv): Promise<string>
 export async function createKeys(name: string, env: ProcessEnv): Promise<NewKeys> {
   return JSON.parse(await keysCli(['create', '--name', name, '--json'], env));
 }
+
+/**
+ * The keys CLI's command in this process (test/cli.ts), configured as keysCli's process is:
+ * its stdout, or a rejection with its code and stderr, as keysCli's.
+ */
+export const keysHere = (args: string[], env: ProcessEnv): Promise<string> => runHere(keysCommand, args, childEnv(env));
+
+/** A new environment's keys from keysHere. */
+export const createKeysHere = async (name: string, env: ProcessEnv): Promise<NewKeys> => JSON.parse(await keysHere(['create', '--name', name, '--json'], env));
 
 export interface ServiceProcess {
   child: ChildProcess;

@@ -7,7 +7,7 @@ import { updateEnvironment } from '../../server/store/environments';
 import { createLimiter } from '../../server/store/rate-limits';
 import { type Client, ENGINES, problemPaths, startTestService, type TestService, transactionBody } from './harness';
 import { payWithCard } from './pay';
-import { createKeys, processScope } from './process';
+import { createKeysHere, processScope } from './process';
 
 // Rate limits: the API's per environment (API_RATE_LIMIT per second, burst of the same
 // size, or the environment's own), one card across payments, and per client address on
@@ -200,8 +200,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('one API limit across two servic
     { limit: 40, requests: 120 },
   ])('the 200s of $requests parallel requests through both stay within one limit of $limit', { timeout: 120_000 }, async ({ limit, requests }) => {
     const env = await environment('postgres', { API_RATE_LIMIT: String(limit) });
-    const keys = await createKeys('Two processes', env);
-    const warmUp = await createKeys('Warm-up', env);
+    const keys = await createKeysHere('Two processes', env);
+    const warmUp = await createKeysHere('Warm-up', env);
     const processes = await Promise.all([started(env), started(env)]);
     // First requests compile and connect: made with other keys, so the measured burst is short.
     for (const p of processes) await fetch(`${p.url}/v1/transaction/`, { headers: { authorization: `AppKeys ${warmUp.public_key}:${warmUp.secret_key}` } });

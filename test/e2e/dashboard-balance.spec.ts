@@ -1,4 +1,4 @@
-import { cli, demoEnvironment, expectAccessible, payAsCustomer, signUp } from './dashboard-data';
+import { demoEnvironment, expectAccessible, keys, payAsCustomer, signUp } from './dashboard-data';
 import { expect, type Service, startService, test } from './fixtures';
 import { PROCESSOR_PAYOUT_STATUSES } from '../../server/domain/processor-settlement';
 import { openDatabase } from '../../server/store/db';
@@ -53,7 +53,7 @@ test('see the balance and pay out now', async ({ page }) => {
   page.on('request', (r) => r.resourceType() === 'script' && r.url().includes('/dashboard/') && scripts.push(r.url()));
   try {
     const demo = await demoEnvironment(service);
-    await cli('keys-cli', service, ['pricing', '--environment', demo, '--settlement-days', '0', '--charge-fixed', '25']);
+    await keys(service, ['pricing', '--environment', demo, '--settlement-days', '0', '--charge-fixed', '25']);
     const tx = await service.createTransaction({ currency: 'EUR', order_id: 'balance-1', gateway_selected: true, products: [{ amount: 1, product: { name: 'Desk lamp', price: 30 } }] });
     await payAsCustomer(tx.payment_url);
     await until(service, '/balance/', (b) => b.available.some((a: { currency: string; amount: number }) => a.currency === 'EUR' && a.amount === 29.75));

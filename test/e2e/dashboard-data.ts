@@ -10,6 +10,8 @@ import { listEnvironments } from '../../server/store/environments';
 import type { Role } from '../../server/store/schema';
 import { payLink } from '../api/pay';
 import { startArgs } from '../server-bundle';
+import { runHere } from '../cli';
+import { keysCommand } from '../../server/cli/keys';
 
 // Transactions with everything a transaction's page can show, made through the API and the
 // payment page as a merchant's would be: a card payment crediting a wallet, a held card
@@ -18,15 +20,18 @@ import { startArgs } from '../server-bundle';
 /** The environment every service starts with (DEMO=true). */
 const DEMO = 'Demo shop';
 
-/** `npm run keys` or `npm run users` on the service's data, from the run's compiled bundle. */
-export const cli = async (entry: 'keys-cli' | 'users-cli', service: Service, args: string[]) =>
+/** `npm run keys` on the service's data, its command run in this process (test/cli.ts): its JSON answer. */
+export const keys = async (service: Service, args: string[]) => JSON.parse(await runHere(keysCommand, [...args, '--json'], { ...process.env, DATA_DIR: service.dataDir, DATABASE_URL: '' }));
+
+/** `npm run keys` or `npm run users` as the real process, from the run's compiled bundle. */
+const cli = async (entry: 'keys-cli' | 'users-cli', service: Service, args: string[]) =>
   JSON.parse(
     (await promisify(execFile)(process.execPath, [...startArgs(entry), ...args, '--json'], { env: { ...process.env, DATA_DIR: service.dataDir, DATABASE_URL: '' } })).stdout,
   );
 
 /** A one-time link from the real `npm run users -- invite` (two process starts): what dashboard.spec.ts's first test follows. */
 export async function cliInvite(service: Service, email: string, role = 'owner', environment?: string): Promise<string> {
-  const demo = environment ?? (await cli('keys-cli', service, ['list'])).find((e: { name: string }) => e.name === DEMO).id;
+  const demo = environment ?? (await keys(service, ['list'])).find((e: { name: string }) => e.name === DEMO).id;
   const { url } = await cli('users-cli', service, ['invite', '--email', email, '--role', role, '--environment', demo]);
   return `${service.url}${new URL(url).pathname}`;
 }

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { CARDS, expect, type Service, test } from './fixtures';
-import { cli, demoEnvironment, expectAccessible, payAsCustomer, signUp } from './dashboard-data';
+import { demoEnvironment, expectAccessible, keys, payAsCustomer, signUp } from './dashboard-data';
 
 // The dashboard's logo in the settings form, a subscription's charges and the payouts to the merchant in
 // Chromium against the real service (its jobs running): a PNG uploaded on Settings is on
@@ -77,7 +77,7 @@ test('a past_due subscription: the list marks it, its page shows the failed char
 test('payouts to the merchant: the list, a payout with its settlement report, and the merchant_payouts export read back', async ({ page, service }) => {
   test.setTimeout(180_000);
   const demo = await demoEnvironment(service);
-  await cli('keys-cli', service, ['pricing', '--environment', demo, '--settlement-days', '0']);
+  await keys(service, ['pricing', '--environment', demo, '--settlement-days', '0']);
   const tx = await service.createTransaction({ currency: 'EUR', order_id: 'payout-order', gateway_selected: true, products: [{ amount: 1, product: { name: 'Desk lamp', price: 30 } }] });
   await payAsCustomer(tx.payment_url);
   await until(service, '/balance/', (b) => b.available.some((a: { currency: string; amount: number }) => a.currency === 'EUR' && a.amount > 0));

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { inTransaction, openDatabase } from '../../server/store/db';
 import { insertFile } from '../../server/store/payout-files';
 import { statementXml } from '../unit/sepa-bank';
-import { cli, expectAccessible, signUp } from './dashboard-data';
+import { expectAccessible, keys, signUp } from './dashboard-data';
 import { expect, type Service, startService, test } from './fixtures';
 
 // Payout files in a real browser, keyboard only and with no script: an owner of a live
@@ -26,7 +26,7 @@ test.afterAll(async () => {
 
 /** A live environment with one pending payout of 12.34 EUR in a file written for the bank. */
 async function liveFile(): Promise<{ environment: string; file: string; payout: string }> {
-  const { environment_id: environment } = await cli('keys-cli', service, ['create', '--name', 'Live payouts shop', '--live']);
+  const { environment_id: environment } = await keys(service, ['create', '--name', 'Live payouts shop', '--live']);
   const database = openDatabase({ databaseUrl: null, dataDir: service.dataDir });
   const at = new Date().toISOString();
   const [file, payout] = [randomUUID(), randomUUID()];

@@ -1,4 +1,4 @@
-import { cli, expectAccessible, invite, PASSWORD, PHONE_360, signUp } from './dashboard-data';
+import { expectAccessible, invite, keys, PASSWORD, PHONE_360, signUp } from './dashboard-data';
 import { expect, startService, test } from './fixtures';
 import { LAPTOP } from './screen';
 
@@ -11,9 +11,9 @@ test('switch test/live by keyboard from the header', async ({ page }) => {
   test.setTimeout(120_000);
   const { service, stop } = await startService();
   try {
-    const sandbox = (await cli('keys-cli', service, ['create', '--name', 'Paired shop'])).environment_id as string;
-    const live = (await cli('keys-cli', service, ['create', '--name', 'Paired shop', '--live'])).environment_id as string;
-    await cli('keys-cli', service, ['pair', '--environment', sandbox, '--with', live]);
+    const sandbox = (await keys(service, ['create', '--name', 'Paired shop'])).environment_id as string;
+    const live = (await keys(service, ['create', '--name', 'Paired shop', '--live'])).environment_id as string;
+    await keys(service, ['pair', '--environment', sandbox, '--with', live]);
     const email = 'pair-owner@shop.example';
     await signUp(page, service, email, 'owner', sandbox);
     await page.goto(await invite(service, email, 'owner', live));

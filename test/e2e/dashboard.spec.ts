@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, type Service, startService, test } from './fixtures';
 import { Secret, TOTP } from 'otpauth';
-import { cli, cliInvite, expectAccessible, invite, PASSWORD, payAsCustomer, richTransactions, signUp } from './dashboard-data';
+import { cliInvite, expectAccessible, invite, keys, PASSWORD, payAsCustomer, richTransactions, signUp } from './dashboard-data';
 import { cancelToken } from '../api/pay';
 
 // The dashboard in Chromium against the real service: the merchant's first flow from an
@@ -170,7 +170,7 @@ test('a failed webhook delivery is seen with its attempt and sent again', async 
 
 test("a user of another environment gets nothing of this one; a post without its CSRF token is 403", async ({ page, service }) => {
   const { tx, sale } = await paidSale(service, 15, 'lamp-5');
-  const other = await cli('keys-cli', service, ['create', '--name', 'Other shop']);
+  const other = await keys(service, ['create', '--name', 'Other shop']);
   await signUp(page, service, 'stranger@other.example', 'owner', other.environment_id);
   expect((await page.goto(`${service.url}/dashboard/transactions/${tx.id}/`))!.status()).toBe(404);
   await page.goto(`${service.url}/dashboard/transactions/`);
