@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inviteUser, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, SIGN_IN_LIMIT_ACCOUNT, SIGN_IN_LIMIT_IP, SIGN_IN_WINDOW_MS } from '../../server/dashboard/accounts';
 import { Browser, freshIp, inbox, linkIn, member, PASSWORD, uniqueEmail } from './dashboard';
 import { type Client, ENGINES, startTestService, type TestService, testClock } from './harness';
-import { type ProcessEnv, usersCli } from './process';
+import { type ProcessEnv, usersHere } from './process';
 
 // The dashboard's accounts over real HTTP: invites, passwords, sign-in and its throttle,
 // sessions and their expiry, CSRF, roles and the isolation of environments.
@@ -26,7 +26,7 @@ describe.each(ENGINES)('dashboard accounts on %s', (engine) => {
   it('an invite from the CLI sets a password once, signs in, and shows the environment', async () => {
     const email = uniqueEmail('cli');
     const env: ProcessEnv = { DATA_DIR: t.dataDir, ...(engine === 'postgres' ? { DATABASE_URL: process.env.TEST_DATABASE_URL } : {}) };
-    const out = JSON.parse(await usersCli(['invite', '--email', email, '--environment', shop.keys.environment_id, '--role', 'owner', '--json'], env));
+    const out = JSON.parse(await usersHere(['invite', '--email', email, '--environment', shop.keys.environment_id, '--role', 'owner', '--json'], env));
     expect(out.url).toMatch(/^http:\/\/localhost:\d+\/dashboard\/invite\/[A-Za-z0-9_-]{43}\/$/);
     const path = new URL(out.url).pathname;
     const browser = new Browser(t.url, { 'x-forwarded-for': freshIp() });

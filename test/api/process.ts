@@ -13,6 +13,7 @@ import { TEST_SECRETS_KEY, UNLIMITED } from './harness';
 import { startArgs } from '../server-bundle';
 import { runHere } from '../cli';
 import { keysCommand } from '../../server/cli/keys';
+import { usersCommand } from '../../server/cli/users';
 
 // The service and the keys CLI as real child processes, for tests about processes:
 // crashes, restarts, CLIs. Started from the test run's compiled bundles (test/server-bundle.ts:
@@ -79,6 +80,9 @@ export async function createKeys(name: string, env: ProcessEnv): Promise<NewKeys
  * its stdout, or a rejection with its code and stderr, as keysCli's.
  */
 export const keysHere = (args: string[], env: ProcessEnv): Promise<string> => runHere(keysCommand, args, childEnv(env));
+
+/** The users CLI's command in this process, as keysHere. */
+export const usersHere = (args: string[], env: ProcessEnv): Promise<string> => runHere(usersCommand, args, childEnv(env));
 
 /** A new environment's keys from keysHere. */
 export const createKeysHere = async (name: string, env: ProcessEnv): Promise<NewKeys> => JSON.parse(await keysHere(['create', '--name', name, '--json'], env));
