@@ -5,6 +5,7 @@ import { createApp } from './app';
 import type { Config } from './config';
 import type { Deps } from './deps';
 import { serviceJobs } from './jobs';
+import { JOB_NAMES } from './jobs/names';
 import { type PayoutGateway, payoutProviders, sandboxPayouts } from './payments/payout-gateway';
 import { createRunner, type Runner } from './jobs/runner';
 import { createRequestLog, type RequestLog } from './http/request-log';
@@ -72,7 +73,8 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
   const gateways = shared.extend({ processors: processorGatewayLoader({ db: database.db, config, log, now }) });
   if (sealed) log.info({ sealed }, 'stored secrets sealed with SECRETS_KEY');
   let url = '';
-  const outbox = createOutbox(() => config.publicUrl ?? url, CATALOGUE_VIEWS);
+  // A change's webhooks go out as soon as it commits: the delivery job woken (jobs/runner.ts), not at its next poll.
+  const outbox = createOutbox(() => config.publicUrl ?? url, CATALOGUE_VIEWS, () => jobs.wake(JOB_NAMES.delivery));
   const configuredPayouts = opts.payouts ?? (await payoutsFromConfig(config));
   const limiter = createLimiter(database);
   // With METRICS_TOKEN, the gateways, the payout providers and the limiter are wrapped to be counted.

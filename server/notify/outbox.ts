@@ -6,7 +6,7 @@ import { presentSale } from '../present/sale';
 import { presentSubscription } from '../present/subscription';
 import { presentTransaction } from '../present/transaction';
 import { presentEntry, presentTransfer } from '../present/wallet';
-import type { Tx } from '../store/db';
+import { afterCommit, type Tx } from '../store/db';
 import { getClient, getDocument, getIban } from '../store/clients';
 import { type CatalogueItem, type CatalogueTable, getItem } from '../store/catalogue';
 import { type CatalogueFamily, type EventFamily, familyOf } from '../domain/event-types';
@@ -122,8 +122,12 @@ function snapshotters(baseUrl: () => string, catalogue: CataloguePresenters): Re
   };
 }
 
-/** `baseUrl` makes the absolute links in the data (a transaction's payment_url). */
-export function createOutbox(baseUrl: () => string, catalogue: CataloguePresenters): Outbox {
+/**
+ * `baseUrl` makes the absolute links in the data (a transaction's payment_url).
+ * `deliveriesCommitted` is told when a change's webhook deliveries have committed: the
+ * service wakes its delivery job, so they go out now, not at its next poll.
+ */
+export function createOutbox(baseUrl: () => string, catalogue: CataloguePresenters, deliveriesCommitted: () => void = () => {}): Outbox {
   const snapshots = snapshotters(baseUrl, catalogue);
   return {
     baseUrl,
@@ -134,7 +138,7 @@ export function createOutbox(baseUrl: () => string, catalogue: CataloguePresente
       await queueTeamMailOf(trx, type, objectId, baseUrl(), now);
       const found = await snapshots[familyOf(type)](trx, objectId, now, known);
       if (!found) return;
-      await insertEvent(trx, {
+      const deliveries = await insertEvent(trx, {
         id,
         environmentId: found.environmentId,
         type,
@@ -143,6 +147,7 @@ export function createOutbox(baseUrl: () => string, catalogue: CataloguePresente
         data: await found.data(),
         now,
       });
+      if (deliveries > 0) afterCommit(trx, deliveriesCommitted);
     },
   };
 }

@@ -169,12 +169,35 @@ export function beforeCommit(trx: Tx, write: () => Promise<void>): boolean {
   return writes !== undefined;
 }
 
-/** `fn` in a new transaction, then the writes it left for its end (beforeCommit), then the commit. */
-function newTransaction<T>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T> {
-  return db.transaction().execute((trx) =>
+/** What each open transaction has asked to be told once it has committed (afterCommit). */
+const commitListeners = new WeakMap<Tx, (() => void)[]>();
+
+/**
+ * `listener` once what `db` has written is committed: at once outside a transaction (each
+ * statement commits by itself), after the commit in a transaction opened by inTransaction
+ * or rollbackOn, never if it rolls back. For work another part of the process can start
+ * now rather than at its next poll (a webhook's delivery, jobs/runner.ts wake); it must not
+ * throw, since what it follows is done. False when `db` is a transaction opened elsewhere:
+ * nobody is told, the poll finds the rows.
+ */
+export function afterCommit(db: Db, listener: () => void): boolean {
+  if (!db.isTransaction) {
+    listener();
+    return true;
+  }
+  const listeners = commitListeners.get(db as Tx);
+  listeners?.push(listener);
+  return listeners !== undefined;
+}
+
+/** `fn` in a new transaction, then the writes it left for its end (beforeCommit), then the commit, then its listeners (afterCommit). */
+async function newTransaction<T>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T> {
+  const listeners: (() => void)[] = [];
+  const result = await db.transaction().execute((trx) =>
     insideTransaction(db, async () => {
       const writes: (() => Promise<void>)[] = [];
       commitWrites.set(trx, writes);
+      commitListeners.set(trx, listeners);
       databases.set(trx, db);
       const result = await fn(trx);
       // One by one, in the order they were asked for; a write may ask for another.
@@ -183,6 +206,8 @@ function newTransaction<T>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T> {
       return result;
     }),
   );
+  for (const listener of listeners) listener();
+  return result;
 }
 
 /** Runs `fn` in a database transaction, joining the caller's when there already is one. */

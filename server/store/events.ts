@@ -30,11 +30,11 @@ export interface Outbox {
   baseUrl(): string;
 }
 
-/** Records an event and a delivery to each of its destinations, written by the end of `trx`. */
+/** Records an event and a delivery to each of its destinations, written by the end of `trx`; the deliveries' count. */
 export async function insertEvent(
   trx: Tx,
   e: { id?: string; environmentId: string; type: EventType; objectId: string; notifyUrl: string | null; data: unknown; now: Date },
-): Promise<void> {
+): Promise<number> {
   const id = e.id ?? uuidv7(e.now.getTime());
   const created = e.now.toISOString();
   const event = {
@@ -73,6 +73,7 @@ export async function insertEvent(
   // transaction's and its sale's) and their deliveries in one statement with its operation.
   await insertAtCommit(trx, 'events', [event]);
   await insertAtCommit(trx, 'event_deliveries', deliveries);
+  return deliveries.length;
 }
 
 /** A claimed delivery with what it sends, and who signs it (null: its endpoint is disabled or deleted). */

@@ -35,3 +35,57 @@ describe('a job whose rounds fail', () => {
     await runner.stop();
   });
 });
+
+describe('a woken job', () => {
+  beforeEach(() => void vi.useFakeTimers());
+  afterEach(() => void vi.useRealTimers());
+  const silent = { now: () => new Date(), log: pino({ level: 'silent' }) };
+
+  it('runs its next round at once instead of at the end of its period, no sooner than 100 ms after its last began, once for many wakes', async () => {
+    let calls = 0;
+    const runner = createRunner([{ name: 'deliver', periodMs: 60_000, run: async () => (calls++, 0) }], silent);
+    const callsAt = async (ms: number) => (await vi.advanceTimersByTimeAsync(ms), calls);
+    runner.start();
+    expect(await callsAt(0)).toBe(1);
+    runner.wake('deliver');
+    expect(await callsAt(99)).toBe(1); // within the gap after the round's start
+    expect(await callsAt(1)).toBe(2);
+    expect(await callsAt(10_000)).toBe(2); // then its period again
+    for (let i = 0; i < 5; i++) runner.wake('deliver');
+    expect(await callsAt(0)).toBe(3);
+    expect(await callsAt(10_000)).toBe(3);
+    runner.wake('no such job');
+    await runner.stop();
+    runner.wake('deliver');
+    expect(await callsAt(120_000)).toBe(3);
+  });
+
+  it('woken during its round goes once more after it, however many the wakes', async () => {
+    let calls = 0;
+    let finish = () => {};
+    const runner = createRunner([{ name: 'deliver', periodMs: 60_000, run: () => (calls++, new Promise<number>((resolve) => (finish = () => resolve(0)))) }], silent);
+    const callsAt = async (ms: number) => (await vi.advanceTimersByTimeAsync(ms), calls);
+    runner.start();
+    expect(await callsAt(0)).toBe(1);
+    runner.wake('deliver');
+    runner.wake('deliver');
+    expect(await callsAt(500)).toBe(1); // the round under way is not cut short
+    finish();
+    expect(await callsAt(0)).toBe(2); // its gap was over: at once
+    finish();
+    expect(await callsAt(30_000)).toBe(2);
+    await runner.stop();
+  });
+
+  it('keeps the pause of a job backing off after a failed round', async () => {
+    let calls = 0;
+    const runner = createRunner([{ name: 'deliver', periodMs: 1_000, run: async () => { calls++; throw new Error('database away'); } }], silent);
+    const callsAt = async (ms: number) => (await vi.advanceTimersByTimeAsync(ms), calls);
+    runner.start();
+    expect(await callsAt(0)).toBe(1);
+    runner.wake('deliver');
+    expect(await callsAt(999)).toBe(1);
+    expect(await callsAt(1)).toBe(2);
+    await runner.stop();
+  });
+});
