@@ -90,9 +90,26 @@ async function runRound(job: Job, o: { now: () => Date; log: Logger }, startedAt
   }
 }
 
+/**
+ * One scheduled round of `job` and the pause before its next: its period, none after a full
+ * batch (more is probably due), or after a failure its backoff, logged.
+ */
+async function roundThenPause(job: Job, round: () => Promise<number>, failures: Map<string, number>, log: Logger): Promise<number> {
+  try {
+    const done = await round();
+    failures.delete(job.name);
+    return job.batch !== undefined && done >= job.batch ? 0 : job.periodMs;
+  } catch (err) {
+    const failed = (failures.get(job.name) ?? 0) + 1;
+    failures.set(job.name, failed);
+    const wait = backoffMs(job.periodMs, failed);
+    log.error({ err, job: job.name, failures: failed, next_in_ms: wait }, 'job round failed');
+    return wait;
+  }
+}
+
 export function createRunner(jobs: readonly Job[], o: { now: () => Date; log: Logger }): Runner {
-  const names = new Set(jobs.map((j) => j.name));
-  if (names.size !== jobs.length) throw new Error('two jobs share a name');
+  if (new Set(jobs.map((j) => j.name)).size !== jobs.length) throw new Error('two jobs share a name');
 
   /** performance.now() when each job's round under way started. */
   const startedAt = new Map<string, number>();
@@ -116,24 +133,12 @@ export function createRunner(jobs: readonly Job[], o: { now: () => Date; log: Lo
       timers.delete(job.name);
       if (stopped) return;
       lastStarted.set(job.name, performance.now());
-      const r = round(job)
-        .then((done) => {
-          failures.delete(job.name);
-          return job.batch !== undefined && done >= job.batch ? 0 : job.periodMs;
-        })
-        .catch((err: unknown) => {
-          const failed = (failures.get(job.name) ?? 0) + 1;
-          failures.set(job.name, failed);
-          const wait = backoffMs(job.periodMs, failed);
-          o.log.error({ err, job: job.name, failures: failed, next_in_ms: wait }, 'job round failed');
-          return wait;
-        })
-        .then((wait) => {
-          running.delete(r);
-          // A wake during a failing round does not cut its backoff short.
-          const woken = wokenRunning.delete(job.name) && !failures.has(job.name);
-          if (!stopped) schedule(job, woken ? Math.min(wait, wakeDelay(job.name)) : wait);
-        });
+      const r = roundThenPause(job, () => round(job), failures, o.log).then((wait) => {
+        running.delete(r);
+        // A wake during a failing round does not cut its backoff short.
+        const woken = wokenRunning.delete(job.name) && !failures.has(job.name);
+        if (!stopped) schedule(job, woken ? Math.min(wait, wakeDelay(job.name)) : wait);
+      });
       running.add(r);
     }, ms);
     timers.set(job.name, { timer, at: performance.now() + ms });
