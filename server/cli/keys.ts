@@ -69,6 +69,9 @@ function refusePair(refusal: PairRefusal, notFound: string, creating = false): n
 /** One command's run: its options, the database, and how it prints (`--json`: one JSON line). */
 interface Run {
   values: KeysValues;
+  /** `--allowed-origin`s and `--rate-limit`, read before the database was opened. */
+  origins: string[] | undefined;
+  rateLimit: number | null | undefined;
   db: Db;
   config: Config;
   io: CliIo;
@@ -101,7 +104,7 @@ async function create(run: Run): Promise<void> {
     return;
   }
   const name = values.name?.trim() || wrong('create needs --name');
-  const input = { name, allowedOrigins: originsOption(values), mode: values.live ? 'live' : 'sandbox', now: new Date() } as const;
+  const input = { name, allowedOrigins: run.origins, mode: values.live ? 'live' : 'sandbox', now: new Date() } as const;
   const partner = values['pair-with'];
   if (partner === undefined) return print({ ...(await createEnvironment(db, input)) });
   // Checked before anything is written; then one transaction: a refused pair leaves no environment behind.
@@ -128,14 +131,14 @@ async function list({ db, values, io }: Run): Promise<void> {
   else for (const r of rows) io.stdout(`${r.id}  ${r.public_key}  ${r.name}\n`);
 }
 
-async function set({ db, values, print }: Run): Promise<void> {
+async function set({ db, values, origins, rateLimit, print }: Run): Promise<void> {
   const id = values.environment ?? wrong('set needs --environment');
   const name = values.name === undefined ? undefined : values.name.trim() || wrong('--name must not be empty');
   const row = await updateEnvironment(db, id, {
     name,
-    allowedOrigins: originsOption(values),
+    allowedOrigins: origins,
     rotateWebhookSecret: values['rotate-webhook-secret'],
-    rateLimit: rateLimitOption(values['rate-limit']),
+    rateLimit,
   });
   if (!row) wrong(`no environment ${id}`);
   print({
@@ -251,9 +254,10 @@ export const keysCommand: Command = {
   async run(argv, io) {
     const { positionals, values } = parsedArgs(argv, KEYS_OPTIONS);
     const command = COMMANDS[positionals[0] ?? ''] ?? wrong(positionals[0] ? `unknown command ${positionals[0]}` : 'missing command');
-    // Every option's value is read before the database is opened: a wrong one changes nothing.
-    originsOption(values);
-    rateLimitOption(values['rate-limit']);
+    // Wrong values are wrong commands before anything is written: these before the database
+    // is opened, the rest as each command reads them.
+    const origins = originsOption(values);
+    const rateLimit = rateLimitOption(values['rate-limit']);
     const config = loadConfig(io.env);
     const database = openDatabase(config);
     const print = (value: Record<string, unknown>) => {
@@ -262,7 +266,7 @@ export const keysCommand: Command = {
     };
     try {
       await migrate(database);
-      await command({ values, db: database.db, config, io, print });
+      await command({ values, origins, rateLimit, db: database.db, config, io, print });
     } finally {
       await database.close();
     }
