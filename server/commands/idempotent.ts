@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Db, inTransaction, Rollback, rollbackOn } from '../store/db';
-import { claimKey, completeKey, KEY_ABANDONED_MS, purgeIdempotencyKeys, recordKey, releaseKey, TTL_MS } from '../store/idempotency';
+import { claimKey, completeKey, isKeyTaken, KEY_ABANDONED_MS, purgeIdempotencyKeys, recordKeyAtCommit, releaseKey, TTL_MS } from '../store/idempotency';
 
 // The Idempotency-Key protocol, once for every front door (the API's keyed POSTs, the
 // dashboard's confirmed money actions): a key is claimed, then its stored answer replayed,
@@ -120,28 +120,35 @@ async function runRecorded<T>(db: Db, command: Command<T>, owned: Owned, binding
 /**
  * A command without gateway calls, first run as if its key were new: the work and its key,
  * recorded done with the answer, in one transaction (one commit, no claim before it). When
- * the key is there already (a repeat, another request under it, a takeover due) or the work
- * throws, everything is rolled back (null) and the protocol runs as for any key: a repeat
- * replays, a claim runs the work again. A repeat sent while the first runs waits for it at
- * the key's insert and replays its answer, rather than answering 409.
+ * the key is there already (a repeat, another request under it, a takeover due) the commit
+ * fails and nothing stands, and when the work throws everything is rolled back: null, and
+ * the protocol runs as for any key: a repeat replays, a claim runs the work again. A repeat
+ * sent while the first runs waits for it at the key's insert and replays its answer, rather
+ * than answering 409.
  */
 async function runFirst<T>(db: Db, command: Command<T>): Promise<{ ran: T } | { threw: unknown } | null> {
-  return rollbackOn<{ ran: T } | { threw: unknown }, null>(db, async (trx) => {
-    let ran: { value: T; end: KeyEnd } | undefined;
-    let how: KeyEnd;
-    try {
-      ran = await command.run(trx, randomUUID());
-      how = ran.end;
-    } catch (err) {
-      // Recorded with its answer, the error's work stands (as runRecorded keeps it).
-      how = command.failed?.(err) ?? 'release';
+  try {
+    return await rollbackOn<{ ran: T } | { threw: unknown }, null>(db, async (trx) => {
+      let ran: { value: T; end: KeyEnd } | undefined;
+      let how: KeyEnd;
+      try {
+        ran = await command.run(trx, randomUUID());
+        how = ran.end;
+      } catch (err) {
+        // Recorded with its answer, the error's work stands (as runRecorded keeps it).
+        how = command.failed?.(err) ?? 'release';
+        if (typeof how === 'string') throw new Rollback(null);
+        await recordKeyAtCommit(trx, { ...keyOf(command), ...how });
+        return { threw: err };
+      }
       if (typeof how === 'string') throw new Rollback(null);
-      if (!(await recordKey(trx, { ...keyOf(command), ...how }))) throw new Rollback(null);
-      return { threw: err };
-    }
-    if (typeof how === 'string' || !(await recordKey(trx, { ...keyOf(command), ...how }))) throw new Rollback(null);
-    return { ran: ran.value };
-  });
+      await recordKeyAtCommit(trx, { ...keyOf(command), ...how });
+      return { ran: ran.value };
+    });
+  } catch (err) {
+    if (isKeyTaken(err)) return null;
+    throw err;
+  }
 }
 
 const keyOf = (command: Command<unknown>) => ({ environmentId: command.environmentId, key: command.key, requestHash: command.requestHash, now: command.now() });

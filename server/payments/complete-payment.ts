@@ -1,14 +1,15 @@
 import type { Authentication } from '../domain/authentication';
 import { uuidv7 } from '../domain/ids';
 import type { Outbox } from '../store/events';
-import { type Db, inTransaction, type Tx } from '../store/db';
+import { type Db, Rollback, rollbackOn, type Tx } from '../store/db';
 import { creditDestinations } from './destinations';
-import { settleCall } from '../store/gateway-calls';
+import { settleCallPlanned } from '../store/gateway-calls';
 import { type AttemptRecord, insertPaymentSale, notifyUrlOfTransaction, recordAttempt } from '../store/payments';
 import { markTransactionPaid } from '../store/transaction-aggregate';
 import type { Transaction } from '../store/transactions';
 import { newSaleRow } from '../store/new-sale';
 import { insertAuthorization } from '../store/authorizations';
+import { answeredTogether } from '../store/together';
 import type { SaleRow, TransactionLineRow } from '../store/schema';
 
 // What an approved checkout payment writes, all or nothing, in one database transaction:
@@ -53,13 +54,19 @@ export type CompleteOutcome =
   | { kind: 'late'; sale: SaleRow };
 
 export function completePayment(db: Db, p: ApprovedPayment, now: Date, outbox: Outbox): Promise<CompleteOutcome> {
-  return inTransaction(db, async (trx): Promise<CompleteOutcome> => {
+  return rollbackOn<CompleteOutcome, CompleteOutcome>(db, async (trx): Promise<CompleteOutcome> => {
     const saleId = uuidv7(now.getTime());
-    // The call names what the processor made, as the sale does (its reference), in the same write.
-    if (!(await settleCall(trx, p.callId, [p.callState], 'succeeded', now, { resultId: saleId, processorId: p.gatewayReference }))) return { kind: 'settled_elsewhere' };
-    // The transaction's row as paying it leaves it, with its lines, is what the sale, the split
-    // and the events name: read back only by a late payment, whose transaction this one did not change.
-    const paid = await markTransactionPaid(trx, p.transactionId, now);
+    // The call names what the processor made, as the sale does (its reference), in the same
+    // write. The transaction's row as paying it leaves it, with its lines, is what the sale,
+    // the split and the events name: read back only by a late payment, whose transaction this
+    // one did not change. Both statements sent together (together.ts): the payment is undone
+    // when the call was settled elsewhere.
+    const [settled, paid] = await answeredTogether(
+      trx,
+      settleCallPlanned(trx, p.callId, [p.callState], 'succeeded', now, { resultId: saleId, processorId: p.gatewayReference }),
+      markTransactionPaid(trx, p.transactionId, now),
+    );
+    if (!settled) throw new Rollback({ kind: 'settled_elsewhere' });
     const late = !paid;
     const notifyUrl = paid ? paid.row.notify_url : await notifyUrlOfTransaction(trx, p.transactionId);
     // A late hold is voided at once: nothing to store for later charges.

@@ -4,10 +4,11 @@ import { isOperationReason, type OperationReason } from '../domain/payment-refer
 import { type Db, inTransaction, Rollback, rollbackOn, type Tx } from '../store/db';
 import { isUniqueViolation } from '../store/errors';
 import type { Outbox } from '../store/events';
-import { type GatewayCall, insertCallAtCommit, linkedSale, salesOfAction, settleCall } from '../store/gateway-calls';
+import { type GatewayCall, insertCallAtCommit, linkedSale, salesOfAction, settleCall, settleCallPlanned } from '../store/gateway-calls';
 import { moveAmounts, moveLockedAmounts, releaseLockedRest, type Reserved, reserveAmounts } from '../store/sale-aggregate';
 import { ACTION_EVENTS, addOperationAtCommit } from '../store/sale-operations';
-import { getSale, lockSale, saleRow, type StoredSale, withOperation } from '../store/sales';
+import { getSale, lockSale, lockSalePlanned, saleRow, type StoredSale, withOperation } from '../store/sales';
+import { answered, answeredTogether } from '../store/together';
 import { settlePendingAction } from '../store/unknown-outcomes';
 import { takeBackDestinations } from './destinations';
 import { reverseMovement } from './ledger-posting';
@@ -91,12 +92,15 @@ export async function recordSaleAction(
 ): Promise<StoredSale | null> {
   const saleId = r.call.subject_id;
   return rollbackOn<StoredSale | null, null>(db, async (trx) => {
-    const settled = await settleCall(trx, r.call.id, [r.from ?? 'pending'], 'succeeded', r.now, { resultId: saleId });
-    if (!settled) return null;
-    // An abandoned call's amounts were moved back when it was abandoned: reserve them again, if they still allow it.
     // A card's part of a refund of a source payment's sale moves that sale's amounts too
     // (salesOfAction: that sale's row first, as the refund reserved them).
     const sales = salesOfAction(r.call);
+    const settle = settleCallPlanned(trx, r.call.id, [r.from ?? 'pending'], 'succeeded', r.now, { resultId: saleId });
+    // The first sale locked with the call's settle, in one round trip (together.ts), unless
+    // something written between them changes it (an abandoned call's amounts moved again).
+    const [settled, first] = r.from === 'abandoned' ? [await answered(trx, settle), undefined] : await answeredTogether(trx, settle, lockSalePlanned(trx, sales[0]!));
+    if (!settled) return null;
+    // An abandoned call's amounts were moved back when it was abandoned: reserve them again, if they still allow it.
     // A refund's take-back: the reservation's movement, or one of its own when the call was
     // abandoned (that one was reversed); the operation names it for the balance job.
     let movementId = r.action === 'refund' ? r.call.id : null;
@@ -105,10 +109,12 @@ export async function recordSaleAction(
       if (r.action === 'refund') await takeBack(trx, r.call, r.outbox, r.now, { movementId: (movementId = uuidv7(r.now.getTime())) });
     }
     await settlePendingAction(trx, r.call, settled, r.now);
-    // Each sale as locked, written and given its operation is its event's snapshot, and the answer.
+    // Each sale as locked, written and given its operation is its event's snapshot, and the
+    // answer. The first as locked with the settle, unless settling a call of unknown outcome
+    // wrote it since (unknown-outcomes.ts).
     let answer: StoredSale | undefined;
     for (const id of sales) {
-      const locked = await lockSale(trx, id);
+      const locked = id === sales[0] && first && settled.unknown_since === null ? first : await lockSale(trx, id);
       const row = locked && (await moveLockedAmounts(trx, locked.row, r.action, 'confirm', r.call.amount, r.now));
       if (!row) throw new Error(`sale ${id}: no ${r.action} in flight to confirm`);
       // Written as the transaction commits, with its events (a read of the sale after `also` writes it first).

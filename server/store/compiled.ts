@@ -13,7 +13,8 @@ import { hasSealedColumns } from './sealed-secrets';
  */
 export function compiledOnce<A extends (string | number)[], R>(build: (db: Db, ...args: A) => Compilable<R>) {
   const perEngine = new Map<unknown, { compiled: CompiledQuery<R>; slots: ({ arg: number } | { value: unknown })[] }>();
-  return async (db: Db, ...args: A): Promise<R[]> => {
+  /** The statement with these arguments, for running with others (together.ts). */
+  const compile = (db: Db, ...args: A): CompiledQuery<R> => {
     const engine = db.getExecutor().adapter.constructor;
     let entry = perEngine.get(engine);
     if (!entry) {
@@ -36,9 +37,10 @@ export function compiledOnce<A extends (string | number)[], R>(build: (db: Db, .
       perEngine.set(engine, entry);
     }
     const parameters = entry.slots.map((slot) => ('arg' in slot ? args[slot.arg] : slot.value));
-    const { rows } = await db.executeQuery<R>({ ...entry.compiled, parameters, queryId: createQueryId() });
-    return rows;
+    return { ...entry.compiled, parameters, queryId: createQueryId() };
   };
+  const run = async (db: Db, ...args: A): Promise<R[]> => (await db.executeQuery<R>(compile(db, ...args))).rows;
+  return Object.assign(run, { compile });
 }
 
 /**

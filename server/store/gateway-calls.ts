@@ -1,9 +1,10 @@
-import { sql } from 'kysely';
+import { type QueryResult, sql } from 'kysely';
 import { uuidv7 } from '../domain/ids';
 import { insertAtCommit, insertRows } from './compiled';
 import { type Db, inTransaction, type Tx } from './db';
 import { claimEach } from './locking';
 import type { GatewayCallKind, GatewayCallRow, GatewayCallState } from './schema';
+import { answered, type Planned } from './together';
 
 // The reservation of every gateway call: inserted in the same database transaction as the
 // conditional write that reserves the money, settled in the same one as the result. The one
@@ -118,15 +119,20 @@ export interface SettledCall {
  * Moves a call from one of `from` to `to`, once: undefined when another process (the live
  * request or a reconciler) settled it first, so whoever gets the call records the result.
  */
-export async function settleCall(
+export function settleCall(...args: Parameters<typeof settleCallPlanned>): Promise<SettledCall | undefined> {
+  return answered(args[0], settleCallPlanned(...args));
+}
+
+/** settleCall's statement, to send with others (together.ts). */
+export function settleCallPlanned(
   trx: Tx,
   id: string,
   from: GatewayCallState[],
   to: GatewayCallState,
   now: Date,
   extra: { resultId?: string | null; checkAt?: Date | null; processorId?: string | null; request?: Record<string, unknown> } = {},
-): Promise<SettledCall | undefined> {
-  return trx
+): Planned<SettledCall | undefined> {
+  const query = trx
     .updateTable('gateway_calls')
     .set({
       state: to,
@@ -140,7 +146,8 @@ export async function settleCall(
     .where('id', '=', id)
     .where('state', 'in', from)
     .returning('unknown_since')
-    .executeTakeFirst();
+    .compile();
+  return { query, read: ({ rows }: QueryResult<SettledCall>) => rows[0] };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { compiledOnce } from './compiled';
-import type { Db } from './db';
+import { insertAtCommit } from './compiled';
+import type { Db, Tx } from './db';
 
 export type Claim =
   /** Run the request: `binding` names its gateway calls (the same as a dead owner's, after a takeover). */
@@ -83,26 +83,37 @@ export async function claimKey(
 
 /**
  * A key recorded done with its answer, in the transaction of the work it answers, when no
- * claim was taken first (commands/idempotent.ts): false when the key is there already (the
- * caller rolls its work back). On PostgreSQL a key inserted by a transaction still running
- * is waited for, so the caller sees it once that one has committed.
+ * claim was taken first (commands/idempotent.ts): inserted as that transaction commits
+ * (compiled.ts insertAtCommit), so the work and its key reach the database together, with
+ * no answer waited for before the commit (issue 49). When the key is there already the
+ * commit fails, and isKeyTaken tells that error. On PostgreSQL a key inserted by a
+ * transaction still running is waited for, so the caller fails once that one has committed.
  */
-export async function recordKey(
-  trx: Db,
+export function recordKeyAtCommit(
+  trx: Tx,
   input: { environmentId: string; key: string; requestHash: string; now: Date; status: number; body: string },
-): Promise<boolean> {
-  const inserted = await insertDoneKey(trx, input.environmentId, input.key, input.requestHash, input.now.toISOString(), input.status, input.body, randomUUID(), randomUUID());
-  return inserted.length === 1;
+): Promise<void> {
+  return insertAtCommit(trx, 'idempotency_keys', [
+    {
+      environment_id: input.environmentId,
+      key: input.key,
+      request_hash: input.requestHash,
+      state: 'done',
+      status_code: input.status,
+      response_body: input.body,
+      created_at: input.now.toISOString(),
+      owner: randomUUID(),
+      binding: randomUUID(),
+    },
+  ]);
 }
 
-/** recordKey's statement, on every create and refund with a key: compiled once (compiled.ts); a row back when it inserted. */
-const insertDoneKey = compiledOnce((db, environmentId: string, key: string, requestHash: string, createdAt: string, status: number, body: string, owner: string, binding: string) =>
-  db
-    .insertInto('idempotency_keys')
-    .values({ environment_id: environmentId, key, request_hash: requestHash, state: 'done', status_code: status, response_body: body, created_at: createdAt, owner, binding })
-    .onConflict((oc) => oc.columns(['environment_id', 'key']).doNothing())
-    .returning('key'),
-);
+/** The commit's error when the key recordKeyAtCommit inserted was there already (its primary key, migration 001). */
+export function isKeyTaken(err: unknown): boolean {
+  const { code, constraint, message } = (err ?? {}) as { code?: unknown; constraint?: unknown; message?: unknown };
+  if (code === '23505') return constraint === 'idempotency_keys_pk';
+  return code === 'SQLITE_CONSTRAINT_PRIMARYKEY' && typeof message === 'string' && message.includes('idempotency_keys.');
+}
 
 export async function completeKey(
   db: Db,

@@ -1,4 +1,4 @@
-import type { ExpressionBuilder } from 'kysely';
+import type { ExpressionBuilder, QueryResult } from 'kysely';
 import { isSourceSale, type SaleStatus } from '../domain/sales';
 import { compiledOnce, insertWaitingNow } from './compiled';
 import { jsonRows, rowsOfJson } from './engine';
@@ -10,6 +10,7 @@ import { settleCall } from './gateway-calls';
 import { countAndPage, countOf, type Page } from './paging';
 import type { AuthorizationRow, SaleOperationRow, SaleRow, Tables } from './schema';
 import { type SourceOfSale, sourcesOfSales } from './source-sales';
+import { answered, type Planned } from './together';
 
 // Sales and authorizations after the payment: their rows. Every money movement is two
 // database transactions around a gateway call made outside both: a reservation that starts
@@ -97,8 +98,12 @@ export async function getSale(db: Db, environmentId: string | null, id: string):
  */
 export async function lockSale(trx: Tx, id: string): Promise<StoredSale | undefined> {
   await insertWaitingNow(trx);
-  const [found] = await lockedSale(trx, id);
-  return found && storedSale(trx, found);
+  return answered(trx, lockSalePlanned(trx, id));
+}
+
+/** lockSale's statement, to send with others (together.ts, which writes the waiting rows first too). */
+export function lockSalePlanned(trx: Tx, id: string): Planned<StoredSale | undefined> {
+  return { query: lockedSale.compile(trx, id), read: ({ rows: [found] }: QueryResult<SaleWithFigures>) => found && storedSale(trx, found) };
 }
 
 /** A locked sale once its row was written and an operation added: what getSale would read now. */

@@ -34,20 +34,20 @@ import { unreadParameters } from './unread';
 //   waits there behind the commit's fsync, not for this thread to come back to its answer.
 //   The writer rolls back a commit that fails before it reads anything else (`end`).
 //
-// Protocol with the writer: in, {id, sql, parameters, begin?, before?, end?} (one
+// Protocol with the writer: in, {id, sql, parameters, begin?, before?, end?, then?} (one
 // statement, the first of a transaction with `begin`, after the statements of `before`,
-// whose error is then its own; `end`: the transaction's commit or rollback, after whose
-// failure the writer rolls it back), {id, batch: [{sql, parameters}]} (one transaction) or
-// {id, close: true}; out, {id, rows}, {id, changes, lastInsertRowid} or {id, error:
-// {message, code}, open} (`open`: the transaction it began is open), in the order things
-// came in.
+// whose error is then its own, and before those of `then`, answered with it; `end`: the
+// transaction's commit or rollback, after whose failure the writer rolls it back), {id,
+// batch: [{sql, parameters}]} (one transaction) or {id, close: true}; out, {id, rows,
+// then?}, {id, changes, lastInsertRowid, then?} or {id, error: {message, code}, open}
+// (`open`: the transaction it began is open), in the order things came in.
 
 interface Statement {
   sql: string;
   parameters: readonly unknown[];
 }
 
-type Message = (Statement & { begin?: boolean; before?: Statement[]; end?: boolean }) | { batch: Statement[] } | { close: true };
+type Message = (Statement & { begin?: boolean; before?: Statement[]; end?: boolean; then?: Statement[] }) | { batch: Statement[] } | { close: true };
 
 interface Reply {
   id: number;
@@ -57,6 +57,8 @@ interface Reply {
   error?: { message: string; code?: string };
   /** After an error: whether the transaction the statement began is open. */
   open?: boolean;
+  /** The answers of the statements sent with it (`then`). */
+  then?: Reply[];
 }
 
 class WriterThread {
@@ -183,7 +185,7 @@ export class SplitConnection implements DatabaseConnection {
   async executeQuery<R>({ sql, parameters }: CompiledQuery): Promise<QueryResult<R>> {
     if (this.#inTransaction) {
       const unread = unreadParameters(parameters);
-      if (!unread) return (await this.#inOrder(sql, parameters)) as QueryResult<R>;
+      if (!unread) return this.writer.result(await this.#inOrder(sql, parameters)) as QueryResult<R>;
       this.#kept.push({ sql, parameters: unread });
       return { rows: [] };
     }
@@ -197,20 +199,40 @@ export class SplitConnection implements DatabaseConnection {
   }
 
   /**
-   * A statement of the transaction, after the writes kept for it, in one message; the
-   * transaction's first goes with its `begin`: one message fewer per transaction.
+   * Statements of the transaction answered together (together.ts): one message, run one
+   * after the other by the writer and answered at once, so the transaction holds the
+   * writer's turn for one trip through this thread's event loop for all of them.
    */
-  async #inOrder(sql: string, parameters: readonly unknown[]): Promise<QueryResult<unknown>> {
+  async executeTogether(queries: readonly CompiledQuery[]): Promise<QueryResult<unknown>[]> {
+    if (!this.#inTransaction) throw new Error('statements are answered together in a transaction');
+    const [first, ...then] = queries.map(({ sql, parameters }) => ({ sql, parameters }));
+    const reply = await this.#inOrder(first!.sql, first!.parameters, then);
+    return [this.writer.result(reply), ...(reply.then ?? []).map((r) => this.writer.result(r))];
+  }
+
+  /**
+   * A statement of the transaction (and those sent with it, `then`), after the writes kept
+   * for it, in one message; the transaction's first goes with its `begin`: one message fewer
+   * per transaction.
+   */
+  async #inOrder(sql: string, parameters: readonly unknown[], then?: Statement[]): Promise<Reply> {
     const began = this.#beginPending;
-    const reply = await this.#post(sql, parameters);
+    const reply = await this.#post(sql, parameters, false, then);
     // The begin refused: nothing to end there.
     if (began && reply.error && !reply.open) this.#open = false;
-    return this.writer.result(reply);
+    return reply;
   }
 
   /** Posts a statement of the transaction, with the writes kept for it and, for its first, its begin. */
-  #post(sql: string, parameters: readonly unknown[], end = false): Promise<Reply> {
-    const message = { sql, parameters, ...(this.#kept.length > 0 ? { before: this.#kept } : {}), ...(this.#beginPending ? { begin: true } : {}), ...(end ? { end } : {}) };
+  #post(sql: string, parameters: readonly unknown[], end = false, then?: Statement[]): Promise<Reply> {
+    const message = {
+      sql,
+      parameters,
+      ...(this.#kept.length > 0 ? { before: this.#kept } : {}),
+      ...(this.#beginPending ? { begin: true } : {}),
+      ...(end ? { end } : {}),
+      ...(then?.length ? { then } : {}),
+    };
     this.#kept = [];
     if (this.#beginPending) {
       this.#beginPending = false;

@@ -27,7 +27,15 @@ const together = db.transaction((batch) => {
   for (const { sql, parameters } of batch) prepared(sql).run(parameters);
 });
 
-function answer({ sql, parameters, batch, begin, before }) {
+/** One statement's answer: its rows, or what it changed. */
+function run(sql, parameters) {
+  const statement = prepared(sql);
+  if (statement.reader) return { rows: statement.all(parameters) };
+  const { changes, lastInsertRowid } = statement.run(parameters);
+  return { changes, lastInsertRowid };
+}
+
+function answer({ sql, parameters, batch, begin, before, then }) {
   // A transaction's `begin` travels with its first statement: one message fewer. It is
   // `immediate`: this connection is the process's only writer, so the lock costs nothing
   // here, and a transaction that reads and then writes (a job's claim) waits its turn
@@ -43,10 +51,9 @@ function answer({ sql, parameters, batch, begin, before }) {
     together.immediate(batch);
     return { changes: 0 };
   }
-  const statement = prepared(sql);
-  if (statement.reader) return { rows: statement.all(parameters) };
-  const { changes, lastInsertRowid } = statement.run(parameters);
-  return { changes, lastInsertRowid };
+  const first = run(sql, parameters);
+  // Statements sent with it and answered with it (together.ts): the first error is the message's.
+  return then ? { ...first, then: then.map((s) => run(s.sql, s.parameters)) } : first;
 }
 
 parentPort.on('message', (message) => {

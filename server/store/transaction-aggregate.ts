@@ -1,10 +1,11 @@
-import type { Updateable } from 'kysely';
+import type { QueryResult, Updateable } from 'kysely';
 import { COUNTED_FAILURES, dueForExpiry, FAILED_ATTEMPTS_WINDOW_MS, mayCancel, mayClaimPayment, type TransactionFacts } from '../domain/payment-claim';
 import { compiledInsert, compiledOnce } from './compiled';
 import { type Db, type Tx, writeTogether } from './db';
 import { forUpdate } from './locking';
 import type { Tables, TransactionLineRow, TransactionRow } from './schema';
 import { linesColumn, linesFrom, type StoredTransaction, type Transaction, transactionFromRow } from './transactions';
+import type { Planned } from './together';
 
 // The transaction aggregate: the one module that writes the `transactions` table (a lint
 // rule keeps it so, eslint.config.js). Who may pay, cancel or expire a transaction is
@@ -113,11 +114,15 @@ const markPaidQuery = compiledOnce((db, transactionId: string, at: string) =>
  * events name, without reading it again). None when it had moved on meanwhile (paid by
  * another attempt, cancelled, expired): nothing written.
  */
-export async function markTransactionPaid(trx: Tx, transactionId: string, now: Date): Promise<StoredTransaction | undefined> {
-  const [paid] = await markPaidQuery(trx, transactionId, now.toISOString());
-  if (!paid) return undefined;
-  const { lines, ...row } = paid;
-  return { row: transactionFromRow(row), lines: linesFrom(lines) };
+export function markTransactionPaid(trx: Tx, transactionId: string, now: Date): Planned<StoredTransaction | undefined> {
+  return {
+    query: markPaidQuery.compile(trx, transactionId, now.toISOString()),
+    read({ rows: [paid] }: QueryResult<Awaited<ReturnType<typeof markPaidQuery>>[number]>) {
+      if (!paid) return undefined;
+      const { lines, ...row } = paid;
+      return { row: transactionFromRow(row), lines: linesFrom(lines) };
+    },
+  };
 }
 
 /** The attempt's claim given back (declined, abandoned, or a challenge opened): the transaction takes the next one, if still pending. */

@@ -72,12 +72,13 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a full payment on PostgreSQL, o
       const counts = await countedPayment();
       const saved = Object.fromEntries(Object.entries(counts).map(([step, c]) => [step, c.statements - c.roundTrips]));
       const control = Object.fromEntries(Object.entries(counts).map(([step, c]) => [step, c.transactionControl]));
-      // The create: its transaction's BEGIN, and its rows with the Idempotency-Key's record.
-      // The pay: the claim's and the record's BEGIN, the claim's update and gateway call and the
-      // record's sale operation each with its COMMIT, the sale with the statement after it. The
+      // The create: its transaction's BEGIN, and its rows and the Idempotency-Key's record with
+      // its COMMIT. The pay: the claim's and the record's BEGIN, the claim's update and gateway
+      // call and the record's sale operation each with its COMMIT, the sale with the statement
+      // after it, the transaction marked paid with the call's settle (store/together.ts). The
       // refund: the BEGINs, the reservation's update of the sale and its gateway call, the
-      // record's update of the sale and its sale operation.
-      expect(saved).toEqual({ create: 2, page: 0, pay: 6, sale: 0, refund: 6 });
+      // record's update of the sale and its sale operation, the sale locked with the call's settle.
+      expect(saved).toEqual({ create: 3, page: 0, pay: 7, sale: 0, refund: 7 });
       expect(control).toEqual({ create: 2, page: 0, pay: 4, sale: 0, refund: 4 });
     }
   });
@@ -96,25 +97,26 @@ describe('a full payment on SQLite, in messages to the writer thread', () => {
   it('sends the writes a transaction leaves for its end with its next statement: one message for them all', async () => {
     const posted = vi.spyOn(Worker.prototype, 'postMessage');
     try {
-      /** What a request posted: messages, and the statements they carried (a begin, the writes kept back, the statement, a batch's). */
+      /** What a request posted: messages, and the statements they carried (a begin, the writes kept back, the statement and those sent with it, a batch's). */
       const countedPayment = () =>
         onePayment(t, api, async (_, fn) => {
           posted.mockClear();
           await fn();
-          const messages = posted.mock.calls.map(([m]) => m as { begin?: boolean; before?: unknown[]; batch?: unknown[]; sql?: string });
-          const statements = messages.reduce((n, m) => n + (m.begin ? 1 : 0) + (m.before?.length ?? 0) + (m.batch?.length ?? (m.sql ? 1 : 0)), 0);
+          const messages = posted.mock.calls.map(([m]) => m as { begin?: boolean; before?: unknown[]; batch?: unknown[]; sql?: string; then?: unknown[] });
+          const statements = messages.reduce((n, m) => n + (m.begin ? 1 : 0) + (m.before?.length ?? 0) + (m.batch?.length ?? (m.sql ? 1 : 0)) + (m.then?.length ?? 0), 0);
           return { messages: messages.length, saved: statements - messages.length };
         });
       await countedPayment();
       for (let i = 0; i < PAYMENTS; i++) {
         const counts = await countedPayment();
-        // The create: its begin, the transaction's row and its line with the Idempotency-Key's
-        // record. The pay: the claim's and the record's begins, the claim's update and gateway
-        // call with its commit, the record's sale, sale operation, attempt and event with its
-        // commit. The refund: the reservation's and the record's begins, the reservation's
-        // update of the sale and its gateway call, the record's update of the sale, its sale
-        // operation and event. (No webhook endpoint: no delivery rows.)
-        expect(Object.fromEntries(Object.entries(counts).map(([step, c]) => [step, c.saved]))).toEqual({ create: 3, page: 0, pay: 8, sale: 0, refund: 7 });
+        // The create: its begin, the transaction's row and its line and the Idempotency-Key's
+        // record with its commit. The pay: the claim's and the record's begins, the claim's
+        // update and gateway call with its commit, the record's sale, sale operation, attempt
+        // and event with its commit, the transaction marked paid with the call's settle. The
+        // refund: the reservation's and the record's begins, the reservation's update of the
+        // sale and its gateway call, the record's update of the sale, its sale operation and
+        // event, the sale locked with the call's settle. (No webhook endpoint: no delivery rows.)
+        expect(Object.fromEntries(Object.entries(counts).map(([step, c]) => [step, c.saved]))).toEqual({ create: 4, page: 0, pay: 9, sale: 0, refund: 8 });
       }
     } finally {
       posted.mockRestore();
