@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { type CompiledQuery, createQueryId, Kysely, PostgresAdapter, type Transaction } from 'kysely';
-import pg from 'pg';
 import { insideTransaction } from './open-transaction';
 import { openPostgres } from './postgres';
 import type { TimeoutsWatch } from './pg-timeouts';
@@ -40,10 +39,6 @@ export interface Database {
   migrations?(): Db;
   close(): Promise<void>;
 }
-
-// int8 comes back from pg as a string; amounts are bounded far below 2^53 by validation,
-// so a Number is exact.
-pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 export interface DbLog {
   info(obj: object, msg: string): void;

@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { pgModule } from './pg-module';
 
 // libpq's multi-host DATABASE_URL, `postgres://u@h1:5432,h2:5433/db?target_session_attrs=read-write`,
 // which node-postgres refuses (`TypeError: Invalid URL`). The hosts are tried as libpq does
@@ -94,7 +95,7 @@ class NoPrimary extends Error {
 }
 
 async function isPrimary(config: pg.ClientConfig): Promise<boolean> {
-  const client = new pg.Client(config);
+  const client = new (pgModule().Client)(config);
   client.on('error', () => {});
   await client.connect();
   try {

@@ -1,9 +1,10 @@
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Database, DatabaseOptions } from './db';
 import { migrationDialect } from './migration-lock';
 import { inOpenTransaction, trackTransactions } from './open-transaction';
 import { hostUrls, PrimaryPool } from './pg-hosts';
+import { pgModule } from './pg-module';
 import { pipelined } from './pg-pipeline';
 import { planChanged, prepared } from './pg-prepared';
 import { timeoutsWatch } from './pg-timeouts';
@@ -54,7 +55,7 @@ function hostPool(url: string, o: DatabaseOptions, max: number): pg.Pool {
           // A transaction left open (a bug, a stalled process) would hold its row locks for ever.
           idle_in_transaction_session_timeout: 2 * statementMs,
         };
-  const pool = new pg.Pool({
+  const pool = new (pgModule().Pool)({
     connectionString: url,
     max,
     // Waiting longer for a connection than a client waits for an answer helps nobody:
