@@ -138,7 +138,7 @@ function paymentRows(p: NonNullable<Results['payments']>, of = ''): Row[] {
   for (const r of p.runs) {
     const ref =
       r.engine === 'postgres'
-        ? p.pgbench && { label: `pgbench TPC-B ${int(p.pgbench.tps)} tps (${p.pgbench.clients} clients)`, rate: p.pgbench.tps, target: '≥ 1/20 (issue 49)' }
+        ? p.pgbench && { label: `pgbench TPC-B ${int(p.pgbench.tps)} tps (${p.pgbench.clients} clients, scale ${p.pgbench.scale})`, rate: p.pgbench.tps, target: '≥ 1/20 (issue 49)' }
         : p.sqliteInsert && { label: `SQLite insert ${int(p.sqliteInsert.rps)}/s`, rate: p.sqliteInsert.rps, target: '≥ 1/30 (issue 49)' };
     rows.push([
       `  ${r.engine}, ${r.processes} process${r.processes === 1 ? '' : 'es'}, ${r.concurrency} at a time${r.sandboxLatencyMs ? `, latency on (${r.sandboxLatencyMs} ms a sandbox call)` : ''}`,
