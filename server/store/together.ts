@@ -5,12 +5,12 @@ import { SplitConnection } from './sqlite-split';
 
 // Statements of one transaction whose answers are all needed but none decides whether the
 // next is sent, sent at once and answered together: on PostgreSQL in one write (the pool's
-// pipeline, pg-pipeline.ts), on SQLite posted to the writer thread back to back
-// (sqlite-split.ts), whose answers this thread then reads in one turn of its event loop. Each
-// awaited in turn costs a round trip, and on SQLite the writer's turn is held for each trip
-// through this thread's event loop (issue 49: a payment's record and a refund's held it for
-// three). Every statement runs whatever the one before it answered: a caller whose second
-// only stands if the first found its row rolls the transaction back when it did not.
+// pipeline, pg-pipeline.ts), on SQLite in one message to the writer thread, answered at once
+// (sqlite-split.ts executeTogether). Each awaited in turn costs a round trip, and on SQLite
+// the writer's turn is held for each trip through this thread's event loop (issue 49: a
+// payment's record and a refund's held it for three). Every statement runs whatever the one
+// before it answered: a caller whose second only stands if the first found its row rolls
+// the transaction back when it did not.
 
 /** A statement and how its answer is read. */
 export interface Planned<T> {
