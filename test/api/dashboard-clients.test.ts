@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditOf } from '../../server/store/audit';
 import { member } from './dashboard';
 import { clientBody, documentBody, IBANS } from './documents';
-import { type Client, ENGINES, startTestService, type TestService } from './harness';
+import { startIsolatedService } from './database';
+import { type Client, ENGINES, type TestService } from './harness';
 
 // Clients in the dashboard: the list and its search, one client with its IBANs and
 // documents, and an admin's verdict on a document through the compliance review's own use
@@ -13,7 +14,8 @@ describe.each(ENGINES)('dashboard clients on %s', (engine) => {
   let shop: Client;
 
   beforeAll(async () => {
-    t = await startTestService(engine);
+    // A database of its own: its jobs (runAll) take every due row they find, another file's subscriptions too.
+    t = await startIsolatedService(engine);
     shop = await t.newEnvironment('Clients shop');
   });
   afterAll(() => t?.close());

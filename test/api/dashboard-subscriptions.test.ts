@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../server/domain/test-cards';
 import { auditOf } from '../../server/store/audit';
 import { member } from './dashboard';
-import { type Client, ENGINES, startTestService, type TestService } from './harness';
+import { startIsolatedService } from './database';
+import { type Client, ENGINES, type TestService } from './harness';
 import { SANDBOX_CARD } from './pay';
 import { clientBody } from './documents';
 import { JOB_NAMES } from '../../server/jobs/index';
@@ -15,7 +16,8 @@ describe.each(ENGINES)('dashboard subscriptions on %s', (engine) => {
   let shop: Client;
 
   beforeAll(async () => {
-    t = await startTestService(engine);
+    // A database of its own: its jobs (runAll) take every due row they find, another file's subscriptions too.
+    t = await startIsolatedService(engine);
     shop = await t.newEnvironment('Subscriptions shop');
   });
   afterAll(() => t?.close());
