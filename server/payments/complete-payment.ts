@@ -5,7 +5,7 @@ import { type Db, Rollback, rollbackOn, type Tx } from '../store/db';
 import { creditDestinations } from './destinations';
 import { settleCallPlanned } from '../store/gateway-calls';
 import { type AttemptRecord, insertPaymentSale, notifyUrlOfTransaction, recordAttempt } from '../store/payments';
-import { markTransactionPaid } from '../store/transaction-aggregate';
+import { markTransactionPaidPlanned } from '../store/transaction-aggregate';
 import type { Transaction } from '../store/transactions';
 import { newSaleRow } from '../store/new-sale';
 import { insertAuthorization } from '../store/authorizations';
@@ -64,7 +64,7 @@ export function completePayment(db: Db, p: ApprovedPayment, now: Date, outbox: O
     const [settled, paid] = await answeredTogether(
       trx,
       settleCallPlanned(trx, p.callId, [p.callState], 'succeeded', now, { resultId: saleId, processorId: p.gatewayReference }),
-      markTransactionPaid(trx, p.transactionId, now),
+      markTransactionPaidPlanned(trx, p.transactionId, now),
     );
     if (!settled) throw new Rollback({ kind: 'settled_elsewhere' });
     const late = !paid;

@@ -98,7 +98,7 @@ export const markCancelled = (trx: Tx, transactionId: string, now: Date) => ifAl
 /** Stored E when due (domain/payment-claim.ts dueForExpiry: the same guard as a payment claim, so an attempt in progress is never expired under it). */
 export const expireIfDue = (trx: Tx, transactionId: string, now: Date) => ifAllowed(trx, transactionId, now, dueForExpiry, { status: 'E', updated_at: now.toISOString() });
 
-/** markTransactionPaid's statement, compiled once. */
+/** markTransactionPaidPlanned's statement, compiled once. */
 const markPaidQuery = compiledOnce((db, transactionId: string, at: string) =>
   db
     .updateTable('transactions')
@@ -114,7 +114,7 @@ const markPaidQuery = compiledOnce((db, transactionId: string, at: string) =>
  * events name, without reading it again). None when it had moved on meanwhile (paid by
  * another attempt, cancelled, expired): nothing written.
  */
-export function markTransactionPaid(trx: Tx, transactionId: string, now: Date): Planned<StoredTransaction | undefined> {
+export function markTransactionPaidPlanned(trx: Tx, transactionId: string, now: Date): Planned<StoredTransaction | undefined> {
   return {
     query: markPaidQuery.compile(trx, transactionId, now.toISOString()),
     read({ rows: [paid] }: QueryResult<Awaited<ReturnType<typeof markPaidQuery>>[number]>) {
