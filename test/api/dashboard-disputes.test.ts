@@ -4,7 +4,8 @@ import { JOB_NAMES } from '../../server/jobs';
 import { auditOf } from '../../server/store/audit';
 import { member } from './dashboard';
 import { FILES, pdfOfSize } from './documents';
-import { type Client, ENGINES, startTestService, testClock, type TestService } from './harness';
+import { type Client, ENGINES, testClock, type TestService } from './harness';
+import { startIsolatedService } from './database';
 import { payToken, priced } from './pay';
 
 // A dispute's page in the dashboard: what it is and its evidence for everyone; for admins
@@ -31,7 +32,7 @@ describe.each(ENGINES)('dashboard disputes on %s', (engine) => {
   const clock = testClock();
 
   beforeAll(async () => {
-    t = await startTestService(engine, { now: clock.now, env: { SANDBOX_DISPUTE_DELAY_MS: '0' } });
+    t = await startIsolatedService(engine, { now: clock.now, env: { SANDBOX_DISPUTE_DELAY_MS: '0' } });
     shop = await t.newEnvironment('Disputed shop');
   });
   afterAll(() => t?.close());

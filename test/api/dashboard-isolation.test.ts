@@ -9,7 +9,8 @@ import { findEnvironment } from '../../server/store/environments';
 import { membersOf } from '../../server/store/users';
 import { type Browser, member } from './dashboard';
 import { clientBody, documentBody, FILES, IBANS } from './documents';
-import { type Client, ENGINES, startTestService, type TestService, transactionBody } from './harness';
+import { type Client, ENGINES, type TestService, transactionBody } from './harness';
+import { startIsolatedService } from './database';
 import { cancelToken, paidTransaction, payToken, priced, SANDBOX_CARD } from './pay';
 import { TEST_CARDS } from '../../server/domain/test-cards';
 import { JOB_NAMES } from '../../server/jobs';
@@ -290,7 +291,7 @@ describe.each(ENGINES)('dashboard isolation on %s', (engine) => {
     // Connecting a processor checks its key at Stripe: the test double answers.
     stripe = await startStripeDouble();
     // No delay before the sandbox bank disputes a sale paid with its disputing card.
-    t = await startTestService(engine, { env: { SANDBOX_DISPUTE_DELAY_MS: '0', STRIPE_API_URL: stripe.url } });
+    t = await startIsolatedService(engine, { env: { SANDBOX_DISPUTE_DELAY_MS: '0', STRIPE_API_URL: stripe.url } });
     shop = await t.newEnvironment('Isolated shop');
     other = await t.newEnvironment('Stranger shop');
     const own = await member(t, shop, 'owner');

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, member } from './dashboard';
-import { type Client, ENGINES, startTestService, type TestService } from './harness';
+import { type Client, ENGINES, type TestService } from './harness';
+import { startIsolatedService } from './database';
 import { paidTransaction, priced, SANDBOX_CARD, screenPost } from './pay';
 import { TEST_CARDS } from '../../server/domain/test-cards';
 import { setPricing } from '../../server/store/balance';
@@ -19,7 +20,7 @@ describe.each(ENGINES)('a payment page summary on %s', (engine) => {
   const email = `summary.${Date.now().toString(36)}@customer.example`;
 
   beforeAll(async () => {
-    t = await startTestService(engine);
+    t = await startIsolatedService(engine);
     shop = await t.newEnvironment('Summary shop');
     admin = (await member(t, shop, 'admin')).browser;
     // 1.5 % + €0.25 a charge, nothing on refunds.

@@ -7,7 +7,8 @@ import { auditOf } from '../../server/store/audit';
 import { setPricing } from '../../server/store/balance';
 import { type Browser, freshIp, inbox, member } from './dashboard';
 import { IBANS } from './documents';
-import { type Client, ENGINES, startTestService, type TestService, testClock } from './harness';
+import { type Client, ENGINES, type TestService, testClock } from './harness';
+import { startIsolatedService } from './database';
 import { paidTransaction, priced } from './pay';
 
 // The Balance page's bank account and schedule over real HTTP: an owner's change proven by
@@ -63,7 +64,7 @@ describe.each(ENGINES)('dashboard payout bank account on %s', (engine) => {
   };
 
   beforeAll(async () => {
-    t = await startTestService(engine, { now: clock.now, env: { TRUST_PROXY: 'true' } });
+    t = await startIsolatedService(engine, { now: clock.now, env: { TRUST_PROXY: 'true' } });
     shop = await t.newEnvironment('Bank account shop');
     other = await t.newEnvironment('Other shop');
     await setPricing(db(), env(), { charge: NO_FEE, refund: NO_FEE, settlementDelayDays: 0 }, clock.now());

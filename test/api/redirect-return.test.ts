@@ -5,7 +5,8 @@ import { checkRedirect } from '../../server/payments/redirect';
 import { createGateways } from '../../server/payments/registry';
 import { sandboxGateways, signSandboxNotification } from '../../server/payments/sandbox';
 import { listCalls } from '../../server/store/gateway-calls';
-import { type Client, ENGINES, startTestService, type TestService, transactionBody } from './harness';
+import { type Client, ENGINES, type TestService, transactionBody } from './harness';
+import { startIsolatedService } from './database';
 import { checkoutPost } from './pay';
 
 // Redirects that say where to go, and one return route per call (docs/payments.md "The
@@ -52,7 +53,7 @@ describe.each(ENGINES)('redirects and returns on %s', (engine) => {
   const proc = processor();
 
   beforeAll(async () => {
-    t = await startTestService(engine, { gateways: createGateways([...sandboxGateways(), proc.gateway]) });
+    t = await startIsolatedService(engine, { gateways: createGateways([...sandboxGateways(), proc.gateway]) });
     api = await t.newEnvironment('Redirect shop');
   });
   afterAll(() => t?.close());
