@@ -93,6 +93,7 @@ export interface PerPayment {
 
 export interface PaymentResults {
   payments: number;
+  warmup: number;
   concurrency: number[];
   sandboxLatency: string;
   /** Where the statement counts come from. */
@@ -114,6 +115,13 @@ export interface PaymentResults {
 
 export interface PaymentOptions {
   payments: number;
+  /**
+   * Payments each process serves unmeasured before a configuration's runs, at the highest
+   * concurrency. A short warm-up measures the service still warming: with 16, four runs of
+   * 600 payments one after the other took 69, 78, 89 and 85 payments a second (SQLite, 8 at
+   * a time; docs/performance.md).
+   */
+  warmup: number;
   concurrency: number[];
   /** Seconds of each idle window (the jobs' own cost) and of pgbench. */
   idleSeconds: number;
@@ -321,7 +329,7 @@ async function measureConfig(c: Config, o: PaymentOptions, receiver: Receiver, o
     const env = { SANDBOX_LATENCY_MS: String(c.sandboxLatencyMs), SANDBOX_BOOKS: o.sandboxBooks };
     for (let i = 0; i < c.processes; i++) targets.push(await startService({ port: await freePort(), dataDir: c.dataDir, databaseUrl: c.databaseUrl, logFile: o.logFile, env, cpuProfDir: o.cpuProfDir, root: o.root }));
     // Unmeasured: JIT, pools, the key check's cache, on every process.
-    const warm = await payments(targets, c.store.auth, receiver, Math.max(...o.concurrency) * 2 * c.processes, Math.max(...o.concurrency));
+    const warm = await payments(targets, c.store.auth, receiver, o.warmup * c.processes, Math.max(...o.concurrency));
     if (warm.errors.length) throw new Error(`warm-up: ${warm.errors[0]}`);
     const idleCpu0 = cpuOf(targets);
     const idle0 = c.db ? await settled(c.db) : null;
@@ -431,6 +439,7 @@ export async function paymentBench(o: PaymentOptions, pgUrl: string | undefined)
   process.env.ALLOW_PRIVATE_NOTIFY_URLS = 'true';
   const out: PaymentResults = {
     payments: o.payments,
+    warmup: o.warmup,
     concurrency: o.concurrency,
     sandboxLatency: o.sandboxLatencyMs > 0 ? `off, and ${o.sandboxLatencyMs} ms a call where marked (SANDBOX_LATENCY_MS)` : 'off (SANDBOX_LATENCY_MS=0)',
     statementsSource: null,

@@ -7,6 +7,7 @@
 //   --only=LIST      some of page,scaling,api,transfers,keys,browser,docs,money,payments,dashboard (default: all)
 //   --payments=N     payments per end-to-end run (payment-flow.ts; default 100)
 //   --payment-concurrency=1,8  payments in flight, one run each (default 1,8)
+//   --payment-warmup=N  payments each service process serves unmeasured first (default 1000)
 //   --sandbox-latency=MS  also a "latency on" run: the sandbox's calls take MS each (SANDBOX_LATENCY_MS; default 0: none)
 //   --sandbox-books=memory|database  where the payments' sandbox keeps its books (SANDBOX_BOOKS; default memory)
 //   --payment-baseline=REV  the end-to-end payment also for the project at REV, in the same run (its table beside)
@@ -52,6 +53,7 @@ const { values: flags } = parseArgs({
     payments: { type: 'string', default: '100' },
     'dashboard-payments': { type: 'string', default: '10000' },
     'payment-concurrency': { type: 'string', default: '1,8' },
+    'payment-warmup': { type: 'string', default: '1000' },
     'sandbox-latency': { type: 'string', default: '0' },
     'sandbox-books': { type: 'string', default: 'memory' },
     'money-baseline': { type: 'string', default: MONEY_BASELINE },
@@ -410,10 +412,11 @@ try {
   if (only.has('money') && !flags['bytes-only']) await section('money', moneyPaths);
   const pgUrl = process.env.BENCH_DATABASE_URL;
   if (only.has('payments') && !flags['bytes-only']) {
-    const options = { payments: Number(flags.payments), concurrency: flags['payment-concurrency'].split(',').map(Number), idleSeconds: 4, pgbenchSeconds: 5, sandboxLatencyMs: Number(flags['sandbox-latency']), sandboxBooks: sandboxBooksFlag(flags['sandbox-books']) };
+    const options = { payments: Number(flags.payments), warmup: Number(flags['payment-warmup']), concurrency: flags['payment-concurrency'].split(',').map(Number), idleSeconds: 4, pgbenchSeconds: 5, sandboxLatencyMs: Number(flags['sandbox-latency']), sandboxBooks: sandboxBooksFlag(flags['sandbox-books']) };
     const rev = flags['payment-baseline'];
     const rounds = rev ? Number(flags['payment-rounds']) : 1;
     if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--payment-rounds=${flags['payment-rounds']}: a whole number from 1`);
+    if (!Number.isInteger(options.warmup) || options.warmup < 0) throw new Error(`--payment-warmup=${flags['payment-warmup']}: a whole number from 0`);
     let root: string | null = null;
     if (rev) await section('payments-baseline checkout', async () => void (root = sameSchema(baselineCheckout(rev, progress), rev)));
     // Each round on fresh databases. The first measures the baseline first, so that this

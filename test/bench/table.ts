@@ -132,7 +132,7 @@ const oneIn = (perSecond: number, reference: number) => (perSecond > 0 ? `1/${in
 
 function paymentRows(p: NonNullable<Results['payments']>, of = ''): Row[] {
   const rows: Row[] = [
-    `End-to-end payment${of}, ${p.payments} per run: create (Idempotency-Key) → page → pay (sandbox card) → read sale → refund → webhook received; sandbox latency: ${p.sandboxLatency}`,
+    `End-to-end payment${of}, ${p.payments} per run after ${p.warmup} unmeasured a process: create (Idempotency-Key) → page → pay (sandbox card) → read sale → refund → webhook received; sandbox latency: ${p.sandboxLatency}`,
   ];
   const statements = p.statementsSource === 'wire' ? 'statements on the wire (1 process, 1 at a time)' : p.statementsSource ?? 'statements not measured';
   for (const r of p.runs) {
