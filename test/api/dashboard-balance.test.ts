@@ -10,7 +10,8 @@ import { setPricing } from '../../server/store/balance';
 import { saveProcessorSettlement } from '../../server/store/processor-settlements';
 import { type Browser, member } from './dashboard';
 import { IBANS } from './documents';
-import { type Client, ENGINES, startTestService, type TestService } from './harness';
+import { type Client, ENGINES, type TestService } from './harness';
+import { startIsolatedService } from './database';
 import { paidTransaction, payWithCard, priced } from './pay';
 
 // The dashboard's Balance page against payments made through the API: available and
@@ -43,7 +44,7 @@ describe.each(ENGINES)('dashboard balance on %s', (engine) => {
   const today = () => t.service.deps.now().toISOString().slice(0, 10);
 
   beforeAll(async () => {
-    t = await startTestService(engine, { gateways: createGateways([createSandboxCard(), ownAccount()]) });
+    t = await startIsolatedService(engine, { gateways: createGateways([createSandboxCard(), ownAccount()]) });
     shop = await t.newEnvironment('Balance shop');
     // Available at once: 40.00 and 2.50 (0.30 fee each), then 1.00 of the first refunded.
     await pricing(shop, 0);

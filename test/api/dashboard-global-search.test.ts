@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../server/domain/test-cards';
 import { type Browser, member } from './dashboard';
 import { clientBody } from './documents';
-import { type Client, ENGINES, startTestService, type TestService } from './harness';
+import { type Client, ENGINES, type TestService } from './harness';
+import { startIsolatedService } from './database';
 import { paidTransaction, payToken, priced, SANDBOX_CARD } from './pay';
 
 // The header's search box (/dashboard/search/) across kinds, on both engines: each kind found
@@ -20,7 +21,7 @@ describe.each(ENGINES)('dashboard search across objects on %s', (engine) => {
   const run = randomUUID().slice(0, 8);
 
   beforeAll(async () => {
-    t = await startTestService(engine, { env: { SANDBOX_DISPUTE_DELAY_MS: '0' } });
+    t = await startIsolatedService(engine, { env: { SANDBOX_DISPUTE_DELAY_MS: '0' } });
     shop = await t.newEnvironment('Search everywhere shop');
     other = await t.newEnvironment('Another shop');
     viewer = (await member(t, shop, 'viewer')).browser;

@@ -4,7 +4,8 @@ import { auditOf } from '../../server/store/audit';
 import { setPricing } from '../../server/store/balance';
 import { type Browser, member } from './dashboard';
 import { confirmNewAccount, IBANS } from './documents';
-import { type Client, ENGINES, startTestService, type TestService } from './harness';
+import { type Client, ENGINES, type TestService } from './harness';
+import { startIsolatedService } from './database';
 import { compliantClient, createWallet, fund } from './ledger';
 import { paidTransaction, priced } from './pay';
 
@@ -46,7 +47,7 @@ describe.each(ENGINES)('dashboard payouts on %s', (engine) => {
   }
 
   beforeAll(async () => {
-    t = await startTestService(engine);
+    t = await startIsolatedService(engine);
     shop = await t.newEnvironment('Payout shop');
     await setPricing(t.service.deps.database.db, shop.keys.environment_id, { charge: NO_FEE, refund: NO_FEE, settlementDelayDays: 0 }, new Date());
     await paidTransaction(shop, priced('EUR', 40));

@@ -7,7 +7,7 @@ import { createSandboxCard, createSandboxRedirect, SANDBOX_REDIRECT_ID, signSand
 import { listCalls } from '../../server/store/gateway-calls';
 import type { GatewayCallKind } from '../../server/store/schema';
 import { CONTROLLED_ID, type ControlledGateway, FAILURE_MODES, withControlled } from './gateways';
-import { type Client, ENGINES, problemPaths, startTestService, type TestService, testClock, transactionBody } from './harness';
+import { type Client, ENGINES, problemPaths, type TestService, testClock, transactionBody } from './harness';
 import { startIsolatedService } from './database';
 import { cancelToken, payWithCard } from './pay';
 
@@ -349,7 +349,7 @@ describe.each(ENGINES)('a redirect gateway that fails when the customer is sent 
         return redirect.pay(input);
       },
     };
-    t = await startTestService(engine, { gateways: createGateways([createSandboxCard(), failing]) });
+    t = await startIsolatedService(engine, { gateways: createGateways([createSandboxCard(), failing]) });
     api = await t.newEnvironment('Redirect Shop');
   });
   afterAll(() => t?.close());
@@ -407,7 +407,7 @@ describe.each(ENGINES)('an Idempotency-Key whose request waits on a slow gateway
     const { gateways, controlled } = withControlled();
     gw = controlled;
     // A gateway allowed 30 s: the request outlives the key's plain 60 s only on the test's clock.
-    t = await startTestService(engine, { gateways, now: clock.now, env: { GATEWAY_TIMEOUT_MS: '30000' } });
+    t = await startIsolatedService(engine, { gateways, now: clock.now, env: { GATEWAY_TIMEOUT_MS: '30000' } });
     api = await t.newEnvironment('Slow Gateway Shop');
   });
   afterAll(async () => {

@@ -4,7 +4,8 @@ import { setPricing } from '../../server/store/balance';
 import { uuidv7 } from '../../server/domain/ids';
 import { insertFile } from '../../server/store/payout-files';
 import { clientBody, documentBody, IBANS } from './documents';
-import { type Client, ENGINES, problemPaths, startTestService, type TestService, transactionBody } from './harness';
+import { type Client, ENGINES, problemPaths, type TestService, transactionBody } from './harness';
+import { startIsolatedService } from './database';
 import { createWallet, entriesOf, fund } from './ledger';
 import { cancelToken, paidTransaction, payToken, priced, SANDBOX_CARD } from './pay';
 import { TEST_CARDS } from '../../server/domain/test-cards';
@@ -269,7 +270,7 @@ describe.each(ENGINES)('environment isolation on %s', (engine) => {
   beforeAll(async () => {
     // Connecting a processor checks its key at Stripe: the test double answers.
     stripe = await startStripeDouble();
-    t = await startTestService(engine, { env: { SANDBOX_DISPUTE_DELAY_MS: '0', STRIPE_API_URL: stripe.url } });
+    t = await startIsolatedService(engine, { env: { SANDBOX_DISPUTE_DELAY_MS: '0', STRIPE_API_URL: stripe.url } });
     balanceJob = () => t.service.jobs.runOnce('balance');
     disputeJob = () => t.service.jobs.runOnce('sandbox-disputes');
     noSettlementDelay = (id) => setPricing(t.service.deps.database.db, id, { charge: NO_FEE, refund: NO_FEE, settlementDelayDays: 0 }, new Date());

@@ -6,6 +6,7 @@ import { shareSize } from '../../server/domain/rate-limit';
 import { updateEnvironment } from '../../server/store/environments';
 import { createLimiter } from '../../server/store/rate-limits';
 import { type Client, ENGINES, problemPaths, startTestService, type TestService, transactionBody } from './harness';
+import { startIsolatedService } from './database';
 import { payWithCard } from './pay';
 import { createKeysHere, processScope } from './process';
 
@@ -28,7 +29,7 @@ describe.each(ENGINES)('rate limits on %s', (engine) => {
   const now = () => new Date(at);
 
   beforeAll(async () => {
-    t = await startTestService(engine, { now, env: { API_RATE_LIMIT: '5', IP_RATE_LIMIT: '3' } });
+    t = await startIsolatedService(engine, { now, env: { API_RATE_LIMIT: '5', IP_RATE_LIMIT: '3' } });
     api = await t.newEnvironment('Limited shop');
   });
   afterAll(() => t?.close());
@@ -145,7 +146,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a hot key on PostgreSQL takes i
     ).rows[0];
 
   beforeAll(async () => {
-    t = await startTestService('postgres', { now, env: { API_RATE_LIMIT: '100' } });
+    t = await startIsolatedService('postgres', { now, env: { API_RATE_LIMIT: '100' } });
   });
   afterAll(() => t?.close());
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOB_NAMES } from '../../server/jobs';
 import { ApiError, createClient, type PaymentClient, type Transaction, verifyReturnUrl, verifyWebhook } from '../../packages/sdk/src/index';
-import { type Client, ENGINES, startTestService, type TestService } from './harness';
+import { type Client, ENGINES, type TestService } from './harness';
+import { startIsolatedService } from './database';
 import { payWithCard } from './pay';
 import type { Receiver } from './receiver';
 import { startWebhookService } from './webhook-service';
@@ -158,7 +159,7 @@ describe.each(ENGINES)('SDK under a rate limit on %s', (engine) => {
   let api: Client;
 
   beforeAll(async () => {
-    t = await startTestService(engine, { env: { API_RATE_LIMIT: '2' } });
+    t = await startIsolatedService(engine, { env: { API_RATE_LIMIT: '2' } });
     api = await t.newEnvironment('Limited SDK shop');
   });
   afterAll(() => t?.close());
