@@ -179,11 +179,14 @@ function returnRoute(router: IRouter, ctx: CheckoutContext, only: (req: Request,
 }
 
 /** Declared on the app before the checkout's routes; any other token goes on to them. */
+/** What begins a save-card page's token (store/authorizations: `hosted_token`). */
+export const SAVE_TOKEN_PREFIX = 'sav_';
+
 export function saveRoutes(router: IRouter, deps: Deps, screenAssets: () => DocumentAssets): void {
   const ctx = checkoutContext(deps, screenAssets);
   // Transaction tokens never start with `sav_` (they are 32 base64url characters): one
   // string test, and the other pages' routes take everything else.
-  const only = (req: Request, _res: Response, next: NextFunction) => next(String(req.params.token).startsWith('sav_') ? undefined : 'route');
+  const only = (req: Request, _res: Response, next: NextFunction) => next(String(req.params.token).startsWith(SAVE_TOKEN_PREFIX) ? undefined : 'route');
   getRoutes(router, ctx, only);
 
   router.post('/pay/:token/', only, addressLimit(deps, 'save', screenAssets), formBody({ json: true }), async (req, res) => {

@@ -233,11 +233,14 @@ function returnRoute(router: IRouter, ctx: CheckoutContext, signupOnly: (req: Re
 }
 
 /** Declared on the app before the checkout's routes; any other token goes on to them. */
+/** What begins a sign-up page's token (store/subscriptions.ts). */
+export const SIGNUP_TOKEN_PREFIX = 'sub_';
+
 export function signupRoutes(router: IRouter, deps: Deps, screenAssets: () => DocumentAssets): void {
   const ctx = checkoutContext(deps, screenAssets);
   // Transaction tokens never start with `sub_` (they are 32 base64url characters): one
   // string test, and the payment page's own routes take everything else.
-  const signupOnly = (req: Request, _res: Response, next: NextFunction) => next(String(req.params.token).startsWith('sub_') ? undefined : 'route');
+  const signupOnly = (req: Request, _res: Response, next: NextFunction) => next(String(req.params.token).startsWith(SIGNUP_TOKEN_PREFIX) ? undefined : 'route');
 
   router.get('/pay/:token/', signupOnly, async (req, res) => {
     const page = await loadHosted(signupPage, ctx, req);
