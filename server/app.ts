@@ -9,8 +9,8 @@ import { brandRouter } from './checkout/brand';
 import { addressLimit } from './checkout/limits';
 import { checkoutRoutes } from './checkout/routes';
 import { confirmRoutes } from './checkout/confirm-routes';
-import { SAVE_TOKEN_PREFIX, saveRoutes } from './checkout/save-routes';
-import { SIGNUP_TOKEN_PREFIX, signupRoutes } from './checkout/signup-routes';
+import { saveRoutes } from './checkout/save-routes';
+import { signupRoutes } from './checkout/signup-routes';
 import type { Deps } from './deps';
 import { mountDashboard } from './dashboard/routes';
 import { DEMO_COOKIE, demoPage } from './demo/shop';
@@ -19,7 +19,9 @@ import { withRequestLogging } from './http/logging';
 import type { RequestLog } from './http/request-log';
 import { UNAVAILABLE_RETRY_AFTER_S } from './http/problem';
 import { baseUrlOf } from './http/route';
+import { SAVE_TOKEN_PREFIX } from './store/authorizations';
 import { isDatabaseUnavailable } from './store/errors';
+import { SIGNUP_TOKEN_PREFIX } from './store/subscriptions';
 
 /** Operators' routes answered before the app and outside the access log (server/ops/). */
 export interface OpsRoutes {

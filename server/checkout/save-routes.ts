@@ -6,7 +6,7 @@ import { type Deps, scopedDeps } from '../deps';
 import { canStore } from '../payments/gateway';
 import { answerStoreChallenge, type StoreChallengeOutcome } from '../payments/store-challenge';
 import { storeCard } from '../payments/store-card';
-import { SAVE_PAGE_MS } from '../store/authorizations';
+import { SAVE_PAGE_MS, SAVE_TOKEN_PREFIX } from '../store/authorizations';
 import { findSave, SAVE_TOKEN, type SavePage, storeInDoubt } from '../store/saved-cards';
 import { expireSavePages } from '../payments/authorization-expiry';
 import { leaveChallenge } from '../payments/store-challenge';
@@ -178,10 +178,7 @@ function returnRoute(router: IRouter, ctx: CheckoutContext, only: (req: Request,
   });
 }
 
-/** Declared on the app before the checkout's routes; any other token goes on to them. */
-/** What begins a save-card page's token (store/authorizations: `hosted_token`). */
-export const SAVE_TOKEN_PREFIX = 'sav_';
-
+/** Declared before the checkout's routes (app.ts otherHostedPages); any other token goes on to them. */
 export function saveRoutes(router: IRouter, deps: Deps, screenAssets: () => DocumentAssets): void {
   const ctx = checkoutContext(deps, screenAssets);
   // Transaction tokens never start with `sav_` (they are 32 base64url characters): one

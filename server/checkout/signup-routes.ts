@@ -10,7 +10,7 @@ import { storeCard } from '../payments/store-card';
 import { answerStoreChallenge } from '../payments/store-challenge';
 import type { AuthorizationRow } from '../store/schema';
 import { baseUrlOf } from '../http/route';
-import { awaitSignupChallenge, findSignup, type SignupPage, signupChallenge } from '../store/subscriptions';
+import { awaitSignupChallenge, findSignup, type SignupPage, SIGNUP_TOKEN_PREFIX, signupChallenge } from '../store/subscriptions';
 import { brandView } from './brand';
 import { renderChallengePage } from './challenge-page';
 import { csrfToken } from './csrf';
@@ -232,10 +232,7 @@ function returnRoute(router: IRouter, ctx: CheckoutContext, signupOnly: (req: Re
   });
 }
 
-/** Declared on the app before the checkout's routes; any other token goes on to them. */
-/** What begins a sign-up page's token (store/subscriptions.ts). */
-export const SIGNUP_TOKEN_PREFIX = 'sub_';
-
+/** Declared before the checkout's routes (app.ts otherHostedPages); any other token goes on to them. */
 export function signupRoutes(router: IRouter, deps: Deps, screenAssets: () => DocumentAssets): void {
   const ctx = checkoutContext(deps, screenAssets);
   // Transaction tokens never start with `sub_` (they are 32 base64url characters): one

@@ -21,7 +21,9 @@ const STORE_CHALLENGE_MS = 15 * 60_000;
 export const SAVE_PAGE_MS = 7 * 24 * 60 * 60_000;
 
 /** The hosted page's token: `sav_` and 24 random bytes, URL-safe (so the page never mistakes it for a payment's). */
-export const newSaveToken = () => `sav_${secureRandomBytes(24).toString('base64url')}`;
+/** What begins a save-card page's token: it keeps them apart from transactions' (no prefix) on `/pay/`. */
+export const SAVE_TOKEN_PREFIX = 'sav_';
+export const newSaveToken = () => `${SAVE_TOKEN_PREFIX}${secureRandomBytes(24).toString('base64url')}`;
 
 export async function insertAuthorization(trx: Tx, row: AuthorizationRow): Promise<void> {
   await trx.insertInto('authorizations').values(row).execute();

@@ -1,5 +1,5 @@
 import { uuidv7 } from '../domain/ids';
-import { insertAuthorization, newSaveToken } from './authorizations';
+import { insertAuthorization, newSaveToken, SAVE_TOKEN_PREFIX } from './authorizations';
 import { type Db, inTransaction } from './db';
 import type { RowGateway } from './gateway-calls';
 import { MERCHANT_COLUMNS, type Merchant, splitMerchant } from './environments';
@@ -13,7 +13,7 @@ import type { AuthorizationRow } from './schema';
 // The authorization's writes (the challenge opened, taken, left; a page's expiry) are
 // authorizations.ts's, its table's one writer.
 
-export const SAVE_TOKEN = /^sav_[A-Za-z0-9_-]{32}$/;
+export const SAVE_TOKEN = new RegExp(`^${SAVE_TOKEN_PREFIX}[A-Za-z0-9_-]{32}$`);
 
 /** POST /v1/authorization/ without a card: a pending authorization whose page takes the card. */
 export async function createSaveRequest(

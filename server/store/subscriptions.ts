@@ -79,13 +79,15 @@ export type NewSubscription = Pick<
   | 'language'
 >;
 
+/** What begins a sign-up page's token: it keeps them apart from transactions' (no prefix) on `/pay/`. */
+export const SIGNUP_TOKEN_PREFIX = 'sub_';
+
 export async function insertSubscription(db: Db, s: NewSubscription, now: Date): Promise<SubscriptionRow> {
   const at = now.toISOString();
   const row: SubscriptionRow = {
     ...s,
     id: uuidv7(now.getTime()),
-    // `sub_` keeps the hosted sign-up's tokens apart from transactions' (32 characters, no prefix).
-    token: `sub_${newToken()}`,
+    token: `${SIGNUP_TOKEN_PREFIX}${newToken()}`,
     status: 'waiting',
     started_at: null,
     trial_end: null,
