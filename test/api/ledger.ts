@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import type { Db } from '../../server/store/db';
 import { reviewDocuments } from '../../server/jobs/compliance-review';
 import { clientBody, documentBody, IBANS } from './documents';
-import { freshDatabase } from './database';
+import { startIsolatedService } from './database';
 import { type Client, type EngineName, startTestService, type TestService } from './harness';
 import { paidTransaction, priced } from './pay';
 
@@ -14,18 +14,13 @@ import { paidTransaction, priced } from './pay';
  * useTestService on a database of its own (PostgreSQL): these tests run jobs (payouts, the
  * compliance review), which take every due row of the database they run on.
  */
-export function useOwnService(engine: EngineName, opts: Parameters<typeof startTestService>[1] = {}): { t: TestService; api: Client } {
+export function useOwnService(engine: EngineName, opts: Parameters<typeof startTestService>[1] = {}, environmentName?: string): { t: TestService; api: Client } {
   const svc = {} as { t: TestService; api: Client };
-  let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
   beforeAll(async () => {
-    if (engine === 'postgres') database = await freshDatabase();
-    svc.t = await startTestService(engine, { ...opts, env: { ...opts.env, ...(database ? { DATABASE_URL: database.url } : {}) } });
-    svc.api = await svc.t.newEnvironment();
+    svc.t = await startIsolatedService(engine, opts);
+    svc.api = await svc.t.newEnvironment(environmentName);
   });
-  afterAll(async () => {
-    await svc.t?.close();
-    await database?.drop();
-  });
+  afterAll(() => svc.t?.close());
   return svc;
 }
 
