@@ -20,9 +20,9 @@ const STORE_CHALLENGE_MS = 15 * 60_000;
 /** How long a hosted page waits for its customer's card: as long as a transaction's default expiry. */
 export const SAVE_PAGE_MS = 7 * 24 * 60 * 60_000;
 
-/** The hosted page's token: `sav_` and 24 random bytes, URL-safe (so the page never mistakes it for a payment's). */
 /** What begins a save-card page's token: it keeps them apart from transactions' (no prefix) on `/pay/`. */
 export const SAVE_TOKEN_PREFIX = 'sav_';
+/** The hosted page's token: the prefix and 24 random bytes, URL-safe (so the page never mistakes it for a payment's). */
 export const newSaveToken = () => `${SAVE_TOKEN_PREFIX}${secureRandomBytes(24).toString('base64url')}`;
 
 export async function insertAuthorization(trx: Tx, row: AuthorizationRow): Promise<void> {

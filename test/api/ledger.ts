@@ -11,8 +11,8 @@ import { paidTransaction, priced } from './pay';
 // itself (the service's own accounts have no route to read them by).
 
 /**
- * useTestService on a database of its own (PostgreSQL): these tests run jobs (payouts, the
- * compliance review), which take every due row of the database they run on.
+ * useTestService on a database of its own (PostgreSQL): for tests that run jobs (payouts,
+ * the compliance review, the balance), which take every due row of the database they run on.
  */
 export function useOwnService(engine: EngineName, opts: Parameters<typeof startTestService>[1] = {}, environmentName?: string): { t: TestService; api: Client } {
   const svc = {} as { t: TestService; api: Client };
