@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REDIRECT_WAIT_MS } from '../../server/payments/redirect';
 import { type Replicas, startReplicas } from '../api/pg-replicas';
 import { back, onCheckout, toCheckout } from '../api/stripe-shop';
 import { SETTLE_WINDOW_MS, useProcessorShop } from '../faults/processor-shop';
@@ -58,7 +59,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a service on a primary and an a
       expect((await shop.calls(id)).map((c) => [c.kind, c.state])).toEqual([['pay', 'pending']]);
     }
 
-    // Reconciliation asks Stripe about each pending call (the service's clock moved past the claim and the settle window).
+    // Reconciliation asks Stripe about each pending call once the service's clock is past the
+    // customer's time on Stripe's page (a redirect's claim), then past the settle window.
+    shop.advance(REDIRECT_WAIT_MS);
     await expect
       .poll(
         async () => {

@@ -30,6 +30,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a service process on a primary 
       DATABASE_URL: replicas.url,
       DB_ACQUIRE_TIMEOUT_MS: '1000',
       BACKGROUND_WORK: 'true',
+      // A pay whose record the failover cut off is reconciled once its claim is over: a few
+      // seconds, not the minute a claim lasts by default.
+      GATEWAY_TIMEOUT_MS: '3000',
+      PAYMENT_CLAIM_MS: '6000',
     });
     const keys = await createShopKeys('Failover shop', env);
     const headers = { authorization: `AppKeys ${keys.public_key}:${keys.secret_key}`, 'content-type': 'application/json' };
