@@ -68,7 +68,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a service on a primary and an a
           shop.advance(SETTLE_WINDOW_MS);
           return Promise.all(started.map(({ id }) => statusOf(id)));
         },
-        // Under the shared machine's load the job's rounds come slowly: 55 s once at a load average of 20.
+        // Generous: under the shared machine's load the job's rounds come slowly (55 s once at a
+        // load average of 20, when the clock still reached the redirect's wait 12 s a poll).
         { timeout: 150_000, interval: 250 },
       )
       .toEqual(started.map(() => 'D'));
