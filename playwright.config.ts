@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { defineConfig } from '@playwright/test';
+import { scratchInMemory } from './test/scratch-in-memory';
 
 // Debian's Chromium; Playwright's own download does not work on these machines. Headless,
 // Playwright runs Chromium's headless shell, the same build without the desktop browser
@@ -10,6 +11,8 @@ import { defineConfig } from '@playwright/test';
 // another (elsewhere: the one `npx playwright install chromium` installed).
 const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
 const executablePath = process.env.CHROME_PATH ?? (existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : '/usr/bin/chromium');
+
+scratchInMemory();
 
 export default defineConfig({
   testDir: 'test/e2e',

@@ -1,5 +1,6 @@
 import preact from '@preact/preset-vite';
 import { defineConfig } from 'vitest/config';
+import { scratchInMemory } from './test/scratch-in-memory';
 
 // The tiers (test/README.md): `unit` (pure modules and use cases in-process, fake clocks),
 // `usecase` (the use cases of server/payments/ and server/commands/ against a fresh real
@@ -9,6 +10,8 @@ import { defineConfig } from 'vitest/config';
 // several processes on one database). The browser tier is Playwright's
 // (playwright.config.ts); the whole fault matrix is `npm run test:faults`
 // (vitest.faults.config.ts).
+scratchInMemory();
+
 export default defineConfig({
   plugins: [preact()],
   test: {

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -21,9 +21,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a transaction pipelined on Post
   let proxy: WireProxy;
   let database: Database;
   let environmentId: string;
-  const dataDir = mkdtempSync(join(tmpdir(), 'checkout-pipeline-'));
+  let dataDir: string;
 
   beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'checkout-pipeline-'));
     fresh = await freshDatabase();
     proxy = await startWireProxy(pgAddress(fresh.url));
     database = openDatabase({ databaseUrl: throughProxy(fresh.url, proxy.port), dataDir });
@@ -33,6 +34,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a transaction pipelined on Post
     await database?.close();
     await proxy?.close();
     await fresh?.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   /** What `fn` sent: statements, round trips and transaction control, counted on the wire. */

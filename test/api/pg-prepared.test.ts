@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -17,10 +17,11 @@ import { freshDatabase } from './database';
 describe.skipIf(!process.env.TEST_DATABASE_URL)('prepared statements on PostgreSQL', () => {
   let fresh: Awaited<ReturnType<typeof freshDatabase>>;
   let environmentId: string;
-  const dataDir = mkdtempSync(join(tmpdir(), 'checkout-prepared-'));
+  let dataDir: string;
   const open = (pooler: 'none' | 'transaction' = 'none'): Database => openDatabase({ databaseUrl: fresh.url, dataDir, databasePooler: pooler });
 
   beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'checkout-prepared-'));
     fresh = await freshDatabase();
     const database = open();
     try {
@@ -29,7 +30,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('prepared statements on PostgreS
       await database.close();
     }
   });
-  afterAll(() => fresh?.drop());
+  afterAll(async () => {
+    await fresh?.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
 
   /** The statements the connection running `tx` has prepared, by their text. */
   const preparedOn = async (tx: Parameters<Parameters<typeof inTransaction>[1]>[0]) =>
