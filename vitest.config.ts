@@ -2,6 +2,8 @@ import preact from '@preact/preset-vite';
 import { defineConfig } from 'vitest/config';
 import { scratchInMemory } from './test/scratch-in-memory';
 
+scratchInMemory();
+
 // The tiers (test/README.md): `unit` (pure modules and use cases in-process, fake clocks),
 // `usecase` (the use cases of server/payments/ and server/commands/ against a fresh real
 // database, on SQLite and, when TEST_DATABASE_URL is set, on PostgreSQL; no HTTP), `api`
@@ -10,8 +12,6 @@ import { scratchInMemory } from './test/scratch-in-memory';
 // several processes on one database). The browser tier is Playwright's
 // (playwright.config.ts); the whole fault matrix is `npm run test:faults`
 // (vitest.faults.config.ts).
-scratchInMemory();
-
 export default defineConfig({
   plugins: [preact()],
   test: {

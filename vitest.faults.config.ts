@@ -1,10 +1,10 @@
 import { defineConfig } from 'vitest/config';
 import { scratchInMemory } from './test/scratch-in-memory';
 
-// `npm run test:faults`: the real-process fault matrix (test/faults/), slower than `npm
-// test`'s one case per fault kind: every fault kind on every route it covers, per engine.
 scratchInMemory();
 
+// `npm run test:faults`: the real-process fault matrix (test/faults/), slower than `npm
+// test`'s one case per fault kind: every fault kind on every route it covers, per engine.
 export default defineConfig({
   test: {
     include: ['test/faults/**/*.test.ts'],
