@@ -39,15 +39,20 @@ function migratedSqliteFile(): Promise<string> {
     if (existsSync(file)) return file;
     mkdirSync(CACHE, { recursive: true });
     const dir = mkdtempSync(join(tmpdir(), 'checkout-template-'));
+    const copy = `${file}.${process.pid}`;
     try {
       const database = openDatabase({ databaseUrl: null, dataDir: dir });
       await migrate(database);
       // Closed, the file holds everything: the last connection's close checkpoints the WAL.
       await database.close();
-      // A rename, so a process reading the template never finds it half written.
-      renameSync(join(dir, 'checkout.db'), file);
+      // Copied beside the template's name, then renamed to it, so a process reading the
+      // template never finds it half written; a rename alone fails across file systems
+      // (EXDEV), and the scratch folder is in memory (test/scratch-in-memory.ts).
+      copyFileSync(join(dir, 'checkout.db'), copy);
+      renameSync(copy, file);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+      rmSync(copy, { force: true });
     }
     return file;
   })();
