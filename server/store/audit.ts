@@ -76,5 +76,6 @@ export function auditOf(db: Db, environmentId: string, opts: { limit: number; of
   if (opts.email) query = query.where('email', '=', opts.email);
   if (opts.since) query = query.where('created_at', '>=', opts.since);
   if (opts.until) query = query.where('created_at', '<', opts.until);
-  return query.orderBy('id', 'desc').limit(opts.limit).offset(opts.offset).execute();
+  // OFFSET only past the first page, as pageOf (paging.ts) says why.
+  return query.orderBy('id', 'desc').limit(opts.limit).$if(opts.offset > 0, (q) => q.offset(opts.offset)).execute();
 }

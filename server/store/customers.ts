@@ -97,7 +97,10 @@ interface CustomerRow {
 
 /** One page of customers, newest activity first, each with its lifetime value. */
 export async function listCustomers(db: Db, environmentId: string, f: CustomerFilters, page: Page): Promise<{ count: number; rows: ListedCustomer[] }> {
-  const { rows } = await sql<CustomerRow>`${customersOf(environmentId, f)} order by activity desc, id desc limit ${page.page_size} offset ${(page.page - 1) * page.page_size}`.execute(db);
+  const offset = (page.page - 1) * page.page_size;
+  // OFFSET only past the first page, as pageOf (paging.ts) says why.
+  const skipped = offset > 0 ? sql` offset ${offset}` : sql``;
+  const { rows } = await sql<CustomerRow>`${customersOf(environmentId, f)} order by activity desc, id desc limit ${page.page_size}${skipped}`.execute(db);
   // Past the last page no row says how many there are: ask the first.
   if (!rows.length && page.page > 1) return { count: (await listCustomers(db, environmentId, f, { ...page, page: 1 })).count, rows: [] };
   const keys = rows.flatMap((r) => (r.email ? [customerKey(r.email)] : []));

@@ -1,5 +1,5 @@
 import type { Db } from './db';
-import { countOf, type Page } from './paging';
+import { countOf, type Page, pageOf } from './paging';
 import type { DeliveryAttemptRow, EventDeliveryRow, EventRow } from './schema';
 
 // The dashboard's webhook deliveries: one row for each place an event was sent (a webhook
@@ -13,13 +13,10 @@ export type ListedDelivery = Pick<EventDeliveryRow, 'id' | 'event_id' | 'endpoin
 
 export async function listDeliveries(db: Db, environmentId: string, page: Page): Promise<{ count: number; rows: ListedDelivery[] }> {
   const query = db.selectFrom('events as e').innerJoin('event_deliveries as d', 'd.event_id', 'e.id').where('e.environment_id', '=', environmentId);
-  const rows = await query
-    .select(['d.id', 'd.event_id', 'd.endpoint_id', 'd.url', 'd.delivery_status', 'd.attempt_count', 'e.type', 'e.created_at'])
-    .orderBy('e.id', 'desc')
-    .orderBy('d.id')
-    .limit(page.page_size)
-    .offset((page.page - 1) * page.page_size)
-    .execute();
+  const rows = await pageOf(
+    query.select(['d.id', 'd.event_id', 'd.endpoint_id', 'd.url', 'd.delivery_status', 'd.attempt_count', 'e.type', 'e.created_at']).orderBy('e.id', 'desc').orderBy('d.id'),
+    page,
+  ).execute();
   const attempts = rows.length
     ? await db
         .selectFrom('delivery_attempts')

@@ -1,6 +1,6 @@
 import type { ExpressionBuilder } from 'kysely';
 import type { Db } from './db';
-import { countOf, type Page } from './paging';
+import { countOf, type Page, pageOf } from './paging';
 import type { DeliveryAttemptRow, DeliveryStatus, EnvironmentMode, EventDeliveryRow, EventRow, Tables } from './schema';
 
 // The events as the API and the dashboard read them: filtered and paged, one with its
@@ -100,12 +100,7 @@ export async function listEvents(db: Db, environmentId: string, f: EventFilters,
   // event has one environment and at most one notify_url delivery, so the joins add no row,
   // and walking them for every event of a large shop cost most of the page (docs/performance.md).
   const counted = f.delivery_status === undefined ? db.selectFrom('events').where(matching(environmentId, f)) : query;
-  const rows = await query
-    .select(EVENT_COLUMNS)
-    .orderBy('events.id', 'desc')
-    .limit(page.page_size)
-    .offset((page.page - 1) * page.page_size)
-    .execute();
+  const rows = await pageOf(query.select(EVENT_COLUMNS).orderBy('events.id', 'desc'), page).execute();
   const count = await countOf(page, rows.length, async () => (await counted.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
   return { count, rows: await withDeliveries(db, rows) };
 }

@@ -131,16 +131,25 @@ type Filter = (typeof FILTERS)[number];
 const filtersOf = (environmentId: string, named: readonly Filter[], values: readonly string[]) => (eb: ExpressionBuilder<Tables, 'sales'>) =>
   eb.and([eb('sales.environment_id', '=', environmentId), ...named.map((name, i) => eb(`sales.${name}`, '=', values[i]!))]);
 
-/** A page of sales per set of filters given, compiled once each (the API's sale list: mostly one transaction's). */
-const salesPages = new Map<string, (db: Db, environmentId: string, limit: number, offset: number, ...values: string[]) => Promise<SaleWithFigures[]>>();
+/**
+ * A page of sales per set of filters given, compiled once for first pages and once for the
+ * later ones (the API's sale list: mostly one transaction's, on one page). A first page has
+ * no OFFSET, as pageOf (paging.ts) says why.
+ */
+const salesPages = new Map<string, (db: Db, environmentId: string, page: Page, values: string[]) => Promise<SaleWithFigures[]>>();
 
-function salesPage(named: readonly Filter[]) {
-  const key = named.join();
+function salesPage(named: readonly Filter[], first: boolean) {
+  const key = `${named.join()}${first ? '' : ' offset'}`;
   let page = salesPages.get(key);
   if (!page) {
-    page = compiledOnce((db, environmentId: string, limit: number, offset: number, ...values: string[]) =>
-      salesWithFigures(db).where(filtersOf(environmentId, named, values)).orderBy('sales.id', 'desc').limit(limit).offset(offset),
-    );
+    const newest = (db: Db, environmentId: string, values: string[]) => salesWithFigures(db).where(filtersOf(environmentId, named, values)).orderBy('sales.id', 'desc');
+    if (first) {
+      const firstPage = compiledOnce((db, environmentId: string, limit: number, ...values: string[]) => newest(db, environmentId, values).limit(limit));
+      page = (db, environmentId, p, values) => firstPage(db, environmentId, p.page_size, ...values);
+    } else {
+      const laterPage = compiledOnce((db, environmentId: string, limit: number, offset: number, ...values: string[]) => newest(db, environmentId, values).limit(limit).offset(offset));
+      page = (db, environmentId, p, values) => laterPage(db, environmentId, p.page_size, (p.page - 1) * p.page_size, ...values);
+    }
     salesPages.set(key, page);
   }
   return page;
@@ -149,7 +158,7 @@ function salesPage(named: readonly Filter[]) {
 export async function listSales(db: Db, environmentId: string, f: SaleFilters, page: Page) {
   const named = FILTERS.filter((name) => f[name] !== undefined);
   const values = named.map((name) => f[name]!);
-  const found = await salesPage(named)(db, environmentId, page.page_size, (page.page - 1) * page.page_size, ...values);
+  const found = await salesPage(named, page.page === 1)(db, environmentId, page, values);
   const count = await countOf(
     page,
     found.length,

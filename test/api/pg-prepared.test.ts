@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEnvironment } from '../../server/store/environments';
 import { type Database, inTransaction, openDatabase } from '../../server/store/db';
+import { listSales } from '../../server/store/sales';
 import { isDatabaseUnavailable } from '../../server/store/errors';
 import { freshDatabase } from './database';
 
@@ -54,6 +55,24 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('prepared statements on PostgreS
       // Named the second time it is sent (a text sent once stays unnamed), then reused.
       expect(found.before).not.toContain(found.text);
       expect(found.after.filter((s) => s === found.text)).toHaveLength(1);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it("a list's first page keeps one generic plan: it has no OFFSET, whose parameter made PostgreSQL plan it anew on every run", async () => {
+    const database = open();
+    try {
+      const plans = await inTransaction(database.db, async (tx) => {
+        for (let i = 0; i < 8; i++) await listSales(tx, environmentId, { transaction_id: `tx_${i}` }, { page: 1, page_size: 10 });
+        type Plans = { statement: string; generic_plans: string; custom_plans: string };
+        return (await sql<Plans>`select statement, generic_plans, custom_plans from pg_prepared_statements where statement like '%from "sales"%' and statement like '%"sales"."transaction_id" = $%'`.execute(tx)).rows;
+      });
+      expect(plans).toHaveLength(1);
+      expect(plans[0]!.statement).not.toMatch(/offset/i);
+      // Planned for the values of its first runs (five, PostgreSQL's rule), then once for all.
+      expect(Number(plans[0]!.generic_plans)).toBeGreaterThan(0);
+      expect(Number(plans[0]!.custom_plans)).toBeLessThanOrEqual(5);
     } finally {
       await database.close();
     }

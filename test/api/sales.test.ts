@@ -124,6 +124,16 @@ describe.each(ENGINES)('sales on %s', (engine) => {
     await other.request('POST', `/sale/${c.sale.id}/void/`);
     const list = await other.get('/sale/');
     expect(list.body.results.map((s: { id: string }) => s.id)).toEqual([c.sale.id, b.sale.id, a.sale.id]);
+    // A first page and a later one (which alone has an OFFSET, store/paging.ts pageOf), and past the last.
+    for (const [page, ids] of [
+      [1, [c.sale.id, b.sale.id]],
+      [2, [a.sale.id]],
+      [3, []],
+    ] as const) {
+      const paged = await other.get(`/sale/?page_size=2&page=${page}`);
+      expect(paged.body.results.map((s: { id: string }) => s.id), `page ${page}`).toEqual(ids);
+      expect(paged.body.count, `page ${page}`).toBe(3);
+    }
     for (const [status, ids] of Object.entries({ held: [a.sale.id], partially_refunded: [b.sale.id], voided: [c.sale.id], captured: [] })) {
       const filtered = await other.get(`/sale/?status=${status}`);
       expect(filtered.body.results.map((s: { id: string }) => s.id), status).toEqual(ids);
