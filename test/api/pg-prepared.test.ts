@@ -60,7 +60,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('prepared statements on PostgreS
     }
   });
 
-  it("a list's first page keeps one generic plan: it has no OFFSET, whose parameter made PostgreSQL plan it anew on every run", async () => {
+  it("a list's first page keeps one generic plan: it has no OFFSET, whose parameter made PostgreSQL plan it anew on most runs", async () => {
     const database = open();
     try {
       const plans = await inTransaction(database.db, async (tx) => {

@@ -8,7 +8,7 @@ import { Agent, request } from 'node:http';
 // A timeout, so that the agent heeds the service's `Keep-Alive: timeout=5` and ends a free
 // connection a second before the service does: with none, Node's agent ignores the hint,
 // and a request sent on a connection the service was closing failed with ECONNRESET (the
-// warm-up of two processes, 4 runs in 7 on 7 December). Active requests never come near it.
+// warm-up of two processes, 4 runs in 10 on 7 December). Active requests never come near it.
 const agent = new Agent({ keepAlive: true, maxSockets: 64, timeout: 60_000 });
 
 export interface Answer {
