@@ -1,4 +1,6 @@
 import preact from '@preact/preset-vite';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { scratchInMemory } from './test/scratch-in-memory';
 
@@ -12,6 +14,22 @@ scratchInMemory();
 // several processes on one database). The browser tier is Playwright's
 // (playwright.config.ts); the whole fault matrix is `npm run test:faults`
 // (vitest.faults.config.ts).
+//
+// The use-case and API tiers run their SQLite halves first (the projects `usecase` and
+// `api`, with TEST_DATABASE_URL emptied: the tests `npm run test:quick` runs) and their
+// PostgreSQL halves after (`postgres`, with TEST_ENGINES narrowing ENGINES to PostgreSQL,
+// test/test-env.ts), so that CI times the quick tier inside npm test rather than running it a
+// second time (issue 48). The PostgreSQL half takes the files that can reach PostgreSQL: those
+// that name ENGINES or TEST_DATABASE_URL; in them, a suite that is the same on either engine
+// runs once, in the SQLite half (`describeOnce`, test/api/harness.ts). .ci/summary.mjs times
+// the halves apart and fails a run in which a test ran in both.
+const TIERS_ON_BOTH = ['test/usecase', 'test/api'];
+const reachesPostgres = TIERS_ON_BOTH.flatMap((folder) =>
+  readdirSync(join(import.meta.dirname, folder))
+    .filter((name) => name.endsWith('.test.ts') && /\bENGINES\b|TEST_DATABASE_URL/.test(readFileSync(join(import.meta.dirname, folder, name), 'utf8')))
+    .map((name) => `${folder}/${name}`),
+);
+
 export default defineConfig({
   plugins: [preact()],
   test: {
@@ -51,6 +69,7 @@ export default defineConfig({
         test: {
           name: 'usecase',
           include: ['test/usecase/**/*.test.ts'],
+          env: { TEST_DATABASE_URL: '' },
           environment: 'node',
           testTimeout: 30_000,
           hookTimeout: 60_000,
@@ -65,6 +84,7 @@ export default defineConfig({
         test: {
           name: 'api',
           include: ['test/api/**/*.test.ts'],
+          env: { TEST_DATABASE_URL: '' },
           environment: 'node',
           testTimeout: 30_000,
           hookTimeout: 60_000,
@@ -81,6 +101,22 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          // The use-case and API tiers' tests on PostgreSQL (none without TEST_DATABASE_URL),
+          // after both tiers' SQLite halves; the files' settings are those tiers'.
+          name: 'postgres',
+          include: process.env.TEST_DATABASE_URL ? reachesPostgres : [],
+          env: { TEST_ENGINES: 'postgres' },
+          environment: 'node',
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+          maxWorkers: 2,
+          isolate: false,
+          sequence: { groupOrder: 3 },
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'process',
           include: ['test/process/**/*.test.ts'],
           environment: 'node',
@@ -88,7 +124,7 @@ export default defineConfig({
           hookTimeout: 60_000,
           maxWorkers: 2,
           isolate: false,
-          sequence: { groupOrder: 3 },
+          sequence: { groupOrder: 4 },
         },
       },
     ],

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inviteUser, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, SIGN_IN_LIMIT_ACCOUNT, SIGN_IN_LIMIT_IP, SIGN_IN_WINDOW_MS } from '../../server/dashboard/accounts';
 import { Browser, freshIp, inbox, linkIn, member, PASSWORD, uniqueEmail } from './dashboard';
-import { type Client, ENGINES, startTestService, type TestService, testClock } from './harness';
+import { type Client, describeWithSqlite, ENGINES, startTestService, type TestService, testClock } from './harness';
 import { type ProcessEnv, usersHere } from './process';
 
 // The dashboard's accounts over real HTTP: invites, passwords, sign-in and its throttle,
@@ -382,7 +382,7 @@ describe.each(ENGINES)('dashboard accounts on %s', (engine) => {
   });
 });
 
-describe('dashboard cookies over https', () => {
+describeWithSqlite('dashboard cookies over https', () => {
   let t: TestService;
   beforeAll(async () => {
     t = await startTestService('sqlite', { env: { PUBLIC_URL: 'https://pay.example' } });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, describe } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,15 +11,22 @@ import { createEnvironment, type NewKeys } from '../../server/store/environments
 import { migratedDataDir } from '../database-template';
 import { TEST_PASSWORD_HASH_COST } from '../password-cost';
 import { type TestClock, testClock } from '../clock';
-import { type EngineName, TEST_SECRETS_KEY } from '../test-env';
+import { ENGINES, type EngineName, TEST_SECRETS_KEY } from '../test-env';
 import { assertContract } from './contract';
 
 export { type TestClock, testClock } from '../clock';
-export { ENGINES, type EngineName, TEST_SECRETS_KEY } from '../test-env';
+export { ENGINES, type EngineName, EVERY_ENGINE, TEST_SECRETS_KEY } from '../test-env';
 
 // The API suite runs against the real service on a random port, once per engine:
 // SQLite always, PostgreSQL whenever TEST_DATABASE_URL is set. Every answer from /v1/
 // is checked against the OpenAPI document (./contract.ts).
+
+/**
+ * A suite that runs in the run that includes SQLite: one about SQLite alone, or one that is
+ * the same on either engine, in a file whose other suites are taken through ENGINES. npm test
+ * runs such a file's halves apart (vitest.config.ts), and the suite runs once, in the first.
+ */
+export const describeWithSqlite = describe.runIf(ENGINES.includes('sqlite'));
 
 /** The highest rate limit the configuration takes: none a test reaches. */
 export const UNLIMITED = '1000000';

@@ -4,7 +4,7 @@ import { setPricing } from '../../server/store/balance';
 import { uuidv7 } from '../../server/domain/ids';
 import { insertFile } from '../../server/store/payout-files';
 import { clientBody, documentBody, IBANS } from './documents';
-import { type Client, ENGINES, problemPaths, type TestService, transactionBody } from './harness';
+import { type Client, describeWithSqlite, ENGINES, problemPaths, type TestService, transactionBody } from './harness';
 import { startIsolatedService } from './database';
 import { createWallet, entriesOf, fund } from './ledger';
 import { cancelToken, paidTransaction, payToken, priced, SANDBOX_CARD } from './pay';
@@ -250,7 +250,7 @@ const MISSING = '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e';
 
 const groupOf = (path: string) => path.split('/')[1]!;
 
-describe('the route table', () => {
+describeWithSqlite('the route table', () => {
   it('lists every route of apiRoutes() that takes an id of an environment-owned object', () => {
     const declared = apiRoutes()
       .filter((r) => r.path.includes('{') && !GLOBAL.has(groupOf(r.path)))

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIsolatedService } from './database';
-import { type Client, ENGINES, startTestService, type TestService, transactionBody } from './harness';
+import { type Client, describeWithSqlite, ENGINES, startTestService, type TestService, transactionBody } from './harness';
 import { payToken } from './pay';
 
 // GET /metrics: Prometheus text behind a bearer token, off without one. Routes appear as
@@ -74,7 +74,7 @@ describe.each(ENGINES)('metrics on %s', (engine) => {
   });
 });
 
-describe('metrics off', () => {
+describeWithSqlite('metrics off', () => {
   it('without METRICS_TOKEN, /metrics is a 404', async () => {
     const t = await startTestService('sqlite');
     try {

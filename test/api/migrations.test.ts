@@ -12,7 +12,7 @@ import { newSaleRow } from '../../server/store/new-sale';
 import type { EnvironmentRow, SaleRow } from '../../server/store/schema';
 import { createTransaction } from '../../server/transactions/create';
 import { freshDatabase } from './database';
-import { ENGINES, transactionBody } from './harness';
+import { describeWithSqlite, ENGINES, transactionBody } from './harness';
 
 // Upgrades of data written by an older version. SQLite only: its tables are rebuilt where
 // PostgreSQL alters a column in place (and the test database there is shared, always at the latest version).
@@ -141,7 +141,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('status checks on postgres', () 
   });
 });
 
-describe('migrations on sqlite', () => {
+describeWithSqlite('migrations on sqlite', () => {
   const dirs: string[] = [];
   afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 

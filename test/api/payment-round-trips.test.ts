@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pgAddress, startWireProxy, throughProxy, type WireCounts, type WireProxy } from '../bench/pg-wire';
 import { freshDatabase } from './database';
-import { type Client, startTestService, type TestService, transactionBody } from './harness';
+import { type Client, describeWithSqlite, startTestService, type TestService, transactionBody } from './harness';
 import { payWithCard } from './pay';
 
 // Issue 49: a payment in fewer round trips than statements on PostgreSQL. Counted on the
@@ -84,7 +84,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a full payment on PostgreSQL, o
   });
 });
 
-describe('a full payment on SQLite, in messages to the writer thread', () => {
+describeWithSqlite('a full payment on SQLite, in messages to the writer thread', () => {
   let t: TestService;
   let api: Client;
 

@@ -5,7 +5,7 @@ import { luhn } from '../../widget/fields/card';
 import { shareSize } from '../../server/domain/rate-limit';
 import { updateEnvironment } from '../../server/store/environments';
 import { createLimiter } from '../../server/store/rate-limits';
-import { type Client, ENGINES, problemPaths, startTestService, type TestService, transactionBody } from './harness';
+import { type Client, describeWithSqlite, ENGINES, problemPaths, startTestService, type TestService, transactionBody } from './harness';
 import { startIsolatedService } from './database';
 import { payWithCard } from './pay';
 import { createKeysHere, processScope } from './process';
@@ -118,7 +118,7 @@ describe.each(ENGINES)('rate limits on %s', (engine) => {
   });
 });
 
-describe('client addresses behind a proxy', () => {
+describeWithSqlite('client addresses behind a proxy', () => {
   it('with TRUST_PROXY each forwarded address has its own count; without it the proxy is one client', async () => {
     for (const trusted of [true, false]) {
       const t = await startTestService('sqlite', { env: { IP_RATE_LIMIT: '1', ...(trusted ? { TRUST_PROXY: 'true' } : {}) } });

@@ -6,7 +6,7 @@ import { JOB_NAMES } from '../../server/jobs';
 import { TEST_CARDS } from '../../server/domain/test-cards';
 import { mailsOf } from '../../server/store/mails';
 import { startIsolatedService } from './database';
-import { type Client, ENGINES, type TestService, testClock } from './harness';
+import { type Client, describeWithSqlite, ENGINES, type TestService, testClock } from './harness';
 import { checkoutPost, paidTransaction, SANDBOX_CARD } from './pay';
 import { startSmtp, type TestSmtp } from './smtp';
 
@@ -210,7 +210,7 @@ describe.each(ENGINES)('customer emails on %s', (engine) => {
   });
 });
 
-describe('without SMTP_URL', () => {
+describeWithSqlite('without SMTP_URL', () => {
   let t: TestService;
   beforeAll(async () => {
     t = await startIsolatedService('sqlite');

@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { SealedSecrets } from '../../server/store/sealed-secrets';
 import { freshDatabase } from './database';
-import { Client, ENGINES, startTestService, type TestService } from './harness';
+import { Client, describeWithSqlite, ENGINES, startTestService, type TestService } from './harness';
 
 // Secrets the service reads back to sign with are sealed at rest under SECRETS_KEY
 // (server/store/sealed-secrets.ts): what the database and its backups hold is ciphertext,
@@ -18,7 +18,7 @@ import { Client, ENGINES, startTestService, type TestService } from './harness';
 const keyOf = () => randomBytes(32);
 const idOf = (key: Buffer) => createHash('sha256').update(key).digest('hex').slice(0, 8);
 
-describe('a sealed secret', () => {
+describeWithSqlite('a sealed secret', () => {
   const key = keyOf();
   const secrets = new SealedSecrets({ current: key, previous: [] });
 

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { insertAtCommit, insertWaitingNow } from '../../server/store/compiled';
 import { inTransaction, openDatabase, writeTogether } from '../../server/store/db';
 import { freshDatabase } from './database';
-import { ENGINES, type EngineName } from './harness';
+import { describeWithSqlite, ENGINES, type EngineName } from './harness';
 
 // The store's SQLite: reads on the service's thread, writes on a thread of their own
 // (server/store/sqlite-split.ts). What that must keep: a transaction is all or nothing and
@@ -132,7 +132,7 @@ describe.each(ENGINES)('insertAtCommit [%s]', (engine) => {
   });
 });
 
-describe('SQLite reads and writes on two connections', () => {
+describeWithSqlite('SQLite reads and writes on two connections', () => {
   it("a read does not wait for an open transaction, and sees only what was committed", async () => {
     await withScratch('sqlite', async (s) => {
       const { db } = s;
