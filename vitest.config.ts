@@ -57,7 +57,7 @@ export default defineConfig({
           // (30 s alone; 20 s with two, docs/performance-changelog.md).
           maxWorkers: 2,
           // A worker keeps the modules it has loaded, as in the API tier: the tier's wall time
-          // 42 → 22 s, most of it imports (docs/performance.md). The files share no state
+          // 42 → 22 s, most of it imports (docs/performance-changelog.md). The files share no state
           // through modules (each stubs and restores its own globals, fake timers and mocks),
           // and pass in any order (`--sequence.shuffle.files`).
           isolate: false,

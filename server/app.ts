@@ -52,7 +52,7 @@ const OTHER_HOSTED = new RegExp(`^/pay/(?:${SAVE_TOKEN_PREFIX}|${SIGNUP_TOKEN_PR
 /**
  * The save-card, sign-up and confirm pages, in one layer that only their paths enter: a
  * payment page's request is matched against none of their thirteen routes (with them in
- * front of it, a view took 4–7 % more CPU, docs/performance.md). The same routes in the same
+ * front of it, a view took 4–7 % more CPU, docs/performance-changelog.md). The same routes in the same
  * order: a request they let go of goes on to the payment page's.
  */
 function otherHostedPages(deps: Deps): RequestHandler {

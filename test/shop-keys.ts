@@ -7,7 +7,7 @@ import type { ProcessEnv } from './api/process';
 
 // What a process test used `npm run keys` for when the CLI is not its subject, done as the
 // CLI does it but in the test's process: a start of the CLI's bundle cost some 0.5–1 s per
-// call on these machines (docs/performance.md). The CLI itself is the subject of
+// call on these machines (docs/performance-changelog.md). The CLI itself is the subject of
 // process/keys-cli.test.ts, and process/pgbouncer.test.ts still runs it through the pooler.
 
 /** The data of `env` opened as the CLI opens it: migrated, secrets sealed under the processes' SECRETS_KEY. */

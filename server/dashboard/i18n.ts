@@ -61,7 +61,7 @@ export function dashboardText(language: Language, timeZone: string = DEFAULT_TIM
     money: (units, currency) => {
       const exponent = exponentOf(currency);
       // One formatter per currency, kept with the text: making one costs far more than using
-      // it, and the home's table and chart format some 200 amounts (docs/performance.md).
+      // it, and the home's table and chart format some 200 amounts (docs/performance-changelog.md).
       let money = moneyFormats.get(currency);
       if (!money) moneyFormats.set(currency, (money = new Intl.NumberFormat(lng, { style: 'currency', currency, minimumFractionDigits: exponent, maximumFractionDigits: exponent })));
       return money.format(unitsToNumber(units, exponent));

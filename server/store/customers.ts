@@ -66,7 +66,7 @@ function emailKeyIn(db: Db, environmentId: string, keys: string[], column: 'cust
  * is its last payment, or a client's creation. Each email is lower-cased once, in its own
  * materialized step: compared pair by pair it cost a call per client and payer (SQLite's
  * lower() is JavaScript's, sqlite-functions.mjs). How many the search found is counted once,
- * apart: as a window (`count(*) over ()`) it tripled the cost of the page (docs/performance.md).
+ * apart: as a window (`count(*) over ()`) it tripled the cost of the page (docs/performance-changelog.md).
  */
 function customersOf(environmentId: string, f: CustomerFilters): RawBuilder<unknown> {
   const search = f.q ? containsPattern(f.q.toLowerCase()) : undefined;

@@ -98,7 +98,7 @@ export async function listEvents(db: Db, environmentId: string, f: EventFilters,
   if (f.delivery_status !== undefined) query = query.where('nd.delivery_status', '=', f.delivery_status as DeliveryStatus);
   // Counted from the events' own index unless the notify_url delivery's status filters: an
   // event has one environment and at most one notify_url delivery, so the joins add no row,
-  // and walking them for every event of a large shop cost most of the page (docs/performance.md).
+  // and walking them for every event of a large shop cost most of the page (docs/performance-changelog.md).
   const counted = f.delivery_status === undefined ? db.selectFrom('events').where(matching(environmentId, f)) : query;
   const rows = await pageOf(query.select(EVENT_COLUMNS).orderBy('events.id', 'desc'), page).execute();
   const count = await countOf(page, rows.length, async () => (await counted.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);

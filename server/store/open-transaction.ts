@@ -8,7 +8,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 //
 // Only for the databases opened strict (tests): on Node 20 the first AsyncLocalStorage run
 // installs a promise hook that then runs for every promise of the process (1 % of the
-// service's main thread in a profiled payment bench, docs/performance.md).
+// service's main thread in a profiled payment bench, docs/performance-changelog.md).
 
 const current = new AsyncLocalStorage<{ open: boolean }>();
 const strict = new WeakSet<object>();

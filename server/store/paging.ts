@@ -23,7 +23,7 @@ export async function countOf(page: Page, shown: number, count: () => Promise<nu
  * share of the rows, finds it dearer than a plan for the values given, and so plans the
  * statement anew on each run (the sale list on 2,881 of its 4,600 runs in the payment bench,
  * 0.3–0.8 ms each, more than it takes to answer); without one it keeps the generic plan
- * after five runs (docs/performance.md). Most lists read are first pages.
+ * after five runs (docs/performance-changelog.md). Most lists read are first pages.
  */
 export function pageOf<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, page: Page): SelectQueryBuilder<DB, TB, O> {
   const offset = (page.page - 1) * page.page_size;

@@ -3,7 +3,7 @@ import type Pg from 'pg';
 
 // pg, loaded when PostgreSQL is first used rather than by every process: on Node 20 its
 // import builds a `Response` to tell whether it runs in Cloudflare Workers, which loads
-// undici's fetch, 35–40 ms of every start on SQLite, a CLI's included (docs/performance.md).
+// undici's fetch, 35–40 ms of every start on SQLite, a CLI's included (docs/performance-changelog.md).
 let loaded: typeof Pg | undefined;
 
 export function pgModule(): typeof Pg {

@@ -5,7 +5,7 @@ import type pg from 'pg';
 // parses and plans it once: unnamed, PostgreSQL parsed and planned every execution, and a
 // payment's thirty-odd statements did so every time (issue 49: payments a second on
 // PostgreSQL +28–43 % with one process in `npm run bench -- --only=payments`,
-// docs/performance.md). Not behind a transaction pooler (DATABASE_POOLER=transaction), whose
+// docs/performance-changelog.md). Not behind a transaction pooler (DATABASE_POOLER=transaction), whose
 // server connections change between transactions and would not have the statement.
 //
 // Bounded: a text is named the second time the process sends it, and a connection prepares

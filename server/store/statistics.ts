@@ -3,7 +3,7 @@ import type { Database, Db } from './db';
 
 // SQLite's query planner picks an index by the statistics ANALYZE writes (sqlite_stat1, and
 // sqlite_stat4 in better-sqlite3's build); without them it guesses, and on a shop of 10,000
-// payments the dashboard's lists and home took several times longer (docs/performance.md,
+// payments the dashboard's lists and home took several times longer (docs/performance-changelog.md,
 // "The dashboard's pages"). This pass analyses the tables `PRAGMA optimize=0x10002` would
 // (those with no statistics yet, or changed much since their last analysis, as SQLite
 // judges), with two rules of ours:
@@ -12,7 +12,7 @@ import type { Database, Db } from './db';
 //   of a nearly empty table say "one row", and the planner then scanned the whole table for
 //   a lookup by a unique column (the payment page's transaction by token, joined with its
 //   merchant) until the table had grown tenfold and the hourly pass came round: 1.07 ms a
-//   lookup at 20,157 rows against 0.10 ms with the index (docs/performance.md, 6 December
+//   lookup at 20,157 rows against 0.10 ms with the index (docs/performance-changelog.md, 6 December
 //   2026). Without statistics the planner assumes a large table and uses the index, which
 //   is right at any size.
 // - ANALYZE loads the new statistics into the connection that ran it (the writer) only: the

@@ -194,7 +194,7 @@ export function matchesSearch(eb: TxWhere, environmentId: string, q: SearchTerms
     );
     // The first test does not depend on the row: both engines run it once, and when no
     // client's email matches (most searches) they skip the second, which runs per transaction
-    // (on PostgreSQL, 70 of a 94 ms count at 10,000 payments; docs/performance.md).
+    // (on PostgreSQL, 70 of a 94 ms count at 10,000 payments; docs/performance-changelog.md).
     either.push(eb.and([eb.exists(wallets), eb.exists(named)]));
   }
   for (const { units, currencies } of q.amounts) {

@@ -119,7 +119,7 @@ export interface PaymentOptions {
    * Payments each process serves unmeasured before a configuration's runs, at the highest
    * concurrency. A short warm-up measures the service still warming: with 16, four runs of
    * 600 payments one after the other took 69, 78, 89 and 85 payments a second (SQLite, 8 at
-   * a time; docs/performance.md).
+   * a time; docs/performance-changelog.md).
    */
   warmup: number;
   concurrency: number[];

@@ -54,7 +54,7 @@ export const demoEnvironment = (service: Service): Promise<string> => withData(s
 /**
  * The link `npm run users -- invite` prints, made as it makes it (inviteUser) but in this
  * process: the CLI's two process starts took 0.8–1 s each per sign-up on these machines
- * (docs/performance.md). The demo environment unless another is named.
+ * (docs/performance-changelog.md). The demo environment unless another is named.
  */
 export const invite = (service: Service, email: string, role: Role = 'owner', environment?: string): Promise<string> =>
   withData(service, async (db) => {
