@@ -20,9 +20,9 @@ scratchInMemory();
 // PostgreSQL halves after (`postgres`, with TEST_ENGINES narrowing ENGINES to PostgreSQL,
 // test/test-env.ts), so that CI times the quick tier inside npm test rather than running it a
 // second time (issue 48). The PostgreSQL half takes the files that can reach PostgreSQL: those
-// that name ENGINES or TEST_DATABASE_URL; in them, a suite that is the same on either engine
-// runs once, in the SQLite half (`describeOnce`, test/api/harness.ts). .ci/summary.mjs times
-// the halves apart and fails a run in which a test ran in both.
+// that name ENGINES or TEST_DATABASE_URL; in them, a suite about SQLite alone or the same on
+// either engine runs once, in the SQLite half (`describeWithSqlite`, test/api/harness.ts).
+// .ci/summary.mjs times the halves apart and fails a run in which a test ran in both.
 const TIERS_ON_BOTH = ['test/usecase', 'test/api'];
 const reachesPostgres = TIERS_ON_BOTH.flatMap((folder) =>
   readdirSync(join(import.meta.dirname, folder))
@@ -57,9 +57,9 @@ export default defineConfig({
           // (30 s alone; 20 s with two, docs/performance-changelog.md).
           maxWorkers: 2,
           // A worker keeps the modules it has loaded, as in the API tier: the tier's wall time
-          // 42 → 22 s, most of it imports (docs/performance-changelog.md). The files share no state
-          // through modules (each stubs and restores its own globals, fake timers and mocks),
-          // and pass in any order (`--sequence.shuffle.files`).
+          // 42 → 22 s, most of it imports (docs/performance-changelog.md). The files share no
+          // state through modules (each stubs and restores its own globals, fake timers and
+          // mocks), and pass in any order (`--sequence.shuffle.files`).
           isolate: false,
           sequence: { groupOrder: 0 },
         },

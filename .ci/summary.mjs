@@ -95,7 +95,7 @@ for (const file of files) {
     vitestTiers(results, onPostgres);
     const twice = ranTwice(results, onPostgres);
     if (twice.length > 0) {
-      console.log(`  ${twice.length} tests ran in both halves (describeOnce in test/api/harness.ts runs a suite once; a suite taken through ENGINES names its engine):`);
+      console.log(`  ${twice.length} tests ran in both halves (describeWithSqlite in test/api/harness.ts runs a suite once, with the SQLite half; a suite taken through ENGINES names its engine):`);
       for (const name of twice) console.log(`    ${name}`);
       ranInBoth += twice.length;
     }
