@@ -30,6 +30,23 @@ const reachesPostgres = TIERS_ON_BOTH.flatMap((folder) =>
     .map((name) => `${folder}/${name}`),
 );
 
+/**
+ * The settings of the tiers whose files start services or worlds on real databases (use
+ * case, API on each engine, process).
+ */
+const ON_DATABASES = {
+  environment: 'node',
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+  // Two cores: files in parallel beyond two only add contention.
+  maxWorkers: 2,
+  // Each file starts its own services on fresh databases and shares no state through
+  // modules, so a worker keeps the modules it has loaded: the server's module graph is
+  // imported once per worker, not once per file (import time, summed over the API tier's
+  // files: 167 s isolated, 19 s not, for 40 of them; docs/performance-changelog.md).
+  isolate: false,
+} as const;
+
 export default defineConfig({
   plugins: [preact()],
   test: {
@@ -70,12 +87,8 @@ export default defineConfig({
           name: 'usecase',
           include: ['test/usecase/**/*.test.ts'],
           env: { TEST_DATABASE_URL: '' },
-          environment: 'node',
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
-          maxWorkers: 2,
           // As the API tier's: each file opens its own world on a fresh database.
-          isolate: false,
+          ...ON_DATABASES,
           sequence: { groupOrder: 1 },
         },
       },
@@ -85,16 +98,7 @@ export default defineConfig({
           name: 'api',
           include: ['test/api/**/*.test.ts'],
           env: { TEST_DATABASE_URL: '' },
-          environment: 'node',
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
-          // Two cores: files in parallel beyond two only add contention.
-          maxWorkers: 2,
-          // Each file starts its own services on fresh databases and shares no state through
-          // modules, so a worker keeps the modules it has loaded: the server's module graph
-          // is imported once per worker, not once per file (import time, summed over the
-          // files: 167 s isolated, 19 s not, for 40 of them; docs/performance-changelog.md).
-          isolate: false,
+          ...ON_DATABASES,
           sequence: { groupOrder: 2 },
         },
       },
@@ -106,11 +110,7 @@ export default defineConfig({
           name: 'postgres',
           include: process.env.TEST_DATABASE_URL ? reachesPostgres : [],
           env: { TEST_ENGINES: 'postgres' },
-          environment: 'node',
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
-          maxWorkers: 2,
-          isolate: false,
+          ...ON_DATABASES,
           sequence: { groupOrder: 3 },
         },
       },
@@ -119,11 +119,7 @@ export default defineConfig({
         test: {
           name: 'process',
           include: ['test/process/**/*.test.ts'],
-          environment: 'node',
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
-          maxWorkers: 2,
-          isolate: false,
+          ...ON_DATABASES,
           sequence: { groupOrder: 4 },
         },
       },
