@@ -39,6 +39,18 @@ describe.each(ENGINES)('every migration on %s', (engine) => {
     }));
 });
 
+describe.each(ENGINES)('a start on %s', (engine) => {
+  it('applies only what is missing, finds nothing to do once all has run, and refuses a database a newer release migrated', () =>
+    withEmptyDatabase(engine, async (database) => {
+      const [last, ...earlier] = [...migrationNames].reverse();
+      expect(await migrate(database, earlier[0])).toHaveLength(migrationNames.length - 1);
+      expect(await migrate(database)).toEqual([last]);
+      expect(await migrate(database)).toEqual([]);
+      await sql`insert into kysely_migration (name, timestamp) values ('999_from_a_newer_release', ${new Date().toISOString()})`.execute(database.db);
+      await expect(migrate(database)).rejects.toThrow(/corrupted migrations: previously executed migration 999_from_a_newer_release is missing/);
+    }));
+});
+
 describe.each(ENGINES)('132 on %s', (engine) => {
   it('counts the payers of the payments made before it, then each payment as it is made', () =>
     withEmptyDatabase(engine, async (database) => {
