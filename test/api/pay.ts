@@ -1,10 +1,24 @@
+import { randomInt } from 'node:crypto';
 import { TEST_CARDS } from '../../server/domain/test-cards';
+import { luhn } from '../../widget/fields/card';
 import type { Client } from './harness';
 
 // Paying the way a customer does: the real checkout page and its form post, so tests of
 // what happens after a payment start from a sale the checkout itself made.
 
 export const SANDBOX_CARD = '0190f5a0-0000-7000-8000-000000000001';
+
+/**
+ * A 16-digit card number no other test run types, `prefix` first and `last4` last: the limit
+ * per card (checkout/limits.ts) counts every attempt a number not among the published test
+ * cards makes in a database, and PostgreSQL's test database is shared with earlier runs.
+ */
+export function freshCard(prefix = '4', last4 = ''): string {
+  const body = prefix + Array.from({ length: 15 - prefix.length - last4.length }, () => randomInt(10)).join('');
+  // Any one digit takes each Luhn remainder once over 0-9.
+  for (let d = 0; d < 10; d++) if (luhn(body + d + last4)) return body + d + last4;
+  throw new Error('unreachable');
+}
 
 /** What the hydrated screen starts from: the page's csrf and the gateway it shows chosen. */
 export interface ScreenState {

@@ -1,26 +1,18 @@
 import { randomInt } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { luhn } from '../../widget/fields/card';
 import { shareSize } from '../../server/domain/rate-limit';
 import { updateEnvironment } from '../../server/store/environments';
 import { createLimiter } from '../../server/store/rate-limits';
 import { type Client, describeWithSqlite, ENGINES, problemPaths, startTestService, type TestService, transactionBody } from './harness';
 import { startIsolatedService } from './database';
-import { payWithCard } from './pay';
+import { freshCard, payWithCard } from './pay';
 import { createKeysHere, processScope } from './process';
 
 // Rate limits: the API's per environment (API_RATE_LIMIT per second, burst of the same
 // size, or the environment's own), one card across payments, and per client address on
 // the pages that write without a payment of their own. The service's clock stands still
 // in these tests, so nothing refills while they run unless they move it.
-
-/** A card number no other test types: the per-card limit is shared by every payment. */
-function freshCard(): string {
-  const body = `4${Array.from({ length: 14 }, () => randomInt(10)).join('')}`;
-  for (let d = 0; d < 10; d++) if (luhn(body + d)) return body + d;
-  throw new Error('unreachable');
-}
 
 describe.each(ENGINES)('rate limits on %s', (engine) => {
   let t: TestService;
