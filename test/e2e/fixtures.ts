@@ -143,7 +143,13 @@ export async function startMerchant(): Promise<{ merchant: Merchant; stop(): Pro
   };
 }
 
-export const test = base.extend<{ merchant: Merchant; toShop: (url: string | RegExp) => Promise<void> }, { service: Service; merchantSite: Merchant }>({
+// Every spec's fixtures are declared here, worker-scoped ones included (set up only where a
+// test asks for them): a spec that extended this test with one of its own would run in
+// workers of its own, each with its own service and browser (about 7 s of starts a worker).
+export const test = base.extend<
+  { merchant: Merchant; stranger: Merchant; toShop: (url: string | RegExp) => Promise<void> },
+  { service: Service; merchantSite: Merchant; strangerSite: Merchant }
+>({
   service: [
     async ({}, use) => {
       const { service, stop } = await startService();
@@ -162,10 +168,23 @@ export const test = base.extend<{ merchant: Merchant; toShop: (url: string | Reg
     },
     { scope: 'worker' },
   ],
-  // A fresh arrivals list per test on the worker's merchant site.
+  /** A second site on another port: a third origin (an ad frame forging messages, a shop that may not embed). */
+  strangerSite: [
+    async ({}, use) => {
+      const { merchant, stop } = await startMerchant();
+      await use(merchant);
+      await stop();
+    },
+    { scope: 'worker' },
+  ],
+  // A fresh arrivals list per test on the worker's sites.
   merchant: async ({ merchantSite }, use) => {
     merchantSite.arrivals.length = 0;
     await use(merchantSite);
+  },
+  stranger: async ({ strangerSite }, use) => {
+    strangerSite.arrivals.length = 0;
+    await use(strangerSite);
   },
   /**
    * The way back to the shop: `url` (a string: that URL exactly) must be where the page

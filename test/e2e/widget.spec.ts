@@ -4,27 +4,12 @@ import { readFileSync } from 'node:fs';
 import { payToken } from '../api/pay';
 import { readmeBlock } from '../readme';
 import { axeViolations } from './axe';
-import { CARDS, expect, type Merchant, type Service, startMerchant, test as base, typeCardWithKeyboard, returnTo } from './fixtures';
+import { CARDS, expect, type Merchant, type Service, test, typeCardWithKeyboard, returnTo } from './fixtures';
 import { startArgs } from '../server-bundle';
 
 // The widget on a stand-in merchant site (http://127.0.0.1:…) loading /widget.js from the
 // service (http://localhost:…): a real cross-origin embed. A second site on another port,
 // `stranger`, is a third origin: an ad frame forging messages, or a shop that may not embed.
-
-const test = base.extend<{ stranger: Merchant }, { strangerSite: Merchant }>({
-  strangerSite: [
-    async ({}, use) => {
-      const { merchant, stop } = await startMerchant();
-      await use(merchant);
-      await stop();
-    },
-    { scope: 'worker' },
-  ],
-  stranger: async ({ strangerSite }, use) => {
-    strangerSite.arrivals.length = 0;
-    await use(strangerSite);
-  },
-});
 
 const EVENT_TYPES = ['checkout:ready', 'checkout:resize', 'checkout:completed', 'checkout:cancelled', 'checkout:error'];
 const QUEUE_SNIPPET = readFileSync('widget/embed/snippet.js', 'utf8').trim();
