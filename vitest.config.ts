@@ -2,7 +2,7 @@ import preact from '@preact/preset-vite';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
-import { scratchInMemory } from './test/scratch-in-memory';
+import { scratchInMemory } from './test/scratch-in-memory.ts';
 
 scratchInMemory();
 

@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { scratchInMemory } from './test/scratch-in-memory';
+import { scratchInMemory } from './test/scratch-in-memory.ts';
 
 scratchInMemory();
 
