@@ -155,12 +155,14 @@ function Html({ body, lang }: { body: MailBody; lang: string }) {
           {body.link && <p style="margin:0 0 12px;font-size:13px;color:#555555;word-break:break-all">{body.link.url}</p>}
           {body.rows.length > 0 && (
             <table role="presentation" style="width:100%;border-collapse:collapse;margin:16px 0">
-              {body.rows.map((r) => (
-                <tr style={r.strong ? 'font-weight:700;border-top:1px solid #d0d0d0' : undefined}>
-                  <td style="padding:6px 0">{r.label}</td>
-                  <td style="padding:6px 0;text-align:right;white-space:nowrap">{r.value}</td>
-                </tr>
-              ))}
+              <tbody>
+                {body.rows.map((r) => (
+                  <tr style={r.strong ? 'font-weight:700;border-top:1px solid #d0d0d0' : undefined}>
+                    <td style="padding:6px 0">{r.label}</td>
+                    <td style="padding:6px 0;text-align:right;white-space:nowrap">{r.value}</td>
+                  </tr>
+                ))}
+              </tbody>
             </table>
           )}
           {body.notes.map((n) => (
