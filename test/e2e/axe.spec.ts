@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { axeViolations } from './axe';
 
 // The specs check a page in dark with axe's colour rules only (axe.ts COLOUR_RULES): that

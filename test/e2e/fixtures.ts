@@ -144,8 +144,9 @@ export async function startMerchant(): Promise<{ merchant: Merchant; stop(): Pro
 }
 
 // Every spec's fixtures are declared here, worker-scoped ones included (set up only where a
-// test asks for them): a spec that extended this test with one of its own would run in
-// workers of its own, each with its own service and browser (about 7 s of starts a worker).
+// test asks for them), and every spec takes `test` from here: a spec with a test of its own
+// (its own extend(), or @playwright/test's) runs in workers of its own, each with its own
+// browser and service (about 7 s of starts a worker).
 export const test = base.extend<
   { merchant: Merchant; stranger: Merchant; toShop: (url: string | RegExp) => Promise<void> },
   { service: Service; merchantSite: Merchant; strangerSite: Merchant }
