@@ -100,6 +100,14 @@ export default tseslint.config(
     },
   },
   { files: ['test/e2e/**'], rules: { 'no-empty-pattern': 'off' } },
+  // One fixture pool for every spec (test/e2e/fixtures.ts): a spec with a test of its own runs in workers of its own.
+  {
+    files: ['test/e2e/**/*.spec.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: '@playwright/test', importNames: ['test'], message: "take test from './fixtures': another fixture pool starts workers of its own" }] }],
+      'no-restricted-syntax': ['error', { selector: "CallExpression[callee.property.name='extend']:not([callee.object.name='expect'])", message: 'declare the fixture in fixtures.ts: another fixture pool starts workers of its own' }],
+    },
+  },
   // Type tests state values whose types are the assertion.
   { files: ['**/*.test-d.ts'], rules: { '@typescript-eslint/no-unused-expressions': 'off' } },
   { files: ['server/domain/**'], rules: forbid(EXPRESS, ROUTES, HTTP, PAYMENTS, STORE, DRIVERS, UPWARDS) },
