@@ -143,6 +143,18 @@ export async function startMerchant(): Promise<{ merchant: Merchant; stop(): Pro
   };
 }
 
+/** A site of the worker's own (startMerchant), up while the worker runs. */
+async function siteOfTheWorker({}, use: (site: Merchant) => Promise<void>): Promise<void> {
+  const { merchant, stop } = await startMerchant();
+  await use(merchant);
+  await stop();
+}
+
+function withoutArrivals(site: Merchant): Merchant {
+  site.arrivals.length = 0;
+  return site;
+}
+
 // Every spec's fixtures are declared here, worker-scoped ones included (set up only where a
 // test asks for them), and every spec takes `test` from here: a spec with a test of its own
 // (its own extend(), or @playwright/test's) runs in workers of its own, each with its own
@@ -161,32 +173,12 @@ export const test = base.extend<
     // quiet core) took over 30 s, and the worker's tests failed with it before they began.
     { scope: 'worker', timeout: 120_000 },
   ],
-  merchantSite: [
-    async ({}, use) => {
-      const { merchant, stop } = await startMerchant();
-      await use(merchant);
-      await stop();
-    },
-    { scope: 'worker' },
-  ],
+  merchantSite: [siteOfTheWorker, { scope: 'worker' }],
   /** A second site on another port: a third origin (an ad frame forging messages, a shop that may not embed). */
-  strangerSite: [
-    async ({}, use) => {
-      const { merchant, stop } = await startMerchant();
-      await use(merchant);
-      await stop();
-    },
-    { scope: 'worker' },
-  ],
+  strangerSite: [siteOfTheWorker, { scope: 'worker' }],
   // A fresh arrivals list per test on the worker's sites.
-  merchant: async ({ merchantSite }, use) => {
-    merchantSite.arrivals.length = 0;
-    await use(merchantSite);
-  },
-  stranger: async ({ strangerSite }, use) => {
-    strangerSite.arrivals.length = 0;
-    await use(strangerSite);
-  },
+  merchant: async ({ merchantSite }, use) => use(withoutArrivals(merchantSite)),
+  stranger: async ({ strangerSite }, use) => use(withoutArrivals(strangerSite)),
   /**
    * The way back to the shop: `url` (a string: that URL exactly) must be where the page
    * ends up. A paid screen shows its confirmation for RETURN_AFTER_MS before the shop
