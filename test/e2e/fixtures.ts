@@ -105,7 +105,7 @@ export async function startService(env: Record<string, string> = {}): Promise<{ 
   };
 }
 
-export async function startMerchant(): Promise<{ merchant: Merchant; stop(): Promise<void> }> {
+async function startMerchant(): Promise<{ merchant: Merchant; stop(): Promise<void> }> {
   const pages = new Map<string, string>();
   const arrivals: string[] = [];
   const waiters: { prefix: string; resolve: (p: string) => void }[] = [];
