@@ -6,6 +6,9 @@ import { apiCompare } from 'api-smart-diff';
 // OpenAPI documents (it resolves the $refs, so a change to a shared schema shows at every
 // operation that uses it); the changes it calls breaking are the incompatible ones.
 
+/** The origin the released documents are written at, so that only the contract is compared. */
+export const RELEASE_ORIGIN = 'https://payments.internal';
+
 /**
  * Where a change can be ignored: the server's address, the document's own metadata, and
  * the components as such. api-smart-diff resolves every $ref, so a component's change is
