@@ -53,7 +53,7 @@ export default defineConfig({
     // CI sums every suite's JSON report into one "N passed, N failed" line (.ci/summary.mjs).
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'reports/vitest.json' }]] : ['default'],
     // The SDK's generated types and API_VERSION, made if missing (test/sdk-generated.ts).
-    // The processes the process tests start, compiled once (test/server-bundle.ts).
+    // The processes the process tests start, compiled when their sources changed (test/server-bundle.ts).
     globalSetup: ['test/sdk-generated.ts', 'test/server-bundle.ts'],
     // Each project transforms the server's modules on its own; kept on disk
     // (node_modules/.experimental-vitest-cache, keyed by each file's content and the

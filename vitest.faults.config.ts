@@ -8,7 +8,7 @@ scratchInMemory();
 export default defineConfig({
   test: {
     include: ['test/faults/**/*.test.ts'],
-    // The processes the fault cases start, compiled once (test/server-bundle.ts).
+    // The processes the fault cases start, compiled when their sources changed (test/server-bundle.ts).
     globalSetup: ['test/server-bundle.ts'],
     environment: 'node',
     testTimeout: 120_000,
