@@ -87,10 +87,11 @@ export function apiRouter(deps: Deps, requestLog?: RequestLog): Router {
   }, apiVersion);
 
   // Every API path ends with a slash; anything else is sent there, method and body kept.
+  // Without a body: every body the API answers is JSON, and Express's redirect writes text.
   router.use((req, res, next) => {
     if (req.path.endsWith('/') || req.path === '/openapi.json') return next();
     const q = req.originalUrl.indexOf('?');
-    res.redirect(308, `${req.baseUrl}${req.path}/${q >= 0 ? req.originalUrl.slice(q) : ''}`);
+    res.status(308).location(`${req.baseUrl}${req.path}/${q >= 0 ? req.originalUrl.slice(q) : ''}`).end();
   });
   // The contract itself is public, like any API reference.
   router.get('/openapi.json', (req, res) => {

@@ -10,6 +10,7 @@ import { payFromSources } from '../payments/sources';
 import type { StoredTransaction } from '../store/transactions';
 import { buildTransaction, createTransaction, destinationShares, refuseWithoutPaymentMethod, resolveSources } from '../transactions/create';
 import { checkNotifyUrl } from '../commands/notify-url';
+import { MAX_JSON_DEPTH, nestedTooDeep } from '../domain/json-depth';
 import { currencyCode, currencyOut, customerEmail, dateTime, dateTimeInput, eitherOf, exact, freeText, httpUrl, jsonStringsAreText, livemode, moneyAmount, name, objectId, positiveMoneyAmount, ref, text, timestamps } from '../schemas/fields';
 import { TRANSACTION_EXAMPLE, TRANSACTION_REQUEST, page } from './examples';
 
@@ -61,6 +62,8 @@ const transactionCreate = z
         } catch {
           return void ctx.addIssue({ code: 'custom', message: 'must be a JSON text' });
         }
+        // As deep as a body may be (http/body.ts): a client reads extra back and walks it.
+        if (nestedTooDeep(value)) return void ctx.addIssue({ code: 'custom', message: `must not nest deeper than ${MAX_JSON_DEPTH} levels` });
         // Escapes (`\u0000`) would bring back what the text rule refuses.
         if (!jsonStringsAreText(value)) ctx.addIssue({ code: 'custom', message: `its strings ${TEXT_MESSAGES.free}` });
       })

@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import express, { type Request, type RequestHandler } from 'express';
+import { MAX_JSON_DEPTH, nestedTooDeep } from '../domain/json-depth';
 import { inexactNumbers } from './json-numbers';
 
 declare module 'express-serve-static-core' {
@@ -28,8 +29,8 @@ export function jsonBody(options: { limit: string | number; strict?: boolean }):
       return next(Object.assign(new Error(`unsupported charset "${charset.toUpperCase()}"`), { status: 415, type: 'charset.unsupported', charset }));
     }
     parse(req, res, (err?: unknown) => {
-      if (err || !tooDeep(req.body)) return next(err);
-      next(Object.assign(new Error(`The JSON body is nested deeper than ${MAX_DEPTH} levels`), { status: 400, type: 'entity.too.deep' }));
+      if (err || !nestedTooDeep(req.body)) return next(err);
+      next(Object.assign(new Error(`The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`), { status: 400, type: 'entity.too.deep' }));
     });
   };
 }
@@ -39,24 +40,6 @@ function readBytes(req: Request, _res: unknown, body: Buffer): void {
   if (!isUtf8(body)) throw Object.assign(new Error('The body is not valid UTF-8'), { status: 415, type: 'charset.unsupported' });
   const inexact = inexactNumbers(body.toString('utf8'));
   if (inexact.length) req.inexactNumbers = inexact;
-}
-
-/**
- * No request of ours nests deeper than a few levels. A body nested thousands deep (100 kB
- * of `[`) parses, but any recursive walk of it (the Idempotency-Key's hash, a validator)
- * would overflow the stack: refused here, once, without recursion.
- */
-const MAX_DEPTH = 32;
-
-function tooDeep(value: unknown): boolean {
-  const pending: [unknown, number][] = [[value, 0]];
-  while (pending.length) {
-    const [v, depth] = pending.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (depth >= MAX_DEPTH) return true;
-    for (const child of Object.values(v)) if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
-  }
-  return false;
 }
 
 /** The status a failed body read answers with: 413 too large, 415 charset or encoding, else 400. */

@@ -240,7 +240,7 @@ const coupon = defineGroup({
   }),
   filters: enabledFilter.extend({
     code: exact(255).optional().describe('Only the coupon with this code'),
-    kind: exact(16).optional().describe('Only coupons of this kind: `fixed` or `percent`'),
+    kind: z.enum(['fixed', 'percent']).optional().describe('Only coupons of this kind: `fixed` or `percent`'),
   }),
 });
 

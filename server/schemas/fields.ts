@@ -34,10 +34,16 @@ export const exact = (max: number) => z.string().max(max).regex(SINGLE_LINE, TEX
 
 /** A JSON value's strings, keys included, at any depth: the free-text rule for each. */
 export function jsonStringsAreText(value: unknown): boolean {
-  if (typeof value === 'string') return FREE_TEXT.test(value);
-  if (Array.isArray(value)) return value.every(jsonStringsAreText);
-  if (value && typeof value === 'object') {
-    return Object.entries(value).every(([key, v]) => FREE_TEXT.test(key) && jsonStringsAreText(v));
+  // Without recursion, as nestedTooDeep (domain/json-depth.ts): whatever the depth, no stack to overflow.
+  const pending = [value];
+  while (pending.length) {
+    const v = pending.pop();
+    if (typeof v === 'string' && !FREE_TEXT.test(v)) return false;
+    if (v === null || typeof v !== 'object') continue;
+    for (const [key, child] of Object.entries(v)) {
+      if (!FREE_TEXT.test(key)) return false;
+      pending.push(child);
+    }
   }
   return true;
 }

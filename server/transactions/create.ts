@@ -179,7 +179,6 @@ function checkMovements(path: string, list: { amount: number }[] | null | undefi
   if (sum > total) throw fieldError(path, 'amounts add up to more than total_price');
 }
 
-/** Creates a transaction and its lines: POST /v1/transaction/ and the demo shop, which creates its own in process. */
 /** Sources add up to total_price exactly, and pay at once. */
 function checkSources(body: TransactionInput, total: bigint) {
   if (!body.source?.length) return;
@@ -326,7 +325,8 @@ export async function buildTransaction(db: Db, envId: string, body: TransactionI
     coupon_value: Number(totals.couponValue),
     items_price: Number(totals.itemsPrice),
     total_price: Number(totals.totalPrice),
-    source: body.source ?? null,
+    // An empty source names nothing to pay from: the same as none, paid through a gateway.
+    source: body.source?.length ? body.source : null,
     destination: body.destination ?? null,
     status: 'N',
     created_at: at,

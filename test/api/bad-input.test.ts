@@ -189,6 +189,9 @@ const rows: Row[] = [
   // extra, source, destination
   { name: 'extra that is not JSON text', body: tx({ extra: '{not json' }), status: 400, field: 'extra' },
   { name: 'extra as an object', body: tx({ extra: { a: 1 } }), status: 400, field: 'extra' },
+  // Within its 10,000 characters, 4,999 levels deep: a recursive walk of it overflowed the stack (a 500).
+  { name: 'extra nested 4,999 levels deep', body: tx({ extra: `${'['.repeat(4999)}${']'.repeat(4999)}` }), status: 400, field: 'extra' },
+  { name: 'extra nested 33 levels deep', body: tx({ extra: `${'{"a":'.repeat(33)}1${'}'.repeat(33)}` }), status: 400, field: 'extra' },
   { name: 'source amount above total', body: tx({ source: [{ wallet_id: RANDOM_UUID, amount: 10 }, { wallet_id: RANDOM_UUID, amount: 7.01 }] }), status: 400, field: 'source' },
   { name: 'source amount below total', body: tx({ source: [{ wallet_id: RANDOM_UUID, amount: 16.99 }] }), status: 400, field: 'source' },
   { name: 'source naming no payer', body: tx({ source: [{ amount: 17 }] }), status: 400, field: 'source.0.wallet_id' },
@@ -315,6 +318,7 @@ const rows: Row[] = [
   { name: 'page abc', method: 'GET', path: '/coupon/?page=abc', status: 400, field: 'query.page' },
   { name: 'page given twice', method: 'GET', path: '/tax/?page=1&page=2', status: 400, field: 'query.page' },
   { name: 'unknown status filter', method: 'GET', path: '/transaction/?status=X', status: 400, field: 'query.status' },
+  { name: 'unknown coupon kind filter', method: 'GET', path: '/coupon/?kind=bogus', status: 400, field: 'query.kind' },
   { name: 'enabled=yes filter', method: 'GET', path: '/product/?enabled=yes', status: 400, field: 'query.enabled' },
   // Idempotency-Key
   { name: 'Idempotency-Key of 256 characters', body: tx(), headers: { 'idempotency-key': 'k'.repeat(256) }, status: 400, field: 'header.Idempotency-Key' },

@@ -31,6 +31,13 @@ describe.each(ENGINES)('HTTP rules on %s', (engine) => {
       const bare = await svc.api.get('/transaction');
       expect(bare.status).toBe(308);
       expect(bare.headers.get('location')).toBe('/v1/transaction/');
+      // Every body the API answers is JSON: this one has none, whatever the client accepts.
+      for (const accept of ['text/html', '*/*']) {
+        const res = await fetch(`${svc.t.url}/v1/transaction`, { headers: { accept }, redirect: 'manual' });
+        expect(res.status).toBe(308);
+        expect(await res.text()).toBe('');
+        expect(res.headers.get('content-type')).toBeNull();
+      }
     });
 
     it('item paths are redirected too, before authentication', async () => {

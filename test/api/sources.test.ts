@@ -179,4 +179,11 @@ describe.each(ENGINES)('transactions paid from a source on %s', (engine) => {
     const held = await api.post('/transaction/', seventeen({ authorize: true, source: [{ wallet_id: w.id, amount: 17 }] }));
     expect(held.status).toBe(400);
   });
+
+  it('an empty source names nothing to pay from: the transaction is created as without one, to be paid through a gateway', async () => {
+    const res = await svc.api.post('/transaction/', seventeen({ source: [] }));
+    expect(res.status, res.text).toBe(201);
+    expect(res.body).toMatchObject({ status: 'N', source: null, total_price: 17 });
+    expect((await svc.api.get(`/transaction/${res.body.id}/`)).body.source).toBeNull();
+  });
 });
