@@ -102,13 +102,15 @@ const urlsOf = (row: HostedRow) => ({ return_url: row.return_url ?? null, cancel
 /** What loading a page reads of its kind: all a page that renders itself (the confirm page, confirm-routes.ts) declares. */
 export type LoadableKind<F extends Found> = Pick<HostedKind<F>, 'token' | 'find' | 'language' | 'offered'>;
 
+/** The language the customer picked with `?lang=` (the screen's language links), which wins over any other. */
+export const requestedLanguage = (req: Request): Language | null => (typeof req.query.lang === 'string' && isLanguage(req.query.lang) ? req.query.lang : null);
+
 /** The page a request's token names, or null: a token of another shape, or one that names nothing. */
 export async function loadHosted<F extends Found>(kind: LoadableKind<F>, ctx: CheckoutContext, req: Request): Promise<HostedPage<F> | null> {
   const token = String(req.params.token);
   const found = kind.token.test(token) ? await kind.find(ctx, token) : undefined;
   if (!found) return null;
-  const requested = typeof req.query.lang === 'string' && isLanguage(req.query.lang) ? req.query.lang : null;
-  const language = requested ?? resolveLanguage(kind.language(found.row), req.get('accept-language'));
+  const language = requestedLanguage(req) ?? resolveLanguage(kind.language(found.row), req.get('accept-language'));
   const allowed = allowedFrameOrigins(found.merchant.allowedOrigins, urlsOf(found.row));
   const origin = req.query.embed === '1' && typeof req.query.origin === 'string' ? req.query.origin : null;
   // Unknown origins get no embed mode and frame-ancestors 'none': the browser refuses to show it.

@@ -7,7 +7,7 @@ import { type Checkout, findCheckout } from '../store/transactions';
 import { brandView } from './brand';
 import { csrfToken } from './csrf';
 import { embedOrigin, sendEmbedRefusal } from './embed-refusal';
-import { type HostedExtra, type HostedKind, type HostedOutcome, loadHosted, reloadHosted, respondHosted, respondUnpayable, secureHosted } from './hosted-page';
+import { type HostedExtra, type HostedKind, type HostedOutcome, loadHosted, reloadHosted, requestedLanguage, respondHosted, respondUnpayable, secureHosted } from './hosted-page';
 import type { PaidRecord } from '../payments/complete-payment';
 import { type CheckoutContext, type Page, TOKEN } from './page';
 import { returnUrls } from './returns';
@@ -81,7 +81,7 @@ export const respond = (ctx: CheckoutContext, res: Response, page: Page, outcome
 export const securePage = secureHosted;
 
 export function notFound(ctx: CheckoutContext, req: Request, res: Response) {
-  const language = resolveLanguage(null, req.get('accept-language'));
+  const language = requestedLanguage(req) ?? resolveLanguage(null, req.get('accept-language'));
   const origin = embedOrigin(req);
   if (origin) return sendEmbedRefusal(res, { origin, code: 'token_unknown', language, assets: ctx.screenAssets(), status: 404 });
   const nonce = newNonce();

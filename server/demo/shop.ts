@@ -78,21 +78,28 @@ function page(nonce: string, title: string, content: string, script = ''): strin
   );
 }
 
+const SIGNUP_LEFT = ['Sign-up not completed', '<h1>Sign-up not completed</h1><p>No subscription was started, nothing was charged and no card was saved. The page went to the subscription’s <code>cancel_url</code>.</p>'] as const;
+
 /** What the shop says on a return: a payment's, or a subscription sign-up's (its URL names a subscription_id). */
 const RESULTS = {
   payment: {
     done: ['Payment received', '<h1>Thank you, your payment was received</h1><p>The page went to the transaction’s <code>return_url</code>. A real shop fulfils the order when its webhook says the transaction is paid (or after <code>GET /v1/transaction/{id}/</code>), never on the return alone.</p>'],
-    left: ['Payment cancelled', '<h1>Payment cancelled</h1><p>Nothing was charged. The page went to the transaction’s <code>cancel_url</code>.</p>'],
+    cancelled: ['Payment cancelled', '<h1>Payment cancelled</h1><p>Nothing was charged. The page went to the transaction’s <code>cancel_url</code>.</p>'],
+    left: ['No payment made', '<h1>No payment was made</h1><p>Nothing was charged. The page went to the transaction’s <code>cancel_url</code> without cancelling the payment (the way back to the shop): its link stays open until it expires.</p>'],
   },
   signup: {
     done: ['Subscription confirmed', '<h1>Thank you, your subscription is confirmed</h1><p>Your card was saved for the plan’s charges; nothing more was charged today than the sign-up page said. The page went to the subscription’s <code>return_url</code>. A real shop starts the service when its webhook says the subscription started (<code>subscription.started</code>), never on the return alone.</p>'],
-    left: ['Sign-up not completed', '<h1>Sign-up not completed</h1><p>No subscription was started, nothing was charged and no card was saved. The page went to the subscription’s <code>cancel_url</code>.</p>'],
+    // A sign-up has no open link to go back to: leaving it is not completing it.
+    cancelled: SIGNUP_LEFT,
+    left: SIGNUP_LEFT,
   },
 } as const;
 
 function resultPage(nonce: string, visit: { url: string; paid: boolean }, check: VerifiedReturn): string {
   const signup = check.valid ? check.subscription_id !== undefined : new URL(visit.url).searchParams.has('subscription_id');
-  const [title, message] = RESULTS[signup ? 'signup' : 'payment'][visit.paid ? 'done' : 'left'];
+  const results = RESULTS[signup ? 'signup' : 'payment'];
+  // Only a signed return tells a cancelled payment from a customer who just went back.
+  const [title, message] = visit.paid ? results.done : check.valid && check.status === 'C' ? results.cancelled : results.left;
   // What a shop's server does on every return: verify its signature (docs/checkout.md).
   const subject = check.valid && (check.subscription_id === undefined ? `transaction <code>${escapeHtml(check.transaction_id)}</code>` : `subscription <code>${escapeHtml(check.subscription_id)}</code>`);
   const verified = check.valid

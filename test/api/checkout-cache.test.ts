@@ -418,5 +418,9 @@ describe.each(ENGINES)('payment page cache on %s', (engine) => {
       expect(html).toContain('Paiement introuvable');
       expect(html).not.toContain('<script');
     }
+    // The language the customer picked wins here too, as on every other state of the page.
+    const picked = await fetch(`${t.url}/pay/${'A'.repeat(32)}/?lang=es`, { headers: { 'accept-language': 'fr' } });
+    expect(picked.status).toBe(404);
+    expect(await picked.text()).toMatch(/<html lang="es"/);
   });
 });

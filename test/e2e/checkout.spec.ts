@@ -187,6 +187,10 @@ for (const javaScriptEnabled of [true, false]) {
       await payButton(page).click();
       await expect(page.getByText(/choose a payment method/i).first()).toBeVisible();
       await expect(page.getByRole('group', { name: /payment method/i })).toHaveAccessibleDescription(/choose a payment method/i);
+      // Announced as it appears, and heard again on the radio that takes the focus (a script moves it).
+      await expect(page.locator('#gateway-error')).toHaveAttribute('aria-live', 'polite');
+      if (javaScriptEnabled) await expect(page.getByRole('radio').first()).toBeFocused();
+      await expect(page.getByRole('radio').first()).toHaveAccessibleDescription(/choose a payment method/i);
       expect((await service.api('GET', `/transaction/${tx.id}/`)).body.status).toBe('N');
     });
 

@@ -42,11 +42,11 @@ function GatewayChoice() {
   return (
     <fieldset class={error ? 'gateways gateways--invalid' : 'gateways'} aria-describedby={error ? 'gateway-error' : undefined}>
       <legend class="gateways__legend">{i18n.t('gateway.legend')}</legend>
-      {error && (
-        <p class="field__error" id="gateway-error">
-          {error}
-        </p>
-      )}
+      {/* Always present, as a card field's error, so the message a pay without a choice
+          brings is announced; each radio names it too, since focus moves to the first. */}
+      <p class="field__error" id="gateway-error" aria-live="polite">
+        {error}
+      </p>
       <div class="gateways__list">
         {view.gateways.map((option) => (
           <label class="gateway" key={option.id}>
@@ -57,6 +57,7 @@ function GatewayChoice() {
               id={`gateway-${option.id}`}
               value={option.id}
               checked={model.gatewayId.value === option.id}
+              aria-describedby={error ? 'gateway-error' : undefined}
               disabled={model.pending.value !== null}
               onChange={() => model.selectGateway(option.id)}
             />
