@@ -34,6 +34,15 @@ describe('ids', () => {
     expect(a < b).toBe(true);
   });
 
+  it('uuidv7 ids of one millisecond follow each other in the order they were made', () => {
+    const at = Date.UTC(2026, 11, 7, 18, 0, 0, 1);
+    const ids = Array.from({ length: 2048 }, () => uuidv7(at));
+    expect(ids.every((id, i) => i === 0 || ids[i - 1]! < id)).toBe(true);
+    expect(ids.every((id) => UUID_PATTERN.test(id) && id[14] === '7' && parseInt(id.replace(/-/g, '').slice(0, 12), 16) === at)).toBe(true);
+    // Another millisecond starts again at random: still after every id of the one before.
+    expect(uuidv7(at + 1) > ids.at(-1)!).toBe(true);
+  });
+
   it('tokens are 192 bits, URL-safe and distinct', () => {
     const tokens = new Set(Array.from({ length: 500 }, newToken));
     expect(tokens.size).toBe(500);
