@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { effectiveStatus } from '../domain/transaction-status';
+import { paymentStatus } from '../domain/payment-status';
 import type { DashboardText } from './i18n';
 import { renderPage } from './layout';
 import { Notice } from './list-parts';
@@ -42,7 +42,8 @@ function itemsOf(kind: ResultKind, r: SearchResults, text: DashboardText, now: D
         key: x.id,
         href: `/dashboard/transactions/${x.id}/`,
         label: x.order_id ?? x.id,
-        details: [money(x.total_price, x.currency), t(`tx.status.${effectiveStatus(x.status, x.expired_at, now)}`), dateTime(x.created_at)],
+        // In the payments list's words: its sale's refunds and dispute, its failed attempts.
+        details: [money(x.total_price, x.currency), t(`pay.status.${paymentStatus({ tx: x, sale: r.payments.sales.get(x.id) ?? null, lastAttempt: r.payments.lastAttempts.get(x.id) ?? null }, now)}`), dateTime(x.created_at)],
       }));
     case 'sales':
       return r.sales.rows.map((x) => ({
@@ -63,7 +64,7 @@ function itemsOf(kind: ResultKind, r: SearchResults, text: DashboardText, now: D
         key: x.id,
         href: txLink(x.transaction_id, x.source_transaction_id, '/dashboard/disputes/'),
         label: `${card(text, x.card_brand, x.card_last4)} · ${money(x.amount, x.currency)}`,
-        details: [x.status, `${t('dsp.dueBy')}: ${dateTime(x.evidence_due_by)}`],
+        details: [t(`dsp.status.${x.status}`), `${t('dsp.dueBy')}: ${dateTime(x.evidence_due_by)}`],
       }));
     case 'clients':
       return r.clients.rows.map((x) => ({ key: x.id, href: `/dashboard/clients/${x.id}/`, label: x.name, details: [x.email ?? '', x.client_id ?? ''].filter(Boolean) }));

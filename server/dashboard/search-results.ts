@@ -10,6 +10,7 @@ import {
   searchTransactions,
 } from '../store/global-search';
 import { type FoundObject, findObjects } from '../store/object-lookup';
+import { type PaymentFactsOf, paymentFactsOf } from '../store/payment-list';
 
 // What one text of the header's search box finds, kind by kind: the same readings as the
 // transactions list's search (domain/transaction-search.ts), and a card payment read as a
@@ -35,9 +36,11 @@ export interface SearchResults {
   clients: Found<Rows<typeof searchClientsEverywhere>[number]>;
   subscriptions: Found<Rows<typeof searchSubscriptions>[number]>;
   authorizations: Found<Rows<typeof searchAuthorizations>[number]>;
+  /** What the found transactions' statuses are read from, as on the payments list. */
+  payments: PaymentFactsOf;
 }
 
-export type ResultKind = Exclude<keyof SearchResults, 'byId'>;
+export type ResultKind = Exclude<keyof SearchResults, 'byId' | 'payments'>;
 export const RESULT_KINDS: ResultKind[] = ['transactions', 'sales', 'refunds', 'disputes', 'clients', 'subscriptions', 'authorizations'];
 
 /** `text` is trimmed, non-empty and checked (search-routes.ts); a date in it is a day of the shop's `timeZone`. */
@@ -55,9 +58,11 @@ export async function searchEverything(db: Db, env: string, text: string, timeZo
     searchSubscriptions(db, env, text, n),
     searchAuthorizations(db, env, text, words, n),
   ]);
+  const found = cut(transactions);
   return {
     byId,
-    transactions: cut(transactions),
+    payments: await paymentFactsOf(db, env, found.rows.map((row) => row.id)),
+    transactions: found,
     sales: cut(sales),
     refunds: cut(refunds),
     disputes: cut(disputes),

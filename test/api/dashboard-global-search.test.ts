@@ -33,11 +33,10 @@ describe.each(ENGINES)('dashboard search across objects on %s', (engine) => {
     expect(page.status, page.text.slice(0, 300)).toBe(status);
     return page;
   };
+  /** One kind's group on a results page. */
+  const section = (html: string, kind: string) => new RegExp(`<section aria-labelledby="found-${kind}">([\\s\\S]*?)</section>`).exec(html)?.[1] ?? '';
   /** The links of one kind's group on a results page. */
-  const group = (html: string, kind: string) => {
-    const section = new RegExp(`<section aria-labelledby="found-${kind}">([\\s\\S]*?)</section>`).exec(html)?.[1] ?? '';
-    return [...section.matchAll(/<a href="([^"]+)"/g)].map((m) => m[1]!);
-  };
+  const group = (html: string, kind: string) => [...section(html, kind).matchAll(/<a href="([^"]+)"/g)].map((m) => m[1]!);
 
   it('every signed-in page has the labelled search box, a GET form to the search page', async () => {
     for (const path of ['/dashboard/', '/dashboard/transactions/', '/dashboard/clients/', '/dashboard/search/']) {
@@ -88,6 +87,8 @@ describe.each(ENGINES)('dashboard search across objects on %s', (engine) => {
     const refunds = await search('4.21 4242');
     expect(group(refunds.text, 'refunds')).toEqual([page]);
     expect(refunds.text).toContain('€4.21');
+    // The payment's status in the payments list's words: its refund counts.
+    expect(section((await search(`paid-${run}`)).text, 'transactions')).toContain('Partially refunded');
 
     const card = await shop.post('/authorization/', { gateway: SANDBOX_CARD, card: { number: TEST_CARDS.approved, expiry: '11/33', cvc: '123', name: 'A' } });
     expect(card.status, card.text).toBe(201);
@@ -105,7 +106,11 @@ describe.each(ENGINES)('dashboard search across objects on %s', (engine) => {
     expect(await payToken(shop.url, disputed.body.token, TEST_CARDS.disputedFraudulent)).toBe(200);
     // The sandbox bank opens it in a round of its job (at once: SANDBOX_DISPUTE_DELAY_MS is 0).
     while ((await shop.get('/dispute/')).body.count === 0) expect(await t.service.jobs.runOnce('sandbox-disputes')).toBeGreaterThan(0);
-    expect(group((await search('10.09 0259')).text, 'disputes')).toEqual([`/dashboard/transactions/${disputed.body.id}/`]);
+    const dispute = await search('10.09 0259');
+    expect(group(dispute.text, 'disputes')).toEqual([`/dashboard/transactions/${disputed.body.id}/`]);
+    // Statuses in words, as on their lists: the dispute's, and the payment's it disputes.
+    expect(section(dispute.text, 'disputes')).toContain('Needs your response');
+    expect(section((await search(`disputed-${run}`)).text, 'transactions')).toContain('Disputed');
 
     const email = `Grace.${run}@Example.com`;
     const client = await shop.post('/client/', clientBody({ email, name: `Grace Hopper ${run}`, id_number: `Z${run.toUpperCase()}` }));
