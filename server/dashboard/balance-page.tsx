@@ -8,7 +8,7 @@ import { BalanceFilterForm, BalanceTransactions, LatestFiles, LatestPayouts, OnI
 import type { DashboardKey, DashboardText } from './i18n';
 import { Csrf, renderPage } from './layout';
 import { type ActionNotice, Notice } from './list-parts';
-import { PayoutAccountForm } from './payout-account-form';
+import { PayoutAccountForm, type RefusedAccountForm } from './payout-account-form';
 import type { Signed } from './sale-pages';
 
 // /dashboard/balance/: the money the platform holds for the environment (available and
@@ -25,6 +25,8 @@ export interface BalanceView {
   owner: boolean;
   /** An owner's second factor is on: the bank account form asks for its code. */
   secondFactor: boolean;
+  /** The bank account form's refused post, shown again with what was wrong. */
+  refusedAccount?: RefusedAccountForm;
   /** A new bank account holding the payouts until an owner confirms it, or `until`. */
   held: { last4: string; until: string } | null;
   becoming: { currency: string; day: string; net: number }[];
@@ -197,7 +199,7 @@ export function balancePage(p: Signed & { view: BalanceView; status?: number }):
       <PayoutTerms text={text} v={v} />
       <h3 id="bal-account">{t('bal.account.title')}</h3>
       {v.owner ? (
-        <PayoutAccountForm text={text} csrf={session.csrf} email={session.email} settings={v.settings} secondFactor={v.secondFactor} />
+        <PayoutAccountForm text={text} csrf={session.csrf} email={session.email} settings={v.settings} secondFactor={v.secondFactor} refused={v.refusedAccount} />
       ) : (
         <p class="hint">{t('bal.account.ownersOnly')}</p>
       )}

@@ -15,6 +15,7 @@ import { balancePage, payOutConfirmPage } from './balance-page';
 import type { DashboardText } from './i18n';
 import type { Kit } from './kit';
 import type { ActionNotice } from './list-parts';
+import type { RefusedAccountForm } from './payout-account-form';
 import { payoutAccountRoutes } from './payout-account-routes';
 import { hasSecondFactor } from './second-factor';
 
@@ -61,7 +62,7 @@ export function balanceRoutes(router: IRouter, kit: Kit): void {
   const { db, deps, page, action, forms, send, textOf, audit } = kit;
 
   /** The page, with what the last action came to. */
-  const show = async (req: Request, res: Response, s: ActiveSession, status: number, notice?: ActionNotice) => {
+  const show = async (req: Request, res: Response, s: ActiveSession, status: number, notice?: ActionNotice, refusedAccount?: RefusedAccountForm) => {
     const env = s.current.environment_id;
     const text = textOf(req);
     const now = deps.now();
@@ -87,7 +88,7 @@ export function balanceRoutes(router: IRouter, kit: Kit): void {
     const until = heldUntil(settings, now);
     const view = {
       balance: balance.map((b) => ({ currency: b.currency, available: Number(b.available), pending: Number(b.pending) })),
-      ...{ settings, owner, becoming, onItsWay, fees, filters, ignored, now, notice, secondFactor },
+      ...{ settings, owner, becoming, onItsWay, fees, filters, ignored, now, notice, secondFactor, refusedAccount },
       held: until && settings.iban ? { last4: settings.iban.slice(-4), until } : null,
       byFile: Boolean(deps.payouts.forMode(s.current.environment_mode === 'live')?.files),
       transactions: { rows: list.rows, count: list.count, pages: Math.max(1, Math.ceil(list.count / PAGE_SIZE)) },

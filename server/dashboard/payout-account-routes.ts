@@ -10,7 +10,7 @@ import { type ActiveSession, reauthenticate } from './accounts';
 import { clientIp } from './http';
 import type { Kit } from './kit';
 import type { ActionNotice } from './list-parts';
-import { payoutAccountConfirmPage } from './payout-account-form';
+import { ACCOUNT_FIELDS, ACCOUNT_LABELS, payoutAccountConfirmPage, type RefusedAccountForm } from './payout-account-form';
 
 // The Balance page's bank account and schedule (docs/dashboard.md "Balance"): an owner's
 // change, parsed by the API's own schema (schemas/payout-settings.ts) and proven by the owner's
@@ -19,18 +19,23 @@ import { payoutAccountConfirmPage } from './payout-account-form';
 // owner, a new account held). And the confirm link of those emails: a GET showing one
 // button, a POST that ends the hold, for a signed-in owner of the link's environment only.
 
-/** The Balance page, showing what the last action came to. */
-export type ShowBalance = (req: Request, res: Response, s: ActiveSession, status: number, notice: ActionNotice) => Promise<void>;
+/** The Balance page, showing what the last action came to (and the bank account form's refused post). */
+export type ShowBalance = (req: Request, res: Response, s: ActiveSession, status: number, notice: ActionNotice, refused?: RefusedAccountForm) => Promise<void>;
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 /** The form's fields as the API takes them: a blank field is one left out (kept). */
 function apiInput(body: Record<string, unknown>): Record<string, unknown> {
-  const fields = ['iban', 'account_holder_name', 'schedule'] as const;
-  return Object.fromEntries(fields.filter((f) => typeof body[f] === 'string' && body[f].trim() !== '').map((f) => [f, body[f]]));
+  return Object.fromEntries(ACCOUNT_FIELDS.filter((f) => typeof body[f] === 'string' && body[f].trim() !== '').map((f) => [f, body[f]]));
 }
 
 const field = (body: Record<string, unknown>, name: string) => (typeof body[name] === 'string' ? body[name].slice(0, 1024) : '');
+
+/** A refused post's fields as typed, to show again: nothing typed is lost. */
+const refusedWith = (body: Record<string, unknown>, invalid: RefusedAccountForm['invalid']): RefusedAccountForm => ({
+  values: { iban: field(body, 'iban'), account_holder_name: field(body, 'account_holder_name'), schedule: field(body, 'schedule') },
+  invalid,
+});
 
 export function payoutAccountRoutes(router: IRouter, kit: Kit, show: ShowBalance): void {
   const { db, deps, page, action, forms, send, textOf, audit } = kit;
@@ -40,21 +45,26 @@ export function payoutAccountRoutes(router: IRouter, kit: Kit, show: ShowBalance
     const body = req.body as Record<string, unknown>;
     const parsed = settingsIn.safeParse(apiInput(body));
     if (!parsed.success) {
-      const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'form'}: ${i.message}`).join('; ');
-      return show(req, res, s, 400, { text: problems, error: true });
+      const issues = parsed.error.issues.map((i) => ({ name: ACCOUNT_FIELDS.find((f) => f === i.path[0]), message: i.message }));
+      // The schema's own messages, each under the label of the field it names.
+      const problems = issues.map((i) => `${text.t(i.name ? ACCOUNT_LABELS[i.name] : 'bal.account.title')}: ${i.message}`).join('; ');
+      return show(req, res, s, 400, { text: problems, error: true }, refusedWith(body, issues.flatMap((i) => (i.name ? [i.name] : []))));
     }
     const now = deps.now();
     const proof = { password: field(body, 'password'), code: field(body, 'code'), ip: clientIp(req), now, passwordCost: deps.config.passwordHashCost };
     const user = { id: s.userId, email: s.email };
     const result = await reauthenticate(db, user, { ...proof, failedAction: 'payout_settings_change_failed', environmentId: s.current.environment_id });
-    if (result === 'refused') return show(req, res, s, 400, { text: text.t('security.wrongProof'), error: true });
+    if (result === 'refused') return show(req, res, s, 400, { text: text.t('security.wrongProof'), error: true }, refusedWith(body, ['proof']));
     if (result !== 'ok') {
       res.set('Retry-After', String(result.retryAfterS));
-      return show(req, res, s, 429, { text: text.t('security.throttled', { minutes: Math.ceil(result.retryAfterS / 60) }), error: true });
+      return show(req, res, s, 429, { text: text.t('security.throttled', { minutes: Math.ceil(result.retryAfterS / 60) }), error: true }, refusedWith(body, []));
     }
     const by = { userId: s.userId, who: s.email, ip: clientIp(req), baseUrl: baseUrlOf(req, deps), language: text.language };
     const outcome = await changePayoutSettings(db, deps, s.current.environment_id, parsed.data, by);
-    if (!outcome.ok) return show(req, res, s, 400, { text: text.t('bal.account.needsIban', { schedule: text.t(`payout.schedule.${outcome.schedule}`) }), error: true });
+    if (!outcome.ok) {
+      const needsIban = text.t('bal.account.needsIban', { schedule: text.t(`payout.schedule.${outcome.schedule}`) });
+      return show(req, res, s, 400, { text: needsIban, error: true }, refusedWith(body, ['iban']));
+    }
     res.redirect(303, '/dashboard/balance/?account=changed');
   }));
 

@@ -93,16 +93,24 @@ describe.each(ENGINES)('dashboard payout bank account on %s', (engine) => {
   });
 
   it('refuses a wrong password with the words used elsewhere, stores nothing, audits the failure; checks the IBAN as the API does', async () => {
-    const wrong = await change(owner.browser, { iban: IBANS.DE, schedule: 'manual', password: 'not my password at all' });
+    const wrong = await change(owner.browser, { iban: IBANS.DE, account_holder_name: 'Neue GmbH', schedule: 'weekly', password: 'not my password at all' });
     expect(wrong.status).toBe(400);
     expect(wrong.text).toContain('The password or the code is not right. Nothing was changed.');
+    // Nothing typed is lost but the password, which is marked.
+    expect(wrong.text).toContain(`value="${IBANS.DE}"`);
+    expect(wrong.text).toContain('value="Neue GmbH"');
+    expect(wrong.text).toMatch(/<option value="weekly" selected/);
+    expect(wrong.text).toMatch(/<input id="payout-password"[^>]*aria-invalid="true"/);
     expect((await settings()).iban).toBe(IBANS.ES);
     expect(await audit('payout_settings_change_failed')).toHaveLength(1);
-    const bad = await change(owner.browser, { iban: 'ES91 2100 0418 4502 0005 1333', password: 'correct horse battery staple' });
+    const bad = await change(owner.browser, { iban: 'ES91 2100 0418 4502 0005 1333', account_holder_name: 'Tienda', schedule: 'daily', password: 'correct horse battery staple' });
     expect(bad.status).toBe(400);
     const api = await shop.patch('/payout_settings/', { iban: 'ES91 2100 0418 4502 0005 1333' });
     expect(api.status).toBe(400);
-    expect(bad.text).toContain(`iban: ${api.body.errors[0].message}`);
+    // The field named by its label, as the form shows it, and marked; what was typed kept.
+    expect(bad.text).toContain(`IBAN: ${api.body.errors[0].message}`);
+    expect(bad.text).toMatch(/<input id="payout-iban"[^>]*value="ES91 2100 0418 4502 0005 1333"[^>]*aria-invalid="true"/);
+    expect(bad.text).toMatch(/<option value="daily" selected/);
     expect((await settings()).iban).toBe(IBANS.ES);
   });
 
