@@ -5,9 +5,11 @@ import { decimalField, ReasonSelect, RefundForm, refundIntro, type Signed } from
 
 // A payment's Refund…, Capture… and Void… at the top of its page: each a button that opens a
 // <dialog> with the action's first step (amount and reason, a refund's required), whose Continue
-// leads to the same confirmation as everywhere (sale-routes.ts). The dialog is a popover
-// (popovertarget, no script: it opens and closes by keyboard, Escape or Cancel); a browser
-// without popovers shows the step in the page instead (dashboard.css), where it works the same.
+// leads to the same confirmation as everywhere (sale-routes.ts). No script: the button opens it
+// as a modal dialog by an invoker command (commandfor), so the page behind is inert and Tab
+// stays inside; it closes by Escape, Cancel or a click outside. A browser without invoker
+// commands opens it as a popover (popovertarget), and one without popovers shows the step in
+// the page instead (dashboard.css), where it works the same.
 
 function CaptureOrVoidForm({ text, session, sale, action }: Signed & { sale: StoredSale['row']; action: Exclude<SaleAction, 'refund'> }) {
   const { t } = text;
@@ -31,10 +33,10 @@ export function ActionDialog(p: Signed & { sale: StoredSale['row']; action: Sale
   const id = `${action}-dialog`;
   return (
     <>
-      <button type="button" class={action === 'refund' ? 'primary action-open' : 'action-open'} popovertarget={id}>
+      <button type="button" class={action === 'refund' ? 'primary action-open' : 'action-open'} commandfor={id} command="show-modal" popovertarget={id}>
         {t(`pay.${action}Open`)}
       </button>
-      <dialog id={id} popover="auto" class="action-dialog" aria-labelledby={`${id}-title`}>
+      <dialog id={id} popover="auto" closedby="any" class="action-dialog" aria-labelledby={`${id}-title`}>
         <h2 id={`${id}-title`}>{t(`dialog.${action}.title`)}</h2>
         {action === 'refund' ? (
           <>
@@ -44,7 +46,7 @@ export function ActionDialog(p: Signed & { sale: StoredSale['row']; action: Sale
         ) : (
           <CaptureOrVoidForm text={text} session={p.session} sale={sale} action={action} />
         )}
-        <button type="button" class="quiet action-close" popovertarget={id} popovertargetaction="hide">
+        <button type="button" class="quiet action-close" commandfor={id} command="close" popovertarget={id} popovertargetaction="hide">
           {t('dialog.cancel')}
         </button>
       </dialog>

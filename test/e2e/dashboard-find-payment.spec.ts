@@ -89,6 +89,12 @@ test('find a payment by email, reference and last four + amount; refund part of 
   await page.keyboard.press('Enter');
   await expect(field).toBeFocused();
   await expect(field).toHaveValue('');
+  // A modal dialog: Tab goes round its own controls (by the browser's own stop, the body),
+  // never to a control of the page behind it.
+  for (let i = 0; i < 8; i++) {
+    await page.keyboard.press('Tab');
+    expect(await dialog.evaluate((d) => d.contains(document.activeElement) || document.activeElement === document.body), `Tab ${i + 1}`).toBe(true);
+  }
   await expectAccessible(page);
   await expect(dialog).toBeVisible();
   await field.focus();
