@@ -8,7 +8,8 @@ export function Pager({ text, page, pages, href }: { text: DashboardText; page: 
   return (
     <nav class="pager" aria-label={t('tx.page', { page, pages })}>
       <span>{t('tx.page', { page, pages })}</span>
-      {page > 1 && <a href={href(page - 1)}>{t('tx.previous')}</a>}
+      {/* A page past the end (an old link, a typed number) leads back to the last one. */}
+      {page > pages ? <a href={href(pages)}>{t('tx.lastPage')}</a> : page > 1 && <a href={href(page - 1)}>{t('tx.previous')}</a>}
       {page < pages && <a href={href(page + 1)}>{t('tx.next')}</a>}
     </nav>
   );

@@ -13,7 +13,7 @@ import { newSecret } from './accounts';
 import { exponentOf } from '../domain/currencies';
 import type { Kit } from './kit';
 import { ID, showTransaction, txUrl } from './money-routes';
-import { confirmActionPage, refundStepPage } from './sale-pages';
+import { confirmActionPage, decimalField, refundStepPage } from './sale-pages';
 
 // POST /dashboard/sales/{id}/{capture|refund|void}/: the amount and reason (a refund's
 // also on a step of its own, GET …/refund/) first, then its confirmation. The confirmed action calls the same use case as the API
@@ -38,8 +38,10 @@ const actionForm = z.object({
 const reasonOf = (body: unknown) => actionForm.shape.reason.safeParse((body as Record<string, unknown> | undefined)?.reason);
 
 /** The form's decimal amount in minor units of `currency`, or -1 when it is not one. */
-function formAmount(form: z.ZodSafeParseResult<z.infer<typeof actionForm>>, currency: string): number {
+function formAmount(form: z.ZodSafeParseResult<z.infer<typeof actionForm>>, currency: string): number | 'decimals' {
   if (!form.success) return -1;
+  // Said apart from "above zero and at most …", which 5.001 euros would not explain.
+  if ((/[.,](\d+)$/.exec(form.data.amount)?.[1]?.length ?? 0) > exponentOf(currency)) return 'decimals';
   try {
     return Number(toUnits(Number(form.data.amount.replace(',', '.')), exponentOf(currency)));
   } catch (err) {
@@ -79,8 +81,12 @@ export function saleRoutes(router: IRouter, kit: Kit): void {
       const form = actionForm.safeParse(req.body);
       const amount = formAmount(form, sale.row.currency);
       const reason = reasonOf(req.body);
-      if (!form.success || amount <= 0 || amount > limit || !reason.success) {
-        const message = reason.success ? text.t('sale.badAmount', { max: text.money(limit, sale.row.currency) }) : text.t(name === 'refund' ? 'refund.badReason' : 'sale.badReason');
+      if (!form.success || amount === 'decimals' || amount <= 0 || amount > limit || !reason.success) {
+        const badAmount =
+          amount === 'decimals'
+            ? text.t('sale.decimals', { currency: sale.row.currency, example: decimalField(limit, sale.row.currency) })
+            : text.t('sale.badAmount', { max: text.money(limit, sale.row.currency) });
+        const message = reason.success ? badAmount : text.t(name === 'refund' ? 'refund.badReason' : 'sale.badReason');
         if (name !== 'refund' || limit <= 0) return refuse(400, message);
         // The refund's own step again, with what was typed and why it was refused.
         const typed = { amount: String((req.body as Record<string, unknown>).amount ?? '').slice(0, 20), reason: reason.data };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CARD_BRANDS } from '../../widget/fields/card';
 import { PAYMENT_STATUSES, paymentStatusWhere } from '../domain/payment-status';
 import { addDays, dayStart, isCalendarDay } from '../domain/time-zone';
-import { amountBound, MAX_SEARCH_LENGTH, searchTerms } from '../domain/transaction-search';
+import { amountBound, amountsBackwards, MAX_SEARCH_LENGTH, searchTerms } from '../domain/transaction-search';
 import type { TransactionFilters } from '../store/transactions';
 import { pageOf, parseQueryFields } from './query-fields';
 
@@ -52,17 +52,23 @@ export interface ParsedFilters {
   filters: TxFilters;
   /** Filters given but not understood, left out of the search. */
   ignored: Field[];
-  /** The range ends before it starts: left out. */
-  backwards: boolean;
+  /** The ranges that end before they start: left out. */
+  backwards: ('dates' | 'amounts')[];
 }
 
 export function parseTxFilters(query: Record<string, unknown>): ParsedFilters {
   const { values, ignored } = parseQueryFields(query, fields);
   const filters: TxFilters = { ...values, page: pageOf(query, pageNo) };
-  const backwards = !!filters.from && !!filters.to && filters.from > filters.to;
-  if (backwards) {
+  const backwards: ParsedFilters['backwards'] = [];
+  if (filters.from && filters.to && filters.from > filters.to) {
+    backwards.push('dates');
     delete filters.from;
     delete filters.to;
+  }
+  if (filters.min && filters.max && amountsBackwards(filters.min, filters.max)) {
+    backwards.push('amounts');
+    delete filters.min;
+    delete filters.max;
   }
   return { filters, ignored, backwards };
 }

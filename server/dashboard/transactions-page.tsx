@@ -81,11 +81,12 @@ function Filters({ text, parsed }: { text: DashboardText; parsed: ParsedFilters 
         {f.order_id && <input type="hidden" name="order_id" value={f.order_id} />}
         <button type="submit">{t('tx.apply')}</button>
       </form>
-      {(ignored.length > 0 || backwards) && (
+      {(ignored.length > 0 || backwards.length > 0) && (
         <p class="notice error" role="status">
-          {ignored.length > 0 && t('tx.ignored', { fields: ignored.map((name) => t(`tx.field.${name}`)).join(', ') })}
-          {ignored.length > 0 && backwards && ' '}
-          {backwards && t('tx.backwards')}
+          {[
+            ...(ignored.length > 0 ? [t('tx.ignored', { fields: ignored.map((name) => t(`tx.field.${name}`)).join(', ') })] : []),
+            ...backwards.map((range) => t(range === 'dates' ? 'tx.backwards' : 'tx.backwardsAmounts')),
+          ].join(' ')}
         </p>
       )}
     </>
@@ -175,7 +176,11 @@ export function transactionsPage(
     <>
       <Filters text={text} parsed={p.parsed} />
       <SavedViews text={text} session={p.session} views={p.views} filters={p.parsed.filters} canSave={narrowed(p.parsed.filters) || p.parsed.filters.all !== undefined} />
-      {p.items.length === 0 ? (
+      {p.items.length === 0 && p.count > 0 ? (
+        <p class="empty" role="status">
+          {t('tx.pastEnd', { page: p.parsed.filters.page, pages })}
+        </p>
+      ) : p.items.length === 0 ? (
         <Empty text={text} parsed={p.parsed} baseUrl={p.baseUrl} publicKey={p.publicKey} />
       ) : (
         <PaymentResults text={text} items={p.items} facts={p.facts} now={p.now} />

@@ -71,6 +71,15 @@ export function amountBound(text: string, side: 'min' | 'max'): SearchTerms['amo
   });
 }
 
+/** Whether a typed range's lowest amount is above its highest (both already read by amountBound): such a range finds nothing. */
+export function amountsBackwards(min: string, max: string): boolean {
+  const exact = (text: string) => {
+    const [, whole = '0', fraction = ''] = AMOUNT.exec(text.trim()) ?? [];
+    return BigInt(whole) * 10_000n + BigInt(fraction.padEnd(4, '0'));
+  };
+  return exact(min) > exact(max);
+}
+
 /** Every reading of a search text, a date in it a day of the shop's `timeZone`; undefined for a blank one. */
 export function searchTerms(raw: string, timeZone: string): SearchTerms | undefined {
   const text = raw.trim();

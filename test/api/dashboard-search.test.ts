@@ -67,6 +67,15 @@ describe.each(ENGINES)('dashboard transaction search on %s', (engine) => {
     // Left out, so both show.
     expect(backwards.text).toContain(order('old'));
     expect(backwards.text).toContain(order('new'));
+    // An amount range the same way: the highest below the lowest is left out and said so;
+    // the same amount at both ends is no such range (3 EUR typed as 3 and 3,000).
+    const amounts = await viewer.get(`/dashboard/transactions/?min=10&max=5&${q(run)}`);
+    expect(amounts.text).toContain('The highest amount is below the lowest, so the amounts were not applied.');
+    expect(amounts.text).toContain(order('old'));
+    expect(amounts.text).toContain(order('new'));
+    const both = await viewer.get(`/dashboard/transactions/?from=${today}&to=${oldDay}&min=10&max=5&${q(run)}`);
+    expect(both.text).toContain('The end date is before the start date, so the dates were not applied. The highest amount is below the lowest');
+    expect(await found(`min=3&max=3,000&${q(run)}`)).toEqual([order('new'), order('old')]);
   });
 
   it('finds by a part of the order id, any case, with % _ and \\ taken literally', async () => {
@@ -126,6 +135,11 @@ describe.each(ENGINES)('dashboard transaction search on %s', (engine) => {
     const second = await viewer.get(next!);
     expect(second.text).toContain('Page 2 of 2');
     expect([...second.text.matchAll(/>pager\d+-/g)]).toHaveLength(1);
+    // Past the end: said so, with the way back to the last page; not the first run's help.
+    const past = await viewer.get(next!.replace('page=2', 'page=99'));
+    expect(past.text).toContain('There is no page 99: the list ends at page 2.');
+    expect(past.text).not.toContain('curl');
+    expect(/href="(\/dashboard\/transactions\/\?[^"]*page=\d+)">Last page</.exec(past.text)?.[1]).toMatch(/page=2$/);
 
     for (const nonsense of ['%00', '%', '\\', "' or 1=1 --", 'x'.repeat(201), '%ED%A0%80', '\u0000abc', '9'.repeat(40), '1e5', '-5', '0,001', '..']) {
       const page = await viewer.get(`/dashboard/transactions/?q=${nonsense.startsWith('%') && nonsense.length > 1 ? nonsense : encodeURIComponent(nonsense)}&page=${encodeURIComponent(nonsense)}`);
