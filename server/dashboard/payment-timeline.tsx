@@ -31,7 +31,14 @@ function Delivery({ text, delivery: d }: { text: DashboardText; delivery: Timeli
   // Inside a sentence: the destination in lower case (the events page's labels begin one).
   const destination = d.endpoint_id === null ? t('timeline.toNotifyUrl') : t('timeline.toEndpoint');
   const state = t(`ev.state.${d.delivery_status}`);
-  return <li data-testid="webhook">{d.status_code === null ? t('timeline.webhook', { destination, state }) : t('timeline.webhookAnswered', { destination, state, code: d.status_code })}</li>;
+  // The last attempt's answer, or why there was none: "Pending" alone hid three refused connections.
+  const said =
+    d.status_code !== null
+      ? t('timeline.webhookAnswered', { destination, state, code: d.status_code })
+      : d.error !== null
+        ? t('timeline.webhookUnanswered', { destination, state, error: d.error })
+        : t('timeline.webhook', { destination, state });
+  return <li data-testid="webhook">{said}</li>;
 }
 
 function EventEntry({ text, event }: { text: DashboardText; event: TimelineEvent }) {

@@ -17,6 +17,8 @@ export interface TimelineDelivery {
   delivery_status: DeliveryStatus;
   /** The HTTP status its last attempt was answered with; null: no attempt yet, or no answer (timeout, refused connection). */
   status_code: number | null;
+  /** Why its last attempt got no answer (a refused connection, a timeout); null otherwise. */
+  error: string | null;
 }
 
 export interface TimelineEvent {
@@ -55,13 +57,8 @@ async function timelineEvents(db: Db, environmentId: string, transactionId: stri
       'd.id as delivery_id',
       'd.endpoint_id',
       'd.delivery_status',
-      eb
-        .selectFrom('delivery_attempts as a')
-        .select('a.status_code')
-        .whereRef('a.delivery_id', '=', 'd.id')
-        .orderBy('a.attempt', 'desc')
-        .limit(1)
-        .as('status_code'),
+      eb.selectFrom('delivery_attempts as a').select('a.status_code').whereRef('a.delivery_id', '=', 'd.id').orderBy('a.attempt', 'desc').limit(1).as('status_code'),
+      eb.selectFrom('delivery_attempts as a').select('a.error').whereRef('a.delivery_id', '=', 'd.id').orderBy('a.attempt', 'desc').limit(1).as('error'),
     ])
     .where('events.environment_id', '=', environmentId)
     .where('events.object_id', 'in', [transactionId, ...saleIds, ...disputes.map((d) => d.id)])
@@ -77,7 +74,7 @@ async function timelineEvents(db: Db, environmentId: string, transactionId: stri
     const event = events.get(r.id) ?? { id: r.id, type: r.type, created_at: r.created_at, data: (JSON.parse(r.payload) as { data: Record<string, unknown> }).data, deliveries: [] };
     events.set(r.id, event);
     if (r.delivery_id !== null && r.delivery_status !== null) {
-      event.deliveries.push({ endpoint_id: r.endpoint_id, delivery_status: r.delivery_status, status_code: r.status_code === null ? null : Number(r.status_code) });
+      event.deliveries.push({ endpoint_id: r.endpoint_id, delivery_status: r.delivery_status, status_code: r.status_code === null ? null : Number(r.status_code), error: r.error });
     }
   }
   // The notify_url first, then the endpoints in the order they were made (UUIDv7), as the event's page lists them.

@@ -7,6 +7,7 @@ import { type Client, ENGINES, type TestService, testClock } from './harness';
 import { paidTransaction, payWithCard, priced } from './pay';
 import type { Receiver } from './receiver';
 import { startWebhookService } from './webhook-service';
+import { JOB_NAMES } from '../../server/jobs';
 
 // A payment's page (issue 47) over real HTTP on both engines: the 3-D Secure result in
 // words, the timeline (creation, payment, refund with its reason, each event with its
@@ -77,6 +78,14 @@ describe.each(ENGINES)('a payment’s page on %s', (engine) => {
     // A viewer sees the receipt line but not the button.
     expect(page.text).not.toContain('Resend receipt');
     expect((await admin.get(`/dashboard/transactions/${txId}/`)).text).toContain(`action="/dashboard/transactions/${txId}/receipt/"`);
+  });
+
+  it('a webhook whose last attempt got no answer says why on the timeline, not its state alone', async () => {
+    const refused = await shop.post('/transaction/', priced('EUR', 5, { notify_url: 'http://127.0.0.1:9/hook' }));
+    expect((await payWithCard(t.url, refused.body.token, TEST_CARDS.frictionless)).status).toBe(200);
+    await t.service.jobs.runOnce(JOB_NAMES.delivery);
+    const timeline = timelineOf((await viewer.get(`/dashboard/transactions/${refused.body.id}/`)).text);
+    expect(timeline).toMatch(/Webhook to the payment’s notify_url: [^<,]+, no answer \([^)<]*ECONNREFUSED[^<]*\)/);
   });
 
   it('resends the receipt through the outbox, audited, once a minute at most; viewers, strangers and forged posts cannot', async () => {
