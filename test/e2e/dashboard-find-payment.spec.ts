@@ -89,6 +89,10 @@ test('find a payment by email, reference and last four + amount; refund part of 
   await page.keyboard.press('Enter');
   await expect(field).toBeFocused();
   await expect(field).toHaveValue('');
+  // One field under the other: the amount's hint above the reason's label, not beside it.
+  const hint = (await dialog.locator('.hint').first().boundingBox())!;
+  const reasonLabel = (await dialog.locator('label', { hasText: 'Reason' }).boundingBox())!;
+  expect(reasonLabel.y).toBeGreaterThanOrEqual(hint.y + hint.height);
   // A modal dialog: Tab goes round its own controls (by the browser's own stop, the body),
   // never to a control of the page behind it.
   for (let i = 0; i < 8; i++) {
