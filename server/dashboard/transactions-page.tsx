@@ -133,7 +133,7 @@ function PaymentRow({ text, row, facts, now }: { text: DashboardText; row: Trans
       <td>{sale?.card_last4 ? cardText(text, sale) : t('pay.noCustomer')}</td>
       <td>{sale ? <code>{paymentReference(sale.id)}</code> : t('pay.noCustomer')}</td>
       <td>{row.order_id && <a href={`/dashboard/transactions/${row.id}/`}>{row.order_id}</a>}</td>
-      <td>{text.dateTime(row.created_at)}</td>
+      <td class="when">{text.dateTime(row.created_at)}</td>
     </tr>
   );
 }

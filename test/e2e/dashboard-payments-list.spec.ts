@@ -30,6 +30,15 @@ test('filter the payments, save the view, open and delete it; demo rows hidden u
     await expect(rows.filter({ hasText: 'mug-1' })).toContainText('Paid');
     await expect(rows.filter({ hasText: 'chair-1' })).toContainText('Incomplete');
     await expect(page.getByText('demo-lamp')).toHaveCount(0);
+    // On a phone a row's date keeps to one line (the table scrolls sideways in its region).
+    await page.setViewportSize({ width: 360, height: 800 });
+    const lines = await rows.first().locator('td').last().evaluate((td) => {
+      const text = document.createRange();
+      text.selectNodeContents(td);
+      return new Set([...text.getClientRects()].map((r) => Math.round(r.top))).size;
+    });
+    expect(lines).toBe(1);
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.getByLabel('Show demo and test-tool payments').check();
     await page.getByRole('button', { name: 'Apply' }).click();
     await expect(rows).toHaveCount(4);
