@@ -37,7 +37,7 @@ const actionForm = z.object({
 /** The posted reason, read apart from the amount: an action with a bad one is refused with its own message. */
 const reasonOf = (body: unknown) => actionForm.shape.reason.safeParse((body as Record<string, unknown> | undefined)?.reason);
 
-/** The form's decimal amount in minor units of `currency`, or -1 when it is not one. */
+/** The form's decimal amount in minor units of `currency`; -1 when it is not one, `decimals` when it has more than the currency. */
 function formAmount(form: z.ZodSafeParseResult<z.infer<typeof actionForm>>, currency: string): number | 'decimals' {
   if (!form.success) return -1;
   // Said apart from "above zero and at most …", which 5.001 euros would not explain.

@@ -9,7 +9,7 @@ let sequence = 0;
  * RFC 9562 UUIDv7: 48-bit Unix milliseconds, a 12-bit sequence, then randomness, so ids sort
  * by creation. Ids made in one millisecond by this process follow each other (section 6.2,
  * method 1: the sequence starts at random below its half, so at least 2,048 fit, and goes up
- * by one): a payment's events, made in one transaction at one time, list and deliver in the
+ * by one): a payment's events, made in one transaction at one time, list in the
  * order they were made. Past that, or at another millisecond, it starts again at random.
  */
 export function uuidv7(now: number = Date.now()): string {

@@ -196,6 +196,9 @@ const shipping = defineGroup({
   filters: enabledFilter.extend({ currency: exact(3).optional().describe('Only shipping options in this currency') }),
 });
 
+/** What a coupon takes off: the list's filter takes the same. */
+const COUPON_KINDS = ['fixed', 'percent'] as const;
+
 const coupon = defineGroup({
   table: 'coupons',
   group: 'coupon',
@@ -209,7 +212,7 @@ const coupon = defineGroup({
   fields: z.strictObject({
     name: name.describe('Name of the coupon, shown on the payment screen'),
     code: text(64).nullable().default(null).describe('What the customer types, if anything'),
-    kind: z.enum(['fixed', 'percent']).describe('`fixed`: an amount off; `percent`: a percentage of items_price off'),
+    kind: z.enum(COUPON_KINDS).describe('`fixed`: an amount off; `percent`: a percentage of items_price off'),
     value: amount.describe(`\`fixed\`: an amount in major units of \`currency\`, ${CURRENCY_DECIMALS}; \`percent\`: a percentage of items_price, up to 4 decimals`),
     currency: currencyCode.nullable().default(null).describe('Required for `fixed`, absent for `percent`'),
     enabled: z.boolean().default(true).describe('Whether new transactions may use it'),
@@ -240,7 +243,7 @@ const coupon = defineGroup({
   }),
   filters: enabledFilter.extend({
     code: exact(255).optional().describe('Only the coupon with this code'),
-    kind: z.enum(['fixed', 'percent']).optional().describe('Only coupons of this kind: `fixed` or `percent`'),
+    kind: z.enum(COUPON_KINDS).optional().describe('Only coupons of this kind: `fixed` or `percent`'),
   }),
 });
 
