@@ -11,6 +11,7 @@ import { runIdempotent } from '../commands/idempotent';
 import { getSale } from '../store/sales';
 import { newSecret } from './accounts';
 import { exponentOf } from '../domain/currencies';
+import type { DashboardText } from './i18n';
 import type { Kit } from './kit';
 import { ID, showTransaction, txUrl } from './money-routes';
 import { confirmActionPage, decimalField, refundStepPage } from './sale-pages';
@@ -40,13 +41,39 @@ const reasonOf = (body: unknown) => actionForm.shape.reason.safeParse((body as R
 /** The form's decimal amount in minor units of `currency`; -1 when it is not one, `decimals` when it has more than the currency. */
 function formAmount(form: z.ZodSafeParseResult<z.infer<typeof actionForm>>, currency: string): number | 'decimals' {
   if (!form.success) return -1;
-  // Said apart from "above zero and at most …", which 5.001 euros would not explain.
   if ((/[.,](\d+)$/.exec(form.data.amount)?.[1]?.length ?? 0) > exponentOf(currency)) return 'decimals';
   try {
     return Number(toUnits(Number(form.data.amount.replace(',', '.')), exponentOf(currency)));
   } catch (err) {
     if (!(err instanceof DecimalError)) throw err;
     return -1;
+  }
+}
+
+/** Why a form's amount or reason is refused, in the merchant's words. */
+function refusalOf(text: DashboardText, name: SaleAction, f: { amount: number | 'decimals'; limit: number; currency: string; reasonGiven: boolean }): string {
+  if (!f.reasonGiven) return text.t(name === 'refund' ? 'refund.badReason' : 'sale.badReason');
+  // Said apart from "above zero and at most …", which 5.001 euros would not explain.
+  if (f.amount === 'decimals') return text.t('sale.decimals', { currency: f.currency, example: decimalField(f.limit, f.currency) });
+  return text.t('sale.badAmount', { max: text.money(f.limit, f.currency) });
+}
+
+/** The status and words of an action that moved nothing (or not all); null when it was done or is pending. */
+function refusalOfOutcome(text: DashboardText, outcome: SaleActionOutcome): [number, string] | null {
+  switch (outcome.kind) {
+    case 'in_flight':
+    case 'conflict':
+      return [409, text.t(outcome.kind === 'in_flight' ? 'sale.inFlight' : 'sale.conflict')];
+    case 'part_of':
+      return [409, text.t('sale.partOf')];
+    case 'unsupported':
+      return [409, text.t(`sale.unsupported.${outcome.missing}`)];
+    case 'gateway_failed':
+      return [502, text.t('sale.failed', { reason: outcome.reason })];
+    case 'partial':
+      return [502, text.t('sale.partial', { reason: outcome.reason })];
+    default:
+      return null;
   }
 }
 
@@ -82,11 +109,7 @@ export function saleRoutes(router: IRouter, kit: Kit): void {
       const amount = formAmount(form, sale.row.currency);
       const reason = reasonOf(req.body);
       if (!form.success || amount === 'decimals' || amount <= 0 || amount > limit || !reason.success) {
-        const badAmount =
-          amount === 'decimals'
-            ? text.t('sale.decimals', { currency: sale.row.currency, example: decimalField(limit, sale.row.currency) })
-            : text.t('sale.badAmount', { max: text.money(limit, sale.row.currency) });
-        const message = reason.success ? badAmount : text.t(name === 'refund' ? 'refund.badReason' : 'sale.badReason');
+        const message = refusalOf(text, name, { amount, limit, currency: sale.row.currency, reasonGiven: reason.success });
         if (name !== 'refund' || limit <= 0) return refuse(400, message);
         // The refund's own step again, with what was typed and why it was refused.
         const typed = { amount: String((req.body as Record<string, unknown>).amount ?? '').slice(0, 20), reason: reason.data };
@@ -125,20 +148,8 @@ export function saleRoutes(router: IRouter, kit: Kit): void {
       if (command.kind === 'replay') return res.redirect(303, command.body);
       if (command.kind === 'in_flight') return refuse(409, text.t('sale.inFlight'));
       if (command.kind === 'mismatch') return forbidden(req, res);
-      const outcome = command.value;
-      switch (outcome.kind) {
-        case 'in_flight':
-        case 'conflict':
-          return refuse(409, text.t(outcome.kind === 'in_flight' ? 'sale.inFlight' : 'sale.conflict'));
-        case 'part_of':
-          return refuse(409, text.t('sale.partOf'));
-        case 'unsupported':
-          return refuse(409, text.t(`sale.unsupported.${outcome.missing}`));
-        case 'gateway_failed':
-          return refuse(502, text.t('sale.failed', { reason: outcome.reason }));
-        case 'partial':
-          return refuse(502, text.t('sale.partial', { reason: outcome.reason }));
-      }
+      const refused = refusalOfOutcome(text, command.value);
+      if (refused) return refuse(...refused);
       // Done, or pending (the provider's answer was lost): the sale shows which, and reconciliation settles a pending one.
       res.redirect(303, done);
     }));
