@@ -1,6 +1,7 @@
 import type { CheckoutView, EmbedView, GatewayField, GatewayOption, Language, Receipt, ScreenStatus } from '../../widget/screen/view';
 import { findCurrency } from '../domain/currencies';
 import { effectiveStatus } from '../domain/transaction-status';
+import type { Gateway } from '../payments/gateway';
 import type { GatewaySet } from '../payments/registry';
 import type { SaleRow } from '../store/schema';
 import type { StoredTransaction } from '../store/transactions';
@@ -70,6 +71,14 @@ type PaymentNeeds = { currency: string; authorize: boolean; destination?: readon
 export const paymentGateways = (gateways: GatewaySet, row: PaymentNeeds, live: boolean) =>
   gateways.forCurrency(row.currency, live, { hold: row.authorize, split: (row.destination?.length ?? 0) > 0 });
 
+/** The processor's fields for this payment; none when its script cannot be given the amount (its pay refuses it too). */
+function hostedOption(fields: Gateway['hostedFields'], row: PaymentNeeds & { total_price: number }): Pick<GatewayOption, 'hosted'> {
+  if (!fields) return {};
+  const { units, ...hosted } = fields;
+  const amount = units ? units(row.total_price, row.currency) : row.total_price;
+  return amount === null ? {} : { hosted: { ...hosted, amount, currency: row.currency, hold: row.authorize } };
+}
+
 export function gatewayOptions(gateways: GatewaySet, row: PaymentNeeds & { total_price: number }, live: boolean): GatewayOption[] {
   return paymentGateways(gateways, row, live).map((g) => ({
     id: g.id,
@@ -77,8 +86,8 @@ export function gatewayOptions(gateways: GatewaySet, row: PaymentNeeds & { total
     name: g.name,
     flow: g.flow,
     fields: g.fields,
-    // What the processor's fields are created with: the same amount (minor units), currency and capture as the payment `pay` will start.
-    ...(g.hostedFields ? { hosted: { ...g.hostedFields, amount: row.total_price, currency: row.currency, hold: row.authorize } } : {}),
+    // What the processor's fields are created with: the same amount (in the processor's units), currency and capture as the payment `pay` will start.
+    ...hostedOption(g.hostedFields, row),
   }));
 }
 

@@ -326,7 +326,8 @@ export interface Gateway {
    * with JavaScript on; its pay post then asks `pay` with `fields.hosted_fields = '1'`, which
    * answers `hosted_fields`.
    */
-  hostedFields?: { script: string; key: string };
+  /** `units`: the payment's amount as the processor's script counts it, when not in ISO 4217's minor units; null: it cannot take that amount. */
+  hostedFields?: { script: string; key: string; units?: (amount: number, currency: string) => number | null };
   pay(input: PayInput): Promise<PayResult | NotActed>;
   capture(input: ActionInput): Promise<ActionResult | NotActed>;
   refund(input: ActionInput): Promise<ActionResult | NotActed>;

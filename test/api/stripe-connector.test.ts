@@ -159,6 +159,37 @@ describe('Stripe connector: capture, refund, void', () => {
     await expect(gateway.refund({ reference: reference(), signal, payment: other, amount: 1000 })).rejects.toThrow(StripeMismatch);
   });
 
+  it("sends amounts in Stripe's units where they are not ISO 4217's (MGA, ISK) and reads them back in ours; refuses what Stripe cannot take before sending", async () => {
+    // 5,000.00 MGA (ISO: two decimals) is 5000 ariary at Stripe, a zero-decimal currency there.
+    const ariary = payment('pm_card_visa', { amount: 500_000, currency: 'MGA', capture: false });
+    const mga = await approved(ariary);
+    expect(sent('POST', CREATES).at(-1)!.params).toMatchObject({ amount: '5000', currency: 'mga' });
+    expect(await gateway.capture({ reference: reference(), signal, payment: mga, amount: 300_000 })).toEqual({ ok: true, reference: mga });
+    expect(sent('POST', CAPTURES).at(-1)!.params).toMatchObject({ amount_to_capture: '3000' });
+    expect(await gateway.refund({ reference: reference(), signal, payment: mga, amount: 100_000 })).toMatchObject({ ok: true });
+    expect(sent('POST', REFUNDS).at(-1)!.params).toMatchObject({ amount: '1000' });
+    // What a lookup reads back is in our units again.
+    expect(await gateway.lookup!({ reference: ariary.reference, signal })).toMatchObject({ status: 'succeeded' });
+    // A fraction of an ariary cannot be sent: refused here.
+    const creates = sent('POST', CREATES).length;
+    expect(await gateway.pay(payment('pm_card_visa', { amount: 500_050, currency: 'MGA' }))).toEqual({ outcome: 'not_acted', reason: expect.stringContaining('steps of 1.00 MGA') });
+    expect(await gateway.refund({ reference: reference(), signal, payment: mga, amount: 50 })).toMatchObject({ outcome: 'not_acted' });
+
+    // 5000 ISK (ISO: no decimals) is 500000 at Stripe, which counts krónur in hundredths.
+    const isk = await approved(payment('pm_card_visa', { amount: 5000, currency: 'ISK' }));
+    expect(sent('POST', CREATES).at(-1)!.params).toMatchObject({ amount: '500000', currency: 'isk' });
+    expect(await gateway.refund({ reference: reference(), signal, payment: isk, amount: 5000 })).toMatchObject({ ok: true });
+    expect(sent('POST', REFUNDS).at(-1)!.params).toMatchObject({ amount: '500000' });
+
+    // Three-decimal currencies: Stripe takes amounts ending in 0 only.
+    expect(await gateway.pay(payment('pm_card_visa', { amount: 1235, currency: 'KWD' }))).toEqual({ outcome: 'not_acted', reason: expect.stringContaining('steps of 0.010 KWD: 1.235 KWD') });
+    expect(sent('POST', CREATES)).toHaveLength(creates + 1);
+    const kwd = await approved(payment('pm_card_visa', { amount: 1230, currency: 'KWD' }));
+    expect(sent('POST', CREATES).at(-1)!.params).toMatchObject({ amount: '1230' });
+    expect(await gateway.refund({ reference: reference(), signal, payment: kwd, amount: 615 })).toMatchObject({ outcome: 'not_acted' });
+    expect(await gateway.refund({ reference: reference(), signal, payment: kwd, amount: 610 })).toMatchObject({ ok: true });
+  });
+
   it('voids a hold, and refuses to void a captured payment', async () => {
     const pi = await approved(payment('pm_card_visa', { capture: false }));
     const input = { reference: reference(), signal, payment: pi, amount: 2500 };

@@ -10,7 +10,7 @@ import fixtures from '../stripe/fixtures.json' with { type: 'json' };
 const SANDBOX_CARD = '0190f5a0-0000-7000-8000-000000000001';
 
 describe('Stripe balance transaction → our figures', () => {
-  it("reads Stripe's published example: the currency in capitals, the units as given, available_on from Unix seconds", () => {
+  it("reads Stripe's published example: the currency in capitals, the units as given (USD's are ISO's), available_on from Unix seconds", () => {
     const bt = balanceTransactionSchema.parse(fixtures.balance_transaction);
     expect(figuresOf(bt)).toEqual({ record: 'txn_1PgaxNB7WZ01zgkWEV3TLf40', currency: 'USD', amount: 100, fee: 0, net: 100, availableOn: new Date(1234567890 * 1000) });
   });
@@ -20,6 +20,13 @@ describe('Stripe balance transaction → our figures', () => {
     expect(figuresOf(yen)).toMatchObject({ currency: 'JPY', amount: 1500, fee: 59, net: 1441 });
     const dinar = balanceTransactionSchema.parse({ ...fixtures.balance_transaction, currency: 'kwd', amount: 12345, fee: 210, net: 12135 });
     expect(figuresOf(dinar)).toMatchObject({ currency: 'KWD', amount: 12345, fee: 210 });
+  });
+
+  it("turns Stripe's units into ISO 4217's where they differ: MGA whole ariary into hundredths, ISK hundredths into krónur (a fee's fraction rounded half away from zero, the net what is left)", () => {
+    const ariary = balanceTransactionSchema.parse({ ...fixtures.balance_transaction, currency: 'mga', amount: 5000, fee: 175, net: 4825 });
+    expect(figuresOf(ariary)).toMatchObject({ currency: 'MGA', amount: 500_000, fee: 17_500, net: 482_500 });
+    const kronur = balanceTransactionSchema.parse({ ...fixtures.balance_transaction, currency: 'isk', amount: 500_000, fee: 14_550, net: 485_450 });
+    expect(figuresOf(kronur)).toMatchObject({ currency: 'ISK', amount: 5000, fee: 146, net: 4854 });
   });
 
   it('has no available date when Stripe gives none', () => {

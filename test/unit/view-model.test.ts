@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildView, keptValues } from '../../server/checkout/view-model';
 import { createGateways } from '../../server/payments/registry';
+import { stripeGateways } from '../../server/payments/stripe/gateway';
 import { createSandboxCard, SANDBOX_CARD_ID, SANDBOX_REDIRECT_ID, sandboxGateways } from '../../server/payments/sandbox';
 import type { SaleRow, TransactionLineRow } from '../../server/store/schema';
 import type { Transaction } from '../../server/store/transactions';
@@ -91,6 +92,16 @@ describe('buildView: token → what the screen shows', () => {
     const live = buildView({ ...base, gateways, live: true, tx: tx({ gateway_selected: true }) });
     expect(live.gateways.map((g) => g.id)).toEqual([real.id]);
     expect(live.selectedGateway).toBe(real.id);
+  });
+
+  it("gives a processor's fields the amount in its own units (Stripe's MGA in whole ariary), and none when it cannot take the amount", () => {
+    const [stripe] = stripeGateways({ secretKey: 'sk_test_view', publishableKey: 'pk_test_view' });
+    const gateways = createGateways([stripe!]);
+    const hosted = (over: Partial<Transaction>) => buildView({ ...base, gateways, tx: tx(over) }).gateways[0]!.hosted;
+    expect(hosted({})).toMatchObject({ key: 'pk_test_view', amount: 1957, currency: 'EUR', hold: false });
+    expect(hosted({ currency: 'MGA', total_price: 500_000 })).toMatchObject({ amount: 5000, currency: 'MGA' });
+    expect(hosted({ currency: 'ISK', total_price: 5000 })).toMatchObject({ amount: 500_000 });
+    expect(hosted({ currency: 'KWD', total_price: 1235 })).toBeUndefined();
   });
 
   it('maps every state, expiry included, and shows a receipt only when paid', () => {

@@ -1,12 +1,14 @@
 import type { ActionInput, ActionResult, NotActed } from '../gateway';
 import { holdExpiresAt, type PaymentIntent, paymentIntentSchema, read, type Refund, refundSchema, same, StripeMismatch } from './answers';
 import type { StripeContext } from './context';
+import { toStripe, unchargeable } from './units';
 
 // Capture, refund and void of a card payment (`payment` is its PaymentIntent's id). Each is
 // checked against what Stripe holds before it is sent, so that what Stripe would refuse, or
 // what our books should never ask, is refused here with a clear reason and nothing sent:
 // a second capture (Stripe captures a PaymentIntent once; a partial capture releases the
-// rest), a capture above the hold, a refund above what is left. Each carries our reference
+// rest), a capture above the hold, a refund above what is left, an amount Stripe cannot
+// express in the payment's currency (units.ts). Each carries our reference
 // as its Idempotency-Key and in `metadata` (the capture's in the PaymentIntent's
 // `metadata[capture_reference]`), so a repeat of the same reference finds its own action
 // and answers it again instead of refusing it. Stripe's own refusals (a 4xx) become
@@ -36,8 +38,10 @@ export async function capture(ctx: StripeContext, input: ActionInput): Promise<A
   if (pi.status === 'succeeded' || pi.amount_received > 0) return refuse(`Stripe captures a PaymentIntent once, and ${pi.id} was captured already (${pi.amount_received}); the rest of its hold was released`);
   if (pi.status !== 'requires_capture') return refuse(`${pi.id} holds nothing to capture (${pi.status})`);
   if (input.amount > pi.amount_capturable) return refuse(`${input.amount} is more than the ${pi.amount_capturable} held on ${pi.id}`);
+  const unsendable = unchargeable(input.amount, pi.currency);
+  if (unsendable) return unsendable;
   ctx.sent.remember(input.reference, { kind: 'capture', payment: input.payment, at: ctx.now().getTime() });
-  const answer = await ctx.stripe.paymentIntents.capture(input.payment, { amount_to_capture: input.amount, metadata: { capture_reference: input.reference } }, { idempotencyKey: input.reference });
+  const answer = await ctx.stripe.paymentIntents.capture(input.payment, { amount_to_capture: toStripe(input.amount, pi.currency), metadata: { capture_reference: input.reference } }, { idempotencyKey: input.reference });
   return capturedOutcome(read(paymentIntentSchema, answer, 'the captured PaymentIntent'), input);
 }
 
@@ -65,8 +69,10 @@ export async function refund(ctx: StripeContext, input: ActionInput): Promise<Ac
   if (pi.status !== 'succeeded') return refuse(`${pi.id} has nothing captured to refund (${pi.status})`);
   const left = pi.amount_received - refunds.filter((r) => LIVE_REFUND.has(r.status)).reduce((sum, r) => sum + r.amount, 0);
   if (input.amount > left) return refuse(`${input.amount} is more than the ${left} left to refund on ${pi.id}`);
+  const unsendable = unchargeable(input.amount, pi.currency);
+  if (unsendable) return unsendable;
   ctx.sent.remember(input.reference, { kind: 'refund', payment: input.payment, at: ctx.now().getTime() });
-  const answer = await ctx.stripe.refunds.create({ payment_intent: input.payment, amount: input.amount, metadata: { reference: input.reference } }, { idempotencyKey: input.reference });
+  const answer = await ctx.stripe.refunds.create({ payment_intent: input.payment, amount: toStripe(input.amount, pi.currency), metadata: { reference: input.reference } }, { idempotencyKey: input.reference });
   const made = read(refundSchema, answer, 'the refund');
   same('refund.currency', pi.currency, made.currency);
   return refundOutcome(made, input);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type CardSummary, GatewayMismatch } from '../gateway';
+import { ourUnits } from './units';
 
 // What the connector reads from Stripe's answers, parsed with zod (the SDK's types say what
 // Stripe documents, not what arrived), and checked against the request before anything is
@@ -48,7 +49,12 @@ export const paymentIntentSchema = z.object({
   latest_charge: z.union([z.string(), charge]).nullish(),
   next_action: z.object({ type: z.string(), redirect_to_url: z.object({ url: z.string().nullish() }).nullish() }).nullish(),
   last_payment_error: z.object({ code: z.string().nullish(), decline_code: z.string().nullish(), payment_method: z.union([z.string(), paymentMethodSchema]).nullish() }).nullish(),
-});
+}).transform((pi) => ({
+  ...pi,
+  amount: ourUnits(pi.amount, pi.currency),
+  amount_capturable: ourUnits(pi.amount_capturable, pi.currency),
+  amount_received: ourUnits(pi.amount_received, pi.currency),
+}));
 
 export const refundSchema = z.object({
   id: z.string().startsWith('re_'),
@@ -61,7 +67,7 @@ export const refundSchema = z.object({
   created: z.number().int(),
   metadata: z.record(z.string(), z.string()),
   failure_reason: z.string().nullish(),
-});
+}).transform((r) => ({ ...r, amount: ourUnits(r.amount, r.currency) }));
 
 export type PaymentIntent = z.infer<typeof paymentIntentSchema>;
 export type Refund = z.infer<typeof refundSchema>;

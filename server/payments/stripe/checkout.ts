@@ -5,6 +5,7 @@ import { cardSummary, checkPayment, latestCharge, type PaymentIntent, paymentInt
 import type { StripeContext } from './context';
 import { isServerError, notActed } from './refusals';
 import { descriptorParams, type StripeSettings } from './settings';
+import { ourUnits, toStripe } from './units';
 
 // Card entry by Stripe Checkout, by redirect (docs/processors.md "Checkout by redirect"): the
 // page's pay post creates a Checkout Session and the customer goes to Stripe's page, which
@@ -37,7 +38,7 @@ const sessionSchema = z.object({
   metadata: z.record(z.string(), z.string()).nullable(),
   url: z.string().nullable(),
   payment_intent: z.union([z.string(), paymentIntentSchema]).nullable(),
-});
+}).transform((s) => ({ ...s, amount_total: s.amount_total === null || s.currency === null ? s.amount_total : ourUnits(s.amount_total, s.currency) }));
 
 export type CheckoutSession = z.infer<typeof sessionSchema>;
 
@@ -56,7 +57,7 @@ function sessionParams(settings: StripeSettings, input: Pick<PayInput, 'amount' 
   return {
     mode: 'payment',
     // One line for the whole amount: the transaction's own lines stay ours (Stripe needs a name).
-    line_items: [{ quantity: 1, price_data: { currency: input.currency.toLowerCase(), unit_amount: input.amount, product_data: { name: 'Payment' } } }],
+    line_items: [{ quantity: 1, price_data: { currency: input.currency.toLowerCase(), unit_amount: toStripe(input.amount, input.currency), product_data: { name: 'Payment' } } }],
     allowed_payment_method_types: ['card'],
     payment_intent_data: { ...(input.capture ? {} : { capture_method: 'manual' }), metadata: { reference: input.reference }, ...descriptorParams(settings) },
     metadata: { reference: input.reference },
@@ -69,7 +70,7 @@ function sessionParams(settings: StripeSettings, input: Pick<PayInput, 'amount' 
 
 const expectedOfSession = (params: Stripe.Checkout.SessionCreateParams): Expected => ({
   reference: params.client_reference_id!,
-  amount: params.line_items![0]!.price_data!.unit_amount!,
+  amount: ourUnits(params.line_items![0]!.price_data!.unit_amount!, params.line_items![0]!.price_data!.currency),
   currency: params.line_items![0]!.price_data!.currency,
   capture: params.payment_intent_data?.capture_method !== 'manual',
 });

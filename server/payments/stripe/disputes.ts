@@ -5,6 +5,7 @@ import type { SeenDispute } from '../processor-said';
 import { read, same } from './answers';
 import type { StripeContext } from './context';
 import { notActed } from './refusals';
+import { ourUnits } from './units';
 
 // Disputes at Stripe (docs/disputes.md "Stripe's disputes"): read by id (an event's, or
 // after we answered one), and answered with the merchant's evidence. Evidence saved as a
@@ -45,7 +46,7 @@ async function seen(ctx: StripeContext, d: z.infer<typeof disputeSchema>): Promi
     id: d.id,
     charge: d.charge,
     payment,
-    amount: d.amount,
+    amount: ourUnits(d.amount, d.currency),
     currency: d.currency,
     reason: d.reason,
     status: d.status,

@@ -7,6 +7,7 @@ import type { StripeContext } from './context';
 import { expectedOf } from './pay';
 import { notActed } from './refusals';
 import { descriptorParams, type StripeSettings } from './settings';
+import { toStripe } from './units';
 
 // Card entry by Stripe's Payment Element in our page (`hosted-fields`, docs/processors.md
 // "Payment Element"): Stripe.js takes the card in Stripe's own frames; our server never sees
@@ -31,7 +32,7 @@ const withSecret = z.object({ client_secret: z.string().regex(/^pi_[A-Za-z0-9]+_
 
 function elementParams(settings: StripeSettings, input: Pick<PayInput, 'amount' | 'currency' | 'capture' | 'reference'>): Stripe.PaymentIntentCreateParams {
   return {
-    amount: input.amount,
+    amount: toStripe(input.amount, input.currency),
     currency: input.currency.toLowerCase(),
     // Cards, Apple Pay and Google Pay (wallets are cards to Stripe); the Payment Element is created with the same.
     allowed_payment_method_types: ['card'],

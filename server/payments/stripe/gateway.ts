@@ -20,6 +20,7 @@ import { notActed } from './refusals';
 import { createCustomer, lookupSetup, setupResume, setupStore } from './setup';
 import { sentMemory } from './sent';
 import { STRIPE_API_DEFAULT, stripeSettingsSchema, type StripeSettingsInput } from './settings';
+import { stripeUnits, unchargeable } from './units';
 
 // The Stripe connector: a card gateway of the `Gateway` interface. On the payment page the
 // card is entered in Stripe's Payment Element in our page when the processor has a
@@ -80,11 +81,12 @@ export function stripeGateways(input: StripeSettingsInput, options: { now?: () =
       },
       // Only while a test double stands in for Stripe (STRIPE_API_URL): its checkout page is on its own origin.
       ...(settings.apiUrl === STRIPE_API_DEFAULT ? {} : { replacedOrigin: new URL(settings.apiUrl).origin }),
-      ...(settings.publishableKey ? { hostedFields: { script: settings.jsUrl, key: settings.publishableKey } } : {}),
+      ...(settings.publishableKey ? { hostedFields: { script: settings.jsUrl, key: settings.publishableKey, units: stripeUnits } } : {}),
       // The pay post with Stripe's fields mounted: the Payment Element. With a return route and no fields: Checkout. A PaymentMethod from Stripe.js: a PaymentIntent.
+      // An amount Stripe cannot express in its currency's units is refused before any flow sends it.
       pay: (i) =>
-        withSignal<StripePayResult | RedirectRequired | HostedFieldsRequired | NotActed>(i.signal, () =>
-          i.fields[HOSTED_FIELDS] !== undefined ? elementPay(ctx, i) : i.fields.payment_method === undefined && i.returnUrl ? checkoutPay(ctx, i) : pay(ctx, i),
+        withSignal<StripePayResult | RedirectRequired | HostedFieldsRequired | NotActed>(i.signal, async () =>
+          unchargeable(i.amount, i.currency) ?? (i.fields[HOSTED_FIELDS] !== undefined ? elementPay(ctx, i) : i.fields.payment_method === undefined && i.returnUrl ? checkoutPay(ctx, i) : pay(ctx, i)),
         ),
       // A call of the Payment Element recorded its PaymentIntent; Checkout's, its session.
       return: (i) => withSignal(i.signal, () => (i.processorId?.startsWith('pi_') && !i.challenge ? elementReturn(ctx, i) : checkoutReturn(ctx, i))),
@@ -97,7 +99,7 @@ export function stripeGateways(input: StripeSettingsInput, options: { now?: () =
       store: (i) => withSignal(i.signal, () => setupStore(ctx, i)),
       resume: (i) => withSignal(i.signal, () => setupResume(ctx, i.challenge)),
       customer: (i) => withSignal(i.signal, () => createCustomer(ctx, i.reference, { client: i.client })),
-      charge: (i) => withSignal(i.signal, () => chargeSaved(ctx, i)),
+      charge: (i) => withSignal(i.signal, async () => unchargeable(i.amount, i.currency) ?? chargeSaved(ctx, i)),
       // A charge that needs the customer, confirmed on our hosted page (confirm.ts).
       confirm: (i) => withSignal(i.signal, () => confirmPayment(ctx, i)),
       confirmed: (i) => withSignal(i.signal, () => confirmedPayment(ctx, i)),

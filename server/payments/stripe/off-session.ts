@@ -6,6 +6,7 @@ import { declineOutcome, expectedOf, paymentOutcome } from './pay';
 import { notActed } from './refusals';
 import { descriptorParams, type StripeSettings } from './settings';
 import { retrievePaymentMethod } from './setup';
+import { toStripe } from './units';
 
 // A charge of a saved card, started by the merchant without the customer (the API's charge
 // of an authorization, a subscription's renewal): one PaymentIntent on the card's Customer,
@@ -22,7 +23,7 @@ const PAYMENT_METHOD = /^pm_[A-Za-z0-9_]{1,200}$/;
 
 function offSessionParams(settings: StripeSettings, input: Pick<ChargeInput, 'amount' | 'currency' | 'reference'>, customer: string, paymentMethod: string): Stripe.PaymentIntentCreateParams {
   return {
-    amount: input.amount,
+    amount: toStripe(input.amount, input.currency),
     currency: input.currency.toLowerCase(),
     customer,
     payment_method: paymentMethod,

@@ -5,6 +5,7 @@ import { cardSummary, checkPayment, latestCharge, type PaymentIntent, paymentInt
 import type { StripeContext } from './context';
 import { notActed } from './refusals';
 import { descriptorParams, type StripeSettings } from './settings';
+import { ourUnits, toStripe } from './units';
 
 // A card payment: one PaymentIntent created and confirmed at once with the PaymentMethod the
 // customer's browser made with Stripe.js (never a card number: Stripe's fields take it, and
@@ -23,7 +24,7 @@ type Expected = Parameters<typeof checkPayment>[1];
 
 /** What an answer to these parameters must say. */
 export const expectedOf = (params: Stripe.PaymentIntentCreateParams): Expected => ({
-  amount: params.amount,
+  amount: ourUnits(params.amount, params.currency),
   currency: params.currency,
   reference: String(params.metadata!.reference),
   capture: params.capture_method !== 'manual',
@@ -33,7 +34,7 @@ const PAYMENT_METHOD = /^pm_[A-Za-z0-9_]{1,200}$/;
 
 function paymentParams(settings: Pick<StripeSettings, 'returnUrl' | 'statementDescriptorSuffix'>, input: Pick<PayInput, 'amount' | 'currency' | 'capture' | 'reference'>, paymentMethod: string): Stripe.PaymentIntentCreateParams {
   return {
-    amount: input.amount,
+    amount: toStripe(input.amount, input.currency),
     currency: input.currency.toLowerCase(),
     payment_method: paymentMethod,
     allowed_payment_method_types: ['card'],

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PROCESSOR_PAYOUT_STATUSES, type ProcessorPayout } from '../../domain/processor-settlement';
 import { read } from './answers';
 import type { StripeContext } from './context';
+import { ourUnits } from './units';
 
 // Stripe's own payouts of the merchant's account to the merchant's bank (docs/processors.md
 // "The processor's payouts"): listed by `created` (GET /v1/payouts, newest first), each read
@@ -29,7 +30,7 @@ export async function payoutsAtStripe(ctx: StripeContext, input: { since: Date }
     const p = read(payoutSchema, item, 'a payout');
     payouts.push({
       id: p.id,
-      amount: p.amount,
+      amount: ourUnits(p.amount, p.currency),
       currency: p.currency.toUpperCase(),
       status: p.status,
       arrivalDate: new Date(p.arrival_date * 1000),

@@ -2,14 +2,14 @@ import { z } from 'zod';
 import type { ProcessorFigures } from '../../domain/processor-settlement';
 import { read, same } from './answers';
 import type { StripeContext } from './context';
+import { ourUnits } from './units';
 
 // What Stripe settled for a captured payment (docs/processors.md "What settles where"): the
 // balance transaction of the PaymentIntent's charge, read by expanding
 // `latest_charge.balance_transaction` on the PaymentIntent (one request). Its amount, fee and
-// net are Stripe's, in Stripe's minor units of the currency it settled in (the account's
-// settlement currency, which may differ from the payment's when Stripe converted it), kept
-// as Stripe gives them: Stripe's zero-decimal currencies (JPY, KRW…) are whole units there as
-// in ISO 4217.
+// net are Stripe's, in the currency it settled in (the account's settlement currency, which
+// may differ from the payment's when Stripe converted it), turned from Stripe's units of it
+// into ours (units.ts).
 
 export const balanceTransactionSchema = z.object({
   id: z.string().startsWith('txn_'),
@@ -25,14 +25,17 @@ export const balanceTransactionSchema = z.object({
 
 export type BalanceTransaction = z.infer<typeof balanceTransactionSchema>;
 
-/** Our figures of a balance transaction: the currency in capitals (ours is ISO 4217's spelling), the units as Stripe gives them. */
+/** Our figures of a balance transaction: the currency in capitals (ours is ISO 4217's spelling), the amounts in its ISO minor units. */
 export function figuresOf(bt: BalanceTransaction): ProcessorFigures {
+  const amount = ourUnits(bt.amount, bt.currency);
+  const fee = ourUnits(bt.fee, bt.currency);
   return {
     record: bt.id,
     currency: bt.currency.toUpperCase(),
-    amount: bt.amount,
-    fee: bt.fee,
-    net: bt.net,
+    amount,
+    fee,
+    // Stripe's net is its amount less its fee; computed so, a fraction of a króna rounded in the fee stays out of the net.
+    net: amount - fee,
     availableOn: bt.available_on == null ? null : new Date(bt.available_on * 1000),
   };
 }

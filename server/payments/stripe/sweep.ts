@@ -3,6 +3,7 @@ import type { ProcessorRecent, SeenCharge } from '../processor-said';
 import { read, refundSchema } from './answers';
 import type { StripeContext } from './context';
 import { seenRefund } from './refund-events';
+import { ourUnits } from './units';
 
 // The daily sweep's reading of Stripe (docs/processors.md "The daily sweep"): the account's
 // charges and refunds created in a window, by Stripe's `created` filter on its lists
@@ -30,8 +31,8 @@ function seenCharge(c: z.infer<typeof chargeSchema>): SeenCharge {
     id: c.id,
     payment: pi?.id ?? (typeof c.payment_intent === 'string' ? c.payment_intent : null),
     status: c.status,
-    amount: c.amount,
-    captured: c.captured ? c.amount_captured : 0,
+    amount: ourUnits(c.amount, c.currency),
+    captured: c.captured ? ourUnits(c.amount_captured, c.currency) : 0,
     currency: c.currency,
     reference: pi?.metadata.reference ?? c.metadata.reference ?? null,
     created: new Date(c.created * 1000),
