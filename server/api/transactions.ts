@@ -11,7 +11,7 @@ import type { StoredTransaction } from '../store/transactions';
 import { buildTransaction, createTransaction, destinationShares, refuseWithoutPaymentMethod, resolveSources } from '../transactions/create';
 import { checkNotifyUrl } from '../commands/notify-url';
 import { MAX_JSON_DEPTH, nestedTooDeep } from '../domain/json-depth';
-import { currencyCode, currencyOut, customerEmail, dateTime, dateTimeInput, eitherOf, exact, freeText, httpUrl, jsonStringsAreText, livemode, moneyAmount, name, objectId, positiveMoneyAmount, ref, text, timestamps } from '../schemas/fields';
+import { currencyCode, currencyOut, customerEmail, dateTime, dateTimeInput, eitherOf, exact, freeText, httpUrl, jsonStringsAreText, livemode, moneyAmount, name, objectId, positiveMoneyAmount, ref, returnUrl, text, timestamps } from '../schemas/fields';
 import { TRANSACTION_EXAMPLE, TRANSACTION_REQUEST, page } from './examples';
 
 const LANGUAGE = z.enum(['au', 'es', 'en', 'fr']);
@@ -71,8 +71,8 @@ const transactionCreate = z
       .meta({ contentMediaType: 'application/json' })
       .optional()
       .describe('Extra values of yours, a JSON text, returned as sent'),
-    return_url: httpUrl.optional().describe('The customer is sent here (303) after a successful payment; an absolute http(s) URL'),
-    cancel_url: httpUrl.optional().describe('The customer is sent here (303) after cancelling the payment; an absolute http(s) URL'),
+    return_url: returnUrl.optional().describe('The customer is sent here (303) after a successful payment; an absolute http(s) URL'),
+    cancel_url: returnUrl.optional().describe('The customer is sent here (303) after cancelling the payment; an absolute http(s) URL'),
     notify_url: httpUrl.optional().describe('State-change notifications (transaction.* events) are sent here'),
     gateway_selected: z.boolean().default(false).describe('Whether the first gateway is preselected when the customer opens the payment screen'),
     language: LANGUAGE.optional().describe('Language of the payment screen; else the browser\'s, else `en`'),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { LANGUAGES } from '../../widget/i18n/language';
 import type { Deps } from '../deps';
 import type { FieldError } from '../http/problem';
-import { httpUrl, ref, text } from '../schemas/fields';
+import { httpUrl, ref, returnUrl, text } from '../schemas/fields';
 import { type CatalogueItem, getItem } from '../store/catalogue';
 import { getClient } from '../store/clients';
 import type { Db } from '../store/db';
@@ -26,8 +26,8 @@ export const subscriptionCreate = z
       .optional()
       .describe('`id` of an active authorization to charge; without one, the customer gives a card on `payment_url`'),
     notify_url: httpUrl.optional().describe('Receives the subscription.* notifications'),
-    return_url: httpUrl.optional().describe('Where the sign-up page sends the customer once subscribed'),
-    cancel_url: httpUrl.optional().describe('Where the sign-up page sends the customer who cancels'),
+    return_url: returnUrl.optional().describe('Where the sign-up page sends the customer once subscribed'),
+    cancel_url: returnUrl.optional().describe('Where the sign-up page sends the customer who cancels'),
     language: z.enum(LANGUAGES).optional().describe('Language of the sign-up page; else the browser\'s'),
   })
   .meta({ id: 'Subscription', description: 'A new subscription to a plan' });

@@ -66,6 +66,9 @@ export function verifyReturn(url: string, secret: string, now: Date = new Date()
   } catch {
     return { valid: false, reason: 'malformed' };
   }
+  // Each of the return's parameters at most once: a return_url of the shop's own that had one
+  // would otherwise be read in place of the one the signer appended.
+  if (['transaction_id', 'subscription_id', 'status', 'timestamp'].some((name) => params.getAll(name).length > 1)) return { valid: false, reason: 'malformed' };
   const transactionId = params.get('transaction_id');
   const subscriptionId = params.get('subscription_id');
   const status = params.get('status');

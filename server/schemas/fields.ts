@@ -84,6 +84,17 @@ export const httpUrl = z
   // refinement, not a pattern: the document keeps `format: uri`, which has no controls.
   .refine((url) => SINGLE_LINE.test(url), TEXT_MESSAGES.line);
 
+/** What the signed return appends to return_url and cancel_url (notify/return-signature.ts). */
+const RETURN_PARAMS = ['transaction_id', 'subscription_id', 'status', 'timestamp', 'signature'];
+
+/**
+ * Where the payment and sign-up pages send the customer back. Its query may not carry a
+ * parameter the signed return appends: the shop's verifier would read two, one of them not signed by us.
+ */
+export const returnUrl = httpUrl.refine((url) => !URL.canParse(url) || !RETURN_PARAMS.some((name) => new URL(url).searchParams.has(name)), {
+  error: `must not carry ${RETURN_PARAMS.map((n) => `\`${n}\``).join(', ')} in its query: the signed return adds them`,
+});
+
 /** A UUID is the same in either case (RFC 9562): one the client gives is read as ours are written, in lower case. */
 export const inLowerCase = (id: string) => id.toLowerCase();
 

@@ -160,6 +160,8 @@ const rows: Row[] = [
   { name: 'ftp return_url', body: tx({ return_url: 'ftp://shop.example/thanks' }), status: 400, field: 'return_url' },
   { name: 'protocol-relative cancel_url', body: tx({ cancel_url: '//shop.example/cancel' }), status: 400, field: 'cancel_url' },
   { name: 'data: cancel_url', body: tx({ cancel_url: 'data:text/html,<script>alert(1)</script>' }), status: 400, field: 'cancel_url' },
+  { name: 'return_url carrying a signed return parameter', body: tx({ return_url: 'https://shop.example/thanks?status=D' }), status: 400, field: 'return_url' },
+  { name: 'cancel_url carrying a signed return parameter', body: tx({ cancel_url: 'https://shop.example/cart?signature=x&timestamp=1' }), status: 400, field: 'cancel_url' },
   { name: 'file: notify_url', body: tx({ notify_url: 'file:///etc/passwd' }), status: 400, field: 'notify_url' },
   { name: 'notify_url that is not a URL', body: tx({ notify_url: 'not a url' }), status: 400, field: 'notify_url' },
   { name: 'return_url over 2048 characters', body: tx({ return_url: `https://shop.example/${'a'.repeat(2048)}` }), status: 400, field: 'return_url' },

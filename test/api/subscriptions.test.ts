@@ -145,6 +145,8 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
       [{ plan: planId, authorization: removed }, ['authorization']],
       [{ plan: planId, authorization: '0190f5a0-0000-7000-8000-00000000dead' }, ['authorization']],
       [{ plan: planId, notify_url: 'ftp://x.example/' }, ['notify_url']],
+      [{ plan: planId, cancel_url: 'https://shop.example/cart?status=active' }, ['cancel_url']],
+      [{ plan: planId, return_url: 'https://shop.example/welcome?subscription_id=mine' }, ['return_url']],
       [{ plan: planId, language: 'de' }, ['language']],
       [{ plan: planId, colour: 'red' }, ['colour']],
     ];

@@ -46,6 +46,13 @@ describe('signed returns', () => {
     expect(verifyReturn(neither, SECRET, NOW)).toEqual({ valid: false, reason: 'malformed' });
   });
 
+  it("a return_url carrying a return parameter of its own is malformed, not read in place of the signed one", () => {
+    const own = signReturnUrl('https://shop.example/cart?status=active', { subject: { subscription_id: 'sub' }, status: 'waiting', now: NOW, secrets: [SECRET] });
+    expect(verifyReturn(own, SECRET, NOW)).toEqual({ valid: false, reason: 'malformed' });
+    const id = signReturnUrl('https://shop.example/cart?transaction_id=evil', { subject: { transaction_id: TX }, status: 'D', now: NOW, secrets: [SECRET] });
+    expect(verifyReturn(id, SECRET, NOW)).toEqual({ valid: false, reason: 'malformed' });
+  });
+
   it('a stale return fails', () => {
     expect(verifyReturn(signed(), SECRET, at(601))).toEqual({ valid: false, reason: 'stale' });
   });

@@ -142,5 +142,8 @@ describe('verifyReturnUrl (signed returns)', () => {
     expect(verifyReturnUrl(returnUrl, secret)).toEqual({ valid: false, reason: 'unsigned' });
     expect(verifyReturnUrl(`${returnUrl}&signature=v1%2Cabc`, secret)).toEqual({ valid: false, reason: 'malformed' });
     expect(verifyReturnUrl(url.replace(/timestamp=\d+/, 'timestamp=soon'), secret)).toEqual({ valid: false, reason: 'malformed' });
+    // The shop's own return_url with a return parameter: two of it, never the first believed.
+    const own = signReturnUrl(`${returnUrl}&status=D`, { subject: { transaction_id: 'tx-1' }, status: 'C', now, secrets: [secret] });
+    expect(verifyReturnUrl(own, secret)).toEqual({ valid: false, reason: 'malformed' });
   });
 });

@@ -49,6 +49,8 @@ export function verifyReturnUrl(url: string | URL, secret: string | readonly str
   } catch {
     return { valid: false, reason: 'malformed' };
   }
+  // Each of the return's parameters at most once: a return_url's own would be read in place of the signed one.
+  if (['transaction_id', 'subscription_id', 'status', 'timestamp'].some((name) => params.getAll(name).length > 1)) return { valid: false, reason: 'malformed' };
   const transactionId = params.get('transaction_id');
   const subscriptionId = params.get('subscription_id');
   const status = params.get('status');
