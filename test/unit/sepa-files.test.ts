@@ -133,6 +133,8 @@ describe('what a file says', () => {
       expect(out.length).toBeLessThanOrEqual(max);
       expect(out).toBe(out.trim());
     }));
+    // Compatibility forms too: a ligature, full-width letters.
+    expect(sepaText('Søn ﬁne ＡＢＣ', 70)).toBe('Son fine ABC');
   });
 
   it('amounts are exact both ways: cents to text and text to cents', () => {
@@ -165,6 +167,14 @@ describe('refusals', () => {
     expect(refusal({ debtor: { ...DEBTOR, iban: 'ES9121000418450200051333' } })?.code).toBe('debtor_iban');
     expect(refusal({ debtor: { ...DEBTOR, bic: 'CAIX' } })?.code).toBe('debtor_bic');
     expect(creditor('DE89370400440532013000', 'DEUTDEFF')).toBeUndefined();
+  });
+
+  it("an IBAN valid but of a country outside the SEPA scheme is refused; the scheme's countries outside the EEA are not", () => {
+    const creditor = (iban: string) => refusal({ creditor: { name: 'Ana', iban } });
+    expect(creditor('TR330006100519786457841326')).toMatchObject({ code: 'creditor_iban', message: expect.stringContaining('of TR, a country outside the SEPA scheme') });
+    expect(creditor('BR1800360305000010009795493C1')?.code).toBe('creditor_iban');
+    expect(creditor('CH9300762011623852957')).toBeNull();
+    expect(creditor('GB29NWBK60161331926819')).toBeNull();
   });
 
   it('the creditor name is mandatory, also when nothing of it is in the SEPA set', () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { centsToText, isBic, isIban, SEPA_CURRENCY, SEPA_MAX_CENTS, SEPA_MIN_CENTS, sepaIdOf, sepaText } from './text';
+import { centsToText, inSepaScheme, isBic, isIban, SEPA_CURRENCY, SEPA_MAX_CENTS, SEPA_MIN_CENTS, sepaIdOf, sepaText } from './text';
 import { type XmlNode, writeXml } from './xml';
 
 // SEPA credit-transfer files, ISO 20022 pain.001 (docs/balance.md#payout-files): what the
@@ -43,13 +43,17 @@ const Payout = z.object({
 });
 export type FilePayout = z.input<typeof Payout>;
 
+/** Names up to 70 characters, remittance text up to 140 (the EPC's limits). */
+const NAME_MAX = 70;
+const REMITTANCE_MAX = 140;
+
 const PayoutFileInput = z.object({
   version: z.enum(PAIN_VERSIONS).default('pain.001.001.09'),
   /** Our UUID of the file: its MsgId. */
   fileId: z.uuid(),
   createdAt: z.date(),
   /** Who sends the file: the platform. */
-  initiatingParty: z.string(),
+  initiatingParty: z.string().refine((name) => sepaText(name, NAME_MAX) !== '', 'has nothing left in the SEPA character set'),
   /** The day the bank is asked to pay, YYYY-MM-DD. */
   executionDate: z.iso.date(),
   payouts: z.array(Payout).min(1),
@@ -71,13 +75,10 @@ export class SepaFileError extends Error {
   }
 }
 
-/** Names up to 70 characters, remittance text up to 140 (the EPC's limits). */
-const NAME_MAX = 70;
-const REMITTANCE_MAX = 140;
-
 function partyRefusal(p: SepaParty, side: 'creditor' | 'debtor'): Omit<SepaRefusal, 'payoutId'> | null {
   if (!sepaText(p.name, NAME_MAX)) return { code: `${side}_name`, message: `the ${side}'s name is missing (banks check it against the account)` };
   if (!isIban(p.iban)) return { code: `${side}_iban`, message: `the ${side}'s IBAN is not valid (country, length, format or mod-97 check digits)` };
+  if (!inSepaScheme(p.iban)) return { code: `${side}_iban`, message: `the ${side}'s IBAN is of ${p.iban.slice(0, 2)}, a country outside the SEPA scheme: a SEPA credit transfer cannot reach it` };
   if (p.bic !== undefined && !isBic(p.bic)) return { code: `${side}_bic`, message: `the ${side}'s BIC is not valid` };
   return null;
 }

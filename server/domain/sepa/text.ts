@@ -1,4 +1,4 @@
-import { isValidBIC, isValidIBAN } from 'ibantools';
+import { isSEPACountry, isValidBIC, isValidIBAN } from 'ibantools';
 import { unitsToFixed } from '../money';
 
 // The text, ids and amounts of SEPA credit-transfer files (docs/balance.md#payout-files).
@@ -11,7 +11,7 @@ import { unitsToFixed } from '../money';
 /** The SEPA character set: a-z A-Z 0-9 / - ? : ( ) . , ' + and space. */
 export const SEPA_TEXT = /^[A-Za-z0-9/\-?:().,'+ ]*$/;
 
-/** Letters NFD does not decompose into a base letter and marks. */
+/** Letters NFKD does not decompose into a base letter and marks. */
 const LETTERS: Record<string, string> = {
   ß: 'ss', Æ: 'AE', æ: 'ae', Ø: 'O', ø: 'o', Œ: 'OE', œ: 'oe', Ł: 'L', ł: 'l', Đ: 'D', đ: 'd',
   Þ: 'TH', þ: 'th', Ð: 'D', ð: 'd', ı: 'i', ſ: 's',
@@ -29,7 +29,8 @@ const PUNCTUATION: Record<string, string> = {
  */
 export function sepaText(value: string, max: number): string {
   const out = value
-    .normalize('NFD')
+    // NFKD, not NFD: ligatures (ﬁ) and full-width letters (Ａ) become their plain letters too.
+    .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .replace(/[^A-Za-z0-9/\-?:().,'+ ]/g, (c) => LETTERS[c] ?? PUNCTUATION[c] ?? ' ')
     .replace(/\s+/g, ' ')
@@ -93,6 +94,9 @@ export function textToUnits(text: string, exponent: number): bigint | null {
 }
 
 /** An IBAN in the electronic format whose country, length, format and mod-97 digits hold. */
+/** Whether `iban`'s country is in the SEPA scheme (as ibantools lists them): a bank refuses a credit transfer to any other. */
+export const inSepaScheme = (iban: string): boolean => isSEPACountry(iban.slice(0, 2));
+
 export function isIban(iban: string): boolean {
   return /^[A-Z]{2}\d{2}[A-Z0-9]{1,30}$/.test(iban) && isValidIBAN(iban);
 }
