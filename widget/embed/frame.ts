@@ -7,7 +7,7 @@
 // Runs on merchant pages, which may have a strict CSP: styles are set through
 // element.style (CSSOM), never a <style> tag.
 
-import { OVERLAY_NAME, PROTOCOL_VERSION, parseMessage, type CheckoutMessage, type CompletedMessage } from './protocol';
+import { OVERLAY_NAME, PROTOCOL_VERSION, parseMessage, type CheckoutMessage, type CompletedMessage, type ReadyMessage } from './protocol';
 import type { MountOptions, OpenOptions, OverlayHandle } from './checkout';
 
 /**
@@ -56,6 +56,8 @@ export function mountFrame(checkoutOrigin: string, element: HTMLElement, options
     // The window's own listener methods, called bare (window is the global object).
     removeEventListener('message', onMessage);
     frame.remove();
+    // A frame closed before its first word is not reported unreachable by the timer below.
+    heard = 1;
     if (undo) {
       root.style.overflow = previousOverflow;
       element.inert = false;
@@ -72,8 +74,9 @@ export function mountFrame(checkoutOrigin: string, element: HTMLElement, options
     // The screen's first word is checkout:ready: an error first closes an overlay (above).
     if (type == 'checkout:error' && overlay && !heard) destroy();
     heard = message;
-    // The frame's page may speak another language than the one asked for (none asked: the customer's browser chose).
-    if (type == 'checkout:ready' && message.language) name(message.language);
+    // The frame's page may speak another language than the one asked for (none asked: the
+    // customer's browser chose). Only checkout:ready carries one (parseMessage rebuilds each).
+    if ((message as ReadyMessage).language) name((message as ReadyMessage).language);
     if (type == 'checkout:resize') {
       // Writing an unchanged height would still cost a layout pass on the merchant page.
       if (message.height == height) return;
@@ -105,16 +108,17 @@ export function mountFrame(checkoutOrigin: string, element: HTMLElement, options
   // browser's error page), which only this side can report. No text: the frame showed none of ours.
   frame.onload = () =>
     setTimeout(() => heard || handle({ type: 'checkout:error', version: PROTOCOL_VERSION, code: 'network', message: '' }), 1e4);
-  addEventListener('message', onMessage);
   if (overlay) {
+    // First, so that without <body> yet (a call from <head>) this throws with nothing added.
+    element.inert = true;
     frame.name = OVERLAY_NAME;
     // Beside <body>, which goes inert: the page behind is out of reach of screen readers'
     // virtual cursor too, not only of the keyboard.
     root.append(frame);
-    element.inert = true;
     // Keys go to the frame from the start; its page focuses its close button once drawn.
     frame.focus();
     root.style.overflow = 'hidden';
   } else element.replaceChildren(frame);
+  addEventListener('message', onMessage);
   return { close: destroy, destroy };
 }

@@ -36,11 +36,12 @@ export function install(win: InstallWindow, createCheckout: (checkoutOrigin: str
   };
 
   const start = () => {
-    for (const [method, args] of (previous as CheckoutStub | undefined)?.q || []) (api[method] as (...a: unknown[]) => void)(...args);
     mountDeclared();
     // Single-page apps render the placeholder after the script has run: whenever nodes are
     // added, mount what is new (one selector query per batch of changes).
     new win.MutationObserver(mountDeclared).observe(doc, { childList: true, subtree: true });
+    // Last: a queued call that throws (an element that is not there) stops no other widget.
+    for (const [method, args] of (previous as CheckoutStub | undefined)?.q || []) (api[method] as (...a: unknown[]) => void)(...args);
   };
 
   if (doc.readyState == 'loading') doc.addEventListener('DOMContentLoaded', start);

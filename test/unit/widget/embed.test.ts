@@ -263,6 +263,21 @@ describe('mount', () => {
     expect(opener.focus).not.toHaveBeenCalled();
   });
 
+  it('destroyed before its frame spoke, reports no checkout:error network when the 10 s are up', () => {
+    vi.useFakeTimers();
+    try {
+      const onError = vi.fn();
+      const { frame, handle, events } = mount({ onError });
+      (frame as unknown as { onload: () => void }).onload();
+      handle.destroy();
+      vi.advanceTimersByTime(10_000);
+      expect(onError).not.toHaveBeenCalled();
+      expect(events).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('destroy() removes the frame and its own listener only', () => {
     const kept = mount();
     const { handle, frame } = mount();
@@ -367,6 +382,28 @@ describe('open (an overlay)', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('closed before its frame spoke, reports no checkout:error network when the 10 s are up', () => {
+    vi.useFakeTimers();
+    try {
+      const onError = vi.fn();
+      const { frame, handle } = open({ onError });
+      (frame as unknown as { onload: () => void }).onload();
+      handle.close();
+      vi.advanceTimersByTime(10_000);
+      expect(onError).not.toHaveBeenCalled();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('without <body> yet (a call from <head>) throws and adds nothing: no frame, no listener, no still page', () => {
+    vi.stubGlobal('document', { body: null, activeElement: opener, documentElement: root, createElement: () => new FakeFrame() });
+    expect(() => createCheckout(CHECKOUT).open({ token: 'tok' })).toThrow(TypeError);
+    expect(root.children).toEqual([body]);
+    expect(win.messageListeners.size).toBe(0);
+    expect(rootStyle.overflow).toBe('scroll');
   });
 
   it('ignores the escape older loaders closed on, and close from anywhere but its frame', () => {

@@ -139,6 +139,24 @@ describe('install', () => {
     expect(page.api.mount.mock.invocationCallOrder[0]).toBeLessThan(page.api.open.mock.invocationCallOrder[0]!);
   });
 
+  it('a queued call that throws (its element is not there) stops neither the declarative elements nor the watch for later ones', () => {
+    const page = fakePage();
+    new Function('window', SNIPPET)(page.win);
+    (page.win.Checkout as CheckoutStub).mount(null as unknown as HTMLElement, { token: 'missing' });
+    page.api.mount.mockImplementation(((element: unknown) => {
+      if (!element) throw new TypeError("Cannot read properties of null (reading 'replaceChildren')");
+      return { destroy() {} };
+    }) as () => { destroy(): void });
+    const declared = placeholder('declared');
+    page.placeholders.push(declared);
+    expect(() => install(page.win, page.factory)).toThrow(TypeError);
+    expect(page.api.mount).toHaveBeenCalledWith(declared, { token: 'declared', language: undefined });
+    const late = placeholder('late');
+    page.placeholders.push(late);
+    page.mutate(late);
+    expect(page.api.mount).toHaveBeenCalledWith(late, { token: 'late', language: undefined });
+  });
+
   it('keeps the inline snippet idempotent and small', () => {
     const page = fakePage();
     new Function('window', SNIPPET)(page.win);
