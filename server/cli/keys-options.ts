@@ -1,5 +1,6 @@
 import { hostname, userInfo } from 'node:os';
 import { z } from 'zod';
+import { DISPLAY_NAME_MAX } from '../domain/brand';
 import { parsePercent } from '../domain/fees';
 import { PAYOUT_SCHEDULES } from '../domain/merchant-payouts';
 import { KEY_LABEL_MAX } from '../store/api-keys';
@@ -51,19 +52,38 @@ export function originsOption(values: KeysValues): string[] | undefined {
   });
 }
 
-/** `--label`: one line (the API's text rule: no NUL or other control character), trimmed, 1 to KEY_LABEL_MAX characters. */
-export function labelOption(text: string): string {
-  const label = text.trim();
-  if (!label) wrong('--label must not be empty');
-  if (!isText(label, 'line')) wrong(`--label ${TEXT_MESSAGES.line}`);
-  return label.length <= KEY_LABEL_MAX ? label : wrong(`--label must be at most ${KEY_LABEL_MAX} characters`);
+/** `--<option>`: one line (the API's text rule: no NUL or other control character), trimmed, 1 to `max` characters. */
+function lineOption(option: 'label' | 'name', text: string, max: number): string {
+  const line = text.trim();
+  if (!line) wrong(`--${option} must not be empty`);
+  if (!isText(line, 'line')) wrong(`--${option} ${TEXT_MESSAGES.line}`);
+  return line.length <= max ? line : wrong(`--${option} must be at most ${max} characters`);
+}
+
+/** `--label`: a key's label, 1 to KEY_LABEL_MAX characters of one line. */
+export const labelOption = (text: string) => lineOption('label', text, KEY_LABEL_MAX);
+
+/** `--name`: an environment's name, shown to customers as the merchant's: one line, as long as the dashboard's display name may be. */
+export const nameOption = (text: string) => lineOption('name', text, DISPLAY_NAME_MAX);
+
+/**
+ * A number as a person writes it: digits, with `fraction` a decimal part. Never what
+ * Number() also takes: a blank (0, so `--overlap-hours ""` from an unset variable would end
+ * a secret at once), hexadecimal, an exponent.
+ */
+const written = (fraction = false) => z.string().regex(fraction ? /^\d+(\.\d+)?$/ : /^\d+$/).pipe(z.coerce.number());
+
+/** `--overlap-hours`: hours from 0 to 720, 24 when not given. */
+export function overlapHoursOption(text = '24'): number {
+  const parsed = written(true).pipe(z.number().max(24 * 30)).safeParse(text);
+  return parsed.success ? parsed.data : wrong(`--overlap-hours ${text}: must be a number of hours from 0 to 720`);
 }
 
 /** `--rate-limit`: a whole number of requests per second, or `default` for API_RATE_LIMIT (null). */
 export function rateLimitOption(text: string | undefined): number | null | undefined {
   if (text === undefined) return undefined;
   if (text === 'default') return null;
-  const parsed = z.coerce.number().int().min(1).max(1_000_000).safeParse(text);
+  const parsed = written().pipe(z.number().min(1).max(1_000_000)).safeParse(text);
   return parsed.success ? parsed.data : wrong(`--rate-limit ${text}: must be a whole number from 1 to 1000000, or default`);
 }
 
@@ -78,7 +98,7 @@ export function percentOption(values: KeysValues, option: 'charge-percent' | 're
 export function wholeOption(values: KeysValues, option: 'charge-fixed' | 'refund-fixed' | 'settlement-days' | 'dispute-fixed', current: number, max: number): number {
   const text = values[option];
   if (text === undefined) return current;
-  const parsed = z.coerce.number().int().min(0).max(max).safeParse(text);
+  const parsed = written().pipe(z.number().max(max)).safeParse(text);
   return parsed.success ? parsed.data : wrong(`--${option} ${text}: must be a whole number from 0 to ${max}`);
 }
 

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { type Config, loadConfig } from '../config';
 import { changePayoutSettings } from '../payments/payout-account';
 import { type ApiKey, createApiKey, endOlderSecret, findApiKeyByPublicKey, listApiKeys, olderSecretUntil, revokeApiKey, rollApiKey } from '../store/api-keys';
@@ -9,7 +8,7 @@ import { payoutSettingsOf } from '../store/merchant-payouts';
 import { migrate } from '../store/migrations';
 import { rawCardNumbers } from '../store/saved-cards';
 import { type CliIo, type Command, parsedArgs, refused, wrong } from './command';
-import { ibanOption, KEYS_OPTIONS, type KeysValues, labelOption, operator, originsOption, percentOption, rateLimitOption, scheduleOption, wholeOption } from './keys-options';
+import { ibanOption, KEYS_OPTIONS, type KeysValues, labelOption, nameOption, operator, originsOption, overlapHoursOption, percentOption, rateLimitOption, scheduleOption, wholeOption } from './keys-options';
 
 // `npm run keys`: environments, their API keys, fees, settings and payout account, written
 // straight into the database a service runs on (docs/operations.md).
@@ -103,7 +102,7 @@ async function create(run: Run): Promise<void> {
     print({ environment_id: environment.id, ...(await createApiKey(db, environment, label, new Date())) });
     return;
   }
-  const name = values.name?.trim() || wrong('create needs --name');
+  const name = nameOption(values.name ?? wrong('create needs --name'));
   const input = { name, allowedOrigins: run.origins, mode: values.live ? 'live' : 'sandbox', now: new Date() } as const;
   const partner = values['pair-with'];
   if (partner === undefined) return print({ ...(await createEnvironment(db, input)) });
@@ -119,9 +118,10 @@ async function create(run: Run): Promise<void> {
   print({ ...created.keys, pair_id: created.pairId });
 }
 
-async function list({ db, values, io }: Run): Promise<void> {
+async function list(run: Run): Promise<void> {
+  const { db, values, io } = run;
   if (values.environment !== undefined) {
-    const keys = await listApiKeys(db, values.environment);
+    const keys = await listApiKeys(db, (await environmentNamed(run, 'list')).id);
     if (values.json) io.stdout(`${JSON.stringify(keys)}\n`);
     else for (const k of keys) io.stdout(`${k.public_key}  ${keyState(k, new Date())}  ${k.label}\n`);
     return;
@@ -133,7 +133,7 @@ async function list({ db, values, io }: Run): Promise<void> {
 
 async function set({ db, values, origins, rateLimit, print }: Run): Promise<void> {
   const id = values.environment ?? wrong('set needs --environment');
-  const name = values.name === undefined ? undefined : values.name.trim() || wrong('--name must not be empty');
+  const name = values.name === undefined ? undefined : nameOption(values.name);
   const row = await updateEnvironment(db, id, {
     name,
     allowedOrigins: origins,
@@ -171,9 +171,8 @@ async function unpair({ db, values, print }: Run): Promise<void> {
 
 async function roll(run: Run): Promise<void> {
   const key = await keyNamed(run, run.values.key);
-  const hours = z.coerce.number().min(0).max(24 * 30).safeParse(run.values['overlap-hours'] ?? '24');
-  if (!hours.success) wrong('--overlap-hours must be a number of hours from 0 to 720');
-  const rolled = await rollApiKey(run.db, key.environment_id, key.id, hours.data * 3600_000, new Date());
+  const hours = overlapHoursOption(run.values['overlap-hours']);
+  const rolled = await rollApiKey(run.db, key.environment_id, key.id, hours * 3600_000, new Date());
   if (rolled.kind === 'gone') wrong(`key ${key.public_key} is revoked`);
   if (rolled.kind === 'older_secret_working') {
     refused(

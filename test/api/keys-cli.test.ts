@@ -194,6 +194,11 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
     expect(JSON.parse(await pricing('--refund-fixed', '10'))).toMatchObject({ charge_percent: '2.9', charge_fixed: 25, refund_fixed: 10, settlement_days: 0 });
     expect(JSON.parse(await pricing('--dispute-fixed', '2000'))).toMatchObject({ charge_fixed: 25, refund_fixed: 10, dispute_fixed: 2000 });
     await expect(pricing('--charge-percent', '2.955')).rejects.toThrow(/--charge-percent 2.955: must be a percentage/);
+    // What Number() would take but a person does not write (a blank from an unset variable is not 0).
+    for (const [option, text] of [['--charge-fixed', ''], ['--settlement-days', ' '], ['--refund-fixed', '0x19'], ['--dispute-fixed', '2e3']]) {
+      await expect(pricing(option!, text!), `${option} ${JSON.stringify(text)}`).rejects.toThrow(/must be a whole number/);
+    }
+    expect(JSON.parse(await pricing())).toMatchObject({ charge_fixed: 25, refund_fixed: 10, settlement_days: 0, dispute_fixed: 2000 });
   });
 
   it('settings reads and sets raw_card_numbers (on by default)', { timeout: 90_000 }, async () => {
@@ -339,5 +344,18 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
       expect(bad.stderr).toContain('--label may not contain control characters');
     }
     expect(await listApiKeys(service.deps.database.db, keys.environment_id)).toEqual(before);
+    // A blank overlap (an unset "$HOURS") is a wrong command, not 0: the secret keeps working.
+    for (const hours of ['', ' ', '0x1', '1e1']) {
+      expect((await failing(['roll', '--key', created.public_key, '--overlap-hours', hours])).code, JSON.stringify(hours)).toBe(2);
+    }
+    expect(await works(as(created.public_key, zero.secret_key))).toBe(200);
+    expect(JSON.parse(await keysHere(['roll', '--key', created.public_key, '--overlap-hours', '0.5', '--json'], env)).previous_expires_at).toEqual(expect.any(String));
+    // An environment that is not there, and a name that is not one line of at most 80 characters.
+    const missing = await failing(['list', '--environment', '0190f5a0-0000-7000-8000-00000000dead']);
+    expect(missing).toMatchObject({ code: 2, stderr: expect.stringContaining('no environment 0190f5a0-0000-7000-8000-00000000dead') });
+    for (const name of ['Shop\r\nX-Injected: 1', 'Esc\u001b[31m', 'x'.repeat(81)]) {
+      expect((await failing(['set', '--environment', keys.environment_id, '--name', name])).code, JSON.stringify(name)).toBe(2);
+      expect((await failing(['create', '--name', name])).code, JSON.stringify(name)).toBe(2);
+    }
   }, 60_000);
 });
