@@ -272,13 +272,27 @@ export type Config = {
   processorUrls: { stripeApi: string | null; stripeFiles: string | null; stripeJs: string | null; redsys: string | null; inLive: boolean };
 };
 
+/** An environment variable the service cannot run with: its message names each, for a person to fix. */
+export class ConfigError extends Error {}
+
+/** The configuration of a process starting (the service, the migrator): one it cannot run with ends it with its message alone, exit 2. */
+export function startingConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(2);
+  }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // An empty variable means "not set", as in most shells' `VAR= command`.
   const set = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = envSchema.safeParse(set);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
   return {

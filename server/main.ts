@@ -1,11 +1,11 @@
 import { fileClock } from './clock';
-import { loadConfig } from './config';
+import { startingConfig } from './config';
 import { demoDashboardInstructions, demoInstructions, ensureDemoEnvironment } from './demo';
 import { testCardFor } from './domain/test-cards';
 import { createLogger } from './http/logging';
 import { startService } from './service';
 
-const config = loadConfig();
+const config = startingConfig();
 const log = createLogger(config.logLevel);
 const service = await startService(config, log, { now: config.testClockFile ? fileClock(config.testClockFile) : undefined });
 const baseUrl = config.publicUrl ?? service.url;

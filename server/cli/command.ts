@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ConfigError } from '../config';
 
 // What a command-line tool (npm run keys, npm run users) is, apart from the process it runs
 // in: the command reads its arguments and environment from `CliIo` and writes through it,
@@ -56,6 +57,11 @@ export async function runCommand(command: Command, argv: string[], io: CliIo): P
     await command.run(argv, io);
     return 0;
   } catch (err) {
+    // A variable the tools cannot run with is said in words, not a stack (exit 2, as a wrong value).
+    if (err instanceof ConfigError) {
+      io.stderr(`${err.message}\n`);
+      return 2;
+    }
     if (!(err instanceof CliExit)) throw err;
     io.stderr(err.code === 2 ? `${err.message}\n\n${command.usage}\n` : `${err.message}\n`);
     return err.code;

@@ -1,8 +1,8 @@
-import { loadConfig } from '../config';
+import { startingConfig } from '../config';
 import { openDatabase } from './db';
 import { migrate } from './migrations';
 
-const config = loadConfig();
+const config = startingConfig();
 const database = openDatabase(config);
 try {
   const applied = await migrate(database);

@@ -353,6 +353,10 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
     // An environment that is not there, and a name that is not one line of at most 80 characters.
     const missing = await failing(['list', '--environment', '0190f5a0-0000-7000-8000-00000000dead']);
     expect(missing).toMatchObject({ code: 2, stderr: expect.stringContaining('no environment 0190f5a0-0000-7000-8000-00000000dead') });
+    // A variable the tool cannot run with: its message, exit 2, no stack.
+    const badConfig = await keysHere(['list'], { ...env, PORT: 'abc' }).then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => e);
+    expect(badConfig).toMatchObject({ code: 2, stderr: expect.stringMatching(/^Invalid configuration:\n {2}PORT: /) });
+    expect(badConfig.stderr).not.toContain('    at ');
     for (const name of ['Shop\r\nX-Injected: 1', 'Esc\u001b[31m', 'x'.repeat(81)]) {
       expect((await failing(['set', '--environment', keys.environment_id, '--name', name])).code, JSON.stringify(name)).toBe(2);
       expect((await failing(['create', '--name', name])).code, JSON.stringify(name)).toBe(2);
