@@ -1,5 +1,6 @@
 import type { IRouter, NextFunction, Request, Response } from 'express';
 import { validateFields } from '../../widget/fields/card';
+import { getTranslator } from '../../widget/i18n/server';
 import type { DocumentAssets } from '../../widget/screen/document';
 import { signupOpen } from '../domain/subscription-states';
 import { type Deps, scopedDeps } from '../deps';
@@ -33,6 +34,7 @@ import { addressLimit } from './limits';
 import { type CheckoutContext, checkoutContext, stepUrl } from './page';
 import { fromForm, payRequest, type PayRequest } from './pay-request';
 import { refusedEmbed } from './embed-refusal';
+import { keptValues } from './view-model';
 import { notFound } from './page-view';
 import { buildSignupView, SIGNUP_EMAIL_FIELD, signupGateways, type SignupViewInput } from './signup-view';
 import { isDecline, notStored, respondStoreResult, resultOf, type StoreResult } from './store-step';
@@ -77,7 +79,7 @@ const signupPage: HostedKind<SignupPage> = {
   language: (row) => row.language,
   offered: (gateways, { row }, live) => gateways.forCurrency(row.currency, live).filter(canStore),
   async view(ctx, page, extra) {
-    const { justFinished, cancelled, error, chosenGateway, declined } = extra;
+    const { justFinished, cancelled, error, chosenGateway, declined, confirmCancel, values } = extra;
     const built = buildSignupView({
       urls: await embedUrls(ctx, page, extra),
       row: page.row,
@@ -87,11 +89,12 @@ const signupPage: HostedKind<SignupPage> = {
       now: ctx.deps.now(),
       embed: page.embed,
       gateways: signupGateways(page.gateways, page.row.currency, !page.merchant.sandbox),
-      ...{ justFinished, cancelled, error, chosenGateway, declined },
+      ...{ justFinished, cancelled, error, chosenGateway, declined, confirmCancel, values },
     });
     return { ...built, brand: brandView(page.row.environment_id, page.merchant.brand), sandbox: page.merchant.sandbox };
   },
   returnTo: ({ db, deps }, { row }, how) => signupReturnUrl(db, row, how, deps.now()),
+  title: (page) => getTranslator(page.language).t('subscription.title', { merchant: page.merchant.name }),
 };
 
 const respond = (ctx: CheckoutContext, res: Response, page: Page, outcome: HostedOutcome) => respondHosted(ctx, signupPage, res, page, outcome);
@@ -114,7 +117,8 @@ async function signUp(ctx: CheckoutContext, res: Response, page: Page, input: Pa
     ...testCardErrors(!page.merchant.sandbox, input.fields),
   };
   if (Object.keys(fieldErrors).length) {
-    return show(ctx, res, page, 400, { chosenGateway: gateway.id, error: { message: 'error.fieldsInvalid', fields: fieldErrors } });
+    const values = keptValues([SIGNUP_EMAIL_FIELD, ...gateway.fields], input.fields);
+    return show(ctx, res, page, 400, { chosenGateway: gateway.id, error: { message: 'error.fieldsInvalid', fields: fieldErrors }, values });
   }
   // One card at a time: a card whose saving is still unknown may yet start this sign-up (reconciliation, or the processor's notification).
   if (page.row.signup_authorization_id && (await storeInDoubt(db, page.row.signup_authorization_id))) return result(ctx, res, page, 'error.saveChecking');
@@ -258,7 +262,11 @@ export function signupRoutes(router: IRouter, deps: Deps, screenAssets: () => Do
     if ('refused' in read) return respond(ctx, res, page, refusedView(read.refused));
     const { input } = read;
     if (!signupOpen(page.row)) return show(ctx, res, page, 409);
-    if (input.action === 'cancel') return finish(ctx, res, page, 'cancelled');
+    if (input.action === 'cancel') {
+      // One click must not end it: without JavaScript the page asks first, as the save and payment pages do.
+      if (!page.wantsJson && input.confirm !== '1') return show(ctx, res, page, 200, { confirmCancel: true });
+      return finish(ctx, res, page, 'cancelled');
+    }
     return signUp(ctx, res, page, input, baseUrlOf(req, deps));
   });
   returnRoute(router, ctx, signupOnly);

@@ -24,6 +24,10 @@ export interface SignupViewInput {
   error?: CheckoutView['error'];
   chosenGateway?: string | null;
   declined?: boolean;
+  /** Without JavaScript, a cancel is asked again before it ends the sign-up. */
+  confirmCancel?: boolean;
+  /** What a failed post may show again (keptValues: never the card number or the CVC). */
+  values?: Record<string, string>;
   gateways: GatewayOption[];
   /** return_url and cancel_url as the widget reports them (signed once the sign-up is done or left); the row's when absent. */
   urls?: { return_url: string | null; cancel_url: string | null };
@@ -92,6 +96,8 @@ export function buildSignupView(input: SignupViewInput): CheckoutView {
     selectedGateway: gateways.find((g) => g.id === input.chosenGateway)?.id ?? gateways[0]?.id ?? null,
     error: input.error ?? null,
     receipt: null,
+    confirmCancel: input.confirmCancel ?? false,
+    ...(input.values ? { values: input.values } : {}),
     csrf: input.csrf,
     embed: embedView(input.embed, input.urls ?? row, !!input.justFinished && (status === 'paid' || status === 'cancelled')),
     subscription: {

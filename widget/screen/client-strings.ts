@@ -19,14 +19,14 @@ import type { CheckoutView, SubscriptionTerms } from './view';
  * and those of the parts the browser keeps as the server rendered them (the order summary,
  * the language switcher: components/parts.tsx).
  */
-const NEVER = /^(notFound|notEmbeddable|tooMany|unpayable|provider|summary|language|overlay|confirm)\.|^challenge\.title/;
+const NEVER = /^(notFound|notEmbeddable|tooMany|unpayable|provider|summary|language|overlay|confirm)\.|^challenge\.title|^subscription\.title$/;
 
 /** Words of one flavour only (flavour.ts), or of some: the keys' owners. */
 const ONLY: [RegExp, Flavour[]][] = [
+  // A sign-up stores the card as the save page does: the same errors, decline and challenge words.
+  [/^(error\.save|challenge\.(bodySave|abandonSave)$|save\.declined\.title$)/, ['save', 'subscription']],
   [/^(subscription\.|action\.subscribe$|signup\.email$)/, ['subscription']],
   [/^(save\.|action\.saveCard$)/, ['save']],
-  // A sign-up stores the card as the save page does: the same errors and challenge words.
-  [/^(error\.save|challenge\.(bodySave|abandonSave)$)/, ['save', 'subscription']],
   [/^(action\.pay|action\.cancel|challenge\.body|challenge\.abandon)$|^(cancel|expiry|status\.(paid|cancelled))\./, ['pay']],
   [/^status\.(declined\.|checking\.|processing$)/, ['pay', 'subscription']],
 ];
@@ -34,10 +34,11 @@ const ONLY: [RegExp, Flavour[]][] = [
 /**
  * Words only an answer of the server brings: its errors (the declines, the session, the
  * wait after too many), the results of a payment it settled, the challenge it asks for.
- * The expired result is not one: the page's own clock shows it.
+ * The expired result is not one: the page's own clock shows it; a sign-up's closed one is
+ * (a sign-up has no clock: only the server says it was stopped).
  */
 const ANSWERED =
-  /^(error\.(card\.(declined|testInLive)|cardFieldsRefused|declined|insufficientFunds|gatewayFailed|gatewayTimeout|session|inProgress|tooManyAttempts|authentication|fieldsInvalid|save)|status\.(declined|paid|cancelled|checking|returning)|receipt|challenge|merchant\.labelPaid|(save|subscription)\.(declined|done|cancelled|labelDone|checking))/;
+  /^(error\.(card\.(declined|testInLive)|cardFieldsRefused|declined|insufficientFunds|gatewayFailed|gatewayTimeout|session|inProgress|tooManyAttempts|authentication|fieldsInvalid|save)|status\.(declined|paid|cancelled|checking|returning)|receipt|challenge|merchant\.labelPaid|(save|subscription)\.(declined|done|cancelled|labelDone|checking)|subscription\.closed)/;
 
 type Stage = 'page' | 'answer' | 'all';
 

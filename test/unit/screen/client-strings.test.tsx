@@ -70,7 +70,8 @@ function states(keys: string[], flavour: Flavour): State[] {
     ['paid, no brand, returning to the shop', { status: 'paid', receipt: { ...RECEIPT, brand: null } }, (m) => set(m.returningTo, 'https://shop.example/'), true],
     ['paid, hydrated (print)', { status: 'paid', receipt: RECEIPT, backUrl: 'https://shop.example/' }, (m) => m.start({ timeZone: 'UTC' }), true],
     ['cancelled', { status: 'cancelled', backUrl: 'https://shop.example/' }, undefined, true],
-    ['expired', { status: 'expired', backUrl: 'https://shop.example/' }, undefined, false],
+    // A payment's or a saved card's link expires on the page's clock; a sign-up has none: only an answer says it was stopped.
+    ['expired', { status: 'expired', backUrl: 'https://shop.example/' }, undefined, flavour === 'subscription'],
     ['checking', { status: 'checking' }, undefined, true],
     ['embedded', { embed: { parentOrigin: 'https://shop.example', returnUrl: null, cancelUrl: null, justFinished: false } }, undefined, false],
     ['sandbox, with a way back', { sandbox: true, backUrl: 'https://shop.example/' }, undefined, false],

@@ -107,10 +107,11 @@ function CancelledPanel() {
 
 function ExpiredPanel() {
   const { model, i18n } = useScreen();
+  const view = model.view.value;
   return (
-    <StatusPanel tone="neutral" icon={<Icon name="hourglass" />} title={i18n.t(model.view.value.saveCard ? 'save.closed.title' : 'status.expired.title')}>
-      <p class="status__text">{i18n.t(model.view.value.saveCard ? 'save.closed.body' : 'status.expired.body', { merchant: model.view.value.merchantName })}</p>
-      <BackToShop href={model.view.value.backUrl} />
+    <StatusPanel tone="neutral" icon={<Icon name="hourglass" />} title={i18n.t(keyOf(view, { pay: 'status.expired.title', subscription: 'subscription.closed.title', save: 'save.closed.title' }))}>
+      <p class="status__text">{i18n.t(keyOf(view, { pay: 'status.expired.body', subscription: 'subscription.closed.body', save: 'save.closed.body' }), { merchant: view.merchantName })}</p>
+      <BackToShop href={view.backUrl} />
     </StatusPanel>
   );
 }

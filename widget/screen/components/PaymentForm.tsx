@@ -25,7 +25,7 @@ function FormAlert() {
         <>
           <Icon name="alert" class="alert__icon" />
           <div>
-            <p class="alert__title">{i18n.t(declined ? (model.view.value.saveCard ? 'save.declined.title' : 'status.declined.title') : 'error.title')}</p>
+            <p class="alert__title">{i18n.t(declined ? (model.view.value.saveCard || model.view.value.subscription ? 'save.declined.title' : 'status.declined.title') : 'error.title')}</p>
             <p class="alert__text">{text}</p>
           </div>
         </>

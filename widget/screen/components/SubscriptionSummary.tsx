@@ -60,7 +60,8 @@ export function SubscriptionSummary({ terms }: { terms: SubscriptionTerms }) {
         <p class="terms__plan">{terms.planName}</p>
         <p class="terms__price">{price(terms)}</p>
         {trial && <p class="terms__trial">{i18n.t('subscription.trial', { count: terms.trialDays })}</p>}
-        <p class="terms__when">{after}</p>
+        {/* A stopped sign-up charges nothing, ever: no date to announce. */}
+        {view.status != 'expired' && <p class="terms__when">{after}</p>}
       </section>
     </>
   );
