@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { IRouter, NextFunction, Request, Response } from 'express';
 import { validateFields } from '../../widget/fields/card';
 import { getTranslator } from '../../widget/i18n/server';
@@ -11,7 +12,7 @@ import { storeCard } from '../payments/store-card';
 import { answerStoreChallenge } from '../payments/store-challenge';
 import type { AuthorizationRow } from '../store/schema';
 import { baseUrlOf } from '../http/route';
-import { awaitSignupChallenge, findSignup, type SignupPage, SIGNUP_TOKEN_PREFIX, signupChallenge } from '../store/subscriptions';
+import { awaitSignupChallenge, claimSignup, findSignup, releaseClaim, type SignupPage, SIGNUP_TOKEN_PREFIX, signupChallenge } from '../store/subscriptions';
 import { brandView } from './brand';
 import { renderChallengePage } from './challenge-page';
 import { csrfToken } from './csrf';
@@ -103,8 +104,26 @@ const finish = async (ctx: CheckoutContext, res: Response, page: Page, how: 'com
 const result = (ctx: CheckoutContext, res: Response, page: Page, message: StoreResult) => respondStoreResult(ctx, signupPage, res, page, message);
 const reload = (ctx: CheckoutContext, page: Page) => reloadHosted(signupPage, ctx, page);
 
-/** Stores the card through the gateway and starts the subscription with it; answers what came of it. */
+/**
+ * One card at a time, also between posts sent at once: the post that holds the sign-up
+ * (claimSignup) sends its card and starts the subscription; another is told the card is
+ * being checked, and stores nothing.
+ */
 async function signUp(ctx: CheckoutContext, res: Response, page: Page, input: PayRequest, base: string) {
+  const claimant = randomUUID();
+  const now = ctx.deps.now();
+  if (!(await claimSignup(ctx.db, { subscription: page.row, claimant, now, until: new Date(now.getTime() + ctx.deps.config.paymentClaimMs) }))) {
+    return result(ctx, res, page, 'error.saveChecking');
+  }
+  try {
+    return await signUpHeld(ctx, res, page, input, base);
+  } finally {
+    await releaseClaim(ctx.db, page.row.id, claimant);
+  }
+}
+
+/** Stores the card through the gateway and starts the subscription with it; answers what came of it. */
+async function signUpHeld(ctx: CheckoutContext, res: Response, page: Page, input: PayRequest, base: string) {
   const { db } = ctx;
   const deps = scopedDeps(ctx.deps, page);
   const gateway = page.gateways.forCurrency(page.row.currency, !page.merchant.sandbox).find((g) => g.id === input.gateway);

@@ -333,6 +333,25 @@ export function claimDueSubscriptions(db: Db, now: Date, leaseMs: number, limit:
   return claimBatch(db, { table: 'subscriptions', due, order: 'next_charge_at', now, until: new Date(now.getTime() + leaseMs), claimant, limit });
 }
 
+/**
+ * The open sign-up held by `claimant` while it sends one card, until `until` (a process that
+ * dies lets it go then): of two posts sent at once one holds it and stores its card, the
+ * other finds it held and stores nothing. The scheduler's claim, so a past-due retry and a
+ * new card are not sent at the same time either. Given back with releaseClaim.
+ */
+export async function claimSignup(db: Db, a: { subscription: SubscriptionRow; claimant: string; now: Date; until: Date }): Promise<boolean> {
+  const claimed = await inTransaction(db, (trx) =>
+    trx
+      .updateTable('subscriptions')
+      .set({ claimed_until: a.until.toISOString(), claimed_by: a.claimant })
+      .where('id', '=', a.subscription.id)
+      .where((eb) => eb.or([eb.and([eb('status', '=', 'waiting'), eb('authorization_id', 'is', null)]), eb('status', '=', 'past_due')]))
+      .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', a.now.toISOString())]))
+      .executeTakeFirst(),
+  );
+  return Number(claimed.numUpdatedRows) === 1;
+}
+
 export async function releaseClaim(db: Db, id: string, claimant: string): Promise<void> {
   await db.updateTable('subscriptions').set({ claimed_until: null, claimed_by: null }).where('id', '=', id).where('claimed_by', '=', claimant).execute();
 }

@@ -136,6 +136,16 @@ describe.each(ENGINES)('the no-JavaScript sign-up form on %s', (engine) => {
     expect(html).not.toMatch(/name="card_cvc"[^>]*value="123"/);
   });
 
+  it('posts sent at once save one card: one signs up, the others store nothing and are told the card is being checked', async () => {
+    const sub = await signup();
+    const before = await api.count('/authorization/');
+    const card = { customer_email: 'ada@example.com', card_number: TEST_CARDS.approved, card_expiry: '12/34', card_cvc: '123', card_name: 'Ada Lovelace' };
+    const answers = await Promise.all(Array.from({ length: 6 }, () => sub.post({ action: 'pay', gateway: SANDBOX_CARD, fields_of: SANDBOX_CARD, ...card })));
+    expect(await api.count('/authorization/')).toBe(before + 1);
+    expect(answers.filter((r) => r.status === 200 || r.status === 303).length).toBeGreaterThanOrEqual(1);
+    expect(await sub.status()).toBe('active');
+  });
+
   it('a stopped sign-up says its link can no longer be used, in its own words, and announces no charge', async () => {
     const sub = await signup();
     expect((await api.post(`/subscription/${sub.id}/stop/`, {})).status).toBe(200);
