@@ -53,6 +53,11 @@ export function parsedArgs<const T extends NonNullable<ParseArgsConfig['options'
 
 /** Runs `command`: its exit code, 0 when it ended well; a wrong or refused command says why on stderr. */
 export async function runCommand(command: Command, argv: string[], io: CliIo): Promise<number> {
+  // Asked for, the usage is an answer: on stdout, exit 0.
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout(`${command.usage}\n`);
+    return 0;
+  }
   try {
     await command.run(argv, io);
     return 0;

@@ -67,7 +67,18 @@ Event types: ${Object.keys(TRIGGERS).join(', ')}
 --api and --key default to PAYMENT_API_URL and PAYMENT_KEY; the environment must be a sandbox.`;
 
 async function main(): Promise<number> {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { api: { type: 'string' }, key: { type: 'string' } } });
+  let parsed;
+  try {
+    parsed = parseArgs({ allowPositionals: true, options: { api: { type: 'string' }, key: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   const trigger = TRIGGERS[positionals[0] ?? ''];
   if (!trigger || positionals.length !== 1) {
     process.stderr.write(`${positionals[0] ? `Cannot trigger ${positionals[0]}.\n` : ''}${USAGE}\n`);

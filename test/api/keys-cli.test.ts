@@ -353,6 +353,9 @@ describe.each(ENGINES)('keys CLI on %s', (engine) => {
     // An environment that is not there, and a name that is not one line of at most 80 characters.
     const missing = await failing(['list', '--environment', '0190f5a0-0000-7000-8000-00000000dead']);
     expect(missing).toMatchObject({ code: 2, stderr: expect.stringContaining('no environment 0190f5a0-0000-7000-8000-00000000dead') });
+    // Asked for, the usage is an answer: stdout, exit 0.
+    expect(await keysHere(['--help'], env)).toMatch(/^Usage:\n {2}npm run keys -- create/);
+    expect(await keysHere(['roll', '-h'], env)).toMatch(/^Usage:/);
     // A variable the tool cannot run with: its message, exit 2, no stack.
     const badConfig = await keysHere(['list'], { ...env, PORT: 'abc' }).then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => e);
     expect(badConfig).toMatchObject({ code: 2, stderr: expect.stringMatching(/^Invalid configuration:\n {2}PORT: /) });
