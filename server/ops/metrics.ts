@@ -182,12 +182,14 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
 
 /**
  * GET /metrics behind `Authorization: Bearer <token>`: 401 without it or with another
- * token. Compared in constant time (both sides hashed first, so lengths never differ).
+ * token. The scheme in any case (RFC 9110 §11.1: `bearer` is Bearer); the token compared in
+ * constant time (both sides hashed first, so lengths never differ).
  */
 export function metricsHandler(metrics: Metrics, token: string): (req: IncomingMessage, res: ServerResponse) => void {
   const expected = digest(`Bearer ${token}`);
+  const given = (header = '') => (/^bearer /i.test(header) ? `Bearer ${header.slice(7)}` : header);
   return (req, res) => {
-    if (!timingSafeEqual(digest(req.headers.authorization ?? ''), expected)) {
+    if (!timingSafeEqual(digest(given(req.headers.authorization)), expected)) {
       res.writeHead(401, { 'WWW-Authenticate': 'Bearer realm="metrics"', 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
       return void res.end('Send Authorization: Bearer <METRICS_TOKEN>\n');
     }

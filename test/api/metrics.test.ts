@@ -39,6 +39,10 @@ describe.each(ENGINES)('metrics on %s', (engine) => {
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
     expect((await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}x` } })).status).toBe(401);
+    // The scheme is case-insensitive (RFC 9110); the token is not.
+    expect((await fetch(`${t.url}/metrics`, { headers: { authorization: `bearer ${TOKEN}` } })).status).toBe(200);
+    expect((await fetch(`${t.url}/metrics`, { headers: { authorization: `BEARER ${TOKEN}` } })).status).toBe(200);
+    expect((await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN.toUpperCase()}` } })).status).toBe(401);
     expect((await fetch(`${t.url}/metrics`, { headers: { authorization: TOKEN } })).status).toBe(401);
   });
 
