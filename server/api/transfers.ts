@@ -15,6 +15,7 @@ import { checkNotifyUrl } from '../commands/notify-url';
 import { eitherOf, exact, freeText, httpUrl, livemode, nonBlank, objectId, positiveMoneyAmount, ref, text, timestamps } from '../schemas/fields';
 import { toMinor } from '../http/amounts';
 import { IDS, page, TRANSFER_EXAMPLE } from './examples';
+import { refuseDisabledClient } from '../transactions/create';
 
 // Transfers: money from a wallet to another wallet of the same environment and currency
 // (settled at once), or to a client's IBAN (a payout). The spec shows no fields: these
@@ -145,6 +146,7 @@ export const transferRoutes = (): RouteDef[] => [
     async handler({ env, body, deps, db }) {
       if (body.notify_url) checkNotifyUrl(body.notify_url, deps.config);
       const source = await walletOf(db, env.id, body.source_wallet, 'source_wallet');
+      await refuseDisabledClient(db, source, 'source_wallet');
       const amount = toMinor(body.amount, source.currency, 'amount');
       if (body.transfer_id !== undefined && (await findTransferById(db, env.id, body.transfer_id))) throw duplicateTransferId();
       const common = {
@@ -163,6 +165,7 @@ export const transferRoutes = (): RouteDef[] => [
       }
       if (body.destination_wallet === source.id) throw fieldError('destination_wallet', 'must be another wallet than source_wallet');
       const destination = await walletOf(db, env.id, body.destination_wallet!, 'destination_wallet');
+      await refuseDisabledClient(db, destination, 'destination_wallet');
       if (destination.currency !== source.currency) {
         throw fieldError('destination_wallet', `is in ${destination.currency}, source_wallet in ${source.currency}`);
       }

@@ -51,7 +51,10 @@ export const clientFields = z
     province: optional(plain(128)).describe('Province, state or region of the address'),
     country: optional(country).describe('ISO 3166-1 alpha-2 country of the address'),
     notify_url: optional(httpUrl).describe('Where client.* and document.* events of this client are sent'),
-    enabled: z.boolean().default(true).describe('Your switch; independent of `enabled_by_compliance`'),
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe("Your switch; independent of `enabled_by_compliance`. `false`: no request moves money into or out of the client's wallets, nor pays out to its IBANs (409)"),
   })
   .meta({ id: 'Client', description: 'A client: a person or a company' });
 export type ClientFields = z.output<typeof clientFields>;

@@ -68,6 +68,12 @@ const owned = (environmentId: string, now: Date) => {
   return { id: uuidv7(now.getTime()), environment_id: environmentId, created_at: at, updated_at: at };
 };
 
+/** Whether the client `id` is on (the merchant's `enabled` switch); a client not there is not. */
+export async function clientEnabled(db: Db, environmentId: string, id: string): Promise<boolean> {
+  const row = await db.selectFrom('clients').select('enabled').where('id', '=', id).where('environment_id', '=', environmentId).executeTakeFirst();
+  return row?.enabled === 1;
+}
+
 export async function getClient(db: Db, environmentId: string | null, id: string): Promise<Client | undefined> {
   let query = db.selectFrom('clients').selectAll().where('id', '=', id);
   if (environmentId !== null) query = query.where('environment_id', '=', environmentId);

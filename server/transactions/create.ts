@@ -6,6 +6,7 @@ import { toMinor, toScaled } from '../http/amounts';
 import { ApiError, fieldError } from '../http/problem';
 import type { Db } from '../store/db';
 import { getItem } from '../store/catalogue';
+import { clientEnabled } from '../store/clients';
 import { getWallet } from '../store/ledger';
 import { getAuthorization } from '../store/sales';
 import type { AuthorizationRow, TransactionLineRow } from '../store/schema';
@@ -191,7 +192,18 @@ function checkSources(body: TransactionInput, total: bigint) {
   if (body.authorize) throw fieldError('source', 'cannot be used with authorize: a source pays at once');
 }
 
-/** Destination wallets exist here, in the transaction currency, enabled; a split is of a captured sale. */
+/**
+ * A wallet of a client the merchant switched off (`enabled: false`) is moved by no request:
+ * not paid into, not paid from, not paid out (409 naming the field). The platform's own
+ * movements still reach it (a refund's share taken back, a receivable repaid).
+ */
+export async function refuseDisabledClient(db: Db, wallet: { environment_id: string; client_id: string }, path: string): Promise<void> {
+  if (!(await clientEnabled(db, wallet.environment_id, wallet.client_id))) {
+    throw new ApiError('conflict', `${path}: belongs to a disabled client; nothing was moved`, [{ path, message: 'belongs to a disabled client' }]);
+  }
+}
+
+/** Destination wallets exist here, in the transaction currency, enabled, of an enabled client; a split is of a captured sale. */
 async function checkDestinations(db: Db, envId: string, body: TransactionInput) {
   if (!body.destination?.length) return;
   if (body.authorize) throw fieldError('destination', 'cannot be used with authorize: a split is made of captured money');
@@ -201,6 +213,7 @@ async function checkDestinations(db: Db, envId: string, body: TransactionInput) 
     if (!wallet) throw fieldError(path, 'is not a wallet of this environment');
     if (wallet.currency !== body.currency) throw fieldError(path, `is a wallet in ${wallet.currency}, the transaction is in ${body.currency}`);
     if (!wallet.enabled) throw new ApiError('conflict', `${path}: is disabled: no money moves into it`, [{ path, message: 'is disabled' }]);
+    await refuseDisabledClient(db, wallet, path);
   }
 }
 
@@ -217,6 +230,7 @@ export async function resolveSources(db: Db, envId: string, body: TransactionInp
         const wallet = await getWallet(db, envId, s.wallet_id);
         if (!wallet) throw fieldError(path, 'is not a wallet of this environment');
         if (wallet.currency !== body.currency) throw fieldError(path, `is a wallet in ${wallet.currency}, the transaction is in ${body.currency}`);
+        await refuseDisabledClient(db, wallet, path);
         return { index, amount, wallet: wallet.id };
       }
       const path = `source.${index}.authorization_id`;

@@ -323,6 +323,33 @@ describe.each(ENGINES)('payouts on %s', (engine) => {
   const svc = useOwnService(engine);
   const payoutsRun = () => svc.t.service.jobs.runOnce('payouts');
 
+  it("a disabled client's wallets move no money by request: no transfer in or out, no payout, no transaction's source or destination; enabled again, they do", async () => {
+    const { api, t } = svc;
+    const client = await compliantClient(t, api);
+    const w = await createWallet(api, { client_id: client.id });
+    const other = await createWallet(api);
+    await fund(api, w, 10);
+    await fund(api, other, 10);
+    expect((await api.patch(`/client/${client.id}/`, { enabled: false })).status).toBe(200);
+    const refusedAt = async (res: Promise<{ status: number }>, path: string) => {
+      const answer = await res;
+      expect(answer.status).toBe(409);
+      expect(problemPaths(answer as Parameters<typeof problemPaths>[0])).toEqual([path]);
+    };
+    await refusedAt(api.post('/transfer/', { source_wallet: w.id, destination_wallet: other.id, amount: 1 }), 'source_wallet');
+    await refusedAt(api.post('/transfer/', { source_wallet: other.id, destination_wallet: w.id, amount: 1 }), 'destination_wallet');
+    await refusedAt(api.post('/transfer/', { source_wallet: w.id, destination_iban: client.iban, amount: 1 }), 'source_wallet');
+    await refusedAt(api.post('/transaction/', priced('EUR', 5, { destination: [{ wallet_id: w.id, amount: 5 }] })), 'destination.0.wallet_id');
+    await refusedAt(api.post('/transaction/', priced('EUR', 5, { source: [{ wallet_id: w.id, amount: 5 }] })), 'source.0.wallet_id');
+    expect(await balanceOf(api, w.id)).toBe(10);
+    expect(await balanceOf(api, other.id)).toBe(10);
+
+    expect((await api.patch(`/client/${client.id}/`, { enabled: true })).status).toBe(200);
+    expect((await api.post('/transfer/', { source_wallet: w.id, destination_wallet: other.id, amount: 1 })).status).toBe(201);
+    expect(await balanceOf(api, w.id)).toBe(9);
+    await checkLedger(t.service.deps.database.db, api.keys.environment_id);
+  });
+
   it('pays out to a client IBAN: pending at once, paid by the payouts job', async () => {
     const { api, t } = svc;
     const client = await compliantClient(t, api);
