@@ -225,7 +225,7 @@ function retryRoute(): RouteDef {
     path: '/event/{id}/retry/',
     operationId: 'retryEvent',
     description:
-      'Delivers the event once more, now: to the destination named in the body whatever its status, or else to every destination not delivered (every one when all were). An attempt in progress, or an event with no destination at all, is a 409; a destination the event has no delivery for is a 400.',
+      'Delivers the event once more, now: to the destination named in the body whatever its status, or else to every destination not delivered (every one when all were), leaving out webhook endpoints disabled or deleted since. An attempt in progress, an event with no destination at all, or only disabled or deleted endpoints to send to, is a 409; a destination the event has no delivery for is a 400.',
     example: { request: { destination: 'notify_url' }, response: EVENT_DETAIL_EXAMPLE },
     summary: 'Deliver the event once more, now',
     tag: 'Event',
@@ -236,6 +236,7 @@ function retryRoute(): RouteDef {
       const result = await retryEvent(db, env.id, params.id!, deps.now(), retryTargetOf(body.destination));
       if (result === 'not_found') throw notFound('event');
       if (result === 'in_flight') throw new ApiError('conflict', 'a delivery attempt of this event is in progress; retry once it has finished');
+      if (result === 'endpoint_off') throw new ApiError('conflict', "the event's webhook endpoint is disabled or deleted: nothing would be sent; enable it, then retry");
       if (result === 'no_destination') {
         if (body.destination !== undefined) throw fieldError('destination', 'the event has no delivery to this destination');
         throw new ApiError('conflict', 'the event has no destination: its object had no notify_url and no webhook endpoint took it');

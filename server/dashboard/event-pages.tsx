@@ -14,7 +14,7 @@ import type { Signed } from './sale-pages';
 // Events: the list with its filters, and one event with the object it is about, its
 // payload as delivered, each delivery and the resend.
 
-export type EventNotice = 'resent' | 'busy' | 'noDestination';
+export type EventNotice = 'resent' | 'busy' | 'noDestination' | 'endpointOff';
 
 const BASE = '/dashboard/events/';
 const eventUrl = (id: string) => `${BASE}${id}/`;
@@ -207,7 +207,7 @@ function Resend({ text, session, event, endpoints }: Shown) {
   );
 }
 
-const NOTICES = { resent: 'ev.resent', busy: 'ev.busy', noDestination: 'ev.noDestination' } as const;
+const NOTICES = { resent: 'ev.resent', busy: 'ev.busy', noDestination: 'ev.noDestination', endpointOff: 'ev.endpointOff' } as const;
 
 export function eventPage(p: Shown): string {
   const { text, event } = p;

@@ -62,6 +62,7 @@ export function eventRoutes(router: IRouter, kit: Kit): void {
     if (result === 'in_flight') return show(req, res, s, 409, 'busy');
     // As the API answers: a destination the event has no delivery for is a 400, an event delivered nowhere a 409.
     if (result === 'no_destination') return show(req, res, s, destination === '' ? 409 : 400, 'noDestination');
+    if (result === 'endpoint_off') return show(req, res, s, 409, 'endpointOff');
     res.redirect(303, `/dashboard/events/${id}/?resent=1`);
   }));
 }

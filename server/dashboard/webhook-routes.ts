@@ -42,6 +42,7 @@ export function webhookRoutes(router: IRouter, kit: Kit): void {
     if (result === 'not_found') return notFound(req, res);
     if (result === 'in_flight') return show(req, res, s, 409, textOf(req).t('wh.busy'));
     if (result === 'no_destination') return show(req, res, s, 409, textOf(req).t('wh.nowhere'));
+    if (result === 'endpoint_off') return show(req, res, s, 409, textOf(req).t('wh.endpointOff'));
     await audit(req, s, 'webhook_resent', { event: id });
     res.redirect(303, `/dashboard/webhooks/${id}/?resent=1`);
   }));

@@ -97,7 +97,7 @@ export async function claimDueDeliveries(db: Db, now: Date, leaseMs: number, lim
       .leftJoin('webhook_endpoints', 'webhook_endpoints.id', 'event_deliveries.endpoint_id')
       .selectAll('event_deliveries')
       .select(['events.type', 'events.payload', 'environments.mode', 'environments.webhook_secret'])
-      .select(['webhook_endpoints.enabled as endpoint_enabled', 'webhook_endpoints.secret', 'webhook_endpoints.previous_secret', 'webhook_endpoints.previous_expires_at']);
+      .select(['webhook_endpoints.enabled as endpoint_enabled', 'webhook_endpoints.url as endpoint_url', 'webhook_endpoints.secret', 'webhook_endpoints.previous_secret', 'webhook_endpoints.previous_expires_at']);
   let rows;
   if (isPostgres(db)) {
     // The CTE's rows stand in for the table under its own name: the join reads them as claimed.
@@ -106,8 +106,11 @@ export async function claimDueDeliveries(db: Db, now: Date, leaseMs: number, lim
     const ids = (await claimUpdate(db, claim).returning('id').execute()).map((r) => r.id);
     rows = ids.length ? await sent(db.selectFrom('event_deliveries')).where('event_deliveries.id', 'in', ids).execute() : [];
   }
-  return rows.map(({ mode, webhook_secret, endpoint_enabled, secret, previous_secret, previous_expires_at, ...row }) => ({
+  return rows.map(({ mode, webhook_secret, endpoint_enabled, endpoint_url, secret, previous_secret, previous_expires_at, ...row }) => ({
     ...row,
+    // An endpoint's delivery goes where the endpoint is now: a URL changed since the event
+    // (a host given up, or compromised) gets none of its retries.
+    url: endpoint_url ?? row.url,
     payload: JSON.stringify(withLivemode(row.payload, mode)),
     signer:
       row.endpoint_id === null
@@ -161,6 +164,8 @@ export async function recordAttempt(db: Db, delivery: EventDeliveryRow, outcome:
         delivery_status: status,
         next_attempt_at: status === 'pending' ? outcome.retryAt!.toISOString() : null,
         delivered_at: status === 'delivered' ? at : delivery.delivered_at,
+        // Where this attempt went: an endpoint's URL as it was when it was made.
+        url: delivery.url,
         locked_until: null,
         claimed_by: null,
       }))
@@ -200,7 +205,7 @@ export async function retryEvent(
   id: string,
   now: Date,
   target: RetryTarget = { destination: 'failed' },
-): Promise<'retried' | 'in_flight' | 'not_found' | 'no_destination'> {
+): Promise<'retried' | 'in_flight' | 'not_found' | 'no_destination' | 'endpoint_off'> {
   const at = now.toISOString();
   return inTransaction(db, async (trx) => {
     const event = await trx.selectFrom('events').select('id').where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
@@ -218,13 +223,20 @@ export async function retryEvent(
             : all;
     if (!chosen.length) return 'no_destination';
     if (chosen.some((d) => d.locked_until !== null && d.locked_until > at)) return 'in_flight';
+    // A disabled or deleted endpoint is sent nothing (the worker stops its delivery): not made pending, never answered as retried.
+    const endpointIds = [...new Set(chosen.flatMap((d) => (d.endpoint_id ? [d.endpoint_id] : [])))];
+    const enabled = new Set(
+      endpointIds.length ? (await trx.selectFrom('webhook_endpoints').select('id').where('id', 'in', endpointIds).where('enabled', '=', 1).execute()).map((e) => e.id) : [],
+    );
+    const sendable = chosen.filter((d) => d.endpoint_id === null || enabled.has(d.endpoint_id));
+    if (!sendable.length) return 'endpoint_off';
     await trx
       .updateTable('event_deliveries')
       .set({ delivery_status: 'pending', next_attempt_at: at })
       .where(
         'id',
         'in',
-        chosen.map((d) => d.id),
+        sendable.map((d) => d.id),
       )
       .execute();
     return 'retried';

@@ -244,24 +244,29 @@ describe.each(ENGINES)('webhook endpoints on %s', (engine) => {
     const notice = hook.received.find((r) => r.payload.type === 'webhook_endpoint.disabled')!;
     expect(verify(watcher.secret, notice)).toMatchObject({ data: { id: failing.id } });
 
-    // A retry without a body goes to what failed: the endpoint (disabled, so stopped), not the notify_url.
+    // A retry without a body names what failed: only the endpoint, disabled, which would be sent
+    // nothing: a 409, and its delivery stays as it was (failed), not the notify_url's either.
     const before = hook.received.length;
     const retried = await api.post(`/event/${id}/retry/`, undefined);
-    expect(retried.status).toBe(200);
-    expect(retried.body.deliveries.map((x: { delivery_status: string }) => x.delivery_status)).toEqual(['delivered', 'pending']);
+    expect(retried.status).toBe(409);
+    expect((await api.post(`/event/${id}/retry/`, { destination: failing.id })).status).toBe(409);
     await deliver();
-    expect((await delivery()).delivery_status).toBe('stopped');
+    expect((await delivery()).delivery_status).toBe('failed');
     expect(hook.received).toHaveLength(before);
 
-    // Enabled again, named in the body: delivered.
-    expect((await api.patch(`/webhook_endpoint/${failing.id}/`, { enabled: true })).body).toMatchObject({ enabled: true, disabled_reason: null });
+    // Enabled again, its URL moved meanwhile, named in the body: delivered, to where it is now.
+    expect((await api.patch(`/webhook_endpoint/${failing.id}/`, { enabled: true, url: hook.url.replace('/hooks', '/moved') })).body).toMatchObject({ enabled: true, disabled_reason: null });
+    const atOldUrl = all.received.length;
     expect((await api.post(`/event/${id}/retry/`, { destination: failing.id })).status).toBe(200);
     await deliver();
     expect(await delivery()).toMatchObject({ delivery_status: 'delivered', attempt_count: 11 });
+    expect(all.received).toHaveLength(atOldUrl);
+    expect(hook.received.filter((r) => r.payload.id === id && r.payload.type === 'transaction.cancelled')).toHaveLength(2);
+    expect(((await api.get(`/event/${id}/`)).body.deliveries as { webhook_endpoint: string | null; url: string }[]).find((x) => x.webhook_endpoint === failing.id)!.url).toBe(hook.url.replace('/hooks', '/moved'));
     // The notify_url, named: once more, though it was delivered.
     expect((await api.post(`/event/${id}/retry/`, { destination: 'notify_url' })).body.delivery_status).toBe('pending');
     await deliver();
-    expect(hook.received.filter((r) => r.payload.id === id)).toHaveLength(2);
+    expect(hook.received.filter((r) => r.payload.id === id)).toHaveLength(3);
     const unknown = await api.post(`/event/${id}/retry/`, { destination: '0190f5a8-7c1e-7a4b-9d2e-5f6a7b8c9d0e' });
     expect(unknown.status).toBe(400);
     expect(problemPaths(unknown)).toEqual(['destination']);
