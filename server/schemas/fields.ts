@@ -82,7 +82,10 @@ export const httpUrl = z
   .max(2048)
   // The URL parser drops tabs and line breaks and lets a NUL through in the path. A
   // refinement, not a pattern: the document keeps `format: uri`, which has no controls.
-  .refine((url) => SINGLE_LINE.test(url), TEXT_MESSAGES.line);
+  .refine((url) => SINGLE_LINE.test(url), TEXT_MESSAGES.line)
+  // A password in a URL would be shown wherever the URL is (the API's answers, events, logs):
+  // a receiver authenticates a delivery by its signature instead.
+  .refine((url) => !URL.canParse(url) || (new URL(url).username === '' && new URL(url).password === ''), 'must not carry a user name or password');
 
 /** What the signed return appends to return_url and cancel_url (notify/return-signature.ts). */
 const RETURN_PARAMS = ['transaction_id', 'subscription_id', 'status', 'timestamp', 'signature'];

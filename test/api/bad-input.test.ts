@@ -164,6 +164,7 @@ const rows: Row[] = [
   { name: 'cancel_url carrying a signed return parameter', body: tx({ cancel_url: 'https://shop.example/cart?signature=x&timestamp=1' }), status: 400, field: 'cancel_url' },
   { name: 'file: notify_url', body: tx({ notify_url: 'file:///etc/passwd' }), status: 400, field: 'notify_url' },
   { name: 'notify_url that is not a URL', body: tx({ notify_url: 'not a url' }), status: 400, field: 'notify_url' },
+  { name: 'notify_url with a password in it', body: tx({ notify_url: 'https://hookuser:S3cret@hooks.example/in' }), status: 400, field: 'notify_url' },
   { name: 'return_url over 2048 characters', body: tx({ return_url: `https://shop.example/${'a'.repeat(2048)}` }), status: 400, field: 'return_url' },
   // Language and dates
   { name: 'unknown language', body: tx({ language: 'de' }), status: 400, field: 'language' },

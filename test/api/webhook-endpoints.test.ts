@@ -94,6 +94,8 @@ describe.each(ENGINES)('webhook endpoints on %s', (engine) => {
       [{ url: 'https://shop.example/h', enabled_events: ['sale.created', 'sale.created'] }, 'enabled_events'],
       [{ url: 'https://shop.example/h', enabled_events: [] }, 'enabled_events'],
       [{ url: 'ftp://shop.example/h', enabled_events: ['*'] }, 'url'],
+      // A password would be shown wherever the endpoint is (its events, the API, the dashboard).
+      [{ url: 'https://hookuser:S3cretPassw0rd@hooks.example/in', enabled_events: ['*'] }, 'url'],
       [{ url: 'https://shop.example/h', enabled_events: ['*'], secret: 'whsec_mine' }, ''],
     ];
     for (const [body, path] of bad) {
