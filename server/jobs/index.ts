@@ -68,7 +68,8 @@ export function serviceJobs(deps: Deps): Job[] {
     // After both payout jobs: live environments' pending payouts into SEPA files (PAYOUT_PROVIDER=sepa-file; payments/payout-files.ts).
     { name: JOB_NAMES.payoutFiles, periodMs: 60_000, batch: 20, run: (round) => writePayoutFiles(scopedDeps(deps, round), 20) },
     { name: JOB_NAMES.subscriptions, periodMs: 1_000, batch: 20, run: (round) => chargeDueSubscriptions(scopedDeps(deps, round), 20) },
-    { name: JOB_NAMES.delivery, periodMs: 500, batch: 20, run: (round) => deliver(20, round) },
+    // Up to 4 rounds at once: a receiver that takes its whole WEBHOOK_TIMEOUT_MS holds up its own round, not every other environment's webhooks.
+    { name: JOB_NAMES.delivery, periodMs: 500, batch: 20, overlap: 4, run: (round) => deliver(20, round) },
     { name: JOB_NAMES.trialReminders, periodMs: 60_000, batch: 50, run: ({ now }) => remindTrials(db, now(), trialReminderDays, 50) },
     // An endpoint failing for a day: its team told once per failing spell (jobs/endpoint-failing.ts).
     { name: JOB_NAMES.endpointFailing, periodMs: 10 * 60_000, batch: 20, run: ({ now }) => mailFailingEndpoints(db, deps.outbox, now(), 20) },

@@ -23,6 +23,12 @@ export interface Job {
   batch?: number;
   /** A round running longer is logged and its signal aborted; default 5 minutes. */
   timeoutMs?: number;
+  /**
+   * How many of its rounds may run at once (default 1). Above 1, a round waiting on a slow
+   * peer (a webhook receiver that takes its whole timeout) does not hold up the next: that
+   * one starts on the period, or at a wake, and claims what is due meanwhile.
+   */
+  overlap?: number;
   /** One round; resolves with the number of items handled. */
   run(ctx: JobContext): Promise<number>;
 }
@@ -125,21 +131,39 @@ export function createRunner(jobs: readonly Job[], o: { now: () => Date; log: Lo
   const lastStarted = new Map<string, number>();
 
   const failures = new Map<string, number>();
+  /** How many rounds of each job run now (scheduled ones; runOnce's are the caller's). */
+  const active = new Map<string, number>();
+  const roomFor = (job: Job) => (active.get(job.name) ?? 0) < (job.overlap ?? 1);
   /** How long until a woken round of `name` may start. */
   const wakeDelay = (name: string) => Math.max(0, (lastStarted.get(name) ?? -Infinity) + WAKE_GAP_MS - performance.now());
+
+  function startRound(job: Job) {
+    lastStarted.set(job.name, performance.now());
+    active.set(job.name, (active.get(job.name) ?? 0) + 1);
+    const r = roundThenPause(job, () => round(job), failures, o.log).then((wait) => {
+      running.delete(r);
+      active.set(job.name, active.get(job.name)! - 1);
+      // A wake during a failing round does not cut its backoff short.
+      const woken = wokenRunning.delete(job.name) && !failures.has(job.name);
+      const next = woken ? Math.min(wait, wakeDelay(job.name)) : wait;
+      // An overlapping job may have its next round waiting already (scheduled as this one
+      // began): the sooner of the two stays, but a failure's backoff replaces it.
+      const pending = timers.get(job.name);
+      if (stopped || (pending && !failures.has(job.name) && performance.now() + next >= pending.at)) return;
+      if (pending) clearTimeout(pending.timer);
+      schedule(job, next);
+    });
+    running.add(r);
+    // Rounds that may overlap: the next one on the period, whatever this one waits on.
+    if (roomFor(job) && !failures.has(job.name)) schedule(job, job.periodMs);
+  }
 
   function schedule(job: Job, ms: number) {
     const timer = setTimeout(() => {
       timers.delete(job.name);
-      if (stopped) return;
-      lastStarted.set(job.name, performance.now());
-      const r = roundThenPause(job, () => round(job), failures, o.log).then((wait) => {
-        running.delete(r);
-        // A wake during a failing round does not cut its backoff short.
-        const woken = wokenRunning.delete(job.name) && !failures.has(job.name);
-        if (!stopped) schedule(job, woken ? Math.min(wait, wakeDelay(job.name)) : wait);
-      });
-      running.add(r);
+      // At its limit, the round that ends next schedules the one after.
+      if (stopped || !roomFor(job)) return;
+      startRound(job);
     }, ms);
     timers.set(job.name, { timer, at: performance.now() + ms });
   }
@@ -166,7 +190,7 @@ export function createRunner(jobs: readonly Job[], o: { now: () => Date; log: Lo
       // A job backing off after failures keeps its pause: the database is probably away.
       if (stopped || !job || failures.has(name)) return;
       const waiting = timers.get(name);
-      if (!waiting) return void wokenRunning.add(name);
+      if (!waiting) return void (roomFor(job) ? schedule(job, wakeDelay(name)) : wokenRunning.add(name));
       const delay = wakeDelay(name);
       if (performance.now() + delay >= waiting.at) return;
       clearTimeout(waiting.timer);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOB_NAMES } from '../../server/jobs/names';
 import { type Client, ENGINES, type TestService } from './harness';
-import type { Receiver } from './receiver';
+import { type Receiver, startReceiver } from './receiver';
 import { startWebhookService } from './webhook-service';
 
 // A change's webhooks go out as soon as it commits: the outbox wakes the delivery job
@@ -17,7 +17,8 @@ describe.each(ENGINES)('webhooks sent as their change commits on %s', (engine) =
   let api: Client;
   let close: () => Promise<void>;
   beforeAll(async () => {
-    ({ t, hook, close } = await startWebhookService(engine, { background: true, env: { JOB_PERIODS: `${JOB_NAMES.delivery}=${PERIOD_MS}` } }));
+    // A receiver's whole timeout is far longer than a delivery takes: one that used it up would show.
+    ({ t, hook, close } = await startWebhookService(engine, { background: true, env: { JOB_PERIODS: `${JOB_NAMES.delivery}=${PERIOD_MS}`, WEBHOOK_TIMEOUT_MS: '30000' } }));
     api = await t.newEnvironment();
   });
   afterAll(() => close?.());
@@ -30,5 +31,26 @@ describe.each(ENGINES)('webhooks sent as their change commits on %s', (engine) =
     // Far sooner than the period; a delivery left to the poll would fail here.
     const received = await hook.waitFor(names.length, 20_000);
     expect(received.map((r) => [r.payload.type, r.payload.data.name]).sort()).toEqual(names.map((n) => ['product.created', n]).sort());
+  });
+
+  it("a receiver that does not answer holds up no other environment's webhooks: they arrive while it hangs", { timeout: 60_000 }, async () => {
+    const slow = await startReceiver();
+    try {
+      slow.script('hang');
+      const stalled = await t.newEnvironment('Stalled');
+      expect((await stalled.post('/webhook_endpoint/', { url: slow.url, enabled_events: ['product.created'] })).status).toBe(201);
+      expect((await api.post('/webhook_endpoint/', { url: hook.url, enabled_events: ['tax.created'] })).status).toBe(201);
+      expect((await stalled.post('/product/', { name: 'Held', price: 1, currency: 'EUR' })).status).toBe(201);
+      await slow.waitFor(1);
+      const before = hook.received.length;
+      expect((await api.post('/tax/', { name: 'VAT', rate: 21 })).status).toBe(201);
+      const [arrived] = (await hook.waitFor(before + 1, 40_000)).slice(before);
+      expect(arrived!.payload.type).toBe('tax.created');
+      // Arrived while the other receiver still hangs: its attempt is not over, so not recorded.
+      const held = (await stalled.get('/event/?type=product.created')).body.results[0];
+      expect(held.deliveries.map((d: { attempt_count: number }) => d.attempt_count)).toEqual([0]);
+    } finally {
+      await slow.close();
+    }
   });
 });

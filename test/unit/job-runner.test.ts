@@ -89,3 +89,61 @@ describe('a woken job', () => {
     await runner.stop();
   });
 });
+
+describe('a job whose rounds may overlap', () => {
+  beforeEach(() => void vi.useFakeTimers());
+  afterEach(() => void vi.useRealTimers());
+  const silent = { now: () => new Date(), log: pino({ level: 'silent' }) };
+
+  /** A job whose rounds each wait until released: a webhook receiver taking its time. */
+  function slowJob(overlap: number | undefined) {
+    const releases: (() => void)[] = [];
+    let started = 0;
+    const runner = createRunner(
+      [{ name: 'deliver', periodMs: 1_000, overlap, run: () => (started++, new Promise<number>((done) => releases.push(() => done(1)))) }],
+      silent,
+    );
+    return { runner, releases, started: () => started };
+  }
+
+  it('starts its next round on the period while one waits, up to its limit; a round ending makes room', async () => {
+    const { runner, releases, started } = slowJob(2);
+    runner.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(started()).toBe(1);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(started()).toBe(2); // the first still waits
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(started()).toBe(2); // at its limit
+    releases[0]!();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(started()).toBe(3);
+    for (const release of releases) release();
+    await runner.stop();
+  });
+
+  it('a wake while a round waits starts another at once (after the gap), not after it', async () => {
+    const { runner, releases, started } = slowJob(2);
+    runner.start();
+    await vi.advanceTimersByTimeAsync(0);
+    runner.wake('deliver');
+    await vi.advanceTimersByTimeAsync(100);
+    expect(started()).toBe(2);
+    for (const release of releases) release();
+    await runner.stop();
+  });
+
+  it('without overlap, the next round waits for the one under way, woken or not', async () => {
+    const { runner, releases, started } = slowJob(undefined);
+    runner.start();
+    await vi.advanceTimersByTimeAsync(0);
+    runner.wake('deliver');
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(started()).toBe(1);
+    releases[0]!();
+    await vi.advanceTimersByTimeAsync(100);
+    expect(started()).toBe(2);
+    for (const release of releases) release();
+    await runner.stop();
+  });
+});
