@@ -114,6 +114,26 @@ async function roundThenPause(job: Job, round: () => Promise<number>, failures: 
   }
 }
 
+/** Each job's one waiting round: its timer, and when it fires (performance.now()). */
+function jobTimers() {
+  const timers = new Map<string, { timer: NodeJS.Timeout; at: number }>();
+  return {
+    has: (name: string) => timers.has(name),
+    /** `fire` in `ms` for `name`, replacing the round waiting; with `sooner`, only if it comes first. */
+    set(name: string, ms: number, fire: () => void, sooner = false) {
+      const waiting = timers.get(name);
+      if (waiting && sooner && performance.now() + ms >= waiting.at) return;
+      if (waiting) clearTimeout(waiting.timer);
+      const timer = setTimeout(() => (timers.delete(name), fire()), ms);
+      timers.set(name, { timer, at: performance.now() + ms });
+    },
+    clear() {
+      for (const { timer } of timers.values()) clearTimeout(timer);
+      timers.clear();
+    },
+  };
+}
+
 export function createRunner(jobs: readonly Job[], o: { now: () => Date; log: Logger }): Runner {
   if (new Set(jobs.map((j) => j.name)).size !== jobs.length) throw new Error('two jobs share a name');
 
@@ -122,8 +142,7 @@ export function createRunner(jobs: readonly Job[], o: { now: () => Date; log: Lo
   const round = (job: Job) => runRound(job, o, startedAt);
 
   let stopped = true;
-  /** Each job's timer for its next round and when it fires (performance.now()), while it waits. */
-  const timers = new Map<string, { timer: NodeJS.Timeout; at: number }>();
+  const timers = jobTimers();
   const running = new Set<Promise<unknown>>();
   /** The jobs woken during their round: they go again as soon as the gap allows. */
   const wokenRunning = new Set<string>();
@@ -137,6 +156,9 @@ export function createRunner(jobs: readonly Job[], o: { now: () => Date; log: Lo
   /** How long until a woken round of `name` may start. */
   const wakeDelay = (name: string) => Math.max(0, (lastStarted.get(name) ?? -Infinity) + WAKE_GAP_MS - performance.now());
 
+  // At its limit of rounds under way, a job's round is not started: the one that ends next schedules it.
+  const schedule = (job: Job, ms: number, sooner = false) => timers.set(job.name, ms, () => !stopped && roomFor(job) && startRound(job), sooner);
+
   function startRound(job: Job) {
     lastStarted.set(job.name, performance.now());
     active.set(job.name, (active.get(job.name) ?? 0) + 1);
@@ -145,27 +167,13 @@ export function createRunner(jobs: readonly Job[], o: { now: () => Date; log: Lo
       active.set(job.name, active.get(job.name)! - 1);
       // A wake during a failing round does not cut its backoff short.
       const woken = wokenRunning.delete(job.name) && !failures.has(job.name);
-      const next = woken ? Math.min(wait, wakeDelay(job.name)) : wait;
       // An overlapping job may have its next round waiting already (scheduled as this one
       // began): the sooner of the two stays, but a failure's backoff replaces it.
-      const pending = timers.get(job.name);
-      if (stopped || (pending && !failures.has(job.name) && performance.now() + next >= pending.at)) return;
-      if (pending) clearTimeout(pending.timer);
-      schedule(job, next);
+      if (!stopped) schedule(job, woken ? Math.min(wait, wakeDelay(job.name)) : wait, !failures.has(job.name));
     });
     running.add(r);
     // Rounds that may overlap: the next one on the period, whatever this one waits on.
     if (roomFor(job) && !failures.has(job.name)) schedule(job, job.periodMs);
-  }
-
-  function schedule(job: Job, ms: number) {
-    const timer = setTimeout(() => {
-      timers.delete(job.name);
-      // At its limit, the round that ends next schedules the one after.
-      if (stopped || !roomFor(job)) return;
-      startRound(job);
-    }, ms);
-    timers.set(job.name, { timer, at: performance.now() + ms });
   }
 
   return {
@@ -189,12 +197,9 @@ export function createRunner(jobs: readonly Job[], o: { now: () => Date; log: Lo
       const job = jobs.find((j) => j.name === name);
       // A job backing off after failures keeps its pause: the database is probably away.
       if (stopped || !job || failures.has(name)) return;
-      const waiting = timers.get(name);
-      if (!waiting) return void (roomFor(job) ? schedule(job, wakeDelay(name)) : wokenRunning.add(name));
-      const delay = wakeDelay(name);
-      if (performance.now() + delay >= waiting.at) return;
-      clearTimeout(waiting.timer);
-      schedule(job, delay);
+      // Its round under way: another now if the job may overlap, else once more after it.
+      if (!timers.has(name) && !roomFor(job)) return void wokenRunning.add(name);
+      schedule(job, wakeDelay(name), true);
     },
     stalled() {
       const at = performance.now();
@@ -202,7 +207,6 @@ export function createRunner(jobs: readonly Job[], o: { now: () => Date; log: Lo
     },
     async stop() {
       stopped = true;
-      for (const { timer } of timers.values()) clearTimeout(timer);
       timers.clear();
       await Promise.all(running);
     },

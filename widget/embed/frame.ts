@@ -56,8 +56,7 @@ export function mountFrame(checkoutOrigin: string, element: HTMLElement, options
     // The window's own listener methods, called bare (window is the global object).
     removeEventListener('message', onMessage);
     frame.remove();
-    // A frame closed before its first word is not reported unreachable by the timer below.
-    heard = 1;
+    heard = 1; // closed before its first word: not reported unreachable by the timer below
     if (undo) {
       root.style.overflow = previousOverflow;
       element.inert = false;
@@ -74,17 +73,15 @@ export function mountFrame(checkoutOrigin: string, element: HTMLElement, options
     // The screen's first word is checkout:ready: an error first closes an overlay (above).
     if (type == 'checkout:error' && overlay && !heard) destroy();
     heard = message;
-    // The frame's page may speak another language than the one asked for (none asked: the
-    // customer's browser chose). Only checkout:ready carries one (parseMessage rebuilds each).
+    // The page's language may not be the one asked for (or none was); only checkout:ready carries one.
     if ((message as ReadyMessage).language) name((message as ReadyMessage).language);
     if (type == 'checkout:resize') {
       // Writing an unchanged height would still cost a layout pass on the merchant page.
       if (message.height == height) return;
       frame.style.height = (height = message.height) + 'px';
     }
-    // Completed/cancelled (the messages with a redirect, null or not) are final: only the first is
-    // reported (`settled` counts them), as a reloaded frame repeating them must not pay twice in
-    // the merchant's bookkeeping or navigate twice.
+    // Completed/cancelled (the messages with a redirect, null or not) are final: only the first is reported
+    // (`settled` counts them), as a reloaded frame repeating them must not pay or navigate twice.
     if ('redirect' in message && settled++) return;
     const callback = {
       'checkout:ready': options.onReady,
@@ -112,8 +109,7 @@ export function mountFrame(checkoutOrigin: string, element: HTMLElement, options
     // First, so that without <body> yet (a call from <head>) this throws with nothing added.
     element.inert = true;
     frame.name = OVERLAY_NAME;
-    // Beside <body>, which goes inert: the page behind is out of reach of screen readers'
-    // virtual cursor too, not only of the keyboard.
+    // Beside <body>, which goes inert: out of reach of screen readers' virtual cursor too, not only of keys.
     root.append(frame);
     // Keys go to the frame from the start; its page focuses its close button once drawn.
     frame.focus();
