@@ -63,6 +63,19 @@ describe('the Stripe test double (official SDK)', () => {
     }
   });
 
+  it("refuses amounts Stripe's currency rules refuse: a fraction of a króna, a three-decimal amount not ending in 0", async () => {
+    const card = { payment_method: 'pm_card_visa', confirm: true, allowed_payment_method_types: ['card'] };
+    const isk = await refusal(stripe.paymentIntents.create({ ...card, amount: 500_050, currency: 'isk' }));
+    expect(isk).toMatchObject({ statusCode: 400, type: 'StripeInvalidRequestError', code: 'invalid_charge_amount_no_decimal_compatible', param: 'amount' });
+    expect(await refusal(stripe.paymentIntents.create({ ...card, amount: 1235, currency: 'kwd' }))).toMatchObject({ statusCode: 400, param: 'amount' });
+    const kwd = await stripe.paymentIntents.create({ ...card, amount: 1230, currency: 'kwd', capture_method: 'manual' });
+    expect(await refusal(stripe.paymentIntents.capture(kwd.id, { amount_to_capture: 615 }))).toMatchObject({ statusCode: 400, param: 'amount_to_capture' });
+    await stripe.paymentIntents.capture(kwd.id, { amount_to_capture: 1230 });
+    expect(await refusal(stripe.refunds.create({ payment_intent: kwd.id, amount: 615 }))).toMatchObject({ statusCode: 400, param: 'amount' });
+    expect(await stripe.refunds.create({ payment_intent: kwd.id, amount: 610 })).toMatchObject({ amount: 610, currency: 'kwd' });
+    expect((await stripe.paymentIntents.create({ ...card, amount: 500_000, currency: 'isk' })).status).toBe('succeeded');
+  });
+
   it('replays a reused Idempotency-Key with the same body and refuses it with another', async () => {
     const first = await authorize('c-2');
     const again = await authorize('c-2');

@@ -71,3 +71,17 @@ export function badKey(key: string | null): StripeRefusal {
 
 export const serverError = () =>
   new StripeRefusal(500, { type: 'api_error', message: 'An unknown error occurred while processing your request. Please try again later.' });
+
+/**
+ * Stripe's amount rules of its currency list (docs.stripe.com/currencies, "special cases"):
+ * ISK is two-decimal in whole krónur (a fraction is `invalid_charge_amount_no_decimal_compatible`),
+ * and the three-decimal currencies take only amounts whose last digit is 0.
+ */
+export function checkAmountUnits(amount: number, currency: string, param: string): void {
+  if (currency === 'isk' && amount % 100 !== 0) {
+    throw invalid('invalid_charge_amount_no_decimal_compatible', 'Invalid amount. Currency ISK has become effectively zero-decimal and charged amounts must be evenly divisible by 100.', param);
+  }
+  if (['bhd', 'jod', 'kwd', 'omr', 'tnd'].includes(currency) && amount % 10 !== 0) {
+    throw invalid(null, `Invalid amount for ${currency.toUpperCase()}: the last digit of a three-decimal currency's amount must be 0.`, param);
+  }
+}

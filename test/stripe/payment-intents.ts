@@ -1,5 +1,5 @@
 import { type Books, expand } from './books';
-import { invalid, StripeRefusal, unexpectedState } from './errors';
+import { checkAmountUnits, invalid, StripeRefusal, unexpectedState } from './errors';
 import { charge, paymentIntent, settle, type StripeObject } from './objects';
 import type { Params } from './params';
 
@@ -88,6 +88,7 @@ function checkCreate(params: Params): void {
   checkDescriptor(params);
   if ((params.amount as number) < 50) throw invalid('amount_too_small', 'Amount must be at least 50 cents', 'amount');
   if (!/^[a-z]{3}$/.test(params.currency as string)) throw invalid(null, `Invalid currency: ${String(params.currency)}.`, 'currency');
+  checkAmountUnits(params.amount as number, params.currency as string, 'amount');
   if (params.allowed_payment_method_types && params.automatic_payment_methods) {
     throw invalid(null, 'You may only specify one of these parameters: allowed_payment_method_types, automatic_payment_methods.', 'allowed_payment_method_types');
   }
@@ -152,6 +153,7 @@ export function capturePaymentIntent(books: Books, id: string, params: Params): 
   if (amount > pi.amount_capturable) {
     throw invalid('amount_too_large', `The amount to capture (${amount}) must be less than or equal to the amount capturable (${pi.amount_capturable}).`, 'amount_to_capture');
   }
+  checkAmountUnits(amount, pi.currency, 'amount_to_capture');
   const ch = books.charges.get(pi.latest_charge)!;
   // A partial capture releases the rest of the hold: Stripe counts it as refunded on the charge.
   Object.assign(ch, { captured: true, amount_captured: amount, amount_refunded: ch.amount - amount });

@@ -1,5 +1,5 @@
 import { type Books, expand } from './books';
-import { invalid, invalidParams, noSuch } from './errors';
+import { checkAmountUnits, invalid, invalidParams, noSuch } from './errors';
 import { refund, type StripeObject } from './objects';
 import type { Params } from './params';
 
@@ -39,6 +39,7 @@ export function createRefund(books: Books, params: Params): StripeObject {
   if (left <= 0) throw invalid('charge_already_refunded', `Charge ${ch.id} has already been refunded.`, 'charge');
   const amount = (params.amount as number | undefined) ?? left;
   if (amount > left) throw invalid('amount_too_large', `Refund amount (${amount}) is greater than unrefunded amount on charge (${left})`, 'amount');
+  checkAmountUnits(amount, ch.currency, 'amount');
   const re = refund({
     amount,
     charge: ch,
